@@ -1,0 +1,22 @@
+//! Every message, by family. Each struct is declared with [`message!`], which derives its
+//! mirrored `decode`/`encode` from the field list; field order is wire order.
+//!
+//! Handles (`stream`, `event`, `module`, `function`) are opaque `u64`s chosen by the worker
+//! and valid only within the session that created them; `0` as a stream means the null
+//! stream. Device pointers are `u64` addresses in the worker's address space.
+
+pub mod device;
+pub mod event;
+pub mod memory;
+pub mod module;
+pub mod rtc;
+pub mod session;
+pub mod stream;
+
+pub use device::*;
+pub use event::*;
+pub use memory::*;
+pub use module::*;
+pub use rtc::*;
+pub use session::*;
+pub use stream::*;

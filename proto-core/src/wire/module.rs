@@ -1,0 +1,196 @@
+//! Modules, functions and kernel launches. Fat-binary registration (`__hipRegisterFatBinary`)
+//! travels as a [`ModuleLoad`] of format [`ModuleFormat::OffloadBundle`].
+
+use crate::field::{ArgBlob, Bulk, List, Name};
+use crate::limits::MAX_KERNEL_PARAMS;
+use zerocopy::byteorder::little_endian::U32;
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
+
+wire_enum! {
+    /// What a module image contains.
+    pub enum ModuleFormat: u32 {
+        /// Let the worker detect it from the image's magic.
+        Auto = 0,
+        /// An AMD code object (ELF for amdgcn).
+        CodeObject = 1,
+        /// A HIP fat binary / clang offload bundle (plain or compressed).
+        OffloadBundle = 2,
+        /// NVIDIA PTX text.
+        Ptx = 3,
+        /// NVIDIA cubin.
+        Cubin = 4,
+        /// NVIDIA fatbin.
+        Fatbin = 5,
+        /// A hip-remote host module (shared object with a kernel table).
+        HostModule = 6,
+    }
+}
+
+message! {
+    /// `hipModuleLoadData`, `hipModuleLoad` (the client reads the file) and fat-binary registration.
+    pub struct ModuleLoad<'a> {
+        /// Image format.
+        pub format: ModuleFormat,
+        /// Where the image came from (file name, "fatbin@0x…"), for error messages.
+        pub origin: Name<'a>,
+        /// The image, as the frame's bulk section.
+        pub image: Bulk<'a>,
+    }
+}
+
+message! {
+    /// A loaded module.
+    pub struct ModuleLoaded {
+        /// Session-scoped handle.
+        pub module: u64,
+    }
+}
+
+message! {
+    /// A request naming one module (unload).
+    pub struct ModuleRef {
+        /// Handle.
+        pub module: u64,
+    }
+}
+
+message! {
+    /// `hipModuleGetFunction` / `hipModuleGetGlobal`.
+    pub struct SymbolLookup<'a> {
+        /// Module handle.
+        pub module: u64,
+        /// Symbol name (mangled as in the image).
+        pub name: Name<'a>,
+    }
+}
+
+/// Where one kernel parameter lives in the packed argument blob.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+pub struct ParamDesc {
+    /// Byte offset in the packed argument buffer.
+    pub offset: U32,
+    /// Size in bytes.
+    pub size: U32,
+}
+
+const _: () = assert!(core::mem::size_of::<ParamDesc>() == 8);
+
+message! {
+    /// A function handle with its exact parameter layout, so the client can pack
+    /// `kernelParams` into one blob without guessing sizes.
+    pub struct FunctionInfo<'a> {
+        /// Session-scoped handle.
+        pub function: u64,
+        /// Parameters in declaration order.
+        pub params: List<'a, ParamDesc, MAX_KERNEL_PARAMS>,
+    }
+}
+
+message! {
+    /// A device global.
+    pub struct GlobalInfo {
+        /// Device address.
+        pub ptr: u64,
+        /// Bytes.
+        pub size: u64,
+    }
+}
+
+message! {
+    /// `hipModuleLaunchKernel` / `hipLaunchKernel`: arguments already packed by layout.
+    pub struct LaunchKernel<'a> {
+        /// Function handle.
+        pub function: u64,
+        /// Grid dimensions (blocks).
+        pub grid: [u32; 3],
+        /// Block dimensions (threads).
+        pub block: [u32; 3],
+        /// Dynamic shared memory bytes.
+        pub shared_mem: u32,
+        /// Stream (0 = null stream).
+        pub stream: u64,
+        /// The packed arguments.
+        pub args: ArgBlob<'a>,
+    }
+}
+
+message! {
+    /// A request naming one function.
+    pub struct FunctionRef {
+        /// Handle.
+        pub function: u64,
+    }
+}
+
+message! {
+    /// `hipFuncAttributes`.
+    pub struct FuncAttributes {
+        /// Binary version.
+        pub binary_version: i32,
+        /// Cache mode.
+        pub cache_mode_ca: i32,
+        /// Constant memory bytes.
+        pub const_size: u64,
+        /// Local memory bytes per thread.
+        pub local_size: u64,
+        /// Maximum dynamic shared memory.
+        pub max_dynamic_shared_size: i32,
+        /// Maximum threads per block.
+        pub max_threads_per_block: i32,
+        /// Registers per thread.
+        pub num_regs: i32,
+        /// Preferred shared-memory carve-out.
+        pub preferred_shmem_carveout: i32,
+        /// PTX version.
+        pub ptx_version: i32,
+        /// Static shared memory bytes.
+        pub shared_size: u64,
+    }
+}
+
+message! {
+    /// `hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`.
+    pub struct OccupancyQuery {
+        /// Function handle.
+        pub function: u64,
+        /// Threads per block.
+        pub block_size: u32,
+        /// Dynamic shared memory bytes.
+        pub dynamic_shared: u64,
+        /// Flags.
+        pub flags: u32,
+    }
+}
+
+message! {
+    /// Active blocks per multiprocessor.
+    pub struct Occupancy {
+        /// Blocks.
+        pub blocks: u32,
+    }
+}
+
+message! {
+    /// `hipModuleOccupancyMaxPotentialBlockSize`.
+    pub struct BlockSizeQuery {
+        /// Function handle.
+        pub function: u64,
+        /// Dynamic shared memory bytes.
+        pub dynamic_shared: u64,
+        /// Upper bound on the block size (0 = none).
+        pub block_size_limit: u32,
+        /// Flags.
+        pub flags: u32,
+    }
+}
+
+message! {
+    /// Suggested launch configuration.
+    pub struct BlockSize {
+        /// Minimum grid size for full occupancy.
+        pub min_grid_size: u32,
+        /// Block size.
+        pub block_size: u32,
+    }
+}

@@ -1,0 +1,103 @@
+//! Session control: handshake, authentication slot, liveness, error replies.
+
+use crate::field::{Blob, Name};
+use crate::status::Status;
+
+/// Feature bits exchanged in [`Hello`]/[`Welcome`]; the session uses the intersection.
+pub mod features {
+    /// RDMA transport available (the worker listens for `rdma://`).
+    pub const RDMA: u64 = 1 << 0;
+    /// TLS available.
+    pub const TLS: u64 = 1 << 1;
+    /// Fire-and-forget requests ([`Flags::NO_REPLY`](crate::Flags::NO_REPLY)).
+    pub const FIRE_AND_FORGET: u64 = 1 << 2;
+    /// Chunked bulk streaming of large copies.
+    pub const BULK_STREAMING: u64 = 1 << 3;
+    /// The worker requires [`Authenticate`](super::Authenticate) after WELCOME.
+    pub const AUTH_REQUIRED: u64 = 1 << 4;
+    /// Every bit this version defines.
+    pub const ALL: u64 = RDMA | TLS | FIRE_AND_FORGET | BULK_STREAMING | AUTH_REQUIRED;
+}
+
+message! {
+    /// HELLO: the first request of every connection.
+    pub struct Hello<'a> {
+        /// Oldest protocol version the client speaks.
+        pub min_version: u16,
+        /// Newest protocol version the client speaks.
+        pub max_version: u16,
+        /// [`features`] the client supports.
+        pub features: u64,
+        /// Free-form client identification for logs (program, host, pid).
+        pub client_name: Name<'a>,
+        /// A session id from an earlier WELCOME to resume, or 0 for a new session.
+        pub resume_session: u64,
+        /// Authentication token (empty when none).
+        pub auth_token: Blob<'a>,
+    }
+}
+
+message! {
+    /// WELCOME: the worker's answer to [`Hello`].
+    pub struct Welcome<'a> {
+        /// The protocol version chosen for the session.
+        pub version: u16,
+        /// Features both sides support.
+        pub features: u64,
+        /// Session id; presenting it again in HELLO resumes the session.
+        pub session_id: u64,
+        /// Whether an earlier session was resumed.
+        pub resumed: bool,
+        /// Worker identification (host, version).
+        pub worker_name: Name<'a>,
+        /// Backend serving the session ("host", "cuda", "hip").
+        pub backend: Name<'a>,
+        /// Authentication challenge (empty unless `AUTH_REQUIRED`).
+        pub auth_challenge: Blob<'a>,
+    }
+}
+
+message! {
+    /// Answer to the WELCOME's challenge.
+    pub struct Authenticate<'a> {
+        /// Response computed from the challenge and the shared secret.
+        pub response: Blob<'a>,
+    }
+}
+
+message! {
+    /// Liveness and latency probe.
+    pub struct Ping<'a> {
+        /// Echoed back.
+        pub nonce: u64,
+        /// Echoed back.
+        pub payload: Blob<'a>,
+    }
+}
+
+message! {
+    /// Answer to [`Ping`].
+    pub struct Pong<'a> {
+        /// The ping's nonce.
+        pub nonce: u64,
+        /// Worker monotonic clock, nanoseconds.
+        pub worker_time_ns: u64,
+        /// The ping's payload.
+        pub payload: Blob<'a>,
+    }
+}
+
+message! {
+    /// A message without fields (requests that only name an operation, void replies).
+    pub struct Empty {}
+}
+
+message! {
+    /// Control part of every response with [`Flags::ERROR`](crate::Flags::ERROR).
+    pub struct ErrorReply<'a> {
+        /// What failed.
+        pub status: Status,
+        /// One line for humans: why.
+        pub message: Name<'a>,
+    }
+}

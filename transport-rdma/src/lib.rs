@@ -1,0 +1,1 @@
+//! placeholder: filled by a later issue
