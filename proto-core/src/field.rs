@@ -159,6 +159,12 @@ pub type Blob<'a> = Bytes<'a, { limits::MAX_BLOB_LEN }>;
 /// A packed kernel-argument buffer.
 pub type ArgBlob<'a> = Bytes<'a, { limits::MAX_KERNEL_ARGS_LEN }>;
 
+impl<'a, const MAX: usize> From<&'a [u8]> for Bytes<'a, MAX> {
+    fn from(b: &'a [u8]) -> Self {
+        Self(b)
+    }
+}
+
 impl<const MAX: usize> fmt::Debug for Bytes<'_, MAX> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} bytes", self.0.len())?;
@@ -416,6 +422,60 @@ impl<'a> WireField<'a> for Bulk<'a> {
         }
         cx.bulk = Some(self.0);
         Ok(())
+    }
+}
+
+#[cfg(feature = "defmt")]
+mod defmt_impls {
+    //! `defmt::Format` for the field types, printing what their `Debug` impls print.
+    use super::*;
+    use defmt::{write, Format, Formatter};
+
+    impl<const MAX: usize> Format for Bytes<'_, MAX> {
+        fn format(&self, f: Formatter<'_>) {
+            if self.0.len() <= 16 {
+                write!(f, "{=usize} bytes {=[u8]:02x}", self.0.len(), self.0);
+            } else {
+                write!(f, "{=usize} bytes", self.0.len());
+            }
+        }
+    }
+
+    impl<const MAX: usize> Format for Str<'_, MAX> {
+        fn format(&self, f: Formatter<'_>) {
+            write!(f, "{=str:?}", self.0);
+        }
+    }
+
+    impl<const N: usize> Format for FixedStr<N> {
+        fn format(&self, f: Formatter<'_>) {
+            write!(f, "{=str:?}", self.0.as_str());
+        }
+    }
+
+    impl<T: Format, const MAX: usize> Format for List<'_, T, MAX> {
+        fn format(&self, f: Formatter<'_>) {
+            write!(f, "{=[?]}", self.0);
+        }
+    }
+
+    impl Format for StrList<'_> {
+        fn format(&self, f: Formatter<'_>) {
+            write!(f, "[");
+            for (i, item) in self.iter().enumerate() {
+                if i > 0 {
+                    write!(f, ", ");
+                }
+                write!(f, "{=str:?}", item);
+            }
+            write!(f, "]");
+        }
+    }
+
+    impl Format for Bulk<'_> {
+        fn format(&self, f: Formatter<'_>) {
+            write!(f, "bulk({=usize} bytes)", self.0.len());
+        }
     }
 }
 

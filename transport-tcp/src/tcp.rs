@@ -1,0 +1,318 @@
+//! TCP implementation of [`FrameSink`]/[`FrameSource`].
+
+use crate::config::{TcpConfig, COALESCE_BYTES, COPY_BULK_BELOW, KEEPALIVE_IDLE, RECV_BUFFER_BYTES, SOCKET_BUFFER_BYTES};
+use crate::transport::{FrameSink, FrameSource, Received, TransportError};
+use proto_core::header::{FrameHeader, HEADER_LEN};
+use proto_core::limits::MAX_CONTROL_LEN;
+use socket2::{Domain, Protocol, SockAddr, Socket, TcpKeepalive, Type};
+use std::io::{self, IoSlice, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+
+/// Applies hip-remote's socket options: no Nagle delay (small synchronous calls dominate),
+/// keepalive (a dead peer is noticed even while idle), large buffers, I/O timeouts.
+pub fn configure(stream: &TcpStream, cfg: &TcpConfig) -> io::Result<()> {
+    let sock = socket2::SockRef::from(stream);
+    sock.set_nodelay(true)?;
+    sock.set_keepalive(true)?;
+    // Not every platform supports setting the idle time; keepalive itself is what matters.
+    let _ = sock.set_tcp_keepalive(&TcpKeepalive::new().with_time(KEEPALIVE_IDLE));
+    let _ = sock.set_send_buffer_size(SOCKET_BUFFER_BYTES);
+    let _ = sock.set_recv_buffer_size(SOCKET_BUFFER_BYTES);
+    stream.set_read_timeout(cfg.io_timeout)?;
+    stream.set_write_timeout(cfg.io_timeout)?;
+    Ok(())
+}
+
+/// Connects to `addr` ("host:port") within the configured timeout, trying every address the
+/// name resolves to, and returns the two halves of the connection.
+pub fn connect(addr: &str, cfg: &TcpConfig) -> io::Result<(TcpSink, TcpSource)> {
+    let mut last_err = None;
+    for sa in addr.to_socket_addrs()? {
+        match connect_one(sa, cfg) {
+            Ok(stream) => return split(stream, cfg),
+            Err(e) => last_err = Some(e),
+        }
+    }
+    Err(last_err.unwrap_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{addr}: no address"))))
+}
+
+fn connect_one(sa: SocketAddr, cfg: &TcpConfig) -> io::Result<TcpStream> {
+    let sock = Socket::new(Domain::for_address(sa), Type::STREAM, Some(Protocol::TCP))?;
+    sock.connect_timeout(&SockAddr::from(sa), cfg.connect_timeout)?;
+    Ok(sock.into())
+}
+
+/// Binds a listening socket (with `SO_REUSEADDR`, so a restarted worker can rebind at once).
+pub fn listen(addr: &str) -> io::Result<TcpListener> {
+    let sa = addr
+        .to_socket_addrs()?
+        .next()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{addr}: no address")))?;
+    let sock = Socket::new(Domain::for_address(sa), Type::STREAM, Some(Protocol::TCP))?;
+    sock.set_reuse_address(true)?;
+    sock.bind(&SockAddr::from(sa))?;
+    sock.listen(128)?;
+    Ok(sock.into())
+}
+
+/// Configures an accepted or connected stream and splits it into sink and source.
+pub fn split(stream: TcpStream, cfg: &TcpConfig) -> io::Result<(TcpSink, TcpSource)> {
+    configure(&stream, cfg)?;
+    let reader = stream.try_clone()?;
+    Ok((TcpSink::new(stream), TcpSource::new(reader)))
+}
+
+/// Sending half: a coalescing buffer for fire-and-forget frames, vectored writes for the rest.
+#[derive(Debug)]
+pub struct TcpSink {
+    stream: TcpStream,
+    batch: Vec<u8>,
+}
+
+impl TcpSink {
+    fn new(stream: TcpStream) -> Self {
+        Self { stream, batch: Vec::with_capacity(COALESCE_BYTES) }
+    }
+
+    /// The underlying stream (for shutdown).
+    pub fn stream(&self) -> &TcpStream {
+        &self.stream
+    }
+
+    /// Writes the batch, then `head`, then `bulk`, in as few system calls as the kernel allows.
+    fn write_with_batch(&mut self, head: &[u8], bulk: &[u8]) -> Result<(), TransportError> {
+        let mut slices = [IoSlice::new(&self.batch), IoSlice::new(head), IoSlice::new(bulk)];
+        let result = write_all_vectored(&mut self.stream, &mut slices);
+        self.batch.clear();
+        result.map_err(TransportError::Io)
+    }
+}
+
+/// `Write::write_all_vectored` (unstable in std) for our three-slice frames.
+fn write_all_vectored(w: &mut impl Write, mut slices: &mut [IoSlice<'_>]) -> io::Result<()> {
+    IoSlice::advance_slices(&mut slices, 0);
+    while !slices.is_empty() {
+        match w.write_vectored(slices) {
+            Ok(0) => return Err(io::Error::new(io::ErrorKind::WriteZero, "peer stopped accepting data")),
+            Ok(n) => IoSlice::advance_slices(&mut slices, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+impl FrameSink for TcpSink {
+    fn send(&mut self, head: &[u8], bulk: &[u8]) -> Result<(), TransportError> {
+        self.write_with_batch(head, bulk)
+    }
+
+    fn queue(&mut self, head: &[u8], bulk: &[u8]) -> Result<(), TransportError> {
+        if bulk.len() > COPY_BULK_BELOW {
+            return self.write_with_batch(head, bulk);
+        }
+        if self.batch.len() + head.len() + bulk.len() > COALESCE_BYTES {
+            self.flush()?;
+        }
+        self.batch.extend_from_slice(head);
+        self.batch.extend_from_slice(bulk);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), TransportError> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        self.write_with_batch(&[], &[])
+    }
+
+    fn pending(&self) -> usize {
+        self.batch.len()
+    }
+}
+
+/// Receiving half: buffers headers and control parts, reads large bulk sections straight
+/// into the caller's destination.
+#[derive(Debug)]
+pub struct TcpSource {
+    stream: TcpStream,
+    buf: Vec<u8>,
+    /// Unconsumed bytes are `buf[start..end]`.
+    start: usize,
+    end: usize,
+    bulk_remaining: usize,
+}
+
+impl TcpSource {
+    fn new(stream: TcpStream) -> Self {
+        Self { stream, buf: vec![0; RECV_BUFFER_BYTES], start: 0, end: 0, bulk_remaining: 0 }
+    }
+
+    /// Makes at least `n` unconsumed bytes available in `buf` (`n` ≤ header + control limit,
+    /// checked by the caller before asking). `at_boundary`: EOF before any byte is a clean close.
+    fn fill(&mut self, n: usize, at_boundary: bool) -> Result<(), TransportError> {
+        if self.end - self.start >= n {
+            return Ok(());
+        }
+        if self.buf.len() - self.start < n {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+            if self.buf.len() < n {
+                self.buf.resize(n, 0);
+            }
+        }
+        while self.end - self.start < n {
+            match self.stream.read(&mut self.buf[self.end..]) {
+                Ok(0) if at_boundary && self.end == self.start => return Err(TransportError::Closed),
+                Ok(0) => {
+                    return Err(TransportError::Io(io::Error::new(io::ErrorKind::UnexpectedEof, "connection closed mid-frame")))
+                }
+                Ok(read) => self.end += read,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(TransportError::Io(e)),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FrameSource for TcpSource {
+    fn recv_head(&mut self) -> Result<Received<'_>, TransportError> {
+        self.skip_bulk()?;
+        self.fill(HEADER_LEN, true)?;
+        // Validates magic, version, flags and both lengths against their limits before a
+        // single byte of payload is read or buffered.
+        let header = FrameHeader::parse(&self.buf[self.start..self.end])?;
+        let control_len = header.control_len as usize;
+        debug_assert!(control_len <= MAX_CONTROL_LEN);
+        self.fill(HEADER_LEN + control_len, false)?;
+        let control_start = self.start + HEADER_LEN;
+        self.start = control_start + control_len;
+        self.bulk_remaining = header.bulk_len as usize;
+        Ok(Received { header, control: &self.buf[control_start..self.start] })
+    }
+
+    fn recv_bulk(&mut self, dst: &mut [u8]) -> Result<(), TransportError> {
+        if dst.len() > self.bulk_remaining {
+            return Err(TransportError::Io(io::Error::new(io::ErrorKind::InvalidInput, "read past the frame's bulk section")));
+        }
+        let buffered = (self.end - self.start).min(dst.len());
+        dst[..buffered].copy_from_slice(&self.buf[self.start..self.start + buffered]);
+        self.start += buffered;
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        }
+        let rest = &mut dst[buffered..];
+        if !rest.is_empty() {
+            self.stream.read_exact(rest).map_err(|e| {
+                if e.kind() == io::ErrorKind::UnexpectedEof {
+                    TransportError::Io(io::Error::new(io::ErrorKind::UnexpectedEof, "connection closed mid-bulk"))
+                } else {
+                    TransportError::Io(e)
+                }
+            })?;
+        }
+        self.bulk_remaining -= dst.len();
+        Ok(())
+    }
+
+    fn bulk_remaining(&self) -> usize {
+        self.bulk_remaining
+    }
+
+    fn skip_bulk(&mut self) -> Result<(), TransportError> {
+        let mut scratch = [0u8; 8192];
+        while self.bulk_remaining > 0 {
+            let n = self.bulk_remaining.min(scratch.len());
+            self.recv_bulk(&mut scratch[..n])?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use proto_core::wire::{Empty, MemcpyHtoD, Ping};
+    use proto_core::{Bulk, Flags, Request};
+
+    fn pair() -> ((TcpSink, TcpSource), (TcpSink, TcpSource)) {
+        let l = listen("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap().to_string();
+        let t = std::thread::spawn(move || split(l.accept().unwrap().0, &TcpConfig::default()).unwrap());
+        let c = connect(&addr, &TcpConfig::default()).unwrap();
+        (c, t.join().unwrap())
+    }
+
+    #[test]
+    fn frames_cross_with_bulk_placed_by_receiver() {
+        let ((mut tx, _), (_, mut rx)) = pair();
+        let data: Vec<u8> = (0..3_000_000u32).map(|i| i as u8).collect();
+        let mut buf = [0u8; 256];
+        let req = Request::MemcpyHtoD(MemcpyHtoD { dst: 0x1000, stream: 0, sync: true, data: Bulk(&data) });
+        let f = req.encode_frame(&mut buf, Flags::empty(), 7).unwrap();
+        tx.send(&buf[..f.head_len], f.bulk).unwrap();
+        let ping = Request::Ping(Ping { nonce: 9, payload: b"x"[..].into() });
+        let f2 = ping.encode_frame(&mut buf, Flags::NO_REPLY, 8).unwrap();
+        tx.queue(&buf[..f2.head_len], f2.bulk).unwrap();
+        assert!(tx.pending() > 0);
+        tx.flush().unwrap();
+
+        let head = rx.recv_head().unwrap();
+        assert_eq!(head.header.request_id, 7);
+        // The control part parses on its own; the bulk stays in the socket for the receiver.
+        let Request::MemcpyHtoD(m) = Request::parse(head.header.opcode, head.control, &[]).unwrap() else { panic!() };
+        assert_eq!(m.dst, 0x1000);
+        let mut placed = vec![0u8; rx.bulk_remaining()];
+        rx.recv_bulk(&mut placed).unwrap();
+        assert_eq!(placed, data);
+        let head = rx.recv_head().unwrap();
+        assert_eq!(head.header.request_id, 8);
+        assert!(head.header.flags.contains(Flags::NO_REPLY));
+    }
+
+    #[test]
+    fn unread_bulk_is_skipped_and_close_is_clean() {
+        let ((mut tx, _), (_, mut rx)) = pair();
+        let data = vec![5u8; 100_000];
+        let mut buf = [0u8; 256];
+        let f = Request::MemcpyHtoD(MemcpyHtoD { dst: 1, stream: 0, sync: false, data: Bulk(&data) })
+            .encode_frame(&mut buf, Flags::empty(), 1)
+            .unwrap();
+        tx.send(&buf[..f.head_len], f.bulk).unwrap();
+        let f = Request::Goodbye(Empty {}).encode_frame(&mut buf, Flags::empty(), 2).unwrap();
+        tx.send(&buf[..f.head_len], f.bulk).unwrap();
+        drop(tx);
+        assert_eq!(rx.recv_head().unwrap().header.request_id, 1);
+        assert_eq!(rx.recv_head().unwrap().header.request_id, 2);
+        assert!(matches!(rx.recv_head(), Err(TransportError::Closed)));
+    }
+
+    #[test]
+    fn hostile_length_is_refused_before_reading() {
+        let ((_, _), (_, mut rx)) = {
+            let l = listen("127.0.0.1:0").unwrap();
+            let addr = l.local_addr().unwrap();
+            let mut raw = TcpStream::connect(addr).unwrap();
+            let server = split(l.accept().unwrap().0, &TcpConfig::default()).unwrap();
+            let mut header = proto_core::FrameHeader {
+                version: 1,
+                opcode: 0x0003,
+                flags: Flags::empty(),
+                credits: 0,
+                request_id: 1,
+                control_len: 0,
+                bulk_len: 0,
+                aux: 0,
+            }
+            .emit();
+            header[20..24].copy_from_slice(&u32::MAX.to_le_bytes());
+            raw.write_all(&header).unwrap();
+            std::mem::forget(raw);
+            (connect(&addr.to_string(), &TcpConfig::default()).unwrap(), server)
+        };
+        assert!(matches!(rx.recv_head(), Err(TransportError::Malformed(proto_core::DecodeError::TooLarge { .. }))));
+    }
+}

@@ -1,0 +1,71 @@
+//! The transport abstraction shared by TCP and RDMA.
+
+use proto_core::{DecodeError, FrameHeader};
+use std::io;
+
+/// Why a transport operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TransportError {
+    /// The peer closed the connection cleanly between frames.
+    #[error("connection closed by peer")]
+    Closed,
+    /// An I/O error (including timeouts and resets, or a close in the middle of a frame).
+    #[error("i/o error: {0}")]
+    Io(#[from] io::Error),
+    /// The peer sent bytes that are not a valid frame header.
+    #[error("malformed frame: {0}")]
+    Malformed(#[from] DecodeError),
+}
+
+impl TransportError {
+    /// Whether the connection can still be used after this error. After a malformed
+    /// header the byte stream cannot be resynchronised, so only closing is safe.
+    pub fn is_fatal(&self) -> bool {
+        true
+    }
+}
+
+/// One received frame head: the validated header and its control part. The bulk section
+/// (`header.bulk_len` bytes) is still pending in the source until read or skipped.
+#[derive(Debug)]
+pub struct Received<'b> {
+    /// The header.
+    pub header: FrameHeader,
+    /// The control part, borrowed from the source's buffer.
+    pub control: &'b [u8],
+}
+
+/// The sending half of a connection.
+pub trait FrameSink: Send {
+    /// Sends `head` (header and control part) followed by `bulk` now: any coalesced frames
+    /// go first, then this one, then everything is flushed.
+    fn send(&mut self, head: &[u8], bulk: &[u8]) -> Result<(), TransportError>;
+
+    /// Queues a fire-and-forget frame. Small frames are coalesced and go out at the next
+    /// [`send`](Self::send), [`flush`](Self::flush), or when the batch is full; large bulk
+    /// sections are written straight from `bulk` after the batch.
+    fn queue(&mut self, head: &[u8], bulk: &[u8]) -> Result<(), TransportError>;
+
+    /// Writes out everything queued.
+    fn flush(&mut self) -> Result<(), TransportError>;
+
+    /// Bytes queued and not yet written.
+    fn pending(&self) -> usize;
+}
+
+/// The receiving half of a connection.
+pub trait FrameSource: Send {
+    /// Receives the next frame's header and control part. Bulk data of the previous frame
+    /// that the caller did not read is skipped first.
+    fn recv_head(&mut self) -> Result<Received<'_>, TransportError>;
+
+    /// Reads the current frame's next `dst.len()` bulk bytes straight into `dst` (which may be
+    /// device memory on a host backend, or a pinned staging buffer).
+    fn recv_bulk(&mut self, dst: &mut [u8]) -> Result<(), TransportError>;
+
+    /// Bulk bytes of the current frame not read yet.
+    fn bulk_remaining(&self) -> usize;
+
+    /// Discards the rest of the current frame's bulk section.
+    fn skip_bulk(&mut self) -> Result<(), TransportError>;
+}
