@@ -3,6 +3,8 @@
 message! {
     /// `hipEventCreateWithFlags`.
     pub struct EventCreate {
+        /// Device the event belongs to (the client's current device).
+        pub device: u32,
         /// `hipEventDefault`, `hipEventBlockingSync`, `hipEventDisableTiming`…
         pub flags: u32,
     }

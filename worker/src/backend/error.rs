@@ -1,0 +1,191 @@
+//! [`BackendError`]: what a backend call can fail with, and the `hipError_t` it becomes.
+
+/// `hipError_t` values, as ROCm's `hip_runtime_api.h` numbers them.
+///
+/// Only the codes a backend produces are listed. Aliases share a value:
+/// `hipErrorInvalidResourceHandle` is `INVALID_HANDLE`, `hipErrorMemoryAllocation` is
+/// `OUT_OF_MEMORY`. `hipErrorInvalidKernelFile` is 218, not 200 (200 is
+/// `hipErrorInvalidImage`).
+pub mod hip_code {
+    /// `hipSuccess`.
+    pub const SUCCESS: i32 = 0;
+    /// `hipErrorInvalidValue`.
+    pub const INVALID_VALUE: i32 = 1;
+    /// `hipErrorOutOfMemory` (alias `hipErrorMemoryAllocation`).
+    pub const OUT_OF_MEMORY: i32 = 2;
+    /// `hipErrorNotInitialized` (alias `hipErrorInitializationError`).
+    pub const NOT_INITIALIZED: i32 = 3;
+    /// `hipErrorInvalidDevicePointer`.
+    pub const INVALID_DEVICE_POINTER: i32 = 17;
+    /// `hipErrorNoDevice`.
+    pub const NO_DEVICE: i32 = 100;
+    /// `hipErrorInvalidDevice`.
+    pub const INVALID_DEVICE: i32 = 101;
+    /// `hipErrorInvalidImage`.
+    pub const INVALID_IMAGE: i32 = 200;
+    /// `hipErrorNoBinaryForGpu`.
+    pub const NO_BINARY_FOR_GPU: i32 = 209;
+    /// `hipErrorInvalidKernelFile`.
+    pub const INVALID_KERNEL_FILE: i32 = 218;
+    /// `hipErrorSharedObjectInitFailed`.
+    pub const SHARED_OBJECT_INIT_FAILED: i32 = 303;
+    /// `hipErrorInvalidHandle` (alias `hipErrorInvalidResourceHandle`).
+    pub const INVALID_HANDLE: i32 = 400;
+    /// `hipErrorNotFound`.
+    pub const NOT_FOUND: i32 = 500;
+    /// `hipErrorNotReady`.
+    pub const NOT_READY: i32 = 600;
+    /// `hipErrorIllegalAddress`.
+    pub const ILLEGAL_ADDRESS: i32 = 700;
+    /// `hipErrorLaunchFailure`.
+    pub const LAUNCH_FAILURE: i32 = 719;
+    /// `hipErrorNotSupported`.
+    pub const NOT_SUPPORTED: i32 = 801;
+    /// `hipErrorUnknown`.
+    pub const UNKNOWN: i32 = 999;
+}
+
+/// A failed backend call: one variant per `hipError_t` a backend can produce, each with a
+/// message for logs and for the client's `hipGetErrorString`-adjacent diagnostics.
+///
+/// `Clone` because a stream's latched error is reported by every later synchronize/query.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BackendError {
+    /// A parameter is out of range (flags, sizes, a range running past its allocation).
+    #[error("invalid value: {0}")]
+    InvalidValue(String),
+    /// Device memory (or the host memory emulating it) is exhausted.
+    #[error("out of memory: {0}")]
+    OutOfMemory(String),
+    /// The backend's runtime or driver could not be brought up.
+    #[error("backend not initialized: {0}")]
+    NotInitialized(String),
+    /// An address that lies in no live allocation.
+    #[error("invalid device pointer: {0}")]
+    InvalidDevicePointer(String),
+    /// The backend has no devices at all.
+    #[error("no device: {0}")]
+    NoDevice(String),
+    /// A device ordinal outside `0..device_count()`.
+    #[error("invalid device: {0}")]
+    InvalidDevice(String),
+    /// A code object that is not a loadable image.
+    #[error("invalid image: {0}")]
+    InvalidImage(String),
+    /// A code object without code for this device's architecture.
+    #[error("no binary for GPU: {0}")]
+    NoBinaryForGpu(String),
+    /// A kernel file that could not be read or parsed.
+    #[error("invalid kernel file: {0}")]
+    InvalidKernelFile(String),
+    /// A runtime library was found but failed to initialize.
+    #[error("shared object init failed: {0}")]
+    SharedObjectInitFailed(String),
+    /// A stream or event handle that is not live, or used with the wrong device.
+    #[error("invalid handle: {0}")]
+    InvalidHandle(String),
+    /// A named symbol or function that does not exist.
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// Work is still pending (`hipEventElapsedTime` on an event not yet reached).
+    #[error("not ready: {0}")]
+    NotReady(String),
+    /// A kernel touched memory outside its allocations.
+    #[error("illegal address: {0}")]
+    IllegalAddress(String),
+    /// A kernel failed while running.
+    #[error("launch failure: {0}")]
+    LaunchFailure(String),
+    /// This backend does not implement the operation.
+    #[error("not supported: {0}")]
+    NotSupported(String),
+    /// Anything else, including a panic caught on a stream's executor.
+    #[error("unknown error: {0}")]
+    Unknown(String),
+}
+
+impl BackendError {
+    /// The `hipError_t` this error is reported to the client as.
+    pub fn hip_code(&self) -> i32 {
+        match self {
+            Self::InvalidValue(_) => hip_code::INVALID_VALUE,
+            Self::OutOfMemory(_) => hip_code::OUT_OF_MEMORY,
+            Self::NotInitialized(_) => hip_code::NOT_INITIALIZED,
+            Self::InvalidDevicePointer(_) => hip_code::INVALID_DEVICE_POINTER,
+            Self::NoDevice(_) => hip_code::NO_DEVICE,
+            Self::InvalidDevice(_) => hip_code::INVALID_DEVICE,
+            Self::InvalidImage(_) => hip_code::INVALID_IMAGE,
+            Self::NoBinaryForGpu(_) => hip_code::NO_BINARY_FOR_GPU,
+            Self::InvalidKernelFile(_) => hip_code::INVALID_KERNEL_FILE,
+            Self::SharedObjectInitFailed(_) => hip_code::SHARED_OBJECT_INIT_FAILED,
+            Self::InvalidHandle(_) => hip_code::INVALID_HANDLE,
+            Self::NotFound(_) => hip_code::NOT_FOUND,
+            Self::NotReady(_) => hip_code::NOT_READY,
+            Self::IllegalAddress(_) => hip_code::ILLEGAL_ADDRESS,
+            Self::LaunchFailure(_) => hip_code::LAUNCH_FAILURE,
+            Self::NotSupported(_) => hip_code::NOT_SUPPORTED,
+            Self::Unknown(_) => hip_code::UNKNOWN,
+        }
+    }
+
+    /// The human-readable part, without the variant's prefix.
+    pub fn message(&self) -> &str {
+        match self {
+            Self::InvalidValue(m)
+            | Self::OutOfMemory(m)
+            | Self::NotInitialized(m)
+            | Self::InvalidDevicePointer(m)
+            | Self::NoDevice(m)
+            | Self::InvalidDevice(m)
+            | Self::InvalidImage(m)
+            | Self::NoBinaryForGpu(m)
+            | Self::InvalidKernelFile(m)
+            | Self::SharedObjectInitFailed(m)
+            | Self::InvalidHandle(m)
+            | Self::NotFound(m)
+            | Self::NotReady(m)
+            | Self::IllegalAddress(m)
+            | Self::LaunchFailure(m)
+            | Self::NotSupported(m)
+            | Self::Unknown(m) => m,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_follow_rocm() {
+        let cases = [
+            (BackendError::InvalidValue(String::new()), 1),
+            (BackendError::OutOfMemory(String::new()), 2),
+            (BackendError::NotInitialized(String::new()), 3),
+            (BackendError::InvalidDevicePointer(String::new()), 17),
+            (BackendError::NoDevice(String::new()), 100),
+            (BackendError::InvalidDevice(String::new()), 101),
+            (BackendError::InvalidImage(String::new()), 200),
+            (BackendError::NoBinaryForGpu(String::new()), 209),
+            (BackendError::InvalidKernelFile(String::new()), 218),
+            (BackendError::SharedObjectInitFailed(String::new()), 303),
+            (BackendError::InvalidHandle(String::new()), 400),
+            (BackendError::NotFound(String::new()), 500),
+            (BackendError::NotReady(String::new()), 600),
+            (BackendError::IllegalAddress(String::new()), 700),
+            (BackendError::LaunchFailure(String::new()), 719),
+            (BackendError::NotSupported(String::new()), 801),
+            (BackendError::Unknown(String::new()), 999),
+        ];
+        for (error, code) in cases {
+            assert_eq!(error.hip_code(), code, "{error:?}");
+        }
+    }
+
+    #[test]
+    fn message_is_carried() {
+        let error = BackendError::InvalidValue("count 3 is not 1, 2 or 4".into());
+        assert_eq!(error.message(), "count 3 is not 1, 2 or 4");
+        assert_eq!(error.to_string(), "invalid value: count 3 is not 1, 2 or 4");
+    }
+}

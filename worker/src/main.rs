@@ -1,0 +1,138 @@
+//! `hip-worker`: serves HIP runtime calls from hip-remote clients.
+
+use clap::{Parser, ValueEnum};
+use hip_worker::backend::{Backend, HostBackend, HostConfig};
+use hip_worker::{Worker, WorkerConfig};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Default TCP port (the seed prototype's).
+const DEFAULT_PORT: u16 = 18515;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BackendKind {
+    /// A GPU backend when one loads and has a device, else host emulation.
+    Auto,
+    /// Host-memory emulation (no GPU needed).
+    Host,
+    /// NVIDIA GPUs through the CUDA driver (not built into this worker yet).
+    Cuda,
+    /// AMD GPUs through libamdhip64 (not built into this worker yet).
+    Hip,
+}
+
+/// Serve HIP runtime calls from hip-remote clients over TCP.
+#[derive(Debug, Parser)]
+#[command(name = "hip-worker", version)]
+struct Cli {
+    /// Address to listen on (ADDR:PORT).
+    #[arg(long, env = "HIP_REMOTE_LISTEN")]
+    listen: Option<String>,
+    /// Port to listen on at 127.0.0.1 (the seed's `-p`; ignored when --listen is given).
+    #[arg(short = 'p', long, env = "TF_WORKER_PORT")]
+    port: Option<u16>,
+    /// Which backend executes the work.
+    #[arg(long, value_enum, default_value = "auto", env = "HIP_REMOTE_BACKEND")]
+    backend: BackendKind,
+    /// Device to expose first (GPU backends).
+    #[arg(short = 'd', long, env = "TF_DEVICE_ID", default_value_t = 0)]
+    device: u32,
+    /// Emulated devices (host backend).
+    #[arg(long, default_value_t = 1)]
+    host_devices: u32,
+    /// Memory per emulated device in MiB (host backend; default min(RAM/2, 16 GiB)).
+    #[arg(long)]
+    host_memory_mib: Option<u64>,
+    /// Token every client must present (HIP_REMOTE_TOKEN on the client).
+    #[arg(long, env = "HIP_REMOTE_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// More logging (-v debug, -vv trace).
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    verbose: u8,
+    /// Log filter (tracing syntax, e.g. `info`, `hip_worker=debug`).
+    #[arg(long, env = "HIP_REMOTE_LOG")]
+    log_level: Option<String>,
+}
+
+fn init_logging(cli: &Cli) {
+    let seed_debug = std::env::var("TF_DEBUG").is_ok_and(|v| v == "1");
+    let filter = cli.log_level.clone().unwrap_or_else(|| {
+        match (cli.verbose, seed_debug) {
+            (0, false) => "info",
+            (0, true) | (1, _) => "debug",
+            _ => "trace",
+        }
+        .to_string()
+    });
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_new(&filter).unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+fn make_backend(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
+    let host = || {
+        let mut config = HostConfig { devices: cli.host_devices.max(1), ..HostConfig::default() };
+        if let Some(mib) = cli.host_memory_mib {
+            config.memory_per_device = mib.saturating_mul(1 << 20);
+        }
+        Arc::new(HostBackend::new(config)) as Arc<dyn Backend>
+    };
+    match cli.backend {
+        BackendKind::Host => Ok(host()),
+        BackendKind::Auto => {
+            tracing::info!("backend auto: no GPU backend is built into this worker yet; using host emulation");
+            Ok(host())
+        }
+        BackendKind::Cuda | BackendKind::Hip => Err(format!(
+            "backend {:?} is not built into this worker yet; use --backend host",
+            cli.backend
+        )),
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    init_logging(&cli);
+    let listen = cli.listen.clone().unwrap_or_else(|| format!("127.0.0.1:{}", cli.port.unwrap_or(DEFAULT_PORT)));
+    let backend = match make_backend(&cli) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("hip-worker: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    if cli.device != 0 {
+        tracing::warn!(device = cli.device, "--device applies to GPU backends; the host backend exposes all emulated devices");
+    }
+    let config = WorkerConfig {
+        session: hip_worker::session::SessionConfig {
+            worker_name: format!("hip-worker {} ({})", env!("CARGO_PKG_VERSION"), backend.name()),
+            auth_token: cli.token.clone(),
+        },
+        tcp: transport_tcp::TcpConfig { io_timeout: None, ..Default::default() },
+    };
+    let worker = match Worker::start(&listen, backend, config) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("hip-worker: cannot listen on {listen}: {e}");
+            return std::process::ExitCode::from(1);
+        }
+    };
+    // Ready line for scripts and tests that start the worker on port 0.
+    println!("hip-worker listening on {}", worker.local_addr());
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        if let Err(e) = signal_hook::flag::register(sig, stop.clone()) {
+            tracing::warn!(%e, "cannot install signal handler");
+        }
+    }
+    while !stop.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    tracing::info!("shutting down: no new connections, finishing requests in flight");
+    worker.shutdown();
+    tracing::info!("hip-worker stopped");
+    std::process::ExitCode::SUCCESS
+}
