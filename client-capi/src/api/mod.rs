@@ -1,0 +1,8 @@
+//! The exported HIP API, one module per family. Every function that is implemented lives
+//! here; `unsupported` exports the rest of ROCm 7's `hipError_t` functions as
+//! `hipErrorNotSupported` (generated from `symbols/hip_functions.txt` minus these).
+
+pub mod device;
+pub mod event;
+pub mod memory;
+pub mod stream;

@@ -1,0 +1,79 @@
+//! The C boundary: every exported function runs its body through [`hip_boundary!`], which
+//! catches panics (returning `hipErrorUnknown`; `panic = "unwind"` is set in every profile so
+//! there is something to catch) and records non-success results as the thread's last error,
+//! as HIP's `hipGetLastError` requires.
+
+use crate::abi::HipError;
+use std::cell::Cell;
+
+thread_local! {
+    static LAST_ERROR: Cell<HipError> = const { Cell::new(HipError::SUCCESS) };
+    static CURRENT_DEVICE: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Records `err` as the thread's last error unless it is success; returns it.
+pub fn record(err: HipError) -> HipError {
+    if err != HipError::SUCCESS {
+        LAST_ERROR.with(|e| e.set(err));
+    }
+    err
+}
+
+/// `hipGetLastError`: the last error, reset to success.
+pub fn take_last_error() -> HipError {
+    LAST_ERROR.with(|e| e.replace(HipError::SUCCESS))
+}
+
+/// `hipPeekAtLastError`.
+pub fn peek_last_error() -> HipError {
+    LAST_ERROR.with(|e| e.get())
+}
+
+/// The calling thread's current device (`hipSetDevice`); never crosses the network.
+pub fn current_device() -> u32 {
+    CURRENT_DEVICE.with(|d| d.get())
+}
+
+/// Sets the calling thread's current device (already validated).
+pub fn set_current_device(dev: u32) {
+    CURRENT_DEVICE.with(|d| d.set(dev));
+}
+
+/// Converts a call's outcome to the C result, explaining failures on stderr in debug mode.
+pub fn finish(name: &str, result: Result<(), crate::conn::CallError>) -> HipError {
+    match result {
+        Ok(()) => HipError::SUCCESS,
+        Err(e) => {
+            if crate::remote::config().debug {
+                eprintln!("hip-remote: {name}: {} ({})", e.message, e.code.name().to_string_lossy());
+            }
+            record(e.code)
+        }
+    }
+}
+
+/// Wraps an exported function body: `hip_boundary!("hipFoo", { ...; Ok(()) })`. The body is a
+/// `Result<(), CallError>` expression; panics become `hipErrorUnknown`.
+macro_rules! hip_boundary {
+    ($name:literal, $body:block) => {{
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<(), $crate::conn::CallError> { $body })) {
+            Ok(result) => $crate::boundary::finish($name, result),
+            Err(_) => {
+                eprintln!(concat!("hip-remote: internal panic in ", $name, "; returning hipErrorUnknown"));
+                $crate::boundary::record($crate::abi::HipError::UNKNOWN)
+            }
+        }
+    }};
+}
+
+/// Fails with `hipErrorInvalidValue` when a pointer argument is null.
+macro_rules! non_null {
+    ($ptr:expr) => {
+        if $ptr.is_null() {
+            return Err($crate::conn::CallError::new(
+                $crate::abi::HipError::INVALID_VALUE,
+                concat!(stringify!($ptr), " is NULL"),
+            ));
+        }
+    };
+}

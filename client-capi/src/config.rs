@@ -1,0 +1,42 @@
+//! Client configuration from the environment.
+//!
+//! - `HIP_REMOTE_WORKER=host:port` (also the seed's `TF_WORKER_HOST` / `TF_WORKER_PORT`);
+//!   default `127.0.0.1:18515`.
+//! - `HIP_REMOTE_TOKEN`: authentication token for workers started with `--token`.
+//! - `HIP_REMOTE_CONNECT_TIMEOUT`, `HIP_REMOTE_IO_TIMEOUT`: seconds (see `transport-tcp`).
+//! - `HIP_REMOTE_DEBUG=1` (or the seed's `TF_DEBUG=1`): explain every failed call on stderr.
+
+use transport_tcp::TcpConfig;
+
+/// Default worker port (the seed prototype's).
+pub const DEFAULT_PORT: u16 = 18515;
+
+/// Where and how to reach the worker.
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    /// `host:port`.
+    pub worker: String,
+    /// Token presented in HELLO.
+    pub token: Option<String>,
+    /// Socket settings.
+    pub tcp: TcpConfig,
+    /// Print the reason of every failed call.
+    pub debug: bool,
+}
+
+impl ClientConfig {
+    /// Reads the environment.
+    pub fn from_env() -> Self {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let worker = var("HIP_REMOTE_WORKER")
+            .map(|w| w.trim().trim_start_matches("tcp://").to_string())
+            .unwrap_or_else(|| {
+                let host = var("TF_WORKER_HOST").unwrap_or_else(|| "127.0.0.1".into());
+                let port = var("TF_WORKER_PORT").and_then(|p| p.parse::<u16>().ok()).unwrap_or(DEFAULT_PORT);
+                format!("{host}:{port}")
+            });
+        let worker = if worker.contains(':') { worker } else { format!("{worker}:{DEFAULT_PORT}") };
+        let debug = ["HIP_REMOTE_DEBUG", "TF_DEBUG"].iter().any(|v| var(v).is_some_and(|v| v != "0"));
+        Self { worker, token: var("HIP_REMOTE_TOKEN"), tcp: TcpConfig::from_env(), debug }
+    }
+}

@@ -1,0 +1,330 @@
+//! The client's connection to its worker: request ids, fire-and-forget batching, the table of
+//! replies still to land (asynchronous device-to-host copies write straight into the
+//! application's buffer), and the deferred error of failed fire-and-forget requests.
+//!
+//! One connection per process, created lazily by the first call that needs the worker and
+//! shared by all threads under a mutex (HIP calls are thread-safe; the worker serves one
+//! session per connection).
+
+use crate::abi::HipError;
+use crate::config::ClientConfig;
+use proto_core::limits::DEFAULT_COPY_CHUNK;
+use proto_core::wire::{self, ErrorReply};
+use proto_core::{Bulk, Flags, FrameHeader, Message, Request, Response, Status};
+use std::collections::HashMap;
+use transport_tcp::{FrameSink, FrameSource, TcpSink, TcpSource, TransportError};
+
+/// Where an expected reply's bulk data goes.
+#[derive(Debug, Clone, Copy)]
+struct Landing {
+    /// Application buffer address (kept as an integer: it is only dereferenced while the
+    /// application is inside a HIP call that promised the buffer stays valid).
+    dst: usize,
+    len: usize,
+}
+
+/// An established session with a worker.
+pub struct Conn {
+    sink: TcpSink,
+    source: TcpSource,
+    next_id: u64,
+    encode_buf: Vec<u8>,
+    control: Vec<u8>,
+    bulk: Vec<u8>,
+    landings: HashMap<u64, Landing>,
+    /// First failure of a fire-and-forget request not yet reported to the application.
+    deferred: Option<HipError>,
+    /// What the worker told us in WELCOME.
+    pub welcome: WelcomeInfo,
+}
+
+/// Facts from the handshake.
+#[derive(Debug, Clone, Default)]
+pub struct WelcomeInfo {
+    /// Session id.
+    pub session_id: u64,
+    /// Worker identification.
+    pub worker_name: String,
+    /// Backend name.
+    pub backend: String,
+    /// Negotiated protocol version.
+    pub version: u16,
+    /// Negotiated features.
+    pub features: u64,
+}
+
+/// A failed exchange: the HIP error the application sees, plus why (for stderr / debugging).
+#[derive(Debug, Clone)]
+pub struct CallError {
+    /// The code returned to the application.
+    pub code: HipError,
+    /// What happened.
+    pub message: String,
+}
+
+impl CallError {
+    pub(crate) fn new(code: HipError, message: impl Into<String>) -> Self {
+        Self { code, message: message.into() }
+    }
+}
+
+fn transport_error(e: TransportError) -> CallError {
+    CallError::new(HipError::NOT_INITIALIZED, format!("connection to hip-worker lost: {e}"))
+}
+
+/// Maps a worker status to the application's `hipError_t`. HIP codes pass through verbatim;
+/// protocol failures become the nearest HIP code.
+pub fn status_to_hip(status: Status) -> HipError {
+    match status {
+        s if (0..10_000).contains(&s.0) => HipError(s.0),
+        Status::UNSUPPORTED_VERSION | Status::HELLO_REQUIRED | Status::AUTH_FAILED | Status::SESSION_NOT_FOUND | Status::SHUTTING_DOWN => {
+            HipError::NOT_INITIALIZED
+        }
+        Status::QUOTA_EXCEEDED => HipError::OUT_OF_MEMORY,
+        Status::UNKNOWN_OPCODE => HipError::NOT_SUPPORTED,
+        _ => HipError::INVALID_VALUE,
+    }
+}
+
+/// What reading one reply frame did.
+enum Step {
+    /// The awaited reply: its header (control part in `self.control`, bulk in `self.bulk`),
+    /// or its error.
+    Wanted(Result<FrameHeader, CallError>),
+    /// An asynchronous copy's bytes landed in the application's buffer.
+    Landed,
+    /// An asynchronous copy failed.
+    LandingFailed(u64, CallError),
+    /// Something else (a late reply nobody waits for).
+    Other,
+}
+
+impl Conn {
+    /// Connects and performs the HELLO/WELCOME handshake.
+    pub fn open(config: &ClientConfig) -> Result<Self, CallError> {
+        let (sink, source) = transport_tcp::connect(&config.worker, &config.tcp).map_err(|e| {
+            CallError::new(HipError::NOT_INITIALIZED, format!("cannot connect to hip-worker at {}: {e}", config.worker))
+        })?;
+        let mut conn = Self {
+            sink,
+            source,
+            next_id: 1,
+            encode_buf: vec![0; 64 << 10],
+            control: Vec::new(),
+            bulk: Vec::new(),
+            landings: HashMap::new(),
+            deferred: None,
+            welcome: WelcomeInfo::default(),
+        };
+        let client_name = format!("{} pid {}", std::env::args().next().unwrap_or_else(|| "hip-app".into()), std::process::id());
+        let hello = Request::Hello(wire::Hello {
+            min_version: proto_core::header::MIN_PROTOCOL_VERSION,
+            max_version: proto_core::PROTOCOL_VERSION,
+            features: wire::features::FIRE_AND_FORGET | wire::features::BULK_STREAMING,
+            client_name: client_name.as_str().into(),
+            resume_session: 0,
+            auth_token: config.token.as_deref().unwrap_or("").as_bytes().into(),
+        });
+        let welcome = conn.call(&hello, |resp| match resp {
+            Response::Hello(w) => Ok(WelcomeInfo {
+                session_id: w.session_id,
+                worker_name: w.worker_name.as_str().to_owned(),
+                backend: w.backend.as_str().to_owned(),
+                version: w.version,
+                features: w.features,
+            }),
+            _ => Err(()),
+        })?;
+        conn.welcome = welcome.map_err(|_| CallError::new(HipError::NOT_INITIALIZED, "worker answered HELLO with something else"))?;
+        Ok(conn)
+    }
+
+    fn encode(&mut self, req: &Request<'_>, flags: Flags) -> Result<(u64, usize), CallError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        loop {
+            match req.encode_frame(&mut self.encode_buf, flags, id) {
+                Ok(frame) => return Ok((id, frame.head_len)),
+                Err(proto_core::EncodeError::BufferTooSmall { required }) => self.encode_buf.resize(required, 0),
+                Err(e) => return Err(CallError::new(HipError::INVALID_VALUE, format!("{}: {e}", req.opcode()))),
+            }
+        }
+    }
+
+    /// Sends a request and waits for its reply; `on_reply` sees the decoded response.
+    pub fn call<R>(&mut self, req: &Request<'_>, on_reply: impl FnOnce(Response<'_>) -> R) -> Result<R, CallError> {
+        let bulk = request_bulk(req);
+        let (id, head_len) = self.encode(req, Flags::empty())?;
+        self.sink.send(&self.encode_buf[..head_len], bulk).map_err(transport_error)?;
+        self.wait_reply(id, req.opcode().raw(), on_reply)
+    }
+
+    /// Queues a fire-and-forget request; a failure surfaces later through [`Self::take_deferred`].
+    pub fn post(&mut self, req: &Request<'_>) -> Result<(), CallError> {
+        let bulk = request_bulk(req);
+        let (_, head_len) = self.encode(req, Flags::NO_REPLY)?;
+        self.sink.queue(&self.encode_buf[..head_len], bulk).map_err(transport_error)
+    }
+
+    /// Sends queued fire-and-forget requests now.
+    pub fn flush(&mut self) -> Result<(), CallError> {
+        self.sink.flush().map_err(transport_error)
+    }
+
+    /// The deferred error of an earlier fire-and-forget request, once.
+    pub fn take_deferred(&mut self) -> Option<HipError> {
+        self.deferred.take()
+    }
+
+    /// Host-to-device copy of `src` to `dst`, split into chunks. With `sync`, returns once the
+    /// worker has completed it (hipMemcpy); otherwise it is queued on `stream`.
+    pub fn memcpy_htod(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool) -> Result<(), CallError> {
+        let mut chunks = src.chunks(DEFAULT_COPY_CHUNK).enumerate().peekable();
+        if src.is_empty() {
+            return Ok(());
+        }
+        while let Some((i, chunk)) = chunks.next() {
+            let req = Request::MemcpyHtoD(wire::MemcpyHtoD {
+                dst: dst + (i * DEFAULT_COPY_CHUNK) as u64,
+                stream,
+                sync,
+                data: Bulk(chunk),
+            });
+            if sync && chunks.peek().is_none() {
+                // The last chunk's reply also carries any failure of the earlier ones (aux).
+                self.call(&req, |_| ())?;
+                if let Some(e) = self.take_deferred() {
+                    return Err(CallError::new(e, "host-to-device copy failed on the worker"));
+                }
+            } else {
+                self.post(&req)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Device-to-host copy into `dst`. All chunk requests are sent at once (pipelined); their
+    /// data is read straight from the socket into `dst`. With `wait`, returns once every byte
+    /// has landed; otherwise the bytes land during a later call that reads replies (at the
+    /// latest the stream's or event's synchronisation), as HIP's async copy semantics allow.
+    ///
+    /// # Safety
+    /// `dst` must be valid for `len` bytes of writes until the copy has landed.
+    pub unsafe fn memcpy_dtoh(&mut self, dst: *mut u8, src: u64, len: usize, stream: u64, wait: bool) -> Result<(), CallError> {
+        let mut ids = Vec::with_capacity(len.div_ceil(DEFAULT_COPY_CHUNK));
+        let mut offset = 0;
+        while offset < len {
+            let n = (len - offset).min(DEFAULT_COPY_CHUNK);
+            let req = Request::MemcpyDtoH(wire::MemcpyDtoH { src: src + offset as u64, len: n as u64, stream });
+            let (id, head_len) = self.encode(&req, Flags::empty())?;
+            self.landings.insert(id, Landing { dst: dst as usize + offset, len: n });
+            self.sink.queue(&self.encode_buf[..head_len], &[]).map_err(transport_error)?;
+            ids.push(id);
+            offset += n;
+        }
+        self.flush()?;
+        if !wait {
+            return Ok(());
+        }
+        let mut first_error = None;
+        for id in &ids {
+            while self.landings.contains_key(id) {
+                if let Step::LandingFailed(failed, e) = self.receive_one(None)? {
+                    if ids.contains(&failed) {
+                        first_error.get_or_insert(e);
+                    } else {
+                        self.deferred.get_or_insert(e.code);
+                    }
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether asynchronous copies are still to land.
+    pub fn has_pending_landings(&self) -> bool {
+        !self.landings.is_empty()
+    }
+
+    fn wait_reply<R>(&mut self, id: u64, opcode: u16, on_reply: impl FnOnce(Response<'_>) -> R) -> Result<R, CallError> {
+        loop {
+            match self.receive_one(Some(id))? {
+                Step::Wanted(Ok(header)) => {
+                    let response = Response::parse(opcode, &self.control, &self.bulk).map_err(|e| {
+                        CallError::new(HipError::UNKNOWN, format!("malformed reply to {:#06x} (header opcode {:#06x}): {e}", opcode, header.opcode))
+                    })?;
+                    return Ok(on_reply(response));
+                }
+                Step::Wanted(Err(e)) => return Err(e),
+                Step::LandingFailed(_, e) => {
+                    self.deferred.get_or_insert(e.code);
+                }
+                Step::Landed | Step::Other => {}
+            }
+        }
+    }
+
+    /// Reads one reply frame and does what it asks: land copy data, record errors, or hand
+    /// the awaited reply back.
+    fn receive_one(&mut self, wanted: Option<u64>) -> Result<Step, CallError> {
+        let head = self.source.recv_head().map_err(transport_error)?;
+        let header = head.header;
+        self.control.clear();
+        self.control.extend_from_slice(head.control);
+        let id = header.request_id;
+        if header.aux != 0 {
+            self.deferred.get_or_insert(status_to_hip(Status(header.aux)));
+        }
+        if header.flags.contains(Flags::ERROR) {
+            let error = match ErrorReply::parse(&self.control, &[]) {
+                Ok(reply) => CallError::new(status_to_hip(reply.status), reply.message.as_str()),
+                Err(e) => CallError::new(HipError::UNKNOWN, format!("malformed error reply: {e}")),
+            };
+            if id == 0 {
+                // The worker refused the connection itself (bad frame, version): fatal.
+                return Err(error);
+            }
+            if self.landings.remove(&id).is_some() {
+                return Ok(Step::LandingFailed(id, error));
+            }
+            if Some(id) == wanted {
+                return Ok(Step::Wanted(Err(error)));
+            }
+            self.deferred.get_or_insert(error.code);
+            return Ok(Step::Other);
+        }
+        if let Some(landing) = self.landings.remove(&id) {
+            if header.bulk_len as usize != landing.len {
+                self.source.skip_bulk().map_err(transport_error)?;
+                let msg = format!("worker returned {} bytes for a {}-byte copy", header.bulk_len, landing.len);
+                return Ok(Step::LandingFailed(id, CallError::new(HipError::UNKNOWN, msg)));
+            }
+            // SAFETY: `dst` was handed to a HIP copy call whose contract keeps the buffer
+            // valid for `len` bytes until the copy is synchronised; we are inside such a call
+            // (or a later synchronising one) now, under the connection lock.
+            let dst = unsafe { std::slice::from_raw_parts_mut(landing.dst as *mut u8, landing.len) };
+            self.source.recv_bulk(dst).map_err(transport_error)?;
+            return Ok(Step::Landed);
+        }
+        self.bulk.clear();
+        if Some(id) == wanted {
+            self.bulk.resize(header.bulk_len as usize, 0);
+            self.source.recv_bulk(&mut self.bulk).map_err(transport_error)?;
+            return Ok(Step::Wanted(Ok(header)));
+        }
+        self.source.skip_bulk().map_err(transport_error)?;
+        Ok(Step::Other)
+    }
+}
+
+/// The bulk section a request carries (sent after the head, never copied).
+fn request_bulk<'a>(req: &Request<'a>) -> &'a [u8] {
+    match req {
+        Request::MemcpyHtoD(m) => m.data.0,
+        Request::ModuleLoad(m) => m.image.0,
+        _ => &[],
+    }
+}

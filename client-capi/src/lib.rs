@@ -1,0 +1,15 @@
+//! hip-remote's drop-in `libamdhip64`: the ROCm 7 HIP runtime C ABI, forwarded to a
+//! `hip-worker` over the network.
+//!
+//! A call flows: C entry point in [`api`] (boundary, argument checks, thread state) →
+//! [`conn::Conn`] (request ids, batching, landing of copy data) → proto-core codec →
+//! transport → worker.
+#![allow(non_snake_case, non_camel_case_types, clippy::missing_safety_doc)]
+
+#[macro_use]
+mod boundary;
+pub mod abi;
+pub mod api;
+pub mod config;
+pub mod conn;
+pub mod remote;

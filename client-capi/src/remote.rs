@@ -1,0 +1,66 @@
+//! The process-wide connection: opened lazily on first use, shared by all threads.
+//!
+//! A worker that cannot be reached is reported once on stderr with the reason and every call
+//! then fails fast with `hipErrorNotInitialized` (no hang, no abort).
+
+use crate::abi::HipError;
+use crate::config::ClientConfig;
+use crate::conn::{CallError, Conn};
+use std::sync::{Mutex, OnceLock};
+
+enum State {
+    Unopened,
+    Open(Box<Conn>),
+    Failed(CallError),
+}
+
+struct Remote {
+    config: ClientConfig,
+    state: Mutex<State>,
+}
+
+fn remote() -> &'static Remote {
+    static REMOTE: OnceLock<Remote> = OnceLock::new();
+    REMOTE.get_or_init(|| Remote { config: ClientConfig::from_env(), state: Mutex::new(State::Unopened) })
+}
+
+/// The client configuration.
+pub fn config() -> &'static ClientConfig {
+    &remote().config
+}
+
+/// Runs `f` with the connection, opening it first if needed. A connection that failed in
+/// the middle of an exchange is closed and stays failed: its session (and every allocation)
+/// is gone on the worker, so silently reconnecting would hand out dangling pointers.
+pub fn with_conn<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result<R, CallError> {
+    let r = remote();
+    let mut state = r.state.lock().unwrap_or_else(|p| p.into_inner());
+    if let State::Unopened = *state {
+        *state = match Conn::open(&r.config) {
+            Ok(conn) => State::Open(Box::new(conn)),
+            Err(e) => {
+                eprintln!("hip-remote: {}", e.message);
+                State::Failed(e)
+            }
+        };
+    }
+    match &mut *state {
+        State::Open(conn) => {
+            let result = f(conn);
+            if let Err(e) = &result {
+                if e.code == HipError::NOT_INITIALIZED && e.message.starts_with("connection to hip-worker lost") {
+                    eprintln!("hip-remote: {}", e.message);
+                    *state = State::Failed(e.clone());
+                }
+            }
+            result
+        }
+        State::Failed(e) => Err(e.clone()),
+        State::Unopened => unreachable!("opened above"),
+    }
+}
+
+/// Whether a connection has been opened (used by calls that must not connect, e.g. at exit).
+pub fn is_open() -> bool {
+    matches!(*remote().state.lock().unwrap_or_else(|p| p.into_inner()), State::Open(_))
+}
