@@ -17,7 +17,9 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs, unreachable_pub, unused_must_use)]
 
-#[cfg(test)]
+// `derive(arbitrary::Arbitrary)` (derive_arbitrary ≥ 1.4) expands to `::std::thread_local!`,
+// and `arbitrary` itself needs std, so the test/fuzz-only feature links std.
+#[cfg(any(test, feature = "arbitrary"))]
 extern crate std;
 
 #[macro_use]

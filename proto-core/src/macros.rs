@@ -14,6 +14,7 @@ macro_rules! message {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, Default)]
         #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+        #[cfg_attr(feature = "defmt", derive(defmt::Format))]
         pub struct $name<$lt> {
             $( $(#[$fmeta])* pub $field: $ty, )*
         }
@@ -42,6 +43,7 @@ macro_rules! message {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, Default)]
         #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+        #[cfg_attr(feature = "defmt", derive(defmt::Format))]
         pub struct $name {
             $( $(#[$fmeta])* pub $field: $ty, )*
         }

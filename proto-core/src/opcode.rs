@@ -119,6 +119,7 @@ macro_rules! opcodes {
 
         /// A decoded request of any opcode.
         #[derive(Debug, Clone, PartialEq)]
+        #[cfg_attr(feature = "defmt", derive(defmt::Format))]
         #[allow(missing_docs)]
         pub enum Request<$lt> {
             $( $variant($req), )*
@@ -127,6 +128,7 @@ macro_rules! opcodes {
         /// A decoded response of any opcode (success replies; errors are
         /// [`ErrorReply`](crate::wire::ErrorReply)).
         #[derive(Debug, Clone, PartialEq)]
+        #[cfg_attr(feature = "defmt", derive(defmt::Format))]
         #[allow(missing_docs)]
         pub enum Response<$lt> {
             $( $variant($resp), )*

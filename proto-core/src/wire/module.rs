@@ -76,6 +76,14 @@ pub struct ParamDesc {
 
 const _: () = assert!(core::mem::size_of::<ParamDesc>() == 8);
 
+// zerocopy's byte-order types have no `defmt::Format`, so the derive cannot be used.
+#[cfg(feature = "defmt")]
+impl defmt::Format for ParamDesc {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(f, "ParamDesc {{ offset: {=u32}, size: {=u32} }}", self.offset.get(), self.size.get());
+    }
+}
+
 message! {
     /// A function handle with its exact parameter layout, so the client can pack
     /// `kernelParams` into one blob without guessing sizes.
