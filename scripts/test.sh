@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# hip-remote's whole test suite, for a fresh Debian/Ubuntu machine with rustup (CI runs this
+# through .ci/run). Installs what it needs, runs every check that can run here, and says
+# plainly what it skipped and why. Exit status: non-zero if anything that ran failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+failures=()
+skips=()
+step() { printf '\n==> %s\n' "$*"; }
+run() { # run NAME CMD...: records a failure instead of stopping, so every check reports
+  local name=$1; shift
+  step "$name"
+  local t0=$SECONDS
+  if "$@"; then echo "--- ok: $name ($((SECONDS - t0)) s)"; else echo "--- FAILED: $name"; failures+=("$name"); fi
+}
+skip() { echo "--- SKIP: $*"; skips+=("$*"); }
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi; }
+
+step "system packages"
+need_pkgs=()
+command -v cc >/dev/null || need_pkgs+=(gcc)
+command -v c++ >/dev/null || need_pkgs+=(g++)
+command -v pkg-config >/dev/null || need_pkgs+=(pkg-config)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_pkgs[@]}" \
+    || skip "could not install ${need_pkgs[*]}"
+fi
+
+step "rust targets"
+for t in thumbv7em-none-eabihf aarch64-apple-darwin x86_64-pc-windows-gnu; do
+  rustup target list --installed 2>/dev/null | grep -qx "$t" || rustup target add "$t" >/dev/null 2>&1 || echo "could not add target $t"
+done
+
+run "build workspace" cargo build --workspace --all-targets
+run "cargo test (workspace)" cargo test --workspace --no-fail-fast
+
+if rustup target list --installed 2>/dev/null | grep -qx thumbv7em-none-eabihf; then
+  run "proto-core builds for thumbv7em-none-eabihf (no_std, no alloc)" cargo build -p proto-core --target thumbv7em-none-eabihf
+  run "proto-core + defmt builds for thumbv7em-none-eabihf" cargo build -p proto-core --target thumbv7em-none-eabihf --features defmt
+else
+  skip "thumbv7em-none-eabihf target not installable here: the no_std build was not checked"
+fi
+for t in aarch64-apple-darwin x86_64-pc-windows-gnu; do
+  if rustup target list --installed 2>/dev/null | grep -qx "$t"; then
+    run "client side checks for $t" cargo check --target "$t" -p proto-core -p transport-tcp -p client-capi
+  else
+    skip "target $t not installable here: the client-side check for it was not run"
+  fi
+done
+
+if [ -x scripts/fuzz-smoke.sh ] || [ -f scripts/fuzz-smoke.sh ]; then
+  run "fuzz smoke" bash scripts/fuzz-smoke.sh "${FUZZ_SECONDS:-20}"
+fi
+
+if [ -f scripts/rdma-test.sh ]; then
+  run "RDMA over real verbs (Soft-RoCE guest)" bash scripts/rdma-test.sh
+fi
+
+echo
+echo "==================== summary ===================="
+for s in "${skips[@]}"; do echo "skipped: $s"; done
+echo "GPU tests: skipped here (no GPU on this machine); scripts/device-test.sh runs them on a GPU host."
+if [ ${#failures[@]} -gt 0 ]; then
+  for f in "${failures[@]}"; do echo "failed: $f"; done
+  exit 1
+fi
+echo "all checks passed"
