@@ -6,12 +6,16 @@
 //!   sample workload, printing what happened and a few latency and bandwidth figures.
 //! - `hip-remote ping`: round trips to a worker, and what it serves.
 
+mod bench;
+mod hip;
+
 use clap::{Parser, Subcommand};
+use hip::Hip;
 use hip_worker::backend::{HostBackend, HostConfig};
 use hip_worker::{Worker, WorkerConfig};
 use proto_core::wire;
 use proto_core::{Flags, Request, Response};
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_char, CStr};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -34,6 +38,24 @@ enum Command {
         /// Bytes for the bandwidth figure, in MiB.
         #[arg(long, default_value_t = 64)]
         mib: usize,
+    },
+    /// End-to-end benchmark through the real library, beside raw TCP on the same machine.
+    Bench {
+        /// The client library (default: libamdhip64.so next to this executable).
+        #[arg(long, env = "HIP_REMOTE_LIB")]
+        lib: Option<PathBuf>,
+        /// Largest copy in MiB.
+        #[arg(long, default_value_t = 256)]
+        max_mib: usize,
+        /// Round trips for latency percentiles.
+        #[arg(long, default_value_t = 20_000)]
+        round_trips: usize,
+        /// Fire-and-forget operations for the rate.
+        #[arg(long, default_value_t = 200_000)]
+        async_ops: usize,
+        /// Write the figures as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
     },
     /// Measure round trips to a worker and print what it serves.
     Ping {
@@ -128,55 +150,6 @@ fn ping(addr: &str, count: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// The few HIP entry points the demo calls, resolved from the real library.
-struct Hip {
-    _lib: libloading::Library,
-    get_device_count: unsafe extern "C" fn(*mut c_int) -> c_int,
-    device_get_name: unsafe extern "C" fn(*mut c_char, c_int, c_int) -> c_int,
-    malloc: unsafe extern "C" fn(*mut *mut c_void, usize) -> c_int,
-    free: unsafe extern "C" fn(*mut c_void) -> c_int,
-    memcpy: unsafe extern "C" fn(*mut c_void, *const c_void, usize, c_int) -> c_int,
-    memset: unsafe extern "C" fn(*mut c_void, c_int, usize) -> c_int,
-    device_synchronize: unsafe extern "C" fn() -> c_int,
-    mem_get_info: unsafe extern "C" fn(*mut usize, *mut usize) -> c_int,
-    get_error_name: unsafe extern "C" fn(c_int) -> *const c_char,
-}
-
-impl Hip {
-    fn load(path: &PathBuf) -> Result<Self, String> {
-        // SAFETY: loading our own client library, whose initialisers only set up statics.
-        let lib = unsafe { libloading::Library::new(path) }.map_err(|e| format!("cannot load {}: {e}", path.display()))?;
-        macro_rules! sym {
-            ($name:literal) => {
-                // SAFETY: the symbol's C signature is the one declared in the field's type
-                // (ROCm 7 hip_runtime_api.h).
-                *unsafe { lib.get(concat!($name, "\0").as_bytes()) }.map_err(|e| format!("{}: {e}", $name))?
-            };
-        }
-        Ok(Self {
-            get_device_count: sym!("hipGetDeviceCount"),
-            device_get_name: sym!("hipDeviceGetName"),
-            malloc: sym!("hipMalloc"),
-            free: sym!("hipFree"),
-            memcpy: sym!("hipMemcpy"),
-            memset: sym!("hipMemset"),
-            device_synchronize: sym!("hipDeviceSynchronize"),
-            mem_get_info: sym!("hipMemGetInfo"),
-            get_error_name: sym!("hipGetErrorName"),
-            _lib: lib,
-        })
-    }
-
-    fn check(&self, what: &str, code: c_int) -> Result<(), String> {
-        if code == 0 {
-            return Ok(());
-        }
-        // SAFETY: hipGetErrorName returns a static NUL-terminated string.
-        let name = unsafe { CStr::from_ptr((self.get_error_name)(code)) }.to_string_lossy();
-        Err(format!("{what} failed: {name} ({code})"))
-    }
-}
-
 fn default_lib() -> PathBuf {
     let exe = std::env::current_exe().unwrap_or_default();
     let dir = exe.parent().map(PathBuf::from).unwrap_or_default();
@@ -184,21 +157,26 @@ fn default_lib() -> PathBuf {
     dir.join(name)
 }
 
-fn demo(lib: Option<PathBuf>, mib: usize) -> Result<(), String> {
-    let _embedded = match std::env::var("HIP_REMOTE_WORKER") {
+/// Starts an embedded host-backend worker unless `HIP_REMOTE_WORKER` names one.
+fn embedded_worker() -> Result<Option<Worker>, String> {
+    Ok(match std::env::var("HIP_REMOTE_WORKER") {
         Ok(addr) => {
             println!("using the worker at {addr} (HIP_REMOTE_WORKER)");
             None
         }
         Err(_) => {
-            let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 2 << 30 }));
+            let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 4 << 30 }));
             let worker = Worker::start("127.0.0.1:0", backend, WorkerConfig::default()).map_err(|e| e.to_string())?;
             let addr = worker.local_addr().to_string();
             println!("started an embedded hip-worker (host backend) on {addr}");
             std::env::set_var("HIP_REMOTE_WORKER", &addr);
             Some(worker)
         }
-    };
+    })
+}
+
+fn demo(lib: Option<PathBuf>, mib: usize) -> Result<(), String> {
+    let _embedded = embedded_worker()?;
     let path = lib.unwrap_or_else(default_lib);
     let hip = Hip::load(&path)?;
     println!("loaded the client library {}", path.display());
@@ -260,6 +238,13 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Demo { lib, mib } => demo(lib, mib),
         Command::Ping { worker, count } => ping(&worker_addr(worker), count),
+        Command::Bench { lib, max_mib, round_trips, async_ops, json } => (|| {
+            let _embedded = embedded_worker()?;
+            let hip = Hip::load(&lib.unwrap_or_else(default_lib))?;
+            let report = bench::run(&hip, &bench::BenchOptions { max_mib, round_trips, async_ops, json })?;
+            print!("{report}");
+            Ok(())
+        })(),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -1,0 +1,67 @@
+//! The client library's entry points used by the CLI, resolved with dlopen as an application
+//! linked against libamdhip64 would resolve them.
+
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::path::PathBuf;
+
+/// The few HIP entry points the demo calls, resolved from the real library.
+pub struct Hip {
+    _lib: libloading::Library,
+    pub get_device_count: unsafe extern "C" fn(*mut c_int) -> c_int,
+    pub device_get_name: unsafe extern "C" fn(*mut c_char, c_int, c_int) -> c_int,
+    pub malloc: unsafe extern "C" fn(*mut *mut c_void, usize) -> c_int,
+    pub free: unsafe extern "C" fn(*mut c_void) -> c_int,
+    pub memcpy: unsafe extern "C" fn(*mut c_void, *const c_void, usize, c_int) -> c_int,
+    pub memset: unsafe extern "C" fn(*mut c_void, c_int, usize) -> c_int,
+    pub device_synchronize: unsafe extern "C" fn() -> c_int,
+    pub mem_get_info: unsafe extern "C" fn(*mut usize, *mut usize) -> c_int,
+    pub get_error_name: unsafe extern "C" fn(c_int) -> *const c_char,
+    pub host_malloc: unsafe extern "C" fn(*mut *mut c_void, usize, u32) -> c_int,
+    pub host_free: unsafe extern "C" fn(*mut c_void) -> c_int,
+    pub stream_create: unsafe extern "C" fn(*mut *mut c_void) -> c_int,
+    pub stream_destroy: unsafe extern "C" fn(*mut c_void) -> c_int,
+    pub stream_synchronize: unsafe extern "C" fn(*mut c_void) -> c_int,
+    pub memset_async: unsafe extern "C" fn(*mut c_void, c_int, usize, *mut c_void) -> c_int,
+}
+
+impl Hip {
+    pub fn load(path: &PathBuf) -> Result<Self, String> {
+        // SAFETY: loading our own client library, whose initialisers only set up statics.
+        let lib = unsafe { libloading::Library::new(path) }.map_err(|e| format!("cannot load {}: {e}", path.display()))?;
+        macro_rules! sym {
+            ($name:literal) => {
+                // SAFETY: the symbol's C signature is the one declared in the field's type
+                // (ROCm 7 hip_runtime_api.h).
+                *unsafe { lib.get(concat!($name, "\0").as_bytes()) }.map_err(|e| format!("{}: {e}", $name))?
+            };
+        }
+        Ok(Self {
+            get_device_count: sym!("hipGetDeviceCount"),
+            device_get_name: sym!("hipDeviceGetName"),
+            malloc: sym!("hipMalloc"),
+            free: sym!("hipFree"),
+            memcpy: sym!("hipMemcpy"),
+            memset: sym!("hipMemset"),
+            device_synchronize: sym!("hipDeviceSynchronize"),
+            mem_get_info: sym!("hipMemGetInfo"),
+            get_error_name: sym!("hipGetErrorName"),
+            host_malloc: sym!("hipHostMalloc"),
+            host_free: sym!("hipHostFree"),
+            stream_create: sym!("hipStreamCreate"),
+            stream_destroy: sym!("hipStreamDestroy"),
+            stream_synchronize: sym!("hipStreamSynchronize"),
+            memset_async: sym!("hipMemsetAsync"),
+            _lib: lib,
+        })
+    }
+
+    pub fn check(&self, what: &str, code: c_int) -> Result<(), String> {
+        if code == 0 {
+            return Ok(());
+        }
+        // SAFETY: hipGetErrorName returns a static NUL-terminated string.
+        let name = unsafe { CStr::from_ptr((self.get_error_name)(code)) }.to_string_lossy();
+        Err(format!("{what} failed: {name} ({code})"))
+    }
+}
+
