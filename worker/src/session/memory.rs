@@ -83,6 +83,18 @@ impl Session {
         }
         self.allocations.resolve(req.src, req.len, "hipMemcpy source")?;
         let stream = self.stream(req.stream)?;
+        if stream.is_none() && !io.no_reply {
+            // Null stream: the copy is due now, so the reply is written straight from device
+            // memory (zero-copy on the host backend; one staging copy on GPU backends).
+            let mut sent = Ok(());
+            let request_id = io.request_id;
+            let replies = &io.replies;
+            self.backend.with_device_bytes(None, DevicePtr(req.src), req.len, &mut |bytes| {
+                sent = replies.send_response(request_id, &Response::MemcpyDtoH(wire::MemcpyData { data: proto_core::Bulk(bytes) }));
+            })?;
+            sent.map_err(|e| Failure::new(Status::UNKNOWN, format!("connection failed during copy: {e}")))?;
+            return Err(Failure::ReplyDeferred);
+        }
         // The reply goes out when the stream reaches the copy, from whichever thread runs it;
         // the request loop meanwhile serves the client's next requests.
         let replies = Arc::clone(&io.replies);
