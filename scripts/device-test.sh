@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine from the packed folder (see scripts/pack-device.sh): starts a
+# `--backend cuda` worker on loopback, runs the C conformance programs and the end-to-end
+# benchmark against it, and writes logs and results to $OUT (default /tmp/device-out).
+set -uo pipefail
+PACK=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-/tmp/device-out}
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH="$PACK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; uname -a; ldd --version | head -1; } > "$OUT/machine.txt" 2>&1
+cat "$OUT/machine.txt"
+
+"$PACK/bin/hip-worker" --listen 127.0.0.1:0 --backend "${BACKEND:-cuda}" > "$OUT/worker.stdout" 2> "$OUT/worker.log" &
+WPID=$!
+trap 'kill $WPID 2>/dev/null' EXIT
+for _ in $(seq 100); do grep -q "listening on" "$OUT/worker.stdout" 2>/dev/null && break; sleep 0.1; done
+ADDR=$(sed -n 's/.*listening on //p' "$OUT/worker.stdout" | head -1)
+[ -n "$ADDR" ] || { echo "worker did not start:"; cat "$OUT/worker.log"; exit 1; }
+export HIP_REMOTE_WORKER=$ADDR
+echo "worker at $ADDR"
+
+pass=0; fail=0
+for t in "$PACK"/tests/*; do
+  name=$(basename "$t")
+  if timeout 300 "$t" > "$OUT/test-$name.log" 2>&1; then echo "PASS $name"; pass=$((pass+1)); else echo "FAIL $name (see test-$name.log)"; tail -5 "$OUT/test-$name.log"; fail=$((fail+1)); fi
+done
+"$PACK/bin/hip-remote" ping --count 2000 > "$OUT/ping.txt" 2>&1 && cat "$OUT/ping.txt"
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+  timeout 400 "$PACK/bin/hip-remote" bench --lib "$PACK/lib/libamdhip64.so" --json "$OUT/bench.json" > "$OUT/bench.md" 2>&1
+  cat "$OUT/bench.md"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds release binaries here and packs what the GPU machine needs (it has no Rust
+# toolchain and no network) into the git-ignored folder device-pack/, which the device tool
+# carries. Then, on the GPU machine: bash device-pack/device-test.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PACK=device-pack
+cargo build --release -p hip-worker -p client-capi
+rm -rf "$PACK"; mkdir -p "$PACK/bin" "$PACK/lib" "$PACK/tests"
+cp target/release/hip-worker target/release/hip-remote "$PACK/bin/"
+cp target/release/libamdhip64.so "$PACK/lib/"
+ln -sf libamdhip64.so "$PACK/lib/libamdhip64.so.7"
+if [ -f target/release/libhiprtc.so ]; then
+  cp target/release/libhiprtc.so "$PACK/lib/"; ln -sf libhiprtc.so "$PACK/lib/libhiprtc.so.7"
+fi
+# C conformance programs that run against any worker (the multi-process ones need the Rust
+# harness and run in CI instead).
+for t in device_query memory streams_events errors threads; do
+  [ -f "tests/c/$t.c" ] || continue
+  cc -std=c11 -O2 -I client-capi/include "tests/c/$t.c" -o "$PACK/tests/$t" \
+     -L "$PACK/lib" -lamdhip64 -lpthread -Wl,-rpath,'$ORIGIN/../lib'
+done
+cp scripts/device-test.sh "$PACK/"
+strip "$PACK/bin/"* "$PACK/lib/"*.so 2>/dev/null || true
+du -sh "$PACK"
