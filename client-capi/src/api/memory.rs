@@ -157,7 +157,7 @@ pub unsafe extern "C" fn hipMemcpyAsync(dst: *mut c_void, src: *const c_void, si
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipMemcpyHtoD(dst: hipDeviceptr_t, src: *mut c_void, size: usize) -> hipError_t {
+pub unsafe extern "C" fn hipMemcpyHtoD(dst: hipDeviceptr_t, src: *const c_void, size: usize) -> hipError_t {
     // SAFETY: forwarded caller contract.
     hip_boundary!("hipMemcpyHtoD", { unsafe { copy(dst, src, size, hipMemcpyHostToDevice, None) } })
 }
@@ -175,7 +175,7 @@ pub unsafe extern "C" fn hipMemcpyDtoD(dst: hipDeviceptr_t, src: hipDeviceptr_t,
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipMemcpyHtoDAsync(dst: hipDeviceptr_t, src: *mut c_void, size: usize, stream: hipStream_t) -> hipError_t {
+pub unsafe extern "C" fn hipMemcpyHtoDAsync(dst: hipDeviceptr_t, src: *const c_void, size: usize, stream: hipStream_t) -> hipError_t {
     // SAFETY: forwarded caller contract.
     hip_boundary!("hipMemcpyHtoDAsync", { unsafe { copy(dst, src, size, hipMemcpyHostToDevice, Some(stream_id(stream))) } })
 }

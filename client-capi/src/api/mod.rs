@@ -6,3 +6,4 @@ pub mod device;
 pub mod event;
 pub mod memory;
 pub mod stream;
+pub mod unsupported;

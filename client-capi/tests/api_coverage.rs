@@ -1,0 +1,70 @@
+//! `docs/API_COVERAGE.md` is generated from the symbol lists and the exports in `src/` (the same
+//! computation as build.rs's stubs) and must match what the generator writes now.
+//! Regenerate: `UPDATE_API_COVERAGE=1 cargo test -p client-capi --test api_coverage`.
+
+#[path = "../tools/symbols.rs"]
+mod symbols;
+
+#[path = "../tools/coverage.rs"]
+mod coverage;
+
+use std::path::Path;
+
+#[test]
+fn api_coverage_doc_is_current() {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = manifest_dir.join("../docs/API_COVERAGE.md");
+    let want = coverage::render(&symbols::Coverage::compute(manifest_dir));
+    if std::env::var_os("UPDATE_API_COVERAGE").is_some_and(|v| v != "0") {
+        std::fs::write(&doc, &want).unwrap_or_else(|e| panic!("{}: {e}", doc.display()));
+        return;
+    }
+    let have = std::fs::read_to_string(&doc).unwrap_or_default();
+    if have != want {
+        let first = have
+            .lines()
+            .zip(want.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(have.lines().count().min(want.lines().count()));
+        panic!(
+            "docs/API_COVERAGE.md is stale (first difference at line {}: {:?} vs now {:?}).\n\
+             Regenerate it with:\n    {}",
+            first + 1,
+            have.lines().nth(first).unwrap_or("<end of file>"),
+            want.lines().nth(first).unwrap_or("<end of file>"),
+            coverage::REGENERATE
+        );
+    }
+}
+
+#[test]
+fn every_function_has_a_family() {
+    let cov = symbols::Coverage::compute(Path::new(env!("CARGO_MANIFEST_DIR")));
+    let other: Vec<&str> = cov
+        .hip
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .filter(|n| coverage::family(n) == "other")
+        .collect();
+    assert!(
+        other.is_empty(),
+        "hip functions without a family (extend coverage::family): {other:?}"
+    );
+}
+
+#[test]
+fn scanner_reads_exports() {
+    let src = r#"
+        /// Doc mentioning #[no_mangle] and extern "C" fn hipNotAnExport.
+        #[no_mangle]
+        pub unsafe extern "C" fn hipA(x: i32) -> hipError_t { hip_boundary!("hipA", { Ok(()) }) }
+        extern "C" fn private_callback() {}
+        #[export_name = "hipB"]
+        pub extern "C" fn b_impl() -> hipError_t { todo!() }
+        // #[no_mangle] pub extern "C" fn hipCommented() {}
+        type Cb = extern "C" fn(i32);
+        #[no_mangle]
+        pub extern "C" fn hipC() {}
+    "#;
+    assert_eq!(symbols::exports_in(src), ["hipA", "hipB", "hipC"]);
+}
