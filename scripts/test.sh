@@ -54,6 +54,8 @@ if [ -x scripts/fuzz-smoke.sh ] || [ -f scripts/fuzz-smoke.sh ]; then
   run "fuzz smoke" bash scripts/fuzz-smoke.sh "${FUZZ_SECONDS:-20}"
 fi
 
+run "hip-python client tests" bash scripts/python-test.sh
+
 if [ -f scripts/rdma-test.sh ]; then
   run "RDMA over real verbs (Soft-RoCE guest)" bash scripts/rdma-test.sh
 fi

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# hip-python (PyPI hip-python / rocm-bindings-hip 10.x, HIP 7.x bindings) as a real client:
+# installs it into a venv, lays our libraries out under a ROCM_PATH the way hip-python
+# expects ($ROCM_PATH/lib/libamdhip64.so, libhiprtc.so), starts a host-backend worker and
+# runs tests/python with pytest. Expects `cargo build --workspace` to have run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}/debug
+VENV=${HIP_REMOTE_VENV:-$ROOT/.venv}
+PY=${PYTHON:-python3}
+if [ ! -x "$VENV/bin/python" ]; then
+  "$PY" -m venv "$VENV" 2>/dev/null || {
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv && "$PY" -m venv "$VENV"; }
+fi
+"$VENV/bin/pip" install -q --disable-pip-version-check "hip-python==10.0.*" pytest
+ROCM=$(mktemp -d); WORK=$(mktemp -d)
+cleanup() { [ -n "${WPID:-}" ] && kill "$WPID" 2>/dev/null; rm -rf "$ROCM" "$WORK"; }
+trap cleanup EXIT
+mkdir -p "$ROCM/lib"
+for lib in amdhip64 hiprtc; do
+  if [ -f "$TARGET/lib$lib.so" ]; then
+    cp "$TARGET/lib$lib.so" "$ROCM/lib/"; ln -sf "lib$lib.so" "$ROCM/lib/lib$lib.so.7"
+  fi
+done
+"$TARGET/hip-worker" --listen 127.0.0.1:0 --backend host --host-memory-mib 2048 > "$WORK/worker.out" 2> "$WORK/worker.log" &
+WPID=$!
+for _ in $(seq 100); do grep -q "listening on" "$WORK/worker.out" 2>/dev/null && break; sleep 0.1; done
+ADDR=$(sed -n 's/.*listening on //p' "$WORK/worker.out" | head -1)
+[ -n "$ADDR" ] || { cat "$WORK/worker.log"; exit 1; }
+cd tests/python
+ROCM_PATH=$ROCM HIP_REMOTE_WORKER=$ADDR timeout 600 "$VENV/bin/python" -m pytest -q -p no:cacheprovider .
