@@ -1,1 +1,492 @@
-//! Integration test helpers.
+//! Integration test harness for hip-remote.
+//!
+//! The tests drive the real artifacts the way an application would: C programs from
+//! `tests/c/` are compiled with the system `cc` against our headers (`client-capi/include`)
+//! and linked with the built drop-in `libamdhip64.so.7`; each test starts its own
+//! `hip-worker --backend host` on an ephemeral port and runs the programs with
+//! `HIP_REMOTE_WORKER` pointing at it.
+//!
+//! The artifacts come from `cargo build --workspace` (run before `cargo test`); the harness
+//! looks for them in the workspace target directory (`CARGO_TARGET_DIR` respected) and fails
+//! with a message naming that command when they are missing.
+//!
+//! Everything is bounded: the worker's ready line, every program run, so a hang fails the test
+//! instead of blocking CI.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Default limit for one C program run.
+pub const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long a worker may take to print its ready line.
+pub const WORKER_START_TIMEOUT: Duration = Duration::from_secs(30);
+/// Emulated device memory of a test worker, in MiB.
+pub const DEFAULT_WORKER_MIB: u64 = 1024;
+
+/// The workspace root (the parent of this crate's manifest directory).
+pub fn workspace_root() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.parent().expect("tests/ has a parent").to_path_buf()
+}
+
+/// The directory `cargo build` puts debug artifacts in: `$CARGO_TARGET_DIR/debug` (relative
+/// values are relative to the workspace root) or `<workspace>/target/debug`.
+pub fn target_debug_dir() -> PathBuf {
+    let target = match std::env::var_os("CARGO_TARGET_DIR").filter(|v| !v.is_empty()) {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            if dir.is_absolute() {
+                dir
+            } else {
+                workspace_root().join(dir)
+            }
+        }
+        None => workspace_root().join("target"),
+    };
+    target.join("debug")
+}
+
+/// Paths of the built artifacts the tests need.
+#[derive(Debug, Clone)]
+pub struct Artifacts {
+    /// The drop-in library (`libamdhip64.so`, soname `libamdhip64.so.7`).
+    pub library: PathBuf,
+    /// The `hip-worker` binary.
+    pub worker: PathBuf,
+    /// `client-capi/include` (our HIP headers).
+    pub include: PathBuf,
+    /// `tests/c`.
+    pub c_dir: PathBuf,
+}
+
+/// Locates the artifacts, panicking with instructions when they have not been built.
+pub fn artifacts() -> Artifacts {
+    let dir = target_debug_dir();
+    let library = dir.join("libamdhip64.so");
+    let worker = dir.join("hip-worker");
+    for (path, what) in [(&library, "the drop-in libamdhip64.so"), (&worker, "the hip-worker binary")] {
+        assert!(
+            path.is_file(),
+            "{what} is missing at {}; run `cargo build --workspace` before `cargo test -p hip-remote-tests`",
+            path.display()
+        );
+    }
+    let root = workspace_root();
+    Artifacts { library, worker, include: root.join("client-capi/include"), c_dir: root.join("tests/c") }
+}
+
+/// A directory removed (with its contents) on drop, unless the test is failing and
+/// `HIP_REMOTE_KEEP_TMP` is set.
+#[derive(Debug)]
+pub struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    /// Creates `$TMPDIR/hip-remote-tests-<pid>-<n>-<label>`.
+    pub fn new(label: &str) -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let clean: String = label.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+        let path = std::env::temp_dir().join(format!("hip-remote-tests-{}-{n}-{clean}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap_or_else(|e| panic!("cannot create {}: {e}", path.display()));
+        Self { path }
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if std::thread::panicking() && std::env::var_os("HIP_REMOTE_KEEP_TMP").is_some() {
+            eprintln!("keeping {}", self.path.display());
+            return;
+        }
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// One test's sandbox: a temp dir holding the library links (`libamdhip64.so.7` and
+/// `libamdhip64.so` → the built library) and compiled programs.
+#[derive(Debug)]
+pub struct Sandbox {
+    /// Built artifacts.
+    pub artifacts: Artifacts,
+    dir: TempDir,
+}
+
+impl Sandbox {
+    /// A fresh sandbox for the test `label`.
+    pub fn new(label: &str) -> Self {
+        let artifacts = artifacts();
+        let dir = TempDir::new(label);
+        let lib = dir.path().join("lib");
+        std::fs::create_dir_all(&lib).expect("create lib dir");
+        for name in ["libamdhip64.so.7", "libamdhip64.so"] {
+            std::os::unix::fs::symlink(&artifacts.library, lib.join(name))
+                .unwrap_or_else(|e| panic!("symlink {name} -> {}: {e}", artifacts.library.display()));
+        }
+        Self { artifacts, dir }
+    }
+
+    /// The directory holding `libamdhip64.so.7`.
+    pub fn lib_dir(&self) -> PathBuf {
+        self.dir.path().join("lib")
+    }
+
+    /// The sandbox directory.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Compiles `tests/c/<name>.c` into the sandbox and returns the executable's path.
+    pub fn compile(&self, name: &str) -> PathBuf {
+        let src = self.artifacts.c_dir.join(format!("{name}.c"));
+        assert!(src.is_file(), "no C test program {}", src.display());
+        let exe = self.dir.path().join(name);
+        let lib = self.lib_dir();
+        let cc = std::env::var("CC").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| "cc".into());
+        let mut cmd = Command::new(&cc);
+        cmd.args(["-std=c11", "-Wall", "-Werror", "-g", "-O1"])
+            .arg("-I")
+            .arg(&self.artifacts.include)
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe)
+            .arg(format!("-L{}", lib.display()))
+            .arg("-lamdhip64")
+            .arg(format!("-Wl,-rpath,{}", lib.display()))
+            .arg("-lpthread");
+        let out = cmd.output().unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e}"));
+        assert!(
+            out.status.success(),
+            "compiling {} failed ({}):\n{:?}\n{}{}",
+            src.display(),
+            out.status,
+            cmd,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        exe
+    }
+
+    /// Starts a host-backend worker with the default memory size.
+    pub fn start_worker(&self) -> WorkerProcess {
+        self.start_worker_with(DEFAULT_WORKER_MIB)
+    }
+
+    /// Starts a host-backend worker with `mib` MiB of emulated device memory.
+    pub fn start_worker_with(&self, mib: u64) -> WorkerProcess {
+        WorkerProcess::start(&self.artifacts.worker, mib, &self.dir.path().join("worker.log"))
+    }
+}
+
+/// A `hip-worker` child process, killed on drop.
+#[derive(Debug)]
+pub struct WorkerProcess {
+    child: Child,
+    addr: String,
+    log: PathBuf,
+}
+
+impl WorkerProcess {
+    /// Starts `worker --listen 127.0.0.1:0 --backend host --host-memory-mib MIB` and waits for
+    /// its `hip-worker listening on ADDR` line. The worker's stderr goes to `log`.
+    pub fn start(worker: &Path, mib: u64, log: &Path) -> Self {
+        let log_file = std::fs::File::create(log).expect("create worker log");
+        let mut child = Command::new(worker)
+            .args(["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib"])
+            .arg(mib.to_string())
+            .env_remove("HIP_REMOTE_TOKEN")
+            .env_remove("HIP_REMOTE_LISTEN")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(log_file))
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", worker.display()));
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            let mut sent = false;
+            for line in lines.by_ref() {
+                let Ok(line) = line else { break };
+                if !sent {
+                    if let Some(addr) = line.strip_prefix("hip-worker listening on ") {
+                        let _ = tx.send(addr.trim().to_string());
+                        sent = true;
+                    }
+                }
+            }
+            // Keep draining so the worker never blocks on a full pipe.
+        });
+        let mut me = Self { child, addr: String::new(), log: log.to_path_buf() };
+        match rx.recv_timeout(WORKER_START_TIMEOUT) {
+            Ok(addr) => me.addr = addr,
+            Err(_) => {
+                let status = me.child.try_wait().ok().flatten();
+                panic!(
+                    "hip-worker printed no ready line within {WORKER_START_TIMEOUT:?} (exit status {status:?}); log:\n{}",
+                    me.log_text()
+                );
+            }
+        }
+        me
+    }
+
+    /// `host:port` the worker listens on.
+    pub fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    /// The worker's log so far.
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Panics if the worker process has exited.
+    pub fn assert_alive(&mut self) {
+        if let Ok(Some(status)) = self.child.try_wait() {
+            panic!("hip-worker exited ({status}); log:\n{}", self.log_text());
+        }
+    }
+
+    /// A command for `exe` with `HIP_REMOTE_WORKER` pointing at this worker.
+    pub fn command(&self, exe: &Path) -> Command {
+        client_command(exe, &self.addr)
+    }
+
+    /// Runs `exe args...` against this worker and waits (bounded by [`RUN_TIMEOUT`]).
+    pub fn run(&self, exe: &Path, args: &[&str]) -> RunOutput {
+        let mut cmd = self.command(exe);
+        cmd.args(args);
+        run_with_timeout(cmd, RUN_TIMEOUT)
+    }
+}
+
+impl Drop for WorkerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if std::thread::panicking() {
+            eprintln!("---- hip-worker log ({}) ----\n{}", self.addr, self.log_text());
+        }
+    }
+}
+
+/// A command for a client program talking to `worker_addr`, with the client's other
+/// configuration variables cleared so the developer's environment cannot interfere.
+pub fn client_command(exe: &Path, worker_addr: &str) -> Command {
+    let mut cmd = Command::new(exe);
+    cmd.env("HIP_REMOTE_WORKER", worker_addr)
+        .env("HIP_REMOTE_DEBUG", "1")
+        .env_remove("HIP_REMOTE_TOKEN")
+        .env_remove("TF_WORKER_HOST")
+        .env_remove("TF_WORKER_PORT")
+        .env_remove("HIP_REMOTE_CONNECT_TIMEOUT")
+        .env_remove("HIP_REMOTE_IO_TIMEOUT");
+    cmd
+}
+
+/// What a finished (or timed-out) program run produced.
+#[derive(Debug)]
+pub struct RunOutput {
+    /// What was run.
+    pub what: String,
+    /// Exit status (`None` when it timed out and was killed).
+    pub status: Option<ExitStatus>,
+    /// Whether it ran past its limit.
+    pub timed_out: bool,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl RunOutput {
+    /// Whether it exited with status 0.
+    pub fn success(&self) -> bool {
+        !self.timed_out && self.status.is_some_and(|s| s.success())
+    }
+
+    /// A report of the run for failure messages.
+    pub fn report(&self) -> String {
+        format!(
+            "{} — {}, {:.1?}\n---- stdout ----\n{}---- stderr ----\n{}",
+            self.what,
+            if self.timed_out { "TIMED OUT".to_string() } else { format!("{:?}", self.status) },
+            self.elapsed,
+            self.stdout,
+            self.stderr
+        )
+    }
+
+    /// Panics with the full output unless the program exited with status 0.
+    #[track_caller]
+    pub fn assert_success(&self) -> &Self {
+        assert!(self.success(), "program failed: {}", self.report());
+        self
+    }
+}
+
+fn spawn_reader(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = pipe.read_to_end(&mut buf);
+        String::from_utf8_lossy(&buf).into_owned()
+    })
+}
+
+/// Runs `cmd` with piped output; kills it after `limit`.
+pub fn run_with_timeout(mut cmd: Command, limit: Duration) -> RunOutput {
+    let what = format!("{cmd:?}");
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let start = Instant::now();
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {what}: {e}"));
+    let out = spawn_reader(child.stdout.take().expect("piped"));
+    let err = spawn_reader(child.stderr.take().expect("piped"));
+    let (status, timed_out) = wait_bounded(&mut child, limit);
+    RunOutput {
+        what,
+        status,
+        timed_out,
+        elapsed: start.elapsed(),
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    }
+}
+
+/// Waits for `child` up to `limit`; kills it (SIGKILL) when it runs past.
+pub fn wait_bounded(child: &mut Child, limit: Duration) -> (Option<ExitStatus>, bool) {
+    let deadline = Instant::now() + limit;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return (Some(status), false),
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return (None, true);
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(e) => panic!("waiting for a child failed: {e}"),
+        }
+    }
+}
+
+/// A client program kept running while the test talks to it through stdin/stdout (for the
+/// cross-session and kill tests). Killed on drop.
+#[derive(Debug)]
+pub struct Interactive {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    seen: Vec<String>,
+    stderr: Option<std::thread::JoinHandle<String>>,
+    what: String,
+}
+
+impl Interactive {
+    /// Starts `cmd` with piped stdin/stdout/stderr.
+    pub fn spawn(mut cmd: Command) -> Self {
+        let what = format!("{cmd:?}");
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {what}: {e}"));
+        let stdout: ChildStdout = child.stdout.take().expect("piped");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = Some(spawn_reader(child.stderr.take().expect("piped")));
+        Self { stdin: child.stdin.take(), child, lines, seen: Vec::new(), stderr, what }
+    }
+
+    /// Waits (up to `limit`) for a stdout line starting with `prefix`; returns the rest of it.
+    pub fn expect_line(&mut self, prefix: &str, limit: Duration) -> String {
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if let Some(rest) = line.strip_prefix(prefix) {
+                        return rest.trim().to_string();
+                    }
+                }
+                Err(_) => {
+                    let _ = self.child.kill();
+                    let status = self.child.wait().ok();
+                    let stderr = self.stderr.take().map(|h| h.join().unwrap_or_default()).unwrap_or_default();
+                    panic!(
+                        "{}: no line starting with {prefix:?} within {limit:?} (status {status:?})\n---- stdout ----\n{}\n---- stderr ----\n{stderr}",
+                        self.what,
+                        self.seen.join("\n")
+                    );
+                }
+            }
+        }
+    }
+
+    /// Writes a line to the program's stdin.
+    pub fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin still open");
+        writeln!(stdin, "{line}").and_then(|_| stdin.flush()).expect("write to child stdin");
+    }
+
+    /// SIGKILLs the program now.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Closes stdin and waits (bounded) for the program to exit; returns its output.
+    pub fn finish(mut self, limit: Duration) -> RunOutput {
+        drop(self.stdin.take());
+        let start = Instant::now();
+        let (status, timed_out) = wait_bounded(&mut self.child, limit);
+        let mut rest: Vec<String> = std::mem::take(&mut self.seen);
+        // The reader thread ends at EOF; collect what it still holds.
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(2)) {
+            rest.push(line);
+        }
+        let stderr = self.stderr.take().map(|h| h.join().unwrap_or_default()).unwrap_or_default();
+        RunOutput {
+            what: self.what.clone(),
+            status,
+            timed_out,
+            elapsed: start.elapsed(),
+            stdout: rest.iter().map(|l| format!("{l}\n")).collect(),
+            stderr,
+        }
+    }
+}
+
+impl Drop for Interactive {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A TCP port on 127.0.0.1 that nothing listens on (bound, then released).
+pub fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral port");
+    let port = listener.local_addr().expect("local addr").port();
+    drop(listener);
+    port
+}
