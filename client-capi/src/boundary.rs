@@ -12,8 +12,9 @@ thread_local! {
 }
 
 /// Records `err` as the thread's last error unless it is success; returns it.
+/// `hipErrorNotReady` is a status, not a failure: like ROCm, it is not recorded.
 pub fn record(err: HipError) -> HipError {
-    if err != HipError::SUCCESS {
+    if err != HipError::SUCCESS && err != HipError::NOT_READY {
         LAST_ERROR.with(|e| e.set(err));
     }
     err

@@ -333,7 +333,6 @@ fn second_hello_is_refused() {
 /// an established session, ends the connection (`if opcode == Opcode::Hello { ...; return
 /// Ok(()) }`), which destroys the session and everything it allocated.
 #[test]
-#[ignore = "library bug: a duplicate HELLO closes an established session (worker/src/server.rs serve_session)"]
 fn second_hello_keeps_the_session() {
     let worker = start_worker();
     let mut c = Client::greeted(&worker);

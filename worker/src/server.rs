@@ -168,7 +168,12 @@ pub fn serve_connection(stream: TcpStream, backend: Arc<dyn Backend>, config: &W
     let replies = ReplySender::new(Box::new(sink));
     let mut io = WorkerIo::new(Box::new(source), replies.clone());
     let mut session = Session::new(backend, Arc::new(config.session.clone()));
-    serve_session(&mut session, &mut io)
+    let result = serve_session(&mut session, &mut io);
+    // Free the session's resources (draining its streams, whose callbacks may still queue
+    // replies) before the writer is told to finish.
+    drop(session);
+    replies.close();
+    result
 }
 
 /// The request loop over any transport.
@@ -242,7 +247,8 @@ pub fn serve_session(session: &mut Session, io: &mut WorkerIo) -> Result<(), Tra
             Ok(_) | Err(Failure::ReplyDeferred) => {}
             Err(Failure::Status(status, message)) => {
                 tracing::debug!(session = session.id(), %opcode, ?status, %message, "request failed");
-                if opcode == Opcode::Hello {
+                if opcode == Opcode::Hello && !session.greeted() {
+                    // No session was established (version, authentication): refuse and close.
                     io.replies.send_error(request_id, header.opcode, status, &message)?;
                     return Ok(());
                 }

@@ -92,19 +92,31 @@ enum Direction {
 }
 
 fn direction(dst: *const c_void, src: *const c_void, kind: hipMemcpyKind) -> Result<Direction, CallError> {
-    Ok(match kind {
+    let (dst_dev, src_dev) = (is_device_pointer(dst as u64), is_device_pointer(src as u64));
+    let from_pointers = match (dst_dev, src_dev) {
+        (false, false) => Direction::HostToHost,
+        (true, false) => Direction::HostToDevice,
+        (false, true) => Direction::DeviceToHost,
+        (true, true) => Direction::DeviceToDevice,
+    };
+    let stated = match kind {
         0 => Direction::HostToHost,
         1 => Direction::HostToDevice,
         2 => Direction::DeviceToHost,
         3 => Direction::DeviceToDevice,
-        4 => match (is_device_pointer(dst as u64), is_device_pointer(src as u64)) {
-            (false, false) => Direction::HostToHost,
-            (true, false) => Direction::HostToDevice,
-            (false, true) => Direction::DeviceToHost,
-            (true, true) => Direction::DeviceToDevice,
-        },
+        4 => return Ok(from_pointers),
         other => return Err(CallError::new(HipError::INVALID_MEMCPY_DIRECTION, format!("hipMemcpyKind {other} is not a copy direction"))),
-    })
+    };
+    // Like ROCm, a known device pointer decides over a kind that would treat it as host
+    // memory: dereferencing a device address here would crash the application. Otherwise the
+    // stated kind stands, and the worker refuses pointers that are not its allocations.
+    let (dst_host, src_host) = match stated {
+        Direction::HostToHost => (true, true),
+        Direction::HostToDevice => (false, true),
+        Direction::DeviceToHost => (true, false),
+        Direction::DeviceToDevice => (false, false),
+    };
+    Ok(if (dst_host && dst_dev) || (src_host && src_dev) { from_pointers } else { stated })
 }
 
 /// One copy of `len` bytes; `stream` is `None` for the synchronous API.

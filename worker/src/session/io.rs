@@ -6,31 +6,98 @@ use proto_core::frame::{encode_frame, FrameMeta};
 use proto_core::wire::ErrorReply;
 use proto_core::{EncodeError, Flags, Opcode, Response, Status};
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 use transport_tcp::{FrameSink, FrameSource, TransportError};
 
-/// The reply path of one connection. Cloned (via `Arc`) into completion callbacks that run on
-/// stream executors, so a reply can be sent from any thread; one lock keeps frames whole.
+/// The reply path of one connection.
+///
+/// Two ways out, one order: the session thread writes its replies directly (zero-copy from
+/// device memory where possible), while stream executors answering asynchronous copies only
+/// *queue* an owned frame for a writer thread. An executor must never block on the socket:
+/// a client that is busy writing a large upload does not read, and an executor stuck in a
+/// write would stall the stream — and with it the null-stream barrier the upload waits for
+/// (a distributed deadlock). Direct writes first drain the queue, so replies leave in the
+/// order they were produced.
 pub struct ReplySender {
-    inner: Mutex<ReplyInner>,
+    sink: Mutex<SinkState>,
+    queue: Mutex<QueueState>,
+    queued: Condvar,
     /// First failure of a fire-and-forget request since the last response, as a HIP status.
     deferred: AtomicI32,
 }
 
-struct ReplyInner {
+struct SinkState {
     sink: Box<dyn FrameSink>,
     buf: Vec<u8>,
     broken: bool,
 }
 
+#[derive(Default)]
+struct QueueState {
+    frames: VecDeque<Vec<u8>>,
+    closed: bool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 impl ReplySender {
-    /// Wraps the connection's sending half.
+    /// Wraps the connection's sending half and starts its writer thread (which ends after
+    /// [`ReplySender::close`] once the queue is empty).
     pub fn new(sink: Box<dyn FrameSink>) -> Arc<Self> {
-        Arc::new(Self {
-            inner: Mutex::new(ReplyInner { sink, buf: vec![0; 4096], broken: false }),
+        let sender = Arc::new(Self {
+            sink: Mutex::new(SinkState { sink, buf: vec![0; 4096], broken: false }),
+            queue: Mutex::default(),
+            queued: Condvar::new(),
             deferred: AtomicI32::new(0),
-        })
+        });
+        let writer = Arc::clone(&sender);
+        let spawned = std::thread::Builder::new().name("hip-session-writer".into()).spawn(move || writer.writer_loop());
+        if let Err(e) = spawned {
+            tracing::error!(%e, "cannot start the reply writer; queued replies will go out with the next direct reply");
+        }
+        sender
+    }
+
+    /// Stops the writer thread once everything queued has been written (or the link died).
+    pub fn close(&self) {
+        lock(&self.queue).closed = true;
+        self.queued.notify_all();
+    }
+
+    fn writer_loop(&self) {
+        loop {
+            {
+                let mut q = lock(&self.queue);
+                while q.frames.is_empty() && !q.closed {
+                    q = self.queued.wait(q).unwrap_or_else(|p| p.into_inner());
+                }
+                if q.frames.is_empty() && q.closed {
+                    return;
+                }
+            }
+            let mut sink = lock(&self.sink);
+            if self.drain_queue(&mut sink).is_err() {
+                lock(&self.queue).frames.clear();
+            }
+        }
+    }
+
+    /// Writes every queued frame; called with the sink locked.
+    fn drain_queue(&self, sink: &mut SinkState) -> Result<(), TransportError> {
+        loop {
+            let Some(frame) = lock(&self.queue).frames.pop_front() else { return Ok(()) };
+            if sink.broken {
+                return Err(TransportError::Closed);
+            }
+            if let Err(e) = sink.sink.send(&frame, &[]) {
+                sink.broken = true;
+                return Err(e);
+            }
+        }
     }
 
     /// Records the failure of a request that wanted no reply; the first one wins until the
@@ -39,12 +106,12 @@ impl ReplySender {
         let _ = self.deferred.compare_exchange(0, status.0, Ordering::AcqRel, Ordering::Acquire);
     }
 
-    /// Sends a success response.
+    /// Sends a success response now (from the session thread).
     pub fn send_response(&self, request_id: u64, response: &Response<'_>) -> Result<(), TransportError> {
         self.send_with(|buf, aux| response.encode_frame(buf, request_id, aux))
     }
 
-    /// Sends an error response for a request of raw opcode `opcode`.
+    /// Sends an error response for a request of raw opcode `opcode` now.
     pub fn send_error(&self, request_id: u64, opcode: u16, status: Status, message: &str) -> Result<(), TransportError> {
         let message = truncate_utf8(message, proto_core::limits::MAX_NAME_LEN);
         let reply = ErrorReply { status, message: message.into() };
@@ -54,29 +121,68 @@ impl ReplySender {
         })
     }
 
+    /// Queues a success response for the writer thread; never blocks on the socket (for
+    /// stream executors).
+    pub fn queue_response(&self, request_id: u64, response: &Response<'_>) {
+        self.queue_with(|buf, aux| response.encode_frame(buf, request_id, aux));
+    }
+
+    /// Queues an error response for the writer thread.
+    pub fn queue_error(&self, request_id: u64, opcode: u16, status: Status, message: &str) {
+        let message = truncate_utf8(message, proto_core::limits::MAX_NAME_LEN);
+        let reply = ErrorReply { status, message: message.into() };
+        self.queue_with(|buf, aux| {
+            let meta = FrameMeta { opcode, flags: Flags::RESPONSE | Flags::ERROR, request_id, credits: 0, aux };
+            encode_frame(buf, meta, &reply)
+        });
+    }
+
+    fn queue_with<'b>(&self, encode: impl Fn(&mut [u8], i32) -> Result<proto_core::EncodedFrame<'b>, EncodeError>) {
+        let aux = self.deferred.swap(0, Ordering::AcqRel);
+        let mut buf = vec![0u8; 256];
+        let frame = loop {
+            match encode(&mut buf, aux) {
+                Ok(frame) => break frame,
+                Err(EncodeError::BufferTooSmall { required }) => buf.resize(required, 0),
+                Err(EncodeError::InvalidValue { what }) => {
+                    tracing::error!(what, "response could not be encoded");
+                    return;
+                }
+            }
+        };
+        buf.truncate(frame.head_len);
+        buf.extend_from_slice(frame.bulk);
+        let mut q = lock(&self.queue);
+        if !q.closed {
+            q.frames.push_back(buf);
+            self.queued.notify_one();
+        }
+    }
+
     fn send_with<'b>(
         &self,
         encode: impl Fn(&mut [u8], i32) -> Result<proto_core::EncodedFrame<'b>, EncodeError>,
     ) -> Result<(), TransportError> {
-        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        if inner.broken {
+        let mut guard = lock(&self.sink);
+        let state = &mut *guard;
+        self.drain_queue(state)?;
+        if state.broken {
             return Err(TransportError::Closed);
         }
         let aux = self.deferred.swap(0, Ordering::AcqRel);
-        let inner = &mut *inner;
         let frame = loop {
-            match encode(&mut inner.buf, aux) {
+            match encode(&mut state.buf, aux) {
                 Ok(frame) => break frame,
-                Err(EncodeError::BufferTooSmall { required }) => inner.buf.resize(required, 0),
+                Err(EncodeError::BufferTooSmall { required }) => state.buf.resize(required, 0),
                 Err(EncodeError::InvalidValue { what }) => {
                     tracing::error!(what, "response could not be encoded");
                     return Err(TransportError::Io(std::io::Error::other(format!("unencodable response: {what}"))));
                 }
             }
         };
-        let result = inner.sink.send(&inner.buf[..frame.head_len], frame.bulk);
+        let result = state.sink.send(&state.buf[..frame.head_len], frame.bulk);
         if result.is_err() {
-            inner.broken = true;
+            state.broken = true;
         }
         result
     }

@@ -20,7 +20,7 @@ impl Session {
         }
         let ptr = self.backend.malloc(dev, req.size)?;
         if !ptr.is_null() {
-            self.allocations.insert(ptr.0, AllocInfo { size: req.size, device: dev });
+            self.allocations.insert(ptr.0, AllocInfo { size: req.size, device: dev, module: None });
         }
         Ok(wire::Allocation { ptr: ptr.0 })
     }
@@ -29,9 +29,14 @@ impl Session {
         if req.ptr == 0 {
             return Ok(wire::Empty {});
         }
-        if self.allocations.remove(req.ptr).is_none() {
-            return Err(Failure::new(Status::INVALID_VALUE, format!("hipFree({:#x}): not the start of a live allocation of this session", req.ptr)));
+        match self.allocations.get(req.ptr) {
+            None => return Err(Failure::new(Status::INVALID_VALUE, format!("hipFree({:#x}): not the start of a live allocation of this session", req.ptr))),
+            Some(info) if info.module.is_some() => {
+                return Err(Failure::new(Status::INVALID_VALUE, format!("hipFree({:#x}): a module global cannot be freed (unload its module)", req.ptr)))
+            }
+            Some(_) => {}
         }
+        self.allocations.remove(req.ptr);
         // hipFree synchronizes the device before releasing memory.
         for (stream, _) in self.streams.values() {
             let _ = self.backend.stream_synchronize(*stream);
@@ -104,13 +109,13 @@ impl Session {
             DevicePtr(req.src),
             req.len,
             Box::new(move |result| {
-                let sent = match result {
-                    _ if no_reply => Ok(()),
-                    Ok(bytes) => replies.send_response(request_id, &Response::MemcpyDtoH(wire::MemcpyData { data: proto_core::Bulk(&bytes) })),
-                    Err(e) => replies.send_error(request_id, opcode.raw(), Status(e.hip_code()), &e.to_string()),
-                };
-                if let Err(e) = sent {
-                    tracing::debug!(request_id, %e, "device-to-host reply could not be sent");
+                // Queued, never written here: this runs on a stream executor, which must not
+                // block on a client that is busy sending (see ReplySender).
+                match result {
+                    Ok(_) if no_reply => {}
+                    Ok(bytes) => replies.queue_response(request_id, &Response::MemcpyDtoH(wire::MemcpyData { data: proto_core::Bulk(&bytes) })),
+                    Err(e) if no_reply => replies.defer(Status(e.hip_code())),
+                    Err(e) => replies.queue_error(request_id, opcode.raw(), Status(e.hip_code()), &e.to_string()),
                 }
             }),
         )?;
