@@ -88,9 +88,9 @@ pub fn status_to_hip(status: Status) -> HipError {
 
 /// What reading one reply frame did.
 enum Step {
-    /// The awaited reply: its header (control part in `self.control`, bulk in `self.bulk`),
-    /// or its error.
-    Wanted(Result<FrameHeader, CallError>),
+    /// An awaited reply (its request id): its header (control part in `self.control`, bulk
+    /// in `self.bulk`), or its error.
+    Wanted(u64, Result<FrameHeader, CallError>),
     /// An asynchronous copy's bytes landed in the application's buffer.
     Landed,
     /// An asynchronous copy failed.
@@ -229,7 +229,7 @@ impl Conn {
         let mut first_error = None;
         for id in &ids {
             while self.landings.contains_key(id) {
-                if let Step::LandingFailed(failed, e) = self.receive_one(None)? {
+                if let Step::LandingFailed(failed, e) = self.receive_one(&[])? {
                     if ids.contains(&failed) {
                         first_error.get_or_insert(e);
                     } else {
@@ -251,14 +251,9 @@ impl Conn {
 
     fn wait_reply<R>(&mut self, id: u64, opcode: u16, on_reply: impl FnOnce(Response<'_>) -> R) -> Result<R, CallError> {
         loop {
-            match self.receive_one(Some(id))? {
-                Step::Wanted(Ok(header)) => {
-                    let response = Response::parse(opcode, &self.control, &self.bulk).map_err(|e| {
-                        CallError::new(HipError::UNKNOWN, format!("malformed reply to {:#06x} (header opcode {:#06x}): {e}", opcode, header.opcode))
-                    })?;
-                    return Ok(on_reply(response));
-                }
-                Step::Wanted(Err(e)) => return Err(e),
+            match self.receive_one(&[id])? {
+                Step::Wanted(_, Ok(header)) => return Ok(on_reply(self.parse_wanted(opcode, &header)?)),
+                Step::Wanted(_, Err(e)) => return Err(e),
                 Step::LandingFailed(_, e) => {
                     self.deferred.get_or_insert(e.code);
                 }
@@ -267,9 +262,53 @@ impl Conn {
         }
     }
 
+    fn parse_wanted(&self, opcode: u16, header: &FrameHeader) -> Result<Response<'_>, CallError> {
+        Response::parse(opcode, &self.control, &self.bulk).map_err(|e| {
+            CallError::new(HipError::UNKNOWN, format!("malformed reply to {:#06x} (header opcode {:#06x}): {e}", opcode, header.opcode))
+        })
+    }
+
+    /// Sends `reqs` back to back and then collects their replies: one round trip for all
+    /// (e.g. the functions of a freshly loaded fat binary). Replies may come in any order;
+    /// `on_reply(i, response)` sees request `i`'s. The outer error is a failed connection; the
+    /// inner ones are the requests' own error replies, each in its request's place.
+    pub fn call_batch<R>(
+        &mut self,
+        reqs: &[Request<'_>],
+        mut on_reply: impl FnMut(usize, Response<'_>) -> R,
+    ) -> Result<Vec<Result<R, CallError>>, CallError> {
+        let mut ids = Vec::with_capacity(reqs.len());
+        for req in reqs {
+            let bulk = request_bulk(req);
+            let (id, head_len) = self.encode(req, Flags::empty())?;
+            self.sink.queue(&self.encode_buf[..head_len], bulk).map_err(transport_error)?;
+            ids.push(id);
+        }
+        self.flush()?;
+        let mut results: Vec<Option<Result<R, CallError>>> = reqs.iter().map(|_| None).collect();
+        let mut open = ids.clone();
+        while !open.is_empty() {
+            match self.receive_one(&open)? {
+                Step::Wanted(id, outcome) => {
+                    let Some(i) = ids.iter().position(|&x| x == id) else { continue };
+                    results[i] = Some(match outcome {
+                        Ok(header) => self.parse_wanted(reqs[i].opcode().raw(), &header).map(|r| on_reply(i, r)),
+                        Err(e) => Err(e),
+                    });
+                    open.retain(|&x| x != id);
+                }
+                Step::LandingFailed(_, e) => {
+                    self.deferred.get_or_insert(e.code);
+                }
+                Step::Landed | Step::Other => {}
+            }
+        }
+        Ok(results.into_iter().map(|r| r.unwrap_or_else(|| Err(CallError::new(HipError::UNKNOWN, "reply missing")))).collect())
+    }
+
     /// Reads one reply frame and does what it asks: land copy data, record errors, or hand
     /// the awaited reply back.
-    fn receive_one(&mut self, wanted: Option<u64>) -> Result<Step, CallError> {
+    fn receive_one(&mut self, wanted: &[u64]) -> Result<Step, CallError> {
         let head = self.source.recv_head().map_err(transport_error)?;
         let header = head.header;
         self.control.clear();
@@ -290,8 +329,8 @@ impl Conn {
             if self.landings.remove(&id).is_some() {
                 return Ok(Step::LandingFailed(id, error));
             }
-            if Some(id) == wanted {
-                return Ok(Step::Wanted(Err(error)));
+            if wanted.contains(&id) {
+                return Ok(Step::Wanted(id, Err(error)));
             }
             self.deferred.get_or_insert(error.code);
             return Ok(Step::Other);
@@ -310,10 +349,10 @@ impl Conn {
             return Ok(Step::Landed);
         }
         self.bulk.clear();
-        if Some(id) == wanted {
+        if wanted.contains(&id) {
             self.bulk.resize(header.bulk_len as usize, 0);
             self.source.recv_bulk(&mut self.bulk).map_err(transport_error)?;
-            return Ok(Step::Wanted(Ok(header)));
+            return Ok(Step::Wanted(id, Ok(header)));
         }
         self.source.skip_bulk().map_err(transport_error)?;
         Ok(Step::Other)

@@ -12,4 +12,5 @@ pub mod abi;
 pub mod api;
 pub mod config;
 pub mod conn;
+pub mod fatbin;
 pub mod remote;

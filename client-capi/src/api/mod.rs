@@ -5,5 +5,7 @@
 pub mod device;
 pub mod event;
 pub mod memory;
+pub mod module;
+pub mod register;
 pub mod stream;
 pub mod unsupported;

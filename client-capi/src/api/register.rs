@@ -1,0 +1,704 @@
+//! `<<<>>>` programs: what hipcc's generated code calls. Its module constructor registers the
+//! translation unit's fat binary (`__hipRegisterFatBinary`), then each kernel under the address
+//! of its host-side handle (`__hipRegisterFunction`) and each device variable under the address
+//! of its host shadow (`__hipRegisterVar`); a launch `k<<<g, b, s, q>>>(args)` pushes the
+//! configuration (`__hipPushCallConfiguration`), and the kernel's host stub pops it
+//! (`__hipPopCallConfiguration`) and calls `hipLaunchKernel(handle, g, b, args, s, q)`.
+//!
+//! Registration runs before `main` and never touches the network: it records addresses and
+//! names. The fat binary is parsed, reduced to the code object of the worker's device
+//! architecture ([`crate::fatbin::select`]) and loaded on the first launch of one of its
+//! kernels (or first use of one of its variables); right after the load, every kernel it
+//! registered is resolved in one pipelined round trip. When no code object matches (always
+//! on the host backend, whose architecture is `host`), that launch — and every later one of
+//! the same fat binary — fails with `hipErrorNoBinaryForGpu` and a message naming the
+//! architectures the program carries and the one the worker needs.
+//!
+//! The handle `__hipRegisterFatBinary` returns is an id from the same never-reused counter
+//! as `hipModule_t`, never dereferenced. Device variables are reached through
+//! `hipMemcpyToSymbol`/`hipMemcpyFromSymbol` (+`Async`), `hipGetSymbolAddress` and
+//! `hipGetSymbolSize`; the copies go through this library's ordinary copy paths.
+
+use crate::abi::*;
+use crate::api::memory::{hipMemcpy, hipMemcpyAsync, is_device_pointer};
+use crate::api::module::{self, c_str, Function, Geometry};
+use crate::conn::CallError;
+use crate::fatbin::{self, Wrapper};
+use crate::remote;
+use proto_core::{wire, Request};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_uint, c_void};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+/// What became of a registered fat binary.
+enum LoadState {
+    /// Not needed yet.
+    Unloaded,
+    /// Loaded as this client module.
+    Loaded(u64),
+    /// Cannot ever load in this process: bad image, or no code object for the device.
+    Failed(CallError),
+}
+
+/// One `__hipRegisterFatBinary`.
+struct FatBinary {
+    /// Where the offload bundle lies in this process (0 when the wrapper was unusable).
+    bundle: usize,
+    /// For messages: the bundle's address and the object file holding it.
+    origin: String,
+    /// Held during the (first) load, so concurrent first launches load once.
+    state: Mutex<LoadState>,
+}
+
+struct RegisteredFunction {
+    fatbin: u64,
+    name: String,
+    /// The `hipFunction_t` once resolved.
+    resolved: Option<u64>,
+}
+
+struct RegisteredVar {
+    fatbin: u64,
+    name: String,
+    /// The device address and size once resolved.
+    resolved: Option<(u64, u64)>,
+}
+
+#[derive(Default)]
+struct Registry {
+    fatbins: HashMap<u64, Arc<FatBinary>>,
+    functions: HashMap<usize, RegisteredFunction>,
+    vars: HashMap<usize, RegisteredVar>,
+}
+
+fn registry() -> MutexGuard<'static, Registry> {
+    static REGISTRY: OnceLock<Mutex<Registry>> = OnceLock::new();
+    REGISTRY.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn debug(msg: impl FnOnce() -> String) {
+    if remote::config().debug {
+        eprintln!("hip-remote: {}", msg());
+    }
+}
+
+/// The object file (executable or shared library) that holds `addr`, for messages.
+#[cfg(target_os = "linux")]
+fn object_name(addr: usize) -> Option<String> {
+    // SAFETY: Dl_info is plain pointers, valid as zero.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: dladdr only reads the loader's tables and fills `info`.
+    if unsafe { libc::dladdr(addr as *const c_void, &mut info) } == 0 || info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: dli_fname is a NUL-terminated path owned by the loader.
+    let name = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) }.to_string_lossy().into_owned();
+    (!name.is_empty()).then_some(name)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn object_name(_addr: usize) -> Option<String> {
+    None
+}
+
+/// Reads the wrapper at `data`: the bundle address, or why not.
+///
+/// # Safety
+/// `data` must be null or point at a fat-binary wrapper (24 bytes).
+unsafe fn read_wrapper(data: *const c_void) -> Result<usize, CallError> {
+    if data.is_null() {
+        return Err(CallError::new(HipError::INVALID_IMAGE, "__hipRegisterFatBinary got NULL"));
+    }
+    // SAFETY: the compiler-generated wrapper is 24 bytes (caller contract).
+    let raw = unsafe { std::slice::from_raw_parts(data as *const u8, fatbin::WRAPPER_LEN) };
+    let w = Wrapper::parse(raw).map_err(|e| CallError::new(HipError::INVALID_IMAGE, e.to_string()))?;
+    usize::try_from(w.binary)
+        .ok()
+        .filter(|&b| b != 0)
+        .ok_or_else(|| CallError::new(HipError::INVALID_IMAGE, "fat binary wrapper points at address 0"))
+}
+
+/// `__hipRegisterFatBinary`: records the fat binary; returns its handle (never null, so the
+/// generated constructor does not register it again; an unusable wrapper is reported at the
+/// first launch).
+///
+/// # Safety
+/// `data` must be the compiler-generated `__hip_fatbin_wrapper`.
+#[no_mangle]
+pub unsafe extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mut c_void {
+    let handle = module::next_handle();
+    let registered = std::panic::catch_unwind(|| {
+        // SAFETY: forwarded caller contract.
+        let (bundle, state) = match unsafe { read_wrapper(data) } {
+            Ok(b) => (b, LoadState::Unloaded),
+            Err(e) => (0, LoadState::Failed(e)),
+        };
+        let origin = match object_name(data as usize) {
+            Some(obj) => format!("fat binary at {bundle:#x} in {obj}"),
+            None => format!("fat binary at {bundle:#x}"),
+        };
+        debug(|| format!("registered {origin} as {handle:#x}"));
+        registry().fatbins.insert(handle, Arc::new(FatBinary { bundle, origin, state: Mutex::new(state) }));
+    });
+    if registered.is_err() {
+        eprintln!("hip-remote: internal panic in __hipRegisterFatBinary; its kernels will not launch");
+    }
+    handle as *mut *mut c_void
+}
+
+/// `__hipRegisterFunction`: `hostFunction` (the kernel's host-side handle) launches device
+/// function `deviceName` of the fat binary `modules`.
+///
+/// # Safety
+/// The names must be NUL-terminated strings; the other pointers are not read.
+#[no_mangle]
+pub unsafe extern "C" fn __hipRegisterFunction(
+    modules: *mut *mut c_void,
+    hostFunction: *const c_void,
+    deviceFunction: *mut c_char,
+    deviceName: *const c_char,
+    _threadLimit: c_uint,
+    _tid: *mut c_void,
+    _bid: *mut c_void,
+    _blockDim: *mut dim3,
+    _gridDim: *mut dim3,
+    _wSize: *mut c_int,
+) {
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: NUL-terminated names (compiler-generated).
+        let name = unsafe { c_str(deviceName, "deviceName").or_else(|_| c_str(deviceFunction, "deviceFunction")) };
+        let Ok(name) = name else {
+            debug(|| format!("__hipRegisterFunction({hostFunction:p}) without a usable name; ignored"));
+            return;
+        };
+        let mut r = registry();
+        if !r.fatbins.contains_key(&(modules as u64)) {
+            debug(|| format!("__hipRegisterFunction({name}) for unknown fat binary {modules:p}; ignored"));
+            return;
+        }
+        r.functions.insert(hostFunction as usize, RegisteredFunction { fatbin: modules as u64, name: name.to_string(), resolved: None });
+    });
+}
+
+/// `__hipRegisterVar`: `var` (the host shadow) stands for device variable `deviceVar` of the fat
+/// binary `modules`.
+///
+/// # Safety
+/// The names must be NUL-terminated strings; `var` is not read.
+#[no_mangle]
+pub unsafe extern "C" fn __hipRegisterVar(
+    modules: *mut *mut c_void,
+    var: *mut c_void,
+    hostVar: *mut c_char,
+    deviceVar: *mut c_char,
+    _ext: c_int,
+    _size: usize,
+    _constant: c_int,
+    _global: c_int,
+) {
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: NUL-terminated names (compiler-generated).
+        let name = unsafe { c_str(deviceVar, "deviceVar").or_else(|_| c_str(hostVar, "hostVar")) };
+        let Ok(name) = name else { return };
+        let mut r = registry();
+        if r.fatbins.contains_key(&(modules as u64)) {
+            r.vars.insert(var as usize, RegisteredVar { fatbin: modules as u64, name: name.to_string(), resolved: None });
+        }
+    });
+}
+
+/// `__hipUnregisterFatBinary` (at exit, or when a shared library is unloaded): forgets the fat
+/// binary, its kernels and variables; a loaded module is unloaded on the worker when a
+/// connection is open (fire-and-forget: this may run at exit).
+#[no_mangle]
+pub extern "C" fn __hipUnregisterFatBinary(modules: *mut *mut c_void) {
+    let _ = std::panic::catch_unwind(|| {
+        let id = modules as u64;
+        let fatbin = {
+            let mut r = registry();
+            r.functions.retain(|_, f| f.fatbin != id);
+            r.vars.retain(|_, v| v.fatbin != id);
+            r.fatbins.remove(&id)
+        };
+        let Some(fatbin) = fatbin else { return };
+        let state = fatbin.state.lock().unwrap_or_else(|p| p.into_inner());
+        if let LoadState::Loaded(m) = *state {
+            if let Some(worker) = module::forget_module(m) {
+                if remote::is_open() {
+                    let _ = remote::with_conn(|c| c.post(&Request::ModuleUnload(wire::ModuleRef { module: worker })));
+                }
+            }
+        }
+    });
+}
+
+/// Loads `fatbin` if it is not yet, resolving all its registered kernels; its module handle.
+fn ensure_loaded(id: u64, fatbin: &FatBinary) -> Result<u64, CallError> {
+    let mut state = fatbin.state.lock().unwrap_or_else(|p| p.into_inner());
+    match &*state {
+        LoadState::Loaded(m) => return Ok(*m),
+        LoadState::Failed(e) => return Err(e.clone()),
+        LoadState::Unloaded => {}
+    }
+    // Permanent failures are kept (and said once on stderr, as ROCm does for a missing code
+    // object); others (a connection not yet up) are retried at the next launch.
+    let sticky = |e: CallError, state: &mut LoadState| {
+        if e.code == HipError::INVALID_IMAGE || e.code == HipError::NO_BINARY_FOR_GPU {
+            eprintln!("hip-remote: {} ({})", e.message, e.code.name().to_string_lossy());
+            *state = LoadState::Failed(e.clone());
+        }
+        e
+    };
+    // SAFETY: the wrapper pointed here and the bundle stays mapped until the fat binary is
+    // unregistered; `image_at` bounds it by the segment holding it.
+    let image = match unsafe { module::image_at(fatbin.bundle as *const u8, &fatbin.origin) } {
+        Ok(image) => image,
+        Err(e) => return Err(sticky(e, &mut state)),
+    };
+    let m = match module::load_image(image, &fatbin.origin) {
+        Ok(m) => m,
+        Err(e) => return Err(sticky(e, &mut state)),
+    };
+    *state = LoadState::Loaded(m);
+    drop(state);
+    let names: Vec<(usize, String)> =
+        registry().functions.iter().filter(|(_, f)| f.fatbin == id).map(|(&host, f)| (host, f.name.clone())).collect();
+    let refs: Vec<&str> = names.iter().map(|(_, n)| n.as_str()).collect();
+    // Kernels that fail to resolve here report their error at their own launch.
+    if let Ok(results) = module::get_functions(m, &refs) {
+        let mut r = registry();
+        for ((host, _), res) in names.iter().zip(results) {
+            if let (Ok(h), Some(f)) = (res, r.functions.get_mut(host)) {
+                f.resolved = Some(h);
+            }
+        }
+    }
+    Ok(m)
+}
+
+/// The kernel registered under `host_fn`; a `hipFunction_t` is accepted too (HIP programs
+/// pass those to `hipLaunchKernel` and friends after `hipGetFuncBySymbol`).
+pub(crate) fn resolve_function(host_fn: *const c_void) -> Result<Arc<Function>, CallError> {
+    let (fatbin_id, fatbin, name) = {
+        let r = registry();
+        let Some(reg) = r.functions.get(&(host_fn as usize)) else {
+            drop(r);
+            return module::function(host_fn as u64).map_err(|_| {
+                CallError::new(HipError::INVALID_DEVICE_FUNCTION, format!("{host_fn:p} is not a registered kernel (nor a hipFunction_t)"))
+            });
+        };
+        if let Some(h) = reg.resolved {
+            if let Ok(f) = module::function(h) {
+                return Ok(f);
+            }
+        }
+        let fatbin = r.fatbins.get(&reg.fatbin).cloned().ok_or_else(|| CallError::new(HipError::INVALID_DEVICE_FUNCTION, "fat binary unregistered"))?;
+        (reg.fatbin, fatbin, reg.name.clone())
+    };
+    let m = ensure_loaded(fatbin_id, &fatbin)?;
+    let h = module::get_function(m, &name)?;
+    if let Some(f) = registry().functions.get_mut(&(host_fn as usize)) {
+        f.resolved = Some(h);
+    }
+    module::function(h)
+}
+
+/// The device address and size of the variable registered under `symbol`.
+fn resolve_var(symbol: *const c_void) -> Result<(u64, u64), CallError> {
+    let (fatbin_id, fatbin, name) = {
+        let r = registry();
+        let reg = r
+            .vars
+            .get(&(symbol as usize))
+            .ok_or_else(|| CallError::new(HipError::INVALID_SYMBOL, format!("{symbol:p} is not a registered device variable")))?;
+        if let Some(g) = reg.resolved {
+            return Ok(g);
+        }
+        let fatbin = r.fatbins.get(&reg.fatbin).cloned().ok_or_else(|| CallError::new(HipError::INVALID_SYMBOL, "fat binary unregistered"))?;
+        (reg.fatbin, fatbin, reg.name.clone())
+    };
+    let m = ensure_loaded(fatbin_id, &fatbin)?;
+    let g = module::get_global(m, &name)?;
+    if let Some(v) = registry().vars.get_mut(&(symbol as usize)) {
+        v.resolved = Some(g);
+    }
+    Ok(g)
+}
+
+// ------------------------------------------------------------------------------------------------
+// Launch configuration and hipLaunchKernel
+// ------------------------------------------------------------------------------------------------
+
+type CallConfig = (dim3, dim3, usize, hipStream_t);
+
+thread_local! {
+    static CALL_CONFIGS: RefCell<Vec<CallConfig>> = const { RefCell::new(Vec::new()) };
+}
+
+#[no_mangle]
+pub extern "C" fn __hipPushCallConfiguration(gridDim: dim3, blockDim: dim3, sharedMem: usize, stream: hipStream_t) -> hipError_t {
+    hip_boundary!("__hipPushCallConfiguration", {
+        CALL_CONFIGS.with(|c| c.borrow_mut().push((gridDim, blockDim, sharedMem, stream)));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn __hipPopCallConfiguration(gridDim: *mut dim3, blockDim: *mut dim3, sharedMem: *mut usize, stream: *mut hipStream_t) -> hipError_t {
+    hip_boundary!("__hipPopCallConfiguration", {
+        let (g, b, s, q) = CALL_CONFIGS
+            .with(|c| c.borrow_mut().pop())
+            .ok_or_else(|| CallError::new(HipError::MISSING_CONFIGURATION, "no pushed launch configuration"))?;
+        // SAFETY: each output is written only when non-null (the stub passes all four).
+        unsafe {
+            if !gridDim.is_null() {
+                *gridDim = g;
+            }
+            if !blockDim.is_null() {
+                *blockDim = b;
+            }
+            if !sharedMem.is_null() {
+                *sharedMem = s;
+            }
+            if !stream.is_null() {
+                *stream = q;
+            }
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipLaunchKernel(
+    function_address: *const c_void,
+    numBlocks: dim3,
+    dimBlocks: dim3,
+    args: *mut *mut c_void,
+    sharedMemBytes: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    hip_boundary!("hipLaunchKernel", {
+        let f = resolve_function(function_address)?;
+        let g = Geometry {
+            grid: [numBlocks.x, numBlocks.y, numBlocks.z],
+            block: [dimBlocks.x, dimBlocks.y, dimBlocks.z],
+            shared_mem: sharedMemBytes,
+            stream,
+        };
+        // SAFETY: `args` holds one pointer per kernel parameter (HIP's contract).
+        unsafe { module::launch(&f, g, args, std::ptr::null_mut(), HipError::INVALID_CONFIGURATION) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGetFuncBySymbol(functionPtr: *mut hipFunction_t, symbolPtr: *const c_void) -> hipError_t {
+    hip_boundary!("hipGetFuncBySymbol", {
+        non_null!(functionPtr);
+        let f = resolve_function(symbolPtr)?;
+        let handle = module::get_function(f.module, &f.name)?;
+        // SAFETY: checked non-null.
+        unsafe { *functionPtr = handle as hipFunction_t };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipFuncGetAttributes(attr: *mut hipFuncAttributes, func: *const c_void) -> hipError_t {
+    hip_boundary!("hipFuncGetAttributes", {
+        non_null!(attr);
+        let a = module::attributes(&*resolve_function(func)?)?;
+        let mut out = hipFuncAttributes::zeroed();
+        module::fill_attributes(&mut out, &a);
+        // SAFETY: checked non-null.
+        unsafe { *attr = out };
+        Ok(())
+    })
+}
+
+/// Cache configuration is a hint that AMD GPUs ignore; ROCm accepts and ignores it too.
+#[no_mangle]
+pub extern "C" fn hipFuncSetCacheConfig(func: *const c_void, config: hipFuncCache_t) -> hipError_t {
+    hip_boundary!("hipFuncSetCacheConfig", {
+        if config > hipFuncCachePreferEqual {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("hipFuncCache_t {config}")));
+        }
+        resolve_function(func).map(drop)
+    })
+}
+
+/// Shared-memory bank configuration is a hint AMD GPUs ignore; ROCm accepts and ignores it too.
+#[no_mangle]
+pub extern "C" fn hipFuncSetSharedMemConfig(func: *const c_void, config: hipSharedMemConfig) -> hipError_t {
+    hip_boundary!("hipFuncSetSharedMemConfig", {
+        if config > hipSharedMemBankSizeEightByte {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("hipSharedMemConfig {config}")));
+        }
+        resolve_function(func).map(drop)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipOccupancyMaxActiveBlocksPerMultiprocessor(
+    numBlocks: *mut c_int,
+    f: *const c_void,
+    blockSize: c_int,
+    dynSharedMemPerBlk: usize,
+) -> hipError_t {
+    hip_boundary!("hipOccupancyMaxActiveBlocksPerMultiprocessor", {
+        non_null!(numBlocks);
+        let n = module::occupancy_blocks(&*resolve_function(f)?, blockSize, dynSharedMemPerBlk, 0)?;
+        // SAFETY: checked non-null.
+        unsafe { *numBlocks = n };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    numBlocks: *mut c_int,
+    f: *const c_void,
+    blockSize: c_int,
+    dynSharedMemPerBlk: usize,
+    flags: c_uint,
+) -> hipError_t {
+    hip_boundary!("hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", {
+        non_null!(numBlocks);
+        let n = module::occupancy_blocks(&*resolve_function(f)?, blockSize, dynSharedMemPerBlk, flags)?;
+        // SAFETY: checked non-null.
+        unsafe { *numBlocks = n };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipOccupancyMaxPotentialBlockSize(
+    gridSize: *mut c_int,
+    blockSize: *mut c_int,
+    f: *const c_void,
+    dynSharedMemPerBlk: usize,
+    blockSizeLimit: c_int,
+) -> hipError_t {
+    hip_boundary!("hipOccupancyMaxPotentialBlockSize", {
+        module::potential_block_size(gridSize, blockSize, &*resolve_function(f)?, dynSharedMemPerBlk, blockSizeLimit, 0)
+    })
+}
+
+// ------------------------------------------------------------------------------------------------
+// Device variables
+// ------------------------------------------------------------------------------------------------
+
+/// The device address `offset` bytes into `symbol`, checked for `len` bytes.
+fn symbol_range(symbol: *const c_void, offset: usize, len: usize) -> Result<*mut c_void, CallError> {
+    let (ptr, size) = resolve_var(symbol)?;
+    let end = offset.checked_add(len).filter(|&e| e as u64 <= size);
+    if end.is_none() {
+        return Err(CallError::new(HipError::INVALID_VALUE, format!("{len} bytes at offset {offset} of a {size}-byte device variable")));
+    }
+    Ok((ptr + offset as u64) as *mut c_void)
+}
+
+fn copy_result(code: hipError_t, what: &str) -> Result<(), CallError> {
+    if code == HipError::SUCCESS {
+        Ok(())
+    } else {
+        Err(CallError::new(code, format!("{what} failed")))
+    }
+}
+
+/// # Safety
+/// `src` must be valid for `len` bytes in the address space `kind` names.
+#[allow(non_upper_case_globals)] // hipMemcpyKind constants keep their C names
+unsafe fn to_symbol(symbol: *const c_void, src: *const c_void, len: usize, offset: usize, kind: hipMemcpyKind, stream: Option<hipStream_t>) -> Result<(), CallError> {
+    non_null!(symbol);
+    let kind = match kind {
+        hipMemcpyHostToDevice | hipMemcpyDeviceToDevice => kind,
+        hipMemcpyDefault if is_device_pointer(src as u64) => hipMemcpyDeviceToDevice,
+        hipMemcpyDefault => hipMemcpyHostToDevice,
+        other => return Err(CallError::new(HipError::INVALID_MEMCPY_DIRECTION, format!("hipMemcpyKind {other} cannot copy to a device variable"))),
+    };
+    let dst = symbol_range(symbol, offset, len)?;
+    // SAFETY: forwarded caller contract; `dst` is inside the variable.
+    let code = unsafe {
+        match stream {
+            None => hipMemcpy(dst, src, len, kind),
+            Some(s) => hipMemcpyAsync(dst, src, len, kind, s),
+        }
+    };
+    copy_result(code, "copy to device variable")
+}
+
+/// # Safety
+/// `dst` must be valid for `len` bytes in the address space `kind` names.
+#[allow(non_upper_case_globals)] // hipMemcpyKind constants keep their C names
+unsafe fn from_symbol(dst: *mut c_void, symbol: *const c_void, len: usize, offset: usize, kind: hipMemcpyKind, stream: Option<hipStream_t>) -> Result<(), CallError> {
+    non_null!(symbol);
+    let kind = match kind {
+        hipMemcpyDeviceToHost | hipMemcpyDeviceToDevice => kind,
+        hipMemcpyDefault if is_device_pointer(dst as u64) => hipMemcpyDeviceToDevice,
+        hipMemcpyDefault => hipMemcpyDeviceToHost,
+        other => return Err(CallError::new(HipError::INVALID_MEMCPY_DIRECTION, format!("hipMemcpyKind {other} cannot copy from a device variable"))),
+    };
+    let src = symbol_range(symbol, offset, len)?;
+    // SAFETY: forwarded caller contract; `src` is inside the variable.
+    let code = unsafe {
+        match stream {
+            None => hipMemcpy(dst, src, len, kind),
+            Some(s) => hipMemcpyAsync(dst, src, len, kind, s),
+        }
+    };
+    copy_result(code, "copy from device variable")
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyToSymbol(symbol: *const c_void, src: *const c_void, sizeBytes: usize, offset: usize, kind: hipMemcpyKind) -> hipError_t {
+    // SAFETY: forwarded caller contract.
+    hip_boundary!("hipMemcpyToSymbol", { unsafe { to_symbol(symbol, src, sizeBytes, offset, kind, None) } })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyToSymbolAsync(
+    symbol: *const c_void,
+    src: *const c_void,
+    sizeBytes: usize,
+    offset: usize,
+    kind: hipMemcpyKind,
+    stream: hipStream_t,
+) -> hipError_t {
+    // SAFETY: forwarded caller contract.
+    hip_boundary!("hipMemcpyToSymbolAsync", { unsafe { to_symbol(symbol, src, sizeBytes, offset, kind, Some(stream)) } })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyFromSymbol(dst: *mut c_void, symbol: *const c_void, sizeBytes: usize, offset: usize, kind: hipMemcpyKind) -> hipError_t {
+    // SAFETY: forwarded caller contract.
+    hip_boundary!("hipMemcpyFromSymbol", { unsafe { from_symbol(dst, symbol, sizeBytes, offset, kind, None) } })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyFromSymbolAsync(
+    dst: *mut c_void,
+    symbol: *const c_void,
+    sizeBytes: usize,
+    offset: usize,
+    kind: hipMemcpyKind,
+    stream: hipStream_t,
+) -> hipError_t {
+    // SAFETY: forwarded caller contract.
+    hip_boundary!("hipMemcpyFromSymbolAsync", { unsafe { from_symbol(dst, symbol, sizeBytes, offset, kind, Some(stream)) } })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGetSymbolAddress(devPtr: *mut *mut c_void, symbol: *const c_void) -> hipError_t {
+    hip_boundary!("hipGetSymbolAddress", {
+        non_null!(devPtr);
+        let (ptr, _) = resolve_var(symbol)?;
+        // SAFETY: checked non-null.
+        unsafe { *devPtr = ptr as *mut c_void };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGetSymbolSize(size: *mut usize, symbol: *const c_void) -> hipError_t {
+    hip_boundary!("hipGetSymbolSize", {
+        non_null!(size);
+        let (_, bytes) = resolve_var(symbol)?;
+        // SAFETY: checked non-null.
+        unsafe { *size = bytes as usize };
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    fn wrapper(bundle: &[u8]) -> [u8; 24] {
+        let mut w = [0u8; 24];
+        w[..4].copy_from_slice(&fatbin::WRAPPER_MAGIC.to_le_bytes());
+        w[4..8].copy_from_slice(&1u32.to_le_bytes());
+        w[8..16].copy_from_slice(&(bundle.as_ptr() as u64).to_le_bytes());
+        w
+    }
+
+    #[test]
+    fn test_register_records_without_network() {
+        let bundle = fatbin::test_support::bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx90a", b"code")]);
+        let w = wrapper(&bundle);
+        // SAFETY: a valid wrapper; registration reads only it.
+        let h = unsafe { __hipRegisterFatBinary(w.as_ptr() as *const c_void) };
+        assert!(!h.is_null());
+        static KERNEL_HANDLE: u8 = 0;
+        static mut SHADOW: [u8; 16] = [0; 16];
+        let host_fn = &KERNEL_HANDLE as *const u8 as *const c_void;
+        let shadow = std::ptr::addr_of_mut!(SHADOW) as *mut c_void;
+        // SAFETY: NUL-terminated names; the rest is not read.
+        unsafe {
+            __hipRegisterFunction(h, host_fn, c"_Z4testv".as_ptr() as *mut c_char, c"_Z4testv".as_ptr(), 0, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
+            __hipRegisterVar(h, shadow, c"counter".as_ptr() as *mut c_char, c"counter".as_ptr() as *mut c_char, 0, 16, 0, 0);
+        }
+        {
+            let r = registry();
+            assert_eq!(r.functions[&(host_fn as usize)].name, "_Z4testv");
+            assert_eq!(r.vars[&(shadow as usize)].name, "counter");
+            let fb = &r.fatbins[&(h as u64)];
+            assert_eq!(fb.bundle, bundle.as_ptr() as usize);
+            assert!(matches!(*fb.state.lock().unwrap(), LoadState::Unloaded));
+        }
+        __hipUnregisterFatBinary(h);
+        let r = registry();
+        assert!(!r.functions.contains_key(&(host_fn as usize)));
+        assert!(!r.vars.contains_key(&(shadow as usize)));
+        assert!(!r.fatbins.contains_key(&(h as u64)));
+    }
+
+    #[test]
+    fn test_bad_wrapper_fails_at_launch_not_registration() {
+        let junk = [0u8; 24];
+        // SAFETY: 24 readable bytes.
+        let h = unsafe { __hipRegisterFatBinary(junk.as_ptr() as *const c_void) };
+        assert!(!h.is_null());
+        static K: u8 = 0;
+        let host_fn = &K as *const u8 as *const c_void;
+        // SAFETY: as above.
+        unsafe {
+            __hipRegisterFunction(h, host_fn, std::ptr::null_mut(), c"k".as_ptr(), 0, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
+        }
+        let e = resolve_function(host_fn).unwrap_err();
+        assert_eq!(e.code, HipError::INVALID_IMAGE);
+        assert!(e.message.contains("bad magic"), "{}", e.message);
+        // SAFETY: a null wrapper is refused, not read.
+        let h2 = unsafe { __hipRegisterFatBinary(std::ptr::null()) };
+        assert!(!h2.is_null() && h2 != h);
+        __hipUnregisterFatBinary(h);
+        __hipUnregisterFatBinary(h2);
+    }
+
+    #[test]
+    fn test_unregistered_pointers() {
+        static NOT_A_KERNEL: u8 = 0;
+        let e = resolve_function(&NOT_A_KERNEL as *const u8 as *const c_void).unwrap_err();
+        assert_eq!(e.code, HipError::INVALID_DEVICE_FUNCTION);
+        let e = resolve_var(&NOT_A_KERNEL as *const u8 as *const c_void).unwrap_err();
+        assert_eq!(e.code, HipError::INVALID_SYMBOL);
+    }
+
+    #[test]
+    fn test_call_configuration_stack() {
+        let mut g = dim3::new(0, 0, 0);
+        let mut b = dim3::new(0, 0, 0);
+        let mut s = 0usize;
+        let mut q: hipStream_t = std::ptr::null_mut();
+        // SAFETY: valid outputs.
+        assert_eq!(unsafe { __hipPopCallConfiguration(&mut g, &mut b, &mut s, &mut q) }, HipError::MISSING_CONFIGURATION);
+        assert_eq!(__hipPushCallConfiguration(dim3::new(1, 2, 3), dim3::new(4, 5, 6), 7, 8 as hipStream_t), HipError::SUCCESS);
+        assert_eq!(__hipPushCallConfiguration(dim3::new(9, 9, 9), dim3::new(1, 1, 1), 0, std::ptr::null_mut()), HipError::SUCCESS);
+        // SAFETY: valid outputs.
+        assert_eq!(unsafe { __hipPopCallConfiguration(&mut g, &mut b, &mut s, &mut q) }, HipError::SUCCESS);
+        assert_eq!((g.x, b.x, s), (9, 1, 0));
+        // SAFETY: valid outputs.
+        assert_eq!(unsafe { __hipPopCallConfiguration(&mut g, &mut b, &mut s, &mut q) }, HipError::SUCCESS);
+        assert_eq!((g.x, g.y, g.z, b.x, b.y, b.z, s, q as usize), (1, 2, 3, 4, 5, 6, 7, 8));
+    }
+}
