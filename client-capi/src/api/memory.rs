@@ -41,6 +41,14 @@ pub fn is_device_pointer(ptr: u64) -> bool {
     allocs.range(..=ptr).next_back().is_some_and(|(base, (size, _))| ptr - base < (*size).max(1))
 }
 
+/// Records a device range the client did not allocate itself (a module global), so that
+/// `hipMemcpyDefault` classifies it; it stays until the device is reset.
+pub fn note_device_range(ptr: u64, size: u64, device: u32) {
+    if ptr != 0 {
+        device_allocs().lock().unwrap_or_else(|p| p.into_inner()).insert(ptr, (size, device));
+    }
+}
+
 /// Drops the client-side record of a device's allocations (after `hipDeviceReset`).
 pub fn forget_device_allocations(device: u32) {
     device_allocs().lock().unwrap_or_else(|p| p.into_inner()).retain(|_, (_, d)| *d != device);

@@ -502,6 +502,8 @@ pub(crate) fn get_global(module: u64, name: &str) -> Result<(u64, u64), CallErro
     if let Some(m) = tables().modules.get_mut(&module) {
         m.globals.insert(name.to_string(), global);
     }
+    // A global is device memory: hipMemcpyDefault must see it as such.
+    crate::api::memory::note_device_range(global.0, global.1, crate::boundary::current_device());
     Ok(global)
 }
 
