@@ -15,6 +15,8 @@ pub mod hip_code {
     pub const OUT_OF_MEMORY: i32 = 2;
     /// `hipErrorNotInitialized` (alias `hipErrorInitializationError`).
     pub const NOT_INITIALIZED: i32 = 3;
+    /// `hipErrorInvalidConfiguration`.
+    pub const INVALID_CONFIGURATION: i32 = 9;
     /// `hipErrorInvalidDevicePointer`.
     pub const INVALID_DEVICE_POINTER: i32 = 17;
     /// `hipErrorNoDevice`.
@@ -60,6 +62,9 @@ pub enum BackendError {
     /// The backend's runtime or driver could not be brought up.
     #[error("backend not initialized: {0}")]
     NotInitialized(String),
+    /// A launch shape the device or kernel cannot run (grid, block, shared memory).
+    #[error("invalid configuration: {0}")]
+    InvalidConfiguration(String),
     /// An address that lies in no live allocation.
     #[error("invalid device pointer: {0}")]
     InvalidDevicePointer(String),
@@ -111,6 +116,7 @@ impl BackendError {
             Self::InvalidValue(_) => hip_code::INVALID_VALUE,
             Self::OutOfMemory(_) => hip_code::OUT_OF_MEMORY,
             Self::NotInitialized(_) => hip_code::NOT_INITIALIZED,
+            Self::InvalidConfiguration(_) => hip_code::INVALID_CONFIGURATION,
             Self::InvalidDevicePointer(_) => hip_code::INVALID_DEVICE_POINTER,
             Self::NoDevice(_) => hip_code::NO_DEVICE,
             Self::InvalidDevice(_) => hip_code::INVALID_DEVICE,
@@ -134,6 +140,7 @@ impl BackendError {
             Self::InvalidValue(m)
             | Self::OutOfMemory(m)
             | Self::NotInitialized(m)
+            | Self::InvalidConfiguration(m)
             | Self::InvalidDevicePointer(m)
             | Self::NoDevice(m)
             | Self::InvalidDevice(m)
@@ -162,6 +169,7 @@ mod tests {
             (BackendError::InvalidValue(String::new()), 1),
             (BackendError::OutOfMemory(String::new()), 2),
             (BackendError::NotInitialized(String::new()), 3),
+            (BackendError::InvalidConfiguration(String::new()), 9),
             (BackendError::InvalidDevicePointer(String::new()), 17),
             (BackendError::NoDevice(String::new()), 100),
             (BackendError::InvalidDevice(String::new()), 101),

@@ -15,12 +15,26 @@
 //!   not per session, as on a real GPU shared by one process.
 //! * **Memory** is zeroed host memory, counted against a per-device capacity shared by all
 //!   sessions. Requests beyond the free capacity fail before anything is allocated; a host
-//!   allocator refusal is `OutOfMemory`, never an abort. Device addresses are synthetic and
-//!   page aligned, with an unmapped guard page after each allocation (see `memory`).
+//!   allocator refusal is `OutOfMemory`, never an abort. **Device pointers are host
+//!   addresses** (identity mapping, 256-byte aligned, with an unowned red zone after each
+//!   allocation; see `memory`): kernels dereference them directly. The host backend trades
+//!   pointer opacity for executable kernels: a client learns heap addresses of the worker,
+//!   and a freed address may come back from a later allocation.
 //! * **Free while queued** is safe: queued operations hold an `Arc` to their allocation, so
 //!   [`Backend::free`] unmaps the address at once (later use is an error) while the bytes,
 //!   and the capacity [`Backend::mem_get_info`] reports, return when the last queued user is
-//!   done. Free does not wait for the queue.
+//!   done. Kernels cannot say which allocations they use, so memory freed while launches are
+//!   in flight is kept until every launch queued before the free has finished (see
+//!   `launch::KernelTracker`). Free does not wait for the queue.
+//! * **Kernels** come from host modules (`module`, `docs/HOST_MODULES.md`): ELF shared objects
+//!   for the worker's CPU with a kernel table, loaded with `dlopen`, typically produced by
+//!   hiprtc on this worker (`rtc`, the system C++ compiler). A launch is one stream operation;
+//!   its blocks run on up to `launch::MAX_KERNEL_THREADS` threads, the threads of a block one
+//!   after another. Kernels using block barriers, shared memory or warp intrinsics are refused
+//!   at compile time. **Host modules are native code running inside the worker**: a faulting
+//!   kernel (a wild pointer, a failed `assert`) takes the worker process down with every
+//!   session on it, and a client can run arbitrary code. The host backend is for tests,
+//!   development and trusted clients; see `docs/HOST_MODULES.md`.
 //! * **Zero-copy access** ([`Backend::with_device_bytes`], [`Backend::with_device_bytes_mut`])
 //!   waits for the stream, then runs the closure on the caller's thread under the
 //!   allocation's lock: stream executors touching the same allocation wait meanwhile, so
@@ -30,12 +44,18 @@
 //!   `(0, 0)` and every priority clamps to 0.
 
 mod event;
+#[cfg(test)]
+mod kernel_tests;
+mod launch;
 mod memory;
+mod module;
 mod properties;
+mod rtc;
 mod stream;
 #[cfg(test)]
 mod tests;
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{
@@ -43,12 +63,16 @@ use std::sync::{
 };
 
 use self::event::Event;
+use self::launch::{AlignedBytes, KernelLaunch, KernelTracker, MAX_KERNEL_THREADS};
 use self::memory::{AddressSpace, DeviceMemory, Region, PAGE};
+use self::module::{HostModule, Kernel, ModuleLimits};
 use self::properties::CpuInfo;
 use self::stream::{Signal, Stream, StreamOp};
 use super::{
     stream_flags, validate_event_flags, Backend, BackendError, DeviceIndex, DeviceProperties,
-    DevicePtr, DtohDone, EventHandle, HostData, HostFn, MemInfo, MemsetPattern, StreamHandle,
+    DevicePtr, DtohDone, EventHandle, FunctionAttributes, FunctionHandle, HostData, HostFn,
+    KernelFunction, LaunchConfig, MemInfo, MemsetPattern, ModuleFormat, ModuleHandle, RtcOutput,
+    RtcRequest, StreamHandle,
 };
 
 /// How many devices to emulate and how much memory each has.
@@ -75,13 +99,44 @@ struct HostDevice {
     properties: DeviceProperties,
 }
 
+/// A loaded module: the library, its kernels' handles and its mapped globals.
+struct ModuleEntry {
+    module: Arc<HostModule>,
+    device: DeviceIndex,
+    /// Handle of each kernel, by index in `module.kernels()`.
+    functions: Vec<FunctionHandle>,
+    kernel_by_name: HashMap<String, usize>,
+    /// Mapped global ranges, by index in `module.globals()`.
+    globals: Vec<DevicePtr>,
+}
+
+/// A kernel handle's target.
+#[derive(Clone)]
+struct KernelRef {
+    module: Arc<HostModule>,
+    index: usize,
+    device: DeviceIndex,
+}
+
+impl KernelRef {
+    fn kernel(&self) -> &Kernel {
+        &self.module.kernels()[self.index]
+    }
+}
+
 /// HIP device emulation in host memory. See the module documentation for its semantics.
 pub struct HostBackend {
     devices: Vec<HostDevice>,
     address_space: AddressSpace,
     streams: RwLock<HashMap<StreamHandle, Arc<Stream>>>,
     events: RwLock<HashMap<EventHandle, Arc<Event>>>,
-    /// Source of stream and event handles; never reused.
+    modules: RwLock<HashMap<ModuleHandle, ModuleEntry>>,
+    functions: RwLock<HashMap<FunctionHandle, KernelRef>>,
+    /// Launches in flight, keeping what is freed meanwhile alive.
+    kernels_in_flight: Arc<KernelTracker>,
+    /// Threads one launch spreads its blocks over.
+    kernel_threads: usize,
+    /// Source of stream, event, module and function handles; never reused.
     next_handle: AtomicU64,
 }
 
@@ -100,12 +155,47 @@ impl HostBackend {
                 properties: properties::host_properties(dev, config.memory_per_device, &cpu),
             })
             .collect();
+        let kernel_threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_KERNEL_THREADS);
         Self {
             devices,
             address_space: AddressSpace::new(),
             streams: RwLock::new(HashMap::new()),
             events: RwLock::new(HashMap::new()),
+            modules: RwLock::new(HashMap::new()),
+            functions: RwLock::new(HashMap::new()),
+            kernels_in_flight: Arc::new(KernelTracker::default()),
+            kernel_threads,
             next_handle: AtomicU64::new(1),
+        }
+    }
+
+    fn function(&self, handle: FunctionHandle) -> Result<KernelRef, BackendError> {
+        read_lock(&self.functions)
+            .get(&handle)
+            .cloned()
+            .ok_or_else(|| {
+                BackendError::InvalidHandle(format!(
+                    "function {} does not exist (or its module was unloaded)",
+                    handle.as_raw()
+                ))
+            })
+    }
+
+    fn module_limits(&self, dev: DeviceIndex) -> Result<ModuleLimits, BackendError> {
+        Ok(ModuleLimits {
+            shared_mem_per_block: self.device(dev)?.properties.shared_mem_per_block,
+        })
+    }
+
+    /// Unmaps `globals` (module unload, or a load that failed halfway); anything a queued
+    /// launch may still touch is parked with the kernel tracker.
+    fn unmap_globals(&self, globals: &[DevicePtr]) {
+        for &ptr in globals {
+            if let Some(allocation) = self.address_space.unmap_external(ptr) {
+                self.kernels_in_flight.retire(Box::new(allocation));
+            }
         }
     }
 
@@ -248,7 +338,9 @@ impl Backend for HostBackend {
         if ptr.is_null() {
             return Ok(());
         }
-        self.address_space.unmap(ptr)
+        let allocation = self.address_space.unmap(ptr)?;
+        self.kernels_in_flight.retire(Box::new(allocation));
+        Ok(())
     }
 
     fn memcpy_htod(
@@ -484,6 +576,230 @@ impl Backend for HostBackend {
             ));
         }
         event::elapsed_ms(&start, &end)
+    }
+
+    fn module_load(
+        &self,
+        dev: DeviceIndex,
+        format: ModuleFormat,
+        image: &[u8],
+    ) -> Result<ModuleHandle, BackendError> {
+        let limits = self.module_limits(dev)?;
+        let module = Arc::new(HostModule::load_image(
+            image,
+            format,
+            &std::env::temp_dir(),
+            &limits,
+        )?);
+        let owner: Arc<dyn Any + Send + Sync> = module.clone();
+        let mut globals = Vec::with_capacity(module.globals().len());
+        for global in module.globals() {
+            match self.address_space.map_external(
+                dev,
+                global.address,
+                global.size,
+                Arc::clone(&owner),
+            ) {
+                Ok(ptr) => globals.push(ptr),
+                Err(e) => {
+                    self.unmap_globals(&globals);
+                    return Err(BackendError::InvalidImage(format!(
+                        "{}: global `{}`: {}",
+                        module.origin(),
+                        global.name,
+                        e.message()
+                    )));
+                }
+            }
+        }
+        let handle = ModuleHandle::from_raw(self.next_handle());
+        let functions: Vec<FunctionHandle> = module
+            .kernels()
+            .iter()
+            .map(|_| FunctionHandle::from_raw(self.next_handle()))
+            .collect();
+        let kernel_by_name = module
+            .kernels()
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.name.clone(), i))
+            .collect();
+        {
+            let mut table = write_lock(&self.functions);
+            for (index, &function) in functions.iter().enumerate() {
+                table.insert(
+                    function,
+                    KernelRef {
+                        module: Arc::clone(&module),
+                        index,
+                        device: dev,
+                    },
+                );
+            }
+        }
+        tracing::debug!(
+            module = handle.as_raw(),
+            kernels = functions.len(),
+            globals = globals.len(),
+            "host module loaded"
+        );
+        write_lock(&self.modules).insert(
+            handle,
+            ModuleEntry {
+                module,
+                device: dev,
+                functions,
+                kernel_by_name,
+                globals,
+            },
+        );
+        Ok(handle)
+    }
+
+    fn module_unload(&self, module: ModuleHandle) -> Result<(), BackendError> {
+        let entry = write_lock(&self.modules).remove(&module).ok_or_else(|| {
+            BackendError::InvalidHandle(format!("module {} does not exist", module.as_raw()))
+        })?;
+        {
+            let mut table = write_lock(&self.functions);
+            for function in &entry.functions {
+                table.remove(function);
+            }
+        }
+        self.unmap_globals(&entry.globals);
+        // Queued launches hold the module themselves; launches of other modules may still
+        // write its globals through pointers, so it is parked like freed memory.
+        self.kernels_in_flight.retire(Box::new(entry.module));
+        Ok(())
+    }
+
+    fn module_function(
+        &self,
+        module: ModuleHandle,
+        name: &str,
+    ) -> Result<KernelFunction, BackendError> {
+        let modules = read_lock(&self.modules);
+        let entry = modules.get(&module).ok_or_else(|| {
+            BackendError::InvalidHandle(format!("module {} does not exist", module.as_raw()))
+        })?;
+        let index = *entry.kernel_by_name.get(name).ok_or_else(|| {
+            let mut known: Vec<&str> = entry
+                .module
+                .kernels()
+                .iter()
+                .map(|k| k.name.as_str())
+                .collect();
+            known.sort_unstable();
+            let shown = known.iter().take(8).copied().collect::<Vec<_>>().join(", ");
+            let more = if known.len() > 8 { ", ..." } else { "" };
+            BackendError::NotFound(format!(
+                "{} has no kernel `{name}` (kernels: {shown}{more})",
+                entry.module.origin()
+            ))
+        })?;
+        let kernel = &entry.module.kernels()[index];
+        let props = &self.device(entry.device)?.properties;
+        Ok(KernelFunction {
+            handle: entry.functions[index],
+            params: kernel.params.clone(),
+            attributes: launch::attributes(kernel, props),
+        })
+    }
+
+    fn module_global(
+        &self,
+        module: ModuleHandle,
+        name: &str,
+    ) -> Result<(DevicePtr, u64), BackendError> {
+        let modules = read_lock(&self.modules);
+        let entry = modules.get(&module).ok_or_else(|| {
+            BackendError::InvalidHandle(format!("module {} does not exist", module.as_raw()))
+        })?;
+        entry
+            .module
+            .globals()
+            .iter()
+            .zip(&entry.globals)
+            .find(|(global, _)| global.name == name)
+            .map(|(global, &ptr)| (ptr, global.size))
+            .ok_or_else(|| {
+                BackendError::NotFound(format!("{} has no global `{name}`", entry.module.origin()))
+            })
+    }
+
+    fn function_attributes(
+        &self,
+        function: FunctionHandle,
+    ) -> Result<FunctionAttributes, BackendError> {
+        let target = self.function(function)?;
+        let props = &self.device(target.device)?.properties;
+        Ok(launch::attributes(target.kernel(), props))
+    }
+
+    fn launch_kernel(
+        &self,
+        stream: Option<StreamHandle>,
+        function: FunctionHandle,
+        config: LaunchConfig,
+        args: Vec<u8>,
+    ) -> Result<(), BackendError> {
+        let target = self.function(function)?;
+        let (queue, device) = match stream {
+            Some(handle) => {
+                let queue = self.stream(handle)?;
+                let device = queue.device();
+                (Some(queue), device)
+            }
+            None => (None, target.device),
+        };
+        let props = &self.device(device)?.properties;
+        launch::validate_launch(target.kernel(), &config, args.len(), props)?;
+        let launch = KernelLaunch {
+            args: AlignedBytes::copy_of(&args)?,
+            module: Arc::clone(&target.module),
+            kernel: target.index,
+            config,
+            threads: self.kernel_threads,
+            _ticket: self.kernels_in_flight.begin(),
+        };
+        match queue {
+            Some(queue) => queue.submit(StreamOp::Kernel(launch)).map(drop),
+            None => {
+                self.null_stream_barrier(&[device]);
+                StreamOp::Kernel(launch).execute()
+            }
+        }
+    }
+
+    fn occupancy_max_active_blocks(
+        &self,
+        function: FunctionHandle,
+        block_size: u32,
+        dynamic_shared: u64,
+    ) -> Result<u32, BackendError> {
+        let target = self.function(function)?;
+        let props = &self.device(target.device)?.properties;
+        launch::max_active_blocks(target.kernel(), props, block_size, dynamic_shared)
+    }
+
+    fn occupancy_max_potential_block_size(
+        &self,
+        function: FunctionHandle,
+        dynamic_shared: u64,
+        block_size_limit: u32,
+    ) -> Result<(u32, u32), BackendError> {
+        let target = self.function(function)?;
+        let props = &self.device(target.device)?.properties;
+        launch::max_potential_block_size(target.kernel(), props, dynamic_shared, block_size_limit)
+    }
+
+    fn rtc_compile(
+        &self,
+        dev: DeviceIndex,
+        request: &RtcRequest<'_>,
+    ) -> Result<RtcOutput, BackendError> {
+        let limits = self.module_limits(dev)?;
+        rtc::compile(request, &limits)
     }
 }
 

@@ -12,10 +12,16 @@
 
 mod io;
 mod memory;
+mod module;
 mod tables;
+#[cfg(test)]
+mod tests;
 
 pub use io::{ReplySender, WorkerIo};
+pub use module::{MAX_FUNCTIONS_PER_SESSION, MAX_MODULES_PER_SESSION, MODULE_DEVICE};
 pub use tables::{Allocations, Handles};
+
+use module::{FunctionEntry, ModuleEntry, RtcReply};
 
 use crate::backend::{Backend, BackendError, DeviceIndex, EventHandle, StreamHandle};
 use proto_core::header::{MIN_PROTOCOL_VERSION, PROTOCOL_VERSION};
@@ -75,6 +81,10 @@ pub struct Session {
     allocations: Allocations,
     streams: Handles<(StreamHandle, DeviceIndex)>,
     events: Handles<(EventHandle, DeviceIndex)>,
+    modules: Handles<ModuleEntry>,
+    functions: Handles<FunctionEntry>,
+    /// The latest hiprtc result, borrowed by its reply.
+    rtc_reply: RtcReply,
 }
 
 impl Session {
@@ -90,6 +100,9 @@ impl Session {
             allocations: Allocations::default(),
             streams: Handles::new("stream", 0x5354_0000_0000_0000, MAX_STREAMS_PER_SESSION),
             events: Handles::new("event", 0x4556_0000_0000_0000, MAX_EVENTS_PER_SESSION),
+            modules: Handles::new("module", 0x4d4f_0000_0000_0000, MAX_MODULES_PER_SESSION),
+            functions: Handles::new("function", 0x4655_0000_0000_0000, MAX_FUNCTIONS_PER_SESSION),
+            rtc_reply: RtcReply::default(),
         }
     }
 
@@ -135,6 +148,8 @@ impl Session {
     }
 
     /// Frees everything the session holds on `device` (hipDeviceReset) or on every device.
+    /// Streams go first, so no work of the session is still queued when its memory and
+    /// modules go.
     fn release(&mut self, device: Option<DeviceIndex>) {
         let on_device = |d: DeviceIndex| device.is_none_or(|want| want == d);
         for (_, (stream, d)) in self.streams.drain_where(|(_, d)| on_device(*d)) {
@@ -148,9 +163,15 @@ impl Session {
                 tracing::warn!(session = self.id, %e, "destroying event during cleanup failed");
             }
         }
-        for (ptr, _) in self.allocations.drain_where(|a| on_device(a.device)) {
+        for (ptr, _) in self.allocations.drain_where(|a| on_device(a.device) && a.module.is_none()) {
             if let Err(e) = self.backend.free(crate::backend::DevicePtr(ptr)) {
                 tracing::warn!(session = self.id, ptr, %e, "freeing allocation during cleanup failed");
+            }
+        }
+        for (_, module) in self.modules.drain_where(|m| on_device(m.device())) {
+            self.forget_module(&module);
+            if let Err(e) = self.backend.module_unload(module.handle()) {
+                tracing::warn!(session = self.id, %e, "unloading module during cleanup failed");
             }
         }
     }
@@ -158,9 +179,9 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        let (allocs, bytes) = (self.allocations.len(), self.allocations.total_bytes());
+        let (allocs, bytes, modules) = (self.allocations.len(), self.allocations.total_bytes(), self.modules.len());
         self.release(None);
-        tracing::info!(session = self.id, client = %self.client_name, allocs, bytes, "session closed, resources freed");
+        tracing::info!(session = self.id, client = %self.client_name, allocs, bytes, modules, "session closed, resources freed");
     }
 }
 
@@ -220,10 +241,6 @@ fn to_wire_properties(p: &crate::backend::DeviceProperties) -> wire::DevicePrope
 
 /// Version numbers reported as HIP 7.0 (`HIP_VERSION` = major·10⁷ + minor·10⁵ + patch).
 pub const REPORTED_HIP_VERSION: i32 = 70_000_000;
-
-fn not_yet(what: &str) -> Failure {
-    Failure::new(Status::NOT_SUPPORTED, format!("{what} is not supported by this worker yet (kernels arrive with the modules issue)"))
-}
 
 impl Handler for Session {
     type Error = Failure;
@@ -436,42 +453,42 @@ impl Handler for Session {
         Ok(wire::Empty {})
     }
 
-    // ---- modules and kernels: the modules issue -----------------------------------------
+    // ---- modules, kernels, hiprtc (see module.rs) ----------------------------------------
 
-    fn module_load<'a>(&'a mut self, _io: &mut WorkerIo, _req: wire::ModuleLoad<'a>) -> Result<wire::ModuleLoaded, Failure> {
-        Err(not_yet("hipModuleLoad"))
+    fn module_load<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::ModuleLoad<'a>) -> Result<wire::ModuleLoaded, Failure> {
+        self.do_module_load(req)
     }
 
-    fn module_unload<'a>(&'a mut self, _io: &mut WorkerIo, _req: wire::ModuleRef) -> Result<wire::Empty, Failure> {
-        Err(not_yet("hipModuleUnload"))
+    fn module_unload<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::ModuleRef) -> Result<wire::Empty, Failure> {
+        self.do_module_unload(req)
     }
 
-    fn module_get_function<'a>(&'a mut self, _io: &mut WorkerIo, _req: wire::SymbolLookup<'a>) -> Result<wire::FunctionInfo<'a>, Failure> {
-        Err(not_yet("hipModuleGetFunction"))
+    fn module_get_function<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::SymbolLookup<'a>) -> Result<wire::FunctionInfo<'a>, Failure> {
+        self.do_module_get_function(req)
     }
 
-    fn module_get_global<'a>(&'a mut self, _io: &mut WorkerIo, _req: wire::SymbolLookup<'a>) -> Result<wire::GlobalInfo, Failure> {
-        Err(not_yet("hipModuleGetGlobal"))
+    fn module_get_global<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::SymbolLookup<'a>) -> Result<wire::GlobalInfo, Failure> {
+        self.do_module_get_global(req)
     }
 
-    fn launch_kernel<'a>(&'a mut self, _io: &mut WorkerIo, _req: wire::LaunchKernel<'a>) -> Result<wire::Empty, Failure> {
-        Err(not_yet("kernel launch"))
+    fn launch_kernel<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::LaunchKernel<'a>) -> Result<wire::Empty, Failure> {
+        self.do_launch_kernel(req)
     }
 
-    fn func_get_attributes<'a>(&'a mut self, _io: &mut WorkerIo, _req: wire::FunctionRef) -> Result<wire::FuncAttributes, Failure> {
-        Err(not_yet("hipFuncGetAttributes"))
+    fn func_get_attributes<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::FunctionRef) -> Result<wire::FuncAttributes, Failure> {
+        self.do_func_get_attributes(req)
     }
 
-    fn occupancy_max_active_blocks<'a>(&'a mut self, _io: &mut WorkerIo, _req: wire::OccupancyQuery) -> Result<wire::Occupancy, Failure> {
-        Err(not_yet("occupancy queries"))
+    fn occupancy_max_active_blocks<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::OccupancyQuery) -> Result<wire::Occupancy, Failure> {
+        self.do_occupancy_max_active_blocks(req)
     }
 
-    fn occupancy_max_potential_block_size<'a>(&'a mut self, _io: &mut WorkerIo, _req: wire::BlockSizeQuery) -> Result<wire::BlockSize, Failure> {
-        Err(not_yet("occupancy queries"))
+    fn occupancy_max_potential_block_size<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::BlockSizeQuery) -> Result<wire::BlockSize, Failure> {
+        self.do_occupancy_max_potential_block_size(req)
     }
 
-    fn rtc_compile<'a>(&'a mut self, _io: &mut WorkerIo, _req: wire::RtcCompile<'a>) -> Result<wire::RtcCompiled<'a>, Failure> {
-        Err(not_yet("hiprtc compilation"))
+    fn rtc_compile<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::RtcCompile<'a>) -> Result<wire::RtcCompiled<'a>, Failure> {
+        self.do_rtc_compile(req)
     }
 }
 

@@ -4,13 +4,16 @@ use super::Failure;
 use proto_core::Status;
 use std::collections::{BTreeMap, HashMap};
 
-/// One live allocation.
+/// One live allocation, or a module global the session has looked up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AllocInfo {
     /// Bytes.
     pub size: u64,
     /// Device it lives on.
     pub device: u32,
+    /// The module (session handle) owning this range: a global, not freeable with `hipFree`
+    /// and not counted in [`Allocations::total_bytes`]. `None` for `hipMalloc` memory.
+    pub module: Option<u64>,
 }
 
 /// Live allocations keyed by base address, so any pointer into one can be resolved.
@@ -21,16 +24,29 @@ pub struct Allocations {
 }
 
 impl Allocations {
-    /// Records a new allocation.
+    /// Records a new allocation (or module global).
     pub fn insert(&mut self, base: u64, info: AllocInfo) {
-        self.total_bytes += info.size;
-        self.by_base.insert(base, info);
+        if info.module.is_none() {
+            self.total_bytes += info.size;
+        }
+        if let Some(old) = self.by_base.insert(base, info) {
+            if old.module.is_none() {
+                self.total_bytes -= old.size;
+            }
+        }
     }
 
-    /// Removes the allocation that starts exactly at `base`.
+    /// The range that starts exactly at `base`.
+    pub fn get(&self, base: u64) -> Option<&AllocInfo> {
+        self.by_base.get(&base)
+    }
+
+    /// Removes the range that starts exactly at `base`.
     pub fn remove(&mut self, base: u64) -> Option<AllocInfo> {
         let info = self.by_base.remove(&base)?;
-        self.total_bytes -= info.size;
+        if info.module.is_none() {
+            self.total_bytes -= info.size;
+        }
         Some(info)
     }
 
@@ -65,7 +81,7 @@ impl Allocations {
         self.by_base.is_empty()
     }
 
-    /// Bytes held.
+    /// Bytes of `hipMalloc` memory held (module globals not counted).
     pub fn total_bytes(&self) -> u64 {
         self.total_bytes
     }
@@ -114,9 +130,27 @@ impl<T> Handles<T> {
         self.live.get(&handle).ok_or_else(|| self.unknown(handle))
     }
 
+    /// The object behind `handle`, for updates.
+    pub fn get_mut(&mut self, handle: u64) -> Result<&mut T, Failure> {
+        if !self.live.contains_key(&handle) {
+            return Err(self.unknown(handle));
+        }
+        self.live.get_mut(&handle).ok_or_else(|| Failure::new(Status::INVALID_HANDLE, "handle vanished"))
+    }
+
     /// Removes `handle`.
     pub fn remove(&mut self, handle: u64) -> Result<T, Failure> {
         self.live.remove(&handle).ok_or_else(|| self.unknown(handle))
+    }
+
+    /// Number of live handles.
+    pub fn len(&self) -> usize {
+        self.live.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.live.is_empty()
     }
 
     /// Every live object.
@@ -142,7 +176,11 @@ mod test {
     #[test]
     fn resolve_checks_ranges() {
         let mut a = Allocations::default();
-        a.insert(0x1000, AllocInfo { size: 0x100, device: 0 });
+        a.insert(0x1000, AllocInfo { size: 0x100, device: 0, module: None });
+        a.insert(0x2000, AllocInfo { size: 0x40, device: 0, module: Some(7) });
+        assert!(a.resolve(0x2000, 0x40, "p").is_ok(), "globals resolve like memory");
+        assert_eq!(a.total_bytes(), 0x100, "but are not counted");
+        assert_eq!(a.remove(0x2000).map(|g| g.module), Some(Some(7)));
         assert!(a.resolve(0x1000, 0x100, "p").is_ok());
         assert!(a.resolve(0x10ff, 1, "p").is_ok());
         assert!(a.resolve(0x10ff, 2, "p").is_err());

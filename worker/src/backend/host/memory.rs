@@ -1,28 +1,35 @@
 //! Emulated device memory: per-device accounting, host blocks, and the device address space.
 //!
-//! Device addresses are synthetic, not host addresses: clients never learn where the worker's
-//! heap lives, and a freed range is handed out again only after the whole window has been
-//! cycled through (next-fit), so a stale pointer almost always fails instead of aliasing a
-//! newer allocation. Every allocation is followed by an unmapped guard page, so running off
-//! the end of a buffer hits no neighbour.
+//! **Device addresses are host addresses** (identity mapping): a device pointer is the address
+//! of the allocation's bytes in the worker, so a host kernel dereferences it directly. The
+//! host backend trades pointer opacity for executable kernels: clients learn where the
+//! worker's heap lives, and a freed range may be handed out again by the host allocator as
+//! soon as it is free, so a stale pointer can alias a newer allocation (the session still
+//! refuses pointers that are not in its own table). Allocations are [`ALLOC_ALIGN`]-aligned,
+//! as `hipMalloc` guarantees, and each is followed by [`RED_ZONE`] bytes that belong to no
+//! allocation: an access just past the end is refused instead of landing in a neighbour, and
+//! a kernel overrunning a buffer by a little writes into padding rather than the worker's heap.
+//!
+//! Module globals (a host module's `.data`/`.bss`) are mapped here too, as *external* ranges
+//! owned by their module: copies resolve them like allocations, `free` refuses them, and
+//! module unload removes them.
 
 use std::alloc::{self, Layout};
+use std::any::Any;
 use std::collections::BTreeMap;
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use super::{read_lock, write_lock};
 use crate::backend::{BackendError, DeviceIndex, DevicePtr, MemInfo, MemsetPattern};
 
-/// Allocation granularity: device addresses are page aligned and usage is counted in pages.
+/// Capacity granularity: usage is counted in pages, as a GPU allocator would round.
 pub(super) const PAGE: u64 = 4096;
-/// Unmapped bytes after every allocation.
-const GUARD: u64 = PAGE;
-/// First device address handed out; low addresses stay unmapped so small integers mistaken
-/// for pointers fail.
-const WINDOW_START: u64 = 0x1000_0000_0000;
-/// One past the last device address handed out.
-const WINDOW_END: u64 = 0x7000_0000_0000;
+/// Alignment of every allocation (`hipMalloc` guarantees 256 bytes).
+pub(super) const ALLOC_ALIGN: usize = 256;
+/// Unowned bytes after every allocation (see the module documentation).
+pub(super) const RED_ZONE: usize = ALLOC_ALIGN;
 
 /// Capacity and usage of one emulated device, shared by every session.
 #[derive(Debug)]
@@ -76,31 +83,72 @@ impl Drop for Reservation {
     }
 }
 
-/// Zero-filled host memory backing one allocation, obtained without aborting on failure.
-fn alloc_zeroed_bytes(len: usize) -> Option<Box<[u8]>> {
-    debug_assert!(
-        len > 0,
-        "zero-sized allocations never reach the host allocator"
-    );
-    let layout = Layout::array::<u8>(len).ok()?;
-    // SAFETY: `layout` has a non-zero size (`len > 0`, zero-size mallocs return NULL before
-    // getting here).
-    let ptr = unsafe { alloc::alloc_zeroed(layout) };
-    if ptr.is_null() {
-        return None;
-    }
-    let slice = std::ptr::slice_from_raw_parts_mut(ptr, len);
-    // SAFETY: `ptr` was just returned by the global allocator for `Layout::array::<u8>(len)`,
-    // which is exactly the layout `Box<[u8]>` of length `len` frees with; the `len` bytes are
-    // initialized (zeroed) and nothing else refers to them, so the box owns them uniquely.
-    Some(unsafe { Box::from_raw(slice) })
+/// Zero-filled, [`ALLOC_ALIGN`]-aligned host memory of `len` bytes plus the red zone, freed on
+/// drop. Obtained without aborting on failure.
+#[derive(Debug)]
+struct HostBlock {
+    ptr: NonNull<u8>,
+    layout: Layout,
 }
 
-/// One live (or freed but still referenced) allocation.
+// SAFETY: `HostBlock` owns its bytes like a `Box<[u8]>`; it hands out no references itself,
+// and every access goes through `Region`, which synchronizes Rust-side access with the
+// allocation's lock.
+unsafe impl Send for HostBlock {}
+// SAFETY: as above; `&HostBlock` only exposes the address.
+unsafe impl Sync for HostBlock {}
+
+impl HostBlock {
+    fn alloc_zeroed(len: usize) -> Option<Self> {
+        debug_assert!(
+            len > 0,
+            "zero-sized allocations never reach the host allocator"
+        );
+        let total = len.checked_add(RED_ZONE)?;
+        let layout = Layout::from_size_align(total, ALLOC_ALIGN).ok()?;
+        // SAFETY: `layout` has a non-zero size (`RED_ZONE > 0`).
+        let ptr = unsafe { alloc::alloc_zeroed(layout) };
+        Some(Self {
+            ptr: NonNull::new(ptr)?,
+            layout,
+        })
+    }
+}
+
+impl Drop for HostBlock {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` came from `alloc::alloc_zeroed(self.layout)` and is freed only here.
+        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) };
+    }
+}
+
+/// What backs an address range.
+enum Backing {
+    /// Memory of `hipMalloc`, counted against its device's capacity.
+    Owned {
+        _block: HostBlock,
+        _capacity: Reservation,
+    },
+    /// A module global: bytes inside a loaded module, kept mapped by holding its owner.
+    External { _owner: Arc<dyn Any + Send + Sync> },
+}
+
+impl std::fmt::Debug for Backing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Owned { .. } => "Owned",
+            Self::External { .. } => "External",
+        })
+    }
+}
+
+/// One live (or freed but still referenced) address range.
 ///
-/// The bytes sit behind a `RwLock`: stream executors, null-stream work and the transport's
-/// zero-copy access all lock before touching them, so concurrent streams racing on one buffer
-/// (a client bug on a real GPU) stays memory-safe here. Queued operations hold an `Arc`, so
+/// Rust-side accesses (copies, memsets, the transport's zero-copy access) take `lock`
+/// before touching the bytes, so concurrent streams racing on one buffer stay orderly here.
+/// Kernels access the bytes directly, without the lock, as a GPU would: a kernel racing with
+/// a copy of the same bytes on another stream is a data race of the client's making (the
+/// worker keeps none of its own state in device memory). Queued operations hold an `Arc`, so
 /// `free` only unmaps the address; the bytes and the capacity go back when the last queued
 /// user is done.
 #[derive(Debug)]
@@ -108,14 +156,17 @@ pub(super) struct Allocation {
     base: u64,
     size: u64,
     device: DeviceIndex,
-    bytes: RwLock<Box<[u8]>>,
-    _capacity: Reservation,
+    lock: RwLock<()>,
+    backing: Backing,
 }
 
 impl Allocation {
-    /// Address just past the guard page, where the next allocation may start.
-    fn reserved_end(&self) -> u64 {
-        self.base + self.size.next_multiple_of(PAGE) + GUARD
+    fn is_external(&self) -> bool {
+        matches!(self.backing, Backing::External { .. })
+    }
+
+    fn end(&self) -> u64 {
+        self.base + self.size
     }
 }
 
@@ -132,21 +183,27 @@ impl Region {
         self.allocation.device
     }
 
-    fn range(&self) -> std::ops::Range<usize> {
-        self.offset..self.offset + self.len
+    /// First byte of the region. Valid for `len` bytes while `self` lives.
+    fn start(&self) -> *mut u8 {
+        (self.allocation.base as usize + self.offset) as *mut u8
     }
 
     /// Lets `f` read the region's bytes under the allocation's read lock.
     pub(super) fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
-        let bytes = read_lock(&self.allocation.bytes);
-        f(&bytes[self.range()])
+        let _guard = read_lock(&self.allocation.lock);
+        // SAFETY: the range lies inside the allocation (checked by `resolve`), whose bytes
+        // stay mapped while `self.allocation` is held; Rust-side writers hold the write lock,
+        // so none runs meanwhile (kernels: see `Allocation`).
+        let bytes = unsafe { std::slice::from_raw_parts(self.start(), self.len) };
+        f(bytes)
     }
 
     /// Lets `f` write the region's bytes under the allocation's write lock.
     pub(super) fn with_bytes_mut<R>(&self, f: impl FnOnce(&mut [u8]) -> R) -> R {
-        let mut bytes = write_lock(&self.allocation.bytes);
-        let range = self.range();
-        f(&mut bytes[range])
+        let _guard = write_lock(&self.allocation.lock);
+        // SAFETY: as in `with_bytes`; the write lock excludes every other Rust-side access.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(self.start(), self.len) };
+        f(bytes)
     }
 
     /// Copies `src` (exactly the region's length) into the region.
@@ -178,79 +235,55 @@ impl Region {
     pub(super) fn copy(dst: &Region, src: &Region) {
         debug_assert_eq!(dst.len, src.len);
         if Arc::ptr_eq(&dst.allocation, &src.allocation) {
-            let mut bytes = write_lock(&dst.allocation.bytes);
-            bytes.copy_within(src.range(), dst.offset);
+            let _guard = write_lock(&dst.allocation.lock);
+            // SAFETY: both ranges lie inside the one allocation, held alive by `dst`;
+            // `ptr::copy` allows overlap; the write lock excludes Rust-side accesses.
+            unsafe { std::ptr::copy(src.start(), dst.start(), dst.len) };
             return;
         }
-        let copy = |to: &mut [u8], from: &[u8]| {
-            to[dst.range()].copy_from_slice(&from[src.range()]);
+        let copy = || {
+            // SAFETY: distinct live allocations never overlap (`AddressSpace` refuses
+            // overlapping ranges), both ranges are in bounds, and both locks are held.
+            unsafe { std::ptr::copy_nonoverlapping(src.start(), dst.start(), dst.len) };
         };
         if dst.allocation.base < src.allocation.base {
-            let mut to = write_lock(&dst.allocation.bytes);
-            let from = read_lock(&src.allocation.bytes);
-            copy(&mut to, &from);
+            let _to = write_lock(&dst.allocation.lock);
+            let _from = read_lock(&src.allocation.lock);
+            copy();
         } else {
-            let from = read_lock(&src.allocation.bytes);
-            let mut to = write_lock(&dst.allocation.bytes);
-            copy(&mut to, &from);
+            let _from = read_lock(&src.allocation.lock);
+            let _to = write_lock(&dst.allocation.lock);
+            copy();
         }
     }
 }
 
 /// The device address space shared by all devices (unified addressing: an address names its
-/// device).
+/// device), keyed by host address.
 #[derive(Debug)]
 pub(super) struct AddressSpace {
-    ranges: RwLock<Ranges>,
+    live: RwLock<BTreeMap<u64, Arc<Allocation>>>,
 }
 
-#[derive(Debug)]
-struct Ranges {
-    live: BTreeMap<u64, Arc<Allocation>>,
-    /// Where the next-fit search starts.
-    cursor: u64,
-}
-
-impl Ranges {
-    /// Base address for `size` bytes plus guard, searching forward from the cursor and
-    /// wrapping once.
-    fn find_free(&self, size: u64) -> Option<u64> {
-        let span = size.checked_next_multiple_of(PAGE)?.checked_add(GUARD)?;
-        let mut start = self.cursor;
-        let mut wrapped = false;
-        loop {
-            let end = start.checked_add(span)?;
-            if end > WINDOW_END {
-                if wrapped {
-                    return None;
-                }
-                wrapped = true;
-                start = WINDOW_START;
-                continue;
-            }
-            // Live ranges do not overlap, so only the last one starting below `end` can reach
-            // into `start..end`.
-            match self.live.range(..end).next_back() {
-                Some((_, blocking)) if blocking.reserved_end() > start => {
-                    start = blocking.reserved_end();
-                }
-                _ => return Some(start),
-            }
-        }
-    }
+/// Whether `[base, base + size)` overlaps a live range of `live`.
+fn overlaps(live: &BTreeMap<u64, Arc<Allocation>>, base: u64, size: u64) -> bool {
+    let end = base.saturating_add(size);
+    // Live ranges do not overlap, so only the last one starting below `end` can reach into
+    // `base..end`.
+    live.range(..end)
+        .next_back()
+        .is_some_and(|(_, a)| a.end() > base)
 }
 
 impl AddressSpace {
     pub(super) fn new() -> Self {
         Self {
-            ranges: RwLock::new(Ranges {
-                live: BTreeMap::new(),
-                cursor: WINDOW_START,
-            }),
+            live: RwLock::new(BTreeMap::new()),
         }
     }
 
-    /// Allocates `size` bytes of host memory against `capacity` and maps them on `device`.
+    /// Allocates `size` bytes of host memory against `capacity` and maps them on `device` at
+    /// their own address.
     pub(super) fn map(
         &self,
         device: DeviceIndex,
@@ -260,34 +293,89 @@ impl AddressSpace {
         let len = usize::try_from(size).map_err(|_| {
             BackendError::OutOfMemory(format!("{size} bytes exceed the host address space"))
         })?;
-        let bytes = alloc_zeroed_bytes(len).ok_or_else(|| {
+        let block = HostBlock::alloc_zeroed(len).ok_or_else(|| {
             BackendError::OutOfMemory(format!("host allocator refused {size} bytes"))
         })?;
-        let mut ranges = write_lock(&self.ranges);
-        let base = ranges.find_free(size).ok_or_else(|| {
-            BackendError::OutOfMemory("device address space exhausted".to_string())
-        })?;
+        let base = block.ptr.as_ptr() as u64;
         let allocation = Arc::new(Allocation {
             base,
             size,
             device,
-            bytes: RwLock::new(bytes),
-            _capacity: capacity,
+            lock: RwLock::new(()),
+            backing: Backing::Owned {
+                _block: block,
+                _capacity: capacity,
+            },
         });
-        ranges.cursor = allocation.reserved_end();
-        ranges.live.insert(base, allocation);
+        // A fresh block from the allocator cannot overlap a live one; module globals lie in
+        // module images, never in the heap.
+        write_lock(&self.live).insert(base, allocation);
         Ok(DevicePtr(base))
     }
 
-    /// Unmaps the allocation starting at `ptr`; its memory goes once no queued work holds it.
-    pub(super) fn unmap(&self, ptr: DevicePtr) -> Result<(), BackendError> {
-        write_lock(&self.ranges)
-            .live
-            .remove(&ptr.0)
-            .map(drop)
-            .ok_or_else(|| {
-                BackendError::InvalidValue(format!("{ptr} is not the start of a live allocation"))
-            })
+    /// Maps `size` bytes at `base` that belong to `owner` (a module global). Refused when the
+    /// range is empty, wraps, or overlaps a live range.
+    pub(super) fn map_external(
+        &self,
+        device: DeviceIndex,
+        base: u64,
+        size: u64,
+        owner: Arc<dyn Any + Send + Sync>,
+    ) -> Result<DevicePtr, BackendError> {
+        if base == 0 || size == 0 || base.checked_add(size).is_none() {
+            return Err(BackendError::InvalidValue(format!(
+                "external range {:#x}+{size} is empty or wraps",
+                base
+            )));
+        }
+        if usize::try_from(size).is_err() {
+            return Err(BackendError::InvalidValue(format!(
+                "external range of {size} bytes exceeds the host address space"
+            )));
+        }
+        let mut live = write_lock(&self.live);
+        if overlaps(&live, base, size) {
+            return Err(BackendError::InvalidValue(format!(
+                "external range {:#x}+{size} overlaps live device memory",
+                base
+            )));
+        }
+        live.insert(
+            base,
+            Arc::new(Allocation {
+                base,
+                size,
+                device,
+                lock: RwLock::new(()),
+                backing: Backing::External { _owner: owner },
+            }),
+        );
+        Ok(DevicePtr(base))
+    }
+
+    /// Unmaps the allocation starting at `ptr` and returns it; its memory goes once no queued
+    /// work holds it. External ranges are refused (see [`Self::unmap_external`]).
+    pub(super) fn unmap(&self, ptr: DevicePtr) -> Result<Arc<Allocation>, BackendError> {
+        let mut live = write_lock(&self.live);
+        match live.get(&ptr.0) {
+            Some(a) if a.is_external() => Err(BackendError::InvalidValue(format!(
+                "{ptr} is a module global, which cannot be freed"
+            ))),
+            Some(_) => Ok(live.remove(&ptr.0).expect("present")),
+            None => Err(BackendError::InvalidValue(format!(
+                "{ptr} is not the start of a live allocation"
+            ))),
+        }
+    }
+
+    /// Unmaps the external range starting at `ptr` (module unload).
+    pub(super) fn unmap_external(&self, ptr: DevicePtr) -> Option<Arc<Allocation>> {
+        let mut live = write_lock(&self.live);
+        if live.get(&ptr.0).is_some_and(|a| a.is_external()) {
+            live.remove(&ptr.0)
+        } else {
+            None
+        }
     }
 
     /// The allocation containing `ptr` and `len` bytes from there.
@@ -295,9 +383,8 @@ impl AddressSpace {
     /// An address in no allocation is `InvalidDevicePointer`; a range starting inside one but
     /// running past its end is `InvalidValue`. An empty range may sit at the very end.
     pub(super) fn resolve(&self, ptr: DevicePtr, len: u64) -> Result<Region, BackendError> {
-        let ranges = read_lock(&self.ranges);
-        let allocation = ranges
-            .live
+        let live = read_lock(&self.live);
+        let allocation = live
             .range(..=ptr.0)
             .next_back()
             .map(|(_, allocation)| allocation)
@@ -313,7 +400,7 @@ impl AddressSpace {
                 DevicePtr(allocation.base)
             )));
         }
-        // Both fit in usize: the allocation's size did when it was created.
+        // Both fit in usize: the allocation's size did when it was mapped.
         Ok(Region {
             allocation: Arc::clone(allocation),
             offset: offset as usize,
@@ -351,37 +438,83 @@ mod tests {
     }
 
     #[test]
-    fn allocations_are_page_aligned_with_guard_gaps() {
+    fn device_pointers_are_host_addresses() {
         let space = AddressSpace::new();
         let memory = Arc::new(DeviceMemory::new(1 << 20));
         let a = map(&space, &memory, 10);
         let b = map(&space, &memory, PAGE);
-        assert_eq!(a.0 % PAGE, 0);
-        assert_eq!(b.0, a.0 + PAGE + GUARD);
-        // The guard page belongs to nobody.
-        let err = space.resolve(DevicePtr(a.0 + PAGE), 1).unwrap_err();
+        for ptr in [a, b] {
+            assert_eq!(ptr.0 % ALLOC_ALIGN as u64, 0);
+        }
+        // A write through the raw address is what the region reads back, and vice versa.
+        // SAFETY: `a` is a live 10-byte allocation and no region of it is in use.
+        unsafe { std::ptr::write_bytes(a.0 as *mut u8, 0x5a, 10) };
+        assert_eq!(
+            space.resolve(a, 10).unwrap().read_to_vec().unwrap(),
+            [0x5a; 10]
+        );
+        space.resolve(b, 4).unwrap().write(&[1, 2, 3, 4]);
+        // SAFETY: `b` is live and at least 4 bytes long.
+        let seen = unsafe { std::slice::from_raw_parts(b.0 as *const u8, 4) };
+        assert_eq!(seen, [1, 2, 3, 4]);
+        // The red zone belongs to nobody.
+        let err = space.resolve(DevicePtr(a.0 + 10), 1).unwrap_err();
         assert!(matches!(err, BackendError::InvalidDevicePointer(_)));
     }
 
     #[test]
-    fn freed_ranges_are_not_reused_before_wrapping() {
+    fn freed_bytes_outlive_queued_regions() {
         let space = AddressSpace::new();
         let memory = Arc::new(DeviceMemory::new(1 << 20));
         let a = map(&space, &memory, 64);
-        space.unmap(a).unwrap();
-        let b = map(&space, &memory, 64);
-        assert_ne!(a, b);
+        let region = space.resolve(a, 64).unwrap();
+        let unmapped = space.unmap(a).unwrap();
+        drop(unmapped);
+        assert!(space.resolve(a, 1).is_err());
+        assert_eq!(
+            memory.info().free,
+            (1 << 20) - PAGE,
+            "still held by the region"
+        );
+        region.fill(MemsetPattern::U8(7));
+        assert_eq!(region.read_to_vec().unwrap(), [7; 64]);
+        drop(region);
+        assert_eq!(memory.info().free, 1 << 20);
     }
 
     #[test]
-    fn search_wraps_around_the_window() {
+    fn external_ranges_are_mapped_but_not_freeable() {
         let space = AddressSpace::new();
         let memory = Arc::new(DeviceMemory::new(1 << 20));
-        let a = map(&space, &memory, PAGE);
-        write_lock(&space.ranges).cursor = WINDOW_END - PAGE;
-        // Does not fit before the end: wraps, skips `a`, lands right after its guard.
-        let b = map(&space, &memory, PAGE);
-        assert_eq!(b.0, a.0 + PAGE + GUARD);
+        let owned = map(&space, &memory, 128);
+        let backing: Arc<Vec<u8>> = Arc::new(vec![0u8; 32]);
+        let base = backing.as_ptr() as u64;
+        let owner: Arc<dyn Any + Send + Sync> = backing.clone();
+        let global = space.map_external(0, base, 32, Arc::clone(&owner)).unwrap();
+        space.resolve(global, 32).unwrap().write(&[9; 32]);
+        assert_eq!(backing[..], [9; 32]);
+        assert!(matches!(
+            space.unmap(global),
+            Err(BackendError::InvalidValue(_))
+        ));
+        // Overlaps, empty and wrapping ranges are refused.
+        for (b, s) in [
+            (base + 8, 8),
+            (base, 0),
+            (u64::MAX - 4, 8),
+            (owned.0 + 64, 8),
+        ] {
+            assert!(
+                space.map_external(0, b, s, Arc::clone(&owner)).is_err(),
+                "{b:#x}+{s}"
+            );
+        }
+        assert!(
+            space.unmap_external(owned).is_none(),
+            "only external ranges"
+        );
+        assert!(space.unmap_external(global).is_some());
+        assert!(space.resolve(global, 1).is_err());
     }
 
     #[test]

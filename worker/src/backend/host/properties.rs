@@ -16,8 +16,8 @@ const FALLBACK_PHYSICAL_MEMORY: u64 = 4 << 30;
 const DEFAULT_CAPACITY_CAP: u64 = 16 << 30;
 
 /// Warp size the host backend reports. 32 rather than 1, so clients that size blocks or
-/// reductions by `warpSize` get the shapes they would on a GPU; the later host kernel emulator
-/// must run 32-lane warps accordingly.
+/// reductions by `warpSize` get the shapes they would on a GPU. Host kernels run the threads
+/// of a block one after another, so warp intrinsics are refused at compile time (see `rtc`).
 pub(super) const HOST_WARP_SIZE: i32 = 32;
 
 /// What the host CPU tells about itself.

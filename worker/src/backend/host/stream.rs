@@ -12,6 +12,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle, ThreadId};
 use std::time::Instant;
 
+use super::launch::KernelLaunch;
 use super::memory::Region;
 use super::{lock, wait};
 use crate::backend::{BackendError, DeviceIndex, DtohDone, HostData, HostFn, MemsetPattern};
@@ -40,6 +41,8 @@ pub(super) enum StreamOp {
     /// Holds the stream until another stream reaches an event record.
     WaitEvent(Arc<Signal>),
     HostFunc(HostFn),
+    /// A kernel launch; a failure is latched on the stream as a GPU fault would be.
+    Kernel(KernelLaunch),
 }
 
 impl StreamOp {
@@ -61,6 +64,7 @@ impl StreamOp {
                 signal.wait();
             }
             Self::HostFunc(f) => f(),
+            Self::Kernel(launch) => return launch.run(),
         }
         Ok(())
     }
@@ -74,6 +78,7 @@ impl StreamOp {
             Self::RecordEvent(_) => "event record",
             Self::WaitEvent(_) => "event wait",
             Self::HostFunc(_) => "host function",
+            Self::Kernel(_) => "kernel launch",
         }
     }
 }

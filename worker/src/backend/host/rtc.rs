@@ -1,0 +1,664 @@
+//! hiprtc on the host backend: HIP kernel source compiled by the system C++ compiler into a
+//! host module (see `docs/HOST_MODULES.md`).
+//!
+//! A compile runs in a private temporary directory:
+//!
+//! 1. The source and the embedded headers are scanned for what the host backend cannot run
+//!    (`__syncthreads`, `__shared__`, warp intrinsics, see [`scan`]); such a program fails
+//!    with a log line naming the feature and its line, before any compiler runs.
+//! 2. Options are sorted: `-D`/`-U`/`-I` pass through; `--offload-arch=`, `-O*`, `-std=` and
+//!    every other option are ignored with a log line (the host backend always compiles with
+//!    [`BASE_FLAGS`]).
+//! 3. `__hip_remote_main.cpp` holds the program (behind `#line 1 "<name>"`, so diagnostics
+//!    name the program) followed by a generated tail: one entry per `extern "C" __global__`
+//!    kernel and `__device__` variable [`scan::declarations`] finds and per name expression,
+//!    and a constructor that fills the `hip_remote_host_module_v1` descriptor. The prelude
+//!    (`rtc/prelude.hpp`) is force-included; `hip/hip_runtime.h` and friends are empty stubs.
+//! 4. `c++` (or `$HIP_REMOTE_CXX`) builds a shared object within [`COMPILE_TIMEOUT`]; its
+//!    output becomes the log, verbatim (bounded by [`MAX_LOG_LEN`]).
+//! 5. The result is loaded once through the ordinary host-module loader, which validates it
+//!    and yields the lowered names (read from `hip_remote_rtc_lowered_names`); the shared
+//!    object's bytes are the returned `code`, for a later `ModuleLoad` (format `HostModule`).
+
+mod scan;
+
+use std::ffi::{c_char, CStr};
+use std::fmt::Write as _;
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::DirBuilderExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Component, Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use proto_core::limits::{MAX_BULK_LEN, MAX_NAME_LEN, MAX_TEXT_LEN};
+
+use super::module::{HostModule, ModuleLimits};
+use super::{lock, wait};
+use crate::backend::{BackendError, RtcOutput, RtcRequest};
+
+/// The prelude force-included into every program.
+const PRELUDE: &str = include_str!("rtc/prelude.hpp");
+/// The module ABI header the prelude includes.
+const HOST_MODULE_H: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/include/hip_remote/host_module.h"
+));
+/// HIP headers a program may include; the prelude already provides what they would.
+const STUB_HEADERS: &[&str] = &[
+    "hip/hip_runtime.h",
+    "hip/hip_runtime_api.h",
+    "hip/hip_vector_types.h",
+    "hip/hip_math_constants.h",
+    "hip/math_functions.h",
+    "hip/device_functions.h",
+    "hip/hip_common.h",
+];
+/// The C++ compiler, unless `$HIP_REMOTE_CXX` names another.
+const DEFAULT_CXX: &str = "c++";
+/// Environment variable naming the C++ compiler.
+const CXX_ENV: &str = "HIP_REMOTE_CXX";
+/// Flags every compile uses. `-fno-gnu-unique` keeps template statics local so a module can
+/// be unloaded; `--no-undefined` reports a missing definition at link time, in the log.
+const BASE_FLAGS: &[&str] = &[
+    "-std=c++17",
+    "-O2",
+    "-shared",
+    "-fPIC",
+    "-fno-gnu-unique",
+    "-Wl,--no-undefined",
+];
+/// Longest a compile may run before it is killed.
+pub(crate) const COMPILE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Longest log returned; the rest is cut with a note. Well inside the wire's `MAX_TEXT_LEN`.
+pub(crate) const MAX_LOG_LEN: usize = 256 << 10;
+// The log, with its truncation note, fits the wire's text field.
+const _: () = assert!(MAX_LOG_LEN + 64 <= MAX_TEXT_LEN);
+/// Largest code object returned (one bulk section).
+pub(crate) const MAX_CODE_LEN: usize = MAX_BULK_LEN;
+/// Compiles running at once across all sessions; more wait their turn.
+pub(crate) const MAX_CONCURRENT_COMPILES: usize = 4;
+/// Name used when the program has none.
+const DEFAULT_PROGRAM_NAME: &str = "default_program";
+/// Symbol of the lowered-name table in generated modules (outside the module ABI).
+const LOWERED_NAMES_SYMBOL: &str = "hip_remote_rtc_lowered_names";
+
+/// Compiles `request` for the host. `Err` only when the worker cannot run a compile at all.
+pub(super) fn compile(
+    request: &RtcRequest<'_>,
+    limits: &ModuleLimits,
+) -> Result<RtcOutput, BackendError> {
+    let name = program_name(request.name);
+    for expr in &request.name_expressions {
+        if expr.trim().is_empty() || expr.contains(['\n', '\r']) {
+            return Err(BackendError::InvalidValue(format!(
+                "name expression {expr:?} is empty or spans lines"
+            )));
+        }
+    }
+    for (header, _) in &request.headers {
+        check_header_name(header)?;
+    }
+
+    // 1. What the host backend cannot run.
+    let mut refusals = String::new();
+    let sources =
+        std::iter::once((name.as_str(), request.source)).chain(request.headers.iter().copied());
+    for (file, text) in sources {
+        for r in scan::refused_features(text) {
+            let _ = writeln!(
+                refusals,
+                "{file}:{}: error: `{}` is not supported by the hip-remote host backend: it runs \
+                 the threads of a block one after another, so kernels using block barriers, \
+                 __shared__ memory or warp intrinsics cannot run on it (see docs/HOST_MODULES.md)",
+                r.line, r.ident
+            );
+        }
+    }
+    if !refusals.is_empty() {
+        return Ok(failure(refusals));
+    }
+
+    // 2. Options.
+    let mut log = String::new();
+    let passed = sort_options(&request.options, &mut log);
+
+    // 3. Files.
+    let _slot = CompileSlot::acquire();
+    let dir = TempDir::create()?;
+    let generated = generate(&name, request);
+    let io = |e: std::io::Error| BackendError::Unknown(format!("hiprtc scratch files: {e}"));
+    write_file(
+        &dir.path.join("sys/hip_remote/host_module.h"),
+        HOST_MODULE_H,
+    )
+    .map_err(io)?;
+    write_file(&dir.path.join("sys/hip_remote_prelude.hpp"), PRELUDE).map_err(io)?;
+    for stub in STUB_HEADERS {
+        write_file(
+            &dir.path.join("sys").join(stub),
+            "/* hip-remote host backend: provided by the hiprtc prelude. */\n",
+        )
+        .map_err(io)?;
+    }
+    fs::create_dir_all(dir.path.join("include")).map_err(io)?;
+    for (header, text) in &request.headers {
+        write_file(&dir.path.join("include").join(header), text).map_err(io)?;
+    }
+    write_file(&dir.path.join("__hip_remote_main.cpp"), &generated.source).map_err(io)?;
+
+    // 4. Compile.
+    let cxx = std::env::var(CXX_ENV).unwrap_or_else(|_| DEFAULT_CXX.to_string());
+    let output = dir.path.join("program.so");
+    let mut command = Command::new(&cxx);
+    command
+        .current_dir(&dir.path)
+        .args(BASE_FLAGS)
+        .arg("-I")
+        .arg(dir.path.join("sys"))
+        .arg("-I")
+        .arg(dir.path.join("include"))
+        .args(&passed)
+        .arg("-include")
+        .arg(dir.path.join("sys/hip_remote_prelude.hpp"))
+        .arg("-o")
+        .arg(&output)
+        .arg("__hip_remote_main.cpp")
+        .arg("-ldl");
+    let outcome = run_compiler(command, &dir.path.join("compiler.log"));
+    let (status, compiler_log) = match outcome {
+        Ok(result) => result,
+        Err(e) => {
+            let _ = writeln!(
+                log,
+                "hip-remote: cannot run the C++ compiler `{cxx}` ({e}); the host backend needs \
+                 one on the worker (set {CXX_ENV} to choose it)"
+            );
+            return Ok(failure(log));
+        }
+    };
+    log.push_str(&compiler_log);
+    match status {
+        CompilerStatus::TimedOut => {
+            let _ = writeln!(
+                log,
+                "hip-remote: the compiler was stopped after {} s",
+                COMPILE_TIMEOUT.as_secs()
+            );
+            return Ok(failure(log));
+        }
+        CompilerStatus::Failed => return Ok(failure(log)),
+        CompilerStatus::Succeeded => {}
+    }
+
+    // 5. The module, validated as a load would, and its lowered names.
+    let code = match read_bounded(&output, MAX_CODE_LEN) {
+        Ok(Some(code)) => code,
+        Ok(None) => {
+            let _ = writeln!(
+                log,
+                "hip-remote: the compiled module exceeds {MAX_CODE_LEN} bytes"
+            );
+            return Ok(failure(log));
+        }
+        Err(e) => return Err(io(e)),
+    };
+    let origin = format!("hiprtc program `{name}`");
+    let module = match HostModule::load_path(&output, &origin, limits) {
+        Ok(module) => module,
+        Err(e) => {
+            let _ = writeln!(log, "hip-remote: the compiled module does not load: {e}");
+            return Ok(failure(log));
+        }
+    };
+    let lowered_names = lowered_names(&module, &generated.lowered);
+    drop(module);
+    Ok(RtcOutput {
+        success: true,
+        log: clean_log(log),
+        code,
+        lowered_names,
+    })
+}
+
+fn failure(log: String) -> RtcOutput {
+    RtcOutput {
+        success: false,
+        log: clean_log(log),
+        code: Vec::new(),
+        lowered_names: Vec::new(),
+    }
+}
+
+/// Bounds the log and drops NULs (the wire's text fields refuse them).
+fn clean_log(mut log: String) -> String {
+    if log.len() > MAX_LOG_LEN {
+        let mut cut = MAX_LOG_LEN;
+        while !log.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        log.truncate(cut);
+        let _ = write!(
+            log,
+            "\n[hip-remote: log truncated at {MAX_LOG_LEN} bytes]\n"
+        );
+    }
+    log.replace('\0', "\u{fffd}")
+}
+
+/// A program name safe for a `#line` directive and for logs.
+fn program_name(name: &str) -> String {
+    let name: String = name
+        .chars()
+        .map(|c| {
+            if c.is_control() || c == '"' || c == '\\' {
+                '_'
+            } else {
+                c
+            }
+        })
+        .take(MAX_NAME_LEN)
+        .collect();
+    if name.trim().is_empty() {
+        DEFAULT_PROGRAM_NAME.to_string()
+    } else {
+        name
+    }
+}
+
+/// Header names must be relative paths staying inside the include directory.
+fn check_header_name(header: &str) -> Result<(), BackendError> {
+    let path = Path::new(header);
+    let inside = !header.is_empty()
+        && path
+            .components()
+            .all(|c| matches!(c, Component::Normal(part) if part.len() <= 255));
+    if inside {
+        Ok(())
+    } else {
+        Err(BackendError::InvalidValue(format!(
+            "header name {header:?} must be a relative path without `..`"
+        )))
+    }
+}
+
+/// The options passed to the compiler; everything else is noted in `log` and ignored.
+fn sort_options(options: &[&str], log: &mut String) -> Vec<String> {
+    let mut passed = Vec::new();
+    let mut iter = options.iter().copied();
+    while let Some(option) = iter.next() {
+        let option = option.trim();
+        match option {
+            "" => {}
+            "-D" | "-U" | "-I" => match iter.next() {
+                Some(value) => passed.push(format!("{option}{}", value.trim())),
+                None => {
+                    let _ = writeln!(log, "hip-remote: ignored option `{option}` without a value");
+                }
+            },
+            _ if option.starts_with("-D")
+                || option.starts_with("-U")
+                || option.starts_with("-I") =>
+            {
+                passed.push(option.to_string())
+            }
+            _ if option.starts_with("--offload-arch=")
+                || option.starts_with("--gpu-architecture")
+                || option.starts_with("-arch")
+                || option.starts_with("-O")
+                || option.starts_with("-std=")
+                || option.starts_with("--std=") =>
+            {
+                let _ = writeln!(
+                    log,
+                    "hip-remote: ignored option `{option}`: the host backend compiles for the \
+                     worker's CPU with {}",
+                    BASE_FLAGS[..2].join(" ")
+                );
+            }
+            _ => {
+                let _ = writeln!(
+                    log,
+                    "hip-remote: ignored option `{option}`: not supported by the host backend"
+                );
+            }
+        }
+    }
+    passed
+}
+
+/// The main translation unit and where each name expression's lowered name comes from.
+struct Generated {
+    source: String,
+    lowered: Vec<LoweredName>,
+}
+
+enum LoweredName {
+    /// Known without compiling (an `extern "C"` kernel's own name).
+    Known(String),
+    /// Read from the compiled module's table, `fallback` if it holds none.
+    FromModule { index: usize, fallback: String },
+}
+
+/// A C++ string literal of `s`.
+fn c_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for b in s.bytes() {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x20..=0x7e => out.push(b as char),
+            _ => {
+                let _ = write!(out, "\\{b:03o}");
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `ns::k<float>` from `&ns::k<float>` or `::ns::k<float>`, spaces trimmed.
+fn normalize_expression(expr: &str) -> &str {
+    let expr = expr.trim();
+    let expr = expr.strip_prefix('&').unwrap_or(expr).trim_start();
+    expr.strip_prefix("::").unwrap_or(expr)
+}
+
+fn generate(name: &str, request: &RtcRequest<'_>) -> Generated {
+    let declarations = scan::declarations(request.source);
+    let mut source = String::new();
+    let _ = writeln!(source, "#line 1 {}", c_string(name));
+    source.push_str(request.source);
+    source.push_str("\n#line 1 \"<hip-remote kernel table>\"\n");
+    source.push_str("namespace {\n");
+    // (expression for `&`, fallback name, resolve through dladdr, name expression index)
+    let mut entries: Vec<(String, String, bool, i64)> = Vec::new();
+    for (qualified, symbol) in &declarations.kernels {
+        entries.push((qualified.clone(), symbol.clone(), false, -1));
+    }
+    for (qualified, unmangled) in &declarations.variables {
+        let plain = qualified.trim_start_matches("::").to_string();
+        let fallback = if *unmangled {
+            plain.rsplit("::").next().unwrap_or(&plain).to_string()
+        } else {
+            plain
+        };
+        entries.push((qualified.clone(), fallback, !*unmangled, -1));
+    }
+    let mut lowered = Vec::new();
+    for (index, expr) in request.name_expressions.iter().enumerate() {
+        let normalized = normalize_expression(expr);
+        let known = declarations.kernels.iter().find(|(qualified, symbol)| {
+            qualified.trim_start_matches("::") == normalized || symbol == normalized
+        });
+        match known {
+            Some((_, symbol)) => lowered.push(LoweredName::Known(symbol.clone())),
+            None => {
+                entries.push((
+                    format!("({normalized})"),
+                    normalized.to_string(),
+                    true,
+                    index as i64,
+                ));
+                lowered.push(LoweredName::FromModule {
+                    index,
+                    fallback: normalized.to_string(),
+                });
+            }
+        }
+    }
+    for (i, (expr, _, _, index)) in entries.iter().enumerate() {
+        if *index >= 0 {
+            let _ = writeln!(
+                source,
+                "// name expression {index}: {}",
+                request.name_expressions[*index as usize].trim()
+            );
+        }
+        let _ = writeln!(source, "constexpr auto __hip_remote_c{i} = &{expr};");
+    }
+    let n = entries.len();
+    let m = request.name_expressions.len();
+    let _ = writeln!(source, "hip_remote_kernel __hip_remote_kernels[{}];", n + 1);
+    let _ = writeln!(source, "hip_remote_global __hip_remote_globals[{}];", n + 1);
+    source.push_str("}  // namespace\n");
+    let _ = writeln!(
+        source,
+        "extern \"C\" {{\n\
+         hip_remote_host_module hip_remote_host_module_v1 = {{HIP_REMOTE_HOST_MODULE_MAGIC, \
+         HIP_REMOTE_HOST_MODULE_VERSION, 0, __hip_remote_kernels, 0, __hip_remote_globals}};\n\
+         const char* {LOWERED_NAMES_SYMBOL}[{}];\n\
+         }}",
+        m + 1
+    );
+    source.push_str("namespace {\n__attribute__((constructor)) void __hip_remote_init() {\n");
+    source.push_str("  const ::__hip_remote::candidate candidates[] = {\n");
+    for (i, (_, fallback, resolve, index)) in entries.iter().enumerate() {
+        let _ = writeln!(
+            source,
+            "    ::__hip_remote::candidate_of<__hip_remote_c{i}>({}, {resolve}, {index}),",
+            c_string(fallback)
+        );
+    }
+    source.push_str("    ::__hip_remote::candidate{},\n  };\n");
+    let _ = writeln!(
+        source,
+        "  ::__hip_remote::build(candidates, {n}, __hip_remote_kernels, __hip_remote_globals, \
+         &hip_remote_host_module_v1, {LOWERED_NAMES_SYMBOL});\n}}\n}}  // namespace"
+    );
+    Generated { source, lowered }
+}
+
+/// The lowered name of every name expression, in order.
+fn lowered_names(module: &HostModule, lowered: &[LoweredName]) -> Vec<String> {
+    let symbol = format!("{LOWERED_NAMES_SYMBOL}\0");
+    // SAFETY: the generated tail defines the symbol as `const char*[m + 1]`, filled by the
+    // module's constructor with string pointers into the module (or left null).
+    let table: Option<*const *const c_char> = unsafe {
+        module
+            .library()
+            .get::<*const *const c_char>(symbol.as_bytes())
+            .ok()
+            .map(|s| *s)
+    };
+    lowered
+        .iter()
+        .map(|entry| match entry {
+            LoweredName::Known(name) => name.clone(),
+            LoweredName::FromModule { index, fallback } => table
+                .and_then(|table| {
+                    // SAFETY: `index < m`, inside the table; a non-null entry is a
+                    // NUL-terminated string in the still loaded module.
+                    let ptr = unsafe { *table.add(*index) };
+                    (!ptr.is_null()).then(|| unsafe { CStr::from_ptr(ptr) })
+                })
+                .and_then(|name| name.to_str().ok().map(str::to_string))
+                .unwrap_or_else(|| fallback.clone()),
+        })
+        .collect()
+}
+
+fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    fs::write(path, text)
+}
+
+/// The file's bytes, or `None` when it is larger than `max`.
+fn read_bounded(path: &Path, max: usize) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    fs::File::open(path)?
+        .take(max as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    Ok((bytes.len() <= max).then_some(bytes))
+}
+
+enum CompilerStatus {
+    Succeeded,
+    Failed,
+    TimedOut,
+}
+
+/// Runs the compiler with stdout and stderr in `log_path`, killing its whole process group
+/// after [`COMPILE_TIMEOUT`]. `Err` when it cannot be started.
+fn run_compiler(
+    mut command: Command,
+    log_path: &Path,
+) -> std::io::Result<(CompilerStatus, String)> {
+    let log_file = fs::File::create(log_path)?;
+    command
+        .stdin(Stdio::null())
+        .stdout(log_file.try_clone()?)
+        .stderr(log_file)
+        // Its own process group, so the driver's children (cc1plus, as, ld) go with it.
+        .process_group(0);
+    let mut child = command.spawn()?;
+    let deadline = Instant::now() + COMPILE_TIMEOUT;
+    let mut pause = Duration::from_millis(5);
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break if status.success() {
+                CompilerStatus::Succeeded
+            } else {
+                CompilerStatus::Failed
+            };
+        }
+        if Instant::now() >= deadline {
+            if let Ok(pgid) = i32::try_from(child.id()) {
+                // SAFETY: signals the process group this function created (the child's pid is
+                // its group id); no memory is involved.
+                unsafe { libc::kill(-pgid, libc::SIGKILL) };
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            break CompilerStatus::TimedOut;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(100));
+    };
+    let mut bytes = Vec::new();
+    fs::File::open(log_path)?
+        .take(MAX_LOG_LEN as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    Ok((status, String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+/// A private scratch directory (mode 0700), removed with its contents on drop.
+struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    fn create() -> Result<Self, BackendError> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path = std::env::temp_dir().join(format!(
+            "hip-remote-rtc-{}-{}-{nanos}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&path)
+            .map_err(|e| {
+                BackendError::Unknown(format!(
+                    "cannot create the hiprtc scratch directory {}: {e}",
+                    path.display()
+                ))
+            })?;
+        Ok(Self { path })
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if let Err(e) = fs::remove_dir_all(&self.path) {
+            tracing::warn!(path = %self.path.display(), %e, "cannot remove a hiprtc scratch directory");
+        }
+    }
+}
+
+/// One of [`MAX_CONCURRENT_COMPILES`] slots, held for the duration of a compile.
+struct CompileSlot;
+
+static RUNNING_COMPILES: Mutex<usize> = Mutex::new(0);
+static COMPILE_DONE: Condvar = Condvar::new();
+
+impl CompileSlot {
+    fn acquire() -> Self {
+        let mut running = lock(&RUNNING_COMPILES);
+        while *running >= MAX_CONCURRENT_COMPILES {
+            running = wait(&COMPILE_DONE, running);
+        }
+        *running += 1;
+        Self
+    }
+}
+
+impl Drop for CompileSlot {
+    fn drop(&mut self) {
+        *lock(&RUNNING_COMPILES) -= 1;
+        COMPILE_DONE.notify_one();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_sorted() {
+        let mut log = String::new();
+        let passed = sort_options(
+            &[
+                "--offload-arch=gfx90a",
+                "-O3",
+                "-DN=4",
+                "-D",
+                "M",
+                "-Iinc",
+                "-std=c++20",
+                "-ffast-math",
+                "-I",
+            ],
+            &mut log,
+        );
+        assert_eq!(passed, ["-DN=4", "-DM", "-Iinc"]);
+        for ignored in [
+            "--offload-arch=gfx90a",
+            "-O3",
+            "-std=c++20",
+            "-ffast-math",
+            "`-I` without",
+        ] {
+            assert!(log.contains(ignored), "{ignored}: {log}");
+        }
+    }
+
+    #[test]
+    fn names_are_made_safe() {
+        assert_eq!(program_name(""), DEFAULT_PROGRAM_NAME);
+        assert_eq!(program_name("a\"b\\c\n.cu"), "a_b_c_.cu");
+        assert!(check_header_name("sub/dir/h.h").is_ok());
+        for bad in ["", "/etc/passwd", "../up.h", "a/../../b.h", "./h.h"] {
+            assert!(check_header_name(bad).is_err(), "{bad}");
+        }
+        assert_eq!(c_string("a\"\\\u{e9}"), "\"a\\\"\\\\\\303\\251\"");
+        assert_eq!(normalize_expression(" &::ns::k<float> "), "ns::k<float>");
+    }
+
+    #[test]
+    fn logs_are_bounded_and_nul_free() {
+        let log = clean_log(format!("a\0b{}", "x".repeat(MAX_LOG_LEN)));
+        assert!(log.len() <= MAX_LOG_LEN + 64);
+        assert!(!log.contains('\0'));
+        assert!(log.ends_with("truncated at 262144 bytes]\n"));
+    }
+}

@@ -1,0 +1,617 @@
+//! A pragmatic scanner for HIP kernel source: enough C++ lexing to find, outside comments,
+//! strings and preprocessor lines,
+//!
+//! * the features the host backend cannot run (`__syncthreads`, `__shared__`, warp
+//!   intrinsics), with their lines, and
+//! * the `extern "C" __global__` kernels and the `__device__`/`__constant__` variables at
+//!   namespace scope, for the generated kernel table.
+//!
+//! It is not a parser. Known limits (documented in `docs/HOST_MODULES.md`): kernels and
+//! variables produced by macros are not seen; kernels with C++ linkage (and templates) are
+//! reached only through name expressions; a variable declarator list is read up to its
+//! initializers, not into them.
+
+/// Identifiers the host backend refuses: it runs the threads of a block one after another,
+/// so there is no barrier, no block-shared memory and no lock-step warp.
+const REFUSED: &[&str] = &[
+    "__syncthreads",
+    "__syncthreads_count",
+    "__syncthreads_and",
+    "__syncthreads_or",
+    "__shared__",
+    "HIP_DYNAMIC_SHARED",
+    "__syncwarp",
+    "__activemask",
+    "__ballot",
+    "__any",
+    "__all",
+];
+/// Prefixes of refused identifiers (`__shfl`, `__shfl_down_sync`, ...).
+const REFUSED_PREFIXES: &[&str] = &["__shfl", "__ballot_", "__any_", "__all_", "__match_"];
+
+/// Attribute-like identifiers followed by a parenthesised argument list that is not the
+/// declarator's parameter list.
+const ATTRIBUTE_CALLS: &[&str] = &[
+    "__launch_bounds__",
+    "__attribute__",
+    "alignas",
+    "__align__",
+    "__declspec",
+    "decltype",
+    "__attribute",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind<'a> {
+    Ident(&'a str),
+    /// A string literal's contents (escapes left as written).
+    Str(&'a str),
+    Punct(u8),
+    /// Numbers and character literals: nothing the scanner looks at.
+    Other,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Token<'a> {
+    kind: Kind<'a>,
+    line: u32,
+}
+
+/// A use of a refused feature.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    pub(crate) ident: String,
+    pub(crate) line: u32,
+}
+
+/// Every refused identifier, first use of each, in source order.
+pub(crate) fn refused_features(source: &str) -> Vec<Refusal> {
+    let mut found: Vec<Refusal> = Vec::new();
+    for token in tokenize(source) {
+        let Kind::Ident(ident) = token.kind else {
+            continue;
+        };
+        let refused =
+            REFUSED.contains(&ident) || REFUSED_PREFIXES.iter().any(|p| ident.starts_with(p));
+        if refused && !found.iter().any(|r| r.ident == ident) {
+            found.push(Refusal {
+                ident: ident.to_string(),
+                line: token.line,
+            });
+        }
+    }
+    found
+}
+
+/// What the generated kernel table takes from the source.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Declarations {
+    /// `extern "C" __global__` kernels: `(qualified name for `&`, symbol name)`.
+    pub(crate) kernels: Vec<(String, String)>,
+    /// `__device__`/`__constant__`/`__managed__` variables at namespace scope:
+    /// `(qualified name, whether at global scope or in an extern "C" block)`.
+    pub(crate) variables: Vec<(String, bool)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Scope {
+    ExternC,
+    /// `None`: an anonymous namespace.
+    Namespace(Option<String>),
+    /// A function body, class, initializer: nothing in it is at namespace scope.
+    Other,
+}
+
+/// Finds the declarations the kernel table is built from.
+pub(crate) fn declarations(source: &str) -> Declarations {
+    let tokens = tokenize(source);
+    let mut out = Declarations::default();
+    let mut scopes: Vec<Scope> = Vec::new();
+    let mut decl_start = 0;
+    let mut i = 0;
+    while i < tokens.len() {
+        match tokens[i].kind {
+            Kind::Punct(b'{') => {
+                scopes.push(scope_kind(&tokens[decl_start..i]));
+                decl_start = i + 1;
+            }
+            Kind::Punct(b'}') => {
+                scopes.pop();
+                decl_start = i + 1;
+            }
+            Kind::Punct(b';') => decl_start = i + 1,
+            Kind::Ident(word @ ("__global__" | "__device__" | "__constant__" | "__managed__"))
+                if !scopes.contains(&Scope::Other) =>
+            {
+                let prefix = &tokens[decl_start..i];
+                let templated = prefix.iter().any(|t| t.kind == Kind::Ident("template"));
+                let extern_c_prefix = prefix
+                    .windows(2)
+                    .any(|w| w[0].kind == Kind::Ident("extern") && w[1].kind == Kind::Str("C"));
+                let extern_c = extern_c_prefix || scopes.contains(&Scope::ExternC);
+                let qualify = |name: &str| {
+                    let mut q = String::new();
+                    for scope in &scopes {
+                        if let Scope::Namespace(Some(ns)) = scope {
+                            q.push_str("::");
+                            q.push_str(ns);
+                        }
+                    }
+                    q.push_str("::");
+                    q.push_str(name);
+                    q
+                };
+                if word == "__global__" {
+                    if !templated && extern_c {
+                        // Only definitions: taking the address of a kernel declared but
+                        // never defined would not link.
+                        if let Some((name, true)) = function_name(&tokens[i + 1..]) {
+                            let entry = (qualify(name), name.to_string());
+                            if !out.kernels.contains(&entry) {
+                                out.kernels.push(entry);
+                            }
+                        }
+                    }
+                } else {
+                    let declared_only = prefix.iter().any(|t| t.kind == Kind::Ident("extern"));
+                    let unmangled = extern_c
+                        || !scopes
+                            .iter()
+                            .any(|s| matches!(s, Scope::Namespace(Some(_))));
+                    if !templated && !declared_only {
+                        for name in variable_names(&tokens[i + 1..]) {
+                            let entry = (qualify(name), unmangled);
+                            if !out.variables.contains(&entry) {
+                                out.variables.push(entry);
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+fn scope_kind(prefix: &[Token<'_>]) -> Scope {
+    let kinds: Vec<Kind<'_>> = prefix.iter().map(|t| t.kind).collect();
+    match kinds.as_slice() {
+        [Kind::Ident("extern"), Kind::Str("C")] => Scope::ExternC,
+        [Kind::Ident("namespace")] | [Kind::Ident("inline"), Kind::Ident("namespace")] => {
+            Scope::Namespace(None)
+        }
+        [Kind::Ident("namespace"), rest @ ..]
+        | [Kind::Ident("inline"), Kind::Ident("namespace"), rest @ ..]
+            if !rest.is_empty()
+                && rest
+                    .iter()
+                    .all(|k| matches!(k, Kind::Ident(_) | Kind::Punct(b':'))) =>
+        {
+            // `namespace a::b {` (C++17) opens both.
+            let name: String = rest
+                .iter()
+                .map(|k| match k {
+                    Kind::Ident(s) => *s,
+                    _ => ":",
+                })
+                .collect();
+            Scope::Namespace(Some(name))
+        }
+        _ => Scope::Other,
+    }
+}
+
+/// Index just past the parenthesised group starting at `tokens[open]`.
+fn skip_group(tokens: &[Token<'_>], open: usize) -> usize {
+    let mut depth = 0usize;
+    for (j, t) in tokens.iter().enumerate().skip(open) {
+        match t.kind {
+            Kind::Punct(b'(' | b'[' | b'{') => depth += 1,
+            Kind::Punct(b')' | b']' | b'}') => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return j + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    tokens.len()
+}
+
+/// The declarator name of a function declaration (the identifier before the first `(` that
+/// is not an attribute's argument list) and whether a body follows. `None` for anything else.
+fn function_name<'a>(tokens: &[Token<'a>]) -> Option<(&'a str, bool)> {
+    let mut j = 0;
+    let mut last_ident: Option<&'a str> = None;
+    while j < tokens.len() {
+        match tokens[j].kind {
+            Kind::Ident(word) if ATTRIBUTE_CALLS.contains(&word) => {
+                if matches!(tokens.get(j + 1).map(|t| t.kind), Some(Kind::Punct(b'('))) {
+                    j = skip_group(tokens, j + 1);
+                    last_ident = None;
+                    continue;
+                }
+                j += 1;
+            }
+            Kind::Ident("operator") => return None,
+            Kind::Ident(word) => {
+                last_ident = Some(word);
+                j += 1;
+            }
+            Kind::Punct(b'(') => {
+                // `void ns::k(` defines a function declared elsewhere.
+                let qualified = j >= 2 && tokens[j - 2].kind == Kind::Punct(b':');
+                let name = last_ident.filter(|_| !qualified)?;
+                let body = tokens[skip_group(tokens, j)..]
+                    .iter()
+                    .find_map(|t| match t.kind {
+                        Kind::Punct(b'{') => Some(true),
+                        Kind::Punct(b';' | b'=' | b'}') => Some(false),
+                        _ => None,
+                    })
+                    .unwrap_or(false);
+                return Some((name, body));
+            }
+            Kind::Punct(b';' | b'{' | b'=' | b'}') => return None,
+            _ => {
+                last_ident = None;
+                j += 1;
+            }
+        }
+    }
+    None
+}
+
+/// Declarator names of a variable declaration (`int a, b[4] = {..}, c;`); empty for a
+/// function.
+fn variable_names<'a>(tokens: &[Token<'a>]) -> Vec<&'a str> {
+    let mut names = Vec::new();
+    let mut j = 0;
+    let mut last_ident: Option<&'a str> = None;
+    let mut angle = 0usize;
+    while j < tokens.len() {
+        match tokens[j].kind {
+            Kind::Ident(word) if ATTRIBUTE_CALLS.contains(&word) => {
+                if matches!(tokens.get(j + 1).map(|t| t.kind), Some(Kind::Punct(b'('))) {
+                    j = skip_group(tokens, j + 1);
+                    continue;
+                }
+                j += 1;
+            }
+            Kind::Ident(word) => {
+                last_ident = Some(word);
+                j += 1;
+            }
+            Kind::Punct(b'<') => {
+                angle += 1;
+                j += 1;
+            }
+            Kind::Punct(b'>') => {
+                angle = angle.saturating_sub(1);
+                j += 1;
+            }
+            Kind::Punct(b',') if angle > 0 => j += 1,
+            // A parameter list before any declarator ends: a function.
+            Kind::Punct(b'(') if names.is_empty() => return Vec::new(),
+            Kind::Punct(b'(') => j = skip_group(tokens, j),
+            Kind::Punct(b'[') => {
+                names.extend(last_ident.take());
+                j = skip_group(tokens, j);
+            }
+            Kind::Punct(b'=' | b'{') => {
+                names.extend(last_ident.take());
+                // Skip the initializer up to the next declarator or the end.
+                let mut depth = 0usize;
+                while j < tokens.len() {
+                    match tokens[j].kind {
+                        Kind::Punct(b'(' | b'[' | b'{') => depth += 1,
+                        Kind::Punct(b')' | b']' | b'}') => depth = depth.saturating_sub(1),
+                        Kind::Punct(b',' | b';') if depth == 0 => break,
+                        _ => {}
+                    }
+                    j += 1;
+                }
+            }
+            Kind::Punct(b',') => {
+                names.extend(last_ident.take());
+                j += 1;
+            }
+            Kind::Punct(b';') => {
+                names.extend(last_ident.take());
+                break;
+            }
+            Kind::Punct(b'*' | b'&' | b':') => j += 1,
+            _ => {
+                last_ident = None;
+                j += 1;
+            }
+        }
+    }
+    names.dedup();
+    names
+}
+
+/// Lexes `source` into identifiers, string literals and punctuation, dropping comments,
+/// preprocessor lines, numbers and character literals.
+fn tokenize(source: &str) -> Vec<Token<'_>> {
+    let bytes = source.as_bytes();
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    let mut line = 1u32;
+    let mut line_start = true;
+    while i < bytes.len() {
+        let c = bytes[i];
+        match c {
+            b'\n' => {
+                line += 1;
+                line_start = true;
+                i += 1;
+            }
+            b' ' | b'\t' | b'\r' | b'\x0c' | b'\x0b' => i += 1,
+            b'\\' if bytes.get(i + 1) == Some(&b'\n') => {
+                line += 1;
+                i += 2;
+            }
+            b'#' if line_start => {
+                // A directive, with its continuation lines.
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    if bytes[i] == b'\\' && bytes.get(i + 1) == Some(&b'\n') {
+                        line += 1;
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i < bytes.len() && !(bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/')) {
+                    if bytes[i] == b'\n' {
+                        line += 1;
+                    }
+                    i += 1;
+                }
+                i = (i + 2).min(bytes.len());
+            }
+            b'"' => {
+                let (end, lines) = quoted(bytes, i, b'"');
+                tokens.push(Token {
+                    kind: Kind::Str(&source[i + 1..end.saturating_sub(1).max(i + 1)]),
+                    line,
+                });
+                line += lines;
+                i = end;
+                line_start = false;
+            }
+            b'\'' => {
+                let (end, lines) = quoted(bytes, i, b'\'');
+                tokens.push(Token {
+                    kind: Kind::Other,
+                    line,
+                });
+                line += lines;
+                i = end;
+                line_start = false;
+            }
+            c if c.is_ascii_digit() => {
+                // pp-number: digits, letters, `.`, digit separators, exponent signs.
+                i += 1;
+                while i < bytes.len() {
+                    let d = bytes[i];
+                    let exponent_sign = matches!(d, b'+' | b'-')
+                        && matches!(bytes[i - 1], b'e' | b'E' | b'p' | b'P');
+                    if d.is_ascii_alphanumeric()
+                        || d == b'_'
+                        || d == b'.'
+                        || d == b'\''
+                        || exponent_sign
+                    {
+                        i += 1;
+                    } else {
+                        break;
+                    }
+                }
+                tokens.push(Token {
+                    kind: Kind::Other,
+                    line,
+                });
+                line_start = false;
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 => {
+                let start = i;
+                while i < bytes.len()
+                    && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] >= 0x80)
+                {
+                    i += 1;
+                }
+                let word = &source[start..i];
+                line_start = false;
+                match (word, bytes.get(i)) {
+                    ("R" | "u8R" | "uR" | "UR" | "LR", Some(b'"')) => {
+                        let (end, lines) = raw_string(bytes, i);
+                        tokens.push(Token {
+                            kind: Kind::Other,
+                            line,
+                        });
+                        line += lines;
+                        i = end;
+                    }
+                    ("u8" | "u" | "U" | "L", Some(q @ (b'"' | b'\''))) => {
+                        let (end, lines) = quoted(bytes, i, *q);
+                        tokens.push(Token {
+                            kind: Kind::Other,
+                            line,
+                        });
+                        line += lines;
+                        i = end;
+                    }
+                    _ => tokens.push(Token {
+                        kind: Kind::Ident(word),
+                        line,
+                    }),
+                }
+            }
+            c => {
+                tokens.push(Token {
+                    kind: Kind::Punct(c),
+                    line,
+                });
+                line_start = false;
+                i += 1;
+            }
+        }
+    }
+    tokens
+}
+
+/// End (past the closing quote) of the literal opened at `bytes[open]`, and newlines inside.
+fn quoted(bytes: &[u8], open: usize, quote: u8) -> (usize, u32) {
+    let mut i = open + 1;
+    let mut lines = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => {
+                if bytes.get(i + 1) == Some(&b'\n') {
+                    lines += 1;
+                }
+                i += 2;
+            }
+            b'\n' => return (i, lines), // unterminated: stop at the line's end
+            c if c == quote => return (i + 1, lines),
+            _ => i += 1,
+        }
+    }
+    (bytes.len(), lines)
+}
+
+/// End of the raw string literal whose `"` is at `bytes[open]`, and newlines inside.
+fn raw_string(bytes: &[u8], open: usize) -> (usize, u32) {
+    let Some(paren) = bytes[open..]
+        .iter()
+        .position(|&b| b == b'(')
+        .map(|p| open + p)
+    else {
+        return (bytes.len(), 0);
+    };
+    let delimiter = &bytes[open + 1..paren];
+    let mut i = paren + 1;
+    let mut lines = 0;
+    while i < bytes.len() {
+        if bytes[i] == b')'
+            && bytes[i + 1..].starts_with(delimiter)
+            && bytes.get(i + 1 + delimiter.len()) == Some(&b'"')
+        {
+            return (i + 2 + delimiter.len(), lines);
+        }
+        if bytes[i] == b'\n' {
+            lines += 1;
+        }
+        i += 1;
+    }
+    (bytes.len(), lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_extern_c_kernels_in_every_spelling() {
+        let source = r#"
+#include <hip/hip_runtime.h>
+#define K(name) extern "C" __global__ void name(int* p)
+// extern "C" __global__ void commented(int* p);
+/* extern "C" __global__ void block_commented(); */
+const char* s = "extern \"C\" __global__ void in_string()";
+extern "C" __global__ void plain(float* x, int n) { x[0] = n; }
+extern "C" __global__ __launch_bounds__(256, 2) void bounded(const float* __restrict__ x) {}
+extern "C" {
+__global__ void in_block(double d) { }
+__global__ void declared(int);
+}
+__global__ void cpp_linkage(int* p) {}
+template <typename T> __global__ void templated(T* p) {}
+namespace ns { extern "C" __global__ void namespaced(int) {} }
+extern "C" __global__ void plain(float* x, int n);
+"#;
+        let d = declarations(source);
+        let names: Vec<&str> = d.kernels.iter().map(|(_, n)| n.as_str()).collect();
+        assert_eq!(names, ["plain", "bounded", "in_block", "namespaced"]);
+        assert_eq!(d.kernels[3].0, "::ns::namespaced");
+        assert_eq!(d.kernels[0].0, "::plain");
+    }
+
+    #[test]
+    fn finds_device_variables_at_namespace_scope() {
+        let source = r#"
+__device__ int counter;
+__device__ float table[4] = {1, 2, 3, 4}, scale = 2.0f;
+__constant__ double coefficients[2][3];
+__device__ float helper(float x) { __device__ int not_at_namespace_scope; return x; }
+__host__ __device__ inline int both(int a) { return a; }
+extern __device__ int declared_elsewhere;
+namespace ns { __device__ unsigned long long ticks = 0; }
+extern "C" { __device__ int c_linkage; }
+__device__ __attribute__((aligned(16))) int aligned_var;
+__device__ std::array<int, 3> templ;
+"#;
+        let d = declarations(source);
+        let names: Vec<(&str, bool)> = d.variables.iter().map(|(n, u)| (n.as_str(), *u)).collect();
+        assert_eq!(
+            names,
+            [
+                ("::counter", true),
+                ("::table", true),
+                ("::scale", true),
+                ("::coefficients", true),
+                ("::ns::ticks", false),
+                ("::c_linkage", true),
+                ("::aligned_var", true),
+                ("::templ", true),
+            ]
+        );
+    }
+
+    #[test]
+    fn reports_refused_features_with_lines() {
+        let source = "// __syncthreads() in a comment is fine\n\
+                      __global__ void k(float* x) {\n\
+                      \x20 __shared__ float tile[64];\n\
+                      \x20 __syncthreads();\n\
+                      \x20 __syncthreads();\n\
+                      \x20 x[0] = __shfl_down(x[0], 1);\n\
+                      }\n";
+        let found = refused_features(source);
+        let summary: Vec<(&str, u32)> = found.iter().map(|r| (r.ident.as_str(), r.line)).collect();
+        assert_eq!(
+            summary,
+            [("__shared__", 3), ("__syncthreads", 4), ("__shfl_down", 6)]
+        );
+        assert!(refused_features("const char* s = \"__syncthreads\";").is_empty());
+        assert!(refused_features("auto s = R\"x(__shared__)x\";").is_empty());
+    }
+
+    #[test]
+    fn lexer_survives_odd_input() {
+        for source in [
+            "\"unterminated",
+            "/* open",
+            "R\"(open",
+            "'",
+            "#",
+            "\\",
+            "1'000'000e+5",
+            "\u{e9}t\u{e9}",
+        ] {
+            let _ = declarations(source);
+            let _ = refused_features(source);
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! Module, kernel and hiprtc handlers: the session's module and function tables, argument
+//! checks before a launch reaches the backend, and module globals in the allocation table.
+//!
+//! * Module and function handles are session-scoped ([`Handles`]); a function handle dies
+//!   with its module. Looking the same kernel up twice returns the same handle.
+//! * A global found by `hipModuleGetGlobal` enters the allocation table as a range owned by
+//!   its module, so copies to and from it validate like any device memory; `hipFree` refuses
+//!   it and unloading the module removes it.
+//! * `LaunchKernel` usually arrives fire-and-forget: a launch refused here or by the backend
+//!   becomes the connection's deferred error (the driver does that for every failed
+//!   `NO_REPLY` request), and a failure while the kernel runs is latched on its stream, for
+//!   the next synchronize.
+//! * The wire's `ModuleLoad` and `RtcCompile` name no device: modules load onto, and hiprtc
+//!   compiles for, [`MODULE_DEVICE`].
+
+use std::collections::HashMap;
+
+use super::tables::AllocInfo;
+use super::{Failure, Session};
+use crate::backend::{
+    self, BackendError, DeviceIndex, FunctionHandle, LaunchConfig, ModuleHandle, RtcOutput,
+    RtcRequest,
+};
+use proto_core::limits::{MAX_KERNEL_PARAMS, MAX_LIST_ITEMS, MAX_NAME_LEN, MAX_TEXT_LEN};
+use proto_core::wire::{self, ModuleFormat, ParamDesc};
+use proto_core::{Bulk, List, StrList, Status};
+use zerocopy::byteorder::little_endian::U32;
+
+/// Most live modules one session may hold.
+pub const MAX_MODULES_PER_SESSION: usize = 4096;
+/// Most function handles one session may hold.
+pub const MAX_FUNCTIONS_PER_SESSION: usize = 1 << 16;
+/// The device modules load onto and hiprtc compiles for (the wire names none).
+pub const MODULE_DEVICE: DeviceIndex = 0;
+
+/// `hipOccupancyDefault | hipOccupancyDisableCachingOverride`.
+const OCCUPANCY_FLAGS: u32 = 0x1;
+
+/// A loaded module of this session.
+#[derive(Debug)]
+pub(super) struct ModuleEntry {
+    handle: ModuleHandle,
+    device: DeviceIndex,
+    /// Function handles handed out, by kernel name.
+    functions: HashMap<String, u64>,
+    /// Bases of the globals entered into the allocation table.
+    globals: Vec<u64>,
+}
+
+impl ModuleEntry {
+    pub(super) fn device(&self) -> DeviceIndex {
+        self.device
+    }
+
+    pub(super) fn handle(&self) -> ModuleHandle {
+        self.handle
+    }
+}
+
+/// A function handle of this session.
+#[derive(Debug)]
+pub(super) struct FunctionEntry {
+    handle: FunctionHandle,
+    /// The module's session handle.
+    module: u64,
+    params: Vec<ParamDesc>,
+    /// Shortest argument blob covering every parameter.
+    args_len: u64,
+}
+
+/// The latest hiprtc result, which the `RtcCompiled` reply borrows.
+#[derive(Debug, Default)]
+pub(super) struct RtcReply {
+    output: RtcOutput,
+    /// The lowered names packed for a [`StrList`].
+    lowered: String,
+}
+
+fn backend_format(format: ModuleFormat) -> backend::ModuleFormat {
+    match format {
+        ModuleFormat::Auto => backend::ModuleFormat::Auto,
+        ModuleFormat::CodeObject => backend::ModuleFormat::CodeObject,
+        ModuleFormat::OffloadBundle => backend::ModuleFormat::OffloadBundle,
+        ModuleFormat::Ptx => backend::ModuleFormat::Ptx,
+        ModuleFormat::Cubin => backend::ModuleFormat::Cubin,
+        ModuleFormat::Fatbin => backend::ModuleFormat::Fatbin,
+        ModuleFormat::HostModule => backend::ModuleFormat::HostModule,
+    }
+}
+
+/// A backend failure with `context` in front of its message.
+fn failure_in(context: &str, e: BackendError) -> Failure {
+    Failure::new(Status(e.hip_code()), format!("{context}: {e}"))
+}
+
+impl Session {
+    pub(super) fn do_module_load(&mut self, req: wire::ModuleLoad<'_>) -> Result<wire::ModuleLoaded, Failure> {
+        self.modules.check_capacity()?;
+        let dev = self.device(MODULE_DEVICE)?;
+        let origin = match req.origin.as_str() {
+            "" => "hipModuleLoadData",
+            origin => origin,
+        };
+        let handle = self
+            .backend
+            .module_load(dev, backend_format(req.format), req.image.0)
+            .map_err(|e| failure_in(origin, e))?;
+        let entry = ModuleEntry { handle, device: dev, functions: HashMap::new(), globals: Vec::new() };
+        Ok(wire::ModuleLoaded { module: self.modules.insert(entry) })
+    }
+
+    pub(super) fn do_module_unload(&mut self, req: wire::ModuleRef) -> Result<wire::Empty, Failure> {
+        let entry = self.modules.remove(req.module)?;
+        self.forget_module(&entry);
+        self.backend.module_unload(entry.handle)?;
+        Ok(wire::Empty {})
+    }
+
+    /// Drops a removed module's functions and globals from the session's tables.
+    pub(super) fn forget_module(&mut self, entry: &ModuleEntry) {
+        for function in entry.functions.values() {
+            let _ = self.functions.remove(*function);
+        }
+        for base in &entry.globals {
+            self.allocations.remove(*base);
+        }
+    }
+
+    pub(super) fn do_module_get_function<'a>(&'a mut self, req: wire::SymbolLookup<'_>) -> Result<wire::FunctionInfo<'a>, Failure> {
+        let name = req.name.as_str();
+        let entry = self.modules.get(req.module)?;
+        let function = match entry.functions.get(name) {
+            Some(&function) => function,
+            None => {
+                self.functions.check_capacity()?;
+                let module = entry.handle;
+                let found = self.backend.module_function(module, name)?;
+                if found.params.len() > MAX_KERNEL_PARAMS {
+                    return Err(Failure::new(
+                        Status::NOT_SUPPORTED,
+                        format!("kernel `{name}` has {} parameters, more than the protocol's {MAX_KERNEL_PARAMS}", found.params.len()),
+                    ));
+                }
+                let params = found
+                    .params
+                    .iter()
+                    .map(|p| ParamDesc { offset: U32::new(p.offset), size: U32::new(p.size) })
+                    .collect();
+                let args_len = found.args_len();
+                let function = self.functions.insert(FunctionEntry { handle: found.handle, module: req.module, params, args_len });
+                self.modules.get_mut(req.module)?.functions.insert(name.to_string(), function);
+                function
+            }
+        };
+        let this: &'a Session = self;
+        Ok(wire::FunctionInfo { function, params: List(&this.functions.get(function)?.params) })
+    }
+
+    pub(super) fn do_module_get_global(&mut self, req: wire::SymbolLookup<'_>) -> Result<wire::GlobalInfo, Failure> {
+        let entry = self.modules.get(req.module)?;
+        let (module, device) = (entry.handle, entry.device);
+        let (ptr, size) = self.backend.module_global(module, req.name.as_str())?;
+        if self.allocations.get(ptr.0).is_none() {
+            self.allocations.insert(ptr.0, AllocInfo { size, device, module: Some(req.module) });
+            self.modules.get_mut(req.module)?.globals.push(ptr.0);
+        }
+        Ok(wire::GlobalInfo { ptr: ptr.0, size })
+    }
+
+    fn function(&self, function: u64) -> Result<&FunctionEntry, Failure> {
+        let entry = self.functions.get(function)?;
+        // A function outlives nothing: its module must still be loaded.
+        self.modules.get(entry.module)?;
+        Ok(entry)
+    }
+
+    pub(super) fn do_launch_kernel(&mut self, req: wire::LaunchKernel<'_>) -> Result<wire::Empty, Failure> {
+        let function = self.function(req.function)?;
+        let args = req.args.0;
+        if (args.len() as u64) < function.args_len {
+            return Err(Failure::new(
+                Status::INVALID_VALUE,
+                format!(
+                    "kernel arguments are {} bytes, but the function's {} parameters need {}",
+                    args.len(),
+                    function.params.len(),
+                    function.args_len
+                ),
+            ));
+        }
+        let handle = function.handle;
+        let stream = self.stream(req.stream)?;
+        let config = LaunchConfig { grid: req.grid, block: req.block, shared_mem: req.shared_mem };
+        self.backend.launch_kernel(stream, handle, config, args.to_vec())?;
+        Ok(wire::Empty {})
+    }
+
+    pub(super) fn do_func_get_attributes(&mut self, req: wire::FunctionRef) -> Result<wire::FuncAttributes, Failure> {
+        let handle = self.function(req.function)?.handle;
+        let a = self.backend.function_attributes(handle)?;
+        Ok(wire::FuncAttributes {
+            binary_version: a.binary_version,
+            cache_mode_ca: a.cache_mode_ca,
+            const_size: a.const_size,
+            local_size: a.local_size,
+            max_dynamic_shared_size: a.max_dynamic_shared_size,
+            max_threads_per_block: a.max_threads_per_block,
+            num_regs: a.num_regs,
+            preferred_shmem_carveout: a.preferred_shmem_carveout,
+            ptx_version: a.ptx_version,
+            shared_size: a.shared_size,
+        })
+    }
+
+    fn check_occupancy_flags(flags: u32) -> Result<(), Failure> {
+        if flags & !OCCUPANCY_FLAGS != 0 {
+            return Err(Failure::new(Status::INVALID_VALUE, format!("unknown occupancy flags {flags:#x}")));
+        }
+        Ok(())
+    }
+
+    pub(super) fn do_occupancy_max_active_blocks(&mut self, req: wire::OccupancyQuery) -> Result<wire::Occupancy, Failure> {
+        Self::check_occupancy_flags(req.flags)?;
+        let handle = self.function(req.function)?.handle;
+        let blocks = self.backend.occupancy_max_active_blocks(handle, req.block_size, req.dynamic_shared)?;
+        Ok(wire::Occupancy { blocks })
+    }
+
+    pub(super) fn do_occupancy_max_potential_block_size(&mut self, req: wire::BlockSizeQuery) -> Result<wire::BlockSize, Failure> {
+        Self::check_occupancy_flags(req.flags)?;
+        let handle = self.function(req.function)?.handle;
+        let (min_grid_size, block_size) =
+            self.backend.occupancy_max_potential_block_size(handle, req.dynamic_shared, req.block_size_limit)?;
+        Ok(wire::BlockSize { min_grid_size, block_size })
+    }
+
+    pub(super) fn do_rtc_compile<'a>(&'a mut self, req: wire::RtcCompile<'_>) -> Result<wire::RtcCompiled<'a>, Failure> {
+        let names: Vec<&str> = req.header_names.iter().collect();
+        let sources: Vec<&str> = req.header_sources.iter().collect();
+        if names.len() != sources.len() {
+            return Err(Failure::new(
+                Status::INVALID_VALUE,
+                format!("{} header names but {} header sources", names.len(), sources.len()),
+            ));
+        }
+        let request = RtcRequest {
+            name: req.name.as_str(),
+            source: req.source.as_str(),
+            headers: names.into_iter().zip(sources).collect(),
+            options: req.options.iter().collect(),
+            name_expressions: req.name_expressions.iter().collect(),
+        };
+        let dev = self.device(MODULE_DEVICE)?;
+        let mut output = self.backend.rtc_compile(dev, &request)?;
+        // The reply's fields have limits of their own; a backend result beyond them is cut
+        // (the log) or refused (names, code) rather than failing to encode.
+        if output.log.len() > MAX_TEXT_LEN {
+            let mut cut = MAX_TEXT_LEN;
+            while !output.log.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            output.log.truncate(cut);
+        }
+        output.log = output.log.replace('\0', "\u{fffd}");
+        let mut lowered = String::new();
+        for name in &output.lowered_names {
+            if name.is_empty() || name.len() > MAX_NAME_LEN || name.contains('\0') {
+                return Err(Failure::new(Status::UNKNOWN, format!("hiprtc produced an unusable lowered name {name:?}")));
+            }
+            lowered.push_str(name);
+            lowered.push('\0');
+        }
+        if output.lowered_names.len() > MAX_LIST_ITEMS || lowered.len() > MAX_TEXT_LEN {
+            return Err(Failure::new(Status::TOO_LARGE, "hiprtc lowered names exceed the protocol's limits"));
+        }
+        if output.code.len() > proto_core::limits::MAX_BULK_LEN {
+            return Err(Failure::new(Status::TOO_LARGE, format!("compiled code of {} bytes exceeds one bulk section", output.code.len())));
+        }
+        self.rtc_reply = RtcReply { output, lowered };
+        let this: &'a Session = self;
+        let reply = &this.rtc_reply;
+        Ok(wire::RtcCompiled {
+            success: reply.output.success,
+            log: reply.output.log.as_str().into(),
+            lowered_names: StrList::from_packed(&reply.lowered)
+                .ok_or_else(|| Failure::new(Status::UNKNOWN, "lowered names could not be packed"))?,
+            code: Bulk(&reply.output.code),
+        })
+    }
+}

@@ -1,0 +1,260 @@
+//! Kernels end to end through the session's [`Handler`] methods, on the host backend.
+
+use super::*;
+use crate::backend::{DevicePtr, HostBackend, HostConfig};
+use proto_core::wire::ModuleFormat;
+use proto_core::{Bulk, StrList};
+use transport_tcp::{FrameSink, FrameSource, Received, TransportError};
+
+struct NoSource;
+
+impl FrameSource for NoSource {
+    fn recv_head(&mut self) -> Result<Received<'_>, TransportError> {
+        Err(TransportError::Closed)
+    }
+    fn recv_bulk(&mut self, _: &mut [u8]) -> Result<(), TransportError> {
+        Err(TransportError::Closed)
+    }
+    fn bulk_remaining(&self) -> usize {
+        0
+    }
+    fn skip_bulk(&mut self) -> Result<(), TransportError> {
+        Ok(())
+    }
+}
+
+struct NullSink;
+
+impl FrameSink for NullSink {
+    fn send(&mut self, _: &[u8], _: &[u8]) -> Result<(), TransportError> {
+        Ok(())
+    }
+    fn queue(&mut self, _: &[u8], _: &[u8]) -> Result<(), TransportError> {
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<(), TransportError> {
+        Ok(())
+    }
+    fn pending(&self) -> usize {
+        0
+    }
+}
+
+fn setup() -> (Session, WorkerIo, Arc<HostBackend>) {
+    let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 << 20 }));
+    let session = Session::new(backend.clone(), Arc::new(SessionConfig::default()));
+    let io = WorkerIo::new(Box::new(NoSource), ReplySender::new(Box::new(NullSink)));
+    (session, io, backend)
+}
+
+fn have_compiler() -> bool {
+    let found = std::process::Command::new("c++").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!("skipping: no C++ compiler");
+    }
+    found
+}
+
+fn status<T: std::fmt::Debug>(result: Result<T, Failure>) -> (Status, String) {
+    match result {
+        Err(Failure::Status(status, message)) => (status, message),
+        other => panic!("expected an error status, got {other:?}"),
+    }
+}
+
+fn list(items: &[&str]) -> String {
+    items.iter().map(|s| format!("{s}\0")).collect()
+}
+
+/// Compiles `source` through the session and loads the code it returned.
+fn compile_and_load(session: &mut Session, io: &mut WorkerIo, source: &str) -> u64 {
+    let (options, exprs) = (list(&["-O3"]), list(&[]));
+    let compiled = session
+        .rtc_compile(
+            io,
+            wire::RtcCompile {
+                name: "kernels.hip".into(),
+                source: source.into(),
+                header_names: StrList::default(),
+                header_sources: StrList::default(),
+                options: StrList::from_packed(&options).unwrap(),
+                name_expressions: StrList::from_packed(&exprs).unwrap(),
+            },
+        )
+        .unwrap();
+    assert!(compiled.success, "{}", compiled.log.as_str());
+    let code = compiled.code.0.to_vec();
+    session
+        .module_load(io, wire::ModuleLoad { format: ModuleFormat::HostModule, origin: "kernels.hip".into(), image: Bulk(&code) })
+        .unwrap()
+        .module
+}
+
+const SOURCE: &str = r#"
+__device__ int bias;
+extern "C" __global__ void vadd(const int* a, const int* b, int* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i] + bias;
+}
+"#;
+
+fn bytes_of(values: &[i32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+#[test]
+fn kernels_end_to_end_through_the_session() {
+    if !have_compiler() {
+        return;
+    }
+    let (mut session, mut io, backend) = setup();
+    let io = &mut io;
+    let module = compile_and_load(&mut session, io, SOURCE);
+
+    let info = session.module_get_function(io, wire::SymbolLookup { module, name: "vadd".into() }).unwrap();
+    let function = info.function;
+    let layout: Vec<(u32, u32)> = info.params.0.iter().map(|p| (p.offset.get(), p.size.get())).collect();
+    assert_eq!(layout, [(0, 8), (8, 8), (16, 8), (24, 4)]);
+    let again = session.module_get_function(io, wire::SymbolLookup { module, name: "vadd".into() }).unwrap();
+    assert_eq!(again.function, function, "one handle per kernel");
+
+    let n = 1000;
+    let a: Vec<i32> = (0..n).collect();
+    let b: Vec<i32> = (0..n).map(|i| 3 * i).collect();
+    let mut ptrs = Vec::new();
+    for _ in 0..3 {
+        ptrs.push(session.malloc(io, wire::Malloc { device: 0, size: 4 * n as u64, flags: 0 }).unwrap().ptr);
+    }
+    for (ptr, data) in [(ptrs[0], bytes_of(&a)), (ptrs[1], bytes_of(&b))] {
+        session.memcpy_htod(io, wire::MemcpyHtoD { dst: ptr, stream: 0, sync: true, data: Bulk(&data) }).unwrap();
+    }
+    let global = session.module_get_global(io, wire::SymbolLookup { module, name: "bias".into() }).unwrap();
+    assert_eq!(global.size, 4);
+    let bias = 7i32.to_le_bytes();
+    session.memcpy_htod(io, wire::MemcpyHtoD { dst: global.ptr, stream: 0, sync: true, data: Bulk(&bias) }).unwrap();
+
+    let stream = session.stream_create(io, wire::StreamCreate { device: 0, flags: 0, priority: 0 }).unwrap().stream;
+    let mut args = Vec::new();
+    for ptr in &ptrs {
+        args.extend_from_slice(&ptr.to_le_bytes());
+    }
+    args.extend_from_slice(&n.to_le_bytes());
+    fn launch(function: u64, args: &[u8], stream: u64) -> wire::LaunchKernel<'_> {
+        wire::LaunchKernel { function, grid: [4, 1, 1], block: [256, 1, 1], shared_mem: 0, stream, args: args.into() }
+    }
+    session.launch_kernel(io, launch(function, &args, stream)).unwrap();
+    session.stream_synchronize(io, wire::StreamRef { stream }).unwrap();
+    let mut out = vec![0u8; 4 * n as usize];
+    backend.memcpy_dtoh_sync(None, DevicePtr(ptrs[2]), &mut out).unwrap();
+    let expected: Vec<i32> = (0..n).map(|i| 4 * i + 7).collect();
+    assert_eq!(out, bytes_of(&expected));
+
+    // Refusals.
+    let (code, message) = status(session.launch_kernel(io, launch(function, &args[..27], stream)));
+    assert_eq!(code, Status::INVALID_VALUE, "{message}");
+    let (code, _) = status(session.launch_kernel(io, launch(function, &args, 0x1234)));
+    assert_eq!(code, Status::INVALID_HANDLE);
+    let (code, message) = status(session.free(io, wire::Free { ptr: global.ptr }));
+    assert_eq!(code, Status::INVALID_VALUE);
+    assert!(message.contains("module global"), "{message}");
+    let (code, _) = status(session.module_get_function(io, wire::SymbolLookup { module, name: "nope".into() }));
+    assert_eq!(code, Status::NOT_FOUND);
+
+    // Attributes and occupancy.
+    let attrs = session.func_get_attributes(io, wire::FunctionRef { function }).unwrap();
+    assert_eq!(attrs.max_threads_per_block, 1024);
+    let occupancy = session
+        .occupancy_max_active_blocks(io, wire::OccupancyQuery { function, block_size: 256, dynamic_shared: 0, flags: 0 })
+        .unwrap();
+    assert_eq!(occupancy.blocks, 4);
+    let suggested = session
+        .occupancy_max_potential_block_size(io, wire::BlockSizeQuery { function, dynamic_shared: 0, block_size_limit: 0, flags: 0 })
+        .unwrap();
+    assert_eq!(suggested.block_size, 1024);
+    let (code, _) = status(session.occupancy_max_active_blocks(io, wire::OccupancyQuery { function, block_size: 256, dynamic_shared: 0, flags: 8 }));
+    assert_eq!(code, Status::INVALID_VALUE);
+
+    // Unloading takes the functions and the global with it.
+    session.module_unload(io, wire::ModuleRef { module }).unwrap();
+    let (code, _) = status(session.launch_kernel(io, launch(function, &args, stream)));
+    assert_eq!(code, Status::INVALID_HANDLE);
+    let (code, _) = status(session.memcpy_htod(io, wire::MemcpyHtoD { dst: global.ptr, stream: 0, sync: true, data: Bulk(&bias) }));
+    assert_eq!(code, Status::INVALID_VALUE);
+    let (code, _) = status(session.module_unload(io, wire::ModuleRef { module }));
+    assert_eq!(code, Status::INVALID_HANDLE);
+}
+
+#[test]
+fn rtc_failures_are_answers_and_bad_images_name_the_arch() {
+    let (mut session, mut io, _backend) = setup();
+    let io = &mut io;
+    let empty = StrList::default();
+    let refused = session
+        .rtc_compile(
+            io,
+            wire::RtcCompile {
+                name: "sync.hip".into(),
+                source: "extern \"C\" __global__ void k() { __syncthreads(); }".into(),
+                header_names: empty,
+                header_sources: empty,
+                options: empty,
+                name_expressions: empty,
+            },
+        )
+        .unwrap();
+    assert!(!refused.success);
+    assert!(refused.code.0.is_empty());
+    assert!(refused.log.as_str().contains("sync.hip:1: error: `__syncthreads`"), "{}", refused.log.as_str());
+
+    let one = list(&["a.h"]);
+    let (code, _) = status(session.rtc_compile(
+        io,
+        wire::RtcCompile {
+            name: "x".into(),
+            source: "".into(),
+            header_names: StrList::from_packed(&one).unwrap(),
+            header_sources: empty,
+            options: empty,
+            name_expressions: empty,
+        },
+    ));
+    assert_eq!(code, Status::INVALID_VALUE);
+
+    let (code, message) = status(session.module_load(
+        io,
+        wire::ModuleLoad { format: ModuleFormat::CodeObject, origin: "kernel.co".into(), image: Bulk(b"\x7fELF....") },
+    ));
+    assert_eq!(code, Status::NO_BINARY_FOR_GPU);
+    assert!(message.starts_with("kernel.co: ") && message.contains("`host`"), "{message}");
+    let (code, _) = status(session.module_load(io, wire::ModuleLoad { format: ModuleFormat::Auto, origin: "".into(), image: Bulk(b"junk") }));
+    assert_eq!(code, Status::INVALID_IMAGE);
+}
+
+#[test]
+fn ending_the_session_unloads_its_modules() {
+    if !have_compiler() {
+        return;
+    }
+    let (mut session, mut io, backend) = setup();
+    let io = &mut io;
+    let module = compile_and_load(
+        &mut session,
+        io,
+        r#"
+__device__ int* marker;
+extern "C" __global__ void arm(int* slot) { marker = slot; }
+__attribute__((destructor)) static void on_unload() { if (marker) *marker = 0x600d; }
+"#,
+    );
+    // Memory of the backend itself, so it outlives the session.
+    let slot = backend.malloc(0, 4).unwrap();
+    let function = session.module_get_function(io, wire::SymbolLookup { module, name: "arm".into() }).unwrap().function;
+    let args = slot.0.to_le_bytes();
+    session
+        .launch_kernel(io, wire::LaunchKernel { function, grid: [1; 3], block: [1; 3], shared_mem: 0, stream: 0, args: args[..].into() })
+        .unwrap();
+    drop(session);
+    let mut marker = [0u8; 4];
+    backend.memcpy_dtoh_sync(None, slot, &mut marker).unwrap();
+    assert_eq!(i32::from_le_bytes(marker), 0x600d, "the module was closed with the session");
+}
