@@ -24,6 +24,19 @@ for t in "$PACK"/tests/*; do
   name=$(basename "$t")
   if timeout 300 "$t" > "$OUT/test-$name.log" 2>&1; then echo "PASS $name"; pass=$((pass+1)); else echo "FAIL $name (see test-$name.log)"; tail -5 "$OUT/test-$name.log"; fail=$((fail+1)); fi
 done
+if ls "$PACK"/wheels/*.whl >/dev/null 2>&1; then
+  VENV=/tmp/hip-remote-venv
+  python3 -m venv "$VENV" >/dev/null 2>&1 || VENV=""
+  if [ -n "$VENV" ] && "$VENV/bin/pip" install -q --no-index --find-links "$PACK/wheels" hip-python pytest > "$OUT/pip.log" 2>&1; then
+    if (cd "$PACK/python" && ROCM_PATH="$PACK" timeout 300 "$VENV/bin/python" -m pytest -q -p no:cacheprovider . > "$OUT/python-tests.log" 2>&1); then
+      echo "PASS hip-python"; pass=$((pass+1))
+    else
+      echo "FAIL hip-python (see python-tests.log)"; tail -20 "$OUT/python-tests.log"; fail=$((fail+1))
+    fi
+  else
+    echo "SKIP hip-python: could not install the wheels (see pip.log)"
+  fi
+fi
 "$PACK/bin/hip-remote" ping --count 2000 > "$OUT/ping.txt" 2>&1 && cat "$OUT/ping.txt"
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   timeout 400 "$PACK/bin/hip-remote" bench --lib "$PACK/lib/libamdhip64.so" --json "$OUT/bench.json" > "$OUT/bench.md" 2>&1

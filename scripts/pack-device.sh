@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PACK=device-pack
-cargo build --release -p hip-worker -p client-capi
+cargo build --release -p hip-worker -p client-capi -p client-hiprtc
 rm -rf "$PACK"; mkdir -p "$PACK/bin" "$PACK/lib" "$PACK/tests"
 cp target/release/hip-worker target/release/hip-remote "$PACK/bin/"
 cp target/release/libamdhip64.so "$PACK/lib/"
@@ -15,11 +15,17 @@ if [ -f target/release/libhiprtc.so ]; then
 fi
 # C conformance programs that run against any worker (the multi-process ones need the Rust
 # harness and run in CI instead).
-for t in device_query memory streams_events errors threads; do
+for t in device_query memory streams_events errors threads kernels; do
   [ -f "tests/c/$t.c" ] || continue
   cc -std=c11 -O2 -I client-capi/include "tests/c/$t.c" -o "$PACK/tests/$t" \
-     -L "$PACK/lib" -lamdhip64 -lpthread -Wl,-rpath,'$ORIGIN/../lib'
+     -L "$PACK/lib" -lhiprtc -lamdhip64 -lpthread -Wl,-rpath,'$ORIGIN/../lib'
 done
 cp scripts/device-test.sh "$PACK/"
+# hip-python for the GPU machine's python3.12, installed there from these wheels (no network).
+mkdir -p "$PACK/wheels" "$PACK/python"
+pip download -q --dest "$PACK/wheels" --only-binary=:all: --python-version 3.12 \
+    --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 --platform any \
+    "hip-python==10.0.*" pytest || echo "could not fetch the cp312 wheels; hip-python tests will be skipped there"
+cp tests/python/*.py "$PACK/python/"
 strip "$PACK/bin/"* "$PACK/lib/"*.so 2>/dev/null || true
 du -sh "$PACK"

@@ -292,6 +292,24 @@ pub enum ImageKind {
     Bundle,
     /// A compressed clang offload bundle.
     CompressedBundle,
+    /// NVIDIA PTX text (what NVRTC produces on a CUDA worker).
+    Ptx,
+    /// An NVIDIA fatbin (`0xBA55ED50`).
+    NvFatbin,
+}
+
+/// `e_machine` of NVIDIA cubins.
+pub const EM_CUDA: u16 = 190;
+const NV_FATBIN_MAGIC: [u8; 4] = 0xBA55_ED50u32.to_le_bytes();
+
+/// Whether `data` looks like PTX: text whose first directive is `.version` (after comments).
+fn is_ptx(data: &[u8]) -> bool {
+    let head = &data[..data.len().min(4096)];
+    let Ok(text) = std::str::from_utf8(head.split(|&b| b == 0).next().unwrap_or_default()) else { return false };
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("//"))
+        .is_some_and(|l| l.starts_with(".version"))
 }
 
 /// The kind of `data` (which must hold at least the first 20 bytes of the image).
@@ -306,10 +324,16 @@ pub fn classify(data: &[u8]) -> Result<ImageKind> {
     if data.starts_with(CCOB_MAGIC) {
         return Ok(ImageKind::CompressedBundle);
     }
+    if data.starts_with(&NV_FATBIN_MAGIC) {
+        return Ok(ImageKind::NvFatbin);
+    }
+    if is_ptx(data) {
+        return Ok(ImageKind::Ptx);
+    }
     if data.len() < BUNDLE_MAGIC.len() && (BUNDLE_MAGIC.starts_with(data) || ELF_MAGIC.starts_with(data)) {
         return Err(FatbinError::Truncated { what: "image magic", need: 4, have: data.len() });
     }
-    Err(FatbinError::BadMagic { what: "code object, offload bundle or host module (ELF, __CLANG_OFFLOAD_BUNDLE__ or CCOB)" })
+    Err(FatbinError::BadMagic { what: "code object, offload bundle or host module (ELF, __CLANG_OFFLOAD_BUNDLE__, CCOB, PTX or NVIDIA fatbin)" })
 }
 
 /// How much of an image there is, as far as its headers tell.

@@ -55,6 +55,8 @@ pub fn target_debug_dir() -> PathBuf {
 pub struct Artifacts {
     /// The drop-in library (`libamdhip64.so`, soname `libamdhip64.so.7`).
     pub library: PathBuf,
+    /// The drop-in `libhiprtc.so` (soname `libhiprtc.so.7`).
+    pub hiprtc: PathBuf,
     /// The `hip-worker` binary.
     pub worker: PathBuf,
     /// `client-capi/include` (our HIP headers).
@@ -67,8 +69,9 @@ pub struct Artifacts {
 pub fn artifacts() -> Artifacts {
     let dir = target_debug_dir();
     let library = dir.join("libamdhip64.so");
+    let hiprtc = dir.join("libhiprtc.so");
     let worker = dir.join("hip-worker");
-    for (path, what) in [(&library, "the drop-in libamdhip64.so"), (&worker, "the hip-worker binary")] {
+    for (path, what) in [(&library, "the drop-in libamdhip64.so"), (&hiprtc, "the drop-in libhiprtc.so"), (&worker, "the hip-worker binary")] {
         assert!(
             path.is_file(),
             "{what} is missing at {}; run `cargo build --workspace` before `cargo test -p hip-remote-tests`",
@@ -76,7 +79,7 @@ pub fn artifacts() -> Artifacts {
         );
     }
     let root = workspace_root();
-    Artifacts { library, worker, include: root.join("client-capi/include"), c_dir: root.join("tests/c") }
+    Artifacts { library, hiprtc, worker, include: root.join("client-capi/include"), c_dir: root.join("tests/c") }
 }
 
 /// A directory removed (with its contents) on drop, unless the test is failing and
@@ -130,9 +133,14 @@ impl Sandbox {
         let dir = TempDir::new(label);
         let lib = dir.path().join("lib");
         std::fs::create_dir_all(&lib).expect("create lib dir");
-        for name in ["libamdhip64.so.7", "libamdhip64.so"] {
-            std::os::unix::fs::symlink(&artifacts.library, lib.join(name))
-                .unwrap_or_else(|e| panic!("symlink {name} -> {}: {e}", artifacts.library.display()));
+        for (name, target) in [
+            ("libamdhip64.so.7", &artifacts.library),
+            ("libamdhip64.so", &artifacts.library),
+            ("libhiprtc.so.7", &artifacts.hiprtc),
+            ("libhiprtc.so", &artifacts.hiprtc),
+        ] {
+            std::os::unix::fs::symlink(target, lib.join(name))
+                .unwrap_or_else(|e| panic!("symlink {name} -> {}: {e}", target.display()));
         }
         Self { artifacts, dir }
     }
@@ -162,6 +170,7 @@ impl Sandbox {
             .arg("-o")
             .arg(&exe)
             .arg(format!("-L{}", lib.display()))
+            .arg("-lhiprtc")
             .arg("-lamdhip64")
             .arg(format!("-Wl,-rpath,{}", lib.display()))
             .arg("-lpthread");

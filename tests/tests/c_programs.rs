@@ -217,3 +217,8 @@ fn memcpy_with_contradicting_kind_does_not_crash() {
 fn not_ready_is_not_a_last_error() {
     run_program("not_ready");
 }
+
+#[test]
+fn kernels() {
+    run_program("kernels");
+}

@@ -16,7 +16,7 @@ enum BackendKind {
     Auto,
     /// Host-memory emulation (no GPU needed).
     Host,
-    /// NVIDIA GPUs through the CUDA driver (not built into this worker yet).
+    /// NVIDIA GPUs through the CUDA driver (loaded at run time).
     Cuda,
     /// AMD GPUs through libamdhip64 (not built into this worker yet).
     Hip,
@@ -81,15 +81,26 @@ fn make_backend(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
     };
     match cli.backend {
         BackendKind::Host => Ok(host()),
-        BackendKind::Auto => {
-            tracing::info!("backend auto: no GPU backend is built into this worker yet; using host emulation");
-            Ok(host())
-        }
-        BackendKind::Cuda | BackendKind::Hip => Err(format!(
-            "backend {:?} is not built into this worker yet; use --backend host",
-            cli.backend
-        )),
+        BackendKind::Cuda => cuda().map_err(|e| format!("the cuda backend is unavailable: {e}")),
+        BackendKind::Auto => match cuda() {
+            Ok(backend) => Ok(backend),
+            Err(why) => {
+                tracing::info!("backend auto: no usable NVIDIA GPU ({why}); using host emulation");
+                Ok(host())
+            }
+        },
+        BackendKind::Hip => Err("the hip backend (AMD GPUs) is not built into this worker yet; use --backend cuda or host".into()),
     }
+}
+
+#[cfg(feature = "cuda")]
+fn cuda() -> Result<Arc<dyn Backend>, String> {
+    hip_worker::backend::cuda::CudaBackend::new().map(|b| Arc::new(b) as Arc<dyn Backend>).map_err(|e| e.to_string())
+}
+
+#[cfg(not(feature = "cuda"))]
+fn cuda() -> Result<Arc<dyn Backend>, String> {
+    Err("this worker was built without the `cuda` feature".into())
 }
 
 fn main() -> std::process::ExitCode {

@@ -304,7 +304,10 @@ fn prepare_image<'a>(image: &'a [u8], origin: &str) -> Result<(ModuleFormat, Cow
             }
             Ok((ModuleFormat::CodeObject, Cow::Borrowed(image)))
         }
+        ImageKind::Elf { machine: fatbin::EM_CUDA } => Ok((ModuleFormat::Cubin, Cow::Borrowed(image))),
         ImageKind::Elf { .. } => Ok((ModuleFormat::HostModule, Cow::Borrowed(image))),
+        ImageKind::Ptx => Ok((ModuleFormat::Ptx, Cow::Borrowed(image))),
+        ImageKind::NvFatbin => Ok((ModuleFormat::Fatbin, Cow::Borrowed(image))),
         ImageKind::Bundle => {
             let bundle = Bundle::parse(image).map_err(|e| invalid_image(origin, e))?;
             Ok((ModuleFormat::CodeObject, Cow::Borrowed(pick(&bundle, origin)?)))
@@ -388,6 +391,13 @@ pub(crate) fn mapped_len(_addr: usize) -> Option<usize> {
 pub(crate) unsafe fn image_at<'a>(ptr: *const u8, origin: &str) -> Result<&'a [u8], CallError> {
     if ptr.is_null() {
         return Err(CallError::new(HipError::INVALID_VALUE, "image is NULL"));
+    }
+    // SAFETY: the caller passes an image; its first byte is readable.
+    let first = unsafe { *ptr };
+    if first == b'/' || first == b'.' || first.is_ascii_whitespace() {
+        // PTX is NUL-terminated text (as cuModuleLoadData takes it).
+        // SAFETY: text images are NUL-terminated by contract.
+        return Ok(unsafe { std::ffi::CStr::from_ptr(ptr.cast()) }.to_bytes_with_nul());
     }
     let bound = mapped_len(ptr as usize);
     let beyond = |n: usize| bound.is_some_and(|b| n > b);

@@ -31,6 +31,8 @@
 //!   device; its output is an image [`Backend::module_load`] accepts.
 
 pub mod error;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 pub mod host;
 
 use std::fmt;

@@ -1,0 +1,44 @@
+// hip-remote: HIP kernel-language compatibility for NVRTC.
+// Served to NVRTC as the in-memory headers <hip/hip_runtime.h> and <hip/hip_runtime_api.h>,
+// so HIP kernel sources compile unchanged for NVIDIA GPUs: HIP's built-ins are CUDA's under
+// other names, and the few differing intrinsics are mapped here.
+#pragma once
+#ifndef HIP_REMOTE_HIP_COMPAT_H
+#define HIP_REMOTE_HIP_COMPAT_H
+#define __HIP_PLATFORM_NVIDIA__ 1
+#define __HIP_PLATFORM_NVCC__ 1
+#define __HIPCC_RTC__ 1
+#define __HIP_DEVICE_COMPILE__ 1
+
+#define hipThreadIdx_x threadIdx.x
+#define hipThreadIdx_y threadIdx.y
+#define hipThreadIdx_z threadIdx.z
+#define hipBlockIdx_x blockIdx.x
+#define hipBlockIdx_y blockIdx.y
+#define hipBlockIdx_z blockIdx.z
+#define hipBlockDim_x blockDim.x
+#define hipBlockDim_y blockDim.y
+#define hipBlockDim_z blockDim.z
+#define hipGridDim_x gridDim.x
+#define hipGridDim_y gridDim.y
+#define hipGridDim_z gridDim.z
+
+#define HIP_KERNEL_NAME(...) __VA_ARGS__
+#define HIP_DYNAMIC_SHARED(type, var) extern __shared__ type var[];
+#define HIP_DYNAMIC_SHARED_ATTRIBUTE
+
+// HIP's warp intrinsics have no mask argument; on NVIDIA they act on the full warp.
+#define __shfl(var, lane, ...) __shfl_sync(0xffffffffu, var, lane, ##__VA_ARGS__)
+#define __shfl_up(var, delta, ...) __shfl_up_sync(0xffffffffu, var, delta, ##__VA_ARGS__)
+#define __shfl_down(var, delta, ...) __shfl_down_sync(0xffffffffu, var, delta, ##__VA_ARGS__)
+#define __shfl_xor(var, mask, ...) __shfl_xor_sync(0xffffffffu, var, mask, ##__VA_ARGS__)
+#define __ballot(pred) __ballot_sync(0xffffffffu, pred)
+#define __any(pred) __any_sync(0xffffffffu, pred)
+#define __all(pred) __all_sync(0xffffffffu, pred)
+
+// HIP spells the 64-bit clock and a few math helpers differently.
+#define clock64() clock64()
+#define __threadfence_block() __threadfence_block()
+
+typedef int hipError_t;
+#endif

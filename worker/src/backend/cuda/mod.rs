@@ -1,0 +1,637 @@
+//! The `cuda` backend: HIP work on NVIDIA GPUs through the CUDA driver API (cudarc with
+//! dynamic loading, so the worker builds and runs where no CUDA is installed; `--backend
+//! auto` then falls back to host emulation, saying why).
+//!
+//! Mapping: one primary context per device, made current on whichever thread calls; HIP
+//! streams are `CUstream`s; HIP events are `CUevent`s; device pointers are `CUdeviceptr`s.
+//! The null stream is CUDA's legacy default stream, which has HIP's legacy semantics.
+//! Host↔device copies go through a pool of pinned staging buffers (no per-copy allocation):
+//! asynchronous device-to-host copies land in a pinned buffer and a host function on the
+//! stream hands the bytes to the session when the stream reaches them.
+
+mod error;
+mod module;
+mod props;
+mod rtc;
+
+use super::{
+    validate_event_flags, Backend, BackendError, DeviceIndex, DeviceProperties, DevicePtr, DtohDone, EventHandle, FunctionAttributes,
+    FunctionHandle, HostData, HostFn, KernelFunction, LaunchConfig, MemInfo, MemsetPattern, ModuleFormat, ModuleHandle, RtcOutput,
+    RtcRequest, StreamHandle,
+};
+use cudarc::driver::sys::{self, CUcontext, CUdevice, CUevent, CUstream};
+use error::Check;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+/// Size of one pinned staging buffer (the client's copy chunk size).
+pub const STAGING_BYTES: usize = proto_core::limits::DEFAULT_COPY_CHUNK;
+/// Pinned staging buffers kept for reuse.
+pub const STAGING_POOL_MAX: usize = 16;
+
+/// A raw CUDA handle that may cross threads: the driver API is thread-safe and every call
+/// makes the owning context current first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Raw<T>(T);
+// SAFETY: CUDA driver handles are process-wide and usable from any thread (see above).
+unsafe impl<T> Send for Raw<T> {}
+// SAFETY: as above; the driver serialises access internally.
+unsafe impl<T> Sync for Raw<T> {}
+
+struct Device {
+    dev: CUdevice,
+    ctx: Raw<CUcontext>,
+    props: DeviceProperties,
+}
+
+struct StreamEntry {
+    raw: Raw<CUstream>,
+    device: DeviceIndex,
+}
+
+struct EventEntry {
+    raw: Raw<CUevent>,
+    device: DeviceIndex,
+    timing: bool,
+    recorded: bool,
+}
+
+/// A page-locked host buffer from `cuMemAllocHost`.
+struct Pinned {
+    ptr: Raw<*mut u8>,
+    len: usize,
+}
+
+impl Pinned {
+    fn slice(&mut self, len: usize) -> &mut [u8] {
+        // SAFETY: `ptr` is a live pinned allocation of `self.len` ≥ `len` bytes owned by us.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.0, len.min(self.len)) }
+    }
+}
+
+/// The CUDA backend.
+pub struct CudaBackend {
+    devices: Vec<Device>,
+    streams: Mutex<HashMap<u64, StreamEntry>>,
+    events: Mutex<HashMap<u64, EventEntry>>,
+    allocations: Mutex<HashMap<u64, (u64, DeviceIndex)>>,
+    staging: Mutex<Vec<Pinned>>,
+    next_handle: AtomicU64,
+    modules: Mutex<module::ModuleTables>,
+    /// Module globals: device memory for copies, never freeable.
+    globals: Mutex<HashMap<u64, (u64, DeviceIndex)>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl CudaBackend {
+    /// Loads the driver and opens every device, or says why it cannot.
+    pub fn new() -> Result<Self, BackendError> {
+        // SAFETY: only checks whether libcuda can be dlopen'ed.
+        if !unsafe { sys::is_culib_present() } {
+            return Err(BackendError::NotInitialized("libcuda.so could not be loaded (no NVIDIA driver)".into()));
+        }
+        cudarc::driver::result::init().check("cuInit")?;
+        let count = cudarc::driver::result::device::get_count().map_err(|e| error::map("cuDeviceGetCount", e))?;
+        if count <= 0 {
+            return Err(BackendError::NoDevice("the CUDA driver reports no device".into()));
+        }
+        let mut devices = Vec::new();
+        for ordinal in 0..count {
+            let dev = cudarc::driver::result::device::get(ordinal).map_err(|e| error::map("cuDeviceGet", e))?;
+            // SAFETY: `dev` is a valid device; the primary context is released in Drop.
+            let ctx = unsafe { cudarc::driver::result::primary_ctx::retain(dev) }.map_err(|e| error::map("cuDevicePrimaryCtxRetain", e))?;
+            // SAFETY: a context just retained.
+            unsafe { cudarc::driver::result::ctx::set_current(ctx) }.check("cuCtxSetCurrent")?;
+            let props = props::read(dev)?;
+            tracing::info!(ordinal, name = %props.name, arch = %props.gcn_arch_name, "CUDA device opened");
+            devices.push(Device { dev, ctx: Raw(ctx), props });
+        }
+        Ok(Self {
+            devices,
+            streams: Mutex::default(),
+            events: Mutex::default(),
+            allocations: Mutex::default(),
+            staging: Mutex::default(),
+            next_handle: AtomicU64::new(1),
+            modules: Mutex::default(),
+            globals: Mutex::default(),
+        })
+    }
+
+    fn device(&self, dev: DeviceIndex) -> Result<&Device, BackendError> {
+        self.devices
+            .get(dev as usize)
+            .ok_or_else(|| BackendError::InvalidDevice(format!("device {dev} out of range ({} CUDA devices)", self.devices.len())))
+    }
+
+    /// Makes `dev`'s context current on this thread.
+    fn enter(&self, dev: DeviceIndex) -> Result<(), BackendError> {
+        let d = self.device(dev)?;
+        // SAFETY: a retained primary context.
+        unsafe { cudarc::driver::result::ctx::set_current(d.ctx.0) }.check("cuCtxSetCurrent")
+    }
+
+    /// The device owning `ptr` (the session validated it already; this guards the backend).
+    fn device_of(&self, ptr: DevicePtr) -> Result<DeviceIndex, BackendError> {
+        let inside = |(base, (size, _)): &(&u64, &(u64, DeviceIndex))| ptr.0 >= **base && ptr.0 - **base < (*size).max(1);
+        let found = lock(&self.allocations).iter().find(inside).map(|(_, (_, d))| *d);
+        found
+            .or_else(|| lock(&self.globals).iter().find(inside).map(|(_, (_, d))| *d))
+            .ok_or_else(|| BackendError::InvalidDevicePointer(format!("{ptr} is not a live CUDA allocation")))
+    }
+
+    /// Resolves a stream (None = legacy null stream of `dev`) and enters its device.
+    fn stream(&self, stream: Option<StreamHandle>, dev: DeviceIndex) -> Result<CUstream, BackendError> {
+        match stream {
+            None => {
+                self.enter(dev)?;
+                Ok(std::ptr::null_mut())
+            }
+            Some(s) => {
+                let (raw, device) = {
+                    let streams = lock(&self.streams);
+                    let e = streams.get(&s.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("stream {:#x}", s.as_raw())))?;
+                    (e.raw, e.device)
+                };
+                self.enter(device)?;
+                Ok(raw.0)
+            }
+        }
+    }
+
+    fn take_staging(&self) -> Result<Pinned, BackendError> {
+        if let Some(p) = lock(&self.staging).pop() {
+            return Ok(p);
+        }
+        let mut ptr = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; freed in `Drop` or when the pool is full.
+        unsafe { sys::cuMemAllocHost_v2(&mut ptr, STAGING_BYTES) }.check("cuMemAllocHost")?;
+        Ok(Pinned { ptr: Raw(ptr.cast()), len: STAGING_BYTES })
+    }
+
+    /// Returns a buffer from a stream host function, where no CUDA call is allowed: it always
+    /// goes back to the pool (bounded by the copies in flight).
+    fn return_staging_from_host_fn(&self, p: Pinned) {
+        lock(&self.staging).push(p);
+    }
+
+    fn return_staging(&self, p: Pinned) {
+        let mut pool = lock(&self.staging);
+        if pool.len() < STAGING_POOL_MAX {
+            pool.push(p);
+        } else {
+            // SAFETY: a pinned allocation we own, not in use.
+            let _ = unsafe { sys::cuMemFreeHost(p.ptr.0.cast()) };
+        }
+    }
+
+    fn handle(&self) -> u64 {
+        self.next_handle.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn launch_host(&self, stream: CUstream, f: HostFn) -> Result<(), BackendError> {
+        unsafe extern "C" fn trampoline(user: *mut c_void) {
+            // SAFETY: `user` is the Box leaked below, called exactly once by the driver.
+            let f = unsafe { Box::from_raw(user as *mut HostFn) };
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || f()));
+        }
+        let user = Box::into_raw(Box::new(f));
+        // SAFETY: `stream` is live in the current context; the trampoline frees `user`.
+        let r = unsafe { sys::cuLaunchHostFunc(stream, Some(trampoline), user.cast()) }.check("cuLaunchHostFunc");
+        if r.is_err() {
+            // SAFETY: the driver did not take it; reclaim.
+            drop(unsafe { Box::from_raw(user) });
+        }
+        r
+    }
+}
+
+impl Drop for CudaBackend {
+    fn drop(&mut self) {
+        for p in lock(&self.staging).drain(..) {
+            // SAFETY: pool buffers are owned and idle.
+            let _ = unsafe { sys::cuMemFreeHost(p.ptr.0.cast()) };
+        }
+        for d in &self.devices {
+            // SAFETY: retained in `new`.
+            let _ = unsafe { cudarc::driver::result::primary_ctx::release(d.dev) };
+        }
+    }
+}
+
+impl Backend for CudaBackend {
+    fn name(&self) -> &'static str {
+        "cuda"
+    }
+
+    fn device_count(&self) -> Result<u32, BackendError> {
+        Ok(self.devices.len() as u32)
+    }
+
+    fn device_properties(&self, dev: DeviceIndex) -> Result<DeviceProperties, BackendError> {
+        Ok(self.device(dev)?.props.clone())
+    }
+
+    fn device_synchronize(&self, dev: DeviceIndex) -> Result<(), BackendError> {
+        self.enter(dev)?;
+        cudarc::driver::result::ctx::synchronize().check("cuCtxSynchronize")
+    }
+
+    fn mem_get_info(&self, dev: DeviceIndex) -> Result<MemInfo, BackendError> {
+        self.enter(dev)?;
+        let (free, total) = cudarc::driver::result::mem_get_info().map_err(|e| error::map("cuMemGetInfo", e))?;
+        Ok(MemInfo { free: free as u64, total: total as u64 })
+    }
+
+    fn malloc(&self, dev: DeviceIndex, size: u64) -> Result<DevicePtr, BackendError> {
+        if size == 0 {
+            return Ok(DevicePtr::NULL);
+        }
+        self.enter(dev)?;
+        let size_usize = usize::try_from(size).map_err(|_| BackendError::OutOfMemory(format!("{size} bytes")))?;
+        let (free, _) = cudarc::driver::result::mem_get_info().map_err(|e| error::map("cuMemGetInfo", e))?;
+        if size_usize > free {
+            return Err(BackendError::OutOfMemory(format!("{size} bytes requested, {free} free on device {dev}")));
+        }
+        // SAFETY: context current; freed by `free`.
+        let ptr = unsafe { cudarc::driver::result::malloc_sync(size_usize) }.map_err(|e| error::map("cuMemAlloc", e))?;
+        lock(&self.allocations).insert(ptr, (size, dev));
+        Ok(DevicePtr(ptr))
+    }
+
+    fn free(&self, ptr: DevicePtr) -> Result<(), BackendError> {
+        if ptr.is_null() {
+            return Ok(());
+        }
+        let (_, dev) = lock(&self.allocations)
+            .remove(&ptr.0)
+            .ok_or_else(|| BackendError::InvalidValue(format!("{ptr} is not the start of a CUDA allocation")))?;
+        self.enter(dev)?;
+        // SAFETY: a live allocation from cuMemAlloc, removed from the table above.
+        unsafe { cudarc::driver::result::free_sync(ptr.0) }.check("cuMemFree")
+    }
+
+    fn memcpy_htod(&self, stream: Option<StreamHandle>, dst: DevicePtr, data: HostData) -> Result<(), BackendError> {
+        let dev = self.device_of(dst)?;
+        let s = self.stream(stream, dev)?;
+        // Stage through pinned buffers so the copy is truly asynchronous; each buffer goes
+        // back to the pool from a host function once the stream has consumed it.
+        for (i, chunk) in data.as_bytes().chunks(STAGING_BYTES).enumerate() {
+            let mut pinned = self.take_staging()?;
+            pinned.slice(chunk.len()).copy_from_slice(chunk);
+            // SAFETY: destination validated by the session; source is pinned and stays alive
+            // until the host function below returns it to the pool.
+            unsafe { sys::cuMemcpyHtoDAsync_v2(dst.0 + (i * STAGING_BYTES) as u64, pinned.ptr.0.cast(), chunk.len(), s) }
+                .check("cuMemcpyHtoDAsync")?;
+            let pool: *const Self = self;
+            let pool = Raw(pool);
+            self.launch_host(
+                s,
+                Box::new(move || {
+                    let pool = pool;
+                    // SAFETY: the backend outlives every stream (streams are drained before
+                    // it is dropped); no CUDA call is made here.
+                    unsafe { &*pool.0 }.return_staging_from_host_fn(pinned);
+                }),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn memcpy_htod_sync(&self, stream: Option<StreamHandle>, dst: DevicePtr, data: &[u8]) -> Result<(), BackendError> {
+        let dev = self.device_of(dst)?;
+        let s = self.stream(stream, dev)?;
+        let mut pinned = self.take_staging()?;
+        let result = (|| {
+            for (i, chunk) in data.chunks(STAGING_BYTES).enumerate() {
+                pinned.slice(chunk.len()).copy_from_slice(chunk);
+                // SAFETY: validated destination; pinned source synchronised before reuse.
+                unsafe { sys::cuMemcpyHtoDAsync_v2(dst.0 + (i * STAGING_BYTES) as u64, pinned.ptr.0.cast(), chunk.len(), s) }
+                    .check("cuMemcpyHtoDAsync")?;
+                // SAFETY: a live stream of the current context.
+                unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")?;
+            }
+            Ok(())
+        })();
+        self.return_staging(pinned);
+        result
+    }
+
+    fn with_device_bytes_mut(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: DevicePtr,
+        len: u64,
+        fill: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<(), BackendError> {
+        let len = usize::try_from(len).map_err(|_| BackendError::InvalidValue("copy too large".into()))?;
+        if len > STAGING_BYTES {
+            let mut staging = super::zeroed_buffer(len as u64)?;
+            fill(&mut staging);
+            return self.memcpy_htod_sync(stream, dst, &staging);
+        }
+        let dev = self.device_of(dst)?;
+        let s = self.stream(stream, dev)?;
+        let mut pinned = self.take_staging()?;
+        // The socket is read straight into pinned memory: one copy from the wire to DMA-able
+        // memory, then the GPU pulls it.
+        fill(pinned.slice(len));
+        // SAFETY: validated destination; pinned source synchronised before reuse.
+        let r = unsafe { sys::cuMemcpyHtoDAsync_v2(dst.0, pinned.ptr.0.cast(), len, s) }
+            .check("cuMemcpyHtoDAsync")
+            // SAFETY: a live stream of the current context.
+            .and_then(|_| unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize"));
+        self.return_staging(pinned);
+        r
+    }
+
+    fn memcpy_dtoh(&self, stream: Option<StreamHandle>, src: DevicePtr, len: u64, done: DtohDone) -> Result<(), BackendError> {
+        let dev = self.device_of(src)?;
+        let s = self.stream(stream, dev)?;
+        let len = usize::try_from(len).map_err(|_| BackendError::InvalidValue("copy too large".into()))?;
+        if len > STAGING_BYTES || stream.is_none() {
+            let mut out = super::zeroed_buffer(len as u64)?;
+            self.memcpy_dtoh_sync(stream, src, &mut out)?;
+            done(Ok(out));
+            return Ok(());
+        }
+        let mut pinned = self.take_staging()?;
+        // SAFETY: validated source; the pinned destination stays alive until the host
+        // function below has copied it out and returned it to the pool.
+        unsafe { sys::cuMemcpyDtoHAsync_v2(pinned.ptr.0.cast(), src.0, len, s) }.check("cuMemcpyDtoHAsync")?;
+        let pool = Raw(self as *const Self);
+        self.launch_host(
+            s,
+            Box::new(move || {
+                let pool = pool;
+                let bytes = pinned.slice(len).to_vec();
+                // SAFETY: the backend outlives its streams; no CUDA call is made here.
+                unsafe { &*pool.0 }.return_staging_from_host_fn(pinned);
+                done(Ok(bytes));
+            }),
+        )
+    }
+
+    fn memcpy_dtoh_sync(&self, stream: Option<StreamHandle>, src: DevicePtr, out: &mut [u8]) -> Result<(), BackendError> {
+        let dev = self.device_of(src)?;
+        let s = self.stream(stream, dev)?;
+        let mut pinned = self.take_staging()?;
+        let result = (|| {
+            for (i, chunk) in out.chunks_mut(STAGING_BYTES).enumerate() {
+                // SAFETY: validated source; pinned destination synchronised before reading.
+                unsafe { sys::cuMemcpyDtoHAsync_v2(pinned.ptr.0.cast(), src.0 + (i * STAGING_BYTES) as u64, chunk.len(), s) }
+                    .check("cuMemcpyDtoHAsync")?;
+                // SAFETY: a live stream of the current context.
+                unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")?;
+                chunk.copy_from_slice(pinned.slice(chunk.len()));
+            }
+            Ok(())
+        })();
+        self.return_staging(pinned);
+        result
+    }
+
+    fn with_device_bytes(&self, stream: Option<StreamHandle>, src: DevicePtr, len: u64, read: &mut dyn FnMut(&[u8])) -> Result<(), BackendError> {
+        let len = usize::try_from(len).map_err(|_| BackendError::InvalidValue("copy too large".into()))?;
+        if len > STAGING_BYTES {
+            let mut out = super::zeroed_buffer(len as u64)?;
+            self.memcpy_dtoh_sync(stream, src, &mut out)?;
+            read(&out);
+            return Ok(());
+        }
+        let dev = self.device_of(src)?;
+        let s = self.stream(stream, dev)?;
+        let mut pinned = self.take_staging()?;
+        // SAFETY: validated source; synchronised before the bytes are read.
+        let r = unsafe { sys::cuMemcpyDtoHAsync_v2(pinned.ptr.0.cast(), src.0, len, s) }
+            .check("cuMemcpyDtoHAsync")
+            // SAFETY: a live stream of the current context.
+            .and_then(|_| unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize"));
+        if r.is_ok() {
+            // The bytes go from pinned memory straight to the socket.
+            read(pinned.slice(len));
+        }
+        self.return_staging(pinned);
+        r
+    }
+
+    fn memcpy_dtod(&self, stream: Option<StreamHandle>, dst: DevicePtr, src: DevicePtr, len: u64) -> Result<(), BackendError> {
+        let dev = self.device_of(dst)?;
+        self.device_of(src)?;
+        let s = self.stream(stream, dev)?;
+        // SAFETY: both ranges validated by the session against live allocations.
+        unsafe { sys::cuMemcpyDtoDAsync_v2(dst.0, src.0, len as usize, s) }.check("cuMemcpyDtoDAsync")
+    }
+
+    fn memset(&self, stream: Option<StreamHandle>, dst: DevicePtr, pattern: MemsetPattern, count: u64) -> Result<(), BackendError> {
+        let dev = self.device_of(dst)?;
+        let s = self.stream(stream, dev)?;
+        let n = count as usize;
+        // SAFETY: the range was validated by the session.
+        unsafe {
+            match pattern {
+                MemsetPattern::U8(v) => sys::cuMemsetD8Async(dst.0, v, n, s),
+                MemsetPattern::U16(v) => sys::cuMemsetD16Async(dst.0, v, n, s),
+                MemsetPattern::U32(v) => sys::cuMemsetD32Async(dst.0, v, n, s),
+            }
+        }
+        .check("cuMemsetAsync")
+    }
+
+    fn stream_create(&self, dev: DeviceIndex, flags: u32, priority: i32) -> Result<StreamHandle, BackendError> {
+        if flags & !super::stream_flags::SUPPORTED != 0 {
+            return Err(BackendError::InvalidValue(format!("unknown stream flags {flags:#x}")));
+        }
+        self.enter(dev)?;
+        let (least, greatest) = self.stream_priority_range(dev)?;
+        let priority = priority.clamp(greatest.min(least), greatest.max(least));
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: valid out-pointer, context current.
+        unsafe { sys::cuStreamCreateWithPriority(&mut raw, flags, priority) }.check("cuStreamCreateWithPriority")?;
+        let id = self.handle();
+        lock(&self.streams).insert(id, StreamEntry { raw: Raw(raw), device: dev });
+        Ok(StreamHandle::from_raw(id))
+    }
+
+    fn stream_destroy(&self, stream: StreamHandle) -> Result<(), BackendError> {
+        let entry = lock(&self.streams)
+            .remove(&stream.as_raw())
+            .ok_or_else(|| BackendError::InvalidHandle(format!("stream {:#x}", stream.as_raw())))?;
+        self.enter(entry.device)?;
+        // Drain first so host functions referencing this backend finish.
+        // SAFETY: a live stream we own.
+        let sync = unsafe { sys::cuStreamSynchronize(entry.raw.0) }.check("cuStreamSynchronize");
+        // SAFETY: removed from the table; destroyed once.
+        unsafe { sys::cuStreamDestroy_v2(entry.raw.0) }.check("cuStreamDestroy")?;
+        sync
+    }
+
+    fn stream_synchronize(&self, stream: StreamHandle) -> Result<(), BackendError> {
+        let s = self.stream(Some(stream), 0)?;
+        // SAFETY: a live stream, context entered.
+        unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")
+    }
+
+    fn stream_query(&self, stream: StreamHandle) -> Result<bool, BackendError> {
+        let s = self.stream(Some(stream), 0)?;
+        // SAFETY: a live stream, context entered.
+        match unsafe { sys::cuStreamQuery(s) }.check("cuStreamQuery") {
+            Ok(()) => Ok(true),
+            Err(BackendError::NotReady(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn stream_wait_event(&self, stream: Option<StreamHandle>, event: EventHandle) -> Result<(), BackendError> {
+        let (raw, device, recorded) = {
+            let events = lock(&self.events);
+            let e = events.get(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
+            (e.raw, e.device, e.recorded)
+        };
+        if !recorded {
+            return Ok(());
+        }
+        let s = self.stream(stream, device)?;
+        // SAFETY: live stream and event.
+        unsafe { sys::cuStreamWaitEvent(s, raw.0, 0) }.check("cuStreamWaitEvent")
+    }
+
+    fn stream_priority_range(&self, dev: DeviceIndex) -> Result<(i32, i32), BackendError> {
+        self.enter(dev)?;
+        let (mut least, mut greatest) = (0, 0);
+        // SAFETY: valid out-pointers, context current.
+        unsafe { sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) }.check("cuCtxGetStreamPriorityRange")?;
+        Ok((least, greatest))
+    }
+
+    fn launch_host_func(&self, stream: StreamHandle, f: HostFn) -> Result<(), BackendError> {
+        let s = self.stream(Some(stream), 0)?;
+        self.launch_host(s, f)
+    }
+
+    fn event_create(&self, dev: DeviceIndex, flags: u32) -> Result<EventHandle, BackendError> {
+        validate_event_flags(flags)?;
+        self.enter(dev)?;
+        let timing = flags & super::event_flags::DISABLE_TIMING == 0;
+        let cu_flags = (flags & (super::event_flags::BLOCKING_SYNC | super::event_flags::DISABLE_TIMING | super::event_flags::INTERPROCESS)) as u32;
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: valid out-pointer, context current; flag bits equal CUDA's.
+        unsafe { sys::cuEventCreate(&mut raw, cu_flags) }.check("cuEventCreate")?;
+        let id = self.handle();
+        lock(&self.events).insert(id, EventEntry { raw: Raw(raw), device: dev, timing, recorded: false });
+        Ok(EventHandle::from_raw(id))
+    }
+
+    fn event_destroy(&self, event: EventHandle) -> Result<(), BackendError> {
+        let e = lock(&self.events)
+            .remove(&event.as_raw())
+            .ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
+        self.enter(e.device)?;
+        // SAFETY: removed from the table; destroyed once.
+        unsafe { sys::cuEventDestroy_v2(e.raw.0) }.check("cuEventDestroy")
+    }
+
+    fn event_record(&self, event: EventHandle, stream: Option<StreamHandle>) -> Result<(), BackendError> {
+        let (raw, device) = {
+            let events = lock(&self.events);
+            let e = events.get(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
+            (e.raw, e.device)
+        };
+        let s = self.stream(stream, device)?;
+        // SAFETY: live event and stream.
+        unsafe { sys::cuEventRecord(raw.0, s) }.check("cuEventRecord")?;
+        if let Some(e) = lock(&self.events).get_mut(&event.as_raw()) {
+            e.recorded = true;
+        }
+        Ok(())
+    }
+
+    fn event_synchronize(&self, event: EventHandle) -> Result<(), BackendError> {
+        let (raw, device, recorded) = self.event_entry(event)?;
+        if !recorded {
+            return Ok(());
+        }
+        self.enter(device)?;
+        // SAFETY: a live event.
+        unsafe { sys::cuEventSynchronize(raw.0) }.check("cuEventSynchronize")
+    }
+
+    fn event_query(&self, event: EventHandle) -> Result<bool, BackendError> {
+        let (raw, device, recorded) = self.event_entry(event)?;
+        if !recorded {
+            return Ok(true);
+        }
+        self.enter(device)?;
+        // SAFETY: a live event.
+        match unsafe { sys::cuEventQuery(raw.0) }.check("cuEventQuery") {
+            Ok(()) => Ok(true),
+            Err(BackendError::NotReady(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32, BackendError> {
+        let timing = |h: EventHandle| -> Result<(Raw<CUevent>, DeviceIndex), BackendError> {
+            let events = lock(&self.events);
+            let e = events.get(&h.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", h.as_raw())))?;
+            if !e.timing || !e.recorded {
+                return Err(BackendError::InvalidHandle("event not recorded or created with hipEventDisableTiming".into()));
+            }
+            Ok((e.raw, e.device))
+        };
+        let (a, dev) = timing(start)?;
+        let (b, _) = timing(end)?;
+        self.enter(dev)?;
+        // SAFETY: both live, recorded timing events.
+        unsafe { cudarc::driver::result::event::elapsed(a.0, b.0) }.map_err(|e| error::map("cuEventElapsedTime", e))
+    }
+
+    fn module_load(&self, dev: DeviceIndex, format: ModuleFormat, image: &[u8]) -> Result<ModuleHandle, BackendError> {
+        self.do_module_load(dev, format, image)
+    }
+
+    fn module_unload(&self, module: ModuleHandle) -> Result<(), BackendError> {
+        self.do_module_unload(module)
+    }
+
+    fn module_function(&self, module: ModuleHandle, name: &str) -> Result<KernelFunction, BackendError> {
+        self.do_module_function(module, name)
+    }
+
+    fn module_global(&self, module: ModuleHandle, name: &str) -> Result<(DevicePtr, u64), BackendError> {
+        self.do_module_global(module, name)
+    }
+
+    fn function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes, BackendError> {
+        self.do_function_attributes(function)
+    }
+
+    fn launch_kernel(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, args: Vec<u8>) -> Result<(), BackendError> {
+        self.do_launch(stream, function, config, args)
+    }
+
+    fn occupancy_max_active_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError> {
+        self.do_occupancy_blocks(function, block_size, dynamic_shared)
+    }
+
+    fn occupancy_max_potential_block_size(&self, function: FunctionHandle, dynamic_shared: u64, block_size_limit: u32) -> Result<(u32, u32), BackendError> {
+        self.do_occupancy_block_size(function, dynamic_shared, block_size_limit)
+    }
+
+    fn rtc_compile(&self, dev: DeviceIndex, request: &RtcRequest<'_>) -> Result<RtcOutput, BackendError> {
+        self.do_rtc_compile(dev, request)
+    }
+}
+
+impl CudaBackend {
+    fn event_entry(&self, event: EventHandle) -> Result<(Raw<CUevent>, DeviceIndex, bool), BackendError> {
+        let events = lock(&self.events);
+        let e = events.get(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
+        Ok((e.raw, e.device, e.recorded))
+    }
+}

@@ -1,0 +1,242 @@
+//! Modules, functions and launches on the CUDA backend: PTX, cubin and fatbin images loaded
+//! with `cuModuleLoadData`; parameter layouts from `cuFuncGetParamInfo`, looped until it
+//! fails (driver 580 has no `cuFuncGetParamCount`); launches pass the client's packed blob
+//! through `cuLaunchKernel`'s `extra` (`CU_LAUNCH_PARAM_BUFFER_POINTER`), exactly as packed.
+
+use super::error::Check;
+use super::{lock, CudaBackend, Raw};
+use crate::backend::{
+    BackendError, DeviceIndex, DevicePtr, FunctionAttributes, FunctionHandle, KernelFunction, LaunchConfig, ModuleFormat,
+    ModuleHandle, ParamLayout, RtcOutput, RtcRequest, StreamHandle,
+};
+use cudarc::driver::sys::{self, CUfunction, CUfunction_attribute as FA, CUmodule};
+use std::collections::HashMap;
+use std::ffi::{c_void, CString};
+
+/// Most parameters read from one kernel (the protocol's limit).
+const MAX_PARAMS: usize = proto_core::limits::MAX_KERNEL_PARAMS;
+
+pub(super) struct ModuleEntry {
+    raw: Raw<CUmodule>,
+    device: DeviceIndex,
+    functions: HashMap<String, u64>,
+    globals: Vec<u64>,
+}
+
+pub(super) struct FunctionEntry {
+    raw: Raw<CUfunction>,
+    device: DeviceIndex,
+    params: Vec<ParamLayout>,
+    attributes: FunctionAttributes,
+}
+
+#[derive(Default)]
+pub(super) struct ModuleTables {
+    pub(super) modules: HashMap<u64, ModuleEntry>,
+    pub(super) functions: HashMap<u64, FunctionEntry>,
+}
+
+fn func_attr(f: CUfunction, a: FA) -> Result<i32, BackendError> {
+    let mut v = 0;
+    // SAFETY: a live function handle and a valid out-pointer.
+    unsafe { sys::cuFuncGetAttribute(&mut v, a, f) }.check("cuFuncGetAttribute")?;
+    Ok(v)
+}
+
+fn attributes(f: CUfunction) -> Result<FunctionAttributes, BackendError> {
+    Ok(FunctionAttributes {
+        binary_version: func_attr(f, FA::CU_FUNC_ATTRIBUTE_BINARY_VERSION)?,
+        ptx_version: func_attr(f, FA::CU_FUNC_ATTRIBUTE_PTX_VERSION)?,
+        cache_mode_ca: func_attr(f, FA::CU_FUNC_ATTRIBUTE_CACHE_MODE_CA)?,
+        const_size: func_attr(f, FA::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES)? as u64,
+        local_size: func_attr(f, FA::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)? as u64,
+        max_dynamic_shared_size: func_attr(f, FA::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?,
+        max_threads_per_block: func_attr(f, FA::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        num_regs: func_attr(f, FA::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+        preferred_shmem_carveout: func_attr(f, FA::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT).unwrap_or(-1),
+        shared_size: func_attr(f, FA::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)? as u64,
+    })
+}
+
+/// The kernel's parameters in declaration order.
+fn param_layout(f: CUfunction) -> Vec<ParamLayout> {
+    let mut params = Vec::new();
+    for index in 0..MAX_PARAMS {
+        let (mut offset, mut size) = (0usize, 0usize);
+        // SAFETY: a live function handle; out-pointers valid. An index past the last
+        // parameter returns CUDA_ERROR_INVALID_VALUE, which ends the loop.
+        let r = unsafe { sys::cuFuncGetParamInfo(f, index, &mut offset, &mut size) };
+        if r != sys::CUresult::CUDA_SUCCESS {
+            break;
+        }
+        params.push(ParamLayout { offset: offset as u32, size: size as u32 });
+    }
+    params
+}
+
+impl CudaBackend {
+    fn function_entry<R>(&self, function: FunctionHandle, f: impl FnOnce(&FunctionEntry) -> R) -> Result<R, BackendError> {
+        let t = lock(&self.modules);
+        let e = t
+            .functions
+            .get(&function.as_raw())
+            .ok_or_else(|| BackendError::InvalidHandle(format!("function {:#x}", function.as_raw())))?;
+        Ok(f(e))
+    }
+
+    pub(super) fn do_module_load(&self, dev: DeviceIndex, format: ModuleFormat, image: &[u8]) -> Result<ModuleHandle, BackendError> {
+        match format {
+            ModuleFormat::Auto | ModuleFormat::Ptx | ModuleFormat::Cubin | ModuleFormat::Fatbin => {}
+            other => {
+                return Err(BackendError::NoBinaryForGpu(format!(
+                    "a {other:?} image cannot run on this NVIDIA device ({}); send PTX, cubin or an NVIDIA fatbin",
+                    self.device(dev)?.props.gcn_arch_name
+                )))
+            }
+        }
+        self.enter(dev)?;
+        // PTX must be NUL-terminated for cuModuleLoadData.
+        let owned;
+        let image = if format == ModuleFormat::Ptx && image.last() != Some(&0) {
+            owned = [image, &[0]].concat();
+            &owned[..]
+        } else {
+            image
+        };
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: `image` is a complete image in memory for the duration of the call.
+        unsafe { sys::cuModuleLoadData(&mut raw, image.as_ptr().cast()) }.check("cuModuleLoadData")?;
+        let id = self.handle();
+        lock(&self.modules).modules.insert(id, ModuleEntry { raw: Raw(raw), device: dev, functions: HashMap::new(), globals: Vec::new() });
+        Ok(ModuleHandle::from_raw(id))
+    }
+
+    pub(super) fn do_module_unload(&self, module: ModuleHandle) -> Result<(), BackendError> {
+        let entry = {
+            let mut t = lock(&self.modules);
+            let entry = t.modules.remove(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
+            for f in entry.functions.values() {
+                t.functions.remove(f);
+            }
+            entry
+        };
+        {
+            let mut globals = lock(&self.globals);
+            for g in &entry.globals {
+                globals.remove(g);
+            }
+        }
+        self.enter(entry.device)?;
+        // Launches already queued must finish before their code goes away.
+        cudarc::driver::result::ctx::synchronize().check("cuCtxSynchronize")?;
+        // SAFETY: removed from the tables; unloaded once.
+        unsafe { sys::cuModuleUnload(entry.raw.0) }.check("cuModuleUnload")
+    }
+
+    pub(super) fn do_module_function(&self, module: ModuleHandle, name: &str) -> Result<KernelFunction, BackendError> {
+        let (raw, device, known) = {
+            let t = lock(&self.modules);
+            let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
+            (m.raw, m.device, m.functions.get(name).copied())
+        };
+        if let Some(id) = known {
+            return self.function_entry(FunctionHandle::from_raw(id), |e| KernelFunction {
+                handle: FunctionHandle::from_raw(id),
+                params: e.params.clone(),
+                attributes: e.attributes,
+            });
+        }
+        self.enter(device)?;
+        let cname = CString::new(name).map_err(|_| BackendError::InvalidValue("NUL in kernel name".into()))?;
+        let mut f = std::ptr::null_mut();
+        // SAFETY: a live module; NUL-terminated name.
+        unsafe { sys::cuModuleGetFunction(&mut f, raw.0, cname.as_ptr()) }.check("cuModuleGetFunction").map_err(|e| match e {
+            BackendError::NotFound(m) => BackendError::NotFound(format!("kernel '{name}': {m}")),
+            other => other,
+        })?;
+        let params = param_layout(f);
+        let attrs = attributes(f)?;
+        let id = self.handle();
+        let mut t = lock(&self.modules);
+        t.functions.insert(id, FunctionEntry { raw: Raw(f), device, params: params.clone(), attributes: attrs });
+        if let Some(m) = t.modules.get_mut(&module.as_raw()) {
+            m.functions.insert(name.to_string(), id);
+        }
+        Ok(KernelFunction { handle: FunctionHandle::from_raw(id), params, attributes: attrs })
+    }
+
+    pub(super) fn do_module_global(&self, module: ModuleHandle, name: &str) -> Result<(DevicePtr, u64), BackendError> {
+        let (raw, device) = {
+            let t = lock(&self.modules);
+            let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
+            (m.raw, m.device)
+        };
+        self.enter(device)?;
+        let cname = CString::new(name).map_err(|_| BackendError::InvalidValue("NUL in symbol name".into()))?;
+        let (mut ptr, mut size) = (0u64, 0usize);
+        // SAFETY: a live module; valid out-pointers.
+        unsafe { sys::cuModuleGetGlobal_v2(&mut ptr, &mut size, raw.0, cname.as_ptr()) }.check("cuModuleGetGlobal")?;
+        lock(&self.globals).insert(ptr, (size as u64, device));
+        if let Some(m) = lock(&self.modules).modules.get_mut(&module.as_raw()) {
+            m.globals.push(ptr);
+        }
+        Ok((DevicePtr(ptr), size as u64))
+    }
+
+    pub(super) fn do_function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes, BackendError> {
+        self.function_entry(function, |e| e.attributes)
+    }
+
+    pub(super) fn do_launch(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, mut args: Vec<u8>) -> Result<(), BackendError> {
+        let (f, device, needed) = self.function_entry(function, |e| (e.raw, e.device, crate::backend::args_len(&e.params)))?;
+        if (args.len() as u64) < needed {
+            return Err(BackendError::InvalidValue(format!("kernel arguments are {} bytes; the kernel's parameters need {needed}", args.len())));
+        }
+        if config.grid.contains(&0) || config.block.contains(&0) {
+            return Err(BackendError::InvalidConfiguration(format!("grid {:?} / block {:?} has a zero dimension", config.grid, config.block)));
+        }
+        let s = self.stream(stream, device)?;
+        let mut size = args.len();
+        let mut extra: [*mut c_void; 5] = [
+            1 as *mut c_void, // CU_LAUNCH_PARAM_BUFFER_POINTER
+            args.as_mut_ptr().cast(),
+            2 as *mut c_void, // CU_LAUNCH_PARAM_BUFFER_SIZE
+            (&mut size as *mut usize).cast(),
+            std::ptr::null_mut(), // CU_LAUNCH_PARAM_END
+        ];
+        let [gx, gy, gz] = config.grid;
+        let [bx, by, bz] = config.block;
+        // SAFETY: a live function of the current context; `extra` describes a buffer that
+        // outlives the call (the driver copies the arguments at launch).
+        unsafe {
+            sys::cuLaunchKernel(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, std::ptr::null_mut(), extra.as_mut_ptr())
+        }
+        .check("cuLaunchKernel")
+    }
+
+    pub(super) fn do_occupancy_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError> {
+        let (f, device) = self.function_entry(function, |e| (e.raw, e.device))?;
+        self.enter(device)?;
+        let mut n = 0;
+        // SAFETY: a live function; valid out-pointer.
+        unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, f.0, block_size as i32, dynamic_shared as usize) }
+            .check("cuOccupancyMaxActiveBlocksPerMultiprocessor")?;
+        Ok(n.max(0) as u32)
+    }
+
+    pub(super) fn do_occupancy_block_size(&self, function: FunctionHandle, dynamic_shared: u64, limit: u32) -> Result<(u32, u32), BackendError> {
+        let (f, device) = self.function_entry(function, |e| (e.raw, e.device))?;
+        self.enter(device)?;
+        let (mut grid, mut block) = (0, 0);
+        // SAFETY: a live function; valid out-pointers; no per-block-size callback.
+        unsafe { sys::cuOccupancyMaxPotentialBlockSize(&mut grid, &mut block, f.0, None, dynamic_shared as usize, limit as i32) }
+            .check("cuOccupancyMaxPotentialBlockSize")?;
+        Ok((grid.max(0) as u32, block.max(0) as u32))
+    }
+
+    pub(super) fn do_rtc_compile(&self, dev: DeviceIndex, request: &RtcRequest<'_>) -> Result<RtcOutput, BackendError> {
+        let sm = self.device(dev)?.props.gcn_arch_name.clone();
+        let out = super::rtc::compile(request.name, request.source, &request.headers, &request.options, &request.name_expressions, &sm)?;
+        Ok(RtcOutput { success: out.success, log: out.log, code: out.ptx, lowered_names: out.lowered_names })
+    }
+}

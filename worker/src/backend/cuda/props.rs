@@ -1,0 +1,75 @@
+//! `hipDeviceProp_t` from `cuDeviceGetAttribute`, field by field. `gcn_arch_name` reports the
+//! SM architecture (`sm_90` on an H100), which is what NVRTC and PTX loading target.
+
+use super::error::Check;
+use crate::backend::{BackendError, DeviceProperties};
+use cudarc::driver::sys::{self, CUdevice, CUdevice_attribute as A};
+
+fn attr(dev: CUdevice, a: A) -> Result<i32, BackendError> {
+    let mut v = 0;
+    // SAFETY: `dev` came from cuDeviceGet; `v` is a valid out-pointer.
+    unsafe { sys::cuDeviceGetAttribute(&mut v, a, dev) }.check("cuDeviceGetAttribute")?;
+    Ok(v)
+}
+
+/// Reads every property the wire reports.
+pub fn read(dev: CUdevice) -> Result<DeviceProperties, BackendError> {
+    let mut name = [0 as std::ffi::c_char; 256];
+    // SAFETY: the buffer is 256 bytes as passed.
+    unsafe { sys::cuDeviceGetName(name.as_mut_ptr(), name.len() as i32, dev) }.check("cuDeviceGetName")?;
+    // SAFETY: cuDeviceGetName NUL-terminates within the buffer.
+    let name = unsafe { std::ffi::CStr::from_ptr(name.as_ptr()) }.to_string_lossy().into_owned();
+    let mut total = 0usize;
+    // SAFETY: valid out-pointer and device.
+    unsafe { sys::cuDeviceTotalMem_v2(&mut total, dev) }.check("cuDeviceTotalMem")?;
+    let major = attr(dev, A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
+    let minor = attr(dev, A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
+    let a = |x| attr(dev, x);
+    Ok(DeviceProperties {
+        name,
+        gcn_arch_name: format!("sm_{major}{minor}"),
+        total_global_mem: total as u64,
+        shared_mem_per_block: a(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)? as u64,
+        regs_per_block: a(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)?,
+        warp_size: a(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
+        max_threads_per_block: a(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        max_threads_dim: [
+            a(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+            a(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+            a(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+        ],
+        max_grid_size: [
+            a(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+            a(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+            a(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+        ],
+        clock_rate_khz: a(A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE).unwrap_or(0),
+        memory_clock_rate_khz: a(A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE).unwrap_or(0),
+        memory_bus_width: a(A::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)?,
+        total_const_mem: a(A::CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY)? as u64,
+        major,
+        minor,
+        multi_processor_count: a(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        l2_cache_size: a(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
+        max_threads_per_multiprocessor: a(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?,
+        compute_mode: a(A::CU_DEVICE_ATTRIBUTE_COMPUTE_MODE)?,
+        concurrent_kernels: a(A::CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS)? != 0,
+        pci_domain_id: a(A::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)?,
+        pci_bus_id: a(A::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,
+        pci_device_id: a(A::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?,
+        max_shared_memory_per_multiprocessor: a(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)? as u64,
+        is_multi_gpu_board: a(A::CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD)? != 0,
+        can_map_host_memory: a(A::CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY)? != 0,
+        integrated: a(A::CU_DEVICE_ATTRIBUTE_INTEGRATED)? != 0,
+        ecc_enabled: a(A::CU_DEVICE_ATTRIBUTE_ECC_ENABLED)? != 0,
+        unified_addressing: a(A::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING)? != 0,
+        managed_memory: a(A::CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY)? != 0,
+        concurrent_managed_access: a(A::CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS)? != 0,
+        pageable_memory_access: a(A::CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS)? != 0,
+        cooperative_launch: a(A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0,
+        kernel_exec_timeout_enabled: a(A::CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT)? != 0,
+        async_engine_count: a(A::CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT)?,
+        mem_pitch: a(A::CU_DEVICE_ATTRIBUTE_MAX_PITCH)? as u64,
+        texture_alignment: a(A::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT)? as u64,
+    })
+}

@@ -1,0 +1,131 @@
+//! hiprtc on NVIDIA: HIP kernel source compiled by NVRTC against an in-memory HIP
+//! compatibility header set (`hip_compat.h`, served as `<hip/hip_runtime.h>`), for the
+//! device's own architecture. HIP-only options are translated or dropped with a log line;
+//! the compile log is returned verbatim. The result is PTX, which `cuModuleLoadData` JITs.
+
+use crate::backend::BackendError;
+use cudarc::nvrtc::sys;
+use std::ffi::{c_char, CStr, CString};
+
+/// The compatibility header served for every HIP header name a kernel may include.
+pub const HIP_COMPAT_HEADER: &str = include_str!("hip_compat.h");
+/// HIP header names answered with [`HIP_COMPAT_HEADER`].
+const HIP_HEADER_NAMES: &[&str] = &["hip/hip_runtime.h", "hip/hip_runtime_api.h", "hip_runtime.h", "hip/hip_common.h"];
+
+/// Outcome of one compilation.
+#[derive(Debug, Clone, Default)]
+pub struct NvrtcOutput {
+    /// Whether PTX was produced.
+    pub success: bool,
+    /// NVRTC's log (plus our notes on translated options).
+    pub log: String,
+    /// PTX text, NUL-terminated as cuModuleLoadData expects.
+    pub ptx: Vec<u8>,
+    /// Lowered names, one per name expression.
+    pub lowered_names: Vec<String>,
+}
+
+fn nvrtc(call: &str, r: sys::nvrtcResult) -> Result<(), BackendError> {
+    if r == sys::nvrtcResult::NVRTC_SUCCESS {
+        Ok(())
+    } else {
+        Err(BackendError::Unknown(format!("{call}: {r:?}")))
+    }
+}
+
+/// Translates hiprtc options for NVRTC: `--offload-arch`/`--gpu-architecture=gfx…` and
+/// AMD-only flags are dropped (noted in the log), `-O*` is dropped (NVRTC always optimises),
+/// the rest passes through; `-arch=<device>` and C++17 are added.
+pub fn translate_options(options: &[&str], sm: &str, notes: &mut String) -> Vec<String> {
+    let mut out = vec![format!("--gpu-architecture=compute_{}", sm.trim_start_matches("sm_")), "-std=c++17".to_string()];
+    for &o in options {
+        let drop = o.starts_with("--offload-arch")
+            || o.starts_with("--gpu-architecture=gfx")
+            || o.starts_with("-O")
+            || o.starts_with("-std=")
+            || o.starts_with("-mcumode")
+            || o.starts_with("-fgpu-rdc");
+        if drop {
+            notes.push_str(&format!("hip-remote: option '{o}' does not apply to NVRTC and was ignored\n"));
+        } else {
+            out.push(o.to_string());
+        }
+    }
+    out
+}
+
+/// Compiles `source` for `sm` (e.g. "sm_90").
+pub fn compile(
+    name: &str,
+    source: &str,
+    headers: &[(&str, &str)],
+    options: &[&str],
+    name_expressions: &[&str],
+    sm: &str,
+) -> Result<NvrtcOutput, BackendError> {
+    // SAFETY: only checks whether libnvrtc can be dlopen'ed.
+    if !unsafe { sys::is_culib_present() } {
+        return Err(BackendError::NotSupported("libnvrtc could not be loaded on the worker".into()));
+    }
+    let cstr = |s: &str| CString::new(s).map_err(|_| BackendError::InvalidValue("NUL in compile input".into()));
+    let src = cstr(source)?;
+    let pname = cstr(name)?;
+    let mut header_srcs: Vec<CString> = Vec::new();
+    let mut header_names: Vec<CString> = Vec::new();
+    for &h in HIP_HEADER_NAMES {
+        header_names.push(cstr(h)?);
+        header_srcs.push(cstr(HIP_COMPAT_HEADER)?);
+    }
+    for (n, s) in headers {
+        header_names.push(cstr(n)?);
+        header_srcs.push(cstr(s)?);
+    }
+    let src_ptrs: Vec<*const c_char> = header_srcs.iter().map(|s| s.as_ptr()).collect();
+    let name_ptrs: Vec<*const c_char> = header_names.iter().map(|s| s.as_ptr()).collect();
+    let mut prog: sys::nvrtcProgram = std::ptr::null_mut();
+    // SAFETY: all strings outlive the call; counts match the arrays.
+    nvrtc("nvrtcCreateProgram", unsafe {
+        sys::nvrtcCreateProgram(&mut prog, src.as_ptr(), pname.as_ptr(), src_ptrs.len() as i32, src_ptrs.as_ptr(), name_ptrs.as_ptr())
+    })?;
+    let result = (|| {
+        let exprs: Vec<CString> = name_expressions.iter().map(|e| cstr(e)).collect::<Result<_, _>>()?;
+        for e in &exprs {
+            // SAFETY: live program, NUL-terminated expression.
+            nvrtc("nvrtcAddNameExpression", unsafe { sys::nvrtcAddNameExpression(prog, e.as_ptr()) })?;
+        }
+        let mut notes = String::new();
+        let opts = translate_options(options, sm, &mut notes);
+        let copts: Vec<CString> = opts.iter().map(|o| cstr(o)).collect::<Result<_, _>>()?;
+        let opt_ptrs: Vec<*const c_char> = copts.iter().map(|o| o.as_ptr()).collect();
+        // SAFETY: live program; option strings outlive the call.
+        let compiled = unsafe { sys::nvrtcCompileProgram(prog, opt_ptrs.len() as i32, opt_ptrs.as_ptr()) };
+        let mut log_len = 0usize;
+        // SAFETY: live program, valid out-pointer.
+        nvrtc("nvrtcGetProgramLogSize", unsafe { sys::nvrtcGetProgramLogSize(prog, &mut log_len) })?;
+        let mut log = vec![0u8; log_len.max(1)];
+        // SAFETY: buffer of the size NVRTC reported.
+        nvrtc("nvrtcGetProgramLog", unsafe { sys::nvrtcGetProgramLog(prog, log.as_mut_ptr().cast()) })?;
+        let log = notes + &String::from_utf8_lossy(&log).trim_end_matches('\0').to_string();
+        if compiled != sys::nvrtcResult::NVRTC_SUCCESS {
+            return Ok(NvrtcOutput { success: false, log, ..Default::default() });
+        }
+        let mut ptx_len = 0usize;
+        // SAFETY: compiled program, valid out-pointer.
+        nvrtc("nvrtcGetPTXSize", unsafe { sys::nvrtcGetPTXSize(prog, &mut ptx_len) })?;
+        let mut ptx = vec![0u8; ptx_len];
+        // SAFETY: buffer of the size NVRTC reported (includes the NUL).
+        nvrtc("nvrtcGetPTX", unsafe { sys::nvrtcGetPTX(prog, ptx.as_mut_ptr().cast()) })?;
+        let mut lowered_names = Vec::new();
+        for e in &exprs {
+            let mut lowered: *const c_char = std::ptr::null();
+            // SAFETY: compiled program; the expression was added before compiling.
+            nvrtc("nvrtcGetLoweredName", unsafe { sys::nvrtcGetLoweredName(prog, e.as_ptr(), &mut lowered) })?;
+            // SAFETY: NVRTC returns a NUL-terminated string owned by the program (alive here).
+            lowered_names.push(unsafe { CStr::from_ptr(lowered) }.to_string_lossy().into_owned());
+        }
+        Ok(NvrtcOutput { success: true, log, ptx, lowered_names })
+    })();
+    // SAFETY: created above, destroyed once.
+    let _ = unsafe { sys::nvrtcDestroyProgram(&mut prog) };
+    result
+}
