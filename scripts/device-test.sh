@@ -24,6 +24,14 @@ for t in "$PACK"/tests/*; do
   name=$(basename "$t")
   if timeout 300 "$t" > "$OUT/test-$name.log" 2>&1; then echo "PASS $name"; pass=$((pass+1)); else echo "FAIL $name (see test-$name.log)"; tail -5 "$OUT/test-$name.log"; fail=$((fail+1)); fi
 done
+for ex in "hello_hip $PACK/examples" "saxpy"; do
+  set -- $ex; name=$1; shift
+  if [ -x "$PACK/examples/$name" ] && timeout 120 "$PACK/examples/$name" "$@" > "$OUT/example-$name.log" 2>&1; then
+    echo "PASS example $name"; pass=$((pass+1))
+  else
+    echo "FAIL example $name"; tail -5 "$OUT/example-$name.log"; fail=$((fail+1))
+  fi
+done
 if ls "$PACK"/wheels/*.whl >/dev/null 2>&1; then
   VENV=/tmp/hip-remote-venv
   python3 -m venv "$VENV" >/dev/null 2>&1 || VENV=""
