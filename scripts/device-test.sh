@@ -10,6 +10,9 @@ export LD_LIBRARY_PATH="$PACK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; uname -a; ldd --version | head -1; } > "$OUT/machine.txt" 2>&1
 cat "$OUT/machine.txt"
 
+# GPUDirect RDMA readiness: a cuda allocation exported as the dmabuf the RDMA path registers.
+"$PACK/bin/hip-worker" --probe-dmabuf > "$OUT/dmabuf.txt" 2>&1; cat "$OUT/dmabuf.txt"
+
 "$PACK/bin/hip-worker" --listen 127.0.0.1:0 --backend "${BACKEND:-cuda}" > "$OUT/worker.stdout" 2> "$OUT/worker.log" &
 WPID=$!
 trap 'kill $WPID 2>/dev/null' EXIT

@@ -6,6 +6,8 @@
 //! devices).
 
 pub mod backend;
+#[cfg(feature = "rdma")]
+pub mod rdma;
 pub mod server;
 pub mod session;
 

@@ -29,6 +29,10 @@ struct Cli {
     /// Address to listen on (ADDR:PORT).
     #[arg(long, env = "HIP_REMOTE_LISTEN")]
     listen: Option<String>,
+    /// Also accept RDMA connections (RoCE/InfiniBand) on ADDR:PORT, an address of an RDMA
+    /// device's interface (needs a worker built with `--features rdma`).
+    #[arg(long, env = "HIP_REMOTE_LISTEN_RDMA")]
+    listen_rdma: Option<String>,
     /// Port to listen on at 127.0.0.1 (the seed's `-p`; ignored when --listen is given).
     #[arg(short = 'p', long, env = "TF_WORKER_PORT")]
     port: Option<u16>,
@@ -47,6 +51,10 @@ struct Cli {
     /// Token every client must present (HIP_REMOTE_TOKEN on the client).
     #[arg(long, env = "HIP_REMOTE_TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// Check GPUDirect RDMA readiness and exit: allocate on the cuda backend, export the
+    /// allocation as a dmabuf (the handle ibv_reg_dmabuf_mr registers) and report it.
+    #[arg(long, hide = true)]
+    probe_dmabuf: bool,
     /// More logging (-v debug, -vv trace).
     #[arg(short, long, action = clap::ArgAction::Count)]
     verbose: u8,
@@ -94,6 +102,43 @@ fn make_backend(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
 }
 
 #[cfg(feature = "cuda")]
+fn probe_dmabuf() -> std::process::ExitCode {
+    use hip_worker::backend::cuda::CudaBackend;
+    let run = || -> Result<(), String> {
+        let backend = CudaBackend::new().map_err(|e| e.to_string())?;
+        let supported = backend.dmabuf_supported(0).map_err(|e| e.to_string())?;
+        println!("device 0: CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = {supported}");
+        let len: u64 = 64 << 20;
+        let ptr = backend.malloc(0, len).map_err(|e| e.to_string())?;
+        let fd = backend.export_dmabuf(ptr, len).map_err(|e| e.to_string())?;
+        // SAFETY: `fd` is a file descriptor we own; lseek only reads its size.
+        let size = unsafe { libc::lseek(fd, 0, libc::SEEK_END) };
+        println!("allocation {ptr} ({} MiB) exported as dmabuf fd {fd}, size {size} bytes", len >> 20);
+        println!("this fd is what the RDMA transport passes to ibv_reg_dmabuf_mr for zero-copy GPU transfers");
+        // SAFETY: closing the fd we own.
+        unsafe { libc::close(fd) };
+        backend.free(ptr).map_err(|e| e.to_string())?;
+        if size != len as i64 {
+            return Err(format!("dmabuf size {size} != allocation size {len}"));
+        }
+        Ok(())
+    };
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("hip-worker: dmabuf probe failed: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(not(feature = "cuda"))]
+fn probe_dmabuf() -> std::process::ExitCode {
+    eprintln!("hip-worker: built without the cuda feature");
+    std::process::ExitCode::FAILURE
+}
+
+#[cfg(feature = "cuda")]
 fn cuda() -> Result<Arc<dyn Backend>, String> {
     hip_worker::backend::cuda::CudaBackend::new().map(|b| Arc::new(b) as Arc<dyn Backend>).map_err(|e| e.to_string())
 }
@@ -106,6 +151,9 @@ fn cuda() -> Result<Arc<dyn Backend>, String> {
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     init_logging(&cli);
+    if cli.probe_dmabuf {
+        return probe_dmabuf();
+    }
     let listen = cli.listen.clone().unwrap_or_else(|| format!("127.0.0.1:{}", cli.port.unwrap_or(DEFAULT_PORT)));
     let backend = match make_backend(&cli) {
         Ok(b) => b,
@@ -124,6 +172,22 @@ fn main() -> std::process::ExitCode {
         },
         tcp: transport_tcp::TcpConfig { io_timeout: None, ..Default::default() },
     };
+    #[cfg(feature = "rdma")]
+    let rdma_worker = match &cli.listen_rdma {
+        Some(addr) => match hip_worker::rdma::RdmaWorker::start(addr, backend.clone(), config.clone()) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                eprintln!("hip-worker: cannot listen for RDMA on {addr}: {e}");
+                return std::process::ExitCode::from(1);
+            }
+        },
+        None => None,
+    };
+    #[cfg(not(feature = "rdma"))]
+    if cli.listen_rdma.is_some() {
+        eprintln!("hip-worker: --listen-rdma needs a worker built with `--features rdma`");
+        return std::process::ExitCode::from(2);
+    }
     let worker = match Worker::start(&listen, backend, config) {
         Ok(w) => w,
         Err(e) => {
@@ -133,6 +197,10 @@ fn main() -> std::process::ExitCode {
     };
     // Ready line for scripts and tests that start the worker on port 0.
     println!("hip-worker listening on {}", worker.local_addr());
+    #[cfg(feature = "rdma")]
+    if let Some(w) = &rdma_worker {
+        println!("hip-worker listening on rdma://{}", w.local_addr());
+    }
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         if let Err(e) = signal_hook::flag::register(sig, stop.clone()) {
@@ -143,6 +211,10 @@ fn main() -> std::process::ExitCode {
         std::thread::sleep(Duration::from_millis(100));
     }
     tracing::info!("shutting down: no new connections, finishing requests in flight");
+    #[cfg(feature = "rdma")]
+    if let Some(w) = rdma_worker {
+        w.shutdown();
+    }
     worker.shutdown();
     tracing::info!("hip-worker stopped");
     std::process::ExitCode::SUCCESS

@@ -635,3 +635,37 @@ impl CudaBackend {
         Ok((e.raw, e.device, e.recorded))
     }
 }
+
+/// GPUDirect RDMA registration hook: a dmabuf file descriptor for a device range, which
+/// `ibv_reg_dmabuf_mr` registers with the NIC so RDMA READ/WRITE reach GPU memory directly.
+impl CudaBackend {
+    /// Whether `dev` can export device memory as dmabuf (`CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED`).
+    pub fn dmabuf_supported(&self, dev: DeviceIndex) -> Result<bool, BackendError> {
+        let d = self.device(dev)?;
+        let mut v = 0;
+        // SAFETY: valid device and out-pointer.
+        unsafe { sys::cuDeviceGetAttribute(&mut v, sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, d.dev) }
+            .check("cuDeviceGetAttribute(DMA_BUF_SUPPORTED)")?;
+        Ok(v != 0)
+    }
+
+    /// Exports `[ptr, ptr+len)` of a live allocation as a dmabuf fd (the caller closes it).
+    /// `ptr` and `len` must be host-page aligned, as the driver requires.
+    pub fn export_dmabuf(&self, ptr: DevicePtr, len: u64) -> Result<i32, BackendError> {
+        let dev = self.device_of(ptr)?;
+        self.enter(dev)?;
+        let mut fd: i32 = -1;
+        // SAFETY: a live allocation range of the current context; `fd` receives an int.
+        unsafe {
+            sys::cuMemGetHandleForAddressRange(
+                (&mut fd as *mut i32).cast(),
+                ptr.0,
+                len as usize,
+                sys::CUmemRangeHandleType::CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD,
+                0,
+            )
+        }
+        .check("cuMemGetHandleForAddressRange(DMA_BUF_FD)")?;
+        Ok(fd)
+    }
+}
