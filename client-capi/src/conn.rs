@@ -12,7 +12,7 @@ use proto_core::limits::DEFAULT_COPY_CHUNK;
 use proto_core::wire::{self, ErrorReply};
 use proto_core::{Bulk, Flags, FrameHeader, Message, Request, Response, Status};
 use std::collections::HashMap;
-use transport_tcp::{FrameSink, FrameSource, TcpSink, TcpSource, TransportError};
+use transport_tcp::{FrameSink, FrameSource, TransportError};
 
 /// Where an expected reply's bulk data goes.
 #[derive(Debug, Clone, Copy)]
@@ -25,8 +25,8 @@ struct Landing {
 
 /// An established session with a worker.
 pub struct Conn {
-    sink: TcpSink,
-    source: TcpSource,
+    sink: Box<dyn FrameSink>,
+    source: Box<dyn FrameSource>,
     next_id: u64,
     encode_buf: Vec<u8>,
     control: Vec<u8>,
@@ -99,10 +99,29 @@ enum Step {
     Other,
 }
 
+/// Opens the transport `config.worker` names: `rdma://host:port` (feature `rdma`) or TCP.
+fn connect_transport(config: &ClientConfig) -> std::io::Result<(Box<dyn FrameSink>, Box<dyn FrameSource>)> {
+    if let Some(addr) = config.worker.strip_prefix("rdma://") {
+        let addr = if addr.contains(':') { addr.to_string() } else { format!("{addr}:{}", crate::config::DEFAULT_PORT) };
+        #[cfg(feature = "rdma")]
+        {
+            let (sink, source) = transport_rdma::connect(&addr, &transport_rdma::RdmaConfig::from_env())?;
+            return Ok((Box::new(sink), Box::new(source)));
+        }
+        #[cfg(not(feature = "rdma"))]
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            format!("rdma://{addr}: this libamdhip64 was built without the `rdma` feature"),
+        ));
+    }
+    let (sink, source) = transport_tcp::connect(&config.worker, &config.tcp)?;
+    Ok((Box::new(sink), Box::new(source)))
+}
+
 impl Conn {
     /// Connects and performs the HELLO/WELCOME handshake.
     pub fn open(config: &ClientConfig) -> Result<Self, CallError> {
-        let (sink, source) = transport_tcp::connect(&config.worker, &config.tcp).map_err(|e| {
+        let (sink, source) = connect_transport(config).map_err(|e| {
             CallError::new(HipError::NOT_INITIALIZED, format!("cannot connect to hip-worker at {}: {e}", config.worker))
         })?;
         let mut conn = Self {

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Runs inside the rxe VM (started by scripts/rdma-test.sh): real verbs on Soft-RoCE.
+#   1. transport-rdma's verbs tests (listener + client in one process);
+#   2. a host-backend hip-worker with --listen-rdma, and C clients over rdma://:
+#      rdma_roundtrip (HELLO, malloc, H2D/D2H at several sizes incl. > 4 MiB, async, free)
+#      and the conformance programs of tests/c that exist;
+#   3. a client SIGKILLed in the middle of a 256 MiB upload: the worker survives, frees the
+#      session (its memory is free again for the next client) and keeps serving.
+# Environment (from the caller): RT_BIN (C programs), RT_WORKER, RT_VERBS_TEST, RT_PROGRAMS.
+# Every exec costs ~0.2 s under TCG, so waits use bash builtins.
+set -u
+A=${RXE_VM_ADDR:?not inside the rxe VM}
+LOG=$RT_BIN/worker.log
+pass=0 fail=0
+declare -a failed=()
+now() { echo "$EPOCHREALTIME"; }
+dt() { awk -v a="$(now)" -v b="$1" 'BEGIN{printf "%.1f", a-b}'; }
+[[ -e /dev/fd ]] || ln -s /proc/self/fd /dev/fd
+nap() { read -r -t "$1" _ <> <(:) 2>/dev/null || true; }
+result() { # name rc t0
+  if [[ $2 == 0 ]]; then pass=$((pass+1)); echo "ok   $1 ($(dt "$3") s)";
+  else fail=$((fail+1)); failed+=("$1"); echo "FAIL $1 (rc $2, $(dt "$3") s)"; fi
+}
+
+echo "== 1. transport-rdma verbs tests"
+t=$(now)
+"$RT_VERBS_TEST" --test-threads 1 2>&1 | sed 's/^/   /'
+result verbs-tests "${PIPESTATUS[0]}" "$t"
+
+echo "== 2. hip-worker --listen-rdma $A:0 (host backend)"
+t=$(now)
+HIP_REMOTE_LOG=info,hip_worker=debug,transport_rdma=debug "$RT_WORKER" --backend host --host-memory-mib 1024 \
+  --listen 127.0.0.1:0 --listen-rdma "$A:0" > "$RT_BIN/worker.out" 2> "$LOG" &
+WPID=$!
+RADDR=
+for ((i = 0; i < 300 && ${#RADDR} == 0; i++)); do
+  while read -r line; do [[ $line == "hip-worker listening on rdma://"* ]] && RADDR=${line#hip-worker listening on }; done < "$RT_BIN/worker.out"
+  [[ -n $RADDR ]] || nap 0.1
+done
+if [[ -z $RADDR ]]; then echo "worker did not start:"; cat "$LOG"; exit 1; fi
+export HIP_REMOTE_WORKER=$RADDR HIP_REMOTE_DEBUG=1
+result "worker start ($RADDR)" 0 "$t"
+
+run() { # name args...
+  local name=$1; shift; local t; t=$(now)
+  timeout 240 "$RT_BIN/$name" "$@" > "$RT_BIN/$name.out" 2>&1; local rc=$?
+  if [[ $rc != 0 ]] || ! grep -q "PASS $name" "$RT_BIN/$name.out"; then
+    sed 's/^/   | /' "$RT_BIN/$name.out" | tail -25; rc=${rc/#0/1}
+  else
+    grep -E "^(size|connect|200 )" "$RT_BIN/$name.out" | sed 's/^/   /'
+  fi
+  result "$name over rdma" "$rc" "$t"
+}
+for p in rdma_roundtrip $RT_PROGRAMS; do
+  [[ -x $RT_BIN/$p ]] && run "$p"
+done
+
+echo "== 3. client killed mid-transfer"
+t=$(now)
+ok=1
+"$RT_BIN/meminfo" > "$RT_BIN/mem-before.out" 2>&1 || ok=0
+read -r _ FREE_BEFORE _ < "$RT_BIN/mem-before.out"
+"$RT_BIN/kill_midcopy" > "$RT_BIN/victim.out" 2>&1 &
+VPID=$!
+for ((i = 0; i < 600; i++)); do grep -q READY "$RT_BIN/victim.out" 2>/dev/null && break; nap 0.1; done
+grep -q READY "$RT_BIN/victim.out" || { echo "   victim never got READY"; cat "$RT_BIN/victim.out"; ok=0; }
+nap 1.5   # well inside the first 256 MiB upload (~10 s on rxe under TCG)
+kill -9 "$VPID"; wait "$VPID" 2>/dev/null
+grep -q "NOT KILLED\|COPIED" "$RT_BIN/victim.out" && { echo "   the victim finished a copy before it was killed"; ok=0; }
+tk=$(now)
+"$RT_BIN/meminfo" wait "${FREE_BEFORE:-0}" 30 > "$RT_BIN/mem-after.out" 2>&1 || { echo "   memory not reclaimed:"; cat "$RT_BIN/mem-after.out"; ok=0; }
+echo "   memory back after $(dt "$tk") s: $(cat "$RT_BIN/mem-after.out")"
+kill -0 "$WPID" 2>/dev/null || { echo "   the worker died"; ok=0; }
+grep -q "session freed" "$LOG" || { echo "   no 'session freed' in the worker log"; ok=0; }
+grep "RDMA connection ended" "$LOG" | tail -1 | sed 's/^/   log: /'
+"$RT_BIN/rdma_roundtrip" > "$RT_BIN/after-kill.out" 2>&1 || { echo "   the worker does not serve after the kill"; tail "$RT_BIN/after-kill.out"; ok=0; }
+result "kill mid-transfer: worker survives, session freed" "$((1 - ok))" "$t"
+
+echo "== 4. worker shutdown"
+t=$(now)
+kill -TERM "$WPID"; wait "$WPID"; rc=$?
+result "worker exits cleanly on SIGTERM" "$rc" "$t"
+if ((fail)); then echo "--- worker log (tail)"; tail -40 "$LOG"; fi
+echo "rdma: $pass passed, $fail failed"
+((fail == 0))

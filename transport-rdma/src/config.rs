@@ -1,0 +1,109 @@
+//! RDMA tuning, from the environment where the user may want to override it.
+
+use std::time::Duration;
+use transport_tcp::TcpConfig;
+
+/// Default size of one receive (and send) slot: the largest SEND.
+pub const DEFAULT_SLOT_LEN: usize = 64 << 10;
+/// Default receive ring depth: the credits the peer starts with.
+pub const DEFAULT_RECV_DEPTH: u32 = 64;
+/// Default number of send slots (SENDs in flight).
+pub const DEFAULT_SEND_DEPTH: u32 = 32;
+/// Smallest slot accepted (a frame header plus a useful control part).
+pub const MIN_SLOT_LEN: usize = 4 << 10;
+/// Largest slot accepted (one SEND; larger messages only add latency per chunk).
+pub const MAX_SLOT_LEN: usize = 4 << 20;
+/// Smallest data ring accepted.
+pub const MIN_RING_DEPTH: u32 = 4;
+/// Largest ring (data credits travel in 12 bits of the immediate data).
+pub const MAX_RING_DEPTH: u32 = 2048;
+/// Bulk sections at most this large are coalesced with queued frames (as on TCP).
+pub const COPY_BULK_BELOW: usize = 16 << 10;
+/// Idle time after which a connection sends a zero-length RDMA WRITE to probe its peer.
+pub const DEFAULT_KEEPALIVE: Duration = Duration::from_secs(30);
+/// How long a waiting thread sleeps at most before it re-checks shutdown, deadlines and
+/// keepalive.
+pub const WAIT_TICK: Duration = Duration::from_millis(100);
+/// Time the address and route resolution of librdmacm may take, each.
+pub const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a closing connection waits for its last SENDs to complete before it
+/// disconnects.
+pub const LINGER: Duration = Duration::from_secs(2);
+
+/// Settings of one RDMA connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RdmaConfig {
+    /// Bytes per receive/send slot.
+    pub slot_len: usize,
+    /// Receive slots (credits granted to the peer at connect).
+    pub recv_depth: u32,
+    /// Send slots.
+    pub send_depth: u32,
+    /// Connection establishment timeout.
+    pub connect_timeout: Duration,
+    /// Longest wait for one operation (credits, a free slot, data); `None` = forever.
+    pub io_timeout: Option<Duration>,
+    /// Idle time before a keepalive probe.
+    pub keepalive: Duration,
+}
+
+impl Default for RdmaConfig {
+    fn default() -> Self {
+        let tcp = TcpConfig::default();
+        Self {
+            slot_len: DEFAULT_SLOT_LEN,
+            recv_depth: DEFAULT_RECV_DEPTH,
+            send_depth: DEFAULT_SEND_DEPTH,
+            connect_timeout: tcp.connect_timeout,
+            io_timeout: tcp.io_timeout,
+            keepalive: DEFAULT_KEEPALIVE,
+        }
+    }
+}
+
+impl RdmaConfig {
+    /// Defaults overridden by `HIP_REMOTE_CONNECT_TIMEOUT`, `HIP_REMOTE_IO_TIMEOUT` (as for
+    /// TCP), `HIP_REMOTE_RDMA_SLOT_KIB`, `HIP_REMOTE_RDMA_RECV_DEPTH`,
+    /// `HIP_REMOTE_RDMA_SEND_DEPTH` and `HIP_REMOTE_RDMA_KEEPALIVE` (seconds). Values out of
+    /// range are clamped; unparsable ones keep the default.
+    pub fn from_env() -> Self {
+        let tcp = TcpConfig::from_env();
+        let num = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<u64>().ok());
+        let mut cfg = Self { connect_timeout: tcp.connect_timeout, io_timeout: tcp.io_timeout, ..Self::default() };
+        if let Some(kib) = num("HIP_REMOTE_RDMA_SLOT_KIB") {
+            cfg.slot_len = (kib.saturating_mul(1024)).min(usize::MAX as u64) as usize;
+        }
+        if let Some(d) = num("HIP_REMOTE_RDMA_RECV_DEPTH") {
+            cfg.recv_depth = d.min(u32::MAX as u64) as u32;
+        }
+        if let Some(d) = num("HIP_REMOTE_RDMA_SEND_DEPTH") {
+            cfg.send_depth = d.min(u32::MAX as u64) as u32;
+        }
+        if let Some(s) = num("HIP_REMOTE_RDMA_KEEPALIVE") {
+            cfg.keepalive = Duration::from_secs(s.max(1));
+        }
+        cfg.clamped()
+    }
+
+    /// The configuration with every size inside its accepted range.
+    #[must_use]
+    pub fn clamped(mut self) -> Self {
+        self.slot_len = self.slot_len.clamp(MIN_SLOT_LEN, MAX_SLOT_LEN);
+        self.recv_depth = self.recv_depth.clamp(MIN_RING_DEPTH, MAX_RING_DEPTH);
+        self.send_depth = self.send_depth.clamp(2, MAX_RING_DEPTH);
+        self
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn clamps_to_ranges() {
+        let c = RdmaConfig { slot_len: 1, recv_depth: 1, send_depth: 0, ..RdmaConfig::default() }.clamped();
+        assert_eq!((c.slot_len, c.recv_depth, c.send_depth), (MIN_SLOT_LEN, MIN_RING_DEPTH, 2));
+        let c = RdmaConfig { slot_len: usize::MAX, recv_depth: u32::MAX, send_depth: u32::MAX, ..RdmaConfig::default() }.clamped();
+        assert_eq!((c.slot_len, c.recv_depth, c.send_depth), (MAX_SLOT_LEN, MAX_RING_DEPTH, MAX_RING_DEPTH));
+    }
+}

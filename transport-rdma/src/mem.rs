@@ -1,0 +1,316 @@
+//! An in-memory [`Fabric`]: two connected endpoints that behave like an RC queue pair where
+//! it matters for the engine's logic, and stricter than hardware where that finds bugs:
+//!
+//! - a SEND that finds no posted receive at the peer fails at once with an RNR error (real
+//!   hardware would retry `rnr_retry` times first) and puts both queue pairs in the error
+//!   state; [`MemFabric::rnr_errors`] counts them, so tests can assert flow control never
+//!   lets it happen;
+//! - SENDs larger than the peer's slot fail (a real responder reports a length error);
+//! - [`MemFabric::kill`] is a peer process dying: the other side gets a DISCONNECTED wake-up
+//!   and its posted receives are flushed;
+//! - [`MemFabric::swallow_completions`] loses completions (a missed completion);
+//!   [`MemFabric::fail_next_send`] fails one work request.
+//!
+//! Delivery is synchronous (the "NIC" copies during `post_send`), so the engine's waiting
+//! paths are exercised through credits and slots rather than through latency.
+
+use crate::config::RdmaConfig;
+use crate::credit::CONTROL_CREDITS;
+use crate::fabric::{Completion, Fabric, FabricError, SendKind, SendWr, Wake};
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Registered-memory stand-in: a heap block handed out by raw pointer.
+struct Block {
+    ptr: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the block is plain heap memory; who may touch which slot is decided by the engine's
+// state machine, exactly as with device-registered memory.
+unsafe impl Send for Block {}
+// SAFETY: as above.
+unsafe impl Sync for Block {}
+
+impl Block {
+    fn new(len: usize) -> Self {
+        let mut v = vec![0u8; len].into_boxed_slice();
+        let ptr = v.as_mut_ptr();
+        std::mem::forget(v);
+        Self { ptr, len }
+    }
+}
+
+impl Drop for Block {
+    fn drop(&mut self) {
+        // SAFETY: `ptr`/`len` come from a leaked boxed slice of exactly this length.
+        unsafe { drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.ptr, self.len))) };
+    }
+}
+
+#[derive(Default)]
+struct Side {
+    posted: VecDeque<u32>,
+    cq: VecDeque<Completion>,
+    generation: u64,
+    armed_at: Option<u64>,
+    cm_disconnected: bool,
+    qp_error: bool,
+    gone: bool,
+    swallow: bool,
+    fail_next: bool,
+    rnr_errors: u64,
+}
+
+struct Link {
+    sides: Mutex<[Side; 2]>,
+    cv: Condvar,
+    send: [Block; 2],
+    recv: [Block; 2],
+    slot_len: [usize; 2],
+    depth: [(u32, u32); 2],
+}
+
+/// One endpoint of an in-memory connection.
+pub struct MemFabric {
+    link: Arc<Link>,
+    me: usize,
+}
+
+impl MemFabric {
+    /// Two connected endpoints with the given ring settings (all receives posted).
+    pub fn pair(a: &RdmaConfig, b: &RdmaConfig) -> (Self, Self) {
+        let (a, b) = (a.clamped(), b.clamped());
+        let mk = |c: &RdmaConfig| Side { posted: (0..c.recv_depth + CONTROL_CREDITS).collect(), ..Side::default() };
+        let link = Arc::new(Link {
+            sides: Mutex::new([mk(&a), mk(&b)]),
+            cv: Condvar::new(),
+            send: [Block::new(a.slot_len * a.send_depth as usize), Block::new(b.slot_len * b.send_depth as usize)],
+            recv: [
+                Block::new(a.slot_len * (a.recv_depth + CONTROL_CREDITS) as usize),
+                Block::new(b.slot_len * (b.recv_depth + CONTROL_CREDITS) as usize),
+            ],
+            slot_len: [a.slot_len, b.slot_len],
+            depth: [(a.send_depth, a.recv_depth), (b.send_depth, b.recv_depth)],
+        });
+        (Self { link: link.clone(), me: 0 }, Self { link, me: 1 })
+    }
+
+    fn sides(&self) -> MutexGuard<'_, [Side; 2]> {
+        self.link.sides.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn push(link: &Link, side: &mut Side, c: Completion) {
+        if side.swallow {
+            return;
+        }
+        side.cq.push_back(c);
+        side.generation += 1;
+        link.cv.notify_all();
+    }
+
+    /// Puts a side's queue pair in the error state: posted receives are flushed.
+    fn to_error(link: &Link, side: &mut Side) {
+        if side.qp_error {
+            return;
+        }
+        side.qp_error = true;
+        while side.posted.pop_front().is_some() {
+            Self::push(link, side, Completion::Failed { what: "receive", status: "WR flushed".into(), flushed: true });
+        }
+    }
+
+    /// The peer process dies: this endpoint sees DISCONNECTED, both queue pairs go to error.
+    pub fn kill(&self) {
+        let mut sides = self.sides();
+        let link = &*self.link;
+        let peer = 1 - self.me;
+        sides[peer].gone = true;
+        Self::to_error(link, &mut sides[peer]);
+        sides[self.me].cm_disconnected = true;
+        Self::to_error(link, &mut sides[self.me]);
+        link.cv.notify_all();
+    }
+
+    /// From now on, completions of this endpoint are lost.
+    pub fn swallow_completions(&self) {
+        self.sides()[self.me].swallow = true;
+    }
+
+    /// The next send work request of this endpoint completes with an error.
+    pub fn fail_next_send(&self) {
+        self.sides()[self.me].fail_next = true;
+    }
+
+    /// RNR errors this endpoint's SENDs caused (must stay 0 under credit flow control).
+    pub fn rnr_errors(&self) -> u64 {
+        self.sides()[self.me].rnr_errors
+    }
+
+    /// Receives currently posted by this endpoint.
+    pub fn posted_receives(&self) -> usize {
+        self.sides()[self.me].posted.len()
+    }
+}
+
+impl Fabric for MemFabric {
+    fn seg_len(&self) -> usize {
+        self.link.slot_len[0].min(self.link.slot_len[1])
+    }
+
+    fn send_depth(&self) -> u32 {
+        self.link.depth[self.me].0
+    }
+
+    fn recv_depth(&self) -> u32 {
+        self.link.depth[self.me].1
+    }
+
+    fn peer_recv_depth(&self) -> u32 {
+        self.link.depth[1 - self.me].1
+    }
+
+    fn send_slot(&self, slot: u32) -> *mut u8 {
+        assert!(slot < self.send_depth());
+        // SAFETY: in bounds of the send block (slot < send_depth).
+        unsafe { self.link.send[self.me].ptr.add(slot as usize * self.link.slot_len[self.me]) }
+    }
+
+    fn recv_slot(&self, slot: u32) -> *const u8 {
+        assert!(slot < self.recv_depth() + CONTROL_CREDITS);
+        // SAFETY: in bounds of the receive block (slot < recv_depth + CONTROL_CREDITS).
+        unsafe { self.link.recv[self.me].ptr.add(slot as usize * self.link.slot_len[self.me]) }
+    }
+
+    fn post_send(&self, wr: SendWr) -> Result<(), FabricError> {
+        let link = &*self.link;
+        let mut guard = self.sides();
+        let (a, b) = guard.split_at_mut(1);
+        let (me, peer) = if self.me == 0 { (&mut a[0], &mut b[0]) } else { (&mut b[0], &mut a[0]) };
+        if me.gone {
+            return Err(FabricError::new("post_send", "device gone"));
+        }
+        let kind = match wr {
+            SendWr::Data { slot, .. } => SendKind::Data(slot),
+            SendWr::Control { .. } => SendKind::Control,
+            SendWr::Probe => SendKind::Probe,
+        };
+        let what = match wr {
+            SendWr::Probe => "RDMA WRITE",
+            _ => "SEND",
+        };
+        if me.qp_error {
+            Self::push(link, me, Completion::Failed { what, status: "WR flushed".into(), flushed: true });
+            return Ok(());
+        }
+        if std::mem::take(&mut me.fail_next) {
+            Self::push(link, me, Completion::Failed { what, status: "injected failure".into(), flushed: false });
+            Self::to_error(link, me);
+            return Ok(());
+        }
+        if peer.gone || peer.qp_error {
+            Self::push(link, me, Completion::Failed { what, status: "transport retry counter exceeded".into(), flushed: false });
+            Self::to_error(link, me);
+            return Ok(());
+        }
+        let (len, imm, src) = match wr {
+            SendWr::Data { slot, len, imm } => (len as usize, imm, Some(self.send_slot(slot))),
+            SendWr::Control { imm } => (0, imm, None),
+            SendWr::Probe => {
+                Self::push(link, me, Completion::Sent(kind));
+                return Ok(());
+            }
+        };
+        let peer_slot_len = link.slot_len[1 - self.me];
+        if len > peer_slot_len || len > link.slot_len[self.me] {
+            Self::push(link, me, Completion::Failed { what, status: "local length error".into(), flushed: false });
+            Self::to_error(link, me);
+            return Ok(());
+        }
+        let Some(rslot) = peer.posted.pop_front() else {
+            me.rnr_errors += 1;
+            Self::push(link, me, Completion::Failed { what, status: "RNR retry counter exceeded".into(), flushed: false });
+            Self::to_error(link, me);
+            Self::to_error(link, peer);
+            return Ok(());
+        };
+        if let Some(src) = src {
+            // SAFETY: the source slot is owned by the poster until its completion; the
+            // destination receive slot was posted (owned by the "device") and is handed to
+            // the peer's engine only by the completion pushed below.
+            unsafe {
+                let dst = link.recv[1 - self.me].ptr.add(rslot as usize * peer_slot_len);
+                std::ptr::copy_nonoverlapping(src, dst, len);
+            }
+        }
+        Self::push(link, peer, Completion::Received { slot: rslot, len: len as u32, imm });
+        Self::push(link, me, Completion::Sent(kind));
+        Ok(())
+    }
+
+    fn post_recv(&self, slot: u32) -> Result<(), FabricError> {
+        let link = &*self.link;
+        let mut sides = self.sides();
+        let me = &mut sides[self.me];
+        if me.gone {
+            return Err(FabricError::new("post_recv", "device gone"));
+        }
+        if me.qp_error {
+            Self::push(link, me, Completion::Failed { what: "receive", status: "WR flushed".into(), flushed: true });
+            return Ok(());
+        }
+        debug_assert!(!me.posted.contains(&slot), "receive slot {slot} posted twice");
+        me.posted.push_back(slot);
+        Ok(())
+    }
+
+    fn poll(&self, out: &mut Vec<Completion>) -> Result<(), FabricError> {
+        out.extend(self.sides()[self.me].cq.drain(..));
+        Ok(())
+    }
+
+    fn arm(&self) -> Result<(), FabricError> {
+        let mut sides = self.sides();
+        let me = &mut sides[self.me];
+        me.armed_at = Some(me.generation);
+        Ok(())
+    }
+
+    fn block(&self, timeout: Duration) -> Result<Wake, FabricError> {
+        let until = Instant::now() + timeout;
+        let mut sides = self.sides();
+        loop {
+            let me = &mut sides[self.me];
+            if std::mem::take(&mut me.cm_disconnected) {
+                return Ok(Wake::Disconnected);
+            }
+            if me.armed_at.is_some_and(|g| g != me.generation) {
+                me.armed_at = None;
+                return Ok(Wake::Completions);
+            }
+            let now = Instant::now();
+            if now >= until {
+                return Ok(Wake::Timeout);
+            }
+            sides = self.link.cv.wait_timeout(sides, until - now).unwrap_or_else(|p| p.into_inner()).0;
+        }
+    }
+
+    fn disconnect(&self) {
+        let link = &*self.link;
+        let mut sides = self.sides();
+        let peer = 1 - self.me;
+        if sides[self.me].gone {
+            return;
+        }
+        sides[self.me].gone = true;
+        Self::to_error(link, &mut sides[self.me]);
+        sides[peer].cm_disconnected = true;
+        Self::to_error(link, &mut sides[peer]);
+        link.cv.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod test;

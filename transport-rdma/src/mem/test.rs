@@ -1,0 +1,321 @@
+//! The engine over the in-memory fabric: framing, coalescing, credits under pressure, and
+//! every failure path the worker and client rely on.
+
+use super::MemFabric;
+use crate::config::RdmaConfig;
+use crate::engine::{split, Sink, Source};
+use crate::{FrameSink, FrameSource, TransportError};
+use proto_core::wire::{Empty, MemcpyHtoD, Ping};
+use proto_core::{Bulk, Flags, Request};
+use std::io;
+use std::time::{Duration, Instant};
+
+type Half = (Sink<MemFabric>, Source<MemFabric>);
+
+fn cfg(slot_len: usize, recv_depth: u32, send_depth: u32) -> RdmaConfig {
+    RdmaConfig { slot_len, recv_depth, send_depth, io_timeout: Some(Duration::from_secs(20)), ..RdmaConfig::default() }
+}
+
+fn pair_with(a: RdmaConfig, b: RdmaConfig) -> (Half, Half) {
+    let (fa, fb) = MemFabric::pair(&a, &b);
+    (split(fa, &a), split(fb, &b))
+}
+
+fn pair() -> (Half, Half) {
+    pair_with(cfg(4096, 4, 2), cfg(4096, 4, 2))
+}
+
+fn htod<'a>(buf: &mut [u8], id: u64, data: &'a [u8], flags: Flags) -> (usize, &'a [u8]) {
+    let req = Request::MemcpyHtoD(MemcpyHtoD { dst: 0x1000 + id, stream: 0, sync: true, data: Bulk(data) });
+    let f = req.encode_frame(buf, flags, id).unwrap();
+    (f.head_len, f.bulk)
+}
+
+fn ping(buf: &mut [u8], id: u64) -> usize {
+    Request::Ping(Ping { nonce: id, payload: b"x"[..].into() }).encode_frame(buf, Flags::NO_REPLY, id).unwrap().head_len
+}
+
+fn pattern(n: usize, seed: u8) -> Vec<u8> {
+    (0..n).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect()
+}
+
+#[test]
+fn frames_cross_with_bulk_of_every_size() {
+    let ((mut tx, _rx_a), (_tx_b, mut rx)) = pair();
+    let sizes = [0usize, 1, 4095, 4096, 4097, 100_000, (4 << 20) + 3];
+    let t = std::thread::spawn(move || {
+        let mut buf = [0u8; 256];
+        for (i, &n) in sizes.iter().enumerate() {
+            let data = pattern(n, i as u8);
+            let (h, b) = htod(&mut buf, i as u64 + 1, &data, Flags::empty());
+            tx.send(&buf[..h], b).unwrap();
+        }
+        tx
+    });
+    for (i, &n) in sizes.iter().enumerate() {
+        let head = rx.recv_head().unwrap();
+        assert_eq!(head.header.request_id, i as u64 + 1);
+        assert_eq!(head.header.bulk_len as usize, n);
+        let Request::MemcpyHtoD(m) = Request::parse(head.header.opcode, head.control, &[]).unwrap() else { panic!() };
+        assert_eq!(m.dst, 0x1000 + i as u64 + 1);
+        let mut placed = vec![0u8; rx.bulk_remaining()];
+        // read in two uneven parts: the receiver places bulk wherever it wants
+        let cut = placed.len() / 3;
+        rx.recv_bulk(&mut placed[..cut]).unwrap();
+        rx.recv_bulk(&mut placed[cut..]).unwrap();
+        assert_eq!(placed, pattern(n, i as u8), "bulk of {n} bytes");
+    }
+    let tx = t.join().unwrap();
+    assert_eq!(tx.fabric().rnr_errors(), 0);
+    assert!(tx.stats().credit_stalls > 0, "a 4-slot ring must have made the sender wait");
+}
+
+#[test]
+fn queued_frames_share_sends_until_flush() {
+    let ((mut tx, _), (_, mut rx)) = pair_with(cfg(64 << 10, 8, 4), cfg(64 << 10, 8, 4));
+    let mut buf = [0u8; 256];
+    for id in 1..=100 {
+        let h = ping(&mut buf, id);
+        tx.queue(&buf[..h], &[]).unwrap();
+    }
+    assert!(tx.pending() > 0);
+    assert_eq!(tx.stats().data_sends, 0, "nothing posted before a flush while the slot has room");
+    tx.flush().unwrap();
+    assert_eq!(tx.pending(), 0);
+    assert_eq!(tx.stats().data_sends, 1, "100 small frames, one SEND");
+    for id in 1..=100 {
+        let head = rx.recv_head().unwrap();
+        assert_eq!(head.header.request_id, id);
+        assert!(head.header.flags.contains(Flags::NO_REPLY));
+    }
+    // A queued frame with large bulk goes out at once (as on TCP).
+    let data = pattern(100_000, 9);
+    let (h, b) = htod(&mut buf, 500, &data, Flags::NO_REPLY);
+    tx.queue(&buf[..h], b).unwrap();
+    assert_eq!(tx.pending(), 0);
+    assert_eq!(rx.recv_head().unwrap().header.request_id, 500);
+}
+
+#[test]
+fn both_directions_at_once_with_tiny_rings_never_rnr() {
+    // Both sides send 300 frames while reading the other's: with 4-slot rings of 4 KiB every
+    // path through the credit rules is taken, and the last-credit reserve keeps it moving.
+    let ((tx_a, rx_a), (tx_b, rx_b)) = pair();
+    let run = |mut tx: Sink<MemFabric>, mut rx: Source<MemFabric>, seed: u8| {
+        let sender = std::thread::spawn(move || {
+            let mut buf = [0u8; 256];
+            for i in 0..300u64 {
+                let data = pattern((i as usize * 977) % 20_000, seed);
+                let (h, b) = htod(&mut buf, i, &data, Flags::NO_REPLY);
+                if i % 3 == 0 {
+                    tx.send(&buf[..h], b).unwrap();
+                } else {
+                    tx.queue(&buf[..h], b).unwrap();
+                }
+            }
+            tx.flush().unwrap();
+            tx
+        });
+        let receiver = std::thread::spawn(move || {
+            for i in 0..300u64 {
+                let head = rx.recv_head().unwrap();
+                assert_eq!(head.header.request_id, i);
+                let mut got = vec![0u8; head.header.bulk_len as usize];
+                rx.recv_bulk(&mut got).unwrap();
+                assert_eq!(got, pattern((i as usize * 977) % 20_000, 255 - seed));
+            }
+            rx
+        });
+        (sender, receiver)
+    };
+    let (sa, ra) = run(tx_a, rx_a, 0);
+    let (sb, rb) = run(tx_b, rx_b, 255);
+    let (tx_a, tx_b) = (sa.join().unwrap(), sb.join().unwrap());
+    let (_rx_a, _rx_b) = (ra.join().unwrap(), rb.join().unwrap());
+    assert_eq!(tx_a.fabric().rnr_errors() + tx_b.fabric().rnr_errors(), 0);
+    assert!(tx_a.stats().updates + tx_b.stats().updates > 0 || tx_a.stats().data_sends > 0);
+}
+
+#[test]
+fn one_way_stream_returns_credits_by_pure_updates() {
+    // Only one side ever sends data: credits can only come back as pure updates.
+    let ((mut tx, _rx_a), (_tx_b, mut rx)) = pair_with(cfg(4096, 4, 4), cfg(4096, 4, 4));
+    let t = std::thread::spawn(move || {
+        let data = pattern(1 << 20, 1);
+        let mut buf = [0u8; 256];
+        let (h, b) = htod(&mut buf, 1, &data, Flags::empty());
+        tx.send(&buf[..h], b).unwrap();
+        tx
+    });
+    let head = rx.recv_head().unwrap();
+    let mut got = vec![0u8; head.header.bulk_len as usize];
+    rx.recv_bulk(&mut got).unwrap();
+    assert_eq!(got, pattern(1 << 20, 1));
+    let tx = t.join().unwrap();
+    assert!(rx.stats().updates >= 100, "{:?}", rx.stats());
+    assert_eq!(tx.fabric().rnr_errors(), 0);
+}
+
+#[test]
+fn clean_close_is_closed_at_a_frame_boundary() {
+    // (one thread: the receiver reads only after the sender is done, so the ring must hold it all)
+    let ((mut tx, rx_a), (_tx_b, mut rx)) = pair_with(cfg(16 << 10, 8, 4), cfg(16 << 10, 8, 4));
+    let mut buf = [0u8; 256];
+    let data = vec![7u8; 10_000];
+    let (h, b) = htod(&mut buf, 1, &data, Flags::empty());
+    tx.send(&buf[..h], b).unwrap();
+    let f = Request::Goodbye(Empty {}).encode_frame(&mut buf, Flags::empty(), 2).unwrap();
+    tx.send(&buf[..f.head_len], f.bulk).unwrap();
+    drop((tx, rx_a));
+    assert_eq!(rx.recv_head().unwrap().header.request_id, 1);
+    // unread bulk is skipped
+    assert_eq!(rx.recv_head().unwrap().header.request_id, 2);
+    assert!(matches!(rx.recv_head(), Err(TransportError::Closed)));
+}
+
+#[test]
+fn dead_peer_mid_frame_is_an_error_and_sink_fails() {
+    let ((mut tx, _rx_a), (mut tx_b, mut rx)) = pair();
+    let mut buf = [0u8; 256];
+    // Half a frame: header says 100 KiB bulk, only the head and some bulk arrive.
+    let data = vec![1u8; 100_000];
+    let (h, _) = htod(&mut buf, 1, &data, Flags::empty());
+    tx.queue(&buf[..h], &data[..5000]).unwrap();
+    tx.flush().unwrap();
+    rx.fabric().kill(); // the sender's process dies
+    let head = rx.recv_head().unwrap();
+    assert_eq!(head.header.request_id, 1);
+    let mut dst = vec![0u8; 100_000];
+    let err = rx.recv_bulk(&mut dst).unwrap_err();
+    assert!(matches!(&err, TransportError::Io(e) if e.kind() == io::ErrorKind::UnexpectedEof), "{err:?}");
+    let err = tx_b.send(&buf[..h], &[]).unwrap_err();
+    assert!(matches!(&err, TransportError::Io(_)), "{err:?}");
+}
+
+#[test]
+fn dead_idle_peer_is_closed_at_boundary() {
+    let ((_tx, _rx_a), (_tx_b, mut rx)) = pair();
+    let killer = rx.fabric().link.clone();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        MemFabric { link: killer, me: 1 }.kill();
+    });
+    let started = Instant::now();
+    assert!(matches!(rx.recv_head(), Err(TransportError::Closed)));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    t.join().unwrap();
+}
+
+#[test]
+fn missed_completion_times_out() {
+    let mut a = cfg(4096, 4, 2);
+    a.io_timeout = Some(Duration::from_millis(300));
+    let ((mut tx, _), (_tx_b, _rx)) = pair_with(a, cfg(4096, 4, 2));
+    tx.fabric().swallow_completions();
+    let data = vec![0u8; 64 << 10];
+    let mut buf = [0u8; 256];
+    let (h, b) = htod(&mut buf, 1, &data, Flags::empty());
+    let started = Instant::now();
+    let err = tx.send(&buf[..h], b).unwrap_err();
+    assert!(matches!(&err, TransportError::Io(e) if e.kind() == io::ErrorKind::TimedOut), "{err:?}");
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    // sticky? the next call fails too (timed out again or broken)
+    assert!(tx.send(&buf[..h], b).is_err());
+}
+
+#[test]
+fn failed_completion_breaks_both_halves() {
+    let ((mut tx, mut rx_a), (_tx_b, _rx_b)) = pair();
+    tx.fabric().fail_next_send();
+    let mut buf = [0u8; 256];
+    let h = ping(&mut buf, 1);
+    // The post succeeds, the completion fails; the next operation reports it.
+    let _ = tx.send(&buf[..h], &[]);
+    let err = tx.send(&buf[..h], &[]).unwrap_err();
+    assert!(err.to_string().contains("injected failure"), "{err}");
+    let err = rx_a.recv_head().unwrap_err();
+    assert!(matches!(err, TransportError::Io(_)), "{err:?}");
+}
+
+#[test]
+fn malformed_header_is_refused() {
+    let ((mut tx, _), (_, mut rx)) = pair();
+    let mut junk = [0u8; 32];
+    junk[..4].copy_from_slice(b"NOPE");
+    tx.send(&junk, &[]).unwrap();
+    assert!(matches!(rx.recv_head(), Err(TransportError::Malformed(proto_core::DecodeError::BadMagic))));
+}
+
+#[test]
+fn shutdown_wakes_a_blocked_receiver() {
+    let ((_tx, _rx_a), (_tx_b, mut rx)) = pair();
+    let closer = rx.closer();
+    let t = std::thread::spawn(move || rx.recv_head().map(|_| ()));
+    std::thread::sleep(Duration::from_millis(50));
+    closer.shutdown();
+    let err = t.join().unwrap().unwrap_err();
+    assert!(matches!(&err, TransportError::Io(e) if e.kind() == io::ErrorKind::ConnectionAborted), "{err:?}");
+}
+
+#[test]
+fn replies_from_other_threads_while_receiver_waits() {
+    // The worker's pattern: the session thread blocks in recv_head (leader) while stream
+    // executors send replies through the shared sink, which must get credits and slots.
+    let ((tx_w, mut rx_w), (mut tx_c, mut rx_c)) = pair();
+    let tx_w = std::sync::Arc::new(std::sync::Mutex::new(tx_w));
+    let session = std::thread::spawn(move || {
+        let mut n = 0;
+        while let Ok(head) = rx_w.recv_head() {
+            assert_eq!(head.header.request_id, n);
+            n += 1;
+        }
+        n
+    });
+    let senders: Vec<_> = (0..3)
+        .map(|k| {
+            let tx_w = tx_w.clone();
+            std::thread::spawn(move || {
+                let data = pattern(30_000, k);
+                let mut buf = [0u8; 256];
+                for i in 0..20 {
+                    let (h, b) = htod(&mut buf, 1000 * k as u64 + i, &data, Flags::empty());
+                    tx_w.lock().unwrap().send(&buf[..h], b).unwrap();
+                }
+            })
+        })
+        .collect();
+    let mut buf = [0u8; 256];
+    for id in 0..50 {
+        let h = ping(&mut buf, id);
+        tx_c.send(&buf[..h], &[]).unwrap();
+    }
+    for _ in 0..60 {
+        let head = rx_c.recv_head().unwrap();
+        let k = (head.header.request_id / 1000) as u8;
+        let mut got = vec![0u8; head.header.bulk_len as usize];
+        rx_c.recv_bulk(&mut got).unwrap();
+        assert_eq!(got, pattern(30_000, k));
+    }
+    for s in senders {
+        s.join().unwrap();
+    }
+    drop((tx_c, rx_c));
+    assert_eq!(session.join().unwrap(), 50);
+}
+
+#[test]
+fn mismatched_slot_sizes_use_the_smaller() {
+    let ((mut tx, _), (_, mut rx)) = pair_with(cfg(64 << 10, 4, 2), cfg(4096, 8, 2));
+    let data = pattern(300_000, 3);
+    let mut buf = [0u8; 256];
+    let (h, b) = htod(&mut buf, 1, &data, Flags::empty());
+    let t = std::thread::spawn(move || {
+        let head = rx.recv_head().unwrap();
+        let mut got = vec![0u8; head.header.bulk_len as usize];
+        rx.recv_bulk(&mut got).unwrap();
+        got
+    });
+    tx.send(&buf[..h], b).unwrap();
+    assert_eq!(t.join().unwrap(), data);
+    assert_eq!(tx.fabric().rnr_errors(), 0);
+}

@@ -1,0 +1,222 @@
+//! What the RDMA transport itself puts on the wire: the 32-bit immediate data of every SEND
+//! and the private data exchanged by librdmacm's connect/accept.
+//!
+//! ```text
+//! immediate data (host order u32, big-endian on the wire as verbs requires)
+//!  31        18 17  16 15      12 11                0
+//!  +-----------+------+----------+-------------------+
+//!  |  reserved | kind | ctrl     |  data credits     |
+//!  +-----------+------+----------+-------------------+
+//!       0       0 data   control and data receive slots the sender re-posted
+//!               1 update (no payload: credits only)     since its previous SEND
+//!               2 fin    (no payload: clean end of the stream)
+//!
+//! private data (little endian, 16 bytes; REQ carries the client's, REP the worker's)
+//!  0      4        6       8            12           16
+//!  +------+--------+-------+------------+------------+
+//!  | HRDM | version| flags | recv_depth |  slot_len  |
+//!  +------+--------+-------+------------+------------+
+//! ```
+
+use crate::credit::Grant;
+use zerocopy::byteorder::little_endian::{U16, U32};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
+
+/// Why a transport-level message was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum WireError {
+    /// Immediate data with reserved bits or an unknown kind.
+    #[error("invalid immediate data {0:#010x}")]
+    BadImm(u32),
+    /// A control segment (update, fin) that carried payload bytes.
+    #[error("control segment carries {0} payload bytes")]
+    PayloadOnControl(u32),
+    /// Private data of the wrong size or magic.
+    #[error("connection parameters: {0}")]
+    BadParams(&'static str),
+}
+
+/// What a received segment is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SegKind {
+    /// Bytes of the frame stream (never empty).
+    Data,
+    /// Credits only.
+    Update,
+    /// The sender closes the stream; nothing follows.
+    Fin,
+}
+
+impl SegKind {
+    const fn code(self) -> u32 {
+        match self {
+            SegKind::Data => 0,
+            SegKind::Update => 1,
+            SegKind::Fin => 2,
+        }
+    }
+}
+
+/// Decoded immediate data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Imm {
+    /// Segment kind.
+    pub kind: SegKind,
+    /// Receive credits granted to the receiver of this SEND.
+    pub grant: Grant,
+}
+
+/// Largest data grant that fits the immediate data.
+pub const MAX_DATA_GRANT: u16 = 0xfff;
+/// Largest control grant that fits the immediate data.
+pub const MAX_CTRL_GRANT: u16 = 0xf;
+
+const _: () = assert!(crate::config::MAX_RING_DEPTH <= MAX_DATA_GRANT as u32);
+const _: () = assert!(crate::credit::CONTROL_CREDITS <= MAX_CTRL_GRANT as u32);
+
+impl Imm {
+    /// The 32-bit value (host order; verbs wants it big-endian, the fabric converts).
+    /// Grants are bounded by the rings (checked at compile time above).
+    pub const fn encode(self) -> u32 {
+        (self.kind.code() << 16) | ((self.grant.ctrl as u32 & 0xf) << 12) | (self.grant.data as u32 & 0xfff)
+    }
+
+    /// Parses an immediate value together with the received byte count.
+    pub fn decode(raw: u32, byte_len: u32) -> Result<Self, WireError> {
+        let kind = match raw >> 16 {
+            0 => SegKind::Data,
+            1 => SegKind::Update,
+            2 => SegKind::Fin,
+            _ => return Err(WireError::BadImm(raw)),
+        };
+        match kind {
+            SegKind::Data if byte_len == 0 => return Err(WireError::BadImm(raw)),
+            SegKind::Update | SegKind::Fin if byte_len != 0 => return Err(WireError::PayloadOnControl(byte_len)),
+            _ => {}
+        }
+        Ok(Self { kind, grant: Grant { data: (raw & 0xfff) as u16, ctrl: ((raw >> 12) & 0xf) as u16 } })
+    }
+}
+
+/// Magic of [`ConnParams`].
+pub const PARAMS_MAGIC: [u8; 4] = *b"HRDM";
+/// Version of the RDMA transport's own wire use.
+pub const TRANSPORT_VERSION: u16 = 1;
+/// Size of [`ConnParams`] on the wire (librdmacm allows 56 bytes in a REQ).
+pub const PARAMS_LEN: usize = 16;
+
+/// The private data's layout.
+#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+pub struct RawParams {
+    /// [`PARAMS_MAGIC`].
+    pub magic: [u8; 4],
+    /// [`TRANSPORT_VERSION`].
+    pub version: U16,
+    /// Reserved, zero.
+    pub flags: U16,
+    /// Receive slots the sender posted: the peer's initial credits.
+    pub recv_depth: U32,
+    /// Bytes per receive slot: the peer's largest SEND.
+    pub slot_len: U32,
+}
+
+const _: () = assert!(core::mem::size_of::<RawParams>() == PARAMS_LEN);
+
+/// One side's receive ring, announced at connect/accept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnParams {
+    /// Receive slots posted (initial credits of the peer).
+    pub recv_depth: u32,
+    /// Bytes per slot.
+    pub slot_len: u32,
+}
+
+impl ConnParams {
+    /// Parses private data (longer buffers are fine: IB CM pads private data with zeros).
+    pub fn parse(bytes: &[u8]) -> Result<Self, WireError> {
+        let raw = bytes
+            .get(..PARAMS_LEN)
+            .and_then(|b| RawParams::ref_from_bytes(b).ok())
+            .ok_or(WireError::BadParams("too short"))?;
+        if raw.magic != PARAMS_MAGIC {
+            return Err(WireError::BadParams("bad magic (not a hip-remote RDMA peer)"));
+        }
+        if raw.version.get() != TRANSPORT_VERSION {
+            return Err(WireError::BadParams("unsupported transport version"));
+        }
+        let (recv_depth, slot_len) = (raw.recv_depth.get(), raw.slot_len.get());
+        if !(crate::config::MIN_RING_DEPTH..=crate::config::MAX_RING_DEPTH).contains(&recv_depth) {
+            return Err(WireError::BadParams("recv_depth out of range"));
+        }
+        if !(crate::config::MIN_SLOT_LEN..=crate::config::MAX_SLOT_LEN).contains(&(slot_len as usize)) {
+            return Err(WireError::BadParams("slot_len out of range"));
+        }
+        Ok(Self { recv_depth, slot_len })
+    }
+
+    /// Wire form (mirror of [`parse`](Self::parse)).
+    pub fn emit(&self) -> [u8; PARAMS_LEN] {
+        let raw = RawParams {
+            magic: PARAMS_MAGIC,
+            version: U16::new(TRANSPORT_VERSION),
+            flags: U16::new(0),
+            recv_depth: U32::new(self.recv_depth),
+            slot_len: U32::new(self.slot_len),
+        };
+        let mut out = [0u8; PARAMS_LEN];
+        out.copy_from_slice(raw.as_bytes());
+        out
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    static PARAMS_BYTES: [u8; PARAMS_LEN] = [b'H', b'R', b'D', b'M', 1, 0, 0, 0, 0x40, 0, 0, 0, 0, 0, 1, 0];
+
+    #[test]
+    fn test_params_parse_emit() {
+        let p = ConnParams { recv_depth: 64, slot_len: 64 << 10 };
+        assert_eq!(ConnParams::parse(&PARAMS_BYTES), Ok(p));
+        assert_eq!(p.emit(), PARAMS_BYTES);
+        // IB CM pads private data: trailing zeros are fine.
+        let mut padded = [0u8; 56];
+        padded[..PARAMS_LEN].copy_from_slice(&PARAMS_BYTES);
+        assert_eq!(ConnParams::parse(&padded), Ok(p));
+    }
+
+    #[test]
+    fn test_params_refused() {
+        assert!(ConnParams::parse(&PARAMS_BYTES[..15]).is_err());
+        let mut b = PARAMS_BYTES;
+        b[0] = b'X';
+        assert!(ConnParams::parse(&b).is_err());
+        let mut b = PARAMS_BYTES;
+        b[4] = 2;
+        assert!(ConnParams::parse(&b).is_err());
+        let mut b = PARAMS_BYTES;
+        b[8] = 1; // depth 1 < MIN_RING_DEPTH
+        assert!(ConnParams::parse(&b).is_err());
+        let mut b = PARAMS_BYTES;
+        b[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(ConnParams::parse(&b).is_err());
+    }
+
+    #[test]
+    fn test_imm_roundtrip_and_refusals() {
+        for kind in [SegKind::Data, SegKind::Update, SegKind::Fin] {
+            for (data, ctrl) in [(0u16, 0u16), (1, 0), (0, 1), (63, 8), (MAX_DATA_GRANT, MAX_CTRL_GRANT)] {
+                let imm = Imm { kind, grant: Grant { data, ctrl } };
+                let len = if kind == SegKind::Data { 100 } else { 0 };
+                assert_eq!(Imm::decode(imm.encode(), len), Ok(imm));
+            }
+        }
+        assert_eq!(Imm { kind: SegKind::Update, grant: Grant { data: 7, ctrl: 2 } }.encode(), 0x0001_2007);
+        assert_eq!(Imm::decode(0x0003_0000, 0), Err(WireError::BadImm(0x0003_0000)));
+        assert_eq!(Imm::decode(0x0100_0000, 1), Err(WireError::BadImm(0x0100_0000)));
+        assert_eq!(Imm::decode(0x0000_0001, 0), Err(WireError::BadImm(1)));
+        assert_eq!(Imm::decode(0x0001_0001, 5), Err(WireError::PayloadOnControl(5)));
+    }
+}
