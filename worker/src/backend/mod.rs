@@ -572,9 +572,12 @@ pub trait Backend: Send + Sync + 'static {
         data: &[u8],
     ) -> Result<(), BackendError>;
 
-    /// Waits for `stream`, then lets `fill` write the `len` bytes at `dst` (e.g. straight from
-    /// a socket). Backends with host-resident memory hand out the device bytes themselves;
-    /// the default stages through a buffer and [`Backend::memcpy_htod_sync`].
+    /// Lets `fill` write the `len` bytes at `dst` (e.g. straight from a socket), in `stream`
+    /// order. Backends with host-resident memory hand out the device bytes themselves (the
+    /// write is complete on return); GPU backends fill a pinned staging buffer and may
+    /// return while the DMA still runs, so the next chunk is received meanwhile: call
+    /// [`Backend::finish_device_writes`] before reporting completion to the client. The
+    /// default stages through a buffer and [`Backend::memcpy_htod_sync`].
     fn with_device_bytes_mut(
         &self,
         stream: Option<StreamHandle>,
@@ -585,6 +588,13 @@ pub trait Backend: Send + Sync + 'static {
         let mut staging = zeroed_buffer(len)?;
         fill(&mut staging);
         self.memcpy_htod_sync(stream, dst, &staging)
+    }
+
+    /// Waits until every write started by [`Backend::with_device_bytes_mut`] on `stream`
+    /// (the null stream of `near`'s device when `None`) has reached the device.
+    fn finish_device_writes(&self, stream: Option<StreamHandle>, near: DevicePtr) -> Result<(), BackendError> {
+        let _ = (stream, near);
+        Ok(())
     }
 
     /// Queues a copy of `len` bytes at `src` to the host; `done` receives them on the

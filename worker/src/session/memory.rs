@@ -66,6 +66,10 @@ impl Session {
                 transport_result = io.source.recv_bulk(bytes);
             })?;
             transport_result.map_err(|e| Failure::new(Status::UNKNOWN, format!("connection failed during copy: {e}")))?;
+            if !io.no_reply {
+                // The client is told the copy is complete: every chunk must have landed.
+                self.backend.finish_device_writes(stream, dst)?;
+            }
         } else {
             // Queued behind earlier work: the bytes must outlive this request.
             let mut data = Vec::new();

@@ -338,16 +338,29 @@ impl Backend for CudaBackend {
         let dev = self.device_of(dst)?;
         let s = self.stream(stream, dev)?;
         let mut pinned = self.take_staging()?;
-        // The socket is read straight into pinned memory: one copy from the wire to DMA-able
-        // memory, then the GPU pulls it.
+        // Double buffering: the socket is read straight into pinned memory, the DMA is
+        // started and we return at once, so the next chunk is received while this one
+        // travels; the buffer goes back to the pool when the stream has consumed it.
         fill(pinned.slice(len));
-        // SAFETY: validated destination; pinned source synchronised before reuse.
-        let r = unsafe { sys::cuMemcpyHtoDAsync_v2(dst.0, pinned.ptr.0.cast(), len, s) }
-            .check("cuMemcpyHtoDAsync")
-            // SAFETY: a live stream of the current context.
-            .and_then(|_| unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize"));
-        self.return_staging(pinned);
-        r
+        // SAFETY: validated destination; the pinned source stays alive until the host
+        // function below returns it to the pool.
+        unsafe { sys::cuMemcpyHtoDAsync_v2(dst.0, pinned.ptr.0.cast(), len, s) }.check("cuMemcpyHtoDAsync")?;
+        let pool = Raw(self as *const Self);
+        self.launch_host(
+            s,
+            Box::new(move || {
+                let pool = pool;
+                // SAFETY: the backend outlives its streams; no CUDA call is made here.
+                unsafe { &*pool.0 }.return_staging_from_host_fn(pinned);
+            }),
+        )
+    }
+
+    fn finish_device_writes(&self, stream: Option<StreamHandle>, near: DevicePtr) -> Result<(), BackendError> {
+        let dev = self.device_of(near)?;
+        let s = self.stream(stream, dev)?;
+        // SAFETY: a live stream (or the legacy null stream) of the current context.
+        unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")
     }
 
     fn memcpy_dtoh(&self, stream: Option<StreamHandle>, src: DevicePtr, len: u64, done: DtohDone) -> Result<(), BackendError> {
