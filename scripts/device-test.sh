@@ -50,8 +50,22 @@ if ls "$PACK"/wheels/*.whl >/dev/null 2>&1; then
 fi
 "$PACK/bin/hip-remote" ping --count 2000 > "$OUT/ping.txt" 2>&1 && cat "$OUT/ping.txt"
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
-  timeout 400 "$PACK/bin/hip-remote" bench --lib "$PACK/lib/libamdhip64.so" --json "$OUT/bench.json" > "$OUT/bench.md" 2>&1
-  cat "$OUT/bench.md"
+  # Native (the backend in-process) vs remote (the client library against the worker above)
+  # vs raw TCP; the report goes to stdout and bench.md, progress to bench.log.
+  if timeout 420 "$PACK/bin/hip-remote" bench --backend "${BACKEND:-cuda}" --lib "$PACK/lib/libamdhip64.so" ${BENCH_ARGS:-} \
+      --json "$OUT/bench.json" --markdown "$OUT/bench.md" --plots "$OUT" 2> "$OUT/bench.log"; then
+    echo "PASS bench"
+  else
+    echo "FAIL bench (see bench.log)"; tail -20 "$OUT/bench.log"; fail=$((fail+1))
+  fi
 fi
+# At most 8 files come back from the GPU machine: keep bench.json, bench.md, bandwidth.png and
+# latency.png, and fold every other file (the logs) into device-test.log.
+for f in "$OUT"/*; do
+  case "$(basename "$f")" in bench.json|bench.md|*.png|device-test.log) continue ;; esac
+  [ -f "$f" ] || continue
+  { echo "===== $(basename "$f")"; cat "$f"; echo; } >> "$OUT/device-test.log"
+  rm -f "$f"
+done
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,39 +1,182 @@
-//! `hip-remote bench`: end-to-end figures through the real client library, beside raw TCP
-//! measured in the same run on the same path (loopback unless `HIP_REMOTE_WORKER` names a
-//! remote worker, in which case the raw baseline is still loopback and says so).
+//! `hip-remote bench`: one run measures, side by side on the same machine,
 //!
-//! Measures: sync call round trip (p50/p99/p99.9) vs a raw 64-byte TCP ping-pong; async op
-//! rate (fire-and-forget `hipMemsetAsync`); host↔device copy bandwidth, pageable and pinned,
-//! 4 KiB…256 MiB vs one raw TCP stream. Prints a markdown table; `--json FILE` writes JSON.
+//! - **native**: the worker's backend (cuda or host) called in-process through the
+//!   `Backend` trait — no network, no protocol ([`crate::native`]);
+//! - **remote**: the real client library (`libamdhip64.so`, loaded with dlopen as an
+//!   application links it) against a worker over loopback TCP (an embedded worker with the same
+//!   backend kind, unless `HIP_REMOTE_WORKER` names one);
+//! - **raw TCP**: plain sockets over the same loopback with the same socket options.
+//!
+//! Sections: sync call round trip (p50/p99/p99.9, full distributions for the plot); async op
+//! rate (64-byte memsets); empty-kernel launch rate (hiprtc-compiled `empty()`, N
+//! fire-and-forget launches and one synchronize, median of trials, native and remote
+//! interleaved); an MLP training loop ([`crate::workload::mlp`]); copy bandwidth 4 KiB … max,
+//! H2D/D2H, pageable and pinned, per size against native and raw TCP (and, on the cuda
+//! backend, plain `cuMemcpy` from pinned memory: the PCIe reference); parallel copies with K
+//! threads on K streams (one connection: the client library has one per process), K
+//! processes (K connections), K native threads and K raw TCP connections.
+//!
+//! Output: a markdown report (stdout, `--markdown`), JSON (`--json`) and PNG plots
+//! (`--plots`: bandwidth.png, latency.png). A section that fails is reported as such and the
+//! others still run; the command then exits non-zero.
 
 use crate::hip::Hip;
+use crate::native::{self, CopyBuffers, NativeGpu};
+use crate::plot::{self, Axis, Canvas, Series, PALETTE};
+use crate::workload::{self, Kernels, MlpConfig, MlpRun, RemoteGpu};
+use hip_worker::backend::{Backend, DevicePtr, StreamHandle};
+use serde_json::{json, Value};
 use std::ffi::c_void;
+use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 /// Options of one run.
 pub struct BenchOptions {
-    /// Largest copy, in MiB.
-    pub max_mib: usize,
+    /// The client library (also handed to the child processes).
+    pub lib: PathBuf,
+    /// Small sizes everywhere (tests, CI, the host backend).
+    pub quick: bool,
+    /// Largest copy, bytes.
+    pub max_bytes: usize,
+    /// Bytes moved per copy figure (at least 3 copies; small sizes capped at 20 000).
+    pub copy_volume: usize,
     /// Round trips for the latency figures.
     pub round_trips: usize,
-    /// Fire-and-forget operations for the rate figure.
+    /// Fire-and-forget memsets for the async op rate.
     pub async_ops: usize,
-    /// Where to write JSON.
-    pub json: Option<std::path::PathBuf>,
+    /// Empty-kernel launches per trial.
+    pub launches: usize,
+    /// Launch-rate trials per side (the median is reported).
+    pub trials: usize,
+    /// K values for the parallel copies.
+    pub streams: Vec<usize>,
+    /// Also run K child processes (K connections).
+    pub processes: bool,
+    /// Bytes of each parallel copy.
+    pub parallel_bytes: usize,
+    /// Bytes moved per parallel figure, all K together (at least 2 copies per K).
+    pub parallel_volume: usize,
+    /// The MLP workload.
+    pub mlp: MlpConfig,
+    /// Where the remote side's worker is, in words.
+    pub worker: String,
+}
+
+/// Everything a run produced.
+pub struct Report {
+    pub json: Value,
+    pub markdown: String,
+    pub errors: Vec<String>,
+    bandwidth: Option<Canvas>,
+    latency: Option<Canvas>,
+}
+
+impl Report {
+    /// Writes `bandwidth.png` and `latency.png` into `dir`; returns their paths.
+    pub fn write_plots(&self, dir: &Path) -> Result<Vec<PathBuf>, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut written = Vec::new();
+        for (name, canvas) in [("bandwidth.png", &self.bandwidth), ("latency.png", &self.latency)] {
+            if let Some(c) = canvas {
+                let path = dir.join(name);
+                std::fs::write(&path, c.png()).map_err(|e| format!("{}: {e}", path.display()))?;
+                written.push(path);
+            }
+        }
+        Ok(written)
+    }
+}
+
+/// A latency distribution, µs, sorted.
+struct Dist(Vec<f64>);
+
+impl Dist {
+    fn new(samples: Vec<Duration>) -> Self {
+        let mut us: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1e6).collect();
+        us.sort_by(f64::total_cmp);
+        Self(us)
+    }
+
+    fn p(&self, q: f64) -> f64 {
+        self.0.get(((self.0.len().max(1) - 1) as f64 * q).round() as usize).copied().unwrap_or(f64::NAN)
+    }
+
+    fn json(&self) -> Value {
+        let mean = self.0.iter().sum::<f64>() / self.0.len().max(1) as f64;
+        json!({
+            "n": self.0.len(), "p50": r3(self.p(0.5)), "p90": r3(self.p(0.9)), "p99": r3(self.p(0.99)),
+            "p999": r3(self.p(0.999)), "min": r3(self.p(0.0)), "max": r3(self.p(1.0)), "mean": r3(mean),
+        })
+    }
+}
+
+fn r3(v: f64) -> f64 {
+    (v * 1000.0).round() / 1000.0
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    if s.is_empty() {
+        f64::NAN
+    } else {
+        s[s.len() / 2]
+    }
 }
 
 struct Latency {
-    p50: f64,
-    p99: f64,
-    p999: f64,
+    native: Dist,
+    remote: Dist,
+    raw: Dist,
 }
 
-fn latency(mut samples: Vec<Duration>) -> Latency {
-    samples.sort();
-    let us = |p: f64| samples[((samples.len() - 1) as f64 * p).round() as usize].as_secs_f64() * 1e6;
-    Latency { p50: us(0.5), p99: us(0.99), p999: us(0.999) }
+struct Launches {
+    n: usize,
+    native: Vec<f64>,
+    remote: Vec<f64>,
+    native_compile_s: f64,
+    remote_compile_s: f64,
+}
+
+struct CopyRow {
+    bytes: usize,
+    reps: usize,
+    native_h2d: f64,
+    native_d2h: f64,
+    h2d_pageable: f64,
+    d2h_pageable: f64,
+    h2d_pinned: f64,
+    d2h_pinned: f64,
+    raw: f64,
+    cuda_pinned: Option<(f64, f64)>,
+}
+
+struct ParRow {
+    k: usize,
+    mode: &'static str,
+    h2d: f64,
+    d2h: f64,
+}
+
+const NATIVE_THREADS: &str = "native: K threads, K streams";
+const REMOTE_THREADS: &str = "remote: K threads, K streams, one connection";
+const REMOTE_PROCESSES: &str = "remote: K processes, K connections";
+const RAW_CONNECTIONS: &str = "raw TCP: K connections";
+
+#[derive(Default)]
+struct Results {
+    latency: Option<Latency>,
+    memset: Option<(f64, f64)>,
+    launches: Option<Launches>,
+    mlp: Option<(MlpRun, MlpRun)>,
+    copies: Vec<CopyRow>,
+    cuda_pinned_note: Option<String>,
+    parallel: Vec<ParRow>,
+    errors: Vec<String>,
 }
 
 fn raw_pair() -> std::io::Result<(TcpStream, TcpStream)> {
@@ -47,7 +190,7 @@ fn raw_pair() -> std::io::Result<(TcpStream, TcpStream)> {
 }
 
 /// Raw TCP 64-byte ping-pong round trips.
-fn raw_round_trips(n: usize) -> std::io::Result<Latency> {
+fn raw_round_trips(n: usize) -> std::io::Result<Vec<Duration>> {
     let (mut client, mut server) = raw_pair()?;
     let echo = std::thread::spawn(move || -> std::io::Result<()> {
         let mut buf = [0u8; 64];
@@ -68,174 +211,799 @@ fn raw_round_trips(n: usize) -> std::io::Result<Latency> {
     }
     drop(client);
     let _ = echo.join();
-    Ok(latency(samples))
+    Ok(samples)
 }
 
-/// Raw one-stream TCP bandwidth: `len` bytes from one user buffer into another of the same
-/// size (as a copy moves them: neither side reuses a cache-hot chunk), timed until the
-/// receiver has read them all and acknowledged. Best of three.
-fn raw_stream_gbps(len: usize) -> std::io::Result<f64> {
-    let (mut client, mut server) = raw_pair()?;
-    let sink = std::thread::spawn(move || -> std::io::Result<()> {
-        let mut dst = vec![0u8; len];
-        for _ in 0..3 {
-            let mut got = 0;
-            while got < len {
-                let n = server.read(&mut dst[got..])?;
-                if n == 0 {
-                    return Ok(());
+/// One raw TCP "copy" channel: the sender writes `len` bytes from its own buffer, a sink
+/// thread reads them into another buffer of the same size (as a copy moves them: no cache-hot
+/// chunk reused) and acknowledges each message with one byte.
+struct RawChannel {
+    client: TcpStream,
+    src: Vec<u8>,
+    sink: Option<std::thread::JoinHandle<()>>,
+}
+
+impl RawChannel {
+    fn new(len: usize) -> std::io::Result<Self> {
+        let (client, mut server) = raw_pair()?;
+        let sink = std::thread::spawn(move || {
+            let mut dst = vec![0u8; len];
+            loop {
+                let mut got = 0;
+                while got < len {
+                    match server.read(&mut dst[got..]) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => got += n,
+                    }
                 }
-                got += n;
+                if server.write_all(&[1]).is_err() {
+                    return;
+                }
             }
-            server.write_all(&[1])?;
+        });
+        Ok(Self { client, src: vec![0x5a; len], sink: Some(sink) })
+    }
+
+    fn send(&mut self, reps: usize) -> Result<(), String> {
+        let mut ack = [0u8; 1];
+        for _ in 0..reps {
+            self.client.write_all(&self.src).map_err(|e| e.to_string())?;
+            self.client.read_exact(&mut ack).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for RawChannel {
+    fn drop(&mut self) {
+        let _ = self.client.shutdown(std::net::Shutdown::Both);
+        if let Some(s) = self.sink.take() {
+            let _ = s.join();
+        }
+    }
+}
+
+/// Raw one-stream TCP GB/s for `reps` messages of `len` bytes, each acknowledged.
+fn raw_stream_gbps(len: usize, reps: usize) -> Result<f64, String> {
+    let mut ch = RawChannel::new(len).map_err(|e| e.to_string())?;
+    ch.send(1)?;
+    let t = Instant::now();
+    ch.send(reps)?;
+    Ok((len * reps) as f64 / t.elapsed().as_secs_f64() / 1e9)
+}
+
+/// Runs `k` threads that each `setup` (including a warm-up), then do `work(h2d = true)` and
+/// `work(h2d = false)`, all threads starting each phase together at a barrier; returns each
+/// phase's wall time, from the earliest thread's start to the latest thread's end (taken by
+/// the threads themselves: a coordinator descheduled after the barrier would see less).
+fn timed_phases<S>(
+    k: usize,
+    setup: &(dyn Fn() -> Result<S, String> + Sync),
+    work: &(dyn Fn(&mut S, bool) -> Result<(), String> + Sync),
+) -> Result<(Duration, Duration), String> {
+    let barrier = Barrier::new(k);
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..k)
+            .map(|_| {
+                let barrier = &barrier;
+                scope.spawn(move || -> Result<[(Instant, Instant); 2], String> {
+                    let mut state = setup();
+                    let mut result = state.as_ref().map(|_| ()).map_err(Clone::clone);
+                    let mut spans = [(Instant::now(), Instant::now()); 2];
+                    for (span, h2d) in spans.iter_mut().zip([true, false]) {
+                        barrier.wait();
+                        let start = Instant::now();
+                        if let (Ok(s), Ok(())) = (state.as_mut(), &result) {
+                            result = work(s, h2d);
+                        }
+                        *span = (start, Instant::now());
+                    }
+                    barrier.wait();
+                    drop(state);
+                    result.map(|_| spans)
+                })
+            })
+            .collect();
+        let mut all = Vec::new();
+        for t in threads {
+            all.push(t.join().map_err(|_| "a copy thread panicked".to_string())??);
+        }
+        let phase = |i: usize| {
+            let start = all.iter().map(|s| s[i].0).min();
+            let end = all.iter().map(|s| s[i].1).max();
+            match (start, end) {
+                (Some(a), Some(b)) => b.duration_since(a),
+                _ => Duration::ZERO,
+            }
+        };
+        Ok((phase(0), phase(1)))
+    })
+}
+
+/// A remote copier: its own stream, device buffer and pinned host buffer.
+struct RemoteCopier<'a> {
+    hip: &'a Hip,
+    stream: *mut c_void,
+    dev: *mut c_void,
+    host: *mut c_void,
+    size: usize,
+}
+
+impl<'a> RemoteCopier<'a> {
+    fn new(hip: &'a Hip, size: usize) -> Result<Self, String> {
+        let mut c = Self { hip, stream: std::ptr::null_mut(), dev: std::ptr::null_mut(), host: std::ptr::null_mut(), size };
+        // SAFETY: valid out-pointers; sizes as allocated.
+        unsafe {
+            hip.check("hipStreamCreate", (hip.stream_create)(&mut c.stream))?;
+            hip.check("hipMalloc", (hip.malloc)(&mut c.dev, size))?;
+            hip.check("hipHostMalloc", (hip.host_malloc)(&mut c.host, size, 0))?;
+            std::ptr::write_bytes(c.host as *mut u8, 9, size);
+        }
+        c.copy(true, 1)?;
+        c.copy(false, 1)?;
+        Ok(c)
+    }
+
+    /// `reps` × (hipMemcpyAsync on the own stream + hipStreamSynchronize).
+    fn copy(&mut self, h2d: bool, reps: usize) -> Result<(), String> {
+        let (dst, src, kind) = if h2d { (self.dev, self.host, 1) } else { (self.host, self.dev, 2) };
+        for _ in 0..reps {
+            // SAFETY: both buffers hold `size` bytes; the stream is ours.
+            unsafe {
+                self.hip.check("hipMemcpyAsync", (self.hip.memcpy_async)(dst, src, self.size, kind, self.stream))?;
+                self.hip.check("hipStreamSynchronize", (self.hip.stream_synchronize)(self.stream))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for RemoteCopier<'_> {
+    fn drop(&mut self) {
+        // SAFETY: each handle created by `new` (or null, which HIP accepts), released once.
+        unsafe {
+            if !self.stream.is_null() {
+                let _ = (self.hip.stream_synchronize)(self.stream);
+                let _ = (self.hip.stream_destroy)(self.stream);
+            }
+            let _ = (self.hip.free)(self.dev);
+            let _ = (self.hip.host_free)(self.host);
+        }
+    }
+}
+
+/// A native copier: its own backend stream, device buffer and pageable host buffer.
+struct NativeCopier<'a> {
+    b: &'a dyn Backend,
+    stream: StreamHandle,
+    dev: DevicePtr,
+    host: Vec<u8>,
+}
+
+impl<'a> NativeCopier<'a> {
+    fn new(b: &'a dyn Backend, size: usize) -> Result<Self, String> {
+        let stream = b.stream_create(0, 0, 0).map_err(|e| format!("native stream_create: {e}"))?;
+        let dev = match b.malloc(0, size as u64) {
+            Ok(d) => d,
+            Err(e) => {
+                let _ = b.stream_destroy(stream);
+                return Err(format!("native malloc: {e}"));
+            }
+        };
+        let mut c = Self { b, stream, dev, host: vec![9u8; size] };
+        c.copy(true, 1)?;
+        c.copy(false, 1)?;
+        Ok(c)
+    }
+
+    fn copy(&mut self, h2d: bool, reps: usize) -> Result<(), String> {
+        for _ in 0..reps {
+            if h2d {
+                self.b.memcpy_htod_sync(Some(self.stream), self.dev, &self.host).map_err(|e| format!("native memcpy_htod_sync: {e}"))?;
+            } else {
+                self.b.memcpy_dtoh_sync(Some(self.stream), self.dev, &mut self.host).map_err(|e| format!("native memcpy_dtoh_sync: {e}"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for NativeCopier<'_> {
+    fn drop(&mut self) {
+        let _ = self.b.free(self.dev);
+        let _ = self.b.stream_destroy(self.stream);
+    }
+}
+
+/// Copy sizes: 4 KiB, 64 KiB, 1 MiB, then ×4 up to `max`.
+fn copy_sizes(max: usize) -> Vec<usize> {
+    let mut sizes = Vec::new();
+    let mut size = 4096;
+    while size <= max {
+        sizes.push(size);
+        size *= if size < (1 << 20) { 16 } else { 4 };
+    }
+    if sizes.is_empty() {
+        sizes.push(max.max(1));
+    }
+    sizes
+}
+
+fn size_label(bytes: usize) -> String {
+    if bytes >= 1 << 20 && bytes & ((1 << 20) - 1) == 0 {
+        format!("{} MiB", bytes >> 20)
+    } else if bytes >= 1 << 10 && bytes & ((1 << 10) - 1) == 0 {
+        format!("{} KiB", bytes >> 10)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
+/// Runs every section; a failing section is recorded and the rest still run.
+pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) -> Report {
+    let nb: &dyn Backend = &**native_backend;
+    let mut r = Results::default();
+    let section = |name: &str, errors: &mut Vec<String>, f: &mut dyn FnMut() -> Result<(), String>| {
+        eprintln!("bench: {name}…");
+        let t = Instant::now();
+        if let Err(e) = f() {
+            eprintln!("bench: {name} failed: {e}");
+            errors.push(format!("{name}: {e}"));
+        } else {
+            eprintln!("bench: {name} done in {:.1} s", t.elapsed().as_secs_f64());
+        }
+    };
+    let mut errors = Vec::new();
+
+    // 1. Sync call round trips.
+    section("round trips", &mut errors, &mut || {
+        let raw = raw_round_trips(opts.round_trips).map_err(|e| e.to_string())?;
+        let mut remote = Vec::with_capacity(opts.round_trips);
+        for i in 0..opts.round_trips + opts.round_trips / 10 {
+            let t = Instant::now();
+            // SAFETY: no arguments.
+            hip.check("hipDeviceSynchronize", unsafe { (hip.device_synchronize)() })?;
+            if i >= opts.round_trips / 10 {
+                remote.push(t.elapsed());
+            }
+        }
+        let native = native::sync_samples(nb, opts.round_trips)?;
+        r.latency = Some(Latency { native: Dist::new(native), remote: Dist::new(remote), raw: Dist::new(raw) });
+        Ok(())
+    });
+
+    // 2. Async op rate.
+    section("async op rate", &mut errors, &mut || {
+        // SAFETY: arguments follow the HIP API contracts (valid out-pointers, a 4 KiB buffer).
+        let remote = unsafe {
+            let mut stream = std::ptr::null_mut();
+            hip.check("hipStreamCreate", (hip.stream_create)(&mut stream))?;
+            let mut small = std::ptr::null_mut();
+            hip.check("hipMalloc", (hip.malloc)(&mut small, 4096))?;
+            let t = Instant::now();
+            for _ in 0..opts.async_ops {
+                hip.check("hipMemsetAsync", (hip.memset_async)(small, 0, 64, stream))?;
+            }
+            hip.check("hipStreamSynchronize", (hip.stream_synchronize)(stream))?;
+            let rate = opts.async_ops as f64 / t.elapsed().as_secs_f64();
+            hip.check("hipFree", (hip.free)(small))?;
+            hip.check("hipStreamDestroy", (hip.stream_destroy)(stream))?;
+            rate
+        };
+        let native = native::memset_rate(nb, opts.async_ops)?;
+        r.memset = Some((native, remote));
+        Ok(())
+    });
+
+    // 3. Kernels: launch rate and the MLP, both sides from the same hiprtc source.
+    section("kernels (launch rate, MLP)", &mut errors, &mut || {
+        let mut ng = NativeGpu::new(native_backend.clone())?;
+        let mut rg = RemoteGpu::new(hip)?;
+        let (nk, native_compile_s) = Kernels::load(&mut ng)?;
+        let (rk, remote_compile_s) = Kernels::load(&mut rg)?;
+        let mut l = Launches { n: opts.launches, native: Vec::new(), remote: Vec::new(), native_compile_s, remote_compile_s };
+        for _ in 0..opts.trials.max(1) {
+            l.native.push(workload::launch_rate(&mut ng, nk.empty, opts.launches)?);
+            l.remote.push(workload::launch_rate(&mut rg, rk.empty, opts.launches)?);
+        }
+        r.launches = Some(l);
+        let native_run = workload::mlp(&mut ng, &nk, &opts.mlp)?;
+        let remote_run = workload::mlp(&mut rg, &rk, &opts.mlp)?;
+        r.mlp = Some((native_run, remote_run));
+        Ok(())
+    });
+
+    // 4. Copies, per size.
+    section("copies", &mut errors, &mut || {
+        let max = opts.max_bytes;
+        let sizes = copy_sizes(max);
+        let reps_for = |size: usize| (opts.copy_volume / size).clamp(3, 20_000);
+        let mut nbuf = CopyBuffers::new(nb, max)?;
+        // SAFETY (the block): HIP API contracts — valid out-pointers, buffers of `max` bytes.
+        let (dev, pinned) = unsafe {
+            let mut dev = std::ptr::null_mut();
+            hip.check("hipMalloc", (hip.malloc)(&mut dev, max))?;
+            let mut pinned: *mut c_void = std::ptr::null_mut();
+            hip.check("hipHostMalloc", (hip.host_malloc)(&mut pinned, max, 0))?;
+            std::ptr::write_bytes(pinned as *mut u8, 2, max);
+            (dev, pinned)
+        };
+        let mut pageable = vec![1u8; max];
+        let result = (|| -> Result<(), String> {
+            for &size in &sizes {
+                let reps = reps_for(size);
+                let remote = |kind: i32, host: *mut c_void| -> Result<f64, String> {
+                    let (dst, src) = if kind == 1 { (dev, host as *const c_void) } else { (host, dev as *const c_void) };
+                    // SAFETY: `dev` and `host` hold at least `size` bytes.
+                    unsafe {
+                        hip.check("hipMemcpy", (hip.memcpy)(dst, src, size, kind))?; // warm-up
+                        let t = Instant::now();
+                        for _ in 0..reps {
+                            hip.check("hipMemcpy", (hip.memcpy)(dst, src, size, kind))?;
+                        }
+                        Ok((size * reps) as f64 / t.elapsed().as_secs_f64() / 1e9)
+                    }
+                };
+                let row = CopyRow {
+                    bytes: size,
+                    reps,
+                    native_h2d: nbuf.gbps(true, size, reps)?,
+                    native_d2h: nbuf.gbps(false, size, reps)?,
+                    h2d_pageable: remote(1, pageable.as_mut_ptr().cast())?,
+                    d2h_pageable: remote(2, pageable.as_mut_ptr().cast())?,
+                    h2d_pinned: remote(1, pinned)?,
+                    d2h_pinned: remote(2, pinned)?,
+                    raw: raw_stream_gbps(size, reps)?,
+                    cuda_pinned: None,
+                };
+                eprintln!(
+                    "bench:   {:>8}: native {:.2}/{:.2}, remote {:.2}/{:.2} (pinned {:.2}/{:.2}), raw TCP {:.2} GB/s",
+                    size_label(size),
+                    row.native_h2d,
+                    row.native_d2h,
+                    row.h2d_pageable,
+                    row.d2h_pageable,
+                    row.h2d_pinned,
+                    row.d2h_pinned,
+                    row.raw
+                );
+                r.copies.push(row);
+            }
+            let plan: Vec<(usize, usize)> = sizes.iter().map(|&s| (s, reps_for(s))).collect();
+            match native::cuda_pinned_gbps(nb, nbuf.dev, &plan) {
+                None => {}
+                Some(Ok(figures)) => {
+                    for (row, f) in r.copies.iter_mut().zip(figures) {
+                        row.cuda_pinned = Some(f);
+                    }
+                }
+                Some(Err(e)) => r.cuda_pinned_note = Some(format!("the cuMemcpy pinned reference failed: {e}")),
+            }
+            Ok(())
+        })();
+        // SAFETY: allocated above, released once.
+        unsafe {
+            let _ = (hip.host_free)(pinned);
+            let _ = (hip.free)(dev);
+        }
+        result
+    });
+
+    // 5. Parallel copies.
+    section("parallel copies", &mut errors, &mut || {
+        let size = opts.parallel_bytes;
+        for &k in &opts.streams {
+            let reps = (opts.parallel_volume / (k * size)).max(2);
+            let gbps = |(h2d, d2h): (Duration, Duration)| {
+                let bytes = (k * reps * size) as f64;
+                (bytes / h2d.as_secs_f64() / 1e9, bytes / d2h.as_secs_f64() / 1e9)
+            };
+            let mut push = |mode: &'static str, res: Result<(f64, f64), String>, errors: &mut Vec<String>| match res {
+                Ok((h2d, d2h)) => {
+                    eprintln!("bench:   K={k} {mode}: {h2d:.2} / {d2h:.2} GB/s");
+                    r.parallel.push(ParRow { k, mode, h2d, d2h });
+                }
+                Err(e) => errors.push(format!("parallel copies, K={k}, {mode}: {e}")),
+            };
+            let mut errs = Vec::new();
+            let native_res = timed_phases(k, &|| NativeCopier::new(nb, size), &|c: &mut NativeCopier<'_>, h2d| c.copy(h2d, reps)).map(gbps);
+            push(NATIVE_THREADS, native_res, &mut errs);
+            let remote_res = timed_phases(k, &|| RemoteCopier::new(hip, size), &|c: &mut RemoteCopier<'_>, h2d| c.copy(h2d, reps)).map(gbps);
+            push(REMOTE_THREADS, remote_res, &mut errs);
+            if opts.processes {
+                push(REMOTE_PROCESSES, crate::child::processes_gbps(&opts.lib, k, size, reps), &mut errs);
+            }
+            let raw_res = timed_phases(
+                k,
+                &|| {
+                    let mut ch = RawChannel::new(size).map_err(|e| e.to_string())?;
+                    ch.send(1)?;
+                    Ok(ch)
+                },
+                &|ch: &mut RawChannel, _| ch.send(reps),
+            )
+            .map(gbps);
+            push(RAW_CONNECTIONS, raw_res, &mut errs);
+            if !errs.is_empty() {
+                return Err(errs.join("; "));
+            }
         }
         Ok(())
     });
-    let src = vec![0x5au8; len];
-    let mut best = 0f64;
-    for _ in 0..3 {
-        let t = Instant::now();
-        client.write_all(&src)?;
-        let mut ack = [0u8; 1];
-        client.read_exact(&mut ack)?;
-        best = best.max(len as f64 / t.elapsed().as_secs_f64() / 1e9);
+
+    r.errors = errors;
+    finish(r, native_backend.as_ref(), hip, opts)
+}
+
+/// `ratio` against a target: "met", or by how much it is missed.
+fn verdict(ratio: f64, target: f64, at_least: bool) -> String {
+    let sign = if at_least { "≥" } else { "≤" };
+    if !ratio.is_finite() {
+        return format!("{sign} {target}× — not measured");
     }
-    let _ = sink.join();
-    Ok(best)
+    let met = if at_least { ratio >= target } else { ratio <= target };
+    if met {
+        format!("{sign} {target}× — met")
+    } else {
+        let by = (ratio - target).abs();
+        format!("{sign} {target}× — **missed by {by:.3}× ({:.1} %)**", by / target * 100.0)
+    }
 }
 
-struct CopyRow {
-    bytes: usize,
-    h2d_pageable: f64,
-    d2h_pageable: f64,
-    h2d_pinned: f64,
-    d2h_pinned: f64,
+fn target_json(name: &str, ratio: f64, target: f64, at_least: bool) -> Value {
+    let met = ratio.is_finite() && if at_least { ratio >= target } else { ratio <= target };
+    json!({
+        "name": name, "ratio": r3(ratio), "target": target, "direction": if at_least { "at_least" } else { "at_most" },
+        "met": met, "shortfall": if met || !ratio.is_finite() { 0.0 } else { r3((ratio - target).abs()) },
+    })
 }
 
-/// Runs the benchmark; returns the markdown report.
-pub fn run(hip: &Hip, opts: &BenchOptions) -> Result<String, String> {
-    let io = |e: std::io::Error| e.to_string();
-    let raw_rtt = raw_round_trips(opts.round_trips).map_err(io)?;
-    // SAFETY (all calls below): arguments follow the HIP API contracts: valid out-pointers,
-    // buffers of the stated sizes, device pointers from hipMalloc.
-    let (sync_rtt, async_rate, rows) = unsafe {
-        let mut samples = Vec::with_capacity(opts.round_trips);
-        for i in 0..opts.round_trips + opts.round_trips / 10 {
-            let t = Instant::now();
-            hip.check("hipDeviceSynchronize", (hip.device_synchronize)())?;
-            if i >= opts.round_trips / 10 {
-                samples.push(t.elapsed());
-            }
-        }
-        let sync_rtt = latency(samples);
-
-        let mut stream = std::ptr::null_mut();
-        hip.check("hipStreamCreate", (hip.stream_create)(&mut stream))?;
-        let mut small = std::ptr::null_mut();
-        hip.check("hipMalloc", (hip.malloc)(&mut small, 4096))?;
-        let t = Instant::now();
-        for _ in 0..opts.async_ops {
-            hip.check("hipMemsetAsync", (hip.memset_async)(small, 0, 64, stream))?;
-        }
-        hip.check("hipStreamSynchronize", (hip.stream_synchronize)(stream))?;
-        let async_rate = opts.async_ops as f64 / t.elapsed().as_secs_f64();
-        hip.check("hipFree", (hip.free)(small))?;
-        hip.check("hipStreamDestroy", (hip.stream_destroy)(stream))?;
-
-        let max = opts.max_mib << 20;
-        let mut dev = std::ptr::null_mut();
-        hip.check("hipMalloc", (hip.malloc)(&mut dev, max))?;
-        let mut pageable = vec![1u8; max];
-        let mut pinned: *mut c_void = std::ptr::null_mut();
-        hip.check("hipHostMalloc", (hip.host_malloc)(&mut pinned, max, 0))?;
-        std::ptr::write_bytes(pinned as *mut u8, 2, max);
-        let mut rows = Vec::new();
-        let mut size = 4096;
-        while size <= max {
-            // Move at least 512 MiB (or 3 copies) per figure so small sizes are not noise.
-            let reps = ((512 << 20) / size).clamp(3, 20_000);
-            let gbps = |kind: i32, host: *mut c_void| -> Result<f64, String> {
-                let (dst, src) = if kind == 1 { (dev, host as *const c_void) } else { (host, dev as *const c_void) };
-                hip.check("hipMemcpy", (hip.memcpy)(dst, src, size, kind))?; // warm-up
-                let t = Instant::now();
-                for _ in 0..reps {
-                    hip.check("hipMemcpy", (hip.memcpy)(dst, src, size, kind))?;
-                }
-                Ok((size * reps) as f64 / t.elapsed().as_secs_f64() / 1e9)
-            };
-            rows.push(CopyRow {
-                bytes: size,
-                h2d_pageable: gbps(1, pageable.as_mut_ptr().cast())?,
-                d2h_pageable: gbps(2, pageable.as_mut_ptr().cast())?,
-                h2d_pinned: gbps(1, pinned)?,
-                d2h_pinned: gbps(2, pinned)?,
-            });
-            size *= if size < (1 << 20) { 16 } else { 4 };
-        }
-        hip.check("hipHostFree", (hip.host_free)(pinned))?;
-        hip.check("hipFree", (hip.free)(dev))?;
-        (sync_rtt, async_rate, rows)
+fn finish(r: Results, nb: &dyn Backend, hip: &Hip, opts: &BenchOptions) -> Report {
+    let props = nb.device_properties(0).ok();
+    let device = props.as_ref().map(|p| format!("{} ({})", p.name, p.gcn_arch_name)).unwrap_or_else(|| "?".into());
+    let remote_device = {
+        let mut name = [0 as std::ffi::c_char; 256];
+        // SAFETY: a 256-byte buffer.
+        let ok = unsafe { (hip.device_get_name)(name.as_mut_ptr(), 256, 0) } == 0;
+        // SAFETY: NUL-terminated by hipDeviceGetName on success.
+        ok.then(|| unsafe { std::ffi::CStr::from_ptr(name.as_ptr()) }.to_string_lossy().into_owned())
     };
-    let raw_bw = raw_stream_gbps(opts.max_mib << 20).map_err(io)?;
-
     let mut md = String::new();
-    use std::fmt::Write as _;
-    let _ = writeln!(md, "| figure | hip-remote | raw TCP | ratio | target |");
-    let _ = writeln!(md, "|---|---|---|---|---|");
+    let mut targets: Vec<(String, f64, f64, bool)> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    let _ = writeln!(md, "# hip-remote bench\n");
     let _ = writeln!(
         md,
-        "| sync call round trip p50 (hipDeviceSynchronize vs 64 B ping-pong) | {:.1} µs | {:.1} µs | {:.2}× | ≤ 1.2× |",
-        sync_rtt.p50,
-        raw_rtt.p50,
-        sync_rtt.p50 / raw_rtt.p50
+        "Backend **{}**, device {device}. *Native*: that backend called in-process through the `Backend` trait (no network). \
+         *Remote*: the real client library (`{}`) over loopback TCP to {}. *Raw TCP*: plain sockets over the same loopback, same \
+         socket options.{}\n",
+        nb.name(),
+        opts.lib.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
+        opts.worker,
+        if opts.quick { " **Quick run** (`--quick`: small sizes; figures are not meaningful)." } else { "" }
     );
-    let _ = writeln!(md, "| sync call round trip p99 | {:.1} µs | {:.1} µs | {:.2}× | |", sync_rtt.p99, raw_rtt.p99, sync_rtt.p99 / raw_rtt.p99);
-    let _ = writeln!(md, "| sync call round trip p99.9 | {:.1} µs | {:.1} µs | {:.2}× | |", sync_rtt.p999, raw_rtt.p999, sync_rtt.p999 / raw_rtt.p999);
-    let _ = writeln!(md, "| async op rate (hipMemsetAsync, fire-and-forget) | {:.0} ops/s | | | |", async_rate);
-    if let Some(last) = rows.last() {
+    if let (Some(p), Some(remote)) = (&props, &remote_device) {
+        if &p.name != remote {
+            notes.push(format!("the remote worker's device 0 is \"{remote}\", the native backend's \"{}\": the two sides differ", p.name));
+        }
+    }
+
+    // Summary.
+    let _ = writeln!(md, "## Summary\n");
+    let _ = writeln!(md, "| figure | native (in-process) | remote (loopback TCP) | raw TCP | remote / native | remote / raw TCP | target |");
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|");
+    let mut j = serde_json::Map::new();
+    j.insert("schema".into(), json!(2));
+    j.insert(
+        "setup".into(),
+        json!({
+            "backend": nb.name(), "device": device, "remote_device": remote_device, "worker": opts.worker, "quick": opts.quick,
+            "lib": opts.lib.display().to_string(), "round_trips": opts.round_trips, "async_ops": opts.async_ops,
+            "launches": opts.launches, "trials": opts.trials, "max_bytes": opts.max_bytes, "copy_volume": opts.copy_volume,
+            "streams": opts.streams, "processes": opts.processes, "parallel_bytes": opts.parallel_bytes,
+        }),
+    );
+    if let Some(l) = &r.latency {
+        let ratio = l.remote.p(0.5) / l.raw.p(0.5);
+        let v = verdict(ratio, 1.2, false);
+        targets.push(("sync round trip p50, remote / raw TCP".to_string(), ratio, 1.2, false));
+        for (q, name, target) in [(0.5, "p50", v.as_str()), (0.99, "p99", ""), (0.999, "p99.9", "")] {
+            let _ = writeln!(
+                md,
+                "| sync call round trip {name} (remote `hipDeviceSynchronize`; native `device_synchronize`; raw 64 B ping-pong) | {:.1} µs | {:.1} µs | {:.1} µs | {:.2}× | {:.2}× | {} |",
+                l.native.p(q),
+                l.remote.p(q),
+                l.raw.p(q),
+                l.remote.p(q) / l.native.p(q),
+                l.remote.p(q) / l.raw.p(q),
+                if target.is_empty() { String::new() } else { format!("remote / raw {target}") }
+            );
+        }
+        j.insert("round_trip_us".into(), json!({"native": l.native.json(), "remote": l.remote.json(), "raw_tcp": l.raw.json()}));
+    }
+    if let Some((native, remote)) = r.memset {
+        let _ = writeln!(md, "| async op rate (64 B memset, fire-and-forget, one sync) | {native:.0} ops/s | {remote:.0} ops/s | | {:.2}× | | |", remote / native);
+        j.insert("async_ops_per_s".into(), json!({"native": native.round(), "remote": remote.round(), "ratio": r3(remote / native)}));
+    }
+    if let Some(l) = &r.launches {
+        let (n, rm) = (median(&l.native), median(&l.remote));
+        let v = verdict(rm / n, 0.95, true);
+        targets.push(("empty-kernel launch rate, remote / native".to_string(), rm / n, 0.95, true));
         let _ = writeln!(
             md,
-            "| {} MiB H2D pageable / one TCP stream | {:.2} GB/s | {:.2} GB/s | {:.2}× | ≥ 0.9× |",
-            last.bytes >> 20,
-            last.h2d_pageable,
-            raw_bw,
-            last.h2d_pageable / raw_bw
+            "| empty-kernel launch rate ({} fire-and-forget launches + 1 sync, median of {}) | {n:.0} /s | {rm:.0} /s | | {:.3}× | | remote / native {v} |",
+            l.n,
+            l.native.len(),
+            rm / n
         );
-        let _ = writeln!(
-            md,
-            "| {} MiB D2H pageable / one TCP stream | {:.2} GB/s | {:.2} GB/s | {:.2}× | ≥ 0.9× |",
-            last.bytes >> 20,
-            last.d2h_pageable,
-            raw_bw,
-            last.d2h_pageable / raw_bw
+        j.insert(
+            "launch_rate".into(),
+            json!({
+                "launches": l.n, "native_per_s": n.round(), "remote_per_s": rm.round(), "ratio": r3(rm / n),
+                "native_trials": l.native.iter().map(|v| v.round()).collect::<Vec<_>>(),
+                "remote_trials": l.remote.iter().map(|v| v.round()).collect::<Vec<_>>(),
+                "native_compile_load_s": r3(l.native_compile_s), "remote_compile_load_s": r3(l.remote_compile_s),
+            }),
         );
     }
-    let _ = writeln!(md);
-    let _ = writeln!(md, "| copy size | H2D pageable | D2H pageable | H2D pinned | D2H pinned |");
-    let _ = writeln!(md, "|---|---|---|---|---|");
-    for r in &rows {
-        let size = if r.bytes >= 1 << 20 { format!("{} MiB", r.bytes >> 20) } else { format!("{} KiB", r.bytes >> 10) };
+    if let Some((nrun, rrun)) = &r.mlp {
+        let c = &opts.mlp;
+        let (n, rm) = (median(&nrun.step_ms), median(&rrun.step_ms));
+        let ratio = n / rm;
+        let v = verdict(ratio, 0.95, true);
+        targets.push(("MLP training throughput, remote / native".to_string(), ratio, 0.95, true));
         let _ = writeln!(
             md,
-            "| {size} | {:.2} GB/s | {:.2} GB/s | {:.2} GB/s | {:.2} GB/s |",
-            r.h2d_pageable, r.d2h_pageable, r.h2d_pinned, r.d2h_pinned
+            "| MLP training step (batch {}, {}→{}→{}, {} launches + 1 sync per step; median of {}) | {n:.3} ms | {rm:.3} ms | | {ratio:.3}× (throughput) | | remote / native {v} |",
+            c.batch,
+            c.input,
+            c.hidden,
+            c.classes,
+            c.launches_per_step(),
+            nrun.step_ms.len()
         );
-    }
-    if let Some(path) = &opts.json {
-        let copies: Vec<String> = rows
-            .iter()
-            .map(|r| {
-                format!(
-                    "{{\"bytes\":{},\"h2d_pageable_gbps\":{:.4},\"d2h_pageable_gbps\":{:.4},\"h2d_pinned_gbps\":{:.4},\"d2h_pinned_gbps\":{:.4}}}",
-                    r.bytes, r.h2d_pageable, r.d2h_pageable, r.h2d_pinned, r.d2h_pinned
-                )
+        let same = nrun.losses == rrun.losses;
+        if !same {
+            notes.push("the MLP losses differ between native and remote (they should be bit-identical)".into());
+        }
+        let side = |run: &MlpRun| {
+            let med = median(&run.step_ms);
+            json!({
+                "step_ms_median": r3(med), "step_ms_mean": r3(run.step_ms.iter().sum::<f64>() / run.step_ms.len().max(1) as f64),
+                "step_ms": run.step_ms.iter().map(|v| r3(*v)).collect::<Vec<_>>(),
+                "samples_per_s": (c.batch as f64 / med * 1e3).round(), "launches_per_s": (c.launches_per_step() as f64 / med * 1e3).round(),
+                "losses": run.losses,
             })
-            .collect();
-        let json = format!(
-            "{{\"sync_rtt_us\":{{\"p50\":{:.3},\"p99\":{:.3},\"p999\":{:.3}}},\"raw_tcp_rtt_us\":{{\"p50\":{:.3},\"p99\":{:.3},\"p999\":{:.3}}},\"async_ops_per_s\":{:.1},\"raw_tcp_stream_gbps\":{:.4},\"copies\":[{}]}}\n",
-            sync_rtt.p50, sync_rtt.p99, sync_rtt.p999, raw_rtt.p50, raw_rtt.p99, raw_rtt.p999, async_rate, raw_bw, copies.join(",")
+        };
+        j.insert(
+            "mlp".into(),
+            json!({
+                "config": {"batch": c.batch, "input": c.input, "hidden": c.hidden, "classes": c.classes, "micro_batch": c.micro,
+                           "steps": c.steps, "warmup": c.warmup, "lr": c.lr, "data_batches": c.data_batches},
+                "launches_per_step": c.launches_per_step(), "native": side(nrun), "remote": side(rrun),
+                "throughput_ratio": r3(ratio), "losses_identical": same,
+            }),
         );
-        std::fs::write(path, json).map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    Ok(md)
+    if let Some(last) = r.copies.last() {
+        for (dir, native, remote) in [("H2D", last.native_h2d, last.h2d_pageable), ("D2H", last.native_d2h, last.d2h_pageable)] {
+            let ratio = remote / last.raw;
+            targets.push((format!("{} {dir} pageable, remote / raw TCP", size_label(last.bytes)), ratio, 0.9, true));
+            let _ = writeln!(
+                md,
+                "| {} {dir} pageable copy | {native:.2} GB/s | {remote:.2} GB/s | {:.2} GB/s | {:.2}× | {ratio:.2}× | remote / raw {} |",
+                size_label(last.bytes),
+                last.raw,
+                remote / native,
+                verdict(ratio, 0.9, true)
+            );
+        }
+    }
+
+    // Copies.
+    if !r.copies.is_empty() {
+        let cuda = r.copies.iter().any(|c| c.cuda_pinned.is_some());
+        let _ = writeln!(md, "\n## Copies (GB/s)\n");
+        let _ = writeln!(
+            md,
+            "Native: the backend's `memcpy_htod_sync`/`memcpy_dtoh_sync` from pageable memory. Remote: `hipMemcpy` from pageable \
+             (`malloc`) and pinned (`hipHostMalloc`) memory. Raw TCP: one connection, one acknowledged message per copy.{}\n",
+            if cuda { " CUDA pinned: `cuMemcpyHtoD`/`cuMemcpyDtoH` from `cuMemAllocHost` memory, no backend (the PCIe reference)." } else { "" }
+        );
+        let _ = write!(md, "| size | H2D native | H2D remote pageable | H2D remote pinned | H2D remote / native | D2H native | D2H remote pageable | D2H remote pinned | D2H remote / native | raw TCP |");
+        let _ = writeln!(md, "{}", if cuda { " CUDA pinned H2D / D2H |" } else { "" });
+        let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|{}", if cuda { "---|" } else { "" });
+        for c in &r.copies {
+            let _ = write!(
+                md,
+                "| {} | {:.2} | {:.2} | {:.2} | {:.2}× | {:.2} | {:.2} | {:.2} | {:.2}× | {:.2} |",
+                size_label(c.bytes),
+                c.native_h2d,
+                c.h2d_pageable,
+                c.h2d_pinned,
+                c.h2d_pageable.max(c.h2d_pinned) / c.native_h2d,
+                c.native_d2h,
+                c.d2h_pageable,
+                c.d2h_pinned,
+                c.d2h_pageable.max(c.d2h_pinned) / c.native_d2h,
+                c.raw
+            );
+            let _ = writeln!(md, "{}", c.cuda_pinned.map(|(h, d)| format!(" {h:.2} / {d:.2} |")).unwrap_or_else(|| if cuda { " |".into() } else { String::new() }));
+        }
+        let _ = writeln!(md, "\nremote / native uses the better of pageable and pinned.");
+        j.insert(
+            "copies".into(),
+            Value::Array(
+                r.copies
+                    .iter()
+                    .map(|c| {
+                        json!({
+                            "bytes": c.bytes, "reps": c.reps,
+                            "native_h2d_gbps": r3(c.native_h2d), "native_d2h_gbps": r3(c.native_d2h),
+                            "remote_h2d_pageable_gbps": r3(c.h2d_pageable), "remote_d2h_pageable_gbps": r3(c.d2h_pageable),
+                            "remote_h2d_pinned_gbps": r3(c.h2d_pinned), "remote_d2h_pinned_gbps": r3(c.d2h_pinned),
+                            "raw_tcp_gbps": r3(c.raw),
+                            "cuda_pinned_h2d_gbps": c.cuda_pinned.map(|p| r3(p.0)), "cuda_pinned_d2h_gbps": c.cuda_pinned.map(|p| r3(p.1)),
+                        })
+                    })
+                    .collect(),
+            ),
+        );
+    }
+    if let Some(note) = &r.cuda_pinned_note {
+        notes.push(note.clone());
+    }
+
+    // Parallel copies.
+    if !r.parallel.is_empty() {
+        let reference = r.copies.iter().rev().find(|c| c.bytes <= opts.parallel_bytes).or(r.copies.last());
+        let pcie = reference.and_then(|c| c.cuda_pinned);
+        let _ = writeln!(md, "\n## Parallel copies ({} per copy, aggregate GB/s)\n", size_label(opts.parallel_bytes));
+        let _ = writeln!(
+            md,
+            "Each of K threads has its own stream, device buffer and host buffer (remote: pinned; `hipMemcpyAsync` + \
+             `hipStreamSynchronize` per copy). The client library keeps **one connection per process**, so K remote threads share \
+             one TCP stream; K processes (this binary re-executed) have one connection each. Ratios compare with the native \
+             figure for the same K{}.\n",
+            if pcie.is_some() { " and with one-stream CUDA pinned copies of the same size (native PCIe)" } else { "" }
+        );
+        let _ = write!(md, "| K | mode | H2D | D2H | H2D / native | D2H / native |");
+        let _ = writeln!(md, "{}", if pcie.is_some() { " H2D / PCIe | D2H / PCIe |" } else { "" });
+        let _ = writeln!(md, "|---|---|---|---|---|---|{}", if pcie.is_some() { "---|---|" } else { "" });
+        let mut rows = Vec::new();
+        for p in &r.parallel {
+            let native = r.parallel.iter().find(|q| q.k == p.k && q.mode == NATIVE_THREADS);
+            let (rh, rd) = native.map(|n| (p.h2d / n.h2d, p.d2h / n.d2h)).unwrap_or((f64::NAN, f64::NAN));
+            let _ = write!(md, "| {} | {} | {:.2} | {:.2} | {rh:.2}× | {rd:.2}× |", p.k, p.mode, p.h2d, p.d2h);
+            let _ = writeln!(md, "{}", pcie.map(|(h, d)| format!(" {:.2}× | {:.2}× |", p.h2d / h, p.d2h / d)).unwrap_or_default());
+            rows.push(json!({
+                "k": p.k, "mode": p.mode, "h2d_gbps": r3(p.h2d), "d2h_gbps": r3(p.d2h),
+                "h2d_vs_native": r3(rh), "d2h_vs_native": r3(rd),
+                "h2d_vs_pcie": pcie.map(|(h, _)| r3(p.h2d / h)), "d2h_vs_pcie": pcie.map(|(_, d)| r3(p.d2h / d)),
+            }));
+        }
+        j.insert("parallel".into(), json!({"bytes": opts.parallel_bytes, "rows": rows}));
+    }
+
+    // MLP details.
+    if let Some((nrun, rrun)) = &r.mlp {
+        let c = &opts.mlp;
+        let _ = writeln!(md, "\n## MLP training loop\n");
+        let _ = writeln!(
+            md,
+            "2-layer MLP ({}→{} ReLU→{} softmax cross-entropy, SGD lr {}), batch {} as {} micro-batches of {} with gradient \
+             accumulation: {} kernel launches (naive matmul, bias+ReLU, softmax-CE gradient, ReLU gradient, column sums, SGD, loss \
+             mean; no `__shared__`) and one synchronising 4-byte loss read per step. Synthetic teacher-labelled data, {} batches \
+             cycled; {} warm-up + {} timed steps per side.\n",
+            c.input,
+            c.hidden,
+            c.classes,
+            c.lr,
+            c.batch,
+            c.batch / c.micro,
+            c.micro,
+            c.launches_per_step(),
+            c.data_batches,
+            c.warmup,
+            c.steps
+        );
+        let (n, rm) = (median(&nrun.step_ms), median(&rrun.step_ms));
+        let _ = writeln!(md, "| side | step median | step mean | samples/s | launches/s | loss first → last |");
+        let _ = writeln!(md, "|---|---|---|---|---|---|");
+        for (name, run, med) in [("native", nrun, n), ("remote", rrun, rm)] {
+            let mean = run.step_ms.iter().sum::<f64>() / run.step_ms.len().max(1) as f64;
+            let _ = writeln!(
+                md,
+                "| {name} | {med:.3} ms | {mean:.3} ms | {:.0} | {:.0} | {:.4} → {:.4} |",
+                c.batch as f64 / med * 1e3,
+                c.launches_per_step() as f64 / med * 1e3,
+                run.losses.first().copied().unwrap_or(f32::NAN),
+                run.losses.last().copied().unwrap_or(f32::NAN)
+            );
+        }
+        let _ = writeln!(
+            md,
+            "\nLosses native vs remote: {}.",
+            if nrun.losses == rrun.losses { "bit-identical at every step" } else { "**differ**" }
+        );
+    }
+
+    let _ = writeln!(md, "\n## Targets\n");
+    for (name, ratio, target, at_least) in &targets {
+        let _ = writeln!(md, "- {name}: {ratio:.3}×, {}", verdict(*ratio, *target, *at_least));
+    }
+    j.insert("targets".into(), Value::Array(targets.iter().map(|(n, r, t, a)| target_json(n, *r, *t, *a)).collect()));
+    for e in &r.errors {
+        notes.push(format!("**section failed** — {e}"));
+    }
+    if !notes.is_empty() {
+        let _ = writeln!(md, "\n## Notes\n");
+        for n in &notes {
+            let _ = writeln!(md, "- {n}");
+        }
+    }
+    j.insert("notes".into(), json!(notes));
+    j.insert("errors".into(), json!(r.errors));
+
+    let bandwidth = (!r.copies.is_empty()).then(|| bandwidth_plot(&r.copies, nb.name()));
+    let latency = r.latency.as_ref().map(|l| latency_plot(l, nb.name()));
+    Report { json: Value::Object(j), markdown: md, errors: r.errors, bandwidth, latency }
+}
+
+fn bandwidth_plot(copies: &[CopyRow], backend: &str) -> Canvas {
+    let (w, h) = (1400, 560);
+    let mut c = Canvas::new(w, h);
+    let ticks: Vec<(f64, String)> = copies.iter().map(|r| (r.bytes as f64, size_label(r.bytes).replace(' ', ""))).collect();
+    let (min, max) = (copies[0].bytes as f64, copies[copies.len() - 1].bytes as f64);
+    let (min, max) = if max > min { (min, max) } else { (min / 2.0, max * 2.0) };
+    let panel = |c: &mut Canvas, x0: i64, h2d: bool| {
+        let pick = |f: &dyn Fn(&CopyRow) -> f64| -> Vec<(f64, f64)> { copies.iter().map(|r| (r.bytes as f64, f(r))).collect() };
+        let mut series = vec![
+            Series { name: "native (backend in-process)".into(), color: PALETTE[0], points: pick(&|r| if h2d { r.native_h2d } else { r.native_d2h }), markers: true },
+            Series { name: "remote, pageable".into(), color: PALETTE[1], points: pick(&|r| if h2d { r.h2d_pageable } else { r.d2h_pageable }), markers: true },
+            Series { name: "remote, pinned".into(), color: PALETTE[3], points: pick(&|r| if h2d { r.h2d_pinned } else { r.d2h_pinned }), markers: true },
+            Series { name: "raw TCP (1 connection)".into(), color: PALETTE[2], points: pick(&|r| r.raw), markers: true },
+        ];
+        if copies.iter().all(|r| r.cuda_pinned.is_some()) {
+            series.push(Series {
+                name: "CUDA pinned cuMemcpy (PCIe)".into(),
+                color: PALETTE[4],
+                points: pick(&|r| r.cuda_pinned.map(|p| if h2d { p.0 } else { p.1 }).unwrap_or(f64::NAN)),
+                markers: true,
+            });
+        }
+        let top = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).filter(|v| v.is_finite()).fold(0.0, f64::max);
+        let xa = Axis { label: "copy size".into(), log: true, min, max, ticks: ticks.clone() };
+        let ya = Axis::linear("GB/s", 0.0, top * 1.15);
+        let title = format!("{} bandwidth ({backend} backend)", if h2d { "host -> device" } else { "device -> host" });
+        plot::chart(c, (x0, 0, w as i64 / 2, h as i64), &title, &xa, &ya, &series);
+    };
+    panel(&mut c, 0, true);
+    panel(&mut c, w as i64 / 2, false);
+    c
+}
+
+fn latency_plot(l: &Latency, backend: &str) -> Canvas {
+    let (w, h) = (900, 560);
+    let mut c = Canvas::new(w, h);
+    let cdf = |d: &Dist| -> Vec<(f64, f64)> {
+        let n = d.0.len();
+        let step = (n / 1500).max(1);
+        let mut pts: Vec<(f64, f64)> = (0..n).step_by(step).map(|i| (d.0[i].max(1e-3), (i + 1) as f64 / n as f64)).collect();
+        if let Some(&last) = d.0.last() {
+            pts.push((last.max(1e-3), 1.0));
+        }
+        pts
+    };
+    let series = vec![
+        Series { name: format!("native device_synchronize (p50 {:.1} µs)", l.native.p(0.5)), color: PALETTE[0], points: cdf(&l.native), markers: false },
+        Series { name: format!("remote hipDeviceSynchronize (p50 {:.1} µs)", l.remote.p(0.5)), color: PALETTE[1], points: cdf(&l.remote), markers: false },
+        Series { name: format!("raw TCP 64 B ping-pong (p50 {:.1} µs)", l.raw.p(0.5)), color: PALETTE[2], points: cdf(&l.raw), markers: false },
+    ];
+    let lo = [&l.native, &l.remote, &l.raw].iter().map(|d| d.p(0.0)).fold(f64::INFINITY, f64::min).max(1e-3);
+    let hi = [&l.native, &l.remote, &l.raw].iter().map(|d| d.p(1.0)).fold(0.0, f64::max);
+    let xa = Axis::log10("round trip, µs (log scale)", lo, hi);
+    let ya = Axis::linear("fraction of calls <= x", 0.0, 1.0);
+    plot::chart(&mut c, (0, 0, w as i64, h as i64), &format!("sync call round trip CDF ({backend} backend)"), &xa, &ya, &series);
+    c
 }

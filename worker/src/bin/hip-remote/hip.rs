@@ -1,10 +1,10 @@
 //! The client library's entry points used by the CLI, resolved with dlopen as an application
 //! linked against libamdhip64 would resolve them.
 
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::path::PathBuf;
 
-/// The few HIP entry points the demo calls, resolved from the real library.
+/// The HIP entry points the demo and the bench call, resolved from the real library.
 pub struct Hip {
     _lib: libloading::Library,
     pub get_device_count: unsafe extern "C" fn(*mut c_int) -> c_int,
@@ -22,7 +22,51 @@ pub struct Hip {
     pub stream_destroy: unsafe extern "C" fn(*mut c_void) -> c_int,
     pub stream_synchronize: unsafe extern "C" fn(*mut c_void) -> c_int,
     pub memset_async: unsafe extern "C" fn(*mut c_void, c_int, usize, *mut c_void) -> c_int,
+    pub memcpy_async: unsafe extern "C" fn(*mut c_void, *const c_void, usize, c_int, *mut c_void) -> c_int,
+    pub module_load_data: unsafe extern "C" fn(*mut *mut c_void, *const c_void) -> c_int,
+    pub module_unload: unsafe extern "C" fn(*mut c_void) -> c_int,
+    pub module_get_function: unsafe extern "C" fn(*mut *mut c_void, *mut c_void, *const c_char) -> c_int,
+    #[allow(clippy::type_complexity)]
+    pub module_launch_kernel: unsafe extern "C" fn(
+        *mut c_void,
+        c_uint,
+        c_uint,
+        c_uint,
+        c_uint,
+        c_uint,
+        c_uint,
+        c_uint,
+        *mut c_void,
+        *mut *mut c_void,
+        *mut *mut c_void,
+    ) -> c_int,
+    /// hip-remote's own entry point for libhiprtc (`client-capi/src/api/module.rs`):
+    /// compiles a hiprtc program on the worker over this library's connection.
+    pub rtc_compile: Option<RtcCompileFn>,
 }
+
+/// Receives `__hipRemoteRtcCompile`'s outcome: `(ctx, success, log, log_len, lowered_names,
+/// lowered_names_len, code, code_len)`.
+pub type RtcResultFn = unsafe extern "C" fn(*mut c_void, c_int, *const c_char, usize, *const c_char, usize, *const c_void, usize);
+
+/// `__hipRemoteRtcCompile(name, source, header_names, header_sources, options,
+/// name_expressions, on_result, ctx)`, every string and packed list as `(pointer, length)`.
+pub type RtcCompileFn = unsafe extern "C" fn(
+    *const c_char,
+    usize,
+    *const c_char,
+    usize,
+    *const c_char,
+    usize,
+    *const c_char,
+    usize,
+    *const c_char,
+    usize,
+    *const c_char,
+    usize,
+    Option<RtcResultFn>,
+    *mut c_void,
+) -> c_int;
 
 impl Hip {
     pub fn load(path: &PathBuf) -> Result<Self, String> {
@@ -51,6 +95,13 @@ impl Hip {
             stream_destroy: sym!("hipStreamDestroy"),
             stream_synchronize: sym!("hipStreamSynchronize"),
             memset_async: sym!("hipMemsetAsync"),
+            memcpy_async: sym!("hipMemcpyAsync"),
+            module_load_data: sym!("hipModuleLoadData"),
+            module_unload: sym!("hipModuleUnload"),
+            module_get_function: sym!("hipModuleGetFunction"),
+            module_launch_kernel: sym!("hipModuleLaunchKernel"),
+            // SAFETY: the signature is `__hipRemoteRtcCompile`'s (client-capi/src/api/module.rs).
+            rtc_compile: unsafe { lib.get::<RtcCompileFn>(b"__hipRemoteRtcCompile\0") }.ok().map(|s| *s),
             _lib: lib,
         })
     }

@@ -1,18 +1,26 @@
 //! `hip-remote`: the project's front door.
 //!
-//! - `hip-remote demo`: starts an embedded host-backend worker on a free loopback port
-//!   (unless `HIP_REMOTE_WORKER` names one), then drives the *real* client library
-//!   (`libamdhip64.so`, loaded with dlopen exactly as an application would link it) through a
-//!   sample workload, printing what happened and a few latency and bandwidth figures.
+//! - `hip-remote demo`: starts an embedded worker (host backend unless `--backend` says
+//!   otherwise) on a free loopback port (unless `HIP_REMOTE_WORKER` names one), then drives the
+//!   *real* client library (`libamdhip64.so`, loaded with dlopen exactly as an application
+//!   would link it) through a sample workload, printing what happened and a few latency and
+//!   bandwidth figures.
+//! - `hip-remote bench`: native (the backend in-process) vs remote (the client library over
+//!   loopback TCP) vs raw TCP, in one run; see `bench.rs`.
 //! - `hip-remote ping`: round trips to a worker, and what it serves.
 
 mod bench;
+mod child;
 mod hip;
+mod native;
+mod plot;
+mod workload;
 
 use clap::{Parser, Subcommand};
 use hip::Hip;
-use hip_worker::backend::{HostBackend, HostConfig};
+use hip_worker::backend::Backend;
 use hip_worker::{Worker, WorkerConfig};
+use native::BackendKind;
 use proto_core::wire;
 use proto_core::{Flags, Request, Response};
 use std::ffi::{c_char, CStr};
@@ -29,33 +37,32 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once
 enum Command {
     /// Run a sample HIP workload through the real client library against a worker.
     Demo {
         /// The client library (default: libamdhip64.so next to this executable).
         #[arg(long, env = "HIP_REMOTE_LIB")]
         lib: Option<PathBuf>,
+        /// Backend of the embedded worker.
+        #[arg(long, value_enum, default_value = "host")]
+        backend: BackendKind,
         /// Bytes for the bandwidth figure, in MiB.
         #[arg(long, default_value_t = 64)]
         mib: usize,
     },
-    /// End-to-end benchmark through the real library, beside raw TCP on the same machine.
-    Bench {
-        /// The client library (default: libamdhip64.so next to this executable).
-        #[arg(long, env = "HIP_REMOTE_LIB")]
-        lib: Option<PathBuf>,
-        /// Largest copy in MiB.
-        #[arg(long, default_value_t = 256)]
-        max_mib: usize,
-        /// Round trips for latency percentiles.
-        #[arg(long, default_value_t = 20_000)]
-        round_trips: usize,
-        /// Fire-and-forget operations for the rate.
-        #[arg(long, default_value_t = 200_000)]
-        async_ops: usize,
-        /// Write the figures as JSON here.
+    /// Native (backend in-process) vs remote (client library over loopback TCP) vs raw TCP:
+    /// round trips, async ops, kernel launch rate, an MLP training loop, copy bandwidth.
+    Bench(BenchArgs),
+    /// One process of the bench's parallel copies (internal).
+    #[command(hide = true)]
+    BenchChild {
         #[arg(long)]
-        json: Option<PathBuf>,
+        lib: PathBuf,
+        #[arg(long)]
+        bytes: usize,
+        #[arg(long)]
+        reps: usize,
     },
     /// Measure round trips to a worker and print what it serves.
     Ping {
@@ -66,6 +73,71 @@ enum Command {
         #[arg(short, long, default_value_t = 1000)]
         count: usize,
     },
+}
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// The client library (default: libamdhip64.so next to this executable).
+    #[arg(long, env = "HIP_REMOTE_LIB")]
+    lib: Option<PathBuf>,
+    /// Backend for the native side and the embedded worker (auto: cuda when a GPU is usable).
+    #[arg(long, value_enum, default_value = "auto")]
+    backend: BackendKind,
+    /// Small sizes everywhere (seconds on the host backend; for tests and CI). Explicit
+    /// options still win.
+    #[arg(long)]
+    quick: bool,
+    /// Largest copy in MiB [256; quick 1].
+    #[arg(long)]
+    max_mib: Option<usize>,
+    /// Round trips for latency percentiles [20000; quick 300].
+    #[arg(long)]
+    round_trips: Option<usize>,
+    /// Fire-and-forget memsets for the async op rate [200000; quick 2000].
+    #[arg(long)]
+    async_ops: Option<usize>,
+    /// Empty-kernel launches per trial [100000; quick 2000].
+    #[arg(long)]
+    launches: Option<usize>,
+    /// Launch-rate trials per side, median reported [3; quick 2].
+    #[arg(long)]
+    trials: Option<usize>,
+    /// K values for the parallel copies.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,4")]
+    streams: Vec<usize>,
+    /// Skip the K-process parallel copies.
+    #[arg(long)]
+    no_processes: bool,
+    /// Size of each parallel copy in MiB [64; quick 1; at most --max-mib].
+    #[arg(long)]
+    parallel_mib: Option<usize>,
+    /// MLP batch size [256; quick 16].
+    #[arg(long)]
+    mlp_batch: Option<usize>,
+    /// MLP input features [256; quick 16].
+    #[arg(long)]
+    mlp_input: Option<usize>,
+    /// MLP hidden units [512; quick 32].
+    #[arg(long)]
+    mlp_hidden: Option<usize>,
+    /// MLP classes [16; quick 4].
+    #[arg(long)]
+    mlp_classes: Option<usize>,
+    /// MLP micro-batch: 11 launches per micro-batch, batch/micro per step [1; quick 4].
+    #[arg(long)]
+    mlp_micro: Option<usize>,
+    /// Timed MLP steps per side [30; quick 3].
+    #[arg(long)]
+    mlp_steps: Option<usize>,
+    /// Write the figures as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write the markdown report here too (it always goes to stdout).
+    #[arg(long)]
+    markdown: Option<PathBuf>,
+    /// Write bandwidth.png and latency.png into this directory.
+    #[arg(long)]
+    plots: Option<PathBuf>,
 }
 
 fn worker_addr(explicit: Option<String>) -> String {
@@ -157,26 +229,85 @@ fn default_lib() -> PathBuf {
     dir.join(name)
 }
 
-/// Starts an embedded host-backend worker unless `HIP_REMOTE_WORKER` names one.
-fn embedded_worker() -> Result<Option<Worker>, String> {
+/// Starts an embedded worker on `backend` unless `HIP_REMOTE_WORKER` names one; returns it
+/// and where the worker is, in words.
+fn embedded_worker(backend: Arc<dyn Backend>) -> Result<(Option<Worker>, String), String> {
     Ok(match std::env::var("HIP_REMOTE_WORKER") {
         Ok(addr) => {
-            println!("using the worker at {addr} (HIP_REMOTE_WORKER)");
-            None
+            eprintln!("using the worker at {addr} (HIP_REMOTE_WORKER)");
+            (None, format!("the worker at {addr} (`HIP_REMOTE_WORKER`)"))
         }
         Err(_) => {
-            let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 4 << 30 }));
+            let name = backend.name();
             let worker = Worker::start("127.0.0.1:0", backend, WorkerConfig::default()).map_err(|e| e.to_string())?;
             let addr = worker.local_addr().to_string();
-            println!("started an embedded hip-worker (host backend) on {addr}");
+            eprintln!("started an embedded hip-worker ({name} backend) on {addr}");
             std::env::set_var("HIP_REMOTE_WORKER", &addr);
-            Some(worker)
+            (Some(worker), format!("an embedded worker ({name} backend, in this process) on {addr}"))
         }
     })
 }
 
-fn demo(lib: Option<PathBuf>, mib: usize) -> Result<(), String> {
-    let _embedded = embedded_worker()?;
+fn bench(a: BenchArgs) -> Result<(), String> {
+    let q = a.quick;
+    let pick = |v: Option<usize>, full: usize, quick: usize| v.unwrap_or(if q { quick } else { full });
+    let max_bytes = pick(a.max_mib, 256, 1) << 20;
+    let lib = a.lib.unwrap_or_else(default_lib);
+    let mlp = workload::MlpConfig {
+        batch: pick(a.mlp_batch, 256, 16),
+        input: pick(a.mlp_input, 256, 16),
+        hidden: pick(a.mlp_hidden, 512, 32),
+        classes: pick(a.mlp_classes, 16, 4),
+        micro: pick(a.mlp_micro, 1, 4),
+        steps: pick(a.mlp_steps, 30, 3),
+        warmup: if q { 1 } else { 3 },
+        lr: 0.2,
+        data_batches: 4,
+    };
+    let backend = native::make_backend(a.backend)?;
+    let (_embedded, worker) = embedded_worker(backend.clone())?;
+    let hip = Hip::load(&lib)?;
+    eprintln!("loaded the client library {}", lib.display());
+    let opts = bench::BenchOptions {
+        lib: lib.clone(),
+        quick: q,
+        max_bytes,
+        copy_volume: if q { 8 << 20 } else { 512 << 20 },
+        round_trips: pick(a.round_trips, 20_000, 300),
+        async_ops: pick(a.async_ops, 200_000, 2000),
+        launches: pick(a.launches, 100_000, 2000),
+        trials: pick(a.trials, 3, 2),
+        streams: a.streams.into_iter().filter(|&k| k > 0).collect(),
+        processes: !a.no_processes,
+        parallel_bytes: (pick(a.parallel_mib, 64, 1) << 20).min(max_bytes),
+        parallel_volume: if q { 8 << 20 } else { 1 << 30 },
+        mlp,
+        worker,
+    };
+    let report = bench::run(&hip, &backend, &opts);
+    print!("{}", report.markdown);
+    let write = |path: &PathBuf, bytes: &[u8]| std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()));
+    if let Some(path) = &a.json {
+        let text = serde_json::to_string_pretty(&report.json).map_err(|e| e.to_string())?;
+        write(path, format!("{text}\n").as_bytes())?;
+    }
+    if let Some(path) = &a.markdown {
+        write(path, report.markdown.as_bytes())?;
+    }
+    if let Some(dir) = &a.plots {
+        for p in report.write_plots(dir)? {
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    if report.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} bench section(s) failed: {}", report.errors.len(), report.errors.join("; ")))
+    }
+}
+
+fn demo(lib: Option<PathBuf>, backend: BackendKind, mib: usize) -> Result<(), String> {
+    let _embedded = embedded_worker(native::make_backend(backend)?)?;
     let path = lib.unwrap_or_else(default_lib);
     let hip = Hip::load(&path)?;
     println!("loaded the client library {}", path.display());
@@ -236,15 +367,10 @@ fn demo(lib: Option<PathBuf>, mib: usize) -> Result<(), String> {
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Demo { lib, mib } => demo(lib, mib),
+        Command::Demo { lib, backend, mib } => demo(lib, backend, mib),
         Command::Ping { worker, count } => ping(&worker_addr(worker), count),
-        Command::Bench { lib, max_mib, round_trips, async_ops, json } => (|| {
-            let _embedded = embedded_worker()?;
-            let hip = Hip::load(&lib.unwrap_or_else(default_lib))?;
-            let report = bench::run(&hip, &bench::BenchOptions { max_mib, round_trips, async_ops, json })?;
-            print!("{report}");
-            Ok(())
-        })(),
+        Command::Bench(args) => bench(args),
+        Command::BenchChild { lib, bytes, reps } => child::child_main(&lib, bytes, reps),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

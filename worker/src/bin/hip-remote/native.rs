@@ -1,0 +1,271 @@
+//! The bench's *native* side: the worker's own backend (`CudaBackend` on an NVIDIA machine,
+//! `HostBackend` otherwise) called in-process through the [`Backend`] trait, with no network
+//! and no protocol in between. It is what hip-remote would cost if the application ran on
+//! the worker itself, so `remote / native` is hip-remote's own overhead.
+
+use crate::workload::{Arg, Gpu};
+use hip_worker::backend::{
+    Backend, DevicePtr, FunctionHandle, HostBackend, HostConfig, KernelFunction, LaunchConfig, MemsetPattern, ModuleFormat, ModuleHandle,
+    RtcRequest, StreamHandle,
+};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Which backend runs the work, natively and in the embedded worker.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BackendKind {
+    /// The cuda backend when a usable NVIDIA GPU is found, else host emulation.
+    Auto,
+    /// CPU emulation (kernels compiled by the system C++ compiler).
+    Host,
+    /// NVIDIA GPUs through the CUDA driver.
+    Cuda,
+}
+
+/// Builds the backend `kind` names (`auto`: cuda when it opens, else host, saying why).
+pub fn make_backend(kind: BackendKind) -> Result<Arc<dyn Backend>, String> {
+    let host = || Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 4 << 30 })) as Arc<dyn Backend>;
+    match kind {
+        BackendKind::Host => Ok(host()),
+        BackendKind::Cuda => cuda().map_err(|e| format!("the cuda backend is unavailable: {e}")),
+        BackendKind::Auto => Ok(cuda().unwrap_or_else(|why| {
+            eprintln!("backend auto: no usable NVIDIA GPU ({why}); using host emulation");
+            host()
+        })),
+    }
+}
+
+#[cfg(feature = "cuda")]
+fn cuda() -> Result<Arc<dyn Backend>, String> {
+    hip_worker::backend::cuda::CudaBackend::new().map(|b| Arc::new(b) as Arc<dyn Backend>).map_err(|e| e.to_string())
+}
+
+#[cfg(not(feature = "cuda"))]
+fn cuda() -> Result<Arc<dyn Backend>, String> {
+    Err("this build has no `cuda` feature".into())
+}
+
+fn be(what: &str) -> impl Fn(hip_worker::backend::BackendError) -> String + '_ {
+    move |e| format!("native {what}: {e}")
+}
+
+/// `device_synchronize` round trips in-process (the reference for the sync-call latency).
+pub fn sync_samples(b: &dyn Backend, n: usize) -> Result<Vec<Duration>, String> {
+    let mut samples = Vec::with_capacity(n);
+    for i in 0..n + n / 10 {
+        let t = Instant::now();
+        b.device_synchronize(0).map_err(be("device_synchronize"))?;
+        if i >= n / 10 {
+            samples.push(t.elapsed());
+        }
+    }
+    Ok(samples)
+}
+
+/// Fire-and-forget 64-byte memsets on one stream, then one synchronize: operations per second.
+pub fn memset_rate(b: &dyn Backend, n: usize) -> Result<f64, String> {
+    let s = b.stream_create(0, 0, 0).map_err(be("stream_create"))?;
+    let dev = b.malloc(0, 4096).map_err(be("malloc"))?;
+    let run = || -> Result<f64, String> {
+        let t = Instant::now();
+        for _ in 0..n {
+            b.memset(Some(s), dev, MemsetPattern::U8(0), 64).map_err(be("memset"))?;
+        }
+        b.stream_synchronize(s).map_err(be("stream_synchronize"))?;
+        Ok(n as f64 / t.elapsed().as_secs_f64())
+    };
+    let rate = run();
+    let _ = b.free(dev);
+    let _ = b.stream_destroy(s);
+    rate
+}
+
+/// A device buffer and a pageable host buffer of `bytes`, for the copy figures.
+pub struct CopyBuffers<'a> {
+    b: &'a dyn Backend,
+    pub dev: DevicePtr,
+    host: Vec<u8>,
+}
+
+impl<'a> CopyBuffers<'a> {
+    pub fn new(b: &'a dyn Backend, bytes: usize) -> Result<Self, String> {
+        let dev = b.malloc(0, bytes as u64).map_err(be("malloc"))?;
+        Ok(Self { b, dev, host: vec![3u8; bytes] })
+    }
+
+    /// GB/s of `reps` synchronous copies of `size` bytes (`h2d`: host → device), after one
+    /// warm-up copy.
+    pub fn gbps(&mut self, h2d: bool, size: usize, reps: usize) -> Result<f64, String> {
+        let once = |host: &mut [u8]| {
+            if h2d {
+                self.b.memcpy_htod_sync(None, self.dev, &host[..size]).map_err(be("memcpy_htod_sync"))
+            } else {
+                self.b.memcpy_dtoh_sync(None, self.dev, &mut host[..size]).map_err(be("memcpy_dtoh_sync"))
+            }
+        };
+        let mut host = std::mem::take(&mut self.host);
+        let result = (|| {
+            once(&mut host)?;
+            let t = Instant::now();
+            for _ in 0..reps {
+                once(&mut host)?;
+            }
+            Ok((size * reps) as f64 / t.elapsed().as_secs_f64() / 1e9)
+        })();
+        self.host = host;
+        result
+    }
+}
+
+impl Drop for CopyBuffers<'_> {
+    fn drop(&mut self) {
+        let _ = self.b.free(self.dev);
+    }
+}
+
+/// The hardware reference on an NVIDIA GPU: synchronous `cuMemcpyHtoD`/`cuMemcpyDtoH` from
+/// page-locked memory (`cuMemAllocHost`) straight to `dev`, no backend staging. Returns
+/// `(h2d, d2h)` GB/s per `(size, reps)`; `None` off the cuda backend.
+#[cfg(feature = "cuda")]
+pub fn cuda_pinned_gbps(b: &dyn Backend, dev: DevicePtr, sizes: &[(usize, usize)]) -> Option<Result<Vec<(f64, f64)>, String>> {
+    use cudarc::driver::{result, sys};
+    if b.name() != "cuda" {
+        return None;
+    }
+    let max = sizes.iter().map(|&(s, _)| s).max().unwrap_or(0);
+    let ok = |what: &str, r: sys::CUresult| if r == sys::CUresult::CUDA_SUCCESS { Ok(()) } else { Err(format!("{what}: {r:?}")) };
+    let run = || -> Result<Vec<(f64, f64)>, String> {
+        let cu = result::device::get(0).map_err(|e| format!("cuDeviceGet: {e}"))?;
+        // SAFETY: device 0 exists (the backend opened it); the primary context is the one the
+        // backend allocated `dev` in, released below.
+        let ctx = unsafe { result::primary_ctx::retain(cu) }.map_err(|e| format!("cuDevicePrimaryCtxRetain: {e}"))?;
+        // SAFETY: a context just retained.
+        let inner = unsafe { result::ctx::set_current(ctx) }.map_err(|e| format!("cuCtxSetCurrent: {e}")).and_then(|_| {
+            let mut host: *mut std::ffi::c_void = std::ptr::null_mut();
+            // SAFETY: valid out-pointer; freed below.
+            ok("cuMemAllocHost", unsafe { sys::cuMemAllocHost_v2(&mut host, max.max(1)) })?;
+            let figures = (|| {
+                let mut out = Vec::new();
+                for &(size, reps) in sizes {
+                    let time = |h2d: bool| -> Result<f64, String> {
+                        // SAFETY: `dev` holds at least `max` bytes (allocated by the caller for
+                        // the largest copy) and `host` is a pinned buffer of `max` bytes.
+                        let once = || unsafe {
+                            if h2d {
+                                ok("cuMemcpyHtoD", sys::cuMemcpyHtoD_v2(dev.0, host, size))
+                            } else {
+                                ok("cuMemcpyDtoH", sys::cuMemcpyDtoH_v2(host, dev.0, size))
+                            }
+                        };
+                        once()?;
+                        let t = Instant::now();
+                        for _ in 0..reps {
+                            once()?;
+                        }
+                        // SAFETY: context current.
+                        ok("cuCtxSynchronize", unsafe { sys::cuCtxSynchronize() })?;
+                        Ok((size * reps) as f64 / t.elapsed().as_secs_f64() / 1e9)
+                    };
+                    out.push((time(true)?, time(false)?));
+                }
+                Ok(out)
+            })();
+            // SAFETY: allocated above, no copy in flight (all copies were synchronous).
+            let _ = unsafe { sys::cuMemFreeHost(host) };
+            figures
+        });
+        // SAFETY: retained above.
+        let _ = unsafe { result::primary_ctx::release(cu) };
+        inner
+    };
+    Some(run())
+}
+
+#[cfg(not(feature = "cuda"))]
+pub fn cuda_pinned_gbps(_: &dyn Backend, _: DevicePtr, _: &[(usize, usize)]) -> Option<Result<Vec<(f64, f64)>, String>> {
+    None
+}
+
+/// The native [`Gpu`]: backend calls on one stream of device 0.
+pub struct NativeGpu {
+    b: Arc<dyn Backend>,
+    stream: StreamHandle,
+    module: Option<ModuleHandle>,
+    functions: Vec<KernelFunction>,
+    allocations: Vec<DevicePtr>,
+}
+
+impl NativeGpu {
+    pub fn new(b: Arc<dyn Backend>) -> Result<Self, String> {
+        let stream = b.stream_create(0, 0, 0).map_err(be("stream_create"))?;
+        Ok(Self { b, stream, module: None, functions: Vec::new(), allocations: Vec::new() })
+    }
+}
+
+impl Gpu for NativeGpu {
+    fn load(&mut self, source: &str) -> Result<(), String> {
+        let request = RtcRequest { name: "bench.hip", source, options: vec!["-O3"], ..RtcRequest::default() };
+        let out = self.b.rtc_compile(0, &request).map_err(be("rtc_compile"))?;
+        if !out.success {
+            return Err(format!("native hiprtc compile failed:\n{}", out.log));
+        }
+        self.module = Some(self.b.module_load(0, ModuleFormat::Auto, &out.code).map_err(be("module_load"))?);
+        Ok(())
+    }
+
+    fn function(&mut self, name: &str) -> Result<usize, String> {
+        let module = self.module.ok_or("no module loaded")?;
+        self.functions.push(self.b.module_function(module, name).map_err(be("module_function"))?);
+        Ok(self.functions.len() - 1)
+    }
+
+    fn alloc(&mut self, bytes: usize) -> Result<u64, String> {
+        let p = self.b.malloc(0, bytes as u64).map_err(be("malloc"))?;
+        self.allocations.push(p);
+        Ok(p.0)
+    }
+
+    fn upload(&mut self, dst: u64, data: &[u8]) -> Result<(), String> {
+        self.b.memcpy_htod_sync(Some(self.stream), DevicePtr(dst), data).map_err(be("memcpy_htod_sync"))
+    }
+
+    fn launch(&mut self, f: usize, grid: [u32; 3], block: [u32; 3], args: &[Arg]) -> Result<(), String> {
+        let kernel = &self.functions[f];
+        let mut blob = vec![0u8; kernel.args_len() as usize];
+        if kernel.params.len() != args.len() {
+            return Err(format!("kernel {f} takes {} arguments, {} given", kernel.params.len(), args.len()));
+        }
+        for (p, a) in kernel.params.iter().zip(args) {
+            let (bytes, len) = a.bytes();
+            if p.size as usize != len {
+                return Err(format!("kernel {f}: parameter of {} bytes given {len}", p.size));
+            }
+            blob[p.offset as usize..][..len].copy_from_slice(&bytes[..len]);
+        }
+        let handle: FunctionHandle = kernel.handle;
+        self.b
+            .launch_kernel(Some(self.stream), handle, LaunchConfig { grid, block, shared_mem: 0 }, blob)
+            .map_err(be("launch_kernel"))
+    }
+
+    fn read_after_sync(&mut self, src: u64, out: &mut [u8]) -> Result<(), String> {
+        self.b.memcpy_dtoh_sync(Some(self.stream), DevicePtr(src), out).map_err(be("memcpy_dtoh_sync"))
+    }
+
+    fn synchronize(&mut self) -> Result<(), String> {
+        self.b.stream_synchronize(self.stream).map_err(be("stream_synchronize"))
+    }
+}
+
+impl Drop for NativeGpu {
+    fn drop(&mut self) {
+        let _ = self.b.stream_synchronize(self.stream);
+        for p in self.allocations.drain(..) {
+            let _ = self.b.free(p);
+        }
+        if let Some(m) = self.module.take() {
+            let _ = self.b.module_unload(m);
+        }
+        let _ = self.b.stream_destroy(self.stream);
+    }
+}

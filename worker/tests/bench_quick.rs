@@ -1,0 +1,109 @@
+//! `hip-remote bench --quick --backend host` end to end: an embedded host-backend worker, the
+//! real client library loaded by the bench, child processes for the parallel copies; checks
+//! that the JSON has every section, the markdown every table and both PNGs exist.
+//!
+//! Needs the client library built next to the bench executable (`cargo build --workspace`
+//! before `cargo test`, as CI does).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn library(exe: &Path) -> PathBuf {
+    let dir = exe.parent().expect("the bench executable has a directory");
+    let name = if cfg!(target_os = "macos") { "libamdhip64.dylib" } else { "libamdhip64.so" };
+    let lib = dir.join(name);
+    assert!(
+        lib.is_file(),
+        "the client library is missing at {}; run `cargo build --workspace` before `cargo test -p hip-worker`",
+        lib.display()
+    );
+    lib
+}
+
+fn have_cxx() -> bool {
+    let cxx = std::env::var("HIP_REMOTE_CXX").unwrap_or_else(|_| "c++".into());
+    Command::new(cxx).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn bench_quick_host_backend_end_to_end() {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_hip-remote"));
+    let lib = library(&exe);
+    let dir = std::env::temp_dir().join(format!("hip-remote-bench-quick-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (json_path, md_path) = (dir.join("bench.json"), dir.join("bench.md"));
+    let out = Command::new(&exe)
+        .args(["bench", "--quick", "--backend", "host", "--lib"])
+        .arg(&lib)
+        .arg("--json")
+        .arg(&json_path)
+        .arg("--markdown")
+        .arg(&md_path)
+        .arg("--plots")
+        .arg(&dir)
+        .env_remove("HIP_REMOTE_WORKER")
+        .output()
+        .expect("hip-remote runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let compiler = have_cxx();
+    if !compiler {
+        eprintln!("no C++ compiler: the kernel section cannot run on the host backend and is expected to fail");
+    }
+    assert!(out.status.success() || !compiler, "bench failed:\n{stderr}\n{stdout}");
+
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).expect("valid JSON");
+    assert_eq!(json["setup"]["backend"], "host");
+    assert_eq!(json["setup"]["quick"], true);
+    for side in ["native", "remote", "raw_tcp"] {
+        let rtt = &json["round_trip_us"][side];
+        for p in ["p50", "p99", "p999"] {
+            assert!(rtt[p].as_f64().is_some_and(|v| v > 0.0), "round_trip_us.{side}.{p} in {rtt}");
+        }
+    }
+    assert!(json["async_ops_per_s"]["native"].as_f64().is_some_and(|v| v > 0.0));
+    assert!(json["async_ops_per_s"]["remote"].as_f64().is_some_and(|v| v > 0.0));
+
+    let copies = json["copies"].as_array().expect("copies");
+    assert_eq!(copies.iter().map(|c| c["bytes"].as_u64().unwrap()).collect::<Vec<_>>(), [4096, 65536, 1 << 20]);
+    for c in copies {
+        for key in ["native_h2d_gbps", "native_d2h_gbps", "remote_h2d_pageable_gbps", "remote_d2h_pageable_gbps", "remote_h2d_pinned_gbps", "remote_d2h_pinned_gbps", "raw_tcp_gbps"] {
+            assert!(c[key].as_f64().is_some_and(|v| v > 0.0), "{key} in {c}");
+        }
+    }
+    let rows = json["parallel"]["rows"].as_array().expect("parallel rows");
+    for k in [1, 2, 4] {
+        for mode in ["native", "remote: K threads", "remote: K processes", "raw TCP"] {
+            assert!(
+                rows.iter().any(|r| r["k"] == k && r["mode"].as_str().unwrap().starts_with(mode) && r["h2d_gbps"].as_f64().unwrap() > 0.0),
+                "no parallel row for K={k}, {mode}: {rows:?}"
+            );
+        }
+    }
+    if compiler {
+        let l = &json["launch_rate"];
+        assert!(l["native_per_s"].as_f64().unwrap() > 0.0 && l["remote_per_s"].as_f64().unwrap() > 0.0, "{l}");
+        let mlp = &json["mlp"];
+        assert_eq!(mlp["launches_per_step"], 49, "{mlp}");
+        assert_eq!(mlp["losses_identical"], true, "native and remote must train identically: {mlp}");
+        let losses = mlp["native"]["losses"].as_array().unwrap();
+        assert_eq!(losses.len(), 4);
+        assert!(losses.iter().all(|l| l.as_f64().unwrap().is_finite()));
+        assert!(mlp["remote"]["step_ms_median"].as_f64().unwrap() > 0.0);
+        assert_eq!(json["targets"].as_array().unwrap().len(), 5);
+        assert!(json["errors"].as_array().unwrap().is_empty(), "{}", json["errors"]);
+    }
+
+    let md = std::fs::read_to_string(&md_path).unwrap();
+    for heading in ["## Summary", "## Copies (GB/s)", "## Parallel copies", "## Targets"] {
+        assert!(md.contains(heading), "markdown lacks {heading}:\n{md}");
+    }
+    assert!(stdout.contains("## Summary"), "the report goes to stdout too");
+    for png in ["bandwidth.png", "latency.png"] {
+        let bytes = std::fs::read(dir.join(png)).unwrap_or_else(|e| panic!("{png}: {e}"));
+        assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.len() > 1000, "{png} is not a PNG");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
