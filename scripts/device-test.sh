@@ -27,6 +27,11 @@ for t in "$PACK"/tests/*; do
   name=$(basename "$t")
   if timeout 300 "$t" > "$OUT/test-$name.log" 2>&1; then echo "PASS $name"; pass=$((pass+1)); else echo "FAIL $name (see test-$name.log)"; tail -5 "$OUT/test-$name.log"; fail=$((fail+1)); fi
 done
+if timeout 120 "$PACK/bin/hip-remote" demo --lib "$PACK/lib/libamdhip64.so" > "$OUT/demo.log" 2>&1; then
+  echo "PASS demo"; pass=$((pass+1)); grep -E "^(kernel|bandwidth|latency)" "$OUT/demo.log"
+else
+  echo "FAIL demo"; tail -5 "$OUT/demo.log"; fail=$((fail+1))
+fi
 for ex in "hello_hip $PACK/examples" "saxpy"; do
   set -- $ex; name=$1; shift
   if [ -x "$PACK/examples/$name" ] && timeout 120 "$PACK/examples/$name" "$@" > "$OUT/example-$name.log" 2>&1; then

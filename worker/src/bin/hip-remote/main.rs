@@ -306,6 +306,61 @@ fn bench(a: BenchArgs) -> Result<(), String> {
     }
 }
 
+/// The kernel part of the demo: HIP source compiled by hiprtc on the worker (for whatever
+/// device it has), loaded with hipModuleLoadData, launched with kernelParams, checked.
+const DEMO_KERNEL: &str = r#"
+#include <hip/hip_runtime.h>
+extern "C" __global__ void scale_add(const float* x, float* y, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+"#;
+
+/// # Safety
+/// `hip` must be the loaded client library.
+unsafe fn demo_kernel(hip: &Hip) -> Result<(), String> {
+    let t = Instant::now();
+    let code = workload::remote_compile(hip, DEMO_KERNEL)?;
+    println!("kernel      scale_add compiled on the worker in {:.0} ms ({} bytes of code)", t.elapsed().as_secs_f64() * 1e3, code.len());
+    let n: i32 = 1 << 20;
+    let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let mut y: Vec<f32> = vec![1.0; n as usize];
+    let bytes = n as usize * 4;
+    // SAFETY: HIP contracts as above; `code` outlives hipModuleLoadData, pointers are valid.
+    unsafe {
+        let mut module = std::ptr::null_mut();
+        hip.check("hipModuleLoadData", (hip.module_load_data)(&mut module, code.as_ptr().cast()))?;
+        let mut function = std::ptr::null_mut();
+        hip.check("hipModuleGetFunction", (hip.module_get_function)(&mut function, module, c"scale_add".as_ptr()))?;
+        let (mut dx, mut dy) = (std::ptr::null_mut(), std::ptr::null_mut());
+        hip.check("hipMalloc", (hip.malloc)(&mut dx, bytes))?;
+        hip.check("hipMalloc", (hip.malloc)(&mut dy, bytes))?;
+        hip.check("hipMemcpy", (hip.memcpy)(dx, x.as_ptr().cast(), bytes, 1))?;
+        hip.check("hipMemcpy", (hip.memcpy)(dy, y.as_ptr().cast(), bytes, 1))?;
+        let mut a = 2.0f32;
+        let mut count = n;
+        let mut params: [*mut std::ffi::c_void; 4] =
+            [(&mut dx as *mut *mut std::ffi::c_void).cast(), (&mut dy as *mut *mut std::ffi::c_void).cast(), (&mut a as *mut f32).cast(), (&mut count as *mut i32).cast()];
+        let blocks = ((n + 255) / 256) as u32;
+        let t = Instant::now();
+        hip.check(
+            "hipModuleLaunchKernel",
+            (hip.module_launch_kernel)(function, blocks, 1, 1, 256, 1, 1, 0, std::ptr::null_mut(), params.as_mut_ptr(), std::ptr::null_mut()),
+        )?;
+        hip.check("hipDeviceSynchronize", (hip.device_synchronize)())?;
+        let ran = t.elapsed();
+        hip.check("hipMemcpy", (hip.memcpy)(y.as_mut_ptr().cast(), dy, bytes, 2))?;
+        if let Some(i) = (0..n as usize).find(|&i| y[i] != 2.0 * x[i] + 1.0) {
+            return Err(format!("kernel result y[{i}] = {}, want {}", y[i], 2.0 * x[i] + 1.0));
+        }
+        println!("kernel      y = 2·x + y over {n} elements verified (launch + synchronize {:.2} ms)", ran.as_secs_f64() * 1e3);
+        hip.check("hipFree", (hip.free)(dx))?;
+        hip.check("hipFree", (hip.free)(dy))?;
+        hip.check("hipModuleUnload", (hip.module_unload)(module))?;
+    }
+    Ok(())
+}
+
 fn demo(lib: Option<PathBuf>, backend: BackendKind, mib: usize) -> Result<(), String> {
     let _embedded = embedded_worker(native::make_backend(backend)?)?;
     let path = lib.unwrap_or_else(default_lib);
@@ -359,6 +414,7 @@ fn demo(lib: Option<PathBuf>, backend: BackendKind, mib: usize) -> Result<(), St
         hip.check("hipMemGetInfo", (hip.mem_get_info)(&mut free, &mut total))?;
         println!("memory      {} MiB free of {} MiB while holding the buffer", free >> 20, total >> 20);
         hip.check("hipFree", (hip.free)(dev))?;
+        demo_kernel(&hip)?;
     }
     println!("demo finished: every result checked");
     Ok(())
