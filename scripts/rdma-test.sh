@@ -46,7 +46,7 @@ fi
 
 export CARGO_TARGET_DIR=${RDMA_TARGET_DIR:-$ROOT/target/rdma}
 step "building hip-worker + libamdhip64 with --features rdma into $CARGO_TARGET_DIR"
-cargo build -q -p hip-worker -p client-capi --features hip-worker/rdma,client-capi/rdma
+cargo build -q -p hip-worker -p client-capi -p client-hiprtc --features hip-worker/rdma,client-capi/rdma
 VERBS_TEST=$(cargo test -q -p transport-rdma --features verbs --no-run --message-format=json 2>/dev/null |
   python3 -c 'import json,sys
 for l in sys.stdin:
@@ -59,14 +59,16 @@ BIN=$CARGO_TARGET_DIR/rdma-test
 rm -rf "$BIN"; mkdir -p "$BIN/lib"
 ln -s "$CARGO_TARGET_DIR/debug/libamdhip64.so" "$BIN/lib/libamdhip64.so.7"
 ln -s "$CARGO_TARGET_DIR/debug/libamdhip64.so" "$BIN/lib/libamdhip64.so"
+ln -s "$CARGO_TARGET_DIR/debug/libhiprtc.so" "$BIN/lib/libhiprtc.so.7"
+ln -s "$CARGO_TARGET_DIR/debug/libhiprtc.so" "$BIN/lib/libhiprtc.so"
 PROGRAMS=
 cc_one() { # src
   local name; name=$(basename "$1" .c)
   ${CC:-cc} -std=c11 -Wall -Werror -g -O1 -I client-capi/include -I tests/c "$1" -o "$BIN/$name" \
-    -L"$BIN/lib" -lamdhip64 -Wl,-rpath,"$BIN/lib" -lpthread
+    -L"$BIN/lib" -lhiprtc -lamdhip64 -Wl,-rpath,"$BIN/lib" -lpthread
 }
 cc_one tests/rdma/rdma_roundtrip.c
-for p in ${RDMA_TEST_PROGRAMS:-device_query memory streams_events errors threads} meminfo kill_midcopy; do
+for p in ${RDMA_TEST_PROGRAMS:-device_query memory streams_events errors threads kernels} meminfo kill_midcopy; do
   if [[ -f tests/c/$p.c ]]; then
     cc_one "tests/c/$p.c"
     [[ $p == meminfo || $p == kill_midcopy ]] || PROGRAMS+=" $p"

@@ -34,7 +34,8 @@ HIP_REMOTE_LOG=info,hip_worker=debug,transport_rdma=debug "$RT_WORKER" --backend
 WPID=$!
 RADDR=
 for ((i = 0; i < 300 && ${#RADDR} == 0; i++)); do
-  while read -r line; do [[ $line == "hip-worker listening on rdma://"* ]] && RADDR=${line#hip-worker listening on }; done < "$RT_BIN/worker.out"
+  [[ -f $RT_BIN/worker.out ]] &&
+    while read -r line; do [[ $line == "hip-worker listening on rdma://"* ]] && RADDR=${line#hip-worker listening on }; done < "$RT_BIN/worker.out"
   [[ -n $RADDR ]] || nap 0.1
 done
 if [[ -z $RADDR ]]; then echo "worker did not start:"; cat "$LOG"; exit 1; fi
