@@ -63,6 +63,22 @@ pub fn properties(device: u32) -> Result<wire::DeviceProperties, CallError> {
     Ok(props)
 }
 
+/// `maxThreadsPerBlock` of `device`, from a per-thread cache: launches check it every time,
+/// and cloning the whole cached property set per launch showed in the launch rate.
+pub fn max_threads_per_block(device: u32) -> Result<u32, CallError> {
+    thread_local! {
+        static CACHED: std::cell::Cell<Option<(u32, u32)>> = const { std::cell::Cell::new(None) };
+    }
+    if let Some((d, max)) = CACHED.with(|c| c.get()) {
+        if d == device {
+            return Ok(max);
+        }
+    }
+    let max = properties(device)?.max_threads_per_block;
+    CACHED.with(|c| c.set(Some((device, max))));
+    Ok(max)
+}
+
 fn copy_c_string(dst: &mut [c_char], src: &str) {
     let n = src.len().min(dst.len().saturating_sub(1));
     for (d, s) in dst.iter_mut().zip(&src.as_bytes()[..n]) {

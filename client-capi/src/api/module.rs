@@ -579,7 +579,7 @@ pub(crate) unsafe fn launch(f: &Function, g: Geometry, kernel_params: *mut *mut 
         return Err(CallError::new(bad_dims, format!("launch of {} with grid {:?} block {:?}: every dimension must be at least 1", f.name, g.grid, g.block)));
     }
     let threads = g.block.iter().map(|&d| u64::from(d)).product::<u64>();
-    let max = u64::from(properties(current_device())?.max_threads_per_block);
+    let max = u64::from(crate::api::device::max_threads_per_block(current_device())?);
     if max > 0 && threads > max {
         return Err(CallError::new(bad_dims, format!("launch of {} with {threads} threads per block (device maximum {max})", f.name)));
     }
