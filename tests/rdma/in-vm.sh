@@ -24,11 +24,18 @@ result() { # name rc t0
 
 echo "== 1. transport-rdma verbs tests"
 t=$(now)
-"$RT_VERBS_TEST" --test-threads 1 2>&1 | sed 's/^/   /'
+"$RT_VERBS_TEST" --test-threads 1 --skip registration_cost 2>&1 | sed 's/^/   /'
 result verbs-tests "${PIPESTATUS[0]}" "$t"
-
-echo "== 2. hip-worker --listen-rdma $A:0 (host backend)"
+# The one-sided threshold: ibv_reg_mr + ibv_dereg_mr against memcpy (docs/RDMA.md).
 t=$(now)
+"$RT_VERBS_TEST" --test-threads 1 --nocapture registration_cost 2>&1 | grep -E "^reg-cost|test result" | sed 's/^/   /'
+result registration-cost "${PIPESTATUS[0]}" "$t"
+
+echo "== 2. hip-worker --listen-rdma $A:0 (host backend, one-sided bulk on for worker and clients)"
+t=$(now)
+# One-sided bulk (RDMA READ of bulk sections >= 1 MiB) for the worker and every client below;
+# rdma_roundtrip runs once more with it off on the client side (two-sided fallback).
+export HIP_REMOTE_RDMA_ONE_SIDED=${RT_ONE_SIDED:-1}
 HIP_REMOTE_LOG=info,hip_worker=debug,transport_rdma=debug "$RT_WORKER" --backend host --host-memory-mib 1024 \
   --listen 127.0.0.1:0 --listen-rdma "$A:0" > "$RT_BIN/worker.out" 2> "$LOG" &
 WPID=$!
@@ -55,6 +62,12 @@ run() { # name args...
 for p in rdma_roundtrip $RT_PROGRAMS; do
   [[ -x $RT_BIN/$p ]] && run "$p"
 done
+if [[ $HIP_REMOTE_RDMA_ONE_SIDED == 1 ]]; then
+  t=$(now); ok=1
+  grep -q "one-sided bulk in use" "$LOG" || { echo "   no 'one-sided bulk in use' in the worker log"; ok=0; }
+  HIP_REMOTE_RDMA_ONE_SIDED=0 timeout 240 "$RT_BIN/rdma_roundtrip" > "$RT_BIN/two-sided.out" 2>&1 || { tail "$RT_BIN/two-sided.out"; ok=0; }
+  result "one-sided used by the worker; a two-sided client still served (fallback)" "$((1 - ok))" "$t"
+fi
 
 echo "== 3. client killed mid-transfer"
 t=$(now)

@@ -19,6 +19,10 @@ pub const MIN_RING_DEPTH: u32 = 4;
 pub const MAX_RING_DEPTH: u32 = 2048;
 /// Bulk sections at most this large are coalesced with queued frames (as on TCP).
 pub const COPY_BULK_BELOW: usize = 16 << 10;
+/// Default smallest bulk section sent one-sided (the receiver RDMA-READs it from the
+/// sender's buffer, registered for the transfer) instead of copied through the rings.
+/// Below it registering costs more than copying (see `docs/RDMA.md`).
+pub const DEFAULT_ONE_SIDED_MIN: usize = 2 << 20;
 /// Idle time after which a connection sends a zero-length RDMA WRITE to probe its peer.
 pub const DEFAULT_KEEPALIVE: Duration = Duration::from_secs(30);
 /// How long a waiting thread sleeps at most before it re-checks shutdown, deadlines and
@@ -45,6 +49,12 @@ pub struct RdmaConfig {
     pub io_timeout: Option<Duration>,
     /// Idle time before a keepalive probe.
     pub keepalive: Duration,
+    /// One-sided bulk: accept remote bulk sections (announced to the peer at connect) and
+    /// send bulk sections of at least `one_sided_min` bytes as remote when the peer accepts
+    /// them too. Off: the two-sided path only.
+    pub one_sided: bool,
+    /// Smallest bulk section sent one-sided.
+    pub one_sided_min: usize,
 }
 
 impl Default for RdmaConfig {
@@ -57,6 +67,8 @@ impl Default for RdmaConfig {
             connect_timeout: tcp.connect_timeout,
             io_timeout: tcp.io_timeout,
             keepalive: DEFAULT_KEEPALIVE,
+            one_sided: false,
+            one_sided_min: DEFAULT_ONE_SIDED_MIN,
         }
     }
 }
@@ -64,7 +76,8 @@ impl Default for RdmaConfig {
 impl RdmaConfig {
     /// Defaults overridden by `HIP_REMOTE_CONNECT_TIMEOUT`, `HIP_REMOTE_IO_TIMEOUT` (as for
     /// TCP), `HIP_REMOTE_RDMA_SLOT_KIB`, `HIP_REMOTE_RDMA_RECV_DEPTH`,
-    /// `HIP_REMOTE_RDMA_SEND_DEPTH` and `HIP_REMOTE_RDMA_KEEPALIVE` (seconds). Values out of
+    /// `HIP_REMOTE_RDMA_SEND_DEPTH`, `HIP_REMOTE_RDMA_KEEPALIVE` (seconds),
+    /// `HIP_REMOTE_RDMA_ONE_SIDED` (0/1) and `HIP_REMOTE_RDMA_ONE_SIDED_MIN_KIB`. Values out of
     /// range are clamped; unparsable ones keep the default.
     pub fn from_env() -> Self {
         let tcp = TcpConfig::from_env();
@@ -82,6 +95,12 @@ impl RdmaConfig {
         if let Some(s) = num("HIP_REMOTE_RDMA_KEEPALIVE") {
             cfg.keepalive = Duration::from_secs(s.max(1));
         }
+        if let Some(v) = num("HIP_REMOTE_RDMA_ONE_SIDED") {
+            cfg.one_sided = v != 0;
+        }
+        if let Some(kib) = num("HIP_REMOTE_RDMA_ONE_SIDED_MIN_KIB") {
+            cfg.one_sided_min = (kib.saturating_mul(1024)).min(usize::MAX as u64) as usize;
+        }
         cfg.clamped()
     }
 
@@ -91,6 +110,7 @@ impl RdmaConfig {
         self.slot_len = self.slot_len.clamp(MIN_SLOT_LEN, MAX_SLOT_LEN);
         self.recv_depth = self.recv_depth.clamp(MIN_RING_DEPTH, MAX_RING_DEPTH);
         self.send_depth = self.send_depth.clamp(2, MAX_RING_DEPTH);
+        self.one_sided_min = self.one_sided_min.max(COPY_BULK_BELOW + 1);
         self
     }
 }

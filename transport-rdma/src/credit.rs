@@ -56,6 +56,9 @@ pub enum SendPurpose {
     Update,
     /// The last SEND of the connection (a control credit).
     Fin,
+    /// A remote bulk section released (a control credit; never the last one unless it
+    /// returns control credits, like an update).
+    Done,
 }
 
 /// A grant the peer's rings cannot back.
@@ -116,6 +119,7 @@ impl Credits {
                 (self.owed_data > 0 || self.owed_ctrl > 0) && (self.ctrl >= 2 || (self.ctrl == 1 && self.owed_ctrl > 0))
             }
             SendPurpose::Fin => self.ctrl >= 1,
+            SendPurpose::Done => self.ctrl >= 2 || (self.ctrl == 1 && self.owed_ctrl > 0),
         }
     }
 

@@ -20,7 +20,8 @@ use crate::credit::{Credits, SendPurpose, CONTROL_CREDITS};
 use crate::fabric::{Completion, Fabric, SendKind, SendWr, Wake};
 use crate::rx::{Piece, Reassembly, Segment};
 use crate::tx::{Batcher, Ready, SendSlots};
-use crate::wire::{Imm, SegKind};
+use crate::fabric::Region;
+use crate::wire::{Imm, RemoteDesc, SegKind, REMOTE_DESC_LEN};
 use proto_core::header::{FrameHeader, HEADER_LEN};
 use std::io;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
@@ -28,8 +29,14 @@ use std::time::{Duration, Instant};
 use transport_tcp::{FrameSink, FrameSource, Received, TransportError};
 
 /// Control work requests (credit updates and FIN, bounded by the control credits, plus one
-/// keepalive probe) in flight at most; the send queue is sized `send_depth + CONTROL_SQ_DEPTH`.
+/// keepalive probe) in flight at most; the send queue is sized
+/// `send_depth + CONTROL_SQ_DEPTH + READ_DEPTH`.
 pub const CONTROL_SQ_DEPTH: u32 = CONTROL_CREDITS + 1;
+
+/// Largest RDMA READ of the one-sided path (one work request).
+pub const READ_CHUNK: usize = 1 << 20;
+/// RDMA READs in flight per connection at most; the send queue has room for them.
+pub const READ_DEPTH: u32 = 4;
 
 /// Why a connection became unusable.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,6 +76,15 @@ pub struct Stats {
     pub probes: u64,
     /// Times a sender had to wait for a credit.
     pub credit_stalls: u64,
+    /// Bulk sections sent one-sided (announced as remote, read by the peer).
+    pub remote_sent: u64,
+    /// Remote bulk sections received (read with RDMA READ or skipped).
+    pub remote_received: u64,
+    /// Bytes read with RDMA READ.
+    pub bytes_read: u64,
+    /// Bulk sections at or above the one-sided threshold sent two-sided instead (peer
+    /// without one-sided support or registration failed).
+    pub remote_fallbacks: u64,
 }
 
 struct State {
@@ -82,6 +98,12 @@ struct State {
     probe_in_flight: bool,
     scratch: Vec<Completion>,
     stats: Stats,
+    /// RDMA READs posted and not completed.
+    reads_in_flight: u32,
+    /// Done messages received (one per remote bulk section we sent).
+    dones_received: u64,
+    /// Remote bulk sections announced and not yet answered by a Done.
+    remote_outstanding: u32,
 }
 
 /// The state both halves share.
@@ -162,6 +184,7 @@ impl<F: Fabric> Shared<F> {
                             st.control_in_flight = st.control_in_flight.saturating_sub(1);
                             st.probe_in_flight = false;
                         }
+                        SendKind::Read(_) => st.reads_in_flight = st.reads_in_flight.saturating_sub(1),
                     }
                 }
                 Completion::Received { slot, len, imm } => {
@@ -186,6 +209,21 @@ impl<F: Fabric> Shared<F> {
                         }
                         SegKind::Update => self.repost(st, slot, false),
                         SegKind::Fin => st.rx.push_fin(),
+                        SegKind::Remote => {
+                            st.stats.segments_received += 1;
+                            if st.rx.push_remote(slot).is_err() {
+                                self.fail(st, Broken::Failed("peer sent data after FIN".into()));
+                            }
+                        }
+                        SegKind::Done => {
+                            if st.remote_outstanding == 0 {
+                                self.fail(st, Broken::Failed("peer violated the transport protocol: DONE without a remote bulk".into()));
+                                continue;
+                            }
+                            st.remote_outstanding -= 1;
+                            st.dones_received += 1;
+                            self.repost(st, slot, false);
+                        }
                     }
                 }
                 Completion::Failed { what, status, flushed } => {
@@ -288,6 +326,11 @@ impl<F: Fabric> Shared<F> {
 
     /// Posts a filled send slot as one SEND, waiting for a credit.
     fn post_data(&self, ready: Ready) -> Result<(), TransportError> {
+        self.post_seg(ready, SegKind::Data)
+    }
+
+    /// Posts a filled send slot as one SEND of `kind` (data or remote descriptor).
+    fn post_seg(&self, ready: Ready, kind: SegKind) -> Result<(), TransportError> {
         let mut stalled = false;
         let st = self.lock();
         let (mut st, ()) = self.wait(st, "a receive credit from the peer", |sh, st| {
@@ -300,7 +343,7 @@ impl<F: Fabric> Shared<F> {
                 return Ok(None);
             }
             let grant = st.credits.on_send(SendPurpose::Data);
-            let imm = Imm { kind: SegKind::Data, grant }.encode();
+            let imm = Imm { kind, grant }.encode();
             let wr = SendWr::Data { slot: ready.slot, len: ready.len as u32, imm };
             if let Err(e) = sh.fabric.post_send(wr) {
                 st.slots.put(ready.slot);
@@ -312,6 +355,78 @@ impl<F: Fabric> Shared<F> {
         st.stats.data_sends += 1;
         st.stats.bytes_sent += ready.len as u64;
         Ok(())
+    }
+
+    /// Tells the peer its last remote bulk section is released (waits for a control credit).
+    fn send_done(&self) -> Result<(), TransportError> {
+        let st = self.lock();
+        let (mut st, ()) = self.wait(st, "a control credit for DONE", |sh, st| {
+            Self::check_usable(st)?;
+            if st.control_in_flight >= CONTROL_SQ_DEPTH || !st.credits.may_send(SendPurpose::Done) {
+                return Ok(None);
+            }
+            let grant = st.credits.on_send(SendPurpose::Done);
+            let imm = Imm { kind: SegKind::Done, grant }.encode();
+            if let Err(e) = sh.fabric.post_send(SendWr::Control { imm }) {
+                sh.fail(st, Broken::Failed(e.to_string()));
+                return Err(st.broken.as_ref().map_or_else(|| timed_out("post"), Broken::to_error));
+            }
+            st.control_in_flight += 1;
+            Ok(Some(()))
+        })?;
+        st.stats.remote_received += 1;
+        Ok(())
+    }
+
+    /// RDMA-READs `dst.len()` bytes from the peer's `raddr`/`rkey` into `dst`: `dst` is
+    /// registered for the transfer, read in [`READ_CHUNK`]s with up to [`READ_DEPTH`] in
+    /// flight. The registration is dropped before returning, error or not, so the device
+    /// never writes into `dst` afterwards.
+    fn read_remote(&self, dst: &mut [u8], raddr: u64, rkey: u32) -> Result<(), TransportError> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: `dst` is borrowed mutably for this whole call and the region is dropped
+        // (deregistered) before it returns.
+        let region: Box<dyn Region> = unsafe { self.fabric.register(dst.as_mut_ptr(), dst.len(), false) }.map_err(|e| {
+            TransportError::Io(io::Error::other(format!(
+                "RDMA: cannot register the destination of a remote bulk section: {e} (registration pins memory: check `ulimit -l`, or set HIP_REMOTE_RDMA_ONE_SIDED=0)"
+            )))
+        })?;
+        let base = dst.as_mut_ptr() as u64;
+        let total = dst.len();
+        let mut posted = 0usize;
+        let st = self.lock();
+        let result = self.wait(st, "RDMA READ completions", |sh, st| {
+            Self::check_usable(st)?;
+            while posted < total && st.reads_in_flight < READ_DEPTH {
+                let len = (total - posted).min(READ_CHUNK);
+                let wr = SendWr::Read {
+                    id: 0,
+                    local: base + posted as u64,
+                    lkey: region.lkey(),
+                    len: len as u32,
+                    remote: raddr + posted as u64,
+                    rkey,
+                };
+                if let Err(e) = sh.fabric.post_send(wr) {
+                    sh.fail(st, Broken::Failed(e.to_string()));
+                    return Err(st.broken.as_ref().map_or_else(|| timed_out("post"), Broken::to_error));
+                }
+                st.reads_in_flight += 1;
+                posted += len;
+            }
+            Ok((posted == total && st.reads_in_flight == 0).then_some(()))
+        });
+        let outcome = match result {
+            Ok((mut st, ())) => {
+                st.stats.bytes_read += total as u64;
+                Ok(())
+            }
+            Err(e) => Err(e),
+        };
+        drop(region);
+        outcome
     }
 
     fn take_slot(&self) -> Result<u32, TransportError> {
@@ -375,6 +490,9 @@ pub fn split<F: Fabric>(fabric: F, config: &RdmaConfig) -> (Sink<F>, Source<F>) 
         probe_in_flight: false,
         scratch: Vec::with_capacity(32),
         stats: Stats::default(),
+        reads_in_flight: 0,
+        dones_received: 0,
+        remote_outstanding: 0,
     };
     let shared = Arc::new(Shared {
         fabric,
@@ -383,7 +501,11 @@ pub fn split<F: Fabric>(fabric: F, config: &RdmaConfig) -> (Sink<F>, Source<F>) 
         st: Mutex::new(st),
         cv: Condvar::new(),
     });
-    (Sink { sh: shared.clone(), batch: Batcher::new(seg_len) }, Source { sh: shared, head: Vec::with_capacity(4096), bulk_remaining: 0 })
+    let one_sided_min = if config.one_sided { config.one_sided_min.max(COPY_BULK_BELOW + 1) } else { usize::MAX };
+    (
+        Sink { sh: shared.clone(), batch: Batcher::new(seg_len), one_sided_min, remote_sent: 0, logged_path: false },
+        Source { sh: shared, head: Vec::with_capacity(4096), bulk_remaining: 0, bulk_fresh: false, remote: None },
+    )
 }
 
 /// Ends a connection from outside (worker shutdown): its waiting operations fail within
@@ -409,6 +531,12 @@ impl<F: Fabric> Closer<F> {
 pub struct Sink<F: Fabric> {
     sh: Arc<Shared<F>>,
     batch: Batcher,
+    /// Smallest bulk sent one-sided (`usize::MAX`: one-sided off in the configuration).
+    one_sided_min: usize,
+    /// Remote bulk sections sent (each answered by one Done).
+    remote_sent: u64,
+    /// Whether the path choice for large bulk was logged.
+    logged_path: bool,
 }
 
 impl<F: Fabric> Sink<F> {
@@ -436,6 +564,69 @@ impl<F: Fabric> Sink<F> {
             }
         }
         Ok(())
+    }
+
+    /// Sends `head` and then `bulk` one-sided when the policy and the peer allow it: `bulk` is
+    /// registered, announced by a [`SegKind::Remote`] descriptor in stream order, and held
+    /// until the peer's Done (it has read or skipped the bytes). `Ok(false)`: not taken, the
+    /// caller sends two-sided.
+    fn try_remote(&mut self, head: &[u8], bulk: &[u8]) -> Result<bool, TransportError> {
+        if bulk.len() < self.one_sided_min {
+            return Ok(false);
+        }
+        if !self.sh.fabric.peer_reads_remote() {
+            if !self.logged_path {
+                self.logged_path = true;
+                tracing::info!("RDMA one-sided bulk: the peer does not accept it; large bulk goes two-sided (copied through the rings)");
+            }
+            self.sh.lock().stats.remote_fallbacks += 1;
+            return Ok(false);
+        }
+        // SAFETY: the region only allows remote reads (nothing writes into `bulk`); `bulk` is
+        // borrowed for this whole call and the region is dropped before it returns.
+        let region = match unsafe { self.sh.fabric.register(bulk.as_ptr().cast_mut(), bulk.len(), true) } {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::warn!(error = %e, len = bulk.len(), "RDMA one-sided bulk: registration failed; sending two-sided");
+                self.sh.lock().stats.remote_fallbacks += 1;
+                return Ok(false);
+            }
+        };
+        if !self.logged_path {
+            self.logged_path = true;
+            tracing::info!(min = self.one_sided_min, "RDMA one-sided bulk in use (the peer RDMA-READs large bulk sections)");
+        }
+        self.write(head)?;
+        self.post_open()?;
+        let desc = RemoteDesc { addr: bulk.as_ptr() as u64, len: bulk.len() as u64, rkey: region.rkey() }.emit();
+        let slot = self.sh.take_slot()?;
+        // SAFETY: the slot was just taken from the free pool (ours until posted); a slot is
+        // at least MIN_SLOT_LEN > REMOTE_DESC_LEN bytes.
+        unsafe { std::ptr::copy_nonoverlapping(desc.as_ptr(), self.sh.fabric.send_slot(slot), REMOTE_DESC_LEN) };
+        // Counted before the post: the peer's Done may be processed by another thread as
+        // soon as the descriptor is on the wire.
+        self.sh.lock().remote_outstanding += 1;
+        self.sh.post_seg(Ready { slot, len: REMOTE_DESC_LEN }, SegKind::Remote)?;
+        self.remote_sent += 1;
+        let want = self.remote_sent;
+        let st = self.sh.lock();
+        let result = self.sh.wait(st, "the peer to read a remote bulk section", |_, st| {
+            if st.dones_received >= want {
+                return Ok(Some(()));
+            }
+            Shared::<F>::check_usable(st)?;
+            Ok(None)
+        });
+        let outcome = match result {
+            Ok((mut st, ())) => {
+                st.stats.remote_sent += 1;
+                st.stats.bytes_sent += bulk.len() as u64;
+                Ok(true)
+            }
+            Err(e) => Err(e),
+        };
+        drop(region);
+        outcome
     }
 
     fn post_open(&mut self) -> Result<(), TransportError> {
@@ -472,12 +663,18 @@ impl<F: Fabric> Drop for Sink<F> {
 
 impl<F: Fabric> FrameSink for Sink<F> {
     fn send(&mut self, head: &[u8], bulk: &[u8]) -> Result<(), TransportError> {
+        if self.try_remote(head, bulk)? {
+            return Ok(());
+        }
         self.write(head)?;
         self.write(bulk)?;
         self.post_open()
     }
 
     fn queue(&mut self, head: &[u8], bulk: &[u8]) -> Result<(), TransportError> {
+        if self.try_remote(head, bulk)? {
+            return Ok(());
+        }
         self.write(head)?;
         self.write(bulk)?;
         if bulk.len() > COPY_BULK_BELOW {
@@ -500,6 +697,10 @@ pub struct Source<F: Fabric> {
     sh: Arc<Shared<F>>,
     head: Vec<u8>,
     bulk_remaining: usize,
+    /// The current frame's bulk has not been touched yet (it may be announced as remote).
+    bulk_fresh: bool,
+    /// The current frame's bulk is remote: where the next byte is read from.
+    remote: Option<RemoteDesc>,
 }
 
 impl<F: Fabric> Source<F> {
@@ -512,6 +713,12 @@ impl<F: Fabric> Source<F> {
             let (st, piece): (Guard<'_>, Piece) = self.sh.wait(st, "data from the peer", |_, st| {
                 if let Some(piece) = st.rx.peek(n - done) {
                     return Ok(Some(piece));
+                }
+                if st.rx.front_remote().is_some() {
+                    return Err(TransportError::Io(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "RDMA: peer announced a remote bulk section where frame bytes were expected",
+                    )));
                 }
                 let ended = st.rx.fin_received() || matches!(st.broken, Some(Broken::PeerGone(_)));
                 if ended {
@@ -541,6 +748,49 @@ impl<F: Fabric> Source<F> {
             }
             done += piece.len;
         }
+        Ok(())
+    }
+
+    /// At the start of a frame's bulk: waits for its first stream item and, when it is a
+    /// remote descriptor, takes it (the bulk is then read with RDMA READ).
+    fn open_bulk(&mut self) -> Result<(), TransportError> {
+        if !std::mem::take(&mut self.bulk_fresh) {
+            return Ok(());
+        }
+        let st = self.sh.lock();
+        let (mut st, remote) = self.sh.wait(st, "data from the peer", |_, st| {
+            if st.rx.peek(1).is_some() {
+                return Ok(Some(None));
+            }
+            if let Some(slot) = st.rx.front_remote() {
+                return Ok(Some(Some(slot)));
+            }
+            if st.rx.fin_received() || matches!(st.broken, Some(Broken::PeerGone(_))) {
+                return Err(TransportError::Io(io::Error::new(io::ErrorKind::UnexpectedEof, "RDMA connection closed mid-frame")));
+            }
+            Shared::<F>::check_usable(st)?;
+            Ok(None)
+        })?;
+        let Some(slot) = remote else { return Ok(()) };
+        // SAFETY: the descriptor's slot stays out of the device's hands until re-posted below.
+        let bytes = unsafe { std::slice::from_raw_parts(self.sh.fabric.recv_slot(slot), REMOTE_DESC_LEN) };
+        let parsed = RemoteDesc::parse(bytes);
+        st.rx.take_remote();
+        self.sh.repost(&mut st, slot, true);
+        self.sh.maybe_update(&mut st);
+        let desc = match parsed {
+            Ok(d) if d.len == self.bulk_remaining as u64 => d,
+            Ok(d) => {
+                let why = format!("remote bulk of {} bytes announced for a {}-byte bulk section", d.len, self.bulk_remaining);
+                self.sh.fail(&mut st, Broken::Failed(format!("peer violated the transport protocol: {why}")));
+                return Err(Broken::Failed(why).to_error());
+            }
+            Err(e) => {
+                self.sh.fail(&mut st, Broken::Failed(format!("peer violated the transport protocol: {e}")));
+                return Err(Broken::Failed(e.to_string()).to_error());
+            }
+        };
+        self.remote = Some(desc);
         Ok(())
     }
 
@@ -577,6 +827,7 @@ impl<F: Fabric> FrameSource for Source<F> {
         self.head = head;
         result?;
         self.bulk_remaining = header.bulk_len as usize;
+        self.bulk_fresh = self.bulk_remaining > 0;
         Ok(Received { header, control: &self.head[HEADER_LEN..] })
     }
 
@@ -585,6 +836,20 @@ impl<F: Fabric> FrameSource for Source<F> {
             return Err(TransportError::Io(io::Error::new(io::ErrorKind::InvalidInput, "read past the frame's bulk section")));
         }
         let n = dst.len();
+        if n == 0 {
+            return Ok(());
+        }
+        self.open_bulk()?;
+        if let Some(desc) = self.remote {
+            let off = desc.len - self.bulk_remaining as u64;
+            self.sh.read_remote(dst, desc.addr + off, desc.rkey)?;
+            self.bulk_remaining -= n;
+            if self.bulk_remaining == 0 {
+                self.remote = None;
+                self.sh.send_done()?;
+            }
+            return Ok(());
+        }
         self.read(Some(dst), n, false)?;
         self.bulk_remaining -= n;
         Ok(())
@@ -595,6 +860,14 @@ impl<F: Fabric> FrameSource for Source<F> {
     }
 
     fn skip_bulk(&mut self) -> Result<(), TransportError> {
+        if self.bulk_remaining == 0 {
+            return Ok(());
+        }
+        self.open_bulk()?;
+        if self.remote.take().is_some() {
+            self.bulk_remaining = 0;
+            return self.sh.send_done();
+        }
         let n = self.bulk_remaining;
         self.read(None, n, false)?;
         self.bulk_remaining = 0;

@@ -24,6 +24,31 @@ pub enum SendWr {
     /// Zero-length RDMA WRITE: touches no memory at the peer, consumes no receive, but fails
     /// with a retry error when the peer is gone (keepalive).
     Probe,
+    /// RDMA READ of `len` bytes from the peer's `remote`/`rkey` into local `local`/`lkey`
+    /// (one-sided bulk); `id` comes back in [`SendKind::Read`].
+    Read {
+        /// Caller's tag.
+        id: u32,
+        /// Local address (inside a registration of this fabric).
+        local: u64,
+        /// Local key.
+        lkey: u32,
+        /// Bytes.
+        len: u32,
+        /// Peer address.
+        remote: u64,
+        /// Peer key.
+        rkey: u32,
+    },
+}
+
+/// A memory registration made by [`Fabric::register`]; released on drop (after which the
+/// device no longer touches the memory).
+pub trait Region: Send {
+    /// Local key.
+    fn lkey(&self) -> u32;
+    /// Remote key.
+    fn rkey(&self) -> u32;
 }
 
 /// Which send work request completed.
@@ -35,6 +60,8 @@ pub enum SendKind {
     Control,
     /// A [`SendWr::Probe`].
     Probe,
+    /// A [`SendWr::Read`] with this id.
+    Read(u32),
 }
 
 /// A work completion.
@@ -125,4 +152,18 @@ pub trait Fabric: Send + Sync + 'static {
     fn block(&self, timeout: Duration) -> Result<Wake, FabricError>;
     /// Starts tearing the connection down (the peer sees a disconnect).
     fn disconnect(&self);
+    /// Whether both sides agreed on one-sided bulk at connect (this side may send remote
+    /// bulk sections; the peer reads them). Default: no.
+    fn peer_reads_remote(&self) -> bool {
+        false
+    }
+    /// Registers `[ptr, ptr + len)`: for the peer to read (`peer_reads`, remote read only, so
+    /// read-only memory registers too) or as the local target of RDMA READs (local write).
+    /// Default: unsupported.
+    ///
+    /// # Safety
+    /// The memory must stay valid until the region is dropped.
+    unsafe fn register(&self, _ptr: *mut u8, _len: usize, _peer_reads: bool) -> Result<Box<dyn Region>, FabricError> {
+        Err(FabricError::new("register", "not supported by this fabric"))
+    }
 }

@@ -15,7 +15,9 @@
 //! (`verbs::mr::MemoryRegion::register`). The CUDA side of the export exists
 //! (`CudaBackend::export_dmabuf` in `worker/src/backend/cuda`); the remaining glue is an
 //! adapter implementing [`DeviceMemoryExporter`] with it (`Dmabuf { fd, offset: 0, len, iova:
-//! ptr }`, page-aligned ranges) and the one-sided data path that uses the registrations.
+//! ptr }`, page-aligned ranges) and wiring `on_free` from the session's allocation table so
+//! registrations can be cached per allocation. The one-sided data path itself exists
+//! (`engine`, `HIP_REMOTE_RDMA_ONE_SIDED=1`); it registers host memory per transfer today.
 
 use std::os::fd::OwnedFd;
 

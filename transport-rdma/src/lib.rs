@@ -27,6 +27,12 @@
 //! credit updates must not be frames (the session layer would see them). The header field
 //! stays 0 on RDMA as on TCP. See `docs/RDMA.md` for the flow-control argument and what is
 //! zero-copy on which path.
+//!
+//! With [`RdmaConfig::one_sided`] on both sides, a bulk section of at least
+//! [`RdmaConfig::one_sided_min`] bytes is not copied: the sink registers it and sends a
+//! [`wire::RemoteDesc`] in its place (a `remote` segment, in stream order); the source's
+//! `recv_bulk(dst)` registers `dst` and RDMA-READs into it, then answers `done`, which
+//! releases the sender.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 

@@ -16,7 +16,8 @@
 
 use crate::config::RdmaConfig;
 use crate::credit::CONTROL_CREDITS;
-use crate::fabric::{Completion, Fabric, FabricError, SendKind, SendWr, Wake};
+use crate::fabric::{Completion, Fabric, FabricError, Region, SendKind, SendWr, Wake};
+use crate::wire::FLAG_ONE_SIDED;
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -61,6 +62,37 @@ struct Side {
     swallow: bool,
     fail_next: bool,
     rnr_errors: u64,
+    /// Registrations: (key, addr, len, peer_reads).
+    regions: Vec<(u32, u64, u64, bool)>,
+    next_key: u32,
+}
+
+/// A registration of the in-memory fabric (checked by its RDMA READs like a real MR).
+struct MemRegion {
+    link: Arc<Link>,
+    me: usize,
+    key: u32,
+}
+
+impl Region for MemRegion {
+    fn lkey(&self) -> u32 {
+        self.key
+    }
+
+    fn rkey(&self) -> u32 {
+        self.key
+    }
+}
+
+impl Drop for MemRegion {
+    fn drop(&mut self) {
+        let mut sides = self.link.sides.lock().unwrap_or_else(|p| p.into_inner());
+        sides[self.me].regions.retain(|r| r.0 != self.key);
+    }
+}
+
+fn covers(regions: &[(u32, u64, u64, bool)], key: u32, addr: u64, len: u64, peer_reads: bool) -> bool {
+    regions.iter().any(|&(k, a, l, p)| k == key && p == peer_reads && addr >= a && addr + len <= a + l)
 }
 
 struct Link {
@@ -70,6 +102,7 @@ struct Link {
     recv: [Block; 2],
     slot_len: [usize; 2],
     depth: [(u32, u32); 2],
+    flags: [u16; 2],
 }
 
 /// One endpoint of an in-memory connection.
@@ -93,6 +126,7 @@ impl MemFabric {
             ],
             slot_len: [a.slot_len, b.slot_len],
             depth: [(a.send_depth, a.recv_depth), (b.send_depth, b.recv_depth)],
+            flags: [a, b].map(|c| if c.one_sided { FLAG_ONE_SIDED } else { 0 }),
         });
         (Self { link: link.clone(), me: 0 }, Self { link, me: 1 })
     }
@@ -141,6 +175,11 @@ impl MemFabric {
     /// The next send work request of this endpoint completes with an error.
     pub fn fail_next_send(&self) {
         self.sides()[self.me].fail_next = true;
+    }
+
+    /// Registrations this endpoint holds (one-sided transfers must release theirs).
+    pub fn registrations(&self) -> usize {
+        self.sides()[self.me].regions.len()
     }
 
     /// RNR errors this endpoint's SENDs caused (must stay 0 under credit flow control).
@@ -195,9 +234,11 @@ impl Fabric for MemFabric {
             SendWr::Data { slot, .. } => SendKind::Data(slot),
             SendWr::Control { .. } => SendKind::Control,
             SendWr::Probe => SendKind::Probe,
+            SendWr::Read { id, .. } => SendKind::Read(id),
         };
         let what = match wr {
             SendWr::Probe => "RDMA WRITE",
+            SendWr::Read { .. } => "RDMA READ",
             _ => "SEND",
         };
         if me.qp_error {
@@ -219,6 +260,23 @@ impl Fabric for MemFabric {
             SendWr::Control { imm } => (0, imm, None),
             SendWr::Probe => {
                 Self::push(link, me, Completion::Sent(kind));
+                return Ok(());
+            }
+            SendWr::Read { local, lkey, len, remote, rkey, .. } => {
+                let len64 = u64::from(len);
+                if !covers(&me.regions, lkey, local, len64, false) {
+                    Self::push(link, me, Completion::Failed { what, status: "local protection error".into(), flushed: false });
+                    Self::to_error(link, me);
+                } else if !covers(&peer.regions, rkey, remote, len64, true) {
+                    Self::push(link, me, Completion::Failed { what, status: "remote access error".into(), flushed: false });
+                    Self::to_error(link, me);
+                    Self::to_error(link, peer);
+                } else {
+                    // SAFETY: both ranges lie inside live registrations, whose owners keep the
+                    // memory valid and untouched while registered (the engine's contract).
+                    unsafe { std::ptr::copy(remote as *const u8, local as *mut u8, len as usize) };
+                    Self::push(link, me, Completion::Sent(kind));
+                }
                 return Ok(());
             }
         };
@@ -295,6 +353,22 @@ impl Fabric for MemFabric {
             }
             sides = self.link.cv.wait_timeout(sides, until - now).unwrap_or_else(|p| p.into_inner()).0;
         }
+    }
+
+    fn peer_reads_remote(&self) -> bool {
+        self.link.flags[0] & self.link.flags[1] & FLAG_ONE_SIDED != 0
+    }
+
+    unsafe fn register(&self, ptr: *mut u8, len: usize, peer_reads: bool) -> Result<Box<dyn Region>, FabricError> {
+        let mut sides = self.sides();
+        let me = &mut sides[self.me];
+        if me.gone {
+            return Err(FabricError::new("register", "device gone"));
+        }
+        me.next_key += 1;
+        let key = me.next_key;
+        me.regions.push((key, ptr as u64, len as u64, peer_reads));
+        Ok(Box::new(MemRegion { link: self.link.clone(), me: self.me, key }))
     }
 
     fn disconnect(&self) {

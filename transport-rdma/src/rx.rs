@@ -58,6 +58,31 @@ impl Reassembly {
         Ok(())
     }
 
+    /// Queues a remote bulk descriptor held in receive slot `slot` (in stream order; it
+    /// carries no stream bytes, [`peek`](Self::peek) stops before it).
+    pub fn push_remote(&mut self, slot: u32) -> Result<(), AfterFin> {
+        if self.fin {
+            return Err(AfterFin);
+        }
+        self.segs.push_back(Segment { slot, len: 0 });
+        Ok(())
+    }
+
+    /// The slot of the remote descriptor at the front of the stream, if the next thing in
+    /// the stream is one.
+    pub fn front_remote(&self) -> Option<u32> {
+        self.segs.front().filter(|s| s.len == 0).map(|s| s.slot)
+    }
+
+    /// Removes the remote descriptor at the front (after its bytes were copied out);
+    /// returns its slot for re-posting.
+    pub fn take_remote(&mut self) -> Option<u32> {
+        let slot = self.front_remote()?;
+        self.segs.pop_front();
+        self.offset = 0;
+        Some(slot)
+    }
+
     /// Records the peer's FIN: the stream ends after the queued bytes.
     pub fn push_fin(&mut self) {
         self.fin = true;

@@ -3,13 +3,15 @@
 //!
 //! ```text
 //! immediate data (host order u32, big-endian on the wire as verbs requires)
-//!  31        18 17  16 15      12 11                0
+//!  31        19 18  16 15      12 11                0
 //!  +-----------+------+----------+-------------------+
 //!  |  reserved | kind | ctrl     |  data credits     |
 //!  +-----------+------+----------+-------------------+
 //!       0       0 data   control and data receive slots the sender re-posted
 //!               1 update (no payload: credits only)     since its previous SEND
 //!               2 fin    (no payload: clean end of the stream)
+//!               3 remote (24-byte RemoteDesc: a bulk section to RDMA-READ, data credit)
+//!               4 done   (no payload: the last remote bulk was read or skipped)
 //!
 //! private data (little endian, 16 bytes; REQ carries the client's, REP the worker's)
 //!  0      4        6       8            12           16
@@ -45,6 +47,12 @@ pub enum SegKind {
     Update,
     /// The sender closes the stream; nothing follows.
     Fin,
+    /// A bulk section announced as remote: the payload is a [`RemoteDesc`] (one-sided path;
+    /// the receiver RDMA-READs the bytes). Spends a data credit, keeps stream order.
+    Remote,
+    /// The receiver finished with the sender's last [`SegKind::Remote`] bulk (read or
+    /// skipped); the sender may release its buffer. No payload, a control credit.
+    Done,
 }
 
 impl SegKind {
@@ -53,6 +61,8 @@ impl SegKind {
             SegKind::Data => 0,
             SegKind::Update => 1,
             SegKind::Fin => 2,
+            SegKind::Remote => 3,
+            SegKind::Done => 4,
         }
     }
 }
@@ -87,16 +97,57 @@ impl Imm {
             0 => SegKind::Data,
             1 => SegKind::Update,
             2 => SegKind::Fin,
+            3 => SegKind::Remote,
+            4 => SegKind::Done,
             _ => return Err(WireError::BadImm(raw)),
         };
         match kind {
             SegKind::Data if byte_len == 0 => return Err(WireError::BadImm(raw)),
-            SegKind::Update | SegKind::Fin if byte_len != 0 => return Err(WireError::PayloadOnControl(byte_len)),
+            SegKind::Remote if byte_len as usize != REMOTE_DESC_LEN => return Err(WireError::BadImm(raw)),
+            SegKind::Update | SegKind::Fin | SegKind::Done if byte_len != 0 => return Err(WireError::PayloadOnControl(byte_len)),
             _ => {}
         }
         Ok(Self { kind, grant: Grant { data: (raw & 0xfff) as u16, ctrl: ((raw >> 12) & 0xf) as u16 } })
     }
 }
+
+/// Size of a [`RemoteDesc`] on the wire.
+pub const REMOTE_DESC_LEN: usize = 24;
+
+/// Where the receiver reads a remote bulk section (little endian: addr u64, len u64, rkey
+/// u32, reserved u32).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RemoteDesc {
+    /// Address of the sender's registered buffer.
+    pub addr: u64,
+    /// Length (equals the frame's bulk length).
+    pub len: u64,
+    /// Remote key of the registration.
+    pub rkey: u32,
+}
+
+impl RemoteDesc {
+    /// Wire form.
+    pub fn emit(&self) -> [u8; REMOTE_DESC_LEN] {
+        let mut b = [0u8; REMOTE_DESC_LEN];
+        b[0..8].copy_from_slice(&self.addr.to_le_bytes());
+        b[8..16].copy_from_slice(&self.len.to_le_bytes());
+        b[16..20].copy_from_slice(&self.rkey.to_le_bytes());
+        b
+    }
+
+    /// Parses the wire form.
+    pub fn parse(b: &[u8]) -> Result<Self, WireError> {
+        if b.len() != REMOTE_DESC_LEN || b[20..24] != [0; 4] {
+            return Err(WireError::BadParams("remote bulk descriptor"));
+        }
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        Ok(Self { addr: u64_at(0), len: u64_at(8), rkey: u32::from_le_bytes(b[16..20].try_into().expect("4 bytes")) })
+    }
+}
+
+/// [`RawParams::flags`] bit: this side accepts remote bulk sections (it RDMA-READs them).
+pub const FLAG_ONE_SIDED: u16 = 1;
 
 /// Magic of [`ConnParams`].
 pub const PARAMS_MAGIC: [u8; 4] = *b"HRDM";
@@ -130,6 +181,8 @@ pub struct ConnParams {
     pub recv_depth: u32,
     /// Bytes per slot.
     pub slot_len: u32,
+    /// [`FLAG_ONE_SIDED`] and future capability bits (unknown bits are ignored).
+    pub flags: u16,
 }
 
 impl ConnParams {
@@ -152,7 +205,7 @@ impl ConnParams {
         if !(crate::config::MIN_SLOT_LEN..=crate::config::MAX_SLOT_LEN).contains(&(slot_len as usize)) {
             return Err(WireError::BadParams("slot_len out of range"));
         }
-        Ok(Self { recv_depth, slot_len })
+        Ok(Self { recv_depth, slot_len, flags: raw.flags.get() })
     }
 
     /// Wire form (mirror of [`parse`](Self::parse)).
@@ -160,7 +213,7 @@ impl ConnParams {
         let raw = RawParams {
             magic: PARAMS_MAGIC,
             version: U16::new(TRANSPORT_VERSION),
-            flags: U16::new(0),
+            flags: U16::new(self.flags),
             recv_depth: U32::new(self.recv_depth),
             slot_len: U32::new(self.slot_len),
         };
@@ -178,7 +231,7 @@ mod test {
 
     #[test]
     fn test_params_parse_emit() {
-        let p = ConnParams { recv_depth: 64, slot_len: 64 << 10 };
+        let p = ConnParams { recv_depth: 64, slot_len: 64 << 10, flags: 0 };
         assert_eq!(ConnParams::parse(&PARAMS_BYTES), Ok(p));
         assert_eq!(p.emit(), PARAMS_BYTES);
         // IB CM pads private data: trailing zeros are fine.
@@ -206,15 +259,26 @@ mod test {
 
     #[test]
     fn test_imm_roundtrip_and_refusals() {
-        for kind in [SegKind::Data, SegKind::Update, SegKind::Fin] {
+        for kind in [SegKind::Data, SegKind::Update, SegKind::Fin, SegKind::Remote, SegKind::Done] {
             for (data, ctrl) in [(0u16, 0u16), (1, 0), (0, 1), (63, 8), (MAX_DATA_GRANT, MAX_CTRL_GRANT)] {
                 let imm = Imm { kind, grant: Grant { data, ctrl } };
-                let len = if kind == SegKind::Data { 100 } else { 0 };
+                let len = match kind {
+                    SegKind::Data => 100,
+                    SegKind::Remote => REMOTE_DESC_LEN as u32,
+                    _ => 0,
+                };
                 assert_eq!(Imm::decode(imm.encode(), len), Ok(imm));
             }
         }
         assert_eq!(Imm { kind: SegKind::Update, grant: Grant { data: 7, ctrl: 2 } }.encode(), 0x0001_2007);
-        assert_eq!(Imm::decode(0x0003_0000, 0), Err(WireError::BadImm(0x0003_0000)));
+        assert_eq!(Imm::decode(0x0005_0000, 0), Err(WireError::BadImm(0x0005_0000)));
+        assert_eq!(Imm::decode(0x0003_0000, 23), Err(WireError::BadImm(0x0003_0000)));
+        assert_eq!(Imm::decode(0x0004_0000, 1), Err(WireError::PayloadOnControl(1)));
+        let d = RemoteDesc { addr: 0x1122_3344_5566_7788, len: 9 << 20, rkey: 0xabcd };
+        assert_eq!(RemoteDesc::parse(&d.emit()), Ok(d));
+        let mut b = d.emit();
+        b[23] = 1;
+        assert!(RemoteDesc::parse(&b).is_err());
         assert_eq!(Imm::decode(0x0100_0000, 1), Err(WireError::BadImm(0x0100_0000)));
         assert_eq!(Imm::decode(0x0000_0001, 0), Err(WireError::BadImm(1)));
         assert_eq!(Imm::decode(0x0001_0001, 5), Err(WireError::PayloadOnControl(5)));

@@ -6,7 +6,7 @@
 use proto_core::wire::{MemcpyHtoD, Ping};
 use proto_core::{Bulk, Flags, Request};
 use std::time::{Duration, Instant};
-use transport_rdma::{connect, FrameSink, FrameSource, RdmaConfig, RdmaListener, RdmaSink, RdmaSource, TransportError};
+use transport_rdma::{connect, Fabric, FrameSink, FrameSource, RdmaConfig, RdmaListener, RdmaSink, RdmaSource, TransportError};
 
 fn test_addr() -> Option<String> {
     let addr = std::env::var("RDMA_TEST_ADDR").or_else(|_| std::env::var("RXE_VM_ADDR")).ok();
@@ -119,4 +119,113 @@ fn connection_refused_without_listener() {
     let t0 = Instant::now();
     let err = connect(&format!("{ip}:1"), &RdmaConfig { connect_timeout: Duration::from_secs(10), ..cfg() }).err().expect("no listener on port 1");
     eprintln!("refused after {:?}: {err}", t0.elapsed());
+}
+
+fn one_sided_cfg() -> RdmaConfig {
+    RdmaConfig { one_sided: true, one_sided_min: 64 << 10, ..cfg() }
+}
+
+fn send_htod(tx: &mut RdmaSink, id: u64, data: &[u8]) {
+    let mut buf = [0u8; 256];
+    let f = Request::MemcpyHtoD(MemcpyHtoD { dst: id, stream: 0, sync: true, data: Bulk(data) })
+        .encode_frame(&mut buf, Flags::empty(), id)
+        .unwrap();
+    tx.send(&buf[..f.head_len], f.bulk).unwrap();
+}
+
+#[test]
+fn one_sided_bulk_over_rdma_read_both_directions() {
+    let Some(ip) = test_addr() else { return };
+    let ((mut tx, mut rx_c), (mut tx_s, mut rx)) = pair(&ip, one_sided_cfg(), one_sided_cfg());
+    // (size, 0 = read whole, 1 = two pieces, 2 = skipped)
+    let plan = [(1usize << 20, 0u8), ((9 << 20) + 5, 1), (20_000, 0), (300_000, 2), (65_536, 0)];
+    let t = std::thread::spawn(move || {
+        for (i, &(n, _)) in plan.iter().enumerate() {
+            let data = pattern(n, i as u8);
+            let t0 = Instant::now();
+            send_htod(&mut tx, i as u64, &data);
+            eprintln!("one-sided: sent {n} bytes in {:?}", t0.elapsed());
+        }
+        tx
+    });
+    for (i, &(n, how)) in plan.iter().enumerate() {
+        let head = rx.recv_head().unwrap();
+        assert_eq!((head.header.request_id, head.header.bulk_len as usize), (i as u64, n));
+        let mut got = vec![0u8; n];
+        match how {
+            0 => rx.recv_bulk(&mut got).unwrap(),
+            1 => {
+                let (a, b) = got.split_at_mut(12345);
+                rx.recv_bulk(a).unwrap();
+                rx.recv_bulk(b).unwrap();
+            }
+            _ => continue,
+        }
+        assert!(got == pattern(n, i as u8), "one-sided bulk of {n} bytes differs");
+    }
+    let tx = t.join().unwrap();
+    let (s, r) = (tx.stats(), rx.stats());
+    eprintln!("one-sided client {s:?}; server {r:?}");
+    assert_eq!((s.remote_sent, r.remote_received), (4, 4), "{s:?} {r:?}");
+    assert_eq!(r.bytes_read, (1 << 20) + (9 << 20) + 5 + 65_536);
+    // and back: the server's reply is read by the client
+    let data = pattern(5 << 20, 9);
+    let t = std::thread::spawn(move || {
+        send_htod(&mut tx_s, 42, &data);
+        tx_s
+    });
+    let head = rx_c.recv_head().unwrap();
+    let mut got = vec![0u8; head.header.bulk_len as usize];
+    rx_c.recv_bulk(&mut got).unwrap();
+    assert!(got == pattern(5 << 20, 9));
+    let tx_s = t.join().unwrap();
+    assert_eq!(tx_s.stats().remote_sent, 1);
+    drop((tx, rx_c, tx_s, rx));
+}
+
+#[test]
+fn one_sided_falls_back_to_two_sided_when_the_peer_has_it_off() {
+    let Some(ip) = test_addr() else { return };
+    let ((mut tx, _rx_c), (_tx_s, mut rx)) = pair(&ip, one_sided_cfg(), cfg());
+    let data = pattern(2 << 20, 1);
+    let t = std::thread::spawn(move || {
+        send_htod(&mut tx, 1, &data);
+        tx
+    });
+    let head = rx.recv_head().unwrap();
+    let mut got = vec![0u8; head.header.bulk_len as usize];
+    rx.recv_bulk(&mut got).unwrap();
+    assert!(got == pattern(2 << 20, 1));
+    let tx = t.join().unwrap();
+    assert_eq!((tx.stats().remote_sent, tx.stats().remote_fallbacks), (0, 1));
+}
+
+/// The one-sided threshold: registering (ibv_reg_mr + ibv_dereg_mr of a fresh, touched
+/// buffer) against copying the same bytes once. Prints a table; asserts nothing about speed.
+#[test]
+fn registration_cost_against_copy() {
+    let Some(ip) = test_addr() else { return };
+    let ((tx, _rx_c), (_tx_s, _rx)) = pair(&ip, cfg(), cfg());
+    eprintln!("reg-cost: size, reg+dereg us (median of 5), memcpy us (median of 5), ratio");
+    for shift in [12u32, 14, 16, 17, 18, 19, 20, 21, 22, 23, 24] {
+        let n = 1usize << shift;
+        let mut src = pattern(n, 3);
+        let mut dst = vec![0u8; n];
+        let mut reg = Vec::new();
+        let mut cpy = Vec::new();
+        for _ in 0..5 {
+            let t0 = Instant::now();
+            // SAFETY: `src` outlives the region, dropped at once.
+            let r = unsafe { tx.fabric().register(src.as_mut_ptr(), n, true) }.unwrap();
+            drop(r);
+            reg.push(t0.elapsed().as_secs_f64() * 1e6);
+            let t0 = Instant::now();
+            dst.copy_from_slice(&src);
+            std::hint::black_box(&dst);
+            cpy.push(t0.elapsed().as_secs_f64() * 1e6);
+        }
+        reg.sort_by(f64::total_cmp);
+        cpy.sort_by(f64::total_cmp);
+        eprintln!("reg-cost: {n:>9} {:>10.1} {:>10.1} {:>6.2}", reg[2], cpy[2], reg[2] / cpy[2]);
+    }
 }

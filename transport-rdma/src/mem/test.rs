@@ -319,3 +319,114 @@ fn mismatched_slot_sizes_use_the_smaller() {
     assert_eq!(t.join().unwrap(), data);
     assert_eq!(tx.fabric().rnr_errors(), 0);
 }
+
+fn one_sided(slot_len: usize, on: bool) -> RdmaConfig {
+    RdmaConfig { one_sided: on, one_sided_min: 64 << 10, ..cfg(slot_len, 4, 2) }
+}
+
+#[test]
+fn one_sided_bulk_is_read_in_place_and_skips_release_the_sender() {
+    let ((mut tx, rx_a), (tx_b, mut rx)) = pair_with(one_sided(4096, true), one_sided(4096, true));
+    // (size, read how): 0 = whole, 1 = in two pieces, 2 = skipped
+    let plan = [(100_000usize, 0u8), ((4 << 20) + 3, 1), (20_000, 0), (200_000, 2), (65_536, 0), (0, 0)];
+    let t = std::thread::spawn(move || {
+        let mut buf = [0u8; 256];
+        for (i, &(n, _)) in plan.iter().enumerate() {
+            let data = pattern(n, i as u8);
+            let (h, b) = htod(&mut buf, i as u64 + 1, &data, Flags::empty());
+            if i % 2 == 0 { tx.send(&buf[..h], b).unwrap() } else { tx.queue(&buf[..h], b).unwrap() }
+        }
+        tx.flush().unwrap();
+        tx
+    });
+    for (i, &(n, how)) in plan.iter().enumerate() {
+        let head = rx.recv_head().unwrap();
+        assert_eq!((head.header.request_id, head.header.bulk_len as usize), (i as u64 + 1, n));
+        let mut got = vec![0u8; n];
+        match how {
+            0 => rx.recv_bulk(&mut got).unwrap(),
+            1 => {
+                let (a, b) = got.split_at_mut(1000);
+                rx.recv_bulk(a).unwrap();
+                rx.recv_bulk(b).unwrap();
+            }
+            _ => continue,
+        }
+        assert!(got == pattern(n, i as u8), "bulk {i} ({n} bytes) differs");
+    }
+    let tx = t.join().unwrap();
+    let (s, r) = (tx.stats(), rx.stats());
+    assert_eq!(s.remote_sent, 4, "bulk ≥ 64 KiB goes one-sided: {s:?}");
+    assert_eq!(r.remote_received, 4);
+    assert_eq!(r.bytes_read, 100_000 + (4 << 20) + 3 + 65_536);
+    assert_eq!(s.remote_fallbacks, 0);
+    assert_eq!((tx.fabric().registrations(), rx.fabric().registrations()), (0, 0), "registrations are per transfer");
+    assert_eq!(tx.fabric().rnr_errors() + rx.fabric().rnr_errors(), 0);
+    drop((rx_a, tx_b));
+}
+
+#[test]
+fn one_sided_falls_back_when_the_peer_does_not_accept_it() {
+    let ((mut tx, _rx_a), (_tx_b, mut rx)) = pair_with(one_sided(4096, true), one_sided(4096, false));
+    let data = pattern(300_000, 7);
+    let t = std::thread::spawn(move || {
+        let mut buf = [0u8; 256];
+        let (h, b) = htod(&mut buf, 1, &data, Flags::empty());
+        tx.send(&buf[..h], b).unwrap();
+        tx
+    });
+    let _ = rx.recv_head().unwrap();
+    let mut got = vec![0u8; 300_000];
+    rx.recv_bulk(&mut got).unwrap();
+    assert!(got == pattern(300_000, 7));
+    let tx = t.join().unwrap();
+    assert_eq!((tx.stats().remote_sent, tx.stats().remote_fallbacks), (0, 1));
+}
+
+#[test]
+fn failed_rdma_read_is_an_error_on_both_sides_not_a_hang() {
+    let ((mut tx, rx_a), (tx_b, mut rx)) = pair_with(one_sided(4096, true), one_sided(4096, true));
+    let t = std::thread::spawn(move || {
+        let data = pattern(1 << 20, 3);
+        let mut buf = [0u8; 256];
+        let (h, b) = htod(&mut buf, 1, &data, Flags::empty());
+        let r = tx.send(&buf[..h], b);
+        (r.is_err(), tx.fabric().registrations())
+    });
+    let _ = rx.recv_head().unwrap();
+    rx.fabric().fail_next_send();
+    let mut got = vec![0u8; 1 << 20];
+    let e = rx.recv_bulk(&mut got).unwrap_err().to_string();
+    // The injected failure hits the READ (or a credit update posted just before it).
+    assert!(e.contains("RDMA connection failed"), "{e}");
+    assert_eq!(rx.fabric().registrations(), 0);
+    let started = Instant::now();
+    drop((rx, tx_b));
+    let (failed, regs) = t.join().unwrap();
+    assert!(failed && regs == 0);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    drop(rx_a);
+}
+
+#[test]
+fn remote_descriptor_with_a_bad_key_is_a_remote_access_error() {
+    // The sender's registration is gone by the time the reader uses the key: the READ fails
+    // (remote access error) and both sides see an error.
+    let ((mut tx, _rx_a), (_tx_b, mut rx)) = pair_with(one_sided(4096, true), one_sided(4096, true));
+    let t = std::thread::spawn(move || {
+        let data = pattern(1 << 20, 5);
+        let mut buf = [0u8; 256];
+        let (h, b) = htod(&mut buf, 1, &data, Flags::empty());
+        tx.send(&buf[..h], b).is_err()
+    });
+    let _ = rx.recv_head().unwrap();
+    // Drop every registration of the sender (as if its MR were deregistered early).
+    let peer = 1 - rx.fabric().me;
+    rx.fabric().sides()[peer].regions.clear();
+    let mut got = vec![0u8; 1 << 20];
+    let e = rx.recv_bulk(&mut got).unwrap_err().to_string();
+    assert!(e.contains("remote access error"), "{e}");
+    drop(rx);
+    drop(_tx_b);
+    assert!(t.join().unwrap());
+}

@@ -18,9 +18,10 @@ pub mod mr;
 
 use crate::config::{RdmaConfig, RESOLVE_TIMEOUT, WAIT_TICK};
 use crate::credit::CONTROL_CREDITS;
-use crate::engine::{split, Sink, Source, CONTROL_SQ_DEPTH};
-use crate::fabric::{Completion, Fabric, FabricError, SendKind, SendWr, Wake};
-use crate::wire::ConnParams;
+use crate::engine::{split, Sink, Source, CONTROL_SQ_DEPTH, READ_DEPTH};
+use crate::fabric::{Completion, Fabric, FabricError, Region, SendKind, SendWr, Wake};
+use crate::hook::ExportedMemory;
+use crate::wire::{ConnParams, FLAG_ONE_SIDED};
 use cm::{CmEvent, EventChannel};
 use mr::RegBuf;
 use rdma_sys::*;
@@ -42,6 +43,7 @@ const TAG_DATA: u64 = 1;
 const TAG_CONTROL: u64 = 2;
 const TAG_PROBE: u64 = 3;
 const TAG_RECV: u64 = 4;
+const TAG_READ: u64 = 5;
 
 fn wr_id(tag: u64, index: u32) -> u64 {
     (tag << 32) | u64::from(index)
@@ -108,6 +110,8 @@ struct Resources {
     slot_len: usize,
     send_depth: u32,
     recv_depth: u32,
+    /// One-sided bulk enabled in this side's configuration.
+    one_sided: bool,
     /// Completion events taken from the channel and not yet acknowledged.
     unacked_events: Mutex<u32>,
     disconnected: AtomicBool,
@@ -137,6 +141,7 @@ impl Resources {
             slot_len: cfg.slot_len,
             send_depth: cfg.send_depth,
             recv_depth: cfg.recv_depth,
+            one_sided: cfg.one_sided,
             unacked_events: Mutex::new(0),
             disconnected: AtomicBool::new(false),
         };
@@ -157,7 +162,7 @@ impl Resources {
             }
             set_nonblocking((*r.comp).fd)?;
             let recv_slots = cfg.recv_depth + CONTROL_CREDITS;
-            let sq = cfg.send_depth + CONTROL_SQ_DEPTH;
+            let sq = cfg.send_depth + CONTROL_SQ_DEPTH + READ_DEPTH;
             let cqe = (sq + recv_slots) as i32;
             r.cq = ibv_create_cq(verbs, cqe, std::ptr::null_mut(), r.comp, 0);
             if r.cq.is_null() {
@@ -257,7 +262,8 @@ struct Prepared {
 
 impl Prepared {
     fn params(&self) -> ConnParams {
-        ConnParams { recv_depth: self.res.recv_depth, slot_len: self.res.slot_len as u32 }
+        let flags = if self.res.one_sided { FLAG_ONE_SIDED } else { 0 };
+        ConnParams { recv_depth: self.res.recv_depth, slot_len: self.res.slot_len as u32, flags }
     }
 
     /// Connection parameters for connect/accept: our ring in the private data; no RNR
@@ -277,7 +283,11 @@ impl Prepared {
 
     fn established(self, peer: ConnParams) -> VerbsFabric {
         let seg_len = self.res.slot_len.min(peer.slot_len as usize);
-        VerbsFabric { res: self.res, seg_len, peer_recv_depth: peer.recv_depth, block: Mutex::new(()) }
+        let peer_reads_remote = self.res.one_sided && peer.flags & FLAG_ONE_SIDED != 0;
+        if self.res.one_sided && !peer_reads_remote {
+            tracing::info!("RDMA one-sided bulk: the peer does not accept it; two-sided path only");
+        }
+        VerbsFabric { res: self.res, seg_len, peer_recv_depth: peer.recv_depth, peer_reads_remote, block: Mutex::new(()) }
     }
 }
 
@@ -286,6 +296,8 @@ pub struct VerbsFabric {
     res: Resources,
     seg_len: usize,
     peer_recv_depth: u32,
+    /// Both sides enabled one-sided bulk.
+    peer_reads_remote: bool,
     /// Serialises `block` (only the engine's leader calls it, but the API must not rely on it).
     block: Mutex<()>,
 }
@@ -366,6 +378,15 @@ impl Fabric for VerbsFabric {
                 w.num_sge = 0;
                 w.opcode = ibv_wr_opcode::IBV_WR_RDMA_WRITE;
             }
+            SendWr::Read { id, local, lkey, len, remote, rkey } => {
+                sge = ibv_sge { addr: local, length: len, lkey };
+                w.wr_id = wr_id(TAG_READ, id);
+                w.sg_list = &mut sge;
+                w.num_sge = 1;
+                w.opcode = ibv_wr_opcode::IBV_WR_RDMA_READ;
+                w.wr.rdma.remote_addr = remote;
+                w.wr.rdma.rkey = rkey;
+            }
         }
         let mut bad = std::ptr::null_mut();
         // SAFETY: the QP is live; the WR and SGE outlive the call; the SGE lies inside the
@@ -395,6 +416,7 @@ impl Fabric for VerbsFabric {
                 let what = match tag {
                     TAG_DATA | TAG_CONTROL => "SEND",
                     TAG_PROBE => "RDMA WRITE",
+                    TAG_READ => "RDMA READ",
                     _ => "RECV",
                 };
                 if wc.status != ibv_wc_status::IBV_WC_SUCCESS {
@@ -409,6 +431,7 @@ impl Fabric for VerbsFabric {
                     TAG_DATA => Completion::Sent(SendKind::Data(index)),
                     TAG_CONTROL => Completion::Sent(SendKind::Control),
                     TAG_PROBE => Completion::Sent(SendKind::Probe),
+                    TAG_READ => Completion::Sent(SendKind::Read(index)),
                     _ => {
                         let with_imm = wc.wc_flags & ibv_wc_flags::IBV_WC_WITH_IMM.0 != 0;
                         // SAFETY: imm_data is the active member when IBV_WC_WITH_IMM is set.
@@ -492,6 +515,36 @@ impl Fabric for VerbsFabric {
             // SAFETY: live id.
             unsafe { rdma_disconnect(self.res.id) };
         }
+    }
+
+    fn peer_reads_remote(&self) -> bool {
+        self.peer_reads_remote
+    }
+
+    unsafe fn register(&self, ptr: *mut u8, len: usize, peer_reads: bool) -> Result<Box<dyn Region>, FabricError> {
+        let access = if peer_reads {
+            ibv_access_flags::IBV_ACCESS_REMOTE_READ.0 as i32
+        } else {
+            ibv_access_flags::IBV_ACCESS_LOCAL_WRITE.0 as i32
+        };
+        let mem = ExportedMemory::Host { addr: ptr as u64, len: len as u64 };
+        // SAFETY: the PD lives as long as this fabric, which outlives every transfer (the
+        // engine drops regions before the call that made them returns); the caller keeps
+        // the memory valid.
+        match unsafe { MemoryRegion::register(self.res.pd, mem, access) } {
+            Ok(mr) => Ok(Box::new(mr)),
+            Err(e) => Err(FabricError::new("ibv_reg_mr", e.to_string())),
+        }
+    }
+}
+
+impl Region for MemoryRegion {
+    fn lkey(&self) -> u32 {
+        MemoryRegion::lkey(self)
+    }
+
+    fn rkey(&self) -> u32 {
+        MemoryRegion::rkey(self)
     }
 }
 
