@@ -14,7 +14,7 @@ use std::hint::black_box;
 use std::time::Instant;
 use transport_rdma::config::RdmaConfig;
 use transport_rdma::credit::{Credits, SendPurpose};
-use transport_rdma::engine::split;
+use transport_rdma::engine::{split, Role};
 use transport_rdma::mem::MemFabric;
 use transport_rdma::rx::{Reassembly, Segment};
 use transport_rdma::tx::{Batcher, SendSlots};
@@ -68,10 +68,10 @@ fn memcpy_gbps(len: usize) -> f64 {
 }
 
 fn engine(slot_len: usize, total: usize) -> (f64, f64) {
-    let cfg = RdmaConfig { slot_len, recv_depth: 64, send_depth: 32, ..RdmaConfig::default() };
+    let cfg = RdmaConfig { slot_len, recv_depth: 64, send_depth: 32, one_sided: false, ..RdmaConfig::default() };
     let (fa, fb) = MemFabric::pair(&cfg, &cfg);
-    let (mut tx, _rxa) = split(fa, &cfg);
-    let (_txb, mut rx) = split(fb, &cfg);
+    let (mut tx, _rxa) = split(fa, &cfg, Role::Client);
+    let (_txb, mut rx) = split(fb, &cfg, Role::Worker);
     let frame = 4 << 20;
     let data = vec![7u8; frame];
     let frames = total / frame;

@@ -23,6 +23,15 @@ pub const COPY_BULK_BELOW: usize = 16 << 10;
 /// sender's buffer, registered for the transfer) instead of copied through the rings.
 /// Below it registering costs more than copying (see `docs/RDMA.md`).
 pub const DEFAULT_ONE_SIDED_MIN: usize = 2 << 20;
+/// Smallest bulk sent one-sided when its memory is already registered (a registration-cache
+/// hit: no registration cost, only the descriptor round trip), default.
+pub const CACHED_ONE_SIDED_MIN: usize = 64 << 10;
+/// Bytes the registration cache keeps registered at most, default (least recently used
+/// registrations are released beyond it; remembered memory stays known and re-registers on
+/// its next use).
+pub const DEFAULT_REG_CACHE_BYTES: usize = 4 << 30;
+/// Ranges the registration cache remembers at most (more are simply not cached).
+pub const MAX_REMEMBERED_RANGES: usize = 1 << 16;
 /// Idle time after which a connection sends a zero-length RDMA WRITE to probe its peer.
 pub const DEFAULT_KEEPALIVE: Duration = Duration::from_secs(30);
 /// How long a waiting thread sleeps at most before it re-checks shutdown, deadlines and
@@ -51,10 +60,16 @@ pub struct RdmaConfig {
     pub keepalive: Duration,
     /// One-sided bulk: accept remote bulk sections (announced to the peer at connect) and
     /// send bulk sections of at least `one_sided_min` bytes as remote when the peer accepts
-    /// them too. Off: the two-sided path only.
+    /// them too (default on; `HIP_REMOTE_RDMA_ONE_SIDED=0`: the two-sided path only).
     pub one_sided: bool,
     /// Smallest bulk section sent one-sided.
     pub one_sided_min: usize,
+    /// Landings: the client offers the destination of each large device-to-host reply and
+    /// the worker RDMA-WRITEs the bytes straight into it (needs `one_sided`; default on,
+    /// `HIP_REMOTE_RDMA_LANDINGS=0` turns it off: the client then RDMA-READs such replies).
+    pub landings: bool,
+    /// Registration-cache budget in bytes (`HIP_REMOTE_RDMA_REG_CACHE_MIB`).
+    pub reg_cache_bytes: usize,
 }
 
 impl Default for RdmaConfig {
@@ -67,8 +82,10 @@ impl Default for RdmaConfig {
             connect_timeout: tcp.connect_timeout,
             io_timeout: tcp.io_timeout,
             keepalive: DEFAULT_KEEPALIVE,
-            one_sided: false,
+            one_sided: true,
             one_sided_min: DEFAULT_ONE_SIDED_MIN,
+            landings: true,
+            reg_cache_bytes: DEFAULT_REG_CACHE_BYTES,
         }
     }
 }
@@ -97,6 +114,12 @@ impl RdmaConfig {
         }
         if let Some(v) = num("HIP_REMOTE_RDMA_ONE_SIDED") {
             cfg.one_sided = v != 0;
+        }
+        if let Some(v) = num("HIP_REMOTE_RDMA_LANDINGS") {
+            cfg.landings = v != 0;
+        }
+        if let Some(mib) = num("HIP_REMOTE_RDMA_REG_CACHE_MIB") {
+            cfg.reg_cache_bytes = (mib.saturating_mul(1 << 20)).min(usize::MAX as u64) as usize;
         }
         if let Some(kib) = num("HIP_REMOTE_RDMA_ONE_SIDED_MIN_KIB") {
             cfg.one_sided_min = (kib.saturating_mul(1024)).min(usize::MAX as u64) as usize;

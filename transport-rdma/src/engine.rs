@@ -15,16 +15,20 @@
 //! completion) is a `TimedOut` I/O error. Every error is sticky: the connection is unusable
 //! afterwards, so the worker's driver loop returns and drops the session.
 
-use crate::config::{RdmaConfig, COPY_BULK_BELOW, LINGER, WAIT_TICK};
+use crate::config::{RdmaConfig, CACHED_ONE_SIDED_MIN, COPY_BULK_BELOW, LINGER, MAX_REMEMBERED_RANGES, WAIT_TICK};
 use crate::credit::{Credits, SendPurpose, CONTROL_CREDITS};
-use crate::fabric::{Completion, Fabric, SendKind, SendWr, Wake};
+use crate::fabric::{Access, Completion, Fabric, FabricError, SendKind, SendWr, Wake};
+use crate::regcache::{CacheStats, Lookup, RegCache, SharedRegion};
 use crate::rx::{Piece, Reassembly, Segment};
 use crate::tx::{Batcher, Ready, SendSlots};
-use crate::fabric::Region;
-use crate::wire::{Imm, RemoteDesc, SegKind, REMOTE_DESC_LEN};
+use crate::wire::{Imm, LandingDesc, RemoteDesc, RemoteHow, SegKind, LANDING_DESC_LEN, REMOTE_DESC_LEN};
 use proto_core::header::{FrameHeader, HEADER_LEN};
+use proto_core::Flags;
+use std::collections::HashMap;
 use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use transport_tcp::MemoryRegistry;
 use std::time::{Duration, Instant};
 use transport_tcp::{FrameSink, FrameSource, Received, TransportError};
 
@@ -37,6 +41,42 @@ pub const CONTROL_SQ_DEPTH: u32 = CONTROL_CREDITS + 1;
 pub const READ_CHUNK: usize = 1 << 20;
 /// RDMA READs in flight per connection at most; the send queue has room for them.
 pub const READ_DEPTH: u32 = 4;
+/// Largest RDMA WRITE of a reply into a landing (one work request).
+pub const WRITE_CHUNK: usize = 1 << 20;
+/// RDMA WRITEs in flight per connection at most; the send queue has room for them.
+pub const WRITE_DEPTH: u32 = 4;
+/// Landings a client may have offered whose replies have not arrived yet (one per
+/// device-to-host copy chunk in flight); beyond it, replies come two-sided. The worker
+/// refuses a client that exceeds it.
+pub const MAX_LANDINGS: usize = 1024;
+
+/// Which end of the connection this is. It decides what long-lived (cached) registrations
+/// allow: the worker never hands the client a key to memory the cache registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The application's side: remembered memory (`hipHostMalloc` buffers) is registered
+    /// for every use, the worker reading and writing it included.
+    Client,
+    /// The worker: remembered memory (a session's device allocations) is registered for
+    /// local access only (target of its READs, source of its WRITEs).
+    Worker,
+}
+
+impl Role {
+    fn cache_access(self) -> Access {
+        match self {
+            Role::Client => Access::ALL,
+            Role::Worker => Access::LOCAL_WRITE,
+        }
+    }
+}
+
+/// A landing this client offered: held (registered) until the reply arrives.
+struct Offered {
+    addr: u64,
+    len: u64,
+    _region: SharedRegion,
+}
 
 /// Why a connection became unusable.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,6 +125,16 @@ pub struct Stats {
     /// Bulk sections at or above the one-sided threshold sent two-sided instead (peer
     /// without one-sided support or registration failed).
     pub remote_fallbacks: u64,
+    /// Landings offered (client).
+    pub landings_offered: u64,
+    /// Reply bulk sections RDMA-WRITten into the peer's landings (worker).
+    pub remote_written: u64,
+    /// Bytes RDMA-WRITten into landings (worker).
+    pub bytes_written: u64,
+    /// Reply bulk sections that arrived already written into our landing (client).
+    pub landed: u64,
+    /// The registration cache's counters.
+    pub cache: CacheStats,
 }
 
 struct State {
@@ -104,6 +154,12 @@ struct State {
     dones_received: u64,
     /// Remote bulk sections announced and not yet answered by a Done.
     remote_outstanding: u32,
+    /// RDMA WRITEs posted and not completed.
+    writes_in_flight: u32,
+    /// Client: landings offered, by request id.
+    offered: HashMap<u64, Offered>,
+    /// Worker: landings the client offered, by request id.
+    landings: HashMap<u64, LandingDesc>,
 }
 
 /// The state both halves share.
@@ -113,6 +169,12 @@ pub struct Shared<F: Fabric> {
     keepalive: Duration,
     st: Mutex<State>,
     cv: Condvar,
+    /// Long-lived registrations (never locked while `st` is held, so registering, a slow
+    /// system call, does not stall progress).
+    cache: Mutex<RegCache>,
+    role: Role,
+    /// A failed registration was logged (once per connection).
+    logged_reg_failure: AtomicBool,
 }
 
 type Guard<'a> = MutexGuard<'a, State>;
@@ -135,7 +197,43 @@ impl<F: Fabric> Shared<F> {
             }
             _ => {}
         }
+        // Offered landings are released now: nothing may be written into them any more.
+        st.offered.clear();
         self.cv.notify_all();
+    }
+
+    /// Logs a failed registration once per connection.
+    fn log_reg_failure(&self, what: &str, e: &FabricError, len: usize) {
+        if !self.logged_reg_failure.swap(true, Ordering::Relaxed) {
+            tracing::warn!(error = %e, len, "RDMA {what}: registration failed; using the two-sided path (check `ulimit -l`)");
+        }
+    }
+
+    /// A registration of `[ptr, ptr + len)` allowing `access`: the cache's when the range
+    /// lies in remembered memory, else (when `per_transfer`) one made for this transfer,
+    /// else `None`. The second value says whether it came from the cache.
+    ///
+    /// # Safety
+    /// The memory must stay valid while the returned registration is held.
+    unsafe fn region_for(&self, ptr: *const u8, len: usize, access: Access, per_transfer: bool) -> Result<Option<(SharedRegion, bool)>, FabricError> {
+        let cache_access = self.role.cache_access();
+        if cache_access.covers(access) {
+            let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+            // SAFETY: remembered memory stays valid until its owner forgets it (the
+            // registry's contract), which drops the cache's share of the registration.
+            let found = cache.lookup(ptr as u64, len as u64, |base, l| unsafe { self.fabric.register(base as *mut u8, l as usize, cache_access) });
+            match found {
+                Lookup::Hit(region) => return Ok(Some((region, true))),
+                Lookup::Failed(e) => self.log_reg_failure("registration cache", &e, len),
+                Lookup::Miss => {}
+            }
+        }
+        if !per_transfer {
+            return Ok(None);
+        }
+        // SAFETY: the caller keeps the memory valid while the registration is held.
+        let region = unsafe { self.fabric.register(ptr.cast_mut(), len, access) }?;
+        Ok(Some((Arc::from(region), false)))
     }
 
     /// Re-posts a receive slot: a consumed data slot (`data`) or a control one.
@@ -185,6 +283,7 @@ impl<F: Fabric> Shared<F> {
                             st.probe_in_flight = false;
                         }
                         SendKind::Read(_) => st.reads_in_flight = st.reads_in_flight.saturating_sub(1),
+                        SendKind::Write(_) => st.writes_in_flight = st.writes_in_flight.saturating_sub(1),
                     }
                 }
                 Completion::Received { slot, len, imm } => {
@@ -224,6 +323,7 @@ impl<F: Fabric> Shared<F> {
                             st.dones_received += 1;
                             self.repost(st, slot, false);
                         }
+                        SegKind::Landing => self.on_landing(st, slot),
                     }
                 }
                 Completion::Failed { what, status, flushed } => {
@@ -236,6 +336,23 @@ impl<F: Fabric> Shared<F> {
         if any {
             self.maybe_update(st);
             self.cv.notify_all();
+        }
+    }
+
+    /// A landing offered by the client (worker side): recorded for the reply to its request.
+    fn on_landing(&self, st: &mut State, slot: u32) {
+        // SAFETY: the slot stays out of the device's hands until it is re-posted below.
+        let bytes = unsafe { std::slice::from_raw_parts(self.fabric.recv_slot(slot), LANDING_DESC_LEN) };
+        let parsed = LandingDesc::parse(bytes);
+        self.repost(st, slot, true);
+        let violation = match parsed {
+            Err(e) => Some(e.to_string()),
+            Ok(_) if self.role != Role::Worker || !self.fabric.landings_agreed() => Some("landing offered without agreement".into()),
+            Ok(_) if st.landings.len() >= MAX_LANDINGS => Some(format!("more than {MAX_LANDINGS} landings outstanding")),
+            Ok(d) => st.landings.insert(d.request_id, d).map(|_| format!("two landings for request {}", d.request_id)),
+        };
+        if let Some(why) = violation {
+            self.fail(st, Broken::Failed(format!("peer violated the transport protocol: {why}")));
         }
     }
 
@@ -378,55 +495,77 @@ impl<F: Fabric> Shared<F> {
         Ok(())
     }
 
-    /// RDMA-READs `dst.len()` bytes from the peer's `raddr`/`rkey` into `dst`: `dst` is
-    /// registered for the transfer, read in [`READ_CHUNK`]s with up to [`READ_DEPTH`] in
-    /// flight. The registration is dropped before returning, error or not, so the device
+    /// RDMA-READs `dst.len()` bytes from the peer's `raddr`/`rkey` into `dst` (registered
+    /// through the cache or for this transfer), waiting for every completion. A
+    /// per-transfer registration is dropped before returning, error or not, so the device
     /// never writes into `dst` afterwards.
     fn read_remote(&self, dst: &mut [u8], raddr: u64, rkey: u32) -> Result<(), TransportError> {
         if dst.is_empty() {
             return Ok(());
         }
-        // SAFETY: `dst` is borrowed mutably for this whole call and the region is dropped
-        // (deregistered) before it returns.
-        let region: Box<dyn Region> = unsafe { self.fabric.register(dst.as_mut_ptr(), dst.len(), false) }.map_err(|e| {
-            TransportError::Io(io::Error::other(format!(
-                "RDMA: cannot register the destination of a remote bulk section: {e} (registration pins memory: check `ulimit -l`, or set HIP_REMOTE_RDMA_ONE_SIDED=0)"
-            )))
-        })?;
-        let base = dst.as_mut_ptr() as u64;
+        // SAFETY: `dst` is borrowed mutably for this whole call and the registration is
+        // dropped (or, cached, outlives it as remembered memory) before it returns.
+        let region = match unsafe { self.region_for(dst.as_ptr(), dst.len(), Access::LOCAL_WRITE, true) } {
+            Ok(Some((region, _))) => region,
+            Ok(None) => unreachable!("per-transfer registration requested"),
+            Err(e) => {
+                return Err(TransportError::Io(io::Error::other(format!(
+                    "RDMA: cannot register the destination of a remote bulk section: {e} (registration pins memory: check `ulimit -l`, or set HIP_REMOTE_RDMA_ONE_SIDED=0)"
+                ))))
+            }
+        };
         let total = dst.len();
+        self.post_rdma(false, dst.as_mut_ptr() as u64, region.lkey(), total, raddr, rkey)?;
+        self.wait_rdma(false)?;
+        self.lock().stats.bytes_read += total as u64;
+        Ok(())
+    }
+
+    /// Posts RDMA READs (`write` false: peer → local) or WRITEs (local → peer) of `total`
+    /// bytes in chunks, keeping at most READ_DEPTH/WRITE_DEPTH in flight; returns once all
+    /// are posted (not completed).
+    fn post_rdma(&self, write: bool, local: u64, lkey: u32, total: usize, raddr: u64, rkey: u32) -> Result<(), TransportError> {
+        let (chunk, depth) = if write { (WRITE_CHUNK, WRITE_DEPTH) } else { (READ_CHUNK, READ_DEPTH) };
         let mut posted = 0usize;
         let st = self.lock();
-        let result = self.wait(st, "RDMA READ completions", |sh, st| {
+        let (_st, ()) = self.wait(st, if write { "RDMA WRITE completions" } else { "RDMA READ completions" }, |sh, st| {
             Self::check_usable(st)?;
-            while posted < total && st.reads_in_flight < READ_DEPTH {
-                let len = (total - posted).min(READ_CHUNK);
-                let wr = SendWr::Read {
-                    id: 0,
-                    local: base + posted as u64,
-                    lkey: region.lkey(),
-                    len: len as u32,
-                    remote: raddr + posted as u64,
-                    rkey,
+            loop {
+                let in_flight = if write { st.writes_in_flight } else { st.reads_in_flight };
+                if posted == total || in_flight >= depth {
+                    break;
+                }
+                let len = (total - posted).min(chunk);
+                let (l, r, n) = (local + posted as u64, raddr + posted as u64, len as u32);
+                let wr = if write {
+                    SendWr::Write { id: 0, local: l, lkey, len: n, remote: r, rkey }
+                } else {
+                    SendWr::Read { id: 0, local: l, lkey, len: n, remote: r, rkey }
                 };
                 if let Err(e) = sh.fabric.post_send(wr) {
                     sh.fail(st, Broken::Failed(e.to_string()));
                     return Err(st.broken.as_ref().map_or_else(|| timed_out("post"), Broken::to_error));
                 }
-                st.reads_in_flight += 1;
+                if write {
+                    st.writes_in_flight += 1;
+                } else {
+                    st.reads_in_flight += 1;
+                }
                 posted += len;
             }
-            Ok((posted == total && st.reads_in_flight == 0).then_some(()))
-        });
-        let outcome = match result {
-            Ok((mut st, ())) => {
-                st.stats.bytes_read += total as u64;
-                Ok(())
-            }
-            Err(e) => Err(e),
-        };
-        drop(region);
-        outcome
+            Ok((posted == total).then_some(()))
+        })?;
+        Ok(())
+    }
+
+    /// Waits until every posted READ (or WRITE) has completed.
+    fn wait_rdma(&self, write: bool) -> Result<(), TransportError> {
+        let st = self.lock();
+        let (_st, ()) = self.wait(st, if write { "RDMA WRITE completions" } else { "RDMA READ completions" }, |_, st| {
+            Self::check_usable(st)?;
+            Ok((if write { st.writes_in_flight } else { st.reads_in_flight } == 0).then_some(()))
+        })?;
+        Ok(())
     }
 
     fn take_slot(&self) -> Result<u32, TransportError> {
@@ -436,6 +575,11 @@ impl<F: Fabric> Shared<F> {
             Ok(st.slots.take())
         })?;
         Ok(slot)
+    }
+
+    fn stats(&self) -> Stats {
+        let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner()).stats();
+        Stats { cache, ..self.lock().stats }
     }
 
     /// Marks the connection closed locally; every waiting and later operation fails.
@@ -471,13 +615,16 @@ impl<F: Fabric> Drop for Shared<F> {
             let _ = self.fabric.block(WAIT_TICK.min(until.saturating_duration_since(Instant::now())));
             st = self.st.lock().unwrap_or_else(|p| p.into_inner());
         }
+        st.offered.clear();
         drop(st);
+        // Registrations go before the fabric's protection domain does.
+        self.cache.lock().unwrap_or_else(|p| p.into_inner()).clear();
         self.fabric.disconnect();
     }
 }
 
 /// Creates the two halves over a connected fabric whose receive ring is fully posted.
-pub fn split<F: Fabric>(fabric: F, config: &RdmaConfig) -> (Sink<F>, Source<F>) {
+pub fn split<F: Fabric>(fabric: F, config: &RdmaConfig, role: Role) -> (Sink<F>, Source<F>) {
     let seg_len = fabric.seg_len();
     let st = State {
         credits: Credits::new(fabric.peer_recv_depth(), fabric.recv_depth()),
@@ -493,6 +640,9 @@ pub fn split<F: Fabric>(fabric: F, config: &RdmaConfig) -> (Sink<F>, Source<F>) 
         reads_in_flight: 0,
         dones_received: 0,
         remote_outstanding: 0,
+        writes_in_flight: 0,
+        offered: HashMap::new(),
+        landings: HashMap::new(),
     };
     let shared = Arc::new(Shared {
         fabric,
@@ -500,11 +650,19 @@ pub fn split<F: Fabric>(fabric: F, config: &RdmaConfig) -> (Sink<F>, Source<F>) 
         keepalive: config.keepalive,
         st: Mutex::new(st),
         cv: Condvar::new(),
+        cache: Mutex::new(RegCache::new(config.reg_cache_bytes, MAX_REMEMBERED_RANGES)),
+        role,
+        logged_reg_failure: AtomicBool::new(false),
     });
-    let one_sided_min = if config.one_sided { config.one_sided_min.max(COPY_BULK_BELOW + 1) } else { usize::MAX };
+    let (one_sided_min, cached_min) = if config.one_sided {
+        let min = config.one_sided_min.max(COPY_BULK_BELOW + 1);
+        (min, CACHED_ONE_SIDED_MIN.clamp(COPY_BULK_BELOW + 1, min))
+    } else {
+        (usize::MAX, usize::MAX)
+    };
     (
-        Sink { sh: shared.clone(), batch: Batcher::new(seg_len), one_sided_min, remote_sent: 0, logged_path: false },
-        Source { sh: shared, head: Vec::with_capacity(4096), bulk_remaining: 0, bulk_fresh: false, remote: None },
+        Sink { sh: shared.clone(), batch: Batcher::new(seg_len), one_sided_min, cached_min, remote_sent: 0, logged_path: false, logged_landing: false },
+        Source { sh: shared, head: Vec::with_capacity(4096), bulk_remaining: 0, bulk_fresh: false, remote: None, landing: None, written: None },
     )
 }
 
@@ -531,12 +689,17 @@ impl<F: Fabric> Closer<F> {
 pub struct Sink<F: Fabric> {
     sh: Arc<Shared<F>>,
     batch: Batcher,
-    /// Smallest bulk sent one-sided (`usize::MAX`: one-sided off in the configuration).
+    /// Smallest bulk sent one-sided from memory that must be registered for the transfer
+    /// (`usize::MAX`: one-sided off in the configuration).
     one_sided_min: usize,
+    /// Smallest bulk sent one-sided from remembered (cache-registered) memory.
+    cached_min: usize,
     /// Remote bulk sections sent (each answered by one Done).
     remote_sent: u64,
     /// Whether the path choice for large bulk was logged.
     logged_path: bool,
+    /// Whether the first use of a landing was logged.
+    logged_landing: bool,
 }
 
 impl<F: Fabric> Sink<F> {
@@ -567,27 +730,31 @@ impl<F: Fabric> Sink<F> {
     }
 
     /// Sends `head` and then `bulk` one-sided when the policy and the peer allow it: `bulk` is
-    /// registered, announced by a [`SegKind::Remote`] descriptor in stream order, and held
-    /// until the peer's Done (it has read or skipped the bytes). `Ok(false)`: not taken, the
-    /// caller sends two-sided.
+    /// registered (or found in the registration cache), announced by a [`SegKind::Remote`]
+    /// descriptor in stream order, and held until the peer's Done (it has read or skipped
+    /// the bytes). `Ok(false)`: not taken, the caller sends two-sided.
     fn try_remote(&mut self, head: &[u8], bulk: &[u8]) -> Result<bool, TransportError> {
-        if bulk.len() < self.one_sided_min {
+        if bulk.len() < self.cached_min {
             return Ok(false);
         }
+        let per_transfer = bulk.len() >= self.one_sided_min;
         if !self.sh.fabric.peer_reads_remote() {
-            if !self.logged_path {
-                self.logged_path = true;
-                tracing::info!("RDMA one-sided bulk: the peer does not accept it; large bulk goes two-sided (copied through the rings)");
+            if per_transfer {
+                if !self.logged_path {
+                    self.logged_path = true;
+                    tracing::info!("RDMA one-sided bulk: the peer does not accept it; large bulk goes two-sided (copied through the rings)");
+                }
+                self.sh.lock().stats.remote_fallbacks += 1;
             }
-            self.sh.lock().stats.remote_fallbacks += 1;
             return Ok(false);
         }
-        // SAFETY: the region only allows remote reads (nothing writes into `bulk`); `bulk` is
-        // borrowed for this whole call and the region is dropped before it returns.
-        let region = match unsafe { self.sh.fabric.register(bulk.as_ptr().cast_mut(), bulk.len(), true) } {
-            Ok(r) => r,
+        // SAFETY: the registration only lets the peer read (or is a cached one of remembered
+        // memory); `bulk` is borrowed for this whole call, which waits for the peer's Done.
+        let region = match unsafe { self.sh.region_for(bulk.as_ptr(), bulk.len(), Access::PEER_READS, per_transfer) } {
+            Ok(Some((region, _))) => region,
+            Ok(None) => return Ok(false),
             Err(e) => {
-                tracing::warn!(error = %e, len = bulk.len(), "RDMA one-sided bulk: registration failed; sending two-sided");
+                self.sh.log_reg_failure("one-sided bulk", &e, bulk.len());
                 self.sh.lock().stats.remote_fallbacks += 1;
                 return Ok(false);
             }
@@ -598,35 +765,91 @@ impl<F: Fabric> Sink<F> {
         }
         self.write(head)?;
         self.post_open()?;
-        let desc = RemoteDesc { addr: bulk.as_ptr() as u64, len: bulk.len() as u64, rkey: region.rkey() }.emit();
-        let slot = self.sh.take_slot()?;
-        // SAFETY: the slot was just taken from the free pool (ours until posted); a slot is
-        // at least MIN_SLOT_LEN > REMOTE_DESC_LEN bytes.
-        unsafe { std::ptr::copy_nonoverlapping(desc.as_ptr(), self.sh.fabric.send_slot(slot), REMOTE_DESC_LEN) };
+        let desc = RemoteDesc { addr: bulk.as_ptr() as u64, len: bulk.len() as u64, rkey: region.rkey(), how: RemoteHow::Read };
         // Counted before the post: the peer's Done may be processed by another thread as
         // soon as the descriptor is on the wire.
         self.sh.lock().remote_outstanding += 1;
-        self.sh.post_seg(Ready { slot, len: REMOTE_DESC_LEN }, SegKind::Remote)?;
+        self.post_desc(&desc.emit(), SegKind::Remote)?;
         self.remote_sent += 1;
         let want = self.remote_sent;
         let st = self.sh.lock();
-        let result = self.sh.wait(st, "the peer to read a remote bulk section", |_, st| {
+        let (mut st, ()) = self.sh.wait(st, "the peer to read a remote bulk section", |_, st| {
             if st.dones_received >= want {
                 return Ok(Some(()));
             }
             Shared::<F>::check_usable(st)?;
             Ok(None)
-        });
-        let outcome = match result {
-            Ok((mut st, ())) => {
-                st.stats.remote_sent += 1;
-                st.stats.bytes_sent += bulk.len() as u64;
-                Ok(true)
-            }
-            Err(e) => Err(e),
-        };
+        })?;
+        st.stats.remote_sent += 1;
+        st.stats.bytes_sent += bulk.len() as u64;
+        drop(st);
         drop(region);
-        outcome
+        Ok(true)
+    }
+
+    /// Worker side: when `head` is the reply to a request whose client offered a landing of
+    /// exactly `bulk.len()` bytes, RDMA-WRITEs `bulk` into it, then sends `head` and a
+    /// `written` descriptor where the bulk would be. Every reply consumes its request's
+    /// landing, used or not. `Ok(false)`: not taken, the caller sends the bulk otherwise.
+    fn try_landing(&mut self, head: &[u8], bulk: &[u8]) -> Result<bool, TransportError> {
+        if !self.sh.fabric.landings_agreed() || head.len() < HEADER_LEN {
+            return Ok(false);
+        }
+        let Ok(header) = FrameHeader::parse(&head[..HEADER_LEN]) else { return Ok(false) };
+        if !header.flags.contains(Flags::RESPONSE) {
+            return Ok(false);
+        }
+        let landing = {
+            let mut st = self.sh.lock();
+            if st.landings.is_empty() {
+                return Ok(false);
+            }
+            st.landings.remove(&header.request_id)
+        };
+        let Some(landing) = landing else { return Ok(false) };
+        if bulk.is_empty() || landing.len != bulk.len() as u64 {
+            // An error reply, or not the size the client expects: it gets what it gets.
+            return Ok(false);
+        }
+        // SAFETY: `bulk` is borrowed for this whole call, which waits for the WRITEs to
+        // complete before the registration is dropped.
+        let region = match unsafe { self.sh.region_for(bulk.as_ptr(), bulk.len(), Access::LOCAL_READ, bulk.len() >= self.one_sided_min) } {
+            Ok(Some((region, _))) => region,
+            Ok(None) => return Ok(false),
+            Err(e) => {
+                self.sh.log_reg_failure("landing", &e, bulk.len());
+                return Ok(false);
+            }
+        };
+        if !self.logged_landing {
+            self.logged_landing = true;
+            tracing::info!("RDMA landings in use (reply bulk is RDMA-WRITten into the client's buffer)");
+        }
+        // WRITEs first: an RC queue pair executes work requests in order, so the head and
+        // the descriptor posted after them reach the client only once the bytes are placed.
+        self.sh.post_rdma(true, bulk.as_ptr() as u64, region.lkey(), bulk.len(), landing.addr, landing.rkey)?;
+        self.write(head)?;
+        self.post_open()?;
+        let desc = RemoteDesc { addr: 0, len: bulk.len() as u64, rkey: 0, how: RemoteHow::Written };
+        self.post_desc(&desc.emit(), SegKind::Remote)?;
+        // The NIC reads `bulk` until the WRITEs complete: only then may the caller reuse it.
+        self.sh.wait_rdma(true)?;
+        let mut st = self.sh.lock();
+        st.stats.remote_written += 1;
+        st.stats.bytes_written += bulk.len() as u64;
+        st.stats.bytes_sent += bulk.len() as u64;
+        drop(st);
+        drop(region);
+        Ok(true)
+    }
+
+    /// Posts a descriptor (remote bulk or landing) as one SEND of `kind`, outside the batch.
+    fn post_desc(&mut self, desc: &[u8], kind: SegKind) -> Result<(), TransportError> {
+        let slot = self.sh.take_slot()?;
+        // SAFETY: the slot was just taken from the free pool (ours until posted); a slot is
+        // at least MIN_SLOT_LEN bytes, more than any descriptor.
+        unsafe { std::ptr::copy_nonoverlapping(desc.as_ptr(), self.sh.fabric.send_slot(slot), desc.len()) };
+        self.sh.post_seg(Ready { slot, len: desc.len() }, kind)
     }
 
     fn post_open(&mut self) -> Result<(), TransportError> {
@@ -638,7 +861,7 @@ impl<F: Fabric> Sink<F> {
 
     /// Counters of this connection.
     pub fn stats(&self) -> Stats {
-        self.sh.lock().stats
+        self.sh.stats()
     }
 
     /// A handle that can shut the connection down from another thread.
@@ -663,7 +886,7 @@ impl<F: Fabric> Drop for Sink<F> {
 
 impl<F: Fabric> FrameSink for Sink<F> {
     fn send(&mut self, head: &[u8], bulk: &[u8]) -> Result<(), TransportError> {
-        if self.try_remote(head, bulk)? {
+        if self.try_landing(head, bulk)? || self.try_remote(head, bulk)? {
             return Ok(());
         }
         self.write(head)?;
@@ -672,7 +895,7 @@ impl<F: Fabric> FrameSink for Sink<F> {
     }
 
     fn queue(&mut self, head: &[u8], bulk: &[u8]) -> Result<(), TransportError> {
-        if self.try_remote(head, bulk)? {
+        if self.try_landing(head, bulk)? || self.try_remote(head, bulk)? {
             return Ok(());
         }
         self.write(head)?;
@@ -690,6 +913,57 @@ impl<F: Fabric> FrameSink for Sink<F> {
     fn pending(&self) -> usize {
         self.batch.pending()
     }
+
+    unsafe fn offer_landing(&mut self, request_id: u64, dst: *mut u8, len: usize) -> Result<(), TransportError> {
+        if self.sh.role != Role::Client || !self.sh.fabric.landings_agreed() || len < self.cached_min {
+            return Ok(());
+        }
+        {
+            let st = self.sh.lock();
+            if st.offered.len() >= MAX_LANDINGS || st.offered.contains_key(&request_id) {
+                return Ok(());
+            }
+        }
+        // SAFETY: the caller keeps `dst` valid and untouched until the reply arrives; the
+        // registration is held until then (or until the connection fails).
+        let region = match unsafe { self.sh.region_for(dst, len, Access::PEER_WRITES, len >= self.one_sided_min) } {
+            Ok(Some((region, _))) => region,
+            Ok(None) => return Ok(()),
+            Err(e) => {
+                self.sh.log_reg_failure("landing", &e, len);
+                return Ok(());
+            }
+        };
+        let desc = LandingDesc { addr: dst as u64, len: len as u64, rkey: region.rkey(), request_id };
+        {
+            let mut st = self.sh.lock();
+            Shared::<F>::check_usable(&st)?;
+            st.offered.insert(request_id, Offered { addr: desc.addr, len: desc.len, _region: region });
+            st.stats.landings_offered += 1;
+        }
+        self.post_desc(&desc.emit(), SegKind::Landing)
+    }
+
+    fn memory_registry(&self) -> Option<Arc<dyn MemoryRegistry>> {
+        Some(Arc::new(Registry(Arc::downgrade(&self.sh))))
+    }
+}
+
+/// The [`MemoryRegistry`] of a connection: feeds its registration cache.
+struct Registry<F: Fabric>(Weak<Shared<F>>);
+
+impl<F: Fabric> MemoryRegistry for Registry<F> {
+    fn remember(&self, addr: usize, len: usize) {
+        if let Some(sh) = self.0.upgrade() {
+            sh.cache.lock().unwrap_or_else(|p| p.into_inner()).remember(addr as u64, len as u64);
+        }
+    }
+
+    fn forget(&self, addr: usize) {
+        if let Some(sh) = self.0.upgrade() {
+            sh.cache.lock().unwrap_or_else(|p| p.into_inner()).forget(addr as u64);
+        }
+    }
 }
 
 /// The receiving half.
@@ -701,6 +975,10 @@ pub struct Source<F: Fabric> {
     bulk_fresh: bool,
     /// The current frame's bulk is remote: where the next byte is read from.
     remote: Option<RemoteDesc>,
+    /// Client: the landing offered for the current reply (taken at its head).
+    landing: Option<Offered>,
+    /// Client: the current reply's bulk was written into this landing by the worker.
+    written: Option<Offered>,
 }
 
 impl<F: Fabric> Source<F> {
@@ -790,13 +1068,23 @@ impl<F: Fabric> Source<F> {
                 return Err(Broken::Failed(e.to_string()).to_error());
             }
         };
-        self.remote = Some(desc);
+        match desc.how {
+            RemoteHow::Read => self.remote = Some(desc),
+            RemoteHow::Written => match self.landing.take() {
+                Some(landing) if landing.len == desc.len => self.written = Some(landing),
+                _ => {
+                    let why = "reply bulk announced as written without a matching landing";
+                    self.sh.fail(&mut st, Broken::Failed(format!("peer violated the transport protocol: {why}")));
+                    return Err(Broken::Failed(why.into()).to_error());
+                }
+            },
+        }
         Ok(())
     }
 
     /// Counters of this connection.
     pub fn stats(&self) -> Stats {
-        self.sh.lock().stats
+        self.sh.stats()
     }
 
     /// A handle that can shut the connection down from another thread.
@@ -828,6 +1116,20 @@ impl<F: Fabric> FrameSource for Source<F> {
         result?;
         self.bulk_remaining = header.bulk_len as usize;
         self.bulk_fresh = self.bulk_remaining > 0;
+        // The reply to a request with a landing: the landing is released with this frame
+        // (the worker writes into it only before sending the reply's head).
+        self.written = None;
+        self.landing = None;
+        if header.flags.contains(Flags::RESPONSE) {
+            let mut st = self.sh.lock();
+            if !st.offered.is_empty() {
+                let landing = st.offered.remove(&header.request_id);
+                // Kept only while the bulk may still turn out to be written into it.
+                if self.bulk_remaining > 0 {
+                    self.landing = landing;
+                }
+            }
+        }
         Ok(Received { header, control: &self.head[HEADER_LEN..] })
     }
 
@@ -840,18 +1142,37 @@ impl<F: Fabric> FrameSource for Source<F> {
             return Ok(());
         }
         self.open_bulk()?;
+        if let Some(landing) = &self.written {
+            let src = landing.addr + (landing.len - self.bulk_remaining as u64);
+            if src != dst.as_ptr() as u64 {
+                // SAFETY: the landing is the application's buffer, valid for `landing.len`
+                // bytes until this reply is consumed (`offer_landing`'s contract), and the
+                // worker's WRITEs into it completed before this reply's head arrived.
+                unsafe { std::ptr::copy(src as *const u8, dst.as_mut_ptr(), n) };
+            }
+            self.bulk_remaining -= n;
+            if self.bulk_remaining == 0 {
+                self.written = None;
+                self.sh.lock().stats.landed += 1;
+            }
+            return Ok(());
+        }
         if let Some(desc) = self.remote {
             let off = desc.len - self.bulk_remaining as u64;
             self.sh.read_remote(dst, desc.addr + off, desc.rkey)?;
             self.bulk_remaining -= n;
             if self.bulk_remaining == 0 {
                 self.remote = None;
+                self.landing = None;
                 self.sh.send_done()?;
             }
             return Ok(());
         }
         self.read(Some(dst), n, false)?;
         self.bulk_remaining -= n;
+        if self.bulk_remaining == 0 {
+            self.landing = None;
+        }
         Ok(())
     }
 
@@ -864,13 +1185,19 @@ impl<F: Fabric> FrameSource for Source<F> {
             return Ok(());
         }
         self.open_bulk()?;
+        if self.written.take().is_some() {
+            self.bulk_remaining = 0;
+            return Ok(());
+        }
         if self.remote.take().is_some() {
             self.bulk_remaining = 0;
+            self.landing = None;
             return self.sh.send_done();
         }
         let n = self.bulk_remaining;
         self.read(None, n, false)?;
         self.bulk_remaining = 0;
+        self.landing = None;
         Ok(())
     }
 }

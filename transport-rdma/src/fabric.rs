@@ -40,11 +40,56 @@ pub enum SendWr {
         /// Peer key.
         rkey: u32,
     },
+    /// RDMA WRITE of `len` bytes from local `local`/`lkey` into the peer's `remote`/`rkey`
+    /// (a reply's bulk placed in the peer's landing); `id` comes back in [`SendKind::Write`].
+    Write {
+        /// Caller's tag.
+        id: u32,
+        /// Local address (inside a registration of this fabric).
+        local: u64,
+        /// Local key.
+        lkey: u32,
+        /// Bytes.
+        len: u32,
+        /// Peer address.
+        remote: u64,
+        /// Peer key.
+        rkey: u32,
+    },
+}
+
+/// What a registration lets the device do with the memory (local reads are always allowed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Access {
+    /// The local device may write into it (target of our RDMA READs).
+    pub local_write: bool,
+    /// The peer may RDMA-READ it.
+    pub remote_read: bool,
+    /// The peer may RDMA-WRITE it (needs `local_write` too, as verbs requires).
+    pub remote_write: bool,
+}
+
+impl Access {
+    /// Source of a peer's RDMA READ (read-only memory registers too).
+    pub const PEER_READS: Self = Self { local_write: false, remote_read: true, remote_write: false };
+    /// Source of our RDMA WRITEs: local access only.
+    pub const LOCAL_READ: Self = Self { local_write: false, remote_read: false, remote_write: false };
+    /// Target of our RDMA READs.
+    pub const LOCAL_WRITE: Self = Self { local_write: true, remote_read: false, remote_write: false };
+    /// Target of the peer's RDMA WRITEs (a landing).
+    pub const PEER_WRITES: Self = Self { local_write: true, remote_read: false, remote_write: true };
+    /// Everything: long-lived registrations reused for any transfer direction.
+    pub const ALL: Self = Self { local_write: true, remote_read: true, remote_write: true };
+
+    /// Whether a registration with `self` allows everything `need` asks for.
+    pub fn covers(self, need: Access) -> bool {
+        (self.local_write || !need.local_write) && (self.remote_read || !need.remote_read) && (self.remote_write || !need.remote_write)
+    }
 }
 
 /// A memory registration made by [`Fabric::register`]; released on drop (after which the
 /// device no longer touches the memory).
-pub trait Region: Send {
+pub trait Region: Send + Sync {
     /// Local key.
     fn lkey(&self) -> u32;
     /// Remote key.
@@ -62,6 +107,8 @@ pub enum SendKind {
     Probe,
     /// A [`SendWr::Read`] with this id.
     Read(u32),
+    /// A [`SendWr::Write`] with this id.
+    Write(u32),
 }
 
 /// A work completion.
@@ -157,13 +204,16 @@ pub trait Fabric: Send + Sync + 'static {
     fn peer_reads_remote(&self) -> bool {
         false
     }
-    /// Registers `[ptr, ptr + len)`: for the peer to read (`peer_reads`, remote read only, so
-    /// read-only memory registers too) or as the local target of RDMA READs (local write).
-    /// Default: unsupported.
+    /// Whether both sides agreed on landings at connect: the client may offer a reply's
+    /// destination and the worker RDMA-WRITEs the reply's bulk into it. Default: no.
+    fn landings_agreed(&self) -> bool {
+        false
+    }
+    /// Registers `[ptr, ptr + len)` with `access`. Default: unsupported.
     ///
     /// # Safety
     /// The memory must stay valid until the region is dropped.
-    unsafe fn register(&self, _ptr: *mut u8, _len: usize, _peer_reads: bool) -> Result<Box<dyn Region>, FabricError> {
+    unsafe fn register(&self, _ptr: *mut u8, _len: usize, _access: Access) -> Result<Box<dyn Region>, FabricError> {
         Err(FabricError::new("register", "not supported by this fabric"))
     }
 }

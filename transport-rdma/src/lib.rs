@@ -42,6 +42,7 @@ pub mod engine;
 pub mod fabric;
 pub mod hook;
 pub mod mem;
+pub mod regcache;
 pub mod rx;
 pub mod tx;
 pub mod wire;
@@ -50,9 +51,9 @@ pub mod wire;
 pub mod verbs;
 
 pub use config::RdmaConfig;
-pub use engine::{Sink, Source};
+pub use engine::{Role, Sink, Source};
 pub use fabric::Fabric;
-pub use transport_tcp::{FrameSink, FrameSource, Received, TransportError};
+pub use transport_tcp::{FrameSink, FrameSource, MemoryRegistry, Received, TransportError};
 
 #[cfg(all(target_os = "linux", feature = "verbs"))]
 pub use verbs::{connect, Incoming, RdmaListener, RdmaSink, RdmaSource, VerbsFabric};

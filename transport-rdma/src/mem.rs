@@ -16,8 +16,8 @@
 
 use crate::config::RdmaConfig;
 use crate::credit::CONTROL_CREDITS;
-use crate::fabric::{Completion, Fabric, FabricError, Region, SendKind, SendWr, Wake};
-use crate::wire::FLAG_ONE_SIDED;
+use crate::fabric::{Access, Completion, Fabric, FabricError, Region, SendKind, SendWr, Wake};
+use crate::wire::{FLAG_LANDINGS, FLAG_ONE_SIDED};
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -63,7 +63,7 @@ struct Side {
     fail_next: bool,
     rnr_errors: u64,
     /// Registrations: (key, addr, len, peer_reads).
-    regions: Vec<(u32, u64, u64, bool)>,
+    regions: Vec<(u32, u64, u64, Access)>,
     next_key: u32,
 }
 
@@ -91,8 +91,9 @@ impl Drop for MemRegion {
     }
 }
 
-fn covers(regions: &[(u32, u64, u64, bool)], key: u32, addr: u64, len: u64, peer_reads: bool) -> bool {
-    regions.iter().any(|&(k, a, l, p)| k == key && p == peer_reads && addr >= a && addr + len <= a + l)
+/// Whether a registration with `key` covers the range and allows `need` (as an MR check).
+fn covers(regions: &[(u32, u64, u64, Access)], key: u32, addr: u64, len: u64, need: Access) -> bool {
+    regions.iter().any(|&(k, a, l, acc)| k == key && acc.covers(need) && addr >= a && addr + len <= a + l)
 }
 
 struct Link {
@@ -126,7 +127,11 @@ impl MemFabric {
             ],
             slot_len: [a.slot_len, b.slot_len],
             depth: [(a.send_depth, a.recv_depth), (b.send_depth, b.recv_depth)],
-            flags: [a, b].map(|c| if c.one_sided { FLAG_ONE_SIDED } else { 0 }),
+            flags: [a, b].map(|c| match (c.one_sided, c.landings) {
+                (true, true) => FLAG_ONE_SIDED | FLAG_LANDINGS,
+                (true, false) => FLAG_ONE_SIDED,
+                _ => 0,
+            }),
         });
         (Self { link: link.clone(), me: 0 }, Self { link, me: 1 })
     }
@@ -235,9 +240,10 @@ impl Fabric for MemFabric {
             SendWr::Control { .. } => SendKind::Control,
             SendWr::Probe => SendKind::Probe,
             SendWr::Read { id, .. } => SendKind::Read(id),
+            SendWr::Write { id, .. } => SendKind::Write(id),
         };
         let what = match wr {
-            SendWr::Probe => "RDMA WRITE",
+            SendWr::Probe | SendWr::Write { .. } => "RDMA WRITE",
             SendWr::Read { .. } => "RDMA READ",
             _ => "SEND",
         };
@@ -262,12 +268,29 @@ impl Fabric for MemFabric {
                 Self::push(link, me, Completion::Sent(kind));
                 return Ok(());
             }
-            SendWr::Read { local, lkey, len, remote, rkey, .. } => {
+            SendWr::Write { local, lkey, len, remote, rkey, .. } => {
                 let len64 = u64::from(len);
-                if !covers(&me.regions, lkey, local, len64, false) {
+                if !covers(&me.regions, lkey, local, len64, Access::LOCAL_READ) {
                     Self::push(link, me, Completion::Failed { what, status: "local protection error".into(), flushed: false });
                     Self::to_error(link, me);
-                } else if !covers(&peer.regions, rkey, remote, len64, true) {
+                } else if !covers(&peer.regions, rkey, remote, len64, Access::PEER_WRITES) {
+                    Self::push(link, me, Completion::Failed { what, status: "remote access error".into(), flushed: false });
+                    Self::to_error(link, me);
+                    Self::to_error(link, peer);
+                } else {
+                    // SAFETY: both ranges lie inside live registrations, whose owners keep the
+                    // memory valid while registered (the engine's contract).
+                    unsafe { std::ptr::copy(local as *const u8, remote as *mut u8, len as usize) };
+                    Self::push(link, me, Completion::Sent(kind));
+                }
+                return Ok(());
+            }
+            SendWr::Read { local, lkey, len, remote, rkey, .. } => {
+                let len64 = u64::from(len);
+                if !covers(&me.regions, lkey, local, len64, Access::LOCAL_WRITE) {
+                    Self::push(link, me, Completion::Failed { what, status: "local protection error".into(), flushed: false });
+                    Self::to_error(link, me);
+                } else if !covers(&peer.regions, rkey, remote, len64, Access::PEER_READS) {
                     Self::push(link, me, Completion::Failed { what, status: "remote access error".into(), flushed: false });
                     Self::to_error(link, me);
                     Self::to_error(link, peer);
@@ -359,7 +382,12 @@ impl Fabric for MemFabric {
         self.link.flags[0] & self.link.flags[1] & FLAG_ONE_SIDED != 0
     }
 
-    unsafe fn register(&self, ptr: *mut u8, len: usize, peer_reads: bool) -> Result<Box<dyn Region>, FabricError> {
+    fn landings_agreed(&self) -> bool {
+        let both = FLAG_ONE_SIDED | FLAG_LANDINGS;
+        self.link.flags[0] & self.link.flags[1] & both == both
+    }
+
+    unsafe fn register(&self, ptr: *mut u8, len: usize, access: Access) -> Result<Box<dyn Region>, FabricError> {
         let mut sides = self.sides();
         let me = &mut sides[self.me];
         if me.gone {
@@ -367,7 +395,7 @@ impl Fabric for MemFabric {
         }
         me.next_key += 1;
         let key = me.next_key;
-        me.regions.push((key, ptr as u64, len as u64, peer_reads));
+        me.regions.push((key, ptr as u64, len as u64, access));
         Ok(Box::new(MemRegion { link: self.link.clone(), me: self.me, key }))
     }
 

@@ -12,6 +12,8 @@
 //!               2 fin    (no payload: clean end of the stream)
 //!               3 remote (24-byte RemoteDesc: a bulk section to RDMA-READ, data credit)
 //!               4 done   (no payload: the last remote bulk was read or skipped)
+//!               5 landing (32-byte LandingDesc: where the reply to a request may be
+//!                         RDMA-WRITten; data credit, not part of the stream)
 //!
 //! private data (little endian, 16 bytes; REQ carries the client's, REP the worker's)
 //!  0      4        6       8            12           16
@@ -53,6 +55,9 @@ pub enum SegKind {
     /// The receiver finished with the sender's last [`SegKind::Remote`] bulk (read or
     /// skipped); the sender may release its buffer. No payload, a control credit.
     Done,
+    /// A [`LandingDesc`]: the peer may RDMA-WRITE the bulk of its reply to one request into
+    /// this buffer. Processed on arrival, outside the stream (it always precedes the request).
+    Landing,
 }
 
 impl SegKind {
@@ -63,6 +68,7 @@ impl SegKind {
             SegKind::Fin => 2,
             SegKind::Remote => 3,
             SegKind::Done => 4,
+            SegKind::Landing => 5,
         }
     }
 }
@@ -99,11 +105,13 @@ impl Imm {
             2 => SegKind::Fin,
             3 => SegKind::Remote,
             4 => SegKind::Done,
+            5 => SegKind::Landing,
             _ => return Err(WireError::BadImm(raw)),
         };
         match kind {
             SegKind::Data if byte_len == 0 => return Err(WireError::BadImm(raw)),
             SegKind::Remote if byte_len as usize != REMOTE_DESC_LEN => return Err(WireError::BadImm(raw)),
+            SegKind::Landing if byte_len as usize != LANDING_DESC_LEN => return Err(WireError::BadImm(raw)),
             SegKind::Update | SegKind::Fin | SegKind::Done if byte_len != 0 => return Err(WireError::PayloadOnControl(byte_len)),
             _ => {}
         }
@@ -114,8 +122,18 @@ impl Imm {
 /// Size of a [`RemoteDesc`] on the wire.
 pub const REMOTE_DESC_LEN: usize = 24;
 
-/// Where the receiver reads a remote bulk section (little endian: addr u64, len u64, rkey
-/// u32, reserved u32).
+/// How a bulk section announced by a [`RemoteDesc`] reaches the receiver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteHow {
+    /// The receiver RDMA-READs it from `addr`/`rkey` and answers `done`.
+    Read,
+    /// The sender already RDMA-WROTE it into the receiver's landing for this reply (`addr`
+    /// and `rkey` are 0); nothing is answered.
+    Written,
+}
+
+/// A bulk section that does not travel through the rings (little endian: addr u64, len u64,
+/// rkey u32, how u32 — 0 read, 1 written).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RemoteDesc {
     /// Address of the sender's registered buffer.
@@ -124,6 +142,8 @@ pub struct RemoteDesc {
     pub len: u64,
     /// Remote key of the registration.
     pub rkey: u32,
+    /// Read by the receiver, or already written into its landing.
+    pub how: RemoteHow,
 }
 
 impl RemoteDesc {
@@ -133,21 +153,79 @@ impl RemoteDesc {
         b[0..8].copy_from_slice(&self.addr.to_le_bytes());
         b[8..16].copy_from_slice(&self.len.to_le_bytes());
         b[16..20].copy_from_slice(&self.rkey.to_le_bytes());
+        let how: u32 = match self.how {
+            RemoteHow::Read => 0,
+            RemoteHow::Written => 1,
+        };
+        b[20..24].copy_from_slice(&how.to_le_bytes());
         b
     }
 
     /// Parses the wire form.
     pub fn parse(b: &[u8]) -> Result<Self, WireError> {
-        if b.len() != REMOTE_DESC_LEN || b[20..24] != [0; 4] {
+        if b.len() != REMOTE_DESC_LEN {
             return Err(WireError::BadParams("remote bulk descriptor"));
         }
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
-        Ok(Self { addr: u64_at(0), len: u64_at(8), rkey: u32::from_le_bytes(b[16..20].try_into().expect("4 bytes")) })
+        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
+        let how = match u32_at(20) {
+            0 => RemoteHow::Read,
+            1 => RemoteHow::Written,
+            _ => return Err(WireError::BadParams("remote bulk descriptor: unknown kind")),
+        };
+        Ok(Self { addr: u64_at(0), len: u64_at(8), rkey: u32_at(16), how })
+    }
+}
+
+/// Bytes of a [`LandingDesc`].
+pub const LANDING_DESC_LEN: usize = 32;
+
+/// A landing offered by the client: the reply to request `request_id` may have its bulk
+/// RDMA-WRITten into `[addr, addr + len)` (little endian: addr u64, len u64, rkey u32,
+/// reserved u32 = 0, request_id u64).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LandingDesc {
+    /// Address of the client's registered buffer.
+    pub addr: u64,
+    /// Its length: the reply's bulk length the client expects.
+    pub len: u64,
+    /// Remote key (remote write access).
+    pub rkey: u32,
+    /// The request whose reply lands there.
+    pub request_id: u64,
+}
+
+impl LandingDesc {
+    /// The wire bytes.
+    pub fn emit(&self) -> [u8; LANDING_DESC_LEN] {
+        let mut b = [0u8; LANDING_DESC_LEN];
+        b[0..8].copy_from_slice(&self.addr.to_le_bytes());
+        b[8..16].copy_from_slice(&self.len.to_le_bytes());
+        b[16..20].copy_from_slice(&self.rkey.to_le_bytes());
+        b[24..32].copy_from_slice(&self.request_id.to_le_bytes());
+        b
+    }
+
+    /// Parses the wire bytes (exactly [`LANDING_DESC_LEN`], reserved bytes zero).
+    pub fn parse(b: &[u8]) -> Result<Self, WireError> {
+        if b.len() != LANDING_DESC_LEN || b[20..24] != [0; 4] {
+            return Err(WireError::BadParams("landing descriptor"));
+        }
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        Ok(Self {
+            addr: u64_at(0),
+            len: u64_at(8),
+            rkey: u32::from_le_bytes(b[16..20].try_into().expect("4 bytes")),
+            request_id: u64_at(24),
+        })
     }
 }
 
 /// [`RawParams::flags`] bit: this side accepts remote bulk sections (it RDMA-READs them).
 pub const FLAG_ONE_SIDED: u16 = 1;
+/// [`RawParams::flags`] bit: this side takes part in landings (a client offers them, a
+/// worker RDMA-WRITEs replies into them). Both bits must be set on both sides.
+pub const FLAG_LANDINGS: u16 = 2;
 
 /// Magic of [`ConnParams`].
 pub const PARAMS_MAGIC: [u8; 4] = *b"HRDM";
@@ -259,26 +337,40 @@ mod test {
 
     #[test]
     fn test_imm_roundtrip_and_refusals() {
-        for kind in [SegKind::Data, SegKind::Update, SegKind::Fin, SegKind::Remote, SegKind::Done] {
+        for kind in [SegKind::Data, SegKind::Update, SegKind::Fin, SegKind::Remote, SegKind::Done, SegKind::Landing] {
             for (data, ctrl) in [(0u16, 0u16), (1, 0), (0, 1), (63, 8), (MAX_DATA_GRANT, MAX_CTRL_GRANT)] {
                 let imm = Imm { kind, grant: Grant { data, ctrl } };
                 let len = match kind {
                     SegKind::Data => 100,
                     SegKind::Remote => REMOTE_DESC_LEN as u32,
+                    SegKind::Landing => LANDING_DESC_LEN as u32,
                     _ => 0,
                 };
                 assert_eq!(Imm::decode(imm.encode(), len), Ok(imm));
             }
         }
         assert_eq!(Imm { kind: SegKind::Update, grant: Grant { data: 7, ctrl: 2 } }.encode(), 0x0001_2007);
-        assert_eq!(Imm::decode(0x0005_0000, 0), Err(WireError::BadImm(0x0005_0000)));
+        assert_eq!(Imm::decode(0x0006_0000, 0), Err(WireError::BadImm(0x0006_0000)));
+        assert_eq!(Imm::decode(0x0005_0000, 24), Err(WireError::BadImm(0x0005_0000)));
         assert_eq!(Imm::decode(0x0003_0000, 23), Err(WireError::BadImm(0x0003_0000)));
         assert_eq!(Imm::decode(0x0004_0000, 1), Err(WireError::PayloadOnControl(1)));
-        let d = RemoteDesc { addr: 0x1122_3344_5566_7788, len: 9 << 20, rkey: 0xabcd };
+        let d = RemoteDesc { addr: 0x1122_3344_5566_7788, len: 9 << 20, rkey: 0xabcd, how: RemoteHow::Read };
         assert_eq!(RemoteDesc::parse(&d.emit()), Ok(d));
+        assert_eq!(&d.emit()[..], &[0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0, 0, 0x90, 0, 0, 0, 0, 0, 0xcd, 0xab, 0, 0, 0, 0, 0, 0]);
+        let w = RemoteDesc { addr: 0, len: 4096, rkey: 0, how: RemoteHow::Written };
+        assert_eq!(RemoteDesc::parse(&w.emit()), Ok(w));
+        assert_eq!(w.emit()[20], 1);
         let mut b = d.emit();
-        b[23] = 1;
+        b[20] = 2;
         assert!(RemoteDesc::parse(&b).is_err());
+        let l = LandingDesc { addr: 0x7f00_0000_1000, len: 4 << 20, rkey: 0x1234, request_id: 0x0102_0304_0506_0708 };
+        let lb = l.emit();
+        assert_eq!(&lb[24..32], &[8, 7, 6, 5, 4, 3, 2, 1]);
+        assert_eq!(LandingDesc::parse(&lb), Ok(l));
+        let mut bad = lb;
+        bad[21] = 1;
+        assert!(LandingDesc::parse(&bad).is_err());
+        assert!(LandingDesc::parse(&lb[..31]).is_err());
         assert_eq!(Imm::decode(0x0100_0000, 1), Err(WireError::BadImm(0x0100_0000)));
         assert_eq!(Imm::decode(0x0000_0001, 0), Err(WireError::BadImm(1)));
         assert_eq!(Imm::decode(0x0001_0001, 5), Err(WireError::PayloadOnControl(5)));

@@ -17,7 +17,7 @@ fn test_addr() -> Option<String> {
 }
 
 fn cfg() -> RdmaConfig {
-    RdmaConfig { io_timeout: Some(Duration::from_secs(60)), ..RdmaConfig::default() }
+    RdmaConfig { io_timeout: Some(Duration::from_secs(60)), one_sided: false, ..RdmaConfig::default() }
 }
 
 fn pair(ip: &str, client: RdmaConfig, server: RdmaConfig) -> ((RdmaSink, RdmaSource), (RdmaSink, RdmaSource)) {

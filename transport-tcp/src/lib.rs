@@ -15,4 +15,4 @@ pub mod transport;
 
 pub use config::TcpConfig;
 pub use tcp::{connect, listen, TcpSink, TcpSource};
-pub use transport::{FrameSink, FrameSource, Received, TransportError};
+pub use transport::{FrameSink, FrameSource, MemoryRegistry, Received, TransportError};

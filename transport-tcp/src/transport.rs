@@ -51,6 +51,38 @@ pub trait FrameSink: Send {
 
     /// Bytes queued and not yet written.
     fn pending(&self) -> usize;
+
+    /// Tells the transport that the bulk of the reply to request `request_id` (sent next)
+    /// will be read into `[dst, dst + len)`, so a transport that can place it there itself
+    /// does (RDMA: the worker RDMA-WRITEs it into the buffer; the source's `recv_bulk` into
+    /// the same buffer then copies nothing). Default: ignored (TCP reads it off the socket).
+    ///
+    /// # Safety
+    /// `dst` must stay valid for writes of `len` bytes, and not be read or written by anyone
+    /// else, until the reply to `request_id` has been received (its `recv_head`) or the
+    /// connection is gone.
+    unsafe fn offer_landing(&mut self, request_id: u64, dst: *mut u8, len: usize) -> Result<(), TransportError> {
+        let _ = (request_id, dst, len);
+        Ok(())
+    }
+
+    /// The transport's registry of long-lived memory, when it has one (RDMA registers such
+    /// memory once instead of per transfer).
+    fn memory_registry(&self) -> Option<std::sync::Arc<dyn MemoryRegistry>> {
+        None
+    }
+}
+
+/// Long-lived memory announced to a transport so it can prepare it once (RDMA: register it
+/// with the NIC on first use and keep the registration) rather than on every transfer.
+pub trait MemoryRegistry: Send + Sync {
+    /// `[addr, addr + len)` stays allocated until [`forget`](Self::forget) is called with
+    /// `addr`.
+    fn remember(&self, addr: usize, len: usize);
+
+    /// The memory remembered at `addr` is about to be freed: whatever the transport holds on
+    /// it is released first. Must be called before the memory is freed.
+    fn forget(&self, addr: usize);
 }
 
 /// The receiving half of a connection.

@@ -6,6 +6,7 @@
 //! devices).
 
 pub mod backend;
+pub mod listener;
 #[cfg(feature = "rdma")]
 pub mod rdma;
 pub mod server;

@@ -1,23 +1,27 @@
 //! Accepting connections and driving sessions.
 //!
-//! One thread per connection runs [`serve_connection`]: it reads a frame head, places the
-//! bulk section (straight into device memory for host-to-device copies, into a reusable
-//! buffer otherwise), parses the request, dispatches it to the session and sends the reply.
+//! [`Server`] runs the accept loop over any [`Listener`] (TCP: [`Worker`]; RDMA:
+//! `rdma::RdmaWorker`). One thread per connection runs [`serve_session`]: it reads a frame
+//! head, places the bulk section (straight into device memory for host-to-device copies,
+//! into a reusable buffer otherwise), parses the request, dispatches it to the session and
+//! sends the reply.
 //! A malformed frame gets an error reply; a frame whose header cannot be trusted also ends
 //! the connection, since the byte stream cannot be resynchronised. Nothing a client sends
 //! can take down the worker or another session.
 
 use crate::backend::Backend;
+use crate::listener::{Accepted, Connection, Hangup, Listener};
 use crate::session::{Failure, ReplySender, Session, SessionConfig, WorkerIo};
 use proto_core::opcode::dispatch;
 use proto_core::{DecodeError, Flags, Opcode, Request, Status};
 use std::collections::HashMap;
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::marker::PhantomData;
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
-use transport_tcp::{TcpConfig, TransportError};
+use transport_tcp::{FrameSink, FrameSource, TcpConfig, TransportError};
 
 /// How often the accept loop checks for shutdown.
 const ACCEPT_POLL: Duration = Duration::from_millis(50);
@@ -33,14 +37,8 @@ pub struct WorkerConfig {
     pub tcp: TcpConfig,
 }
 
-/// A running worker: its listener thread and live connections.
-pub struct Worker {
-    local_addr: SocketAddr,
-    shutdown: Arc<AtomicBool>,
-    connections: Arc<Mutex<HashMap<u64, TcpStream>>>,
-    accept_thread: Option<JoinHandle<()>>,
-    conn_threads: Arc<Mutex<Vec<JoinHandle<()>>>>,
-}
+/// The TCP worker.
+pub type Worker = Server<TcpListener>;
 
 impl Worker {
     /// Binds `addr` and starts serving in background threads.
@@ -52,19 +50,32 @@ impl Worker {
     /// Serves on an already bound listener.
     pub fn start_on(listener: TcpListener, backend: Arc<dyn Backend>, config: WorkerConfig) -> std::io::Result<Self> {
         listener.set_nonblocking(true)?;
+        Self::spawn(listener, backend, config)
+    }
+}
+
+/// A running worker on one listener: its accept thread and one thread per connection.
+pub struct Server<L: Listener> {
+    local_addr: SocketAddr,
+    connections: Arc<Connections>,
+    accept_thread: Option<JoinHandle<()>>,
+    _listener: PhantomData<fn() -> L>,
+}
+
+impl<L: Listener> Server<L> {
+    /// Starts the accept thread on `listener`, which must honour the poll timeout.
+    pub(crate) fn spawn(listener: L, backend: Arc<dyn Backend>, config: WorkerConfig) -> std::io::Result<Self> {
         let local_addr = listener.local_addr()?;
-        let shutdown = Arc::new(AtomicBool::new(false));
-        let connections: Arc<Mutex<HashMap<u64, TcpStream>>> = Arc::default();
-        let conn_threads: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();
+        let connections = Arc::new(Connections::default());
         let accept_thread = {
-            let (shutdown, connections, conn_threads) = (shutdown.clone(), connections.clone(), conn_threads.clone());
+            let connections = connections.clone();
             let config = Arc::new(config);
-            std::thread::Builder::new().name("hip-worker-accept".into()).spawn(move || {
-                accept_loop(listener, backend, config, shutdown, connections, conn_threads)
-            })?
+            std::thread::Builder::new()
+                .name(format!("hip-{}-accept", L::TRANSPORT.to_ascii_lowercase()))
+                .spawn(move || accept_loop(listener, backend, config, connections))?
         };
-        tracing::info!(%local_addr, "hip-worker listening");
-        Ok(Self { local_addr, shutdown, connections, accept_thread: Some(accept_thread), conn_threads })
+        tracing::info!(%local_addr, transport = L::TRANSPORT, "hip-worker listening");
+        Ok(Self { local_addr, connections, accept_thread: Some(accept_thread), _listener: PhantomData })
     }
 
     /// The bound address (useful with port 0).
@@ -72,9 +83,9 @@ impl Worker {
         self.local_addr
     }
 
-    /// Number of live connections.
+    /// Number of live connections (including those still being established).
     pub fn connection_count(&self) -> usize {
-        self.connections.lock().map(|c| c.len()).unwrap_or(0)
+        self.connections.live().len()
     }
 
     /// Stops accepting, lets every session finish the request it is executing, closes the
@@ -84,96 +95,157 @@ impl Worker {
     }
 
     fn stop(&mut self) {
-        self.shutdown.store(true, Ordering::SeqCst);
+        self.connections.stopping.store(true, Ordering::SeqCst);
         if let Some(t) = self.accept_thread.take() {
             let _ = t.join();
         }
-        // Reading stops at the next frame boundary; requests in flight complete first.
-        if let Ok(conns) = self.connections.lock() {
-            for stream in conns.values() {
-                let _ = stream.shutdown(Shutdown::Read);
-            }
+        for hangup in self.connections.live().values().flatten() {
+            hangup.hang_up();
         }
-        let threads = std::mem::take(&mut *self.conn_threads.lock().unwrap_or_else(|p| p.into_inner()));
+        let threads = std::mem::take(&mut *self.connections.threads.lock().unwrap_or_else(|p| p.into_inner()));
         for t in threads {
             let _ = t.join();
         }
     }
 }
 
-impl Drop for Worker {
+impl<L: Listener> Drop for Server<L> {
     fn drop(&mut self) {
         self.stop();
     }
 }
 
-fn accept_loop(
-    listener: TcpListener,
-    backend: Arc<dyn Backend>,
-    config: Arc<WorkerConfig>,
-    shutdown: Arc<AtomicBool>,
-    connections: Arc<Mutex<HashMap<u64, TcpStream>>>,
-    conn_threads: Arc<Mutex<Vec<JoinHandle<()>>>>,
-) {
+/// Connection bookkeeping shared by the accept loop, the connection threads and `stop`.
+#[derive(Default)]
+struct Connections {
+    stopping: AtomicBool,
+    /// Every connection with a thread; `None` until it is established.
+    live: Mutex<HashMap<u64, Option<Box<dyn Hangup>>>>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl Connections {
+    fn live(&self) -> MutexGuard<'_, HashMap<u64, Option<Box<dyn Hangup>>>> {
+        self.live.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Takes a slot for a new connection, unless [`MAX_CONNECTIONS`] are live.
+    fn reserve(self: &Arc<Self>, conn_id: u64) -> Option<Slot> {
+        let mut live = self.live();
+        if live.len() >= MAX_CONNECTIONS {
+            return None;
+        }
+        live.insert(conn_id, None);
+        Some(Slot { connections: self.clone(), conn_id })
+    }
+
+    fn add_thread(&self, handle: JoinHandle<()>) {
+        let mut threads = self.threads.lock().unwrap_or_else(|p| p.into_inner());
+        threads.retain(|t| !t.is_finished());
+        threads.push(handle);
+    }
+}
+
+/// A connection's place in [`Connections`], given back when dropped.
+struct Slot {
+    connections: Arc<Connections>,
+    conn_id: u64,
+}
+
+impl Slot {
+    /// Makes the connection reachable by `stop`. False when the worker is already stopping
+    /// (`stop` may have hung up the others already, so this one must not start).
+    fn register(&self, hangup: Box<dyn Hangup>) -> bool {
+        let mut live = self.connections.live();
+        if self.connections.stopping.load(Ordering::SeqCst) {
+            return false;
+        }
+        live.insert(self.conn_id, Some(hangup));
+        true
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.connections.live().remove(&self.conn_id);
+    }
+}
+
+fn accept_loop<L: Listener>(listener: L, backend: Arc<dyn Backend>, config: Arc<WorkerConfig>, connections: Arc<Connections>) {
     static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
-    while !shutdown.load(Ordering::SeqCst) {
-        let (stream, peer) = match listener.accept() {
-            Ok(conn) => conn,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(ACCEPT_POLL);
-                continue;
-            }
+    let transport = L::TRANSPORT;
+    while !connections.stopping.load(Ordering::SeqCst) {
+        let accepted = match listener.poll_accept(ACCEPT_POLL) {
+            Ok(Some(accepted)) => accepted,
+            Ok(None) => continue,
             Err(e) => {
-                tracing::warn!(%e, "accept failed");
+                tracing::warn!(transport, %e, "accept failed");
+                // A lasting error (out of descriptors) must not spin.
                 std::thread::sleep(ACCEPT_POLL);
                 continue;
             }
         };
-        let _ = stream.set_nonblocking(false);
         let conn_id = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
-        {
-            let mut conns = connections.lock().unwrap_or_else(|p| p.into_inner());
-            if conns.len() >= MAX_CONNECTIONS {
-                tracing::warn!(%peer, "connection refused: {MAX_CONNECTIONS} connections already");
-                drop(stream);
-                continue;
-            }
-            if let Ok(clone) = stream.try_clone() {
-                conns.insert(conn_id, clone);
-            }
-        }
-        let (backend, config, connections) = (backend.clone(), config.clone(), connections.clone());
-        let spawned = std::thread::Builder::new().name(format!("hip-session-{conn_id}")).spawn(move || {
-            tracing::debug!(%peer, conn_id, "connection accepted");
-            if let Err(e) = serve_connection(stream, backend, &config) {
-                tracing::info!(%peer, conn_id, %e, "connection ended");
-            }
-            connections.lock().unwrap_or_else(|p| p.into_inner()).remove(&conn_id);
-        });
+        let Some(slot) = connections.reserve(conn_id) else {
+            tracing::warn!(transport, peer = ?accepted.peer(), "connection refused: {MAX_CONNECTIONS} connections already");
+            continue;
+        };
+        let (backend, config) = (backend.clone(), config.clone());
+        let spawned = std::thread::Builder::new()
+            .name(format!("hip-{}-session-{conn_id}", transport.to_ascii_lowercase()))
+            .spawn(move || serve_accepted::<L>(accepted, slot, backend, &config));
         match spawned {
-            Ok(handle) => {
-                let mut threads = conn_threads.lock().unwrap_or_else(|p| p.into_inner());
-                threads.retain(|t| !t.is_finished());
-                threads.push(handle);
-            }
-            Err(e) => tracing::error!(%e, "could not spawn a session thread"),
+            Ok(handle) => connections.add_thread(handle),
+            Err(e) => tracing::error!(transport, %e, "could not spawn a session thread"),
         }
     }
 }
 
-/// Serves one connection until the client leaves, the connection fails, or the worker stops.
-/// The session (and everything it allocated) is dropped on return, whatever the reason.
+/// A connection thread: establishes the connection, serves its session, frees its slot.
+fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<dyn Backend>, config: &WorkerConfig) {
+    let (transport, conn_id) = (L::TRANSPORT, slot.conn_id);
+    let Connection { sink, source, hangup, peer } = match accepted.establish(config) {
+        Ok(connection) => connection,
+        Err(e) => {
+            tracing::info!(transport, conn_id, %e, "connection not established");
+            return;
+        }
+    };
+    if !slot.register(hangup) {
+        return;
+    }
+    tracing::debug!(transport, ?peer, conn_id, "connection accepted");
+    let (session, result) = run_session(sink, source, backend, config);
+    match result {
+        Ok(()) => tracing::info!(?peer, conn_id, session, "{transport} connection ended; session freed"),
+        Err(e) => tracing::info!(?peer, conn_id, session, %e, "{transport} connection ended; session freed"),
+    }
+}
+
+/// Serves one TCP connection until the client leaves, the connection fails, or the worker
+/// stops. The session (and everything it allocated) is dropped on return, whatever the reason.
 pub fn serve_connection(stream: TcpStream, backend: Arc<dyn Backend>, config: &WorkerConfig) -> Result<(), TransportError> {
     let (sink, source) = transport_tcp::tcp::split(stream, &config.tcp)?;
+    run_session(sink, source, backend, config).1
+}
+
+/// Runs a session over `sink` and `source` and frees it; returns its id and how it ended.
+fn run_session(
+    sink: impl FrameSink + 'static,
+    source: impl FrameSource + 'static,
+    backend: Arc<dyn Backend>,
+    config: &WorkerConfig,
+) -> (u64, Result<(), TransportError>) {
     let replies = ReplySender::new(Box::new(sink));
     let mut io = WorkerIo::new(Box::new(source), replies.clone());
     let mut session = Session::new(backend, Arc::new(config.session.clone()));
     let result = serve_session(&mut session, &mut io);
+    let id = session.id();
     // Free the session's resources (draining its streams, whose callbacks may still queue
     // replies) before the writer is told to finish.
     drop(session);
     replies.close();
-    result
+    (id, result)
 }
 
 /// The request loop over any transport.

@@ -3,7 +3,7 @@
 
 use super::MemFabric;
 use crate::config::RdmaConfig;
-use crate::engine::{split, Sink, Source};
+use crate::engine::{split, Role, Sink, Source};
 use crate::{FrameSink, FrameSource, TransportError};
 use proto_core::wire::{Empty, MemcpyHtoD, Ping};
 use proto_core::{Bulk, Flags, Request};
@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 type Half = (Sink<MemFabric>, Source<MemFabric>);
 
 fn cfg(slot_len: usize, recv_depth: u32, send_depth: u32) -> RdmaConfig {
-    RdmaConfig { slot_len, recv_depth, send_depth, io_timeout: Some(Duration::from_secs(20)), ..RdmaConfig::default() }
+    RdmaConfig { slot_len, recv_depth, send_depth, io_timeout: Some(Duration::from_secs(20)), one_sided: false, ..RdmaConfig::default() }
 }
 
 fn pair_with(a: RdmaConfig, b: RdmaConfig) -> (Half, Half) {
     let (fa, fb) = MemFabric::pair(&a, &b);
-    (split(fa, &a), split(fb, &b))
+    (split(fa, &a, Role::Client), split(fb, &b, Role::Worker))
 }
 
 fn pair() -> (Half, Half) {
@@ -429,4 +429,193 @@ fn remote_descriptor_with_a_bad_key_is_a_remote_access_error() {
     drop(rx);
     drop(_tx_b);
     assert!(t.join().unwrap());
+}
+
+fn dtoh_reply<'a>(buf: &mut [u8], id: u64, data: &'a [u8]) -> (usize, &'a [u8]) {
+    use proto_core::wire::MemcpyData;
+    use proto_core::Response;
+    let f = Response::MemcpyDtoH(MemcpyData { data: Bulk(data) }).encode_frame(buf, id, 0).unwrap();
+    (f.head_len, f.bulk)
+}
+
+/// A client (A) and a worker (B), both with one-sided bulk and landings on.
+fn landing_pair() -> (Half, Half) {
+    pair_with(one_sided(4096, true), one_sided(4096, true))
+}
+
+#[test]
+fn worker_writes_replies_into_offered_landings() {
+    let ((mut ctx, mut crx), (mut wtx, mut wrx)) = landing_pair();
+    // (reply bytes, landing offered, how the client reads): 0 = into the landing itself,
+    // 1 = into another buffer (copied out of the landing), 2 = skipped.
+    let plan = [(1usize << 20, true, 0u8), ((3 << 20) + 5, true, 0), (300_000, true, 1), (200_000, true, 2), (500_000, false, 0)];
+    let worker = std::thread::spawn(move || {
+        let mut buf = [0u8; 256];
+        for (i, &(n, _, _)) in plan.iter().enumerate() {
+            let head = wrx.recv_head().unwrap();
+            assert_eq!(head.header.request_id, i as u64 + 1);
+            let data = pattern(n, i as u8);
+            let (h, b) = dtoh_reply(&mut buf, i as u64 + 1, &data);
+            if i % 2 == 0 { wtx.send(&buf[..h], b).unwrap() } else { wtx.queue(&buf[..h], b).unwrap() }
+        }
+        wtx.flush().unwrap();
+        (wtx, wrx)
+    });
+    let mut landings: Vec<Vec<u8>> = plan.iter().map(|&(n, _, _)| vec![0u8; n]).collect();
+    let mut buf = [0u8; 256];
+    for (i, &(n, offer, _)) in plan.iter().enumerate() {
+        let id = i as u64 + 1;
+        if offer {
+            // SAFETY: `landings[i]` outlives the reply and is not touched until it arrives.
+            unsafe { ctx.offer_landing(id, landings[i].as_mut_ptr(), n).unwrap() };
+        }
+        let req = Request::MemcpyDtoH(proto_core::wire::MemcpyDtoH { src: 0x1000, len: n as u64, stream: 0 });
+        let h = req.encode_frame(&mut buf, Flags::empty(), id).unwrap().head_len;
+        ctx.queue(&buf[..h], &[]).unwrap();
+    }
+    ctx.flush().unwrap();
+    for (i, &(n, _, how)) in plan.iter().enumerate() {
+        let head = crx.recv_head().unwrap();
+        assert_eq!((head.header.request_id, head.header.bulk_len as usize), (i as u64 + 1, n));
+        match how {
+            0 => crx.recv_bulk(&mut landings[i]).unwrap(),
+            1 => {
+                let mut other = vec![0u8; n];
+                let (a, b) = other.split_at_mut(12_345);
+                crx.recv_bulk(a).unwrap();
+                crx.recv_bulk(b).unwrap();
+                assert!(other == pattern(n, i as u8), "reply {i} copied out of the landing");
+            }
+            _ => continue,
+        }
+        if how == 0 {
+            assert!(landings[i] == pattern(n, i as u8), "reply {i} ({n} bytes) differs");
+        }
+    }
+    let (wtx, wrx) = worker.join().unwrap();
+    let (c, w) = (ctx.stats(), wtx.stats());
+    assert_eq!(c.landings_offered, 4);
+    assert_eq!(w.remote_written, 4, "every offered landing was written: {w:?}");
+    assert_eq!(w.bytes_written, (1 << 20) + (3 << 20) + 5 + 300_000 + 200_000);
+    assert_eq!(c.landed, 3, "landed counts written replies read to the end (not the skipped one): {c:?}");
+    // The reply without a landing (500 KB, above these tests' 64 KiB threshold) went the
+    // other one-sided way: a READ descriptor the client read from.
+    assert_eq!((w.remote_sent, c.bytes_read), (1, 500_000));
+    assert_eq!((ctx.fabric().registrations(), wtx.fabric().registrations()), (0, 0), "landings and sources released");
+    assert_eq!(ctx.fabric().rnr_errors() + wtx.fabric().rnr_errors(), 0);
+    drop((wrx, crx));
+}
+
+#[test]
+fn error_reply_or_other_size_consumes_the_landing_without_writing() {
+    let ((mut ctx, mut crx), (mut wtx, mut wrx)) = landing_pair();
+    let mut a = vec![0u8; 1 << 20];
+    let mut b = vec![0u8; 1 << 20];
+    let mut buf = [0u8; 256];
+    // SAFETY: both buffers outlive their replies.
+    unsafe {
+        ctx.offer_landing(1, a.as_mut_ptr(), a.len()).unwrap();
+        ctx.offer_landing(2, b.as_mut_ptr(), b.len()).unwrap();
+    }
+    let h = ping(&mut buf, 1);
+    ctx.send(&buf[..h], &[]).unwrap();
+    let _ = wrx.recv_head().unwrap();
+    // Reply 1: an error (no bulk). Reply 2: fewer bytes than the landing.
+    let meta = proto_core::frame::FrameMeta { opcode: 0x0101, flags: Flags::RESPONSE | Flags::ERROR, request_id: 1, credits: 0, aux: 0 };
+    let err = proto_core::wire::ErrorReply { status: proto_core::Status(1), message: "nope".into() };
+    let h = proto_core::frame::encode_frame(&mut buf, meta, &err).unwrap().head_len;
+    wtx.send(&buf[..h], &[]).unwrap();
+    let short = pattern(4096, 9);
+    let (h, bulk) = dtoh_reply(&mut buf, 2, &short);
+    wtx.send(&buf[..h], bulk).unwrap();
+    assert_eq!(crx.recv_head().unwrap().header.request_id, 1);
+    let head = crx.recv_head().unwrap();
+    assert_eq!((head.header.request_id, head.header.bulk_len), (2, 4096));
+    crx.recv_bulk(&mut b[..4096]).unwrap();
+    assert!(b[..4096] == short[..]);
+    assert_eq!(wtx.stats().remote_written, 0);
+    assert_eq!(ctx.fabric().registrations(), 0, "both landings released with their replies");
+    drop(a);
+}
+
+#[test]
+fn landing_registration_gone_is_an_error_on_both_sides_not_a_hang() {
+    let ((mut ctx, mut crx), (mut wtx, mut wrx)) = landing_pair();
+    let mut dst = vec![0u8; 1 << 20];
+    let mut buf = [0u8; 256];
+    // SAFETY: `dst` outlives the exchange.
+    unsafe { ctx.offer_landing(7, dst.as_mut_ptr(), dst.len()).unwrap() };
+    let h = ping(&mut buf, 7);
+    ctx.send(&buf[..h], &[]).unwrap();
+    let _ = wrx.recv_head().unwrap();
+    // The client's registration vanishes (as if deregistered early): the WRITE must fail.
+    let client_side = 1 - wtx.fabric().me;
+    wtx.fabric().sides()[client_side].regions.clear();
+    let data = pattern(1 << 20, 1);
+    let (h, bulk) = dtoh_reply(&mut buf, 7, &data);
+    let started = Instant::now();
+    let e = wtx.send(&buf[..h], bulk).unwrap_err().to_string();
+    assert!(e.contains("remote access error"), "{e}");
+    assert!(crx.recv_head().is_err(), "the client sees the connection fail");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(wtx.fabric().registrations(), 0);
+}
+
+#[test]
+fn remembered_memory_is_registered_once_and_sent_one_sided_below_the_threshold() {
+    let ((mut ctx, _crx), (_wtx, mut wrx)) = landing_pair();
+    let client_reg = ctx.memory_registry().expect("RDMA has a registry");
+    let worker_reg = _wtx.memory_registry().expect("RDMA has a registry");
+    // A pinned host buffer (client) and a device allocation (worker), both long-lived.
+    let src: Vec<u8> = pattern(1 << 20, 4);
+    let mut dst = vec![0u8; 1 << 20];
+    client_reg.remember(src.as_ptr() as usize, src.len());
+    worker_reg.remember(dst.as_mut_ptr() as usize, dst.len());
+    let mut buf = [0u8; 256];
+    let chunks = [(0usize, 100_000usize), (100_000, 500_000), (600_000, 448_576)];
+    let t = std::thread::spawn(move || {
+        for (i, &(off, n)) in chunks.iter().enumerate() {
+            let (h, b) = htod(&mut buf, i as u64, &src[off..off + n], Flags::empty());
+            ctx.send(&buf[..h], b).unwrap();
+        }
+        (ctx, src)
+    });
+    for &(off, n) in &chunks {
+        let _ = wrx.recv_head().unwrap();
+        wrx.recv_bulk(&mut dst[off..off + n]).unwrap();
+    }
+    let (ctx, src) = t.join().unwrap();
+    assert!(dst == src);
+    let (c, w) = (ctx.stats(), wrx.stats());
+    assert_eq!(c.remote_sent, 3);
+    assert_eq!((c.cache.registrations, c.cache.hits), (1, 2), "client: one registration for the whole buffer: {c:?}");
+    assert_eq!((w.cache.registrations, w.cache.hits), (1, 2), "worker: one registration for the allocation: {w:?}");
+    assert_eq!((ctx.fabric().registrations(), wrx.fabric().registrations()), (1, 1), "cached until forgotten");
+    client_reg.forget(src.as_ptr() as usize);
+    worker_reg.forget(dst.as_mut_ptr() as usize);
+    assert_eq!((ctx.fabric().registrations(), wrx.fabric().registrations()), (0, 0), "forget releases");
+}
+
+#[test]
+fn cached_threshold_applies_only_to_remembered_memory() {
+    // 100 KB from ordinary memory stays two-sided with the default 2 MiB threshold; from
+    // remembered memory it goes one-sided.
+    let cfg = RdmaConfig { one_sided_min: 2 << 20, ..one_sided(4096, true) };
+    let ((mut ctx, _crx), (_wtx, mut wrx)) = pair_with(cfg, cfg);
+    let data = pattern(100_000, 2);
+    let mut buf = [0u8; 256];
+    let mut got = vec![0u8; 100_000];
+    for remembered in [false, true] {
+        if remembered {
+            ctx.memory_registry().unwrap().remember(data.as_ptr() as usize, data.len());
+        }
+        let (h, b) = htod(&mut buf, 1, &data, Flags::empty());
+        std::thread::scope(|s| {
+            s.spawn(|| ctx.send(&buf[..h], b).unwrap());
+            let _ = wrx.recv_head().unwrap();
+            wrx.recv_bulk(&mut got).unwrap();
+        });
+        assert!(got == data);
+        assert_eq!(ctx.stats().remote_sent, u64::from(remembered));
+    }
 }

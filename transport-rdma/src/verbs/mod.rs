@@ -18,10 +18,11 @@ pub mod mr;
 
 use crate::config::{RdmaConfig, RESOLVE_TIMEOUT, WAIT_TICK};
 use crate::credit::CONTROL_CREDITS;
-use crate::engine::{split, Sink, Source, CONTROL_SQ_DEPTH, READ_DEPTH};
+use crate::engine::{split, Role, Sink, Source, CONTROL_SQ_DEPTH, READ_DEPTH, WRITE_DEPTH};
 use crate::fabric::{Completion, Fabric, FabricError, Region, SendKind, SendWr, Wake};
 use crate::hook::ExportedMemory;
-use crate::wire::{ConnParams, FLAG_ONE_SIDED};
+use crate::fabric::Access;
+use crate::wire::{ConnParams, FLAG_LANDINGS, FLAG_ONE_SIDED};
 use cm::{CmEvent, EventChannel};
 use mr::RegBuf;
 use rdma_sys::*;
@@ -44,6 +45,7 @@ const TAG_CONTROL: u64 = 2;
 const TAG_PROBE: u64 = 3;
 const TAG_RECV: u64 = 4;
 const TAG_READ: u64 = 5;
+const TAG_WRITE: u64 = 6;
 
 fn wr_id(tag: u64, index: u32) -> u64 {
     (tag << 32) | u64::from(index)
@@ -112,6 +114,8 @@ struct Resources {
     recv_depth: u32,
     /// One-sided bulk enabled in this side's configuration.
     one_sided: bool,
+    /// Landings (replies RDMA-WRITten by the worker) enabled in this side's configuration.
+    landings: bool,
     /// Completion events taken from the channel and not yet acknowledged.
     unacked_events: Mutex<u32>,
     disconnected: AtomicBool,
@@ -142,6 +146,7 @@ impl Resources {
             send_depth: cfg.send_depth,
             recv_depth: cfg.recv_depth,
             one_sided: cfg.one_sided,
+            landings: cfg.one_sided && cfg.landings,
             unacked_events: Mutex::new(0),
             disconnected: AtomicBool::new(false),
         };
@@ -162,7 +167,7 @@ impl Resources {
             }
             set_nonblocking((*r.comp).fd)?;
             let recv_slots = cfg.recv_depth + CONTROL_CREDITS;
-            let sq = cfg.send_depth + CONTROL_SQ_DEPTH + READ_DEPTH;
+            let sq = cfg.send_depth + CONTROL_SQ_DEPTH + READ_DEPTH + WRITE_DEPTH;
             let cqe = (sq + recv_slots) as i32;
             r.cq = ibv_create_cq(verbs, cqe, std::ptr::null_mut(), r.comp, 0);
             if r.cq.is_null() {
@@ -194,6 +199,19 @@ impl Resources {
     fn qp(&self) -> *mut ibv_qp {
         // SAFETY: the id is live; its qp was created in `new`.
         unsafe { (*self.id).qp }
+    }
+
+    /// RDMA READs the device lets one QP have outstanding (initiator) and accept
+    /// (responder), the smaller of the two; 1 when the device cannot be queried.
+    fn max_rd_atoms(&self) -> u32 {
+        // SAFETY: all-zero is a valid ibv_device_attr; the id is bound to a live device.
+        let mut attr: ibv_device_attr = unsafe { std::mem::zeroed() };
+        // SAFETY: `verbs` is the id's live device context; `attr` is writable.
+        let ret = unsafe { ibv_query_device((*self.id).verbs, &mut attr) };
+        if ret != 0 {
+            return 1;
+        }
+        attr.max_qp_rd_atom.min(attr.max_qp_init_rd_atom).max(1) as u32
     }
 
     fn post_recv(&self, slot: u32) -> Result<(), FabricError> {
@@ -262,20 +280,29 @@ struct Prepared {
 
 impl Prepared {
     fn params(&self) -> ConnParams {
-        let flags = if self.res.one_sided { FLAG_ONE_SIDED } else { 0 };
+        let mut flags = 0;
+        if self.res.one_sided {
+            flags |= FLAG_ONE_SIDED;
+        }
+        if self.res.landings {
+            flags |= FLAG_LANDINGS;
+        }
         ConnParams { recv_depth: self.res.recv_depth, slot_len: self.res.slot_len as u32, flags }
     }
 
     /// Connection parameters for connect/accept: our ring in the private data; no RNR
     /// retries (credits make them impossible: an RNR would be a bug, reported at once);
     /// the maximum transport retries, so a lost peer is detected in seconds, not never.
-    fn conn_param(private: &[u8; crate::wire::PARAMS_LEN]) -> rdma_conn_param {
+    fn conn_param(&self, private: &[u8; crate::wire::PARAMS_LEN]) -> rdma_conn_param {
         // SAFETY: all-zero is a valid rdma_conn_param.
         let mut p: rdma_conn_param = unsafe { std::mem::zeroed() };
         p.private_data = private.as_ptr().cast();
         p.private_data_len = private.len() as u8;
-        p.responder_resources = 1;
-        p.initiator_depth = 1;
+        // RDMA READs executed on the wire at once (the engine keeps READ_DEPTH posted), within
+        // what the device allows.
+        let rd_atoms = self.res.max_rd_atoms().min(READ_DEPTH) as u8;
+        p.responder_resources = rd_atoms;
+        p.initiator_depth = rd_atoms;
         p.retry_count = 7;
         p.rnr_retry_count = 0;
         p
@@ -287,7 +314,9 @@ impl Prepared {
         if self.res.one_sided && !peer_reads_remote {
             tracing::info!("RDMA one-sided bulk: the peer does not accept it; two-sided path only");
         }
-        VerbsFabric { res: self.res, seg_len, peer_recv_depth: peer.recv_depth, peer_reads_remote, block: Mutex::new(()) }
+        let both = FLAG_ONE_SIDED | FLAG_LANDINGS;
+        let landings_agreed = self.res.landings && peer.flags & both == both;
+        VerbsFabric { res: self.res, seg_len, peer_recv_depth: peer.recv_depth, peer_reads_remote, landings_agreed, block: Mutex::new(()) }
     }
 }
 
@@ -298,6 +327,8 @@ pub struct VerbsFabric {
     peer_recv_depth: u32,
     /// Both sides enabled one-sided bulk.
     peer_reads_remote: bool,
+    /// Both sides enabled landings.
+    landings_agreed: bool,
     /// Serialises `block` (only the engine's leader calls it, but the API must not rely on it).
     block: Mutex<()>,
 }
@@ -387,6 +418,15 @@ impl Fabric for VerbsFabric {
                 w.wr.rdma.remote_addr = remote;
                 w.wr.rdma.rkey = rkey;
             }
+            SendWr::Write { id, local, lkey, len, remote, rkey } => {
+                sge = ibv_sge { addr: local, length: len, lkey };
+                w.wr_id = wr_id(TAG_WRITE, id);
+                w.sg_list = &mut sge;
+                w.num_sge = 1;
+                w.opcode = ibv_wr_opcode::IBV_WR_RDMA_WRITE;
+                w.wr.rdma.remote_addr = remote;
+                w.wr.rdma.rkey = rkey;
+            }
         }
         let mut bad = std::ptr::null_mut();
         // SAFETY: the QP is live; the WR and SGE outlive the call; the SGE lies inside the
@@ -415,7 +455,7 @@ impl Fabric for VerbsFabric {
                 let (tag, index) = (wc.wr_id >> 32, wc.wr_id as u32);
                 let what = match tag {
                     TAG_DATA | TAG_CONTROL => "SEND",
-                    TAG_PROBE => "RDMA WRITE",
+                    TAG_PROBE | TAG_WRITE => "RDMA WRITE",
                     TAG_READ => "RDMA READ",
                     _ => "RECV",
                 };
@@ -432,6 +472,7 @@ impl Fabric for VerbsFabric {
                     TAG_CONTROL => Completion::Sent(SendKind::Control),
                     TAG_PROBE => Completion::Sent(SendKind::Probe),
                     TAG_READ => Completion::Sent(SendKind::Read(index)),
+                    TAG_WRITE => Completion::Sent(SendKind::Write(index)),
                     _ => {
                         let with_imm = wc.wc_flags & ibv_wc_flags::IBV_WC_WITH_IMM.0 != 0;
                         // SAFETY: imm_data is the active member when IBV_WC_WITH_IMM is set.
@@ -521,12 +562,22 @@ impl Fabric for VerbsFabric {
         self.peer_reads_remote
     }
 
-    unsafe fn register(&self, ptr: *mut u8, len: usize, peer_reads: bool) -> Result<Box<dyn Region>, FabricError> {
-        let access = if peer_reads {
-            ibv_access_flags::IBV_ACCESS_REMOTE_READ.0 as i32
-        } else {
-            ibv_access_flags::IBV_ACCESS_LOCAL_WRITE.0 as i32
-        };
+    fn landings_agreed(&self) -> bool {
+        self.landings_agreed
+    }
+
+    unsafe fn register(&self, ptr: *mut u8, len: usize, access: Access) -> Result<Box<dyn Region>, FabricError> {
+        let mut flags = 0;
+        if access.local_write {
+            flags |= ibv_access_flags::IBV_ACCESS_LOCAL_WRITE.0;
+        }
+        if access.remote_read {
+            flags |= ibv_access_flags::IBV_ACCESS_REMOTE_READ.0;
+        }
+        if access.remote_write {
+            flags |= ibv_access_flags::IBV_ACCESS_REMOTE_WRITE.0;
+        }
+        let access = flags as i32;
         let mem = ExportedMemory::Host { addr: ptr as u64, len: len as u64 };
         // SAFETY: the PD lives as long as this fabric, which outlives every transfer (the
         // engine drops regions before the call that made them returns); the caller keeps
@@ -554,7 +605,7 @@ pub fn connect(addr: &str, cfg: &RdmaConfig) -> io::Result<(RdmaSink, RdmaSource
     let mut last = None;
     for sa in cm::resolve(addr)? {
         match connect_one(&sa, cfg) {
-            Ok(fabric) => return Ok(split(fabric, cfg)),
+            Ok(fabric) => return Ok(split(fabric, cfg, Role::Client)),
             Err(e) => last = Some(io::Error::new(e.kind(), format!("{sa}: {e}"))),
         }
     }
@@ -604,7 +655,7 @@ fn connect_one(sa: &SocketAddr, cfg: &RdmaConfig) -> io::Result<VerbsFabric> {
     guard.0 = std::ptr::null_mut();
     let prepared = Prepared { res: Resources::new(channel, id, cfg)? };
     let private = prepared.params().emit();
-    let mut param = Prepared::conn_param(&private);
+    let mut param = prepared.conn_param(&private);
     // SAFETY: live id with a QP; `param` and its private data outlive the call.
     if unsafe { rdma_connect(id, &mut param) } != 0 {
         return Err(os_err("rdma_connect"));
@@ -698,7 +749,7 @@ impl RdmaListener {
         }
         let prepared = Prepared { res: Resources::new(channel, id, &self.cfg)? };
         let ours = prepared.params().emit();
-        let mut param = Prepared::conn_param(&ours);
+        let mut param = prepared.conn_param(&ours);
         // SAFETY: live id with a QP; `param` outlives the call.
         if unsafe { rdma_accept(id, &mut param) } != 0 {
             return Err(os_err("rdma_accept"));
@@ -729,6 +780,6 @@ impl Incoming {
         drop(self.prepared.res.expect(rdma_cm_event_type::RDMA_CM_EVENT_ESTABLISHED, timeout, "accept")?);
         let fabric = self.prepared.established(self.peer);
         tracing::debug!(peer = ?fabric.peer_addr(), params = ?self.peer, "RDMA connection accepted");
-        Ok(split(fabric, cfg))
+        Ok(split(fabric, cfg, Role::Worker))
     }
 }
