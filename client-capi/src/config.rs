@@ -5,6 +5,8 @@
 //! - `HIP_REMOTE_TOKEN`: authentication token for workers started with `--token`.
 //! - `HIP_REMOTE_CONNECT_TIMEOUT`, `HIP_REMOTE_IO_TIMEOUT`: seconds (see `transport-tcp`).
 //! - `HIP_REMOTE_DEBUG=1` (or the seed's `TF_DEBUG=1`): explain every failed call on stderr.
+//! - `HIP_REMOTE_LOG=FILTER` (tracing syntax, e.g. `transport_rdma=debug`): the library's own
+//!   log on stderr.
 
 use transport_tcp::TcpConfig;
 
@@ -37,6 +39,14 @@ impl ClientConfig {
             });
         let worker = if worker.contains(':') { worker } else { format!("{worker}:{DEFAULT_PORT}") };
         let debug = ["HIP_REMOTE_DEBUG", "TF_DEBUG"].iter().any(|v| var(v).is_some_and(|v| v != "0"));
+        if let Some(filter) = var("HIP_REMOTE_LOG") {
+            // The library's own log (transports, connection) on stderr, e.g.
+            // `HIP_REMOTE_LOG=transport_rdma=debug`; left alone if the host process installed
+            // a subscriber already.
+            if let Ok(filter) = tracing_subscriber::EnvFilter::try_new(&filter) {
+                let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+            }
+        }
         Self { worker, token: var("HIP_REMOTE_TOKEN"), tcp: TcpConfig::from_env(), debug }
     }
 }

@@ -237,6 +237,9 @@ impl Conn {
             let req = Request::MemcpyDtoH(wire::MemcpyDtoH { src: src + offset as u64, len: n as u64, stream });
             let (id, head_len) = self.encode(&req, Flags::empty())?;
             self.landings.insert(id, Landing { dst: dst as usize + offset, len: n });
+            // SAFETY: the caller keeps `dst` valid for `len` bytes until the copy has landed,
+            // which is when this request's reply has been received.
+            unsafe { self.sink.offer_landing(id, dst.add(offset), n) }.map_err(transport_error)?;
             self.sink.queue(&self.encode_buf[..head_len], &[]).map_err(transport_error)?;
             ids.push(id);
             offset += n;
@@ -261,6 +264,11 @@ impl Conn {
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+
+    /// The transport's registry of long-lived memory, if it has one.
+    pub fn memory_registry(&self) -> Option<std::sync::Arc<dyn transport_tcp::MemoryRegistry>> {
+        self.sink.memory_registry()
     }
 
     /// Whether asynchronous copies are still to land.

@@ -6,7 +6,31 @@
 use crate::abi::HipError;
 use crate::config::ClientConfig;
 use crate::conn::{CallError, Conn};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
+use transport_tcp::MemoryRegistry;
+
+/// The open connection's registry of long-lived memory (`None` before it opens, or on
+/// transports without one). Kept outside the connection's lock so `hipHostMalloc`/`hipHostFree`
+/// never wait for a copy in progress.
+static MEMORY_REGISTRY: Mutex<Option<Arc<dyn MemoryRegistry>>> = Mutex::new(None);
+
+fn registry() -> Option<Arc<dyn MemoryRegistry>> {
+    MEMORY_REGISTRY.lock().unwrap_or_else(|p| p.into_inner()).clone()
+}
+
+/// Announces pinned host memory (`hipHostMalloc`) to the connection's transport.
+pub fn remember_host_memory(addr: usize, len: usize) {
+    if let Some(r) = registry() {
+        r.remember(addr, len);
+    }
+}
+
+/// Withdraws pinned host memory from the transport before it is freed.
+pub fn forget_host_memory(addr: usize) {
+    if let Some(r) = registry() {
+        r.forget(addr);
+    }
+}
 
 enum State {
     Unopened,
@@ -37,7 +61,15 @@ pub fn with_conn<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result
     let mut state = r.state.lock().unwrap_or_else(|p| p.into_inner());
     if let State::Unopened = *state {
         *state = match Conn::open(&r.config) {
-            Ok(conn) => State::Open(Box::new(conn)),
+            Ok(conn) => {
+                if let Some(registry) = conn.memory_registry() {
+                    *MEMORY_REGISTRY.lock().unwrap_or_else(|p| p.into_inner()) = Some(registry.clone());
+                    for (addr, len) in crate::api::memory::host_allocations() {
+                        registry.remember(addr, len);
+                    }
+                }
+                State::Open(Box::new(conn))
+            }
             Err(e) => {
                 eprintln!("hip-remote: {}", e.message);
                 State::Failed(e)

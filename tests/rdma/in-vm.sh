@@ -33,8 +33,10 @@ result registration-cost "${PIPESTATUS[0]}" "$t"
 
 echo "== 2. hip-worker --listen-rdma $A:0 (host backend, one-sided bulk on for worker and clients)"
 t=$(now)
-# One-sided bulk (RDMA READ of bulk sections >= 1 MiB) for the worker and every client below;
-# rdma_roundtrip runs once more with it off on the client side (two-sided fallback).
+# One-sided bulk (H2D: the worker RDMA-READs; D2H: it RDMA-WRITEs into the client's landing;
+# >= 2 MiB, or any size >= 64 KiB from hipHostMalloc memory) for the worker and every client
+# below (the default; RT_ONE_SIDED=0 runs it all two-sided); rdma_roundtrip runs once more
+# with it off on the client side (two-sided fallback).
 export HIP_REMOTE_RDMA_ONE_SIDED=${RT_ONE_SIDED:-1}
 HIP_REMOTE_LOG=info,hip_worker=debug,transport_rdma=debug "$RT_WORKER" --backend host --host-memory-mib 1024 \
   --listen 127.0.0.1:0 --listen-rdma "$A:0" > "$RT_BIN/worker.out" 2> "$LOG" &
@@ -65,8 +67,22 @@ done
 if [[ $HIP_REMOTE_RDMA_ONE_SIDED == 1 ]]; then
   t=$(now); ok=1
   grep -q "one-sided bulk in use" "$LOG" || { echo "   no 'one-sided bulk in use' in the worker log"; ok=0; }
+  grep -q "landings in use" "$LOG" || { echo "   no 'landings in use' in the worker log (D2H replies RDMA-WRITten)"; ok=0; }
   HIP_REMOTE_RDMA_ONE_SIDED=0 timeout 240 "$RT_BIN/rdma_roundtrip" > "$RT_BIN/two-sided.out" 2>&1 || { tail "$RT_BIN/two-sided.out"; ok=0; }
   result "one-sided used by the worker; a two-sided client still served (fallback)" "$((1 - ok))" "$t"
+fi
+if [[ $HIP_REMOTE_RDMA_ONE_SIDED == 1 ]]; then
+  # hipHostMalloc buffers are registered once (client cache) and reused by every copy;
+  # rdma_roundtrip's pinned step allocates 2 buffers in each of 2 rounds: 4 registrations
+  # (a stale one reused after hipHostFree would show fewer and corrupt the second round).
+  t=$(now); ok=1
+  HIP_REMOTE_LOG=transport_rdma=debug timeout 240 "$RT_BIN/rdma_roundtrip" > "$RT_BIN/cache.out" 2>&1 || { tail "$RT_BIN/cache.out"; ok=0; }
+  regs=$(grep -c "registration cache: registering remembered memory" "$RT_BIN/cache.out")
+  echo "   client registration-cache registrations: $regs"
+  [[ $regs == 4 ]] || ok=0
+  # landings off on the client: the worker must send D2H replies as READ descriptors.
+  HIP_REMOTE_RDMA_LANDINGS=0 timeout 240 "$RT_BIN/rdma_roundtrip" > "$RT_BIN/no-landings.out" 2>&1 || { tail "$RT_BIN/no-landings.out"; ok=0; }
+  result "registration cache for pinned memory; client READs when landings are off" "$((1 - ok))" "$t"
 fi
 
 echo "== 3. client killed mid-transfer"

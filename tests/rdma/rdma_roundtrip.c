@@ -64,6 +64,30 @@ int main(void) {
   free(h);
   free(back);
 
+  step("pinned host memory (hipHostMalloc): registered once, reused, released on free");
+  for (int round = 0; round < 2; round++) {
+    /* The second round allocates again after hipHostFree: often at the same address, which
+       must not reuse the first buffer's registration. */
+    size_t plen = (size_t)3 << 20, piece = (size_t)256 << 10;
+    uint8_t *pin = NULL, *pback = NULL;
+    CHECK(hipHostMalloc((void**)&pin, plen, 0));
+    CHECK(hipHostMalloc((void**)&pback, plen, 0));
+    fill_pattern(pin, plen, 200 + round);
+    memset(pback, 0, plen);
+    void* pd = NULL;
+    CHECK(hipMalloc(&pd, plen));
+    for (size_t off = 0; off < plen; off += piece) {
+      CHECK(hipMemcpy((uint8_t*)pd + off, pin + off, piece, hipMemcpyHostToDevice));
+    }
+    for (size_t off = 0; off < plen; off += piece) {
+      CHECK(hipMemcpy(pback + off, (uint8_t*)pd + off, piece, hipMemcpyDeviceToHost));
+    }
+    EXPECT_PATTERN(pback, plen, 200 + round);
+    CHECK(hipFree(pd));
+    CHECK(hipHostFree(pin));
+    CHECK(hipHostFree(pback));
+  }
+
   step("many small synchronous calls");
   t0 = now_seconds();
   for (int i = 0; i < 200; i++) {

@@ -17,8 +17,9 @@
 
 use crate::config::{RdmaConfig, CACHED_ONE_SIDED_MIN, COPY_BULK_BELOW, LINGER, MAX_REMEMBERED_RANGES, WAIT_TICK};
 use crate::credit::{Credits, SendPurpose, CONTROL_CREDITS};
-use crate::fabric::{Access, Completion, Fabric, FabricError, SendKind, SendWr, Wake};
-use crate::regcache::{CacheStats, Lookup, RegCache, SharedRegion};
+use crate::fabric::{Access, Completion, Fabric, FabricError, Region, SendKind, SendWr, Wake};
+use crate::hook::ExportedMemory;
+use crate::regcache::{CacheStats, Export, Lookup, RegCache, SharedRegion};
 use crate::rx::{Piece, Reassembly, Segment};
 use crate::tx::{Batcher, Ready, SendSlots};
 use crate::wire::{Imm, LandingDesc, RemoteDesc, RemoteHow, SegKind, LANDING_DESC_LEN, REMOTE_DESC_LEN};
@@ -133,6 +134,8 @@ pub struct Stats {
     pub bytes_written: u64,
     /// Reply bulk sections that arrived already written into our landing (client).
     pub landed: u64,
+    /// Bulk sections moved between the NIC and device memory directly (GPUDirect).
+    pub device_direct: u64,
     /// The registration cache's counters.
     pub cache: CacheStats,
 }
@@ -175,6 +178,10 @@ pub struct Shared<F: Fabric> {
     role: Role,
     /// A failed registration was logged (once per connection).
     logged_reg_failure: AtomicBool,
+    /// The outcome of the first device-memory registration was logged.
+    logged_device: AtomicBool,
+    /// The first RDMA READ of a peer's bulk was logged.
+    logged_read: AtomicBool,
 }
 
 type Guard<'a> = MutexGuard<'a, State>;
@@ -202,6 +209,42 @@ impl<F: Fabric> Shared<F> {
         self.cv.notify_all();
     }
 
+    /// Registers a whole remembered range for the cache: host memory by address, device
+    /// memory through its dma-buf export (logged once per connection either way).
+    fn register_remembered(&self, base: u64, len: u64, export: Option<&Export>) -> Result<Box<dyn Region>, FabricError> {
+        let access = self.role.cache_access();
+        let Some(export) = export else {
+            tracing::debug!(base = format_args!("{base:#x}"), len, "RDMA registration cache: registering remembered memory");
+            // SAFETY: remembered memory stays valid until its owner forgets it (the
+            // registry's contract), which drops the cache's share of the registration.
+            return unsafe { self.fabric.register(base as *mut u8, len as usize, access) };
+        };
+        let first = !self.logged_device.swap(true, Ordering::Relaxed);
+        let result = match export() {
+            // SAFETY: as above, for device memory: remembered until its owner frees it.
+            Ok(ExportedMemory::Dmabuf { fd, offset, len: l, iova }) => unsafe { self.fabric.register_dmabuf(fd, offset, l as usize, iova, access) },
+            Ok(ExportedMemory::Host { addr, len: l }) => unsafe { self.fabric.register(addr as *mut u8, l as usize, access) },
+            Err(e) => Err(FabricError::new("dma-buf export", e.to_string())),
+        };
+        match &result {
+            Ok(_) if first => tracing::info!("GPUDirect RDMA in use: device memory registered through its dma-buf; copies skip host staging"),
+            Err(e) if first => tracing::warn!(error = %e, "GPUDirect RDMA unavailable; device copies go through pinned host staging"),
+            Ok(_) => tracing::debug!(base = format_args!("{base:#x}"), len, "RDMA registration cache: registered device memory"),
+            Err(e) => tracing::debug!(error = %e, base = format_args!("{base:#x}"), "RDMA registration cache: device memory not registrable"),
+        }
+        result
+    }
+
+    /// The cached registration of remembered device memory covering `[addr, addr + len)`,
+    /// if there is one (made now on first use).
+    fn device_region(&self, addr: u64, len: usize) -> Option<SharedRegion> {
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        match cache.lookup(addr, len as u64, |base, l, export| self.register_remembered(base, l, export)) {
+            Lookup::Hit(region) => Some(region),
+            Lookup::Miss | Lookup::Failed(_) => None,
+        }
+    }
+
     /// Logs a failed registration once per connection.
     fn log_reg_failure(&self, what: &str, e: &FabricError, len: usize) {
         if !self.logged_reg_failure.swap(true, Ordering::Relaxed) {
@@ -221,7 +264,7 @@ impl<F: Fabric> Shared<F> {
             let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
             // SAFETY: remembered memory stays valid until its owner forgets it (the
             // registry's contract), which drops the cache's share of the registration.
-            let found = cache.lookup(ptr as u64, len as u64, |base, l| unsafe { self.fabric.register(base as *mut u8, l as usize, cache_access) });
+            let found = cache.lookup(ptr as u64, len as u64, |base, l, export| self.register_remembered(base, l, export));
             match found {
                 Lookup::Hit(region) => return Ok(Some((region, true))),
                 Lookup::Failed(e) => self.log_reg_failure("registration cache", &e, len),
@@ -515,6 +558,9 @@ impl<F: Fabric> Shared<F> {
             }
         };
         let total = dst.len();
+        if !self.logged_read.swap(true, Ordering::Relaxed) {
+            tracing::info!("RDMA one-sided bulk in use (RDMA-READing the peer's large bulk sections)");
+        }
         self.post_rdma(false, dst.as_mut_ptr() as u64, region.lkey(), total, raddr, rkey)?;
         self.wait_rdma(false)?;
         self.lock().stats.bytes_read += total as u64;
@@ -653,6 +699,8 @@ pub fn split<F: Fabric>(fabric: F, config: &RdmaConfig, role: Role) -> (Sink<F>,
         cache: Mutex::new(RegCache::new(config.reg_cache_bytes, MAX_REMEMBERED_RANGES)),
         role,
         logged_reg_failure: AtomicBool::new(false),
+        logged_device: AtomicBool::new(false),
+        logged_read: AtomicBool::new(false),
     });
     let (one_sided_min, cached_min) = if config.one_sided {
         let min = config.one_sided_min.max(COPY_BULK_BELOW + 1);
@@ -821,26 +869,32 @@ impl<F: Fabric> Sink<F> {
                 return Ok(false);
             }
         };
+        self.write_into_landing(head, bulk.as_ptr() as u64, &*region, bulk.len(), &landing)?;
+        drop(region);
+        Ok(true)
+    }
+
+    /// RDMA-WRITEs `len` bytes at local `addr` (inside `region`) into `landing`, then sends
+    /// `head` and a `written` descriptor; returns once the WRITEs completed (the NIC no
+    /// longer reads the source).
+    fn write_into_landing(&mut self, head: &[u8], addr: u64, region: &dyn Region, len: usize, landing: &LandingDesc) -> Result<(), TransportError> {
         if !self.logged_landing {
             self.logged_landing = true;
             tracing::info!("RDMA landings in use (reply bulk is RDMA-WRITten into the client's buffer)");
         }
         // WRITEs first: an RC queue pair executes work requests in order, so the head and
         // the descriptor posted after them reach the client only once the bytes are placed.
-        self.sh.post_rdma(true, bulk.as_ptr() as u64, region.lkey(), bulk.len(), landing.addr, landing.rkey)?;
+        self.sh.post_rdma(true, addr, region.lkey(), len, landing.addr, landing.rkey)?;
         self.write(head)?;
         self.post_open()?;
-        let desc = RemoteDesc { addr: 0, len: bulk.len() as u64, rkey: 0, how: RemoteHow::Written };
+        let desc = RemoteDesc { addr: 0, len: len as u64, rkey: 0, how: RemoteHow::Written };
         self.post_desc(&desc.emit(), SegKind::Remote)?;
-        // The NIC reads `bulk` until the WRITEs complete: only then may the caller reuse it.
         self.sh.wait_rdma(true)?;
         let mut st = self.sh.lock();
         st.stats.remote_written += 1;
-        st.stats.bytes_written += bulk.len() as u64;
-        st.stats.bytes_sent += bulk.len() as u64;
-        drop(st);
-        drop(region);
-        Ok(true)
+        st.stats.bytes_written += len as u64;
+        st.stats.bytes_sent += len as u64;
+        Ok(())
     }
 
     /// Posts a descriptor (remote bulk or landing) as one SEND of `kind`, outside the batch.
@@ -944,6 +998,27 @@ impl<F: Fabric> FrameSink for Sink<F> {
         self.post_desc(&desc.emit(), SegKind::Landing)
     }
 
+    fn send_from_device(&mut self, head: &[u8], addr: u64, len: usize) -> Result<bool, TransportError> {
+        if len == 0 || !self.sh.fabric.landings_agreed() || head.len() < HEADER_LEN {
+            return Ok(false);
+        }
+        let Ok(header) = FrameHeader::parse(&head[..HEADER_LEN]) else { return Ok(false) };
+        if !header.flags.contains(Flags::RESPONSE) || header.bulk_len as usize != len {
+            return Ok(false);
+        }
+        let landing = match self.sh.lock().landings.get(&header.request_id) {
+            Some(l) if l.len == len as u64 => *l,
+            _ => return Ok(false),
+        };
+        // Only a registered device range qualifies; otherwise the caller stages the bytes
+        // and the landing is still there for that send.
+        let Some(region) = self.sh.device_region(addr, len) else { return Ok(false) };
+        self.sh.lock().landings.remove(&header.request_id);
+        self.write_into_landing(head, addr, &*region, len, &landing)?;
+        self.sh.lock().stats.device_direct += 1;
+        Ok(true)
+    }
+
     fn memory_registry(&self) -> Option<Arc<dyn MemoryRegistry>> {
         Some(Arc::new(Registry(Arc::downgrade(&self.sh))))
     }
@@ -963,6 +1038,15 @@ impl<F: Fabric> MemoryRegistry for Registry<F> {
         if let Some(sh) = self.0.upgrade() {
             sh.cache.lock().unwrap_or_else(|p| p.into_inner()).forget(addr as u64);
         }
+    }
+
+    fn remember_device(&self, addr: u64, len: u64, export: transport_tcp::DeviceExport) {
+        let Some(sh) = self.0.upgrade() else { return };
+        let export: Export = Arc::new(move || {
+            let (fd, offset) = export()?;
+            Ok(ExportedMemory::Dmabuf { fd, offset, len, iova: addr })
+        });
+        sh.cache.lock().unwrap_or_else(|p| p.into_inner()).remember_device(addr, len, export);
     }
 }
 
@@ -1174,6 +1258,31 @@ impl<F: Fabric> FrameSource for Source<F> {
             self.landing = None;
         }
         Ok(())
+    }
+
+    fn recv_bulk_to_device(&mut self, addr: u64, len: usize) -> Result<bool, TransportError> {
+        if len == 0 || len > self.bulk_remaining {
+            return Ok(false);
+        }
+        self.open_bulk()?;
+        let Some(desc) = self.remote else { return Ok(false) };
+        let Some(region) = self.sh.device_region(addr, len) else { return Ok(false) };
+        let off = desc.len - self.bulk_remaining as u64;
+        self.sh.post_rdma(false, addr, region.lkey(), len, desc.addr + off, desc.rkey)?;
+        self.sh.wait_rdma(false)?;
+        drop(region);
+        {
+            let mut st = self.sh.lock();
+            st.stats.bytes_read += len as u64;
+            st.stats.device_direct += 1;
+        }
+        self.bulk_remaining -= len;
+        if self.bulk_remaining == 0 {
+            self.remote = None;
+            self.landing = None;
+            self.sh.send_done()?;
+        }
+        Ok(true)
     }
 
     fn bulk_remaining(&self) -> usize {

@@ -216,4 +216,12 @@ pub trait Fabric: Send + Sync + 'static {
     unsafe fn register(&self, _ptr: *mut u8, _len: usize, _access: Access) -> Result<Box<dyn Region>, FabricError> {
         Err(FabricError::new("register", "not supported by this fabric"))
     }
+    /// Registers device memory exported as a dma-buf (GPUDirect RDMA); the region's
+    /// addresses are the dma-buf's `iova`. Default: unsupported.
+    ///
+    /// # Safety
+    /// The device memory must stay allocated until the region is dropped.
+    unsafe fn register_dmabuf(&self, _fd: std::os::fd::OwnedFd, _offset: u64, _len: usize, _iova: u64, _access: Access) -> Result<Box<dyn Region>, FabricError> {
+        Err(FabricError::new("register_dmabuf", "not supported by this fabric"))
+    }
 }

@@ -28,11 +28,15 @@
 //! stays 0 on RDMA as on TCP. See `docs/RDMA.md` for the flow-control argument and what is
 //! zero-copy on which path.
 //!
-//! With [`RdmaConfig::one_sided`] on both sides, a bulk section of at least
-//! [`RdmaConfig::one_sided_min`] bytes is not copied: the sink registers it and sends a
-//! [`wire::RemoteDesc`] in its place (a `remote` segment, in stream order); the source's
-//! `recv_bulk(dst)` registers `dst` and RDMA-READs into it, then answers `done`, which
-//! releases the sender.
+//! With [`RdmaConfig::one_sided`] (the default) on both sides, a bulk section of at least
+//! [`RdmaConfig::one_sided_min`] bytes (64 KiB from memory announced through
+//! [`MemoryRegistry`], which [`regcache`] registers once) is not copied: the sink registers it
+//! and sends a [`wire::RemoteDesc`] in its place (a `remote` segment, in stream order); the
+//! source's `recv_bulk(dst)` RDMA-READs into `dst`, then answers `done`, which releases the
+//! sender. A client may instead offer a *landing* for a reply ([`FrameSink::offer_landing`]):
+//! the worker RDMA-WRITEs the reply's bulk into it and marks it `written` in the stream.
+//! Device memory announced with a dma-buf export is read into and written from directly
+//! (GPUDirect), with pinned staging as the logged fallback.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 

@@ -62,7 +62,8 @@ struct Side {
     swallow: bool,
     fail_next: bool,
     rnr_errors: u64,
-    /// Registrations: (key, addr, len, peer_reads).
+    refuse_dmabuf: bool,
+    /// Registrations: (key, addr, len, access).
     regions: Vec<(u32, u64, u64, Access)>,
     next_key: u32,
 }
@@ -180,6 +181,11 @@ impl MemFabric {
     /// The next send work request of this endpoint completes with an error.
     pub fn fail_next_send(&self) {
         self.sides()[self.me].fail_next = true;
+    }
+
+    /// Makes this side's "NIC" refuse dma-buf registrations (no GPUDirect support).
+    pub fn refuse_dmabuf(&self) {
+        self.sides()[self.me].refuse_dmabuf = true;
     }
 
     /// Registrations this endpoint holds (one-sided transfers must release theirs).
@@ -380,6 +386,15 @@ impl Fabric for MemFabric {
 
     fn peer_reads_remote(&self) -> bool {
         self.link.flags[0] & self.link.flags[1] & FLAG_ONE_SIDED != 0
+    }
+
+    unsafe fn register_dmabuf(&self, _fd: std::os::fd::OwnedFd, _offset: u64, len: usize, iova: u64, access: Access) -> Result<Box<dyn Region>, FabricError> {
+        if self.sides()[self.me].refuse_dmabuf {
+            return Err(FabricError::new("ibv_reg_dmabuf_mr", "Operation not supported (emulated NIC without dma-buf support)"));
+        }
+        // The tests' "device memory" is host memory at `iova`.
+        // SAFETY: forwarded contract.
+        unsafe { self.register(iova as *mut u8, len, access) }
     }
 
     fn landings_agreed(&self) -> bool {

@@ -16,11 +16,16 @@
 //! holds one keeps it valid even when it is evicted or forgotten meanwhile.
 
 use crate::fabric::{FabricError, Region};
+use crate::hook::ExportedMemory;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A registration shared between the cache and the transfers using it.
 pub type SharedRegion = Arc<dyn Region>;
+
+/// How remembered device memory (not addressable by this process) is made reachable: a
+/// dma-buf export, called on first use (and again after an eviction).
+pub type Export = Arc<dyn Fn() -> std::io::Result<ExportedMemory> + Send + Sync>;
 
 /// Counters, for tests and logs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -39,6 +44,11 @@ struct Entry {
     len: u64,
     region: Option<SharedRegion>,
     last_use: u64,
+    /// Device memory: how to export it (`None`: host memory, registered by address).
+    export: Option<Export>,
+    /// Device memory whose export or registration failed: not tried again (transfers use
+    /// the staging path).
+    unusable: bool,
 }
 
 /// What [`RegCache::lookup`] found.
@@ -72,6 +82,16 @@ impl RegCache {
     /// memory must have been freed already). Returns whether it was taken (`false`: empty,
     /// or the cache holds its maximum of ranges).
     pub fn remember(&mut self, base: u64, len: u64) -> bool {
+        self.remember_entry(base, len, None)
+    }
+
+    /// Announces device memory `[base, base + len)`, registered through `export` on first
+    /// use. Same rules as [`remember`](Self::remember).
+    pub fn remember_device(&mut self, base: u64, len: u64, export: Export) -> bool {
+        self.remember_entry(base, len, Some(export))
+    }
+
+    fn remember_entry(&mut self, base: u64, len: u64, export: Option<Export>) -> bool {
         if len == 0 || base.checked_add(len).is_none() {
             return false;
         }
@@ -87,7 +107,7 @@ impl RegCache {
         if self.entries.len() >= self.max_ranges {
             return false;
         }
-        self.entries.insert(base, Entry { len, region: None, last_use: 0 });
+        self.entries.insert(base, Entry { len, region: None, last_use: 0, export, unusable: false });
         true
     }
 
@@ -119,8 +139,15 @@ impl RegCache {
     }
 
     /// The registration covering `[addr, addr + len)` if it lies inside remembered memory,
-    /// registering the whole remembered range with `register(base, len)` on first use.
-    pub fn lookup(&mut self, addr: u64, len: u64, register: impl FnOnce(u64, u64) -> Result<Box<dyn Region>, FabricError>) -> Lookup {
+    /// registering the whole remembered range with `register(base, len, export)` on first
+    /// use (`export`: `Some` for device memory). Device memory whose registration failed
+    /// once is a [`Lookup::Miss`] from then on.
+    pub fn lookup(
+        &mut self,
+        addr: u64,
+        len: u64,
+        register: impl FnOnce(u64, u64, Option<&Export>) -> Result<Box<dyn Region>, FabricError>,
+    ) -> Lookup {
         let Some(base) = self.find(addr, len) else { return Lookup::Miss };
         self.clock += 1;
         let clock = self.clock;
@@ -131,11 +158,12 @@ impl RegCache {
             return Lookup::Hit(region.clone());
         }
         let entry_len = entry.len;
-        if entry_len > self.budget {
+        if entry_len > self.budget || entry.unusable {
             return Lookup::Miss;
         }
+        let export = entry.export.clone();
         self.evict_until_fits(entry_len, base);
-        match register(base, entry_len) {
+        match register(base, entry_len, export.as_ref()) {
             Ok(region) => {
                 let region: SharedRegion = Arc::from(region);
                 let entry = self.entries.get_mut(&base).expect("not evicted: it had no registration");
@@ -146,6 +174,9 @@ impl RegCache {
             }
             Err(e) => {
                 self.stats.failures += 1;
+                if export.is_some() {
+                    self.entries.get_mut(&base).expect("still remembered").unusable = true;
+                }
                 Lookup::Failed(e)
             }
         }
@@ -212,8 +243,8 @@ mod test {
         }
     }
 
-    fn reg(key: u32) -> impl FnOnce(u64, u64) -> Result<Box<dyn Region>, FabricError> {
-        move |_, _| {
+    fn reg(key: u32) -> impl FnOnce(u64, u64, Option<&Export>) -> Result<Box<dyn Region>, FabricError> {
+        move |_, _, _| {
             LIVE.fetch_add(1, Ordering::SeqCst);
             Ok(Box::new(Fake(key)))
         }
@@ -272,8 +303,20 @@ mod test {
         assert!(matches!(c.lookup(0x100_0000, 1, reg(7)), Lookup::Miss));
         // A failed registration is reported, not cached.
         assert!(c.remember(0x200_0000, 4096));
-        assert!(matches!(c.lookup(0x200_0000, 1, |_, _| Err(FabricError::new("register", "no"))), Lookup::Failed(_)));
+        assert!(matches!(c.lookup(0x200_0000, 1, |_, _, _| Err(FabricError::new("register", "no"))), Lookup::Failed(_)));
         assert_eq!(c.stats().failures, 1);
+        // Device memory: registered through its export; a failure is final for that range.
+        let export: Export = Arc::new(|| Err(std::io::Error::other("unused")));
+        assert!(c.remember_device(0x300_0000, 4096, export.clone()));
+        let got = c.lookup(0x300_0000, 8, |base, len, ex| {
+            assert!(ex.is_some() && (base, len) == (0x300_0000, 4096));
+            Err(FabricError::new("ibv_reg_dmabuf_mr", "not supported"))
+        });
+        assert!(matches!(got, Lookup::Failed(_)));
+        assert!(matches!(c.lookup(0x300_0000, 8, |_, _, _| panic!("not retried")), Lookup::Miss));
+        assert!(c.remember_device(0x310_0000, 4096, export));
+        assert_eq!(hit(c.lookup(0x310_0000, 8, reg(8))).lkey(), 8);
+        c.forget(0x310_0000);
         c.clear();
         drop(_b);
         assert_eq!(c.registered_bytes(), 0);

@@ -3,8 +3,8 @@
 //! VM's `RXE_VM_ADDR`) naming an address of an RDMA-capable interface; skipped otherwise.
 #![cfg(all(target_os = "linux", feature = "verbs"))]
 
-use proto_core::wire::{MemcpyHtoD, Ping};
-use proto_core::{Bulk, Flags, Request};
+use proto_core::wire::{MemcpyData, MemcpyDtoH, MemcpyHtoD, Ping};
+use proto_core::{Bulk, Flags, Request, Response};
 use std::time::{Duration, Instant};
 use transport_rdma::{connect, Fabric, FrameSink, FrameSource, RdmaConfig, RdmaListener, RdmaSink, RdmaSource, TransportError};
 
@@ -184,6 +184,71 @@ fn one_sided_bulk_over_rdma_read_both_directions() {
 }
 
 #[test]
+fn replies_written_into_landings_and_pinned_memory_registered_once() {
+    let Some(ip) = test_addr() else { return };
+    let ((mut ctx, mut crx), (mut wtx, mut wrx)) = pair(&ip, one_sided_cfg(), one_sided_cfg());
+    // D2H: the client offers its buffer, the worker RDMA-WRITEs the reply into it.
+    let sizes = [(3usize << 20) + 7, 100_000];
+    let mut landings: Vec<Vec<u8>> = sizes.iter().map(|&n| vec![0u8; n]).collect();
+    let mut buf = [0u8; 256];
+    for (i, &n) in sizes.iter().enumerate() {
+        let id = 100 + i as u64;
+        // SAFETY: `landings[i]` outlives the reply and is untouched until it arrives.
+        unsafe { ctx.offer_landing(id, landings[i].as_mut_ptr(), n).unwrap() };
+        let f = Request::MemcpyDtoH(MemcpyDtoH { src: 0, len: n as u64, stream: 0 }).encode_frame(&mut buf, Flags::empty(), id).unwrap();
+        ctx.queue(&buf[..f.head_len], &[]).unwrap();
+    }
+    ctx.flush().unwrap();
+    let worker = std::thread::spawn(move || {
+        let mut buf = [0u8; 256];
+        for (i, &n) in sizes.iter().enumerate() {
+            let head = wrx.recv_head().unwrap();
+            let id = head.header.request_id;
+            let data = pattern(n, i as u8);
+            let f = Response::MemcpyDtoH(MemcpyData { data: Bulk(&data) }).encode_frame(&mut buf, id, 0).unwrap();
+            wtx.send(&buf[..f.head_len], f.bulk).unwrap();
+        }
+        (wtx, wrx)
+    });
+    for (i, &n) in sizes.iter().enumerate() {
+        let head = crx.recv_head().unwrap();
+        assert_eq!(head.header.bulk_len as usize, n);
+        crx.recv_bulk(&mut landings[i]).unwrap();
+        assert!(landings[i] == pattern(n, i as u8), "reply {i} differs");
+    }
+    let (wtx, mut wrx) = worker.join().unwrap();
+    let w = wtx.stats();
+    eprintln!("landings: worker {w:?}");
+    assert_eq!(w.remote_written, 2, "both replies RDMA-WRITten (100 KB too: the 64 KiB threshold here)");
+    assert_eq!(crx.stats().landed, 2);
+    // H2D from remembered (pinned) memory into a remembered destination: one registration
+    // per side for all pieces.
+    let src = pattern(1 << 20, 7);
+    let mut dst = vec![0u8; 1 << 20];
+    ctx.memory_registry().unwrap().remember(src.as_ptr() as usize, src.len());
+    wtx.memory_registry().unwrap().remember(dst.as_mut_ptr() as usize, dst.len());
+    let pieces = 4;
+    let piece = src.len() / pieces;
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for k in 0..pieces {
+                send_htod(&mut ctx, k as u64, &src[k * piece..(k + 1) * piece]);
+            }
+        });
+        for k in 0..pieces {
+            let _ = wrx.recv_head().unwrap();
+            wrx.recv_bulk(&mut dst[k * piece..(k + 1) * piece]).unwrap();
+        }
+    });
+    assert!(dst == src);
+    let (c, w) = (ctx.stats(), wrx.stats());
+    eprintln!("cache: client {:?}; worker {:?}", c.cache, w.cache);
+    assert_eq!((c.cache.registrations, c.cache.hits), (1, 3));
+    assert_eq!((w.cache.registrations, w.cache.hits), (1, 3));
+    drop((ctx, crx, wtx, wrx));
+}
+
+#[test]
 fn one_sided_falls_back_to_two_sided_when_the_peer_has_it_off() {
     let Some(ip) = test_addr() else { return };
     let ((mut tx, _rx_c), (_tx_s, mut rx)) = pair(&ip, one_sided_cfg(), cfg());
@@ -216,7 +281,7 @@ fn registration_cost_against_copy() {
         for _ in 0..5 {
             let t0 = Instant::now();
             // SAFETY: `src` outlives the region, dropped at once.
-            let r = unsafe { tx.fabric().register(src.as_mut_ptr(), n, true) }.unwrap();
+            let r = unsafe { tx.fabric().register(src.as_mut_ptr(), n, transport_rdma::fabric::Access::PEER_READS) }.unwrap();
             drop(r);
             reg.push(t0.elapsed().as_secs_f64() * 1e6);
             let t0 = Instant::now();

@@ -16,3 +16,5 @@ pub mod transport;
 pub use config::TcpConfig;
 pub use tcp::{connect, listen, TcpSink, TcpSource};
 pub use transport::{FrameSink, FrameSource, MemoryRegistry, Received, TransportError};
+#[cfg(unix)]
+pub use transport::DeviceExport;

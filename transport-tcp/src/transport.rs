@@ -66,6 +66,17 @@ pub trait FrameSink: Send {
         Ok(())
     }
 
+    /// Sends a reply whose bulk (`head`'s bulk length, `len` bytes) is device memory at
+    /// `addr` (announced with [`MemoryRegistry::remember_device`]) without staging it in host
+    /// memory, if the transport can (RDMA: the client offered a landing and the device memory
+    /// is registered through its dma-buf; the NIC writes from the GPU into the landing).
+    /// `Ok(false)`: nothing was sent; the caller stages the bytes and sends them. Default:
+    /// `Ok(false)`.
+    fn send_from_device(&mut self, head: &[u8], addr: u64, len: usize) -> Result<bool, TransportError> {
+        let _ = (head, addr, len);
+        Ok(false)
+    }
+
     /// The transport's registry of long-lived memory, when it has one (RDMA registers such
     /// memory once instead of per transfer).
     fn memory_registry(&self) -> Option<std::sync::Arc<dyn MemoryRegistry>> {
@@ -83,7 +94,19 @@ pub trait MemoryRegistry: Send + Sync {
     /// The memory remembered at `addr` is about to be freed: whatever the transport holds on
     /// it is released first. Must be called before the memory is freed.
     fn forget(&self, addr: usize);
+
+    /// Device memory `[addr, addr + len)` (not addressable by this process) stays allocated
+    /// until [`forget`](Self::forget): a transport that can reach it directly (RDMA through a
+    /// dma-buf: GPUDirect) calls `export` on its first use. Default: ignored.
+    #[cfg(unix)]
+    fn remember_device(&self, addr: u64, len: u64, export: DeviceExport) {
+        let _ = (addr, len, export);
+    }
 }
+
+/// Exports device memory as a dma-buf: `(fd, offset of the range inside it)`.
+#[cfg(unix)]
+pub type DeviceExport = Box<dyn Fn() -> std::io::Result<(std::os::fd::OwnedFd, u64)> + Send + Sync>;
 
 /// The receiving half of a connection.
 pub trait FrameSource: Send {
@@ -94,6 +117,16 @@ pub trait FrameSource: Send {
     /// Reads the current frame's next `dst.len()` bulk bytes straight into `dst` (which may be
     /// device memory on a host backend, or a pinned staging buffer).
     fn recv_bulk(&mut self, dst: &mut [u8]) -> Result<(), TransportError>;
+
+    /// Places the current frame's next `len` bulk bytes at device memory `addr` (announced
+    /// with [`MemoryRegistry::remember_device`]) without staging them in host memory, if the
+    /// transport can (RDMA: the bulk was announced one-sided and the device memory is
+    /// registered through its dma-buf). `Ok(false)`: nothing was read; the caller stages the
+    /// bytes with [`recv_bulk`](Self::recv_bulk). Default: `Ok(false)`.
+    fn recv_bulk_to_device(&mut self, addr: u64, len: usize) -> Result<bool, TransportError> {
+        let _ = (addr, len);
+        Ok(false)
+    }
 
     /// Bulk bytes of the current frame not read yet.
     fn bulk_remaining(&self) -> usize;

@@ -236,9 +236,11 @@ fn run_session(
     backend: Arc<dyn Backend>,
     config: &WorkerConfig,
 ) -> (u64, Result<(), TransportError>) {
+    let registry = sink.memory_registry();
     let replies = ReplySender::new(Box::new(sink));
     let mut io = WorkerIo::new(Box::new(source), replies.clone());
     let mut session = Session::new(backend, Arc::new(config.session.clone()));
+    session.set_memory_registry(registry);
     let result = serve_session(&mut session, &mut io);
     let id = session.id();
     // Free the session's resources (draining its streams, whose callbacks may still queue

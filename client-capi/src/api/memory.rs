@@ -35,6 +35,12 @@ fn host_allocs() -> &'static Mutex<HashMap<usize, Layout>> {
     ALLOCS.get_or_init(Default::default)
 }
 
+/// Pinned host allocations made so far, `(address, bytes)`: announced to a connection's
+/// memory registry when it opens (RDMA registers each once and reuses it for every copy).
+pub(crate) fn host_allocations() -> Vec<(usize, usize)> {
+    host_allocs().lock().unwrap_or_else(|p| p.into_inner()).iter().map(|(&a, l)| (a, l.size())).collect()
+}
+
 /// Whether `ptr` lies inside one of this process's device allocations.
 pub fn is_device_pointer(ptr: u64) -> bool {
     let allocs = device_allocs().lock().unwrap_or_else(|p| p.into_inner());
@@ -289,6 +295,7 @@ fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> Result<(), 
         return Err(CallError::new(HipError::OUT_OF_MEMORY, format!("host allocation of {size} bytes failed")));
     }
     host_allocs().lock().unwrap_or_else(|p| p.into_inner()).insert(mem as usize, layout);
+    crate::remote::remember_host_memory(mem as usize, size);
     // SAFETY: checked non-null.
     unsafe { *ptr = mem as *mut c_void };
     Ok(())
@@ -303,6 +310,8 @@ fn host_free(ptr: *mut c_void) -> Result<(), CallError> {
         .unwrap_or_else(|p| p.into_inner())
         .remove(&(ptr as usize))
         .ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("{ptr:?} was not allocated by hipHostMalloc")))?;
+    // The transport lets go of the memory (its RDMA registration) before it is freed.
+    crate::remote::forget_host_memory(ptr as usize);
     // SAFETY: `ptr` came from `alloc(layout)` in host_malloc and is freed once (removed above).
     unsafe { std::alloc::dealloc(ptr as *mut u8, layout) };
     Ok(())

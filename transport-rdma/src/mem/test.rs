@@ -619,3 +619,91 @@ fn cached_threshold_applies_only_to_remembered_memory() {
         assert_eq!(ctx.stats().remote_sent, u64::from(remembered));
     }
 }
+
+/// "Device memory" for the GPUDirect tests: host memory announced with `remember_device`,
+/// whose export hands out a dummy fd (the in-memory fabric registers the `iova` range).
+fn remember_fake_device(half: &Sink<MemFabric>, dev: &mut [u8], exports: &std::sync::Arc<std::sync::atomic::AtomicU32>) {
+    let exports = exports.clone();
+    half.memory_registry().unwrap().remember_device(
+        dev.as_mut_ptr() as u64,
+        dev.len() as u64,
+        Box::new(move || {
+            exports.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok((std::fs::File::open("/dev/null")?.into(), 0))
+        }),
+    );
+}
+
+#[test]
+fn gpu_direct_reads_into_and_writes_from_registered_device_memory() {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    let ((mut ctx, mut crx), (mut wtx, mut wrx)) = landing_pair();
+    let mut dev = vec![0u8; 2 << 20];
+    let exports = std::sync::Arc::new(AtomicU32::new(0));
+    remember_fake_device(&wtx, &mut dev, &exports);
+    let dev_addr = dev.as_ptr() as u64;
+    // H2D: the worker's NIC READs the client's bytes straight into device memory.
+    let data = pattern(1 << 20, 6);
+    let mut buf = [0u8; 256];
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let (h, b) = htod(&mut buf, 1, &data, Flags::empty());
+            ctx.send(&buf[..h], b).unwrap();
+        });
+        let head = wrx.recv_head().unwrap();
+        let n = head.header.bulk_len as usize;
+        assert!(wrx.recv_bulk_to_device(dev_addr + 4096, n).unwrap(), "placed directly");
+    });
+    assert!(dev[4096..4096 + (1 << 20)] == data[..]);
+    // D2H: the client offers a landing, the worker's NIC WRITEs from device memory into it.
+    let mut landing = vec![0u8; 1 << 20];
+    // SAFETY: `landing` outlives the reply.
+    unsafe { ctx.offer_landing(2, landing.as_mut_ptr(), landing.len()).unwrap() };
+    let h = ping(&mut buf, 2);
+    ctx.send(&buf[..h], &[]).unwrap();
+    let _ = wrx.recv_head().unwrap();
+    let mut head = [0u8; 256];
+    let empty = proto_core::Response::MemcpyDtoH(proto_core::wire::MemcpyData { data: Bulk(&[]) });
+    let hl = empty.encode_frame(&mut head, 2, 0).unwrap().head_len;
+    let mut header = proto_core::FrameHeader::parse(&head[..32]).unwrap();
+    header.bulk_len = 1 << 20;
+    header.flags = header.flags | Flags::BULK;
+    head[..32].copy_from_slice(&header.emit());
+    assert!(wtx.send_from_device(&head[..hl], dev_addr + 4096, 1 << 20).unwrap(), "sent directly");
+    let got = crx.recv_head().unwrap();
+    assert_eq!(got.header.bulk_len, 1 << 20);
+    crx.recv_bulk(&mut landing).unwrap();
+    assert!(landing == data);
+    let w = wtx.stats();
+    assert_eq!((w.device_direct, w.cache.registrations, exports.load(Ordering::SeqCst)), (2, 1, 1), "{w:?}");
+    // A reply to a request without a landing is not sent from the device (staged instead).
+    assert!(!wtx.send_from_device(&head[..hl], dev_addr, 1 << 20).unwrap());
+}
+
+#[test]
+fn gpu_direct_unavailable_falls_back_to_staging_once_and_for_all() {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    let ((mut ctx, _crx), (wtx, mut wrx)) = landing_pair();
+    wtx.fabric().refuse_dmabuf();
+    let mut dev = vec![0u8; 1 << 20];
+    let exports = std::sync::Arc::new(AtomicU32::new(0));
+    remember_fake_device(&wtx, &mut dev, &exports);
+    let data = pattern(512 << 10, 8);
+    let mut buf = [0u8; 256];
+    for round in 0..2 {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let (h, b) = htod(&mut buf, round, &data, Flags::empty());
+                ctx.send(&buf[..h], b).unwrap();
+            });
+            let head = wrx.recv_head().unwrap();
+            let n = head.header.bulk_len as usize;
+            assert!(!wrx.recv_bulk_to_device(dev.as_ptr() as u64, n).unwrap(), "refused: the caller stages");
+            let mut staging = vec![0u8; n];
+            wrx.recv_bulk(&mut staging).unwrap();
+            assert!(staging == data);
+        });
+    }
+    assert_eq!(exports.load(Ordering::SeqCst), 1, "a failed registration is not retried");
+    assert_eq!(wrx.stats().cache.failures, 1);
+}

@@ -320,6 +320,21 @@ impl Prepared {
     }
 }
 
+/// The verbs access flags of `access`.
+fn verbs_access(access: Access) -> i32 {
+    let mut flags = 0;
+    if access.local_write {
+        flags |= ibv_access_flags::IBV_ACCESS_LOCAL_WRITE.0;
+    }
+    if access.remote_read {
+        flags |= ibv_access_flags::IBV_ACCESS_REMOTE_READ.0;
+    }
+    if access.remote_write {
+        flags |= ibv_access_flags::IBV_ACCESS_REMOTE_WRITE.0;
+    }
+    flags as i32
+}
+
 /// A connected RC queue pair with registered rings: the [`Fabric`] of real verbs.
 pub struct VerbsFabric {
     res: Resources,
@@ -567,17 +582,7 @@ impl Fabric for VerbsFabric {
     }
 
     unsafe fn register(&self, ptr: *mut u8, len: usize, access: Access) -> Result<Box<dyn Region>, FabricError> {
-        let mut flags = 0;
-        if access.local_write {
-            flags |= ibv_access_flags::IBV_ACCESS_LOCAL_WRITE.0;
-        }
-        if access.remote_read {
-            flags |= ibv_access_flags::IBV_ACCESS_REMOTE_READ.0;
-        }
-        if access.remote_write {
-            flags |= ibv_access_flags::IBV_ACCESS_REMOTE_WRITE.0;
-        }
-        let access = flags as i32;
+        let access = verbs_access(access);
         let mem = ExportedMemory::Host { addr: ptr as u64, len: len as u64 };
         // SAFETY: the PD lives as long as this fabric, which outlives every transfer (the
         // engine drops regions before the call that made them returns); the caller keeps
@@ -585,6 +590,16 @@ impl Fabric for VerbsFabric {
         match unsafe { MemoryRegion::register(self.res.pd, mem, access) } {
             Ok(mr) => Ok(Box::new(mr)),
             Err(e) => Err(FabricError::new("ibv_reg_mr", e.to_string())),
+        }
+    }
+
+    unsafe fn register_dmabuf(&self, fd: std::os::fd::OwnedFd, offset: u64, len: usize, iova: u64, access: Access) -> Result<Box<dyn Region>, FabricError> {
+        let mem = ExportedMemory::Dmabuf { fd, offset, len: len as u64, iova };
+        // SAFETY: as in `register`; the caller keeps the device memory allocated while the
+        // region lives, and the dma-buf fd is kept open with it.
+        match unsafe { MemoryRegion::register(self.res.pd, mem, verbs_access(access)) } {
+            Ok(mr) => Ok(Box::new(mr)),
+            Err(e) => Err(FabricError::new("ibv_reg_dmabuf_mr", e.to_string())),
         }
     }
 }

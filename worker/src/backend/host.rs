@@ -294,6 +294,10 @@ impl Backend for HostBackend {
         "host"
     }
 
+    fn device_memory_is_host_memory(&self) -> bool {
+        true
+    }
+
     fn device_count(&self) -> Result<u32, BackendError> {
         // `devices` was built from a `u32` count.
         Ok(self.devices.len() as u32)

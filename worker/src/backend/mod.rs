@@ -527,6 +527,19 @@ pub trait Backend: Send + Sync + 'static {
     /// `"host"`, `"cuda"` or `"hip"`.
     fn name(&self) -> &'static str;
 
+    /// Whether device pointers are ordinary host addresses of this process (the host
+    /// backend): a transport may then register device allocations with the NIC directly.
+    fn device_memory_is_host_memory(&self) -> bool {
+        false
+    }
+
+    /// Exports the allocation `[ptr, ptr + len)` as a dma-buf a NIC can register (GPUDirect
+    /// RDMA): the fd and the offset of `ptr` inside it. Default: not supported.
+    fn export_dmabuf_fd(&self, ptr: DevicePtr, len: u64) -> Result<(std::os::fd::OwnedFd, u64), BackendError> {
+        let _ = (ptr, len);
+        Err(BackendError::NotSupported(format!("the {} backend cannot export device memory as a dma-buf", self.name())))
+    }
+
     // ---- devices ------------------------------------------------------------------------
 
     /// Number of devices this backend exposes.

@@ -36,7 +36,9 @@ struct SinkState {
 
 #[derive(Default)]
 struct QueueState {
-    frames: VecDeque<Vec<u8>>,
+    /// Encoded frames and where their bulk section starts (sent as head and bulk, so a
+    /// transport can place the bulk itself).
+    frames: VecDeque<(Vec<u8>, usize)>,
     closed: bool,
 }
 
@@ -89,11 +91,11 @@ impl ReplySender {
     /// Writes every queued frame; called with the sink locked.
     fn drain_queue(&self, sink: &mut SinkState) -> Result<(), TransportError> {
         loop {
-            let Some(frame) = lock(&self.queue).frames.pop_front() else { return Ok(()) };
+            let Some((frame, head_len)) = lock(&self.queue).frames.pop_front() else { return Ok(()) };
             if sink.broken {
                 return Err(TransportError::Closed);
             }
-            if let Err(e) = sink.sink.send(&frame, &[]) {
+            if let Err(e) = sink.sink.send(&frame[..head_len], &frame[head_len..]) {
                 sink.broken = true;
                 return Err(e);
             }
@@ -109,6 +111,45 @@ impl ReplySender {
     /// Sends a success response now (from the session thread).
     pub fn send_response(&self, request_id: u64, response: &Response<'_>) -> Result<(), TransportError> {
         self.send_with(|buf, aux| response.encode_frame(buf, request_id, aux))
+    }
+
+    /// Sends a success response whose bulk is `len` bytes of device memory at `addr` (the
+    /// response itself is encoded without bulk) straight from the device, when the transport
+    /// can (GPUDirect RDMA into the client's landing). `Ok(false)`: nothing was sent; the
+    /// caller stages the bytes and sends them with [`send_response`](Self::send_response).
+    pub fn send_response_from_device(&self, request_id: u64, response: &Response<'_>, addr: u64, len: u64) -> Result<bool, TransportError> {
+        let mut guard = lock(&self.sink);
+        let state = &mut *guard;
+        self.drain_queue(state)?;
+        if state.broken {
+            return Err(TransportError::Closed);
+        }
+        let frame = loop {
+            match response.encode_frame(&mut state.buf, request_id, 0) {
+                Ok(frame) => break frame,
+                Err(EncodeError::BufferTooSmall { required }) => state.buf.resize(required, 0),
+                Err(_) => return Ok(false),
+            }
+        };
+        let head_len = frame.head_len;
+        let Ok(mut header) = proto_core::FrameHeader::parse(&state.buf[..proto_core::header::HEADER_LEN]) else { return Ok(false) };
+        let Ok(bulk_len) = u32::try_from(len) else { return Ok(false) };
+        header.bulk_len = bulk_len;
+        header.flags = header.flags | Flags::BULK;
+        // The deferred error rides on this response only if it is really sent.
+        header.aux = self.deferred.load(Ordering::Acquire);
+        state.buf[..proto_core::header::HEADER_LEN].copy_from_slice(&header.emit());
+        match state.sink.send_from_device(&state.buf[..head_len], addr, len as usize) {
+            Ok(true) => {
+                let _ = self.deferred.compare_exchange(header.aux, 0, Ordering::AcqRel, Ordering::Acquire);
+                Ok(true)
+            }
+            Ok(false) => Ok(false),
+            Err(e) => {
+                state.broken = true;
+                Err(e)
+            }
+        }
     }
 
     /// Sends an error response for a request of raw opcode `opcode` now.
@@ -150,11 +191,12 @@ impl ReplySender {
                 }
             }
         };
-        buf.truncate(frame.head_len);
+        let head_len = frame.head_len;
+        buf.truncate(head_len);
         buf.extend_from_slice(frame.bulk);
         let mut q = lock(&self.queue);
         if !q.closed {
-            q.frames.push_back(buf);
+            q.frames.push_back((buf, head_len));
             self.queued.notify_one();
         }
     }

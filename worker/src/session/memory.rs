@@ -21,6 +21,7 @@ impl Session {
         let ptr = self.backend.malloc(dev, req.size)?;
         if !ptr.is_null() {
             self.allocations.insert(ptr.0, AllocInfo { size: req.size, device: dev, module: None });
+            self.remember_allocation(ptr.0, req.size);
         }
         Ok(wire::Allocation { ptr: ptr.0 })
     }
@@ -41,6 +42,7 @@ impl Session {
         for (stream, _) in self.streams.values() {
             let _ = self.backend.stream_synchronize(*stream);
         }
+        self.forget_allocation(req.ptr);
         self.backend.free(DevicePtr(req.ptr))?;
         Ok(wire::Empty {})
     }
@@ -52,12 +54,21 @@ impl Session {
         if len == 0 {
             return Ok(wire::Empty {});
         }
-        self.allocations.resolve(req.dst, len as u64, "hipMemcpy destination")?;
+        let (_, alloc) = self.allocations.resolve(req.dst, len as u64, "hipMemcpy destination")?;
         let stream = self.stream(req.stream)?;
         let dst = DevicePtr(req.dst);
         if !req.data.0.is_empty() {
             self.backend.memcpy_htod_sync(stream, dst, req.data.0)?;
             return Ok(wire::Empty {});
+        }
+        if (req.sync || stream.is_none()) && self.gpu_direct_possible() {
+            // GPUDirect: the NIC writes into device memory itself, once the work ordered
+            // before this copy is done.
+            self.wait_before_direct(stream, alloc.device)?;
+            let placed = io.source.recv_bulk_to_device(req.dst, len);
+            if placed.map_err(|e| Failure::new(Status::UNKNOWN, format!("connection failed during copy: {e}")))? {
+                return Ok(wire::Empty {});
+            }
         }
         if req.sync || stream.is_none() {
             // Zero-copy on the host backend: the socket is read straight into device memory.
@@ -90,8 +101,17 @@ impl Session {
         if req.len == 0 {
             return Ok(wire::MemcpyData { data: Default::default() });
         }
-        self.allocations.resolve(req.src, req.len, "hipMemcpy source")?;
+        let (_, alloc) = self.allocations.resolve(req.src, req.len, "hipMemcpy source")?;
         let stream = self.stream(req.stream)?;
+        if stream.is_none() && !io.no_reply && self.gpu_direct_possible() {
+            // GPUDirect: the NIC reads device memory into the client's landing itself.
+            self.wait_before_direct(None, alloc.device)?;
+            let empty = Response::MemcpyDtoH(wire::MemcpyData { data: proto_core::Bulk(&[]) });
+            let sent = io.replies.send_response_from_device(io.request_id, &empty, req.src, req.len);
+            if sent.map_err(|e| Failure::new(Status::UNKNOWN, format!("connection failed during copy: {e}")))? {
+                return Err(Failure::ReplyDeferred);
+            }
+        }
         if stream.is_none() && !io.no_reply {
             // Null stream: the copy is due now, so the reply is written straight from device
             // memory (zero-copy on the host backend; one staging copy on GPU backends).
@@ -159,6 +179,22 @@ impl Session {
             self.sync_stream(stream)?;
         }
         Ok(wire::Empty {})
+    }
+
+    /// Whether copies may bypass host staging: GPU memory, and a transport that takes
+    /// device memory (the session announced its allocations to it).
+    fn gpu_direct_possible(&self) -> bool {
+        self.memory.is_some() && !self.backend.device_memory_is_host_memory()
+    }
+
+    /// Waits for the work a direct NIC access must come after: the stream's, or the whole
+    /// device's for the null stream.
+    fn wait_before_direct(&self, stream: Option<crate::backend::StreamHandle>, device: crate::backend::DeviceIndex) -> Result<(), Failure> {
+        match stream {
+            Some(s) => self.backend.stream_synchronize(s)?,
+            None => self.backend.device_synchronize(device)?,
+        }
+        Ok(())
     }
 
     fn sync_stream(&self, stream: Option<crate::backend::StreamHandle>) -> Result<(), Failure> {

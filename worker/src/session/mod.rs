@@ -29,6 +29,7 @@ use proto_core::wire::{self, features};
 use proto_core::{FixedStr, Handler, Status};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use transport_tcp::MemoryRegistry;
 
 /// Most live allocations one session may hold.
 pub const MAX_ALLOCATIONS_PER_SESSION: usize = 1 << 20;
@@ -85,6 +86,9 @@ pub struct Session {
     functions: Handles<FunctionEntry>,
     /// The latest hiprtc result, borrowed by its reply.
     rtc_reply: RtcReply,
+    /// The transport's registry of long-lived memory: device allocations are announced to it
+    /// when they are host memory (RDMA registers each once, not per copy).
+    memory: Option<Arc<dyn MemoryRegistry>>,
 }
 
 impl Session {
@@ -103,6 +107,36 @@ impl Session {
             modules: Handles::new("module", 0x4d4f_0000_0000_0000, MAX_MODULES_PER_SESSION),
             functions: Handles::new("function", 0x4655_0000_0000_0000, MAX_FUNCTIONS_PER_SESSION),
             rtc_reply: RtcReply::default(),
+            memory: None,
+        }
+    }
+
+    /// Lets the session announce its device allocations to the transport's registry (only
+    /// done when the backend's device memory is host memory).
+    pub fn set_memory_registry(&mut self, registry: Option<Arc<dyn MemoryRegistry>>) {
+        self.memory = registry;
+    }
+
+    /// Announces a new allocation to the transport: host memory by address; GPU memory with
+    /// its dma-buf export, which the transport calls on first use (GPUDirect RDMA).
+    fn remember_allocation(&self, ptr: u64, size: u64) {
+        let Some(memory) = &self.memory else { return };
+        if self.backend.device_memory_is_host_memory() {
+            memory.remember(ptr as usize, size as usize);
+            return;
+        }
+        let backend = Arc::clone(&self.backend);
+        memory.remember_device(
+            ptr,
+            size,
+            Box::new(move || backend.export_dmabuf_fd(crate::backend::DevicePtr(ptr), size).map_err(std::io::Error::other)),
+        );
+    }
+
+    /// Withdraws an allocation from the transport before it is freed.
+    fn forget_allocation(&self, ptr: u64) {
+        if let Some(memory) = &self.memory {
+            memory.forget(ptr as usize);
         }
     }
 
@@ -164,6 +198,7 @@ impl Session {
             }
         }
         for (ptr, _) in self.allocations.drain_where(|a| on_device(a.device) && a.module.is_none()) {
+            self.forget_allocation(ptr);
             if let Err(e) = self.backend.free(crate::backend::DevicePtr(ptr)) {
                 tracing::warn!(session = self.id, ptr, %e, "freeing allocation during cleanup failed");
             }

@@ -229,6 +229,17 @@ impl Backend for CudaBackend {
         "cuda"
     }
 
+    fn export_dmabuf_fd(&self, ptr: DevicePtr, len: u64) -> Result<(std::os::fd::OwnedFd, u64), BackendError> {
+        use std::os::fd::FromRawFd;
+        // The driver exports whole host pages: the page-aligned cover of the range.
+        const PAGE: u64 = 4096;
+        let start = ptr.0 & !(PAGE - 1);
+        let end = ptr.0.checked_add(len).and_then(|e| e.checked_next_multiple_of(PAGE)).ok_or_else(|| BackendError::InvalidValue("range overflows".into()))?;
+        let fd = self.export_dmabuf(DevicePtr(start), end - start)?;
+        // SAFETY: the driver returned a new dma-buf fd that nothing else owns.
+        Ok((unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }, ptr.0 - start))
+    }
+
     fn device_count(&self) -> Result<u32, BackendError> {
         Ok(self.devices.len() as u32)
     }
