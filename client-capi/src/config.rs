@@ -5,6 +5,8 @@
 //! - `HIP_REMOTE_TOKEN`: authentication token for workers started with `--token`.
 //! - `HIP_REMOTE_CONNECT_TIMEOUT`, `HIP_REMOTE_IO_TIMEOUT`: seconds (see `transport-tcp`).
 //! - `HIP_REMOTE_DEBUG=1` (or the seed's `TF_DEBUG=1`): explain every failed call on stderr.
+//! - `HIP_REMOTE_PREFER_RDMA=1`: connect over TCP, then move to the RDMA listener the worker
+//!   advertises in WELCOME (staying on TCP, with a note on stderr, if that fails).
 //! - `HIP_REMOTE_LOG=FILTER` (tracing syntax, e.g. `transport_rdma=debug`): the library's own
 //!   log on stderr.
 
@@ -24,6 +26,9 @@ pub struct ClientConfig {
     pub tcp: TcpConfig,
     /// Print the reason of every failed call.
     pub debug: bool,
+    /// Move to the worker's RDMA listener when WELCOME advertises one
+    /// (`HIP_REMOTE_PREFER_RDMA=1`; needs a library built with the `rdma` feature).
+    pub prefer_rdma: bool,
 }
 
 impl ClientConfig {
@@ -47,6 +52,7 @@ impl ClientConfig {
                 let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
             }
         }
-        Self { worker, token: var("HIP_REMOTE_TOKEN"), tcp: TcpConfig::from_env(), debug }
+        let prefer_rdma = var("HIP_REMOTE_PREFER_RDMA").is_some_and(|v| v != "0");
+        Self { worker, token: var("HIP_REMOTE_TOKEN"), tcp: TcpConfig::from_env(), debug, prefer_rdma }
     }
 }

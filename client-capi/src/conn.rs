@@ -51,6 +51,8 @@ pub struct WelcomeInfo {
     pub version: u16,
     /// Negotiated features.
     pub features: u64,
+    /// The worker's RDMA listener (`host:port`, empty: none).
+    pub rdma_endpoint: String,
 }
 
 /// A failed exchange: the HIP error the application sees, plus why (for stderr / debugging).
@@ -99,9 +101,9 @@ enum Step {
     Other,
 }
 
-/// Opens the transport `config.worker` names: `rdma://host:port` (feature `rdma`) or TCP.
-fn connect_transport(config: &ClientConfig) -> std::io::Result<(Box<dyn FrameSink>, Box<dyn FrameSource>)> {
-    if let Some(addr) = config.worker.strip_prefix("rdma://") {
+/// Opens the transport `worker` names: `rdma://host:port` (feature `rdma`) or TCP.
+fn connect_transport(worker: &str, config: &ClientConfig) -> std::io::Result<(Box<dyn FrameSink>, Box<dyn FrameSource>)> {
+    if let Some(addr) = worker.strip_prefix("rdma://") {
         let addr = if addr.contains(':') { addr.to_string() } else { format!("{addr}:{}", crate::config::DEFAULT_PORT) };
         #[cfg(feature = "rdma")]
         {
@@ -114,16 +116,42 @@ fn connect_transport(config: &ClientConfig) -> std::io::Result<(Box<dyn FrameSin
             format!("rdma://{addr}: this libamdhip64 was built without the `rdma` feature"),
         ));
     }
-    let (sink, source) = transport_tcp::connect(&config.worker, &config.tcp)?;
+    let (sink, source) = transport_tcp::connect(worker, &config.tcp)?;
     Ok((Box::new(sink), Box::new(source)))
 }
 
+/// The `rdma://` address for an advertised RDMA endpoint: a wildcard host (the worker
+/// listens on every address) is replaced by the host the client reached over TCP.
+fn rdma_target(endpoint: &str, tcp_worker: &str) -> String {
+    let (host, port) = endpoint.rsplit_once(':').unwrap_or((endpoint, ""));
+    let wildcard = matches!(host.trim_matches(['[', ']']), "0.0.0.0" | "::" | "");
+    let host = if wildcard { tcp_worker.rsplit_once(':').map_or(tcp_worker, |(h, _)| h) } else { host };
+    format!("rdma://{host}:{port}")
+}
+
 impl Conn {
-    /// Connects and performs the HELLO/WELCOME handshake.
+    /// Connects to the configured worker and performs the HELLO/WELCOME handshake; with
+    /// `prefer_rdma`, then moves to the RDMA listener WELCOME advertises (a new session there;
+    /// the TCP one is closed with GOODBYE).
     pub fn open(config: &ClientConfig) -> Result<Self, CallError> {
-        let (sink, source) = connect_transport(config).map_err(|e| {
-            CallError::new(HipError::NOT_INITIALIZED, format!("cannot connect to hip-worker at {}: {e}", config.worker))
-        })?;
+        let mut conn = Self::open_at(&config.worker, config)?;
+        let offered = conn.welcome.features & wire::features::RDMA != 0 && !conn.welcome.rdma_endpoint.is_empty();
+        if config.prefer_rdma && offered && !config.worker.starts_with("rdma://") {
+            let target = rdma_target(&conn.welcome.rdma_endpoint, &config.worker);
+            match Self::open_at(&target, config) {
+                Ok(rdma) => {
+                    let _ = conn.call(&Request::Goodbye(wire::Empty {}), |_| ());
+                    return Ok(rdma);
+                }
+                Err(e) => eprintln!("hip-remote: the worker offers RDMA at {target}, but moving there failed ({}); staying on TCP", e.message),
+            }
+        }
+        Ok(conn)
+    }
+
+    fn open_at(worker: &str, config: &ClientConfig) -> Result<Self, CallError> {
+        let (sink, source) = connect_transport(worker, config)
+            .map_err(|e| CallError::new(HipError::NOT_INITIALIZED, format!("cannot connect to hip-worker at {worker}: {e}")))?;
         let mut conn = Self {
             sink,
             source,
@@ -139,7 +167,9 @@ impl Conn {
         let hello = Request::Hello(wire::Hello {
             min_version: proto_core::header::MIN_PROTOCOL_VERSION,
             max_version: proto_core::PROTOCOL_VERSION,
-            features: wire::features::FIRE_AND_FORGET | wire::features::BULK_STREAMING,
+            features: wire::features::FIRE_AND_FORGET
+                | wire::features::BULK_STREAMING
+                | if cfg!(feature = "rdma") { wire::features::RDMA } else { 0 },
             client_name: client_name.as_str().into(),
             resume_session: 0,
             auth_token: config.token.as_deref().unwrap_or("").as_bytes().into(),
@@ -151,6 +181,7 @@ impl Conn {
                 backend: w.backend.as_str().to_owned(),
                 version: w.version,
                 features: w.features,
+                rdma_endpoint: w.rdma_endpoint.as_str().to_owned(),
             }),
             _ => Err(()),
         })?;
@@ -392,5 +423,17 @@ fn request_bulk<'a>(req: &Request<'a>) -> &'a [u8] {
         Request::MemcpyHtoD(m) => m.data.0,
         Request::ModuleLoad(m) => m.image.0,
         _ => &[],
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::rdma_target;
+
+    #[test]
+    fn advertised_rdma_endpoint_becomes_a_reachable_address() {
+        assert_eq!(rdma_target("10.0.0.5:18516", "gpu1:18515"), "rdma://10.0.0.5:18516");
+        assert_eq!(rdma_target("0.0.0.0:18516", "gpu1.cluster:18515"), "rdma://gpu1.cluster:18516");
+        assert_eq!(rdma_target("[::]:7000", "[fd00::2]:18515"), "rdma://[fd00::2]:7000");
     }
 }

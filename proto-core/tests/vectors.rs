@@ -85,6 +85,7 @@ fn vector(name: &str) -> Vector<'static> {
                 worker_name: Str("gpu0"),
                 backend: Str("hip"),
                 auth_challenge: Bytes(b""),
+                rdma_endpoint: Str(""),
             }),
             1,
             0,

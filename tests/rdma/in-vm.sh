@@ -85,6 +85,18 @@ if [[ $HIP_REMOTE_RDMA_ONE_SIDED == 1 ]]; then
   result "registration cache for pinned memory; client READs when landings are off" "$((1 - ok))" "$t"
 fi
 
+# A client pointed at the TCP listener with HIP_REMOTE_PREFER_RDMA=1 learns the RDMA
+# listener in WELCOME and moves there (a new RDMA session; the TCP one says GOODBYE).
+t=$(now); ok=1
+TADDR=
+while read -r line; do [[ $line == "hip-worker listening on "[0-9]* ]] && TADDR=${line#hip-worker listening on }; done < "$RT_BIN/worker.out"
+before=$(grep -c "RDMA connection ended" "$LOG")
+HIP_REMOTE_WORKER=$TADDR HIP_REMOTE_PREFER_RDMA=1 timeout 240 "$RT_BIN/device_query" > "$RT_BIN/prefer.out" 2>&1 || { tail "$RT_BIN/prefer.out"; ok=0; }
+grep -q "staying on TCP" "$RT_BIN/prefer.out" && { grep "staying on TCP" "$RT_BIN/prefer.out"; ok=0; }
+for ((i = 0; i < 50; i++)); do (( $(grep -c "RDMA connection ended" "$LOG") > before )) && break; nap 0.1; done
+(( $(grep -c "RDMA connection ended" "$LOG") > before )) || { echo "   no RDMA session for the TCP client"; ok=0; }
+result "TCP client moved to the advertised RDMA listener (HIP_REMOTE_PREFER_RDMA=1)" "$((1 - ok))" "$t"
+
 echo "== 3. client killed mid-transfer"
 t=$(now)
 ok=1

@@ -20,7 +20,7 @@ const DEVICE_BYTES: u64 = 256 << 20;
 fn start_worker_with(auth_token: Option<&str>) -> Worker {
     let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: DEVICE_BYTES }));
     let config = WorkerConfig {
-        session: SessionConfig { worker_name: "session-test worker".into(), auth_token: auth_token.map(str::to_owned) },
+        session: SessionConfig { worker_name: "session-test worker".into(), auth_token: auth_token.map(str::to_owned), ..Default::default() },
         tcp: TcpConfig { io_timeout: Some(Duration::from_secs(30)), ..TcpConfig::default() },
     };
     Worker::start("127.0.0.1:0", backend, config).expect("start worker")
@@ -266,12 +266,39 @@ fn handshake_welcome_and_features() {
                 assert_eq!(w.version, 1);
                 assert_eq!(w.features & !wire::features::ALL, 0, "unknown feature bits echoed: {:#x}", w.features);
                 assert_eq!(w.features & wire::features::FIRE_AND_FORGET, wire::features::FIRE_AND_FORGET);
+                assert_eq!(w.features & wire::features::RDMA, 0, "no RDMA listener, no RDMA feature");
+                assert_eq!(w.rdma_endpoint.as_str(), "");
                 assert!(!w.resumed);
             }
             other => panic!("{other:?}"),
         }
         c.ping(1);
     });
+}
+
+#[test]
+fn welcome_advertises_the_rdma_listener_to_clients_that_can_use_it() {
+    let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: DEVICE_BYTES }));
+    let session = SessionConfig { worker_name: "w".into(), rdma_endpoint: Some("10.0.0.5:18516".into()), ..Default::default() };
+    let worker = Worker::start("127.0.0.1:0", backend, WorkerConfig { session, tcp: TcpConfig::default() }).unwrap();
+    for (client_features, expect_rdma) in [(wire::features::RDMA | wire::features::FIRE_AND_FORGET, true), (wire::features::FIRE_AND_FORGET, false)] {
+        let mut c = Client::connect(&worker);
+        let reply = c.call(&Request::Hello(wire::Hello {
+            min_version: 1,
+            max_version: 1,
+            features: client_features,
+            client_name: "rdma-capable?".into(),
+            resume_session: 0,
+            auth_token: b"".as_slice().into(),
+        }));
+        match reply.response() {
+            Response::Hello(w) => {
+                assert_eq!(w.features & wire::features::RDMA != 0, expect_rdma, "features {:#x}", w.features);
+                assert_eq!(w.rdma_endpoint.as_str(), "10.0.0.5:18516");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }
 
 #[test]

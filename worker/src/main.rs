@@ -121,6 +121,20 @@ fn probe_dmabuf() -> std::process::ExitCode {
         if size != len as i64 {
             return Err(format!("dmabuf size {size} != allocation size {len}"));
         }
+        // What the RDMA session does for every allocation (GPUDirect): the page-aligned cover
+        // of an odd-sized one, through the Backend trait.
+        let odd: u64 = (1 << 20) + 123;
+        let ptr = backend.malloc(0, odd).map_err(|e| e.to_string())?;
+        let (fd, offset) = Backend::export_dmabuf_fd(&backend, ptr, odd).map_err(|e| e.to_string())?;
+        use std::os::fd::AsRawFd;
+        // SAFETY: lseek on an fd we own (closed when `fd` drops).
+        let size = unsafe { libc::lseek(fd.as_raw_fd(), 0, libc::SEEK_END) };
+        println!("allocation {ptr} ({odd} bytes) exported through Backend::export_dmabuf_fd: offset {offset}, dmabuf size {size} bytes");
+        drop(fd);
+        backend.free(ptr).map_err(|e| e.to_string())?;
+        if size < (odd + offset) as i64 {
+            return Err(format!("dmabuf size {size} does not cover offset {offset} + {odd} bytes"));
+        }
         Ok(())
     };
     match run() {
@@ -165,10 +179,12 @@ fn main() -> std::process::ExitCode {
     if cli.device != 0 {
         tracing::warn!(device = cli.device, "--device applies to GPU backends; the host backend exposes all emulated devices");
     }
-    let config = WorkerConfig {
+    #[allow(unused_mut)] // set when an RDMA listener runs
+    let mut config = WorkerConfig {
         session: hip_worker::session::SessionConfig {
             worker_name: format!("hip-worker {} ({})", env!("CARGO_PKG_VERSION"), backend.name()),
             auth_token: cli.token.clone(),
+            rdma_endpoint: None,
         },
         tcp: transport_tcp::TcpConfig { io_timeout: None, ..Default::default() },
     };
@@ -183,6 +199,11 @@ fn main() -> std::process::ExitCode {
         },
         None => None,
     };
+    // TCP clients learn the RDMA listener in WELCOME (HIP_REMOTE_PREFER_RDMA=1 moves them).
+    #[cfg(feature = "rdma")]
+    if let Some(w) = &rdma_worker {
+        config.session.rdma_endpoint = Some(w.local_addr().to_string());
+    }
     #[cfg(not(feature = "rdma"))]
     if cli.listen_rdma.is_some() {
         eprintln!("hip-worker: --listen-rdma needs a worker built with `--features rdma`");

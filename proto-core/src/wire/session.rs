@@ -54,6 +54,9 @@ message! {
         pub backend: Name<'a>,
         /// Authentication challenge (empty unless `AUTH_REQUIRED`).
         pub auth_challenge: Blob<'a>,
+        /// The worker's RDMA listener, `host:port` (empty: none). With the `RDMA` feature a
+        /// client told to prefer RDMA reconnects there (`rdma://`).
+        pub rdma_endpoint: Name<'a>,
     }
 }
 

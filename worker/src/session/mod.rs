@@ -68,6 +68,9 @@ pub struct SessionConfig {
     pub worker_name: String,
     /// Shared token every client must present in HELLO (`None` = no authentication).
     pub auth_token: Option<String>,
+    /// The worker's RDMA listener (`host:port`), advertised in WELCOME with the `RDMA`
+    /// feature so clients told to prefer RDMA move there.
+    pub rdma_endpoint: Option<String>,
 }
 
 static NEXT_SESSION_ID: AtomicU64 = AtomicU64::new(1);
@@ -304,7 +307,10 @@ impl Handler for Session {
         self.greeted = true;
         self.client_name = req.client_name.as_str().to_owned();
         tracing::info!(session = self.id, client = %self.client_name, resume = req.resume_session, "session opened");
-        let offered = features::FIRE_AND_FORGET | features::BULK_STREAMING;
+        let mut offered = features::FIRE_AND_FORGET | features::BULK_STREAMING;
+        if self.config.rdma_endpoint.is_some() {
+            offered |= features::RDMA;
+        }
         Ok(wire::Welcome {
             version: req.max_version.min(PROTOCOL_VERSION),
             features: req.features & offered,
@@ -315,6 +321,7 @@ impl Handler for Session {
             worker_name: self.config.worker_name.as_str().into(),
             backend: self.backend.name().into(),
             auth_challenge: Default::default(),
+            rdma_endpoint: self.config.rdma_endpoint.as_deref().unwrap_or("").into(),
         })
     }
 
