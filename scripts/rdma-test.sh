@@ -81,7 +81,7 @@ step "booting the rxe VM and running tests/rdma/in-vm.sh"
 export RT_BIN=$BIN RT_WORKER=$CARGO_TARGET_DIR/debug/hip-worker RT_VERBS_TEST=$VERBS_TEST RT_PROGRAMS=$PROGRAMS
 set +e
 # MTU 4200 on the veth gives rxe an IB MTU of 4096 (twice the throughput of 1024 under TCG).
-RXE_VM_MTU=${RXE_VM_MTU:-4200} RXE_VM_TIMEOUT=${RXE_VM_TIMEOUT:-900} scripts/rdma-vm/run-in-rxe-vm.sh --rw "$ROOT" -- tests/rdma/in-vm.sh
+RXE_VM_MTU=${RXE_VM_MTU:-4200} RXE_VM_TIMEOUT=${RXE_VM_TIMEOUT:-1800} scripts/rdma-vm/run-in-rxe-vm.sh --rw "$ROOT" -- tests/rdma/in-vm.sh
 rc=$?
 set -e
 [[ $rc == 125 ]] && echo "rdma-test: the VM failed to boot (see the console above)"

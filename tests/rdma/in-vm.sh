@@ -53,7 +53,7 @@ result "worker start ($RADDR)" 0 "$t"
 
 run() { # name args...
   local name=$1; shift; local t; t=$(now)
-  timeout 240 "$RT_BIN/$name" "$@" > "$RT_BIN/$name.out" 2>&1; local rc=$?
+  timeout "${RT_TIMEOUT:-600}" "$RT_BIN/$name" "$@" > "$RT_BIN/$name.out" 2>&1; local rc=$?
   if [[ $rc != 0 ]] || ! grep -q "PASS $name" "$RT_BIN/$name.out"; then
     sed 's/^/   | /' "$RT_BIN/$name.out" | tail -25; rc=${rc/#0/1}
   else

@@ -97,6 +97,16 @@ impl CmEvent {
         unsafe { (*self.0).id }
     }
 
+    /// The connect request's `(responder_resources, initiator_depth)`: the RDMA READs the
+    /// peer accepts and issues at once.
+    pub(crate) fn rd_atoms(&self) -> (u8, u8) {
+        // SAFETY: for connection events `param.conn` is the active union member.
+        unsafe {
+            let conn = &(*self.0).param.conn;
+            (conn.responder_resources, conn.initiator_depth)
+        }
+    }
+
     /// A copy of the connection private data (valid only until the ack).
     pub(crate) fn private_data(&self) -> Vec<u8> {
         // SAFETY: for connection events `param.conn` is the active union member; the data

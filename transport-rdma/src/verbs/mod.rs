@@ -740,6 +740,7 @@ impl RdmaListener {
         }
         let id = ev.id();
         let private = ev.private_data();
+        let (peer_responder, peer_initiator) = ev.rd_atoms();
         drop(ev); // acknowledged before the id moves to its own channel
         let reject = |why: String| {
             // SAFETY: `id` is the new, unaccepted connection's id; rejected and destroyed once.
@@ -765,6 +766,10 @@ impl RdmaListener {
         let prepared = Prepared { res: Resources::new(channel, id, &self.cfg)? };
         let ours = prepared.params().emit();
         let mut param = prepared.conn_param(&ours);
+        // Never more READs than the client issues or accepts at once (at least 1: one-sided
+        // bulk needs READs in both directions).
+        param.responder_resources = param.responder_resources.min(peer_initiator).max(1);
+        param.initiator_depth = param.initiator_depth.min(peer_responder).max(1);
         // SAFETY: live id with a QP; `param` outlives the call.
         if unsafe { rdma_accept(id, &mut param) } != 0 {
             return Err(os_err("rdma_accept"));
