@@ -248,6 +248,37 @@ fn replies_written_into_landings_and_pinned_memory_registered_once() {
     drop((ctx, crx, wtx, wrx));
 }
 
+/// GPUDirect's fallback on a real device: Soft-RoCE has no dma-buf memory regions, so
+/// `ibv_reg_dmabuf_mr` fails; the transfer must still complete through staging, and the
+/// registration is not retried.
+#[test]
+fn gpu_direct_refused_by_the_device_falls_back_to_staging() {
+    let Some(ip) = test_addr() else { return };
+    let ((mut ctx, _crx), (wtx, mut wrx)) = pair(&ip, one_sided_cfg(), one_sided_cfg());
+    let dev = vec![0u8; 1 << 20];
+    wtx.memory_registry().unwrap().remember_device(
+        dev.as_ptr() as u64,
+        dev.len() as u64,
+        Box::new(|| Ok((std::fs::File::open("/dev/null")?.into(), 0))),
+    );
+    let data = pattern(512 << 10, 4);
+    for round in 0..2u64 {
+        std::thread::scope(|s| {
+            s.spawn(|| send_htod(&mut ctx, round, &data));
+            let head = wrx.recv_head().unwrap();
+            let n = head.header.bulk_len as usize;
+            assert!(!wrx.recv_bulk_to_device(dev.as_ptr() as u64, n).unwrap(), "rxe cannot register a dma-buf");
+            let mut staging = vec![0u8; n];
+            wrx.recv_bulk(&mut staging).unwrap();
+            assert!(staging == data);
+        });
+    }
+    let w = wrx.stats();
+    eprintln!("gpu-direct fallback: {w:?}");
+    assert_eq!((w.cache.failures, w.device_direct), (1, 0), "one failed registration, never retried");
+    assert_eq!(w.remote_received, 2, "the bulk still went one-sided, into staging");
+}
+
 #[test]
 fn one_sided_falls_back_to_two_sided_when_the_peer_has_it_off() {
     let Some(ip) = test_addr() else { return };
