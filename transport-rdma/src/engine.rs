@@ -2,8 +2,9 @@
 //!
 //! Both halves share one [`Shared`] (a mutex-guarded state and a condition variable). No
 //! thread of its own: whichever half needs progress (a free send slot, a credit, received
-//! bytes) polls the completion queue itself. When nothing is ready, one waiting thread, the
-//! *leader*, arms the completion channel and sleeps in [`Fabric::block`]; the others wait on
+//! bytes) polls the completion queue itself. When nothing is ready, a waiter first keeps
+//! polling for the configured spin time (most replies arrive within it, and then cost no
+//! interrupt and no wake-up); after that one waiting thread, the *leader*, arms the completion channel and sleeps in [`Fabric::block`]; the others wait on
 //! the condition variable and are woken whenever the leader returns or anyone processes
 //! completions (leader/follower). Threads wake at least every [`WAIT_TICK`] to check
 //! deadlines, shutdown and keepalive.
@@ -136,6 +137,8 @@ pub struct Stats {
     pub landed: u64,
     /// Bulk sections moved between the NIC and device memory directly (GPUDirect).
     pub device_direct: u64,
+    /// Times a waiter slept on the completion channel (its spin time passed first).
+    pub sleeps: u64,
     /// The registration cache's counters.
     pub cache: CacheStats,
 }
@@ -170,6 +173,8 @@ pub struct Shared<F: Fabric> {
     fabric: F,
     io_timeout: Option<Duration>,
     keepalive: Duration,
+    /// Polling time before a waiter arms the completion channel and sleeps.
+    spin: Duration,
     st: Mutex<State>,
     cv: Condvar,
     /// Long-lived registrations (never locked while `st` is held, so registering, a slow
@@ -406,7 +411,9 @@ impl<F: Fabric> Shared<F> {
         what: &str,
         mut ready: impl FnMut(&Self, &mut State) -> Result<Option<T>, TransportError>,
     ) -> Result<(Guard<'a>, T), TransportError> {
-        let deadline = self.io_timeout.map(|t| Instant::now() + t);
+        let started = Instant::now();
+        let deadline = self.io_timeout.map(|t| started + t);
+        let spin_until = started + self.spin;
         let mut armed = false;
         loop {
             self.progress(&mut st);
@@ -414,6 +421,16 @@ impl<F: Fabric> Shared<F> {
                 return Ok((st, v));
             }
             let now = Instant::now();
+            if now < spin_until && st.broken.is_none() {
+                // Poll without sleeping: a completion due within the spin window skips the
+                // interrupt and the wake-up. The lock is let go so other threads progress,
+                // and the CPU is yielded to any thread that is ready to run (the peer's, the
+                // stream executor's) so spinning never delays the reply it waits for.
+                drop(st);
+                std::thread::yield_now();
+                st = self.lock();
+                continue;
+            }
             let mut tick = WAIT_TICK;
             if let Some(d) = deadline {
                 if now >= d {
@@ -436,6 +453,7 @@ impl<F: Fabric> Shared<F> {
                 continue;
             }
             st.leader = true;
+            st.stats.sleeps += 1;
             drop(st);
             let woke = self.fabric.block(tick);
             st = self.lock();
@@ -694,6 +712,7 @@ pub fn split<F: Fabric>(fabric: F, config: &RdmaConfig, role: Role) -> (Sink<F>,
         fabric,
         io_timeout: config.io_timeout,
         keepalive: config.keepalive,
+        spin: config.spin,
         st: Mutex::new(st),
         cv: Condvar::new(),
         cache: Mutex::new(RegCache::new(config.reg_cache_bytes, MAX_REMEMBERED_RANGES)),

@@ -135,7 +135,7 @@ fn probe_dmabuf() -> std::process::ExitCode {
         if size < (odd + offset) as i64 {
             return Err(format!("dmabuf size {size} does not cover offset {offset} + {odd} bytes"));
         }
-        Ok(())
+        probe_reserved_staging(&backend)
     };
     match run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -144,6 +144,51 @@ fn probe_dmabuf() -> std::process::ExitCode {
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// Without GPUDirect, RDMA copies land in the backend's reserved staging buffers, which the
+/// session announces to the transport once: they must be stable, and the staged copy paths
+/// must hand out exactly those buffers.
+#[cfg(feature = "cuda")]
+fn probe_reserved_staging(backend: &hip_worker::backend::cuda::CudaBackend) -> Result<(), String> {
+    use hip_worker::backend::cuda::{STAGING_BYTES, STAGING_RESERVED};
+    use hip_worker::backend::DevicePtr;
+    let ranges = Backend::staging_buffers(backend);
+    println!("reserved staging buffers (registered once per RDMA connection): {ranges:x?}");
+    if ranges.len() != STAGING_RESERVED || Backend::staging_buffers(backend) != ranges {
+        return Err(format!("expected {STAGING_RESERVED} stable reserved staging buffers, got {ranges:x?}"));
+    }
+    let reserved = |p: *const u8| ranges.iter().any(|&(a, l)| (p as usize) >= a && (p as usize) < a + l);
+    let len = 3 * STAGING_BYTES + 77;
+    let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+    let dev = backend.malloc(0, len as u64).map_err(|e| e.to_string())?;
+    let (mut staged, mut outside) = (0, 0);
+    for (i, chunk) in data.chunks(STAGING_BYTES).enumerate() {
+        let at = DevicePtr(dev.0 + (i * STAGING_BYTES) as u64);
+        Backend::with_device_bytes_mut(backend, None, at, chunk.len() as u64, &mut |bytes| {
+            staged += 1;
+            outside += usize::from(!reserved(bytes.as_ptr()));
+            bytes.copy_from_slice(chunk);
+        })
+        .map_err(|e| e.to_string())?;
+    }
+    Backend::finish_device_writes(backend, None, dev).map_err(|e| e.to_string())?;
+    let mut back = Vec::with_capacity(len);
+    for (i, chunk) in data.chunks(STAGING_BYTES).enumerate() {
+        let at = DevicePtr(dev.0 + (i * STAGING_BYTES) as u64);
+        Backend::with_device_bytes(backend, None, at, chunk.len() as u64, &mut |bytes| {
+            staged += 1;
+            outside += usize::from(!reserved(bytes.as_ptr()));
+            back.extend_from_slice(bytes);
+        })
+        .map_err(|e| e.to_string())?;
+    }
+    backend.free(dev).map_err(|e| e.to_string())?;
+    println!("{staged} staged chunks, {outside} outside the reserved buffers; round trip {}", if back == data { "intact" } else { "CORRUPT" });
+    if back != data || outside != 0 {
+        return Err("staged copies did not go through the reserved buffers intact".into());
+    }
+    Ok(())
 }
 
 #[cfg(not(feature = "cuda"))]

@@ -707,3 +707,31 @@ fn gpu_direct_unavailable_falls_back_to_staging_once_and_for_all() {
     assert_eq!(exports.load(Ordering::SeqCst), 1, "a failed registration is not retried");
     assert_eq!(wrx.stats().cache.failures, 1);
 }
+
+/// The receiver of a ping that arrives `delay` after it starts waiting, with `spin`.
+fn receiver_sleeps(spin: Duration, delay: Duration) -> u64 {
+    let mut b = cfg(4096, 4, 2);
+    b.spin = spin;
+    let ((mut tx, _rx_a), (_tx_b, mut rx)) = pair_with(cfg(4096, 4, 2), b);
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(delay);
+        let mut buf = [0u8; 256];
+        let h = ping(&mut buf, 7);
+        tx.send(&buf[..h], &[]).unwrap();
+        tx.flush().unwrap();
+        tx
+    });
+    assert_eq!(rx.recv_head().unwrap().header.request_id, 7);
+    t.join().unwrap();
+    rx.stats().sleeps
+}
+
+#[test]
+fn a_reply_within_the_spin_time_costs_no_sleep() {
+    // Spin far longer than the delay: the waiter polls and never arms the channel.
+    assert_eq!(receiver_sleeps(Duration::from_secs(10), Duration::from_millis(20)), 0);
+    // No spin: the same wait sleeps on the completion channel.
+    assert!(receiver_sleeps(Duration::ZERO, Duration::from_millis(20)) >= 1);
+    // A wait longer than the spin time ends asleep (the CPU is given back).
+    assert!(receiver_sleeps(Duration::from_micros(100), Duration::from_millis(50)) >= 1);
+}

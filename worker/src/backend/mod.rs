@@ -533,6 +533,13 @@ pub trait Backend: Send + Sync + 'static {
         false
     }
 
+    /// Host buffers, (address, length), that the backend stages copies through and keeps
+    /// until it is dropped (pinned staging): a transport may register them with its NIC once
+    /// instead of for every copy. Default: none.
+    fn staging_buffers(&self) -> Vec<(usize, usize)> {
+        Vec::new()
+    }
+
     /// Exports the allocation `[ptr, ptr + len)` as a dma-buf a NIC can register (GPUDirect
     /// RDMA): the fd and the offset of `ptr` inside it. Default: not supported.
     fn export_dmabuf_fd(&self, ptr: DevicePtr, len: u64) -> Result<(std::os::fd::OwnedFd, u64), BackendError> {

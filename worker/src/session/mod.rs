@@ -89,8 +89,9 @@ pub struct Session {
     functions: Handles<FunctionEntry>,
     /// The latest hiprtc result, borrowed by its reply.
     rtc_reply: RtcReply,
-    /// The transport's registry of long-lived memory: device allocations are announced to it
-    /// when they are host memory (RDMA registers each once, not per copy).
+    /// The transport's registry of long-lived memory: device allocations (host memory by
+    /// address, GPU memory with its dma-buf export) and the backend's staging buffers are
+    /// announced to it (RDMA registers each once, not per copy).
     memory: Option<Arc<dyn MemoryRegistry>>,
 }
 
@@ -114,9 +115,15 @@ impl Session {
         }
     }
 
-    /// Lets the session announce its device allocations to the transport's registry (only
-    /// done when the backend's device memory is host memory).
+    /// Lets the session announce its device allocations, and the backend's long-lived
+    /// staging buffers, to the transport's registry (RDMA registers each once, not per copy).
     pub fn set_memory_registry(&mut self, registry: Option<Arc<dyn MemoryRegistry>>) {
+        if let Some(memory) = &registry {
+            // The buffers outlive the connection; its registrations go when it closes.
+            for (addr, len) in self.backend.staging_buffers() {
+                memory.remember(addr, len);
+            }
+        }
         self.memory = registry;
     }
 

@@ -30,6 +30,9 @@ use std::sync::{Mutex, MutexGuard};
 pub const STAGING_BYTES: usize = proto_core::limits::DEFAULT_COPY_CHUNK;
 /// Pinned staging buffers kept for reuse.
 pub const STAGING_POOL_MAX: usize = 16;
+/// Staging buffers that live as long as the backend, so a transport can register them with
+/// its NIC once (RDMA without GPUDirect) instead of for every copy; taken before any other.
+pub const STAGING_RESERVED: usize = 4;
 
 /// A raw CUDA handle that may cross threads: the driver API is thread-safe and every call
 /// makes the owning context current first.
@@ -62,6 +65,8 @@ struct EventEntry {
 struct Pinned {
     ptr: Raw<*mut u8>,
     len: usize,
+    /// One of the [`STAGING_RESERVED`] buffers: never freed before the backend.
+    reserved: bool,
 }
 
 impl Pinned {
@@ -78,6 +83,10 @@ pub struct CudaBackend {
     events: Mutex<HashMap<u64, EventEntry>>,
     allocations: Mutex<HashMap<u64, (u64, DeviceIndex)>>,
     staging: Mutex<Vec<Pinned>>,
+    /// Idle reserved staging buffers.
+    reserved: Mutex<Vec<Pinned>>,
+    /// Every reserved staging buffer, (address, length); allocated on first request.
+    reserved_ranges: std::sync::OnceLock<Vec<(usize, usize)>>,
     next_handle: AtomicU64,
     modules: Mutex<module::ModuleTables>,
     /// Module globals: device memory for copies, never freeable.
@@ -117,6 +126,8 @@ impl CudaBackend {
             events: Mutex::default(),
             allocations: Mutex::default(),
             staging: Mutex::default(),
+            reserved: Mutex::default(),
+            reserved_ranges: std::sync::OnceLock::new(),
             next_handle: AtomicU64::new(1),
             modules: Mutex::default(),
             globals: Mutex::default(),
@@ -164,23 +175,38 @@ impl CudaBackend {
         }
     }
 
-    fn take_staging(&self) -> Result<Pinned, BackendError> {
-        if let Some(p) = lock(&self.staging).pop() {
-            return Ok(p);
-        }
+    fn alloc_staging(reserved: bool) -> Result<Pinned, BackendError> {
         let mut ptr = std::ptr::null_mut();
         // SAFETY: valid out-pointer; freed in `Drop` or when the pool is full.
         unsafe { sys::cuMemAllocHost_v2(&mut ptr, STAGING_BYTES) }.check("cuMemAllocHost")?;
-        Ok(Pinned { ptr: Raw(ptr.cast()), len: STAGING_BYTES })
+        Ok(Pinned { ptr: Raw(ptr.cast()), len: STAGING_BYTES, reserved })
+    }
+
+    fn take_staging(&self) -> Result<Pinned, BackendError> {
+        if let Some(p) = lock(&self.reserved).pop() {
+            return Ok(p);
+        }
+        if let Some(p) = lock(&self.staging).pop() {
+            return Ok(p);
+        }
+        Self::alloc_staging(false)
     }
 
     /// Returns a buffer from a stream host function, where no CUDA call is allowed: it always
-    /// goes back to the pool (bounded by the copies in flight).
+    /// goes back to its pool (bounded by the copies in flight).
     fn return_staging_from_host_fn(&self, p: Pinned) {
-        lock(&self.staging).push(p);
+        if p.reserved {
+            lock(&self.reserved).push(p);
+        } else {
+            lock(&self.staging).push(p);
+        }
     }
 
     fn return_staging(&self, p: Pinned) {
+        if p.reserved {
+            lock(&self.reserved).push(p);
+            return;
+        }
         let mut pool = lock(&self.staging);
         if pool.len() < STAGING_POOL_MAX {
             pool.push(p);
@@ -213,7 +239,8 @@ impl CudaBackend {
 
 impl Drop for CudaBackend {
     fn drop(&mut self) {
-        for p in lock(&self.staging).drain(..) {
+        let reserved = std::mem::take(&mut *lock(&self.reserved));
+        for p in lock(&self.staging).drain(..).chain(reserved) {
             // SAFETY: pool buffers are owned and idle.
             let _ = unsafe { sys::cuMemFreeHost(p.ptr.0.cast()) };
         }
@@ -227,6 +254,32 @@ impl Drop for CudaBackend {
 impl Backend for CudaBackend {
     fn name(&self) -> &'static str {
         "cuda"
+    }
+
+    fn staging_buffers(&self) -> Vec<(usize, usize)> {
+        self.reserved_ranges
+            .get_or_init(|| {
+                let mut ranges = Vec::new();
+                if let Err(e) = self.enter(0) {
+                    tracing::warn!(%e, "no context to reserve pinned staging buffers in");
+                    return ranges;
+                }
+                let mut idle = lock(&self.reserved);
+                for _ in 0..STAGING_RESERVED {
+                    match Self::alloc_staging(true) {
+                        Ok(p) => {
+                            ranges.push((p.ptr.0 as usize, p.len));
+                            idle.push(p);
+                        }
+                        Err(e) => {
+                            tracing::warn!(%e, "reserving pinned staging buffers failed; staged copies register per transfer");
+                            break;
+                        }
+                    }
+                }
+                ranges
+            })
+            .clone()
     }
 
     fn export_dmabuf_fd(&self, ptr: DevicePtr, len: u64) -> Result<(std::os::fd::OwnedFd, u64), BackendError> {
