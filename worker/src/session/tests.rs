@@ -258,3 +258,32 @@ __attribute__((destructor)) static void on_unload() { if (marker) *marker = 0x60
     backend.memcpy_dtoh_sync(None, slot, &mut marker).unwrap();
     assert_eq!(i32::from_le_bytes(marker), 0x600d, "the module was closed with the session");
 }
+
+/// Records what a session announces to its transport's registry.
+#[derive(Default)]
+struct RegistryLog(std::sync::Mutex<Vec<String>>);
+
+impl MemoryRegistry for RegistryLog {
+    fn remember(&self, addr: usize, len: usize) {
+        self.0.lock().unwrap().push(format!("remember {addr:#x} {len}"));
+    }
+    fn forget(&self, addr: usize) {
+        self.0.lock().unwrap().push(format!("forget {addr:#x}"));
+    }
+}
+
+#[test]
+fn allocations_are_announced_to_the_transport_and_withdrawn_when_freed() {
+    let (mut session, mut io, _backend) = setup();
+    let io = &mut io;
+    let log = Arc::new(RegistryLog::default());
+    session.set_memory_registry(Some(log.clone()));
+    let a = session.malloc(io, wire::Malloc { device: 0, size: 4096, flags: 0 }).unwrap().ptr;
+    let b = session.malloc(io, wire::Malloc { device: 0, size: 100, flags: 0 }).unwrap().ptr;
+    session.free(io, wire::Free { ptr: a }).unwrap();
+    // A refused free withdraws nothing.
+    assert!(session.free(io, wire::Free { ptr: a }).is_err());
+    drop(session);
+    let expected = [format!("remember {a:#x} 4096"), format!("remember {b:#x} 100"), format!("forget {a:#x}"), format!("forget {b:#x}")];
+    assert_eq!(*log.0.lock().unwrap(), expected, "the host backend has no staging buffers to announce");
+}
