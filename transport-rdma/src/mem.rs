@@ -9,7 +9,11 @@
 //! - [`MemFabric::kill`] is a peer process dying: the other side gets a DISCONNECTED wake-up
 //!   and its posted receives are flushed;
 //! - [`MemFabric::swallow_completions`] loses completions (a missed completion);
-//!   [`MemFabric::fail_next_send`] fails one work request.
+//!   [`MemFabric::fail_next_send`] fails one work request;
+//! - an endpoint used without an engine is a hostile peer ([`MemFabric::post_raw`],
+//!   [`MemFabric::expose`], [`MemFabric::recycle_receives`]): it sends whatever immediate
+//!   data and bytes it likes, as a misbehaving client on a real fabric could (the
+//!   `rdma_peer` fuzz target).
 //!
 //! Delivery is synchronous (the "NIC" copies during `post_send`), so the engine's waiting
 //! paths are exercised through credits and slots rather than through latency.
@@ -66,6 +70,8 @@ struct Side {
     /// Registrations: (key, addr, len, access).
     regions: Vec<(u32, u64, u64, Access)>,
     next_key: u32,
+    /// Memory a hostile endpoint exposed to its peer (lives as long as the link).
+    exposed: Vec<Block>,
 }
 
 /// A registration of the in-memory fabric (checked by its RDMA READs like a real MR).
@@ -201,6 +207,54 @@ impl MemFabric {
     /// Receives currently posted by this endpoint.
     pub fn posted_receives(&self) -> usize {
         self.sides()[self.me].posted.len()
+    }
+
+    /// Hostile peer: a SEND of `payload` with immediate data `imm`, whatever either means,
+    /// from send slot 0 (an endpoint without an engine owns all its slots; delivery copies
+    /// at once). An empty payload is a zero-byte SEND. Fails as hardware would: a payload
+    /// larger than a slot is a length error, no posted receive at the peer an RNR error.
+    pub fn post_raw(&self, imm: u32, payload: &[u8]) -> Result<(), FabricError> {
+        let len = payload.len().min(self.link.slot_len[self.me]);
+        // SAFETY: slot 0 belongs to this endpoint (no engine posts from it) and holds
+        // `slot_len` bytes; `len` is capped to it.
+        unsafe { std::ptr::copy_nonoverlapping(payload.as_ptr(), self.send_slot(0), len) };
+        if payload.len() > len {
+            // Posted as it is, so the fabric reports the length error.
+            return self.post_send(SendWr::Data { slot: 0, len: payload.len() as u32, imm });
+        }
+        if len == 0 {
+            return self.post_send(SendWr::Control { imm });
+        }
+        self.post_send(SendWr::Data { slot: 0, len: len as u32, imm })
+    }
+
+    /// Hostile peer: `len` zeroed bytes of this endpoint the peer may RDMA-READ and -WRITE:
+    /// `(address, rkey)`. They live as long as the link.
+    pub fn expose(&self, len: usize) -> (u64, u32) {
+        let block = Block::new(len.max(1));
+        let mut sides = self.sides();
+        let me = &mut sides[self.me];
+        me.next_key += 1;
+        let key = me.next_key;
+        me.regions.push((key, block.ptr as u64, len as u64, Access::ALL));
+        let addr = block.ptr as u64;
+        me.exposed.push(block);
+        (addr, key)
+    }
+
+    /// Hostile peer: drops every completion of this endpoint, re-posting the receive slots
+    /// the peer's SENDs consumed (so the peer can keep sending).
+    pub fn recycle_receives(&self) {
+        let mut sides = self.sides();
+        let me = &mut sides[self.me];
+        let done: Vec<Completion> = me.cq.drain(..).collect();
+        for c in done {
+            if let Completion::Received { slot, .. } = c {
+                if !me.qp_error {
+                    me.posted.push_back(slot);
+                }
+            }
+        }
     }
 }
 
