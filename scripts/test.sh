@@ -36,6 +36,11 @@ done
 
 run "build workspace" cargo build --workspace --all-targets
 run "cargo test (workspace)" cargo test --workspace --no-fail-fast
+if cargo clippy --version >/dev/null 2>&1 || rustup component add clippy >/dev/null 2>&1; then
+  run "clippy (workspace, all targets, warnings denied)" cargo clippy --workspace --all-targets -- -D warnings
+else
+  skip "clippy not installable here: lints were not checked"
+fi
 
 if rustup target list --installed 2>/dev/null | grep -qx thumbv7em-none-eabihf; then
   run "proto-core builds for thumbv7em-none-eabihf (no_std, no alloc)" cargo build -p proto-core --target thumbv7em-none-eabihf

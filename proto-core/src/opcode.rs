@@ -83,6 +83,7 @@ macro_rules! opcodes {
             }
 
             /// Most control bytes a request of this opcode can encode to.
+            #[allow(clippy::extra_unused_lifetimes)] // names the lifetime `$req`/`$resp` mention
             pub fn max_request_len<$lt>(self) -> usize {
                 match self {
                     $( Self::$variant => <$req as Message<$lt>>::MAX_CONTROL_LEN, )*
@@ -90,6 +91,7 @@ macro_rules! opcodes {
             }
 
             /// Most control bytes a response of this opcode can encode to.
+            #[allow(clippy::extra_unused_lifetimes)] // names the lifetime `$req`/`$resp` mention
             pub fn max_response_len<$lt>(self) -> usize {
                 match self {
                     $( Self::$variant => <$resp as Message<$lt>>::MAX_CONTROL_LEN, )*
@@ -97,6 +99,7 @@ macro_rules! opcodes {
             }
 
             /// Whether requests of this opcode carry a bulk section.
+            #[allow(clippy::extra_unused_lifetimes)] // names the lifetime `$req`/`$resp` mention
             pub fn request_has_bulk<$lt>(self) -> bool {
                 match self {
                     $( Self::$variant => <$req as Message<$lt>>::HAS_BULK, )*
@@ -104,6 +107,7 @@ macro_rules! opcodes {
             }
 
             /// Whether responses of this opcode carry a bulk section.
+            #[allow(clippy::extra_unused_lifetimes)] // names the lifetime `$req`/`$resp` mention
             pub fn response_has_bulk<$lt>(self) -> bool {
                 match self {
                     $( Self::$variant => <$resp as Message<$lt>>::HAS_BULK, )*
@@ -130,6 +134,9 @@ macro_rules! opcodes {
         #[derive(Debug, Clone, PartialEq)]
         #[cfg_attr(feature = "defmt", derive(defmt::Format))]
         #[allow(missing_docs)]
+        // DeviceProperties makes one variant large; boxing it would need `alloc`, and a
+        // response is decoded on the stack one at a time.
+        #[allow(clippy::large_enum_variant)]
         pub enum Response<$lt> {
             $( $variant($resp), )*
         }

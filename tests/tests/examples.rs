@@ -15,7 +15,7 @@ fn hello_hip_module_api_example() {
         .output()
         .expect("run build.sh");
     assert!(build.status.success(), "build.sh failed:\n{}{}", String::from_utf8_lossy(&build.stdout), String::from_utf8_lossy(&build.stderr));
-    let mut worker = sandbox.start_worker();
+    let worker = sandbox.start_worker();
     let out = worker.run(&out_dir.join("hello_hip"), &[out_dir.to_str().unwrap()]);
     out.assert_success();
     assert!(out.stdout.contains("correct"), "{}", out.report());
@@ -38,7 +38,7 @@ fn hiprtc_example() {
         .output()
         .expect("run cc");
     assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
-    let mut worker = sandbox.start_worker();
+    let worker = sandbox.start_worker();
     let out = worker.run(&exe, &[]);
     out.assert_success();
     assert!(out.stdout.contains("saxpy of 1048576 elements: correct"), "{}", out.report());

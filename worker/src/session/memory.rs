@@ -198,9 +198,9 @@ impl Session {
     }
 
     fn sync_stream(&self, stream: Option<crate::backend::StreamHandle>) -> Result<(), Failure> {
-        match stream {
-            Some(s) => self.backend.stream_synchronize(s)?,
-            None => {} // null-stream work completes before the backend call returns
+        // Null-stream work completes before the backend call returns.
+        if let Some(s) = stream {
+            self.backend.stream_synchronize(s)?;
         }
         Ok(())
     }

@@ -340,7 +340,7 @@ impl Handler for Session {
         Ok(wire::Pong { nonce: req.nonce, worker_time_ns: io.now_ns(), payload: req.payload })
     }
 
-    fn goodbye<'a>(&'a mut self, io: &mut WorkerIo, _req: wire::Empty) -> Result<wire::Empty, Failure> {
+    fn goodbye(&mut self, io: &mut WorkerIo, _req: wire::Empty) -> Result<wire::Empty, Failure> {
         io.close_after_reply = true;
         Ok(wire::Empty {})
     }
@@ -355,16 +355,16 @@ impl Handler for Session {
         })
     }
 
-    fn get_device_count<'a>(&'a mut self, _io: &mut WorkerIo, _req: wire::Empty) -> Result<wire::DeviceCount, Failure> {
+    fn get_device_count(&mut self, _io: &mut WorkerIo, _req: wire::Empty) -> Result<wire::DeviceCount, Failure> {
         Ok(wire::DeviceCount { count: self.backend.device_count()? })
     }
 
-    fn get_device_properties<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::DeviceRef) -> Result<wire::DeviceProperties, Failure> {
+    fn get_device_properties(&mut self, _io: &mut WorkerIo, req: wire::DeviceRef) -> Result<wire::DeviceProperties, Failure> {
         let dev = self.device(req.device)?;
         Ok(to_wire_properties(&self.backend.device_properties(dev)?))
     }
 
-    fn device_synchronize<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::DeviceRef) -> Result<wire::Empty, Failure> {
+    fn device_synchronize(&mut self, _io: &mut WorkerIo, req: wire::DeviceRef) -> Result<wire::Empty, Failure> {
         let dev = self.device(req.device)?;
         self.backend.device_synchronize(dev)?;
         // A device synchronize reports errors latched on the session's streams, as HIP does.
@@ -376,19 +376,19 @@ impl Handler for Session {
         Ok(wire::Empty {})
     }
 
-    fn device_reset<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::DeviceRef) -> Result<wire::Empty, Failure> {
+    fn device_reset(&mut self, _io: &mut WorkerIo, req: wire::DeviceRef) -> Result<wire::Empty, Failure> {
         let dev = self.device(req.device)?;
         self.release(Some(dev));
         Ok(wire::Empty {})
     }
 
-    fn mem_get_info<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::DeviceRef) -> Result<wire::MemInfo, Failure> {
+    fn mem_get_info(&mut self, _io: &mut WorkerIo, req: wire::DeviceRef) -> Result<wire::MemInfo, Failure> {
         let dev = self.device(req.device)?;
         let info = self.backend.mem_get_info(dev)?;
         Ok(wire::MemInfo { free: info.free, total: info.total })
     }
 
-    fn stream_priority_range<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::DeviceRef) -> Result<wire::PriorityRange, Failure> {
+    fn stream_priority_range(&mut self, _io: &mut WorkerIo, req: wire::DeviceRef) -> Result<wire::PriorityRange, Failure> {
         let dev = self.device(req.device)?;
         let (least, greatest) = self.backend.stream_priority_range(dev)?;
         Ok(wire::PriorityRange { least, greatest })
@@ -396,11 +396,11 @@ impl Handler for Session {
 
     // ---- memory (see memory.rs) -------------------------------------------------------
 
-    fn malloc<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::Malloc) -> Result<wire::Allocation, Failure> {
+    fn malloc(&mut self, _io: &mut WorkerIo, req: wire::Malloc) -> Result<wire::Allocation, Failure> {
         self.do_malloc(req)
     }
 
-    fn free<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::Free) -> Result<wire::Empty, Failure> {
+    fn free(&mut self, _io: &mut WorkerIo, req: wire::Free) -> Result<wire::Empty, Failure> {
         self.do_free(req)
     }
 
@@ -412,30 +412,30 @@ impl Handler for Session {
         self.do_memcpy_dtoh(io, req)
     }
 
-    fn memcpy_dtod<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::MemcpyDtoD) -> Result<wire::Empty, Failure> {
+    fn memcpy_dtod(&mut self, _io: &mut WorkerIo, req: wire::MemcpyDtoD) -> Result<wire::Empty, Failure> {
         self.do_memcpy_dtod(req)
     }
 
-    fn memset<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::Memset) -> Result<wire::Empty, Failure> {
+    fn memset(&mut self, _io: &mut WorkerIo, req: wire::Memset) -> Result<wire::Empty, Failure> {
         self.do_memset(req)
     }
 
     // ---- streams ----------------------------------------------------------------------
 
-    fn stream_create<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::StreamCreate) -> Result<wire::StreamCreated, Failure> {
+    fn stream_create(&mut self, _io: &mut WorkerIo, req: wire::StreamCreate) -> Result<wire::StreamCreated, Failure> {
         let dev = self.device(req.device)?;
         self.streams.check_capacity()?;
         let handle = self.backend.stream_create(dev, req.flags, req.priority)?;
         Ok(wire::StreamCreated { stream: self.streams.insert((handle, dev)) })
     }
 
-    fn stream_destroy<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::StreamRef) -> Result<wire::Empty, Failure> {
+    fn stream_destroy(&mut self, _io: &mut WorkerIo, req: wire::StreamRef) -> Result<wire::Empty, Failure> {
         let (handle, _) = self.streams.remove(req.stream)?;
         self.backend.stream_destroy(handle)?;
         Ok(wire::Empty {})
     }
 
-    fn stream_synchronize<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::StreamRef) -> Result<wire::Empty, Failure> {
+    fn stream_synchronize(&mut self, _io: &mut WorkerIo, req: wire::StreamRef) -> Result<wire::Empty, Failure> {
         match self.stream(req.stream)? {
             Some(stream) => self.backend.stream_synchronize(stream)?,
             // The null stream: everything on every device the session can see.
@@ -448,7 +448,7 @@ impl Handler for Session {
         Ok(wire::Empty {})
     }
 
-    fn stream_query<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::StreamRef) -> Result<wire::QueryResult, Failure> {
+    fn stream_query(&mut self, _io: &mut WorkerIo, req: wire::StreamRef) -> Result<wire::QueryResult, Failure> {
         let complete = match self.stream(req.stream)? {
             Some(stream) => self.backend.stream_query(stream)?,
             None => true,
@@ -456,7 +456,7 @@ impl Handler for Session {
         Ok(wire::QueryResult { complete })
     }
 
-    fn stream_wait_event<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::StreamWaitEvent) -> Result<wire::Empty, Failure> {
+    fn stream_wait_event(&mut self, _io: &mut WorkerIo, req: wire::StreamWaitEvent) -> Result<wire::Empty, Failure> {
         if req.flags != 0 {
             return Err(Failure::new(Status::INVALID_VALUE, format!("hipStreamWaitEvent flags {:#x} must be 0", req.flags)));
         }
@@ -468,35 +468,35 @@ impl Handler for Session {
 
     // ---- events -----------------------------------------------------------------------
 
-    fn event_create<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::EventCreate) -> Result<wire::EventCreated, Failure> {
+    fn event_create(&mut self, _io: &mut WorkerIo, req: wire::EventCreate) -> Result<wire::EventCreated, Failure> {
         self.events.check_capacity()?;
         let dev = self.device(req.device)?;
         let handle = self.backend.event_create(dev, req.flags)?;
         Ok(wire::EventCreated { event: self.events.insert((handle, dev)) })
     }
 
-    fn event_record<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::EventRecord) -> Result<wire::Empty, Failure> {
+    fn event_record(&mut self, _io: &mut WorkerIo, req: wire::EventRecord) -> Result<wire::Empty, Failure> {
         let event = self.event(req.event)?;
         let stream = self.stream(req.stream)?;
         self.backend.event_record(event, stream)?;
         Ok(wire::Empty {})
     }
 
-    fn event_synchronize<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::EventRef) -> Result<wire::Empty, Failure> {
+    fn event_synchronize(&mut self, _io: &mut WorkerIo, req: wire::EventRef) -> Result<wire::Empty, Failure> {
         self.backend.event_synchronize(self.event(req.event)?)?;
         Ok(wire::Empty {})
     }
 
-    fn event_query<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::EventRef) -> Result<wire::QueryResult, Failure> {
+    fn event_query(&mut self, _io: &mut WorkerIo, req: wire::EventRef) -> Result<wire::QueryResult, Failure> {
         Ok(wire::QueryResult { complete: self.backend.event_query(self.event(req.event)?)? })
     }
 
-    fn event_elapsed_time<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::EventElapsed) -> Result<wire::ElapsedTime, Failure> {
+    fn event_elapsed_time(&mut self, _io: &mut WorkerIo, req: wire::EventElapsed) -> Result<wire::ElapsedTime, Failure> {
         let (start, end) = (self.event(req.start)?, self.event(req.end)?);
         Ok(wire::ElapsedTime { ms: self.backend.event_elapsed_ms(start, end)? })
     }
 
-    fn event_destroy<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::EventRef) -> Result<wire::Empty, Failure> {
+    fn event_destroy(&mut self, _io: &mut WorkerIo, req: wire::EventRef) -> Result<wire::Empty, Failure> {
         let (handle, _) = self.events.remove(req.event)?;
         self.backend.event_destroy(handle)?;
         Ok(wire::Empty {})
@@ -508,7 +508,7 @@ impl Handler for Session {
         self.do_module_load(req)
     }
 
-    fn module_unload<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::ModuleRef) -> Result<wire::Empty, Failure> {
+    fn module_unload(&mut self, _io: &mut WorkerIo, req: wire::ModuleRef) -> Result<wire::Empty, Failure> {
         self.do_module_unload(req)
     }
 
@@ -524,15 +524,15 @@ impl Handler for Session {
         self.do_launch_kernel(req)
     }
 
-    fn func_get_attributes<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::FunctionRef) -> Result<wire::FuncAttributes, Failure> {
+    fn func_get_attributes(&mut self, _io: &mut WorkerIo, req: wire::FunctionRef) -> Result<wire::FuncAttributes, Failure> {
         self.do_func_get_attributes(req)
     }
 
-    fn occupancy_max_active_blocks<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::OccupancyQuery) -> Result<wire::Occupancy, Failure> {
+    fn occupancy_max_active_blocks(&mut self, _io: &mut WorkerIo, req: wire::OccupancyQuery) -> Result<wire::Occupancy, Failure> {
         self.do_occupancy_max_active_blocks(req)
     }
 
-    fn occupancy_max_potential_block_size<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::BlockSizeQuery) -> Result<wire::BlockSize, Failure> {
+    fn occupancy_max_potential_block_size(&mut self, _io: &mut WorkerIo, req: wire::BlockSizeQuery) -> Result<wire::BlockSize, Failure> {
         self.do_occupancy_max_potential_block_size(req)
     }
 

@@ -224,7 +224,7 @@ impl CudaBackend {
         unsafe extern "C" fn trampoline(user: *mut c_void) {
             // SAFETY: `user` is the Box leaked below, called exactly once by the driver.
             let f = unsafe { Box::from_raw(user as *mut HostFn) };
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || f()));
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
         }
         let user = Box::into_raw(Box::new(f));
         // SAFETY: `stream` is live in the current context; the trampoline frees `user`.
@@ -595,7 +595,7 @@ impl Backend for CudaBackend {
         validate_event_flags(flags)?;
         self.enter(dev)?;
         let timing = flags & super::event_flags::DISABLE_TIMING == 0;
-        let cu_flags = (flags & (super::event_flags::BLOCKING_SYNC | super::event_flags::DISABLE_TIMING | super::event_flags::INTERPROCESS)) as u32;
+        let cu_flags = flags & (super::event_flags::BLOCKING_SYNC | super::event_flags::DISABLE_TIMING | super::event_flags::INTERPROCESS);
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer, context current; flag bits equal CUDA's.
         unsafe { sys::cuEventCreate(&mut raw, cu_flags) }.check("cuEventCreate")?;

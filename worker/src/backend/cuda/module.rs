@@ -198,7 +198,7 @@ impl CudaBackend {
         let s = self.stream(stream, device)?;
         let mut size = args.len();
         let mut extra: [*mut c_void; 5] = [
-            1 as *mut c_void, // CU_LAUNCH_PARAM_BUFFER_POINTER
+            std::ptr::dangling_mut::<c_void>(), // CU_LAUNCH_PARAM_BUFFER_POINTER
             args.as_mut_ptr().cast(),
             2 as *mut c_void, // CU_LAUNCH_PARAM_BUFFER_SIZE
             (&mut size as *mut usize).cast(),

@@ -105,7 +105,7 @@ pub fn compile(
         let mut log = vec![0u8; log_len.max(1)];
         // SAFETY: buffer of the size NVRTC reported.
         nvrtc("nvrtcGetProgramLog", unsafe { sys::nvrtcGetProgramLog(prog, log.as_mut_ptr().cast()) })?;
-        let log = notes + &String::from_utf8_lossy(&log).trim_end_matches('\0').to_string();
+        let log = notes + String::from_utf8_lossy(&log).trim_end_matches('\0');
         if compiled != sys::nvrtcResult::NVRTC_SUCCESS {
             return Ok(NvrtcOutput { success: false, log, ..Default::default() });
         }
