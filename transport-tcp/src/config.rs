@@ -19,6 +19,12 @@ pub const RECV_BUFFER_BYTES: usize = 256 << 10;
 /// Keepalive idle time before probes.
 pub const KEEPALIVE_IDLE: Duration = Duration::from_secs(30);
 
+/// Default time a reader polls its socket before it blocks in `read` (unix). A reply that
+/// arrives within it is taken without the sleep and scheduler wake-up of a blocked reader.
+pub const DEFAULT_SPIN: Duration = Duration::from_micros(50);
+/// Longest spin accepted (`HIP_REMOTE_TCP_SPIN_US`).
+pub const MAX_SPIN: Duration = Duration::from_millis(10);
+
 /// Settings of one TCP connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TcpConfig {
@@ -26,17 +32,21 @@ pub struct TcpConfig {
     pub connect_timeout: Duration,
     /// Per-operation read/write timeout (`None` = block forever).
     pub io_timeout: Option<Duration>,
+    /// How long a reader polls before blocking (`HIP_REMOTE_TCP_SPIN_US`, at most
+    /// [`MAX_SPIN`]; 0: block at once; ignored where the platform lacks a non-blocking peek).
+    pub spin: Duration,
 }
 
 impl Default for TcpConfig {
     fn default() -> Self {
-        Self { connect_timeout: DEFAULT_CONNECT_TIMEOUT, io_timeout: Some(DEFAULT_IO_TIMEOUT) }
+        Self { connect_timeout: DEFAULT_CONNECT_TIMEOUT, io_timeout: Some(DEFAULT_IO_TIMEOUT), spin: DEFAULT_SPIN }
     }
 }
 
 impl TcpConfig {
     /// Defaults overridden by `HIP_REMOTE_CONNECT_TIMEOUT` and `HIP_REMOTE_IO_TIMEOUT`
-    /// (seconds, fractional allowed; an unparsable value keeps the default).
+    /// (seconds, fractional allowed; an unparsable value keeps the default) and
+    /// `HIP_REMOTE_TCP_SPIN_US` (microseconds).
     pub fn from_env() -> Self {
         let secs = |name: &str| {
             std::env::var(name).ok().and_then(|v| v.trim().parse::<f64>().ok()).filter(|s| s.is_finite() && *s >= 0.0)
@@ -47,6 +57,9 @@ impl TcpConfig {
         }
         if let Some(s) = secs("HIP_REMOTE_IO_TIMEOUT") {
             cfg.io_timeout = (s > 0.0).then(|| Duration::from_secs_f64(s));
+        }
+        if let Some(us) = std::env::var("HIP_REMOTE_TCP_SPIN_US").ok().and_then(|v| v.trim().parse::<u64>().ok()) {
+            cfg.spin = Duration::from_micros(us).min(MAX_SPIN);
         }
         cfg
     }

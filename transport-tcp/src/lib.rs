@@ -10,6 +10,7 @@
 //! transport (`transport-rdma`) implements the same traits.
 
 pub mod config;
+pub mod spin;
 pub mod tcp;
 pub mod transport;
 

@@ -7,6 +7,7 @@ use proto_core::limits::MAX_CONTROL_LEN;
 use socket2::{Domain, Protocol, SockAddr, Socket, TcpKeepalive, Type};
 use std::io::{self, IoSlice, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::time::Duration;
 
 /// Applies hip-remote's socket options: no Nagle delay (small synchronous calls dominate),
 /// keepalive (a dead peer is noticed even while idle), large buffers, I/O timeouts.
@@ -59,7 +60,7 @@ pub fn listen(addr: &str) -> io::Result<TcpListener> {
 pub fn split(stream: TcpStream, cfg: &TcpConfig) -> io::Result<(TcpSink, TcpSource)> {
     configure(&stream, cfg)?;
     let reader = stream.try_clone()?;
-    Ok((TcpSink::new(stream), TcpSource::new(reader)))
+    Ok((TcpSink::new(stream), TcpSource::new(reader, cfg.spin)))
 }
 
 /// Sending half: a coalescing buffer for fire-and-forget frames, vectored writes for the rest.
@@ -141,11 +142,13 @@ pub struct TcpSource {
     start: usize,
     end: usize,
     bulk_remaining: usize,
+    /// Polling time before a read blocks.
+    spin: Duration,
 }
 
 impl TcpSource {
-    fn new(stream: TcpStream) -> Self {
-        Self { stream, buf: vec![0; RECV_BUFFER_BYTES], start: 0, end: 0, bulk_remaining: 0 }
+    fn new(stream: TcpStream, spin: Duration) -> Self {
+        Self { stream, buf: vec![0; RECV_BUFFER_BYTES], start: 0, end: 0, bulk_remaining: 0, spin }
     }
 
     /// Makes at least `n` unconsumed bytes available in `buf` (`n` ≤ header + control limit,
@@ -163,6 +166,7 @@ impl TcpSource {
             }
         }
         while self.end - self.start < n {
+            crate::spin::until_readable(&self.stream, self.spin);
             match self.stream.read(&mut self.buf[self.end..]) {
                 Ok(0) if at_boundary && self.end == self.start => return Err(TransportError::Closed),
                 Ok(0) => {
@@ -239,11 +243,46 @@ mod test {
     use proto_core::{Bulk, Flags, Request};
 
     fn pair() -> ((TcpSink, TcpSource), (TcpSink, TcpSource)) {
+        pair_with(TcpConfig::default())
+    }
+
+    /// A connected pair whose accepting side uses `accepted`.
+    fn pair_with(accepted: TcpConfig) -> ((TcpSink, TcpSource), (TcpSink, TcpSource)) {
         let l = listen("127.0.0.1:0").unwrap();
         let addr = l.local_addr().unwrap().to_string();
-        let t = std::thread::spawn(move || split(l.accept().unwrap().0, &TcpConfig::default()).unwrap());
+        let t = std::thread::spawn(move || split(l.accept().unwrap().0, &accepted).unwrap());
         let c = connect(&addr, &TcpConfig::default()).unwrap();
         (c, t.join().unwrap())
+    }
+
+    /// The time `recv_head` takes for a ping sent `delay` after it starts, with `spin`.
+    fn receive_after(spin: Duration, delay: Duration) -> Duration {
+        let (client, (_tx_b, mut rx)) = pair_with(TcpConfig { spin, ..TcpConfig::default() });
+        let sender = std::thread::spawn(move || {
+            let (mut tx, _rx_a) = client;
+            std::thread::sleep(delay);
+            let mut buf = [0u8; 128];
+            let f = Request::Ping(Ping { nonce: 1, payload: b"x"[..].into() }).encode_frame(&mut buf, Flags::empty(), 5).unwrap();
+            tx.send(&buf[..f.head_len], f.bulk).unwrap();
+            // Both halves go here: the socket closes.
+        });
+        let started = std::time::Instant::now();
+        assert_eq!(rx.recv_head().unwrap().header.request_id, 5);
+        let took = started.elapsed();
+        sender.join().unwrap();
+        // Whatever the spin, the end of the stream is still seen.
+        assert!(matches!(rx.recv_head(), Err(TransportError::Closed)));
+        took
+    }
+
+    #[test]
+    fn a_spinning_reader_takes_the_reply_when_it_comes_and_blocks_after_its_spin() {
+        // A spin far longer than the delay ends as soon as the bytes are there.
+        assert!(receive_after(Duration::from_secs(20), Duration::from_millis(30)) < Duration::from_secs(10));
+        // A spin shorter than the delay falls back to the blocking read, which gets them.
+        assert!(receive_after(Duration::from_micros(100), Duration::from_millis(30)) >= Duration::from_millis(30));
+        // No spin at all.
+        receive_after(Duration::ZERO, Duration::from_millis(5));
     }
 
     #[test]

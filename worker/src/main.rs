@@ -231,7 +231,8 @@ fn main() -> std::process::ExitCode {
             auth_token: cli.token.clone(),
             rdma_endpoint: None,
         },
-        tcp: transport_tcp::TcpConfig { io_timeout: None, ..Default::default() },
+        // No I/O timeout on the worker (clients may idle); the spin follows HIP_REMOTE_TCP_SPIN_US.
+        tcp: transport_tcp::TcpConfig { io_timeout: None, ..transport_tcp::TcpConfig::from_env() },
     };
     #[cfg(feature = "rdma")]
     let rdma_worker = match &cli.listen_rdma {

@@ -189,21 +189,28 @@ fn raw_pair() -> std::io::Result<(TcpStream, TcpStream)> {
     Ok((client, server))
 }
 
-/// Raw TCP 64-byte ping-pong round trips.
+/// Raw TCP 64-byte ping-pong round trips. Both readers poll before blocking exactly as the
+/// transport's do (`HIP_REMOTE_TCP_SPIN_US`), so the ratio measures the protocol, not the
+/// waiting strategy.
 fn raw_round_trips(n: usize) -> std::io::Result<Vec<Duration>> {
+    let spin = transport_tcp::TcpConfig::from_env().spin;
     let (mut client, mut server) = raw_pair()?;
     let echo = std::thread::spawn(move || -> std::io::Result<()> {
         let mut buf = [0u8; 64];
-        while server.read_exact(&mut buf).is_ok() {
+        loop {
+            transport_tcp::spin::until_readable(&server, spin);
+            if server.read_exact(&mut buf).is_err() {
+                return Ok(());
+            }
             server.write_all(&buf)?;
         }
-        Ok(())
     });
     let mut buf = [7u8; 64];
     let mut samples = Vec::with_capacity(n);
     for i in 0..n + n / 10 {
         let t = Instant::now();
         client.write_all(&buf)?;
+        transport_tcp::spin::until_readable(&client, spin);
         client.read_exact(&mut buf)?;
         if i >= n / 10 {
             samples.push(t.elapsed());
@@ -710,7 +717,7 @@ fn finish(r: Results, nb: &dyn Backend, hip: &Hip, opts: &BenchOptions) -> Repor
         for (q, name, target) in [(0.5, "p50", v.as_str()), (0.99, "p99", ""), (0.999, "p99.9", "")] {
             let _ = writeln!(
                 md,
-                "| sync call round trip {name} (remote `hipDeviceSynchronize`; native `device_synchronize`; raw 64 B ping-pong) | {:.1} µs | {:.1} µs | {:.1} µs | {:.2}× | {:.2}× | {} |",
+                "| sync call round trip {name} (remote `hipDeviceSynchronize`; native `device_synchronize`; raw 64 B ping-pong, same spin) | {:.1} µs | {:.1} µs | {:.1} µs | {:.2}× | {:.2}× | {} |",
                 l.native.p(q),
                 l.remote.p(q),
                 l.raw.p(q),
