@@ -4,9 +4,10 @@
 //! thread of its own: whichever half needs progress (a free send slot, a credit, received
 //! bytes) polls the completion queue itself. When nothing is ready, a waiter first keeps
 //! polling for the configured spin time (most replies arrive within it, and then cost no
-//! interrupt and no wake-up); after that one waiting thread, the *leader*, arms the completion channel and sleeps in [`Fabric::block`]; the others wait on
-//! the condition variable and are woken whenever the leader returns or anyone processes
-//! completions (leader/follower). Threads wake at least every [`WAIT_TICK`] to check
+//! interrupt and no wake-up); after that one waiting thread, the *leader*, arms the
+//! completion channel and sleeps in [`Fabric::block`]; the others wait on the condition
+//! variable and are woken whenever the leader returns or anyone processes completions
+//! (leader/follower). Threads wake at least every [`WAIT_TICK`] to check
 //! deadlines, shutdown and keepalive.
 //!
 //! Failure handling mirrors TCP: a peer that goes away (FIN, DISCONNECTED, flushed work
@@ -421,7 +422,7 @@ impl<F: Fabric> Shared<F> {
                 return Ok((st, v));
             }
             let now = Instant::now();
-            if now < spin_until && st.broken.is_none() {
+            if now < spin_until && st.broken.is_none() && deadline.is_none_or(|d| now < d) {
                 // Poll without sleeping: a completion due within the spin window skips the
                 // interrupt and the wake-up. The lock is let go so other threads progress,
                 // and the CPU is yielded to any thread that is ready to run (the peer's, the
