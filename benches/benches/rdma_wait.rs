@@ -7,19 +7,12 @@
 //! `cargo bench -p hip-remote-benches --bench rdma_wait -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use proto_core::wire::Ping;
-use proto_core::{Flags, Request};
+use hip_remote_benches::ping_frame;
 use std::time::Duration;
 use transport_rdma::config::{RdmaConfig, DEFAULT_SPIN};
 use transport_rdma::engine::{split, Role};
 use transport_rdma::mem::MemFabric;
 use transport_rdma::{FrameSink, FrameSource};
-
-fn ping_frame(id: u64) -> Vec<u8> {
-    let mut buf = [0u8; 128];
-    let len = Request::Ping(Ping { nonce: id, payload: b"x"[..].into() }).encode_frame(&mut buf, Flags::empty(), id).expect("encodes").head_len;
-    buf[..len].to_vec()
-}
 
 fn round_trip(c: &mut Criterion) {
     let mut g = c.benchmark_group("rdma_round_trip_64B");

@@ -6,18 +6,11 @@
 //! `cargo bench -p hip-remote-benches --bench tcp_wait -- --warm-up-time 1 --measurement-time 5`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use proto_core::wire::Ping;
-use proto_core::{Flags, Request};
+use hip_remote_benches::ping_frame;
 use std::time::Duration;
 use transport_tcp::config::DEFAULT_SPIN;
 use transport_tcp::tcp::{connect, listen, split};
 use transport_tcp::{FrameSink, FrameSource, TcpConfig};
-
-fn ping_frame(id: u64) -> Vec<u8> {
-    let mut buf = [0u8; 128];
-    let len = Request::Ping(Ping { nonce: id, payload: b"x"[..].into() }).encode_frame(&mut buf, Flags::empty(), id).expect("encodes").head_len;
-    buf[..len].to_vec()
-}
 
 fn round_trip(c: &mut Criterion) {
     let mut g = c.benchmark_group("tcp_round_trip_64B");

@@ -2,13 +2,23 @@
 //! (and anyone reproducing a figure) uses the same bytes.
 //!
 //! - `benches/codec.rs`: criterion benches of the proto-core codec (frame encode + decode).
+//! - `benches/rdma_wait.rs`, `benches/tcp_wait.rs`: a small-frame round trip through each
+//!   transport, readers sleeping at once or spinning first.
 //! - `tests/fuzz_seeds.rs`: generates and checks the fuzz seed corpus in `fuzz/corpus/`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 use proto_core::field::{Bulk, Bytes};
-use proto_core::wire::{LaunchKernel, MemcpyDtoH, MemcpyHtoD};
-use proto_core::Request;
+use proto_core::wire::{LaunchKernel, MemcpyDtoH, MemcpyHtoD, Ping};
+use proto_core::{Flags, Request};
+
+/// The encoded head of a one-byte `Ping` with request id `id`: the small frame the wait
+/// benches (`rdma_wait`, `tcp_wait`) send and echo.
+pub fn ping_frame(id: u64) -> Vec<u8> {
+    let mut buf = [0u8; 128];
+    let len = Request::Ping(Ping { nonce: id, payload: b"x"[..].into() }).encode_frame(&mut buf, Flags::empty(), id).expect("encodes").head_len;
+    buf[..len].to_vec()
+}
 
 /// Sizes of the 16 parameters of the benchmarked kernel: pointers, scalars of every width and
 /// one 16-byte struct, in an order that forces alignment padding.

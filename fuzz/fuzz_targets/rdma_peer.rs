@@ -25,28 +25,8 @@ const EXPOSED: usize = 64 << 10;
 /// Actions per input at most (each is a SEND or a re-post).
 const MAX_ACTIONS: usize = 64;
 
-#[derive(Arbitrary, Debug)]
-enum Kind {
-    Data,
-    Update,
-    Fin,
-    Remote,
-    Done,
-    Landing,
-}
-
-impl Kind {
-    fn seg(&self) -> SegKind {
-        match self {
-            Kind::Data => SegKind::Data,
-            Kind::Update => SegKind::Update,
-            Kind::Fin => SegKind::Fin,
-            Kind::Remote => SegKind::Remote,
-            Kind::Done => SegKind::Done,
-            Kind::Landing => SegKind::Landing,
-        }
-    }
-}
+/// Every segment kind, for `Action::Seg` to pick from by index.
+const KINDS: [SegKind; 6] = [SegKind::Data, SegKind::Update, SegKind::Fin, SegKind::Remote, SegKind::Done, SegKind::Landing];
 
 /// Where a descriptor points: inside the exposed memory (offset, with the right key or a
 /// wrong one) or at an arbitrary address.
@@ -60,8 +40,8 @@ enum Target {
 enum Action {
     /// Any immediate data, any payload.
     Raw { imm: u32, payload: Vec<u8> },
-    /// A well-formed immediate of `kind` with the given grant, any payload.
-    Seg { kind: Kind, data: u16, ctrl: u8, payload: Vec<u8> },
+    /// A well-formed immediate of kind `KINDS[kind % 6]` with the given grant, any payload.
+    Seg { kind: u8, data: u16, ctrl: u8, payload: Vec<u8> },
     /// A valid request frame (header + control part) as a data segment, bulk announced but
     /// sent (or not) by later actions.
     Ping { id: u64, data: u16 },
@@ -124,7 +104,7 @@ fuzz_target!(|input: Input| {
     for action in input.actions.iter().take(MAX_ACTIONS) {
         let posted = match action {
             Action::Raw { imm, payload } => peer.post_raw(*imm, payload),
-            Action::Seg { kind, data, ctrl, payload } => peer.post_raw(imm(kind.seg(), grant(*data, *ctrl)), payload),
+            Action::Seg { kind, data, ctrl, payload } => peer.post_raw(imm(KINDS[usize::from(*kind) % KINDS.len()], grant(*data, *ctrl)), payload),
             Action::Ping { id, data } => {
                 let f = frame(&Request::Ping(Ping { nonce: *id, payload: b"x"[..].into() }), *id);
                 peer.post_raw(imm(SegKind::Data, grant(*data, 0)), &f)

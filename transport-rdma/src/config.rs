@@ -32,13 +32,11 @@ pub const CACHED_ONE_SIDED_MIN: usize = 64 << 10;
 pub const DEFAULT_REG_CACHE_BYTES: usize = 4 << 30;
 /// Ranges the registration cache remembers at most (more are simply not cached).
 pub const MAX_REMEMBERED_RANGES: usize = 1 << 16;
-/// Default time a waiting thread keeps polling the completion queue before it arms the
-/// completion channel and sleeps. A reply that arrives within it costs no interrupt and no
-/// scheduler wake-up (several µs each, on both sides of every round trip); a longer wait
-/// only burns this much CPU once.
-pub const DEFAULT_SPIN: Duration = Duration::from_micros(50);
-/// Longest spin accepted (`HIP_REMOTE_RDMA_SPIN_US`): beyond it a waiter is better asleep.
-pub const MAX_SPIN: Duration = Duration::from_millis(10);
+/// How long a waiting thread keeps polling the completion queue before it arms the
+/// completion channel and sleeps, by default, and at most (`HIP_REMOTE_RDMA_SPIN_US`): the
+/// TCP readers' limits. A reply that arrives within it costs no interrupt and no scheduler
+/// wake-up (several µs each, on both sides of every round trip).
+pub use transport_tcp::config::{DEFAULT_SPIN, MAX_SPIN};
 /// Idle time after which a connection sends a zero-length RDMA WRITE to probe its peer.
 pub const DEFAULT_KEEPALIVE: Duration = Duration::from_secs(30);
 /// How long a waiting thread sleeps at most before it re-checks shutdown, deadlines and

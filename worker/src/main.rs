@@ -158,32 +158,32 @@ fn probe_reserved_staging(backend: &hip_worker::backend::cuda::CudaBackend) -> R
     if ranges.len() != STAGING_RESERVED || Backend::staging_buffers(backend) != ranges {
         return Err(format!("expected {STAGING_RESERVED} stable reserved staging buffers, got {ranges:x?}"));
     }
-    let reserved = |p: *const u8| ranges.iter().any(|&(a, l)| (p as usize) >= a && (p as usize) < a + l);
     let len = 3 * STAGING_BYTES + 77;
     let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
     let dev = backend.malloc(0, len as u64).map_err(|e| e.to_string())?;
-    let (mut staged, mut outside) = (0, 0);
-    for (i, chunk) in data.chunks(STAGING_BYTES).enumerate() {
-        let at = DevicePtr(dev.0 + (i * STAGING_BYTES) as u64);
+    // Each chunk's device address, as the session copies them.
+    let chunks = || data.chunks(STAGING_BYTES).enumerate().map(|(i, c)| (DevicePtr(dev.0 + (i * STAGING_BYTES) as u64), c));
+    // The host buffer each staged chunk went through.
+    let mut staged_at = Vec::new();
+    for (at, chunk) in chunks() {
         Backend::with_device_bytes_mut(backend, None, at, chunk.len() as u64, &mut |bytes| {
-            staged += 1;
-            outside += usize::from(!reserved(bytes.as_ptr()));
+            staged_at.push(bytes.as_ptr() as usize);
             bytes.copy_from_slice(chunk);
         })
         .map_err(|e| e.to_string())?;
     }
     Backend::finish_device_writes(backend, None, dev).map_err(|e| e.to_string())?;
     let mut back = Vec::with_capacity(len);
-    for (i, chunk) in data.chunks(STAGING_BYTES).enumerate() {
-        let at = DevicePtr(dev.0 + (i * STAGING_BYTES) as u64);
+    for (at, chunk) in chunks() {
         Backend::with_device_bytes(backend, None, at, chunk.len() as u64, &mut |bytes| {
-            staged += 1;
-            outside += usize::from(!reserved(bytes.as_ptr()));
+            staged_at.push(bytes.as_ptr() as usize);
             back.extend_from_slice(bytes);
         })
         .map_err(|e| e.to_string())?;
     }
     backend.free(dev).map_err(|e| e.to_string())?;
+    let staged = staged_at.len();
+    let outside = staged_at.iter().filter(|&&p| !ranges.iter().any(|&(a, l)| p >= a && p < a + l)).count();
     println!("{staged} staged chunks, {outside} outside the reserved buffers; round trip {}", if back == data { "intact" } else { "CORRUPT" });
     if back != data || outside != 0 {
         return Err("staged copies did not go through the reserved buffers intact".into());
@@ -231,8 +231,7 @@ fn main() -> std::process::ExitCode {
             auth_token: cli.token.clone(),
             rdma_endpoint: None,
         },
-        // No I/O timeout on the worker (clients may idle); the spin follows HIP_REMOTE_TCP_SPIN_US.
-        tcp: transport_tcp::TcpConfig { io_timeout: None, ..transport_tcp::TcpConfig::from_env() },
+        tcp: hip_worker::server::accepted_tcp_config(),
     };
     #[cfg(feature = "rdma")]
     let rdma_worker = match &cli.listen_rdma {

@@ -37,6 +37,12 @@ pub struct WorkerConfig {
     pub tcp: TcpConfig,
 }
 
+/// Settings for the connections a worker accepts: no I/O timeout (a client may idle between
+/// calls for as long as it likes), the rest from the environment (`HIP_REMOTE_TCP_SPIN_US`).
+pub fn accepted_tcp_config() -> TcpConfig {
+    TcpConfig { io_timeout: None, ..TcpConfig::from_env() }
+}
+
 /// The TCP worker.
 pub type Worker = Server<TcpListener>;
 

@@ -239,8 +239,8 @@ fn embedded_worker(backend: Arc<dyn Backend>) -> Result<(Option<Worker>, String)
         }
         Err(_) => {
             let name = backend.name();
-            // As `hip-worker` configures its sockets (the spin follows HIP_REMOTE_TCP_SPIN_US).
-            let config = WorkerConfig { tcp: transport_tcp::TcpConfig { io_timeout: None, ..transport_tcp::TcpConfig::from_env() }, ..WorkerConfig::default() };
+            // Sockets configured as `hip-worker` configures them.
+            let config = WorkerConfig { tcp: hip_worker::server::accepted_tcp_config(), ..WorkerConfig::default() };
             let worker = Worker::start("127.0.0.1:0", backend, config).map_err(|e| e.to_string())?;
             let addr = worker.local_addr().to_string();
             eprintln!("started an embedded hip-worker ({name} backend) on {addr}");
