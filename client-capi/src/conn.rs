@@ -10,7 +10,8 @@ use crate::abi::HipError;
 use crate::config::ClientConfig;
 use proto_core::limits::DEFAULT_COPY_CHUNK;
 use proto_core::wire::{self, ErrorReply};
-use proto_core::{Bulk, Flags, FrameHeader, Message, Request, Response, Status};
+use proto_core::opcode::assert_postable;
+use proto_core::{calls, Bulk, Call, Caller, Calls, Flags, FrameHeader, Message, Request, Response, Status};
 use std::collections::HashMap;
 use transport_tcp::{FrameSink, FrameSource, TransportError};
 
@@ -140,7 +141,7 @@ impl Conn {
             let target = rdma_target(&conn.welcome.rdma_endpoint, &config.worker);
             match Self::open_at(&target, config) {
                 Ok(rdma) => {
-                    let _ = conn.call(&Request::Goodbye(wire::Empty {}), |_| ());
+                    let _ = conn.goodbye(wire::Empty {});
                     return Ok(rdma);
                 }
                 Err(e) => eprintln!("hip-remote: the worker offers RDMA at {target}, but moving there failed ({}); staying on TCP", e.message),
@@ -164,7 +165,7 @@ impl Conn {
             welcome: WelcomeInfo::default(),
         };
         let client_name = format!("{} pid {}", std::env::args().next().unwrap_or_else(|| "hip-app".into()), std::process::id());
-        let hello = Request::Hello(wire::Hello {
+        let hello = wire::Hello {
             min_version: proto_core::header::MIN_PROTOCOL_VERSION,
             max_version: proto_core::PROTOCOL_VERSION,
             features: wire::features::FIRE_AND_FORGET
@@ -173,47 +174,31 @@ impl Conn {
             client_name: client_name.as_str().into(),
             resume_session: 0,
             auth_token: config.token.as_deref().unwrap_or("").as_bytes().into(),
-        });
-        let welcome = conn.call(&hello, |resp| match resp {
-            Response::Hello(w) => Ok(WelcomeInfo {
-                session_id: w.session_id,
-                worker_name: w.worker_name.as_str().to_owned(),
-                backend: w.backend.as_str().to_owned(),
-                version: w.version,
-                features: w.features,
-                rdma_endpoint: w.rdma_endpoint.as_str().to_owned(),
-            }),
-            _ => Err(()),
-        })?;
-        conn.welcome = welcome.map_err(|_| CallError::new(HipError::NOT_INITIALIZED, "worker answered HELLO with something else"))?;
+        };
+        let w = conn.hello(hello)?;
+        conn.welcome = WelcomeInfo {
+            session_id: w.session_id,
+            worker_name: w.worker_name.as_str().to_owned(),
+            backend: w.backend.as_str().to_owned(),
+            version: w.version,
+            features: w.features,
+            rdma_endpoint: w.rdma_endpoint.as_str().to_owned(),
+        };
         Ok(conn)
     }
 
-    fn encode(&mut self, req: &Request<'_>, flags: Flags) -> Result<(u64, usize), CallError> {
+    /// Encodes `req` as request `id` into the encode buffer: its head length, and the bulk
+    /// section the table declares it to carry (sent after the head, never copied).
+    fn encode<'r>(&mut self, req: &Request<'r>, flags: Flags) -> Result<(u64, usize, &'r [u8]), CallError> {
         let id = self.next_id;
         self.next_id += 1;
         loop {
             match req.encode_frame(&mut self.encode_buf, flags, id) {
-                Ok(frame) => return Ok((id, frame.head_len)),
+                Ok(frame) => return Ok((id, frame.head_len, frame.bulk)),
                 Err(proto_core::EncodeError::BufferTooSmall { required }) => self.encode_buf.resize(required, 0),
                 Err(e) => return Err(CallError::new(HipError::INVALID_VALUE, format!("{}: {e}", req.opcode()))),
             }
         }
-    }
-
-    /// Sends a request and waits for its reply; `on_reply` sees the decoded response.
-    pub fn call<R>(&mut self, req: &Request<'_>, on_reply: impl FnOnce(Response<'_>) -> R) -> Result<R, CallError> {
-        let bulk = request_bulk(req);
-        let (id, head_len) = self.encode(req, Flags::empty())?;
-        self.sink.send(&self.encode_buf[..head_len], bulk).map_err(transport_error)?;
-        self.wait_reply(id, req.opcode().raw(), on_reply)
-    }
-
-    /// Queues a fire-and-forget request; a failure surfaces later through [`Self::take_deferred`].
-    pub fn post(&mut self, req: &Request<'_>) -> Result<(), CallError> {
-        let bulk = request_bulk(req);
-        let (_, head_len) = self.encode(req, Flags::NO_REPLY)?;
-        self.sink.queue(&self.encode_buf[..head_len], bulk).map_err(transport_error)
     }
 
     /// Sends queued fire-and-forget requests now.
@@ -228,26 +213,21 @@ impl Conn {
 
     /// Host-to-device copy of `src` to `dst`, split into chunks. With `sync`, returns once the
     /// worker has completed it (hipMemcpy); otherwise it is queued on `stream`.
-    pub fn memcpy_htod(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool) -> Result<(), CallError> {
+    pub fn upload(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool) -> Result<(), CallError> {
         let mut chunks = src.chunks(DEFAULT_COPY_CHUNK).enumerate().peekable();
         if src.is_empty() {
             return Ok(());
         }
         while let Some((i, chunk)) = chunks.next() {
-            let req = Request::MemcpyHtoD(wire::MemcpyHtoD {
-                dst: dst + (i * DEFAULT_COPY_CHUNK) as u64,
-                stream,
-                sync,
-                data: Bulk(chunk),
-            });
+            let req = wire::MemcpyHtoD { dst: dst + (i * DEFAULT_COPY_CHUNK) as u64, stream, sync, data: Bulk(chunk) };
             if sync && chunks.peek().is_none() {
                 // The last chunk's reply also carries any failure of the earlier ones (aux).
-                self.call(&req, |_| ())?;
+                self.memcpy_htod(req)?;
                 if let Some(e) = self.take_deferred() {
                     return Err(CallError::new(e, "host-to-device copy failed on the worker"));
                 }
             } else {
-                self.post(&req)?;
+                self.post::<calls::MemcpyHtoD>(req)?;
             }
         }
         Ok(())
@@ -260,13 +240,13 @@ impl Conn {
     ///
     /// # Safety
     /// `dst` must be valid for `len` bytes of writes until the copy has landed.
-    pub unsafe fn memcpy_dtoh(&mut self, dst: *mut u8, src: u64, len: usize, stream: u64, wait: bool) -> Result<(), CallError> {
+    pub unsafe fn download(&mut self, dst: *mut u8, src: u64, len: usize, stream: u64, wait: bool) -> Result<(), CallError> {
         let mut ids = Vec::with_capacity(len.div_ceil(DEFAULT_COPY_CHUNK));
         let mut offset = 0;
         while offset < len {
             let n = (len - offset).min(DEFAULT_COPY_CHUNK);
-            let req = Request::MemcpyDtoH(wire::MemcpyDtoH { src: src + offset as u64, len: n as u64, stream });
-            let (id, head_len) = self.encode(&req, Flags::empty())?;
+            let req = calls::MemcpyDtoH::wrap(wire::MemcpyDtoH { src: src + offset as u64, len: n as u64, stream });
+            let (id, head_len, _) = self.encode(&req, Flags::empty())?;
             self.landings.insert(id, Landing { dst: dst as usize + offset, len: n });
             // SAFETY: the caller keeps `dst` valid for `len` bytes until the copy has landed,
             // which is when this request's reply has been received.
@@ -307,11 +287,12 @@ impl Conn {
         !self.landings.is_empty()
     }
 
-    fn wait_reply<R>(&mut self, id: u64, opcode: u16, on_reply: impl FnOnce(Response<'_>) -> R) -> Result<R, CallError> {
+    /// Reads replies until request `id`'s arrives; its control part and bulk are then in
+    /// `self.control` and `self.bulk`.
+    fn wait_reply(&mut self, id: u64) -> Result<FrameHeader, CallError> {
         loop {
             match self.receive_one(&[id])? {
-                Step::Wanted(_, Ok(header)) => return Ok(on_reply(self.parse_wanted(opcode, &header)?)),
-                Step::Wanted(_, Err(e)) => return Err(e),
+                Step::Wanted(_, outcome) => return outcome,
                 Step::LandingFailed(_, e) => {
                     self.deferred.get_or_insert(e.code);
                 }
@@ -330,27 +311,29 @@ impl Conn {
     /// (e.g. the functions of a freshly loaded fat binary). Replies may come in any order;
     /// `on_reply(i, response)` sees request `i`'s. The outer error is a failed connection; the
     /// inner ones are the requests' own error replies, each in its request's place.
-    pub fn call_batch<R>(
+    pub fn call_batch<'r, C: Call, R>(
         &mut self,
-        reqs: &[Request<'_>],
-        mut on_reply: impl FnMut(usize, Response<'_>) -> R,
+        reqs: impl IntoIterator<Item = C::Request<'r>>,
+        mut on_reply: impl FnMut(usize, C::Reply<'_>) -> R,
     ) -> Result<Vec<Result<R, CallError>>, CallError> {
-        let mut ids = Vec::with_capacity(reqs.len());
+        let mut ids = Vec::new();
         for req in reqs {
-            let bulk = request_bulk(req);
-            let (id, head_len) = self.encode(req, Flags::empty())?;
+            let (id, head_len, bulk) = self.encode(&C::wrap(req), Flags::empty())?;
             self.sink.queue(&self.encode_buf[..head_len], bulk).map_err(transport_error)?;
             ids.push(id);
         }
         self.flush()?;
-        let mut results: Vec<Option<Result<R, CallError>>> = reqs.iter().map(|_| None).collect();
+        let mut results: Vec<Option<Result<R, CallError>>> = ids.iter().map(|_| None).collect();
         let mut open = ids.clone();
         while !open.is_empty() {
             match self.receive_one(&open)? {
                 Step::Wanted(id, outcome) => {
                     let Some(i) = ids.iter().position(|&x| x == id) else { continue };
                     results[i] = Some(match outcome {
-                        Ok(header) => self.parse_wanted(reqs[i].opcode().raw(), &header).map(|r| on_reply(i, r)),
+                        Ok(header) => self.parse_wanted(C::OPCODE.raw(), &header).and_then(|r| match C::unwrap(r) {
+                            Some(reply) => Ok(on_reply(i, reply)),
+                            None => Err(CallError::new(HipError::UNKNOWN, format!("worker answered {} with another reply", C::OPCODE))),
+                        }),
                         Err(e) => Err(e),
                     });
                     open.retain(|&x| x != id);
@@ -417,12 +400,23 @@ impl Conn {
     }
 }
 
-/// The bulk section a request carries (sent after the head, never copied).
-fn request_bulk<'a>(req: &Request<'a>) -> &'a [u8] {
-    match req {
-        Request::MemcpyHtoD(m) => m.data.0,
-        Request::ModuleLoad(m) => m.image.0,
-        _ => &[],
+impl Caller for Conn {
+    type Error = CallError;
+
+    fn call<'s, C: Call>(&'s mut self, req: C::Request<'_>) -> Result<C::Reply<'s>, CallError> {
+        let req = C::wrap(req);
+        let (id, head_len, bulk) = self.encode(&req, Flags::empty())?;
+        self.sink.send(&self.encode_buf[..head_len], bulk).map_err(transport_error)?;
+        let header = self.wait_reply(id)?;
+        let response = self.parse_wanted(C::OPCODE.raw(), &header)?;
+        C::unwrap(response).ok_or_else(|| CallError::new(HipError::UNKNOWN, format!("worker answered {} with another reply", C::OPCODE)))
+    }
+
+    fn post<C: Call>(&mut self, req: C::Request<'_>) -> Result<(), CallError> {
+        const { assert_postable::<C>() };
+        let req = C::wrap(req);
+        let (_, head_len, bulk) = self.encode(&req, Flags::NO_REPLY)?;
+        self.sink.queue(&self.encode_buf[..head_len], bulk).map_err(transport_error)
     }
 }
 

@@ -92,6 +92,18 @@ pub fn with_conn<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result
     }
 }
 
+/// Runs a synchronous call and reports with it the deferred failure of an earlier
+/// fire-and-forget request, as HIP's synchronising calls do.
+pub fn call_sync<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result<(), CallError> {
+    with_conn(|c| {
+        f(c)?;
+        match c.take_deferred() {
+            Some(code) => Err(CallError::new(code, "an earlier asynchronous operation failed on the worker")),
+            None => Ok(()),
+        }
+    })
+}
+
 /// Whether a connection has been opened (used by calls that must not connect, e.g. at exit).
 pub fn is_open() -> bool {
     matches!(*remote().state.lock().unwrap_or_else(|p| p.into_inner()), State::Open(_))

@@ -1,10 +1,20 @@
 //! The one opcode table.
 //!
-//! Each line names an operation once: its number, its name, the worker's handler method,
-//! its request type and its response type. From it [`opcodes!`] generates [`Opcode`] (with
-//! names for logs and families), [`Request`] and [`Response`] (parse/encode by opcode), the
-//! worker's [`Handler`] trait and [`dispatch`]. Adding a call is one line here plus its
-//! message types in [`crate::wire`].
+//! Each line declares a whole call: its number, its name, the worker's handler method, its
+//! request and response types, how its bulk data travels ([`BulkWay`]) and whether the client
+//! sends it fire-and-forget ([`Delivery`]). From the table [`opcodes!`] generates:
+//!
+//! - [`Opcode`] (names for logs, families, [`Opcode::bulk`], [`Opcode::delivery`]);
+//! - [`Request`] and [`Response`] (parse/encode by opcode);
+//! - the client's side: one marker type per call in [`calls`] (implementing [`Call`]) and the
+//!   [`Calls`] trait, one typed method per opcode over any [`Caller`] (the client's
+//!   connection), so no client code builds a frame or matches a reply by hand;
+//! - the worker's side: one handler trait per family ([`SessionHandler`], [`DeviceHandler`],
+//!   [`MemoryHandler`], [`StreamHandler`], [`EventHandler`], [`ModuleHandler`],
+//!   [`RtcHandler`]), their union [`Handler`], and [`dispatch`].
+//!
+//! Adding a call is one line here plus its message types in [`crate::wire`] (see "Adding a
+//! call" in `docs/PROTOCOL.md`).
 //!
 //! Numbering: the high byte is the [`Family`], the low byte the call within it; numbers are
 //! never reused.
@@ -36,10 +46,159 @@ wire_enum! {
     }
 }
 
+/// How a call's bulk section travels (declared per table line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum BulkWay {
+    /// Neither the request nor the reply carries bulk data.
+    None,
+    /// The request carries bulk data the handler reads as bytes (the driver buffers it).
+    Request,
+    /// The request carries bulk data destined for device memory: the worker's driver places
+    /// it where the session says (straight into device memory where the backend allows)
+    /// before the handler runs.
+    RequestToDevice,
+    /// The reply carries bulk data (the client lands it in the application's buffer).
+    Reply,
+}
+
+/// How the client sends a call by default (declared per table line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Delivery {
+    /// The client waits for the reply; the worker refuses it without one.
+    Call,
+    /// Fire-and-forget allowed: the client may send it with `NO_REPLY` and learn of a
+    /// failure from the next reply's deferred status.
+    Post,
+}
+
+/// What a handler produces besides a plain reply (for calls whose reply carries bulk data).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome<R> {
+    /// Reply now with this response.
+    Reply(R),
+    /// Reply now with this response, whose bulk section is `len` bytes of device memory at
+    /// `ptr` (already synchronised): the driver reads them from the device itself, so the
+    /// bytes need not pass through a buffer of the session's.
+    ReplyFromDevice {
+        /// The response, encoded without bulk.
+        reply: R,
+        /// Device address of the bulk section.
+        ptr: u64,
+        /// Its length.
+        len: u64,
+    },
+    /// The reply comes later, produced elsewhere (an asynchronous copy answers when its
+    /// stream reaches it).
+    Later,
+}
+
+impl<R> Outcome<R> {
+    /// The reply, if it is one to send now as it is.
+    pub fn into_reply(self) -> Option<R> {
+        match self {
+            Self::Reply(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Maps the reply.
+    pub fn map<T>(self, f: impl FnOnce(R) -> T) -> Outcome<T> {
+        match self {
+            Self::Reply(r) => Outcome::Reply(f(r)),
+            Self::ReplyFromDevice { reply, ptr, len } => Outcome::ReplyFromDevice { reply: f(reply), ptr, len },
+            Self::Later => Outcome::Later,
+        }
+    }
+}
+
+impl<R> From<R> for Outcome<R> {
+    fn from(reply: R) -> Self {
+        Self::Reply(reply)
+    }
+}
+
+/// One call of the protocol, as its table line declares it. Implemented by the marker types
+/// in [`calls`]; the client's connection sends any `Call` through [`Caller`].
+pub trait Call {
+    /// The opcode.
+    const OPCODE: Opcode;
+    /// How its bulk data travels.
+    const BULK: BulkWay;
+    /// Whether it may be sent fire-and-forget.
+    const DELIVERY: Delivery;
+    /// The request message.
+    type Request<'a>;
+    /// The success reply message.
+    type Reply<'a>;
+    /// The request as a [`Request`].
+    fn wrap(req: Self::Request<'_>) -> Request<'_>;
+    /// The reply out of a [`Response`] parsed for [`Self::OPCODE`] (`None` cannot happen for
+    /// a response parsed by opcode; it is there so no caller needs a panic).
+    fn unwrap(resp: Response<'_>) -> Option<Self::Reply<'_>>;
+}
+
+/// The client's connection as the generated calls see it: send a request and wait for its
+/// typed reply, or post it fire-and-forget.
+pub trait Caller {
+    /// A failed call (transport, worker error reply, malformed reply).
+    type Error;
+    /// Sends `req` and waits for its reply.
+    fn call<'s, C: Call>(&'s mut self, req: C::Request<'_>) -> Result<C::Reply<'s>, Self::Error>;
+    /// Queues `req` without waiting for a reply; only calls the table declares `post` may be
+    /// posted (a compile-time check in the implementation via [`Call::DELIVERY`]).
+    fn post<C: Call>(&mut self, req: C::Request<'_>) -> Result<(), Self::Error>;
+}
+
+/// Compile-time check for [`Caller::post`] implementations: fails to build for a call the
+/// table does not declare `post`.
+pub const fn assert_postable<C: Call>() {
+    assert!(matches!(C::DELIVERY, Delivery::Post), "this call is not declared fire-and-forget in the opcode table");
+}
+
+/// The types every family handler shares.
+pub trait HandlerTypes {
+    /// Failure type; the session turns it into an error reply.
+    type Error;
+    /// What the driver tells a handler about the request besides its message (request id,
+    /// fire-and-forget, bulk already placed, ...). Plain data: handlers do no I/O.
+    type Cx: ?Sized;
+}
+
+macro_rules! bulk_way {
+    (none) => { BulkWay::None };
+    (request) => { BulkWay::Request };
+    (to_device) => { BulkWay::RequestToDevice };
+    (reply) => { BulkWay::Reply };
+}
+
+macro_rules! delivery {
+    (call) => { Delivery::Call };
+    (post) => { Delivery::Post };
+}
+
+/// A handler's return type: calls with bulk in the reply may answer from device memory or
+/// later ([`Outcome`]); every other call answers with its message.
+macro_rules! handler_reply {
+    (reply, $resp:ty) => { Outcome<$resp> };
+    ($other:ident, $resp:ty) => { $resp };
+}
+
+macro_rules! into_outcome {
+    (reply, $variant:ident, $x:expr) => { $x.map(Response::$variant) };
+    ($other:ident, $variant:ident, $x:expr) => { Outcome::Reply(Response::$variant($x)) };
+}
+
 macro_rules! opcodes {
     (
         <$lt:lifetime>
-        $( $(#[$meta:meta])* $code:literal $variant:ident $method:ident : $req:ty => $resp:ty ; )*
+        $(
+            $(#[$fmeta:meta])*
+            $fam:ident $trait:ident {
+                $( $(#[$meta:meta])* $code:literal $variant:ident $method:ident : $req:ty => $resp:ty , $bulk:ident , $delivery:ident ; )*
+            }
+        )*
     ) => {
         /// Every operation of the protocol.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -47,17 +206,17 @@ macro_rules! opcodes {
         #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
         #[repr(u16)]
         pub enum Opcode {
-            $( $(#[$meta])* $variant = $code, )*
+            $( $( $(#[$meta])* $variant = $code, )* )*
         }
 
         impl Opcode {
             /// Every opcode, in table order.
-            pub const ALL: &'static [Opcode] = &[$(Opcode::$variant),*];
+            pub const ALL: &'static [Opcode] = &[$( $(Opcode::$variant,)* )*];
 
             /// The opcode for a raw number.
             pub const fn from_u16(raw: u16) -> Option<Self> {
                 match raw {
-                    $( $code => Some(Self::$variant), )*
+                    $( $( $code => Some(Self::$variant), )* )*
                     _ => None,
                 }
             }
@@ -70,15 +229,28 @@ macro_rules! opcodes {
             /// Name for logs.
             pub const fn name(self) -> &'static str {
                 match self {
-                    $( Self::$variant => stringify!($variant), )*
+                    $( $( Self::$variant => stringify!($variant), )* )*
                 }
             }
 
-            /// The family (high byte).
+            /// The family the table lists it under (its number's high byte; a test checks).
             pub const fn family(self) -> Family {
-                match Family::from_raw((self as u16 >> 8) as u8) {
-                    Some(f) => f,
-                    None => panic!("opcode outside every family"),
+                match self {
+                    $( $( Self::$variant => Family::$fam, )* )*
+                }
+            }
+
+            /// How its bulk data travels.
+            pub const fn bulk(self) -> BulkWay {
+                match self {
+                    $( $( Self::$variant => bulk_way!($bulk), )* )*
+                }
+            }
+
+            /// Whether the client may send it fire-and-forget.
+            pub const fn delivery(self) -> Delivery {
+                match self {
+                    $( $( Self::$variant => delivery!($delivery), )* )*
                 }
             }
 
@@ -86,7 +258,7 @@ macro_rules! opcodes {
             #[allow(clippy::extra_unused_lifetimes)] // names the lifetime `$req`/`$resp` mention
             pub fn max_request_len<$lt>(self) -> usize {
                 match self {
-                    $( Self::$variant => <$req as Message<$lt>>::MAX_CONTROL_LEN, )*
+                    $( $( Self::$variant => <$req as Message<$lt>>::MAX_CONTROL_LEN, )* )*
                 }
             }
 
@@ -94,23 +266,24 @@ macro_rules! opcodes {
             #[allow(clippy::extra_unused_lifetimes)] // names the lifetime `$req`/`$resp` mention
             pub fn max_response_len<$lt>(self) -> usize {
                 match self {
-                    $( Self::$variant => <$resp as Message<$lt>>::MAX_CONTROL_LEN, )*
+                    $( $( Self::$variant => <$resp as Message<$lt>>::MAX_CONTROL_LEN, )* )*
                 }
             }
 
-            /// Whether requests of this opcode carry a bulk section.
+            /// Whether requests of this opcode carry a bulk section (from the message type;
+            /// a test checks it agrees with [`Opcode::bulk`]).
             #[allow(clippy::extra_unused_lifetimes)] // names the lifetime `$req`/`$resp` mention
             pub fn request_has_bulk<$lt>(self) -> bool {
                 match self {
-                    $( Self::$variant => <$req as Message<$lt>>::HAS_BULK, )*
+                    $( $( Self::$variant => <$req as Message<$lt>>::HAS_BULK, )* )*
                 }
             }
 
-            /// Whether responses of this opcode carry a bulk section.
+            /// Whether responses of this opcode carry a bulk section (from the message type).
             #[allow(clippy::extra_unused_lifetimes)] // names the lifetime `$req`/`$resp` mention
             pub fn response_has_bulk<$lt>(self) -> bool {
                 match self {
-                    $( Self::$variant => <$resp as Message<$lt>>::HAS_BULK, )*
+                    $( $( Self::$variant => <$resp as Message<$lt>>::HAS_BULK, )* )*
                 }
             }
         }
@@ -126,7 +299,7 @@ macro_rules! opcodes {
         #[cfg_attr(feature = "defmt", derive(defmt::Format))]
         #[allow(missing_docs)]
         pub enum Request<$lt> {
-            $( $variant($req), )*
+            $( $( $variant($req), )* )*
         }
 
         /// A decoded response of any opcode (success replies; errors are
@@ -138,7 +311,7 @@ macro_rules! opcodes {
         // response is decoded on the stack one at a time.
         #[allow(clippy::large_enum_variant)]
         pub enum Response<$lt> {
-            $( $variant($resp), )*
+            $( $( $variant($resp), )* )*
         }
 
         impl<$lt> Request<$lt> {
@@ -147,7 +320,7 @@ macro_rules! opcodes {
                 let op = Opcode::from_u16(opcode).ok_or(DecodeError::UnknownOpcode { opcode })?;
                 let mut cx = DecodeCx::new(control, bulk);
                 let req = match op {
-                    $( Opcode::$variant => Self::$variant(<$req as Message<$lt>>::decode(&mut cx)?), )*
+                    $( $( Opcode::$variant => Self::$variant(<$req as Message<$lt>>::decode(&mut cx)?), )* )*
                 };
                 cx.finish()?;
                 Ok(req)
@@ -156,14 +329,14 @@ macro_rules! opcodes {
             /// The request's opcode.
             pub fn opcode(&self) -> Opcode {
                 match self {
-                    $( Self::$variant(_) => Opcode::$variant, )*
+                    $( $( Self::$variant(_) => Opcode::$variant, )* )*
                 }
             }
 
             /// Encodes the control part (and registers bulk data) into `cx`.
             pub fn encode<'w>(&self, cx: &mut EncodeCx<'w, $lt>) -> Result<(), EncodeError> {
                 match self {
-                    $( Self::$variant(m) => m.encode(cx), )*
+                    $( $( Self::$variant(m) => m.encode(cx), )* )*
                 }
             }
 
@@ -172,7 +345,7 @@ macro_rules! opcodes {
             pub fn arbitrary_for(op: Opcode, u: &mut arbitrary::Unstructured<$lt>) -> arbitrary::Result<Self> {
                 use arbitrary::Arbitrary;
                 Ok(match op {
-                    $( Opcode::$variant => Self::$variant(<$req>::arbitrary(u)?), )*
+                    $( $( Opcode::$variant => Self::$variant(<$req>::arbitrary(u)?), )* )*
                 })
             }
         }
@@ -183,7 +356,7 @@ macro_rules! opcodes {
                 let op = Opcode::from_u16(opcode).ok_or(DecodeError::UnknownOpcode { opcode })?;
                 let mut cx = DecodeCx::new(control, bulk);
                 let resp = match op {
-                    $( Opcode::$variant => Self::$variant(<$resp as Message<$lt>>::decode(&mut cx)?), )*
+                    $( $( Opcode::$variant => Self::$variant(<$resp as Message<$lt>>::decode(&mut cx)?), )* )*
                 };
                 cx.finish()?;
                 Ok(resp)
@@ -192,14 +365,14 @@ macro_rules! opcodes {
             /// The opcode of the request this answers.
             pub fn opcode(&self) -> Opcode {
                 match self {
-                    $( Self::$variant(_) => Opcode::$variant, )*
+                    $( $( Self::$variant(_) => Opcode::$variant, )* )*
                 }
             }
 
             /// Encodes the control part (and registers bulk data) into `cx`.
             pub fn encode<'w>(&self, cx: &mut EncodeCx<'w, $lt>) -> Result<(), EncodeError> {
                 match self {
-                    $( Self::$variant(m) => m.encode(cx), )*
+                    $( $( Self::$variant(m) => m.encode(cx), )* )*
                 }
             }
 
@@ -208,27 +381,75 @@ macro_rules! opcodes {
             pub fn arbitrary_for(op: Opcode, u: &mut arbitrary::Unstructured<$lt>) -> arbitrary::Result<Self> {
                 use arbitrary::Arbitrary;
                 Ok(match op {
-                    $( Opcode::$variant => Self::$variant(<$resp>::arbitrary(u)?), )*
+                    $( $( Opcode::$variant => Self::$variant(<$resp>::arbitrary(u)?), )* )*
                 })
             }
         }
 
-        /// The worker's side of the table: one method per opcode. `Io` gives handlers access
-        /// to whatever the session's driver offers besides the message (bulk placement,
-        /// deferred replies); the response may borrow from the handler.
-        #[allow(missing_docs)]
-        pub trait Handler {
-            /// Failure type; the session turns it into an error reply.
-            type Error;
-            /// Driver services available to handlers.
-            type Io: ?Sized;
-            $( fn $method<$lt>(&$lt mut self, io: &mut Self::Io, req: $req) -> Result<$resp, Self::Error>; )*
+        /// One marker type per call, implementing [`Call`] (the client's typed calls).
+        pub mod calls {
+            $( $(
+                $(#[$meta])*
+                #[derive(Debug, Clone, Copy)]
+                pub struct $variant;
+            )* )*
         }
 
+        // Outside `calls`, where the table's type names mean the wire messages.
+        $( $(
+            impl Call for calls::$variant {
+                const OPCODE: Opcode = Opcode::$variant;
+                const BULK: BulkWay = bulk_way!($bulk);
+                const DELIVERY: Delivery = delivery!($delivery);
+                type Request<$lt> = $req;
+                type Reply<$lt> = $resp;
+                fn wrap(req: Self::Request<'_>) -> Request<'_> {
+                    Request::$variant(req)
+                }
+                fn unwrap(resp: Response<'_>) -> Option<Self::Reply<'_>> {
+                    match resp {
+                        Response::$variant(r) => Some(r),
+                        _ => None,
+                    }
+                }
+            }
+        )* )*
+
+        /// The client's typed calls: one method per opcode, sending the request (with its
+        /// bulk data, as the table declares) and returning the typed reply. Implemented for
+        /// every [`Caller`].
+        #[allow(missing_docs)]
+        pub trait Calls: Caller {
+            $( $(
+                $(#[$meta])*
+                fn $method<$lt>(&$lt mut self, req: $req) -> Result<$resp, Self::Error> {
+                    self.call::<calls::$variant>(req)
+                }
+            )* )*
+        }
+
+        impl<T: Caller + ?Sized> Calls for T {}
+
+        $(
+            $(#[$fmeta])*
+            #[allow(missing_docs)]
+            pub trait $trait: HandlerTypes {
+                $( fn $method<$lt>(&$lt mut self, cx: &mut Self::Cx, req: $req) -> Result<handler_reply!($bulk, $resp), Self::Error>; )*
+            }
+        )*
+
+        /// The worker's side of the table: every family's handler.
+        pub trait Handler: $( $trait + )* HandlerTypes {}
+
+        impl<T: $( $trait + )* HandlerTypes + ?Sized> Handler for T {}
+
         /// Calls the handler method of `req`'s opcode.
-        pub fn dispatch<$lt, H: Handler + ?Sized>(handler: &$lt mut H, io: &mut H::Io, req: Request<$lt>) -> Result<Response<$lt>, H::Error> {
+        pub fn dispatch<$lt, H: Handler + ?Sized>(handler: &$lt mut H, cx: &mut H::Cx, req: Request<$lt>) -> Result<Outcome<Response<$lt>>, H::Error> {
             match req {
-                $( Request::$variant(r) => handler.$method(io, r).map(Response::$variant), )*
+                $( $( Request::$variant(r) => {
+                    let reply = handler.$method(cx, r)?;
+                    Ok(into_outcome!($bulk, $variant, reply))
+                } )* )*
             }
         }
     };
@@ -286,93 +507,107 @@ impl<'a, T: EncodeAny<'a>> Message<'a> for AsMessage<'_, T> {
 }
 
 opcodes! { <'a>
-    // ---- session 0x00xx ----
-    /// Handshake; must be the first request of a connection.
-    0x0001 Hello hello: Hello<'a> => Welcome<'a>;
-    /// Answer to WELCOME's authentication challenge.
-    0x0002 Authenticate authenticate: Authenticate<'a> => Empty;
-    /// Liveness and round-trip probe.
-    0x0003 Ping ping: Ping<'a> => Pong<'a>;
-    /// Orderly end of the session (the worker frees everything it holds).
-    0x0004 Goodbye goodbye: Empty => Empty;
+    /// Session: handshake, authentication, liveness.
+    Session SessionHandler {
+        /// Handshake; must be the first request of a connection.
+        0x0001 Hello hello: Hello<'a> => Welcome<'a>, none, call;
+        /// Answer to WELCOME's authentication challenge.
+        0x0002 Authenticate authenticate: Authenticate<'a> => Empty, none, call;
+        /// Liveness and round-trip probe.
+        0x0003 Ping ping: Ping<'a> => Pong<'a>, none, call;
+        /// Orderly end of the session (the worker frees everything it holds).
+        0x0004 Goodbye goodbye: Empty => Empty, none, call;
+    }
 
-    // ---- device 0x01xx ----
-    /// Driver and runtime versions.
-    0x0101 GetVersions get_versions: Empty => Versions<'a>;
-    /// `hipGetDeviceCount`.
-    0x0102 GetDeviceCount get_device_count: Empty => DeviceCount;
-    /// `hipGetDeviceProperties` (the client also derives attributes from it).
-    0x0103 GetDeviceProperties get_device_properties: DeviceRef => DeviceProperties;
-    /// `hipDeviceSynchronize`.
-    0x0104 DeviceSynchronize device_synchronize: DeviceRef => Empty;
-    /// `hipDeviceReset`: frees everything the session holds on the device.
-    0x0105 DeviceReset device_reset: DeviceRef => Empty;
-    /// `hipMemGetInfo`.
-    0x0106 MemGetInfo mem_get_info: DeviceRef => MemInfo;
-    /// `hipDeviceGetStreamPriorityRange`.
-    0x0107 StreamPriorityRange stream_priority_range: DeviceRef => PriorityRange;
+    /// Device queries and control.
+    Device DeviceHandler {
+        /// Driver and runtime versions.
+        0x0101 GetVersions get_versions: Empty => Versions<'a>, none, call;
+        /// `hipGetDeviceCount`.
+        0x0102 GetDeviceCount get_device_count: Empty => DeviceCount, none, call;
+        /// `hipGetDeviceProperties` (the client also derives attributes from it).
+        0x0103 GetDeviceProperties get_device_properties: DeviceRef => DeviceProperties, none, call;
+        /// `hipDeviceSynchronize`.
+        0x0104 DeviceSynchronize device_synchronize: DeviceRef => Empty, none, call;
+        /// `hipDeviceReset`: frees everything the session holds on the device.
+        0x0105 DeviceReset device_reset: DeviceRef => Empty, none, call;
+        /// `hipMemGetInfo`.
+        0x0106 MemGetInfo mem_get_info: DeviceRef => MemInfo, none, call;
+        /// `hipDeviceGetStreamPriorityRange`.
+        0x0107 StreamPriorityRange stream_priority_range: DeviceRef => PriorityRange, none, call;
+    }
 
-    // ---- memory 0x02xx ----
-    /// `hipMalloc`.
-    0x0201 Malloc malloc: Malloc => Allocation;
-    /// `hipFree`.
-    0x0202 Free free: Free => Empty;
-    /// Host-to-device copy (any API that writes device memory from the host).
-    0x0203 MemcpyHtoD memcpy_htod: MemcpyHtoD<'a> => Empty;
-    /// Device-to-host copy.
-    0x0204 MemcpyDtoH memcpy_dtoh: MemcpyDtoH => MemcpyData<'a>;
-    /// Device-to-device copy.
-    0x0205 MemcpyDtoD memcpy_dtod: MemcpyDtoD => Empty;
-    /// `hipMemset*`.
-    0x0206 Memset memset: Memset => Empty;
+    /// Allocation, copies, memset.
+    Memory MemoryHandler {
+        /// `hipMalloc`.
+        0x0201 Malloc malloc: Malloc => Allocation, none, call;
+        /// `hipFree`.
+        0x0202 Free free: Free => Empty, none, call;
+        /// Host-to-device copy (any API that writes device memory from the host).
+        0x0203 MemcpyHtoD memcpy_htod: MemcpyHtoD<'a> => Empty, to_device, post;
+        /// Device-to-host copy.
+        0x0204 MemcpyDtoH memcpy_dtoh: MemcpyDtoH => MemcpyData<'a>, reply, call;
+        /// Device-to-device copy.
+        0x0205 MemcpyDtoD memcpy_dtod: MemcpyDtoD => Empty, none, post;
+        /// `hipMemset*`.
+        0x0206 Memset memset: Memset => Empty, none, post;
+    }
 
-    // ---- stream 0x03xx ----
-    /// `hipStreamCreate*`.
-    0x0301 StreamCreate stream_create: StreamCreate => StreamCreated;
-    /// `hipStreamDestroy`.
-    0x0302 StreamDestroy stream_destroy: StreamRef => Empty;
-    /// `hipStreamSynchronize`.
-    0x0303 StreamSynchronize stream_synchronize: StreamRef => Empty;
-    /// `hipStreamQuery`.
-    0x0304 StreamQuery stream_query: StreamRef => QueryResult;
-    /// `hipStreamWaitEvent`.
-    0x0305 StreamWaitEvent stream_wait_event: StreamWaitEvent => Empty;
+    /// Streams.
+    Stream StreamHandler {
+        /// `hipStreamCreate*`.
+        0x0301 StreamCreate stream_create: StreamCreate => StreamCreated, none, call;
+        /// `hipStreamDestroy`.
+        0x0302 StreamDestroy stream_destroy: StreamRef => Empty, none, call;
+        /// `hipStreamSynchronize`.
+        0x0303 StreamSynchronize stream_synchronize: StreamRef => Empty, none, call;
+        /// `hipStreamQuery`.
+        0x0304 StreamQuery stream_query: StreamRef => QueryResult, none, call;
+        /// `hipStreamWaitEvent`.
+        0x0305 StreamWaitEvent stream_wait_event: StreamWaitEvent => Empty, none, post;
+    }
 
-    // ---- event 0x04xx ----
-    /// `hipEventCreate*`.
-    0x0401 EventCreate event_create: EventCreate => EventCreated;
-    /// `hipEventRecord`.
-    0x0402 EventRecord event_record: EventRecord => Empty;
-    /// `hipEventSynchronize`.
-    0x0403 EventSynchronize event_synchronize: EventRef => Empty;
-    /// `hipEventQuery`.
-    0x0404 EventQuery event_query: EventRef => QueryResult;
-    /// `hipEventElapsedTime`.
-    0x0405 EventElapsedTime event_elapsed_time: EventElapsed => ElapsedTime;
-    /// `hipEventDestroy`.
-    0x0406 EventDestroy event_destroy: EventRef => Empty;
+    /// Events.
+    Event EventHandler {
+        /// `hipEventCreate*`.
+        0x0401 EventCreate event_create: EventCreate => EventCreated, none, call;
+        /// `hipEventRecord`.
+        0x0402 EventRecord event_record: EventRecord => Empty, none, post;
+        /// `hipEventSynchronize`.
+        0x0403 EventSynchronize event_synchronize: EventRef => Empty, none, call;
+        /// `hipEventQuery`.
+        0x0404 EventQuery event_query: EventRef => QueryResult, none, call;
+        /// `hipEventElapsedTime`.
+        0x0405 EventElapsedTime event_elapsed_time: EventElapsed => ElapsedTime, none, call;
+        /// `hipEventDestroy`.
+        0x0406 EventDestroy event_destroy: EventRef => Empty, none, call;
+    }
 
-    // ---- module 0x05xx ----
-    /// `hipModuleLoadData*`, `hipModuleLoad`, `__hipRegisterFatBinary`.
-    0x0501 ModuleLoad module_load: ModuleLoad<'a> => ModuleLoaded;
-    /// `hipModuleUnload`.
-    0x0502 ModuleUnload module_unload: ModuleRef => Empty;
-    /// `hipModuleGetFunction`, with the parameter layout.
-    0x0503 ModuleGetFunction module_get_function: SymbolLookup<'a> => FunctionInfo<'a>;
-    /// `hipModuleGetGlobal`.
-    0x0504 ModuleGetGlobal module_get_global: SymbolLookup<'a> => GlobalInfo;
-    /// `hipModuleLaunchKernel`, `hipLaunchKernel`, `<<<>>>`.
-    0x0505 LaunchKernel launch_kernel: LaunchKernel<'a> => Empty;
-    /// `hipFuncGetAttributes` / `hipFuncGetAttribute`.
-    0x0506 FuncGetAttributes func_get_attributes: FunctionRef => FuncAttributes;
-    /// `hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`.
-    0x0507 OccupancyMaxActiveBlocks occupancy_max_active_blocks: OccupancyQuery => Occupancy;
-    /// `hipModuleOccupancyMaxPotentialBlockSize`.
-    0x0508 OccupancyMaxPotentialBlockSize occupancy_max_potential_block_size: BlockSizeQuery => BlockSize;
+    /// Modules, functions, launches.
+    Module ModuleHandler {
+        /// `hipModuleLoadData*`, `hipModuleLoad`, `__hipRegisterFatBinary`.
+        0x0501 ModuleLoad module_load: ModuleLoad<'a> => ModuleLoaded, request, call;
+        /// `hipModuleUnload`.
+        0x0502 ModuleUnload module_unload: ModuleRef => Empty, none, post;
+        /// `hipModuleGetFunction`, with the parameter layout.
+        0x0503 ModuleGetFunction module_get_function: SymbolLookup<'a> => FunctionInfo<'a>, none, call;
+        /// `hipModuleGetGlobal`.
+        0x0504 ModuleGetGlobal module_get_global: SymbolLookup<'a> => GlobalInfo, none, call;
+        /// `hipModuleLaunchKernel`, `hipLaunchKernel`, `<<<>>>`.
+        0x0505 LaunchKernel launch_kernel: LaunchKernel<'a> => Empty, none, post;
+        /// `hipFuncGetAttributes` / `hipFuncGetAttribute`.
+        0x0506 FuncGetAttributes func_get_attributes: FunctionRef => FuncAttributes, none, call;
+        /// `hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`.
+        0x0507 OccupancyMaxActiveBlocks occupancy_max_active_blocks: OccupancyQuery => Occupancy, none, call;
+        /// `hipModuleOccupancyMaxPotentialBlockSize`.
+        0x0508 OccupancyMaxPotentialBlockSize occupancy_max_potential_block_size: BlockSizeQuery => BlockSize, none, call;
+    }
 
-    // ---- rtc 0x06xx ----
-    /// `hiprtcCompileProgram`, compiled by the worker for its device.
-    0x0601 RtcCompile rtc_compile: RtcCompile<'a> => RtcCompiled<'a>;
+    /// Runtime compilation.
+    Rtc RtcHandler {
+        /// `hiprtcCompileProgram`, compiled by the worker for its device.
+        0x0601 RtcCompile rtc_compile: RtcCompile<'a> => RtcCompiled<'a>, reply, call;
+    }
 }
 
 #[cfg(test)]
@@ -387,5 +622,22 @@ mod test {
             assert!(Opcode::ALL[..i].iter().all(|o| o.name() != op.name()));
         }
         assert_eq!(Opcode::from_u16(0xffff), None);
+    }
+
+    /// The table's bulk declaration agrees with the message types, and only calls whose reply
+    /// the client can do without are declared fire-and-forget.
+    #[test]
+    fn declared_bulk_and_delivery_agree_with_the_messages() {
+        for op in Opcode::ALL {
+            let (req, resp) = (op.request_has_bulk(), op.response_has_bulk());
+            match op.bulk() {
+                BulkWay::None => assert!(!req && !resp, "{op}"),
+                BulkWay::Request | BulkWay::RequestToDevice => assert!(req && !resp, "{op}"),
+                BulkWay::Reply => assert!(!req && resp, "{op}"),
+            }
+            if op.delivery() == Delivery::Post {
+                assert_ne!(op.bulk(), BulkWay::Reply, "{op}: a posted call's reply bulk would be lost");
+            }
+        }
     }
 }

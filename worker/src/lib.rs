@@ -1,11 +1,13 @@
 //! hip-worker: serves hip-remote sessions.
 //!
-//! A request flows: transport ([`transport_tcp`]) → [`server`] driver loop (framing, bulk
-//! placement, error replies) → [`session::Session`] (handle and pointer validation, limits;
-//! one [`proto_core::Handler`] method per opcode) → [`backend`] (the only code that touches
-//! devices).
+//! A request flows: transport ([`transport_tcp`]) → [`driver`] (framing, bulk placement,
+//! error replies; the only code that reads or writes a connection; [`server`] accepts
+//! connections and runs one driver each) → [`session::Session`] (handle and pointer
+//! validation, limits; one handler trait per opcode family, generated from the opcode table,
+//! no I/O) → [`backend`] (the only code that touches devices).
 
 pub mod backend;
+pub mod driver;
 pub mod listener;
 #[cfg(feature = "rdma")]
 pub mod rdma;

@@ -1,19 +1,13 @@
 //! Accepting connections and driving sessions.
 //!
 //! [`Server`] runs the accept loop over any [`Listener`] (TCP: [`Worker`]; RDMA:
-//! `rdma::RdmaWorker`). One thread per connection runs [`serve_session`]: it reads a frame
-//! head, places the bulk section (straight into device memory for host-to-device copies,
-//! into a reusable buffer otherwise), parses the request, dispatches it to the session and
-//! sends the reply.
-//! A malformed frame gets an error reply; a frame whose header cannot be trusted also ends
-//! the connection, since the byte stream cannot be resynchronised. Nothing a client sends
-//! can take down the worker or another session.
+//! `rdma::RdmaWorker`). One thread per connection runs its session through
+//! [`driver::serve`].
 
 use crate::backend::Backend;
 use crate::listener::{Accepted, Connection, Hangup, Listener};
-use crate::session::{Failure, ReplySender, Session, SessionConfig, WorkerIo};
-use proto_core::opcode::dispatch;
-use proto_core::{DecodeError, Flags, Opcode, Request, Status};
+use crate::driver::{self, ReplyWriter};
+use crate::session::{Session, SessionConfig};
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -238,105 +232,20 @@ pub fn serve_connection(stream: TcpStream, backend: Arc<dyn Backend>, config: &W
 /// Runs a session over `sink` and `source` and frees it; returns its id and how it ended.
 fn run_session(
     sink: impl FrameSink + 'static,
-    source: impl FrameSource + 'static,
+    mut source: impl FrameSource + 'static,
     backend: Arc<dyn Backend>,
     config: &WorkerConfig,
 ) -> (u64, Result<(), TransportError>) {
     let registry = sink.memory_registry();
-    let replies = ReplySender::new(Box::new(sink));
-    let mut io = WorkerIo::new(Box::new(source), replies.clone());
     let mut session = Session::new(backend, Arc::new(config.session.clone()));
     session.set_memory_registry(registry);
-    let result = serve_session(&mut session, &mut io);
+    let late = session.late_replies();
+    let replies = ReplyWriter::start(Box::new(sink), Arc::clone(&late));
+    let result = driver::serve(&mut session, &mut source, &replies);
     let id = session.id();
     // Free the session's resources (draining its streams, whose callbacks may still queue
     // replies) before the writer is told to finish.
     drop(session);
-    replies.close();
+    late.close();
     (id, result)
-}
-
-/// The request loop over any transport.
-pub fn serve_session(session: &mut Session, io: &mut WorkerIo) -> Result<(), TransportError> {
-    let mut control = Vec::new();
-    let mut bulk = Vec::new();
-    loop {
-        let (header, opcode) = match io.source.recv_head() {
-            Ok(head) => {
-                control.clear();
-                control.extend_from_slice(head.control);
-                (head.header, Opcode::from_u16(head.header.opcode))
-            }
-            Err(TransportError::Closed) => return Ok(()),
-            Err(TransportError::Malformed(e)) => {
-                // The header itself is untrustworthy: say why, then close.
-                let status = match e {
-                    DecodeError::UnsupportedVersion { .. } => Status::UNSUPPORTED_VERSION,
-                    DecodeError::TooLarge { .. } => Status::TOO_LARGE,
-                    _ => Status::MALFORMED_FRAME,
-                };
-                let _ = io.replies.send_error(0, 0, status, &format!("frame refused: {e}"));
-                return Err(TransportError::Malformed(e));
-            }
-            Err(e) => return Err(e),
-        };
-        let request_id = header.request_id;
-        let no_reply = header.flags.contains(Flags::NO_REPLY);
-        let reply_error = |io: &mut WorkerIo, status: Status, message: &str| -> Result<(), TransportError> {
-            if no_reply {
-                io.replies.defer(status);
-                Ok(())
-            } else {
-                io.replies.send_error(request_id, header.opcode, status, message)
-            }
-        };
-        let Some(opcode) = opcode else {
-            reply_error(io, Status::UNKNOWN_OPCODE, &format!("unknown opcode {:#06x}", header.opcode))?;
-            continue;
-        };
-        if header.flags.contains(Flags::RESPONSE) || header.flags.contains(Flags::ERROR) {
-            reply_error(io, Status::MALFORMED_FRAME, "a response frame was sent to the worker")?;
-            continue;
-        }
-        if !session.greeted() && opcode != Opcode::Hello {
-            io.replies.send_error(request_id, header.opcode, Status::HELLO_REQUIRED, "the first request must be HELLO")?;
-            return Ok(());
-        }
-        // Bulk placement: copies to the device read their bulk in the handler (straight into
-        // device memory); any other bulk section is buffered here.
-        let streamed = opcode == Opcode::MemcpyHtoD;
-        bulk.clear();
-        if !streamed && header.bulk_len > 0 {
-            bulk.resize(header.bulk_len as usize, 0);
-            io.source.recv_bulk(&mut bulk)?;
-        }
-        let request = match Request::parse(header.opcode, &control, &bulk) {
-            Ok(request) => request,
-            Err(e) => {
-                tracing::debug!(%opcode, %e, "malformed request");
-                reply_error(io, Status::MALFORMED_FRAME, &format!("{opcode}: {e}"))?;
-                continue;
-            }
-        };
-        io.request_id = request_id;
-        io.opcode = opcode;
-        io.no_reply = no_reply;
-        tracing::trace!(session = session.id(), request_id, %opcode, no_reply, "request");
-        match dispatch(session, io, request) {
-            Ok(response) if !no_reply => io.replies.send_response(request_id, &response)?,
-            Ok(_) | Err(Failure::ReplyDeferred) => {}
-            Err(Failure::Status(status, message)) => {
-                tracing::debug!(session = session.id(), %opcode, ?status, %message, "request failed");
-                if opcode == Opcode::Hello && !session.greeted() {
-                    // No session was established (version, authentication): refuse and close.
-                    io.replies.send_error(request_id, header.opcode, status, &message)?;
-                    return Ok(());
-                }
-                reply_error(io, status, &message)?;
-            }
-        }
-        if io.close_after_reply {
-            return Ok(());
-        }
-    }
 }

@@ -8,19 +8,15 @@
 use crate::abi::*;
 use crate::boundary::{current_device, peek_last_error, set_current_device, take_last_error};
 use crate::conn::CallError;
-use crate::remote::with_conn;
+use crate::remote::{call_sync, with_conn};
+use proto_core::Calls;
 use proto_core::wire;
-use proto_core::Request;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int};
 use std::sync::{Mutex, OnceLock};
 
 /// HIP version this library reports for itself (`hipRuntimeGetVersion`).
 pub const RUNTIME_VERSION: c_int = HIP_VERSION as c_int;
-
-fn unexpected() -> CallError {
-    CallError::new(HipError::UNKNOWN, "worker sent an unexpected reply")
-}
 
 /// Number of devices the worker exposes (cached after the first successful query).
 pub fn device_count() -> Result<u32, CallError> {
@@ -29,10 +25,7 @@ pub fn device_count() -> Result<u32, CallError> {
         return Ok(*n);
     }
     let n = with_conn(|c| {
-        c.call(&Request::GetDeviceCount(wire::Empty {}), |r| match r {
-            proto_core::Response::GetDeviceCount(d) => Ok(d.count),
-            _ => Err(unexpected()),
-        })?
+        c.get_device_count(wire::Empty {}).map(|d| d.count)
     })?;
     Ok(*COUNT.get_or_init(|| n))
 }
@@ -54,10 +47,7 @@ pub fn properties(device: u32) -> Result<wire::DeviceProperties, CallError> {
         return Ok(p.clone());
     }
     let props = with_conn(|c| {
-        c.call(&Request::GetDeviceProperties(wire::DeviceRef { device }), |r| match r {
-            proto_core::Response::GetDeviceProperties(p) => Ok(p),
-            _ => Err(unexpected()),
-        })?
+        c.get_device_properties(wire::DeviceRef { device })
     })?;
     cache.lock().unwrap_or_else(|p| p.into_inner()).insert(device, props.clone());
     Ok(props)
@@ -259,10 +249,7 @@ pub unsafe extern "C" fn hipDriverGetVersion(version: *mut c_int) -> hipError_t 
     hip_boundary!("hipDriverGetVersion", {
         non_null!(version);
         let v = with_conn(|c| {
-            c.call(&Request::GetVersions(wire::Empty {}), |r| match r {
-                proto_core::Response::GetVersions(v) => Ok(v.driver_version),
-                _ => Err(unexpected()),
-            })?
+            c.get_versions(wire::Empty {}).map(|v| v.driver_version)
         })?;
         // SAFETY: checked non-null; the caller provides a writable int.
         unsafe { *version = v };
@@ -395,10 +382,7 @@ pub unsafe extern "C" fn hipDeviceGetStreamPriorityRange(least: *mut c_int, grea
     hip_boundary!("hipDeviceGetStreamPriorityRange", {
         let device = current_device();
         let range = with_conn(|c| {
-            c.call(&Request::StreamPriorityRange(wire::DeviceRef { device }), |r| match r {
-                proto_core::Response::StreamPriorityRange(p) => Ok(p),
-                _ => Err(unexpected()),
-            })?
+            c.stream_priority_range(wire::DeviceRef { device })
         })?;
         // SAFETY: either pointer may be NULL (HIP allows it); non-null ones are writable ints.
         unsafe {
@@ -413,20 +397,9 @@ pub unsafe extern "C" fn hipDeviceGetStreamPriorityRange(least: *mut c_int, grea
     })
 }
 
-/// Sends a synchronous request and also reports a deferred fire-and-forget error.
-pub fn sync_call(req: &Request<'_>) -> Result<(), CallError> {
-    with_conn(|c| {
-        c.call(req, |_| ())?;
-        match c.take_deferred() {
-            Some(code) => Err(CallError::new(code, "an earlier asynchronous operation failed on the worker")),
-            None => Ok(()),
-        }
-    })
-}
-
 #[no_mangle]
 pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
-    hip_boundary!("hipDeviceSynchronize", { sync_call(&Request::DeviceSynchronize(wire::DeviceRef { device: current_device() })) })
+    hip_boundary!("hipDeviceSynchronize", { call_sync(|c| c.device_synchronize(wire::DeviceRef { device: current_device() })) })
 }
 
 #[no_mangle]
@@ -434,7 +407,7 @@ pub extern "C" fn hipDeviceReset() -> hipError_t {
     hip_boundary!("hipDeviceReset", {
         let device = current_device();
         crate::api::memory::forget_device_allocations(device);
-        sync_call(&Request::DeviceReset(wire::DeviceRef { device }))
+        call_sync(|c| c.device_reset(wire::DeviceRef { device }))
     })
 }
 
@@ -444,10 +417,7 @@ pub unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> h
         non_null!(free);
         non_null!(total);
         let info = with_conn(|c| {
-            c.call(&Request::MemGetInfo(wire::DeviceRef { device: current_device() }), |r| match r {
-                proto_core::Response::MemGetInfo(m) => Ok(m),
-                _ => Err(unexpected()),
-            })?
+            c.mem_get_info(wire::DeviceRef { device: current_device() })
         })?;
         // SAFETY: both checked non-null.
         unsafe {

@@ -1,35 +1,28 @@
 //! Event family. A `hipEvent_t` is the worker's session-scoped handle.
 
 use crate::abi::*;
-use crate::api::device::{check_device, sync_call};
+use crate::api::device::check_device;
 use crate::api::stream::stream_id;
 use crate::boundary::current_device;
 use crate::conn::CallError;
-use crate::remote::with_conn;
-use proto_core::{wire, Request, Response};
+use crate::remote::{call_sync, with_conn};
+use proto_core::{calls, Caller, Calls};
+use proto_core::wire;
 use std::ffi::{c_int, c_uint};
 
 fn create(event: *mut hipEvent_t, flags: c_uint) -> Result<(), CallError> {
     non_null!(event);
     let device = check_device(current_device() as c_int)?;
     let id = with_conn(|c| {
-        c.call(&Request::EventCreate(wire::EventCreate { device, flags }), |r| match r {
-            Response::EventCreate(e) => Ok(e.event),
-            _ => Err(CallError::new(HipError::UNKNOWN, "unexpected reply to hipEventCreate")),
-        })?
+        c.event_create(wire::EventCreate { device, flags }).map(|e| e.event)
     })?;
     // SAFETY: checked non-null.
     unsafe { *event = id as hipEvent_t };
     Ok(())
 }
 
-fn query(req: Request<'_>, what: &str) -> Result<(), CallError> {
-    let complete = with_conn(|c| {
-        c.call(&req, |r| match r {
-            Response::EventQuery(q) | Response::StreamQuery(q) => Ok(q.complete),
-            _ => Err(CallError::new(HipError::UNKNOWN, "unexpected reply to a query")),
-        })?
-    })?;
+fn query(event: hipEvent_t, what: &str) -> Result<(), CallError> {
+    let complete = with_conn(|c| c.event_query(wire::EventRef { event: event as u64 }))?.complete;
     if complete {
         Ok(())
     } else {
@@ -51,8 +44,8 @@ pub extern "C" fn hipEventCreateWithFlags(event: *mut hipEvent_t, flags: c_uint)
 pub extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipEventRecord", {
         non_null!(event);
-        let req = Request::EventRecord(wire::EventRecord { event: event as u64, stream: stream_id(stream) });
-        with_conn(|c| c.post(&req))
+        let req = wire::EventRecord { event: event as u64, stream: stream_id(stream) };
+        with_conn(|c| c.post::<calls::EventRecord>(req))
     })
 }
 
@@ -60,7 +53,7 @@ pub extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipE
 pub extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
     hip_boundary!("hipEventSynchronize", {
         non_null!(event);
-        sync_call(&Request::EventSynchronize(wire::EventRef { event: event as u64 }))
+        call_sync(|c| c.event_synchronize(wire::EventRef { event: event as u64 }))
     })
 }
 
@@ -68,7 +61,7 @@ pub extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
 pub extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
     hip_boundary!("hipEventQuery", {
         non_null!(event);
-        query(Request::EventQuery(wire::EventRef { event: event as u64 }), "event")
+        query(event, "event")
     })
 }
 
@@ -79,13 +72,8 @@ pub unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: hipEvent_t, st
         if start.is_null() || stop.is_null() {
             return Err(CallError::new(HipError::INVALID_HANDLE, "event is NULL"));
         }
-        let req = Request::EventElapsedTime(wire::EventElapsed { start: start as u64, end: stop as u64 });
-        let elapsed = with_conn(|c| {
-            c.call(&req, |r| match r {
-                Response::EventElapsedTime(t) => Ok(t.ms),
-                _ => Err(CallError::new(HipError::UNKNOWN, "unexpected reply to hipEventElapsedTime")),
-            })?
-        })?;
+        let req = wire::EventElapsed { start: start as u64, end: stop as u64 };
+        let elapsed = with_conn(|c| c.event_elapsed_time(req))?.ms;
         // SAFETY: checked non-null.
         unsafe { *ms = elapsed };
         Ok(())
@@ -96,6 +84,6 @@ pub unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: hipEvent_t, st
 pub extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
     hip_boundary!("hipEventDestroy", {
         non_null!(event);
-        sync_call(&Request::EventDestroy(wire::EventRef { event: event as u64 }))
+        call_sync(|c| c.event_destroy(wire::EventRef { event: event as u64 }))
     })
 }

@@ -6,13 +6,12 @@
 //! allocations (`hipHostMalloc`) live in this process; the worker never sees them.
 
 use crate::abi::*;
-use crate::api::device::sync_call;
 use crate::api::stream::stream_id;
 use crate::boundary::current_device;
 use crate::conn::CallError;
-use crate::remote::with_conn;
+use crate::remote::{call_sync, with_conn};
+use proto_core::{calls, Caller, Calls};
 use proto_core::wire::{self, MemsetWidth};
-use proto_core::{Request, Response};
 use std::alloc::Layout;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::{c_int, c_uint, c_void};
@@ -62,10 +61,7 @@ pub fn forget_device_allocations(device: u32) {
 
 fn malloc_on(device: u32, size: usize) -> Result<u64, CallError> {
     let ptr = with_conn(|c| {
-        c.call(&Request::Malloc(wire::Malloc { device, size: size as u64, flags: 0 }), |r| match r {
-            Response::Malloc(a) => Ok(a.ptr),
-            _ => Err(CallError::new(HipError::UNKNOWN, "unexpected reply to hipMalloc")),
-        })?
+        c.malloc(wire::Malloc { device, size: size as u64, flags: 0 }).map(|a| a.ptr)
     })?;
     if ptr != 0 {
         device_allocs().lock().unwrap_or_else(|p| p.into_inner()).insert(ptr, (size as u64, device));
@@ -90,7 +86,7 @@ pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
         if ptr.is_null() {
             return Ok(());
         }
-        sync_call(&Request::Free(wire::Free { ptr: ptr as u64 }))?;
+        call_sync(|c| c.free(wire::Free { ptr: ptr as u64 }))?;
         device_allocs().lock().unwrap_or_else(|p| p.into_inner()).remove(&(ptr as u64));
         Ok(())
     })
@@ -154,17 +150,17 @@ unsafe fn copy(dst: *mut c_void, src: *const c_void, len: usize, kind: hipMemcpy
         Direction::HostToDevice => {
             // SAFETY: `src` is a host buffer of `len` bytes (caller contract).
             let data = unsafe { std::slice::from_raw_parts(src as *const u8, len) };
-            with_conn(|c| c.memcpy_htod(dst as u64, data, stream, sync))
+            with_conn(|c| c.upload(dst as u64, data, stream, sync))
         }
         // SAFETY: `dst` is a host buffer of `len` bytes that stays valid until the copy is
         // synchronised (HIP's contract for async copies; immediately for sync ones).
-        Direction::DeviceToHost => with_conn(|c| unsafe { c.memcpy_dtoh(dst as *mut u8, src as u64, len, stream, sync) }),
+        Direction::DeviceToHost => with_conn(|c| unsafe { c.download(dst as *mut u8, src as u64, len, stream, sync) }),
         Direction::DeviceToDevice => {
-            let req = Request::MemcpyDtoD(wire::MemcpyDtoD { dst: dst as u64, src: src as u64, len: len as u64, stream, sync });
+            let req = wire::MemcpyDtoD { dst: dst as u64, src: src as u64, len: len as u64, stream, sync };
             if sync {
-                sync_call(&req)
+                call_sync(|c| c.memcpy_dtod(req))
             } else {
-                with_conn(|c| c.post(&req))
+                with_conn(|c| c.post::<calls::MemcpyDtoD>(req))
             }
         }
     }
@@ -223,17 +219,17 @@ fn memset(dst: *mut c_void, value: u32, width: MemsetWidth, count: usize, stream
         return Ok(());
     }
     non_null!(dst);
-    let req = Request::Memset(wire::Memset {
+    let req = wire::Memset {
         dst: dst as u64,
         value,
         width,
         count: count as u64,
         stream: stream.unwrap_or(0),
         sync: stream.is_none(),
-    });
+    };
     match stream {
-        None => sync_call(&req),
-        Some(_) => with_conn(|c| c.post(&req)),
+        None => call_sync(|c| c.memset(req)),
+        Some(_) => with_conn(|c| c.post::<calls::Memset>(req)),
     }
 }
 

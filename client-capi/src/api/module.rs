@@ -23,15 +23,16 @@
 //! are padding and are not sent).
 
 use crate::abi::*;
-use crate::api::device::{properties, sync_call};
+use crate::api::device::properties;
 use crate::api::stream::stream_id;
 use crate::boundary::current_device;
 use crate::conn::CallError;
 use crate::fatbin::{self, Bundle, Extent, ImageKind};
-use crate::remote::with_conn;
+use crate::remote::{call_sync, with_conn};
+use proto_core::{calls, Caller, Calls};
 use proto_core::limits::{MAX_BULK_LEN, MAX_KERNEL_ARGS_LEN, MAX_KERNEL_PARAMS, MAX_NAME_LEN};
 use proto_core::wire::{self, ModuleFormat};
-use proto_core::{Bulk, Request, Response, StrList};
+use proto_core::{Bulk, StrList};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
@@ -235,10 +236,6 @@ pub(crate) fn next_handle() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
-fn unexpected(what: &str) -> CallError {
-    CallError::new(HipError::UNKNOWN, format!("unexpected reply to {what}"))
-}
-
 /// The function behind a `hipFunction_t`.
 pub fn function(handle: u64) -> Result<Arc<Function>, CallError> {
     tables().functions.get(&handle).cloned().ok_or_else(|| {
@@ -333,13 +330,8 @@ pub(crate) fn load_image(image: &[u8], origin: &str) -> Result<u64, CallError> {
     if code.len() > MAX_BULK_LEN {
         return Err(CallError::new(HipError::INVALID_IMAGE, format!("{origin}: code object of {} bytes exceeds the protocol's {MAX_BULK_LEN}", code.len())));
     }
-    let req = Request::ModuleLoad(wire::ModuleLoad { format, origin: wire_name(origin).into(), image: Bulk(&code) });
-    let worker = with_conn(|c| {
-        c.call(&req, |r| match r {
-            Response::ModuleLoad(m) => Ok(m.module),
-            _ => Err(unexpected("ModuleLoad")),
-        })?
-    })?;
+    let req = wire::ModuleLoad { format, origin: wire_name(origin).into(), image: Bulk(&code) };
+    let worker = with_conn(|c| c.module_load(req))?.module;
     let handle = next_handle();
     let entry = ModuleEntry { worker, origin: origin.to_string(), functions: HashMap::new(), globals: HashMap::new() };
     tables().modules.insert(handle, entry);
@@ -449,22 +441,21 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
     };
     let missing: Vec<usize> = (0..names.len()).filter(|&i| out[i].is_none()).collect();
     if !missing.is_empty() {
-        let reqs: Vec<Request<'_>> =
-            missing.iter().map(|&i| Request::ModuleGetFunction(wire::SymbolLookup { module: worker, name: wire_name(names[i]).into() })).collect();
+        let reqs: Vec<wire::SymbolLookup<'_>> =
+            missing.iter().map(|&i| wire::SymbolLookup { module: worker, name: wire_name(names[i]).into() }).collect();
         // Pipelined in bounded batches: both directions' socket buffers hold a whole batch,
         // so neither side blocks writing while the other is not reading.
         let mut replies = Vec::with_capacity(reqs.len());
         for batch in reqs.chunks(LOOKUP_BATCH) {
             replies.extend(with_conn(|c| {
-                c.call_batch(batch, |_, r| match r {
-                    Response::ModuleGetFunction(f) => Ok((f.function, f.params.0.iter().map(|p| (p.offset.get(), p.size.get())).collect::<Vec<_>>())),
-                    _ => Err(unexpected("ModuleGetFunction")),
+                c.call_batch::<calls::ModuleGetFunction, _>(batch.iter().cloned(), |_, f| {
+                    (f.function, f.params.0.iter().map(|p| (p.offset.get(), p.size.get())).collect::<Vec<_>>())
                 })
             })?);
         }
         let mut t = tables();
         for (&i, reply) in missing.iter().zip(replies) {
-            let resolved = reply.and_then(|r| r).and_then(|(worker_fn, params)| Ok((worker_fn, ArgLayout::new(params)?)));
+            let resolved = reply.and_then(|(worker_fn, params)| Ok((worker_fn, ArgLayout::new(params)?)));
             out[i] = Some(match resolved {
                 Err(e) => Err(CallError::new(e.code, format!("{origin}: kernel {}: {}", names[i], e.message))),
                 Ok((worker_fn, layout)) => {
@@ -501,13 +492,8 @@ pub(crate) fn get_global(module: u64, name: &str) -> Result<(u64, u64), CallErro
     if let Some(&g) = tables().modules.get(&module).and_then(|m| m.globals.get(name)) {
         return Ok(g);
     }
-    let req = Request::ModuleGetGlobal(wire::SymbolLookup { module: worker, name: wire_name(name).into() });
-    let global = with_conn(|c| {
-        c.call(&req, |r| match r {
-            Response::ModuleGetGlobal(g) => Ok((g.ptr, g.size)),
-            _ => Err(unexpected("ModuleGetGlobal")),
-        })?
-    })
+    let req = wire::SymbolLookup { module: worker, name: wire_name(name).into() };
+    let global = with_conn(|c| c.module_get_global(req).map(|g| (g.ptr, g.size)))
     .map_err(|e| CallError::new(e.code, format!("{origin}: global {name}: {}", e.message)))?;
     if let Some(m) = tables().modules.get_mut(&module) {
         m.globals.insert(name.to_string(), global);
@@ -533,10 +519,7 @@ pub(crate) fn attributes(f: &Function) -> Result<wire::FuncAttributes, CallError
         return Ok(a.clone());
     }
     let a = with_conn(|c| {
-        c.call(&Request::FuncGetAttributes(wire::FunctionRef { function: f.worker }), |r| match r {
-            Response::FuncGetAttributes(a) => Ok(a),
-            _ => Err(unexpected("FuncGetAttributes")),
-        })?
+        c.func_get_attributes(wire::FunctionRef { function: f.worker })
     })?;
     Ok(f.attributes.get_or_init(|| a).clone())
 }
@@ -597,41 +580,31 @@ pub(crate) unsafe fn launch(f: &Function, g: Geometry, kernel_params: *mut *mut 
             &owned
         }
     };
-    let req = Request::LaunchKernel(wire::LaunchKernel {
+    let req = wire::LaunchKernel {
         function: f.worker,
         grid: g.grid,
         block: g.block,
         shared_mem,
         stream: stream_id(g.stream),
         args: args.into(),
-    });
-    with_conn(|c| c.post(&req))
+    };
+    with_conn(|c| c.post::<calls::LaunchKernel>(req))
 }
 
 /// `hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`.
 pub(crate) fn occupancy_blocks(f: &Function, block_size: c_int, dynamic_shared: usize, flags: c_uint) -> Result<c_int, CallError> {
     let block_size = u32::try_from(block_size).ok().filter(|&b| b > 0).ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("block size {block_size}")))?;
-    let req = Request::OccupancyMaxActiveBlocks(wire::OccupancyQuery { function: f.worker, block_size, dynamic_shared: dynamic_shared as u64, flags });
-    with_conn(|c| {
-        c.call(&req, |r| match r {
-            Response::OccupancyMaxActiveBlocks(o) => Ok(c_int::try_from(o.blocks).unwrap_or(c_int::MAX)),
-            _ => Err(unexpected("OccupancyMaxActiveBlocks")),
-        })?
-    })
+    let req = wire::OccupancyQuery { function: f.worker, block_size, dynamic_shared: dynamic_shared as u64, flags };
+    let blocks = with_conn(|c| c.occupancy_max_active_blocks(req))?.blocks;
+    Ok(c_int::try_from(blocks).unwrap_or(c_int::MAX))
 }
 
 /// `hipModuleOccupancyMaxPotentialBlockSize`: (grid size, block size).
 pub(crate) fn occupancy_block_size(f: &Function, dynamic_shared: usize, limit: c_int, flags: c_uint) -> Result<(c_int, c_int), CallError> {
     let limit = u32::try_from(limit).map_err(|_| CallError::new(HipError::INVALID_VALUE, format!("block size limit {limit}")))?;
-    let req = Request::OccupancyMaxPotentialBlockSize(wire::BlockSizeQuery { function: f.worker, dynamic_shared: dynamic_shared as u64, block_size_limit: limit, flags });
-    with_conn(|c| {
-        c.call(&req, |r| match r {
-            Response::OccupancyMaxPotentialBlockSize(b) => {
-                Ok((c_int::try_from(b.min_grid_size).unwrap_or(c_int::MAX), c_int::try_from(b.block_size).unwrap_or(c_int::MAX)))
-            }
-            _ => Err(unexpected("OccupancyMaxPotentialBlockSize")),
-        })?
-    })
+    let req = wire::BlockSizeQuery { function: f.worker, dynamic_shared: dynamic_shared as u64, block_size_limit: limit, flags };
+    let b = with_conn(|c| c.occupancy_max_potential_block_size(req))?;
+    Ok((c_int::try_from(b.min_grid_size).unwrap_or(c_int::MAX), c_int::try_from(b.block_size).unwrap_or(c_int::MAX)))
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -700,7 +673,7 @@ pub extern "C" fn hipModuleUnload(module: hipModule_t) -> hipError_t {
     hip_boundary!("hipModuleUnload", {
         let worker = forget_module(module as u64)
             .ok_or_else(|| CallError::new(HipError::INVALID_HANDLE, format!("{module:p} is not a loaded hipModule_t")))?;
-        sync_call(&Request::ModuleUnload(wire::ModuleRef { module: worker }))
+        call_sync(|c| c.module_unload(wire::ModuleRef { module: worker }))
     })
 }
 
@@ -1009,24 +982,16 @@ unsafe fn rtc_compile(
 ) -> Result<(), CallError> {
     // SAFETY: forwarded caller contract.
     let req = unsafe {
-        Request::RtcCompile(wire::RtcCompile {
+        wire::RtcCompile {
             name: wire_name(text(name, name_len, "name")?).into(),
             source: text(source, source_len, "source")?.into(),
             header_names: str_list(hn, hn_len, "header_names")?,
             header_sources: str_list(hs, hs_len, "header_sources")?,
             options: str_list(opts, opts_len, "options")?,
             name_expressions: str_list(ne, ne_len, "name_expressions")?,
-        })
+        }
     };
-    with_conn(|c| {
-        c.call(&req, |r| match r {
-            Response::RtcCompile(out) => {
-                deliver(&out);
-                Ok(())
-            }
-            _ => Err(unexpected("RtcCompile")),
-        })?
-    })
+    with_conn(|c| c.rtc_compile(req).map(|out| deliver(&out)))
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ use crate::api::module::{self, c_str, Function, Geometry};
 use crate::conn::CallError;
 use crate::fatbin::{self, Wrapper};
 use crate::remote;
-use proto_core::{wire, Request};
+use proto_core::{calls, wire, Caller};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_uint, c_void};
@@ -226,7 +226,7 @@ pub extern "C" fn __hipUnregisterFatBinary(modules: *mut *mut c_void) {
         if let LoadState::Loaded(m) = *state {
             if let Some(worker) = module::forget_module(m) {
                 if remote::is_open() {
-                    let _ = remote::with_conn(|c| c.post(&Request::ModuleUnload(wire::ModuleRef { module: worker })));
+                    let _ = remote::with_conn(|c| c.post::<calls::ModuleUnload>(wire::ModuleRef { module: worker }));
                 }
             }
         }

@@ -2,11 +2,12 @@
 //! `hipStreamLegacy` and `hipStreamPerThread` all map to the worker's null stream.
 
 use crate::abi::*;
-use crate::api::device::{check_device, sync_call};
+use crate::api::device::check_device;
 use crate::boundary::current_device;
 use crate::conn::CallError;
-use crate::remote::with_conn;
-use proto_core::{wire, Request, Response};
+use crate::remote::{call_sync, with_conn};
+use proto_core::{calls, Caller, Calls};
+use proto_core::wire;
 use std::ffi::{c_int, c_uint};
 
 /// `hipStreamNonBlocking`.
@@ -27,10 +28,7 @@ fn create(stream: *mut hipStream_t, flags: c_uint, priority: c_int) -> Result<()
     }
     let device = check_device(current_device() as c_int)?;
     let id = with_conn(|c| {
-        c.call(&Request::StreamCreate(wire::StreamCreate { device, flags, priority }), |r| match r {
-            Response::StreamCreate(s) => Ok(s.stream),
-            _ => Err(CallError::new(HipError::UNKNOWN, "unexpected reply to hipStreamCreate")),
-        })?
+        c.stream_create(wire::StreamCreate { device, flags, priority }).map(|s| s.stream)
     })?;
     // SAFETY: checked non-null.
     unsafe { *stream = id as hipStream_t };
@@ -58,23 +56,20 @@ pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
         if stream_id(stream) == 0 {
             return Err(CallError::new(HipError::INVALID_HANDLE, "the null stream cannot be destroyed"));
         }
-        sync_call(&Request::StreamDestroy(wire::StreamRef { stream: stream_id(stream) }))
+        call_sync(|c| c.stream_destroy(wire::StreamRef { stream: stream_id(stream) }))
     })
 }
 
 #[no_mangle]
 pub extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
-    hip_boundary!("hipStreamSynchronize", { sync_call(&Request::StreamSynchronize(wire::StreamRef { stream: stream_id(stream) })) })
+    hip_boundary!("hipStreamSynchronize", { call_sync(|c| c.stream_synchronize(wire::StreamRef { stream: stream_id(stream) })) })
 }
 
 #[no_mangle]
 pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipStreamQuery", {
         let complete = with_conn(|c| {
-            c.call(&Request::StreamQuery(wire::StreamRef { stream: stream_id(stream) }), |r| match r {
-                Response::StreamQuery(q) => Ok(q.complete),
-                _ => Err(CallError::new(HipError::UNKNOWN, "unexpected reply to hipStreamQuery")),
-            })?
+            c.stream_query(wire::StreamRef { stream: stream_id(stream) }).map(|q| q.complete)
         })?;
         if complete {
             Ok(())
@@ -88,7 +83,7 @@ pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
 pub extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, flags: c_uint) -> hipError_t {
     hip_boundary!("hipStreamWaitEvent", {
         non_null!(event);
-        let req = Request::StreamWaitEvent(wire::StreamWaitEvent { stream: stream_id(stream), event: event as u64, flags });
-        with_conn(|c| c.post(&req))
+        let req = wire::StreamWaitEvent { stream: stream_id(stream), event: event as u64, flags };
+        with_conn(|c| c.post::<calls::StreamWaitEvent>(req))
     })
 }

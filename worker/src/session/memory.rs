@@ -1,16 +1,29 @@
 //! Memory handlers: allocation and every copy direction, with pointer validation against the
-//! session's allocation table before the backend is called.
+//! session's allocation table before the backend is called. Bulk data never passes through
+//! a handler's hands from the socket: the driver places it where [`Session::bulk_destination`]
+//! says, and sends device-memory replies itself ([`Outcome::ReplyFromDevice`]).
 
 use super::tables::AllocInfo;
-use super::{Failure, Session, WorkerIo, MAX_ALLOCATIONS_PER_SESSION};
-use crate::backend::{DevicePtr, MemsetPattern};
+use super::{CallCx, Failure, PlacedBulk, Session, MAX_ALLOCATIONS_PER_SESSION};
+use crate::backend::{DevicePtr, MemsetPattern, StreamHandle};
+use proto_core::opcode::MemoryHandler;
 use proto_core::limits::MAX_BULK_LEN;
 use proto_core::wire::{self, MemsetWidth};
-use proto_core::{Response, Status};
+use proto_core::{Outcome, Request, Response, Status};
 use std::sync::Arc;
 
-impl Session {
-    pub(super) fn do_malloc(&mut self, req: wire::Malloc) -> Result<wire::Allocation, Failure> {
+/// Where the driver puts the bulk section of a to-device request.
+#[derive(Debug)]
+pub enum BulkDestination {
+    /// Into device memory at `ptr`, ordered on `stream`; with `direct`, the transport may
+    /// write it there itself (GPUDirect), else through [`Session::receive_into_device`].
+    Device { stream: Option<StreamHandle>, ptr: DevicePtr, direct: bool },
+    /// Into a buffer the handler takes over (the copy is queued behind a stream's work).
+    Owned,
+}
+
+impl MemoryHandler for Session {
+    fn malloc(&mut self, _cx: &mut CallCx, req: wire::Malloc) -> Result<wire::Allocation, Failure> {
         let dev = self.device(req.device)?;
         if req.flags != 0 {
             return Err(Failure::new(Status::INVALID_VALUE, format!("hipMalloc flags {:#x} are not supported", req.flags)));
@@ -26,7 +39,7 @@ impl Session {
         Ok(wire::Allocation { ptr: ptr.0 })
     }
 
-    pub(super) fn do_free(&mut self, req: wire::Free) -> Result<wire::Empty, Failure> {
+    fn free(&mut self, _cx: &mut CallCx, req: wire::Free) -> Result<wire::Empty, Failure> {
         if req.ptr == 0 {
             return Ok(wire::Empty {});
         }
@@ -47,106 +60,75 @@ impl Session {
         Ok(wire::Empty {})
     }
 
-    pub(super) fn do_memcpy_htod<'a>(&'a mut self, io: &mut WorkerIo, req: wire::MemcpyHtoD<'a>) -> Result<wire::Empty, Failure> {
-        // The driver leaves MemcpyHtoD's bulk section in the transport so it can be placed
-        // straight into device memory; bytes already decoded (in-memory tests) are used as is.
-        let len = if req.data.0.is_empty() { io.source.bulk_remaining() } else { req.data.0.len() };
-        if len == 0 {
-            return Ok(wire::Empty {});
-        }
-        let (_, alloc) = self.allocations.resolve(req.dst, len as u64, "hipMemcpy destination")?;
+    fn memcpy_htod(&mut self, cx: &mut CallCx, req: wire::MemcpyHtoD<'_>) -> Result<wire::Empty, Failure> {
         let stream = self.stream(req.stream)?;
         let dst = DevicePtr(req.dst);
-        if !req.data.0.is_empty() {
-            self.backend.memcpy_htod_sync(stream, dst, req.data.0)?;
-            return Ok(wire::Empty {});
-        }
-        if (req.sync || stream.is_none()) && self.gpu_direct_possible() {
-            // GPUDirect: the NIC writes into device memory itself, once the work ordered
-            // before this copy is done.
-            self.wait_before_direct(stream, alloc.device)?;
-            let placed = io.source.recv_bulk_to_device(req.dst, len);
-            if placed.map_err(|e| Failure::new(Status::UNKNOWN, format!("connection failed during copy: {e}")))? {
-                return Ok(wire::Empty {});
+        match std::mem::take(&mut cx.placed) {
+            // The driver wrote the bytes into device memory (see `bulk_destination`).
+            PlacedBulk::InDevice { len, direct } => {
+                self.allocations.resolve(req.dst, len as u64, "hipMemcpy destination")?;
+                if !direct && !cx.no_reply {
+                    // The client is told the copy is complete: every chunk must have landed.
+                    self.backend.finish_device_writes(stream, dst)?;
+                }
             }
-        }
-        if req.sync || stream.is_none() {
-            // Zero-copy on the host backend: the socket is read straight into device memory.
-            let mut transport_result = Ok(());
-            self.backend.with_device_bytes_mut(stream, dst, len as u64, &mut |bytes| {
-                transport_result = io.source.recv_bulk(bytes);
-            })?;
-            transport_result.map_err(|e| Failure::new(Status::UNKNOWN, format!("connection failed during copy: {e}")))?;
-            if !io.no_reply {
-                // The client is told the copy is complete: every chunk must have landed.
-                self.backend.finish_device_writes(stream, dst)?;
+            // Queued behind earlier work on the stream, which keeps the bytes.
+            PlacedBulk::Owned(data) => {
+                self.allocations.resolve(req.dst, data.len() as u64, "hipMemcpy destination")?;
+                self.backend.memcpy_htod(stream, dst, data.into())?;
             }
-        } else {
-            // Queued behind earlier work: the bytes must outlive this request.
-            let mut data = Vec::new();
-            data.try_reserve_exact(len).map_err(|_| Failure::new(Status::OUT_OF_MEMORY, "worker cannot buffer the copy"))?;
-            data.resize(len, 0);
-            io.source
-                .recv_bulk(&mut data)
-                .map_err(|e| Failure::new(Status::UNKNOWN, format!("connection failed during copy: {e}")))?;
-            self.backend.memcpy_htod(stream, dst, data.into())?;
+            // Bytes in the message itself (a request decoded whole, as in-memory tests send).
+            PlacedBulk::None if req.data.0.is_empty() => {}
+            PlacedBulk::None => {
+                self.allocations.resolve(req.dst, req.data.0.len() as u64, "hipMemcpy destination")?;
+                self.backend.memcpy_htod_sync(stream, dst, req.data.0)?;
+            }
         }
         Ok(wire::Empty {})
     }
 
-    pub(super) fn do_memcpy_dtoh<'a>(&'a mut self, io: &mut WorkerIo, req: wire::MemcpyDtoH) -> Result<wire::MemcpyData<'a>, Failure> {
+    fn memcpy_dtoh<'a>(&'a mut self, cx: &mut CallCx, req: wire::MemcpyDtoH) -> Result<Outcome<wire::MemcpyData<'a>>, Failure> {
         if req.len as usize > MAX_BULK_LEN {
             return Err(Failure::new(Status::INVALID_VALUE, format!("copy of {} bytes exceeds the per-frame limit {MAX_BULK_LEN}; split it", req.len)));
         }
         if req.len == 0 {
-            return Ok(wire::MemcpyData { data: Default::default() });
+            return Ok(wire::MemcpyData { data: Default::default() }.into());
         }
         let (_, alloc) = self.allocations.resolve(req.src, req.len, "hipMemcpy source")?;
         let stream = self.stream(req.stream)?;
-        if stream.is_none() && !io.no_reply && self.gpu_direct_possible() {
-            // GPUDirect: the NIC reads device memory into the client's landing itself.
-            self.wait_before_direct(None, alloc.device)?;
-            let empty = Response::MemcpyDtoH(wire::MemcpyData { data: proto_core::Bulk(&[]) });
-            let sent = io.replies.send_response_from_device(io.request_id, &empty, req.src, req.len);
-            if sent.map_err(|e| Failure::new(Status::UNKNOWN, format!("connection failed during copy: {e}")))? {
-                return Err(Failure::ReplyDeferred);
+        if stream.is_none() && !cx.no_reply {
+            // Null stream: the copy is due now, so the driver sends the reply straight from
+            // device memory (GPUDirect where the transport can, else zero-copy on the host
+            // backend and one staging copy on GPU backends) once earlier work is done.
+            if self.gpu_direct_possible() {
+                self.wait_before_direct(None, alloc.device)?;
             }
-        }
-        if stream.is_none() && !io.no_reply {
-            // Null stream: the copy is due now, so the reply is written straight from device
-            // memory (zero-copy on the host backend; one staging copy on GPU backends).
-            let mut sent = Ok(());
-            let request_id = io.request_id;
-            let replies = &io.replies;
-            self.backend.with_device_bytes(None, DevicePtr(req.src), req.len, &mut |bytes| {
-                sent = replies.send_response(request_id, &Response::MemcpyDtoH(wire::MemcpyData { data: proto_core::Bulk(bytes) }));
-            })?;
-            sent.map_err(|e| Failure::new(Status::UNKNOWN, format!("connection failed during copy: {e}")))?;
-            return Err(Failure::ReplyDeferred);
+            let reply = wire::MemcpyData { data: proto_core::Bulk(&[]) };
+            return Ok(Outcome::ReplyFromDevice { reply, ptr: req.src, len: req.len });
         }
         // The reply goes out when the stream reaches the copy, from whichever thread runs it;
         // the request loop meanwhile serves the client's next requests.
-        let replies = Arc::clone(&io.replies);
-        let (request_id, opcode, no_reply) = (io.request_id, io.opcode, io.no_reply);
+        let late = Arc::clone(&self.late);
+        let (request_id, opcode, no_reply) = (cx.request_id, cx.opcode, cx.no_reply);
         self.backend.memcpy_dtoh(
             stream,
             DevicePtr(req.src),
             req.len,
             Box::new(move |result| {
                 // Queued, never written here: this runs on a stream executor, which must not
-                // block on a client that is busy sending (see ReplySender).
+                // block on a client that is busy sending (see LateReplies).
                 match result {
                     Ok(_) if no_reply => {}
-                    Ok(bytes) => replies.queue_response(request_id, &Response::MemcpyDtoH(wire::MemcpyData { data: proto_core::Bulk(&bytes) })),
-                    Err(e) if no_reply => replies.defer(Status(e.hip_code())),
-                    Err(e) => replies.queue_error(request_id, opcode.raw(), Status(e.hip_code()), &e.to_string()),
+                    Ok(bytes) => late.push_response(request_id, &Response::MemcpyDtoH(wire::MemcpyData { data: proto_core::Bulk(&bytes) })),
+                    Err(e) if no_reply => late.defer(Status(e.hip_code())),
+                    Err(e) => late.push_error(request_id, opcode.raw(), Status(e.hip_code()), &e.to_string()),
                 }
             }),
         )?;
-        Err(Failure::ReplyDeferred)
+        Ok(Outcome::Later)
     }
 
-    pub(super) fn do_memcpy_dtod(&mut self, req: wire::MemcpyDtoD) -> Result<wire::Empty, Failure> {
+    fn memcpy_dtod(&mut self, _cx: &mut CallCx, req: wire::MemcpyDtoD) -> Result<wire::Empty, Failure> {
         if req.len == 0 {
             return Ok(wire::Empty {});
         }
@@ -160,7 +142,7 @@ impl Session {
         Ok(wire::Empty {})
     }
 
-    pub(super) fn do_memset(&mut self, req: wire::Memset) -> Result<wire::Empty, Failure> {
+    fn memset(&mut self, _cx: &mut CallCx, req: wire::Memset) -> Result<wire::Empty, Failure> {
         let pattern = match req.width {
             MemsetWidth::Byte => MemsetPattern::U8(req.value as u8),
             MemsetWidth::Half => MemsetPattern::U16(req.value as u16),
@@ -180,10 +162,47 @@ impl Session {
         }
         Ok(wire::Empty {})
     }
+}
+
+impl Session {
+    /// Where the bulk section of a to-device request goes, decided before any byte of it is
+    /// read: its destination is validated first, so a bad pointer costs no device write.
+    pub fn bulk_destination(&mut self, request: &Request<'_>, len: usize) -> Result<BulkDestination, Failure> {
+        let Request::MemcpyHtoD(req) = request else {
+            return Err(Failure::new(Status::INVALID_VALUE, format!("{} carries no data for the device", request.opcode())));
+        };
+        let (_, alloc) = self.allocations.resolve(req.dst, len as u64, "hipMemcpy destination")?;
+        let stream = self.stream(req.stream)?;
+        let ptr = DevicePtr(req.dst);
+        if !(req.sync || stream.is_none()) {
+            return Ok(BulkDestination::Owned);
+        }
+        let direct = self.gpu_direct_possible();
+        if direct {
+            // GPUDirect: the NIC writes into device memory itself, once the work ordered
+            // before this copy is done.
+            self.wait_before_direct(stream, alloc.device)?;
+        }
+        Ok(BulkDestination::Device { stream, ptr, direct })
+    }
+
+    /// Lends `fill` the `len` bytes of device memory at `ptr` to write (the memory itself on
+    /// the host backend, a staging buffer copied to the device afterwards on GPUs).
+    pub fn receive_into_device(&self, stream: Option<StreamHandle>, ptr: DevicePtr, len: u64, fill: &mut dyn FnMut(&mut [u8])) -> Result<(), Failure> {
+        self.backend.with_device_bytes_mut(stream, ptr, len, fill)?;
+        Ok(())
+    }
+
+    /// Lends `read` the `len` bytes of device memory at `ptr` once the null stream's earlier
+    /// work is done (zero-copy on the host backend, staged on GPUs).
+    pub fn read_device_bytes(&self, ptr: u64, len: u64, read: &mut dyn FnMut(&[u8])) -> Result<(), Failure> {
+        self.backend.with_device_bytes(None, DevicePtr(ptr), len, read)?;
+        Ok(())
+    }
 
     /// Whether copies may bypass host staging: GPU memory, and a transport that takes
     /// device memory (the session announced its allocations to it).
-    fn gpu_direct_possible(&self) -> bool {
+    pub fn gpu_direct_possible(&self) -> bool {
         self.memory.is_some() && !self.backend.device_memory_is_host_memory()
     }
 

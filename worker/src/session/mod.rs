@@ -1,32 +1,39 @@
 //! One client session: the handle and pointer tables, limits, and the [`Handler`] methods
 //! that turn validated requests into backend calls.
 //!
-//! A session is a state machine fed by a driver ([`crate::server`]) that owns the transport:
-//! it never touches a socket except through [`WorkerIo`], so the same session can run in a
-//! thread (today) or in a process of its own (for fault isolation on GPUs, where one
-//! client's faulting kernel would otherwise poison the shared context).
+//! A session is a state machine fed by a driver ([`crate::driver`]) that owns the transport:
+//! it never touches a socket. Handlers take a request and a [`CallCx`] (plain data) and
+//! return a reply, an [`Outcome`](proto_core::Outcome) the driver carries out, or a failure;
+//! replies produced later by stream executors go into [`LateReplies`], which the driver
+//! drains. So a session can be tested without any transport, run in a thread (today) or in a
+//! process of its own (for fault isolation on GPUs). One file per opcode family implements
+//! that family's handler trait.
 //!
 //! Every pointer and handle a client sends is looked up in this session's own tables before
 //! the backend sees it: another session's pointer, a freed one or a made-up one is an error
 //! reply, never a worker crash. Dropping the session frees everything it still holds.
 
-mod io;
+mod cx;
+mod device;
+mod event;
+mod handshake;
 mod memory;
 mod module;
+mod stream;
 mod tables;
 #[cfg(test)]
 mod tests;
 
-pub use io::{ReplySender, WorkerIo};
+pub use cx::{truncate_utf8, CallCx, LateReplies, PlacedBulk};
+pub use device::REPORTED_HIP_VERSION;
+pub use memory::BulkDestination;
 pub use module::{MAX_FUNCTIONS_PER_SESSION, MAX_MODULES_PER_SESSION, MODULE_DEVICE};
 pub use tables::{Allocations, Handles};
 
 use module::{FunctionEntry, ModuleEntry, RtcReply};
 
 use crate::backend::{Backend, BackendError, DeviceIndex, EventHandle, StreamHandle};
-use proto_core::header::{MIN_PROTOCOL_VERSION, PROTOCOL_VERSION};
-use proto_core::wire::{self, features};
-use proto_core::{FixedStr, Handler, Status};
+use proto_core::Status;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use transport_tcp::MemoryRegistry;
@@ -89,6 +96,8 @@ pub struct Session {
     functions: Handles<FunctionEntry>,
     /// The latest hiprtc result, borrowed by its reply.
     rtc_reply: RtcReply,
+    /// Replies produced after their handler returned, and deferred statuses.
+    late: Arc<LateReplies>,
     /// The transport's registry of long-lived memory: device allocations (host memory by
     /// address, GPU memory with its dma-buf export) and the backend's staging buffers are
     /// announced to it (RDMA registers each once, not per copy).
@@ -111,6 +120,7 @@ impl Session {
             modules: Handles::new("module", 0x4d4f_0000_0000_0000, MAX_MODULES_PER_SESSION),
             functions: Handles::new("function", 0x4655_0000_0000_0000, MAX_FUNCTIONS_PER_SESSION),
             rtc_reply: RtcReply::default(),
+            late: Arc::default(),
             memory: None,
         }
     }
@@ -153,6 +163,11 @@ impl Session {
     /// Session id (as sent in WELCOME).
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// The session's queue of late replies and deferred statuses (the driver sends them).
+    pub fn late_replies(&self) -> Arc<LateReplies> {
+        Arc::clone(&self.late)
     }
 
     /// Whether HELLO has been accepted.
@@ -230,318 +245,8 @@ impl Drop for Session {
     }
 }
 
-fn to_wire_properties(p: &crate::backend::DeviceProperties) -> wire::DeviceProperties {
-    let u = |v: i32| v.max(0) as u32;
-    wire::DeviceProperties {
-        name: FixedStr::truncated(&p.name),
-        arch_name: FixedStr::truncated(&p.gcn_arch_name),
-        uuid: [0; 16],
-        total_global_mem: p.total_global_mem,
-        shared_mem_per_block: p.shared_mem_per_block,
-        regs_per_block: u(p.regs_per_block),
-        warp_size: u(p.warp_size),
-        mem_pitch: p.mem_pitch,
-        max_threads_per_block: u(p.max_threads_per_block),
-        max_threads_dim: p.max_threads_dim.map(u),
-        max_grid_size: p.max_grid_size.map(u),
-        clock_rate_khz: u(p.clock_rate_khz),
-        total_const_mem: p.total_const_mem,
-        major: u(p.major),
-        minor: u(p.minor),
-        texture_alignment: p.texture_alignment,
-        multi_processor_count: u(p.multi_processor_count),
-        kernel_exec_timeout: p.kernel_exec_timeout_enabled,
-        integrated: p.integrated,
-        can_map_host_memory: p.can_map_host_memory,
-        compute_mode: u(p.compute_mode),
-        concurrent_kernels: p.concurrent_kernels,
-        ecc_enabled: p.ecc_enabled,
-        pci_bus_id: u(p.pci_bus_id),
-        pci_device_id: u(p.pci_device_id),
-        pci_domain_id: u(p.pci_domain_id),
-        async_engine_count: u(p.async_engine_count),
-        unified_addressing: p.unified_addressing,
-        memory_clock_rate_khz: u(p.memory_clock_rate_khz),
-        memory_bus_width: u(p.memory_bus_width),
-        l2_cache_size: u(p.l2_cache_size),
-        persisting_l2_cache_max_size: 0,
-        max_threads_per_multiprocessor: u(p.max_threads_per_multiprocessor),
-        stream_priorities_supported: true,
-        global_l1_cache_supported: true,
-        local_l1_cache_supported: true,
-        shared_mem_per_multiprocessor: p.max_shared_memory_per_multiprocessor,
-        regs_per_multiprocessor: u(p.regs_per_block),
-        managed_memory: p.managed_memory,
-        is_multi_gpu_board: p.is_multi_gpu_board,
-        pageable_memory_access: p.pageable_memory_access,
-        concurrent_managed_access: p.concurrent_managed_access,
-        cooperative_launch: p.cooperative_launch,
-        cooperative_multi_device_launch: false,
-        shared_mem_per_block_optin: p.shared_mem_per_block,
-        max_blocks_per_multiprocessor: u(p.max_threads_per_multiprocessor / p.warp_size.max(1)).max(1),
-        host_native_atomic_supported: true,
-        clock_instruction_rate_khz: u(p.clock_rate_khz),
-    }
-}
-
-/// Version numbers reported as HIP 7.0 (`HIP_VERSION` = major·10⁷ + minor·10⁵ + patch).
-pub const REPORTED_HIP_VERSION: i32 = 70_000_000;
-
-impl Handler for Session {
+impl proto_core::HandlerTypes for Session {
     type Error = Failure;
-    type Io = WorkerIo;
-
-    // ---- session ----------------------------------------------------------------------
-
-    fn hello<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::Hello<'a>) -> Result<wire::Welcome<'a>, Failure> {
-        if self.greeted {
-            return Err(Failure::new(Status::INVALID_VALUE, "HELLO sent twice"));
-        }
-        if req.min_version > req.max_version || req.max_version < MIN_PROTOCOL_VERSION || req.min_version > PROTOCOL_VERSION {
-            return Err(Failure::new(
-                Status::UNSUPPORTED_VERSION,
-                format!(
-                    "client speaks protocol {}..={}, worker speaks {MIN_PROTOCOL_VERSION}..={PROTOCOL_VERSION}",
-                    req.min_version, req.max_version
-                ),
-            ));
-        }
-        if let Some(token) = &self.config.auth_token {
-            if !constant_time_eq(token.as_bytes(), req.auth_token.0) {
-                return Err(Failure::new(Status::AUTH_FAILED, "authentication token missing or wrong"));
-            }
-        }
-        self.greeted = true;
-        self.client_name = req.client_name.as_str().to_owned();
-        tracing::info!(session = self.id, client = %self.client_name, resume = req.resume_session, "session opened");
-        let mut offered = features::FIRE_AND_FORGET | features::BULK_STREAMING;
-        if self.config.rdma_endpoint.is_some() {
-            offered |= features::RDMA;
-        }
-        Ok(wire::Welcome {
-            version: req.max_version.min(PROTOCOL_VERSION),
-            features: req.features & offered,
-            session_id: self.id,
-            // Session state lives and dies with its connection: resume is refused by
-            // answering with a fresh session, which the client sees in `resumed`.
-            resumed: false,
-            worker_name: self.config.worker_name.as_str().into(),
-            backend: self.backend.name().into(),
-            auth_challenge: Default::default(),
-            rdma_endpoint: self.config.rdma_endpoint.as_deref().unwrap_or("").into(),
-        })
-    }
-
-    fn authenticate<'a>(&'a mut self, _io: &mut WorkerIo, _req: wire::Authenticate<'a>) -> Result<wire::Empty, Failure> {
-        Err(Failure::new(Status::NOT_SUPPORTED, "challenge/response authentication is not configured on this worker"))
-    }
-
-    fn ping<'a>(&'a mut self, io: &mut WorkerIo, req: wire::Ping<'a>) -> Result<wire::Pong<'a>, Failure> {
-        Ok(wire::Pong { nonce: req.nonce, worker_time_ns: io.now_ns(), payload: req.payload })
-    }
-
-    fn goodbye(&mut self, io: &mut WorkerIo, _req: wire::Empty) -> Result<wire::Empty, Failure> {
-        io.close_after_reply = true;
-        Ok(wire::Empty {})
-    }
-
-    // ---- device -----------------------------------------------------------------------
-
-    fn get_versions<'a>(&'a mut self, _io: &mut WorkerIo, _req: wire::Empty) -> Result<wire::Versions<'a>, Failure> {
-        Ok(wire::Versions {
-            driver_version: REPORTED_HIP_VERSION,
-            runtime_version: REPORTED_HIP_VERSION,
-            backend: self.backend.name().into(),
-        })
-    }
-
-    fn get_device_count(&mut self, _io: &mut WorkerIo, _req: wire::Empty) -> Result<wire::DeviceCount, Failure> {
-        Ok(wire::DeviceCount { count: self.backend.device_count()? })
-    }
-
-    fn get_device_properties(&mut self, _io: &mut WorkerIo, req: wire::DeviceRef) -> Result<wire::DeviceProperties, Failure> {
-        let dev = self.device(req.device)?;
-        Ok(to_wire_properties(&self.backend.device_properties(dev)?))
-    }
-
-    fn device_synchronize(&mut self, _io: &mut WorkerIo, req: wire::DeviceRef) -> Result<wire::Empty, Failure> {
-        let dev = self.device(req.device)?;
-        self.backend.device_synchronize(dev)?;
-        // A device synchronize reports errors latched on the session's streams, as HIP does.
-        for (stream, d) in self.streams.values() {
-            if *d == dev {
-                self.backend.stream_synchronize(*stream)?;
-            }
-        }
-        Ok(wire::Empty {})
-    }
-
-    fn device_reset(&mut self, _io: &mut WorkerIo, req: wire::DeviceRef) -> Result<wire::Empty, Failure> {
-        let dev = self.device(req.device)?;
-        self.release(Some(dev));
-        Ok(wire::Empty {})
-    }
-
-    fn mem_get_info(&mut self, _io: &mut WorkerIo, req: wire::DeviceRef) -> Result<wire::MemInfo, Failure> {
-        let dev = self.device(req.device)?;
-        let info = self.backend.mem_get_info(dev)?;
-        Ok(wire::MemInfo { free: info.free, total: info.total })
-    }
-
-    fn stream_priority_range(&mut self, _io: &mut WorkerIo, req: wire::DeviceRef) -> Result<wire::PriorityRange, Failure> {
-        let dev = self.device(req.device)?;
-        let (least, greatest) = self.backend.stream_priority_range(dev)?;
-        Ok(wire::PriorityRange { least, greatest })
-    }
-
-    // ---- memory (see memory.rs) -------------------------------------------------------
-
-    fn malloc(&mut self, _io: &mut WorkerIo, req: wire::Malloc) -> Result<wire::Allocation, Failure> {
-        self.do_malloc(req)
-    }
-
-    fn free(&mut self, _io: &mut WorkerIo, req: wire::Free) -> Result<wire::Empty, Failure> {
-        self.do_free(req)
-    }
-
-    fn memcpy_htod<'a>(&'a mut self, io: &mut WorkerIo, req: wire::MemcpyHtoD<'a>) -> Result<wire::Empty, Failure> {
-        self.do_memcpy_htod(io, req)
-    }
-
-    fn memcpy_dtoh<'a>(&'a mut self, io: &mut WorkerIo, req: wire::MemcpyDtoH) -> Result<wire::MemcpyData<'a>, Failure> {
-        self.do_memcpy_dtoh(io, req)
-    }
-
-    fn memcpy_dtod(&mut self, _io: &mut WorkerIo, req: wire::MemcpyDtoD) -> Result<wire::Empty, Failure> {
-        self.do_memcpy_dtod(req)
-    }
-
-    fn memset(&mut self, _io: &mut WorkerIo, req: wire::Memset) -> Result<wire::Empty, Failure> {
-        self.do_memset(req)
-    }
-
-    // ---- streams ----------------------------------------------------------------------
-
-    fn stream_create(&mut self, _io: &mut WorkerIo, req: wire::StreamCreate) -> Result<wire::StreamCreated, Failure> {
-        let dev = self.device(req.device)?;
-        self.streams.check_capacity()?;
-        let handle = self.backend.stream_create(dev, req.flags, req.priority)?;
-        Ok(wire::StreamCreated { stream: self.streams.insert((handle, dev)) })
-    }
-
-    fn stream_destroy(&mut self, _io: &mut WorkerIo, req: wire::StreamRef) -> Result<wire::Empty, Failure> {
-        let (handle, _) = self.streams.remove(req.stream)?;
-        self.backend.stream_destroy(handle)?;
-        Ok(wire::Empty {})
-    }
-
-    fn stream_synchronize(&mut self, _io: &mut WorkerIo, req: wire::StreamRef) -> Result<wire::Empty, Failure> {
-        match self.stream(req.stream)? {
-            Some(stream) => self.backend.stream_synchronize(stream)?,
-            // The null stream: everything on every device the session can see.
-            None => {
-                for dev in 0..self.backend.device_count()? {
-                    self.backend.device_synchronize(dev)?;
-                }
-            }
-        }
-        Ok(wire::Empty {})
-    }
-
-    fn stream_query(&mut self, _io: &mut WorkerIo, req: wire::StreamRef) -> Result<wire::QueryResult, Failure> {
-        let complete = match self.stream(req.stream)? {
-            Some(stream) => self.backend.stream_query(stream)?,
-            None => true,
-        };
-        Ok(wire::QueryResult { complete })
-    }
-
-    fn stream_wait_event(&mut self, _io: &mut WorkerIo, req: wire::StreamWaitEvent) -> Result<wire::Empty, Failure> {
-        if req.flags != 0 {
-            return Err(Failure::new(Status::INVALID_VALUE, format!("hipStreamWaitEvent flags {:#x} must be 0", req.flags)));
-        }
-        let stream = self.stream(req.stream)?;
-        let event = self.event(req.event)?;
-        self.backend.stream_wait_event(stream, event)?;
-        Ok(wire::Empty {})
-    }
-
-    // ---- events -----------------------------------------------------------------------
-
-    fn event_create(&mut self, _io: &mut WorkerIo, req: wire::EventCreate) -> Result<wire::EventCreated, Failure> {
-        self.events.check_capacity()?;
-        let dev = self.device(req.device)?;
-        let handle = self.backend.event_create(dev, req.flags)?;
-        Ok(wire::EventCreated { event: self.events.insert((handle, dev)) })
-    }
-
-    fn event_record(&mut self, _io: &mut WorkerIo, req: wire::EventRecord) -> Result<wire::Empty, Failure> {
-        let event = self.event(req.event)?;
-        let stream = self.stream(req.stream)?;
-        self.backend.event_record(event, stream)?;
-        Ok(wire::Empty {})
-    }
-
-    fn event_synchronize(&mut self, _io: &mut WorkerIo, req: wire::EventRef) -> Result<wire::Empty, Failure> {
-        self.backend.event_synchronize(self.event(req.event)?)?;
-        Ok(wire::Empty {})
-    }
-
-    fn event_query(&mut self, _io: &mut WorkerIo, req: wire::EventRef) -> Result<wire::QueryResult, Failure> {
-        Ok(wire::QueryResult { complete: self.backend.event_query(self.event(req.event)?)? })
-    }
-
-    fn event_elapsed_time(&mut self, _io: &mut WorkerIo, req: wire::EventElapsed) -> Result<wire::ElapsedTime, Failure> {
-        let (start, end) = (self.event(req.start)?, self.event(req.end)?);
-        Ok(wire::ElapsedTime { ms: self.backend.event_elapsed_ms(start, end)? })
-    }
-
-    fn event_destroy(&mut self, _io: &mut WorkerIo, req: wire::EventRef) -> Result<wire::Empty, Failure> {
-        let (handle, _) = self.events.remove(req.event)?;
-        self.backend.event_destroy(handle)?;
-        Ok(wire::Empty {})
-    }
-
-    // ---- modules, kernels, hiprtc (see module.rs) ----------------------------------------
-
-    fn module_load<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::ModuleLoad<'a>) -> Result<wire::ModuleLoaded, Failure> {
-        self.do_module_load(req)
-    }
-
-    fn module_unload(&mut self, _io: &mut WorkerIo, req: wire::ModuleRef) -> Result<wire::Empty, Failure> {
-        self.do_module_unload(req)
-    }
-
-    fn module_get_function<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::SymbolLookup<'a>) -> Result<wire::FunctionInfo<'a>, Failure> {
-        self.do_module_get_function(req)
-    }
-
-    fn module_get_global<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::SymbolLookup<'a>) -> Result<wire::GlobalInfo, Failure> {
-        self.do_module_get_global(req)
-    }
-
-    fn launch_kernel<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::LaunchKernel<'a>) -> Result<wire::Empty, Failure> {
-        self.do_launch_kernel(req)
-    }
-
-    fn func_get_attributes(&mut self, _io: &mut WorkerIo, req: wire::FunctionRef) -> Result<wire::FuncAttributes, Failure> {
-        self.do_func_get_attributes(req)
-    }
-
-    fn occupancy_max_active_blocks(&mut self, _io: &mut WorkerIo, req: wire::OccupancyQuery) -> Result<wire::Occupancy, Failure> {
-        self.do_occupancy_max_active_blocks(req)
-    }
-
-    fn occupancy_max_potential_block_size(&mut self, _io: &mut WorkerIo, req: wire::BlockSizeQuery) -> Result<wire::BlockSize, Failure> {
-        self.do_occupancy_max_potential_block_size(req)
-    }
-
-    fn rtc_compile<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::RtcCompile<'a>) -> Result<wire::RtcCompiled<'a>, Failure> {
-        self.do_rtc_compile(req)
-    }
+    type Cx = CallCx;
 }
 
-/// Compares secrets without an early exit that would leak the matching prefix's length.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}

@@ -16,14 +16,15 @@
 use std::collections::HashMap;
 
 use super::tables::AllocInfo;
-use super::{Failure, Session};
+use super::{CallCx, Failure, Session};
+use proto_core::opcode::{ModuleHandler, RtcHandler};
 use crate::backend::{
     self, BackendError, DeviceIndex, FunctionHandle, LaunchConfig, ModuleHandle, RtcOutput,
     RtcRequest,
 };
 use proto_core::limits::{MAX_KERNEL_PARAMS, MAX_LIST_ITEMS, MAX_NAME_LEN, MAX_TEXT_LEN};
 use proto_core::wire::{self, ModuleFormat, ParamDesc};
-use proto_core::{Bulk, List, StrList, Status};
+use proto_core::{Bulk, List, Outcome, StrList, Status};
 use zerocopy::byteorder::little_endian::U32;
 
 /// Most live modules one session may hold.
@@ -94,7 +95,33 @@ fn failure_in(context: &str, e: BackendError) -> Failure {
 }
 
 impl Session {
-    pub(super) fn do_module_load(&mut self, req: wire::ModuleLoad<'_>) -> Result<wire::ModuleLoaded, Failure> {
+    /// Drops a removed module's functions and globals from the session's tables.
+    pub(super) fn forget_module(&mut self, entry: &ModuleEntry) {
+        for function in entry.functions.values() {
+            let _ = self.functions.remove(*function);
+        }
+        for base in &entry.globals {
+            self.allocations.remove(*base);
+        }
+    }
+
+    fn function(&self, function: u64) -> Result<&FunctionEntry, Failure> {
+        let entry = self.functions.get(function)?;
+        // A function outlives nothing: its module must still be loaded.
+        self.modules.get(entry.module)?;
+        Ok(entry)
+    }
+
+    fn check_occupancy_flags(flags: u32) -> Result<(), Failure> {
+        if flags & !OCCUPANCY_FLAGS != 0 {
+            return Err(Failure::new(Status::INVALID_VALUE, format!("unknown occupancy flags {flags:#x}")));
+        }
+        Ok(())
+    }
+}
+
+impl ModuleHandler for Session {
+    fn module_load(&mut self, _cx: &mut CallCx, req: wire::ModuleLoad<'_>) -> Result<wire::ModuleLoaded, Failure> {
         self.modules.check_capacity()?;
         let dev = self.device(MODULE_DEVICE)?;
         let origin = match req.origin.as_str() {
@@ -109,24 +136,14 @@ impl Session {
         Ok(wire::ModuleLoaded { module: self.modules.insert(entry) })
     }
 
-    pub(super) fn do_module_unload(&mut self, req: wire::ModuleRef) -> Result<wire::Empty, Failure> {
+    fn module_unload(&mut self, _cx: &mut CallCx, req: wire::ModuleRef) -> Result<wire::Empty, Failure> {
         let entry = self.modules.remove(req.module)?;
         self.forget_module(&entry);
         self.backend.module_unload(entry.handle)?;
         Ok(wire::Empty {})
     }
 
-    /// Drops a removed module's functions and globals from the session's tables.
-    pub(super) fn forget_module(&mut self, entry: &ModuleEntry) {
-        for function in entry.functions.values() {
-            let _ = self.functions.remove(*function);
-        }
-        for base in &entry.globals {
-            self.allocations.remove(*base);
-        }
-    }
-
-    pub(super) fn do_module_get_function<'a>(&'a mut self, req: wire::SymbolLookup<'_>) -> Result<wire::FunctionInfo<'a>, Failure> {
+    fn module_get_function<'a>(&'a mut self, _cx: &mut CallCx, req: wire::SymbolLookup<'_>) -> Result<wire::FunctionInfo<'a>, Failure> {
         let name = req.name.as_str();
         let entry = self.modules.get(req.module)?;
         let function = match entry.functions.get(name) {
@@ -156,7 +173,7 @@ impl Session {
         Ok(wire::FunctionInfo { function, params: List(&this.functions.get(function)?.params) })
     }
 
-    pub(super) fn do_module_get_global(&mut self, req: wire::SymbolLookup<'_>) -> Result<wire::GlobalInfo, Failure> {
+    fn module_get_global(&mut self, _cx: &mut CallCx, req: wire::SymbolLookup<'_>) -> Result<wire::GlobalInfo, Failure> {
         let entry = self.modules.get(req.module)?;
         let (module, device) = (entry.handle, entry.device);
         let (ptr, size) = self.backend.module_global(module, req.name.as_str())?;
@@ -167,14 +184,7 @@ impl Session {
         Ok(wire::GlobalInfo { ptr: ptr.0, size })
     }
 
-    fn function(&self, function: u64) -> Result<&FunctionEntry, Failure> {
-        let entry = self.functions.get(function)?;
-        // A function outlives nothing: its module must still be loaded.
-        self.modules.get(entry.module)?;
-        Ok(entry)
-    }
-
-    pub(super) fn do_launch_kernel(&mut self, req: wire::LaunchKernel<'_>) -> Result<wire::Empty, Failure> {
+    fn launch_kernel(&mut self, _cx: &mut CallCx, req: wire::LaunchKernel<'_>) -> Result<wire::Empty, Failure> {
         let function = self.function(req.function)?;
         let args = req.args.0;
         if (args.len() as u64) < function.args_len {
@@ -195,7 +205,7 @@ impl Session {
         Ok(wire::Empty {})
     }
 
-    pub(super) fn do_func_get_attributes(&mut self, req: wire::FunctionRef) -> Result<wire::FuncAttributes, Failure> {
+    fn func_get_attributes(&mut self, _cx: &mut CallCx, req: wire::FunctionRef) -> Result<wire::FuncAttributes, Failure> {
         let handle = self.function(req.function)?.handle;
         let a = self.backend.function_attributes(handle)?;
         Ok(wire::FuncAttributes {
@@ -212,29 +222,24 @@ impl Session {
         })
     }
 
-    fn check_occupancy_flags(flags: u32) -> Result<(), Failure> {
-        if flags & !OCCUPANCY_FLAGS != 0 {
-            return Err(Failure::new(Status::INVALID_VALUE, format!("unknown occupancy flags {flags:#x}")));
-        }
-        Ok(())
-    }
-
-    pub(super) fn do_occupancy_max_active_blocks(&mut self, req: wire::OccupancyQuery) -> Result<wire::Occupancy, Failure> {
+    fn occupancy_max_active_blocks(&mut self, _cx: &mut CallCx, req: wire::OccupancyQuery) -> Result<wire::Occupancy, Failure> {
         Self::check_occupancy_flags(req.flags)?;
         let handle = self.function(req.function)?.handle;
         let blocks = self.backend.occupancy_max_active_blocks(handle, req.block_size, req.dynamic_shared)?;
         Ok(wire::Occupancy { blocks })
     }
 
-    pub(super) fn do_occupancy_max_potential_block_size(&mut self, req: wire::BlockSizeQuery) -> Result<wire::BlockSize, Failure> {
+    fn occupancy_max_potential_block_size(&mut self, _cx: &mut CallCx, req: wire::BlockSizeQuery) -> Result<wire::BlockSize, Failure> {
         Self::check_occupancy_flags(req.flags)?;
         let handle = self.function(req.function)?.handle;
         let (min_grid_size, block_size) =
             self.backend.occupancy_max_potential_block_size(handle, req.dynamic_shared, req.block_size_limit)?;
         Ok(wire::BlockSize { min_grid_size, block_size })
     }
+}
 
-    pub(super) fn do_rtc_compile<'a>(&'a mut self, req: wire::RtcCompile<'_>) -> Result<wire::RtcCompiled<'a>, Failure> {
+impl RtcHandler for Session {
+    fn rtc_compile<'a>(&'a mut self, _cx: &mut CallCx, req: wire::RtcCompile<'_>) -> Result<Outcome<wire::RtcCompiled<'a>>, Failure> {
         let names: Vec<&str> = req.header_names.iter().collect();
         let sources: Vec<&str> = req.header_sources.iter().collect();
         if names.len() != sources.len() {
@@ -285,6 +290,7 @@ impl Session {
             lowered_names: StrList::from_packed(&reply.lowered)
                 .ok_or_else(|| Failure::new(Status::UNKNOWN, "lowered names could not be packed"))?,
             code: Bulk(&reply.output.code),
-        })
+        }
+        .into())
     }
 }

@@ -1,49 +1,16 @@
-//! Kernels end to end through the session's [`Handler`] methods, on the host backend.
+//! Kernels end to end through the session's handler methods (no transport), on the host backend.
 
 use super::*;
 use crate::backend::{DevicePtr, HostBackend, HostConfig};
 use proto_core::wire::ModuleFormat;
 use proto_core::{Bulk, StrList};
-use transport_tcp::{FrameSink, FrameSource, Received, TransportError};
+use proto_core::opcode::{MemoryHandler, ModuleHandler, RtcHandler, StreamHandler};
+use proto_core::{wire, Status};
 
-struct NoSource;
-
-impl FrameSource for NoSource {
-    fn recv_head(&mut self) -> Result<Received<'_>, TransportError> {
-        Err(TransportError::Closed)
-    }
-    fn recv_bulk(&mut self, _: &mut [u8]) -> Result<(), TransportError> {
-        Err(TransportError::Closed)
-    }
-    fn bulk_remaining(&self) -> usize {
-        0
-    }
-    fn skip_bulk(&mut self) -> Result<(), TransportError> {
-        Ok(())
-    }
-}
-
-struct NullSink;
-
-impl FrameSink for NullSink {
-    fn send(&mut self, _: &[u8], _: &[u8]) -> Result<(), TransportError> {
-        Ok(())
-    }
-    fn queue(&mut self, _: &[u8], _: &[u8]) -> Result<(), TransportError> {
-        Ok(())
-    }
-    fn flush(&mut self) -> Result<(), TransportError> {
-        Ok(())
-    }
-    fn pending(&self) -> usize {
-        0
-    }
-}
-
-fn setup() -> (Session, WorkerIo, Arc<HostBackend>) {
+fn setup() -> (Session, CallCx, Arc<HostBackend>) {
     let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 << 20 }));
     let session = Session::new(backend.clone(), Arc::new(SessionConfig::default()));
-    let io = WorkerIo::new(Box::new(NoSource), ReplySender::new(Box::new(NullSink)));
+    let io = CallCx::new(1, proto_core::Opcode::Ping, false, 0);
     (session, io, backend)
 }
 
@@ -67,7 +34,7 @@ fn list(items: &[&str]) -> String {
 }
 
 /// Compiles `source` through the session and loads the code it returned.
-fn compile_and_load(session: &mut Session, io: &mut WorkerIo, source: &str) -> u64 {
+fn compile_and_load(session: &mut Session, io: &mut CallCx, source: &str) -> u64 {
     let (options, exprs) = (list(&["-O3"]), list(&[]));
     let compiled = session
         .rtc_compile(
@@ -81,6 +48,8 @@ fn compile_and_load(session: &mut Session, io: &mut WorkerIo, source: &str) -> u
                 name_expressions: StrList::from_packed(&exprs).unwrap(),
             },
         )
+        .unwrap()
+        .into_reply()
         .unwrap();
     assert!(compiled.success, "{}", compiled.log.as_str());
     let code = compiled.code.0.to_vec();
@@ -201,6 +170,8 @@ fn rtc_failures_are_answers_and_bad_images_name_the_arch() {
                 name_expressions: empty,
             },
         )
+        .unwrap()
+        .into_reply()
         .unwrap();
     assert!(!refused.success);
     assert!(refused.code.0.is_empty());

@@ -1,0 +1,364 @@
+//! The driver: the only worker code that reads and writes a connection.
+//!
+//! [`serve`] runs one session over a transport: it reads a frame head, places the request's
+//! bulk section where the opcode table says ([`BulkWay`]: buffered for the handler, or into
+//! the device memory the session names), parses the request, dispatches it to the session's
+//! handlers — which do no I/O — and sends what they return ([`Outcome`]). [`ReplyWriter`]
+//! owns the sending half; its writer thread sends the replies the session produces later
+//! ([`LateReplies`]).
+//!
+//! A malformed frame gets an error reply; a frame whose header cannot be trusted also ends
+//! the connection, since the byte stream cannot be resynchronised. Nothing a client sends
+//! can take down the worker or another session.
+
+use crate::session::{BulkDestination, CallCx, Failure, LateReplies, PlacedBulk, Session};
+use proto_core::frame::{encode_frame, FrameMeta};
+use proto_core::opcode::dispatch;
+use proto_core::wire::ErrorReply;
+use proto_core::{BulkWay, DecodeError, Delivery, EncodeError, Flags, Opcode, Outcome, Request, Response, Status};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+use transport_tcp::{FrameSink, FrameSource, TransportError};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The sending half of a connection: direct replies from the request loop, and a writer
+/// thread for the session's [`LateReplies`]. Direct replies drain the queue first, so
+/// replies leave in the order they were produced.
+pub struct ReplyWriter {
+    sink: Mutex<SinkState>,
+    late: Arc<LateReplies>,
+}
+
+struct SinkState {
+    sink: Box<dyn FrameSink>,
+    buf: Vec<u8>,
+    broken: bool,
+}
+
+impl ReplyWriter {
+    /// Wraps the connection's sending half and starts the writer thread for `late`, which
+    /// ends once `late` is closed and empty.
+    pub fn start(sink: Box<dyn FrameSink>, late: Arc<LateReplies>) -> Arc<Self> {
+        let writer = Arc::new(Self { sink: Mutex::new(SinkState { sink, buf: vec![0; 4096], broken: false }), late });
+        let thread_writer = Arc::clone(&writer);
+        let spawned = std::thread::Builder::new().name("hip-session-writer".into()).spawn(move || thread_writer.writer_loop());
+        if let Err(e) = spawned {
+            tracing::error!(%e, "cannot start the reply writer; late replies will go out with the next direct reply");
+        }
+        writer
+    }
+
+    fn writer_loop(&self) {
+        while self.late.wait() {
+            let mut sink = lock(&self.sink);
+            if self.drain(&mut sink).is_err() {
+                self.late.clear();
+            }
+        }
+    }
+
+    /// Writes every queued late reply; called with the sink locked.
+    fn drain(&self, state: &mut SinkState) -> Result<(), TransportError> {
+        while let Some((frame, head_len)) = self.late.pop() {
+            if state.broken {
+                return Err(TransportError::Closed);
+            }
+            if let Err(e) = state.sink.send(&frame[..head_len], &frame[head_len..]) {
+                state.broken = true;
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Locks the sink after draining the queue; fails if the link is broken.
+    fn ready(&self) -> Result<MutexGuard<'_, SinkState>, TransportError> {
+        let mut state = lock(&self.sink);
+        self.drain(&mut state)?;
+        if state.broken {
+            return Err(TransportError::Closed);
+        }
+        Ok(state)
+    }
+
+    fn send_encoded<'b>(
+        &self,
+        encode: impl Fn(&mut [u8], i32) -> Result<proto_core::EncodedFrame<'b>, EncodeError>,
+    ) -> Result<(), TransportError> {
+        let mut guard = self.ready()?;
+        let state = &mut *guard;
+        let aux = self.late.take_deferred();
+        let frame = loop {
+            match encode(&mut state.buf, aux) {
+                Ok(frame) => break frame,
+                Err(EncodeError::BufferTooSmall { required }) => state.buf.resize(required, 0),
+                Err(EncodeError::InvalidValue { what }) => {
+                    self.late.restore_deferred(aux);
+                    tracing::error!(what, "response could not be encoded");
+                    return Err(TransportError::Io(std::io::Error::other(format!("unencodable response: {what}"))));
+                }
+            }
+        };
+        let result = state.sink.send(&state.buf[..frame.head_len], frame.bulk);
+        if result.is_err() {
+            state.broken = true;
+        }
+        result
+    }
+
+    /// Sends a success response now.
+    pub fn send_response(&self, request_id: u64, response: &Response<'_>) -> Result<(), TransportError> {
+        self.send_encoded(|buf, aux| response.encode_frame(buf, request_id, aux))
+    }
+
+    /// Sends an error response for a request of raw opcode `opcode` now.
+    pub fn send_error(&self, request_id: u64, opcode: u16, status: Status, message: &str) -> Result<(), TransportError> {
+        let reply = ErrorReply { status, message: crate::session::truncate_utf8(message, proto_core::limits::MAX_NAME_LEN).into() };
+        self.send_encoded(|buf, aux| {
+            let meta = FrameMeta { opcode, flags: Flags::RESPONSE | Flags::ERROR, request_id, credits: 0, aux };
+            encode_frame(buf, meta, &reply)
+        })
+    }
+
+    /// Sends a response whose bulk section is `bulk` (the response itself was encoded
+    /// without one into `head`, see [`encode_head`]).
+    pub fn send_head_with_bulk(&self, head: &mut [u8], bulk: &[u8]) -> Result<(), TransportError> {
+        let mut state = self.ready()?;
+        let aux = self.late.take_deferred();
+        if patch_head(head, bulk.len() as u64, aux).is_none() {
+            self.late.restore_deferred(aux);
+            return Err(TransportError::Io(std::io::Error::other("reply bulk over the frame limit")));
+        }
+        let result = state.sink.send(head, bulk);
+        if result.is_err() {
+            state.broken = true;
+        }
+        result
+    }
+
+    /// Sends a response whose bulk section is `len` bytes of device memory at `addr`
+    /// straight from the device, when the transport can (GPUDirect RDMA into the client's
+    /// landing). `Ok(false)`: nothing was sent.
+    pub fn send_head_from_device(&self, head: &mut [u8], addr: u64, len: u64) -> Result<bool, TransportError> {
+        let mut state = self.ready()?;
+        let aux = self.late.take_deferred();
+        if patch_head(head, len, aux).is_none() {
+            self.late.restore_deferred(aux);
+            return Ok(false);
+        }
+        match state.sink.send_from_device(head, addr, len as usize) {
+            Ok(true) => Ok(true),
+            Ok(false) => {
+                self.late.restore_deferred(aux);
+                Ok(false)
+            }
+            Err(e) => {
+                state.broken = true;
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Encodes `response` (without bulk) as the head of request `request_id`'s reply.
+pub fn encode_head(request_id: u64, response: &Response<'_>) -> Result<Vec<u8>, EncodeError> {
+    let mut buf = vec![0u8; 256];
+    loop {
+        match response.encode_frame(&mut buf, request_id, 0) {
+            Ok(frame) => {
+                let head_len = frame.head_len;
+                buf.truncate(head_len);
+                return Ok(buf);
+            }
+            Err(EncodeError::BufferTooSmall { required }) => buf.resize(required, 0),
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Sets a head's bulk length, BULK flag and deferred status. `None`: not a valid head, or
+/// a bulk section over the frame limit.
+fn patch_head(head: &mut [u8], bulk_len: u64, aux: i32) -> Option<()> {
+    use proto_core::header::HEADER_LEN;
+    let mut header = proto_core::FrameHeader::parse(head.get(..HEADER_LEN)?).ok()?;
+    header.bulk_len = u32::try_from(bulk_len).ok().filter(|&n| n as usize <= proto_core::limits::MAX_BULK_LEN)?;
+    header.flags = if bulk_len > 0 { header.flags | Flags::BULK } else { header.flags };
+    header.aux = aux;
+    head[..HEADER_LEN].copy_from_slice(&header.emit());
+    Some(())
+}
+
+/// Runs `session` over `source` (requests) and `replies` until the client leaves, the
+/// connection fails, or the session asks to close.
+pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &ReplyWriter) -> Result<(), TransportError> {
+    let started = Instant::now();
+    let mut control = Vec::new();
+    let mut bulk = Vec::new();
+    loop {
+        let header = match source.recv_head() {
+            Ok(head) => {
+                control.clear();
+                control.extend_from_slice(head.control);
+                head.header
+            }
+            Err(TransportError::Closed) => return Ok(()),
+            Err(TransportError::Malformed(e)) => {
+                // The header itself is untrustworthy: say why, then close.
+                let status = match e {
+                    DecodeError::UnsupportedVersion { .. } => Status::UNSUPPORTED_VERSION,
+                    DecodeError::TooLarge { .. } => Status::TOO_LARGE,
+                    _ => Status::MALFORMED_FRAME,
+                };
+                let _ = replies.send_error(0, 0, status, &format!("frame refused: {e}"));
+                return Err(TransportError::Malformed(e));
+            }
+            Err(e) => return Err(e),
+        };
+        let request_id = header.request_id;
+        let no_reply = header.flags.contains(Flags::NO_REPLY);
+        let late = session.late_replies();
+        let reply_error = |status: Status, message: &str| -> Result<(), TransportError> {
+            if no_reply {
+                late.defer(status);
+                Ok(())
+            } else {
+                replies.send_error(request_id, header.opcode, status, message)
+            }
+        };
+        let refuse = |source: &mut dyn FrameSource, status: Status, message: &str| -> Result<(), TransportError> {
+            if source.bulk_remaining() > 0 {
+                source.skip_bulk()?;
+            }
+            reply_error(status, message)
+        };
+        let Some(opcode) = Opcode::from_u16(header.opcode) else {
+            refuse(source, Status::UNKNOWN_OPCODE, &format!("unknown opcode {:#06x}", header.opcode))?;
+            continue;
+        };
+        if header.flags.contains(Flags::RESPONSE) || header.flags.contains(Flags::ERROR) {
+            refuse(source, Status::MALFORMED_FRAME, "a response frame was sent to the worker")?;
+            continue;
+        }
+        if !session.greeted() && opcode != Opcode::Hello {
+            replies.send_error(request_id, header.opcode, Status::HELLO_REQUIRED, "the first request must be HELLO")?;
+            return Ok(());
+        }
+        if no_reply && opcode.delivery() == Delivery::Call {
+            // Its reply is the point of the call (a handle, data): without one the client
+            // could never learn it, so the table allows fire-and-forget only where it says so.
+            let message = format!("{opcode} cannot be sent without a reply");
+            if source.bulk_remaining() > 0 {
+                source.skip_bulk()?;
+            }
+            replies.send_error(request_id, header.opcode, Status::MALFORMED_FRAME, &message)?;
+            continue;
+        }
+        let mut cx = CallCx::new(request_id, opcode, no_reply, started.elapsed().as_nanos() as u64);
+        bulk.clear();
+        let to_device = opcode.bulk() == BulkWay::RequestToDevice && header.bulk_len > 0;
+        if !to_device && header.bulk_len > 0 {
+            bulk.resize(header.bulk_len as usize, 0);
+            source.recv_bulk(&mut bulk)?;
+        }
+        let request = match Request::parse(header.opcode, &control, &bulk) {
+            Ok(request) => request,
+            Err(e) => {
+                tracing::debug!(%opcode, %e, "malformed request");
+                refuse(source, Status::MALFORMED_FRAME, &format!("{opcode}: {e}"))?;
+                continue;
+            }
+        };
+        if to_device {
+            match place_bulk(session, source, &request, header.bulk_len as usize) {
+                Ok(placed) => cx.placed = placed,
+                Err(Placement::Refused(Failure::Status(status, message))) => {
+                    refuse(source, status, &message)?;
+                    continue;
+                }
+                Err(Placement::Refused(Failure::ReplyDeferred)) => continue,
+                Err(Placement::LinkFailed(e)) => return Err(e),
+            }
+        }
+        tracing::trace!(session = session.id(), request_id, %opcode, no_reply, "request");
+        let outcome = dispatch(session, &mut cx, request);
+        let close = cx.close_after_reply;
+        match outcome {
+            Ok(_) if no_reply => {}
+            Ok(Outcome::Reply(response)) => replies.send_response(request_id, &response)?,
+            Ok(Outcome::ReplyFromDevice { reply, ptr, len }) => {
+                let head = encode_head(request_id, &reply);
+                drop(reply);
+                match head {
+                    Ok(mut head) => {
+                        if let Err(Failure::Status(status, message)) = send_from_device(session, replies, &mut head, ptr, len)? {
+                            reply_error(status, &message)?;
+                        }
+                    }
+                    Err(e) => reply_error(Status::UNKNOWN, &format!("{opcode}: reply not encodable: {e}"))?,
+                }
+            }
+            Ok(Outcome::Later) | Err(Failure::ReplyDeferred) => {}
+            Err(Failure::Status(status, message)) => {
+                tracing::debug!(session = session.id(), %opcode, ?status, %message, "request failed");
+                if opcode == Opcode::Hello && !session.greeted() {
+                    // No session was established (version, authentication): refuse and close.
+                    replies.send_error(request_id, header.opcode, status, &message)?;
+                    return Ok(());
+                }
+                reply_error(status, &message)?;
+            }
+        }
+        if close {
+            return Ok(());
+        }
+    }
+}
+
+/// Why a request's bulk section was not placed.
+enum Placement {
+    /// The session refused the destination (bad pointer, stream): the bytes are still unread.
+    Refused(Failure),
+    /// The connection failed while the bytes were being read.
+    LinkFailed(TransportError),
+}
+
+/// Reads the bulk section of a to-device request where the session says.
+fn place_bulk(session: &mut Session, source: &mut dyn FrameSource, request: &Request<'_>, len: usize) -> Result<PlacedBulk, Placement> {
+    match session.bulk_destination(request, len).map_err(Placement::Refused)? {
+        BulkDestination::Device { stream, ptr, direct } => {
+            if direct && source.recv_bulk_to_device(ptr.0, len).map_err(Placement::LinkFailed)? {
+                return Ok(PlacedBulk::InDevice { len, direct: true });
+            }
+            let mut received = Ok(());
+            session
+                .receive_into_device(stream, ptr, len as u64, &mut |bytes| received = source.recv_bulk(bytes))
+                .map_err(Placement::Refused)?;
+            received.map_err(Placement::LinkFailed)?;
+            Ok(PlacedBulk::InDevice { len, direct: false })
+        }
+        BulkDestination::Owned => {
+            let mut data = Vec::new();
+            if data.try_reserve_exact(len).is_err() {
+                return Err(Placement::Refused(Failure::new(Status::OUT_OF_MEMORY, "worker cannot buffer the copy")));
+            }
+            data.resize(len, 0);
+            source.recv_bulk(&mut data).map_err(Placement::LinkFailed)?;
+            Ok(PlacedBulk::Owned(data))
+        }
+    }
+}
+
+/// Sends a reply whose bulk is device memory: straight from the device where the transport
+/// can, else through the backend (zero-copy on the host backend, staged on GPUs).
+fn send_from_device(session: &Session, replies: &ReplyWriter, head: &mut [u8], ptr: u64, len: u64) -> Result<Result<(), Failure>, TransportError> {
+    if session.gpu_direct_possible() && replies.send_head_from_device(head, ptr, len)? {
+        return Ok(Ok(()));
+    }
+    let mut sent = Ok(());
+    let read = session.read_device_bytes(ptr, len, &mut |bytes| sent = replies.send_head_with_bulk(head, bytes));
+    sent?;
+    Ok(read)
+}

@@ -1,0 +1,114 @@
+//! Device family: versions, count, properties, synchronisation, reset, memory information.
+
+use super::{CallCx, Failure, Session};
+use proto_core::opcode::DeviceHandler;
+use proto_core::wire;
+use proto_core::FixedStr;
+
+impl DeviceHandler for Session {
+
+    fn get_versions<'a>(&'a mut self, _cx: &mut CallCx, _req: wire::Empty) -> Result<wire::Versions<'a>, Failure> {
+        Ok(wire::Versions {
+            driver_version: REPORTED_HIP_VERSION,
+            runtime_version: REPORTED_HIP_VERSION,
+            backend: self.backend.name().into(),
+        })
+    }
+
+    fn get_device_count(&mut self, _cx: &mut CallCx, _req: wire::Empty) -> Result<wire::DeviceCount, Failure> {
+        Ok(wire::DeviceCount { count: self.backend.device_count()? })
+    }
+
+    fn get_device_properties(&mut self, _cx: &mut CallCx, req: wire::DeviceRef) -> Result<wire::DeviceProperties, Failure> {
+        let dev = self.device(req.device)?;
+        Ok(to_wire_properties(&self.backend.device_properties(dev)?))
+    }
+
+    fn device_synchronize(&mut self, _cx: &mut CallCx, req: wire::DeviceRef) -> Result<wire::Empty, Failure> {
+        let dev = self.device(req.device)?;
+        self.backend.device_synchronize(dev)?;
+        // A device synchronize reports errors latched on the session's streams, as HIP does.
+        for (stream, d) in self.streams.values() {
+            if *d == dev {
+                self.backend.stream_synchronize(*stream)?;
+            }
+        }
+        Ok(wire::Empty {})
+    }
+
+    fn device_reset(&mut self, _cx: &mut CallCx, req: wire::DeviceRef) -> Result<wire::Empty, Failure> {
+        let dev = self.device(req.device)?;
+        self.release(Some(dev));
+        Ok(wire::Empty {})
+    }
+
+    fn mem_get_info(&mut self, _cx: &mut CallCx, req: wire::DeviceRef) -> Result<wire::MemInfo, Failure> {
+        let dev = self.device(req.device)?;
+        let info = self.backend.mem_get_info(dev)?;
+        Ok(wire::MemInfo { free: info.free, total: info.total })
+    }
+
+    fn stream_priority_range(&mut self, _cx: &mut CallCx, req: wire::DeviceRef) -> Result<wire::PriorityRange, Failure> {
+        let dev = self.device(req.device)?;
+        let (least, greatest) = self.backend.stream_priority_range(dev)?;
+        Ok(wire::PriorityRange { least, greatest })
+    }
+}
+
+fn to_wire_properties(p: &crate::backend::DeviceProperties) -> wire::DeviceProperties {
+    let u = |v: i32| v.max(0) as u32;
+    wire::DeviceProperties {
+        name: FixedStr::truncated(&p.name),
+        arch_name: FixedStr::truncated(&p.gcn_arch_name),
+        uuid: [0; 16],
+        total_global_mem: p.total_global_mem,
+        shared_mem_per_block: p.shared_mem_per_block,
+        regs_per_block: u(p.regs_per_block),
+        warp_size: u(p.warp_size),
+        mem_pitch: p.mem_pitch,
+        max_threads_per_block: u(p.max_threads_per_block),
+        max_threads_dim: p.max_threads_dim.map(u),
+        max_grid_size: p.max_grid_size.map(u),
+        clock_rate_khz: u(p.clock_rate_khz),
+        total_const_mem: p.total_const_mem,
+        major: u(p.major),
+        minor: u(p.minor),
+        texture_alignment: p.texture_alignment,
+        multi_processor_count: u(p.multi_processor_count),
+        kernel_exec_timeout: p.kernel_exec_timeout_enabled,
+        integrated: p.integrated,
+        can_map_host_memory: p.can_map_host_memory,
+        compute_mode: u(p.compute_mode),
+        concurrent_kernels: p.concurrent_kernels,
+        ecc_enabled: p.ecc_enabled,
+        pci_bus_id: u(p.pci_bus_id),
+        pci_device_id: u(p.pci_device_id),
+        pci_domain_id: u(p.pci_domain_id),
+        async_engine_count: u(p.async_engine_count),
+        unified_addressing: p.unified_addressing,
+        memory_clock_rate_khz: u(p.memory_clock_rate_khz),
+        memory_bus_width: u(p.memory_bus_width),
+        l2_cache_size: u(p.l2_cache_size),
+        persisting_l2_cache_max_size: 0,
+        max_threads_per_multiprocessor: u(p.max_threads_per_multiprocessor),
+        stream_priorities_supported: true,
+        global_l1_cache_supported: true,
+        local_l1_cache_supported: true,
+        shared_mem_per_multiprocessor: p.max_shared_memory_per_multiprocessor,
+        regs_per_multiprocessor: u(p.regs_per_block),
+        managed_memory: p.managed_memory,
+        is_multi_gpu_board: p.is_multi_gpu_board,
+        pageable_memory_access: p.pageable_memory_access,
+        concurrent_managed_access: p.concurrent_managed_access,
+        cooperative_launch: p.cooperative_launch,
+        cooperative_multi_device_launch: false,
+        shared_mem_per_block_optin: p.shared_mem_per_block,
+        max_blocks_per_multiprocessor: u(p.max_threads_per_multiprocessor / p.warp_size.max(1)).max(1),
+        host_native_atomic_supported: true,
+        clock_instruction_rate_khz: u(p.clock_rate_khz),
+    }
+}
+
+/// Version numbers reported as HIP 7.0 (`HIP_VERSION` = major·10⁷ + minor·10⁵ + patch).
+pub const REPORTED_HIP_VERSION: i32 = 70_000_000;
+

@@ -1,0 +1,42 @@
+//! Event family.
+
+use super::{CallCx, Failure, Session};
+use proto_core::opcode::EventHandler;
+use proto_core::wire;
+
+impl EventHandler for Session {
+
+    fn event_create(&mut self, _cx: &mut CallCx, req: wire::EventCreate) -> Result<wire::EventCreated, Failure> {
+        self.events.check_capacity()?;
+        let dev = self.device(req.device)?;
+        let handle = self.backend.event_create(dev, req.flags)?;
+        Ok(wire::EventCreated { event: self.events.insert((handle, dev)) })
+    }
+
+    fn event_record(&mut self, _cx: &mut CallCx, req: wire::EventRecord) -> Result<wire::Empty, Failure> {
+        let event = self.event(req.event)?;
+        let stream = self.stream(req.stream)?;
+        self.backend.event_record(event, stream)?;
+        Ok(wire::Empty {})
+    }
+
+    fn event_synchronize(&mut self, _cx: &mut CallCx, req: wire::EventRef) -> Result<wire::Empty, Failure> {
+        self.backend.event_synchronize(self.event(req.event)?)?;
+        Ok(wire::Empty {})
+    }
+
+    fn event_query(&mut self, _cx: &mut CallCx, req: wire::EventRef) -> Result<wire::QueryResult, Failure> {
+        Ok(wire::QueryResult { complete: self.backend.event_query(self.event(req.event)?)? })
+    }
+
+    fn event_elapsed_time(&mut self, _cx: &mut CallCx, req: wire::EventElapsed) -> Result<wire::ElapsedTime, Failure> {
+        let (start, end) = (self.event(req.start)?, self.event(req.end)?);
+        Ok(wire::ElapsedTime { ms: self.backend.event_elapsed_ms(start, end)? })
+    }
+
+    fn event_destroy(&mut self, _cx: &mut CallCx, req: wire::EventRef) -> Result<wire::Empty, Failure> {
+        let (handle, _) = self.events.remove(req.event)?;
+        self.backend.event_destroy(handle)?;
+        Ok(wire::Empty {})
+    }
+}
