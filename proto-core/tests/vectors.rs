@@ -284,7 +284,8 @@ fn documented_fields(doc: &str, ty: &str) -> Option<Vec<String>> {
     Some(rows.map(|row| row.split('|').nth(2).unwrap().trim().trim_matches('`').to_string()).collect())
 }
 
-/// Section 12 lists every opcode of the table with its request and response types, and each
+/// Section 12 lists every opcode of the table with its request and response types, bulk way
+/// and delivery, and each
 /// message's fields in wire order, so a new or changed table line fails here until documented.
 #[test]
 fn opcode_table_is_documented() {
@@ -294,7 +295,17 @@ fn opcode_table_is_documented() {
         let resp = format!("{:?}", Response::arbitrary_for(op, &mut empty()).unwrap());
         let (req_ty, req_fields) = shape(&req);
         let (resp_ty, resp_fields) = shape(&resp);
-        let row = format!("| `{:#06x}` | {} | `{req_ty}` | `{resp_ty}` |", op.raw(), op.name());
+        let bulk = match op.bulk() {
+            BulkWay::None => "—",
+            BulkWay::Request => "request",
+            BulkWay::RequestToDevice => "request → device",
+            BulkWay::Reply => "reply",
+        };
+        let delivery = match op.delivery() {
+            Delivery::Call => "call",
+            Delivery::Post => "post",
+        };
+        let row = format!("| `{:#06x}` | {} | `{req_ty}` | `{resp_ty}` | {bulk} | {delivery} |", op.raw(), op.name());
         assert!(PROTOCOL_MD.contains(&row), "PROTOCOL.md lacks the overview row {row}");
         let heading = format!("#### `{:#06x}` {}", op.raw(), op.name());
         assert!(PROTOCOL_MD.contains(&heading), "PROTOCOL.md lacks {heading}");

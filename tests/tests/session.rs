@@ -517,16 +517,38 @@ impl MapFlags for [u8; 32] {
     }
 }
 
+/// The opcode table allows fire-and-forget only for calls declared `post`: a `NO_REPLY`
+/// Malloc (whose answer is the pointer) gets an error reply at once, allocates nothing and
+/// defers nothing.
+#[test]
+fn no_reply_is_refused_for_calls_that_must_answer() {
+    with_bystander(|worker| {
+        let mut c = Client::greeted(worker);
+        let id = c.send(&Request::Malloc(wire::Malloc { device: 0, size: 4096, flags: 0 }), Flags::NO_REPLY);
+        let reply = c.recv();
+        assert_eq!(reply.header.request_id, id);
+        let (status, message) = reply.error();
+        assert_eq!(status, Status::MALFORMED_FRAME);
+        assert!(message.contains("Malloc cannot be sent without a reply"), "{message}");
+        assert_eq!(c.ping(1).header.aux, 0, "nothing deferred");
+        let info = c.call(&Request::MemGetInfo(wire::DeviceRef { device: 0 }));
+        let Response::MemGetInfo(info) = info.response() else { panic!("MemGetInfo reply") };
+        assert_eq!(info.free, info.total, "the refused Malloc allocated nothing");
+    });
+}
+
 #[test]
 fn fire_and_forget_failure_is_reported_in_the_next_aux() {
     with_bystander(|worker| {
         let mut c = Client::greeted(worker);
         // A failing NO_REPLY request gets no answer of its own.
-        c.send(&Request::Free(wire::Free { ptr: 0xdead_0000 }), Flags::NO_REPLY);
+        let bad_memset =
+            wire::Memset { dst: 0xdead_0000, value: 0, width: wire::MemsetWidth::Byte, count: 16, stream: 0, sync: false };
+        c.send(&Request::Memset(bad_memset), Flags::NO_REPLY);
         // A second failure before the next response: the first one wins.
-        c.send(&Request::StreamSynchronize(wire::StreamRef { stream: 0xbad }), Flags::NO_REPLY);
+        c.send(&Request::StreamWaitEvent(wire::StreamWaitEvent { stream: 0xbad, event: 0xbad, flags: 0 }), Flags::NO_REPLY);
         let reply = c.ping(1);
-        assert_eq!(reply.header.aux, Status::INVALID_VALUE.0, "aux of the response after a failed NO_REPLY Free");
+        assert_eq!(reply.header.aux, Status::INVALID_VALUE.0, "aux of the response after a failed NO_REPLY Memset");
         // Reported once.
         assert_eq!(c.ping(2).header.aux, 0);
 
@@ -560,7 +582,7 @@ fn fire_and_forget_failure_is_reported_in_the_next_aux() {
         let reply = c.call(&Request::Free(wire::Free { ptr: 0x1234 }));
         assert_eq!(reply.error().0, Status::INVALID_VALUE);
         assert_eq!(reply.header.aux, Status::INVALID_VALUE.0, "a memset past the end of its allocation");
-        c.send(&Request::EventSynchronize(wire::EventRef { event: 0x42 }), Flags::NO_REPLY);
+        c.send(&Request::EventRecord(wire::EventRecord { event: 0x42, stream: 0 }), Flags::NO_REPLY);
         let reply = c.call(&Request::GetDeviceCount(wire::Empty {}));
         assert!(matches!(reply.response(), Response::GetDeviceCount(d) if d.count == 1));
         assert_eq!(reply.header.aux, Status::INVALID_HANDLE.0);
@@ -568,7 +590,7 @@ fn fire_and_forget_failure_is_reported_in_the_next_aux() {
         // Protocol-level failures of NO_REPLY requests are deferred as well.
         c.send_raw(&raw_header(0x7f33, Flags::NO_REPLY, 300, 0, 0));
         assert_eq!(c.ping(4).header.aux, Status::UNKNOWN_OPCODE.0);
-        let mut frame = raw_header(Opcode::Malloc.raw(), Flags::NO_REPLY, 301, 2, 0).to_vec();
+        let mut frame = raw_header(Opcode::Memset.raw(), Flags::NO_REPLY, 301, 2, 0).to_vec();
         frame.extend_from_slice(&[0, 0]);
         c.send_raw(&frame);
         assert_eq!(c.ping(5).header.aux, Status::MALFORMED_FRAME.0);
