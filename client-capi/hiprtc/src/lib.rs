@@ -7,6 +7,8 @@
 //! is found at run time — first in the process's global scope (`dlsym(RTLD_DEFAULT)`: the
 //! `libamdhip64` the program is linked with or loaded globally), else by loading
 //! `libamdhip64.so.7` (which, when already loaded with `RTLD_LOCAL`, yields that same instance).
+//! On Linux this library also carries `NEEDED libamdhip64.so.7` (see `build.rs`), so the
+//! loader brings libamdhip64 in even for a program linked `--as-needed` that calls only hiprtc.
 //! Linking this crate against the `client-capi` rlib instead would give the process a second
 //! copy of its state, hence a second connection and session, whose compiled code the first
 //! session could not see coming.
