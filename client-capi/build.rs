@@ -1,6 +1,8 @@
 //! Build script of the drop-in library:
 //!
-//! 1. link settings: the ROCm 7 soname on Linux, an install name on macOS;
+//! 1. link settings: the ROCm 7 soname on Linux, an install name on macOS, and on Linux the
+//!    link `libamdhip64.so.7 -> libamdhip64.so` in the profile directory (see
+//!    [`soname_link`]);
 //! 2. `$OUT_DIR/unsupported_exports.rs` (included by `src/api/unsupported.rs`): one
 //!    `hipErrorNotSupported` export per function of `symbols/hip_functions.txt` that no
 //!    `#[no_mangle] extern "C" fn` in `src/` (other than `src/api/unsupported.rs`) implements,
@@ -27,7 +29,10 @@ fn main() {
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
     let target_os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     match target_os.as_str() {
-        "linux" => println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libamdhip64.so.7"),
+        "linux" => {
+            println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libamdhip64.so.7");
+            soname_link(&out_dir, "libamdhip64.so", "libamdhip64.so.7");
+        }
         "macos" => {
             println!("cargo:rustc-cdylib-link-arg=-Wl,-install_name,@rpath/libamdhip64.dylib")
         }
@@ -55,6 +60,37 @@ fn main() {
         println!("cargo:rerun-if-changed={path}");
     }
     println!("cargo:rerun-if-env-changed=HIP_REMOTE_SYMBOL_VERSIONS");
+}
+
+/// Makes `<profile dir>/<soname>` a relative symlink to `<file>`, the name cargo gives the
+/// cdylib.
+///
+/// Why: the library's soname is `libamdhip64.so.7`, so a program linked with
+/// `-L target/release -lamdhip64` records `NEEDED libamdhip64.so.7`, and the loader looks for
+/// that name, not `libamdhip64.so`; cargo only writes the plain name. ROCm's own lib/ holds the
+/// same pair (`.so` and `.so.7`). The link is relative, so copying the profile directory
+/// with `cp -a` keeps it valid; it dangles until the library is first linked, which is fine.
+///
+/// The profile directory is `OUT_DIR`'s great-great-grandparent
+/// (`<target>[/<triple>]/<profile>/build/<crate>-<hash>/out`); `client-capi/hiprtc/build.rs`
+/// does the same for `libhiprtc.so.7`. Failing to make the link is a warning, not an error.
+fn soname_link(out_dir: &Path, file: &str, soname: &str) {
+    let Some(profile_dir) = out_dir.ancestors().nth(3) else {
+        println!("cargo:warning=OUT_DIR {} has no profile directory; no {soname} link", out_dir.display());
+        return;
+    };
+    let link = profile_dir.join(soname);
+    if fs::read_link(&link).is_ok_and(|target| target == Path::new(file)) {
+        return;
+    }
+    // Only a stale symlink is replaced: a real file of that name is someone's copy.
+    if fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink()) {
+        let _ = fs::remove_file(&link);
+    }
+    #[cfg(unix)]
+    if let Err(e) = std::os::unix::fs::symlink(file, &link) {
+        println!("cargo:warning=cannot link {} -> {file}: {e}", link.display());
+    }
 }
 
 /// Writes `contents` unless the file already holds exactly that (keeps mtimes stable).

@@ -6,7 +6,7 @@
 #   scripts/fuzz-smoke.sh [SECONDS]
 #
 # Needs a nightly toolchain (libFuzzer instrumentation uses -Z flags). Without one it prints a
-# SKIP line and exits 0. With nightly but no cargo-fuzz it installs cargo-fuzz first
+# SKIP line and exits 77 (scripts/test.sh counts that as skipped, not passed). With nightly but no cargo-fuzz it installs cargo-fuzz first
 # (`cargo install cargo-fuzz --locked`, about 1 minute on a 2-core VM). Exits 1 if any target
 # crashes; the crashing input is left in fuzz/artifacts/<target>/ (see docs/FUZZING.md).
 set -euo pipefail
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 
 if ! cargo +nightly --version >/dev/null 2>&1; then
     echo "SKIP: fuzz smoke: no nightly Rust toolchain (rustup toolchain install nightly)"
-    exit 0
+    exit 77
 fi
 
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
@@ -29,7 +29,7 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     start=$(date +%s)
     if ! cargo install cargo-fuzz --locked; then
         echo "SKIP: fuzz smoke: cargo-fuzz could not be installed"
-        exit 0
+        exit 77
     fi
     echo "fuzz smoke: cargo-fuzz installed in $(( $(date +%s) - start ))s"
 fi

@@ -3,17 +3,26 @@
 # installs it into a venv, lays our libraries out under a ROCM_PATH the way hip-python
 # expects ($ROCM_PATH/lib/libamdhip64.so, libhiprtc.so), starts a host-backend worker and
 # runs tests/python with pytest. Expects `cargo build --workspace` to have run.
+# Exits 77 with a "SKIP: " line (scripts/test.sh counts it as skipped) when no venv can be made
+# or hip-python cannot be installed (no network, no wheel for this Python).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+skip() { echo "python-test: SKIP: $*"; exit 77; }
 ROOT=$PWD
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}/debug
 VENV=${HIP_REMOTE_VENV:-$ROOT/.venv}
 PY=${PYTHON:-python3}
 if [ ! -x "$VENV/bin/python" ]; then
+  command -v "$PY" >/dev/null || skip "no $PY"
   "$PY" -m venv "$VENV" 2>/dev/null || {
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv && "$PY" -m venv "$VENV"; }
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv && "$PY" -m venv "$VENV"; } ||
+    skip "cannot create a venv with $PY (python3-venv not installable)"
 fi
-"$VENV/bin/pip" install -q --disable-pip-version-check "hip-python==10.0.*" pytest
+"$VENV/bin/pip" install -q --disable-pip-version-check "hip-python==10.0.*" pytest ||
+  skip "hip-python 10.0 / pytest not installable here (network, or no wheel for $("$VENV/bin/python" -V 2>&1))"
+for lib in amdhip64 hiprtc; do
+  [ -f "$TARGET/lib$lib.so" ] || { echo "python-test: $TARGET/lib$lib.so missing; run cargo build --workspace"; exit 1; }
+done
 ROCM=$(mktemp -d); WORK=$(mktemp -d)
 cleanup() { [ -n "${WPID:-}" ] && kill "$WPID" 2>/dev/null; rm -rf "$ROCM" "$WORK"; }
 trap cleanup EXIT

@@ -12,9 +12,10 @@
 # rdma:// (default: device_query memory streams_events errors threads; memory alone takes
 # ~2 min under TCG, mostly its own pattern checks — it takes 50 s over TCP in the same VM).
 #
-# Skips (exit 0, with a message) only where the VM cannot run: not root, or no
-# qemu-system-x86_64 and no apt-get to install it. RDMA_TEST_REQUIRE=1 turns a skip into a
-# failure. Needs to build: pkg-config libibverbs-dev librdmacm-dev libclang-dev (installed
+# Skips (exit 77, with a "SKIP: " line; scripts/test.sh counts it as skipped) only where the
+# VM cannot run: not root, the VM harness missing, build packages not installable, or the
+# harness cannot prepare the VM (qemu, kernel image; `run-in-rxe-vm.sh --prepare`).
+# RDMA_TEST_REQUIRE=1 turns a skip into a failure. Needs to build: pkg-config libibverbs-dev librdmacm-dev libclang-dev (installed
 # here with apt-get when missing).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,11 +25,13 @@ step_t=$T0
 since() { awk -v a="$EPOCHREALTIME" -v b="$1" 'BEGIN{printf "%.1f", a-b}'; }
 step() { echo "[rdma-test $(since "$T0")s] $* (previous step $(since "$step_t") s)"; step_t=$EPOCHREALTIME; }
 skip() {
-  echo "rdma-test: SKIPPED: $*"
+  echo "rdma-test: SKIP: $*"
   [[ ${RDMA_TEST_REQUIRE:-0} == 1 ]] && exit 1
-  exit 0
+  exit 77
 }
+HARNESS=scripts/rdma-vm/run-in-rxe-vm.sh
 
+[[ -f $HARNESS ]] || skip "no VM harness $HARNESS"
 [[ $(id -u) == 0 ]] || skip "the RDMA VM needs root (apt-get, 9p export of /)"
 if ! command -v qemu-system-x86_64 >/dev/null && ! command -v apt-get >/dev/null; then
   skip "no qemu-system-x86_64 and no apt-get to install it"
@@ -41,8 +44,11 @@ if ((${#missing[@]})); then
   command -v apt-get >/dev/null || skip "missing build packages ${missing[*]} and no apt-get"
   step "installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; } ||
+    skip "could not install the build packages ${missing[*]}"
 fi
+step "preparing the VM (qemu, kernel, initramfs)"
+bash "$HARNESS" --prepare || skip "the VM harness could not prepare the VM (qemu or kernel image unavailable; see above)"
 
 export CARGO_TARGET_DIR=${RDMA_TARGET_DIR:-$ROOT/target/rdma}
 step "building hip-worker + libamdhip64 with --features rdma into $CARGO_TARGET_DIR"
@@ -81,7 +87,7 @@ step "booting the rxe VM and running tests/rdma/in-vm.sh"
 export RT_BIN=$BIN RT_WORKER=$CARGO_TARGET_DIR/debug/hip-worker RT_VERBS_TEST=$VERBS_TEST RT_PROGRAMS=$PROGRAMS
 set +e
 # MTU 4200 on the veth gives rxe an IB MTU of 4096 (twice the throughput of 1024 under TCG).
-RXE_VM_MTU=${RXE_VM_MTU:-4200} RXE_VM_TIMEOUT=${RXE_VM_TIMEOUT:-1800} scripts/rdma-vm/run-in-rxe-vm.sh --rw "$ROOT" -- tests/rdma/in-vm.sh
+RXE_VM_MTU=${RXE_VM_MTU:-4200} RXE_VM_TIMEOUT=${RXE_VM_TIMEOUT:-1800} bash "$HARNESS" --rw "$ROOT" -- tests/rdma/in-vm.sh
 rc=$?
 set -e
 [[ $rc == 125 ]] && echo "rdma-test: the VM failed to boot (see the console above)"

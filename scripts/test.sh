@@ -9,11 +9,26 @@ failures=()
 skips=()
 passed=0
 step() { printf '\n==> %s\n' "$*"; }
+# Exit status by which a check says it could not run here (automake's convention); it prints
+# the reason as its last line starting with "SKIP: ".
+SKIP_STATUS=77
 run() { # run NAME CMD...: records a failure instead of stopping, so every check reports
   local name=$1; shift
   step "$name"
-  local t0=$SECONDS
-  if "$@"; then echo "--- ok: $name ($((SECONDS - t0)) s)"; passed=$((passed + 1)); else echo "--- FAILED: $name"; failures+=("$name"); fi
+  local t0=$SECONDS log rc
+  log=$(mktemp)
+  "$@" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  if [ "$rc" = 0 ]; then
+    echo "--- ok: $name ($((SECONDS - t0)) s)"; passed=$((passed + 1))
+  elif [ "$rc" = "$SKIP_STATUS" ]; then
+    local why
+    why=$(sed -n 's/^.*SKIP: //p' "$log" | tail -n 1)
+    skip "$name: ${why:-no reason given}"
+  else
+    echo "--- FAILED: $name (exit $rc)"; failures+=("$name")
+  fi
+  rm -f "$log"
 }
 skip() { echo "--- SKIP: $*"; skips+=("$*"); }
 
@@ -34,6 +49,11 @@ for t in thumbv7em-none-eabihf aarch64-apple-darwin x86_64-pc-windows-gnu; do
   rustup target list --installed 2>/dev/null | grep -qx "$t" || rustup target add "$t" >/dev/null 2>&1 || echo "could not add target $t"
 done
 
+if cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt >/dev/null 2>&1; then
+  run "rustfmt" cargo fmt --all --check
+else
+  skip "rustfmt not installable here: formatting was not checked"
+fi
 run "build workspace" cargo build --workspace --all-targets
 run "cargo test (workspace)" cargo test --workspace --no-fail-fast
 if cargo clippy --version >/dev/null 2>&1 || rustup component add clippy >/dev/null 2>&1; then

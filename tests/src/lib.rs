@@ -155,8 +155,15 @@ impl Sandbox {
         self.dir.path()
     }
 
-    /// Compiles `tests/c/<name>.c` into the sandbox and returns the executable's path.
+    /// Compiles `tests/c/<name>.c` into the sandbox, linked with both drop-in libraries, and
+    /// returns the executable's path.
     pub fn compile(&self, name: &str) -> PathBuf {
+        self.compile_with(name, &["-lhiprtc", "-lamdhip64"])
+    }
+
+    /// Compiles `tests/c/<name>.c` into the sandbox with `link_args` (before `-lpthread`) and
+    /// returns the executable's path.
+    pub fn compile_with(&self, name: &str, link_args: &[&str]) -> PathBuf {
         let src = self.artifacts.c_dir.join(format!("{name}.c"));
         assert!(src.is_file(), "no C test program {}", src.display());
         let exe = self.dir.path().join(name);
@@ -170,8 +177,7 @@ impl Sandbox {
             .arg("-o")
             .arg(&exe)
             .arg(format!("-L{}", lib.display()))
-            .arg("-lhiprtc")
-            .arg("-lamdhip64")
+            .args(link_args)
             .arg(format!("-Wl,-rpath,{}", lib.display()))
             .arg("-lpthread");
         let out = cmd.output().unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e}"));

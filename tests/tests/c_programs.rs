@@ -40,6 +40,24 @@ fn threads() {
     run_program("threads");
 }
 
+/// A program that calls only hiprtc, linked `-Wl,--as-needed -lhiprtc` (no `-lamdhip64`):
+/// libhiprtc's own `NEEDED libamdhip64.so.7` must bring in the library whose connection
+/// carries the compilation.
+#[test]
+fn hiprtc_only_program_linked_as_needed() {
+    let sandbox = Sandbox::new("hiprtc_only");
+    let exe = sandbox.compile_with("hiprtc_only", &["-Wl,--as-needed", "-lhiprtc"]);
+    let mut worker = sandbox.start_worker();
+    let mut cmd = worker.command(&exe);
+    // `cargo test` puts target/debug on LD_LIBRARY_PATH, where libhiprtc's fallback dlopen
+    // would find libamdhip64.so.7 anyway; a user's program runs without it.
+    cmd.env_remove("LD_LIBRARY_PATH");
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS hiprtc_only"), "no PASS line: {}", out.report());
+    worker.assert_alive();
+}
+
 /// Another session's device pointer is refused for every operation, and its owner's data
 /// stays intact.
 #[test]

@@ -229,6 +229,8 @@ impl<F: Fabric> Shared<F> {
         let result = match export() {
             // SAFETY: as above, for device memory: remembered until its owner frees it.
             Ok(ExportedMemory::Dmabuf { fd, offset, len: l, iova }) => unsafe { self.fabric.register_dmabuf(fd, offset, l as usize, iova, access) },
+            // SAFETY: as above: the host memory the export names is remembered memory too,
+            // valid until its owner forgets it.
             Ok(ExportedMemory::Host { addr, len: l }) => unsafe { self.fabric.register(addr as *mut u8, l as usize, access) },
             Err(e) => Err(FabricError::new("dma-buf export", e.to_string())),
         };
@@ -745,11 +747,6 @@ impl<F: Fabric> Closer<F> {
         if let Some(sh) = self.0.upgrade() {
             sh.shutdown();
         }
-    }
-
-    /// Whether either half is still alive.
-    pub fn is_alive(&self) -> bool {
-        self.0.strong_count() > 0
     }
 }
 

@@ -37,7 +37,7 @@
 //! the worker RDMA-WRITEs the reply's bulk into it and marks it `written` in the stream.
 //! Device memory announced with a dma-buf export is read into and written from directly
 //! (GPUDirect), with pinned staging as the logged fallback.
-#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
 pub mod config;

@@ -204,11 +204,6 @@ impl MemFabric {
         self.sides()[self.me].rnr_errors
     }
 
-    /// Receives currently posted by this endpoint.
-    pub fn posted_receives(&self) -> usize {
-        self.sides()[self.me].posted.len()
-    }
-
     /// Hostile peer: a SEND of `payload` with immediate data `imm`, whatever either means,
     /// from send slot 0 (an endpoint without an engine owns all its slots; delivery copies
     /// at once). An empty payload is a zero-byte SEND. Fails as hardware would: a payload

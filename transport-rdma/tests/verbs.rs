@@ -1,6 +1,7 @@
 //! Real verbs: a listener and a client in one process over an RDMA device (Soft-RoCE in the
 //! test VM: `scripts/rdma-test.sh`). Needs `--features verbs` and `RDMA_TEST_ADDR` (or the
 //! VM's `RXE_VM_ADDR`) naming an address of an RDMA-capable interface; skipped otherwise.
+#![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 #![cfg(all(target_os = "linux", feature = "verbs"))]
 
 use proto_core::wire::{MemcpyData, MemcpyDtoH, MemcpyHtoD, Ping};

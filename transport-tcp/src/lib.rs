@@ -8,6 +8,7 @@
 //!
 //! [`tcp`] implements it over `std::net::TcpStream` configured with socket2. The RDMA
 //! transport (`transport-rdma`) implements the same traits.
+#![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 
 pub mod config;
 pub mod spin;

@@ -17,14 +17,6 @@ pub enum TransportError {
     Malformed(#[from] DecodeError),
 }
 
-impl TransportError {
-    /// Whether the connection can still be used after this error. After a malformed
-    /// header the byte stream cannot be resynchronised, so only closing is safe.
-    pub fn is_fatal(&self) -> bool {
-        true
-    }
-}
-
 /// One received frame head: the validated header and its control part. The bulk section
 /// (`header.bulk_len` bytes) is still pending in the source until read or skipped.
 #[derive(Debug)]

@@ -7,6 +7,8 @@
 //! is found at run time — first in the process's global scope (`dlsym(RTLD_DEFAULT)`: the
 //! `libamdhip64` the program is linked with or loaded globally), else by loading
 //! `libamdhip64.so.7` (which, when already loaded with `RTLD_LOCAL`, yields that same instance).
+//! On Linux this library also carries `NEEDED libamdhip64.so.7` (see `build.rs`), so the
+//! loader brings libamdhip64 in even for a program linked `--as-needed` that calls only hiprtc.
 //! Linking this crate against the `client-capi` rlib instead would give the process a second
 //! copy of its state, hence a second connection and session, whose compiled code the first
 //! session could not see coming.
@@ -21,6 +23,7 @@
 //! compiler's log as the program log; when no compilation could happen (no worker, limits, a
 //! worker without hiprtc) the result is `HIPRTC_ERROR_INTERNAL_ERROR` (`_INVALID_INPUT` for
 //! inputs the protocol refuses) and the program log says why.
+#![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 #![allow(non_snake_case, non_camel_case_types, clippy::missing_safety_doc)]
 
 use std::collections::HashMap;
@@ -614,6 +617,8 @@ mod test {
         if n == 0 {
             return "";
         }
+        // SAFETY: the caller passes `n` readable bytes at `p` (a pointer, length pair from
+        // `hiprtcCompileProgram`), alive for `'a`.
         unsafe { std::str::from_utf8(std::slice::from_raw_parts(p as *const u8, n)).unwrap() }
     }
 
@@ -635,6 +640,9 @@ mod test {
         on_result: Option<ResultFn>,
         ctx: *mut c_void,
     ) -> c_int {
+        // SAFETY: called only by `hiprtcCompileProgram` in place of `__hipRemoteRtcCompile`:
+        // every (pointer, length) pair is a live string and `on_result` is its `collect`, which
+        // accepts these buffers for the duration of the call.
         unsafe {
             let (name, source, hn, hs, opts, ne) =
                 (slice(name, name_len), slice(source, source_len), slice(hn, hn_len), slice(hs, hs_len), slice(opts, opts_len), slice(ne, ne_len));
@@ -661,6 +669,7 @@ mod test {
         let sources: Vec<*const c_char> = headers.iter().map(|(_, s)| s.as_ptr()).collect();
         let names: Vec<*const c_char> = headers.iter().map(|(n, _)| n.as_ptr()).collect();
         let mut prog = null_mut();
+        // SAFETY: NUL-terminated strings; `sources` and `names` hold `headers.len()` of them.
         let r = unsafe { hiprtcCreateProgram(&mut prog, src.as_ptr(), c"prog.hip".as_ptr(), headers.len() as c_int, sources.as_ptr(), names.as_ptr()) };
         assert_eq!(r, HIPRTC_SUCCESS);
         prog
@@ -668,8 +677,10 @@ mod test {
 
     fn log_of(prog: hiprtcProgram) -> String {
         let mut n = 0;
+        // SAFETY: `n` is a valid out-pointer.
         assert_eq!(unsafe { hiprtcGetProgramLogSize(prog, &mut n) }, HIPRTC_SUCCESS);
         let mut buf = vec![0x55u8; n];
+        // SAFETY: `buf` holds the `n` bytes hiprtcGetProgramLogSize asked for.
         assert_eq!(unsafe { hiprtcGetProgramLog(prog, buf.as_mut_ptr() as *mut c_char) }, HIPRTC_SUCCESS);
         assert_eq!(buf.pop(), Some(0), "log is NUL-terminated");
         String::from_utf8(buf).unwrap()
@@ -697,6 +708,7 @@ mod test {
             assert_eq!(ours.0, abi.0);
             assert_eq!(error_name(ours), abi.name().unwrap());
         }
+        // SAFETY: hiprtcGetErrorString returns a static NUL-terminated string for any code.
         let s = unsafe { CStr::from_ptr(hiprtcGetErrorString(hiprtcResult(12345))) };
         assert_eq!(s, c"Invalid HIPRTC error code");
     }
@@ -705,6 +717,8 @@ mod test {
     fn compile_success_code_log_and_lowered_names() {
         set_fake(Some(fake_worker));
         let prog = create(c"#include \"a.h\"\n__global__ void k() {}", &[(c"a.h", c"int x;"), (c"b.h", c"int y;")]);
+        // SAFETY: every pointer passed is a live C string, array of them, or out-pointer, and
+        // the code buffer is sized by hiprtcGetCodeSize; `lowered` is read while `prog` lives.
         unsafe {
             assert_eq!(hiprtcAddNameExpression(prog, c"k<int>".as_ptr()), HIPRTC_SUCCESS);
             assert_eq!(hiprtcAddNameExpression(prog, c"k<float>".as_ptr()), HIPRTC_SUCCESS);
@@ -734,6 +748,7 @@ mod test {
     fn compile_error_and_refusal() {
         set_fake(Some(fake_worker));
         let prog = create(c"int nothing;", &[]);
+        // SAFETY: valid out-pointers, null option arrays with a count of 0.
         unsafe {
             assert_eq!(hiprtcCompileProgram(prog, 0, null()), HIPRTC_ERROR_COMPILATION);
             assert!(log_of(prog).ends_with("error: no kernel"));
@@ -749,6 +764,9 @@ mod test {
 
     #[test]
     fn invalid_arguments() {
+        // SAFETY: every non-null pointer is a live C string or out-pointer; the null and
+        // made-up ones are exactly what the functions must reject without dereferencing them
+        // (the 4-byte code buffer is never written: the program is not compiled yet).
         unsafe {
             let mut prog = null_mut();
             assert_eq!(hiprtcCreateProgram(null_mut(), c"x".as_ptr(), null(), 0, null(), null()), HIPRTC_ERROR_INVALID_PROGRAM);

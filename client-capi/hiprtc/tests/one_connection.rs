@@ -3,6 +3,7 @@
 //! the worker sees one session. (Whether the worker compiles depends on its backend: either
 //! the code comes back, or the program log carries the worker's refusal, never a failure to
 //! reach libamdhip64.)
+#![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 #![cfg(target_os = "linux")]
 
 #[path = "../../tests/support/mod.rs"]

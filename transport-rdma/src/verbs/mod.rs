@@ -354,12 +354,6 @@ impl VerbsFabric {
         // SAFETY: the id is live; librdmacm keeps the route's addresses in it.
         unsafe { cm::from_sockaddr(rdma_get_peer_addr(&*self.res.id)) }
     }
-
-    /// This connection's protection domain, for [`MemoryRegion::register`] (one-sided
-    /// transfers; the two-sided path never needs it).
-    pub fn protection_domain(&self) -> *mut ibv_pd {
-        self.res.pd
-    }
 }
 
 impl Fabric for VerbsFabric {
