@@ -31,9 +31,9 @@ use std::collections::HashMap;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
-use transport_tcp::MemoryRegistry;
+use transport_core::MemoryRegistry;
 use std::time::{Duration, Instant};
-use transport_tcp::{FrameSink, FrameSource, Received, TransportError};
+use transport_core::{FrameSink, FrameSource, Received, TransportError};
 
 /// Control work requests (credit updates and FIN, bounded by the control credits, plus one
 /// keepalive probe) in flight at most; the send queue is sized
@@ -1060,7 +1060,7 @@ impl<F: Fabric> MemoryRegistry for Registry<F> {
         }
     }
 
-    fn remember_device(&self, addr: u64, len: u64, export: transport_tcp::DeviceExport) {
+    fn remember_device(&self, addr: u64, len: u64, export: transport_core::DeviceExport) {
         let Some(sh) = self.0.upgrade() else { return };
         let export: Export = Arc::new(move || {
             let (fd, offset) = export()?;

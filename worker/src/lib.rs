@@ -1,9 +1,9 @@
 //! hip-worker: serves hip-remote sessions.
 //!
-//! A request flows: transport ([`transport_tcp`]) → [`server`] driver loop (framing, bulk
-//! placement, error replies) → [`session::Session`] (handle and pointer validation, limits;
-//! one [`proto_core::Handler`] method per opcode) → [`backend`] (the only code that touches
-//! devices).
+//! A request flows: transport ([`transport_core`]'s traits, over [`transport_tcp`]) →
+//! [`server`] driver loop (framing, bulk placement, error replies) → [`session::Session`]
+//! (handle and pointer validation, limits; one [`proto_core::Handler`] method per opcode) →
+//! [`backend`] (the only code that touches devices).
 
 pub mod backend;
 pub mod listener;

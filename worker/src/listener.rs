@@ -8,7 +8,7 @@ use std::io;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::time::Duration;
 use transport_tcp::tcp::{TcpSink, TcpSource};
-use transport_tcp::{FrameSink, FrameSource};
+use transport_core::{FrameSink, FrameSource};
 
 /// A bound listener the worker accepts connections on.
 pub trait Listener: Send + 'static {

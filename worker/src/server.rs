@@ -21,7 +21,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
-use transport_tcp::{FrameSink, FrameSource, TcpConfig, TransportError};
+use transport_core::{FrameSink, FrameSource, TransportError};
+use transport_tcp::TcpConfig;
 
 /// How often the accept loop checks for shutdown.
 const ACCEPT_POLL: Duration = Duration::from_millis(50);

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Instant;
-use transport_tcp::{FrameSink, FrameSource, TransportError};
+use transport_core::{FrameSink, FrameSource, TransportError};
 
 /// The reply path of one connection.
 ///

@@ -29,7 +29,7 @@ use proto_core::wire::{self, features};
 use proto_core::{FixedStr, Handler, Status};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use transport_tcp::MemoryRegistry;
+use transport_core::MemoryRegistry;
 
 /// Most live allocations one session may hold.
 pub const MAX_ALLOCATIONS_PER_SESSION: usize = 1 << 20;

@@ -4,7 +4,7 @@ use super::*;
 use crate::backend::{DevicePtr, HostBackend, HostConfig};
 use proto_core::wire::ModuleFormat;
 use proto_core::{Bulk, StrList};
-use transport_tcp::{FrameSink, FrameSource, Received, TransportError};
+use transport_core::{FrameSink, FrameSource, Received, TransportError};
 
 struct NoSource;
 

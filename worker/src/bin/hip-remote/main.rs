@@ -27,7 +27,7 @@ use std::ffi::{c_char, CStr};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use transport_tcp::{FrameSink, FrameSource};
+use transport_core::{FrameSink, FrameSource};
 
 #[derive(Parser)]
 #[command(name = "hip-remote", version, about = "Remote HIP execution: demo and diagnostics")]
