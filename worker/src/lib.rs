@@ -6,10 +6,12 @@
 //! [`backend`] (the only code that touches devices).
 
 pub mod backend;
+pub mod config;
 pub mod listener;
 #[cfg(feature = "rdma")]
 pub mod rdma;
 pub mod server;
 pub mod session;
 
-pub use server::{Worker, WorkerConfig};
+pub use config::WorkerConfig;
+pub use server::Worker;

@@ -3,7 +3,7 @@
 //! become a sink/source pair plus a handle to end them from another thread. TCP is
 //! implemented here; RDMA in [`rdma`](crate::rdma).
 
-use crate::server::WorkerConfig;
+use crate::config::WorkerConfig;
 use std::io;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::time::Duration;
