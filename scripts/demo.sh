@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v cc >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc; }
-cargo build --release -p hip-worker -p client-capi
+cargo build --release -p hip-worker -p client-capi -p hip-remote
 exec ./target/release/hip-remote demo "$@"

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PACK=device-pack
-cargo build --release -p hip-worker -p client-capi -p client-hiprtc
+cargo build --release -p hip-worker -p hip-remote -p client-capi -p client-hiprtc
 rm -rf "$PACK"; mkdir -p "$PACK/bin" "$PACK/lib" "$PACK/tests"
 cp target/release/hip-worker target/release/hip-remote "$PACK/bin/"
 cp target/release/libamdhip64.so "$PACK/lib/"

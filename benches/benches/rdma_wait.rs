@@ -9,10 +9,11 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use hip_remote_benches::ping_frame;
 use std::time::Duration;
-use transport_rdma::config::{RdmaConfig, DEFAULT_SPIN};
+use transport_core::config::DEFAULT_SPIN;
+use transport_core::{FrameSink, FrameSource};
+use transport_rdma::config::RdmaConfig;
 use transport_rdma::engine::{split, Role};
 use transport_rdma::mem::MemFabric;
-use transport_rdma::{FrameSink, FrameSource};
 
 fn round_trip(c: &mut Criterion) {
     let mut g = c.benchmark_group("rdma_round_trip_64B");

@@ -8,9 +8,10 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use hip_remote_benches::ping_frame;
 use std::time::Duration;
-use transport_tcp::config::DEFAULT_SPIN;
+use transport_core::config::DEFAULT_SPIN;
+use transport_core::{FrameSink, FrameSource};
 use transport_tcp::tcp::{connect, listen, split};
-use transport_tcp::{FrameSink, FrameSource, TcpConfig};
+use transport_tcp::TcpConfig;
 
 fn round_trip(c: &mut Criterion) {
     let mut g = c.benchmark_group("tcp_round_trip_64B");

@@ -13,7 +13,7 @@ use proto_core::wire::{self, ErrorReply};
 use proto_core::opcode::assert_postable;
 use proto_core::{calls, Bulk, Call, Caller, Calls, Flags, FrameHeader, Message, Request, Response, Status};
 use std::collections::HashMap;
-use transport_tcp::{FrameSink, FrameSource, TransportError};
+use transport_core::{FrameSink, FrameSource, TransportError};
 
 /// Where an expected reply's bulk data goes.
 #[derive(Debug, Clone, Copy)]
@@ -278,7 +278,7 @@ impl Conn {
     }
 
     /// The transport's registry of long-lived memory, if it has one.
-    pub fn memory_registry(&self) -> Option<std::sync::Arc<dyn transport_tcp::MemoryRegistry>> {
+    pub fn memory_registry(&self) -> Option<std::sync::Arc<dyn transport_core::MemoryRegistry>> {
         self.sink.memory_registry()
     }
 

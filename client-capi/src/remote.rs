@@ -7,7 +7,7 @@ use crate::abi::HipError;
 use crate::config::ClientConfig;
 use crate::conn::{CallError, Conn};
 use std::sync::{Arc, Mutex, OnceLock};
-use transport_tcp::MemoryRegistry;
+use transport_core::MemoryRegistry;
 
 /// The open connection's registry of long-lived memory (`None` before it opens, or on
 /// transports without one). Kept outside the connection's lock so `hipHostMalloc`/`hipHostFree`

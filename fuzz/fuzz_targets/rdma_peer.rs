@@ -13,12 +13,12 @@ use libfuzzer_sys::fuzz_target;
 use proto_core::wire::{MemcpyHtoD, Ping};
 use proto_core::{Bulk, Flags, FrameHeader, Request, HEADER_LEN};
 use std::time::Duration;
+use transport_core::FrameSource;
 use transport_rdma::config::RdmaConfig;
 use transport_rdma::credit::Grant;
 use transport_rdma::engine::{split, Role};
 use transport_rdma::mem::MemFabric;
 use transport_rdma::wire::{Imm, LandingDesc, RemoteDesc, RemoteHow, SegKind};
-use transport_rdma::FrameSource;
 
 /// Bytes the peer exposes for the worker's RDMA READs and WRITEs.
 const EXPOSED: usize = 64 << 10;

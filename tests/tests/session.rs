@@ -13,7 +13,8 @@ use proto_core::wire::{self, ErrorReply};
 use proto_core::{Bulk, Flags, FrameHeader, Message, Opcode, Request, Response, Status};
 use std::sync::Arc;
 use std::time::Duration;
-use transport_tcp::{FrameSink, FrameSource, TcpConfig, TcpSink, TcpSource, TransportError};
+use transport_core::{FrameSink, FrameSource, TransportError};
+use transport_tcp::{TcpConfig, TcpSink, TcpSource};
 
 const DEVICE_BYTES: u64 = 256 << 20;
 

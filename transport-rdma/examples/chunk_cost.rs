@@ -19,7 +19,7 @@ use transport_rdma::mem::MemFabric;
 use transport_rdma::rx::{Reassembly, Segment};
 use transport_rdma::tx::{Batcher, SendSlots};
 use transport_rdma::wire::{Imm, SegKind};
-use transport_rdma::{FrameSink, FrameSource};
+use transport_core::{FrameSink, FrameSource};
 
 fn state_machine_ns(slot_len: usize, n: u64) -> f64 {
     let mut tx = Credits::new(64, 64);

@@ -1,7 +1,8 @@
 //! RDMA tuning, from the environment where the user may want to override it.
 
 use std::time::Duration;
-use transport_tcp::TcpConfig;
+// The waiter's spin has the default and limit of TCP's readers.
+use transport_core::config::{Timeouts, DEFAULT_SPIN, MAX_SPIN};
 
 /// Default size of one receive (and send) slot: the largest SEND.
 pub const DEFAULT_SLOT_LEN: usize = 64 << 10;
@@ -32,11 +33,6 @@ pub const CACHED_ONE_SIDED_MIN: usize = 64 << 10;
 pub const DEFAULT_REG_CACHE_BYTES: usize = 4 << 30;
 /// Ranges the registration cache remembers at most (more are simply not cached).
 pub const MAX_REMEMBERED_RANGES: usize = 1 << 16;
-/// How long a waiting thread keeps polling the completion queue before it arms the
-/// completion channel and sleeps, by default, and at most (`HIP_REMOTE_RDMA_SPIN_US`): the
-/// TCP readers' limits. A reply that arrives within it costs no interrupt and no scheduler
-/// wake-up (several µs each, on both sides of every round trip).
-pub use transport_tcp::config::{DEFAULT_SPIN, MAX_SPIN};
 /// Idle time after which a connection sends a zero-length RDMA WRITE to probe its peer.
 pub const DEFAULT_KEEPALIVE: Duration = Duration::from_secs(30);
 /// How long a waiting thread sleeps at most before it re-checks shutdown, deadlines and
@@ -75,20 +71,22 @@ pub struct RdmaConfig {
     pub landings: bool,
     /// Registration-cache budget in bytes (`HIP_REMOTE_RDMA_REG_CACHE_MIB`).
     pub reg_cache_bytes: usize,
-    /// How long a waiter polls before sleeping on the completion channel
-    /// (`HIP_REMOTE_RDMA_SPIN_US`, at most [`MAX_SPIN`]; 0: sleep at once).
+    /// How long a waiter polls the completion queue before sleeping on the completion channel
+    /// (`HIP_REMOTE_RDMA_SPIN_US`, at most [`MAX_SPIN`]; 0: sleep at once). A reply that
+    /// arrives within it costs no interrupt and no scheduler wake-up (several µs each, on both
+    /// sides of every round trip).
     pub spin: Duration,
 }
 
 impl Default for RdmaConfig {
     fn default() -> Self {
-        let tcp = TcpConfig::default();
+        let timeouts = Timeouts::default();
         Self {
             slot_len: DEFAULT_SLOT_LEN,
             recv_depth: DEFAULT_RECV_DEPTH,
             send_depth: DEFAULT_SEND_DEPTH,
-            connect_timeout: tcp.connect_timeout,
-            io_timeout: tcp.io_timeout,
+            connect_timeout: timeouts.connect,
+            io_timeout: timeouts.io,
             keepalive: DEFAULT_KEEPALIVE,
             one_sided: true,
             one_sided_min: DEFAULT_ONE_SIDED_MIN,
@@ -107,9 +105,9 @@ impl RdmaConfig {
     /// `HIP_REMOTE_RDMA_SPIN_US`. Values out of
     /// range are clamped; unparsable ones keep the default.
     pub fn from_env() -> Self {
-        let tcp = TcpConfig::from_env();
+        let timeouts = Timeouts::from_env();
         let num = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<u64>().ok());
-        let mut cfg = Self { connect_timeout: tcp.connect_timeout, io_timeout: tcp.io_timeout, ..Self::default() };
+        let mut cfg = Self { connect_timeout: timeouts.connect, io_timeout: timeouts.io, ..Self::default() };
         if let Some(kib) = num("HIP_REMOTE_RDMA_SLOT_KIB") {
             cfg.slot_len = (kib.saturating_mul(1024)).min(usize::MAX as u64) as usize;
         }

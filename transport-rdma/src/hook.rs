@@ -2,7 +2,7 @@
 //! memory exported as a dma-buf.
 //!
 //! The worker's session announces its allocations through
-//! [`MemoryRegistry`](transport_tcp::MemoryRegistry): host-memory backends with `remember`
+//! [`MemoryRegistry`](transport_core::MemoryRegistry): host-memory backends with `remember`
 //! (registered by address), GPU backends with `remember_device` and an export function
 //! (CUDA: `cuMemGetHandleForAddressRange(..., CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, ...)`;
 //! ROCm would use `hsa_amd_portable_export_dmabuf`). The registration cache

@@ -1,4 +1,4 @@
-//! hip-remote's RDMA transport: [`FrameSink`]/[`FrameSource`] over reliable-connected (RC)
+//! hip-remote's RDMA transport: `transport-core`'s [`FrameSink`]/[`FrameSource`] over reliable-connected (RC)
 //! queue pairs, connected with librdmacm (InfiniBand and RoCEv2 alike).
 //!
 //! # Layers
@@ -37,6 +37,12 @@
 //! the worker RDMA-WRITEs the reply's bulk into it and marks it `written` in the stream.
 //! Device memory announced with a dma-buf export is read into and written from directly
 //! (GPUDirect), with pinned staging as the logged fallback.
+//!
+//! [`FrameSink`]: transport_core::FrameSink
+//! [`FrameSource`]: transport_core::FrameSource
+//! [`FrameSink::queue`]: transport_core::FrameSink::queue
+//! [`FrameSink::offer_landing`]: transport_core::FrameSink::offer_landing
+//! [`MemoryRegistry`]: transport_core::MemoryRegistry
 #![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
@@ -57,7 +63,6 @@ pub mod verbs;
 pub use config::RdmaConfig;
 pub use engine::{Role, Sink, Source};
 pub use fabric::Fabric;
-pub use transport_tcp::{FrameSink, FrameSource, MemoryRegistry, Received, TransportError};
 
 #[cfg(all(target_os = "linux", feature = "verbs"))]
 pub use verbs::{connect, Incoming, RdmaListener, RdmaSink, RdmaSource, VerbsFabric};

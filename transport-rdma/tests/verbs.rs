@@ -7,7 +7,8 @@
 use proto_core::wire::{MemcpyData, MemcpyDtoH, MemcpyHtoD, Ping};
 use proto_core::{Bulk, Flags, Request, Response};
 use std::time::{Duration, Instant};
-use transport_rdma::{connect, Fabric, FrameSink, FrameSource, RdmaConfig, RdmaListener, RdmaSink, RdmaSource, TransportError};
+use transport_core::{FrameSink, FrameSource, TransportError};
+use transport_rdma::{connect, Fabric, RdmaConfig, RdmaListener, RdmaSink, RdmaSource};
 
 fn test_addr() -> Option<String> {
     let addr = std::env::var("RDMA_TEST_ADDR").or_else(|_| std::env::var("RXE_VM_ADDR")).ok();

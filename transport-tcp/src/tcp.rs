@@ -1,7 +1,7 @@
 //! TCP implementation of [`FrameSink`]/[`FrameSource`].
 
 use crate::config::{TcpConfig, COALESCE_BYTES, COPY_BULK_BELOW, KEEPALIVE_IDLE, RECV_BUFFER_BYTES, SOCKET_BUFFER_BYTES};
-use crate::transport::{FrameSink, FrameSource, Received, TransportError};
+use transport_core::{FrameSink, FrameSource, Received, TransportError};
 use proto_core::header::{FrameHeader, HEADER_LEN};
 use proto_core::limits::MAX_CONTROL_LEN;
 use socket2::{Domain, Protocol, SockAddr, Socket, TcpKeepalive, Type};

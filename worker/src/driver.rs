@@ -18,7 +18,7 @@ use proto_core::wire::ErrorReply;
 use proto_core::{BulkWay, DecodeError, Delivery, EncodeError, Flags, Opcode, Outcome, Request, Response, Status};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
-use transport_tcp::{FrameSink, FrameSource, TransportError};
+use transport_core::{FrameSink, FrameSource, TransportError};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())

@@ -1,12 +1,13 @@
 //! hip-worker: serves hip-remote sessions.
 //!
-//! A request flows: transport ([`transport_tcp`]) → [`driver`] (framing, bulk placement,
+//! A request flows: transport ([`transport_core`]'s traits, over [`transport_tcp`]) → [`driver`] (framing, bulk placement,
 //! error replies; the only code that reads or writes a connection; [`server`] accepts
 //! connections and runs one driver each) → [`session::Session`] (handle and pointer
 //! validation, limits; one handler trait per opcode family, generated from the opcode table,
 //! no I/O) → [`backend`] (the only code that touches devices).
 
 pub mod backend;
+pub mod config;
 pub mod driver;
 pub mod listener;
 #[cfg(feature = "rdma")]
@@ -14,4 +15,5 @@ pub mod rdma;
 pub mod server;
 pub mod session;
 
-pub use server::{Worker, WorkerConfig};
+pub use config::WorkerConfig;
+pub use server::Worker;

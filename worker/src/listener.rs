@@ -3,12 +3,12 @@
 //! become a sink/source pair plus a handle to end them from another thread. TCP is
 //! implemented here; RDMA in [`rdma`](crate::rdma).
 
-use crate::server::WorkerConfig;
+use crate::config::WorkerConfig;
 use std::io;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::time::Duration;
 use transport_tcp::tcp::{TcpSink, TcpSource};
-use transport_tcp::{FrameSink, FrameSource};
+use transport_core::{FrameSink, FrameSource};
 
 /// A bound listener the worker accepts connections on.
 pub trait Listener: Send + 'static {

@@ -231,7 +231,7 @@ fn main() -> std::process::ExitCode {
             auth_token: cli.token.clone(),
             rdma_endpoint: None,
         },
-        tcp: hip_worker::server::accepted_tcp_config(),
+        tcp: hip_worker::config::accepted_tcp_config(),
     };
     #[cfg(feature = "rdma")]
     let rdma_worker = match &cli.listen_rdma {

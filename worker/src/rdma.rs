@@ -3,7 +3,8 @@
 
 use crate::backend::Backend;
 use crate::listener::{Accepted, Connection, Hangup, Listener};
-use crate::server::{Server, WorkerConfig};
+use crate::config::WorkerConfig;
+use crate::server::Server;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;

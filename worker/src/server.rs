@@ -5,9 +5,10 @@
 //! [`driver::serve`].
 
 use crate::backend::Backend;
+use crate::config::WorkerConfig;
 use crate::listener::{Accepted, Connection, Hangup, Listener};
 use crate::driver::{self, ReplyWriter};
-use crate::session::{Session, SessionConfig};
+use crate::session::Session;
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -15,27 +16,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
-use transport_tcp::{FrameSink, FrameSource, TcpConfig, TransportError};
+use transport_core::{FrameSink, FrameSource, TransportError};
 
 /// How often the accept loop checks for shutdown.
 const ACCEPT_POLL: Duration = Duration::from_millis(50);
 /// Most concurrent connections; more are refused with an error reply.
 pub const MAX_CONNECTIONS: usize = 1024;
-
-/// Worker-wide configuration.
-#[derive(Debug, Clone, Default)]
-pub struct WorkerConfig {
-    /// Session settings.
-    pub session: SessionConfig,
-    /// Socket settings for accepted connections.
-    pub tcp: TcpConfig,
-}
-
-/// Settings for the connections a worker accepts: no I/O timeout (a client may idle between
-/// calls for as long as it likes), the rest from the environment (`HIP_REMOTE_TCP_SPIN_US`).
-pub fn accepted_tcp_config() -> TcpConfig {
-    TcpConfig { io_timeout: None, ..TcpConfig::from_env() }
-}
 
 /// The TCP worker.
 pub type Worker = Server<TcpListener>;

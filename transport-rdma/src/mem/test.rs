@@ -4,7 +4,7 @@
 use super::MemFabric;
 use crate::config::RdmaConfig;
 use crate::engine::{split, Role, Sink, Source};
-use crate::{FrameSink, FrameSource, TransportError};
+use transport_core::{FrameSink, FrameSource, TransportError};
 use proto_core::wire::{Empty, MemcpyHtoD, Ping};
 use proto_core::{Bulk, Flags, Request};
 use std::io;

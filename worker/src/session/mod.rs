@@ -36,7 +36,7 @@ use crate::backend::{Backend, BackendError, DeviceIndex, EventHandle, StreamHand
 use proto_core::Status;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use transport_tcp::MemoryRegistry;
+use transport_core::MemoryRegistry;
 
 /// Most live allocations one session may hold.
 pub const MAX_ALLOCATIONS_PER_SESSION: usize = 1 << 20;

@@ -1,4 +1,4 @@
-//! The transport abstraction shared by TCP and RDMA.
+//! The transport traits, implemented by TCP and RDMA.
 
 use proto_core::{DecodeError, FrameHeader};
 use std::io;

@@ -15,7 +15,7 @@ fn library(exe: &Path) -> PathBuf {
     let lib = dir.join(name);
     assert!(
         lib.is_file(),
-        "the client library is missing at {}; run `cargo build --workspace` before `cargo test -p hip-worker`",
+        "the client library is missing at {}; run `cargo build --workspace` before `cargo test -p hip-remote`",
         lib.display()
     );
     lib

@@ -27,7 +27,7 @@ use std::ffi::{c_char, CStr};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use transport_tcp::{FrameSink, FrameSource};
+use transport_core::{FrameSink, FrameSource};
 
 #[derive(Parser)]
 #[command(name = "hip-remote", version, about = "Remote HIP execution: demo and diagnostics")]
@@ -240,7 +240,7 @@ fn embedded_worker(backend: Arc<dyn Backend>) -> Result<(Option<Worker>, String)
         Err(_) => {
             let name = backend.name();
             // Sockets configured as `hip-worker` configures them.
-            let config = WorkerConfig { tcp: hip_worker::server::accepted_tcp_config(), ..WorkerConfig::default() };
+            let config = WorkerConfig { tcp: hip_worker::config::accepted_tcp_config(), ..WorkerConfig::default() };
             let worker = Worker::start("127.0.0.1:0", backend, config).map_err(|e| e.to_string())?;
             let addr = worker.local_addr().to_string();
             eprintln!("started an embedded hip-worker ({name} backend) on {addr}");

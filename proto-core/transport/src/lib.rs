@@ -1,0 +1,19 @@
+//! What client and worker code see of a hip-remote connection, whatever carries it.
+//!
+//! A [`FrameSink`] sends frames (header + control part, then the bulk section, never copied
+//! into an intermediate buffer when large) with optional coalescing of fire-and-forget
+//! frames; a [`FrameSource`] returns the next frame's header and control part and lets the
+//! caller place the bulk section wherever it belongs. A [`MemoryRegistry`] lets a transport
+//! prepare long-lived memory once. [`config`] holds the settings every transport shares
+//! (timeouts, the waiter's spin).
+//!
+//! The transport knows lengths, not opcodes: this crate reads frame headers only.
+//! `transport-tcp` and `transport-rdma` implement it.
+
+pub mod config;
+mod transport;
+
+pub use config::Timeouts;
+#[cfg(unix)]
+pub use transport::DeviceExport;
+pub use transport::{FrameSink, FrameSource, MemoryRegistry, Received, TransportError};
