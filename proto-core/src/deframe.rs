@@ -1,6 +1,8 @@
-//! Finding frames in a byte stream (TCP): [`FrameDecoder::decode`] says how many bytes make
-//! the next frame, or how many more it needs, validating the header first so a hostile length
-//! is refused before anything is buffered for it.
+//! Finding frames in a byte stream (TCP): [`FrameDecoder::decode_head`] says how many bytes
+//! make the next frame's head (header and control part), or how many more it needs,
+//! validating the header first so a hostile length is refused before anything is buffered
+//! for it; the transport then streams the bulk section wherever it belongs.
+//! [`FrameDecoder::decode`] does the same for a whole frame held in memory.
 
 use crate::error::DecodeError;
 use crate::frame::{parse_frame, Frame};
@@ -25,17 +27,55 @@ pub enum Deframed<'a> {
     },
 }
 
+/// Outcome of [`FrameDecoder::decode_head`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[must_use]
+pub enum DeframedHead<'a> {
+    /// A complete head; `consumed` bytes of input hold the header and control part, and the
+    /// bulk section (`header.bulk_len` bytes) follows them.
+    Head {
+        /// Bytes of input the head occupied.
+        consumed: usize,
+        /// The validated header.
+        header: FrameHeader,
+        /// The control part.
+        control: &'a [u8],
+    },
+    /// The input holds only part of a head; `needed` bytes in all are required (never a
+    /// hostile length: the header is validated as soon as it is complete).
+    NeedMore {
+        /// Total bytes required for the next step.
+        needed: usize,
+    },
+}
+
 /// Stateless stream deframer.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct FrameDecoder;
 
 impl FrameDecoder {
-    /// Looks for one frame at the start of `input`.
-    pub fn decode(input: &[u8]) -> Result<Deframed<'_>, DecodeError> {
+    /// Looks for one frame's head (header and control part) at the start of `input`; the
+    /// bulk section need not be there (the production path of the TCP transport).
+    pub fn decode_head(input: &[u8]) -> Result<DeframedHead<'_>, DecodeError> {
         if input.len() < HEADER_LEN {
-            return Ok(Deframed::NeedMore { needed: HEADER_LEN });
+            return Ok(DeframedHead::NeedMore { needed: HEADER_LEN });
         }
         let header = FrameHeader::parse(input)?;
+        let head_len = HEADER_LEN + header.control_len as usize;
+        match input.get(HEADER_LEN..head_len) {
+            Some(control) => Ok(DeframedHead::Head { consumed: head_len, header, control }),
+            None => Ok(DeframedHead::NeedMore { needed: head_len }),
+        }
+    }
+
+    /// Looks for one frame at the start of `input`.
+    pub fn decode(input: &[u8]) -> Result<Deframed<'_>, DecodeError> {
+        let header = match Self::decode_head(input)? {
+            DeframedHead::Head { header, .. } => header,
+            DeframedHead::NeedMore { needed } if input.len() < HEADER_LEN => return Ok(Deframed::NeedMore { needed }),
+            // The header is complete (and valid): the whole frame is what is needed.
+            DeframedHead::NeedMore { .. } => FrameHeader::parse(input)?,
+        };
         let total = HEADER_LEN + header.payload_len();
         match input.get(..total) {
             Some(bytes) => Ok(Deframed::Frame { consumed: total, frame: parse_frame(bytes)? }),

@@ -37,7 +37,7 @@ pub mod status;
 pub mod wire;
 
 pub use codec::{Reader, Writer};
-pub use deframe::{Deframed, FrameDecoder};
+pub use deframe::{Deframed, DeframedHead, FrameDecoder};
 pub use error::{DecodeError, EncodeError};
 pub use field::{Bulk, FixedStr, List, StrList, WireField};
 pub use frame::{encode_frame, parse_frame, EncodedFrame, Frame};

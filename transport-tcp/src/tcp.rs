@@ -2,7 +2,8 @@
 
 use crate::config::{TcpConfig, COALESCE_BYTES, COPY_BULK_BELOW, KEEPALIVE_IDLE, RECV_BUFFER_BYTES, SOCKET_BUFFER_BYTES};
 use transport_core::{FrameSink, FrameSource, Received, TransportError};
-use proto_core::header::{FrameHeader, HEADER_LEN};
+use proto_core::header::HEADER_LEN;
+use proto_core::{DeframedHead, FrameDecoder};
 use proto_core::limits::MAX_CONTROL_LEN;
 use socket2::{Domain, Protocol, SockAddr, Socket, TcpKeepalive, Type};
 use std::io::{self, IoSlice, Read, Write};
@@ -184,15 +185,21 @@ impl TcpSource {
 impl FrameSource for TcpSource {
     fn recv_head(&mut self) -> Result<Received<'_>, TransportError> {
         self.skip_bulk()?;
-        self.fill(HEADER_LEN, true)?;
-        // Validates magic, version, flags and both lengths against their limits before a
-        // single byte of payload is read or buffered.
-        let header = FrameHeader::parse(&self.buf[self.start..self.end])?;
-        let control_len = header.control_len as usize;
-        debug_assert!(control_len <= MAX_CONTROL_LEN);
-        self.fill(HEADER_LEN + control_len, false)?;
+        // The decoder validates magic, version, flags and both lengths against their limits
+        // as soon as the header is complete, before a byte of payload is read or buffered.
+        let mut at_boundary = true;
+        let (consumed, header) = loop {
+            match FrameDecoder::decode_head(&self.buf[self.start..self.end])? {
+                DeframedHead::Head { consumed, header, .. } => break (consumed, header),
+                DeframedHead::NeedMore { needed } => {
+                    self.fill(needed, at_boundary)?;
+                    at_boundary = false;
+                }
+            }
+        };
+        debug_assert!(header.control_len as usize <= MAX_CONTROL_LEN);
         let control_start = self.start + HEADER_LEN;
-        self.start = control_start + control_len;
+        self.start += consumed;
         self.bulk_remaining = header.bulk_len as usize;
         Ok(Received { header, control: &self.buf[control_start..self.start] })
     }
