@@ -1,6 +1,8 @@
-//! The worker's session and transport layers, spoken to directly: an in-process
-//! `hip_worker::Worker` over a `HostBackend`, connected with `transport_tcp::connect`, frames
-//! built with `proto_core` (or by hand, where a test needs a frame no encoder would produce).
+//! The worker's driver and session, spoken to directly as an in-memory pair: each client is
+//! connected to its own session through `transport_core::mem` (the driver and session exactly
+//! as over TCP, framed by the same decoder, no socket), over one shared `HostBackend`; frames
+//! are built with `proto_core` (or by hand, where a test needs a frame no encoder would
+//! produce). Tests about connections themselves use a TCP `hip_worker::Worker`.
 //!
 //! Every test keeps a second, well-behaved connection ("bystander") open throughout and checks
 //! at the end that the worker still serves it: nothing one client sends may take down the
@@ -13,21 +15,68 @@ use proto_core::wire::{self, ErrorReply};
 use proto_core::{Bulk, Flags, FrameHeader, Message, Opcode, Request, Response, Status};
 use std::sync::Arc;
 use std::time::Duration;
+use std::sync::Mutex;
+use std::thread::JoinHandle;
 use transport_core::{FrameSink, FrameSource, TransportError};
-use transport_tcp::{TcpConfig, TcpSink, TcpSource};
+use transport_tcp::TcpConfig;
 
 const DEVICE_BYTES: u64 = 256 << 20;
 
-fn start_worker_with(auth_token: Option<&str>) -> Worker {
-    let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: DEVICE_BYTES }));
-    let config = WorkerConfig {
-        session: SessionConfig { worker_name: "session-test worker".into(), auth_token: auth_token.map(str::to_owned), ..Default::default() },
-        tcp: TcpConfig { io_timeout: Some(Duration::from_secs(30)), ..TcpConfig::default() },
-    };
-    Worker::start("127.0.0.1:0", backend, config).expect("start worker")
+/// The worker under test: one backend; each client gets its own session on an in-memory
+/// connection, or connects over TCP when the worker has a listener.
+struct TestWorker {
+    backend: Arc<HostBackend>,
+    config: WorkerConfig,
+    sessions: Mutex<Vec<JoinHandle<()>>>,
+    tcp: Option<Worker>,
 }
 
-fn start_worker() -> Worker {
+impl TestWorker {
+    fn in_memory(config: WorkerConfig) -> Self {
+        let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: DEVICE_BYTES }));
+        Self { backend, config, sessions: Mutex::default(), tcp: None }
+    }
+
+    fn tcp(config: WorkerConfig) -> Self {
+        let mut worker = Self::in_memory(config);
+        worker.tcp = Some(Worker::start("127.0.0.1:0", worker.backend.clone(), worker.config.clone()).expect("start worker"));
+        worker
+    }
+
+    fn connect(&self) -> (Box<dyn FrameSink>, Box<dyn FrameSource>) {
+        if let Some(tcp) = &self.tcp {
+            let cfg = TcpConfig { io_timeout: Some(Duration::from_secs(20)), ..TcpConfig::default() };
+            let (sink, source) = transport_tcp::connect(&tcp.local_addr().to_string(), &cfg).expect("connect");
+            return (Box::new(sink), Box::new(source));
+        }
+        let (sink, source, thread) = hip_worker::server::serve_in_memory(self.backend.clone(), self.config.clone()).expect("session thread");
+        self.sessions.lock().unwrap().push(thread);
+        (Box::new(sink), Box::new(source))
+    }
+
+    /// Waits for every session to end (their clients are gone) and stops the listener.
+    fn shutdown(self) {
+        for thread in self.sessions.into_inner().unwrap() {
+            thread.join().expect("session thread");
+        }
+        if let Some(tcp) = self.tcp {
+            tcp.shutdown();
+        }
+    }
+}
+
+fn config_with(auth_token: Option<&str>) -> WorkerConfig {
+    WorkerConfig {
+        session: SessionConfig { worker_name: "session-test worker".into(), auth_token: auth_token.map(str::to_owned), ..Default::default() },
+        tcp: TcpConfig { io_timeout: Some(Duration::from_secs(30)), ..TcpConfig::default() },
+    }
+}
+
+fn start_worker_with(auth_token: Option<&str>) -> TestWorker {
+    TestWorker::in_memory(config_with(auth_token))
+}
+
+fn start_worker() -> TestWorker {
     start_worker_with(None)
 }
 
@@ -65,21 +114,20 @@ impl Reply {
 
 /// A raw protocol client.
 struct Client {
-    sink: TcpSink,
-    source: TcpSource,
+    sink: Box<dyn FrameSink>,
+    source: Box<dyn FrameSource>,
     buf: Vec<u8>,
     next_id: u64,
 }
 
 impl Client {
-    fn connect(worker: &Worker) -> Self {
-        let cfg = TcpConfig { io_timeout: Some(Duration::from_secs(20)), ..TcpConfig::default() };
-        let (sink, source) = transport_tcp::connect(&worker.local_addr().to_string(), &cfg).expect("connect");
+    fn connect(worker: &TestWorker) -> Self {
+        let (sink, source) = worker.connect();
         Self { sink, source, buf: vec![0; 1 << 16], next_id: 1 }
     }
 
     /// A connected client that has completed the handshake.
-    fn greeted(worker: &Worker) -> Self {
+    fn greeted(worker: &TestWorker) -> Self {
         let mut c = Self::connect(worker);
         let reply = c.call(&hello(1, 1, ""));
         match reply.response() {
@@ -209,8 +257,11 @@ fn raw_header(opcode: u16, flags: Flags, request_id: u64, control_len: u32, bulk
 /// Runs `scenario` on a fresh worker while a bystander session stays connected; checks the
 /// bystander is still served afterwards and that the worker's memory is back to where it was
 /// once every scenario connection is gone.
-fn with_bystander(scenario: impl FnOnce(&Worker)) {
-    let worker = start_worker();
+fn with_bystander(scenario: impl FnOnce(&TestWorker)) {
+    with_bystander_on(start_worker(), scenario)
+}
+
+fn with_bystander_on(worker: TestWorker, scenario: impl FnOnce(&TestWorker)) {
     let mut bystander = Client::greeted(&worker);
     bystander.round_trip(1);
     let free_before = bystander.free_mem();
@@ -279,9 +330,8 @@ fn handshake_welcome_and_features() {
 
 #[test]
 fn welcome_advertises_the_rdma_listener_to_clients_that_can_use_it() {
-    let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: DEVICE_BYTES }));
     let session = SessionConfig { worker_name: "w".into(), rdma_endpoint: Some("10.0.0.5:18516".into()), ..Default::default() };
-    let worker = Worker::start("127.0.0.1:0", backend, WorkerConfig { session, tcp: TcpConfig::default() }).unwrap();
+    let worker = TestWorker::in_memory(WorkerConfig { session, tcp: TcpConfig::default() });
     for (client_features, expect_rdma) in [(wire::features::RDMA | wire::features::FIRE_AND_FORGET, true), (wire::features::FIRE_AND_FORGET, false)] {
         let mut c = Client::connect(&worker);
         let reply = c.call(&Request::Hello(wire::Hello {
@@ -697,15 +747,15 @@ fn sessions_are_isolated() {
 
 #[test]
 fn many_connections_come_and_go() {
-    with_bystander(|worker| {
+    with_bystander_on(TestWorker::tcp(config_with(None)), |worker| {
         let handles: Vec<_> = (0..8)
             .map(|i| {
-                let addr = worker.local_addr().to_string();
+                let addr = worker.tcp.as_ref().expect("TCP worker").local_addr().to_string();
                 std::thread::spawn(move || {
                     for round in 0..5u8 {
                         let cfg = TcpConfig { io_timeout: Some(Duration::from_secs(20)), ..TcpConfig::default() };
                         let (sink, source) = transport_tcp::connect(&addr, &cfg).expect("connect");
-                        let mut c = Client { sink, source, buf: vec![0; 1 << 16], next_id: 1 };
+                        let mut c = Client { sink: Box::new(sink), source: Box::new(source), buf: vec![0; 1 << 16], next_id: 1 };
                         assert!(matches!(c.call(&hello(1, 1, "")).response(), Response::Hello(_)));
                         c.round_trip(i * 10 + round);
                         let _ = c.malloc(1 << 20); // left for the worker to clean up

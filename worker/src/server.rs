@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
+use transport_core::mem::{MemSink, MemSource};
 use transport_core::{FrameSink, FrameSource, TransportError};
 
 /// How often the accept loop checks for shutdown.
@@ -234,4 +235,20 @@ fn run_session(
     drop(session);
     late.close();
     (id, result)
+}
+
+/// Serves one session over an in-memory connection, in a thread of its own: the same driver
+/// and session as over TCP, without a socket (tests run client and worker as an in-memory
+/// pair). Returns the client's ends; the thread ends, freeing the session, once the client
+/// drops them or says GOODBYE.
+pub fn serve_in_memory(backend: Arc<dyn Backend>, config: WorkerConfig) -> std::io::Result<(MemSink, MemSource, JoinHandle<()>)> {
+    let ((client_sink, client_source), (sink, source)) = transport_core::mem::duplex();
+    let thread = std::thread::Builder::new().name("hip-mem-session".into()).spawn(move || {
+        let (session, result) = run_session(sink, source, backend, &config);
+        match result {
+            Ok(()) => tracing::info!(session, "in-memory connection ended; session freed"),
+            Err(e) => tracing::info!(session, %e, "in-memory connection ended; session freed"),
+        }
+    })?;
+    Ok((client_sink, client_source, thread))
 }

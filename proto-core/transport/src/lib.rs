@@ -11,6 +11,7 @@
 //! `transport-tcp` and `transport-rdma` implement it.
 
 pub mod config;
+pub mod mem;
 mod transport;
 
 pub use config::Timeouts;
