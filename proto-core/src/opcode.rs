@@ -311,6 +311,12 @@ opcodes! { <'a>
     0x0106 MemGetInfo mem_get_info: DeviceRef => MemInfo;
     /// `hipDeviceGetStreamPriorityRange`.
     0x0107 StreamPriorityRange stream_priority_range: DeviceRef => PriorityRange;
+    /// `hipDeviceGetLimit`.
+    0x0108 DeviceGetLimit device_get_limit: LimitRef => LimitValue;
+    /// `hipDeviceSetLimit`; answers the value now in effect.
+    0x0109 DeviceSetLimit device_set_limit: SetLimit => LimitValue;
+    /// `hipDeviceCanAccessPeer`.
+    0x010a DeviceCanAccessPeer device_can_access_peer: PeerQuery => PeerAccess;
 
     // ---- memory 0x02xx ----
     /// `hipMalloc`.
@@ -337,6 +343,8 @@ opcodes! { <'a>
     0x0304 StreamQuery stream_query: StreamRef => QueryResult;
     /// `hipStreamWaitEvent`.
     0x0305 StreamWaitEvent stream_wait_event: StreamWaitEvent => Empty;
+    /// `hipStreamGetFlags` / `hipStreamGetPriority` / `hipStreamGetDevice` of a created stream.
+    0x0306 StreamGetInfo stream_get_info: StreamRef => StreamInfo;
 
     // ---- event 0x04xx ----
     /// `hipEventCreate*`.
@@ -369,6 +377,8 @@ opcodes! { <'a>
     0x0507 OccupancyMaxActiveBlocks occupancy_max_active_blocks: OccupancyQuery => Occupancy;
     /// `hipModuleOccupancyMaxPotentialBlockSize`.
     0x0508 OccupancyMaxPotentialBlockSize occupancy_max_potential_block_size: BlockSizeQuery => BlockSize;
+    /// `hipFuncSetAttribute`.
+    0x0509 FuncSetAttribute func_set_attribute: FuncSetAttribute => Empty;
 
     // ---- rtc 0x06xx ----
     /// `hiprtcCompileProgram`, compiled by the worker for its device.

@@ -23,7 +23,8 @@ pub use tables::{Allocations, Handles};
 
 use module::{FunctionEntry, ModuleEntry, RtcReply};
 
-use crate::backend::{Backend, BackendError, DeviceIndex, EventHandle, StreamHandle};
+use crate::backend::{Backend, BackendError, DeviceIndex, DeviceLimit, EventHandle, StreamHandle};
+use std::collections::HashMap;
 use proto_core::header::{MIN_PROTOCOL_VERSION, PROTOCOL_VERSION};
 use proto_core::wire::{self, features};
 use proto_core::{FixedStr, Handler, Status};
@@ -87,6 +88,8 @@ pub struct Session {
     events: Handles<(EventHandle, DeviceIndex)>,
     modules: Handles<ModuleEntry>,
     functions: Handles<FunctionEntry>,
+    /// Device limits this session set (`hipDeviceSetLimit`), as the backend applied them.
+    limits: HashMap<(DeviceIndex, DeviceLimit), u64>,
     /// The latest hiprtc result, borrowed by its reply.
     rtc_reply: RtcReply,
     /// The transport's registry of long-lived memory: device allocations (host memory by
@@ -110,6 +113,7 @@ impl Session {
             events: Handles::new("event", 0x4556_0000_0000_0000, MAX_EVENTS_PER_SESSION),
             modules: Handles::new("module", 0x4d4f_0000_0000_0000, MAX_MODULES_PER_SESSION),
             functions: Handles::new("function", 0x4655_0000_0000_0000, MAX_FUNCTIONS_PER_SESSION),
+            limits: HashMap::new(),
             rtc_reply: RtcReply::default(),
             memory: None,
         }
@@ -185,6 +189,11 @@ impl Session {
             return Ok(None);
         }
         Ok(Some(self.streams.get(stream)?.0))
+    }
+
+    /// A `hipLimit_t` the backends support; the rest are `hipErrorUnsupportedLimit`.
+    fn limit(raw: u32) -> Result<DeviceLimit, Failure> {
+        DeviceLimit::from_raw(raw).ok_or_else(|| Failure::new(Status::UNSUPPORTED_LIMIT, format!("hipLimit_t {raw} is not supported")))
     }
 
     fn event(&self, event: u64) -> Result<EventHandle, Failure> {
@@ -379,6 +388,7 @@ impl Handler for Session {
     fn device_reset(&mut self, _io: &mut WorkerIo, req: wire::DeviceRef) -> Result<wire::Empty, Failure> {
         let dev = self.device(req.device)?;
         self.release(Some(dev));
+        self.limits.retain(|(d, _), _| *d != dev);
         Ok(wire::Empty {})
     }
 
@@ -392,6 +402,32 @@ impl Handler for Session {
         let dev = self.device(req.device)?;
         let (least, greatest) = self.backend.stream_priority_range(dev)?;
         Ok(wire::PriorityRange { least, greatest })
+    }
+
+    fn device_get_limit(&mut self, _io: &mut WorkerIo, req: wire::LimitRef) -> Result<wire::LimitValue, Failure> {
+        let dev = self.device(req.device)?;
+        let limit = Self::limit(req.limit)?;
+        let value = match self.limits.get(&(dev, limit)) {
+            Some(&v) => v,
+            None => self.backend.device_limit(dev, limit)?,
+        };
+        Ok(wire::LimitValue { value })
+    }
+
+    fn device_set_limit(&mut self, _io: &mut WorkerIo, req: wire::SetLimit) -> Result<wire::LimitValue, Failure> {
+        let dev = self.device(req.device)?;
+        let limit = Self::limit(req.limit)?;
+        let value = self.backend.set_device_limit(dev, limit, req.value)?;
+        self.limits.insert((dev, limit), value);
+        Ok(wire::LimitValue { value })
+    }
+
+    fn device_can_access_peer(&mut self, _io: &mut WorkerIo, req: wire::PeerQuery) -> Result<wire::PeerAccess, Failure> {
+        let dev = self.device(req.device)?;
+        let peer = self.device(req.peer)?;
+        // A device is never its own peer (ROCm and CUDA both answer 0).
+        let can_access = dev != peer && self.backend.can_access_peer(dev, peer)?;
+        Ok(wire::PeerAccess { can_access })
     }
 
     // ---- memory (see memory.rs) -------------------------------------------------------
@@ -466,6 +502,15 @@ impl Handler for Session {
         Ok(wire::Empty {})
     }
 
+    fn stream_get_info(&mut self, _io: &mut WorkerIo, req: wire::StreamRef) -> Result<wire::StreamInfo, Failure> {
+        if req.stream == 0 {
+            return Err(Failure::new(Status::INVALID_VALUE, "the null stream has no creation flags or priority"));
+        }
+        let (handle, device) = *self.streams.get(req.stream)?;
+        let (flags, priority) = self.backend.stream_info(handle)?;
+        Ok(wire::StreamInfo { device, flags, priority })
+    }
+
     // ---- events -----------------------------------------------------------------------
 
     fn event_create(&mut self, _io: &mut WorkerIo, req: wire::EventCreate) -> Result<wire::EventCreated, Failure> {
@@ -526,6 +571,10 @@ impl Handler for Session {
 
     fn func_get_attributes(&mut self, _io: &mut WorkerIo, req: wire::FunctionRef) -> Result<wire::FuncAttributes, Failure> {
         self.do_func_get_attributes(req)
+    }
+
+    fn func_set_attribute(&mut self, _io: &mut WorkerIo, req: wire::FuncSetAttribute) -> Result<wire::Empty, Failure> {
+        self.do_func_set_attribute(req)
     }
 
     fn occupancy_max_active_blocks(&mut self, _io: &mut WorkerIo, req: wire::OccupancyQuery) -> Result<wire::Occupancy, Failure> {

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use super::tables::AllocInfo;
 use super::{Failure, Session};
-use crate::backend::{
+use crate::backend::{FunctionAttribute, 
     self, BackendError, DeviceIndex, FunctionHandle, LaunchConfig, ModuleHandle, RtcOutput,
     RtcRequest,
 };
@@ -210,6 +210,14 @@ impl Session {
             ptx_version: a.ptx_version,
             shared_size: a.shared_size,
         })
+    }
+
+    pub(super) fn do_func_set_attribute(&mut self, req: wire::FuncSetAttribute) -> Result<wire::Empty, Failure> {
+        let attribute = FunctionAttribute::from_raw(req.attribute)
+            .ok_or_else(|| Failure::new(Status::INVALID_VALUE, format!("hipFuncAttribute {} cannot be set", req.attribute)))?;
+        let handle = self.function(req.function)?.handle;
+        self.backend.function_set_attribute(handle, attribute, req.value)?;
+        Ok(wire::Empty {})
     }
 
     fn check_occupancy_flags(flags: u32) -> Result<(), Failure> {
