@@ -92,3 +92,76 @@ pub extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, fla
         with_conn(|c| c.post(&req))
     })
 }
+
+/// `hipStreamLegacy` and `hipStreamPerThread`: streams of the current device created with
+/// no flags and the default priority.
+fn is_implicit_stream(stream: hipStream_t) -> bool {
+    matches!(stream as u64, 1 | 2)
+}
+
+/// Flags, priority and device of a created stream. A destroyed or unknown handle is
+/// `hipErrorContextIsDestroyed`, ROCm's answer for a stream it cannot find.
+fn stream_info(stream: hipStream_t) -> Result<wire::StreamInfo, CallError> {
+    with_conn(|c| {
+        c.call(&Request::StreamGetInfo(wire::StreamRef { stream: stream as u64 }), |r| match r {
+            Response::StreamGetInfo(i) => Ok(i),
+            _ => Err(CallError::new(HipError::UNKNOWN, "unexpected reply to a stream query")),
+        })?
+    })
+    .map_err(|e| if e.code == HipError::INVALID_HANDLE { CallError::new(HipError::CONTEXT_IS_DESTROYED, e.message) } else { e })
+}
+
+/// ROCm refuses the null stream here (hip-tests `Unit_hipStreamGetFlags_Negative`); the
+/// implicit streams have no flags.
+fn get_flags(stream: hipStream_t, flags: *mut c_uint) -> Result<(), CallError> {
+    non_null!(flags);
+    if stream.is_null() {
+        return Err(CallError::new(HipError::INVALID_VALUE, "the null stream has no flags"));
+    }
+    let f = if is_implicit_stream(stream) { 0 } else { stream_info(stream)?.flags };
+    // SAFETY: checked non-null.
+    unsafe { *flags = f };
+    Ok(())
+}
+
+/// The null and implicit streams have the default priority, 0.
+fn get_priority(stream: hipStream_t, priority: *mut c_int) -> Result<(), CallError> {
+    non_null!(priority);
+    let p = if stream_id(stream) == 0 { 0 } else { stream_info(stream)?.priority };
+    // SAFETY: checked non-null.
+    unsafe { *priority = p };
+    Ok(())
+}
+
+#[no_mangle]
+pub extern "C" fn hipStreamGetFlags(stream: hipStream_t, flags: *mut c_uint) -> hipError_t {
+    hip_boundary!("hipStreamGetFlags", { get_flags(stream, flags) })
+}
+
+/// The per-thread-default-stream form: a null stream means `hipStreamPerThread`.
+#[no_mangle]
+pub extern "C" fn hipStreamGetFlags_spt(stream: hipStream_t, flags: *mut c_uint) -> hipError_t {
+    hip_boundary!("hipStreamGetFlags_spt", { get_flags(if stream.is_null() { hipStreamPerThread } else { stream }, flags) })
+}
+
+#[no_mangle]
+pub extern "C" fn hipStreamGetPriority(stream: hipStream_t, priority: *mut c_int) -> hipError_t {
+    hip_boundary!("hipStreamGetPriority", { get_priority(stream, priority) })
+}
+
+#[no_mangle]
+pub extern "C" fn hipStreamGetPriority_spt(stream: hipStream_t, priority: *mut c_int) -> hipError_t {
+    hip_boundary!("hipStreamGetPriority_spt", { get_priority(stream, priority) })
+}
+
+/// The null and implicit streams belong to the current device.
+#[no_mangle]
+pub extern "C" fn hipStreamGetDevice(stream: hipStream_t, device: *mut hipDevice_t) -> hipError_t {
+    hip_boundary!("hipStreamGetDevice", {
+        non_null!(device);
+        let d = if stream_id(stream) == 0 { current_device() } else { stream_info(stream)?.device };
+        // SAFETY: checked non-null.
+        unsafe { *device = d as hipDevice_t };
+        Ok(())
+    })
+}
