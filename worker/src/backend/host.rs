@@ -880,7 +880,9 @@ impl Backend for HostBackend {
         launch::validate_launch(target.kernel(), &config, args.len(), props)?;
         let max_dynamic = lock(&target.settings).max_dynamic_shared;
         if config.shared_mem > max_dynamic {
-            return Err(BackendError::InvalidConfiguration(format!(
+            // hipErrorInvalidValue, as CUDA answers a launch above the attribute and ROCm one
+            // above the device's shared memory.
+            return Err(BackendError::InvalidValue(format!(
                 "launch of `{}`: {} bytes of dynamic shared memory exceed the {max_dynamic} its \
                  hipFuncAttributeMaxDynamicSharedMemorySize allows",
                 target.kernel().name,
