@@ -727,10 +727,7 @@ mod tests {
 
     #[test]
     fn pci_bus_id_format_is_rocms() {
-        let mut p = wire::DeviceProperties::default();
-        p.pci_domain_id = 0x1;
-        p.pci_bus_id = 0xc1;
-        p.pci_device_id = 0x2;
+        let p = wire::DeviceProperties { pci_domain_id: 0x1, pci_bus_id: 0xc1, pci_device_id: 0x2, ..Default::default() };
         assert_eq!(pci_bus_id(&p), "0001:c1:02.0");
     }
 }

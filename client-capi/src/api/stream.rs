@@ -113,7 +113,10 @@ fn stream_info(stream: hipStream_t) -> Result<wire::StreamInfo, CallError> {
 
 /// ROCm refuses the null stream here (hip-tests `Unit_hipStreamGetFlags_Negative`); the
 /// implicit streams have no flags.
-fn get_flags(stream: hipStream_t, flags: *mut c_uint) -> Result<(), CallError> {
+///
+/// # Safety
+/// `flags` is NULL or points to a writable `unsigned int`.
+unsafe fn get_flags(stream: hipStream_t, flags: *mut c_uint) -> Result<(), CallError> {
     non_null!(flags);
     if stream.is_null() {
         return Err(CallError::new(HipError::INVALID_VALUE, "the null stream has no flags"));
@@ -125,7 +128,10 @@ fn get_flags(stream: hipStream_t, flags: *mut c_uint) -> Result<(), CallError> {
 }
 
 /// The null and implicit streams have the default priority, 0.
-fn get_priority(stream: hipStream_t, priority: *mut c_int) -> Result<(), CallError> {
+///
+/// # Safety
+/// `priority` is NULL or points to a writable `int`.
+unsafe fn get_priority(stream: hipStream_t, priority: *mut c_int) -> Result<(), CallError> {
     non_null!(priority);
     let p = if stream_id(stream) == 0 { 0 } else { stream_info(stream)?.priority };
     // SAFETY: checked non-null.
@@ -134,29 +140,42 @@ fn get_priority(stream: hipStream_t, priority: *mut c_int) -> Result<(), CallErr
 }
 
 #[no_mangle]
-pub extern "C" fn hipStreamGetFlags(stream: hipStream_t, flags: *mut c_uint) -> hipError_t {
-    hip_boundary!("hipStreamGetFlags", { get_flags(stream, flags) })
+pub unsafe extern "C" fn hipStreamGetFlags(stream: hipStream_t, flags: *mut c_uint) -> hipError_t {
+    hip_boundary!("hipStreamGetFlags", {
+        // SAFETY: the caller's `flags` is NULL or writable (the HIP contract).
+        unsafe { get_flags(stream, flags) }
+    })
 }
 
 /// The per-thread-default-stream form: a null stream means `hipStreamPerThread`.
 #[no_mangle]
-pub extern "C" fn hipStreamGetFlags_spt(stream: hipStream_t, flags: *mut c_uint) -> hipError_t {
-    hip_boundary!("hipStreamGetFlags_spt", { get_flags(if stream.is_null() { hipStreamPerThread } else { stream }, flags) })
+pub unsafe extern "C" fn hipStreamGetFlags_spt(stream: hipStream_t, flags: *mut c_uint) -> hipError_t {
+    hip_boundary!("hipStreamGetFlags_spt", {
+        let stream = if stream.is_null() { hipStreamPerThread } else { stream };
+        // SAFETY: as in hipStreamGetFlags.
+        unsafe { get_flags(stream, flags) }
+    })
 }
 
 #[no_mangle]
-pub extern "C" fn hipStreamGetPriority(stream: hipStream_t, priority: *mut c_int) -> hipError_t {
-    hip_boundary!("hipStreamGetPriority", { get_priority(stream, priority) })
+pub unsafe extern "C" fn hipStreamGetPriority(stream: hipStream_t, priority: *mut c_int) -> hipError_t {
+    hip_boundary!("hipStreamGetPriority", {
+        // SAFETY: the caller's `priority` is NULL or writable (the HIP contract).
+        unsafe { get_priority(stream, priority) }
+    })
 }
 
 #[no_mangle]
-pub extern "C" fn hipStreamGetPriority_spt(stream: hipStream_t, priority: *mut c_int) -> hipError_t {
-    hip_boundary!("hipStreamGetPriority_spt", { get_priority(stream, priority) })
+pub unsafe extern "C" fn hipStreamGetPriority_spt(stream: hipStream_t, priority: *mut c_int) -> hipError_t {
+    hip_boundary!("hipStreamGetPriority_spt", {
+        // SAFETY: as in hipStreamGetPriority.
+        unsafe { get_priority(stream, priority) }
+    })
 }
 
 /// The null and implicit streams belong to the current device.
 #[no_mangle]
-pub extern "C" fn hipStreamGetDevice(stream: hipStream_t, device: *mut hipDevice_t) -> hipError_t {
+pub unsafe extern "C" fn hipStreamGetDevice(stream: hipStream_t, device: *mut hipDevice_t) -> hipError_t {
     hip_boundary!("hipStreamGetDevice", {
         non_null!(device);
         let d = if stream_id(stream) == 0 { current_device() } else { stream_info(stream)?.device };
