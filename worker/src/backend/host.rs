@@ -42,6 +42,13 @@
 //! * **Warp size** is 32 (`properties::HOST_WARP_SIZE`), so clients sizing work by
 //!   `warpSize` get GPU-like shapes. Stream priorities are not supported: the range is
 //!   `(0, 0)` and every priority clamps to 0.
+//! * **Limits** report what the backend honours: a stack of [`KERNEL_STACK_BYTES`] per
+//!   thread (less may be asked for, more is `InvalidValue`); any printf FIFO and heap size
+//!   (kernels print straight to the worker's output and allocate from its heap). The session
+//!   keeps what each client set, so limits are per session. **Peers**: every emulated device
+//!   is every other's peer (one address space). **`hipFuncSetAttribute`**: the maximum
+//!   dynamic shared memory (at most the block's shared memory beside the static part) is
+//!   enforced at launch; the carveout is recorded and reported.
 
 mod event;
 #[cfg(test)]
