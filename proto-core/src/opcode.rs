@@ -535,6 +535,12 @@ opcodes! { <'a>
         0x0106 MemGetInfo mem_get_info: DeviceRef => MemInfo, none, call;
         /// `hipDeviceGetStreamPriorityRange`.
         0x0107 StreamPriorityRange stream_priority_range: DeviceRef => PriorityRange, none, call;
+        /// `hipDeviceGetLimit`.
+        0x0108 DeviceGetLimit device_get_limit: LimitRef => LimitValue, none, call;
+        /// `hipDeviceSetLimit`; answers the value now in effect.
+        0x0109 DeviceSetLimit device_set_limit: SetLimit => LimitValue, none, call;
+        /// `hipDeviceCanAccessPeer`.
+        0x010a DeviceCanAccessPeer device_can_access_peer: PeerQuery => PeerAccess, none, call;
     }
 
     /// Allocation, copies, memset.
@@ -565,6 +571,8 @@ opcodes! { <'a>
         0x0304 StreamQuery stream_query: StreamRef => QueryResult, none, call;
         /// `hipStreamWaitEvent`.
         0x0305 StreamWaitEvent stream_wait_event: StreamWaitEvent => Empty, none, post;
+        /// `hipStreamGetFlags` / `hipStreamGetPriority` / `hipStreamGetDevice` of a created stream.
+        0x0306 StreamGetInfo stream_get_info: StreamRef => StreamInfo, none, call;
     }
 
     /// Events.
@@ -601,6 +609,8 @@ opcodes! { <'a>
         0x0507 OccupancyMaxActiveBlocks occupancy_max_active_blocks: OccupancyQuery => Occupancy, none, call;
         /// `hipModuleOccupancyMaxPotentialBlockSize`.
         0x0508 OccupancyMaxPotentialBlockSize occupancy_max_potential_block_size: BlockSizeQuery => BlockSize, none, call;
+        /// `hipFuncSetAttribute`.
+        0x0509 FuncSetAttribute func_set_attribute: FuncSetAttribute => Empty, none, call;
     }
 
     /// Runtime compilation.

@@ -51,6 +51,8 @@ statuses! {
     INVALID_IMAGE = 200, "hipErrorInvalidImage";
     /// hipErrorNoBinaryForGpu.
     NO_BINARY_FOR_GPU = 209, "hipErrorNoBinaryForGpu";
+    /// hipErrorUnsupportedLimit.
+    UNSUPPORTED_LIMIT = 215, "hipErrorUnsupportedLimit";
     /// hipErrorInvalidKernelFile.
     INVALID_KERNEL_FILE = 218, "hipErrorInvalidKernelFile";
     /// hipErrorSharedObjectInitFailed.

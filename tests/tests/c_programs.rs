@@ -6,9 +6,14 @@ use std::time::{Duration, Instant};
 
 /// Compiles `name`, runs it against a fresh worker and requires success.
 fn run_program(name: &str) {
+    run_program_on(name, 1);
+}
+
+/// [`run_program`] against a worker emulating `devices` devices.
+fn run_program_on(name: &str, devices: u32) {
     let sandbox = Sandbox::new(name);
     let exe = sandbox.compile(name);
-    let mut worker = sandbox.start_worker();
+    let mut worker = sandbox.start_worker_devices(devices);
     let out = worker.run(&exe, &[]);
     out.assert_success();
     assert!(out.stdout.contains(&format!("PASS {name}")), "no PASS line: {}", out.report());
@@ -239,4 +244,25 @@ fn not_ready_is_not_a_last_error() {
 #[test]
 fn kernels() {
     run_program("kernels");
+}
+
+#[test]
+fn device_control() {
+    run_program("device_control");
+}
+
+/// The same program over two emulated devices: peers, per-device limits and bus ids.
+#[test]
+fn device_control_two_devices() {
+    run_program_on("device_control", 2);
+}
+
+#[test]
+fn stream_info() {
+    run_program_on("stream_info", 2);
+}
+
+#[test]
+fn func_attributes() {
+    run_program("func_attributes");
 }

@@ -768,3 +768,61 @@ fn many_connections_come_and_go() {
         }
     });
 }
+
+#[test]
+fn limits_stream_info_peers_and_function_attributes_are_checked_per_session() {
+    with_bystander(|worker| {
+        let mut a = Client::greeted(worker);
+        let mut b = Client::greeted(worker);
+        let get_stack = |c: &mut Client| match c.call(&Request::DeviceGetLimit(wire::LimitRef { device: 0, limit: 0 })).response() {
+            Response::DeviceGetLimit(v) => v.value,
+            other => panic!("{other:?}"),
+        };
+        let default_stack = get_stack(&mut a);
+        match a.call(&Request::DeviceSetLimit(wire::SetLimit { device: 0, limit: 0, value: 4096 })).response() {
+            Response::DeviceSetLimit(v) => assert_eq!(v.value, 4096),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(get_stack(&mut a), 4096);
+        assert_eq!(get_stack(&mut b), default_stack, "one session's limit leaked into another");
+        let refused = a.call(&Request::DeviceSetLimit(wire::SetLimit { device: 0, limit: 0, value: 1 << 40 })).error();
+        assert_eq!(refused.0, Status::INVALID_VALUE);
+        assert_eq!(get_stack(&mut a), 4096, "a refused value changed the limit");
+        for limit in [3, 4096, u32::MAX] {
+            let (status, _) = a.call(&Request::DeviceGetLimit(wire::LimitRef { device: 0, limit })).error();
+            assert_eq!(status, Status::UNSUPPORTED_LIMIT, "limit {limit}");
+        }
+        let (status, _) = a.call(&Request::DeviceGetLimit(wire::LimitRef { device: 7, limit: 0 })).error();
+        assert_eq!(status, Status::INVALID_DEVICE);
+        assert!(matches!(a.call(&Request::DeviceReset(wire::DeviceRef { device: 0 })).response(), Response::DeviceReset(_)));
+        assert_eq!(get_stack(&mut a), default_stack, "hipDeviceReset keeps the session's limits");
+
+        match a.call(&Request::DeviceCanAccessPeer(wire::PeerQuery { device: 0, peer: 0 })).response() {
+            Response::DeviceCanAccessPeer(p) => assert!(!p.can_access, "a device is its own peer"),
+            other => panic!("{other:?}"),
+        }
+        let (status, _) = a.call(&Request::DeviceCanAccessPeer(wire::PeerQuery { device: 0, peer: 1 })).error();
+        assert_eq!(status, Status::INVALID_DEVICE);
+
+        let stream = match a.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 1, priority: -3 })).response() {
+            Response::StreamCreate(s) => s.stream,
+            other => panic!("{other:?}"),
+        };
+        match a.call(&Request::StreamGetInfo(wire::StreamRef { stream })).response() {
+            Response::StreamGetInfo(i) => assert_eq!((i.device, i.flags, i.priority), (0, 1, 0)),
+            other => panic!("{other:?}"),
+        }
+        let (status, _) = b.call(&Request::StreamGetInfo(wire::StreamRef { stream })).error();
+        assert_eq!(status, Status::INVALID_HANDLE, "another session's stream");
+        let (status, _) = a.call(&Request::StreamGetInfo(wire::StreamRef { stream: 0 })).error();
+        assert_eq!(status, Status::INVALID_VALUE, "the null stream");
+        assert!(matches!(a.call(&Request::StreamDestroy(wire::StreamRef { stream })).response(), Response::StreamDestroy(_)));
+        let (status, _) = a.call(&Request::StreamGetInfo(wire::StreamRef { stream })).error();
+        assert_eq!(status, Status::INVALID_HANDLE, "a destroyed stream");
+
+        let (status, _) = a.call(&Request::FuncSetAttribute(wire::FuncSetAttribute { function: 0x4655_0000_0000_0001, attribute: 8, value: 0 })).error();
+        assert_eq!(status, Status::INVALID_HANDLE, "a function this session never got");
+        let (status, _) = a.call(&Request::FuncSetAttribute(wire::FuncSetAttribute { function: 0x4655_0000_0000_0001, attribute: 7, value: 0 })).error();
+        assert_eq!(status, Status::INVALID_VALUE, "an attribute that cannot be set");
+    });
+}

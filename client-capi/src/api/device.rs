@@ -447,3 +447,247 @@ pub extern "C" fn hipGetErrorName(error: hipError_t) -> *const c_char {
 pub extern "C" fn hipGetErrorString(error: hipError_t) -> *const c_char {
     error.description().as_ptr()
 }
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceGet(device: *mut hipDevice_t, ordinal: c_int) -> hipError_t {
+    hip_boundary!("hipDeviceGet", {
+        non_null!(device);
+        let d = check_device(ordinal)?;
+        // SAFETY: checked non-null; the caller provides a writable hipDevice_t.
+        unsafe { *device = int(d) };
+        Ok(())
+    })
+}
+
+/// `hipSetValidDevices` as ROCm does it: the list is validated, and its first device becomes
+/// the thread's current one unless `hipSetDevice` already chose one; an empty list changes
+/// nothing.
+#[no_mangle]
+pub unsafe extern "C" fn hipSetValidDevices(device_arr: *mut c_int, len: c_int) -> hipError_t {
+    hip_boundary!("hipSetValidDevices", {
+        if len == 0 {
+            return Ok(());
+        }
+        let count = device_count()?;
+        non_null!(device_arr);
+        let len = match usize::try_from(len) {
+            Ok(n) if n as u64 <= u64::from(count) => n,
+            _ => return Err(CallError::new(HipError::INVALID_VALUE, format!("{len} devices listed, the worker has {count}"))),
+        };
+        // SAFETY: checked non-null; the caller provides `len` ints.
+        let devices = unsafe { std::slice::from_raw_parts(device_arr, len) };
+        for &d in devices {
+            check_device(d)?;
+        }
+        crate::boundary::prefer_device(devices[0] as u32);
+        Ok(())
+    })
+}
+
+/// `hipDeviceCanAccessPeer`, with ROCm's order of checks: a device is never its own peer,
+/// even an out-of-range one.
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceCanAccessPeer(canAccessPeer: *mut c_int, deviceId: c_int, peerDeviceId: c_int) -> hipError_t {
+    hip_boundary!("hipDeviceCanAccessPeer", {
+        non_null!(canAccessPeer);
+        if deviceId == peerDeviceId {
+            // SAFETY: checked non-null.
+            unsafe { *canAccessPeer = 0 };
+            return Ok(());
+        }
+        let (device, peer) = (check_device(deviceId)?, check_device(peerDeviceId)?);
+        let can = with_conn(|c| c.device_can_access_peer(wire::PeerQuery { device, peer }))?.can_access;
+        // SAFETY: checked non-null.
+        unsafe { *canAccessPeer = c_int::from(can) };
+        Ok(())
+    })
+}
+
+/// The PCI function of every device: ROCm prints the real one, the properties carry none.
+const PCI_FUNCTION: u32 = 0;
+
+/// `domain:bus:device.function` as ROCm prints it (`%04x:%02x:%02x.%01x`).
+fn pci_bus_id(p: &wire::DeviceProperties) -> String {
+    format!("{:04x}:{:02x}:{:02x}.{:01x}", p.pci_domain_id, p.pci_bus_id, p.pci_device_id, PCI_FUNCTION)
+}
+
+/// Parses what `sscanf("%04x:%02x:%02x.%01x")` accepts in full: `(domain, bus, device,
+/// function)`, each 1 to its width of hex digits; whatever follows is ignored, as there.
+fn parse_pci_bus_id(s: &[u8]) -> Option<[u32; 4]> {
+    let mut rest = s;
+    let mut out = [0u32; 4];
+    for (i, (width, sep)) in [(4, Some(b':')), (2, Some(b':')), (2, Some(b'.')), (1, None)].into_iter().enumerate() {
+        let digits = rest.iter().take(width).take_while(|b| b.is_ascii_hexdigit()).count();
+        if digits == 0 {
+            return None;
+        }
+        let text = std::str::from_utf8(&rest[..digits]).ok()?;
+        out[i] = u32::from_str_radix(text, 16).ok()?;
+        rest = &rest[digits..];
+        if let Some(sep) = sep {
+            rest = rest.strip_prefix(&[sep])?;
+        }
+    }
+    Some(out)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceGetPCIBusId(pciBusId: *mut c_char, len: c_int, device: c_int) -> hipError_t {
+    hip_boundary!("hipDeviceGetPCIBusId", {
+        let d = check_device(device)?;
+        non_null!(pciBusId);
+        let id = pci_bus_id(&properties(d)?);
+        if let Ok(n @ 1..) = usize::try_from(len) {
+            // SAFETY: the caller provides `len` writable bytes at `pciBusId`.
+            copy_c_string(unsafe { std::slice::from_raw_parts_mut(pciBusId, n) }, &id);
+        }
+        // ROCm writes what fits (like snprintf) and fails unless all 12 characters and the NUL did.
+        if len <= id.len() as c_int {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("a PCI bus id needs {} bytes, the buffer has {len}", id.len() + 1)));
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceGetByPCIBusId(device: *mut c_int, pciBusId: *const c_char) -> hipError_t {
+    hip_boundary!("hipDeviceGetByPCIBusId", {
+        non_null!(device);
+        non_null!(pciBusId);
+        // SAFETY: checked non-null; the caller passes a NUL-terminated string.
+        let text = unsafe { std::ffi::CStr::from_ptr(pciBusId) }.to_bytes();
+        let not_found = || CallError::new(HipError::INVALID_VALUE, format!("no device has PCI bus id {:?}", String::from_utf8_lossy(text)));
+        let [domain, bus, dev, function] = parse_pci_bus_id(text).ok_or_else(not_found)?;
+        for i in 0..device_count()? {
+            let p = properties(i)?;
+            if (p.pci_domain_id, p.pci_bus_id, p.pci_device_id, PCI_FUNCTION) == (domain, bus, dev, function) {
+                // SAFETY: checked non-null.
+                unsafe { *device = int(i) };
+                return Ok(());
+            }
+        }
+        Err(not_found())
+    })
+}
+
+fn limit_value(reply: Result<wire::LimitValue, CallError>) -> Result<usize, CallError> {
+    let value = reply?.value;
+    usize::try_from(value).map_err(|_| CallError::new(HipError::UNKNOWN, format!("limit {value} does not fit size_t")))
+}
+
+/// `hipDeviceGetLimit` of the current device: stack, printf FIFO and heap sizes; the worker
+/// answers `hipErrorUnsupportedLimit` for the other `hipLimit_t` values.
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceGetLimit(pValue: *mut usize, limit: hipLimit_t) -> hipError_t {
+    hip_boundary!("hipDeviceGetLimit", {
+        non_null!(pValue);
+        if limit >= hipLimitRange {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("hipLimit_t {limit} out of range")));
+        }
+        let device = check_device(current_device() as c_int)?;
+        let value = limit_value(with_conn(|c| c.device_get_limit(wire::LimitRef { device, limit })))?;
+        // SAFETY: checked non-null.
+        unsafe { *pValue = value };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hipDeviceSetLimit(limit: hipLimit_t, value: usize) -> hipError_t {
+    hip_boundary!("hipDeviceSetLimit", {
+        if limit >= hipLimitRange {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("hipLimit_t {limit} out of range")));
+        }
+        let device = check_device(current_device() as c_int)?;
+        limit_value(with_conn(|c| c.device_set_limit(wire::SetLimit { device, limit, value: value as u64 }))).map(drop)
+    })
+}
+
+/// `(requested, actual)` of each named field, widened so every field type compares.
+macro_rules! field_pairs {
+    ($want:ident, $have:ident; $($field:ident),*) => {
+        [$(($want.$field as i128, $have.$field as i128)),*]
+    };
+}
+
+/// ROCm's `ihipChooseDevice`: the device meeting every nonzero field of the request (each at
+/// least as large) and the most of them wins, the first on a tie; device 0 when none meets
+/// them all. `$fill` fills the layout `$ty` from the cached properties.
+macro_rules! choose_device {
+    ($ty:ty, $fill:ident, $device:expr, $want:expr) => {{
+        non_null!($device);
+        non_null!($want);
+        // SAFETY: checked non-null; the caller passes the layout the exported name stands for.
+        let want: &$ty = unsafe { &*$want };
+        let (mut best, mut best_matched) = (0u32, 0u32);
+        for i in 0..device_count()? {
+            // SAFETY: a plain C struct of integers, arrays and pointers: all-zero is valid.
+            let mut have: $ty = unsafe { std::mem::zeroed() };
+            $fill(&mut have, &properties(i)?);
+            let (mut wanted, mut matched) = (0u32, 0u32);
+            for (w, h) in field_pairs!(want, have;
+                major, minor, totalGlobalMem, sharedMemPerBlock, maxThreadsPerBlock, totalConstMem,
+                multiProcessorCount, maxThreadsPerMultiProcessor, memoryClockRate, memoryBusWidth,
+                l2CacheSize, regsPerBlock, maxSharedMemoryPerMultiProcessor, warpSize)
+            {
+                if w != 0 {
+                    wanted += 1;
+                    matched += u32::from(h >= w);
+                }
+            }
+            if wanted == matched && matched > best_matched {
+                best = i;
+                best_matched = matched;
+            }
+        }
+        // SAFETY: checked non-null.
+        unsafe { *$device = int(best) };
+        Ok(())
+    }};
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipChooseDeviceR0600(device: *mut c_int, prop: *const hipDeviceProp_tR0600) -> hipError_t {
+    hip_boundary!("hipChooseDeviceR0600", { choose_device!(hipDeviceProp_tR0600, fill_r0600, device, prop) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipChooseDeviceR0000(device: *mut c_int, prop: *const hipDeviceProp_tR0000) -> hipError_t {
+    hip_boundary!("hipChooseDeviceR0000", { choose_device!(hipDeviceProp_tR0000, fill_r0000, device, prop) })
+}
+
+/// The unversioned name takes the legacy layout, as ROCm 6+'s libamdhip64 exports it (ROCm 7
+/// headers map `hipChooseDevice` to `hipChooseDeviceR0600`).
+#[no_mangle]
+pub unsafe extern "C" fn hipChooseDevice(device: *mut c_int, prop: *const hipDeviceProp_tR0000) -> hipError_t {
+    // SAFETY: same contract as hipChooseDeviceR0000.
+    unsafe { hipChooseDeviceR0000(device, prop) }
+}
+
+/// `hipCreateChannelDesc`: the bits per component and their kind, returned by value.
+#[no_mangle]
+pub extern "C" fn hipCreateChannelDesc(x: c_int, y: c_int, z: c_int, w: c_int, f: hipChannelFormatKind) -> hipChannelFormatDesc {
+    hipChannelFormatDesc { x, y, z, w, f }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pci_bus_ids_parse_like_sscanf() {
+        assert_eq!(parse_pci_bus_id(b"0000:03:00.0"), Some([0, 3, 0, 0]));
+        assert_eq!(parse_pci_bus_id(b"00ab:c1:1f.7 trailing"), Some([0xab, 0xc1, 0x1f, 7]));
+        assert_eq!(parse_pci_bus_id(b"0:3:0.0"), Some([0, 3, 0, 0]));
+        assert_eq!(parse_pci_bus_id(b"0000:03:00"), None);
+        assert_eq!(parse_pci_bus_id(b"00000:03:00.0"), None);
+        assert_eq!(parse_pci_bus_id(b"xyz"), None);
+        assert_eq!(parse_pci_bus_id(b""), None);
+    }
+
+    #[test]
+    fn pci_bus_id_format_is_rocms() {
+        let p = wire::DeviceProperties { pci_domain_id: 0x1, pci_bus_id: 0xc1, pci_device_id: 0x2, ..Default::default() };
+        assert_eq!(pci_bus_id(&p), "0001:c1:02.0");
+    }
+}

@@ -209,7 +209,8 @@ pub struct Function {
     pub name: String,
     /// Its parameter layout.
     pub layout: ArgLayout,
-    attributes: OnceLock<wire::FuncAttributes>,
+    /// Cached `hipFuncGetAttributes` answer; `hipFuncSetAttribute` drops it.
+    attributes: Mutex<Option<wire::FuncAttributes>>,
 }
 
 struct ModuleEntry {
@@ -468,7 +469,7 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
                         None => {
                             let h = next_handle();
                             m.functions.insert(names[i].to_string(), h);
-                            let f = Function { worker: worker_fn, module, name: names[i].to_string(), layout, attributes: OnceLock::new() };
+                            let f = Function { worker: worker_fn, module, name: names[i].to_string(), layout, attributes: Mutex::new(None) };
                             t.functions.insert(h, Arc::new(f));
                             h
                         }
@@ -513,15 +514,24 @@ pub(crate) fn forget_module(module: u64) -> Option<u64> {
     Some(entry.worker)
 }
 
-/// The attributes of `f` (asked once, then cached: they cannot change).
+/// The attributes of `f` (asked once, then cached until `hipFuncSetAttribute` changes them).
 pub(crate) fn attributes(f: &Function) -> Result<wire::FuncAttributes, CallError> {
-    if let Some(a) = f.attributes.get() {
+    if let Some(a) = f.attributes.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
         return Ok(a.clone());
     }
     let a = with_conn(|c| {
         c.func_get_attributes(wire::FunctionRef { function: f.worker })
     })?;
-    Ok(f.attributes.get_or_init(|| a).clone())
+    *f.attributes.lock().unwrap_or_else(|p| p.into_inner()) = Some(a.clone());
+    Ok(a)
+}
+
+/// `hipFuncSetAttribute` on the worker; the cached attributes are dropped so the next
+/// `hipFuncGetAttributes` reports the new value.
+pub(crate) fn set_attribute(f: &Function, attribute: u32, value: i32) -> Result<(), CallError> {
+    with_conn(|c| c.func_set_attribute(wire::FuncSetAttribute { function: f.worker, attribute, value }))?;
+    *f.attributes.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    Ok(())
 }
 
 /// Fills a `hipFuncAttributes`.

@@ -416,6 +416,28 @@ pub unsafe extern "C" fn hipFuncGetAttributes(attr: *mut hipFuncAttributes, func
     })
 }
 
+/// `hipFuncSetAttribute`, with ROCm's checks: a null function is
+/// `hipErrorInvalidDeviceFunction`, an attribute beyond `hipFuncAttributeMax` is
+/// `hipErrorInvalidValue`; only the two settable attributes reach the worker (ROCm accepts
+/// and ignores the other numbers up to `hipFuncAttributeMax`).
+#[no_mangle]
+pub extern "C" fn hipFuncSetAttribute(func: *const c_void, attr: hipFuncAttribute, value: c_int) -> hipError_t {
+    hip_boundary!("hipFuncSetAttribute", {
+        if func.is_null() {
+            return Err(CallError::new(HipError::INVALID_DEVICE_FUNCTION, "func is NULL"));
+        }
+        if attr > hipFuncAttributeMax {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("hipFuncAttribute {attr}")));
+        }
+        let f = resolve_function(func)?;
+        if attr == hipFuncAttributeMaxDynamicSharedMemorySize || attr == hipFuncAttributePreferredSharedMemoryCarveout {
+            module::set_attribute(&f, attr, value)
+        } else {
+            Ok(())
+        }
+    })
+}
+
 /// Cache configuration is a hint that AMD GPUs ignore; ROCm accepts and ignores it too.
 #[no_mangle]
 pub extern "C" fn hipFuncSetCacheConfig(func: *const c_void, config: hipFuncCache_t) -> hipError_t {

@@ -87,3 +87,89 @@ pub extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, fla
         with_conn(|c| c.post::<calls::StreamWaitEvent>(req))
     })
 }
+
+/// `hipStreamLegacy` and `hipStreamPerThread`: streams of the current device created with
+/// no flags and the default priority.
+fn is_implicit_stream(stream: hipStream_t) -> bool {
+    matches!(stream as u64, 1 | 2)
+}
+
+/// Flags, priority and device of a created stream. A destroyed or unknown handle is
+/// `hipErrorContextIsDestroyed`, ROCm's answer for a stream it cannot find.
+fn stream_info(stream: hipStream_t) -> Result<wire::StreamInfo, CallError> {
+    with_conn(|c| c.stream_get_info(wire::StreamRef { stream: stream as u64 })).map_err(|e| if e.code == HipError::INVALID_HANDLE { CallError::new(HipError::CONTEXT_IS_DESTROYED, e.message) } else { e })
+}
+
+/// ROCm refuses the null stream here (hip-tests `Unit_hipStreamGetFlags_Negative`); the
+/// implicit streams have no flags.
+///
+/// # Safety
+/// `flags` is NULL or points to a writable `unsigned int`.
+unsafe fn get_flags(stream: hipStream_t, flags: *mut c_uint) -> Result<(), CallError> {
+    non_null!(flags);
+    if stream.is_null() {
+        return Err(CallError::new(HipError::INVALID_VALUE, "the null stream has no flags"));
+    }
+    let f = if is_implicit_stream(stream) { 0 } else { stream_info(stream)?.flags };
+    // SAFETY: checked non-null.
+    unsafe { *flags = f };
+    Ok(())
+}
+
+/// The null and implicit streams have the default priority, 0.
+///
+/// # Safety
+/// `priority` is NULL or points to a writable `int`.
+unsafe fn get_priority(stream: hipStream_t, priority: *mut c_int) -> Result<(), CallError> {
+    non_null!(priority);
+    let p = if stream_id(stream) == 0 { 0 } else { stream_info(stream)?.priority };
+    // SAFETY: checked non-null.
+    unsafe { *priority = p };
+    Ok(())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamGetFlags(stream: hipStream_t, flags: *mut c_uint) -> hipError_t {
+    hip_boundary!("hipStreamGetFlags", {
+        // SAFETY: the caller's `flags` is NULL or writable (the HIP contract).
+        unsafe { get_flags(stream, flags) }
+    })
+}
+
+/// The per-thread-default-stream form: a null stream means `hipStreamPerThread`.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamGetFlags_spt(stream: hipStream_t, flags: *mut c_uint) -> hipError_t {
+    hip_boundary!("hipStreamGetFlags_spt", {
+        let stream = if stream.is_null() { hipStreamPerThread } else { stream };
+        // SAFETY: as in hipStreamGetFlags.
+        unsafe { get_flags(stream, flags) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamGetPriority(stream: hipStream_t, priority: *mut c_int) -> hipError_t {
+    hip_boundary!("hipStreamGetPriority", {
+        // SAFETY: the caller's `priority` is NULL or writable (the HIP contract).
+        unsafe { get_priority(stream, priority) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamGetPriority_spt(stream: hipStream_t, priority: *mut c_int) -> hipError_t {
+    hip_boundary!("hipStreamGetPriority_spt", {
+        // SAFETY: as in hipStreamGetPriority.
+        unsafe { get_priority(stream, priority) }
+    })
+}
+
+/// The null and implicit streams belong to the current device.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamGetDevice(stream: hipStream_t, device: *mut hipDevice_t) -> hipError_t {
+    hip_boundary!("hipStreamGetDevice", {
+        non_null!(device);
+        let d = if stream_id(stream) == 0 { current_device() } else { stream_info(stream)?.device };
+        // SAFETY: checked non-null.
+        unsafe { *device = d as hipDevice_t };
+        Ok(())
+    })
+}

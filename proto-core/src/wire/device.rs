@@ -52,6 +52,54 @@ message! {
 }
 
 message! {
+    /// `hipDeviceGetLimit`: one limit of one device.
+    pub struct LimitRef {
+        /// Device ordinal.
+        pub device: u32,
+        /// `hipLimit_t`: 0 stack size, 1 printf FIFO size, 2 malloc heap size.
+        pub limit: u32,
+    }
+}
+
+message! {
+    /// `hipDeviceSetLimit`.
+    pub struct SetLimit {
+        /// Device ordinal.
+        pub device: u32,
+        /// `hipLimit_t` (as in [`LimitRef`]).
+        pub limit: u32,
+        /// Requested value, bytes.
+        pub value: u64,
+    }
+}
+
+message! {
+    /// The value of a device limit.
+    pub struct LimitValue {
+        /// Bytes.
+        pub value: u64,
+    }
+}
+
+message! {
+    /// `hipDeviceCanAccessPeer`.
+    pub struct PeerQuery {
+        /// Device whose kernels would access the peer's memory.
+        pub device: u32,
+        /// Device owning the memory.
+        pub peer: u32,
+    }
+}
+
+message! {
+    /// Answer to [`PeerQuery`].
+    pub struct PeerAccess {
+        /// Whether `device` can access `peer`'s memory.
+        pub can_access: bool,
+    }
+}
+
+message! {
     /// Everything `hipDeviceProp_t` and `hipDeviceGetAttribute` report, in wire form. The
     /// client fills both property layouts (R0600 and legacy) and answers attributes from it.
     pub struct DeviceProperties {

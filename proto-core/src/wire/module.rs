@@ -132,6 +132,18 @@ message! {
 }
 
 message! {
+    /// `hipFuncSetAttribute`.
+    pub struct FuncSetAttribute {
+        /// Handle.
+        pub function: u64,
+        /// `hipFuncAttribute`: 8 max dynamic shared memory, 9 preferred shared-memory carveout.
+        pub attribute: u32,
+        /// New value.
+        pub value: i32,
+    }
+}
+
+message! {
     /// `hipFuncAttributes`.
     pub struct FuncAttributes {
         /// Binary version.

@@ -47,3 +47,15 @@ message! {
         pub complete: bool,
     }
 }
+
+message! {
+    /// `hipStreamGetFlags`, `hipStreamGetPriority`, `hipStreamGetDevice` of a created stream.
+    pub struct StreamInfo {
+        /// Device ordinal the stream belongs to.
+        pub device: u32,
+        /// Flags it was created with.
+        pub flags: u32,
+        /// Priority in effect (after clamping into the device's range).
+        pub priority: i32,
+    }
+}

@@ -42,6 +42,13 @@
 //! * **Warp size** is 32 (`properties::HOST_WARP_SIZE`), so clients sizing work by
 //!   `warpSize` get GPU-like shapes. Stream priorities are not supported: the range is
 //!   `(0, 0)` and every priority clamps to 0.
+//! * **Limits** report what the backend honours: a stack of [`KERNEL_STACK_BYTES`] per
+//!   thread (less may be asked for, more is `InvalidValue`); any printf FIFO and heap size
+//!   (kernels print straight to the worker's output and allocate from its heap). The session
+//!   keeps what each client set, so limits are per session. **Peers**: every emulated device
+//!   is every other's peer (one address space). **`hipFuncSetAttribute`**: the maximum
+//!   dynamic shared memory (at most the block's shared memory beside the static part) is
+//!   enforced at launch; the carveout is recorded and reported.
 
 mod event;
 #[cfg(test)]
@@ -69,8 +76,9 @@ use self::module::{HostModule, Kernel, ModuleLimits};
 use self::properties::CpuInfo;
 use self::stream::{Signal, Stream, StreamOp};
 use super::{
-    stream_flags, validate_event_flags, Backend, BackendError, DeviceIndex, DeviceProperties,
-    DevicePtr, DtohDone, EventHandle, FunctionAttributes, FunctionHandle, HostData, HostFn,
+    stream_flags, validate_event_flags, Backend, BackendError, DeviceIndex, DeviceLimit,
+    DeviceProperties, DevicePtr, DtohDone, EventHandle, FunctionAttribute, FunctionAttributes,
+    FunctionHandle, HostData, HostFn,
     KernelFunction, LaunchConfig, MemInfo, MemsetPattern, ModuleFormat, ModuleHandle, RtcOutput,
     RtcRequest, StreamHandle,
 };
@@ -116,7 +124,31 @@ struct KernelRef {
     module: Arc<HostModule>,
     index: usize,
     device: DeviceIndex,
+    /// What `hipFuncSetAttribute` set (shared by every clone of this handle's entry).
+    settings: Arc<Mutex<KernelSettings>>,
 }
+
+/// `hipFuncSetAttribute` values of one kernel.
+#[derive(Copy, Clone, Debug)]
+struct KernelSettings {
+    /// Most dynamic shared memory a launch may ask for; starts at everything the block has
+    /// beside the kernel's static shared memory.
+    max_dynamic_shared: u32,
+    /// Preferred carveout, percent (-1: none). Recorded and reported; one CPU core has no L1
+    /// split to configure.
+    preferred_carveout: i32,
+}
+
+/// Stack bytes each emulated GPU thread is guaranteed (`hipLimitStackSize`): the threads of a
+/// block run one after another on one OS thread, whose stack (2 MiB for the worker's threads)
+/// leaves at least this much to the kernel. Larger requests cannot be honoured.
+pub const KERNEL_STACK_BYTES: u64 = 1 << 20;
+/// `hipLimitPrintfFifoSize` reported before a session sets one. Host kernels print straight
+/// to the worker's output, so no FIFO can overflow and every size is honoured.
+pub const DEFAULT_PRINTF_FIFO_BYTES: u64 = 1 << 20;
+/// `hipLimitMallocHeapSize` reported before a session sets one (CUDA's default). Host kernels
+/// allocate from the worker's own heap, so every size is honoured.
+pub const DEFAULT_MALLOC_HEAP_BYTES: u64 = 8 << 20;
 
 impl KernelRef {
     fn kernel(&self) -> &Kernel {
@@ -502,9 +534,53 @@ impl Backend for HostBackend {
         }
     }
 
+    fn device_limit(&self, dev: DeviceIndex, limit: DeviceLimit) -> Result<u64, BackendError> {
+        self.device(dev)?;
+        Ok(match limit {
+            DeviceLimit::StackSize => KERNEL_STACK_BYTES,
+            DeviceLimit::PrintfFifoSize => DEFAULT_PRINTF_FIFO_BYTES,
+            DeviceLimit::MallocHeapSize => DEFAULT_MALLOC_HEAP_BYTES,
+        })
+    }
+
+    fn set_device_limit(
+        &self,
+        dev: DeviceIndex,
+        limit: DeviceLimit,
+        value: u64,
+    ) -> Result<u64, BackendError> {
+        self.device(dev)?;
+        if limit == DeviceLimit::StackSize && value > KERNEL_STACK_BYTES {
+            return Err(BackendError::InvalidValue(format!(
+                "a stack of {value} bytes per thread exceeds the {KERNEL_STACK_BYTES} the host \
+                 backend guarantees"
+            )));
+        }
+        // Nothing to apply: the session records the value (limits are per session here).
+        Ok(value)
+    }
+
+    fn can_access_peer(&self, dev: DeviceIndex, peer: DeviceIndex) -> Result<bool, BackendError> {
+        self.device(dev)?;
+        self.device(peer)?;
+        // Every emulated device lives in one address space: a kernel on any of them can
+        // dereference any other's memory.
+        Ok(dev != peer)
+    }
+
     fn stream_priority_range(&self, dev: DeviceIndex) -> Result<(i32, i32), BackendError> {
         self.device(dev)?;
         Ok((0, 0))
+    }
+
+    fn stream_info(&self, stream: StreamHandle) -> Result<(u32, i32), BackendError> {
+        let flags = if self.stream(stream)?.is_blocking() {
+            stream_flags::DEFAULT
+        } else {
+            stream_flags::NON_BLOCKING
+        };
+        // Priorities are unsupported: every stream's priority clamps to 0.
+        Ok((flags, 0))
     }
 
     fn launch_host_func(&self, stream: StreamHandle, f: HostFn) -> Result<(), BackendError> {
@@ -629,14 +705,22 @@ impl Backend for HostBackend {
             .map(|(i, k)| (k.name.clone(), i))
             .collect();
         {
+            let block_shared = self.device(dev)?.properties.shared_mem_per_block;
             let mut table = write_lock(&self.functions);
             for (index, &function) in functions.iter().enumerate() {
+                let static_shared = u64::from(module.kernels()[index].static_shared);
+                let settings = KernelSettings {
+                    max_dynamic_shared: u32::try_from(block_shared.saturating_sub(static_shared))
+                        .unwrap_or(u32::MAX),
+                    preferred_carveout: -1,
+                };
                 table.insert(
                     function,
                     KernelRef {
                         module: Arc::clone(&module),
                         index,
                         device: dev,
+                        settings: Arc::new(Mutex::new(settings)),
                     },
                 );
             }
@@ -737,7 +821,50 @@ impl Backend for HostBackend {
     ) -> Result<FunctionAttributes, BackendError> {
         let target = self.function(function)?;
         let props = &self.device(target.device)?.properties;
-        Ok(launch::attributes(target.kernel(), props))
+        let settings = *lock(&target.settings);
+        Ok(FunctionAttributes {
+            max_dynamic_shared_size: i32::try_from(settings.max_dynamic_shared)
+                .unwrap_or(i32::MAX),
+            preferred_shmem_carveout: settings.preferred_carveout,
+            ..launch::attributes(target.kernel(), props)
+        })
+    }
+
+    fn function_set_attribute(
+        &self,
+        function: FunctionHandle,
+        attribute: FunctionAttribute,
+        value: i32,
+    ) -> Result<(), BackendError> {
+        let target = self.function(function)?;
+        let mut settings = lock(&target.settings);
+        match attribute {
+            FunctionAttribute::MaxDynamicSharedSize => {
+                let props = &self.device(target.device)?.properties;
+                let available = props
+                    .shared_mem_per_block
+                    .saturating_sub(u64::from(target.kernel().static_shared));
+                match u32::try_from(value) {
+                    Ok(v) if u64::from(v) <= available => settings.max_dynamic_shared = v,
+                    _ => {
+                        return Err(BackendError::InvalidValue(format!(
+                            "maximum dynamic shared memory {value} is outside 0..={available} \
+                             bytes for `{}`",
+                            target.kernel().name
+                        )))
+                    }
+                }
+            }
+            FunctionAttribute::PreferredSharedCarveout => {
+                if !(-1..=100).contains(&value) {
+                    return Err(BackendError::InvalidValue(format!(
+                        "shared memory carveout {value} is outside -1..=100"
+                    )));
+                }
+                settings.preferred_carveout = value;
+            }
+        }
+        Ok(())
     }
 
     fn launch_kernel(
@@ -758,6 +885,17 @@ impl Backend for HostBackend {
         };
         let props = &self.device(device)?.properties;
         launch::validate_launch(target.kernel(), &config, args.len(), props)?;
+        let max_dynamic = lock(&target.settings).max_dynamic_shared;
+        if config.shared_mem > max_dynamic {
+            // hipErrorInvalidValue, as CUDA answers a launch above the attribute and ROCm one
+            // above the device's shared memory.
+            return Err(BackendError::InvalidValue(format!(
+                "launch of `{}`: {} bytes of dynamic shared memory exceed the {max_dynamic} its \
+                 hipFuncAttributeMaxDynamicSharedMemorySize allows",
+                target.kernel().name,
+                config.shared_mem
+            )));
+        }
         let launch = KernelLaunch {
             args: AlignedBytes::copy_of(&args)?,
             module: Arc::clone(&target.module),

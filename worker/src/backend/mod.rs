@@ -281,6 +281,52 @@ pub struct RtcOutput {
     pub lowered_names: Vec<String>,
 }
 
+/// A `hipDeviceGetLimit` / `hipDeviceSetLimit` limit (`hipLimit_t`); the others are
+/// `hipErrorUnsupportedLimit` before a backend sees them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DeviceLimit {
+    /// `hipLimitStackSize`: stack bytes per GPU thread.
+    StackSize,
+    /// `hipLimitPrintfFifoSize`: bytes of device `printf` output buffered per launch.
+    PrintfFifoSize,
+    /// `hipLimitMallocHeapSize`: bytes of the device-side `malloc` heap.
+    MallocHeapSize,
+}
+
+impl DeviceLimit {
+    /// The limit for a `hipLimit_t` number, `None` for the unsupported ones.
+    pub fn from_raw(raw: u32) -> Option<Self> {
+        match raw {
+            0 => Some(Self::StackSize),
+            1 => Some(Self::PrintfFifoSize),
+            2 => Some(Self::MallocHeapSize),
+            _ => None,
+        }
+    }
+}
+
+/// A `hipFuncSetAttribute` attribute (`hipFuncAttribute`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FunctionAttribute {
+    /// `hipFuncAttributeMaxDynamicSharedMemorySize`: the most dynamic shared memory a launch
+    /// may ask for, bytes.
+    MaxDynamicSharedSize,
+    /// `hipFuncAttributePreferredSharedMemoryCarveout`: percent of L1 preferred as shared
+    /// memory, -1 for no preference.
+    PreferredSharedCarveout,
+}
+
+impl FunctionAttribute {
+    /// The attribute for a `hipFuncAttribute` number, `None` for the others.
+    pub fn from_raw(raw: u32) -> Option<Self> {
+        match raw {
+            8 => Some(Self::MaxDynamicSharedSize),
+            9 => Some(Self::PreferredSharedCarveout),
+            _ => None,
+        }
+    }
+}
+
 /// `hipStreamCreateWithFlags` flags.
 pub mod stream_flags {
     /// `hipStreamDefault`: a blocking stream, implicitly synchronized with the null stream.
@@ -560,6 +606,22 @@ pub trait Backend: Send + Sync + 'static {
     /// synchronize/query (the session, which knows its streams, collects them).
     fn device_synchronize(&self, dev: DeviceIndex) -> Result<(), BackendError>;
 
+    /// The current value of `limit` on `dev` (`hipDeviceGetLimit`).
+    fn device_limit(&self, dev: DeviceIndex, limit: DeviceLimit) -> Result<u64, BackendError>;
+
+    /// Sets `limit` on `dev` (`hipDeviceSetLimit`) and returns the value now in effect (a
+    /// backend may round up); a value the backend cannot honour is `InvalidValue`.
+    fn set_device_limit(
+        &self,
+        dev: DeviceIndex,
+        limit: DeviceLimit,
+        value: u64,
+    ) -> Result<u64, BackendError>;
+
+    /// Whether kernels on `dev` can access memory of `peer` (`hipDeviceCanAccessPeer`; the
+    /// session answers `false` for `dev == peer` itself).
+    fn can_access_peer(&self, dev: DeviceIndex, peer: DeviceIndex) -> Result<bool, BackendError>;
+
     // ---- memory -------------------------------------------------------------------------
 
     /// Free and total memory of `dev`, counting every session's allocations.
@@ -703,6 +765,10 @@ pub trait Backend: Send + Sync + 'static {
     /// number is a higher priority. `(0, 0)` means priorities are not supported.
     fn stream_priority_range(&self, dev: DeviceIndex) -> Result<(i32, i32), BackendError>;
 
+    /// `(flags, priority)` of a created stream: the flags it was created with and its
+    /// priority after clamping (`hipStreamGetFlags`, `hipStreamGetPriority`).
+    fn stream_info(&self, stream: StreamHandle) -> Result<(u32, i32), BackendError>;
+
     /// Queues `f` to run on the stream's executor after earlier work (`hipLaunchHostFunc`).
     fn launch_host_func(&self, stream: StreamHandle, f: HostFn) -> Result<(), BackendError>;
 
@@ -773,6 +839,15 @@ pub trait Backend: Send + Sync + 'static {
         &self,
         function: FunctionHandle,
     ) -> Result<FunctionAttributes, BackendError>;
+
+    /// `hipFuncSetAttribute`: a value out of the attribute's range is `InvalidValue`; later
+    /// [`Backend::function_attributes`] report it, and launches honour it.
+    fn function_set_attribute(
+        &self,
+        function: FunctionHandle,
+        attribute: FunctionAttribute,
+        value: i32,
+    ) -> Result<(), BackendError>;
 
     /// Queues a launch of `function` on `stream` (`None`: the null stream of the module's
     /// device, run before the call returns). `args` is the packed blob laid out by

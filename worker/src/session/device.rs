@@ -39,6 +39,7 @@ impl DeviceHandler for Session {
     fn device_reset(&mut self, _cx: &mut CallCx, req: wire::DeviceRef) -> Result<wire::Empty, Failure> {
         let dev = self.device(req.device)?;
         self.release(Some(dev));
+        self.limits.retain(|(d, _), _| *d != dev);
         Ok(wire::Empty {})
     }
 
@@ -52,6 +53,31 @@ impl DeviceHandler for Session {
         let dev = self.device(req.device)?;
         let (least, greatest) = self.backend.stream_priority_range(dev)?;
         Ok(wire::PriorityRange { least, greatest })
+    }
+    fn device_get_limit(&mut self, _cx: &mut CallCx, req: wire::LimitRef) -> Result<wire::LimitValue, Failure> {
+        let dev = self.device(req.device)?;
+        let limit = Self::limit(req.limit)?;
+        let value = match self.limits.get(&(dev, limit)) {
+            Some(&v) => v,
+            None => self.backend.device_limit(dev, limit)?,
+        };
+        Ok(wire::LimitValue { value })
+    }
+
+    fn device_set_limit(&mut self, _cx: &mut CallCx, req: wire::SetLimit) -> Result<wire::LimitValue, Failure> {
+        let dev = self.device(req.device)?;
+        let limit = Self::limit(req.limit)?;
+        let value = self.backend.set_device_limit(dev, limit, req.value)?;
+        self.limits.insert((dev, limit), value);
+        Ok(wire::LimitValue { value })
+    }
+
+    fn device_can_access_peer(&mut self, _cx: &mut CallCx, req: wire::PeerQuery) -> Result<wire::PeerAccess, Failure> {
+        let dev = self.device(req.device)?;
+        let peer = self.device(req.peer)?;
+        // A device is never its own peer (ROCm and CUDA both answer 0).
+        let can_access = dev != peer && self.backend.can_access_peer(dev, peer)?;
+        Ok(wire::PeerAccess { can_access })
     }
 }
 

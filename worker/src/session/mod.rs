@@ -32,8 +32,9 @@ pub use tables::{Allocations, Handles};
 
 use module::{FunctionEntry, ModuleEntry, RtcReply};
 
-use crate::backend::{Backend, BackendError, DeviceIndex, EventHandle, StreamHandle};
+use crate::backend::{Backend, BackendError, DeviceIndex, DeviceLimit, EventHandle, StreamHandle};
 use proto_core::Status;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use transport_core::MemoryRegistry;
@@ -94,6 +95,8 @@ pub struct Session {
     events: Handles<(EventHandle, DeviceIndex)>,
     modules: Handles<ModuleEntry>,
     functions: Handles<FunctionEntry>,
+    /// Device limits this session set (`hipDeviceSetLimit`), as the backend applied them.
+    limits: HashMap<(DeviceIndex, DeviceLimit), u64>,
     /// The latest hiprtc result, borrowed by its reply.
     rtc_reply: RtcReply,
     /// Replies produced after their handler returned, and deferred statuses.
@@ -119,6 +122,7 @@ impl Session {
             events: Handles::new("event", 0x4556_0000_0000_0000, MAX_EVENTS_PER_SESSION),
             modules: Handles::new("module", 0x4d4f_0000_0000_0000, MAX_MODULES_PER_SESSION),
             functions: Handles::new("function", 0x4655_0000_0000_0000, MAX_FUNCTIONS_PER_SESSION),
+            limits: HashMap::new(),
             rtc_reply: RtcReply::default(),
             late: Arc::default(),
             memory: None,
@@ -200,6 +204,11 @@ impl Session {
             return Ok(None);
         }
         Ok(Some(self.streams.get(stream)?.0))
+    }
+
+    /// A `hipLimit_t` the backends support; the rest are `hipErrorUnsupportedLimit`.
+    fn limit(raw: u32) -> Result<DeviceLimit, Failure> {
+        DeviceLimit::from_raw(raw).ok_or_else(|| Failure::new(Status::UNSUPPORTED_LIMIT, format!("hipLimit_t {raw} is not supported")))
     }
 
     fn event(&self, event: u64) -> Result<EventHandle, Failure> {

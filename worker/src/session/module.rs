@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use super::tables::AllocInfo;
 use super::{CallCx, Failure, Session};
 use proto_core::opcode::{ModuleHandler, RtcHandler};
-use crate::backend::{
+use crate::backend::{FunctionAttribute, 
     self, BackendError, DeviceIndex, FunctionHandle, LaunchConfig, ModuleHandle, RtcOutput,
     RtcRequest,
 };
@@ -220,6 +220,14 @@ impl ModuleHandler for Session {
             ptx_version: a.ptx_version,
             shared_size: a.shared_size,
         })
+    }
+
+    fn func_set_attribute(&mut self, _cx: &mut CallCx, req: wire::FuncSetAttribute) -> Result<wire::Empty, Failure> {
+        let attribute = FunctionAttribute::from_raw(req.attribute)
+            .ok_or_else(|| Failure::new(Status::INVALID_VALUE, format!("hipFuncAttribute {} cannot be set", req.attribute)))?;
+        let handle = self.function(req.function)?.handle;
+        self.backend.function_set_attribute(handle, attribute, req.value)?;
+        Ok(wire::Empty {})
     }
 
     fn occupancy_max_active_blocks(&mut self, _cx: &mut CallCx, req: wire::OccupancyQuery) -> Result<wire::Occupancy, Failure> {

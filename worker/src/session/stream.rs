@@ -50,4 +50,12 @@ impl StreamHandler for Session {
         self.backend.stream_wait_event(stream, event)?;
         Ok(wire::Empty {})
     }
+    fn stream_get_info(&mut self, _cx: &mut CallCx, req: wire::StreamRef) -> Result<wire::StreamInfo, Failure> {
+        if req.stream == 0 {
+            return Err(Failure::new(Status::INVALID_VALUE, "the null stream has no creation flags or priority"));
+        }
+        let (handle, device) = *self.streams.get(req.stream)?;
+        let (flags, priority) = self.backend.stream_info(handle)?;
+        Ok(wire::StreamInfo { device, flags, priority })
+    }
 }

@@ -15,7 +15,8 @@ mod props;
 mod rtc;
 
 use super::{
-    validate_event_flags, Backend, BackendError, DeviceIndex, DeviceProperties, DevicePtr, DtohDone, EventHandle, FunctionAttributes,
+    validate_event_flags, Backend, BackendError, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, DtohDone, EventHandle,
+    FunctionAttribute, FunctionAttributes,
     FunctionHandle, HostData, HostFn, KernelFunction, LaunchConfig, MemInfo, MemsetPattern, ModuleFormat, ModuleHandle, RtcOutput,
     RtcRequest, StreamHandle,
 };
@@ -28,6 +29,15 @@ use std::sync::{Mutex, MutexGuard};
 
 /// Size of one pinned staging buffer (the client's copy chunk size).
 pub const STAGING_BYTES: usize = proto_core::limits::DEFAULT_COPY_CHUNK;
+/// The driver's number for a limit.
+fn cu_limit(limit: DeviceLimit) -> sys::CUlimit {
+    match limit {
+        DeviceLimit::StackSize => sys::CUlimit::CU_LIMIT_STACK_SIZE,
+        DeviceLimit::PrintfFifoSize => sys::CUlimit::CU_LIMIT_PRINTF_FIFO_SIZE,
+        DeviceLimit::MallocHeapSize => sys::CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE,
+    }
+}
+
 /// Pinned staging buffers kept for reuse.
 pub const STAGING_POOL_MAX: usize = 16;
 /// Staging buffers that live as long as the backend, so a transport can register them with
@@ -578,12 +588,49 @@ impl Backend for CudaBackend {
         unsafe { sys::cuStreamWaitEvent(s, raw.0, 0) }.check("cuStreamWaitEvent")
     }
 
+    fn device_limit(&self, dev: DeviceIndex, limit: DeviceLimit) -> Result<u64, BackendError> {
+        self.enter(dev)?;
+        let mut value = 0usize;
+        // SAFETY: valid out-pointer, the device's primary context current.
+        unsafe { sys::cuCtxGetLimit(&mut value, cu_limit(limit)) }.check("cuCtxGetLimit")?;
+        Ok(value as u64)
+    }
+
+    /// The primary context is shared by every session on the device, so a session's setting
+    /// applies to the others' later launches too (each session still reads back its own).
+    fn set_device_limit(&self, dev: DeviceIndex, limit: DeviceLimit, value: u64) -> Result<u64, BackendError> {
+        let value = usize::try_from(value).map_err(|_| BackendError::InvalidValue(format!("limit value {value} does not fit usize")))?;
+        self.enter(dev)?;
+        // SAFETY: the device's primary context current.
+        unsafe { sys::cuCtxSetLimit(cu_limit(limit), value) }.check("cuCtxSetLimit")?;
+        // The driver may round (the stack size to its granularity): report what it applied.
+        self.device_limit(dev, limit)
+    }
+
+    fn can_access_peer(&self, dev: DeviceIndex, peer: DeviceIndex) -> Result<bool, BackendError> {
+        let (d, p) = (self.device(dev)?.dev, self.device(peer)?.dev);
+        let mut can = 0;
+        // SAFETY: two valid device ordinals; valid out-pointer.
+        unsafe { sys::cuDeviceCanAccessPeer(&mut can, d, p) }.check("cuDeviceCanAccessPeer")?;
+        Ok(can != 0)
+    }
+
     fn stream_priority_range(&self, dev: DeviceIndex) -> Result<(i32, i32), BackendError> {
         self.enter(dev)?;
         let (mut least, mut greatest) = (0, 0);
         // SAFETY: valid out-pointers, context current.
         unsafe { sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) }.check("cuCtxGetStreamPriorityRange")?;
         Ok((least, greatest))
+    }
+
+    fn stream_info(&self, stream: StreamHandle) -> Result<(u32, i32), BackendError> {
+        let s = self.stream(Some(stream), 0)?;
+        let (mut flags, mut priority) = (0, 0);
+        // SAFETY: a live stream, context entered; valid out-pointers.
+        unsafe { sys::cuStreamGetFlags(s, &mut flags) }.check("cuStreamGetFlags")?;
+        // SAFETY: as above.
+        unsafe { sys::cuStreamGetPriority(s, &mut priority) }.check("cuStreamGetPriority")?;
+        Ok((flags, priority))
     }
 
     fn launch_host_func(&self, stream: StreamHandle, f: HostFn) -> Result<(), BackendError> {
@@ -686,6 +733,10 @@ impl Backend for CudaBackend {
 
     fn function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes, BackendError> {
         self.do_function_attributes(function)
+    }
+
+    fn function_set_attribute(&self, function: FunctionHandle, attribute: FunctionAttribute, value: i32) -> Result<(), BackendError> {
+        self.do_function_set_attribute(function, attribute, value)
     }
 
     fn launch_kernel(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, args: Vec<u8>) -> Result<(), BackendError> {

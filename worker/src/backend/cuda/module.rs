@@ -6,7 +6,7 @@
 use super::error::Check;
 use super::{lock, CudaBackend, Raw};
 use crate::backend::{
-    BackendError, DeviceIndex, DevicePtr, FunctionAttributes, FunctionHandle, KernelFunction, LaunchConfig, ModuleFormat,
+    BackendError, DeviceIndex, DevicePtr, FunctionAttribute, FunctionAttributes, FunctionHandle, KernelFunction, LaunchConfig, ModuleFormat,
     ModuleHandle, ParamLayout, RtcOutput, RtcRequest, StreamHandle,
 };
 use cudarc::driver::sys::{self, CUfunction, CUfunction_attribute as FA, CUmodule};
@@ -185,6 +185,26 @@ impl CudaBackend {
 
     pub(super) fn do_function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes, BackendError> {
         self.function_entry(function, |e| e.attributes)
+    }
+
+    /// `cuFuncSetAttribute`, then the cached attributes follow (the driver validates the value:
+    /// `CUDA_ERROR_INVALID_VALUE` above the opt-in limit or outside -1..=100).
+    pub(super) fn do_function_set_attribute(&self, function: FunctionHandle, attribute: FunctionAttribute, value: i32) -> Result<(), BackendError> {
+        let (f, device) = self.function_entry(function, |e| (e.raw, e.device))?;
+        self.enter(device)?;
+        let attrib = match attribute {
+            FunctionAttribute::MaxDynamicSharedSize => FA::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            FunctionAttribute::PreferredSharedCarveout => FA::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+        };
+        // SAFETY: a live function of the current context.
+        unsafe { sys::cuFuncSetAttribute(f.0, attrib, value) }.check("cuFuncSetAttribute")?;
+        if let Some(e) = lock(&self.modules).functions.get_mut(&function.as_raw()) {
+            match attribute {
+                FunctionAttribute::MaxDynamicSharedSize => e.attributes.max_dynamic_shared_size = value,
+                FunctionAttribute::PreferredSharedCarveout => e.attributes.preferred_shmem_carveout = value,
+            }
+        }
+        Ok(())
     }
 
     pub(super) fn do_launch(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, mut args: Vec<u8>) -> Result<(), BackendError> {
