@@ -420,6 +420,30 @@ impl Handler for Session {
         self.do_memset(req)
     }
 
+    fn memcpy_htod_2d<'a>(&'a mut self, _io: &mut WorkerIo, req: wire::MemcpyHtoD2D<'a>) -> Result<wire::Empty, Failure> {
+        self.do_memcpy_htod_2d(req)
+    }
+
+    fn memcpy_dtoh_2d<'a>(&'a mut self, io: &mut WorkerIo, req: wire::MemcpyDtoH2D) -> Result<wire::MemcpyData<'a>, Failure> {
+        self.do_memcpy_dtoh_2d(io, req)
+    }
+
+    fn memcpy_dtod_2d(&mut self, _io: &mut WorkerIo, req: wire::MemcpyDtoD2D) -> Result<wire::Empty, Failure> {
+        self.do_memcpy_dtod_2d(req)
+    }
+
+    fn memcpy_peer(&mut self, _io: &mut WorkerIo, req: wire::MemcpyPeer) -> Result<wire::Empty, Failure> {
+        self.do_memcpy_peer(req)
+    }
+
+    fn malloc_async(&mut self, _io: &mut WorkerIo, req: wire::MallocAsync) -> Result<wire::Allocation, Failure> {
+        self.do_malloc_async(req)
+    }
+
+    fn free_async(&mut self, _io: &mut WorkerIo, req: wire::FreeAsync) -> Result<wire::Empty, Failure> {
+        self.do_free_async(req)
+    }
+
     // ---- streams ----------------------------------------------------------------------
 
     fn stream_create(&mut self, _io: &mut WorkerIo, req: wire::StreamCreate) -> Result<wire::StreamCreated, Failure> {

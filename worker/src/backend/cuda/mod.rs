@@ -16,8 +16,8 @@ mod rtc;
 
 use super::{
     validate_event_flags, Backend, BackendError, DeviceIndex, DeviceProperties, DevicePtr, DtohDone, EventHandle, FunctionAttributes,
-    FunctionHandle, HostData, HostFn, KernelFunction, LaunchConfig, MemInfo, MemsetPattern, ModuleFormat, ModuleHandle, RtcOutput,
-    RtcRequest, StreamHandle,
+    FunctionHandle, HostData, HostFn, KernelFunction, LaunchConfig, MemInfo, MemsetPattern, ModuleFormat, ModuleHandle, Pitched, RtcOutput,
+    RtcRequest, Rows, StreamHandle,
 };
 use cudarc::driver::sys::{self, CUcontext, CUdevice, CUevent, CUstream};
 use error::Check;
@@ -235,6 +235,46 @@ impl CudaBackend {
         }
         r
     }
+}
+
+/// One side of a 2D copy: a host buffer or device memory, with its row pitch.
+enum Side {
+    Host(*mut c_void, usize),
+    Device(u64, usize),
+}
+
+/// The `CUDA_MEMCPY2D` description of copying `height` rows of `width` bytes.
+fn copy_2d(src: Side, dst: Side, width: usize, height: usize) -> sys::CUDA_MEMCPY2D {
+    // SAFETY: CUDA_MEMCPY2D is plain data for which all-zero is a valid value (null
+    // pointers, offset 0); every field the copy uses is set below.
+    let mut copy: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
+    match src {
+        Side::Host(ptr, pitch) => {
+            copy.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
+            copy.srcHost = ptr;
+            copy.srcPitch = pitch;
+        }
+        Side::Device(ptr, pitch) => {
+            copy.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+            copy.srcDevice = ptr;
+            copy.srcPitch = pitch;
+        }
+    }
+    match dst {
+        Side::Host(ptr, pitch) => {
+            copy.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
+            copy.dstHost = ptr;
+            copy.dstPitch = pitch;
+        }
+        Side::Device(ptr, pitch) => {
+            copy.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+            copy.dstDevice = ptr;
+            copy.dstPitch = pitch;
+        }
+    }
+    copy.WidthInBytes = width;
+    copy.Height = height;
+    copy
 }
 
 impl Drop for CudaBackend {
@@ -518,6 +558,136 @@ impl Backend for CudaBackend {
             }
         }
         .check("cuMemsetAsync")
+    }
+
+    fn memcpy_htod_2d(&self, stream: Option<StreamHandle>, dst: Pitched, width: u64, data: HostData) -> Result<(), BackendError> {
+        let dev = self.device_of(dst.ptr)?;
+        let s = self.stream(stream, dev)?;
+        let width = usize::try_from(width).map_err(|_| BackendError::InvalidValue("row too wide".into()))?;
+        if width == 0 || width > STAGING_BYTES {
+            return Err(BackendError::InvalidValue(format!("2D rows of {width} bytes cannot be staged")));
+        }
+        // Whole rows per pinned buffer; each buffer goes back to the pool from a host function
+        // once the stream has consumed it, as in `memcpy_htod`.
+        let rows_per_buffer = STAGING_BYTES / width;
+        for (i, chunk) in data.as_bytes().chunks(rows_per_buffer * width).enumerate() {
+            let mut pinned = self.take_staging()?;
+            pinned.slice(chunk.len()).copy_from_slice(chunk);
+            let first_row = (i * rows_per_buffer) as u64;
+            let copy = copy_2d(
+                Side::Host(pinned.ptr.0.cast(), width),
+                Side::Device(dst.ptr.0 + first_row * dst.pitch, dst.pitch as usize),
+                width,
+                chunk.len() / width,
+            );
+            // SAFETY: destination rows validated by the session; the pinned source stays
+            // alive until the host function below returns it to the pool.
+            unsafe { sys::cuMemcpy2DAsync_v2(&copy, s) }.check("cuMemcpy2DAsync")?;
+            let pool = Raw(self as *const Self);
+            self.launch_host(
+                s,
+                Box::new(move || {
+                    let pool = pool;
+                    // SAFETY: the backend outlives its streams; no CUDA call is made here.
+                    unsafe { &*pool.0 }.return_staging_from_host_fn(pinned);
+                }),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn memcpy_dtoh_2d(&self, stream: Option<StreamHandle>, src: Pitched, rows: Rows, done: DtohDone) -> Result<(), BackendError> {
+        let dev = self.device_of(src.ptr)?;
+        let s = self.stream(stream, dev)?;
+        let (width, height) = (rows.width as usize, rows.height as usize);
+        let len = rows.packed_len().filter(|&n| n as usize <= STAGING_BYTES).ok_or_else(|| {
+            BackendError::InvalidValue(format!("2D copy of {width}x{height} bytes exceeds one staging buffer"))
+        })? as usize;
+        let mut pinned = self.take_staging()?;
+        let copy = copy_2d(Side::Device(src.ptr.0, src.pitch as usize), Side::Host(pinned.ptr.0.cast(), width), width, height);
+        // SAFETY: source rows validated by the session; the pinned destination stays alive
+        // until it is read (below, or in the host function) and returned to the pool.
+        if let Err(e) = unsafe { sys::cuMemcpy2DAsync_v2(&copy, s) }.check("cuMemcpy2DAsync") {
+            self.return_staging(pinned);
+            return Err(e);
+        }
+        if stream.is_none() {
+            // Null stream: the copy is due now (as `memcpy_dtoh` does).
+            // SAFETY: the legacy null stream of the current context.
+            let r = unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize");
+            let bytes = r.map(|_| pinned.slice(len).to_vec());
+            self.return_staging(pinned);
+            done(bytes);
+            return Ok(());
+        }
+        let pool = Raw(self as *const Self);
+        self.launch_host(
+            s,
+            Box::new(move || {
+                let pool = pool;
+                let bytes = pinned.slice(len).to_vec();
+                // SAFETY: the backend outlives its streams; no CUDA call is made here.
+                unsafe { &*pool.0 }.return_staging_from_host_fn(pinned);
+                done(Ok(bytes));
+            }),
+        )
+    }
+
+    fn memcpy_dtod_2d(&self, stream: Option<StreamHandle>, dst: Pitched, src: Pitched, rows: Rows) -> Result<(), BackendError> {
+        let dev = self.device_of(dst.ptr)?;
+        self.device_of(src.ptr)?;
+        let s = self.stream(stream, dev)?;
+        let copy = copy_2d(
+            Side::Device(src.ptr.0, src.pitch as usize),
+            Side::Device(dst.ptr.0, dst.pitch as usize),
+            rows.width as usize,
+            rows.height as usize,
+        );
+        // SAFETY: both row sets validated by the session against live allocations.
+        unsafe { sys::cuMemcpy2DAsync_v2(&copy, s) }.check("cuMemcpy2DAsync")
+    }
+
+    fn memcpy_peer(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: DevicePtr,
+        dst_dev: DeviceIndex,
+        src: DevicePtr,
+        src_dev: DeviceIndex,
+        len: u64,
+    ) -> Result<(), BackendError> {
+        let (dst_ctx, src_ctx) = (self.device(dst_dev)?.ctx.0, self.device(src_dev)?.ctx.0);
+        // The null stream is the destination device's, as for other copies.
+        let s = self.stream(stream, dst_dev)?;
+        // SAFETY: both ranges validated by the session; the contexts are retained primary
+        // contexts of the named devices.
+        unsafe { sys::cuMemcpyPeerAsync(dst.0, dst_ctx, src.0, src_ctx, len as usize, s) }.check("cuMemcpyPeerAsync")
+    }
+
+    fn malloc_async(&self, stream: Option<StreamHandle>, dev: DeviceIndex, size: u64) -> Result<DevicePtr, BackendError> {
+        if size == 0 {
+            return Ok(DevicePtr::NULL);
+        }
+        let s = self.stream(stream, dev)?;
+        let size_usize = usize::try_from(size).map_err(|_| BackendError::OutOfMemory(format!("{size} bytes")))?;
+        let mut ptr = 0;
+        // SAFETY: valid out-pointer; `s` is a live stream (or the null stream) of `dev`, whose
+        // context is current; freed by `free_async` or `free`.
+        unsafe { sys::cuMemAllocAsync(&mut ptr, size_usize, s) }.check("cuMemAllocAsync")?;
+        lock(&self.allocations).insert(ptr, (size, dev));
+        Ok(DevicePtr(ptr))
+    }
+
+    fn free_async(&self, stream: Option<StreamHandle>, ptr: DevicePtr) -> Result<(), BackendError> {
+        let (_, dev) = *lock(&self.allocations)
+            .get(&ptr.0)
+            .ok_or_else(|| BackendError::InvalidValue(format!("{ptr} is not the start of a CUDA allocation")))?;
+        let s = self.stream(stream, dev)?;
+        // Out of the table first: the address is invalid for new work from now on.
+        lock(&self.allocations).remove(&ptr.0);
+        // SAFETY: a live allocation removed from the table above; the driver frees it once
+        // the stream's earlier work is done.
+        unsafe { sys::cuMemFreeAsync(ptr.0, s) }.check("cuMemFreeAsync")
     }
 
     fn stream_create(&self, dev: DeviceIndex, flags: u32, priority: i32) -> Result<StreamHandle, BackendError> {
