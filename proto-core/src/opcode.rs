@@ -334,7 +334,7 @@ opcodes! { <'a>
     /// `hipMemcpyPeer*`.
     0x020a MemcpyPeer memcpy_peer: MemcpyPeer => Empty;
     /// `hipMallocAsync`.
-    0x020b MallocAsync malloc_async: MallocAsync => Allocation;
+    0x020b MallocAsync malloc_async: MallocAsync => AsyncAllocation;
     /// `hipFreeAsync`.
     0x020c FreeAsync free_async: FreeAsync => Empty;
 

@@ -40,6 +40,11 @@ fn threads() {
     run_program("threads");
 }
 
+#[test]
+fn memory2d() {
+    run_program("memory2d");
+}
+
 /// Another session's device pointer is refused for every operation, and its owner's data
 /// stays intact.
 #[test]

@@ -197,7 +197,7 @@ message! {
 
 message! {
     /// `hipMallocAsync`: a stream-ordered allocation on the stream's device (`device` for
-    /// the null stream); answered by [`Allocation`].
+    /// the null stream); answered by [`AsyncAllocation`].
     pub struct MallocAsync {
         /// Device ordinal (the client's current device; used for the null stream).
         pub device: u32,
@@ -205,6 +205,16 @@ message! {
         pub size: u64,
         /// Stream (0 = null stream).
         pub stream: u64,
+    }
+}
+
+message! {
+    /// A stream-ordered allocation and the device it belongs to (the stream's).
+    pub struct AsyncAllocation {
+        /// Device address (0 for a zero-byte allocation).
+        pub ptr: u64,
+        /// Device ordinal the memory lives on.
+        pub device: u32,
     }
 }
 

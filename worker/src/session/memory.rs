@@ -21,7 +21,7 @@ impl Session {
         Ok(wire::Allocation { ptr: ptr.0 })
     }
 
-    pub(super) fn do_malloc_async(&mut self, req: wire::MallocAsync) -> Result<wire::Allocation, Failure> {
+    pub(super) fn do_malloc_async(&mut self, req: wire::MallocAsync) -> Result<wire::AsyncAllocation, Failure> {
         // The allocation belongs to the stream's device (the current one for the null stream).
         let (stream, dev) = match req.stream {
             0 => (None, self.device(req.device)?),
@@ -33,7 +33,7 @@ impl Session {
         self.check_allocation_capacity()?;
         let ptr = self.backend.malloc_async(stream, dev, req.size)?;
         self.record_allocation(ptr, req.size, dev);
-        Ok(wire::Allocation { ptr: ptr.0 })
+        Ok(wire::AsyncAllocation { ptr: ptr.0, device: dev })
     }
 
     pub(super) fn do_free_async(&mut self, req: wire::FreeAsync) -> Result<wire::Empty, Failure> {

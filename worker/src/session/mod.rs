@@ -436,7 +436,7 @@ impl Handler for Session {
         self.do_memcpy_peer(req)
     }
 
-    fn malloc_async(&mut self, _io: &mut WorkerIo, req: wire::MallocAsync) -> Result<wire::Allocation, Failure> {
+    fn malloc_async(&mut self, _io: &mut WorkerIo, req: wire::MallocAsync) -> Result<wire::AsyncAllocation, Failure> {
         self.do_malloc_async(req)
     }
 
