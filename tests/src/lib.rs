@@ -196,6 +196,12 @@ impl Sandbox {
     pub fn start_worker_with(&self, mib: u64) -> WorkerProcess {
         WorkerProcess::start(&self.artifacts.worker, mib, &self.dir.path().join("worker.log"))
     }
+
+    /// Starts a host-backend worker emulating `devices` devices.
+    pub fn start_worker_devices(&self, devices: u32) -> WorkerProcess {
+        let extra = ["--host-devices".to_string(), devices.to_string()];
+        WorkerProcess::start_with_args(&self.artifacts.worker, DEFAULT_WORKER_MIB, &extra, &self.dir.path().join("worker.log"))
+    }
 }
 
 /// A `hip-worker` child process, killed on drop.
@@ -210,10 +216,16 @@ impl WorkerProcess {
     /// Starts `worker --listen 127.0.0.1:0 --backend host --host-memory-mib MIB` and waits for
     /// its `hip-worker listening on ADDR` line. The worker's stderr goes to `log`.
     pub fn start(worker: &Path, mib: u64, log: &Path) -> Self {
+        Self::start_with_args(worker, mib, &[], log)
+    }
+
+    /// [`Self::start`] with `extra` worker arguments.
+    pub fn start_with_args(worker: &Path, mib: u64, extra: &[String], log: &Path) -> Self {
         let log_file = std::fs::File::create(log).expect("create worker log");
         let mut child = Command::new(worker)
             .args(["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib"])
             .arg(mib.to_string())
+            .args(extra)
             .env_remove("HIP_REMOTE_TOKEN")
             .env_remove("HIP_REMOTE_LISTEN")
             .env("NO_COLOR", "1")
