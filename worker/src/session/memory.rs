@@ -207,7 +207,7 @@ impl Session {
 
     pub(super) fn do_memcpy_htod_2d(&mut self, req: wire::MemcpyHtoD2D<'_>) -> Result<wire::Empty, Failure> {
         let len = req.data.0.len() as u64;
-        if req.width == 0 || len % req.width != 0 {
+        if req.width == 0 || !len.is_multiple_of(req.width) {
             return Err(Failure::new(Status::INVALID_VALUE, format!("2D copy data of {len} bytes is not a whole number of {}-byte rows", req.width)));
         }
         let rows = Rows { width: req.width, height: len / req.width };
