@@ -82,6 +82,8 @@ pub struct CudaBackend {
     streams: Mutex<HashMap<u64, StreamEntry>>,
     events: Mutex<HashMap<u64, EventEntry>>,
     allocations: Mutex<HashMap<u64, (u64, DeviceIndex)>>,
+    /// The allocations of `allocations` made by `cuMemAllocAsync` (pool memory).
+    pool_allocations: Mutex<std::collections::HashSet<u64>>,
     staging: Mutex<Vec<Pinned>>,
     /// Idle reserved staging buffers.
     reserved: Mutex<Vec<Pinned>>,
@@ -125,6 +127,7 @@ impl CudaBackend {
             streams: Mutex::default(),
             events: Mutex::default(),
             allocations: Mutex::default(),
+            pool_allocations: Mutex::default(),
             staging: Mutex::default(),
             reserved: Mutex::default(),
             reserved_ranges: std::sync::OnceLock::new(),
@@ -376,6 +379,16 @@ impl Backend for CudaBackend {
             .remove(&ptr.0)
             .ok_or_else(|| BackendError::InvalidValue(format!("{ptr} is not the start of a CUDA allocation")))?;
         self.enter(dev)?;
+        if lock(&self.pool_allocations).remove(&ptr.0) {
+            // Pool memory goes back the way it came, on the legacy null stream (which waits
+            // for the blocking streams), and is released before we return, like cuMemFree.
+            // SAFETY: a live cuMemAllocAsync allocation, removed from the tables above; the
+            // legacy null stream of the current context.
+            return unsafe { sys::cuMemFreeAsync(ptr.0, std::ptr::null_mut()) }
+                .check("cuMemFreeAsync")
+                // SAFETY: the legacy null stream of the current context.
+                .and_then(|_| unsafe { sys::cuStreamSynchronize(std::ptr::null_mut()) }.check("cuStreamSynchronize"));
+        }
         // SAFETY: a live allocation from cuMemAlloc, removed from the table above.
         unsafe { cudarc::driver::result::free_sync(ptr.0) }.check("cuMemFree")
     }
@@ -675,6 +688,7 @@ impl Backend for CudaBackend {
         // context is current; freed by `free_async` or `free`.
         unsafe { sys::cuMemAllocAsync(&mut ptr, size_usize, s) }.check("cuMemAllocAsync")?;
         lock(&self.allocations).insert(ptr, (size, dev));
+        lock(&self.pool_allocations).insert(ptr);
         Ok(DevicePtr(ptr))
     }
 
@@ -683,11 +697,19 @@ impl Backend for CudaBackend {
             .get(&ptr.0)
             .ok_or_else(|| BackendError::InvalidValue(format!("{ptr} is not the start of a CUDA allocation")))?;
         let s = self.stream(stream, dev)?;
-        // Out of the table first: the address is invalid for new work from now on.
+        // Out of the tables first: the address is invalid for new work from now on.
         lock(&self.allocations).remove(&ptr.0);
-        // SAFETY: a live allocation removed from the table above; the driver frees it once
-        // the stream's earlier work is done.
-        unsafe { sys::cuMemFreeAsync(ptr.0, s) }.check("cuMemFreeAsync")
+        if lock(&self.pool_allocations).remove(&ptr.0) {
+            // SAFETY: a live cuMemAllocAsync allocation removed from the tables above; the
+            // driver frees it once the stream's earlier work is done.
+            return unsafe { sys::cuMemFreeAsync(ptr.0, s) }.check("cuMemFreeAsync");
+        }
+        // hipMalloc memory freed in stream order: wait for the stream, then free it plainly.
+        // SAFETY: a live stream (or the legacy null stream) of the current context.
+        unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")?;
+        // SAFETY: a live cuMemAlloc allocation removed from the table above, unused by the
+        // stream's earlier work (drained above).
+        unsafe { cudarc::driver::result::free_sync(ptr.0) }.check("cuMemFree")
     }
 
     fn stream_create(&self, dev: DeviceIndex, flags: u32, priority: i32) -> Result<StreamHandle, BackendError> {
