@@ -223,6 +223,17 @@ impl CudaBackend {
         self.next_handle.fetch_add(1, Ordering::Relaxed)
     }
 
+    /// Runs `copy` on `stream` and waits for it (and the stream's earlier work).
+    ///
+    /// # Safety
+    /// The copy's host and device ranges must be valid until this returns.
+    unsafe fn copy_2d_blocking(&self, copy: &sys::CUDA_MEMCPY2D, stream: CUstream) -> Result<(), BackendError> {
+        // SAFETY: ranges valid (caller contract); `stream` is live in the current context.
+        unsafe { sys::cuMemcpy2DAsync_v2(copy, stream) }.check("cuMemcpy2DAsync")?;
+        // SAFETY: as above.
+        unsafe { sys::cuStreamSynchronize(stream) }.check("cuStreamSynchronize")
+    }
+
     fn launch_host(&self, stream: CUstream, f: HostFn) -> Result<(), BackendError> {
         unsafe extern "C" fn trampoline(user: *mut c_void) {
             // SAFETY: `user` is the Box leaked below, called exactly once by the driver.
@@ -577,8 +588,22 @@ impl Backend for CudaBackend {
         let dev = self.device_of(dst.ptr)?;
         let s = self.stream(stream, dev)?;
         let width = usize::try_from(width).map_err(|_| BackendError::InvalidValue("row too wide".into()))?;
-        if width == 0 || width > STAGING_BYTES {
-            return Err(BackendError::InvalidValue(format!("2D rows of {width} bytes cannot be staged")));
+        if width == 0 {
+            return Err(BackendError::InvalidValue("2D rows of 0 bytes".into()));
+        }
+        if width > STAGING_BYTES {
+            // Rows wider than a staging buffer (the client sends those as 1D copies): copied
+            // from the request's own bytes, which must then stay until the copy is done.
+            let bytes = data.as_bytes();
+            let copy = copy_2d(
+                Side::Host(bytes.as_ptr().cast_mut().cast(), width),
+                Side::Device(dst.ptr.0, dst.pitch as usize),
+                width,
+                bytes.len() / width,
+            );
+            // SAFETY: destination rows validated by the session; `data` outlives the copy,
+            // which is complete when this returns.
+            return unsafe { self.copy_2d_blocking(&copy, s) };
         }
         // Whole rows per pinned buffer; each buffer goes back to the pool from a host function
         // once the stream has consumed it, as in `memcpy_htod`.
@@ -613,9 +638,19 @@ impl Backend for CudaBackend {
         let dev = self.device_of(src.ptr)?;
         let s = self.stream(stream, dev)?;
         let (width, height) = (rows.width as usize, rows.height as usize);
-        let len = rows.packed_len().filter(|&n| n as usize <= STAGING_BYTES).ok_or_else(|| {
-            BackendError::InvalidValue(format!("2D copy of {width}x{height} bytes exceeds one staging buffer"))
-        })? as usize;
+        let len = rows.packed_len().ok_or_else(|| BackendError::InvalidValue(format!("2D copy of {width}x{height} bytes overflows")))?;
+        if len as usize > STAGING_BYTES {
+            // More than a staging buffer (the client never asks for that): gathered straight
+            // into a buffer of the reply, in order after the stream's earlier work.
+            let mut out = super::zeroed_buffer(len)?;
+            let copy = copy_2d(Side::Device(src.ptr.0, src.pitch as usize), Side::Host(out.as_mut_ptr().cast(), width), width, height);
+            // SAFETY: source rows validated by the session; `out` holds `len` bytes and
+            // outlives the copy, which is complete when this returns.
+            unsafe { self.copy_2d_blocking(&copy, s) }?;
+            done(Ok(out));
+            return Ok(());
+        }
+        let len = len as usize;
         let mut pinned = self.take_staging()?;
         let copy = copy_2d(Side::Device(src.ptr.0, src.pitch as usize), Side::Host(pinned.ptr.0.cast(), width), width, height);
         // SAFETY: source rows validated by the session; the pinned destination stays alive
