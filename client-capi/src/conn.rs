@@ -21,7 +21,11 @@ struct Landing {
     /// Application buffer address (kept as an integer: it is only dereferenced while the
     /// application is inside a HIP call that promised the buffer stays valid).
     dst: usize,
+    /// Bytes the reply carries.
     len: usize,
+    /// For a 2D copy whose rows are not adjacent in `dst`: `(width, pitch)`; the reply's
+    /// packed rows are scattered `pitch` bytes apart.
+    rows: Option<(usize, usize)>,
 }
 
 /// An established session with a worker.
@@ -247,7 +251,7 @@ impl Conn {
             let n = (len - offset).min(DEFAULT_COPY_CHUNK);
             let req = calls::MemcpyDtoH::wrap(wire::MemcpyDtoH { src: src + offset as u64, len: n as u64, stream });
             let (id, head_len, _) = self.encode(&req, Flags::empty())?;
-            self.landings.insert(id, Landing { dst: dst as usize + offset, len: n });
+            self.landings.insert(id, Landing { dst: dst as usize + offset, len: n, rows: None });
             // SAFETY: the caller keeps `dst` valid for `len` bytes until the copy has landed,
             // which is when this request's reply has been received.
             unsafe { self.sink.offer_landing(id, dst.add(offset), n) }.map_err(transport_error)?;
@@ -259,8 +263,130 @@ impl Conn {
         if !wait {
             return Ok(());
         }
+        self.wait_landings(&ids)
+    }
+
+    /// Host-to-device 2D copy: `height` rows of `width` bytes, `src_pitch` apart in `src`, to
+    /// rows `dst_pitch` apart from `dst`. Whole rows travel packed, as many per request as
+    /// fit in a copy chunk; rows wider than a chunk go as 1D copies. With `sync`, returns once
+    /// the worker has completed the copy.
+    ///
+    /// # Safety
+    /// `src` must be valid for reads of the rows.
+    #[allow(clippy::too_many_arguments)] // the 2D copy's own parameters, as HIP has them
+    pub unsafe fn upload_2d(
+        &mut self,
+        dst: u64,
+        dst_pitch: u64,
+        src: *const u8,
+        src_pitch: usize,
+        width: usize,
+        height: usize,
+        stream: u64,
+        sync: bool,
+    ) -> Result<(), CallError> {
+        // SAFETY: row `i` of the source is `width` readable bytes at `src + i * src_pitch`
+        // (caller contract).
+        let row = |i: usize| unsafe { std::slice::from_raw_parts(src.add(i * src_pitch), width) };
+        if width > DEFAULT_COPY_CHUNK {
+            for i in 0..height {
+                self.upload(dst + i as u64 * dst_pitch, row(i), stream, sync && i + 1 == height)?;
+            }
+            return Ok(());
+        }
+        let rows_per_chunk = DEFAULT_COPY_CHUNK / width;
+        let mut packed = Vec::with_capacity(rows_per_chunk.min(height) * width);
+        let mut first = 0;
+        while first < height {
+            let n = rows_per_chunk.min(height - first);
+            let data: &[u8] = if src_pitch == width {
+                // Adjacent rows are already packed: sent straight from the application.
+                // SAFETY: with `src_pitch == width`, rows `first..first + n` are `n * width`
+                // adjacent readable bytes (caller contract).
+                unsafe { std::slice::from_raw_parts(src.add(first * width), n * width) }
+            } else {
+                packed.clear();
+                (first..first + n).for_each(|i| packed.extend_from_slice(row(i)));
+                &packed
+            };
+            let last = first + n == height;
+            let req = wire::MemcpyHtoD2D { dst: dst + first as u64 * dst_pitch, pitch: dst_pitch, width: width as u64, stream, sync, data: Bulk(data) };
+            if sync && last {
+                // The last chunk's reply also carries any failure of the earlier ones (aux).
+                self.memcpy_htod_2d(req)?;
+                if let Some(e) = self.take_deferred() {
+                    return Err(CallError::new(e, "host-to-device 2D copy failed on the worker"));
+                }
+            } else {
+                self.post::<calls::MemcpyHtoD2D>(req)?;
+            }
+            first += n;
+        }
+        Ok(())
+    }
+
+    /// Device-to-host 2D copy into rows `dst_pitch` apart from `dst`. Requests of whole rows
+    /// (packed replies, scattered on arrival) are pipelined like [`Self::download`]; rows
+    /// wider than a copy chunk go as 1D copies.
+    ///
+    /// # Safety
+    /// `dst` must be valid for writes of the rows until the copy has landed.
+    #[allow(clippy::too_many_arguments)] // the 2D copy's own parameters, as HIP has them
+    pub unsafe fn download_2d(
+        &mut self,
+        dst: *mut u8,
+        dst_pitch: usize,
+        src: u64,
+        src_pitch: u64,
+        width: usize,
+        height: usize,
+        stream: u64,
+        wait: bool,
+    ) -> Result<(), CallError> {
+        if width > DEFAULT_COPY_CHUNK {
+            for i in 0..height {
+                // SAFETY: row `i` of `dst` is `width` writable bytes (caller contract).
+                unsafe { self.download(dst.add(i * dst_pitch), src + i as u64 * src_pitch, width, stream, wait && i + 1 == height)? };
+            }
+            return Ok(());
+        }
+        let rows_per_chunk = DEFAULT_COPY_CHUNK / width;
+        let mut ids = Vec::with_capacity(height.div_ceil(rows_per_chunk));
+        let mut first = 0;
+        while first < height {
+            let n = rows_per_chunk.min(height - first);
+            let req = calls::MemcpyDtoH2D::wrap(wire::MemcpyDtoH2D {
+                src: src + first as u64 * src_pitch,
+                pitch: src_pitch,
+                width: width as u64,
+                height: n as u64,
+                stream,
+            });
+            let (id, head_len, _) = self.encode(&req, Flags::empty())?;
+            // SAFETY: row `first` of `dst` lies inside the caller's buffer.
+            let start = unsafe { dst.add(first * dst_pitch) };
+            let adjacent = dst_pitch == width || n == 1;
+            self.landings.insert(id, Landing { dst: start as usize, len: n * width, rows: (!adjacent).then_some((width, dst_pitch)) });
+            if adjacent {
+                // SAFETY: the rows are `n * width` adjacent writable bytes at `start`, valid
+                // until the copy has landed (caller contract).
+                unsafe { self.sink.offer_landing(id, start, n * width) }.map_err(transport_error)?;
+            }
+            self.sink.queue(&self.encode_buf[..head_len], &[]).map_err(transport_error)?;
+            ids.push(id);
+            first += n;
+        }
+        self.flush()?;
+        if wait {
+            self.wait_landings(&ids)?;
+        }
+        Ok(())
+    }
+
+    /// Waits until the replies of `ids` have landed; the first failure among them is returned.
+    fn wait_landings(&mut self, ids: &[u64]) -> Result<(), CallError> {
         let mut first_error = None;
-        for id in &ids {
+        for id in ids {
             while self.landings.contains_key(id) {
                 if let Step::LandingFailed(failed, e) = self.receive_one(&[])? {
                     if ids.contains(&failed) {
@@ -381,6 +507,18 @@ impl Conn {
                 self.source.skip_bulk().map_err(transport_error)?;
                 let msg = format!("worker returned {} bytes for a {}-byte copy", header.bulk_len, landing.len);
                 return Ok(Step::LandingFailed(id, CallError::new(HipError::UNKNOWN, msg)));
+            }
+            if let Some((width, pitch)) = landing.rows {
+                let mut packed = vec![0; landing.len];
+                self.source.recv_bulk(&mut packed).map_err(transport_error)?;
+                for (i, row) in packed.chunks_exact(width).enumerate() {
+                    // SAFETY: `dst` was handed to a HIP 2D copy call whose contract keeps its
+                    // rows (`width` bytes every `pitch`) valid until the copy is synchronised;
+                    // we are inside such a call now, under the connection lock.
+                    let out = unsafe { std::slice::from_raw_parts_mut((landing.dst + i * pitch) as *mut u8, width) };
+                    out.copy_from_slice(row);
+                }
+                return Ok(Step::Landed);
             }
             // SAFETY: `dst` was handed to a HIP copy call whose contract keeps the buffer
             // valid for `len` bytes until the copy is synchronised; we are inside such a call

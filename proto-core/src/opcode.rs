@@ -557,6 +557,18 @@ opcodes! { <'a>
         0x0205 MemcpyDtoD memcpy_dtod: MemcpyDtoD => Empty, none, post;
         /// `hipMemset*`.
         0x0206 Memset memset: Memset => Empty, none, post;
+        /// Host-to-device 2D copy (rows packed in the bulk section).
+        0x0207 MemcpyHtoD2D memcpy_htod_2d: MemcpyHtoD2D<'a> => Empty, request, post;
+        /// Device-to-host 2D copy (rows answered packed).
+        0x0208 MemcpyDtoH2D memcpy_dtoh_2d: MemcpyDtoH2D => MemcpyData<'a>, reply, call;
+        /// Device-to-device 2D copy.
+        0x0209 MemcpyDtoD2D memcpy_dtod_2d: MemcpyDtoD2D => Empty, none, post;
+        /// `hipMemcpyPeer*`.
+        0x020a MemcpyPeer memcpy_peer: MemcpyPeer => Empty, none, post;
+        /// `hipMallocAsync`.
+        0x020b MallocAsync malloc_async: MallocAsync => AsyncAllocation, none, call;
+        /// `hipFreeAsync`.
+        0x020c FreeAsync free_async: FreeAsync => Empty, none, post;
     }
 
     /// Streams.

@@ -39,6 +39,8 @@ statuses! {
     OUT_OF_MEMORY = 2, "hipErrorOutOfMemory";
     /// hipErrorNotInitialized.
     NOT_INITIALIZED = 3, "hipErrorNotInitialized";
+    /// hipErrorInvalidPitchValue.
+    INVALID_PITCH_VALUE = 12, "hipErrorInvalidPitchValue";
     /// hipErrorInvalidDevicePointer.
     INVALID_DEVICE_POINTER = 17, "hipErrorInvalidDevicePointer";
     /// hipErrorInvalidMemcpyDirection.

@@ -63,6 +63,24 @@ fn hiprtc_only_program_linked_as_needed() {
     worker.assert_alive();
 }
 
+#[test]
+fn memory2d() {
+    run_program("memory2d");
+}
+
+/// Run against one device and against two emulated devices (peer copies across devices).
+#[test]
+fn memory_extra() {
+    run_program("memory_extra");
+    let sandbox = Sandbox::new("memory_extra_two_devices");
+    let exe = sandbox.compile("memory_extra");
+    let mut worker = sandbox.start_worker_devices(2);
+    let out = worker.run(&exe, &[]);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS memory_extra"), "no PASS line: {}", out.report());
+    worker.assert_alive();
+}
+
 /// Another session's device pointer is refused for every operation, and its owner's data
 /// stays intact.
 #[test]

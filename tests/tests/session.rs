@@ -826,3 +826,84 @@ fn limits_stream_info_peers_and_function_attributes_are_checked_per_session() {
         assert_eq!(status, Status::INVALID_VALUE, "an attribute that cannot be set");
     });
 }
+
+/// The worker-side checks of 2D copies, peer copies, allocation kinds and stream-ordered
+/// allocation: every pointer is validated against this session's table first.
+#[test]
+fn pitched_peer_and_stream_ordered_memory_are_checked() {
+    with_bystander(|worker| {
+        let mut c = Client::greeted(worker);
+        let mut other = Client::greeted(worker);
+        let foreign = other.malloc(4096);
+        let status = |c: &mut Client, req: &Request<'_>| c.call(req).error().0;
+        let ptr = c.malloc(4096);
+
+        // 2D upload: 3 rows of 10 bytes, 100 bytes apart; downloaded back packed.
+        let rows: Vec<u8> = (0..30u8).collect();
+        let up = |dst, pitch, width, data| Request::MemcpyHtoD2D(wire::MemcpyHtoD2D { dst, pitch, width, stream: 0, sync: true, data: Bulk(data) });
+        assert!(matches!(c.call(&up(ptr + 50, 100, 10, &rows)).response(), Response::MemcpyHtoD2D(_)));
+        let down = |src, pitch, width, height| Request::MemcpyDtoH2D(wire::MemcpyDtoH2D { src, pitch, width, height, stream: 0 });
+        let reply = c.call(&down(ptr + 50, 100, 10, 3));
+        match reply.response() {
+            Response::MemcpyDtoH2D(d) => assert_eq!(d.data.0, rows.as_slice()),
+            other => panic!("{other:?}"),
+        }
+        // The gaps are untouched: byte 60 (after row 0) is still zero.
+        match c.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr + 60, len: 1, stream: 0 })).response() {
+            Response::MemcpyDtoH(d) => assert_eq!(d.data.0, [0]),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(status(&mut c, &up(ptr, 100, 7, &rows)), Status::INVALID_VALUE, "not whole rows");
+        assert_eq!(status(&mut c, &up(ptr, 5, 10, &rows)), Status::INVALID_PITCH_VALUE);
+        assert_eq!(status(&mut c, &up(ptr + 3900, 100, 10, &rows)), Status::INVALID_VALUE, "past the end");
+        assert_eq!(status(&mut c, &up(foreign, 100, 10, &rows)), Status::INVALID_VALUE, "another session's memory");
+        assert_eq!(status(&mut c, &down(ptr, 5, 10, 3)), Status::INVALID_PITCH_VALUE);
+        assert_eq!(status(&mut c, &down(foreign, 100, 10, 3)), Status::INVALID_VALUE);
+        assert_eq!(status(&mut c, &down(ptr, 1 << 20, 1 << 20, 65)), Status::INVALID_VALUE, "over the bulk limit");
+        let d2d = |dst, src, height| {
+            Request::MemcpyDtoD2D(wire::MemcpyDtoD2D { dst, dst_pitch: 64, src, src_pitch: 100, width: 10, height, stream: 0, sync: true })
+        };
+        assert!(matches!(c.call(&d2d(ptr + 2048, ptr + 50, 3)).response(), Response::MemcpyDtoD2D(_)));
+        match c.call(&down(ptr + 2048, 64, 10, 3)).response() {
+            Response::MemcpyDtoH2D(d) => assert_eq!(d.data.0, rows.as_slice()),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(status(&mut c, &d2d(foreign, ptr, 3)), Status::INVALID_VALUE);
+        assert_eq!(status(&mut c, &d2d(ptr + 4000, ptr, 3)), Status::INVALID_VALUE);
+
+        // Peer copies: device ordinals first, then the ranges.
+        let peer = |dst, dst_device, src, src_device, len| {
+            Request::MemcpyPeer(wire::MemcpyPeer { dst, dst_device, src, src_device, len, stream: 0, sync: true })
+        };
+        assert!(matches!(c.call(&peer(ptr + 1000, 0, ptr + 50, 0, 10)).response(), Response::MemcpyPeer(_)));
+        assert_eq!(status(&mut c, &peer(ptr, 1, ptr, 0, 10)), Status::INVALID_DEVICE);
+        assert_eq!(status(&mut c, &peer(ptr, 0, ptr, 7, 10)), Status::INVALID_DEVICE);
+        assert_eq!(status(&mut c, &peer(ptr, 0, foreign, 0, 10)), Status::INVALID_VALUE);
+
+        // Allocation kinds of hipExtMallocWithFlags.
+        let malloc = |size, flags| Request::Malloc(wire::Malloc { device: 0, size, flags });
+        assert!(matches!(c.call(&malloc(64, 1)).response(), Response::Malloc(_)));
+        assert!(matches!(c.call(&malloc(8, 2)).response(), Response::Malloc(_)));
+        assert_eq!(status(&mut c, &malloc(16, 2)), Status::INVALID_VALUE, "signal memory is 8 bytes");
+        assert_eq!(status(&mut c, &malloc(64, 5)), Status::INVALID_VALUE);
+
+        // Stream-ordered allocation.
+        let malloc_async = |stream| Request::MallocAsync(wire::MallocAsync { device: 0, size: 256, stream });
+        let free_async = |ptr| Request::FreeAsync(wire::FreeAsync { ptr, stream: 0 });
+        let p = match c.call(&malloc_async(0)).response() {
+            Response::MallocAsync(a) => {
+                assert_eq!(a.device, 0);
+                a.ptr
+            }
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(status(&mut c, &malloc_async(0x1234)), Status::INVALID_HANDLE);
+        assert_eq!(status(&mut c, &free_async(p + 1)), Status::INVALID_VALUE, "interior pointer");
+        assert_eq!(status(&mut c, &free_async(foreign)), Status::INVALID_VALUE, "another session's memory");
+        assert!(matches!(c.call(&free_async(p)).response(), Response::FreeAsync(_)));
+        assert_eq!(status(&mut c, &free_async(p)), Status::INVALID_VALUE, "freed twice");
+        assert_eq!(status(&mut c, &Request::Memset(wire::Memset { dst: p, value: 0, width: wire::MemsetWidth::Byte, count: 1, stream: 0, sync: true })), Status::INVALID_VALUE);
+        // The other session's memory was never touched.
+        other.round_trip(9);
+    });
+}

@@ -6,6 +6,7 @@
 //! allocations (`hipHostMalloc`) live in this process; the worker never sees them.
 
 use crate::abi::*;
+use crate::api::device::check_device;
 use crate::api::stream::stream_id;
 use crate::boundary::current_device;
 use crate::conn::CallError;
@@ -13,8 +14,9 @@ use crate::remote::{call_sync, with_conn};
 use proto_core::{calls, Caller, Calls};
 use proto_core::wire::{self, MemsetWidth};
 use std::alloc::Layout;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::ffi::{c_int, c_uint, c_void};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// Alignment of `hipHostMalloc` memory (a page, so it can later be registered for RDMA).
@@ -24,48 +26,89 @@ pub const HOST_ALLOC_ALIGN: usize = 4096;
 /// NumaUser, Coherent, NonCoherent). Placement hints do not apply to client memory.
 const HOST_MALLOC_FLAGS: c_uint = 0x1 | 0x2 | 0x4 | 0x2000_0000 | 0x4000_0000 | 0x8000_0000;
 
-fn device_allocs() -> &'static Mutex<BTreeMap<u64, (u64, u32)>> {
-    static ALLOCS: OnceLock<Mutex<BTreeMap<u64, (u64, u32)>>> = OnceLock::new();
+/// A device range this client knows: its allocations and the module globals it looked up.
+#[derive(Debug, Clone, Copy)]
+struct DeviceRange {
+    size: u64,
+    device: u32,
+    /// `hipExtMallocWithFlags` kind (0 otherwise).
+    flags: u32,
+    /// Unique id (`HIP_POINTER_ATTRIBUTE_BUFFER_ID`).
+    id: u32,
+}
+
+/// A `hipHostMalloc` allocation of this process.
+#[derive(Debug, Clone, Copy)]
+struct HostAllocation {
+    layout: Layout,
+    flags: c_uint,
+    /// The device current when it was allocated (what HIP reports for it).
+    device: u32,
+    id: u32,
+}
+
+fn device_allocs() -> &'static Mutex<BTreeMap<u64, DeviceRange>> {
+    static ALLOCS: OnceLock<Mutex<BTreeMap<u64, DeviceRange>>> = OnceLock::new();
     ALLOCS.get_or_init(Default::default)
 }
 
-fn host_allocs() -> &'static Mutex<HashMap<usize, Layout>> {
-    static ALLOCS: OnceLock<Mutex<HashMap<usize, Layout>>> = OnceLock::new();
+fn host_allocs() -> &'static Mutex<BTreeMap<usize, HostAllocation>> {
+    static ALLOCS: OnceLock<Mutex<BTreeMap<usize, HostAllocation>>> = OnceLock::new();
     ALLOCS.get_or_init(Default::default)
+}
+
+/// A fresh buffer id (ROCm numbers its memory objects from 1).
+fn next_buffer_id() -> u32 {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// Pinned host allocations made so far, `(address, bytes)`: announced to a connection's
 /// memory registry when it opens (RDMA registers each once and reuses it for every copy).
 pub(crate) fn host_allocations() -> Vec<(usize, usize)> {
-    host_allocs().lock().unwrap_or_else(|p| p.into_inner()).iter().map(|(&a, l)| (a, l.size())).collect()
+    host_allocs().lock().unwrap_or_else(|p| p.into_inner()).iter().map(|(&a, h)| (a, h.layout.size())).collect()
+}
+
+/// The device range containing `ptr`: its base and record.
+fn find_device_range(ptr: u64) -> Option<(u64, DeviceRange)> {
+    let allocs = device_allocs().lock().unwrap_or_else(|p| p.into_inner());
+    allocs.range(..=ptr).next_back().filter(|(base, r)| ptr - **base < r.size.max(1)).map(|(b, r)| (*b, *r))
+}
+
+/// The `hipHostMalloc` allocation containing `ptr`: its base and record.
+fn find_host_allocation(ptr: usize) -> Option<(usize, HostAllocation)> {
+    let allocs = host_allocs().lock().unwrap_or_else(|p| p.into_inner());
+    allocs.range(..=ptr).next_back().filter(|(base, h)| ptr - **base < h.layout.size()).map(|(b, h)| (*b, *h))
 }
 
 /// Whether `ptr` lies inside one of this process's device allocations.
 pub fn is_device_pointer(ptr: u64) -> bool {
-    let allocs = device_allocs().lock().unwrap_or_else(|p| p.into_inner());
-    allocs.range(..=ptr).next_back().is_some_and(|(base, (size, _))| ptr - base < (*size).max(1))
+    find_device_range(ptr).is_some()
+}
+
+fn record_device_range(ptr: u64, size: u64, device: u32, flags: u32) {
+    if ptr != 0 {
+        let range = DeviceRange { size, device, flags, id: next_buffer_id() };
+        device_allocs().lock().unwrap_or_else(|p| p.into_inner()).insert(ptr, range);
+    }
 }
 
 /// Records a device range the client did not allocate itself (a module global), so that
 /// `hipMemcpyDefault` classifies it; it stays until the device is reset.
 pub fn note_device_range(ptr: u64, size: u64, device: u32) {
-    if ptr != 0 {
-        device_allocs().lock().unwrap_or_else(|p| p.into_inner()).insert(ptr, (size, device));
-    }
+    record_device_range(ptr, size, device, 0);
 }
 
 /// Drops the client-side record of a device's allocations (after `hipDeviceReset`).
 pub fn forget_device_allocations(device: u32) {
-    device_allocs().lock().unwrap_or_else(|p| p.into_inner()).retain(|_, (_, d)| *d != device);
+    device_allocs().lock().unwrap_or_else(|p| p.into_inner()).retain(|_, r| r.device != device);
 }
 
-fn malloc_on(device: u32, size: usize) -> Result<u64, CallError> {
+fn malloc_on(device: u32, size: usize, flags: u32) -> Result<u64, CallError> {
     let ptr = with_conn(|c| {
-        c.malloc(wire::Malloc { device, size: size as u64, flags: 0 }).map(|a| a.ptr)
+        c.malloc(wire::Malloc { device, size: size as u64, flags }).map(|a| a.ptr)
     })?;
-    if ptr != 0 {
-        device_allocs().lock().unwrap_or_else(|p| p.into_inner()).insert(ptr, (size as u64, device));
-    }
+    record_device_range(ptr, size as u64, device, flags);
     Ok(ptr)
 }
 
@@ -73,7 +116,7 @@ fn malloc_on(device: u32, size: usize) -> Result<u64, CallError> {
 pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipError_t {
     hip_boundary!("hipMalloc", {
         non_null!(ptr);
-        let p = malloc_on(current_device(), size)?;
+        let p = malloc_on(current_device(), size, 0)?;
         // SAFETY: checked non-null; the caller provides a writable pointer slot.
         unsafe { *ptr = p as *mut c_void };
         Ok(())
@@ -290,7 +333,8 @@ fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> Result<(), 
     if mem.is_null() {
         return Err(CallError::new(HipError::OUT_OF_MEMORY, format!("host allocation of {size} bytes failed")));
     }
-    host_allocs().lock().unwrap_or_else(|p| p.into_inner()).insert(mem as usize, layout);
+    let record = HostAllocation { layout, flags, device: current_device(), id: next_buffer_id() };
+    host_allocs().lock().unwrap_or_else(|p| p.into_inner()).insert(mem as usize, record);
     crate::remote::remember_host_memory(mem as usize, size);
     // SAFETY: checked non-null.
     unsafe { *ptr = mem as *mut c_void };
@@ -305,7 +349,8 @@ fn host_free(ptr: *mut c_void) -> Result<(), CallError> {
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .remove(&(ptr as usize))
-        .ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("{ptr:?} was not allocated by hipHostMalloc")))?;
+        .ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("{ptr:?} was not allocated by hipHostMalloc")))?
+        .layout;
     // The transport lets go of the memory (its RDMA registration) before it is freed.
     crate::remote::forget_host_memory(ptr as usize);
     // SAFETY: `ptr` came from `alloc(layout)` in host_malloc and is freed once (removed above).
@@ -346,4 +391,381 @@ pub extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
 #[no_mangle]
 pub extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
     hip_boundary!("hipFreeHost", { host_free(ptr) })
+}
+
+// ---- hipExtMallocWithFlags, pitched and stream-ordered allocations --------------------------
+
+/// `hipExtMallocWithFlags` kinds ROCm accepts (one kind, not a mask).
+const EXT_MALLOC_KINDS: [c_uint; 5] = [0, 1, 2, 3, 4];
+/// `hipMallocSignalMemory`: must be exactly 8 bytes.
+const MALLOC_SIGNAL_MEMORY: c_uint = 2;
+/// Row pitch alignment of `hipMallocPitch` (ROCm's `imagePitchAlignment_` on every device).
+const PITCH_ALIGNMENT: usize = 256;
+
+#[no_mangle]
+pub unsafe extern "C" fn hipExtMallocWithFlags(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> hipError_t {
+    hip_boundary!("hipExtMallocWithFlags", {
+        // ROCm checks the kind before the pointer.
+        if !EXT_MALLOC_KINDS.contains(&flags) || (flags == MALLOC_SIGNAL_MEMORY && size != 8) {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("hipExtMallocWithFlags({size} bytes, flags {flags:#x}): not a valid kind")));
+        }
+        non_null!(ptr);
+        let p = malloc_on(current_device(), size, flags)?;
+        // SAFETY: checked non-null; the caller provides a writable pointer slot.
+        unsafe { *ptr = p as *mut c_void };
+        Ok(())
+    })
+}
+
+fn malloc_pitch(ptr: *mut *mut c_void, pitch: *mut usize, width: usize, height: usize) -> Result<(), CallError> {
+    non_null!(ptr);
+    non_null!(pitch);
+    if width == 0 || height == 0 {
+        // ROCm answers a null pointer and leaves `pitch` as it was.
+        // SAFETY: checked non-null.
+        unsafe { *ptr = std::ptr::null_mut() };
+        return Ok(());
+    }
+    let row = width
+        .checked_next_multiple_of(PITCH_ALIGNMENT)
+        .ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("row width {width} overflows")))?;
+    let size = row
+        .checked_mul(height)
+        .ok_or_else(|| CallError::new(HipError::OUT_OF_MEMORY, format!("{row} x {height} bytes overflows")))?;
+    let p = malloc_on(current_device(), size, 0)?;
+    // SAFETY: both checked non-null; the caller provides writable slots.
+    unsafe {
+        *pitch = row;
+        *ptr = p as *mut c_void;
+    }
+    Ok(())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMallocPitch(ptr: *mut *mut c_void, pitch: *mut usize, width: usize, height: usize) -> hipError_t {
+    hip_boundary!("hipMallocPitch", { malloc_pitch(ptr, pitch, width, height) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemAllocPitch(dptr: *mut hipDeviceptr_t, pitch: *mut usize, width: usize, height: usize, element_size: c_uint) -> hipError_t {
+    hip_boundary!("hipMemAllocPitch", {
+        // Unlike hipMallocPitch, an empty area is an error here (as in ROCm).
+        if width == 0 || height == 0 {
+            return Err(CallError::new(HipError::INVALID_VALUE, "hipMemAllocPitch of an empty area"));
+        }
+        if !matches!(element_size, 4 | 8 | 16) {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("elementSizeBytes {element_size} is not 4, 8 or 16")));
+        }
+        malloc_pitch(dptr, pitch, width, height)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMallocAsync(ptr: *mut *mut c_void, size: usize, stream: hipStream_t) -> hipError_t {
+    hip_boundary!("hipMallocAsync", {
+        non_null!(ptr);
+        // Sent even for 0 bytes: the worker checks the stream first, as ROCm does.
+        let req = wire::MallocAsync { device: current_device(), size: size as u64, stream: stream_id(stream) };
+        let (p, device) = with_conn(|c| c.malloc_async(req).map(|a| (a.ptr, a.device)))?;
+        record_device_range(p, size as u64, device, 0);
+        // SAFETY: checked non-null; the caller provides a writable pointer slot.
+        unsafe { *ptr = p as *mut c_void };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) -> hipError_t {
+    hip_boundary!("hipFreeAsync", {
+        non_null!(ptr);
+        // A round trip, so a pointer that is no allocation is reported here, not later.
+        call_sync(|c| c.free_async(wire::FreeAsync { ptr: ptr as u64, stream: stream_id(stream) }))?;
+        device_allocs().lock().unwrap_or_else(|p| p.into_inner()).remove(&(ptr as u64));
+        Ok(())
+    })
+}
+
+// ---- pointer queries ----------------------------------------------------------------------
+
+/// What this client knows about an address.
+#[derive(Debug, Clone, Copy)]
+enum Known {
+    Device { base: u64, range: DeviceRange },
+    Host { base: usize, alloc: HostAllocation },
+}
+
+impl Known {
+    fn find(ptr: u64) -> Option<Self> {
+        if let Some((base, range)) = find_device_range(ptr) {
+            return Some(Self::Device { base, range });
+        }
+        find_host_allocation(ptr as usize).map(|(base, alloc)| Self::Host { base, alloc })
+    }
+
+    fn base(self) -> u64 {
+        match self {
+            Self::Device { base, .. } => base,
+            Self::Host { base, .. } => base as u64,
+        }
+    }
+
+    fn size(self) -> u64 {
+        match self {
+            Self::Device { range, .. } => range.size,
+            Self::Host { alloc, .. } => alloc.layout.size() as u64,
+        }
+    }
+
+    fn device(self) -> c_int {
+        match self {
+            Self::Device { range, .. } => range.device as c_int,
+            Self::Host { alloc, .. } => alloc.device as c_int,
+        }
+    }
+
+    fn flags(self) -> c_uint {
+        match self {
+            Self::Device { range, .. } => range.flags,
+            Self::Host { alloc, .. } => alloc.flags,
+        }
+    }
+
+    fn id(self) -> u32 {
+        match self {
+            Self::Device { range, .. } => range.id,
+            Self::Host { alloc, .. } => alloc.id,
+        }
+    }
+
+    fn memory_type(self) -> hipMemoryType {
+        match self {
+            Self::Device { .. } => hipMemoryTypeDevice,
+            Self::Host { .. } => hipMemoryTypeHost,
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipPointerGetAttributes(attributes: *mut hipPointerAttribute_t, ptr: *const c_void) -> hipError_t {
+    hip_boundary!("hipPointerGetAttributes", {
+        non_null!(attributes);
+        non_null!(ptr);
+        let out = match Known::find(ptr as u64) {
+            Some(known) => hipPointerAttribute_t {
+                type_: known.memory_type(),
+                device: known.device(),
+                // Host memory has one address for host and device, as under ROCm.
+                devicePointer: ptr as *mut c_void,
+                hostPointer: if matches!(known, Known::Host { .. }) { ptr as *mut c_void } else { std::ptr::null_mut() },
+                isManaged: 0,
+                allocationFlags: known.flags(),
+            },
+            // ROCm 6+: an address HIP does not know is unregistered host memory, not an error.
+            None => hipPointerAttribute_t {
+                type_: hipMemoryTypeUnregistered,
+                device: hipInvalidDeviceId,
+                devicePointer: std::ptr::null_mut(),
+                hostPointer: std::ptr::null_mut(),
+                isManaged: 0,
+                allocationFlags: 0,
+            },
+        };
+        // SAFETY: checked non-null; the caller provides a writable struct.
+        unsafe { attributes.write(out) };
+        Ok(())
+    })
+}
+
+/// One `hipPointerGetAttribute` answer: the value (written even on failure, as ROCm does)
+/// and the call's result.
+enum AttributeValue {
+    U32(u32),
+    I32(i32),
+    Bool(bool),
+    Ptr(u64),
+}
+
+fn pointer_attribute(attribute: hipPointer_attribute, ptr: u64) -> (Option<AttributeValue>, Result<(), HipError>) {
+    use AttributeValue::*;
+    let known = Known::find(ptr);
+    let invalid = Err(HipError::INVALID_VALUE);
+    let answer = |value: AttributeValue, fallback: AttributeValue| match known {
+        Some(_) => (Some(value), Ok(())),
+        None => (Some(fallback), invalid),
+    };
+    match attribute {
+        // CONTEXT, P2P_TOKENS, IS_LEGACY_HIP_IPC_CAPABLE, ALLOWED_HANDLE_TYPES,
+        // IS_GPU_DIRECT_RDMA_CAPABLE, MEMPOOL_HANDLE: ROCm supports none of them.
+        1 | 5 | 10 | 14 | 15 | 17 => (None, Err(HipError::NOT_SUPPORTED)),
+        HIP_POINTER_ATTRIBUTE_MEMORY_TYPE => answer(U32(known.map_or(0, Known::memory_type)), U32(0)),
+        HIP_POINTER_ATTRIBUTE_DEVICE_POINTER => answer(Ptr(ptr), Ptr(0)),
+        HIP_POINTER_ATTRIBUTE_HOST_POINTER => match known {
+            Some(Known::Host { .. }) => (Some(Ptr(ptr)), Ok(())),
+            _ => (Some(Ptr(0)), invalid),
+        },
+        HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS => answer(Bool(false), Bool(false)),
+        HIP_POINTER_ATTRIBUTE_BUFFER_ID => answer(U32(known.map_or(0, Known::id)), U32(0)),
+        HIP_POINTER_ATTRIBUTE_IS_MANAGED => answer(Bool(false), Bool(false)),
+        HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL => answer(I32(known.map_or(0, Known::device)), I32(hipInvalidDeviceId)),
+        HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR => answer(Ptr(known.map_or(0, Known::base)), Ptr(0)),
+        // ROCm writes the size as a 32-bit value.
+        HIP_POINTER_ATTRIBUTE_RANGE_SIZE => answer(U32(known.map_or(0, Known::size) as u32), U32(0)),
+        HIP_POINTER_ATTRIBUTE_MAPPED => answer(Bool(true), Bool(false)),
+        // Unknown memory answers 0 without an error here.
+        HIP_POINTER_ATTRIBUTE_ACCESS_FLAGS => (Some(U32(known.map_or(0, Known::flags))), Ok(())),
+        _ => (None, invalid),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipPointerGetAttribute(data: *mut c_void, attribute: hipPointer_attribute, ptr: hipDeviceptr_t) -> hipError_t {
+    hip_boundary!("hipPointerGetAttribute", {
+        non_null!(data);
+        non_null!(ptr);
+        let (value, result) = pointer_attribute(attribute, ptr as u64);
+        // SAFETY: checked non-null; the caller provides storage of the attribute's type.
+        unsafe {
+            match value {
+                Some(AttributeValue::U32(v)) => data.cast::<u32>().write_unaligned(v),
+                Some(AttributeValue::I32(v)) => data.cast::<i32>().write_unaligned(v),
+                Some(AttributeValue::Bool(v)) => data.cast::<bool>().write(v),
+                Some(AttributeValue::Ptr(v)) => data.cast::<*mut c_void>().write_unaligned(v as *mut c_void),
+                None => {}
+            }
+        }
+        result.map_err(|code| CallError::new(code, format!("pointer attribute {attribute} of {ptr:?}")))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemPtrGetInfo(ptr: *mut c_void, size: *mut usize) -> hipError_t {
+    hip_boundary!("hipMemPtrGetInfo", {
+        non_null!(ptr);
+        non_null!(size);
+        let known = Known::find(ptr as u64).ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("{ptr:?} is no HIP allocation")))?;
+        // SAFETY: checked non-null.
+        unsafe { *size = known.size() as usize };
+        Ok(())
+    })
+}
+
+// ---- peer and 2D copies -------------------------------------------------------------------
+
+fn memcpy_peer(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, len: usize, stream: Option<u64>) -> Result<(), CallError> {
+    let dst_device = check_device(dst_device)?;
+    let src_device = check_device(src_device)?;
+    if len == 0 {
+        return Ok(());
+    }
+    let req = wire::MemcpyPeer {
+        dst: dst as u64,
+        dst_device,
+        src: src as u64,
+        src_device,
+        len: len as u64,
+        stream: stream.unwrap_or(0),
+        sync: stream.is_none(),
+    };
+    match stream {
+        None => call_sync(|c| c.memcpy_peer(req)),
+        Some(_) => with_conn(|c| c.post::<calls::MemcpyPeer>(req)),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn hipMemcpyPeer(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, size: usize) -> hipError_t {
+    hip_boundary!("hipMemcpyPeer", { memcpy_peer(dst, dst_device, src, src_device, size, None) })
+}
+
+#[no_mangle]
+pub extern "C" fn hipMemcpyPeerAsync(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, size: usize, stream: hipStream_t) -> hipError_t {
+    hip_boundary!("hipMemcpyPeerAsync", { memcpy_peer(dst, dst_device, src, src_device, size, Some(stream_id(stream))) })
+}
+
+/// `hipMemcpyDeviceToDeviceNoCU`: a device-to-device copy to ROCm (no compute units used).
+const MEMCPY_DEVICE_TO_DEVICE_NO_CU: hipMemcpyKind = 1024;
+
+/// One 2D copy of `height` rows of `width` bytes; `stream` is `None` for the synchronous API.
+///
+/// # Safety
+/// The rows of `dst` and `src` must be valid in the direction's address spaces.
+#[allow(clippy::too_many_arguments)] // hipMemcpy2D's own parameters
+unsafe fn copy_2d(
+    dst: *mut c_void,
+    dst_pitch: usize,
+    src: *const c_void,
+    src_pitch: usize,
+    width: usize,
+    height: usize,
+    kind: hipMemcpyKind,
+    stream: Option<u64>,
+) -> Result<(), CallError> {
+    // ROCm's order: the kind, then empty copies, then the pitches, then the pointers.
+    let kind = if kind == MEMCPY_DEVICE_TO_DEVICE_NO_CU { hipMemcpyDeviceToDevice } else { kind };
+    if kind > hipMemcpyDefault {
+        return Err(CallError::new(HipError::INVALID_MEMCPY_DIRECTION, format!("hipMemcpyKind {kind} is not a copy direction")));
+    }
+    if width == 0 || height == 0 {
+        return Ok(());
+    }
+    if width > dst_pitch || width > src_pitch {
+        return Err(CallError::new(HipError::INVALID_PITCH_VALUE, format!("row width {width} exceeds a pitch (dst {dst_pitch}, src {src_pitch})")));
+    }
+    non_null!(dst);
+    non_null!(src);
+    let sync = stream.is_none();
+    let stream = stream.unwrap_or(0);
+    match direction(dst, src, kind)? {
+        Direction::HostToHost => {
+            for row in 0..height {
+                // SAFETY: row `row` of each side is `width` bytes of host memory (caller
+                // contract); rows may overlap.
+                unsafe { std::ptr::copy((src as *const u8).add(row * src_pitch), (dst as *mut u8).add(row * dst_pitch), width) };
+            }
+            Ok(())
+        }
+        // SAFETY: `src`'s rows are readable host memory (caller contract).
+        Direction::HostToDevice => with_conn(|c| unsafe { c.upload_2d(dst as u64, dst_pitch as u64, src as *const u8, src_pitch, width, height, stream, sync) }),
+        // SAFETY: `dst`'s rows are writable host memory until the copy is synchronised (HIP's
+        // contract for async copies; immediately for sync ones).
+        Direction::DeviceToHost => with_conn(|c| unsafe { c.download_2d(dst as *mut u8, dst_pitch, src as u64, src_pitch as u64, width, height, stream, sync) }),
+        Direction::DeviceToDevice => {
+            let req = wire::MemcpyDtoD2D {
+                dst: dst as u64,
+                dst_pitch: dst_pitch as u64,
+                src: src as u64,
+                src_pitch: src_pitch as u64,
+                width: width as u64,
+                height: height as u64,
+                stream,
+                sync,
+            };
+            if sync {
+                call_sync(|c| c.memcpy_dtod_2d(req))
+            } else {
+                with_conn(|c| c.post::<calls::MemcpyDtoD2D>(req))
+            }
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpy2D(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
+    // SAFETY: forwarded caller contract.
+    hip_boundary!("hipMemcpy2D", { unsafe { copy_2d(dst, dpitch, src, spitch, width, height, kind, None) } })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpy2DAsync(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: hipMemcpyKind,
+    stream: hipStream_t,
+) -> hipError_t {
+    // SAFETY: forwarded caller contract.
+    hip_boundary!("hipMemcpy2DAsync", { unsafe { copy_2d(dst, dpitch, src, spitch, width, height, kind, Some(stream_id(stream))) } })
 }

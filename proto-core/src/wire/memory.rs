@@ -114,3 +114,117 @@ message! {
         pub sync: bool,
     }
 }
+
+message! {
+    /// Host-to-device 2D copy (`hipMemcpy2D*`): `data` holds `data.len() / width` rows of
+    /// `width` bytes, packed; the worker scatters them `pitch` bytes apart from `dst`. The
+    /// client splits a large copy into chunks of whole rows, like 1D copies.
+    pub struct MemcpyHtoD2D<'a> {
+        /// Destination device address of the first row.
+        pub dst: u64,
+        /// Bytes between the starts of two destination rows.
+        pub pitch: u64,
+        /// Bytes per row (non-zero; `data` is a whole number of rows).
+        pub width: u64,
+        /// Stream (0 = null stream).
+        pub stream: u64,
+        /// Complete the copy before responding.
+        pub sync: bool,
+        /// The packed rows, as the frame's bulk section.
+        pub data: Bulk<'a>,
+    }
+}
+
+message! {
+    /// Device-to-host 2D copy: the worker gathers `height` rows of `width` bytes, `pitch`
+    /// bytes apart from `src`, and answers them packed in one [`MemcpyData`].
+    pub struct MemcpyDtoH2D {
+        /// Source device address of the first row.
+        pub src: u64,
+        /// Bytes between the starts of two source rows.
+        pub pitch: u64,
+        /// Bytes per row.
+        pub width: u64,
+        /// Rows (`width * height` is at most one frame's bulk limit).
+        pub height: u64,
+        /// Stream (0 = null stream); the response is sent when the stream reaches the copy.
+        pub stream: u64,
+    }
+}
+
+message! {
+    /// Device-to-device 2D copy.
+    pub struct MemcpyDtoD2D {
+        /// Destination device address of the first row.
+        pub dst: u64,
+        /// Bytes between destination rows.
+        pub dst_pitch: u64,
+        /// Source device address of the first row.
+        pub src: u64,
+        /// Bytes between source rows.
+        pub src_pitch: u64,
+        /// Bytes per row.
+        pub width: u64,
+        /// Rows.
+        pub height: u64,
+        /// Stream (0 = null stream).
+        pub stream: u64,
+        /// Complete the copy before responding.
+        pub sync: bool,
+    }
+}
+
+message! {
+    /// `hipMemcpyPeer` / `hipMemcpyPeerAsync`: a device-to-device copy between the named
+    /// devices.
+    pub struct MemcpyPeer {
+        /// Destination device address.
+        pub dst: u64,
+        /// Device ordinal of the destination.
+        pub dst_device: u32,
+        /// Source device address.
+        pub src: u64,
+        /// Device ordinal of the source.
+        pub src_device: u32,
+        /// Bytes.
+        pub len: u64,
+        /// Stream (0 = null stream).
+        pub stream: u64,
+        /// Complete the copy before responding.
+        pub sync: bool,
+    }
+}
+
+message! {
+    /// `hipMallocAsync`: a stream-ordered allocation on the stream's device (`device` for
+    /// the null stream); answered by [`AsyncAllocation`].
+    pub struct MallocAsync {
+        /// Device ordinal (the client's current device; used for the null stream).
+        pub device: u32,
+        /// Bytes.
+        pub size: u64,
+        /// Stream (0 = null stream).
+        pub stream: u64,
+    }
+}
+
+message! {
+    /// A stream-ordered allocation and the device it belongs to (the stream's).
+    pub struct AsyncAllocation {
+        /// Device address (0 for a zero-byte allocation).
+        pub ptr: u64,
+        /// Device ordinal the memory lives on.
+        pub device: u32,
+    }
+}
+
+message! {
+    /// `hipFreeAsync`: frees `ptr` once the stream's earlier work is done; the address is
+    /// unusable from this request on.
+    pub struct FreeAsync {
+        /// Device address from [`Allocation`].
+        pub ptr: u64,
+        /// Stream (0 = null stream).
+        pub stream: u64,
+    }
+}

@@ -71,16 +71,14 @@ use std::sync::{
 
 use self::event::Event;
 use self::launch::{AlignedBytes, KernelLaunch, KernelTracker, MAX_KERNEL_THREADS};
-use self::memory::{AddressSpace, DeviceMemory, Region, PAGE};
+use self::memory::{AddressSpace, DeviceMemory, Region, RowLayout, PAGE};
 use self::module::{HostModule, Kernel, ModuleLimits};
 use self::properties::CpuInfo;
 use self::stream::{Signal, Stream, StreamOp};
 use super::{
-    stream_flags, validate_event_flags, Backend, BackendError, DeviceIndex, DeviceLimit,
-    DeviceProperties, DevicePtr, DtohDone, EventHandle, FunctionAttribute, FunctionAttributes,
-    FunctionHandle, HostData, HostFn,
-    KernelFunction, LaunchConfig, MemInfo, MemsetPattern, ModuleFormat, ModuleHandle, RtcOutput,
-    RtcRequest, StreamHandle,
+    stream_flags, validate_event_flags, Backend, BackendError, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, DtohDone,
+    EventHandle, FunctionAttribute, FunctionAttributes, FunctionHandle, HostData, HostFn, KernelFunction, LaunchConfig, MemInfo,
+    MemsetPattern, ModuleFormat, ModuleHandle, Pitched, RtcOutput, RtcRequest, Rows, StreamHandle,
 };
 
 /// How many devices to emulate and how much memory each has.
@@ -319,6 +317,21 @@ impl HostBackend {
     fn resolve(&self, ptr: DevicePtr, len: u64) -> Result<Region, BackendError> {
         self.address_space.resolve(ptr, len)
     }
+
+    /// The region spanning `height` rows of `width` bytes at `area`, and their layout in it.
+    fn resolve_rows(&self, area: Pitched, width: u64, height: u64) -> Result<(Region, RowLayout), BackendError> {
+        let rows = Rows { width, height };
+        if area.pitch < width {
+            return Err(BackendError::InvalidValue(format!("pitch {} is less than the row width {width}", area.pitch)));
+        }
+        let span = rows
+            .span(area.pitch)
+            .ok_or_else(|| BackendError::InvalidValue(format!("{height} rows at pitch {} overflow", area.pitch)))?;
+        let region = self.resolve(area.ptr, span)?;
+        // All three fit in usize: they lie inside a mapped allocation.
+        let layout = RowLayout { pitch: area.pitch as usize, width: width as usize, height: height as usize };
+        Ok((region, layout))
+    }
 }
 
 impl Backend for HostBackend {
@@ -475,6 +488,89 @@ impl Backend for HostBackend {
         })?;
         let dst = self.resolve(dst, len)?;
         self.enqueue(stream, &[dst.device()], StreamOp::Memset { dst, pattern })
+    }
+
+    fn memcpy_htod_2d(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: Pitched,
+        width: u64,
+        data: HostData,
+    ) -> Result<(), BackendError> {
+        let (region, rows) = self.resolve_rows(dst, width, data.len() as u64 / width.max(1))?;
+        let devices = [region.device()];
+        self.enqueue(stream, &devices, StreamOp::CopyHtoD2D { dst: region, rows, data })
+    }
+
+    fn memcpy_dtoh_2d(
+        &self,
+        stream: Option<StreamHandle>,
+        src: Pitched,
+        rows: Rows,
+        done: DtohDone,
+    ) -> Result<(), BackendError> {
+        let (region, rows) = self.resolve_rows(src, rows.width, rows.height)?;
+        let devices = [region.device()];
+        self.enqueue(stream, &devices, StreamOp::CopyDtoH2D { src: region, rows, done })
+    }
+
+    fn memcpy_dtod_2d(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: Pitched,
+        src: Pitched,
+        rows: Rows,
+    ) -> Result<(), BackendError> {
+        let (dst_region, dst_rows) = self.resolve_rows(dst, rows.width, rows.height)?;
+        let (src_region, src_rows) = self.resolve_rows(src, rows.width, rows.height)?;
+        let devices = [dst_region.device(), src_region.device()];
+        let op = StreamOp::CopyDtoD2D {
+            dst: dst_region,
+            dst_pitch: dst_rows.pitch,
+            src: src_region,
+            src_pitch: src_rows.pitch,
+            width: dst_rows.width,
+            height: dst_rows.height,
+        };
+        self.enqueue(stream, &devices, op)
+    }
+
+    fn memcpy_peer(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: DevicePtr,
+        dst_dev: DeviceIndex,
+        src: DevicePtr,
+        src_dev: DeviceIndex,
+        len: u64,
+    ) -> Result<(), BackendError> {
+        // One address space holds every emulated device: a peer copy is a plain copy.
+        self.device(dst_dev)?;
+        self.device(src_dev)?;
+        self.memcpy_dtod(stream, dst, src, len)
+    }
+
+    fn malloc_async(
+        &self,
+        stream: Option<StreamHandle>,
+        dev: DeviceIndex,
+        size: u64,
+    ) -> Result<DevicePtr, BackendError> {
+        if let Some(handle) = stream {
+            self.stream(handle)?;
+        }
+        // Allocating now is a valid stream order: the memory exists before any later work.
+        self.malloc(dev, size)
+    }
+
+    fn free_async(&self, stream: Option<StreamHandle>, ptr: DevicePtr) -> Result<(), BackendError> {
+        if let Some(handle) = stream {
+            self.stream(handle)?;
+        }
+        // Unmapping now refuses new work on the address; operations already queued hold
+        // their regions (and launches their allocations, through `kernels_in_flight`), so
+        // the bytes are released only after the stream's earlier work.
+        self.free(ptr)
     }
 
     fn stream_create(

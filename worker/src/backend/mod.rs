@@ -564,6 +564,40 @@ pub struct DeviceProperties {
     pub texture_alignment: u64,
 }
 
+/// A pitched area of device memory: rows start `pitch` bytes apart from `ptr`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pitched {
+    /// First byte of the first row.
+    pub ptr: DevicePtr,
+    /// Bytes between the starts of two rows.
+    pub pitch: u64,
+}
+
+/// The shape of a 2D copy: `height` rows of `width` bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rows {
+    /// Bytes per row.
+    pub width: u64,
+    /// Number of rows.
+    pub height: u64,
+}
+
+impl Rows {
+    /// Bytes from the first row's start to the last row's end at `pitch` (0 for an empty
+    /// copy); `None` on overflow.
+    pub fn span(self, pitch: u64) -> Option<u64> {
+        if self.width == 0 || self.height == 0 {
+            return Some(0);
+        }
+        pitch.checked_mul(self.height - 1)?.checked_add(self.width)
+    }
+
+    /// Bytes of the rows packed back to back; `None` on overflow.
+    pub fn packed_len(self) -> Option<u64> {
+        self.width.checked_mul(self.height)
+    }
+}
+
 /// Executes HIP work for every session of the worker. See the module documentation for the
 /// stream, copy and error model; each backend documents its own null-stream semantics.
 ///
@@ -730,6 +764,54 @@ pub trait Backend: Send + Sync + 'static {
         pattern: MemsetPattern,
         count: u64,
     ) -> Result<(), BackendError>;
+
+    /// Queues a 2D copy of `data` (packed rows of `width` bytes) to the rows of `dst`.
+    fn memcpy_htod_2d(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: Pitched,
+        width: u64,
+        data: HostData,
+    ) -> Result<(), BackendError>;
+
+    /// Queues a 2D copy of the rows of `src` to the host; `done` receives them packed, as
+    /// [`Backend::memcpy_dtoh`] does.
+    fn memcpy_dtoh_2d(
+        &self,
+        stream: Option<StreamHandle>,
+        src: Pitched,
+        rows: Rows,
+        done: DtohDone,
+    ) -> Result<(), BackendError>;
+
+    /// Queues a device-to-device 2D copy (rows of distinct areas; overlapping areas copy
+    /// row by row in order).
+    fn memcpy_dtod_2d(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: Pitched,
+        src: Pitched,
+        rows: Rows,
+    ) -> Result<(), BackendError>;
+
+    /// Queues a copy from `src` on `src_dev` to `dst` on `dst_dev` (`hipMemcpyPeer`).
+    fn memcpy_peer(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: DevicePtr,
+        dst_dev: DeviceIndex,
+        src: DevicePtr,
+        src_dev: DeviceIndex,
+        len: u64,
+    ) -> Result<(), BackendError>;
+
+    /// Allocates `size` bytes on `dev` in `stream` order (`hipMallocAsync`): the memory may
+    /// be used by work queued on the stream from now on. `size == 0` yields null.
+    fn malloc_async(&self, stream: Option<StreamHandle>, dev: DeviceIndex, size: u64) -> Result<DevicePtr, BackendError>;
+
+    /// Frees the allocation starting at `ptr` once `stream` has finished its earlier work
+    /// (`hipFreeAsync`); the address is invalid for new work from the call on.
+    fn free_async(&self, stream: Option<StreamHandle>, ptr: DevicePtr) -> Result<(), BackendError>;
 
     // ---- streams ------------------------------------------------------------------------
 

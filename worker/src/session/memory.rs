@@ -4,12 +4,12 @@
 //! says, and sends device-memory replies itself ([`Outcome::ReplyFromDevice`]).
 
 use super::tables::AllocInfo;
-use super::{CallCx, Failure, PlacedBulk, Session, MAX_ALLOCATIONS_PER_SESSION};
-use crate::backend::{DevicePtr, MemsetPattern, StreamHandle};
+use super::{CallCx, Failure, LateReplies, PlacedBulk, Session, MAX_ALLOCATIONS_PER_SESSION};
+use crate::backend::{DevicePtr, DtohDone, MemsetPattern, Pitched, Rows, StreamHandle};
 use proto_core::opcode::MemoryHandler;
 use proto_core::limits::MAX_BULK_LEN;
 use proto_core::wire::{self, MemsetWidth};
-use proto_core::{Outcome, Request, Response, Status};
+use proto_core::{Opcode, Outcome, Request, Response, Status};
 use std::sync::Arc;
 
 /// Where the driver puts the bulk section of a to-device request.
@@ -25,31 +25,47 @@ pub enum BulkDestination {
 impl MemoryHandler for Session {
     fn malloc(&mut self, _cx: &mut CallCx, req: wire::Malloc) -> Result<wire::Allocation, Failure> {
         let dev = self.device(req.device)?;
-        if req.flags != 0 {
-            return Err(Failure::new(Status::INVALID_VALUE, format!("hipMalloc flags {:#x} are not supported", req.flags)));
-        }
-        if self.allocations.len() >= MAX_ALLOCATIONS_PER_SESSION {
-            return Err(Failure::new(Status::OUT_OF_MEMORY, format!("session holds the maximum of {MAX_ALLOCATIONS_PER_SESSION} allocations")));
-        }
+        check_malloc_flags(req.flags, req.size)?;
+        self.check_allocation_capacity()?;
+        // Every accepted kind is ordinary device memory to the backends: host memory is
+        // coherent already, and CUDA has no uncached/fine-grained device allocations.
         let ptr = self.backend.malloc(dev, req.size)?;
-        if !ptr.is_null() {
-            self.allocations.insert(ptr.0, AllocInfo { size: req.size, device: dev, module: None });
-            self.remember_allocation(ptr.0, req.size);
-        }
+        self.record_allocation(ptr, req.size, dev);
         Ok(wire::Allocation { ptr: ptr.0 })
     }
+
+    fn malloc_async(&mut self, _cx: &mut CallCx, req: wire::MallocAsync) -> Result<wire::AsyncAllocation, Failure> {
+        // The allocation belongs to the stream's device (the current one for the null stream).
+        let (stream, dev) = match req.stream {
+            0 => (None, self.device(req.device)?),
+            s => {
+                let (handle, dev) = *self.streams.get(s)?;
+                (Some(handle), dev)
+            }
+        };
+        self.check_allocation_capacity()?;
+        let ptr = self.backend.malloc_async(stream, dev, req.size)?;
+        self.record_allocation(ptr, req.size, dev);
+        Ok(wire::AsyncAllocation { ptr: ptr.0, device: dev })
+    }
+
+    fn free_async(&mut self, _cx: &mut CallCx, req: wire::FreeAsync) -> Result<wire::Empty, Failure> {
+        let stream = self.stream(req.stream)?;
+        self.check_freeable(req.ptr, "hipFreeAsync")?;
+        // Gone from the table now: later requests naming the address are refused, while
+        // work queued before stays ordered ahead of the release.
+        self.allocations.remove(req.ptr);
+        self.forget_allocation(req.ptr);
+        self.backend.free_async(stream, DevicePtr(req.ptr))?;
+        Ok(wire::Empty {})
+    }
+
 
     fn free(&mut self, _cx: &mut CallCx, req: wire::Free) -> Result<wire::Empty, Failure> {
         if req.ptr == 0 {
             return Ok(wire::Empty {});
         }
-        match self.allocations.get(req.ptr) {
-            None => return Err(Failure::new(Status::INVALID_VALUE, format!("hipFree({:#x}): not the start of a live allocation of this session", req.ptr))),
-            Some(info) if info.module.is_some() => {
-                return Err(Failure::new(Status::INVALID_VALUE, format!("hipFree({:#x}): a module global cannot be freed (unload its module)", req.ptr)))
-            }
-            Some(_) => {}
-        }
+        self.check_freeable(req.ptr, "hipFree")?;
         self.allocations.remove(req.ptr);
         // hipFree synchronizes the device before releasing memory.
         for (stream, _) in self.streams.values() {
@@ -108,23 +124,7 @@ impl MemoryHandler for Session {
         }
         // The reply goes out when the stream reaches the copy, from whichever thread runs it;
         // the request loop meanwhile serves the client's next requests.
-        let late = Arc::clone(&self.late);
-        let (request_id, opcode, no_reply) = (cx.request_id, cx.opcode, cx.no_reply);
-        self.backend.memcpy_dtoh(
-            stream,
-            DevicePtr(req.src),
-            req.len,
-            Box::new(move |result| {
-                // Queued, never written here: this runs on a stream executor, which must not
-                // block on a client that is busy sending (see LateReplies).
-                match result {
-                    Ok(_) if no_reply => {}
-                    Ok(bytes) => late.push_response(request_id, &Response::MemcpyDtoH(wire::MemcpyData { data: proto_core::Bulk(&bytes) })),
-                    Err(e) if no_reply => late.defer(Status(e.hip_code())),
-                    Err(e) => late.push_error(request_id, opcode.raw(), Status(e.hip_code()), &e.to_string()),
-                }
-            }),
-        )?;
+        self.backend.memcpy_dtoh(stream, DevicePtr(req.src), req.len, deferred_data_reply(&self.late, cx))?;
         Ok(Outcome::Later)
     }
 
@@ -157,6 +157,73 @@ impl MemoryHandler for Session {
         self.allocations.resolve(req.dst, bytes, "hipMemset destination")?;
         let stream = self.stream(req.stream)?;
         self.backend.memset(stream, DevicePtr(req.dst), pattern, req.count)?;
+        if req.sync {
+            self.sync_stream(stream)?;
+        }
+        Ok(wire::Empty {})
+    }
+
+    fn memcpy_htod_2d(&mut self, _cx: &mut CallCx, req: wire::MemcpyHtoD2D<'_>) -> Result<wire::Empty, Failure> {
+        let len = req.data.0.len() as u64;
+        if req.width == 0 || !len.is_multiple_of(req.width) {
+            return Err(Failure::new(Status::INVALID_VALUE, format!("2D copy data of {len} bytes is not a whole number of {}-byte rows", req.width)));
+        }
+        let rows = Rows { width: req.width, height: len / req.width };
+        if len == 0 {
+            return Ok(wire::Empty {});
+        }
+        self.resolve_pitched(req.dst, req.pitch, rows, "hipMemcpy2D destination")?;
+        let stream = self.stream(req.stream)?;
+        let dst = Pitched { ptr: DevicePtr(req.dst), pitch: req.pitch };
+        self.backend.memcpy_htod_2d(stream, dst, req.width, req.data.0.to_vec().into())?;
+        if req.sync {
+            self.sync_stream(stream)?;
+        }
+        Ok(wire::Empty {})
+    }
+
+    fn memcpy_dtoh_2d<'a>(&'a mut self, cx: &mut CallCx, req: wire::MemcpyDtoH2D) -> Result<Outcome<wire::MemcpyData<'a>>, Failure> {
+        let rows = Rows { width: req.width, height: req.height };
+        let packed = rows.packed_len().filter(|&n| n as usize <= MAX_BULK_LEN).ok_or_else(|| {
+            Failure::new(Status::INVALID_VALUE, format!("2D copy of {}x{} bytes exceeds the per-frame limit {MAX_BULK_LEN}; split it", req.width, req.height))
+        })?;
+        if packed == 0 {
+            return Ok(wire::MemcpyData { data: Default::default() }.into());
+        }
+        self.resolve_pitched(req.src, req.pitch, rows, "hipMemcpy2D source")?;
+        let stream = self.stream(req.stream)?;
+        let src = Pitched { ptr: DevicePtr(req.src), pitch: req.pitch };
+        self.backend.memcpy_dtoh_2d(stream, src, rows, deferred_data_reply(&self.late, cx))?;
+        Ok(Outcome::Later)
+    }
+
+    fn memcpy_dtod_2d(&mut self, _cx: &mut CallCx, req: wire::MemcpyDtoD2D) -> Result<wire::Empty, Failure> {
+        let rows = Rows { width: req.width, height: req.height };
+        if rows.packed_len() == Some(0) {
+            return Ok(wire::Empty {});
+        }
+        self.resolve_pitched(req.dst, req.dst_pitch, rows, "hipMemcpy2D destination")?;
+        self.resolve_pitched(req.src, req.src_pitch, rows, "hipMemcpy2D source")?;
+        let stream = self.stream(req.stream)?;
+        let dst = Pitched { ptr: DevicePtr(req.dst), pitch: req.dst_pitch };
+        let src = Pitched { ptr: DevicePtr(req.src), pitch: req.src_pitch };
+        self.backend.memcpy_dtod_2d(stream, dst, src, rows)?;
+        if req.sync {
+            self.sync_stream(stream)?;
+        }
+        Ok(wire::Empty {})
+    }
+
+    fn memcpy_peer(&mut self, _cx: &mut CallCx, req: wire::MemcpyPeer) -> Result<wire::Empty, Failure> {
+        let dst_dev = self.device(req.dst_device)?;
+        let src_dev = self.device(req.src_device)?;
+        if req.len == 0 {
+            return Ok(wire::Empty {});
+        }
+        self.allocations.resolve(req.dst, req.len, "hipMemcpyPeer destination")?;
+        self.allocations.resolve(req.src, req.len, "hipMemcpyPeer source")?;
+        let stream = self.stream(req.stream)?;
+        self.backend.memcpy_peer(stream, DevicePtr(req.dst), dst_dev, DevicePtr(req.src), src_dev, req.len)?;
         if req.sync {
             self.sync_stream(stream)?;
         }
@@ -200,6 +267,42 @@ impl Session {
         Ok(())
     }
 
+
+    fn check_allocation_capacity(&self) -> Result<(), Failure> {
+        if self.allocations.len() >= MAX_ALLOCATIONS_PER_SESSION {
+            return Err(Failure::new(Status::OUT_OF_MEMORY, format!("session holds the maximum of {MAX_ALLOCATIONS_PER_SESSION} allocations")));
+        }
+        Ok(())
+    }
+
+    fn record_allocation(&mut self, ptr: DevicePtr, size: u64, device: u32) {
+        if !ptr.is_null() {
+            self.allocations.insert(ptr.0, AllocInfo { size, device, module: None });
+            self.remember_allocation(ptr.0, size);
+        }
+    }
+
+    /// Refuses anything but the start of a live `hipMalloc*` allocation of this session.
+    fn check_freeable(&self, ptr: u64, what: &str) -> Result<(), Failure> {
+        match self.allocations.get(ptr) {
+            None => Err(Failure::new(Status::INVALID_VALUE, format!("{what}({ptr:#x}): not the start of a live allocation of this session"))),
+            Some(info) if info.module.is_some() => {
+                Err(Failure::new(Status::INVALID_VALUE, format!("{what}({ptr:#x}): a module global cannot be freed (unload its module)")))
+            }
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// Checks that `rows` at `pitch` from `ptr` lie inside one allocation of this session.
+    fn resolve_pitched(&self, ptr: u64, pitch: u64, rows: Rows, what: &str) -> Result<(), Failure> {
+        if pitch < rows.width {
+            return Err(Failure::new(Status::INVALID_PITCH_VALUE, format!("{what} pitch {pitch} is less than the row width {}", rows.width)));
+        }
+        let span = rows.span(pitch).ok_or_else(|| Failure::new(Status::INVALID_VALUE, format!("{what}: {pitch}-byte pitch over {} rows overflows", rows.height)))?;
+        self.allocations.resolve(ptr, span, what)?;
+        Ok(())
+    }
+
     /// Whether copies may bypass host staging: GPU memory, and a transport that takes
     /// device memory (the session announced its allocations to it).
     pub fn gpu_direct_possible(&self) -> bool {
@@ -223,4 +326,45 @@ impl Session {
         }
         Ok(())
     }
+}
+
+/// Accepts the `hipExtMallocWithFlags` kinds ROCm accepts (one kind, not a mask); signal
+/// memory must be exactly 8 bytes.
+fn check_malloc_flags(flags: u32, size: u64) -> Result<(), Failure> {
+    const DEFAULT: u32 = 0;
+    const FINEGRAINED: u32 = 1;
+    const SIGNAL_MEMORY: u32 = 2;
+    const UNCACHED: u32 = 3;
+    const CONTIGUOUS: u32 = 4;
+    match flags {
+        DEFAULT | FINEGRAINED | UNCACHED | CONTIGUOUS => Ok(()),
+        SIGNAL_MEMORY if size == 8 => Ok(()),
+        SIGNAL_MEMORY => Err(Failure::new(Status::INVALID_VALUE, format!("hipMallocSignalMemory needs 8 bytes, not {size}"))),
+        other => Err(Failure::new(Status::INVALID_VALUE, format!("hipExtMallocWithFlags flags {other:#x} are not a known kind"))),
+    }
+}
+
+/// The completion of a device-to-host copy answered later: the bytes (or the error) go out
+/// when the stream reaches the copy, from whichever thread runs it.
+fn deferred_data_reply(late: &Arc<LateReplies>, cx: &CallCx) -> DtohDone {
+    let late = Arc::clone(late);
+    let (request_id, opcode, no_reply) = (cx.request_id, cx.opcode, cx.no_reply);
+    Box::new(move |result| {
+        // Queued, never written here: this runs on a stream executor, which must not block on
+        // a client that is busy sending (see LateReplies).
+        fn reply(opcode: Opcode, bytes: &[u8]) -> Response<'_> {
+            let data = wire::MemcpyData { data: proto_core::Bulk(bytes) };
+            if opcode == Opcode::MemcpyDtoH2D {
+                Response::MemcpyDtoH2D(data)
+            } else {
+                Response::MemcpyDtoH(data)
+            }
+        }
+        match result {
+            Ok(_) if no_reply => {}
+            Ok(bytes) => late.push_response(request_id, &reply(opcode, &bytes)),
+            Err(e) if no_reply => late.defer(Status(e.hip_code())),
+            Err(e) => late.push_error(request_id, opcode.raw(), Status(e.hip_code()), &e.to_string()),
+        }
+    })
 }

@@ -16,9 +16,8 @@ mod rtc;
 
 use super::{
     validate_event_flags, Backend, BackendError, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, DtohDone, EventHandle,
-    FunctionAttribute, FunctionAttributes,
-    FunctionHandle, HostData, HostFn, KernelFunction, LaunchConfig, MemInfo, MemsetPattern, ModuleFormat, ModuleHandle, RtcOutput,
-    RtcRequest, StreamHandle,
+    FunctionAttribute, FunctionAttributes, FunctionHandle, HostData, HostFn, KernelFunction, LaunchConfig, MemInfo, MemsetPattern,
+    ModuleFormat, ModuleHandle, Pitched, RtcOutput, RtcRequest, Rows, StreamHandle,
 };
 use cudarc::driver::sys::{self, CUcontext, CUdevice, CUevent, CUstream};
 use error::Check;
@@ -92,6 +91,8 @@ pub struct CudaBackend {
     streams: Mutex<HashMap<u64, StreamEntry>>,
     events: Mutex<HashMap<u64, EventEntry>>,
     allocations: Mutex<HashMap<u64, (u64, DeviceIndex)>>,
+    /// The allocations of `allocations` made by `cuMemAllocAsync` (pool memory).
+    pool_allocations: Mutex<std::collections::HashSet<u64>>,
     staging: Mutex<Vec<Pinned>>,
     /// Idle reserved staging buffers.
     reserved: Mutex<Vec<Pinned>>,
@@ -135,6 +136,7 @@ impl CudaBackend {
             streams: Mutex::default(),
             events: Mutex::default(),
             allocations: Mutex::default(),
+            pool_allocations: Mutex::default(),
             staging: Mutex::default(),
             reserved: Mutex::default(),
             reserved_ranges: std::sync::OnceLock::new(),
@@ -230,6 +232,17 @@ impl CudaBackend {
         self.next_handle.fetch_add(1, Ordering::Relaxed)
     }
 
+    /// Runs `copy` on `stream` and waits for it (and the stream's earlier work).
+    ///
+    /// # Safety
+    /// The copy's host and device ranges must be valid until this returns.
+    unsafe fn copy_2d_blocking(&self, copy: &sys::CUDA_MEMCPY2D, stream: CUstream) -> Result<(), BackendError> {
+        // SAFETY: ranges valid (caller contract); `stream` is live in the current context.
+        unsafe { sys::cuMemcpy2DAsync_v2(copy, stream) }.check("cuMemcpy2DAsync")?;
+        // SAFETY: as above.
+        unsafe { sys::cuStreamSynchronize(stream) }.check("cuStreamSynchronize")
+    }
+
     fn launch_host(&self, stream: CUstream, f: HostFn) -> Result<(), BackendError> {
         unsafe extern "C" fn trampoline(user: *mut c_void) {
             // SAFETY: `user` is the Box leaked below, called exactly once by the driver.
@@ -245,6 +258,46 @@ impl CudaBackend {
         }
         r
     }
+}
+
+/// One side of a 2D copy: a host buffer or device memory, with its row pitch.
+enum Side {
+    Host(*mut c_void, usize),
+    Device(u64, usize),
+}
+
+/// The `CUDA_MEMCPY2D` description of copying `height` rows of `width` bytes.
+fn copy_2d(src: Side, dst: Side, width: usize, height: usize) -> sys::CUDA_MEMCPY2D {
+    // SAFETY: CUDA_MEMCPY2D is plain data for which all-zero is a valid value (null
+    // pointers, offset 0); every field the copy uses is set below.
+    let mut copy: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
+    match src {
+        Side::Host(ptr, pitch) => {
+            copy.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
+            copy.srcHost = ptr;
+            copy.srcPitch = pitch;
+        }
+        Side::Device(ptr, pitch) => {
+            copy.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+            copy.srcDevice = ptr;
+            copy.srcPitch = pitch;
+        }
+    }
+    match dst {
+        Side::Host(ptr, pitch) => {
+            copy.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
+            copy.dstHost = ptr;
+            copy.dstPitch = pitch;
+        }
+        Side::Device(ptr, pitch) => {
+            copy.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+            copy.dstDevice = ptr;
+            copy.dstPitch = pitch;
+        }
+    }
+    copy.WidthInBytes = width;
+    copy.Height = height;
+    copy
 }
 
 impl Drop for CudaBackend {
@@ -346,6 +399,16 @@ impl Backend for CudaBackend {
             .remove(&ptr.0)
             .ok_or_else(|| BackendError::InvalidValue(format!("{ptr} is not the start of a CUDA allocation")))?;
         self.enter(dev)?;
+        if lock(&self.pool_allocations).remove(&ptr.0) {
+            // Pool memory goes back the way it came, on the legacy null stream (which waits
+            // for the blocking streams), and is released before we return, like cuMemFree.
+            // SAFETY: a live cuMemAllocAsync allocation, removed from the tables above; the
+            // legacy null stream of the current context.
+            return unsafe { sys::cuMemFreeAsync(ptr.0, std::ptr::null_mut()) }
+                .check("cuMemFreeAsync")
+                // SAFETY: the legacy null stream of the current context.
+                .and_then(|_| unsafe { sys::cuStreamSynchronize(std::ptr::null_mut()) }.check("cuStreamSynchronize"));
+        }
         // SAFETY: a live allocation from cuMemAlloc, removed from the table above.
         unsafe { cudarc::driver::result::free_sync(ptr.0) }.check("cuMemFree")
     }
@@ -528,6 +591,169 @@ impl Backend for CudaBackend {
             }
         }
         .check("cuMemsetAsync")
+    }
+
+    fn memcpy_htod_2d(&self, stream: Option<StreamHandle>, dst: Pitched, width: u64, data: HostData) -> Result<(), BackendError> {
+        let dev = self.device_of(dst.ptr)?;
+        let s = self.stream(stream, dev)?;
+        let width = usize::try_from(width).map_err(|_| BackendError::InvalidValue("row too wide".into()))?;
+        if width == 0 {
+            return Err(BackendError::InvalidValue("2D rows of 0 bytes".into()));
+        }
+        if width > STAGING_BYTES {
+            // Rows wider than a staging buffer (the client sends those as 1D copies): copied
+            // from the request's own bytes, which must then stay until the copy is done.
+            let bytes = data.as_bytes();
+            let copy = copy_2d(
+                Side::Host(bytes.as_ptr().cast_mut().cast(), width),
+                Side::Device(dst.ptr.0, dst.pitch as usize),
+                width,
+                bytes.len() / width,
+            );
+            // SAFETY: destination rows validated by the session; `data` outlives the copy,
+            // which is complete when this returns.
+            return unsafe { self.copy_2d_blocking(&copy, s) };
+        }
+        // Whole rows per pinned buffer; each buffer goes back to the pool from a host function
+        // once the stream has consumed it, as in `memcpy_htod`.
+        let rows_per_buffer = STAGING_BYTES / width;
+        for (i, chunk) in data.as_bytes().chunks(rows_per_buffer * width).enumerate() {
+            let mut pinned = self.take_staging()?;
+            pinned.slice(chunk.len()).copy_from_slice(chunk);
+            let first_row = (i * rows_per_buffer) as u64;
+            let copy = copy_2d(
+                Side::Host(pinned.ptr.0.cast(), width),
+                Side::Device(dst.ptr.0 + first_row * dst.pitch, dst.pitch as usize),
+                width,
+                chunk.len() / width,
+            );
+            // SAFETY: destination rows validated by the session; the pinned source stays
+            // alive until the host function below returns it to the pool.
+            unsafe { sys::cuMemcpy2DAsync_v2(&copy, s) }.check("cuMemcpy2DAsync")?;
+            let pool = Raw(self as *const Self);
+            self.launch_host(
+                s,
+                Box::new(move || {
+                    let pool = pool;
+                    // SAFETY: the backend outlives its streams; no CUDA call is made here.
+                    unsafe { &*pool.0 }.return_staging_from_host_fn(pinned);
+                }),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn memcpy_dtoh_2d(&self, stream: Option<StreamHandle>, src: Pitched, rows: Rows, done: DtohDone) -> Result<(), BackendError> {
+        let dev = self.device_of(src.ptr)?;
+        let s = self.stream(stream, dev)?;
+        let (width, height) = (rows.width as usize, rows.height as usize);
+        let len = rows.packed_len().ok_or_else(|| BackendError::InvalidValue(format!("2D copy of {width}x{height} bytes overflows")))?;
+        if len as usize > STAGING_BYTES {
+            // More than a staging buffer (the client never asks for that): gathered straight
+            // into a buffer of the reply, in order after the stream's earlier work.
+            let mut out = super::zeroed_buffer(len)?;
+            let copy = copy_2d(Side::Device(src.ptr.0, src.pitch as usize), Side::Host(out.as_mut_ptr().cast(), width), width, height);
+            // SAFETY: source rows validated by the session; `out` holds `len` bytes and
+            // outlives the copy, which is complete when this returns.
+            unsafe { self.copy_2d_blocking(&copy, s) }?;
+            done(Ok(out));
+            return Ok(());
+        }
+        let len = len as usize;
+        let mut pinned = self.take_staging()?;
+        let copy = copy_2d(Side::Device(src.ptr.0, src.pitch as usize), Side::Host(pinned.ptr.0.cast(), width), width, height);
+        // SAFETY: source rows validated by the session; the pinned destination stays alive
+        // until it is read (below, or in the host function) and returned to the pool.
+        if let Err(e) = unsafe { sys::cuMemcpy2DAsync_v2(&copy, s) }.check("cuMemcpy2DAsync") {
+            self.return_staging(pinned);
+            return Err(e);
+        }
+        if stream.is_none() {
+            // Null stream: the copy is due now (as `memcpy_dtoh` does).
+            // SAFETY: the legacy null stream of the current context.
+            let r = unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize");
+            let bytes = r.map(|_| pinned.slice(len).to_vec());
+            self.return_staging(pinned);
+            done(bytes);
+            return Ok(());
+        }
+        let pool = Raw(self as *const Self);
+        self.launch_host(
+            s,
+            Box::new(move || {
+                let pool = pool;
+                let bytes = pinned.slice(len).to_vec();
+                // SAFETY: the backend outlives its streams; no CUDA call is made here.
+                unsafe { &*pool.0 }.return_staging_from_host_fn(pinned);
+                done(Ok(bytes));
+            }),
+        )
+    }
+
+    fn memcpy_dtod_2d(&self, stream: Option<StreamHandle>, dst: Pitched, src: Pitched, rows: Rows) -> Result<(), BackendError> {
+        let dev = self.device_of(dst.ptr)?;
+        self.device_of(src.ptr)?;
+        let s = self.stream(stream, dev)?;
+        let copy = copy_2d(
+            Side::Device(src.ptr.0, src.pitch as usize),
+            Side::Device(dst.ptr.0, dst.pitch as usize),
+            rows.width as usize,
+            rows.height as usize,
+        );
+        // SAFETY: both row sets validated by the session against live allocations.
+        unsafe { sys::cuMemcpy2DAsync_v2(&copy, s) }.check("cuMemcpy2DAsync")
+    }
+
+    fn memcpy_peer(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: DevicePtr,
+        dst_dev: DeviceIndex,
+        src: DevicePtr,
+        src_dev: DeviceIndex,
+        len: u64,
+    ) -> Result<(), BackendError> {
+        let (dst_ctx, src_ctx) = (self.device(dst_dev)?.ctx.0, self.device(src_dev)?.ctx.0);
+        // The null stream is the destination device's, as for other copies.
+        let s = self.stream(stream, dst_dev)?;
+        // SAFETY: both ranges validated by the session; the contexts are retained primary
+        // contexts of the named devices.
+        unsafe { sys::cuMemcpyPeerAsync(dst.0, dst_ctx, src.0, src_ctx, len as usize, s) }.check("cuMemcpyPeerAsync")
+    }
+
+    fn malloc_async(&self, stream: Option<StreamHandle>, dev: DeviceIndex, size: u64) -> Result<DevicePtr, BackendError> {
+        if size == 0 {
+            return Ok(DevicePtr::NULL);
+        }
+        let s = self.stream(stream, dev)?;
+        let size_usize = usize::try_from(size).map_err(|_| BackendError::OutOfMemory(format!("{size} bytes")))?;
+        let mut ptr = 0;
+        // SAFETY: valid out-pointer; `s` is a live stream (or the null stream) of `dev`, whose
+        // context is current; freed by `free_async` or `free`.
+        unsafe { sys::cuMemAllocAsync(&mut ptr, size_usize, s) }.check("cuMemAllocAsync")?;
+        lock(&self.allocations).insert(ptr, (size, dev));
+        lock(&self.pool_allocations).insert(ptr);
+        Ok(DevicePtr(ptr))
+    }
+
+    fn free_async(&self, stream: Option<StreamHandle>, ptr: DevicePtr) -> Result<(), BackendError> {
+        let (_, dev) = *lock(&self.allocations)
+            .get(&ptr.0)
+            .ok_or_else(|| BackendError::InvalidValue(format!("{ptr} is not the start of a CUDA allocation")))?;
+        let s = self.stream(stream, dev)?;
+        // Out of the tables first: the address is invalid for new work from now on.
+        lock(&self.allocations).remove(&ptr.0);
+        if lock(&self.pool_allocations).remove(&ptr.0) {
+            // SAFETY: a live cuMemAllocAsync allocation removed from the tables above; the
+            // driver frees it once the stream's earlier work is done.
+            return unsafe { sys::cuMemFreeAsync(ptr.0, s) }.check("cuMemFreeAsync");
+        }
+        // hipMalloc memory freed in stream order: wait for the stream, then free it plainly.
+        // SAFETY: a live stream (or the legacy null stream) of the current context.
+        unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")?;
+        // SAFETY: a live cuMemAlloc allocation removed from the table above, unused by the
+        // stream's earlier work (drained above).
+        unsafe { cudarc::driver::result::free_sync(ptr.0) }.check("cuMemFree")
     }
 
     fn stream_create(&self, dev: DeviceIndex, flags: u32, priority: i32) -> Result<StreamHandle, BackendError> {

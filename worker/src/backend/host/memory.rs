@@ -258,6 +258,79 @@ impl Region {
     }
 }
 
+/// Rows inside a [`Region`]: `height` rows of `width` bytes whose starts are `pitch` bytes
+/// apart from the region's start (the region spans exactly the rows).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RowLayout {
+    pub(super) pitch: usize,
+    pub(super) width: usize,
+    pub(super) height: usize,
+}
+
+impl RowLayout {
+    fn offsets(self) -> impl Iterator<Item = usize> {
+        (0..self.height).map(move |row| row * self.pitch)
+    }
+}
+
+impl Region {
+    /// Scatters `packed` (whole rows of `rows.width` bytes) to the region's rows.
+    pub(super) fn write_rows(&self, rows: RowLayout, packed: &[u8]) {
+        self.with_bytes_mut(|dst| {
+            for (offset, row) in rows.offsets().zip(packed.chunks_exact(rows.width)) {
+                dst[offset..offset + rows.width].copy_from_slice(row);
+            }
+        });
+    }
+
+    /// Gathers the region's rows, packed, into a new buffer.
+    pub(super) fn read_rows(&self, rows: RowLayout) -> Result<Vec<u8>, BackendError> {
+        let len = rows.width * rows.height;
+        let mut out = Vec::new();
+        out.try_reserve_exact(len)
+            .map_err(|e| BackendError::OutOfMemory(format!("host buffer of {len} bytes: {e}")))?;
+        self.with_bytes(|src| {
+            for offset in rows.offsets() {
+                out.extend_from_slice(&src[offset..offset + rows.width]);
+            }
+        });
+        Ok(out)
+    }
+
+    /// Copies the rows of `src` to the rows of `dst`, one row after the other (`memmove`
+    /// per row inside one allocation). Locks as [`Region::copy`] does.
+    pub(super) fn copy_rows(dst: &Region, dst_pitch: usize, src: &Region, src_pitch: usize, width: usize, height: usize) {
+        let copy = |overlap_possible: bool| {
+            for row in 0..height {
+                let (d, s) = (row * dst_pitch, row * src_pitch);
+                debug_assert!(d + width <= dst.len && s + width <= src.len);
+                // SAFETY: each row lies inside its region (the regions span the rows), both
+                // allocations are alive (held by the regions) and locked by the caller;
+                // `ptr::copy` is used where the two may be the same allocation.
+                unsafe {
+                    if overlap_possible {
+                        std::ptr::copy(src.start().add(s), dst.start().add(d), width);
+                    } else {
+                        std::ptr::copy_nonoverlapping(src.start().add(s), dst.start().add(d), width);
+                    }
+                }
+            }
+        };
+        if Arc::ptr_eq(&dst.allocation, &src.allocation) {
+            let _guard = write_lock(&dst.allocation.lock);
+            copy(true);
+        } else if dst.allocation.base < src.allocation.base {
+            let _to = write_lock(&dst.allocation.lock);
+            let _from = read_lock(&src.allocation.lock);
+            copy(false);
+        } else {
+            let _from = read_lock(&src.allocation.lock);
+            let _to = write_lock(&dst.allocation.lock);
+            copy(false);
+        }
+    }
+}
+
 /// The device address space shared by all devices (unified addressing: an address names its
 /// device), keyed by host address.
 #[derive(Debug)]

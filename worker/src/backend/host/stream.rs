@@ -13,7 +13,7 @@ use std::thread::{self, JoinHandle, ThreadId};
 use std::time::Instant;
 
 use super::launch::KernelLaunch;
-use super::memory::Region;
+use super::memory::{Region, RowLayout};
 use super::{lock, wait};
 use crate::backend::{BackendError, DeviceIndex, DtohDone, HostData, HostFn, MemsetPattern};
 
@@ -35,6 +35,24 @@ pub(super) enum StreamOp {
     Memset {
         dst: Region,
         pattern: MemsetPattern,
+    },
+    CopyHtoD2D {
+        dst: Region,
+        rows: RowLayout,
+        data: HostData,
+    },
+    CopyDtoH2D {
+        src: Region,
+        rows: RowLayout,
+        done: DtohDone,
+    },
+    CopyDtoD2D {
+        dst: Region,
+        dst_pitch: usize,
+        src: Region,
+        src_pitch: usize,
+        width: usize,
+        height: usize,
     },
     /// Timestamps and completes an event record.
     RecordEvent(Arc<Signal>),
@@ -59,6 +77,16 @@ impl StreamOp {
             }
             Self::CopyDtoD { dst, src } => Region::copy(&dst, &src),
             Self::Memset { dst, pattern } => dst.fill(pattern),
+            Self::CopyHtoD2D { dst, rows, data } => dst.write_rows(rows, data.as_bytes()),
+            Self::CopyDtoH2D { src, rows, done } => {
+                let bytes = src.read_rows(rows);
+                let outcome = bytes.as_ref().map(drop).map_err(Clone::clone);
+                done(bytes);
+                return outcome;
+            }
+            Self::CopyDtoD2D { dst, dst_pitch, src, src_pitch, width, height } => {
+                Region::copy_rows(&dst, dst_pitch, &src, src_pitch, width, height)
+            }
             Self::RecordEvent(signal) => signal.fire(),
             Self::WaitEvent(signal) => {
                 signal.wait();
@@ -75,6 +103,9 @@ impl StreamOp {
             Self::CopyDtoH { .. } => "device-to-host copy",
             Self::CopyDtoD { .. } => "device-to-device copy",
             Self::Memset { .. } => "memset",
+            Self::CopyHtoD2D { .. } => "host-to-device 2D copy",
+            Self::CopyDtoH2D { .. } => "device-to-host 2D copy",
+            Self::CopyDtoD2D { .. } => "device-to-device 2D copy",
             Self::RecordEvent(_) => "event record",
             Self::WaitEvent(_) => "event wait",
             Self::HostFunc(_) => "host function",

@@ -558,3 +558,59 @@ fn dropping_the_backend_drains_streams_waiting_on_each_other() {
     rx.try_recv()
         .expect("queued work ran before the backend went away");
 }
+
+#[test]
+fn queued_2d_copies_scatter_and_gather_rows() {
+    let backend = backend();
+    let stream = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
+    let a = backend.malloc(0, 1024).unwrap();
+    let b = backend.malloc(1, 1024).unwrap();
+    let packed: Vec<u8> = (1..=40).collect();
+    let (open, held) = gate();
+    backend.launch_host_func(stream, held).unwrap();
+    // 4 rows of 10 bytes: to pitch 100 in `a`, then to pitch 30 in `b` on another device.
+    let rows = Rows { width: 10, height: 4 };
+    backend
+        .memcpy_htod_2d(Some(stream), Pitched { ptr: a, pitch: 100 }, 10, packed.clone().into())
+        .unwrap();
+    backend
+        .memcpy_dtod_2d(Some(stream), Pitched { ptr: b, pitch: 30 }, Pitched { ptr: a, pitch: 100 }, rows)
+        .unwrap();
+    let (done, rx) = dtoh_channel();
+    backend
+        .memcpy_dtoh_2d(Some(stream), Pitched { ptr: b, pitch: 30 }, rows, done)
+        .unwrap();
+    assert!(rx.recv_timeout(Duration::from_millis(50)).is_err(), "ran before the gate opened");
+    drop(open);
+    assert_eq!(rx.recv_timeout(Duration::from_secs(10)).unwrap().unwrap(), packed);
+    let image = read_back(&backend, a, 400);
+    for row in 0..4 {
+        assert_eq!(image[row * 100..row * 100 + 10], packed[row * 10..row * 10 + 10]);
+        assert!(image[row * 100 + 10..(row + 1) * 100].iter().all(|&x| x == 0), "gap of row {row} written");
+    }
+    // Rows past the end of the allocation are refused before anything is queued.
+    let err = backend
+        .memcpy_htod_2d(Some(stream), Pitched { ptr: a, pitch: 400 }, 10, packed.into())
+        .unwrap_err();
+    assert_eq!(err.hip_code(), hip_code::INVALID_VALUE);
+}
+
+#[test]
+fn free_async_releases_after_queued_work() {
+    let backend = backend();
+    let stream = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
+    let p = backend.malloc_async(Some(stream), 0, 4096).unwrap();
+    let data: Vec<u8> = (0..4096u32).map(|i| i as u8).collect();
+    let (open, held) = gate();
+    backend.launch_host_func(stream, held).unwrap();
+    backend.memcpy_htod(Some(stream), p, data.clone().into()).unwrap();
+    let (done, rx) = dtoh_channel();
+    backend.memcpy_dtoh(Some(stream), p, 4096, done).unwrap();
+    backend.free_async(Some(stream), p).unwrap();
+    // The address is unusable at once ...
+    assert!(backend.memset(None, p, MemsetPattern::U8(0), 1).is_err());
+    // ... while the work queued before the free still sees the memory.
+    drop(open);
+    assert_eq!(rx.recv_timeout(Duration::from_secs(10)).unwrap().unwrap(), data);
+    backend.stream_synchronize(stream).unwrap();
+}
