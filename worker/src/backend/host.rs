@@ -938,7 +938,7 @@ impl Backend for HostBackend {
             FunctionAttribute::MaxDynamicSharedSize => {
                 let props = &self.device(target.device)?.properties;
                 let available = props
-                    .shared_mem_per_block
+                    .shared_mem_per_block_optin
                     .saturating_sub(u64::from(target.kernel().static_shared));
                 match u32::try_from(value) {
                     Ok(v) if u64::from(v) <= available => settings.max_dynamic_shared = v,

@@ -527,6 +527,8 @@ pub struct DeviceProperties {
     pub gcn_arch_name: String,
     pub total_global_mem: u64,
     pub shared_mem_per_block: u64,
+    /// Most shared memory a block can opt into (`hipFuncAttributeMaxDynamicSharedMemorySize`).
+    pub shared_mem_per_block_optin: u64,
     pub regs_per_block: i32,
     pub warp_size: i32,
     pub max_threads_per_block: i32,

@@ -128,7 +128,7 @@ fn to_wire_properties(p: &crate::backend::DeviceProperties) -> wire::DevicePrope
         concurrent_managed_access: p.concurrent_managed_access,
         cooperative_launch: p.cooperative_launch,
         cooperative_multi_device_launch: false,
-        shared_mem_per_block_optin: p.shared_mem_per_block,
+        shared_mem_per_block_optin: p.shared_mem_per_block_optin,
         max_blocks_per_multiprocessor: u(p.max_threads_per_multiprocessor / p.warp_size.max(1)).max(1),
         host_native_atomic_supported: true,
         clock_instruction_rate_khz: u(p.clock_rate_khz),

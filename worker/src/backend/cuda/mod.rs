@@ -266,38 +266,38 @@ enum Side {
     Device(u64, usize),
 }
 
-/// The `CUDA_MEMCPY2D` description of copying `height` rows of `width` bytes.
+/// The `CUDA_MEMCPY2D` description of copying `height` rows of `width` bytes. Every field is
+/// written out: `CUmemorytype` has no zero value, so an all-zero struct is not a valid one
+/// (`mem::zeroed` of it panics, and the panic cannot unwind out of the driver-facing code:
+/// it aborted the worker on the H100).
 fn copy_2d(src: Side, dst: Side, width: usize, height: usize) -> sys::CUDA_MEMCPY2D {
-    // SAFETY: CUDA_MEMCPY2D is plain data for which all-zero is a valid value (null
-    // pointers, offset 0); every field the copy uses is set below.
-    let mut copy: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
-    match src {
-        Side::Host(ptr, pitch) => {
-            copy.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
-            copy.srcHost = ptr;
-            copy.srcPitch = pitch;
-        }
-        Side::Device(ptr, pitch) => {
-            copy.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-            copy.srcDevice = ptr;
-            copy.srcPitch = pitch;
-        }
+    use sys::CUmemorytype::{CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_HOST};
+    let (src_type, src_host, src_device, src_pitch) = match src {
+        Side::Host(ptr, pitch) => (CU_MEMORYTYPE_HOST, ptr as *const c_void, 0, pitch),
+        Side::Device(ptr, pitch) => (CU_MEMORYTYPE_DEVICE, std::ptr::null(), ptr, pitch),
+    };
+    let (dst_type, dst_host, dst_device, dst_pitch) = match dst {
+        Side::Host(ptr, pitch) => (CU_MEMORYTYPE_HOST, ptr, 0, pitch),
+        Side::Device(ptr, pitch) => (CU_MEMORYTYPE_DEVICE, std::ptr::null_mut(), ptr, pitch),
+    };
+    sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: src_type,
+        srcHost: src_host,
+        srcDevice: src_device,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: src_pitch,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: dst_type,
+        dstHost: dst_host,
+        dstDevice: dst_device,
+        dstArray: std::ptr::null_mut(),
+        dstPitch: dst_pitch,
+        WidthInBytes: width,
+        Height: height,
     }
-    match dst {
-        Side::Host(ptr, pitch) => {
-            copy.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
-            copy.dstHost = ptr;
-            copy.dstPitch = pitch;
-        }
-        Side::Device(ptr, pitch) => {
-            copy.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-            copy.dstDevice = ptr;
-            copy.dstPitch = pitch;
-        }
-    }
-    copy.WidthInBytes = width;
-    copy.Height = height;
-    copy
 }
 
 impl Drop for CudaBackend {

@@ -30,6 +30,7 @@ pub fn read(dev: CUdevice) -> Result<DeviceProperties, BackendError> {
         gcn_arch_name: format!("sm_{major}{minor}"),
         total_global_mem: total as u64,
         shared_mem_per_block: a(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)? as u64,
+        shared_mem_per_block_optin: a(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u64,
         regs_per_block: a(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)?,
         warp_size: a(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
         max_threads_per_block: a(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,

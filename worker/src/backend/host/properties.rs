@@ -106,6 +106,7 @@ pub(super) fn host_properties(dev: DeviceIndex, capacity: u64, cpu: &CpuInfo) ->
         gcn_arch_name: "host".into(),
         total_global_mem: capacity,
         shared_mem_per_block: 64 << 10,
+        shared_mem_per_block_optin: 64 << 10,
         regs_per_block: 65_536,
         warp_size: HOST_WARP_SIZE,
         max_threads_per_block: 1024,
