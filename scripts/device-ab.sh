@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # A/B benchmark on the GPU machine, in one run (these machines are too noisy to compare runs
-# taken apart): the whole device-test.sh with the current pack, then `hip-remote bench` with
-# a baseline pack (bin/ and lib/ of an older commit, built with scripts/pack-device.sh there
-# and copied to device-pack-base/), then the current pack's bench again.
-#   bash device-pack/device-ab.sh [BASE_PACK]     (results under $OUT/new, $OUT/base, $OUT/new2)
+# taken apart): the whole device-test.sh with the current pack (unless SKIP_SUITES=1), then
+# ROUNDS (default 1) alternating rounds of `hip-remote bench` with a baseline pack (bin/ and
+# lib/ of an older commit, built with scripts/pack-device.sh there and copied to
+# device-pack-base/) and with the current pack.
+#   bash device-pack/device-ab.sh [BASE_PACK]
+# Results: $OUT/new (device-test.sh's), $OUT/ab/base-R.json and $OUT/ab/new-R.json.
 set -uo pipefail
 PACK=$(cd "$(dirname "$0")" && pwd)
 BASE=${1:-$PACK/../device-pack-base}
@@ -26,13 +28,20 @@ bench_with() {
   rm -f "$out/.worker.stdout"
 }
 
-OUT=$OUT/new bash "$PACK/device-test.sh"
-status=$?
+status=0
+if [ "${SKIP_SUITES:-0}" != 1 ]; then
+  OUT=$OUT/new bash "$PACK/device-test.sh"
+  status=$?
+fi
 if [ -x "$BASE/bin/hip-remote" ]; then
-  bench_with "$BASE" "$OUT/base"
-  rm -f "$OUT/base/bench.md"
-  bench_with "$PACK" "$OUT/new2"
-  rm -f "$OUT/new2/bench.md"
+  mkdir -p "$OUT/ab"
+  for r in $(seq "${ROUNDS:-1}"); do
+    for side in base new; do
+      pack=$PACK; [ "$side" = base ] && pack=$BASE
+      bench_with "$pack" "/tmp/ab-$side-$r"
+      cp "/tmp/ab-$side-$r/bench.json" "$OUT/ab/$side-$r.json" 2>/dev/null
+    done
+  done
 else
   echo "no baseline pack at $BASE: A/B skipped"
 fi
