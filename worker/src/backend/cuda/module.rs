@@ -12,6 +12,7 @@ use crate::backend::{
 use cudarc::driver::sys::{self, CUfunction, CUfunction_attribute as FA, CUmodule};
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
+use crate::backend::ModuleBackend;
 
 /// Most parameters read from one kernel (the protocol's limit).
 const MAX_PARAMS: usize = proto_core::limits::MAX_KERNEL_PARAMS;
@@ -258,5 +259,43 @@ impl CudaBackend {
         let sm = self.device(dev)?.props.gcn_arch_name.clone();
         let out = super::rtc::compile(request.name, request.source, &request.headers, &request.options, &request.name_expressions, &sm)?;
         Ok(RtcOutput { success: out.success, log: out.log, code: out.ptx, lowered_names: out.lowered_names })
+    }
+}
+
+impl ModuleBackend for CudaBackend {
+    fn module_load(&self, dev: DeviceIndex, format: ModuleFormat, image: &[u8]) -> Result<ModuleHandle, BackendError> {
+        self.do_module_load(dev, format, image)
+    }
+
+    fn module_unload(&self, module: ModuleHandle) -> Result<(), BackendError> {
+        self.do_module_unload(module)
+    }
+
+    fn module_function(&self, module: ModuleHandle, name: &str) -> Result<KernelFunction, BackendError> {
+        self.do_module_function(module, name)
+    }
+
+    fn module_global(&self, module: ModuleHandle, name: &str) -> Result<(DevicePtr, u64), BackendError> {
+        self.do_module_global(module, name)
+    }
+
+    fn function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes, BackendError> {
+        self.do_function_attributes(function)
+    }
+
+    fn function_set_attribute(&self, function: FunctionHandle, attribute: FunctionAttribute, value: i32) -> Result<(), BackendError> {
+        self.do_function_set_attribute(function, attribute, value)
+    }
+
+    fn launch_kernel(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, args: Vec<u8>) -> Result<(), BackendError> {
+        self.do_launch(stream, function, config, args)
+    }
+
+    fn occupancy_max_active_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError> {
+        self.do_occupancy_blocks(function, block_size, dynamic_shared)
+    }
+
+    fn occupancy_max_potential_block_size(&self, function: FunctionHandle, dynamic_shared: u64, block_size_limit: u32) -> Result<(u32, u32), BackendError> {
+        self.do_occupancy_block_size(function, dynamic_shared, block_size_limit)
     }
 }
