@@ -1,5 +1,7 @@
 //! `hip-worker`: serves HIP runtime calls from hip-remote clients.
 
+#![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
+
 use clap::{Parser, ValueEnum};
 use hip_worker::backend::{Backend, HostBackend, HostConfig};
 use hip_worker::{Worker, WorkerConfig};

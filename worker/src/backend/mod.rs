@@ -5,7 +5,7 @@
 //! then calls the backend with typed arguments; the backend still checks everything it
 //! dereferences, so a session bug becomes an error, never a stray write.
 //!
-//! The trait is shaped after real GPU runtimes (CUDA driver API, HIP):
+//! The traits are shaped after real GPU runtimes (CUDA driver API, HIP):
 //!
 //! * **Streams** are the GPU's in-order queues. Work on one stream runs in submission order;
 //!   work on different streams may overlap. `None` as a stream is the *null (legacy) stream* of
@@ -29,7 +29,12 @@
 //!   stream like a GPU fault.
 //! * **Runtime compilation** ([`RtcBackend::rtc_compile`]) runs on the worker, for the worker's
 //!   device; its output is an image [`ModuleBackend::module_load`] accepts.
-
+//!
+//! The methods are split by protocol family, as the session's handlers are: one file per
+//! family (`device.rs`, `memory.rs`, ...) holds that family's vocabulary and its trait
+//! ([`DeviceBackend`], [`MemoryBackend`], [`StreamBackend`], [`EventBackend`],
+//! [`ModuleBackend`], [`RtcBackend`]), plus [`TransportHooks`] for zero-copy transports. A
+//! backend implements each in its own block; [`Backend`] is all of them together.
 
 mod device;
 pub mod error;
@@ -47,7 +52,9 @@ pub mod host;
 pub use device::{DeviceBackend, DeviceLimit, DeviceProperties};
 pub use error::{hip_code, BackendError};
 pub use event::{event_flags, validate_event_flags, EventBackend};
-pub use handles::{DeviceIndex, DevicePtr, EventHandle, FunctionHandle, ModuleHandle, StreamHandle};
+pub use handles::{
+    DeviceIndex, DevicePtr, EventHandle, FunctionHandle, ModuleHandle, StreamHandle,
+};
 pub use host::{HostBackend, HostConfig};
 pub use memory::{DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows};
 pub(crate) use memory::zeroed_buffer;

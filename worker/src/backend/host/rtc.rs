@@ -471,9 +471,10 @@ fn lowered_names(module: &HostModule, lowered: &[LoweredName]) -> Vec<String> {
             LoweredName::Known(name) => name.clone(),
             LoweredName::FromModule { index, fallback } => table
                 .and_then(|table| {
-                    // SAFETY: `index < m`, inside the table; a non-null entry is a
-                    // NUL-terminated string in the still loaded module.
+                    // SAFETY: `index < m`, inside the table the module exports.
                     let ptr = unsafe { *table.add(*index) };
+                    // SAFETY: a non-null entry is a NUL-terminated string in the module,
+                    // which `module` keeps loaded while the `CStr` is borrowed.
                     (!ptr.is_null()).then(|| unsafe { CStr::from_ptr(ptr) })
                 })
                 .and_then(|name| name.to_str().ok().map(str::to_string))
