@@ -75,7 +75,8 @@ use self::module::{HostModule, Kernel, ModuleLimits};
 use self::properties::CpuInfo;
 use self::stream::{Stream, StreamOp};
 use super::{
-    BackendError, DeviceBackend, TransportHooks, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, EventHandle, FunctionHandle, ModuleHandle, Pitched, Rows, StreamHandle,
+    BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, EventHandle, FunctionHandle,
+    ModuleHandle, Pitched, Rows, StreamHandle, TransportHooks,
 };
 
 /// How many devices to emulate and how much memory each has.

@@ -184,11 +184,6 @@ impl Session {
         &self.client_name
     }
 
-    /// Bytes of device memory the session holds.
-    pub fn bytes_allocated(&self) -> u64 {
-        self.allocations.total_bytes()
-    }
-
     fn device(&self, device: u32) -> Result<DeviceIndex, Failure> {
         let count = self.backend.device_count()?;
         if device < count {

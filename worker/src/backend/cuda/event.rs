@@ -84,3 +84,11 @@ impl EventBackend for CudaBackend {
         unsafe { cudarc::driver::result::event::elapsed(a.0, b.0) }.map_err(|e| error::map("cuEventElapsedTime", e))
     }
 }
+
+impl CudaBackend {
+    fn event_entry(&self, event: EventHandle) -> Result<(Raw<CUevent>, DeviceIndex, bool), BackendError> {
+        let events = lock(&self.events);
+        let e = events.get(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
+        Ok((e.raw, e.device, e.recorded))
+    }
+}

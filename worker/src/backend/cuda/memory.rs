@@ -1,7 +1,9 @@
 //! Device memory on CUDA: allocations, copies through pinned staging buffers, memset.
 
 use super::error::Check;
-use super::{copy_2d, error, lock, sys, CudaBackend, Raw, Side, STAGING_BYTES};
+use std::ffi::c_void;
+
+use super::{error, lock, sys, CudaBackend, Raw, STAGING_BYTES};
 
 use crate::backend::{BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows, StreamHandle};
 
@@ -387,4 +389,44 @@ impl MemoryBackend for CudaBackend {
         // stream's earlier work (drained above).
         unsafe { cudarc::driver::result::free_sync(ptr.0) }.check("cuMemFree")
     }
+}
+
+/// One side of a 2D copy: a host buffer or device memory, with its row pitch.
+enum Side {
+    Host(*mut c_void, usize),
+    Device(u64, usize),
+}
+
+/// The `CUDA_MEMCPY2D` description of copying `height` rows of `width` bytes.
+fn copy_2d(src: Side, dst: Side, width: usize, height: usize) -> sys::CUDA_MEMCPY2D {
+    // SAFETY: CUDA_MEMCPY2D is plain data for which all-zero is a valid value (null
+    // pointers, offset 0); every field the copy uses is set below.
+    let mut copy: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
+    match src {
+        Side::Host(ptr, pitch) => {
+            copy.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
+            copy.srcHost = ptr;
+            copy.srcPitch = pitch;
+        }
+        Side::Device(ptr, pitch) => {
+            copy.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+            copy.srcDevice = ptr;
+            copy.srcPitch = pitch;
+        }
+    }
+    match dst {
+        Side::Host(ptr, pitch) => {
+            copy.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
+            copy.dstHost = ptr;
+            copy.dstPitch = pitch;
+        }
+        Side::Device(ptr, pitch) => {
+            copy.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+            copy.dstDevice = ptr;
+            copy.dstPitch = pitch;
+        }
+    }
+    copy.WidthInBytes = width;
+    copy.Height = height;
+    copy
 }

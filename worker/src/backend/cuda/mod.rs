@@ -18,7 +18,7 @@ mod rtc;
 mod stream;
 
 use super::{
-    BackendError, DeviceBackend, TransportHooks, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, EventHandle, HostFn, StreamHandle,
+    BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, HostFn, StreamHandle, TransportHooks,
 };
 use cudarc::driver::sys::{self, CUcontext, CUdevice, CUevent, CUstream};
 use error::Check;
@@ -261,46 +261,6 @@ impl CudaBackend {
     }
 }
 
-/// One side of a 2D copy: a host buffer or device memory, with its row pitch.
-enum Side {
-    Host(*mut c_void, usize),
-    Device(u64, usize),
-}
-
-/// The `CUDA_MEMCPY2D` description of copying `height` rows of `width` bytes.
-fn copy_2d(src: Side, dst: Side, width: usize, height: usize) -> sys::CUDA_MEMCPY2D {
-    // SAFETY: CUDA_MEMCPY2D is plain data for which all-zero is a valid value (null
-    // pointers, offset 0); every field the copy uses is set below.
-    let mut copy: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
-    match src {
-        Side::Host(ptr, pitch) => {
-            copy.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
-            copy.srcHost = ptr;
-            copy.srcPitch = pitch;
-        }
-        Side::Device(ptr, pitch) => {
-            copy.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-            copy.srcDevice = ptr;
-            copy.srcPitch = pitch;
-        }
-    }
-    match dst {
-        Side::Host(ptr, pitch) => {
-            copy.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
-            copy.dstHost = ptr;
-            copy.dstPitch = pitch;
-        }
-        Side::Device(ptr, pitch) => {
-            copy.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-            copy.dstDevice = ptr;
-            copy.dstPitch = pitch;
-        }
-    }
-    copy.WidthInBytes = width;
-    copy.Height = height;
-    copy
-}
-
 impl Drop for CudaBackend {
     fn drop(&mut self) {
         let reserved = std::mem::take(&mut *lock(&self.reserved));
@@ -397,14 +357,6 @@ impl TransportHooks for CudaBackend {
         let fd = self.export_dmabuf(DevicePtr(start), end - start)?;
         // SAFETY: the driver returned a new dma-buf fd that nothing else owns.
         Ok((unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }, ptr.0 - start))
-    }
-}
-
-impl CudaBackend {
-    fn event_entry(&self, event: EventHandle) -> Result<(Raw<CUevent>, DeviceIndex, bool), BackendError> {
-        let events = lock(&self.events);
-        let e = events.get(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
-        Ok((e.raw, e.device, e.recorded))
     }
 }
 

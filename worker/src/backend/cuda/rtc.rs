@@ -135,6 +135,8 @@ pub fn compile(
 
 impl RtcBackend for CudaBackend {
     fn rtc_compile(&self, dev: DeviceIndex, request: &RtcRequest<'_>) -> Result<RtcOutput, BackendError> {
-        self.do_rtc_compile(dev, request)
+        let sm = self.device(dev)?.props.gcn_arch_name.clone();
+        let out = compile(request.name, request.source, &request.headers, &request.options, &request.name_expressions, &sm)?;
+        Ok(RtcOutput { success: out.success, log: out.log, code: out.ptx, lowered_names: out.lowered_names })
     }
 }
