@@ -32,6 +32,8 @@ impl fmt::Display for DevicePtr {
 }
 
 /// An opaque stream created by [`StreamBackend::stream_create`]. Handles are never reused.
+///
+/// [`StreamBackend::stream_create`]: crate::backend::StreamBackend::stream_create
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StreamHandle(u64);
 
@@ -47,6 +49,8 @@ impl StreamHandle {
 }
 
 /// An opaque event created by [`EventBackend::event_create`]. Handles are never reused.
+///
+/// [`EventBackend::event_create`]: crate::backend::EventBackend::event_create
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct EventHandle(u64);
 
@@ -62,6 +66,8 @@ impl EventHandle {
 }
 
 /// An opaque module created by [`ModuleBackend::module_load`]. Handles are never reused.
+///
+/// [`ModuleBackend::module_load`]: crate::backend::ModuleBackend::module_load
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ModuleHandle(u64);
 
@@ -78,6 +84,8 @@ impl ModuleHandle {
 
 /// An opaque kernel of a loaded module ([`ModuleBackend::module_function`]). It becomes invalid
 /// when its module is unloaded. Handles are never reused.
+///
+/// [`ModuleBackend::module_function`]: crate::backend::ModuleBackend::module_function
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FunctionHandle(u64);
 

@@ -49,6 +49,13 @@
 //!   is every other's peer (one address space). **`hipFuncSetAttribute`**: the maximum
 //!   dynamic shared memory (at most the block's shared memory beside the static part) is
 //!   enforced at launch; the carveout is recorded and reported.
+//!
+//! [`StreamBackend::stream_synchronize`]: crate::backend::StreamBackend::stream_synchronize
+//! [`StreamBackend::stream_query`]: crate::backend::StreamBackend::stream_query
+//! [`MemoryBackend::free`]: crate::backend::MemoryBackend::free
+//! [`MemoryBackend::mem_get_info`]: crate::backend::MemoryBackend::mem_get_info
+//! [`MemoryBackend::with_device_bytes`]: crate::backend::MemoryBackend::with_device_bytes
+//! [`MemoryBackend::with_device_bytes_mut`]: crate::backend::MemoryBackend::with_device_bytes_mut
 
 mod event;
 #[cfg(test)]

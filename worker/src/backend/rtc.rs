@@ -27,6 +27,8 @@ pub struct RtcOutput {
     /// Compiler log, verbatim (plus the worker's own notes).
     pub log: String,
     /// The image, for [`ModuleBackend::module_load`] (the host backend: a host module).
+    ///
+    /// [`ModuleBackend::module_load`]: crate::backend::ModuleBackend::module_load
     pub code: Vec<u8>,
     /// Lowered (mangled) name per name expression, same order.
     pub lowered_names: Vec<String>,
@@ -36,5 +38,7 @@ pub struct RtcOutput {
 pub trait RtcBackend {
     /// `hiprtcCompileProgram` for `dev`, run on the worker. The output's `code` is an image
     /// [`ModuleBackend::module_load`] accepts.
+    ///
+    /// [`ModuleBackend::module_load`]: crate::backend::ModuleBackend::module_load
     fn rtc_compile(&self, dev: DeviceIndex, request: &RtcRequest<'_>) -> Result<RtcOutput, BackendError>;
 }

@@ -1,4 +1,4 @@
-//! One client session: the handle and pointer tables, limits, and the [`Handler`] methods
+//! One client session: the handle and pointer tables, limits, and the [`Handler`](proto_core::opcode::Handler) methods
 //! that turn validated requests into backend calls.
 //!
 //! A session is a state machine fed by a driver ([`crate::driver`]) that owns the transport:
