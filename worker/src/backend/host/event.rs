@@ -1,5 +1,5 @@
 //! Events of the host backend: the latest record's [`Signal`], timestamped by the stream that
-//! reaches it.
+//! reaches it; and the backend's [`EventBackend`] impl.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;

@@ -1,4 +1,5 @@
-//! Emulated device memory: per-device accounting, host blocks, and the device address space.
+//! Emulated device memory: per-device accounting, host blocks, the device address space, and
+//! the backend's [`MemoryBackend`] impl.
 //!
 //! **Device addresses are host addresses** (identity mapping): a device pointer is the address
 //! of the allocation's bytes in the worker, so a host kernel dereferences it directly. The

@@ -1,6 +1,7 @@
 //! Host modules: ELF shared objects for the worker's own CPU exporting a kernel table, the
 //! `hip_remote_host_module_v1` descriptor of `worker/include/hip_remote/host_module.h`
-//! (documented in `docs/HOST_MODULES.md`).
+//! (documented in `docs/HOST_MODULES.md`); and the backend's [`ModuleBackend`] impl (loading,
+//! kernels, globals, attributes, launches, occupancy).
 //!
 //! Loading writes the image to a private temporary file, `dlopen`s it (`RTLD_NOW |
 //! RTLD_LOCAL`, so a missing symbol fails the load rather than a later launch), unlinks the

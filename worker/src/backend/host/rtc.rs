@@ -1,5 +1,5 @@
 //! hiprtc on the host backend: HIP kernel source compiled by the system C++ compiler into a
-//! host module (see `docs/HOST_MODULES.md`).
+//! host module (see `docs/HOST_MODULES.md`); and the backend's [`RtcBackend`] impl.
 //!
 //! A compile runs in a private temporary directory:
 //!

@@ -1,5 +1,5 @@
 //! Streams of the host backend: one executor thread per stream, running a FIFO of
-//! [`StreamOp`]s in submission order.
+//! [`StreamOp`]s in submission order; and the backend's [`StreamBackend`] impl.
 //!
 //! Progress is counted in tickets: submitting the n-th operation returns ticket n, and the
 //! stream has reached ticket n once `completed >= n`. Waiting for "everything so far" means
