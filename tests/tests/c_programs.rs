@@ -209,14 +209,14 @@ fn async_download_then_sync_upload() {
     }
 }
 
-/// BUG (deadlock): a 64 MiB `hipMemcpyAsync` device-to-host on a *blocking* stream followed
-/// by a 64 MiB synchronous `hipMemcpy` host-to-device hangs forever (until the 600 s I/O
-/// timeout). The worker's request loop runs the sync upload on the null stream, which first
-/// waits for the device's blocking streams (worker/src/backend/host.rs, null-stream barrier);
-/// the blocking stream's executor is stuck sending the download's replies
-/// (worker/src/session/io.rs `ReplySender::send_with` writes under its lock) because the
-/// client is not reading: it is blocked writing the upload's chunks
-/// (client-capi/src/conn.rs `Conn::memcpy_htod` posts chunks without draining replies).
+/// Regression (was a deadlock): a 64 MiB `hipMemcpyAsync` device-to-host on a *blocking*
+/// stream followed by a 64 MiB synchronous `hipMemcpy` host-to-device. The sync upload runs
+/// on the null stream, which first waits for the device's blocking streams
+/// (worker/src/backend/host.rs, null-stream barrier), while the client is busy writing the
+/// upload's chunks and reads no replies. The blocking stream's executor must therefore
+/// never write to the connection: it queues the download's replies on the session's
+/// `LateReplies` (worker/src/session/memory.rs), and the driver's `ReplyWriter` thread
+/// (worker/src/driver.rs) sends them.
 /// On ROCm this pattern just works.
 #[test]
 fn async_download_then_sync_upload_blocking_stream() {

@@ -407,9 +407,9 @@ fn second_hello_is_refused() {
 
 /// docs/PROTOCOL.md §6: "A second HELLO on the same connection is refused
 /// (`hipErrorInvalidValue`)" — refused, not fatal: the session should keep serving.
-/// BUG (worker/src/server.rs, `serve_session`): every failed HELLO, including a duplicate on
-/// an established session, ends the connection (`if opcode == Opcode::Hello { ...; return
-/// Ok(()) }`), which destroys the session and everything it allocated.
+/// Regression: a failed HELLO used to end the connection even on an established session,
+/// destroying everything it allocated; the driver (worker/src/driver.rs `serve`) closes the
+/// connection only when the HELLO that would establish the session fails.
 #[test]
 fn second_hello_keeps_the_session() {
     let worker = start_worker();

@@ -6,6 +6,8 @@
 //! validation, limits; one handler trait per opcode family, generated from the opcode table,
 //! no I/O) → [`backend`] (the only code that touches devices).
 
+#![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
+
 pub mod backend;
 pub mod config;
 pub mod driver;

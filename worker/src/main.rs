@@ -1,5 +1,7 @@
 //! `hip-worker`: serves HIP runtime calls from hip-remote clients.
 
+#![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
+
 use clap::{Parser, ValueEnum};
 use hip_worker::backend::{Backend, HostBackend, HostConfig};
 use hip_worker::{Worker, WorkerConfig};
@@ -104,6 +106,7 @@ fn make_backend(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
 #[cfg(feature = "cuda")]
 fn probe_dmabuf() -> std::process::ExitCode {
     use hip_worker::backend::cuda::CudaBackend;
+    use hip_worker::backend::{MemoryBackend, TransportHooks};
     let run = || -> Result<(), String> {
         let backend = CudaBackend::new().map_err(|e| e.to_string())?;
         let supported = backend.dmabuf_supported(0).map_err(|e| e.to_string())?;
@@ -122,14 +125,14 @@ fn probe_dmabuf() -> std::process::ExitCode {
             return Err(format!("dmabuf size {size} != allocation size {len}"));
         }
         // What the RDMA session does for every allocation (GPUDirect): the page-aligned cover
-        // of an odd-sized one, through the Backend trait.
+        // of an odd-sized one, through the backend traits.
         let odd: u64 = (1 << 20) + 123;
         let ptr = backend.malloc(0, odd).map_err(|e| e.to_string())?;
-        let (fd, offset) = Backend::export_dmabuf_fd(&backend, ptr, odd).map_err(|e| e.to_string())?;
+        let (fd, offset) = TransportHooks::export_dmabuf_fd(&backend, ptr, odd).map_err(|e| e.to_string())?;
         use std::os::fd::AsRawFd;
         // SAFETY: lseek on an fd we own (closed when `fd` drops).
         let size = unsafe { libc::lseek(fd.as_raw_fd(), 0, libc::SEEK_END) };
-        println!("allocation {ptr} ({odd} bytes) exported through Backend::export_dmabuf_fd: offset {offset}, dmabuf size {size} bytes");
+        println!("allocation {ptr} ({odd} bytes) exported through TransportHooks::export_dmabuf_fd: offset {offset}, dmabuf size {size} bytes");
         drop(fd);
         backend.free(ptr).map_err(|e| e.to_string())?;
         if size < (odd + offset) as i64 {
@@ -152,10 +155,10 @@ fn probe_dmabuf() -> std::process::ExitCode {
 #[cfg(feature = "cuda")]
 fn probe_reserved_staging(backend: &hip_worker::backend::cuda::CudaBackend) -> Result<(), String> {
     use hip_worker::backend::cuda::{STAGING_BYTES, STAGING_RESERVED};
-    use hip_worker::backend::DevicePtr;
-    let ranges = Backend::staging_buffers(backend);
+    use hip_worker::backend::{DevicePtr, MemoryBackend, TransportHooks};
+    let ranges = TransportHooks::staging_buffers(backend);
     println!("reserved staging buffers (registered once per RDMA connection): {ranges:x?}");
-    if ranges.len() != STAGING_RESERVED || Backend::staging_buffers(backend) != ranges {
+    if ranges.len() != STAGING_RESERVED || TransportHooks::staging_buffers(backend) != ranges {
         return Err(format!("expected {STAGING_RESERVED} stable reserved staging buffers, got {ranges:x?}"));
     }
     let len = 3 * STAGING_BYTES + 77;
@@ -166,16 +169,16 @@ fn probe_reserved_staging(backend: &hip_worker::backend::cuda::CudaBackend) -> R
     // The host buffer each staged chunk went through.
     let mut staged_at = Vec::new();
     for (at, chunk) in chunks() {
-        Backend::with_device_bytes_mut(backend, None, at, chunk.len() as u64, &mut |bytes| {
+        MemoryBackend::with_device_bytes_mut(backend, None, at, chunk.len() as u64, &mut |bytes| {
             staged_at.push(bytes.as_ptr() as usize);
             bytes.copy_from_slice(chunk);
         })
         .map_err(|e| e.to_string())?;
     }
-    Backend::finish_device_writes(backend, None, dev).map_err(|e| e.to_string())?;
+    MemoryBackend::finish_device_writes(backend, None, dev).map_err(|e| e.to_string())?;
     let mut back = Vec::with_capacity(len);
     for (at, chunk) in chunks() {
-        Backend::with_device_bytes(backend, None, at, chunk.len() as u64, &mut |bytes| {
+        MemoryBackend::with_device_bytes(backend, None, at, chunk.len() as u64, &mut |bytes| {
             staged_at.push(bytes.as_ptr() as usize);
             back.extend_from_slice(bytes);
         })

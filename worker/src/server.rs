@@ -11,7 +11,7 @@ use crate::driver::{self, ReplyWriter};
 use crate::session::Session;
 use std::collections::HashMap;
 use std::marker::PhantomData;
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -68,11 +68,6 @@ impl<L: Listener> Server<L> {
     /// The bound address (useful with port 0).
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
-    }
-
-    /// Number of live connections (including those still being established).
-    pub fn connection_count(&self) -> usize {
-        self.connections.live().len()
     }
 
     /// Stops accepting, lets every session finish the request it is executing, closes the
@@ -207,13 +202,6 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
         Ok(()) => tracing::info!(?peer, conn_id, session, "{transport} connection ended; session freed"),
         Err(e) => tracing::info!(?peer, conn_id, session, %e, "{transport} connection ended; session freed"),
     }
-}
-
-/// Serves one TCP connection until the client leaves, the connection fails, or the worker
-/// stops. The session (and everything it allocated) is dropped on return, whatever the reason.
-pub fn serve_connection(stream: TcpStream, backend: Arc<dyn Backend>, config: &WorkerConfig) -> Result<(), TransportError> {
-    let (sink, source) = transport_tcp::tcp::split(stream, &config.tcp)?;
-    run_session(sink, source, backend, config).1
 }
 
 /// Runs a session over `sink` and `source` and frees it; returns its id and how it ended.

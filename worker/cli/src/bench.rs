@@ -526,7 +526,8 @@ pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) ->
         let sizes = copy_sizes(max);
         let reps_for = |size: usize| (opts.copy_volume / size).clamp(3, 20_000);
         let mut nbuf = CopyBuffers::new(nb, max)?;
-        // SAFETY (the block): HIP API contracts — valid out-pointers, buffers of `max` bytes.
+        // SAFETY: every call in the block follows the HIP API contracts: valid out-pointers,
+        // buffers of `max` bytes.
         let (dev, pinned) = unsafe {
             let mut dev = std::ptr::null_mut();
             hip.check("hipMalloc", (hip.malloc)(&mut dev, max))?;

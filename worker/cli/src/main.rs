@@ -9,6 +9,8 @@
 //!   loopback TCP) vs raw TCP, in one run; see `bench.rs`.
 //! - `hip-remote ping`: round trips to a worker, and what it serves.
 
+#![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
+
 mod bench;
 mod child;
 mod hip;
@@ -369,7 +371,7 @@ fn demo(lib: Option<PathBuf>, backend: BackendKind, mib: usize) -> Result<(), St
     let hip = Hip::load(&path)?;
     println!("loaded the client library {}", path.display());
     let mut count = 0;
-    // SAFETY (all calls below): arguments follow the HIP API contracts: valid out-pointers,
+    // SAFETY: every call in the block follows the HIP API contracts: valid out-pointers,
     // buffers of the stated sizes, device pointers from hipMalloc.
     unsafe {
         hip.check("hipGetDeviceCount", (hip.get_device_count)(&mut count))?;

@@ -1,6 +1,6 @@
 //! Kernel workloads run identically natively and remotely: an empty-kernel launch rate and a
 //! small MLP training loop, written in HIP and compiled with hiprtc on the worker's backend
-//! (natively: `Backend::rtc_compile`; remotely: the client library's `__hipRemoteRtcCompile`,
+//! (natively: `RtcBackend::rtc_compile`; remotely: the client library's `__hipRemoteRtcCompile`,
 //! libhiprtc's route onto the same connection, then `hipModuleLoadData`).
 //!
 //! Kernels use no `__shared__`, `__syncthreads` or atomics, so the same source runs on the host

@@ -1,4 +1,4 @@
-//! One client session: the handle and pointer tables, limits, and the [`Handler`] methods
+//! One client session: the handle and pointer tables, limits, and the [`Handler`](proto_core::opcode::Handler) methods
 //! that turn validated requests into backend calls.
 //!
 //! A session is a state machine fed by a driver ([`crate::driver`]) that owns the transport:
@@ -182,11 +182,6 @@ impl Session {
     /// Client identification from HELLO.
     pub fn client_name(&self) -> &str {
         &self.client_name
-    }
-
-    /// Bytes of device memory the session holds.
-    pub fn bytes_allocated(&self) -> u64 {
-        self.allocations.total_bytes()
     }
 
     fn device(&self, device: u32) -> Result<DeviceIndex, Failure> {

@@ -6,6 +6,7 @@ use proto_core::wire::ModuleFormat;
 use proto_core::{Bulk, StrList};
 use proto_core::opcode::{MemoryHandler, ModuleHandler, RtcHandler, StreamHandler};
 use proto_core::{wire, Status};
+use crate::backend::MemoryBackend;
 
 fn setup() -> (Session, CallCx, Arc<HostBackend>) {
     let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 << 20 }));

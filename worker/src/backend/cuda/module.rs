@@ -7,7 +7,7 @@ use super::error::Check;
 use super::{lock, CudaBackend, Raw};
 use crate::backend::{
     BackendError, DeviceIndex, DevicePtr, FunctionAttribute, FunctionAttributes, FunctionHandle, KernelFunction, LaunchConfig, ModuleFormat,
-    ModuleHandle, ParamLayout, RtcOutput, RtcRequest, StreamHandle,
+    ModuleBackend, ModuleHandle, ParamLayout, StreamHandle,
 };
 use cudarc::driver::sys::{self, CUfunction, CUfunction_attribute as FA, CUmodule};
 use std::collections::HashMap;
@@ -83,8 +83,10 @@ impl CudaBackend {
             .ok_or_else(|| BackendError::InvalidHandle(format!("function {:#x}", function.as_raw())))?;
         Ok(f(e))
     }
+}
 
-    pub(super) fn do_module_load(&self, dev: DeviceIndex, format: ModuleFormat, image: &[u8]) -> Result<ModuleHandle, BackendError> {
+impl ModuleBackend for CudaBackend {
+    fn module_load(&self, dev: DeviceIndex, format: ModuleFormat, image: &[u8]) -> Result<ModuleHandle, BackendError> {
         match format {
             ModuleFormat::Auto | ModuleFormat::Ptx | ModuleFormat::Cubin | ModuleFormat::Fatbin => {}
             other => {
@@ -111,7 +113,7 @@ impl CudaBackend {
         Ok(ModuleHandle::from_raw(id))
     }
 
-    pub(super) fn do_module_unload(&self, module: ModuleHandle) -> Result<(), BackendError> {
+    fn module_unload(&self, module: ModuleHandle) -> Result<(), BackendError> {
         let entry = {
             let mut t = lock(&self.modules);
             let entry = t.modules.remove(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
@@ -133,7 +135,7 @@ impl CudaBackend {
         unsafe { sys::cuModuleUnload(entry.raw.0) }.check("cuModuleUnload")
     }
 
-    pub(super) fn do_module_function(&self, module: ModuleHandle, name: &str) -> Result<KernelFunction, BackendError> {
+    fn module_function(&self, module: ModuleHandle, name: &str) -> Result<KernelFunction, BackendError> {
         let (raw, device, known) = {
             let t = lock(&self.modules);
             let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
@@ -165,7 +167,7 @@ impl CudaBackend {
         Ok(KernelFunction { handle: FunctionHandle::from_raw(id), params, attributes: attrs })
     }
 
-    pub(super) fn do_module_global(&self, module: ModuleHandle, name: &str) -> Result<(DevicePtr, u64), BackendError> {
+    fn module_global(&self, module: ModuleHandle, name: &str) -> Result<(DevicePtr, u64), BackendError> {
         let (raw, device) = {
             let t = lock(&self.modules);
             let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
@@ -183,13 +185,13 @@ impl CudaBackend {
         Ok((DevicePtr(ptr), size as u64))
     }
 
-    pub(super) fn do_function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes, BackendError> {
+    fn function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes, BackendError> {
         self.function_entry(function, |e| e.attributes)
     }
 
     /// `cuFuncSetAttribute`, then the cached attributes follow (the driver validates the value:
     /// `CUDA_ERROR_INVALID_VALUE` above the opt-in limit or outside -1..=100).
-    pub(super) fn do_function_set_attribute(&self, function: FunctionHandle, attribute: FunctionAttribute, value: i32) -> Result<(), BackendError> {
+    fn function_set_attribute(&self, function: FunctionHandle, attribute: FunctionAttribute, value: i32) -> Result<(), BackendError> {
         let (f, device) = self.function_entry(function, |e| (e.raw, e.device))?;
         self.enter(device)?;
         let attrib = match attribute {
@@ -207,7 +209,7 @@ impl CudaBackend {
         Ok(())
     }
 
-    pub(super) fn do_launch(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, mut args: Vec<u8>) -> Result<(), BackendError> {
+    fn launch_kernel(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, mut args: Vec<u8>) -> Result<(), BackendError> {
         let (f, device, needed) = self.function_entry(function, |e| (e.raw, e.device, crate::backend::args_len(&e.params)))?;
         if (args.len() as u64) < needed {
             return Err(BackendError::InvalidValue(format!("kernel arguments are {} bytes; the kernel's parameters need {needed}", args.len())));
@@ -234,7 +236,7 @@ impl CudaBackend {
         .check("cuLaunchKernel")
     }
 
-    pub(super) fn do_occupancy_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError> {
+    fn occupancy_max_active_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError> {
         let (f, device) = self.function_entry(function, |e| (e.raw, e.device))?;
         self.enter(device)?;
         let mut n = 0;
@@ -244,7 +246,7 @@ impl CudaBackend {
         Ok(n.max(0) as u32)
     }
 
-    pub(super) fn do_occupancy_block_size(&self, function: FunctionHandle, dynamic_shared: u64, limit: u32) -> Result<(u32, u32), BackendError> {
+    fn occupancy_max_potential_block_size(&self, function: FunctionHandle, dynamic_shared: u64, limit: u32) -> Result<(u32, u32), BackendError> {
         let (f, device) = self.function_entry(function, |e| (e.raw, e.device))?;
         self.enter(device)?;
         let (mut grid, mut block) = (0, 0);
@@ -252,11 +254,5 @@ impl CudaBackend {
         unsafe { sys::cuOccupancyMaxPotentialBlockSize(&mut grid, &mut block, f.0, None, dynamic_shared as usize, limit as i32) }
             .check("cuOccupancyMaxPotentialBlockSize")?;
         Ok((grid.max(0) as u32, block.max(0) as u32))
-    }
-
-    pub(super) fn do_rtc_compile(&self, dev: DeviceIndex, request: &RtcRequest<'_>) -> Result<RtcOutput, BackendError> {
-        let sm = self.device(dev)?.props.gcn_arch_name.clone();
-        let out = super::rtc::compile(request.name, request.source, &request.headers, &request.options, &request.name_expressions, &sm)?;
-        Ok(RtcOutput { success: out.success, log: out.log, code: out.ptx, lowered_names: out.lowered_names })
     }
 }

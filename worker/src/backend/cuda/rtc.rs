@@ -3,9 +3,12 @@
 //! device's own architecture. HIP-only options are translated or dropped with a log line;
 //! the compile log is returned verbatim. The result is PTX, which `cuModuleLoadData` JITs.
 
-use crate::backend::BackendError;
-use cudarc::nvrtc::sys;
 use std::ffi::{c_char, CStr, CString};
+
+use cudarc::nvrtc::sys;
+
+use crate::backend::{BackendError, DeviceIndex, RtcBackend, RtcOutput, RtcRequest};
+use super::CudaBackend;
 
 /// The compatibility header served for every HIP header name a kernel may include.
 pub const HIP_COMPAT_HEADER: &str = include_str!("hip_compat.h");
@@ -128,4 +131,12 @@ pub fn compile(
     // SAFETY: created above, destroyed once.
     let _ = unsafe { sys::nvrtcDestroyProgram(&mut prog) };
     result
+}
+
+impl RtcBackend for CudaBackend {
+    fn rtc_compile(&self, dev: DeviceIndex, request: &RtcRequest<'_>) -> Result<RtcOutput, BackendError> {
+        let sm = self.device(dev)?.props.gcn_arch_name.clone();
+        let out = compile(request.name, request.source, &request.headers, &request.options, &request.name_expressions, &sm)?;
+        Ok(RtcOutput { success: out.success, log: out.log, code: out.ptx, lowered_names: out.lowered_names })
+    }
 }

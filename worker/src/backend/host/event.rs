@@ -1,12 +1,16 @@
 //! Events of the host backend: the latest record's [`Signal`], timestamped by the stream that
-//! reaches it.
+//! reaches it; and the backend's [`EventBackend`] impl.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::lock;
-use super::stream::Signal;
-use crate::backend::{event_flags, BackendError, DeviceIndex};
+use super::{lock, write_lock, HostBackend};
+use super::stream::{Signal, StreamOp};
+
+use crate::backend::{
+    event_flags, validate_event_flags, BackendError, DeviceIndex, EventBackend, EventHandle,
+    StreamHandle,
+};
 
 pub(super) struct Event {
     device: DeviceIndex,
@@ -66,4 +70,77 @@ pub(super) fn elapsed_ms(start: &Event, end: &Event) -> Result<f32, BackendError
         None => -(start_at.duration_since(end_at).as_secs_f64() * 1e3),
     };
     Ok(ms as f32)
+}
+
+impl EventBackend for HostBackend {
+    fn event_create(&self, dev: DeviceIndex, flags: u32) -> Result<EventHandle, BackendError> {
+        self.device(dev)?;
+        validate_event_flags(flags)?;
+        let handle = EventHandle::from_raw(self.next_handle());
+        write_lock(&self.events).insert(handle, Arc::new(Event::new(dev, flags)));
+        Ok(handle)
+    }
+
+    fn event_destroy(&self, event: EventHandle) -> Result<(), BackendError> {
+        write_lock(&self.events)
+            .remove(&event)
+            .map(drop)
+            .ok_or_else(|| {
+                BackendError::InvalidHandle(format!("event {} does not exist", event.as_raw()))
+            })
+    }
+
+    fn event_record(
+        &self,
+        event: EventHandle,
+        stream: Option<StreamHandle>,
+    ) -> Result<(), BackendError> {
+        let event = self.event(event)?;
+        let signal = Arc::new(Signal::new());
+        match stream {
+            Some(handle) => {
+                let stream = self.stream(handle)?;
+                if stream.device() != event.device() {
+                    return Err(BackendError::InvalidHandle(format!(
+                        "event of device {} recorded on a stream of device {}",
+                        event.device(),
+                        stream.device()
+                    )));
+                }
+                stream.submit(StreamOp::RecordEvent(Arc::clone(&signal)))?;
+            }
+            None => {
+                self.null_stream_barrier(&[event.device()]);
+                signal.fire();
+            }
+        }
+        event.set_latest(signal);
+        Ok(())
+    }
+
+    fn event_synchronize(&self, event: EventHandle) -> Result<(), BackendError> {
+        if let Some(signal) = self.event(event)?.latest() {
+            signal.wait();
+        }
+        Ok(())
+    }
+
+    fn event_query(&self, event: EventHandle) -> Result<bool, BackendError> {
+        // Never recorded counts as complete, as in HIP.
+        let reached = match self.event(event)?.latest() {
+            Some(signal) => signal.fired_at().is_some(),
+            None => true,
+        };
+        Ok(reached)
+    }
+
+    fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32, BackendError> {
+        let (start, end) = (self.event(start)?, self.event(end)?);
+        if start.device() != end.device() {
+            return Err(BackendError::InvalidHandle(
+                "events belong to different devices".into(),
+            ));
+        }
+        elapsed_ms(&start, &end)
+    }
 }

@@ -10,6 +10,10 @@ use std::time::Duration;
 
 use super::*;
 use crate::backend::{hip_code, ParamLayout, RtcRequest};
+use crate::backend::{
+    stream_flags, DeviceBackend, LaunchConfig, MemoryBackend, MemsetPattern, ModuleBackend, ModuleFormat, RtcBackend, RtcOutput,
+    StreamBackend,
+};
 
 const MIB: u64 = 1 << 20;
 

@@ -1,4 +1,5 @@
-//! Emulated device memory: per-device accounting, host blocks, and the device address space.
+//! Emulated device memory: per-device accounting, host blocks, the device address space, and
+//! the backend's [`MemoryBackend`] impl.
 //!
 //! **Device addresses are host addresses** (identity mapping): a device pointer is the address
 //! of the allocation's bytes in the worker, so a host kernel dereferences it directly. The
@@ -18,11 +19,16 @@ use std::alloc::{self, Layout};
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{read_lock, write_lock};
-use crate::backend::{BackendError, DeviceIndex, DevicePtr, MemInfo, MemsetPattern};
+use super::{read_lock, write_lock, HostBackend};
+use super::stream::StreamOp;
+
+use crate::backend::{
+    BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern,
+    Pitched, Rows, StreamHandle,
+};
 
 /// Capacity granularity: usage is counted in pages, as a GPU allocator would round.
 pub(super) const PAGE: u64 = 4096;
@@ -479,6 +485,223 @@ impl AddressSpace {
             offset: offset as usize,
             len: len as usize,
         })
+    }
+}
+
+impl MemoryBackend for HostBackend {
+    fn mem_get_info(&self, dev: DeviceIndex) -> Result<MemInfo, BackendError> {
+        Ok(self.device(dev)?.memory.info())
+    }
+
+    fn malloc(&self, dev: DeviceIndex, size: u64) -> Result<DevicePtr, BackendError> {
+        let device = self.device(dev)?;
+        if size == 0 {
+            return Ok(DevicePtr::NULL);
+        }
+        let out_of_memory = || {
+            let MemInfo { free, total } = device.memory.info();
+            BackendError::OutOfMemory(format!(
+                "{size} bytes requested on device {dev}, {free} of {total} free"
+            ))
+        };
+        let footprint = size
+            .checked_next_multiple_of(PAGE)
+            .ok_or_else(out_of_memory)?;
+        let capacity = device
+            .memory
+            .try_reserve(footprint)
+            .ok_or_else(out_of_memory)?;
+        self.address_space.map(dev, size, capacity)
+    }
+
+    fn free(&self, ptr: DevicePtr) -> Result<(), BackendError> {
+        if ptr.is_null() {
+            return Ok(());
+        }
+        let allocation = self.address_space.unmap(ptr)?;
+        self.kernels_in_flight.retire(Box::new(allocation));
+        Ok(())
+    }
+
+    fn memcpy_htod(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: DevicePtr,
+        data: HostData,
+    ) -> Result<(), BackendError> {
+        let dst = self.resolve(dst, data.len() as u64)?;
+        self.enqueue(stream, &[dst.device()], StreamOp::CopyHtoD { dst, data })
+    }
+
+    fn memcpy_htod_sync(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: DevicePtr,
+        data: &[u8],
+    ) -> Result<(), BackendError> {
+        let dst = self.resolve(dst, data.len() as u64)?;
+        self.wait_for_stream(stream, &[dst.device()])?;
+        dst.write(data);
+        Ok(())
+    }
+
+    fn with_device_bytes_mut(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: DevicePtr,
+        len: u64,
+        fill: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<(), BackendError> {
+        let dst = self.resolve(dst, len)?;
+        self.wait_for_stream(stream, &[dst.device()])?;
+        dst.with_bytes_mut(fill);
+        Ok(())
+    }
+
+    fn memcpy_dtoh(
+        &self,
+        stream: Option<StreamHandle>,
+        src: DevicePtr,
+        len: u64,
+        done: DtohDone,
+    ) -> Result<(), BackendError> {
+        let src = self.resolve(src, len)?;
+        self.enqueue(stream, &[src.device()], StreamOp::CopyDtoH { src, done })
+    }
+
+    fn memcpy_dtoh_sync(
+        &self,
+        stream: Option<StreamHandle>,
+        src: DevicePtr,
+        out: &mut [u8],
+    ) -> Result<(), BackendError> {
+        let src = self.resolve(src, out.len() as u64)?;
+        self.wait_for_stream(stream, &[src.device()])?;
+        src.read_into(out);
+        Ok(())
+    }
+
+    fn with_device_bytes(
+        &self,
+        stream: Option<StreamHandle>,
+        src: DevicePtr,
+        len: u64,
+        read: &mut dyn FnMut(&[u8]),
+    ) -> Result<(), BackendError> {
+        let src = self.resolve(src, len)?;
+        self.wait_for_stream(stream, &[src.device()])?;
+        src.with_bytes(read);
+        Ok(())
+    }
+
+    fn memcpy_dtod(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: DevicePtr,
+        src: DevicePtr,
+        len: u64,
+    ) -> Result<(), BackendError> {
+        let dst = self.resolve(dst, len)?;
+        let src = self.resolve(src, len)?;
+        let devices = [dst.device(), src.device()];
+        self.enqueue(stream, &devices, StreamOp::CopyDtoD { dst, src })
+    }
+
+    fn memset(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: DevicePtr,
+        pattern: MemsetPattern,
+        count: u64,
+    ) -> Result<(), BackendError> {
+        let len = pattern.byte_len(count).ok_or_else(|| {
+            BackendError::InvalidValue(format!("memset of {count} elements overflows"))
+        })?;
+        let dst = self.resolve(dst, len)?;
+        self.enqueue(stream, &[dst.device()], StreamOp::Memset { dst, pattern })
+    }
+
+    fn memcpy_htod_2d(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: Pitched,
+        width: u64,
+        data: HostData,
+    ) -> Result<(), BackendError> {
+        let (region, rows) = self.resolve_rows(dst, width, data.len() as u64 / width.max(1))?;
+        let devices = [region.device()];
+        self.enqueue(stream, &devices, StreamOp::CopyHtoD2D { dst: region, rows, data })
+    }
+
+    fn memcpy_dtoh_2d(
+        &self,
+        stream: Option<StreamHandle>,
+        src: Pitched,
+        rows: Rows,
+        done: DtohDone,
+    ) -> Result<(), BackendError> {
+        let (region, rows) = self.resolve_rows(src, rows.width, rows.height)?;
+        let devices = [region.device()];
+        self.enqueue(stream, &devices, StreamOp::CopyDtoH2D { src: region, rows, done })
+    }
+
+    fn memcpy_dtod_2d(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: Pitched,
+        src: Pitched,
+        rows: Rows,
+    ) -> Result<(), BackendError> {
+        let (dst_region, dst_rows) = self.resolve_rows(dst, rows.width, rows.height)?;
+        let (src_region, src_rows) = self.resolve_rows(src, rows.width, rows.height)?;
+        let devices = [dst_region.device(), src_region.device()];
+        let op = StreamOp::CopyDtoD2D {
+            dst: dst_region,
+            dst_pitch: dst_rows.pitch,
+            src: src_region,
+            src_pitch: src_rows.pitch,
+            width: dst_rows.width,
+            height: dst_rows.height,
+        };
+        self.enqueue(stream, &devices, op)
+    }
+
+    fn memcpy_peer(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: DevicePtr,
+        dst_dev: DeviceIndex,
+        src: DevicePtr,
+        src_dev: DeviceIndex,
+        len: u64,
+    ) -> Result<(), BackendError> {
+        // One address space holds every emulated device: a peer copy is a plain copy.
+        self.device(dst_dev)?;
+        self.device(src_dev)?;
+        self.memcpy_dtod(stream, dst, src, len)
+    }
+
+    fn malloc_async(
+        &self,
+        stream: Option<StreamHandle>,
+        dev: DeviceIndex,
+        size: u64,
+    ) -> Result<DevicePtr, BackendError> {
+        if let Some(handle) = stream {
+            self.stream(handle)?;
+        }
+        // Allocating now is a valid stream order: the memory exists before any later work.
+        self.malloc(dev, size)
+    }
+
+    fn free_async(&self, stream: Option<StreamHandle>, ptr: DevicePtr) -> Result<(), BackendError> {
+        if let Some(handle) = stream {
+            self.stream(handle)?;
+        }
+        // Unmapping now refuses new work on the address; operations already queued hold
+        // their regions (and launches their allocations, through `kernels_in_flight`), so
+        // the bytes are released only after the stream's earlier work.
+        self.free(ptr)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Host modules: ELF shared objects for the worker's own CPU exporting a kernel table, the
 //! `hip_remote_host_module_v1` descriptor of `worker/include/hip_remote/host_module.h`
-//! (documented in `docs/HOST_MODULES.md`).
+//! (documented in `docs/HOST_MODULES.md`); and the backend's [`ModuleBackend`] impl (loading,
+//! kernels, globals, attributes, launches, occupancy).
 //!
 //! Loading writes the image to a private temporary file, `dlopen`s it (`RTLD_NOW |
 //! RTLD_LOCAL`, so a missing symbol fails the load rather than a later launch), unlinks the
@@ -14,18 +15,28 @@
 //! at launch): the host backend trusts its clients as a test harness does. See
 //! `docs/HOST_MODULES.md` for what this means for deployment.
 
+use std::any::Any;
 use std::collections::HashSet;
 use std::ffi::{c_char, c_void, CStr};
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 use proto_core::limits::{MAX_KERNEL_ARGS_LEN, MAX_KERNEL_PARAMS, MAX_NAME_LEN};
 
-use crate::backend::{args_len, BackendError, ModuleFormat, ParamLayout};
+use super::{lock, read_lock, write_lock, HostBackend, KernelRef, KernelSettings, ModuleEntry};
+use super::launch::{self, AlignedBytes, KernelLaunch};
+use super::stream::StreamOp;
+
+use crate::backend::{
+    args_len, BackendError, DeviceIndex, DevicePtr, FunctionAttribute, FunctionAttributes,
+    FunctionHandle, KernelFunction, LaunchConfig, ModuleBackend, ModuleFormat, ModuleHandle,
+    ParamLayout, StreamHandle,
+};
 
 /// The descriptor's symbol (`HIP_REMOTE_HOST_MODULE_SYMBOL`).
 pub(super) const HOST_MODULE_SYMBOL: &str = "hip_remote_host_module_v1";
@@ -600,6 +611,285 @@ impl Drop for TempImage {
                 tracing::warn!(path = %self.path.display(), %e, "cannot remove a module image file");
             }
         }
+    }
+}
+
+impl ModuleBackend for HostBackend {
+    fn module_load(
+        &self,
+        dev: DeviceIndex,
+        format: ModuleFormat,
+        image: &[u8],
+    ) -> Result<ModuleHandle, BackendError> {
+        let limits = self.module_limits(dev)?;
+        let module = Arc::new(HostModule::load_image(
+            image,
+            format,
+            &std::env::temp_dir(),
+            &limits,
+        )?);
+        let owner: Arc<dyn Any + Send + Sync> = module.clone();
+        let mut globals = Vec::with_capacity(module.globals().len());
+        for global in module.globals() {
+            match self.address_space.map_external(
+                dev,
+                global.address,
+                global.size,
+                Arc::clone(&owner),
+            ) {
+                Ok(ptr) => globals.push(ptr),
+                Err(e) => {
+                    self.unmap_globals(&globals);
+                    return Err(BackendError::InvalidImage(format!(
+                        "{}: global `{}`: {}",
+                        module.origin(),
+                        global.name,
+                        e.message()
+                    )));
+                }
+            }
+        }
+        let handle = ModuleHandle::from_raw(self.next_handle());
+        let functions: Vec<FunctionHandle> = module
+            .kernels()
+            .iter()
+            .map(|_| FunctionHandle::from_raw(self.next_handle()))
+            .collect();
+        let kernel_by_name = module
+            .kernels()
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.name.clone(), i))
+            .collect();
+        {
+            let block_shared = self.device(dev)?.properties.shared_mem_per_block;
+            let mut table = write_lock(&self.functions);
+            for (index, &function) in functions.iter().enumerate() {
+                let static_shared = u64::from(module.kernels()[index].static_shared);
+                let settings = KernelSettings {
+                    max_dynamic_shared: u32::try_from(block_shared.saturating_sub(static_shared))
+                        .unwrap_or(u32::MAX),
+                    preferred_carveout: -1,
+                };
+                table.insert(
+                    function,
+                    KernelRef {
+                        module: Arc::clone(&module),
+                        index,
+                        device: dev,
+                        settings: Arc::new(Mutex::new(settings)),
+                    },
+                );
+            }
+        }
+        tracing::debug!(
+            module = handle.as_raw(),
+            kernels = functions.len(),
+            globals = globals.len(),
+            "host module loaded"
+        );
+        write_lock(&self.modules).insert(
+            handle,
+            ModuleEntry {
+                module,
+                device: dev,
+                functions,
+                kernel_by_name,
+                globals,
+            },
+        );
+        Ok(handle)
+    }
+
+    fn module_unload(&self, module: ModuleHandle) -> Result<(), BackendError> {
+        let entry = write_lock(&self.modules).remove(&module).ok_or_else(|| {
+            BackendError::InvalidHandle(format!("module {} does not exist", module.as_raw()))
+        })?;
+        {
+            let mut table = write_lock(&self.functions);
+            for function in &entry.functions {
+                table.remove(function);
+            }
+        }
+        self.unmap_globals(&entry.globals);
+        // Queued launches hold the module themselves; launches of other modules may still
+        // write its globals through pointers, so it is parked like freed memory.
+        self.kernels_in_flight.retire(Box::new(entry.module));
+        Ok(())
+    }
+
+    fn module_function(
+        &self,
+        module: ModuleHandle,
+        name: &str,
+    ) -> Result<KernelFunction, BackendError> {
+        let modules = read_lock(&self.modules);
+        let entry = modules.get(&module).ok_or_else(|| {
+            BackendError::InvalidHandle(format!("module {} does not exist", module.as_raw()))
+        })?;
+        let index = *entry.kernel_by_name.get(name).ok_or_else(|| {
+            let mut known: Vec<&str> = entry
+                .module
+                .kernels()
+                .iter()
+                .map(|k| k.name.as_str())
+                .collect();
+            known.sort_unstable();
+            let shown = known.iter().take(8).copied().collect::<Vec<_>>().join(", ");
+            let more = if known.len() > 8 { ", ..." } else { "" };
+            BackendError::NotFound(format!(
+                "{} has no kernel `{name}` (kernels: {shown}{more})",
+                entry.module.origin()
+            ))
+        })?;
+        let kernel = &entry.module.kernels()[index];
+        let props = &self.device(entry.device)?.properties;
+        Ok(KernelFunction {
+            handle: entry.functions[index],
+            params: kernel.params.clone(),
+            attributes: launch::attributes(kernel, props),
+        })
+    }
+
+    fn module_global(
+        &self,
+        module: ModuleHandle,
+        name: &str,
+    ) -> Result<(DevicePtr, u64), BackendError> {
+        let modules = read_lock(&self.modules);
+        let entry = modules.get(&module).ok_or_else(|| {
+            BackendError::InvalidHandle(format!("module {} does not exist", module.as_raw()))
+        })?;
+        entry
+            .module
+            .globals()
+            .iter()
+            .zip(&entry.globals)
+            .find(|(global, _)| global.name == name)
+            .map(|(global, &ptr)| (ptr, global.size))
+            .ok_or_else(|| {
+                BackendError::NotFound(format!("{} has no global `{name}`", entry.module.origin()))
+            })
+    }
+
+    fn function_attributes(
+        &self,
+        function: FunctionHandle,
+    ) -> Result<FunctionAttributes, BackendError> {
+        let target = self.function(function)?;
+        let props = &self.device(target.device)?.properties;
+        let settings = *lock(&target.settings);
+        Ok(FunctionAttributes {
+            max_dynamic_shared_size: i32::try_from(settings.max_dynamic_shared)
+                .unwrap_or(i32::MAX),
+            preferred_shmem_carveout: settings.preferred_carveout,
+            ..launch::attributes(target.kernel(), props)
+        })
+    }
+
+    fn function_set_attribute(
+        &self,
+        function: FunctionHandle,
+        attribute: FunctionAttribute,
+        value: i32,
+    ) -> Result<(), BackendError> {
+        let target = self.function(function)?;
+        let mut settings = lock(&target.settings);
+        match attribute {
+            FunctionAttribute::MaxDynamicSharedSize => {
+                let props = &self.device(target.device)?.properties;
+                let available = props
+                    .shared_mem_per_block_optin
+                    .saturating_sub(u64::from(target.kernel().static_shared));
+                match u32::try_from(value) {
+                    Ok(v) if u64::from(v) <= available => settings.max_dynamic_shared = v,
+                    _ => {
+                        return Err(BackendError::InvalidValue(format!(
+                            "maximum dynamic shared memory {value} is outside 0..={available} \
+                             bytes for `{}`",
+                            target.kernel().name
+                        )))
+                    }
+                }
+            }
+            FunctionAttribute::PreferredSharedCarveout => {
+                if !(-1..=100).contains(&value) {
+                    return Err(BackendError::InvalidValue(format!(
+                        "shared memory carveout {value} is outside -1..=100"
+                    )));
+                }
+                settings.preferred_carveout = value;
+            }
+        }
+        Ok(())
+    }
+
+    fn launch_kernel(
+        &self,
+        stream: Option<StreamHandle>,
+        function: FunctionHandle,
+        config: LaunchConfig,
+        args: Vec<u8>,
+    ) -> Result<(), BackendError> {
+        let target = self.function(function)?;
+        let (queue, device) = match stream {
+            Some(handle) => {
+                let queue = self.stream(handle)?;
+                let device = queue.device();
+                (Some(queue), device)
+            }
+            None => (None, target.device),
+        };
+        let props = &self.device(device)?.properties;
+        launch::validate_launch(target.kernel(), &config, args.len(), props)?;
+        let max_dynamic = lock(&target.settings).max_dynamic_shared;
+        if config.shared_mem > max_dynamic {
+            // hipErrorInvalidValue, as CUDA answers a launch above the attribute and ROCm one
+            // above the device's shared memory.
+            return Err(BackendError::InvalidValue(format!(
+                "launch of `{}`: {} bytes of dynamic shared memory exceed the {max_dynamic} its \
+                 hipFuncAttributeMaxDynamicSharedMemorySize allows",
+                target.kernel().name,
+                config.shared_mem
+            )));
+        }
+        let launch = KernelLaunch {
+            args: AlignedBytes::copy_of(&args)?,
+            module: Arc::clone(&target.module),
+            kernel: target.index,
+            config,
+            threads: self.kernel_threads,
+            _ticket: self.kernels_in_flight.begin(),
+        };
+        match queue {
+            Some(queue) => queue.submit(StreamOp::Kernel(launch)).map(drop),
+            None => {
+                self.null_stream_barrier(&[device]);
+                StreamOp::Kernel(launch).execute()
+            }
+        }
+    }
+
+    fn occupancy_max_active_blocks(
+        &self,
+        function: FunctionHandle,
+        block_size: u32,
+        dynamic_shared: u64,
+    ) -> Result<u32, BackendError> {
+        let target = self.function(function)?;
+        let props = &self.device(target.device)?.properties;
+        launch::max_active_blocks(target.kernel(), props, block_size, dynamic_shared)
+    }
+
+    fn occupancy_max_potential_block_size(
+        &self,
+        function: FunctionHandle,
+        dynamic_shared: u64,
+        block_size_limit: u32,
+    ) -> Result<(u32, u32), BackendError> {
+        let target = self.function(function)?;
+        let props = &self.device(target.device)?.properties;
+        launch::max_potential_block_size(target.kernel(), props, dynamic_shared, block_size_limit)
     }
 }
 

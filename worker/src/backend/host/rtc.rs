@@ -1,5 +1,5 @@
 //! hiprtc on the host backend: HIP kernel source compiled by the system C++ compiler into a
-//! host module (see `docs/HOST_MODULES.md`).
+//! host module (see `docs/HOST_MODULES.md`); and the backend's [`RtcBackend`] impl.
 //!
 //! A compile runs in a private temporary directory:
 //!
@@ -22,23 +22,23 @@
 
 mod scan;
 
+use std::fs;
 use std::ffi::{c_char, CStr};
 use std::fmt::Write as _;
-use std::fs;
 use std::io::Read;
 use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use proto_core::limits::{MAX_BULK_LEN, MAX_NAME_LEN, MAX_TEXT_LEN};
 
+use crate::backend::{BackendError, DeviceIndex, RtcBackend, RtcOutput, RtcRequest};
+use super::{lock, wait, HostBackend};
 use super::module::{HostModule, ModuleLimits};
-use super::{lock, wait};
-use crate::backend::{BackendError, RtcOutput, RtcRequest};
 
 /// The prelude force-included into every program.
 const PRELUDE: &str = include_str!("rtc/prelude.hpp");
@@ -471,9 +471,10 @@ fn lowered_names(module: &HostModule, lowered: &[LoweredName]) -> Vec<String> {
             LoweredName::Known(name) => name.clone(),
             LoweredName::FromModule { index, fallback } => table
                 .and_then(|table| {
-                    // SAFETY: `index < m`, inside the table; a non-null entry is a
-                    // NUL-terminated string in the still loaded module.
+                    // SAFETY: `index < m`, inside the table the module exports.
                     let ptr = unsafe { *table.add(*index) };
+                    // SAFETY: a non-null entry is a NUL-terminated string in the module,
+                    // which `module` keeps loaded while the `CStr` is borrowed.
                     (!ptr.is_null()).then(|| unsafe { CStr::from_ptr(ptr) })
                 })
                 .and_then(|name| name.to_str().ok().map(str::to_string))
@@ -606,6 +607,17 @@ impl Drop for CompileSlot {
     fn drop(&mut self) {
         *lock(&RUNNING_COMPILES) -= 1;
         COMPILE_DONE.notify_one();
+    }
+}
+
+impl RtcBackend for HostBackend {
+    fn rtc_compile(
+        &self,
+        dev: DeviceIndex,
+        request: &RtcRequest<'_>,
+    ) -> Result<RtcOutput, BackendError> {
+        let limits = self.module_limits(dev)?;
+        compile(request, &limits)
     }
 }
 

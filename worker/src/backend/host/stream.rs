@@ -1,5 +1,5 @@
 //! Streams of the host backend: one executor thread per stream, running a FIFO of
-//! [`StreamOp`]s in submission order.
+//! [`StreamOp`]s in submission order; and the backend's [`StreamBackend`] impl.
 //!
 //! Progress is counted in tickets: submitting the n-th operation returns ticket n, and the
 //! stream has reached ticket n once `completed >= n`. Waiting for "everything so far" means
@@ -12,10 +12,14 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle, ThreadId};
 use std::time::Instant;
 
+use super::{lock, wait, write_lock, HostBackend};
 use super::launch::KernelLaunch;
 use super::memory::{Region, RowLayout};
-use super::{lock, wait};
-use crate::backend::{BackendError, DeviceIndex, DtohDone, HostData, HostFn, MemsetPattern};
+
+use crate::backend::{
+    stream_flags, BackendError, DeviceIndex, DtohDone, EventHandle, HostData, HostFn, MemsetPattern,
+    StreamBackend, StreamHandle,
+};
 
 /// One unit of queued work. Regions hold their allocations alive, so an operation never
 /// outlives the memory it touches.
@@ -327,5 +331,83 @@ fn run_executor(queue: &Queue) {
         }
         drop(state);
         queue.progress.notify_all();
+    }
+}
+
+impl StreamBackend for HostBackend {
+    fn stream_create(
+        &self,
+        dev: DeviceIndex,
+        flags: u32,
+        _priority: i32,
+    ) -> Result<StreamHandle, BackendError> {
+        self.device(dev)?;
+        if flags & !stream_flags::SUPPORTED != 0 {
+            return Err(BackendError::InvalidValue(format!(
+                "unknown stream flags {flags:#x}"
+            )));
+        }
+        // Priorities are unsupported: every priority clamps into the range (0, 0).
+        let blocking = flags & stream_flags::NON_BLOCKING == 0;
+        let handle = StreamHandle::from_raw(self.next_handle());
+        let stream = Stream::spawn(handle.as_raw(), dev, blocking)?;
+        write_lock(&self.streams).insert(handle, Arc::new(stream));
+        Ok(handle)
+    }
+
+    fn stream_destroy(&self, stream: StreamHandle) -> Result<(), BackendError> {
+        let removed = write_lock(&self.streams).remove(&stream).ok_or_else(|| {
+            BackendError::InvalidHandle(format!("stream {} does not exist", stream.as_raw()))
+        })?;
+        removed.shut_down();
+        Ok(())
+    }
+
+    fn stream_synchronize(&self, stream: StreamHandle) -> Result<(), BackendError> {
+        self.stream(stream)?.synchronize()
+    }
+
+    fn stream_query(&self, stream: StreamHandle) -> Result<bool, BackendError> {
+        self.stream(stream)?.query()
+    }
+
+    fn stream_wait_event(
+        &self,
+        stream: Option<StreamHandle>,
+        event: EventHandle,
+    ) -> Result<(), BackendError> {
+        let event = self.event(event)?;
+        let Some(signal) = event.latest() else {
+            return Ok(());
+        };
+        match stream {
+            Some(handle) => self
+                .stream(handle)?
+                .submit(StreamOp::WaitEvent(signal))
+                .map(drop),
+            None => {
+                signal.wait();
+                Ok(())
+            }
+        }
+    }
+
+    fn stream_priority_range(&self, dev: DeviceIndex) -> Result<(i32, i32), BackendError> {
+        self.device(dev)?;
+        Ok((0, 0))
+    }
+
+    fn stream_info(&self, stream: StreamHandle) -> Result<(u32, i32), BackendError> {
+        let flags = if self.stream(stream)?.is_blocking() {
+            stream_flags::DEFAULT
+        } else {
+            stream_flags::NON_BLOCKING
+        };
+        // Priorities are unsupported: every stream's priority clamps to 0.
+        Ok((flags, 0))
+    }
+
+    fn launch_host_func(&self, stream: StreamHandle, f: HostFn) -> Result<(), BackendError> {
+        self.stream(stream)?.submit(StreamOp::HostFunc(f)).map(drop)
     }
 }

@@ -7,6 +7,10 @@ use std::time::Duration;
 
 use super::*;
 use crate::backend::{event_flags, hip_code};
+use crate::backend::{
+    stream_flags, DeviceBackend, DtohDone, EventBackend, HostFn, MemInfo, MemoryBackend, MemsetPattern, StreamBackend,
+};
+use super::memory::PAGE;
 
 const MIB: u64 = 1 << 20;
 

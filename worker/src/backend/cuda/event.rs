@@ -1,0 +1,94 @@
+//! Events on CUDA: `CUevent`s recorded into streams.
+
+use cudarc::driver::sys::CUevent;
+
+use super::error::Check;
+use super::{error, lock, sys, CudaBackend, EventEntry, Raw};
+
+use crate::backend::{validate_event_flags, BackendError, DeviceIndex, EventBackend, EventHandle, StreamHandle};
+
+impl EventBackend for CudaBackend {
+    fn event_create(&self, dev: DeviceIndex, flags: u32) -> Result<EventHandle, BackendError> {
+        validate_event_flags(flags)?;
+        self.enter(dev)?;
+        let timing = flags & crate::backend::event_flags::DISABLE_TIMING == 0;
+        let cu_flags = flags
+            & (crate::backend::event_flags::BLOCKING_SYNC | crate::backend::event_flags::DISABLE_TIMING | crate::backend::event_flags::INTERPROCESS);
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: valid out-pointer, context current; flag bits equal CUDA's.
+        unsafe { sys::cuEventCreate(&mut raw, cu_flags) }.check("cuEventCreate")?;
+        let id = self.handle();
+        lock(&self.events).insert(id, EventEntry { raw: Raw(raw), device: dev, timing, recorded: false });
+        Ok(EventHandle::from_raw(id))
+    }
+
+    fn event_destroy(&self, event: EventHandle) -> Result<(), BackendError> {
+        let e = lock(&self.events).remove(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
+        self.enter(e.device)?;
+        // SAFETY: removed from the table; destroyed once.
+        unsafe { sys::cuEventDestroy_v2(e.raw.0) }.check("cuEventDestroy")
+    }
+
+    fn event_record(&self, event: EventHandle, stream: Option<StreamHandle>) -> Result<(), BackendError> {
+        let (raw, device) = {
+            let events = lock(&self.events);
+            let e = events.get(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
+            (e.raw, e.device)
+        };
+        let s = self.stream(stream, device)?;
+        // SAFETY: live event and stream.
+        unsafe { sys::cuEventRecord(raw.0, s) }.check("cuEventRecord")?;
+        if let Some(e) = lock(&self.events).get_mut(&event.as_raw()) {
+            e.recorded = true;
+        }
+        Ok(())
+    }
+
+    fn event_synchronize(&self, event: EventHandle) -> Result<(), BackendError> {
+        let (raw, device, recorded) = self.event_entry(event)?;
+        if !recorded {
+            return Ok(());
+        }
+        self.enter(device)?;
+        // SAFETY: a live event.
+        unsafe { sys::cuEventSynchronize(raw.0) }.check("cuEventSynchronize")
+    }
+
+    fn event_query(&self, event: EventHandle) -> Result<bool, BackendError> {
+        let (raw, device, recorded) = self.event_entry(event)?;
+        if !recorded {
+            return Ok(true);
+        }
+        self.enter(device)?;
+        // SAFETY: a live event.
+        match unsafe { sys::cuEventQuery(raw.0) }.check("cuEventQuery") {
+            Ok(()) => Ok(true),
+            Err(BackendError::NotReady(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32, BackendError> {
+        let timing = |h: EventHandle| -> Result<(Raw<CUevent>, DeviceIndex), BackendError> {
+            let events = lock(&self.events);
+            let e = events.get(&h.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", h.as_raw())))?;
+            if !e.timing || !e.recorded {
+                return Err(BackendError::InvalidHandle("event not recorded or created with hipEventDisableTiming".into()));
+            }
+            Ok((e.raw, e.device))
+        };
+        let (a, dev) = timing(start)?;
+        let (b, _) = timing(end)?;
+        self.enter(dev)?;
+        // SAFETY: both live, recorded timing events.
+        unsafe { cudarc::driver::result::event::elapsed(a.0, b.0) }.map_err(|e| error::map("cuEventElapsedTime", e))
+    }
+}
+
+impl CudaBackend {
+    fn event_entry(&self, event: EventHandle) -> Result<(Raw<CUevent>, DeviceIndex, bool), BackendError> {
+        let events = lock(&self.events);
+        let e = events.get(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
+        Ok((e.raw, e.device, e.recorded))
+    }
+}

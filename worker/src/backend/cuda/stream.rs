@@ -1,0 +1,87 @@
+//! Streams on CUDA: `CUstream`s of the device's primary context.
+
+use super::error::Check;
+use super::{lock, sys, CudaBackend, Raw, StreamEntry};
+use crate::backend::{BackendError, DeviceIndex, EventHandle, HostFn, StreamBackend, StreamHandle};
+
+impl StreamBackend for CudaBackend {
+    fn stream_create(&self, dev: DeviceIndex, flags: u32, priority: i32) -> Result<StreamHandle, BackendError> {
+        if flags & !crate::backend::stream_flags::SUPPORTED != 0 {
+            return Err(BackendError::InvalidValue(format!("unknown stream flags {flags:#x}")));
+        }
+        self.enter(dev)?;
+        let (least, greatest) = self.stream_priority_range(dev)?;
+        let priority = priority.clamp(greatest.min(least), greatest.max(least));
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: valid out-pointer, context current.
+        unsafe { sys::cuStreamCreateWithPriority(&mut raw, flags, priority) }.check("cuStreamCreateWithPriority")?;
+        let id = self.handle();
+        lock(&self.streams).insert(id, StreamEntry { raw: Raw(raw), device: dev });
+        Ok(StreamHandle::from_raw(id))
+    }
+
+    fn stream_destroy(&self, stream: StreamHandle) -> Result<(), BackendError> {
+        let entry =
+            lock(&self.streams).remove(&stream.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("stream {:#x}", stream.as_raw())))?;
+        self.enter(entry.device)?;
+        // Drain first so host functions referencing this backend finish.
+        // SAFETY: a live stream we own.
+        let sync = unsafe { sys::cuStreamSynchronize(entry.raw.0) }.check("cuStreamSynchronize");
+        // SAFETY: removed from the table; destroyed once.
+        unsafe { sys::cuStreamDestroy_v2(entry.raw.0) }.check("cuStreamDestroy")?;
+        sync
+    }
+
+    fn stream_synchronize(&self, stream: StreamHandle) -> Result<(), BackendError> {
+        let s = self.stream(Some(stream), 0)?;
+        // SAFETY: a live stream, context entered.
+        unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")
+    }
+
+    fn stream_query(&self, stream: StreamHandle) -> Result<bool, BackendError> {
+        let s = self.stream(Some(stream), 0)?;
+        // SAFETY: a live stream, context entered.
+        match unsafe { sys::cuStreamQuery(s) }.check("cuStreamQuery") {
+            Ok(()) => Ok(true),
+            Err(BackendError::NotReady(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn stream_wait_event(&self, stream: Option<StreamHandle>, event: EventHandle) -> Result<(), BackendError> {
+        let (raw, device, recorded) = {
+            let events = lock(&self.events);
+            let e = events.get(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
+            (e.raw, e.device, e.recorded)
+        };
+        if !recorded {
+            return Ok(());
+        }
+        let s = self.stream(stream, device)?;
+        // SAFETY: live stream and event.
+        unsafe { sys::cuStreamWaitEvent(s, raw.0, 0) }.check("cuStreamWaitEvent")
+    }
+
+    fn stream_priority_range(&self, dev: DeviceIndex) -> Result<(i32, i32), BackendError> {
+        self.enter(dev)?;
+        let (mut least, mut greatest) = (0, 0);
+        // SAFETY: valid out-pointers, context current.
+        unsafe { sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) }.check("cuCtxGetStreamPriorityRange")?;
+        Ok((least, greatest))
+    }
+
+    fn stream_info(&self, stream: StreamHandle) -> Result<(u32, i32), BackendError> {
+        let s = self.stream(Some(stream), 0)?;
+        let (mut flags, mut priority) = (0, 0);
+        // SAFETY: a live stream, context entered; valid out-pointers.
+        unsafe { sys::cuStreamGetFlags(s, &mut flags) }.check("cuStreamGetFlags")?;
+        // SAFETY: as above.
+        unsafe { sys::cuStreamGetPriority(s, &mut priority) }.check("cuStreamGetPriority")?;
+        Ok((flags, priority))
+    }
+
+    fn launch_host_func(&self, stream: StreamHandle, f: HostFn) -> Result<(), BackendError> {
+        let s = self.stream(Some(stream), 0)?;
+        self.launch_host(s, f)
+    }
+}

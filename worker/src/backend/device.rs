@@ -1,0 +1,106 @@
+//! Devices: count, properties, synchronization, limits and peers.
+
+use super::{BackendError, DeviceIndex};
+
+/// A `hipDeviceGetLimit` / `hipDeviceSetLimit` limit (`hipLimit_t`); the others are
+/// `hipErrorUnsupportedLimit` before a backend sees them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DeviceLimit {
+    /// `hipLimitStackSize`: stack bytes per GPU thread.
+    StackSize,
+    /// `hipLimitPrintfFifoSize`: bytes of device `printf` output buffered per launch.
+    PrintfFifoSize,
+    /// `hipLimitMallocHeapSize`: bytes of the device-side `malloc` heap.
+    MallocHeapSize,
+}
+
+impl DeviceLimit {
+    /// The limit for a `hipLimit_t` number, `None` for the unsupported ones.
+    pub fn from_raw(raw: u32) -> Option<Self> {
+        match raw {
+            0 => Some(Self::StackSize),
+            1 => Some(Self::PrintfFifoSize),
+            2 => Some(Self::MallocHeapSize),
+            _ => None,
+        }
+    }
+}
+
+/// What a client needs to fill `hipDeviceProp_t`; the session maps field by field.
+/// Sizes are bytes, clocks kHz; `int` fields of `hipDeviceProp_t` are `i32` here and its
+/// 0/1 flags `bool`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceProperties {
+    /// Marketing name, at most 255 bytes (the C field is `char[256]`).
+    pub name: String,
+    /// `gcnArchName`, e.g. `gfx90a:sramecc+:xnack-`; `host` for the host backend.
+    pub gcn_arch_name: String,
+    pub total_global_mem: u64,
+    pub shared_mem_per_block: u64,
+    /// Most shared memory a block can opt into (`hipFuncAttributeMaxDynamicSharedMemorySize`).
+    pub shared_mem_per_block_optin: u64,
+    pub regs_per_block: i32,
+    pub warp_size: i32,
+    pub max_threads_per_block: i32,
+    pub max_threads_dim: [i32; 3],
+    pub max_grid_size: [i32; 3],
+    pub clock_rate_khz: i32,
+    pub memory_clock_rate_khz: i32,
+    /// In bits.
+    pub memory_bus_width: i32,
+    pub total_const_mem: u64,
+    pub major: i32,
+    pub minor: i32,
+    pub multi_processor_count: i32,
+    pub l2_cache_size: i32,
+    pub max_threads_per_multiprocessor: i32,
+    /// `hipComputeMode`; 0 is `hipComputeModeDefault`.
+    pub compute_mode: i32,
+    pub concurrent_kernels: bool,
+    pub pci_domain_id: i32,
+    pub pci_bus_id: i32,
+    pub pci_device_id: i32,
+    pub max_shared_memory_per_multiprocessor: u64,
+    pub is_multi_gpu_board: bool,
+    pub can_map_host_memory: bool,
+    pub integrated: bool,
+    pub ecc_enabled: bool,
+    pub unified_addressing: bool,
+    pub managed_memory: bool,
+    pub concurrent_managed_access: bool,
+    pub pageable_memory_access: bool,
+    pub cooperative_launch: bool,
+    pub kernel_exec_timeout_enabled: bool,
+    pub async_engine_count: i32,
+    pub mem_pitch: u64,
+    pub texture_alignment: u64,
+}
+
+/// The device family (`hipGetDeviceCount`, `hipGetDeviceProperties`, `hipDeviceSynchronize`,
+/// limits, peers), and the backend's name.
+pub trait DeviceBackend {
+    /// `"host"`, `"cuda"` or `"hip"`.
+    fn name(&self) -> &'static str;
+
+    /// Number of devices this backend exposes.
+    fn device_count(&self) -> Result<u32, BackendError>;
+
+    /// Static properties of `dev` (`hipGetDeviceProperties`).
+    fn device_properties(&self, dev: DeviceIndex) -> Result<DeviceProperties, BackendError>;
+
+    /// Waits until all work queued on `dev`, on every stream of every session, is done.
+    /// Errors latched on individual streams stay there, reported by that stream's
+    /// synchronize/query (the session, which knows its streams, collects them).
+    fn device_synchronize(&self, dev: DeviceIndex) -> Result<(), BackendError>;
+
+    /// The current value of `limit` on `dev` (`hipDeviceGetLimit`).
+    fn device_limit(&self, dev: DeviceIndex, limit: DeviceLimit) -> Result<u64, BackendError>;
+
+    /// Sets `limit` on `dev` (`hipDeviceSetLimit`) and returns the value now in effect (a
+    /// backend may round up); a value the backend cannot honour is `InvalidValue`.
+    fn set_device_limit(&self, dev: DeviceIndex, limit: DeviceLimit, value: u64) -> Result<u64, BackendError>;
+
+    /// Whether kernels on `dev` can access memory of `peer` (`hipDeviceCanAccessPeer`; the
+    /// session answers `false` for `dev == peer` itself).
+    fn can_access_peer(&self, dev: DeviceIndex, peer: DeviceIndex) -> Result<bool, BackendError>;
+}

@@ -1,0 +1,101 @@
+//! Handles and addresses: how sessions and backends name devices, device memory and the objects a
+//! backend creates.
+
+use std::fmt;
+
+/// A device ordinal, `0..device_count()`.
+pub type DeviceIndex = u32;
+
+/// A device address as the client sees it. `DevicePtr::NULL` is never a live allocation.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct DevicePtr(pub u64);
+
+impl DevicePtr {
+    /// The null device pointer (`hipMalloc(&p, 0)` yields it).
+    pub const NULL: Self = Self(0);
+
+    /// Whether this is the null pointer.
+    pub fn is_null(self) -> bool {
+        self.0 == 0
+    }
+
+    /// This address plus `bytes`, or `None` on overflow.
+    pub fn checked_add(self, bytes: u64) -> Option<Self> {
+        self.0.checked_add(bytes).map(Self)
+    }
+}
+
+impl fmt::Display for DevicePtr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:#x}", self.0)
+    }
+}
+
+/// An opaque stream created by [`StreamBackend::stream_create`]. Handles are never reused.
+///
+/// [`StreamBackend::stream_create`]: crate::backend::StreamBackend::stream_create
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StreamHandle(u64);
+
+impl StreamHandle {
+    pub(crate) fn from_raw(raw: u64) -> Self {
+        Self(raw)
+    }
+
+    /// The raw value, for logs and handle tables.
+    pub fn as_raw(self) -> u64 {
+        self.0
+    }
+}
+
+/// An opaque event created by [`EventBackend::event_create`]. Handles are never reused.
+///
+/// [`EventBackend::event_create`]: crate::backend::EventBackend::event_create
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EventHandle(u64);
+
+impl EventHandle {
+    pub(crate) fn from_raw(raw: u64) -> Self {
+        Self(raw)
+    }
+
+    /// The raw value, for logs and handle tables.
+    pub fn as_raw(self) -> u64 {
+        self.0
+    }
+}
+
+/// An opaque module created by [`ModuleBackend::module_load`]. Handles are never reused.
+///
+/// [`ModuleBackend::module_load`]: crate::backend::ModuleBackend::module_load
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ModuleHandle(u64);
+
+impl ModuleHandle {
+    pub(crate) fn from_raw(raw: u64) -> Self {
+        Self(raw)
+    }
+
+    /// The raw value, for logs and handle tables.
+    pub fn as_raw(self) -> u64 {
+        self.0
+    }
+}
+
+/// An opaque kernel of a loaded module ([`ModuleBackend::module_function`]). It becomes invalid
+/// when its module is unloaded. Handles are never reused.
+///
+/// [`ModuleBackend::module_function`]: crate::backend::ModuleBackend::module_function
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FunctionHandle(u64);
+
+impl FunctionHandle {
+    pub(crate) fn from_raw(raw: u64) -> Self {
+        Self(raw)
+    }
+
+    /// The raw value, for logs and handle tables.
+    pub fn as_raw(self) -> u64 {
+        self.0
+    }
+}

@@ -1,0 +1,52 @@
+//! Streams: in-order queues of device work.
+
+use super::{BackendError, DeviceIndex, EventHandle, StreamHandle};
+
+/// `hipStreamCreateWithFlags` flags.
+pub mod stream_flags {
+    /// `hipStreamDefault`: a blocking stream, implicitly synchronized with the null stream.
+    pub const DEFAULT: u32 = 0x0;
+    /// `hipStreamNonBlocking`: no implicit synchronization with the null stream.
+    pub const NON_BLOCKING: u32 = 0x1;
+    /// Every flag a backend accepts.
+    pub const SUPPORTED: u32 = NON_BLOCKING;
+}
+
+/// A host function queued on a stream (`hipLaunchHostFunc`). It runs on the stream's
+/// executor once all earlier work on the stream is done and must not call back into the
+/// backend for that stream (CUDA and HIP forbid runtime calls from host functions too).
+pub type HostFn = Box<dyn FnOnce() + Send + 'static>;
+
+/// The stream family: creating, synchronizing and querying streams, cross-stream waits and
+/// host functions.
+pub trait StreamBackend {
+    /// Creates a stream on `dev`. `flags` are [`stream_flags`]; `priority` is clamped into
+    /// [`StreamBackend::stream_priority_range`] as HIP does.
+    fn stream_create(&self, dev: DeviceIndex, flags: u32, priority: i32) -> Result<StreamHandle, BackendError>;
+
+    /// Drains the stream's queued work, then destroys it.
+    fn stream_destroy(&self, stream: StreamHandle) -> Result<(), BackendError>;
+
+    /// Waits for all work queued so far; returns the first error any queued operation of
+    /// this stream hit (latched until the stream is destroyed).
+    fn stream_synchronize(&self, stream: StreamHandle) -> Result<(), BackendError>;
+
+    /// Whether all queued work is done (the session maps `false` to `hipErrorNotReady`); a
+    /// latched error is returned as `Err`.
+    fn stream_query(&self, stream: StreamHandle) -> Result<bool, BackendError>;
+
+    /// Makes later work on `stream` wait until `event`'s latest record is reached. An event
+    /// never recorded imposes no wait. `None` blocks the null stream, i.e. the caller.
+    fn stream_wait_event(&self, stream: Option<StreamHandle>, event: EventHandle) -> Result<(), BackendError>;
+
+    /// `(least, greatest)` priority as `hipDeviceGetStreamPriorityRange` reports it; a lower
+    /// number is a higher priority. `(0, 0)` means priorities are not supported.
+    fn stream_priority_range(&self, dev: DeviceIndex) -> Result<(i32, i32), BackendError>;
+
+    /// `(flags, priority)` of a created stream: the flags it was created with and its
+    /// priority after clamping (`hipStreamGetFlags`, `hipStreamGetPriority`).
+    fn stream_info(&self, stream: StreamHandle) -> Result<(u32, i32), BackendError>;
+
+    /// Queues `f` to run on the stream's executor after earlier work (`hipLaunchHostFunc`).
+    fn launch_host_func(&self, stream: StreamHandle, f: HostFn) -> Result<(), BackendError>;
+}
