@@ -13,4 +13,6 @@ pub mod api;
 pub mod config;
 pub mod conn;
 pub mod fatbin;
+pub mod handle;
 pub mod remote;
+pub mod state;

@@ -64,7 +64,7 @@ pub fn with_conn<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result
             Ok(conn) => {
                 if let Some(registry) = conn.memory_registry() {
                     *MEMORY_REGISTRY.lock().unwrap_or_else(|p| p.into_inner()) = Some(registry.clone());
-                    for (addr, len) in crate::api::memory::host_allocations() {
+                    for (addr, len) in crate::state::allocations::host_allocations() {
                         registry.remember(addr, len);
                     }
                 }

@@ -6,68 +6,17 @@
 //! cross the network.
 
 use crate::abi::*;
-use crate::boundary::{current_device, peek_last_error, set_current_device, take_last_error};
+use crate::boundary::{peek_last_error, take_last_error};
+use crate::state::allocations::forget_device_allocations;
+use crate::state::devices::{check_device, current_device, device_count, prefer_device, properties, set_current_device};
 use crate::conn::CallError;
 use crate::remote::{call_sync, with_conn};
 use proto_core::Calls;
 use proto_core::wire;
-use std::collections::HashMap;
 use std::ffi::{c_char, c_int};
-use std::sync::{Mutex, OnceLock};
 
 /// HIP version this library reports for itself (`hipRuntimeGetVersion`).
 pub const RUNTIME_VERSION: c_int = HIP_VERSION as c_int;
-
-/// Number of devices the worker exposes (cached after the first successful query).
-pub fn device_count() -> Result<u32, CallError> {
-    static COUNT: OnceLock<u32> = OnceLock::new();
-    if let Some(n) = COUNT.get() {
-        return Ok(*n);
-    }
-    let n = with_conn(|c| {
-        c.get_device_count(wire::Empty {}).map(|d| d.count)
-    })?;
-    Ok(*COUNT.get_or_init(|| n))
-}
-
-/// Validates a device ordinal against the worker's count.
-pub fn check_device(device: c_int) -> Result<u32, CallError> {
-    let count = device_count()?;
-    match u32::try_from(device) {
-        Ok(d) if d < count => Ok(d),
-        _ => Err(CallError::new(HipError::INVALID_DEVICE, format!("device {device} out of range (worker has {count})"))),
-    }
-}
-
-/// Properties of `device` (cached).
-pub fn properties(device: u32) -> Result<wire::DeviceProperties, CallError> {
-    static CACHE: OnceLock<Mutex<HashMap<u32, wire::DeviceProperties>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(p) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&device) {
-        return Ok(p.clone());
-    }
-    let props = with_conn(|c| {
-        c.get_device_properties(wire::DeviceRef { device })
-    })?;
-    cache.lock().unwrap_or_else(|p| p.into_inner()).insert(device, props.clone());
-    Ok(props)
-}
-
-/// `maxThreadsPerBlock` of `device`, from a per-thread cache: launches check it every time,
-/// and cloning the whole cached property set per launch showed in the launch rate.
-pub fn max_threads_per_block(device: u32) -> Result<u32, CallError> {
-    thread_local! {
-        static CACHED: std::cell::Cell<Option<(u32, u32)>> = const { std::cell::Cell::new(None) };
-    }
-    if let Some((d, max)) = CACHED.with(|c| c.get()) {
-        if d == device {
-            return Ok(max);
-        }
-    }
-    let max = properties(device)?.max_threads_per_block;
-    CACHED.with(|c| c.set(Some((device, max))));
-    Ok(max)
-}
 
 fn copy_c_string(dst: &mut [c_char], src: &str) {
     let n = src.len().min(dst.len().saturating_sub(1));
@@ -406,7 +355,7 @@ pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
 pub extern "C" fn hipDeviceReset() -> hipError_t {
     hip_boundary!("hipDeviceReset", {
         let device = current_device();
-        crate::api::memory::forget_device_allocations(device);
+        forget_device_allocations(device);
         call_sync(|c| c.device_reset(wire::DeviceRef { device }))
     })
 }
@@ -479,7 +428,7 @@ pub unsafe extern "C" fn hipSetValidDevices(device_arr: *mut c_int, len: c_int) 
         for &d in devices {
             check_device(d)?;
         }
-        crate::boundary::prefer_device(devices[0] as u32);
+        prefer_device(devices[0] as u32);
         Ok(())
     })
 }

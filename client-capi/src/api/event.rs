@@ -1,9 +1,8 @@
 //! Event family. A `hipEvent_t` is the worker's session-scoped handle.
 
 use crate::abi::*;
-use crate::api::device::check_device;
-use crate::api::stream::stream_id;
-use crate::boundary::current_device;
+use crate::handle::stream_id;
+use crate::state::devices::{check_device, current_device};
 use crate::conn::CallError;
 use crate::remote::{call_sync, with_conn};
 use proto_core::{calls, Caller, Calls};

@@ -2,8 +2,8 @@
 //! `hipStreamLegacy` and `hipStreamPerThread` all map to the worker's null stream.
 
 use crate::abi::*;
-use crate::api::device::check_device;
-use crate::boundary::current_device;
+use crate::handle::stream_id;
+use crate::state::devices::{check_device, current_device};
 use crate::conn::CallError;
 use crate::remote::{call_sync, with_conn};
 use proto_core::{calls, Caller, Calls};
@@ -12,14 +12,6 @@ use std::ffi::{c_int, c_uint};
 
 /// `hipStreamNonBlocking`.
 const STREAM_FLAGS: c_uint = 0x1;
-
-/// The wire id of a stream handle.
-pub fn stream_id(stream: hipStream_t) -> u64 {
-    match stream as u64 {
-        1 | 2 => 0, // hipStreamLegacy, hipStreamPerThread
-        id => id,
-    }
-}
 
 fn create(stream: *mut hipStream_t, flags: c_uint, priority: c_int) -> Result<(), CallError> {
     non_null!(stream);

@@ -22,10 +22,11 @@
 //! it is sent as it is, after checking that it covers the layout's end (bytes past the end
 //! are padding and are not sent).
 
+pub mod register;
+
 use crate::abi::*;
-use crate::api::device::properties;
-use crate::api::stream::stream_id;
-use crate::boundary::current_device;
+use crate::handle::stream_id;
+use crate::state::devices::{current_device, max_threads_per_block, properties};
 use crate::conn::CallError;
 use crate::fatbin::{self, Bundle, Extent, ImageKind};
 use crate::remote::{call_sync, with_conn};
@@ -500,7 +501,7 @@ pub(crate) fn get_global(module: u64, name: &str) -> Result<(u64, u64), CallErro
         m.globals.insert(name.to_string(), global);
     }
     // A global is device memory: hipMemcpyDefault must see it as such.
-    crate::api::memory::note_device_range(global.0, global.1, crate::boundary::current_device());
+    crate::state::allocations::note_device_range(global.0, global.1, current_device());
     Ok(global)
 }
 
@@ -572,7 +573,7 @@ pub(crate) unsafe fn launch(f: &Function, g: Geometry, kernel_params: *mut *mut 
         return Err(CallError::new(bad_dims, format!("launch of {} with grid {:?} block {:?}: every dimension must be at least 1", f.name, g.grid, g.block)));
     }
     let threads = g.block.iter().map(|&d| u64::from(d)).product::<u64>();
-    let max = u64::from(crate::api::device::max_threads_per_block(current_device())?);
+    let max = u64::from(max_threads_per_block(current_device())?);
     if max > 0 && threads > max {
         return Err(CallError::new(bad_dims, format!("launch of {} with {threads} threads per block (device maximum {max})", f.name)));
     }

@@ -20,8 +20,10 @@
 //! `hipGetSymbolSize`; the copies go through this library's ordinary copy paths.
 
 use crate::abi::*;
-use crate::api::memory::{hipMemcpy, hipMemcpyAsync, is_device_pointer};
-use crate::api::module::{self, c_str, Function, Geometry};
+use super::{self as module, c_str, Function, Geometry};
+use crate::handle::stream_id;
+use crate::state::allocations::is_device_pointer;
+use crate::state::copy::copy;
 use crate::conn::CallError;
 use crate::fatbin::{self, Wrapper};
 use crate::remote;
@@ -520,14 +522,6 @@ fn symbol_range(symbol: *const c_void, offset: usize, len: usize) -> Result<*mut
     Ok((ptr + offset as u64) as *mut c_void)
 }
 
-fn copy_result(code: hipError_t, what: &str) -> Result<(), CallError> {
-    if code == HipError::SUCCESS {
-        Ok(())
-    } else {
-        Err(CallError::new(code, format!("{what} failed")))
-    }
-}
-
 /// # Safety
 /// `src` must be valid for `len` bytes in the address space `kind` names.
 #[allow(non_upper_case_globals)] // hipMemcpyKind constants keep their C names
@@ -541,13 +535,7 @@ unsafe fn to_symbol(symbol: *const c_void, src: *const c_void, len: usize, offse
     };
     let dst = symbol_range(symbol, offset, len)?;
     // SAFETY: forwarded caller contract; `dst` is inside the variable.
-    let code = unsafe {
-        match stream {
-            None => hipMemcpy(dst, src, len, kind),
-            Some(s) => hipMemcpyAsync(dst, src, len, kind, s),
-        }
-    };
-    copy_result(code, "copy to device variable")
+    unsafe { copy(dst, src, len, kind, stream.map(stream_id)) }
 }
 
 /// # Safety
@@ -563,13 +551,7 @@ unsafe fn from_symbol(dst: *mut c_void, symbol: *const c_void, len: usize, offse
     };
     let src = symbol_range(symbol, offset, len)?;
     // SAFETY: forwarded caller contract; `src` is inside the variable.
-    let code = unsafe {
-        match stream {
-            None => hipMemcpy(dst, src, len, kind),
-            Some(s) => hipMemcpyAsync(dst, src, len, kind, s),
-        }
-    };
-    copy_result(code, "copy from device variable")
+    unsafe { copy(dst, src, len, kind, stream.map(stream_id)) }
 }
 
 #[no_mangle]
