@@ -43,332 +43,27 @@ pub struct HipError(pub i32);
 /// The C name of [`HipError`].
 pub type hipError_t = HipError;
 
-impl HipError {
-    /// `hipSuccess` = 0
-    pub const SUCCESS: HipError = HipError(0);
-    /// `hipErrorInvalidValue` = 1
-    pub const INVALID_VALUE: HipError = HipError(1);
-    /// `hipErrorOutOfMemory` = 2
-    pub const OUT_OF_MEMORY: HipError = HipError(2);
-    /// `hipErrorMemoryAllocation` = 2
-    pub const MEMORY_ALLOCATION: HipError = HipError(2);
-    /// `hipErrorNotInitialized` = 3
-    pub const NOT_INITIALIZED: HipError = HipError(3);
-    /// `hipErrorInitializationError` = 3
-    pub const INITIALIZATION_ERROR: HipError = HipError(3);
-    /// `hipErrorDeinitialized` = 4
-    pub const DEINITIALIZED: HipError = HipError(4);
-    /// `hipErrorProfilerDisabled` = 5
-    pub const PROFILER_DISABLED: HipError = HipError(5);
-    /// `hipErrorProfilerNotInitialized` = 6
-    pub const PROFILER_NOT_INITIALIZED: HipError = HipError(6);
-    /// `hipErrorProfilerAlreadyStarted` = 7
-    pub const PROFILER_ALREADY_STARTED: HipError = HipError(7);
-    /// `hipErrorProfilerAlreadyStopped` = 8
-    pub const PROFILER_ALREADY_STOPPED: HipError = HipError(8);
-    /// `hipErrorInvalidConfiguration` = 9
-    pub const INVALID_CONFIGURATION: HipError = HipError(9);
-    /// `hipErrorInvalidPitchValue` = 12
-    pub const INVALID_PITCH_VALUE: HipError = HipError(12);
-    /// `hipErrorInvalidSymbol` = 13
-    pub const INVALID_SYMBOL: HipError = HipError(13);
-    /// `hipErrorInvalidDevicePointer` = 17
-    pub const INVALID_DEVICE_POINTER: HipError = HipError(17);
-    /// `hipErrorInvalidMemcpyDirection` = 21
-    pub const INVALID_MEMCPY_DIRECTION: HipError = HipError(21);
-    /// `hipErrorInsufficientDriver` = 35
-    pub const INSUFFICIENT_DRIVER: HipError = HipError(35);
-    /// `hipErrorMissingConfiguration` = 52
-    pub const MISSING_CONFIGURATION: HipError = HipError(52);
-    /// `hipErrorPriorLaunchFailure` = 53
-    pub const PRIOR_LAUNCH_FAILURE: HipError = HipError(53);
-    /// `hipErrorInvalidDeviceFunction` = 98
-    pub const INVALID_DEVICE_FUNCTION: HipError = HipError(98);
-    /// `hipErrorNoDevice` = 100
-    pub const NO_DEVICE: HipError = HipError(100);
-    /// `hipErrorInvalidDevice` = 101
-    pub const INVALID_DEVICE: HipError = HipError(101);
-    /// `hipErrorInvalidImage` = 200
-    pub const INVALID_IMAGE: HipError = HipError(200);
-    /// `hipErrorInvalidContext` = 201
-    pub const INVALID_CONTEXT: HipError = HipError(201);
-    /// `hipErrorContextAlreadyCurrent` = 202
-    pub const CONTEXT_ALREADY_CURRENT: HipError = HipError(202);
-    /// `hipErrorMapFailed` = 205
-    pub const MAP_FAILED: HipError = HipError(205);
-    /// `hipErrorMapBufferObjectFailed` = 205
-    pub const MAP_BUFFER_OBJECT_FAILED: HipError = HipError(205);
-    /// `hipErrorUnmapFailed` = 206
-    pub const UNMAP_FAILED: HipError = HipError(206);
-    /// `hipErrorArrayIsMapped` = 207
-    pub const ARRAY_IS_MAPPED: HipError = HipError(207);
-    /// `hipErrorAlreadyMapped` = 208
-    pub const ALREADY_MAPPED: HipError = HipError(208);
-    /// `hipErrorNoBinaryForGpu` = 209
-    pub const NO_BINARY_FOR_GPU: HipError = HipError(209);
-    /// `hipErrorAlreadyAcquired` = 210
-    pub const ALREADY_ACQUIRED: HipError = HipError(210);
-    /// `hipErrorNotMapped` = 211
-    pub const NOT_MAPPED: HipError = HipError(211);
-    /// `hipErrorNotMappedAsArray` = 212
-    pub const NOT_MAPPED_AS_ARRAY: HipError = HipError(212);
-    /// `hipErrorNotMappedAsPointer` = 213
-    pub const NOT_MAPPED_AS_POINTER: HipError = HipError(213);
-    /// `hipErrorECCNotCorrectable` = 214
-    pub const ECC_NOT_CORRECTABLE: HipError = HipError(214);
-    /// `hipErrorUnsupportedLimit` = 215
-    pub const UNSUPPORTED_LIMIT: HipError = HipError(215);
-    /// `hipErrorContextAlreadyInUse` = 216
-    pub const CONTEXT_ALREADY_IN_USE: HipError = HipError(216);
-    /// `hipErrorPeerAccessUnsupported` = 217
-    pub const PEER_ACCESS_UNSUPPORTED: HipError = HipError(217);
-    /// `hipErrorInvalidKernelFile` = 218
-    pub const INVALID_KERNEL_FILE: HipError = HipError(218);
-    /// `hipErrorInvalidGraphicsContext` = 219
-    pub const INVALID_GRAPHICS_CONTEXT: HipError = HipError(219);
-    /// `hipErrorInvalidSource` = 300
-    pub const INVALID_SOURCE: HipError = HipError(300);
-    /// `hipErrorFileNotFound` = 301
-    pub const FILE_NOT_FOUND: HipError = HipError(301);
-    /// `hipErrorSharedObjectSymbolNotFound` = 302
-    pub const SHARED_OBJECT_SYMBOL_NOT_FOUND: HipError = HipError(302);
-    /// `hipErrorSharedObjectInitFailed` = 303
-    pub const SHARED_OBJECT_INIT_FAILED: HipError = HipError(303);
-    /// `hipErrorOperatingSystem` = 304
-    pub const OPERATING_SYSTEM: HipError = HipError(304);
-    /// `hipErrorInvalidHandle` = 400
-    pub const INVALID_HANDLE: HipError = HipError(400);
-    /// `hipErrorInvalidResourceHandle` = 400
-    pub const INVALID_RESOURCE_HANDLE: HipError = HipError(400);
-    /// `hipErrorIllegalState` = 401
-    pub const ILLEGAL_STATE: HipError = HipError(401);
-    /// `hipErrorNotFound` = 500
-    pub const NOT_FOUND: HipError = HipError(500);
-    /// `hipErrorNotReady` = 600
-    pub const NOT_READY: HipError = HipError(600);
-    /// `hipErrorIllegalAddress` = 700
-    pub const ILLEGAL_ADDRESS: HipError = HipError(700);
-    /// `hipErrorLaunchOutOfResources` = 701
-    pub const LAUNCH_OUT_OF_RESOURCES: HipError = HipError(701);
-    /// `hipErrorLaunchTimeOut` = 702
-    pub const LAUNCH_TIME_OUT: HipError = HipError(702);
-    /// `hipErrorPeerAccessAlreadyEnabled` = 704
-    pub const PEER_ACCESS_ALREADY_ENABLED: HipError = HipError(704);
-    /// `hipErrorPeerAccessNotEnabled` = 705
-    pub const PEER_ACCESS_NOT_ENABLED: HipError = HipError(705);
-    /// `hipErrorSetOnActiveProcess` = 708
-    pub const SET_ON_ACTIVE_PROCESS: HipError = HipError(708);
-    /// `hipErrorContextIsDestroyed` = 709
-    pub const CONTEXT_IS_DESTROYED: HipError = HipError(709);
-    /// `hipErrorAssert` = 710
-    pub const ASSERT: HipError = HipError(710);
-    /// `hipErrorHostMemoryAlreadyRegistered` = 712
-    pub const HOST_MEMORY_ALREADY_REGISTERED: HipError = HipError(712);
-    /// `hipErrorHostMemoryNotRegistered` = 713
-    pub const HOST_MEMORY_NOT_REGISTERED: HipError = HipError(713);
-    /// `hipErrorLaunchFailure` = 719
-    pub const LAUNCH_FAILURE: HipError = HipError(719);
-    /// `hipErrorCooperativeLaunchTooLarge` = 720
-    pub const COOPERATIVE_LAUNCH_TOO_LARGE: HipError = HipError(720);
-    /// `hipErrorNotSupported` = 801
-    pub const NOT_SUPPORTED: HipError = HipError(801);
-    /// `hipErrorStreamCaptureUnsupported` = 900
-    pub const STREAM_CAPTURE_UNSUPPORTED: HipError = HipError(900);
-    /// `hipErrorStreamCaptureInvalidated` = 901
-    pub const STREAM_CAPTURE_INVALIDATED: HipError = HipError(901);
-    /// `hipErrorStreamCaptureMerge` = 902
-    pub const STREAM_CAPTURE_MERGE: HipError = HipError(902);
-    /// `hipErrorStreamCaptureUnmatched` = 903
-    pub const STREAM_CAPTURE_UNMATCHED: HipError = HipError(903);
-    /// `hipErrorStreamCaptureUnjoined` = 904
-    pub const STREAM_CAPTURE_UNJOINED: HipError = HipError(904);
-    /// `hipErrorStreamCaptureIsolation` = 905
-    pub const STREAM_CAPTURE_ISOLATION: HipError = HipError(905);
-    /// `hipErrorStreamCaptureImplicit` = 906
-    pub const STREAM_CAPTURE_IMPLICIT: HipError = HipError(906);
-    /// `hipErrorCapturedEvent` = 907
-    pub const CAPTURED_EVENT: HipError = HipError(907);
-    /// `hipErrorStreamCaptureWrongThread` = 908
-    pub const STREAM_CAPTURE_WRONG_THREAD: HipError = HipError(908);
-    /// `hipErrorGraphExecUpdateFailure` = 910
-    pub const GRAPH_EXEC_UPDATE_FAILURE: HipError = HipError(910);
-    /// `hipErrorInvalidChannelDescriptor` = 911
-    pub const INVALID_CHANNEL_DESCRIPTOR: HipError = HipError(911);
-    /// `hipErrorInvalidTexture` = 912
-    pub const INVALID_TEXTURE: HipError = HipError(912);
-    /// `hipErrorUnknown` = 999
-    pub const UNKNOWN: HipError = HipError(999);
-    /// `hipErrorRuntimeMemory` = 1052
-    pub const RUNTIME_MEMORY: HipError = HipError(1052);
-    /// `hipErrorRuntimeOther` = 1053
-    pub const RUNTIME_OTHER: HipError = HipError(1053);
-    /// `hipErrorTbd` = 1054
-    pub const TBD: HipError = HipError(1054);
+/// Typed constants from proto-core's one `hipError_t` table: `HipError::INVALID_VALUE`, the C
+/// names (`hipErrorInvalidValue`) and [`HipError::ALL`].
+macro_rules! hip_error_constants {
+    (errors { $( $konst:ident = $value:literal, $cname:ident, $message:literal; )* }
+     aliases { $( $alias:ident = $target:ident, $acname:ident; )* }) => {
+        impl HipError {
+            $( #[doc = concat!("`", stringify!($cname), "` = ", stringify!($value))]
+               pub const $konst: HipError = HipError($value); )*
+            $( #[doc = concat!("`", stringify!($acname), "` (alias of `", stringify!($target), "`)")]
+               pub const $alias: HipError = HipError::$target; )*
+
+            /// Every distinct code of ROCm 7.2, in ascending order.
+            pub const ALL: &'static [HipError] = &[ $( HipError($value), )* ];
+        }
+        $( pub const $cname: hipError_t = HipError::$konst; )*
+        $( pub const $acname: hipError_t = HipError::$alias; )*
+    };
 }
-
-pub const hipSuccess: hipError_t = HipError::SUCCESS;
-pub const hipErrorInvalidValue: hipError_t = HipError::INVALID_VALUE;
-pub const hipErrorOutOfMemory: hipError_t = HipError::OUT_OF_MEMORY;
-pub const hipErrorMemoryAllocation: hipError_t = HipError::MEMORY_ALLOCATION;
-pub const hipErrorNotInitialized: hipError_t = HipError::NOT_INITIALIZED;
-pub const hipErrorInitializationError: hipError_t = HipError::INITIALIZATION_ERROR;
-pub const hipErrorDeinitialized: hipError_t = HipError::DEINITIALIZED;
-pub const hipErrorProfilerDisabled: hipError_t = HipError::PROFILER_DISABLED;
-pub const hipErrorProfilerNotInitialized: hipError_t = HipError::PROFILER_NOT_INITIALIZED;
-pub const hipErrorProfilerAlreadyStarted: hipError_t = HipError::PROFILER_ALREADY_STARTED;
-pub const hipErrorProfilerAlreadyStopped: hipError_t = HipError::PROFILER_ALREADY_STOPPED;
-pub const hipErrorInvalidConfiguration: hipError_t = HipError::INVALID_CONFIGURATION;
-pub const hipErrorInvalidPitchValue: hipError_t = HipError::INVALID_PITCH_VALUE;
-pub const hipErrorInvalidSymbol: hipError_t = HipError::INVALID_SYMBOL;
-pub const hipErrorInvalidDevicePointer: hipError_t = HipError::INVALID_DEVICE_POINTER;
-pub const hipErrorInvalidMemcpyDirection: hipError_t = HipError::INVALID_MEMCPY_DIRECTION;
-pub const hipErrorInsufficientDriver: hipError_t = HipError::INSUFFICIENT_DRIVER;
-pub const hipErrorMissingConfiguration: hipError_t = HipError::MISSING_CONFIGURATION;
-pub const hipErrorPriorLaunchFailure: hipError_t = HipError::PRIOR_LAUNCH_FAILURE;
-pub const hipErrorInvalidDeviceFunction: hipError_t = HipError::INVALID_DEVICE_FUNCTION;
-pub const hipErrorNoDevice: hipError_t = HipError::NO_DEVICE;
-pub const hipErrorInvalidDevice: hipError_t = HipError::INVALID_DEVICE;
-pub const hipErrorInvalidImage: hipError_t = HipError::INVALID_IMAGE;
-pub const hipErrorInvalidContext: hipError_t = HipError::INVALID_CONTEXT;
-pub const hipErrorContextAlreadyCurrent: hipError_t = HipError::CONTEXT_ALREADY_CURRENT;
-pub const hipErrorMapFailed: hipError_t = HipError::MAP_FAILED;
-pub const hipErrorMapBufferObjectFailed: hipError_t = HipError::MAP_BUFFER_OBJECT_FAILED;
-pub const hipErrorUnmapFailed: hipError_t = HipError::UNMAP_FAILED;
-pub const hipErrorArrayIsMapped: hipError_t = HipError::ARRAY_IS_MAPPED;
-pub const hipErrorAlreadyMapped: hipError_t = HipError::ALREADY_MAPPED;
-pub const hipErrorNoBinaryForGpu: hipError_t = HipError::NO_BINARY_FOR_GPU;
-pub const hipErrorAlreadyAcquired: hipError_t = HipError::ALREADY_ACQUIRED;
-pub const hipErrorNotMapped: hipError_t = HipError::NOT_MAPPED;
-pub const hipErrorNotMappedAsArray: hipError_t = HipError::NOT_MAPPED_AS_ARRAY;
-pub const hipErrorNotMappedAsPointer: hipError_t = HipError::NOT_MAPPED_AS_POINTER;
-pub const hipErrorECCNotCorrectable: hipError_t = HipError::ECC_NOT_CORRECTABLE;
-pub const hipErrorUnsupportedLimit: hipError_t = HipError::UNSUPPORTED_LIMIT;
-pub const hipErrorContextAlreadyInUse: hipError_t = HipError::CONTEXT_ALREADY_IN_USE;
-pub const hipErrorPeerAccessUnsupported: hipError_t = HipError::PEER_ACCESS_UNSUPPORTED;
-pub const hipErrorInvalidKernelFile: hipError_t = HipError::INVALID_KERNEL_FILE;
-pub const hipErrorInvalidGraphicsContext: hipError_t = HipError::INVALID_GRAPHICS_CONTEXT;
-pub const hipErrorInvalidSource: hipError_t = HipError::INVALID_SOURCE;
-pub const hipErrorFileNotFound: hipError_t = HipError::FILE_NOT_FOUND;
-pub const hipErrorSharedObjectSymbolNotFound: hipError_t = HipError::SHARED_OBJECT_SYMBOL_NOT_FOUND;
-pub const hipErrorSharedObjectInitFailed: hipError_t = HipError::SHARED_OBJECT_INIT_FAILED;
-pub const hipErrorOperatingSystem: hipError_t = HipError::OPERATING_SYSTEM;
-pub const hipErrorInvalidHandle: hipError_t = HipError::INVALID_HANDLE;
-pub const hipErrorInvalidResourceHandle: hipError_t = HipError::INVALID_RESOURCE_HANDLE;
-pub const hipErrorIllegalState: hipError_t = HipError::ILLEGAL_STATE;
-pub const hipErrorNotFound: hipError_t = HipError::NOT_FOUND;
-pub const hipErrorNotReady: hipError_t = HipError::NOT_READY;
-pub const hipErrorIllegalAddress: hipError_t = HipError::ILLEGAL_ADDRESS;
-pub const hipErrorLaunchOutOfResources: hipError_t = HipError::LAUNCH_OUT_OF_RESOURCES;
-pub const hipErrorLaunchTimeOut: hipError_t = HipError::LAUNCH_TIME_OUT;
-pub const hipErrorPeerAccessAlreadyEnabled: hipError_t = HipError::PEER_ACCESS_ALREADY_ENABLED;
-pub const hipErrorPeerAccessNotEnabled: hipError_t = HipError::PEER_ACCESS_NOT_ENABLED;
-pub const hipErrorSetOnActiveProcess: hipError_t = HipError::SET_ON_ACTIVE_PROCESS;
-pub const hipErrorContextIsDestroyed: hipError_t = HipError::CONTEXT_IS_DESTROYED;
-pub const hipErrorAssert: hipError_t = HipError::ASSERT;
-pub const hipErrorHostMemoryAlreadyRegistered: hipError_t =
-    HipError::HOST_MEMORY_ALREADY_REGISTERED;
-pub const hipErrorHostMemoryNotRegistered: hipError_t = HipError::HOST_MEMORY_NOT_REGISTERED;
-pub const hipErrorLaunchFailure: hipError_t = HipError::LAUNCH_FAILURE;
-pub const hipErrorCooperativeLaunchTooLarge: hipError_t = HipError::COOPERATIVE_LAUNCH_TOO_LARGE;
-pub const hipErrorNotSupported: hipError_t = HipError::NOT_SUPPORTED;
-pub const hipErrorStreamCaptureUnsupported: hipError_t = HipError::STREAM_CAPTURE_UNSUPPORTED;
-pub const hipErrorStreamCaptureInvalidated: hipError_t = HipError::STREAM_CAPTURE_INVALIDATED;
-pub const hipErrorStreamCaptureMerge: hipError_t = HipError::STREAM_CAPTURE_MERGE;
-pub const hipErrorStreamCaptureUnmatched: hipError_t = HipError::STREAM_CAPTURE_UNMATCHED;
-pub const hipErrorStreamCaptureUnjoined: hipError_t = HipError::STREAM_CAPTURE_UNJOINED;
-pub const hipErrorStreamCaptureIsolation: hipError_t = HipError::STREAM_CAPTURE_ISOLATION;
-pub const hipErrorStreamCaptureImplicit: hipError_t = HipError::STREAM_CAPTURE_IMPLICIT;
-pub const hipErrorCapturedEvent: hipError_t = HipError::CAPTURED_EVENT;
-pub const hipErrorStreamCaptureWrongThread: hipError_t = HipError::STREAM_CAPTURE_WRONG_THREAD;
-pub const hipErrorGraphExecUpdateFailure: hipError_t = HipError::GRAPH_EXEC_UPDATE_FAILURE;
-pub const hipErrorInvalidChannelDescriptor: hipError_t = HipError::INVALID_CHANNEL_DESCRIPTOR;
-pub const hipErrorInvalidTexture: hipError_t = HipError::INVALID_TEXTURE;
-pub const hipErrorUnknown: hipError_t = HipError::UNKNOWN;
-pub const hipErrorRuntimeMemory: hipError_t = HipError::RUNTIME_MEMORY;
-pub const hipErrorRuntimeOther: hipError_t = HipError::RUNTIME_OTHER;
-pub const hipErrorTbd: hipError_t = HipError::TBD;
+proto_core::hip_error_table!(hip_error_constants);
 
 impl HipError {
-    /// Every distinct code of ROCm 7.2, in ascending order.
-    pub const ALL: &'static [HipError] = &[
-        HipError(0),
-        HipError(1),
-        HipError(2),
-        HipError(3),
-        HipError(4),
-        HipError(5),
-        HipError(6),
-        HipError(7),
-        HipError(8),
-        HipError(9),
-        HipError(12),
-        HipError(13),
-        HipError(17),
-        HipError(21),
-        HipError(35),
-        HipError(52),
-        HipError(53),
-        HipError(98),
-        HipError(100),
-        HipError(101),
-        HipError(200),
-        HipError(201),
-        HipError(202),
-        HipError(205),
-        HipError(206),
-        HipError(207),
-        HipError(208),
-        HipError(209),
-        HipError(210),
-        HipError(211),
-        HipError(212),
-        HipError(213),
-        HipError(214),
-        HipError(215),
-        HipError(216),
-        HipError(217),
-        HipError(218),
-        HipError(219),
-        HipError(300),
-        HipError(301),
-        HipError(302),
-        HipError(303),
-        HipError(304),
-        HipError(400),
-        HipError(401),
-        HipError(500),
-        HipError(600),
-        HipError(700),
-        HipError(701),
-        HipError(702),
-        HipError(704),
-        HipError(705),
-        HipError(708),
-        HipError(709),
-        HipError(710),
-        HipError(712),
-        HipError(713),
-        HipError(719),
-        HipError(720),
-        HipError(801),
-        HipError(900),
-        HipError(901),
-        HipError(902),
-        HipError(903),
-        HipError(904),
-        HipError(905),
-        HipError(906),
-        HipError(907),
-        HipError(908),
-        HipError(910),
-        HipError(911),
-        HipError(912),
-        HipError(999),
-        HipError(1052),
-        HipError(1053),
-        HipError(1054),
-    ];
-
     #[inline]
     pub const fn is_success(self) -> bool {
         self.0 == 0
@@ -377,173 +72,19 @@ impl HipError {
     /// What ROCm's `hipGetErrorName` returns for this code (`"hipErrorUnknown"` for codes it does
     /// not know).
     pub fn name(self) -> &'static CStr {
-        match self.0 {
-            0 => c"hipSuccess",
-            1 => c"hipErrorInvalidValue",
-            2 => c"hipErrorOutOfMemory",
-            3 => c"hipErrorNotInitialized",
-            4 => c"hipErrorDeinitialized",
-            5 => c"hipErrorProfilerDisabled",
-            6 => c"hipErrorProfilerNotInitialized",
-            7 => c"hipErrorProfilerAlreadyStarted",
-            8 => c"hipErrorProfilerAlreadyStopped",
-            9 => c"hipErrorInvalidConfiguration",
-            12 => c"hipErrorInvalidPitchValue",
-            13 => c"hipErrorInvalidSymbol",
-            17 => c"hipErrorInvalidDevicePointer",
-            21 => c"hipErrorInvalidMemcpyDirection",
-            35 => c"hipErrorInsufficientDriver",
-            52 => c"hipErrorMissingConfiguration",
-            53 => c"hipErrorPriorLaunchFailure",
-            98 => c"hipErrorInvalidDeviceFunction",
-            100 => c"hipErrorNoDevice",
-            101 => c"hipErrorInvalidDevice",
-            200 => c"hipErrorInvalidImage",
-            201 => c"hipErrorInvalidContext",
-            202 => c"hipErrorContextAlreadyCurrent",
-            205 => c"hipErrorMapFailed",
-            206 => c"hipErrorUnmapFailed",
-            207 => c"hipErrorArrayIsMapped",
-            208 => c"hipErrorAlreadyMapped",
-            209 => c"hipErrorNoBinaryForGpu",
-            210 => c"hipErrorAlreadyAcquired",
-            211 => c"hipErrorNotMapped",
-            212 => c"hipErrorNotMappedAsArray",
-            213 => c"hipErrorNotMappedAsPointer",
-            214 => c"hipErrorECCNotCorrectable",
-            215 => c"hipErrorUnsupportedLimit",
-            216 => c"hipErrorContextAlreadyInUse",
-            217 => c"hipErrorPeerAccessUnsupported",
-            218 => c"hipErrorInvalidKernelFile",
-            219 => c"hipErrorInvalidGraphicsContext",
-            300 => c"hipErrorInvalidSource",
-            301 => c"hipErrorFileNotFound",
-            302 => c"hipErrorSharedObjectSymbolNotFound",
-            303 => c"hipErrorSharedObjectInitFailed",
-            304 => c"hipErrorOperatingSystem",
-            400 => c"hipErrorInvalidHandle",
-            401 => c"hipErrorIllegalState",
-            500 => c"hipErrorNotFound",
-            600 => c"hipErrorNotReady",
-            700 => c"hipErrorIllegalAddress",
-            701 => c"hipErrorLaunchOutOfResources",
-            702 => c"hipErrorLaunchTimeOut",
-            704 => c"hipErrorPeerAccessAlreadyEnabled",
-            705 => c"hipErrorPeerAccessNotEnabled",
-            708 => c"hipErrorSetOnActiveProcess",
-            709 => c"hipErrorContextIsDestroyed",
-            710 => c"hipErrorAssert",
-            712 => c"hipErrorHostMemoryAlreadyRegistered",
-            713 => c"hipErrorHostMemoryNotRegistered",
-            719 => c"hipErrorLaunchFailure",
-            720 => c"hipErrorCooperativeLaunchTooLarge",
-            801 => c"hipErrorNotSupported",
-            900 => c"hipErrorStreamCaptureUnsupported",
-            901 => c"hipErrorStreamCaptureInvalidated",
-            902 => c"hipErrorStreamCaptureMerge",
-            903 => c"hipErrorStreamCaptureUnmatched",
-            904 => c"hipErrorStreamCaptureUnjoined",
-            905 => c"hipErrorStreamCaptureIsolation",
-            906 => c"hipErrorStreamCaptureImplicit",
-            907 => c"hipErrorCapturedEvent",
-            908 => c"hipErrorStreamCaptureWrongThread",
-            910 => c"hipErrorGraphExecUpdateFailure",
-            911 => c"hipErrorInvalidChannelDescriptor",
-            912 => c"hipErrorInvalidTexture",
-            999 => c"hipErrorUnknown",
-            1052 => c"hipErrorRuntimeMemory",
-            1053 => c"hipErrorRuntimeOther",
-            1054 => c"hipErrorTbd",
-            _ => c"hipErrorUnknown",
-        }
+        proto_core::hip_error::name(self.0)
     }
 
     /// What ROCm's `hipGetErrorString` returns for this code (`"unknown error"` for codes it does
     /// not describe).
     pub fn description(self) -> &'static CStr {
-        match self.0 {
-            0 => c"no error",
-            1 => c"invalid argument",
-            2 => c"out of memory",
-            3 => c"initialization error",
-            4 => c"driver shutting down",
-            5 => c"profiler disabled while using external profiling tool",
-            6 => c"profiler is not initialized",
-            7 => c"profiler already started",
-            8 => c"profiler already stopped",
-            9 => c"invalid configuration argument",
-            12 => c"invalid pitch argument",
-            13 => c"invalid device symbol",
-            17 => c"invalid device pointer",
-            21 => c"invalid copy direction for memcpy",
-            35 => c"driver version is insufficient for runtime version",
-            52 => c"__global__ function call is not configured",
-            53 => c"unspecified launch failure in prior launch",
-            98 => c"invalid device function",
-            100 => c"no ROCm-capable device is detected",
-            101 => c"invalid device ordinal",
-            200 => c"device kernel image is invalid",
-            201 => c"invalid device context",
-            202 => c"context is already current context",
-            205 => c"mapping of buffer object failed",
-            206 => c"unmapping of buffer object failed",
-            207 => c"array is mapped",
-            208 => c"resource already mapped",
-            209 => c"no kernel image is available for execution on the device",
-            210 => c"resource already acquired",
-            211 => c"resource not mapped",
-            212 => c"resource not mapped as array",
-            213 => c"resource not mapped as pointer",
-            214 => c"uncorrectable ECC error encountered",
-            215 => c"limit is not supported on this architecture",
-            216 => c"exclusive-thread device already in use by a different thread",
-            217 => c"peer access is not supported between these two devices",
-            218 => c"invalid kernel file",
-            219 => c"invalid OpenGL or DirectX context",
-            300 => c"device kernel image is invalid",
-            301 => c"file not found",
-            302 => c"shared object symbol not found",
-            303 => c"shared object initialization failed",
-            304 => c"OS call failed or operation not supported on this OS",
-            400 => c"invalid resource handle",
-            401 => c"the operation cannot be performed in the present state",
-            500 => c"named symbol not found",
-            600 => c"device not ready",
-            700 => c"an illegal memory access was encountered",
-            701 => c"too many resources requested for launch",
-            702 => c"the launch timed out and was terminated",
-            704 => c"peer access is already enabled",
-            705 => c"peer access has not been enabled",
-            708 => c"cannot set while device is active in this process",
-            709 => c"context is destroyed",
-            710 => c"device-side assert triggered",
-            712 => c"part or all of the requested memory range is already mapped",
-            713 => c"pointer does not correspond to a registered memory region",
-            719 => c"unspecified launch failure",
-            720 => c"too many blocks in cooperative launch",
-            801 => c"operation not supported",
-            900 => c"operation not permitted when stream is capturing",
-            901 => c"operation failed due to a previous error during capture",
-            902 => c"operation would result in a merge of separate capture sequences",
-            903 => c"capture was not ended in the same stream as it began",
-            904 => c"capturing stream has unjoined work",
-            905 => c"dependency created on uncaptured work in another stream",
-            906 => c"operation would make the legacy stream depend on a capturing blocking stream",
-            907 => c"operation not permitted on an event last recorded in a capturing stream",
-            908 => c"attempt to terminate a thread-local capture sequence from another thread",
-            910 => c"the graph update was not performed because it included changes which violated constraints specific to instantiated graph update",
-            911 => c"invalid resource description of texture passed to the api",
-            912 => c"invalid texture object passed to the api",
-            1052 => c"runtime memory call returned error",
-            1053 => c"runtime call other than memory returned error",
-            _ => c"unknown error",
-        }
+        proto_core::hip_error::message(self.0)
     }
 
     /// Whether ROCm's `hipGetErrorName` knows this code (what `hipDrvGetErrorName` reports as
     /// success rather than `hipErrorInvalidValue`).
     pub fn is_known(self) -> bool {
-        self == HipError::UNKNOWN || self.name() != c"hipErrorUnknown"
+        proto_core::hip_error::info(self.0).is_some()
     }
 }
 
@@ -571,61 +112,25 @@ pub struct HiprtcResult(pub i32);
 /// The C name of [`HiprtcResult`].
 pub type hiprtcResult = HiprtcResult;
 
-impl HiprtcResult {
-    pub const SUCCESS: HiprtcResult = HiprtcResult(0);
-    pub const ERROR_OUT_OF_MEMORY: HiprtcResult = HiprtcResult(1);
-    pub const ERROR_PROGRAM_CREATION_FAILURE: HiprtcResult = HiprtcResult(2);
-    pub const ERROR_INVALID_INPUT: HiprtcResult = HiprtcResult(3);
-    pub const ERROR_INVALID_PROGRAM: HiprtcResult = HiprtcResult(4);
-    pub const ERROR_INVALID_OPTION: HiprtcResult = HiprtcResult(5);
-    pub const ERROR_COMPILATION: HiprtcResult = HiprtcResult(6);
-    pub const ERROR_BUILTIN_OPERATION_FAILURE: HiprtcResult = HiprtcResult(7);
-    pub const ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION: HiprtcResult = HiprtcResult(8);
-    pub const ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION: HiprtcResult = HiprtcResult(9);
-    pub const ERROR_NAME_EXPRESSION_NOT_VALID: HiprtcResult = HiprtcResult(10);
-    pub const ERROR_INTERNAL_ERROR: HiprtcResult = HiprtcResult(11);
-    pub const ERROR_LINKING: HiprtcResult = HiprtcResult(100);
+/// Typed constants from proto-core's one `hiprtcResult` table (`HiprtcResult::ERROR_LINKING`,
+/// `HIPRTC_ERROR_LINKING`).
+macro_rules! hiprtc_result_constants {
+    ($( $konst:ident = $value:literal, $cname:ident; )*) => {
+        impl HiprtcResult {
+            $( #[doc = concat!("`", stringify!($cname), "`")] pub const $konst: HiprtcResult = HiprtcResult($value); )*
+        }
+        $( pub const $cname: hiprtcResult = HiprtcResult::$konst; )*
+    };
+}
+proto_core::hiprtc_result_table!(hiprtc_result_constants);
 
+impl HiprtcResult {
     /// What ROCm's `hiprtcGetErrorString` returns: the enumerator's own name, or `None` (a null
     /// pointer in C) for a value that is not a `hiprtcResult`.
     pub fn name(self) -> Option<&'static CStr> {
-        Some(match self.0 {
-            0 => c"HIPRTC_SUCCESS",
-            1 => c"HIPRTC_ERROR_OUT_OF_MEMORY",
-            2 => c"HIPRTC_ERROR_PROGRAM_CREATION_FAILURE",
-            3 => c"HIPRTC_ERROR_INVALID_INPUT",
-            4 => c"HIPRTC_ERROR_INVALID_PROGRAM",
-            5 => c"HIPRTC_ERROR_INVALID_OPTION",
-            6 => c"HIPRTC_ERROR_COMPILATION",
-            7 => c"HIPRTC_ERROR_BUILTIN_OPERATION_FAILURE",
-            8 => c"HIPRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
-            9 => c"HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
-            10 => c"HIPRTC_ERROR_NAME_EXPRESSION_NOT_VALID",
-            11 => c"HIPRTC_ERROR_INTERNAL_ERROR",
-            100 => c"HIPRTC_ERROR_LINKING",
-            _ => return None,
-        })
+        proto_core::hip_error::rtc_name(self.0)
     }
 }
-
-pub const HIPRTC_SUCCESS: hiprtcResult = HiprtcResult::SUCCESS;
-pub const HIPRTC_ERROR_OUT_OF_MEMORY: hiprtcResult = HiprtcResult::ERROR_OUT_OF_MEMORY;
-pub const HIPRTC_ERROR_PROGRAM_CREATION_FAILURE: hiprtcResult =
-    HiprtcResult::ERROR_PROGRAM_CREATION_FAILURE;
-pub const HIPRTC_ERROR_INVALID_INPUT: hiprtcResult = HiprtcResult::ERROR_INVALID_INPUT;
-pub const HIPRTC_ERROR_INVALID_PROGRAM: hiprtcResult = HiprtcResult::ERROR_INVALID_PROGRAM;
-pub const HIPRTC_ERROR_INVALID_OPTION: hiprtcResult = HiprtcResult::ERROR_INVALID_OPTION;
-pub const HIPRTC_ERROR_COMPILATION: hiprtcResult = HiprtcResult::ERROR_COMPILATION;
-pub const HIPRTC_ERROR_BUILTIN_OPERATION_FAILURE: hiprtcResult =
-    HiprtcResult::ERROR_BUILTIN_OPERATION_FAILURE;
-pub const HIPRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION: hiprtcResult =
-    HiprtcResult::ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION;
-pub const HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION: hiprtcResult =
-    HiprtcResult::ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION;
-pub const HIPRTC_ERROR_NAME_EXPRESSION_NOT_VALID: hiprtcResult =
-    HiprtcResult::ERROR_NAME_EXPRESSION_NOT_VALID;
-pub const HIPRTC_ERROR_INTERNAL_ERROR: hiprtcResult = HiprtcResult::ERROR_INTERNAL_ERROR;
-pub const HIPRTC_ERROR_LINKING: hiprtcResult = HiprtcResult::ERROR_LINKING;
 
 // ------------------------------------------------------------------------------------------------
 // Flag and limit macros

@@ -24,6 +24,7 @@
 
 pub mod register;
 
+use proto_core::rtc_entry::{RtcCompileFn, RtcResultFn};
 use crate::abi::*;
 use crate::handle::stream_id;
 use crate::state::devices::{current_device, max_threads_per_block, properties};
@@ -852,19 +853,6 @@ pub unsafe extern "C" fn hipModuleOccupancyMaxPotentialBlockSizeWithFlags(
 // libhiprtc's entry point
 // ------------------------------------------------------------------------------------------------
 
-/// Receives a compilation's outcome during [`__hipRemoteRtcCompile`]; the pointers are valid
-/// only during the callback.
-pub type RtcResultFn = unsafe extern "C" fn(
-    ctx: *mut c_void,
-    success: c_int,
-    log: *const c_char,
-    log_len: usize,
-    lowered_names: *const c_char,
-    lowered_names_len: usize,
-    code: *const c_void,
-    code_len: usize,
-);
-
 /// `(ptr, len)` as text.
 ///
 /// # Safety
@@ -904,6 +892,7 @@ unsafe fn str_list<'a>(ptr: *const c_char, len: usize, what: &str) -> Result<Str
 /// compiler's log and one lowered name per name expression (packed like the inputs); 0 when the
 /// compiler failed (its log is `log`); -1 when no compilation happened (connection, limits,
 /// worker refusal), with the reason as `log`, and then the result is that `hipError_t`.
+/// Signature: [`proto_core::rtc_entry::RtcCompileFn`].
 #[no_mangle]
 pub unsafe extern "C" fn __hipRemoteRtcCompile(
     name: *const c_char,
@@ -918,20 +907,9 @@ pub unsafe extern "C" fn __hipRemoteRtcCompile(
     options_len: usize,
     name_expressions: *const c_char,
     name_expressions_len: usize,
-    on_result: Option<
-        unsafe extern "C" fn(
-            ctx: *mut c_void,
-            success: c_int,
-            log: *const c_char,
-            log_len: usize,
-            lowered_names: *const c_char,
-            lowered_names_len: usize,
-            code: *const c_void,
-            code_len: usize,
-        ),
-    >,
+    on_result: Option<RtcResultFn>,
     ctx: *mut c_void,
-) -> hipError_t {
+) -> c_int {
     let mut delivered = false;
     let mut failure = None;
     let result = hip_boundary!("__hipRemoteRtcCompile", {
@@ -979,8 +957,11 @@ pub unsafe extern "C" fn __hipRemoteRtcCompile(
             unsafe { on_result(ctx, -1, why.as_ptr() as *const c_char, why.len(), c"".as_ptr(), 0, std::ptr::null(), 0) };
         }
     }
-    result
+    result.0
 }
+
+/// The definition above is checked against the one declaration of the private ABI.
+const _: RtcCompileFn = __hipRemoteRtcCompile;
 
 /// Sends one `RtcCompile` and hands its reply to `deliver`.
 ///
