@@ -40,7 +40,7 @@ pub struct Hip {
         *mut *mut c_void,
         *mut *mut c_void,
     ) -> c_int,
-    /// hip-remote's own entry point for libhiprtc (`client-capi/src/api/module.rs`):
+    /// hip-remote's own entry point for libhiprtc (`client-capi/src/api/module/rtc.rs`):
     /// compiles a hiprtc program on the worker over this library's connection.
     pub rtc_compile: Option<RtcCompileFn>,
 }
@@ -80,7 +80,7 @@ impl Hip {
             module_unload: sym!("hipModuleUnload"),
             module_get_function: sym!("hipModuleGetFunction"),
             module_launch_kernel: sym!("hipModuleLaunchKernel"),
-            // SAFETY: the signature is `__hipRemoteRtcCompile`'s (client-capi/src/api/module.rs).
+            // SAFETY: the signature is `__hipRemoteRtcCompile`'s (proto_core::rtc_entry::RtcCompileFn).
             rtc_compile: unsafe { lib.get::<RtcCompileFn>(proto_core::rtc_entry::ENTRY_POINT) }.ok().map(|s| *s),
             _lib: lib,
         })
