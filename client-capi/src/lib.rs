@@ -8,11 +8,12 @@
 
 #[macro_use]
 mod boundary;
+#[macro_use]
+pub mod handle;
 pub mod abi;
 pub mod api;
 pub mod config;
 pub mod conn;
 pub mod fatbin;
-pub mod handle;
 pub mod remote;
 pub mod state;

@@ -200,8 +200,7 @@ pub unsafe extern "C" fn hipDriverGetVersion(version: *mut c_int) -> hipError_t 
         let v = with_conn(|c| {
             c.get_versions(wire::Empty {}).map(|v| v.driver_version)
         })?;
-        // SAFETY: checked non-null; the caller provides a writable int.
-        unsafe { *version = v };
+        try_out!(version, v);
         Ok(())
     })
 }
@@ -210,8 +209,7 @@ pub unsafe extern "C" fn hipDriverGetVersion(version: *mut c_int) -> hipError_t 
 pub unsafe extern "C" fn hipRuntimeGetVersion(version: *mut c_int) -> hipError_t {
     hip_boundary!("hipRuntimeGetVersion", {
         non_null!(version);
-        // SAFETY: checked non-null; the caller provides a writable int.
-        unsafe { *version = RUNTIME_VERSION };
+        try_out!(version, RUNTIME_VERSION);
         Ok(())
     })
 }
@@ -224,8 +222,7 @@ pub unsafe extern "C" fn hipGetDeviceCount(count: *mut c_int) -> hipError_t {
         if n == 0 {
             return Err(CallError::new(HipError::NO_DEVICE, "the worker exposes no device"));
         }
-        // SAFETY: checked non-null; the caller provides a writable int.
-        unsafe { *count = int(n) };
+        try_out!(count, int(n));
         Ok(())
     })
 }
@@ -242,8 +239,7 @@ pub extern "C" fn hipSetDevice(device: c_int) -> hipError_t {
 pub unsafe extern "C" fn hipGetDevice(device: *mut c_int) -> hipError_t {
     hip_boundary!("hipGetDevice", {
         non_null!(device);
-        // SAFETY: checked non-null; the caller provides a writable int.
-        unsafe { *device = current_device() as c_int };
+        try_out!(device, current_device() as c_int);
         Ok(())
     })
 }
@@ -294,8 +290,7 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(value: *mut c_int, attr: hipDevic
         let v = attribute(&p, attr).ok_or_else(|| {
             CallError::new(HipError::INVALID_VALUE, format!("device attribute {attr} is not reported by hip-remote"))
         })?;
-        // SAFETY: checked non-null; the caller provides a writable int.
-        unsafe { *value = v };
+        try_out!(value, v);
         Ok(())
     })
 }
@@ -320,8 +315,7 @@ pub unsafe extern "C" fn hipDeviceTotalMem(bytes: *mut usize, device: c_int) -> 
     hip_boundary!("hipDeviceTotalMem", {
         non_null!(bytes);
         let p = properties(check_device(device)?)?;
-        // SAFETY: checked non-null.
-        unsafe { *bytes = p.total_global_mem as usize };
+        try_out!(bytes, p.total_global_mem as usize);
         Ok(())
     })
 }
@@ -402,8 +396,7 @@ pub unsafe extern "C" fn hipDeviceGet(device: *mut hipDevice_t, ordinal: c_int) 
     hip_boundary!("hipDeviceGet", {
         non_null!(device);
         let d = check_device(ordinal)?;
-        // SAFETY: checked non-null; the caller provides a writable hipDevice_t.
-        unsafe { *device = int(d) };
+        try_out!(device, int(d));
         Ok(())
     })
 }
@@ -440,14 +433,12 @@ pub unsafe extern "C" fn hipDeviceCanAccessPeer(canAccessPeer: *mut c_int, devic
     hip_boundary!("hipDeviceCanAccessPeer", {
         non_null!(canAccessPeer);
         if deviceId == peerDeviceId {
-            // SAFETY: checked non-null.
-            unsafe { *canAccessPeer = 0 };
+            try_out!(canAccessPeer, 0);
             return Ok(());
         }
         let (device, peer) = (check_device(deviceId)?, check_device(peerDeviceId)?);
         let can = with_conn(|c| c.device_can_access_peer(wire::PeerQuery { device, peer }))?.can_access;
-        // SAFETY: checked non-null.
-        unsafe { *canAccessPeer = c_int::from(can) };
+        try_out!(canAccessPeer, c_int::from(can));
         Ok(())
     })
 }
@@ -510,8 +501,7 @@ pub unsafe extern "C" fn hipDeviceGetByPCIBusId(device: *mut c_int, pciBusId: *c
         for i in 0..device_count()? {
             let p = properties(i)?;
             if (p.pci_domain_id, p.pci_bus_id, p.pci_device_id, PCI_FUNCTION) == (domain, bus, dev, function) {
-                // SAFETY: checked non-null.
-                unsafe { *device = int(i) };
+                try_out!(device, int(i));
                 return Ok(());
             }
         }
@@ -535,8 +525,7 @@ pub unsafe extern "C" fn hipDeviceGetLimit(pValue: *mut usize, limit: hipLimit_t
         }
         let device = check_device(current_device() as c_int)?;
         let value = limit_value(with_conn(|c| c.device_get_limit(wire::LimitRef { device, limit })))?;
-        // SAFETY: checked non-null.
-        unsafe { *pValue = value };
+        try_out!(pValue, value);
         Ok(())
     })
 }
@@ -589,8 +578,7 @@ macro_rules! choose_device {
                 best_matched = matched;
             }
         }
-        // SAFETY: checked non-null.
-        unsafe { *$device = int(best) };
+        try_out!($device, int(best));
         Ok(())
     }};
 }

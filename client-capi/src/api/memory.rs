@@ -37,8 +37,7 @@ pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipErr
     hip_boundary!("hipMalloc", {
         non_null!(ptr);
         let p = malloc_on(current_device(), size, 0)?;
-        // SAFETY: checked non-null; the caller provides a writable pointer slot.
-        unsafe { *ptr = p as *mut c_void };
+        try_out!(ptr, p as *mut c_void);
         Ok(())
     })
 }
@@ -168,8 +167,7 @@ fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> Result<(), 
         return Err(CallError::new(HipError::INVALID_VALUE, format!("unknown hipHostMalloc flags {flags:#x}")));
     }
     if size == 0 {
-        // SAFETY: checked non-null.
-        unsafe { *ptr = std::ptr::null_mut() };
+        try_out!(ptr, std::ptr::null_mut());
         return Ok(());
     }
     let layout = Layout::from_size_align(size, HOST_ALLOC_ALIGN)
@@ -181,8 +179,7 @@ fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> Result<(), 
     }
     record_host_allocation(mem as usize, layout, flags, current_device());
     crate::remote::remember_host_memory(mem as usize, size);
-    // SAFETY: checked non-null.
-    unsafe { *ptr = mem as *mut c_void };
+    try_out!(ptr, mem as *mut c_void);
     Ok(())
 }
 
@@ -252,8 +249,7 @@ pub unsafe extern "C" fn hipExtMallocWithFlags(ptr: *mut *mut c_void, size: usiz
         }
         non_null!(ptr);
         let p = malloc_on(current_device(), size, flags)?;
-        // SAFETY: checked non-null; the caller provides a writable pointer slot.
-        unsafe { *ptr = p as *mut c_void };
+        try_out!(ptr, p as *mut c_void);
         Ok(())
     })
 }
@@ -264,7 +260,7 @@ fn malloc_pitch(ptr: *mut *mut c_void, pitch: *mut usize, width: usize, height: 
     if width == 0 || height == 0 {
         // ROCm answers a null pointer and leaves `pitch` as it was.
         // SAFETY: checked non-null.
-        unsafe { *ptr = std::ptr::null_mut() };
+        try_out!(ptr, std::ptr::null_mut());
         return Ok(());
     }
     let row = width
@@ -309,8 +305,7 @@ pub unsafe extern "C" fn hipMallocAsync(ptr: *mut *mut c_void, size: usize, stre
         let req = wire::MallocAsync { device: current_device(), size: size as u64, stream: stream_id(stream) };
         let (p, device) = with_conn(|c| c.malloc_async(req).map(|a| (a.ptr, a.device)))?;
         record_device_range(p, size as u64, device, 0);
-        // SAFETY: checked non-null; the caller provides a writable pointer slot.
-        unsafe { *ptr = p as *mut c_void };
+        try_out!(ptr, p as *mut c_void);
         Ok(())
     })
 }
@@ -484,8 +479,7 @@ pub unsafe extern "C" fn hipMemPtrGetInfo(ptr: *mut c_void, size: *mut usize) ->
         non_null!(ptr);
         non_null!(size);
         let known = Known::find(ptr as u64).ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("{ptr:?} is no HIP allocation")))?;
-        // SAFETY: checked non-null.
-        unsafe { *size = known.size() as usize };
+        try_out!(size, known.size() as usize);
         Ok(())
     })
 }

@@ -12,7 +12,7 @@ pub(super) fn load_file(module: *mut hipModule_t, fname: *const c_char) -> Resul
     let name = unsafe { c_str(fname, "fname")? };
     let image = std::fs::read(name).map_err(|e| CallError::new(HipError::FILE_NOT_FOUND, format!("{name}: {e}")))?;
     let handle = load_image(&image, name)?;
-    store_module(module, handle);
+    try_out!(module, hipModule_t::from_id(handle)?);
     Ok(())
 }
 
@@ -26,7 +26,7 @@ pub(super) unsafe fn load_data(module: *mut hipModule_t, image: *const c_void) -
     // SAFETY: forwarded caller contract.
     let bytes = unsafe { image_at(image as *const u8, &origin)? };
     let handle = load_image(bytes, &origin)?;
-    store_module(module, handle);
+    try_out!(module, hipModule_t::from_id(handle)?);
     Ok(())
 }
 
@@ -66,7 +66,7 @@ pub unsafe extern "C" fn hipModuleLoadFatBinary(module: *mut hipModule_t, fatbin
 #[no_mangle]
 pub extern "C" fn hipModuleUnload(module: hipModule_t) -> hipError_t {
     hip_boundary!("hipModuleUnload", {
-        let worker = forget_module(module as u64)
+        let worker = forget_module(module.id())
             .ok_or_else(|| CallError::new(HipError::INVALID_HANDLE, format!("{module:p} is not a loaded hipModule_t")))?;
         call_sync(|c| c.module_unload(wire::ModuleRef { module: worker }))
     })
@@ -78,9 +78,8 @@ pub unsafe extern "C" fn hipModuleGetFunction(function: *mut hipFunction_t, modu
         non_null!(function);
         // SAFETY: a NUL-terminated name (HIP's contract).
         let name = unsafe { c_str(kname, "kname")? };
-        let handle = get_function(module as u64, name)?;
-        // SAFETY: checked non-null.
-        unsafe { *function = handle as hipFunction_t };
+        let handle = get_function(module.id(), name)?;
+        try_out!(function, hipFunction_t::from_id(handle)?);
         Ok(())
     })
 }
@@ -90,7 +89,7 @@ pub unsafe extern "C" fn hipModuleGetGlobal(dptr: *mut hipDeviceptr_t, bytes: *m
     hip_boundary!("hipModuleGetGlobal", {
         // SAFETY: a NUL-terminated name (HIP's contract).
         let name = unsafe { c_str(name, "name")? };
-        let (ptr, size) = get_global(hmod as u64, name)?;
+        let (ptr, size) = get_global(hmod.id(), name)?;
         // SAFETY: each output is optional; written only when non-null.
         unsafe {
             if !dptr.is_null() {
@@ -119,7 +118,7 @@ pub unsafe extern "C" fn hipModuleLaunchKernel(
     extra: *mut *mut c_void,
 ) -> hipError_t {
     hip_boundary!("hipModuleLaunchKernel", {
-        let f = function(f as u64)?;
+        let f = function(f.id())?;
         let g =
             Geometry { grid: [gridDimX, gridDimY, gridDimZ], block: [blockDimX, blockDimY, blockDimZ], shared_mem: sharedMemBytes as usize, stream };
         // SAFETY: forwarded caller contract.
@@ -135,7 +134,7 @@ pub(super) const HIP_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: hipFunctio
 pub unsafe extern "C" fn hipFuncGetAttribute(value: *mut c_int, attrib: hipFunction_attribute, hfunc: hipFunction_t) -> hipError_t {
     hip_boundary!("hipFuncGetAttribute", {
         non_null!(value);
-        let a = attributes(&*function(hfunc as u64)?)?;
+        let a = attributes(&*function(hfunc.id())?)?;
         let sat = |v: u64| c_int::try_from(v).unwrap_or(c_int::MAX);
         let v = match attrib {
             HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => a.max_threads_per_block,
@@ -150,8 +149,7 @@ pub unsafe extern "C" fn hipFuncGetAttribute(value: *mut c_int, attrib: hipFunct
             HIP_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => a.preferred_shmem_carveout,
             other => return Err(CallError::new(HipError::INVALID_VALUE, format!("unknown hipFunction_attribute {other}"))),
         };
-        // SAFETY: checked non-null.
-        unsafe { *value = v };
+        try_out!(value, v);
         Ok(())
     })
 }
@@ -165,9 +163,8 @@ pub unsafe extern "C" fn hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(
 ) -> hipError_t {
     hip_boundary!("hipModuleOccupancyMaxActiveBlocksPerMultiprocessor", {
         non_null!(numBlocks);
-        let n = occupancy_blocks(&*function(f as u64)?, blockSize, dynSharedMemPerBlk, 0)?;
-        // SAFETY: checked non-null.
-        unsafe { *numBlocks = n };
+        let n = occupancy_blocks(&*function(f.id())?, blockSize, dynSharedMemPerBlk, 0)?;
+        try_out!(numBlocks, n);
         Ok(())
     })
 }
@@ -182,9 +179,8 @@ pub unsafe extern "C" fn hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithF
 ) -> hipError_t {
     hip_boundary!("hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", {
         non_null!(numBlocks);
-        let n = occupancy_blocks(&*function(f as u64)?, blockSize, dynSharedMemPerBlk, flags)?;
-        // SAFETY: checked non-null.
-        unsafe { *numBlocks = n };
+        let n = occupancy_blocks(&*function(f.id())?, blockSize, dynSharedMemPerBlk, flags)?;
+        try_out!(numBlocks, n);
         Ok(())
     })
 }
@@ -217,7 +213,7 @@ pub unsafe extern "C" fn hipModuleOccupancyMaxPotentialBlockSize(
     blockSizeLimit: c_int,
 ) -> hipError_t {
     hip_boundary!("hipModuleOccupancyMaxPotentialBlockSize", {
-        potential_block_size(gridSize, blockSize, &*function(f as u64)?, dynSharedMemPerBlk, blockSizeLimit, 0)
+        potential_block_size(gridSize, blockSize, &*function(f.id())?, dynSharedMemPerBlk, blockSizeLimit, 0)
     })
 }
 
@@ -231,6 +227,6 @@ pub unsafe extern "C" fn hipModuleOccupancyMaxPotentialBlockSizeWithFlags(
     flags: c_uint,
 ) -> hipError_t {
     hip_boundary!("hipModuleOccupancyMaxPotentialBlockSizeWithFlags", {
-        potential_block_size(gridSize, blockSize, &*function(f as u64)?, dynSharedMemPerBlk, blockSizeLimit, flags)
+        potential_block_size(gridSize, blockSize, &*function(f.id())?, dynSharedMemPerBlk, blockSizeLimit, flags)
     })
 }

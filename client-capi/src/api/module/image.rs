@@ -148,7 +148,4 @@ pub(crate) unsafe fn image_at<'a>(ptr: *const u8, origin: &str) -> Result<&'a [u
     }
 }
 
-pub(super) fn store_module(module: *mut hipModule_t, handle: u64) {
-    // SAFETY: checked non-null by the callers.
-    unsafe { *module = handle as hipModule_t };
-}
+

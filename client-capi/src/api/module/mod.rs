@@ -41,7 +41,7 @@ pub use tables::*;
 
 use proto_core::rtc_entry::{RtcCompileFn, RtcResultFn};
 use crate::abi::*;
-use crate::handle::stream_id;
+use crate::handle::{stream_id, Handle};
 use crate::state::devices::{current_device, max_threads_per_block, properties};
 use crate::conn::CallError;
 use crate::fatbin::{self, Bundle, Extent, ImageKind};

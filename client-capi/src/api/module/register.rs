@@ -21,7 +21,7 @@
 
 use crate::abi::*;
 use super::{self as module, c_str, Function, Geometry};
-use crate::handle::stream_id;
+use crate::handle::{stream_id, Handle};
 use crate::state::allocations::is_device_pointer;
 use crate::state::copy::copy;
 use crate::conn::CallError;
@@ -399,8 +399,7 @@ pub unsafe extern "C" fn hipGetFuncBySymbol(functionPtr: *mut hipFunction_t, sym
         non_null!(functionPtr);
         let f = resolve_function(symbolPtr)?;
         let handle = module::get_function(f.module, &f.name)?;
-        // SAFETY: checked non-null.
-        unsafe { *functionPtr = handle as hipFunction_t };
+        try_out!(functionPtr, hipFunction_t::from_id(handle)?);
         Ok(())
     })
 }
@@ -412,8 +411,7 @@ pub unsafe extern "C" fn hipFuncGetAttributes(attr: *mut hipFuncAttributes, func
         let a = module::attributes(&*resolve_function(func)?)?;
         let mut out = hipFuncAttributes::zeroed();
         module::fill_attributes(&mut out, &a);
-        // SAFETY: checked non-null.
-        unsafe { *attr = out };
+        try_out!(attr, out);
         Ok(())
     })
 }
@@ -472,8 +470,7 @@ pub unsafe extern "C" fn hipOccupancyMaxActiveBlocksPerMultiprocessor(
     hip_boundary!("hipOccupancyMaxActiveBlocksPerMultiprocessor", {
         non_null!(numBlocks);
         let n = module::occupancy_blocks(&*resolve_function(f)?, blockSize, dynSharedMemPerBlk, 0)?;
-        // SAFETY: checked non-null.
-        unsafe { *numBlocks = n };
+        try_out!(numBlocks, n);
         Ok(())
     })
 }
@@ -489,8 +486,7 @@ pub unsafe extern "C" fn hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     hip_boundary!("hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", {
         non_null!(numBlocks);
         let n = module::occupancy_blocks(&*resolve_function(f)?, blockSize, dynSharedMemPerBlk, flags)?;
-        // SAFETY: checked non-null.
-        unsafe { *numBlocks = n };
+        try_out!(numBlocks, n);
         Ok(())
     })
 }
@@ -597,8 +593,7 @@ pub unsafe extern "C" fn hipGetSymbolAddress(devPtr: *mut *mut c_void, symbol: *
     hip_boundary!("hipGetSymbolAddress", {
         non_null!(devPtr);
         let (ptr, _) = resolve_var(symbol)?;
-        // SAFETY: checked non-null.
-        unsafe { *devPtr = ptr as *mut c_void };
+        try_out!(devPtr, ptr as *mut c_void);
         Ok(())
     })
 }
@@ -608,8 +603,7 @@ pub unsafe extern "C" fn hipGetSymbolSize(size: *mut usize, symbol: *const c_voi
     hip_boundary!("hipGetSymbolSize", {
         non_null!(size);
         let (_, bytes) = resolve_var(symbol)?;
-        // SAFETY: checked non-null.
-        unsafe { *size = bytes as usize };
+        try_out!(size, bytes as usize);
         Ok(())
     })
 }
