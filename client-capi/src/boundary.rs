@@ -2,6 +2,10 @@
 //! catches panics (returning `hipErrorUnknown`; `panic = "unwind"` is set in every profile so
 //! there is something to catch) and records non-success results as the thread's last error,
 //! as HIP's `hipGetLastError` requires.
+//!
+//! Convention for exports: every one runs inside [`hip_boundary!`], and one that takes a raw
+//! pointer is `unsafe extern "C"`; `tests/export_convention.rs` checks both and lists the few
+//! exports that cannot use the boundary (they return no `hipError_t`, or must not record one).
 
 use crate::abi::HipError;
 use std::cell::Cell;

@@ -4,6 +4,7 @@
 //! A call flows: C entry point in [`api`] (boundary, argument checks, thread state) →
 //! [`conn::Conn`] (request ids, batching, landing of copy data) → proto-core codec →
 //! transport → worker.
+#![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 #![allow(non_snake_case, non_camel_case_types, clippy::missing_safety_doc)]
 
 #[macro_use]

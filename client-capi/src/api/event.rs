@@ -29,12 +29,12 @@ fn query(event: hipEvent_t, what: &str) -> Result<(), CallError> {
 }
 
 #[no_mangle]
-pub extern "C" fn hipEventCreate(event: *mut hipEvent_t) -> hipError_t {
+pub unsafe extern "C" fn hipEventCreate(event: *mut hipEvent_t) -> hipError_t {
     hip_boundary!("hipEventCreate", { create(event, 0) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipEventCreateWithFlags(event: *mut hipEvent_t, flags: c_uint) -> hipError_t {
+pub unsafe extern "C" fn hipEventCreateWithFlags(event: *mut hipEvent_t, flags: c_uint) -> hipError_t {
     hip_boundary!("hipEventCreateWithFlags", { create(event, flags) })
 }
 

@@ -122,12 +122,12 @@ fn memset(dst: *mut c_void, value: u32, width: MemsetWidth, count: usize, stream
 }
 
 #[no_mangle]
-pub extern "C" fn hipMemset(dst: *mut c_void, value: c_int, size: usize) -> hipError_t {
+pub unsafe extern "C" fn hipMemset(dst: *mut c_void, value: c_int, size: usize) -> hipError_t {
     hip_boundary!("hipMemset", { memset(dst, value as u32, MemsetWidth::Byte, size, None) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipMemsetAsync(dst: *mut c_void, value: c_int, size: usize, stream: hipStream_t) -> hipError_t {
+pub unsafe extern "C" fn hipMemsetAsync(dst: *mut c_void, value: c_int, size: usize, stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipMemsetAsync", { memset(dst, value as u32, MemsetWidth::Byte, size, Some(stream_id(stream))) })
 }
 
@@ -197,37 +197,37 @@ fn host_free(ptr: *mut c_void) -> Result<(), CallError> {
 }
 
 #[no_mangle]
-pub extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> hipError_t {
+pub unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> hipError_t {
     hip_boundary!("hipHostMalloc", { host_malloc(ptr, size, flags) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipExtHostAlloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> hipError_t {
+pub unsafe extern "C" fn hipExtHostAlloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> hipError_t {
     hip_boundary!("hipExtHostAlloc", { host_malloc(ptr, size, flags) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipHostAlloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> hipError_t {
+pub unsafe extern "C" fn hipHostAlloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> hipError_t {
     hip_boundary!("hipHostAlloc", { host_malloc(ptr, size, flags) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipMallocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
+pub unsafe extern "C" fn hipMallocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
     hip_boundary!("hipMallocHost", { host_malloc(ptr, size, 0) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipMemAllocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
+pub unsafe extern "C" fn hipMemAllocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
     hip_boundary!("hipMemAllocHost", { host_malloc(ptr, size, 0) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
+pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
     hip_boundary!("hipHostFree", { host_free(ptr) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
+pub unsafe extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
     hip_boundary!("hipFreeHost", { host_free(ptr) })
 }
 
@@ -508,12 +508,12 @@ fn memcpy_peer(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_devi
 }
 
 #[no_mangle]
-pub extern "C" fn hipMemcpyPeer(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, size: usize) -> hipError_t {
+pub unsafe extern "C" fn hipMemcpyPeer(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, size: usize) -> hipError_t {
     hip_boundary!("hipMemcpyPeer", { memcpy_peer(dst, dst_device, src, src_device, size, None) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipMemcpyPeerAsync(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, size: usize, stream: hipStream_t) -> hipError_t {
+pub unsafe extern "C" fn hipMemcpyPeerAsync(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, size: usize, stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipMemcpyPeerAsync", { memcpy_peer(dst, dst_device, src, src_device, size, Some(stream_id(stream))) })
 }
 

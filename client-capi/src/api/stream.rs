@@ -27,17 +27,17 @@ fn create(stream: *mut hipStream_t, flags: c_uint, priority: c_int) -> Result<()
 }
 
 #[no_mangle]
-pub extern "C" fn hipStreamCreate(stream: *mut hipStream_t) -> hipError_t {
+pub unsafe extern "C" fn hipStreamCreate(stream: *mut hipStream_t) -> hipError_t {
     hip_boundary!("hipStreamCreate", { create(stream, 0, 0) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipStreamCreateWithFlags(stream: *mut hipStream_t, flags: c_uint) -> hipError_t {
+pub unsafe extern "C" fn hipStreamCreateWithFlags(stream: *mut hipStream_t, flags: c_uint) -> hipError_t {
     hip_boundary!("hipStreamCreateWithFlags", { create(stream, flags, 0) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipStreamCreateWithPriority(stream: *mut hipStream_t, flags: c_uint, priority: c_int) -> hipError_t {
+pub unsafe extern "C" fn hipStreamCreateWithPriority(stream: *mut hipStream_t, flags: c_uint, priority: c_int) -> hipError_t {
     hip_boundary!("hipStreamCreateWithPriority", { create(stream, flags, priority) })
 }
 

@@ -214,7 +214,7 @@ pub unsafe extern "C" fn __hipRegisterVar(
 /// binary, its kernels and variables; a loaded module is unloaded on the worker when a
 /// connection is open (fire-and-forget: this may run at exit).
 #[no_mangle]
-pub extern "C" fn __hipUnregisterFatBinary(modules: *mut *mut c_void) {
+pub unsafe extern "C" fn __hipUnregisterFatBinary(modules: *mut *mut c_void) {
     let _ = std::panic::catch_unwind(|| {
         let id = modules as u64;
         let fatbin = {
@@ -421,7 +421,7 @@ pub unsafe extern "C" fn hipFuncGetAttributes(attr: *mut hipFuncAttributes, func
 /// `hipErrorInvalidValue`; only the two settable attributes reach the worker (ROCm accepts
 /// and ignores the other numbers up to `hipFuncAttributeMax`).
 #[no_mangle]
-pub extern "C" fn hipFuncSetAttribute(func: *const c_void, attr: hipFuncAttribute, value: c_int) -> hipError_t {
+pub unsafe extern "C" fn hipFuncSetAttribute(func: *const c_void, attr: hipFuncAttribute, value: c_int) -> hipError_t {
     hip_boundary!("hipFuncSetAttribute", {
         if func.is_null() {
             return Err(CallError::new(HipError::INVALID_DEVICE_FUNCTION, "func is NULL"));
@@ -440,7 +440,7 @@ pub extern "C" fn hipFuncSetAttribute(func: *const c_void, attr: hipFuncAttribut
 
 /// Cache configuration is a hint that AMD GPUs ignore; ROCm accepts and ignores it too.
 #[no_mangle]
-pub extern "C" fn hipFuncSetCacheConfig(func: *const c_void, config: hipFuncCache_t) -> hipError_t {
+pub unsafe extern "C" fn hipFuncSetCacheConfig(func: *const c_void, config: hipFuncCache_t) -> hipError_t {
     hip_boundary!("hipFuncSetCacheConfig", {
         if config > hipFuncCachePreferEqual {
             return Err(CallError::new(HipError::INVALID_VALUE, format!("hipFuncCache_t {config}")));
@@ -451,7 +451,7 @@ pub extern "C" fn hipFuncSetCacheConfig(func: *const c_void, config: hipFuncCach
 
 /// Shared-memory bank configuration is a hint AMD GPUs ignore; ROCm accepts and ignores it too.
 #[no_mangle]
-pub extern "C" fn hipFuncSetSharedMemConfig(func: *const c_void, config: hipSharedMemConfig) -> hipError_t {
+pub unsafe extern "C" fn hipFuncSetSharedMemConfig(func: *const c_void, config: hipSharedMemConfig) -> hipError_t {
     hip_boundary!("hipFuncSetSharedMemConfig", {
         if config > hipSharedMemBankSizeEightByte {
             return Err(CallError::new(HipError::INVALID_VALUE, format!("hipSharedMemConfig {config}")));
@@ -644,7 +644,8 @@ mod test {
             assert_eq!(fb.bundle, bundle.as_ptr() as usize);
             assert!(matches!(*fb.state.lock().unwrap(), LoadState::Unloaded));
         }
-        __hipUnregisterFatBinary(h);
+        // SAFETY: a handle registered above, unregistered once.
+        unsafe { __hipUnregisterFatBinary(h) };
         let r = registry();
         assert!(!r.functions.contains_key(&(host_fn as usize)));
         assert!(!r.vars.contains_key(&(shadow as usize)));
@@ -669,8 +670,11 @@ mod test {
         // SAFETY: a null wrapper is refused, not read.
         let h2 = unsafe { __hipRegisterFatBinary(std::ptr::null()) };
         assert!(!h2.is_null() && h2 != h);
-        __hipUnregisterFatBinary(h);
-        __hipUnregisterFatBinary(h2);
+        // SAFETY: handles registered above, each unregistered once.
+        unsafe {
+            __hipUnregisterFatBinary(h);
+            __hipUnregisterFatBinary(h2);
+        }
     }
 
     #[test]
