@@ -46,12 +46,6 @@ fn next_buffer_id() -> u32 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
-/// Pinned host allocations made so far, `(address, bytes)`: announced to a connection's
-/// memory registry when it opens (RDMA registers each once and reuses it for every copy).
-pub fn host_allocations() -> Vec<(usize, usize)> {
-    host_allocs().lock().unwrap_or_else(|p| p.into_inner()).iter().map(|(&a, h)| (a, h.layout.size())).collect()
-}
-
 /// The device range containing `ptr`: its base and record.
 pub fn find_device_range(ptr: u64) -> Option<(u64, DeviceRange)> {
     let allocs = device_allocs().lock().unwrap_or_else(|p| p.into_inner());
