@@ -104,7 +104,6 @@ impl HiprtcResult {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,10 +112,7 @@ mod tests {
     fn error_tables_match_rocm() {
         assert_eq!(hipErrorNotSupported.0, 801);
         assert_eq!(HipError::NOT_SUPPORTED.name(), c"hipErrorNotSupported");
-        assert_eq!(
-            HipError::NOT_SUPPORTED.description(),
-            c"operation not supported"
-        );
+        assert_eq!(HipError::NOT_SUPPORTED.description(), c"operation not supported");
         assert_eq!(hipErrorMemoryAllocation.name(), c"hipErrorOutOfMemory");
         assert_eq!(hipSuccess.description(), c"no error");
         assert_eq!(hipErrorTbd.name(), c"hipErrorTbd");
@@ -132,10 +128,7 @@ mod tests {
     #[test]
     fn hiprtc_strings() {
         assert_eq!(HIPRTC_ERROR_LINKING.0, 100);
-        assert_eq!(
-            HIPRTC_ERROR_COMPILATION.name(),
-            Some(c"HIPRTC_ERROR_COMPILATION")
-        );
+        assert_eq!(HIPRTC_ERROR_COMPILATION.name(), Some(c"HIPRTC_ERROR_COMPILATION"));
         assert_eq!(HiprtcResult(42).name(), None);
     }
 }

@@ -9,8 +9,7 @@ use super::*;
 
 macro_rules! assert_layout {
     ($t:ty, $size:expr, $align:expr) => {
-        const _: () =
-            assert!(core::mem::size_of::<$t>() == $size && core::mem::align_of::<$t>() == $align);
+        const _: () = assert!(core::mem::size_of::<$t>() == $size && core::mem::align_of::<$t>() == $align);
     };
 }
 macro_rules! assert_offset {
@@ -163,11 +162,7 @@ assert_offset!(hipDeviceProp_tR0600, canUseHostPointerForRegisteredMem, 684);
 assert_offset!(hipDeviceProp_tR0600, cooperativeLaunch, 688);
 assert_offset!(hipDeviceProp_tR0600, cooperativeMultiDeviceLaunch, 692);
 assert_offset!(hipDeviceProp_tR0600, sharedMemPerBlockOptin, 696);
-assert_offset!(
-    hipDeviceProp_tR0600,
-    pageableMemoryAccessUsesHostPageTables,
-    704
-);
+assert_offset!(hipDeviceProp_tR0600, pageableMemoryAccessUsesHostPageTables, 704);
 assert_offset!(hipDeviceProp_tR0600, directManagedMemAccessFromHost, 708);
 assert_offset!(hipDeviceProp_tR0600, maxBlocksPerMultiProcessor, 712);
 assert_offset!(hipDeviceProp_tR0600, accessPolicyMaxWindowSize, 716);
@@ -193,26 +188,10 @@ assert_offset!(hipDeviceProp_tR0600, clockInstructionRate, 1424);
 assert_offset!(hipDeviceProp_tR0600, arch, 1428);
 assert_offset!(hipDeviceProp_tR0600, hdpMemFlushCntl, 1432);
 assert_offset!(hipDeviceProp_tR0600, hdpRegFlushCntl, 1440);
-assert_offset!(
-    hipDeviceProp_tR0600,
-    cooperativeMultiDeviceUnmatchedFunc,
-    1448
-);
-assert_offset!(
-    hipDeviceProp_tR0600,
-    cooperativeMultiDeviceUnmatchedGridDim,
-    1452
-);
-assert_offset!(
-    hipDeviceProp_tR0600,
-    cooperativeMultiDeviceUnmatchedBlockDim,
-    1456
-);
-assert_offset!(
-    hipDeviceProp_tR0600,
-    cooperativeMultiDeviceUnmatchedSharedMem,
-    1460
-);
+assert_offset!(hipDeviceProp_tR0600, cooperativeMultiDeviceUnmatchedFunc, 1448);
+assert_offset!(hipDeviceProp_tR0600, cooperativeMultiDeviceUnmatchedGridDim, 1452);
+assert_offset!(hipDeviceProp_tR0600, cooperativeMultiDeviceUnmatchedBlockDim, 1456);
+assert_offset!(hipDeviceProp_tR0600, cooperativeMultiDeviceUnmatchedSharedMem, 1460);
 assert_offset!(hipDeviceProp_tR0600, isLargeBar, 1464);
 assert_offset!(hipDeviceProp_tR0600, asicRevision, 1468);
 assert_offset!(hipFuncAttributes, binaryVersion, 0);
@@ -358,34 +337,14 @@ assert_offset!(hipDeviceProp_tR0000, texturePitchAlignment, 728);
 assert_offset!(hipDeviceProp_tR0000, kernelExecTimeoutEnabled, 736);
 assert_offset!(hipDeviceProp_tR0000, ECCEnabled, 740);
 assert_offset!(hipDeviceProp_tR0000, tccDriver, 744);
-assert_offset!(
-    hipDeviceProp_tR0000,
-    cooperativeMultiDeviceUnmatchedFunc,
-    748
-);
-assert_offset!(
-    hipDeviceProp_tR0000,
-    cooperativeMultiDeviceUnmatchedGridDim,
-    752
-);
-assert_offset!(
-    hipDeviceProp_tR0000,
-    cooperativeMultiDeviceUnmatchedBlockDim,
-    756
-);
-assert_offset!(
-    hipDeviceProp_tR0000,
-    cooperativeMultiDeviceUnmatchedSharedMem,
-    760
-);
+assert_offset!(hipDeviceProp_tR0000, cooperativeMultiDeviceUnmatchedFunc, 748);
+assert_offset!(hipDeviceProp_tR0000, cooperativeMultiDeviceUnmatchedGridDim, 752);
+assert_offset!(hipDeviceProp_tR0000, cooperativeMultiDeviceUnmatchedBlockDim, 756);
+assert_offset!(hipDeviceProp_tR0000, cooperativeMultiDeviceUnmatchedSharedMem, 760);
 assert_offset!(hipDeviceProp_tR0000, isLargeBar, 764);
 assert_offset!(hipDeviceProp_tR0000, asicRevision, 768);
 assert_offset!(hipDeviceProp_tR0000, managedMemory, 772);
 assert_offset!(hipDeviceProp_tR0000, directManagedMemAccessFromHost, 776);
 assert_offset!(hipDeviceProp_tR0000, concurrentManagedAccess, 780);
 assert_offset!(hipDeviceProp_tR0000, pageableMemoryAccess, 784);
-assert_offset!(
-    hipDeviceProp_tR0000,
-    pageableMemoryAccessUsesHostPageTables,
-    788
-);
+assert_offset!(hipDeviceProp_tR0000, pageableMemoryAccessUsesHostPageTables, 788);

@@ -10,12 +10,7 @@
 //!
 //! Enums are plain integer aliases plus constants (as bindgen emits them), never Rust `enum`s:
 //! a C caller can pass any value and a Rust enum with an unknown discriminant is UB.
-#![allow(
-    non_camel_case_types,
-    non_upper_case_globals,
-    non_snake_case,
-    dead_code
-)]
+#![allow(non_camel_case_types, non_upper_case_globals, non_snake_case, dead_code)]
 #![allow(clippy::all)]
 
 mod error;
@@ -36,5 +31,4 @@ pub const HIP_VERSION_MAJOR: u32 = 7;
 pub const HIP_VERSION_MINOR: u32 = 2;
 pub const HIP_VERSION_PATCH: u32 = 53211;
 /// `HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000 + HIP_VERSION_PATCH`.
-pub const HIP_VERSION: u32 =
-    HIP_VERSION_MAJOR * 10_000_000 + HIP_VERSION_MINOR * 100_000 + HIP_VERSION_PATCH;
+pub const HIP_VERSION: u32 = HIP_VERSION_MAJOR * 10_000_000 + HIP_VERSION_MINOR * 100_000 + HIP_VERSION_PATCH;

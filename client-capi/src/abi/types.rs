@@ -1137,8 +1137,7 @@ pub union hipStreamBatchMemOpParams_union {
 pub struct hipStreamBatchMemOpParams_union_hipStreamMemOpWaitValueParams_t {
     pub operation: hipStreamBatchMemOpType,
     pub address: hipDeviceptr_t,
-    pub __bindgen_anon_1:
-        hipStreamBatchMemOpParams_union_hipStreamMemOpWaitValueParams_t__bindgen_ty_1,
+    pub __bindgen_anon_1: hipStreamBatchMemOpParams_union_hipStreamMemOpWaitValueParams_t__bindgen_ty_1,
     pub flags: c_uint,
     pub alias: hipDeviceptr_t,
 }
@@ -1155,8 +1154,7 @@ pub union hipStreamBatchMemOpParams_union_hipStreamMemOpWaitValueParams_t__bindg
 pub struct hipStreamBatchMemOpParams_union_hipStreamMemOpWriteValueParams_t {
     pub operation: hipStreamBatchMemOpType,
     pub address: hipDeviceptr_t,
-    pub __bindgen_anon_1:
-        hipStreamBatchMemOpParams_union_hipStreamMemOpWriteValueParams_t__bindgen_ty_1,
+    pub __bindgen_anon_1: hipStreamBatchMemOpParams_union_hipStreamMemOpWriteValueParams_t__bindgen_ty_1,
     pub flags: c_uint,
     pub alias: hipDeviceptr_t,
 }
@@ -1365,8 +1363,7 @@ pub struct hipExternalMemoryMipmappedArrayDesc_st {
 pub type hipExternalMemoryMipmappedArrayDesc = hipExternalMemoryMipmappedArrayDesc_st;
 pub type hipExternalMemory_t = *mut c_void;
 pub type hipExternalSemaphoreHandleType_enum = c_uint;
-pub const hipExternalSemaphoreHandleTypeTimelineSemaphoreWin32:
-    hipExternalSemaphoreHandleType_enum = 10;
+pub const hipExternalSemaphoreHandleTypeTimelineSemaphoreWin32: hipExternalSemaphoreHandleType_enum = 10;
 
 pub type hipExternalSemaphoreHandleType = hipExternalSemaphoreHandleType_enum;
 #[repr(C)]
@@ -1898,8 +1895,7 @@ pub type hipMemRangeFlags = c_uint;
 pub const hipMemRangeFlagDmaBufMappingTypePcie: hipMemRangeFlags = 1;
 pub const hipMemRangeFlagsMax: hipMemRangeFlags = 2147483647;
 
-pub type hipStreamCallback_t =
-    Option<unsafe extern "C" fn(stream: hipStream_t, status: hipError_t, userData: *mut c_void)>;
+pub type hipStreamCallback_t = Option<unsafe extern "C" fn(stream: hipStream_t, status: hipError_t, userData: *mut c_void)>;
 // ------------------------------------------------------------------------------------------------
 // Hand-written: bit-field struct, legacy device properties, helpers
 // ------------------------------------------------------------------------------------------------
@@ -2044,7 +2040,6 @@ impl dim3 {
 
 /// `hipDeviceProp_t` in ROCm 6+ headers is `#define`d to the R0600 layout.
 pub type hipDeviceProp_t = hipDeviceProp_tR0600;
-
 
 #[cfg(test)]
 mod tests {

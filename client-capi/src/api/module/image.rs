@@ -147,5 +147,3 @@ pub(crate) unsafe fn image_at<'a>(ptr: *const u8, origin: &str) -> Result<&'a [u
         }
     }
 }
-
-
