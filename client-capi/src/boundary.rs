@@ -2,15 +2,16 @@
 //! catches panics (returning `hipErrorUnknown`; `panic = "unwind"` is set in every profile so
 //! there is something to catch) and records non-success results as the thread's last error,
 //! as HIP's `hipGetLastError` requires.
+//!
+//! Convention for exports: every one runs inside [`hip_boundary!`], and one that takes a raw
+//! pointer is `unsafe extern "C"`; `tests/export_convention.rs` checks both and lists the few
+//! exports that cannot use the boundary (they return no `hipError_t`, or must not record one).
 
 use crate::abi::HipError;
 use std::cell::Cell;
 
 thread_local! {
     static LAST_ERROR: Cell<HipError> = const { Cell::new(HipError::SUCCESS) };
-    static CURRENT_DEVICE: Cell<u32> = const { Cell::new(0) };
-    /// Whether `hipSetDevice` ran on this thread (then `hipSetValidDevices` changes nothing).
-    static DEVICE_SET: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Records `err` as the thread's last error unless it is success; returns it.
@@ -30,25 +31,6 @@ pub fn take_last_error() -> HipError {
 /// `hipPeekAtLastError`.
 pub fn peek_last_error() -> HipError {
     LAST_ERROR.with(|e| e.get())
-}
-
-/// The calling thread's current device (`hipSetDevice`); never crosses the network.
-pub fn current_device() -> u32 {
-    CURRENT_DEVICE.with(|d| d.get())
-}
-
-/// Sets the calling thread's current device (already validated): `hipSetDevice`.
-pub fn set_current_device(dev: u32) {
-    CURRENT_DEVICE.with(|d| d.set(dev));
-    DEVICE_SET.with(|s| s.set(true));
-}
-
-/// Makes `dev` (already validated) the current device unless `hipSetDevice` chose one on this
-/// thread: `hipSetValidDevices`, as ROCm does it.
-pub fn prefer_device(dev: u32) {
-    if !DEVICE_SET.with(|s| s.get()) {
-        CURRENT_DEVICE.with(|d| d.set(dev));
-    }
 }
 
 /// Converts a call's outcome to the C result, explaining failures on stderr in debug mode.

@@ -4,13 +4,22 @@
 //! A call flows: C entry point in [`api`] (boundary, argument checks, thread state) →
 //! [`conn::Conn`] (request ids, batching, landing of copy data) → proto-core codec →
 //! transport → worker.
+//!
+//! Layers, each using only those below it: [`api`] families (device, memory, stream, event,
+//! module; never each other) → [`state`] (what the client knows: devices, its allocations, the
+//! copy path) and [`handle`] (C handles ↔ ids, out-parameters) → [`remote`] / [`conn`] (the
+//! connection) → [`abi`] (the C types).
+#![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 #![allow(non_snake_case, non_camel_case_types, clippy::missing_safety_doc)]
 
 #[macro_use]
 mod boundary;
+#[macro_use]
+pub mod handle;
 pub mod abi;
 pub mod api;
 pub mod config;
 pub mod conn;
 pub mod fatbin;
 pub mod remote;
+pub mod state;

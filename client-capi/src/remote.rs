@@ -6,29 +6,68 @@
 use crate::abi::HipError;
 use crate::config::ClientConfig;
 use crate::conn::{CallError, Conn};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use transport_core::MemoryRegistry;
 
-/// The open connection's registry of long-lived memory (`None` before it opens, or on
-/// transports without one). Kept outside the connection's lock so `hipHostMalloc`/`hipHostFree`
-/// never wait for a copy in progress.
-static MEMORY_REGISTRY: Mutex<Option<Arc<dyn MemoryRegistry>>> = Mutex::new(None);
-
-fn registry() -> Option<Arc<dyn MemoryRegistry>> {
-    MEMORY_REGISTRY.lock().unwrap_or_else(|p| p.into_inner()).clone()
+/// Pinned host memory (`hipHostMalloc`) as the transport sees it. Kept outside the
+/// connection's lock so `hipHostMalloc`/`hipHostFree` never wait for a copy in progress.
+enum HostMemory {
+    /// No connection yet: the ranges `(address → bytes)` to announce when one opens (RDMA
+    /// registers each once and reuses it for every copy).
+    Pending(BTreeMap<usize, usize>),
+    /// The open connection's registry.
+    Registry(Arc<dyn MemoryRegistry>),
+    /// The transport keeps no registry, or the connection failed: nothing to announce.
+    Unregistered,
 }
 
-/// Announces pinned host memory (`hipHostMalloc`) to the connection's transport.
+static HOST_MEMORY: Mutex<HostMemory> = Mutex::new(HostMemory::Pending(BTreeMap::new()));
+
+fn host_memory() -> std::sync::MutexGuard<'static, HostMemory> {
+    HOST_MEMORY.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Announces pinned host memory (`hipHostMalloc`) to the connection's transport (now, or when
+/// the connection opens).
 pub fn remember_host_memory(addr: usize, len: usize) {
-    if let Some(r) = registry() {
-        r.remember(addr, len);
-    }
+    let registry = match &mut *host_memory() {
+        HostMemory::Pending(ranges) => {
+            ranges.insert(addr, len);
+            return;
+        }
+        HostMemory::Registry(r) => r.clone(),
+        HostMemory::Unregistered => return,
+    };
+    registry.remember(addr, len);
 }
 
 /// Withdraws pinned host memory from the transport before it is freed.
 pub fn forget_host_memory(addr: usize) {
-    if let Some(r) = registry() {
-        r.forget(addr);
+    let registry = match &mut *host_memory() {
+        HostMemory::Pending(ranges) => {
+            ranges.remove(&addr);
+            return;
+        }
+        HostMemory::Registry(r) => r.clone(),
+        HostMemory::Unregistered => return,
+    };
+    registry.forget(addr);
+}
+
+/// Hands the memory announced so far to the new connection's registry (if it has one).
+fn open_host_memory(registry: Option<Arc<dyn MemoryRegistry>>) {
+    let mut memory = host_memory();
+    let pending = match std::mem::replace(&mut *memory, HostMemory::Unregistered) {
+        HostMemory::Pending(ranges) => ranges,
+        _ => BTreeMap::new(),
+    };
+    if let Some(registry) = registry {
+        // Under the lock, so a concurrent forget cannot overtake the announcement.
+        for (addr, len) in pending {
+            registry.remember(addr, len);
+        }
+        *memory = HostMemory::Registry(registry);
     }
 }
 
@@ -62,16 +101,12 @@ pub fn with_conn<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result
     if let State::Unopened = *state {
         *state = match Conn::open(&r.config) {
             Ok(conn) => {
-                if let Some(registry) = conn.memory_registry() {
-                    *MEMORY_REGISTRY.lock().unwrap_or_else(|p| p.into_inner()) = Some(registry.clone());
-                    for (addr, len) in crate::api::memory::host_allocations() {
-                        registry.remember(addr, len);
-                    }
-                }
+                open_host_memory(conn.memory_registry());
                 State::Open(Box::new(conn))
             }
             Err(e) => {
                 eprintln!("hip-remote: {}", e.message);
+                open_host_memory(None);
                 State::Failed(e)
             }
         };

@@ -30,6 +30,9 @@ fn exports_header() -> String {
         ..Default::default()
     };
     config.export.item_types = vec![cbindgen::ItemType::Functions];
+    // The private libhiprtc entry point is no HIP API, and its callback type lives in proto-core
+    // (which cbindgen does not read); `const _: RtcCompileFn = __hipRemoteRtcCompile` checks it.
+    config.export.exclude.push("__hipRemoteRtcCompile".into());
     // `HipError` is the Rust name of hipError_t (abi.rs).
     config
         .export

@@ -31,8 +31,10 @@ pub mod error;
 pub mod field;
 pub mod frame;
 pub mod header;
+pub mod hip_error;
 pub mod limits;
 pub mod opcode;
+pub mod rtc_entry;
 pub mod status;
 pub mod wire;
 

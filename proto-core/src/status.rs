@@ -19,11 +19,12 @@ macro_rules! statuses {
         impl Status {
             $( $(#[$m])* pub const $name: Self = Self($value); )*
 
-            /// A short name for logs (`None` for codes this table does not know).
-            pub const fn name(self) -> Option<&'static str> {
+            /// A short name for logs (`None` for codes neither table knows): a `hipError_t`'s
+            /// C name, or a protocol/session code's.
+            pub fn name(self) -> Option<&'static str> {
                 match self.0 {
                     $( $value => Some($text), )*
-                    _ => None,
+                    hip => crate::hip_error::info(hip).and_then(|e| e.name.to_str().ok()),
                 }
             }
         }
@@ -31,51 +32,6 @@ macro_rules! statuses {
 }
 
 statuses! {
-    /// hipSuccess.
-    SUCCESS = 0, "hipSuccess";
-    /// hipErrorInvalidValue.
-    INVALID_VALUE = 1, "hipErrorInvalidValue";
-    /// hipErrorOutOfMemory.
-    OUT_OF_MEMORY = 2, "hipErrorOutOfMemory";
-    /// hipErrorNotInitialized.
-    NOT_INITIALIZED = 3, "hipErrorNotInitialized";
-    /// hipErrorInvalidPitchValue.
-    INVALID_PITCH_VALUE = 12, "hipErrorInvalidPitchValue";
-    /// hipErrorInvalidDevicePointer.
-    INVALID_DEVICE_POINTER = 17, "hipErrorInvalidDevicePointer";
-    /// hipErrorInvalidMemcpyDirection.
-    INVALID_MEMCPY_DIRECTION = 21, "hipErrorInvalidMemcpyDirection";
-    /// hipErrorNoDevice.
-    NO_DEVICE = 100, "hipErrorNoDevice";
-    /// hipErrorInvalidDevice.
-    INVALID_DEVICE = 101, "hipErrorInvalidDevice";
-    /// hipErrorInvalidImage.
-    INVALID_IMAGE = 200, "hipErrorInvalidImage";
-    /// hipErrorNoBinaryForGpu.
-    NO_BINARY_FOR_GPU = 209, "hipErrorNoBinaryForGpu";
-    /// hipErrorUnsupportedLimit.
-    UNSUPPORTED_LIMIT = 215, "hipErrorUnsupportedLimit";
-    /// hipErrorInvalidKernelFile.
-    INVALID_KERNEL_FILE = 218, "hipErrorInvalidKernelFile";
-    /// hipErrorSharedObjectInitFailed.
-    SHARED_OBJECT_INIT_FAILED = 303, "hipErrorSharedObjectInitFailed";
-    /// hipErrorInvalidHandle / hipErrorInvalidResourceHandle.
-    INVALID_HANDLE = 400, "hipErrorInvalidHandle";
-    /// hipErrorNotFound.
-    NOT_FOUND = 500, "hipErrorNotFound";
-    /// hipErrorNotReady.
-    NOT_READY = 600, "hipErrorNotReady";
-    /// hipErrorIllegalAddress.
-    ILLEGAL_ADDRESS = 700, "hipErrorIllegalAddress";
-    /// hipErrorLaunchOutOfResources.
-    LAUNCH_OUT_OF_RESOURCES = 701, "hipErrorLaunchOutOfResources";
-    /// hipErrorLaunchFailure.
-    LAUNCH_FAILURE = 719, "hipErrorLaunchFailure";
-    /// hipErrorNotSupported.
-    NOT_SUPPORTED = 801, "hipErrorNotSupported";
-    /// hipErrorUnknown.
-    UNKNOWN = 999, "hipErrorUnknown";
-
     /// The frame could not be decoded (the message says why).
     MALFORMED_FRAME = 10000, "MalformedFrame";
     /// No protocol version in common (HELLO's range does not include the worker's).
@@ -96,6 +52,18 @@ statuses! {
     /// The worker is shutting down.
     SHUTTING_DOWN = 10103, "ShuttingDown";
 }
+
+/// `Status::INVALID_VALUE` and friends: every `hipError_t` of [`crate::hip_error`]'s table.
+macro_rules! hip_statuses {
+    (errors { $( $konst:ident = $value:literal, $cname:ident, $message:literal; )* }
+     aliases { $( $alias:ident = $target:ident, $acname:ident; )* }) => {
+        impl Status {
+            $( #[doc = concat!("`", stringify!($cname), "`.")] pub const $konst: Self = Self($value); )*
+            $( #[doc = concat!("`", stringify!($acname), "`.")] pub const $alias: Self = Self::$target; )*
+        }
+    };
+}
+crate::hip_error_table!(hip_statuses);
 
 impl Status {
     /// Whether this is success.

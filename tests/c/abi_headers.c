@@ -1,7 +1,7 @@
 /*
  * ABI pin for hip-remote's HIP headers (client-capi/include/hip): sizes, alignments and field
  * offsets of the ROCm 7.2 structs, and the numeric values of key enums and flags. The same numbers
- * are asserted on the Rust side in client-capi/src/abi.rs.
+ * are asserted on the Rust side in client-capi/src/abi/layout.rs.
  *
  * Build (from the repository root), as C and as C++:
  *   cc -std=c11 -Wall -Werror -I client-capi/include -c tests/c/abi_headers.c -o /tmp/abi_headers.o

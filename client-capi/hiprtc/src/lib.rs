@@ -31,24 +31,18 @@ use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-/// `hiprtcResult` (values as ROCm's `hiprtc.h` and `client-capi/src/abi.rs`).
+/// `hiprtcResult` (values from `proto_core::hip_error`'s table, as ROCm's `hiprtc.h`).
 #[repr(transparent)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct hiprtcResult(pub c_int);
 
-pub const HIPRTC_SUCCESS: hiprtcResult = hiprtcResult(0);
-pub const HIPRTC_ERROR_OUT_OF_MEMORY: hiprtcResult = hiprtcResult(1);
-pub const HIPRTC_ERROR_PROGRAM_CREATION_FAILURE: hiprtcResult = hiprtcResult(2);
-pub const HIPRTC_ERROR_INVALID_INPUT: hiprtcResult = hiprtcResult(3);
-pub const HIPRTC_ERROR_INVALID_PROGRAM: hiprtcResult = hiprtcResult(4);
-pub const HIPRTC_ERROR_INVALID_OPTION: hiprtcResult = hiprtcResult(5);
-pub const HIPRTC_ERROR_COMPILATION: hiprtcResult = hiprtcResult(6);
-pub const HIPRTC_ERROR_BUILTIN_OPERATION_FAILURE: hiprtcResult = hiprtcResult(7);
-pub const HIPRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION: hiprtcResult = hiprtcResult(8);
-pub const HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION: hiprtcResult = hiprtcResult(9);
-pub const HIPRTC_ERROR_NAME_EXPRESSION_NOT_VALID: hiprtcResult = hiprtcResult(10);
-pub const HIPRTC_ERROR_INTERNAL_ERROR: hiprtcResult = hiprtcResult(11);
-pub const HIPRTC_ERROR_LINKING: hiprtcResult = hiprtcResult(100);
+/// `HIPRTC_SUCCESS` and friends, from proto-core's one `hiprtcResult` table.
+macro_rules! hiprtc_result_constants {
+    ($( $konst:ident = $value:literal, $cname:ident; )*) => {
+        $( #[doc = concat!("`", stringify!($cname), "`.")] pub const $cname: hiprtcResult = hiprtcResult($value); )*
+    };
+}
+proto_core::hiprtc_result_table!(hiprtc_result_constants);
 
 /// `hiprtcProgram`: an opaque pointer (here an id).
 pub type hiprtcProgram = *mut c_void;
@@ -63,36 +57,16 @@ pub type hipJitInputType = c_uint;
 pub const VERSION: (c_int, c_int) = (7, 2);
 /// Name of a program created without one.
 const DEFAULT_PROGRAM_NAME: &str = "default_program";
-/// `hipError_t` values `__hipRemoteRtcCompile` may return that get their own hiprtc code.
-const HIP_ERROR_INVALID_VALUE: c_int = 1;
+/// The `hipError_t` `__hipRemoteRtcCompile` may return that gets its own hiprtc code.
+const HIP_ERROR_INVALID_VALUE: c_int = proto_core::hip_error::code::INVALID_VALUE;
 
 // ------------------------------------------------------------------------------------------------
 // The compile entry point in libamdhip64
 // ------------------------------------------------------------------------------------------------
 
-/// Called once by `__hipRemoteRtcCompile` with the outcome; the pointers live only during it.
-pub type ResultFn =
-    unsafe extern "C" fn(*mut c_void, c_int, *const c_char, usize, *const c_char, usize, *const c_void, usize);
-
-/// `__hipRemoteRtcCompile` (see `client-capi/src/api/module.rs`).
-pub type CompileFn = unsafe extern "C" fn(
-    *const c_char,
-    usize,
-    *const c_char,
-    usize,
-    *const c_char,
-    usize,
-    *const c_char,
-    usize,
-    *const c_char,
-    usize,
-    *const c_char,
-    usize,
-    Option<ResultFn>,
-    *mut c_void,
-) -> c_int;
-
-const ENTRY_POINT: &[u8] = b"__hipRemoteRtcCompile\0";
+/// The private ABI of `__hipRemoteRtcCompile`, declared once in proto-core.
+pub use proto_core::rtc_entry::{RtcCompileFn as CompileFn, RtcResultFn as ResultFn};
+use proto_core::rtc_entry::ENTRY_POINT;
 
 #[cfg(target_os = "macos")]
 const LIBAMDHIP64: &str = "libamdhip64.dylib";
@@ -244,22 +218,7 @@ fn count(n: c_int) -> Result<usize, hiprtcResult> {
 // ------------------------------------------------------------------------------------------------
 
 fn error_name(result: hiprtcResult) -> &'static CStr {
-    match result.0 {
-        0 => c"HIPRTC_SUCCESS",
-        1 => c"HIPRTC_ERROR_OUT_OF_MEMORY",
-        2 => c"HIPRTC_ERROR_PROGRAM_CREATION_FAILURE",
-        3 => c"HIPRTC_ERROR_INVALID_INPUT",
-        4 => c"HIPRTC_ERROR_INVALID_PROGRAM",
-        5 => c"HIPRTC_ERROR_INVALID_OPTION",
-        6 => c"HIPRTC_ERROR_COMPILATION",
-        7 => c"HIPRTC_ERROR_BUILTIN_OPERATION_FAILURE",
-        8 => c"HIPRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
-        9 => c"HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
-        10 => c"HIPRTC_ERROR_NAME_EXPRESSION_NOT_VALID",
-        11 => c"HIPRTC_ERROR_INTERNAL_ERROR",
-        100 => c"HIPRTC_ERROR_LINKING",
-        _ => c"Invalid HIPRTC error code",
-    }
+    proto_core::hip_error::rtc_name(result.0).unwrap_or(c"Invalid HIPRTC error code")
 }
 
 /// The enumerator's name (ROCm's text); "Invalid HIPRTC error code" for other values.

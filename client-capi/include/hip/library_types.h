@@ -6,7 +6,7 @@
  * these headers run unchanged against a real libamdhip64.so.7 and vice versa. Facts were taken
  * from bindgen output of ROCm 7.2's headers (crate cubecl-hip-sys, bindings_53211.rs), the
  * hip-python 7.x .pxd files, and ROCm 5.2 headers (C++ default arguments).
- * Generated, then reviewed; see client-capi/src/abi.rs for the Rust mirror.
+ * Generated, then reviewed; see client-capi/src/abi/ for the Rust mirror.
  */
 
 #ifndef HIP_INCLUDE_HIP_LIBRARY_TYPES_H

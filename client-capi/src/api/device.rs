@@ -6,68 +6,17 @@
 //! cross the network.
 
 use crate::abi::*;
-use crate::boundary::{current_device, peek_last_error, set_current_device, take_last_error};
+use crate::boundary::{peek_last_error, take_last_error};
+use crate::state::allocations::forget_device_allocations;
+use crate::state::devices::{check_device, current_device, device_count, prefer_device, properties, set_current_device};
 use crate::conn::CallError;
 use crate::remote::{call_sync, with_conn};
 use proto_core::Calls;
 use proto_core::wire;
-use std::collections::HashMap;
 use std::ffi::{c_char, c_int};
-use std::sync::{Mutex, OnceLock};
 
 /// HIP version this library reports for itself (`hipRuntimeGetVersion`).
 pub const RUNTIME_VERSION: c_int = HIP_VERSION as c_int;
-
-/// Number of devices the worker exposes (cached after the first successful query).
-pub fn device_count() -> Result<u32, CallError> {
-    static COUNT: OnceLock<u32> = OnceLock::new();
-    if let Some(n) = COUNT.get() {
-        return Ok(*n);
-    }
-    let n = with_conn(|c| {
-        c.get_device_count(wire::Empty {}).map(|d| d.count)
-    })?;
-    Ok(*COUNT.get_or_init(|| n))
-}
-
-/// Validates a device ordinal against the worker's count.
-pub fn check_device(device: c_int) -> Result<u32, CallError> {
-    let count = device_count()?;
-    match u32::try_from(device) {
-        Ok(d) if d < count => Ok(d),
-        _ => Err(CallError::new(HipError::INVALID_DEVICE, format!("device {device} out of range (worker has {count})"))),
-    }
-}
-
-/// Properties of `device` (cached).
-pub fn properties(device: u32) -> Result<wire::DeviceProperties, CallError> {
-    static CACHE: OnceLock<Mutex<HashMap<u32, wire::DeviceProperties>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(p) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&device) {
-        return Ok(p.clone());
-    }
-    let props = with_conn(|c| {
-        c.get_device_properties(wire::DeviceRef { device })
-    })?;
-    cache.lock().unwrap_or_else(|p| p.into_inner()).insert(device, props.clone());
-    Ok(props)
-}
-
-/// `maxThreadsPerBlock` of `device`, from a per-thread cache: launches check it every time,
-/// and cloning the whole cached property set per launch showed in the launch rate.
-pub fn max_threads_per_block(device: u32) -> Result<u32, CallError> {
-    thread_local! {
-        static CACHED: std::cell::Cell<Option<(u32, u32)>> = const { std::cell::Cell::new(None) };
-    }
-    if let Some((d, max)) = CACHED.with(|c| c.get()) {
-        if d == device {
-            return Ok(max);
-        }
-    }
-    let max = properties(device)?.max_threads_per_block;
-    CACHED.with(|c| c.set(Some((device, max))));
-    Ok(max)
-}
 
 fn copy_c_string(dst: &mut [c_char], src: &str) {
     let n = src.len().min(dst.len().saturating_sub(1));
@@ -251,8 +200,7 @@ pub unsafe extern "C" fn hipDriverGetVersion(version: *mut c_int) -> hipError_t 
         let v = with_conn(|c| {
             c.get_versions(wire::Empty {}).map(|v| v.driver_version)
         })?;
-        // SAFETY: checked non-null; the caller provides a writable int.
-        unsafe { *version = v };
+        try_out!(version, v);
         Ok(())
     })
 }
@@ -261,8 +209,7 @@ pub unsafe extern "C" fn hipDriverGetVersion(version: *mut c_int) -> hipError_t 
 pub unsafe extern "C" fn hipRuntimeGetVersion(version: *mut c_int) -> hipError_t {
     hip_boundary!("hipRuntimeGetVersion", {
         non_null!(version);
-        // SAFETY: checked non-null; the caller provides a writable int.
-        unsafe { *version = RUNTIME_VERSION };
+        try_out!(version, RUNTIME_VERSION);
         Ok(())
     })
 }
@@ -275,8 +222,7 @@ pub unsafe extern "C" fn hipGetDeviceCount(count: *mut c_int) -> hipError_t {
         if n == 0 {
             return Err(CallError::new(HipError::NO_DEVICE, "the worker exposes no device"));
         }
-        // SAFETY: checked non-null; the caller provides a writable int.
-        unsafe { *count = int(n) };
+        try_out!(count, int(n));
         Ok(())
     })
 }
@@ -293,8 +239,7 @@ pub extern "C" fn hipSetDevice(device: c_int) -> hipError_t {
 pub unsafe extern "C" fn hipGetDevice(device: *mut c_int) -> hipError_t {
     hip_boundary!("hipGetDevice", {
         non_null!(device);
-        // SAFETY: checked non-null; the caller provides a writable int.
-        unsafe { *device = current_device() as c_int };
+        try_out!(device, current_device() as c_int);
         Ok(())
     })
 }
@@ -345,8 +290,7 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(value: *mut c_int, attr: hipDevic
         let v = attribute(&p, attr).ok_or_else(|| {
             CallError::new(HipError::INVALID_VALUE, format!("device attribute {attr} is not reported by hip-remote"))
         })?;
-        // SAFETY: checked non-null; the caller provides a writable int.
-        unsafe { *value = v };
+        try_out!(value, v);
         Ok(())
     })
 }
@@ -371,8 +315,7 @@ pub unsafe extern "C" fn hipDeviceTotalMem(bytes: *mut usize, device: c_int) -> 
     hip_boundary!("hipDeviceTotalMem", {
         non_null!(bytes);
         let p = properties(check_device(device)?)?;
-        // SAFETY: checked non-null.
-        unsafe { *bytes = p.total_global_mem as usize };
+        try_out!(bytes, p.total_global_mem as usize);
         Ok(())
     })
 }
@@ -406,7 +349,7 @@ pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
 pub extern "C" fn hipDeviceReset() -> hipError_t {
     hip_boundary!("hipDeviceReset", {
         let device = current_device();
-        crate::api::memory::forget_device_allocations(device);
+        forget_device_allocations(device);
         call_sync(|c| c.device_reset(wire::DeviceRef { device }))
     })
 }
@@ -453,8 +396,7 @@ pub unsafe extern "C" fn hipDeviceGet(device: *mut hipDevice_t, ordinal: c_int) 
     hip_boundary!("hipDeviceGet", {
         non_null!(device);
         let d = check_device(ordinal)?;
-        // SAFETY: checked non-null; the caller provides a writable hipDevice_t.
-        unsafe { *device = int(d) };
+        try_out!(device, int(d));
         Ok(())
     })
 }
@@ -479,7 +421,7 @@ pub unsafe extern "C" fn hipSetValidDevices(device_arr: *mut c_int, len: c_int) 
         for &d in devices {
             check_device(d)?;
         }
-        crate::boundary::prefer_device(devices[0] as u32);
+        prefer_device(devices[0] as u32);
         Ok(())
     })
 }
@@ -491,14 +433,12 @@ pub unsafe extern "C" fn hipDeviceCanAccessPeer(canAccessPeer: *mut c_int, devic
     hip_boundary!("hipDeviceCanAccessPeer", {
         non_null!(canAccessPeer);
         if deviceId == peerDeviceId {
-            // SAFETY: checked non-null.
-            unsafe { *canAccessPeer = 0 };
+            try_out!(canAccessPeer, 0);
             return Ok(());
         }
         let (device, peer) = (check_device(deviceId)?, check_device(peerDeviceId)?);
         let can = with_conn(|c| c.device_can_access_peer(wire::PeerQuery { device, peer }))?.can_access;
-        // SAFETY: checked non-null.
-        unsafe { *canAccessPeer = c_int::from(can) };
+        try_out!(canAccessPeer, c_int::from(can));
         Ok(())
     })
 }
@@ -561,8 +501,7 @@ pub unsafe extern "C" fn hipDeviceGetByPCIBusId(device: *mut c_int, pciBusId: *c
         for i in 0..device_count()? {
             let p = properties(i)?;
             if (p.pci_domain_id, p.pci_bus_id, p.pci_device_id, PCI_FUNCTION) == (domain, bus, dev, function) {
-                // SAFETY: checked non-null.
-                unsafe { *device = int(i) };
+                try_out!(device, int(i));
                 return Ok(());
             }
         }
@@ -586,8 +525,7 @@ pub unsafe extern "C" fn hipDeviceGetLimit(pValue: *mut usize, limit: hipLimit_t
         }
         let device = check_device(current_device() as c_int)?;
         let value = limit_value(with_conn(|c| c.device_get_limit(wire::LimitRef { device, limit })))?;
-        // SAFETY: checked non-null.
-        unsafe { *pValue = value };
+        try_out!(pValue, value);
         Ok(())
     })
 }
@@ -640,8 +578,7 @@ macro_rules! choose_device {
                 best_matched = matched;
             }
         }
-        // SAFETY: checked non-null.
-        unsafe { *$device = int(best) };
+        try_out!($device, int(best));
         Ok(())
     }};
 }

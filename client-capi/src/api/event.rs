@@ -1,9 +1,8 @@
 //! Event family. A `hipEvent_t` is the worker's session-scoped handle.
 
 use crate::abi::*;
-use crate::api::device::check_device;
-use crate::api::stream::stream_id;
-use crate::boundary::current_device;
+use crate::handle::{stream_id, Handle};
+use crate::state::devices::{check_device, current_device};
 use crate::conn::CallError;
 use crate::remote::{call_sync, with_conn};
 use proto_core::{calls, Caller, Calls};
@@ -16,13 +15,12 @@ fn create(event: *mut hipEvent_t, flags: c_uint) -> Result<(), CallError> {
     let id = with_conn(|c| {
         c.event_create(wire::EventCreate { device, flags }).map(|e| e.event)
     })?;
-    // SAFETY: checked non-null.
-    unsafe { *event = id as hipEvent_t };
+    try_out!(event, hipEvent_t::from_id(id)?);
     Ok(())
 }
 
 fn query(event: hipEvent_t, what: &str) -> Result<(), CallError> {
-    let complete = with_conn(|c| c.event_query(wire::EventRef { event: event as u64 }))?.complete;
+    let complete = with_conn(|c| c.event_query(wire::EventRef { event: event.id() }))?.complete;
     if complete {
         Ok(())
     } else {
@@ -31,12 +29,12 @@ fn query(event: hipEvent_t, what: &str) -> Result<(), CallError> {
 }
 
 #[no_mangle]
-pub extern "C" fn hipEventCreate(event: *mut hipEvent_t) -> hipError_t {
+pub unsafe extern "C" fn hipEventCreate(event: *mut hipEvent_t) -> hipError_t {
     hip_boundary!("hipEventCreate", { create(event, 0) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipEventCreateWithFlags(event: *mut hipEvent_t, flags: c_uint) -> hipError_t {
+pub unsafe extern "C" fn hipEventCreateWithFlags(event: *mut hipEvent_t, flags: c_uint) -> hipError_t {
     hip_boundary!("hipEventCreateWithFlags", { create(event, flags) })
 }
 
@@ -44,7 +42,7 @@ pub extern "C" fn hipEventCreateWithFlags(event: *mut hipEvent_t, flags: c_uint)
 pub extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipEventRecord", {
         non_null!(event);
-        let req = wire::EventRecord { event: event as u64, stream: stream_id(stream) };
+        let req = wire::EventRecord { event: event.id(), stream: stream_id(stream) };
         with_conn(|c| c.post::<calls::EventRecord>(req))
     })
 }
@@ -53,7 +51,7 @@ pub extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipE
 pub extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
     hip_boundary!("hipEventSynchronize", {
         non_null!(event);
-        call_sync(|c| c.event_synchronize(wire::EventRef { event: event as u64 }))
+        call_sync(|c| c.event_synchronize(wire::EventRef { event: event.id() }))
     })
 }
 
@@ -74,8 +72,7 @@ pub unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: hipEvent_t, st
         }
         let req = wire::EventElapsed { start: start as u64, end: stop as u64 };
         let elapsed = with_conn(|c| c.event_elapsed_time(req))?.ms;
-        // SAFETY: checked non-null.
-        unsafe { *ms = elapsed };
+        try_out!(ms, elapsed);
         Ok(())
     })
 }
@@ -84,6 +81,6 @@ pub unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: hipEvent_t, st
 pub extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
     hip_boundary!("hipEventDestroy", {
         non_null!(event);
-        call_sync(|c| c.event_destroy(wire::EventRef { event: event as u64 }))
+        call_sync(|c| c.event_destroy(wire::EventRef { event: event.id() }))
     })
 }

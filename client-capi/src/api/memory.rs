@@ -6,18 +6,16 @@
 //! allocations (`hipHostMalloc`) live in this process; the worker never sees them.
 
 use crate::abi::*;
-use crate::api::device::check_device;
-use crate::api::stream::stream_id;
-use crate::boundary::current_device;
+use crate::handle::stream_id;
+use crate::state::allocations::*;
+use crate::state::copy::{copy, direction, Direction};
+use crate::state::devices::{check_device, current_device};
 use crate::conn::CallError;
 use crate::remote::{call_sync, with_conn};
 use proto_core::{calls, Caller, Calls};
 use proto_core::wire::{self, MemsetWidth};
 use std::alloc::Layout;
-use std::collections::BTreeMap;
 use std::ffi::{c_int, c_uint, c_void};
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, OnceLock};
 
 /// Alignment of `hipHostMalloc` memory (a page, so it can later be registered for RDMA).
 pub const HOST_ALLOC_ALIGN: usize = 4096;
@@ -25,84 +23,6 @@ pub const HOST_ALLOC_ALIGN: usize = 4096;
 /// `hipHostMalloc` flags this library accepts (Default, Portable, Mapped, WriteCombined,
 /// NumaUser, Coherent, NonCoherent). Placement hints do not apply to client memory.
 const HOST_MALLOC_FLAGS: c_uint = 0x1 | 0x2 | 0x4 | 0x2000_0000 | 0x4000_0000 | 0x8000_0000;
-
-/// A device range this client knows: its allocations and the module globals it looked up.
-#[derive(Debug, Clone, Copy)]
-struct DeviceRange {
-    size: u64,
-    device: u32,
-    /// `hipExtMallocWithFlags` kind (0 otherwise).
-    flags: u32,
-    /// Unique id (`HIP_POINTER_ATTRIBUTE_BUFFER_ID`).
-    id: u32,
-}
-
-/// A `hipHostMalloc` allocation of this process.
-#[derive(Debug, Clone, Copy)]
-struct HostAllocation {
-    layout: Layout,
-    flags: c_uint,
-    /// The device current when it was allocated (what HIP reports for it).
-    device: u32,
-    id: u32,
-}
-
-fn device_allocs() -> &'static Mutex<BTreeMap<u64, DeviceRange>> {
-    static ALLOCS: OnceLock<Mutex<BTreeMap<u64, DeviceRange>>> = OnceLock::new();
-    ALLOCS.get_or_init(Default::default)
-}
-
-fn host_allocs() -> &'static Mutex<BTreeMap<usize, HostAllocation>> {
-    static ALLOCS: OnceLock<Mutex<BTreeMap<usize, HostAllocation>>> = OnceLock::new();
-    ALLOCS.get_or_init(Default::default)
-}
-
-/// A fresh buffer id (ROCm numbers its memory objects from 1).
-fn next_buffer_id() -> u32 {
-    static NEXT: AtomicU32 = AtomicU32::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
-}
-
-/// Pinned host allocations made so far, `(address, bytes)`: announced to a connection's
-/// memory registry when it opens (RDMA registers each once and reuses it for every copy).
-pub(crate) fn host_allocations() -> Vec<(usize, usize)> {
-    host_allocs().lock().unwrap_or_else(|p| p.into_inner()).iter().map(|(&a, h)| (a, h.layout.size())).collect()
-}
-
-/// The device range containing `ptr`: its base and record.
-fn find_device_range(ptr: u64) -> Option<(u64, DeviceRange)> {
-    let allocs = device_allocs().lock().unwrap_or_else(|p| p.into_inner());
-    allocs.range(..=ptr).next_back().filter(|(base, r)| ptr - **base < r.size.max(1)).map(|(b, r)| (*b, *r))
-}
-
-/// The `hipHostMalloc` allocation containing `ptr`: its base and record.
-fn find_host_allocation(ptr: usize) -> Option<(usize, HostAllocation)> {
-    let allocs = host_allocs().lock().unwrap_or_else(|p| p.into_inner());
-    allocs.range(..=ptr).next_back().filter(|(base, h)| ptr - **base < h.layout.size()).map(|(b, h)| (*b, *h))
-}
-
-/// Whether `ptr` lies inside one of this process's device allocations.
-pub fn is_device_pointer(ptr: u64) -> bool {
-    find_device_range(ptr).is_some()
-}
-
-fn record_device_range(ptr: u64, size: u64, device: u32, flags: u32) {
-    if ptr != 0 {
-        let range = DeviceRange { size, device, flags, id: next_buffer_id() };
-        device_allocs().lock().unwrap_or_else(|p| p.into_inner()).insert(ptr, range);
-    }
-}
-
-/// Records a device range the client did not allocate itself (a module global), so that
-/// `hipMemcpyDefault` classifies it; it stays until the device is reset.
-pub fn note_device_range(ptr: u64, size: u64, device: u32) {
-    record_device_range(ptr, size, device, 0);
-}
-
-/// Drops the client-side record of a device's allocations (after `hipDeviceReset`).
-pub fn forget_device_allocations(device: u32) {
-    device_allocs().lock().unwrap_or_else(|p| p.into_inner()).retain(|_, r| r.device != device);
-}
 
 fn malloc_on(device: u32, size: usize, flags: u32) -> Result<u64, CallError> {
     let ptr = with_conn(|c| {
@@ -117,8 +37,7 @@ pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipErr
     hip_boundary!("hipMalloc", {
         non_null!(ptr);
         let p = malloc_on(current_device(), size, 0)?;
-        // SAFETY: checked non-null; the caller provides a writable pointer slot.
-        unsafe { *ptr = p as *mut c_void };
+        try_out!(ptr, p as *mut c_void);
         Ok(())
     })
 }
@@ -130,83 +49,9 @@ pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
             return Ok(());
         }
         call_sync(|c| c.free(wire::Free { ptr: ptr as u64 }))?;
-        device_allocs().lock().unwrap_or_else(|p| p.into_inner()).remove(&(ptr as u64));
+        forget_device_range(ptr as u64);
         Ok(())
     })
-}
-
-/// Direction of a copy once `hipMemcpyDefault` is resolved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Direction {
-    HostToHost,
-    HostToDevice,
-    DeviceToHost,
-    DeviceToDevice,
-}
-
-fn direction(dst: *const c_void, src: *const c_void, kind: hipMemcpyKind) -> Result<Direction, CallError> {
-    let (dst_dev, src_dev) = (is_device_pointer(dst as u64), is_device_pointer(src as u64));
-    let from_pointers = match (dst_dev, src_dev) {
-        (false, false) => Direction::HostToHost,
-        (true, false) => Direction::HostToDevice,
-        (false, true) => Direction::DeviceToHost,
-        (true, true) => Direction::DeviceToDevice,
-    };
-    let stated = match kind {
-        0 => Direction::HostToHost,
-        1 => Direction::HostToDevice,
-        2 => Direction::DeviceToHost,
-        3 => Direction::DeviceToDevice,
-        4 => return Ok(from_pointers),
-        other => return Err(CallError::new(HipError::INVALID_MEMCPY_DIRECTION, format!("hipMemcpyKind {other} is not a copy direction"))),
-    };
-    // Like ROCm, a known device pointer decides over a kind that would treat it as host
-    // memory: dereferencing a device address here would crash the application. Otherwise the
-    // stated kind stands, and the worker refuses pointers that are not its allocations.
-    let (dst_host, src_host) = match stated {
-        Direction::HostToHost => (true, true),
-        Direction::HostToDevice => (false, true),
-        Direction::DeviceToHost => (true, false),
-        Direction::DeviceToDevice => (false, false),
-    };
-    Ok(if (dst_host && dst_dev) || (src_host && src_dev) { from_pointers } else { stated })
-}
-
-/// One copy of `len` bytes; `stream` is `None` for the synchronous API.
-///
-/// # Safety
-/// `dst` and `src` must be valid for `len` bytes in the direction's address spaces.
-unsafe fn copy(dst: *mut c_void, src: *const c_void, len: usize, kind: hipMemcpyKind, stream: Option<u64>) -> Result<(), CallError> {
-    if len == 0 {
-        return Ok(());
-    }
-    non_null!(dst);
-    non_null!(src);
-    let sync = stream.is_none();
-    let stream = stream.unwrap_or(0);
-    match direction(dst, src, kind)? {
-        Direction::HostToHost => {
-            // SAFETY: both are host buffers of `len` bytes (caller contract); they may overlap.
-            unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };
-            Ok(())
-        }
-        Direction::HostToDevice => {
-            // SAFETY: `src` is a host buffer of `len` bytes (caller contract).
-            let data = unsafe { std::slice::from_raw_parts(src as *const u8, len) };
-            with_conn(|c| c.upload(dst as u64, data, stream, sync))
-        }
-        // SAFETY: `dst` is a host buffer of `len` bytes that stays valid until the copy is
-        // synchronised (HIP's contract for async copies; immediately for sync ones).
-        Direction::DeviceToHost => with_conn(|c| unsafe { c.download(dst as *mut u8, src as u64, len, stream, sync) }),
-        Direction::DeviceToDevice => {
-            let req = wire::MemcpyDtoD { dst: dst as u64, src: src as u64, len: len as u64, stream, sync };
-            if sync {
-                call_sync(|c| c.memcpy_dtod(req))
-            } else {
-                with_conn(|c| c.post::<calls::MemcpyDtoD>(req))
-            }
-        }
-    }
 }
 
 #[no_mangle]
@@ -277,12 +122,12 @@ fn memset(dst: *mut c_void, value: u32, width: MemsetWidth, count: usize, stream
 }
 
 #[no_mangle]
-pub extern "C" fn hipMemset(dst: *mut c_void, value: c_int, size: usize) -> hipError_t {
+pub unsafe extern "C" fn hipMemset(dst: *mut c_void, value: c_int, size: usize) -> hipError_t {
     hip_boundary!("hipMemset", { memset(dst, value as u32, MemsetWidth::Byte, size, None) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipMemsetAsync(dst: *mut c_void, value: c_int, size: usize, stream: hipStream_t) -> hipError_t {
+pub unsafe extern "C" fn hipMemsetAsync(dst: *mut c_void, value: c_int, size: usize, stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipMemsetAsync", { memset(dst, value as u32, MemsetWidth::Byte, size, Some(stream_id(stream))) })
 }
 
@@ -322,8 +167,7 @@ fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> Result<(), 
         return Err(CallError::new(HipError::INVALID_VALUE, format!("unknown hipHostMalloc flags {flags:#x}")));
     }
     if size == 0 {
-        // SAFETY: checked non-null.
-        unsafe { *ptr = std::ptr::null_mut() };
+        try_out!(ptr, std::ptr::null_mut());
         return Ok(());
     }
     let layout = Layout::from_size_align(size, HOST_ALLOC_ALIGN)
@@ -333,11 +177,9 @@ fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> Result<(), 
     if mem.is_null() {
         return Err(CallError::new(HipError::OUT_OF_MEMORY, format!("host allocation of {size} bytes failed")));
     }
-    let record = HostAllocation { layout, flags, device: current_device(), id: next_buffer_id() };
-    host_allocs().lock().unwrap_or_else(|p| p.into_inner()).insert(mem as usize, record);
+    record_host_allocation(mem as usize, layout, flags, current_device());
     crate::remote::remember_host_memory(mem as usize, size);
-    // SAFETY: checked non-null.
-    unsafe { *ptr = mem as *mut c_void };
+    try_out!(ptr, mem as *mut c_void);
     Ok(())
 }
 
@@ -345,12 +187,8 @@ fn host_free(ptr: *mut c_void) -> Result<(), CallError> {
     if ptr.is_null() {
         return Ok(());
     }
-    let layout = host_allocs()
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .remove(&(ptr as usize))
-        .ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("{ptr:?} was not allocated by hipHostMalloc")))?
-        .layout;
+    let layout = take_host_allocation(ptr as usize)
+        .ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("{ptr:?} was not allocated by hipHostMalloc")))?;
     // The transport lets go of the memory (its RDMA registration) before it is freed.
     crate::remote::forget_host_memory(ptr as usize);
     // SAFETY: `ptr` came from `alloc(layout)` in host_malloc and is freed once (removed above).
@@ -359,37 +197,37 @@ fn host_free(ptr: *mut c_void) -> Result<(), CallError> {
 }
 
 #[no_mangle]
-pub extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> hipError_t {
+pub unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> hipError_t {
     hip_boundary!("hipHostMalloc", { host_malloc(ptr, size, flags) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipExtHostAlloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> hipError_t {
+pub unsafe extern "C" fn hipExtHostAlloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> hipError_t {
     hip_boundary!("hipExtHostAlloc", { host_malloc(ptr, size, flags) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipHostAlloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> hipError_t {
+pub unsafe extern "C" fn hipHostAlloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> hipError_t {
     hip_boundary!("hipHostAlloc", { host_malloc(ptr, size, flags) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipMallocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
+pub unsafe extern "C" fn hipMallocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
     hip_boundary!("hipMallocHost", { host_malloc(ptr, size, 0) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipMemAllocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
+pub unsafe extern "C" fn hipMemAllocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
     hip_boundary!("hipMemAllocHost", { host_malloc(ptr, size, 0) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
+pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
     hip_boundary!("hipHostFree", { host_free(ptr) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
+pub unsafe extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
     hip_boundary!("hipFreeHost", { host_free(ptr) })
 }
 
@@ -411,8 +249,7 @@ pub unsafe extern "C" fn hipExtMallocWithFlags(ptr: *mut *mut c_void, size: usiz
         }
         non_null!(ptr);
         let p = malloc_on(current_device(), size, flags)?;
-        // SAFETY: checked non-null; the caller provides a writable pointer slot.
-        unsafe { *ptr = p as *mut c_void };
+        try_out!(ptr, p as *mut c_void);
         Ok(())
     })
 }
@@ -423,7 +260,7 @@ fn malloc_pitch(ptr: *mut *mut c_void, pitch: *mut usize, width: usize, height: 
     if width == 0 || height == 0 {
         // ROCm answers a null pointer and leaves `pitch` as it was.
         // SAFETY: checked non-null.
-        unsafe { *ptr = std::ptr::null_mut() };
+        try_out!(ptr, std::ptr::null_mut());
         return Ok(());
     }
     let row = width
@@ -468,8 +305,7 @@ pub unsafe extern "C" fn hipMallocAsync(ptr: *mut *mut c_void, size: usize, stre
         let req = wire::MallocAsync { device: current_device(), size: size as u64, stream: stream_id(stream) };
         let (p, device) = with_conn(|c| c.malloc_async(req).map(|a| (a.ptr, a.device)))?;
         record_device_range(p, size as u64, device, 0);
-        // SAFETY: checked non-null; the caller provides a writable pointer slot.
-        unsafe { *ptr = p as *mut c_void };
+        try_out!(ptr, p as *mut c_void);
         Ok(())
     })
 }
@@ -480,7 +316,7 @@ pub unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) -> 
         non_null!(ptr);
         // A round trip, so a pointer that is no allocation is reported here, not later.
         call_sync(|c| c.free_async(wire::FreeAsync { ptr: ptr as u64, stream: stream_id(stream) }))?;
-        device_allocs().lock().unwrap_or_else(|p| p.into_inner()).remove(&(ptr as u64));
+        forget_device_range(ptr as u64);
         Ok(())
     })
 }
@@ -643,8 +479,7 @@ pub unsafe extern "C" fn hipMemPtrGetInfo(ptr: *mut c_void, size: *mut usize) ->
         non_null!(ptr);
         non_null!(size);
         let known = Known::find(ptr as u64).ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("{ptr:?} is no HIP allocation")))?;
-        // SAFETY: checked non-null.
-        unsafe { *size = known.size() as usize };
+        try_out!(size, known.size() as usize);
         Ok(())
     })
 }
@@ -673,12 +508,12 @@ fn memcpy_peer(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_devi
 }
 
 #[no_mangle]
-pub extern "C" fn hipMemcpyPeer(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, size: usize) -> hipError_t {
+pub unsafe extern "C" fn hipMemcpyPeer(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, size: usize) -> hipError_t {
     hip_boundary!("hipMemcpyPeer", { memcpy_peer(dst, dst_device, src, src_device, size, None) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipMemcpyPeerAsync(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, size: usize, stream: hipStream_t) -> hipError_t {
+pub unsafe extern "C" fn hipMemcpyPeerAsync(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, size: usize, stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipMemcpyPeerAsync", { memcpy_peer(dst, dst_device, src, src_device, size, Some(stream_id(stream))) })
 }
 

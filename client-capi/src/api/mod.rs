@@ -6,6 +6,9 @@ pub mod device;
 pub mod event;
 pub mod memory;
 pub mod module;
-pub mod register;
 pub mod stream;
 pub mod unsupported;
+
+/// Registration of compiler-generated fat binaries belongs to the module family (it loads
+/// through the same tables); kept reachable under its old path.
+pub use module::register;

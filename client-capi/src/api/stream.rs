@@ -2,8 +2,8 @@
 //! `hipStreamLegacy` and `hipStreamPerThread` all map to the worker's null stream.
 
 use crate::abi::*;
-use crate::api::device::check_device;
-use crate::boundary::current_device;
+use crate::handle::{stream_id, Handle};
+use crate::state::devices::{check_device, current_device};
 use crate::conn::CallError;
 use crate::remote::{call_sync, with_conn};
 use proto_core::{calls, Caller, Calls};
@@ -12,14 +12,6 @@ use std::ffi::{c_int, c_uint};
 
 /// `hipStreamNonBlocking`.
 const STREAM_FLAGS: c_uint = 0x1;
-
-/// The wire id of a stream handle.
-pub fn stream_id(stream: hipStream_t) -> u64 {
-    match stream as u64 {
-        1 | 2 => 0, // hipStreamLegacy, hipStreamPerThread
-        id => id,
-    }
-}
 
 fn create(stream: *mut hipStream_t, flags: c_uint, priority: c_int) -> Result<(), CallError> {
     non_null!(stream);
@@ -30,23 +22,22 @@ fn create(stream: *mut hipStream_t, flags: c_uint, priority: c_int) -> Result<()
     let id = with_conn(|c| {
         c.stream_create(wire::StreamCreate { device, flags, priority }).map(|s| s.stream)
     })?;
-    // SAFETY: checked non-null.
-    unsafe { *stream = id as hipStream_t };
+    try_out!(stream, hipStream_t::from_id(id)?);
     Ok(())
 }
 
 #[no_mangle]
-pub extern "C" fn hipStreamCreate(stream: *mut hipStream_t) -> hipError_t {
+pub unsafe extern "C" fn hipStreamCreate(stream: *mut hipStream_t) -> hipError_t {
     hip_boundary!("hipStreamCreate", { create(stream, 0, 0) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipStreamCreateWithFlags(stream: *mut hipStream_t, flags: c_uint) -> hipError_t {
+pub unsafe extern "C" fn hipStreamCreateWithFlags(stream: *mut hipStream_t, flags: c_uint) -> hipError_t {
     hip_boundary!("hipStreamCreateWithFlags", { create(stream, flags, 0) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipStreamCreateWithPriority(stream: *mut hipStream_t, flags: c_uint, priority: c_int) -> hipError_t {
+pub unsafe extern "C" fn hipStreamCreateWithPriority(stream: *mut hipStream_t, flags: c_uint, priority: c_int) -> hipError_t {
     hip_boundary!("hipStreamCreateWithPriority", { create(stream, flags, priority) })
 }
 
@@ -83,7 +74,7 @@ pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
 pub extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, flags: c_uint) -> hipError_t {
     hip_boundary!("hipStreamWaitEvent", {
         non_null!(event);
-        let req = wire::StreamWaitEvent { stream: stream_id(stream), event: event as u64, flags };
+        let req = wire::StreamWaitEvent { stream: stream_id(stream), event: event.id(), flags };
         with_conn(|c| c.post::<calls::StreamWaitEvent>(req))
     })
 }
@@ -91,13 +82,13 @@ pub extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, fla
 /// `hipStreamLegacy` and `hipStreamPerThread`: streams of the current device created with
 /// no flags and the default priority.
 fn is_implicit_stream(stream: hipStream_t) -> bool {
-    matches!(stream as u64, 1 | 2)
+    matches!(stream.id(), 1 | 2)
 }
 
 /// Flags, priority and device of a created stream. A destroyed or unknown handle is
 /// `hipErrorContextIsDestroyed`, ROCm's answer for a stream it cannot find.
 fn stream_info(stream: hipStream_t) -> Result<wire::StreamInfo, CallError> {
-    with_conn(|c| c.stream_get_info(wire::StreamRef { stream: stream as u64 })).map_err(|e| if e.code == HipError::INVALID_HANDLE { CallError::new(HipError::CONTEXT_IS_DESTROYED, e.message) } else { e })
+    with_conn(|c| c.stream_get_info(wire::StreamRef { stream: stream.id() })).map_err(|e| if e.code == HipError::INVALID_HANDLE { CallError::new(HipError::CONTEXT_IS_DESTROYED, e.message) } else { e })
 }
 
 /// ROCm refuses the null stream here (hip-tests `Unit_hipStreamGetFlags_Negative`); the
@@ -111,8 +102,7 @@ unsafe fn get_flags(stream: hipStream_t, flags: *mut c_uint) -> Result<(), CallE
         return Err(CallError::new(HipError::INVALID_VALUE, "the null stream has no flags"));
     }
     let f = if is_implicit_stream(stream) { 0 } else { stream_info(stream)?.flags };
-    // SAFETY: checked non-null.
-    unsafe { *flags = f };
+    try_out!(flags, f);
     Ok(())
 }
 
@@ -123,8 +113,7 @@ unsafe fn get_flags(stream: hipStream_t, flags: *mut c_uint) -> Result<(), CallE
 unsafe fn get_priority(stream: hipStream_t, priority: *mut c_int) -> Result<(), CallError> {
     non_null!(priority);
     let p = if stream_id(stream) == 0 { 0 } else { stream_info(stream)?.priority };
-    // SAFETY: checked non-null.
-    unsafe { *priority = p };
+    try_out!(priority, p);
     Ok(())
 }
 
@@ -168,8 +157,7 @@ pub unsafe extern "C" fn hipStreamGetDevice(stream: hipStream_t, device: *mut hi
     hip_boundary!("hipStreamGetDevice", {
         non_null!(device);
         let d = if stream_id(stream) == 0 { current_device() } else { stream_info(stream)?.device };
-        // SAFETY: checked non-null.
-        unsafe { *device = d as hipDevice_t };
+        try_out!(device, d as hipDevice_t);
         Ok(())
     })
 }

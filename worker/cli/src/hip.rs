@@ -40,33 +40,13 @@ pub struct Hip {
         *mut *mut c_void,
         *mut *mut c_void,
     ) -> c_int,
-    /// hip-remote's own entry point for libhiprtc (`client-capi/src/api/module.rs`):
+    /// hip-remote's own entry point for libhiprtc (`client-capi/src/api/module/rtc.rs`):
     /// compiles a hiprtc program on the worker over this library's connection.
     pub rtc_compile: Option<RtcCompileFn>,
 }
 
-/// Receives `__hipRemoteRtcCompile`'s outcome: `(ctx, success, log, log_len, lowered_names,
-/// lowered_names_len, code, code_len)`.
-pub type RtcResultFn = unsafe extern "C" fn(*mut c_void, c_int, *const c_char, usize, *const c_char, usize, *const c_void, usize);
-
-/// `__hipRemoteRtcCompile(name, source, header_names, header_sources, options,
-/// name_expressions, on_result, ctx)`, every string and packed list as `(pointer, length)`.
-pub type RtcCompileFn = unsafe extern "C" fn(
-    *const c_char,
-    usize,
-    *const c_char,
-    usize,
-    *const c_char,
-    usize,
-    *const c_char,
-    usize,
-    *const c_char,
-    usize,
-    *const c_char,
-    usize,
-    Option<RtcResultFn>,
-    *mut c_void,
-) -> c_int;
+/// The private libhiprtc <-> libamdhip64 ABI, declared once in proto-core.
+pub use proto_core::rtc_entry::RtcCompileFn;
 
 impl Hip {
     pub fn load(path: &PathBuf) -> Result<Self, String> {
@@ -100,8 +80,8 @@ impl Hip {
             module_unload: sym!("hipModuleUnload"),
             module_get_function: sym!("hipModuleGetFunction"),
             module_launch_kernel: sym!("hipModuleLaunchKernel"),
-            // SAFETY: the signature is `__hipRemoteRtcCompile`'s (client-capi/src/api/module.rs).
-            rtc_compile: unsafe { lib.get::<RtcCompileFn>(b"__hipRemoteRtcCompile\0") }.ok().map(|s| *s),
+            // SAFETY: the signature is `__hipRemoteRtcCompile`'s (proto_core::rtc_entry::RtcCompileFn).
+            rtc_compile: unsafe { lib.get::<RtcCompileFn>(proto_core::rtc_entry::ENTRY_POINT) }.ok().map(|s| *s),
             _lib: lib,
         })
     }

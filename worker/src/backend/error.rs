@@ -1,51 +1,7 @@
 //! [`BackendError`]: what a backend call can fail with, and the `hipError_t` it becomes.
 
-/// `hipError_t` values, as ROCm's `hip_runtime_api.h` numbers them.
-///
-/// Only the codes a backend produces are listed. Aliases share a value:
-/// `hipErrorInvalidResourceHandle` is `INVALID_HANDLE`, `hipErrorMemoryAllocation` is
-/// `OUT_OF_MEMORY`. `hipErrorInvalidKernelFile` is 218, not 200 (200 is
-/// `hipErrorInvalidImage`).
-pub mod hip_code {
-    /// `hipSuccess`.
-    pub const SUCCESS: i32 = 0;
-    /// `hipErrorInvalidValue`.
-    pub const INVALID_VALUE: i32 = 1;
-    /// `hipErrorOutOfMemory` (alias `hipErrorMemoryAllocation`).
-    pub const OUT_OF_MEMORY: i32 = 2;
-    /// `hipErrorNotInitialized` (alias `hipErrorInitializationError`).
-    pub const NOT_INITIALIZED: i32 = 3;
-    /// `hipErrorInvalidConfiguration`.
-    pub const INVALID_CONFIGURATION: i32 = 9;
-    /// `hipErrorInvalidDevicePointer`.
-    pub const INVALID_DEVICE_POINTER: i32 = 17;
-    /// `hipErrorNoDevice`.
-    pub const NO_DEVICE: i32 = 100;
-    /// `hipErrorInvalidDevice`.
-    pub const INVALID_DEVICE: i32 = 101;
-    /// `hipErrorInvalidImage`.
-    pub const INVALID_IMAGE: i32 = 200;
-    /// `hipErrorNoBinaryForGpu`.
-    pub const NO_BINARY_FOR_GPU: i32 = 209;
-    /// `hipErrorInvalidKernelFile`.
-    pub const INVALID_KERNEL_FILE: i32 = 218;
-    /// `hipErrorSharedObjectInitFailed`.
-    pub const SHARED_OBJECT_INIT_FAILED: i32 = 303;
-    /// `hipErrorInvalidHandle` (alias `hipErrorInvalidResourceHandle`).
-    pub const INVALID_HANDLE: i32 = 400;
-    /// `hipErrorNotFound`.
-    pub const NOT_FOUND: i32 = 500;
-    /// `hipErrorNotReady`.
-    pub const NOT_READY: i32 = 600;
-    /// `hipErrorIllegalAddress`.
-    pub const ILLEGAL_ADDRESS: i32 = 700;
-    /// `hipErrorLaunchFailure`.
-    pub const LAUNCH_FAILURE: i32 = 719;
-    /// `hipErrorNotSupported`.
-    pub const NOT_SUPPORTED: i32 = 801;
-    /// `hipErrorUnknown`.
-    pub const UNKNOWN: i32 = 999;
-}
+/// `hipError_t` values by name (aliases included), from proto-core's one table.
+pub use proto_core::hip_error::code as hip_code;
 
 /// A failed backend call: one variant per `hipError_t` a backend can produce, each with a
 /// message for logs and for the client's `hipGetErrorString`-adjacent diagnostics.

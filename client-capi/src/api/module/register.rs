@@ -20,8 +20,10 @@
 //! `hipGetSymbolSize`; the copies go through this library's ordinary copy paths.
 
 use crate::abi::*;
-use crate::api::memory::{hipMemcpy, hipMemcpyAsync, is_device_pointer};
-use crate::api::module::{self, c_str, Function, Geometry};
+use super::{self as module, c_str, Function, Geometry};
+use crate::handle::{stream_id, Handle};
+use crate::state::allocations::is_device_pointer;
+use crate::state::copy::copy;
 use crate::conn::CallError;
 use crate::fatbin::{self, Wrapper};
 use crate::remote;
@@ -212,7 +214,7 @@ pub unsafe extern "C" fn __hipRegisterVar(
 /// binary, its kernels and variables; a loaded module is unloaded on the worker when a
 /// connection is open (fire-and-forget: this may run at exit).
 #[no_mangle]
-pub extern "C" fn __hipUnregisterFatBinary(modules: *mut *mut c_void) {
+pub unsafe extern "C" fn __hipUnregisterFatBinary(modules: *mut *mut c_void) {
     let _ = std::panic::catch_unwind(|| {
         let id = modules as u64;
         let fatbin = {
@@ -397,8 +399,7 @@ pub unsafe extern "C" fn hipGetFuncBySymbol(functionPtr: *mut hipFunction_t, sym
         non_null!(functionPtr);
         let f = resolve_function(symbolPtr)?;
         let handle = module::get_function(f.module, &f.name)?;
-        // SAFETY: checked non-null.
-        unsafe { *functionPtr = handle as hipFunction_t };
+        try_out!(functionPtr, hipFunction_t::from_id(handle)?);
         Ok(())
     })
 }
@@ -410,8 +411,7 @@ pub unsafe extern "C" fn hipFuncGetAttributes(attr: *mut hipFuncAttributes, func
         let a = module::attributes(&*resolve_function(func)?)?;
         let mut out = hipFuncAttributes::zeroed();
         module::fill_attributes(&mut out, &a);
-        // SAFETY: checked non-null.
-        unsafe { *attr = out };
+        try_out!(attr, out);
         Ok(())
     })
 }
@@ -421,7 +421,7 @@ pub unsafe extern "C" fn hipFuncGetAttributes(attr: *mut hipFuncAttributes, func
 /// `hipErrorInvalidValue`; only the two settable attributes reach the worker (ROCm accepts
 /// and ignores the other numbers up to `hipFuncAttributeMax`).
 #[no_mangle]
-pub extern "C" fn hipFuncSetAttribute(func: *const c_void, attr: hipFuncAttribute, value: c_int) -> hipError_t {
+pub unsafe extern "C" fn hipFuncSetAttribute(func: *const c_void, attr: hipFuncAttribute, value: c_int) -> hipError_t {
     hip_boundary!("hipFuncSetAttribute", {
         if func.is_null() {
             return Err(CallError::new(HipError::INVALID_DEVICE_FUNCTION, "func is NULL"));
@@ -440,7 +440,7 @@ pub extern "C" fn hipFuncSetAttribute(func: *const c_void, attr: hipFuncAttribut
 
 /// Cache configuration is a hint that AMD GPUs ignore; ROCm accepts and ignores it too.
 #[no_mangle]
-pub extern "C" fn hipFuncSetCacheConfig(func: *const c_void, config: hipFuncCache_t) -> hipError_t {
+pub unsafe extern "C" fn hipFuncSetCacheConfig(func: *const c_void, config: hipFuncCache_t) -> hipError_t {
     hip_boundary!("hipFuncSetCacheConfig", {
         if config > hipFuncCachePreferEqual {
             return Err(CallError::new(HipError::INVALID_VALUE, format!("hipFuncCache_t {config}")));
@@ -451,7 +451,7 @@ pub extern "C" fn hipFuncSetCacheConfig(func: *const c_void, config: hipFuncCach
 
 /// Shared-memory bank configuration is a hint AMD GPUs ignore; ROCm accepts and ignores it too.
 #[no_mangle]
-pub extern "C" fn hipFuncSetSharedMemConfig(func: *const c_void, config: hipSharedMemConfig) -> hipError_t {
+pub unsafe extern "C" fn hipFuncSetSharedMemConfig(func: *const c_void, config: hipSharedMemConfig) -> hipError_t {
     hip_boundary!("hipFuncSetSharedMemConfig", {
         if config > hipSharedMemBankSizeEightByte {
             return Err(CallError::new(HipError::INVALID_VALUE, format!("hipSharedMemConfig {config}")));
@@ -470,8 +470,7 @@ pub unsafe extern "C" fn hipOccupancyMaxActiveBlocksPerMultiprocessor(
     hip_boundary!("hipOccupancyMaxActiveBlocksPerMultiprocessor", {
         non_null!(numBlocks);
         let n = module::occupancy_blocks(&*resolve_function(f)?, blockSize, dynSharedMemPerBlk, 0)?;
-        // SAFETY: checked non-null.
-        unsafe { *numBlocks = n };
+        try_out!(numBlocks, n);
         Ok(())
     })
 }
@@ -487,8 +486,7 @@ pub unsafe extern "C" fn hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     hip_boundary!("hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", {
         non_null!(numBlocks);
         let n = module::occupancy_blocks(&*resolve_function(f)?, blockSize, dynSharedMemPerBlk, flags)?;
-        // SAFETY: checked non-null.
-        unsafe { *numBlocks = n };
+        try_out!(numBlocks, n);
         Ok(())
     })
 }
@@ -520,14 +518,6 @@ fn symbol_range(symbol: *const c_void, offset: usize, len: usize) -> Result<*mut
     Ok((ptr + offset as u64) as *mut c_void)
 }
 
-fn copy_result(code: hipError_t, what: &str) -> Result<(), CallError> {
-    if code == HipError::SUCCESS {
-        Ok(())
-    } else {
-        Err(CallError::new(code, format!("{what} failed")))
-    }
-}
-
 /// # Safety
 /// `src` must be valid for `len` bytes in the address space `kind` names.
 #[allow(non_upper_case_globals)] // hipMemcpyKind constants keep their C names
@@ -541,13 +531,7 @@ unsafe fn to_symbol(symbol: *const c_void, src: *const c_void, len: usize, offse
     };
     let dst = symbol_range(symbol, offset, len)?;
     // SAFETY: forwarded caller contract; `dst` is inside the variable.
-    let code = unsafe {
-        match stream {
-            None => hipMemcpy(dst, src, len, kind),
-            Some(s) => hipMemcpyAsync(dst, src, len, kind, s),
-        }
-    };
-    copy_result(code, "copy to device variable")
+    unsafe { copy(dst, src, len, kind, stream.map(stream_id)) }
 }
 
 /// # Safety
@@ -563,13 +547,7 @@ unsafe fn from_symbol(dst: *mut c_void, symbol: *const c_void, len: usize, offse
     };
     let src = symbol_range(symbol, offset, len)?;
     // SAFETY: forwarded caller contract; `src` is inside the variable.
-    let code = unsafe {
-        match stream {
-            None => hipMemcpy(dst, src, len, kind),
-            Some(s) => hipMemcpyAsync(dst, src, len, kind, s),
-        }
-    };
-    copy_result(code, "copy from device variable")
+    unsafe { copy(dst, src, len, kind, stream.map(stream_id)) }
 }
 
 #[no_mangle]
@@ -615,8 +593,7 @@ pub unsafe extern "C" fn hipGetSymbolAddress(devPtr: *mut *mut c_void, symbol: *
     hip_boundary!("hipGetSymbolAddress", {
         non_null!(devPtr);
         let (ptr, _) = resolve_var(symbol)?;
-        // SAFETY: checked non-null.
-        unsafe { *devPtr = ptr as *mut c_void };
+        try_out!(devPtr, ptr as *mut c_void);
         Ok(())
     })
 }
@@ -626,8 +603,7 @@ pub unsafe extern "C" fn hipGetSymbolSize(size: *mut usize, symbol: *const c_voi
     hip_boundary!("hipGetSymbolSize", {
         non_null!(size);
         let (_, bytes) = resolve_var(symbol)?;
-        // SAFETY: checked non-null.
-        unsafe { *size = bytes as usize };
+        try_out!(size, bytes as usize);
         Ok(())
     })
 }
@@ -668,7 +644,8 @@ mod test {
             assert_eq!(fb.bundle, bundle.as_ptr() as usize);
             assert!(matches!(*fb.state.lock().unwrap(), LoadState::Unloaded));
         }
-        __hipUnregisterFatBinary(h);
+        // SAFETY: a handle registered above, unregistered once.
+        unsafe { __hipUnregisterFatBinary(h) };
         let r = registry();
         assert!(!r.functions.contains_key(&(host_fn as usize)));
         assert!(!r.vars.contains_key(&(shadow as usize)));
@@ -693,8 +670,11 @@ mod test {
         // SAFETY: a null wrapper is refused, not read.
         let h2 = unsafe { __hipRegisterFatBinary(std::ptr::null()) };
         assert!(!h2.is_null() && h2 != h);
-        __hipUnregisterFatBinary(h);
-        __hipUnregisterFatBinary(h2);
+        // SAFETY: handles registered above, each unregistered once.
+        unsafe {
+            __hipUnregisterFatBinary(h);
+            __hipUnregisterFatBinary(h2);
+        }
     }
 
     #[test]

@@ -1,0 +1,149 @@
+//! Images: code objects and fat binaries, reduced to the one code object the worker's device
+//! runs before they are sent; the bounds of an image handed over as a bare pointer.
+
+use super::*;
+
+// ------------------------------------------------------------------------------------------------
+// Loading
+// ------------------------------------------------------------------------------------------------
+
+/// The architecture (`gcnArchName`) of the calling thread's device.
+pub(crate) fn device_arch() -> Result<String, CallError> {
+    Ok(properties(current_device())?.arch_name.as_str().to_string())
+}
+
+pub(super) fn invalid_image(origin: &str, e: impl std::fmt::Display) -> CallError {
+    CallError::new(HipError::INVALID_IMAGE, format!("{origin}: {e}"))
+}
+
+/// What to send for `image`: its format, and the bytes (for a fat binary, just the code
+/// object the current device runs).
+pub(super) fn prepare_image<'a>(image: &'a [u8], origin: &str) -> Result<(ModuleFormat, Cow<'a, [u8]>), CallError> {
+    match fatbin::classify(image).map_err(|e| invalid_image(origin, e))? {
+        ImageKind::Elf { machine: fatbin::EM_AMDGPU } => {
+            let arch = device_arch()?;
+            if fatbin::Arch::parse(&arch).processor == "host" {
+                return Err(CallError::new(
+                    HipError::NO_BINARY_FOR_GPU,
+                    format!("{origin} is an AMD GPU code object; the worker's device is '{arch}' (host backend), which runs host modules only"),
+                ));
+            }
+            Ok((ModuleFormat::CodeObject, Cow::Borrowed(image)))
+        }
+        ImageKind::Elf { machine: fatbin::EM_CUDA } => Ok((ModuleFormat::Cubin, Cow::Borrowed(image))),
+        ImageKind::Elf { .. } => Ok((ModuleFormat::HostModule, Cow::Borrowed(image))),
+        ImageKind::Ptx => Ok((ModuleFormat::Ptx, Cow::Borrowed(image))),
+        ImageKind::NvFatbin => Ok((ModuleFormat::Fatbin, Cow::Borrowed(image))),
+        ImageKind::Bundle => {
+            let bundle = Bundle::parse(image).map_err(|e| invalid_image(origin, e))?;
+            Ok((ModuleFormat::CodeObject, Cow::Borrowed(pick(&bundle, origin)?)))
+        }
+        ImageKind::CompressedBundle => {
+            let plain = fatbin::decompress(image).map_err(|e| invalid_image(origin, e))?;
+            let bundle = Bundle::parse(&plain).map_err(|e| invalid_image(origin, e))?;
+            Ok((ModuleFormat::CodeObject, Cow::Owned(pick(&bundle, origin)?.to_vec())))
+        }
+    }
+}
+
+/// The code object of `bundle` that the current device runs.
+pub(super) fn pick<'b>(bundle: &Bundle<'b>, origin: &str) -> Result<&'b [u8], CallError> {
+    let arch = device_arch()?;
+    let entry = fatbin::select(bundle, &arch).map_err(|miss| CallError::new(HipError::NO_BINARY_FOR_GPU, format!("{origin}: {miss}")))?;
+    Ok(entry.code)
+}
+
+/// Loads `image` into the worker; returns the new `hipModule_t` value.
+pub(crate) fn load_image(image: &[u8], origin: &str) -> Result<u64, CallError> {
+    let (format, code) = prepare_image(image, origin)?;
+    if code.len() > MAX_BULK_LEN {
+        return Err(CallError::new(
+            HipError::INVALID_IMAGE,
+            format!("{origin}: code object of {} bytes exceeds the protocol's {MAX_BULK_LEN}", code.len()),
+        ));
+    }
+    let req = wire::ModuleLoad { format, origin: wire_name(origin).into(), image: Bulk(&code) };
+    let worker = with_conn(|c| c.module_load(req))?.module;
+    let handle = next_handle();
+    let entry = ModuleEntry { worker, origin: origin.to_string(), functions: HashMap::new(), globals: HashMap::new() };
+    tables().modules.insert(handle, entry);
+    Ok(handle)
+}
+
+/// Readable bytes from `addr` to the end of the loaded segment that holds it, when `addr` lies
+/// in an executable or shared object of this process (Linux: `dl_iterate_phdr`).
+#[cfg(target_os = "linux")]
+pub(crate) fn mapped_len(addr: usize) -> Option<usize> {
+    struct Search {
+        addr: usize,
+        found: Option<usize>,
+    }
+    unsafe extern "C" fn visit(info: *mut libc::dl_phdr_info, _size: libc::size_t, data: *mut c_void) -> c_int {
+        // SAFETY: `data` is the `Search` passed below; `info` is valid during the callback.
+        let (search, info) = unsafe { (&mut *(data as *mut Search), &*info) };
+        for i in 0..usize::from(info.dlpi_phnum) {
+            // SAFETY: `dlpi_phdr` has `dlpi_phnum` entries.
+            let ph = unsafe { &*info.dlpi_phdr.add(i) };
+            if ph.p_type != libc::PT_LOAD {
+                continue;
+            }
+            let start = (info.dlpi_addr as usize).wrapping_add(ph.p_vaddr as usize);
+            let end = start.saturating_add(ph.p_memsz as usize);
+            if (start..end).contains(&search.addr) {
+                search.found = Some(end - search.addr);
+                return 1;
+            }
+        }
+        0
+    }
+    let mut search = Search { addr, found: None };
+    // SAFETY: the callback only reads the headers it is handed and writes `search`.
+    unsafe { libc::dl_iterate_phdr(Some(visit), &mut search as *mut Search as *mut c_void) };
+    search.found
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn mapped_len(_addr: usize) -> Option<usize> {
+    None
+}
+
+/// The image at `ptr`, its length learnt from its own headers ([`fatbin::image_extent`]) and
+/// bounded by the loaded segment holding it where that is known.
+///
+/// # Safety
+/// `ptr` must point at an image valid for the length its headers declare.
+pub(crate) unsafe fn image_at<'a>(ptr: *const u8, origin: &str) -> Result<&'a [u8], CallError> {
+    if ptr.is_null() {
+        return Err(CallError::new(HipError::INVALID_VALUE, "image is NULL"));
+    }
+    // SAFETY: the caller passes an image; its first byte is readable.
+    let first = unsafe { *ptr };
+    if first == b'/' || first == b'.' || first.is_ascii_whitespace() {
+        // PTX is NUL-terminated text (as cuModuleLoadData takes it).
+        // SAFETY: text images are NUL-terminated by contract.
+        return Ok(unsafe { std::ffi::CStr::from_ptr(ptr.cast()) }.to_bytes_with_nul());
+    }
+    let bound = mapped_len(ptr as usize);
+    let beyond = |n: usize| bound.is_some_and(|b| n > b);
+    let mut seen = 0;
+    loop {
+        // SAFETY: `seen` bytes were promised by the headers read so far (caller contract) and
+        // lie within the mapped segment where that is known.
+        let view = unsafe { std::slice::from_raw_parts(ptr, seen) };
+        match fatbin::image_extent(view).map_err(|e| invalid_image(origin, e))? {
+            Extent::NeedMore(n) | Extent::Complete(n) if beyond(n) => {
+                return Err(invalid_image(origin, format!("its headers reach byte {n}, past the end of the mapped segment holding it")));
+            }
+            Extent::NeedMore(n) => seen = n,
+            // SAFETY: as above.
+            Extent::Complete(n) => return Ok(unsafe { std::slice::from_raw_parts(ptr, n) }),
+            Extent::Unsized => match bound {
+                // SAFETY: the whole rest of the segment is mapped.
+                Some(b) => return Ok(unsafe { std::slice::from_raw_parts(ptr, b.min(fatbin::MAX_IMAGE_LEN)) }),
+                None => {
+                    return Err(invalid_image(origin, "a version 1 compressed bundle records no size, and this address lies in no loaded object; load it from its file with hipModuleLoad"));
+                }
+            },
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! The handle tables (`hipModule_t`, `hipFunction_t`: ids, never dereferenced) and the
+//! lookups that fill them: functions (batched), globals, attributes.
+
+use super::*;
+
+// ------------------------------------------------------------------------------------------------
+// Tables
+// ------------------------------------------------------------------------------------------------
+
+/// A loaded function.
+#[derive(Debug)]
+pub struct Function {
+    /// The worker's handle.
+    pub worker: u64,
+    /// The client module handle it belongs to.
+    pub module: u64,
+    /// Its (mangled) name.
+    pub name: String,
+    /// Its parameter layout.
+    pub layout: ArgLayout,
+    /// Cached `hipFuncGetAttributes` answer; `hipFuncSetAttribute` drops it.
+    attributes: Mutex<Option<wire::FuncAttributes>>,
+}
+
+pub(super) struct ModuleEntry {
+    pub(super) worker: u64,
+    pub(super) origin: String,
+    pub(super) functions: HashMap<String, u64>,
+    pub(super) globals: HashMap<String, (u64, u64)>,
+}
+
+#[derive(Default)]
+pub(super) struct Tables {
+    pub(super) modules: HashMap<u64, ModuleEntry>,
+    pub(super) functions: HashMap<u64, Arc<Function>>,
+}
+
+pub(super) fn tables() -> MutexGuard<'static, Tables> {
+    static TABLES: OnceLock<Mutex<Tables>> = OnceLock::new();
+    TABLES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A fresh handle value for a module, function or registered fat binary (never 0, never reused).
+pub(crate) fn next_handle() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The function behind a `hipFunction_t`.
+pub fn function(handle: u64) -> Result<Arc<Function>, CallError> {
+    tables().functions.get(&handle).cloned().ok_or_else(|| {
+        CallError::new(
+            HipError::INVALID_HANDLE,
+            format!("{handle:#x} is not a hipFunction_t of this process (bad handle, or its module was unloaded)"),
+        )
+    })
+}
+
+pub(super) fn module_worker(module: u64) -> Result<(u64, String), CallError> {
+    tables().modules.get(&module).map(|m| (m.worker, m.origin.clone())).ok_or_else(|| {
+        CallError::new(HipError::INVALID_HANDLE, format!("{module:#x} is not a hipModule_t of this process (bad handle, or already unloaded)"))
+    })
+}
+
+/// A string argument as UTF-8 text.
+///
+/// # Safety
+/// `ptr` must be null or a NUL-terminated string.
+pub(crate) unsafe fn c_str<'a>(ptr: *const c_char, what: &str) -> Result<&'a str, CallError> {
+    if ptr.is_null() {
+        return Err(CallError::new(HipError::INVALID_VALUE, format!("{what} is NULL")));
+    }
+    // SAFETY: non-null, NUL-terminated (caller contract).
+    let s = unsafe { CStr::from_ptr(ptr) };
+    s.to_str().map_err(|_| CallError::new(HipError::INVALID_VALUE, format!("{what} is not UTF-8")))
+}
+
+/// `s` cut to a wire name's length at a character boundary.
+pub(super) fn wire_name(s: &str) -> &str {
+    if s.len() <= MAX_NAME_LEN {
+        return s;
+    }
+    let mut end = MAX_NAME_LEN;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+// ------------------------------------------------------------------------------------------------
+// Functions and globals
+// ------------------------------------------------------------------------------------------------
+
+/// Most function lookups sent before their replies are read.
+pub(super) const LOOKUP_BATCH: usize = 128;
+
+/// Resolves `names` in `module`: cached ones at once, the rest pipelined (one round trip per
+/// [`LOOKUP_BATCH`] names).
+pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u64, CallError>>, CallError> {
+    let (worker, origin) = module_worker(module)?;
+    let mut out: Vec<Option<Result<u64, CallError>>> = {
+        let t = tables();
+        let Some(m) = t.modules.get(&module) else {
+            return Err(CallError::new(HipError::INVALID_HANDLE, "module unloaded while its functions were looked up"));
+        };
+        names.iter().map(|n| m.functions.get(*n).map(|&h| Ok(h))).collect()
+    };
+    let missing: Vec<usize> = (0..names.len()).filter(|&i| out[i].is_none()).collect();
+    if !missing.is_empty() {
+        let reqs: Vec<wire::SymbolLookup<'_>> =
+            missing.iter().map(|&i| wire::SymbolLookup { module: worker, name: wire_name(names[i]).into() }).collect();
+        // Pipelined in bounded batches: both directions' socket buffers hold a whole batch,
+        // so neither side blocks writing while the other is not reading.
+        let mut replies = Vec::with_capacity(reqs.len());
+        for batch in reqs.chunks(LOOKUP_BATCH) {
+            replies.extend(with_conn(|c| {
+                c.call_batch::<calls::ModuleGetFunction, _>(batch.iter().cloned(), |_, f| {
+                    (f.function, f.params.0.iter().map(|p| (p.offset.get(), p.size.get())).collect::<Vec<_>>())
+                })
+            })?);
+        }
+        let mut t = tables();
+        for (&i, reply) in missing.iter().zip(replies) {
+            let resolved = reply.and_then(|(worker_fn, params)| Ok((worker_fn, ArgLayout::new(params)?)));
+            out[i] = Some(match resolved {
+                Err(e) => Err(CallError::new(e.code, format!("{origin}: kernel {}: {}", names[i], e.message))),
+                Ok((worker_fn, layout)) => {
+                    let Some(m) = t.modules.get_mut(&module) else {
+                        return Err(CallError::new(HipError::INVALID_HANDLE, "module unloaded while its functions were looked up"));
+                    };
+                    // A concurrent lookup of the same name may have won: keep its handle.
+                    let handle = match m.functions.get(names[i]) {
+                        Some(&h) => h,
+                        None => {
+                            let h = next_handle();
+                            m.functions.insert(names[i].to_string(), h);
+                            let f = Function { worker: worker_fn, module, name: names[i].to_string(), layout, attributes: Mutex::new(None) };
+                            t.functions.insert(h, Arc::new(f));
+                            h
+                        }
+                    };
+                    Ok(handle)
+                }
+            });
+        }
+    }
+    Ok(out.into_iter().map(|r| r.expect("every name answered")).collect())
+}
+
+/// Resolves one function of `module`.
+pub(crate) fn get_function(module: u64, name: &str) -> Result<u64, CallError> {
+    get_functions(module, &[name])?.pop().expect("one name, one answer")
+}
+
+/// A device global of `module`: its address and size (cached).
+pub(crate) fn get_global(module: u64, name: &str) -> Result<(u64, u64), CallError> {
+    let (worker, origin) = module_worker(module)?;
+    if let Some(&g) = tables().modules.get(&module).and_then(|m| m.globals.get(name)) {
+        return Ok(g);
+    }
+    let req = wire::SymbolLookup { module: worker, name: wire_name(name).into() };
+    let global = with_conn(|c| c.module_get_global(req).map(|g| (g.ptr, g.size)))
+        .map_err(|e| CallError::new(e.code, format!("{origin}: global {name}: {}", e.message)))?;
+    if let Some(m) = tables().modules.get_mut(&module) {
+        m.globals.insert(name.to_string(), global);
+    }
+    // A global is device memory: hipMemcpyDefault must see it as such.
+    crate::state::allocations::note_device_range(global.0, global.1, current_device());
+    Ok(global)
+}
+
+/// Drops `module` and its functions from the tables; returns its worker handle.
+pub(crate) fn forget_module(module: u64) -> Option<u64> {
+    let mut t = tables();
+    let entry = t.modules.remove(&module)?;
+    for h in entry.functions.values() {
+        t.functions.remove(h);
+    }
+    Some(entry.worker)
+}
+
+/// The attributes of `f` (asked once, then cached until `hipFuncSetAttribute` changes them).
+pub(crate) fn attributes(f: &Function) -> Result<wire::FuncAttributes, CallError> {
+    if let Some(a) = f.attributes.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+        return Ok(a.clone());
+    }
+    let a = with_conn(|c| c.func_get_attributes(wire::FunctionRef { function: f.worker }))?;
+    *f.attributes.lock().unwrap_or_else(|p| p.into_inner()) = Some(a.clone());
+    Ok(a)
+}
+
+/// `hipFuncSetAttribute` on the worker; the cached attributes are dropped so the next
+/// `hipFuncGetAttributes` reports the new value.
+pub(crate) fn set_attribute(f: &Function, attribute: u32, value: i32) -> Result<(), CallError> {
+    with_conn(|c| c.func_set_attribute(wire::FuncSetAttribute { function: f.worker, attribute, value }))?;
+    *f.attributes.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    Ok(())
+}
+
+/// Fills a `hipFuncAttributes`.
+pub(crate) fn fill_attributes(out: &mut hipFuncAttributes, a: &wire::FuncAttributes) {
+    out.binaryVersion = a.binary_version;
+    out.cacheModeCA = a.cache_mode_ca;
+    out.constSizeBytes = a.const_size as usize;
+    out.localSizeBytes = a.local_size as usize;
+    out.maxDynamicSharedSizeBytes = a.max_dynamic_shared_size;
+    out.maxThreadsPerBlock = a.max_threads_per_block;
+    out.numRegs = a.num_regs;
+    out.preferredShmemCarveout = a.preferred_shmem_carveout;
+    out.ptxVersion = a.ptx_version;
+    out.sharedSizeBytes = a.shared_size as usize;
+}

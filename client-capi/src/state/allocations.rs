@@ -1,0 +1,98 @@
+//! The client's record of memory: the device ranges it allocated or looked up (so
+//! `hipMemcpyDefault` and pointer queries can tell device from host addresses, as unified
+//! addressing does on a local GPU) and the pinned host allocations of this process
+//! (`hipHostMalloc`; the worker never sees them).
+
+use std::alloc::Layout;
+use std::collections::BTreeMap;
+use std::ffi::c_uint;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+/// A device range this client knows: its allocations and the module globals it looked up.
+#[derive(Debug, Clone, Copy)]
+pub struct DeviceRange {
+    pub size: u64,
+    pub device: u32,
+    /// `hipExtMallocWithFlags` kind (0 otherwise).
+    pub flags: u32,
+    /// Unique id (`HIP_POINTER_ATTRIBUTE_BUFFER_ID`).
+    pub id: u32,
+}
+
+/// A `hipHostMalloc` allocation of this process.
+#[derive(Debug, Clone, Copy)]
+pub struct HostAllocation {
+    pub layout: Layout,
+    pub flags: c_uint,
+    /// The device current when it was allocated (what HIP reports for it).
+    pub device: u32,
+    pub id: u32,
+}
+
+fn device_allocs() -> &'static Mutex<BTreeMap<u64, DeviceRange>> {
+    static ALLOCS: OnceLock<Mutex<BTreeMap<u64, DeviceRange>>> = OnceLock::new();
+    ALLOCS.get_or_init(Default::default)
+}
+
+fn host_allocs() -> &'static Mutex<BTreeMap<usize, HostAllocation>> {
+    static ALLOCS: OnceLock<Mutex<BTreeMap<usize, HostAllocation>>> = OnceLock::new();
+    ALLOCS.get_or_init(Default::default)
+}
+
+/// A fresh buffer id (ROCm numbers its memory objects from 1).
+fn next_buffer_id() -> u32 {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The device range containing `ptr`: its base and record.
+pub fn find_device_range(ptr: u64) -> Option<(u64, DeviceRange)> {
+    let allocs = device_allocs().lock().unwrap_or_else(|p| p.into_inner());
+    allocs.range(..=ptr).next_back().filter(|(base, r)| ptr - **base < r.size.max(1)).map(|(b, r)| (*b, *r))
+}
+
+/// The `hipHostMalloc` allocation containing `ptr`: its base and record.
+pub fn find_host_allocation(ptr: usize) -> Option<(usize, HostAllocation)> {
+    let allocs = host_allocs().lock().unwrap_or_else(|p| p.into_inner());
+    allocs.range(..=ptr).next_back().filter(|(base, h)| ptr - **base < h.layout.size()).map(|(b, h)| (*b, *h))
+}
+
+/// Whether `ptr` lies inside one of this process's device allocations.
+pub fn is_device_pointer(ptr: u64) -> bool {
+    find_device_range(ptr).is_some()
+}
+
+pub fn record_device_range(ptr: u64, size: u64, device: u32, flags: u32) {
+    if ptr != 0 {
+        let range = DeviceRange { size, device, flags, id: next_buffer_id() };
+        device_allocs().lock().unwrap_or_else(|p| p.into_inner()).insert(ptr, range);
+    }
+}
+
+/// Records a device range the client did not allocate itself (a module global), so that
+/// `hipMemcpyDefault` classifies it; it stays until the device is reset.
+pub fn note_device_range(ptr: u64, size: u64, device: u32) {
+    record_device_range(ptr, size, device, 0);
+}
+
+/// Drops the client-side record of a device's allocations (after `hipDeviceReset`).
+pub fn forget_device_allocations(device: u32) {
+    device_allocs().lock().unwrap_or_else(|p| p.into_inner()).retain(|_, r| r.device != device);
+}
+
+/// Drops the record of the device allocation at `ptr` (after it was freed).
+pub fn forget_device_range(ptr: u64) {
+    device_allocs().lock().unwrap_or_else(|p| p.into_inner()).remove(&ptr);
+}
+
+/// Records a `hipHostMalloc` allocation made with `layout`.
+pub fn record_host_allocation(ptr: usize, layout: Layout, flags: c_uint, device: u32) {
+    let record = HostAllocation { layout, flags, device, id: next_buffer_id() };
+    host_allocs().lock().unwrap_or_else(|p| p.into_inner()).insert(ptr, record);
+}
+
+/// Removes the record of the host allocation at `ptr`, returning its layout for freeing.
+pub fn take_host_allocation(ptr: usize) -> Option<Layout> {
+    host_allocs().lock().unwrap_or_else(|p| p.into_inner()).remove(&ptr).map(|h| h.layout)
+}

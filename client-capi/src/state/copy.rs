@@ -1,0 +1,85 @@
+//! The one copy path: resolves a `hipMemcpyKind` against the client's allocation record and
+//! moves the bytes (locally, or as an upload, download or worker-side copy). Shared by the
+//! memory family and the symbol copies of registered device variables.
+
+use super::allocations::is_device_pointer;
+use crate::abi::*;
+use crate::conn::CallError;
+use crate::remote::{call_sync, with_conn};
+use proto_core::wire;
+use proto_core::{calls, Caller, Calls};
+use std::ffi::c_void;
+
+/// Direction of a copy once `hipMemcpyDefault` is resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    HostToHost,
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+}
+
+pub fn direction(dst: *const c_void, src: *const c_void, kind: hipMemcpyKind) -> Result<Direction, CallError> {
+    let (dst_dev, src_dev) = (is_device_pointer(dst as u64), is_device_pointer(src as u64));
+    let from_pointers = match (dst_dev, src_dev) {
+        (false, false) => Direction::HostToHost,
+        (true, false) => Direction::HostToDevice,
+        (false, true) => Direction::DeviceToHost,
+        (true, true) => Direction::DeviceToDevice,
+    };
+    let stated = match kind {
+        0 => Direction::HostToHost,
+        1 => Direction::HostToDevice,
+        2 => Direction::DeviceToHost,
+        3 => Direction::DeviceToDevice,
+        4 => return Ok(from_pointers),
+        other => return Err(CallError::new(HipError::INVALID_MEMCPY_DIRECTION, format!("hipMemcpyKind {other} is not a copy direction"))),
+    };
+    // Like ROCm, a known device pointer decides over a kind that would treat it as host
+    // memory: dereferencing a device address here would crash the application. Otherwise the
+    // stated kind stands, and the worker refuses pointers that are not its allocations.
+    let (dst_host, src_host) = match stated {
+        Direction::HostToHost => (true, true),
+        Direction::HostToDevice => (false, true),
+        Direction::DeviceToHost => (true, false),
+        Direction::DeviceToDevice => (false, false),
+    };
+    Ok(if (dst_host && dst_dev) || (src_host && src_dev) { from_pointers } else { stated })
+}
+
+/// One copy of `len` bytes; `stream` is `None` for the synchronous API.
+///
+/// # Safety
+/// `dst` and `src` must be valid for `len` bytes in the direction's address spaces.
+pub unsafe fn copy(dst: *mut c_void, src: *const c_void, len: usize, kind: hipMemcpyKind, stream: Option<u64>) -> Result<(), CallError> {
+    if len == 0 {
+        return Ok(());
+    }
+    non_null!(dst);
+    non_null!(src);
+    let sync = stream.is_none();
+    let stream = stream.unwrap_or(0);
+    match direction(dst, src, kind)? {
+        Direction::HostToHost => {
+            // SAFETY: both are host buffers of `len` bytes (caller contract); they may overlap.
+            unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };
+            Ok(())
+        }
+        Direction::HostToDevice => {
+            // SAFETY: `src` is a host buffer of `len` bytes (caller contract).
+            let data = unsafe { std::slice::from_raw_parts(src as *const u8, len) };
+            with_conn(|c| c.upload(dst as u64, data, stream, sync))
+        }
+        // SAFETY: `dst` is a host buffer of `len` bytes that stays valid until the copy is
+        // synchronised (HIP's contract for async copies; immediately for sync ones).
+        Direction::DeviceToHost => with_conn(|c| unsafe { c.download(dst as *mut u8, src as u64, len, stream, sync) }),
+        Direction::DeviceToDevice => {
+            let req = wire::MemcpyDtoD { dst: dst as u64, src: src as u64, len: len as u64, stream, sync };
+            if sync {
+                call_sync(|c| c.memcpy_dtod(req))
+            } else {
+                with_conn(|c| c.post::<calls::MemcpyDtoD>(req))
+            }
+        }
+    }
+}

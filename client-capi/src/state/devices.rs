@@ -1,0 +1,85 @@
+//! What the client knows about devices: the worker's device count and properties (fixed for
+//! the process, so fetched once and cached) and each thread's current device (`hipSetDevice`,
+//! which never crosses the network).
+
+use crate::abi::HipError;
+use crate::conn::CallError;
+use crate::remote::with_conn;
+use proto_core::wire;
+use proto_core::Calls;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::ffi::c_int;
+use std::sync::{Mutex, OnceLock};
+
+thread_local! {
+    static CURRENT_DEVICE: Cell<u32> = const { Cell::new(0) };
+    /// Whether `hipSetDevice` ran on this thread (then `hipSetValidDevices` changes nothing).
+    static DEVICE_SET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The calling thread's current device (`hipSetDevice`); never crosses the network.
+pub fn current_device() -> u32 {
+    CURRENT_DEVICE.with(|d| d.get())
+}
+
+/// Sets the calling thread's current device (already validated): `hipSetDevice`.
+pub fn set_current_device(dev: u32) {
+    CURRENT_DEVICE.with(|d| d.set(dev));
+    DEVICE_SET.with(|s| s.set(true));
+}
+
+/// Makes `dev` (already validated) the current device unless `hipSetDevice` chose one on this
+/// thread: `hipSetValidDevices`, as ROCm does it.
+pub fn prefer_device(dev: u32) {
+    if !DEVICE_SET.with(|s| s.get()) {
+        CURRENT_DEVICE.with(|d| d.set(dev));
+    }
+}
+
+/// Number of devices the worker exposes (cached after the first successful query).
+pub fn device_count() -> Result<u32, CallError> {
+    static COUNT: OnceLock<u32> = OnceLock::new();
+    if let Some(n) = COUNT.get() {
+        return Ok(*n);
+    }
+    let n = with_conn(|c| c.get_device_count(wire::Empty {}).map(|d| d.count))?;
+    Ok(*COUNT.get_or_init(|| n))
+}
+
+/// Validates a device ordinal against the worker's count.
+pub fn check_device(device: c_int) -> Result<u32, CallError> {
+    let count = device_count()?;
+    match u32::try_from(device) {
+        Ok(d) if d < count => Ok(d),
+        _ => Err(CallError::new(HipError::INVALID_DEVICE, format!("device {device} out of range (worker has {count})"))),
+    }
+}
+
+/// Properties of `device` (cached).
+pub fn properties(device: u32) -> Result<wire::DeviceProperties, CallError> {
+    static CACHE: OnceLock<Mutex<HashMap<u32, wire::DeviceProperties>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(p) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&device) {
+        return Ok(p.clone());
+    }
+    let props = with_conn(|c| c.get_device_properties(wire::DeviceRef { device }))?;
+    cache.lock().unwrap_or_else(|p| p.into_inner()).insert(device, props.clone());
+    Ok(props)
+}
+
+/// `maxThreadsPerBlock` of `device`, from a per-thread cache: launches check it every time,
+/// and cloning the whole cached property set per launch showed in the launch rate.
+pub fn max_threads_per_block(device: u32) -> Result<u32, CallError> {
+    thread_local! {
+        static CACHED: Cell<Option<(u32, u32)>> = const { Cell::new(None) };
+    }
+    if let Some((d, max)) = CACHED.with(|c| c.get()) {
+        if d == device {
+            return Ok(max);
+        }
+    }
+    let max = properties(device)?.max_threads_per_block;
+    CACHED.with(|c| c.set(Some((device, max))));
+    Ok(max)
+}
