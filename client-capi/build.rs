@@ -24,8 +24,7 @@ use std::path::{Path, PathBuf};
 use symbols::{Coverage, OtherStatus};
 
 fn main() {
-    let manifest_dir =
-        PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
     let target_os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     match target_os.as_str() {
@@ -40,10 +39,7 @@ fn main() {
     }
 
     let cov = Coverage::compute(&manifest_dir);
-    write_if_changed(
-        &out_dir.join("unsupported_exports.rs"),
-        &generate_exports(&cov),
-    );
+    write_if_changed(&out_dir.join("unsupported_exports.rs"), &generate_exports(&cov));
 
     let versioned = if target_os == "linux" {
         match symbol_versions(&manifest_dir, &out_dir, &cov) {
@@ -137,11 +133,7 @@ fn generate_exports(cov: &Coverage) -> String {
         let (ty, value) = (default.rust_type, default.value);
         let (doc, ret, tail) = match ty {
             "()" => ("does nothing".to_string(), String::new(), String::new()),
-            _ => (
-                format!("returns {}", default.c_value),
-                format!(" -> {ty}"),
-                format!("\n    {value}"),
-            ),
+            _ => (format!("returns {}", default.c_value), format!(" -> {ty}"), format!("\n    {value}")),
         };
         let _ = writeln!(
             s,
@@ -158,21 +150,13 @@ fn generate_exports(cov: &Coverage) -> String {
         s,
         "/// Every generated `hipErrorNotSupported` export, by name.\n\
          pub static STUBS: &[(&str, extern \"C\" fn() -> HipError)] = &[{}];\n",
-        stubs
-            .iter()
-            .map(|n| format!("(\"{n}\", {n})"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        stubs.iter().map(|n| format!("(\"{n}\", {n})")).collect::<Vec<_>>().join(", ")
     );
     let _ = writeln!(
         s,
         "/// Every generated default export of `symbols/hip_other_functions.txt`, by name.\n\
          pub static DEFAULTS: &[&str] = &[{}];",
-        defaults
-            .iter()
-            .map(|n| format!("\"{n}\""))
-            .collect::<Vec<_>>()
-            .join(", ")
+        defaults.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
     );
     s
 }
@@ -210,8 +194,7 @@ fn symbol_versions(manifest_dir: &Path, out_dir: &Path, cov: &Coverage) -> Resul
         _ => linker_is_rust_lld()?,
     }
     let map_path = manifest_dir.join("symbols/libamdhip64.map");
-    let map =
-        fs::read_to_string(&map_path).unwrap_or_else(|e| panic!("{}: {e}", map_path.display()));
+    let map = fs::read_to_string(&map_path).unwrap_or_else(|e| panic!("{}: {e}", map_path.display()));
     let nodes = symbols::parse_version_map(&map);
     let exported = cov.exported();
 
@@ -221,11 +204,7 @@ fn symbol_versions(manifest_dir: &Path, out_dir: &Path, cov: &Coverage) -> Resul
     );
     let mut versioned = Vec::new();
     for node in &nodes {
-        let names: Vec<&str> = exported
-            .iter()
-            .copied()
-            .filter(|n| symbols::version_of(&nodes, n) == Some(node.name.as_str()))
-            .collect();
+        let names: Vec<&str> = exported.iter().copied().filter(|n| symbols::version_of(&nodes, n) == Some(node.name.as_str())).collect();
         let _ = writeln!(script, "{} {{", node.name);
         if !names.is_empty() {
             script.push_str("global:\n");
@@ -234,21 +213,14 @@ fn symbol_versions(manifest_dir: &Path, out_dir: &Path, cov: &Coverage) -> Resul
                 versioned.push((*n, node.name.as_str()));
             }
         }
-        let parent = node
-            .parent
-            .as_deref()
-            .map(|p| format!(" {p}"))
-            .unwrap_or_default();
+        let parent = node.parent.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
         let _ = writeln!(script, "local:\n    *;\n}}{parent};\n");
     }
     let script_path = out_dir.join("libamdhip64.ver");
     write_if_changed(&script_path, &script);
     // One linker response file keeps ~540 `-u` options out of rustc's command line (and out of
     // every link error message).
-    let mut args = format!(
-        "--version-script={}\n",
-        quote_arg(&script_path.display().to_string())
-    );
+    let mut args = format!("--version-script={}\n", quote_arg(&script_path.display().to_string()));
     for (name, node) in versioned {
         let _ = writeln!(args, "-u {name}@@{node}");
     }
@@ -268,45 +240,26 @@ fn quote_arg(s: &str) -> String {
 fn linker_is_rust_lld() -> Result<(), String> {
     let target = env::var("TARGET").unwrap_or_default();
     if target != "x86_64-unknown-linux-gnu" {
-        return Err(format!(
-            "{target} links with the system linker (GNU ld), not rust-lld"
-        ));
+        return Err(format!("{target} links with the system linker (GNU ld), not rust-lld"));
     }
     if let Ok(linker) = env::var("RUSTC_LINKER") {
         return Err(format!("custom linker {linker}"));
     }
     let flags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
-    for flag in [
-        "linker=",
-        "linker-features",
-        "link-self-contained",
-        "linker-flavor",
-    ] {
+    for flag in ["linker=", "linker-features", "link-self-contained", "linker-flavor"] {
         if flags.contains(flag) {
             return Err(format!("RUSTFLAGS set {flag}"));
         }
     }
     let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let out = std::process::Command::new(&rustc)
-        .arg("-vV")
-        .output()
-        .map_err(|e| format!("{rustc} -vV: {e}"))?;
+    let out = std::process::Command::new(&rustc).arg("-vV").output().map_err(|e| format!("{rustc} -vV: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout);
-    let release = text
-        .lines()
-        .find_map(|l| l.strip_prefix("release: "))
-        .unwrap_or("");
-    let minor: u32 = release
-        .split('.')
-        .nth(1)
-        .and_then(|m| m.parse().ok())
-        .unwrap_or(0);
+    let release = text.lines().find_map(|l| l.strip_prefix("release: ")).unwrap_or("");
+    let minor: u32 = release.split('.').nth(1).and_then(|m| m.parse().ok()).unwrap_or(0);
     let nightly = release.contains("nightly") || release.contains("dev");
     if minor >= 90 || (nightly && minor >= 80) {
         Ok(())
     } else {
-        Err(format!(
-            "rustc {release} links with the system linker (rust-lld is the default from 1.90)"
-        ))
+        Err(format!("rustc {release} links with the system linker (rust-lld is the default from 1.90)"))
     }
 }

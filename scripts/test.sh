@@ -50,7 +50,7 @@ for t in thumbv7em-none-eabihf aarch64-apple-darwin x86_64-pc-windows-gnu; do
 done
 
 if cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt >/dev/null 2>&1; then
-  run "rustfmt" cargo fmt --all --check
+  run "rustfmt (workspace and fuzz/)" bash -c "cargo fmt --all --check && cargo fmt --manifest-path fuzz/Cargo.toml --all --check"
 else
   skip "rustfmt not installable here: formatting was not checked"
 fi

@@ -36,7 +36,11 @@ fn mix_stream(len: usize) -> Vec<u8> {
             x ^= x >> 7;
             x ^= x << 17;
             // Mostly printable ASCII, so strings come out readable and non-empty.
-            if x & 0x300 == 0 { (x >> 24) as u8 } else { b' ' + (x >> 32) as u8 % 95 }
+            if x & 0x300 == 0 {
+                (x >> 24) as u8
+            } else {
+                b' ' + (x >> 32) as u8 % 95
+            }
         })
         .collect()
 }
@@ -175,11 +179,8 @@ fn message_seeds_parse_by_the_targets_rule() {
         let op = Opcode::ALL[usize::from(u16::from_le_bytes([bytes[0], bytes[1]])) % Opcode::ALL.len()];
         let rest = &bytes[3..];
         let (control, bulk) = if bytes[2] == 255 { (rest, &[][..]) } else { rest.split_at(usize::from(bytes[2])) };
-        let ok = if name.starts_with("req") {
-            Request::parse(op.raw(), control, bulk).is_ok()
-        } else {
-            Response::parse(op.raw(), control, bulk).is_ok()
-        };
+        let ok =
+            if name.starts_with("req") { Request::parse(op.raw(), control, bulk).is_ok() } else { Response::parse(op.raw(), control, bulk).is_ok() };
         assert!(ok, "message seed {name} does not parse");
     }
 }

@@ -64,10 +64,7 @@ macro_rules! hip_boundary {
 macro_rules! non_null {
     ($ptr:expr) => {
         if $ptr.is_null() {
-            return Err($crate::conn::CallError::new(
-                $crate::abi::HipError::INVALID_VALUE,
-                concat!(stringify!($ptr), " is NULL"),
-            ));
+            return Err($crate::conn::CallError::new($crate::abi::HipError::INVALID_VALUE, concat!(stringify!($ptr), " is NULL")));
         }
     };
 }

@@ -35,13 +35,11 @@ impl ClientConfig {
     /// Reads the environment.
     pub fn from_env() -> Self {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        let worker = var("HIP_REMOTE_WORKER")
-            .map(|w| w.trim().trim_start_matches("tcp://").to_string())
-            .unwrap_or_else(|| {
-                let host = var("TF_WORKER_HOST").unwrap_or_else(|| "127.0.0.1".into());
-                let port = var("TF_WORKER_PORT").and_then(|p| p.parse::<u16>().ok()).unwrap_or(DEFAULT_PORT);
-                format!("{host}:{port}")
-            });
+        let worker = var("HIP_REMOTE_WORKER").map(|w| w.trim().trim_start_matches("tcp://").to_string()).unwrap_or_else(|| {
+            let host = var("TF_WORKER_HOST").unwrap_or_else(|| "127.0.0.1".into());
+            let port = var("TF_WORKER_PORT").and_then(|p| p.parse::<u16>().ok()).unwrap_or(DEFAULT_PORT);
+            format!("{host}:{port}")
+        });
         let worker = if worker.contains(':') { worker } else { format!("{worker}:{DEFAULT_PORT}") };
         let debug = ["HIP_REMOTE_DEBUG", "TF_DEBUG"].iter().any(|v| var(v).is_some_and(|v| v != "0"));
         if let Some(filter) = var("HIP_REMOTE_LOG") {

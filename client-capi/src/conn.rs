@@ -9,8 +9,8 @@
 use crate::abi::HipError;
 use crate::config::ClientConfig;
 use proto_core::limits::DEFAULT_COPY_CHUNK;
-use proto_core::wire::{self, ErrorReply};
 use proto_core::opcode::assert_postable;
+use proto_core::wire::{self, ErrorReply};
 use proto_core::{calls, Bulk, Call, Caller, Calls, Flags, FrameHeader, Message, Request, Response, Status};
 use std::collections::HashMap;
 use transport_core::{FrameSink, FrameSource, TransportError};
@@ -310,7 +310,8 @@ impl Conn {
                 &packed
             };
             let last = first + n == height;
-            let req = wire::MemcpyHtoD2D { dst: dst + first as u64 * dst_pitch, pitch: dst_pitch, width: width as u64, stream, sync, data: Bulk(data) };
+            let req =
+                wire::MemcpyHtoD2D { dst: dst + first as u64 * dst_pitch, pitch: dst_pitch, width: width as u64, stream, sync, data: Bulk(data) };
             if sync && last {
                 // The last chunk's reply also carries any failure of the earlier ones (aux).
                 self.memcpy_htod_2d(req)?;
@@ -428,9 +429,8 @@ impl Conn {
     }
 
     fn parse_wanted(&self, opcode: u16, header: &FrameHeader) -> Result<Response<'_>, CallError> {
-        Response::parse(opcode, &self.control, &self.bulk).map_err(|e| {
-            CallError::new(HipError::UNKNOWN, format!("malformed reply to {:#06x} (header opcode {:#06x}): {e}", opcode, header.opcode))
-        })
+        Response::parse(opcode, &self.control, &self.bulk)
+            .map_err(|e| CallError::new(HipError::UNKNOWN, format!("malformed reply to {:#06x} (header opcode {:#06x}): {e}", opcode, header.opcode)))
     }
 
     /// Sends `reqs` back to back and then collects their replies: one round trip for all

@@ -240,11 +240,11 @@ fn view<'a, T: FromBytes + KnownLayout + Immutable + Unaligned>(data: &'a [u8], 
 /// `data[offset..offset + len]`, or `Truncated`.
 fn range<'a>(data: &'a [u8], offset: u64, len: u64, what: &'static str) -> Result<&'a [u8]> {
     let end = offset.checked_add(len).ok_or(FatbinError::TooLarge { what, len, max: MAX_IMAGE_LEN as u64 })?;
-    usize::try_from(offset)
-        .ok()
-        .zip(usize::try_from(end).ok())
-        .and_then(|(start, end)| data.get(start..end))
-        .ok_or(FatbinError::Truncated { what, need: end, have: data.len() })
+    usize::try_from(offset).ok().zip(usize::try_from(end).ok()).and_then(|(start, end)| data.get(start..end)).ok_or(FatbinError::Truncated {
+        what,
+        need: end,
+        have: data.len(),
+    })
 }
 
 fn cap(what: &'static str, len: u64) -> Result<usize> {
@@ -306,10 +306,7 @@ const NV_FATBIN_MAGIC: [u8; 4] = 0xBA55_ED50u32.to_le_bytes();
 fn is_ptx(data: &[u8]) -> bool {
     let head = &data[..data.len().min(4096)];
     let Ok(text) = std::str::from_utf8(head.split(|&b| b == 0).next().unwrap_or_default()) else { return false };
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with("//"))
-        .is_some_and(|l| l.starts_with(".version"))
+    text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with("//")).is_some_and(|l| l.starts_with(".version"))
 }
 
 /// The kind of `data` (which must hold at least the first 20 bytes of the image).
@@ -408,9 +405,8 @@ fn elf_extent(data: &[u8]) -> Result<Extent> {
     if phnum > MAX_ELF_HEADERS || shnum > MAX_ELF_HEADERS {
         return Err(FatbinError::TooLarge { what: "ELF header count", len: phnum.max(shnum), max: MAX_ELF_HEADERS });
     }
-    let table_end = |off: u64, n: u64, size: u64, what| {
-        off.checked_add(n * size).ok_or(FatbinError::TooLarge { what, len: off, max: MAX_IMAGE_LEN as u64 })
-    };
+    let table_end =
+        |off: u64, n: u64, size: u64, what| off.checked_add(n * size).ok_or(FatbinError::TooLarge { what, len: off, max: MAX_IMAGE_LEN as u64 });
     let ph_end = if phnum > 0 { table_end(phoff, phnum, 56, "ELF program headers")? } else { 0 };
     let sh_end = if shnum > 0 { table_end(shoff, shnum, 64, "ELF section headers")? } else { 0 };
     let tables = ph_end.max(sh_end).max(64);
@@ -508,7 +504,11 @@ impl CcobHeader {
         }
         if let Some(total) = total_len {
             if total < header_len as u64 {
-                return Err(FatbinError::Truncated { what: "compressed offload bundle (total size below its header)", need: header_len as u64, have: total as usize });
+                return Err(FatbinError::Truncated {
+                    what: "compressed offload bundle (total size below its header)",
+                    need: header_len as u64,
+                    have: total as usize,
+                });
             }
             cap("compressed offload bundle", total)?;
         }
@@ -557,19 +557,17 @@ pub fn decompress(data: &[u8]) -> Result<Cow<'_, [u8]>> {
             .map_err(|e| FatbinError::Decompress { reason: format!("zlib: {:?}", e.status) })?,
         _ => {
             let mut source = payload;
-            let decoder = ruzstd::StreamingDecoder::new(&mut source)
-                .map_err(|e| FatbinError::Decompress { reason: format!("zstd: {e}") })?;
+            let decoder = ruzstd::StreamingDecoder::new(&mut source).map_err(|e| FatbinError::Decompress { reason: format!("zstd: {e}") })?;
             let mut out = Vec::with_capacity(want.min(64 << 20));
             // One byte more than promised, to notice a stream that is longer.
-            decoder
-                .take(want as u64 + 1)
-                .read_to_end(&mut out)
-                .map_err(|e| FatbinError::Decompress { reason: format!("zstd: {e}") })?;
+            decoder.take(want as u64 + 1).read_to_end(&mut out).map_err(|e| FatbinError::Decompress { reason: format!("zstd: {e}") })?;
             out
         }
     };
     if out.len() != want {
-        return Err(FatbinError::Decompress { reason: format!("header promises {want} bytes, the stream holds {}{}", out.len(), if out.len() > want { "+" } else { "" }) });
+        return Err(FatbinError::Decompress {
+            reason: format!("header promises {want} bytes, the stream holds {}{}", out.len(), if out.len() > want { "+" } else { "" }),
+        });
     }
     Ok(Cow::Owned(out))
 }
@@ -688,11 +686,7 @@ impl<'a> Arch<'a> {
     pub fn parse(text: &'a str) -> Self {
         let mut parts = text.split(':');
         let processor = parts.next().unwrap_or("");
-        let features = parts
-            .filter_map(|f| {
-                f.strip_suffix('+').map(|n| (n, true)).or_else(|| f.strip_suffix('-').map(|n| (n, false)))
-            })
-            .collect();
+        let features = parts.filter_map(|f| f.strip_suffix('+').map(|n| (n, true)).or_else(|| f.strip_suffix('-').map(|n| (n, false)))).collect();
         Self { processor, features, text }
     }
 

@@ -21,11 +21,7 @@ fn api_coverage_doc_is_current() {
     }
     let have = std::fs::read_to_string(&doc).unwrap_or_default();
     if have != want {
-        let first = have
-            .lines()
-            .zip(want.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(have.lines().count().min(want.lines().count()));
+        let first = have.lines().zip(want.lines()).position(|(a, b)| a != b).unwrap_or(have.lines().count().min(want.lines().count()));
         panic!(
             "docs/API_COVERAGE.md is stale (first difference at line {}: {:?} vs now {:?}).\n\
              Regenerate it with:\n    {}",
@@ -40,16 +36,8 @@ fn api_coverage_doc_is_current() {
 #[test]
 fn every_function_has_a_family() {
     let cov = symbols::Coverage::compute(Path::new(env!("CARGO_MANIFEST_DIR")));
-    let other: Vec<&str> = cov
-        .hip
-        .iter()
-        .map(|(n, _)| n.as_str())
-        .filter(|n| coverage::family(n) == "other")
-        .collect();
-    assert!(
-        other.is_empty(),
-        "hip functions without a family (extend coverage::family): {other:?}"
-    );
+    let other: Vec<&str> = cov.hip.iter().map(|(n, _)| n.as_str()).filter(|n| coverage::family(n) == "other").collect();
+    assert!(other.is_empty(), "hip functions without a family (extend coverage::family): {other:?}");
 }
 
 #[test]

@@ -21,55 +21,28 @@ fn manifest_dir() -> &'static Path {
 fn library() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let deps = exe.parent().expect("deps dir");
-    let candidates = [
-        deps.join("libamdhip64.so"),
-        deps.parent().expect("profile dir").join("libamdhip64.so"),
-    ];
+    let candidates = [deps.join("libamdhip64.so"), deps.parent().expect("profile dir").join("libamdhip64.so")];
     if let Some(found) = candidates.iter().find(|p| p.exists()) {
         return found.clone();
     }
-    eprintln!(
-        "libamdhip64.so not found next to {}; building it with `cargo build -p client-capi`",
-        exe.display()
-    );
+    eprintln!("libamdhip64.so not found next to {}; building it with `cargo build -p client-capi`", exe.display());
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.args(["build", "-p", "client-capi"])
-        .current_dir(manifest_dir());
-    if deps
-        .parent()
-        .and_then(Path::file_name)
-        .is_some_and(|p| p == "release")
-    {
+    cmd.args(["build", "-p", "client-capi"]).current_dir(manifest_dir());
+    if deps.parent().and_then(Path::file_name).is_some_and(|p| p == "release") {
         cmd.arg("--release");
     }
     let status = cmd.status().expect("running cargo build -p client-capi");
-    assert!(
-        status.success(),
-        "`cargo build -p client-capi` failed; build the library first"
-    );
+    assert!(status.success(), "`cargo build -p client-capi` failed; build the library first");
     candidates
         .into_iter()
         .find(|p| p.exists())
-        .unwrap_or_else(|| {
-            panic!(
-                "libamdhip64.so still not found in {}; run `cargo build -p client-capi`",
-                deps.display()
-            )
-        })
+        .unwrap_or_else(|| panic!("libamdhip64.so still not found in {}; run `cargo build -p client-capi`", deps.display()))
 }
 
 fn readelf(args: &[&str], lib: &Path) -> String {
-    let out = Command::new("readelf")
-        .args(args)
-        .arg(lib)
-        .output()
-        .unwrap_or_else(|e| panic!("running readelf (binutils) on {}: {e}", lib.display()));
-    assert!(
-        out.status.success(),
-        "readelf {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = Command::new("readelf").args(args).arg(lib).output().unwrap_or_else(|e| panic!("running readelf (binutils) on {}: {e}", lib.display()));
+    assert!(out.status.success(), "readelf {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).expect("readelf output")
 }
 
@@ -98,46 +71,21 @@ fn library_exports_the_rocm_api() {
     let cov = Coverage::compute(manifest_dir());
 
     let is_function = |n: &str| matches!(syms.get(n), Some((t, _)) if t == "FUNC");
-    let missing: Vec<&str> = cov
-        .hip
-        .iter()
-        .map(|(n, _)| n.as_str())
-        .filter(|n| !is_function(n))
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "{} lacks these hip_functions.txt exports: {missing:?}",
-        lib.display()
-    );
-    assert_eq!(
-        cov.hip.len(),
-        503,
-        "symbols/hip_functions.txt should list ROCm 7.2's 503 functions"
-    );
+    let missing: Vec<&str> = cov.hip.iter().map(|(n, _)| n.as_str()).filter(|n| !is_function(n)).collect();
+    assert!(missing.is_empty(), "{} lacks these hip_functions.txt exports: {missing:?}", lib.display());
+    assert_eq!(cov.hip.len(), 503, "symbols/hip_functions.txt should list ROCm 7.2's 503 functions");
 
     for (name, _, status) in &cov.other {
         match status {
-            OtherStatus::Missing => assert!(
-                !syms.contains_key(name),
-                "{name} has no safe default but is exported"
-            ),
-            _ => assert!(
-                syms.contains_key(name),
-                "{name} ({status:?}) is not exported"
-            ),
+            OtherStatus::Missing => assert!(!syms.contains_key(name), "{name} has no safe default but is exported"),
+            _ => assert!(syms.contains_key(name), "{name} ({status:?}) is not exported"),
         }
     }
     let rtc: Vec<&String> = syms.keys().filter(|n| n.starts_with("hiprtc")).collect();
-    assert!(
-        rtc.is_empty(),
-        "hiprtc functions belong to libhiprtc.so.7, not here: {rtc:?}"
-    );
+    assert!(rtc.is_empty(), "hiprtc functions belong to libhiprtc.so.7, not here: {rtc:?}");
 
     let dynamic = readelf(&["--dynamic", "--wide"], &lib);
-    assert!(
-        dynamic.contains("Library soname: [libamdhip64.so.7]"),
-        "soname is not libamdhip64.so.7:\n{dynamic}"
-    );
+    assert!(dynamic.contains("Library soname: [libamdhip64.so.7]"), "soname is not libamdhip64.so.7:\n{dynamic}");
 }
 
 #[test]
@@ -149,8 +97,7 @@ fn library_exports_rocm_symbol_versions() {
     }
     let lib = library();
     let syms = dynamic_symbols(&lib);
-    let map = std::fs::read_to_string(manifest_dir().join("symbols/libamdhip64.map"))
-        .expect("libamdhip64.map");
+    let map = std::fs::read_to_string(manifest_dir().join("symbols/libamdhip64.map")).expect("libamdhip64.map");
     let nodes = symbols::parse_version_map(&map);
     assert_eq!(nodes.len(), 17, "ROCm 7.2 has 17 version nodes");
     let mut wrong = Vec::new();
@@ -161,29 +108,12 @@ fn library_exports_rocm_symbol_versions() {
             }
         }
     }
-    assert!(
-        wrong.is_empty(),
-        "{} exports with the wrong version: {wrong:?}",
-        wrong.len()
-    );
-    for probe in [
-        ("hipMalloc", "hip_4.2"),
-        ("hipGraphCreate", "hip_4.3"),
-        ("hipGetDevicePropertiesR0600", "hip_6.0"),
-    ] {
-        assert_eq!(
-            syms.get(probe.0).map(|(_, v)| v.as_str()),
-            Some(probe.1),
-            "{}",
-            probe.0
-        );
+    assert!(wrong.is_empty(), "{} exports with the wrong version: {wrong:?}", wrong.len());
+    for probe in [("hipMalloc", "hip_4.2"), ("hipGraphCreate", "hip_4.3"), ("hipGetDevicePropertiesR0600", "hip_6.0")] {
+        assert_eq!(syms.get(probe.0).map(|(_, v)| v.as_str()), Some(probe.1), "{}", probe.0);
     }
     let defs = readelf(&["--version-info", "--wide"], &lib);
     for node in &nodes {
-        assert!(
-            defs.contains(&format!("Name: {}", node.name)),
-            "version node {} is not defined",
-            node.name
-        );
+        assert!(defs.contains(&format!("Name: {}", node.name)), "version node {} is not defined", node.name);
     }
 }

@@ -150,7 +150,13 @@ fn hipcc_program_on_the_host_backend_gets_no_binary_for_gpu() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         let ctx = format!("{exe}: status {}\nstdout:\n{stdout}\nstderr:\n{stderr}", out.status);
         assert_eq!(out.status.code(), Some(1), "{ctx}");
-        for line in ["malloc: 0 hipSuccess", "copy: 0 hipSuccess", "symbol: 209 hipErrorNoBinaryForGpu", "launch: 209 hipErrorNoBinaryForGpu", "sync: 0 hipSuccess"] {
+        for line in [
+            "malloc: 0 hipSuccess",
+            "copy: 0 hipSuccess",
+            "symbol: 209 hipErrorNoBinaryForGpu",
+            "launch: 209 hipErrorNoBinaryForGpu",
+            "sync: 0 hipSuccess",
+        ] {
             assert!(stdout.lines().any(|l| l == line), "missing {line:?}\n{ctx}");
         }
         // Said once, without HIP_REMOTE_DEBUG, naming both sides.

@@ -61,7 +61,18 @@ fn module_api_against_the_host_backend() {
         let kernel = &KERNEL as *const u8 as *const c_void;
         let scale = std::ptr::addr_of_mut!(SCALE) as *mut c_void;
         let name = c"_Z4vaddPKfS0_Pfi";
-        __hipRegisterFunction(handle, kernel, name.as_ptr() as *mut c_char, name.as_ptr(), u32::MAX, null_mut(), null_mut(), null_mut(), null_mut(), null_mut());
+        __hipRegisterFunction(
+            handle,
+            kernel,
+            name.as_ptr() as *mut c_char,
+            name.as_ptr(),
+            u32::MAX,
+            null_mut(),
+            null_mut(),
+            null_mut(),
+            null_mut(),
+            null_mut(),
+        );
         __hipRegisterVar(handle, scale, c"scale".as_ptr() as *mut c_char, c"scale".as_ptr() as *mut c_char, 0, 4, 0, 0);
 
         assert_eq!(__hipPushCallConfiguration(dim3::new(1, 1, 1), dim3::new(64, 1, 1), 0, null_mut()), HipError::SUCCESS);

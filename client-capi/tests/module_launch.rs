@@ -15,7 +15,7 @@ use amdhip64::api::module::*;
 use std::ffi::{c_void, CString};
 use std::path::Path;
 use std::process::Command;
-use std::ptr::{null_mut, addr_of};
+use std::ptr::{addr_of, null_mut};
 
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -100,7 +100,13 @@ fn kernel_arguments_arrive_exactly() {
         buf[32] = 1;
         buf[40..48].copy_from_slice(&2.0f64.to_le_bytes());
         let len = std::cell::Cell::new(64usize);
-        let mut extra = [HIP_LAUNCH_PARAM_BUFFER_POINTER, buf.as_mut_ptr() as *mut c_void, HIP_LAUNCH_PARAM_BUFFER_SIZE, len.as_ptr() as *mut c_void, HIP_LAUNCH_PARAM_END];
+        let mut extra = [
+            HIP_LAUNCH_PARAM_BUFFER_POINTER,
+            buf.as_mut_ptr() as *mut c_void,
+            HIP_LAUNCH_PARAM_BUFFER_SIZE,
+            len.as_ptr() as *mut c_void,
+            HIP_LAUNCH_PARAM_END,
+        ];
         let r = hipModuleLaunchKernel(f, 2, 1, 1, 4, 1, 1, 0, null_mut(), null_mut(), extra.as_mut_ptr());
         assert_eq!(r, HipError::SUCCESS);
         assert_eq!(hipDeviceSynchronize(), HipError::SUCCESS, "{}", worker.log_text());

@@ -10,10 +10,8 @@ use std::fmt::Write as _;
 pub const REGENERATE: &str = "UPDATE_API_COVERAGE=1 cargo test -p client-capi --test api_coverage";
 
 /// Families in table order.
-pub const FAMILIES: &[&str] = &[
-    "device", "context", "error", "memory", "stream", "event", "module", "graph", "texture",
-    "interop", "profiler", "other",
-];
+pub const FAMILIES: &[&str] =
+    &["device", "context", "error", "memory", "stream", "event", "module", "graph", "texture", "interop", "profiler", "other"];
 
 /// The family of a function, by name (first matching rule).
 pub fn family(name: &str) -> &'static str {
@@ -30,34 +28,15 @@ pub fn family(name: &str) -> &'static str {
     ];
     if ERROR.contains(&n) {
         "error"
-    } else if any(&[
-        "hipStream",
-        "hipExtStream",
-        "hipThreadExchangeStreamCaptureMode",
-    ]) {
+    } else if any(&["hipStream", "hipExtStream", "hipThreadExchangeStreamCaptureMode"]) {
         "stream"
     } else if any(&["hipEvent"]) {
         "event"
     } else if any(&["hipCtx", "hipDevicePrimaryCtx"]) {
         "context"
-    } else if any(&[
-        "hipProfiler",
-        "hipApiName",
-        "hipKernelNameRef",
-        "hipRegisterTracerCallback",
-        "hipGetCmdName",
-        "amd_dbgapi_",
-    ]) {
+    } else if any(&["hipProfiler", "hipApiName", "hipKernelNameRef", "hipRegisterTracerCallback", "hipGetCmdName", "amd_dbgapi_"]) {
         "profiler"
-    } else if any(&[
-        "hipGraphics",
-        "hipGL",
-        "hipExternal",
-        "hipImportExternal",
-        "hipDestroyExternal",
-        "hipSignalExternal",
-        "hipWaitExternal",
-    ]) {
+    } else if any(&["hipGraphics", "hipGL", "hipExternal", "hipImportExternal", "hipDestroyExternal", "hipSignalExternal", "hipWaitExternal"]) {
         "interop"
     } else if n.contains("Graph") || any(&["hipUserObject"]) {
         "graph"
@@ -142,10 +121,7 @@ pub fn family(name: &str) -> &'static str {
 pub fn render(cov: &Coverage) -> String {
     let mut by_family: BTreeMap<&str, Vec<(&str, Option<&str>)>> = BTreeMap::new();
     for (name, real) in &cov.hip {
-        by_family
-            .entry(family(name))
-            .or_default()
-            .push((name, real.as_deref()));
+        by_family.entry(family(name)).or_default().push((name, real.as_deref()));
     }
     let real_total = cov.hip.iter().filter(|(_, r)| r.is_some()).count();
     let total = cov.hip.len();
@@ -167,26 +143,15 @@ pub fn render(cov: &Coverage) -> String {
         total - real_total
     );
 
-    s.push_str(
-        "\n## Summary\n\n| family | real | not supported | total |\n| --- | ---: | ---: | ---: |\n",
-    );
+    s.push_str("\n## Summary\n\n| family | real | not supported | total |\n| --- | ---: | ---: | ---: |\n");
     for fam in FAMILIES {
         let Some(fns) = by_family.get(fam) else {
             continue;
         };
         let real = fns.iter().filter(|(_, r)| r.is_some()).count();
-        let _ = writeln!(
-            s,
-            "| [{fam}](#{fam}) | {real} | {} | {} |",
-            fns.len() - real,
-            fns.len()
-        );
+        let _ = writeln!(s, "| [{fam}](#{fam}) | {real} | {} | {} |", fns.len() - real, fns.len());
     }
-    let _ = writeln!(
-        s,
-        "| **total** | **{real_total}** | **{}** | **{total}** |",
-        total - real_total
-    );
+    let _ = writeln!(s, "| **total** | **{real_total}** | **{}** | **{total}** |", total - real_total);
 
     for fam in FAMILIES {
         let Some(fns) = by_family.get(fam) else {
@@ -233,11 +198,7 @@ pub fn render(cov: &Coverage) -> String {
         .chain(cov.other.iter().map(|(n, _, _)| n.as_str()))
         .chain(cov.hiprtc.iter().map(String::as_str))
         .collect();
-    let extra: Vec<(&String, &String)> = cov
-        .implemented
-        .iter()
-        .filter(|(n, _)| !listed.contains(&n.as_str()))
-        .collect();
+    let extra: Vec<(&String, &String)> = cov.implemented.iter().filter(|(n, _)| !listed.contains(&n.as_str())).collect();
     s.push_str("\n## Exports outside ROCm 7.2's lists\n\n");
     if extra.is_empty() {
         s.push_str("None.\n");

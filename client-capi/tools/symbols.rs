@@ -33,11 +33,7 @@ pub fn hiprtc_functions(manifest_dir: &Path) -> Vec<String> {
 
 fn read_names(path: &Path) -> Vec<String> {
     let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines()
-        .map(|l| l.split_whitespace().next().unwrap_or(""))
-        .filter(|n| !n.is_empty() && !n.starts_with('#'))
-        .map(str::to_string)
-        .collect()
+    text.lines().map(|l| l.split_whitespace().next().unwrap_or("")).filter(|n| !n.is_empty() && !n.starts_with('#')).map(str::to_string).collect()
 }
 
 /// The file that holds the generated exports; never counted as an implementation.
@@ -55,11 +51,7 @@ pub fn scan_exports(manifest_dir: &Path) -> BTreeMap<String, String> {
     files.sort();
     let mut out = BTreeMap::new();
     for file in files {
-        let rel = file
-            .strip_prefix(manifest_dir)
-            .unwrap_or(&file)
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = file.strip_prefix(manifest_dir).unwrap_or(&file).to_string_lossy().replace('\\', "/");
         if rel == UNSUPPORTED_RS {
             continue;
         }
@@ -104,10 +96,7 @@ pub fn exports_in(text: &str) -> Vec<String> {
     while let Some(at) = code[from..].find(needle) {
         let at = from + at;
         let rest = &code[at + needle.len()..];
-        let ident: String = rest
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
+        let ident: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
         // The attributes of this item: the text since the end of the previous item.
         let item_start = code[..at].rfind(['}', ';']).map_or(0, |i| i + 1);
         let attrs = &code[item_start..at];
@@ -154,20 +143,12 @@ pub fn other_default(name: &str, c_ret: &str) -> Option<OtherDefault> {
     let (rust_type, value, c_value) = match c_ret {
         "void" => ("()", "()", "no-op"),
         "const char*" => ("*const ::core::ffi::c_char", "::core::ptr::null()", "NULL"),
-        "void**" => (
-            "*mut *mut ::core::ffi::c_void",
-            "::core::ptr::null_mut()",
-            "NULL",
-        ),
+        "void**" => ("*mut *mut ::core::ffi::c_void", "::core::ptr::null_mut()", "NULL"),
         "int" => ("::core::ffi::c_int", "-1", "-1"),
         "size_t" => ("usize", "0", "0"),
         _ => return None,
     };
-    Some(OtherDefault {
-        rust_type,
-        value,
-        c_value,
-    })
+    Some(OtherDefault { rust_type, value, c_value })
 }
 
 /// A generated default export (see [`other_default`]).
@@ -197,16 +178,10 @@ pub fn parse_version_map(text: &str) -> Vec<VersionNode> {
     let mut rest = text;
     while let Some(i) = rest.find("/*") {
         code.push_str(&rest[..i]);
-        rest = rest[i + 2..]
-            .find("*/")
-            .map_or("", |j| &rest[i + 2 + j + 2..]);
+        rest = rest[i + 2..].find("*/").map_or("", |j| &rest[i + 2 + j + 2..]);
     }
     code.push_str(rest);
-    let code: String = code
-        .lines()
-        .map(|l| l.split('#').next().unwrap_or(""))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let code: String = code.lines().map(|l| l.split('#').next().unwrap_or("")).collect::<Vec<_>>().join("\n");
 
     let mut nodes = Vec::new();
     let mut rest = code.as_str();
@@ -231,11 +206,7 @@ pub fn parse_version_map(text: &str) -> Vec<VersionNode> {
                 globals.push(tok.to_string());
             }
         }
-        nodes.push(VersionNode {
-            name,
-            parent: (!parent.is_empty()).then(|| parent.to_string()),
-            globals,
-        });
+        nodes.push(VersionNode { name, parent: (!parent.is_empty()).then(|| parent.to_string()), globals });
         rest = &after[semi + 1..];
     }
     nodes
@@ -248,12 +219,9 @@ pub fn version_of<'a>(nodes: &'a [VersionNode], symbol: &str) -> Option<&'a str>
         .iter()
         .find(|n| n.globals.iter().any(|g| g == symbol))
         .or_else(|| {
-            nodes.iter().find(|n| {
-                n.globals.iter().any(|g| {
-                    g.strip_suffix('*')
-                        .is_some_and(|p| !p.is_empty() && !p.contains('*') && symbol.starts_with(p))
-                })
-            })
+            nodes
+                .iter()
+                .find(|n| n.globals.iter().any(|g| g.strip_suffix('*').is_some_and(|p| !p.is_empty() && !p.contains('*') && symbol.starts_with(p))))
         })
         .map(|n| n.name.as_str())
 }
@@ -296,23 +264,13 @@ impl Coverage {
             };
             (n, ret, status)
         });
-        Coverage {
-            hip: hip.collect(),
-            other: other.collect(),
-            hiprtc: hiprtc_functions(manifest_dir),
-            implemented,
-        }
+        Coverage { hip: hip.collect(), other: other.collect(), hiprtc: hiprtc_functions(manifest_dir), implemented }
     }
 
     /// Every symbol the library exports among the listed ones (real, stub or default).
     pub fn exported(&self) -> Vec<&str> {
         let mut v: Vec<&str> = self.hip.iter().map(|(n, _)| n.as_str()).collect();
-        v.extend(
-            self.other
-                .iter()
-                .filter(|(_, _, s)| *s != OtherStatus::Missing)
-                .map(|(n, _, _)| n.as_str()),
-        );
+        v.extend(self.other.iter().filter(|(_, _, s)| *s != OtherStatus::Missing).map(|(n, _, _)| n.as_str()));
         v.extend(self.implemented.keys().map(String::as_str));
         v.sort_unstable();
         v.dedup();

@@ -39,17 +39,41 @@ enum Target {
 #[derive(Arbitrary, Debug)]
 enum Action {
     /// Any immediate data, any payload.
-    Raw { imm: u32, payload: Vec<u8> },
+    Raw {
+        imm: u32,
+        payload: Vec<u8>,
+    },
     /// A well-formed immediate of kind `KINDS[kind % 6]` with the given grant, any payload.
-    Seg { kind: u8, data: u16, ctrl: u8, payload: Vec<u8> },
+    Seg {
+        kind: u8,
+        data: u16,
+        ctrl: u8,
+        payload: Vec<u8>,
+    },
     /// A valid request frame (header + control part) as a data segment, bulk announced but
     /// sent (or not) by later actions.
-    Ping { id: u64, data: u16 },
-    HtoD { id: u64, bulk_len: u32, data: u16 },
+    Ping {
+        id: u64,
+        data: u16,
+    },
+    HtoD {
+        id: u64,
+        bulk_len: u32,
+        data: u16,
+    },
     /// A remote bulk descriptor (one-sided) for the stream's current bulk section.
-    Remote { target: Target, len: u32, written: bool, data: u16 },
+    Remote {
+        target: Target,
+        len: u32,
+        written: bool,
+        data: u16,
+    },
     /// A landing for the reply to `request_id`.
-    Landing { target: Target, len: u32, request_id: u64 },
+    Landing {
+        target: Target,
+        len: u32,
+        request_id: u64,
+    },
     /// The peer re-posts the receives the worker's SENDs used.
     Recycle,
 }
@@ -149,7 +173,9 @@ fuzz_target!(|input: Input| {
             break;
         }
         while source.bulk_remaining() > 0 {
-            let step = if input.skip_bulk { source.skip_bulk() } else {
+            let step = if input.skip_bulk {
+                source.skip_bulk()
+            } else {
                 let n = source.bulk_remaining().min(chunk.len());
                 source.recv_bulk(&mut chunk[..n])
             };

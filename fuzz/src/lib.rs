@@ -49,13 +49,7 @@ pub fn meta_of(h: &FrameHeader) -> FrameMeta {
 /// Encodes `msg` under `meta` into a head buffer sized for exactly `control.len()` control
 /// bytes and asserts that the result is `control` followed by the borrowed `bulk` (same bytes
 /// and, when non-empty, the same slice). Returns the head (header + control part).
-pub fn assert_reencodes<'a, M: Message<'a> + core::fmt::Debug>(
-    what: &str,
-    meta: FrameMeta,
-    msg: &M,
-    control: &[u8],
-    bulk: &[u8],
-) -> Vec<u8> {
+pub fn assert_reencodes<'a, M: Message<'a> + core::fmt::Debug>(what: &str, meta: FrameMeta, msg: &M, control: &[u8], bulk: &[u8]) -> Vec<u8> {
     let mut head = vec![0xa5u8; HEADER_LEN + control.len()];
     let enc = match encode_frame(&mut head, meta, msg) {
         Ok(enc) => enc,

@@ -43,9 +43,7 @@ impl<'a> Reader<'a> {
     where
         T: FromBytes + Immutable + Unaligned,
     {
-        let len = count
-            .checked_mul(core::mem::size_of::<T>())
-            .ok_or(DecodeError::Truncated { what })?;
+        let len = count.checked_mul(core::mem::size_of::<T>()).ok_or(DecodeError::Truncated { what })?;
         let bytes = self.take(len, what)?;
         <[T]>::ref_from_bytes(bytes).map_err(|_| DecodeError::Truncated { what })
     }

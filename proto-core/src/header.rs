@@ -132,10 +132,7 @@ impl FrameHeader {
     /// Parses and validates a header: magic, version, flags, and both lengths against their
     /// limits, all before the caller reads or allocates anything for the payload.
     pub fn parse(bytes: &[u8]) -> Result<Self, DecodeError> {
-        let raw = bytes
-            .get(..HEADER_LEN)
-            .and_then(|b| RawHeader::ref_from_bytes(b).ok())
-            .ok_or(DecodeError::Truncated { what: "frame header" })?;
+        let raw = bytes.get(..HEADER_LEN).and_then(|b| RawHeader::ref_from_bytes(b).ok()).ok_or(DecodeError::Truncated { what: "frame header" })?;
         if raw.magic != MAGIC {
             return Err(DecodeError::BadMagic);
         }
@@ -146,9 +143,7 @@ impl FrameHeader {
         let flags = Flags::from_bits(raw.flags.get()).ok_or(DecodeError::InvalidValue { what: "header.flags" })?;
         let payload_len = raw.payload_len.get();
         let bulk_len = raw.bulk_len.get();
-        let control_len = payload_len
-            .checked_sub(bulk_len)
-            .ok_or(DecodeError::LengthMismatch { what: "header.bulk_len > payload_len" })?;
+        let control_len = payload_len.checked_sub(bulk_len).ok_or(DecodeError::LengthMismatch { what: "header.bulk_len > payload_len" })?;
         if control_len as usize > MAX_CONTROL_LEN {
             return Err(DecodeError::TooLarge { what: "control part", len: control_len.into(), max: MAX_CONTROL_LEN as u64 });
         }

@@ -167,15 +167,27 @@ pub trait HandlerTypes {
 }
 
 macro_rules! bulk_way {
-    (none) => { BulkWay::None };
-    (request) => { BulkWay::Request };
-    (to_device) => { BulkWay::RequestToDevice };
-    (reply) => { BulkWay::Reply };
+    (none) => {
+        BulkWay::None
+    };
+    (request) => {
+        BulkWay::Request
+    };
+    (to_device) => {
+        BulkWay::RequestToDevice
+    };
+    (reply) => {
+        BulkWay::Reply
+    };
 }
 
 macro_rules! delivery {
-    (call) => { Delivery::Call };
-    (post) => { Delivery::Post };
+    (call) => {
+        Delivery::Call
+    };
+    (post) => {
+        Delivery::Post
+    };
 }
 
 /// A handler's return type: calls with bulk in the reply may answer from device memory or
@@ -186,8 +198,12 @@ macro_rules! handler_reply {
 }
 
 macro_rules! into_outcome {
-    (reply, $variant:ident, $x:expr) => { $x.map(Response::$variant) };
-    ($other:ident, $variant:ident, $x:expr) => { Outcome::Reply(Response::$variant($x)) };
+    (reply, $variant:ident, $x:expr) => {
+        $x.map(Response::$variant)
+    };
+    ($other:ident, $variant:ident, $x:expr) => {
+        Outcome::Reply(Response::$variant($x))
+    };
 }
 
 macro_rules! opcodes {
@@ -466,13 +482,7 @@ impl<'a> Request<'a> {
 impl<'a> Response<'a> {
     /// Encodes a complete response frame; `aux` carries a deferred error status.
     pub fn encode_frame(&self, buf: &mut [u8], request_id: u64, aux: i32) -> Result<crate::EncodedFrame<'a>, EncodeError> {
-        let meta = crate::frame::FrameMeta {
-            opcode: self.opcode().raw(),
-            flags: crate::Flags::RESPONSE,
-            request_id,
-            credits: 0,
-            aux,
-        };
+        let meta = crate::frame::FrameMeta { opcode: self.opcode().raw(), flags: crate::Flags::RESPONSE, request_id, credits: 0, aux };
         crate::frame::encode_frame(buf, meta, &AsMessage(self))
     }
 }

@@ -624,10 +624,7 @@ fn string_list_item_count_is_limited() {
         if good {
             assert!(got.is_ok(), "{got:?}");
         } else {
-            assert_eq!(
-                got,
-                Err(DecodeError::TooLarge { what: "RtcCompile.header_names", len: items.len() as u64, max: MAX_LIST_ITEMS as u64 })
-            );
+            assert_eq!(got, Err(DecodeError::TooLarge { what: "RtcCompile.header_names", len: items.len() as u64, max: MAX_LIST_ITEMS as u64 }));
         }
     }
     // An unterminated item or invalid UTF-8 is refused.

@@ -91,11 +91,7 @@ fn vector(name: &str) -> Vector<'static> {
             0,
         ),
         "ping" => Vector::Req(Request::Ping(Ping { nonce: 0xdead_beef, payload: Bytes(b"hi") }), Flags::empty(), 2),
-        "pong" => Vector::Resp(
-            Response::Ping(Pong { nonce: 0xdead_beef, worker_time_ns: 1_000_000_000, payload: Bytes(b"hi") }),
-            2,
-            0,
-        ),
+        "pong" => Vector::Resp(Response::Ping(Pong { nonce: 0xdead_beef, worker_time_ns: 1_000_000_000, payload: Bytes(b"hi") }), 2, 0),
         "malloc" => Vector::Req(Request::Malloc(Malloc { device: 0, size: 4096, flags: 0 }), Flags::empty(), 3),
         "allocation" => Vector::Resp(Response::Malloc(Allocation { ptr: 0x7f00_0000_1000 }), 3, 0),
         "memcpy_htod" => Vector::Req(
@@ -104,11 +100,7 @@ fn vector(name: &str) -> Vector<'static> {
             4,
         ),
         "empty_reply" => Vector::Resp(Response::MemcpyHtoD(Empty {}), 4, 0),
-        "memcpy_dtoh" => Vector::Req(
-            Request::MemcpyDtoH(MemcpyDtoH { src: 0x7f00_0000_1000, len: 4, stream: 0 }),
-            Flags::empty(),
-            5,
-        ),
+        "memcpy_dtoh" => Vector::Req(Request::MemcpyDtoH(MemcpyDtoH { src: 0x7f00_0000_1000, len: 4, stream: 0 }), Flags::empty(), 5),
         "memcpy_data" => Vector::Resp(Response::MemcpyDtoH(MemcpyData { data: Bulk(&[0xde, 0xad, 0xbe, 0xef]) }), 5, 0),
         "launch_kernel" => Vector::Req(
             Request::LaunchKernel(LaunchKernel {
@@ -122,12 +114,7 @@ fn vector(name: &str) -> Vector<'static> {
             Flags::empty(),
             6,
         ),
-        "error_reply" => Vector::Error(
-            Opcode::Malloc,
-            ErrorReply { status: Status::OUT_OF_MEMORY, message: Str("out of memory") },
-            7,
-            0,
-        ),
+        "error_reply" => Vector::Error(Opcode::Malloc, ErrorReply { status: Status::OUT_OF_MEMORY, message: Str("out of memory") }, 7, 0),
         "memset_no_reply" => Vector::Req(
             Request::Memset(Memset { dst: 0x7f00_0000_1000, value: 0, width: MemsetWidth::Byte, count: 4096, stream: 0, sync: false }),
             Flags::NO_REPLY,
@@ -196,10 +183,7 @@ fn doc_vectors(doc: &str) -> Vec<(String, Vec<u8>)> {
             }
             continue;
         }
-        let name = words
-            .find_map(|w| w.strip_prefix("vector="))
-            .unwrap_or_else(|| panic!("hex block without vector=: {line:?}"))
-            .to_string();
+        let name = words.find_map(|w| w.strip_prefix("vector=")).unwrap_or_else(|| panic!("hex block without vector=: {line:?}")).to_string();
         let mut bytes = Vec::new();
         for body in lines.by_ref() {
             if body.trim_start().starts_with("```") {
@@ -227,12 +211,7 @@ fn protocol_md_vectors_match_the_code() {
     for (name, doc_bytes) in &vectors {
         let v = vector(name);
         let ours = encode(&v);
-        assert!(
-            ours == *doc_bytes,
-            "vector {name}: PROTOCOL.md has\n{}\nbut the code encodes\n{}",
-            hex_lines(doc_bytes),
-            hex_lines(&ours)
-        );
+        assert!(ours == *doc_bytes, "vector {name}: PROTOCOL.md has\n{}\nbut the code encodes\n{}", hex_lines(doc_bytes), hex_lines(&ours));
         assert_eq!(parse(&v, doc_bytes), v, "vector {name} parses to a different message");
     }
 }
@@ -268,10 +247,7 @@ fn shape(debug: &str) -> (String, Vec<String>) {
     // neither ": " nor "{ ".
     let inner = &debug[debug.find('(').unwrap() + 1..];
     let ty: String = inner.chars().take_while(|c| c.is_alphanumeric()).collect();
-    let fields = inner
-        .split([',', '{'])
-        .filter_map(|part| part.trim_start().split_once(": ").map(|(name, _)| name.to_string()))
-        .collect();
+    let fields = inner.split([',', '{']).filter_map(|part| part.trim_start().split_once(": ").map(|(name, _)| name.to_string())).collect();
     (ty, fields)
 }
 

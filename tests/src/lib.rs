@@ -72,11 +72,7 @@ pub fn artifacts() -> Artifacts {
     let hiprtc = dir.join("libhiprtc.so");
     let worker = dir.join("hip-worker");
     for (path, what) in [(&library, "the drop-in libamdhip64.so"), (&hiprtc, "the drop-in libhiprtc.so"), (&worker, "the hip-worker binary")] {
-        assert!(
-            path.is_file(),
-            "{what} is missing at {}; run `cargo build --workspace` before `cargo test -p hip-remote-tests`",
-            path.display()
-        );
+        assert!(path.is_file(), "{what} is missing at {}; run `cargo build --workspace` before `cargo test -p hip-remote-tests`", path.display());
     }
     let root = workspace_root();
     Artifacts { library, hiprtc, worker, include: root.join("client-capi/include"), c_dir: root.join("tests/c") }
@@ -139,8 +135,7 @@ impl Sandbox {
             ("libhiprtc.so.7", &artifacts.hiprtc),
             ("libhiprtc.so", &artifacts.hiprtc),
         ] {
-            std::os::unix::fs::symlink(target, lib.join(name))
-                .unwrap_or_else(|e| panic!("symlink {name} -> {}: {e}", target.display()));
+            std::os::unix::fs::symlink(target, lib.join(name)).unwrap_or_else(|e| panic!("symlink {name} -> {}: {e}", target.display()));
         }
         Self { artifacts, dir }
     }
@@ -261,10 +256,7 @@ impl WorkerProcess {
             Ok(addr) => me.addr = addr,
             Err(_) => {
                 let status = me.child.try_wait().ok().flatten();
-                panic!(
-                    "hip-worker printed no ready line within {WORKER_START_TIMEOUT:?} (exit status {status:?}); log:\n{}",
-                    me.log_text()
-                );
+                panic!("hip-worker printed no ready line within {WORKER_START_TIMEOUT:?} (exit status {status:?}); log:\n{}", me.log_text());
             }
         }
         me
@@ -384,14 +376,7 @@ pub fn run_with_timeout(mut cmd: Command, limit: Duration) -> RunOutput {
     let out = spawn_reader(child.stdout.take().expect("piped"));
     let err = spawn_reader(child.stderr.take().expect("piped"));
     let (status, timed_out) = wait_bounded(&mut child, limit);
-    RunOutput {
-        what,
-        status,
-        timed_out,
-        elapsed: start.elapsed(),
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
-    }
+    RunOutput { what, status, timed_out, elapsed: start.elapsed(), stdout: out.join().unwrap_or_default(), stderr: err.join().unwrap_or_default() }
 }
 
 /// Waits for `child` up to `limit`; kills it (SIGKILL) when it runs past.

@@ -132,10 +132,7 @@ fn killed_client_memory_is_reclaimed() {
     let during = worker.run(&meminfo, &[]);
     during.assert_success();
     let (free_during, _) = parse_meminfo(&during.stdout);
-    assert!(
-        free_during + (256 << 20) <= free_before,
-        "256 MiB allocated but free went from {free_before} to {free_during}"
-    );
+    assert!(free_during + (256 << 20) <= free_before, "256 MiB allocated but free went from {free_before} to {free_during}");
     // Let it get into its copy loop, then kill it mid-copy.
     std::thread::sleep(Duration::from_millis(300));
     client.kill();
@@ -147,11 +144,7 @@ fn killed_client_memory_is_reclaimed() {
     let (free_after, _) = parse_meminfo(&after.stdout);
     assert_eq!(free_after, free_before, "free memory after the killed client's session ended");
     worker.assert_alive();
-    assert!(
-        worker.log_text().contains("session closed"),
-        "worker log shows no session cleanup:\n{}",
-        worker.log_text()
-    );
+    assert!(worker.log_text().contains("session closed"), "worker log shows no session cleanup:\n{}", worker.log_text());
 }
 
 /// Two client processes at once against the same worker.
@@ -240,11 +233,8 @@ fn memcpy_with_contradicting_kind_does_not_crash() {
     let sandbox = Sandbox::new("wrong_kind");
     let exe = sandbox.compile("wrong_kind");
     let worker = sandbox.start_worker();
-    let failures: Vec<String> = (0..4)
-        .map(|case| worker.run(&exe, &[&case.to_string()]))
-        .filter(|out| !out.success())
-        .map(|out| out.report())
-        .collect();
+    let failures: Vec<String> =
+        (0..4).map(|case| worker.run(&exe, &[&case.to_string()])).filter(|out| !out.success()).map(|out| out.report()).collect();
     assert!(failures.is_empty(), "{} case(s) failed:\n{}", failures.len(), failures.join("\n"));
 }
 

@@ -14,9 +14,9 @@ use hip_worker::{Worker, WorkerConfig};
 use proto_core::wire::{self, ErrorReply};
 use proto_core::{Bulk, Flags, FrameHeader, Message, Opcode, Request, Response, Status};
 use std::sync::Arc;
-use std::time::Duration;
 use std::sync::Mutex;
 use std::thread::JoinHandle;
+use std::time::Duration;
 use transport_core::{FrameSink, FrameSource, TransportError};
 use transport_tcp::TcpConfig;
 
@@ -225,8 +225,7 @@ impl Client {
     fn round_trip(&mut self, seed: u8) {
         let data: Vec<u8> = (0..100_000u32).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect();
         let ptr = self.malloc(data.len() as u64);
-        let r =
-            self.call(&Request::MemcpyHtoD(wire::MemcpyHtoD { dst: ptr, stream: 0, sync: true, data: Bulk(&data) }));
+        let r = self.call(&Request::MemcpyHtoD(wire::MemcpyHtoD { dst: ptr, stream: 0, sync: true, data: Bulk(&data) }));
         assert!(matches!(r.response(), Response::MemcpyHtoD(_)));
         let r = self.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: data.len() as u64, stream: 0 }));
         match r.response() {
@@ -451,14 +450,7 @@ fn malformed_control_part_is_answered_and_the_connection_keeps_serving() {
         assert_eq!(reply.error().0, Status::MALFORMED_FRAME);
 
         // A Memset whose width enum is out of range.
-        let req = Request::Memset(wire::Memset {
-            dst: 0x1000,
-            value: 0,
-            width: wire::MemsetWidth::Byte,
-            count: 1,
-            stream: 0,
-            sync: true,
-        });
+        let req = Request::Memset(wire::Memset { dst: 0x1000, value: 0, width: wire::MemsetWidth::Byte, count: 1, stream: 0, sync: true });
         let len = req.encode_frame(&mut buf, Flags::empty(), 102).expect("encode").head_len;
         let mut frame = buf[..len].to_vec();
         // Fields: dst u64, value u32, width u8 → the width byte is at control offset 12.
@@ -509,16 +501,8 @@ fn unknown_opcode_is_answered_and_the_connection_keeps_serving() {
 fn hostile_header_lengths_are_refused_and_the_connection_closed() {
     with_bystander(|worker| {
         let cases: [(&str, [u8; 32], Status); 5] = [
-            (
-                "payload_len 0xffffffff",
-                raw_header(Opcode::Ping.raw(), Flags::empty(), 7, u32::MAX, 0),
-                Status::TOO_LARGE,
-            ),
-            (
-                "bulk over MAX_BULK_LEN",
-                raw_header(Opcode::MemcpyHtoD.raw(), Flags::BULK, 7, 17, 0x8000_0000),
-                Status::TOO_LARGE,
-            ),
+            ("payload_len 0xffffffff", raw_header(Opcode::Ping.raw(), Flags::empty(), 7, u32::MAX, 0), Status::TOO_LARGE),
+            ("bulk over MAX_BULK_LEN", raw_header(Opcode::MemcpyHtoD.raw(), Flags::BULK, 7, 17, 0x8000_0000), Status::TOO_LARGE),
             (
                 "bulk_len > payload_len",
                 {
@@ -537,11 +521,7 @@ fn hostile_header_lengths_are_refused_and_the_connection_closed() {
                 },
                 Status::MALFORMED_FRAME,
             ),
-            (
-                "undefined flag bit",
-                raw_header(Opcode::Ping.raw(), Flags::empty(), 7, 0, 0).map_flags(0x0100),
-                Status::MALFORMED_FRAME,
-            ),
+            ("undefined flag bit", raw_header(Opcode::Ping.raw(), Flags::empty(), 7, 0, 0).map_flags(0x0100), Status::MALFORMED_FRAME),
         ];
         for (what, header, want) in cases {
             let mut c = Client::greeted(worker);
@@ -593,8 +573,7 @@ fn fire_and_forget_failure_is_reported_in_the_next_aux() {
     with_bystander(|worker| {
         let mut c = Client::greeted(worker);
         // A failing NO_REPLY request gets no answer of its own.
-        let bad_memset =
-            wire::Memset { dst: 0xdead_0000, value: 0, width: wire::MemsetWidth::Byte, count: 16, stream: 0, sync: false };
+        let bad_memset = wire::Memset { dst: 0xdead_0000, value: 0, width: wire::MemsetWidth::Byte, count: 16, stream: 0, sync: false };
         c.send(&Request::Memset(bad_memset), Flags::NO_REPLY);
         // A second failure before the next response: the first one wins.
         c.send(&Request::StreamWaitEvent(wire::StreamWaitEvent { stream: 0xbad, event: 0xbad, flags: 0 }), Flags::NO_REPLY);
@@ -606,28 +585,14 @@ fn fire_and_forget_failure_is_reported_in_the_next_aux() {
         // Successful NO_REPLY requests defer nothing.
         let ptr = c.malloc(4096);
         c.send(
-            &Request::Memset(wire::Memset {
-                dst: ptr,
-                value: 7,
-                width: wire::MemsetWidth::Byte,
-                count: 4096,
-                stream: 0,
-                sync: false,
-            }),
+            &Request::Memset(wire::Memset { dst: ptr, value: 7, width: wire::MemsetWidth::Byte, count: 4096, stream: 0, sync: false }),
             Flags::NO_REPLY,
         );
         assert_eq!(c.ping(3).header.aux, 0);
 
         // The deferred status rides on an error reply too, and on any opcode's response.
         c.send(
-            &Request::Memset(wire::Memset {
-                dst: ptr + 4000,
-                value: 7,
-                width: wire::MemsetWidth::Word,
-                count: 100,
-                stream: 0,
-                sync: false,
-            }),
+            &Request::Memset(wire::Memset { dst: ptr + 4000, value: 7, width: wire::MemsetWidth::Word, count: 100, stream: 0, sync: false }),
             Flags::NO_REPLY,
         );
         let reply = c.call(&Request::Free(wire::Free { ptr: 0x1234 }));
@@ -656,26 +621,17 @@ fn async_device_to_host_replies_arrive() {
         let len = 3 << 20;
         let data: Vec<u8> = (0..len as u32).map(|i| (i ^ (i >> 9)) as u8).collect();
         let ptr = c.malloc(len as u64);
-        let stream =
-            match c.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 1, priority: 0 })).response() {
-                Response::StreamCreate(s) => s.stream,
-                other => panic!("{other:?}"),
-            };
+        let stream = match c.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 1, priority: 0 })).response() {
+            Response::StreamCreate(s) => s.stream,
+            other => panic!("{other:?}"),
+        };
         // Queued upload (fire-and-forget), then pipelined downloads of three ranges on the
         // same stream: each reply carries exactly its range, matched by request id.
-        c.send(
-            &Request::MemcpyHtoD(wire::MemcpyHtoD { dst: ptr, stream, sync: false, data: Bulk(&data) }),
-            Flags::NO_REPLY,
-        );
+        c.send(&Request::MemcpyHtoD(wire::MemcpyHtoD { dst: ptr, stream, sync: false, data: Bulk(&data) }), Flags::NO_REPLY);
         let ranges = [(0usize, 1usize << 20), (1 << 20, 1 << 20), (2 << 20, 1 << 20)];
         let ids: Vec<u64> = ranges
             .iter()
-            .map(|&(off, n)| {
-                c.send(
-                    &Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr + off as u64, len: n as u64, stream }),
-                    Flags::empty(),
-                )
-            })
+            .map(|&(off, n)| c.send(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr + off as u64, len: n as u64, stream }), Flags::empty()))
             .collect();
         let mut seen = 0;
         while seen < ids.len() {
@@ -691,10 +647,7 @@ fn async_device_to_host_replies_arrive() {
             seen += 1;
         }
         // A failing async download is answered with an error reply carrying its id.
-        let bad = c.send(
-            &Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr + len as u64 - 10, len: 20, stream }),
-            Flags::empty(),
-        );
+        let bad = c.send(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr + len as u64 - 10, len: 20, stream }), Flags::empty());
         let reply = c.recv();
         assert_eq!(reply.header.request_id, bad);
         assert_eq!(reply.error().0, Status::INVALID_VALUE);
@@ -731,11 +684,10 @@ fn sessions_are_isolated() {
         assert_eq!(status, Status::INVALID_VALUE);
         let (status, _) = b.call(&Request::Free(wire::Free { ptr })).error();
         assert_eq!(status, Status::INVALID_VALUE);
-        let stream =
-            match a.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 0, priority: 0 })).response() {
-                Response::StreamCreate(s) => s.stream,
-                other => panic!("{other:?}"),
-            };
+        let stream = match a.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 0, priority: 0 })).response() {
+            Response::StreamCreate(s) => s.stream,
+            other => panic!("{other:?}"),
+        };
         let (status, _) = b.call(&Request::StreamSynchronize(wire::StreamRef { stream })).error();
         assert_eq!(status, Status::INVALID_HANDLE);
         assert!(matches!(a.call(&Request::Free(wire::Free { ptr })).response(), Response::Free(_)));
@@ -820,9 +772,11 @@ fn limits_stream_info_peers_and_function_attributes_are_checked_per_session() {
         let (status, _) = a.call(&Request::StreamGetInfo(wire::StreamRef { stream })).error();
         assert_eq!(status, Status::INVALID_HANDLE, "a destroyed stream");
 
-        let (status, _) = a.call(&Request::FuncSetAttribute(wire::FuncSetAttribute { function: 0x4655_0000_0000_0001, attribute: 8, value: 0 })).error();
+        let (status, _) =
+            a.call(&Request::FuncSetAttribute(wire::FuncSetAttribute { function: 0x4655_0000_0000_0001, attribute: 8, value: 0 })).error();
         assert_eq!(status, Status::INVALID_HANDLE, "a function this session never got");
-        let (status, _) = a.call(&Request::FuncSetAttribute(wire::FuncSetAttribute { function: 0x4655_0000_0000_0001, attribute: 7, value: 0 })).error();
+        let (status, _) =
+            a.call(&Request::FuncSetAttribute(wire::FuncSetAttribute { function: 0x4655_0000_0000_0001, attribute: 7, value: 0 })).error();
         assert_eq!(status, Status::INVALID_VALUE, "an attribute that cannot be set");
     });
 }
@@ -902,7 +856,10 @@ fn pitched_peer_and_stream_ordered_memory_are_checked() {
         assert_eq!(status(&mut c, &free_async(foreign)), Status::INVALID_VALUE, "another session's memory");
         assert!(matches!(c.call(&free_async(p)).response(), Response::FreeAsync(_)));
         assert_eq!(status(&mut c, &free_async(p)), Status::INVALID_VALUE, "freed twice");
-        assert_eq!(status(&mut c, &Request::Memset(wire::Memset { dst: p, value: 0, width: wire::MemsetWidth::Byte, count: 1, stream: 0, sync: true })), Status::INVALID_VALUE);
+        assert_eq!(
+            status(&mut c, &Request::Memset(wire::Memset { dst: p, value: 0, width: wire::MemsetWidth::Byte, count: 1, stream: 0, sync: true })),
+            Status::INVALID_VALUE
+        );
         // The other session's memory was never touched.
         other.round_trip(9);
     });

@@ -12,6 +12,7 @@
 
 use std::hint::black_box;
 use std::time::Instant;
+use transport_core::{FrameSink, FrameSource};
 use transport_rdma::config::RdmaConfig;
 use transport_rdma::credit::{Credits, SendPurpose};
 use transport_rdma::engine::{split, Role};
@@ -19,7 +20,6 @@ use transport_rdma::mem::MemFabric;
 use transport_rdma::rx::{Reassembly, Segment};
 use transport_rdma::tx::{Batcher, SendSlots};
 use transport_rdma::wire::{Imm, SegKind};
-use transport_core::{FrameSink, FrameSource};
 
 fn state_machine_ns(slot_len: usize, n: u64) -> f64 {
     let mut tx = Credits::new(64, 64);
@@ -87,14 +87,9 @@ fn engine(slot_len: usize, total: usize) -> (f64, f64) {
     });
     let mut buf = [0u8; 128];
     for i in 0..frames {
-        let f = proto_core::Request::MemcpyHtoD(proto_core::wire::MemcpyHtoD {
-            dst: 0,
-            stream: 0,
-            sync: true,
-            data: proto_core::Bulk(&data),
-        })
-        .encode_frame(&mut buf, proto_core::Flags::empty(), i as u64)
-        .unwrap();
+        let f = proto_core::Request::MemcpyHtoD(proto_core::wire::MemcpyHtoD { dst: 0, stream: 0, sync: true, data: proto_core::Bulk(&data) })
+            .encode_frame(&mut buf, proto_core::Flags::empty(), i as u64)
+            .unwrap();
         tx.send(&buf[..f.head_len], f.bulk).unwrap();
     }
     recv.join().unwrap();

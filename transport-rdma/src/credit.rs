@@ -115,9 +115,7 @@ impl Credits {
     pub fn may_send(&self, purpose: SendPurpose) -> bool {
         match purpose {
             SendPurpose::Data => self.data >= 1,
-            SendPurpose::Update => {
-                (self.owed_data > 0 || self.owed_ctrl > 0) && (self.ctrl >= 2 || (self.ctrl == 1 && self.owed_ctrl > 0))
-            }
+            SendPurpose::Update => (self.owed_data > 0 || self.owed_ctrl > 0) && (self.ctrl >= 2 || (self.ctrl == 1 && self.owed_ctrl > 0)),
             SendPurpose::Fin => self.ctrl >= 1,
             SendPurpose::Done => self.ctrl >= 2 || (self.ctrl == 1 && self.owed_ctrl > 0),
         }
@@ -213,10 +211,7 @@ mod test {
         assert!(c.on_grant(Grant { data: 0, ctrl: 1 }).is_err());
         c.on_send(SendPurpose::Data);
         assert_eq!(c.on_grant(Grant { data: 1, ctrl: 0 }), Ok(()));
-        assert_eq!(
-            c.on_grant(Grant { data: 1, ctrl: 0 }),
-            Err(CreditOverflow { pool: "data", grant: 1, have: 4, depth: 4 })
-        );
+        assert_eq!(c.on_grant(Grant { data: 1, ctrl: 0 }), Err(CreditOverflow { pool: "data", grant: 1, have: 4, depth: 4 }));
     }
 
     /// Two endpoints exchanging SENDs through rings of `depth` data slots (+ control slots),

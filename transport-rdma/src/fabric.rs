@@ -221,7 +221,14 @@ pub trait Fabric: Send + Sync + 'static {
     ///
     /// # Safety
     /// The device memory must stay allocated until the region is dropped.
-    unsafe fn register_dmabuf(&self, _fd: std::os::fd::OwnedFd, _offset: u64, _len: usize, _iova: u64, _access: Access) -> Result<Box<dyn Region>, FabricError> {
+    unsafe fn register_dmabuf(
+        &self,
+        _fd: std::os::fd::OwnedFd,
+        _offset: u64,
+        _len: usize,
+        _iova: u64,
+        _access: Access,
+    ) -> Result<Box<dyn Region>, FabricError> {
         Err(FabricError::new("register_dmabuf", "not supported by this fabric"))
     }
 }

@@ -437,7 +437,14 @@ impl Fabric for MemFabric {
         self.link.flags[0] & self.link.flags[1] & FLAG_ONE_SIDED != 0
     }
 
-    unsafe fn register_dmabuf(&self, _fd: std::os::fd::OwnedFd, _offset: u64, len: usize, iova: u64, access: Access) -> Result<Box<dyn Region>, FabricError> {
+    unsafe fn register_dmabuf(
+        &self,
+        _fd: std::os::fd::OwnedFd,
+        _offset: u64,
+        len: usize,
+        iova: u64,
+        access: Access,
+    ) -> Result<Box<dyn Region>, FabricError> {
         if self.sides()[self.me].refuse_dmabuf {
             return Err(FabricError::new("ibv_reg_dmabuf_mr", "Operation not supported (emulated NIC without dma-buf support)"));
         }

@@ -95,12 +95,7 @@ impl RegCache {
         if len == 0 || base.checked_add(len).is_none() {
             return false;
         }
-        let overlapping: Vec<u64> = self
-            .entries
-            .range(..base + len)
-            .filter(|(&b, e)| b + e.len > base)
-            .map(|(&b, _)| b)
-            .collect();
+        let overlapping: Vec<u64> = self.entries.range(..base + len).filter(|(&b, e)| b + e.len > base).map(|(&b, _)| b).collect();
         for b in overlapping {
             self.forget(b);
         }
@@ -186,12 +181,7 @@ impl RegCache {
     /// fit in the budget.
     fn evict_until_fits(&mut self, extra: u64, keep: u64) {
         while self.registered + extra > self.budget {
-            let victim = self
-                .entries
-                .iter()
-                .filter(|(&b, e)| b != keep && e.region.is_some())
-                .min_by_key(|(_, e)| e.last_use)
-                .map(|(&b, _)| b);
+            let victim = self.entries.iter().filter(|(&b, e)| b != keep && e.region.is_some()).min_by_key(|(_, e)| e.last_use).map(|(&b, _)| b);
             let Some(b) = victim else { return };
             let entry = self.entries.get_mut(&b).expect("just found");
             entry.region = None;
@@ -278,7 +268,7 @@ mod test {
         assert_eq!(c.stats().hits, 1);
 
         let _ = hit(c.lookup(0x10_0000, 1, reg(98))); // 0x10_0000 is now the most recently used
-        // A fourth range exceeds the budget: the least recently used (0x20_0000) goes.
+                                                      // A fourth range exceeds the budget: the least recently used (0x20_0000) goes.
         assert!(c.remember(0x40_0000, 1 << 20));
         assert_eq!(hit(c.lookup(0x40_0000, 1, reg(4))).lkey(), 4);
         assert_eq!(c.stats().evictions, 1);

@@ -212,12 +212,7 @@ impl LandingDesc {
             return Err(WireError::BadParams("landing descriptor"));
         }
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
-        Ok(Self {
-            addr: u64_at(0),
-            len: u64_at(8),
-            rkey: u32::from_le_bytes(b[16..20].try_into().expect("4 bytes")),
-            request_id: u64_at(24),
-        })
+        Ok(Self { addr: u64_at(0), len: u64_at(8), rkey: u32::from_le_bytes(b[16..20].try_into().expect("4 bytes")), request_id: u64_at(24) })
     }
 }
 
@@ -266,10 +261,7 @@ pub struct ConnParams {
 impl ConnParams {
     /// Parses private data (longer buffers are fine: IB CM pads private data with zeros).
     pub fn parse(bytes: &[u8]) -> Result<Self, WireError> {
-        let raw = bytes
-            .get(..PARAMS_LEN)
-            .and_then(|b| RawParams::ref_from_bytes(b).ok())
-            .ok_or(WireError::BadParams("too short"))?;
+        let raw = bytes.get(..PARAMS_LEN).and_then(|b| RawParams::ref_from_bytes(b).ok()).ok_or(WireError::BadParams("too short"))?;
         if raw.magic != PARAMS_MAGIC {
             return Err(WireError::BadParams("bad magic (not a hip-remote RDMA peer)"));
         }

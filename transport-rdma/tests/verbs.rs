@@ -80,9 +80,7 @@ fn frames_and_bulk_cross_real_queue_pairs() {
     // and back
     let data = pattern(3 << 20, 77);
     let mut buf = [0u8; 256];
-    let f = Request::MemcpyHtoD(MemcpyHtoD { dst: 1, stream: 0, sync: true, data: Bulk(&data) })
-        .encode_frame(&mut buf, Flags::empty(), 999)
-        .unwrap();
+    let f = Request::MemcpyHtoD(MemcpyHtoD { dst: 1, stream: 0, sync: true, data: Bulk(&data) }).encode_frame(&mut buf, Flags::empty(), 999).unwrap();
     tx_s.send(&buf[..f.head_len], f.bulk).unwrap();
     let head = rx_c.recv_head().unwrap();
     assert_eq!(head.header.request_id, 999);
@@ -129,9 +127,7 @@ fn one_sided_cfg() -> RdmaConfig {
 
 fn send_htod(tx: &mut RdmaSink, id: u64, data: &[u8]) {
     let mut buf = [0u8; 256];
-    let f = Request::MemcpyHtoD(MemcpyHtoD { dst: id, stream: 0, sync: true, data: Bulk(data) })
-        .encode_frame(&mut buf, Flags::empty(), id)
-        .unwrap();
+    let f = Request::MemcpyHtoD(MemcpyHtoD { dst: id, stream: 0, sync: true, data: Bulk(data) }).encode_frame(&mut buf, Flags::empty(), id).unwrap();
     tx.send(&buf[..f.head_len], f.bulk).unwrap();
 }
 

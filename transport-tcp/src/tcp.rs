@@ -1,14 +1,14 @@
 //! TCP implementation of [`FrameSink`]/[`FrameSource`].
 
 use crate::config::{TcpConfig, COALESCE_BYTES, COPY_BULK_BELOW, KEEPALIVE_IDLE, RECV_BUFFER_BYTES, SOCKET_BUFFER_BYTES};
-use transport_core::{FrameSink, FrameSource, Received, TransportError};
 use proto_core::header::HEADER_LEN;
-use proto_core::{DeframedHead, FrameDecoder};
 use proto_core::limits::MAX_CONTROL_LEN;
+use proto_core::{DeframedHead, FrameDecoder};
 use socket2::{Domain, Protocol, SockAddr, Socket, TcpKeepalive, Type};
 use std::io::{self, IoSlice, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::time::Duration;
+use transport_core::{FrameSink, FrameSource, Received, TransportError};
 
 /// Applies hip-remote's socket options: no Nagle delay (small synchronous calls dominate),
 /// keepalive (a dead peer is noticed even while idle), large buffers, I/O timeouts.
@@ -46,10 +46,7 @@ fn connect_one(sa: SocketAddr, cfg: &TcpConfig) -> io::Result<TcpStream> {
 
 /// Binds a listening socket (with `SO_REUSEADDR`, so a restarted worker can rebind at once).
 pub fn listen(addr: &str) -> io::Result<TcpListener> {
-    let sa = addr
-        .to_socket_addrs()?
-        .next()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{addr}: no address")))?;
+    let sa = addr.to_socket_addrs()?.next().ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{addr}: no address")))?;
     let sock = Socket::new(Domain::for_address(sa), Type::STREAM, Some(Protocol::TCP))?;
     sock.set_reuse_address(true)?;
     sock.bind(&SockAddr::from(sa))?;
@@ -170,9 +167,7 @@ impl TcpSource {
             crate::spin::until_readable(&self.stream, self.spin);
             match self.stream.read(&mut self.buf[self.end..]) {
                 Ok(0) if at_boundary && self.end == self.start => return Err(TransportError::Closed),
-                Ok(0) => {
-                    return Err(TransportError::Io(io::Error::new(io::ErrorKind::UnexpectedEof, "connection closed mid-frame")))
-                }
+                Ok(0) => return Err(TransportError::Io(io::Error::new(io::ErrorKind::UnexpectedEof, "connection closed mid-frame"))),
                 Ok(read) => self.end += read,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(TransportError::Io(e)),
@@ -324,9 +319,8 @@ mod test {
         let ((mut tx, _), (_, mut rx)) = pair();
         let data = vec![5u8; 100_000];
         let mut buf = [0u8; 256];
-        let f = Request::MemcpyHtoD(MemcpyHtoD { dst: 1, stream: 0, sync: false, data: Bulk(&data) })
-            .encode_frame(&mut buf, Flags::empty(), 1)
-            .unwrap();
+        let f =
+            Request::MemcpyHtoD(MemcpyHtoD { dst: 1, stream: 0, sync: false, data: Bulk(&data) }).encode_frame(&mut buf, Flags::empty(), 1).unwrap();
         tx.send(&buf[..f.head_len], f.bulk).unwrap();
         let f = Request::Goodbye(Empty {}).encode_frame(&mut buf, Flags::empty(), 2).unwrap();
         tx.send(&buf[..f.head_len], f.bulk).unwrap();

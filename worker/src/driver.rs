@@ -84,10 +84,7 @@ impl ReplyWriter {
         Ok(state)
     }
 
-    fn send_encoded<'b>(
-        &self,
-        encode: impl Fn(&mut [u8], i32) -> Result<proto_core::EncodedFrame<'b>, EncodeError>,
-    ) -> Result<(), TransportError> {
+    fn send_encoded<'b>(&self, encode: impl Fn(&mut [u8], i32) -> Result<proto_core::EncodedFrame<'b>, EncodeError>) -> Result<(), TransportError> {
         let mut guard = self.ready()?;
         let state = &mut *guard;
         let aux = self.late.take_deferred();
@@ -333,9 +330,7 @@ fn place_bulk(session: &mut Session, source: &mut dyn FrameSource, request: &Req
                 return Ok(PlacedBulk::InDevice { len, direct: true });
             }
             let mut received = Ok(());
-            session
-                .receive_into_device(stream, ptr, len as u64, &mut |bytes| received = source.recv_bulk(bytes))
-                .map_err(Placement::Refused)?;
+            session.receive_into_device(stream, ptr, len as u64, &mut |bytes| received = source.recv_bulk(bytes)).map_err(Placement::Refused)?;
             received.map_err(Placement::LinkFailed)?;
             Ok(PlacedBulk::InDevice { len, direct: false })
         }

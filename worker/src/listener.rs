@@ -7,8 +7,8 @@ use crate::config::WorkerConfig;
 use std::io;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::time::Duration;
-use transport_tcp::tcp::{TcpSink, TcpSource};
 use transport_core::{FrameSink, FrameSource};
+use transport_tcp::tcp::{TcpSink, TcpSource};
 
 /// A bound listener the worker accepts connections on.
 pub trait Listener: Send + 'static {

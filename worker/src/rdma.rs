@@ -2,8 +2,8 @@
 //! as TCP, over `transport-rdma`'s sink and source.
 
 use crate::backend::Backend;
-use crate::listener::{Accepted, Connection, Hangup, Listener};
 use crate::config::WorkerConfig;
+use crate::listener::{Accepted, Connection, Hangup, Listener};
 use crate::server::Server;
 use std::io;
 use std::net::SocketAddr;

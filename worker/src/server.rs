@@ -6,8 +6,8 @@
 
 use crate::backend::Backend;
 use crate::config::WorkerConfig;
-use crate::listener::{Accepted, Connection, Hangup, Listener};
 use crate::driver::{self, ReplyWriter};
+use crate::listener::{Accepted, Connection, Hangup, Listener};
 use crate::session::Session;
 use std::collections::HashMap;
 use std::marker::PhantomData;

@@ -64,9 +64,9 @@ const HIP_ERROR_INVALID_VALUE: c_int = proto_core::hip_error::code::INVALID_VALU
 // The compile entry point in libamdhip64
 // ------------------------------------------------------------------------------------------------
 
+use proto_core::rtc_entry::ENTRY_POINT;
 /// The private ABI of `__hipRemoteRtcCompile`, declared once in proto-core.
 pub use proto_core::rtc_entry::{RtcCompileFn as CompileFn, RtcResultFn as ResultFn};
-use proto_core::rtc_entry::ENTRY_POINT;
 
 #[cfg(target_os = "macos")]
 const LIBAMDHIP64: &str = "libamdhip64.dylib";
@@ -365,18 +365,28 @@ pub unsafe extern "C" fn hiprtcCompileProgram(prog: hiprtcProgram, numOptions: c
         // SAFETY: every (pointer, length) pair is a live string; `collect` matches ResultFn and
         // `out` outlives the call.
         let hip_error = unsafe {
-            compile(name.0, name.1, source.0, source.1, hn.0, hn.1, hs.0, hs.1, opts.0, opts.1, ne.0, ne.1, Some(collect), &mut out as *mut Outcome as *mut c_void)
+            compile(
+                name.0,
+                name.1,
+                source.0,
+                source.1,
+                hn.0,
+                hn.1,
+                hs.0,
+                hs.1,
+                opts.0,
+                opts.1,
+                ne.0,
+                ne.1,
+                Some(collect),
+                &mut out as *mut Outcome as *mut c_void,
+            )
         };
         p.log = out.log;
         match out.status {
             Some(1) if hip_error == 0 => {
                 let lowered: Vec<&[u8]> = out.lowered.split(|&b| b == 0).filter(|s| !s.is_empty()).collect();
-                let lowered = p
-                    .name_expressions
-                    .iter()
-                    .zip(lowered)
-                    .filter_map(|(e, l)| CString::new(l).ok().map(|l| (e.clone(), l)))
-                    .collect();
+                let lowered = p.name_expressions.iter().zip(lowered).filter_map(|(e, l)| CString::new(l).ok().map(|l| (e.clone(), l))).collect();
                 p.compiled = Some(Compiled { code: out.code, lowered });
                 Ok(())
             }
@@ -619,7 +629,16 @@ mod test {
             }
             let lowered: String = ne.split_terminator('\0').map(|e| format!("_lowered_{e}\0")).collect();
             let code = b"\x7fELF host module";
-            on_result(ctx, 1, log.as_ptr() as *const c_char, log.len(), lowered.as_ptr() as *const c_char, lowered.len(), code.as_ptr() as *const c_void, code.len());
+            on_result(
+                ctx,
+                1,
+                log.as_ptr() as *const c_char,
+                log.len(),
+                lowered.as_ptr() as *const c_char,
+                lowered.len(),
+                code.as_ptr() as *const c_void,
+                code.len(),
+            );
             0
         }
     }
@@ -629,7 +648,8 @@ mod test {
         let names: Vec<*const c_char> = headers.iter().map(|(n, _)| n.as_ptr()).collect();
         let mut prog = null_mut();
         // SAFETY: NUL-terminated strings; `sources` and `names` hold `headers.len()` of them.
-        let r = unsafe { hiprtcCreateProgram(&mut prog, src.as_ptr(), c"prog.hip".as_ptr(), headers.len() as c_int, sources.as_ptr(), names.as_ptr()) };
+        let r =
+            unsafe { hiprtcCreateProgram(&mut prog, src.as_ptr(), c"prog.hip".as_ptr(), headers.len() as c_int, sources.as_ptr(), names.as_ptr()) };
         assert_eq!(r, HIPRTC_SUCCESS);
         prog
     }

@@ -7,12 +7,12 @@
 
 use crate::abi::*;
 use crate::boundary::{peek_last_error, take_last_error};
-use crate::state::allocations::forget_device_allocations;
-use crate::state::devices::{check_device, current_device, device_count, prefer_device, properties, set_current_device};
 use crate::conn::CallError;
 use crate::remote::{call_sync, with_conn};
-use proto_core::Calls;
+use crate::state::allocations::forget_device_allocations;
+use crate::state::devices::{check_device, current_device, device_count, prefer_device, properties, set_current_device};
 use proto_core::wire;
+use proto_core::Calls;
 use std::ffi::{c_char, c_int};
 
 /// HIP version this library reports for itself (`hipRuntimeGetVersion`).
@@ -197,9 +197,7 @@ pub extern "C" fn hipInit(flags: u32) -> hipError_t {
 pub unsafe extern "C" fn hipDriverGetVersion(version: *mut c_int) -> hipError_t {
     hip_boundary!("hipDriverGetVersion", {
         non_null!(version);
-        let v = with_conn(|c| {
-            c.get_versions(wire::Empty {}).map(|v| v.driver_version)
-        })?;
+        let v = with_conn(|c| c.get_versions(wire::Empty {}).map(|v| v.driver_version))?;
         try_out!(version, v);
         Ok(())
     })
@@ -287,9 +285,8 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(value: *mut c_int, attr: hipDevic
     hip_boundary!("hipDeviceGetAttribute", {
         non_null!(value);
         let p = properties(check_device(device)?)?;
-        let v = attribute(&p, attr).ok_or_else(|| {
-            CallError::new(HipError::INVALID_VALUE, format!("device attribute {attr} is not reported by hip-remote"))
-        })?;
+        let v = attribute(&p, attr)
+            .ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("device attribute {attr} is not reported by hip-remote")))?;
         try_out!(value, v);
         Ok(())
     })
@@ -324,9 +321,7 @@ pub unsafe extern "C" fn hipDeviceTotalMem(bytes: *mut usize, device: c_int) -> 
 pub unsafe extern "C" fn hipDeviceGetStreamPriorityRange(least: *mut c_int, greatest: *mut c_int) -> hipError_t {
     hip_boundary!("hipDeviceGetStreamPriorityRange", {
         let device = current_device();
-        let range = with_conn(|c| {
-            c.stream_priority_range(wire::DeviceRef { device })
-        })?;
+        let range = with_conn(|c| c.stream_priority_range(wire::DeviceRef { device }))?;
         // SAFETY: either pointer may be NULL (HIP allows it); non-null ones are writable ints.
         unsafe {
             if !least.is_null() {
@@ -359,9 +354,7 @@ pub unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> h
     hip_boundary!("hipMemGetInfo", {
         non_null!(free);
         non_null!(total);
-        let info = with_conn(|c| {
-            c.mem_get_info(wire::DeviceRef { device: current_device() })
-        })?;
+        let info = with_conn(|c| c.mem_get_info(wire::DeviceRef { device: current_device() }))?;
         // SAFETY: both checked non-null.
         unsafe {
             *free = info.free as usize;

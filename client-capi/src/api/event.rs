@@ -1,20 +1,18 @@
 //! Event family. A `hipEvent_t` is the worker's session-scoped handle.
 
 use crate::abi::*;
-use crate::handle::{stream_id, Handle};
-use crate::state::devices::{check_device, current_device};
 use crate::conn::CallError;
+use crate::handle::{stream_id, Handle};
 use crate::remote::{call_sync, with_conn};
-use proto_core::{calls, Caller, Calls};
+use crate::state::devices::{check_device, current_device};
 use proto_core::wire;
+use proto_core::{calls, Caller, Calls};
 use std::ffi::{c_int, c_uint};
 
 fn create(event: *mut hipEvent_t, flags: c_uint) -> Result<(), CallError> {
     non_null!(event);
     let device = check_device(current_device() as c_int)?;
-    let id = with_conn(|c| {
-        c.event_create(wire::EventCreate { device, flags }).map(|e| e.event)
-    })?;
+    let id = with_conn(|c| c.event_create(wire::EventCreate { device, flags }).map(|e| e.event))?;
     try_out!(event, hipEvent_t::from_id(id)?);
     Ok(())
 }

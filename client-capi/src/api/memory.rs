@@ -6,14 +6,14 @@
 //! allocations (`hipHostMalloc`) live in this process; the worker never sees them.
 
 use crate::abi::*;
+use crate::conn::CallError;
 use crate::handle::stream_id;
+use crate::remote::{call_sync, with_conn};
 use crate::state::allocations::*;
 use crate::state::copy::{copy, direction, Direction};
 use crate::state::devices::{check_device, current_device};
-use crate::conn::CallError;
-use crate::remote::{call_sync, with_conn};
-use proto_core::{calls, Caller, Calls};
 use proto_core::wire::{self, MemsetWidth};
+use proto_core::{calls, Caller, Calls};
 use std::alloc::Layout;
 use std::ffi::{c_int, c_uint, c_void};
 
@@ -25,9 +25,7 @@ pub const HOST_ALLOC_ALIGN: usize = 4096;
 const HOST_MALLOC_FLAGS: c_uint = 0x1 | 0x2 | 0x4 | 0x2000_0000 | 0x4000_0000 | 0x8000_0000;
 
 fn malloc_on(device: u32, size: usize, flags: u32) -> Result<u64, CallError> {
-    let ptr = with_conn(|c| {
-        c.malloc(wire::Malloc { device, size: size as u64, flags }).map(|a| a.ptr)
-    })?;
+    let ptr = with_conn(|c| c.malloc(wire::Malloc { device, size: size as u64, flags }).map(|a| a.ptr))?;
     record_device_range(ptr, size as u64, device, flags);
     Ok(ptr)
 }
@@ -107,14 +105,7 @@ fn memset(dst: *mut c_void, value: u32, width: MemsetWidth, count: usize, stream
         return Ok(());
     }
     non_null!(dst);
-    let req = wire::Memset {
-        dst: dst as u64,
-        value,
-        width,
-        count: count as u64,
-        stream: stream.unwrap_or(0),
-        sync: stream.is_none(),
-    };
+    let req = wire::Memset { dst: dst as u64, value, width, count: count as u64, stream: stream.unwrap_or(0), sync: stream.is_none() };
     match stream {
         None => call_sync(|c| c.memset(req)),
         Some(_) => with_conn(|c| c.post::<calls::Memset>(req)),
@@ -266,9 +257,7 @@ fn malloc_pitch(ptr: *mut *mut c_void, pitch: *mut usize, width: usize, height: 
     let row = width
         .checked_next_multiple_of(PITCH_ALIGNMENT)
         .ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("row width {width} overflows")))?;
-    let size = row
-        .checked_mul(height)
-        .ok_or_else(|| CallError::new(HipError::OUT_OF_MEMORY, format!("{row} x {height} bytes overflows")))?;
+    let size = row.checked_mul(height).ok_or_else(|| CallError::new(HipError::OUT_OF_MEMORY, format!("{row} x {height} bytes overflows")))?;
     let p = malloc_on(current_device(), size, 0)?;
     // SAFETY: both checked non-null; the caller provides writable slots.
     unsafe {
@@ -284,7 +273,13 @@ pub unsafe extern "C" fn hipMallocPitch(ptr: *mut *mut c_void, pitch: *mut usize
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipMemAllocPitch(dptr: *mut hipDeviceptr_t, pitch: *mut usize, width: usize, height: usize, element_size: c_uint) -> hipError_t {
+pub unsafe extern "C" fn hipMemAllocPitch(
+    dptr: *mut hipDeviceptr_t,
+    pitch: *mut usize,
+    width: usize,
+    height: usize,
+    element_size: c_uint,
+) -> hipError_t {
     hip_boundary!("hipMemAllocPitch", {
         // Unlike hipMallocPitch, an empty area is an error here (as in ROCm).
         if width == 0 || height == 0 {
@@ -513,7 +508,14 @@ pub unsafe extern "C" fn hipMemcpyPeer(dst: *mut c_void, dst_device: c_int, src:
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipMemcpyPeerAsync(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, size: usize, stream: hipStream_t) -> hipError_t {
+pub unsafe extern "C" fn hipMemcpyPeerAsync(
+    dst: *mut c_void,
+    dst_device: c_int,
+    src: *const c_void,
+    src_device: c_int,
+    size: usize,
+    stream: hipStream_t,
+) -> hipError_t {
     hip_boundary!("hipMemcpyPeerAsync", { memcpy_peer(dst, dst_device, src, src_device, size, Some(stream_id(stream))) })
 }
 
@@ -559,11 +561,15 @@ unsafe fn copy_2d(
             }
             Ok(())
         }
-        // SAFETY: `src`'s rows are readable host memory (caller contract).
-        Direction::HostToDevice => with_conn(|c| unsafe { c.upload_2d(dst as u64, dst_pitch as u64, src as *const u8, src_pitch, width, height, stream, sync) }),
-        // SAFETY: `dst`'s rows are writable host memory until the copy is synchronised (HIP's
-        // contract for async copies; immediately for sync ones).
-        Direction::DeviceToHost => with_conn(|c| unsafe { c.download_2d(dst as *mut u8, dst_pitch, src as u64, src_pitch as u64, width, height, stream, sync) }),
+        Direction::HostToDevice => {
+            // SAFETY: `src`'s rows are readable host memory (caller contract).
+            with_conn(|c| unsafe { c.upload_2d(dst as u64, dst_pitch as u64, src as *const u8, src_pitch, width, height, stream, sync) })
+        }
+        Direction::DeviceToHost => {
+            // SAFETY: `dst`'s rows are writable host memory until the copy is synchronised
+            // (HIP's contract for async copies; immediately for sync ones).
+            with_conn(|c| unsafe { c.download_2d(dst as *mut u8, dst_pitch, src as u64, src_pitch as u64, width, height, stream, sync) })
+        }
         Direction::DeviceToDevice => {
             let req = wire::MemcpyDtoD2D {
                 dst: dst as u64,
@@ -585,7 +591,15 @@ unsafe fn copy_2d(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipMemcpy2D(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: hipMemcpyKind) -> hipError_t {
+pub unsafe extern "C" fn hipMemcpy2D(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: hipMemcpyKind,
+) -> hipError_t {
     // SAFETY: forwarded caller contract.
     hip_boundary!("hipMemcpy2D", { unsafe { copy_2d(dst, dpitch, src, spitch, width, height, kind, None) } })
 }

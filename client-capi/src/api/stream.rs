@@ -2,12 +2,12 @@
 //! `hipStreamLegacy` and `hipStreamPerThread` all map to the worker's null stream.
 
 use crate::abi::*;
-use crate::handle::{stream_id, Handle};
-use crate::state::devices::{check_device, current_device};
 use crate::conn::CallError;
+use crate::handle::{stream_id, Handle};
 use crate::remote::{call_sync, with_conn};
-use proto_core::{calls, Caller, Calls};
+use crate::state::devices::{check_device, current_device};
 use proto_core::wire;
+use proto_core::{calls, Caller, Calls};
 use std::ffi::{c_int, c_uint};
 
 /// `hipStreamNonBlocking`.
@@ -19,9 +19,7 @@ fn create(stream: *mut hipStream_t, flags: c_uint, priority: c_int) -> Result<()
         return Err(CallError::new(HipError::INVALID_VALUE, format!("unknown stream flags {flags:#x}")));
     }
     let device = check_device(current_device() as c_int)?;
-    let id = with_conn(|c| {
-        c.stream_create(wire::StreamCreate { device, flags, priority }).map(|s| s.stream)
-    })?;
+    let id = with_conn(|c| c.stream_create(wire::StreamCreate { device, flags, priority }).map(|s| s.stream))?;
     try_out!(stream, hipStream_t::from_id(id)?);
     Ok(())
 }
@@ -59,9 +57,7 @@ pub extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
 #[no_mangle]
 pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipStreamQuery", {
-        let complete = with_conn(|c| {
-            c.stream_query(wire::StreamRef { stream: stream_id(stream) }).map(|q| q.complete)
-        })?;
+        let complete = with_conn(|c| c.stream_query(wire::StreamRef { stream: stream_id(stream) }).map(|q| q.complete))?;
         if complete {
             Ok(())
         } else {
@@ -88,7 +84,13 @@ fn is_implicit_stream(stream: hipStream_t) -> bool {
 /// Flags, priority and device of a created stream. A destroyed or unknown handle is
 /// `hipErrorContextIsDestroyed`, ROCm's answer for a stream it cannot find.
 fn stream_info(stream: hipStream_t) -> Result<wire::StreamInfo, CallError> {
-    with_conn(|c| c.stream_get_info(wire::StreamRef { stream: stream.id() })).map_err(|e| if e.code == HipError::INVALID_HANDLE { CallError::new(HipError::CONTEXT_IS_DESTROYED, e.message) } else { e })
+    with_conn(|c| c.stream_get_info(wire::StreamRef { stream: stream.id() })).map_err(|e| {
+        if e.code == HipError::INVALID_HANDLE {
+            CallError::new(HipError::CONTEXT_IS_DESTROYED, e.message)
+        } else {
+            e
+        }
+    })
 }
 
 /// ROCm refuses the null stream here (hip-tests `Unit_hipStreamGetFlags_Negative`); the

@@ -28,10 +28,7 @@ fn note(name: &str, noted: &AtomicBool, what: &str) {
     }
     let debug = std::panic::catch_unwind(|| crate::remote::config().debug).unwrap_or(false);
     if debug && !noted.swap(true, Ordering::Relaxed) {
-        let _ = writeln!(
-            std::io::stderr(),
-            "hip-remote: {name} is not supported; {what}"
-        );
+        let _ = writeln!(std::io::stderr(), "hip-remote: {name} is not supported; {what}");
     }
 }
 
@@ -53,10 +50,7 @@ mod tests {
         for (name, stub) in STUBS {
             crate::boundary::take_last_error();
             assert!(stub() == HipError::NOT_SUPPORTED, "{name}");
-            assert!(
-                crate::boundary::take_last_error() == HipError::NOT_SUPPORTED,
-                "{name}: last error"
-            );
+            assert!(crate::boundary::take_last_error() == HipError::NOT_SUPPORTED, "{name}: last error");
         }
     }
 }

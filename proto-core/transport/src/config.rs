@@ -35,9 +35,7 @@ impl Timeouts {
     /// Defaults overridden by `HIP_REMOTE_CONNECT_TIMEOUT` and `HIP_REMOTE_IO_TIMEOUT`
     /// (seconds, fractional allowed; an unparsable value keeps the default).
     pub fn from_env() -> Self {
-        let secs = |name: &str| {
-            std::env::var(name).ok().and_then(|v| v.trim().parse::<f64>().ok()).filter(|s| s.is_finite() && *s >= 0.0)
-        };
+        let secs = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<f64>().ok()).filter(|s| s.is_finite() && *s >= 0.0);
         let mut timeouts = Self::default();
         if let Some(s) = secs("HIP_REMOTE_CONNECT_TIMEOUT") {
             timeouts.connect = Duration::from_secs_f64(s.max(0.001));

@@ -120,9 +120,7 @@ enum Broken {
 impl Broken {
     fn to_error(&self) -> TransportError {
         match self {
-            Broken::PeerGone(why) => {
-                TransportError::Io(io::Error::new(io::ErrorKind::ConnectionReset, format!("RDMA peer gone: {why}")))
-            }
+            Broken::PeerGone(why) => TransportError::Io(io::Error::new(io::ErrorKind::ConnectionReset, format!("RDMA peer gone: {why}"))),
             Broken::Failed(why) => TransportError::Io(io::Error::other(format!("RDMA connection failed: {why}"))),
             Broken::Shutdown => TransportError::Io(io::Error::new(io::ErrorKind::ConnectionAborted, "RDMA connection shut down")),
         }
@@ -210,7 +208,15 @@ pub fn split<F: Fabric>(fabric: F, config: &RdmaConfig, role: Role) -> (Sink<F>,
         (usize::MAX, usize::MAX)
     };
     (
-        Sink { sh: shared.clone(), batch: Batcher::new(seg_len), one_sided_min, cached_min, remote_sent: 0, logged_path: false, logged_landing: false },
+        Sink {
+            sh: shared.clone(),
+            batch: Batcher::new(seg_len),
+            one_sided_min,
+            cached_min,
+            remote_sent: 0,
+            logged_path: false,
+            logged_landing: false,
+        },
         Source { sh: shared, head: Vec::with_capacity(4096), bulk_remaining: 0, bulk_fresh: false, remote: None, landing: None, written: None },
     )
 }

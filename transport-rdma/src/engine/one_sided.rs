@@ -67,7 +67,13 @@ impl<F: Fabric> Shared<F> {
     ///
     /// # Safety
     /// The memory must stay valid while the returned registration is held.
-    pub(super) unsafe fn region_for(&self, ptr: *const u8, len: usize, access: Access, per_transfer: bool) -> Result<Option<(SharedRegion, bool)>, FabricError> {
+    pub(super) unsafe fn region_for(
+        &self,
+        ptr: *const u8,
+        len: usize,
+        access: Access,
+        per_transfer: bool,
+    ) -> Result<Option<(SharedRegion, bool)>, FabricError> {
         let cache_access = self.role.cache_access();
         if cache_access.covers(access) {
             let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());

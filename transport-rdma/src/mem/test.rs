@@ -4,11 +4,11 @@
 use super::MemFabric;
 use crate::config::RdmaConfig;
 use crate::engine::{split, Role, Sink, Source};
-use transport_core::{FrameSink, FrameSource, TransportError};
 use proto_core::wire::{Empty, MemcpyHtoD, Ping};
 use proto_core::{Bulk, Flags, Request};
 use std::io;
 use std::time::{Duration, Instant};
+use transport_core::{FrameSink, FrameSource, TransportError};
 
 type Half = (Sink<MemFabric>, Source<MemFabric>);
 
@@ -334,7 +334,11 @@ fn one_sided_bulk_is_read_in_place_and_skips_release_the_sender() {
         for (i, &(n, _)) in plan.iter().enumerate() {
             let data = pattern(n, i as u8);
             let (h, b) = htod(&mut buf, i as u64 + 1, &data, Flags::empty());
-            if i % 2 == 0 { tx.send(&buf[..h], b).unwrap() } else { tx.queue(&buf[..h], b).unwrap() }
+            if i % 2 == 0 {
+                tx.send(&buf[..h], b).unwrap()
+            } else {
+                tx.queue(&buf[..h], b).unwrap()
+            }
         }
         tx.flush().unwrap();
         tx
@@ -456,7 +460,11 @@ fn worker_writes_replies_into_offered_landings() {
             assert_eq!(head.header.request_id, i as u64 + 1);
             let data = pattern(n, i as u8);
             let (h, b) = dtoh_reply(&mut buf, i as u64 + 1, &data);
-            if i % 2 == 0 { wtx.send(&buf[..h], b).unwrap() } else { wtx.queue(&buf[..h], b).unwrap() }
+            if i % 2 == 0 {
+                wtx.send(&buf[..h], b).unwrap()
+            } else {
+                wtx.queue(&buf[..h], b).unwrap()
+            }
         }
         wtx.flush().unwrap();
         (wtx, wrx)

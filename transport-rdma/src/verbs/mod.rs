@@ -19,9 +19,9 @@ pub mod mr;
 use crate::config::{RdmaConfig, RESOLVE_TIMEOUT, WAIT_TICK};
 use crate::credit::CONTROL_CREDITS;
 use crate::engine::{split, Role, Sink, Source, CONTROL_SQ_DEPTH, READ_DEPTH, WRITE_DEPTH};
+use crate::fabric::Access;
 use crate::fabric::{Completion, Fabric, FabricError, Region, SendKind, SendWr, Wake};
 use crate::hook::ExportedMemory;
-use crate::fabric::Access;
 use crate::wire::{ConnParams, FLAG_LANDINGS, FLAG_ONE_SIDED};
 use cm::{CmEvent, EventChannel};
 use mr::RegBuf;
@@ -469,11 +469,7 @@ impl Fabric for VerbsFabric {
                     _ => "RECV",
                 };
                 if wc.status != ibv_wc_status::IBV_WC_SUCCESS {
-                    out.push(Completion::Failed {
-                        what,
-                        status: status_str(wc.status),
-                        flushed: wc.status == ibv_wc_status::IBV_WC_WR_FLUSH_ERR,
-                    });
+                    out.push(Completion::Failed { what, status: status_str(wc.status), flushed: wc.status == ibv_wc_status::IBV_WC_WR_FLUSH_ERR });
                     continue;
                 }
                 out.push(match tag {
@@ -587,7 +583,14 @@ impl Fabric for VerbsFabric {
         }
     }
 
-    unsafe fn register_dmabuf(&self, fd: std::os::fd::OwnedFd, offset: u64, len: usize, iova: u64, access: Access) -> Result<Box<dyn Region>, FabricError> {
+    unsafe fn register_dmabuf(
+        &self,
+        fd: std::os::fd::OwnedFd,
+        offset: u64,
+        len: usize,
+        iova: u64,
+        access: Access,
+    ) -> Result<Box<dyn Region>, FabricError> {
         let mem = ExportedMemory::Dmabuf { fd, offset, len: len as u64, iova };
         // SAFETY: as in `register`; the caller keeps the device memory allocated while the
         // region lives, and the dma-buf fd is kept open with it.

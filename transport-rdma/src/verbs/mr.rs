@@ -78,9 +78,8 @@ unsafe impl Sync for MemoryRegion {}
 
 /// Access rights for one-sided transfers: the NIC writes into the region (local write,
 /// remote write) and the peer reads from it (remote read).
-pub const ONE_SIDED_ACCESS: i32 = (ibv_access_flags::IBV_ACCESS_LOCAL_WRITE.0
-    | ibv_access_flags::IBV_ACCESS_REMOTE_WRITE.0
-    | ibv_access_flags::IBV_ACCESS_REMOTE_READ.0) as i32;
+pub const ONE_SIDED_ACCESS: i32 =
+    (ibv_access_flags::IBV_ACCESS_LOCAL_WRITE.0 | ibv_access_flags::IBV_ACCESS_REMOTE_WRITE.0 | ibv_access_flags::IBV_ACCESS_REMOTE_READ.0) as i32;
 
 impl MemoryRegion {
     /// Registers exported memory with `pd`: `ibv_reg_mr` for host memory,

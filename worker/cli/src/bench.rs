@@ -730,7 +730,11 @@ fn finish(r: Results, nb: &dyn Backend, hip: &Hip, opts: &BenchOptions) -> Repor
         j.insert("round_trip_us".into(), json!({"native": l.native.json(), "remote": l.remote.json(), "raw_tcp": l.raw.json()}));
     }
     if let Some((native, remote)) = r.memset {
-        let _ = writeln!(md, "| async op rate (64 B memset, fire-and-forget, one sync) | {native:.0} ops/s | {remote:.0} ops/s | | {:.2}× | | |", remote / native);
+        let _ = writeln!(
+            md,
+            "| async op rate (64 B memset, fire-and-forget, one sync) | {native:.0} ops/s | {remote:.0} ops/s | | {:.2}× | | |",
+            remote / native
+        );
         j.insert("async_ops_per_s".into(), json!({"native": native.round(), "remote": remote.round(), "ratio": r3(remote / native)}));
     }
     if let Some(l) = &r.launches {
@@ -836,7 +840,11 @@ fn finish(r: Results, nb: &dyn Backend, hip: &Hip, opts: &BenchOptions) -> Repor
                 c.d2h_pageable.max(c.d2h_pinned) / c.native_d2h,
                 c.raw
             );
-            let _ = writeln!(md, "{}", c.cuda_pinned.map(|(h, d)| format!(" {h:.2} / {d:.2} |")).unwrap_or_else(|| if cuda { " |".into() } else { String::new() }));
+            let _ = writeln!(
+                md,
+                "{}",
+                c.cuda_pinned.map(|(h, d)| format!(" {h:.2} / {d:.2} |")).unwrap_or_else(|| if cuda { " |".into() } else { String::new() })
+            );
         }
         let _ = writeln!(md, "\nremote / native uses the better of pageable and pinned.");
         j.insert(
@@ -929,11 +937,7 @@ fn finish(r: Results, nb: &dyn Backend, hip: &Hip, opts: &BenchOptions) -> Repor
                 run.losses.last().copied().unwrap_or(f32::NAN)
             );
         }
-        let _ = writeln!(
-            md,
-            "\nLosses native vs remote: {}.",
-            if nrun.losses == rrun.losses { "bit-identical at every step" } else { "**differ**" }
-        );
+        let _ = writeln!(md, "\nLosses native vs remote: {}.", if nrun.losses == rrun.losses { "bit-identical at every step" } else { "**differ**" });
     }
 
     let _ = writeln!(md, "\n## Targets\n");
@@ -967,9 +971,24 @@ fn bandwidth_plot(copies: &[CopyRow], backend: &str) -> Canvas {
     let panel = |c: &mut Canvas, x0: i64, h2d: bool| {
         let pick = |f: &dyn Fn(&CopyRow) -> f64| -> Vec<(f64, f64)> { copies.iter().map(|r| (r.bytes as f64, f(r))).collect() };
         let mut series = vec![
-            Series { name: "native (backend in-process)".into(), color: PALETTE[0], points: pick(&|r| if h2d { r.native_h2d } else { r.native_d2h }), markers: true },
-            Series { name: "remote, pageable".into(), color: PALETTE[1], points: pick(&|r| if h2d { r.h2d_pageable } else { r.d2h_pageable }), markers: true },
-            Series { name: "remote, pinned".into(), color: PALETTE[3], points: pick(&|r| if h2d { r.h2d_pinned } else { r.d2h_pinned }), markers: true },
+            Series {
+                name: "native (backend in-process)".into(),
+                color: PALETTE[0],
+                points: pick(&|r| if h2d { r.native_h2d } else { r.native_d2h }),
+                markers: true,
+            },
+            Series {
+                name: "remote, pageable".into(),
+                color: PALETTE[1],
+                points: pick(&|r| if h2d { r.h2d_pageable } else { r.d2h_pageable }),
+                markers: true,
+            },
+            Series {
+                name: "remote, pinned".into(),
+                color: PALETTE[3],
+                points: pick(&|r| if h2d { r.h2d_pinned } else { r.d2h_pinned }),
+                markers: true,
+            },
             Series { name: "raw TCP (1 connection)".into(), color: PALETTE[2], points: pick(&|r| r.raw), markers: true },
         ];
         if copies.iter().all(|r| r.cuda_pinned.is_some()) {
@@ -1004,8 +1023,18 @@ fn latency_plot(l: &Latency, backend: &str) -> Canvas {
         pts
     };
     let series = vec![
-        Series { name: format!("native device_synchronize (p50 {:.1} µs)", l.native.p(0.5)), color: PALETTE[0], points: cdf(&l.native), markers: false },
-        Series { name: format!("remote hipDeviceSynchronize (p50 {:.1} µs)", l.remote.p(0.5)), color: PALETTE[1], points: cdf(&l.remote), markers: false },
+        Series {
+            name: format!("native device_synchronize (p50 {:.1} µs)", l.native.p(0.5)),
+            color: PALETTE[0],
+            points: cdf(&l.native),
+            markers: false,
+        },
+        Series {
+            name: format!("remote hipDeviceSynchronize (p50 {:.1} µs)", l.remote.p(0.5)),
+            color: PALETTE[1],
+            points: cdf(&l.remote),
+            markers: false,
+        },
         Series { name: format!("raw TCP 64 B ping-pong (p50 {:.1} µs)", l.raw.p(0.5)), color: PALETTE[2], points: cdf(&l.raw), markers: false },
     ];
     let lo = [&l.native, &l.remote, &l.raw].iter().map(|d| d.p(0.0)).fold(f64::INFINITY, f64::min).max(1e-3);

@@ -95,4 +95,3 @@ impl Hip {
         Err(format!("{what} failed: {name} ({code})"))
     }
 }
-

@@ -143,11 +143,7 @@ struct BenchArgs {
 }
 
 fn worker_addr(explicit: Option<String>) -> String {
-    explicit
-        .or_else(|| std::env::var("HIP_REMOTE_WORKER").ok())
-        .unwrap_or_else(|| "127.0.0.1:18515".into())
-        .trim_start_matches("tcp://")
-        .to_string()
+    explicit.or_else(|| std::env::var("HIP_REMOTE_WORKER").ok()).unwrap_or_else(|| "127.0.0.1:18515".into()).trim_start_matches("tcp://").to_string()
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -343,8 +339,12 @@ unsafe fn demo_kernel(hip: &Hip) -> Result<(), String> {
         hip.check("hipMemcpy", (hip.memcpy)(dy, y.as_ptr().cast(), bytes, 1))?;
         let mut a = 2.0f32;
         let mut count = n;
-        let mut params: [*mut std::ffi::c_void; 4] =
-            [(&mut dx as *mut *mut std::ffi::c_void).cast(), (&mut dy as *mut *mut std::ffi::c_void).cast(), (&mut a as *mut f32).cast(), (&mut count as *mut i32).cast()];
+        let mut params: [*mut std::ffi::c_void; 4] = [
+            (&mut dx as *mut *mut std::ffi::c_void).cast(),
+            (&mut dy as *mut *mut std::ffi::c_void).cast(),
+            (&mut a as *mut f32).cast(),
+            (&mut count as *mut i32).cast(),
+        ];
         let blocks = ((n + 255) / 256) as u32;
         let t = Instant::now();
         hip.check(

@@ -5,8 +5,8 @@
 
 use crate::workload::{Arg, Gpu};
 use hip_worker::backend::{
-    Backend, DevicePtr, FunctionHandle, HostBackend, HostConfig, KernelFunction, LaunchConfig, MemsetPattern, ModuleFormat, ModuleHandle,
-    RtcRequest, StreamHandle,
+    Backend, DevicePtr, FunctionHandle, HostBackend, HostConfig, KernelFunction, LaunchConfig, MemsetPattern, ModuleFormat, ModuleHandle, RtcRequest,
+    StreamHandle,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -243,9 +243,7 @@ impl Gpu for NativeGpu {
             blob[p.offset as usize..][..len].copy_from_slice(&bytes[..len]);
         }
         let handle: FunctionHandle = kernel.handle;
-        self.b
-            .launch_kernel(Some(self.stream), handle, LaunchConfig { grid, block, shared_mem: 0 }, blob)
-            .map_err(be("launch_kernel"))
+        self.b.launch_kernel(Some(self.stream), handle, LaunchConfig { grid, block, shared_mem: 0 }, blob).map_err(be("launch_kernel"))
     }
 
     fn read_after_sync(&mut self, src: u64, out: &mut [u8]) -> Result<(), String> {

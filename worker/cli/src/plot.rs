@@ -254,7 +254,8 @@ pub fn chart(c: &mut Canvas, (ox, oy, w, h): (i64, i64, i64, i64), title: &str, 
             }
         }
     }
-    let hidden = |&(lx, ly): &(i64, i64)| drawn.iter().filter(|&&(x, y)| x >= lx - 10 && x <= lx + lw + 10 && y >= ly - 10 && y <= ly + lh + 10).count();
+    let hidden =
+        |&(lx, ly): &(i64, i64)| drawn.iter().filter(|&&(x, y)| x >= lx - 10 && x <= lx + lw + 10 && y >= ly - 10 && y <= ly + lh + 10).count();
     let (lx, ly) = corners.iter().copied().min_by_key(hidden).unwrap_or(corners[0]);
     c.fill(lx, ly, lx + lw, ly + lh, WHITE);
     c.line((lx, ly), (lx + lw, ly), GRAY, 1);

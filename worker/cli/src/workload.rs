@@ -430,12 +430,23 @@ pub fn mlp(gpu: &mut dyn Gpu, kernels: &Kernels, cfg: &MlpConfig) -> Result<MlpR
     let (mi, hi, ci) = (m as i32, h as i32, c as i32);
     // Tiles of C: 16×16 threads, or a row of 256 when C has fewer than 16 rows.
     let mm = |gpu: &mut dyn Gpu, a: u64, bm: u64, cm: u64, rows: usize, cols: usize, inner: usize, ta: i32, tb: i32, beta: f32| {
-        let (grid, block) = if rows >= 16 { ([div_up(cols, 16), div_up(rows, 16), 1], [16, 16, 1]) } else { ([div_up(cols, 256), rows as u32, 1], [256, 1, 1]) };
+        let (grid, block) =
+            if rows >= 16 { ([div_up(cols, 16), div_up(rows, 16), 1], [16, 16, 1]) } else { ([div_up(cols, 256), rows as u32, 1], [256, 1, 1]) };
         gpu.launch(
             k.matmul,
             grid,
             block,
-            &[Arg::Ptr(a), Arg::Ptr(bm), Arg::Ptr(cm), Arg::I32(rows as i32), Arg::I32(cols as i32), Arg::I32(inner as i32), Arg::I32(ta), Arg::I32(tb), Arg::F32(beta)],
+            &[
+                Arg::Ptr(a),
+                Arg::Ptr(bm),
+                Arg::Ptr(cm),
+                Arg::I32(rows as i32),
+                Arg::I32(cols as i32),
+                Arg::I32(inner as i32),
+                Arg::I32(ta),
+                Arg::I32(tb),
+                Arg::F32(beta),
+            ],
         )
     };
     let lin = |n: usize| ([div_up(n, 256), 1, 1], [256, 1, 1]);
@@ -456,7 +467,15 @@ pub fn mlp(gpu: &mut dyn Gpu, kernels: &Kernels, cfg: &MlpConfig) -> Result<MlpR
                 k.softmax_xent,
                 g,
                 bl,
-                &[Arg::Ptr(z2), Arg::Ptr(ls), Arg::Ptr(dz2), Arg::Ptr(row_loss + (mb * m * f) as u64), Arg::I32(mi), Arg::I32(ci), Arg::F32(1.0 / b as f32)],
+                &[
+                    Arg::Ptr(z2),
+                    Arg::Ptr(ls),
+                    Arg::Ptr(dz2),
+                    Arg::Ptr(row_loss + (mb * m * f) as u64),
+                    Arg::I32(mi),
+                    Arg::I32(ci),
+                    Arg::F32(1.0 / b as f32),
+                ],
             )?;
             mm(gpu, a1, dz2, gw2, h, c, m, 1, 0, beta)?;
             let (g, bl) = lin(c);

@@ -13,11 +13,7 @@ fn library(exe: &Path) -> PathBuf {
     let dir = exe.parent().expect("the bench executable has a directory");
     let name = if cfg!(target_os = "macos") { "libamdhip64.dylib" } else { "libamdhip64.so" };
     let lib = dir.join(name);
-    assert!(
-        lib.is_file(),
-        "the client library is missing at {}; run `cargo build --workspace` before `cargo test -p hip-remote`",
-        lib.display()
-    );
+    assert!(lib.is_file(), "the client library is missing at {}; run `cargo build --workspace` before `cargo test -p hip-remote`", lib.display());
     lib
 }
 
@@ -69,7 +65,15 @@ fn bench_quick_host_backend_end_to_end() {
     let copies = json["copies"].as_array().expect("copies");
     assert_eq!(copies.iter().map(|c| c["bytes"].as_u64().unwrap()).collect::<Vec<_>>(), [4096, 65536, 1 << 20]);
     for c in copies {
-        for key in ["native_h2d_gbps", "native_d2h_gbps", "remote_h2d_pageable_gbps", "remote_d2h_pageable_gbps", "remote_h2d_pinned_gbps", "remote_d2h_pinned_gbps", "raw_tcp_gbps"] {
+        for key in [
+            "native_h2d_gbps",
+            "native_d2h_gbps",
+            "remote_h2d_pageable_gbps",
+            "remote_d2h_pageable_gbps",
+            "remote_h2d_pinned_gbps",
+            "remote_d2h_pinned_gbps",
+            "raw_tcp_gbps",
+        ] {
             assert!(c[key].as_f64().is_some_and(|v| v > 0.0), "{key} in {c}");
         }
     }

@@ -71,9 +71,7 @@ mod tests;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{
-    Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard,
-};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use self::event::Event;
 use self::launch::{KernelTracker, MAX_KERNEL_THREADS};
@@ -82,8 +80,8 @@ use self::module::{HostModule, Kernel, ModuleLimits};
 use self::properties::CpuInfo;
 use self::stream::{Stream, StreamOp};
 use super::{
-    BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, EventHandle, FunctionHandle,
-    ModuleHandle, Pitched, Rows, StreamHandle, TransportHooks,
+    BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, EventHandle, FunctionHandle, ModuleHandle, Pitched, Rows,
+    StreamHandle, TransportHooks,
 };
 
 /// How many devices to emulate and how much memory each has.
@@ -98,10 +96,7 @@ pub struct HostConfig {
 impl Default for HostConfig {
     /// One device with `min(physical RAM / 2, 16 GiB)`.
     fn default() -> Self {
-        Self {
-            devices: 1,
-            memory_per_device: properties::default_capacity(),
-        }
+        Self { devices: 1, memory_per_device: properties::default_capacity() }
     }
 }
 
@@ -190,9 +185,7 @@ impl HostBackend {
                 properties: properties::host_properties(dev, config.memory_per_device, &cpu),
             })
             .collect();
-        let kernel_threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(MAX_KERNEL_THREADS);
+        let kernel_threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_KERNEL_THREADS);
         Self {
             devices,
             address_space: AddressSpace::new(),
@@ -210,18 +203,11 @@ impl HostBackend {
         read_lock(&self.functions)
             .get(&handle)
             .cloned()
-            .ok_or_else(|| {
-                BackendError::InvalidHandle(format!(
-                    "function {} does not exist (or its module was unloaded)",
-                    handle.as_raw()
-                ))
-            })
+            .ok_or_else(|| BackendError::InvalidHandle(format!("function {} does not exist (or its module was unloaded)", handle.as_raw())))
     }
 
     fn module_limits(&self, dev: DeviceIndex) -> Result<ModuleLimits, BackendError> {
-        Ok(ModuleLimits {
-            shared_mem_per_block: self.device(dev)?.properties.shared_mem_per_block,
-        })
+        Ok(ModuleLimits { shared_mem_per_block: self.device(dev)?.properties.shared_mem_per_block })
     }
 
     /// Unmaps `globals` (module unload, or a load that failed halfway); anything a queued
@@ -236,16 +222,11 @@ impl HostBackend {
 
     fn device(&self, dev: DeviceIndex) -> Result<&HostDevice, BackendError> {
         if self.devices.is_empty() {
-            return Err(BackendError::NoDevice(
-                "the host backend emulates no devices".into(),
-            ));
+            return Err(BackendError::NoDevice("the host backend emulates no devices".into()));
         }
-        self.devices.get(dev as usize).ok_or_else(|| {
-            BackendError::InvalidDevice(format!(
-                "device {dev} does not exist ({} emulated)",
-                self.devices.len()
-            ))
-        })
+        self.devices
+            .get(dev as usize)
+            .ok_or_else(|| BackendError::InvalidDevice(format!("device {dev} does not exist ({} emulated)", self.devices.len())))
     }
 
     fn next_handle(&self) -> u64 {
@@ -256,18 +237,11 @@ impl HostBackend {
         read_lock(&self.streams)
             .get(&handle)
             .cloned()
-            .ok_or_else(|| {
-                BackendError::InvalidHandle(format!("stream {} does not exist", handle.as_raw()))
-            })
+            .ok_or_else(|| BackendError::InvalidHandle(format!("stream {} does not exist", handle.as_raw())))
     }
 
     fn event(&self, handle: EventHandle) -> Result<Arc<Event>, BackendError> {
-        read_lock(&self.events)
-            .get(&handle)
-            .cloned()
-            .ok_or_else(|| {
-                BackendError::InvalidHandle(format!("event {} does not exist", handle.as_raw()))
-            })
+        read_lock(&self.events).get(&handle).cloned().ok_or_else(|| BackendError::InvalidHandle(format!("event {} does not exist", handle.as_raw())))
     }
 
     /// Waits until every stream of `devices` selected by `include` has run the work it had
@@ -291,11 +265,7 @@ impl HostBackend {
     }
 
     /// Orders the caller after `stream`: drains it, or passes the null-stream barrier.
-    fn wait_for_stream(
-        &self,
-        stream: Option<StreamHandle>,
-        devices: &[DeviceIndex],
-    ) -> Result<(), BackendError> {
+    fn wait_for_stream(&self, stream: Option<StreamHandle>, devices: &[DeviceIndex]) -> Result<(), BackendError> {
         match stream {
             Some(handle) => self.stream(handle)?.drain(),
             None => self.null_stream_barrier(devices),
@@ -304,12 +274,7 @@ impl HostBackend {
     }
 
     /// Queues `op` on `stream`, or runs it now on the null stream of `devices`.
-    fn enqueue(
-        &self,
-        stream: Option<StreamHandle>,
-        devices: &[DeviceIndex],
-        op: StreamOp,
-    ) -> Result<(), BackendError> {
+    fn enqueue(&self, stream: Option<StreamHandle>, devices: &[DeviceIndex], op: StreamOp) -> Result<(), BackendError> {
         match stream {
             Some(handle) => self.stream(handle)?.submit(op).map(drop),
             None => {
@@ -329,9 +294,7 @@ impl HostBackend {
         if area.pitch < width {
             return Err(BackendError::InvalidValue(format!("pitch {} is less than the row width {width}", area.pitch)));
         }
-        let span = rows
-            .span(area.pitch)
-            .ok_or_else(|| BackendError::InvalidValue(format!("{height} rows at pitch {} overflow", area.pitch)))?;
+        let span = rows.span(area.pitch).ok_or_else(|| BackendError::InvalidValue(format!("{height} rows at pitch {} overflow", area.pitch)))?;
         let region = self.resolve(area.ptr, span)?;
         // All three fit in usize: they lie inside a mapped allocation.
         let layout = RowLayout { pitch: area.pitch as usize, width: width as usize, height: height as usize };
@@ -368,12 +331,7 @@ impl DeviceBackend for HostBackend {
         })
     }
 
-    fn set_device_limit(
-        &self,
-        dev: DeviceIndex,
-        limit: DeviceLimit,
-        value: u64,
-    ) -> Result<u64, BackendError> {
+    fn set_device_limit(&self, dev: DeviceIndex, limit: DeviceLimit, value: u64) -> Result<u64, BackendError> {
         self.device(dev)?;
         if limit == DeviceLimit::StackSize && value > KERNEL_STACK_BYTES {
             return Err(BackendError::InvalidValue(format!(

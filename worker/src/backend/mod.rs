@@ -36,32 +36,27 @@
 //! [`ModuleBackend`], [`RtcBackend`]), plus [`TransportHooks`] for zero-copy transports. A
 //! backend implements each in its own block; [`Backend`] is all of them together.
 
+#[cfg(feature = "cuda")]
+pub mod cuda;
 mod device;
 pub mod error;
 mod event;
 mod handles;
+pub mod host;
 mod memory;
 mod module;
 mod rtc;
 mod stream;
 mod transport;
-#[cfg(feature = "cuda")]
-pub mod cuda;
-pub mod host;
 
 pub use device::{DeviceBackend, DeviceLimit, DeviceProperties};
 pub use error::{hip_code, BackendError};
 pub use event::{event_flags, validate_event_flags, EventBackend};
-pub use handles::{
-    DeviceIndex, DevicePtr, EventHandle, FunctionHandle, ModuleHandle, StreamHandle,
-};
+pub use handles::{DeviceIndex, DevicePtr, EventHandle, FunctionHandle, ModuleHandle, StreamHandle};
 pub use host::{HostBackend, HostConfig};
-pub use memory::{DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows};
 pub(crate) use memory::zeroed_buffer;
-pub use module::{
-    args_len, FunctionAttribute, FunctionAttributes, KernelFunction, LaunchConfig, ModuleBackend,
-    ModuleFormat, ParamLayout,
-};
+pub use memory::{DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows};
+pub use module::{args_len, FunctionAttribute, FunctionAttributes, KernelFunction, LaunchConfig, ModuleBackend, ModuleFormat, ParamLayout};
 pub use rtc::{RtcBackend, RtcOutput, RtcRequest};
 pub use stream::{stream_flags, HostFn, StreamBackend};
 pub use transport::TransportHooks;
@@ -72,29 +67,11 @@ pub use transport::TransportHooks;
 /// Implemented for every type that implements all of them, so `Arc<dyn Backend>` is what
 /// sessions and the server share.
 pub trait Backend:
-    DeviceBackend
-    + MemoryBackend
-    + StreamBackend
-    + EventBackend
-    + ModuleBackend
-    + RtcBackend
-    + TransportHooks
-    + Send
-    + Sync
-    + 'static
+    DeviceBackend + MemoryBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
 {
 }
 
 impl<T> Backend for T where
-    T: DeviceBackend
-        + MemoryBackend
-        + StreamBackend
-        + EventBackend
-        + ModuleBackend
-        + RtcBackend
-        + TransportHooks
-        + Send
-        + Sync
-        + 'static
+    T: DeviceBackend + MemoryBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
 {
 }

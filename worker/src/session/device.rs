@@ -6,13 +6,8 @@ use proto_core::wire;
 use proto_core::FixedStr;
 
 impl DeviceHandler for Session {
-
     fn get_versions<'a>(&'a mut self, _cx: &mut CallCx, _req: wire::Empty) -> Result<wire::Versions<'a>, Failure> {
-        Ok(wire::Versions {
-            driver_version: REPORTED_HIP_VERSION,
-            runtime_version: REPORTED_HIP_VERSION,
-            backend: self.backend.name().into(),
-        })
+        Ok(wire::Versions { driver_version: REPORTED_HIP_VERSION, runtime_version: REPORTED_HIP_VERSION, backend: self.backend.name().into() })
     }
 
     fn get_device_count(&mut self, _cx: &mut CallCx, _req: wire::Empty) -> Result<wire::DeviceCount, Failure> {
@@ -137,4 +132,3 @@ fn to_wire_properties(p: &crate::backend::DeviceProperties) -> wire::DevicePrope
 
 /// Version numbers reported as HIP 7.0 (`HIP_VERSION` = major·10⁷ + minor·10⁵ + patch).
 pub const REPORTED_HIP_VERSION: i32 = 70_000_000;
-

@@ -5,7 +5,6 @@ use proto_core::opcode::EventHandler;
 use proto_core::wire;
 
 impl EventHandler for Session {
-
     fn event_create(&mut self, _cx: &mut CallCx, req: wire::EventCreate) -> Result<wire::EventCreated, Failure> {
         self.events.check_capacity()?;
         let dev = self.device(req.device)?;

@@ -1,13 +1,12 @@
 //! Session family: the handshake (version, authentication), liveness, orderly goodbye.
 
 use super::{CallCx, Failure, Session};
-use proto_core::opcode::SessionHandler;
 use proto_core::header::{MIN_PROTOCOL_VERSION, PROTOCOL_VERSION};
+use proto_core::opcode::SessionHandler;
 use proto_core::wire::{self, features};
 use proto_core::Status;
 
 impl SessionHandler for Session {
-
     fn hello<'a>(&'a mut self, _cx: &mut CallCx, req: wire::Hello<'a>) -> Result<wire::Welcome<'a>, Failure> {
         if self.greeted {
             return Err(Failure::new(Status::INVALID_VALUE, "HELLO sent twice"));

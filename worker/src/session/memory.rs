@@ -6,8 +6,8 @@
 use super::tables::AllocInfo;
 use super::{CallCx, Failure, LateReplies, PlacedBulk, Session, MAX_ALLOCATIONS_PER_SESSION};
 use crate::backend::{DevicePtr, DtohDone, MemsetPattern, Pitched, Rows, StreamHandle};
-use proto_core::opcode::MemoryHandler;
 use proto_core::limits::MAX_BULK_LEN;
+use proto_core::opcode::MemoryHandler;
 use proto_core::wire::{self, MemsetWidth};
 use proto_core::{Opcode, Outcome, Request, Response, Status};
 use std::sync::Arc;
@@ -60,7 +60,6 @@ impl MemoryHandler for Session {
         Ok(wire::Empty {})
     }
 
-
     fn free(&mut self, _cx: &mut CallCx, req: wire::Free) -> Result<wire::Empty, Failure> {
         if req.ptr == 0 {
             return Ok(wire::Empty {});
@@ -105,7 +104,10 @@ impl MemoryHandler for Session {
 
     fn memcpy_dtoh<'a>(&'a mut self, cx: &mut CallCx, req: wire::MemcpyDtoH) -> Result<Outcome<wire::MemcpyData<'a>>, Failure> {
         if req.len as usize > MAX_BULK_LEN {
-            return Err(Failure::new(Status::INVALID_VALUE, format!("copy of {} bytes exceeds the per-frame limit {MAX_BULK_LEN}; split it", req.len)));
+            return Err(Failure::new(
+                Status::INVALID_VALUE,
+                format!("copy of {} bytes exceeds the per-frame limit {MAX_BULK_LEN}; split it", req.len),
+            ));
         }
         if req.len == 0 {
             return Ok(wire::MemcpyData { data: Default::default() }.into());
@@ -148,9 +150,7 @@ impl MemoryHandler for Session {
             MemsetWidth::Half => MemsetPattern::U16(req.value as u16),
             MemsetWidth::Word => MemsetPattern::U32(req.value),
         };
-        let bytes = pattern
-            .byte_len(req.count)
-            .ok_or_else(|| Failure::new(Status::INVALID_VALUE, "memset size overflows"))?;
+        let bytes = pattern.byte_len(req.count).ok_or_else(|| Failure::new(Status::INVALID_VALUE, "memset size overflows"))?;
         if bytes == 0 {
             return Ok(wire::Empty {});
         }
@@ -185,7 +185,10 @@ impl MemoryHandler for Session {
     fn memcpy_dtoh_2d<'a>(&'a mut self, cx: &mut CallCx, req: wire::MemcpyDtoH2D) -> Result<Outcome<wire::MemcpyData<'a>>, Failure> {
         let rows = Rows { width: req.width, height: req.height };
         let packed = rows.packed_len().filter(|&n| n as usize <= MAX_BULK_LEN).ok_or_else(|| {
-            Failure::new(Status::INVALID_VALUE, format!("2D copy of {}x{} bytes exceeds the per-frame limit {MAX_BULK_LEN}; split it", req.width, req.height))
+            Failure::new(
+                Status::INVALID_VALUE,
+                format!("2D copy of {}x{} bytes exceeds the per-frame limit {MAX_BULK_LEN}; split it", req.width, req.height),
+            )
         })?;
         if packed == 0 {
             return Ok(wire::MemcpyData { data: Default::default() }.into());
@@ -255,7 +258,13 @@ impl Session {
 
     /// Lends `fill` the `len` bytes of device memory at `ptr` to write (the memory itself on
     /// the host backend, a staging buffer copied to the device afterwards on GPUs).
-    pub fn receive_into_device(&self, stream: Option<StreamHandle>, ptr: DevicePtr, len: u64, fill: &mut dyn FnMut(&mut [u8])) -> Result<(), Failure> {
+    pub fn receive_into_device(
+        &self,
+        stream: Option<StreamHandle>,
+        ptr: DevicePtr,
+        len: u64,
+        fill: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<(), Failure> {
         self.backend.with_device_bytes_mut(stream, ptr, len, fill)?;
         Ok(())
     }
@@ -266,7 +275,6 @@ impl Session {
         self.backend.with_device_bytes(None, DevicePtr(ptr), len, read)?;
         Ok(())
     }
-
 
     fn check_allocation_capacity(&self) -> Result<(), Failure> {
         if self.allocations.len() >= MAX_ALLOCATIONS_PER_SESSION {
@@ -298,7 +306,9 @@ impl Session {
         if pitch < rows.width {
             return Err(Failure::new(Status::INVALID_PITCH_VALUE, format!("{what} pitch {pitch} is less than the row width {}", rows.width)));
         }
-        let span = rows.span(pitch).ok_or_else(|| Failure::new(Status::INVALID_VALUE, format!("{what}: {pitch}-byte pitch over {} rows overflows", rows.height)))?;
+        let span = rows
+            .span(pitch)
+            .ok_or_else(|| Failure::new(Status::INVALID_VALUE, format!("{what}: {pitch}-byte pitch over {} rows overflows", rows.height)))?;
         self.allocations.resolve(ptr, span, what)?;
         Ok(())
     }

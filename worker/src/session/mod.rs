@@ -253,4 +253,3 @@ impl proto_core::HandlerTypes for Session {
     type Error = Failure;
     type Cx = CallCx;
 }
-

@@ -17,14 +17,11 @@ use std::collections::HashMap;
 
 use super::tables::AllocInfo;
 use super::{CallCx, Failure, Session};
-use proto_core::opcode::{ModuleHandler, RtcHandler};
-use crate::backend::{FunctionAttribute, 
-    self, BackendError, DeviceIndex, FunctionHandle, LaunchConfig, ModuleHandle, RtcOutput,
-    RtcRequest,
-};
+use crate::backend::{self, BackendError, DeviceIndex, FunctionAttribute, FunctionHandle, LaunchConfig, ModuleHandle, RtcOutput, RtcRequest};
 use proto_core::limits::{MAX_KERNEL_PARAMS, MAX_LIST_ITEMS, MAX_NAME_LEN, MAX_TEXT_LEN};
+use proto_core::opcode::{ModuleHandler, RtcHandler};
 use proto_core::wire::{self, ModuleFormat, ParamDesc};
-use proto_core::{Bulk, List, Outcome, StrList, Status};
+use proto_core::{Bulk, List, Outcome, Status, StrList};
 use zerocopy::byteorder::little_endian::U32;
 
 /// Most live modules one session may hold.
@@ -128,10 +125,7 @@ impl ModuleHandler for Session {
             "" => "hipModuleLoadData",
             origin => origin,
         };
-        let handle = self
-            .backend
-            .module_load(dev, backend_format(req.format), req.image.0)
-            .map_err(|e| failure_in(origin, e))?;
+        let handle = self.backend.module_load(dev, backend_format(req.format), req.image.0).map_err(|e| failure_in(origin, e))?;
         let entry = ModuleEntry { handle, device: dev, functions: HashMap::new(), globals: Vec::new() };
         Ok(wire::ModuleLoaded { module: self.modules.insert(entry) })
     }
@@ -158,11 +152,7 @@ impl ModuleHandler for Session {
                         format!("kernel `{name}` has {} parameters, more than the protocol's {MAX_KERNEL_PARAMS}", found.params.len()),
                     ));
                 }
-                let params = found
-                    .params
-                    .iter()
-                    .map(|p| ParamDesc { offset: U32::new(p.offset), size: U32::new(p.size) })
-                    .collect();
+                let params = found.params.iter().map(|p| ParamDesc { offset: U32::new(p.offset), size: U32::new(p.size) }).collect();
                 let args_len = found.args_len();
                 let function = self.functions.insert(FunctionEntry { handle: found.handle, module: req.module, params, args_len });
                 self.modules.get_mut(req.module)?.functions.insert(name.to_string(), function);
@@ -240,8 +230,7 @@ impl ModuleHandler for Session {
     fn occupancy_max_potential_block_size(&mut self, _cx: &mut CallCx, req: wire::BlockSizeQuery) -> Result<wire::BlockSize, Failure> {
         Self::check_occupancy_flags(req.flags)?;
         let handle = self.function(req.function)?.handle;
-        let (min_grid_size, block_size) =
-            self.backend.occupancy_max_potential_block_size(handle, req.dynamic_shared, req.block_size_limit)?;
+        let (min_grid_size, block_size) = self.backend.occupancy_max_potential_block_size(handle, req.dynamic_shared, req.block_size_limit)?;
         Ok(wire::BlockSize { min_grid_size, block_size })
     }
 }
@@ -251,10 +240,7 @@ impl RtcHandler for Session {
         let names: Vec<&str> = req.header_names.iter().collect();
         let sources: Vec<&str> = req.header_sources.iter().collect();
         if names.len() != sources.len() {
-            return Err(Failure::new(
-                Status::INVALID_VALUE,
-                format!("{} header names but {} header sources", names.len(), sources.len()),
-            ));
+            return Err(Failure::new(Status::INVALID_VALUE, format!("{} header names but {} header sources", names.len(), sources.len())));
         }
         let request = RtcRequest {
             name: req.name.as_str(),
@@ -295,8 +281,7 @@ impl RtcHandler for Session {
         Ok(wire::RtcCompiled {
             success: reply.output.success,
             log: reply.output.log.as_str().into(),
-            lowered_names: StrList::from_packed(&reply.lowered)
-                .ok_or_else(|| Failure::new(Status::UNKNOWN, "lowered names could not be packed"))?,
+            lowered_names: StrList::from_packed(&reply.lowered).ok_or_else(|| Failure::new(Status::UNKNOWN, "lowered names could not be packed"))?,
             code: Bulk(&reply.output.code),
         }
         .into())

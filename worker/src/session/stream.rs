@@ -6,7 +6,6 @@ use proto_core::wire;
 use proto_core::Status;
 
 impl StreamHandler for Session {
-
     fn stream_create(&mut self, _cx: &mut CallCx, req: wire::StreamCreate) -> Result<wire::StreamCreated, Failure> {
         let dev = self.device(req.device)?;
         self.streams.check_capacity()?;

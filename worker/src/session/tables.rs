@@ -59,9 +59,7 @@ impl Allocations {
             .next_back()
             .filter(|(&base, info)| ptr - base < info.size.max(1))
             .ok_or_else(|| Failure::new(Status::INVALID_VALUE, format!("{what} {ptr:#x} is not a device allocation of this session")))?;
-        let end = ptr
-            .checked_add(len)
-            .ok_or_else(|| Failure::new(Status::INVALID_VALUE, format!("{what} range {ptr:#x}+{len} overflows")))?;
+        let end = ptr.checked_add(len).ok_or_else(|| Failure::new(Status::INVALID_VALUE, format!("{what} range {ptr:#x}+{len} overflows")))?;
         if end > base + info.size {
             return Err(Failure::new(
                 Status::INVALID_VALUE,

@@ -1,12 +1,12 @@
 //! Kernels end to end through the session's handler methods (no transport), on the host backend.
 
 use super::*;
-use crate::backend::{DevicePtr, HostBackend, HostConfig};
-use proto_core::wire::ModuleFormat;
-use proto_core::{Bulk, StrList};
-use proto_core::opcode::{MemoryHandler, ModuleHandler, RtcHandler, StreamHandler};
-use proto_core::{wire, Status};
 use crate::backend::MemoryBackend;
+use crate::backend::{DevicePtr, HostBackend, HostConfig};
+use proto_core::opcode::{MemoryHandler, ModuleHandler, RtcHandler, StreamHandler};
+use proto_core::wire::ModuleFormat;
+use proto_core::{wire, Status};
+use proto_core::{Bulk, StrList};
 
 fn setup() -> (Session, CallCx, Arc<HostBackend>) {
     let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 << 20 }));
@@ -54,10 +54,7 @@ fn compile_and_load(session: &mut Session, io: &mut CallCx, source: &str) -> u64
         .unwrap();
     assert!(compiled.success, "{}", compiled.log.as_str());
     let code = compiled.code.0.to_vec();
-    session
-        .module_load(io, wire::ModuleLoad { format: ModuleFormat::HostModule, origin: "kernels.hip".into(), image: Bulk(&code) })
-        .unwrap()
-        .module
+    session.module_load(io, wire::ModuleLoad { format: ModuleFormat::HostModule, origin: "kernels.hip".into(), image: Bulk(&code) }).unwrap().module
 }
 
 const SOURCE: &str = r#"
@@ -133,13 +130,10 @@ fn kernels_end_to_end_through_the_session() {
     // Attributes and occupancy.
     let attrs = session.func_get_attributes(io, wire::FunctionRef { function }).unwrap();
     assert_eq!(attrs.max_threads_per_block, 1024);
-    let occupancy = session
-        .occupancy_max_active_blocks(io, wire::OccupancyQuery { function, block_size: 256, dynamic_shared: 0, flags: 0 })
-        .unwrap();
+    let occupancy = session.occupancy_max_active_blocks(io, wire::OccupancyQuery { function, block_size: 256, dynamic_shared: 0, flags: 0 }).unwrap();
     assert_eq!(occupancy.blocks, 4);
-    let suggested = session
-        .occupancy_max_potential_block_size(io, wire::BlockSizeQuery { function, dynamic_shared: 0, block_size_limit: 0, flags: 0 })
-        .unwrap();
+    let suggested =
+        session.occupancy_max_potential_block_size(io, wire::BlockSizeQuery { function, dynamic_shared: 0, block_size_limit: 0, flags: 0 }).unwrap();
     assert_eq!(suggested.block_size, 1024);
     let (code, _) = status(session.occupancy_max_active_blocks(io, wire::OccupancyQuery { function, block_size: 256, dynamic_shared: 0, flags: 8 }));
     assert_eq!(code, Status::INVALID_VALUE);
@@ -192,10 +186,9 @@ fn rtc_failures_are_answers_and_bad_images_name_the_arch() {
     ));
     assert_eq!(code, Status::INVALID_VALUE);
 
-    let (code, message) = status(session.module_load(
-        io,
-        wire::ModuleLoad { format: ModuleFormat::CodeObject, origin: "kernel.co".into(), image: Bulk(b"\x7fELF....") },
-    ));
+    let (code, message) = status(
+        session.module_load(io, wire::ModuleLoad { format: ModuleFormat::CodeObject, origin: "kernel.co".into(), image: Bulk(b"\x7fELF....") }),
+    );
     assert_eq!(code, Status::NO_BINARY_FOR_GPU);
     assert!(message.starts_with("kernel.co: ") && message.contains("`host`"), "{message}");
     let (code, _) = status(session.module_load(io, wire::ModuleLoad { format: ModuleFormat::Auto, origin: "".into(), image: Bulk(b"junk") }));
@@ -222,9 +215,7 @@ __attribute__((destructor)) static void on_unload() { if (marker) *marker = 0x60
     let slot = backend.malloc(0, 4).unwrap();
     let function = session.module_get_function(io, wire::SymbolLookup { module, name: "arm".into() }).unwrap().function;
     let args = slot.0.to_le_bytes();
-    session
-        .launch_kernel(io, wire::LaunchKernel { function, grid: [1; 3], block: [1; 3], shared_mem: 0, stream: 0, args: args[..].into() })
-        .unwrap();
+    session.launch_kernel(io, wire::LaunchKernel { function, grid: [1; 3], block: [1; 3], shared_mem: 0, stream: 0, args: args[..].into() }).unwrap();
     drop(session);
     let mut marker = [0u8; 4];
     backend.memcpy_dtoh_sync(None, slot, &mut marker).unwrap();

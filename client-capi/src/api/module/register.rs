@@ -19,14 +19,14 @@
 //! `hipMemcpyToSymbol`/`hipMemcpyFromSymbol` (+`Async`), `hipGetSymbolAddress` and
 //! `hipGetSymbolSize`; the copies go through this library's ordinary copy paths.
 
-use crate::abi::*;
 use super::{self as module, c_str, Function, Geometry};
-use crate::handle::{stream_id, Handle};
-use crate::state::allocations::is_device_pointer;
-use crate::state::copy::copy;
+use crate::abi::*;
 use crate::conn::CallError;
 use crate::fatbin::{self, Wrapper};
+use crate::handle::{stream_id, Handle};
 use crate::remote;
+use crate::state::allocations::is_device_pointer;
+use crate::state::copy::copy;
 use proto_core::{calls, wire, Caller};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -264,8 +264,7 @@ fn ensure_loaded(id: u64, fatbin: &FatBinary) -> Result<u64, CallError> {
     };
     *state = LoadState::Loaded(m);
     drop(state);
-    let names: Vec<(usize, String)> =
-        registry().functions.iter().filter(|(_, f)| f.fatbin == id).map(|(&host, f)| (host, f.name.clone())).collect();
+    let names: Vec<(usize, String)> = registry().functions.iter().filter(|(_, f)| f.fatbin == id).map(|(&host, f)| (host, f.name.clone())).collect();
     let refs: Vec<&str> = names.iter().map(|(_, n)| n.as_str()).collect();
     // Kernels that fail to resolve here report their error at their own launch.
     if let Ok(results) = module::get_functions(m, &refs) {
@@ -295,7 +294,8 @@ pub(crate) fn resolve_function(host_fn: *const c_void) -> Result<Arc<Function>, 
                 return Ok(f);
             }
         }
-        let fatbin = r.fatbins.get(&reg.fatbin).cloned().ok_or_else(|| CallError::new(HipError::INVALID_DEVICE_FUNCTION, "fat binary unregistered"))?;
+        let fatbin =
+            r.fatbins.get(&reg.fatbin).cloned().ok_or_else(|| CallError::new(HipError::INVALID_DEVICE_FUNCTION, "fat binary unregistered"))?;
         (reg.fatbin, fatbin, reg.name.clone())
     };
     let m = ensure_loaded(fatbin_id, &fatbin)?;
@@ -347,7 +347,12 @@ pub extern "C" fn __hipPushCallConfiguration(gridDim: dim3, blockDim: dim3, shar
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn __hipPopCallConfiguration(gridDim: *mut dim3, blockDim: *mut dim3, sharedMem: *mut usize, stream: *mut hipStream_t) -> hipError_t {
+pub unsafe extern "C" fn __hipPopCallConfiguration(
+    gridDim: *mut dim3,
+    blockDim: *mut dim3,
+    sharedMem: *mut usize,
+    stream: *mut hipStream_t,
+) -> hipError_t {
     hip_boundary!("__hipPopCallConfiguration", {
         let (g, b, s, q) = CALL_CONFIGS
             .with(|c| c.borrow_mut().pop())
@@ -521,7 +526,14 @@ fn symbol_range(symbol: *const c_void, offset: usize, len: usize) -> Result<*mut
 /// # Safety
 /// `src` must be valid for `len` bytes in the address space `kind` names.
 #[allow(non_upper_case_globals)] // hipMemcpyKind constants keep their C names
-unsafe fn to_symbol(symbol: *const c_void, src: *const c_void, len: usize, offset: usize, kind: hipMemcpyKind, stream: Option<hipStream_t>) -> Result<(), CallError> {
+unsafe fn to_symbol(
+    symbol: *const c_void,
+    src: *const c_void,
+    len: usize,
+    offset: usize,
+    kind: hipMemcpyKind,
+    stream: Option<hipStream_t>,
+) -> Result<(), CallError> {
     non_null!(symbol);
     let kind = match kind {
         hipMemcpyHostToDevice | hipMemcpyDeviceToDevice => kind,
@@ -537,7 +549,14 @@ unsafe fn to_symbol(symbol: *const c_void, src: *const c_void, len: usize, offse
 /// # Safety
 /// `dst` must be valid for `len` bytes in the address space `kind` names.
 #[allow(non_upper_case_globals)] // hipMemcpyKind constants keep their C names
-unsafe fn from_symbol(dst: *mut c_void, symbol: *const c_void, len: usize, offset: usize, kind: hipMemcpyKind, stream: Option<hipStream_t>) -> Result<(), CallError> {
+unsafe fn from_symbol(
+    dst: *mut c_void,
+    symbol: *const c_void,
+    len: usize,
+    offset: usize,
+    kind: hipMemcpyKind,
+    stream: Option<hipStream_t>,
+) -> Result<(), CallError> {
     non_null!(symbol);
     let kind = match kind {
         hipMemcpyDeviceToHost | hipMemcpyDeviceToDevice => kind,
@@ -551,7 +570,13 @@ unsafe fn from_symbol(dst: *mut c_void, symbol: *const c_void, len: usize, offse
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipMemcpyToSymbol(symbol: *const c_void, src: *const c_void, sizeBytes: usize, offset: usize, kind: hipMemcpyKind) -> hipError_t {
+pub unsafe extern "C" fn hipMemcpyToSymbol(
+    symbol: *const c_void,
+    src: *const c_void,
+    sizeBytes: usize,
+    offset: usize,
+    kind: hipMemcpyKind,
+) -> hipError_t {
     // SAFETY: forwarded caller contract.
     hip_boundary!("hipMemcpyToSymbol", { unsafe { to_symbol(symbol, src, sizeBytes, offset, kind, None) } })
 }
@@ -570,7 +595,13 @@ pub unsafe extern "C" fn hipMemcpyToSymbolAsync(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipMemcpyFromSymbol(dst: *mut c_void, symbol: *const c_void, sizeBytes: usize, offset: usize, kind: hipMemcpyKind) -> hipError_t {
+pub unsafe extern "C" fn hipMemcpyFromSymbol(
+    dst: *mut c_void,
+    symbol: *const c_void,
+    sizeBytes: usize,
+    offset: usize,
+    kind: hipMemcpyKind,
+) -> hipError_t {
     // SAFETY: forwarded caller contract.
     hip_boundary!("hipMemcpyFromSymbol", { unsafe { from_symbol(dst, symbol, sizeBytes, offset, kind, None) } })
 }
@@ -633,7 +664,18 @@ mod test {
         let shadow = std::ptr::addr_of_mut!(SHADOW) as *mut c_void;
         // SAFETY: NUL-terminated names; the rest is not read.
         unsafe {
-            __hipRegisterFunction(h, host_fn, c"_Z4testv".as_ptr() as *mut c_char, c"_Z4testv".as_ptr(), 0, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
+            __hipRegisterFunction(
+                h,
+                host_fn,
+                c"_Z4testv".as_ptr() as *mut c_char,
+                c"_Z4testv".as_ptr(),
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            );
             __hipRegisterVar(h, shadow, c"counter".as_ptr() as *mut c_char, c"counter".as_ptr() as *mut c_char, 0, 16, 0, 0);
         }
         {
@@ -662,7 +704,18 @@ mod test {
         let host_fn = &K as *const u8 as *const c_void;
         // SAFETY: as above.
         unsafe {
-            __hipRegisterFunction(h, host_fn, std::ptr::null_mut(), c"k".as_ptr(), 0, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
+            __hipRegisterFunction(
+                h,
+                host_fn,
+                std::ptr::null_mut(),
+                c"k".as_ptr(),
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            );
         }
         let e = resolve_function(host_fn).unwrap_err();
         assert_eq!(e.code, HipError::INVALID_IMAGE);

@@ -17,9 +17,7 @@ mod props;
 mod rtc;
 mod stream;
 
-use super::{
-    BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, HostFn, StreamHandle, TransportHooks,
-};
+use super::{BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, HostFn, StreamHandle, TransportHooks};
 use cudarc::driver::sys::{self, CUcontext, CUdevice, CUevent, CUstream};
 use error::Check;
 use std::collections::HashMap;
@@ -353,7 +351,11 @@ impl TransportHooks for CudaBackend {
         // The driver exports whole host pages: the page-aligned cover of the range.
         const PAGE: u64 = 4096;
         let start = ptr.0 & !(PAGE - 1);
-        let end = ptr.0.checked_add(len).and_then(|e| e.checked_next_multiple_of(PAGE)).ok_or_else(|| BackendError::InvalidValue("range overflows".into()))?;
+        let end = ptr
+            .0
+            .checked_add(len)
+            .and_then(|e| e.checked_next_multiple_of(PAGE))
+            .ok_or_else(|| BackendError::InvalidValue("range overflows".into()))?;
         let fd = self.export_dmabuf(DevicePtr(start), end - start)?;
         // SAFETY: the driver returned a new dma-buf fd that nothing else owns.
         Ok((unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }, ptr.0 - start))

@@ -6,8 +6,8 @@
 use super::error::Check;
 use super::{lock, CudaBackend, Raw};
 use crate::backend::{
-    BackendError, DeviceIndex, DevicePtr, FunctionAttribute, FunctionAttributes, FunctionHandle, KernelFunction, LaunchConfig, ModuleFormat,
-    ModuleBackend, ModuleHandle, ParamLayout, StreamHandle,
+    BackendError, DeviceIndex, DevicePtr, FunctionAttribute, FunctionAttributes, FunctionHandle, KernelFunction, LaunchConfig, ModuleBackend,
+    ModuleFormat, ModuleHandle, ParamLayout, StreamHandle,
 };
 use cudarc::driver::sys::{self, CUfunction, CUfunction_attribute as FA, CUmodule};
 use std::collections::HashMap;
@@ -77,10 +77,7 @@ fn param_layout(f: CUfunction) -> Vec<ParamLayout> {
 impl CudaBackend {
     fn function_entry<R>(&self, function: FunctionHandle, f: impl FnOnce(&FunctionEntry) -> R) -> Result<R, BackendError> {
         let t = lock(&self.modules);
-        let e = t
-            .functions
-            .get(&function.as_raw())
-            .ok_or_else(|| BackendError::InvalidHandle(format!("function {:#x}", function.as_raw())))?;
+        let e = t.functions.get(&function.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("function {:#x}", function.as_raw())))?;
         Ok(f(e))
     }
 }
@@ -209,7 +206,13 @@ impl ModuleBackend for CudaBackend {
         Ok(())
     }
 
-    fn launch_kernel(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, mut args: Vec<u8>) -> Result<(), BackendError> {
+    fn launch_kernel(
+        &self,
+        stream: Option<StreamHandle>,
+        function: FunctionHandle,
+        config: LaunchConfig,
+        mut args: Vec<u8>,
+    ) -> Result<(), BackendError> {
         let (f, device, needed) = self.function_entry(function, |e| (e.raw, e.device, crate::backend::args_len(&e.params)))?;
         if (args.len() as u64) < needed {
             return Err(BackendError::InvalidValue(format!("kernel arguments are {} bytes; the kernel's parameters need {needed}", args.len())));
@@ -230,10 +233,8 @@ impl ModuleBackend for CudaBackend {
         let [bx, by, bz] = config.block;
         // SAFETY: a live function of the current context; `extra` describes a buffer that
         // outlives the call (the driver copies the arguments at launch).
-        unsafe {
-            sys::cuLaunchKernel(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, std::ptr::null_mut(), extra.as_mut_ptr())
-        }
-        .check("cuLaunchKernel")
+        unsafe { sys::cuLaunchKernel(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, std::ptr::null_mut(), extra.as_mut_ptr()) }
+            .check("cuLaunchKernel")
     }
 
     fn occupancy_max_active_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError> {

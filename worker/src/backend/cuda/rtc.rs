@@ -7,8 +7,8 @@ use std::ffi::{c_char, CStr, CString};
 
 use cudarc::nvrtc::sys;
 
-use crate::backend::{BackendError, DeviceIndex, RtcBackend, RtcOutput, RtcRequest};
 use super::CudaBackend;
+use crate::backend::{BackendError, DeviceIndex, RtcBackend, RtcOutput, RtcRequest};
 
 /// The compatibility header served for every HIP header name a kernel may include.
 pub const HIP_COMPAT_HEADER: &str = include_str!("hip_compat.h");

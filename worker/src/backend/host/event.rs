@@ -4,13 +4,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::{lock, write_lock, HostBackend};
 use super::stream::{Signal, StreamOp};
+use super::{lock, write_lock, HostBackend};
 
-use crate::backend::{
-    event_flags, validate_event_flags, BackendError, DeviceIndex, EventBackend, EventHandle,
-    StreamHandle,
-};
+use crate::backend::{event_flags, validate_event_flags, BackendError, DeviceIndex, EventBackend, EventHandle, StreamHandle};
 
 pub(super) struct Event {
     device: DeviceIndex,
@@ -21,11 +18,7 @@ pub(super) struct Event {
 
 impl Event {
     pub(super) fn new(device: DeviceIndex, flags: u32) -> Self {
-        Self {
-            device,
-            flags,
-            latest: Mutex::new(None),
-        }
+        Self { device, flags, latest: Mutex::new(None) }
     }
 
     pub(super) fn device(&self) -> DeviceIndex {
@@ -45,13 +38,9 @@ impl Event {
     /// recorded, or created with `hipEventDisableTiming`), `Ok(None)` if not reached yet.
     fn timestamp(&self) -> Result<Option<Instant>, BackendError> {
         if self.flags & event_flags::DISABLE_TIMING != 0 {
-            return Err(BackendError::InvalidHandle(
-                "event was created with hipEventDisableTiming".into(),
-            ));
+            return Err(BackendError::InvalidHandle("event was created with hipEventDisableTiming".into()));
         }
-        let signal = self
-            .latest()
-            .ok_or_else(|| BackendError::InvalidHandle("event has never been recorded".into()))?;
+        let signal = self.latest().ok_or_else(|| BackendError::InvalidHandle("event has never been recorded".into()))?;
         Ok(signal.fired_at())
     }
 }
@@ -61,9 +50,7 @@ impl Event {
 pub(super) fn elapsed_ms(start: &Event, end: &Event) -> Result<f32, BackendError> {
     let (start_at, end_at) = (start.timestamp()?, end.timestamp()?);
     let (Some(start_at), Some(end_at)) = (start_at, end_at) else {
-        return Err(BackendError::NotReady(
-            "event record not reached yet".into(),
-        ));
+        return Err(BackendError::NotReady("event record not reached yet".into()));
     };
     let ms = match end_at.checked_duration_since(start_at) {
         Some(forward) => forward.as_secs_f64() * 1e3,
@@ -85,16 +72,10 @@ impl EventBackend for HostBackend {
         write_lock(&self.events)
             .remove(&event)
             .map(drop)
-            .ok_or_else(|| {
-                BackendError::InvalidHandle(format!("event {} does not exist", event.as_raw()))
-            })
+            .ok_or_else(|| BackendError::InvalidHandle(format!("event {} does not exist", event.as_raw())))
     }
 
-    fn event_record(
-        &self,
-        event: EventHandle,
-        stream: Option<StreamHandle>,
-    ) -> Result<(), BackendError> {
+    fn event_record(&self, event: EventHandle, stream: Option<StreamHandle>) -> Result<(), BackendError> {
         let event = self.event(event)?;
         let signal = Arc::new(Signal::new());
         match stream {
@@ -137,9 +118,7 @@ impl EventBackend for HostBackend {
     fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32, BackendError> {
         let (start, end) = (self.event(start)?, self.event(end)?);
         if start.device() != end.device() {
-            return Err(BackendError::InvalidHandle(
-                "events belong to different devices".into(),
-            ));
+            return Err(BackendError::InvalidHandle("events belong to different devices".into()));
         }
         elapsed_ms(&start, &end)
     }

@@ -11,24 +11,17 @@ use std::time::Duration;
 use super::*;
 use crate::backend::{hip_code, ParamLayout, RtcRequest};
 use crate::backend::{
-    stream_flags, DeviceBackend, LaunchConfig, MemoryBackend, MemsetPattern, ModuleBackend, ModuleFormat, RtcBackend, RtcOutput,
-    StreamBackend,
+    stream_flags, DeviceBackend, LaunchConfig, MemoryBackend, MemsetPattern, ModuleBackend, ModuleFormat, RtcBackend, RtcOutput, StreamBackend,
 };
 
 const MIB: u64 = 1 << 20;
 
 fn backend() -> HostBackend {
-    HostBackend::new(HostConfig {
-        devices: 1,
-        memory_per_device: 64 * MIB,
-    })
+    HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 * MIB })
 }
 
 fn have(tool: &str) -> bool {
-    let found = Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
+    let found = Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success());
     if !found {
         eprintln!("skipping: no `{tool}` on this machine");
     }
@@ -49,9 +42,7 @@ fn compile(backend: &HostBackend, source: &str, name_expressions: &[&str]) -> Rt
 fn compile_and_load(backend: &HostBackend, source: &str) -> ModuleHandle {
     let out = compile(backend, source, &[]);
     assert!(out.success, "compile failed:\n{}", out.log);
-    backend
-        .module_load(0, ModuleFormat::HostModule, &out.code)
-        .unwrap()
+    backend.module_load(0, ModuleFormat::HostModule, &out.code).unwrap()
 }
 
 fn upload<T: Copy>(backend: &HostBackend, values: &[T]) -> DevicePtr {
@@ -113,22 +104,9 @@ extern "C" __global__ void echo(char c, short s, int i, float f, double d,
 "#,
     );
     let echo = backend.module_function(module, "echo").unwrap();
-    let expected_layout = [
-        (0, 1),
-        (2, 2),
-        (4, 4),
-        (8, 4),
-        (16, 8),
-        (24, 8),
-        (32, 8),
-        (40, 24),
-        (64, 1),
-    ];
+    let expected_layout = [(0, 1), (2, 2), (4, 4), (8, 4), (16, 8), (24, 8), (32, 8), (40, 24), (64, 1)];
     let layout: Vec<(u32, u32)> = echo.params.iter().map(|p| (p.offset, p.size)).collect();
-    assert_eq!(
-        layout, expected_layout,
-        "natural C layout, in declaration order"
-    );
+    assert_eq!(layout, expected_layout, "natural C layout, in declaration order");
     assert_eq!(echo.args_len(), 65);
 
     let out_i = backend.malloc(0, 7 * 8).unwrap();
@@ -138,32 +116,11 @@ extern "C" __global__ void echo(char c, short s, int i, float f, double d,
     pair[..4].copy_from_slice(&(-7i32).to_le_bytes());
     pair[8..16].copy_from_slice(&3.125f64.to_le_bytes());
     pair[16] = b'z';
-    let args = pack(
-        &echo.params,
-        &[
-            le(-5i8),
-            le(-1234i16),
-            le(0x1234_5678i32),
-            le(1.5f32),
-            le(-2.25e100f64),
-            le(out_i.0),
-            le(out_d.0),
-            pair,
-            le(200u8),
-        ],
-    );
-    let config = LaunchConfig {
-        grid: [2, 1, 1],
-        block: [32, 1, 1],
-        shared_mem: 0,
-    };
-    backend
-        .launch_kernel(None, echo.handle, config, args)
-        .unwrap();
-    assert_eq!(
-        download::<i64>(&backend, out_i, 7),
-        [-5, -1234, 0x1234_5678, -7, i64::from(b'z'), 200, 3]
-    );
+    let args =
+        pack(&echo.params, &[le(-5i8), le(-1234i16), le(0x1234_5678i32), le(1.5f32), le(-2.25e100f64), le(out_i.0), le(out_d.0), pair, le(200u8)]);
+    let config = LaunchConfig { grid: [2, 1, 1], block: [32, 1, 1], shared_mem: 0 };
+    backend.launch_kernel(None, echo.handle, config, args).unwrap();
+    assert_eq!(download::<i64>(&backend, out_i, 7), [-5, -1234, 0x1234_5678, -7, i64::from(b'z'), 200, 3]);
     assert_eq!(download::<f64>(&backend, out_d, 3), [1.5, -2.25e100, 3.125]);
 }
 
@@ -189,24 +146,9 @@ fn vector_add_over_a_2d_grid_on_a_stream() {
     let (da, db) = (upload(&backend, &a), upload(&backend, &b));
     let dc = backend.malloc(0, (width * height * 4) as u64).unwrap();
     let stream = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
-    let args = pack(
-        &vadd.params,
-        &[
-            le(da.0),
-            le(db.0),
-            le(dc.0),
-            le(width as i32),
-            le(height as i32),
-        ],
-    );
-    let config = LaunchConfig {
-        grid: [7, 5, 1],
-        block: [16, 8, 1],
-        shared_mem: 0,
-    };
-    backend
-        .launch_kernel(Some(stream), vadd.handle, config, args)
-        .unwrap();
+    let args = pack(&vadd.params, &[le(da.0), le(db.0), le(dc.0), le(width as i32), le(height as i32)]);
+    let config = LaunchConfig { grid: [7, 5, 1], block: [16, 8, 1], shared_mem: 0 };
+    backend.launch_kernel(Some(stream), vadd.handle, config, args).unwrap();
     backend.stream_synchronize(stream).unwrap();
     let c: Vec<f32> = download(&backend, dc, width * height);
     for i in 0..width * height {
@@ -220,42 +162,25 @@ fn compile_errors_return_the_compiler_log() {
         return;
     }
     let backend = backend();
-    let out = compile(
-        &backend,
-        "extern \"C\" __global__ void broken(int* p) {\n  p[0] = undefined_name;\n}\n",
-        &[],
-    );
+    let out = compile(&backend, "extern \"C\" __global__ void broken(int* p) {\n  p[0] = undefined_name;\n}\n", &[]);
     assert!(!out.success);
     assert!(out.code.is_empty());
     assert!(out.log.contains("test.hip:2"), "{}", out.log);
     assert!(out.log.contains("undefined_name"), "{}", out.log);
     assert!(out.log.contains("error"), "{}", out.log);
-    assert!(
-        out.log.contains("ignored option `--offload-arch=gfx942`"),
-        "{}",
-        out.log
-    );
+    assert!(out.log.contains("ignored option `--offload-arch=gfx942`"), "{}", out.log);
 }
 
 #[test]
 fn block_synchronization_is_refused_at_compile_time() {
     let backend = backend();
-    let source =
-        "extern \"C\" __global__ void reduce(float* x) {\n  __shared__ float tile[64];\n  \
+    let source = "extern \"C\" __global__ void reduce(float* x) {\n  __shared__ float tile[64];\n  \
                   tile[threadIdx.x] = x[threadIdx.x];\n  __syncthreads();\n  x[0] = tile[0];\n}\n";
     let out = compile(&backend, source, &[]);
     assert!(!out.success);
     assert!(out.code.is_empty());
-    assert!(
-        out.log.contains("test.hip:4: error: `__syncthreads`"),
-        "{}",
-        out.log
-    );
-    assert!(
-        out.log.contains("test.hip:2: error: `__shared__`"),
-        "{}",
-        out.log
-    );
+    assert!(out.log.contains("test.hip:4: error: `__syncthreads`"), "{}", out.log);
+    assert!(out.log.contains("test.hip:2: error: `__shared__`"), "{}", out.log);
     assert!(out.log.contains("host backend"), "{}", out.log);
 }
 
@@ -267,61 +192,26 @@ fn launches_with_bad_shapes_or_arguments_are_refused() {
     let backend = backend();
     let module = compile_and_load(&backend, VADD);
     let vadd = backend.module_function(module, "vadd").unwrap();
-    let ok = LaunchConfig {
-        grid: [1, 1, 1],
-        block: [1, 1, 1],
-        shared_mem: 0,
-    };
+    let ok = LaunchConfig { grid: [1, 1, 1], block: [1, 1, 1], shared_mem: 0 };
     assert_eq!(vadd.args_len(), 32);
-    let short = backend
-        .launch_kernel(None, vadd.handle, ok, vec![0; 31])
-        .unwrap_err();
+    let short = backend.launch_kernel(None, vadd.handle, ok, vec![0; 31]).unwrap_err();
     assert_eq!(short.hip_code(), hip_code::INVALID_VALUE, "{short}");
     assert!(short.message().contains("need 32"), "{short}");
     let cases = [
-        LaunchConfig {
-            grid: [0, 1, 1],
-            ..ok
-        },
-        LaunchConfig {
-            block: [1, 0, 1],
-            ..ok
-        },
-        LaunchConfig {
-            block: [2048, 1, 1],
-            ..ok
-        },
-        LaunchConfig {
-            block: [32, 32, 2],
-            ..ok
-        },
-        LaunchConfig {
-            block: [1, 1, 65],
-            ..ok
-        },
-        LaunchConfig {
-            grid: [1, 65_536, 1],
-            ..ok
-        },
-        LaunchConfig {
-            shared_mem: 1 << 20,
-            ..ok
-        },
+        LaunchConfig { grid: [0, 1, 1], ..ok },
+        LaunchConfig { block: [1, 0, 1], ..ok },
+        LaunchConfig { block: [2048, 1, 1], ..ok },
+        LaunchConfig { block: [32, 32, 2], ..ok },
+        LaunchConfig { block: [1, 1, 65], ..ok },
+        LaunchConfig { grid: [1, 65_536, 1], ..ok },
+        LaunchConfig { shared_mem: 1 << 20, ..ok },
     ];
     for config in cases {
-        let err = backend
-            .launch_kernel(None, vadd.handle, config, vec![0; 32])
-            .unwrap_err();
-        assert_eq!(
-            err.hip_code(),
-            hip_code::INVALID_CONFIGURATION,
-            "{config:?}: {err}"
-        );
+        let err = backend.launch_kernel(None, vadd.handle, config, vec![0; 32]).unwrap_err();
+        assert_eq!(err.hip_code(), hip_code::INVALID_CONFIGURATION, "{config:?}: {err}");
     }
     let stale = FunctionHandle::from_raw(u64::MAX);
-    let err = backend
-        .launch_kernel(None, stale, ok, vec![0; 32])
-        .unwrap_err();
+    let err = backend.launch_kernel(None, stale, ok, vec![0; 32]).unwrap_err();
     assert_eq!(err.hip_code(), hip_code::INVALID_HANDLE);
     // Nothing ran: every pointer argument was null.
 }
@@ -346,40 +236,21 @@ extern "C" __global__ void scale(float by) { table[threadIdx.x] *= by; }
     let (table, size) = backend.module_global(module, "table").unwrap();
     assert_eq!(size, 16);
     assert_eq!(download::<f32>(&backend, table, 4), [1.0, 2.0, 3.0, 4.0]);
-    backend
-        .memcpy_htod_sync(None, counter, &10i32.to_le_bytes())
-        .unwrap();
+    backend.memcpy_htod_sync(None, counter, &10i32.to_le_bytes()).unwrap();
 
     let bump = backend.module_function(module, "bump").unwrap();
-    let config = LaunchConfig {
-        grid: [3, 1, 1],
-        block: [4, 1, 1],
-        shared_mem: 0,
-    };
-    backend
-        .launch_kernel(None, bump.handle, config, le(1i32))
-        .unwrap();
+    let config = LaunchConfig { grid: [3, 1, 1], block: [4, 1, 1], shared_mem: 0 };
+    backend.launch_kernel(None, bump.handle, config, le(1i32)).unwrap();
     assert_eq!(download::<i32>(&backend, counter, 1), [22]);
     let scale = backend.module_function(module, "scale").unwrap();
-    let config = LaunchConfig {
-        grid: [1, 1, 1],
-        block: [4, 1, 1],
-        shared_mem: 0,
-    };
-    backend
-        .launch_kernel(None, scale.handle, config, le(2.5f32))
-        .unwrap();
+    let config = LaunchConfig { grid: [1, 1, 1], block: [4, 1, 1], shared_mem: 0 };
+    backend.launch_kernel(None, scale.handle, config, le(2.5f32)).unwrap();
     assert_eq!(download::<f32>(&backend, table, 4), [2.5, 5.0, 7.5, 10.0]);
 
-    assert_eq!(
-        backend.free(counter).unwrap_err().hip_code(),
-        hip_code::INVALID_VALUE
-    );
+    assert_eq!(backend.free(counter).unwrap_err().hip_code(), hip_code::INVALID_VALUE);
     let missing = backend.module_global(module, "nope").unwrap_err();
     assert_eq!(missing.hip_code(), hip_code::NOT_FOUND);
-    let past_end = backend
-        .memcpy_htod_sync(None, counter, &[0; 8])
-        .unwrap_err();
+    let past_end = backend.memcpy_htod_sync(None, counter, &[0; 8]).unwrap_err();
     assert_eq!(past_end.hip_code(), hip_code::INVALID_VALUE);
 }
 
@@ -402,41 +273,20 @@ __attribute__((destructor)) static void on_unload() { if (unload_marker) *unload
     );
     let slot = backend.malloc(0, 4).unwrap();
     let arm = backend.module_function(module, "arm").unwrap();
-    let config = LaunchConfig {
-        grid: [1, 1, 1],
-        block: [1, 1, 1],
-        shared_mem: 0,
-    };
-    backend
-        .launch_kernel(None, arm.handle, config, le(slot.0))
-        .unwrap();
+    let config = LaunchConfig { grid: [1, 1, 1], block: [1, 1, 1], shared_mem: 0 };
+    backend.launch_kernel(None, arm.handle, config, le(slot.0)).unwrap();
     let (global, _) = backend.module_global(module, "value").unwrap();
     assert_eq!(download::<i32>(&backend, global, 1), [5]);
     assert_eq!(download::<i32>(&backend, slot, 1), [0]);
 
     backend.module_unload(module).unwrap();
-    assert_eq!(
-        download::<i32>(&backend, slot, 1),
-        [0x600d],
-        "the library was closed"
-    );
-    let err = backend
-        .launch_kernel(None, arm.handle, config, le(slot.0))
-        .unwrap_err();
+    assert_eq!(download::<i32>(&backend, slot, 1), [0x600d], "the library was closed");
+    let err = backend.launch_kernel(None, arm.handle, config, le(slot.0)).unwrap_err();
     assert_eq!(err.hip_code(), hip_code::INVALID_HANDLE);
     let err = backend.memcpy_htod_sync(None, global, &[0; 4]).unwrap_err();
     assert_eq!(err.hip_code(), hip_code::INVALID_DEVICE_POINTER);
-    assert_eq!(
-        backend
-            .module_function(module, "arm")
-            .unwrap_err()
-            .hip_code(),
-        hip_code::INVALID_HANDLE
-    );
-    assert_eq!(
-        backend.module_unload(module).unwrap_err().hip_code(),
-        hip_code::INVALID_HANDLE
-    );
+    assert_eq!(backend.module_function(module, "arm").unwrap_err().hip_code(), hip_code::INVALID_HANDLE);
+    assert_eq!(backend.module_unload(module).unwrap_err().hip_code(), hip_code::INVALID_HANDLE);
 }
 
 #[test]
@@ -445,10 +295,7 @@ fn memory_and_modules_released_under_a_queued_kernel_stay_until_it_ran() {
         return;
     }
     let backend = backend();
-    let module = compile_and_load(
-        &backend,
-        "extern \"C\" __global__ void fill(int* p, int v) { p[blockIdx.x * blockDim.x + threadIdx.x] = v; }",
-    );
+    let module = compile_and_load(&backend, "extern \"C\" __global__ void fill(int* p, int v) { p[blockIdx.x * blockDim.x + threadIdx.x] = v; }");
     let fill = backend.module_function(module, "fill").unwrap();
     let total = backend.mem_get_info(0).unwrap().total;
     let buffer = backend.malloc(0, MIB).unwrap();
@@ -462,29 +309,15 @@ fn memory_and_modules_released_under_a_queued_kernel_stay_until_it_ran() {
             }),
         )
         .unwrap();
-    let config = LaunchConfig {
-        grid: [256, 1, 1],
-        block: [1024, 1, 1],
-        shared_mem: 0,
-    };
+    let config = LaunchConfig { grid: [256, 1, 1], block: [1024, 1, 1], shared_mem: 0 };
     let args = pack(&fill.params, &[le(buffer.0), le(7i32)]);
-    backend
-        .launch_kernel(Some(stream), fill.handle, config, args)
-        .unwrap();
+    backend.launch_kernel(Some(stream), fill.handle, config, args).unwrap();
     backend.free(buffer).unwrap();
     backend.module_unload(module).unwrap();
-    assert_eq!(
-        backend.mem_get_info(0).unwrap().free,
-        total - MIB,
-        "parked, not freed"
-    );
+    assert_eq!(backend.mem_get_info(0).unwrap().free, total - MIB, "parked, not freed");
     open.send(()).unwrap();
     backend.stream_synchronize(stream).unwrap();
-    assert_eq!(
-        backend.mem_get_info(0).unwrap().free,
-        total,
-        "released after the kernel"
-    );
+    assert_eq!(backend.mem_get_info(0).unwrap().free, total, "released after the kernel");
 }
 
 #[test]
@@ -498,11 +331,7 @@ template <typename T> __global__ void fill(T* out, T value) { out[threadIdx.x] =
 namespace ns { __device__ int hidden = 42; }
 extern "C" __global__ void plain(int* p) { p[0] = 1; }
 "#;
-    let out = compile(
-        &backend,
-        source,
-        &["fill<float>", "&fill<int>", "ns::hidden", "plain"],
-    );
+    let out = compile(&backend, source, &["fill<float>", "&fill<int>", "ns::hidden", "plain"]);
     assert!(out.success, "{}", out.log);
     let lowered = &out.lowered_names;
     assert_eq!(lowered.len(), 4);
@@ -511,37 +340,20 @@ extern "C" __global__ void plain(int* p) { p[0] = 1; }
     assert_eq!(lowered[2], "_ZN2ns6hiddenE");
     assert_eq!(lowered[3], "plain");
 
-    let module = backend
-        .module_load(0, ModuleFormat::Auto, &out.code)
-        .unwrap();
+    let module = backend.module_load(0, ModuleFormat::Auto, &out.code).unwrap();
     let fill = backend.module_function(module, &lowered[0]).unwrap();
-    assert_eq!(
-        fill.params
-            .iter()
-            .map(|p| (p.offset, p.size))
-            .collect::<Vec<_>>(),
-        [(0, 8), (8, 4)]
-    );
+    assert_eq!(fill.params.iter().map(|p| (p.offset, p.size)).collect::<Vec<_>>(), [(0, 8), (8, 4)]);
     let dst = backend.malloc(0, 4 * 8).unwrap();
-    let config = LaunchConfig {
-        grid: [1, 1, 1],
-        block: [8, 1, 1],
-        shared_mem: 0,
-    };
+    let config = LaunchConfig { grid: [1, 1, 1], block: [8, 1, 1], shared_mem: 0 };
     let args = pack(&fill.params, &[le(dst.0), le(0.25f32)]);
-    backend
-        .launch_kernel(None, fill.handle, config, args)
-        .unwrap();
+    backend.launch_kernel(None, fill.handle, config, args).unwrap();
     assert_eq!(download::<f32>(&backend, dst, 8), [0.25; 8]);
     let (hidden, size) = backend.module_global(module, &lowered[2]).unwrap();
     assert_eq!((download::<i32>(&backend, hidden, 1)[0], size), (42, 4));
     assert!(backend.module_function(module, "plain").is_ok());
     let missing = backend.module_function(module, "fill").unwrap_err();
     assert_eq!(missing.hip_code(), hip_code::NOT_FOUND);
-    assert!(
-        missing.message().contains("plain"),
-        "lists the kernels: {missing}"
-    );
+    assert!(missing.message().contains("plain"), "lists the kernels: {missing}");
 }
 
 #[test]
@@ -562,23 +374,13 @@ fn attributes_and_occupancy_follow_the_documented_formula() {
     assert_eq!(backend.occupancy_max_active_blocks(f, 256, 0), Ok(4));
     assert_eq!(backend.occupancy_max_active_blocks(f, 33, 0), Ok(16));
     assert_eq!(backend.occupancy_max_active_blocks(f, 1024, 0), Ok(1));
-    assert_eq!(
-        backend.occupancy_max_active_blocks(f, 64, 16 << 10),
-        Ok(4),
-        "shared-bound"
-    );
+    assert_eq!(backend.occupancy_max_active_blocks(f, 64, 16 << 10), Ok(4), "shared-bound");
     assert_eq!(backend.occupancy_max_active_blocks(f, 2048, 0), Ok(0));
     assert_eq!(backend.occupancy_max_active_blocks(f, 64, 1 << 20), Ok(0));
     assert!(backend.occupancy_max_active_blocks(f, 0, 0).is_err());
     let sms = backend.device_properties(0).unwrap().multi_processor_count as u32;
-    assert_eq!(
-        backend.occupancy_max_potential_block_size(f, 0, 0),
-        Ok((sms, 1024))
-    );
-    assert_eq!(
-        backend.occupancy_max_potential_block_size(f, 0, 100),
-        Ok((16 * sms, 64))
-    );
+    assert_eq!(backend.occupancy_max_potential_block_size(f, 0, 0), Ok((sms, 1024)));
+    assert_eq!(backend.occupancy_max_potential_block_size(f, 0, 100), Ok((16 * sms, 64)));
 }
 
 /// A host module written by hand in C against `host_module.h`, compiled to bytes.
@@ -586,26 +388,13 @@ fn c_module(body: &str) -> Option<Vec<u8>> {
     if !have("cc") {
         return None;
     }
-    let dir = std::env::temp_dir().join(format!(
-        "hip-remote-test-{}-{}",
-        std::process::id(),
-        NEXT_C_MODULE.fetch_add(1, Ordering::Relaxed)
-    ));
+    let dir = std::env::temp_dir().join(format!("hip-remote-test-{}-{}", std::process::id(), NEXT_C_MODULE.fetch_add(1, Ordering::Relaxed)));
     std::fs::create_dir_all(&dir).unwrap();
     let source = dir.join("module.c");
-    std::fs::write(
-        &source,
-        format!("#include <hip_remote/host_module.h>\n#include <stddef.h>\n{body}"),
-    )
-    .unwrap();
+    std::fs::write(&source, format!("#include <hip_remote/host_module.h>\n#include <stddef.h>\n{body}")).unwrap();
     let output = dir.join("module.so");
     let include = concat!(env!("CARGO_MANIFEST_DIR"), "/include");
-    let status = Command::new("cc")
-        .args(["-std=c11", "-shared", "-fPIC", "-O1", "-I", include, "-o"])
-        .arg(&output)
-        .arg(&source)
-        .status()
-        .unwrap();
+    let status = Command::new("cc").args(["-std=c11", "-shared", "-fPIC", "-O1", "-I", include, "-o"]).arg(&output).arg(&source).status().unwrap();
     assert!(status.success(), "cc failed");
     let bytes = std::fs::read(&output).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
@@ -630,12 +419,7 @@ const hip_remote_host_module hip_remote_host_module_v1 = {
     MAGIC, HIP_REMOTE_HOST_MODULE_VERSION, 1, kernels, 1, globals };
 "#;
 
-fn c_module_with(
-    params: &str,
-    num_params: u32,
-    global_address: &str,
-    magic: &str,
-) -> Option<Vec<u8>> {
+fn c_module_with(params: &str, num_params: u32, global_address: &str, magic: &str) -> Option<Vec<u8>> {
     let body = C_MODULE_TEMPLATE
         .replace("NUM_PARAMS", &num_params.to_string())
         .replace("PARAMS", params)
@@ -650,73 +434,38 @@ fn hand_written_c_modules_follow_the_abi() {
         return;
     };
     let backend = backend();
-    let module = backend
-        .module_load(0, ModuleFormat::HostModule, &image)
-        .unwrap();
+    let module = backend.module_load(0, ModuleFormat::HostModule, &image).unwrap();
     let run = backend.module_function(module, "run").unwrap();
     assert_eq!(run.params, [ParamLayout { offset: 0, size: 8 }]);
     let out = backend.malloc(0, 4 * 4).unwrap();
-    let config = LaunchConfig {
-        grid: [4, 1, 1],
-        block: [3, 1, 1],
-        shared_mem: 100,
-    };
-    backend
-        .launch_kernel(None, run.handle, config, le(out.0))
-        .unwrap();
+    let config = LaunchConfig { grid: [4, 1, 1], block: [3, 1, 1], shared_mem: 100 };
+    backend.launch_kernel(None, run.handle, config, le(out.0)).unwrap();
     assert_eq!(download::<i32>(&backend, out, 4), [3100; 4]);
     let (storage, size) = backend.module_global(module, "storage").unwrap();
-    assert_eq!(
-        (download::<i32>(&backend, storage, 4), size),
-        (vec![1, 2, 3, 4], 16)
-    );
+    assert_eq!((download::<i32>(&backend, storage, 4), size), (vec![1, 2, 3, 4], 16));
 }
 
 #[test]
 fn malformed_host_modules_are_refused_before_use() {
     let cases = [
         ("{0, 8}", 1, "storage", "0x12345678u", "bad magic"),
-        (
-            "{0, 8}, {4, 4}",
-            2,
-            "storage",
-            "HIP_REMOTE_HOST_MODULE_MAGIC",
-            "overlap",
-        ),
-        (
-            "{32760, 16}",
-            1,
-            "storage",
-            "HIP_REMOTE_HOST_MODULE_MAGIC",
-            "argument limit",
-        ),
-        (
-            "{0, 8}",
-            1,
-            "(void *)0x1000",
-            "HIP_REMOTE_HOST_MODULE_MAGIC",
-            "inside the module",
-        ),
+        ("{0, 8}, {4, 4}", 2, "storage", "HIP_REMOTE_HOST_MODULE_MAGIC", "overlap"),
+        ("{32760, 16}", 1, "storage", "HIP_REMOTE_HOST_MODULE_MAGIC", "argument limit"),
+        ("{0, 8}", 1, "(void *)0x1000", "HIP_REMOTE_HOST_MODULE_MAGIC", "inside the module"),
     ];
     let backend = backend();
     for (params, count, global, magic, complaint) in cases {
         let Some(image) = c_module_with(params, count, global, magic) else {
             return;
         };
-        let err = backend
-            .module_load(0, ModuleFormat::HostModule, &image)
-            .unwrap_err();
+        let err = backend.module_load(0, ModuleFormat::HostModule, &image).unwrap_err();
         assert_eq!(err.hip_code(), hip_code::INVALID_IMAGE, "{err}");
         assert!(err.message().contains(complaint), "{complaint}: {err}");
     }
     let no_table = c_module("int not_a_module;\n").unwrap();
-    let err = backend
-        .module_load(0, ModuleFormat::Auto, &no_table)
-        .unwrap_err();
+    let err = backend.module_load(0, ModuleFormat::Auto, &no_table).unwrap_err();
     assert!(err.message().contains("hip_remote_host_module_v1"), "{err}");
-    let err = backend
-        .module_load(0, ModuleFormat::CodeObject, &no_table)
-        .unwrap_err();
+    let err = backend.module_load(0, ModuleFormat::CodeObject, &no_table).unwrap_err();
     assert_eq!(err.hip_code(), hip_code::NO_BINARY_FOR_GPU);
     assert!(err.message().contains("`host`"), "{err}");
 }
@@ -736,32 +485,17 @@ fn kernels_may_run_for_a_while_without_blocking_other_streams() {
     let spin = backend.module_function(module, "spin").unwrap();
     let flag = backend.malloc(0, 4).unwrap();
     let out = backend.malloc(0, 4 * 4).unwrap();
-    let slow = backend
-        .stream_create(0, stream_flags::NON_BLOCKING, 0)
-        .unwrap();
-    let fast = backend
-        .stream_create(0, stream_flags::NON_BLOCKING, 0)
-        .unwrap();
-    let config = LaunchConfig {
-        grid: [4, 1, 1],
-        block: [1, 1, 1],
-        shared_mem: 0,
-    };
+    let slow = backend.stream_create(0, stream_flags::NON_BLOCKING, 0).unwrap();
+    let fast = backend.stream_create(0, stream_flags::NON_BLOCKING, 0).unwrap();
+    let config = LaunchConfig { grid: [4, 1, 1], block: [1, 1, 1], shared_mem: 0 };
     let args = pack(&spin.params, &[le(flag.0), le(out.0)]);
-    backend
-        .launch_kernel(Some(slow), spin.handle, config, args)
-        .unwrap();
+    backend.launch_kernel(Some(slow), spin.handle, config, args).unwrap();
     // Another stream still makes progress and can release the spinning kernel.
-    backend
-        .memset(Some(fast), flag, MemsetPattern::U32(1), 1)
-        .unwrap();
+    backend.memset(Some(fast), flag, MemsetPattern::U32(1), 1).unwrap();
     backend.stream_synchronize(fast).unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while !backend.stream_query(slow).unwrap() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "kernel never finished"
-        );
+        assert!(std::time::Instant::now() < deadline, "kernel never finished");
         thread::sleep(Duration::from_millis(1));
     }
     assert_eq!(download::<i32>(&backend, out, 4), [1; 4]);
@@ -798,45 +532,22 @@ mix(float* f, int* i, unsigned long long* u, double* d, float4 v) {
     }
 }
 "#;
-    let request = RtcRequest {
-        name: "mix.hip",
-        source,
-        headers: vec![("params.h", "#define FACTOR 2\n")],
-        ..RtcRequest::default()
-    };
+    let request = RtcRequest { name: "mix.hip", source, headers: vec![("params.h", "#define FACTOR 2\n")], ..RtcRequest::default() };
     let out = backend.rtc_compile(0, &request).unwrap();
     assert!(out.success, "{}", out.log);
-    let module = backend
-        .module_load(0, ModuleFormat::HostModule, &out.code)
-        .unwrap();
+    let module = backend.module_load(0, ModuleFormat::HostModule, &out.code).unwrap();
     let mix = backend.module_function(module, "mix").unwrap();
-    assert_eq!(
-        mix.params.last(),
-        Some(&ParamLayout {
-            offset: 32,
-            size: 16
-        }),
-        "float4 is 16-aligned"
-    );
+    assert_eq!(mix.params.last(), Some(&ParamLayout { offset: 32, size: 16 }), "float4 is 16-aligned");
     let f = upload(&backend, &[0f32; 3]);
     let i = upload(&backend, &[0i32; 7]);
     let u = upload(&backend, &[0u64; 1]);
     let d = upload(&backend, &[0f64; 1]);
     let v = as_bytes(&[1f32, 2.0, 3.0, 4.0]);
     let args = pack(&mix.params, &[le(f.0), le(i.0), le(u.0), le(d.0), v]);
-    let config = LaunchConfig {
-        grid: [4, 1, 1],
-        block: [64, 1, 1],
-        shared_mem: 0,
-    };
-    backend
-        .launch_kernel(None, mix.handle, config, args)
-        .unwrap();
+    let config = LaunchConfig { grid: [4, 1, 1], block: [64, 1, 1], shared_mem: 0 };
+    backend.launch_kernel(None, mix.handle, config, args).unwrap();
     assert_eq!(download::<f32>(&backend, f, 3), [256.0, 19.5, 1.25]);
-    assert_eq!(
-        download::<i32>(&backend, i, 7),
-        [256, 255, -255, 256, 0xff, 7, 53]
-    );
+    assert_eq!(download::<i32>(&backend, i, 7), [256, 255, -255, 256, 0xff, 7, 53]);
     assert_eq!(download::<u64>(&backend, u, 1), [512]);
     assert_eq!(download::<f64>(&backend, d, 1), [128.0]);
 }

@@ -54,10 +54,7 @@ impl KernelTracker {
         let seq = state.next;
         state.next += 1;
         state.in_flight.insert(seq);
-        KernelTicket {
-            tracker: Arc::clone(self),
-            seq,
-        }
+        KernelTicket { tracker: Arc::clone(self), seq }
     }
 
     /// Drops `item` now if no launch is in flight, else once every launch in flight now is
@@ -78,9 +75,7 @@ impl KernelTracker {
             let mut state = lock(&self.state);
             state.in_flight.remove(&seq);
             let oldest = state.in_flight.first().copied().unwrap_or(u64::MAX);
-            let (done, waiting) = std::mem::take(&mut state.parked)
-                .into_iter()
-                .partition(|(after, _)| oldest >= *after);
+            let (done, waiting) = std::mem::take(&mut state.parked).into_iter().partition(|(after, _)| oldest >= *after);
             state.parked = waiting;
             done.into_iter().map(|(_, item)| item).collect()
         };
@@ -117,9 +112,7 @@ impl AlignedBytes {
     fn zeroed(len: usize) -> Result<Self, BackendError> {
         let mut chunks = Vec::new();
         let count = len.div_ceil(ARGS_ALIGN);
-        chunks
-            .try_reserve_exact(count)
-            .map_err(|e| BackendError::OutOfMemory(format!("{len} bytes of kernel memory: {e}")))?;
+        chunks.try_reserve_exact(count).map_err(|e| BackendError::OutOfMemory(format!("{len} bytes of kernel memory: {e}")))?;
         chunks.resize(count, Chunk([0; ARGS_ALIGN]));
         Ok(Self { chunks, len })
     }
@@ -147,20 +140,11 @@ impl AlignedBytes {
 
 /// Checks a launch's shape and arguments against the kernel and the device, the way a GPU
 /// runtime refuses a launch before queueing it.
-pub(super) fn validate_launch(
-    kernel: &Kernel,
-    config: &LaunchConfig,
-    args_len: usize,
-    props: &DeviceProperties,
-) -> Result<(), BackendError> {
+pub(super) fn validate_launch(kernel: &Kernel, config: &LaunchConfig, args_len: usize, props: &DeviceProperties) -> Result<(), BackendError> {
     let name = &kernel.name;
-    let bad =
-        |what: String| BackendError::InvalidConfiguration(format!("launch of `{name}`: {what}"));
+    let bad = |what: String| BackendError::InvalidConfiguration(format!("launch of `{name}`: {what}"));
     if config.grid.contains(&0) || config.block.contains(&0) {
-        return Err(bad(format!(
-            "grid {:?} and block {:?} must be at least 1 in every dimension",
-            config.grid, config.block
-        )));
+        return Err(bad(format!("grid {:?} and block {:?} must be at least 1 in every dimension", config.grid, config.block)));
     }
     for axis in 0..3 {
         let max_block = u32::try_from(props.max_threads_dim[axis]).unwrap_or(0);
@@ -174,10 +158,7 @@ pub(super) fn validate_launch(
     }
     let threads = config.threads_per_block().unwrap_or(u64::MAX);
     if threads > u64::from(kernel.max_threads_per_block) {
-        return Err(bad(format!(
-            "{threads} threads per block exceed the kernel's maximum of {}",
-            kernel.max_threads_per_block
-        )));
+        return Err(bad(format!("{threads} threads per block exceed the kernel's maximum of {}", kernel.max_threads_per_block)));
     }
     let shared = u64::from(config.shared_mem) + u64::from(kernel.static_shared);
     if shared > props.shared_mem_per_block {
@@ -187,9 +168,7 @@ pub(super) fn validate_launch(
         )));
     }
     if args_len > MAX_KERNEL_ARGS_LEN {
-        return Err(BackendError::InvalidValue(format!(
-            "launch of `{name}`: {args_len} argument bytes exceed the limit of {MAX_KERNEL_ARGS_LEN}"
-        )));
+        return Err(BackendError::InvalidValue(format!("launch of `{name}`: {args_len} argument bytes exceed the limit of {MAX_KERNEL_ARGS_LEN}")));
     }
     if (args_len as u64) < kernel.args_len {
         return Err(BackendError::InvalidValue(format!(
@@ -216,11 +195,8 @@ impl KernelLaunch {
     /// Runs every block. A panic anywhere in the worker's part becomes `LaunchFailure`.
     pub(super) fn run(self) -> Result<(), BackendError> {
         let name = self.module.kernels()[self.kernel].name.clone();
-        panic::catch_unwind(AssertUnwindSafe(|| self.run_blocks())).unwrap_or_else(|_| {
-            Err(BackendError::LaunchFailure(format!(
-                "the launch of `{name}` panicked in the worker"
-            )))
-        })
+        panic::catch_unwind(AssertUnwindSafe(|| self.run_blocks()))
+            .unwrap_or_else(|_| Err(BackendError::LaunchFailure(format!("the launch of `{name}` panicked in the worker"))))
     }
 
     fn run_blocks(&self) -> Result<(), BackendError> {
@@ -242,11 +218,7 @@ impl KernelLaunch {
                 let ctx = BlockCtx {
                     grid: self.config.grid,
                     block: self.config.block,
-                    block_idx: [
-                        (block % gx) as u32,
-                        ((block / gx) % gy) as u32,
-                        (block / (gx * gy)) as u32,
-                    ],
+                    block_idx: [(block % gx) as u32, ((block / gx) % gy) as u32, (block / (gx * gy)) as u32],
                     dynamic_shared_size: self.config.shared_mem,
                     dynamic_shared: shared.as_mut_ptr(),
                 };
@@ -258,27 +230,14 @@ impl KernelLaunch {
                 unsafe { (kernel.run_block)(args.get(), &ctx) };
             }
         };
-        let helpers = self
-            .threads
-            .min(usize::try_from(blocks).unwrap_or(usize::MAX))
-            .saturating_sub(1);
+        let helpers = self.threads.min(usize::try_from(blocks).unwrap_or(usize::MAX)).saturating_sub(1);
         thread::scope(|scope| {
-            let spawned: Vec<_> = (0..helpers)
-                .map_while(|i| {
-                    thread::Builder::new()
-                        .name(format!("hip-host-kernel-{i}"))
-                        .spawn_scoped(scope, worker)
-                        .ok()
-                })
-                .collect();
+            let spawned: Vec<_> =
+                (0..helpers).map_while(|i| thread::Builder::new().name(format!("hip-host-kernel-{i}")).spawn_scoped(scope, worker).ok()).collect();
             let mut outcome = worker();
             for helper in spawned {
-                let joined = helper.join().unwrap_or_else(|_| {
-                    Err(BackendError::LaunchFailure(format!(
-                        "a block thread of `{}` panicked",
-                        kernel.name
-                    )))
-                });
+                let joined =
+                    helper.join().unwrap_or_else(|_| Err(BackendError::LaunchFailure(format!("a block thread of `{}` panicked", kernel.name))));
                 if outcome.is_ok() {
                     outcome = joined;
                 }
@@ -287,9 +246,7 @@ impl KernelLaunch {
         })
         .map_err(|e| match e {
             BackendError::LaunchFailure(_) => e,
-            other => {
-                BackendError::LaunchFailure(format!("launch of `{}` failed: {other}", kernel.name))
-            }
+            other => BackendError::LaunchFailure(format!("launch of `{}` failed: {other}", kernel.name)),
         })
     }
 }
@@ -314,9 +271,7 @@ unsafe impl Sync for SendPtr {}
 /// of; the version is the device's `major·10 + minor`.
 pub(super) fn attributes(kernel: &Kernel, props: &DeviceProperties) -> FunctionAttributes {
     let version = props.major * 10 + props.minor;
-    let dynamic = props
-        .shared_mem_per_block
-        .saturating_sub(u64::from(kernel.static_shared));
+    let dynamic = props.shared_mem_per_block.saturating_sub(u64::from(kernel.static_shared));
     FunctionAttributes {
         binary_version: version,
         ptx_version: version,
@@ -339,16 +294,9 @@ pub(super) fn attributes(kernel: &Kernel, props: &DeviceProperties) -> FunctionA
 /// `max_blocks = max_warps` (as the session reports `maxBlocksPerMultiProcessor`) and
 /// `shared(block)` is static plus dynamic shared memory (no limit when 0). A block larger than
 /// the kernel allows, or needing more shared memory than a block may have, fits 0 times.
-pub(super) fn max_active_blocks(
-    kernel: &Kernel,
-    props: &DeviceProperties,
-    block_size: u32,
-    dynamic_shared: u64,
-) -> Result<u32, BackendError> {
+pub(super) fn max_active_blocks(kernel: &Kernel, props: &DeviceProperties, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError> {
     if block_size == 0 {
-        return Err(BackendError::InvalidValue(
-            "occupancy of a block size of 0".into(),
-        ));
+        return Err(BackendError::InvalidValue("occupancy of a block size of 0".into()));
     }
     let shared = dynamic_shared.saturating_add(u64::from(kernel.static_shared));
     if block_size > kernel.max_threads_per_block || shared > props.shared_mem_per_block {
@@ -379,12 +327,7 @@ pub(super) fn max_potential_block_size(
     };
     let warp = props.warp_size.max(1) as u32;
     let mut candidates = vec![limit];
-    candidates.extend(
-        (1..=limit / warp)
-            .rev()
-            .map(|w| w * warp)
-            .filter(|&b| b != limit),
-    );
+    candidates.extend((1..=limit / warp).rev().map(|w| w * warp).filter(|&b| b != limit));
     let mut best = (0u64, 0u32, 0u32); // (active threads, block size, active blocks)
     for block in candidates {
         let blocks = max_active_blocks(kernel, props, block, dynamic_shared)?;
@@ -413,20 +356,12 @@ mod tests {
             }
         }
         tracker.retire(Box::new(Marker(Arc::clone(&dropped))));
-        assert_eq!(
-            dropped.load(Ordering::SeqCst),
-            1,
-            "nothing in flight: dropped at once"
-        );
+        assert_eq!(dropped.load(Ordering::SeqCst), 1, "nothing in flight: dropped at once");
         let first = tracker.begin();
         tracker.retire(Box::new(Marker(Arc::clone(&dropped))));
         let second = tracker.begin();
         drop(second);
-        assert_eq!(
-            dropped.load(Ordering::SeqCst),
-            1,
-            "the first launch may still use it"
-        );
+        assert_eq!(dropped.load(Ordering::SeqCst), 1, "the first launch may still use it");
         drop(first);
         assert_eq!(dropped.load(Ordering::SeqCst), 2);
     }

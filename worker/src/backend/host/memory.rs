@@ -19,16 +19,13 @@ use std::alloc::{self, Layout};
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::ptr::NonNull;
-use std::sync::{Arc, RwLock};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
 
-use super::{read_lock, write_lock, HostBackend};
 use super::stream::StreamOp;
+use super::{read_lock, write_lock, HostBackend};
 
-use crate::backend::{
-    BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern,
-    Pitched, Rows, StreamHandle,
-};
+use crate::backend::{BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows, StreamHandle};
 
 /// Capacity granularity: usage is counted in pages, as a GPU allocator would round.
 pub(super) const PAGE: u64 = 4096;
@@ -46,33 +43,19 @@ pub(super) struct DeviceMemory {
 
 impl DeviceMemory {
     pub(super) fn new(capacity: u64) -> Self {
-        Self {
-            capacity,
-            used: AtomicU64::new(0),
-        }
+        Self { capacity, used: AtomicU64::new(0) }
     }
 
     pub(super) fn info(&self) -> MemInfo {
         let used = self.used.load(Ordering::Acquire);
-        MemInfo {
-            free: self.capacity.saturating_sub(used),
-            total: self.capacity,
-        }
+        MemInfo { free: self.capacity.saturating_sub(used), total: self.capacity }
     }
 
     /// Claims `bytes` of capacity, or `None` if they are not free. Nothing is allocated here:
     /// the claim comes first, so an impossible request never reaches the host allocator.
     pub(super) fn try_reserve(self: &Arc<Self>, bytes: u64) -> Option<Reservation> {
-        self.used
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
-                used.checked_add(bytes)
-                    .filter(|&total| total <= self.capacity)
-            })
-            .ok()?;
-        Some(Reservation {
-            memory: Arc::clone(self),
-            bytes,
-        })
+        self.used.fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| used.checked_add(bytes).filter(|&total| total <= self.capacity)).ok()?;
+        Some(Reservation { memory: Arc::clone(self), bytes })
     }
 }
 
@@ -106,18 +89,12 @@ unsafe impl Sync for HostBlock {}
 
 impl HostBlock {
     fn alloc_zeroed(len: usize) -> Option<Self> {
-        debug_assert!(
-            len > 0,
-            "zero-sized allocations never reach the host allocator"
-        );
+        debug_assert!(len > 0, "zero-sized allocations never reach the host allocator");
         let total = len.checked_add(RED_ZONE)?;
         let layout = Layout::from_size_align(total, ALLOC_ALIGN).ok()?;
         // SAFETY: `layout` has a non-zero size (`RED_ZONE > 0`).
         let ptr = unsafe { alloc::alloc_zeroed(layout) };
-        Some(Self {
-            ptr: NonNull::new(ptr)?,
-            layout,
-        })
+        Some(Self { ptr: NonNull::new(ptr)?, layout })
     }
 }
 
@@ -131,10 +108,7 @@ impl Drop for HostBlock {
 /// What backs an address range.
 enum Backing {
     /// Memory of `hipMalloc`, counted against its device's capacity.
-    Owned {
-        _block: HostBlock,
-        _capacity: Reservation,
-    },
+    Owned { _block: HostBlock, _capacity: Reservation },
     /// A module global: bytes inside a loaded module, kept mapped by holding its owner.
     External { _owner: Arc<dyn Any + Send + Sync> },
 }
@@ -225,9 +199,7 @@ impl Region {
     /// The region's bytes in a new buffer; a buffer the host cannot provide is `OutOfMemory`.
     pub(super) fn read_to_vec(&self) -> Result<Vec<u8>, BackendError> {
         let mut out = Vec::new();
-        out.try_reserve_exact(self.len).map_err(|e| {
-            BackendError::OutOfMemory(format!("host buffer of {} bytes: {e}", self.len))
-        })?;
+        out.try_reserve_exact(self.len).map_err(|e| BackendError::OutOfMemory(format!("host buffer of {} bytes: {e}", self.len)))?;
         self.with_bytes(|src| out.extend_from_slice(src));
         Ok(out)
     }
@@ -293,8 +265,7 @@ impl Region {
     pub(super) fn read_rows(&self, rows: RowLayout) -> Result<Vec<u8>, BackendError> {
         let len = rows.width * rows.height;
         let mut out = Vec::new();
-        out.try_reserve_exact(len)
-            .map_err(|e| BackendError::OutOfMemory(format!("host buffer of {len} bytes: {e}")))?;
+        out.try_reserve_exact(len).map_err(|e| BackendError::OutOfMemory(format!("host buffer of {len} bytes: {e}")))?;
         self.with_bytes(|src| {
             for offset in rows.offsets() {
                 out.extend_from_slice(&src[offset..offset + rows.width]);
@@ -349,43 +320,22 @@ fn overlaps(live: &BTreeMap<u64, Arc<Allocation>>, base: u64, size: u64) -> bool
     let end = base.saturating_add(size);
     // Live ranges do not overlap, so only the last one starting below `end` can reach into
     // `base..end`.
-    live.range(..end)
-        .next_back()
-        .is_some_and(|(_, a)| a.end() > base)
+    live.range(..end).next_back().is_some_and(|(_, a)| a.end() > base)
 }
 
 impl AddressSpace {
     pub(super) fn new() -> Self {
-        Self {
-            live: RwLock::new(BTreeMap::new()),
-        }
+        Self { live: RwLock::new(BTreeMap::new()) }
     }
 
     /// Allocates `size` bytes of host memory against `capacity` and maps them on `device` at
     /// their own address.
-    pub(super) fn map(
-        &self,
-        device: DeviceIndex,
-        size: u64,
-        capacity: Reservation,
-    ) -> Result<DevicePtr, BackendError> {
-        let len = usize::try_from(size).map_err(|_| {
-            BackendError::OutOfMemory(format!("{size} bytes exceed the host address space"))
-        })?;
-        let block = HostBlock::alloc_zeroed(len).ok_or_else(|| {
-            BackendError::OutOfMemory(format!("host allocator refused {size} bytes"))
-        })?;
+    pub(super) fn map(&self, device: DeviceIndex, size: u64, capacity: Reservation) -> Result<DevicePtr, BackendError> {
+        let len = usize::try_from(size).map_err(|_| BackendError::OutOfMemory(format!("{size} bytes exceed the host address space")))?;
+        let block = HostBlock::alloc_zeroed(len).ok_or_else(|| BackendError::OutOfMemory(format!("host allocator refused {size} bytes")))?;
         let base = block.ptr.as_ptr() as u64;
-        let allocation = Arc::new(Allocation {
-            base,
-            size,
-            device,
-            lock: RwLock::new(()),
-            backing: Backing::Owned {
-                _block: block,
-                _capacity: capacity,
-            },
-        });
+        let allocation =
+            Arc::new(Allocation { base, size, device, lock: RwLock::new(()), backing: Backing::Owned { _block: block, _capacity: capacity } });
         // A fresh block from the allocator cannot overlap a live one; module globals lie in
         // module images, never in the heap.
         write_lock(&self.live).insert(base, allocation);
@@ -402,33 +352,16 @@ impl AddressSpace {
         owner: Arc<dyn Any + Send + Sync>,
     ) -> Result<DevicePtr, BackendError> {
         if base == 0 || size == 0 || base.checked_add(size).is_none() {
-            return Err(BackendError::InvalidValue(format!(
-                "external range {:#x}+{size} is empty or wraps",
-                base
-            )));
+            return Err(BackendError::InvalidValue(format!("external range {:#x}+{size} is empty or wraps", base)));
         }
         if usize::try_from(size).is_err() {
-            return Err(BackendError::InvalidValue(format!(
-                "external range of {size} bytes exceeds the host address space"
-            )));
+            return Err(BackendError::InvalidValue(format!("external range of {size} bytes exceeds the host address space")));
         }
         let mut live = write_lock(&self.live);
         if overlaps(&live, base, size) {
-            return Err(BackendError::InvalidValue(format!(
-                "external range {:#x}+{size} overlaps live device memory",
-                base
-            )));
+            return Err(BackendError::InvalidValue(format!("external range {:#x}+{size} overlaps live device memory", base)));
         }
-        live.insert(
-            base,
-            Arc::new(Allocation {
-                base,
-                size,
-                device,
-                lock: RwLock::new(()),
-                backing: Backing::External { _owner: owner },
-            }),
-        );
+        live.insert(base, Arc::new(Allocation { base, size, device, lock: RwLock::new(()), backing: Backing::External { _owner: owner } }));
         Ok(DevicePtr(base))
     }
 
@@ -437,13 +370,9 @@ impl AddressSpace {
     pub(super) fn unmap(&self, ptr: DevicePtr) -> Result<Arc<Allocation>, BackendError> {
         let mut live = write_lock(&self.live);
         match live.get(&ptr.0) {
-            Some(a) if a.is_external() => Err(BackendError::InvalidValue(format!(
-                "{ptr} is a module global, which cannot be freed"
-            ))),
+            Some(a) if a.is_external() => Err(BackendError::InvalidValue(format!("{ptr} is a module global, which cannot be freed"))),
             Some(_) => Ok(live.remove(&ptr.0).expect("present")),
-            None => Err(BackendError::InvalidValue(format!(
-                "{ptr} is not the start of a live allocation"
-            ))),
+            None => Err(BackendError::InvalidValue(format!("{ptr} is not the start of a live allocation"))),
         }
     }
 
@@ -468,9 +397,7 @@ impl AddressSpace {
             .next_back()
             .map(|(_, allocation)| allocation)
             .filter(|a| ptr.0 - a.base < a.size || (len == 0 && ptr.0 - a.base == a.size))
-            .ok_or_else(|| {
-                BackendError::InvalidDevicePointer(format!("{ptr} is not in a live allocation"))
-            })?;
+            .ok_or_else(|| BackendError::InvalidDevicePointer(format!("{ptr} is not in a live allocation")))?;
         let offset = ptr.0 - allocation.base;
         if len > allocation.size - offset {
             return Err(BackendError::InvalidValue(format!(
@@ -480,11 +407,7 @@ impl AddressSpace {
             )));
         }
         // Both fit in usize: the allocation's size did when it was mapped.
-        Ok(Region {
-            allocation: Arc::clone(allocation),
-            offset: offset as usize,
-            len: len as usize,
-        })
+        Ok(Region { allocation: Arc::clone(allocation), offset: offset as usize, len: len as usize })
     }
 }
 
@@ -500,17 +423,10 @@ impl MemoryBackend for HostBackend {
         }
         let out_of_memory = || {
             let MemInfo { free, total } = device.memory.info();
-            BackendError::OutOfMemory(format!(
-                "{size} bytes requested on device {dev}, {free} of {total} free"
-            ))
+            BackendError::OutOfMemory(format!("{size} bytes requested on device {dev}, {free} of {total} free"))
         };
-        let footprint = size
-            .checked_next_multiple_of(PAGE)
-            .ok_or_else(out_of_memory)?;
-        let capacity = device
-            .memory
-            .try_reserve(footprint)
-            .ok_or_else(out_of_memory)?;
+        let footprint = size.checked_next_multiple_of(PAGE).ok_or_else(out_of_memory)?;
+        let capacity = device.memory.try_reserve(footprint).ok_or_else(out_of_memory)?;
         self.address_space.map(dev, size, capacity)
     }
 
@@ -523,22 +439,12 @@ impl MemoryBackend for HostBackend {
         Ok(())
     }
 
-    fn memcpy_htod(
-        &self,
-        stream: Option<StreamHandle>,
-        dst: DevicePtr,
-        data: HostData,
-    ) -> Result<(), BackendError> {
+    fn memcpy_htod(&self, stream: Option<StreamHandle>, dst: DevicePtr, data: HostData) -> Result<(), BackendError> {
         let dst = self.resolve(dst, data.len() as u64)?;
         self.enqueue(stream, &[dst.device()], StreamOp::CopyHtoD { dst, data })
     }
 
-    fn memcpy_htod_sync(
-        &self,
-        stream: Option<StreamHandle>,
-        dst: DevicePtr,
-        data: &[u8],
-    ) -> Result<(), BackendError> {
+    fn memcpy_htod_sync(&self, stream: Option<StreamHandle>, dst: DevicePtr, data: &[u8]) -> Result<(), BackendError> {
         let dst = self.resolve(dst, data.len() as u64)?;
         self.wait_for_stream(stream, &[dst.device()])?;
         dst.write(data);
@@ -558,100 +464,51 @@ impl MemoryBackend for HostBackend {
         Ok(())
     }
 
-    fn memcpy_dtoh(
-        &self,
-        stream: Option<StreamHandle>,
-        src: DevicePtr,
-        len: u64,
-        done: DtohDone,
-    ) -> Result<(), BackendError> {
+    fn memcpy_dtoh(&self, stream: Option<StreamHandle>, src: DevicePtr, len: u64, done: DtohDone) -> Result<(), BackendError> {
         let src = self.resolve(src, len)?;
         self.enqueue(stream, &[src.device()], StreamOp::CopyDtoH { src, done })
     }
 
-    fn memcpy_dtoh_sync(
-        &self,
-        stream: Option<StreamHandle>,
-        src: DevicePtr,
-        out: &mut [u8],
-    ) -> Result<(), BackendError> {
+    fn memcpy_dtoh_sync(&self, stream: Option<StreamHandle>, src: DevicePtr, out: &mut [u8]) -> Result<(), BackendError> {
         let src = self.resolve(src, out.len() as u64)?;
         self.wait_for_stream(stream, &[src.device()])?;
         src.read_into(out);
         Ok(())
     }
 
-    fn with_device_bytes(
-        &self,
-        stream: Option<StreamHandle>,
-        src: DevicePtr,
-        len: u64,
-        read: &mut dyn FnMut(&[u8]),
-    ) -> Result<(), BackendError> {
+    fn with_device_bytes(&self, stream: Option<StreamHandle>, src: DevicePtr, len: u64, read: &mut dyn FnMut(&[u8])) -> Result<(), BackendError> {
         let src = self.resolve(src, len)?;
         self.wait_for_stream(stream, &[src.device()])?;
         src.with_bytes(read);
         Ok(())
     }
 
-    fn memcpy_dtod(
-        &self,
-        stream: Option<StreamHandle>,
-        dst: DevicePtr,
-        src: DevicePtr,
-        len: u64,
-    ) -> Result<(), BackendError> {
+    fn memcpy_dtod(&self, stream: Option<StreamHandle>, dst: DevicePtr, src: DevicePtr, len: u64) -> Result<(), BackendError> {
         let dst = self.resolve(dst, len)?;
         let src = self.resolve(src, len)?;
         let devices = [dst.device(), src.device()];
         self.enqueue(stream, &devices, StreamOp::CopyDtoD { dst, src })
     }
 
-    fn memset(
-        &self,
-        stream: Option<StreamHandle>,
-        dst: DevicePtr,
-        pattern: MemsetPattern,
-        count: u64,
-    ) -> Result<(), BackendError> {
-        let len = pattern.byte_len(count).ok_or_else(|| {
-            BackendError::InvalidValue(format!("memset of {count} elements overflows"))
-        })?;
+    fn memset(&self, stream: Option<StreamHandle>, dst: DevicePtr, pattern: MemsetPattern, count: u64) -> Result<(), BackendError> {
+        let len = pattern.byte_len(count).ok_or_else(|| BackendError::InvalidValue(format!("memset of {count} elements overflows")))?;
         let dst = self.resolve(dst, len)?;
         self.enqueue(stream, &[dst.device()], StreamOp::Memset { dst, pattern })
     }
 
-    fn memcpy_htod_2d(
-        &self,
-        stream: Option<StreamHandle>,
-        dst: Pitched,
-        width: u64,
-        data: HostData,
-    ) -> Result<(), BackendError> {
+    fn memcpy_htod_2d(&self, stream: Option<StreamHandle>, dst: Pitched, width: u64, data: HostData) -> Result<(), BackendError> {
         let (region, rows) = self.resolve_rows(dst, width, data.len() as u64 / width.max(1))?;
         let devices = [region.device()];
         self.enqueue(stream, &devices, StreamOp::CopyHtoD2D { dst: region, rows, data })
     }
 
-    fn memcpy_dtoh_2d(
-        &self,
-        stream: Option<StreamHandle>,
-        src: Pitched,
-        rows: Rows,
-        done: DtohDone,
-    ) -> Result<(), BackendError> {
+    fn memcpy_dtoh_2d(&self, stream: Option<StreamHandle>, src: Pitched, rows: Rows, done: DtohDone) -> Result<(), BackendError> {
         let (region, rows) = self.resolve_rows(src, rows.width, rows.height)?;
         let devices = [region.device()];
         self.enqueue(stream, &devices, StreamOp::CopyDtoH2D { src: region, rows, done })
     }
 
-    fn memcpy_dtod_2d(
-        &self,
-        stream: Option<StreamHandle>,
-        dst: Pitched,
-        src: Pitched,
-        rows: Rows,
-    ) -> Result<(), BackendError> {
+    fn memcpy_dtod_2d(&self, stream: Option<StreamHandle>, dst: Pitched, src: Pitched, rows: Rows) -> Result<(), BackendError> {
         let (dst_region, dst_rows) = self.resolve_rows(dst, rows.width, rows.height)?;
         let (src_region, src_rows) = self.resolve_rows(src, rows.width, rows.height)?;
         let devices = [dst_region.device(), src_region.device()];
@@ -681,12 +538,7 @@ impl MemoryBackend for HostBackend {
         self.memcpy_dtod(stream, dst, src, len)
     }
 
-    fn malloc_async(
-        &self,
-        stream: Option<StreamHandle>,
-        dev: DeviceIndex,
-        size: u64,
-    ) -> Result<DevicePtr, BackendError> {
+    fn malloc_async(&self, stream: Option<StreamHandle>, dev: DeviceIndex, size: u64) -> Result<DevicePtr, BackendError> {
         if let Some(handle) = stream {
             self.stream(handle)?;
         }
@@ -711,9 +563,7 @@ mod tests {
 
     fn map(space: &AddressSpace, memory: &Arc<DeviceMemory>, size: u64) -> DevicePtr {
         let footprint = size.next_multiple_of(PAGE);
-        space
-            .map(0, size, memory.try_reserve(footprint).unwrap())
-            .unwrap()
+        space.map(0, size, memory.try_reserve(footprint).unwrap()).unwrap()
     }
 
     #[test]
@@ -722,13 +572,7 @@ mod tests {
         let first = memory.try_reserve(2 * PAGE).unwrap();
         assert!(memory.try_reserve(2 * PAGE).is_none());
         assert!(memory.try_reserve(u64::MAX).is_none());
-        assert_eq!(
-            memory.info(),
-            MemInfo {
-                free: PAGE,
-                total: 3 * PAGE
-            }
-        );
+        assert_eq!(memory.info(), MemInfo { free: PAGE, total: 3 * PAGE });
         drop(first);
         assert_eq!(memory.info().free, 3 * PAGE);
     }
@@ -745,10 +589,7 @@ mod tests {
         // A write through the raw address is what the region reads back, and vice versa.
         // SAFETY: `a` is a live 10-byte allocation and no region of it is in use.
         unsafe { std::ptr::write_bytes(a.0 as *mut u8, 0x5a, 10) };
-        assert_eq!(
-            space.resolve(a, 10).unwrap().read_to_vec().unwrap(),
-            [0x5a; 10]
-        );
+        assert_eq!(space.resolve(a, 10).unwrap().read_to_vec().unwrap(), [0x5a; 10]);
         space.resolve(b, 4).unwrap().write(&[1, 2, 3, 4]);
         // SAFETY: `b` is live and at least 4 bytes long.
         let seen = unsafe { std::slice::from_raw_parts(b.0 as *const u8, 4) };
@@ -767,11 +608,7 @@ mod tests {
         let unmapped = space.unmap(a).unwrap();
         drop(unmapped);
         assert!(space.resolve(a, 1).is_err());
-        assert_eq!(
-            memory.info().free,
-            (1 << 20) - PAGE,
-            "still held by the region"
-        );
+        assert_eq!(memory.info().free, (1 << 20) - PAGE, "still held by the region");
         region.fill(MemsetPattern::U8(7));
         assert_eq!(region.read_to_vec().unwrap(), [7; 64]);
         drop(region);
@@ -789,26 +626,12 @@ mod tests {
         let global = space.map_external(0, base, 32, Arc::clone(&owner)).unwrap();
         space.resolve(global, 32).unwrap().write(&[9; 32]);
         assert_eq!(backing[..], [9; 32]);
-        assert!(matches!(
-            space.unmap(global),
-            Err(BackendError::InvalidValue(_))
-        ));
+        assert!(matches!(space.unmap(global), Err(BackendError::InvalidValue(_))));
         // Overlaps, empty and wrapping ranges are refused.
-        for (b, s) in [
-            (base + 8, 8),
-            (base, 0),
-            (u64::MAX - 4, 8),
-            (owned.0 + 64, 8),
-        ] {
-            assert!(
-                space.map_external(0, b, s, Arc::clone(&owner)).is_err(),
-                "{b:#x}+{s}"
-            );
+        for (b, s) in [(base + 8, 8), (base, 0), (u64::MAX - 4, 8), (owned.0 + 64, 8)] {
+            assert!(space.map_external(0, b, s, Arc::clone(&owner)).is_err(), "{b:#x}+{s}");
         }
-        assert!(
-            space.unmap_external(owned).is_none(),
-            "only external ranges"
-        );
+        assert!(space.unmap_external(owned).is_none(), "only external ranges");
         assert!(space.unmap_external(global).is_some());
         assert!(space.resolve(global, 1).is_err());
     }
@@ -818,32 +641,12 @@ mod tests {
         let space = AddressSpace::new();
         let memory = Arc::new(DeviceMemory::new(1 << 20));
         let a = map(&space, &memory, 100);
-        assert_eq!(
-            space.resolve(a, 100).unwrap().read_to_vec().unwrap(),
-            [0; 100]
-        );
-        assert!(space
-            .resolve(DevicePtr(a.0 + 100), 0)
-            .unwrap()
-            .read_to_vec()
-            .unwrap()
-            .is_empty());
-        assert!(matches!(
-            space.resolve(DevicePtr(a.0 + 50), 51),
-            Err(BackendError::InvalidValue(_))
-        ));
-        assert!(matches!(
-            space.resolve(DevicePtr(a.0 + 100), 1),
-            Err(BackendError::InvalidDevicePointer(_))
-        ));
-        assert!(matches!(
-            space.resolve(DevicePtr(a.0 - 1), 1),
-            Err(BackendError::InvalidDevicePointer(_))
-        ));
-        assert!(matches!(
-            space.resolve(DevicePtr(a.0), u64::MAX),
-            Err(BackendError::InvalidValue(_))
-        ));
+        assert_eq!(space.resolve(a, 100).unwrap().read_to_vec().unwrap(), [0; 100]);
+        assert!(space.resolve(DevicePtr(a.0 + 100), 0).unwrap().read_to_vec().unwrap().is_empty());
+        assert!(matches!(space.resolve(DevicePtr(a.0 + 50), 51), Err(BackendError::InvalidValue(_))));
+        assert!(matches!(space.resolve(DevicePtr(a.0 + 100), 1), Err(BackendError::InvalidDevicePointer(_))));
+        assert!(matches!(space.resolve(DevicePtr(a.0 - 1), 1), Err(BackendError::InvalidDevicePointer(_))));
+        assert!(matches!(space.resolve(DevicePtr(a.0), u64::MAX), Err(BackendError::InvalidValue(_))));
     }
 
     #[test]
@@ -851,10 +654,7 @@ mod tests {
         let space = AddressSpace::new();
         let memory = Arc::new(DeviceMemory::new(1 << 20));
         let a = map(&space, &memory, 8);
-        space
-            .resolve(a, 8)
-            .unwrap()
-            .write(&[0, 1, 2, 3, 4, 5, 6, 7]);
+        space.resolve(a, 8).unwrap().write(&[0, 1, 2, 3, 4, 5, 6, 7]);
         let dst = space.resolve(DevicePtr(a.0 + 2), 5).unwrap();
         let src = space.resolve(a, 5).unwrap();
         Region::copy(&dst, &src);

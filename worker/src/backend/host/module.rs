@@ -22,20 +22,19 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 use proto_core::limits::{MAX_KERNEL_ARGS_LEN, MAX_KERNEL_PARAMS, MAX_NAME_LEN};
 
-use super::{lock, read_lock, write_lock, HostBackend, KernelRef, KernelSettings, ModuleEntry};
 use super::launch::{self, AlignedBytes, KernelLaunch};
 use super::stream::StreamOp;
+use super::{lock, read_lock, write_lock, HostBackend, KernelRef, KernelSettings, ModuleEntry};
 
 use crate::backend::{
-    args_len, BackendError, DeviceIndex, DevicePtr, FunctionAttribute, FunctionAttributes,
-    FunctionHandle, KernelFunction, LaunchConfig, ModuleBackend, ModuleFormat, ModuleHandle,
-    ParamLayout, StreamHandle,
+    args_len, BackendError, DeviceIndex, DevicePtr, FunctionAttribute, FunctionAttributes, FunctionHandle, KernelFunction, LaunchConfig,
+    ModuleBackend, ModuleFormat, ModuleHandle, ParamLayout, StreamHandle,
 };
 
 /// The descriptor's symbol (`HIP_REMOTE_HOST_MODULE_SYMBOL`).
@@ -74,11 +73,7 @@ const HOST_MACHINE: (u16, &str) = (21, "powerpc64");
 const HOST_MACHINE: (u16, &str) = (22, "s390x");
 #[cfg(target_arch = "loongarch64")]
 const HOST_MACHINE: (u16, &str) = (258, "loongarch64");
-const HOST_ELF_CLASS: u8 = if cfg!(target_pointer_width = "64") {
-    2
-} else {
-    1
-};
+const HOST_ELF_CLASS: u8 = if cfg!(target_pointer_width = "64") { 2 } else { 1 };
 const HOST_ELF_DATA: u8 = if cfg!(target_endian = "little") { 1 } else { 2 };
 
 /// `hip_remote_block_ctx`.
@@ -184,12 +179,7 @@ const _: () = {
 impl HostModule {
     /// Checks that `image` is a host module for this CPU (or names what it is instead), writes
     /// it to a private temporary file in `dir`, loads and validates it.
-    pub(super) fn load_image(
-        image: &[u8],
-        format: ModuleFormat,
-        dir: &Path,
-        limits: &ModuleLimits,
-    ) -> Result<Self, BackendError> {
+    pub(super) fn load_image(image: &[u8], format: ModuleFormat, dir: &Path, limits: &ModuleLimits) -> Result<Self, BackendError> {
         classify(image, format)?;
         let file = TempImage::write(dir, image)?;
         let loaded = Self::load_path(file.path(), "module image", limits);
@@ -198,45 +188,31 @@ impl HostModule {
     }
 
     /// Loads and validates the host module at `path` (`origin` names it in messages).
-    pub(super) fn load_path(
-        path: &Path,
-        origin: &str,
-        limits: &ModuleLimits,
-    ) -> Result<Self, BackendError> {
+    pub(super) fn load_path(path: &Path, origin: &str, limits: &ModuleLimits) -> Result<Self, BackendError> {
         // SAFETY: loading a shared object runs its initializers. The host backend runs client
         // code by design (see the module documentation); `RTLD_LOCAL` keeps its symbols out
         // of the global namespace, `RTLD_NOW` resolves everything before any of it runs.
-        let library = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| {
-            BackendError::SharedObjectInitFailed(format!("{origin}: dlopen failed: {e}"))
-        })?;
+        let library = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }
+            .map_err(|e| BackendError::SharedObjectInitFailed(format!("{origin}: dlopen failed: {e}")))?;
         let symbol = format!("{HOST_MODULE_SYMBOL}\0");
         // SAFETY: the symbol is looked up as a data address; it is only dereferenced below,
         // as the `hip_remote_host_module` the ABI says it is.
-        let descriptor: *const RawModule =
-            match unsafe { library.get::<*const RawModule>(symbol.as_bytes()) } {
-                Ok(symbol) => *symbol,
-                Err(_) => {
-                    return Err(BackendError::InvalidImage(format!(
-                        "{origin}: the shared object does not export `{HOST_MODULE_SYMBOL}`, so \
+        let descriptor: *const RawModule = match unsafe { library.get::<*const RawModule>(symbol.as_bytes()) } {
+            Ok(symbol) => *symbol,
+            Err(_) => {
+                return Err(BackendError::InvalidImage(format!(
+                    "{origin}: the shared object does not export `{HOST_MODULE_SYMBOL}`, so \
                          it is not a hip-remote host module"
-                    )))
-                }
-            };
+                )))
+            }
+        };
         if descriptor.is_null() {
-            return Err(BackendError::InvalidImage(format!(
-                "{origin}: `{HOST_MODULE_SYMBOL}` is null"
-            )));
+            return Err(BackendError::InvalidImage(format!("{origin}: `{HOST_MODULE_SYMBOL}` is null")));
         }
         // SAFETY: `descriptor` is the address of the exported descriptor of a library that
         // stays loaded for the rest of this function (and of the returned module).
-        let (kernels, globals) = unsafe { validate(descriptor, limits) }
-            .map_err(|e| BackendError::InvalidImage(format!("{origin}: {e}")))?;
-        Ok(Self {
-            origin: origin.to_string(),
-            kernels,
-            globals,
-            library,
-        })
+        let (kernels, globals) = unsafe { validate(descriptor, limits) }.map_err(|e| BackendError::InvalidImage(format!("{origin}: {e}")))?;
+        Ok(Self { origin: origin.to_string(), kernels, globals, library })
     }
 
     pub(super) fn origin(&self) -> &str {
@@ -302,10 +278,7 @@ fn classify(image: &[u8], format: ModuleFormat) -> Result<(), BackendError> {
         )));
     }
     if image.len() < 64 {
-        return Err(BackendError::InvalidImage(format!(
-            "truncated ELF header ({} bytes)",
-            image.len()
-        )));
+        return Err(BackendError::InvalidImage(format!("truncated ELF header ({} bytes)", image.len())));
     }
     let (class, data) = (image[4], image[5]);
     let half = |at: usize| {
@@ -344,30 +317,19 @@ fn classify(image: &[u8], format: ModuleFormat) -> Result<(), BackendError> {
 /// `descriptor` points to a `hip_remote_host_module` of a loaded library. Its pointers are
 /// followed only after the counts they go with have been bounded; a descriptor whose pointers
 /// lie about the memory behind them can still fault, as any native code in the library could.
-unsafe fn validate(
-    descriptor: *const RawModule,
-    limits: &ModuleLimits,
-) -> Result<(Vec<Kernel>, Vec<Global>), String> {
+unsafe fn validate(descriptor: *const RawModule, limits: &ModuleLimits) -> Result<(Vec<Kernel>, Vec<Global>), String> {
     // SAFETY: per the function's contract.
     let raw = unsafe { &*descriptor };
     if raw.magic != HOST_MODULE_MAGIC {
-        return Err(format!(
-            "bad magic {:#010x} (expected {HOST_MODULE_MAGIC:#010x})",
-            raw.magic
-        ));
+        return Err(format!("bad magic {:#010x} (expected {HOST_MODULE_MAGIC:#010x})", raw.magic));
     }
     if raw.version != HOST_MODULE_VERSION {
-        return Err(format!(
-            "ABI version {} is not supported (this worker speaks {HOST_MODULE_VERSION})",
-            raw.version
-        ));
+        return Err(format!("ABI version {} is not supported (this worker speaks {HOST_MODULE_VERSION})", raw.version));
     }
     // SAFETY: bounded count, non-null checked by `table`.
-    let raw_kernels =
-        unsafe { table(raw.kernels, raw.num_kernels, MAX_MODULE_KERNELS, "kernels") }?;
+    let raw_kernels = unsafe { table(raw.kernels, raw.num_kernels, MAX_MODULE_KERNELS, "kernels") }?;
     // SAFETY: as above.
-    let raw_globals =
-        unsafe { table(raw.globals, raw.num_globals, MAX_MODULE_GLOBALS, "globals") }?;
+    let raw_globals = unsafe { table(raw.globals, raw.num_globals, MAX_MODULE_GLOBALS, "globals") }?;
 
     let mut names = HashSet::new();
     let mut kernels = Vec::with_capacity(raw_kernels.len());
@@ -378,28 +340,15 @@ unsafe fn validate(
         if !names.insert(name.clone()) {
             return Err(format!("kernel `{name}` is declared twice"));
         }
-        let run_block = k
-            .run_block
-            .ok_or_else(|| format!("kernel `{name}`: run_block is null"))?;
+        let run_block = k.run_block.ok_or_else(|| format!("kernel `{name}`: run_block is null"))?;
         // SAFETY: bounded count, non-null checked by `table`.
-        let raw_params = unsafe { table(k.params, k.num_params, MAX_KERNEL_PARAMS, "params") }
-            .map_err(|e| format!("kernel `{name}`: {e}"))?;
-        let params: Vec<ParamLayout> = raw_params
-            .iter()
-            .map(|p| ParamLayout {
-                offset: p.offset,
-                size: p.size,
-            })
-            .collect();
+        let raw_params = unsafe { table(k.params, k.num_params, MAX_KERNEL_PARAMS, "params") }.map_err(|e| format!("kernel `{name}`: {e}"))?;
+        let params: Vec<ParamLayout> = raw_params.iter().map(|p| ParamLayout { offset: p.offset, size: p.size }).collect();
         check_params(&params).map_err(|e| format!("kernel `{name}`: {e}"))?;
         let max_threads_per_block = match k.max_threads_per_block {
             0 => MAX_THREADS_PER_BLOCK,
             n if n <= MAX_THREADS_PER_BLOCK => n,
-            n => {
-                return Err(format!(
-                    "kernel `{name}`: max_threads_per_block {n} exceeds {MAX_THREADS_PER_BLOCK}"
-                ))
-            }
+            n => return Err(format!("kernel `{name}`: max_threads_per_block {n} exceeds {MAX_THREADS_PER_BLOCK}")),
         };
         if u64::from(k.static_shared_size) > limits.shared_mem_per_block {
             return Err(format!(
@@ -407,21 +356,13 @@ unsafe fn validate(
                 k.static_shared_size, limits.shared_mem_per_block
             ));
         }
-        kernels.push(Kernel {
-            args_len: args_len(&params),
-            name,
-            run_block,
-            params,
-            static_shared: k.static_shared_size,
-            max_threads_per_block,
-        });
+        kernels.push(Kernel { args_len: args_len(&params), name, run_block, params, static_shared: k.static_shared_size, max_threads_per_block });
     }
 
     // Globals must lie inside the library's own image, so a copy to one can never land in
     // memory the worker uses for itself.
     // SAFETY: `descriptor` is inside the library (it was found by dlsym).
-    let image_base = unsafe { containing_object(descriptor.cast()) }
-        .ok_or("cannot locate the module's own image")?;
+    let image_base = unsafe { containing_object(descriptor.cast()) }.ok_or("cannot locate the module's own image")?;
     names.clear();
     let mut globals = Vec::with_capacity(raw_globals.len());
     for (i, g) in raw_globals.iter().enumerate() {
@@ -437,28 +378,13 @@ unsafe fn validate(
             .filter(|_| address != 0 && g.size != 0)
             .ok_or_else(|| format!("global `{name}`: empty, null or wrapping range"))?;
         // SAFETY: `dladdr` only inspects the loader's tables for these addresses.
-        let (first_in, last_in) = unsafe {
-            (
-                containing_object(address as *const c_void),
-                containing_object(last as *const c_void),
-            )
-        };
+        let (first_in, last_in) = unsafe { (containing_object(address as *const c_void), containing_object(last as *const c_void)) };
         if first_in != Some(image_base) || last_in != Some(image_base) {
-            return Err(format!(
-                "global `{name}` ({address:#x}+{}) does not lie inside the module's image",
-                g.size
-            ));
+            return Err(format!("global `{name}` ({address:#x}+{}) does not lie inside the module's image", g.size));
         }
-        globals.push(Global {
-            name,
-            address,
-            size: g.size,
-        });
+        globals.push(Global { name, address, size: g.size });
     }
-    let mut ranges: Vec<(u64, u64, &str)> = globals
-        .iter()
-        .map(|g| (g.address, g.address + g.size, g.name.as_str()))
-        .collect();
+    let mut ranges: Vec<(u64, u64, &str)> = globals.iter().map(|g| (g.address, g.address + g.size, g.name.as_str())).collect();
     ranges.sort_unstable();
     if let Some(w) = ranges.windows(2).find(|w| w[0].1 > w[1].0) {
         return Err(format!("globals `{}` and `{}` overlap", w[0].2, w[1].2));
@@ -475,10 +401,7 @@ fn check_params(params: &[ParamLayout]) -> Result<(), String> {
             return Err(format!("parameter {i} has size 0"));
         }
         if end > MAX_KERNEL_ARGS_LEN as u64 {
-            return Err(format!(
-                "parameter {i} ({}+{}) ends beyond the {MAX_KERNEL_ARGS_LEN}-byte argument limit",
-                p.offset, p.size
-            ));
+            return Err(format!("parameter {i} ({}+{}) ends beyond the {MAX_KERNEL_ARGS_LEN}-byte argument limit", p.offset, p.size));
         }
         spans.push((u64::from(p.offset), end, i));
     }
@@ -495,12 +418,7 @@ fn check_params(params: &[ParamLayout]) -> Result<(), String> {
 ///
 /// When `count` is within bounds, `ptr` points to `count` initialized `T`s that stay valid
 /// for `'a`.
-unsafe fn table<'a, T>(
-    ptr: *const T,
-    count: u32,
-    max: usize,
-    what: &str,
-) -> Result<&'a [T], String> {
+unsafe fn table<'a, T>(ptr: *const T, count: u32, max: usize, what: &str) -> Result<&'a [T], String> {
     let count = count as usize;
     if count > max {
         return Err(format!("{count} {what} exceed the limit of {max}"));
@@ -539,9 +457,7 @@ unsafe fn c_name(ptr: *const c_char) -> Result<String, String> {
     }
     // SAFETY: `len` bytes and the NUL after them were just found readable.
     let name = unsafe { CStr::from_ptr(ptr) };
-    name.to_str()
-        .map(str::to_string)
-        .map_err(|_| "is not UTF-8".into())
+    name.to_str().map(str::to_string).map_err(|_| "is not UTF-8".into())
 }
 
 /// Base address of the loaded object containing `addr`, if any.
@@ -570,32 +486,17 @@ impl TempImage {
     fn write(dir: &Path, image: &[u8]) -> Result<Self, BackendError> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         // The time keeps names of an earlier process with the same pid from colliding.
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path = dir.join(format!(
-            "hip-remote-module-{}-{}-{nanos}.so",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        let path = dir.join(format!("hip-remote-module-{}-{}-{nanos}.so", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
         let write = || -> std::io::Result<()> {
             // `create_new` (O_EXCL) never follows or reuses an existing path.
-            let mut file = OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&path)?;
+            let mut file = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path)?;
             file.write_all(image)?;
             file.sync_data()
         };
         let result = write();
         let temp = Self { path };
-        result.map_err(|e| {
-            BackendError::Unknown(format!(
-                "cannot write the module image to {}: {e}",
-                temp.path.display()
-            ))
-        })?;
+        result.map_err(|e| BackendError::Unknown(format!("cannot write the module image to {}: {e}", temp.path.display())))?;
         Ok(temp)
     }
 
@@ -615,96 +516,44 @@ impl Drop for TempImage {
 }
 
 impl ModuleBackend for HostBackend {
-    fn module_load(
-        &self,
-        dev: DeviceIndex,
-        format: ModuleFormat,
-        image: &[u8],
-    ) -> Result<ModuleHandle, BackendError> {
+    fn module_load(&self, dev: DeviceIndex, format: ModuleFormat, image: &[u8]) -> Result<ModuleHandle, BackendError> {
         let limits = self.module_limits(dev)?;
-        let module = Arc::new(HostModule::load_image(
-            image,
-            format,
-            &std::env::temp_dir(),
-            &limits,
-        )?);
+        let module = Arc::new(HostModule::load_image(image, format, &std::env::temp_dir(), &limits)?);
         let owner: Arc<dyn Any + Send + Sync> = module.clone();
         let mut globals = Vec::with_capacity(module.globals().len());
         for global in module.globals() {
-            match self.address_space.map_external(
-                dev,
-                global.address,
-                global.size,
-                Arc::clone(&owner),
-            ) {
+            match self.address_space.map_external(dev, global.address, global.size, Arc::clone(&owner)) {
                 Ok(ptr) => globals.push(ptr),
                 Err(e) => {
                     self.unmap_globals(&globals);
-                    return Err(BackendError::InvalidImage(format!(
-                        "{}: global `{}`: {}",
-                        module.origin(),
-                        global.name,
-                        e.message()
-                    )));
+                    return Err(BackendError::InvalidImage(format!("{}: global `{}`: {}", module.origin(), global.name, e.message())));
                 }
             }
         }
         let handle = ModuleHandle::from_raw(self.next_handle());
-        let functions: Vec<FunctionHandle> = module
-            .kernels()
-            .iter()
-            .map(|_| FunctionHandle::from_raw(self.next_handle()))
-            .collect();
-        let kernel_by_name = module
-            .kernels()
-            .iter()
-            .enumerate()
-            .map(|(i, k)| (k.name.clone(), i))
-            .collect();
+        let functions: Vec<FunctionHandle> = module.kernels().iter().map(|_| FunctionHandle::from_raw(self.next_handle())).collect();
+        let kernel_by_name = module.kernels().iter().enumerate().map(|(i, k)| (k.name.clone(), i)).collect();
         {
             let block_shared = self.device(dev)?.properties.shared_mem_per_block;
             let mut table = write_lock(&self.functions);
             for (index, &function) in functions.iter().enumerate() {
                 let static_shared = u64::from(module.kernels()[index].static_shared);
                 let settings = KernelSettings {
-                    max_dynamic_shared: u32::try_from(block_shared.saturating_sub(static_shared))
-                        .unwrap_or(u32::MAX),
+                    max_dynamic_shared: u32::try_from(block_shared.saturating_sub(static_shared)).unwrap_or(u32::MAX),
                     preferred_carveout: -1,
                 };
-                table.insert(
-                    function,
-                    KernelRef {
-                        module: Arc::clone(&module),
-                        index,
-                        device: dev,
-                        settings: Arc::new(Mutex::new(settings)),
-                    },
-                );
+                table.insert(function, KernelRef { module: Arc::clone(&module), index, device: dev, settings: Arc::new(Mutex::new(settings)) });
             }
         }
-        tracing::debug!(
-            module = handle.as_raw(),
-            kernels = functions.len(),
-            globals = globals.len(),
-            "host module loaded"
-        );
-        write_lock(&self.modules).insert(
-            handle,
-            ModuleEntry {
-                module,
-                device: dev,
-                functions,
-                kernel_by_name,
-                globals,
-            },
-        );
+        tracing::debug!(module = handle.as_raw(), kernels = functions.len(), globals = globals.len(), "host module loaded");
+        write_lock(&self.modules).insert(handle, ModuleEntry { module, device: dev, functions, kernel_by_name, globals });
         Ok(handle)
     }
 
     fn module_unload(&self, module: ModuleHandle) -> Result<(), BackendError> {
-        let entry = write_lock(&self.modules).remove(&module).ok_or_else(|| {
-            BackendError::InvalidHandle(format!("module {} does not exist", module.as_raw()))
-        })?;
+        let entry = write_lock(&self.modules)
+            .remove(&module)
+            .ok_or_else(|| BackendError::InvalidHandle(format!("module {} does not exist", module.as_raw())))?;
         {
             let mut table = write_lock(&self.functions);
             for function in &entry.functions {
@@ -718,48 +567,24 @@ impl ModuleBackend for HostBackend {
         Ok(())
     }
 
-    fn module_function(
-        &self,
-        module: ModuleHandle,
-        name: &str,
-    ) -> Result<KernelFunction, BackendError> {
+    fn module_function(&self, module: ModuleHandle, name: &str) -> Result<KernelFunction, BackendError> {
         let modules = read_lock(&self.modules);
-        let entry = modules.get(&module).ok_or_else(|| {
-            BackendError::InvalidHandle(format!("module {} does not exist", module.as_raw()))
-        })?;
+        let entry = modules.get(&module).ok_or_else(|| BackendError::InvalidHandle(format!("module {} does not exist", module.as_raw())))?;
         let index = *entry.kernel_by_name.get(name).ok_or_else(|| {
-            let mut known: Vec<&str> = entry
-                .module
-                .kernels()
-                .iter()
-                .map(|k| k.name.as_str())
-                .collect();
+            let mut known: Vec<&str> = entry.module.kernels().iter().map(|k| k.name.as_str()).collect();
             known.sort_unstable();
             let shown = known.iter().take(8).copied().collect::<Vec<_>>().join(", ");
             let more = if known.len() > 8 { ", ..." } else { "" };
-            BackendError::NotFound(format!(
-                "{} has no kernel `{name}` (kernels: {shown}{more})",
-                entry.module.origin()
-            ))
+            BackendError::NotFound(format!("{} has no kernel `{name}` (kernels: {shown}{more})", entry.module.origin()))
         })?;
         let kernel = &entry.module.kernels()[index];
         let props = &self.device(entry.device)?.properties;
-        Ok(KernelFunction {
-            handle: entry.functions[index],
-            params: kernel.params.clone(),
-            attributes: launch::attributes(kernel, props),
-        })
+        Ok(KernelFunction { handle: entry.functions[index], params: kernel.params.clone(), attributes: launch::attributes(kernel, props) })
     }
 
-    fn module_global(
-        &self,
-        module: ModuleHandle,
-        name: &str,
-    ) -> Result<(DevicePtr, u64), BackendError> {
+    fn module_global(&self, module: ModuleHandle, name: &str) -> Result<(DevicePtr, u64), BackendError> {
         let modules = read_lock(&self.modules);
-        let entry = modules.get(&module).ok_or_else(|| {
-            BackendError::InvalidHandle(format!("module {} does not exist", module.as_raw()))
-        })?;
+        let entry = modules.get(&module).ok_or_else(|| BackendError::InvalidHandle(format!("module {} does not exist", module.as_raw())))?;
         entry
             .module
             .globals()
@@ -767,40 +592,27 @@ impl ModuleBackend for HostBackend {
             .zip(&entry.globals)
             .find(|(global, _)| global.name == name)
             .map(|(global, &ptr)| (ptr, global.size))
-            .ok_or_else(|| {
-                BackendError::NotFound(format!("{} has no global `{name}`", entry.module.origin()))
-            })
+            .ok_or_else(|| BackendError::NotFound(format!("{} has no global `{name}`", entry.module.origin())))
     }
 
-    fn function_attributes(
-        &self,
-        function: FunctionHandle,
-    ) -> Result<FunctionAttributes, BackendError> {
+    fn function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes, BackendError> {
         let target = self.function(function)?;
         let props = &self.device(target.device)?.properties;
         let settings = *lock(&target.settings);
         Ok(FunctionAttributes {
-            max_dynamic_shared_size: i32::try_from(settings.max_dynamic_shared)
-                .unwrap_or(i32::MAX),
+            max_dynamic_shared_size: i32::try_from(settings.max_dynamic_shared).unwrap_or(i32::MAX),
             preferred_shmem_carveout: settings.preferred_carveout,
             ..launch::attributes(target.kernel(), props)
         })
     }
 
-    fn function_set_attribute(
-        &self,
-        function: FunctionHandle,
-        attribute: FunctionAttribute,
-        value: i32,
-    ) -> Result<(), BackendError> {
+    fn function_set_attribute(&self, function: FunctionHandle, attribute: FunctionAttribute, value: i32) -> Result<(), BackendError> {
         let target = self.function(function)?;
         let mut settings = lock(&target.settings);
         match attribute {
             FunctionAttribute::MaxDynamicSharedSize => {
                 let props = &self.device(target.device)?.properties;
-                let available = props
-                    .shared_mem_per_block_optin
-                    .saturating_sub(u64::from(target.kernel().static_shared));
+                let available = props.shared_mem_per_block_optin.saturating_sub(u64::from(target.kernel().static_shared));
                 match u32::try_from(value) {
                     Ok(v) if u64::from(v) <= available => settings.max_dynamic_shared = v,
                     _ => {
@@ -814,9 +626,7 @@ impl ModuleBackend for HostBackend {
             }
             FunctionAttribute::PreferredSharedCarveout => {
                 if !(-1..=100).contains(&value) {
-                    return Err(BackendError::InvalidValue(format!(
-                        "shared memory carveout {value} is outside -1..=100"
-                    )));
+                    return Err(BackendError::InvalidValue(format!("shared memory carveout {value} is outside -1..=100")));
                 }
                 settings.preferred_carveout = value;
             }
@@ -824,13 +634,7 @@ impl ModuleBackend for HostBackend {
         Ok(())
     }
 
-    fn launch_kernel(
-        &self,
-        stream: Option<StreamHandle>,
-        function: FunctionHandle,
-        config: LaunchConfig,
-        args: Vec<u8>,
-    ) -> Result<(), BackendError> {
+    fn launch_kernel(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, args: Vec<u8>) -> Result<(), BackendError> {
         let target = self.function(function)?;
         let (queue, device) = match stream {
             Some(handle) => {
@@ -870,12 +674,7 @@ impl ModuleBackend for HostBackend {
         }
     }
 
-    fn occupancy_max_active_blocks(
-        &self,
-        function: FunctionHandle,
-        block_size: u32,
-        dynamic_shared: u64,
-    ) -> Result<u32, BackendError> {
+    fn occupancy_max_active_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError> {
         let target = self.function(function)?;
         let props = &self.device(target.device)?.properties;
         launch::max_active_blocks(target.kernel(), props, block_size, dynamic_shared)
@@ -915,16 +714,8 @@ mod tests {
         let cases: [(&[u8], ModuleFormat, &str); 7] = [
             (&elf(EM_AMDGPU, ET_DYN), ModuleFormat::Auto, "amdgcn"),
             (&elf(EM_CUDA, 2), ModuleFormat::Auto, "cubin"),
-            (
-                b"__CLANG_OFFLOAD_BUNDLE____",
-                ModuleFormat::Auto,
-                "offload bundle",
-            ),
-            (
-                b"//\n.version 8.0\n.target sm_90\n",
-                ModuleFormat::Auto,
-                "PTX",
-            ),
+            (b"__CLANG_OFFLOAD_BUNDLE____", ModuleFormat::Auto, "offload bundle"),
+            (b"//\n.version 8.0\n.target sm_90\n", ModuleFormat::Auto, "PTX"),
             (&host_so, ModuleFormat::CodeObject, "AMD code object"),
             (&host_so, ModuleFormat::Ptx, "PTX"),
             (&host_so, ModuleFormat::Fatbin, "fatbin"),
@@ -936,15 +727,9 @@ mod tests {
             assert!(err.message().contains("`host`"), "{err}");
         }
         let not_dyn = classify(&elf(HOST_MACHINE.0, 1), ModuleFormat::HostModule).unwrap_err();
-        assert!(
-            matches!(not_dyn, BackendError::InvalidImage(_)),
-            "{not_dyn}"
-        );
+        assert!(matches!(not_dyn, BackendError::InvalidImage(_)), "{not_dyn}");
         let garbage = classify(b"garbage", ModuleFormat::Auto).unwrap_err();
-        assert!(
-            matches!(garbage, BackendError::InvalidImage(_)),
-            "{garbage}"
-        );
+        assert!(matches!(garbage, BackendError::InvalidImage(_)), "{garbage}");
         let short = classify(b"\x7fELF", ModuleFormat::HostModule).unwrap_err();
         assert!(matches!(short, BackendError::InvalidImage(_)), "{short}");
     }

@@ -40,27 +40,16 @@ impl CpuInfo {
         let field = |key: &str| {
             cpuinfo.lines().find_map(|line| {
                 let (name, value) = line.split_once(':')?;
-                name.trim()
-                    .eq_ignore_ascii_case(key)
-                    .then(|| value.trim().to_string())
+                name.trim().eq_ignore_ascii_case(key).then(|| value.trim().to_string())
             })
         };
-        let model = field("model name")
-            .filter(|m| !m.is_empty())
-            .unwrap_or_else(|| "CPU".into());
-        let clock_khz = field("cpu MHz")
-            .and_then(|mhz| mhz.parse::<f64>().ok())
-            .map_or(1_000_000, |mhz| (mhz * 1e3) as i32);
+        let model = field("model name").filter(|m| !m.is_empty()).unwrap_or_else(|| "CPU".into());
+        let clock_khz = field("cpu MHz").and_then(|mhz| mhz.parse::<f64>().ok()).map_or(1_000_000, |mhz| (mhz * 1e3) as i32);
         let cache_bytes = field("cache size")
             .and_then(|size| size.trim_end_matches("KB").trim().parse::<i32>().ok())
             .map_or(1 << 20, |kib| kib.saturating_mul(1024));
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as i32);
-        Self {
-            model,
-            clock_khz,
-            cache_bytes,
-            cores,
-        }
+        Self { model, clock_khz, cache_bytes, cores }
     }
 }
 
@@ -70,31 +59,19 @@ pub(super) fn default_capacity() -> u64 {
 }
 
 fn physical_memory() -> u64 {
-    fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|meminfo| parse_mem_total(&meminfo))
-        .unwrap_or(FALLBACK_PHYSICAL_MEMORY)
+    fs::read_to_string("/proc/meminfo").ok().and_then(|meminfo| parse_mem_total(&meminfo)).unwrap_or(FALLBACK_PHYSICAL_MEMORY)
 }
 
 fn parse_mem_total(meminfo: &str) -> Option<u64> {
     let line = meminfo.lines().find(|line| line.starts_with("MemTotal:"))?;
-    let kib: u64 = line
-        .trim_start_matches("MemTotal:")
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
+    let kib: u64 = line.trim_start_matches("MemTotal:").trim().trim_end_matches("kB").trim().parse().ok()?;
     kib.checked_mul(1024)
 }
 
 /// Cuts `name` to at most [`MAX_NAME_BYTES`] bytes on a character boundary.
 fn truncate_name(mut name: String) -> String {
     if name.len() > MAX_NAME_BYTES {
-        let cut = (0..=MAX_NAME_BYTES)
-            .rev()
-            .find(|&i| name.is_char_boundary(i))
-            .unwrap_or(0);
+        let cut = (0..=MAX_NAME_BYTES).rev().find(|&i| name.is_char_boundary(i)).unwrap_or(0);
         name.truncate(cut);
     }
     name
@@ -152,9 +129,7 @@ mod tests {
 
     #[test]
     fn parses_cpuinfo() {
-        let cpu = CpuInfo::parse(
-            "processor\t: 0\nmodel name\t: Example CPU @ 2.00GHz\ncpu MHz\t\t: 2000.5\ncache size\t: 512 KB\n",
-        );
+        let cpu = CpuInfo::parse("processor\t: 0\nmodel name\t: Example CPU @ 2.00GHz\ncpu MHz\t\t: 2000.5\ncache size\t: 512 KB\n");
         assert_eq!(cpu.model, "Example CPU @ 2.00GHz");
         assert_eq!(cpu.clock_khz, 2_000_500);
         assert_eq!(cpu.cache_bytes, 512 * 1024);
@@ -172,10 +147,7 @@ mod tests {
 
     #[test]
     fn parses_meminfo() {
-        assert_eq!(
-            parse_mem_total("MemTotal:       16384 kB\nMemFree: 1 kB\n"),
-            Some(16 << 20)
-        );
+        assert_eq!(parse_mem_total("MemTotal:       16384 kB\nMemFree: 1 kB\n"), Some(16 << 20));
         assert_eq!(parse_mem_total("nothing"), None);
     }
 

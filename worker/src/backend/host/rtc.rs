@@ -22,31 +22,28 @@
 
 mod scan;
 
-use std::fs;
 use std::ffi::{c_char, CStr};
 use std::fmt::Write as _;
+use std::fs;
 use std::io::Read;
 use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Condvar, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use proto_core::limits::{MAX_BULK_LEN, MAX_NAME_LEN, MAX_TEXT_LEN};
 
-use crate::backend::{BackendError, DeviceIndex, RtcBackend, RtcOutput, RtcRequest};
-use super::{lock, wait, HostBackend};
 use super::module::{HostModule, ModuleLimits};
+use super::{lock, wait, HostBackend};
+use crate::backend::{BackendError, DeviceIndex, RtcBackend, RtcOutput, RtcRequest};
 
 /// The prelude force-included into every program.
 const PRELUDE: &str = include_str!("rtc/prelude.hpp");
 /// The module ABI header the prelude includes.
-const HOST_MODULE_H: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/include/hip_remote/host_module.h"
-));
+const HOST_MODULE_H: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/include/hip_remote/host_module.h"));
 /// HIP headers a program may include; the prelude already provides what they would.
 const STUB_HEADERS: &[&str] = &[
     "hip/hip_runtime.h",
@@ -63,14 +60,7 @@ const DEFAULT_CXX: &str = "c++";
 const CXX_ENV: &str = "HIP_REMOTE_CXX";
 /// Flags every compile uses. `-fno-gnu-unique` keeps template statics local so a module can
 /// be unloaded; `--no-undefined` reports a missing definition at link time, in the log.
-const BASE_FLAGS: &[&str] = &[
-    "-std=c++17",
-    "-O2",
-    "-shared",
-    "-fPIC",
-    "-fno-gnu-unique",
-    "-Wl,--no-undefined",
-];
+const BASE_FLAGS: &[&str] = &["-std=c++17", "-O2", "-shared", "-fPIC", "-fno-gnu-unique", "-Wl,--no-undefined"];
 /// Longest a compile may run before it is killed.
 pub(crate) const COMPILE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Longest log returned; the rest is cut with a note. Well inside the wire's `MAX_TEXT_LEN`.
@@ -87,16 +77,11 @@ const DEFAULT_PROGRAM_NAME: &str = "default_program";
 const LOWERED_NAMES_SYMBOL: &str = "hip_remote_rtc_lowered_names";
 
 /// Compiles `request` for the host. `Err` only when the worker cannot run a compile at all.
-pub(super) fn compile(
-    request: &RtcRequest<'_>,
-    limits: &ModuleLimits,
-) -> Result<RtcOutput, BackendError> {
+pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result<RtcOutput, BackendError> {
     let name = program_name(request.name);
     for expr in &request.name_expressions {
         if expr.trim().is_empty() || expr.contains(['\n', '\r']) {
-            return Err(BackendError::InvalidValue(format!(
-                "name expression {expr:?} is empty or spans lines"
-            )));
+            return Err(BackendError::InvalidValue(format!("name expression {expr:?} is empty or spans lines")));
         }
     }
     for (header, _) in &request.headers {
@@ -105,8 +90,7 @@ pub(super) fn compile(
 
     // 1. What the host backend cannot run.
     let mut refusals = String::new();
-    let sources =
-        std::iter::once((name.as_str(), request.source)).chain(request.headers.iter().copied());
+    let sources = std::iter::once((name.as_str(), request.source)).chain(request.headers.iter().copied());
     for (file, text) in sources {
         for r in scan::refused_features(text) {
             let _ = writeln!(
@@ -131,18 +115,10 @@ pub(super) fn compile(
     let dir = TempDir::create()?;
     let generated = generate(&name, request);
     let io = |e: std::io::Error| BackendError::Unknown(format!("hiprtc scratch files: {e}"));
-    write_file(
-        &dir.path.join("sys/hip_remote/host_module.h"),
-        HOST_MODULE_H,
-    )
-    .map_err(io)?;
+    write_file(&dir.path.join("sys/hip_remote/host_module.h"), HOST_MODULE_H).map_err(io)?;
     write_file(&dir.path.join("sys/hip_remote_prelude.hpp"), PRELUDE).map_err(io)?;
     for stub in STUB_HEADERS {
-        write_file(
-            &dir.path.join("sys").join(stub),
-            "/* hip-remote host backend: provided by the hiprtc prelude. */\n",
-        )
-        .map_err(io)?;
+        write_file(&dir.path.join("sys").join(stub), "/* hip-remote host backend: provided by the hiprtc prelude. */\n").map_err(io)?;
     }
     fs::create_dir_all(dir.path.join("include")).map_err(io)?;
     for (header, text) in &request.headers {
@@ -183,11 +159,7 @@ pub(super) fn compile(
     log.push_str(&compiler_log);
     match status {
         CompilerStatus::TimedOut => {
-            let _ = writeln!(
-                log,
-                "hip-remote: the compiler was stopped after {} s",
-                COMPILE_TIMEOUT.as_secs()
-            );
+            let _ = writeln!(log, "hip-remote: the compiler was stopped after {} s", COMPILE_TIMEOUT.as_secs());
             return Ok(failure(log));
         }
         CompilerStatus::Failed => return Ok(failure(log)),
@@ -198,10 +170,7 @@ pub(super) fn compile(
     let code = match read_bounded(&output, MAX_CODE_LEN) {
         Ok(Some(code)) => code,
         Ok(None) => {
-            let _ = writeln!(
-                log,
-                "hip-remote: the compiled module exceeds {MAX_CODE_LEN} bytes"
-            );
+            let _ = writeln!(log, "hip-remote: the compiled module exceeds {MAX_CODE_LEN} bytes");
             return Ok(failure(log));
         }
         Err(e) => return Err(io(e)),
@@ -216,21 +185,11 @@ pub(super) fn compile(
     };
     let lowered_names = lowered_names(&module, &generated.lowered);
     drop(module);
-    Ok(RtcOutput {
-        success: true,
-        log: clean_log(log),
-        code,
-        lowered_names,
-    })
+    Ok(RtcOutput { success: true, log: clean_log(log), code, lowered_names })
 }
 
 fn failure(log: String) -> RtcOutput {
-    RtcOutput {
-        success: false,
-        log: clean_log(log),
-        code: Vec::new(),
-        lowered_names: Vec::new(),
-    }
+    RtcOutput { success: false, log: clean_log(log), code: Vec::new(), lowered_names: Vec::new() }
 }
 
 /// Bounds the log and drops NULs (the wire's text fields refuse them).
@@ -241,27 +200,14 @@ fn clean_log(mut log: String) -> String {
             cut -= 1;
         }
         log.truncate(cut);
-        let _ = write!(
-            log,
-            "\n[hip-remote: log truncated at {MAX_LOG_LEN} bytes]\n"
-        );
+        let _ = write!(log, "\n[hip-remote: log truncated at {MAX_LOG_LEN} bytes]\n");
     }
     log.replace('\0', "\u{fffd}")
 }
 
 /// A program name safe for a `#line` directive and for logs.
 fn program_name(name: &str) -> String {
-    let name: String = name
-        .chars()
-        .map(|c| {
-            if c.is_control() || c == '"' || c == '\\' {
-                '_'
-            } else {
-                c
-            }
-        })
-        .take(MAX_NAME_LEN)
-        .collect();
+    let name: String = name.chars().map(|c| if c.is_control() || c == '"' || c == '\\' { '_' } else { c }).take(MAX_NAME_LEN).collect();
     if name.trim().is_empty() {
         DEFAULT_PROGRAM_NAME.to_string()
     } else {
@@ -272,16 +218,11 @@ fn program_name(name: &str) -> String {
 /// Header names must be relative paths staying inside the include directory.
 fn check_header_name(header: &str) -> Result<(), BackendError> {
     let path = Path::new(header);
-    let inside = !header.is_empty()
-        && path
-            .components()
-            .all(|c| matches!(c, Component::Normal(part) if part.len() <= 255));
+    let inside = !header.is_empty() && path.components().all(|c| matches!(c, Component::Normal(part) if part.len() <= 255));
     if inside {
         Ok(())
     } else {
-        Err(BackendError::InvalidValue(format!(
-            "header name {header:?} must be a relative path without `..`"
-        )))
+        Err(BackendError::InvalidValue(format!("header name {header:?} must be a relative path without `..`")))
     }
 }
 
@@ -299,12 +240,7 @@ fn sort_options(options: &[&str], log: &mut String) -> Vec<String> {
                     let _ = writeln!(log, "hip-remote: ignored option `{option}` without a value");
                 }
             },
-            _ if option.starts_with("-D")
-                || option.starts_with("-U")
-                || option.starts_with("-I") =>
-            {
-                passed.push(option.to_string())
-            }
+            _ if option.starts_with("-D") || option.starts_with("-U") || option.starts_with("-I") => passed.push(option.to_string()),
             _ if option.starts_with("--offload-arch=")
                 || option.starts_with("--gpu-architecture")
                 || option.starts_with("-arch")
@@ -320,10 +256,7 @@ fn sort_options(options: &[&str], log: &mut String) -> Vec<String> {
                 );
             }
             _ => {
-                let _ = writeln!(
-                    log,
-                    "hip-remote: ignored option `{option}`: not supported by the host backend"
-                );
+                let _ = writeln!(log, "hip-remote: ignored option `{option}`: not supported by the host backend");
             }
         }
     }
@@ -382,42 +315,24 @@ fn generate(name: &str, request: &RtcRequest<'_>) -> Generated {
     }
     for (qualified, unmangled) in &declarations.variables {
         let plain = qualified.trim_start_matches("::").to_string();
-        let fallback = if *unmangled {
-            plain.rsplit("::").next().unwrap_or(&plain).to_string()
-        } else {
-            plain
-        };
+        let fallback = if *unmangled { plain.rsplit("::").next().unwrap_or(&plain).to_string() } else { plain };
         entries.push((qualified.clone(), fallback, !*unmangled, -1));
     }
     let mut lowered = Vec::new();
     for (index, expr) in request.name_expressions.iter().enumerate() {
         let normalized = normalize_expression(expr);
-        let known = declarations.kernels.iter().find(|(qualified, symbol)| {
-            qualified.trim_start_matches("::") == normalized || symbol == normalized
-        });
+        let known = declarations.kernels.iter().find(|(qualified, symbol)| qualified.trim_start_matches("::") == normalized || symbol == normalized);
         match known {
             Some((_, symbol)) => lowered.push(LoweredName::Known(symbol.clone())),
             None => {
-                entries.push((
-                    format!("({normalized})"),
-                    normalized.to_string(),
-                    true,
-                    index as i64,
-                ));
-                lowered.push(LoweredName::FromModule {
-                    index,
-                    fallback: normalized.to_string(),
-                });
+                entries.push((format!("({normalized})"), normalized.to_string(), true, index as i64));
+                lowered.push(LoweredName::FromModule { index, fallback: normalized.to_string() });
             }
         }
     }
     for (i, (expr, _, _, index)) in entries.iter().enumerate() {
         if *index >= 0 {
-            let _ = writeln!(
-                source,
-                "// name expression {index}: {}",
-                request.name_expressions[*index as usize].trim()
-            );
+            let _ = writeln!(source, "// name expression {index}: {}", request.name_expressions[*index as usize].trim());
         }
         let _ = writeln!(source, "constexpr auto __hip_remote_c{i} = &{expr};");
     }
@@ -438,11 +353,7 @@ fn generate(name: &str, request: &RtcRequest<'_>) -> Generated {
     source.push_str("namespace {\n__attribute__((constructor)) void __hip_remote_init() {\n");
     source.push_str("  const ::__hip_remote::candidate candidates[] = {\n");
     for (i, (_, fallback, resolve, index)) in entries.iter().enumerate() {
-        let _ = writeln!(
-            source,
-            "    ::__hip_remote::candidate_of<__hip_remote_c{i}>({}, {resolve}, {index}),",
-            c_string(fallback)
-        );
+        let _ = writeln!(source, "    ::__hip_remote::candidate_of<__hip_remote_c{i}>({}, {resolve}, {index}),", c_string(fallback));
     }
     source.push_str("    ::__hip_remote::candidate{},\n  };\n");
     let _ = writeln!(
@@ -458,13 +369,7 @@ fn lowered_names(module: &HostModule, lowered: &[LoweredName]) -> Vec<String> {
     let symbol = format!("{LOWERED_NAMES_SYMBOL}\0");
     // SAFETY: the generated tail defines the symbol as `const char*[m + 1]`, filled by the
     // module's constructor with string pointers into the module (or left null).
-    let table: Option<*const *const c_char> = unsafe {
-        module
-            .library()
-            .get::<*const *const c_char>(symbol.as_bytes())
-            .ok()
-            .map(|s| *s)
-    };
+    let table: Option<*const *const c_char> = unsafe { module.library().get::<*const *const c_char>(symbol.as_bytes()).ok().map(|s| *s) };
     lowered
         .iter()
         .map(|entry| match entry {
@@ -493,9 +398,7 @@ fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
 /// The file's bytes, or `None` when it is larger than `max`.
 fn read_bounded(path: &Path, max: usize) -> std::io::Result<Option<Vec<u8>>> {
     let mut bytes = Vec::new();
-    fs::File::open(path)?
-        .take(max as u64 + 1)
-        .read_to_end(&mut bytes)?;
+    fs::File::open(path)?.take(max as u64 + 1).read_to_end(&mut bytes)?;
     Ok((bytes.len() <= max).then_some(bytes))
 }
 
@@ -507,10 +410,7 @@ enum CompilerStatus {
 
 /// Runs the compiler with stdout and stderr in `log_path`, killing its whole process group
 /// after [`COMPILE_TIMEOUT`]. `Err` when it cannot be started.
-fn run_compiler(
-    mut command: Command,
-    log_path: &Path,
-) -> std::io::Result<(CompilerStatus, String)> {
+fn run_compiler(mut command: Command, log_path: &Path) -> std::io::Result<(CompilerStatus, String)> {
     let log_file = fs::File::create(log_path)?;
     command
         .stdin(Stdio::null())
@@ -523,11 +423,7 @@ fn run_compiler(
     let mut pause = Duration::from_millis(5);
     let status = loop {
         if let Some(status) = child.try_wait()? {
-            break if status.success() {
-                CompilerStatus::Succeeded
-            } else {
-                CompilerStatus::Failed
-            };
+            break if status.success() { CompilerStatus::Succeeded } else { CompilerStatus::Failed };
         }
         if Instant::now() >= deadline {
             if let Ok(pgid) = i32::try_from(child.id()) {
@@ -543,9 +439,7 @@ fn run_compiler(
         pause = (pause * 2).min(Duration::from_millis(100));
     };
     let mut bytes = Vec::new();
-    fs::File::open(log_path)?
-        .take(MAX_LOG_LEN as u64 + 1)
-        .read_to_end(&mut bytes)?;
+    fs::File::open(log_path)?.take(MAX_LOG_LEN as u64 + 1).read_to_end(&mut bytes)?;
     Ok((status, String::from_utf8_lossy(&bytes).into_owned()))
 }
 
@@ -557,23 +451,12 @@ struct TempDir {
 impl TempDir {
     fn create() -> Result<Self, BackendError> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path = std::env::temp_dir().join(format!(
-            "hip-remote-rtc-{}-{}-{nanos}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        let path = std::env::temp_dir().join(format!("hip-remote-rtc-{}-{}-{nanos}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
         fs::DirBuilder::new()
             .mode(0o700)
             .create(&path)
-            .map_err(|e| {
-                BackendError::Unknown(format!(
-                    "cannot create the hiprtc scratch directory {}: {e}",
-                    path.display()
-                ))
-            })?;
+            .map_err(|e| BackendError::Unknown(format!("cannot create the hiprtc scratch directory {}: {e}", path.display())))?;
         Ok(Self { path })
     }
 }
@@ -611,11 +494,7 @@ impl Drop for CompileSlot {
 }
 
 impl RtcBackend for HostBackend {
-    fn rtc_compile(
-        &self,
-        dev: DeviceIndex,
-        request: &RtcRequest<'_>,
-    ) -> Result<RtcOutput, BackendError> {
+    fn rtc_compile(&self, dev: DeviceIndex, request: &RtcRequest<'_>) -> Result<RtcOutput, BackendError> {
         let limits = self.module_limits(dev)?;
         compile(request, &limits)
     }
@@ -628,28 +507,9 @@ mod tests {
     #[test]
     fn options_are_sorted() {
         let mut log = String::new();
-        let passed = sort_options(
-            &[
-                "--offload-arch=gfx90a",
-                "-O3",
-                "-DN=4",
-                "-D",
-                "M",
-                "-Iinc",
-                "-std=c++20",
-                "-ffast-math",
-                "-I",
-            ],
-            &mut log,
-        );
+        let passed = sort_options(&["--offload-arch=gfx90a", "-O3", "-DN=4", "-D", "M", "-Iinc", "-std=c++20", "-ffast-math", "-I"], &mut log);
         assert_eq!(passed, ["-DN=4", "-DM", "-Iinc"]);
-        for ignored in [
-            "--offload-arch=gfx90a",
-            "-O3",
-            "-std=c++20",
-            "-ffast-math",
-            "`-I` without",
-        ] {
+        for ignored in ["--offload-arch=gfx90a", "-O3", "-std=c++20", "-ffast-math", "`-I` without"] {
             assert!(log.contains(ignored), "{ignored}: {log}");
         }
     }

@@ -12,14 +12,11 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle, ThreadId};
 use std::time::Instant;
 
-use super::{lock, wait, write_lock, HostBackend};
 use super::launch::KernelLaunch;
 use super::memory::{Region, RowLayout};
+use super::{lock, wait, write_lock, HostBackend};
 
-use crate::backend::{
-    stream_flags, BackendError, DeviceIndex, DtohDone, EventHandle, HostData, HostFn, MemsetPattern,
-    StreamBackend, StreamHandle,
-};
+use crate::backend::{stream_flags, BackendError, DeviceIndex, DtohDone, EventHandle, HostData, HostFn, MemsetPattern, StreamBackend, StreamHandle};
 
 /// One unit of queued work. Regions hold their allocations alive, so an operation never
 /// outlives the memory it touches.
@@ -88,9 +85,7 @@ impl StreamOp {
                 done(bytes);
                 return outcome;
             }
-            Self::CopyDtoD2D { dst, dst_pitch, src, src_pitch, width, height } => {
-                Region::copy_rows(&dst, dst_pitch, &src, src_pitch, width, height)
-            }
+            Self::CopyDtoD2D { dst, dst_pitch, src, src_pitch, width, height } => Region::copy_rows(&dst, dst_pitch, &src, src_pitch, width, height),
             Self::RecordEvent(signal) => signal.fire(),
             Self::WaitEvent(signal) => {
                 signal.wait();
@@ -182,11 +177,7 @@ pub(super) struct Stream {
 }
 
 impl Stream {
-    pub(super) fn spawn(
-        id: u64,
-        device: DeviceIndex,
-        blocking: bool,
-    ) -> Result<Self, BackendError> {
+    pub(super) fn spawn(id: u64, device: DeviceIndex, blocking: bool) -> Result<Self, BackendError> {
         let queue = Arc::new(Queue::default());
         let executor = thread::Builder::new()
             .name(format!("hip-host-stream-{id}"))
@@ -194,17 +185,9 @@ impl Stream {
                 let queue = Arc::clone(&queue);
                 move || run_executor(&queue)
             })
-            .map_err(|e| {
-                BackendError::OutOfMemory(format!("cannot start a stream executor thread: {e}"))
-            })?;
+            .map_err(|e| BackendError::OutOfMemory(format!("cannot start a stream executor thread: {e}")))?;
         let executor_id = executor.thread().id();
-        Ok(Self {
-            device,
-            blocking,
-            queue,
-            executor: Mutex::new(Some(executor)),
-            executor_id,
-        })
+        Ok(Self { device, blocking, queue, executor: Mutex::new(Some(executor)), executor_id })
     }
 
     pub(super) fn device(&self) -> DeviceIndex {
@@ -219,9 +202,7 @@ impl Stream {
     pub(super) fn submit(&self, op: StreamOp) -> Result<u64, BackendError> {
         let mut state = lock(&self.queue.state);
         if state.closing {
-            return Err(BackendError::InvalidHandle(
-                "stream is being destroyed".into(),
-            ));
+            return Err(BackendError::InvalidHandle("stream is being destroyed".into()));
         }
         state.pending.push_back(op);
         state.submitted += 1;
@@ -318,11 +299,8 @@ fn run_executor(queue: &Queue) {
         let kind = op.kind();
         // A panicking operation (a host function, the session's dtoh callback) must not take
         // the executor down with it: later work and every waiter would hang.
-        let outcome = panic::catch_unwind(AssertUnwindSafe(|| op.execute())).unwrap_or_else(|_| {
-            Err(BackendError::Unknown(format!(
-                "{kind} panicked on the stream executor"
-            )))
-        });
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| op.execute()))
+            .unwrap_or_else(|_| Err(BackendError::Unknown(format!("{kind} panicked on the stream executor"))));
         let mut state = lock(&queue.state);
         state.completed += 1;
         if let Err(error) = outcome {
@@ -335,17 +313,10 @@ fn run_executor(queue: &Queue) {
 }
 
 impl StreamBackend for HostBackend {
-    fn stream_create(
-        &self,
-        dev: DeviceIndex,
-        flags: u32,
-        _priority: i32,
-    ) -> Result<StreamHandle, BackendError> {
+    fn stream_create(&self, dev: DeviceIndex, flags: u32, _priority: i32) -> Result<StreamHandle, BackendError> {
         self.device(dev)?;
         if flags & !stream_flags::SUPPORTED != 0 {
-            return Err(BackendError::InvalidValue(format!(
-                "unknown stream flags {flags:#x}"
-            )));
+            return Err(BackendError::InvalidValue(format!("unknown stream flags {flags:#x}")));
         }
         // Priorities are unsupported: every priority clamps into the range (0, 0).
         let blocking = flags & stream_flags::NON_BLOCKING == 0;
@@ -356,9 +327,9 @@ impl StreamBackend for HostBackend {
     }
 
     fn stream_destroy(&self, stream: StreamHandle) -> Result<(), BackendError> {
-        let removed = write_lock(&self.streams).remove(&stream).ok_or_else(|| {
-            BackendError::InvalidHandle(format!("stream {} does not exist", stream.as_raw()))
-        })?;
+        let removed = write_lock(&self.streams)
+            .remove(&stream)
+            .ok_or_else(|| BackendError::InvalidHandle(format!("stream {} does not exist", stream.as_raw())))?;
         removed.shut_down();
         Ok(())
     }
@@ -371,20 +342,13 @@ impl StreamBackend for HostBackend {
         self.stream(stream)?.query()
     }
 
-    fn stream_wait_event(
-        &self,
-        stream: Option<StreamHandle>,
-        event: EventHandle,
-    ) -> Result<(), BackendError> {
+    fn stream_wait_event(&self, stream: Option<StreamHandle>, event: EventHandle) -> Result<(), BackendError> {
         let event = self.event(event)?;
         let Some(signal) = event.latest() else {
             return Ok(());
         };
         match stream {
-            Some(handle) => self
-                .stream(handle)?
-                .submit(StreamOp::WaitEvent(signal))
-                .map(drop),
+            Some(handle) => self.stream(handle)?.submit(StreamOp::WaitEvent(signal)).map(drop),
             None => {
                 signal.wait();
                 Ok(())
@@ -398,11 +362,7 @@ impl StreamBackend for HostBackend {
     }
 
     fn stream_info(&self, stream: StreamHandle) -> Result<(u32, i32), BackendError> {
-        let flags = if self.stream(stream)?.is_blocking() {
-            stream_flags::DEFAULT
-        } else {
-            stream_flags::NON_BLOCKING
-        };
+        let flags = if self.stream(stream)?.is_blocking() { stream_flags::DEFAULT } else { stream_flags::NON_BLOCKING };
         // Priorities are unsupported: every stream's priority clamps to 0.
         Ok((flags, 0))
     }

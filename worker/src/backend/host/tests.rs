@@ -5,20 +5,15 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
+use super::memory::PAGE;
 use super::*;
 use crate::backend::{event_flags, hip_code};
-use crate::backend::{
-    stream_flags, DeviceBackend, DtohDone, EventBackend, HostFn, MemInfo, MemoryBackend, MemsetPattern, StreamBackend,
-};
-use super::memory::PAGE;
+use crate::backend::{stream_flags, DeviceBackend, DtohDone, EventBackend, HostFn, MemInfo, MemoryBackend, MemsetPattern, StreamBackend};
 
 const MIB: u64 = 1 << 20;
 
 fn backend() -> HostBackend {
-    HostBackend::new(HostConfig {
-        devices: 2,
-        memory_per_device: 64 * MIB,
-    })
+    HostBackend::new(HostConfig { devices: 2, memory_per_device: 64 * MIB })
 }
 
 /// A host function that holds its stream until the returned sender is used or dropped, so a
@@ -57,26 +52,16 @@ fn stream_runs_copy_memset_copy_in_order() {
     // has queued all of it.
     let (open, held) = gate();
     backend.launch_host_func(stream, held).unwrap();
-    backend
-        .memcpy_htod(Some(stream), a, original.clone().into())
-        .unwrap();
-    backend
-        .memset(Some(stream), a, MemsetPattern::U8(0xab), 100)
-        .unwrap();
+    backend.memcpy_htod(Some(stream), a, original.clone().into()).unwrap();
+    backend.memset(Some(stream), a, MemsetPattern::U8(0xab), 100).unwrap();
     backend.memcpy_dtod(Some(stream), b, a, 256).unwrap();
     let (done, received) = dtoh_channel();
     backend.memcpy_dtoh(Some(stream), b, 256, done).unwrap();
     assert_eq!(backend.stream_query(stream), Ok(false));
-    assert!(
-        received.try_recv().is_err(),
-        "the copy must wait for the gate"
-    );
+    assert!(received.try_recv().is_err(), "the copy must wait for the gate");
 
     open.send(()).unwrap();
-    let bytes = received
-        .recv_timeout(Duration::from_secs(10))
-        .unwrap()
-        .unwrap();
+    let bytes = received.recv_timeout(Duration::from_secs(10)).unwrap().unwrap();
     let mut expected = original;
     expected[..100].fill(0xab);
     assert_eq!(bytes, expected);
@@ -90,18 +75,13 @@ fn async_dtoh_delivers_bytes_on_the_stream_executor() {
     let stream = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
     let ptr = backend.malloc(0, 4096).unwrap();
     let pattern: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 251) as u8).collect();
-    backend
-        .memcpy_htod_sync(Some(stream), ptr, &pattern)
-        .unwrap();
+    backend.memcpy_htod_sync(Some(stream), ptr, &pattern).unwrap();
 
     let (tx, rx) = mpsc::channel();
     let done: DtohDone = Box::new(move |result| {
-        tx.send((thread::current().name().map(str::to_owned), result))
-            .unwrap();
+        tx.send((thread::current().name().map(str::to_owned), result)).unwrap();
     });
-    backend
-        .memcpy_dtoh(Some(stream), DevicePtr(ptr.0 + 1000), 3000, done)
-        .unwrap();
+    backend.memcpy_dtoh(Some(stream), DevicePtr(ptr.0 + 1000), 3000, done).unwrap();
     let (thread_name, result) = rx.recv_timeout(Duration::from_secs(10)).unwrap();
     assert_eq!(result.unwrap(), &pattern[1000..4000]);
     assert!(thread_name.unwrap().starts_with("hip-host-stream-"));
@@ -111,15 +91,10 @@ fn async_dtoh_delivers_bytes_on_the_stream_executor() {
 fn null_stream_dtoh_calls_back_before_returning() {
     let backend = backend();
     let ptr = backend.malloc(0, 16).unwrap();
-    backend
-        .memset(None, ptr, MemsetPattern::U32(0x0403_0201), 4)
-        .unwrap();
+    backend.memset(None, ptr, MemsetPattern::U32(0x0403_0201), 4).unwrap();
     let (done, received) = dtoh_channel();
     backend.memcpy_dtoh(None, ptr, 8, done).unwrap();
-    assert_eq!(
-        received.try_recv().unwrap().unwrap(),
-        [1, 2, 3, 4, 1, 2, 3, 4]
-    );
+    assert_eq!(received.try_recv().unwrap().unwrap(), [1, 2, 3, 4, 1, 2, 3, 4]);
 }
 
 #[test]
@@ -132,12 +107,7 @@ fn events_time_a_sleeping_operation() {
     let (open, held) = gate();
     backend.launch_host_func(stream, held).unwrap();
     backend.event_record(start, Some(stream)).unwrap();
-    backend
-        .launch_host_func(
-            stream,
-            Box::new(|| thread::sleep(Duration::from_millis(30))),
-        )
-        .unwrap();
+    backend.launch_host_func(stream, Box::new(|| thread::sleep(Duration::from_millis(30)))).unwrap();
     backend.event_record(end, Some(stream)).unwrap();
 
     assert_eq!(backend.event_query(end), Ok(false));
@@ -158,9 +128,7 @@ fn events_time_a_sleeping_operation() {
 fn event_timing_errors_follow_rocm() {
     let backend = backend();
     let timed = backend.event_create(0, event_flags::DEFAULT).unwrap();
-    let untimed = backend
-        .event_create(0, event_flags::DISABLE_TIMING)
-        .unwrap();
+    let untimed = backend.event_create(0, event_flags::DISABLE_TIMING).unwrap();
     // Never recorded: queries succeed, timing is an invalid handle.
     assert_eq!(backend.event_query(timed), Ok(true));
     backend.event_synchronize(timed).unwrap();
@@ -173,9 +141,7 @@ fn event_timing_errors_follow_rocm() {
     assert_eq!(untimed_error.hip_code(), hip_code::INVALID_HANDLE);
     assert!(backend.event_elapsed_ms(timed, timed).is_ok());
 
-    let bad_flags = backend
-        .event_create(0, event_flags::INTERPROCESS)
-        .unwrap_err();
+    let bad_flags = backend.event_create(0, event_flags::INTERPROCESS).unwrap_err();
     assert_eq!(bad_flags.hip_code(), hip_code::INVALID_VALUE);
 
     // An event of device 0 cannot be recorded on a stream of device 1.
@@ -184,58 +150,36 @@ fn event_timing_errors_follow_rocm() {
     assert_eq!(mismatch.hip_code(), hip_code::INVALID_HANDLE);
 
     backend.event_destroy(timed).unwrap();
-    assert_eq!(
-        backend.event_query(timed).unwrap_err().hip_code(),
-        hip_code::INVALID_HANDLE
-    );
+    assert_eq!(backend.event_query(timed).unwrap_err().hip_code(), hip_code::INVALID_HANDLE);
 }
 
 #[test]
 fn stream_wait_event_orders_across_streams() {
     let backend = backend();
-    let producer = backend
-        .stream_create(0, stream_flags::NON_BLOCKING, 0)
-        .unwrap();
-    let consumer = backend
-        .stream_create(0, stream_flags::NON_BLOCKING, 0)
-        .unwrap();
-    let ready = backend
-        .event_create(0, event_flags::DISABLE_TIMING)
-        .unwrap();
+    let producer = backend.stream_create(0, stream_flags::NON_BLOCKING, 0).unwrap();
+    let consumer = backend.stream_create(0, stream_flags::NON_BLOCKING, 0).unwrap();
+    let ready = backend.event_create(0, event_flags::DISABLE_TIMING).unwrap();
     let ptr = backend.malloc(0, 64).unwrap();
 
     let (open, held) = gate();
     backend.launch_host_func(producer, held).unwrap();
-    backend
-        .memset(Some(producer), ptr, MemsetPattern::U8(7), 64)
-        .unwrap();
+    backend.memset(Some(producer), ptr, MemsetPattern::U8(7), 64).unwrap();
     backend.event_record(ready, Some(producer)).unwrap();
     backend.stream_wait_event(Some(consumer), ready).unwrap();
     let (done, received) = dtoh_channel();
     backend.memcpy_dtoh(Some(consumer), ptr, 64, done).unwrap();
 
     thread::sleep(Duration::from_millis(20));
-    assert!(
-        received.try_recv().is_err(),
-        "the consumer must wait for the producer's event"
-    );
+    assert!(received.try_recv().is_err(), "the consumer must wait for the producer's event");
     open.send(()).unwrap();
-    assert_eq!(
-        received
-            .recv_timeout(Duration::from_secs(10))
-            .unwrap()
-            .unwrap(),
-        [7; 64]
-    );
+    assert_eq!(received.recv_timeout(Duration::from_secs(10)).unwrap().unwrap(), [7; 64]);
 }
 
 #[test]
 fn null_stream_waits_for_blocking_streams_only() {
     let backend = backend();
     let blocking = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
-    let non_blocking = backend
-        .stream_create(0, stream_flags::NON_BLOCKING, 0)
-        .unwrap();
+    let non_blocking = backend.stream_create(0, stream_flags::NON_BLOCKING, 0).unwrap();
     let ptr = backend.malloc(0, 32).unwrap();
 
     // A held non-blocking stream does not delay the null stream.
@@ -246,15 +190,8 @@ fn null_stream_waits_for_blocking_streams_only() {
     drop(open);
 
     // Null-stream work runs after what a blocking stream had queued.
-    backend
-        .launch_host_func(
-            blocking,
-            Box::new(|| thread::sleep(Duration::from_millis(20))),
-        )
-        .unwrap();
-    backend
-        .memset(Some(blocking), ptr, MemsetPattern::U8(2), 32)
-        .unwrap();
+    backend.launch_host_func(blocking, Box::new(|| thread::sleep(Duration::from_millis(20)))).unwrap();
+    backend.memset(Some(blocking), ptr, MemsetPattern::U8(2), 32).unwrap();
     assert_eq!(read_back(&backend, ptr, 32), [2; 32]);
 }
 
@@ -263,14 +200,10 @@ fn queued_errors_latch_on_their_stream() {
     let backend = backend();
     let failing = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
     let healthy = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
-    backend
-        .launch_host_func(failing, Box::new(|| panic!("injected failure")))
-        .unwrap();
+    backend.launch_host_func(failing, Box::new(|| panic!("injected failure"))).unwrap();
     // Later work still runs.
     let ptr = backend.malloc(0, 8).unwrap();
-    backend
-        .memset(Some(failing), ptr, MemsetPattern::U8(9), 8)
-        .unwrap();
+    backend.memset(Some(failing), ptr, MemsetPattern::U8(9), 8).unwrap();
 
     let error = backend.stream_synchronize(failing).unwrap_err();
     assert_eq!(error.hip_code(), hip_code::UNKNOWN);
@@ -286,23 +219,13 @@ fn destroying_a_stream_drains_it() {
     let backend = backend();
     let stream = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
     let ptr = backend.malloc(0, 1024).unwrap();
-    backend
-        .launch_host_func(
-            stream,
-            Box::new(|| thread::sleep(Duration::from_millis(20))),
-        )
-        .unwrap();
-    backend
-        .memset(Some(stream), ptr, MemsetPattern::U16(0xbeef), 512)
-        .unwrap();
+    backend.launch_host_func(stream, Box::new(|| thread::sleep(Duration::from_millis(20)))).unwrap();
+    backend.memset(Some(stream), ptr, MemsetPattern::U16(0xbeef), 512).unwrap();
     backend.stream_destroy(stream).unwrap();
     assert_eq!(read_back(&backend, ptr, 4), [0xef, 0xbe, 0xef, 0xbe]);
     let gone = backend.stream_synchronize(stream).unwrap_err();
     assert_eq!(gone.hip_code(), hip_code::INVALID_HANDLE);
-    assert_eq!(
-        backend.stream_destroy(stream).unwrap_err().hip_code(),
-        hip_code::INVALID_HANDLE
-    );
+    assert_eq!(backend.stream_destroy(stream).unwrap_err().hip_code(), hip_code::INVALID_HANDLE);
 }
 
 #[test]
@@ -317,10 +240,7 @@ fn oom_is_reported_before_allocating() {
 
     // Even with a capacity the host cannot back, a refused host allocation is an error, not an
     // abort.
-    let unbounded = HostBackend::new(HostConfig {
-        devices: 1,
-        memory_per_device: u64::MAX,
-    });
+    let unbounded = HostBackend::new(HostConfig { devices: 1, memory_per_device: u64::MAX });
     let error = unbounded.malloc(0, 1 << 62).unwrap_err();
     assert_eq!(error.hip_code(), hip_code::OUT_OF_MEMORY);
     assert_eq!(unbounded.mem_get_info(0).unwrap().free, u64::MAX);
@@ -338,10 +258,7 @@ fn freed_pointers_are_rejected() {
     let backend = backend();
     let ptr = backend.malloc(0, 128).unwrap();
     backend.free(ptr).unwrap();
-    assert_eq!(
-        backend.free(ptr).unwrap_err().hip_code(),
-        hip_code::INVALID_VALUE
-    );
+    assert_eq!(backend.free(ptr).unwrap_err().hip_code(), hip_code::INVALID_VALUE);
     let write = backend.memcpy_htod_sync(None, ptr, &[1, 2, 3]).unwrap_err();
     assert_eq!(write.hip_code(), hip_code::INVALID_DEVICE_POINTER);
     let (done, _received) = dtoh_channel();
@@ -363,9 +280,7 @@ fn freeing_memory_used_by_queued_work_is_safe() {
 
     let (open, held) = gate();
     backend.launch_host_func(stream, held).unwrap();
-    backend
-        .memset(Some(stream), ptr, MemsetPattern::U8(0x5a), MIB)
-        .unwrap();
+    backend.memset(Some(stream), ptr, MemsetPattern::U8(0x5a), MIB).unwrap();
     let (done, received) = dtoh_channel();
     backend.memcpy_dtoh(Some(stream), ptr, MIB, done).unwrap();
     backend.free(ptr).unwrap();
@@ -374,10 +289,7 @@ fn freeing_memory_used_by_queued_work_is_safe() {
     assert_eq!(backend.mem_get_info(0).unwrap().free, total - MIB);
 
     open.send(()).unwrap();
-    let bytes = received
-        .recv_timeout(Duration::from_secs(10))
-        .unwrap()
-        .unwrap();
+    let bytes = received.recv_timeout(Duration::from_secs(10)).unwrap().unwrap();
     assert!(bytes.iter().all(|&b| b == 0x5a));
     backend.stream_synchronize(stream).unwrap();
     assert_eq!(backend.mem_get_info(0).unwrap().free, total);
@@ -387,18 +299,11 @@ fn freeing_memory_used_by_queued_work_is_safe() {
 fn mem_get_info_counts_pages_across_devices() {
     let backend = backend();
     let total = 64 * MIB;
-    assert_eq!(
-        backend.mem_get_info(0).unwrap(),
-        MemInfo { free: total, total }
-    );
+    assert_eq!(backend.mem_get_info(0).unwrap(), MemInfo { free: total, total });
     let big = backend.malloc(0, MIB).unwrap();
     let small = backend.malloc(0, 1).unwrap();
     assert_eq!(backend.mem_get_info(0).unwrap().free, total - MIB - PAGE);
-    assert_eq!(
-        backend.mem_get_info(1).unwrap().free,
-        total,
-        "devices are accounted apart"
-    );
+    assert_eq!(backend.mem_get_info(1).unwrap().free, total, "devices are accounted apart");
     let on_one = backend.malloc(1, 3 * PAGE).unwrap();
     assert_eq!(backend.mem_get_info(1).unwrap().free, total - 3 * PAGE);
     for ptr in [big, small, on_one] {
@@ -406,10 +311,7 @@ fn mem_get_info_counts_pages_across_devices() {
     }
     assert_eq!(backend.mem_get_info(0).unwrap().free, total);
     assert_eq!(backend.mem_get_info(1).unwrap().free, total);
-    assert_eq!(
-        backend.mem_get_info(2).unwrap_err().hip_code(),
-        hip_code::INVALID_DEVICE
-    );
+    assert_eq!(backend.mem_get_info(2).unwrap_err().hip_code(), hip_code::INVALID_DEVICE);
 }
 
 #[test]
@@ -428,16 +330,12 @@ fn concurrent_malloc_and_free_from_eight_threads() {
                     live.push((ptr, size));
                     if round % 3 == 0 {
                         let (ptr, size) = live.swap_remove(0);
-                        assert!(read_back(&backend, ptr, size as usize)
-                            .iter()
-                            .all(|&b| b == worker));
+                        assert!(read_back(&backend, ptr, size as usize).iter().all(|&b| b == worker));
                         backend.free(ptr).unwrap();
                     }
                 }
                 for (ptr, size) in live {
-                    assert!(read_back(&backend, ptr, size as usize)
-                        .iter()
-                        .all(|&b| b == worker));
+                    assert!(read_back(&backend, ptr, size as usize).iter().all(|&b| b == worker));
                     backend.free(ptr).unwrap();
                 }
             })
@@ -457,22 +355,15 @@ fn out_of_range_access_is_rejected() {
     let past_end = backend.memcpy_htod(None, DevicePtr(ptr.0 + 4000), vec![0; 200].into());
     assert_eq!(past_end.unwrap_err().hip_code(), hip_code::INVALID_VALUE);
     let in_guard = backend.memset(None, DevicePtr(ptr.0 + 4096), MemsetPattern::U8(0), 1);
-    assert_eq!(
-        in_guard.unwrap_err().hip_code(),
-        hip_code::INVALID_DEVICE_POINTER
-    );
+    assert_eq!(in_guard.unwrap_err().hip_code(), hip_code::INVALID_DEVICE_POINTER);
     let null = backend.memcpy_dtoh_sync(None, DevicePtr::NULL, &mut [0; 4]);
-    assert_eq!(
-        null.unwrap_err().hip_code(),
-        hip_code::INVALID_DEVICE_POINTER
-    );
+    assert_eq!(null.unwrap_err().hip_code(), hip_code::INVALID_DEVICE_POINTER);
     let overflow = backend.memset(None, ptr, MemsetPattern::U32(0), u64::MAX / 2);
     assert_eq!(overflow.unwrap_err().hip_code(), hip_code::INVALID_VALUE);
     let dtod = backend.memcpy_dtod(None, ptr, DevicePtr(ptr.0 + 1), 4096);
     assert_eq!(dtod.unwrap_err().hip_code(), hip_code::INVALID_VALUE);
     let mut never_called = |_: &mut [u8]| panic!("must not run on a bad range");
-    let zero_copy =
-        backend.with_device_bytes_mut(None, DevicePtr(ptr.0 + 1), 4096, &mut never_called);
+    let zero_copy = backend.with_device_bytes_mut(None, DevicePtr(ptr.0 + 1), 4096, &mut never_called);
     assert_eq!(zero_copy.unwrap_err().hip_code(), hip_code::INVALID_VALUE);
     // Nothing was written.
     assert!(read_back(&backend, ptr, 4096).iter().all(|&b| b == 0));
@@ -483,15 +374,8 @@ fn zero_copy_access_sees_stream_results() {
     let backend = backend();
     let stream = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
     let ptr = backend.malloc(0, 64).unwrap();
-    backend
-        .launch_host_func(
-            stream,
-            Box::new(|| thread::sleep(Duration::from_millis(10))),
-        )
-        .unwrap();
-    backend
-        .memset(Some(stream), ptr, MemsetPattern::U8(3), 64)
-        .unwrap();
+    backend.launch_host_func(stream, Box::new(|| thread::sleep(Duration::from_millis(10)))).unwrap();
+    backend.memset(Some(stream), ptr, MemsetPattern::U8(3), 64).unwrap();
     backend
         .with_device_bytes_mut(Some(stream), DevicePtr(ptr.0 + 60), 4, &mut |bytes| {
             assert_eq!(bytes, [3; 4], "runs after the stream drained");
@@ -499,11 +383,7 @@ fn zero_copy_access_sees_stream_results() {
         })
         .unwrap();
     let mut seen = Vec::new();
-    backend
-        .with_device_bytes(Some(stream), ptr, 64, &mut |bytes| {
-            seen.extend_from_slice(bytes)
-        })
-        .unwrap();
+    backend.with_device_bytes(Some(stream), ptr, 64, &mut |bytes| seen.extend_from_slice(bytes)).unwrap();
     assert_eq!(&seen[..60], &[3; 60]);
     assert_eq!(&seen[60..], b"tail");
 }
@@ -514,33 +394,20 @@ fn device_queries() {
     assert_eq!(backend.name(), "host");
     assert_eq!(backend.device_count(), Ok(2));
     let props = backend.device_properties(1).unwrap();
-    assert!(
-        props.name.starts_with("hip-remote host emulation ("),
-        "{}",
-        props.name
-    );
+    assert!(props.name.starts_with("hip-remote host emulation ("), "{}", props.name);
     assert!(props.name.len() <= 255);
     assert_eq!(props.gcn_arch_name, "host");
     assert_eq!(props.warp_size, 32);
     assert_eq!(props.total_global_mem, 64 * MIB);
     assert_eq!(props.pci_bus_id, 1);
     assert_eq!(backend.stream_priority_range(0), Ok((0, 0)));
-    assert_eq!(
-        backend.device_properties(2).unwrap_err().hip_code(),
-        hip_code::INVALID_DEVICE
-    );
+    assert_eq!(backend.device_properties(2).unwrap_err().hip_code(), hip_code::INVALID_DEVICE);
     let bad_flags = backend.stream_create(0, 0x10, 0).unwrap_err();
     assert_eq!(bad_flags.hip_code(), hip_code::INVALID_VALUE);
 
-    let none = HostBackend::new(HostConfig {
-        devices: 0,
-        memory_per_device: 0,
-    });
+    let none = HostBackend::new(HostConfig { devices: 0, memory_per_device: 0 });
     assert_eq!(none.device_count(), Ok(0));
-    assert_eq!(
-        none.malloc(0, 1).unwrap_err().hip_code(),
-        hip_code::NO_DEVICE
-    );
+    assert_eq!(none.malloc(0, 1).unwrap_err().hip_code(), hip_code::NO_DEVICE);
 }
 
 #[test]
@@ -550,17 +417,12 @@ fn dropping_the_backend_drains_streams_waiting_on_each_other() {
     let second = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
     let event = backend.event_create(0, event_flags::DEFAULT).unwrap();
     let (tx, rx) = mpsc::channel();
-    backend
-        .launch_host_func(first, Box::new(|| thread::sleep(Duration::from_millis(10))))
-        .unwrap();
+    backend.launch_host_func(first, Box::new(|| thread::sleep(Duration::from_millis(10)))).unwrap();
     backend.event_record(event, Some(first)).unwrap();
     backend.stream_wait_event(Some(second), event).unwrap();
-    backend
-        .launch_host_func(second, Box::new(move || tx.send(()).unwrap()))
-        .unwrap();
+    backend.launch_host_func(second, Box::new(move || tx.send(()).unwrap())).unwrap();
     drop(backend);
-    rx.try_recv()
-        .expect("queued work ran before the backend went away");
+    rx.try_recv().expect("queued work ran before the backend went away");
 }
 
 #[test]
@@ -574,16 +436,10 @@ fn queued_2d_copies_scatter_and_gather_rows() {
     backend.launch_host_func(stream, held).unwrap();
     // 4 rows of 10 bytes: to pitch 100 in `a`, then to pitch 30 in `b` on another device.
     let rows = Rows { width: 10, height: 4 };
-    backend
-        .memcpy_htod_2d(Some(stream), Pitched { ptr: a, pitch: 100 }, 10, packed.clone().into())
-        .unwrap();
-    backend
-        .memcpy_dtod_2d(Some(stream), Pitched { ptr: b, pitch: 30 }, Pitched { ptr: a, pitch: 100 }, rows)
-        .unwrap();
+    backend.memcpy_htod_2d(Some(stream), Pitched { ptr: a, pitch: 100 }, 10, packed.clone().into()).unwrap();
+    backend.memcpy_dtod_2d(Some(stream), Pitched { ptr: b, pitch: 30 }, Pitched { ptr: a, pitch: 100 }, rows).unwrap();
     let (done, rx) = dtoh_channel();
-    backend
-        .memcpy_dtoh_2d(Some(stream), Pitched { ptr: b, pitch: 30 }, rows, done)
-        .unwrap();
+    backend.memcpy_dtoh_2d(Some(stream), Pitched { ptr: b, pitch: 30 }, rows, done).unwrap();
     assert!(rx.recv_timeout(Duration::from_millis(50)).is_err(), "ran before the gate opened");
     drop(open);
     assert_eq!(rx.recv_timeout(Duration::from_secs(10)).unwrap().unwrap(), packed);
@@ -593,9 +449,7 @@ fn queued_2d_copies_scatter_and_gather_rows() {
         assert!(image[row * 100 + 10..(row + 1) * 100].iter().all(|&x| x == 0), "gap of row {row} written");
     }
     // Rows past the end of the allocation are refused before anything is queued.
-    let err = backend
-        .memcpy_htod_2d(Some(stream), Pitched { ptr: a, pitch: 400 }, 10, packed.into())
-        .unwrap_err();
+    let err = backend.memcpy_htod_2d(Some(stream), Pitched { ptr: a, pitch: 400 }, 10, packed.into()).unwrap_err();
     assert_eq!(err.hip_code(), hip_code::INVALID_VALUE);
 }
 

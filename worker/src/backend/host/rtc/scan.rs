@@ -31,15 +31,7 @@ const REFUSED_PREFIXES: &[&str] = &["__shfl", "__ballot_", "__any_", "__all_", "
 
 /// Attribute-like identifiers followed by a parenthesised argument list that is not the
 /// declarator's parameter list.
-const ATTRIBUTE_CALLS: &[&str] = &[
-    "__launch_bounds__",
-    "__attribute__",
-    "alignas",
-    "__align__",
-    "__declspec",
-    "decltype",
-    "__attribute",
-];
+const ATTRIBUTE_CALLS: &[&str] = &["__launch_bounds__", "__attribute__", "alignas", "__align__", "__declspec", "decltype", "__attribute"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind<'a> {
@@ -71,13 +63,9 @@ pub(crate) fn refused_features(source: &str) -> Vec<Refusal> {
         let Kind::Ident(ident) = token.kind else {
             continue;
         };
-        let refused =
-            REFUSED.contains(&ident) || REFUSED_PREFIXES.iter().any(|p| ident.starts_with(p));
+        let refused = REFUSED.contains(&ident) || REFUSED_PREFIXES.iter().any(|p| ident.starts_with(p));
         if refused && !found.iter().any(|r| r.ident == ident) {
-            found.push(Refusal {
-                ident: ident.to_string(),
-                line: token.line,
-            });
+            found.push(Refusal { ident: ident.to_string(), line: token.line });
         }
     }
     found
@@ -120,14 +108,10 @@ pub(crate) fn declarations(source: &str) -> Declarations {
                 decl_start = i + 1;
             }
             Kind::Punct(b';') => decl_start = i + 1,
-            Kind::Ident(word @ ("__global__" | "__device__" | "__constant__" | "__managed__"))
-                if !scopes.contains(&Scope::Other) =>
-            {
+            Kind::Ident(word @ ("__global__" | "__device__" | "__constant__" | "__managed__")) if !scopes.contains(&Scope::Other) => {
                 let prefix = &tokens[decl_start..i];
                 let templated = prefix.iter().any(|t| t.kind == Kind::Ident("template"));
-                let extern_c_prefix = prefix
-                    .windows(2)
-                    .any(|w| w[0].kind == Kind::Ident("extern") && w[1].kind == Kind::Str("C"));
+                let extern_c_prefix = prefix.windows(2).any(|w| w[0].kind == Kind::Ident("extern") && w[1].kind == Kind::Str("C"));
                 let extern_c = extern_c_prefix || scopes.contains(&Scope::ExternC);
                 let qualify = |name: &str| {
                     let mut q = String::new();
@@ -154,10 +138,7 @@ pub(crate) fn declarations(source: &str) -> Declarations {
                     }
                 } else {
                     let declared_only = prefix.iter().any(|t| t.kind == Kind::Ident("extern"));
-                    let unmangled = extern_c
-                        || !scopes
-                            .iter()
-                            .any(|s| matches!(s, Scope::Namespace(Some(_))));
+                    let unmangled = extern_c || !scopes.iter().any(|s| matches!(s, Scope::Namespace(Some(_))));
                     if !templated && !declared_only {
                         for name in variable_names(&tokens[i + 1..]) {
                             let entry = (qualify(name), unmangled);
@@ -179,15 +160,9 @@ fn scope_kind(prefix: &[Token<'_>]) -> Scope {
     let kinds: Vec<Kind<'_>> = prefix.iter().map(|t| t.kind).collect();
     match kinds.as_slice() {
         [Kind::Ident("extern"), Kind::Str("C")] => Scope::ExternC,
-        [Kind::Ident("namespace")] | [Kind::Ident("inline"), Kind::Ident("namespace")] => {
-            Scope::Namespace(None)
-        }
-        [Kind::Ident("namespace"), rest @ ..]
-        | [Kind::Ident("inline"), Kind::Ident("namespace"), rest @ ..]
-            if !rest.is_empty()
-                && rest
-                    .iter()
-                    .all(|k| matches!(k, Kind::Ident(_) | Kind::Punct(b':'))) =>
+        [Kind::Ident("namespace")] | [Kind::Ident("inline"), Kind::Ident("namespace")] => Scope::Namespace(None),
+        [Kind::Ident("namespace"), rest @ ..] | [Kind::Ident("inline"), Kind::Ident("namespace"), rest @ ..]
+            if !rest.is_empty() && rest.iter().all(|k| matches!(k, Kind::Ident(_) | Kind::Punct(b':'))) =>
         {
             // `namespace a::b {` (C++17) opens both.
             let name: String = rest
@@ -382,20 +357,14 @@ fn tokenize(source: &str) -> Vec<Token<'_>> {
             }
             b'"' => {
                 let (end, lines) = quoted(bytes, i, b'"');
-                tokens.push(Token {
-                    kind: Kind::Str(&source[i + 1..end.saturating_sub(1).max(i + 1)]),
-                    line,
-                });
+                tokens.push(Token { kind: Kind::Str(&source[i + 1..end.saturating_sub(1).max(i + 1)]), line });
                 line += lines;
                 i = end;
                 line_start = false;
             }
             b'\'' => {
                 let (end, lines) = quoted(bytes, i, b'\'');
-                tokens.push(Token {
-                    kind: Kind::Other,
-                    line,
-                });
+                tokens.push(Token { kind: Kind::Other, line });
                 line += lines;
                 i = end;
                 line_start = false;
@@ -405,30 +374,19 @@ fn tokenize(source: &str) -> Vec<Token<'_>> {
                 i += 1;
                 while i < bytes.len() {
                     let d = bytes[i];
-                    let exponent_sign = matches!(d, b'+' | b'-')
-                        && matches!(bytes[i - 1], b'e' | b'E' | b'p' | b'P');
-                    if d.is_ascii_alphanumeric()
-                        || d == b'_'
-                        || d == b'.'
-                        || d == b'\''
-                        || exponent_sign
-                    {
+                    let exponent_sign = matches!(d, b'+' | b'-') && matches!(bytes[i - 1], b'e' | b'E' | b'p' | b'P');
+                    if d.is_ascii_alphanumeric() || d == b'_' || d == b'.' || d == b'\'' || exponent_sign {
                         i += 1;
                     } else {
                         break;
                     }
                 }
-                tokens.push(Token {
-                    kind: Kind::Other,
-                    line,
-                });
+                tokens.push(Token { kind: Kind::Other, line });
                 line_start = false;
             }
             c if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 => {
                 let start = i;
-                while i < bytes.len()
-                    && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] >= 0x80)
-                {
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] >= 0x80) {
                     i += 1;
                 }
                 let word = &source[start..i];
@@ -436,33 +394,21 @@ fn tokenize(source: &str) -> Vec<Token<'_>> {
                 match (word, bytes.get(i)) {
                     ("R" | "u8R" | "uR" | "UR" | "LR", Some(b'"')) => {
                         let (end, lines) = raw_string(bytes, i);
-                        tokens.push(Token {
-                            kind: Kind::Other,
-                            line,
-                        });
+                        tokens.push(Token { kind: Kind::Other, line });
                         line += lines;
                         i = end;
                     }
                     ("u8" | "u" | "U" | "L", Some(q @ (b'"' | b'\''))) => {
                         let (end, lines) = quoted(bytes, i, *q);
-                        tokens.push(Token {
-                            kind: Kind::Other,
-                            line,
-                        });
+                        tokens.push(Token { kind: Kind::Other, line });
                         line += lines;
                         i = end;
                     }
-                    _ => tokens.push(Token {
-                        kind: Kind::Ident(word),
-                        line,
-                    }),
+                    _ => tokens.push(Token { kind: Kind::Ident(word), line }),
                 }
             }
             c => {
-                tokens.push(Token {
-                    kind: Kind::Punct(c),
-                    line,
-                });
+                tokens.push(Token { kind: Kind::Punct(c), line });
                 line_start = false;
                 i += 1;
             }
@@ -493,21 +439,14 @@ fn quoted(bytes: &[u8], open: usize, quote: u8) -> (usize, u32) {
 
 /// End of the raw string literal whose `"` is at `bytes[open]`, and newlines inside.
 fn raw_string(bytes: &[u8], open: usize) -> (usize, u32) {
-    let Some(paren) = bytes[open..]
-        .iter()
-        .position(|&b| b == b'(')
-        .map(|p| open + p)
-    else {
+    let Some(paren) = bytes[open..].iter().position(|&b| b == b'(').map(|p| open + p) else {
         return (bytes.len(), 0);
     };
     let delimiter = &bytes[open + 1..paren];
     let mut i = paren + 1;
     let mut lines = 0;
     while i < bytes.len() {
-        if bytes[i] == b')'
-            && bytes[i + 1..].starts_with(delimiter)
-            && bytes.get(i + 1 + delimiter.len()) == Some(&b'"')
-        {
+        if bytes[i] == b')' && bytes[i + 1..].starts_with(delimiter) && bytes.get(i + 1 + delimiter.len()) == Some(&b'"') {
             return (i + 2 + delimiter.len(), lines);
         }
         if bytes[i] == b'\n' {
@@ -590,26 +529,14 @@ __device__ std::array<int, 3> templ;
                       }\n";
         let found = refused_features(source);
         let summary: Vec<(&str, u32)> = found.iter().map(|r| (r.ident.as_str(), r.line)).collect();
-        assert_eq!(
-            summary,
-            [("__shared__", 3), ("__syncthreads", 4), ("__shfl_down", 6)]
-        );
+        assert_eq!(summary, [("__shared__", 3), ("__syncthreads", 4), ("__shfl_down", 6)]);
         assert!(refused_features("const char* s = \"__syncthreads\";").is_empty());
         assert!(refused_features("auto s = R\"x(__shared__)x\";").is_empty());
     }
 
     #[test]
     fn lexer_survives_odd_input() {
-        for source in [
-            "\"unterminated",
-            "/* open",
-            "R\"(open",
-            "'",
-            "#",
-            "\\",
-            "1'000'000e+5",
-            "\u{e9}t\u{e9}",
-        ] {
+        for source in ["\"unterminated", "/* open", "R\"(open", "'", "#", "\\", "1'000'000e+5", "\u{e9}t\u{e9}"] {
             let _ = declarations(source);
             let _ = refused_features(source);
         }
