@@ -12,6 +12,7 @@
 //!
 //! Everything is bounded: the worker's ready line, every program run, so a hang fails the test
 //! instead of blocking CI.
+#![forbid(unsafe_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};

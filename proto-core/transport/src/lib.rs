@@ -10,6 +10,8 @@
 //! The transport knows lengths, not opcodes: this crate reads frame headers only.
 //! `transport-tcp` and `transport-rdma` implement it.
 
+#![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
+
 pub mod config;
 pub mod mem;
 mod transport;
