@@ -62,29 +62,4 @@ fn needs_libamdhip64(out_dir: &Path) {
     println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,$ORIGIN");
 }
 
-/// Makes `<profile dir>/<soname>` a relative symlink to `<file>`, the name cargo gives the
-/// cdylib.
-///
-/// Why: a program linked with `-L target/release -lhiprtc` records `NEEDED libhiprtc.so.7`
-/// (the soname), and the loader looks for that name; cargo only writes the plain one. The
-/// link is relative, so `cp -a` of the directory keeps it valid; it dangles until the library
-/// is first linked. Same as `client-capi/build.rs` does for `libamdhip64.so.7`.
-fn soname_link(out_dir: &Path, file: &str, soname: &str) {
-    // `<target>[/<triple>]/<profile>/build/<crate>-<hash>/out`
-    let Some(profile_dir) = out_dir.ancestors().nth(3) else {
-        println!("cargo:warning=OUT_DIR {} has no profile directory; no {soname} link", out_dir.display());
-        return;
-    };
-    let link = profile_dir.join(soname);
-    if fs::read_link(&link).is_ok_and(|target| target == Path::new(file)) {
-        return;
-    }
-    // Only a stale symlink is replaced: a real file of that name is someone's copy.
-    if fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink()) {
-        let _ = fs::remove_file(&link);
-    }
-    #[cfg(unix)]
-    if let Err(e) = std::os::unix::fs::symlink(file, &link) {
-        println!("cargo:warning=cannot link {} -> {file}: {e}", link.display());
-    }
-}
+include!("../build_support/soname_link.rs");
