@@ -32,7 +32,7 @@ for lib in amdhip64 hiprtc; do
     cp "$TARGET/lib$lib.so" "$ROCM/lib/"; ln -sf "lib$lib.so" "$ROCM/lib/lib$lib.so.7"
   fi
 done
-"$TARGET/hip-worker" --listen 127.0.0.1:0 --backend host --host-memory-mib 2048 > "$WORK/worker.out" 2> "$WORK/worker.log" &
+"$TARGET/hip-worker" --listen 127.0.0.1:0 --backend host --allow-host-code --host-memory-mib 2048 > "$WORK/worker.out" 2> "$WORK/worker.log" &
 WPID=$!
 for _ in $(seq 100); do grep -q "listening on" "$WORK/worker.out" 2>/dev/null && break; sleep 0.1; done
 ADDR=$(sed -n 's/.*listening on //p' "$WORK/worker.out" | head -1)

@@ -38,7 +38,7 @@ t=$(now)
 # below (the default; RT_ONE_SIDED=0 runs it all two-sided); rdma_roundtrip runs once more
 # with it off on the client side (two-sided fallback).
 export HIP_REMOTE_RDMA_ONE_SIDED=${RT_ONE_SIDED:-1}
-HIP_REMOTE_LOG=info,hip_worker=debug,transport_rdma=debug "$RT_WORKER" --backend host --host-memory-mib 1024 \
+HIP_REMOTE_LOG=info,hip_worker=debug,transport_rdma=debug "$RT_WORKER" --backend host --allow-host-code --host-memory-mib 1024 \
   --listen 127.0.0.1:0 --listen-rdma "$A:0" > "$RT_BIN/worker.out" 2> "$LOG" &
 WPID=$!
 RADDR=

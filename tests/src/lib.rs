@@ -225,7 +225,7 @@ impl WorkerProcess {
     pub fn start_with_args(worker: &Path, mib: u64, log: &Path, extra: &[&str]) -> Self {
         let log_file = std::fs::File::create(log).expect("create worker log");
         let mut child = Command::new(worker)
-            .args(["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib"])
+            .args(["--listen", "127.0.0.1:0", "--backend", "host", "--allow-host-code", "--host-memory-mib"])
             .arg(mib.to_string())
             .args(extra)
             .env_remove("HIP_REMOTE_TOKEN")

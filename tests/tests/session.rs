@@ -33,7 +33,7 @@ struct TestWorker {
 
 impl TestWorker {
     fn in_memory(config: WorkerConfig) -> Self {
-        let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: DEVICE_BYTES }));
+        let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: DEVICE_BYTES, allow_host_code: true }));
         Self { backend, config, sessions: Mutex::default(), tcp: None }
     }
 

@@ -50,6 +50,11 @@ struct Cli {
     /// Memory per emulated device in MiB (host backend; default min(RAM/2, 16 GiB)).
     #[arg(long)]
     host_memory_mib: Option<u64>,
+    /// Let clients load host modules and compile them with hiprtc (host backend). A host
+    /// module is client code running inside this worker as its user: allow it only for
+    /// clients you trust. Without it, kernels are refused with hipErrorNotSupported.
+    #[arg(long)]
+    allow_host_code: bool,
     /// Token every client must present (HIP_REMOTE_TOKEN on the client).
     #[arg(long, env = "HIP_REMOTE_TOKEN", hide_env_values = true)]
     token: Option<String>,
@@ -83,7 +88,7 @@ fn init_logging(cli: &Cli) {
 
 fn make_backend(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
     let host = || {
-        let mut config = HostConfig { devices: cli.host_devices.max(1), ..HostConfig::default() };
+        let mut config = HostConfig { devices: cli.host_devices.max(1), allow_host_code: cli.allow_host_code, ..HostConfig::default() };
         if let Some(mib) = cli.host_memory_mib {
             config.memory_per_device = mib.saturating_mul(1 << 20);
         }

@@ -91,12 +91,17 @@ pub struct HostConfig {
     pub devices: u32,
     /// Capacity of each device in bytes.
     pub memory_per_device: u64,
+    /// Whether clients may load host modules and compile them with hiprtc. A host module is
+    /// client code that runs inside the worker, as the worker's user; the operator opts in
+    /// (`hip-worker --allow-host-code`). Without it the backend still serves memory, copies,
+    /// streams and events, and refuses kernels with `hipErrorNotSupported`, saying why.
+    pub allow_host_code: bool,
 }
 
 impl Default for HostConfig {
     /// One device with `min(physical RAM / 2, 16 GiB)`.
     fn default() -> Self {
-        Self { devices: 1, memory_per_device: properties::default_capacity() }
+        Self { devices: 1, memory_per_device: properties::default_capacity(), allow_host_code: false }
     }
 }
 
@@ -168,6 +173,8 @@ pub struct HostBackend {
     kernel_threads: usize,
     /// Source of stream, event, module and function handles; never reused.
     next_handle: AtomicU64,
+    /// See [`HostConfig::allow_host_code`].
+    allow_host_code: bool,
 }
 
 impl Default for HostBackend {
@@ -196,7 +203,19 @@ impl HostBackend {
             kernels_in_flight: Arc::new(KernelTracker::default()),
             kernel_threads,
             next_handle: AtomicU64::new(1),
+            allow_host_code: config.allow_host_code,
         }
+    }
+
+    /// Refuses `what` unless the operator allowed host code.
+    pub(super) fn check_host_code_allowed(&self, what: &str) -> Result<(), BackendError> {
+        if self.allow_host_code {
+            return Ok(());
+        }
+        Err(BackendError::NotSupported(format!(
+            "{what}: host code is disabled on this worker (a host module runs client code inside \
+             the worker, as its user); the operator can allow it with `hip-worker --allow-host-code`"
+        )))
     }
 
     fn function(&self, handle: FunctionHandle) -> Result<KernelRef, BackendError> {

@@ -9,7 +9,7 @@ use proto_core::{wire, Status};
 use proto_core::{Bulk, StrList};
 
 fn setup() -> (Session, CallCx, Arc<HostBackend>) {
-    let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 << 20 }));
+    let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 << 20, allow_host_code: true }));
     let session = Session::new(backend.clone(), Arc::new(SessionConfig::default()));
     let io = CallCx::new(1, proto_core::Opcode::Ping, false, 0);
     (session, io, backend)
@@ -249,4 +249,42 @@ fn allocations_are_announced_to_the_transport_and_withdrawn_when_freed() {
     drop(session);
     let expected = [format!("remember {a:#x} 4096"), format!("remember {b:#x} 100"), format!("forget {a:#x}"), format!("forget {b:#x}")];
     assert_eq!(*log.0.lock().unwrap(), expected, "the host backend has no staging buffers to announce");
+}
+
+/// Host code is the operator's choice: a worker started without `--allow-host-code` serves
+/// memory but refuses hiprtc and module loads with `hipErrorNotSupported`, saying how to
+/// allow them; a GPU image still gets its own answer.
+#[test]
+fn host_code_is_refused_unless_the_operator_allows_it() {
+    let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 << 20, allow_host_code: false }));
+    let mut session = Session::new(backend, Arc::new(SessionConfig::default()));
+    let mut cx = CallCx::new(1, proto_core::Opcode::Ping, false, 0);
+    let (options, exprs) = (list(&[]), list(&[]));
+    let compile = wire::RtcCompile {
+        name: "k.hip".into(),
+        source: "extern \"C\" __global__ void k() {}".into(),
+        header_names: StrList::default(),
+        header_sources: StrList::default(),
+        options: StrList::from_packed(&options).unwrap(),
+        name_expressions: StrList::from_packed(&exprs).unwrap(),
+    };
+    let (code, message) = status(session.rtc_compile(&mut cx, compile));
+    assert_eq!(code, Status::NOT_SUPPORTED);
+    assert!(message.contains("--allow-host-code"), "{message}");
+    // An ELF shared object for this CPU (the header is enough: the policy is checked first).
+    let mut image = vec![0u8; 64];
+    image[..4].copy_from_slice(b"\x7fELF");
+    image[4] = 2;
+    image[5] = 1;
+    image[16] = 3;
+    image[18..20].copy_from_slice(&(if cfg!(target_arch = "aarch64") { 183u16 } else { 62u16 }).to_le_bytes());
+    let load = wire::ModuleLoad { format: ModuleFormat::HostModule, origin: "".into(), image: Bulk(&image) };
+    let (code, message) = status(session.module_load(&mut cx, load));
+    assert_eq!(code, Status::NOT_SUPPORTED, "{message}");
+    assert!(message.contains("--allow-host-code"), "{message}");
+    let ptx = wire::ModuleLoad { format: ModuleFormat::Ptx, origin: "".into(), image: Bulk(b".version 8.0\n.target sm_90\n") };
+    let (code, _) = status(session.module_load(&mut cx, ptx));
+    assert_eq!(code, Status(proto_core::hip_error::code::NO_BINARY_FOR_GPU), "a GPU image keeps its own answer");
+    let alloc = session.malloc(&mut cx, wire::Malloc { device: 0, size: 4096, flags: 0 }).expect("memory is still served");
+    assert_ne!(alloc.ptr, 0);
 }

@@ -181,6 +181,7 @@ impl HostModule {
     /// it to a private temporary file in `dir`, loads and validates it.
     pub(super) fn load_image(image: &[u8], format: ModuleFormat, dir: &Path, limits: &ModuleLimits) -> Result<Self, BackendError> {
         classify(image, format)?;
+        check_exports(image).map_err(|e| BackendError::InvalidImage(format!("module image: {e}")))?;
         let file = TempImage::write(dir, image)?;
         let loaded = Self::load_path(file.path(), "module image", limits);
         drop(file); // the mapping stays after the file is unlinked
@@ -238,6 +239,33 @@ impl HostModule {
 pub(super) struct ModuleLimits {
     /// `sharedMemPerBlock`: bounds a kernel's static shared size.
     pub(super) shared_mem_per_block: u64,
+}
+
+/// Parses the ELF image before anything of it runs (`dlopen` runs its initializers): it must be
+/// a shared object whose dynamic symbol table defines the module descriptor
+/// [`HOST_MODULE_SYMBOL`] as data, and it may not carry `IFUNC` symbols (their resolvers run
+/// during relocation, before any check after `dlopen` could refuse the module).
+fn check_exports(image: &[u8]) -> Result<(), String> {
+    use object::{Object, ObjectKind, ObjectSymbol, SymbolKind};
+    let file = object::File::parse(image).map_err(|e| format!("not a parsable ELF shared object: {e}"))?;
+    if file.kind() != ObjectKind::Dynamic {
+        return Err(format!("an ELF {:?} object, not a shared object", file.kind()));
+    }
+    let mut descriptor = false;
+    for symbol in file.dynamic_symbols() {
+        if let object::SymbolFlags::Elf { st_info, .. } = symbol.flags() {
+            if st_info & 0xf == object::elf::STT_GNU_IFUNC {
+                return Err(format!("exports the IFUNC symbol `{}`; host modules may not run code at load time", symbol.name().unwrap_or("?")));
+            }
+        }
+        if symbol.name() == Ok(HOST_MODULE_SYMBOL) && symbol.is_definition() && symbol.kind() == SymbolKind::Data {
+            descriptor = true;
+        }
+    }
+    if !descriptor {
+        return Err(format!("the shared object does not export `{HOST_MODULE_SYMBOL}`, so it is not a hip-remote host module"));
+    }
+    Ok(())
 }
 
 /// Refuses images that are not host modules for this CPU, naming what they are.
@@ -518,6 +546,9 @@ impl Drop for TempImage {
 impl ModuleBackend for HostBackend {
     fn module_load(&self, dev: DeviceIndex, format: ModuleFormat, image: &[u8]) -> Result<ModuleHandle, BackendError> {
         let limits = self.module_limits(dev)?;
+        // What the image is, first: a GPU image gets its own answer whatever the policy.
+        classify(image, format)?;
+        self.check_host_code_allowed("loading a host module")?;
         let module = Arc::new(HostModule::load_image(image, format, &std::env::temp_dir(), &limits)?);
         let owner: Arc<dyn Any + Send + Sync> = module.clone();
         let mut globals = Vec::with_capacity(module.globals().len());
@@ -743,5 +774,45 @@ mod tests {
         assert!(check_params(&[p(0, 0)]).is_err());
         assert!(check_params(&[p(MAX_KERNEL_ARGS_LEN as u32 - 4, 8)]).is_err());
         assert!(check_params(&[p(u32::MAX, u32::MAX)]).is_err());
+    }
+
+    /// Builds a shared object from C source with the system compiler (`None`: no compiler).
+    fn shared_object(dir: &Path, name: &str, source: &str) -> Option<Vec<u8>> {
+        let (c, so) = (dir.join(format!("{name}.c")), dir.join(format!("{name}.so")));
+        std::fs::write(&c, source).ok()?;
+        let built = std::process::Command::new("cc").args(["-shared", "-fPIC", "-o"]).arg(&so).arg(&c).status().ok()?;
+        built.success().then(|| std::fs::read(&so).ok()).flatten()
+    }
+
+    /// The export table is read before anything of the image runs: a shared object without
+    /// the descriptor, or with an IFUNC (whose resolver runs during relocation), is refused
+    /// before `dlopen` — its constructor never runs.
+    #[test]
+    fn exports_are_checked_before_the_image_runs() {
+        let dir = std::env::temp_dir().join(format!("hip-remote-exports-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let marker = dir.join("constructor-ran");
+        let constructor = format!(
+            "#include <stdio.h>\n__attribute__((constructor)) static void hostile(void) {{ FILE* f = fopen(\"{}\", \"w\"); if (f) fclose(f); }}\n",
+            marker.display()
+        );
+        let Some(plain) = shared_object(&dir, "plain", &format!("{constructor}int not_a_module = 1;\n")) else {
+            eprintln!("skipping: no C compiler");
+            return;
+        };
+        let err = check_exports(&plain).unwrap_err();
+        assert!(err.contains(HOST_MODULE_SYMBOL), "{err}");
+        let limits = ModuleLimits { shared_mem_per_block: 64 << 10 };
+        let refused = HostModule::load_image(&plain, ModuleFormat::HostModule, &dir, &limits).err().expect("refused");
+        assert!(matches!(refused, BackendError::InvalidImage(_)), "{refused}");
+        assert!(!marker.exists(), "the image's constructor ran before it was refused");
+
+        let ifunc = "static int impl(void) { return 1; }\nstatic void* resolve(void) { return (void*)impl; }\n\
+                     int picked(void) __attribute__((ifunc(\"resolve\")));\nint hip_remote_host_module_v1 = 0;\n";
+        if let Some(image) = shared_object(&dir, "ifunc", ifunc) {
+            let err = check_exports(&image).unwrap_err();
+            assert!(err.contains("IFUNC"), "{err}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -496,6 +496,7 @@ impl Drop for CompileSlot {
 impl RtcBackend for HostBackend {
     fn rtc_compile(&self, dev: DeviceIndex, request: &RtcRequest<'_>) -> Result<RtcOutput, BackendError> {
         let limits = self.module_limits(dev)?;
+        self.check_host_code_allowed("hiprtc on the host backend (it builds a host module)")?;
         compile(request, &limits)
     }
 }
