@@ -169,20 +169,37 @@ fn ping(addr: &str, count: usize) -> Result<(), String> {
         on(Response::parse(header.opcode, &control, &bulk).map_err(|e| e.to_string())?);
         Ok(())
     };
-    let token = std::env::var("HIP_REMOTE_TOKEN").unwrap_or_default();
+    let token = std::env::var("HIP_REMOTE_TOKEN").ok();
+    let client_name = "hip-remote ping";
     let hello = Request::Hello(wire::Hello {
         min_version: 1,
         max_version: proto_core::PROTOCOL_VERSION,
         features: 0,
-        client_name: "hip-remote ping".into(),
+        client_name: client_name.into(),
         resume_session: 0,
-        auth_token: token.as_bytes().into(),
+        auth_token: Default::default(),
     });
+    let mut auth = None;
     exchange(&hello, &mut |r| {
         if let Response::Hello(w) = r {
             println!("worker      {} (backend {}, protocol v{}, session {})", w.worker_name.as_str(), w.backend.as_str(), w.version, w.session_id);
+            if w.features & wire::features::AUTH_REQUIRED != 0 {
+                let cx = proto_core::auth::AuthContext {
+                    nonce: w.auth_challenge.0,
+                    session_id: w.session_id,
+                    client_name,
+                    version: w.version,
+                    features: w.features,
+                };
+                auth = Some(token.as_deref().map(|t| proto_core::auth::auth_response(t.as_bytes(), &cx)));
+            }
         }
     })?;
+    match auth {
+        None => {}
+        Some(None) => return Err("the worker requires authentication: set HIP_REMOTE_TOKEN".into()),
+        Some(Some(response)) => exchange(&Request::Authenticate(wire::Authenticate { response: response.as_slice().into() }), &mut |_| {})?,
+    }
     let mut devices = 0;
     exchange(&Request::GetDeviceCount(wire::Empty {}), &mut |r| {
         if let Response::GetDeviceCount(c) = r {
