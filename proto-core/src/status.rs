@@ -51,9 +51,7 @@ statuses! {
     QUOTA_EXCEEDED = 10102, "QuotaExceeded";
     /// The worker is shutting down.
     SHUTTING_DOWN = 10103, "ShuttingDown";
-    /// The connection is not authenticated yet: only HELLO and AUTHENTICATE, without bulk
-    /// and within [`MAX_PREAUTH_CONTROL_LEN`](crate::limits::MAX_PREAUTH_CONTROL_LEN), are
-    /// accepted.
+    /// The connection is not authenticated yet: only HELLO and AUTHENTICATE, small and without bulk, are accepted.
     AUTH_REQUIRED = 10104, "AuthRequired";
     /// The worker serves its most connections already (in all, or from this address).
     TOO_MANY_CONNECTIONS = 10105, "TooManyConnections";

@@ -255,11 +255,18 @@ fn embedded_worker(backend: Arc<dyn Backend>) -> Result<(Option<Worker>, String)
         Err(_) => {
             let name = backend.name();
             // Sockets configured as `hip-worker` configures them.
-            let config = WorkerConfig { tcp: hip_worker::config::accepted_tcp_config(), ..WorkerConfig::default() };
+            // A fresh token per run, so the client (which reads HIP_REMOTE_TOKEN) authenticates
+            // as against any worker; the port is loopback only.
+            let nonce = hip_worker::auth::new_nonce().map_err(|e| format!("no randomness for a token: {e}"))?;
+            let token: String = nonce.iter().map(|b| format!("{b:02x}")).collect();
+            let tokens = hip_worker::auth::TokenStore::new(Some(&token), None)?;
+            let session = hip_worker::session::SessionConfig { tokens: Some(Arc::new(tokens)), ..Default::default() };
+            let config = WorkerConfig { session, tcp: hip_worker::config::accepted_tcp_config(), ..WorkerConfig::default() };
             let worker = Worker::start("127.0.0.1:0", backend, config).map_err(|e| e.to_string())?;
             let addr = worker.local_addr().to_string();
             eprintln!("started an embedded hip-worker ({name} backend) on {addr}");
             std::env::set_var("HIP_REMOTE_WORKER", &addr);
+            std::env::set_var("HIP_REMOTE_TOKEN", &token);
             (Some(worker), format!("an embedded worker ({name} backend, in this process) on {addr}"))
         }
     })
