@@ -393,7 +393,16 @@ fn authenticate(c: &mut Client, token: &[u8]) -> Reply {
         Response::Hello(w) => {
             assert_ne!(w.features & wire::features::AUTH_REQUIRED, 0, "the worker must ask for authentication");
             assert_eq!(w.auth_challenge.0.len(), AUTH_NONCE_LEN);
-            auth_response(token, &AuthContext { nonce: w.auth_challenge.0, session_id: w.session_id, client_name: "session.rs", version: w.version, features: w.features })
+            auth_response(
+                token,
+                &AuthContext {
+                    nonce: w.auth_challenge.0,
+                    session_id: w.session_id,
+                    client_name: "session.rs",
+                    version: w.version,
+                    features: w.features,
+                },
+            )
         }
         other => panic!("HELLO answered with {other:?}"),
     };
@@ -455,7 +464,10 @@ fn replayed_authenticate_is_refused() {
         ),
         other => panic!("{other:?}"),
     };
-    assert!(matches!(first.call(&Request::Authenticate(wire::Authenticate { response: recorded.as_slice().into() })).response(), Response::Authenticate(_)));
+    assert!(matches!(
+        first.call(&Request::Authenticate(wire::Authenticate { response: recorded.as_slice().into() })).response(),
+        Response::Authenticate(_)
+    ));
     let mut replay = Client::connect(&worker);
     assert!(matches!(replay.call(&hello(1, 1, "")).response(), Response::Hello(_)));
     let (status, _) = replay.call(&Request::Authenticate(wire::Authenticate { response: recorded.as_slice().into() })).error();

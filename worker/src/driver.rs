@@ -13,9 +13,9 @@
 
 use crate::session::{BulkDestination, CallCx, Failure, LateReplies, PlacedBulk, Session};
 use proto_core::frame::{encode_frame, FrameMeta};
+use proto_core::limits::{MAX_CONTROL_LEN, MAX_PREAUTH_CONTROL_LEN};
 use proto_core::opcode::dispatch;
 use proto_core::wire::ErrorReply;
-use proto_core::limits::{MAX_CONTROL_LEN, MAX_PREAUTH_CONTROL_LEN};
 use proto_core::{BulkWay, DecodeError, Delivery, EncodeError, Flags, FrameHeader, Opcode, Outcome, Request, Response, Status};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;

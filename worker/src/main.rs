@@ -3,8 +3,8 @@
 #![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 
 use clap::{Parser, ValueEnum};
-use hip_worker::backend::{Backend, HostBackend, HostConfig};
 use hip_worker::auth::TokenStore;
+use hip_worker::backend::{Backend, HostBackend, HostConfig};
 use hip_worker::config::ConnectionLimits;
 use hip_worker::{Worker, WorkerConfig};
 use std::sync::atomic::{AtomicBool, Ordering};
