@@ -8,6 +8,7 @@
 
 use crate::abi::HipError;
 use crate::config::ClientConfig;
+use proto_core::auth::{auth_response, AuthContext};
 use proto_core::limits::DEFAULT_COPY_CHUNK;
 use proto_core::opcode::assert_postable;
 use proto_core::wire::{self, ErrorReply};
@@ -177,9 +178,20 @@ impl Conn {
                 | if cfg!(feature = "rdma") { wire::features::RDMA } else { 0 },
             client_name: client_name.as_str().into(),
             resume_session: 0,
-            auth_token: config.token.as_deref().unwrap_or("").as_bytes().into(),
+            // The token never crosses the wire: the worker refuses one here.
+            auth_token: Default::default(),
         };
         let w = conn.hello(hello)?;
+        let auth = (w.features & wire::features::AUTH_REQUIRED != 0).then(|| {
+            let cx = AuthContext {
+                nonce: w.auth_challenge.0,
+                session_id: w.session_id,
+                client_name: &client_name,
+                version: w.version,
+                features: w.features,
+            };
+            config.token.as_deref().map(|token| auth_response(token.as_bytes(), &cx))
+        });
         conn.welcome = WelcomeInfo {
             session_id: w.session_id,
             worker_name: w.worker_name.as_str().to_owned(),
@@ -188,6 +200,20 @@ impl Conn {
             features: w.features,
             rdma_endpoint: w.rdma_endpoint.as_str().to_owned(),
         };
+        match auth {
+            None => {}
+            Some(None) => {
+                return Err(CallError::new(
+                    HipError::NOT_INITIALIZED,
+                    format!("the hip-worker at {worker} requires authentication: set HIP_REMOTE_TOKEN to your token"),
+                ))
+            }
+            Some(Some(response)) => {
+                conn.authenticate(wire::Authenticate { response: response.as_slice().into() }).map_err(|e| {
+                    CallError::new(HipError::NOT_INITIALIZED, format!("the hip-worker at {worker} refused HIP_REMOTE_TOKEN: {}", e.message))
+                })?;
+            }
+        }
         Ok(conn)
     }
 

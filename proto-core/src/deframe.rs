@@ -57,10 +57,20 @@ impl FrameDecoder {
     /// Looks for one frame's head (header and control part) at the start of `input`; the
     /// bulk section need not be there (the production path of the TCP transport).
     pub fn decode_head(input: &[u8]) -> Result<DeframedHead<'_>, DecodeError> {
+        Self::decode_head_within(input, crate::limits::MAX_CONTROL_LEN)
+    }
+
+    /// [`decode_head`](Self::decode_head) with a tighter control limit (a connection not yet
+    /// authenticated: [`MAX_PREAUTH_CONTROL_LEN`](crate::limits::MAX_PREAUTH_CONTROL_LEN)),
+    /// refused from the header alone, before any of the control part is needed.
+    pub fn decode_head_within(input: &[u8], max_control: usize) -> Result<DeframedHead<'_>, DecodeError> {
         if input.len() < HEADER_LEN {
             return Ok(DeframedHead::NeedMore { needed: HEADER_LEN });
         }
         let header = FrameHeader::parse(input)?;
+        if header.control_len as usize > max_control {
+            return Err(DecodeError::TooLarge { what: "control part", len: header.control_len.into(), max: max_control as u64 });
+        }
         let head_len = HEADER_LEN + header.control_len as usize;
         match input.get(HEADER_LEN..head_len) {
             Some(control) => Ok(DeframedHead::Head { consumed: head_len, header, control }),

@@ -25,6 +25,7 @@ extern crate std;
 #[macro_use]
 mod macros;
 
+pub mod auth;
 pub mod codec;
 pub mod deframe;
 pub mod error;

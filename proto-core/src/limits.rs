@@ -7,6 +7,11 @@
 /// compile logs are the biggest control parts; everything else is far smaller.
 pub const MAX_CONTROL_LEN: usize = 1 << 20;
 
+/// Largest control part a connection may send before it is authenticated: a HELLO with the
+/// longest client name and a short token blob, or an AUTHENTICATE. A larger header is refused
+/// before its payload is read.
+pub const MAX_PREAUTH_CONTROL_LEN: usize = 8 << 10;
+
 /// Largest bulk section of one frame: 64 MiB. Larger copies are split into chunks by the
 /// sender (see [`DEFAULT_COPY_CHUNK`]), so a receiver never buffers more than this.
 pub const MAX_BULK_LEN: usize = 64 << 20;

@@ -51,6 +51,10 @@ statuses! {
     QUOTA_EXCEEDED = 10102, "QuotaExceeded";
     /// The worker is shutting down.
     SHUTTING_DOWN = 10103, "ShuttingDown";
+    /// The connection is not authenticated yet: only HELLO and AUTHENTICATE, small and without bulk, are accepted.
+    AUTH_REQUIRED = 10104, "AuthRequired";
+    /// The worker serves its most connections already (in all, or from this address).
+    TOO_MANY_CONNECTIONS = 10105, "TooManyConnections";
 }
 
 /// `Status::INVALID_VALUE` and friends: every `hipError_t` of [`crate::hip_error`]'s table.

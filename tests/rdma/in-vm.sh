@@ -38,6 +38,9 @@ t=$(now)
 # below (the default; RT_ONE_SIDED=0 runs it all two-sided); rdma_roundtrip runs once more
 # with it off on the client side (two-sided fallback).
 export HIP_REMOTE_RDMA_ONE_SIDED=${RT_ONE_SIDED:-1}
+# The RDMA listener is not on loopback, so the worker needs a token (or --insecure): the
+# clients below authenticate with it by challenge-response, over RDMA too.
+export HIP_REMOTE_TOKEN="rdma-vm-$RANDOM$RANDOM"
 HIP_REMOTE_LOG=info,hip_worker=debug,transport_rdma=debug "$RT_WORKER" --backend host --allow-host-code --host-memory-mib 1024 \
   --listen 127.0.0.1:0 --listen-rdma "$A:0" > "$RT_BIN/worker.out" 2> "$LOG" &
 WPID=$!

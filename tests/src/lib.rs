@@ -206,6 +206,10 @@ impl Sandbox {
     }
 }
 
+/// The token every test worker requires and every client command presents, so the C
+/// programs run through challenge-response authentication.
+pub const TEST_TOKEN: &str = "hip-remote-test-token";
+
 /// A `hip-worker` child process, killed on drop.
 #[derive(Debug)]
 pub struct WorkerProcess {
@@ -215,7 +219,8 @@ pub struct WorkerProcess {
 }
 
 impl WorkerProcess {
-    /// Starts `worker --listen 127.0.0.1:0 --backend host --host-memory-mib MIB` and waits for
+    /// Starts `worker --listen 127.0.0.1:0 --backend host --host-memory-mib MIB --token
+    /// TEST_TOKEN` and waits for
     /// its `hip-worker listening on ADDR` line. The worker's stderr goes to `log`.
     pub fn start(worker: &Path, mib: u64, log: &Path) -> Self {
         Self::start_with_args(worker, mib, log, &[])
@@ -228,6 +233,7 @@ impl WorkerProcess {
             .args(["--listen", "127.0.0.1:0", "--backend", "host", "--allow-host-code", "--host-memory-mib"])
             .arg(mib.to_string())
             .args(extra)
+            .args(["--token", TEST_TOKEN])
             .env_remove("HIP_REMOTE_TOKEN")
             .env_remove("HIP_REMOTE_LISTEN")
             .env("NO_COLOR", "1")
@@ -309,7 +315,7 @@ pub fn client_command(exe: &Path, worker_addr: &str) -> Command {
     let mut cmd = Command::new(exe);
     cmd.env("HIP_REMOTE_WORKER", worker_addr)
         .env("HIP_REMOTE_DEBUG", "1")
-        .env_remove("HIP_REMOTE_TOKEN")
+        .env("HIP_REMOTE_TOKEN", TEST_TOKEN)
         .env_remove("TF_WORKER_HOST")
         .env_remove("TF_WORKER_PORT")
         .env_remove("HIP_REMOTE_CONNECT_TIMEOUT")

@@ -8,9 +8,12 @@
 //! at the end that the worker still serves it: nothing one client sends may take down the
 //! worker or another session.
 
+use hip_worker::auth::TokenStore;
 use hip_worker::backend::{HostBackend, HostConfig};
+use hip_worker::config::ConnectionLimits;
 use hip_worker::session::SessionConfig;
 use hip_worker::{Worker, WorkerConfig};
+use proto_core::auth::{auth_response, AuthContext, AUTH_NONCE_LEN};
 use proto_core::wire::{self, ErrorReply};
 use proto_core::{Bulk, Flags, FrameHeader, Message, Opcode, Request, Response, Status};
 use std::sync::Arc;
@@ -66,9 +69,11 @@ impl TestWorker {
 }
 
 fn config_with(auth_token: Option<&str>) -> WorkerConfig {
+    let tokens = auth_token.map(|t| Arc::new(TokenStore::new(Some(t), None).expect("token store")));
     WorkerConfig {
-        session: SessionConfig { worker_name: "session-test worker".into(), auth_token: auth_token.map(str::to_owned), ..Default::default() },
+        session: SessionConfig { worker_name: "session-test worker".into(), tokens, ..Default::default() },
         tcp: TcpConfig { io_timeout: Some(Duration::from_secs(30)), ..TcpConfig::default() },
+        limits: ConnectionLimits::default(),
     }
 }
 
@@ -330,7 +335,7 @@ fn handshake_welcome_and_features() {
 #[test]
 fn welcome_advertises_the_rdma_listener_to_clients_that_can_use_it() {
     let session = SessionConfig { worker_name: "w".into(), rdma_endpoint: Some("10.0.0.5:18516".into()), ..Default::default() };
-    let worker = TestWorker::in_memory(WorkerConfig { session, tcp: TcpConfig::default() });
+    let worker = TestWorker::in_memory(WorkerConfig { session, tcp: TcpConfig::default(), ..Default::default() });
     for (client_features, expect_rdma) in [(wire::features::RDMA | wire::features::FIRE_AND_FORGET, true), (wire::features::FIRE_AND_FORGET, false)] {
         let mut c = Client::connect(&worker);
         let reply = c.call(&Request::Hello(wire::Hello {
@@ -381,18 +386,253 @@ fn hello_version_mismatch_is_refused() {
     });
 }
 
+/// The HELLO of `greeted`, answered by AUTHENTICATE with `token`'s HMAC over the WELCOME.
+fn authenticate(c: &mut Client, token: &[u8]) -> Reply {
+    let reply = c.call(&hello(1, 1, ""));
+    let response = match reply.response() {
+        Response::Hello(w) => {
+            assert_ne!(w.features & wire::features::AUTH_REQUIRED, 0, "the worker must ask for authentication");
+            assert_eq!(w.auth_challenge.0.len(), AUTH_NONCE_LEN);
+            auth_response(
+                token,
+                &AuthContext {
+                    nonce: w.auth_challenge.0,
+                    session_id: w.session_id,
+                    client_name: "session.rs",
+                    version: w.version,
+                    features: w.features,
+                },
+            )
+        }
+        other => panic!("HELLO answered with {other:?}"),
+    };
+    c.call(&Request::Authenticate(wire::Authenticate { response: response.as_slice().into() }))
+}
+
 #[test]
-fn wrong_auth_token_is_refused() {
+fn challenge_response_authenticates_and_wrong_responses_are_refused() {
     let worker = start_worker_with(Some("sesame"));
     let mut good = Client::connect(&worker);
-    assert!(matches!(good.call(&hello(1, 1, "sesame")).response(), Response::Hello(_)));
-    for token in ["", "sesam", "sesame!", "SESAME"] {
+    assert!(matches!(authenticate(&mut good, b"sesame").response(), Response::Authenticate(_)));
+    for token in [&b""[..], b"sesam", b"sesame!", b"SESAME"] {
         let mut c = Client::connect(&worker);
-        let (status, _) = c.call(&hello(1, 1, token)).error();
+        let (status, _) = authenticate(&mut c, token).error();
         assert_eq!(status, Status::AUTH_FAILED, "token {token:?}");
         c.expect_closed();
     }
+    // A response of the wrong length, and none at all: AUTHENTICATE skipped.
+    let mut c = Client::connect(&worker);
+    assert!(matches!(c.call(&hello(1, 1, "")).response(), Response::Hello(_)));
+    let (status, _) = c.call(&Request::Authenticate(wire::Authenticate { response: b"short".as_slice().into() })).error();
+    assert_eq!(status, Status::AUTH_FAILED);
+    c.expect_closed();
+    let mut c = Client::connect(&worker);
+    assert!(matches!(c.call(&hello(1, 1, "")).response(), Response::Hello(_)));
+    let (status, _) = c.call(&Request::GetDeviceCount(wire::Empty {})).error();
+    assert_eq!(status, Status::AUTH_REQUIRED);
+    c.expect_closed();
     good.round_trip(3);
+}
+
+/// A token in HELLO crossed the wire in clear: refused even when it is the right one.
+#[test]
+fn token_in_hello_is_refused() {
+    let worker = start_worker_with(Some("sesame"));
+    let mut c = Client::connect(&worker);
+    let (status, message) = c.call(&hello(1, 1, "sesame")).error();
+    assert_eq!(status, Status::AUTH_FAILED, "{message}");
+    assert!(message.contains("clear"), "{message}");
+    c.expect_closed();
+    // Also on a worker without tokens: the client believed it needed one.
+    let worker = start_worker();
+    let mut c = Client::connect(&worker);
+    assert_eq!(c.call(&hello(1, 1, "sesame")).error().0, Status::AUTH_FAILED);
+    c.expect_closed();
+}
+
+/// An AUTHENTICATE recorded from one session does not open another: the nonce and the
+/// session id differ.
+#[test]
+fn replayed_authenticate_is_refused() {
+    let worker = start_worker_with(Some("sesame"));
+    let mut first = Client::connect(&worker);
+    let welcome = first.call(&hello(1, 1, ""));
+    let recorded = match welcome.response() {
+        Response::Hello(w) => auth_response(
+            b"sesame",
+            &AuthContext { nonce: w.auth_challenge.0, session_id: w.session_id, client_name: "session.rs", version: w.version, features: w.features },
+        ),
+        other => panic!("{other:?}"),
+    };
+    assert!(matches!(
+        first.call(&Request::Authenticate(wire::Authenticate { response: recorded.as_slice().into() })).response(),
+        Response::Authenticate(_)
+    ));
+    let mut replay = Client::connect(&worker);
+    assert!(matches!(replay.call(&hello(1, 1, "")).response(), Response::Hello(_)));
+    let (status, _) = replay.call(&Request::Authenticate(wire::Authenticate { response: recorded.as_slice().into() })).error();
+    assert_eq!(status, Status::AUTH_FAILED);
+    replay.expect_closed();
+    // Nor can the same connection answer twice.
+    let (status, _) = first.call(&Request::Authenticate(wire::Authenticate { response: recorded.as_slice().into() })).error();
+    assert_eq!(status, Status::AUTH_FAILED);
+    first.round_trip(4);
+}
+
+/// Before authentication a frame announcing a bulk section is refused from its header: the
+/// worker closes without reading (so without buffering) a byte of the announced 64 MiB.
+#[test]
+fn preauth_bulk_is_refused_from_the_header() {
+    let tcp_worker = TestWorker::tcp(config_with(Some("sesame")));
+    let mut good = Client::connect(&tcp_worker);
+    assert!(matches!(authenticate(&mut good, b"sesame").response(), Response::Authenticate(_)));
+    let scenario = |worker: &TestWorker| {
+        for opcode in [Opcode::Hello, Opcode::MemcpyHtoD] {
+            let mut c = Client::connect(worker);
+            let bulk_len = proto_core::limits::MAX_BULK_LEN as u32;
+            c.send_raw(&raw_header(opcode.raw(), Flags::BULK, 1, 0, bulk_len));
+            let (status, message) = c.recv().error();
+            assert!(matches!(status, Status::AUTH_REQUIRED | Status::HELLO_REQUIRED), "{status:?} {message}");
+            c.expect_closed();
+        }
+        // A control part over the pre-authentication limit: refused before it is read.
+        let mut c = Client::connect(worker);
+        c.send_raw(&raw_header(Opcode::Hello.raw(), Flags::empty(), 1, (proto_core::limits::MAX_PREAUTH_CONTROL_LEN + 1) as u32, 0));
+        let reply = c.recv();
+        assert_eq!(reply.error().0, Status::TOO_LARGE);
+        c.expect_closed();
+        // The same after HELLO, before AUTHENTICATE.
+        let mut c = Client::connect(worker);
+        assert!(matches!(c.call(&hello(1, 1, "")).response(), Response::Hello(_)));
+        c.send_raw(&raw_header(Opcode::Authenticate.raw(), Flags::BULK, 2, 0, 1 << 20));
+        assert_eq!(c.recv().error().0, Status::AUTH_REQUIRED);
+        c.expect_closed();
+    };
+    scenario(&tcp_worker);
+    good.round_trip(8);
+    drop(good);
+    tcp_worker.shutdown();
+}
+
+/// Many connections announcing 64 MiB of HELLO bulk each: the worker's resident memory does
+/// not grow by what they announce (it used to allocate and zero each section).
+#[test]
+fn preauth_bulk_does_not_allocate() {
+    let worker = TestWorker::tcp(config_with(Some("sesame")));
+    let rss_before = resident_bytes();
+    let mut held = Vec::new();
+    for i in 0..16 {
+        let mut c = Client::connect(&worker);
+        c.send_raw(&raw_header(Opcode::Hello.raw(), Flags::BULK, i, 0, proto_core::limits::MAX_BULK_LEN as u32));
+        c.send_raw(&[0xa5; 4096]);
+        held.push(c);
+    }
+    for c in &mut held {
+        assert_eq!(c.recv().error().0, Status::AUTH_REQUIRED);
+    }
+    let grown = resident_bytes().saturating_sub(rss_before);
+    assert!(grown < 256 << 20, "16 x 64 MiB announced before authentication grew the worker by {} MiB", grown >> 20);
+    let mut good = Client::connect(&worker);
+    assert!(matches!(authenticate(&mut good, b"sesame").response(), Response::Authenticate(_)));
+    good.round_trip(5);
+    drop((held, good));
+    worker.shutdown();
+}
+
+/// This process's resident memory (the worker runs in it).
+fn resident_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+    kib.unwrap_or(0) * 1024
+}
+
+/// A connection that never authenticates is closed after the (configured) deadline, while a
+/// well-behaved client is served throughout.
+#[test]
+fn idle_preauth_connection_is_closed_after_the_deadline() {
+    let mut config = config_with(Some("sesame"));
+    config.limits.preauth_deadline = Duration::from_millis(300);
+    let worker = TestWorker::tcp(config);
+    let started = std::time::Instant::now();
+    let mut idle = Client::connect(&worker);
+    let mut greeted_only = Client::connect(&worker);
+    assert!(matches!(greeted_only.call(&hello(1, 1, "")).response(), Response::Hello(_)));
+    let mut good = Client::connect(&worker);
+    assert!(matches!(authenticate(&mut good, b"sesame").response(), Response::Authenticate(_)));
+    idle.expect_closed();
+    greeted_only.expect_closed();
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(250) && waited < Duration::from_secs(10), "closed after {waited:?}");
+    // Trusted connections outlive the deadline.
+    std::thread::sleep(Duration::from_millis(400));
+    good.round_trip(6);
+    drop((idle, greeted_only, good));
+    worker.shutdown();
+}
+
+/// Connections above the worker's limit get an error frame (not a bare reset) and a close;
+/// so do those above the per-address limit; a client within the limits is served throughout.
+#[test]
+fn connection_floods_get_an_error_frame() {
+    for per_address in [false, true] {
+        let mut config = config_with(None);
+        if per_address {
+            config.limits.max_per_address = 4;
+        } else {
+            config.limits.max_connections = 4;
+        }
+        let worker = TestWorker::tcp(config);
+        let mut good = Client::greeted(&worker);
+        let idle: Vec<Client> = (0..3).map(|_| Client::connect(&worker)).collect();
+        // Let the worker accept them before the flood.
+        good.ping(1);
+        for _ in 0..8 {
+            let mut refused = Client::connect(&worker);
+            let reply = refused.recv();
+            let (status, message) = reply.error();
+            assert_eq!(status, Status::TOO_MANY_CONNECTIONS, "{message}");
+            assert_eq!(reply.header.request_id, 0);
+            refused.expect_closed();
+            good.ping(2);
+        }
+        good.round_trip(7);
+        drop(idle);
+        // Slots are given back: a new client gets in once the idle ones are gone.
+        let mut admitted = None;
+        for _ in 0..100 {
+            let mut c = Client::connect(&worker);
+            c.send(&hello(1, 1, ""), Flags::empty());
+            // Refused (the error frame, request id 0) until the worker has seen the idle ones go.
+            if !c.recv().is_error() {
+                admitted = Some(c);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        admitted.expect("a slot frees once a connection ends").ping(3);
+        drop(good);
+        worker.shutdown();
+    }
+}
+
+/// The accept loop sleeps in the kernel: a fresh connection is served at once (it used to
+/// wait for the next 50 ms poll), and shutdown still ends it promptly.
+#[test]
+fn accept_blocks_in_the_kernel_and_wakes_on_shutdown() {
+    let worker = TestWorker::tcp(config_with(None));
+    std::thread::sleep(Duration::from_millis(120));
+    let mut slowest = Duration::ZERO;
+    for _ in 0..5 {
+        let started = std::time::Instant::now();
+        let mut c = Client::greeted(&worker);
+        slowest = slowest.max(started.elapsed());
+        drop(c.ping(1));
+        std::thread::sleep(Duration::from_millis(70));
+    }
+    assert!(slowest < Duration::from_millis(30), "a fresh connection waited {slowest:?} for its WELCOME");
+    let started = std::time::Instant::now();
+    worker.shutdown();
+    assert!(started.elapsed() < Duration::from_secs(2), "shutdown took {:?}", started.elapsed());
 }
 
 #[test]

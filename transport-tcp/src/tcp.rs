@@ -140,13 +140,15 @@ pub struct TcpSource {
     start: usize,
     end: usize,
     bulk_remaining: usize,
+    /// Largest control part accepted ([`FrameSource::limit_control`]).
+    max_control: usize,
     /// Polling time before a read blocks.
     spin: Duration,
 }
 
 impl TcpSource {
     fn new(stream: TcpStream, spin: Duration) -> Self {
-        Self { stream, buf: vec![0; RECV_BUFFER_BYTES], start: 0, end: 0, bulk_remaining: 0, spin }
+        Self { stream, buf: vec![0; RECV_BUFFER_BYTES], start: 0, end: 0, bulk_remaining: 0, max_control: proto_core::limits::MAX_CONTROL_LEN, spin }
     }
 
     /// Makes at least `n` unconsumed bytes available in `buf` (`n` ≤ header + control limit,
@@ -184,7 +186,7 @@ impl FrameSource for TcpSource {
         // as soon as the header is complete, before a byte of payload is read or buffered.
         let mut at_boundary = true;
         let (consumed, header) = loop {
-            match FrameDecoder::decode_head(&self.buf[self.start..self.end])? {
+            match FrameDecoder::decode_head_within(&self.buf[self.start..self.end], self.max_control)? {
                 DeframedHead::Head { consumed, header, .. } => break (consumed, header),
                 DeframedHead::NeedMore { needed } => {
                     self.fill(needed, at_boundary)?;
@@ -197,6 +199,10 @@ impl FrameSource for TcpSource {
         self.start += consumed;
         self.bulk_remaining = header.bulk_len as usize;
         Ok(Received { header, control: &self.buf[control_start..self.start] })
+    }
+
+    fn limit_control(&mut self, max: usize) {
+        self.max_control = max.min(proto_core::limits::MAX_CONTROL_LEN);
     }
 
     fn recv_bulk(&mut self, dst: &mut [u8]) -> Result<(), TransportError> {

@@ -13,9 +13,10 @@
 
 use crate::session::{BulkDestination, CallCx, Failure, LateReplies, PlacedBulk, Session};
 use proto_core::frame::{encode_frame, FrameMeta};
+use proto_core::limits::{MAX_CONTROL_LEN, MAX_PREAUTH_CONTROL_LEN};
 use proto_core::opcode::dispatch;
 use proto_core::wire::ErrorReply;
-use proto_core::{BulkWay, DecodeError, Delivery, EncodeError, Flags, Opcode, Outcome, Request, Response, Status};
+use proto_core::{BulkWay, DecodeError, Delivery, EncodeError, Flags, FrameHeader, Opcode, Outcome, Request, Response, Status};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 use transport_core::{FrameSink, FrameSource, TransportError};
@@ -194,6 +195,11 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
     let started = Instant::now();
     let mut control = Vec::new();
     let mut bulk = Vec::new();
+    // Until the client is trusted, its frames are bounded by the header alone.
+    let mut trusted = session.trusted();
+    if !trusted {
+        source.limit_control(MAX_PREAUTH_CONTROL_LEN);
+    }
     loop {
         let header = match source.recv_head() {
             Ok(head) => {
@@ -215,6 +221,14 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
             Err(e) => return Err(e),
         };
         let request_id = header.request_id;
+        if !trusted {
+            if let Some((status, why)) = refused_before_trust(session, &header) {
+                // Nothing of the frame's bulk is read, so nothing is allocated for it.
+                session.log_refused(why);
+                replies.send_error(request_id, header.opcode, status, why)?;
+                return Ok(());
+            }
+        }
         let no_reply = header.flags.contains(Flags::NO_REPLY);
         let late = session.late_replies();
         let reply_error = |status: Status, message: &str| -> Result<(), TransportError> {
@@ -238,10 +252,6 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
         if header.flags.contains(Flags::RESPONSE) || header.flags.contains(Flags::ERROR) {
             refuse(source, Status::MALFORMED_FRAME, "a response frame was sent to the worker")?;
             continue;
-        }
-        if !session.greeted() && opcode != Opcode::Hello {
-            replies.send_error(request_id, header.opcode, Status::HELLO_REQUIRED, "the first request must be HELLO")?;
-            return Ok(());
         }
         if no_reply && opcode.delivery() == Delivery::Call {
             // Its reply is the point of the call (a handle, data): without one the client
@@ -300,7 +310,7 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
             Ok(Outcome::Later) | Err(Failure::ReplyDeferred) => {}
             Err(Failure::Status(status, message)) => {
                 tracing::debug!(session = session.id(), %opcode, ?status, %message, "request failed");
-                if opcode == Opcode::Hello && !session.greeted() {
+                if !session.trusted() {
                     // No session was established (version, authentication): refuse and close.
                     replies.send_error(request_id, header.opcode, status, &message)?;
                     return Ok(());
@@ -311,7 +321,32 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
         if close {
             return Ok(());
         }
+        if !trusted && session.trusted() {
+            trusted = true;
+            source.limit_control(MAX_CONTROL_LEN);
+        }
     }
+}
+
+/// Why a frame from a connection that is not trusted yet is refused, from its header alone:
+/// only HELLO, then AUTHENTICATE (when the worker asked for it), each with a reply, no bulk
+/// section and a small control part (the transport enforces [`MAX_PREAUTH_CONTROL_LEN`]).
+fn refused_before_trust(session: &Session, header: &FrameHeader) -> Option<(Status, &'static str)> {
+    let (expected, status, why) = if session.greeted() {
+        (Opcode::Authenticate, Status::AUTH_REQUIRED, "authentication required: the request after WELCOME must be AUTHENTICATE")
+    } else {
+        (Opcode::Hello, Status::HELLO_REQUIRED, "the first request must be HELLO")
+    };
+    if header.opcode != expected as u16 {
+        return Some((status, why));
+    }
+    if header.bulk_len > 0 {
+        return Some((Status::AUTH_REQUIRED, "a bulk section before authentication is refused"));
+    }
+    if header.flags.contains(Flags::NO_REPLY) || header.flags.contains(Flags::RESPONSE) || header.flags.contains(Flags::ERROR) {
+        return Some((Status::AUTH_REQUIRED, "before authentication only plain HELLO and AUTHENTICATE requests are accepted"));
+    }
+    None
 }
 
 /// Why a request's bulk section was not placed.

@@ -4,8 +4,13 @@
 //! implemented here; RDMA in [`rdma`](crate::rdma).
 
 use crate::config::WorkerConfig;
-use std::io;
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use proto_core::frame::{encode_frame, FrameMeta};
+use proto_core::wire::ErrorReply;
+use proto_core::{Flags, Status};
+use std::io::{self, Read, Write};
+use std::net::{Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::mpsc::SyncSender;
+use std::sync::OnceLock;
 use std::time::Duration;
 use transport_core::{FrameSink, FrameSource};
 use transport_tcp::tcp::{TcpSink, TcpSource};
@@ -20,8 +25,16 @@ pub trait Listener: Send + 'static {
     /// The bound address (with the port chosen for port 0).
     fn local_addr(&self) -> io::Result<SocketAddr>;
 
-    /// Waits up to `timeout` for a connection; `Ok(None)` when none came.
+    /// Waits for a connection: up to `timeout` where the transport polls (RDMA), in the
+    /// kernel until one comes or [`wake`](Self::wake) is called where it can block (TCP).
+    /// `Ok(None)` when none came.
     fn poll_accept(&self, timeout: Duration) -> io::Result<Option<Self::Accepted>>;
+
+    /// Something that makes a blocked [`poll_accept`](Self::poll_accept) return (worker
+    /// shutdown). Default: none needed, the transport polls.
+    fn waker(&self) -> io::Result<Option<Box<dyn Fn() + Send>>> {
+        Ok(None)
+    }
 }
 
 /// An accepted connection. Establishing it may block (RDMA waits for the handshake), so
@@ -39,6 +52,16 @@ pub trait Accepted: Send + 'static {
 
     /// Makes the connection ready for frames.
     fn establish(self, config: &WorkerConfig) -> io::Result<Connection<Self::Sink, Self::Source>>;
+
+    /// Closes a connection the worker will not serve, telling the peer why with an error
+    /// frame where the transport can send one before the connection is established.
+    /// Default: just closed.
+    fn refuse(self, status: Status, message: &str)
+    where
+        Self: Sized,
+    {
+        let _ = (status, message);
+    }
 }
 
 /// An established connection.
@@ -59,8 +82,8 @@ pub trait Hangup: Send {
     fn hang_up(&self);
 }
 
-/// The listener must be non-blocking (see [`Worker::start_on`](crate::Worker::start_on)):
-/// a blocking accept would keep the accept loop from noticing shutdown.
+/// The listener is blocking (see [`Worker::start_on`](crate::Worker::start_on)): the accept
+/// loop sleeps in `accept` until a connection comes, and shutdown wakes it by connecting.
 impl Listener for TcpListener {
     const TRANSPORT: &'static str = "TCP";
     type Accepted = TcpAccepted;
@@ -69,17 +92,37 @@ impl Listener for TcpListener {
         TcpListener::local_addr(self)
     }
 
-    fn poll_accept(&self, timeout: Duration) -> io::Result<Option<TcpAccepted>> {
+    fn poll_accept(&self, _timeout: Duration) -> io::Result<Option<TcpAccepted>> {
         match self.accept() {
             Ok((stream, peer)) => Ok(Some(TcpAccepted { stream, peer })),
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                std::thread::sleep(timeout);
-                Ok(None)
-            }
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => Ok(None),
             Err(e) => Err(e),
         }
     }
+
+    fn waker(&self) -> io::Result<Option<Box<dyn Fn() + Send>>> {
+        let mut addr = TcpListener::local_addr(self)?;
+        // A listener on every address is reached through loopback.
+        if addr.ip().is_unspecified() {
+            addr.set_ip(if addr.is_ipv4() { Ipv4Addr::LOCALHOST.into() } else { Ipv6Addr::LOCALHOST.into() });
+        }
+        Ok(Some(Box::new(move || {
+            if let Err(e) = TcpStream::connect_timeout(&addr, WAKE_CONNECT_TIMEOUT) {
+                tracing::warn!(%addr, %e, "cannot wake the accept loop; it stops at the next connection");
+            }
+        })))
+    }
 }
+
+/// How long shutdown waits for its own connection to the listener that wakes the accept loop.
+const WAKE_CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// How long a refused TCP connection is given to read its error frame before it is closed.
+const REFUSAL_LINGER: Duration = Duration::from_millis(200);
+
+/// Most refused TCP connections waiting for their error frame to be read; more are closed at
+/// once (a flood must not grow a queue).
+const MAX_LINGERING_REFUSALS: usize = 64;
 
 /// An accepted TCP stream.
 pub struct TcpAccepted {
@@ -101,6 +144,45 @@ impl Accepted for TcpAccepted {
         let hangup = Box::new(self.stream.try_clone()?);
         let (sink, source) = transport_tcp::tcp::split(self.stream, &config.tcp)?;
         Ok(Connection { sink, source, hangup, peer: Some(self.peer) })
+    }
+
+    /// Sends the error frame, then gives the peer [`REFUSAL_LINGER`] to read it before the
+    /// close (closing with the peer's HELLO unread would reset the connection, and a reset
+    /// can discard the error frame before the peer reads it). The lingering happens on one
+    /// background thread, so the accept loop never waits for a refused peer.
+    fn refuse(self, status: Status, message: &str) {
+        static LINGER: OnceLock<Option<SyncSender<TcpStream>>> = OnceLock::new();
+        let reply = ErrorReply { status, message: message.into() };
+        let meta = FrameMeta { opcode: 0, flags: Flags::RESPONSE | Flags::ERROR, request_id: 0, credits: 0, aux: 0 };
+        let mut buf = [0u8; 512];
+        let Ok(frame) = encode_frame(&mut buf, meta, &reply) else { return };
+        // A fresh socket's send buffer takes a small frame whole: this does not block.
+        let _ = self.stream.set_nonblocking(true);
+        if (&self.stream).write_all(&buf[..frame.head_len]).is_err() {
+            return;
+        }
+        let _ = self.stream.shutdown(Shutdown::Write);
+        let linger = LINGER.get_or_init(|| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<TcpStream>(MAX_LINGERING_REFUSALS);
+            let spawned = std::thread::Builder::new().name("hip-tcp-refusals".into()).spawn(move || {
+                for stream in rx {
+                    let deadline = std::time::Instant::now() + REFUSAL_LINGER;
+                    let _ = stream.set_nonblocking(false);
+                    let mut scratch = [0u8; 4096];
+                    while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()).filter(|d| !d.is_zero()) {
+                        let _ = stream.set_read_timeout(Some(left));
+                        match (&stream).read(&mut scratch) {
+                            Ok(n) if n > 0 => continue,
+                            _ => break,
+                        }
+                    }
+                }
+            });
+            spawned.ok().map(|_| tx)
+        });
+        if let Some(tx) = linger {
+            let _ = tx.try_send(self.stream);
+        }
     }
 }
 

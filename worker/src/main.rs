@@ -3,7 +3,9 @@
 #![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 
 use clap::{Parser, ValueEnum};
+use hip_worker::auth::TokenStore;
 use hip_worker::backend::{Backend, HostBackend, HostConfig};
+use hip_worker::config::ConnectionLimits;
 use hip_worker::{Worker, WorkerConfig};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -55,9 +57,28 @@ struct Cli {
     /// clients you trust. Without it, kernels are refused with hipErrorNotSupported.
     #[arg(long)]
     allow_host_code: bool,
-    /// Token every client must present (HIP_REMOTE_TOKEN on the client).
+    /// Token a client must prove it holds (HIP_REMOTE_TOKEN on the client); tenant `default`.
+    /// It never crosses the wire: clients answer a challenge (HMAC-SHA256).
     #[arg(long, env = "HIP_REMOTE_TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// File of `tenant:token` lines (blank lines and `#` comments ignored), one token per
+    /// tenant; re-read on SIGHUP. A removed tenant is refused at its next HELLO; sessions it
+    /// already opened run on until they end.
+    #[arg(long, env = "HIP_REMOTE_TOKEN_FILE")]
+    token_file: Option<std::path::PathBuf>,
+    /// Serve on a non-loopback address without any token (anyone who reaches the port can
+    /// run code on this machine).
+    #[arg(long)]
+    insecure: bool,
+    /// Milliseconds a connection may take to authenticate before it is closed.
+    #[arg(long, default_value_t = hip_worker::config::PREAUTH_DEADLINE.as_millis() as u64)]
+    preauth_timeout_ms: u64,
+    /// Most concurrent connections; more get an error frame and are closed.
+    #[arg(long, default_value_t = hip_worker::config::MAX_CONNECTIONS)]
+    max_connections: usize,
+    /// Most concurrent connections from one IP address.
+    #[arg(long, default_value_t = hip_worker::config::MAX_CONNECTIONS_PER_ADDRESS)]
+    max_connections_per_address: usize,
     /// Check GPUDirect RDMA readiness and exit: allocate on the cuda backend, export the
     /// allocation as a dmabuf (the handle ibv_reg_dmabuf_mr registers) and report it.
     #[arg(long, hide = true)]
@@ -215,6 +236,19 @@ fn cuda() -> Result<Arc<dyn Backend>, String> {
     Err("this worker was built without the `cuda` feature".into())
 }
 
+/// Whether `addr` (`host:port`) only listens on loopback; a name that does not resolve to
+/// loopback addresses only counts as public.
+fn is_loopback(addr: &str) -> bool {
+    use std::net::ToSocketAddrs;
+    match addr.to_socket_addrs() {
+        Ok(addrs) => {
+            let addrs: Vec<_> = addrs.collect();
+            !addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback())
+        }
+        Err(_) => false,
+    }
+}
+
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     init_logging(&cli);
@@ -232,14 +266,40 @@ fn main() -> std::process::ExitCode {
     if cli.device != 0 {
         tracing::warn!(device = cli.device, "--device applies to GPU backends; the host backend exposes all emulated devices");
     }
+    let tokens = match TokenStore::new(cli.token.as_deref(), cli.token_file.as_deref()) {
+        Ok(tokens) => Arc::new(tokens),
+        Err(e) => {
+            eprintln!("hip-worker: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let public = [Some(&listen), cli.listen_rdma.as_ref()].into_iter().flatten().find(|addr| !is_loopback(addr));
+    if let (Some(addr), true, false) = (public, tokens.is_empty(), cli.insecure) {
+        eprintln!(
+            "hip-worker: refusing to listen on {addr}, which is not a loopback address, without authentication: anyone who reaches \
+             the port could run code on this machine. Give --token or --token-file (clients set HIP_REMOTE_TOKEN), listen on \
+             127.0.0.1, or pass --insecure to accept the risk."
+        );
+        return std::process::ExitCode::from(2);
+    }
+    if tokens.is_empty() {
+        tracing::warn!("no token configured: clients are not authenticated");
+    } else {
+        tracing::info!(tenants = ?tokens.tenant_names(), "clients must authenticate");
+    }
     #[allow(unused_mut)] // set when an RDMA listener runs
     let mut config = WorkerConfig {
         session: hip_worker::session::SessionConfig {
             worker_name: format!("hip-worker {} ({})", env!("CARGO_PKG_VERSION"), backend.name()),
-            auth_token: cli.token.clone(),
+            tokens: (!tokens.is_empty() || cli.token_file.is_some()).then(|| tokens.clone()),
             rdma_endpoint: None,
         },
         tcp: hip_worker::config::accepted_tcp_config(),
+        limits: ConnectionLimits {
+            max_connections: cli.max_connections.max(1),
+            max_per_address: cli.max_connections_per_address.max(1),
+            preauth_deadline: Duration::from_millis(cli.preauth_timeout_ms.max(1)),
+        },
     };
     #[cfg(feature = "rdma")]
     let rdma_worker = match &cli.listen_rdma {
@@ -281,8 +341,18 @@ fn main() -> std::process::ExitCode {
             tracing::warn!(%e, "cannot install signal handler");
         }
     }
+    let reload = Arc::new(AtomicBool::new(false));
+    if let Err(e) = signal_hook::flag::register(signal_hook::consts::SIGHUP, reload.clone()) {
+        tracing::warn!(%e, "cannot install the SIGHUP handler; the token file will not be reloaded");
+    }
     while !stop.load(Ordering::SeqCst) {
         std::thread::sleep(Duration::from_millis(100));
+        if reload.swap(false, Ordering::SeqCst) && cli.token_file.is_some() {
+            match tokens.reload() {
+                Ok(n) => tracing::info!(tenants = n, "token file reloaded; removed tenants are refused from their next HELLO"),
+                Err(e) => tracing::error!("token file not reloaded, the old tokens stay: {e}"),
+            }
+        }
     }
     tracing::info!("shutting down: no new connections, finishing requests in flight");
     #[cfg(feature = "rdma")]

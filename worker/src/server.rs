@@ -5,13 +5,14 @@
 //! [`driver::serve`].
 
 use crate::backend::Backend;
-use crate::config::WorkerConfig;
+use crate::config::{ConnectionLimits, WorkerConfig};
 use crate::driver::{self, ReplyWriter};
 use crate::listener::{Accepted, Connection, Hangup, Listener};
 use crate::session::Session;
+use proto_core::Status;
 use std::collections::HashMap;
 use std::marker::PhantomData;
-use std::net::{SocketAddr, TcpListener};
+use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -19,10 +20,10 @@ use std::time::Duration;
 use transport_core::mem::{MemSink, MemSource};
 use transport_core::{FrameSink, FrameSource, TransportError};
 
-/// How often the accept loop checks for shutdown.
+/// How often the accept loop checks for shutdown on transports that poll (RDMA); TCP blocks
+/// in the kernel and is woken by [`Listener::waker`].
 const ACCEPT_POLL: Duration = Duration::from_millis(50);
-/// Most concurrent connections; more are refused with an error reply.
-pub const MAX_CONNECTIONS: usize = 1024;
+pub use crate::config::MAX_CONNECTIONS;
 
 /// The TCP worker.
 pub type Worker = Server<TcpListener>;
@@ -36,7 +37,7 @@ impl Worker {
 
     /// Serves on an already bound listener.
     pub fn start_on(listener: TcpListener, backend: Arc<dyn Backend>, config: WorkerConfig) -> std::io::Result<Self> {
-        listener.set_nonblocking(true)?;
+        listener.set_nonblocking(false)?;
         Self::spawn(listener, backend, config)
     }
 }
@@ -46,13 +47,16 @@ pub struct Server<L: Listener> {
     local_addr: SocketAddr,
     connections: Arc<Connections>,
     accept_thread: Option<JoinHandle<()>>,
+    /// Wakes the accept thread from a blocking accept.
+    wake: Option<Box<dyn Fn() + Send>>,
     _listener: PhantomData<fn() -> L>,
 }
 
 impl<L: Listener> Server<L> {
-    /// Starts the accept thread on `listener`, which must honour the poll timeout.
+    /// Starts the accept thread on `listener`, which honours the poll timeout or has a waker.
     pub(crate) fn spawn(listener: L, backend: Arc<dyn Backend>, config: WorkerConfig) -> std::io::Result<Self> {
         let local_addr = listener.local_addr()?;
+        let wake = listener.waker()?;
         let connections = Arc::new(Connections::default());
         let accept_thread = {
             let connections = connections.clone();
@@ -62,7 +66,7 @@ impl<L: Listener> Server<L> {
                 .spawn(move || accept_loop(listener, backend, config, connections))?
         };
         tracing::info!(%local_addr, transport = L::TRANSPORT, "hip-worker listening");
-        Ok(Self { local_addr, connections, accept_thread: Some(accept_thread), _listener: PhantomData })
+        Ok(Self { local_addr, connections, accept_thread: Some(accept_thread), wake, _listener: PhantomData })
     }
 
     /// The bound address (useful with port 0).
@@ -78,6 +82,9 @@ impl<L: Listener> Server<L> {
 
     fn stop(&mut self) {
         self.connections.stopping.store(true, Ordering::SeqCst);
+        if let (Some(wake), Some(_)) = (&self.wake, &self.accept_thread) {
+            wake();
+        }
         if let Some(t) = self.accept_thread.take() {
             let _ = t.join();
         }
@@ -103,6 +110,8 @@ struct Connections {
     stopping: AtomicBool,
     /// Every connection with a thread; `None` until it is established.
     live: Mutex<HashMap<u64, Option<Box<dyn Hangup>>>>,
+    /// Live connections per peer address.
+    per_address: Mutex<HashMap<IpAddr, usize>>,
     threads: Mutex<Vec<JoinHandle<()>>>,
 }
 
@@ -111,14 +120,30 @@ impl Connections {
         self.live.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Takes a slot for a new connection, unless [`MAX_CONNECTIONS`] are live.
-    fn reserve(self: &Arc<Self>, conn_id: u64) -> Option<Slot> {
+    /// Takes a slot for a new connection from `peer`, unless the worker or that address has
+    /// its most connections already; `Err` says which.
+    fn reserve(self: &Arc<Self>, conn_id: u64, peer: Option<IpAddr>, limits: &ConnectionLimits) -> Result<Slot, String> {
         let mut live = self.live();
-        if live.len() >= MAX_CONNECTIONS {
-            return None;
+        if live.len() >= limits.max_connections {
+            return Err(format!("the worker serves its most connections ({}) already", limits.max_connections));
+        }
+        if let Some(ip) = peer {
+            let mut per_address = self.per_address.lock().unwrap_or_else(|p| p.into_inner());
+            let count = per_address.entry(ip).or_insert(0);
+            if *count >= limits.max_per_address {
+                return Err(format!("{ip} has its most connections ({}) already", limits.max_per_address));
+            }
+            *count += 1;
         }
         live.insert(conn_id, None);
-        Some(Slot { connections: self.clone(), conn_id })
+        Ok(Slot { connections: self.clone(), conn_id, peer })
+    }
+
+    /// Ends connection `conn_id` if it is still live and established.
+    fn hang_up(&self, conn_id: u64) {
+        if let Some(Some(hangup)) = self.live().get(&conn_id) {
+            hangup.hang_up();
+        }
     }
 
     fn add_thread(&self, handle: JoinHandle<()>) {
@@ -132,6 +157,7 @@ impl Connections {
 struct Slot {
     connections: Arc<Connections>,
     conn_id: u64,
+    peer: Option<IpAddr>,
 }
 
 impl Slot {
@@ -150,6 +176,15 @@ impl Slot {
 impl Drop for Slot {
     fn drop(&mut self) {
         self.connections.live().remove(&self.conn_id);
+        if let Some(ip) = self.peer {
+            let mut per_address = self.connections.per_address.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(count) = per_address.get_mut(&ip) {
+                *count -= 1;
+                if *count == 0 {
+                    per_address.remove(&ip);
+                }
+            }
+        }
     }
 }
 
@@ -167,10 +202,19 @@ fn accept_loop<L: Listener>(listener: L, backend: Arc<dyn Backend>, config: Arc<
                 continue;
             }
         };
+        if connections.stopping.load(Ordering::SeqCst) {
+            accepted.refuse(Status::SHUTTING_DOWN, "the worker is shutting down");
+            break;
+        }
         let conn_id = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
-        let Some(slot) = connections.reserve(conn_id) else {
-            tracing::warn!(transport, peer = ?accepted.peer(), "connection refused: {MAX_CONNECTIONS} connections already");
-            continue;
+        let peer = accepted.peer();
+        let slot = match connections.reserve(conn_id, peer.map(|p| p.ip()), &config.limits) {
+            Ok(slot) => slot,
+            Err(why) => {
+                tracing::warn!(transport, ?peer, "connection refused: {why}");
+                accepted.refuse(Status::TOO_MANY_CONNECTIONS, &format!("connection refused: {why}"));
+                continue;
+            }
         };
         let (backend, config) = (backend.clone(), config.clone());
         let spawned = std::thread::Builder::new()
@@ -197,22 +241,47 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
         return;
     }
     tracing::debug!(transport, ?peer, conn_id, "connection accepted");
-    let (session, result) = run_session(sink, source, backend, config);
+    let mut session = Session::new(backend, Arc::new(config.session.clone()));
+    session.set_peer(peer);
+    let _deadline = PreauthDeadline::start(&slot, session.trust_flag(), config.limits.preauth_deadline);
+    let (session, result) = run_session(sink, source, session);
     match result {
         Ok(()) => tracing::info!(?peer, conn_id, session, "{transport} connection ended; session freed"),
         Err(e) => tracing::info!(?peer, conn_id, session, %e, "{transport} connection ended; session freed"),
     }
 }
 
-/// Runs a session over `sink` and `source` and frees it; returns its id and how it ended.
-fn run_session(
-    sink: impl FrameSink + 'static,
-    mut source: impl FrameSource + 'static,
-    backend: Arc<dyn Backend>,
-    config: &WorkerConfig,
-) -> (u64, Result<(), TransportError>) {
+/// Closes a connection that has not authenticated within its deadline: a watchdog thread
+/// that ends when the deadline passes or the connection ends (this is dropped), whichever
+/// comes first.
+struct PreauthDeadline {
+    _connection_alive: std::sync::mpsc::Sender<()>,
+}
+
+impl PreauthDeadline {
+    fn start(slot: &Slot, trusted: Arc<AtomicBool>, deadline: Duration) -> Option<Self> {
+        let (alive, ended) = std::sync::mpsc::channel::<()>();
+        let (connections, conn_id) = (slot.connections.clone(), slot.conn_id);
+        let spawned = std::thread::Builder::new().name(format!("hip-preauth-{conn_id}")).spawn(move || {
+            if ended.recv_timeout(deadline) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) && !trusted.load(Ordering::Acquire) {
+                tracing::warn!(conn_id, ?deadline, "connection closed: not authenticated within the deadline");
+                connections.hang_up(conn_id);
+            }
+        });
+        match spawned {
+            Ok(_) => Some(Self { _connection_alive: alive }),
+            Err(e) => {
+                tracing::error!(%e, "cannot start the pre-authentication deadline; closing the connection");
+                slot.connections.hang_up(conn_id);
+                None
+            }
+        }
+    }
+}
+
+/// Runs `session` over `sink` and `source` and frees it; returns its id and how it ended.
+fn run_session(sink: impl FrameSink + 'static, mut source: impl FrameSource + 'static, mut session: Session) -> (u64, Result<(), TransportError>) {
     let registry = sink.memory_registry();
-    let mut session = Session::new(backend, Arc::new(config.session.clone()));
     session.set_memory_registry(registry);
     let late = session.late_replies();
     let replies = ReplyWriter::start(Box::new(sink), Arc::clone(&late));
@@ -232,7 +301,7 @@ fn run_session(
 pub fn serve_in_memory(backend: Arc<dyn Backend>, config: WorkerConfig) -> std::io::Result<(MemSink, MemSource, JoinHandle<()>)> {
     let ((client_sink, client_source), (sink, source)) = transport_core::mem::duplex();
     let thread = std::thread::Builder::new().name("hip-mem-session".into()).spawn(move || {
-        let (session, result) = run_session(sink, source, backend, &config);
+        let (session, result) = run_session(sink, source, Session::new(backend, Arc::new(config.session.clone())));
         match result {
             Ok(()) => tracing::info!(session, "in-memory connection ended; session freed"),
             Err(e) => tracing::info!(session, %e, "in-memory connection ended; session freed"),

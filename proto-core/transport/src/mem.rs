@@ -110,11 +110,13 @@ pub struct MemSource {
     /// Bytes taken from the pipe and not yet consumed.
     buf: Vec<u8>,
     bulk_remaining: usize,
+    /// Largest control part accepted ([`FrameSource::limit_control`]).
+    max_control: usize,
 }
 
 impl MemSource {
     fn new(pipe: Arc<Pipe>) -> Self {
-        Self { pipe, buf: Vec::new(), bulk_remaining: 0 }
+        Self { pipe, buf: Vec::new(), bulk_remaining: 0, max_control: proto_core::limits::MAX_CONTROL_LEN }
     }
 
     /// Waits until `buf` holds `n` bytes. At a frame boundary with nothing buffered, a
@@ -151,7 +153,7 @@ impl FrameSource for MemSource {
         self.buf.clear();
         let mut at_boundary = true;
         let (consumed, header) = loop {
-            match FrameDecoder::decode_head(&self.buf)? {
+            match FrameDecoder::decode_head_within(&self.buf, self.max_control)? {
                 DeframedHead::Head { consumed, header, .. } => break (consumed, header),
                 DeframedHead::NeedMore { needed } => {
                     self.fill(needed, at_boundary)?;
@@ -161,6 +163,10 @@ impl FrameSource for MemSource {
         };
         self.bulk_remaining = header.bulk_len as usize;
         Ok(Received { header, control: &self.buf[HEADER_LEN..consumed] })
+    }
+
+    fn limit_control(&mut self, max: usize) {
+        self.max_control = max.min(proto_core::limits::MAX_CONTROL_LEN);
     }
 
     fn recv_bulk(&mut self, dst: &mut [u8]) -> Result<(), TransportError> {

@@ -106,6 +106,14 @@ pub trait FrameSource: Send {
     /// that the caller did not read is skipped first.
     fn recv_head(&mut self) -> Result<Received<'_>, TransportError>;
 
+    /// Refuses, from the header alone, later frames whose control part exceeds `max` bytes
+    /// (`recv_head` fails with [`DecodeError::TooLarge`](proto_core::DecodeError::TooLarge)
+    /// before reading it). The worker narrows it until a connection is authenticated.
+    /// Default: ignored (the protocol's own limit applies).
+    fn limit_control(&mut self, max: usize) {
+        let _ = max;
+    }
+
     /// Reads the current frame's next `dst.len()` bulk bytes straight into `dst` (which may be
     /// device memory on a host backend, or a pinned staging buffer).
     fn recv_bulk(&mut self, dst: &mut [u8]) -> Result<(), TransportError>;

@@ -169,20 +169,37 @@ fn ping(addr: &str, count: usize) -> Result<(), String> {
         on(Response::parse(header.opcode, &control, &bulk).map_err(|e| e.to_string())?);
         Ok(())
     };
-    let token = std::env::var("HIP_REMOTE_TOKEN").unwrap_or_default();
+    let token = std::env::var("HIP_REMOTE_TOKEN").ok();
+    let client_name = "hip-remote ping";
     let hello = Request::Hello(wire::Hello {
         min_version: 1,
         max_version: proto_core::PROTOCOL_VERSION,
         features: 0,
-        client_name: "hip-remote ping".into(),
+        client_name: client_name.into(),
         resume_session: 0,
-        auth_token: token.as_bytes().into(),
+        auth_token: Default::default(),
     });
+    let mut auth = None;
     exchange(&hello, &mut |r| {
         if let Response::Hello(w) = r {
             println!("worker      {} (backend {}, protocol v{}, session {})", w.worker_name.as_str(), w.backend.as_str(), w.version, w.session_id);
+            if w.features & wire::features::AUTH_REQUIRED != 0 {
+                let cx = proto_core::auth::AuthContext {
+                    nonce: w.auth_challenge.0,
+                    session_id: w.session_id,
+                    client_name,
+                    version: w.version,
+                    features: w.features,
+                };
+                auth = Some(token.as_deref().map(|t| proto_core::auth::auth_response(t.as_bytes(), &cx)));
+            }
         }
     })?;
+    match auth {
+        None => {}
+        Some(None) => return Err("the worker requires authentication: set HIP_REMOTE_TOKEN".into()),
+        Some(Some(response)) => exchange(&Request::Authenticate(wire::Authenticate { response: response.as_slice().into() }), &mut |_| {})?,
+    }
     let mut devices = 0;
     exchange(&Request::GetDeviceCount(wire::Empty {}), &mut |r| {
         if let Response::GetDeviceCount(c) = r {
@@ -238,11 +255,18 @@ fn embedded_worker(backend: Arc<dyn Backend>) -> Result<(Option<Worker>, String)
         Err(_) => {
             let name = backend.name();
             // Sockets configured as `hip-worker` configures them.
-            let config = WorkerConfig { tcp: hip_worker::config::accepted_tcp_config(), ..WorkerConfig::default() };
+            // A fresh token per run, so the client (which reads HIP_REMOTE_TOKEN) authenticates
+            // as against any worker; the port is loopback only.
+            let nonce = hip_worker::auth::new_nonce().map_err(|e| format!("no randomness for a token: {e}"))?;
+            let token: String = nonce.iter().map(|b| format!("{b:02x}")).collect();
+            let tokens = hip_worker::auth::TokenStore::new(Some(&token), None)?;
+            let session = hip_worker::session::SessionConfig { tokens: Some(Arc::new(tokens)), ..Default::default() };
+            let config = WorkerConfig { session, tcp: hip_worker::config::accepted_tcp_config(), ..WorkerConfig::default() };
             let worker = Worker::start("127.0.0.1:0", backend, config).map_err(|e| e.to_string())?;
             let addr = worker.local_addr().to_string();
             eprintln!("started an embedded hip-worker ({name} backend) on {addr}");
             std::env::set_var("HIP_REMOTE_WORKER", &addr);
+            std::env::set_var("HIP_REMOTE_TOKEN", &token);
             (Some(worker), format!("an embedded worker ({name} backend, in this process) on {addr}"))
         }
     })

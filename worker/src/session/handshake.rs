@@ -1,10 +1,24 @@
 //! Session family: the handshake (version, authentication), liveness, orderly goodbye.
+//!
+//! Authentication is challenge-response ([`proto_core::auth`]): WELCOME carries a fresh
+//! nonce, AUTHENTICATE an HMAC of it and the session's parameters keyed by a tenant's token,
+//! checked by [`TokenStore::verify`](crate::auth::TokenStore::verify). A token in HELLO's
+//! `auth_token` would have crossed the wire in clear, so it is refused, never checked.
 
 use super::{CallCx, Failure, Session};
+use proto_core::auth::{AuthContext, AUTH_NONCE_LEN};
 use proto_core::header::{MIN_PROTOCOL_VERSION, PROTOCOL_VERSION};
 use proto_core::opcode::SessionHandler;
 use proto_core::wire::{self, features};
 use proto_core::Status;
+use std::sync::atomic::Ordering;
+
+/// What a WELCOME that asked for authentication said, kept for the AUTHENTICATE.
+pub(super) struct Challenge {
+    nonce: [u8; AUTH_NONCE_LEN],
+    version: u16,
+    features: u64,
+}
 
 impl SessionHandler for Session {
     fn hello<'a>(&'a mut self, _cx: &mut CallCx, req: wire::Hello<'a>) -> Result<wire::Welcome<'a>, Failure> {
@@ -20,34 +34,69 @@ impl SessionHandler for Session {
                 ),
             ));
         }
-        if let Some(token) = &self.config.auth_token {
-            if !constant_time_eq(token.as_bytes(), req.auth_token.0) {
-                return Err(Failure::new(Status::AUTH_FAILED, "authentication token missing or wrong"));
-            }
+        if !req.auth_token.0.is_empty() {
+            tracing::warn!(peer = ?self.peer, client = %req.client_name.as_str(), "login refused: HELLO carried a token in clear");
+            return Err(Failure::new(
+                Status::AUTH_FAILED,
+                "HELLO carried a token, which crossed the network in clear: refused (clients answer the WELCOME's challenge instead; consider that token disclosed)",
+            ));
         }
-        self.greeted = true;
-        self.client_name = req.client_name.as_str().to_owned();
-        tracing::info!(session = self.id, client = %self.client_name, resume = req.resume_session, "session opened");
         let mut offered = features::FIRE_AND_FORGET | features::BULK_STREAMING;
         if self.config.rdma_endpoint.is_some() {
             offered |= features::RDMA;
         }
+        let version = req.max_version.min(PROTOCOL_VERSION);
+        let mut session_features = req.features & offered;
+        // A configured store that is empty (every tenant revoked) refuses everyone.
+        let needs_auth = self.config.tokens.is_some();
+        if needs_auth {
+            session_features |= features::AUTH_REQUIRED;
+            let nonce = crate::auth::new_nonce().map_err(|e| Failure::new(Status::UNKNOWN, format!("no randomness for the challenge: {e}")))?;
+            self.challenge = Some(Challenge { nonce, version, features: session_features });
+        } else {
+            self.trusted.store(true, Ordering::Release);
+        }
+        self.greeted = true;
+        self.client_name = req.client_name.as_str().to_owned();
+        tracing::info!(session = self.id, client = %self.client_name, resume = req.resume_session, needs_auth, "session opened");
         Ok(wire::Welcome {
-            version: req.max_version.min(PROTOCOL_VERSION),
-            features: req.features & offered,
+            version,
+            features: session_features,
             session_id: self.id,
             // Session state lives and dies with its connection: resume is refused by
             // answering with a fresh session, which the client sees in `resumed`.
             resumed: false,
             worker_name: self.config.worker_name.as_str().into(),
             backend: self.backend.name().into(),
-            auth_challenge: Default::default(),
+            auth_challenge: self.challenge.as_ref().map_or(&[][..], |c| &c.nonce[..]).into(),
             rdma_endpoint: self.config.rdma_endpoint.as_deref().unwrap_or("").into(),
         })
     }
 
-    fn authenticate<'a>(&'a mut self, _cx: &mut CallCx, _req: wire::Authenticate<'a>) -> Result<wire::Empty, Failure> {
-        Err(Failure::new(Status::NOT_SUPPORTED, "challenge/response authentication is not configured on this worker"))
+    fn authenticate<'a>(&'a mut self, _cx: &mut CallCx, req: wire::Authenticate<'a>) -> Result<wire::Empty, Failure> {
+        // One answer per challenge: whatever happens, this nonce is spent.
+        let (Some(challenge), Some(tokens)) = (self.challenge.take(), self.config.tokens.as_ref()) else {
+            return Err(Failure::new(Status::AUTH_FAILED, "no authentication challenge is pending on this connection"));
+        };
+        let cx = AuthContext {
+            nonce: &challenge.nonce,
+            session_id: self.id,
+            client_name: &self.client_name,
+            version: challenge.version,
+            features: challenge.features,
+        };
+        match tokens.verify(&cx, req.response.0) {
+            Some(tenant) => {
+                tracing::info!(session = self.id, client = %self.client_name, %tenant, "authenticated");
+                self.tenant = Some(tenant);
+                self.trusted.store(true, Ordering::Release);
+                Ok(wire::Empty {})
+            }
+            None => {
+                tracing::warn!(peer = ?self.peer, session = self.id, client = %self.client_name, "login refused: wrong authentication response");
+                Err(Failure::new(Status::AUTH_FAILED, "authentication failed: the response matches no token of this worker"))
+            }
+        }
     }
 
     fn ping<'a>(&'a mut self, cx: &mut CallCx, req: wire::Ping<'a>) -> Result<wire::Pong<'a>, Failure> {
@@ -58,9 +107,4 @@ impl SessionHandler for Session {
         cx.close_after_reply = true;
         Ok(wire::Empty {})
     }
-}
-
-/// Compares secrets without an early exit that would leak the matching prefix's length.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

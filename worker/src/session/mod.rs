@@ -35,7 +35,7 @@ use module::{FunctionEntry, ModuleEntry, RtcReply};
 use crate::backend::{Backend, BackendError, DeviceIndex, DeviceLimit, EventHandle, StreamHandle};
 use proto_core::Status;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use transport_core::MemoryRegistry;
 
@@ -74,8 +74,9 @@ impl From<BackendError> for Failure {
 pub struct SessionConfig {
     /// Name reported in WELCOME.
     pub worker_name: String,
-    /// Shared token every client must present in HELLO (`None` = no authentication).
-    pub auth_token: Option<String>,
+    /// The tenants' tokens; a client must prove it holds one (AUTHENTICATE) before anything
+    /// else is served. `None`: no authentication; an empty store refuses every client.
+    pub tokens: Option<Arc<crate::auth::TokenStore>>,
     /// The worker's RDMA listener (`host:port`), advertised in WELCOME with the `RDMA`
     /// feature so clients told to prefer RDMA move there.
     pub rdma_endpoint: Option<String>,
@@ -89,6 +90,15 @@ pub struct Session {
     backend: Arc<dyn Backend>,
     config: Arc<SessionConfig>,
     greeted: bool,
+    /// Set once the client has authenticated (or at HELLO, when the worker needs no token);
+    /// shared with the connection's pre-authentication deadline.
+    trusted: Arc<AtomicBool>,
+    /// The WELCOME an AUTHENTICATE must answer, between the two.
+    challenge: Option<handshake::Challenge>,
+    /// The authenticated tenant.
+    tenant: Option<String>,
+    /// The peer's address, for logs (refused logins).
+    peer: Option<std::net::SocketAddr>,
     client_name: String,
     allocations: Allocations,
     streams: Handles<(StreamHandle, DeviceIndex)>,
@@ -116,6 +126,10 @@ impl Session {
             backend,
             config,
             greeted: false,
+            trusted: Arc::default(),
+            challenge: None,
+            tenant: None,
+            peer: None,
             client_name: String::new(),
             allocations: Allocations::default(),
             streams: Handles::new("stream", 0x5354_0000_0000_0000, MAX_STREAMS_PER_SESSION),
@@ -162,6 +176,27 @@ impl Session {
         if let Some(memory) = &self.memory {
             memory.forget(ptr as usize);
         }
+    }
+
+    /// Records the peer's address for logs.
+    pub fn set_peer(&mut self, peer: Option<std::net::SocketAddr>) {
+        self.peer = peer;
+    }
+
+    /// Whether the client may send more than HELLO and AUTHENTICATE: it authenticated, or
+    /// the worker needs no authentication and HELLO succeeded.
+    pub fn trusted(&self) -> bool {
+        self.trusted.load(Ordering::Acquire)
+    }
+
+    /// Logs a connection refused before trust at WARN, with the peer's address.
+    pub fn log_refused(&self, why: &str) {
+        tracing::warn!(peer = ?self.peer, session = self.id, client = %self.client_name, "connection refused before authentication: {why}");
+    }
+
+    /// The flag behind [`trusted`](Self::trusted), for a watchdog on another thread.
+    pub fn trust_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.trusted)
     }
 
     /// Session id (as sent in WELCOME).

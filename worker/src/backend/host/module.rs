@@ -803,7 +803,10 @@ mod tests {
         let err = check_exports(&plain).unwrap_err();
         assert!(err.contains(HOST_MODULE_SYMBOL), "{err}");
         let limits = ModuleLimits { shared_mem_per_block: 64 << 10 };
-        let refused = HostModule::load_image(&plain, ModuleFormat::HostModule, &dir, &limits).err().expect("refused");
+        let refused = match HostModule::load_image(&plain, ModuleFormat::HostModule, &dir, &limits) {
+            Ok(_) => panic!("a shared object without the descriptor was loaded"),
+            Err(e) => e,
+        };
         assert!(matches!(refused, BackendError::InvalidImage(_)), "{refused}");
         assert!(!marker.exists(), "the image's constructor ran before it was refused");
 
