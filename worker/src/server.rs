@@ -8,6 +8,7 @@ use crate::backend::Backend;
 use crate::config::WorkerConfig;
 use crate::driver::{self, ReplyWriter};
 use crate::listener::{Accepted, Connection, Hangup, Listener};
+use crate::metrics::Refusal;
 use crate::session::Session;
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -169,6 +170,7 @@ fn accept_loop<L: Listener>(listener: L, backend: Arc<dyn Backend>, config: Arc<
         };
         let conn_id = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
         let Some(slot) = connections.reserve(conn_id) else {
+            config.session.metrics.refused(Refusal::ConnectionLimit);
             tracing::warn!(transport, peer = ?accepted.peer(), "connection refused: {MAX_CONNECTIONS} connections already");
             continue;
         };
@@ -196,7 +198,10 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
     if !slot.register(hangup) {
         return;
     }
-    tracing::debug!(transport, ?peer, conn_id, "connection accepted");
+    // Every log line of the session names its peer (refused logins above all).
+    let span = tracing::info_span!("session", conn_id, peer = %peer.map_or_else(|| "unknown".to_string(), |p| p.to_string()));
+    let _in_span = span.enter();
+    tracing::debug!(transport, "connection accepted");
     let (session, result) = run_session(sink, source, backend, config);
     match result {
         Ok(()) => tracing::info!(?peer, conn_id, session, "{transport} connection ended; session freed"),
@@ -215,7 +220,7 @@ fn run_session(
     let mut session = Session::new(backend, Arc::new(config.session.clone()));
     session.set_memory_registry(registry);
     let late = session.late_replies();
-    let replies = ReplyWriter::start(Box::new(sink), Arc::clone(&late));
+    let replies = ReplyWriter::start(Box::new(sink), Arc::clone(&late), session.metrics());
     let result = driver::serve(&mut session, &mut source, &replies);
     let id = session.id();
     // Free the session's resources (draining its streams, whose callbacks may still queue
