@@ -21,8 +21,7 @@ use std::time::{Duration, Instant};
 pub const MAX_REQUEST_BYTES: usize = 8 << 10;
 /// How long a connection may take to send its request head.
 pub const REQUEST_DEADLINE: Duration = Duration::from_secs(5);
-/// Port of `--metrics` when only an address without port, or nothing, is given (and where
-/// `hip-remote smi` looks by default).
+/// The port `hip-remote smi` looks at by default (the one the deploy files give `--metrics`).
 pub const DEFAULT_METRICS_PORT: u16 = 18516;
 
 /// Parses `--metrics`: `ADDR:PORT`, or a bare `PORT` on loopback.
