@@ -202,3 +202,45 @@ fn the_endpoint_refuses_what_it_does_not_serve() {
     // The endpoint still answers.
     assert!(scrape(addr).contains("hip_worker_sessions_total"));
 }
+
+/// The `hip-worker` binary's log, as an operator's journal gets it (stderr a file, no
+/// `NO_COLOR` set): no colour codes, and a refused login at WARN naming its peer.
+#[test]
+fn refused_login_is_logged_plainly_with_its_peer() {
+    use std::io::BufRead;
+    let worker = hip_remote_tests::target_debug_dir().join("hip-worker");
+    assert!(worker.is_file(), "{} is missing: run `cargo build --workspace` first", worker.display());
+    let dir = hip_remote_tests::TempDir::new("operator-log");
+    let log = dir.path().join("worker.log");
+    let mut child = std::process::Command::new(&worker)
+        .args(["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", "64", "--token", "secret"])
+        .env_remove("NO_COLOR")
+        .env_remove("HIP_REMOTE_LOG")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("start hip-worker");
+    let mut ready = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut ready).expect("ready line");
+    let addr = ready.trim().strip_prefix("hip-worker listening on ").unwrap_or_else(|| panic!("ready line: {ready:?}"));
+    let cfg = TcpConfig { io_timeout: Some(Duration::from_secs(20)), ..TcpConfig::default() };
+    let (sink, source) = transport_tcp::connect(addr, &cfg).expect("connect");
+    let mut client = Client { sink, source, buf: vec![0; 4096], next_id: 1 };
+    let local = client.sink.stream().local_addr().unwrap().to_string();
+    assert!(client.hello("wrong").is_err());
+    let mut text = String::new();
+    for _ in 0..500 {
+        text = std::fs::read_to_string(&log).unwrap_or_default();
+        if text.contains("login refused") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(!text.contains('\x1b'), "colour codes in a log that is not a terminal:\n{text}");
+    let line = text.lines().find(|l| l.contains("login refused")).unwrap_or_else(|| panic!("no refused login in:\n{text}"));
+    assert!(line.contains(" WARN "), "{line}");
+    assert!(line.contains(&format!("peer={local}")), "the client's address {local} is not in: {line}");
+}

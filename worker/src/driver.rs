@@ -323,7 +323,7 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
                     // The peer's address is in the connection's span.
                     call.fail();
                     metrics.refused(if status == Status::AUTH_FAILED { Refusal::Authentication } else { Refusal::Handshake });
-                    tracing::warn!(?status, %message, "login refused");
+                    tracing::warn!(?status, reason = %message, "login refused");
                     replies.send_error(request_id, header.opcode, status, &message)?;
                     return Ok(());
                 }

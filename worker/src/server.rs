@@ -204,8 +204,8 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
     tracing::debug!(transport, "connection accepted");
     let (session, result) = run_session(sink, source, backend, config);
     match result {
-        Ok(()) => tracing::info!(?peer, conn_id, session, "{transport} connection ended; session freed"),
-        Err(e) => tracing::info!(?peer, conn_id, session, %e, "{transport} connection ended; session freed"),
+        Ok(()) => tracing::info!(session, "{transport} connection ended; session freed"),
+        Err(e) => tracing::info!(session, %e, "{transport} connection ended; session freed"),
     }
 }
 
