@@ -82,6 +82,16 @@ fi
 
 run "hip-python client tests" bash scripts/python-test.sh
 
+# The systemd unit, with ExecStart pointed at the built worker (verify wants an executable).
+if command -v systemd-analyze >/dev/null; then
+  unit_dir=$(mktemp -d)
+  sed "s#^ExecStart=/usr/local/bin/hip-worker#ExecStart=${CARGO_TARGET_DIR:-$ROOT/target}/debug/hip-worker#" deploy/hip-worker.service >"$unit_dir/hip-worker.service"
+  run "systemd unit (systemd-analyze verify)" systemd-analyze verify "$unit_dir/hip-worker.service"
+  rm -rf "$unit_dir"
+else
+  skip "systemd-analyze not here: deploy/hip-worker.service was not verified"
+fi
+
 if [ -f scripts/rdma-test.sh ]; then
   run "RDMA over real verbs (Soft-RoCE guest)" bash scripts/rdma-test.sh
 fi

@@ -11,6 +11,7 @@
 //! the connection, since the byte stream cannot be resynchronised. Nothing a client sends
 //! can take down the worker or another session.
 
+use crate::metrics::{Metrics, Refusal};
 use crate::session::{BulkDestination, CallCx, Failure, LateReplies, PlacedBulk, Session};
 use proto_core::frame::{encode_frame, FrameMeta};
 use proto_core::limits::{MAX_CONTROL_LEN, MAX_PREAUTH_CONTROL_LEN};
@@ -31,6 +32,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub struct ReplyWriter {
     sink: Mutex<SinkState>,
     late: Arc<LateReplies>,
+    metrics: Arc<Metrics>,
 }
 
 struct SinkState {
@@ -42,8 +44,8 @@ struct SinkState {
 impl ReplyWriter {
     /// Wraps the connection's sending half and starts the writer thread for `late`, which
     /// ends once `late` is closed and empty.
-    pub fn start(sink: Box<dyn FrameSink>, late: Arc<LateReplies>) -> Arc<Self> {
-        let writer = Arc::new(Self { sink: Mutex::new(SinkState { sink, buf: vec![0; 4096], broken: false }), late });
+    pub fn start(sink: Box<dyn FrameSink>, late: Arc<LateReplies>, metrics: Arc<Metrics>) -> Arc<Self> {
+        let writer = Arc::new(Self { sink: Mutex::new(SinkState { sink, buf: vec![0; 4096], broken: false }), late, metrics });
         let thread_writer = Arc::clone(&writer);
         let spawned = std::thread::Builder::new().name("hip-session-writer".into()).spawn(move || thread_writer.writer_loop());
         if let Err(e) = spawned {
@@ -71,6 +73,7 @@ impl ReplyWriter {
                 state.broken = true;
                 return Err(e);
             }
+            self.metrics.add_bytes_out(frame.len() as u64);
         }
         Ok(())
     }
@@ -104,6 +107,7 @@ impl ReplyWriter {
         if result.is_err() {
             state.broken = true;
         }
+        self.metrics.add_bytes_out((frame.head_len + frame.bulk.len()) as u64);
         result
     }
 
@@ -134,6 +138,7 @@ impl ReplyWriter {
         if result.is_err() {
             state.broken = true;
         }
+        self.metrics.add_bytes_out((head.len() + bulk.len()) as u64);
         result
     }
 
@@ -148,7 +153,10 @@ impl ReplyWriter {
             return Ok(false);
         }
         match state.sink.send_from_device(head, addr, len as usize) {
-            Ok(true) => Ok(true),
+            Ok(true) => {
+                self.metrics.add_bytes_out(head.len() as u64 + len);
+                Ok(true)
+            }
             Ok(false) => {
                 self.late.restore_deferred(aux);
                 Ok(false)
@@ -193,6 +201,8 @@ fn patch_head(head: &mut [u8], bulk_len: u64, aux: i32) -> Option<()> {
 /// connection fails, or the session asks to close.
 pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &ReplyWriter) -> Result<(), TransportError> {
     let started = Instant::now();
+    let metrics = session.metrics();
+    let _open = metrics.session_opened();
     let mut control = Vec::new();
     let mut bulk = Vec::new();
     // Until the client is trusted, its frames are bounded by the header alone.
@@ -205,6 +215,7 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
             Ok(head) => {
                 control.clear();
                 control.extend_from_slice(head.control);
+                metrics.add_bytes_in((proto_core::header::HEADER_LEN + control.len()) as u64 + u64::from(head.header.bulk_len));
                 head.header
             }
             Err(TransportError::Closed) => return Ok(()),
@@ -224,14 +235,17 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
         if !trusted {
             if let Some((status, why)) = refused_before_trust(session, &header) {
                 // Nothing of the frame's bulk is read, so nothing is allocated for it.
+                metrics.refused(Refusal::Handshake);
                 session.log_refused(why);
                 replies.send_error(request_id, header.opcode, status, why)?;
                 return Ok(());
             }
         }
         let no_reply = header.flags.contains(Flags::NO_REPLY);
+        let call = metrics.call();
         let late = session.late_replies();
         let reply_error = |status: Status, message: &str| -> Result<(), TransportError> {
+            call.fail();
             if no_reply {
                 late.defer(status);
                 Ok(())
@@ -249,6 +263,7 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
             refuse(source, Status::UNKNOWN_OPCODE, &format!("unknown opcode {:#06x}", header.opcode))?;
             continue;
         };
+        call.set_family(opcode.family());
         if header.flags.contains(Flags::RESPONSE) || header.flags.contains(Flags::ERROR) {
             refuse(source, Status::MALFORMED_FRAME, "a response frame was sent to the worker")?;
             continue;
@@ -257,6 +272,7 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
             // Its reply is the point of the call (a handle, data): without one the client
             // could never learn it, so the table allows fire-and-forget only where it says so.
             let message = format!("{opcode} cannot be sent without a reply");
+            call.fail();
             if source.bulk_remaining() > 0 {
                 source.skip_bulk()?;
             }
@@ -312,6 +328,10 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
                 tracing::debug!(session = session.id(), %opcode, ?status, %message, "request failed");
                 if !session.trusted() {
                     // No session was established (version, authentication): refuse and close.
+                    // The peer's address is in the connection's span.
+                    call.fail();
+                    metrics.refused(if status == Status::AUTH_FAILED { Refusal::Authentication } else { Refusal::Handshake });
+                    tracing::warn!(?status, reason = %message, "login refused");
                     replies.send_error(request_id, header.opcode, status, &message)?;
                     return Ok(());
                 }

@@ -12,7 +12,10 @@ pub mod auth;
 pub mod backend;
 pub mod config;
 pub mod driver;
+pub mod http;
 pub mod listener;
+pub mod logging;
+pub mod metrics;
 #[cfg(feature = "rdma")]
 pub mod rdma;
 pub mod server;

@@ -79,6 +79,11 @@ struct Cli {
     /// Most concurrent connections from one IP address.
     #[arg(long, default_value_t = hip_worker::config::MAX_CONNECTIONS_PER_ADDRESS)]
     max_connections_per_address: usize,
+    /// Serve `GET /metrics` (Prometheus) and `GET /healthz` over plain HTTP on ADDR:PORT, or
+    /// on 127.0.0.1:PORT given a bare port (keep it on loopback or an operator network: it
+    /// has no authentication).
+    #[arg(long, env = "HIP_REMOTE_METRICS", value_name = "ADDR:PORT")]
+    metrics: Option<String>,
     /// Check GPUDirect RDMA readiness and exit: allocate on the cuda backend, export the
     /// allocation as a dmabuf (the handle ibv_reg_dmabuf_mr registers) and report it.
     #[arg(long, hide = true)]
@@ -101,10 +106,7 @@ fn init_logging(cli: &Cli) {
         }
         .to_string()
     });
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_new(&filter).unwrap_or_else(|_| "info".into()))
-        .with_writer(std::io::stderr)
-        .init();
+    hip_worker::logging::init(&filter, "info");
 }
 
 fn make_backend(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
@@ -293,6 +295,7 @@ fn main() -> std::process::ExitCode {
             worker_name: format!("hip-worker {} ({})", env!("CARGO_PKG_VERSION"), backend.name()),
             tokens: (!tokens.is_empty() || cli.token_file.is_some()).then(|| tokens.clone()),
             rdma_endpoint: None,
+            metrics: Arc::default(),
         },
         tcp: hip_worker::config::accepted_tcp_config(),
         limits: ConnectionLimits {
@@ -322,6 +325,20 @@ fn main() -> std::process::ExitCode {
         eprintln!("hip-worker: --listen-rdma needs a worker built with `--features rdma`");
         return std::process::ExitCode::from(2);
     }
+    let metrics_server = match cli.metrics.as_deref().map(hip_worker::http::metrics_addr).transpose() {
+        Ok(None) => None,
+        Ok(Some(addr)) => match hip_worker::http::MetricsServer::start(addr, backend.clone(), config.session.metrics.clone()) {
+            Ok(server) => Some(server),
+            Err(e) => {
+                eprintln!("hip-worker: cannot serve metrics on {addr}: {e}");
+                return std::process::ExitCode::from(1);
+            }
+        },
+        Err(e) => {
+            eprintln!("hip-worker: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
     let worker = match Worker::start(&listen, backend, config) {
         Ok(w) => w,
         Err(e) => {
@@ -331,6 +348,9 @@ fn main() -> std::process::ExitCode {
     };
     // Ready line for scripts and tests that start the worker on port 0.
     println!("hip-worker listening on {}", worker.local_addr());
+    if let Some(server) = &metrics_server {
+        println!("hip-worker metrics on http://{}/metrics", server.local_addr());
+    }
     #[cfg(feature = "rdma")]
     if let Some(w) = &rdma_worker {
         println!("hip-worker listening on rdma://{}", w.local_addr());
@@ -360,6 +380,7 @@ fn main() -> std::process::ExitCode {
         w.shutdown();
     }
     worker.shutdown();
+    drop(metrics_server);
     tracing::info!("hip-worker stopped");
     std::process::ExitCode::SUCCESS
 }

@@ -8,6 +8,7 @@ use crate::backend::Backend;
 use crate::config::{ConnectionLimits, WorkerConfig};
 use crate::driver::{self, ReplyWriter};
 use crate::listener::{Accepted, Connection, Hangup, Listener};
+use crate::metrics::Refusal;
 use crate::session::Session;
 use proto_core::Status;
 use std::collections::HashMap;
@@ -211,6 +212,7 @@ fn accept_loop<L: Listener>(listener: L, backend: Arc<dyn Backend>, config: Arc<
         let slot = match connections.reserve(conn_id, peer.map(|p| p.ip()), &config.limits) {
             Ok(slot) => slot,
             Err(why) => {
+                config.session.metrics.refused(Refusal::ConnectionLimit);
                 tracing::warn!(transport, ?peer, "connection refused: {why}");
                 accepted.refuse(Status::TOO_MANY_CONNECTIONS, &format!("connection refused: {why}"));
                 continue;
@@ -240,14 +242,17 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
     if !slot.register(hangup) {
         return;
     }
-    tracing::debug!(transport, ?peer, conn_id, "connection accepted");
+    // Every log line of the session names its peer (refused logins above all).
+    let span = tracing::info_span!("session", conn_id, peer = %peer.map_or_else(|| "unknown".to_string(), |p| p.to_string()));
+    let _in_span = span.enter();
+    tracing::debug!(transport, "connection accepted");
     let mut session = Session::new(backend, Arc::new(config.session.clone()));
     session.set_peer(peer);
     let _deadline = PreauthDeadline::start(&slot, session.trust_flag(), config.limits.preauth_deadline);
     let (session, result) = run_session(sink, source, session);
     match result {
-        Ok(()) => tracing::info!(?peer, conn_id, session, "{transport} connection ended; session freed"),
-        Err(e) => tracing::info!(?peer, conn_id, session, %e, "{transport} connection ended; session freed"),
+        Ok(()) => tracing::info!(session, "{transport} connection ended; session freed"),
+        Err(e) => tracing::info!(session, %e, "{transport} connection ended; session freed"),
     }
 }
 
@@ -284,7 +289,7 @@ fn run_session(sink: impl FrameSink + 'static, mut source: impl FrameSource + 's
     let registry = sink.memory_registry();
     session.set_memory_registry(registry);
     let late = session.late_replies();
-    let replies = ReplyWriter::start(Box::new(sink), Arc::clone(&late));
+    let replies = ReplyWriter::start(Box::new(sink), Arc::clone(&late), session.metrics());
     let result = driver::serve(&mut session, &mut source, &replies);
     let id = session.id();
     // Free the session's resources (draining its streams, whose callbacks may still queue

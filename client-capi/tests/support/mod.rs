@@ -37,7 +37,7 @@ pub fn temp_dir(label: &str) -> PathBuf {
     dir
 }
 
-/// A `hip-worker --backend host` child, killed on drop.
+/// A `hip-worker --backend host --allow-host-code` child (these tests load host modules), killed on drop.
 pub struct Worker {
     child: Child,
     /// `host:port` it listens on.
@@ -50,7 +50,7 @@ impl Worker {
     pub fn start(dir: &Path) -> Self {
         let log = dir.join("worker.log");
         let mut child = Command::new(worker_binary())
-            .args(["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", "256"])
+            .args(["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", "256", "--allow-host-code"])
             .env_remove("HIP_REMOTE_TOKEN")
             .env("NO_COLOR", "1")
             .stdin(Stdio::null())

@@ -8,6 +8,8 @@
 //! - `hip-remote bench`: native (the backend in-process) vs remote (the client library over
 //!   loopback TCP) vs raw TCP, in one run; see `bench.rs`.
 //! - `hip-remote ping`: round trips to a worker, and what it serves.
+//! - `hip-remote smi`: each worker's devices, memory in use and sessions, read from its
+//!   metrics endpoint (`hip-worker --metrics`); see `smi.rs`.
 
 #![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 
@@ -16,6 +18,7 @@ mod child;
 mod hip;
 mod native;
 mod plot;
+mod smi;
 mod workload;
 
 use clap::{Parser, Subcommand};
@@ -74,6 +77,17 @@ enum Command {
         /// Number of pings.
         #[arg(short, long, default_value_t = 1000)]
         count: usize,
+    },
+    /// Each worker's devices (name, arch), memory in use / total, sessions and utilisation,
+    /// read from the worker's metrics endpoint (start it with `hip-worker --metrics`).
+    Smi {
+        /// A worker's metrics endpoint: HOST:PORT or http://HOST:PORT[/PATH]; repeat for
+        /// several workers [default: 127.0.0.1:18516].
+        #[arg(long = "worker", visible_alias = "metrics-url", value_name = "ADDR")]
+        workers: Vec<String>,
+        /// Print JSON (one object per worker) instead of tables.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -450,9 +464,17 @@ fn demo(lib: Option<PathBuf>, backend: BackendKind, mib: usize) -> Result<(), St
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    // The embedded worker's logs (warnings and up unless HIP_REMOTE_LOG says otherwise).
+    hip_worker::logging::init(&std::env::var("HIP_REMOTE_LOG").unwrap_or_else(|_| "warn".into()), "warn");
     let result = match cli.command {
         Command::Demo { lib, backend, mib } => demo(lib, backend, mib),
         Command::Ping { worker, count } => ping(&worker_addr(worker), count),
+        Command::Smi { mut workers, json } => {
+            if workers.is_empty() {
+                workers.push(format!("127.0.0.1:{}", hip_worker::http::DEFAULT_METRICS_PORT));
+            }
+            smi::smi(&workers, json)
+        }
         Command::Bench(args) => bench(args),
         Command::BenchChild { lib, bytes, reps } => child::child_main(&lib, bytes, reps),
     };

@@ -80,6 +80,8 @@ pub struct SessionConfig {
     /// The worker's RDMA listener (`host:port`), advertised in WELCOME with the `RDMA`
     /// feature so clients told to prefer RDMA move there.
     pub rdma_endpoint: Option<String>,
+    /// The worker's metrics, which every session's driver records into.
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 static NEXT_SESSION_ID: AtomicU64 = AtomicU64::new(1);
@@ -207,6 +209,11 @@ impl Session {
     /// The session's queue of late replies and deferred statuses (the driver sends them).
     pub fn late_replies(&self) -> Arc<LateReplies> {
         Arc::clone(&self.late)
+    }
+
+    /// The worker's metrics.
+    pub fn metrics(&self) -> Arc<crate::metrics::Metrics> {
+        Arc::clone(&self.config.metrics)
     }
 
     /// Whether HELLO has been accepted.

@@ -1,0 +1,273 @@
+//! The operator's endpoint: a TCP worker with `/metrics` and `/healthz` (as `hip-worker
+//! --metrics` starts them), scraped over HTTP while raw protocol clients work.
+
+use hip_worker::auth::TokenStore;
+use hip_worker::backend::{HostBackend, HostConfig};
+use hip_worker::config::ConnectionLimits;
+use hip_worker::http::{MetricsServer, MAX_REQUEST_BYTES};
+use hip_worker::session::SessionConfig;
+use hip_worker::{Worker, WorkerConfig};
+use proto_core::auth::{auth_response, AuthContext};
+use proto_core::wire;
+use proto_core::{Bulk, Flags, Request, Response};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
+use std::time::Duration;
+use transport_core::{FrameSink, FrameSource};
+use transport_tcp::TcpConfig;
+
+const DEVICE_BYTES: u64 = 256 << 20;
+
+struct Operated {
+    worker: Worker,
+    metrics: MetricsServer,
+}
+
+fn start(auth_token: Option<&str>) -> Operated {
+    let backend = Arc::new(HostBackend::new(HostConfig { devices: 2, memory_per_device: DEVICE_BYTES, allow_host_code: true }));
+    let config = WorkerConfig {
+        session: SessionConfig {
+            worker_name: "operator-test".into(),
+            tokens: auth_token.map(|t| Arc::new(TokenStore::new(Some(t), None).expect("token store"))),
+            ..Default::default()
+        },
+        tcp: TcpConfig { io_timeout: Some(Duration::from_secs(30)), ..TcpConfig::default() },
+        limits: ConnectionLimits::default(),
+    };
+    let metrics = MetricsServer::start("127.0.0.1:0".parse().unwrap(), backend.clone(), config.session.metrics.clone()).expect("metrics endpoint");
+    let worker = Worker::start("127.0.0.1:0", backend, config).expect("worker");
+    Operated { worker, metrics }
+}
+
+/// One HTTP exchange: sends `request` as is, returns the status code and the body.
+fn http(addr: SocketAddr, request: &[u8]) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).expect("connect to the metrics endpoint");
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    stream.write_all(request).expect("send request");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("read response");
+    let (head, body) = response.split_once("\r\n\r\n").expect("a response head");
+    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("a status code");
+    let length: usize = head.lines().find_map(|l| l.strip_prefix("Content-Length: ")).and_then(|v| v.parse().ok()).expect("Content-Length");
+    assert_eq!(body.len(), length, "body length");
+    (status, body.to_owned())
+}
+
+fn scrape(addr: SocketAddr) -> String {
+    let (status, body) = http(addr, b"GET /metrics HTTP/1.1\r\nHost: test\r\n\r\n");
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+/// The value of the series `series` (name and labels exactly as rendered).
+fn value(text: &str, series: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series).and_then(|rest| rest.strip_prefix(' ')))
+        .unwrap_or_else(|| panic!("no series {series} in:\n{text}"))
+        .parse()
+        .expect("a number")
+}
+
+struct Client {
+    sink: transport_tcp::TcpSink,
+    source: transport_tcp::TcpSource,
+    buf: Vec<u8>,
+    next_id: u64,
+}
+
+impl Client {
+    fn connect(worker: &Worker) -> Self {
+        let cfg = TcpConfig { io_timeout: Some(Duration::from_secs(20)), ..TcpConfig::default() };
+        let (sink, source) = transport_tcp::connect(&worker.local_addr().to_string(), &cfg).expect("connect");
+        Self { sink, source, buf: vec![0; 1 << 16], next_id: 1 }
+    }
+
+    /// Sends `req`; returns whether it succeeded, and the response's control bytes.
+    fn call(&mut self, req: &Request<'_>) -> Result<Vec<u8>, ()> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let frame = loop {
+            match req.encode_frame(&mut self.buf, Flags::empty(), id) {
+                Ok(frame) => break frame,
+                Err(proto_core::EncodeError::BufferTooSmall { required }) => self.buf.resize(required, 0),
+                Err(e) => panic!("encode: {e}"),
+            }
+        };
+        self.sink.send(&self.buf[..frame.head_len], frame.bulk).expect("send");
+        let head = self.source.recv_head().expect("reply");
+        let (header, control) = (head.header, head.control.to_vec());
+        let mut bulk = vec![0; header.bulk_len as usize];
+        self.source.recv_bulk(&mut bulk).expect("reply bulk");
+        assert_eq!(header.request_id, id);
+        if header.flags.contains(Flags::ERROR) {
+            Err(())
+        } else {
+            Ok(control)
+        }
+    }
+
+    fn hello(&mut self, token: &str) -> Result<Vec<u8>, ()> {
+        self.call(&Request::Hello(wire::Hello {
+            min_version: 1,
+            max_version: proto_core::PROTOCOL_VERSION,
+            features: 0,
+            client_name: "operator.rs".into(),
+            resume_session: 0,
+            auth_token: token.as_bytes().into(),
+        }))
+    }
+
+    /// HELLO without a token, then AUTHENTICATE with `token`'s HMAC over the WELCOME.
+    fn login(&mut self, token: &str) -> Result<Vec<u8>, ()> {
+        let welcome = self.hello("")?;
+        let response = match Response::parse(proto_core::Opcode::Hello.raw(), &welcome, &[]).expect("parse WELCOME") {
+            Response::Hello(w) => auth_response(
+                token.as_bytes(),
+                &AuthContext {
+                    nonce: w.auth_challenge.0,
+                    session_id: w.session_id,
+                    client_name: "operator.rs",
+                    version: w.version,
+                    features: w.features,
+                },
+            ),
+            other => panic!("{other:?}"),
+        };
+        self.call(&Request::Authenticate(wire::Authenticate { response: response.as_slice().into() }))
+    }
+
+    fn malloc(&mut self, device: u32, size: u64) -> u64 {
+        let control = self.call(&Request::Malloc(wire::Malloc { device, size, flags: 0 })).expect("malloc");
+        match Response::parse(proto_core::Opcode::Malloc.raw(), &control, &[]).expect("parse") {
+            Response::Malloc(a) => a.ptr,
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[test]
+fn metrics_move_while_a_client_works() {
+    let op = start(None);
+    let addr = op.metrics.local_addr();
+    let before = scrape(addr);
+    assert_eq!(value(&before, "hip_worker_sessions_open"), 0.0);
+    assert_eq!(value(&before, "hip_worker_device_memory_total_bytes{device=\"1\"}"), DEVICE_BYTES as f64);
+    assert_eq!(value(&before, "hip_worker_device_memory_used_bytes{device=\"1\"}"), 0.0);
+    assert!(before.contains("hip_worker_device_info{device=\"0\",name=\""), "{before}");
+
+    let mut client = Client::connect(&op.worker);
+    client.hello("").expect("hello");
+    let ptr = client.malloc(1, 8 << 20);
+    let data = vec![7u8; 1 << 20];
+    for _ in 0..10 {
+        client.call(&Request::MemcpyHtoD(wire::MemcpyHtoD { dst: ptr, stream: 0, sync: true, data: Bulk(&data) })).expect("copy");
+    }
+    // A pointer the session never handed out: an error in the memory family.
+    assert!(client.call(&Request::Free(wire::Free { ptr: 0xdead_0000 })).is_err());
+
+    let during = scrape(addr);
+    assert_eq!(value(&during, "hip_worker_sessions_open"), 1.0, "{during}");
+    assert_eq!(value(&during, "hip_worker_device_memory_used_bytes{device=\"1\"}"), (8u64 << 20) as f64);
+    assert_eq!(value(&during, "hip_worker_calls_total{family=\"session\"}"), 1.0);
+    // Malloc, ten copies, the bad free.
+    assert_eq!(value(&during, "hip_worker_calls_total{family=\"memory\"}"), 12.0);
+    assert_eq!(value(&during, "hip_worker_call_errors_total{family=\"memory\"}"), 1.0);
+    assert_eq!(value(&during, "hip_worker_call_duration_seconds_count{family=\"memory\"}"), 12.0);
+    assert_eq!(value(&during, "hip_worker_call_duration_seconds_bucket{family=\"memory\",le=\"+Inf\"}"), 12.0);
+    assert!(value(&during, "hip_worker_call_duration_seconds_sum{family=\"memory\"}") > 0.0);
+    assert!(value(&during, "hip_worker_received_bytes_total") >= (10u64 << 20) as f64, "{during}");
+    assert!(value(&during, "hip_worker_sent_bytes_total") > 0.0);
+
+    client.call(&Request::Free(wire::Free { ptr })).expect("free");
+    drop(client);
+    // The session ends (and frees) once the worker sees the close.
+    let mut after = scrape(addr);
+    for _ in 0..200 {
+        if value(&after, "hip_worker_sessions_open") == 0.0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+        after = scrape(addr);
+    }
+    assert_eq!(value(&after, "hip_worker_sessions_open"), 0.0);
+    assert_eq!(value(&after, "hip_worker_sessions_total"), 1.0);
+    assert_eq!(value(&after, "hip_worker_device_memory_used_bytes{device=\"1\"}"), 0.0);
+}
+
+#[test]
+fn refused_logins_are_counted_by_reason() {
+    let op = start(Some("secret"));
+    let mut wrong = Client::connect(&op.worker);
+    assert!(wrong.hello("guess").is_err());
+    let mut impatient = Client::connect(&op.worker);
+    assert!(impatient.call(&Request::GetDeviceCount(wire::Empty {})).is_err());
+    let mut good = Client::connect(&op.worker);
+    good.login("secret").expect("the right token");
+    let text = scrape(op.metrics.local_addr());
+    assert_eq!(value(&text, "hip_worker_refused_total{reason=\"authentication\"}"), 1.0, "{text}");
+    assert_eq!(value(&text, "hip_worker_refused_total{reason=\"handshake\"}"), 1.0, "{text}");
+    assert_eq!(value(&text, "hip_worker_refused_total{reason=\"connection_limit\"}"), 0.0, "{text}");
+}
+
+#[test]
+fn the_endpoint_refuses_what_it_does_not_serve() {
+    let op = start(None);
+    let addr = op.metrics.local_addr();
+    assert_eq!(http(addr, b"GET /healthz HTTP/1.1\r\n\r\n"), (200, "ok\n".into()));
+    assert_eq!(http(addr, b"GET /nothing HTTP/1.1\r\n\r\n").0, 404);
+    assert_eq!(http(addr, b"POST /metrics HTTP/1.1\r\n\r\n").0, 405);
+    // A head that never ends within the bound is refused, not buffered.
+    let mut huge = b"GET /metrics HTTP/1.1\r\nX: ".to_vec();
+    huge.resize(MAX_REQUEST_BYTES * 4, b'a');
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let _ = stream.write_all(&huge);
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response);
+    assert!(response.starts_with(b"HTTP/1.1 431 "), "{}", String::from_utf8_lossy(&response));
+    // The endpoint still answers.
+    assert!(scrape(addr).contains("hip_worker_sessions_total"));
+}
+
+/// The `hip-worker` binary's log, as an operator's journal gets it (stderr a file, no
+/// `NO_COLOR` set): no colour codes, and a refused login at WARN naming its peer.
+#[test]
+fn refused_login_is_logged_plainly_with_its_peer() {
+    use std::io::BufRead;
+    let worker = hip_remote_tests::target_debug_dir().join("hip-worker");
+    assert!(worker.is_file(), "{} is missing: run `cargo build --workspace` first", worker.display());
+    let dir = hip_remote_tests::TempDir::new("operator-log");
+    let log = dir.path().join("worker.log");
+    let mut child = std::process::Command::new(&worker)
+        .args(["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", "64", "--token", "secret"])
+        .env_remove("NO_COLOR")
+        .env_remove("HIP_REMOTE_LOG")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("start hip-worker");
+    let mut ready = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut ready).expect("ready line");
+    let addr = ready.trim().strip_prefix("hip-worker listening on ").unwrap_or_else(|| panic!("ready line: {ready:?}"));
+    let cfg = TcpConfig { io_timeout: Some(Duration::from_secs(20)), ..TcpConfig::default() };
+    let (sink, source) = transport_tcp::connect(addr, &cfg).expect("connect");
+    let mut client = Client { sink, source, buf: vec![0; 4096], next_id: 1 };
+    let local = client.sink.stream().local_addr().unwrap().to_string();
+    assert!(client.hello("wrong").is_err());
+    let mut text = String::new();
+    for _ in 0..500 {
+        text = std::fs::read_to_string(&log).unwrap_or_default();
+        if text.contains("login refused") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(!text.contains('\x1b'), "colour codes in a log that is not a terminal:\n{text}");
+    let line = text.lines().find(|l| l.contains("login refused")).unwrap_or_else(|| panic!("no refused login in:\n{text}"));
+    assert!(line.contains(" WARN "), "{line}");
+    assert!(line.contains(&format!("peer={local}")), "the client's address {local} is not in: {line}");
+}

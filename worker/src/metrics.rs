@@ -1,0 +1,329 @@
+//! The worker's metrics, in Prometheus' text format.
+//!
+//! Hand-made rather than `prometheus-client`: that crate's histograms take a lock on every
+//! observation and its label families a map lookup under a lock, while every request of every
+//! session records here. The label sets are all known in advance (opcode families, refusal
+//! reasons), so each series is a plain atomic in a fixed array and recording is a few relaxed
+//! atomic adds — no lock, no allocation. Device figures (memory in use and total, names) are
+//! read from the backend when a scrape asks, not recorded.
+//!
+//! [`Metrics`] is shared by every session of a worker (it travels in
+//! [`SessionConfig`](crate::session::SessionConfig)); [`crate::http`] serves it.
+
+use crate::backend::Backend;
+use proto_core::opcode::Family;
+use std::cell::Cell;
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Upper bounds of the latency buckets, in seconds (10 µs to 10 s; the client's round trip on
+/// loopback is tens of µs, a large copy or a synchronize seconds).
+pub const LATENCY_BUCKETS: [f64; 18] =
+    [10e-6, 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3, 100e-3, 250e-3, 0.5, 1.0, 2.5, 10.0];
+
+/// The opcode families by their number, and one more slot for frames whose opcode is unknown.
+const FAMILY_SLOTS: usize = 9;
+const UNKNOWN_FAMILY: usize = FAMILY_SLOTS - 1;
+
+fn family_label(slot: usize) -> &'static str {
+    match slot {
+        0 => "session",
+        1 => "device",
+        2 => "memory",
+        3 => "stream",
+        4 => "event",
+        5 => "module",
+        6 => "rtc",
+        7 => "graph",
+        _ => "unknown",
+    }
+}
+
+fn family_slot(family: Family) -> usize {
+    usize::from(family.raw()).min(UNKNOWN_FAMILY)
+}
+
+/// Why the worker turned a connection or a login away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The worker already serves its most connections.
+    ConnectionLimit,
+    /// HELLO's credentials were refused.
+    Authentication,
+    /// Any other failed handshake: no common protocol version, a first request other than
+    /// HELLO.
+    Handshake,
+}
+
+impl Refusal {
+    const ALL: [Refusal; 3] = [Refusal::ConnectionLimit, Refusal::Authentication, Refusal::Handshake];
+
+    /// The `reason` label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Refusal::ConnectionLimit => "connection_limit",
+            Refusal::Authentication => "authentication",
+            Refusal::Handshake => "handshake",
+        }
+    }
+}
+
+/// A latency histogram of atomics (cumulative buckets are summed when rendered).
+#[derive(Default)]
+struct Histogram {
+    /// Per bucket, observations that fell into it (not cumulative); the last is `+Inf`.
+    buckets: [AtomicU64; LATENCY_BUCKETS.len() + 1],
+    sum_nanos: AtomicU64,
+}
+
+impl Histogram {
+    fn observe(&self, nanos: u64) {
+        let seconds = nanos as f64 * 1e-9;
+        let bucket = LATENCY_BUCKETS.iter().position(|&bound| seconds <= bound).unwrap_or(LATENCY_BUCKETS.len());
+        self.buckets[bucket].fetch_add(1, Relaxed);
+        self.sum_nanos.fetch_add(nanos, Relaxed);
+    }
+}
+
+/// Counters of one opcode family.
+#[derive(Default)]
+struct FamilyStats {
+    calls: AtomicU64,
+    errors: AtomicU64,
+    latency: Histogram,
+}
+
+/// Every metric the worker records.
+#[derive(Default)]
+pub struct Metrics {
+    sessions_open: AtomicI64,
+    sessions_total: AtomicU64,
+    bytes_in: AtomicU64,
+    bytes_out: AtomicU64,
+    families: [FamilyStats; FAMILY_SLOTS],
+    refused: [AtomicU64; Refusal::ALL.len()],
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics").field("sessions_open", &self.sessions_open.load(Relaxed)).finish_non_exhaustive()
+    }
+}
+
+impl Metrics {
+    /// Counts a session as open until the returned guard drops.
+    pub fn session_opened(self: &Arc<Self>) -> OpenSession {
+        self.sessions_open.fetch_add(1, Relaxed);
+        self.sessions_total.fetch_add(1, Relaxed);
+        OpenSession(Arc::clone(self))
+    }
+
+    /// Bytes received from clients (whole frames).
+    pub fn add_bytes_in(&self, bytes: u64) {
+        self.bytes_in.fetch_add(bytes, Relaxed);
+    }
+
+    /// Bytes sent to clients (whole frames).
+    pub fn add_bytes_out(&self, bytes: u64) {
+        self.bytes_out.fetch_add(bytes, Relaxed);
+    }
+
+    /// A connection or login turned away.
+    pub fn refused(&self, why: Refusal) {
+        self.refused[why as usize].fetch_add(1, Relaxed);
+    }
+
+    /// Starts timing one request; it is recorded when the returned guard drops.
+    pub fn call(&self) -> CallRecord<'_> {
+        CallRecord { metrics: self, started: Instant::now(), slot: Cell::new(UNKNOWN_FAMILY), failed: Cell::new(false) }
+    }
+
+    /// Renders every metric in Prometheus' text exposition format (version 0.0.4), asking
+    /// `backend` for the device figures.
+    pub fn render(&self, backend: &dyn Backend) -> String {
+        let mut out = String::with_capacity(16 << 10);
+        let o = &mut out;
+        metric(o, "hip_worker_info", "gauge", "The worker's build and backend (always 1).");
+        line(o, "hip_worker_info", &[("version", env!("CARGO_PKG_VERSION")), ("backend", backend.name())], 1);
+        metric(o, "hip_worker_sessions_open", "gauge", "Sessions (connections) being served.");
+        line(o, "hip_worker_sessions_open", &[], self.sessions_open.load(Relaxed));
+        metric(o, "hip_worker_sessions_total", "counter", "Sessions (connections) served since the worker started.");
+        line(o, "hip_worker_sessions_total", &[], self.sessions_total.load(Relaxed));
+        metric(o, "hip_worker_received_bytes_total", "counter", "Bytes received from clients (whole frames).");
+        line(o, "hip_worker_received_bytes_total", &[], self.bytes_in.load(Relaxed));
+        metric(o, "hip_worker_sent_bytes_total", "counter", "Bytes sent to clients (whole frames).");
+        line(o, "hip_worker_sent_bytes_total", &[], self.bytes_out.load(Relaxed));
+        metric(o, "hip_worker_calls_total", "counter", "Requests handled, by opcode family.");
+        for (slot, stats) in self.families.iter().enumerate() {
+            line(o, "hip_worker_calls_total", &[("family", family_label(slot))], stats.calls.load(Relaxed));
+        }
+        metric(o, "hip_worker_call_errors_total", "counter", "Requests answered with an error (or a deferred one), by opcode family.");
+        for (slot, stats) in self.families.iter().enumerate() {
+            line(o, "hip_worker_call_errors_total", &[("family", family_label(slot))], stats.errors.load(Relaxed));
+        }
+        metric(o, "hip_worker_call_duration_seconds", "histogram", "Time from a request's header to its reply being sent, by opcode family.");
+        for (slot, stats) in self.families.iter().enumerate() {
+            render_histogram(o, family_label(slot), &stats.latency);
+        }
+        metric(o, "hip_worker_refused_total", "counter", "Connections and logins turned away, by reason.");
+        for why in Refusal::ALL {
+            line(o, "hip_worker_refused_total", &[("reason", why.label())], self.refused[why as usize].load(Relaxed));
+        }
+        render_devices(o, backend);
+        out
+    }
+}
+
+/// Keeps a session counted as open.
+pub struct OpenSession(Arc<Metrics>);
+
+impl Drop for OpenSession {
+    fn drop(&mut self) {
+        self.0.sessions_open.fetch_sub(1, Relaxed);
+    }
+}
+
+/// One request being timed; recorded (call, error, latency) when dropped, on every path out of
+/// the driver's request loop.
+pub struct CallRecord<'m> {
+    metrics: &'m Metrics,
+    started: Instant,
+    slot: Cell<usize>,
+    failed: Cell<bool>,
+}
+
+impl CallRecord<'_> {
+    /// The request's family, once its opcode is known.
+    pub fn set_family(&self, family: Family) {
+        self.slot.set(family_slot(family));
+    }
+
+    /// The request was answered with an error (the driver's error paths share one borrow).
+    pub fn fail(&self) {
+        self.failed.set(true);
+    }
+}
+
+impl Drop for CallRecord<'_> {
+    fn drop(&mut self) {
+        let stats = &self.metrics.families[self.slot.get()];
+        stats.calls.fetch_add(1, Relaxed);
+        if self.failed.get() {
+            stats.errors.fetch_add(1, Relaxed);
+        }
+        stats.latency.observe(self.started.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64);
+    }
+}
+
+fn render_devices(o: &mut String, backend: &dyn Backend) {
+    let count = backend.device_count().unwrap_or(0);
+    metric(o, "hip_worker_devices", "gauge", "Devices the backend exposes.");
+    line(o, "hip_worker_devices", &[], count);
+    metric(o, "hip_worker_device_info", "gauge", "Each device's name and architecture (always 1).");
+    for dev in 0..count {
+        if let Ok(props) = backend.device_properties(dev) {
+            let dev_label = dev.to_string();
+            line(o, "hip_worker_device_info", &[("device", &dev_label), ("name", &props.name), ("arch", &props.gcn_arch_name)], 1);
+        }
+    }
+    metric(o, "hip_worker_device_memory_used_bytes", "gauge", "Device memory in use, by every session (total minus free).");
+    let infos: Vec<_> = (0..count).filter_map(|dev| backend.mem_get_info(dev).ok().map(|info| (dev.to_string(), info))).collect();
+    for (dev, info) in &infos {
+        line(o, "hip_worker_device_memory_used_bytes", &[("device", dev)], info.total.saturating_sub(info.free));
+    }
+    metric(o, "hip_worker_device_memory_total_bytes", "gauge", "Device memory capacity.");
+    for (dev, info) in &infos {
+        line(o, "hip_worker_device_memory_total_bytes", &[("device", dev)], info.total);
+    }
+}
+
+fn render_histogram(o: &mut String, family: &str, histogram: &Histogram) {
+    let name = "hip_worker_call_duration_seconds";
+    let mut cumulative = 0u64;
+    for (i, count) in histogram.buckets.iter().enumerate() {
+        cumulative += count.load(Relaxed);
+        let le = LATENCY_BUCKETS.get(i).map_or_else(|| "+Inf".to_string(), |bound| bound.to_string());
+        line(o, &format!("{name}_bucket"), &[("family", family), ("le", &le)], cumulative);
+    }
+    let sum = histogram.sum_nanos.load(Relaxed) as f64 * 1e-9;
+    line(o, &format!("{name}_sum"), &[("family", family)], sum);
+    line(o, &format!("{name}_count"), &[("family", family)], cumulative);
+}
+
+fn metric(o: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(o, "# HELP {name} {help}\n# TYPE {name} {kind}");
+}
+
+fn line(o: &mut String, name: &str, labels: &[(&str, &str)], value: impl std::fmt::Display) {
+    o.push_str(name);
+    if !labels.is_empty() {
+        o.push('{');
+        for (i, (key, value)) in labels.iter().enumerate() {
+            if i > 0 {
+                o.push(',');
+            }
+            let _ = write!(o, "{key}=\"");
+            escape_label(o, value);
+            o.push('"');
+        }
+        o.push('}');
+    }
+    let _ = writeln!(o, " {value}");
+}
+
+/// Label values escape backslash, double quote and newline (the text format's rule).
+fn escape_label(o: &mut String, value: &str) {
+    for c in value.chars() {
+        match c {
+            '\\' => o.push_str("\\\\"),
+            '"' => o.push_str("\\\""),
+            '\n' => o.push_str("\\n"),
+            c => o.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{HostBackend, HostConfig};
+
+    #[test]
+    fn histogram_buckets_are_cumulative_and_count_every_observation() {
+        let metrics = Metrics::default();
+        for nanos in [5_000, 20_000, 20_000_000_000] {
+            let mut call = metrics.call();
+            call.set_family(Family::Memory);
+            call.started -= std::time::Duration::from_nanos(nanos);
+        }
+        let text = metrics.render(&HostBackend::new(HostConfig::default()));
+        assert!(text.contains("hip_worker_calls_total{family=\"memory\"} 3\n"), "{text}");
+        assert!(text.contains("hip_worker_call_duration_seconds_bucket{family=\"memory\",le=\"0.00001\"} 1\n"), "{text}");
+        assert!(text.contains("hip_worker_call_duration_seconds_bucket{family=\"memory\",le=\"0.000025\"} 2\n"), "{text}");
+        assert!(text.contains("hip_worker_call_duration_seconds_bucket{family=\"memory\",le=\"10\"} 2\n"), "{text}");
+        assert!(text.contains("hip_worker_call_duration_seconds_bucket{family=\"memory\",le=\"+Inf\"} 3\n"), "{text}");
+        assert!(text.contains("hip_worker_call_duration_seconds_count{family=\"memory\"} 3\n"), "{text}");
+    }
+
+    #[test]
+    fn label_values_are_escaped() {
+        let mut out = String::new();
+        line(&mut out, "m", &[("name", "a\"b\\c\nd")], 1);
+        assert_eq!(out, "m{name=\"a\\\"b\\\\c\\nd\"} 1\n");
+    }
+
+    #[test]
+    fn device_memory_follows_allocations() {
+        use crate::backend::MemoryBackend;
+        let backend = HostBackend::new(HostConfig { devices: 2, memory_per_device: 64 << 20, allow_host_code: true });
+        let before = Metrics::default().render(&backend);
+        assert!(before.contains("hip_worker_device_memory_total_bytes{device=\"1\"} 67108864\n"), "{before}");
+        let ptr = backend.malloc(1, 1 << 20).unwrap();
+        let after = Metrics::default().render(&backend);
+        assert!(after.contains("hip_worker_device_memory_used_bytes{device=\"1\"} 1048576\n"), "{after}");
+        assert!(after.contains("hip_worker_device_info{device=\"0\",name="), "{after}");
+        backend.free(ptr).unwrap();
+    }
+}
