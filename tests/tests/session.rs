@@ -864,3 +864,40 @@ fn pitched_peer_and_stream_ordered_memory_are_checked() {
         other.round_trip(9);
     });
 }
+
+/// A worker busy in a long synchronize sends heartbeats (PONGs with request id 0) while it
+/// waits, so the client can tell it from a frozen one; the synchronize's reply follows.
+#[test]
+fn a_long_synchronize_sends_heartbeats_until_its_reply() {
+    use hip_worker::backend::{stream_flags, StreamBackend};
+    use std::time::Instant;
+    with_bystander(|worker| {
+        let mut c = Client::greeted(worker);
+        // A long-running operation queued on the device (what a long kernel is to the null
+        // stream's synchronize), by the backend directly: the host backend has no kernel that
+        // sleeps on request.
+        let stream = worker.backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
+        let busy = Duration::from_millis(3500);
+        worker.backend.launch_host_func(stream, Box::new(move || std::thread::sleep(busy))).unwrap();
+        let started = Instant::now();
+        let id = c.send(&Request::StreamSynchronize(wire::StreamRef { stream: 0 }), Flags::empty());
+        let mut heartbeats = Vec::new();
+        let reply = loop {
+            let frame = c.recv();
+            if frame.header.request_id == id {
+                break frame;
+            }
+            assert_eq!(frame.header.request_id, 0, "only heartbeats come unasked: {:?}", frame.header);
+            assert_eq!(frame.header.aux, 0, "a heartbeat carries no deferred status");
+            assert!(matches!(frame.response(), Response::Ping(p) if p.nonce == 0));
+            heartbeats.push(started.elapsed());
+        };
+        assert!(matches!(reply.response(), Response::StreamSynchronize(_)));
+        assert!(started.elapsed() >= busy);
+        // One a second (WORKER_HEARTBEAT) while nothing else is sent.
+        assert!((2..=5).contains(&heartbeats.len()), "heartbeats at {heartbeats:?}");
+        // Idle again: no more heartbeats, the next call's reply comes first.
+        c.ping(5);
+        worker.backend.stream_destroy(stream).unwrap();
+    });
+}

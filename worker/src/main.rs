@@ -65,8 +65,9 @@ struct Cli {
     log_level: Option<String>,
 }
 
-fn init_logging(cli: &Cli) {
-    let seed_debug = std::env::var("TF_DEBUG").is_ok_and(|v| v == "1");
+/// Installs the log; a bad `TF_DEBUG` or log filter is refused.
+fn init_logging(cli: &Cli) -> Result<(), String> {
+    let seed_debug = transport_core::config::flag(&transport_core::config::env_lookup, "TF_DEBUG").map_err(|e| e.to_string())?.unwrap_or(false);
     let filter = cli.log_level.clone().unwrap_or_else(|| {
         match (cli.verbose, seed_debug) {
             (0, false) => "info",
@@ -75,10 +76,10 @@ fn init_logging(cli: &Cli) {
         }
         .to_string()
     });
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_new(&filter).unwrap_or_else(|_| "info".into()))
-        .with_writer(std::io::stderr)
-        .init();
+    let filter = tracing_subscriber::EnvFilter::try_new(&filter)
+        .map_err(|e| format!("log filter {filter:?} (--log-level / HIP_REMOTE_LOG) is refused: {e}"))?;
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    Ok(())
 }
 
 fn make_backend(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
@@ -212,7 +213,14 @@ fn cuda() -> Result<Arc<dyn Backend>, String> {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    init_logging(&cli);
+    // Bad settings stop the worker before it serves anyone, naming the variable.
+    let tcp = match init_logging(&cli).and_then(|()| hip_worker::config::accepted_tcp_config().map_err(|e| e.to_string())) {
+        Ok(tcp) => tcp,
+        Err(e) => {
+            eprintln!("hip-worker: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
     if cli.probe_dmabuf {
         return probe_dmabuf();
     }
@@ -234,7 +242,7 @@ fn main() -> std::process::ExitCode {
             auth_token: cli.token.clone(),
             rdma_endpoint: None,
         },
-        tcp: hip_worker::config::accepted_tcp_config(),
+        tcp,
     };
     #[cfg(feature = "rdma")]
     let rdma_worker = match &cli.listen_rdma {

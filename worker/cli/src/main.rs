@@ -238,7 +238,8 @@ fn embedded_worker(backend: Arc<dyn Backend>) -> Result<(Option<Worker>, String)
         Err(_) => {
             let name = backend.name();
             // Sockets configured as `hip-worker` configures them.
-            let config = WorkerConfig { tcp: hip_worker::config::accepted_tcp_config(), ..WorkerConfig::default() };
+            let tcp = hip_worker::config::accepted_tcp_config().map_err(|e| e.to_string())?;
+            let config = WorkerConfig { tcp, ..WorkerConfig::default() };
             let worker = Worker::start("127.0.0.1:0", backend, config).map_err(|e| e.to_string())?;
             let addr = worker.local_addr().to_string();
             eprintln!("started an embedded hip-worker ({name} backend) on {addr}");

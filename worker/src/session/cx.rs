@@ -141,15 +141,30 @@ impl LateReplies {
 
     /// Waits until a frame is queued (`true`) or the queue is closed and empty (`false`).
     pub fn wait(&self) -> bool {
+        loop {
+            if let Some(queued) = self.wait_timeout(std::time::Duration::from_secs(3600)) {
+                return queued;
+            }
+        }
+    }
+
+    /// As [`wait`](Self::wait), for at most `timeout`: `None` when it passed with nothing
+    /// queued.
+    pub fn wait_timeout(&self, timeout: std::time::Duration) -> Option<bool> {
+        let until = std::time::Instant::now() + timeout;
         let mut q = lock(&self.queue);
         loop {
             if !q.frames.is_empty() {
-                return true;
+                return Some(true);
             }
             if q.closed {
-                return false;
+                return Some(false);
             }
-            q = self.queued.wait(q).unwrap_or_else(|p| p.into_inner());
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return None;
+            }
+            q = self.queued.wait_timeout(q, left).unwrap_or_else(|p| p.into_inner()).0;
         }
     }
 
