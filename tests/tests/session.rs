@@ -901,3 +901,64 @@ fn a_long_synchronize_sends_heartbeats_until_its_reply() {
         worker.backend.stream_destroy(stream).unwrap();
     });
 }
+
+/// Resident memory of this process (the worker runs in it), bytes.
+fn resident_bytes() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").expect("/proc/self/statm");
+    let pages: u64 = statm.split_whitespace().nth(1).and_then(|p| p.parse().ok()).expect("resident pages");
+    pages * 4096
+}
+
+/// A client that asks for many asynchronous device-to-host copies and never reads the replies
+/// holds at most the session's bound of worker memory: the copies past it fail with
+/// hipErrorOutOfMemory, and other clients are served meanwhile.
+#[test]
+#[cfg(target_os = "linux")]
+fn unread_replies_are_bounded() {
+    const BOUND: usize = 8 << 20;
+    const COPY: usize = 1 << 20;
+    const COPIES: usize = 400;
+    let mut config = config_with(None);
+    config.session.max_queued_reply_bytes = BOUND;
+    with_bystander_on(TestWorker::tcp(config), |worker| {
+        let mut greedy = Client::greeted(worker);
+        let ptr = greedy.malloc(COPY as u64);
+        let stream = match greedy.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 1, priority: 0 })).response() {
+            Response::StreamCreate(s) => s.stream,
+            other => panic!("{other:?}"),
+        };
+        let before = resident_bytes();
+        let ids: Vec<u64> =
+            (0..COPIES).map(|_| greedy.send(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: COPY as u64, stream }), Flags::empty())).collect();
+        // Let the worker do all it will with them while nobody reads.
+        std::thread::sleep(Duration::from_millis(1500));
+        let grown = resident_bytes().saturating_sub(before);
+        // 400 MiB were asked for; the bound, the socket buffers and encoding scratch remain.
+        assert!(grown < 96 << 20, "worker memory grew by {} MiB for unread replies", grown >> 20);
+
+        // A well-behaved client is served while the greedy one's replies sit unread.
+        let mut polite = Client::greeted(worker);
+        polite.round_trip(7);
+
+        let (mut data, mut refused) = (0, 0);
+        let mut open: std::collections::HashSet<u64> = ids.into_iter().collect();
+        while !open.is_empty() {
+            let reply = greedy.recv();
+            if !open.remove(&reply.header.request_id) {
+                continue; // a heartbeat
+            }
+            if reply.is_error() {
+                assert_eq!(reply.error().0, Status::OUT_OF_MEMORY);
+                refused += 1;
+            } else {
+                data += 1;
+            }
+        }
+        assert!(refused > 0, "nothing was refused: the queue is not bounded");
+        assert!(data >= BOUND / COPY, "{data} copies were answered; at least the bound's worth should be");
+        // Reading the replies gave the bound back: the same client is served again.
+        greedy.round_trip(3);
+        let r = greedy.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: COPY as u64, stream }));
+        assert!(matches!(r.response(), Response::MemcpyDtoH(_)));
+    });
+}

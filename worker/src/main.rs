@@ -50,6 +50,12 @@ struct Cli {
     /// Memory per emulated device in MiB (host backend; default min(RAM/2, 16 GiB)).
     #[arg(long)]
     host_memory_mib: Option<u64>,
+    /// Most bytes of device-to-host replies one session may have queued or in flight, MiB:
+    /// a client that never reads its replies holds no more; copies past it fail with
+    /// hipErrorOutOfMemory.
+    #[arg(long, default_value_t = (hip_worker::session::DEFAULT_MAX_QUEUED_REPLY_BYTES >> 20) as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    max_queued_reply_mib: u64,
     /// Token every client must present (HIP_REMOTE_TOKEN on the client).
     #[arg(long, env = "HIP_REMOTE_TOKEN", hide_env_values = true)]
     token: Option<String>,
@@ -241,6 +247,7 @@ fn main() -> std::process::ExitCode {
             worker_name: format!("hip-worker {} ({})", env!("CARGO_PKG_VERSION"), backend.name()),
             auth_token: cli.token.clone(),
             rdma_endpoint: None,
+            max_queued_reply_bytes: (cli.max_queued_reply_mib << 20) as usize,
         },
         tcp,
     };
