@@ -3,13 +3,24 @@
 //! - `HIP_REMOTE_WORKER=host:port` (also the seed's `TF_WORKER_HOST` / `TF_WORKER_PORT`);
 //!   default `127.0.0.1:18515`.
 //! - `HIP_REMOTE_TOKEN`: authentication token for workers started with `--token`.
-//! - `HIP_REMOTE_CONNECT_TIMEOUT`, `HIP_REMOTE_IO_TIMEOUT`: seconds (see `transport-tcp`).
+//! - `HIP_REMOTE_CONNECT_TIMEOUT`, `HIP_REMOTE_IO_TIMEOUT`: seconds; the I/O timeout is the
+//!   deadline of a whole call's reply (see `transport_core::config`).
+//! - `HIP_REMOTE_HEARTBEAT`, `HIP_REMOTE_LIVENESS_TIMEOUT`: seconds; while a reply is awaited,
+//!   silence of one heartbeat sends a PING, silence of the liveness timeout gives the worker
+//!   up (frozen or unreachable).
 //! - `HIP_REMOTE_DEBUG=1` (or the seed's `TF_DEBUG=1`): explain every failed call on stderr.
 //! - `HIP_REMOTE_PREFER_RDMA=1`: connect over TCP, then move to the RDMA listener the worker
 //!   advertises in WELCOME (staying on TCP, with a note on stderr, if that fails).
 //! - `HIP_REMOTE_LOG=FILTER` (tracing syntax, e.g. `transport_rdma=debug`): the library's own
 //!   log on stderr.
+//!
+//! A bad value of any of them (not a number, out of range, not a boolean) is refused: the
+//! library says so once on stderr, naming the variable and what it accepts, and every HIP
+//! call then fails with `hipErrorNotInitialized`, as when no worker can be reached
+//! ([`crate::remote`]); running on with a default the user did not choose would hide the
+//! mistake.
 
+use transport_core::config::{self as env, EnvError, Liveness, Lookup};
 use transport_tcp::TcpConfig;
 
 /// Default worker port (the seed prototype's).
@@ -29,28 +40,116 @@ pub struct ClientConfig {
     /// Move to the worker's RDMA listener when WELCOME advertises one
     /// (`HIP_REMOTE_PREFER_RDMA=1`; needs a library built with the `rdma` feature).
     pub prefer_rdma: bool,
+    /// How a frozen or unreachable worker is noticed while a reply is awaited.
+    pub liveness: Liveness,
+    /// RDMA settings (`rdma://` workers).
+    #[cfg(feature = "rdma")]
+    pub rdma: transport_rdma::RdmaConfig,
 }
 
 impl ClientConfig {
-    /// Reads the environment.
-    pub fn from_env() -> Self {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        let worker = var("HIP_REMOTE_WORKER").map(|w| w.trim().trim_start_matches("tcp://").to_string()).unwrap_or_else(|| {
-            let host = var("TF_WORKER_HOST").unwrap_or_else(|| "127.0.0.1".into());
-            let port = var("TF_WORKER_PORT").and_then(|p| p.parse::<u16>().ok()).unwrap_or(DEFAULT_PORT);
-            format!("{host}:{port}")
-        });
+    /// Reads the environment; a bad value is refused.
+    pub fn from_env() -> Result<Self, EnvError> {
+        Self::from_lookup(&env::env_lookup)
+    }
+
+    /// Every default: what the library keeps when the environment was refused (nothing is
+    /// connected then; only the defaults' harmless fields, such as `debug`, are read).
+    pub fn defaults() -> Self {
+        let worker = format!("127.0.0.1:{DEFAULT_PORT}");
+        Self {
+            worker,
+            token: None,
+            tcp: TcpConfig::default(),
+            debug: false,
+            prefer_rdma: false,
+            liveness: Liveness::default(),
+            #[cfg(feature = "rdma")]
+            rdma: transport_rdma::RdmaConfig::default(),
+        }
+    }
+
+    /// As [`from_env`](Self::from_env), reading variables through `lookup`.
+    pub fn from_lookup(lookup: &Lookup<'_>) -> Result<Self, EnvError> {
+        let var = |name: &str| env::text(lookup, name);
+        let worker = match var("HIP_REMOTE_WORKER")? {
+            Some(w) => w.trim_start_matches("tcp://").to_string(),
+            None => {
+                let host = var("TF_WORKER_HOST")?.unwrap_or_else(|| "127.0.0.1".into());
+                let port = env::uint(lookup, "TF_WORKER_PORT", 1..=u64::from(u16::MAX), "port numbers")?.unwrap_or(u64::from(DEFAULT_PORT));
+                format!("{host}:{port}")
+            }
+        };
         let worker = if worker.contains(':') { worker } else { format!("{worker}:{DEFAULT_PORT}") };
-        let debug = ["HIP_REMOTE_DEBUG", "TF_DEBUG"].iter().any(|v| var(v).is_some_and(|v| v != "0"));
-        if let Some(filter) = var("HIP_REMOTE_LOG") {
+        let debug = env::flag(lookup, "HIP_REMOTE_DEBUG")?.or(env::flag(lookup, "TF_DEBUG")?).unwrap_or(false);
+        if let Some(filter) = var("HIP_REMOTE_LOG")? {
             // The library's own log (transports, connection) on stderr, e.g.
             // `HIP_REMOTE_LOG=transport_rdma=debug`; left alone if the host process installed
             // a subscriber already.
-            if let Ok(filter) = tracing_subscriber::EnvFilter::try_new(&filter) {
-                let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
-            }
+            let filter = tracing_subscriber::EnvFilter::try_new(&filter).map_err(|e| EnvError {
+                name: "HIP_REMOTE_LOG".into(),
+                value: filter.clone(),
+                expected: format!("a tracing filter such as `info` or `transport_rdma=debug` ({e})"),
+            })?;
+            let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
         }
-        let prefer_rdma = var("HIP_REMOTE_PREFER_RDMA").is_some_and(|v| v != "0");
-        Self { worker, token: var("HIP_REMOTE_TOKEN"), tcp: TcpConfig::from_env(), debug, prefer_rdma }
+        let prefer_rdma = env::flag(lookup, "HIP_REMOTE_PREFER_RDMA")?.unwrap_or(false);
+        let liveness = Liveness::from_lookup(lookup)?;
+        // Reads stall at most the liveness timeout mid-frame; between frames the connection
+        // watches heartbeats and the call's deadline itself.
+        let tcp = TcpConfig { stall_timeout: Some(liveness.timeout), ..TcpConfig::from_lookup(lookup)? };
+        Ok(Self {
+            worker,
+            token: var("HIP_REMOTE_TOKEN")?,
+            tcp,
+            debug,
+            prefer_rdma,
+            liveness,
+            #[cfg(feature = "rdma")]
+            rdma: transport_rdma::RdmaConfig::from_lookup(lookup)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use std::time::Duration;
+
+    fn from(vars: &[(&str, &str)]) -> Result<ClientConfig, EnvError> {
+        ClientConfig::from_lookup(&|name: &str| vars.iter().find(|(n, _)| *n == name).map(|(_, v)| Ok(v.to_string())))
+    }
+
+    #[test]
+    fn defaults_and_overrides() {
+        let c = from(&[]).unwrap();
+        assert_eq!((c.worker.as_str(), c.debug, c.prefer_rdma), ("127.0.0.1:18515", false, false));
+        assert_eq!(c.liveness, Liveness::default());
+        assert_eq!(c.tcp.read_timeout(), Some(Duration::from_secs(30)));
+        let c = from(&[("TF_WORKER_HOST", "gpu1"), ("TF_WORKER_PORT", "7000"), ("TF_DEBUG", "1"), ("HIP_REMOTE_LIVENESS_TIMEOUT", "8")]).unwrap();
+        assert_eq!((c.worker.as_str(), c.debug), ("gpu1:7000", true));
+        assert_eq!(c.tcp.read_timeout(), Some(Duration::from_secs(8)));
+        assert_eq!(from(&[("HIP_REMOTE_WORKER", "tcp://h")]).unwrap().worker, "h:18515");
+    }
+
+    #[test]
+    fn every_bad_value_is_refused_by_name() {
+        for (name, value) in [
+            ("TF_WORKER_PORT", "http"),
+            ("TF_WORKER_PORT", "0"),
+            ("HIP_REMOTE_DEBUG", "verbose"),
+            ("TF_DEBUG", "2"),
+            ("HIP_REMOTE_PREFER_RDMA", "please"),
+            ("HIP_REMOTE_IO_TIMEOUT", "5min"),
+            ("HIP_REMOTE_CONNECT_TIMEOUT", "-2"),
+            ("HIP_REMOTE_TCP_SPIN_US", "20000"),
+            ("HIP_REMOTE_HEARTBEAT", "0"),
+            ("HIP_REMOTE_LIVENESS_TIMEOUT", "forever"),
+            ("HIP_REMOTE_LOG", "[[["),
+        ] {
+            let e = from(&[(name, value)]).expect_err(name);
+            assert_eq!(e.name, name, "{e}");
+            assert!(e.to_string().contains("expected"), "{e}");
+        }
     }
 }

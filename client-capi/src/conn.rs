@@ -2,6 +2,11 @@
 //! replies still to land (asynchronous device-to-host copies write straight into the
 //! application's buffer), and the deferred error of failed fire-and-forget requests.
 //!
+//! While it waits for a reply, the connection watches the worker: after each heartbeat of
+//! silence it sends a PING (an idle worker answers it; a worker busy with a long request sends
+//! heartbeats of its own), and silence for the liveness timeout, or a reply later than the
+//! call's deadline (`HIP_REMOTE_IO_TIMEOUT`), ends the connection with a clear error.
+//!
 //! One connection per process, created lazily by the first call that needs the worker and
 //! shared by all threads under a mutex (HIP calls are thread-safe; the worker serves one
 //! session per connection).
@@ -14,7 +19,8 @@ use proto_core::opcode::assert_postable;
 use proto_core::wire::{self, ErrorReply};
 use proto_core::{calls, Bulk, Call, Caller, Calls, Flags, FrameHeader, Message, Request, Response, Status};
 use std::collections::HashMap;
-use transport_core::{FrameSink, FrameSource, TransportError};
+use std::time::{Duration, Instant};
+use transport_core::{FrameSink, FrameSource, Liveness, TransportError};
 
 /// Where an expected reply's bulk data goes.
 #[derive(Debug, Clone, Copy)]
@@ -40,6 +46,11 @@ pub struct Conn {
     landings: HashMap<u64, Landing>,
     /// First failure of a fire-and-forget request not yet reported to the application.
     deferred: Option<HipError>,
+    liveness: Liveness,
+    /// Longest wait for a call's reply (`HIP_REMOTE_IO_TIMEOUT`; `None`: no deadline).
+    call_timeout: Option<Duration>,
+    /// The deadline of the call being waited for.
+    deadline: Option<Instant>,
     /// What the worker told us in WELCOME.
     pub welcome: WelcomeInfo,
 }
@@ -76,8 +87,11 @@ impl CallError {
     }
 }
 
+/// How every error that ends the connection begins ([`crate::remote`] then fails every call).
+pub const LOST: &str = "connection to hip-worker lost";
+
 fn transport_error(e: TransportError) -> CallError {
-    CallError::new(HipError::NOT_INITIALIZED, format!("connection to hip-worker lost: {e}"))
+    CallError::new(HipError::NOT_INITIALIZED, format!("{LOST}: {e}"))
 }
 
 /// Maps a worker status to the application's `hipError_t`. HIP codes pass through verbatim;
@@ -113,7 +127,7 @@ fn connect_transport(worker: &str, config: &ClientConfig) -> std::io::Result<(Bo
         let addr = if addr.contains(':') { addr.to_string() } else { format!("{addr}:{}", crate::config::DEFAULT_PORT) };
         #[cfg(feature = "rdma")]
         {
-            let (sink, source) = transport_rdma::connect(&addr, &transport_rdma::RdmaConfig::from_env())?;
+            let (sink, source) = transport_rdma::connect(&addr, &config.rdma)?;
             return Ok((Box::new(sink), Box::new(source)));
         }
         #[cfg(not(feature = "rdma"))]
@@ -167,6 +181,9 @@ impl Conn {
             bulk: Vec::new(),
             landings: HashMap::new(),
             deferred: None,
+            liveness: config.liveness,
+            call_timeout: config.tcp.io_timeout,
+            deadline: None,
             welcome: WelcomeInfo::default(),
         };
         let client_name = format!("{} pid {}", std::env::args().next().unwrap_or_else(|| "hip-app".into()), std::process::id());
@@ -412,6 +429,7 @@ impl Conn {
 
     /// Waits until the replies of `ids` have landed; the first failure among them is returned.
     fn wait_landings(&mut self, ids: &[u64]) -> Result<(), CallError> {
+        self.start_deadline();
         let mut first_error = None;
         for id in ids {
             while self.landings.contains_key(id) {
@@ -475,6 +493,7 @@ impl Conn {
             ids.push(id);
         }
         self.flush()?;
+        self.start_deadline();
         let mut results: Vec<Option<Result<R, CallError>>> = ids.iter().map(|_| None).collect();
         let mut open = ids.clone();
         while !open.is_empty() {
@@ -499,9 +518,53 @@ impl Conn {
         Ok(results.into_iter().map(|r| r.unwrap_or_else(|| Err(CallError::new(HipError::UNKNOWN, "reply missing")))).collect())
     }
 
+    /// The call about to be waited for must be answered within the I/O timeout.
+    fn start_deadline(&mut self) {
+        self.deadline = self.call_timeout.map(|t| Instant::now() + t);
+    }
+
+    /// Waits until the next frame begins. Each heartbeat of silence sends a PING; silence for
+    /// the liveness timeout, or the call's deadline passing, ends the connection (a reply
+    /// that came later could land in memory the application has reused).
+    fn await_frame(&mut self) -> Result<(), CallError> {
+        let silent_since = Instant::now();
+        loop {
+            let silent = silent_since.elapsed();
+            if silent >= self.liveness.timeout {
+                let secs = self.liveness.timeout.as_secs_f64();
+                let msg = format!("{LOST}: no answer within {secs} s (worker frozen or unreachable; HIP_REMOTE_LIVENESS_TIMEOUT)");
+                return Err(CallError::new(HipError::NOT_INITIALIZED, msg));
+            }
+            let mut wait = self.liveness.heartbeat.min(self.liveness.timeout - silent);
+            if let Some(deadline) = self.deadline {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    let secs = self.call_timeout.unwrap_or_default().as_secs_f64();
+                    let msg = format!("{LOST}: the worker answers but gave no reply within {secs} s (HIP_REMOTE_IO_TIMEOUT)");
+                    return Err(CallError::new(HipError::NOT_INITIALIZED, msg));
+                }
+                wait = wait.min(left);
+            }
+            if self.source.wait_readable(wait).map_err(transport_error)? {
+                return Ok(());
+            }
+            if silent_since.elapsed() >= self.liveness.heartbeat {
+                self.send_ping()?;
+            }
+        }
+    }
+
+    /// Asks the worker for a sign of life; the PONG (or anything else) ends the silence.
+    fn send_ping(&mut self) -> Result<(), CallError> {
+        let req = calls::Ping::wrap(wire::Ping { nonce: self.next_id, payload: Default::default() });
+        let (_, head_len, _) = self.encode(&req, Flags::empty())?;
+        self.sink.send(&self.encode_buf[..head_len], &[]).map_err(transport_error)
+    }
+
     /// Reads one reply frame and does what it asks: land copy data, record errors, or hand
     /// the awaited reply back.
     fn receive_one(&mut self, wanted: &[u64]) -> Result<Step, CallError> {
+        self.await_frame()?;
         let head = self.source.recv_head().map_err(transport_error)?;
         let header = head.header;
         self.control.clear();
@@ -571,6 +634,7 @@ impl Caller for Conn {
         let req = C::wrap(req);
         let (id, head_len, bulk) = self.encode(&req, Flags::empty())?;
         self.sink.send(&self.encode_buf[..head_len], bulk).map_err(transport_error)?;
+        self.start_deadline();
         let header = self.wait_reply(id)?;
         let response = self.parse_wanted(C::OPCODE.raw(), &header)?;
         C::unwrap(response).ok_or_else(|| CallError::new(HipError::UNKNOWN, format!("worker answered {} with another reply", C::OPCODE)))
@@ -586,12 +650,133 @@ impl Caller for Conn {
 
 #[cfg(test)]
 mod test {
-    use super::rdma_target;
+    use super::*;
+    use std::net::TcpListener;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use std::thread::JoinHandle;
+    use transport_tcp::TcpConfig;
 
     #[test]
     fn advertised_rdma_endpoint_becomes_a_reachable_address() {
         assert_eq!(rdma_target("10.0.0.5:18516", "gpu1:18515"), "rdma://10.0.0.5:18516");
         assert_eq!(rdma_target("0.0.0.0:18516", "gpu1.cluster:18515"), "rdma://gpu1.cluster:18516");
         assert_eq!(rdma_target("[::]:7000", "[fd00::2]:18515"), "rdma://[fd00::2]:7000");
+    }
+
+    /// What the fake worker does after WELCOME with the first request other than PING.
+    #[derive(Clone, Copy)]
+    enum Behaviour {
+        /// Reads on but never sends another byte (a frozen process whose kernel still ACKs).
+        Frozen,
+        /// Sends a heartbeat (an id-0 PONG) every 200 ms for `busy`, then the reply
+        /// (a worker busy in a long synchronize).
+        BusyFor(Duration),
+    }
+
+    /// Sends a response; `false` once the client has gone.
+    fn send_response(sink: &mut dyn FrameSink, request_id: u64, response: &Response<'_>) -> bool {
+        let mut buf = vec![0u8; 4096];
+        let frame = response.encode_frame(&mut buf, request_id, 0).expect("encode");
+        sink.send(&buf[..frame.head_len], frame.bulk).is_ok()
+    }
+
+    /// An in-process worker that completes the handshake and then behaves as told; counts
+    /// the PINGs it receives.
+    fn fake_worker(behaviour: Behaviour, pings: Arc<AtomicUsize>) -> (String, JoinHandle<()>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let thread = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let (mut sink, mut source) = transport_tcp::tcp::split(stream, &TcpConfig { io_timeout: None, ..TcpConfig::default() }).unwrap();
+            let mut served = false;
+            loop {
+                let Ok(head) = source.recv_head() else { return };
+                let header = head.header;
+                source.skip_bulk().unwrap();
+                match proto_core::Opcode::from_u16(header.opcode) {
+                    Some(proto_core::Opcode::Hello) => {
+                        let welcome = wire::Welcome {
+                            version: proto_core::PROTOCOL_VERSION,
+                            features: 0,
+                            session_id: 7,
+                            resumed: false,
+                            worker_name: "fake".into(),
+                            backend: "none".into(),
+                            auth_challenge: Default::default(),
+                            rdma_endpoint: "".into(),
+                        };
+                        assert!(send_response(&mut sink, header.request_id, &Response::Hello(welcome)));
+                    }
+                    Some(proto_core::Opcode::Ping) => {
+                        pings.fetch_add(1, Ordering::SeqCst);
+                    }
+                    _ if served => {}
+                    _ => {
+                        served = true;
+                        if let Behaviour::BusyFor(busy) = behaviour {
+                            let until = Instant::now() + busy;
+                            while Instant::now() < until {
+                                std::thread::sleep(Duration::from_millis(200));
+                                let beat = wire::Pong { nonce: 0, worker_time_ns: 0, payload: Default::default() };
+                                if !send_response(&mut sink, 0, &Response::Ping(beat)) {
+                                    return;
+                                }
+                            }
+                            let _ = send_response(&mut sink, header.request_id, &Response::GetDeviceCount(wire::DeviceCount { count: 3 }));
+                        }
+                    }
+                }
+            }
+        });
+        (addr, thread)
+    }
+
+    fn config(worker: String, liveness: Duration, io: Option<Duration>) -> ClientConfig {
+        let liveness = Liveness { heartbeat: Duration::from_millis(200), timeout: liveness };
+        let tcp = TcpConfig { io_timeout: io, stall_timeout: Some(liveness.timeout), ..TcpConfig::default() };
+        ClientConfig { worker, tcp, liveness, ..ClientConfig::defaults() }
+    }
+
+    #[test]
+    fn a_frozen_worker_fails_the_call_within_the_liveness_timeout() {
+        let pings = Arc::new(AtomicUsize::new(0));
+        let (addr, worker) = fake_worker(Behaviour::Frozen, pings.clone());
+        let mut conn = Conn::open(&config(addr, Duration::from_secs(1), Some(Duration::from_secs(600)))).expect("handshake");
+        let started = Instant::now();
+        let e = conn.get_device_count(wire::Empty {}).map(|_| ()).expect_err("a frozen worker cannot answer");
+        let took = started.elapsed();
+        assert_eq!(e.code, HipError::NOT_INITIALIZED);
+        assert!(e.message.starts_with(LOST) && e.message.contains("no answer within 1 s"), "{}", e.message);
+        assert!(took >= Duration::from_secs(1) && took < Duration::from_secs(3), "failed after {took:?}");
+        assert!(pings.load(Ordering::SeqCst) >= 2, "the client sends PINGs while it waits in silence");
+        drop(conn);
+        worker.join().unwrap();
+    }
+
+    #[test]
+    fn a_busy_worker_that_sends_heartbeats_is_waited_for() {
+        let (addr, worker) = fake_worker(Behaviour::BusyFor(Duration::from_secs(3)), Arc::default());
+        let mut conn = Conn::open(&config(addr, Duration::from_secs(1), Some(Duration::from_secs(600)))).expect("handshake");
+        let started = Instant::now();
+        let count = conn.get_device_count(wire::Empty {}).expect("heartbeats keep the call alive").count;
+        assert_eq!(count, 3);
+        assert!(started.elapsed() >= Duration::from_secs(3));
+        drop(conn);
+        worker.join().unwrap();
+    }
+
+    #[test]
+    fn the_io_timeout_bounds_the_whole_call_not_each_read() {
+        // Heartbeats every 200 ms: no single read waits long, yet the call must end at 1.5 s.
+        let (addr, worker) = fake_worker(Behaviour::BusyFor(Duration::from_secs(4)), Arc::default());
+        let mut conn = Conn::open(&config(addr, Duration::from_secs(1), Some(Duration::from_millis(1500)))).expect("handshake");
+        let started = Instant::now();
+        let e = conn.get_device_count(wire::Empty {}).map(|_| ()).expect_err("the deadline passes");
+        let took = started.elapsed();
+        assert!(e.message.contains("HIP_REMOTE_IO_TIMEOUT"), "{}", e.message);
+        assert!(took >= Duration::from_millis(1500) && took < Duration::from_millis(2500), "failed after {took:?}");
+        drop(conn);
+        worker.join().unwrap();
     }
 }

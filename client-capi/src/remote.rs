@@ -1,7 +1,8 @@
 //! The process-wide connection: opened lazily on first use, shared by all threads.
 //!
-//! A worker that cannot be reached is reported once on stderr with the reason and every call
-//! then fails fast with `hipErrorNotInitialized` (no hang, no abort).
+//! A worker that cannot be reached, or an environment that is refused (a bad `HIP_REMOTE_*`
+//! value), is reported once on stderr with the reason and every call then fails fast with
+//! `hipErrorNotInitialized` (no hang, no abort).
 
 use crate::abi::HipError;
 use crate::config::ClientConfig;
@@ -84,7 +85,15 @@ struct Remote {
 
 fn remote() -> &'static Remote {
     static REMOTE: OnceLock<Remote> = OnceLock::new();
-    REMOTE.get_or_init(|| Remote { config: ClientConfig::from_env(), state: Mutex::new(State::Unopened) })
+    REMOTE.get_or_init(|| match ClientConfig::from_env() {
+        Ok(config) => Remote { config, state: Mutex::new(State::Unopened) },
+        Err(e) => {
+            let error = CallError::new(HipError::NOT_INITIALIZED, format!("environment refused: {e}; no HIP call will run"));
+            eprintln!("hip-remote: {}", error.message);
+            open_host_memory(None);
+            Remote { config: ClientConfig::defaults(), state: Mutex::new(State::Failed(error)) }
+        }
+    })
 }
 
 /// The client configuration.
@@ -115,7 +124,7 @@ pub fn with_conn<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result
         State::Open(conn) => {
             let result = f(conn);
             if let Err(e) = &result {
-                if e.code == HipError::NOT_INITIALIZED && e.message.starts_with("connection to hip-worker lost") {
+                if e.code == HipError::NOT_INITIALIZED && e.message.starts_with(crate::conn::LOST) {
                     eprintln!("hip-remote: {}", e.message);
                     *state = State::Failed(e.clone());
                 }

@@ -1104,3 +1104,94 @@ fn pitched_peer_and_stream_ordered_memory_are_checked() {
         other.round_trip(9);
     });
 }
+
+/// A worker busy in a long synchronize sends heartbeats (PONGs with request id 0) while it
+/// waits, so the client can tell it from a frozen one; the synchronize's reply follows.
+#[test]
+fn a_long_synchronize_sends_heartbeats_until_its_reply() {
+    use hip_worker::backend::{stream_flags, StreamBackend};
+    use std::time::Instant;
+    with_bystander(|worker| {
+        let mut c = Client::greeted(worker);
+        // A long-running operation queued on the device (what a long kernel is to the null
+        // stream's synchronize), by the backend directly: the host backend has no kernel that
+        // sleeps on request.
+        let stream = worker.backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
+        let busy = Duration::from_millis(3500);
+        worker.backend.launch_host_func(stream, Box::new(move || std::thread::sleep(busy))).unwrap();
+        let started = Instant::now();
+        let id = c.send(&Request::StreamSynchronize(wire::StreamRef { stream: 0 }), Flags::empty());
+        let mut heartbeats = Vec::new();
+        let reply = loop {
+            let frame = c.recv();
+            if frame.header.request_id == id {
+                break frame;
+            }
+            assert_eq!(frame.header.request_id, 0, "only heartbeats come unasked: {:?}", frame.header);
+            assert_eq!(frame.header.aux, 0, "a heartbeat carries no deferred status");
+            assert!(matches!(frame.response(), Response::Ping(p) if p.nonce == 0));
+            heartbeats.push(started.elapsed());
+        };
+        assert!(matches!(reply.response(), Response::StreamSynchronize(_)));
+        assert!(started.elapsed() >= busy);
+        // One a second (WORKER_HEARTBEAT) while nothing else is sent.
+        assert!((2..=5).contains(&heartbeats.len()), "heartbeats at {heartbeats:?}");
+        // Idle again: no more heartbeats, the next call's reply comes first.
+        c.ping(5);
+        worker.backend.stream_destroy(stream).unwrap();
+    });
+}
+
+/// A client that asks for many asynchronous device-to-host copies and never reads the replies
+/// holds at most the session's bound of worker memory: the copies past it fail with
+/// hipErrorOutOfMemory, and other clients are served meanwhile.
+#[test]
+#[cfg(target_os = "linux")]
+fn unread_replies_are_bounded() {
+    const BOUND: usize = 8 << 20;
+    const COPY: usize = 1 << 20;
+    const COPIES: usize = 400;
+    let mut config = config_with(None);
+    config.session.max_queued_reply_bytes = BOUND;
+    with_bystander_on(TestWorker::tcp(config), |worker| {
+        let mut greedy = Client::greeted(worker);
+        let ptr = greedy.malloc(COPY as u64);
+        let stream = match greedy.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 1, priority: 0 })).response() {
+            Response::StreamCreate(s) => s.stream,
+            other => panic!("{other:?}"),
+        };
+        let before = resident_bytes();
+        let ids: Vec<u64> =
+            (0..COPIES).map(|_| greedy.send(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: COPY as u64, stream }), Flags::empty())).collect();
+        // Let the worker do all it will with them while nobody reads.
+        std::thread::sleep(Duration::from_millis(1500));
+        let grown = resident_bytes().saturating_sub(before);
+        // 400 MiB were asked for; the bound, the socket buffers and encoding scratch remain.
+        assert!(grown < 96 << 20, "worker memory grew by {} MiB for unread replies", grown >> 20);
+
+        // A well-behaved client is served while the greedy one's replies sit unread.
+        let mut polite = Client::greeted(worker);
+        polite.round_trip(7);
+
+        let (mut data, mut refused) = (0, 0);
+        let mut open: std::collections::HashSet<u64> = ids.into_iter().collect();
+        while !open.is_empty() {
+            let reply = greedy.recv();
+            if !open.remove(&reply.header.request_id) {
+                continue; // a heartbeat
+            }
+            if reply.is_error() {
+                assert_eq!(reply.error().0, Status::OUT_OF_MEMORY);
+                refused += 1;
+            } else {
+                data += 1;
+            }
+        }
+        assert!(refused > 0, "nothing was refused: the queue is not bounded");
+        assert!(data >= BOUND / COPY, "{data} copies were answered; at least the bound's worth should be");
+        // Reading the replies gave the bound back: the same client is served again.
+        greedy.round_trip(3);
+        let r = greedy.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: COPY as u64, stream }));
+        assert!(matches!(r.response(), Response::MemcpyDtoH(_)));
+    });
+}

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 // The waiter's spin has the default and limit of TCP's readers.
-use transport_core::config::{Timeouts, DEFAULT_SPIN, MAX_SPIN};
+use transport_core::config::{self, EnvError, Lookup, Timeouts, DEFAULT_SPIN};
 
 /// Default size of one receive (and send) slot: the largest SEND.
 pub const DEFAULT_SLOT_LEN: usize = 64 << 10;
@@ -72,7 +72,7 @@ pub struct RdmaConfig {
     /// Registration-cache budget in bytes (`HIP_REMOTE_RDMA_REG_CACHE_MIB`).
     pub reg_cache_bytes: usize,
     /// How long a waiter polls the completion queue before sleeping on the completion channel
-    /// (`HIP_REMOTE_RDMA_SPIN_US`, at most [`MAX_SPIN`]; 0: sleep at once). A reply that
+    /// (`HIP_REMOTE_RDMA_SPIN_US`, at most [`MAX_SPIN`](transport_core::config::MAX_SPIN); 0: sleep at once). A reply that
     /// arrives within it costs no interrupt and no scheduler wake-up (several µs each, on both
     /// sides of every round trip).
     pub spin: Duration,
@@ -101,41 +101,49 @@ impl RdmaConfig {
     /// Defaults overridden by `HIP_REMOTE_CONNECT_TIMEOUT`, `HIP_REMOTE_IO_TIMEOUT` (as for
     /// TCP), `HIP_REMOTE_RDMA_SLOT_KIB`, `HIP_REMOTE_RDMA_RECV_DEPTH`,
     /// `HIP_REMOTE_RDMA_SEND_DEPTH`, `HIP_REMOTE_RDMA_KEEPALIVE` (seconds),
-    /// `HIP_REMOTE_RDMA_ONE_SIDED` (0/1), `HIP_REMOTE_RDMA_ONE_SIDED_MIN_KIB` and
-    /// `HIP_REMOTE_RDMA_SPIN_US`. Values out of
-    /// range are clamped; unparsable ones keep the default.
-    pub fn from_env() -> Self {
-        let timeouts = Timeouts::from_env();
-        let num = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<u64>().ok());
+    /// `HIP_REMOTE_RDMA_ONE_SIDED`, `HIP_REMOTE_RDMA_LANDINGS` (booleans),
+    /// `HIP_REMOTE_RDMA_REG_CACHE_MIB`, `HIP_REMOTE_RDMA_ONE_SIDED_MIN_KIB` and
+    /// `HIP_REMOTE_RDMA_SPIN_US`. A value that is not a number, or out of its range, is
+    /// refused with the variable's name and range.
+    pub fn from_env() -> Result<Self, EnvError> {
+        Self::from_lookup(&config::env_lookup)
+    }
+
+    /// As [`from_env`](Self::from_env), reading variables through `lookup`.
+    pub fn from_lookup(lookup: &Lookup<'_>) -> Result<Self, EnvError> {
+        let timeouts = Timeouts::from_lookup(lookup)?;
+        let num = |name: &str, range: std::ops::RangeInclusive<u64>, unit: &str| config::uint(lookup, name, range, unit);
         let mut cfg = Self { connect_timeout: timeouts.connect, io_timeout: timeouts.io, ..Self::default() };
-        if let Some(kib) = num("HIP_REMOTE_RDMA_SLOT_KIB") {
-            cfg.slot_len = (kib.saturating_mul(1024)).min(usize::MAX as u64) as usize;
+        if let Some(kib) = num("HIP_REMOTE_RDMA_SLOT_KIB", (MIN_SLOT_LEN >> 10) as u64..=(MAX_SLOT_LEN >> 10) as u64, "KiB")? {
+            cfg.slot_len = kib as usize * 1024;
         }
-        if let Some(d) = num("HIP_REMOTE_RDMA_RECV_DEPTH") {
-            cfg.recv_depth = d.min(u32::MAX as u64) as u32;
+        let depths = MIN_RING_DEPTH as u64..=MAX_RING_DEPTH as u64;
+        if let Some(d) = num("HIP_REMOTE_RDMA_RECV_DEPTH", depths.clone(), "slots")? {
+            cfg.recv_depth = d as u32;
         }
-        if let Some(d) = num("HIP_REMOTE_RDMA_SEND_DEPTH") {
-            cfg.send_depth = d.min(u32::MAX as u64) as u32;
+        if let Some(d) = num("HIP_REMOTE_RDMA_SEND_DEPTH", 2..=MAX_RING_DEPTH as u64, "slots")? {
+            cfg.send_depth = d as u32;
         }
-        if let Some(s) = num("HIP_REMOTE_RDMA_KEEPALIVE") {
-            cfg.keepalive = Duration::from_secs(s.max(1));
+        if let Some(s) = num("HIP_REMOTE_RDMA_KEEPALIVE", 1..=3600, "seconds")? {
+            cfg.keepalive = Duration::from_secs(s);
         }
-        if let Some(v) = num("HIP_REMOTE_RDMA_ONE_SIDED") {
-            cfg.one_sided = v != 0;
+        if let Some(v) = config::flag(lookup, "HIP_REMOTE_RDMA_ONE_SIDED")? {
+            cfg.one_sided = v;
         }
-        if let Some(v) = num("HIP_REMOTE_RDMA_LANDINGS") {
-            cfg.landings = v != 0;
+        if let Some(v) = config::flag(lookup, "HIP_REMOTE_RDMA_LANDINGS")? {
+            cfg.landings = v;
         }
-        if let Some(mib) = num("HIP_REMOTE_RDMA_REG_CACHE_MIB") {
-            cfg.reg_cache_bytes = (mib.saturating_mul(1 << 20)).min(usize::MAX as u64) as usize;
+        if let Some(mib) = num("HIP_REMOTE_RDMA_REG_CACHE_MIB", 0..=1 << 24, "MiB")? {
+            cfg.reg_cache_bytes = (mib << 20) as usize;
         }
-        if let Some(kib) = num("HIP_REMOTE_RDMA_ONE_SIDED_MIN_KIB") {
-            cfg.one_sided_min = (kib.saturating_mul(1024)).min(usize::MAX as u64) as usize;
+        let min_kib = (COPY_BULK_BELOW >> 10) as u64 + 1;
+        if let Some(kib) = num("HIP_REMOTE_RDMA_ONE_SIDED_MIN_KIB", min_kib..=4 << 20, "KiB")? {
+            cfg.one_sided_min = kib as usize * 1024;
         }
-        if let Some(us) = num("HIP_REMOTE_RDMA_SPIN_US") {
-            cfg.spin = Duration::from_micros(us.min(MAX_SPIN.as_micros() as u64));
+        if let Some(spin) = config::spin(lookup, "HIP_REMOTE_RDMA_SPIN_US")? {
+            cfg.spin = spin;
         }
-        cfg.clamped()
+        Ok(cfg.clamped())
     }
 
     /// The configuration with every size inside its accepted range.

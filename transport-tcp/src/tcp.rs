@@ -1,6 +1,8 @@
 //! TCP implementation of [`FrameSink`]/[`FrameSource`].
 
-use crate::config::{TcpConfig, COALESCE_BYTES, COPY_BULK_BELOW, KEEPALIVE_IDLE, RECV_BUFFER_BYTES, SOCKET_BUFFER_BYTES};
+use crate::config::{
+    TcpConfig, COALESCE_BYTES, COPY_BULK_BELOW, KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, KEEPALIVE_PROBES, RECV_BUFFER_BYTES, SOCKET_BUFFER_BYTES,
+};
 use proto_core::header::HEADER_LEN;
 use proto_core::limits::MAX_CONTROL_LEN;
 use proto_core::{DeframedHead, FrameDecoder};
@@ -16,11 +18,16 @@ pub fn configure(stream: &TcpStream, cfg: &TcpConfig) -> io::Result<()> {
     let sock = socket2::SockRef::from(stream);
     sock.set_nodelay(true)?;
     sock.set_keepalive(true)?;
-    // Not every platform supports setting the idle time; keepalive itself is what matters.
-    let _ = sock.set_tcp_keepalive(&TcpKeepalive::new().with_time(KEEPALIVE_IDLE));
+    // Not every platform supports setting the timing; keepalive itself is what matters.
+    let keepalive = TcpKeepalive::new().with_time(KEEPALIVE_IDLE);
+    #[cfg(any(target_os = "linux", target_os = "android", target_os = "macos", target_os = "freebsd"))]
+    let keepalive = keepalive.with_interval(KEEPALIVE_INTERVAL).with_retries(KEEPALIVE_PROBES);
+    let _ = sock.set_tcp_keepalive(&keepalive);
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let _ = sock.set_tcp_user_timeout(Some(crate::config::USER_TIMEOUT));
     let _ = sock.set_send_buffer_size(SOCKET_BUFFER_BYTES);
     let _ = sock.set_recv_buffer_size(SOCKET_BUFFER_BYTES);
-    stream.set_read_timeout(cfg.io_timeout)?;
+    stream.set_read_timeout(cfg.read_timeout())?;
     stream.set_write_timeout(cfg.io_timeout)?;
     Ok(())
 }
@@ -228,6 +235,15 @@ impl FrameSource for TcpSource {
         }
         self.bulk_remaining -= dst.len();
         Ok(())
+    }
+
+    fn wait_readable(&mut self, timeout: Duration) -> Result<bool, TransportError> {
+        self.skip_bulk()?;
+        if self.end > self.start {
+            return Ok(true);
+        }
+        crate::spin::until_readable(&self.stream, self.spin.min(timeout));
+        crate::spin::wait_readable(&self.stream, timeout).map_err(TransportError::Io)
     }
 
     fn bulk_remaining(&self) -> usize {

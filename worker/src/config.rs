@@ -45,7 +45,8 @@ pub struct WorkerConfig {
 }
 
 /// Settings for the connections a worker accepts: no I/O timeout (a client may idle between
-/// calls for as long as it likes), the rest from the environment (`HIP_REMOTE_TCP_SPIN_US`).
-pub fn accepted_tcp_config() -> TcpConfig {
-    TcpConfig { io_timeout: None, ..TcpConfig::from_env() }
+/// calls for as long as it likes), the rest from the environment (`HIP_REMOTE_TCP_SPIN_US`);
+/// a bad value is refused (the worker does not start).
+pub fn accepted_tcp_config() -> Result<TcpConfig, transport_core::EnvError> {
+    Ok(TcpConfig { io_timeout: None, ..TcpConfig::from_env()? })
 }

@@ -7,6 +7,11 @@
 //! owns the sending half; its writer thread sends the replies the session produces later
 //! ([`LateReplies`]).
 //!
+//! While a request is being handled (a synchronize waiting for a long kernel), the writer
+//! thread sends a heartbeat — an unsolicited PONG with request id 0 — every
+//! [`WORKER_HEARTBEAT`] in which nothing else went out, so a waiting client can tell a busy
+//! worker from a frozen one (`docs/PROTOCOL.md`, section 9).
+//!
 //! A malformed frame gets an error reply; a frame whose header cannot be trusted also ends
 //! the connection, since the byte stream cannot be resynchronised. Nothing a client sends
 //! can take down the worker or another session.
@@ -18,8 +23,10 @@ use proto_core::limits::{MAX_CONTROL_LEN, MAX_PREAUTH_CONTROL_LEN};
 use proto_core::opcode::dispatch;
 use proto_core::wire::ErrorReply;
 use proto_core::{BulkWay, DecodeError, Delivery, EncodeError, Flags, FrameHeader, Opcode, Outcome, Request, Response, Status};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Instant;
+use transport_core::config::WORKER_HEARTBEAT;
 use transport_core::{FrameSink, FrameSource, TransportError};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -33,19 +40,25 @@ pub struct ReplyWriter {
     sink: Mutex<SinkState>,
     late: Arc<LateReplies>,
     metrics: Arc<Metrics>,
+    /// A request is being handled: heartbeats are due while nothing else is sent.
+    busy: AtomicBool,
+    started: Instant,
 }
 
 struct SinkState {
     sink: Box<dyn FrameSink>,
     buf: Vec<u8>,
     broken: bool,
+    /// When the last frame went out.
+    last_sent: Instant,
 }
 
 impl ReplyWriter {
     /// Wraps the connection's sending half and starts the writer thread for `late`, which
     /// ends once `late` is closed and empty.
     pub fn start(sink: Box<dyn FrameSink>, late: Arc<LateReplies>, metrics: Arc<Metrics>) -> Arc<Self> {
-        let writer = Arc::new(Self { sink: Mutex::new(SinkState { sink, buf: vec![0; 4096], broken: false }), late, metrics });
+        let state = SinkState { sink, buf: vec![0; 4096], broken: false, last_sent: Instant::now() };
+        let writer = Arc::new(Self { sink: Mutex::new(state), late, metrics, busy: AtomicBool::new(false), started: Instant::now() });
         let thread_writer = Arc::clone(&writer);
         let spawned = std::thread::Builder::new().name("hip-session-writer".into()).spawn(move || thread_writer.writer_loop());
         if let Err(e) = spawned {
@@ -55,12 +68,49 @@ impl ReplyWriter {
     }
 
     fn writer_loop(&self) {
-        while self.late.wait() {
-            let mut sink = lock(&self.sink);
-            if self.drain(&mut sink).is_err() {
-                self.late.clear();
+        loop {
+            match self.late.wait_timeout(WORKER_HEARTBEAT) {
+                Some(false) => return,
+                Some(true) => {
+                    let mut sink = lock(&self.sink);
+                    if self.drain(&mut sink).is_err() {
+                        self.late.clear();
+                    }
+                }
+                None => self.heartbeat_if_due(),
             }
         }
+    }
+
+    /// Marks the start (`true`) or end of a request's handling: heartbeats go out meanwhile.
+    pub fn set_busy(&self, busy: bool) {
+        self.busy.store(busy, Ordering::Release);
+    }
+
+    /// Sends a heartbeat if a request is being handled and nothing went out for
+    /// [`WORKER_HEARTBEAT`]. A sink held by someone else is sending already: nothing to add.
+    fn heartbeat_if_due(&self) {
+        if !self.busy.load(Ordering::Acquire) {
+            return;
+        }
+        let mut state = match self.sink.try_lock() {
+            Ok(state) => state,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => return,
+        };
+        if state.broken || state.last_sent.elapsed() < WORKER_HEARTBEAT {
+            return;
+        }
+        let pong = proto_core::wire::Pong { nonce: 0, worker_time_ns: self.started.elapsed().as_nanos() as u64, payload: (&[][..]).into() };
+        let state = &mut *state;
+        // Request id 0 and no deferred status: the frame answers nothing and carries nothing.
+        let Ok(frame) = Response::Ping(pong).encode_frame(&mut state.buf, 0, 0) else { return };
+        let head_len = frame.head_len;
+        if state.sink.send(&state.buf[..head_len], &[]).is_err() {
+            state.broken = true;
+        }
+        state.last_sent = Instant::now();
+        tracing::trace!("heartbeat sent");
     }
 
     /// Writes every queued late reply; called with the sink locked.
@@ -74,6 +124,7 @@ impl ReplyWriter {
                 return Err(e);
             }
             self.metrics.add_bytes_out(frame.len() as u64);
+            state.last_sent = Instant::now();
         }
         Ok(())
     }
@@ -108,6 +159,7 @@ impl ReplyWriter {
             state.broken = true;
         }
         self.metrics.add_bytes_out((frame.head_len + frame.bulk.len()) as u64);
+        state.last_sent = Instant::now();
         result
     }
 
@@ -139,6 +191,7 @@ impl ReplyWriter {
             state.broken = true;
         }
         self.metrics.add_bytes_out((head.len() + bulk.len()) as u64);
+        state.last_sent = Instant::now();
         result
     }
 
@@ -155,6 +208,7 @@ impl ReplyWriter {
         match state.sink.send_from_device(head, addr, len as usize) {
             Ok(true) => {
                 self.metrics.add_bytes_out(head.len() as u64 + len);
+                state.last_sent = Instant::now();
                 Ok(true)
             }
             Ok(false) => {
@@ -231,14 +285,46 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
             }
             Err(e) => return Err(e),
         };
+        replies.set_busy(true);
+        let handled = handle(session, source, replies, header, &control, &mut bulk, started);
+        replies.set_busy(false);
+        match handled? {
+            Handled::Next => {}
+            Handled::Close => return Ok(()),
+        }
+        if !trusted && session.trusted() {
+            trusted = true;
+            source.limit_control(MAX_CONTROL_LEN);
+        }
+    }
+}
+
+/// What the request loop does after one request.
+enum Handled {
+    Next,
+    Close,
+}
+
+/// Handles one request whose head has been read.
+fn handle(
+    session: &mut Session,
+    source: &mut dyn FrameSource,
+    replies: &ReplyWriter,
+    header: proto_core::FrameHeader,
+    control: &[u8],
+    bulk: &mut Vec<u8>,
+    started: Instant,
+) -> Result<Handled, TransportError> {
+    {
+        let metrics = session.metrics();
         let request_id = header.request_id;
-        if !trusted {
+        if !session.trusted() {
             if let Some((status, why)) = refused_before_trust(session, &header) {
                 // Nothing of the frame's bulk is read, so nothing is allocated for it.
                 metrics.refused(Refusal::Handshake);
                 session.log_refused(why);
                 replies.send_error(request_id, header.opcode, status, why)?;
-                return Ok(());
+                return Ok(Handled::Close);
             }
         }
         let no_reply = header.flags.contains(Flags::NO_REPLY);
@@ -261,12 +347,12 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
         };
         let Some(opcode) = Opcode::from_u16(header.opcode) else {
             refuse(source, Status::UNKNOWN_OPCODE, &format!("unknown opcode {:#06x}", header.opcode))?;
-            continue;
+            return Ok(Handled::Next);
         };
         call.set_family(opcode.family());
         if header.flags.contains(Flags::RESPONSE) || header.flags.contains(Flags::ERROR) {
             refuse(source, Status::MALFORMED_FRAME, "a response frame was sent to the worker")?;
-            continue;
+            return Ok(Handled::Next);
         }
         if no_reply && opcode.delivery() == Delivery::Call {
             // Its reply is the point of the call (a handle, data): without one the client
@@ -277,21 +363,21 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
                 source.skip_bulk()?;
             }
             replies.send_error(request_id, header.opcode, Status::MALFORMED_FRAME, &message)?;
-            continue;
+            return Ok(Handled::Next);
         }
         let mut cx = CallCx::new(request_id, opcode, no_reply, started.elapsed().as_nanos() as u64);
         bulk.clear();
         let to_device = opcode.bulk() == BulkWay::RequestToDevice && header.bulk_len > 0;
         if !to_device && header.bulk_len > 0 {
             bulk.resize(header.bulk_len as usize, 0);
-            source.recv_bulk(&mut bulk)?;
+            source.recv_bulk(bulk)?;
         }
-        let request = match Request::parse(header.opcode, &control, &bulk) {
+        let request = match Request::parse(header.opcode, control, bulk) {
             Ok(request) => request,
             Err(e) => {
                 tracing::debug!(%opcode, %e, "malformed request");
                 refuse(source, Status::MALFORMED_FRAME, &format!("{opcode}: {e}"))?;
-                continue;
+                return Ok(Handled::Next);
             }
         };
         if to_device {
@@ -299,9 +385,9 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
                 Ok(placed) => cx.placed = placed,
                 Err(Placement::Refused(Failure::Status(status, message))) => {
                     refuse(source, status, &message)?;
-                    continue;
+                    return Ok(Handled::Next);
                 }
-                Err(Placement::Refused(Failure::ReplyDeferred)) => continue,
+                Err(Placement::Refused(Failure::ReplyDeferred)) => return Ok(Handled::Next),
                 Err(Placement::LinkFailed(e)) => return Err(e),
             }
         }
@@ -333,18 +419,15 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
                     metrics.refused(if status == Status::AUTH_FAILED { Refusal::Authentication } else { Refusal::Handshake });
                     tracing::warn!(?status, reason = %message, "login refused");
                     replies.send_error(request_id, header.opcode, status, &message)?;
-                    return Ok(());
+                    return Ok(Handled::Close);
                 }
                 reply_error(status, &message)?;
             }
         }
         if close {
-            return Ok(());
+            return Ok(Handled::Close);
         }
-        if !trusted && session.trusted() {
-            trusted = true;
-            source.limit_control(MAX_CONTROL_LEN);
-        }
+        Ok(Handled::Next)
     }
 }
 

@@ -4,16 +4,12 @@
 
 use std::io::IsTerminal;
 
-/// Installs the global subscriber with `filter` (tracing's `EnvFilter` syntax; an invalid
-/// one falls back to `fallback`, and says so).
-pub fn init(filter: &str, fallback: &str) {
-    let (env_filter, bad) = match tracing_subscriber::EnvFilter::try_new(filter) {
-        Ok(f) => (f, None),
-        Err(e) => (tracing_subscriber::EnvFilter::new(fallback), Some(e)),
-    };
-    let installed =
-        tracing_subscriber::fmt().with_env_filter(env_filter).with_writer(std::io::stderr).with_ansi(std::io::stderr().is_terminal()).try_init();
-    if let (Ok(()), Some(e)) = (installed, bad) {
-        tracing::warn!(filter, %e, "invalid log filter; using {fallback:?}");
-    }
+/// Installs the global subscriber with `filter` (tracing's `EnvFilter` syntax). A filter that
+/// does not parse is refused, naming where it came from (`source`), rather than silently
+/// replaced.
+pub fn init(filter: &str, source: &str) -> Result<(), String> {
+    let env_filter = tracing_subscriber::EnvFilter::try_new(filter).map_err(|e| format!("log filter {filter:?} ({source}) is refused: {e}"))?;
+    // A second install (tests, embedding) keeps the first subscriber.
+    let _ = tracing_subscriber::fmt().with_env_filter(env_filter).with_writer(std::io::stderr).with_ansi(std::io::stderr().is_terminal()).try_init();
+    Ok(())
 }

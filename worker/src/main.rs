@@ -57,6 +57,12 @@ struct Cli {
     /// clients you trust. Without it, kernels are refused with hipErrorNotSupported.
     #[arg(long)]
     allow_host_code: bool,
+    /// Most bytes of device-to-host replies one session may have queued or in flight, MiB:
+    /// a client that never reads its replies holds no more; copies past it fail with
+    /// hipErrorOutOfMemory.
+    #[arg(long, default_value_t = (hip_worker::session::DEFAULT_MAX_QUEUED_REPLY_BYTES >> 20) as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    max_queued_reply_mib: u64,
     /// Token a client must prove it holds (HIP_REMOTE_TOKEN on the client); tenant `default`.
     /// It never crosses the wire: clients answer a challenge (HMAC-SHA256).
     #[arg(long, env = "HIP_REMOTE_TOKEN", hide_env_values = true)]
@@ -96,8 +102,9 @@ struct Cli {
     log_level: Option<String>,
 }
 
-fn init_logging(cli: &Cli) {
-    let seed_debug = std::env::var("TF_DEBUG").is_ok_and(|v| v == "1");
+/// Installs the log; a bad `TF_DEBUG` or log filter is refused.
+fn init_logging(cli: &Cli) -> Result<(), String> {
+    let seed_debug = transport_core::config::flag(&transport_core::config::env_lookup, "TF_DEBUG").map_err(|e| e.to_string())?.unwrap_or(false);
     let filter = cli.log_level.clone().unwrap_or_else(|| {
         match (cli.verbose, seed_debug) {
             (0, false) => "info",
@@ -106,7 +113,7 @@ fn init_logging(cli: &Cli) {
         }
         .to_string()
     });
-    hip_worker::logging::init(&filter, "info");
+    hip_worker::logging::init(&filter, "--log-level / -v / TF_DEBUG")
 }
 
 fn make_backend(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
@@ -253,7 +260,14 @@ fn is_loopback(addr: &str) -> bool {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    init_logging(&cli);
+    // Bad settings stop the worker before it serves anyone, naming the variable.
+    let tcp = match init_logging(&cli).and_then(|()| hip_worker::config::accepted_tcp_config().map_err(|e| e.to_string())) {
+        Ok(tcp) => tcp,
+        Err(e) => {
+            eprintln!("hip-worker: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
     if cli.probe_dmabuf {
         return probe_dmabuf();
     }
@@ -296,8 +310,9 @@ fn main() -> std::process::ExitCode {
             tokens: (!tokens.is_empty() || cli.token_file.is_some()).then(|| tokens.clone()),
             rdma_endpoint: None,
             metrics: Arc::default(),
+            max_queued_reply_bytes: (cli.max_queued_reply_mib << 20) as usize,
         },
-        tcp: hip_worker::config::accepted_tcp_config(),
+        tcp,
         limits: ConnectionLimits {
             max_connections: cli.max_connections.max(1),
             max_per_address: cli.max_connections_per_address.max(1),

@@ -24,7 +24,7 @@ impl RdmaWorker {
     pub fn start(addr: &str, backend: Arc<dyn Backend>, config: WorkerConfig) -> io::Result<Self> {
         // The worker waits for requests without a deadline (as on TCP); dead peers are found
         // by DISCONNECTED events, failed completions and keepalive probes.
-        let rdma = RdmaConfig { io_timeout: None, ..RdmaConfig::from_env() };
+        let rdma = RdmaConfig { io_timeout: None, ..RdmaConfig::from_env().map_err(io::Error::other)? };
         let listener = RdmaListener::bind(addr, &rdma)?;
         Self::spawn(RdmaAcceptor { listener, rdma }, backend, config)
     }

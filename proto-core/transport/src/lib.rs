@@ -16,7 +16,7 @@ pub mod config;
 pub mod mem;
 mod transport;
 
-pub use config::Timeouts;
+pub use config::{EnvError, Liveness, Timeouts};
 #[cfg(unix)]
 pub use transport::DeviceExport;
 pub use transport::{FrameSink, FrameSource, MemoryRegistry, Received, TransportError};

@@ -128,6 +128,17 @@ pub trait FrameSource: Send {
         Ok(false)
     }
 
+    /// Waits up to `timeout` for the next frame to begin: `Ok(true)` when bytes (or the end
+    /// of the connection) are there to read, `Ok(false)` when nothing came. A waiting client
+    /// uses it to notice silence (to send a heartbeat, or give up a frozen peer) between
+    /// frames, never in the middle of one. Call only between frames. Default: `Ok(true)` at
+    /// once (the reader then blocks in [`recv_head`](Self::recv_head); such a transport
+    /// watches its peer itself, as RDMA does with its keepalive).
+    fn wait_readable(&mut self, timeout: std::time::Duration) -> Result<bool, TransportError> {
+        let _ = timeout;
+        Ok(true)
+    }
+
     /// Bulk bytes of the current frame not read yet.
     fn bulk_remaining(&self) -> usize;
 

@@ -193,7 +193,7 @@ fn raw_pair() -> std::io::Result<(TcpStream, TcpStream)> {
 /// transport's do (`HIP_REMOTE_TCP_SPIN_US`), so the ratio measures the protocol, not the
 /// waiting strategy.
 fn raw_round_trips(n: usize) -> std::io::Result<Vec<Duration>> {
-    let spin = transport_tcp::TcpConfig::from_env().spin;
+    let spin = transport_tcp::TcpConfig::from_env().map_err(std::io::Error::other)?.spin;
     let (mut client, mut server) = raw_pair()?;
     let echo = std::thread::spawn(move || -> std::io::Result<()> {
         let mut buf = [0u8; 64];

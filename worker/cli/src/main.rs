@@ -275,7 +275,8 @@ fn embedded_worker(backend: Arc<dyn Backend>) -> Result<(Option<Worker>, String)
             let token: String = nonce.iter().map(|b| format!("{b:02x}")).collect();
             let tokens = hip_worker::auth::TokenStore::new(Some(&token), None)?;
             let session = hip_worker::session::SessionConfig { tokens: Some(Arc::new(tokens)), ..Default::default() };
-            let config = WorkerConfig { session, tcp: hip_worker::config::accepted_tcp_config(), ..WorkerConfig::default() };
+            let tcp = hip_worker::config::accepted_tcp_config().map_err(|e| e.to_string())?;
+            let config = WorkerConfig { session, tcp, ..WorkerConfig::default() };
             let worker = Worker::start("127.0.0.1:0", backend, config).map_err(|e| e.to_string())?;
             let addr = worker.local_addr().to_string();
             eprintln!("started an embedded hip-worker ({name} backend) on {addr}");
@@ -465,7 +466,10 @@ fn demo(lib: Option<PathBuf>, backend: BackendKind, mib: usize) -> Result<(), St
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     // The embedded worker's logs (warnings and up unless HIP_REMOTE_LOG says otherwise).
-    hip_worker::logging::init(&std::env::var("HIP_REMOTE_LOG").unwrap_or_else(|_| "warn".into()), "warn");
+    if let Err(e) = hip_worker::logging::init(&std::env::var("HIP_REMOTE_LOG").unwrap_or_else(|_| "warn".into()), "HIP_REMOTE_LOG") {
+        eprintln!("hip-remote: {e}");
+        return std::process::ExitCode::from(2);
+    }
     let result = match cli.command {
         Command::Demo { lib, backend, mib } => demo(lib, backend, mib),
         Command::Ping { worker, count } => ping(&worker_addr(worker), count),

@@ -57,9 +57,15 @@ impl CallCx {
 /// the stream — and with it the null-stream barrier the upload waits for. The driver's
 /// writer drains the queue, and every direct reply drains it first, so replies leave in the
 /// order they were produced.
-#[derive(Debug, Default)]
+///
+/// The queue is bounded in bytes: a copy whose reply is to come later reserves its bytes
+/// first ([`try_reserve`](Self::try_reserve)) and holds them until its frame has been
+/// written, so a client that never reads its replies holds at most the bound.
+#[derive(Debug)]
 pub struct LateReplies {
     queue: Mutex<QueueState>,
+    /// Most bytes reserved or queued at once.
+    limit: usize,
     queued: Condvar,
     /// First failure of a fire-and-forget request since the last response, as a HIP status.
     deferred: AtomicI32,
@@ -67,9 +73,17 @@ pub struct LateReplies {
 
 #[derive(Debug, Default)]
 struct QueueState {
-    /// Encoded frames and where their bulk section starts.
-    frames: VecDeque<(Vec<u8>, usize)>,
+    /// Encoded frames, where their bulk section starts, and the bytes reserved for them.
+    frames: VecDeque<(Vec<u8>, usize, usize)>,
+    /// Bytes reserved by copies in flight and by queued frames.
+    charged: usize,
     closed: bool,
+}
+
+impl Default for LateReplies {
+    fn default() -> Self {
+        Self::with_limit(crate::session::DEFAULT_MAX_QUEUED_REPLY_BYTES)
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -77,6 +91,41 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl LateReplies {
+    /// An empty queue that holds at most `limit` reply bytes.
+    pub fn with_limit(limit: usize) -> Self {
+        Self { queue: Mutex::default(), limit, queued: Condvar::new(), deferred: AtomicI32::new(0) }
+    }
+
+    /// Reserves `bytes` for a reply to come; `false` (nothing reserved) when the session's
+    /// bound would be passed. The reservation is handed to
+    /// [`push_reserved`](Self::push_reserved) or given back with [`release`](Self::release).
+    pub fn try_reserve(&self, bytes: usize) -> bool {
+        let mut q = lock(&self.queue);
+        match q.charged.checked_add(bytes) {
+            Some(total) if total <= self.limit => {
+                q.charged = total;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Gives back a reservation whose reply will not be queued.
+    pub fn release(&self, bytes: usize) {
+        let mut q = lock(&self.queue);
+        q.charged = q.charged.saturating_sub(bytes);
+    }
+
+    /// Bytes reserved or queued now.
+    pub fn charged_bytes(&self) -> usize {
+        lock(&self.queue).charged
+    }
+
+    /// The bound on [`charged_bytes`](Self::charged_bytes).
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
     /// Records the failure of a request that wanted no reply; the first one wins until the
     /// next response carries it to the client.
     pub fn defer(&self, status: Status) {
@@ -98,19 +147,25 @@ impl LateReplies {
 
     /// Queues a success response.
     pub fn push_response(&self, request_id: u64, response: &Response<'_>) {
-        self.push_with(|buf, aux| response.encode_frame(buf, request_id, aux));
+        self.push_with(0, |buf, aux| response.encode_frame(buf, request_id, aux));
+    }
+
+    /// Queues a success response for which `reserved` bytes were reserved; they are given
+    /// back once the frame has been taken off the queue.
+    pub fn push_reserved(&self, request_id: u64, response: &Response<'_>, reserved: usize) {
+        self.push_with(reserved, |buf, aux| response.encode_frame(buf, request_id, aux));
     }
 
     /// Queues an error response for a request of raw opcode `opcode`.
     pub fn push_error(&self, request_id: u64, opcode: u16, status: Status, message: &str) {
         let reply = ErrorReply { status, message: truncate_utf8(message, proto_core::limits::MAX_NAME_LEN).into() };
-        self.push_with(|buf, aux| {
+        self.push_with(0, |buf, aux| {
             let meta = FrameMeta { opcode, flags: Flags::RESPONSE | Flags::ERROR, request_id, credits: 0, aux };
             encode_frame(buf, meta, &reply)
         });
     }
 
-    fn push_with<'b>(&self, encode: impl Fn(&mut [u8], i32) -> Result<proto_core::EncodedFrame<'b>, EncodeError>) {
+    fn push_with<'b>(&self, reserved: usize, encode: impl Fn(&mut [u8], i32) -> Result<proto_core::EncodedFrame<'b>, EncodeError>) {
         let aux = self.take_deferred();
         let mut buf = vec![0u8; 256];
         let frame = loop {
@@ -120,6 +175,7 @@ impl LateReplies {
                 Err(EncodeError::InvalidValue { what }) => {
                     tracing::error!(what, "response could not be encoded");
                     self.restore_deferred(aux);
+                    self.release(reserved);
                     return;
                 }
             }
@@ -128,34 +184,57 @@ impl LateReplies {
         buf.truncate(head_len);
         buf.extend_from_slice(frame.bulk);
         let mut q = lock(&self.queue);
-        if !q.closed {
-            q.frames.push_back((buf, head_len));
+        if q.closed {
+            q.charged = q.charged.saturating_sub(reserved);
+        } else {
+            q.frames.push_back((buf, head_len, reserved));
             self.queued.notify_one();
         }
     }
 
-    /// The oldest queued frame (encoded, with its head length), if any.
+    /// The oldest queued frame (encoded, with its head length), if any. Its reservation is
+    /// given back: the frame is the caller's now, about to be written.
     pub fn pop(&self) -> Option<(Vec<u8>, usize)> {
-        lock(&self.queue).frames.pop_front()
+        let mut q = lock(&self.queue);
+        let (frame, head_len, reserved) = q.frames.pop_front()?;
+        q.charged = q.charged.saturating_sub(reserved);
+        Some((frame, head_len))
     }
 
     /// Waits until a frame is queued (`true`) or the queue is closed and empty (`false`).
     pub fn wait(&self) -> bool {
+        loop {
+            if let Some(queued) = self.wait_timeout(std::time::Duration::from_secs(3600)) {
+                return queued;
+            }
+        }
+    }
+
+    /// As [`wait`](Self::wait), for at most `timeout`: `None` when it passed with nothing
+    /// queued.
+    pub fn wait_timeout(&self, timeout: std::time::Duration) -> Option<bool> {
+        let until = std::time::Instant::now() + timeout;
         let mut q = lock(&self.queue);
         loop {
             if !q.frames.is_empty() {
-                return true;
+                return Some(true);
             }
             if q.closed {
-                return false;
+                return Some(false);
             }
-            q = self.queued.wait(q).unwrap_or_else(|p| p.into_inner());
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return None;
+            }
+            q = self.queued.wait_timeout(q, left).unwrap_or_else(|p| p.into_inner()).0;
         }
     }
 
     /// Drops every queued frame (the link is gone).
     pub fn clear(&self) {
-        lock(&self.queue).frames.clear();
+        let mut q = lock(&self.queue);
+        let freed: usize = q.frames.drain(..).map(|(_, _, reserved)| reserved).sum();
+        q.charged = q.charged.saturating_sub(freed);
     }
 
     /// No more frames will be queued; [`wait`](Self::wait) returns `false` once empty.

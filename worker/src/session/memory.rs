@@ -126,7 +126,8 @@ impl MemoryHandler for Session {
         }
         // The reply goes out when the stream reaches the copy, from whichever thread runs it;
         // the request loop meanwhile serves the client's next requests.
-        self.backend.memcpy_dtoh(stream, DevicePtr(req.src), req.len, deferred_data_reply(&self.late, cx))?;
+        let done = deferred_data_reply(&self.late, cx, req.len as usize)?;
+        self.backend.memcpy_dtoh(stream, DevicePtr(req.src), req.len, done)?;
         Ok(Outcome::Later)
     }
 
@@ -196,7 +197,8 @@ impl MemoryHandler for Session {
         self.resolve_pitched(req.src, req.pitch, rows, "hipMemcpy2D source")?;
         let stream = self.stream(req.stream)?;
         let src = Pitched { ptr: DevicePtr(req.src), pitch: req.pitch };
-        self.backend.memcpy_dtoh_2d(stream, src, rows, deferred_data_reply(&self.late, cx))?;
+        let done = deferred_data_reply(&self.late, cx, packed as usize)?;
+        self.backend.memcpy_dtoh_2d(stream, src, rows, done)?;
         Ok(Outcome::Later)
     }
 
@@ -354,12 +356,25 @@ fn check_malloc_flags(flags: u32, size: u64) -> Result<(), Failure> {
     }
 }
 
-/// The completion of a device-to-host copy answered later: the bytes (or the error) go out
-/// when the stream reaches the copy, from whichever thread runs it.
-fn deferred_data_reply(late: &Arc<LateReplies>, cx: &CallCx) -> DtohDone {
+/// The completion of a device-to-host copy of `len` bytes answered later: the bytes (or the
+/// error) go out when the stream reaches the copy, from whichever thread runs it. The bytes
+/// are reserved in the session's bound on queued replies first; past it the copy fails with
+/// `hipErrorOutOfMemory` (a client that never reads its replies cannot grow the worker).
+fn deferred_data_reply(late: &Arc<LateReplies>, cx: &CallCx, len: usize) -> Result<DtohDone, Failure> {
+    let reserved = if cx.no_reply { 0 } else { len };
+    if !late.try_reserve(reserved) {
+        let message = format!(
+            "{len}-byte copy refused: the session's unread device-to-host replies would pass {} bytes (--max-queued-reply-mib); read replies (synchronize) first",
+            late.limit()
+        );
+        return Err(Failure::new(Status::OUT_OF_MEMORY, message));
+    }
+    // Given back when the completion is dropped without running (the backend refused the
+    // copy) or the reply is not queued.
+    let mut reservation = Reservation { late: Arc::clone(late), bytes: reserved };
     let late = Arc::clone(late);
     let (request_id, opcode, no_reply) = (cx.request_id, cx.opcode, cx.no_reply);
-    Box::new(move |result| {
+    Ok(Box::new(move |result| {
         // Queued, never written here: this runs on a stream executor, which must not block on
         // a client that is busy sending (see LateReplies).
         fn reply(opcode: Opcode, bytes: &[u8]) -> Response<'_> {
@@ -372,9 +387,22 @@ fn deferred_data_reply(late: &Arc<LateReplies>, cx: &CallCx) -> DtohDone {
         }
         match result {
             Ok(_) if no_reply => {}
-            Ok(bytes) => late.push_response(request_id, &reply(opcode, &bytes)),
+            Ok(bytes) => late.push_reserved(request_id, &reply(opcode, &bytes), std::mem::take(&mut reservation.bytes)),
             Err(e) if no_reply => late.defer(Status(e.hip_code())),
             Err(e) => late.push_error(request_id, opcode.raw(), Status(e.hip_code()), &e.to_string()),
         }
-    })
+        drop(reservation);
+    }))
+}
+
+/// Reply bytes reserved in a session's [`LateReplies`], given back on drop unless handed on.
+struct Reservation {
+    late: Arc<LateReplies>,
+    bytes: usize,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        self.late.release(self.bytes);
+    }
 }

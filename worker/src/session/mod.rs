@@ -69,8 +69,13 @@ impl From<BackendError> for Failure {
     }
 }
 
+/// Default bound on the bytes of device-to-host replies a session may have queued or in
+/// flight (`--max-queued-reply-mib`): a client that never reads its replies holds at most
+/// this much worker memory; copies beyond it fail with `hipErrorOutOfMemory`.
+pub const DEFAULT_MAX_QUEUED_REPLY_BYTES: usize = 256 << 20;
+
 /// Worker-wide settings a session needs.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct SessionConfig {
     /// Name reported in WELCOME.
     pub worker_name: String,
@@ -82,6 +87,21 @@ pub struct SessionConfig {
     pub rdma_endpoint: Option<String>,
     /// The worker's metrics, which every session's driver records into.
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// Bound on the session's queued and in-flight device-to-host reply bytes
+    /// ([`LateReplies`]).
+    pub max_queued_reply_bytes: usize,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        Self {
+            worker_name: String::new(),
+            tokens: None,
+            rdma_endpoint: None,
+            metrics: Arc::default(),
+            max_queued_reply_bytes: DEFAULT_MAX_QUEUED_REPLY_BYTES,
+        }
+    }
 }
 
 static NEXT_SESSION_ID: AtomicU64 = AtomicU64::new(1);
@@ -123,6 +143,7 @@ impl Session {
     /// A session that waits for HELLO.
     pub fn new(backend: Arc<dyn Backend>, config: Arc<SessionConfig>) -> Self {
         let id = NEXT_SESSION_ID.fetch_add(1, Ordering::Relaxed);
+        let late = Arc::new(LateReplies::with_limit(config.max_queued_reply_bytes));
         Self {
             id,
             backend,
@@ -140,7 +161,7 @@ impl Session {
             functions: Handles::new("function", 0x4655_0000_0000_0000, MAX_FUNCTIONS_PER_SESSION),
             limits: HashMap::new(),
             rtc_reply: RtcReply::default(),
-            late: Arc::default(),
+            late,
             memory: None,
         }
     }
