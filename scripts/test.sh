@@ -55,7 +55,9 @@ else
   skip "rustfmt not installable here: formatting was not checked"
 fi
 run "build workspace" cargo build --workspace --all-targets
-run "cargo test (workspace)" cargo test --workspace --no-fail-fast
+# The attack suite (tests/tests/attack.rs, `mod attack`) is a check of its own.
+run "cargo test (workspace)" cargo test --workspace --no-fail-fast -- --skip attack::
+run "attack suite (hostile peers, a frozen worker)" cargo test -p hip-remote-tests --test attack
 if cargo clippy --version >/dev/null 2>&1 || rustup component add clippy >/dev/null 2>&1; then
   run "clippy (workspace, all targets, warnings denied)" cargo clippy --workspace --all-targets -- -D warnings
 else

@@ -274,6 +274,11 @@ impl WorkerProcess {
         &self.addr
     }
 
+    /// The worker's process id (to stop and continue it).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The worker's log so far.
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()

@@ -1,0 +1,306 @@
+//! What the session and attack tests share: a worker on a host backend (in memory or over
+//! TCP), a raw protocol client that builds frames with `proto_core` (or by hand), and the
+//! bystander check that a scenario left the worker serving others with its memory back.
+#![allow(dead_code)] // each test crate uses a part
+
+use hip_worker::auth::TokenStore;
+use hip_worker::backend::{HostBackend, HostConfig};
+use hip_worker::config::ConnectionLimits;
+use hip_worker::session::SessionConfig;
+use hip_worker::{Worker, WorkerConfig};
+use proto_core::auth::{auth_response, AuthContext, AUTH_NONCE_LEN};
+use proto_core::wire::{self, ErrorReply};
+use proto_core::{Bulk, Flags, FrameHeader, Message, Request, Response, Status};
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::thread::JoinHandle;
+use std::time::Duration;
+use transport_core::{FrameSink, FrameSource, TransportError};
+use transport_tcp::TcpConfig;
+
+pub const DEVICE_BYTES: u64 = 256 << 20;
+
+/// The worker under test: one backend; each client gets its own session on an in-memory
+/// connection, or connects over TCP when the worker has a listener.
+pub struct TestWorker {
+    pub backend: Arc<HostBackend>,
+    pub config: WorkerConfig,
+    pub sessions: Mutex<Vec<JoinHandle<()>>>,
+    pub tcp: Option<Worker>,
+}
+
+impl TestWorker {
+    pub fn in_memory(config: WorkerConfig) -> Self {
+        let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: DEVICE_BYTES, allow_host_code: true }));
+        Self { backend, config, sessions: Mutex::default(), tcp: None }
+    }
+
+    pub fn tcp(config: WorkerConfig) -> Self {
+        let mut worker = Self::in_memory(config);
+        worker.tcp = Some(Worker::start("127.0.0.1:0", worker.backend.clone(), worker.config.clone()).expect("start worker"));
+        worker
+    }
+
+    pub fn connect(&self) -> (Box<dyn FrameSink>, Box<dyn FrameSource>) {
+        if let Some(tcp) = &self.tcp {
+            let cfg = TcpConfig { io_timeout: Some(Duration::from_secs(20)), ..TcpConfig::default() };
+            let (sink, source) = transport_tcp::connect(&tcp.local_addr().to_string(), &cfg).expect("connect");
+            return (Box::new(sink), Box::new(source));
+        }
+        let (sink, source, thread) = hip_worker::server::serve_in_memory(self.backend.clone(), self.config.clone()).expect("session thread");
+        self.sessions.lock().unwrap().push(thread);
+        (Box::new(sink), Box::new(source))
+    }
+
+    /// Waits for every session to end (their clients are gone) and stops the listener.
+    pub fn shutdown(self) {
+        for thread in self.sessions.into_inner().unwrap() {
+            thread.join().expect("session thread");
+        }
+        if let Some(tcp) = self.tcp {
+            tcp.shutdown();
+        }
+    }
+}
+
+pub fn config_with(auth_token: Option<&str>) -> WorkerConfig {
+    let tokens = auth_token.map(|t| Arc::new(TokenStore::new(Some(t), None).expect("token store")));
+    WorkerConfig {
+        session: SessionConfig { worker_name: "session-test worker".into(), tokens, ..Default::default() },
+        tcp: TcpConfig { io_timeout: Some(Duration::from_secs(30)), ..TcpConfig::default() },
+        limits: ConnectionLimits::default(),
+    }
+}
+
+pub fn start_worker_with(auth_token: Option<&str>) -> TestWorker {
+    TestWorker::in_memory(config_with(auth_token))
+}
+
+pub fn start_worker() -> TestWorker {
+    start_worker_with(None)
+}
+
+/// One received frame, owned.
+#[derive(Debug)]
+pub struct Reply {
+    pub header: FrameHeader,
+    pub control: Vec<u8>,
+    pub bulk: Vec<u8>,
+}
+
+impl Reply {
+    pub fn is_error(&self) -> bool {
+        self.header.flags.contains(Flags::ERROR)
+    }
+
+    /// The error reply's status and message; panics on a success response.
+    pub fn error(&self) -> (Status, String) {
+        assert!(self.is_error(), "expected an error reply, got {:?}", self.header);
+        assert!(self.header.flags.contains(Flags::RESPONSE), "error reply without RESPONSE: {:?}", self.header);
+        assert!(self.bulk.is_empty(), "error reply with bulk data");
+        let reply = ErrorReply::parse(&self.control, &[]).expect("ErrorReply parses");
+        (reply.status, reply.message.as_str().to_owned())
+    }
+
+    /// The success response (as the response to `opcode`); panics on an error reply.
+    pub fn response(&self) -> Response<'_> {
+        if self.is_error() {
+            panic!("expected a success response, got error {:?}", self.error());
+        }
+        assert!(self.header.flags.contains(Flags::RESPONSE), "not a response: {:?}", self.header);
+        Response::parse(self.header.opcode, &self.control, &self.bulk).expect("response parses")
+    }
+}
+
+/// A raw protocol client.
+pub struct Client {
+    pub sink: Box<dyn FrameSink>,
+    pub source: Box<dyn FrameSource>,
+    pub buf: Vec<u8>,
+    pub next_id: u64,
+}
+
+impl Client {
+    pub fn connect(worker: &TestWorker) -> Self {
+        let (sink, source) = worker.connect();
+        Self { sink, source, buf: vec![0; 1 << 16], next_id: 1 }
+    }
+
+    /// A connected client that has completed the handshake.
+    pub fn greeted(worker: &TestWorker) -> Self {
+        let mut c = Self::connect(worker);
+        let reply = c.call(&hello(1, 1, ""));
+        match reply.response() {
+            Response::Hello(w) => {
+                assert_eq!(w.version, 1);
+                assert_ne!(w.session_id, 0);
+                assert_eq!(w.worker_name.as_str(), "session-test worker");
+            }
+            other => panic!("HELLO answered with {other:?}"),
+        }
+        c
+    }
+
+    /// Sends `req` with `flags`; returns its request id.
+    pub fn send(&mut self, req: &Request<'_>, flags: Flags) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        let frame = loop {
+            match req.encode_frame(&mut self.buf, flags, id) {
+                Ok(frame) => break frame,
+                Err(proto_core::EncodeError::BufferTooSmall { required }) => self.buf.resize(required, 0),
+                Err(e) => panic!("encode {:?}: {e}", req.opcode()),
+            }
+        };
+        self.sink.send(&self.buf[..frame.head_len], frame.bulk).expect("send");
+        id
+    }
+
+    /// Sends bytes exactly as given (a hand-made frame).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.sink.send(bytes, &[]).expect("send raw");
+    }
+
+    pub fn try_recv(&mut self) -> Result<Reply, TransportError> {
+        let head = self.source.recv_head()?;
+        let header = head.header;
+        let control = head.control.to_vec();
+        let mut bulk = vec![0; header.bulk_len as usize];
+        self.source.recv_bulk(&mut bulk)?;
+        Ok(Reply { header, control, bulk })
+    }
+
+    pub fn recv(&mut self) -> Reply {
+        self.try_recv().expect("receive a frame")
+    }
+
+    /// Sends `req` and returns the frame answering it (which must be the next one).
+    pub fn call(&mut self, req: &Request<'_>) -> Reply {
+        let id = self.send(req, Flags::empty());
+        let reply = self.recv();
+        assert_eq!(reply.header.request_id, id, "reply to another request: {:?}", reply.header);
+        assert_eq!(reply.header.opcode, req.opcode().raw(), "reply with another opcode: {:?}", reply.header);
+        reply
+    }
+
+    /// The worker has closed the connection: the next read ends.
+    pub fn expect_closed(&mut self) {
+        match self.try_recv() {
+            Err(TransportError::Closed) | Err(TransportError::Io(_)) => {}
+            Ok(frame) => panic!("expected the worker to close the connection, got {:?}", frame.header),
+            Err(e) => panic!("expected a closed connection, got {e}"),
+        }
+    }
+
+    pub fn ping(&mut self, nonce: u64) -> Reply {
+        let reply = self.call(&Request::Ping(wire::Ping { nonce, payload: b"ping".as_slice().into() }));
+        match reply.response() {
+            Response::Ping(p) => {
+                assert_eq!(p.nonce, nonce);
+                assert_eq!(p.payload.0, b"ping");
+            }
+            other => panic!("PING answered with {other:?}"),
+        }
+        reply
+    }
+
+    pub fn malloc(&mut self, size: u64) -> u64 {
+        match self.call(&Request::Malloc(wire::Malloc { device: 0, size, flags: 0 })).response() {
+            Response::Malloc(a) => a.ptr,
+            other => panic!("Malloc answered with {other:?}"),
+        }
+    }
+
+    pub fn free_mem(&mut self) -> u64 {
+        match self.call(&Request::MemGetInfo(wire::DeviceRef { device: 0 })).response() {
+            Response::MemGetInfo(m) => {
+                assert_eq!(m.total, DEVICE_BYTES);
+                m.free
+            }
+            other => panic!("MemGetInfo answered with {other:?}"),
+        }
+    }
+
+    /// A full malloc / upload / download / free round trip.
+    pub fn round_trip(&mut self, seed: u8) {
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect();
+        let ptr = self.malloc(data.len() as u64);
+        let r = self.call(&Request::MemcpyHtoD(wire::MemcpyHtoD { dst: ptr, stream: 0, sync: true, data: Bulk(&data) }));
+        assert!(matches!(r.response(), Response::MemcpyHtoD(_)));
+        let r = self.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: data.len() as u64, stream: 0 }));
+        match r.response() {
+            Response::MemcpyDtoH(d) => assert!(d.data.0 == data.as_slice(), "downloaded bytes differ"),
+            other => panic!("MemcpyDtoH answered with {other:?}"),
+        }
+        let r = self.call(&Request::Free(wire::Free { ptr }));
+        assert!(matches!(r.response(), Response::Free(_)));
+    }
+}
+
+pub fn hello<'a>(min_version: u16, max_version: u16, token: &'a str) -> Request<'a> {
+    Request::Hello(wire::Hello {
+        min_version,
+        max_version,
+        features: wire::features::FIRE_AND_FORGET | wire::features::BULK_STREAMING,
+        client_name: "session.rs".into(),
+        resume_session: 0,
+        auth_token: token.as_bytes().into(),
+    })
+}
+
+/// A hand-made header (lengths as given; `emit` computes `payload_len = control + bulk`).
+pub fn raw_header(opcode: u16, flags: Flags, request_id: u64, control_len: u32, bulk_len: u32) -> [u8; 32] {
+    FrameHeader { version: 1, opcode, flags, credits: 0, request_id, control_len, bulk_len, aux: 0 }.emit()
+}
+
+/// Runs `scenario` on a fresh worker while a bystander session stays connected; checks the
+/// bystander is still served afterwards and that the worker's memory is back to where it was
+/// once every scenario connection is gone.
+pub fn with_bystander(scenario: impl FnOnce(&TestWorker)) {
+    with_bystander_on(start_worker(), scenario)
+}
+
+pub fn with_bystander_on(worker: TestWorker, scenario: impl FnOnce(&TestWorker)) {
+    let mut bystander = Client::greeted(&worker);
+    bystander.round_trip(1);
+    let free_before = bystander.free_mem();
+    scenario(&worker);
+    bystander.ping(99);
+    bystander.round_trip(2);
+    // Sessions of closed connections are released asynchronously (their threads notice the
+    // close); give them a moment.
+    let mut free = bystander.free_mem();
+    for _ in 0..200 {
+        if free == free_before {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+        free = bystander.free_mem();
+    }
+    assert_eq!(free, free_before, "memory of the scenario's sessions was not released");
+    drop(bystander);
+    worker.shutdown();
+}
+
+/// The HELLO of `greeted`, answered by AUTHENTICATE with `token`'s HMAC over the WELCOME.
+pub fn authenticate(c: &mut Client, token: &[u8]) -> Reply {
+    let reply = c.call(&hello(1, 1, ""));
+    let response = match reply.response() {
+        Response::Hello(w) => {
+            assert_ne!(w.features & wire::features::AUTH_REQUIRED, 0, "the worker must ask for authentication");
+            assert_eq!(w.auth_challenge.0.len(), AUTH_NONCE_LEN);
+            auth_response(
+                token,
+                &AuthContext {
+                    nonce: w.auth_challenge.0,
+                    session_id: w.session_id,
+                    client_name: "session.rs",
+                    version: w.version,
+                    features: w.features,
+                },
+            )
+        }
+        other => panic!("HELLO answered with {other:?}"),
+    };
+    c.call(&Request::Authenticate(wire::Authenticate { response: response.as_slice().into() }))
+}
