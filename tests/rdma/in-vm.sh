@@ -88,6 +88,15 @@ if [[ $HIP_REMOTE_RDMA_ONE_SIDED == 1 ]]; then
   result "registration cache for pinned memory; client READs when landings are off" "$((1 - ok))" "$t"
 fi
 
+# RDMA connections authenticate as TCP ones do (HELLO, then the HMAC answer to WELCOME's
+# challenge): a wrong token is refused with a reason, logged at WARN, and others are served.
+t=$(now); ok=1
+HIP_REMOTE_TOKEN=not-the-token timeout 120 "$RT_BIN/device_query" > "$RT_BIN/wrong-token.out" 2>&1 && { echo "   a wrong token was accepted over RDMA"; ok=0; }
+grep -qi "authenticat" "$RT_BIN/wrong-token.out" || { echo "   the refusal does not say why:"; tail -5 "$RT_BIN/wrong-token.out"; ok=0; }
+grep -q "login refused" "$LOG" || { echo "   no 'login refused' in the worker log"; ok=0; }
+timeout 240 "$RT_BIN/rdma_roundtrip" > "$RT_BIN/after-refusal.out" 2>&1 || { tail "$RT_BIN/after-refusal.out"; ok=0; }
+result "RDMA: a wrong token is refused (challenge-response), others still served" "$((1 - ok))" "$t"
+
 # A client pointed at the TCP listener with HIP_REMOTE_PREFER_RDMA=1 learns the RDMA
 # listener in WELCOME and moves there (a new RDMA session; the TCP one says GOODBYE).
 t=$(now); ok=1
