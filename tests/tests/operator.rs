@@ -271,3 +271,38 @@ fn refused_login_is_logged_plainly_with_its_peer() {
     assert!(line.contains(" WARN "), "{line}");
     assert!(line.contains(&format!("peer={local}")), "the client's address {local} is not in: {line}");
 }
+
+/// A worker asked to listen on a public address without any token refuses to start, says
+/// why and how to fix it; with `--insecure` it starts.
+#[test]
+fn public_listener_without_a_token_needs_insecure() {
+    let worker = hip_remote_tests::target_debug_dir().join("hip-worker");
+    assert!(worker.is_file(), "{} is missing: run `cargo build --workspace` first", worker.display());
+    let base = ["--listen", "0.0.0.0:0", "--backend", "host", "--host-memory-mib", "64"];
+    let refused = std::process::Command::new(&worker)
+        .args(base)
+        .env_remove("HIP_REMOTE_TOKEN")
+        .env_remove("HIP_REMOTE_TOKEN_FILE")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run hip-worker");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("0.0.0.0:0") && stderr.contains("--token") && stderr.contains("--insecure"), "{stderr}");
+
+    let mut child = std::process::Command::new(&worker)
+        .args(base)
+        .arg("--insecure")
+        .env_remove("HIP_REMOTE_TOKEN")
+        .env_remove("HIP_REMOTE_TOKEN_FILE")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start hip-worker");
+    let mut ready = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut ready).expect("ready line");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(ready.starts_with("hip-worker listening on "), "{ready:?}");
+}
