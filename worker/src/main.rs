@@ -57,6 +57,10 @@ struct Cli {
     /// clients you trust. Without it, kernels are refused with hipErrorNotSupported.
     #[arg(long)]
     allow_host_code: bool,
+    /// Threads running every stream's queued work (host backend; default 2 per core): the
+    /// worker's stream threads stay bounded however many streams clients create.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    stream_threads: Option<u64>,
     /// Most bytes of device-to-host replies one session may have queued or in flight, MiB:
     /// a client that never reads its replies holds no more; copies past it fail with
     /// hipErrorOutOfMemory.
@@ -119,6 +123,9 @@ fn init_logging(cli: &Cli) -> Result<(), String> {
 fn make_backend(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
     let host = || {
         let mut config = HostConfig { devices: cli.host_devices.max(1), allow_host_code: cli.allow_host_code, ..HostConfig::default() };
+        if let Some(threads) = cli.stream_threads {
+            config.stream_threads = threads as usize;
+        }
         if let Some(mib) = cli.host_memory_mib {
             config.memory_per_device = mib.saturating_mul(1 << 20);
         }
