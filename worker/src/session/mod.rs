@@ -42,7 +42,7 @@ use transport_core::MemoryRegistry;
 /// Most live allocations one session may hold.
 pub const MAX_ALLOCATIONS_PER_SESSION: usize = 1 << 20;
 /// Most live streams one session may hold.
-pub const MAX_STREAMS_PER_SESSION: usize = 4096;
+pub const MAX_STREAMS_PER_SESSION: usize = 1024;
 /// Most live events one session may hold.
 pub const MAX_EVENTS_PER_SESSION: usize = 1 << 16;
 
@@ -123,7 +123,12 @@ pub struct Session {
     peer: Option<std::net::SocketAddr>,
     client_name: String,
     allocations: Allocations,
-    streams: Handles<(StreamHandle, DeviceIndex)>,
+    /// The client's streams: backend handle, device, and whether it is blocking (the null
+    /// stream synchronizes with it).
+    streams: Handles<(StreamHandle, DeviceIndex, bool)>,
+    /// The session's own stand-in for each device's null stream, created on first use
+    /// (`stream_flags::SESSION_DEFAULT`): sessions never share a stream.
+    null_streams: HashMap<DeviceIndex, StreamHandle>,
     events: Handles<(EventHandle, DeviceIndex)>,
     modules: Handles<ModuleEntry>,
     functions: Handles<FunctionEntry>,
@@ -159,6 +164,7 @@ impl Session {
             events: Handles::new("event", 0x4556_0000_0000_0000, MAX_EVENTS_PER_SESSION),
             modules: Handles::new("module", 0x4d4f_0000_0000_0000, MAX_MODULES_PER_SESSION),
             functions: Handles::new("function", 0x4655_0000_0000_0000, MAX_FUNCTIONS_PER_SESSION),
+            null_streams: HashMap::new(),
             limits: HashMap::new(),
             rtc_reply: RtcReply::default(),
             late,
@@ -256,12 +262,56 @@ impl Session {
         }
     }
 
-    /// Resolves a client stream handle; 0 is the null stream.
-    fn stream(&self, stream: u64) -> Result<Option<StreamHandle>, Failure> {
+    /// Resolves a client stream handle for work about to be queued; 0 is the null stream of
+    /// `device` (the device of the memory or kernel involved), which is the session's own
+    /// stand-in. Applies the legacy null stream's implicit synchronization, within this
+    /// session only: null-stream work comes after the work the session's blocking streams
+    /// have so far, and a blocking stream's next work after the null stream's.
+    fn stream(&mut self, stream: u64, device: DeviceIndex) -> Result<Option<StreamHandle>, Failure> {
         if stream == 0 {
-            return Ok(None);
+            let null = self.null_stream(device)?;
+            for &(blocking, _, _) in self.streams.values().filter(|(_, d, blocking)| *d == device && *blocking) {
+                self.backend.stream_order_after(null, blocking)?;
+            }
+            return Ok(Some(null));
         }
-        Ok(Some(self.streams.get(stream)?.0))
+        let &(handle, device, blocking) = self.streams.get(stream)?;
+        if let Some(&null) = self.null_streams.get(&device).filter(|_| blocking) {
+            self.backend.stream_order_after(handle, null)?;
+        }
+        Ok(Some(handle))
+    }
+
+    /// The device of the allocation holding `ptr`: where null-stream work on it runs. A
+    /// pointer of no allocation fails its own check later; its work goes to device 0.
+    fn device_of(&self, ptr: u64) -> DeviceIndex {
+        self.allocations.resolve(ptr, 0, "").map_or(0, |(_, info)| info.device)
+    }
+
+    /// The session's stand-in for `device`'s null stream, created on first use.
+    fn null_stream(&mut self, device: DeviceIndex) -> Result<StreamHandle, Failure> {
+        if let Some(&null) = self.null_streams.get(&device) {
+            return Ok(null);
+        }
+        let null = self.backend.stream_create(device, crate::backend::stream_flags::SESSION_DEFAULT, 0)?;
+        self.null_streams.insert(device, null);
+        Ok(null)
+    }
+
+    /// Waits for everything the session queued on `device` (every device: `None`), as
+    /// `hipDeviceSynchronize` does for a process; reports the first latched error. Other
+    /// sessions' work on the device is not waited for.
+    fn synchronize_session(&self, device: Option<DeviceIndex>) -> Result<(), Failure> {
+        let on_device = |d: DeviceIndex| device.is_none_or(|want| want == d);
+        let mut first_error = Ok(());
+        let streams = self.streams.values().filter(|(_, d, _)| on_device(*d)).map(|(s, _, _)| *s);
+        let nulls = self.null_streams.iter().filter(|(d, _)| on_device(**d)).map(|(_, s)| *s);
+        for stream in streams.chain(nulls).collect::<Vec<_>>() {
+            if let Err(e) = self.backend.stream_synchronize(stream) {
+                first_error = first_error.and(Err(e));
+            }
+        }
+        Ok(first_error?)
     }
 
     /// A `hipLimit_t` the backends support; the rest are `hipErrorUnsupportedLimit`.
@@ -278,11 +328,12 @@ impl Session {
     /// modules go.
     fn release(&mut self, device: Option<DeviceIndex>) {
         let on_device = |d: DeviceIndex| device.is_none_or(|want| want == d);
-        for (_, (stream, d)) in self.streams.drain_where(|(_, d)| on_device(*d)) {
+        let nulls: Vec<StreamHandle> = self.null_streams.extract_if(|d, _| on_device(*d)).map(|(_, s)| s).collect();
+        let streams = self.streams.drain_where(|(_, d, _)| on_device(*d)).into_iter().map(|(_, (s, _, _))| s);
+        for stream in streams.chain(nulls) {
             if let Err(e) = self.backend.stream_destroy(stream) {
                 tracing::warn!(session = self.id, %e, "destroying stream during cleanup failed");
             }
-            let _ = d;
         }
         for (_, (event, _)) in self.events.drain_where(|(_, d)| on_device(*d)) {
             if let Err(e) = self.backend.event_destroy(event) {

@@ -285,6 +285,16 @@ impl Stream {
         Ok(ticket)
     }
 
+    pub(super) fn is_inline(&self) -> bool {
+        self.inline
+    }
+
+    /// Whether everything submitted has run.
+    pub(super) fn is_idle(&self) -> bool {
+        let state = lock(&self.queue.state);
+        state.completed == state.submitted
+    }
+
     /// The ticket of the latest operation submitted so far.
     pub(super) fn last_ticket(&self) -> u64 {
         lock(&self.queue.state).submitted
@@ -351,13 +361,14 @@ impl Drop for Stream {
 impl StreamBackend for HostBackend {
     fn stream_create(&self, dev: DeviceIndex, flags: u32, _priority: i32) -> Result<StreamHandle, BackendError> {
         self.device(dev)?;
-        if flags & !stream_flags::SUPPORTED != 0 {
+        if flags & !(stream_flags::SUPPORTED | stream_flags::SESSION_DEFAULT) != 0 {
             return Err(BackendError::InvalidValue(format!("unknown stream flags {flags:#x}")));
         }
         // Priorities are unsupported: every priority clamps into the range (0, 0).
-        let blocking = flags & stream_flags::NON_BLOCKING == 0;
+        let session_default = flags & stream_flags::SESSION_DEFAULT != 0;
+        let blocking = flags & stream_flags::NON_BLOCKING == 0 && !session_default;
         let handle = StreamHandle::from_raw(self.next_handle());
-        let stream = Stream::new(self.executor.pool(), dev, blocking, false);
+        let stream = Stream::new(self.executor.pool(), dev, blocking, session_default);
         write_lock(&self.streams).insert(handle, Arc::new(stream));
         Ok(handle)
     }
@@ -401,6 +412,21 @@ impl StreamBackend for HostBackend {
         let flags = if self.stream(stream)?.is_blocking() { stream_flags::DEFAULT } else { stream_flags::NON_BLOCKING };
         // Priorities are unsupported: every stream's priority clamps to 0.
         Ok((flags, 0))
+    }
+
+    fn stream_order_after(&self, waiter: StreamHandle, waited: StreamHandle) -> Result<(), BackendError> {
+        let (waiter, waited) = (self.stream(waiter)?, self.stream(waited)?);
+        if waited.is_idle() {
+            return Ok(());
+        }
+        if waiter.is_inline() {
+            // Its next operation runs on the caller's thread right after this returns.
+            waited.drain();
+            return Ok(());
+        }
+        let signal = Arc::new(Signal::new());
+        waited.submit(StreamOp::RecordEvent(Arc::clone(&signal)))?;
+        waiter.submit(StreamOp::WaitEvent(signal)).map(drop)
     }
 
     fn launch_host_func(&self, stream: StreamHandle, f: HostFn) -> Result<(), BackendError> {
