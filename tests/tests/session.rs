@@ -36,7 +36,8 @@ struct TestWorker {
 
 impl TestWorker {
     fn in_memory(config: WorkerConfig) -> Self {
-        let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: DEVICE_BYTES, allow_host_code: true, ..HostConfig::default() }));
+        let backend =
+            Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: DEVICE_BYTES, allow_host_code: true, ..HostConfig::default() }));
         Self { backend, config, sessions: Mutex::default(), tcp: None }
     }
 
@@ -1161,7 +1162,14 @@ impl Client {
     fn flood(&mut self, ptr: u64, stream: u64, busy: Duration) {
         let mut memset = || {
             let started = std::time::Instant::now();
-            let r = self.call(&Request::Memset(wire::Memset { dst: ptr, value: 1, width: wire::MemsetWidth::Byte, count: FLOOD_BYTES, stream: 0, sync: true }));
+            let r = self.call(&Request::Memset(wire::Memset {
+                dst: ptr,
+                value: 1,
+                width: wire::MemsetWidth::Byte,
+                count: FLOOD_BYTES,
+                stream: 0,
+                sync: true,
+            }));
             assert!(matches!(r.response(), Response::Memset(_)));
             started.elapsed()
         };
@@ -1328,5 +1336,69 @@ fn unread_replies_are_bounded() {
         greedy.round_trip(3);
         let r = greedy.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: COPY as u64, stream }));
         assert!(matches!(r.response(), Response::MemcpyDtoH(_)));
+    });
+}
+
+/// Each bound (session memory, events, pending uploads; the worker's streams) answers
+/// hipErrorOutOfMemory before allocating, never a crash, and the session is served again once
+/// it frees.
+#[test]
+fn session_and_worker_limits_answer_out_of_memory_and_recover() {
+    use hip_worker::session::SessionLimits;
+    const MIB: u64 = 1 << 20;
+    fn refused(reply: Reply) {
+        assert_eq!(reply.error().0, Status::OUT_OF_MEMORY, "{:?}", reply.error());
+    }
+    let mut config = config_with(None);
+    config.session.limits =
+        SessionLimits { max_events: 2, max_memory: Some(48 * MIB), max_pending_bytes: MIB as usize, max_worker_streams: 4, ..Default::default() };
+    with_bystander_on(TestWorker::in_memory(config), |worker| {
+        let mut c = Client::greeted(worker);
+        // Device memory per session.
+        let big = c.malloc(40 * MIB);
+        refused(c.call(&Request::Malloc(wire::Malloc { device: 0, size: 16 * MIB, flags: 0 })));
+        assert!(matches!(c.call(&Request::Free(wire::Free { ptr: big })).response(), Response::Free(_)));
+        let big = c.malloc(48 * MIB);
+        assert!(matches!(c.call(&Request::Free(wire::Free { ptr: big })).response(), Response::Free(_)));
+
+        // Events per session.
+        let event = |c: &mut Client| c.call(&Request::EventCreate(wire::EventCreate { device: 0, flags: 0 }));
+        let first = match event(&mut c).response() {
+            Response::EventCreate(e) => e.event,
+            other => panic!("{other:?}"),
+        };
+        assert!(!event(&mut c).is_error());
+        refused(event(&mut c));
+        assert!(!c.call(&Request::EventDestroy(wire::EventRef { event: first })).is_error());
+        assert!(!event(&mut c).is_error());
+
+        // Streams of the whole worker: the bystander's null stream holds one of the 4.
+        let streams: Vec<u64> = (0..3).map(|_| c.stream_create(0)).collect();
+        refused(c.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 0, priority: 0 })));
+        let mut other = Client::greeted(worker);
+        refused(other.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 0, priority: 0 })));
+        for stream in &streams[1..] {
+            assert!(!c.call(&Request::StreamDestroy(wire::StreamRef { stream: *stream })).is_error());
+        }
+        other.stream_create(1);
+
+        // Uploads queued behind a busy stream: 1 MiB may wait, more is refused.
+        let (ptr, stream) = (c.malloc(FLOOD_BYTES), streams[0]);
+        c.flood(ptr, stream, Duration::from_secs(1));
+        let chunk = vec![3u8; 512 << 10];
+        let upload = |c: &mut Client| c.call(&Request::MemcpyHtoD(wire::MemcpyHtoD { dst: ptr, stream, sync: false, data: Bulk(&chunk) }));
+        assert!(!upload(&mut c).is_error());
+        assert!(!upload(&mut c).is_error());
+        refused(upload(&mut c));
+        let id = c.send(&Request::StreamSynchronize(wire::StreamRef { stream }), Flags::empty());
+        let reply = loop {
+            match c.recv() {
+                heartbeat if heartbeat.header.request_id == 0 => continue,
+                reply => break reply,
+            }
+        };
+        assert_eq!(reply.header.request_id, id);
+        assert!(matches!(reply.response(), Response::StreamSynchronize(_)));
+        assert!(!upload(&mut c).is_error(), "the bound is given back once the stream ran the uploads");
     });
 }

@@ -5,11 +5,12 @@
 
 use super::tables::AllocInfo;
 use super::{CallCx, Failure, LateReplies, PlacedBulk, Session, MAX_ALLOCATIONS_PER_SESSION};
-use crate::backend::{DevicePtr, DtohDone, MemsetPattern, Pitched, Rows, StreamHandle};
+use crate::backend::{DevicePtr, DtohDone, HostData, MemsetPattern, Pitched, Rows, StreamHandle};
 use proto_core::limits::MAX_BULK_LEN;
 use proto_core::opcode::MemoryHandler;
 use proto_core::wire::{self, MemsetWidth};
 use proto_core::{Opcode, Outcome, Request, Response, Status};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Where the driver puts the bulk section of a to-device request.
@@ -26,7 +27,7 @@ impl MemoryHandler for Session {
     fn malloc(&mut self, _cx: &mut CallCx, req: wire::Malloc) -> Result<wire::Allocation, Failure> {
         let dev = self.device(req.device)?;
         check_malloc_flags(req.flags, req.size)?;
-        self.check_allocation_capacity()?;
+        self.check_allocation_capacity(req.size)?;
         // Every accepted kind is ordinary device memory to the backends: host memory is
         // coherent already, and CUDA has no uncached/fine-grained device allocations.
         let ptr = self.backend.malloc(dev, req.size)?;
@@ -41,7 +42,7 @@ impl MemoryHandler for Session {
             s => self.streams.get(s)?.1,
         };
         let stream = self.stream(req.stream, dev)?;
-        self.check_allocation_capacity()?;
+        self.check_allocation_capacity(req.size)?;
         let ptr = self.backend.malloc_async(stream, dev, req.size)?;
         self.record_allocation(ptr, req.size, dev);
         Ok(wire::AsyncAllocation { ptr: ptr.0, device: dev })
@@ -86,7 +87,8 @@ impl MemoryHandler for Session {
             // Queued behind earlier work on the stream, which keeps the bytes.
             PlacedBulk::Owned(data) => {
                 self.allocations.resolve(req.dst, data.len() as u64, "hipMemcpy destination")?;
-                self.backend.memcpy_htod(stream, dst, data.into())?;
+                let data = PendingUpload::new(data, &self.pending_bytes);
+                self.backend.memcpy_htod(stream, dst, HostData::from_buffer(data))?;
             }
             // Bytes in the message itself (a request decoded whole, as in-memory tests send).
             PlacedBulk::None if req.data.0.is_empty() => {}
@@ -243,6 +245,14 @@ impl Session {
         let stream = self.stream(req.stream, alloc.device)?;
         let ptr = DevicePtr(req.dst);
         if !(req.sync || req.stream == 0) {
+            // Buffered until the stream runs the copy: bounded per session.
+            let (pending, max) = (self.pending_bytes.load(Ordering::Acquire), self.config.limits.max_pending_bytes);
+            if pending.saturating_add(len) > max {
+                return Err(Failure::new(
+                    Status::OUT_OF_MEMORY,
+                    format!("{len}-byte upload refused: the session's queued uploads would pass {max} bytes (--max-pending-mib); synchronize first"),
+                ));
+            }
             return Ok(BulkDestination::Owned);
         }
         let direct = self.gpu_direct_possible();
@@ -276,9 +286,20 @@ impl Session {
         Ok(())
     }
 
-    fn check_allocation_capacity(&self) -> Result<(), Failure> {
+    /// Refuses an allocation of `size` bytes past the session's count or memory bound,
+    /// before anything is allocated.
+    fn check_allocation_capacity(&self, size: u64) -> Result<(), Failure> {
         if self.allocations.len() >= MAX_ALLOCATIONS_PER_SESSION {
             return Err(Failure::new(Status::OUT_OF_MEMORY, format!("session holds the maximum of {MAX_ALLOCATIONS_PER_SESSION} allocations")));
+        }
+        if let Some(max) = self.config.limits.max_memory {
+            let held = self.allocations.total_bytes();
+            if held.checked_add(size).is_none_or(|total| total > max) {
+                return Err(Failure::new(
+                    Status::OUT_OF_MEMORY,
+                    format!("{size} more bytes would pass the session's device memory bound of {max} (holds {held}; --max-session-memory-mib)"),
+                ));
+            }
         }
         Ok(())
     }
@@ -389,6 +410,32 @@ fn deferred_data_reply(late: &Arc<LateReplies>, cx: &CallCx, len: usize) -> Resu
         }
         drop(reservation);
     }))
+}
+
+/// An upload's bytes, counted in the session's pending bytes until the copy ran (or was
+/// refused) and they are dropped.
+struct PendingUpload {
+    bytes: Vec<u8>,
+    pending: Arc<AtomicUsize>,
+}
+
+impl PendingUpload {
+    fn new(bytes: Vec<u8>, pending: &Arc<AtomicUsize>) -> Self {
+        pending.fetch_add(bytes.len(), Ordering::AcqRel);
+        Self { bytes, pending: Arc::clone(pending) }
+    }
+}
+
+impl AsRef<[u8]> for PendingUpload {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl Drop for PendingUpload {
+    fn drop(&mut self) {
+        self.pending.fetch_sub(self.bytes.len(), Ordering::AcqRel);
+    }
 }
 
 /// Reply bytes reserved in a session's [`LateReplies`], given back on drop unless handed on.

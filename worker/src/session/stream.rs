@@ -13,13 +13,15 @@ impl StreamHandler for Session {
             return Err(Failure::new(Status::INVALID_VALUE, format!("unknown stream flags {:#x}", req.flags)));
         }
         self.streams.check_capacity()?;
-        let handle = self.backend.stream_create(dev, req.flags, req.priority)?;
+        self.reserve_worker_stream()?;
+        let handle = self.backend.stream_create(dev, req.flags, req.priority).inspect_err(|_| self.release_worker_stream())?;
         let blocking = req.flags & stream_flags::NON_BLOCKING == 0;
         Ok(wire::StreamCreated { stream: self.streams.insert((handle, dev, blocking)) })
     }
 
     fn stream_destroy(&mut self, _cx: &mut CallCx, req: wire::StreamRef) -> Result<wire::Empty, Failure> {
         let (handle, _, _) = self.streams.remove(req.stream)?;
+        self.release_worker_stream();
         self.backend.stream_destroy(handle)?;
         Ok(wire::Empty {})
     }
