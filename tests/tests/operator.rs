@@ -25,7 +25,8 @@ struct Operated {
 }
 
 fn start(auth_token: Option<&str>) -> Operated {
-    let backend = Arc::new(HostBackend::new(HostConfig { devices: 2, memory_per_device: DEVICE_BYTES, allow_host_code: true }));
+    let backend =
+        Arc::new(HostBackend::new(HostConfig { devices: 2, memory_per_device: DEVICE_BYTES, allow_host_code: true, ..HostConfig::default() }));
     let config = WorkerConfig {
         session: SessionConfig {
             worker_name: "operator-test".into(),

@@ -818,16 +818,14 @@ fn pitched_peer_and_stream_ordered_memory_are_checked() {
 /// waits, so the client can tell it from a frozen one; the synchronize's reply follows.
 #[test]
 fn a_long_synchronize_sends_heartbeats_until_its_reply() {
-    use hip_worker::backend::{stream_flags, StreamBackend};
     use std::time::Instant;
     with_bystander(|worker| {
         let mut c = Client::greeted(worker);
-        // A long-running operation queued on the device (what a long kernel is to the null
-        // stream's synchronize), by the backend directly: the host backend has no kernel that
-        // sleeps on request.
-        let stream = worker.backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
+        // Long-running work on one of the client's streams (what a long kernel is to the null
+        // stream's synchronize): memsets queued for about 3.5 s.
+        let (ptr, stream) = (c.malloc(FLOOD_BYTES), c.stream_create(0));
         let busy = Duration::from_millis(3500);
-        worker.backend.launch_host_func(stream, Box::new(move || std::thread::sleep(busy))).unwrap();
+        c.flood(ptr, stream, busy);
         let started = Instant::now();
         let id = c.send(&Request::StreamSynchronize(wire::StreamRef { stream: 0 }), Flags::empty());
         let mut heartbeats = Vec::new();
@@ -842,12 +840,155 @@ fn a_long_synchronize_sends_heartbeats_until_its_reply() {
             heartbeats.push(started.elapsed());
         };
         assert!(matches!(reply.response(), Response::StreamSynchronize(_)));
-        assert!(started.elapsed() >= busy);
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_secs(2), "the queued work took only {waited:?}");
         // One a second (WORKER_HEARTBEAT) while nothing else is sent.
-        assert!((2..=5).contains(&heartbeats.len()), "heartbeats at {heartbeats:?}");
+        let seconds = waited.as_secs() as usize;
+        assert!((seconds - 1..=seconds + 1).contains(&heartbeats.len()), "heartbeats at {heartbeats:?} in {waited:?}");
         // Idle again: no more heartbeats, the next call's reply comes first.
         c.ping(5);
-        worker.backend.stream_destroy(stream).unwrap();
+    });
+}
+
+/// Bytes each flooding memset writes.
+const FLOOD_BYTES: u64 = 32 << 20;
+
+impl Client {
+    fn stream_create(&mut self, flags: u32) -> u64 {
+        match self.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags, priority: 0 })).response() {
+            Response::StreamCreate(s) => s.stream,
+            other => panic!("StreamCreate answered with {other:?}"),
+        }
+    }
+
+    fn memset(&mut self, dst: u64, count: u64, stream: u64, flags: Flags) -> u64 {
+        self.send(&Request::Memset(wire::Memset { dst, value: 0x5a, width: wire::MemsetWidth::Byte, count, stream, sync: false }), flags)
+    }
+
+    /// Queues fire-and-forget memsets of [`FLOOD_BYTES`] at `ptr` on `stream` worth about
+    /// `busy` of work (timed from one synchronous memset first).
+    fn flood(&mut self, ptr: u64, stream: u64, busy: Duration) {
+        let mut memset = || {
+            let started = std::time::Instant::now();
+            let r = self.call(&Request::Memset(wire::Memset {
+                dst: ptr,
+                value: 1,
+                width: wire::MemsetWidth::Byte,
+                count: FLOOD_BYTES,
+                stream: 0,
+                sync: true,
+            }));
+            assert!(matches!(r.response(), Response::Memset(_)));
+            started.elapsed()
+        };
+        memset(); // the first touches fresh pages: slower than the rest
+        let one = memset().min(memset()).max(Duration::from_micros(100));
+        let count = (busy.as_secs_f64() / one.as_secs_f64()).ceil() as usize;
+        for _ in 0..count.min(100_000) {
+            self.memset(ptr, FLOOD_BYTES, stream, Flags::NO_REPLY);
+        }
+    }
+
+    /// A synchronous 4 KiB upload and download on the null stream; returns how long it took.
+    fn small_sync_copy(&mut self, ptr: u64) -> Duration {
+        let started = std::time::Instant::now();
+        let data = [7u8; 4096];
+        let r = self.call(&Request::MemcpyHtoD(wire::MemcpyHtoD { dst: ptr, stream: 0, sync: true, data: Bulk(&data) }));
+        assert!(matches!(r.response(), Response::MemcpyHtoD(_)));
+        let r = self.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: 4096, stream: 0 }));
+        assert!(matches!(r.response(), Response::MemcpyDtoH(d) if d.data.0 == data.as_slice()));
+        started.elapsed()
+    }
+}
+
+/// One client's queued work never delays another client's synchronous calls: while A has
+/// seconds of work queued on a blocking stream of its own and on its null stream, B's 4 KiB
+/// synchronous copies and its device synchronize finish at once (they used to wait for A's
+/// blocking streams: the null stream and the device synchronize were the device's, shared).
+#[test]
+fn one_clients_queued_work_does_not_delay_anothers_synchronous_calls() {
+    use std::time::Instant;
+    with_bystander(|worker| {
+        let mut a = Client::greeted(worker);
+        let (a_ptr, a_stream) = (a.malloc(FLOOD_BYTES), a.stream_create(0));
+        let mut b = Client::greeted(worker);
+        let b_ptr = b.malloc(4096);
+        b.small_sync_copy(b_ptr);
+
+        let busy = Duration::from_secs(3);
+        a.flood(a_ptr, a_stream, busy);
+        let flooded = Instant::now();
+        // A's null stream too: work on A's session, never on B's.
+        std::thread::scope(|scope| {
+            let a = &mut a;
+            let flooding = scope.spawn(move || {
+                for _ in 0..20 {
+                    a.memset(a_ptr, FLOOD_BYTES, 0, Flags::NO_REPLY);
+                }
+                let id = a.send(&Request::DeviceSynchronize(wire::DeviceRef { device: 0 }), Flags::empty());
+                // Heartbeats (request id 0) come while it waits.
+                while a.recv().header.request_id != id {}
+            });
+            for _ in 0..5 {
+                let took = b.small_sync_copy(b_ptr);
+                assert!(took < Duration::from_secs(1), "B's 4 KiB synchronous copy waited {took:?} behind A's queued work");
+            }
+            let started = Instant::now();
+            let r = b.call(&Request::DeviceSynchronize(wire::DeviceRef { device: 0 }));
+            assert!(matches!(r.response(), Response::DeviceSynchronize(_)));
+            assert!(started.elapsed() < Duration::from_secs(1), "B's device synchronize waited {:?} for A's work", started.elapsed());
+            flooding.join().expect("A's flood")
+        });
+        // A's own synchronize did wait for its work.
+        assert!(flooded.elapsed() >= busy / 2, "A's work was not queued: done after {:?}", flooded.elapsed());
+        a.ping(1);
+    });
+}
+
+/// A client creating 4 096 streams gets the session's limit of them and hipErrorOutOfMemory
+/// for the rest; every stream given work still leaves the worker's thread count bounded
+/// (a thread per stream made it grow by one per stream), and another client is served.
+#[test]
+#[cfg(target_os = "linux")]
+fn thousands_of_streams_keep_the_worker_threads_bounded() {
+    use hip_worker::session::MAX_STREAMS_PER_SESSION;
+    fn threads() -> usize {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        status.lines().find_map(|l| l.strip_prefix("Threads:")).and_then(|v| v.trim().parse().ok()).unwrap_or(0)
+    }
+    with_bystander(|worker| {
+        let mut greedy = Client::greeted(worker);
+        let ptr = greedy.malloc(4096);
+        let (mut streams, mut refused) = (Vec::new(), 0);
+        for _ in 0..4096 {
+            let reply = greedy.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 0, priority: 0 }));
+            match reply.is_error() {
+                true => {
+                    assert_eq!(reply.error().0, Status::OUT_OF_MEMORY);
+                    refused += 1;
+                }
+                false => match reply.response() {
+                    Response::StreamCreate(s) => streams.push(s.stream),
+                    other => panic!("{other:?}"),
+                },
+            }
+        }
+        assert_eq!(streams.len(), MAX_STREAMS_PER_SESSION);
+        assert_eq!(refused, 4096 - MAX_STREAMS_PER_SESSION);
+        // Work on every stream, so each needs running.
+        for &stream in &streams {
+            greedy.memset(ptr, 4096, stream, Flags::NO_REPLY);
+        }
+        let peak = threads();
+        assert!(peak < 256, "{peak} threads for {} streams", streams.len());
+        let mut polite = Client::greeted(worker);
+        polite.round_trip(5);
+        let r = greedy.call(&Request::DeviceSynchronize(wire::DeviceRef { device: 0 }));
+        assert!(matches!(r.response(), Response::DeviceSynchronize(_)));
+        // Freeing streams makes room again.
+        let r = greedy.call(&Request::StreamDestroy(wire::StreamRef { stream: streams[0] }));
+        assert!(matches!(r.response(), Response::StreamDestroy(_)));
+        greedy.stream_create(1);
     });
 }
 
@@ -902,5 +1043,69 @@ fn unread_replies_are_bounded() {
         greedy.round_trip(3);
         let r = greedy.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: COPY as u64, stream }));
         assert!(matches!(r.response(), Response::MemcpyDtoH(_)));
+    });
+}
+
+/// Each bound (session memory, events, pending uploads; the worker's streams) answers
+/// hipErrorOutOfMemory before allocating, never a crash, and the session is served again once
+/// it frees.
+#[test]
+fn session_and_worker_limits_answer_out_of_memory_and_recover() {
+    use hip_worker::session::SessionLimits;
+    const MIB: u64 = 1 << 20;
+    fn refused(reply: Reply) {
+        assert_eq!(reply.error().0, Status::OUT_OF_MEMORY, "{:?}", reply.error());
+    }
+    let mut config = config_with(None);
+    config.session.limits =
+        SessionLimits { max_events: 2, max_memory: Some(48 * MIB), max_pending_bytes: MIB as usize, max_worker_streams: 4, ..Default::default() };
+    with_bystander_on(TestWorker::in_memory(config), |worker| {
+        let mut c = Client::greeted(worker);
+        // Device memory per session.
+        let big = c.malloc(40 * MIB);
+        refused(c.call(&Request::Malloc(wire::Malloc { device: 0, size: 16 * MIB, flags: 0 })));
+        assert!(matches!(c.call(&Request::Free(wire::Free { ptr: big })).response(), Response::Free(_)));
+        let big = c.malloc(48 * MIB);
+        assert!(matches!(c.call(&Request::Free(wire::Free { ptr: big })).response(), Response::Free(_)));
+
+        // Events per session.
+        let event = |c: &mut Client| c.call(&Request::EventCreate(wire::EventCreate { device: 0, flags: 0 }));
+        let first = match event(&mut c).response() {
+            Response::EventCreate(e) => e.event,
+            other => panic!("{other:?}"),
+        };
+        assert!(!event(&mut c).is_error());
+        refused(event(&mut c));
+        assert!(!c.call(&Request::EventDestroy(wire::EventRef { event: first })).is_error());
+        assert!(!event(&mut c).is_error());
+
+        // Streams of the whole worker: the bystander's null stream holds one of the 4.
+        let streams: Vec<u64> = (0..3).map(|_| c.stream_create(0)).collect();
+        refused(c.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 0, priority: 0 })));
+        let mut other = Client::greeted(worker);
+        refused(other.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 0, priority: 0 })));
+        for stream in &streams[1..] {
+            assert!(!c.call(&Request::StreamDestroy(wire::StreamRef { stream: *stream })).is_error());
+        }
+        other.stream_create(1);
+
+        // Uploads queued behind a busy stream: 1 MiB may wait, more is refused.
+        let (ptr, stream) = (c.malloc(FLOOD_BYTES), streams[0]);
+        c.flood(ptr, stream, Duration::from_secs(1));
+        let chunk = vec![3u8; 512 << 10];
+        let upload = |c: &mut Client| c.call(&Request::MemcpyHtoD(wire::MemcpyHtoD { dst: ptr, stream, sync: false, data: Bulk(&chunk) }));
+        assert!(!upload(&mut c).is_error());
+        assert!(!upload(&mut c).is_error());
+        refused(upload(&mut c));
+        let id = c.send(&Request::StreamSynchronize(wire::StreamRef { stream }), Flags::empty());
+        let reply = loop {
+            match c.recv() {
+                heartbeat if heartbeat.header.request_id == 0 => continue,
+                reply => break reply,
+            }
+        };
+        assert_eq!(reply.header.request_id, id);
+        assert!(matches!(reply.response(), Response::StreamSynchronize(_)));
+        assert!(!upload(&mut c).is_error(), "the bound is given back once the stream ran the uploads");
     });
 }

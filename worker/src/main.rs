@@ -57,12 +57,37 @@ struct Cli {
     /// clients you trust. Without it, kernels are refused with hipErrorNotSupported.
     #[arg(long)]
     allow_host_code: bool,
+    /// Threads running every stream's queued work (host backend; default 2 per core): the
+    /// worker's stream threads stay bounded however many streams clients create.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    stream_threads: Option<u64>,
     /// Most bytes of device-to-host replies one session may have queued or in flight, MiB:
     /// a client that never reads its replies holds no more; copies past it fail with
     /// hipErrorOutOfMemory.
     #[arg(long, default_value_t = (hip_worker::session::DEFAULT_MAX_QUEUED_REPLY_BYTES >> 20) as u64,
           value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     max_queued_reply_mib: u64,
+    /// Most streams one session may hold; more are refused with hipErrorOutOfMemory.
+    #[arg(long, default_value_t = hip_worker::session::MAX_STREAMS_PER_SESSION, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    max_session_streams: usize,
+    /// Most events one session may hold; more are refused with hipErrorOutOfMemory.
+    #[arg(long, default_value_t = hip_worker::session::MAX_EVENTS_PER_SESSION, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    max_session_events: usize,
+    /// Most modules one session may have loaded; more are refused with hipErrorOutOfMemory.
+    #[arg(long, default_value_t = hip_worker::session::MAX_MODULES_PER_SESSION, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    max_session_modules: usize,
+    /// Most device memory one session may hold allocated, MiB (default: the device's
+    /// capacity); allocations past it fail with hipErrorOutOfMemory.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    max_session_memory_mib: Option<u64>,
+    /// Most bytes of one session's asynchronous uploads received but not yet run by their
+    /// stream, MiB; uploads past it fail with hipErrorOutOfMemory.
+    #[arg(long, default_value_t = (hip_worker::session::DEFAULT_MAX_PENDING_BYTES >> 20) as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    max_pending_mib: u64,
+    /// Most streams of all sessions together; more are refused with hipErrorOutOfMemory.
+    #[arg(long, default_value_t = hip_worker::session::MAX_WORKER_STREAMS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    max_worker_streams: usize,
     /// Token a client must prove it holds (HIP_REMOTE_TOKEN on the client); tenant `default`.
     /// It never crosses the wire: clients answer a challenge (HMAC-SHA256).
     #[arg(long, env = "HIP_REMOTE_TOKEN", hide_env_values = true)]
@@ -119,6 +144,9 @@ fn init_logging(cli: &Cli) -> Result<(), String> {
 fn make_backend(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
     let host = || {
         let mut config = HostConfig { devices: cli.host_devices.max(1), allow_host_code: cli.allow_host_code, ..HostConfig::default() };
+        if let Some(threads) = cli.stream_threads {
+            config.stream_threads = threads as usize;
+        }
         if let Some(mib) = cli.host_memory_mib {
             config.memory_per_device = mib.saturating_mul(1 << 20);
         }
@@ -311,6 +339,15 @@ fn main() -> std::process::ExitCode {
             rdma_endpoint: None,
             metrics: Arc::default(),
             max_queued_reply_bytes: (cli.max_queued_reply_mib << 20) as usize,
+            limits: hip_worker::session::SessionLimits {
+                max_streams: cli.max_session_streams,
+                max_events: cli.max_session_events,
+                max_modules: cli.max_session_modules,
+                max_memory: cli.max_session_memory_mib.map(|mib| mib.saturating_mul(1 << 20)),
+                max_pending_bytes: (cli.max_pending_mib << 20) as usize,
+                max_worker_streams: cli.max_worker_streams,
+                worker_streams: Arc::default(),
+            },
         },
         tcp,
         limits: ConnectionLimits {

@@ -317,7 +317,7 @@ mod tests {
     #[test]
     fn device_memory_follows_allocations() {
         use crate::backend::MemoryBackend;
-        let backend = HostBackend::new(HostConfig { devices: 2, memory_per_device: 64 << 20, allow_host_code: true });
+        let backend = HostBackend::new(HostConfig { devices: 2, memory_per_device: 64 << 20, allow_host_code: true, ..HostConfig::default() });
         let before = Metrics::default().render(&backend);
         assert!(before.contains("hip_worker_device_memory_total_bytes{device=\"1\"} 67108864\n"), "{before}");
         let ptr = backend.malloc(1, 1 << 20).unwrap();

@@ -31,7 +31,8 @@ pub struct TestWorker {
 
 impl TestWorker {
     pub fn in_memory(config: WorkerConfig) -> Self {
-        let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: DEVICE_BYTES, allow_host_code: true }));
+        let backend =
+            Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: DEVICE_BYTES, allow_host_code: true, ..HostConfig::default() }));
         Self { backend, config, sessions: Mutex::default(), tcp: None }
     }
 

@@ -24,7 +24,10 @@ pub enum BackendKind {
 
 /// Builds the backend `kind` names (`auto`: cuda when it opens, else host, saying why).
 pub fn make_backend(kind: BackendKind) -> Result<Arc<dyn Backend>, String> {
-    let host = || Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 4 << 30, allow_host_code: true })) as Arc<dyn Backend>;
+    let host = || {
+        Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 4 << 30, allow_host_code: true, ..HostConfig::default() }))
+            as Arc<dyn Backend>
+    };
     match kind {
         BackendKind::Host => Ok(host()),
         BackendKind::Cuda => cuda().map_err(|e| format!("the cuda backend is unavailable: {e}")),

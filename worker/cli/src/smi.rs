@@ -206,7 +206,7 @@ mod tests {
 
     #[test]
     fn parses_what_the_worker_renders() {
-        let backend = HostBackend::new(HostConfig { devices: 2, memory_per_device: 64 << 20, allow_host_code: true });
+        let backend = HostBackend::new(HostConfig { devices: 2, memory_per_device: 64 << 20, allow_host_code: true, ..HostConfig::default() });
         let ptr = backend.malloc(1, 3 << 20).unwrap();
         let samples = parse_exposition(&Metrics::default().render(&backend));
         backend.free(ptr).unwrap();

@@ -14,7 +14,7 @@ fn smi(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn smi_shows_devices_memory_and_sessions() {
-    let backend = Arc::new(HostBackend::new(HostConfig { devices: 2, memory_per_device: 64 << 20, allow_host_code: true }));
+    let backend = Arc::new(HostBackend::new(HostConfig { devices: 2, memory_per_device: 64 << 20, allow_host_code: true, ..HostConfig::default() }));
     let metrics = Arc::new(Metrics::default());
     let server = MetricsServer::start("127.0.0.1:0".parse().unwrap(), backend.clone(), metrics.clone()).expect("endpoint");
     let addr = server.local_addr().to_string();

@@ -2,8 +2,9 @@
 //! without a GPU. It reports itself plainly (`gcnArchName` `host`, a name saying "host
 //! emulation") and behaves like a GPU where clients can tell:
 //!
-//! * **Streams** are executor threads, one per stream, running their FIFO of operations
-//!   asynchronously and in order, so a client that forgets to synchronize sees stale data
+//! * **Streams** are FIFOs of operations run asynchronously and in order by one bounded pool
+//!   of threads shared by every stream of the worker ([`HostConfig::stream_threads`]; streams
+//!   are served round-robin, one operation of a stream at a time, see `executor`), so a client that forgets to synchronize sees stale data
 //!   here too. A queued operation that fails (or panics) latches its error on the stream;
 //!   every later [`StreamBackend::stream_synchronize`]/[`StreamBackend::stream_query`] of that stream
 //!   reports it until the stream is destroyed. Later operations still run, so event records
@@ -11,8 +12,10 @@
 //! * **The null stream** (`stream: None`) runs its operation synchronously on the caller's
 //!   thread, after every *blocking* stream (created without `hipStreamNonBlocking`) of the
 //!   devices involved has finished the work it had when the call began: HIP's legacy-stream
-//!   semantics. Non-blocking streams are not waited for. The legacy stream is per device,
-//!   not per session, as on a real GPU shared by one process.
+//!   semantics. Non-blocking streams are not waited for. This `None` stream is per device,
+//!   as on a real GPU shared by one process; sessions never use it: each has its own
+//!   stand-in per device (`stream_flags::SESSION_DEFAULT`), which runs on the caller's thread
+//!   like it, with the session ordering it after its own blocking streams only.
 //! * **Memory** is zeroed host memory, counted against a per-device capacity shared by all
 //!   sessions. Requests beyond the free capacity fail before anything is allocated; a host
 //!   allocator refusal is `OutOfMemory`, never an abort. **Device pointers are host
@@ -58,6 +61,7 @@
 //! [`MemoryBackend::with_device_bytes_mut`]: crate::backend::MemoryBackend::with_device_bytes_mut
 
 mod event;
+mod executor;
 #[cfg(test)]
 mod kernel_tests;
 mod launch;
@@ -74,6 +78,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use self::event::Event;
+use self::executor::StreamExecutor;
+pub use self::executor::{default_stream_threads, STREAM_THREADS_PER_CORE};
 use self::launch::{KernelTracker, MAX_KERNEL_THREADS};
 use self::memory::{AddressSpace, DeviceMemory, Region, RowLayout};
 use self::module::{HostModule, Kernel, ModuleLimits};
@@ -96,12 +102,16 @@ pub struct HostConfig {
     /// (`hip-worker --allow-host-code`). Without it the backend still serves memory, copies,
     /// streams and events, and refuses kernels with `hipErrorNotSupported`, saying why.
     pub allow_host_code: bool,
+    /// Threads of the pool that runs every stream's work (`hip-worker --stream-threads`;
+    /// default [`default_stream_threads`]). However many streams clients create, the
+    /// backend runs at most this many stream threads (plus each running kernel's helpers).
+    pub stream_threads: usize,
 }
 
 impl Default for HostConfig {
     /// One device with `min(physical RAM / 2, 16 GiB)`.
     fn default() -> Self {
-        Self { devices: 1, memory_per_device: properties::default_capacity(), allow_host_code: false }
+        Self { devices: 1, memory_per_device: properties::default_capacity(), allow_host_code: false, stream_threads: default_stream_threads() }
     }
 }
 
@@ -175,6 +185,8 @@ pub struct HostBackend {
     next_handle: AtomicU64,
     /// See [`HostConfig::allow_host_code`].
     allow_host_code: bool,
+    /// Runs every stream's work; dropped (joined) after the streams drained.
+    executor: StreamExecutor,
 }
 
 impl Default for HostBackend {
@@ -204,6 +216,7 @@ impl HostBackend {
             kernel_threads,
             next_handle: AtomicU64::new(1),
             allow_host_code: config.allow_host_code,
+            executor: StreamExecutor::new(config.stream_threads),
         }
     }
 

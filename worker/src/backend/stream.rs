@@ -8,8 +8,16 @@ pub mod stream_flags {
     pub const DEFAULT: u32 = 0x0;
     /// `hipStreamNonBlocking`: no implicit synchronization with the null stream.
     pub const NON_BLOCKING: u32 = 0x1;
-    /// Every flag a backend accepts.
+    /// Every flag a client may ask for.
     pub const SUPPORTED: u32 = NON_BLOCKING;
+    /// Internal, never from a client: the stream a session uses in place of the null stream
+    /// of a device, so sessions never share one (one client's queued null-stream work must
+    /// not delay another client's synchronous call). It does not synchronize with other
+    /// streams by itself; the session orders it after its own blocking streams, and them
+    /// after it, with [`StreamBackend::stream_order_after`](super::StreamBackend::stream_order_after).
+    /// The host backend runs its work on the caller's thread, as its null stream does; GPU
+    /// backends create a non-blocking stream.
+    pub const SESSION_DEFAULT: u32 = 0x8000_0000;
 }
 
 /// A host function queued on a stream (`hipLaunchHostFunc`). It runs on the stream's
@@ -46,6 +54,12 @@ pub trait StreamBackend {
     /// `(flags, priority)` of a created stream: the flags it was created with and its
     /// priority after clamping (`hipStreamGetFlags`, `hipStreamGetPriority`).
     fn stream_info(&self, stream: StreamHandle) -> Result<(u32, i32), BackendError>;
+
+    /// Makes later work on `waiter` wait until `waited` has run everything submitted to it
+    /// so far (an event recorded on `waited` and waited for on `waiter`, without the
+    /// event). Sessions use it for the legacy null stream's implicit synchronization with
+    /// their own blocking streams.
+    fn stream_order_after(&self, waiter: StreamHandle, waited: StreamHandle) -> Result<(), BackendError>;
 
     /// Queues `f` to run on the stream's executor after earlier work (`hipLaunchHostFunc`).
     fn launch_host_func(&self, stream: StreamHandle, f: HostFn) -> Result<(), BackendError>;

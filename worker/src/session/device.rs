@@ -21,13 +21,9 @@ impl DeviceHandler for Session {
 
     fn device_synchronize(&mut self, _cx: &mut CallCx, req: wire::DeviceRef) -> Result<wire::Empty, Failure> {
         let dev = self.device(req.device)?;
-        self.backend.device_synchronize(dev)?;
-        // A device synchronize reports errors latched on the session's streams, as HIP does.
-        for (stream, d) in self.streams.values() {
-            if *d == dev {
-                self.backend.stream_synchronize(*stream)?;
-            }
-        }
+        // The session's work only: other clients' queued work is theirs to wait for. Reports
+        // errors latched on the session's streams, as HIP does.
+        self.synchronize_session(Some(dev))?;
         Ok(wire::Empty {})
     }
 

@@ -13,8 +13,8 @@ impl EventHandler for Session {
     }
 
     fn event_record(&mut self, _cx: &mut CallCx, req: wire::EventRecord) -> Result<wire::Empty, Failure> {
-        let event = self.event(req.event)?;
-        let stream = self.stream(req.stream)?;
+        let (event, device) = *self.events.get(req.event)?;
+        let stream = self.stream(req.stream, device)?;
         self.backend.event_record(event, stream)?;
         Ok(wire::Empty {})
     }

@@ -5,11 +5,12 @@
 
 use super::tables::AllocInfo;
 use super::{CallCx, Failure, LateReplies, PlacedBulk, Session, MAX_ALLOCATIONS_PER_SESSION};
-use crate::backend::{DevicePtr, DtohDone, MemsetPattern, Pitched, Rows, StreamHandle};
+use crate::backend::{DevicePtr, DtohDone, HostData, MemsetPattern, Pitched, Rows, StreamHandle};
 use proto_core::limits::MAX_BULK_LEN;
 use proto_core::opcode::MemoryHandler;
 use proto_core::wire::{self, MemsetWidth};
 use proto_core::{Opcode, Outcome, Request, Response, Status};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Where the driver puts the bulk section of a to-device request.
@@ -26,7 +27,7 @@ impl MemoryHandler for Session {
     fn malloc(&mut self, _cx: &mut CallCx, req: wire::Malloc) -> Result<wire::Allocation, Failure> {
         let dev = self.device(req.device)?;
         check_malloc_flags(req.flags, req.size)?;
-        self.check_allocation_capacity()?;
+        self.check_allocation_capacity(req.size)?;
         // Every accepted kind is ordinary device memory to the backends: host memory is
         // coherent already, and CUDA has no uncached/fine-grained device allocations.
         let ptr = self.backend.malloc(dev, req.size)?;
@@ -36,22 +37,20 @@ impl MemoryHandler for Session {
 
     fn malloc_async(&mut self, _cx: &mut CallCx, req: wire::MallocAsync) -> Result<wire::AsyncAllocation, Failure> {
         // The allocation belongs to the stream's device (the current one for the null stream).
-        let (stream, dev) = match req.stream {
-            0 => (None, self.device(req.device)?),
-            s => {
-                let (handle, dev) = *self.streams.get(s)?;
-                (Some(handle), dev)
-            }
+        let dev = match req.stream {
+            0 => self.device(req.device)?,
+            s => self.streams.get(s)?.1,
         };
-        self.check_allocation_capacity()?;
+        let stream = self.stream(req.stream, dev)?;
+        self.check_allocation_capacity(req.size)?;
         let ptr = self.backend.malloc_async(stream, dev, req.size)?;
         self.record_allocation(ptr, req.size, dev);
         Ok(wire::AsyncAllocation { ptr: ptr.0, device: dev })
     }
 
     fn free_async(&mut self, _cx: &mut CallCx, req: wire::FreeAsync) -> Result<wire::Empty, Failure> {
-        let stream = self.stream(req.stream)?;
         self.check_freeable(req.ptr, "hipFreeAsync")?;
+        let stream = self.stream(req.stream, self.device_of(req.ptr))?;
         // Gone from the table now: later requests naming the address are refused, while
         // work queued before stays ordered ahead of the release.
         self.allocations.remove(req.ptr);
@@ -66,17 +65,15 @@ impl MemoryHandler for Session {
         }
         self.check_freeable(req.ptr, "hipFree")?;
         self.allocations.remove(req.ptr);
-        // hipFree synchronizes the device before releasing memory.
-        for (stream, _) in self.streams.values() {
-            let _ = self.backend.stream_synchronize(*stream);
-        }
+        // hipFree synchronizes the device (the session's work on it) before releasing memory.
+        let _ = self.synchronize_session(None);
         self.forget_allocation(req.ptr);
         self.backend.free(DevicePtr(req.ptr))?;
         Ok(wire::Empty {})
     }
 
     fn memcpy_htod(&mut self, cx: &mut CallCx, req: wire::MemcpyHtoD<'_>) -> Result<wire::Empty, Failure> {
-        let stream = self.stream(req.stream)?;
+        let stream = self.stream(req.stream, self.device_of(req.dst))?;
         let dst = DevicePtr(req.dst);
         match std::mem::take(&mut cx.placed) {
             // The driver wrote the bytes into device memory (see `bulk_destination`).
@@ -90,7 +87,8 @@ impl MemoryHandler for Session {
             // Queued behind earlier work on the stream, which keeps the bytes.
             PlacedBulk::Owned(data) => {
                 self.allocations.resolve(req.dst, data.len() as u64, "hipMemcpy destination")?;
-                self.backend.memcpy_htod(stream, dst, data.into())?;
+                let data = PendingUpload::new(data, &self.pending_bytes);
+                self.backend.memcpy_htod(stream, dst, HostData::from_buffer(data))?;
             }
             // Bytes in the message itself (a request decoded whole, as in-memory tests send).
             PlacedBulk::None if req.data.0.is_empty() => {}
@@ -113,13 +111,13 @@ impl MemoryHandler for Session {
             return Ok(wire::MemcpyData { data: Default::default() }.into());
         }
         let (_, alloc) = self.allocations.resolve(req.src, req.len, "hipMemcpy source")?;
-        let stream = self.stream(req.stream)?;
-        if stream.is_none() && !cx.no_reply {
+        let stream = self.stream(req.stream, alloc.device)?;
+        if req.stream == 0 && !cx.no_reply {
             // Null stream: the copy is due now, so the driver sends the reply straight from
             // device memory (GPUDirect where the transport can, else zero-copy on the host
             // backend and one staging copy on GPU backends) once earlier work is done.
             if self.gpu_direct_possible() {
-                self.wait_before_direct(None, alloc.device)?;
+                self.wait_before_direct(stream)?;
             }
             let reply = wire::MemcpyData { data: proto_core::Bulk(&[]) };
             return Ok(Outcome::ReplyFromDevice { reply, ptr: req.src, len: req.len });
@@ -137,7 +135,7 @@ impl MemoryHandler for Session {
         }
         self.allocations.resolve(req.dst, req.len, "hipMemcpy destination")?;
         self.allocations.resolve(req.src, req.len, "hipMemcpy source")?;
-        let stream = self.stream(req.stream)?;
+        let stream = self.stream(req.stream, self.device_of(req.dst))?;
         self.backend.memcpy_dtod(stream, DevicePtr(req.dst), DevicePtr(req.src), req.len)?;
         if req.sync {
             self.sync_stream(stream)?;
@@ -156,7 +154,7 @@ impl MemoryHandler for Session {
             return Ok(wire::Empty {});
         }
         self.allocations.resolve(req.dst, bytes, "hipMemset destination")?;
-        let stream = self.stream(req.stream)?;
+        let stream = self.stream(req.stream, self.device_of(req.dst))?;
         self.backend.memset(stream, DevicePtr(req.dst), pattern, req.count)?;
         if req.sync {
             self.sync_stream(stream)?;
@@ -174,7 +172,7 @@ impl MemoryHandler for Session {
             return Ok(wire::Empty {});
         }
         self.resolve_pitched(req.dst, req.pitch, rows, "hipMemcpy2D destination")?;
-        let stream = self.stream(req.stream)?;
+        let stream = self.stream(req.stream, self.device_of(req.dst))?;
         let dst = Pitched { ptr: DevicePtr(req.dst), pitch: req.pitch };
         self.backend.memcpy_htod_2d(stream, dst, req.width, req.data.0.to_vec().into())?;
         if req.sync {
@@ -195,7 +193,7 @@ impl MemoryHandler for Session {
             return Ok(wire::MemcpyData { data: Default::default() }.into());
         }
         self.resolve_pitched(req.src, req.pitch, rows, "hipMemcpy2D source")?;
-        let stream = self.stream(req.stream)?;
+        let stream = self.stream(req.stream, self.device_of(req.src))?;
         let src = Pitched { ptr: DevicePtr(req.src), pitch: req.pitch };
         let done = deferred_data_reply(&self.late, cx, packed as usize)?;
         self.backend.memcpy_dtoh_2d(stream, src, rows, done)?;
@@ -209,7 +207,7 @@ impl MemoryHandler for Session {
         }
         self.resolve_pitched(req.dst, req.dst_pitch, rows, "hipMemcpy2D destination")?;
         self.resolve_pitched(req.src, req.src_pitch, rows, "hipMemcpy2D source")?;
-        let stream = self.stream(req.stream)?;
+        let stream = self.stream(req.stream, self.device_of(req.dst))?;
         let dst = Pitched { ptr: DevicePtr(req.dst), pitch: req.dst_pitch };
         let src = Pitched { ptr: DevicePtr(req.src), pitch: req.src_pitch };
         self.backend.memcpy_dtod_2d(stream, dst, src, rows)?;
@@ -227,7 +225,7 @@ impl MemoryHandler for Session {
         }
         self.allocations.resolve(req.dst, req.len, "hipMemcpyPeer destination")?;
         self.allocations.resolve(req.src, req.len, "hipMemcpyPeer source")?;
-        let stream = self.stream(req.stream)?;
+        let stream = self.stream(req.stream, dst_dev)?;
         self.backend.memcpy_peer(stream, DevicePtr(req.dst), dst_dev, DevicePtr(req.src), src_dev, req.len)?;
         if req.sync {
             self.sync_stream(stream)?;
@@ -244,16 +242,24 @@ impl Session {
             return Err(Failure::new(Status::INVALID_VALUE, format!("{} carries no data for the device", request.opcode())));
         };
         let (_, alloc) = self.allocations.resolve(req.dst, len as u64, "hipMemcpy destination")?;
-        let stream = self.stream(req.stream)?;
+        let stream = self.stream(req.stream, alloc.device)?;
         let ptr = DevicePtr(req.dst);
-        if !(req.sync || stream.is_none()) {
+        if !(req.sync || req.stream == 0) {
+            // Buffered until the stream runs the copy: bounded per session.
+            let (pending, max) = (self.pending_bytes.load(Ordering::Acquire), self.config.limits.max_pending_bytes);
+            if pending.saturating_add(len) > max {
+                return Err(Failure::new(
+                    Status::OUT_OF_MEMORY,
+                    format!("{len}-byte upload refused: the session's queued uploads would pass {max} bytes (--max-pending-mib); synchronize first"),
+                ));
+            }
             return Ok(BulkDestination::Owned);
         }
         let direct = self.gpu_direct_possible();
         if direct {
             // GPUDirect: the NIC writes into device memory itself, once the work ordered
             // before this copy is done.
-            self.wait_before_direct(stream, alloc.device)?;
+            self.wait_before_direct(stream)?;
         }
         Ok(BulkDestination::Device { stream, ptr, direct })
     }
@@ -271,16 +277,29 @@ impl Session {
         Ok(())
     }
 
-    /// Lends `read` the `len` bytes of device memory at `ptr` once the null stream's earlier
-    /// work is done (zero-copy on the host backend, staged on GPUs).
+    /// Lends `read` the `len` bytes of device memory at `ptr` once the session's null
+    /// stream's earlier work is done (zero-copy on the host backend, staged on GPUs).
     pub fn read_device_bytes(&self, ptr: u64, len: u64, read: &mut dyn FnMut(&[u8])) -> Result<(), Failure> {
-        self.backend.with_device_bytes(None, DevicePtr(ptr), len, read)?;
+        // The copy's handler resolved the null stream, creating it.
+        let stream = self.null_streams.get(&self.device_of(ptr)).copied();
+        self.backend.with_device_bytes(stream, DevicePtr(ptr), len, read)?;
         Ok(())
     }
 
-    fn check_allocation_capacity(&self) -> Result<(), Failure> {
+    /// Refuses an allocation of `size` bytes past the session's count or memory bound,
+    /// before anything is allocated.
+    fn check_allocation_capacity(&self, size: u64) -> Result<(), Failure> {
         if self.allocations.len() >= MAX_ALLOCATIONS_PER_SESSION {
             return Err(Failure::new(Status::OUT_OF_MEMORY, format!("session holds the maximum of {MAX_ALLOCATIONS_PER_SESSION} allocations")));
+        }
+        if let Some(max) = self.config.limits.max_memory {
+            let held = self.allocations.total_bytes();
+            if held.checked_add(size).is_none_or(|total| total > max) {
+                return Err(Failure::new(
+                    Status::OUT_OF_MEMORY,
+                    format!("{size} more bytes would pass the session's device memory bound of {max} (holds {held}; --max-session-memory-mib)"),
+                ));
+            }
         }
         Ok(())
     }
@@ -321,18 +340,16 @@ impl Session {
         self.memory.is_some() && !self.backend.device_memory_is_host_memory()
     }
 
-    /// Waits for the work a direct NIC access must come after: the stream's, or the whole
-    /// device's for the null stream.
-    fn wait_before_direct(&self, stream: Option<crate::backend::StreamHandle>, device: crate::backend::DeviceIndex) -> Result<(), Failure> {
-        match stream {
-            Some(s) => self.backend.stream_synchronize(s)?,
-            None => self.backend.device_synchronize(device)?,
+    /// Waits for the work a direct NIC access must come after: the stream's (the session's
+    /// null stream comes after its blocking streams already, see `Session::stream`).
+    fn wait_before_direct(&self, stream: Option<StreamHandle>) -> Result<(), Failure> {
+        if let Some(s) = stream {
+            self.backend.stream_synchronize(s)?;
         }
         Ok(())
     }
 
-    fn sync_stream(&self, stream: Option<crate::backend::StreamHandle>) -> Result<(), Failure> {
-        // Null-stream work completes before the backend call returns.
+    fn sync_stream(&self, stream: Option<StreamHandle>) -> Result<(), Failure> {
         if let Some(s) = stream {
             self.backend.stream_synchronize(s)?;
         }
@@ -393,6 +410,32 @@ fn deferred_data_reply(late: &Arc<LateReplies>, cx: &CallCx, len: usize) -> Resu
         }
         drop(reservation);
     }))
+}
+
+/// An upload's bytes, counted in the session's pending bytes until the copy ran (or was
+/// refused) and they are dropped.
+struct PendingUpload {
+    bytes: Vec<u8>,
+    pending: Arc<AtomicUsize>,
+}
+
+impl PendingUpload {
+    fn new(bytes: Vec<u8>, pending: &Arc<AtomicUsize>) -> Self {
+        pending.fetch_add(bytes.len(), Ordering::AcqRel);
+        Self { bytes, pending: Arc::clone(pending) }
+    }
+}
+
+impl AsRef<[u8]> for PendingUpload {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl Drop for PendingUpload {
+    fn drop(&mut self) {
+        self.pending.fetch_sub(self.bytes.len(), Ordering::AcqRel);
+    }
 }
 
 /// Reply bytes reserved in a session's [`LateReplies`], given back on drop unless handed on.

@@ -35,14 +35,14 @@ use module::{FunctionEntry, ModuleEntry, RtcReply};
 use crate::backend::{Backend, BackendError, DeviceIndex, DeviceLimit, EventHandle, StreamHandle};
 use proto_core::Status;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use transport_core::MemoryRegistry;
 
 /// Most live allocations one session may hold.
 pub const MAX_ALLOCATIONS_PER_SESSION: usize = 1 << 20;
 /// Most live streams one session may hold.
-pub const MAX_STREAMS_PER_SESSION: usize = 4096;
+pub const MAX_STREAMS_PER_SESSION: usize = 1024;
 /// Most live events one session may hold.
 pub const MAX_EVENTS_PER_SESSION: usize = 1 << 16;
 
@@ -74,6 +74,50 @@ impl From<BackendError> for Failure {
 /// this much worker memory; copies beyond it fail with `hipErrorOutOfMemory`.
 pub const DEFAULT_MAX_QUEUED_REPLY_BYTES: usize = 256 << 20;
 
+/// Default bound on the bytes of a session's fire-and-forget uploads received but not yet
+/// executed (queued behind its streams' work, `--max-pending-mib`): past it, uploads are
+/// refused with `hipErrorOutOfMemory` before their bytes are buffered.
+pub const DEFAULT_MAX_PENDING_BYTES: usize = 256 << 20;
+/// Default bound on the streams of all sessions together (`--max-worker-streams`).
+pub const MAX_WORKER_STREAMS: usize = 16 * 1024;
+
+/// Per-session and per-worker resource bounds, each a named default with a worker flag.
+/// Exceeding one is `hipErrorOutOfMemory` (what ROCm answers when it cannot create a stream,
+/// event or module or allocate), checked before anything is allocated; the session stays
+/// usable once it frees.
+#[derive(Debug, Clone)]
+pub struct SessionLimits {
+    /// Streams per session (`--max-session-streams`).
+    pub max_streams: usize,
+    /// Events per session (`--max-session-events`).
+    pub max_events: usize,
+    /// Loaded modules per session (`--max-session-modules`).
+    pub max_modules: usize,
+    /// Device memory one session may hold allocated (`--max-session-memory-mib`); `None`:
+    /// up to the device's capacity.
+    pub max_memory: Option<u64>,
+    /// Bytes of fire-and-forget uploads received but not yet executed.
+    pub max_pending_bytes: usize,
+    /// Streams of all sessions together.
+    pub max_worker_streams: usize,
+    /// Streams live on the worker now, shared by every session.
+    pub worker_streams: Arc<AtomicUsize>,
+}
+
+impl Default for SessionLimits {
+    fn default() -> Self {
+        Self {
+            max_streams: MAX_STREAMS_PER_SESSION,
+            max_events: MAX_EVENTS_PER_SESSION,
+            max_modules: MAX_MODULES_PER_SESSION,
+            max_memory: None,
+            max_pending_bytes: DEFAULT_MAX_PENDING_BYTES,
+            max_worker_streams: MAX_WORKER_STREAMS,
+            worker_streams: Arc::default(),
+        }
+    }
+}
+
 /// Worker-wide settings a session needs.
 #[derive(Debug, Clone)]
 pub struct SessionConfig {
@@ -90,6 +134,8 @@ pub struct SessionConfig {
     /// Bound on the session's queued and in-flight device-to-host reply bytes
     /// ([`LateReplies`]).
     pub max_queued_reply_bytes: usize,
+    /// Resource bounds.
+    pub limits: SessionLimits,
 }
 
 impl Default for SessionConfig {
@@ -100,6 +146,7 @@ impl Default for SessionConfig {
             rdma_endpoint: None,
             metrics: Arc::default(),
             max_queued_reply_bytes: DEFAULT_MAX_QUEUED_REPLY_BYTES,
+            limits: SessionLimits::default(),
         }
     }
 }
@@ -123,7 +170,12 @@ pub struct Session {
     peer: Option<std::net::SocketAddr>,
     client_name: String,
     allocations: Allocations,
-    streams: Handles<(StreamHandle, DeviceIndex)>,
+    /// The client's streams: backend handle, device, and whether it is blocking (the null
+    /// stream synchronizes with it).
+    streams: Handles<(StreamHandle, DeviceIndex, bool)>,
+    /// The session's own stand-in for each device's null stream, created on first use
+    /// (`stream_flags::SESSION_DEFAULT`): sessions never share a stream.
+    null_streams: HashMap<DeviceIndex, StreamHandle>,
     events: Handles<(EventHandle, DeviceIndex)>,
     modules: Handles<ModuleEntry>,
     functions: Handles<FunctionEntry>,
@@ -131,6 +183,8 @@ pub struct Session {
     limits: HashMap<(DeviceIndex, DeviceLimit), u64>,
     /// The latest hiprtc result, borrowed by its reply.
     rtc_reply: RtcReply,
+    /// Bytes of fire-and-forget uploads held until their stream runs them.
+    pending_bytes: Arc<AtomicUsize>,
     /// Replies produced after their handler returned, and deferred statuses.
     late: Arc<LateReplies>,
     /// The transport's registry of long-lived memory: device allocations (host memory by
@@ -144,6 +198,7 @@ impl Session {
     pub fn new(backend: Arc<dyn Backend>, config: Arc<SessionConfig>) -> Self {
         let id = NEXT_SESSION_ID.fetch_add(1, Ordering::Relaxed);
         let late = Arc::new(LateReplies::with_limit(config.max_queued_reply_bytes));
+        let limits = config.limits.clone();
         Self {
             id,
             backend,
@@ -155,10 +210,12 @@ impl Session {
             peer: None,
             client_name: String::new(),
             allocations: Allocations::default(),
-            streams: Handles::new("stream", 0x5354_0000_0000_0000, MAX_STREAMS_PER_SESSION),
-            events: Handles::new("event", 0x4556_0000_0000_0000, MAX_EVENTS_PER_SESSION),
-            modules: Handles::new("module", 0x4d4f_0000_0000_0000, MAX_MODULES_PER_SESSION),
+            streams: Handles::new("stream", 0x5354_0000_0000_0000, limits.max_streams),
+            events: Handles::new("event", 0x4556_0000_0000_0000, limits.max_events),
+            modules: Handles::new("module", 0x4d4f_0000_0000_0000, limits.max_modules),
+            pending_bytes: Arc::default(),
             functions: Handles::new("function", 0x4655_0000_0000_0000, MAX_FUNCTIONS_PER_SESSION),
+            null_streams: HashMap::new(),
             limits: HashMap::new(),
             rtc_reply: RtcReply::default(),
             late,
@@ -256,12 +313,75 @@ impl Session {
         }
     }
 
-    /// Resolves a client stream handle; 0 is the null stream.
-    fn stream(&self, stream: u64) -> Result<Option<StreamHandle>, Failure> {
+    /// Resolves a client stream handle for work about to be queued; 0 is the null stream of
+    /// `device` (the device of the memory or kernel involved), which is the session's own
+    /// stand-in. Applies the legacy null stream's implicit synchronization, within this
+    /// session only: null-stream work comes after the work the session's blocking streams
+    /// have so far, and a blocking stream's next work after the null stream's.
+    fn stream(&mut self, stream: u64, device: DeviceIndex) -> Result<Option<StreamHandle>, Failure> {
         if stream == 0 {
-            return Ok(None);
+            let null = self.null_stream(device)?;
+            for &(blocking, _, _) in self.streams.values().filter(|(_, d, blocking)| *d == device && *blocking) {
+                self.backend.stream_order_after(null, blocking)?;
+            }
+            return Ok(Some(null));
         }
-        Ok(Some(self.streams.get(stream)?.0))
+        let &(handle, device, blocking) = self.streams.get(stream)?;
+        if let Some(&null) = self.null_streams.get(&device).filter(|_| blocking) {
+            self.backend.stream_order_after(handle, null)?;
+        }
+        Ok(Some(handle))
+    }
+
+    /// The device of the allocation holding `ptr`: where null-stream work on it runs. A
+    /// pointer of no allocation fails its own check later; its work goes to device 0.
+    fn device_of(&self, ptr: u64) -> DeviceIndex {
+        self.allocations.resolve(ptr, 0, "").map_or(0, |(_, info)| info.device)
+    }
+
+    /// Takes one of the worker's stream slots (given back by [`Self::release_worker_stream`]);
+    /// refused past `--max-worker-streams`.
+    fn reserve_worker_stream(&self) -> Result<(), Failure> {
+        let limits = &self.config.limits;
+        let taken = limits.worker_streams.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < limits.max_worker_streams).then_some(n + 1));
+        taken.map(drop).map_err(|_| {
+            Failure::new(
+                Status::OUT_OF_MEMORY,
+                format!("the worker runs its maximum of {} streams (--max-worker-streams)", limits.max_worker_streams),
+            )
+        })
+    }
+
+    fn release_worker_stream(&self) {
+        self.config.limits.worker_streams.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// The session's stand-in for `device`'s null stream, created on first use.
+    fn null_stream(&mut self, device: DeviceIndex) -> Result<StreamHandle, Failure> {
+        if let Some(&null) = self.null_streams.get(&device) {
+            return Ok(null);
+        }
+        self.reserve_worker_stream()?;
+        let null =
+            self.backend.stream_create(device, crate::backend::stream_flags::SESSION_DEFAULT, 0).inspect_err(|_| self.release_worker_stream())?;
+        self.null_streams.insert(device, null);
+        Ok(null)
+    }
+
+    /// Waits for everything the session queued on `device` (every device: `None`), as
+    /// `hipDeviceSynchronize` does for a process; reports the first latched error. Other
+    /// sessions' work on the device is not waited for.
+    fn synchronize_session(&self, device: Option<DeviceIndex>) -> Result<(), Failure> {
+        let on_device = |d: DeviceIndex| device.is_none_or(|want| want == d);
+        let mut first_error = Ok(());
+        let streams = self.streams.values().filter(|(_, d, _)| on_device(*d)).map(|(s, _, _)| *s);
+        let nulls = self.null_streams.iter().filter(|(d, _)| on_device(**d)).map(|(_, s)| *s);
+        for stream in streams.chain(nulls).collect::<Vec<_>>() {
+            if let Err(e) = self.backend.stream_synchronize(stream) {
+                first_error = first_error.and(Err(e));
+            }
+        }
+        Ok(first_error?)
     }
 
     /// A `hipLimit_t` the backends support; the rest are `hipErrorUnsupportedLimit`.
@@ -278,11 +398,13 @@ impl Session {
     /// modules go.
     fn release(&mut self, device: Option<DeviceIndex>) {
         let on_device = |d: DeviceIndex| device.is_none_or(|want| want == d);
-        for (_, (stream, d)) in self.streams.drain_where(|(_, d)| on_device(*d)) {
+        let nulls: Vec<StreamHandle> = self.null_streams.extract_if(|d, _| on_device(*d)).map(|(_, s)| s).collect();
+        let streams = self.streams.drain_where(|(_, d, _)| on_device(*d)).into_iter().map(|(_, (s, _, _))| s);
+        for stream in streams.chain(nulls) {
+            self.release_worker_stream();
             if let Err(e) = self.backend.stream_destroy(stream) {
                 tracing::warn!(session = self.id, %e, "destroying stream during cleanup failed");
             }
-            let _ = d;
         }
         for (_, (event, _)) in self.events.drain_where(|(_, d)| on_device(*d)) {
             if let Err(e) = self.backend.event_destroy(event) {

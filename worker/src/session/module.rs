@@ -189,7 +189,7 @@ impl ModuleHandler for Session {
             ));
         }
         let handle = function.handle;
-        let stream = self.stream(req.stream)?;
+        let stream = self.stream(req.stream, MODULE_DEVICE)?;
         let config = LaunchConfig { grid: req.grid, block: req.block, shared_mem: req.shared_mem };
         self.backend.launch_kernel(stream, handle, config, args.to_vec())?;
         Ok(wire::Empty {})

@@ -1,6 +1,7 @@
 //! Stream family: create, destroy, synchronise, query, wait on events.
 
 use super::{CallCx, Failure, Session};
+use crate::backend::stream_flags;
 use proto_core::opcode::StreamHandler;
 use proto_core::wire;
 use proto_core::Status;
@@ -8,34 +9,43 @@ use proto_core::Status;
 impl StreamHandler for Session {
     fn stream_create(&mut self, _cx: &mut CallCx, req: wire::StreamCreate) -> Result<wire::StreamCreated, Failure> {
         let dev = self.device(req.device)?;
+        if req.flags & !stream_flags::SUPPORTED != 0 {
+            return Err(Failure::new(Status::INVALID_VALUE, format!("unknown stream flags {:#x}", req.flags)));
+        }
         self.streams.check_capacity()?;
-        let handle = self.backend.stream_create(dev, req.flags, req.priority)?;
-        Ok(wire::StreamCreated { stream: self.streams.insert((handle, dev)) })
+        self.reserve_worker_stream()?;
+        let handle = self.backend.stream_create(dev, req.flags, req.priority).inspect_err(|_| self.release_worker_stream())?;
+        let blocking = req.flags & stream_flags::NON_BLOCKING == 0;
+        Ok(wire::StreamCreated { stream: self.streams.insert((handle, dev, blocking)) })
     }
 
     fn stream_destroy(&mut self, _cx: &mut CallCx, req: wire::StreamRef) -> Result<wire::Empty, Failure> {
-        let (handle, _) = self.streams.remove(req.stream)?;
+        let (handle, _, _) = self.streams.remove(req.stream)?;
+        self.release_worker_stream();
         self.backend.stream_destroy(handle)?;
         Ok(wire::Empty {})
     }
 
     fn stream_synchronize(&mut self, _cx: &mut CallCx, req: wire::StreamRef) -> Result<wire::Empty, Failure> {
-        match self.stream(req.stream)? {
-            Some(stream) => self.backend.stream_synchronize(stream)?,
-            // The null stream: everything on every device the session can see.
-            None => {
-                for dev in 0..self.backend.device_count()? {
-                    self.backend.device_synchronize(dev)?;
-                }
-            }
+        match req.stream {
+            // The null stream: everything the session queued, on every device.
+            0 => self.synchronize_session(None)?,
+            stream => self.backend.stream_synchronize(self.streams.get(stream)?.0)?,
         }
         Ok(wire::Empty {})
     }
 
     fn stream_query(&mut self, _cx: &mut CallCx, req: wire::StreamRef) -> Result<wire::QueryResult, Failure> {
-        let complete = match self.stream(req.stream)? {
-            Some(stream) => self.backend.stream_query(stream)?,
-            None => true,
+        let complete = match req.stream {
+            0 => {
+                let nulls: Vec<_> = self.null_streams.values().copied().collect();
+                let mut complete = true;
+                for null in nulls {
+                    complete &= self.backend.stream_query(null)?;
+                }
+                complete
+            }
+            stream => self.backend.stream_query(self.streams.get(stream)?.0)?,
         };
         Ok(wire::QueryResult { complete })
     }
@@ -44,8 +54,9 @@ impl StreamHandler for Session {
         if req.flags != 0 {
             return Err(Failure::new(Status::INVALID_VALUE, format!("hipStreamWaitEvent flags {:#x} must be 0", req.flags)));
         }
-        let stream = self.stream(req.stream)?;
         let event = self.event(req.event)?;
+        let device = self.events.get(req.event)?.1;
+        let stream = self.stream(req.stream, device)?;
         self.backend.stream_wait_event(stream, event)?;
         Ok(wire::Empty {})
     }
@@ -53,7 +64,7 @@ impl StreamHandler for Session {
         if req.stream == 0 {
             return Err(Failure::new(Status::INVALID_VALUE, "the null stream has no creation flags or priority"));
         }
-        let (handle, device) = *self.streams.get(req.stream)?;
+        let (handle, device, _) = *self.streams.get(req.stream)?;
         let (flags, priority) = self.backend.stream_info(handle)?;
         Ok(wire::StreamInfo { device, flags, priority })
     }

@@ -9,7 +9,7 @@ use proto_core::{wire, Status};
 use proto_core::{Bulk, StrList};
 
 fn setup() -> (Session, CallCx, Arc<HostBackend>) {
-    let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 << 20, allow_host_code: true }));
+    let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 << 20, allow_host_code: true, ..HostConfig::default() }));
     let session = Session::new(backend.clone(), Arc::new(SessionConfig::default()));
     let io = CallCx::new(1, proto_core::Opcode::Ping, false, 0);
     (session, io, backend)
@@ -256,7 +256,7 @@ fn allocations_are_announced_to_the_transport_and_withdrawn_when_freed() {
 /// allow them; a GPU image still gets its own answer.
 #[test]
 fn host_code_is_refused_unless_the_operator_allows_it() {
-    let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 << 20, allow_host_code: false }));
+    let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 << 20, allow_host_code: false, ..HostConfig::default() }));
     let mut session = Session::new(backend, Arc::new(SessionConfig::default()));
     let mut cx = CallCx::new(1, proto_core::Opcode::Ping, false, 0);
     let (options, exprs) = (list(&[]), list(&[]));

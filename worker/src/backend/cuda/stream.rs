@@ -6,9 +6,13 @@ use crate::backend::{BackendError, DeviceIndex, EventHandle, HostFn, StreamBacke
 
 impl StreamBackend for CudaBackend {
     fn stream_create(&self, dev: DeviceIndex, flags: u32, priority: i32) -> Result<StreamHandle, BackendError> {
-        if flags & !crate::backend::stream_flags::SUPPORTED != 0 {
+        use crate::backend::stream_flags::{NON_BLOCKING, SESSION_DEFAULT, SUPPORTED};
+        if flags & !(SUPPORTED | SESSION_DEFAULT) != 0 {
             return Err(BackendError::InvalidValue(format!("unknown stream flags {flags:#x}")));
         }
+        // A session's stand-in for the null stream must not synchronize with the legacy
+        // stream, which every session of the process shares.
+        let flags = if flags & SESSION_DEFAULT != 0 { NON_BLOCKING } else { flags };
         self.enter(dev)?;
         let (least, greatest) = self.stream_priority_range(dev)?;
         let priority = priority.clamp(greatest.min(least), greatest.max(least));
@@ -78,6 +82,22 @@ impl StreamBackend for CudaBackend {
         // SAFETY: as above.
         unsafe { sys::cuStreamGetPriority(s, &mut priority) }.check("cuStreamGetPriority")?;
         Ok((flags, priority))
+    }
+
+    fn stream_order_after(&self, waiter: StreamHandle, waited: StreamHandle) -> Result<(), BackendError> {
+        let waited = self.stream(Some(waited), 0)?;
+        let waiter = self.stream(Some(waiter), 0)?;
+        let mut event = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; the streams' context is current (entered above).
+        unsafe { sys::cuEventCreate(&mut event, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) }.check("cuEventCreate")?;
+        // SAFETY: a live event and stream of the current context.
+        let ordered = unsafe { sys::cuEventRecord(event, waited) }
+            .check("cuEventRecord")
+            // SAFETY: as above.
+            .and_then(|()| unsafe { sys::cuStreamWaitEvent(waiter, event, 0) }.check("cuStreamWaitEvent"));
+        // SAFETY: ours; the driver keeps a recorded event alive until the wait is resolved.
+        let _ = unsafe { sys::cuEventDestroy_v2(event) };
+        ordered
     }
 
     fn launch_host_func(&self, stream: StreamHandle, f: HostFn) -> Result<(), BackendError> {

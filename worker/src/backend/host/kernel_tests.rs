@@ -17,7 +17,7 @@ use crate::backend::{
 const MIB: u64 = 1 << 20;
 
 fn backend() -> HostBackend {
-    HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 * MIB, allow_host_code: true })
+    HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 * MIB, allow_host_code: true, ..HostConfig::default() })
 }
 
 fn have(tool: &str) -> bool {

@@ -1,5 +1,6 @@
-//! Streams of the host backend: one executor thread per stream, running a FIFO of
-//! [`StreamOp`]s in submission order; and the backend's [`StreamBackend`] impl.
+//! Streams of the host backend: a FIFO of [`StreamOp`]s per stream, run in submission order
+//! by the worker's bounded thread pool ([`executor`](super::executor)); and the backend's
+//! [`StreamBackend`] impl.
 //!
 //! Progress is counted in tickets: submitting the n-th operation returns ticket n, and the
 //! stream has reached ticket n once `completed >= n`. Waiting for "everything so far" means
@@ -9,8 +10,9 @@
 use std::collections::VecDeque;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex};
-use std::thread::{self, JoinHandle, ThreadId};
 use std::time::Instant;
+
+use super::executor::{self, Pool};
 
 use super::launch::KernelLaunch;
 use super::memory::{Region, RowLayout};
@@ -114,10 +116,18 @@ impl StreamOp {
 }
 
 /// A one-shot completion with a timestamp: the point an event record stands for.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(super) struct Signal {
-    fired_at: Mutex<Option<Instant>>,
+    state: Mutex<SignalState>,
     fired: Condvar,
+}
+
+#[derive(Default)]
+struct SignalState {
+    fired_at: Option<Instant>,
+    /// Streams parked on this signal (an event wait reached before its record), made ready
+    /// when it fires.
+    parked: Vec<(Arc<Pool>, Arc<Queue>)>,
 }
 
 impl Signal {
@@ -127,23 +137,40 @@ impl Signal {
 
     /// Marks the signal reached now; later calls keep the first timestamp.
     pub(super) fn fire(&self) {
-        lock(&self.fired_at).get_or_insert_with(Instant::now);
+        let parked = {
+            let mut state = lock(&self.state);
+            state.fired_at.get_or_insert_with(Instant::now);
+            std::mem::take(&mut state.parked)
+        };
         self.fired.notify_all();
+        for (pool, queue) in parked {
+            pool.make_ready(queue);
+        }
     }
 
     pub(super) fn fired_at(&self) -> Option<Instant> {
-        *lock(&self.fired_at)
+        lock(&self.state).fired_at
     }
 
     /// Blocks until the signal fires; returns its timestamp.
     pub(super) fn wait(&self) -> Instant {
-        let mut fired_at = lock(&self.fired_at);
+        let mut state = lock(&self.state);
         loop {
-            if let Some(at) = *fired_at {
+            if let Some(at) = state.fired_at {
                 return at;
             }
-            fired_at = wait(&self.fired, fired_at);
+            state = wait(&self.fired, state);
         }
+    }
+
+    /// Parks `queue` until the signal fires, unless it has: then `false`.
+    fn park(&self, pool: &Arc<Pool>, queue: &Arc<Queue>) -> bool {
+        let mut state = lock(&self.state);
+        if state.fired_at.is_some() {
+            return false;
+        }
+        state.parked.push((Arc::clone(pool), Arc::clone(queue)));
+        true
     }
 }
 
@@ -155,39 +182,73 @@ struct QueueState {
     /// The first failure of a queued operation; reported until the stream is destroyed.
     error: Option<BackendError>,
     closing: bool,
+    /// In the pool's run queue, being run, or parked on a signal: the stream has a turn
+    /// coming and must not be made ready again.
+    scheduled: bool,
 }
 
+/// A stream's operations and progress.
 #[derive(Default)]
-struct Queue {
+pub(super) struct Queue {
     state: Mutex<QueueState>,
-    /// Signalled when work is pushed or the stream closes.
-    work: Condvar,
     /// Signalled when an operation completes.
     progress: Condvar,
 }
 
-/// A stream: its queue and the thread draining it.
+impl Queue {
+    /// Runs the stream's next operation on the calling pool thread; returns whether the
+    /// stream has more and should go back into the run queue. An event wait whose record is
+    /// not reached yet parks the stream on the record instead of blocking the thread.
+    pub(super) fn run_one(queue: &Arc<Queue>, pool: &Arc<Pool>) -> bool {
+        let op = {
+            let mut state = lock(&queue.state);
+            let Some(op) = state.pending.pop_front() else {
+                state.scheduled = false;
+                return false;
+            };
+            if let StreamOp::WaitEvent(signal) = &op {
+                if signal.park(pool, queue) {
+                    state.pending.push_front(op);
+                    return false;
+                }
+            }
+            op
+        };
+        let kind = op.kind();
+        // A panicking operation (a host function, the session's dtoh callback) must not take
+        // the pool thread down with it: later work and every waiter would hang.
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| op.execute()))
+            .unwrap_or_else(|_| Err(BackendError::Unknown(format!("{kind} panicked on the stream executor"))));
+        let mut state = lock(&queue.state);
+        state.completed += 1;
+        if let Err(error) = outcome {
+            tracing::debug!(%error, "queued {kind} failed");
+            state.error.get_or_insert(error);
+        }
+        let more = !state.pending.is_empty();
+        state.scheduled = more;
+        drop(state);
+        queue.progress.notify_all();
+        more
+    }
+}
+
+/// A stream: its queue, served by the pool; or, for a session's stand-in for the null
+/// stream, run on the caller's thread.
 pub(super) struct Stream {
     device: DeviceIndex,
     /// Not created with `hipStreamNonBlocking`: the null stream waits for it.
     blocking: bool,
+    /// Runs each operation on the submitting thread, returning its error (the legacy null
+    /// stream's behaviour, for a session's stand-in: see `stream_flags::SESSION_DEFAULT`).
+    inline: bool,
     queue: Arc<Queue>,
-    executor: Mutex<Option<JoinHandle<()>>>,
-    executor_id: ThreadId,
+    pool: Arc<Pool>,
 }
 
 impl Stream {
-    pub(super) fn spawn(id: u64, device: DeviceIndex, blocking: bool) -> Result<Self, BackendError> {
-        let queue = Arc::new(Queue::default());
-        let executor = thread::Builder::new()
-            .name(format!("hip-host-stream-{id}"))
-            .spawn({
-                let queue = Arc::clone(&queue);
-                move || run_executor(&queue)
-            })
-            .map_err(|e| BackendError::OutOfMemory(format!("cannot start a stream executor thread: {e}")))?;
-        let executor_id = executor.thread().id();
-        Ok(Self { device, blocking, queue, executor: Mutex::new(Some(executor)), executor_id })
+    pub(super) fn new(pool: &Arc<Pool>, device: DeviceIndex, blocking: bool, inline: bool) -> Self {
+        Self { device, blocking, inline, queue: Arc::default(), pool: Arc::clone(pool) }
     }
 
     pub(super) fn device(&self) -> DeviceIndex {
@@ -198,18 +259,40 @@ impl Stream {
         self.blocking
     }
 
-    /// Queues `op`; returns its ticket.
+    /// Queues `op`; returns its ticket. An inline stream runs `op` now and returns its
+    /// failure instead.
     pub(super) fn submit(&self, op: StreamOp) -> Result<u64, BackendError> {
         let mut state = lock(&self.queue.state);
         if state.closing {
             return Err(BackendError::InvalidHandle("stream is being destroyed".into()));
         }
-        state.pending.push_back(op);
         state.submitted += 1;
         let ticket = state.submitted;
+        if self.inline {
+            drop(state);
+            let outcome = op.execute();
+            lock(&self.queue.state).completed += 1;
+            self.queue.progress.notify_all();
+            return outcome.map(|()| ticket);
+        }
+        state.pending.push_back(op);
+        let make_ready = !state.scheduled;
+        state.scheduled = true;
         drop(state);
-        self.queue.work.notify_one();
+        if make_ready {
+            self.pool.make_ready(Arc::clone(&self.queue));
+        }
         Ok(ticket)
+    }
+
+    pub(super) fn is_inline(&self) -> bool {
+        self.inline
+    }
+
+    /// Whether everything submitted has run.
+    pub(super) fn is_idle(&self) -> bool {
+        let state = lock(&self.queue.state);
+        state.completed == state.submitted
     }
 
     /// The ticket of the latest operation submitted so far.
@@ -249,26 +332,20 @@ impl Stream {
         lock(&self.queue.state).error.clone()
     }
 
-    /// Tells the executor to exit once the queue is empty; nothing is discarded.
+    /// Refuses further work; what is queued still runs.
     pub(super) fn close(&self) {
         lock(&self.queue.state).closing = true;
-        self.queue.work.notify_all();
     }
 
-    /// Closes the stream and joins its executor after it ran the queued work. Idempotent.
-    /// Called from the executor itself (a host function destroying its own stream) it only
-    /// closes: a thread cannot join itself.
+    /// Closes the stream and waits until its queued work has run. Idempotent. Called from
+    /// the stream's own work (a host function destroying its stream) it only closes: it
+    /// cannot wait for itself.
     pub(super) fn shut_down(&self) {
         self.close();
-        if thread::current().id() == self.executor_id {
+        if executor::is_running(&self.queue) {
             return;
         }
-        let Some(executor) = lock(&self.executor).take() else {
-            return;
-        };
-        if executor.join().is_err() {
-            tracing::error!(device = self.device, "stream executor thread panicked");
-        }
+        self.drain();
         if let Some(error) = self.latched_error() {
             tracing::warn!(device = self.device, %error, "stream destroyed with a latched error");
         }
@@ -281,47 +358,17 @@ impl Drop for Stream {
     }
 }
 
-/// The executor loop: pops operations in order until the queue is closed and empty.
-fn run_executor(queue: &Queue) {
-    loop {
-        let op = {
-            let mut state = lock(&queue.state);
-            loop {
-                if let Some(op) = state.pending.pop_front() {
-                    break op;
-                }
-                if state.closing {
-                    return;
-                }
-                state = wait(&queue.work, state);
-            }
-        };
-        let kind = op.kind();
-        // A panicking operation (a host function, the session's dtoh callback) must not take
-        // the executor down with it: later work and every waiter would hang.
-        let outcome = panic::catch_unwind(AssertUnwindSafe(|| op.execute()))
-            .unwrap_or_else(|_| Err(BackendError::Unknown(format!("{kind} panicked on the stream executor"))));
-        let mut state = lock(&queue.state);
-        state.completed += 1;
-        if let Err(error) = outcome {
-            tracing::debug!(%error, "queued {kind} failed");
-            state.error.get_or_insert(error);
-        }
-        drop(state);
-        queue.progress.notify_all();
-    }
-}
-
 impl StreamBackend for HostBackend {
     fn stream_create(&self, dev: DeviceIndex, flags: u32, _priority: i32) -> Result<StreamHandle, BackendError> {
         self.device(dev)?;
-        if flags & !stream_flags::SUPPORTED != 0 {
+        if flags & !(stream_flags::SUPPORTED | stream_flags::SESSION_DEFAULT) != 0 {
             return Err(BackendError::InvalidValue(format!("unknown stream flags {flags:#x}")));
         }
         // Priorities are unsupported: every priority clamps into the range (0, 0).
-        let blocking = flags & stream_flags::NON_BLOCKING == 0;
+        let session_default = flags & stream_flags::SESSION_DEFAULT != 0;
+        let blocking = flags & stream_flags::NON_BLOCKING == 0 && !session_default;
         let handle = StreamHandle::from_raw(self.next_handle());
-        let stream = Stream::spawn(handle.as_raw(), dev, blocking)?;
+        let stream = Stream::new(self.executor.pool(), dev, blocking, session_default);
         write_lock(&self.streams).insert(handle, Arc::new(stream));
         Ok(handle)
     }
@@ -365,6 +412,21 @@ impl StreamBackend for HostBackend {
         let flags = if self.stream(stream)?.is_blocking() { stream_flags::DEFAULT } else { stream_flags::NON_BLOCKING };
         // Priorities are unsupported: every stream's priority clamps to 0.
         Ok((flags, 0))
+    }
+
+    fn stream_order_after(&self, waiter: StreamHandle, waited: StreamHandle) -> Result<(), BackendError> {
+        let (waiter, waited) = (self.stream(waiter)?, self.stream(waited)?);
+        if waited.is_idle() {
+            return Ok(());
+        }
+        if waiter.is_inline() {
+            // Its next operation runs on the caller's thread right after this returns.
+            waited.drain();
+            return Ok(());
+        }
+        let signal = Arc::new(Signal::new());
+        waited.submit(StreamOp::RecordEvent(Arc::clone(&signal)))?;
+        waiter.submit(StreamOp::WaitEvent(signal)).map(drop)
     }
 
     fn launch_host_func(&self, stream: StreamHandle, f: HostFn) -> Result<(), BackendError> {

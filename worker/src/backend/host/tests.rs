@@ -13,7 +13,7 @@ use crate::backend::{stream_flags, DeviceBackend, DtohDone, EventBackend, HostFn
 const MIB: u64 = 1 << 20;
 
 fn backend() -> HostBackend {
-    HostBackend::new(HostConfig { devices: 2, memory_per_device: 64 * MIB, allow_host_code: true })
+    HostBackend::new(HostConfig { devices: 2, memory_per_device: 64 * MIB, allow_host_code: true, ..HostConfig::default() })
 }
 
 /// A host function that holds its stream until the returned sender is used or dropped, so a
@@ -240,7 +240,7 @@ fn oom_is_reported_before_allocating() {
 
     // Even with a capacity the host cannot back, a refused host allocation is an error, not an
     // abort.
-    let unbounded = HostBackend::new(HostConfig { devices: 1, memory_per_device: u64::MAX, allow_host_code: true });
+    let unbounded = HostBackend::new(HostConfig { devices: 1, memory_per_device: u64::MAX, allow_host_code: true, ..HostConfig::default() });
     let error = unbounded.malloc(0, 1 << 62).unwrap_err();
     assert_eq!(error.hip_code(), hip_code::OUT_OF_MEMORY);
     assert_eq!(unbounded.mem_get_info(0).unwrap().free, u64::MAX);
@@ -405,7 +405,7 @@ fn device_queries() {
     let bad_flags = backend.stream_create(0, 0x10, 0).unwrap_err();
     assert_eq!(bad_flags.hip_code(), hip_code::INVALID_VALUE);
 
-    let none = HostBackend::new(HostConfig { devices: 0, memory_per_device: 0, allow_host_code: true });
+    let none = HostBackend::new(HostConfig { devices: 0, memory_per_device: 0, allow_host_code: true, ..HostConfig::default() });
     assert_eq!(none.device_count(), Ok(0));
     assert_eq!(none.malloc(0, 1).unwrap_err().hip_code(), hip_code::NO_DEVICE);
 }
