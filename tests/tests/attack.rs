@@ -4,11 +4,13 @@
 //! the scenario held (device memory back to where it was).
 //!
 //! The tests live in `mod attack`, so `scripts/test.sh` runs them as a check of their own
-//! (`cargo test --test attack`). Attacks on one part of the protocol sit with that part's
-//! tests as well: `session.rs` (pre-authentication bulk and its memory, hostile header
-//! lengths, connection floods, the pre-authentication deadline, unread device-to-host
-//! replies), `c_programs.rs` (a client killed mid-copy, another session's pointers), the
-//! `fuzz/` targets (frames, messages, RDMA peers).
+//! (`cargo test --test attack`): malformed frames for every opcode, clients killed
+//! mid-transfer, trickling and idle connections, unread replies, one client's queued work
+//! against another's synchronous calls, thousands of streams, a frozen worker. Attacks on one
+//! part of the protocol sit with that part's tests as well: `session.rs` (pre-authentication
+//! bulk and its memory, hostile header lengths, connection floods, the pre-authentication
+//! deadline, the session and worker limits), `c_programs.rs` (a client killed mid-copy,
+//! another session's pointers), the `fuzz/` targets (frames, messages, RDMA peers).
 
 mod common;
 
@@ -16,7 +18,7 @@ mod attack {
     use super::common::*;
     use hip_remote_tests::{Sandbox, WorkerProcess};
     use proto_core::wire;
-    use proto_core::{Bulk, Flags, Opcode, Request, Status};
+    use proto_core::{Bulk, Flags, Opcode, Request, Response, Status};
     use std::io::{BufRead, BufReader, Write};
     use std::process::Stdio;
     use std::time::{Duration, Instant};
@@ -250,5 +252,151 @@ mod attack {
     fn signal(which: &str, pid: u32) {
         let ok = std::process::Command::new("kill").args([which, &pid.to_string()]).status().is_ok_and(|s| s.success());
         assert!(ok, "kill {which} {pid} failed");
+    }
+
+    /// One client's queued work never delays another client's synchronous calls: while A has
+    /// seconds of work queued on a blocking stream of its own and on its null stream, B's 4 KiB
+    /// synchronous copies and its device synchronize finish at once (they used to wait for A's
+    /// blocking streams: the null stream and the device synchronize were the device's, shared).
+    #[test]
+    fn one_clients_queued_work_does_not_delay_anothers_synchronous_calls() {
+        use std::time::Instant;
+        with_bystander(|worker| {
+            let mut a = Client::greeted(worker);
+            let (a_ptr, a_stream) = (a.malloc(FLOOD_BYTES), a.stream_create(0));
+            let mut b = Client::greeted(worker);
+            let b_ptr = b.malloc(4096);
+            b.small_sync_copy(b_ptr);
+
+            let busy = Duration::from_secs(3);
+            a.flood(a_ptr, a_stream, busy);
+            let flooded = Instant::now();
+            // A's null stream too: work on A's session, never on B's.
+            std::thread::scope(|scope| {
+                let a = &mut a;
+                let flooding = scope.spawn(move || {
+                    for _ in 0..20 {
+                        a.memset(a_ptr, FLOOD_BYTES, 0, Flags::NO_REPLY);
+                    }
+                    let id = a.send(&Request::DeviceSynchronize(wire::DeviceRef { device: 0 }), Flags::empty());
+                    // Heartbeats (request id 0) come while it waits.
+                    while a.recv().header.request_id != id {}
+                });
+                for _ in 0..5 {
+                    let took = b.small_sync_copy(b_ptr);
+                    assert!(took < Duration::from_secs(1), "B's 4 KiB synchronous copy waited {took:?} behind A's queued work");
+                }
+                let started = Instant::now();
+                let r = b.call(&Request::DeviceSynchronize(wire::DeviceRef { device: 0 }));
+                assert!(matches!(r.response(), Response::DeviceSynchronize(_)));
+                assert!(started.elapsed() < Duration::from_secs(1), "B's device synchronize waited {:?} for A's work", started.elapsed());
+                flooding.join().expect("A's flood")
+            });
+            // A's own synchronize did wait for its work.
+            assert!(flooded.elapsed() >= busy / 2, "A's work was not queued: done after {:?}", flooded.elapsed());
+            a.ping(1);
+        });
+    }
+
+    /// A client creating 4 096 streams gets the session's limit of them and hipErrorOutOfMemory
+    /// for the rest; every stream given work still leaves the worker's thread count bounded
+    /// (a thread per stream made it grow by one per stream), and another client is served.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn thousands_of_streams_keep_the_worker_threads_bounded() {
+        use hip_worker::session::MAX_STREAMS_PER_SESSION;
+        fn threads() -> usize {
+            let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+            status.lines().find_map(|l| l.strip_prefix("Threads:")).and_then(|v| v.trim().parse().ok()).unwrap_or(0)
+        }
+        with_bystander(|worker| {
+            let mut greedy = Client::greeted(worker);
+            let ptr = greedy.malloc(4096);
+            let (mut streams, mut refused) = (Vec::new(), 0);
+            for _ in 0..4096 {
+                let reply = greedy.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 0, priority: 0 }));
+                match reply.is_error() {
+                    true => {
+                        assert_eq!(reply.error().0, Status::OUT_OF_MEMORY);
+                        refused += 1;
+                    }
+                    false => match reply.response() {
+                        Response::StreamCreate(s) => streams.push(s.stream),
+                        other => panic!("{other:?}"),
+                    },
+                }
+            }
+            assert_eq!(streams.len(), MAX_STREAMS_PER_SESSION);
+            assert_eq!(refused, 4096 - MAX_STREAMS_PER_SESSION);
+            // Work on every stream, so each needs running.
+            for &stream in &streams {
+                greedy.memset(ptr, 4096, stream, Flags::NO_REPLY);
+            }
+            let peak = threads();
+            assert!(peak < 256, "{peak} threads for {} streams", streams.len());
+            let mut polite = Client::greeted(worker);
+            polite.round_trip(5);
+            let r = greedy.call(&Request::DeviceSynchronize(wire::DeviceRef { device: 0 }));
+            assert!(matches!(r.response(), Response::DeviceSynchronize(_)));
+            // Freeing streams makes room again.
+            let r = greedy.call(&Request::StreamDestroy(wire::StreamRef { stream: streams[0] }));
+            assert!(matches!(r.response(), Response::StreamDestroy(_)));
+            greedy.stream_create(1);
+        });
+    }
+
+    /// A client that asks for many asynchronous device-to-host copies and never reads the replies
+    /// holds at most the session's bound of worker memory: the copies past it fail with
+    /// hipErrorOutOfMemory, and other clients are served meanwhile.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn unread_replies_are_bounded() {
+        const BOUND: usize = 8 << 20;
+        const COPY: usize = 1 << 20;
+        const COPIES: usize = 400;
+        let mut config = config_with(None);
+        config.session.max_queued_reply_bytes = BOUND;
+        with_bystander_on(TestWorker::tcp(config), |worker| {
+            let mut greedy = Client::greeted(worker);
+            let ptr = greedy.malloc(COPY as u64);
+            let stream = match greedy.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 1, priority: 0 })).response() {
+                Response::StreamCreate(s) => s.stream,
+                other => panic!("{other:?}"),
+            };
+            let before = resident_bytes();
+            let ids: Vec<u64> = (0..COPIES)
+                .map(|_| greedy.send(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: COPY as u64, stream }), Flags::empty()))
+                .collect();
+            // Let the worker do all it will with them while nobody reads.
+            std::thread::sleep(Duration::from_millis(1500));
+            let grown = resident_bytes().saturating_sub(before);
+            // 400 MiB were asked for; the bound, the socket buffers and encoding scratch remain.
+            assert!(grown < 96 << 20, "worker memory grew by {} MiB for unread replies", grown >> 20);
+
+            // A well-behaved client is served while the greedy one's replies sit unread.
+            let mut polite = Client::greeted(worker);
+            polite.round_trip(7);
+
+            let (mut data, mut refused) = (0, 0);
+            let mut open: std::collections::HashSet<u64> = ids.into_iter().collect();
+            while !open.is_empty() {
+                let reply = greedy.recv();
+                if !open.remove(&reply.header.request_id) {
+                    continue; // a heartbeat
+                }
+                if reply.is_error() {
+                    assert_eq!(reply.error().0, Status::OUT_OF_MEMORY);
+                    refused += 1;
+                } else {
+                    data += 1;
+                }
+            }
+            assert!(refused > 0, "nothing was refused: the queue is not bounded");
+            assert!(data >= BOUND / COPY, "{data} copies were answered; at least the bound's worth should be");
+            // Reading the replies gave the bound back: the same client is served again.
+            greedy.round_trip(3);
+            let r = greedy.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: COPY as u64, stream }));
+            assert!(matches!(r.response(), Response::MemcpyDtoH(_)));
+        });
     }
 }

@@ -305,3 +305,61 @@ pub fn authenticate(c: &mut Client, token: &[u8]) -> Reply {
     };
     c.call(&Request::Authenticate(wire::Authenticate { response: response.as_slice().into() }))
 }
+
+/// Bytes each flooding memset writes.
+pub const FLOOD_BYTES: u64 = 32 << 20;
+
+impl Client {
+    pub fn stream_create(&mut self, flags: u32) -> u64 {
+        match self.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags, priority: 0 })).response() {
+            Response::StreamCreate(s) => s.stream,
+            other => panic!("StreamCreate answered with {other:?}"),
+        }
+    }
+
+    pub fn memset(&mut self, dst: u64, count: u64, stream: u64, flags: Flags) -> u64 {
+        self.send(&Request::Memset(wire::Memset { dst, value: 0x5a, width: wire::MemsetWidth::Byte, count, stream, sync: false }), flags)
+    }
+
+    /// Queues fire-and-forget memsets of [`FLOOD_BYTES`] at `ptr` on `stream` worth about
+    /// `busy` of work (timed from one synchronous memset first).
+    pub fn flood(&mut self, ptr: u64, stream: u64, busy: Duration) {
+        let mut memset = || {
+            let started = std::time::Instant::now();
+            let r = self.call(&Request::Memset(wire::Memset {
+                dst: ptr,
+                value: 1,
+                width: wire::MemsetWidth::Byte,
+                count: FLOOD_BYTES,
+                stream: 0,
+                sync: true,
+            }));
+            assert!(matches!(r.response(), Response::Memset(_)));
+            started.elapsed()
+        };
+        memset(); // the first touches fresh pages: slower than the rest
+        let one = memset().min(memset()).max(Duration::from_micros(100));
+        let count = (busy.as_secs_f64() / one.as_secs_f64()).ceil() as usize;
+        for _ in 0..count.min(100_000) {
+            self.memset(ptr, FLOOD_BYTES, stream, Flags::NO_REPLY);
+        }
+    }
+
+    /// A synchronous 4 KiB upload and download on the null stream; returns how long it took.
+    pub fn small_sync_copy(&mut self, ptr: u64) -> Duration {
+        let started = std::time::Instant::now();
+        let data = [7u8; 4096];
+        let r = self.call(&Request::MemcpyHtoD(wire::MemcpyHtoD { dst: ptr, stream: 0, sync: true, data: Bulk(&data) }));
+        assert!(matches!(r.response(), Response::MemcpyHtoD(_)));
+        let r = self.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: 4096, stream: 0 }));
+        assert!(matches!(r.response(), Response::MemcpyDtoH(d) if d.data.0 == data.as_slice()));
+        started.elapsed()
+    }
+}
+
+/// This process's resident memory (the worker runs in it).
+pub fn resident_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+    kib.unwrap_or(0) * 1024
+}
