@@ -57,6 +57,11 @@ struct Cli {
     /// clients you trust. Without it, kernels are refused with hipErrorNotSupported.
     #[arg(long)]
     allow_host_code: bool,
+    /// User that session processes run as when the worker runs as root (with
+    /// --allow-host-code on the host backend, each session runs in a process of its own,
+    /// confined; see docs/HOST_MODULES.md).
+    #[arg(long, default_value = "nobody")]
+    host_code_user: String,
     /// Most bytes of device-to-host replies one session may have queued or in flight, MiB:
     /// a client that never reads its replies holds no more; copies past it fail with
     /// hipErrorOutOfMemory.
@@ -102,8 +107,8 @@ struct Cli {
     log_level: Option<String>,
 }
 
-/// Installs the log; a bad `TF_DEBUG` or log filter is refused.
-fn init_logging(cli: &Cli) -> Result<(), String> {
+/// Installs the log; a bad `TF_DEBUG` or log filter is refused. Returns the filter.
+fn init_logging(cli: &Cli) -> Result<String, String> {
     let seed_debug = transport_core::config::flag(&transport_core::config::env_lookup, "TF_DEBUG").map_err(|e| e.to_string())?.unwrap_or(false);
     let filter = cli.log_level.clone().unwrap_or_else(|| {
         match (cli.verbose, seed_debug) {
@@ -113,17 +118,20 @@ fn init_logging(cli: &Cli) -> Result<(), String> {
         }
         .to_string()
     });
-    hip_worker::logging::init(&filter, "--log-level / -v / TF_DEBUG")
+    hip_worker::logging::init(&filter, "--log-level / -v / TF_DEBUG")?;
+    Ok(filter)
+}
+
+fn host_config(cli: &Cli) -> HostConfig {
+    let mut config = HostConfig { devices: cli.host_devices.max(1), allow_host_code: cli.allow_host_code, ..HostConfig::default() };
+    if let Some(mib) = cli.host_memory_mib {
+        config.memory_per_device = mib.saturating_mul(1 << 20);
+    }
+    config
 }
 
 fn make_backend(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
-    let host = || {
-        let mut config = HostConfig { devices: cli.host_devices.max(1), allow_host_code: cli.allow_host_code, ..HostConfig::default() };
-        if let Some(mib) = cli.host_memory_mib {
-            config.memory_per_device = mib.saturating_mul(1 << 20);
-        }
-        Arc::new(HostBackend::new(config)) as Arc<dyn Backend>
-    };
+    let host = || Arc::new(HostBackend::new(host_config(cli))) as Arc<dyn Backend>;
     match cli.backend {
         BackendKind::Host => Ok(host()),
         BackendKind::Cuda => cuda().map_err(|e| format!("the cuda backend is unavailable: {e}")),
@@ -259,10 +267,15 @@ fn is_loopback(addr: &str) -> bool {
 }
 
 fn main() -> std::process::ExitCode {
+    // A session process (started by a worker, never by hand): its own arguments.
+    if std::env::args().nth(1).as_deref() == Some(hip_worker::sandbox::CHILD_ARG) {
+        return hip_worker::sandbox::child::main(std::env::args().skip(2));
+    }
     let cli = Cli::parse();
     // Bad settings stop the worker before it serves anyone, naming the variable.
-    let tcp = match init_logging(&cli).and_then(|()| hip_worker::config::accepted_tcp_config().map_err(|e| e.to_string())) {
-        Ok(tcp) => tcp,
+    let settings = init_logging(&cli).and_then(|filter| Ok((filter, hip_worker::config::accepted_tcp_config().map_err(|e| e.to_string())?)));
+    let (log_filter, tcp) = match settings {
+        Ok(settings) => settings,
         Err(e) => {
             eprintln!("hip-worker: {e}");
             return std::process::ExitCode::from(2);
@@ -278,6 +291,21 @@ fn main() -> std::process::ExitCode {
             eprintln!("hip-worker: {e}");
             return std::process::ExitCode::from(2);
         }
+    };
+    // Host code runs in a confined process per session, never in the worker.
+    let session_process = if cli.allow_host_code && backend.name() == "host" {
+        match hip_worker::sandbox::SessionProcess::new(host_config(&cli), &cli.host_code_user, &log_filter) {
+            Ok(process) => {
+                tracing::info!(user = ?process.run_as, "host code allowed: each session runs in a confined process of its own");
+                Some(Arc::new(process))
+            }
+            Err(e) => {
+                eprintln!("hip-worker: --allow-host-code needs session processes, which cannot be set up: {e}");
+                return std::process::ExitCode::from(2);
+            }
+        }
+    } else {
+        None
     };
     if cli.device != 0 {
         tracing::warn!(device = cli.device, "--device applies to GPU backends; the host backend exposes all emulated devices");
@@ -318,6 +346,7 @@ fn main() -> std::process::ExitCode {
             max_per_address: cli.max_connections_per_address.max(1),
             preauth_deadline: Duration::from_millis(cli.preauth_timeout_ms.max(1)),
         },
+        session_process,
     };
     #[cfg(feature = "rdma")]
     let rdma_worker = match &cli.listen_rdma {
