@@ -285,7 +285,7 @@ fn main() -> std::process::ExitCode {
         return probe_dmabuf();
     }
     let listen = cli.listen.clone().unwrap_or_else(|| format!("127.0.0.1:{}", cli.port.unwrap_or(DEFAULT_PORT)));
-    let backend = match make_backend(&cli) {
+    let mut backend = match make_backend(&cli) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("hip-worker: {e}");
@@ -294,8 +294,12 @@ fn main() -> std::process::ExitCode {
     };
     // Host code runs in a confined process per session, never in the worker.
     let session_process = if cli.allow_host_code && backend.name() == "host" {
-        match hip_worker::sandbox::SessionProcess::new(host_config(&cli), &cli.host_code_user, &log_filter) {
+        match hip_worker::sandbox::SessionProcess::new(host_config(&cli), &cli.host_code_user, &log_filter, cli.max_connections.max(1)) {
             Ok(process) => {
+                // The worker's own backend serves no session: it reports what they all hold.
+                let host = HostBackend::new(host_config(&cli));
+                host.share_usage(&process.usage, 0);
+                backend = Arc::new(host);
                 tracing::info!(user = ?process.run_as, "host code allowed: each session runs in a confined process of its own");
                 Some(Arc::new(process))
             }

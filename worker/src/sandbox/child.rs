@@ -4,10 +4,11 @@
 
 use super::confine;
 use super::link::{LinkSink, LinkSource};
+use crate::backend::host::usage::SharedUsage;
 use crate::backend::{HostBackend, HostConfig};
 use crate::session::{Session, SessionConfig};
 use std::collections::HashMap;
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,6 +38,10 @@ pub struct ChildArgs {
     pub scratch: PathBuf,
     /// Log filter.
     pub log_filter: String,
+    /// This process's row of the shared usage table, and the table's rows.
+    pub usage_row: usize,
+    /// Rows of the shared usage table (sessions).
+    pub usage_rows: usize,
 }
 
 impl ChildArgs {
@@ -50,6 +55,8 @@ impl ChildArgs {
             format!("max-queued-reply={}", self.max_queued_reply_bytes),
             format!("scratch={}", self.scratch.display()),
             format!("log={}", self.log_filter),
+            format!("usage-row={}", self.usage_row),
+            format!("usage-rows={}", self.usage_rows),
         ];
         if let Some(tenant) = &self.tenant {
             args.push(format!("tenant={tenant}"));
@@ -84,13 +91,15 @@ impl ChildArgs {
             run_as,
             scratch: get("scratch")?.into(),
             log_filter: get("log")?,
+            usage_row: number("usage-row")? as usize,
+            usage_rows: number("usage-rows")? as usize,
         })
     }
 }
 
 /// `main` of a session process: `args` are those after [`CHILD_ARG`](super::CHILD_ARG).
 pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
-    if let Err(e) = confine::close_inherited_fds() {
+    if let Err(e) = confine::close_inherited_fds(super::USAGE_FD + 1) {
         eprintln!("hip-worker session process: cannot close inherited descriptors: {e}");
         return ExitCode::from(EXIT_SETUP_FAILED);
     }
@@ -123,7 +132,21 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
             return ExitCode::from(EXIT_SETUP_FAILED);
         }
     }
-    let backend = Arc::new(HostBackend::new(HostConfig { devices: args.devices, memory_per_device: args.memory_per_device, allow_host_code: true }));
+    let backend = HostBackend::new(HostConfig { devices: args.devices, memory_per_device: args.memory_per_device, allow_host_code: true });
+    // SAFETY: the worker passed the table as this descriptor, which nothing else owns.
+    let usage_fd = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(super::USAGE_FD) };
+    match SharedUsage::open(usage_fd, args.devices as usize, args.usage_rows).map(Arc::new) {
+        Ok(usage) if backend.share_usage(&usage, args.usage_row) => {}
+        Ok(_) => {
+            tracing::error!(row = args.usage_row, "the shared memory-usage table does not fit this session");
+            return ExitCode::from(EXIT_SETUP_FAILED);
+        }
+        Err(e) => {
+            tracing::error!(%e, "cannot map the shared memory-usage table");
+            return ExitCode::from(EXIT_SETUP_FAILED);
+        }
+    }
+    let backend = Arc::new(backend);
     let config = SessionConfig { max_queued_reply_bytes: args.max_queued_reply_bytes, ..SessionConfig::default() };
     let mut session = Session::new(backend, Arc::new(config));
     session.adopt_handshake(args.session_id, args.client_name, args.tenant);

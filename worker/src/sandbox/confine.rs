@@ -35,18 +35,19 @@ pub struct Enforced {
     pub seccomp: String,
 }
 
-/// Closes every descriptor from 3 up: the process keeps stdin (its link), stdout and
-/// stderr. Whatever a library leaked into the worker's children goes here.
-pub fn close_inherited_fds() -> io::Result<()> {
-    // SAFETY: close_range only closes descriptors; nothing in this process uses any above 2
-    // yet (it runs first in the session process's `main`).
-    let rc = unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) };
+/// Closes every descriptor from `first` up: the process keeps stdin (its link), stdout,
+/// stderr and what the worker passed below `first`. Whatever a library leaked into the
+/// worker's children goes here.
+pub fn close_inherited_fds(first: i32) -> io::Result<()> {
+    // SAFETY: close_range only closes descriptors; nothing in this process uses any from
+    // `first` up yet (it runs first in the session process's `main`).
+    let rc = unsafe { libc::syscall(libc::SYS_close_range, first as u32, u32::MAX, 0u32) };
     if rc == 0 {
         return Ok(());
     }
     // Kernels before 5.9: close them one by one.
     for entry in std::fs::read_dir("/proc/self/fd")?.flatten() {
-        if let Some(fd) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()).filter(|&fd| fd > 2) {
+        if let Some(fd) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()).filter(|&fd| fd >= first) {
             // SAFETY: see above; a descriptor that is already gone (the directory's own) fails harmlessly.
             unsafe { libc::close(fd) };
         }

@@ -3,16 +3,16 @@
 
 use super::child::ChildArgs;
 use super::link::{head_bytes, LinkSink, LinkSource};
-use super::{SessionProcess, CHILD_ARG};
+use super::{SessionProcess, CHILD_ARG, USAGE_FD};
 use crate::driver::ReplyWriter;
 use crate::metrics::{Metrics, OpenSession};
 use crate::session::Session;
 use proto_core::opcode::Family;
 use proto_core::{Flags, Opcode, Status};
 use std::collections::HashMap;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
-use std::os::unix::process::ExitStatusExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Mutex, MutexGuard};
@@ -66,7 +66,14 @@ pub fn relay(
     hang_up: &(dyn Fn() + Sync),
 ) -> Result<(), TransportError> {
     let _open = open;
-    let (child, link, _scratch) = match start(session, process) {
+    let Some(row) = process.claim_row() else {
+        let _ = replies.send_error(0, 0, Status::TOO_MANY_CONNECTIONS, "the worker runs its most session processes already");
+        return Err(TransportError::Io(std::io::Error::other("no free session-process row")));
+    };
+    // Dropped last (declared first): the process has ended by then, so what its row still
+    // holds can be given back.
+    let _row = row;
+    let (child, link, _scratch) = match start(session, process, _row.row) {
         Ok(started) => started,
         Err(e) => {
             tracing::error!(%e, "cannot start the session process");
@@ -119,7 +126,7 @@ pub fn relay(
 
 /// Starts `hip-worker --session-child` for `session`, its link as its stdin, with a
 /// scratch directory of its own and a clean environment (the worker's holds its token).
-fn start(session: &Session, process: &SessionProcess) -> std::io::Result<(Child, UnixStream, Scratch)> {
+fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::io::Result<(Child, UnixStream, Scratch)> {
     let scratch = Scratch::create(&process.scratch_root, session.id(), process.run_as)?;
     let (client, tenant) = session.client();
     let args = ChildArgs {
@@ -132,6 +139,8 @@ fn start(session: &Session, process: &SessionProcess) -> std::io::Result<(Child,
         run_as: process.run_as,
         scratch: scratch.0.clone(),
         log_filter: process.log_filter.clone(),
+        usage_row,
+        usage_rows: process.usage.shape().1,
     };
     let (ours, theirs) = UnixStream::pair()?;
     let mut command = Command::new(&process.exe);
@@ -151,6 +160,22 @@ fn start(session: &Session, process: &SessionProcess) -> std::io::Result<(Child,
             command.env(kept, value);
         }
     }
+    let usage_fd = process.usage.fd().as_raw_fd();
+    // SAFETY: the closure runs in the forked child before exec and only makes system calls
+    // that are async-signal-safe (dup2, fcntl), allocating nothing.
+    unsafe {
+        command.pre_exec(move || {
+            if usage_fd == USAGE_FD {
+                // Already in place: only let it survive exec.
+                if libc::fcntl(usage_fd, libc::F_SETFD, 0) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            } else if libc::dup2(usage_fd, USAGE_FD) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
     let child = command.spawn()?;
     Ok((child, ours, scratch))
 }
