@@ -280,7 +280,13 @@ pub fn serve_handshake(session: &mut Session, source: &mut dyn FrameSource, repl
 }
 
 /// The request loop; with `until_trusted` it returns `true` as soon as the client is trusted.
-fn serve_until(session: &mut Session, source: &mut dyn FrameSource, replies: &ReplyWriter, _open: &OpenSession, until_trusted: bool) -> Result<bool, TransportError> {
+fn serve_until(
+    session: &mut Session,
+    source: &mut dyn FrameSource,
+    replies: &ReplyWriter,
+    _open: &OpenSession,
+    until_trusted: bool,
+) -> Result<bool, TransportError> {
     let started = Instant::now();
     let metrics = session.metrics();
     let mut control = Vec::new();

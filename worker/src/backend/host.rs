@@ -66,9 +66,9 @@ mod module;
 mod properties;
 mod rtc;
 mod stream;
-pub mod usage;
 #[cfg(test)]
 mod tests;
+pub mod usage;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

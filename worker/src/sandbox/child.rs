@@ -126,7 +126,9 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     // Confined before any thread starts: Landlock and seccomp apply to the calling thread and
     // the threads it creates after.
     match confine::confine(args.run_as, &args.scratch) {
-        Ok(enforced) => tracing::info!(user = ?enforced.switched_user, landlock = %enforced.landlock, seccomp = %enforced.seccomp, "session process confined"),
+        Ok(enforced) => {
+            tracing::info!(user = ?enforced.switched_user, landlock = %enforced.landlock, seccomp = %enforced.seccomp, "session process confined")
+        }
         Err(e) => {
             tracing::error!(%e, "session process cannot drop its rights; the session is not served");
             return ExitCode::from(EXIT_SETUP_FAILED);

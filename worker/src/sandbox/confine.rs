@@ -24,6 +24,11 @@ const MAX_FILE_BYTES: u64 = 1 << 30;
 /// Most open descriptors.
 const MAX_OPEN_FILES: u64 = 256;
 
+/// Why Landlock is not enforced when the kernel cannot (logged; tests skip on it).
+pub const KERNEL_LACKS_LANDLOCK: &str = "the kernel has no Landlock";
+/// Why seccomp is not enforced when the kernel cannot (logged; tests skip on it).
+pub const KERNEL_LACKS_SECCOMP: &str = "the kernel has no seccomp";
+
 /// What was enforced, for the log and for tests.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Enforced {
@@ -108,9 +113,7 @@ pub fn confine(run_as: Option<(u32, u32)>, scratch: &Path) -> io::Result<Enforce
 /// or abstract sockets of processes outside the sandbox (ABI 6+). Best effort: what the
 /// kernel's ABI lacks is left out and reported.
 fn restrict_paths(scratch: &Path) -> Result<String, landlock::RulesetError> {
-    use landlock::{
-        path_beneath_rules, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, ABI,
-    };
+    use landlock::{path_beneath_rules, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, ABI};
     let abi = ABI::V6;
     let existing = |paths: &[&str]| paths.iter().map(PathBuf::from).filter(|p| p.exists()).collect::<Vec<_>>();
     let status = Ruleset::default()
@@ -125,7 +128,7 @@ fn restrict_paths(scratch: &Path) -> Result<String, landlock::RulesetError> {
     Ok(match status.ruleset {
         RulesetStatus::FullyEnforced => "full".into(),
         RulesetStatus::PartiallyEnforced => "partial (the kernel's Landlock ABI lacks some rights)".into(),
-        RulesetStatus::NotEnforced => "not enforced: the kernel has no Landlock".into(),
+        RulesetStatus::NotEnforced => format!("not enforced: {KERNEL_LACKS_LANDLOCK}"),
     })
 }
 
@@ -172,16 +175,22 @@ const REFUSED_SYSCALLS: &[libc::c_long] = &[
 /// `clone3` (whose flags a filter cannot read) fails with `ENOSYS`, so libc falls back to
 /// `clone`. Inherited by the compiler the host hiprtc runs.
 fn filter_syscalls() -> Result<(), String> {
+    // SAFETY: prctl with integer arguments; kernels built without seccomp answer EINVAL.
+    if unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } < 0 {
+        return Err(KERNEL_LACKS_SECCOMP.into());
+    }
     use seccompiler::{SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule};
     let arch = std::env::consts::ARCH.try_into().map_err(|e| format!("{e}"))?;
     let mut refused: BTreeMap<i64, Vec<SeccompRule>> = REFUSED_SYSCALLS.iter().map(|&nr| (nr, Vec::new())).collect();
-    let new_user_ns = SeccompCondition::new(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(libc::CLONE_NEWUSER as u64), libc::CLONE_NEWUSER as u64)
-        .and_then(|c| SeccompRule::new(vec![c]))
-        .map_err(|e| e.to_string())?;
+    let new_user_ns =
+        SeccompCondition::new(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(libc::CLONE_NEWUSER as u64), libc::CLONE_NEWUSER as u64)
+            .and_then(|c| SeccompRule::new(vec![c]))
+            .map_err(|e| e.to_string())?;
     refused.insert(libc::SYS_clone, vec![new_user_ns]);
     let eperm = SeccompFilter::new(refused, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch).map_err(|e| e.to_string())?;
-    let enosys = SeccompFilter::new(BTreeMap::from([(libc::SYS_clone3, Vec::new())]), SeccompAction::Allow, SeccompAction::Errno(libc::ENOSYS as u32), arch)
-        .map_err(|e| e.to_string())?;
+    let enosys =
+        SeccompFilter::new(BTreeMap::from([(libc::SYS_clone3, Vec::new())]), SeccompAction::Allow, SeccompAction::Errno(libc::ENOSYS as u32), arch)
+            .map_err(|e| e.to_string())?;
     for filter in [eperm, enosys] {
         let program: seccompiler::BpfProgram = filter.try_into().map_err(|e: seccompiler::BackendError| e.to_string())?;
         seccompiler::apply_filter(&program).map_err(|e| e.to_string())?;

@@ -109,7 +109,12 @@ pub fn relay(
         let status = wait(&child, Some(EXIT_GRACE));
         if let Some(why) = died(&status) {
             tracing::warn!(pid, "session process died: {why}; the session has ended");
-            let _ = replies.send_error(0, 0, Status::LAUNCH_FAILURE, &format!("the session's process died ({why}): the session has ended, its resources are freed"));
+            let _ = replies.send_error(
+                0,
+                0,
+                Status::LAUNCH_FAILURE,
+                &format!("the session's process died ({why}): the session has ended, its resources are freed"),
+            );
         } else if let Err(e) = &down {
             tracing::debug!(%e, "link from the session process ended");
         }
@@ -225,7 +230,12 @@ fn client_to_child(
 }
 
 /// Session process → client, until the session process closes the link.
-fn child_to_client(mut from_child: LinkSource, replies: &ReplyWriter, metrics: &Metrics, timed: &Mutex<HashMap<u64, (Family, Instant)>>) -> Result<(), TransportError> {
+fn child_to_client(
+    mut from_child: LinkSource,
+    replies: &ReplyWriter,
+    metrics: &Metrics,
+    timed: &Mutex<HashMap<u64, (Family, Instant)>>,
+) -> Result<(), TransportError> {
     let mut bulk = Vec::new();
     loop {
         let received = from_child.recv_head()?;

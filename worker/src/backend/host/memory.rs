@@ -70,7 +70,9 @@ impl DeviceMemory {
     /// Claims `bytes` of capacity, or `None` if they are not free. Nothing is allocated here:
     /// the claim comes first, so an impossible request never reaches the host allocator.
     pub(super) fn try_reserve(self: &Arc<Self>, bytes: u64) -> Option<Reservation> {
-        let claim = |counter: &AtomicU64| counter.fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| used.checked_add(bytes).filter(|&total| total <= self.capacity)).is_ok();
+        let claim = |counter: &AtomicU64| {
+            counter.fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| used.checked_add(bytes).filter(|&total| total <= self.capacity)).is_ok()
+        };
         if !claim(&self.used) {
             return None;
         }
