@@ -53,8 +53,9 @@ struct Cli {
     #[arg(long)]
     host_memory_mib: Option<u64>,
     /// Let clients load host modules and compile them with hiprtc (host backend). A host
-    /// module is client code running inside this worker as its user: allow it only for
-    /// clients you trust. Without it, kernels are refused with hipErrorNotSupported.
+    /// module is client code: each session then runs in a process of its own, confined
+    /// (another user, Landlock, seccomp; docs/HOST_MODULES.md). Without it, kernels are
+    /// refused with hipErrorNotSupported.
     #[arg(long)]
     allow_host_code: bool,
     /// User that session processes run as when the worker runs as root (with

@@ -88,3 +88,84 @@ impl Drop for UsageRow<'_> {
         rows[self.row - 1] = false;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::child::ChildArgs;
+    use super::link::{head_bytes, LinkSink, LinkSource};
+    use crate::backend::host::usage::SharedUsage;
+    use crate::backend::{HostBackend, HostConfig, MemoryBackend};
+    use proto_core::wire::MemcpyHtoD;
+    use proto_core::{Bulk, Flags, Request};
+    use std::os::unix::net::UnixStream;
+    use std::sync::Arc;
+    use transport_core::{FrameSink, FrameSource, TransportError};
+
+    #[test]
+    fn child_arguments_survive_the_command_line() {
+        let args = ChildArgs {
+            session_id: 42,
+            client_name: "a client = with spaces".into(),
+            tenant: Some("tenant-a".into()),
+            devices: 2,
+            memory_per_device: 1 << 30,
+            max_queued_reply_bytes: 256 << 20,
+            run_as: Some((65534, 65534)),
+            scratch: "/tmp/hip-session-42".into(),
+            log_filter: "info,hip_worker=debug".into(),
+            usage_row: 3,
+            usage_rows: 1024,
+        };
+        assert_eq!(ChildArgs::parse(args.to_args()).unwrap(), args);
+        let without = ChildArgs { tenant: None, run_as: None, ..args };
+        assert_eq!(ChildArgs::parse(without.to_args()).unwrap(), without);
+        assert!(ChildArgs::parse(["session=1".to_string()]).is_err());
+    }
+
+    #[test]
+    fn frames_cross_the_link_intact_and_a_close_between_frames_is_clean() {
+        let (a, b) = UnixStream::pair().unwrap();
+        let mut sink = LinkSink::new(a);
+        let mut source = LinkSource::new(b);
+        let mut buf = [0u8; 256];
+        let payload = vec![7u8; 100_000];
+        let frame = Request::MemcpyHtoD(MemcpyHtoD { dst: 0x1000, stream: 0, sync: true, data: Bulk(&payload) })
+            .encode_frame(&mut buf, Flags::empty(), 77)
+            .unwrap();
+        let (head, bulk) = (buf[..frame.head_len].to_vec(), frame.bulk.to_vec());
+        let sender = std::thread::spawn(move || {
+            sink.send(&head, &bulk).unwrap();
+            sink.send(&head, &bulk).unwrap();
+        });
+        let received = source.recv_head().unwrap();
+        assert_eq!(received.header.request_id, 77);
+        let first_head = head_bytes(&received);
+        let mut got = vec![0u8; received.header.bulk_len as usize];
+        source.recv_bulk(&mut got).unwrap();
+        assert_eq!(got, payload);
+        // The second frame's bulk is skipped by the next head.
+        assert_eq!(head_bytes(&source.recv_head().unwrap()), first_head);
+        sender.join().unwrap();
+        assert!(matches!(source.recv_head(), Err(TransportError::Closed)));
+    }
+
+    #[test]
+    fn shared_usage_counts_every_process_and_gives_back_a_dead_ones_share() {
+        let usage = Arc::new(SharedUsage::create(1, 4).unwrap());
+        let config = HostConfig { devices: 1, memory_per_device: 8 << 20, allow_host_code: false };
+        let (worker_view, session_a, session_b) = (HostBackend::new(config), HostBackend::new(config), HostBackend::new(config));
+        assert!(worker_view.share_usage(&usage, 0) && session_a.share_usage(&usage, 1) && session_b.share_usage(&usage, 2));
+        assert!(!session_a.share_usage(&usage, 1), "a table is given once");
+        let a = session_a.malloc(0, 3 << 20).unwrap();
+        let _b = session_b.malloc(0, 3 << 20).unwrap();
+        // The capacity is worker-wide: every view sees both, and a third 3 MiB does not fit.
+        assert_eq!(worker_view.mem_get_info(0).unwrap().free, 2 << 20);
+        assert_eq!(session_a.mem_get_info(0).unwrap().free, 2 << 20);
+        assert!(session_a.malloc(0, 3 << 20).is_err());
+        session_a.free(a).unwrap();
+        assert_eq!(worker_view.mem_get_info(0).unwrap().free, 5 << 20);
+        // Session b's process dies holding its allocation: the worker gives its row back.
+        usage.release_slot(2);
+        assert_eq!(worker_view.mem_get_info(0).unwrap().free, 8 << 20);
+    }
+}
