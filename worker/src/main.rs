@@ -296,7 +296,8 @@ fn main() -> std::process::ExitCode {
     // Host code runs in a confined process per session, never in the worker.
     let session_process = if cli.allow_host_code && backend.name() == "host" {
         match hip_worker::sandbox::SessionProcess::new(host_config(&cli), &cli.host_code_user, &log_filter, cli.max_connections.max(1)) {
-            Ok(process) => {
+            Ok(mut process) => {
+                process.spin = tcp.spin;
                 // The worker's own backend serves no session: it reports what they all hold.
                 let host = HostBackend::new(host_config(&cli));
                 host.share_usage(&process.usage, 0);

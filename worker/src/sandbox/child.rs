@@ -38,7 +38,9 @@ pub struct ChildArgs {
     pub scratch: PathBuf,
     /// Log filter.
     pub log_filter: String,
-    /// This process's row of the shared usage table, and the table's rows.
+    /// How long link reads poll before blocking.
+    pub spin: std::time::Duration,
+    /// This process's row of the shared usage table.
     pub usage_row: usize,
     /// Rows of the shared usage table (sessions).
     pub usage_rows: usize,
@@ -55,6 +57,7 @@ impl ChildArgs {
             format!("max-queued-reply={}", self.max_queued_reply_bytes),
             format!("scratch={}", self.scratch.display()),
             format!("log={}", self.log_filter),
+            format!("spin-us={}", self.spin.as_micros()),
             format!("usage-row={}", self.usage_row),
             format!("usage-rows={}", self.usage_rows),
         ];
@@ -91,6 +94,7 @@ impl ChildArgs {
             run_as,
             scratch: get("scratch")?.into(),
             log_filter: get("log")?,
+            spin: std::time::Duration::from_micros(number("spin-us")?),
             usage_row: number("usage-row")? as usize,
             usage_rows: number("usage-rows")? as usize,
         })
@@ -153,7 +157,7 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     let mut session = Session::new(backend, Arc::new(config));
     session.adopt_handshake(args.session_id, args.client_name, args.tenant);
     let (sink, source) = match link.try_clone() {
-        Ok(reader) => (LinkSink::new(link), LinkSource::new(reader)),
+        Ok(reader) => (LinkSink::new(link), LinkSource::new(reader, args.spin)),
         Err(e) => {
             tracing::error!(%e, "cannot split the link");
             return ExitCode::from(EXIT_SETUP_FAILED);

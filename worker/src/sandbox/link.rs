@@ -6,7 +6,9 @@ use proto_core::header::HEADER_LEN;
 use proto_core::limits::MAX_CONTROL_LEN;
 use proto_core::FrameHeader;
 use std::io::{self, BufReader, IoSlice, Read, Write};
+use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
 use transport_core::{FrameSink, FrameSource, Received, TransportError};
 
 /// Read buffer of the link (frames' heads and small bulk sections come through it).
@@ -67,12 +69,34 @@ pub struct LinkSource {
     head: Vec<u8>,
     bulk_remaining: usize,
     max_control: usize,
+    /// How long to poll for the next frame before blocking (as TCP's `HIP_REMOTE_TCP_SPIN_US`):
+    /// a reply that comes within it is taken without a sleep and wake-up.
+    spin: Duration,
 }
 
 impl LinkSource {
-    /// Receives from `stream`.
-    pub fn new(stream: UnixStream) -> Self {
-        Self { reader: BufReader::with_capacity(LINK_BUFFER_BYTES, stream), head: Vec::new(), bulk_remaining: 0, max_control: MAX_CONTROL_LEN }
+    /// Receives from `stream`, polling up to `spin` for each frame before blocking.
+    pub fn new(stream: UnixStream, spin: Duration) -> Self {
+        Self { reader: BufReader::with_capacity(LINK_BUFFER_BYTES, stream), head: Vec::new(), bulk_remaining: 0, max_control: MAX_CONTROL_LEN, spin }
+    }
+
+    /// Returns when the link has bytes (or EOF, or an error) to read, or after `spin`.
+    fn until_readable(&self) {
+        if self.spin.is_zero() || !self.reader.buffer().is_empty() {
+            return;
+        }
+        let fd = self.reader.get_ref().as_raw_fd();
+        let until = Instant::now() + self.spin;
+        let mut probe = 0u8;
+        loop {
+            // SAFETY: a one-byte non-blocking peek into a local; it consumes nothing.
+            let n = unsafe { libc::recv(fd, (&mut probe as *mut u8).cast(), 1, libc::MSG_PEEK | libc::MSG_DONTWAIT) };
+            let would_block = n < 0 && matches!(io::Error::last_os_error().kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted);
+            if !would_block || Instant::now() >= until {
+                return;
+            }
+            std::thread::yield_now();
+        }
     }
 }
 
@@ -88,6 +112,7 @@ impl FrameSource for LinkSource {
     fn recv_head(&mut self) -> Result<Received<'_>, TransportError> {
         self.skip_bulk()?;
         self.head.resize(HEADER_LEN, 0);
+        self.until_readable();
         // A close before the first byte of a frame is a clean end.
         let first = loop {
             match self.reader.read(&mut self.head[..]) {

@@ -37,6 +37,8 @@ pub struct SessionProcess {
     pub scratch_root: PathBuf,
     /// Log filter of the session processes.
     pub log_filter: String,
+    /// How long link reads poll before blocking (the worker's TCP spin).
+    pub spin: std::time::Duration,
     /// Device memory in use, worker-wide, counted by every session process.
     pub usage: Arc<SharedUsage>,
     /// Which rows of `usage` live session processes hold.
@@ -60,6 +62,7 @@ impl SessionProcess {
             run_as,
             scratch_root: std::env::temp_dir(),
             log_filter: log_filter.to_owned(),
+            spin: std::time::Duration::ZERO,
             usage,
             rows: Mutex::new(vec![false; max_sessions]),
         })
@@ -113,6 +116,7 @@ mod tests {
             run_as: Some((65534, 65534)),
             scratch: "/tmp/hip-session-42".into(),
             log_filter: "info,hip_worker=debug".into(),
+            spin: std::time::Duration::from_micros(50),
             usage_row: 3,
             usage_rows: 1024,
         };
@@ -126,7 +130,7 @@ mod tests {
     fn frames_cross_the_link_intact_and_a_close_between_frames_is_clean() {
         let (a, b) = UnixStream::pair().unwrap();
         let mut sink = LinkSink::new(a);
-        let mut source = LinkSource::new(b);
+        let mut source = LinkSource::new(b, std::time::Duration::from_micros(20));
         let mut buf = [0u8; 256];
         let payload = vec![7u8; 100_000];
         let frame = Request::MemcpyHtoD(MemcpyHtoD { dst: 0x1000, stream: 0, sync: true, data: Bulk(&payload) })

@@ -22,6 +22,10 @@ use transport_core::{FrameSink, FrameSource, TransportError};
 /// How long a session process may take to end after its client left (finishing the request
 /// it executes) before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(2);
+/// Piece of a request's bulk section the relay passes on at a time.
+const RELAY_CHUNK_BYTES: usize = 256 << 10;
+/// Largest reply buffer the relay keeps between replies.
+const KEPT_REPLY_BUFFER_BYTES: usize = 16 << 20;
 /// Requests whose replies the relay times for the metrics; more in flight are not timed.
 const MAX_TIMED_REQUESTS: usize = 1 << 16;
 
@@ -87,7 +91,7 @@ pub fn relay(
     let metrics = session.metrics();
     let timed: Mutex<HashMap<u64, (Family, Instant)>> = Mutex::default();
     let (to_child, from_child) = match link.try_clone() {
-        Ok(reader) => (LinkSink::new(link), LinkSource::new(reader)),
+        Ok(reader) => (LinkSink::new(link), LinkSource::new(reader, process.spin)),
         Err(e) => {
             let _ = lock(&child).kill();
             return Err(TransportError::Io(e));
@@ -144,6 +148,7 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
         run_as: process.run_as,
         scratch: scratch.0.clone(),
         log_filter: process.log_filter.clone(),
+        spin: process.spin,
         usage_row,
         usage_rows: process.usage.shape().1,
     };
@@ -194,7 +199,7 @@ fn client_to_child(
     timed: &Mutex<HashMap<u64, (Family, Instant)>>,
     child: &Mutex<Child>,
 ) -> Result<(), TransportError> {
-    let mut bulk = Vec::new();
+    let mut chunk = vec![0u8; RELAY_CHUNK_BYTES];
     let result = loop {
         let (head, header) = match source.recv_head() {
             Ok(received) => (head_bytes(&received), received.header),
@@ -211,15 +216,18 @@ fn client_to_child(
                 }
             }
         }
-        bulk.clear();
-        if bulk.try_reserve_exact(header.bulk_len as usize).is_err() {
-            break Err(TransportError::Io(std::io::Error::other("the relay cannot buffer the frame's bulk section")));
-        }
-        bulk.resize(header.bulk_len as usize, 0);
-        if let Err(e) = source.recv_bulk(&mut bulk) {
+        // The bulk section streams through in chunks: nothing of its size is buffered.
+        if let Err(e) = to_child.send(&head, &[]) {
             break Err(e);
         }
-        if let Err(e) = to_child.send(&head, &bulk) {
+        let mut left = header.bulk_len as usize;
+        let mut streamed = Ok(());
+        while left > 0 && streamed.is_ok() {
+            let n = left.min(chunk.len());
+            streamed = source.recv_bulk(&mut chunk[..n]).and_then(|()| to_child.send(&[], &chunk[..n]));
+            left -= n;
+        }
+        if let Err(e) = streamed {
             break Err(e);
         }
     };
@@ -240,16 +248,22 @@ fn child_to_client(
     loop {
         let received = from_child.recv_head()?;
         let (head, header) = (head_bytes(&received), received.header);
-        bulk.clear();
-        bulk.resize(header.bulk_len as usize, 0);
-        from_child.recv_bulk(&mut bulk)?;
+        // Grown to the largest reply seen, zeroed only then; a large one is given back after.
+        let len = header.bulk_len as usize;
+        if bulk.len() < len {
+            bulk.resize(len, 0);
+        }
+        from_child.recv_bulk(&mut bulk[..len])?;
         if header.request_id != 0 {
             if let Some((family, sent)) = lock(timed).remove(&header.request_id) {
                 metrics.record_call(family, header.flags.contains(Flags::ERROR), sent.elapsed());
             }
         }
         // The session process counted nothing: the relay counts what the client gets.
-        replies.forward(&head, &bulk)?;
+        replies.forward(&head, &bulk[..len])?;
+        if bulk.len() > KEPT_REPLY_BUFFER_BYTES {
+            bulk = Vec::new();
+        }
     }
 }
 
