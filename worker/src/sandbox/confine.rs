@@ -16,9 +16,10 @@ pub const READ_ONLY_PATHS: &[&str] =
 /// Device files a session process may read and write (the compiler's `/dev/null`).
 pub const DEVICE_PATHS: &[&str] = &["/dev/null", "/dev/zero", "/dev/urandom"];
 
-/// Most processes and threads of the session user: the compiler's pipeline and the
-/// session's stream threads (counted per user, so only set for a dedicated user).
-const MAX_PROCESSES: u64 = 512;
+/// Most processes and threads of the session user, all its session processes together
+/// (the kernel counts per user; threads count): room for every session's stream and kernel
+/// threads and the compiler's pipeline, not for a fork bomb. Only set for a dedicated user.
+const MAX_PROCESSES: u64 = 8192;
 /// Largest file a session process may write (a compiled module or its scratch files).
 const MAX_FILE_BYTES: u64 = 1 << 30;
 /// Most open descriptors.
