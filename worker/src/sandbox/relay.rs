@@ -216,11 +216,19 @@ fn client_to_child(
                 }
             }
         }
-        // The bulk section streams through in chunks: nothing of its size is buffered.
+        let len = header.bulk_len as usize;
+        if len <= chunk.len() {
+            // One write: the session process wakes once for the whole frame.
+            if let Err(e) = source.recv_bulk(&mut chunk[..len]).and_then(|()| to_child.send(&head, &chunk[..len])) {
+                break Err(e);
+            }
+            continue;
+        }
+        // A large bulk section streams through in chunks: nothing of its size is buffered.
         if let Err(e) = to_child.send(&head, &[]) {
             break Err(e);
         }
-        let mut left = header.bulk_len as usize;
+        let mut left = len;
         let mut streamed = Ok(());
         while left > 0 && streamed.is_ok() {
             let n = left.min(chunk.len());
