@@ -9,6 +9,8 @@
  *   host_code_sandbox socket         a kernel opens a TCP socket: "REFUSED ..." expected;
  *   host_code_sandbox peek <addr>    a kernel reads another session's buffer by address:
  *                                    "CONTAINED ..." (its process died) or "NOT LEAKED ...";
+ *   host_code_sandbox spawn          a kernel forks a process that waits forever and prints
+ *                                    "SPAWNED <pid>" (the worker must end it with the session);
  *   host_code_sandbox crash          a kernel segfaults: the session ends with an error
  *                                    ("CONTAINED ..."), the worker goes on.
  */
@@ -37,6 +39,11 @@ static const char* SOURCE =
     "extern \"C\" __global__ void peek(unsigned long long addr, unsigned char* out, int n) {\n"
     "  const volatile unsigned char* p = (const volatile unsigned char*)addr;\n"
     "  for (int i = 0; i < n; i++) out[i] = p[i];\n"
+    "}\n"
+    "extern \"C\" __global__ void spawn(long long* out) {\n"
+    "  pid_t p = fork();\n"
+    "  if (p == 0) { for (;;) pause(); }\n"
+    "  out[0] = p;\n"
     "}\n"
     "extern \"C\" __global__ void crash(int* out) {\n"
     "  *(volatile int*)16 = 1;\n"
@@ -156,6 +163,19 @@ static int peek(const char* addr_text) {
   return 0;
 }
 
+static int spawn(void) {
+  hipModule_t module = load_module();
+  long long* d_out;
+  CHECK(hipMalloc((void**)&d_out, sizeof(long long)));
+  void* params[] = {&d_out};
+  launch(module, "spawn", params);
+  long long pid = 0;
+  CHECK(hipMemcpy(&pid, d_out, sizeof pid, hipMemcpyDeviceToHost));
+  REQUIRE(pid > 0, "fork in host code failed (%lld)", pid);
+  printf("SPAWNED %lld\n", pid);
+  return 0;
+}
+
 static int crash(void) {
   hipModule_t module = load_module();
   int* d_out;
@@ -177,7 +197,8 @@ int main(int argc, char** argv) {
   if (argc >= 3 && strcmp(argv[1], "file") == 0) return try_file(argv[2]);
   if (argc >= 2 && strcmp(argv[1], "socket") == 0) return try_socket();
   if (argc >= 3 && strcmp(argv[1], "peek") == 0) return peek(argv[2]);
+  if (argc >= 2 && strcmp(argv[1], "spawn") == 0) return spawn();
   if (argc >= 2 && strcmp(argv[1], "crash") == 0) return crash();
-  fprintf(stderr, "usage: %s hold | file PATH | socket | peek ADDR | crash\n", argv[0]);
+  fprintf(stderr, "usage: %s hold | file PATH | socket | peek ADDR | spawn | crash\n", argv[0]);
   return 2;
 }

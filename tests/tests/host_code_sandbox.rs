@@ -139,3 +139,18 @@ fn a_crashing_kernel_ends_only_its_session() {
     assert!(again.contains("REFUSED"), "{again}");
     scene.finish();
 }
+
+#[test]
+fn programs_host_code_starts_end_with_its_session() {
+    let scene = Scene::new("sandbox_spawn");
+    let out = scene.attack(&["spawn"]);
+    let pid = out.lines().find_map(|l| l.strip_prefix("SPAWNED ")).unwrap_or_else(|| panic!("no SPAWNED line: {out}")).trim().to_owned();
+    // The session ended when the program exited; its process group goes with it.
+    let proc_dir = PathBuf::from(format!("/proc/{pid}"));
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while proc_dir.exists() && std::fs::read_to_string(proc_dir.join("stat")).is_ok_and(|stat| !stat.contains(") Z ")) {
+        assert!(std::time::Instant::now() < deadline, "process {pid} started by host code outlived its session");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    scene.finish();
+}

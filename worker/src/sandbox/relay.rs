@@ -87,13 +87,14 @@ pub fn relay(
     };
     let pid = child.id();
     tracing::info!(pid, "session process started");
-    let child = Mutex::new(child);
+    let child = Mutex::new(SessionChild { child, ended: None });
     let metrics = session.metrics();
     let timed: Mutex<HashMap<u64, (Family, Instant)>> = Mutex::default();
     let (to_child, from_child) = match link.try_clone() {
         Ok(reader) => (LinkSink::new(link), LinkSource::new(reader, process.spin)),
         Err(e) => {
-            let _ = lock(&child).kill();
+            lock(&child).kill();
+            wait(&child, None);
             return Err(TransportError::Io(e));
         }
     };
@@ -105,7 +106,7 @@ pub fn relay(
         let up = match up {
             Ok(up) => up,
             Err(e) => {
-                let _ = lock(&child).kill();
+                lock(&child).kill();
                 return (wait(&child, None), Err(e));
             }
         };
@@ -164,7 +165,9 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
         .current_dir(&scratch.0)
         .stdin(Stdio::from(OwnedFd::from(theirs)))
         .stdout(Stdio::null())
-        .stderr(Stdio::inherit());
+        .stderr(Stdio::inherit())
+        // A group of its own: whatever it started is ended with it (`SessionChild::poll`).
+        .process_group(0);
     for kept in ["HIP_REMOTE_CXX", "LANG", "LC_ALL"] {
         if let Some(value) = std::env::var_os(kept) {
             command.env(kept, value);
@@ -197,7 +200,7 @@ fn client_to_child(
     mut to_child: LinkSink,
     metrics: &Metrics,
     timed: &Mutex<HashMap<u64, (Family, Instant)>>,
-    child: &Mutex<Child>,
+    child: &Mutex<SessionChild>,
 ) -> Result<(), TransportError> {
     let mut chunk = vec![0u8; RELAY_CHUNK_BYTES];
     let result = loop {
@@ -275,20 +278,55 @@ fn child_to_client(
     }
 }
 
+/// A started session process and, once reaped, how it ended.
+struct SessionChild {
+    child: Child,
+    ended: Option<ExitStatus>,
+}
+
+impl SessionChild {
+    /// How it ended, once it has; reaps it then, after killing what is left of the process
+    /// group it led (programs its host code started; one that left the group with `setsid`
+    /// is not reached: the session user's process limit bounds those).
+    fn poll(&mut self) -> Option<ExitStatus> {
+        if self.ended.is_some() {
+            return self.ended;
+        }
+        let pid = libc::pid_t::try_from(self.child.id()).ok()?;
+        // SAFETY: an all-zero siginfo_t is valid; waitid fills it for our own child, without
+        // reaping it (WNOWAIT) or blocking (WNOHANG).
+        let exited = unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT) == 0 && info.si_pid() != 0
+        };
+        if !exited {
+            return None;
+        }
+        // SAFETY: the group's leader is a zombie until reaped below, so its id cannot have
+        // been reused: the signal reaches only what it started.
+        unsafe { libc::killpg(pid, libc::SIGKILL) };
+        self.ended = Some(self.child.wait().unwrap_or_else(|_| ExitStatus::from_raw(0)));
+        self.ended
+    }
+
+    fn kill(&mut self) {
+        if self.ended.is_none() {
+            let _ = self.child.kill();
+        }
+    }
+}
+
 /// Waits for the session process to end; with `grace`, kills it when that passes first.
-fn wait(child: &Mutex<Child>, grace: Option<Duration>) -> ExitStatus {
+fn wait(child: &Mutex<SessionChild>, grace: Option<Duration>) -> ExitStatus {
     let started = Instant::now();
     let mut killed = false;
     loop {
-        match lock(child).try_wait() {
-            Ok(Some(status)) => return status,
-            Ok(None) => {}
-            // Reaped already (by the other half) or never ours: nothing left to wait for.
-            Err(_) => return ExitStatus::from_raw(0),
+        if let Some(status) = lock(child).poll() {
+            return status;
         }
         if !killed && grace.is_some_and(|g| started.elapsed() >= g) {
             tracing::warn!("session process did not end within {grace:?} after its client left; killing it");
-            let _ = lock(child).kill();
+            lock(child).kill();
             killed = true;
         }
         std::thread::sleep(Duration::from_millis(5));
