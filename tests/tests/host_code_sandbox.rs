@@ -23,6 +23,11 @@ struct Scene {
 
 impl Scene {
     fn new(label: &str) -> Self {
+        Self::with_args(label, &[])
+    }
+
+    /// [`Scene::new`] with more worker arguments.
+    fn with_args(label: &str, extra: &[&str]) -> Self {
         let sandbox = Sandbox::new(label);
         let exe = sandbox.compile("host_code_sandbox");
         let token_file = sandbox.path().join("tokens");
@@ -33,7 +38,7 @@ impl Scene {
             &sandbox.artifacts.worker,
             DEFAULT_WORKER_MIB,
             &sandbox.path().join("worker.log"),
-            &["--token-file", &token_arg],
+            &[&["--token-file", token_arg.as_str()][..], extra].concat(),
         );
         let mut cmd = worker.command(&exe);
         cmd.arg("hold");
@@ -66,13 +71,19 @@ impl Scene {
     }
 
     /// The other client is still served and its data intact; the worker lives.
-    fn finish(mut self) {
+    fn finish(self) {
+        let (mut worker, sandbox) = self.release_holder();
+        worker.assert_alive();
+        drop(sandbox);
+    }
+
+    /// Lets the holder check its data and leave; the worker goes on.
+    fn release_holder(mut self) -> (WorkerProcess, Sandbox) {
         self.holder.send_line("go");
         let held = self.holder.finish(Duration::from_secs(60));
         held.assert_success();
         assert!(held.stdout.contains("data intact"), "{}", held.report());
-        self.worker.assert_alive();
-        drop(self.sandbox);
+        (self.worker, self.sandbox)
     }
 }
 
@@ -153,4 +164,35 @@ fn programs_host_code_starts_end_with_its_session() {
         std::thread::sleep(Duration::from_millis(20));
     }
     scene.finish();
+}
+
+/// One value of the worker's `/metrics` at `port`.
+fn metric(port: u16, name: &str) -> u64 {
+    use std::io::{Read, Write};
+    let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).expect("metrics endpoint");
+    conn.write_all(b"GET /metrics HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").unwrap();
+    let mut body = String::new();
+    conn.read_to_string(&mut body).unwrap();
+    let line = body.lines().find(|l| l.starts_with(name) && !l.starts_with('#')).unwrap_or_else(|| panic!("no {name} in:\n{body}"));
+    line.rsplit(' ').next().unwrap().parse().unwrap_or_else(|e| panic!("{line}: {e}"))
+}
+
+#[test]
+fn metrics_see_sessions_and_device_memory_of_session_processes() {
+    let port = hip_remote_tests::closed_port();
+    let port_arg = format!("127.0.0.1:{port}");
+    let scene = Scene::with_args("sandbox_metrics", &["--metrics", &port_arg]);
+    // The holder's session process holds its buffer: the worker counts the session and
+    // the memory, though neither is in its own process.
+    assert_eq!(metric(port, "hip_worker_sessions_open"), 1);
+    assert!(metric(port, "hip_worker_device_memory_used_bytes") >= 4096);
+    assert!(metric(port, "hip_worker_calls_total{family=\"memory\"}") >= 2);
+    let (mut worker, _sandbox) = scene.release_holder();
+    // Its process ended: everything it held is given back.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while metric(port, "hip_worker_device_memory_used_bytes") != 0 || metric(port, "hip_worker_sessions_open") != 0 {
+        assert!(std::time::Instant::now() < deadline, "the session's memory or count was not given back");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    worker.assert_alive();
 }
