@@ -35,6 +35,7 @@ fn start(auth_token: Option<&str>) -> Operated {
         },
         tcp: TcpConfig { io_timeout: Some(Duration::from_secs(30)), ..TcpConfig::default() },
         limits: ConnectionLimits::default(),
+        ..Default::default()
     };
     let metrics = MetricsServer::start("127.0.0.1:0".parse().unwrap(), backend.clone(), config.session.metrics.clone()).expect("metrics endpoint");
     let worker = Worker::start("127.0.0.1:0", backend, config).expect("worker");

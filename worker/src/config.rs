@@ -42,6 +42,9 @@ pub struct WorkerConfig {
     pub tcp: TcpConfig,
     /// Connection limits.
     pub limits: ConnectionLimits,
+    /// Runs each session in a process of its own after its handshake (host code allowed:
+    /// `crate::sandbox`); `None`: sessions run in the worker.
+    pub session_process: Option<std::sync::Arc<crate::sandbox::SessionProcess>>,
 }
 
 /// Settings for the connections a worker accepts: no I/O timeout (a client may idle between

@@ -16,7 +16,7 @@
 //! the connection, since the byte stream cannot be resynchronised. Nothing a client sends
 //! can take down the worker or another session.
 
-use crate::metrics::{Metrics, Refusal};
+use crate::metrics::{Metrics, OpenSession, Refusal};
 use crate::session::{BulkDestination, CallCx, Failure, LateReplies, PlacedBulk, Session};
 use proto_core::frame::{encode_frame, FrameMeta};
 use proto_core::limits::{MAX_CONTROL_LEN, MAX_PREAUTH_CONTROL_LEN};
@@ -177,6 +177,19 @@ impl ReplyWriter {
         })
     }
 
+    /// Passes on a frame that a session process produced, as it is (the relay,
+    /// [`crate::sandbox::relay`]).
+    pub fn forward(&self, head: &[u8], bulk: &[u8]) -> Result<(), TransportError> {
+        let mut state = self.ready()?;
+        let result = state.sink.send(head, bulk);
+        if result.is_err() {
+            state.broken = true;
+        }
+        self.metrics.add_bytes_out((head.len() + bulk.len()) as u64);
+        state.last_sent = Instant::now();
+        result
+    }
+
     /// Sends a response whose bulk section is `bulk` (the response itself was encoded
     /// without one into `head`, see [`encode_head`]).
     pub fn send_head_with_bulk(&self, head: &mut [u8], bulk: &[u8]) -> Result<(), TransportError> {
@@ -254,9 +267,28 @@ fn patch_head(head: &mut [u8], bulk_len: u64, aux: i32) -> Option<()> {
 /// Runs `session` over `source` (requests) and `replies` until the client leaves, the
 /// connection fails, or the session asks to close.
 pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &ReplyWriter) -> Result<(), TransportError> {
+    let open = session.metrics().session_opened();
+    serve_until(session, source, replies, &open, false).map(|_| ())
+}
+
+/// Runs the handshake of `session` over `source` and `replies`: returns the session's
+/// open-session count once the client is trusted (the session goes on elsewhere: a session
+/// process), or `None` when the connection ended before.
+pub fn serve_handshake(session: &mut Session, source: &mut dyn FrameSource, replies: &ReplyWriter) -> Result<Option<OpenSession>, TransportError> {
+    let open = session.metrics().session_opened();
+    Ok(serve_until(session, source, replies, &open, true)?.then_some(open))
+}
+
+/// The request loop; with `until_trusted` it returns `true` as soon as the client is trusted.
+fn serve_until(
+    session: &mut Session,
+    source: &mut dyn FrameSource,
+    replies: &ReplyWriter,
+    _open: &OpenSession,
+    until_trusted: bool,
+) -> Result<bool, TransportError> {
     let started = Instant::now();
     let metrics = session.metrics();
-    let _open = metrics.session_opened();
     let mut control = Vec::new();
     let mut bulk = Vec::new();
     // Until the client is trusted, its frames are bounded by the header alone.
@@ -265,6 +297,9 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
         source.limit_control(MAX_PREAUTH_CONTROL_LEN);
     }
     loop {
+        if trusted && until_trusted {
+            return Ok(true);
+        }
         let header = match source.recv_head() {
             Ok(head) => {
                 control.clear();
@@ -272,7 +307,7 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
                 metrics.add_bytes_in((proto_core::header::HEADER_LEN + control.len()) as u64 + u64::from(head.header.bulk_len));
                 head.header
             }
-            Err(TransportError::Closed) => return Ok(()),
+            Err(TransportError::Closed) => return Ok(false),
             Err(TransportError::Malformed(e)) => {
                 // The header itself is untrustworthy: say why, then close.
                 let status = match e {
@@ -290,7 +325,7 @@ pub fn serve(session: &mut Session, source: &mut dyn FrameSource, replies: &Repl
         replies.set_busy(false);
         match handled? {
             Handled::Next => {}
-            Handled::Close => return Ok(()),
+            Handled::Close => return Ok(false),
         }
         if !trusted && session.trusted() {
             trusted = true;

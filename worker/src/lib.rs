@@ -18,6 +18,7 @@ pub mod logging;
 pub mod metrics;
 #[cfg(feature = "rdma")]
 pub mod rdma;
+pub mod sandbox;
 pub mod server;
 pub mod session;
 

@@ -53,14 +53,20 @@ struct Cli {
     #[arg(long)]
     host_memory_mib: Option<u64>,
     /// Let clients load host modules and compile them with hiprtc (host backend). A host
-    /// module is client code running inside this worker as its user: allow it only for
-    /// clients you trust. Without it, kernels are refused with hipErrorNotSupported.
+    /// module is client code: each session then runs in a process of its own, confined
+    /// (another user, Landlock, seccomp; docs/HOST_MODULES.md). Without it, kernels are
+    /// refused with hipErrorNotSupported.
     #[arg(long)]
     allow_host_code: bool,
     /// Threads running every stream's queued work (host backend; default 2 per core): the
     /// worker's stream threads stay bounded however many streams clients create.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
     stream_threads: Option<u64>,
+    /// User that session processes run as when the worker runs as root (with
+    /// --allow-host-code on the host backend, each session runs in a process of its own,
+    /// confined; see docs/HOST_MODULES.md).
+    #[arg(long, default_value = "nobody")]
+    host_code_user: String,
     /// Most bytes of device-to-host replies one session may have queued or in flight, MiB:
     /// a client that never reads its replies holds no more; copies past it fail with
     /// hipErrorOutOfMemory.
@@ -127,8 +133,8 @@ struct Cli {
     log_level: Option<String>,
 }
 
-/// Installs the log; a bad `TF_DEBUG` or log filter is refused.
-fn init_logging(cli: &Cli) -> Result<(), String> {
+/// Installs the log; a bad `TF_DEBUG` or log filter is refused. Returns the filter.
+fn init_logging(cli: &Cli) -> Result<String, String> {
     let seed_debug = transport_core::config::flag(&transport_core::config::env_lookup, "TF_DEBUG").map_err(|e| e.to_string())?.unwrap_or(false);
     let filter = cli.log_level.clone().unwrap_or_else(|| {
         match (cli.verbose, seed_debug) {
@@ -138,20 +144,23 @@ fn init_logging(cli: &Cli) -> Result<(), String> {
         }
         .to_string()
     });
-    hip_worker::logging::init(&filter, "--log-level / -v / TF_DEBUG")
+    hip_worker::logging::init(&filter, "--log-level / -v / TF_DEBUG")?;
+    Ok(filter)
+}
+
+fn host_config(cli: &Cli) -> HostConfig {
+    let mut config = HostConfig { devices: cli.host_devices.max(1), allow_host_code: cli.allow_host_code, ..HostConfig::default() };
+    if let Some(mib) = cli.host_memory_mib {
+        config.memory_per_device = mib.saturating_mul(1 << 20);
+    }
+    if let Some(threads) = cli.stream_threads {
+        config.stream_threads = threads as usize;
+    }
+    config
 }
 
 fn make_backend(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
-    let host = || {
-        let mut config = HostConfig { devices: cli.host_devices.max(1), allow_host_code: cli.allow_host_code, ..HostConfig::default() };
-        if let Some(threads) = cli.stream_threads {
-            config.stream_threads = threads as usize;
-        }
-        if let Some(mib) = cli.host_memory_mib {
-            config.memory_per_device = mib.saturating_mul(1 << 20);
-        }
-        Arc::new(HostBackend::new(config)) as Arc<dyn Backend>
-    };
+    let host = || Arc::new(HostBackend::new(host_config(cli))) as Arc<dyn Backend>;
     match cli.backend {
         BackendKind::Host => Ok(host()),
         BackendKind::Cuda => cuda().map_err(|e| format!("the cuda backend is unavailable: {e}")),
@@ -287,10 +296,15 @@ fn is_loopback(addr: &str) -> bool {
 }
 
 fn main() -> std::process::ExitCode {
+    // A session process (started by a worker, never by hand): its own arguments.
+    if std::env::args().nth(1).as_deref() == Some(hip_worker::sandbox::CHILD_ARG) {
+        return hip_worker::sandbox::child::main(std::env::args().skip(2));
+    }
     let cli = Cli::parse();
     // Bad settings stop the worker before it serves anyone, naming the variable.
-    let tcp = match init_logging(&cli).and_then(|()| hip_worker::config::accepted_tcp_config().map_err(|e| e.to_string())) {
-        Ok(tcp) => tcp,
+    let settings = init_logging(&cli).and_then(|filter| Ok((filter, hip_worker::config::accepted_tcp_config().map_err(|e| e.to_string())?)));
+    let (log_filter, tcp) = match settings {
+        Ok(settings) => settings,
         Err(e) => {
             eprintln!("hip-worker: {e}");
             return std::process::ExitCode::from(2);
@@ -300,12 +314,32 @@ fn main() -> std::process::ExitCode {
         return probe_dmabuf();
     }
     let listen = cli.listen.clone().unwrap_or_else(|| format!("127.0.0.1:{}", cli.port.unwrap_or(DEFAULT_PORT)));
-    let backend = match make_backend(&cli) {
+    let mut backend = match make_backend(&cli) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("hip-worker: {e}");
             return std::process::ExitCode::from(2);
         }
+    };
+    // Host code runs in a confined process per session, never in the worker.
+    let session_process = if cli.allow_host_code && backend.name() == "host" {
+        match hip_worker::sandbox::SessionProcess::new(host_config(&cli), &cli.host_code_user, &log_filter, cli.max_connections.max(1)) {
+            Ok(mut process) => {
+                process.spin = tcp.spin;
+                // The worker's own backend serves no session: it reports what they all hold.
+                let host = HostBackend::new(host_config(&cli));
+                host.share_usage(&process.usage, 0);
+                backend = Arc::new(host);
+                tracing::info!(user = ?process.run_as, "host code allowed: each session runs in a confined process of its own");
+                Some(Arc::new(process))
+            }
+            Err(e) => {
+                eprintln!("hip-worker: --allow-host-code needs session processes, which cannot be set up: {e}");
+                return std::process::ExitCode::from(2);
+            }
+        }
+    } else {
+        None
     };
     if cli.device != 0 {
         tracing::warn!(device = cli.device, "--device applies to GPU backends; the host backend exposes all emulated devices");
@@ -355,6 +389,7 @@ fn main() -> std::process::ExitCode {
             max_per_address: cli.max_connections_per_address.max(1),
             preauth_deadline: Duration::from_millis(cli.preauth_timeout_ms.max(1)),
         },
+        session_process,
     };
     #[cfg(feature = "rdma")]
     let rdma_worker = match &cli.listen_rdma {

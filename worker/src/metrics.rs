@@ -208,12 +208,24 @@ impl CallRecord<'_> {
 
 impl Drop for CallRecord<'_> {
     fn drop(&mut self) {
-        let stats = &self.metrics.families[self.slot.get()];
+        self.metrics.record(self.slot.get(), self.failed.get(), self.started.elapsed());
+    }
+}
+
+impl Metrics {
+    /// Records one request of `family` that another process handled (a session process,
+    /// [`crate::sandbox`]), from the worker's relay: `elapsed` from its header to its reply.
+    pub fn record_call(&self, family: Family, failed: bool, elapsed: std::time::Duration) {
+        self.record(family_slot(family), failed, elapsed);
+    }
+
+    fn record(&self, slot: usize, failed: bool, elapsed: std::time::Duration) {
+        let stats = &self.families[slot];
         stats.calls.fetch_add(1, Relaxed);
-        if self.failed.get() {
+        if failed {
             stats.errors.fetch_add(1, Relaxed);
         }
-        stats.latency.observe(self.started.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64);
+        stats.latency.observe(elapsed.as_nanos().min(u128::from(u64::MAX)) as u64);
     }
 }
 

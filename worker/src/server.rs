@@ -9,6 +9,7 @@ use crate::config::{ConnectionLimits, WorkerConfig};
 use crate::driver::{self, ReplyWriter};
 use crate::listener::{Accepted, Connection, Hangup, Listener};
 use crate::metrics::Refusal;
+use crate::sandbox::SessionProcess;
 use crate::session::Session;
 use proto_core::Status;
 use std::collections::HashMap;
@@ -249,7 +250,9 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
     let mut session = Session::new(backend, Arc::new(config.session.clone()));
     session.set_peer(peer);
     let _deadline = PreauthDeadline::start(&slot, session.trust_flag(), config.limits.preauth_deadline);
-    let (session, result) = run_session(sink, source, session);
+    let hang_up = || slot.connections.hang_up(conn_id);
+    let isolated = config.session_process.as_deref().map(|process| (process, &hang_up as &(dyn Fn() + Sync)));
+    let (session, result) = run_session_in(sink, source, session, isolated);
     match result {
         Ok(()) => tracing::info!(session, "{transport} connection ended; session freed"),
         Err(e) => tracing::info!(session, %e, "{transport} connection ended; session freed"),
@@ -285,12 +288,30 @@ impl PreauthDeadline {
 }
 
 /// Runs `session` over `sink` and `source` and frees it; returns its id and how it ended.
-fn run_session(sink: impl FrameSink + 'static, mut source: impl FrameSource + 'static, mut session: Session) -> (u64, Result<(), TransportError>) {
+pub(crate) fn run_session(sink: impl FrameSink + 'static, source: impl FrameSource + 'static, session: Session) -> (u64, Result<(), TransportError>) {
+    run_session_in(sink, source, session, None)
+}
+
+/// [`run_session`], or with `isolated` the handshake only, the rest of the session in a
+/// session process ([`crate::sandbox`]) that `hang_up` disconnects the client from.
+fn run_session_in(
+    sink: impl FrameSink + 'static,
+    mut source: impl FrameSource + 'static,
+    mut session: Session,
+    isolated: Option<(&SessionProcess, &(dyn Fn() + Sync))>,
+) -> (u64, Result<(), TransportError>) {
     let registry = sink.memory_registry();
     session.set_memory_registry(registry);
     let late = session.late_replies();
     let replies = ReplyWriter::start(Box::new(sink), Arc::clone(&late), session.metrics());
-    let result = driver::serve(&mut session, &mut source, &replies);
+    let result = match isolated {
+        None => driver::serve(&mut session, &mut source, &replies),
+        Some((process, hang_up)) => match driver::serve_handshake(&mut session, &mut source, &replies) {
+            Ok(Some(open)) => crate::sandbox::relay::relay(&session, &mut source, &replies, process, open, hang_up),
+            Ok(None) => Ok(()),
+            Err(e) => Err(e),
+        },
+    };
     let id = session.id();
     // Free the session's resources (draining its streams, whose callbacks may still queue
     // replies) before the writer is told to finish.

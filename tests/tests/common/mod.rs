@@ -70,6 +70,7 @@ pub fn config_with(auth_token: Option<&str>) -> WorkerConfig {
         session: SessionConfig { worker_name: "session-test worker".into(), tokens, ..Default::default() },
         tcp: TcpConfig { io_timeout: Some(Duration::from_secs(30)), ..TcpConfig::default() },
         limits: ConnectionLimits::default(),
+        ..Default::default()
     }
 }
 

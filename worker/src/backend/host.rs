@@ -72,6 +72,7 @@ mod rtc;
 mod stream;
 #[cfg(test)]
 mod tests;
+pub mod usage;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -196,6 +197,17 @@ impl Default for HostBackend {
 }
 
 impl HostBackend {
+    /// Counts every device's memory in `usage`, row `row` (0: only read, the worker's view;
+    /// else a session process's own row), from now on; call before the first allocation.
+    /// False if the table does not fit this backend or a table was given already.
+    pub fn share_usage(&self, usage: &Arc<usage::SharedUsage>, row: usize) -> bool {
+        let (devices, slots) = usage.shape();
+        if devices < self.devices.len() || row > slots {
+            return false;
+        }
+        self.devices.iter().enumerate().all(|(dev, device)| device.memory.share(Arc::clone(usage), row, dev))
+    }
+
     pub fn new(config: HostConfig) -> Self {
         let cpu = CpuInfo::probe();
         let devices = (0..config.devices)

@@ -263,6 +263,26 @@ impl Session {
         self.peer = peer;
     }
 
+    /// Takes over a session whose handshake another process did (a session process,
+    /// [`crate::sandbox`]): it is trusted, with the id, client and tenant established there.
+    pub fn adopt_handshake(&mut self, id: u64, client_name: String, tenant: Option<String>) {
+        self.id = id;
+        self.client_name = client_name;
+        self.tenant = tenant;
+        self.greeted = true;
+        self.trusted.store(true, Ordering::Release);
+    }
+
+    /// The worker-wide settings the session runs with.
+    pub fn config(&self) -> &SessionConfig {
+        &self.config
+    }
+
+    /// The client's name (HELLO) and its authenticated tenant, if any.
+    pub fn client(&self) -> (&str, Option<&str>) {
+        (&self.client_name, self.tenant.as_deref())
+    }
+
     /// Whether the client may send more than HELLO and AUTHENTICATE: it authenticated, or
     /// the worker needs no authentication and HELLO succeeded.
     pub fn trusted(&self) -> bool {

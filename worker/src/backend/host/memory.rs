@@ -39,22 +39,50 @@ pub(super) const RED_ZONE: usize = ALLOC_ALIGN;
 pub(super) struct DeviceMemory {
     capacity: u64,
     used: AtomicU64,
+    /// The worker-wide count when sessions run in processes of their own: the table, this
+    /// process's row in it (0: the worker, which only reads) and the device.
+    shared: std::sync::OnceLock<(Arc<super::usage::SharedUsage>, usize, usize)>,
 }
 
 impl DeviceMemory {
     pub(super) fn new(capacity: u64) -> Self {
-        Self { capacity, used: AtomicU64::new(0) }
+        Self { capacity, used: AtomicU64::new(0), shared: std::sync::OnceLock::new() }
+    }
+
+    /// Counts this device in `usage` too (row `row`, device `device`); once only.
+    pub(super) fn share(&self, usage: Arc<super::usage::SharedUsage>, row: usize, device: usize) -> bool {
+        self.shared.set((usage, row, device)).is_ok()
+    }
+
+    fn shared_counters(&self) -> Option<(&AtomicU64, &AtomicU64)> {
+        let (usage, row, device) = self.shared.get()?;
+        Some((usage.counter(0, *device)?, usage.counter(*row, *device)?))
     }
 
     pub(super) fn info(&self) -> MemInfo {
-        let used = self.used.load(Ordering::Acquire);
+        let used = match self.shared_counters() {
+            Some((total, _)) => total.load(Ordering::Acquire),
+            None => self.used.load(Ordering::Acquire),
+        };
         MemInfo { free: self.capacity.saturating_sub(used), total: self.capacity }
     }
 
     /// Claims `bytes` of capacity, or `None` if they are not free. Nothing is allocated here:
     /// the claim comes first, so an impossible request never reaches the host allocator.
     pub(super) fn try_reserve(self: &Arc<Self>, bytes: u64) -> Option<Reservation> {
-        self.used.fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| used.checked_add(bytes).filter(|&total| total <= self.capacity)).ok()?;
+        let claim = |counter: &AtomicU64| {
+            counter.fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| used.checked_add(bytes).filter(|&total| total <= self.capacity)).is_ok()
+        };
+        if !claim(&self.used) {
+            return None;
+        }
+        if let Some((total, row)) = self.shared_counters() {
+            if !claim(total) {
+                self.used.fetch_sub(bytes, Ordering::AcqRel);
+                return None;
+            }
+            row.fetch_add(bytes, Ordering::AcqRel);
+        }
         Some(Reservation { memory: Arc::clone(self), bytes })
     }
 }
@@ -69,6 +97,12 @@ pub(super) struct Reservation {
 impl Drop for Reservation {
     fn drop(&mut self) {
         self.memory.used.fetch_sub(self.bytes, Ordering::AcqRel);
+        if let Some((total, row)) = self.memory.shared_counters() {
+            // Saturating: the table is writable by every session process.
+            let give_back = |c: &AtomicU64| c.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| Some(n.saturating_sub(self.bytes)));
+            let _ = give_back(row);
+            let _ = give_back(total);
+        }
     }
 }
 

@@ -1,0 +1,198 @@
+//! Host code runs in a confined process per session (`docs/HOST_MODULES.md`): kernels that
+//! try to read the worker's files, open sockets, read another session's memory or crash are
+//! refused or contained, while another client keeps being served.
+//!
+//! What the kernel cannot enforce is skipped by name (the worker logs what it enforced; any
+//! other reason for a layer not being enforced fails).
+
+use hip_remote_tests::{Interactive, Sandbox, WorkerProcess, DEFAULT_WORKER_MIB};
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A worker with a token file, a client holding a buffer in another session, and the
+/// attacking program.
+struct Scene {
+    sandbox: Sandbox,
+    worker: WorkerProcess,
+    holder: Interactive,
+    holder_ptr: String,
+    exe: PathBuf,
+    token_file: PathBuf,
+}
+
+impl Scene {
+    fn new(label: &str) -> Self {
+        Self::with_args(label, &[])
+    }
+
+    /// [`Scene::new`] with more worker arguments.
+    fn with_args(label: &str, extra: &[&str]) -> Self {
+        let sandbox = Sandbox::new(label);
+        let exe = sandbox.compile("host_code_sandbox");
+        let token_file = sandbox.path().join("tokens");
+        std::fs::write(&token_file, "tenant-b:a-secret-token-host-code-must-not-read\n").unwrap();
+        std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let token_arg = token_file.to_str().unwrap().to_owned();
+        let worker = WorkerProcess::start_with_args(
+            &sandbox.artifacts.worker,
+            DEFAULT_WORKER_MIB,
+            &sandbox.path().join("worker.log"),
+            &[&["--token-file", token_arg.as_str()][..], extra].concat(),
+        );
+        let mut cmd = worker.command(&exe);
+        cmd.arg("hold");
+        let mut holder = Interactive::spawn(cmd);
+        let holder_ptr = holder.expect_line("PTR ", Duration::from_secs(60));
+        Self { sandbox, worker, holder, holder_ptr, exe, token_file }
+    }
+
+    /// Runs the attack `args`, requiring it to report its verdict and succeed (refused or
+    /// contained); returns its output.
+    fn attack(&self, args: &[&str]) -> String {
+        let out = self.worker.run(&self.exe, args);
+        eprintln!("host_code_sandbox {}: {}", args.join(" "), out.stdout.trim());
+        out.assert_success();
+        out.stdout
+    }
+
+    /// What the session processes enforced (from the worker's log): `(landlock, seccomp)`.
+    fn enforced(&self) -> (String, String) {
+        let log = self.worker.log_text();
+        let line = log.lines().find(|l| l.contains("session process confined")).unwrap_or_else(|| panic!("no session process was confined:\n{log}"));
+        let field = |name: &str| {
+            let start = line.find(&format!("{name}=")).map(|i| i + name.len() + 1).unwrap_or_else(|| panic!("no {name}= in {line}"));
+            let rest = &line[start..];
+            // Values with spaces are logged up to the next field.
+            let end = [" seccomp=", " landlock="].iter().filter_map(|f| rest.find(f)).min().unwrap_or(rest.len());
+            rest[..end].to_owned()
+        };
+        (field("landlock"), field("seccomp"))
+    }
+
+    /// The other client is still served and its data intact; the worker lives.
+    fn finish(self) {
+        let (mut worker, sandbox) = self.release_holder();
+        worker.assert_alive();
+        drop(sandbox);
+    }
+
+    /// Lets the holder check its data and leave; the worker goes on.
+    fn release_holder(mut self) -> (WorkerProcess, Sandbox) {
+        self.holder.send_line("go");
+        let held = self.holder.finish(Duration::from_secs(60));
+        held.assert_success();
+        assert!(held.stdout.contains("data intact"), "{}", held.report());
+        (self.worker, self.sandbox)
+    }
+}
+
+#[test]
+fn host_code_cannot_read_the_token_file() {
+    let scene = Scene::new("sandbox_token_file");
+    let out = scene.attack(&["file", scene.token_file.to_str().unwrap()]);
+    assert!(out.contains("REFUSED"), "{out}");
+    scene.finish();
+}
+
+#[test]
+fn host_code_cannot_read_a_world_readable_file_outside_its_sandbox() {
+    let scene = Scene::new("sandbox_readable_file");
+    // Readable by any user: only Landlock keeps the session process out.
+    std::fs::set_permissions(scene.sandbox.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let decoy = scene.sandbox.path().join("readable.txt");
+    std::fs::write(&decoy, "world-readable, outside the sandbox\n").unwrap();
+    std::fs::set_permissions(&decoy, std::fs::Permissions::from_mode(0o644)).unwrap();
+    // The holder's session process has logged what it enforced.
+    let (landlock, _) = scene.enforced();
+    if landlock.contains("the kernel has no Landlock") {
+        eprintln!("SKIP: Landlock is not enforced on this kernel ({landlock}): a world-readable file is not kept from host code");
+        scene.finish();
+        return;
+    }
+    let out = scene.attack(&["file", decoy.to_str().unwrap()]);
+    assert!(out.contains("REFUSED"), "{out}");
+    scene.finish();
+}
+
+#[test]
+fn host_code_cannot_open_a_socket() {
+    let scene = Scene::new("sandbox_socket");
+    let (_, seccomp) = scene.enforced();
+    if seccomp.contains("the kernel has no seccomp") {
+        eprintln!("SKIP: seccomp is not enforced on this kernel ({seccomp}): new sockets are not refused");
+        scene.finish();
+        return;
+    }
+    let out = scene.attack(&["socket"]);
+    assert!(out.contains("REFUSED"), "{out}");
+    scene.finish();
+}
+
+#[test]
+fn host_code_cannot_read_another_sessions_memory_by_address() {
+    let scene = Scene::new("sandbox_peek");
+    let ptr = scene.holder_ptr.clone();
+    let out = scene.attack(&["peek", &ptr]);
+    assert!(out.contains("CONTAINED") || out.contains("NOT LEAKED"), "{out}");
+    scene.finish();
+}
+
+#[test]
+fn a_crashing_kernel_ends_only_its_session() {
+    let scene = Scene::new("sandbox_crash");
+    let out = scene.attack(&["crash"]);
+    assert!(out.contains("CONTAINED"), "{out}");
+    let log = scene.worker.log_text();
+    assert!(log.contains("session process died") && log.contains("SIGSEGV"), "the worker did not log the crash:\n{log}");
+    // A fresh client is served after the crash.
+    let again = scene.attack(&["socket"]);
+    assert!(again.contains("REFUSED"), "{again}");
+    scene.finish();
+}
+
+#[test]
+fn programs_host_code_starts_end_with_its_session() {
+    let scene = Scene::new("sandbox_spawn");
+    let out = scene.attack(&["spawn"]);
+    let pid = out.lines().find_map(|l| l.strip_prefix("SPAWNED ")).unwrap_or_else(|| panic!("no SPAWNED line: {out}")).trim().to_owned();
+    // The session ended when the program exited; its process group goes with it.
+    let proc_dir = PathBuf::from(format!("/proc/{pid}"));
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while proc_dir.exists() && std::fs::read_to_string(proc_dir.join("stat")).is_ok_and(|stat| !stat.contains(") Z ")) {
+        assert!(std::time::Instant::now() < deadline, "process {pid} started by host code outlived its session");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    scene.finish();
+}
+
+/// One value of the worker's `/metrics` at `port`.
+fn metric(port: u16, name: &str) -> u64 {
+    use std::io::{Read, Write};
+    let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).expect("metrics endpoint");
+    conn.write_all(b"GET /metrics HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").unwrap();
+    let mut body = String::new();
+    conn.read_to_string(&mut body).unwrap();
+    let line = body.lines().find(|l| l.starts_with(name) && !l.starts_with('#')).unwrap_or_else(|| panic!("no {name} in:\n{body}"));
+    line.rsplit(' ').next().unwrap().parse().unwrap_or_else(|e| panic!("{line}: {e}"))
+}
+
+#[test]
+fn metrics_see_sessions_and_device_memory_of_session_processes() {
+    let port = hip_remote_tests::closed_port();
+    let port_arg = format!("127.0.0.1:{port}");
+    let scene = Scene::with_args("sandbox_metrics", &["--metrics", &port_arg]);
+    // The holder's session process holds its buffer: the worker counts the session and
+    // the memory, though neither is in its own process.
+    assert_eq!(metric(port, "hip_worker_sessions_open"), 1);
+    assert!(metric(port, "hip_worker_device_memory_used_bytes") >= 4096);
+    assert!(metric(port, "hip_worker_calls_total{family=\"memory\"}") >= 2);
+    let (mut worker, _sandbox) = scene.release_holder();
+    // Its process ended: everything it held is given back.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while metric(port, "hip_worker_device_memory_used_bytes") != 0 || metric(port, "hip_worker_sessions_open") != 0 {
+        assert!(std::time::Instant::now() < deadline, "the session's memory or count was not given back");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    worker.assert_alive();
+}

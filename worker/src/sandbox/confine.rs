@@ -1,0 +1,213 @@
+//! What a session process gives up before it serves a byte of its client: every inherited
+//! descriptor but its link and stderr, its user (when started as root), most resources,
+//! the file system outside a few read-only system directories and its own scratch
+//! directory (Landlock), new sockets and the system calls that reach other processes or the
+//! kernel's administration (seccomp). Each layer the kernel cannot enforce is logged by name.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Directories a session process may read and execute from: the system's libraries and the
+/// C/C++ toolchain the host hiprtc runs. Nothing under `/etc` but the loader's cache: a
+/// token file there stays out of reach.
+pub const READ_ONLY_PATHS: &[&str] =
+    &["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/opt", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d"];
+/// Device files a session process may read and write (the compiler's `/dev/null`).
+pub const DEVICE_PATHS: &[&str] = &["/dev/null", "/dev/zero", "/dev/urandom"];
+
+/// Most processes and threads of the session user, all its session processes together
+/// (the kernel counts per user; threads count): room for every session's stream and kernel
+/// threads and the compiler's pipeline, not for a fork bomb. Only set for a dedicated user.
+const MAX_PROCESSES: u64 = 8192;
+/// Largest file a session process may write (a compiled module or its scratch files).
+const MAX_FILE_BYTES: u64 = 1 << 30;
+/// Most open descriptors.
+const MAX_OPEN_FILES: u64 = 256;
+
+/// Why Landlock is not enforced when the kernel cannot (logged; tests skip on it).
+pub const KERNEL_LACKS_LANDLOCK: &str = "the kernel has no Landlock";
+/// Why seccomp is not enforced when the kernel cannot (logged; tests skip on it).
+pub const KERNEL_LACKS_SECCOMP: &str = "the kernel has no seccomp";
+
+/// What was enforced, for the log and for tests.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Enforced {
+    /// The user and group the process runs as, when it switched from root.
+    pub switched_user: Option<(u32, u32)>,
+    /// Landlock: `"full"`, `"partial"` or why not.
+    pub landlock: String,
+    /// seccomp: `"on"` or why not.
+    pub seccomp: String,
+}
+
+/// Closes every descriptor from `first` up: the process keeps stdin (its link), stdout,
+/// stderr and what the worker passed below `first`. Whatever a library leaked into the
+/// worker's children goes here.
+pub fn close_inherited_fds(first: i32) -> io::Result<()> {
+    // SAFETY: close_range only closes descriptors; nothing in this process uses any from
+    // `first` up yet (it runs first in the session process's `main`).
+    let rc = unsafe { libc::syscall(libc::SYS_close_range, first as u32, u32::MAX, 0u32) };
+    if rc == 0 {
+        return Ok(());
+    }
+    // Kernels before 5.9: close them one by one.
+    for entry in std::fs::read_dir("/proc/self/fd")?.flatten() {
+        if let Some(fd) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()).filter(|&fd| fd >= first) {
+            // SAFETY: see above; a descriptor that is already gone (the directory's own) fails harmlessly.
+            unsafe { libc::close(fd) };
+        }
+    }
+    Ok(())
+}
+
+fn set_rlimit(resource: libc::__rlimit_resource_t, value: u64) -> io::Result<()> {
+    let limit = libc::rlimit { rlim_cur: value, rlim_max: value };
+    // SAFETY: setrlimit reads the struct we pass.
+    if unsafe { libc::setrlimit(resource, &limit) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Drops every right the session does not need. `run_as`: user and group to switch to when
+/// running as root; `scratch`: the one directory the process may write.
+pub fn confine(run_as: Option<(u32, u32)>, scratch: &Path) -> io::Result<Enforced> {
+    let mut enforced = Enforced::default();
+    set_rlimit(libc::RLIMIT_CORE, 0)?;
+    set_rlimit(libc::RLIMIT_FSIZE, MAX_FILE_BYTES)?;
+    set_rlimit(libc::RLIMIT_NOFILE, MAX_OPEN_FILES)?;
+    // SAFETY: getuid has no preconditions.
+    if unsafe { libc::getuid() } == 0 {
+        let (uid, gid) = run_as.ok_or_else(|| io::Error::other("running as root without a user to switch to (--host-code-user)"))?;
+        // SAFETY: plain system calls on integers; each result is checked, and a failure
+        // stops the session before any client code runs.
+        unsafe {
+            if libc::setgroups(0, std::ptr::null()) != 0 || libc::setgid(gid) != 0 || libc::setuid(uid) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        // SAFETY: as above.
+        if unsafe { libc::setuid(0) } == 0 {
+            return Err(io::Error::other("could switch back to root after dropping it"));
+        }
+        set_rlimit(libc::RLIMIT_NPROC, MAX_PROCESSES)?;
+        enforced.switched_user = Some((uid, gid));
+    }
+    // SAFETY: prctl with integer arguments; checked.
+    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    enforced.landlock = match restrict_paths(scratch) {
+        Ok(status) => status,
+        Err(e) => format!("not enforced: {e}"),
+    };
+    enforced.seccomp = match filter_syscalls() {
+        Ok(()) => "on".into(),
+        Err(e) => format!("not enforced: {e}"),
+    };
+    Ok(enforced)
+}
+
+/// Landlock: read and execute under [`READ_ONLY_PATHS`], read and write [`DEVICE_PATHS`],
+/// everything in `scratch`, nothing else; no TCP bind or connect (ABI 4+); no signals to
+/// or abstract sockets of processes outside the sandbox (ABI 6+). Best effort: what the
+/// kernel's ABI lacks is left out and reported.
+fn restrict_paths(scratch: &Path) -> Result<String, landlock::RulesetError> {
+    use landlock::{path_beneath_rules, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, ABI};
+    let abi = ABI::V6;
+    let existing = |paths: &[&str]| paths.iter().map(PathBuf::from).filter(|p| p.exists()).collect::<Vec<_>>();
+    let status = Ruleset::default()
+        .handle_access(AccessFs::from_all(abi))?
+        .handle_access(AccessNet::from_all(abi))?
+        .scope(Scope::from_all(abi))?
+        .create()?
+        .add_rules(path_beneath_rules(existing(READ_ONLY_PATHS), AccessFs::from_read(abi)))?
+        .add_rules(path_beneath_rules(existing(DEVICE_PATHS), AccessFs::ReadFile | AccessFs::WriteFile))?
+        .add_rules(path_beneath_rules([scratch], AccessFs::from_all(abi)))?
+        .restrict_self()?;
+    Ok(match status.ruleset {
+        RulesetStatus::FullyEnforced => "full".into(),
+        RulesetStatus::PartiallyEnforced => "partial (the kernel's Landlock ABI lacks some rights)".into(),
+        RulesetStatus::NotEnforced => format!("not enforced: {KERNEL_LACKS_LANDLOCK}"),
+    })
+}
+
+/// System calls a session process never needs and host code must not have: they reach
+/// other processes (ptrace, process_vm_*), the kernel's administration (mount, bpf, modules,
+/// kexec, keys), new namespaces, or ways around Landlock (open_by_handle_at).
+const REFUSED_SYSCALLS: &[libc::c_long] = &[
+    libc::SYS_ptrace,
+    libc::SYS_process_vm_readv,
+    libc::SYS_process_vm_writev,
+    libc::SYS_kcmp,
+    libc::SYS_pidfd_getfd,
+    libc::SYS_mount,
+    libc::SYS_umount2,
+    libc::SYS_pivot_root,
+    libc::SYS_chroot,
+    libc::SYS_bpf,
+    libc::SYS_perf_event_open,
+    libc::SYS_kexec_load,
+    libc::SYS_kexec_file_load,
+    libc::SYS_init_module,
+    libc::SYS_finit_module,
+    libc::SYS_delete_module,
+    libc::SYS_keyctl,
+    libc::SYS_add_key,
+    libc::SYS_request_key,
+    libc::SYS_setns,
+    libc::SYS_unshare,
+    libc::SYS_userfaultfd,
+    libc::SYS_open_by_handle_at,
+    libc::SYS_name_to_handle_at,
+    libc::SYS_io_uring_setup,
+    libc::SYS_swapon,
+    libc::SYS_swapoff,
+    libc::SYS_reboot,
+    libc::SYS_acct,
+    libc::SYS_settimeofday,
+    libc::SYS_clock_settime,
+    // No new sockets of any family: the session talks only over its link.
+    libc::SYS_socket,
+];
+
+/// seccomp: [`REFUSED_SYSCALLS`] and `clone` with `CLONE_NEWUSER` fail with `EPERM`;
+/// `clone3` (whose flags a filter cannot read) fails with `ENOSYS`, so libc falls back to
+/// `clone`. Inherited by the compiler the host hiprtc runs.
+fn filter_syscalls() -> Result<(), String> {
+    // SAFETY: prctl with integer arguments; kernels built without seccomp answer EINVAL.
+    if unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } < 0 {
+        return Err(KERNEL_LACKS_SECCOMP.into());
+    }
+    use seccompiler::{SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule};
+    let arch = std::env::consts::ARCH.try_into().map_err(|e| format!("{e}"))?;
+    let mut refused: BTreeMap<i64, Vec<SeccompRule>> = REFUSED_SYSCALLS.iter().map(|&nr| (nr, Vec::new())).collect();
+    let new_user_ns =
+        SeccompCondition::new(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(libc::CLONE_NEWUSER as u64), libc::CLONE_NEWUSER as u64)
+            .and_then(|c| SeccompRule::new(vec![c]))
+            .map_err(|e| e.to_string())?;
+    refused.insert(libc::SYS_clone, vec![new_user_ns]);
+    let eperm = SeccompFilter::new(refused, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch).map_err(|e| e.to_string())?;
+    let enosys =
+        SeccompFilter::new(BTreeMap::from([(libc::SYS_clone3, Vec::new())]), SeccompAction::Allow, SeccompAction::Errno(libc::ENOSYS as u32), arch)
+            .map_err(|e| e.to_string())?;
+    for filter in [eperm, enosys] {
+        let program: seccompiler::BpfProgram = filter.try_into().map_err(|e: seccompiler::BackendError| e.to_string())?;
+        seccompiler::apply_filter(&program).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// The uid and gid of `user`, from the system's user database.
+pub fn lookup_user(user: &str) -> io::Result<(u32, u32)> {
+    let name = std::ffi::CString::new(user).map_err(|_| io::Error::other("user name contains a NUL byte"))?;
+    // SAFETY: getpwnam reads a NUL-terminated string; the returned record (static storage)
+    // is read at once, before any other call could overwrite it.
+    let entry = unsafe { libc::getpwnam(name.as_ptr()) };
+    if entry.is_null() {
+        return Err(io::Error::other(format!("no user named {user:?}")));
+    }
+    // SAFETY: non-null record from getpwnam, read immediately.
+    Ok(unsafe { ((*entry).pw_uid, (*entry).pw_gid) })
+}

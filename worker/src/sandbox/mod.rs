@@ -1,0 +1,177 @@
+//! Session processes: with host code allowed, each session runs in a process of its own that
+//! holds no rights the session lacks (`docs/HOST_MODULES.md`).
+//!
+//! The worker does the handshake itself — tokens and the token store never reach a session
+//! process — then starts `hip-worker --session-child` ([`child::main`]) with one end of a
+//! Unix socket pair as its stdin, and relays frames between the client's connection and
+//! that link ([`relay::relay`]), over the transport traits, so any transport (TCP, TLS,
+//! RDMA) works. The session process confines itself ([`confine`]) before it builds its own
+//! host backend and serves the session; a crash in client code ends that process and that
+//! session only.
+
+pub mod child;
+pub mod confine;
+pub mod link;
+pub mod relay;
+
+use crate::backend::host::usage::SharedUsage;
+use crate::backend::HostConfig;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// The argument that makes `hip-worker` a session process.
+pub const CHILD_ARG: &str = "--session-child";
+/// The descriptor by which a session process inherits the shared memory-usage table.
+pub const USAGE_FD: i32 = 3;
+
+/// How the worker starts session processes.
+#[derive(Debug)]
+pub struct SessionProcess {
+    /// The `hip-worker` executable (the running one).
+    pub exe: PathBuf,
+    /// Devices and memory of each session's host backend.
+    pub host: HostConfig,
+    /// User and group a session process switches to when the worker runs as root.
+    pub run_as: Option<(u32, u32)>,
+    /// Where session processes get their scratch directories.
+    pub scratch_root: PathBuf,
+    /// Log filter of the session processes.
+    pub log_filter: String,
+    /// How long link reads poll before blocking (the worker's TCP spin).
+    pub spin: std::time::Duration,
+    /// Device memory in use, worker-wide, counted by every session process.
+    pub usage: Arc<SharedUsage>,
+    /// Which rows of `usage` live session processes hold.
+    rows: Mutex<Vec<bool>>,
+}
+
+impl SessionProcess {
+    /// Session processes of the running executable for at most `max_sessions` sessions at
+    /// once, switching to `user` (a name) when the worker runs as root.
+    pub fn new(host: HostConfig, user: &str, log_filter: &str, max_sessions: usize) -> std::io::Result<Self> {
+        // SAFETY: getuid has no preconditions.
+        let root = unsafe { libc::getuid() } == 0;
+        let run_as = if root { Some(confine::lookup_user(user)?) } else { None };
+        if run_as.is_some_and(|(uid, _)| uid == 0) {
+            return Err(std::io::Error::other(format!("--host-code-user {user} is root: session processes must not run as root")));
+        }
+        let usage = Arc::new(SharedUsage::create(host.devices as usize, max_sessions)?);
+        Ok(Self {
+            exe: std::env::current_exe()?,
+            host,
+            run_as,
+            scratch_root: std::env::temp_dir(),
+            log_filter: log_filter.to_owned(),
+            spin: std::time::Duration::ZERO,
+            usage,
+            rows: Mutex::new(vec![false; max_sessions]),
+        })
+    }
+
+    /// Takes a free row of the usage table for a new session process.
+    fn claim_row(&self) -> Option<UsageRow<'_>> {
+        let mut rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
+        let free = rows.iter().position(|used| !used)?;
+        rows[free] = true;
+        Some(UsageRow { process: self, row: free + 1 })
+    }
+}
+
+/// A session process's row of the usage table; what it still holds is given back, and the
+/// row freed, when this drops (after the process has ended).
+struct UsageRow<'p> {
+    process: &'p SessionProcess,
+    row: usize,
+}
+
+impl Drop for UsageRow<'_> {
+    fn drop(&mut self) {
+        self.process.usage.release_slot(self.row);
+        let mut rows = self.process.rows.lock().unwrap_or_else(|p| p.into_inner());
+        rows[self.row - 1] = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::child::{ChildArgs, ChildLimits};
+    use super::link::{head_bytes, LinkSink, LinkSource};
+    use crate::backend::host::usage::SharedUsage;
+    use crate::backend::{HostBackend, HostConfig, MemoryBackend};
+    use proto_core::wire::MemcpyHtoD;
+    use proto_core::{Bulk, Flags, Request};
+    use std::os::unix::net::UnixStream;
+    use std::sync::Arc;
+    use transport_core::{FrameSink, FrameSource, TransportError};
+
+    #[test]
+    fn child_arguments_survive_the_command_line() {
+        let args = ChildArgs {
+            session_id: 42,
+            client_name: "a client = with spaces".into(),
+            tenant: Some("tenant-a".into()),
+            devices: 2,
+            memory_per_device: 1 << 30,
+            max_queued_reply_bytes: 256 << 20,
+            limits: ChildLimits { max_streams: 1024, max_events: 9, max_modules: 7, max_memory: Some(1 << 20), max_pending_bytes: 5 },
+            stream_threads: 3,
+            run_as: Some((65534, 65534)),
+            scratch: "/tmp/hip-session-42".into(),
+            log_filter: "info,hip_worker=debug".into(),
+            spin: std::time::Duration::from_micros(50),
+            usage_row: 3,
+            usage_rows: 1024,
+        };
+        assert_eq!(ChildArgs::parse(args.to_args()).unwrap(), args);
+        let without = ChildArgs { tenant: None, run_as: None, ..args };
+        assert_eq!(ChildArgs::parse(without.to_args()).unwrap(), without);
+        assert!(ChildArgs::parse(["session=1".to_string()]).is_err());
+    }
+
+    #[test]
+    fn frames_cross_the_link_intact_and_a_close_between_frames_is_clean() {
+        let (a, b) = UnixStream::pair().unwrap();
+        let mut sink = LinkSink::new(a);
+        let mut source = LinkSource::new(b, std::time::Duration::from_micros(20));
+        let mut buf = [0u8; 256];
+        let payload = vec![7u8; 100_000];
+        let frame = Request::MemcpyHtoD(MemcpyHtoD { dst: 0x1000, stream: 0, sync: true, data: Bulk(&payload) })
+            .encode_frame(&mut buf, Flags::empty(), 77)
+            .unwrap();
+        let (head, bulk) = (buf[..frame.head_len].to_vec(), frame.bulk.to_vec());
+        let sender = std::thread::spawn(move || {
+            sink.send(&head, &bulk).unwrap();
+            sink.send(&head, &bulk).unwrap();
+        });
+        let received = source.recv_head().unwrap();
+        assert_eq!(received.header.request_id, 77);
+        let first_head = head_bytes(&received);
+        let mut got = vec![0u8; received.header.bulk_len as usize];
+        source.recv_bulk(&mut got).unwrap();
+        assert_eq!(got, payload);
+        // The second frame's bulk is skipped by the next head.
+        assert_eq!(head_bytes(&source.recv_head().unwrap()), first_head);
+        sender.join().unwrap();
+        assert!(matches!(source.recv_head(), Err(TransportError::Closed)));
+    }
+
+    #[test]
+    fn shared_usage_counts_every_process_and_gives_back_a_dead_ones_share() {
+        let usage = Arc::new(SharedUsage::create(1, 4).unwrap());
+        let config = HostConfig { devices: 1, memory_per_device: 8 << 20, allow_host_code: false, ..HostConfig::default() };
+        let (worker_view, session_a, session_b) = (HostBackend::new(config), HostBackend::new(config), HostBackend::new(config));
+        assert!(worker_view.share_usage(&usage, 0) && session_a.share_usage(&usage, 1) && session_b.share_usage(&usage, 2));
+        assert!(!session_a.share_usage(&usage, 1), "a table is given once");
+        let a = session_a.malloc(0, 3 << 20).unwrap();
+        let _b = session_b.malloc(0, 3 << 20).unwrap();
+        // The capacity is worker-wide: every view sees both, and a third 3 MiB does not fit.
+        assert_eq!(worker_view.mem_get_info(0).unwrap().free, 2 << 20);
+        assert_eq!(session_a.mem_get_info(0).unwrap().free, 2 << 20);
+        assert!(session_a.malloc(0, 3 << 20).is_err());
+        session_a.free(a).unwrap();
+        assert_eq!(worker_view.mem_get_info(0).unwrap().free, 5 << 20);
+        // Session b's process dies holding its allocation: the worker gives its row back.
+        usage.release_slot(2);
+        assert_eq!(worker_view.mem_get_info(0).unwrap().free, 8 << 20);
+    }
+}

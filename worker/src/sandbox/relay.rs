@@ -1,0 +1,360 @@
+//! The worker's side of a session process: starts it, relays frames both ways, and ends
+//! the client's connection with a clear error when the process dies.
+
+use super::child::{ChildArgs, ChildLimits};
+use super::link::{head_bytes, LinkSink, LinkSource};
+use super::{SessionProcess, CHILD_ARG, USAGE_FD};
+use crate::driver::ReplyWriter;
+use crate::metrics::{Metrics, OpenSession};
+use crate::session::Session;
+use proto_core::opcode::Family;
+use proto_core::{Flags, Opcode, Status};
+use std::collections::HashMap;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use transport_core::{FrameSink, FrameSource, TransportError};
+
+/// How long a session process may take to end after its client left (finishing the request
+/// it executes) before it is killed.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
+/// Piece of a request's bulk section the relay passes on at a time.
+const RELAY_CHUNK_BYTES: usize = 256 << 10;
+/// Largest reply buffer the relay keeps between replies.
+const KEPT_REPLY_BUFFER_BYTES: usize = 16 << 20;
+/// Requests whose replies the relay times for the metrics; more in flight are not timed.
+const MAX_TIMED_REQUESTS: usize = 1 << 16;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A session process's scratch directory, removed with everything in it when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn create(root: &Path, session_id: u64, owner: Option<(u32, u32)>) -> std::io::Result<Self> {
+        use std::os::unix::fs::DirBuilderExt;
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        let path = root.join(format!("hip-session-{session_id}-{}-{nanos}", std::process::id()));
+        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        let scratch = Self(path);
+        if let Some((uid, gid)) = owner {
+            std::os::unix::fs::chown(&scratch.0, Some(uid), Some(gid))?;
+        }
+        Ok(scratch)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if let Err(e) = std::fs::remove_dir_all(&self.0) {
+            tracing::warn!(path = %self.0.display(), %e, "session scratch directory not removed");
+        }
+    }
+}
+
+/// Starts the session process of `session` (just authenticated) and relays between the
+/// client (`source`, `replies`) and it until either ends. `hang_up` ends the client's
+/// connection (so the reading half returns). The session counts as open (`open`) until then.
+pub fn relay(
+    session: &Session,
+    source: &mut dyn FrameSource,
+    replies: &ReplyWriter,
+    process: &SessionProcess,
+    open: OpenSession,
+    hang_up: &(dyn Fn() + Sync),
+) -> Result<(), TransportError> {
+    let _open = open;
+    let Some(row) = process.claim_row() else {
+        let _ = replies.send_error(0, 0, Status::TOO_MANY_CONNECTIONS, "the worker runs its most session processes already");
+        return Err(TransportError::Io(std::io::Error::other("no free session-process row")));
+    };
+    // Dropped last (declared first): the process has ended by then, so what its row still
+    // holds can be given back.
+    let _row = row;
+    let (child, link, _scratch) = match start(session, process, _row.row) {
+        Ok(started) => started,
+        Err(e) => {
+            tracing::error!(%e, "cannot start the session process");
+            let _ = replies.send_error(0, 0, Status::OUT_OF_MEMORY, &format!("the worker cannot start a process for this session: {e}"));
+            return Err(TransportError::Io(e));
+        }
+    };
+    let pid = child.id();
+    tracing::info!(pid, "session process started");
+    let child = Mutex::new(SessionChild { child, ended: None });
+    let metrics = session.metrics();
+    let timed: Mutex<HashMap<u64, (Family, Instant)>> = Mutex::default();
+    let (to_child, from_child) = match link.try_clone() {
+        Ok(reader) => (LinkSink::new(link), LinkSource::new(reader, process.spin)),
+        Err(e) => {
+            lock(&child).kill();
+            wait(&child, None);
+            return Err(TransportError::Io(e));
+        }
+    };
+    let (status, up) = std::thread::scope(|scope| {
+        let up = std::thread::Builder::new()
+            .name(format!("hip-relay-{}", session.id()))
+            .spawn_scoped(scope, || client_to_child(source, to_child, &metrics, &timed, &child))
+            .map_err(|e| TransportError::Io(std::io::Error::other(e)));
+        let up = match up {
+            Ok(up) => up,
+            Err(e) => {
+                lock(&child).kill();
+                return (wait(&child, None), Err(e));
+            }
+        };
+        let down = child_to_client(from_child, replies, &metrics, &timed);
+        let status = wait(&child, Some(EXIT_GRACE));
+        if let Some(why) = died(&status) {
+            tracing::warn!(pid, "session process died: {why}; the session has ended");
+            let _ = replies.send_error(
+                0,
+                0,
+                Status::LAUNCH_FAILURE,
+                &format!("the session's process died ({why}): the session has ended, its resources are freed"),
+            );
+        } else if let Err(e) = &down {
+            tracing::debug!(%e, "link from the session process ended");
+        }
+        hang_up();
+        let up = up.join().unwrap_or_else(|_| Err(TransportError::Io(std::io::Error::other("relay thread panicked"))));
+        (status, up)
+    });
+    tracing::info!(pid, %status, "session process ended");
+    match up {
+        Err(TransportError::Closed) => Ok(()),
+        other => other,
+    }
+}
+
+/// Starts `hip-worker --session-child` for `session`, its link as its stdin, with a
+/// scratch directory of its own and a clean environment (the worker's holds its token).
+fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::io::Result<(Child, UnixStream, Scratch)> {
+    let scratch = Scratch::create(&process.scratch_root, session.id(), process.run_as)?;
+    let (client, tenant) = session.client();
+    let args = ChildArgs {
+        session_id: session.id(),
+        client_name: client.to_owned(),
+        tenant: tenant.map(str::to_owned),
+        devices: process.host.devices,
+        memory_per_device: process.host.memory_per_device,
+        max_queued_reply_bytes: session.config().max_queued_reply_bytes,
+        limits: ChildLimits::of(&session.config().limits),
+        stream_threads: process.host.stream_threads,
+        run_as: process.run_as,
+        scratch: scratch.0.clone(),
+        log_filter: process.log_filter.clone(),
+        spin: process.spin,
+        usage_row,
+        usage_rows: process.usage.shape().1,
+    };
+    let (ours, theirs) = UnixStream::pair()?;
+    let mut command = Command::new(&process.exe);
+    command
+        .arg(CHILD_ARG)
+        .args(args.to_args())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into()))
+        .env("TMPDIR", &scratch.0)
+        .env("HOME", &scratch.0)
+        .current_dir(&scratch.0)
+        .stdin(Stdio::from(OwnedFd::from(theirs)))
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        // A group of its own: whatever it started is ended with it (`SessionChild::poll`).
+        .process_group(0);
+    for kept in ["HIP_REMOTE_CXX", "LANG", "LC_ALL"] {
+        if let Some(value) = std::env::var_os(kept) {
+            command.env(kept, value);
+        }
+    }
+    let usage_fd = process.usage.fd().as_raw_fd();
+    // SAFETY: the closure runs in the forked child before exec and only makes system calls
+    // that are async-signal-safe (dup2, fcntl), allocating nothing.
+    unsafe {
+        command.pre_exec(move || {
+            if usage_fd == USAGE_FD {
+                // Already in place: only let it survive exec.
+                if libc::fcntl(usage_fd, libc::F_SETFD, 0) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            } else if libc::dup2(usage_fd, USAGE_FD) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
+    let child = command.spawn()?;
+    Ok((child, ours, scratch))
+}
+
+/// Client → session process, until the client leaves or either link fails; then the
+/// session process is told (its link closes) and given [`EXIT_GRACE`] to end.
+fn client_to_child(
+    source: &mut dyn FrameSource,
+    mut to_child: LinkSink,
+    metrics: &Metrics,
+    timed: &Mutex<HashMap<u64, (Family, Instant)>>,
+    child: &Mutex<SessionChild>,
+) -> Result<(), TransportError> {
+    let mut chunk = vec![0u8; RELAY_CHUNK_BYTES];
+    let result = loop {
+        let (head, header) = match source.recv_head() {
+            Ok(received) => (head_bytes(&received), received.header),
+            Err(e) => break Err(e),
+        };
+        metrics.add_bytes_in((head.len() + header.bulk_len as usize) as u64);
+        if let Some(opcode) = Opcode::from_u16(header.opcode) {
+            if header.flags.contains(Flags::NO_REPLY) {
+                metrics.record_call(opcode.family(), false, Duration::ZERO);
+            } else {
+                let mut timed = lock(timed);
+                if timed.len() < MAX_TIMED_REQUESTS {
+                    timed.insert(header.request_id, (opcode.family(), Instant::now()));
+                }
+            }
+        }
+        let len = header.bulk_len as usize;
+        if len <= chunk.len() {
+            // One write: the session process wakes once for the whole frame.
+            if let Err(e) = source.recv_bulk(&mut chunk[..len]).and_then(|()| to_child.send(&head, &chunk[..len])) {
+                break Err(e);
+            }
+            continue;
+        }
+        // A large bulk section streams through in chunks: nothing of its size is buffered.
+        if let Err(e) = to_child.send(&head, &[]) {
+            break Err(e);
+        }
+        let mut left = len;
+        let mut streamed = Ok(());
+        while left > 0 && streamed.is_ok() {
+            let n = left.min(chunk.len());
+            streamed = source.recv_bulk(&mut chunk[..n]).and_then(|()| to_child.send(&[], &chunk[..n]));
+            left -= n;
+        }
+        if let Err(e) = streamed {
+            break Err(e);
+        }
+    };
+    // The session process sees the end of its link, frees its session and exits.
+    let _ = to_child.stream().shutdown(std::net::Shutdown::Write);
+    wait(child, Some(EXIT_GRACE));
+    result
+}
+
+/// Session process → client, until the session process closes the link.
+fn child_to_client(
+    mut from_child: LinkSource,
+    replies: &ReplyWriter,
+    metrics: &Metrics,
+    timed: &Mutex<HashMap<u64, (Family, Instant)>>,
+) -> Result<(), TransportError> {
+    let mut bulk = Vec::new();
+    loop {
+        let received = from_child.recv_head()?;
+        let (head, header) = (head_bytes(&received), received.header);
+        // Grown to the largest reply seen, zeroed only then; a large one is given back after.
+        let len = header.bulk_len as usize;
+        if bulk.len() < len {
+            bulk.resize(len, 0);
+        }
+        from_child.recv_bulk(&mut bulk[..len])?;
+        if header.request_id != 0 {
+            if let Some((family, sent)) = lock(timed).remove(&header.request_id) {
+                metrics.record_call(family, header.flags.contains(Flags::ERROR), sent.elapsed());
+            }
+        }
+        // The session process counted nothing: the relay counts what the client gets.
+        replies.forward(&head, &bulk[..len])?;
+        if bulk.len() > KEPT_REPLY_BUFFER_BYTES {
+            bulk = Vec::new();
+        }
+    }
+}
+
+/// A started session process and, once reaped, how it ended.
+struct SessionChild {
+    child: Child,
+    ended: Option<ExitStatus>,
+}
+
+impl SessionChild {
+    /// How it ended, once it has; reaps it then, after killing what is left of the process
+    /// group it led (programs its host code started; one that left the group with `setsid`
+    /// is not reached: the session user's process limit bounds those).
+    fn poll(&mut self) -> Option<ExitStatus> {
+        if self.ended.is_some() {
+            return self.ended;
+        }
+        let pid = libc::pid_t::try_from(self.child.id()).ok()?;
+        // SAFETY: an all-zero siginfo_t is valid; waitid fills it for our own child, without
+        // reaping it (WNOWAIT) or blocking (WNOHANG).
+        let exited = unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT) == 0 && info.si_pid() != 0
+        };
+        if !exited {
+            return None;
+        }
+        // SAFETY: the group's leader is a zombie until reaped below, so its id cannot have
+        // been reused: the signal reaches only what it started.
+        unsafe { libc::killpg(pid, libc::SIGKILL) };
+        self.ended = Some(self.child.wait().unwrap_or_else(|_| ExitStatus::from_raw(0)));
+        self.ended
+    }
+
+    fn kill(&mut self) {
+        if self.ended.is_none() {
+            let _ = self.child.kill();
+        }
+    }
+}
+
+/// Waits for the session process to end; with `grace`, kills it when that passes first.
+fn wait(child: &Mutex<SessionChild>, grace: Option<Duration>) -> ExitStatus {
+    let started = Instant::now();
+    let mut killed = false;
+    loop {
+        if let Some(status) = lock(child).poll() {
+            return status;
+        }
+        if !killed && grace.is_some_and(|g| started.elapsed() >= g) {
+            tracing::warn!("session process did not end within {grace:?} after its client left; killing it");
+            lock(child).kill();
+            killed = true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Why the session process died, if it did not exit cleanly.
+fn died(status: &ExitStatus) -> Option<String> {
+    if let Some(signal) = status.signal() {
+        let name = match signal {
+            libc::SIGSEGV => "SIGSEGV, an invalid memory access in client code",
+            libc::SIGBUS => "SIGBUS, an invalid memory access in client code",
+            libc::SIGILL => "SIGILL, an illegal instruction in client code",
+            libc::SIGFPE => "SIGFPE, an arithmetic fault in client code",
+            libc::SIGABRT => "SIGABRT, aborted",
+            libc::SIGKILL => "SIGKILL, killed (out of memory, or it did not end after its client left)",
+            libc::SIGSYS => "SIGSYS, a forbidden system call",
+            _ => "a signal",
+        };
+        return Some(format!("signal {signal}: {name}"));
+    }
+    match status.code() {
+        Some(0) | None => None,
+        Some(code) if code == i32::from(super::child::EXIT_SETUP_FAILED) => {
+            Some(format!("exit status {code}: it could not drop its rights or start; see the worker's log"))
+        }
+        Some(code) => Some(format!("exit status {code}")),
+    }
+}
