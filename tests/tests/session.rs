@@ -906,3 +906,40 @@ fn session_and_worker_limits_answer_out_of_memory_and_recover() {
         assert!(!upload(&mut c).is_error(), "the bound is given back once the stream ran the uploads");
     });
 }
+
+/// `--max-session-memory-mib` is one account: device allocations, buffered uploads and
+/// device-to-host replies not yet sent together. Downloads queued behind a busy stream hold
+/// their reply bytes, so an allocation past the bound is refused; once they are answered the
+/// same allocation fits.
+#[test]
+fn session_memory_counts_allocations_and_queued_replies_together() {
+    use hip_worker::session::SessionLimits;
+    const MIB: u64 = 1 << 20;
+    let mut config = config_with(None);
+    config.session.limits = SessionLimits { max_memory: Some(FLOOD_BYTES + 8 * MIB), ..Default::default() };
+    with_bystander_on(TestWorker::in_memory(config), |worker| {
+        let mut c = Client::greeted(worker);
+        let src = c.malloc(FLOOD_BYTES);
+        let stream = c.stream_create(0);
+        c.flood(src, stream, Duration::from_secs(1));
+        // Two 3 MiB downloads behind the flood: their 6 MiB are reserved until answered.
+        let ids: Vec<u64> = (0..2).map(|_| c.send(&Request::MemcpyDtoH(wire::MemcpyDtoH { src, len: 3 * MIB, stream }), Flags::empty())).collect();
+        // 4 MiB more would pass the bound by 2 MiB.
+        let refused = c.send(&Request::Malloc(wire::Malloc { device: 0, size: 4 * MIB, flags: 0 }), Flags::empty());
+        let mut replies = std::collections::HashMap::new();
+        while replies.len() < 3 {
+            let reply = c.recv();
+            if reply.header.request_id != 0 {
+                replies.insert(reply.header.request_id, reply);
+            }
+        }
+        let (status, message) = replies[&refused].error();
+        assert_eq!(status, Status::OUT_OF_MEMORY, "{message}");
+        assert!(message.contains("--max-session-memory-mib"), "{message}");
+        for id in &ids {
+            assert!(matches!(replies[id].response(), Response::MemcpyDtoH(d) if d.data.0.len() == 3 * MIB as usize));
+        }
+        // Answered: the same allocation fits now.
+        c.malloc(4 * MIB);
+    });
+}

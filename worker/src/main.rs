@@ -82,8 +82,9 @@ struct Cli {
     /// Most modules one session may have loaded; more are refused with hipErrorOutOfMemory.
     #[arg(long, default_value_t = hip_worker::session::MAX_MODULES_PER_SESSION, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_session_modules: usize,
-    /// Most device memory one session may hold allocated, MiB (default: the device's
-    /// capacity); allocations past it fail with hipErrorOutOfMemory.
+    /// Most memory one session may hold, MiB: device allocations, buffered asynchronous
+    /// uploads and device-to-host replies not yet sent, in one account (default: the
+    /// device's capacity); past it, allocations and copies fail with hipErrorOutOfMemory.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     max_session_memory_mib: Option<u64>,
     /// Most bytes of one session's asynchronous uploads received but not yet run by their

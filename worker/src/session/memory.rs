@@ -124,6 +124,7 @@ impl MemoryHandler for Session {
         }
         // The reply goes out when the stream reaches the copy, from whichever thread runs it;
         // the request loop meanwhile serves the client's next requests.
+        self.check_session_memory(if cx.no_reply { 0 } else { req.len }, "device-to-host reply")?;
         let done = deferred_data_reply(&self.late, cx, req.len as usize)?;
         self.backend.memcpy_dtoh(stream, DevicePtr(req.src), req.len, done)?;
         Ok(Outcome::Later)
@@ -195,6 +196,7 @@ impl MemoryHandler for Session {
         self.resolve_pitched(req.src, req.pitch, rows, "hipMemcpy2D source")?;
         let stream = self.stream(req.stream, self.device_of(req.src))?;
         let src = Pitched { ptr: DevicePtr(req.src), pitch: req.pitch };
+        self.check_session_memory(if cx.no_reply { 0 } else { packed }, "device-to-host reply")?;
         let done = deferred_data_reply(&self.late, cx, packed as usize)?;
         self.backend.memcpy_dtoh_2d(stream, src, rows, done)?;
         Ok(Outcome::Later)
@@ -253,6 +255,7 @@ impl Session {
                     format!("{len}-byte upload refused: the session's queued uploads would pass {max} bytes (--max-pending-mib); synchronize first"),
                 ));
             }
+            self.check_session_memory(len as u64, "buffered upload")?;
             return Ok(BulkDestination::Owned);
         }
         let direct = self.gpu_direct_possible();
@@ -292,14 +295,30 @@ impl Session {
         if self.allocations.len() >= MAX_ALLOCATIONS_PER_SESSION {
             return Err(Failure::new(Status::OUT_OF_MEMORY, format!("session holds the maximum of {MAX_ALLOCATIONS_PER_SESSION} allocations")));
         }
-        if let Some(max) = self.config.limits.max_memory {
-            let held = self.allocations.total_bytes();
-            if held.checked_add(size).is_none_or(|total| total > max) {
-                return Err(Failure::new(
-                    Status::OUT_OF_MEMORY,
-                    format!("{size} more bytes would pass the session's device memory bound of {max} (holds {held}; --max-session-memory-mib)"),
-                ));
-            }
+        self.check_session_memory(size, "allocation")?;
+        Ok(())
+    }
+
+    /// Bytes the session holds against `--max-session-memory-mib`: its device allocations,
+    /// its buffered asynchronous uploads and its queued or in-flight device-to-host replies.
+    pub(crate) fn session_memory_in_use(&self) -> u64 {
+        let buffered = self.pending_bytes.load(Ordering::Acquire).saturating_add(self.late.charged_bytes());
+        self.allocations.total_bytes().saturating_add(buffered as u64)
+    }
+
+    /// Refuses `more` bytes of `what` that would take the session past its memory bound.
+    /// Only this session's thread adds to the account, so a check is not raced past.
+    fn check_session_memory(&self, more: u64, what: &str) -> Result<(), Failure> {
+        let Some(max) = self.config.limits.max_memory else { return Ok(()) };
+        let held = self.session_memory_in_use();
+        if held.checked_add(more).is_none_or(|total| total > max) {
+            return Err(Failure::new(
+                Status::OUT_OF_MEMORY,
+                format!(
+                    "{more}-byte {what} refused: the session would pass its memory bound of {max} bytes (holds {held} in allocations, \
+                     buffered uploads and unread replies; --max-session-memory-mib)"
+                ),
+            ));
         }
         Ok(())
     }
