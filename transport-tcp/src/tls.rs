@@ -587,8 +587,10 @@ mod test {
         server_config(&pki.path("server.pem"), &pki.path("server.key"), ca.as_deref()).unwrap()
     }
 
+    type Halves = (TlsSink, TlsSource);
+
     /// A TLS pair: (client halves, worker halves), or the client's and the worker's errors.
-    fn pair(server_tls: Arc<ServerConfig>, client: &TlsClient) -> Result<((TlsSink, TlsSource), (TlsSink, TlsSource)), (io::Error, io::Error)> {
+    fn pair(server_tls: Arc<ServerConfig>, client: &TlsClient) -> Result<(Halves, Halves), (io::Error, io::Error)> {
         let l = listen("127.0.0.1:0").unwrap();
         let addr = l.local_addr().unwrap().to_string();
         let t = std::thread::spawn(move || accept(l.accept().unwrap().0, &TcpConfig::default(), &server_tls, Duration::from_secs(5)));
@@ -677,7 +679,7 @@ mod test {
     fn an_unknown_ca_is_refused_by_the_client() {
         let (pki, other) = (Pki::new("ca-a"), Pki::new("ca-b"));
         let client = TlsClient::new(Some(&other.path("ca.pem")), None, None).unwrap();
-        let (client_err, _) = pair(server(&pki, false), &client).err().expect("refused");
+        let (client_err, _) = pair(server(&pki, false), &client).expect_err("refused");
         assert!(client_err.to_string().contains("TLS handshake") && client_err.to_string().contains("UnknownIssuer"), "{client_err}");
     }
 
@@ -686,7 +688,7 @@ mod test {
         let pki = Pki::new("name");
         let wrong = ServerName::try_from("gpu7.example").unwrap();
         let client = TlsClient::new(Some(&pki.path("ca.pem")), None, Some(wrong)).unwrap();
-        let (client_err, _) = pair(server(&pki, false), &client).err().expect("refused");
+        let (client_err, _) = pair(server(&pki, false), &client).expect_err("refused");
         assert!(client_err.to_string().contains("not valid for name"), "{client_err}");
         let right = TlsClient::new(Some(&pki.path("ca.pem")), None, Some(ServerName::try_from("localhost").unwrap())).unwrap();
         assert!(pair(server(&pki, false), &right).is_ok());
