@@ -20,6 +20,7 @@ pub mod metrics;
 pub mod rdma;
 pub mod server;
 pub mod session;
+pub mod tls;
 
 pub use config::WorkerConfig;
 pub use server::Worker;
