@@ -173,9 +173,12 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
+/// Both halves of a connection, whatever the transport.
+type Halves = (Box<dyn FrameSink>, Box<dyn FrameSource>);
+
 /// Connects to `addr`: TLS for `tls://HOST:PORT` or with HIP_REMOTE_TLS=1 (settings from the
 /// environment, as the client library reads them), else plain TCP.
-fn connect(addr: &str) -> Result<(Box<dyn FrameSink>, Box<dyn FrameSource>), String> {
+fn connect(addr: &str) -> Result<Halves, String> {
     let lookup = transport_core::config::env_lookup;
     let tls_flag = transport_core::config::flag(&lookup, "HIP_REMOTE_TLS").map_err(|e| e.to_string())?;
     let (host_port, tls) = match addr.strip_prefix("tls://") {
