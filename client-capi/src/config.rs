@@ -26,8 +26,15 @@
 //! mistake.
 
 use transport_core::config::{self as env, EnvError, Liveness, Lookup};
+#[cfg(feature = "tls")]
 use transport_tcp::tls::TlsClient;
 use transport_tcp::TcpConfig;
+
+/// Without the `tls` feature there are no TLS settings (the configuration's `tls` is always
+/// `None`).
+#[cfg(not(feature = "tls"))]
+#[derive(Debug, Clone)]
+pub enum TlsClient {}
 
 /// Default worker port (the seed prototype's).
 pub const DEFAULT_PORT: u16 = 18515;
@@ -91,7 +98,16 @@ impl ClientConfig {
                     expected: "1 or unset when HIP_REMOTE_WORKER is a tls:// address".into(),
                 })
             }
+            #[cfg(feature = "tls")]
             (true, _) | (false, Some(true)) => Some(TlsClient::from_lookup(lookup)?),
+            #[cfg(not(feature = "tls"))]
+            (true, _) | (false, Some(true)) => {
+                return Err(EnvError {
+                    name: if tls_scheme { "HIP_REMOTE_WORKER" } else { "HIP_REMOTE_TLS" }.into(),
+                    value: if tls_scheme { named.unwrap_or_default() } else { "1".into() },
+                    expected: "no TLS: this libamdhip64 was built without the `tls` feature".into(),
+                })
+            }
             (false, _) => None,
         };
         let worker = match named {
@@ -156,6 +172,7 @@ mod test {
         assert!(from(&[("HIP_REMOTE_WORKER", "h:1")]).unwrap().tls.is_none());
     }
 
+    #[cfg(feature = "tls")]
     #[test]
     fn tls_is_chosen_by_scheme_or_flag_and_its_files_are_checked() {
         for vars in [

@@ -142,8 +142,13 @@ fn connect_transport(worker: &str, config: &ClientConfig) -> std::io::Result<(Bo
         ));
     }
     if let Some(tls) = &config.tls {
-        let (sink, source) = transport_tcp::tls::connect(worker, &config.tcp, tls)?;
-        return Ok((Box::new(sink), Box::new(source)));
+        #[cfg(feature = "tls")]
+        {
+            let (sink, source) = transport_tcp::tls::connect(worker, &config.tcp, tls)?;
+            return Ok((Box::new(sink), Box::new(source)));
+        }
+        #[cfg(not(feature = "tls"))]
+        match *tls {}
     }
     let (sink, source) = transport_tcp::connect(worker, &config.tcp)?;
     Ok((Box::new(sink), Box::new(source)))

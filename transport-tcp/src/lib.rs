@@ -7,6 +7,7 @@
 pub mod config;
 pub mod spin;
 pub mod tcp;
+#[cfg(feature = "tls")]
 pub mod tls;
 
 pub use config::TcpConfig;
