@@ -77,14 +77,15 @@ struct Cli {
     #[arg(long)]
     insecure: bool,
     /// Serve TLS on the TCP listener with this certificate chain (PEM); clients connect to
-    /// `tls://HOST:PORT`. Needs --tls-key.
-    #[arg(long, env = "HIP_REMOTE_TLS_CERT", value_name = "PEM", requires = "tls_key")]
+    /// `tls://HOST:PORT`. Needs --tls-key. (No environment variable: HIP_REMOTE_TLS_CERT and
+    /// HIP_REMOTE_TLS_KEY are the client's certificate.)
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
     tls_cert: Option<std::path::PathBuf>,
     /// The private key of --tls-cert (PEM).
-    #[arg(long, env = "HIP_REMOTE_TLS_KEY", value_name = "PEM", requires = "tls_cert")]
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
     tls_key: Option<std::path::PathBuf>,
     /// Require client certificates signed by this CA (PEM); needs --tls-cert.
-    #[arg(long, env = "HIP_REMOTE_TLS_CLIENT_CA", value_name = "PEM", requires = "tls_cert")]
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
     tls_client_ca: Option<std::path::PathBuf>,
     /// Milliseconds a connection may take to authenticate before it is closed.
     #[arg(long, default_value_t = hip_worker::config::PREAUTH_DEADLINE.as_millis() as u64)]
