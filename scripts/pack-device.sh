@@ -26,7 +26,7 @@ HIP_REMOTE_LIBDIR="$PACK/lib" bash examples/hello_hip/build.sh "$PACK/examples" 
 cc -std=c11 -O2 -I client-capi/include examples/hiprtc/saxpy.c -o "$PACK/examples/saxpy" \
    -L "$PACK/lib" -lhiprtc -lamdhip64 -Wl,-rpath,'$ORIGIN/../lib'
 patchelf --set-rpath '$ORIGIN/../lib' "$PACK/examples/hello_hip" 2>/dev/null || true
-cp scripts/device-test.sh scripts/device-ab.sh "$PACK/"
+cp scripts/device-test.sh scripts/device-ab.sh scripts/device-tls.sh "$PACK/"
 # hip-python for the GPU machine's python3.12, installed there from these wheels (no network).
 mkdir -p "$PACK/wheels" "$PACK/python"
 pip download -q --dest "$PACK/wheels" --only-binary=:all: --python-version 3.12 \

@@ -4,6 +4,7 @@
 //! - `benches/codec.rs`: criterion benches of the proto-core codec (frame encode + decode).
 //! - `benches/rdma_wait.rs`, `benches/tcp_wait.rs`: a small-frame round trip through each
 //!   transport, readers sleeping at once or spinning first.
+//! - `benches/tls_cost.rs`: plain TCP against TLS, a small round trip and a 256 MiB copy.
 //! - `tests/fuzz_seeds.rs`: generates and checks the fuzz seed corpus in `fuzz/corpus/`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

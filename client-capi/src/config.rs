@@ -2,6 +2,11 @@
 //!
 //! - `HIP_REMOTE_WORKER=host:port` (also the seed's `TF_WORKER_HOST` / `TF_WORKER_PORT`);
 //!   default `127.0.0.1:18515`.
+//! - `HIP_REMOTE_WORKER=tls://host:port` or `HIP_REMOTE_TLS=1`: TLS (rustls). The worker's
+//!   certificate is checked against `HIP_REMOTE_TLS_CA` (a PEM file of CA certificates) or
+//!   else the system's store, for the address's host name or `HIP_REMOTE_TLS_SERVER_NAME`;
+//!   `HIP_REMOTE_TLS_CERT` and `HIP_REMOTE_TLS_KEY` (PEM) give a client certificate for
+//!   workers that require one (`--tls-client-ca`).
 //! - `HIP_REMOTE_TOKEN`: authentication token for workers started with `--token`.
 //! - `HIP_REMOTE_CONNECT_TIMEOUT`, `HIP_REMOTE_IO_TIMEOUT`: seconds; the I/O timeout is the
 //!   deadline of a whole call's reply (see `transport_core::config`).
@@ -21,7 +26,15 @@
 //! mistake.
 
 use transport_core::config::{self as env, EnvError, Liveness, Lookup};
+#[cfg(feature = "tls")]
+use transport_tcp::tls::TlsClient;
 use transport_tcp::TcpConfig;
+
+/// Without the `tls` feature there are no TLS settings (the configuration's `tls` is always
+/// `None`).
+#[cfg(not(feature = "tls"))]
+#[derive(Debug, Clone)]
+pub enum TlsClient {}
 
 /// Default worker port (the seed prototype's).
 pub const DEFAULT_PORT: u16 = 18515;
@@ -35,6 +48,8 @@ pub struct ClientConfig {
     pub token: Option<String>,
     /// Socket settings.
     pub tcp: TcpConfig,
+    /// TLS settings, when the worker is reached over TLS (`tls://` or `HIP_REMOTE_TLS=1`).
+    pub tls: Option<TlsClient>,
     /// Print the reason of every failed call.
     pub debug: bool,
     /// Move to the worker's RDMA listener when WELCOME advertises one
@@ -61,6 +76,7 @@ impl ClientConfig {
             worker,
             token: None,
             tcp: TcpConfig::default(),
+            tls: None,
             debug: false,
             prefer_rdma: false,
             liveness: Liveness::default(),
@@ -72,8 +88,30 @@ impl ClientConfig {
     /// As [`from_env`](Self::from_env), reading variables through `lookup`.
     pub fn from_lookup(lookup: &Lookup<'_>) -> Result<Self, EnvError> {
         let var = |name: &str| env::text(lookup, name);
-        let worker = match var("HIP_REMOTE_WORKER")? {
-            Some(w) => w.trim_start_matches("tcp://").to_string(),
+        let named = var("HIP_REMOTE_WORKER")?;
+        let tls_scheme = named.as_deref().is_some_and(|w| w.starts_with("tls://"));
+        let tls = match (tls_scheme, env::flag(lookup, "HIP_REMOTE_TLS")?) {
+            (true, Some(false)) => {
+                return Err(EnvError {
+                    name: "HIP_REMOTE_TLS".into(),
+                    value: var("HIP_REMOTE_TLS")?.unwrap_or_default(),
+                    expected: "1 or unset when HIP_REMOTE_WORKER is a tls:// address".into(),
+                })
+            }
+            #[cfg(feature = "tls")]
+            (true, _) | (false, Some(true)) => Some(TlsClient::from_lookup(lookup)?),
+            #[cfg(not(feature = "tls"))]
+            (true, _) | (false, Some(true)) => {
+                return Err(EnvError {
+                    name: if tls_scheme { "HIP_REMOTE_WORKER" } else { "HIP_REMOTE_TLS" }.into(),
+                    value: if tls_scheme { named.unwrap_or_default() } else { "1".into() },
+                    expected: "no TLS: this libamdhip64 was built without the `tls` feature".into(),
+                })
+            }
+            (false, _) => None,
+        };
+        let worker = match named {
+            Some(w) => w.trim_start_matches("tcp://").trim_start_matches("tls://").to_string(),
             None => {
                 let host = var("TF_WORKER_HOST")?.unwrap_or_else(|| "127.0.0.1".into());
                 let port = env::uint(lookup, "TF_WORKER_PORT", 1..=u64::from(u16::MAX), "port numbers")?.unwrap_or(u64::from(DEFAULT_PORT));
@@ -102,6 +140,7 @@ impl ClientConfig {
             worker,
             token: var("HIP_REMOTE_TOKEN")?,
             tcp,
+            tls,
             debug,
             prefer_rdma,
             liveness,
@@ -130,6 +169,23 @@ mod test {
         assert_eq!((c.worker.as_str(), c.debug), ("gpu1:7000", true));
         assert_eq!(c.tcp.read_timeout(), Some(Duration::from_secs(8)));
         assert_eq!(from(&[("HIP_REMOTE_WORKER", "tcp://h")]).unwrap().worker, "h:18515");
+        assert!(from(&[("HIP_REMOTE_WORKER", "h:1")]).unwrap().tls.is_none());
+    }
+
+    #[cfg(feature = "tls")]
+    #[test]
+    fn tls_is_chosen_by_scheme_or_flag_and_its_files_are_checked() {
+        for vars in [
+            &[("HIP_REMOTE_WORKER", "tls://gpu1:7000"), ("HIP_REMOTE_TLS_CA", "/nonexistent.pem")][..],
+            &[("HIP_REMOTE_TLS", "1"), ("HIP_REMOTE_TLS_CA", "/nonexistent.pem")],
+        ] {
+            let e = from(vars).expect_err("a CA that cannot be read");
+            assert_eq!(e.name, "HIP_REMOTE_TLS_CA", "{e}");
+        }
+        let e = from(&[("HIP_REMOTE_WORKER", "tls://gpu1:7000"), ("HIP_REMOTE_TLS", "0")]).expect_err("contradiction");
+        assert_eq!(e.name, "HIP_REMOTE_TLS");
+        // The CA file is only read when TLS is on.
+        assert!(from(&[("HIP_REMOTE_WORKER", "gpu1:7000"), ("HIP_REMOTE_TLS_CA", "/nonexistent.pem")]).unwrap().tls.is_none());
     }
 
     #[test]
@@ -146,6 +202,7 @@ mod test {
             ("HIP_REMOTE_HEARTBEAT", "0"),
             ("HIP_REMOTE_LIVENESS_TIMEOUT", "forever"),
             ("HIP_REMOTE_LOG", "[[["),
+            ("HIP_REMOTE_TLS", "sometimes"),
         ] {
             let e = from(&[(name, value)]).expect_err(name);
             assert_eq!(e.name, name, "{e}");

@@ -99,9 +99,13 @@ fn transport_error(e: TransportError) -> CallError {
 pub fn status_to_hip(status: Status) -> HipError {
     match status {
         s if (0..10_000).contains(&s.0) => HipError(s.0),
-        Status::UNSUPPORTED_VERSION | Status::HELLO_REQUIRED | Status::AUTH_FAILED | Status::SESSION_NOT_FOUND | Status::SHUTTING_DOWN => {
-            HipError::NOT_INITIALIZED
-        }
+        Status::UNSUPPORTED_VERSION
+        | Status::HELLO_REQUIRED
+        | Status::AUTH_FAILED
+        | Status::AUTH_REQUIRED
+        | Status::TOO_MANY_CONNECTIONS
+        | Status::SESSION_NOT_FOUND
+        | Status::SHUTTING_DOWN => HipError::NOT_INITIALIZED,
         Status::QUOTA_EXCEEDED => HipError::OUT_OF_MEMORY,
         Status::UNKNOWN_OPCODE => HipError::NOT_SUPPORTED,
         _ => HipError::INVALID_VALUE,
@@ -121,7 +125,8 @@ enum Step {
     Other,
 }
 
-/// Opens the transport `worker` names: `rdma://host:port` (feature `rdma`) or TCP.
+/// Opens the transport `worker` names: `rdma://host:port` (feature `rdma`), or TCP (with
+/// TLS when the configuration has TLS settings).
 fn connect_transport(worker: &str, config: &ClientConfig) -> std::io::Result<(Box<dyn FrameSink>, Box<dyn FrameSource>)> {
     if let Some(addr) = worker.strip_prefix("rdma://") {
         let addr = if addr.contains(':') { addr.to_string() } else { format!("{addr}:{}", crate::config::DEFAULT_PORT) };
@@ -135,6 +140,15 @@ fn connect_transport(worker: &str, config: &ClientConfig) -> std::io::Result<(Bo
             std::io::ErrorKind::Unsupported,
             format!("rdma://{addr}: this libamdhip64 was built without the `rdma` feature"),
         ));
+    }
+    if let Some(tls) = &config.tls {
+        #[cfg(feature = "tls")]
+        {
+            let (sink, source) = transport_tcp::tls::connect(worker, &config.tcp, tls)?;
+            return Ok((Box::new(sink), Box::new(source)));
+        }
+        #[cfg(not(feature = "tls"))]
+        match *tls {}
     }
     let (sink, source) = transport_tcp::connect(worker, &config.tcp)?;
     Ok((Box::new(sink), Box::new(source)))

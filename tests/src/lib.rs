@@ -199,6 +199,12 @@ impl Sandbox {
         WorkerProcess::start(&self.artifacts.worker, mib, &self.dir.path().join("worker.log"))
     }
 
+    /// Starts a host-backend worker with more command-line arguments (`extra`).
+    pub fn start_worker_args(&self, extra: &[String]) -> WorkerProcess {
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        WorkerProcess::start_with_args(&self.artifacts.worker, DEFAULT_WORKER_MIB, &self.dir.path().join("worker.log"), &extra)
+    }
+
     /// Starts a host-backend worker emulating `devices` devices.
     pub fn start_worker_devices(&self, devices: u32) -> WorkerProcess {
         let devices = devices.to_string();
@@ -325,7 +331,59 @@ pub fn client_command(exe: &Path, worker_addr: &str) -> Command {
         .env_remove("TF_WORKER_PORT")
         .env_remove("HIP_REMOTE_CONNECT_TIMEOUT")
         .env_remove("HIP_REMOTE_IO_TIMEOUT");
+    for tls in ["HIP_REMOTE_TLS", "HIP_REMOTE_TLS_CA", "HIP_REMOTE_TLS_CERT", "HIP_REMOTE_TLS_KEY", "HIP_REMOTE_TLS_SERVER_NAME"] {
+        cmd.env_remove(tls);
+    }
     cmd
+}
+
+/// A certificate authority made for one test, with a worker certificate for `localhost` and
+/// `127.0.0.1` and a client certificate, as PEM files: `ca.pem`, `server.pem`/`server.key`,
+/// `client.pem`/`client.key`.
+#[derive(Debug)]
+pub struct TestPki {
+    dir: TempDir,
+}
+
+impl TestPki {
+    /// Generates the CA and both certificates (ECDSA P-256).
+    pub fn new(label: &str) -> Self {
+        let dir = TempDir::new(&format!("pki-{label}"));
+        let ca_key = rcgen::KeyPair::generate().expect("CA key");
+        let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
+        ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        ca_params.distinguished_name.push(rcgen::DnType::CommonName, format!("hip-remote test CA {label}"));
+        let ca = ca_params.self_signed(&ca_key).expect("CA certificate");
+        let write = |name: &str, text: String| std::fs::write(dir.path().join(name), text).expect("write PEM");
+        write("ca.pem", ca.pem());
+        for (name, sans) in [("server", vec!["localhost".to_string(), "127.0.0.1".to_string()]), ("client", vec!["hip-remote-client".to_string()])] {
+            let key = rcgen::KeyPair::generate().expect("key");
+            let cert = rcgen::CertificateParams::new(sans).expect("params").signed_by(&key, &ca, &ca_key).expect("certificate");
+            write(&format!("{name}.pem"), cert.pem());
+            write(&format!("{name}.key"), key.serialize_pem());
+        }
+        Self { dir }
+    }
+
+    /// One of the PEM files.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// The worker's flags serving TLS with this CA's certificate (and requiring client
+    /// certificates when `client_ca`).
+    pub fn worker_args(&self, client_ca: bool) -> Vec<String> {
+        let mut args = vec![
+            "--tls-cert".into(),
+            self.path("server.pem").display().to_string(),
+            "--tls-key".into(),
+            self.path("server.key").display().to_string(),
+        ];
+        if client_ca {
+            args.extend(["--tls-client-ca".into(), self.path("ca.pem").display().to_string()]);
+        }
+        args
+    }
 }
 
 /// What a finished (or timed-out) program run produced.

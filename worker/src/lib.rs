@@ -21,6 +21,7 @@ pub mod rdma;
 pub mod sandbox;
 pub mod server;
 pub mod session;
+pub mod tls;
 
 pub use config::WorkerConfig;
 pub use server::Worker;

@@ -126,8 +126,8 @@ const MAX_LINGERING_REFUSALS: usize = 64;
 
 /// An accepted TCP stream.
 pub struct TcpAccepted {
-    stream: TcpStream,
-    peer: SocketAddr,
+    pub(crate) stream: TcpStream,
+    pub(crate) peer: SocketAddr,
 }
 
 impl Accepted for TcpAccepted {

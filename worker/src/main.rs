@@ -108,6 +108,17 @@ struct Cli {
     /// run code on this machine).
     #[arg(long)]
     insecure: bool,
+    /// Serve TLS on the TCP listener with this certificate chain (PEM); clients connect to
+    /// `tls://HOST:PORT`. Needs --tls-key. (No environment variable: HIP_REMOTE_TLS_CERT and
+    /// HIP_REMOTE_TLS_KEY are the client's certificate.)
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    tls_cert: Option<std::path::PathBuf>,
+    /// The private key of --tls-cert (PEM).
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    tls_key: Option<std::path::PathBuf>,
+    /// Require client certificates signed by this CA (PEM); needs --tls-cert.
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    tls_client_ca: Option<std::path::PathBuf>,
     /// Milliseconds a connection may take to authenticate before it is closed.
     #[arg(long, default_value_t = hip_worker::config::PREAUTH_DEADLINE.as_millis() as u64)]
     preauth_timeout_ms: u64,
@@ -296,6 +307,44 @@ fn is_loopback(addr: &str) -> bool {
     }
 }
 
+/// The TLS settings of the flags, when TLS is on.
+fn tls_config(cli: &Cli) -> Result<Option<Arc<hip_worker::tls::ServerConfig>>, String> {
+    match (&cli.tls_cert, &cli.tls_key) {
+        (Some(cert), Some(key)) => hip_worker::tls::server_config(cert, key, cli.tls_client_ca.as_deref()).map(Some).map_err(|e| format!("TLS: {e}")),
+        _ => Ok(None),
+    }
+}
+
+/// The TCP listener, plain or TLS.
+enum TcpWorker {
+    Plain(Worker),
+    Tls(hip_worker::tls::TlsWorker),
+}
+
+impl TcpWorker {
+    fn start(addr: &str, backend: Arc<dyn Backend>, config: WorkerConfig, tls: Option<Arc<hip_worker::tls::ServerConfig>>) -> std::io::Result<Self> {
+        Ok(match tls {
+            Some(tls) => Self::Tls(hip_worker::tls::TlsWorker::start_tls(addr, backend, config, tls)?),
+            None => Self::Plain(Worker::start(addr, backend, config)?),
+        })
+    }
+
+    /// Where clients connect: `HOST:PORT`, or `tls://HOST:PORT`.
+    fn address(&self) -> String {
+        match self {
+            Self::Plain(w) => w.local_addr().to_string(),
+            Self::Tls(w) => format!("tls://{}", w.local_addr()),
+        }
+    }
+
+    fn shutdown(self) {
+        match self {
+            Self::Plain(w) => w.shutdown(),
+            Self::Tls(w) => w.shutdown(),
+        }
+    }
+}
+
 fn main() -> std::process::ExitCode {
     // A session process (started by a worker, never by hand): its own arguments.
     if std::env::args().nth(1).as_deref() == Some(hip_worker::sandbox::CHILD_ARG) {
@@ -352,7 +401,16 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    let public = [Some(&listen), cli.listen_rdma.as_ref()].into_iter().flatten().find(|addr| !is_loopback(addr));
+    let tls = match tls_config(&cli) {
+        Ok(tls) => tls,
+        Err(e) => {
+            eprintln!("hip-worker: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    // Required client certificates authenticate the TLS listener's clients (not RDMA's).
+    let tcp_authenticated = cli.tls_client_ca.is_some();
+    let public = [(!tcp_authenticated).then_some(&listen), cli.listen_rdma.as_ref()].into_iter().flatten().find(|addr| !is_loopback(addr));
     if let (Some(addr), true, false) = (public, tokens.is_empty(), cli.insecure) {
         eprintln!(
             "hip-worker: refusing to listen on {addr}, which is not a loopback address, without authentication: anyone who reaches \
@@ -427,15 +485,16 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    let worker = match Worker::start(&listen, backend, config) {
+    let worker = match TcpWorker::start(&listen, backend, config, tls) {
         Ok(w) => w,
         Err(e) => {
             eprintln!("hip-worker: cannot listen on {listen}: {e}");
             return std::process::ExitCode::from(1);
         }
     };
-    // Ready line for scripts and tests that start the worker on port 0.
-    println!("hip-worker listening on {}", worker.local_addr());
+    // Ready line for scripts and tests that start the worker on port 0 (with `tls://` when
+    // clients must use TLS: the line's address is what HIP_REMOTE_WORKER takes).
+    println!("hip-worker listening on {}", worker.address());
     if let Some(server) = &metrics_server {
         println!("hip-worker metrics on http://{}/metrics", server.local_addr());
     }

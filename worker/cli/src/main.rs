@@ -55,6 +55,9 @@ enum Command {
         /// Bytes for the bandwidth figure, in MiB.
         #[arg(long, default_value_t = 64)]
         mib: usize,
+        /// The embedded worker serves TLS (see `bench --tls`).
+        #[arg(long)]
+        tls: bool,
     },
     /// Native (backend in-process) vs remote (client library over loopback TCP) vs raw TCP:
     /// round trips, async ops, kernel launch rate, an MLP training loop, copy bandwidth.
@@ -71,7 +74,8 @@ enum Command {
     },
     /// Measure round trips to a worker and print what it serves.
     Ping {
-        /// Worker address (default: HIP_REMOTE_WORKER or 127.0.0.1:18515).
+        /// Worker address, `HOST:PORT` or `tls://HOST:PORT` (default: HIP_REMOTE_WORKER or
+        /// 127.0.0.1:18515); TLS settings as for the client library (HIP_REMOTE_TLS_CA, ...).
         #[arg(long)]
         worker: Option<String>,
         /// Number of pings.
@@ -154,6 +158,11 @@ struct BenchArgs {
     /// Write bandwidth.png and latency.png into this directory.
     #[arg(long)]
     plots: Option<PathBuf>,
+    /// The embedded worker serves TLS (a certificate made for this run; the client library
+    /// trusts it through HIP_REMOTE_TLS_CA): the remote figures then include TLS's cost.
+    /// For a worker elsewhere, set HIP_REMOTE_WORKER=tls://HOST:PORT instead.
+    #[arg(long)]
+    tls: bool,
 }
 
 fn worker_addr(explicit: Option<String>) -> String {
@@ -164,8 +173,30 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
+/// Both halves of a connection, whatever the transport.
+type Halves = (Box<dyn FrameSink>, Box<dyn FrameSource>);
+
+/// Connects to `addr`: TLS for `tls://HOST:PORT` or with HIP_REMOTE_TLS=1 (settings from the
+/// environment, as the client library reads them), else plain TCP.
+fn connect(addr: &str) -> Result<Halves, String> {
+    let lookup = transport_core::config::env_lookup;
+    let tls_flag = transport_core::config::flag(&lookup, "HIP_REMOTE_TLS").map_err(|e| e.to_string())?;
+    let (host_port, tls) = match addr.strip_prefix("tls://") {
+        Some(rest) => (rest, true),
+        None => (addr, tls_flag == Some(true)),
+    };
+    let cannot = |e: std::io::Error| format!("cannot connect to {addr}: {e}");
+    if tls {
+        let settings = transport_tcp::tls::TlsClient::from_lookup(&lookup).map_err(|e| e.to_string())?;
+        let (tx, rx) = transport_tcp::tls::connect(host_port, &Default::default(), &settings).map_err(cannot)?;
+        return Ok((Box::new(tx), Box::new(rx)));
+    }
+    let (tx, rx) = transport_tcp::connect(host_port, &Default::default()).map_err(cannot)?;
+    Ok((Box::new(tx), Box::new(rx)))
+}
+
 fn ping(addr: &str, count: usize) -> Result<(), String> {
-    let (mut tx, mut rx) = transport_tcp::connect(addr, &Default::default()).map_err(|e| format!("cannot connect to {addr}: {e}"))?;
+    let (mut tx, mut rx) = connect(addr)?;
     let mut buf = vec![0u8; 4096];
     let mut id = 0u64;
     let mut exchange = |req: &Request<'_>, on: &mut dyn FnMut(Response<'_>)| -> Result<(), String> {
@@ -258,9 +289,47 @@ fn default_lib() -> PathBuf {
     dir.join(name)
 }
 
-/// Starts an embedded worker on `backend` unless `HIP_REMOTE_WORKER` names one; returns it
-/// and where the worker is, in words.
-fn embedded_worker(backend: Arc<dyn Backend>) -> Result<(Option<Worker>, String), String> {
+/// A running embedded worker (stopped on drop) and, with TLS, the directory of its
+/// certificate and CA (removed on drop).
+struct Embedded {
+    _worker: Box<dyn std::any::Any>,
+    pki: Option<PathBuf>,
+}
+
+impl Drop for Embedded {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.pki {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Makes a CA and a certificate for 127.0.0.1 signed by it in a fresh directory:
+/// `ca.pem`, `worker.pem`, `worker.key`.
+fn throwaway_pki() -> Result<PathBuf, String> {
+    let dir = std::env::temp_dir().join(format!("hip-remote-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let made = (|| -> Result<(), String> {
+        let e = |e: rcgen::Error| e.to_string();
+        let ca_key = rcgen::KeyPair::generate().map_err(e)?;
+        let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).map_err(e)?;
+        ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        ca_params.distinguished_name.push(rcgen::DnType::CommonName, "hip-remote throwaway CA");
+        let ca = ca_params.self_signed(&ca_key).map_err(e)?;
+        let key = rcgen::KeyPair::generate().map_err(e)?;
+        let sans = vec!["127.0.0.1".to_string(), "localhost".to_string()];
+        let cert = rcgen::CertificateParams::new(sans).map_err(e)?.signed_by(&key, &ca, &ca_key).map_err(e)?;
+        for (name, text) in [("ca.pem", ca.pem()), ("worker.pem", cert.pem()), ("worker.key", key.serialize_pem())] {
+            std::fs::write(dir.join(name), text).map_err(|io| format!("{}: {io}", dir.join(name).display()))?;
+        }
+        Ok(())
+    })();
+    made.map(|()| dir).map_err(|e| format!("cannot make a TLS certificate: {e}"))
+}
+
+/// Starts an embedded worker on `backend` (serving TLS when `tls`) unless `HIP_REMOTE_WORKER`
+/// names one; returns it and where the worker is, in words.
+fn embedded_worker(backend: Arc<dyn Backend>, tls: bool) -> Result<(Option<Embedded>, String), String> {
     Ok(match std::env::var("HIP_REMOTE_WORKER") {
         Ok(addr) => {
             eprintln!("using the worker at {addr} (HIP_REMOTE_WORKER)");
@@ -277,12 +346,23 @@ fn embedded_worker(backend: Arc<dyn Backend>) -> Result<(Option<Worker>, String)
             let session = hip_worker::session::SessionConfig { tokens: Some(Arc::new(tokens)), ..Default::default() };
             let tcp = hip_worker::config::accepted_tcp_config().map_err(|e| e.to_string())?;
             let config = WorkerConfig { session, tcp, ..WorkerConfig::default() };
-            let worker = Worker::start("127.0.0.1:0", backend, config).map_err(|e| e.to_string())?;
-            let addr = worker.local_addr().to_string();
+            let (worker, addr, pki): (Box<dyn std::any::Any>, String, Option<PathBuf>) = if tls {
+                let dir = throwaway_pki()?;
+                let server = hip_worker::tls::server_config(&dir.join("worker.pem"), &dir.join("worker.key"), None)?;
+                let worker = hip_worker::tls::TlsWorker::start_tls("127.0.0.1:0", backend, config, server).map_err(|e| e.to_string())?;
+                let addr = format!("tls://{}", worker.local_addr());
+                // The client library (and the bench's child processes) trust this run's CA.
+                std::env::set_var("HIP_REMOTE_TLS_CA", dir.join("ca.pem"));
+                (Box::new(worker), addr, Some(dir))
+            } else {
+                let worker = Worker::start("127.0.0.1:0", backend, config).map_err(|e| e.to_string())?;
+                let addr = worker.local_addr().to_string();
+                (Box::new(worker), addr, None)
+            };
             eprintln!("started an embedded hip-worker ({name} backend) on {addr}");
             std::env::set_var("HIP_REMOTE_WORKER", &addr);
             std::env::set_var("HIP_REMOTE_TOKEN", &token);
-            (Some(worker), format!("an embedded worker ({name} backend, in this process) on {addr}"))
+            (Some(Embedded { _worker: worker, pki }), format!("an embedded worker ({name} backend, in this process) on {addr}"))
         }
     })
 }
@@ -304,7 +384,7 @@ fn bench(a: BenchArgs) -> Result<(), String> {
         data_batches: 4,
     };
     let backend = native::make_backend(a.backend)?;
-    let (_embedded, worker) = embedded_worker(backend.clone())?;
+    let (_embedded, worker) = embedded_worker(backend.clone(), a.tls)?;
     let hip = Hip::load(&lib)?;
     eprintln!("loaded the client library {}", lib.display());
     let opts = bench::BenchOptions {
@@ -404,8 +484,8 @@ unsafe fn demo_kernel(hip: &Hip) -> Result<(), String> {
     Ok(())
 }
 
-fn demo(lib: Option<PathBuf>, backend: BackendKind, mib: usize) -> Result<(), String> {
-    let _embedded = embedded_worker(native::make_backend(backend)?)?;
+fn demo(lib: Option<PathBuf>, backend: BackendKind, mib: usize, tls: bool) -> Result<(), String> {
+    let _embedded = embedded_worker(native::make_backend(backend)?, tls)?;
     let path = lib.unwrap_or_else(default_lib);
     let hip = Hip::load(&path)?;
     println!("loaded the client library {}", path.display());
@@ -471,7 +551,7 @@ fn main() -> std::process::ExitCode {
         return std::process::ExitCode::from(2);
     }
     let result = match cli.command {
-        Command::Demo { lib, backend, mib } => demo(lib, backend, mib),
+        Command::Demo { lib, backend, mib, tls } => demo(lib, backend, mib, tls),
         Command::Ping { worker, count } => ping(&worker_addr(worker), count),
         Command::Smi { mut workers, json } => {
             if workers.is_empty() {

@@ -61,42 +61,63 @@ pub fn close_inherited_fds(first: i32) -> io::Result<()> {
     Ok(())
 }
 
-fn set_rlimit(resource: libc::__rlimit_resource_t, value: u64) -> io::Result<()> {
+/// Lowers `resource` to `value`, or keeps it where it is when it is lower already (raising a
+/// hard limit needs privileges the process may not have; small machines start lower).
+fn set_rlimit(resource: libc::__rlimit_resource_t, value: u64, what: &str) -> io::Result<()> {
+    let mut current = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes the struct we pass.
+    if unsafe { libc::getrlimit(resource, &mut current) } != 0 {
+        return Err(step_failed(what));
+    }
+    let value = value.min(current.rlim_max);
     let limit = libc::rlimit { rlim_cur: value, rlim_max: value };
     // SAFETY: setrlimit reads the struct we pass.
     if unsafe { libc::setrlimit(resource, &limit) } != 0 {
-        return Err(io::Error::last_os_error());
+        return Err(step_failed(what));
     }
     Ok(())
+}
+
+/// The last OS error, naming the step of [`confine`] that failed.
+fn step_failed(what: &str) -> io::Error {
+    let e = io::Error::last_os_error();
+    io::Error::new(e.kind(), format!("{what}: {e}"))
 }
 
 /// Drops every right the session does not need. `run_as`: user and group to switch to when
 /// running as root; `scratch`: the one directory the process may write.
 pub fn confine(run_as: Option<(u32, u32)>, scratch: &Path) -> io::Result<Enforced> {
     let mut enforced = Enforced::default();
-    set_rlimit(libc::RLIMIT_CORE, 0)?;
-    set_rlimit(libc::RLIMIT_FSIZE, MAX_FILE_BYTES)?;
-    set_rlimit(libc::RLIMIT_NOFILE, MAX_OPEN_FILES)?;
+    set_rlimit(libc::RLIMIT_CORE, 0, "RLIMIT_CORE")?;
+    set_rlimit(libc::RLIMIT_FSIZE, MAX_FILE_BYTES, "RLIMIT_FSIZE")?;
+    set_rlimit(libc::RLIMIT_NOFILE, MAX_OPEN_FILES, "RLIMIT_NOFILE")?;
     // SAFETY: getuid has no preconditions.
     if unsafe { libc::getuid() } == 0 {
         let (uid, gid) = run_as.ok_or_else(|| io::Error::other("running as root without a user to switch to (--host-code-user)"))?;
+        // Set while still root: the session user's processes and threads, all sessions'.
+        set_rlimit(libc::RLIMIT_NPROC, MAX_PROCESSES, "RLIMIT_NPROC")?;
         // SAFETY: plain system calls on integers; each result is checked, and a failure
         // stops the session before any client code runs.
         unsafe {
-            if libc::setgroups(0, std::ptr::null()) != 0 || libc::setgid(gid) != 0 || libc::setuid(uid) != 0 {
-                return Err(io::Error::last_os_error());
+            if libc::setgroups(0, std::ptr::null()) != 0 {
+                return Err(step_failed("setgroups"));
+            }
+            if libc::setgid(gid) != 0 {
+                return Err(step_failed(&format!("setgid({gid})")));
+            }
+            if libc::setuid(uid) != 0 {
+                return Err(step_failed(&format!("setuid({uid})")));
             }
         }
         // SAFETY: as above.
         if unsafe { libc::setuid(0) } == 0 {
             return Err(io::Error::other("could switch back to root after dropping it"));
         }
-        set_rlimit(libc::RLIMIT_NPROC, MAX_PROCESSES)?;
         enforced.switched_user = Some((uid, gid));
     }
     // SAFETY: prctl with integer arguments; checked.
     if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
-        return Err(io::Error::last_os_error());
+        return Err(step_failed("PR_SET_NO_NEW_PRIVS"));
     }
     enforced.landlock = match restrict_paths(scratch) {
         Ok(status) => status,

@@ -1,0 +1,284 @@
+//! TLS between client and worker: certificates made at test time ([`TestPki`]), an
+//! in-process TLS worker spoken to through `transport_tcp::tls`, and the C programs through
+//! the real client library over `tls://`.
+
+use hip_remote_tests::{client_command, run_with_timeout, Sandbox, TestPki};
+use hip_worker::auth::TokenStore;
+use hip_worker::backend::{HostBackend, HostConfig};
+use hip_worker::session::SessionConfig;
+use hip_worker::tls::{server_config, TlsWorker};
+use hip_worker::{Worker, WorkerConfig};
+use proto_core::auth::{auth_response, AuthContext};
+use proto_core::wire::{self, ErrorReply};
+use proto_core::{Bulk, Flags, FrameHeader, Message, Request, Response, Status};
+use std::sync::Arc;
+use std::time::Duration;
+use transport_core::{FrameSink, FrameSource, TransportError};
+use transport_tcp::tls::TlsClient;
+use transport_tcp::TcpConfig;
+
+const TOKEN: &str = "tls-test-token";
+
+fn worker_config() -> WorkerConfig {
+    let tokens = Some(Arc::new(TokenStore::new(Some(TOKEN), None).expect("token store")));
+    WorkerConfig {
+        session: SessionConfig { worker_name: "tls-test worker".into(), tokens, ..Default::default() },
+        tcp: TcpConfig { io_timeout: Some(Duration::from_secs(30)), ..TcpConfig::default() },
+        ..WorkerConfig::default()
+    }
+}
+
+fn backend() -> Arc<HostBackend> {
+    Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 256 << 20, allow_host_code: false, ..HostConfig::default() }))
+}
+
+fn tls_worker(pki: &TestPki, client_ca: bool) -> TlsWorker {
+    let ca = client_ca.then(|| pki.path("ca.pem"));
+    let tls = server_config(&pki.path("server.pem"), &pki.path("server.key"), ca.as_deref()).expect("server config");
+    TlsWorker::start_tls("127.0.0.1:0", backend(), worker_config(), tls).expect("start TLS worker")
+}
+
+fn client_tls(pki: &TestPki, with_cert: bool) -> TlsClient {
+    let (cert, key) = (pki.path("client.pem"), pki.path("client.key"));
+    TlsClient::new(Some(&pki.path("ca.pem")), with_cert.then_some((cert.as_path(), key.as_path())), None).expect("client config")
+}
+
+fn client_tcp() -> TcpConfig {
+    TcpConfig { io_timeout: Some(Duration::from_secs(20)), ..TcpConfig::default() }
+}
+
+/// A raw protocol client over any transport.
+struct Client {
+    sink: Box<dyn FrameSink>,
+    source: Box<dyn FrameSource>,
+    buf: Vec<u8>,
+    next_id: u64,
+}
+
+/// One received frame, owned.
+struct Reply {
+    header: FrameHeader,
+    control: Vec<u8>,
+    bulk: Vec<u8>,
+}
+
+impl Reply {
+    fn response(&self) -> Response<'_> {
+        assert!(!self.header.flags.contains(Flags::ERROR), "error reply: {:?}", self.error());
+        Response::parse(self.header.opcode, &self.control, &self.bulk).expect("response parses")
+    }
+
+    fn error(&self) -> (Status, String) {
+        let reply = ErrorReply::parse(&self.control, &[]).expect("ErrorReply parses");
+        (reply.status, reply.message.as_str().to_owned())
+    }
+}
+
+impl Client {
+    fn over(sink: impl FrameSink + 'static, source: impl FrameSource + 'static) -> Self {
+        Self { sink: Box::new(sink), source: Box::new(source), buf: vec![0; 1 << 16], next_id: 1 }
+    }
+
+    fn tls(worker: &TlsWorker, tls: &TlsClient) -> Self {
+        let (sink, source) = transport_tcp::tls::connect(&worker.local_addr().to_string(), &client_tcp(), tls).expect("TLS connect");
+        Self::over(sink, source)
+    }
+
+    fn send(&mut self, req: &Request<'_>, flags: Flags) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        let frame = req.encode_frame(&mut self.buf, flags, id).expect("encode");
+        self.sink.send(&self.buf[..frame.head_len], frame.bulk).expect("send");
+        id
+    }
+
+    /// Queues a fire-and-forget request (coalesced until the next [`send`](Self::send)).
+    fn post(&mut self, req: &Request<'_>) {
+        let frame = req.encode_frame(&mut self.buf, Flags::NO_REPLY, self.next_id).expect("encode");
+        self.next_id += 1;
+        self.sink.queue(&self.buf[..frame.head_len], frame.bulk).expect("queue");
+    }
+
+    fn try_recv(&mut self) -> Result<Reply, TransportError> {
+        let head = self.source.recv_head()?;
+        let (header, control) = (head.header, head.control.to_vec());
+        let mut bulk = vec![0; header.bulk_len as usize];
+        self.source.recv_bulk(&mut bulk)?;
+        Ok(Reply { header, control, bulk })
+    }
+
+    fn call(&mut self, req: &Request<'_>) -> Reply {
+        let id = self.send(req, Flags::empty());
+        let reply = self.try_recv().expect("reply");
+        assert_eq!(reply.header.request_id, id);
+        reply
+    }
+
+    /// HELLO, then AUTHENTICATE with the token's HMAC over the WELCOME.
+    fn greet(&mut self) {
+        let hello = Request::Hello(wire::Hello {
+            min_version: 1,
+            max_version: 1,
+            features: wire::features::FIRE_AND_FORGET | wire::features::BULK_STREAMING,
+            client_name: "tls.rs".into(),
+            resume_session: 0,
+            auth_token: Default::default(),
+        });
+        let reply = self.call(&hello);
+        let Response::Hello(w) = reply.response() else { panic!("HELLO not answered with WELCOME") };
+        let cx = AuthContext { nonce: w.auth_challenge.0, session_id: w.session_id, client_name: "tls.rs", version: w.version, features: w.features };
+        let response = auth_response(TOKEN.as_bytes(), &cx);
+        self.call(&Request::Authenticate(wire::Authenticate { response: response.as_slice().into() })).response();
+    }
+
+    /// Malloc, upload, download (compared), free.
+    fn round_trip(&mut self, len: usize, seed: u8) {
+        let data: Vec<u8> = (0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect();
+        let Response::Malloc(a) = self.call(&Request::Malloc(wire::Malloc { device: 0, size: len as u64, flags: 0 })).response() else {
+            panic!("Malloc")
+        };
+        self.call(&Request::MemcpyHtoD(wire::MemcpyHtoD { dst: a.ptr, stream: 0, sync: true, data: Bulk(&data) })).response();
+        match self.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: a.ptr, len: len as u64, stream: 0 })).response() {
+            Response::MemcpyDtoH(d) => assert!(d.data.0 == data.as_slice(), "downloaded bytes differ"),
+            other => panic!("MemcpyDtoH answered with {other:?}"),
+        }
+        self.call(&Request::Free(wire::Free { ptr: a.ptr })).response();
+    }
+
+    fn ping(&mut self, nonce: u64) {
+        match self.call(&Request::Ping(wire::Ping { nonce, payload: b"tls".as_slice().into() })).response() {
+            Response::Ping(p) => assert_eq!(p.nonce, nonce),
+            other => panic!("PING answered with {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_tls_client_authenticates_copies_megabytes_both_ways_and_makes_many_small_calls() {
+    let pki = TestPki::new("tls-serve");
+    let worker = tls_worker(&pki, false);
+    let mut c = Client::tls(&worker, &client_tls(&pki, false));
+    c.greet();
+    for (len, seed) in [(1, 1), (100_000, 2), (6 << 20, 3), ((8 << 20) + 13, 4)] {
+        c.round_trip(len, seed);
+    }
+    for n in 0..3000 {
+        c.ping(n);
+    }
+    // Fire-and-forget memsets coalesce in the sink; the next call sends them first, in order.
+    let Response::Malloc(a) = c.call(&Request::Malloc(wire::Malloc { device: 0, size: 500 * 64, flags: 0 })).response() else { panic!("Malloc") };
+    for n in 0..500u64 {
+        let memset = wire::Memset { dst: a.ptr + n * 64, value: n as u32 % 251, width: wire::MemsetWidth::Byte, count: 64, stream: 0, sync: false };
+        c.post(&Request::Memset(memset));
+    }
+    match c.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: a.ptr, len: 500 * 64, stream: 0 })).response() {
+        Response::MemcpyDtoH(d) => assert!(d.data.0.chunks(64).enumerate().all(|(n, chunk)| chunk.iter().all(|&b| b as usize == n % 251))),
+        other => panic!("MemcpyDtoH answered with {other:?}"),
+    }
+    c.call(&Request::Goodbye(wire::Empty {}));
+    worker.shutdown();
+}
+
+#[test]
+fn a_worker_certificate_from_another_ca_is_refused_and_the_worker_serves_others() {
+    let (pki, other) = (TestPki::new("tls-ca"), TestPki::new("tls-other-ca"));
+    let worker = tls_worker(&pki, false);
+    let err = transport_tcp::tls::connect(&worker.local_addr().to_string(), &client_tcp(), &client_tls(&other, false)).expect_err("untrusted");
+    assert!(err.to_string().contains("TLS handshake") && err.to_string().contains("invalid peer certificate"), "{err}");
+    let mut c = Client::tls(&worker, &client_tls(&pki, false));
+    c.greet();
+    c.round_trip(4096, 5);
+    worker.shutdown();
+}
+
+#[test]
+fn a_plain_client_is_told_to_use_tls_and_the_worker_serves_others() {
+    let pki = TestPki::new("tls-plain");
+    let worker = tls_worker(&pki, false);
+    let mut tls_client = Client::tls(&worker, &client_tls(&pki, false));
+    tls_client.greet();
+    let (sink, source) = transport_tcp::connect(&worker.local_addr().to_string(), &client_tcp()).expect("plain connect");
+    let mut plain = Client::over(sink, source);
+    plain.send(&Request::Ping(wire::Ping { nonce: 1, payload: Default::default() }), Flags::empty());
+    let refusal = plain.try_recv().expect("an error frame in clear");
+    let (status, message) = refusal.error();
+    assert_eq!(status, Status::AUTH_REQUIRED);
+    assert!(message.contains("tls://"), "{message}");
+    tls_client.round_trip(1 << 20, 6);
+    worker.shutdown();
+}
+
+#[test]
+fn a_tls_client_to_a_plain_worker_fails_cleanly() {
+    let pki = TestPki::new("tls-to-plain");
+    let worker = Worker::start("127.0.0.1:0", backend(), worker_config()).expect("plain worker");
+    let err = transport_tcp::tls::connect(&worker.local_addr().to_string(), &client_tcp(), &client_tls(&pki, false)).expect_err("not TLS");
+    assert!(err.to_string().contains("TLS handshake"), "{err}");
+    worker.shutdown();
+}
+
+#[test]
+fn a_required_client_certificate_must_be_shown() {
+    let pki = TestPki::new("tls-mtls");
+    let worker = tls_worker(&pki, true);
+    // TLS 1.3: the client's handshake ends before the worker checks it, so the refusal comes
+    // at the connection's first read, or already at connect.
+    match transport_tcp::tls::connect(&worker.local_addr().to_string(), &client_tcp(), &client_tls(&pki, false)) {
+        Err(e) => assert!(e.to_string().contains("TLS handshake"), "{e}"),
+        Ok((sink, source)) => {
+            let mut c = Client::over(sink, source);
+            c.send(&Request::Ping(wire::Ping { nonce: 1, payload: Default::default() }), Flags::empty());
+            let err = c.try_recv().err().expect("no reply without a client certificate");
+            assert!(err.to_string().contains("CertificateRequired") || err.to_string().contains("certificate"), "{err}");
+        }
+    }
+    let mut c = Client::tls(&worker, &client_tls(&pki, true));
+    c.greet();
+    c.round_trip(1 << 20, 7);
+    worker.shutdown();
+}
+
+/// The C programs through the real client library over `tls://`.
+#[test]
+fn c_programs_run_over_tls() {
+    let pki = TestPki::new("tls-c");
+    let sandbox = Sandbox::new("tls_c_programs");
+    let mut worker = sandbox.start_worker_args(&pki.worker_args(true));
+    assert!(worker.addr().starts_with("tls://"), "{}", worker.addr());
+    for name in ["memory", "streams_events"] {
+        let exe = sandbox.compile(name);
+        let mut cmd = worker.command(&exe);
+        cmd.env("HIP_REMOTE_TLS_CA", pki.path("ca.pem"))
+            .env("HIP_REMOTE_TLS_CERT", pki.path("client.pem"))
+            .env("HIP_REMOTE_TLS_KEY", pki.path("client.key"));
+        let out = run_with_timeout(cmd, hip_remote_tests::RUN_TIMEOUT);
+        out.assert_success();
+        assert!(out.stdout.contains(&format!("PASS {name}")), "no PASS line: {}", out.report());
+    }
+    worker.assert_alive();
+}
+
+/// A client library that does not trust the worker fails every call with
+/// hipErrorNotInitialized, saying why on stderr in one line.
+#[test]
+fn an_untrusted_worker_fails_calls_with_the_reason() {
+    let (pki, other) = (TestPki::new("tls-lib"), TestPki::new("tls-lib-other"));
+    let sandbox = Sandbox::new("tls_untrusted");
+    let mut worker = sandbox.start_worker_args(&pki.worker_args(false));
+    let exe = sandbox.compile("worker_down");
+    let mut cmd = client_command(&exe, worker.addr());
+    cmd.env_remove("HIP_REMOTE_DEBUG").env("HIP_REMOTE_TLS_CA", other.path("ca.pem"));
+    let out = run_with_timeout(cmd, Duration::from_secs(60));
+    out.assert_success();
+    let reasons: Vec<&str> = out.stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(reasons.len(), 1, "one line of explanation: {}", out.report());
+    assert!(reasons[0].contains("TLS handshake") && reasons[0].contains("invalid peer certificate"), "{}", reasons[0]);
+    // A plain client library is told to use TLS.
+    let mut cmd = client_command(&exe, worker.addr().trim_start_matches("tls://"));
+    cmd.env_remove("HIP_REMOTE_DEBUG");
+    let out = run_with_timeout(cmd, Duration::from_secs(60));
+    out.assert_success();
+    assert!(out.stderr.contains("tls://"), "the refusal should say to use TLS: {}", out.report());
+    worker.assert_alive();
+    assert!(worker.log_text().contains("TLS handshake failed"), "the worker should log the refused handshake: {}", worker.log_text());
+}
