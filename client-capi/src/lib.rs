@@ -20,6 +20,7 @@ pub mod abi;
 pub mod api;
 pub mod config;
 pub mod conn;
-pub mod fatbin;
+/// Fat binaries and offload bundles: the `hip-code-object` crate, re-exported under its old path.
+pub use hip_code_object::fatbin;
 pub mod remote;
 pub mod state;

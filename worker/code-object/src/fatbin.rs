@@ -27,8 +27,6 @@
 //! | CCOB v1 (20) | `"CCOB"`, `u16` version, `u16` method (0 zlib, 1 zstd), `u32` uncompressed size, `u64` hash |
 //! | CCOB v2 (24) | as v1 with a `u32` total size (header + payload) before the uncompressed size |
 //! | CCOB v3 (32) | as v2 with `u64` total and uncompressed sizes |
-#![forbid(unsafe_code)]
-
 use std::borrow::Cow;
 use std::fmt;
 use std::io::Read;
@@ -778,13 +776,13 @@ pub fn select<'b, 'a>(bundle: &'b Bundle<'a>, device_arch: &str) -> std::result:
     })
 }
 
-/// Builders for tests elsewhere in the crate.
-#[cfg(test)]
-pub(crate) mod test_support {
+/// Builders for tests (here, and in other crates through the `test-support` feature).
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support {
     use super::BUNDLE_MAGIC;
 
     /// A plain bundle with the given entries, laid out as clang does (ids first, code after).
-    pub(crate) fn bundle(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    pub fn bundle(entries: &[(&str, &[u8])]) -> Vec<u8> {
         let header_len: usize = 32 + entries.iter().map(|(id, _)| 24 + id.len()).sum::<usize>();
         let mut out = Vec::new();
         out.extend_from_slice(BUNDLE_MAGIC);

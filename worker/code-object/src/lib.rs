@@ -1,0 +1,12 @@
+//! AMD GPU code objects as HIP programs carry them, read from untrusted bytes:
+//!
+//! - [`fatbin`]: the `<<<>>>` fat binary wrapper, clang offload bundles (plain and compressed)
+//!   and the choice of the code object a device can run;
+//! - [`metadata`]: the kernels of one AMDGPU code object (ELF) and their argument layouts, from
+//!   its `NT_AMDGPU_METADATA` msgpack note; a backend packs launch arguments with them.
+//!
+//! Every parser here is bounded by named limits; hostile input gives an error, never a panic.
+#![forbid(unsafe_code)]
+
+pub mod fatbin;
+pub mod metadata;
