@@ -156,6 +156,11 @@ pub fn parse(code_object: &[u8]) -> Result<CodeObjectMetadata> {
     if note.len() > MAX_METADATA_LEN {
         return Err(MetadataError::TooLarge { what: "metadata note", len: note.len() as u64, max: MAX_METADATA_LEN as u64 });
     }
+    from_msgpack(code_object_version, note)
+}
+
+/// The metadata in a note's msgpack descriptor.
+fn from_msgpack(code_object_version: u32, note: &[u8]) -> Result<CodeObjectMetadata> {
     let mut rest = note;
     let root = rmpv::decode::read_value_ref_with_max_depth(&mut rest, MAX_MSGPACK_DEPTH).map_err(|e| MetadataError::Msgpack(e.to_string()))?;
     let root = Node::new(&root, "metadata".to_string());
@@ -302,5 +307,98 @@ impl<'v, 'a> Node<'v, 'a> {
     fn u32(&self) -> Result<u32> {
         let ValueRef::Integer(n) = self.value else { return Err(self.problem("is not an integer")) };
         n.as_u64().and_then(|n| u32::try_from(n).ok()).ok_or_else(|| self.problem("is not an integer from 0 to 2^32-1"))
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use rmpv::Value;
+
+    fn map(entries: Vec<(&str, Value)>) -> Value {
+        Value::Map(entries.into_iter().map(|(k, v)| (Value::from(k), v)).collect())
+    }
+
+    fn arg(offset: u64, size: u64, kind: &str) -> Value {
+        map(vec![(".offset", offset.into()), (".size", size.into()), (".value_kind", kind.into())])
+    }
+
+    fn kernel_with(args: Vec<Value>, kernarg_size: u64) -> Value {
+        map(vec![
+            (".name", "k".into()),
+            (".symbol", "k.kd".into()),
+            (".kernarg_segment_size", kernarg_size.into()),
+            (".kernarg_segment_align", 8.into()),
+            (".sgpr_count", 10.into()),
+            (".vgpr_count", 4.into()),
+            (".group_segment_fixed_size", 0.into()),
+            (".private_segment_fixed_size", 0.into()),
+            (".max_flat_workgroup_size", 256.into()),
+            (".wavefront_size", 64.into()),
+            (".args", Value::Array(args)),
+        ])
+    }
+
+    fn decode(root: &Value) -> Result<CodeObjectMetadata> {
+        let mut bytes = Vec::new();
+        rmpv::encode::write_value(&mut bytes, root).unwrap();
+        from_msgpack(5, &bytes)
+    }
+
+    fn kernels(list: Vec<Value>) -> Value {
+        map(vec![("amdhsa.version", Value::Array(vec![1.into(), 2.into()])), ("amdhsa.kernels", Value::Array(list))])
+    }
+
+    #[test]
+    fn hidden_arguments_are_not_params_but_count_in_the_segment() {
+        let k =
+            kernel_with(vec![arg(0, 8, "global_buffer"), arg(8, 4, "by_value"), arg(16, 4, "hidden_block_count_x"), arg(24, 8, "hidden_none")], 32);
+        let m = decode(&kernels(vec![k])).unwrap();
+        assert_eq!(m.target, None);
+        let k = &m.kernels[0];
+        assert_eq!((k.name.as_str(), k.symbol.as_str(), k.kernarg_size), ("k", "k.kd", 32));
+        assert_eq!(k.params.iter().map(|p| (p.offset, p.size)).collect::<Vec<_>>(), [(0, 8), (8, 4)]);
+        assert_eq!(k.attributes.max_flat_workgroup_size, 256);
+    }
+
+    #[test]
+    fn an_argument_outside_the_segment_is_refused() {
+        for bad in [arg(8, 4, "by_value"), arg(u32::MAX as u64, 2, "by_value"), arg(4, u32::MAX as u64, "hidden_none")] {
+            let err = decode(&kernels(vec![kernel_with(vec![bad], 8)])).unwrap_err();
+            assert!(
+                matches!(&err, MetadataError::Field { path, problem: "lies outside the kernarg segment" } if path == "metadata.amdhsa.kernels[0](k).args[0]"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn missing_and_mistyped_fields_name_their_path() {
+        let Value::Map(mut entries) = kernel_with(vec![], 0) else { unreachable!() };
+        entries.retain(|(k, _)| k.as_str() != Some(".vgpr_count"));
+        let err = decode(&kernels(vec![Value::Map(entries)])).unwrap_err();
+        assert_eq!(err, MetadataError::Field { path: "metadata.amdhsa.kernels[0](k).vgpr_count".into(), problem: "is missing" });
+        let err = decode(&kernels(vec![kernel_with(vec![arg(0, 4, "by_value")], 1u64 << 40)])).unwrap_err();
+        assert!(matches!(err, MetadataError::Field { problem: "is not an integer from 0 to 2^32-1", .. }), "{err}");
+        let err = decode(&kernels(vec![kernel_with(vec![], MAX_KERNARG_SIZE as u64 + 1)])).unwrap_err();
+        assert!(matches!(err, MetadataError::TooLarge { what: "kernarg segment", .. }), "{err}");
+        let err = decode(&kernels(vec![Value::from("kernel")])).unwrap_err();
+        assert!(matches!(err, MetadataError::Field { problem: "is not a map", .. }), "{err}");
+        let twice = map(vec![("amdhsa.kernels", Value::Array(vec![])), ("amdhsa.kernels", Value::Array(vec![]))]);
+        assert!(matches!(decode(&twice), Err(MetadataError::Field { problem: "appears twice", .. })));
+        assert_eq!(decode(&map(vec![])).unwrap().kernels, []);
+    }
+
+    #[test]
+    fn limits_hold() {
+        let many = vec![arg(0, 0, "by_value"); MAX_KERNEL_ARGS + 1];
+        assert!(matches!(decode(&kernels(vec![kernel_with(many, 0)])), Err(MetadataError::TooLarge { what: "metadata array", .. })));
+        let mut deep = Value::Nil;
+        for _ in 0..MAX_MSGPACK_DEPTH + 1 {
+            deep = Value::Array(vec![deep]);
+        }
+        assert!(matches!(decode(&map(vec![("x", deep)])), Err(MetadataError::Msgpack(_))));
+        assert!(matches!(from_msgpack(5, &[0xdd, 0xff, 0xff, 0xff, 0xff]), Err(MetadataError::Msgpack(_))), "array of 2^32 in 5 bytes");
+        assert!(matches!(from_msgpack(5, &[]), Err(MetadataError::Msgpack(_))));
     }
 }

@@ -10,7 +10,8 @@ extern "C" __global__ void mixed(char c, short s, int i, double d, Pair p, float
     __shared__ float scratch[64];
     scratch[threadIdx.x % 64] = c + s + i + d + p.tag + p.value;
     __syncthreads();
-    out[threadIdx.x] = scratch[(threadIdx.x + 1) % 64];
+    // blockDim makes v5 code objects carry hidden arguments (the implicit-argument block).
+    out[blockIdx.x * blockDim.x + threadIdx.x] = scratch[(threadIdx.x + 1) % 64];
 }
 
 extern "C" __global__ void no_args() {}
