@@ -8,7 +8,8 @@
 #   vadd-2arch.ccob-v1-zstd, -v2-zlib, -v3-zstd
 #                        that bundle as compressed offload bundles ("CCOB"). ROCm 5.2's clang
 #                        has no --offload-compress, so they are made here byte for byte as
-#                        clang-offload-bundler writes them (header layout in src/fatbin.rs),
+#                        clang-offload-bundler writes them (header layout in
+#                        worker/code-object/src/fatbin.rs),
 #                        with the real zstd tool and zlib.
 set -euo pipefail
 cd "$(dirname "$0")"
