@@ -167,7 +167,7 @@ fn from_msgpack(code_object_version: u32, note: &[u8]) -> Result<CodeObjectMetad
     let target = root.field_opt("amdhsa.target")?.map(|t| t.string(MAX_NAME_LEN)).transpose()?;
     let kernels = match root.field_opt("amdhsa.kernels")? {
         None => Vec::new(),
-        Some(list) => list.array(MAX_KERNELS)?.iter().map(|k| kernel(&k)).collect::<Result<_>>()?,
+        Some(list) => list.array(MAX_KERNELS)?.iter().map(kernel).collect::<Result<_>>()?,
     };
     Ok(CodeObjectMetadata { code_object_version, target, kernels })
 }
@@ -228,7 +228,7 @@ fn kernel(k: &Node<'_, '_>) -> Result<KernelInfo> {
             let value_kind = arg.field(".value_kind")?.string(MAX_NAME_LEN)?;
             let offset = arg.field(".offset")?.u32()?;
             let size = arg.field(".size")?.u32()?;
-            if offset.checked_add(size).map_or(true, |end| end > kernarg_size) {
+            if !matches!(offset.checked_add(size), Some(end) if end <= kernarg_size) {
                 return Err(MetadataError::Field { path: arg.path, problem: "lies outside the kernarg segment" });
             }
             if !value_kind.starts_with("hidden_") {
