@@ -94,6 +94,14 @@ fn every_truncation_and_byte_flip_is_an_error_or_a_checked_result() {
 }
 
 #[test]
+fn without_section_headers_the_note_segment_is_read() {
+    let mut stripped = std::fs::read(testdata("mixed-gfx1030-v5.co")).unwrap();
+    stripped[40..48].fill(0); // e_shoff
+    stripped[60..64].fill(0); // e_shnum, e_shstrndx
+    check_mixed(&stripped, 5, 32, "gfx1030 v5 without section headers");
+}
+
+#[test]
 fn refusals_name_the_problem() {
     let v4 = std::fs::read(testdata("mixed-gfx90a-v4.co")).unwrap();
     assert!(matches!(metadata::parse(b"not an elf"), Err(MetadataError::Elf(_))));
