@@ -42,6 +42,8 @@ mod device;
 pub mod error;
 mod event;
 mod handles;
+#[cfg(feature = "hip")]
+pub mod hip;
 pub mod host;
 mod memory;
 mod module;
