@@ -35,7 +35,9 @@ impl HipBackend {
 
     fn synchronize(&self, stream: super::Stream) -> Result<(), BackendError> {
         // SAFETY: a live stream (or the null stream) of the current device.
-        unsafe { (self.api.hipStreamSynchronize)(stream) }.check("hipStreamSynchronize")
+        unsafe { (self.api.hipStreamSynchronize)(stream) }.check("hipStreamSynchronize")?;
+        self.progress.fence();
+        Ok(())
     }
 
     /// Keeps `keep` alive until `stream` reaches its current end.

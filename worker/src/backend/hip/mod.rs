@@ -31,7 +31,7 @@ use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Mutex, MutexGuard};
+use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard};
 
 pub use api::{hip_library_path, rtc_library_path};
 
@@ -81,6 +81,33 @@ pub struct HipBackend {
     modules: Mutex<module::ModuleTables>,
     next_handle: AtomicU64,
     completions: Mutex<mpsc::Sender<Completion>>,
+    progress: Arc<Progress>,
+}
+
+/// How far the completion thread has got: completions queued and run, counted so a
+/// synchronize can wait for the ones queued before it (a stream reaching an event does not
+/// mean its completion has run yet).
+#[derive(Default)]
+struct Progress {
+    queued: AtomicU64,
+    done: Mutex<u64>,
+    advanced: Condvar,
+}
+
+impl Progress {
+    /// Waits until every completion queued so far has run.
+    fn fence(&self) {
+        let target = self.queued.load(Ordering::Acquire);
+        let mut done = lock(&self.done);
+        while *done < target {
+            done = self.advanced.wait(done).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Whether every completion queued so far has run.
+    fn idle(&self) -> bool {
+        *lock(&self.done) >= self.queued.load(Ordering::Acquire)
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -123,9 +150,11 @@ impl HipBackend {
         }
         let (completions, pending) = mpsc::channel::<Completion>();
         let completion_api = api.clone();
+        let progress = Arc::new(Progress::default());
+        let completion_progress = progress.clone();
         std::thread::Builder::new()
             .name("hip-completions".into())
-            .spawn(move || run_completions(&completion_api, pending))
+            .spawn(move || run_completions(&completion_api, &completion_progress, pending))
             .map_err(|e| BackendError::NotInitialized(format!("cannot start the completion thread: {e}")))?;
         Ok(Self {
             api,
@@ -138,6 +167,7 @@ impl HipBackend {
             modules: Mutex::default(),
             next_handle: AtomicU64::new(1),
             completions: Mutex::new(completions),
+            progress,
         })
     }
 
@@ -199,12 +229,14 @@ impl HipBackend {
             return Err(e);
         }
         let completion = Completion { event: Raw(event), device: dev, then };
-        lock(&self.completions).send(completion).map_err(|_| BackendError::Unknown("the completion thread has stopped".into()))
+        let completions = lock(&self.completions);
+        self.progress.queued.fetch_add(1, Ordering::AcqRel);
+        completions.send(completion).map_err(|_| BackendError::Unknown("the completion thread has stopped".into()))
     }
 }
 
 /// The completion thread: waits for each event in turn, then runs its work.
-fn run_completions(api: &HipApi, pending: mpsc::Receiver<Completion>) {
+fn run_completions(api: &HipApi, progress: &Progress, pending: mpsc::Receiver<Completion>) {
     for Completion { event, device, then } in pending {
         // SAFETY: a device ordinal the backend checked; an event it recorded and handed over.
         let reached = unsafe { (api.hipSetDevice)(device as c_int) }
@@ -214,6 +246,8 @@ fn run_completions(api: &HipApi, pending: mpsc::Receiver<Completion>) {
         // SAFETY: ours; destroyed once.
         let _ = unsafe { (api.hipEventDestroy)(event.0) };
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| then(reached)));
+        *lock(&progress.done) += 1;
+        progress.advanced.notify_all();
     }
 }
 
@@ -233,7 +267,9 @@ impl DeviceBackend for HipBackend {
     fn device_synchronize(&self, dev: DeviceIndex) -> Result<(), BackendError> {
         self.enter(dev)?;
         // SAFETY: no arguments; the device is current.
-        unsafe { (self.api.hipDeviceSynchronize)() }.check("hipDeviceSynchronize")
+        unsafe { (self.api.hipDeviceSynchronize)() }.check("hipDeviceSynchronize")?;
+        self.progress.fence();
+        Ok(())
     }
 
     fn device_limit(&self, dev: DeviceIndex, limit: DeviceLimit) -> Result<u64, BackendError> {

@@ -38,14 +38,17 @@ impl StreamBackend for HipBackend {
     fn stream_synchronize(&self, stream: StreamHandle) -> Result<(), BackendError> {
         let s = self.stream(Some(stream), 0)?;
         // SAFETY: a live stream of the current device.
-        unsafe { (self.api.hipStreamSynchronize)(s) }.check("hipStreamSynchronize")
+        unsafe { (self.api.hipStreamSynchronize)(s) }.check("hipStreamSynchronize")?;
+        // The stream's copies and host functions have run only once their completions have.
+        self.progress.fence();
+        Ok(())
     }
 
     fn stream_query(&self, stream: StreamHandle) -> Result<bool, BackendError> {
         let s = self.stream(Some(stream), 0)?;
         // SAFETY: a live stream of the current device.
         match unsafe { (self.api.hipStreamQuery)(s) }.check("hipStreamQuery") {
-            Ok(()) => Ok(true),
+            Ok(()) => Ok(self.progress.idle()),
             Err(BackendError::NotReady(_)) => Ok(false),
             Err(e) => Err(e),
         }
@@ -153,7 +156,9 @@ impl EventBackend for HipBackend {
         }
         self.enter(device)?;
         // SAFETY: a live event.
-        unsafe { (self.api.hipEventSynchronize)(raw.0) }.check("hipEventSynchronize")
+        unsafe { (self.api.hipEventSynchronize)(raw.0) }.check("hipEventSynchronize")?;
+        self.progress.fence();
+        Ok(())
     }
 
     fn event_query(&self, event: EventHandle) -> Result<bool, BackendError> {
@@ -164,7 +169,7 @@ impl EventBackend for HipBackend {
         self.enter(device)?;
         // SAFETY: a live event.
         match unsafe { (self.api.hipEventQuery)(raw.0) }.check("hipEventQuery") {
-            Ok(()) => Ok(true),
+            Ok(()) => Ok(self.progress.idle()),
             Err(BackendError::NotReady(_)) => Ok(false),
             Err(e) => Err(e),
         }
