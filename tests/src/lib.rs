@@ -246,7 +246,8 @@ impl WorkerProcess {
         if chain_requested() {
             return Self::start_chain(worker, mib, log, extra);
         }
-        let mut args: Vec<String> = ["--listen", "127.0.0.1:0", "--backend", "host", "--allow-host-code", "--host-memory-mib"].map(String::from).to_vec();
+        let mut args: Vec<String> =
+            ["--listen", "127.0.0.1:0", "--backend", "host", "--allow-host-code", "--host-memory-mib"].map(String::from).to_vec();
         args.push(mib.to_string());
         args.extend(extra.iter().map(|a| a.to_string()));
         Self::spawn(worker, &args, &[], log)
@@ -263,7 +264,8 @@ impl WorkerProcess {
         upstream_args.extend(extra.iter().map(|a| a.to_string()));
         let upstream = Self::spawn(worker, &upstream_args, &[], &log.with_extension("upstream.log"));
         let library = artifacts().library;
-        let args = ["--listen".to_string(), "127.0.0.1:0".into(), "--backend".into(), "hip".into(), "--hip-library".into(), library.display().to_string()];
+        let args =
+            ["--listen".to_string(), "127.0.0.1:0".into(), "--backend".into(), "hip".into(), "--hip-library".into(), library.display().to_string()];
         let env = [("HIP_REMOTE_WORKER", upstream.addr.clone()), ("HIP_REMOTE_TOKEN", TEST_TOKEN.to_string())];
         let mut me = Self::spawn(worker, &args, &env, log);
         me.upstream = Some(Box::new(upstream));

@@ -74,8 +74,9 @@ impl MemoryBackend for HipBackend {
         if ptr.is_null() {
             return Ok(());
         }
-        let (_, dev) =
-            lock(&self.allocations).remove(&ptr.0).ok_or_else(|| BackendError::InvalidDevicePointer(format!("{ptr} is not a HIP allocation base")))?;
+        let (_, dev) = lock(&self.allocations)
+            .remove(&ptr.0)
+            .ok_or_else(|| BackendError::InvalidDevicePointer(format!("{ptr} is not a HIP allocation base")))?;
         self.enter(dev)?;
         // SAFETY: a live allocation removed from the table above; freed once.
         unsafe { (self.api.hipFree)(device_ptr(ptr)) }.check("hipFree")
@@ -272,8 +273,9 @@ impl MemoryBackend for HipBackend {
         if ptr.is_null() {
             return Ok(());
         }
-        let (_, dev) =
-            lock(&self.allocations).remove(&ptr.0).ok_or_else(|| BackendError::InvalidDevicePointer(format!("{ptr} is not a HIP allocation base")))?;
+        let (_, dev) = lock(&self.allocations)
+            .remove(&ptr.0)
+            .ok_or_else(|| BackendError::InvalidDevicePointer(format!("{ptr} is not a HIP allocation base")))?;
         let s = self.stream(stream, dev)?;
         // SAFETY: a live allocation removed from the table above; the runtime frees it once
         // the stream's earlier work is done.

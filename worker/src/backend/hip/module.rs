@@ -224,7 +224,13 @@ impl ModuleBackend for HipBackend {
         Ok(())
     }
 
-    fn launch_kernel(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, mut args: Vec<u8>) -> Result<(), BackendError> {
+    fn launch_kernel(
+        &self,
+        stream: Option<StreamHandle>,
+        function: FunctionHandle,
+        config: LaunchConfig,
+        mut args: Vec<u8>,
+    ) -> Result<(), BackendError> {
         let (f, device, needed) = self.function_entry(function, |e| (e.raw, e.device, crate::backend::args_len(&e.params)))?;
         if (args.len() as u64) < needed {
             return Err(BackendError::InvalidValue(format!("kernel arguments are {} bytes; the kernel's parameters need {needed}", args.len())));

@@ -11,7 +11,8 @@ fn rtc(call: &str, result: c_int) -> Result<(), BackendError> {
     match result {
         0 => Ok(()),
         code => {
-            let name = proto_core::hip_error::rtc_name(code).map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| format!("hiprtcResult {code}"));
+            let name =
+                proto_core::hip_error::rtc_name(code).map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| format!("hiprtcResult {code}"));
             Err(BackendError::Unknown(format!("{call}: {name}")))
         }
     }
