@@ -151,10 +151,12 @@ impl MemoryBackend for HipBackend {
         let (s, _) = self.stream_near(stream, dst)?;
         let count = usize_of(count)?;
         let d = device_ptr(dst);
-        // SAFETY (all three): `count` elements at `dst` are device memory the session checked.
         match pattern {
+            // SAFETY: `count` bytes at `dst` are device memory the session checked.
             MemsetPattern::U8(v) => unsafe { (self.api.hipMemsetAsync)(d, c_int::from(v), count, s) }.check("hipMemsetAsync"),
+            // SAFETY: `count` 16-bit elements at `dst`, likewise.
             MemsetPattern::U16(v) => unsafe { (self.api.hipMemsetD16Async)(d, v, count, s) }.check("hipMemsetD16Async"),
+            // SAFETY: `count` 32-bit elements at `dst`, likewise.
             MemsetPattern::U32(v) => unsafe { (self.api.hipMemsetD32Async)(d, v as c_int, count, s) }.check("hipMemsetD32Async"),
         }
     }

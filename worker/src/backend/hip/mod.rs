@@ -144,7 +144,7 @@ impl HipBackend {
             let mut prop = props::HipDeviceProp::zeroed();
             // SAFETY: `prop` has the R0600 layout this entry point fills.
             unsafe { (api.hipGetDevicePropertiesR0600)(&mut prop, ordinal) }.check("hipGetDevicePropertiesR0600")?;
-            let props = prop.to_properties();
+            let props = prop.properties();
             tracing::info!(ordinal, name = %props.name, arch = %props.gcn_arch_name, "HIP device opened");
             devices.push(props);
         }

@@ -133,7 +133,7 @@ impl HipDeviceProp {
     }
 
     /// What the wire reports, field by field.
-    pub fn to_properties(&self) -> DeviceProperties {
+    pub fn properties(&self) -> DeviceProperties {
         let text = |chars: &[c_char]| {
             let bytes: Vec<u8> = chars.iter().map(|&c| c as u8).take_while(|&b| b != 0).collect();
             String::from_utf8_lossy(&bytes).into_owned()
