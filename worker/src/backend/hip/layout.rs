@@ -15,3 +15,15 @@ pub fn kernel_params(image: &[u8], name: &str) -> Result<Vec<ParamLayout>, Backe
          does not report layouts (no hipRemoteFunctionParamLayout)"
     )))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_the_parser_the_error_names_it() {
+        let e = kernel_params(b"\x7fELF", "vadd").unwrap_err();
+        assert!(matches!(e, BackendError::NotSupported(_)), "{e}");
+        assert!(e.message().contains("hip_code_object::kernel_param_layouts") && e.message().contains("'vadd'"), "{e}");
+    }
+}

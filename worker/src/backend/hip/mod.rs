@@ -14,6 +14,12 @@
 //! own `libamdhip64.so`, whose calls go to a second worker. That library also reports kernel
 //! parameter layouts directly (`hipRemoteFunctionParamLayout`); with AMD's runtime they come
 //! from the code object's metadata ([`layout`]).
+//!
+//! Runtime versions: ROCm 6.0 and later (the R0600 `hipDeviceProp_t` layout through
+//! `hipGetDevicePropertiesR0600`, and `hipDeviceSetLimit`). ROCm 5's `libamdhip64.so.5` lacks
+//! both and is refused at start with the missing names (as Debian's packaged ROCm 5 is).
+//! Validated on real AMD hardware: not yet; the chained test exercises every call above
+//! except the AMD runtime underneath.
 
 mod api;
 mod error;
