@@ -61,6 +61,21 @@ fn kernel_arguments_arrive_exactly() {
         assert_eq!(f, again, "one handle per module+name");
         assert_eq!(hipModuleGetFunction(&mut again, module, c"nope".as_ptr()), HipError::NOT_FOUND);
 
+        // hip-remote's layout extension (what a chained hip-backend worker reads): the count
+        // alone, a short buffer filled only up to its capacity, then the whole layout.
+        let mut count = 0u32;
+        assert_eq!(hipRemoteFunctionParamLayout(f, &mut count, null_mut(), null_mut(), 0), HipError::SUCCESS);
+        assert_eq!(count, 7, "char, short, int, float, double, pointer, struct");
+        assert_eq!(hipRemoteFunctionParamLayout(f, &mut count, null_mut(), null_mut(), 1), HipError::INVALID_VALUE);
+        assert_eq!(hipRemoteFunctionParamLayout(f, null_mut(), null_mut(), null_mut(), 0), HipError::INVALID_VALUE);
+        let (mut offsets, mut sizes) = ([0xa5a5_a5a5u32; 8], [0xa5a5_a5a5u32; 8]);
+        assert_eq!(hipRemoteFunctionParamLayout(f, &mut count, offsets.as_mut_ptr(), sizes.as_mut_ptr(), 3), HipError::SUCCESS);
+        assert_eq!((count, &sizes[..4]), (7, &[1, 2, 4, 0xa5a5_a5a5][..]), "only `capacity` entries written");
+        assert_eq!(hipRemoteFunctionParamLayout(f, &mut count, offsets.as_mut_ptr(), sizes.as_mut_ptr(), 8), HipError::SUCCESS);
+        assert_eq!(&sizes[..7], &[1, 2, 4, 4, 8, 8, 16]);
+        assert_eq!(&offsets[..7], &[0, 2, 4, 8, 16, 24, 32], "x86-64 C layout of the parameters");
+        assert_eq!(sizes[7], 0xa5a5_a5a5);
+
         // The global, set through its device address.
         let (mut counter, mut size): (hipDeviceptr_t, usize) = (null_mut(), 0);
         assert_eq!(hipModuleGetGlobal(&mut counter, &mut size, module, c"counter".as_ptr()), HipError::SUCCESS);

@@ -222,6 +222,13 @@ pub struct WorkerProcess {
     child: Child,
     addr: String,
     log: PathBuf,
+    /// In a chain, the host-backend worker this one's HIP calls go to (stopped after it).
+    upstream: Option<Box<WorkerProcess>>,
+}
+
+/// Whether `HIP_REMOTE_TEST_CHAIN=1` asks for chained workers.
+pub fn chain_requested() -> bool {
+    std::env::var("HIP_REMOTE_TEST_CHAIN").is_ok_and(|v| v == "1")
 }
 
 impl WorkerProcess {
@@ -232,16 +239,49 @@ impl WorkerProcess {
         Self::start_with_args(worker, mib, log, &[])
     }
 
-    /// [`WorkerProcess::start`] with more command-line arguments.
+    /// [`WorkerProcess::start`] with more command-line arguments. With
+    /// `HIP_REMOTE_TEST_CHAIN=1` in the environment it starts a chain instead
+    /// ([`WorkerProcess::start_chain`]): the returned worker is the hip-backend one.
     pub fn start_with_args(worker: &Path, mib: u64, log: &Path, extra: &[&str]) -> Self {
+        if chain_requested() {
+            return Self::start_chain(worker, mib, log, extra);
+        }
+        let mut args: Vec<String> =
+            ["--listen", "127.0.0.1:0", "--backend", "host", "--allow-host-code", "--host-memory-mib"].map(String::from).to_vec();
+        args.push(mib.to_string());
+        args.extend(extra.iter().map(|a| a.to_string()));
+        Self::spawn(worker, &args, &[], log)
+    }
+
+    /// A chained pair: worker B (`--backend host`, with `extra`, logging to
+    /// `<log>.upstream.log`) and worker A (`--backend hip --hip-library <our
+    /// libamdhip64.so>`, logging to `log`) whose HIP calls go to B through that library.
+    /// Returns A, which owns B: dropping A stops both, and a failing test shows both logs.
+    pub fn start_chain(worker: &Path, mib: u64, log: &Path, extra: &[&str]) -> Self {
+        let mut upstream_args: Vec<String> =
+            ["--listen", "127.0.0.1:0", "--backend", "host", "--allow-host-code", "--host-memory-mib"].map(String::from).to_vec();
+        upstream_args.push(mib.to_string());
+        upstream_args.extend(extra.iter().map(|a| a.to_string()));
+        let upstream = Self::spawn(worker, &upstream_args, &[], &log.with_extension("upstream.log"));
+        let library = artifacts().library;
+        let args =
+            ["--listen".to_string(), "127.0.0.1:0".into(), "--backend".into(), "hip".into(), "--hip-library".into(), library.display().to_string()];
+        let env = [("HIP_REMOTE_WORKER", upstream.addr.clone()), ("HIP_REMOTE_TOKEN", TEST_TOKEN.to_string())];
+        let mut me = Self::spawn(worker, &args, &env, log);
+        me.upstream = Some(Box::new(upstream));
+        me
+    }
+
+    /// Starts `worker args... --token TEST_TOKEN` with `env` and waits for its ready line.
+    fn spawn(worker: &Path, args: &[String], env: &[(&str, String)], log: &Path) -> Self {
         let log_file = std::fs::File::create(log).expect("create worker log");
         let mut child = Command::new(worker)
-            .args(["--listen", "127.0.0.1:0", "--backend", "host", "--allow-host-code", "--host-memory-mib"])
-            .arg(mib.to_string())
-            .args(extra)
+            .args(args)
             .args(["--token", TEST_TOKEN])
             .env_remove("HIP_REMOTE_TOKEN")
             .env_remove("HIP_REMOTE_LISTEN")
+            .env_remove("HIP_REMOTE_WORKER")
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .env("NO_COLOR", "1")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -264,7 +304,7 @@ impl WorkerProcess {
             }
             // Keep draining so the worker never blocks on a full pipe.
         });
-        let mut me = Self { child, addr: String::new(), log: log.to_path_buf() };
+        let mut me = Self { child, addr: String::new(), log: log.to_path_buf(), upstream: None };
         match rx.recv_timeout(WORKER_START_TIMEOUT) {
             Ok(addr) => me.addr = addr,
             Err(_) => {
@@ -290,10 +330,18 @@ impl WorkerProcess {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// Panics if the worker process has exited.
+    /// In a chain, the host-backend worker behind this one.
+    pub fn upstream(&self) -> Option<&WorkerProcess> {
+        self.upstream.as_deref()
+    }
+
+    /// Panics if the worker process (or, in a chain, the one behind it) has exited.
     pub fn assert_alive(&mut self) {
         if let Ok(Some(status)) = self.child.try_wait() {
             panic!("hip-worker exited ({status}); log:\n{}", self.log_text());
+        }
+        if let Some(upstream) = self.upstream.as_deref_mut() {
+            upstream.assert_alive();
         }
     }
 
@@ -315,8 +363,10 @@ impl Drop for WorkerProcess {
         let _ = self.child.kill();
         let _ = self.child.wait();
         if std::thread::panicking() {
-            eprintln!("---- hip-worker log ({}) ----\n{}", self.addr, self.log_text());
+            let role = if self.upstream.is_some() { "chained hip-backend worker A" } else { "hip-worker" };
+            eprintln!("---- {role} log ({}) ----\n{}", self.addr, self.log_text());
         }
+        // The upstream worker (B) drops after this, printing its own log on a panic.
     }
 }
 

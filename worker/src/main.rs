@@ -22,7 +22,7 @@ enum BackendKind {
     Host,
     /// NVIDIA GPUs through the CUDA driver (loaded at run time).
     Cuda,
-    /// AMD GPUs through libamdhip64 (not built into this worker yet).
+    /// AMD GPUs through the HIP runtime, libamdhip64 (loaded at run time).
     Hip,
 }
 
@@ -46,6 +46,11 @@ struct Cli {
     /// Device to expose first (GPU backends).
     #[arg(short = 'd', long, env = "TF_DEVICE_ID", default_value_t = 0)]
     device: u32,
+    /// The HIP runtime the hip backend loads (default: $ROCM_PATH/lib/libamdhip64.so when it
+    /// exists, else libamdhip64.so from the loader's search path); libhiprtc.so is taken from
+    /// the same directory.
+    #[arg(long, env = "HIP_REMOTE_HIP_LIBRARY")]
+    hip_library: Option<std::path::PathBuf>,
     /// Emulated devices (host backend).
     #[arg(long, default_value_t = 1)]
     host_devices: u32,
@@ -176,15 +181,34 @@ fn make_backend(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
     match cli.backend {
         BackendKind::Host => Ok(host()),
         BackendKind::Cuda => cuda().map_err(|e| format!("the cuda backend is unavailable: {e}")),
-        BackendKind::Auto => match cuda() {
-            Ok(backend) => Ok(backend),
-            Err(why) => {
-                tracing::info!("backend auto: no usable NVIDIA GPU ({why}); using host emulation");
-                Ok(host())
+        BackendKind::Hip => hip(cli).map_err(|e| format!("the hip backend is unavailable: {e}")),
+        BackendKind::Auto => {
+            let cuda_skipped = match cuda() {
+                Ok(backend) => return Ok(backend),
+                Err(why) => why,
+            };
+            tracing::info!("backend auto: cuda skipped ({cuda_skipped})");
+            match hip(cli) {
+                Ok(backend) => Ok(backend),
+                Err(why) => {
+                    tracing::info!("backend auto: hip skipped ({why}); using host emulation");
+                    Ok(host())
+                }
             }
-        },
-        BackendKind::Hip => Err("the hip backend (AMD GPUs) is not built into this worker yet; use --backend cuda or host".into()),
+        }
     }
+}
+
+#[cfg(feature = "hip")]
+fn hip(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
+    use hip_worker::backend::hip::{hip_library_path, HipBackend};
+    let library = hip_library_path(cli.hip_library.as_deref());
+    HipBackend::new(&library).map(|b| Arc::new(b) as Arc<dyn Backend>).map_err(|e| e.to_string())
+}
+
+#[cfg(not(feature = "hip"))]
+fn hip(_cli: &Cli) -> Result<Arc<dyn Backend>, String> {
+    Err("this worker was built without the `hip` feature".into())
 }
 
 #[cfg(feature = "cuda")]

@@ -230,3 +230,36 @@ pub unsafe extern "C" fn hipModuleOccupancyMaxPotentialBlockSizeWithFlags(
         potential_block_size(gridSize, blockSize, &*function(f.id())?, dynSharedMemPerBlk, blockSizeLimit, flags)
     })
 }
+
+/// hip-remote extension (not in ROCm): the parameter layout the worker reported for `f`.
+/// Writes the parameter count to `count` and the first `min(count, capacity)` offsets and
+/// sizes (bytes, declaration order) to `offsets` and `sizes`. A worker running the `hip`
+/// backend on this library (a chained worker) uses it to learn layouts without parsing
+/// code-object metadata; `offsets`/`sizes` may be null when `capacity` is 0.
+#[no_mangle]
+pub unsafe extern "C" fn hipRemoteFunctionParamLayout(
+    f: hipFunction_t,
+    count: *mut u32,
+    offsets: *mut u32,
+    sizes: *mut u32,
+    capacity: u32,
+) -> hipError_t {
+    hip_boundary!("hipRemoteFunctionParamLayout", {
+        non_null!(count);
+        let f = function(f.id())?;
+        let params = f.layout.params();
+        if capacity > 0 && (offsets.is_null() || sizes.is_null()) {
+            return Err(CallError::new(HipError::INVALID_VALUE, "offsets and sizes must not be NULL when capacity > 0"));
+        }
+        for (i, p) in params.iter().take(capacity as usize).enumerate() {
+            // SAFETY: the caller provides `capacity` writable elements in each array (checked
+            // non-null above); `i < capacity`. Layout values fit u32 (ArgLayout's limits).
+            unsafe {
+                *offsets.add(i) = p.offset as u32;
+                *sizes.add(i) = p.size as u32;
+            }
+        }
+        try_out!(count, params.len() as u32);
+        Ok(())
+    })
+}

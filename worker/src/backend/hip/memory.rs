@@ -1,0 +1,286 @@
+//! Device memory on HIP: `hipMalloc`/`hipFree`, stream-ordered copies (`hipMemcpyAsync`,
+//! `hipMemcpy2DAsync`, `hipMemcpyPeerAsync`) and memsets. Asynchronous copies from the host
+//! keep their source alive until the stream reaches them; asynchronous copies to the host land
+//! in a buffer handed to the session then (see [`HipBackend::when_reached`]).
+
+use super::error::Check;
+use super::{lock, HipBackend};
+use crate::backend::{
+    zeroed_buffer, BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows, StreamHandle,
+};
+use std::ffi::{c_int, c_void};
+
+/// `hipMemcpyKind`.
+const HOST_TO_DEVICE: c_int = 1;
+const DEVICE_TO_HOST: c_int = 2;
+const DEVICE_TO_DEVICE: c_int = 3;
+
+fn usize_of(len: u64) -> Result<usize, BackendError> {
+    usize::try_from(len).map_err(|_| BackendError::InvalidValue(format!("{len} bytes exceed the address space")))
+}
+
+fn device_ptr(ptr: DevicePtr) -> *mut c_void {
+    ptr.0 as *mut c_void
+}
+
+impl HipBackend {
+    /// The stream to run a copy touching `near` on (`None`: the null stream of its device).
+    fn stream_near(&self, stream: Option<StreamHandle>, near: DevicePtr) -> Result<(super::Stream, DeviceIndex), BackendError> {
+        let dev = match stream {
+            Some(_) => 0,
+            None => self.device_of(near)?,
+        };
+        self.stream_and_device(stream, dev)
+    }
+
+    fn synchronize(&self, stream: super::Stream) -> Result<(), BackendError> {
+        // SAFETY: a live stream (or the null stream) of the current device.
+        unsafe { (self.api.hipStreamSynchronize)(stream) }.check("hipStreamSynchronize")?;
+        self.progress.fence();
+        Ok(())
+    }
+
+    /// Keeps `keep` alive until `stream` reaches its current end.
+    fn keep_until_reached<T: Send + 'static>(&self, stream: super::Stream, dev: DeviceIndex, keep: T) -> Result<(), BackendError> {
+        self.when_reached(stream, dev, Box::new(move |_| drop(keep)))
+    }
+}
+
+impl MemoryBackend for HipBackend {
+    fn mem_get_info(&self, dev: DeviceIndex) -> Result<MemInfo, BackendError> {
+        self.enter(dev)?;
+        let (mut free, mut total) = (0usize, 0usize);
+        // SAFETY: valid out-pointers; the device is current.
+        unsafe { (self.api.hipMemGetInfo)(&mut free, &mut total) }.check("hipMemGetInfo")?;
+        Ok(MemInfo { free: free as u64, total: total as u64 })
+    }
+
+    fn malloc(&self, dev: DeviceIndex, size: u64) -> Result<DevicePtr, BackendError> {
+        if size == 0 {
+            return Ok(DevicePtr::NULL);
+        }
+        let bytes = usize::try_from(size).map_err(|_| BackendError::OutOfMemory(format!("{size} bytes exceed the address space")))?;
+        self.enter(dev)?;
+        let mut ptr = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the device is current.
+        unsafe { (self.api.hipMalloc)(&mut ptr, bytes) }.check("hipMalloc")?;
+        lock(&self.allocations).insert(ptr as u64, (size, dev));
+        Ok(DevicePtr(ptr as u64))
+    }
+
+    /// `hipFree` waits for the device's queued work first (HIP's own rule), so launches still
+    /// using the allocation finish.
+    fn free(&self, ptr: DevicePtr) -> Result<(), BackendError> {
+        if ptr.is_null() {
+            return Ok(());
+        }
+        let (_, dev) = lock(&self.allocations)
+            .remove(&ptr.0)
+            .ok_or_else(|| BackendError::InvalidDevicePointer(format!("{ptr} is not a HIP allocation base")))?;
+        self.enter(dev)?;
+        // SAFETY: a live allocation removed from the table above; freed once.
+        unsafe { (self.api.hipFree)(device_ptr(ptr)) }.check("hipFree")
+    }
+
+    fn memcpy_htod(&self, stream: Option<StreamHandle>, dst: DevicePtr, data: HostData) -> Result<(), BackendError> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        let (s, dev) = self.stream_near(stream, dst)?;
+        let bytes = data.as_bytes();
+        // SAFETY: `data` stays alive until the stream reaches the copy (kept below); `dst`
+        // is device memory the session checked.
+        unsafe { (self.api.hipMemcpyAsync)(device_ptr(dst), bytes.as_ptr().cast(), bytes.len(), HOST_TO_DEVICE, s) }.check("hipMemcpyAsync")?;
+        if let Err(e) = self.keep_until_reached(s, dev, data) {
+            // The copy is queued but nothing would keep its source alive: wait for it here.
+            self.synchronize(s)?;
+            tracing::debug!(%e, "htod copy completed synchronously");
+        }
+        Ok(())
+    }
+
+    fn memcpy_htod_sync(&self, stream: Option<StreamHandle>, dst: DevicePtr, data: &[u8]) -> Result<(), BackendError> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        let (s, _) = self.stream_near(stream, dst)?;
+        // SAFETY: `data` outlives the copy: the stream is synchronized before returning.
+        unsafe { (self.api.hipMemcpyAsync)(device_ptr(dst), data.as_ptr().cast(), data.len(), HOST_TO_DEVICE, s) }.check("hipMemcpyAsync")?;
+        self.synchronize(s)
+    }
+
+    fn memcpy_dtoh(&self, stream: Option<StreamHandle>, src: DevicePtr, len: u64, done: DtohDone) -> Result<(), BackendError> {
+        let mut out = zeroed_buffer(len)?;
+        if out.is_empty() {
+            done(Ok(out));
+            return Ok(());
+        }
+        let (s, dev) = self.stream_near(stream, src)?;
+        // SAFETY: `out`'s heap buffer does not move when `out` moves into the completion
+        // below, which keeps it alive until the stream has reached the copy.
+        unsafe { (self.api.hipMemcpyAsync)(out.as_mut_ptr().cast(), device_ptr(src) as *const c_void, out.len(), DEVICE_TO_HOST, s) }
+            .check("hipMemcpyAsync")?;
+        self.when_reached(s, dev, Box::new(move |reached| done(reached.map(|()| out))))
+    }
+
+    fn memcpy_dtoh_sync(&self, stream: Option<StreamHandle>, src: DevicePtr, out: &mut [u8]) -> Result<(), BackendError> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        let (s, _) = self.stream_near(stream, src)?;
+        // SAFETY: `out` outlives the copy: the stream is synchronized before returning.
+        unsafe { (self.api.hipMemcpyAsync)(out.as_mut_ptr().cast(), device_ptr(src) as *const c_void, out.len(), DEVICE_TO_HOST, s) }
+            .check("hipMemcpyAsync")?;
+        self.synchronize(s)
+    }
+
+    fn memcpy_dtod(&self, stream: Option<StreamHandle>, dst: DevicePtr, src: DevicePtr, len: u64) -> Result<(), BackendError> {
+        if len == 0 {
+            return Ok(());
+        }
+        let (s, _) = self.stream_near(stream, dst)?;
+        // SAFETY: both ranges are device memory the session checked.
+        unsafe { (self.api.hipMemcpyAsync)(device_ptr(dst), device_ptr(src) as *const c_void, usize_of(len)?, DEVICE_TO_DEVICE, s) }
+            .check("hipMemcpyAsync")
+    }
+
+    fn memset(&self, stream: Option<StreamHandle>, dst: DevicePtr, pattern: MemsetPattern, count: u64) -> Result<(), BackendError> {
+        if count == 0 {
+            return Ok(());
+        }
+        let (s, _) = self.stream_near(stream, dst)?;
+        let count = usize_of(count)?;
+        let d = device_ptr(dst);
+        match pattern {
+            // SAFETY: `count` bytes at `dst` are device memory the session checked.
+            MemsetPattern::U8(v) => unsafe { (self.api.hipMemsetAsync)(d, c_int::from(v), count, s) }.check("hipMemsetAsync"),
+            // SAFETY: `count` 16-bit elements at `dst`, likewise.
+            MemsetPattern::U16(v) => unsafe { (self.api.hipMemsetD16Async)(d, v, count, s) }.check("hipMemsetD16Async"),
+            // SAFETY: `count` 32-bit elements at `dst`, likewise.
+            MemsetPattern::U32(v) => unsafe { (self.api.hipMemsetD32Async)(d, v as c_int, count, s) }.check("hipMemsetD32Async"),
+        }
+    }
+
+    fn memcpy_htod_2d(&self, stream: Option<StreamHandle>, dst: Pitched, width: u64, data: HostData) -> Result<(), BackendError> {
+        if width == 0 || data.is_empty() {
+            return Ok(());
+        }
+        let height = data.len() as u64 / width;
+        let (s, dev) = self.stream_near(stream, dst.ptr)?;
+        let bytes = data.as_bytes();
+        // SAFETY: `data` holds `height` packed rows and stays alive until the stream reaches
+        // the copy; the pitched rows are device memory the session checked.
+        unsafe {
+            (self.api.hipMemcpy2DAsync)(
+                device_ptr(dst.ptr),
+                usize_of(dst.pitch)?,
+                bytes.as_ptr().cast(),
+                usize_of(width)?,
+                usize_of(width)?,
+                usize_of(height)?,
+                HOST_TO_DEVICE,
+                s,
+            )
+        }
+        .check("hipMemcpy2DAsync")?;
+        if self.keep_until_reached(s, dev, data).is_err() {
+            self.synchronize(s)?;
+        }
+        Ok(())
+    }
+
+    fn memcpy_dtoh_2d(&self, stream: Option<StreamHandle>, src: Pitched, rows: Rows, done: DtohDone) -> Result<(), BackendError> {
+        let len = rows.packed_len().ok_or_else(|| BackendError::InvalidValue("2D copy size overflows".into()))?;
+        let mut out = zeroed_buffer(len)?;
+        if out.is_empty() {
+            done(Ok(out));
+            return Ok(());
+        }
+        let (s, dev) = self.stream_near(stream, src.ptr)?;
+        // SAFETY: `out` holds `height` packed rows and moves (without its heap buffer moving)
+        // into the completion, alive until the stream reaches the copy.
+        unsafe {
+            (self.api.hipMemcpy2DAsync)(
+                out.as_mut_ptr().cast(),
+                usize_of(rows.width)?,
+                device_ptr(src.ptr) as *const c_void,
+                usize_of(src.pitch)?,
+                usize_of(rows.width)?,
+                usize_of(rows.height)?,
+                DEVICE_TO_HOST,
+                s,
+            )
+        }
+        .check("hipMemcpy2DAsync")?;
+        self.when_reached(s, dev, Box::new(move |reached| done(reached.map(|()| out))))
+    }
+
+    fn memcpy_dtod_2d(&self, stream: Option<StreamHandle>, dst: Pitched, src: Pitched, rows: Rows) -> Result<(), BackendError> {
+        if rows.width == 0 || rows.height == 0 {
+            return Ok(());
+        }
+        let (s, _) = self.stream_near(stream, dst.ptr)?;
+        // SAFETY: both pitched areas are device memory the session checked.
+        unsafe {
+            (self.api.hipMemcpy2DAsync)(
+                device_ptr(dst.ptr),
+                usize_of(dst.pitch)?,
+                device_ptr(src.ptr) as *const c_void,
+                usize_of(src.pitch)?,
+                usize_of(rows.width)?,
+                usize_of(rows.height)?,
+                DEVICE_TO_DEVICE,
+                s,
+            )
+        }
+        .check("hipMemcpy2DAsync")
+    }
+
+    fn memcpy_peer(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: DevicePtr,
+        dst_dev: DeviceIndex,
+        src: DevicePtr,
+        src_dev: DeviceIndex,
+        len: u64,
+    ) -> Result<(), BackendError> {
+        self.device(dst_dev)?;
+        self.device(src_dev)?;
+        if len == 0 {
+            return Ok(());
+        }
+        let s = self.stream(stream, src_dev)?;
+        // SAFETY: both ranges are device memory of the named devices, checked by the session.
+        unsafe {
+            (self.api.hipMemcpyPeerAsync)(device_ptr(dst), dst_dev as c_int, device_ptr(src) as *const c_void, src_dev as c_int, usize_of(len)?, s)
+        }
+        .check("hipMemcpyPeerAsync")
+    }
+
+    fn malloc_async(&self, stream: Option<StreamHandle>, dev: DeviceIndex, size: u64) -> Result<DevicePtr, BackendError> {
+        if size == 0 {
+            return Ok(DevicePtr::NULL);
+        }
+        let bytes = usize::try_from(size).map_err(|_| BackendError::OutOfMemory(format!("{size} bytes exceed the address space")))?;
+        let s = self.stream(stream, dev)?;
+        let mut ptr = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; a live stream of the current device.
+        unsafe { (self.api.hipMallocAsync)(&mut ptr, bytes, s) }.check("hipMallocAsync")?;
+        lock(&self.allocations).insert(ptr as u64, (size, dev));
+        Ok(DevicePtr(ptr as u64))
+    }
+
+    fn free_async(&self, stream: Option<StreamHandle>, ptr: DevicePtr) -> Result<(), BackendError> {
+        if ptr.is_null() {
+            return Ok(());
+        }
+        let (_, dev) = lock(&self.allocations)
+            .remove(&ptr.0)
+            .ok_or_else(|| BackendError::InvalidDevicePointer(format!("{ptr} is not a HIP allocation base")))?;
+        let s = self.stream(stream, dev)?;
+        // SAFETY: a live allocation removed from the table above; the runtime frees it once
+        // the stream's earlier work is done.
+        unsafe { (self.api.hipFreeAsync)(device_ptr(ptr), s) }.check("hipFreeAsync")
+    }
+}

@@ -1,0 +1,280 @@
+//! Modules, functions and launches on HIP: images loaded with `hipModuleLoadData` as they
+//! come (the runtime picks the code object for its device out of an offload bundle itself);
+//! parameter layouts from the runtime when it reports them (`hipRemoteFunctionParamLayout`,
+//! hip-remote's own library), else from the code object's metadata ([`super::layout`]);
+//! launches pass the client's packed blob through `hipModuleLaunchKernel`'s `extra`
+//! (`HIP_LAUNCH_PARAM_BUFFER_POINTER`), exactly as packed.
+
+use super::api::{Function, Module};
+use super::error::Check;
+use super::{layout, lock, HipBackend, Raw};
+use crate::backend::{
+    BackendError, DeviceIndex, DevicePtr, FunctionAttribute, FunctionAttributes, FunctionHandle, KernelFunction, LaunchConfig, ModuleBackend,
+    ModuleFormat, ModuleHandle, ParamLayout, StreamHandle,
+};
+use std::collections::HashMap;
+use std::ffi::{c_int, c_void, CString};
+use std::sync::Arc;
+
+/// Most parameters read from one kernel (the protocol's limit).
+const MAX_PARAMS: usize = proto_core::limits::MAX_KERNEL_PARAMS;
+
+/// `hipFunction_attribute` values (the same numbers as CUDA's).
+mod attr {
+    pub const MAX_THREADS_PER_BLOCK: i32 = 0;
+    pub const SHARED_SIZE_BYTES: i32 = 1;
+    pub const CONST_SIZE_BYTES: i32 = 2;
+    pub const LOCAL_SIZE_BYTES: i32 = 3;
+    pub const NUM_REGS: i32 = 4;
+    pub const PTX_VERSION: i32 = 5;
+    pub const BINARY_VERSION: i32 = 6;
+    pub const CACHE_MODE_CA: i32 = 7;
+    pub const MAX_DYNAMIC_SHARED_SIZE_BYTES: i32 = 8;
+    pub const PREFERRED_SHARED_MEMORY_CARVEOUT: i32 = 9;
+}
+
+/// `HIP_LAUNCH_PARAM_BUFFER_POINTER`, `_SIZE`, `_END`: `extra`'s markers.
+const LAUNCH_PARAM_BUFFER_POINTER: usize = 1;
+const LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
+const LAUNCH_PARAM_END: usize = 3;
+
+pub(super) struct ModuleEntry {
+    raw: Raw<Module>,
+    device: DeviceIndex,
+    functions: HashMap<String, u64>,
+    globals: Vec<u64>,
+    /// The image, kept only where layouts must come from its metadata.
+    image: Option<Arc<[u8]>>,
+}
+
+pub(super) struct FunctionEntry {
+    raw: Raw<Function>,
+    device: DeviceIndex,
+    params: Vec<ParamLayout>,
+    attributes: FunctionAttributes,
+}
+
+#[derive(Default)]
+pub(super) struct ModuleTables {
+    modules: HashMap<u64, ModuleEntry>,
+    functions: HashMap<u64, FunctionEntry>,
+}
+
+impl HipBackend {
+    fn func_attr(&self, f: Function, attribute: i32) -> Result<i32, BackendError> {
+        let mut v = 0;
+        // SAFETY: a live function; a valid out-pointer.
+        unsafe { (self.api.hipFuncGetAttribute)(&mut v, attribute, f) }.check("hipFuncGetAttribute")?;
+        Ok(v)
+    }
+
+    fn attributes(&self, f: Function) -> Result<FunctionAttributes, BackendError> {
+        Ok(FunctionAttributes {
+            binary_version: self.func_attr(f, attr::BINARY_VERSION)?,
+            ptx_version: self.func_attr(f, attr::PTX_VERSION)?,
+            cache_mode_ca: self.func_attr(f, attr::CACHE_MODE_CA)?,
+            const_size: self.func_attr(f, attr::CONST_SIZE_BYTES)? as u64,
+            local_size: self.func_attr(f, attr::LOCAL_SIZE_BYTES)? as u64,
+            max_dynamic_shared_size: self.func_attr(f, attr::MAX_DYNAMIC_SHARED_SIZE_BYTES)?,
+            max_threads_per_block: self.func_attr(f, attr::MAX_THREADS_PER_BLOCK)?,
+            num_regs: self.func_attr(f, attr::NUM_REGS)?,
+            preferred_shmem_carveout: self.func_attr(f, attr::PREFERRED_SHARED_MEMORY_CARVEOUT).unwrap_or(-1),
+            shared_size: self.func_attr(f, attr::SHARED_SIZE_BYTES)? as u64,
+        })
+    }
+
+    /// The kernel's parameters: from the runtime when it reports them, else from the image.
+    fn param_layout(&self, f: Function, image: Option<&[u8]>, name: &str, arch: &str) -> Result<Vec<ParamLayout>, BackendError> {
+        let Some(report) = self.api.hipRemoteFunctionParamLayout else {
+            return layout::kernel_params(image.unwrap_or_default(), name, arch);
+        };
+        let (mut offsets, mut sizes) = (vec![0u32; MAX_PARAMS], vec![0u32; MAX_PARAMS]);
+        let mut count = 0u32;
+        // SAFETY: a live function; both arrays hold MAX_PARAMS elements, as passed.
+        unsafe { report(f, &mut count, offsets.as_mut_ptr(), sizes.as_mut_ptr(), MAX_PARAMS as u32) }.check("hipRemoteFunctionParamLayout")?;
+        if count as usize > MAX_PARAMS {
+            return Err(BackendError::InvalidImage(format!("kernel '{name}' has {count} parameters (limit {MAX_PARAMS})")));
+        }
+        Ok(offsets.iter().zip(&sizes).take(count as usize).map(|(&offset, &size)| ParamLayout { offset, size }).collect())
+    }
+
+    fn function_entry<R>(&self, function: FunctionHandle, f: impl FnOnce(&FunctionEntry) -> R) -> Result<R, BackendError> {
+        let t = lock(&self.modules);
+        let e = t.functions.get(&function.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("function {:#x}", function.as_raw())))?;
+        Ok(f(e))
+    }
+}
+
+impl ModuleBackend for HipBackend {
+    /// NVIDIA images are refused here; anything else goes to `hipModuleLoadData`, which
+    /// judges it (AMD's runtime: code objects and offload bundles, compressed ones too).
+    fn module_load(&self, dev: DeviceIndex, format: ModuleFormat, image: &[u8]) -> Result<ModuleHandle, BackendError> {
+        if matches!(format, ModuleFormat::Ptx | ModuleFormat::Cubin | ModuleFormat::Fatbin) {
+            return Err(BackendError::NoBinaryForGpu(format!(
+                "a {} image cannot run on this AMD device ({}); send an AMD code object or offload bundle",
+                format.name(),
+                self.device(dev)?.gcn_arch_name
+            )));
+        }
+        self.enter(dev)?;
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: `image` is a complete image in memory for the duration of the call (the
+        // runtime copies what it keeps).
+        unsafe { (self.api.hipModuleLoadData)(&mut raw, image.as_ptr().cast()) }.check("hipModuleLoadData")?;
+        let image = self.api.hipRemoteFunctionParamLayout.is_none().then(|| Arc::from(image));
+        let id = self.handle();
+        lock(&self.modules).modules.insert(id, ModuleEntry { raw: Raw(raw), device: dev, functions: HashMap::new(), globals: Vec::new(), image });
+        Ok(ModuleHandle::from_raw(id))
+    }
+
+    fn module_unload(&self, module: ModuleHandle) -> Result<(), BackendError> {
+        let entry = {
+            let mut t = lock(&self.modules);
+            let entry = t.modules.remove(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
+            for f in entry.functions.values() {
+                t.functions.remove(f);
+            }
+            entry
+        };
+        {
+            let mut globals = lock(&self.globals);
+            for g in &entry.globals {
+                globals.remove(g);
+            }
+        }
+        self.enter(entry.device)?;
+        // Launches already queued must finish before their code goes away.
+        // SAFETY: no arguments; the device is current.
+        unsafe { (self.api.hipDeviceSynchronize)() }.check("hipDeviceSynchronize")?;
+        // SAFETY: removed from the tables; unloaded once.
+        unsafe { (self.api.hipModuleUnload)(entry.raw.0) }.check("hipModuleUnload")
+    }
+
+    fn module_function(&self, module: ModuleHandle, name: &str) -> Result<KernelFunction, BackendError> {
+        let (raw, device, known, image) = {
+            let t = lock(&self.modules);
+            let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
+            (m.raw, m.device, m.functions.get(name).copied(), m.image.clone())
+        };
+        if let Some(id) = known {
+            return self.function_entry(FunctionHandle::from_raw(id), |e| KernelFunction {
+                handle: FunctionHandle::from_raw(id),
+                params: e.params.clone(),
+                attributes: e.attributes,
+            });
+        }
+        self.enter(device)?;
+        let cname = CString::new(name).map_err(|_| BackendError::InvalidValue("NUL in kernel name".into()))?;
+        let mut f = std::ptr::null_mut();
+        // SAFETY: a live module; a NUL-terminated name.
+        unsafe { (self.api.hipModuleGetFunction)(&mut f, raw.0, cname.as_ptr()) }.check("hipModuleGetFunction").map_err(|e| match e {
+            BackendError::NotFound(m) => BackendError::NotFound(format!("kernel '{name}': {m}")),
+            other => other,
+        })?;
+        let arch = self.device(device)?.gcn_arch_name.clone();
+        let params = self.param_layout(f, image.as_deref(), name, &arch)?;
+        let attributes = self.attributes(f)?;
+        let id = self.handle();
+        let mut t = lock(&self.modules);
+        t.functions.insert(id, FunctionEntry { raw: Raw(f), device, params: params.clone(), attributes });
+        if let Some(m) = t.modules.get_mut(&module.as_raw()) {
+            m.functions.insert(name.to_string(), id);
+        }
+        Ok(KernelFunction { handle: FunctionHandle::from_raw(id), params, attributes })
+    }
+
+    fn module_global(&self, module: ModuleHandle, name: &str) -> Result<(DevicePtr, u64), BackendError> {
+        let (raw, device) = {
+            let t = lock(&self.modules);
+            let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
+            (m.raw, m.device)
+        };
+        self.enter(device)?;
+        let cname = CString::new(name).map_err(|_| BackendError::InvalidValue("NUL in symbol name".into()))?;
+        let (mut ptr, mut size) = (std::ptr::null_mut::<c_void>(), 0usize);
+        // SAFETY: a live module; valid out-pointers.
+        unsafe { (self.api.hipModuleGetGlobal)(&mut ptr, &mut size, raw.0, cname.as_ptr()) }.check("hipModuleGetGlobal")?;
+        lock(&self.globals).insert(ptr as u64, (size as u64, device));
+        if let Some(m) = lock(&self.modules).modules.get_mut(&module.as_raw()) {
+            m.globals.push(ptr as u64);
+        }
+        Ok((DevicePtr(ptr as u64), size as u64))
+    }
+
+    fn function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes, BackendError> {
+        self.function_entry(function, |e| e.attributes)
+    }
+
+    /// `hipFuncSetAttribute` with the `hipFunction_t` (the runtime validates the value), then
+    /// the cached attributes follow.
+    fn function_set_attribute(&self, function: FunctionHandle, attribute: FunctionAttribute, value: i32) -> Result<(), BackendError> {
+        let (f, device) = self.function_entry(function, |e| (e.raw, e.device))?;
+        self.enter(device)?;
+        let number = match attribute {
+            FunctionAttribute::MaxDynamicSharedSize => attr::MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            FunctionAttribute::PreferredSharedCarveout => attr::PREFERRED_SHARED_MEMORY_CARVEOUT,
+        };
+        // SAFETY: a live function of the current device.
+        unsafe { (self.api.hipFuncSetAttribute)(f.0 as *const c_void, number, value) }.check("hipFuncSetAttribute")?;
+        if let Some(e) = lock(&self.modules).functions.get_mut(&function.as_raw()) {
+            match attribute {
+                FunctionAttribute::MaxDynamicSharedSize => e.attributes.max_dynamic_shared_size = value,
+                FunctionAttribute::PreferredSharedCarveout => e.attributes.preferred_shmem_carveout = value,
+            }
+        }
+        Ok(())
+    }
+
+    fn launch_kernel(
+        &self,
+        stream: Option<StreamHandle>,
+        function: FunctionHandle,
+        config: LaunchConfig,
+        mut args: Vec<u8>,
+    ) -> Result<(), BackendError> {
+        let (f, device, needed) = self.function_entry(function, |e| (e.raw, e.device, crate::backend::args_len(&e.params)))?;
+        if (args.len() as u64) < needed {
+            return Err(BackendError::InvalidValue(format!("kernel arguments are {} bytes; the kernel's parameters need {needed}", args.len())));
+        }
+        if config.grid.contains(&0) || config.block.contains(&0) {
+            return Err(BackendError::InvalidConfiguration(format!("grid {:?} / block {:?} has a zero dimension", config.grid, config.block)));
+        }
+        let s = self.stream(stream, device)?;
+        let mut size = args.len();
+        let mut extra: [*mut c_void; 5] = [
+            LAUNCH_PARAM_BUFFER_POINTER as *mut c_void,
+            args.as_mut_ptr().cast(),
+            LAUNCH_PARAM_BUFFER_SIZE as *mut c_void,
+            (&mut size as *mut usize).cast(),
+            LAUNCH_PARAM_END as *mut c_void,
+        ];
+        let [gx, gy, gz] = config.grid;
+        let [bx, by, bz] = config.block;
+        // SAFETY: a live function of the current device; `extra` describes a buffer that
+        // outlives the call (the runtime copies the arguments at launch).
+        unsafe { (self.api.hipModuleLaunchKernel)(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, std::ptr::null_mut(), extra.as_mut_ptr()) }
+            .check("hipModuleLaunchKernel")
+    }
+
+    fn occupancy_max_active_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError> {
+        let (f, device) = self.function_entry(function, |e| (e.raw, e.device))?;
+        self.enter(device)?;
+        let mut n = 0;
+        let block = c_int::try_from(block_size).map_err(|_| BackendError::InvalidValue(format!("block size {block_size}")))?;
+        // SAFETY: a live function; a valid out-pointer.
+        unsafe { (self.api.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor)(&mut n, f.0, block, dynamic_shared as usize) }
+            .check("hipModuleOccupancyMaxActiveBlocksPerMultiprocessor")?;
+        Ok(n.max(0) as u32)
+    }
+
+    fn occupancy_max_potential_block_size(&self, function: FunctionHandle, dynamic_shared: u64, limit: u32) -> Result<(u32, u32), BackendError> {
+        let (f, device) = self.function_entry(function, |e| (e.raw, e.device))?;
+        self.enter(device)?;
+        let (mut grid, mut block) = (0, 0);
+        let limit = c_int::try_from(limit).unwrap_or(c_int::MAX);
+        // SAFETY: a live function; valid out-pointers.
+        unsafe { (self.api.hipModuleOccupancyMaxPotentialBlockSize)(&mut grid, &mut block, f.0, dynamic_shared as usize, limit) }
+            .check("hipModuleOccupancyMaxPotentialBlockSize")?;
+        Ok((grid.max(0) as u32, block.max(0) as u32))
+    }
+}

@@ -1,0 +1,195 @@
+//! Streams and events on HIP: the runtime's `hipStream_t`s and `hipEvent_t`s.
+
+use super::error::Check;
+use super::{lock, EventEntry, HipBackend, Raw, StreamEntry, EVENT_DISABLE_TIMING};
+use crate::backend::{validate_event_flags, BackendError, DeviceIndex, EventBackend, EventHandle, HostFn, StreamBackend, StreamHandle};
+
+impl StreamBackend for HipBackend {
+    fn stream_create(&self, dev: DeviceIndex, flags: u32, priority: i32) -> Result<StreamHandle, BackendError> {
+        use crate::backend::stream_flags::{NON_BLOCKING, SESSION_DEFAULT, SUPPORTED};
+        if flags & !(SUPPORTED | SESSION_DEFAULT) != 0 {
+            return Err(BackendError::InvalidValue(format!("unknown stream flags {flags:#x}")));
+        }
+        // A session's stand-in for the null stream must not synchronize with the null
+        // stream, which every session of the process shares.
+        let flags = if flags & SESSION_DEFAULT != 0 { NON_BLOCKING } else { flags };
+        let (least, greatest) = self.stream_priority_range(dev)?;
+        let priority = priority.clamp(greatest.min(least), greatest.max(least));
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the device is current (entered by the range query).
+        unsafe { (self.api.hipStreamCreateWithPriority)(&mut raw, flags, priority) }.check("hipStreamCreateWithPriority")?;
+        let id = self.handle();
+        lock(&self.streams).insert(id, StreamEntry { raw: Raw(raw), device: dev });
+        Ok(StreamHandle::from_raw(id))
+    }
+
+    fn stream_destroy(&self, stream: StreamHandle) -> Result<(), BackendError> {
+        let entry =
+            lock(&self.streams).remove(&stream.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("stream {:#x}", stream.as_raw())))?;
+        self.enter(entry.device)?;
+        // Drain first, so completions queued for it (copies' buffers) are reached.
+        // SAFETY: a live stream we own.
+        let drained = unsafe { (self.api.hipStreamSynchronize)(entry.raw.0) }.check("hipStreamSynchronize");
+        // SAFETY: removed from the table; destroyed once.
+        unsafe { (self.api.hipStreamDestroy)(entry.raw.0) }.check("hipStreamDestroy")?;
+        drained
+    }
+
+    fn stream_synchronize(&self, stream: StreamHandle) -> Result<(), BackendError> {
+        let s = self.stream(Some(stream), 0)?;
+        // SAFETY: a live stream of the current device.
+        unsafe { (self.api.hipStreamSynchronize)(s) }.check("hipStreamSynchronize")?;
+        // The stream's copies and host functions have run only once their completions have.
+        self.progress.fence();
+        Ok(())
+    }
+
+    fn stream_query(&self, stream: StreamHandle) -> Result<bool, BackendError> {
+        let s = self.stream(Some(stream), 0)?;
+        // SAFETY: a live stream of the current device.
+        match unsafe { (self.api.hipStreamQuery)(s) }.check("hipStreamQuery") {
+            Ok(()) => Ok(self.progress.idle()),
+            Err(BackendError::NotReady(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn stream_wait_event(&self, stream: Option<StreamHandle>, event: EventHandle) -> Result<(), BackendError> {
+        let (raw, device, recorded) = self.event_entry(event)?;
+        if !recorded {
+            return Ok(());
+        }
+        let s = self.stream(stream, device)?;
+        // SAFETY: a live stream and event.
+        unsafe { (self.api.hipStreamWaitEvent)(s, raw.0, 0) }.check("hipStreamWaitEvent")
+    }
+
+    fn stream_priority_range(&self, dev: DeviceIndex) -> Result<(i32, i32), BackendError> {
+        self.enter(dev)?;
+        let (mut least, mut greatest) = (0, 0);
+        // SAFETY: valid out-pointers; the device is current.
+        unsafe { (self.api.hipDeviceGetStreamPriorityRange)(&mut least, &mut greatest) }.check("hipDeviceGetStreamPriorityRange")?;
+        Ok((least, greatest))
+    }
+
+    fn stream_info(&self, stream: StreamHandle) -> Result<(u32, i32), BackendError> {
+        let s = self.stream(Some(stream), 0)?;
+        let (mut flags, mut priority) = (0, 0);
+        // SAFETY: a live stream of the current device; valid out-pointers.
+        unsafe { (self.api.hipStreamGetFlags)(s, &mut flags) }.check("hipStreamGetFlags")?;
+        // SAFETY: as above.
+        unsafe { (self.api.hipStreamGetPriority)(s, &mut priority) }.check("hipStreamGetPriority")?;
+        Ok((flags, priority))
+    }
+
+    fn stream_order_after(&self, waiter: StreamHandle, waited: StreamHandle) -> Result<(), BackendError> {
+        let waited = self.stream(Some(waited), 0)?;
+        let waiter = self.stream(Some(waiter), 0)?;
+        let mut event = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the streams' device is current.
+        unsafe { (self.api.hipEventCreateWithFlags)(&mut event, EVENT_DISABLE_TIMING) }.check("hipEventCreateWithFlags")?;
+        // SAFETY: a live event and stream.
+        let ordered = unsafe { (self.api.hipEventRecord)(event, waited) }
+            .check("hipEventRecord")
+            // SAFETY: as above.
+            .and_then(|()| unsafe { (self.api.hipStreamWaitEvent)(waiter, event, 0) }.check("hipStreamWaitEvent"));
+        // SAFETY: ours; the runtime keeps a recorded event alive until the wait is resolved.
+        let _ = unsafe { (self.api.hipEventDestroy)(event) };
+        ordered
+    }
+
+    /// Runs `f` on the completion thread once the stream reaches this point; unlike
+    /// `hipLaunchHostFunc`, later work on the stream does not wait for `f` (the trait asks
+    /// only that `f` run after the earlier work).
+    fn launch_host_func(&self, stream: StreamHandle, f: HostFn) -> Result<(), BackendError> {
+        let (s, dev) = self.stream_and_device(Some(stream), 0)?;
+        self.when_reached(s, dev, Box::new(move |_| f()))
+    }
+}
+
+impl HipBackend {
+    fn event_entry(&self, event: EventHandle) -> Result<(Raw<super::Event>, DeviceIndex, bool), BackendError> {
+        let events = lock(&self.events);
+        let e = events.get(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
+        Ok((e.raw, e.device, e.recorded))
+    }
+}
+
+impl EventBackend for HipBackend {
+    fn event_create(&self, dev: DeviceIndex, flags: u32) -> Result<EventHandle, BackendError> {
+        validate_event_flags(flags)?;
+        self.enter(dev)?;
+        let timing = flags & crate::backend::event_flags::DISABLE_TIMING == 0;
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the device is current; the flags are HIP's own.
+        unsafe { (self.api.hipEventCreateWithFlags)(&mut raw, flags) }.check("hipEventCreateWithFlags")?;
+        let id = self.handle();
+        lock(&self.events).insert(id, EventEntry { raw: Raw(raw), device: dev, timing, recorded: false });
+        Ok(EventHandle::from_raw(id))
+    }
+
+    fn event_destroy(&self, event: EventHandle) -> Result<(), BackendError> {
+        let e = lock(&self.events).remove(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
+        self.enter(e.device)?;
+        // SAFETY: removed from the table; destroyed once.
+        unsafe { (self.api.hipEventDestroy)(e.raw.0) }.check("hipEventDestroy")
+    }
+
+    fn event_record(&self, event: EventHandle, stream: Option<StreamHandle>) -> Result<(), BackendError> {
+        let (raw, device, _) = self.event_entry(event)?;
+        let (s, stream_device) = self.stream_and_device(stream, device)?;
+        if stream_device != device {
+            return Err(BackendError::InvalidHandle(format!("event of device {device} recorded into a stream of device {stream_device}")));
+        }
+        // SAFETY: a live event and stream of the current device.
+        unsafe { (self.api.hipEventRecord)(raw.0, s) }.check("hipEventRecord")?;
+        if let Some(e) = lock(&self.events).get_mut(&event.as_raw()) {
+            e.recorded = true;
+        }
+        Ok(())
+    }
+
+    fn event_synchronize(&self, event: EventHandle) -> Result<(), BackendError> {
+        let (raw, device, recorded) = self.event_entry(event)?;
+        if !recorded {
+            return Ok(());
+        }
+        self.enter(device)?;
+        // SAFETY: a live event.
+        unsafe { (self.api.hipEventSynchronize)(raw.0) }.check("hipEventSynchronize")?;
+        self.progress.fence();
+        Ok(())
+    }
+
+    fn event_query(&self, event: EventHandle) -> Result<bool, BackendError> {
+        let (raw, device, recorded) = self.event_entry(event)?;
+        if !recorded {
+            return Ok(true);
+        }
+        self.enter(device)?;
+        // SAFETY: a live event.
+        match unsafe { (self.api.hipEventQuery)(raw.0) }.check("hipEventQuery") {
+            Ok(()) => Ok(self.progress.idle()),
+            Err(BackendError::NotReady(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32, BackendError> {
+        let timing = |h: EventHandle| -> Result<(Raw<super::Event>, DeviceIndex), BackendError> {
+            let events = lock(&self.events);
+            let e = events.get(&h.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", h.as_raw())))?;
+            if !e.timing || !e.recorded {
+                return Err(BackendError::InvalidHandle("event not recorded or created with hipEventDisableTiming".into()));
+            }
+            Ok((e.raw, e.device))
+        };
+        let (a, dev) = timing(start)?;
+        let (b, _) = timing(end)?;
+        self.enter(dev)?;
+        let mut ms = 0f32;
+        // SAFETY: two live, recorded timing events; a valid out-pointer.
+        unsafe { (self.api.hipEventElapsedTime)(&mut ms, a.0, b.0) }.check("hipEventElapsedTime")?;
+        Ok(ms)
+    }
+}
