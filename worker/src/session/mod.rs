@@ -27,7 +27,7 @@ mod tests;
 pub use cx::{truncate_utf8, CallCx, LateReplies, PlacedBulk};
 pub use device::REPORTED_HIP_VERSION;
 pub use memory::BulkDestination;
-pub use module::{MAX_FUNCTIONS_PER_SESSION, MAX_MODULES_PER_SESSION, MODULE_DEVICE};
+pub use module::{MAX_FUNCTIONS_PER_SESSION, MAX_MODULES_PER_SESSION};
 pub use tables::{Allocations, Handles};
 
 use module::{FunctionEntry, ModuleEntry, RtcReply};

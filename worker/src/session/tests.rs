@@ -41,6 +41,7 @@ fn compile_and_load(session: &mut Session, io: &mut CallCx, source: &str) -> u64
         .rtc_compile(
             io,
             wire::RtcCompile {
+                device: 0,
                 name: "kernels.hip".into(),
                 source: source.into(),
                 header_names: StrList::default(),
@@ -54,7 +55,10 @@ fn compile_and_load(session: &mut Session, io: &mut CallCx, source: &str) -> u64
         .unwrap();
     assert!(compiled.success, "{}", compiled.log.as_str());
     let code = compiled.code.0.to_vec();
-    session.module_load(io, wire::ModuleLoad { format: ModuleFormat::HostModule, origin: "kernels.hip".into(), image: Bulk(&code) }).unwrap().module
+    session
+        .module_load(io, wire::ModuleLoad { device: 0, format: ModuleFormat::HostModule, origin: "kernels.hip".into(), image: Bulk(&code) })
+        .unwrap()
+        .module
 }
 
 const SOURCE: &str = r#"
@@ -157,6 +161,7 @@ fn rtc_failures_are_answers_and_bad_images_name_the_arch() {
         .rtc_compile(
             io,
             wire::RtcCompile {
+                device: 0,
                 name: "sync.hip".into(),
                 source: "extern \"C\" __global__ void k() { __syncthreads(); }".into(),
                 header_names: empty,
@@ -176,6 +181,7 @@ fn rtc_failures_are_answers_and_bad_images_name_the_arch() {
     let (code, _) = status(session.rtc_compile(
         io,
         wire::RtcCompile {
+            device: 0,
             name: "x".into(),
             source: "".into(),
             header_names: StrList::from_packed(&one).unwrap(),
@@ -186,12 +192,15 @@ fn rtc_failures_are_answers_and_bad_images_name_the_arch() {
     ));
     assert_eq!(code, Status::INVALID_VALUE);
 
-    let (code, message) = status(
-        session.module_load(io, wire::ModuleLoad { format: ModuleFormat::CodeObject, origin: "kernel.co".into(), image: Bulk(b"\x7fELF....") }),
-    );
+    let (code, message) =
+        status(session.module_load(
+            io,
+            wire::ModuleLoad { device: 0, format: ModuleFormat::CodeObject, origin: "kernel.co".into(), image: Bulk(b"\x7fELF....") },
+        ));
     assert_eq!(code, Status::NO_BINARY_FOR_GPU);
     assert!(message.starts_with("kernel.co: ") && message.contains("`host`"), "{message}");
-    let (code, _) = status(session.module_load(io, wire::ModuleLoad { format: ModuleFormat::Auto, origin: "".into(), image: Bulk(b"junk") }));
+    let (code, _) =
+        status(session.module_load(io, wire::ModuleLoad { device: 0, format: ModuleFormat::Auto, origin: "".into(), image: Bulk(b"junk") }));
     assert_eq!(code, Status::INVALID_IMAGE);
 }
 
@@ -261,6 +270,7 @@ fn host_code_is_refused_unless_the_operator_allows_it() {
     let mut cx = CallCx::new(1, proto_core::Opcode::Ping, false, 0);
     let (options, exprs) = (list(&[]), list(&[]));
     let compile = wire::RtcCompile {
+        device: 0,
         name: "k.hip".into(),
         source: "extern \"C\" __global__ void k() {}".into(),
         header_names: StrList::default(),
@@ -278,11 +288,11 @@ fn host_code_is_refused_unless_the_operator_allows_it() {
     image[5] = 1;
     image[16] = 3;
     image[18..20].copy_from_slice(&(if cfg!(target_arch = "aarch64") { 183u16 } else { 62u16 }).to_le_bytes());
-    let load = wire::ModuleLoad { format: ModuleFormat::HostModule, origin: "".into(), image: Bulk(&image) };
+    let load = wire::ModuleLoad { device: 0, format: ModuleFormat::HostModule, origin: "".into(), image: Bulk(&image) };
     let (code, message) = status(session.module_load(&mut cx, load));
     assert_eq!(code, Status::NOT_SUPPORTED, "{message}");
     assert!(message.contains("--allow-host-code"), "{message}");
-    let ptx = wire::ModuleLoad { format: ModuleFormat::Ptx, origin: "".into(), image: Bulk(b".version 8.0\n.target sm_90\n") };
+    let ptx = wire::ModuleLoad { device: 0, format: ModuleFormat::Ptx, origin: "".into(), image: Bulk(b".version 8.0\n.target sm_90\n") };
     let (code, _) = status(session.module_load(&mut cx, ptx));
     assert_eq!(code, Status(proto_core::hip_error::code::NO_BINARY_FOR_GPU), "a GPU image keeps its own answer");
     let alloc = session.malloc(&mut cx, wire::Malloc { device: 0, size: 4096, flags: 0 }).expect("memory is still served");
