@@ -103,8 +103,7 @@ fn modules_load_on_the_device_the_request_names() {
 
     // A null-stream launch runs on the module's device, after that device's earlier work.
     let n = 64i32;
-    let ptrs: Vec<u64> =
-        (0..3).map(|_| session.malloc(io, wire::Malloc { device: 1, size: 4 * n as u64, flags: 0 }).unwrap().ptr).collect();
+    let ptrs: Vec<u64> = (0..3).map(|_| session.malloc(io, wire::Malloc { device: 1, size: 4 * n as u64, flags: 0 }).unwrap().ptr).collect();
     for ptr in &ptrs[..2] {
         session.memcpy_htod(io, wire::MemcpyHtoD { dst: *ptr, stream: 0, sync: true, data: Bulk(&bytes_of(&vec![5; n as usize])) }).unwrap();
     }
