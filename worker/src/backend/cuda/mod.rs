@@ -331,6 +331,18 @@ impl DeviceBackend for CudaBackend {
         unsafe { sys::cuDeviceCanAccessPeer(&mut can, d, p) }.check("cuDeviceCanAccessPeer")?;
         Ok(can != 0)
     }
+
+    fn enable_peer_access(&self, dev: DeviceIndex, peer: DeviceIndex) -> Result<(), BackendError> {
+        let peer_ctx = self.device(peer)?.ctx.0;
+        self.enter(dev)?;
+        // SAFETY: `dev`'s primary context is current and `peer_ctx` is a retained primary
+        // context; flags must be 0.
+        match unsafe { sys::cuCtxEnablePeerAccess(peer_ctx, 0) } {
+            // Another session enabled the pair first: the mapping is shared.
+            sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
+            result => result.check("cuCtxEnablePeerAccess"),
+        }
+    }
 }
 
 impl TransportHooks for CudaBackend {
