@@ -81,6 +81,13 @@ fn memory_extra() {
     worker.assert_alive();
 }
 
+/// Two devices of one worker: per-device hiprtc and modules, per-thread hipSetDevice, peer
+/// copies both ways and peer access with ROCm's codes.
+#[test]
+fn multi_device() {
+    run_program_on("multi_device", 2);
+}
+
 /// Another session's device pointer is refused for every operation, and its owner's data
 /// stays intact.
 #[test]
