@@ -551,6 +551,8 @@ opcodes! { <'a>
         0x0109 DeviceSetLimit device_set_limit: SetLimit => LimitValue, none, call;
         /// `hipDeviceCanAccessPeer`.
         0x010a DeviceCanAccessPeer device_can_access_peer: PeerQuery => PeerAccess, none, call;
+        /// `hipDeviceEnablePeerAccess` / `hipDeviceDisablePeerAccess`.
+        0x010b DeviceSetPeerAccess device_set_peer_access: PeerAccessChange => Empty, none, call;
     }
 
     /// Allocation, copies, memset.

@@ -515,11 +515,11 @@ fn messages_refuse_out_of_range_fields() {
     bad[29] = 2;
     assert_eq!(Request::parse(0x0206, &bad, &[]), Err(DecodeError::InvalidValue { what: "Memset.sync" }));
 
-    // ModuleLoad: format u32 first.
-    let ml = ModuleLoad { format: ModuleFormat::Auto, origin: Str("a.co"), image: Bulk(&[1, 2]) };
+    // ModuleLoad: device u32, then format u32.
+    let ml = ModuleLoad { device: 0, format: ModuleFormat::Auto, origin: Str("a.co"), image: Bulk(&[1, 2]) };
     let (wire, head) = wire_of(&Msg::Req(Request::ModuleLoad(ml), Flags::empty(), 1)).unwrap();
     let mut bad = wire[HEADER_LEN..head].to_vec();
-    bad[0] = 7;
+    bad[4] = 7;
     assert_eq!(Request::parse(0x0501, &bad, &wire[head..]), Err(DecodeError::InvalidValue { what: "ModuleLoad.format" }));
 
     // Unknown flag bits, and aux on a request.
@@ -595,11 +595,11 @@ fn length_prefixes_over_their_limits_are_refused_first() {
     check_prefix_limit(0x0003, false, &[0; 8], "Ping.payload", MAX_BLOB_LEN, 4);
     // LaunchKernel: function u64, grid 3×u32, block 3×u32, shared u32, stream u64, args ArgBlob.
     check_prefix_limit(0x0505, false, &[0; 8 + 12 + 12 + 4 + 8], "LaunchKernel.args", MAX_KERNEL_ARGS_LEN, 4);
-    // RtcCompile: name Name, source Text.
-    check_prefix_limit(0x0601, false, &[], "RtcCompile.name", MAX_NAME_LEN, 4);
-    check_prefix_limit(0x0601, false, &le32(0), "RtcCompile.source", MAX_TEXT_LEN, 4);
+    // RtcCompile: device u32, name Name, source Text.
+    check_prefix_limit(0x0601, false, &[0; 4], "RtcCompile.name", MAX_NAME_LEN, 4);
+    check_prefix_limit(0x0601, false, &[0; 8], "RtcCompile.source", MAX_TEXT_LEN, 4);
     // RtcCompile.header_names: StrList byte length.
-    check_prefix_limit(0x0601, false, &[0; 8], "RtcCompile.header_names", MAX_TEXT_LEN, 4);
+    check_prefix_limit(0x0601, false, &[0; 12], "RtcCompile.header_names", MAX_TEXT_LEN, 4);
     // FunctionInfo (response): function u64, params List<ParamDesc> count.
     check_prefix_limit(0x0503, true, &[0; 8], "FunctionInfo.params", MAX_KERNEL_PARAMS, 4);
     // DeviceProperties (response): name FixedStr<256>, u16 length.
@@ -616,7 +616,7 @@ fn string_list_item_count_is_limited() {
     let ok = "\0".repeat(MAX_LIST_ITEMS);
     let too_many = "\0".repeat(MAX_LIST_ITEMS + 1);
     for (items, good) in [(&ok, true), (&too_many, false)] {
-        let mut control = vec![0u8; 8]; // empty name, empty source
+        let mut control = vec![0u8; 12]; // device 0, empty name, empty source
         control.extend_from_slice(&le32(items.len() as u32));
         control.extend_from_slice(items.as_bytes());
         control.extend_from_slice(&[0; 12]); // three empty lists
@@ -629,7 +629,7 @@ fn string_list_item_count_is_limited() {
     }
     // An unterminated item or invalid UTF-8 is refused.
     for body in [&b"abc"[..], &b"a\0\xff\0"[..]] {
-        let mut control = vec![0u8; 8];
+        let mut control = vec![0u8; 12];
         control.extend_from_slice(&le32(body.len() as u32));
         control.extend_from_slice(body);
         control.extend_from_slice(&[0; 12]);
@@ -703,7 +703,7 @@ fn failed_encode_never_leaves_a_valid_frame() {
     let bad = [
         Request::ModuleGetFunction(SymbolLookup { module: 3, name: Str(bad_name) }),
         Request::Hello(Hello { min_version: 1, max_version: 1, features: 0, client_name: Str(bad_name), resume_session: 0, auth_token: Bytes(b"") }),
-        Request::ModuleLoad(ModuleLoad { format: ModuleFormat::Auto, origin: Str(bad_name), image: Bulk(b"image") }),
+        Request::ModuleLoad(ModuleLoad { device: 0, format: ModuleFormat::Auto, origin: Str(bad_name), image: Bulk(b"image") }),
     ];
     for req in &bad {
         let mut buf = old.clone();

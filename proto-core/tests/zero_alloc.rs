@@ -159,6 +159,7 @@ fn device_properties_response() {
 #[test]
 fn rtc_compile_request() {
     let req = Request::RtcCompile(RtcCompile {
+            device: 0,
         name: Str("saxpy.hip"),
         source: Str("#include \"common.h\"\nextern \"C\" __global__ void saxpy(float a, float* x, float* y) {\n  int i = threadIdx.x;\n  y[i] = a * x[i] + y[i];\n}\n"),
         header_names: StrList::from_packed("common.h\0").unwrap(),

@@ -237,8 +237,20 @@ mod attack {
     struct Frozen(u32);
 
     impl Frozen {
+        /// Stops `pid` and waits until every one of its threads is stopped: the signal is
+        /// only sent when `kill` returns, and a busy thread could still answer a request.
         fn stop(pid: u32) -> Self {
             signal("-STOP", pid);
+            let stopped = |task: std::fs::DirEntry| {
+                let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+                // The state follows the parenthesised command name.
+                stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('T') || rest.starts_with('t'))
+            };
+            let started = Instant::now();
+            while !std::fs::read_dir(format!("/proc/{pid}/task")).expect("the worker's threads").flatten().all(stopped) {
+                assert!(started.elapsed() < Duration::from_secs(10), "the worker did not stop");
+                std::thread::sleep(Duration::from_millis(5));
+            }
             Self(pid)
         }
     }

@@ -81,6 +81,49 @@ fn memory_extra() {
     worker.assert_alive();
 }
 
+/// Two devices of one worker: per-device hiprtc and modules, per-thread hipSetDevice, peer
+/// copies both ways and peer access with ROCm's codes.
+#[test]
+fn multi_device() {
+    run_program_on("multi_device", 2);
+}
+
+/// `--devices 2,0` of three emulated devices: the worker serves two, renumbered (device 2 of
+/// the program is out of range), and the multi-device program passes on them.
+#[test]
+fn multi_device_on_a_selection() {
+    let sandbox = Sandbox::new("multi_device_selection");
+    let exe = sandbox.compile("multi_device");
+    let args = ["--host-devices", "3", "--devices", "2,0"].map(String::from);
+    let mut worker = sandbox.start_worker_args(&args);
+    let out = worker.run(&exe, &[]);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS multi_device"), "no PASS line: {}", out.report());
+    worker.assert_alive();
+}
+
+/// A device list the worker cannot serve stops it at start, naming the list.
+#[test]
+fn bad_device_lists_stop_the_worker() {
+    let worker = hip_remote_tests::target_debug_dir().join("hip-worker");
+    assert!(worker.is_file(), "{} is missing: run `cargo build --workspace` first", worker.display());
+    for (args, says) in [
+        (&["--devices", "0,0"][..], "--devices \"0,0\" is refused"),
+        (&["--devices", "1,x"][..], "--devices \"1,x\" is refused"),
+        (&["--host-devices", "2", "--devices", "2"][..], "--devices names device 2, but --host-devices has only 2"),
+    ] {
+        let refused = std::process::Command::new(&worker)
+            .args(["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", "64"])
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run hip-worker");
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
+
 /// Another session's device pointer is refused for every operation, and its owner's data
 /// stays intact.
 #[test]

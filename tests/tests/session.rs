@@ -943,3 +943,39 @@ fn session_memory_counts_allocations_and_queued_replies_together() {
         c.malloc(4 * MIB);
     });
 }
+
+#[test]
+fn peer_access_and_module_devices_on_a_two_device_worker() {
+    with_bystander_on(TestWorker::in_memory_devices(config_with(None), 2), |worker| {
+        let mut a = Client::greeted(worker);
+        let mut b = Client::greeted(worker);
+        let set = |c: &mut Client, device, peer, enable| c.call(&Request::DeviceSetPeerAccess(wire::PeerAccessChange { device, peer, enable }));
+        match a.call(&Request::DeviceCanAccessPeer(wire::PeerQuery { device: 0, peer: 1 })).response() {
+            Response::DeviceCanAccessPeer(p) => assert!(p.can_access, "emulated devices share one address space"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(set(&mut a, 0, 1, false).error().0, Status::PEER_ACCESS_NOT_ENABLED);
+        assert!(matches!(set(&mut a, 0, 1, true).response(), Response::DeviceSetPeerAccess(_)));
+        assert_eq!(set(&mut a, 0, 1, true).error().0, Status::PEER_ACCESS_ALREADY_ENABLED);
+        // Pairs are per session, and per direction.
+        assert!(matches!(set(&mut b, 0, 1, true).response(), Response::DeviceSetPeerAccess(_)));
+        assert!(matches!(set(&mut a, 1, 0, true).response(), Response::DeviceSetPeerAccess(_)));
+        assert!(matches!(set(&mut a, 0, 1, false).response(), Response::DeviceSetPeerAccess(_)));
+        assert_eq!(set(&mut a, 0, 1, false).error().0, Status::PEER_ACCESS_NOT_ENABLED);
+        // A device is not its own peer; ordinals the worker does not serve are refused.
+        for (device, peer) in [(0, 0), (1, 1), (0, 2), (2, 0), (u32::MAX, 1)] {
+            assert_eq!(set(&mut a, device, peer, true).error().0, Status::INVALID_DEVICE, "{device} -> {peer}");
+        }
+        // hipDeviceReset forgets the device's pairs.
+        assert!(matches!(a.call(&Request::DeviceReset(wire::DeviceRef { device: 1 })).response(), Response::DeviceReset(_)));
+        assert_eq!(set(&mut a, 1, 0, false).error().0, Status::PEER_ACCESS_NOT_ENABLED);
+
+        // Modules and hiprtc name their device; one the worker does not serve is refused.
+        let load = wire::ModuleLoad { device: 2, format: wire::ModuleFormat::Auto, origin: "m.co".into(), image: Bulk(b"junk") };
+        assert_eq!(a.call(&Request::ModuleLoad(load)).error().0, Status::INVALID_DEVICE);
+        let compile = wire::RtcCompile { device: 7, name: "k.hip".into(), source: "".into(), ..Default::default() };
+        assert_eq!(a.call(&Request::RtcCompile(compile)).error().0, Status::INVALID_DEVICE);
+        let load = wire::ModuleLoad { device: 1, format: wire::ModuleFormat::Auto, origin: "m.co".into(), image: Bulk(b"junk") };
+        assert_eq!(a.call(&Request::ModuleLoad(load)).error().0, Status::INVALID_IMAGE, "device 1 exists: the image is what is wrong");
+    });
+}

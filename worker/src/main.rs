@@ -51,6 +51,15 @@ struct Cli {
     /// the same directory.
     #[arg(long, env = "HIP_REMOTE_HIP_LIBRARY")]
     hip_library: Option<std::path::PathBuf>,
+    /// Serve only these devices, numbered from 0 in this order (`0,2`), as
+    /// CUDA_VISIBLE_DEVICES does; GPU backends otherwise read HIP_VISIBLE_DEVICES (the CUDA
+    /// driver applies CUDA_VISIBLE_DEVICES underneath). The host backend: ordinals below
+    /// --host-devices.
+    #[arg(long)]
+    devices: Option<String>,
+    /// The selection `--devices` / `HIP_VISIBLE_DEVICES` resolve to (set after parsing).
+    #[arg(skip)]
+    selection: Option<hip_worker::devices::DeviceSelection>,
     /// Emulated devices (host backend).
     #[arg(long, default_value_t = 1)]
     host_devices: u32,
@@ -166,7 +175,9 @@ fn init_logging(cli: &Cli) -> Result<String, String> {
 }
 
 fn host_config(cli: &Cli) -> HostConfig {
-    let mut config = HostConfig { devices: cli.host_devices.max(1), allow_host_code: cli.allow_host_code, ..HostConfig::default() };
+    // Emulated devices are alike: serving a selection of them is serving that many.
+    let devices = cli.selection.as_ref().map_or(cli.host_devices.max(1), |s| s.ordinals.len() as u32);
+    let mut config = HostConfig { devices, allow_host_code: cli.allow_host_code, ..HostConfig::default() };
     if let Some(mib) = cli.host_memory_mib {
         config.memory_per_device = mib.saturating_mul(1 << 20);
     }
@@ -176,8 +187,24 @@ fn host_config(cli: &Cli) -> HostConfig {
     config
 }
 
+/// Resolves `--devices` / `HIP_VISIBLE_DEVICES` into `cli.selection`, checked against
+/// `--host-devices` for the host backend (GPU backends check against their driver).
+fn select_devices(cli: &mut Cli) -> Result<(), String> {
+    let gpu = cli.backend != BackendKind::Host;
+    let selection = hip_worker::devices::select(cli.devices.as_deref(), gpu, &transport_core::config::env_lookup)?;
+    if let (Some(selection), BackendKind::Host) = (&selection, cli.backend) {
+        selection.check(cli.host_devices.max(1), "--host-devices")?;
+    }
+    if let Some(selection) = &selection {
+        tracing::info!(ordinals = ?selection.ordinals, source = selection.source, "serving only these devices, numbered from 0 in this order");
+    }
+    cli.selection = selection;
+    Ok(())
+}
+
 fn make_backend(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
     let host = || Arc::new(HostBackend::new(host_config(cli))) as Arc<dyn Backend>;
+    let cuda = || cuda(cli.selection.as_ref());
     match cli.backend {
         BackendKind::Host => Ok(host()),
         BackendKind::Cuda => cuda().map_err(|e| format!("the cuda backend is unavailable: {e}")),
@@ -203,7 +230,7 @@ fn make_backend(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
 fn hip(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
     use hip_worker::backend::hip::{hip_library_path, HipBackend};
     let library = hip_library_path(cli.hip_library.as_deref());
-    HipBackend::new(&library).map(|b| Arc::new(b) as Arc<dyn Backend>).map_err(|e| e.to_string())
+    HipBackend::new(&library, cli.selection.as_ref()).map(|b| Arc::new(b) as Arc<dyn Backend>).map_err(|e| e.to_string())
 }
 
 #[cfg(not(feature = "hip"))]
@@ -309,12 +336,12 @@ fn probe_dmabuf() -> std::process::ExitCode {
 }
 
 #[cfg(feature = "cuda")]
-fn cuda() -> Result<Arc<dyn Backend>, String> {
-    hip_worker::backend::cuda::CudaBackend::new().map(|b| Arc::new(b) as Arc<dyn Backend>).map_err(|e| e.to_string())
+fn cuda(selection: Option<&hip_worker::devices::DeviceSelection>) -> Result<Arc<dyn Backend>, String> {
+    hip_worker::backend::cuda::CudaBackend::with_devices(selection).map(|b| Arc::new(b) as Arc<dyn Backend>).map_err(|e| e.to_string())
 }
 
 #[cfg(not(feature = "cuda"))]
-fn cuda() -> Result<Arc<dyn Backend>, String> {
+fn cuda(_selection: Option<&hip_worker::devices::DeviceSelection>) -> Result<Arc<dyn Backend>, String> {
     Err("this worker was built without the `cuda` feature".into())
 }
 
@@ -374,9 +401,11 @@ fn main() -> std::process::ExitCode {
     if std::env::args().nth(1).as_deref() == Some(hip_worker::sandbox::CHILD_ARG) {
         return hip_worker::sandbox::child::main(std::env::args().skip(2));
     }
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
     // Bad settings stop the worker before it serves anyone, naming the variable.
-    let settings = init_logging(&cli).and_then(|filter| Ok((filter, hip_worker::config::accepted_tcp_config().map_err(|e| e.to_string())?)));
+    let settings = init_logging(&cli)
+        .and_then(|filter| select_devices(&mut cli).map(|()| filter))
+        .and_then(|filter| Ok((filter, hip_worker::config::accepted_tcp_config().map_err(|e| e.to_string())?)));
     let (log_filter, tcp) = match settings {
         Ok(settings) => settings,
         Err(e) => {

@@ -13,7 +13,7 @@ use crate::state::allocations::forget_device_allocations;
 use crate::state::devices::{check_device, current_device, device_count, prefer_device, properties, set_current_device};
 use proto_core::wire;
 use proto_core::Calls;
-use std::ffi::{c_char, c_int};
+use std::ffi::{c_char, c_int, c_uint};
 
 /// HIP version this library reports for itself (`hipRuntimeGetVersion`).
 pub const RUNTIME_VERSION: c_int = HIP_VERSION as c_int;
@@ -434,6 +434,33 @@ pub unsafe extern "C" fn hipDeviceCanAccessPeer(canAccessPeer: *mut c_int, devic
         try_out!(canAccessPeer, c_int::from(can));
         Ok(())
     })
+}
+
+/// `hipDeviceEnablePeerAccess`: kernels on the current device may access `peerDeviceId`'s
+/// memory. ROCm's answers: flags other than 0 are `hipErrorInvalidValue`; a peer the current
+/// device cannot access (itself included) `hipErrorInvalidDevice`; a second enable
+/// `hipErrorPeerAccessAlreadyEnabled` (the worker keeps the session's pairs).
+#[no_mangle]
+pub extern "C" fn hipDeviceEnablePeerAccess(peerDeviceId: c_int, flags: c_uint) -> hipError_t {
+    hip_boundary!("hipDeviceEnablePeerAccess", {
+        if flags != 0 {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("hipDeviceEnablePeerAccess flags {flags:#x}: only 0 is defined")));
+        }
+        set_peer_access(peerDeviceId, true)
+    })
+}
+
+/// `hipDeviceDisablePeerAccess`: undoes [`hipDeviceEnablePeerAccess`] for the current device;
+/// a pair never enabled is `hipErrorPeerAccessNotEnabled`.
+#[no_mangle]
+pub extern "C" fn hipDeviceDisablePeerAccess(peerDeviceId: c_int) -> hipError_t {
+    hip_boundary!("hipDeviceDisablePeerAccess", { set_peer_access(peerDeviceId, false) })
+}
+
+fn set_peer_access(peer: c_int, enable: bool) -> Result<(), CallError> {
+    let peer = check_device(peer)?;
+    let req = wire::PeerAccessChange { device: current_device(), peer, enable };
+    with_conn(|c| c.device_set_peer_access(req)).map(drop)
 }
 
 /// The PCI function of every device: ROCm prints the real one, the properties carry none.

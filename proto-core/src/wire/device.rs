@@ -100,6 +100,19 @@ message! {
 }
 
 message! {
+    /// `hipDeviceEnablePeerAccess` / `hipDeviceDisablePeerAccess` from the client's current
+    /// device.
+    pub struct PeerAccessChange {
+        /// The current device: whose kernels gain or lose access.
+        pub device: u32,
+        /// Device owning the memory.
+        pub peer: u32,
+        /// Enable (`true`) or disable (`false`).
+        pub enable: bool,
+    }
+}
+
+message! {
     /// Everything `hipDeviceProp_t` and `hipDeviceGetAttribute` report, in wire form. The
     /// client fills both property layouts (R0600 and legacy) and answers attributes from it.
     pub struct DeviceProperties {

@@ -29,6 +29,9 @@ wire_enum! {
 message! {
     /// `hipModuleLoadData`, `hipModuleLoad` (the client reads the file) and fat-binary registration.
     pub struct ModuleLoad<'a> {
+        /// Device to load onto: the client's current device (`hipSetDevice`). Launches of
+        /// the module's functions run on it.
+        pub device: u32,
         /// Image format.
         pub format: ModuleFormat,
         /// Where the image came from (file name, "fatbin@0x…"), for error messages.

@@ -5,6 +5,8 @@ use crate::field::{Bulk, Name, StrList, Text};
 message! {
     /// `hiprtcCompileProgram` with everything `hiprtcCreateProgram` collected.
     pub struct RtcCompile<'a> {
+        /// Device to compile for: the client's current device (its architecture).
+        pub device: u32,
         /// Program name (as in diagnostics).
         pub name: Name<'a>,
         /// Kernel source.

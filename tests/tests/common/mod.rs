@@ -31,8 +31,13 @@ pub struct TestWorker {
 
 impl TestWorker {
     pub fn in_memory(config: WorkerConfig) -> Self {
+        Self::in_memory_devices(config, 1)
+    }
+
+    /// An in-memory worker emulating `devices` devices.
+    pub fn in_memory_devices(config: WorkerConfig, devices: u32) -> Self {
         let backend =
-            Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: DEVICE_BYTES, allow_host_code: true, ..HostConfig::default() }));
+            Arc::new(HostBackend::new(HostConfig { devices, memory_per_device: DEVICE_BYTES, allow_host_code: true, ..HostConfig::default() }));
         Self { backend, config, sessions: Mutex::default(), tcp: None }
     }
 

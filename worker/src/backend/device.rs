@@ -103,4 +103,15 @@ pub trait DeviceBackend {
     /// Whether kernels on `dev` can access memory of `peer` (`hipDeviceCanAccessPeer`; the
     /// session answers `false` for `dev == peer` itself).
     fn can_access_peer(&self, dev: DeviceIndex, peer: DeviceIndex) -> Result<bool, BackendError>;
+
+    /// Lets kernels on `dev` access memory of `peer` (`hipDeviceEnablePeerAccess`), for every
+    /// session, for the rest of the worker's life: sessions enable and disable pairs in their
+    /// own bookkeeping, and one session's disable must not unmap memory another's kernels use.
+    /// Called only for pairs [`DeviceBackend::can_access_peer`] accepts; enabling a pair
+    /// again is not an error. The default does nothing, for backends whose devices reach each
+    /// other's memory without a mapping step (the host backend: one address space).
+    fn enable_peer_access(&self, dev: DeviceIndex, peer: DeviceIndex) -> Result<(), BackendError> {
+        let _ = (dev, peer);
+        Ok(())
+    }
 }

@@ -27,8 +27,12 @@
 //!   packs arguments into one blob; [`ModuleBackend::launch_kernel`] takes that blob by value and
 //!   queues the launch on the stream like any other operation: its failure is latched on the
 //!   stream like a GPU fault.
-//! * **Runtime compilation** ([`RtcBackend::rtc_compile`]) runs on the worker, for the worker's
-//!   device; its output is an image [`ModuleBackend::module_load`] accepts.
+//! * **Runtime compilation** ([`RtcBackend::rtc_compile`]) runs on the worker, for the device
+//!   the client named; its output is an image [`ModuleBackend::module_load`] accepts.
+//! * **Several devices.** Module loads and compiles name their device (the client's current
+//!   one); a module's kernels run on its device. Devices are the backend's ordinals after
+//!   `--devices` / `HIP_VISIBLE_DEVICES` selection (see `crate::devices`); peer copies and
+//!   [`DeviceBackend::enable_peer_access`] work between any two of them.
 //!
 //! The methods are split by protocol family, as the session's handlers are: one file per
 //! family (`device.rs`, `memory.rs`, ...) holds that family's vocabulary and its trait

@@ -1,9 +1,10 @@
-//! Device family: versions, count, properties, synchronisation, reset, memory information.
+//! Device family: versions, count, properties, synchronisation, reset, memory information,
+//! limits and peers.
 
 use super::{CallCx, Failure, Session};
 use proto_core::opcode::DeviceHandler;
 use proto_core::wire;
-use proto_core::FixedStr;
+use proto_core::{FixedStr, Status};
 
 impl DeviceHandler for Session {
     fn get_versions<'a>(&'a mut self, _cx: &mut CallCx, _req: wire::Empty) -> Result<wire::Versions<'a>, Failure> {
@@ -31,6 +32,7 @@ impl DeviceHandler for Session {
         let dev = self.device(req.device)?;
         self.release(Some(dev));
         self.limits.retain(|(d, _), _| *d != dev);
+        self.peer_access.retain(|(d, _)| *d != dev);
         Ok(wire::Empty {})
     }
 
@@ -69,6 +71,31 @@ impl DeviceHandler for Session {
         // A device is never its own peer (ROCm and CUDA both answer 0).
         let can_access = dev != peer && self.backend.can_access_peer(dev, peer)?;
         Ok(wire::PeerAccess { can_access })
+    }
+
+    /// ROCm's answers: a pair that cannot access each other (or a device and itself) is
+    /// `hipErrorInvalidDevice`; enabling twice and disabling what was not enabled are errors
+    /// of their own. Pairs are this session's: the backend's mapping stays for all sessions.
+    fn device_set_peer_access(&mut self, _cx: &mut CallCx, req: wire::PeerAccessChange) -> Result<wire::Empty, Failure> {
+        let dev = self.device(req.device)?;
+        let peer = self.device(req.peer)?;
+        if dev == peer || !self.backend.can_access_peer(dev, peer)? {
+            return Err(Failure::new(Status::INVALID_DEVICE, format!("device {dev} cannot access device {peer}'s memory")));
+        }
+        let enabled = self.peer_access.contains(&(dev, peer));
+        match (req.enable, enabled) {
+            (true, true) => Err(Failure::new(Status::PEER_ACCESS_ALREADY_ENABLED, format!("device {dev} already accesses device {peer}"))),
+            (false, false) => Err(Failure::new(Status::PEER_ACCESS_NOT_ENABLED, format!("device {dev} was not given access to device {peer}"))),
+            (true, false) => {
+                self.backend.enable_peer_access(dev, peer)?;
+                self.peer_access.insert((dev, peer));
+                Ok(wire::Empty {})
+            }
+            (false, true) => {
+                self.peer_access.remove(&(dev, peer));
+                Ok(wire::Empty {})
+            }
+        }
     }
 }
 

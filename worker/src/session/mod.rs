@@ -27,7 +27,7 @@ mod tests;
 pub use cx::{truncate_utf8, CallCx, LateReplies, PlacedBulk};
 pub use device::REPORTED_HIP_VERSION;
 pub use memory::BulkDestination;
-pub use module::{MAX_FUNCTIONS_PER_SESSION, MAX_MODULES_PER_SESSION, MODULE_DEVICE};
+pub use module::{MAX_FUNCTIONS_PER_SESSION, MAX_MODULES_PER_SESSION};
 pub use tables::{Allocations, Handles};
 
 use module::{FunctionEntry, ModuleEntry, RtcReply};
@@ -181,6 +181,8 @@ pub struct Session {
     functions: Handles<FunctionEntry>,
     /// Device limits this session set (`hipDeviceSetLimit`), as the backend applied them.
     limits: HashMap<(DeviceIndex, DeviceLimit), u64>,
+    /// `(device, peer)` pairs this session enabled (`hipDeviceEnablePeerAccess`).
+    peer_access: std::collections::HashSet<(DeviceIndex, DeviceIndex)>,
     /// The latest hiprtc result, borrowed by its reply.
     rtc_reply: RtcReply,
     /// Bytes of fire-and-forget uploads held until their stream runs them.
@@ -217,6 +219,7 @@ impl Session {
             functions: Handles::new("function", 0x4655_0000_0000_0000, MAX_FUNCTIONS_PER_SESSION),
             null_streams: HashMap::new(),
             limits: HashMap::new(),
+            peer_access: Default::default(),
             rtc_reply: RtcReply::default(),
             late,
             memory: None,

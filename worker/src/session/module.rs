@@ -10,8 +10,9 @@
 //!   becomes the connection's deferred error (the driver does that for every failed
 //!   `NO_REPLY` request), and a failure while the kernel runs is latched on its stream, for
 //!   the next synchronize.
-//! * The wire's `ModuleLoad` and `RtcCompile` name no device: modules load onto, and hiprtc
-//!   compiles for, [`MODULE_DEVICE`].
+//! * `ModuleLoad` and `RtcCompile` carry the client's current device: a module loads onto
+//!   it (an ordinal the worker does not serve is `hipErrorInvalidDevice`), and launches of
+//!   its functions on the null stream run on it.
 
 use std::collections::HashMap;
 
@@ -28,9 +29,6 @@ use zerocopy::byteorder::little_endian::U32;
 pub const MAX_MODULES_PER_SESSION: usize = 4096;
 /// Most function handles one session may hold.
 pub const MAX_FUNCTIONS_PER_SESSION: usize = 1 << 16;
-/// The device modules load onto and hiprtc compiles for (the wire names none).
-pub const MODULE_DEVICE: DeviceIndex = 0;
-
 /// `hipOccupancyDefault | hipOccupancyDisableCachingOverride`.
 const OCCUPANCY_FLAGS: u32 = 0x1;
 
@@ -61,6 +59,8 @@ pub(super) struct FunctionEntry {
     handle: FunctionHandle,
     /// The module's session handle.
     module: u64,
+    /// The module's device: where its launches run.
+    device: DeviceIndex,
     params: Vec<ParamDesc>,
     /// Shortest argument blob covering every parameter.
     args_len: u64,
@@ -120,7 +120,7 @@ impl Session {
 impl ModuleHandler for Session {
     fn module_load(&mut self, _cx: &mut CallCx, req: wire::ModuleLoad<'_>) -> Result<wire::ModuleLoaded, Failure> {
         self.modules.check_capacity()?;
-        let dev = self.device(MODULE_DEVICE)?;
+        let dev = self.device(req.device)?;
         let origin = match req.origin.as_str() {
             "" => "hipModuleLoadData",
             origin => origin,
@@ -144,7 +144,7 @@ impl ModuleHandler for Session {
             Some(&function) => function,
             None => {
                 self.functions.check_capacity()?;
-                let module = entry.handle;
+                let (module, device) = (entry.handle, entry.device);
                 let found = self.backend.module_function(module, name)?;
                 if found.params.len() > MAX_KERNEL_PARAMS {
                     return Err(Failure::new(
@@ -154,7 +154,7 @@ impl ModuleHandler for Session {
                 }
                 let params = found.params.iter().map(|p| ParamDesc { offset: U32::new(p.offset), size: U32::new(p.size) }).collect();
                 let args_len = found.args_len();
-                let function = self.functions.insert(FunctionEntry { handle: found.handle, module: req.module, params, args_len });
+                let function = self.functions.insert(FunctionEntry { handle: found.handle, module: req.module, device, params, args_len });
                 self.modules.get_mut(req.module)?.functions.insert(name.to_string(), function);
                 function
             }
@@ -188,8 +188,8 @@ impl ModuleHandler for Session {
                 ),
             ));
         }
-        let handle = function.handle;
-        let stream = self.stream(req.stream, MODULE_DEVICE)?;
+        let (handle, device) = (function.handle, function.device);
+        let stream = self.stream(req.stream, device)?;
         let config = LaunchConfig { grid: req.grid, block: req.block, shared_mem: req.shared_mem };
         self.backend.launch_kernel(stream, handle, config, args.to_vec())?;
         Ok(wire::Empty {})
@@ -249,7 +249,7 @@ impl RtcHandler for Session {
             options: req.options.iter().collect(),
             name_expressions: req.name_expressions.iter().collect(),
         };
-        let dev = self.device(MODULE_DEVICE)?;
+        let dev = self.device(req.device)?;
         let mut output = self.backend.rtc_compile(dev, &request)?;
         // The reply's fields have limits of their own; a backend result beyond them is cut
         // (the log) or refused (names, code) rather than failing to encode.

@@ -34,13 +34,19 @@ fn list(items: &[&str]) -> String {
     items.iter().map(|s| format!("{s}\0")).collect()
 }
 
-/// Compiles `source` through the session and loads the code it returned.
+/// Compiles `source` through the session and loads the code it returned onto device 0.
 fn compile_and_load(session: &mut Session, io: &mut CallCx, source: &str) -> u64 {
+    compile_and_load_on(session, io, source, 0)
+}
+
+/// Compiles `source` for `device` and loads the code onto it.
+fn compile_and_load_on(session: &mut Session, io: &mut CallCx, source: &str, device: u32) -> u64 {
     let (options, exprs) = (list(&["-O3"]), list(&[]));
     let compiled = session
         .rtc_compile(
             io,
             wire::RtcCompile {
+                device,
                 name: "kernels.hip".into(),
                 source: source.into(),
                 header_names: StrList::default(),
@@ -54,7 +60,60 @@ fn compile_and_load(session: &mut Session, io: &mut CallCx, source: &str) -> u64
         .unwrap();
     assert!(compiled.success, "{}", compiled.log.as_str());
     let code = compiled.code.0.to_vec();
-    session.module_load(io, wire::ModuleLoad { format: ModuleFormat::HostModule, origin: "kernels.hip".into(), image: Bulk(&code) }).unwrap().module
+    session
+        .module_load(io, wire::ModuleLoad { device, format: ModuleFormat::HostModule, origin: "kernels.hip".into(), image: Bulk(&code) })
+        .unwrap()
+        .module
+}
+
+#[test]
+fn modules_load_on_the_device_the_request_names() {
+    let backend = Arc::new(HostBackend::new(HostConfig { devices: 2, memory_per_device: 64 << 20, allow_host_code: true, ..HostConfig::default() }));
+    let mut session = Session::new(backend.clone(), Arc::new(SessionConfig::default()));
+    let io = &mut CallCx::new(1, proto_core::Opcode::Ping, false, 0);
+
+    // An ordinal the worker does not serve is refused before anything is compiled or loaded.
+    let empty = StrList::default();
+    let compile = |device| wire::RtcCompile {
+        device,
+        name: "k.hip".into(),
+        source: "".into(),
+        header_names: empty,
+        header_sources: empty,
+        options: empty,
+        name_expressions: empty,
+    };
+    let (code, message) = status(session.rtc_compile(io, compile(2)));
+    assert_eq!(code, Status::INVALID_DEVICE, "{message}");
+    let load = wire::ModuleLoad { device: 2, format: ModuleFormat::HostModule, origin: "".into(), image: Bulk(b"\x7fELF") };
+    let (code, message) = status(session.module_load(io, load));
+    assert_eq!(code, Status::INVALID_DEVICE, "{message}");
+    let load = wire::ModuleLoad { device: u32::MAX, format: ModuleFormat::Auto, origin: "".into(), image: Bulk(b"junk") };
+    assert_eq!(status(session.module_load(io, load)).0, Status::INVALID_DEVICE);
+
+    if !have_compiler() {
+        return;
+    }
+    let module = compile_and_load_on(&mut session, io, SOURCE, 1);
+    assert_eq!(session.modules.get(module).unwrap().device(), 1);
+    // Its globals are device 1's memory.
+    let global = session.module_get_global(io, wire::SymbolLookup { module, name: "bias".into() }).unwrap();
+    assert_eq!(session.allocations.get(global.ptr).unwrap().device, 1);
+    let function = session.module_get_function(io, wire::SymbolLookup { module, name: "vadd".into() }).unwrap().function;
+
+    // A null-stream launch runs on the module's device, after that device's earlier work.
+    let n = 64i32;
+    let ptrs: Vec<u64> = (0..3).map(|_| session.malloc(io, wire::Malloc { device: 1, size: 4 * n as u64, flags: 0 }).unwrap().ptr).collect();
+    for ptr in &ptrs[..2] {
+        session.memcpy_htod(io, wire::MemcpyHtoD { dst: *ptr, stream: 0, sync: true, data: Bulk(&bytes_of(&vec![5; n as usize])) }).unwrap();
+    }
+    let mut args: Vec<u8> = ptrs.iter().flat_map(|p| p.to_le_bytes()).collect();
+    args.extend_from_slice(&n.to_le_bytes());
+    let launch = wire::LaunchKernel { function, grid: [1, 1, 1], block: [64, 1, 1], shared_mem: 0, stream: 0, args: args.as_slice().into() };
+    session.launch_kernel(io, launch).unwrap();
+    let mut out = vec![0u8; 4 * n as usize];
+    backend.memcpy_dtoh_sync(None, DevicePtr(ptrs[2]), &mut out).unwrap();
+    assert_eq!(out, bytes_of(&vec![10; n as usize]));
 }
 
 const SOURCE: &str = r#"
@@ -157,6 +216,7 @@ fn rtc_failures_are_answers_and_bad_images_name_the_arch() {
         .rtc_compile(
             io,
             wire::RtcCompile {
+                device: 0,
                 name: "sync.hip".into(),
                 source: "extern \"C\" __global__ void k() { __syncthreads(); }".into(),
                 header_names: empty,
@@ -176,6 +236,7 @@ fn rtc_failures_are_answers_and_bad_images_name_the_arch() {
     let (code, _) = status(session.rtc_compile(
         io,
         wire::RtcCompile {
+            device: 0,
             name: "x".into(),
             source: "".into(),
             header_names: StrList::from_packed(&one).unwrap(),
@@ -186,12 +247,15 @@ fn rtc_failures_are_answers_and_bad_images_name_the_arch() {
     ));
     assert_eq!(code, Status::INVALID_VALUE);
 
-    let (code, message) = status(
-        session.module_load(io, wire::ModuleLoad { format: ModuleFormat::CodeObject, origin: "kernel.co".into(), image: Bulk(b"\x7fELF....") }),
-    );
+    let (code, message) =
+        status(session.module_load(
+            io,
+            wire::ModuleLoad { device: 0, format: ModuleFormat::CodeObject, origin: "kernel.co".into(), image: Bulk(b"\x7fELF....") },
+        ));
     assert_eq!(code, Status::NO_BINARY_FOR_GPU);
     assert!(message.starts_with("kernel.co: ") && message.contains("`host`"), "{message}");
-    let (code, _) = status(session.module_load(io, wire::ModuleLoad { format: ModuleFormat::Auto, origin: "".into(), image: Bulk(b"junk") }));
+    let (code, _) =
+        status(session.module_load(io, wire::ModuleLoad { device: 0, format: ModuleFormat::Auto, origin: "".into(), image: Bulk(b"junk") }));
     assert_eq!(code, Status::INVALID_IMAGE);
 }
 
@@ -261,6 +325,7 @@ fn host_code_is_refused_unless_the_operator_allows_it() {
     let mut cx = CallCx::new(1, proto_core::Opcode::Ping, false, 0);
     let (options, exprs) = (list(&[]), list(&[]));
     let compile = wire::RtcCompile {
+        device: 0,
         name: "k.hip".into(),
         source: "extern \"C\" __global__ void k() {}".into(),
         header_names: StrList::default(),
@@ -278,11 +343,11 @@ fn host_code_is_refused_unless_the_operator_allows_it() {
     image[5] = 1;
     image[16] = 3;
     image[18..20].copy_from_slice(&(if cfg!(target_arch = "aarch64") { 183u16 } else { 62u16 }).to_le_bytes());
-    let load = wire::ModuleLoad { format: ModuleFormat::HostModule, origin: "".into(), image: Bulk(&image) };
+    let load = wire::ModuleLoad { device: 0, format: ModuleFormat::HostModule, origin: "".into(), image: Bulk(&image) };
     let (code, message) = status(session.module_load(&mut cx, load));
     assert_eq!(code, Status::NOT_SUPPORTED, "{message}");
     assert!(message.contains("--allow-host-code"), "{message}");
-    let ptx = wire::ModuleLoad { format: ModuleFormat::Ptx, origin: "".into(), image: Bulk(b".version 8.0\n.target sm_90\n") };
+    let ptx = wire::ModuleLoad { device: 0, format: ModuleFormat::Ptx, origin: "".into(), image: Bulk(b".version 8.0\n.target sm_90\n") };
     let (code, _) = status(session.module_load(&mut cx, ptx));
     assert_eq!(code, Status(proto_core::hip_error::code::NO_BINARY_FOR_GPU), "a GPU image keeps its own answer");
     let alloc = session.malloc(&mut cx, wire::Malloc { device: 0, size: 4096, flags: 0 }).expect("memory is still served");

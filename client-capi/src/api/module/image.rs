@@ -62,10 +62,11 @@ pub(crate) fn load_image(image: &[u8], origin: &str) -> Result<u64, CallError> {
             format!("{origin}: code object of {} bytes exceeds the protocol's {MAX_BULK_LEN}", code.len()),
         ));
     }
-    let req = wire::ModuleLoad { format, origin: wire_name(origin).into(), image: Bulk(&code) };
+    let device = current_device();
+    let req = wire::ModuleLoad { device, format, origin: wire_name(origin).into(), image: Bulk(&code) };
     let worker = with_conn(|c| c.module_load(req))?.module;
     let handle = next_handle();
-    let entry = ModuleEntry { worker, origin: origin.to_string(), functions: HashMap::new(), globals: HashMap::new() };
+    let entry = ModuleEntry { worker, origin: origin.to_string(), device, functions: HashMap::new(), globals: HashMap::new() };
     tables().modules.insert(handle, entry);
     Ok(handle)
 }

@@ -8,8 +8,10 @@
 //! Registration runs before `main` and never touches the network: it records addresses and
 //! names. The fat binary is parsed, reduced to the code object of the worker's device
 //! architecture ([`crate::fatbin::select`]) and loaded on the first launch of one of its
-//! kernels (or first use of one of its variables); right after the load, every kernel it
-//! registered is resolved in one pipelined round trip. When no code object matches (always
+//! kernels (or first use of one of its variables) on each device: a fat binary is loaded once
+//! per device the program uses, onto the calling thread's current device (`hipSetDevice`),
+//! and kernels and variables resolve to that device's copy, as under ROCm. Right after a load,
+//! every kernel it registered is resolved in one pipelined round trip. When no code object matches (always
 //! on the host backend, whose architecture is `host`), that launch — and every later one of
 //! the same fat binary — fails with `hipErrorNoBinaryForGpu` and a message naming the
 //! architectures the program carries and the one the worker needs.
@@ -27,6 +29,7 @@ use crate::handle::{stream_id, Handle};
 use crate::remote;
 use crate::state::allocations::is_device_pointer;
 use crate::state::copy::copy;
+use crate::state::devices::current_device;
 use proto_core::{calls, wire, Caller};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -49,22 +52,25 @@ struct FatBinary {
     bundle: usize,
     /// For messages: the bundle's address and the object file holding it.
     origin: String,
-    /// Held during the (first) load, so concurrent first launches load once.
-    state: Mutex<LoadState>,
+    /// Why the wrapper is unusable, when it is: no device ever loads it.
+    unusable: Option<CallError>,
+    /// What became of it on each device. Held during a (first) load, so concurrent first
+    /// launches load once.
+    states: Mutex<HashMap<u32, LoadState>>,
 }
 
 struct RegisteredFunction {
     fatbin: u64,
     name: String,
-    /// The `hipFunction_t` once resolved.
-    resolved: Option<u64>,
+    /// The `hipFunction_t` of each device it was resolved on.
+    resolved: HashMap<u32, u64>,
 }
 
 struct RegisteredVar {
     fatbin: u64,
     name: String,
-    /// The device address and size once resolved.
-    resolved: Option<(u64, u64)>,
+    /// The device address and size on each device it was resolved on.
+    resolved: HashMap<u32, (u64, u64)>,
 }
 
 #[derive(Default)]
@@ -132,16 +138,16 @@ pub unsafe extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mu
     let handle = module::next_handle();
     let registered = std::panic::catch_unwind(|| {
         // SAFETY: forwarded caller contract.
-        let (bundle, state) = match unsafe { read_wrapper(data) } {
-            Ok(b) => (b, LoadState::Unloaded),
-            Err(e) => (0, LoadState::Failed(e)),
+        let (bundle, unusable) = match unsafe { read_wrapper(data) } {
+            Ok(b) => (b, None),
+            Err(e) => (0, Some(e)),
         };
         let origin = match object_name(data as usize) {
             Some(obj) => format!("fat binary at {bundle:#x} in {obj}"),
             None => format!("fat binary at {bundle:#x}"),
         };
         debug(|| format!("registered {origin} as {handle:#x}"));
-        registry().fatbins.insert(handle, Arc::new(FatBinary { bundle, origin, state: Mutex::new(state) }));
+        registry().fatbins.insert(handle, Arc::new(FatBinary { bundle, origin, unusable, states: Mutex::default() }));
     });
     if registered.is_err() {
         eprintln!("hip-remote: internal panic in __hipRegisterFatBinary; its kernels will not launch");
@@ -179,7 +185,7 @@ pub unsafe extern "C" fn __hipRegisterFunction(
             debug(|| format!("__hipRegisterFunction({name}) for unknown fat binary {modules:p}; ignored"));
             return;
         }
-        r.functions.insert(hostFunction as usize, RegisteredFunction { fatbin: modules as u64, name: name.to_string(), resolved: None });
+        r.functions.insert(hostFunction as usize, RegisteredFunction { fatbin: modules as u64, name: name.to_string(), resolved: HashMap::new() });
     });
 }
 
@@ -205,7 +211,7 @@ pub unsafe extern "C" fn __hipRegisterVar(
         let Ok(name) = name else { return };
         let mut r = registry();
         if r.fatbins.contains_key(&(modules as u64)) {
-            r.vars.insert(var as usize, RegisteredVar { fatbin: modules as u64, name: name.to_string(), resolved: None });
+            r.vars.insert(var as usize, RegisteredVar { fatbin: modules as u64, name: name.to_string(), resolved: HashMap::new() });
         }
     });
 }
@@ -224,20 +230,27 @@ pub unsafe extern "C" fn __hipUnregisterFatBinary(modules: *mut *mut c_void) {
             r.fatbins.remove(&id)
         };
         let Some(fatbin) = fatbin else { return };
-        let state = fatbin.state.lock().unwrap_or_else(|p| p.into_inner());
-        if let LoadState::Loaded(m) = *state {
-            if let Some(worker) = module::forget_module(m) {
-                if remote::is_open() {
-                    let _ = remote::with_conn(|c| c.post::<calls::ModuleUnload>(wire::ModuleRef { module: worker }));
+        let states = fatbin.states.lock().unwrap_or_else(|p| p.into_inner());
+        for state in states.values() {
+            if let LoadState::Loaded(m) = *state {
+                if let Some(worker) = module::forget_module(m) {
+                    if remote::is_open() {
+                        let _ = remote::with_conn(|c| c.post::<calls::ModuleUnload>(wire::ModuleRef { module: worker }));
+                    }
                 }
             }
         }
     });
 }
 
-/// Loads `fatbin` if it is not yet, resolving all its registered kernels; its module handle.
-fn ensure_loaded(id: u64, fatbin: &FatBinary) -> Result<u64, CallError> {
-    let mut state = fatbin.state.lock().unwrap_or_else(|p| p.into_inner());
+/// Loads `fatbin` onto `device`, the calling thread's current device, if it is not there yet,
+/// resolving all its registered kernels; its module handle there.
+fn ensure_loaded(id: u64, fatbin: &FatBinary, device: u32) -> Result<u64, CallError> {
+    if let Some(e) = &fatbin.unusable {
+        return Err(e.clone());
+    }
+    let mut states = fatbin.states.lock().unwrap_or_else(|p| p.into_inner());
+    let state = states.entry(device).or_insert(LoadState::Unloaded);
     match &*state {
         LoadState::Loaded(m) => return Ok(*m),
         LoadState::Failed(e) => return Err(e.clone()),
@@ -256,14 +269,14 @@ fn ensure_loaded(id: u64, fatbin: &FatBinary) -> Result<u64, CallError> {
     // unregistered; `image_at` bounds it by the segment holding it.
     let image = match unsafe { module::image_at(fatbin.bundle as *const u8, &fatbin.origin) } {
         Ok(image) => image,
-        Err(e) => return Err(sticky(e, &mut state)),
+        Err(e) => return Err(sticky(e, state)),
     };
     let m = match module::load_image(image, &fatbin.origin) {
         Ok(m) => m,
-        Err(e) => return Err(sticky(e, &mut state)),
+        Err(e) => return Err(sticky(e, state)),
     };
     *state = LoadState::Loaded(m);
-    drop(state);
+    drop(states);
     let names: Vec<(usize, String)> = registry().functions.iter().filter(|(_, f)| f.fatbin == id).map(|(&host, f)| (host, f.name.clone())).collect();
     let refs: Vec<&str> = names.iter().map(|(_, n)| n.as_str()).collect();
     // Kernels that fail to resolve here report their error at their own launch.
@@ -271,7 +284,7 @@ fn ensure_loaded(id: u64, fatbin: &FatBinary) -> Result<u64, CallError> {
         let mut r = registry();
         for ((host, _), res) in names.iter().zip(results) {
             if let (Ok(h), Some(f)) = (res, r.functions.get_mut(host)) {
-                f.resolved = Some(h);
+                f.resolved.insert(device, h);
             }
         }
     }
@@ -281,6 +294,7 @@ fn ensure_loaded(id: u64, fatbin: &FatBinary) -> Result<u64, CallError> {
 /// The kernel registered under `host_fn`; a `hipFunction_t` is accepted too (HIP programs
 /// pass those to `hipLaunchKernel` and friends after `hipGetFuncBySymbol`).
 pub(crate) fn resolve_function(host_fn: *const c_void) -> Result<Arc<Function>, CallError> {
+    let device = current_device();
     let (fatbin_id, fatbin, name) = {
         let r = registry();
         let Some(reg) = r.functions.get(&(host_fn as usize)) else {
@@ -289,7 +303,7 @@ pub(crate) fn resolve_function(host_fn: *const c_void) -> Result<Arc<Function>, 
                 CallError::new(HipError::INVALID_DEVICE_FUNCTION, format!("{host_fn:p} is not a registered kernel (nor a hipFunction_t)"))
             });
         };
-        if let Some(h) = reg.resolved {
+        if let Some(&h) = reg.resolved.get(&device) {
             if let Ok(f) = module::function(h) {
                 return Ok(f);
             }
@@ -298,32 +312,33 @@ pub(crate) fn resolve_function(host_fn: *const c_void) -> Result<Arc<Function>, 
             r.fatbins.get(&reg.fatbin).cloned().ok_or_else(|| CallError::new(HipError::INVALID_DEVICE_FUNCTION, "fat binary unregistered"))?;
         (reg.fatbin, fatbin, reg.name.clone())
     };
-    let m = ensure_loaded(fatbin_id, &fatbin)?;
+    let m = ensure_loaded(fatbin_id, &fatbin, device)?;
     let h = module::get_function(m, &name)?;
     if let Some(f) = registry().functions.get_mut(&(host_fn as usize)) {
-        f.resolved = Some(h);
+        f.resolved.insert(device, h);
     }
     module::function(h)
 }
 
 /// The device address and size of the variable registered under `symbol`.
 fn resolve_var(symbol: *const c_void) -> Result<(u64, u64), CallError> {
+    let device = current_device();
     let (fatbin_id, fatbin, name) = {
         let r = registry();
         let reg = r
             .vars
             .get(&(symbol as usize))
             .ok_or_else(|| CallError::new(HipError::INVALID_SYMBOL, format!("{symbol:p} is not a registered device variable")))?;
-        if let Some(g) = reg.resolved {
+        if let Some(&g) = reg.resolved.get(&device) {
             return Ok(g);
         }
         let fatbin = r.fatbins.get(&reg.fatbin).cloned().ok_or_else(|| CallError::new(HipError::INVALID_SYMBOL, "fat binary unregistered"))?;
         (reg.fatbin, fatbin, reg.name.clone())
     };
-    let m = ensure_loaded(fatbin_id, &fatbin)?;
+    let m = ensure_loaded(fatbin_id, &fatbin, device)?;
     let g = module::get_global(m, &name)?;
     if let Some(v) = registry().vars.get_mut(&(symbol as usize)) {
-        v.resolved = Some(g);
+        v.resolved.insert(device, g);
     }
     Ok(g)
 }
@@ -684,7 +699,8 @@ mod test {
             assert_eq!(r.vars[&(shadow as usize)].name, "counter");
             let fb = &r.fatbins[&(h as u64)];
             assert_eq!(fb.bundle, bundle.as_ptr() as usize);
-            assert!(matches!(*fb.state.lock().unwrap(), LoadState::Unloaded));
+            assert!(fb.unusable.is_none());
+            assert!(fb.states.lock().unwrap().is_empty(), "registration loads nothing");
         }
         // SAFETY: a handle registered above, unregistered once.
         unsafe { __hipUnregisterFatBinary(h) };

@@ -132,6 +132,7 @@ pub(super) unsafe fn rtc_compile(
     // SAFETY: forwarded caller contract.
     let req = unsafe {
         wire::RtcCompile {
+            device: current_device(),
             name: wire_name(text(name, name_len, "name")?).into(),
             source: text(source, source_len, "source")?.into(),
             header_names: str_list(hn, hn_len, "header_names")?,

@@ -25,6 +25,8 @@ pub struct Function {
 pub(super) struct ModuleEntry {
     pub(super) worker: u64,
     pub(super) origin: String,
+    /// The device it was loaded onto (the thread's current device then).
+    pub(super) device: u32,
     pub(super) functions: HashMap<String, u64>,
     pub(super) globals: HashMap<String, (u64, u64)>,
 }
@@ -161,11 +163,14 @@ pub(crate) fn get_global(module: u64, name: &str) -> Result<(u64, u64), CallErro
     let req = wire::SymbolLookup { module: worker, name: wire_name(name).into() };
     let global = with_conn(|c| c.module_get_global(req).map(|g| (g.ptr, g.size)))
         .map_err(|e| CallError::new(e.code, format!("{origin}: global {name}: {}", e.message)))?;
+    let mut device = current_device();
     if let Some(m) = tables().modules.get_mut(&module) {
         m.globals.insert(name.to_string(), global);
+        device = m.device;
     }
-    // A global is device memory: hipMemcpyDefault must see it as such.
-    crate::state::allocations::note_device_range(global.0, global.1, current_device());
+    // A global is device memory of the module's device: hipMemcpyDefault and
+    // hipPointerGetAttributes must see it as such.
+    crate::state::allocations::note_device_range(global.0, global.1, device);
     Ok(global)
 }
 

@@ -18,6 +18,7 @@ mod rtc;
 mod stream;
 
 use super::{BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, HostFn, StreamHandle, TransportHooks};
+use crate::devices::DeviceSelection;
 use cudarc::driver::sys::{self, CUcontext, CUdevice, CUevent, CUstream};
 use error::Check;
 use std::collections::HashMap;
@@ -110,6 +111,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl CudaBackend {
     /// Loads the driver and opens every device, or says why it cannot.
     pub fn new() -> Result<Self, BackendError> {
+        Self::with_devices(None)
+    }
+
+    /// Loads the driver and opens the devices of `selection` (every device when `None`),
+    /// numbered in the selection's order, or says why it cannot.
+    pub fn with_devices(selection: Option<&DeviceSelection>) -> Result<Self, BackendError> {
         // SAFETY: only checks whether libcuda can be dlopen'ed.
         if !unsafe { sys::is_culib_present() } {
             return Err(BackendError::NotInitialized("libcuda.so could not be loaded (no NVIDIA driver)".into()));
@@ -119,15 +126,22 @@ impl CudaBackend {
         if count <= 0 {
             return Err(BackendError::NoDevice("the CUDA driver reports no device".into()));
         }
+        let ordinals: Vec<u32> = match selection {
+            Some(selection) => {
+                selection.check(count as u32, "the CUDA driver").map_err(BackendError::InvalidDevice)?;
+                selection.ordinals.clone()
+            }
+            None => (0..count as u32).collect(),
+        };
         let mut devices = Vec::new();
-        for ordinal in 0..count {
-            let dev = cudarc::driver::result::device::get(ordinal).map_err(|e| error::map("cuDeviceGet", e))?;
+        for ordinal in ordinals {
+            let dev = cudarc::driver::result::device::get(ordinal as i32).map_err(|e| error::map("cuDeviceGet", e))?;
             // SAFETY: `dev` is a valid device; the primary context is released in Drop.
             let ctx = unsafe { cudarc::driver::result::primary_ctx::retain(dev) }.map_err(|e| error::map("cuDevicePrimaryCtxRetain", e))?;
             // SAFETY: a context just retained.
             unsafe { cudarc::driver::result::ctx::set_current(ctx) }.check("cuCtxSetCurrent")?;
             let props = props::read(dev)?;
-            tracing::info!(ordinal, name = %props.name, arch = %props.gcn_arch_name, "CUDA device opened");
+            tracing::info!(ordinal, served_as = devices.len(), name = %props.name, arch = %props.gcn_arch_name, "CUDA device opened");
             devices.push(Device { dev, ctx: Raw(ctx), props });
         }
         Ok(Self {
@@ -316,6 +330,18 @@ impl DeviceBackend for CudaBackend {
         // SAFETY: two valid device ordinals; valid out-pointer.
         unsafe { sys::cuDeviceCanAccessPeer(&mut can, d, p) }.check("cuDeviceCanAccessPeer")?;
         Ok(can != 0)
+    }
+
+    fn enable_peer_access(&self, dev: DeviceIndex, peer: DeviceIndex) -> Result<(), BackendError> {
+        let peer_ctx = self.device(peer)?.ctx.0;
+        self.enter(dev)?;
+        // SAFETY: `dev`'s primary context is current and `peer_ctx` is a retained primary
+        // context; flags must be 0.
+        match unsafe { sys::cuCtxEnablePeerAccess(peer_ctx, 0) } {
+            // Another session enabled the pair first: the mapping is shared.
+            sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
+            result => result.check("cuCtxEnablePeerAccess"),
+        }
     }
 }
 

@@ -253,7 +253,14 @@ impl MemoryBackend for HipBackend {
         let s = self.stream(stream, src_dev)?;
         // SAFETY: both ranges are device memory of the named devices, checked by the session.
         unsafe {
-            (self.api.hipMemcpyPeerAsync)(device_ptr(dst), dst_dev as c_int, device_ptr(src) as *const c_void, src_dev as c_int, usize_of(len)?, s)
+            (self.api.hipMemcpyPeerAsync)(
+                device_ptr(dst),
+                self.ordinal(dst_dev)?,
+                device_ptr(src) as *const c_void,
+                self.ordinal(src_dev)?,
+                usize_of(len)?,
+                s,
+            )
         }
         .check("hipMemcpyPeerAsync")
     }

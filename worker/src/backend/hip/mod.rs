@@ -68,7 +68,8 @@ struct EventEntry {
 /// Work to run once `event` (recorded into a stream, owned by the completion) is reached.
 struct Completion {
     event: Raw<Event>,
-    device: DeviceIndex,
+    /// The HIP runtime's ordinal of the event's device.
+    ordinal: c_int,
     then: Box<dyn FnOnce(Result<(), BackendError>) + Send>,
 }
 
@@ -78,6 +79,8 @@ pub struct HipBackend {
     /// hiprtc, or why it could not be loaded (compiles then fail with that reason).
     rtc: Result<RtcApi, String>,
     devices: Vec<DeviceProperties>,
+    /// The HIP runtime's ordinal of each served device (`--devices` selects and renumbers).
+    ordinals: Vec<c_int>,
     streams: Mutex<HashMap<u64, StreamEntry>>,
     events: Mutex<HashMap<u64, EventEntry>>,
     /// Live allocations: base → (size, device).
@@ -131,8 +134,9 @@ fn hip_limit(limit: DeviceLimit) -> c_int {
 
 impl HipBackend {
     /// Loads the HIP runtime from `library` (see [`hip_library_path`]) and hiprtc beside it,
-    /// and reads every device's properties; an error says in one line what is missing.
-    pub fn new(library: &Path) -> Result<Self, BackendError> {
+    /// and reads the properties of the devices of `selection` (every device when `None`),
+    /// numbered in the selection's order; an error says in one line what is missing.
+    pub fn new(library: &Path, selection: Option<&crate::devices::DeviceSelection>) -> Result<Self, BackendError> {
         let api = Arc::new(HipApi::load(library).map_err(BackendError::NotInitialized)?);
         let rtc_path = rtc_library_path(library);
         let rtc = RtcApi::load(&rtc_path);
@@ -145,13 +149,20 @@ impl HipBackend {
         if count <= 0 {
             return Err(BackendError::NoDevice(format!("{} reports no device", library.display())));
         }
+        let ordinals: Vec<c_int> = match selection {
+            Some(selection) => {
+                selection.check(count as u32, "the HIP runtime").map_err(BackendError::InvalidDevice)?;
+                selection.ordinals.iter().map(|&o| o as c_int).collect()
+            }
+            None => (0..count).collect(),
+        };
         let mut devices = Vec::new();
-        for ordinal in 0..count {
+        for &ordinal in &ordinals {
             let mut prop = props::HipDeviceProp::zeroed();
             // SAFETY: `prop` has the R0600 layout this entry point fills.
             unsafe { (api.hipGetDevicePropertiesR0600)(&mut prop, ordinal) }.check("hipGetDevicePropertiesR0600")?;
             let props = prop.properties();
-            tracing::info!(ordinal, name = %props.name, arch = %props.gcn_arch_name, "HIP device opened");
+            tracing::info!(ordinal, served_as = devices.len(), name = %props.name, arch = %props.gcn_arch_name, "HIP device opened");
             devices.push(props);
         }
         let (completions, pending) = mpsc::channel::<Completion>();
@@ -166,6 +177,7 @@ impl HipBackend {
             api,
             rtc,
             devices,
+            ordinals,
             streams: Mutex::default(),
             events: Mutex::default(),
             allocations: Mutex::default(),
@@ -183,11 +195,17 @@ impl HipBackend {
             .ok_or_else(|| BackendError::InvalidDevice(format!("device {dev} out of range ({} HIP devices)", self.devices.len())))
     }
 
+    /// The HIP runtime's ordinal of the worker's device `dev` (`--devices` renumbers).
+    fn ordinal(&self, dev: DeviceIndex) -> Result<c_int, BackendError> {
+        self.device(dev)?;
+        Ok(self.ordinals[dev as usize])
+    }
+
     /// Makes `dev` the calling thread's current device.
     fn enter(&self, dev: DeviceIndex) -> Result<(), BackendError> {
-        self.device(dev)?;
+        let ordinal = self.ordinal(dev)?;
         // SAFETY: a device ordinal in range.
-        unsafe { (self.api.hipSetDevice)(dev as c_int) }.check("hipSetDevice")
+        unsafe { (self.api.hipSetDevice)(ordinal) }.check("hipSetDevice")
     }
 
     fn handle(&self) -> u64 {
@@ -234,7 +252,7 @@ impl HipBackend {
             let _ = unsafe { (self.api.hipEventDestroy)(event) };
             return Err(e);
         }
-        let completion = Completion { event: Raw(event), device: dev, then };
+        let completion = Completion { event: Raw(event), ordinal: self.ordinal(dev)?, then };
         let completions = lock(&self.completions);
         self.progress.queued.fetch_add(1, Ordering::AcqRel);
         completions.send(completion).map_err(|_| BackendError::Unknown("the completion thread has stopped".into()))
@@ -243,9 +261,9 @@ impl HipBackend {
 
 /// The completion thread: waits for each event in turn, then runs its work.
 fn run_completions(api: &HipApi, progress: &Progress, pending: mpsc::Receiver<Completion>) {
-    for Completion { event, device, then } in pending {
+    for Completion { event, ordinal, then } in pending {
         // SAFETY: a device ordinal the backend checked; an event it recorded and handed over.
-        let reached = unsafe { (api.hipSetDevice)(device as c_int) }
+        let reached = unsafe { (api.hipSetDevice)(ordinal) }
             .check("hipSetDevice")
             // SAFETY: as above.
             .and_then(|()| unsafe { (api.hipEventSynchronize)(event.0) }.check("hipEventSynchronize"));
@@ -300,7 +318,7 @@ impl DeviceBackend for HipBackend {
         self.device(peer)?;
         let mut can = 0;
         // SAFETY: two device ordinals in range; a valid out-pointer.
-        unsafe { (self.api.hipDeviceCanAccessPeer)(&mut can, dev as c_int, peer as c_int) }.check("hipDeviceCanAccessPeer")?;
+        unsafe { (self.api.hipDeviceCanAccessPeer)(&mut can, self.ordinal(dev)?, self.ordinal(peer)?) }.check("hipDeviceCanAccessPeer")?;
         Ok(can != 0)
     }
 }
