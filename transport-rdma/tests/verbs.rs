@@ -13,7 +13,9 @@ use transport_rdma::{connect, Fabric, RdmaConfig, RdmaListener, RdmaSink, RdmaSo
 fn test_addr() -> Option<String> {
     let addr = std::env::var("RDMA_TEST_ADDR").or_else(|_| std::env::var("RXE_VM_ADDR")).ok();
     if addr.is_none() {
-        eprintln!("skipped: no RDMA device address (set RDMA_TEST_ADDR, or run in scripts/rdma-vm/run-in-rxe-vm.sh)");
+        transport_core::test_skip::skip(
+            "transport-rdma verbs tests: no RDMA device address here (RDMA_TEST_ADDR); they run in the Soft-RoCE VM check",
+        );
     }
     addr
 }

@@ -351,7 +351,8 @@ fn handle(
     started: Instant,
 ) -> Result<Handled, TransportError> {
     {
-        let metrics = session.metrics();
+        // The session's metrics, which the writer records into too: no clone per request.
+        let metrics = &*replies.metrics;
         let request_id = header.request_id;
         if !session.trusted() {
             if let Some((status, why)) = refused_before_trust(session, &header) {

@@ -14,6 +14,7 @@
 
 pub mod config;
 pub mod mem;
+pub mod test_skip;
 mod transport;
 
 pub use config::{EnvError, Liveness, Timeouts};

@@ -184,15 +184,6 @@ impl FrameSource for MemSource {
     fn bulk_remaining(&self) -> usize {
         self.bulk_remaining
     }
-
-    fn skip_bulk(&mut self) -> Result<(), TransportError> {
-        let mut scratch = vec![0u8; self.bulk_remaining.min(1 << 16)];
-        while self.bulk_remaining > 0 {
-            let n = self.bulk_remaining.min(scratch.len());
-            self.recv_bulk(&mut scratch[..n])?;
-        }
-        Ok(())
-    }
 }
 
 impl Drop for MemSource {

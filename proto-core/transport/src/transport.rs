@@ -142,6 +142,17 @@ pub trait FrameSource: Send {
     /// Bulk bytes of the current frame not read yet.
     fn bulk_remaining(&self) -> usize;
 
-    /// Discards the rest of the current frame's bulk section.
-    fn skip_bulk(&mut self) -> Result<(), TransportError>;
+    /// Discards the rest of the current frame's bulk section. Default: reads it through
+    /// [`recv_bulk`](Self::recv_bulk) into a small scratch buffer; a transport that can drop
+    /// bytes without reading them (RDMA) overrides it.
+    fn skip_bulk(&mut self) -> Result<(), TransportError> {
+        let mut scratch = [0u8; 8192];
+        loop {
+            let n = self.bulk_remaining().min(scratch.len());
+            if n == 0 {
+                return Ok(());
+            }
+            self.recv_bulk(&mut scratch[..n])?;
+        }
+    }
 }

@@ -125,7 +125,9 @@ fn refusals_name_the_problem() {
 #[test]
 fn hipcc_built_bundles() {
     if Command::new("hipcc").arg("--version").output().is_err() {
-        eprintln!("skipped: hipcc is not installed (Debian 12: apt-get install hipcc); the checked-in code objects are tested");
+        transport_core::test_skip::skip(
+            "hipcc-built code objects: hipcc is not installed (Debian 12: apt-get install hipcc); the checked-in ones were tested",
+        );
         return;
     }
     let dir = std::env::temp_dir().join(format!("hip-code-object-{}", std::process::id()));

@@ -152,15 +152,6 @@ impl FrameSource for LinkSource {
     fn bulk_remaining(&self) -> usize {
         self.bulk_remaining
     }
-
-    fn skip_bulk(&mut self) -> Result<(), TransportError> {
-        let mut scratch = [0u8; 8192];
-        while self.bulk_remaining > 0 {
-            let n = self.bulk_remaining.min(scratch.len());
-            self.recv_bulk(&mut scratch[..n])?;
-        }
-        Ok(())
-    }
 }
 
 /// The wire bytes of a received head (header and control part), to pass a frame on.

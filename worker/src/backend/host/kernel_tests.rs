@@ -23,7 +23,7 @@ fn backend() -> HostBackend {
 fn have(tool: &str) -> bool {
     let found = Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success());
     if !found {
-        eprintln!("skipping: no `{tool}` on this machine");
+        transport_core::test_skip::skip(&format!("host kernel tests needing `{tool}`: not on this machine"));
     }
     found
 }
