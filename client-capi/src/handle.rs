@@ -42,6 +42,16 @@ pub fn stream_id(stream: hipStream_t) -> u64 {
     }
 }
 
+/// The stream a `_spt` (per-thread default stream) entry point means: its null stream is
+/// `hipStreamPerThread`. Every `_spt` variant goes through this and then [`stream_id`].
+pub fn spt(stream: hipStream_t) -> hipStream_t {
+    if stream.is_null() {
+        crate::abi::hipStreamPerThread
+    } else {
+        stream
+    }
+}
+
 /// Writes `$value` through the out-parameter `$out`, or fails the call with
 /// `hipErrorInvalidValue` when `$out` is NULL: `try_out!(count, n)`.
 macro_rules! try_out {

@@ -43,6 +43,16 @@ wire_enum! {
         Rtc = 0x06,
         /// Graphs (reserved).
         Graph = 0x07,
+        /// Arrays, mipmapped arrays and the copies that name them (incl. 3D copies).
+        Array = 0x08,
+        /// Stream-ordered memory pools.
+        Pool = 0x09,
+        /// Virtual memory management: address reservations, physical allocations, mappings.
+        Vmm = 0x0a,
+        /// Inter-process sharing of memory and events between sessions of one worker.
+        Ipc = 0x0b,
+        /// Managed memory and host memory the device reads and writes (registered, mapped).
+        Managed = 0x0c,
     }
 }
 
@@ -641,6 +651,26 @@ opcodes! { <'a>
     Rtc RtcHandler {
         /// `hiprtcCompileProgram`, compiled by the worker for its device.
         0x0601 RtcCompile rtc_compile: RtcCompile<'a> => RtcCompiled<'a>, reply, call;
+    }
+
+    /// Arrays, mipmapped arrays and the copies that name them.
+    Array ArrayHandler {
+    }
+
+    /// Stream-ordered memory pools.
+    Pool PoolHandler {
+    }
+
+    /// Virtual memory management.
+    Vmm VmmHandler {
+    }
+
+    /// Inter-process sharing between sessions of one worker.
+    Ipc IpcHandler {
+    }
+
+    /// Managed memory and device-visible host memory.
+    Managed ManagedHandler {
     }
 }
 

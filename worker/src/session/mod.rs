@@ -13,16 +13,21 @@
 //! the backend sees it: another session's pointer, a freed one or a made-up one is an error
 //! reply, never a worker crash. Dropping the session frees everything it still holds.
 
+mod array;
 mod cx;
 mod device;
 mod event;
 mod handshake;
+mod ipc;
+mod managed;
 mod memory;
 mod module;
+mod pool;
 mod stream;
 mod tables;
 #[cfg(test)]
 mod tests;
+mod vmm;
 
 pub use cx::{truncate_utf8, CallCx, LateReplies, PlacedBulk};
 pub use device::REPORTED_HIP_VERSION;
