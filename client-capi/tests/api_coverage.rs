@@ -14,7 +14,7 @@ use std::path::Path;
 fn api_coverage_doc_is_current() {
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let doc = manifest_dir.join("../docs/API_COVERAGE.md");
-    let want = coverage::render(&symbols::Coverage::compute(manifest_dir));
+    let want = coverage::render(&symbols::Coverage::compute(manifest_dir), &coverage::reasons(manifest_dir));
     if std::env::var_os("UPDATE_API_COVERAGE").is_some_and(|v| v != "0") {
         std::fs::write(&doc, &want).unwrap_or_else(|e| panic!("{}: {e}", doc.display()));
         return;
@@ -30,6 +30,21 @@ fn api_coverage_doc_is_current() {
             want.lines().nth(first).unwrap_or("<end of file>"),
             coverage::REGENERATE
         );
+    }
+}
+
+/// A reason is given only for a function of the list that really is not supported.
+#[test]
+fn reasons_name_unsupported_functions() {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cov = symbols::Coverage::compute(manifest_dir);
+    for (name, why) in coverage::reasons(manifest_dir) {
+        assert!(!why.is_empty(), "{name}: empty reason");
+        match cov.hip.iter().find(|(n, _)| *n == name) {
+            Some((_, None)) => {}
+            Some((_, Some(file))) => panic!("{name} has a not-supported reason but is real ({file})"),
+            None => panic!("{name} (not_supported_reasons.txt) is not a function of hip_functions.txt"),
+        }
     }
 }
 

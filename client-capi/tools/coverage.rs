@@ -118,7 +118,22 @@ pub fn family(name: &str) -> &'static str {
 }
 
 /// The whole document.
-pub fn render(cov: &Coverage) -> String {
+/// Why a function is not supported, from `symbols/not_supported_reasons.txt` (`name: reason`
+/// per line, `#` comments): every exception to "real" says why in the report.
+pub fn reasons(manifest_dir: &std::path::Path) -> BTreeMap<String, String> {
+    let path = manifest_dir.join("symbols/not_supported_reasons.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (name, why) = l.split_once(':').unwrap_or_else(|| panic!("{}: no `name: reason` in {l:?}", path.display()));
+            (name.trim().to_string(), why.trim().to_string())
+        })
+        .collect()
+}
+
+pub fn render(cov: &Coverage, reasons: &BTreeMap<String, String>) -> String {
     let mut by_family: BTreeMap<&str, Vec<(&str, Option<&str>)>> = BTreeMap::new();
     for (name, real) in &cov.hip {
         by_family.entry(family(name)).or_default().push((name, real.as_deref()));
@@ -164,9 +179,14 @@ pub fn render(cov: &Coverage) -> String {
                 Some(file) => {
                     let _ = writeln!(s, "| `{name}` | real | `{file}` |");
                 }
-                None => {
-                    let _ = writeln!(s, "| `{name}` | not supported | |");
-                }
+                None => match reasons.get(*name) {
+                    Some(why) => {
+                        let _ = writeln!(s, "| `{name}` | not supported: {why} | |");
+                    }
+                    None => {
+                        let _ = writeln!(s, "| `{name}` | not supported | |");
+                    }
+                },
             }
         }
     }
