@@ -9,6 +9,25 @@ use std::ffi::c_uint;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+/// What kind of memory a recorded range is (pointer attributes and `hipMemcpyDefault`
+/// answer from it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RangeKind {
+    /// `hipMalloc` and friends, module globals.
+    #[default]
+    Device,
+    /// Stream-ordered allocation from a memory pool (`hipMallocAsync`, `hipMallocFromPoolAsync`).
+    Pool,
+    /// A mapped range of a virtual memory reservation (`hipMemMap`).
+    Vmm,
+    /// Memory of another session opened through an IPC handle.
+    Ipc,
+    /// `hipMallocManaged`.
+    Managed,
+    /// Host memory the device can address (`hipHostRegister`, `hipHostMallocMapped`).
+    HostMapped,
+}
+
 /// A device range this client knows: its allocations and the module globals it looked up.
 #[derive(Debug, Clone, Copy)]
 pub struct DeviceRange {
@@ -18,6 +37,7 @@ pub struct DeviceRange {
     pub flags: u32,
     /// Unique id (`HIP_POINTER_ATTRIBUTE_BUFFER_ID`).
     pub id: u32,
+    pub kind: RangeKind,
 }
 
 /// A `hipHostMalloc` allocation of this process.
@@ -64,8 +84,13 @@ pub fn is_device_pointer(ptr: u64) -> bool {
 }
 
 pub fn record_device_range(ptr: u64, size: u64, device: u32, flags: u32) {
+    record_range_of_kind(ptr, size, device, flags, RangeKind::Device);
+}
+
+/// Records a range of a given [`RangeKind`] (pools, VMM mappings, IPC, managed, mapped host).
+pub fn record_range_of_kind(ptr: u64, size: u64, device: u32, flags: u32, kind: RangeKind) {
     if ptr != 0 {
-        let range = DeviceRange { size, device, flags, id: next_buffer_id() };
+        let range = DeviceRange { size, device, flags, id: next_buffer_id(), kind };
         device_allocs().lock().unwrap_or_else(|p| p.into_inner()).insert(ptr, range);
     }
 }
