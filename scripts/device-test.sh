@@ -32,7 +32,7 @@ if timeout 120 "$PACK/bin/hip-remote" demo --lib "$PACK/lib/libamdhip64.so" > "$
 else
   echo "FAIL demo"; tail -5 "$OUT/demo.log"; fail=$((fail+1))
 fi
-for ex in "hello_hip $PACK/examples" "saxpy"; do
+for ex in "hello_hip $PACK/examples" "saxpy" "tour"; do
   set -- $ex; name=$1; shift
   if [ -x "$PACK/examples/$name" ] && timeout 120 "$PACK/examples/$name" "$@" > "$OUT/example-$name.log" 2>&1; then
     echo "PASS example $name"; pass=$((pass+1))

@@ -25,6 +25,8 @@ mkdir -p "$PACK/examples"
 HIP_REMOTE_LIBDIR="$PACK/lib" bash examples/hello_hip/build.sh "$PACK/examples" >/dev/null
 cc -std=c11 -O2 -I client-capi/include examples/hiprtc/saxpy.c -o "$PACK/examples/saxpy" \
    -L "$PACK/lib" -lhiprtc -lamdhip64 -Wl,-rpath,'$ORIGIN/../lib'
+cc -std=c11 -O2 -I client-capi/include examples/tour/tour.c -o "$PACK/examples/tour" \
+   -L "$PACK/lib" -lhiprtc -lamdhip64 -lpthread -Wl,-rpath,'$ORIGIN/../lib'
 patchelf --set-rpath '$ORIGIN/../lib' "$PACK/examples/hello_hip" 2>/dev/null || true
 cp scripts/device-test.sh scripts/device-ab.sh scripts/device-tls.sh "$PACK/"
 # hip-python for the GPU machine's python3.12, installed there from these wheels (no network).

@@ -43,3 +43,28 @@ fn hiprtc_example() {
     out.assert_success();
     assert!(out.stdout.contains("saxpy of 1048576 elements: correct"), "{}", out.report());
 }
+
+/// Issue #14's acceptance program (examples/tour/tour.c): managed memory, 2D copies, stream
+/// callbacks and IPC between two processes, written as AMD's samples are, unchanged.
+#[test]
+fn tour_example() {
+    let sandbox = Sandbox::new("tour");
+    let exe = sandbox.path().join("tour");
+    let lib = sandbox.lib_dir();
+    let cc = Command::new("cc")
+        .args(["-std=c11", "-O2", "-Wall", "-Werror", "-I"])
+        .arg(workspace_root().join("client-capi/include"))
+        .arg(workspace_root().join("examples/tour/tour.c"))
+        .arg("-o")
+        .arg(&exe)
+        .arg(format!("-L{}", lib.display()))
+        .args(["-lhiprtc", "-lamdhip64", "-lpthread"])
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .output()
+        .expect("run cc");
+    assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
+    let worker = sandbox.start_worker();
+    let out = worker.run(&exe, &[]);
+    out.assert_success();
+    assert!(out.stdout.contains("tour: correct"), "{}", out.report());
+}

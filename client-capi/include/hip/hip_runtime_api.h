@@ -1160,6 +1160,10 @@ typedef enum hipMemRangeFlags {
   hipMemRangeFlagsMax = 2147483647,
 } hipMemRangeFlags;
 
+/* Calling convention marker of stream callbacks (empty on every platform HIP supports). */
+#ifndef HIPRT_CB
+#define HIPRT_CB
+#endif
 typedef void (*hipStreamCallback_t)(hipStream_t stream, hipError_t status, void* userData);
 
 /* Special stream handles. */
