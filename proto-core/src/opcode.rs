@@ -591,6 +591,8 @@ opcodes! { <'a>
         0x020b MallocAsync malloc_async: MallocAsync => AsyncAllocation, none, call;
         /// `hipFreeAsync`.
         0x020c FreeAsync free_async: FreeAsync => Empty, none, post;
+        /// `hipMemset2D*`, `hipMemset3D*`, `hipMemsetD2D*`: one pitched fill.
+        0x0210 MemsetPitched memset_pitched: MemsetPitched => Empty, none, post;
     }
 
     /// Streams.

@@ -8,6 +8,7 @@
 pub mod device;
 pub mod event;
 pub mod memory;
+pub mod memset;
 pub mod module;
 pub mod rtc;
 pub mod session;
@@ -16,6 +17,7 @@ pub mod stream;
 pub use device::*;
 pub use event::*;
 pub use memory::*;
+pub use memset::*;
 pub use module::*;
 pub use rtc::*;
 pub use session::*;

@@ -66,6 +66,7 @@ mod executor;
 mod kernel_tests;
 mod launch;
 mod memory;
+mod memset;
 mod module;
 mod properties;
 mod rtc;

@@ -50,6 +50,7 @@ mod handles;
 pub mod hip;
 pub mod host;
 mod memory;
+mod memset;
 mod module;
 mod rtc;
 mod stream;
@@ -63,6 +64,7 @@ pub use host::{HostBackend, HostConfig};
 #[cfg(any(feature = "cuda", feature = "hip"))]
 pub(crate) use memory::zeroed_buffer;
 pub use memory::{DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows};
+pub use memset::{MemsetBackend, PitchedFill};
 pub use module::{args_len, FunctionAttribute, FunctionAttributes, KernelFunction, LaunchConfig, ModuleBackend, ModuleFormat, ParamLayout};
 pub use rtc::{RtcBackend, RtcOutput, RtcRequest};
 pub use stream::{stream_flags, HostFn, StreamBackend};
@@ -74,11 +76,21 @@ pub use transport::TransportHooks;
 /// Implemented for every type that implements all of them, so `Arc<dyn Backend>` is what
 /// sessions and the server share.
 pub trait Backend:
-    DeviceBackend + MemoryBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
+    DeviceBackend + MemoryBackend + MemsetBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
 {
 }
 
 impl<T> Backend for T where
-    T: DeviceBackend + MemoryBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
+    T: DeviceBackend
+        + MemoryBackend
+        + MemsetBackend
+        + StreamBackend
+        + EventBackend
+        + ModuleBackend
+        + RtcBackend
+        + TransportHooks
+        + Send
+        + Sync
+        + 'static
 {
 }

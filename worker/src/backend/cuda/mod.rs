@@ -12,6 +12,7 @@
 mod error;
 mod event;
 mod memory;
+mod memset;
 mod module;
 mod props;
 mod rtc;

@@ -25,6 +25,7 @@ mod api;
 mod error;
 mod layout;
 mod memory;
+mod memset;
 mod module;
 mod props;
 mod rtc;
