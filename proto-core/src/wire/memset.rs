@@ -10,7 +10,7 @@ message! {
     pub struct MemsetPitched {
         /// Device address of the first row of the first slice.
         pub dst: u64,
-        /// Bytes between the starts of two rows (at least a row's bytes when `height > 1`).
+        /// Bytes between the starts of two rows (at least a row's bytes).
         pub pitch: u64,
         /// Bytes between the starts of two slices (at least `pitch * height` when `depth > 1`).
         pub slice_pitch: u64,

@@ -27,7 +27,8 @@ impl Session {
             return Ok(wire::Empty {});
         }
         let row_bytes = req.width * pattern.elem_size();
-        if req.height > 1 && row_bytes > req.pitch {
+        // ROCm refuses a row wider than the pitch even for a single row (and so a zero pitch).
+        if row_bytes > req.pitch {
             return Err(invalid(format!("rows of {row_bytes} bytes are wider than the pitch {}", req.pitch)));
         }
         if req.depth > 1 && req.pitch.checked_mul(req.height).is_none_or(|slice| slice > req.slice_pitch) {
