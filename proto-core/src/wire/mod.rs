@@ -6,6 +6,7 @@
 //! stream. Device pointers are `u64` addresses in the worker's address space.
 
 pub mod device;
+pub mod device_attr;
 pub mod event;
 pub mod memory;
 pub mod memset;
@@ -15,6 +16,7 @@ pub mod session;
 pub mod stream;
 
 pub use device::*;
+pub use device_attr::*;
 pub use event::*;
 pub use memory::*;
 pub use memset::*;

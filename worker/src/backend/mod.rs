@@ -43,6 +43,7 @@
 #[cfg(feature = "cuda")]
 pub mod cuda;
 mod device;
+mod device_attr;
 pub mod error;
 mod event;
 mod handles;
@@ -57,6 +58,7 @@ mod stream;
 mod transport;
 
 pub use device::{DeviceBackend, DeviceLimit, DeviceProperties};
+pub use device_attr::{link_type, DeviceAttributeBackend, PeerAttribute};
 pub use error::{hip_code, BackendError};
 pub use event::{event_flags, validate_event_flags, EventBackend};
 pub use handles::{DeviceIndex, DevicePtr, EventHandle, FunctionHandle, ModuleHandle, StreamHandle};
@@ -76,12 +78,24 @@ pub use transport::TransportHooks;
 /// Implemented for every type that implements all of them, so `Arc<dyn Backend>` is what
 /// sessions and the server share.
 pub trait Backend:
-    DeviceBackend + MemoryBackend + MemsetBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
+    DeviceBackend
+    + DeviceAttributeBackend
+    + MemoryBackend
+    + MemsetBackend
+    + StreamBackend
+    + EventBackend
+    + ModuleBackend
+    + RtcBackend
+    + TransportHooks
+    + Send
+    + Sync
+    + 'static
 {
 }
 
 impl<T> Backend for T where
     T: DeviceBackend
+        + DeviceAttributeBackend
         + MemoryBackend
         + MemsetBackend
         + StreamBackend

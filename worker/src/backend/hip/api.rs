@@ -75,6 +75,10 @@ entry_points! {
         hipDeviceGetLimit: fn(*mut usize, c_int) -> HipError;
         hipDeviceSetLimit: fn(c_int, usize) -> HipError;
         hipDeviceCanAccessPeer: fn(*mut c_int, c_int, c_int) -> HipError;
+        hipDeviceGetAttribute: fn(*mut c_int, c_int, c_int) -> HipError;
+        hipDeviceGetUuid: fn(*mut [u8; 16], c_int) -> HipError;
+        hipDeviceGetP2PAttribute: fn(*mut c_int, c_int, c_int, c_int) -> HipError;
+        hipExtGetLinkTypeAndHopCount: fn(c_int, c_int, *mut u32, *mut u32) -> HipError;
         hipMemGetInfo: fn(*mut usize, *mut usize) -> HipError;
         hipMalloc: fn(*mut *mut c_void, usize) -> HipError;
         hipFree: fn(*mut c_void) -> HipError;

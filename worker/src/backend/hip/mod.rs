@@ -22,6 +22,7 @@
 //! except the AMD runtime underneath.
 
 mod api;
+mod device_attr;
 mod error;
 mod layout;
 mod memory;
