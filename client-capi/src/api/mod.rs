@@ -4,6 +4,7 @@
 
 pub mod copy_streams;
 pub mod device;
+pub mod device_extra;
 pub mod event;
 pub mod memory;
 pub mod memset;
