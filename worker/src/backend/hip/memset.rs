@@ -23,19 +23,28 @@ impl MemsetBackend for HipBackend {
         let (pitch, width, height) = (size(fill.pitch)?, size(fill.width)?, size(fill.height)?);
         for offset in fill.slice_offsets() {
             let dst = (fill.ptr.0 + offset) as *mut c_void;
-            // SAFETY (every call below): the session checked that every row lies inside one
-            // live allocation and that rows do not overlap; `s` belongs to the entered device.
+            // The session checked that every row lies inside one live allocation and that
+            // rows do not overlap; `s` belongs to the entered device.
             let status = match pattern {
+                // SAFETY: see above.
                 MemsetPattern::U8(v) => unsafe { (self.api.hipMemset2DAsync)(dst, pitch, c_int::from(v), width, height, s) },
                 MemsetPattern::U16(v) => match self.api.hipMemsetD2D16Async {
-                    // SAFETY: as above.
-                    Some(f) => unsafe { f(dst, pitch, v, width, height, s) },
-                    None => return self.rows_one_by_one(fill, offset, |row| unsafe { (self.api.hipMemsetD16Async)(row, v, width, s) }),
+                    // SAFETY: see above.
+                    Some(fill_2d) => unsafe { fill_2d(dst, pitch, v, width, height, s) },
+                    None => {
+                        let fill_row = self.api.hipMemsetD16Async;
+                        // SAFETY: each row is `width` elements inside the checked extent.
+                        return self.rows_one_by_one(fill, offset, |row| unsafe { fill_row(row, v, width, s) });
+                    }
                 },
                 MemsetPattern::U32(v) => match self.api.hipMemsetD2D32Async {
-                    // SAFETY: as above.
-                    Some(f) => unsafe { f(dst, pitch, v, width, height, s) },
-                    None => return self.rows_one_by_one(fill, offset, |row| unsafe { (self.api.hipMemsetD32Async)(row, v as c_int, width, s) }),
+                    // SAFETY: see above.
+                    Some(fill_2d) => unsafe { fill_2d(dst, pitch, v, width, height, s) },
+                    None => {
+                        let fill_row = self.api.hipMemsetD32Async;
+                        // SAFETY: each row is `width` elements inside the checked extent.
+                        return self.rows_one_by_one(fill, offset, |row| unsafe { fill_row(row, v as c_int, width, s) });
+                    }
                 },
             };
             status.check("hipMemset2DAsync")?;

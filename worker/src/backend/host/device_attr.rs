@@ -46,7 +46,7 @@ impl DeviceAttributeBackend for HostBackend {
             62 => i64::from(dev),
             // Stream-ordered pools, VMM and host registration are served by the worker; no
             // shareable pool handle types.
-            88 | 89 | 90 => 1,
+            88..=90 => 1,
             91 => 0,
             // Multi-device cooperative launches are not offered, so neither are their
             // unmatched forms.
