@@ -8,6 +8,9 @@ use super::{sys, CudaBackend};
 use crate::backend::{link_type, BackendError, DeviceAttributeBackend, DeviceIndex, PeerAttribute};
 use cudarc::driver::sys::{CUdevice_P2PAttribute as P, CUdevice_attribute as A};
 
+/// `hipDeviceAttributeMaxTexture1DLinear`: bytes of a 1D texture bound to linear memory.
+const ATTR_MAX_TEXTURE_1D_LINEAR: u32 = 41;
+
 /// The CUDA attribute answering a HIP one, for those CUDA has.
 fn cuda_attribute(hip: u32) -> Option<A> {
     Some(match hip {
@@ -24,7 +27,6 @@ fn cuda_attribute(hip: u32) -> Option<A> {
         38 => A::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH,
         39 => A::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH,
         40 => A::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH,
-        41 => A::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH,
         42 => A::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH,
         43 => A::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH,
         44 => A::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT,
@@ -58,7 +60,22 @@ impl DeviceAttributeBackend for CudaBackend {
     fn device_attribute(&self, dev: DeviceIndex, hip: u32) -> Result<Option<i64>, BackendError> {
         let d = self.device(dev)?.dev;
         if let Some(a) = cuda_attribute(hip) {
-            return Ok(Some(i64::from(attr(d, a)?)));
+            // A driver too old for the attribute refuses it: not reported, as ROCm does for
+            // attributes it lacks.
+            return match attr(d, a) {
+                Ok(v) => Ok(Some(i64::from(v))),
+                Err(BackendError::InvalidValue(_)) => Ok(None),
+                Err(e) => Err(e),
+            };
+        }
+        if hip == ATTR_MAX_TEXTURE_1D_LINEAR {
+            // The attribute CUDA had for it is deprecated: ask for the width in one-byte
+            // elements, which is the limit in bytes ROCm reports.
+            let mut width = 0usize;
+            // SAFETY: a valid device and out-pointer.
+            unsafe { sys::cuDeviceGetTexture1DLinearMaxWidth(&mut width, sys::CUarray_format::CU_AD_FORMAT_UNSIGNED_INT8, 1, d) }
+                .check("cuDeviceGetTexture1DLinearMaxWidth")?;
+            return Ok(Some(i64::try_from(width).unwrap_or(i64::MAX)));
         }
         // AMD-specific attributes, with what they mean on an NVIDIA device.
         Ok(match hip {
