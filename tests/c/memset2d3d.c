@@ -218,6 +218,20 @@ static void spt_and_stream_copies(void) {
   REQUIRE(find_mismatch(back, 800, 7) == (size_t)-1, "hipMemcpy2D_spt round trip");
   EXPECT_ERR(hipMemcpy2D_spt(b, 64, src, 100, 100, 8, hipMemcpyHostToDevice), hipErrorInvalidPitchValue);
 
+  /* Symbol copies on the per-thread stream: the arguments are checked as by the plain forms
+   * (a variable nothing registered is hipErrorInvalidSymbol). */
+  static int not_a_device_variable;
+  EXPECT_ERR(hipMemcpyToSymbol_spt(NULL, src, 4, 0, hipMemcpyHostToDevice), hipErrorInvalidValue);
+  EXPECT_ERR(hipMemcpyToSymbol_spt(&not_a_device_variable, src, 4, 0, hipMemcpyHostToDevice), hipErrorInvalidSymbol);
+  EXPECT_ERR(hipMemcpyToSymbol_spt(&not_a_device_variable, src, 4, 0, hipMemcpyDeviceToHost),
+             hipErrorInvalidMemcpyDirection);
+  EXPECT_ERR(hipMemcpyFromSymbol_spt(back, &not_a_device_variable, 4, 0, hipMemcpyDeviceToHost), hipErrorInvalidSymbol);
+  EXPECT_ERR(hipMemcpyFromSymbol_spt(back, NULL, 4, 0, hipMemcpyDeviceToHost), hipErrorInvalidValue);
+  EXPECT_ERR(hipMemcpyToSymbolAsync_spt(&not_a_device_variable, src, 4, 0, hipMemcpyHostToDevice, NULL),
+             hipErrorInvalidSymbol);
+  EXPECT_ERR(hipMemcpyFromSymbolAsync_spt(back, &not_a_device_variable, 4, 0, hipMemcpyHostToDevice, NULL),
+             hipErrorInvalidMemcpyDirection);
+
   hipStream_t s;
   CHECK(hipStreamCreate(&s));
   fill_pattern(src, n, 9);

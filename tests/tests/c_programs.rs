@@ -73,6 +73,11 @@ fn memset2d3d() {
     run_program("memset2d3d");
 }
 
+#[test]
+fn symbols_spt() {
+    run_program("symbols_spt");
+}
+
 /// Run against one device and against two emulated devices (peer and link attributes).
 #[test]
 fn device_extra() {
