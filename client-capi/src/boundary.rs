@@ -22,9 +22,11 @@ pub fn take_last_command_result() -> HipError {
     LAST_COMMAND.with(|e| e.replace(HipError::SUCCESS))
 }
 
-/// Records `err` as the thread's last error unless it is success; returns it.
+/// Records `err` as the result of the thread's last call, and as its last error unless it is
+/// success; returns it.
 /// `hipErrorNotReady` is a status, not a failure: like ROCm, it is not recorded.
 pub fn record(err: HipError) -> HipError {
+    LAST_COMMAND.with(|e| e.set(err));
     if err != HipError::SUCCESS && err != HipError::NOT_READY {
         LAST_ERROR.with(|e| e.set(err));
     }
