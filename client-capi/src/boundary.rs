@@ -12,11 +12,21 @@ use std::cell::Cell;
 
 thread_local! {
     static LAST_ERROR: Cell<HipError> = const { Cell::new(HipError::SUCCESS) };
+    /// The result of the thread's last call through the boundary, success included
+    /// (ROCm's `last_command_error_`, read by `hipExtGetLastError`).
+    static LAST_COMMAND: Cell<HipError> = const { Cell::new(HipError::SUCCESS) };
 }
 
-/// Records `err` as the thread's last error unless it is success; returns it.
+/// `hipExtGetLastError`: the result of the thread's last HIP call, reset to success.
+pub fn take_last_command_result() -> HipError {
+    LAST_COMMAND.with(|e| e.replace(HipError::SUCCESS))
+}
+
+/// Records `err` as the result of the thread's last call, and as its last error unless it is
+/// success; returns it.
 /// `hipErrorNotReady` is a status, not a failure: like ROCm, it is not recorded.
 pub fn record(err: HipError) -> HipError {
+    LAST_COMMAND.with(|e| e.set(err));
     if err != HipError::SUCCESS && err != HipError::NOT_READY {
         LAST_ERROR.with(|e| e.set(err));
     }
@@ -35,6 +45,12 @@ pub fn peek_last_error() -> HipError {
 
 /// Converts a call's outcome to the C result, explaining failures on stderr in debug mode.
 pub fn finish(name: &str, result: Result<(), crate::conn::CallError>) -> HipError {
+    let code = finish_inner(name, result);
+    LAST_COMMAND.with(|e| e.set(code));
+    code
+}
+
+fn finish_inner(name: &str, result: Result<(), crate::conn::CallError>) -> HipError {
     match result {
         Ok(()) => HipError::SUCCESS,
         Err(e) => {

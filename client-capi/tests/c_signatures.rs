@@ -91,3 +91,23 @@ fn rust_exports_match_the_hip_headers() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `tests/c/abi_headers.c` pins the ABI (sizes, offsets, enum values) and the umbrella
+/// header's promises (qualifiers, standard includes): it must compile as C11 and as C++17.
+#[test]
+fn headers_compile_as_c_and_cxx() {
+    let source = manifest_dir().join("../tests/c/abi_headers.c");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    let builds: [(&str, &[&str]); 2] = [(&cc, &["-std=c11"]), (&cxx, &["-x", "c++", "-std=c++17"])];
+    for (compiler, flags) in builds {
+        let out = Command::new(compiler)
+            .args(flags)
+            .args(["-Wall", "-Werror", "-fsyntax-only", "-I"])
+            .arg(manifest_dir().join("include"))
+            .arg(&source)
+            .output()
+            .unwrap_or_else(|e| panic!("running `{compiler}`: {e}"));
+        assert!(out.status.success(), "{compiler} {flags:?} rejects the HIP headers:\n{}", String::from_utf8_lossy(&out.stderr));
+    }
+}

@@ -563,6 +563,10 @@ opcodes! { <'a>
         0x010a DeviceCanAccessPeer device_can_access_peer: PeerQuery => PeerAccess, none, call;
         /// `hipDeviceEnablePeerAccess` / `hipDeviceDisablePeerAccess`.
         0x010b DeviceSetPeerAccess device_set_peer_access: PeerAccessChange => Empty, none, call;
+        /// `hipDeviceGetAttribute` for attributes the properties do not carry.
+        0x0120 DeviceGetAttribute device_get_attribute: AttributeQuery => AttributeValue, none, call;
+        /// `hipDeviceGetP2PAttribute`, `hipExtGetLinkTypeAndHopCount`.
+        0x0121 DeviceGetPeerAttribute device_get_peer_attribute: PeerAttributeQuery => AttributeValue, none, call;
     }
 
     /// Allocation, copies, memset.
@@ -591,6 +595,8 @@ opcodes! { <'a>
         0x020b MallocAsync malloc_async: MallocAsync => AsyncAllocation, none, call;
         /// `hipFreeAsync`.
         0x020c FreeAsync free_async: FreeAsync => Empty, none, post;
+        /// `hipMemset2D*`, `hipMemset3D*`, `hipMemsetD2D*`: one pitched fill.
+        0x0210 MemsetPitched memset_pitched: MemsetPitched => Empty, none, post;
     }
 
     /// Streams.

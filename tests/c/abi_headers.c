@@ -90,6 +90,33 @@ ABI_ASSERT(hipDeviceAttributeMultiprocessorCount == 63);
 ABI_ASSERT(hipDeviceAttributeMaxSharedMemoryPerBlock == 74);
 ABI_ASSERT(hipDeviceAttributeWarpSize == 87);
 ABI_ASSERT(hipDeviceAttributeAmdSpecificBegin == 10000);
+/* the names ROCm 7.2 has that older hip-remote headers lacked */
+ABI_ASSERT(hipDeviceAttributeAccessPolicyMaxWindowSize == 1);
+ABI_ASSERT(hipDeviceAttributeCanUseHostPointerForRegisteredMem == 4);
+ABI_ASSERT(hipDeviceAttributeComputePreemptionSupported == 7);
+ABI_ASSERT(hipDeviceAttributeCooperativeMultiDeviceLaunch == 11);
+ABI_ASSERT(hipDeviceAttributeDirectManagedMemAccessFromHost == 13);
+ABI_ASSERT(hipDeviceAttributeHostNativeAtomicSupported == 15);
+ABI_ASSERT(hipDeviceAttributeMaxBlocksPerMultiProcessor == 25);
+ABI_ASSERT(hipDeviceAttributeMaxSurfaceCubemapLayered == 38);
+ABI_ASSERT(hipDeviceAttributeMaxTextureCubemapLayered == 54);
+ABI_ASSERT(hipDeviceAttributeMaxThreadsPerMultiProcessor == 57);
+ABI_ASSERT(hipDeviceAttributePageableMemoryAccessUsesHostPageTables == 66);
+ABI_ASSERT(hipDeviceAttributePersistingL2CacheMaxSize == 70);
+ABI_ASSERT(hipDeviceAttributeMaxRegistersPerMultiprocessor == 72);
+ABI_ASSERT(hipDeviceAttributeReservedSharedMemPerBlock == 73);
+ABI_ASSERT(hipDeviceAttributeSharedMemPerMultiprocessor == 76);
+ABI_ASSERT(hipDeviceAttributeSingleToDoublePrecisionPerfRatio == 77);
+ABI_ASSERT(hipDeviceAttributeStreamPrioritiesSupported == 78);
+ABI_ASSERT(hipDeviceAttributeVirtualMemoryManagementSupported == 89);
+ABI_ASSERT(hipDeviceAttributeMemoryPoolSupportedHandleTypes == 91);
+ABI_ASSERT(hipDeviceAttributeMaxSharedMemoryPerMultiprocessor == 10002);
+ABI_ASSERT(hipDeviceAttributeCooperativeMultiDeviceUnmatchedFunc == 10007);
+ABI_ASSERT(hipDeviceAttributeCooperativeMultiDeviceUnmatchedGridDim == 10008);
+ABI_ASSERT(hipDeviceAttributeCooperativeMultiDeviceUnmatchedBlockDim == 10009);
+ABI_ASSERT(hipDeviceAttributeCooperativeMultiDeviceUnmatchedSharedMem == 10010);
+ABI_ASSERT(hipDeviceAttributeCanUseStreamWaitValue == 10013);
+ABI_ASSERT(hipDeviceAttributePhysicalMultiProcessorCount == 10015);
 ABI_ASSERT(hipDeviceAttributeClockInstructionRate == 10000);
 ABI_ASSERT(hipDeviceAttributePciChipId == 10020);
 ABI_ASSERT(hipDeviceAttributeVendorSpecificBegin == 20000);
@@ -450,3 +477,28 @@ hipError_t abi_headers_use(hipFunction_t f, hipStream_t s, void* args, size_t ar
   (void)hipGetErrorString(e);
   return hipFree(d) == hipSuccess ? e : hipErrorUnknown;
 }
+
+/* hip_runtime.h defines the qualifiers empty for a host compiler and includes what ROCm's
+ * does: these use <stdio.h>, <assert.h>, <string.h>, <math.h> (and in C++ <cmath>,
+ * <thread>, <mutex>) without including them. */
+__host__ __device__ static inline float abi_twice(float x) { return 2.0f * x; }
+__global__ void abi_kernel_declared_for_module_launch(float* out);
+__device__ __constant__ int abi_constant_marker;
+
+int abi_uses_runtime_includes(void) {
+  char buf[16];
+  snprintf(buf, sizeof buf, "%d", (int)sqrt(16.0));
+  assert(strcmp(buf, "4") == 0);
+  return (int)abi_twice(1.0f) + (int)strlen(buf);
+}
+
+#ifdef __cplusplus
+int abi_uses_cxx_includes() {
+  std::mutex m;
+  std::lock_guard<std::mutex> lock(m);
+  int seen = 0;
+  std::thread t([&seen] { seen = static_cast<int>(std::sqrt(9.0)); });
+  t.join();
+  return seen;
+}
+#endif

@@ -68,6 +68,23 @@ fn memory2d() {
     run_program("memory2d");
 }
 
+#[test]
+fn memset2d3d() {
+    run_program("memset2d3d");
+}
+
+#[test]
+fn symbols_spt() {
+    run_program("symbols_spt");
+}
+
+/// Run against one device and against two emulated devices (peer and link attributes).
+#[test]
+fn device_extra() {
+    run_program("device_extra");
+    run_program_on("device_extra", 2);
+}
+
 /// Run against one device and against two emulated devices (peer copies across devices).
 #[test]
 fn memory_extra() {

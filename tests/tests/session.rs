@@ -979,3 +979,66 @@ fn peer_access_and_module_devices_on_a_two_device_worker() {
         assert_eq!(a.call(&Request::ModuleLoad(load)).error().0, Status::INVALID_IMAGE, "device 1 exists: the image is what is wrong");
     });
 }
+
+/// Pitched memsets are checked as a whole extent (overflowing sizes, rows over the pitch,
+/// overlapping slices, another session's memory) before the backend is called; device and
+/// peer attribute queries refuse bad devices and attributes.
+#[test]
+fn pitched_memsets_and_attribute_queries_are_checked() {
+    with_bystander(|worker| {
+        let mut c = Client::greeted(worker);
+        let mut other = Client::greeted(worker);
+        let foreign = other.malloc(4096);
+        let ptr = c.malloc(4096);
+        let status = |c: &mut Client, req: &Request<'_>| c.call(req).error().0;
+        let fill = |dst, pitch, slice_pitch, width, height, depth| {
+            Request::MemsetPitched(wire::MemsetPitched {
+                dst,
+                pitch,
+                slice_pitch,
+                value: 0x0102_0304,
+                elem: wire::MemsetWidth::Word,
+                width,
+                height,
+                depth,
+                stream: 0,
+                sync: true,
+            })
+        };
+        // 2 slices of 3 rows of 2 words: rows 16 bytes apart, slices 64.
+        assert!(matches!(c.call(&fill(ptr, 16, 64, 2, 3, 2)).response(), Response::MemsetPitched(_)));
+        match c.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: 128, stream: 0 })).response() {
+            Response::MemcpyDtoH(d) => {
+                for (at, &byte) in d.data.0.iter().enumerate() {
+                    let (y, x) = ((at % 64) / 16, at % 16);
+                    let want = if y < 3 && x < 8 { [4, 3, 2, 1][x % 4] } else { 0 };
+                    assert_eq!(byte, want, "byte {at}");
+                }
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(c.call(&fill(0, 0, 0, 0, 5, 5)).response(), Response::MemsetPitched(_)), "empty extents do nothing");
+        assert_eq!(status(&mut c, &fill(ptr, 4, 64, 2, 3, 2)), Status::INVALID_VALUE, "rows wider than the pitch");
+        assert_eq!(status(&mut c, &fill(ptr, 16, 32, 2, 3, 2)), Status::INVALID_VALUE, "slices overlap");
+        assert_eq!(status(&mut c, &fill(ptr, 16, 64, 2, 3, 65)), Status::INVALID_VALUE, "past the end");
+        assert_eq!(status(&mut c, &fill(ptr, u64::MAX, u64::MAX, 2, 3, 2)), Status::INVALID_VALUE, "overflowing extent");
+        assert_eq!(status(&mut c, &fill(ptr, 16, 64, u64::MAX, 1, 1)), Status::INVALID_VALUE, "overflowing row");
+        assert_eq!(status(&mut c, &fill(foreign, 16, 64, 2, 3, 2)), Status::INVALID_VALUE, "another session's memory");
+        assert_eq!(status(&mut c, &fill(ptr + 4096, 16, 64, 1, 1, 1)), Status::INVALID_VALUE, "one past the end");
+
+        let attr = |device, attr| Request::DeviceGetAttribute(wire::AttributeQuery { device, attr });
+        match c.call(&attr(0, 10018)).response() {
+            Response::DeviceGetAttribute(v) => assert!(v.known && v.value >= 1, "{v:?}"),
+            other => panic!("{other:?}"),
+        }
+        match c.call(&attr(0, 9998)).response() {
+            Response::DeviceGetAttribute(v) => assert!(!v.known, "{v:?}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(status(&mut c, &attr(7, 10018)), Status::INVALID_DEVICE);
+        let peer = |device, peer, attr| Request::DeviceGetPeerAttribute(wire::PeerAttributeQuery { device, peer, attr });
+        assert_eq!(status(&mut c, &peer(0, 0, 1)), Status::INVALID_DEVICE, "a device and itself");
+        assert_eq!(status(&mut c, &peer(0, 9, 1)), Status::INVALID_DEVICE);
+        other.round_trip(9);
+    });
+}

@@ -12,16 +12,38 @@
 #ifndef HIP_INCLUDE_HIP_HIP_RUNTIME_H
 #define HIP_INCLUDE_HIP_HIP_RUNTIME_H
 
+/* What ROCm's hip_runtime.h brings in for host code (outside hiprtc). */
+#include <assert.h>
+#include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__cplusplus)
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <thread>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#endif
 #include <hip/hip_runtime_api.h>
 #include <hip/hip_vector_types.h>
 #include <hip/library_types.h>
 
-/* Device-code keywords exist only when a HIP compiler (clang -x hip) is compiling. hip-remote
- * has no device toolchain, so for plain C/C++ host compilers they are deliberately absent. */
+/* Function and variable qualifiers. Under a HIP compiler (clang -x hip) they are the
+ * attributes hipcc gives them; for a plain C/C++ host compiler they are empty, as ROCm's
+ * host_defines.h makes them, so sources that mark host helpers __host__ __device__ (or
+ * declare kernels they launch through modules) compile unchanged. */
 #if defined(__clang__) && defined(__HIP__)
 #ifndef __host__
 #define __host__ __attribute__((host))
@@ -40,6 +62,34 @@
 #endif
 #ifndef __managed__
 #define __managed__ __attribute__((managed))
+#endif
+#else
+#ifndef __host__
+#define __host__
+#endif
+#ifndef __device__
+#define __device__
+#endif
+#ifndef __global__
+#define __global__
+#endif
+#ifndef __shared__
+#define __shared__
+#endif
+#ifndef __constant__
+#define __constant__
+#endif
+#ifndef __managed__
+#define __managed__
+#endif
+#ifndef __noinline__
+#define __noinline__ __attribute__((noinline))
+#endif
+#ifndef __forceinline__
+#define __forceinline__ inline __attribute__((always_inline))
+#endif
+#ifndef __launch_bounds__
+#define __launch_bounds__(...)
 #endif
 #endif
 

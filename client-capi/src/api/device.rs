@@ -285,8 +285,11 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(value: *mut c_int, attr: hipDevic
     hip_boundary!("hipDeviceGetAttribute", {
         non_null!(value);
         let p = properties(check_device(device)?)?;
-        let v = attribute(&p, attr)
-            .ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("device attribute {attr} is not reported by hip-remote")))?;
+        // What the properties do not carry, the worker's backend answers.
+        let v = match attribute(&p, attr) {
+            Some(v) => v,
+            None => super::device_extra::remote_attribute(check_device(device)?, attr)?,
+        };
         try_out!(value, v);
         Ok(())
     })

@@ -100,7 +100,7 @@ pub unsafe extern "C" fn hipMemcpyDtoDAsync(dst: hipDeviceptr_t, src: hipDevicep
     hip_boundary!("hipMemcpyDtoDAsync", { unsafe { copy(dst, src, size, hipMemcpyDeviceToDevice, Some(stream_id(stream))) } })
 }
 
-fn memset(dst: *mut c_void, value: u32, width: MemsetWidth, count: usize, stream: Option<u64>) -> Result<(), CallError> {
+pub(crate) fn memset(dst: *mut c_void, value: u32, width: MemsetWidth, count: usize, stream: Option<u64>) -> Result<(), CallError> {
     if count == 0 {
         return Ok(());
     }
@@ -527,7 +527,7 @@ const MEMCPY_DEVICE_TO_DEVICE_NO_CU: hipMemcpyKind = 1024;
 /// # Safety
 /// The rows of `dst` and `src` must be valid in the direction's address spaces.
 #[allow(clippy::too_many_arguments)] // hipMemcpy2D's own parameters
-unsafe fn copy_2d(
+pub(crate) unsafe fn copy_2d(
     dst: *mut c_void,
     dst_pitch: usize,
     src: *const c_void,

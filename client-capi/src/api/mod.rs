@@ -2,9 +2,12 @@
 //! here; `unsupported` exports the rest of ROCm 7's `hipError_t` functions as
 //! `hipErrorNotSupported` (generated from `symbols/hip_functions.txt` minus these).
 
+pub mod copy_streams;
 pub mod device;
+pub mod device_extra;
 pub mod event;
 pub mod memory;
+pub mod memset;
 pub mod module;
 pub mod stream;
 pub mod unsupported;

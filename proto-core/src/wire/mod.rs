@@ -6,16 +6,20 @@
 //! stream. Device pointers are `u64` addresses in the worker's address space.
 
 pub mod device;
+pub mod device_attr;
 pub mod event;
 pub mod memory;
+pub mod memset;
 pub mod module;
 pub mod rtc;
 pub mod session;
 pub mod stream;
 
 pub use device::*;
+pub use device_attr::*;
 pub use event::*;
 pub use memory::*;
+pub use memset::*;
 pub use module::*;
 pub use rtc::*;
 pub use session::*;

@@ -60,12 +60,14 @@
 //! [`MemoryBackend::with_device_bytes`]: crate::backend::MemoryBackend::with_device_bytes
 //! [`MemoryBackend::with_device_bytes_mut`]: crate::backend::MemoryBackend::with_device_bytes_mut
 
+mod device_attr;
 mod event;
 mod executor;
 #[cfg(test)]
 mod kernel_tests;
 mod launch;
 mod memory;
+mod memset;
 mod module;
 mod properties;
 mod rtc;

@@ -43,6 +43,7 @@
 #[cfg(feature = "cuda")]
 pub mod cuda;
 mod device;
+mod device_attr;
 pub mod error;
 mod event;
 mod handles;
@@ -50,12 +51,14 @@ mod handles;
 pub mod hip;
 pub mod host;
 mod memory;
+mod memset;
 mod module;
 mod rtc;
 mod stream;
 mod transport;
 
 pub use device::{DeviceBackend, DeviceLimit, DeviceProperties};
+pub use device_attr::{link_type, DeviceAttributeBackend, PeerAttribute};
 pub use error::{hip_code, BackendError};
 pub use event::{event_flags, validate_event_flags, EventBackend};
 pub use handles::{DeviceIndex, DevicePtr, EventHandle, FunctionHandle, ModuleHandle, StreamHandle};
@@ -63,6 +66,7 @@ pub use host::{HostBackend, HostConfig};
 #[cfg(any(feature = "cuda", feature = "hip"))]
 pub(crate) use memory::zeroed_buffer;
 pub use memory::{DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows};
+pub use memset::{MemsetBackend, PitchedFill};
 pub use module::{args_len, FunctionAttribute, FunctionAttributes, KernelFunction, LaunchConfig, ModuleBackend, ModuleFormat, ParamLayout};
 pub use rtc::{RtcBackend, RtcOutput, RtcRequest};
 pub use stream::{stream_flags, HostFn, StreamBackend};
@@ -74,11 +78,33 @@ pub use transport::TransportHooks;
 /// Implemented for every type that implements all of them, so `Arc<dyn Backend>` is what
 /// sessions and the server share.
 pub trait Backend:
-    DeviceBackend + MemoryBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
+    DeviceBackend
+    + DeviceAttributeBackend
+    + MemoryBackend
+    + MemsetBackend
+    + StreamBackend
+    + EventBackend
+    + ModuleBackend
+    + RtcBackend
+    + TransportHooks
+    + Send
+    + Sync
+    + 'static
 {
 }
 
 impl<T> Backend for T where
-    T: DeviceBackend + MemoryBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
+    T: DeviceBackend
+        + DeviceAttributeBackend
+        + MemoryBackend
+        + MemsetBackend
+        + StreamBackend
+        + EventBackend
+        + ModuleBackend
+        + RtcBackend
+        + TransportHooks
+        + Send
+        + Sync
+        + 'static
 {
 }

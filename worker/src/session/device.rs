@@ -2,6 +2,7 @@
 //! limits and peers.
 
 use super::{CallCx, Failure, Session};
+use crate::backend::PeerAttribute;
 use proto_core::opcode::DeviceHandler;
 use proto_core::wire;
 use proto_core::{FixedStr, Status};
@@ -17,7 +18,9 @@ impl DeviceHandler for Session {
 
     fn get_device_properties(&mut self, _cx: &mut CallCx, req: wire::DeviceRef) -> Result<wire::DeviceProperties, Failure> {
         let dev = self.device(req.device)?;
-        Ok(to_wire_properties(&self.backend.device_properties(dev)?))
+        let mut props = to_wire_properties(&self.backend.device_properties(dev)?);
+        props.uuid = self.backend.device_uuid(dev)?;
+        Ok(props)
     }
 
     fn device_synchronize(&mut self, _cx: &mut CallCx, req: wire::DeviceRef) -> Result<wire::Empty, Failure> {
@@ -63,6 +66,26 @@ impl DeviceHandler for Session {
         let value = self.backend.set_device_limit(dev, limit, req.value)?;
         self.limits.insert((dev, limit), value);
         Ok(wire::LimitValue { value })
+    }
+
+    fn device_get_attribute(&mut self, _cx: &mut CallCx, req: wire::AttributeQuery) -> Result<wire::AttributeValue, Failure> {
+        let dev = self.device(req.device)?;
+        let value = self.backend.device_attribute(dev, req.attr)?;
+        Ok(wire::AttributeValue { known: value.is_some(), value: value.unwrap_or(0) })
+    }
+
+    /// ROCm's checks: a device and itself is `hipErrorInvalidDevice`, an unknown attribute
+    /// `hipErrorInvalidValue`.
+    fn device_get_peer_attribute(&mut self, _cx: &mut CallCx, req: wire::PeerAttributeQuery) -> Result<wire::AttributeValue, Failure> {
+        let dev = self.device(req.device)?;
+        let peer = self.device(req.peer)?;
+        if dev == peer {
+            return Err(Failure::new(Status::INVALID_DEVICE, format!("device {dev} has no link to itself")));
+        }
+        let attr = PeerAttribute::from_raw(req.attr)
+            .ok_or_else(|| Failure::new(Status::INVALID_VALUE, format!("peer attribute {} is not defined", req.attr)))?;
+        let value = self.backend.peer_attribute(dev, peer, attr)?;
+        Ok(wire::AttributeValue { known: true, value })
     }
 
     fn device_can_access_peer(&mut self, _cx: &mut CallCx, req: wire::PeerQuery) -> Result<wire::PeerAccess, Failure> {

@@ -163,6 +163,10 @@ impl MemoryHandler for Session {
         Ok(wire::Empty {})
     }
 
+    fn memset_pitched(&mut self, _cx: &mut CallCx, req: wire::MemsetPitched) -> Result<wire::Empty, Failure> {
+        self.memset_pitched_request(req)
+    }
+
     fn memcpy_htod_2d(&mut self, _cx: &mut CallCx, req: wire::MemcpyHtoD2D<'_>) -> Result<wire::Empty, Failure> {
         let len = req.data.0.len() as u64;
         if req.width == 0 || !len.is_multiple_of(req.width) {
@@ -368,7 +372,7 @@ impl Session {
         Ok(())
     }
 
-    fn sync_stream(&self, stream: Option<StreamHandle>) -> Result<(), Failure> {
+    pub(super) fn sync_stream(&self, stream: Option<StreamHandle>) -> Result<(), Failure> {
         if let Some(s) = stream {
             self.backend.stream_synchronize(s)?;
         }

@@ -21,6 +21,7 @@ mod handshake;
 mod ipc;
 mod managed;
 mod memory;
+mod memset;
 mod module;
 mod pool;
 mod stream;

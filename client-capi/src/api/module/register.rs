@@ -541,7 +541,7 @@ fn symbol_range(symbol: *const c_void, offset: usize, len: usize) -> Result<*mut
 /// # Safety
 /// `src` must be valid for `len` bytes in the address space `kind` names.
 #[allow(non_upper_case_globals)] // hipMemcpyKind constants keep their C names
-unsafe fn to_symbol(
+pub(crate) unsafe fn to_symbol(
     symbol: *const c_void,
     src: *const c_void,
     len: usize,
@@ -564,7 +564,7 @@ unsafe fn to_symbol(
 /// # Safety
 /// `dst` must be valid for `len` bytes in the address space `kind` names.
 #[allow(non_upper_case_globals)] // hipMemcpyKind constants keep their C names
-unsafe fn from_symbol(
+pub(crate) unsafe fn from_symbol(
     dst: *mut c_void,
     symbol: *const c_void,
     len: usize,

@@ -9,9 +9,11 @@
 //! asynchronous device-to-host copies land in a pinned buffer and a host function on the
 //! stream hands the bytes to the session when the stream reaches them.
 
+mod device_attr;
 mod error;
 mod event;
 mod memory;
+mod memset;
 mod module;
 mod props;
 mod rtc;

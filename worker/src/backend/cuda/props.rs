@@ -5,7 +5,7 @@ use super::error::Check;
 use crate::backend::{BackendError, DeviceProperties};
 use cudarc::driver::sys::{self, CUdevice, CUdevice_attribute as A};
 
-fn attr(dev: CUdevice, a: A) -> Result<i32, BackendError> {
+pub(super) fn attr(dev: CUdevice, a: A) -> Result<i32, BackendError> {
     let mut v = 0;
     // SAFETY: `dev` came from cuDeviceGet; `v` is a valid out-pointer.
     unsafe { sys::cuDeviceGetAttribute(&mut v, a, dev) }.check("cuDeviceGetAttribute")?;

@@ -75,6 +75,10 @@ entry_points! {
         hipDeviceGetLimit: fn(*mut usize, c_int) -> HipError;
         hipDeviceSetLimit: fn(c_int, usize) -> HipError;
         hipDeviceCanAccessPeer: fn(*mut c_int, c_int, c_int) -> HipError;
+        hipDeviceGetAttribute: fn(*mut c_int, c_int, c_int) -> HipError;
+        hipDeviceGetUuid: fn(*mut [u8; 16], c_int) -> HipError;
+        hipDeviceGetP2PAttribute: fn(*mut c_int, c_int, c_int, c_int) -> HipError;
+        hipExtGetLinkTypeAndHopCount: fn(c_int, c_int, *mut u32, *mut u32) -> HipError;
         hipMemGetInfo: fn(*mut usize, *mut usize) -> HipError;
         hipMalloc: fn(*mut *mut c_void, usize) -> HipError;
         hipFree: fn(*mut c_void) -> HipError;
@@ -86,6 +90,7 @@ entry_points! {
         hipMemsetAsync: fn(*mut c_void, c_int, usize, Stream) -> HipError;
         hipMemsetD16Async: fn(*mut c_void, u16, usize, Stream) -> HipError;
         hipMemsetD32Async: fn(*mut c_void, c_int, usize, Stream) -> HipError;
+        hipMemset2DAsync: fn(*mut c_void, usize, c_int, usize, usize, Stream) -> HipError;
         hipStreamCreateWithPriority: fn(*mut Stream, c_uint, c_int) -> HipError;
         hipStreamDestroy: fn(Stream) -> HipError;
         hipStreamSynchronize: fn(Stream) -> HipError;
@@ -114,6 +119,9 @@ entry_points! {
         hipMemGetHandleForAddressRange: fn(*mut c_void, *mut c_void, usize, c_int, u64) -> HipError;
         // hip-remote's own library: the parameter layout its worker reported (chained workers).
         hipRemoteFunctionParamLayout: fn(Function, *mut u32, *mut u32, *mut u32, u32) -> HipError;
+        // 2D fills of 16- and 32-bit elements (ROCm 7.1+); older runtimes fill row by row.
+        hipMemsetD2D16Async: fn(*mut c_void, usize, u16, usize, usize, Stream) -> HipError;
+        hipMemsetD2D32Async: fn(*mut c_void, usize, c_uint, usize, usize, Stream) -> HipError;
     }
 }
 

@@ -22,9 +22,11 @@
 //! except the AMD runtime underneath.
 
 mod api;
+mod device_attr;
 mod error;
 mod layout;
 mod memory;
+mod memset;
 mod module;
 mod props;
 mod rtc;
