@@ -5,6 +5,7 @@
 //! and valid only within the session that created them; `0` as a stream means the null
 //! stream. Device pointers are `u64` addresses in the worker's address space.
 
+pub mod array;
 pub mod device;
 pub mod event;
 pub mod memory;
@@ -13,6 +14,7 @@ pub mod rtc;
 pub mod session;
 pub mod stream;
 
+pub use array::*;
 pub use device::*;
 pub use event::*;
 pub use memory::*;

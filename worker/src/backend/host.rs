@@ -60,6 +60,7 @@
 //! [`MemoryBackend::with_device_bytes`]: crate::backend::MemoryBackend::with_device_bytes
 //! [`MemoryBackend::with_device_bytes_mut`]: crate::backend::MemoryBackend::with_device_bytes_mut
 
+mod array;
 mod event;
 mod executor;
 #[cfg(test)]

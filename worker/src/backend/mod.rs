@@ -40,6 +40,7 @@
 //! [`ModuleBackend`], [`RtcBackend`]), plus [`TransportHooks`] for zero-copy transports. A
 //! backend implements each in its own block; [`Backend`] is all of them together.
 
+mod array;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 mod device;
@@ -55,6 +56,7 @@ mod rtc;
 mod stream;
 mod transport;
 
+pub use array::{format_channel_size, ArrayBackend, ArrayDesc, ArrayHandle, Extent, Place};
 pub use device::{DeviceBackend, DeviceLimit, DeviceProperties};
 pub use error::{hip_code, BackendError};
 pub use event::{event_flags, validate_event_flags, EventBackend};
@@ -74,11 +76,21 @@ pub use transport::TransportHooks;
 /// Implemented for every type that implements all of them, so `Arc<dyn Backend>` is what
 /// sessions and the server share.
 pub trait Backend:
-    DeviceBackend + MemoryBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
+    DeviceBackend + MemoryBackend + ArrayBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
 {
 }
 
 impl<T> Backend for T where
-    T: DeviceBackend + MemoryBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
+    T: DeviceBackend
+        + MemoryBackend
+        + ArrayBackend
+        + StreamBackend
+        + EventBackend
+        + ModuleBackend
+        + RtcBackend
+        + TransportHooks
+        + Send
+        + Sync
+        + 'static
 {
 }

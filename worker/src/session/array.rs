@@ -1,6 +1,309 @@
-//! Array family handlers (see `proto_core::opcode`, family `Array`).
+//! Array family handlers (see `proto_core::opcode`, family `Array`): arrays and mipmapped
+//! arrays as session objects, and the general 3D copy every copy naming an array is. Every
+//! place and box is checked against the array's dimensions or the session's allocation table
+//! before the backend moves a byte.
 
-use super::Session;
+use super::{memory::deferred_data_reply, CallCx, Failure, Handles, Session};
+use crate::backend::{format_channel_size, ArrayDesc, ArrayHandle, DeviceIndex, DevicePtr, Extent, Place};
+use proto_core::limits::MAX_BULK_LEN;
 use proto_core::opcode::ArrayHandler;
+use proto_core::wire;
+use proto_core::{Outcome, Status};
 
-impl ArrayHandler for Session {}
+/// Widest 1D array, in elements (AMD's `maxTexture1D`).
+pub const MAX_ARRAY_WIDTH_1D: u64 = 16384;
+/// Largest 2D array, in elements × rows (AMD's `maxTexture2D`).
+pub const MAX_ARRAY_2D: (u64, u64) = (16384, 16384);
+/// Largest 3D array, in elements × rows × slices (AMD's `maxTexture3D`).
+pub const MAX_ARRAY_3D: (u64, u64, u64) = (16384, 16384, 8192);
+/// Most live arrays and mipmapped arrays one session may hold.
+pub const MAX_ARRAYS_PER_SESSION: usize = 1 << 16;
+
+/// `hipArrayLayered`, `hipArraySurfaceLoadStore`, `hipArrayCubemap`, `hipArrayTextureGather`.
+const ARRAY_FLAGS: u32 = 0x1 | 0x2 | 0x4 | 0x8;
+
+/// A session's array: the backend's handle, its device and what it holds.
+#[derive(Debug, Clone, Copy)]
+pub struct ArrayEntry {
+    handle: ArrayHandle,
+    device: DeviceIndex,
+    desc: ArrayDesc,
+    /// The mipmapped array this is a level of (destroyed with it, not alone).
+    mipmap: Option<u64>,
+}
+
+/// A session's mipmapped array: its levels' array handles (in the session's array table).
+#[derive(Debug, Clone)]
+pub struct MipmapEntry {
+    device: DeviceIndex,
+    levels: Vec<u64>,
+}
+
+/// The session's arrays and mipmapped arrays.
+#[derive(Debug)]
+pub struct Arrays {
+    arrays: Handles<ArrayEntry>,
+    mipmaps: Handles<MipmapEntry>,
+}
+
+impl Default for Arrays {
+    fn default() -> Self {
+        Self {
+            arrays: Handles::new("array", 0x4152_0000_0000_0000, MAX_ARRAYS_PER_SESSION),
+            mipmaps: Handles::new("mipmapped array", 0x4d49_0000_0000_0000, MAX_ARRAYS_PER_SESSION),
+        }
+    }
+}
+
+impl Arrays {
+    /// Device bytes the session's arrays hold.
+    pub fn total_bytes(&self) -> u64 {
+        self.arrays.values().map(|a| a.desc.byte_len().unwrap_or(0)).sum()
+    }
+}
+
+fn invalid(message: impl Into<String>) -> Failure {
+    Failure::new(Status::INVALID_VALUE, message)
+}
+
+/// Checks a descriptor as ROCm does: a known format, 1, 2 or 4 channels, a non-zero width,
+/// known flags, dimensions within the device's array limits.
+fn check_desc(desc: &ArrayDesc) -> Result<(), Failure> {
+    if format_channel_size(desc.format).is_none() {
+        return Err(invalid(format!("hipArray_Format {:#x} is not a format", desc.format)));
+    }
+    if !matches!(desc.channels, 1 | 2 | 4) {
+        return Err(invalid(format!("{} channels: arrays have 1, 2 or 4", desc.channels)));
+    }
+    if desc.flags & !ARRAY_FLAGS != 0 {
+        return Err(invalid(format!("array flags {:#x} unknown", desc.flags)));
+    }
+    if desc.width == 0 || (desc.depth != 0 && desc.height == 0) {
+        return Err(invalid(format!("array of {}x{}x{} elements", desc.width, desc.height, desc.depth)));
+    }
+    let fits = match (desc.height, desc.depth) {
+        (0, _) => desc.width <= MAX_ARRAY_WIDTH_1D,
+        (h, 0) => desc.width <= MAX_ARRAY_2D.0 && h <= MAX_ARRAY_2D.1,
+        (h, d) => desc.width <= MAX_ARRAY_3D.0 && h <= MAX_ARRAY_3D.1 && d <= MAX_ARRAY_3D.2,
+    };
+    if !fits {
+        return Err(invalid(format!(
+            "array of {}x{}x{} elements exceeds the device's array limits (1D {MAX_ARRAY_WIDTH_1D}, 2D {MAX_ARRAY_2D:?}, 3D {MAX_ARRAY_3D:?})",
+            desc.width, desc.height, desc.depth
+        )));
+    }
+    Ok(())
+}
+
+impl ArrayHandler for Session {
+    fn array_create(&mut self, _cx: &mut CallCx, req: wire::ArrayCreate) -> Result<wire::ArrayCreated, Failure> {
+        let dev = self.device(req.device)?;
+        let desc = ArrayDesc { format: req.format, channels: req.channels, width: req.width, height: req.height, depth: req.depth, flags: req.flags };
+        check_desc(&desc)?;
+        if req.levels == 0 {
+            let handle = self.create_array(dev, desc, None, 0)?;
+            return Ok(wire::ArrayCreated { handle });
+        }
+        let largest = desc.width.max(desc.height).max(desc.depth);
+        let most_levels = 64 - largest.leading_zeros();
+        if req.levels > most_levels {
+            return Err(invalid(format!("{} mipmap levels for a largest dimension of {largest} (at most {most_levels})", req.levels)));
+        }
+        self.arrays.mipmaps.check_capacity()?;
+        let mipmap = self.arrays.mipmaps.insert(MipmapEntry { device: dev, levels: Vec::new() });
+        for level in 0..req.levels {
+            match self.create_array(dev, desc.level(level), Some(mipmap), level) {
+                Ok(array) => self.arrays.mipmaps.get_mut(mipmap)?.levels.push(array),
+                Err(e) => {
+                    self.destroy_mipmap(mipmap);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(wire::ArrayCreated { handle: mipmap })
+    }
+
+    fn array_destroy(&mut self, _cx: &mut CallCx, req: wire::ArrayRef) -> Result<wire::Empty, Failure> {
+        let entry = *self.array(req.handle)?;
+        if entry.mipmap.is_some() {
+            return Err(invalid(format!("array {:#x} is a mipmap level: destroy its mipmapped array", req.handle)));
+        }
+        self.synchronize_session(Some(entry.device))?;
+        self.arrays.arrays.remove(req.handle)?;
+        self.backend.array_destroy(entry.handle)?;
+        Ok(wire::Empty {})
+    }
+
+    fn mipmap_destroy(&mut self, _cx: &mut CallCx, req: wire::ArrayRef) -> Result<wire::Empty, Failure> {
+        let device =
+            self.arrays.mipmaps.get(req.handle).map_err(|_| invalid(format!("{:#x} is no mipmapped array of this session", req.handle)))?.device;
+        self.synchronize_session(Some(device))?;
+        self.destroy_mipmap(req.handle);
+        Ok(wire::Empty {})
+    }
+
+    fn mipmap_get_level(&mut self, _cx: &mut CallCx, req: wire::MipmapLevel) -> Result<wire::ArrayCreated, Failure> {
+        let mipmap = self.arrays.mipmaps.get(req.mipmap).map_err(|_| invalid(format!("{:#x} is no mipmapped array of this session", req.mipmap)))?;
+        let handle = *mipmap
+            .levels
+            .get(req.level as usize)
+            .ok_or_else(|| invalid(format!("level {} of a mipmapped array of {} levels", req.level, mipmap.levels.len())))?;
+        Ok(wire::ArrayCreated { handle })
+    }
+
+    fn copy_3d_from_host(&mut self, _cx: &mut CallCx, req: wire::Copy3DFromHost<'_>) -> Result<wire::Empty, Failure> {
+        let extent = Extent { width: req.width, height: req.height, depth: req.depth };
+        let len = extent.packed_len().ok_or_else(|| invalid("3D copy size overflows"))?;
+        if len != req.data.0.len() as u64 {
+            return Err(invalid(format!("3D copy of {}x{}x{} bytes carries {} bytes", req.width, req.height, req.depth, req.data.0.len())));
+        }
+        if len == 0 {
+            return Ok(wire::Empty {});
+        }
+        let (dst, dev) =
+            self.place(&side(req.dst_array, req.dst_ptr, req.dst_pitch, req.dst_height, [req.dst_x, req.dst_y, req.dst_z]), extent, "destination")?;
+        let stream = self.stream(req.stream, dev)?;
+        self.backend.copy_3d_from_host(stream, &dst, extent, req.data.0.to_vec().into())?;
+        if req.sync {
+            self.sync_stream(stream)?;
+        }
+        Ok(wire::Empty {})
+    }
+
+    fn copy_3d_to_host<'a>(&'a mut self, cx: &mut CallCx, req: wire::Copy3DToHost) -> Result<Outcome<wire::MemcpyData<'a>>, Failure> {
+        let extent = Extent { width: req.width, height: req.height, depth: req.depth };
+        let len = extent.packed_len().filter(|&n| n as usize <= MAX_BULK_LEN).ok_or_else(|| {
+            invalid(format!("3D copy of {}x{}x{} bytes exceeds the per-frame limit {MAX_BULK_LEN}; split it", req.width, req.height, req.depth))
+        })?;
+        if len == 0 {
+            return Ok(wire::MemcpyData { data: Default::default() }.into());
+        }
+        let (src, dev) =
+            self.place(&side(req.src_array, req.src_ptr, req.src_pitch, req.src_height, [req.src_x, req.src_y, req.src_z]), extent, "source")?;
+        let stream = self.stream(req.stream, dev)?;
+        self.check_session_memory(if cx.no_reply { 0 } else { len }, "device-to-host reply")?;
+        let done = deferred_data_reply(&self.late, cx, len as usize)?;
+        self.backend.copy_3d_to_host(stream, &src, extent, done)?;
+        Ok(Outcome::Later)
+    }
+
+    fn copy_3d(&mut self, _cx: &mut CallCx, req: wire::Copy3D) -> Result<wire::Empty, Failure> {
+        let extent = Extent { width: req.width, height: req.height, depth: req.depth };
+        if extent.packed_len().ok_or_else(|| invalid("3D copy size overflows"))? == 0 {
+            return Ok(wire::Empty {});
+        }
+        let (dst, dev) =
+            self.place(&side(req.dst_array, req.dst_ptr, req.dst_pitch, req.dst_height, [req.dst_x, req.dst_y, req.dst_z]), extent, "destination")?;
+        let (src, _) =
+            self.place(&side(req.src_array, req.src_ptr, req.src_pitch, req.src_height, [req.src_x, req.src_y, req.src_z]), extent, "source")?;
+        let stream = self.stream(req.stream, dev)?;
+        self.backend.copy_3d(stream, &dst, &src, extent)?;
+        if req.sync {
+            self.sync_stream(stream)?;
+        }
+        Ok(wire::Empty {})
+    }
+}
+
+/// One side of a copy as the wire has it.
+struct Side {
+    array: u64,
+    ptr: u64,
+    pitch: u64,
+    height: u64,
+    offset: [u64; 3],
+}
+
+fn side(array: u64, ptr: u64, pitch: u64, height: u64, offset: [u64; 3]) -> Side {
+    Side { array, ptr, pitch, height, offset }
+}
+
+impl Session {
+    fn array(&self, handle: u64) -> Result<&ArrayEntry, Failure> {
+        self.arrays.arrays.get(handle).map_err(|_| invalid(format!("{handle:#x} is no array of this session")))
+    }
+
+    fn create_array(&mut self, dev: DeviceIndex, desc: ArrayDesc, mipmap: Option<u64>, level: u32) -> Result<u64, Failure> {
+        self.arrays.arrays.check_capacity()?;
+        let bytes = desc.byte_len().ok_or_else(|| invalid("array size overflows"))?;
+        self.check_session_memory(bytes, if mipmap.is_some() { "mipmap level" } else { "array" })?;
+        let handle = self.backend.array_create(dev, &desc)?;
+        tracing::debug!(session = self.id, ?desc, level, "array created");
+        Ok(self.arrays.arrays.insert(ArrayEntry { handle, device: dev, desc, mipmap }))
+    }
+
+    /// Frees a mipmapped array and its levels (already synchronised).
+    fn destroy_mipmap(&mut self, mipmap: u64) {
+        let Ok(entry) = self.arrays.mipmaps.remove(mipmap) else { return };
+        for level in entry.levels {
+            if let Ok(array) = self.arrays.arrays.remove(level) {
+                if let Err(e) = self.backend.array_destroy(array.handle) {
+                    tracing::warn!(session = self.id, %e, "freeing a mipmap level failed");
+                }
+            }
+        }
+    }
+
+    /// Resolves one side of a copy, checking that the box lies inside the array or inside
+    /// one allocation of the session; answers the place and its device.
+    fn place(&self, side: &Side, extent: Extent, what: &str) -> Result<(Place, DeviceIndex), Failure> {
+        let [x, y, z] = side.offset;
+        let ends = |start: u64, len: u64| start.checked_add(len);
+        if side.array != 0 {
+            let entry = self.array(side.array)?;
+            let desc = entry.desc;
+            let inside = ends(x, extent.width).is_some_and(|e| e <= desc.row_bytes())
+                && ends(y, extent.height).is_some_and(|e| e <= desc.rows())
+                && ends(z, extent.depth).is_some_and(|e| e <= desc.slices());
+            if !inside {
+                return Err(invalid(format!(
+                    "copy {what}: {}x{}x{} bytes at ({x}, {y}, {z}) do not fit an array of {}x{}x{} bytes",
+                    extent.width,
+                    extent.height,
+                    extent.depth,
+                    desc.row_bytes(),
+                    desc.rows(),
+                    desc.slices()
+                )));
+            }
+            return Ok((Place::Array { array: entry.handle, desc, x, y, z }, entry.device));
+        }
+        if side.pitch < extent.width.saturating_add(x) {
+            return Err(Failure::new(
+                Status::INVALID_PITCH_VALUE,
+                format!("copy {what}: pitch {} is less than {x} + {} bytes", side.pitch, extent.width),
+            ));
+        }
+        let height = side.height.max(1);
+        if extent.depth > 1 && side.height < extent.height.saturating_add(y) {
+            return Err(invalid(format!("copy {what}: slices of {} rows cannot hold {y} + {} rows", side.height, extent.height)));
+        }
+        let overflow = || invalid(format!("copy {what}: offsets and pitch overflow"));
+        let slice = side.pitch.checked_mul(height).ok_or_else(overflow)?;
+        let start = z
+            .checked_mul(slice)
+            .and_then(|s| s.checked_add(y.checked_mul(side.pitch)?))
+            .and_then(|s| s.checked_add(x))
+            .and_then(|s| s.checked_add(side.ptr))
+            .ok_or_else(overflow)?;
+        let span = (extent.depth - 1)
+            .checked_mul(slice)
+            .and_then(|s| s.checked_add((extent.height - 1).checked_mul(side.pitch)?))
+            .and_then(|s| s.checked_add(extent.width))
+            .ok_or_else(overflow)?;
+        let (_, info) = self.allocations.resolve(start, span, &format!("copy {what}"))?;
+        Ok((Place::Device { ptr: DevicePtr(side.ptr), pitch: side.pitch, height, x, y, z }, info.device))
+    }
+
+    /// Frees the session's arrays on `device` (every device: `None`), for hipDeviceReset
+    /// and the end of the session.
+    pub(super) fn release_arrays(&mut self, device: Option<DeviceIndex>) {
+        let on_device = |d: DeviceIndex| device.is_none_or(|want| want == d);
+        self.arrays.mipmaps.drain_where(|m| on_device(m.device));
+        for (_, array) in self.arrays.arrays.drain_where(|a| on_device(a.device)) {
+            if let Err(e) = self.backend.array_destroy(array.handle) {
+                tracing::warn!(session = self.id, %e, "freeing an array during cleanup failed");
+            }
+        }
+    }
+}

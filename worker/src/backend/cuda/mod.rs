@@ -9,6 +9,7 @@
 //! asynchronous device-to-host copies land in a pinned buffer and a host function on the
 //! stream hands the bytes to the session when the stream reaches them.
 
+mod array;
 mod error;
 mod event;
 mod memory;

@@ -22,6 +22,7 @@
 //! except the AMD runtime underneath.
 
 mod api;
+mod array;
 mod error;
 mod layout;
 mod memory;
