@@ -124,12 +124,12 @@ impl Place {
     }
 }
 
-/// The array family. Every method is provided on top of [`MemoryBackend`] (linear arrays).
+/// The array family. Every method is provided on top of [`MemoryBackend`] ([`linear`]
+/// arrays); `dev` is the device a copy runs on when `stream` is the null stream.
 pub trait ArrayBackend: MemoryBackend {
     /// Allocates an array described by `desc` on `dev` (dimensions already checked).
     fn array_create(&self, dev: DeviceIndex, desc: &ArrayDesc) -> Result<ArrayHandle, BackendError> {
-        let len = desc.byte_len().ok_or_else(|| BackendError::InvalidValue("array size overflows".into()))?;
-        Ok(ArrayHandle(self.malloc(dev, len)?.0))
+        linear::array_create(self, dev, desc)
     }
 
     /// Frees an array from [`ArrayBackend::array_create`].
@@ -138,25 +138,81 @@ pub trait ArrayBackend: MemoryBackend {
     }
 
     /// Queues a copy of `data` (the box packed) into `dst`.
-    fn copy_3d_from_host(&self, stream: Option<StreamHandle>, dst: &Place, extent: Extent, data: HostData) -> Result<(), BackendError> {
+    fn copy_3d_from_host(
+        &self,
+        stream: Option<StreamHandle>,
+        dev: DeviceIndex,
+        dst: &Place,
+        extent: Extent,
+        data: HostData,
+    ) -> Result<(), BackendError> {
+        let _ = dev;
+        linear::copy_3d_from_host(self, stream, dst, extent, data)
+    }
+
+    /// Queues a copy of the box at `src` to the host; `done` receives it packed.
+    fn copy_3d_to_host(
+        &self,
+        stream: Option<StreamHandle>,
+        dev: DeviceIndex,
+        src: &Place,
+        extent: Extent,
+        done: DtohDone,
+    ) -> Result<(), BackendError> {
+        let _ = dev;
+        linear::copy_3d_to_host(self, stream, src, extent, done)
+    }
+
+    /// Queues a copy of the box from `src` to `dst` on the device.
+    fn copy_3d(&self, stream: Option<StreamHandle>, dev: DeviceIndex, dst: &Place, src: &Place, extent: Extent) -> Result<(), BackendError> {
+        let _ = dev;
+        linear::copy_3d(self, stream, dst, src, extent)
+    }
+}
+
+/// Arrays as linear device allocations, copied slice by slice with the memory family's 2D
+/// copies in stream order.
+pub mod linear {
+    use super::*;
+
+    /// One allocation of the array's bytes.
+    pub fn array_create<B: MemoryBackend + ?Sized>(backend: &B, dev: DeviceIndex, desc: &ArrayDesc) -> Result<ArrayHandle, BackendError> {
+        let len = desc.byte_len().ok_or_else(|| BackendError::InvalidValue("array size overflows".into()))?;
+        Ok(ArrayHandle(backend.malloc(dev, len)?.0))
+    }
+
+    /// Host to array/device, one 2D copy per slice.
+    pub fn copy_3d_from_host<B: MemoryBackend + ?Sized>(
+        backend: &B,
+        stream: Option<StreamHandle>,
+        dst: &Place,
+        extent: Extent,
+        data: HostData,
+    ) -> Result<(), BackendError> {
         let (ptr, pitch, slice) = dst.linear();
         if extent.depth == 1 {
-            return self.memcpy_htod_2d(stream, Pitched { ptr, pitch }, extent.width, data);
+            return backend.memcpy_htod_2d(stream, Pitched { ptr, pitch }, extent.width, data);
         }
         let slice_len = (extent.width * extent.height) as usize;
         for (k, bytes) in data.as_bytes().chunks(slice_len).enumerate() {
             let at = Pitched { ptr: DevicePtr(ptr.0 + k as u64 * slice), pitch };
-            self.memcpy_htod_2d(stream, at, extent.width, bytes.to_vec().into())?;
+            backend.memcpy_htod_2d(stream, at, extent.width, bytes.to_vec().into())?;
         }
         Ok(())
     }
 
-    /// Queues a copy of the box at `src` to the host; `done` receives it packed.
-    fn copy_3d_to_host(&self, stream: Option<StreamHandle>, src: &Place, extent: Extent, done: DtohDone) -> Result<(), BackendError> {
+    /// Array/device to host, one 2D copy per slice, answered once all arrived.
+    pub fn copy_3d_to_host<B: MemoryBackend + ?Sized>(
+        backend: &B,
+        stream: Option<StreamHandle>,
+        src: &Place,
+        extent: Extent,
+        done: DtohDone,
+    ) -> Result<(), BackendError> {
         let (ptr, pitch, slice) = src.linear();
         let rows = Rows { width: extent.width, height: extent.height };
         if extent.depth == 1 {
-            return self.memcpy_dtoh_2d(stream, Pitched { ptr, pitch }, rows, done);
+            return backend.memcpy_dtoh_2d(stream, Pitched { ptr, pitch }, rows, done);
         }
         let slice_len = (extent.width * extent.height) as usize;
         let gathered = Arc::new(Mutex::new(SliceGather { bytes: Vec::with_capacity(slice_len * extent.depth as usize), done: Some(done) }));
@@ -182,20 +238,26 @@ pub trait ArrayBackend: MemoryBackend {
                     }
                 }
             });
-            self.memcpy_dtoh_2d(stream, Pitched { ptr: DevicePtr(ptr.0 + k * slice), pitch }, rows, part)?;
+            backend.memcpy_dtoh_2d(stream, Pitched { ptr: DevicePtr(ptr.0 + k * slice), pitch }, rows, part)?;
         }
         Ok(())
     }
 
-    /// Queues a copy of the box from `src` to `dst` on the device.
-    fn copy_3d(&self, stream: Option<StreamHandle>, dst: &Place, src: &Place, extent: Extent) -> Result<(), BackendError> {
+    /// Array/device to array/device, one 2D copy per slice.
+    pub fn copy_3d<B: MemoryBackend + ?Sized>(
+        backend: &B,
+        stream: Option<StreamHandle>,
+        dst: &Place,
+        src: &Place,
+        extent: Extent,
+    ) -> Result<(), BackendError> {
         let (dptr, dpitch, dslice) = dst.linear();
         let (sptr, spitch, sslice) = src.linear();
         let rows = Rows { width: extent.width, height: extent.height };
         for k in 0..extent.depth {
             let d = Pitched { ptr: DevicePtr(dptr.0 + k * dslice), pitch: dpitch };
             let s = Pitched { ptr: DevicePtr(sptr.0 + k * sslice), pitch: spitch };
-            self.memcpy_dtod_2d(stream, d, s, rows)?;
+            backend.memcpy_dtod_2d(stream, d, s, rows)?;
         }
         Ok(())
     }

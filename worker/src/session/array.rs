@@ -163,7 +163,7 @@ impl ArrayHandler for Session {
         let (dst, dev) =
             self.place(&side(req.dst_array, req.dst_ptr, req.dst_pitch, req.dst_height, [req.dst_x, req.dst_y, req.dst_z]), extent, "destination")?;
         let stream = self.stream(req.stream, dev)?;
-        self.backend.copy_3d_from_host(stream, &dst, extent, req.data.0.to_vec().into())?;
+        self.backend.copy_3d_from_host(stream, dev, &dst, extent, req.data.0.to_vec().into())?;
         if req.sync {
             self.sync_stream(stream)?;
         }
@@ -183,7 +183,7 @@ impl ArrayHandler for Session {
         let stream = self.stream(req.stream, dev)?;
         self.check_session_memory(if cx.no_reply { 0 } else { len }, "device-to-host reply")?;
         let done = deferred_data_reply(&self.late, cx, len as usize)?;
-        self.backend.copy_3d_to_host(stream, &src, extent, done)?;
+        self.backend.copy_3d_to_host(stream, dev, &src, extent, done)?;
         Ok(Outcome::Later)
     }
 
@@ -197,7 +197,7 @@ impl ArrayHandler for Session {
         let (src, _) =
             self.place(&side(req.src_array, req.src_ptr, req.src_pitch, req.src_height, [req.src_x, req.src_y, req.src_z]), extent, "source")?;
         let stream = self.stream(req.stream, dev)?;
-        self.backend.copy_3d(stream, &dst, &src, extent)?;
+        self.backend.copy_3d(stream, dev, &dst, &src, extent)?;
         if req.sync {
             self.sync_stream(stream)?;
         }

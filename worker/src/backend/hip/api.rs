@@ -114,6 +114,10 @@ entry_points! {
         hipMemGetHandleForAddressRange: fn(*mut c_void, *mut c_void, usize, c_int, u64) -> HipError;
         // hip-remote's own library: the parameter layout its worker reported (chained workers).
         hipRemoteFunctionParamLayout: fn(Function, *mut u32, *mut u32, *mut u32, u32) -> HipError;
+        // Arrays (without them the backend keeps arrays as linear allocations).
+        hipArray3DCreate: fn(*mut *mut c_void, *const super::array::Array3DDescriptor) -> HipError;
+        hipArrayDestroy: fn(*mut c_void) -> HipError;
+        hipDrvMemcpy3DAsync: fn(*const super::array::Memcpy3D, Stream) -> HipError;
     }
 }
 
