@@ -14,6 +14,8 @@
 //! reply, never a worker crash. Dropping the session frees everything it still holds.
 
 mod array;
+#[cfg(test)]
+mod array_tests;
 mod cx;
 mod device;
 mod event;
