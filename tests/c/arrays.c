@@ -73,8 +73,17 @@ static void creation_errors(void) {
   EXPECT_ERR(hipMallocArray(&a, NULL, 4, 4, 0), hipErrorInvalidValue);
   EXPECT_ERR(hipMallocArray(&a, &f, 0, 4, 0), hipErrorInvalidValue);
   EXPECT_ERR(hipMallocArray(&a, &f, 4, 4, 0x100), hipErrorInvalidValue);
-  EXPECT_ERR(hipMallocArray(&a, &f, 1 << 20, 0, 0), hipErrorInvalidValue); /* > maxTexture1D */
-  EXPECT_ERR(hipMallocArray(&a, &f, 16, 1 << 20, 0), hipErrorInvalidValue);
+  /* The limits the device reports are the limits enforced. */
+  hipDeviceProp_t prop;
+  CHECK(hipGetDeviceProperties(&prop, 0));
+  REQUIRE(prop.maxTexture1D > 0 && prop.maxTexture2D[1] > 0 && prop.maxTexture3D[2] > 0,
+          "texture limits %d %d %d", prop.maxTexture1D, prop.maxTexture2D[1], prop.maxTexture3D[2]);
+  CHECK(hipMallocArray(&a, &f, (size_t)prop.maxTexture1D, 0, 0));
+  CHECK(hipFreeArray(a));
+  EXPECT_ERR(hipMallocArray(&a, &f, (size_t)prop.maxTexture1D + 1, 0, 0), hipErrorInvalidValue);
+  EXPECT_ERR(hipMallocArray(&a, &f, 16, (size_t)prop.maxTexture2D[1] + 1, 0), hipErrorInvalidValue);
+  EXPECT_ERR(hipMalloc3DArray(&a, &f, make_hipExtent(4, 4, (size_t)prop.maxTexture3D[2] + 1), 0),
+             hipErrorInvalidValue);
   hipChannelFormatDesc mixed = hipCreateChannelDesc(8, 16, 0, 0, hipChannelFormatKindUnsigned);
   EXPECT_ERR(hipMallocArray(&a, &mixed, 4, 4, 0), hipErrorInvalidValue);
   hipChannelFormatDesc three = hipCreateChannelDesc(8, 8, 8, 0, hipChannelFormatKindSigned);

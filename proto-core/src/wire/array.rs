@@ -10,6 +10,14 @@
 
 use crate::field::Bulk;
 
+/// Widest 1D array in elements: the worker refuses wider ones, the client reports it as
+/// `maxTexture1D` (AMD's value).
+pub const MAX_ARRAY_1D_WIDTH: u64 = 16384;
+/// Largest 2D array (elements × rows), `maxTexture2D`.
+pub const MAX_ARRAY_2D: [u64; 2] = [16384, 16384];
+/// Largest 3D array (elements × rows × slices), `maxTexture3D`.
+pub const MAX_ARRAY_3D: [u64; 3] = [16384, 16384, 8192];
+
 message! {
     /// `hipArray3DCreate` and the other array constructors; `levels > 0` makes a mipmapped
     /// array of that many levels. Answered by [`ArrayCreated`].

@@ -7,15 +7,9 @@ use super::{memory::deferred_data_reply, CallCx, Failure, Handles, Session};
 use crate::backend::{format_channel_size, ArrayDesc, ArrayHandle, DeviceIndex, DevicePtr, Extent, Place};
 use proto_core::limits::MAX_BULK_LEN;
 use proto_core::opcode::ArrayHandler;
-use proto_core::wire;
+use proto_core::wire::{self, MAX_ARRAY_1D_WIDTH, MAX_ARRAY_2D, MAX_ARRAY_3D};
 use proto_core::{Outcome, Status};
 
-/// Widest 1D array, in elements (AMD's `maxTexture1D`).
-pub const MAX_ARRAY_WIDTH_1D: u64 = 16384;
-/// Largest 2D array, in elements × rows (AMD's `maxTexture2D`).
-pub const MAX_ARRAY_2D: (u64, u64) = (16384, 16384);
-/// Largest 3D array, in elements × rows × slices (AMD's `maxTexture3D`).
-pub const MAX_ARRAY_3D: (u64, u64, u64) = (16384, 16384, 8192);
 /// Most live arrays and mipmapped arrays one session may hold.
 pub const MAX_ARRAYS_PER_SESSION: usize = 1 << 16;
 
@@ -82,13 +76,13 @@ fn check_desc(desc: &ArrayDesc) -> Result<(), Failure> {
         return Err(invalid(format!("array of {}x{}x{} elements", desc.width, desc.height, desc.depth)));
     }
     let fits = match (desc.height, desc.depth) {
-        (0, _) => desc.width <= MAX_ARRAY_WIDTH_1D,
-        (h, 0) => desc.width <= MAX_ARRAY_2D.0 && h <= MAX_ARRAY_2D.1,
-        (h, d) => desc.width <= MAX_ARRAY_3D.0 && h <= MAX_ARRAY_3D.1 && d <= MAX_ARRAY_3D.2,
+        (0, _) => desc.width <= MAX_ARRAY_1D_WIDTH,
+        (h, 0) => desc.width <= MAX_ARRAY_2D[0] && h <= MAX_ARRAY_2D[1],
+        (h, d) => desc.width <= MAX_ARRAY_3D[0] && h <= MAX_ARRAY_3D[1] && d <= MAX_ARRAY_3D[2],
     };
     if !fits {
         return Err(invalid(format!(
-            "array of {}x{}x{} elements exceeds the device's array limits (1D {MAX_ARRAY_WIDTH_1D}, 2D {MAX_ARRAY_2D:?}, 3D {MAX_ARRAY_3D:?})",
+            "array of {}x{}x{} elements exceeds the device's array limits (1D {MAX_ARRAY_1D_WIDTH}, 2D {MAX_ARRAY_2D:?}, 3D {MAX_ARRAY_3D:?})",
             desc.width, desc.height, desc.depth
         )));
     }
