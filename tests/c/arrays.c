@@ -498,6 +498,15 @@ int main(void) {
   mipmaps();
   sparse();
   CHECK(hipStreamDestroy(stream));
+
+  step("hipDeviceReset frees arrays");
+  hipChannelFormatDesc f = hipCreateChannelDesc(32, 0, 0, 0, hipChannelFormatKindFloat);
+  hipArray_t a;
+  CHECK(hipMallocArray(&a, &f, 8, 8, 0));
+  CHECK(hipDeviceReset());
+  hipExtent e;
+  EXPECT_ERR(hipArrayGetInfo(NULL, &e, NULL, a), hipErrorInvalidValue);
+  EXPECT_ERR(hipFreeArray(a), hipErrorInvalidValue);
   printf("PASS arrays\n");
   return 0;
 }

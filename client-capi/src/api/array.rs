@@ -98,16 +98,17 @@ fn format_of(desc: &hipChannelFormatDesc) -> Result<(hipArray_Format, u32), Call
     Ok((format, channels as u32))
 }
 
-/// The arrays of this process (worker handle → descriptor) and its mipmapped arrays
+/// The arrays of this process (worker handle → descriptor, device) and its mipmapped arrays
 /// (address of the `hipMipmappedArray` → worker handle, levels).
 #[derive(Default)]
 struct Tables {
-    arrays: HashMap<u64, ArrayDesc>,
+    arrays: HashMap<u64, (ArrayDesc, u32)>,
     mipmaps: HashMap<usize, Mipmap>,
 }
 
 struct Mipmap {
     handle: u64,
+    device: u32,
     desc: ArrayDesc,
     levels: u32,
     /// Level arrays handed out, forgotten with the mipmapped array.
@@ -119,6 +120,14 @@ fn tables() -> std::sync::MutexGuard<'static, Tables> {
     TABLES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Forgets the arrays of `device` (`hipDeviceReset` frees them on the worker). Mipmapped
+/// arrays stay readable (programs may still look at them) but name nothing any more.
+pub fn forget_device_arrays(device: u32) {
+    let mut t = tables();
+    t.arrays.retain(|_, (_, d)| *d != device);
+    t.mipmaps.retain(|_, m| m.device != device);
+}
+
 fn invalid(message: impl Into<String>) -> CallError {
     CallError::new(HipError::INVALID_VALUE, message)
 }
@@ -127,13 +136,14 @@ fn array_desc(array: hipArray_const_t) -> Result<ArrayDesc, CallError> {
     if array.is_null() {
         return Err(invalid("array is NULL"));
     }
-    tables().arrays.get(&(array as u64)).copied().ok_or_else(|| invalid(format!("{array:?} is no array of this process")))
+    tables().arrays.get(&(array as u64)).map(|&(desc, _)| desc).ok_or_else(|| invalid(format!("{array:?} is no array of this process")))
 }
 
 fn create_array(out: *mut hipArray_t, desc: ArrayDesc) -> Result<(), CallError> {
     non_null!(out);
+    let device = current_device();
     let req = wire::ArrayCreate {
-        device: current_device(),
+        device,
         format: desc.format,
         channels: desc.channels,
         width: desc.width,
@@ -143,7 +153,7 @@ fn create_array(out: *mut hipArray_t, desc: ArrayDesc) -> Result<(), CallError> 
         levels: 0,
     };
     let handle = with_conn(|c| c.array_create(req).map(|a| a.handle))?;
-    tables().arrays.insert(handle, desc);
+    tables().arrays.insert(handle, (desc, device));
     try_out!(out, handle as usize as hipArray_t);
     Ok(())
 }
@@ -303,8 +313,9 @@ fn create_mipmap(out: *mut hipMipmappedArray_t, desc: ArrayDesc, levels: u32) ->
     if levels == 0 {
         return Err(invalid("a mipmapped array of 0 levels"));
     }
+    let device = current_device();
     let req = wire::ArrayCreate {
-        device: current_device(),
+        device,
         format: desc.format,
         channels: desc.channels,
         width: desc.width,
@@ -328,7 +339,7 @@ fn create_mipmap(out: *mut hipMipmappedArray_t, desc: ArrayDesc, levels: u32) ->
         format: desc.format,
         num_channels: desc.channels,
     }));
-    tables().mipmaps.insert(mipmap as usize, Mipmap { handle, desc, levels, level_arrays: Vec::new() });
+    tables().mipmaps.insert(mipmap as usize, Mipmap { handle, desc, device, levels, level_arrays: Vec::new() });
     try_out!(out, mipmap);
     Ok(())
 }
@@ -353,17 +364,17 @@ fn destroy_mipmap(mipmap: hipMipmappedArray_t) -> Result<(), CallError> {
 
 fn mipmap_level(out: *mut hipArray_t, mipmap: hipMipmappedArray_const_t, level: u32) -> Result<(), CallError> {
     non_null!(out);
-    let (handle, desc, levels) = tables()
+    let (handle, desc, levels, device) = tables()
         .mipmaps
         .get(&(mipmap as usize))
-        .map(|m| (m.handle, m.desc, m.levels))
+        .map(|m| (m.handle, m.desc, m.levels, m.device))
         .ok_or_else(|| invalid(format!("{mipmap:?} is no mipmapped array of this process")))?;
     if level >= levels {
         return Err(invalid(format!("level {level} of a mipmapped array of {levels} levels")));
     }
     let array = with_conn(|c| c.mipmap_get_level(wire::MipmapLevel { mipmap: handle, level }).map(|a| a.handle))?;
     let mut t = tables();
-    t.arrays.insert(array, desc.level(level));
+    t.arrays.insert(array, (desc.level(level), device));
     if let Some(m) = t.mipmaps.get_mut(&(mipmap as usize)) {
         m.level_arrays.push(array);
     }

@@ -355,6 +355,7 @@ pub extern "C" fn hipDeviceReset() -> hipError_t {
     hip_boundary!("hipDeviceReset", {
         let device = current_device();
         forget_device_allocations(device);
+        crate::api::array::forget_device_arrays(device);
         call_sync(|c| c.device_reset(wire::DeviceRef { device }))
     })
 }
