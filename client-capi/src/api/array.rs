@@ -1267,8 +1267,12 @@ fn batch_params(op: &hipMemcpy3DBatchOp) -> Result<hipMemcpy3DParms, CallError> 
         return Err(invalid(format!("batch operation access order {} / flags {:#x}", op.srcAccessOrder, op.flags)));
     }
     let array_of = |o: &hipMemcpy3DOperand| -> Option<hipArray_t> {
-        // SAFETY: the union member the type names.
-        (o.type_ == hipMemcpyOperandTypeArray).then(|| unsafe { o.op.array.array })
+        if o.type_ == hipMemcpyOperandTypeArray {
+            // SAFETY: the union member the type names.
+            Some(unsafe { o.op.array.array })
+        } else {
+            None
+        }
     };
     let elem = match array_of(&op.dst).or(array_of(&op.src)) {
         Some(array) => array_desc(array)?.element_size() as usize,
