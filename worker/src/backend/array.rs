@@ -79,6 +79,11 @@ impl ArrayDesc {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ArrayHandle(pub u64);
 
+/// A backend mipmapped array (opaque; 0 for the provided implementation, whose levels are
+/// separate arrays).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MipmapHandle(pub u64);
+
 /// The box a 3D copy moves: `depth` slices of `height` rows of `width` bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Extent {
@@ -137,6 +142,18 @@ pub trait ArrayBackend: MemoryBackend {
         self.free(DevicePtr(array.0))
     }
 
+    /// Allocates a mipmapped array of `levels` levels (level `l` is `desc.level(l)`) and
+    /// answers it with the arrays of its levels, which belong to it.
+    fn mipmap_create(&self, dev: DeviceIndex, desc: &ArrayDesc, levels: u32) -> Result<(MipmapHandle, Vec<ArrayHandle>), BackendError> {
+        linear::mipmap_create(self, dev, desc, levels)
+    }
+
+    /// Frees a mipmapped array from [`ArrayBackend::mipmap_create`] and its level arrays.
+    fn mipmap_destroy(&self, mipmap: MipmapHandle, levels: &[ArrayHandle]) -> Result<(), BackendError> {
+        let _ = mipmap;
+        linear::mipmap_destroy(self, levels)
+    }
+
     /// Queues a copy of `data` (the box packed) into `dst`.
     fn copy_3d_from_host(
         &self,
@@ -179,6 +196,33 @@ pub mod linear {
     pub fn array_create<B: MemoryBackend + ?Sized>(backend: &B, dev: DeviceIndex, desc: &ArrayDesc) -> Result<ArrayHandle, BackendError> {
         let len = desc.byte_len().ok_or_else(|| BackendError::InvalidValue("array size overflows".into()))?;
         Ok(ArrayHandle(backend.malloc(dev, len)?.0))
+    }
+
+    /// A mipmapped array as one array per level (handle 0).
+    pub fn mipmap_create<B: ArrayBackend + ?Sized>(
+        backend: &B,
+        dev: DeviceIndex,
+        desc: &ArrayDesc,
+        levels: u32,
+    ) -> Result<(MipmapHandle, Vec<ArrayHandle>), BackendError> {
+        let mut made = Vec::with_capacity(levels as usize);
+        for level in 0..levels {
+            match backend.array_create(dev, &desc.level(level)) {
+                Ok(array) => made.push(array),
+                Err(e) => {
+                    for array in made {
+                        let _ = backend.array_destroy(array);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok((MipmapHandle(0), made))
+    }
+
+    /// Frees the level arrays of [`mipmap_create`].
+    pub fn mipmap_destroy<B: ArrayBackend + ?Sized>(backend: &B, levels: &[ArrayHandle]) -> Result<(), BackendError> {
+        levels.iter().try_for_each(|&array| backend.array_destroy(array))
     }
 
     /// Host to array/device, one 2D copy per slice.

@@ -56,7 +56,7 @@ mod rtc;
 mod stream;
 mod transport;
 
-pub use array::{format_channel_size, linear as linear_arrays, ArrayBackend, ArrayDesc, ArrayHandle, Extent, Place};
+pub use array::{format_channel_size, linear as linear_arrays, ArrayBackend, ArrayDesc, ArrayHandle, Extent, MipmapHandle, Place};
 pub use device::{DeviceBackend, DeviceLimit, DeviceProperties};
 pub use error::{hip_code, BackendError};
 pub use event::{event_flags, validate_event_flags, EventBackend};

@@ -4,7 +4,7 @@
 //! before the backend moves a byte.
 
 use super::{memory::deferred_data_reply, CallCx, Failure, Handles, Session};
-use crate::backend::{format_channel_size, ArrayDesc, ArrayHandle, DeviceIndex, DevicePtr, Extent, Place};
+use crate::backend::{format_channel_size, ArrayDesc, ArrayHandle, DeviceIndex, DevicePtr, Extent, MipmapHandle, Place};
 use proto_core::limits::MAX_BULK_LEN;
 use proto_core::opcode::ArrayHandler;
 use proto_core::wire::{self, MAX_ARRAY_1D_WIDTH, MAX_ARRAY_2D, MAX_ARRAY_3D};
@@ -26,9 +26,11 @@ pub struct ArrayEntry {
     mipmap: Option<u64>,
 }
 
-/// A session's mipmapped array: its levels' array handles (in the session's array table).
+/// A session's mipmapped array: the backend's handle and its levels' array handles (in the
+/// session's array table).
 #[derive(Debug, Clone)]
 pub struct MipmapEntry {
+    handle: MipmapHandle,
     device: DeviceIndex,
     levels: Vec<u64>,
 }
@@ -95,7 +97,7 @@ impl ArrayHandler for Session {
         let desc = ArrayDesc { format: req.format, channels: req.channels, width: req.width, height: req.height, depth: req.depth, flags: req.flags };
         check_desc(&desc)?;
         if req.levels == 0 {
-            let handle = self.create_array(dev, desc, None, 0)?;
+            let handle = self.create_array(dev, desc)?;
             return Ok(wire::ArrayCreated { handle });
         }
         let largest = desc.width.max(desc.height).max(desc.depth);
@@ -104,16 +106,20 @@ impl ArrayHandler for Session {
             return Err(invalid(format!("{} mipmap levels for a largest dimension of {largest} (at most {most_levels})", req.levels)));
         }
         self.arrays.mipmaps.check_capacity()?;
-        let mipmap = self.arrays.mipmaps.insert(MipmapEntry { device: dev, levels: Vec::new() });
-        for level in 0..req.levels {
-            match self.create_array(dev, desc.level(level), Some(mipmap), level) {
-                Ok(array) => self.arrays.mipmaps.get_mut(mipmap)?.levels.push(array),
-                Err(e) => {
-                    self.destroy_mipmap(mipmap);
-                    return Err(e);
-                }
-            }
+        if self.arrays.arrays.len() + req.levels as usize > MAX_ARRAYS_PER_SESSION {
+            return Err(Failure::new(Status::OUT_OF_MEMORY, format!("session holds the maximum of {MAX_ARRAYS_PER_SESSION} arrays")));
         }
+        let bytes =
+            (0..req.levels).try_fold(0u64, |sum, l| sum.checked_add(desc.level(l).byte_len()?)).ok_or_else(|| invalid("mipmap size overflows"))?;
+        self.check_session_memory(bytes, "mipmapped array")?;
+        let (handle, levels) = self.backend.mipmap_create(dev, &desc, req.levels)?;
+        let mipmap = self.arrays.mipmaps.insert(MipmapEntry { handle, device: dev, levels: Vec::new() });
+        let ids = levels
+            .into_iter()
+            .enumerate()
+            .map(|(l, array)| self.arrays.arrays.insert(ArrayEntry { handle: array, device: dev, desc: desc.level(l as u32), mipmap: Some(mipmap) }))
+            .collect();
+        self.arrays.mipmaps.get_mut(mipmap)?.levels = ids;
         Ok(wire::ArrayCreated { handle: mipmap })
     }
 
@@ -217,24 +223,21 @@ impl Session {
         self.arrays.arrays.get(handle).map_err(|_| invalid(format!("{handle:#x} is no array of this session")))
     }
 
-    fn create_array(&mut self, dev: DeviceIndex, desc: ArrayDesc, mipmap: Option<u64>, level: u32) -> Result<u64, Failure> {
+    fn create_array(&mut self, dev: DeviceIndex, desc: ArrayDesc) -> Result<u64, Failure> {
         self.arrays.arrays.check_capacity()?;
         let bytes = desc.byte_len().ok_or_else(|| invalid("array size overflows"))?;
-        self.check_session_memory(bytes, if mipmap.is_some() { "mipmap level" } else { "array" })?;
+        self.check_session_memory(bytes, "array")?;
         let handle = self.backend.array_create(dev, &desc)?;
-        tracing::debug!(session = self.id, ?desc, level, "array created");
-        Ok(self.arrays.arrays.insert(ArrayEntry { handle, device: dev, desc, mipmap }))
+        tracing::debug!(session = self.id, ?desc, "array created");
+        Ok(self.arrays.arrays.insert(ArrayEntry { handle, device: dev, desc, mipmap: None }))
     }
 
     /// Frees a mipmapped array and its levels (already synchronised).
     fn destroy_mipmap(&mut self, mipmap: u64) {
         let Ok(entry) = self.arrays.mipmaps.remove(mipmap) else { return };
-        for level in entry.levels {
-            if let Ok(array) = self.arrays.arrays.remove(level) {
-                if let Err(e) = self.backend.array_destroy(array.handle) {
-                    tracing::warn!(session = self.id, %e, "freeing a mipmap level failed");
-                }
-            }
+        let levels: Vec<ArrayHandle> = entry.levels.iter().filter_map(|&level| self.arrays.arrays.remove(level).ok()).map(|a| a.handle).collect();
+        if let Err(e) = self.backend.mipmap_destroy(entry.handle, &levels) {
+            tracing::warn!(session = self.id, %e, "freeing a mipmapped array failed");
         }
     }
 
@@ -293,7 +296,13 @@ impl Session {
     /// and the end of the session.
     pub(super) fn release_arrays(&mut self, device: Option<DeviceIndex>) {
         let on_device = |d: DeviceIndex| device.is_none_or(|want| want == d);
-        self.arrays.mipmaps.drain_where(|m| on_device(m.device));
+        // Mipmapped arrays first: their levels go with them, not one by one.
+        for (mipmap, entry) in self.arrays.mipmaps.drain_where(|m| on_device(m.device)) {
+            let levels: Vec<ArrayHandle> = self.arrays.arrays.drain_where(|a| a.mipmap == Some(mipmap)).into_iter().map(|(_, a)| a.handle).collect();
+            if let Err(e) = self.backend.mipmap_destroy(entry.handle, &levels) {
+                tracing::warn!(session = self.id, %e, "freeing a mipmapped array during cleanup failed");
+            }
+        }
         for (_, array) in self.arrays.arrays.drain_where(|a| on_device(a.device)) {
             if let Err(e) = self.backend.array_destroy(array.handle) {
                 tracing::warn!(session = self.id, %e, "freeing an array during cleanup failed");

@@ -4,7 +4,9 @@
 
 use super::error::Check;
 use super::{sys, CudaBackend};
-use crate::backend::{ArrayBackend, ArrayDesc, ArrayHandle, BackendError, DeviceIndex, DtohDone, Extent, HostData, Place, StreamHandle};
+use crate::backend::{
+    ArrayBackend, ArrayDesc, ArrayHandle, BackendError, DeviceIndex, DtohDone, Extent, HostData, MipmapHandle, Place, StreamHandle,
+};
 use std::ffi::c_void;
 
 fn cu_format(format: u32) -> Result<sys::CUarray_format, BackendError> {
@@ -102,17 +104,21 @@ fn memcpy_3d(dst: &Side, src: &Side, extent: Extent) -> sys::CUDA_MEMCPY3D {
     }
 }
 
+fn cu_descriptor(desc: &ArrayDesc) -> Result<sys::CUDA_ARRAY3D_DESCRIPTOR, BackendError> {
+    Ok(sys::CUDA_ARRAY3D_DESCRIPTOR {
+        Width: desc.width as usize,
+        Height: desc.height as usize,
+        Depth: desc.depth as usize,
+        Format: cu_format(desc.format)?,
+        NumChannels: desc.channels,
+        Flags: desc.flags,
+    })
+}
+
 impl ArrayBackend for CudaBackend {
     fn array_create(&self, dev: DeviceIndex, desc: &ArrayDesc) -> Result<ArrayHandle, BackendError> {
         self.enter(dev)?;
-        let d = sys::CUDA_ARRAY3D_DESCRIPTOR {
-            Width: desc.width as usize,
-            Height: desc.height as usize,
-            Depth: desc.depth as usize,
-            Format: cu_format(desc.format)?,
-            NumChannels: desc.channels,
-            Flags: desc.flags,
-        };
+        let d = cu_descriptor(desc)?;
         let mut array: sys::CUarray = std::ptr::null_mut();
         // SAFETY: a valid descriptor and out-pointer; the device's context is current.
         unsafe { sys::cuArray3DCreate_v2(&mut array, &d) }.check("cuArray3DCreate")?;
@@ -122,6 +128,31 @@ impl ArrayBackend for CudaBackend {
     fn array_destroy(&self, array: ArrayHandle) -> Result<(), BackendError> {
         // SAFETY: an array from array_create, destroyed once (the session forgets it).
         unsafe { sys::cuArrayDestroy(array.0 as sys::CUarray) }.check("cuArrayDestroy")
+    }
+
+    fn mipmap_create(&self, dev: DeviceIndex, desc: &ArrayDesc, levels: u32) -> Result<(MipmapHandle, Vec<ArrayHandle>), BackendError> {
+        self.enter(dev)?;
+        let d = cu_descriptor(desc)?;
+        let mut mipmap: sys::CUmipmappedArray = std::ptr::null_mut();
+        // SAFETY: a valid descriptor and out-pointer; the device's context is current.
+        unsafe { sys::cuMipmappedArrayCreate(&mut mipmap, &d, levels) }.check("cuMipmappedArrayCreate")?;
+        let mut arrays = Vec::with_capacity(levels as usize);
+        for level in 0..levels {
+            let mut array: sys::CUarray = std::ptr::null_mut();
+            // SAFETY: a live mipmapped array with `levels` levels; a valid out-pointer.
+            if let Err(e) = unsafe { sys::cuMipmappedArrayGetLevel(&mut array, mipmap, level) }.check("cuMipmappedArrayGetLevel") {
+                // SAFETY: ours, not handed out.
+                let _ = unsafe { sys::cuMipmappedArrayDestroy(mipmap) };
+                return Err(e);
+            }
+            arrays.push(ArrayHandle(array as u64));
+        }
+        Ok((MipmapHandle(mipmap as u64), arrays))
+    }
+
+    fn mipmap_destroy(&self, mipmap: MipmapHandle, _levels: &[ArrayHandle]) -> Result<(), BackendError> {
+        // SAFETY: a mipmapped array from mipmap_create, destroyed once with its levels.
+        unsafe { sys::cuMipmappedArrayDestroy(mipmap.0 as sys::CUmipmappedArray) }.check("cuMipmappedArrayDestroy")
     }
 
     fn copy_3d_from_host(

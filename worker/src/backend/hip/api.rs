@@ -118,6 +118,9 @@ entry_points! {
         hipArray3DCreate: fn(*mut *mut c_void, *const super::array::Array3DDescriptor) -> HipError;
         hipArrayDestroy: fn(*mut c_void) -> HipError;
         hipDrvMemcpy3DAsync: fn(*const super::array::Memcpy3D, Stream) -> HipError;
+        hipMipmappedArrayCreate: fn(*mut *mut c_void, *const super::array::Array3DDescriptor, c_uint) -> HipError;
+        hipMipmappedArrayGetLevel: fn(*mut *mut c_void, *mut c_void, c_uint) -> HipError;
+        hipMipmappedArrayDestroy: fn(*mut c_void) -> HipError;
     }
 }
 

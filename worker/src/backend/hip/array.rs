@@ -6,7 +6,8 @@
 use super::error::Check;
 use super::HipBackend;
 use crate::backend::{
-    linear_arrays, zeroed_buffer, ArrayBackend, ArrayDesc, ArrayHandle, BackendError, DeviceIndex, DtohDone, Extent, HostData, Place, StreamHandle,
+    linear_arrays, zeroed_buffer, ArrayBackend, ArrayDesc, ArrayHandle, BackendError, DeviceIndex, DtohDone, Extent, HostData, MipmapHandle, Place,
+    StreamHandle,
 };
 use std::ffi::c_void;
 
@@ -150,20 +151,24 @@ impl HipBackend {
     }
 }
 
+fn descriptor(desc: &ArrayDesc) -> Array3DDescriptor {
+    Array3DDescriptor {
+        width: desc.width as usize,
+        height: desc.height as usize,
+        depth: desc.depth as usize,
+        format: desc.format,
+        channels: desc.channels,
+        flags: desc.flags,
+    }
+}
+
 impl ArrayBackend for HipBackend {
     fn array_create(&self, dev: DeviceIndex, desc: &ArrayDesc) -> Result<ArrayHandle, BackendError> {
         let Some(create) = self.api.hipArray3DCreate.filter(|_| self.has_arrays()) else {
             return linear_arrays::array_create(self, dev, desc);
         };
         self.enter(dev)?;
-        let d = Array3DDescriptor {
-            width: desc.width as usize,
-            height: desc.height as usize,
-            depth: desc.depth as usize,
-            format: desc.format,
-            channels: desc.channels,
-            flags: desc.flags,
-        };
+        let d = descriptor(desc);
         let mut array = std::ptr::null_mut();
         // SAFETY: a valid descriptor and out-pointer; the device is current.
         unsafe { create(&mut array, &d) }.check("hipArray3DCreate")?;
@@ -175,6 +180,40 @@ impl ArrayBackend for HipBackend {
             // SAFETY: an array from array_create, destroyed once (the session forgets it).
             Some(destroy) => unsafe { destroy(array.0 as *mut c_void) }.check("hipArrayDestroy"),
             None => crate::backend::MemoryBackend::free(self, crate::backend::DevicePtr(array.0)),
+        }
+    }
+
+    fn mipmap_create(&self, dev: DeviceIndex, desc: &ArrayDesc, levels: u32) -> Result<(MipmapHandle, Vec<ArrayHandle>), BackendError> {
+        let api = &self.api;
+        // Levels are runtime arrays, so copies must go through the runtime's arrays too.
+        let (Some(create), Some(level_of), Some(destroy), true) =
+            (api.hipMipmappedArrayCreate, api.hipMipmappedArrayGetLevel, api.hipMipmappedArrayDestroy, self.has_arrays())
+        else {
+            return linear_arrays::mipmap_create(self, dev, desc, levels);
+        };
+        self.enter(dev)?;
+        let mut mipmap = std::ptr::null_mut();
+        // SAFETY: a valid descriptor and out-pointer; the device is current.
+        unsafe { create(&mut mipmap, &descriptor(desc), levels) }.check("hipMipmappedArrayCreate")?;
+        let mut arrays = Vec::with_capacity(levels as usize);
+        for level in 0..levels {
+            let mut array = std::ptr::null_mut();
+            // SAFETY: a live mipmapped array of `levels` levels; a valid out-pointer.
+            if let Err(e) = unsafe { level_of(&mut array, mipmap, level) }.check("hipMipmappedArrayGetLevel") {
+                // SAFETY: ours, not handed out.
+                let _ = unsafe { destroy(mipmap) };
+                return Err(e);
+            }
+            arrays.push(ArrayHandle(array as u64));
+        }
+        Ok((MipmapHandle(mipmap as u64), arrays))
+    }
+
+    fn mipmap_destroy(&self, mipmap: MipmapHandle, levels: &[ArrayHandle]) -> Result<(), BackendError> {
+        match self.api.hipMipmappedArrayDestroy.filter(|_| mipmap.0 != 0) {
+            // SAFETY: a mipmapped array from mipmap_create, destroyed once with its levels.
+            Some(destroy) => unsafe { destroy(mipmap.0 as *mut c_void) }.check("hipMipmappedArrayDestroy"),
+            None => linear_arrays::mipmap_destroy(self, levels),
         }
     }
 
