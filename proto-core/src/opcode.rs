@@ -669,6 +669,10 @@ opcodes! { <'a>
         0x0806 Copy3DToHost copy_3d_to_host: Copy3DToHost => MemcpyData<'a>, reply, call;
         /// Array/device-to-array/device 3D copy.
         0x0807 Copy3D copy_3d: Copy3D => Empty, none, post;
+        /// `hipCreateTextureObject` / `hipTexObjectCreate`.
+        0x0808 TextureCreate texture_create: TextureCreate => TextureCreated, none, call;
+        /// `hipDestroyTextureObject` / `hipTexObjectDestroy` (`handle`: the texture object).
+        0x0809 TextureDestroy texture_destroy: ArrayRef => Empty, none, call;
     }
 
     /// Stream-ordered memory pools.

@@ -173,3 +173,71 @@ message! {
         pub sync: bool,
     }
 }
+
+message! {
+    /// `hipCreateTextureObject` / `hipTexObjectCreate` (in the driver API's terms): a texture
+    /// object over an array, a mipmapped array, or linear or pitched device memory. Answered
+    /// by [`TextureCreated`].
+    pub struct TextureCreate {
+        /// Device ordinal.
+        pub device: u32,
+        /// `HIPresourcetype`: 0 array, 1 mipmapped array, 2 linear, 3 pitch 2D.
+        pub res_type: u32,
+        /// Array or mipmapped array handle, or device address (linear, pitch 2D).
+        pub resource: u64,
+        /// `hipArray_Format` of linear and pitch 2D memory.
+        pub format: u32,
+        /// Channels of linear and pitch 2D memory.
+        pub channels: u32,
+        /// Bytes (linear) or elements per row (pitch 2D).
+        pub width: u64,
+        /// Rows (pitch 2D).
+        pub height: u64,
+        /// Bytes between rows (pitch 2D).
+        pub pitch: u64,
+        /// `HIPaddress_mode` per dimension.
+        pub address_mode: [u32; 3],
+        /// `HIPfilter_mode`.
+        pub filter_mode: u32,
+        /// `HIP_TRSF_*` flags (read as integer, normalized coordinates, sRGB...).
+        pub flags: u32,
+        /// Maximum anisotropy.
+        pub max_anisotropy: u32,
+        /// `HIPfilter_mode` between mipmap levels.
+        pub mipmap_filter_mode: u32,
+        /// Mipmap level bias.
+        pub mipmap_level_bias: f32,
+        /// Lowest mipmap level clamp.
+        pub min_mipmap_level_clamp: f32,
+        /// Highest mipmap level clamp.
+        pub max_mipmap_level_clamp: f32,
+        /// Border color.
+        pub border_color: [f32; 4],
+        /// Whether a resource view follows.
+        pub has_view: bool,
+        /// View: `HIPresourceViewFormat`.
+        pub view_format: u32,
+        /// View: width.
+        pub view_width: u64,
+        /// View: height.
+        pub view_height: u64,
+        /// View: depth.
+        pub view_depth: u64,
+        /// View: first mipmap level.
+        pub view_first_mipmap_level: u32,
+        /// View: last mipmap level.
+        pub view_last_mipmap_level: u32,
+        /// View: first layer.
+        pub view_first_layer: u32,
+        /// View: last layer.
+        pub view_last_layer: u32,
+    }
+}
+
+message! {
+    /// A new texture object: the value kernels receive.
+    pub struct TextureCreated {
+        /// The texture object (non-zero).
+        pub texture: u64,
+    }
+}

@@ -9,7 +9,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::{BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemoryBackend, Pitched, Rows, StreamHandle};
+use super::{BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemoryBackend, Pitched, Rows, StreamHandle, TextureSpec};
 
 /// Bytes of one channel of each `hipArray_Format`, `None` for a value that is no format.
 pub fn format_channel_size(format: u32) -> Option<u64> {
@@ -152,6 +152,21 @@ pub trait ArrayBackend: MemoryBackend {
     fn mipmap_destroy(&self, mipmap: MipmapHandle, levels: &[ArrayHandle]) -> Result<(), BackendError> {
         let _ = mipmap;
         linear::mipmap_destroy(self, levels)
+    }
+
+    /// Creates a texture object on `dev` (resource and descriptors checked by the session);
+    /// answers the value kernels receive, or `None` where the backend has no texture objects
+    /// of its own (the host backend: its kernels cannot sample) and the session's handle
+    /// stands for it.
+    fn texture_create(&self, dev: DeviceIndex, spec: &TextureSpec) -> Result<Option<u64>, BackendError> {
+        let _ = (dev, spec);
+        Ok(None)
+    }
+
+    /// Destroys a texture object from [`ArrayBackend::texture_create`].
+    fn texture_destroy(&self, texture: u64) -> Result<(), BackendError> {
+        let _ = texture;
+        Ok(())
     }
 
     /// Queues a copy of `data` (the box packed) into `dst`.

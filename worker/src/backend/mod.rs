@@ -54,6 +54,7 @@ mod memory;
 mod module;
 mod rtc;
 mod stream;
+mod texture;
 mod transport;
 
 pub use array::{format_channel_size, linear as linear_arrays, ArrayBackend, ArrayDesc, ArrayHandle, Extent, MipmapHandle, Place};
@@ -68,6 +69,7 @@ pub use memory::{DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitc
 pub use module::{args_len, FunctionAttribute, FunctionAttributes, KernelFunction, LaunchConfig, ModuleBackend, ModuleFormat, ParamLayout};
 pub use rtc::{RtcBackend, RtcOutput, RtcRequest};
 pub use stream::{stream_flags, HostFn, StreamBackend};
+pub use texture::{ResourceDesc, ResourceViewDesc, TextureDesc, TextureResource, TextureSpec};
 pub use transport::TransportHooks;
 
 /// Executes HIP work for every session of the worker: one trait per protocol family plus the

@@ -4,14 +4,30 @@
 //! before the backend moves a byte.
 
 use super::{memory::deferred_data_reply, CallCx, Failure, Handles, Session};
-use crate::backend::{format_channel_size, ArrayDesc, ArrayHandle, DeviceIndex, DevicePtr, Extent, MipmapHandle, Place};
+use crate::backend::{
+    format_channel_size, ArrayDesc, ArrayHandle, DeviceIndex, DevicePtr, Extent, MipmapHandle, Place, ResourceViewDesc, TextureDesc, TextureResource,
+    TextureSpec,
+};
 use proto_core::limits::MAX_BULK_LEN;
 use proto_core::opcode::ArrayHandler;
 use proto_core::wire::{self, MAX_ARRAY_1D_WIDTH, MAX_ARRAY_2D, MAX_ARRAY_3D};
 use proto_core::{Outcome, Status};
+use std::collections::HashMap;
 
 /// Most live arrays and mipmapped arrays one session may hold.
 pub const MAX_ARRAYS_PER_SESSION: usize = 1 << 16;
+/// Most live texture objects one session may hold.
+pub const MAX_TEXTURES_PER_SESSION: usize = 1 << 16;
+
+/// `HIP_TRSF_*` texture flags: read as integer, normalized coordinates, sRGB, no trilinear
+/// optimisation, seamless cubemap.
+const TEXTURE_FLAGS: u32 = 0x1 | 0x2 | 0x10 | 0x20 | 0x40;
+/// Highest `HIPaddress_mode` (border).
+const MAX_ADDRESS_MODE: u32 = 3;
+/// Highest `HIPfilter_mode` (linear).
+const MAX_FILTER_MODE: u32 = 1;
+/// Highest `HIPresourceViewFormat` (`HIP_RES_VIEW_FORMAT_UNSIGNED_BC7`).
+const MAX_VIEW_FORMAT: u32 = 0x22;
 
 /// `hipArrayLayered`, `hipArraySurfaceLoadStore`, `hipArrayCubemap`, `hipArrayTextureGather`.
 const ARRAY_FLAGS: u32 = 0x1 | 0x2 | 0x4 | 0x8;
@@ -35,11 +51,22 @@ pub struct MipmapEntry {
     levels: Vec<u64>,
 }
 
-/// The session's arrays and mipmapped arrays.
+/// A session's texture object: the backend's (if it has its own) and its device.
+#[derive(Debug, Clone, Copy)]
+pub struct TextureEntry {
+    backend: Option<u64>,
+    device: DeviceIndex,
+}
+
+/// The session's arrays, mipmapped arrays and texture objects.
 #[derive(Debug)]
 pub struct Arrays {
     arrays: Handles<ArrayEntry>,
     mipmaps: Handles<MipmapEntry>,
+    /// By the value the client holds: the backend's texture object, or a handle of `ids`.
+    textures: HashMap<u64, TextureEntry>,
+    /// Handles for texture objects of backends without their own.
+    texture_ids: Handles<()>,
 }
 
 impl Default for Arrays {
@@ -47,6 +74,8 @@ impl Default for Arrays {
         Self {
             arrays: Handles::new("array", 0x4152_0000_0000_0000, MAX_ARRAYS_PER_SESSION),
             mipmaps: Handles::new("mipmapped array", 0x4d49_0000_0000_0000, MAX_ARRAYS_PER_SESSION),
+            textures: HashMap::new(),
+            texture_ids: Handles::new("texture object", 0x5458_0000_0000_0000, MAX_TEXTURES_PER_SESSION),
         }
     }
 }
@@ -187,6 +216,69 @@ impl ArrayHandler for Session {
         Ok(Outcome::Later)
     }
 
+    fn texture_create(&mut self, _cx: &mut CallCx, req: wire::TextureCreate) -> Result<wire::TextureCreated, Failure> {
+        self.device(req.device)?;
+        if self.arrays.textures.len() >= MAX_TEXTURES_PER_SESSION {
+            return Err(Failure::new(Status::OUT_OF_MEMORY, format!("session holds the maximum of {MAX_TEXTURES_PER_SESSION} texture objects")));
+        }
+        let (resource, device) = self.texture_resource(&req)?;
+        if req.address_mode.iter().any(|&m| m > MAX_ADDRESS_MODE) || req.filter_mode > MAX_FILTER_MODE || req.mipmap_filter_mode > MAX_FILTER_MODE {
+            return Err(invalid(format!(
+                "texture address modes {:?} / filter modes {}, {}",
+                req.address_mode, req.filter_mode, req.mipmap_filter_mode
+            )));
+        }
+        if req.flags & !TEXTURE_FLAGS != 0 {
+            return Err(invalid(format!("texture flags {:#x} unknown", req.flags)));
+        }
+        if req.has_view && req.view_format > MAX_VIEW_FORMAT {
+            return Err(invalid(format!("resource view format {:#x}", req.view_format)));
+        }
+        let texture = TextureDesc {
+            address_mode: req.address_mode,
+            filter_mode: req.filter_mode,
+            flags: req.flags,
+            max_anisotropy: req.max_anisotropy,
+            mipmap_filter_mode: req.mipmap_filter_mode,
+            mipmap_level_bias: req.mipmap_level_bias,
+            min_mipmap_level_clamp: req.min_mipmap_level_clamp,
+            max_mipmap_level_clamp: req.max_mipmap_level_clamp,
+            border_color: req.border_color,
+            reserved: [0; 12],
+        };
+        let view = req.has_view.then_some(ResourceViewDesc {
+            format: req.view_format,
+            width: req.view_width as usize,
+            height: req.view_height as usize,
+            depth: req.view_depth as usize,
+            first_mipmap_level: req.view_first_mipmap_level,
+            last_mipmap_level: req.view_last_mipmap_level,
+            first_layer: req.view_first_layer,
+            last_layer: req.view_last_layer,
+            reserved: [0; 16],
+        });
+        let backend = self.backend.texture_create(device, &TextureSpec { resource, texture, view })?;
+        let value = match backend {
+            Some(value) => value,
+            None => {
+                self.arrays.texture_ids.check_capacity()?;
+                self.arrays.texture_ids.insert(())
+            }
+        };
+        self.arrays.textures.insert(value, TextureEntry { backend, device });
+        Ok(wire::TextureCreated { texture: value })
+    }
+
+    fn texture_destroy(&mut self, _cx: &mut CallCx, req: wire::ArrayRef) -> Result<wire::Empty, Failure> {
+        let entry =
+            self.arrays.textures.remove(&req.handle).ok_or_else(|| invalid(format!("{:#x} is no texture object of this session", req.handle)))?;
+        match entry.backend {
+            Some(texture) => self.backend.texture_destroy(texture)?,
+            None => drop(self.arrays.texture_ids.remove(req.handle)),
+        }
+        Ok(wire::Empty {})
+    }
+
     fn copy_3d(&mut self, _cx: &mut CallCx, req: wire::Copy3D) -> Result<wire::Empty, Failure> {
         let extent = Extent { width: req.width, height: req.height, depth: req.depth };
         if extent.packed_len().ok_or_else(|| invalid("3D copy size overflows"))? == 0 {
@@ -292,10 +384,73 @@ impl Session {
         Ok((Place::Device { ptr: DevicePtr(side.ptr), pitch: side.pitch, height, x, y, z }, info.device))
     }
 
+    /// The resource a texture object reads, checked: an array or mipmapped array of this
+    /// session, or memory inside one of its allocations; and the device it is on.
+    fn texture_resource(&self, req: &wire::TextureCreate) -> Result<(TextureResource, DeviceIndex), Failure> {
+        let element = || -> Result<u64, Failure> {
+            let channel = format_channel_size(req.format).ok_or_else(|| invalid(format!("hipArray_Format {:#x}", req.format)))?;
+            if !matches!(req.channels, 1 | 2 | 4) {
+                return Err(invalid(format!("{} channels", req.channels)));
+            }
+            Ok(channel * u64::from(req.channels))
+        };
+        let ptr = DevicePtr(req.resource);
+        match req.res_type {
+            0 => {
+                let entry = self.array(req.resource)?;
+                Ok((TextureResource::Array(entry.handle), entry.device))
+            }
+            1 => {
+                let entry = self
+                    .arrays
+                    .mipmaps
+                    .get(req.resource)
+                    .map_err(|_| invalid(format!("{:#x} is no mipmapped array of this session", req.resource)))?;
+                Ok((TextureResource::Mipmap(entry.handle), entry.device))
+            }
+            2 => {
+                element()?;
+                if req.width == 0 {
+                    return Err(invalid("a texture over 0 bytes"));
+                }
+                let (_, info) = self.allocations.resolve(req.resource, req.width, "texture memory")?;
+                Ok((TextureResource::Linear { ptr, format: req.format, channels: req.channels, size: req.width }, info.device))
+            }
+            3 => {
+                let row = req.width.checked_mul(element()?).ok_or_else(|| invalid("texture row overflows"))?;
+                if row == 0 || req.height == 0 || req.pitch < row {
+                    return Err(invalid(format!("pitched texture of {} x {} elements, pitch {}", req.width, req.height, req.pitch)));
+                }
+                let span =
+                    (req.height - 1).checked_mul(req.pitch).and_then(|s| s.checked_add(row)).ok_or_else(|| invalid("texture size overflows"))?;
+                let (_, info) = self.allocations.resolve(req.resource, span, "texture memory")?;
+                let resource = TextureResource::Pitch2D {
+                    ptr,
+                    format: req.format,
+                    channels: req.channels,
+                    width: req.width,
+                    height: req.height,
+                    pitch: req.pitch,
+                };
+                Ok((resource, info.device))
+            }
+            other => Err(invalid(format!("resource type {other}"))),
+        }
+    }
+
     /// Frees the session's arrays on `device` (every device: `None`), for hipDeviceReset
-    /// and the end of the session.
+    /// and the end of the session; texture objects over them first.
     pub(super) fn release_arrays(&mut self, device: Option<DeviceIndex>) {
         let on_device = |d: DeviceIndex| device.is_none_or(|want| want == d);
+        let gone: Vec<u64> = self.arrays.textures.iter().filter(|(_, t)| on_device(t.device)).map(|(&v, _)| v).collect();
+        for value in gone {
+            if let Some(TextureEntry { backend: Some(texture), .. }) = self.arrays.textures.remove(&value) {
+                if let Err(e) = self.backend.texture_destroy(texture) {
+                    tracing::warn!(session = self.id, %e, "destroying a texture object during cleanup failed");
+                }
+            }
+            let _ = self.arrays.texture_ids.remove(value);
+        }
         // Mipmapped arrays first: their levels go with them, not one by one.
         for (mipmap, entry) in self.arrays.mipmaps.drain_where(|m| on_device(m.device)) {
             let levels: Vec<ArrayHandle> = self.arrays.arrays.drain_where(|a| a.mipmap == Some(mipmap)).into_iter().map(|(_, a)| a.handle).collect();

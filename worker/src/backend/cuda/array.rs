@@ -7,6 +7,7 @@ use super::{sys, CudaBackend};
 use crate::backend::{
     ArrayBackend, ArrayDesc, ArrayHandle, BackendError, DeviceIndex, DtohDone, Extent, HostData, MipmapHandle, Place, StreamHandle,
 };
+use crate::backend::{ResourceDesc, TextureSpec};
 use std::ffi::c_void;
 
 fn cu_format(format: u32) -> Result<sys::CUarray_format, BackendError> {
@@ -155,6 +156,31 @@ impl ArrayBackend for CudaBackend {
         unsafe { sys::cuMipmappedArrayDestroy(mipmap.0 as sys::CUmipmappedArray) }.check("cuMipmappedArrayDestroy")
     }
 
+    fn texture_create(&self, dev: DeviceIndex, spec: &TextureSpec) -> Result<Option<u64>, BackendError> {
+        self.enter(dev)?;
+        let resource = ResourceDesc::of(&spec.resource);
+        let view = spec.view.as_ref().map_or(std::ptr::null(), |v| (v as *const crate::backend::ResourceViewDesc).cast());
+        let mut texture: sys::CUtexObject = 0;
+        // SAFETY: the three structs have the layout of CUDA_RESOURCE_DESC, CUDA_TEXTURE_DESC
+        // and CUDA_RESOURCE_VIEW_DESC (backend::texture) with values the session checked;
+        // the resource is an array or memory of this device; a valid out-pointer.
+        unsafe {
+            sys::cuTexObjectCreate(
+                &mut texture,
+                (&resource as *const ResourceDesc).cast(),
+                (&spec.texture as *const crate::backend::TextureDesc).cast(),
+                view,
+            )
+        }
+        .check("cuTexObjectCreate")?;
+        Ok(Some(texture))
+    }
+
+    fn texture_destroy(&self, texture: u64) -> Result<(), BackendError> {
+        // SAFETY: a texture object from texture_create, destroyed once.
+        unsafe { sys::cuTexObjectDestroy(texture) }.check("cuTexObjectDestroy")
+    }
+
     fn copy_3d_from_host(
         &self,
         stream: Option<StreamHandle>,
@@ -202,3 +228,14 @@ impl ArrayBackend for CudaBackend {
         unsafe { sys::cuMemcpy3DAsync_v2(&memcpy_3d(&Side::of(dst), &Side::of(src), extent), s) }.check("cuMemcpy3DAsync")
     }
 }
+
+// The driver-form structs of backend::texture are CUDA's, field for field.
+const _: () = {
+    use std::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<ResourceDesc>() == size_of::<sys::CUDA_RESOURCE_DESC>());
+    assert!(align_of::<ResourceDesc>() == align_of::<sys::CUDA_RESOURCE_DESC>());
+    assert!(offset_of!(ResourceDesc, res) == offset_of!(sys::CUDA_RESOURCE_DESC, res));
+    assert!(offset_of!(ResourceDesc, flags) == offset_of!(sys::CUDA_RESOURCE_DESC, flags));
+    assert!(size_of::<crate::backend::TextureDesc>() == size_of::<sys::CUDA_TEXTURE_DESC>());
+    assert!(size_of::<crate::backend::ResourceViewDesc>() == size_of::<sys::CUDA_RESOURCE_VIEW_DESC>());
+};

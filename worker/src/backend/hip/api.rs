@@ -121,6 +121,9 @@ entry_points! {
         hipMipmappedArrayCreate: fn(*mut *mut c_void, *const super::array::Array3DDescriptor, c_uint) -> HipError;
         hipMipmappedArrayGetLevel: fn(*mut *mut c_void, *mut c_void, c_uint) -> HipError;
         hipMipmappedArrayDestroy: fn(*mut c_void) -> HipError;
+        // Texture objects (driver form).
+        hipTexObjectCreate: fn(*mut *mut c_void, *const crate::backend::ResourceDesc, *const crate::backend::TextureDesc, *const crate::backend::ResourceViewDesc) -> HipError;
+        hipTexObjectDestroy: fn(*mut c_void) -> HipError;
     }
 }
 

@@ -9,6 +9,7 @@ use crate::backend::{
     linear_arrays, zeroed_buffer, ArrayBackend, ArrayDesc, ArrayHandle, BackendError, DeviceIndex, DtohDone, Extent, HostData, MipmapHandle, Place,
     StreamHandle,
 };
+use crate::backend::{ResourceDesc, TextureSpec};
 use std::ffi::c_void;
 
 /// `HIP_ARRAY3D_DESCRIPTOR`.
@@ -215,6 +216,26 @@ impl ArrayBackend for HipBackend {
             Some(destroy) => unsafe { destroy(mipmap.0 as *mut c_void) }.check("hipMipmappedArrayDestroy"),
             None => linear_arrays::mipmap_destroy(self, levels),
         }
+    }
+
+    fn texture_create(&self, dev: DeviceIndex, spec: &TextureSpec) -> Result<Option<u64>, BackendError> {
+        let (Some(create), Some(_)) = (self.api.hipTexObjectCreate, self.api.hipTexObjectDestroy) else {
+            return Err(BackendError::NotSupported("the HIP runtime has no hipTexObjectCreate".into()));
+        };
+        self.enter(dev)?;
+        let resource = ResourceDesc::of(&spec.resource);
+        let view = spec.view.as_ref().map_or(std::ptr::null(), |v| v as *const _);
+        let mut texture = std::ptr::null_mut();
+        // SAFETY: HIP_RESOURCE_DESC, HIP_TEXTURE_DESC and HIP_RESOURCE_VIEW_DESC layouts
+        // (backend::texture) with values the session checked; a valid out-pointer.
+        unsafe { create(&mut texture, &resource, &spec.texture, view) }.check("hipTexObjectCreate")?;
+        Ok(Some(texture as u64))
+    }
+
+    fn texture_destroy(&self, texture: u64) -> Result<(), BackendError> {
+        let destroy = self.api.hipTexObjectDestroy.ok_or_else(|| BackendError::NotSupported("hipTexObjectDestroy".into()))?;
+        // SAFETY: a texture object from texture_create, destroyed once.
+        unsafe { destroy(texture as *mut c_void) }.check("hipTexObjectDestroy")
     }
 
     fn copy_3d_from_host(
