@@ -41,6 +41,11 @@ fn memcpy3d() {
 }
 
 #[test]
+fn textures() {
+    run_program("textures");
+}
+
+#[test]
 fn streams_events() {
     run_program("streams_events");
 }

@@ -72,7 +72,7 @@ impl ArrayDesc {
 
 /// The array format of a channel description, as ROCm maps it: equal channel sizes from `x`
 /// on (1, 2 or 4 channels) of 8, 16 or 32 bits; float only 16 or 32.
-fn format_of(desc: &hipChannelFormatDesc) -> Result<(hipArray_Format, u32), CallError> {
+pub(crate) fn format_of(desc: &hipChannelFormatDesc) -> Result<(hipArray_Format, u32), CallError> {
     let bad = || {
         CallError::new(
             HipError::INVALID_VALUE,
@@ -126,6 +126,21 @@ pub fn forget_device_arrays(device: u32) {
     let mut t = tables();
     t.arrays.retain(|_, (_, d)| *d != device);
     t.mipmaps.retain(|_, m| m.device != device);
+}
+
+/// The channel description of `channels` channels of `format` (texture queries).
+pub(crate) fn channel_desc_of(format: hipArray_Format, channels: u32) -> hipChannelFormatDesc {
+    ArrayDesc { format, channels, width: 0, height: 0, depth: 0, flags: 0 }.channel_desc()
+}
+
+/// Whether `array` is an array of this process.
+pub(crate) fn is_array(array: hipArray_const_t) -> bool {
+    array_desc(array).is_ok()
+}
+
+/// The worker handle of a mipmapped array of this process.
+pub(crate) fn mipmap_handle(mipmap: hipMipmappedArray_const_t) -> Option<u64> {
+    tables().mipmaps.get(&(mipmap as usize)).map(|m| m.handle)
 }
 
 fn invalid(message: impl Into<String>) -> CallError {

@@ -356,6 +356,7 @@ pub extern "C" fn hipDeviceReset() -> hipError_t {
         let device = current_device();
         forget_device_allocations(device);
         crate::api::array::forget_device_arrays(device);
+        crate::api::texture::forget_device_textures(device);
         call_sync(|c| c.device_reset(wire::DeviceRef { device }))
     })
 }

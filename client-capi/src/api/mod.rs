@@ -8,6 +8,7 @@ pub mod event;
 pub mod memory;
 pub mod module;
 pub mod stream;
+pub mod texture;
 pub mod unsupported;
 
 /// Registration of compiler-generated fat binaries belongs to the module family (it loads
