@@ -103,3 +103,33 @@ fn arrays_count_toward_the_session_memory_and_go_with_the_session() {
     drop(s);
     assert_eq!(backend.mem_get_info(0).unwrap().free, free_before, "arrays freed with the session");
 }
+
+#[test]
+fn texture_objects_name_only_the_sessions_resources() {
+    let backend = backend();
+    let (mut a, mut b) = (session(&backend, None), session(&backend, None));
+    let array = create(&mut a, 16, 4).unwrap();
+    let over = |res_type, resource, width, height, pitch| wire::TextureCreate {
+        res_type,
+        resource,
+        format: 0x20,
+        channels: 1,
+        width,
+        height,
+        pitch,
+        ..Default::default()
+    };
+    let texture = a.texture_create(&mut io(), over(0, array, 0, 0, 0)).unwrap().texture;
+    assert_eq!(status(b.texture_create(&mut io(), over(0, array, 0, 0, 0))), Status::INVALID_VALUE);
+    assert_eq!(status(b.texture_destroy(&mut io(), wire::ArrayRef { handle: texture })), Status::INVALID_VALUE);
+    let ptr = a.malloc(&mut io(), wire::Malloc { device: 0, size: 1024, flags: 0 }).unwrap().ptr;
+    a.texture_create(&mut io(), over(2, ptr, 1024, 0, 0)).unwrap();
+    assert_eq!(status(a.texture_create(&mut io(), over(2, ptr + 1, 1024, 0, 0))), Status::INVALID_VALUE);
+    assert_eq!(status(b.texture_create(&mut io(), over(2, ptr, 16, 0, 0))), Status::INVALID_VALUE);
+    a.texture_create(&mut io(), over(3, ptr, 64, 4, 256)).unwrap();
+    assert_eq!(status(a.texture_create(&mut io(), over(3, ptr, 64, 5, 256))), Status::INVALID_VALUE);
+    assert_eq!(status(a.texture_create(&mut io(), over(3, ptr, 64, 4, u64::MAX))), Status::INVALID_VALUE);
+    assert_eq!(status(a.texture_create(&mut io(), over(4, ptr, 16, 0, 0))), Status::INVALID_VALUE);
+    a.texture_destroy(&mut io(), wire::ArrayRef { handle: texture }).unwrap();
+    assert_eq!(status(a.texture_destroy(&mut io(), wire::ArrayRef { handle: texture })), Status::INVALID_VALUE);
+}
