@@ -166,15 +166,18 @@ pub unsafe extern "C" fn hipCreateTextureObject(
         // read is the one `resType` names).
         let (res, desc, view) = unsafe { (*res, *desc, view.as_ref().copied()) };
         let resource = match res.resType {
-            // SAFETY: the union member `resType` names (here and below).
+            // SAFETY: the union member `resType` names.
             hipResourceTypeArray => Resource::Array(unsafe { res.res.array.array }),
+            // SAFETY: the union member `resType` names.
             hipResourceTypeMipmappedArray => Resource::Mipmap(unsafe { res.res.mipmap.mipmap }),
             hipResourceTypeLinear => {
+                // SAFETY: the union member `resType` names.
                 let l = unsafe { res.res.linear };
                 let (format, channels) = format_of(&l.desc)?;
                 Resource::Linear { ptr: l.devPtr, format, channels, size: l.sizeInBytes }
             }
             hipResourceTypePitch2D => {
+                // SAFETY: the union member `resType` names.
                 let p = unsafe { res.res.pitch2D };
                 let (format, channels) = format_of(&p.desc)?;
                 Resource::Pitch2D { ptr: p.devPtr, format, channels, width: p.width, height: p.height, pitch: p.pitchInBytes }
@@ -224,14 +227,17 @@ pub unsafe extern "C" fn hipTexObjectCreate(
             return Err(invalid(format!("HIP_RESOURCE_DESC flags {:#x} must be 0", res.flags)));
         }
         let resource = match res.resType {
-            // SAFETY: the union member `resType` names (here and below).
+            // SAFETY: the union member `resType` names.
             HIP_RESOURCE_TYPE_ARRAY => Resource::Array(unsafe { res.res.array.hArray }),
+            // SAFETY: the union member `resType` names.
             HIP_RESOURCE_TYPE_MIPMAPPED_ARRAY => Resource::Mipmap(unsafe { res.res.mipmap.hMipmappedArray }),
             HIP_RESOURCE_TYPE_LINEAR => {
+                // SAFETY: the union member `resType` names.
                 let l = unsafe { res.res.linear };
                 Resource::Linear { ptr: l.devPtr, format: l.format, channels: l.numChannels, size: l.sizeInBytes }
             }
             HIP_RESOURCE_TYPE_PITCH2D => {
+                // SAFETY: the union member `resType` names.
                 let p = unsafe { res.res.pitch2D };
                 Resource::Pitch2D {
                     ptr: p.devPtr,
