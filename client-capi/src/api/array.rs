@@ -24,7 +24,7 @@ use proto_core::limits::DEFAULT_COPY_CHUNK;
 use proto_core::wire;
 use proto_core::{calls, Bulk, Caller, Calls};
 use std::collections::HashMap;
-use std::ffi::{c_uint, c_void};
+use std::ffi::{c_uint, c_ulonglong, c_void};
 use std::sync::{Mutex, OnceLock};
 
 /// What this process knows of an array: its descriptor (the worker holds the same).
@@ -1335,7 +1335,7 @@ pub unsafe extern "C" fn hipMemcpy3DBatchAsync(
     count: usize,
     ops: *mut hipMemcpy3DBatchOp,
     fail_index: *mut usize,
-    flags: u64,
+    flags: c_ulonglong,
     stream: hipStream_t,
 ) -> hipError_t {
     hip_boundary!("hipMemcpy3DBatchAsync", {
