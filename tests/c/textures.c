@@ -100,12 +100,9 @@ static void runtime_form(void) {
   view.format = hipResViewFormatSignedInt1;
   view.width = 32;
   view.height = 16;
-  CHECK(hipCreateTextureObject(&tex, &r, &t, &view));
-  CHECK(hipGetTextureObjectResourceViewDesc(&v, tex));
-  REQUIRE(v.format == hipResViewFormatSignedInt1 && v.width == 32 && v.height == 16, "view back");
-  HIP_RESOURCE_VIEW_DESC dv;
-  CHECK(hipTexObjectGetResourceViewDesc(&dv, tex));
-  REQUIRE(dv.format == HIP_RES_VIEW_FORMAT_SINT_1X32 && dv.width == 32, "driver view");
+  /* A view applies to arrays only (ROCm). */
+  EXPECT_ERR(hipCreateTextureObject(&tex, &r, &t, &view), hipErrorInvalidValue);
+  CHECK(hipCreateTextureObject(&tex, &r, &t, NULL));
   CHECK(hipGetTextureObjectResourceDesc(&rb, tex));
   REQUIRE(rb.res.pitch2D.pitchInBytes == pitch && rb.res.pitch2D.height == 16, "pitch back");
   CHECK(hipDestroyTextureObject(tex));
@@ -114,6 +111,26 @@ static void runtime_form(void) {
   r.res.pitch2D.height = 16;
   r.res.pitch2D.pitchInBytes = 4; /* less than a row */
   EXPECT_ERR(hipCreateTextureObject(&tex, &r, &t, NULL), hipErrorInvalidValue);
+  r.res.pitch2D.pitchInBytes = pitch;
+  r.res.pitch2D.devPtr = (char*)pitched + 4; /* not aligned to textureAlignment */
+  r.res.pitch2D.height = 15;
+  EXPECT_ERR(hipCreateTextureObject(&tex, &r, &t, NULL), hipErrorInvalidValue);
+
+  step("a view of an array");
+  hipArray_t ia;
+  hipChannelFormatDesc fi = hipCreateChannelDesc(32, 0, 0, 0, hipChannelFormatKindSigned);
+  CHECK(hipMallocArray(&ia, &fi, 32, 16, 0));
+  memset(&r, 0, sizeof r);
+  r.resType = hipResourceTypeArray;
+  r.res.array.array = ia;
+  CHECK(hipCreateTextureObject(&tex, &r, &t, &view));
+  CHECK(hipGetTextureObjectResourceViewDesc(&v, tex));
+  REQUIRE(v.format == hipResViewFormatSignedInt1 && v.width == 32 && v.height == 16, "view back");
+  HIP_RESOURCE_VIEW_DESC dv;
+  CHECK(hipTexObjectGetResourceViewDesc(&dv, tex));
+  REQUIRE(dv.format == HIP_RES_VIEW_FORMAT_SINT_1X32 && dv.width == 32, "driver view");
+  CHECK(hipDestroyTextureObject(tex));
+  CHECK(hipFreeArray(ia));
 
   /* Errors. */
   memset(&r, 0, sizeof r);
@@ -171,12 +188,15 @@ static void driver_form(void) {
           "runtime texture desc");
   CHECK(hipTexObjectDestroy(tex));
   EXPECT_ERR(hipTexObjectDestroy(tex), hipErrorInvalidValue);
+  t.flags = HIP_TRSF_SRGB; /* mipmaps need normalized coordinates (ROCm) */
+  EXPECT_ERR(hipTexObjectCreate(&tex, &r, &t, NULL), hipErrorInvalidValue);
+  t.flags = HIP_TRSF_NORMALIZED_COORDINATES;
   r.flags = 1;
   EXPECT_ERR(hipTexObjectCreate(&tex, &r, &t, NULL), hipErrorInvalidValue);
   r.flags = 0;
   t.flags = 0x100;
   EXPECT_ERR(hipTexObjectCreate(&tex, &r, &t, NULL), hipErrorInvalidValue);
-  t.flags = 0;
+  t.flags = HIP_TRSF_NORMALIZED_COORDINATES;
   /* A texture object survives until destroyed; many can share an array. */
   hipTextureObject_t many[8];
   for (int i = 0; i < 8; i++) CHECK(hipTexObjectCreate(&many[i], &r, &t, NULL));

@@ -22,6 +22,8 @@ pub const MAX_TEXTURES_PER_SESSION: usize = 1 << 16;
 /// `HIP_TRSF_*` texture flags: read as integer, normalized coordinates, sRGB, no trilinear
 /// optimisation, seamless cubemap.
 const TEXTURE_FLAGS: u32 = 0x1 | 0x2 | 0x10 | 0x20 | 0x40;
+/// `HIP_TRSF_NORMALIZED_COORDINATES`.
+const TEXTURE_NORMALIZED_COORDINATES: u32 = 0x2;
 /// Highest `HIPaddress_mode` (border).
 const MAX_ADDRESS_MODE: u32 = 3;
 /// Highest `HIPfilter_mode` (linear).
@@ -230,6 +232,19 @@ impl ArrayHandler for Session {
         }
         if req.flags & !TEXTURE_FLAGS != 0 {
             return Err(invalid(format!("texture flags {:#x} unknown", req.flags)));
+        }
+        // As ROCm: a view only of arrays, mipmaps only with normalized coordinates.
+        if req.has_view && !matches!(resource, TextureResource::Array(_) | TextureResource::Mipmap(_)) {
+            return Err(invalid("a resource view applies to arrays and mipmapped arrays only"));
+        }
+        if matches!(resource, TextureResource::Mipmap(_)) && req.flags & TEXTURE_NORMALIZED_COORDINATES == 0 {
+            return Err(invalid("a texture over a mipmapped array needs normalized coordinates"));
+        }
+        if let TextureResource::Linear { ptr, .. } | TextureResource::Pitch2D { ptr, .. } = resource {
+            let alignment = self.backend.device_properties(device)?.texture_alignment.max(1);
+            if !ptr.0.is_multiple_of(alignment) {
+                return Err(invalid(format!("texture memory {ptr} is not aligned to the device's texture alignment {alignment}")));
+            }
         }
         if req.has_view && req.view_format > MAX_VIEW_FORMAT {
             return Err(invalid(format!("resource view format {:#x}", req.view_format)));
