@@ -3,16 +3,18 @@
 //! place and box is checked against the array's dimensions or the session's allocation table
 //! before the backend moves a byte.
 
-use super::{memory::deferred_data_reply, CallCx, Failure, Handles, Session};
+use super::memory::{deferred_data_reply, PendingUpload};
+use super::{CallCx, Failure, Handles, Session};
 use crate::backend::{
-    format_channel_size, ArrayDesc, ArrayHandle, DeviceIndex, DevicePtr, Extent, MipmapHandle, Place, ResourceViewDesc, TextureDesc, TextureResource,
-    TextureSpec,
+    format_channel_size, ArrayDesc, ArrayHandle, DeviceIndex, DevicePtr, Extent, HostData, MipmapHandle, Place, ResourceViewDesc, TextureDesc,
+    TextureResource, TextureSpec,
 };
 use proto_core::limits::MAX_BULK_LEN;
 use proto_core::opcode::ArrayHandler;
 use proto_core::wire::{self, MAX_ARRAY_1D_WIDTH, MAX_ARRAY_2D, MAX_ARRAY_3D};
 use proto_core::{Outcome, Status};
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 
 /// Most live arrays and mipmapped arrays one session may hold.
 pub const MAX_ARRAYS_PER_SESSION: usize = 1 << 16;
@@ -194,7 +196,21 @@ impl ArrayHandler for Session {
         let (dst, dev) =
             self.place(&side(req.dst_array, req.dst_ptr, req.dst_pitch, req.dst_height, [req.dst_x, req.dst_y, req.dst_z]), extent, "destination")?;
         let stream = self.stream(req.stream, dev)?;
-        self.backend.copy_3d_from_host(stream, dev, &dst, extent, req.data.0.to_vec().into())?;
+        let data = if req.sync || req.stream == 0 {
+            req.data.0.to_vec().into()
+        } else {
+            // Held until the stream runs the copy: bounded per session, as 1D uploads are.
+            let (pending, max) = (self.pending_bytes.load(Ordering::Acquire), self.config.limits.max_pending_bytes);
+            if pending.saturating_add(len as usize) > max {
+                return Err(Failure::new(
+                    Status::OUT_OF_MEMORY,
+                    format!("{len}-byte upload refused: the session's queued uploads would pass {max} bytes (--max-pending-mib); synchronize first"),
+                ));
+            }
+            self.check_session_memory(len, "buffered upload")?;
+            HostData::from_buffer(PendingUpload::new(req.data.0.to_vec(), &self.pending_bytes))
+        };
+        self.backend.copy_3d_from_host(stream, dev, &dst, extent, data)?;
         if req.sync {
             self.sync_stream(stream)?;
         }

@@ -133,3 +133,29 @@ fn texture_objects_name_only_the_sessions_resources() {
     a.texture_destroy(&mut io(), wire::ArrayRef { handle: texture }).unwrap();
     assert_eq!(status(a.texture_destroy(&mut io(), wire::ArrayRef { handle: texture })), Status::INVALID_VALUE);
 }
+
+#[test]
+fn queued_3d_uploads_are_bounded() {
+    use proto_core::opcode::StreamHandler;
+    let backend = backend();
+    let limits = SessionLimits { max_pending_bytes: 100, ..SessionLimits::default() };
+    let mut s = Session::new(backend.clone(), Arc::new(SessionConfig { limits, ..SessionConfig::default() }));
+    let array = create(&mut s, 64, 0).unwrap();
+    let stream = s.stream_create(&mut io(), wire::StreamCreate { device: 0, flags: 0, priority: 0 }).unwrap().stream;
+    let data = [7u8; 128];
+    let upload = |stream, sync| wire::Copy3DFromHost {
+        dst_array: array,
+        width: 128,
+        height: 1,
+        depth: 1,
+        stream,
+        sync,
+        data: proto_core::Bulk(&data),
+        ..Default::default()
+    };
+    // Queued behind a stream: 128 bytes pass the 100-byte bound.
+    assert_eq!(status(s.copy_3d_from_host(&mut io(), upload(stream, false))), Status::OUT_OF_MEMORY);
+    // Synchronous or on the null stream: nothing is held.
+    s.copy_3d_from_host(&mut io(), upload(stream, true)).unwrap();
+    s.copy_3d_from_host(&mut io(), upload(0, false)).unwrap();
+}

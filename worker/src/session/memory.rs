@@ -435,13 +435,13 @@ pub(super) fn deferred_data_reply(late: &Arc<LateReplies>, cx: &CallCx, len: usi
 
 /// An upload's bytes, counted in the session's pending bytes until the copy ran (or was
 /// refused) and they are dropped.
-struct PendingUpload {
+pub(super) struct PendingUpload {
     bytes: Vec<u8>,
     pending: Arc<AtomicUsize>,
 }
 
 impl PendingUpload {
-    fn new(bytes: Vec<u8>, pending: &Arc<AtomicUsize>) -> Self {
+    pub(super) fn new(bytes: Vec<u8>, pending: &Arc<AtomicUsize>) -> Self {
         pending.fetch_add(bytes.len(), Ordering::AcqRel);
         Self { bytes, pending: Arc::clone(pending) }
     }
