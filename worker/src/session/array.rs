@@ -394,7 +394,9 @@ impl Session {
                 format!("copy {what}: pitch {} is less than {x} + {} bytes", side.pitch, extent.width),
             ));
         }
-        let height = side.height.max(1);
+        // One slice at z = 0 does not depend on the slice height: at least the rows copied
+        // (what CUDA's cuMemcpy3D asks of srcHeight/dstHeight).
+        let height = if extent.depth == 1 && z == 0 { side.height.max(y.saturating_add(extent.height)) } else { side.height.max(1) };
         if extent.depth > 1 && side.height < extent.height.saturating_add(y) {
             return Err(invalid(format!("copy {what}: slices of {} rows cannot hold {y} + {} rows", side.height, extent.height)));
         }
