@@ -661,6 +661,24 @@ opcodes! { <'a>
 
     /// Arrays, mipmapped arrays and the copies that name them.
     Array ArrayHandler {
+        /// `hipArray3DCreate`, `hipMallocArray`, `hipMipmappedArrayCreate`... (`levels > 0`: mipmapped).
+        0x0801 ArrayCreate array_create: ArrayCreate => ArrayCreated, none, call;
+        /// `hipArrayDestroy` / `hipFreeArray`.
+        0x0802 ArrayDestroy array_destroy: ArrayRef => Empty, none, call;
+        /// `hipMipmappedArrayDestroy` / `hipFreeMipmappedArray`.
+        0x0803 MipmapDestroy mipmap_destroy: ArrayRef => Empty, none, call;
+        /// `hipMipmappedArrayGetLevel` / `hipGetMipmappedArrayLevel`.
+        0x0804 MipmapGetLevel mipmap_get_level: MipmapLevel => ArrayCreated, none, call;
+        /// Host-to-array/device 3D copy (the box packed in the bulk section).
+        0x0805 Copy3DFromHost copy_3d_from_host: Copy3DFromHost<'a> => Empty, request, post;
+        /// Array/device-to-host 3D copy (the box answered packed).
+        0x0806 Copy3DToHost copy_3d_to_host: Copy3DToHost => MemcpyData<'a>, reply, call;
+        /// Array/device-to-array/device 3D copy.
+        0x0807 Copy3D copy_3d: Copy3D => Empty, none, post;
+        /// `hipCreateTextureObject` / `hipTexObjectCreate`.
+        0x0808 TextureCreate texture_create: TextureCreate => TextureCreated, none, call;
+        /// `hipDestroyTextureObject` / `hipTexObjectDestroy` (`handle`: the texture object).
+        0x0809 TextureDestroy texture_destroy: ArrayRef => Empty, none, call;
     }
 
     /// Stream-ordered memory pools.

@@ -31,6 +31,21 @@ fn memory() {
 }
 
 #[test]
+fn arrays() {
+    run_program("arrays");
+}
+
+#[test]
+fn memcpy3d() {
+    run_program("memcpy3d");
+}
+
+#[test]
+fn textures() {
+    run_program("textures");
+}
+
+#[test]
 fn streams_events() {
     run_program("streams_events");
 }

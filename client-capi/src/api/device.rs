@@ -33,6 +33,14 @@ fn int(v: u32) -> c_int {
 }
 
 /// Fills the ROCm 6+ layout.
+/// The array limits the worker enforces (`proto_core::wire::MAX_ARRAY_*`), as the texture
+/// maxima of the device properties.
+fn fill_array_limits(one: &mut c_int, two: &mut [c_int; 2], three: &mut [c_int; 3]) {
+    *one = wire::MAX_ARRAY_1D_WIDTH as c_int;
+    *two = wire::MAX_ARRAY_2D.map(|d| d as c_int);
+    *three = wire::MAX_ARRAY_3D.map(|d| d as c_int);
+}
+
 fn fill_r0600(out: &mut hipDeviceProp_tR0600, p: &wire::DeviceProperties) {
     copy_c_string(&mut out.name, p.name.as_str());
     copy_c_string(&mut out.gcnArchName, p.arch_name.as_str());
@@ -52,6 +60,7 @@ fn fill_r0600(out: &mut hipDeviceProp_tR0600, p: &wire::DeviceProperties) {
     out.major = int(p.major);
     out.minor = int(p.minor);
     out.textureAlignment = p.texture_alignment as usize;
+    fill_array_limits(&mut out.maxTexture1D, &mut out.maxTexture2D, &mut out.maxTexture3D);
     out.deviceOverlap = c_int::from(p.async_engine_count > 0);
     out.multiProcessorCount = int(p.multi_processor_count);
     out.kernelExecTimeoutEnabled = p.kernel_exec_timeout.into();
@@ -122,6 +131,7 @@ fn fill_r0000(out: &mut hipDeviceProp_tR0000, p: &wire::DeviceProperties) {
     out.cooperativeMultiDeviceLaunch = p.cooperative_multi_device_launch.into();
     out.memPitch = p.mem_pitch as usize;
     out.textureAlignment = p.texture_alignment as usize;
+    fill_array_limits(&mut out.maxTexture1D, &mut out.maxTexture2D, &mut out.maxTexture3D);
     out.kernelExecTimeoutEnabled = p.kernel_exec_timeout.into();
     out.ECCEnabled = p.ecc_enabled.into();
 }
@@ -348,6 +358,8 @@ pub extern "C" fn hipDeviceReset() -> hipError_t {
     hip_boundary!("hipDeviceReset", {
         let device = current_device();
         forget_device_allocations(device);
+        crate::api::array::forget_device_arrays(device);
+        crate::api::texture::forget_device_textures(device);
         call_sync(|c| c.device_reset(wire::DeviceRef { device }))
     })
 }

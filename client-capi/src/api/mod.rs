@@ -3,6 +3,7 @@
 //! `hipErrorNotSupported` (generated from `symbols/hip_functions.txt` minus these).
 
 pub mod copy_streams;
+pub mod array;
 pub mod device;
 pub mod device_extra;
 pub mod event;
@@ -10,6 +11,7 @@ pub mod memory;
 pub mod memset;
 pub mod module;
 pub mod stream;
+pub mod texture;
 pub mod unsupported;
 
 /// Registration of compiler-generated fat binaries belongs to the module family (it loads

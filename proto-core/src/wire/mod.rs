@@ -5,6 +5,7 @@
 //! and valid only within the session that created them; `0` as a stream means the null
 //! stream. Device pointers are `u64` addresses in the worker's address space.
 
+pub mod array;
 pub mod device;
 pub mod device_attr;
 pub mod event;
@@ -15,6 +16,7 @@ pub mod rtc;
 pub mod session;
 pub mod stream;
 
+pub use array::*;
 pub use device::*;
 pub use device_attr::*;
 pub use event::*;

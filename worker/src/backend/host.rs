@@ -61,6 +61,7 @@
 //! [`MemoryBackend::with_device_bytes_mut`]: crate::backend::MemoryBackend::with_device_bytes_mut
 
 mod device_attr;
+mod array;
 mod event;
 mod executor;
 #[cfg(test)]

@@ -40,6 +40,7 @@
 //! [`ModuleBackend`], [`RtcBackend`]), plus [`TransportHooks`] for zero-copy transports. A
 //! backend implements each in its own block; [`Backend`] is all of them together.
 
+mod array;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 mod device;
@@ -55,8 +56,10 @@ mod memset;
 mod module;
 mod rtc;
 mod stream;
+mod texture;
 mod transport;
 
+pub use array::{format_channel_size, linear as linear_arrays, ArrayBackend, ArrayDesc, ArrayHandle, Extent, MipmapHandle, Place};
 pub use device::{DeviceBackend, DeviceLimit, DeviceProperties};
 pub use device_attr::{link_type, DeviceAttributeBackend, PeerAttribute};
 pub use error::{hip_code, BackendError};
@@ -70,6 +73,7 @@ pub use memset::{MemsetBackend, PitchedFill};
 pub use module::{args_len, FunctionAttribute, FunctionAttributes, KernelFunction, LaunchConfig, ModuleBackend, ModuleFormat, ParamLayout};
 pub use rtc::{RtcBackend, RtcOutput, RtcRequest};
 pub use stream::{stream_flags, HostFn, StreamBackend};
+pub use texture::{ResourceDesc, ResourceViewDesc, TextureDesc, TextureResource, TextureSpec};
 pub use transport::TransportHooks;
 
 /// Executes HIP work for every session of the worker: one trait per protocol family plus the
@@ -82,6 +86,7 @@ pub trait Backend:
     + DeviceAttributeBackend
     + MemoryBackend
     + MemsetBackend
+    + ArrayBackend
     + StreamBackend
     + EventBackend
     + ModuleBackend
@@ -98,6 +103,7 @@ impl<T> Backend for T where
         + DeviceAttributeBackend
         + MemoryBackend
         + MemsetBackend
+        + ArrayBackend
         + StreamBackend
         + EventBackend
         + ModuleBackend

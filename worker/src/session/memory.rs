@@ -307,12 +307,12 @@ impl Session {
     /// its buffered asynchronous uploads and its queued or in-flight device-to-host replies.
     pub(crate) fn session_memory_in_use(&self) -> u64 {
         let buffered = self.pending_bytes.load(Ordering::Acquire).saturating_add(self.late.charged_bytes());
-        self.allocations.total_bytes().saturating_add(buffered as u64)
+        self.allocations.total_bytes().saturating_add(self.arrays.total_bytes()).saturating_add(buffered as u64)
     }
 
     /// Refuses `more` bytes of `what` that would take the session past its memory bound.
     /// Only this session's thread adds to the account, so a check is not raced past.
-    fn check_session_memory(&self, more: u64, what: &str) -> Result<(), Failure> {
+    pub(super) fn check_session_memory(&self, more: u64, what: &str) -> Result<(), Failure> {
         let Some(max) = self.config.limits.max_memory else { return Ok(()) };
         let held = self.session_memory_in_use();
         if held.checked_add(more).is_none_or(|total| total > max) {
@@ -400,7 +400,7 @@ fn check_malloc_flags(flags: u32, size: u64) -> Result<(), Failure> {
 /// error) go out when the stream reaches the copy, from whichever thread runs it. The bytes
 /// are reserved in the session's bound on queued replies first; past it the copy fails with
 /// `hipErrorOutOfMemory` (a client that never reads its replies cannot grow the worker).
-fn deferred_data_reply(late: &Arc<LateReplies>, cx: &CallCx, len: usize) -> Result<DtohDone, Failure> {
+pub(super) fn deferred_data_reply(late: &Arc<LateReplies>, cx: &CallCx, len: usize) -> Result<DtohDone, Failure> {
     let reserved = if cx.no_reply { 0 } else { len };
     if !late.try_reserve(reserved) {
         let message = format!(
@@ -421,6 +421,8 @@ fn deferred_data_reply(late: &Arc<LateReplies>, cx: &CallCx, len: usize) -> Resu
             let data = wire::MemcpyData { data: proto_core::Bulk(bytes) };
             if opcode == Opcode::MemcpyDtoH2D {
                 Response::MemcpyDtoH2D(data)
+            } else if opcode == Opcode::Copy3DToHost {
+                Response::Copy3DToHost(data)
             } else {
                 Response::MemcpyDtoH(data)
             }
@@ -437,13 +439,13 @@ fn deferred_data_reply(late: &Arc<LateReplies>, cx: &CallCx, len: usize) -> Resu
 
 /// An upload's bytes, counted in the session's pending bytes until the copy ran (or was
 /// refused) and they are dropped.
-struct PendingUpload {
+pub(super) struct PendingUpload {
     bytes: Vec<u8>,
     pending: Arc<AtomicUsize>,
 }
 
 impl PendingUpload {
-    fn new(bytes: Vec<u8>, pending: &Arc<AtomicUsize>) -> Self {
+    pub(super) fn new(bytes: Vec<u8>, pending: &Arc<AtomicUsize>) -> Self {
         pending.fetch_add(bytes.len(), Ordering::AcqRel);
         Self { bytes, pending: Arc::clone(pending) }
     }

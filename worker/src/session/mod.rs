@@ -14,6 +14,8 @@
 //! reply, never a worker crash. Dropping the session frees everything it still holds.
 
 mod array;
+#[cfg(test)]
+mod array_tests;
 mod cx;
 mod device;
 mod event;
@@ -176,6 +178,8 @@ pub struct Session {
     peer: Option<std::net::SocketAddr>,
     client_name: String,
     allocations: Allocations,
+    /// The client's arrays and mipmapped arrays.
+    arrays: array::Arrays,
     /// The client's streams: backend handle, device, and whether it is blocking (the null
     /// stream synchronizes with it).
     streams: Handles<(StreamHandle, DeviceIndex, bool)>,
@@ -218,6 +222,7 @@ impl Session {
             peer: None,
             client_name: String::new(),
             allocations: Allocations::default(),
+            arrays: array::Arrays::default(),
             streams: Handles::new("stream", 0x5354_0000_0000_0000, limits.max_streams),
             events: Handles::new("event", 0x4556_0000_0000_0000, limits.max_events),
             modules: Handles::new("module", 0x4d4f_0000_0000_0000, limits.max_modules),
@@ -440,6 +445,7 @@ impl Session {
                 tracing::warn!(session = self.id, %e, "destroying event during cleanup failed");
             }
         }
+        self.release_arrays(device);
         for (ptr, _) in self.allocations.drain_where(|a| on_device(a.device) && a.module.is_none()) {
             self.forget_allocation(ptr);
             if let Err(e) = self.backend.free(crate::backend::DevicePtr(ptr)) {

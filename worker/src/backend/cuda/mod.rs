@@ -10,6 +10,7 @@
 //! stream hands the bytes to the session when the stream reaches them.
 
 mod device_attr;
+mod array;
 mod error;
 mod event;
 mod memory;

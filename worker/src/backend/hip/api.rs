@@ -122,6 +122,16 @@ entry_points! {
         // 2D fills of 16- and 32-bit elements (ROCm 7.1+); older runtimes fill row by row.
         hipMemsetD2D16Async: fn(*mut c_void, usize, u16, usize, usize, Stream) -> HipError;
         hipMemsetD2D32Async: fn(*mut c_void, usize, c_uint, usize, usize, Stream) -> HipError;
+        // Arrays (without them the backend keeps arrays as linear allocations).
+        hipArray3DCreate: fn(*mut *mut c_void, *const super::array::Array3DDescriptor) -> HipError;
+        hipArrayDestroy: fn(*mut c_void) -> HipError;
+        hipDrvMemcpy3DAsync: fn(*const super::array::Memcpy3D, Stream) -> HipError;
+        hipMipmappedArrayCreate: fn(*mut *mut c_void, *const super::array::Array3DDescriptor, c_uint) -> HipError;
+        hipMipmappedArrayGetLevel: fn(*mut *mut c_void, *mut c_void, c_uint) -> HipError;
+        hipMipmappedArrayDestroy: fn(*mut c_void) -> HipError;
+        // Texture objects (driver form).
+        hipTexObjectCreate: fn(*mut *mut c_void, *const crate::backend::ResourceDesc, *const crate::backend::TextureDesc, *const crate::backend::ResourceViewDesc) -> HipError;
+        hipTexObjectDestroy: fn(*mut c_void) -> HipError;
     }
 }
 

@@ -23,6 +23,7 @@
 
 mod api;
 mod device_attr;
+mod array;
 mod error;
 mod layout;
 mod memory;
