@@ -659,6 +659,26 @@ opcodes! { <'a>
 
     /// Stream-ordered memory pools.
     Pool PoolHandler {
+        /// `hipMemPoolCreate`.
+        0x0901 PoolCreate pool_create: PoolCreate => PoolRef, none, call;
+        /// `hipMemPoolDestroy`.
+        0x0902 PoolDestroy pool_destroy: PoolRef => Empty, none, call;
+        /// `hipDeviceGetDefaultMemPool` / `hipDeviceGetMemPool`.
+        0x0903 DeviceGetPool device_get_pool: DevicePoolQuery => PoolRef, none, call;
+        /// `hipDeviceSetMemPool`.
+        0x0904 DeviceSetPool device_set_pool: DeviceSetPool => Empty, none, call;
+        /// `hipMallocFromPoolAsync`, `hipMallocAsync` (the current pool).
+        0x0905 MallocFromPool malloc_from_pool: MallocFromPool => AsyncAllocation, none, call;
+        /// `hipMemPoolGetAttribute`.
+        0x0906 PoolGetAttribute pool_get_attribute: PoolAttrQuery => PoolAttrValue, none, call;
+        /// `hipMemPoolSetAttribute`.
+        0x0907 PoolSetAttribute pool_set_attribute: PoolSetAttr => Empty, none, call;
+        /// `hipMemPoolTrimTo`.
+        0x0908 PoolTrimTo pool_trim_to: PoolTrim => Empty, none, call;
+        /// `hipMemPoolSetAccess` (one device per request).
+        0x0909 PoolSetAccess pool_set_access: PoolSetAccess => Empty, none, call;
+        /// `hipMemPoolGetAccess`.
+        0x090a PoolGetAccess pool_get_access: PoolAccessQuery => AccessFlags, none, call;
     }
 
     /// Virtual memory management.

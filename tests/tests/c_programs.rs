@@ -317,3 +317,8 @@ fn stream_info() {
 fn func_attributes() {
     run_program("func_attributes");
 }
+
+#[test]
+fn mempool() {
+    run_program("mempool");
+}

@@ -645,6 +645,7 @@ typedef enum hipMemAllocationType {
 
 typedef enum hipMemAllocationHandleType {
   hipMemHandleTypeNone = 0,
+  hipMemHandleTypePosixFileDescriptor = 1,
   hipMemHandleTypeWin32 = 2,
   hipMemHandleTypeWin32Kmt = 4,
 } hipMemAllocationHandleType;

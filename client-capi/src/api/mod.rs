@@ -6,6 +6,7 @@ pub mod device;
 pub mod event;
 pub mod memory;
 pub mod module;
+pub mod pool;
 pub mod stream;
 pub mod unsupported;
 

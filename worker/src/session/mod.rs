@@ -198,6 +198,8 @@ pub struct Session {
     /// address, GPU memory with its dma-buf export) and the backend's staging buffers are
     /// announced to it (RDMA registers each once, not per copy).
     memory: Option<Arc<dyn MemoryRegistry>>,
+    /// Memory pools (`hipMemPool*`), their cached blocks and the blocks in use.
+    pools: pool::Pools,
 }
 
 impl Session {
@@ -228,6 +230,7 @@ impl Session {
             rtc_reply: RtcReply::default(),
             late,
             memory: None,
+            pools: pool::Pools::default(),
         }
     }
 
@@ -439,6 +442,7 @@ impl Session {
                 tracing::warn!(session = self.id, %e, "destroying event during cleanup failed");
             }
         }
+        self.release_pools(device);
         for (ptr, _) in self.allocations.drain_where(|a| on_device(a.device) && a.module.is_none()) {
             self.forget_allocation(ptr);
             if let Err(e) = self.backend.free(crate::backend::DevicePtr(ptr)) {
