@@ -683,6 +683,32 @@ opcodes! { <'a>
 
     /// Virtual memory management.
     Vmm VmmHandler {
+        /// `hipMemGetAllocationGranularity`.
+        0x0a01 VmmGetGranularity vmm_get_granularity: VmmGranularityQuery => VmmGranularity, none, call;
+        /// `hipMemAddressReserve`.
+        0x0a02 AddressReserve address_reserve: AddressReserve => VmmAddress, none, call;
+        /// `hipMemAddressFree`.
+        0x0a03 AddressFree address_free: VmmSpan => Empty, none, call;
+        /// `hipMemCreate`.
+        0x0a04 MemCreate mem_create: MemCreate => PhysicalRef, none, call;
+        /// `hipMemRelease`.
+        0x0a05 MemRelease mem_release: PhysicalRef => Empty, none, call;
+        /// `hipMemMap`.
+        0x0a06 MemMap mem_map: MemMap => Empty, none, call;
+        /// `hipMemUnmap`.
+        0x0a07 MemUnmap mem_unmap: VmmSpan => Empty, none, call;
+        /// `hipMemSetAccess` (one device per request).
+        0x0a08 MemSetAccess mem_set_access: MemSetAccess => Empty, none, call;
+        /// `hipMemGetAccess`.
+        0x0a09 MemGetAccess mem_get_access: MemAccessQuery => AccessFlags, none, call;
+        /// `hipMemGetAllocationPropertiesFromHandle`.
+        0x0a0a MemGetProperties mem_get_properties: PhysicalRef => PhysicalInfo, none, call;
+        /// `hipMemRetainAllocationHandle`.
+        0x0a0b MemRetain mem_retain: VmmAddress => PhysicalRef, none, call;
+        /// `hipMemExportToShareableHandle`.
+        0x0a0c MemExport mem_export: MemExport => ShareableToken, none, call;
+        /// `hipMemImportFromShareableHandle`.
+        0x0a0d MemImport mem_import: MemImport => PhysicalRef, none, call;
     }
 
     /// Inter-process sharing between sessions of one worker.

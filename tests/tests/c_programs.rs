@@ -322,3 +322,8 @@ fn func_attributes() {
 fn mempool() {
     run_program("mempool");
 }
+
+#[test]
+fn vmm() {
+    run_program("vmm");
+}

@@ -1017,7 +1017,10 @@ typedef struct hipExternalSemaphoreWaitNodeParams {
 
 typedef struct ihipMemGenericAllocationHandle ihipMemGenericAllocationHandle;
 typedef ihipMemGenericAllocationHandle* hipMemGenericAllocationHandle_t;
-typedef unsigned int hipMemAllocationGranularity_flags;
+typedef enum hipMemAllocationGranularity_flags {
+  hipMemAllocationGranularityMinimum = 0x0,
+  hipMemAllocationGranularityRecommended = 0x1,
+} hipMemAllocationGranularity_flags;
 typedef enum hipMemHandleType {
   hipMemHandleTypeGeneric = 0,
 } hipMemHandleType;

@@ -9,6 +9,7 @@ pub mod module;
 pub mod pool;
 pub mod stream;
 pub mod unsupported;
+pub mod vmm;
 
 /// Registration of compiler-generated fat binaries belongs to the module family (it loads
 /// through the same tables); kept reachable under its old path.

@@ -13,6 +13,7 @@ pub mod pool;
 pub mod rtc;
 pub mod session;
 pub mod stream;
+pub mod vmm;
 
 pub use device::*;
 pub use event::*;
@@ -22,3 +23,4 @@ pub use pool::*;
 pub use rtc::*;
 pub use session::*;
 pub use stream::*;
+pub use vmm::*;

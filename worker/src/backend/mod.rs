@@ -54,6 +54,7 @@ mod module;
 mod rtc;
 mod stream;
 mod transport;
+pub mod vmm;
 
 pub use device::{DeviceBackend, DeviceLimit, DeviceProperties};
 pub use error::{hip_code, BackendError};
@@ -67,6 +68,7 @@ pub use module::{args_len, FunctionAttribute, FunctionAttributes, KernelFunction
 pub use rtc::{RtcBackend, RtcOutput, RtcRequest};
 pub use stream::{stream_flags, HostFn, StreamBackend};
 pub use transport::TransportHooks;
+pub use vmm::{PhysicalHandle, VmmBackend};
 
 /// Executes HIP work for every session of the worker: one trait per protocol family plus the
 /// transport hooks, implemented family by family (see the module documentation for the
@@ -74,11 +76,21 @@ pub use transport::TransportHooks;
 /// Implemented for every type that implements all of them, so `Arc<dyn Backend>` is what
 /// sessions and the server share.
 pub trait Backend:
-    DeviceBackend + MemoryBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
+    DeviceBackend + MemoryBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + VmmBackend + TransportHooks + Send + Sync + 'static
 {
 }
 
 impl<T> Backend for T where
-    T: DeviceBackend + MemoryBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
+    T: DeviceBackend
+        + MemoryBackend
+        + StreamBackend
+        + EventBackend
+        + ModuleBackend
+        + RtcBackend
+        + VmmBackend
+        + TransportHooks
+        + Send
+        + Sync
+        + 'static
 {
 }

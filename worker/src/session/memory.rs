@@ -301,12 +301,16 @@ impl Session {
     /// its buffered asynchronous uploads and its queued or in-flight device-to-host replies.
     pub(crate) fn session_memory_in_use(&self) -> u64 {
         let buffered = self.pending_bytes.load(Ordering::Acquire).saturating_add(self.late.charged_bytes());
-        self.allocations.total_bytes().saturating_add(buffered as u64).saturating_add(self.pools.cached_bytes())
+        self.allocations
+            .total_bytes()
+            .saturating_add(buffered as u64)
+            .saturating_add(self.pools.cached_bytes())
+            .saturating_add(self.vmm.physical_bytes())
     }
 
     /// Refuses `more` bytes of `what` that would take the session past its memory bound.
     /// Only this session's thread adds to the account, so a check is not raced past.
-    fn check_session_memory(&self, more: u64, what: &str) -> Result<(), Failure> {
+    pub(super) fn check_session_memory(&self, more: u64, what: &str) -> Result<(), Failure> {
         let Some(max) = self.config.limits.max_memory else { return Ok(()) };
         let held = self.session_memory_in_use();
         if held.checked_add(more).is_none_or(|total| total > max) {

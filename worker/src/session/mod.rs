@@ -200,6 +200,8 @@ pub struct Session {
     memory: Option<Arc<dyn MemoryRegistry>>,
     /// Memory pools (`hipMemPool*`), their cached blocks and the blocks in use.
     pools: pool::Pools,
+    /// Address reservations, physical allocations and mappings (`hipMemAddressReserve`...).
+    vmm: vmm::Vmm,
 }
 
 impl Session {
@@ -231,6 +233,7 @@ impl Session {
             late,
             memory: None,
             pools: pool::Pools::default(),
+            vmm: vmm::Vmm::default(),
         }
     }
 
@@ -443,6 +446,9 @@ impl Session {
             }
         }
         self.release_pools(device);
+        if device.is_none() {
+            self.release_vmm();
+        }
         for (ptr, _) in self.allocations.drain_where(|a| on_device(a.device) && a.module.is_none()) {
             self.forget_allocation(ptr);
             if let Err(e) = self.backend.free(crate::backend::DevicePtr(ptr)) {

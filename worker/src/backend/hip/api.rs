@@ -14,6 +14,7 @@ pub type Stream = *mut c_void;
 pub type Event = *mut c_void;
 pub type Module = *mut c_void;
 pub type Function = *mut c_void;
+pub use super::vmm::{MemAccessDesc, MemAllocationProp};
 /// `hiprtcProgram`.
 pub type Program = *mut c_void;
 
@@ -114,6 +115,16 @@ entry_points! {
         hipMemGetHandleForAddressRange: fn(*mut c_void, *mut c_void, usize, c_int, u64) -> HipError;
         // hip-remote's own library: the parameter layout its worker reported (chained workers).
         hipRemoteFunctionParamLayout: fn(Function, *mut u32, *mut u32, *mut u32, u32) -> HipError;
+        // Virtual memory management (absent from runtimes without VMM support).
+        hipMemGetAllocationGranularity: fn(*mut usize, *const MemAllocationProp, c_int) -> HipError;
+        hipMemAddressReserve: fn(*mut *mut c_void, usize, usize, *mut c_void, u64) -> HipError;
+        hipMemAddressFree: fn(*mut c_void, usize) -> HipError;
+        hipMemCreate: fn(*mut *mut c_void, usize, *const MemAllocationProp, u64) -> HipError;
+        hipMemRelease: fn(*mut c_void) -> HipError;
+        hipMemGetAllocationPropertiesFromHandle: fn(*mut MemAllocationProp, *mut c_void) -> HipError;
+        hipMemMap: fn(*mut c_void, usize, usize, *mut c_void, u64) -> HipError;
+        hipMemUnmap: fn(*mut c_void, usize) -> HipError;
+        hipMemSetAccess: fn(*mut c_void, usize, *const MemAccessDesc, usize) -> HipError;
     }
 }
 
