@@ -327,3 +327,28 @@ fn mempool() {
 fn vmm() {
     run_program("vmm");
 }
+
+/// A physical allocation exported by one client process is imported by another (same tenant)
+/// through the shareable "file descriptor": both see the same bytes, and the memory outlives
+/// the exporter's own handle while the importer holds it.
+#[test]
+fn vmm_shareable_handle_between_processes() {
+    let sandbox = Sandbox::new("vmm_share");
+    let exe = sandbox.compile("vmm");
+    let mut worker = sandbox.start_worker_in_one_process();
+
+    let mut cmd = worker.command(&exe);
+    cmd.arg("export");
+    let mut exporter = Interactive::spawn(cmd);
+    let path = exporter.expect_line("FD ", Duration::from_secs(60));
+
+    let import = worker.run(&exe, &["import", path.trim()]);
+    import.assert_success();
+    assert!(import.stdout.contains("PASS vmm import"), "{}", import.report());
+
+    exporter.send_line("go");
+    let exported = exporter.finish(Duration::from_secs(60));
+    exported.assert_success();
+    assert!(exported.stdout.contains("importer's bytes arrived"), "{}", exported.report());
+    worker.assert_alive();
+}

@@ -405,3 +405,100 @@ impl VmmHandler for Session {
         Ok(wire::PhysicalRef { handle: self.add_physical(shared)? })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{HostBackend, HostConfig, MemoryBackend};
+    use crate::session::SessionConfig;
+
+    const MIB: u64 = 1 << 20;
+
+    fn backend() -> Arc<HostBackend> {
+        Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 * MIB, ..HostConfig::default() }))
+    }
+
+    fn session(backend: &Arc<HostBackend>, tenant: &str, config: SessionConfig) -> Session {
+        let mut session = Session::new(backend.clone(), Arc::new(config));
+        session.adopt_handshake(0, "test".into(), Some(tenant.into()));
+        session
+    }
+
+    fn cx() -> CallCx {
+        CallCx::new(1, proto_core::Opcode::Ping, false, 0)
+    }
+
+    fn free_bytes(backend: &HostBackend) -> u64 {
+        backend.mem_get_info(0).unwrap().free
+    }
+
+    /// Creates `size` bytes on device 0, mapped read-write in a fresh reservation.
+    fn mapped(session: &mut Session, size: u64, handle_type: u32) -> (u64, u64) {
+        let cx = &mut cx();
+        let handle = session.mem_create(cx, wire::MemCreate { device: 0, size, handle_type }).unwrap().handle;
+        let ptr = session.address_reserve(cx, wire::AddressReserve { size, alignment: 0, addr: 0 }).unwrap().ptr;
+        session.mem_map(cx, wire::MemMap { ptr, size, handle }).unwrap();
+        session.mem_set_access(cx, wire::MemSetAccess { ptr, size, device: 0, flags: access::READ_WRITE }).unwrap();
+        (handle, ptr)
+    }
+
+    #[test]
+    fn exported_memory_is_imported_by_the_same_tenant_only_and_outlives_its_exporter() {
+        let backend = backend();
+        let full = free_bytes(&backend);
+        let mut a = session(&backend, "a", SessionConfig::default());
+        let (handle, ptr) = mapped(&mut a, MIB, HANDLE_TYPE_POSIX_FD);
+        backend.memcpy_htod_sync(None, DevicePtr(ptr), &[7u8; 64]).unwrap();
+        let token = a.mem_export(&mut cx(), wire::MemExport { handle, handle_type: HANDLE_TYPE_POSIX_FD }).unwrap().token;
+        let again = a.mem_export(&mut cx(), wire::MemExport { handle, handle_type: HANDLE_TYPE_POSIX_FD }).unwrap().token;
+        assert_ne!(token, again, "each export gets a fresh random token");
+
+        let mut other_tenant = session(&backend, "b", SessionConfig::default());
+        let refused = other_tenant.mem_import(&mut cx(), wire::MemImport { token, handle_type: HANDLE_TYPE_POSIX_FD });
+        assert!(matches!(refused, Err(Failure::Status(Status::INVALID_VALUE, _))));
+        let guessed = other_tenant.mem_import(&mut cx(), wire::MemImport { token: token ^ 1, handle_type: HANDLE_TYPE_POSIX_FD });
+        assert!(matches!(guessed, Err(Failure::Status(Status::INVALID_VALUE, _))));
+
+        let mut same_tenant = session(&backend, "a", SessionConfig::default());
+        let imported = same_tenant.mem_import(&mut cx(), wire::MemImport { token, handle_type: HANDLE_TYPE_POSIX_FD }).unwrap().handle;
+        let ptr_b = same_tenant.address_reserve(&mut cx(), wire::AddressReserve { size: MIB, alignment: 0, addr: 0 }).unwrap().ptr;
+        same_tenant.mem_map(&mut cx(), wire::MemMap { ptr: ptr_b, size: MIB, handle: imported }).unwrap();
+        same_tenant.mem_set_access(&mut cx(), wire::MemSetAccess { ptr: ptr_b, size: MIB, device: 0, flags: access::READ_WRITE }).unwrap();
+
+        // The exporter goes: the importer's mapping keeps the memory and its bytes.
+        drop(a);
+        assert_eq!(free_bytes(&backend), full - MIB);
+        let mut seen = Vec::new();
+        backend.with_device_bytes(None, DevicePtr(ptr_b), 64, &mut |b| seen.extend_from_slice(b)).unwrap();
+        assert_eq!(seen, [7u8; 64]);
+        drop(same_tenant);
+        assert_eq!(free_bytes(&backend), full, "released with the last holder");
+        // The token names nothing any more.
+        let late = other_tenant.mem_import(&mut cx(), wire::MemImport { token, handle_type: HANDLE_TYPE_POSIX_FD });
+        assert!(late.is_err());
+    }
+
+    #[test]
+    fn ending_the_session_frees_mappings_reservations_and_memory() {
+        let backend = backend();
+        let full = free_bytes(&backend);
+        let mut s = session(&backend, "a", SessionConfig::default());
+        mapped(&mut s, 2 * MIB, 0);
+        let _unmapped = s.mem_create(&mut cx(), wire::MemCreate { device: 0, size: MIB, handle_type: 0 }).unwrap();
+        assert_eq!(free_bytes(&backend), full - 3 * MIB);
+        assert_eq!(s.session_memory_in_use(), 3 * MIB, "physical memory counted once, mappings not again");
+        drop(s);
+        assert_eq!(free_bytes(&backend), full);
+    }
+
+    #[test]
+    fn physical_memory_counts_against_the_session_bound() {
+        let backend = backend();
+        let mut config = SessionConfig::default();
+        config.limits.max_memory = Some(2 * MIB);
+        let mut s = session(&backend, "a", config);
+        s.mem_create(&mut cx(), wire::MemCreate { device: 0, size: 2 * MIB, handle_type: 0 }).unwrap();
+        let refused = s.mem_create(&mut cx(), wire::MemCreate { device: 0, size: 4096, handle_type: 0 });
+        assert!(matches!(refused, Err(Failure::Status(Status::OUT_OF_MEMORY, _))));
+    }
+}
