@@ -679,6 +679,14 @@ opcodes! { <'a>
         0x0909 PoolSetAccess pool_set_access: PoolSetAccess => Empty, none, call;
         /// `hipMemPoolGetAccess`.
         0x090a PoolGetAccess pool_get_access: PoolAccessQuery => AccessFlags, none, call;
+        /// `hipMemPoolExportToShareableHandle`.
+        0x090b PoolExport pool_export: PoolExport => ShareableToken, none, call;
+        /// `hipMemPoolImportFromShareableHandle`.
+        0x090c PoolImport pool_import: PoolImport => PoolRef, none, call;
+        /// `hipMemPoolExportPointer`.
+        0x090d PoolExportPointer pool_export_pointer: VmmAddress => ShareableToken, none, call;
+        /// `hipMemPoolImportPointer`.
+        0x090e PoolImportPointer pool_import_pointer: PoolImportPointer => AsyncAllocation, none, call;
     }
 
     /// Virtual memory management.

@@ -6,6 +6,8 @@
  * pool size and the argument errors ROCm gives.
  */
 #include "check.h"
+#include <fcntl.h>
+#include <unistd.h>
 
 #define MiB (1024u * 1024u)
 
@@ -23,11 +25,11 @@ static int attr_int(hipMemPool_t pool, hipMemPoolAttr attr) {
   return v;
 }
 
-static hipMemPool_t create_pool(size_t max_size) {
+static hipMemPool_t create_pool_of(size_t max_size, hipMemAllocationHandleType types) {
   hipMemPoolProps props;
   memset(&props, 0, sizeof props);
   props.allocType = hipMemAllocationTypePinned;
-  props.handleTypes = hipMemHandleTypeNone;
+  props.handleTypes = types;
   props.location.type = hipMemLocationTypeDevice;
   props.location.id = 0;
   props.maxSize = max_size;
@@ -36,6 +38,8 @@ static hipMemPool_t create_pool(size_t max_size) {
   REQUIRE(pool != NULL, "hipMemPoolCreate gave NULL");
   return pool;
 }
+
+static hipMemPool_t create_pool(size_t max_size) { return create_pool_of(max_size, hipMemHandleTypeNone); }
 
 static void default_pool(void) {
   step("default and current pool");
@@ -276,7 +280,118 @@ static void access_and_limits(void) {
   CHECK(hipMemPoolDestroy(pool));
 }
 
-int main(void) {
+static void sharing_in_one_process(void) {
+  step("pool export and import, pointers");
+  hipMemPool_t plain = create_pool(0);
+  int fd = -1;
+  EXPECT_ERR(hipMemPoolExportToShareableHandle(&fd, plain, hipMemHandleTypePosixFileDescriptor, 0), hipErrorInvalidValue);
+  void* p = NULL;
+  CHECK(hipMallocFromPoolAsync(&p, 4096, plain, stream));
+  hipMemPoolPtrExportData data;
+  EXPECT_ERR(hipMemPoolExportPointer(&data, p), hipErrorInvalidValue); /* pool not shareable */
+  EXPECT_ERR(hipMemPoolExportPointer(NULL, p), hipErrorInvalidValue);
+  EXPECT_ERR(hipMemPoolExportPointer(&data, NULL), hipErrorInvalidValue);
+  CHECK(hipFreeAsync(p, stream));
+  CHECK(hipMemPoolDestroy(plain));
+
+  hipMemPool_t pool = create_pool_of(0, hipMemHandleTypePosixFileDescriptor);
+  EXPECT_ERR(hipMemPoolExportToShareableHandle(NULL, pool, hipMemHandleTypePosixFileDescriptor, 0), hipErrorInvalidValue);
+  EXPECT_ERR(hipMemPoolExportToShareableHandle(&fd, NULL, hipMemHandleTypePosixFileDescriptor, 0), hipErrorInvalidValue);
+  CHECK(hipMemPoolExportToShareableHandle(&fd, pool, hipMemHandleTypePosixFileDescriptor, 0));
+  hipMemPool_t imported = NULL;
+  EXPECT_ERR(hipMemPoolImportFromShareableHandle(NULL, (void*)(uintptr_t)fd, hipMemHandleTypePosixFileDescriptor, 0), hipErrorInvalidValue);
+  CHECK(hipMemPoolImportFromShareableHandle(&imported, (void*)(uintptr_t)fd, hipMemHandleTypePosixFileDescriptor, 0));
+  close(fd);
+  REQUIRE(imported != NULL && imported != pool, "imported pool %p", (void*)imported);
+  /* An imported pool does not allocate. */
+  EXPECT_ERR(hipMallocFromPoolAsync(&p, 4096, imported, stream), hipErrorInvalidValue);
+
+  uint8_t* block = NULL;
+  CHECK(hipMallocFromPoolAsync((void**)&block, 8192, pool, stream));
+  CHECK(hipMemsetAsync(block, 0x5e, 8192, stream));
+  CHECK(hipStreamSynchronize(stream));
+  CHECK(hipMemPoolExportPointer(&data, block));
+  void* q = NULL;
+  EXPECT_ERR(hipMemPoolImportPointer(&q, pool, &data), hipErrorInvalidValue); /* not an imported pool */
+  hipMemPoolPtrExportData junk;
+  memset(&junk, 0x42, sizeof junk);
+  EXPECT_ERR(hipMemPoolImportPointer(&q, imported, &junk), hipErrorInvalidValue);
+  EXPECT_ERR(hipMemPoolImportPointer(NULL, imported, &data), hipErrorInvalidValue);
+  CHECK(hipMemPoolImportPointer(&q, imported, &data));
+  REQUIRE(q == block, "imported %p, exported %p", q, (void*)block);
+  uint8_t back[16];
+  CHECK(hipMemcpy(back, q, sizeof back, hipMemcpyDeviceToHost));
+  for (size_t i = 0; i < sizeof back; i++) REQUIRE(back[i] == 0x5e, "byte %zu is %#x", i, back[i]);
+  /* Imported by its own session, it is the same allocation: freed once, by its owner. */
+  CHECK(hipFreeAsync(block, stream));
+  CHECK(hipStreamSynchronize(stream));
+  CHECK(hipMemPoolDestroy(imported));
+  CHECK(hipMemPoolDestroy(pool));
+}
+
+/* Two-process halves: the exporter shares a pool and one of its blocks, the importer reads
+   the block and writes its own bytes, the exporter checks them. */
+static int pool_exporter(void) {
+  begin("mempool export");
+  CHECK(hipStreamCreate(&stream));
+  hipMemPool_t pool = create_pool_of(0, hipMemHandleTypePosixFileDescriptor);
+  uint8_t* block = NULL;
+  CHECK(hipMallocFromPoolAsync((void**)&block, MiB, pool, stream));
+  static uint8_t data[MiB];
+  fill_pattern(data, MiB, 31);
+  CHECK(hipMemcpyAsync(block, data, MiB, hipMemcpyHostToDevice, stream));
+  CHECK(hipStreamSynchronize(stream));
+  int fd = -1;
+  CHECK(hipMemPoolExportToShareableHandle(&fd, pool, hipMemHandleTypePosixFileDescriptor, 0));
+  hipMemPoolPtrExportData export_data;
+  CHECK(hipMemPoolExportPointer(&export_data, block));
+  printf("SHARE /proc/%d/fd/%d ", (int)getpid(), fd);
+  for (size_t i = 0; i < sizeof export_data.reserved; i++) printf("%02x", export_data.reserved[i]);
+  printf("\n");
+  char line[64];
+  REQUIRE(fgets(line, sizeof line, stdin) != NULL, "no go line");
+  CHECK(hipMemcpy(data, block, MiB, hipMemcpyDeviceToHost));
+  EXPECT_PATTERN(data, MiB, 32);
+  CHECK(hipFreeAsync(block, stream));
+  CHECK(hipStreamSynchronize(stream));
+  printf("importer's bytes arrived\n");
+  return 0;
+}
+
+static int pool_importer(const char* path, const char* hex) {
+  begin("mempool import");
+  CHECK(hipStreamCreate(&stream));
+  int fd = open(path, O_RDONLY);
+  REQUIRE(fd >= 0, "open %s", path);
+  hipMemPool_t pool = NULL;
+  CHECK(hipMemPoolImportFromShareableHandle(&pool, (void*)(uintptr_t)fd, hipMemHandleTypePosixFileDescriptor, 0));
+  close(fd);
+  hipMemPoolPtrExportData export_data;
+  REQUIRE(strlen(hex) == 2 * sizeof export_data.reserved, "export data %s", hex);
+  for (size_t i = 0; i < sizeof export_data.reserved; i++) {
+    unsigned v;
+    sscanf(hex + 2 * i, "%2x", &v);
+    export_data.reserved[i] = (unsigned char)v;
+  }
+  uint8_t* block = NULL;
+  CHECK(hipMemPoolImportPointer((void**)&block, pool, &export_data));
+  static uint8_t data[MiB];
+  CHECK(hipMemcpy(data, block, MiB, hipMemcpyDeviceToHost));
+  EXPECT_PATTERN(data, MiB, 31);
+  fill_pattern(data, MiB, 32);
+  CHECK(hipMemcpy(block, data, MiB, hipMemcpyHostToDevice));
+  CHECK(hipFreeAsync(block, stream));
+  CHECK(hipStreamSynchronize(stream));
+  /* Freed here: this process can no longer reach it. */
+  EXPECT_ERR(hipMemcpy(data, block, 16, hipMemcpyDeviceToHost), hipErrorInvalidValue);
+  CHECK(hipMemPoolDestroy(pool));
+  printf("PASS mempool import\n");
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 2 && strcmp(argv[1], "export") == 0) return pool_exporter();
+  if (argc == 4 && strcmp(argv[1], "import") == 0) return pool_importer(argv[2], argv[3]);
   begin("mempool");
   CHECK(hipSetDevice(0));
   CHECK(hipStreamCreate(&stream));
@@ -286,6 +401,7 @@ int main(void) {
   reuse_and_trim();
   current_pool();
   access_and_limits();
+  sharing_in_one_process();
   CHECK(hipStreamDestroy(stream));
   printf("PASS mempool\n");
   return 0;

@@ -111,7 +111,7 @@ pub unsafe extern "C" fn hipMemPoolCreate(mem_pool: *mut hipMemPool_t, pool_prop
             }
             other => return Err(invalid(format!("hipMemAllocationHandleType {other} does not exist"))),
         }
-        let req = wire::PoolCreate { device: props.location.id as u32, max_size: props.maxSize as u64 };
+        let req = wire::PoolCreate { device: props.location.id as u32, max_size: props.maxSize as u64, handle_types: props.handleTypes };
         let pool = with_conn(|c| c.pool_create(req).map(|p| p.pool))?;
         try_out!(mem_pool, pool_handle(pool));
         Ok(())
@@ -207,6 +207,91 @@ pub unsafe extern "C" fn hipMemPoolGetAccess(flags: *mut hipMemAccessFlags, mem_
         let req = wire::PoolAccessQuery { pool: pool_id(mem_pool), device: ordinal(location.id) };
         let f = with_conn(|c| c.pool_get_access(req).map(|a| a.flags))?;
         try_out!(flags, f);
+        Ok(())
+    })
+}
+
+/// Marks `hipMemPoolPtrExportData` as ours: the magic, then the worker's token.
+const EXPORT_DATA_MAGIC: &[u8; 8] = b"hipremot";
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemPoolExportToShareableHandle(
+    shared_handle: *mut c_void,
+    mem_pool: hipMemPool_t,
+    handle_type: hipMemAllocationHandleType,
+    flags: std::ffi::c_uint,
+) -> hipError_t {
+    hip_boundary!("hipMemPoolExportToShareableHandle", {
+        non_null!(mem_pool);
+        non_null!(shared_handle);
+        if flags != 0 {
+            return Err(invalid(format!("flags {flags:#x} must be 0")));
+        }
+        let token = with_conn(|c| c.pool_export(wire::PoolExport { pool: pool_id(mem_pool), handle_type }).map(|t| t.token))?;
+        let fd = super::vmm::token_fd(token)?;
+        // The application owns the descriptor from now on.
+        try_out!(shared_handle.cast::<c_int>(), std::os::fd::IntoRawFd::into_raw_fd(fd));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemPoolImportFromShareableHandle(
+    mem_pool: *mut hipMemPool_t,
+    shared_handle: *mut c_void,
+    handle_type: hipMemAllocationHandleType,
+    flags: std::ffi::c_uint,
+) -> hipError_t {
+    hip_boundary!("hipMemPoolImportFromShareableHandle", {
+        non_null!(mem_pool);
+        non_null!(shared_handle);
+        if flags != 0 {
+            return Err(invalid(format!("flags {flags:#x} must be 0")));
+        }
+        if handle_type != hipMemHandleTypePosixFileDescriptor {
+            return Err(invalid(format!("handle type {handle_type}: only hipMemHandleTypePosixFileDescriptor")));
+        }
+        // As in CUDA, the descriptor itself is passed, cast to a pointer.
+        let token = super::vmm::read_token(shared_handle as usize as c_int)?;
+        let pool = with_conn(|c| c.pool_import(wire::PoolImport { token, handle_type }).map(|p| p.pool))?;
+        try_out!(mem_pool, pool_handle(pool));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemPoolExportPointer(export_data: *mut hipMemPoolPtrExportData, ptr: *mut c_void) -> hipError_t {
+    hip_boundary!("hipMemPoolExportPointer", {
+        non_null!(export_data);
+        non_null!(ptr);
+        let token = with_conn(|c| c.pool_export_pointer(wire::VmmAddress { ptr: ptr as u64 }).map(|t| t.token))?;
+        let mut data = hipMemPoolPtrExportData { reserved: [0; 64] };
+        data.reserved[..8].copy_from_slice(EXPORT_DATA_MAGIC);
+        data.reserved[8..16].copy_from_slice(&token.to_le_bytes());
+        try_out!(export_data, data);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemPoolImportPointer(
+    ptr: *mut *mut c_void,
+    mem_pool: hipMemPool_t,
+    export_data: *mut hipMemPoolPtrExportData,
+) -> hipError_t {
+    hip_boundary!("hipMemPoolImportPointer", {
+        non_null!(ptr);
+        non_null!(mem_pool);
+        non_null!(export_data);
+        // SAFETY: checked non-null; HIP's contract: it points at a hipMemPoolPtrExportData.
+        let data = unsafe { export_data.read() };
+        if &data.reserved[..8] != EXPORT_DATA_MAGIC {
+            return Err(invalid("the export data was not made by hipMemPoolExportPointer"));
+        }
+        let token = u64::from_le_bytes(data.reserved[8..16].try_into().unwrap_or_default());
+        // The worker bounds-checks every use of the imported range.
+        let p = with_conn(|c| c.pool_import_pointer(wire::PoolImportPointer { pool: pool_id(mem_pool), token }).map(|a| a.ptr))?;
+        try_out!(ptr, p as *mut c_void);
         Ok(())
     })
 }

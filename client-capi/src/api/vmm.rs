@@ -236,7 +236,7 @@ pub unsafe extern "C" fn hipMemRetainAllocationHandle(handle: *mut hipMemGeneric
 }
 
 /// A sealed memfd of this process holding `token`: the shareable "file descriptor".
-fn token_fd(token: u64) -> Result<OwnedFd, CallError> {
+pub(super) fn token_fd(token: u64) -> Result<OwnedFd, CallError> {
     let os = |what: &str| CallError::new(HipError::OUT_OF_MEMORY, format!("{what}: {}", std::io::Error::last_os_error()));
     // SAFETY: a NUL-terminated name; the descriptor returned is owned below.
     let fd = unsafe { libc::memfd_create(c"hip-remote-shareable-handle".as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING) };
@@ -259,7 +259,7 @@ fn token_fd(token: u64) -> Result<OwnedFd, CallError> {
 }
 
 /// The token in a shareable "file descriptor" (any descriptor of a [`token_fd`] memfd).
-fn read_token(fd: c_int) -> Result<u64, CallError> {
+pub(super) fn read_token(fd: c_int) -> Result<u64, CallError> {
     let mut bytes = [0u8; 8];
     // SAFETY: reads at most 8 bytes into a live buffer; a bad descriptor fails with EBADF.
     let n = unsafe { libc::pread(fd, bytes.as_mut_ptr().cast(), bytes.len(), 0) };

@@ -8,6 +8,8 @@ message! {
         pub device: u32,
         /// Most bytes the pool may reserve (0: no bound but the device's).
         pub max_size: u64,
+        /// `hipMemAllocationHandleType`s the pool may be exported as (0: none).
+        pub handle_types: u32,
     }
 }
 
@@ -123,5 +125,37 @@ message! {
     pub struct AccessFlags {
         /// `hipMemAccessFlags`.
         pub flags: u32,
+    }
+}
+
+message! {
+    /// `hipMemPoolExportToShareableHandle`; answered by
+    /// [`ShareableToken`](crate::wire::ShareableToken).
+    pub struct PoolExport {
+        /// Pool handle.
+        pub pool: u64,
+        /// `hipMemAllocationHandleType`.
+        pub handle_type: u32,
+    }
+}
+
+message! {
+    /// `hipMemPoolImportFromShareableHandle`; answered by [`PoolRef`] (an imported pool:
+    /// it only imports pointers).
+    pub struct PoolImport {
+        /// Token from [`ShareableToken`](crate::wire::ShareableToken).
+        pub token: u64,
+        /// `hipMemAllocationHandleType`.
+        pub handle_type: u32,
+    }
+}
+
+message! {
+    /// `hipMemPoolImportPointer`; answered by [`AsyncAllocation`](crate::wire::AsyncAllocation).
+    pub struct PoolImportPointer {
+        /// Imported pool handle.
+        pub pool: u64,
+        /// Token from `PoolExportPointer`.
+        pub token: u64,
     }
 }

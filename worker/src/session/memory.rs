@@ -42,6 +42,9 @@ impl MemoryHandler for Session {
     }
 
     fn free_async(&mut self, _cx: &mut CallCx, req: wire::FreeAsync) -> Result<wire::Empty, Failure> {
+        if self.free_imported_pointer(req.ptr) {
+            return Ok(wire::Empty {});
+        }
         self.check_freeable(req.ptr, "hipFreeAsync")?;
         let stream = self.stream(req.stream, self.device_of(req.ptr))?;
         // Gone from the table now: later requests naming the address are refused, while
@@ -54,6 +57,9 @@ impl MemoryHandler for Session {
 
     fn free(&mut self, _cx: &mut CallCx, req: wire::Free) -> Result<wire::Empty, Failure> {
         if req.ptr == 0 {
+            return Ok(wire::Empty {});
+        }
+        if self.free_imported_pointer(req.ptr) {
             return Ok(wire::Empty {});
         }
         self.check_freeable(req.ptr, "hipFree")?;

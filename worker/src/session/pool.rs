@@ -8,12 +8,15 @@
 //! stream-ordered allocator, so the same pool works on every backend. Reserved and used bytes
 //! are counted as they change; cached blocks count in the session's memory account.
 
+use super::tables::AllocInfo;
 use super::{CallCx, Failure, Session};
-use crate::backend::{DeviceIndex, DevicePtr, StreamHandle};
+use crate::backend::{Backend, DeviceIndex, DevicePtr, StreamHandle};
 use proto_core::opcode::PoolHandler;
 use proto_core::wire;
 use proto_core::Status;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 
 /// Pools one session may create (default pools not counted).
 pub const MAX_POOLS_PER_SESSION: usize = 256;
@@ -39,6 +42,61 @@ mod attr {
 
 /// `hipMemAccessFlagsProtReadWrite`, the highest access flag.
 const ACCESS_READ_WRITE: u32 = 3;
+
+/// `hipMemHandleTypePosixFileDescriptor`, the one shareable handle type.
+const HANDLE_TYPE_POSIX_FD: u32 = 1;
+
+/// The owner recorded in the allocation table for pointers imported from another session's
+/// pool: not this session's memory to free to the backend (see [`ExportedBlock`]).
+const IMPORTED_OWNER: u64 = u64::MAX - 1;
+
+/// An exported pool, worker-wide: what an importing session needs to know.
+#[derive(Debug, Clone)]
+struct ExportedPool {
+    uid: u64,
+    device: DeviceIndex,
+    tenant: Option<String>,
+}
+
+/// A pool block exported with `hipMemPoolExportPointer`, shared by the exporting session and
+/// the sessions that imported it. Freed by the exporter while imported, it is orphaned: the
+/// memory then goes back to the backend with the last importer.
+struct ExportedBlock {
+    backend: Arc<dyn Backend>,
+    ptr: u64,
+    size: u64,
+    device: DeviceIndex,
+    pool_uid: u64,
+    tenant: Option<String>,
+    orphaned: AtomicBool,
+}
+
+impl Drop for ExportedBlock {
+    fn drop(&mut self) {
+        if self.orphaned.load(Ordering::Acquire) {
+            if let Err(e) = self.backend.free(DevicePtr(self.ptr)) {
+                tracing::warn!(ptr = self.ptr, %e, "freeing an orphaned exported pool block failed");
+            }
+        }
+        block_exports().retain(|_, weak| weak.strong_count() > 0);
+    }
+}
+
+impl std::fmt::Debug for ExportedBlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExportedBlock").field("ptr", &self.ptr).field("size", &self.size).finish()
+    }
+}
+
+fn pool_exports() -> MutexGuard<'static, HashMap<u64, ExportedPool>> {
+    static EXPORTS: OnceLock<Mutex<HashMap<u64, ExportedPool>>> = OnceLock::new();
+    EXPORTS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn block_exports() -> MutexGuard<'static, HashMap<u64, Weak<ExportedBlock>>> {
+    static EXPORTS: OnceLock<Mutex<HashMap<u64, Weak<ExportedBlock>>>> = OnceLock::new();
+    EXPORTS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+}
 
 /// A freed block kept for reuse.
 #[derive(Debug, Clone, Copy)]
@@ -67,6 +125,13 @@ pub struct Pool {
     /// Access other devices were given (`hipMemPoolSetAccess`); the owner always has RW.
     access: HashMap<DeviceIndex, u32>,
     cached: Vec<CachedBlock>,
+    /// `hipMemAllocationHandleType`s it may be exported as.
+    handle_types: u32,
+    /// Its worker-wide identity once exported, and the tokens naming it.
+    export: Option<(u64, Vec<u64>)>,
+    /// For a pool imported from another session: the exported pool's identity. Such a pool
+    /// only imports pointers.
+    imported_from: Option<u64>,
 }
 
 impl Pool {
@@ -86,6 +151,9 @@ impl Pool {
             used_high: 0,
             access: HashMap::new(),
             cached: Vec::new(),
+            handle_types: 0,
+            export: None,
+            imported_from: None,
         }
     }
 
@@ -105,11 +173,13 @@ impl Pool {
 }
 
 /// A pool block handed out to the client.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct LiveBlock {
     pool: u64,
     /// The block's size (at least the requested size, for a reused block).
     size: u64,
+    /// Set once exported (`hipMemPoolExportPointer`).
+    export: Option<Arc<ExportedBlock>>,
 }
 
 /// The session's pools: handles, each device's default and current pool, and the blocks in
@@ -120,6 +190,8 @@ pub struct Pools {
     defaults: HashMap<DeviceIndex, u64>,
     current: HashMap<DeviceIndex, u64>,
     live: HashMap<u64, LiveBlock>,
+    /// Pointers imported from other sessions' pools.
+    imported: HashMap<u64, Arc<ExportedBlock>>,
 }
 
 impl Default for Pools {
@@ -130,6 +202,7 @@ impl Default for Pools {
             defaults: HashMap::new(),
             current: HashMap::new(),
             live: HashMap::new(),
+            imported: HashMap::new(),
         }
     }
 }
@@ -179,7 +252,11 @@ impl Session {
     /// Allocates `size` bytes from `pool` in `stream` order: a cached block the stream may
     /// use, else fresh memory from the backend.
     pub(super) fn pool_allocate(&mut self, pool_handle: u64, stream_id: u64, size: u64) -> Result<(u64, DeviceIndex), Failure> {
-        let device = self.pools.pool(pool_handle)?.device;
+        let pool = self.pools.pool(pool_handle)?;
+        if pool.imported_from.is_some() {
+            return Err(invalid("an imported pool only imports pointers (hipMemPoolImportPointer)"));
+        }
+        let device = pool.device;
         let stream = self.stream(stream_id, device)?;
         if size == 0 {
             return Ok((0, device));
@@ -215,7 +292,7 @@ impl Session {
             (ptr.0, size)
         };
         self.pools.pool_mut(pool_handle)?.add_used(block_size);
-        self.pools.live.insert(ptr, LiveBlock { pool: pool_handle, size: block_size });
+        self.pools.live.insert(ptr, LiveBlock { pool: pool_handle, size: block_size, export: None });
         self.record_allocation(DevicePtr(ptr), size, device);
         Ok((ptr, device))
     }
@@ -227,6 +304,16 @@ impl Session {
         let Some(block) = self.pools.live.remove(&ptr) else {
             return Ok(self.backend.free_async(stream, DevicePtr(ptr))?);
         };
+        if let Some(export) = block.export.as_ref().filter(|e| Arc::strong_count(e) > 1) {
+            // Imported by another session: the memory leaves the pool and goes with the last
+            // importer.
+            export.orphaned.store(true, Ordering::Release);
+            if let Ok(pool) = self.pools.pools.get_mut(block.pool) {
+                pool.used -= block.size;
+                pool.reserved -= block.size;
+            }
+            return Ok(());
+        }
         let Ok(pool) = self.pools.pools.get_mut(block.pool) else {
             // Its pool was destroyed while the block was in use.
             return Ok(self.backend.free_async(stream, DevicePtr(ptr))?);
@@ -243,6 +330,19 @@ impl Session {
 
     fn stream_is_live(&self, stream: StreamHandle) -> bool {
         self.streams.values().any(|(s, _, _)| *s == stream) || self.null_streams.values().any(|s| *s == stream)
+    }
+
+    /// Frees a pointer imported from another session's pool (`hipFree`/`hipFreeAsync` in
+    /// the importer): this session's work on it finishes, then the session lets go of it.
+    /// False if `ptr` is no imported pointer.
+    pub(super) fn free_imported_pointer(&mut self, ptr: u64) -> bool {
+        if !self.pools.imported.contains_key(&ptr) {
+            return false;
+        }
+        let _ = self.synchronize_session(None);
+        self.allocations.remove(ptr);
+        self.pools.imported.remove(&ptr);
+        true
     }
 
     /// Gives cached blocks of `pool` back to the backend until it reserves at most `keep`
@@ -273,11 +373,29 @@ impl Session {
     pub(super) fn release_pools(&mut self, device: Option<DeviceIndex>) {
         let on_device = |d: DeviceIndex| device.is_none_or(|want| want == d);
         for (_, pool) in self.pools.pools.drain_where(|p| on_device(p.device)) {
+            if let Some((_, tokens)) = &pool.export {
+                let mut exports = pool_exports();
+                tokens.iter().for_each(|t| drop(exports.remove(t)));
+            }
             for block in pool.cached {
                 if let Err(e) = self.backend.free(DevicePtr(block.ptr)) {
                     tracing::warn!(session = self.id, ptr = block.ptr, %e, "freeing cached pool block during cleanup failed");
                 }
             }
+        }
+        for (ptr, block) in self.pools.live.iter().filter(|(_, b)| b.export.as_ref().is_some_and(|e| Arc::strong_count(e) > 1)) {
+            if let Some(export) = &block.export {
+                if device.is_none_or(|d| d == export.device) {
+                    // Still imported elsewhere: the last importer frees it, not this cleanup.
+                    export.orphaned.store(true, Ordering::Release);
+                    self.allocations.remove(*ptr);
+                }
+            }
+        }
+        let imported: Vec<u64> = self.pools.imported.iter().filter(|(_, b)| on_device(b.device)).map(|(p, _)| *p).collect();
+        for ptr in imported {
+            self.pools.imported.remove(&ptr);
+            self.allocations.remove(ptr);
         }
         self.pools.defaults.retain(|d, _| !on_device(*d));
         self.pools.current.retain(|d, _| !on_device(*d));
@@ -294,7 +412,12 @@ impl PoolHandler for Session {
         if created >= MAX_POOLS_PER_SESSION {
             return Err(Failure::new(Status::OUT_OF_MEMORY, format!("session holds the maximum of {MAX_POOLS_PER_SESSION} memory pools")));
         }
-        let pool = self.pools.pools.insert(Pool::new(device, req.max_size, false));
+        if req.handle_types & !HANDLE_TYPE_POSIX_FD != 0 {
+            return Err(Failure::new(Status::NOT_SUPPORTED, format!("pool handle types {:#x}: only POSIX file descriptors", req.handle_types)));
+        }
+        let mut pool = Pool::new(device, req.max_size, false);
+        pool.handle_types = req.handle_types;
+        let pool = self.pools.pools.insert(pool);
         Ok(wire::PoolRef { pool })
     }
 
@@ -305,7 +428,10 @@ impl PoolHandler for Session {
         }
         let device = pool.device;
         self.pool_trim(req.pool, 0)?;
-        self.pools.pools.remove(req.pool)?;
+        if let Some((_, tokens)) = self.pools.pools.remove(req.pool)?.export {
+            let mut exports = pool_exports();
+            tokens.iter().for_each(|t| drop(exports.remove(t)));
+        }
         // The device falls back to its default pool when its current one goes.
         if self.pools.current.get(&device) == Some(&req.pool) {
             self.pools.current.remove(&device);
@@ -416,5 +542,85 @@ impl PoolHandler for Session {
         let pool = self.pools.pool(req.pool)?;
         let flags = if device == pool.device { ACCESS_READ_WRITE } else { pool.access.get(&device).copied().unwrap_or(0) };
         Ok(wire::AccessFlags { flags })
+    }
+
+    fn pool_export(&mut self, _cx: &mut CallCx, req: wire::PoolExport) -> Result<wire::ShareableToken, Failure> {
+        let tenant = self.tenant.clone();
+        let pool = self.pools.pool_mut(req.pool)?;
+        if req.handle_type != HANDLE_TYPE_POSIX_FD || pool.handle_types & HANDLE_TYPE_POSIX_FD == 0 {
+            return Err(invalid("only a pool created with hipMemHandleTypePosixFileDescriptor exports, as that type"));
+        }
+        let uid = match &pool.export {
+            Some((uid, _)) => *uid,
+            None => super::vmm::random_token()?,
+        };
+        let token = super::vmm::random_token()?;
+        pool.export.get_or_insert_with(|| (uid, Vec::new())).1.push(token);
+        pool_exports().insert(token, ExportedPool { uid, device: pool.device, tenant });
+        Ok(wire::ShareableToken { token })
+    }
+
+    fn pool_import(&mut self, _cx: &mut CallCx, req: wire::PoolImport) -> Result<wire::PoolRef, Failure> {
+        if req.handle_type != HANDLE_TYPE_POSIX_FD {
+            return Err(invalid(format!("import of handle type {} (only hipMemHandleTypePosixFileDescriptor)", req.handle_type)));
+        }
+        let found = pool_exports().get(&req.token).cloned();
+        // Another tenant's pool is answered as a token that does not exist.
+        let exported = found
+            .filter(|e| e.tenant == self.tenant)
+            .ok_or_else(|| invalid("the shareable handle names no exported pool this session may import"))?;
+        let created = self.pools.pools.values().filter(|p| !p.is_default).count();
+        if created >= MAX_POOLS_PER_SESSION {
+            return Err(Failure::new(Status::OUT_OF_MEMORY, format!("session holds the maximum of {MAX_POOLS_PER_SESSION} memory pools")));
+        }
+        let mut pool = Pool::new(exported.device, 0, false);
+        pool.imported_from = Some(exported.uid);
+        Ok(wire::PoolRef { pool: self.pools.pools.insert(pool) })
+    }
+
+    fn pool_export_pointer(&mut self, _cx: &mut CallCx, req: wire::VmmAddress) -> Result<wire::ShareableToken, Failure> {
+        let block =
+            self.pools.live.get(&req.ptr).ok_or_else(|| invalid(format!("{:#x} is not the start of a pool allocation of this session", req.ptr)))?;
+        let pool = self.pools.pool(block.pool)?;
+        let Some((uid, _)) = pool.export.as_ref().filter(|_| pool.handle_types & HANDLE_TYPE_POSIX_FD != 0) else {
+            return Err(invalid("the pointer's pool is not exported (hipMemPoolExportToShareableHandle first)"));
+        };
+        let (uid, device) = (*uid, pool.device);
+        let size = self.allocations.get(req.ptr).map_or(block.size, |a| a.size);
+        let export = match &block.export {
+            Some(export) => Arc::clone(export),
+            None => Arc::new(ExportedBlock {
+                backend: Arc::clone(&self.backend),
+                ptr: req.ptr,
+                size,
+                device,
+                pool_uid: uid,
+                tenant: self.tenant.clone(),
+                orphaned: AtomicBool::new(false),
+            }),
+        };
+        let token = super::vmm::random_token()?;
+        block_exports().insert(token, Arc::downgrade(&export));
+        if let Some(block) = self.pools.live.get_mut(&req.ptr) {
+            block.export = Some(export);
+        }
+        Ok(wire::ShareableToken { token })
+    }
+
+    fn pool_import_pointer(&mut self, _cx: &mut CallCx, req: wire::PoolImportPointer) -> Result<wire::AsyncAllocation, Failure> {
+        let pool = self.pools.pool(req.pool)?;
+        let uid = pool.imported_from.ok_or_else(|| invalid("pointers import into a pool imported with hipMemPoolImportFromShareableHandle"))?;
+        let found = block_exports().get(&req.token).and_then(Weak::upgrade);
+        let block = found
+            .filter(|b| b.tenant == self.tenant && b.pool_uid == uid && !b.orphaned.load(Ordering::Acquire))
+            .ok_or_else(|| invalid("the export data names no live allocation of this pool"))?;
+        let (ptr, device) = (block.ptr, block.device);
+        // A block of this session's own is already in its table, as it is.
+        if !self.pools.imported.contains_key(&ptr) && !self.pools.live.contains_key(&ptr) {
+            self.check_allocation_capacity(0)?;
+            self.allocations.insert(ptr, AllocInfo { size: block.size, device, module: Some(IMPORTED_OWNER) });
+            self.pools.imported.insert(ptr, block);
+        }
+        Ok(wire::AsyncAllocation { ptr, device })
     }
 }

@@ -150,6 +150,18 @@ impl Vmm {
     }
 }
 
+/// A fresh non-zero random 64-bit value: a token another session cannot guess.
+pub(super) fn random_token() -> Result<u64, Failure> {
+    loop {
+        let mut bytes = [0u8; 8];
+        getrandom::fill(&mut bytes).map_err(|e| Failure::new(Status::UNKNOWN, format!("no randomness for a token: {e}")))?;
+        let token = u64::from_le_bytes(bytes);
+        if token != 0 {
+            return Ok(token);
+        }
+    }
+}
+
 fn invalid(message: impl Into<String>) -> Failure {
     Failure::new(Status::INVALID_VALUE, message)
 }
@@ -381,10 +393,8 @@ impl VmmHandler for Session {
         let weak = Arc::downgrade(shared);
         let mut exports = lock_exports();
         let token = loop {
-            let mut bytes = [0u8; 8];
-            getrandom::fill(&mut bytes).map_err(|e| Failure::new(Status::UNKNOWN, format!("no randomness for a token: {e}")))?;
-            let token = u64::from_le_bytes(bytes);
-            if token != 0 && !exports.contains_key(&token) {
+            let token = random_token()?;
+            if !exports.contains_key(&token) {
                 break token;
             }
         };
