@@ -231,7 +231,7 @@ impl VmmHandler for Session {
     fn address_reserve(&mut self, _cx: &mut CallCx, req: wire::AddressReserve) -> Result<wire::VmmAddress, Failure> {
         let granularity = self.min_granularity(0)?;
         // ROCm: hipErrorMemoryAllocation (= hipErrorOutOfMemory) for a bad size or alignment.
-        if req.size == 0 || req.size % granularity != 0 || (req.alignment != 0 && !req.alignment.is_power_of_two()) {
+        if req.size == 0 || !req.size.is_multiple_of(granularity) || (req.alignment != 0 && !req.alignment.is_power_of_two()) {
             return Err(Failure::new(
                 Status::OUT_OF_MEMORY,
                 format!(
@@ -271,7 +271,7 @@ impl VmmHandler for Session {
     fn mem_create(&mut self, _cx: &mut CallCx, req: wire::MemCreate) -> Result<wire::PhysicalRef, Failure> {
         let device = self.vmm_device(req.device)?;
         let granularity = self.min_granularity(device)?;
-        if req.size == 0 || req.size % granularity != 0 {
+        if req.size == 0 || !req.size.is_multiple_of(granularity) {
             return Err(invalid(format!("physical allocation of {} bytes: must be a non-zero multiple of {granularity}", req.size)));
         }
         if req.handle_type != 0 && req.handle_type != HANDLE_TYPE_POSIX_FD {
@@ -304,7 +304,7 @@ impl VmmHandler for Session {
         if req.size == 0 || req.size > shared.size {
             return Err(invalid(format!("mapping of {} bytes of a {}-byte physical allocation", req.size, shared.size)));
         }
-        if req.size % self.min_granularity(shared.device)? != 0 {
+        if !req.size.is_multiple_of(self.min_granularity(shared.device)?) {
             return Err(invalid(format!("mapping size {} is not a multiple of the granularity", req.size)));
         }
         if self.vmm.reservation_of(req.ptr, req.size).is_none() {
