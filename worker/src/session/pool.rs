@@ -399,8 +399,10 @@ impl Session {
         }
         self.pools.defaults.retain(|d, _| !on_device(*d));
         self.pools.current.retain(|d, _| !on_device(*d));
-        let live = &mut self.pools.live;
-        live.retain(|ptr, _| self.allocations.get(*ptr).is_some());
+        // Blocks in use on the device are in the allocation table, which the caller frees
+        // next: the pools forget them.
+        let allocations = &self.allocations;
+        self.pools.live.retain(|ptr, _| allocations.get(*ptr).is_some_and(|a| !on_device(a.device)));
     }
 }
 
