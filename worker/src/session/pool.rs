@@ -626,3 +626,39 @@ impl PoolHandler for Session {
         Ok(wire::AsyncAllocation { ptr, device })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{HostBackend, HostConfig, MemoryBackend};
+    use crate::session::SessionConfig;
+
+    const MIB: u64 = 1 << 20;
+
+    fn cx() -> CallCx {
+        CallCx::new(1, proto_core::Opcode::Ping, false, 0)
+    }
+
+    #[test]
+    fn cached_blocks_count_in_the_session_and_go_with_it() {
+        let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 * MIB, ..HostConfig::default() }));
+        let full = backend.mem_get_info(0).unwrap().free;
+        let mut config = SessionConfig::default();
+        config.limits.max_memory = Some(2 * MIB + MIB / 2);
+        let mut s = Session::new(backend.clone(), Arc::new(config));
+        let pool = s.pool_create(&mut cx(), wire::PoolCreate { device: 0, max_size: 0, handle_types: 0 }).unwrap().pool;
+        s.pool_set_attribute(&mut cx(), wire::PoolSetAttr { pool, attr: attr::RELEASE_THRESHOLD, value: u64::MAX }).unwrap();
+        let alloc = |s: &mut Session, size| s.malloc_from_pool(&mut cx(), wire::MallocFromPool { pool, device: 0, size, stream: 0 });
+        let a = alloc(&mut s, 2 * MIB).unwrap().ptr;
+        proto_core::opcode::MemoryHandler::free_async(&mut s, &mut cx(), wire::FreeAsync { ptr: a, stream: 0 }).unwrap();
+        // The cached 2 MiB still count: 3/4 MiB more (too small to reuse the block) would
+        // pass the 2.5 MiB bound.
+        assert_eq!(s.session_memory_in_use(), 2 * MIB);
+        assert!(matches!(alloc(&mut s, 3 * MIB / 4), Err(Failure::Status(Status::OUT_OF_MEMORY, _))));
+        // ... while the cached block itself is handed out again.
+        assert_eq!(alloc(&mut s, 2 * MIB).unwrap().ptr, a);
+        assert_eq!(backend.mem_get_info(0).unwrap().free, full - 2 * MIB);
+        drop(s);
+        assert_eq!(backend.mem_get_info(0).unwrap().free, full, "everything freed with the session");
+    }
+}
