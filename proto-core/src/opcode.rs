@@ -683,10 +683,64 @@ opcodes! { <'a>
 
     /// Stream-ordered memory pools.
     Pool PoolHandler {
+        /// `hipMemPoolCreate`.
+        0x0901 PoolCreate pool_create: PoolCreate => PoolRef, none, call;
+        /// `hipMemPoolDestroy`.
+        0x0902 PoolDestroy pool_destroy: PoolRef => Empty, none, call;
+        /// `hipDeviceGetDefaultMemPool` / `hipDeviceGetMemPool`.
+        0x0903 DeviceGetPool device_get_pool: DevicePoolQuery => PoolRef, none, call;
+        /// `hipDeviceSetMemPool`.
+        0x0904 DeviceSetPool device_set_pool: DeviceSetPool => Empty, none, call;
+        /// `hipMallocFromPoolAsync`, `hipMallocAsync` (the current pool).
+        0x0905 MallocFromPool malloc_from_pool: MallocFromPool => AsyncAllocation, none, call;
+        /// `hipMemPoolGetAttribute`.
+        0x0906 PoolGetAttribute pool_get_attribute: PoolAttrQuery => PoolAttrValue, none, call;
+        /// `hipMemPoolSetAttribute`.
+        0x0907 PoolSetAttribute pool_set_attribute: PoolSetAttr => Empty, none, call;
+        /// `hipMemPoolTrimTo`.
+        0x0908 PoolTrimTo pool_trim_to: PoolTrim => Empty, none, call;
+        /// `hipMemPoolSetAccess` (one device per request).
+        0x0909 PoolSetAccess pool_set_access: PoolSetAccess => Empty, none, call;
+        /// `hipMemPoolGetAccess`.
+        0x090a PoolGetAccess pool_get_access: PoolAccessQuery => AccessFlags, none, call;
+        /// `hipMemPoolExportToShareableHandle`.
+        0x090b PoolExport pool_export: PoolExport => ShareableToken, none, call;
+        /// `hipMemPoolImportFromShareableHandle`.
+        0x090c PoolImport pool_import: PoolImport => PoolRef, none, call;
+        /// `hipMemPoolExportPointer`.
+        0x090d PoolExportPointer pool_export_pointer: VmmAddress => ShareableToken, none, call;
+        /// `hipMemPoolImportPointer`.
+        0x090e PoolImportPointer pool_import_pointer: PoolImportPointer => AsyncAllocation, none, call;
     }
 
     /// Virtual memory management.
     Vmm VmmHandler {
+        /// `hipMemGetAllocationGranularity`.
+        0x0a01 VmmGetGranularity vmm_get_granularity: VmmGranularityQuery => VmmGranularity, none, call;
+        /// `hipMemAddressReserve`.
+        0x0a02 AddressReserve address_reserve: AddressReserve => VmmAddress, none, call;
+        /// `hipMemAddressFree`.
+        0x0a03 AddressFree address_free: VmmSpan => Empty, none, call;
+        /// `hipMemCreate`.
+        0x0a04 MemCreate mem_create: MemCreate => PhysicalRef, none, call;
+        /// `hipMemRelease`.
+        0x0a05 MemRelease mem_release: PhysicalRef => Empty, none, call;
+        /// `hipMemMap`.
+        0x0a06 MemMap mem_map: MemMap => Empty, none, call;
+        /// `hipMemUnmap`.
+        0x0a07 MemUnmap mem_unmap: VmmSpan => Empty, none, call;
+        /// `hipMemSetAccess` (one device per request).
+        0x0a08 MemSetAccess mem_set_access: MemSetAccess => Empty, none, call;
+        /// `hipMemGetAccess`.
+        0x0a09 MemGetAccess mem_get_access: MemAccessQuery => AccessFlags, none, call;
+        /// `hipMemGetAllocationPropertiesFromHandle`.
+        0x0a0a MemGetProperties mem_get_properties: PhysicalRef => PhysicalInfo, none, call;
+        /// `hipMemRetainAllocationHandle`.
+        0x0a0b MemRetain mem_retain: VmmAddress => PhysicalRef, none, call;
+        /// `hipMemExportToShareableHandle`.
+        0x0a0c MemExport mem_export: MemExport => ShareableToken, none, call;
+        /// `hipMemImportFromShareableHandle`.
+        0x0a0d MemImport mem_import: MemImport => PhysicalRef, none, call;
     }
 
     /// Inter-process sharing between sessions of one worker.

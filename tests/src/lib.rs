@@ -199,6 +199,11 @@ impl Sandbox {
         WorkerProcess::start(&self.artifacts.worker, mib, &self.dir.path().join("worker.log"))
     }
 
+    /// A worker serving every session in its own process ([`WorkerProcess::start_in_one_process`]).
+    pub fn start_worker_in_one_process(&self) -> WorkerProcess {
+        WorkerProcess::start_in_one_process(&self.artifacts.worker, DEFAULT_WORKER_MIB, &self.dir.path().join("worker.log"))
+    }
+
     /// Starts a host-backend worker with more command-line arguments (`extra`).
     pub fn start_worker_args(&self, extra: &[String]) -> WorkerProcess {
         let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
@@ -250,6 +255,18 @@ impl WorkerProcess {
             ["--listen", "127.0.0.1:0", "--backend", "host", "--allow-host-code", "--host-memory-mib"].map(String::from).to_vec();
         args.push(mib.to_string());
         args.extend(extra.iter().map(|a| a.to_string()));
+        Self::spawn(worker, &args, &[], log)
+    }
+
+    /// [`WorkerProcess::start`] without `--allow-host-code`: every session in the worker's
+    /// own process (what objects shared between sessions of one worker need on the host
+    /// backend, whose sessions otherwise run in processes of their own). Chained as
+    /// [`WorkerProcess::start_with_args`] with `HIP_REMOTE_TEST_CHAIN=1`.
+    pub fn start_in_one_process(worker: &Path, mib: u64, log: &Path) -> Self {
+        if chain_requested() {
+            return Self::start_chain(worker, mib, log, &[]);
+        }
+        let args = ["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", &mib.to_string()].map(String::from).to_vec();
         Self::spawn(worker, &args, &[], log)
     }
 

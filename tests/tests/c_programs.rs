@@ -349,3 +349,64 @@ fn stream_info() {
 fn func_attributes() {
     run_program("func_attributes");
 }
+
+#[test]
+fn mempool() {
+    run_program("mempool");
+}
+
+#[test]
+fn vmm() {
+    run_program("vmm");
+}
+
+/// A physical allocation exported by one client process is imported by another (same tenant)
+/// through the shareable "file descriptor": both see the same bytes, and the memory outlives
+/// the exporter's own handle while the importer holds it.
+#[test]
+fn vmm_shareable_handle_between_processes() {
+    let sandbox = Sandbox::new("vmm_share");
+    let exe = sandbox.compile("vmm");
+    let mut worker = sandbox.start_worker_in_one_process();
+
+    let mut cmd = worker.command(&exe);
+    cmd.arg("export");
+    let mut exporter = Interactive::spawn(cmd);
+    let path = exporter.expect_line("FD ", Duration::from_secs(60));
+
+    let import = worker.run(&exe, &["import", path.trim()]);
+    import.assert_success();
+    assert!(import.stdout.contains("PASS vmm import"), "{}", import.report());
+
+    exporter.send_line("go");
+    let exported = exporter.finish(Duration::from_secs(60));
+    exported.assert_success();
+    assert!(exported.stdout.contains("importer's bytes arrived"), "{}", exported.report());
+    worker.assert_alive();
+}
+
+/// A memory pool and one of its blocks exported by one client process are imported by
+/// another: the importer reads the exporter's bytes and writes its own, which the exporter
+/// then reads.
+#[test]
+fn mempool_shared_between_processes() {
+    let sandbox = Sandbox::new("mempool_share");
+    let exe = sandbox.compile("mempool");
+    let mut worker = sandbox.start_worker_in_one_process();
+
+    let mut cmd = worker.command(&exe);
+    cmd.arg("export");
+    let mut exporter = Interactive::spawn(cmd);
+    let line = exporter.expect_line("SHARE ", Duration::from_secs(60));
+    let (path, data) = line.trim().split_once(' ').expect("SHARE <path> <export data>");
+
+    let import = worker.run(&exe, &["import", path, data]);
+    import.assert_success();
+    assert!(import.stdout.contains("PASS mempool import"), "{}", import.report());
+
+    exporter.send_line("go");
+    let exported = exporter.finish(Duration::from_secs(60));
+    exported.assert_success();
+    assert!(exported.stdout.contains("importer's bytes arrived"), "{}", exported.report());
+    worker.assert_alive();
+}

@@ -671,6 +671,7 @@ typedef enum hipMemAllocationType {
 
 typedef enum hipMemAllocationHandleType {
   hipMemHandleTypeNone = 0,
+  hipMemHandleTypePosixFileDescriptor = 1,
   hipMemHandleTypeWin32 = 2,
   hipMemHandleTypeWin32Kmt = 4,
 } hipMemAllocationHandleType;
@@ -1042,7 +1043,10 @@ typedef struct hipExternalSemaphoreWaitNodeParams {
 
 typedef struct ihipMemGenericAllocationHandle ihipMemGenericAllocationHandle;
 typedef ihipMemGenericAllocationHandle* hipMemGenericAllocationHandle_t;
-typedef unsigned int hipMemAllocationGranularity_flags;
+typedef enum hipMemAllocationGranularity_flags {
+  hipMemAllocationGranularityMinimum = 0x0,
+  hipMemAllocationGranularityRecommended = 0x1,
+} hipMemAllocationGranularity_flags;
 typedef enum hipMemHandleType {
   hipMemHandleTypeGeneric = 0,
 } hipMemHandleType;

@@ -293,19 +293,6 @@ pub unsafe extern "C" fn hipMemAllocPitch(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipMallocAsync(ptr: *mut *mut c_void, size: usize, stream: hipStream_t) -> hipError_t {
-    hip_boundary!("hipMallocAsync", {
-        non_null!(ptr);
-        // Sent even for 0 bytes: the worker checks the stream first, as ROCm does.
-        let req = wire::MallocAsync { device: current_device(), size: size as u64, stream: stream_id(stream) };
-        let (p, device) = with_conn(|c| c.malloc_async(req).map(|a| (a.ptr, a.device)))?;
-        record_device_range(p, size as u64, device, 0);
-        try_out!(ptr, p as *mut c_void);
-        Ok(())
-    })
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipFreeAsync", {
         non_null!(ptr);

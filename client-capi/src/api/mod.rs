@@ -10,9 +10,11 @@ pub mod event;
 pub mod memory;
 pub mod memset;
 pub mod module;
+pub mod pool;
 pub mod stream;
 pub mod texture;
 pub mod unsupported;
+pub mod vmm;
 
 /// Registration of compiler-generated fat binaries belongs to the module family (it loads
 /// through the same tables); kept reachable under its old path.

@@ -76,6 +76,7 @@ mod stream;
 #[cfg(test)]
 mod tests;
 pub mod usage;
+mod vmm;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -191,6 +192,8 @@ pub struct HostBackend {
     allow_host_code: bool,
     /// Runs every stream's work; dropped (joined) after the streams drained.
     executor: StreamExecutor,
+    /// Reservations, physical memory and mappings (`hipMemAddressReserve` and friends).
+    vmm: vmm::HostVmm,
 }
 
 impl Default for HostBackend {
@@ -232,6 +235,7 @@ impl HostBackend {
             next_handle: AtomicU64::new(1),
             allow_host_code: config.allow_host_code,
             executor: StreamExecutor::new(config.stream_threads),
+            vmm: vmm::HostVmm::default(),
         }
     }
 

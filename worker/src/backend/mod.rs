@@ -58,6 +58,7 @@ mod rtc;
 mod stream;
 mod texture;
 mod transport;
+pub mod vmm;
 
 pub use array::{format_channel_size, linear as linear_arrays, ArrayBackend, ArrayDesc, ArrayHandle, Extent, MipmapHandle, Place};
 pub use device::{DeviceBackend, DeviceLimit, DeviceProperties};
@@ -75,6 +76,7 @@ pub use rtc::{RtcBackend, RtcOutput, RtcRequest};
 pub use stream::{stream_flags, HostFn, StreamBackend};
 pub use texture::{ResourceDesc, ResourceViewDesc, TextureDesc, TextureResource, TextureSpec};
 pub use transport::TransportHooks;
+pub use vmm::{PhysicalHandle, VmmBackend};
 
 /// Executes HIP work for every session of the worker: one trait per protocol family plus the
 /// transport hooks, implemented family by family (see the module documentation for the
@@ -91,6 +93,7 @@ pub trait Backend:
     + EventBackend
     + ModuleBackend
     + RtcBackend
+    + VmmBackend
     + TransportHooks
     + Send
     + Sync
@@ -108,6 +111,7 @@ impl<T> Backend for T where
         + EventBackend
         + ModuleBackend
         + RtcBackend
+        + VmmBackend
         + TransportHooks
         + Send
         + Sync

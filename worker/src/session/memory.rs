@@ -35,27 +35,23 @@ impl MemoryHandler for Session {
         Ok(wire::Allocation { ptr: ptr.0 })
     }
 
-    fn malloc_async(&mut self, _cx: &mut CallCx, req: wire::MallocAsync) -> Result<wire::AsyncAllocation, Failure> {
-        // The allocation belongs to the stream's device (the current one for the null stream).
-        let dev = match req.stream {
-            0 => self.device(req.device)?,
-            s => self.streams.get(s)?.1,
-        };
-        let stream = self.stream(req.stream, dev)?;
-        self.check_allocation_capacity(req.size)?;
-        let ptr = self.backend.malloc_async(stream, dev, req.size)?;
-        self.record_allocation(ptr, req.size, dev);
-        Ok(wire::AsyncAllocation { ptr: ptr.0, device: dev })
+    fn malloc_async(&mut self, cx: &mut CallCx, req: wire::MallocAsync) -> Result<wire::AsyncAllocation, Failure> {
+        // From the current pool of the stream's device, as MallocFromPool with no pool.
+        let req = wire::MallocFromPool { pool: 0, device: req.device, size: req.size, stream: req.stream };
+        proto_core::opcode::PoolHandler::malloc_from_pool(self, cx, req)
     }
 
     fn free_async(&mut self, _cx: &mut CallCx, req: wire::FreeAsync) -> Result<wire::Empty, Failure> {
+        if self.free_imported_pointer(req.ptr) {
+            return Ok(wire::Empty {});
+        }
         self.check_freeable(req.ptr, "hipFreeAsync")?;
         let stream = self.stream(req.stream, self.device_of(req.ptr))?;
         // Gone from the table now: later requests naming the address are refused, while
-        // work queued before stays ordered ahead of the release.
+        // work queued before stays ordered ahead of the release (or the block's reuse).
         self.allocations.remove(req.ptr);
         self.forget_allocation(req.ptr);
-        self.backend.free_async(stream, DevicePtr(req.ptr))?;
+        self.pool_free(req.ptr, stream)?;
         Ok(wire::Empty {})
     }
 
@@ -63,11 +59,19 @@ impl MemoryHandler for Session {
         if req.ptr == 0 {
             return Ok(wire::Empty {});
         }
+        if self.free_imported_pointer(req.ptr) {
+            return Ok(wire::Empty {});
+        }
         self.check_freeable(req.ptr, "hipFree")?;
         self.allocations.remove(req.ptr);
         // hipFree synchronizes the device (the session's work on it) before releasing memory.
         let _ = self.synchronize_session(None);
         self.forget_allocation(req.ptr);
+        if self.pools.owns(req.ptr) {
+            // A pool block freed with hipFree: back to its pool (the session's work is done).
+            self.pool_free(req.ptr, None)?;
+            return Ok(wire::Empty {});
+        }
         self.backend.free(DevicePtr(req.ptr))?;
         Ok(wire::Empty {})
     }
@@ -295,7 +299,7 @@ impl Session {
 
     /// Refuses an allocation of `size` bytes past the session's count or memory bound,
     /// before anything is allocated.
-    fn check_allocation_capacity(&self, size: u64) -> Result<(), Failure> {
+    pub(super) fn check_allocation_capacity(&self, size: u64) -> Result<(), Failure> {
         if self.allocations.len() >= MAX_ALLOCATIONS_PER_SESSION {
             return Err(Failure::new(Status::OUT_OF_MEMORY, format!("session holds the maximum of {MAX_ALLOCATIONS_PER_SESSION} allocations")));
         }
@@ -307,7 +311,12 @@ impl Session {
     /// its buffered asynchronous uploads and its queued or in-flight device-to-host replies.
     pub(crate) fn session_memory_in_use(&self) -> u64 {
         let buffered = self.pending_bytes.load(Ordering::Acquire).saturating_add(self.late.charged_bytes());
-        self.allocations.total_bytes().saturating_add(self.arrays.total_bytes()).saturating_add(buffered as u64)
+        self.allocations
+            .total_bytes()
+            .saturating_add(self.arrays.total_bytes())
+            .saturating_add(buffered as u64)
+            .saturating_add(self.pools.cached_bytes())
+            .saturating_add(self.vmm.physical_bytes())
     }
 
     /// Refuses `more` bytes of `what` that would take the session past its memory bound.
@@ -327,7 +336,7 @@ impl Session {
         Ok(())
     }
 
-    fn record_allocation(&mut self, ptr: DevicePtr, size: u64, device: u32) {
+    pub(super) fn record_allocation(&mut self, ptr: DevicePtr, size: u64, device: u32) {
         if !ptr.is_null() {
             self.allocations.insert(ptr.0, AllocInfo { size, device, module: None });
             self.remember_allocation(ptr.0, size);

@@ -203,6 +203,10 @@ pub struct Session {
     /// address, GPU memory with its dma-buf export) and the backend's staging buffers are
     /// announced to it (RDMA registers each once, not per copy).
     memory: Option<Arc<dyn MemoryRegistry>>,
+    /// Memory pools (`hipMemPool*`), their cached blocks and the blocks in use.
+    pools: pool::Pools,
+    /// Address reservations, physical allocations and mappings (`hipMemAddressReserve`...).
+    vmm: vmm::Vmm,
 }
 
 impl Session {
@@ -234,6 +238,8 @@ impl Session {
             rtc_reply: RtcReply::default(),
             late,
             memory: None,
+            pools: pool::Pools::default(),
+            vmm: vmm::Vmm::default(),
         }
     }
 
@@ -446,6 +452,10 @@ impl Session {
             }
         }
         self.release_arrays(device);
+        self.release_pools(device);
+        if device.is_none() {
+            self.release_vmm();
+        }
         for (ptr, _) in self.allocations.drain_where(|a| on_device(a.device) && a.module.is_none()) {
             self.forget_allocation(ptr);
             if let Err(e) = self.backend.free(crate::backend::DevicePtr(ptr)) {

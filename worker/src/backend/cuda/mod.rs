@@ -19,6 +19,7 @@ mod module;
 mod props;
 mod rtc;
 mod stream;
+mod vmm;
 
 use super::{BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, HostFn, StreamHandle, TransportHooks};
 use crate::devices::DeviceSelection;

@@ -14,6 +14,7 @@ pub type Stream = *mut c_void;
 pub type Event = *mut c_void;
 pub type Module = *mut c_void;
 pub type Function = *mut c_void;
+pub use super::vmm::{MemAccessDesc, MemAllocationProp};
 /// `hiprtcProgram`.
 pub type Program = *mut c_void;
 
@@ -132,6 +133,16 @@ entry_points! {
         // Texture objects (driver form).
         hipTexObjectCreate: fn(*mut *mut c_void, *const crate::backend::ResourceDesc, *const crate::backend::TextureDesc, *const crate::backend::ResourceViewDesc) -> HipError;
         hipTexObjectDestroy: fn(*mut c_void) -> HipError;
+        // Virtual memory management (absent from runtimes without VMM support).
+        hipMemGetAllocationGranularity: fn(*mut usize, *const MemAllocationProp, c_int) -> HipError;
+        hipMemAddressReserve: fn(*mut *mut c_void, usize, usize, *mut c_void, u64) -> HipError;
+        hipMemAddressFree: fn(*mut c_void, usize) -> HipError;
+        hipMemCreate: fn(*mut *mut c_void, usize, *const MemAllocationProp, u64) -> HipError;
+        hipMemRelease: fn(*mut c_void) -> HipError;
+        hipMemGetAllocationPropertiesFromHandle: fn(*mut MemAllocationProp, *mut c_void) -> HipError;
+        hipMemMap: fn(*mut c_void, usize, usize, *mut c_void, u64) -> HipError;
+        hipMemUnmap: fn(*mut c_void, usize) -> HipError;
+        hipMemSetAccess: fn(*mut c_void, usize, *const MemAccessDesc, usize) -> HipError;
     }
 }
 

@@ -32,6 +32,7 @@ mod module;
 mod props;
 mod rtc;
 mod stream;
+mod vmm;
 
 use super::{BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, TransportHooks};
 use api::{Event, HipApi, RtcApi, Stream};
