@@ -88,6 +88,13 @@ fn multi_device() {
     run_program_on("multi_device", 2);
 }
 
+/// Contexts (hipCtx*, primary contexts) on two devices: the per-thread stack moves the
+/// current device, retain/release counts, flags, reset, ROCm's error codes.
+#[test]
+fn contexts() {
+    run_program_on("contexts", 2);
+}
+
 /// `--devices 2,0` of three emulated devices: the worker serves two, renumbered (device 2 of
 /// the program is out of range), and the multi-device program passes on them.
 #[test]
