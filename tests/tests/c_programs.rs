@@ -88,6 +88,13 @@ fn multi_device() {
     run_program_on("multi_device", 2);
 }
 
+/// Pointer attributes (one and several at once, set), address ranges, for every kind of
+/// memory and for unknown pointers, with ROCm's answers and argument errors.
+#[test]
+fn pointer_attrs() {
+    run_program("pointer_attrs");
+}
+
 /// Contexts (hipCtx*, primary contexts) on two devices: the per-thread stack moves the
 /// current device, retain/release counts, flags, reset, ROCm's error codes.
 #[test]

@@ -7,6 +7,7 @@ pub mod device;
 pub mod event;
 pub mod memory;
 pub mod module;
+pub mod pointer;
 pub mod stream;
 pub mod unsupported;
 
