@@ -5,6 +5,7 @@
 pub mod context;
 pub mod device;
 pub mod event;
+pub mod ipc;
 pub mod memory;
 pub mod module;
 pub mod pointer;

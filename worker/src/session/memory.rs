@@ -55,6 +55,10 @@ impl MemoryHandler for Session {
         // work queued before stays ordered ahead of the release.
         self.allocations.remove(req.ptr);
         self.forget_allocation(req.ptr);
+        if self.ipc_on_free(req.ptr) {
+            // Shared as the exporter's own pointer: it goes with its last importer.
+            return Ok(wire::Empty {});
+        }
         self.backend.free_async(stream, DevicePtr(req.ptr))?;
         Ok(wire::Empty {})
     }
@@ -68,6 +72,10 @@ impl MemoryHandler for Session {
         // hipFree synchronizes the device (the session's work on it) before releasing memory.
         let _ = self.synchronize_session(None);
         self.forget_allocation(req.ptr);
+        if self.ipc_on_free(req.ptr) {
+            // Shared as the exporter's own pointer: it goes with its last importer.
+            return Ok(wire::Empty {});
+        }
         self.backend.free(DevicePtr(req.ptr))?;
         Ok(wire::Empty {})
     }
@@ -336,6 +344,9 @@ impl Session {
             None => Err(Failure::new(Status::INVALID_VALUE, format!("{what}({ptr:#x}): not the start of a live allocation of this session"))),
             Some(info) if info.module.is_some() => {
                 Err(Failure::new(Status::INVALID_VALUE, format!("{what}({ptr:#x}): a module global cannot be freed (unload its module)")))
+            }
+            Some(_) if self.is_ipc_import(ptr) => {
+                Err(Failure::new(Status::INVALID_VALUE, format!("{what}({ptr:#x}): IPC memory is closed with hipIpcCloseMemHandle")))
             }
             Some(_) => Ok(()),
         }

@@ -141,6 +141,8 @@ pub struct SessionConfig {
     pub max_queued_reply_bytes: usize,
     /// Resource bounds.
     pub limits: SessionLimits,
+    /// The worker's registry of IPC exports (`hipIpc*`), shared by its sessions.
+    pub ipc: Arc<dyn crate::ipc::IpcBroker>,
 }
 
 impl Default for SessionConfig {
@@ -152,6 +154,7 @@ impl Default for SessionConfig {
             metrics: Arc::default(),
             max_queued_reply_bytes: DEFAULT_MAX_QUEUED_REPLY_BYTES,
             limits: SessionLimits::default(),
+            ipc: Arc::new(crate::ipc::LocalBroker::default()),
         }
     }
 }
@@ -198,6 +201,8 @@ pub struct Session {
     /// address, GPU memory with its dma-buf export) and the backend's staging buffers are
     /// announced to it (RDMA registers each once, not per copy).
     memory: Option<Arc<dyn MemoryRegistry>>,
+    /// Memory and events shared with other sessions.
+    ipc: ipc::IpcState,
 }
 
 impl Session {
@@ -228,6 +233,7 @@ impl Session {
             rtc_reply: RtcReply::default(),
             late,
             memory: None,
+            ipc: ipc::IpcState::default(),
         }
     }
 
@@ -425,6 +431,7 @@ impl Session {
     /// Streams go first, so no work of the session is still queued when its memory and
     /// modules go.
     fn release(&mut self, device: Option<DeviceIndex>) {
+        self.ipc_release(device);
         let on_device = |d: DeviceIndex| device.is_none_or(|want| want == d);
         let nulls: Vec<StreamHandle> = self.null_streams.extract_if(|d, _| on_device(*d)).map(|(_, s)| s).collect();
         let streams = self.streams.drain_where(|(_, d, _)| on_device(*d)).into_iter().map(|(_, (s, _, _))| s);

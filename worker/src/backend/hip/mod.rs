@@ -23,6 +23,7 @@
 
 mod api;
 mod error;
+mod ipc;
 mod layout;
 mod memory;
 mod module;
