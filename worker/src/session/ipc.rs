@@ -292,3 +292,124 @@ impl IpcHandler for Session {
         Ok(wire::EventCreated { event })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::SessionConfig;
+    use super::*;
+    use crate::backend::{HostBackend, HostConfig, MemoryBackend};
+    use proto_core::opcode::{EventHandler, MemoryHandler, StreamHandler};
+
+    /// Two sessions of one worker process (no session processes): the in-process registry.
+    fn two_sessions(tenants: [Option<&str>; 2]) -> (Session, Session, CallCx, Arc<HostBackend>) {
+        let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 << 20, ..HostConfig::default() }));
+        let config = Arc::new(SessionConfig::default());
+        let mut sessions = tenants.map(|tenant| {
+            let mut s = Session::new(backend.clone(), Arc::clone(&config));
+            s.adopt_handshake(1, "test".into(), tenant.map(str::to_owned));
+            s
+        });
+        let b = sessions[1].take();
+        (std::mem::replace(&mut sessions[0], Session::new(backend.clone(), config)), b, CallCx::new(1, proto_core::Opcode::Ping, false, 0), backend)
+    }
+
+    impl Session {
+        fn take(&mut self) -> Session {
+            let config = Arc::clone(&self.config);
+            std::mem::replace(self, Session::new(Arc::clone(&self.backend), config))
+        }
+    }
+
+    fn status<T: std::fmt::Debug>(result: Result<T, Failure>) -> Status {
+        match result {
+            Err(Failure::Status(status, _)) => status,
+            other => panic!("expected an error status, got {other:?}"),
+        }
+    }
+
+    fn read(backend: &HostBackend, ptr: u64, len: usize) -> Vec<u8> {
+        let mut out = vec![0; len];
+        backend.memcpy_dtoh_sync(None, DevicePtr(ptr), &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn memory_is_shared_between_sessions_and_outlives_the_exporters_free() {
+        let (mut a, mut b, mut io, backend) = two_sessions([Some("t"), Some("t")]);
+        let ptr = a.malloc(&mut io, wire::Malloc { device: 0, size: 10_000, flags: 0 }).unwrap().ptr;
+        backend.memcpy_htod_sync(None, DevicePtr(ptr + 100), &[7u8; 64]).unwrap();
+        let exported = a.ipc_get_mem_handle(&mut io, wire::IpcGetMemHandle { ptr: ptr + 100 }).unwrap();
+        assert_eq!((exported.size, exported.offset), (10_000, 100));
+        let again = a.ipc_get_mem_handle(&mut io, wire::IpcGetMemHandle { ptr }).unwrap();
+        assert_eq!((again.token0, again.token1), (exported.token0, exported.token1), "one allocation, one token");
+        let open = wire::IpcOpenMemHandle { token0: exported.token0, token1: exported.token1, offset: exported.offset, device: 0 };
+        let opened = b.ipc_open_mem_handle(&mut io, open.clone()).unwrap();
+        assert_ne!(opened.base, ptr, "the importer maps the memory file at an address of its own");
+        assert_eq!(read(&backend, opened.base + 100, 64), vec![7u8; 64]);
+        // Writes of either side are the other's.
+        backend.memcpy_htod_sync(None, DevicePtr(opened.base), &[9u8; 8]).unwrap();
+        assert_eq!(read(&backend, ptr, 8), vec![9u8; 8]);
+        // The importer cannot free it; only close it.
+        assert_eq!(status(b.free(&mut io, wire::Free { ptr: opened.base })), Status::INVALID_VALUE);
+        // The exporter frees: the importer's view stays, the token opens no more.
+        a.free(&mut io, wire::Free { ptr }).unwrap();
+        assert_eq!(read(&backend, opened.base + 100, 64), vec![7u8; 64]);
+        assert_eq!(status(b.ipc_open_mem_handle(&mut io, open.clone())), Status::INVALID_DEVICE_POINTER);
+        b.ipc_close_mem_handle(&mut io, wire::IpcMemRef { base: opened.base }).unwrap();
+        assert_eq!(status(b.ipc_close_mem_handle(&mut io, wire::IpcMemRef { base: opened.base })), Status::INVALID_VALUE);
+        assert!(backend.memcpy_dtoh_sync(None, DevicePtr(opened.base), &mut [0u8; 1]).is_err(), "closed: unmapped");
+    }
+
+    #[test]
+    fn another_tenant_and_made_up_tokens_open_nothing() {
+        let (mut a, mut b, mut io, _backend) = two_sessions([Some("t"), Some("u")]);
+        let ptr = a.malloc(&mut io, wire::Malloc { device: 0, size: 4096, flags: 0 }).unwrap().ptr;
+        let exported = a.ipc_get_mem_handle(&mut io, wire::IpcGetMemHandle { ptr }).unwrap();
+        let open = wire::IpcOpenMemHandle { token0: exported.token0, token1: exported.token1, offset: 0, device: 0 };
+        assert_eq!(status(b.ipc_open_mem_handle(&mut io, open.clone())), Status::INVALID_DEVICE_POINTER);
+        let made_up = wire::IpcOpenMemHandle { token0: exported.token0 ^ 1, ..open.clone() };
+        assert_eq!(status(a.ipc_open_mem_handle(&mut io, made_up)), Status::INVALID_DEVICE_POINTER);
+        assert_eq!(status(a.ipc_get_mem_handle(&mut io, wire::IpcGetMemHandle { ptr: 0x10 })), Status::INVALID_VALUE);
+        // The exporter's session ends: its export goes with it.
+        let (config, backend) = (Arc::clone(&a.config), Arc::clone(&a.backend));
+        let mut c = Session::new(backend, config);
+        c.adopt_handshake(3, "test".into(), Some("t".into()));
+        assert!(c.ipc_open_mem_handle(&mut io, open.clone()).is_ok(), "same tenant, live export");
+        drop(a);
+        assert_eq!(status(c.ipc_open_mem_handle(&mut io, open.clone())), Status::INVALID_DEVICE_POINTER);
+    }
+
+    #[test]
+    fn interprocess_events_are_recorded_and_waited_on_by_either_session() {
+        use crate::backend::event_flags::{DISABLE_TIMING, INTERPROCESS};
+        let (mut a, mut b, mut io, _backend) = two_sessions([None, None]);
+        let plain = a.event_create(&mut io, wire::EventCreate { device: 0, flags: DISABLE_TIMING }).unwrap().event;
+        assert_eq!(status(a.ipc_get_event_handle(&mut io, wire::EventRef { event: plain })), Status::INVALID_CONFIGURATION);
+        let event = a.event_create(&mut io, wire::EventCreate { device: 0, flags: INTERPROCESS | DISABLE_TIMING }).unwrap().event;
+        let exported = a.ipc_get_event_handle(&mut io, wire::EventRef { event }).unwrap();
+        let opened = b.ipc_open_event_handle(&mut io, wire::IpcOpenEventHandle { token0: exported.token0, token1: exported.token1 }).unwrap().event;
+        assert!(b.event_query(&mut io, wire::EventRef { event: opened }).unwrap().complete, "never recorded: complete");
+        // A stream of b's blocked behind a host function keeps b's record pending, which a sees.
+        let stream = b.stream_create(&mut io, wire::StreamCreate { device: 0, flags: 0, priority: 0 }).unwrap().stream;
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let handle = b.streams.get(stream).unwrap().0;
+        b.backend
+            .launch_host_func(
+                handle,
+                Box::new(move || {
+                    let _ = wait.recv();
+                }),
+            )
+            .unwrap();
+        b.event_record(&mut io, wire::EventRecord { event: opened, stream }).unwrap();
+        assert!(!a.event_query(&mut io, wire::EventRef { event }).unwrap().complete);
+        go.send(()).unwrap();
+        a.event_synchronize(&mut io, wire::EventRef { event }).unwrap();
+        assert!(a.event_query(&mut io, wire::EventRef { event }).unwrap().complete);
+        // Destroying the opened event leaves the exporter's.
+        b.event_destroy(&mut io, wire::EventRef { event: opened }).unwrap();
+        a.event_record(&mut io, wire::EventRecord { event, stream: 0 }).unwrap();
+        assert!(a.event_query(&mut io, wire::EventRef { event }).unwrap().complete);
+        assert_eq!(status(b.ipc_open_event_handle(&mut io, wire::IpcOpenEventHandle { token0: 1, token1: 2 })), Status::INVALID_VALUE);
+    }
+}
