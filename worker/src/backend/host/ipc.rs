@@ -28,11 +28,15 @@ use crate::backend::{event_flags, BackendError, DeviceIndex, DevicePtr, EventHan
 /// How often a wait on another process's event record looks at the shared counters.
 const SHARED_EVENT_POLL: Duration = Duration::from_micros(50);
 
-/// A new memory file of `len` bytes (zero-filled, closed on exec).
+/// Seals every shared memory file carries: its size is fixed for good, so no process holding
+/// it can shrink it under another's mapping (which would make that process fault).
+const SIZE_SEALS: libc::c_int = libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_SEAL;
+
+/// A new memory file of `len` bytes (zero-filled, closed on exec), its size sealed.
 pub(super) fn memory_file(len: usize) -> std::io::Result<OwnedFd> {
     const NAME: &CStr = c"hip-remote-ipc";
     // SAFETY: a valid NUL-terminated name and flags; the result is checked.
-    let raw = unsafe { libc::memfd_create(NAME.as_ptr(), libc::MFD_CLOEXEC) };
+    let raw = unsafe { libc::memfd_create(NAME.as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING) };
     if raw < 0 {
         return Err(std::io::Error::last_os_error());
     }
@@ -43,7 +47,28 @@ pub(super) fn memory_file(len: usize) -> std::io::Result<OwnedFd> {
     if unsafe { libc::ftruncate(fd.as_raw_fd(), len) } < 0 {
         return Err(std::io::Error::last_os_error());
     }
+    // SAFETY: adding seals to a valid memory file created with sealing allowed.
+    if unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_ADD_SEALS, SIZE_SEALS) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
     Ok(fd)
+}
+
+/// Checks that `fd` (possibly from another process) is a memory file of at least `len`
+/// bytes whose size is sealed, so mapping `len` bytes of it can never fault.
+fn check_memory_file(fd: &OwnedFd, len: u64) -> Result<(), BackendError> {
+    // SAFETY: F_GET_SEALS on a valid descriptor; the result is checked.
+    let seals = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GET_SEALS) };
+    if seals < 0 || seals & libc::F_SEAL_SHRINK == 0 {
+        return Err(BackendError::InvalidValue("the shared memory is not a sealed memory file".into()));
+    }
+    // SAFETY: an all-zero stat is a valid buffer for fstat to fill.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `fd` is a valid descriptor and `stat` writable.
+    if unsafe { libc::fstat(fd.as_raw_fd(), &mut stat) } < 0 || (stat.st_size as u64) < len {
+        return Err(BackendError::InvalidValue(format!("the shared memory file is smaller than {len} bytes")));
+    }
+    Ok(())
 }
 
 /// A shared mapping of a memory file, unmapped on drop.
@@ -102,13 +127,8 @@ impl EventPage {
     }
 
     fn open(fd: Arc<OwnedFd>) -> Result<Self, BackendError> {
-        // The descriptor may come from another process: it must hold a whole page.
-        // SAFETY: fstat into a zeroed struct; the result is checked.
-        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: `fd` is a valid descriptor and `stat` writable.
-        if unsafe { libc::fstat(fd.as_raw_fd(), &mut stat) } < 0 || (stat.st_size as u64) < PAGE {
-            return Err(BackendError::InvalidValue("not an event page".into()));
-        }
+        // The descriptor may come from another process: it must hold a whole page for good.
+        check_memory_file(&fd, PAGE)?;
         let mapping = SharedMapping::new(&fd, PAGE)?;
         Ok(Self { fd, mapping })
     }
@@ -195,6 +215,7 @@ impl IpcBackend for HostBackend {
         if size > *len {
             return Err(BackendError::InvalidValue(format!("{size} bytes do not fit the shared {len}")));
         }
+        check_memory_file(fd, *len)?;
         let mapping = SharedMapping::new(fd, *len)?;
         Ok(self.address_space.map_imported(device, size, mapping))
     }
