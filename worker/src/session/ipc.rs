@@ -133,6 +133,11 @@ impl Session {
         self.ipc.imported_events.remove(&event).is_some_and(|keep| keep.is_some())
     }
 
+    /// Whether `ptr` is the base of an allocation the session exported.
+    pub(super) fn is_ipc_export(&self, ptr: u64) -> bool {
+        self.ipc.exports.contains_key(&ptr)
+    }
+
     /// Whether `ptr` is the base of memory opened from another session.
     pub(super) fn is_ipc_import(&self, ptr: u64) -> bool {
         self.ipc.imports.contains_key(&ptr)
@@ -202,7 +207,13 @@ impl IpcHandler for Session {
                 let share = self.backend.ipc_export_memory(DevicePtr(base), info.size)?;
                 let keep: Keep = match share {
                     IpcShare::Pointer(ptr) => Some(Arc::new(DeferredFree { backend: Arc::clone(&self.backend), ptr })),
-                    IpcShare::Fd { .. } => None,
+                    IpcShare::Fd { .. } => {
+                        // The pages under the address changed: a transport that registered
+                        // them (RDMA) registers the new ones.
+                        self.forget_allocation(base);
+                        self.remember_allocation(base, info.size);
+                        None
+                    }
                 };
                 let what = Shared::Memory { share, size: info.size, device: info.device, keep: keep.clone() };
                 let token = self.config.ipc.export(self.tenant(), what)?;

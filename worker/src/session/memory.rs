@@ -55,6 +55,11 @@ impl MemoryHandler for Session {
         // work queued before stays ordered ahead of the release.
         self.allocations.remove(req.ptr);
         self.forget_allocation(req.ptr);
+        if self.is_ipc_export(req.ptr) {
+            // Its release may not wait for the stream (shared memory goes with its last
+            // holder): the session's work on it finishes first, as hipFree's would.
+            let _ = self.synchronize_session(None);
+        }
         if self.ipc_on_free(req.ptr) {
             // Shared as the exporter's own pointer: it goes with its last importer.
             return Ok(wire::Empty {});
