@@ -144,6 +144,18 @@ static void forged_handles(void) {
   EXPECT_ERR(hipIpcOpenEventHandle(&e, zero_event), hipErrorInvalidValue);
 }
 
+/* A handle of the right shape from "another process" whose token the worker never drew. */
+static void made_up_handles(hipIpcMemHandle_t mem, hipIpcEventHandle_t event) {
+  for (int i = 8; i < 32; i++) {
+    mem.reserved[i] ^= 0x5a;
+    event.reserved[i] ^= 0x5a;
+  }
+  void* p = NULL;
+  EXPECT_ERR(hipIpcOpenMemHandle(&p, mem, hipIpcMemLazyEnablePeerAccess), hipErrorInvalidDevicePointer);
+  hipEvent_t e = NULL;
+  EXPECT_ERR(hipIpcOpenEventHandle(&e, event), hipErrorInvalidValue);
+}
+
 int main(int argc, char** argv) {
   if (argc == 2 && strcmp(argv[1], "export") == 0) {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -232,6 +244,7 @@ int main(int argc, char** argv) {
   hipEvent_t own_event = NULL;
   EXPECT_ERR(hipIpcOpenEventHandle(&own_event, h.event), hipErrorInvalidContext);
   forged_handles();
+  made_up_handles(h.mem, h.event);
 
   step("the child opens, reads, writes back, records");
   write_all(to_child[1], &h, sizeof h);

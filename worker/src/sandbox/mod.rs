@@ -7,7 +7,9 @@
 //! that link ([`relay::relay`]), over the transport traits, so any transport (TCP, TLS,
 //! RDMA) works. The session process confines itself ([`confine`]) before it builds its own
 //! host backend and serves the session; a crash in client code ends that process and that
-//! session only.
+//! session only. A second socket ([`IPC_FD`]) lets the process use the worker's IPC registry
+//! ([`crate::ipc`]): memory files pass between session processes through the worker, which
+//! answers as the tenant it authenticated.
 
 pub mod child;
 pub mod confine;

@@ -4,12 +4,18 @@
 //! **Device addresses are host addresses** (identity mapping): a device pointer is the address
 //! of the allocation's bytes in the worker, so a host kernel dereferences it directly. The
 //! host backend trades pointer opacity for executable kernels: clients learn where the
-//! worker's heap lives, and a freed range may be handed out again by the host allocator as
-//! soon as it is free, so a stale pointer can alias a newer allocation (the session still
-//! refuses pointers that are not in its own table). Allocations are [`ALLOC_ALIGN`]-aligned,
-//! as `hipMalloc` guarantees, and each is followed by [`RED_ZONE`] bytes that belong to no
-//! allocation: an access just past the end is refused instead of landing in a neighbour, and
-//! a kernel overrunning a buffer by a little writes into padding rather than the worker's heap.
+//! worker's address space looks like, and a freed range may be handed out again by the
+//! kernel as soon as it is unmapped, so a stale pointer can alias a newer allocation (the
+//! session still refuses pointers that are not in its own table). Each allocation is mapped
+//! on pages of its own (page-aligned, beyond the [`ALLOC_ALIGN`] `hipMalloc` guarantees, so an
+//! IPC export can turn exactly its pages into shared memory, [`super::ipc`]), and is followed
+//! by at least [`RED_ZONE`] bytes that belong to no allocation: an access just past the end is
+//! refused instead of landing in a neighbour, and a kernel overrunning a buffer by a little
+//! writes into padding rather than the worker's heap.
+//!
+//! Memory another session exported and this one opened (`hipIpcOpenMemHandle`) is mapped here
+//! as an *imported* range: copies resolve it like an allocation, `free` refuses it, and
+//! `hipIpcCloseMemHandle` unmaps it.
 //!
 //! Module globals (a host module's `.data`/`.bss`) are mapped here too, as *external* ranges
 //! owned by their module: copies resolve them like allocations, `free` refuses them, and
