@@ -745,6 +745,16 @@ opcodes! { <'a>
 
     /// Inter-process sharing between sessions of one worker.
     Ipc IpcHandler {
+        /// `hipIpcGetMemHandle`.
+        0x0b01 IpcGetMemHandle ipc_get_mem_handle: IpcGetMemHandle => IpcMemExported, none, call;
+        /// `hipIpcOpenMemHandle`.
+        0x0b02 IpcOpenMemHandle ipc_open_mem_handle: IpcOpenMemHandle => IpcMemOpened, none, call;
+        /// `hipIpcCloseMemHandle`.
+        0x0b03 IpcCloseMemHandle ipc_close_mem_handle: IpcMemRef => Empty, none, call;
+        /// `hipIpcGetEventHandle` (an event created with `hipEventInterprocess`).
+        0x0b04 IpcGetEventHandle ipc_get_event_handle: EventRef => IpcEventExported, none, call;
+        /// `hipIpcOpenEventHandle`: a new event handle of this session.
+        0x0b05 IpcOpenEventHandle ipc_open_event_handle: IpcOpenEventHandle => EventCreated, none, call;
     }
 
     /// Managed memory and device-visible host memory.

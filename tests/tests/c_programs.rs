@@ -120,6 +120,64 @@ fn multi_device() {
     run_program_on("multi_device", 2);
 }
 
+/// IPC between two client processes of one worker: the program forks before any HIP call,
+/// the parent exports memory and an interprocess event, the child opens them, reads, writes
+/// back and records the event; the exporter frees while the child holds the memory open.
+#[test]
+fn ipc_between_two_processes() {
+    run_program("ipc");
+}
+
+/// An IPC handle opens only for the exporter's tenant: another tenant's session is answered
+/// as for a made-up handle, a session of the same tenant opens it; after the exporter freed
+/// the memory the handle opens no more.
+#[test]
+fn ipc_handle_of_another_tenant_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    const OTHER_TOKEN: &str = "hip-remote-other-tenant-token";
+    const INVALID_DEVICE_POINTER: &str = "17";
+    if hip_remote_tests::chain_requested() {
+        // A chain's front worker knows only the test tenant (the token file is the upstream's).
+        transport_core::test_skip::skip("ipc tenants: a chained worker has a single tenant");
+        return;
+    }
+    let sandbox = Sandbox::new("ipc_tenants");
+    let exe = sandbox.compile("ipc");
+    let tokens = sandbox.path().join("tokens");
+    std::fs::write(&tokens, format!("other:{OTHER_TOKEN}\n")).expect("token file");
+    std::fs::set_permissions(&tokens, std::fs::Permissions::from_mode(0o600)).expect("token file mode");
+    let mut worker = sandbox.start_worker_args(&["--token-file".to_string(), tokens.display().to_string()]);
+
+    let mut cmd = worker.command(&exe);
+    cmd.arg("export");
+    let mut exporter = Interactive::spawn(cmd);
+    let handle = exporter.expect_line("HANDLE ", Duration::from_secs(60));
+
+    let mut other = worker.command(&exe);
+    other.args(["open", &handle, INVALID_DEVICE_POINTER]).env("HIP_REMOTE_TOKEN", OTHER_TOKEN);
+    run_with_timeout(other, RUN_TIMEOUT).assert_success();
+    worker.run(&exe, &["open", &handle, "ok"]).assert_success();
+
+    exporter.send_line("go");
+    exporter.finish(Duration::from_secs(60)).assert_success();
+    worker.run(&exe, &["open", &handle, INVALID_DEVICE_POINTER]).assert_success();
+    worker.assert_alive();
+}
+
+/// Pointer attributes (one and several at once, set), address ranges, for every kind of
+/// memory and for unknown pointers, with ROCm's answers and argument errors.
+#[test]
+fn pointer_attrs() {
+    run_program("pointer_attrs");
+}
+
+/// Contexts (hipCtx*, primary contexts) on two devices: the per-thread stack moves the
+/// current device, retain/release counts, flags, reset, ROCm's error codes.
+#[test]
+fn contexts() {
+    run_program_on("contexts", 2);
+}
+
 /// `--devices 2,0` of three emulated devices: the worker serves two, renumbered (device 2 of
 /// the program is out of range), and the multi-device program passes on them.
 #[test]

@@ -14,6 +14,7 @@ pub mod config;
 pub mod devices;
 pub mod driver;
 pub mod http;
+pub mod ipc;
 pub mod listener;
 pub mod logging;
 pub mod metrics;

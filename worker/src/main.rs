@@ -494,6 +494,7 @@ fn main() -> std::process::ExitCode {
                 max_worker_streams: cli.max_worker_streams,
                 worker_streams: Arc::default(),
             },
+            ipc: Arc::new(hip_worker::ipc::LocalBroker::default()),
         },
         tcp,
         limits: ConnectionLimits {

@@ -4,13 +4,16 @@
 
 pub mod copy_streams;
 pub mod array;
+pub mod context;
 pub mod device;
 pub mod device_extra;
 pub mod event;
+pub mod ipc;
 pub mod memory;
 pub mod memset;
 pub mod module;
 pub mod pool;
+pub mod pointer;
 pub mod stream;
 pub mod texture;
 pub mod unsupported;

@@ -64,6 +64,7 @@ mod device_attr;
 mod array;
 mod event;
 mod executor;
+mod ipc;
 #[cfg(test)]
 mod kernel_tests;
 mod launch;
@@ -85,6 +86,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock, RwLockRead
 use self::event::Event;
 use self::executor::StreamExecutor;
 pub use self::executor::{default_stream_threads, STREAM_THREADS_PER_CORE};
+#[cfg(test)]
+pub(crate) use self::ipc::test_memory_file;
 use self::launch::{KernelTracker, MAX_KERNEL_THREADS};
 use self::memory::{AddressSpace, DeviceMemory, Region, RowLayout};
 use self::module::{HostModule, Kernel, ModuleLimits};

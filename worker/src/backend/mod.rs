@@ -51,6 +51,7 @@ mod handles;
 #[cfg(feature = "hip")]
 pub mod hip;
 pub mod host;
+mod ipc;
 mod memory;
 mod memset;
 mod module;
@@ -67,6 +68,7 @@ pub use error::{hip_code, BackendError};
 pub use event::{event_flags, validate_event_flags, EventBackend};
 pub use handles::{DeviceIndex, DevicePtr, EventHandle, FunctionHandle, ModuleHandle, StreamHandle};
 pub use host::{HostBackend, HostConfig};
+pub use ipc::{IpcBackend, IpcEventShare, IpcShare};
 #[cfg(any(feature = "cuda", feature = "hip"))]
 pub(crate) use memory::zeroed_buffer;
 pub use memory::{DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows};
@@ -94,6 +96,7 @@ pub trait Backend:
     + ModuleBackend
     + RtcBackend
     + VmmBackend
+    + IpcBackend
     + TransportHooks
     + Send
     + Sync
@@ -112,6 +115,7 @@ impl<T> Backend for T where
         + ModuleBackend
         + RtcBackend
         + VmmBackend
+        + IpcBackend
         + TransportHooks
         + Send
         + Sync

@@ -150,7 +150,7 @@ impl ChildArgs {
 
 /// `main` of a session process: `args` are those after [`CHILD_ARG`](super::CHILD_ARG).
 pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
-    if let Err(e) = confine::close_inherited_fds(super::USAGE_FD + 1) {
+    if let Err(e) = confine::close_inherited_fds(super::IPC_FD + 1) {
         eprintln!("hip-worker session process: cannot close inherited descriptors: {e}");
         return ExitCode::from(EXIT_SETUP_FAILED);
     }
@@ -213,7 +213,14 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
         max_pending_bytes: args.limits.max_pending_bytes,
         ..SessionLimits::default()
     };
-    let config = SessionConfig { max_queued_reply_bytes: args.max_queued_reply_bytes, limits, ..SessionConfig::default() };
+    // SAFETY: the worker passed the IPC channel as this descriptor, which nothing else owns.
+    let ipc_channel = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(super::IPC_FD) };
+    let config = SessionConfig {
+        max_queued_reply_bytes: args.max_queued_reply_bytes,
+        limits,
+        ipc: Arc::new(crate::ipc::ChildBroker::new(ipc_channel)),
+        ..SessionConfig::default()
+    };
     let mut session = Session::new(backend, Arc::new(config));
     session.adopt_handshake(args.session_id, args.client_name, args.tenant);
     let (sink, source) = match link.try_clone() {

@@ -7,7 +7,9 @@
 //! that link ([`relay::relay`]), over the transport traits, so any transport (TCP, TLS,
 //! RDMA) works. The session process confines itself ([`confine`]) before it builds its own
 //! host backend and serves the session; a crash in client code ends that process and that
-//! session only.
+//! session only. A second socket ([`IPC_FD`]) lets the process use the worker's IPC registry
+//! ([`crate::ipc`]): memory files pass between session processes through the worker, which
+//! answers as the tenant it authenticated.
 
 pub mod child;
 pub mod confine;
@@ -23,6 +25,9 @@ use std::sync::{Arc, Mutex};
 pub const CHILD_ARG: &str = "--session-child";
 /// The descriptor by which a session process inherits the shared memory-usage table.
 pub const USAGE_FD: i32 = 3;
+/// The descriptor of a session process's channel to the worker's IPC registry
+/// ([`crate::ipc::ChildBroker`]).
+pub const IPC_FD: i32 = 4;
 
 /// How the worker starts session processes.
 #[derive(Debug)]

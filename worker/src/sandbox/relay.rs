@@ -3,7 +3,7 @@
 
 use super::child::{ChildArgs, ChildLimits};
 use super::link::{head_bytes, LinkSink, LinkSource};
-use super::{SessionProcess, CHILD_ARG, USAGE_FD};
+use super::{SessionProcess, CHILD_ARG, IPC_FD, USAGE_FD};
 use crate::driver::ReplyWriter;
 use crate::metrics::{Metrics, OpenSession};
 use crate::session::Session;
@@ -77,7 +77,7 @@ pub fn relay(
     // Dropped last (declared first): the process has ended by then, so what its row still
     // holds can be given back.
     let _row = row;
-    let (child, link, _scratch) = match start(session, process, _row.row) {
+    let (child, link, ipc_channel, _scratch) = match start(session, process, _row.row) {
         Ok(started) => started,
         Err(e) => {
             tracing::error!(%e, "cannot start the session process");
@@ -110,6 +110,14 @@ pub fn relay(
                 return (wait(&child, None), Err(e));
             }
         };
+        // The process's IPC requests, answered from the worker's registry as this session's
+        // tenant, until the process closes its end.
+        let ipc = std::thread::Builder::new()
+            .name(format!("hip-ipc-{}", session.id()))
+            .spawn_scoped(scope, || crate::ipc::serve_channel(ipc_channel, &*session.config().ipc, session.client().1));
+        if let Err(e) = ipc {
+            tracing::warn!(%e, "no IPC service for the session process");
+        }
         let down = child_to_client(from_child, replies, &metrics, &timed);
         let status = wait(&child, Some(EXIT_GRACE));
         if let Some(why) = died(&status) {
@@ -136,7 +144,7 @@ pub fn relay(
 
 /// Starts `hip-worker --session-child` for `session`, its link as its stdin, with a
 /// scratch directory of its own and a clean environment (the worker's holds its token).
-fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::io::Result<(Child, UnixStream, Scratch)> {
+fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::io::Result<(Child, UnixStream, OwnedFd, Scratch)> {
     let scratch = Scratch::create(&process.scratch_root, session.id(), process.run_as)?;
     let (client, tenant) = session.client();
     let args = ChildArgs {
@@ -176,6 +184,16 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
         }
     }
     let usage_fd = process.usage.fd().as_raw_fd();
+    let (ipc_ours, ipc_theirs) = crate::ipc::channel_pair()?;
+    // Above both target numbers, so placing the usage table cannot overwrite it.
+    // SAFETY: F_DUPFD_CLOEXEC on a valid descriptor; the result is checked.
+    let ipc_raw = unsafe { libc::fcntl(ipc_theirs.as_raw_fd(), libc::F_DUPFD_CLOEXEC, IPC_FD + 1) };
+    if ipc_raw < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor owned by nobody else.
+    let ipc_theirs = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(ipc_raw) };
+    let ipc_fd = ipc_theirs.as_raw_fd();
     // SAFETY: the closure runs in the forked child before exec and only makes system calls
     // that are async-signal-safe (dup2, fcntl), allocating nothing.
     unsafe {
@@ -188,11 +206,17 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
             } else if libc::dup2(usage_fd, USAGE_FD) < 0 {
                 return Err(std::io::Error::last_os_error());
             }
+            // dup2 leaves the copy open across exec.
+            if libc::dup2(ipc_fd, IPC_FD) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
             Ok(())
         })
     };
     let child = command.spawn()?;
-    Ok((child, ours, scratch))
+    // The process has its copy: the worker's must go, so the channel ends with the process.
+    drop(ipc_theirs);
+    Ok((child, ours, ipc_ours, scratch))
 }
 
 /// Client → session process, until the client leaves or either link fails; then the

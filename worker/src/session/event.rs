@@ -9,7 +9,9 @@ impl EventHandler for Session {
         self.events.check_capacity()?;
         let dev = self.device(req.device)?;
         let handle = self.backend.event_create(dev, req.flags)?;
-        Ok(wire::EventCreated { event: self.events.insert((handle, dev)) })
+        let event = self.events.insert((handle, dev));
+        self.ipc_on_event_create(event, req.flags);
+        Ok(wire::EventCreated { event })
     }
 
     fn event_record(&mut self, _cx: &mut CallCx, req: wire::EventRecord) -> Result<wire::Empty, Failure> {
@@ -35,6 +37,10 @@ impl EventHandler for Session {
 
     fn event_destroy(&mut self, _cx: &mut CallCx, req: wire::EventRef) -> Result<wire::Empty, Failure> {
         let (handle, _) = self.events.remove(req.event)?;
+        if self.ipc_on_event_destroy(req.event) {
+            // Another session's event, or shared: it goes with its last holder.
+            return Ok(wire::Empty {});
+        }
         self.backend.event_destroy(handle)?;
         Ok(wire::Empty {})
     }

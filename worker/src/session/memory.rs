@@ -51,6 +51,15 @@ impl MemoryHandler for Session {
         // work queued before stays ordered ahead of the release (or the block's reuse).
         self.allocations.remove(req.ptr);
         self.forget_allocation(req.ptr);
+        if self.is_ipc_export(req.ptr) {
+            // Its release may not wait for the stream (shared memory goes with its last
+            // holder): the session's work on it finishes first, as hipFree's would.
+            let _ = self.synchronize_session(None);
+        }
+        if self.ipc_on_free(req.ptr) {
+            // Shared as the exporter's own pointer: it goes with its last importer.
+            return Ok(wire::Empty {});
+        }
         self.pool_free(req.ptr, stream)?;
         Ok(wire::Empty {})
     }
@@ -67,6 +76,10 @@ impl MemoryHandler for Session {
         // hipFree synchronizes the device (the session's work on it) before releasing memory.
         let _ = self.synchronize_session(None);
         self.forget_allocation(req.ptr);
+        if self.ipc_on_free(req.ptr) {
+            // Shared as the exporter's own pointer: it goes with its last importer.
+            return Ok(wire::Empty {});
+        }
         if self.pools.owns(req.ptr) {
             // A pool block freed with hipFree: back to its pool (the session's work is done).
             self.pool_free(req.ptr, None)?;
@@ -349,6 +362,9 @@ impl Session {
             None => Err(Failure::new(Status::INVALID_VALUE, format!("{what}({ptr:#x}): not the start of a live allocation of this session"))),
             Some(info) if info.module.is_some() => {
                 Err(Failure::new(Status::INVALID_VALUE, format!("{what}({ptr:#x}): a module global cannot be freed (unload its module)")))
+            }
+            Some(_) if self.is_ipc_import(ptr) => {
+                Err(Failure::new(Status::INVALID_VALUE, format!("{what}({ptr:#x}): IPC memory is closed with hipIpcCloseMemHandle")))
             }
             Some(_) => Ok(()),
         }

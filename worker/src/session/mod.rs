@@ -144,6 +144,8 @@ pub struct SessionConfig {
     pub max_queued_reply_bytes: usize,
     /// Resource bounds.
     pub limits: SessionLimits,
+    /// The worker's registry of IPC exports (`hipIpc*`), shared by its sessions.
+    pub ipc: Arc<dyn crate::ipc::IpcBroker>,
 }
 
 impl Default for SessionConfig {
@@ -155,6 +157,7 @@ impl Default for SessionConfig {
             metrics: Arc::default(),
             max_queued_reply_bytes: DEFAULT_MAX_QUEUED_REPLY_BYTES,
             limits: SessionLimits::default(),
+            ipc: Arc::new(crate::ipc::LocalBroker::default()),
         }
     }
 }
@@ -207,6 +210,8 @@ pub struct Session {
     pools: pool::Pools,
     /// Address reservations, physical allocations and mappings (`hipMemAddressReserve`...).
     vmm: vmm::Vmm,
+    /// Memory and events shared with other sessions.
+    ipc: ipc::IpcState,
 }
 
 impl Session {
@@ -240,6 +245,7 @@ impl Session {
             memory: None,
             pools: pool::Pools::default(),
             vmm: vmm::Vmm::default(),
+            ipc: ipc::IpcState::default(),
         }
     }
 
@@ -437,6 +443,7 @@ impl Session {
     /// Streams go first, so no work of the session is still queued when its memory and
     /// modules go.
     fn release(&mut self, device: Option<DeviceIndex>) {
+        self.ipc_release(device);
         let on_device = |d: DeviceIndex| device.is_none_or(|want| want == d);
         let nulls: Vec<StreamHandle> = self.null_streams.extract_if(|d, _| on_device(*d)).map(|(_, s)| s).collect();
         let streams = self.streams.drain_where(|(_, d, _)| on_device(*d)).into_iter().map(|(_, (s, _, _))| s);

@@ -13,6 +13,7 @@ mod device_attr;
 mod array;
 mod error;
 mod event;
+mod ipc;
 mod memory;
 mod memset;
 mod module;

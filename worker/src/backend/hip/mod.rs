@@ -25,6 +25,7 @@ mod api;
 mod device_attr;
 mod array;
 mod error;
+mod ipc;
 mod layout;
 mod memory;
 mod memset;

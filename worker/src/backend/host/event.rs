@@ -4,6 +4,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use super::ipc::EventPage;
 use super::stream::{Signal, StreamOp};
 use super::{lock, write_lock, HostBackend};
 
@@ -14,11 +15,23 @@ pub(super) struct Event {
     flags: u32,
     /// The most recent record; `None` until the event is first recorded.
     latest: Mutex<Option<Arc<Signal>>>,
+    /// An interprocess event's shared counters, which its records, queries and waits use
+    /// instead of `latest` (another process may record it, [`super::ipc`]).
+    page: Option<Arc<EventPage>>,
 }
 
 impl Event {
     pub(super) fn new(device: DeviceIndex, flags: u32) -> Self {
-        Self { device, flags, latest: Mutex::new(None) }
+        Self { device, flags, latest: Mutex::new(None), page: None }
+    }
+
+    /// An interprocess event over `page`.
+    pub(super) fn with_page(device: DeviceIndex, flags: u32, page: Arc<EventPage>) -> Self {
+        Self { page: Some(page), ..Self::new(device, flags) }
+    }
+
+    pub(super) fn shared_page(&self) -> Option<&Arc<EventPage>> {
+        self.page.as_ref()
     }
 
     pub(super) fn device(&self) -> DeviceIndex {
@@ -63,8 +76,12 @@ impl EventBackend for HostBackend {
     fn event_create(&self, dev: DeviceIndex, flags: u32) -> Result<EventHandle, BackendError> {
         self.device(dev)?;
         validate_event_flags(flags)?;
+        let event = match flags & event_flags::INTERPROCESS {
+            0 => Event::new(dev, flags),
+            _ => Event::with_page(dev, flags, Arc::new(EventPage::create()?)),
+        };
         let handle = EventHandle::from_raw(self.next_handle());
-        write_lock(&self.events).insert(handle, Arc::new(Event::new(dev, flags)));
+        write_lock(&self.events).insert(handle, Arc::new(event));
         Ok(handle)
     }
 
@@ -77,6 +94,18 @@ impl EventBackend for HostBackend {
 
     fn event_record(&self, event: EventHandle, stream: Option<StreamHandle>) -> Result<(), BackendError> {
         let event = self.event(event)?;
+        if let Some(page) = event.shared_page() {
+            if let Some(handle) = stream {
+                let stream_device = self.stream(handle)?.device();
+                if stream_device != event.device() {
+                    return Err(BackendError::InvalidHandle(format!(
+                        "event of device {} recorded on a stream of device {stream_device}",
+                        event.device()
+                    )));
+                }
+            }
+            return self.record_shared_event(page, event.device(), stream);
+        }
         let signal = Arc::new(Signal::new());
         match stream {
             Some(handle) => {
@@ -100,15 +129,24 @@ impl EventBackend for HostBackend {
     }
 
     fn event_synchronize(&self, event: EventHandle) -> Result<(), BackendError> {
-        if let Some(signal) = self.event(event)?.latest() {
+        let event = self.event(event)?;
+        if let Some(page) = event.shared_page() {
+            page.wait_for(page.latest_record());
+            return Ok(());
+        }
+        if let Some(signal) = event.latest() {
             signal.wait();
         }
         Ok(())
     }
 
     fn event_query(&self, event: EventHandle) -> Result<bool, BackendError> {
+        let event = self.event(event)?;
+        if let Some(page) = event.shared_page() {
+            return Ok(page.reached(page.latest_record()));
+        }
         // Never recorded counts as complete, as in HIP.
-        let reached = match self.event(event)?.latest() {
+        let reached = match event.latest() {
             Some(signal) => signal.fired_at().is_some(),
             None => true,
         };

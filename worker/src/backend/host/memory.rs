@@ -4,20 +4,27 @@
 //! **Device addresses are host addresses** (identity mapping): a device pointer is the address
 //! of the allocation's bytes in the worker, so a host kernel dereferences it directly. The
 //! host backend trades pointer opacity for executable kernels: clients learn where the
-//! worker's heap lives, and a freed range may be handed out again by the host allocator as
-//! soon as it is free, so a stale pointer can alias a newer allocation (the session still
-//! refuses pointers that are not in its own table). Allocations are [`ALLOC_ALIGN`]-aligned,
-//! as `hipMalloc` guarantees, and each is followed by [`RED_ZONE`] bytes that belong to no
-//! allocation: an access just past the end is refused instead of landing in a neighbour, and
-//! a kernel overrunning a buffer by a little writes into padding rather than the worker's heap.
+//! worker's address space looks like, and a freed range may be handed out again by the
+//! kernel as soon as it is unmapped, so a stale pointer can alias a newer allocation (the
+//! session still refuses pointers that are not in its own table). Each allocation is mapped
+//! on pages of its own (page-aligned, beyond the [`ALLOC_ALIGN`] `hipMalloc` guarantees, so an
+//! IPC export can turn exactly its pages into shared memory, [`super::ipc`]), and is followed
+//! by at least [`RED_ZONE`] bytes that belong to no allocation: an access just past the end is
+//! refused instead of landing in a neighbour, and a kernel overrunning a buffer by a little
+//! writes into padding rather than the worker's heap.
+//!
+//! Memory another session exported and this one opened (`hipIpcOpenMemHandle`) is mapped here
+//! as an *imported* range: copies resolve it like an allocation, `free` refuses it, and
+//! `hipIpcCloseMemHandle` unmaps it.
 //!
 //! Module globals (a host module's `.data`/`.bss`) are mapped here too, as *external* ranges
 //! owned by their module: copies resolve them like allocations, `free` refuses them, and
 //! module unload removes them.
 
-use std::alloc::{self, Layout};
 use std::any::Any;
 use std::collections::BTreeMap;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::fs::FileExt;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -106,15 +113,19 @@ impl Drop for Reservation {
     }
 }
 
-/// Zero-filled, [`ALLOC_ALIGN`]-aligned host memory of `len` bytes plus the red zone, freed on
-/// drop. Obtained without aborting on failure.
+/// Zero-filled, page-aligned host memory of `len` bytes plus the red zone, mapped on its own
+/// pages (so it can be turned into shared memory for IPC without touching a neighbour, see
+/// [`HostBlock::share`]), unmapped on drop. Obtained without aborting on failure.
 #[derive(Debug)]
 struct HostBlock {
     ptr: NonNull<u8>,
-    layout: Layout,
+    /// Mapped bytes: the length and the red zone, rounded up to whole pages.
+    mapped: usize,
+    /// The memory file the pages were moved into when the block was first exported.
+    shared: std::sync::Mutex<Option<Arc<OwnedFd>>>,
 }
 
-// SAFETY: `HostBlock` owns its bytes like a `Box<[u8]>`; it hands out no references itself,
+// SAFETY: `HostBlock` owns its pages like a `Box<[u8]>`; it hands out no references itself,
 // and every access goes through `Region`, which synchronizes Rust-side access with the
 // allocation's lock.
 unsafe impl Send for HostBlock {}
@@ -124,18 +135,54 @@ unsafe impl Sync for HostBlock {}
 impl HostBlock {
     fn alloc_zeroed(len: usize) -> Option<Self> {
         debug_assert!(len > 0, "zero-sized allocations never reach the host allocator");
-        let total = len.checked_add(RED_ZONE)?;
-        let layout = Layout::from_size_align(total, ALLOC_ALIGN).ok()?;
-        // SAFETY: `layout` has a non-zero size (`RED_ZONE > 0`).
-        let ptr = unsafe { alloc::alloc_zeroed(layout) };
-        Some(Self { ptr: NonNull::new(ptr)?, layout })
+        let mapped = len.checked_add(RED_ZONE)?.checked_next_multiple_of(PAGE as usize)?;
+        // SAFETY: a fresh private anonymous mapping (zero-filled), placed by the kernel.
+        let ptr =
+            unsafe { libc::mmap(std::ptr::null_mut(), mapped, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
+        if ptr == libc::MAP_FAILED {
+            return None;
+        }
+        Some(Self { ptr: NonNull::new(ptr.cast())?, mapped, shared: std::sync::Mutex::new(None) })
+    }
+
+    /// The block's pages as a memory file another process can map: on the first call its
+    /// bytes are copied into a new memory file, which is then mapped over the block's own
+    /// address (same address, same contents, now shared). The caller holds the allocation's
+    /// write lock, so no Rust-side access runs meanwhile.
+    fn share(&self) -> std::io::Result<Arc<OwnedFd>> {
+        let mut shared = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(fd) = &*shared {
+            return Ok(Arc::clone(fd));
+        }
+        let fd = super::ipc::memory_file(self.mapped)?;
+        // SAFETY: the block's pages are mapped and readable for `mapped` bytes while `self` lives.
+        let bytes = unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.mapped) };
+        std::fs::File::from(fd.try_clone()?).write_all_at(bytes, 0)?;
+        // SAFETY: replaces exactly the block's own pages (owned by this block alone, page
+        // aligned) with a shared mapping of the file holding the same bytes.
+        let at = unsafe {
+            libc::mmap(
+                self.ptr.as_ptr().cast(),
+                self.mapped,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_FIXED,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        if at == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        let fd = Arc::new(fd);
+        *shared = Some(Arc::clone(&fd));
+        Ok(fd)
     }
 }
 
 impl Drop for HostBlock {
     fn drop(&mut self) {
-        // SAFETY: `ptr` came from `alloc::alloc_zeroed(self.layout)` and is freed only here.
-        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) };
+        // SAFETY: `ptr` is a mapping of `mapped` bytes made by this block, unmapped only here.
+        unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.mapped) };
     }
 }
 
@@ -145,6 +192,8 @@ enum Backing {
     Owned { _block: HostBlock, _capacity: Reservation },
     /// A module global: bytes inside a loaded module, kept mapped by holding its owner.
     External { _owner: Arc<dyn Any + Send + Sync> },
+    /// Another session's exported memory, opened with `hipIpcOpenMemHandle`.
+    Imported { _mapping: super::ipc::SharedMapping },
 }
 
 impl std::fmt::Debug for Backing {
@@ -152,6 +201,7 @@ impl std::fmt::Debug for Backing {
         f.write_str(match self {
             Self::Owned { .. } => "Owned",
             Self::External { .. } => "External",
+            Self::Imported { .. } => "Imported",
         })
     }
 }
@@ -177,6 +227,10 @@ pub(super) struct Allocation {
 impl Allocation {
     fn is_external(&self) -> bool {
         matches!(self.backing, Backing::External { .. })
+    }
+
+    fn is_imported(&self) -> bool {
+        matches!(self.backing, Backing::Imported { .. })
     }
 
     fn end(&self) -> u64 {
@@ -405,8 +459,41 @@ impl AddressSpace {
         let mut live = write_lock(&self.live);
         match live.get(&ptr.0) {
             Some(a) if a.is_external() => Err(BackendError::InvalidValue(format!("{ptr} is a module global, which cannot be freed"))),
+            Some(a) if a.is_imported() => Err(BackendError::InvalidValue(format!("{ptr} is IPC memory: close it with hipIpcCloseMemHandle"))),
             Some(_) => Ok(live.remove(&ptr.0).expect("present")),
             None => Err(BackendError::InvalidValue(format!("{ptr} is not the start of a live allocation"))),
+        }
+    }
+
+    /// Makes the allocation starting at `base` shareable: its memory file and mapped length.
+    pub(super) fn share(&self, base: DevicePtr) -> Result<(Arc<OwnedFd>, u64), BackendError> {
+        let live = read_lock(&self.live);
+        let allocation =
+            live.get(&base.0).ok_or_else(|| BackendError::InvalidDevicePointer(format!("{base} is not the start of a live allocation")))?;
+        let Backing::Owned { _block: block, .. } = &allocation.backing else {
+            return Err(BackendError::InvalidValue(format!("{base} is not memory of this session's own allocation")));
+        };
+        let _guard = write_lock(&allocation.lock);
+        let fd = block.share().map_err(|e| BackendError::OutOfMemory(format!("cannot share {base}: {e}")))?;
+        Ok((fd, block.mapped as u64))
+    }
+
+    /// Maps another session's exported memory (`size` bytes of the allocation) on `device`.
+    pub(super) fn map_imported(&self, device: DeviceIndex, size: u64, mapping: super::ipc::SharedMapping) -> DevicePtr {
+        let base = mapping.address();
+        // A fresh mapping placed by the kernel cannot overlap a live range.
+        let allocation = Allocation { base, size, device, lock: RwLock::new(()), backing: Backing::Imported { _mapping: mapping } };
+        write_lock(&self.live).insert(base, Arc::new(allocation));
+        DevicePtr(base)
+    }
+
+    /// Unmaps the imported range starting at `ptr` (`hipIpcCloseMemHandle`).
+    pub(super) fn unmap_imported(&self, ptr: DevicePtr) -> Option<Arc<Allocation>> {
+        let mut live = write_lock(&self.live);
+        if live.get(&ptr.0).is_some_and(|a| a.is_imported()) {
+            live.remove(&ptr.0)
+        } else {
+            None
         }
     }
 

@@ -391,6 +391,9 @@ impl StreamBackend for HostBackend {
 
     fn stream_wait_event(&self, stream: Option<StreamHandle>, event: EventHandle) -> Result<(), BackendError> {
         let event = self.event(event)?;
+        if let Some(page) = event.shared_page() {
+            return self.wait_shared_event(page, stream);
+        }
         let Some(signal) = event.latest() else {
             return Ok(());
         };

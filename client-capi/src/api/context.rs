@@ -1,0 +1,343 @@
+//! Context family (`hipCtx*`, `hipDevicePrimaryCtx*`), as ROCm's runtime models it: a context
+//! is its device (ROCm hands out the device object itself), each thread has a stack of
+//! contexts, and making a context current makes its device the thread's current device.
+//! Everything lives in the client except what touches the device (synchronize, peer access,
+//! primary-context reset), which goes to the worker through the device family's calls.
+
+use crate::abi::*;
+use crate::api::device::{hipDeviceDisablePeerAccess, hipDeviceEnablePeerAccess, hipDeviceSynchronize, RUNTIME_VERSION};
+use crate::conn::CallError;
+use crate::remote::call_sync;
+use crate::state::allocations::forget_device_allocations;
+use crate::state::devices::{check_device, current_device, device_count, set_current_device};
+use proto_core::wire;
+use proto_core::Calls;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::{c_int, c_uint};
+use std::sync::{Mutex, OnceLock};
+
+/// Most devices a context handle can name (a worker exposes far fewer).
+const MAX_CONTEXT_DEVICES: usize = 256;
+
+/// One byte per device: a context handle is the address of its device's byte, so handles are
+/// stable, distinct, non-null and checkable (an address outside the table is no context).
+static CONTEXT_ANCHORS: [u8; MAX_CONTEXT_DEVICES] = [0; MAX_CONTEXT_DEVICES];
+
+/// `hipDeviceScheduleMask | hipDeviceMapHost | hipDeviceLmemResizeToMax`: the flags a context
+/// or primary context may carry.
+const CONTEXT_FLAGS: c_uint = 0x7 | 0x8 | 0x10;
+
+thread_local! {
+    /// This thread's context stack (device ordinals), top last.
+    static CONTEXT_STACK: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// What the process knows of a device's (primary) context.
+#[derive(Debug, Clone, Copy, Default)]
+struct ContextState {
+    /// `hipDevicePrimaryCtxRetain` and `hipCtxCreate` minus releases and destroys.
+    retained: u32,
+    /// Flags given to `hipCtxCreate` / `hipDevicePrimaryCtxSetFlags`.
+    flags: c_uint,
+    /// `hipCtxSetCacheConfig`'s preference.
+    cache_config: hipFuncCache_t,
+}
+
+fn states() -> &'static Mutex<HashMap<u32, ContextState>> {
+    static STATES: OnceLock<Mutex<HashMap<u32, ContextState>>> = OnceLock::new();
+    STATES.get_or_init(Default::default)
+}
+
+fn with_state<R>(device: u32, f: impl FnOnce(&mut ContextState) -> R) -> R {
+    f(states().lock().unwrap_or_else(|p| p.into_inner()).entry(device).or_default())
+}
+
+/// The handle of `device`'s context.
+fn handle_of(device: u32) -> hipCtx_t {
+    CONTEXT_ANCHORS[device as usize..].as_ptr() as hipCtx_t
+}
+
+/// The device a context handle names: a null handle is `null_error`, an address that is no
+/// context `hipErrorInvalidContext`.
+fn device_of(ctx: hipCtx_t, null_error: HipError) -> Result<u32, CallError> {
+    if ctx.is_null() {
+        return Err(CallError::new(null_error, "context is NULL"));
+    }
+    let offset = (ctx as usize).wrapping_sub(CONTEXT_ANCHORS.as_ptr() as usize);
+    match u32::try_from(offset) {
+        Ok(device) if offset < MAX_CONTEXT_DEVICES && device < device_count()? => Ok(device),
+        _ => Err(CallError::new(HipError::INVALID_CONTEXT, format!("{ctx:?} is not a context"))),
+    }
+}
+
+/// Converts a result of one of our own exported calls back into a `Result`.
+fn from_code(code: hipError_t, what: &str) -> Result<(), CallError> {
+    if code.is_success() {
+        Ok(())
+    } else {
+        Err(CallError::new(code, what.to_owned()))
+    }
+}
+
+fn push(device: u32) {
+    set_current_device(device);
+    CONTEXT_STACK.with(|s| s.borrow_mut().push(device));
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipCtxCreate(ctx: *mut hipCtx_t, flags: c_uint, device: hipDevice_t) -> hipError_t {
+    hip_boundary!("hipCtxCreate", {
+        // ROCm answers an ordinal out of range with hipErrorInvalidValue here.
+        let device = check_device(device).map_err(|e| match e.code {
+            HipError::INVALID_DEVICE => CallError { code: HipError::INVALID_VALUE, ..e },
+            _ => e,
+        })?;
+        non_null!(ctx);
+        if flags & !CONTEXT_FLAGS != 0 {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("hipCtxCreate flags {flags:#x}")));
+        }
+        with_state(device, |s| {
+            s.retained += 1;
+            s.flags = flags;
+        });
+        push(device);
+        try_out!(ctx, handle_of(device));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hipCtxDestroy(ctx: hipCtx_t) -> hipError_t {
+    hip_boundary!("hipCtxDestroy", {
+        let device = device_of(ctx, HipError::INVALID_VALUE)?;
+        // The calling thread's stack loses the context if it is on top, as in ROCm.
+        CONTEXT_STACK.with(|s| {
+            let mut stack = s.borrow_mut();
+            if stack.last() == Some(&device) {
+                stack.pop();
+                if let Some(&top) = stack.last() {
+                    set_current_device(top);
+                }
+            }
+        });
+        with_state(device, |s| s.retained = s.retained.saturating_sub(1));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hipCtxPushCurrent(ctx: hipCtx_t) -> hipError_t {
+    hip_boundary!("hipCtxPushCurrent", {
+        let device = device_of(ctx, HipError::INVALID_CONTEXT)?;
+        push(device);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipCtxPopCurrent(ctx: *mut hipCtx_t) -> hipError_t {
+    hip_boundary!("hipCtxPopCurrent", {
+        let popped = CONTEXT_STACK.with(|s| {
+            let mut stack = s.borrow_mut();
+            let popped = stack.pop();
+            if let Some(&top) = stack.last() {
+                set_current_device(top);
+            }
+            popped
+        });
+        let device = popped.ok_or_else(|| CallError::new(HipError::INVALID_CONTEXT, "the context stack is empty"))?;
+        // The out-parameter is optional.
+        if !ctx.is_null() {
+            try_out!(ctx, handle_of(device));
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hipCtxSetCurrent(ctx: hipCtx_t) -> hipError_t {
+    hip_boundary!("hipCtxSetCurrent", {
+        // NULL unbinds: the top of the stack goes.
+        let device = if ctx.is_null() { None } else { Some(device_of(ctx, HipError::INVALID_CONTEXT)?) };
+        CONTEXT_STACK.with(|s| {
+            let mut stack = s.borrow_mut();
+            stack.pop();
+            if let Some(device) = device {
+                stack.push(device);
+                set_current_device(device);
+            } else if let Some(&top) = stack.last() {
+                set_current_device(top);
+            }
+        });
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipCtxGetCurrent(ctx: *mut hipCtx_t) -> hipError_t {
+    hip_boundary!("hipCtxGetCurrent", {
+        non_null!(ctx);
+        try_out!(ctx, handle_of(current_device()));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipCtxGetDevice(device: *mut hipDevice_t) -> hipError_t {
+    hip_boundary!("hipCtxGetDevice", {
+        try_out!(device, current_device() as hipDevice_t);
+        Ok(())
+    })
+}
+
+/// The API version of a context: this library's HIP version (NULL asks about the current one).
+#[no_mangle]
+pub unsafe extern "C" fn hipCtxGetApiVersion(ctx: hipCtx_t, apiVersion: *mut c_uint) -> hipError_t {
+    hip_boundary!("hipCtxGetApiVersion", {
+        if !ctx.is_null() {
+            device_of(ctx, HipError::INVALID_CONTEXT)?;
+        }
+        try_out!(apiVersion, RUNTIME_VERSION as c_uint);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipCtxGetCacheConfig(cacheConfig: *mut hipFuncCache_t) -> hipError_t {
+    hip_boundary!("hipCtxGetCacheConfig", {
+        try_out!(cacheConfig, with_state(current_device(), |s| s.cache_config));
+        Ok(())
+    })
+}
+
+/// The preference is recorded and reported back; the L1/shared split is fixed on the
+/// devices a worker serves, so it changes nothing else (as on AMD GPUs).
+#[no_mangle]
+pub extern "C" fn hipCtxSetCacheConfig(cacheConfig: hipFuncCache_t) -> hipError_t {
+    hip_boundary!("hipCtxSetCacheConfig", {
+        if cacheConfig > hipFuncCachePreferEqual {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("hipFuncCache_t {cacheConfig}")));
+        }
+        with_state(current_device(), |s| s.cache_config = cacheConfig);
+        Ok(())
+    })
+}
+
+/// Shared memory banks are four bytes wide, whatever was asked (ROCm answers the same).
+#[no_mangle]
+pub unsafe extern "C" fn hipCtxGetSharedMemConfig(pConfig: *mut hipSharedMemConfig) -> hipError_t {
+    hip_boundary!("hipCtxGetSharedMemConfig", {
+        try_out!(pConfig, hipSharedMemBankSizeFourByte);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hipCtxSetSharedMemConfig(config: hipSharedMemConfig) -> hipError_t {
+    hip_boundary!("hipCtxSetSharedMemConfig", {
+        if config > hipSharedMemBankSizeEightByte {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("hipSharedMemConfig {config}")));
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hipCtxSynchronize() -> hipError_t {
+    hip_boundary!("hipCtxSynchronize", { from_code(hipDeviceSynchronize(), "hipCtxSynchronize") })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipCtxGetFlags(flags: *mut c_uint) -> hipError_t {
+    hip_boundary!("hipCtxGetFlags", {
+        try_out!(flags, with_state(current_device(), |s| s.flags));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hipCtxEnablePeerAccess(peerCtx: hipCtx_t, flags: c_uint) -> hipError_t {
+    hip_boundary!("hipCtxEnablePeerAccess", {
+        let peer = device_of(peerCtx, HipError::INVALID_CONTEXT)?;
+        from_code(hipDeviceEnablePeerAccess(peer as c_int, flags), "hipCtxEnablePeerAccess")
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hipCtxDisablePeerAccess(peerCtx: hipCtx_t) -> hipError_t {
+    hip_boundary!("hipCtxDisablePeerAccess", {
+        let peer = device_of(peerCtx, HipError::INVALID_CONTEXT)?;
+        from_code(hipDeviceDisablePeerAccess(peer as c_int), "hipCtxDisablePeerAccess")
+    })
+}
+
+// ---- primary contexts ---------------------------------------------------------------------
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDevicePrimaryCtxGetState(dev: hipDevice_t, flags: *mut c_uint, active: *mut c_int) -> hipError_t {
+    hip_boundary!("hipDevicePrimaryCtxGetState", {
+        let device = check_device(dev)?;
+        let state = with_state(device, |s| *s);
+        // Both out-parameters are optional, as in ROCm.
+        if !flags.is_null() {
+            try_out!(flags, state.flags);
+        }
+        if !active.is_null() {
+            try_out!(active, c_int::from(state.retained > 0));
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDevicePrimaryCtxRetain(pctx: *mut hipCtx_t, dev: hipDevice_t) -> hipError_t {
+    hip_boundary!("hipDevicePrimaryCtxRetain", {
+        let device = check_device(dev)?;
+        non_null!(pctx);
+        with_state(device, |s| s.retained += 1);
+        try_out!(pctx, handle_of(device));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hipDevicePrimaryCtxRelease(dev: hipDevice_t) -> hipError_t {
+    hip_boundary!("hipDevicePrimaryCtxRelease", {
+        let device = check_device(dev)?;
+        with_state(device, |s| s.retained = s.retained.saturating_sub(1));
+        Ok(())
+    })
+}
+
+/// Resets the device (its memory, streams and events go, as with `hipDeviceReset` on it)
+/// and the primary context's flags and count.
+#[no_mangle]
+pub extern "C" fn hipDevicePrimaryCtxReset(dev: hipDevice_t) -> hipError_t {
+    hip_boundary!("hipDevicePrimaryCtxReset", {
+        let device = check_device(dev)?;
+        forget_device_allocations(device);
+        call_sync(|c| c.device_reset(wire::DeviceRef { device }))?;
+        with_state(device, |s| *s = ContextState::default());
+        Ok(())
+    })
+}
+
+/// Flags can be set while the primary context is not active; an active one is
+/// `hipErrorContextAlreadyInUse` (ROCm's answer, whose primary context is always active).
+#[no_mangle]
+pub extern "C" fn hipDevicePrimaryCtxSetFlags(dev: hipDevice_t, flags: c_uint) -> hipError_t {
+    hip_boundary!("hipDevicePrimaryCtxSetFlags", {
+        let device = check_device(dev)?;
+        if flags & !CONTEXT_FLAGS != 0 {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("primary context flags {flags:#x}")));
+        }
+        with_state(device, |s| {
+            if s.retained > 0 {
+                return Err(CallError::new(HipError::CONTEXT_ALREADY_IN_USE, format!("the primary context of device {device} is active")));
+            }
+            s.flags = flags;
+            Ok(())
+        })
+    })
+}

@@ -1,0 +1,188 @@
+//! IPC family: memory and event handles passed between client processes of one worker
+//! (`hipIpc*`).
+//!
+//! The worker exports the memory or event under a random 128-bit token valid for the
+//! exporter's tenant; the 64-byte handle carries the token and what the importer needs:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0..8 | magic `HRIPCMEM` / `HRIPCEVT` |
+//! | 8..16 | the exporting process's random id (opening one's own handle is refused, as ROCm does) |
+//! | 16..32 | token |
+//! | 32..40 | size of the allocation |
+//! | 40..48 | offset of the exported pointer in it |
+//! | 48..52 | device |
+//!
+//! The importer's pointer may differ from the exporter's (as with real IPC): on the host
+//! backend each process maps the same memory where its own address space has room.
+
+use crate::abi::*;
+use crate::conn::CallError;
+use crate::handle::Handle;
+use crate::remote::with_conn;
+use crate::state::allocations::{find_device_range, forget_device_range, record_range_of_kind, RangeKind};
+use crate::state::devices::current_device;
+use proto_core::wire;
+use proto_core::Calls;
+use std::ffi::{c_char, c_uint, c_void};
+use std::sync::OnceLock;
+
+const MEMORY_MAGIC: &[u8; 8] = b"HRIPCMEM";
+const EVENT_MAGIC: &[u8; 8] = b"HRIPCEVT";
+
+/// This process's random id, written into its handles.
+fn process_id() -> u64 {
+    static ID: OnceLock<u64> = OnceLock::new();
+    *ID.get_or_init(|| {
+        let mut bytes = [0u8; 8];
+        // SAFETY: getrandom writes at most `bytes.len()` bytes into the buffer.
+        let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+        let random = if n == 8 { u64::from_le_bytes(bytes) } else { 0 };
+        // Mixed with the pid and time, so a failed getrandom still differs between processes.
+        let time = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+        random ^ (u64::from(std::process::id()) << 32) ^ time
+    })
+}
+
+/// The fields of a handle.
+#[derive(Debug, Clone, Copy, Default)]
+struct Packed {
+    process: u64,
+    token0: u64,
+    token1: u64,
+    size: u64,
+    offset: u64,
+    device: u32,
+}
+
+fn pack(magic: &[u8; 8], p: Packed) -> [c_char; 64] {
+    let mut bytes = [0u8; 64];
+    bytes[..8].copy_from_slice(magic);
+    bytes[8..16].copy_from_slice(&p.process.to_le_bytes());
+    bytes[16..24].copy_from_slice(&p.token0.to_le_bytes());
+    bytes[24..32].copy_from_slice(&p.token1.to_le_bytes());
+    bytes[32..40].copy_from_slice(&p.size.to_le_bytes());
+    bytes[40..48].copy_from_slice(&p.offset.to_le_bytes());
+    bytes[48..52].copy_from_slice(&p.device.to_le_bytes());
+    bytes.map(|b| b as c_char)
+}
+
+/// The fields of a handle with `magic`, or `None` for anything else.
+fn unpack(magic: &[u8; 8], raw: &[c_char; 64]) -> Option<Packed> {
+    let bytes = raw.map(|c| c as u8);
+    if &bytes[..8] != magic {
+        return None;
+    }
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    Some(Packed {
+        process: word(8),
+        token0: word(16),
+        token1: word(24),
+        size: word(32),
+        offset: word(40),
+        device: u32::from_le_bytes(bytes[48..52].try_into().expect("4 bytes")),
+    })
+}
+
+/// The error a call answers with: `code` for anything the worker refused for a reason of the
+/// handle's, the worker's own code for connection failures.
+fn as_code(e: CallError, code: HipError) -> CallError {
+    match e.code {
+        HipError::NOT_INITIALIZED | HipError::OUT_OF_MEMORY => e,
+        _ => CallError { code, ..e },
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_t, devPtr: *mut c_void) -> hipError_t {
+    hip_boundary!("hipIpcGetMemHandle", {
+        non_null!(handle);
+        non_null!(devPtr);
+        let ptr = devPtr as u64;
+        let exported = with_conn(|c| c.ipc_get_mem_handle(wire::IpcGetMemHandle { ptr })).map_err(|e| as_code(e, HipError::INVALID_VALUE))?;
+        let packed = Packed {
+            process: process_id(),
+            token0: exported.token0,
+            token1: exported.token1,
+            size: exported.size,
+            offset: exported.offset,
+            device: exported.device,
+        };
+        try_out!(handle, hipIpcMemHandle_t { reserved: pack(MEMORY_MAGIC, packed) });
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipIpcOpenMemHandle(devPtr: *mut *mut c_void, handle: hipIpcMemHandle_t, flags: c_uint) -> hipError_t {
+    hip_boundary!("hipIpcOpenMemHandle", {
+        non_null!(devPtr);
+        // ROCm accepts exactly hipIpcMemLazyEnablePeerAccess.
+        if flags != hipIpcMemLazyEnablePeerAccess {
+            return Err(CallError::new(
+                HipError::INVALID_VALUE,
+                format!("hipIpcOpenMemHandle flags {flags:#x}: must be hipIpcMemLazyEnablePeerAccess"),
+            ));
+        }
+        let packed = unpack(MEMORY_MAGIC, &handle.reserved);
+        let packed = match packed {
+            Some(p) if p.size > 0 => p,
+            // ROCm: a handle of size 0 (all zeroes, say) is hipErrorInvalidValue.
+            _ => return Err(CallError::new(HipError::INVALID_VALUE, "not a memory handle of hipIpcGetMemHandle")),
+        };
+        if packed.process == process_id() {
+            return Err(CallError::new(HipError::INVALID_CONTEXT, "a process cannot open its own IPC handle"));
+        }
+        let req = wire::IpcOpenMemHandle { token0: packed.token0, token1: packed.token1, offset: packed.offset, device: current_device() };
+        let opened = with_conn(|c| c.ipc_open_mem_handle(req)).map_err(|e| match e.code {
+            HipError::INVALID_VALUE | HipError::INVALID_CONTEXT | HipError::NOT_INITIALIZED | HipError::OUT_OF_MEMORY => e,
+            _ => as_code(e, HipError::INVALID_DEVICE_POINTER),
+        })?;
+        record_range_of_kind(opened.base, opened.size, opened.device, 0, RangeKind::Ipc);
+        try_out!(devPtr, (opened.base + packed.offset) as *mut c_void);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipIpcCloseMemHandle(devPtr: *mut c_void) -> hipError_t {
+    hip_boundary!("hipIpcCloseMemHandle", {
+        non_null!(devPtr);
+        // The pointer hipIpcOpenMemHandle answered may lie inside the mapping.
+        let base = match find_device_range(devPtr as u64) {
+            Some((base, range)) if range.kind == RangeKind::Ipc => base,
+            _ => return Err(CallError::new(HipError::INVALID_VALUE, format!("{devPtr:?} is not memory opened with hipIpcOpenMemHandle"))),
+        };
+        with_conn(|c| c.ipc_close_mem_handle(wire::IpcMemRef { base })).map_err(|e| as_code(e, HipError::INVALID_VALUE))?;
+        forget_device_range(base);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipIpcGetEventHandle(handle: *mut hipIpcEventHandle_t, event: hipEvent_t) -> hipError_t {
+    hip_boundary!("hipIpcGetEventHandle", {
+        non_null!(handle);
+        non_null!(event);
+        let exported = with_conn(|c| c.ipc_get_event_handle(wire::EventRef { event: event.id() }))?;
+        let packed = Packed { process: process_id(), token0: exported.token0, token1: exported.token1, ..Packed::default() };
+        try_out!(handle, hipIpcEventHandle_t { reserved: pack(EVENT_MAGIC, packed) });
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipIpcOpenEventHandle(event: *mut hipEvent_t, handle: hipIpcEventHandle_t) -> hipError_t {
+    hip_boundary!("hipIpcOpenEventHandle", {
+        non_null!(event);
+        let packed = unpack(EVENT_MAGIC, &handle.reserved)
+            .ok_or_else(|| CallError::new(HipError::INVALID_VALUE, "not an event handle of hipIpcGetEventHandle"))?;
+        if packed.process == process_id() {
+            return Err(CallError::new(HipError::INVALID_CONTEXT, "a process cannot open its own IPC event handle"));
+        }
+        let req = wire::IpcOpenEventHandle { token0: packed.token0, token1: packed.token1 };
+        let opened = with_conn(|c| c.ipc_open_event_handle(req)).map_err(|e| as_code(e, HipError::INVALID_VALUE))?;
+        try_out!(event, hipEvent_t::from_id(opened.event)?);
+        Ok(())
+    })
+}

@@ -1,0 +1,155 @@
+/*
+ * Contexts as ROCm models them (hipCtx*, hipDevicePrimaryCtx*): a context is its device, each
+ * thread has a context stack, and push/pop/set move the thread's current device. Run on a
+ * worker with two devices.
+ */
+#include "check.h"
+
+static int current(void) {
+  int dev = -1;
+  CHECK(hipGetDevice(&dev));
+  return dev;
+}
+
+int main(void) {
+  begin("contexts");
+  int count = 0;
+  CHECK(hipGetDeviceCount(&count));
+  /* The second device where the worker has two (the test harness gives it two); with one,
+   * everything runs on device 0 and the checks that need two are skipped. */
+  const int other = count > 1 ? 1 : 0;
+
+  step("primary context retain/release and state");
+  unsigned flags = 99;
+  int active = 99;
+  CHECK(hipDevicePrimaryCtxGetState(other, &flags, &active));
+  REQUIRE(flags == 0 && active == 0, "fresh primary context: flags %u active %d", flags, active);
+  CHECK(hipDevicePrimaryCtxSetFlags(other, hipDeviceScheduleBlockingSync));
+  CHECK(hipDevicePrimaryCtxGetState(other, &flags, NULL));
+  REQUIRE(flags == hipDeviceScheduleBlockingSync, "flags %u after SetFlags", flags);
+  hipCtx_t primary0 = NULL, primary1 = NULL, again = NULL;
+  CHECK(hipDevicePrimaryCtxRetain(&primary1, other));
+  CHECK(hipDevicePrimaryCtxRetain(&again, other));
+  REQUIRE(primary1 != NULL && again == primary1, "a device has one primary context (%p, %p)", (void*)primary1, (void*)again);
+  CHECK(hipDevicePrimaryCtxGetState(other, NULL, &active));
+  REQUIRE(active == 1, "retained primary context is active (%d)", active);
+  EXPECT_ERR(hipDevicePrimaryCtxSetFlags(other, 0), hipErrorContextAlreadyInUse);
+  CHECK(hipDevicePrimaryCtxRelease(other));
+  CHECK(hipDevicePrimaryCtxGetState(other, NULL, &active));
+  REQUIRE(active == 1, "one retain left: still active");
+  CHECK(hipDevicePrimaryCtxRelease(other));
+  CHECK(hipDevicePrimaryCtxGetState(other, NULL, &active));
+  REQUIRE(active == 0, "released twice: inactive (%d)", active);
+  CHECK(hipDevicePrimaryCtxSetFlags(other, 0));
+  CHECK(hipDevicePrimaryCtxRetain(&primary0, 0));
+  REQUIRE(primary0 != NULL && (count == 1 || primary0 != primary1), "primary contexts %p %p", (void*)primary0, (void*)primary1);
+
+  step("primary context errors");
+  EXPECT_ERR(hipDevicePrimaryCtxGetState(count, &flags, &active), hipErrorInvalidDevice);
+  EXPECT_ERR(hipDevicePrimaryCtxGetState(-1, &flags, &active), hipErrorInvalidDevice);
+  EXPECT_ERR(hipDevicePrimaryCtxRetain(&again, count), hipErrorInvalidDevice);
+  EXPECT_ERR(hipDevicePrimaryCtxRetain(NULL, 0), hipErrorInvalidValue);
+  EXPECT_ERR(hipDevicePrimaryCtxRelease(count), hipErrorInvalidDevice);
+  EXPECT_ERR(hipDevicePrimaryCtxReset(count), hipErrorInvalidDevice);
+  EXPECT_ERR(hipDevicePrimaryCtxSetFlags(count, 0), hipErrorInvalidDevice);
+  EXPECT_ERR(hipDevicePrimaryCtxSetFlags(0, 0x100), hipErrorInvalidValue);
+
+  step("push/pop/set move the current device");
+  REQUIRE(current() == 0, "starts on device 0");
+  hipCtx_t ctx = NULL;
+  CHECK(hipCtxGetCurrent(&ctx));
+  REQUIRE(ctx == primary0, "current context is device 0's");
+  CHECK(hipCtxPushCurrent(primary1));
+  REQUIRE(current() == other, "push makes device %d current (%d)", other, current());
+  int dev = -1;
+  CHECK(hipCtxGetDevice(&dev));
+  REQUIRE(dev == other, "hipCtxGetDevice %d", dev);
+  CHECK(hipCtxPushCurrent(primary0));
+  REQUIRE(current() == 0, "second push: device 0");
+  hipCtx_t popped = NULL;
+  CHECK(hipCtxPopCurrent(&popped));
+  REQUIRE(popped == primary0, "pop returns the top");
+  REQUIRE(current() == other, "after pop: device %d again (%d)", other, current());
+  CHECK(hipCtxSetCurrent(primary0));
+  REQUIRE(current() == 0, "set replaces the top: device 0");
+  CHECK(hipCtxPopCurrent(NULL));
+  EXPECT_ERR(hipCtxPopCurrent(&popped), hipErrorInvalidContext);
+  CHECK(hipCtxSetCurrent(NULL));
+  EXPECT_ERR(hipCtxPushCurrent(NULL), hipErrorInvalidContext);
+  EXPECT_ERR(hipCtxPushCurrent((hipCtx_t)&count), hipErrorInvalidContext);
+  EXPECT_ERR(hipCtxSetCurrent((hipCtx_t)&count), hipErrorInvalidContext);
+  EXPECT_ERR(hipCtxGetCurrent(NULL), hipErrorInvalidValue);
+  EXPECT_ERR(hipCtxGetDevice(NULL), hipErrorInvalidValue);
+
+  step("hipCtxCreate/Destroy");
+  hipCtx_t created = NULL;
+  CHECK(hipCtxCreate(&created, hipDeviceScheduleSpin, other));
+  REQUIRE(created == primary1, "a context is its device");
+  REQUIRE(current() == other, "create makes it current");
+  unsigned ctx_flags = 99;
+  CHECK(hipCtxGetFlags(&ctx_flags));
+  REQUIRE(ctx_flags == hipDeviceScheduleSpin, "hipCtxGetFlags %u", ctx_flags);
+  active = 0;
+  CHECK(hipDevicePrimaryCtxGetState(other, &flags, &active));
+  REQUIRE(active == 1 && flags == hipDeviceScheduleSpin, "created context: active %d flags %u", active, flags);
+  float* on1 = NULL;
+  CHECK(hipMalloc((void**)&on1, 4096));
+  hipPointerAttribute_t attrs;
+  CHECK(hipPointerGetAttributes(&attrs, on1));
+  REQUIRE(attrs.device == other, "memory allocated under device %d's context is on device %d", other, attrs.device);
+  CHECK(hipCtxSynchronize());
+  unsigned api = 0;
+  CHECK(hipCtxGetApiVersion(created, &api));
+  REQUIRE(api == HIP_VERSION, "api version %u", api);
+  CHECK(hipCtxGetApiVersion(NULL, &api));
+  EXPECT_ERR(hipCtxGetApiVersion(created, NULL), hipErrorInvalidValue);
+  EXPECT_ERR(hipCtxGetApiVersion((hipCtx_t)&count, &api), hipErrorInvalidContext);
+  EXPECT_ERR(hipCtxCreate(&created, 0, count), hipErrorInvalidValue);
+  EXPECT_ERR(hipCtxCreate(NULL, 0, 0), hipErrorInvalidValue);
+  EXPECT_ERR(hipCtxCreate(&created, 0x100, 0), hipErrorInvalidValue);
+  CHECK(hipCtxPushCurrent(primary0));
+  CHECK(hipCtxDestroy(primary0));  /* the top of the stack: popped */
+  REQUIRE(current() == other, "destroying the top context returns to device %d (%d)", other, current());
+  CHECK(hipCtxDestroy(created));
+  CHECK(hipDevicePrimaryCtxGetState(other, &flags, &active));
+  REQUIRE(active == 0, "destroyed: inactive (%d)", active);
+  EXPECT_ERR(hipCtxPopCurrent(NULL), hipErrorInvalidContext);
+  EXPECT_ERR(hipCtxDestroy(NULL), hipErrorInvalidValue);
+  EXPECT_ERR(hipCtxGetFlags(NULL), hipErrorInvalidValue);
+
+  step("cache and shared memory configuration");
+  hipFuncCache_t cache = 99;
+  CHECK(hipCtxGetCacheConfig(&cache));
+  REQUIRE(cache == hipFuncCachePreferNone, "default cache config %d", (int)cache);
+  CHECK(hipCtxSetCacheConfig(hipFuncCachePreferL1));
+  CHECK(hipCtxGetCacheConfig(&cache));
+  REQUIRE(cache == hipFuncCachePreferL1, "cache config %d", (int)cache);
+  EXPECT_ERR(hipCtxSetCacheConfig((hipFuncCache_t)7), hipErrorInvalidValue);
+  EXPECT_ERR(hipCtxGetCacheConfig(NULL), hipErrorInvalidValue);
+  hipSharedMemConfig bank = hipSharedMemBankSizeDefault;
+  CHECK(hipCtxSetSharedMemConfig(hipSharedMemBankSizeEightByte));
+  CHECK(hipCtxGetSharedMemConfig(&bank));
+  REQUIRE(bank == hipSharedMemBankSizeFourByte, "banks are four bytes (%d)", (int)bank);
+  EXPECT_ERR(hipCtxSetSharedMemConfig((hipSharedMemConfig)9), hipErrorInvalidValue);
+  EXPECT_ERR(hipCtxGetSharedMemConfig(NULL), hipErrorInvalidValue);
+
+  step("peer access through contexts");
+  CHECK(hipSetDevice(0));
+  EXPECT_ERR(hipCtxEnablePeerAccess(NULL, 0), hipErrorInvalidContext);
+  if (count > 1) {
+    CHECK(hipCtxEnablePeerAccess(primary1, 0));
+    EXPECT_ERR(hipCtxEnablePeerAccess(primary1, 0), hipErrorPeerAccessAlreadyEnabled);
+    CHECK(hipCtxDisablePeerAccess(primary1));
+    EXPECT_ERR(hipCtxDisablePeerAccess(primary1), hipErrorPeerAccessNotEnabled);
+    EXPECT_ERR(hipCtxEnablePeerAccess(primary1, 1), hipErrorInvalidValue);
+  }
+
+  step("primary context reset frees the device's memory");
+  CHECK(hipDevicePrimaryCtxReset(other));
+  CHECK(hipPointerGetAttributes(&attrs, on1));
+  REQUIRE(attrs.type == hipMemoryTypeUnregistered, "memory of a reset device is gone (type %d)", (int)attrs.type);
+  EXPECT_ERR(hipFree(on1), hipErrorInvalidValue);
+
+  printf("PASS contexts\n");
+  return 0;
+}
