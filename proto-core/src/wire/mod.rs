@@ -7,6 +7,7 @@
 
 pub mod device;
 pub mod event;
+pub mod managed;
 pub mod memory;
 pub mod module;
 pub mod rtc;
@@ -15,6 +16,7 @@ pub mod stream;
 
 pub use device::*;
 pub use event::*;
+pub use managed::*;
 pub use memory::*;
 pub use module::*;
 pub use rtc::*;

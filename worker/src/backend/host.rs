@@ -65,6 +65,7 @@ mod executor;
 #[cfg(test)]
 mod kernel_tests;
 mod launch;
+mod managed;
 mod memory;
 mod module;
 mod properties;

@@ -46,6 +46,7 @@ mod device;
 pub mod error;
 mod event;
 mod handles;
+mod managed;
 #[cfg(feature = "hip")]
 pub mod hip;
 pub mod host;
@@ -62,6 +63,7 @@ pub use handles::{DeviceIndex, DevicePtr, EventHandle, FunctionHandle, ModuleHan
 pub use host::{HostBackend, HostConfig};
 #[cfg(any(feature = "cuda", feature = "hip"))]
 pub(crate) use memory::zeroed_buffer;
+pub use managed::ManagedBackend;
 pub use memory::{DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows};
 pub use module::{args_len, FunctionAttribute, FunctionAttributes, KernelFunction, LaunchConfig, ModuleBackend, ModuleFormat, ParamLayout};
 pub use rtc::{RtcBackend, RtcOutput, RtcRequest};
@@ -74,11 +76,11 @@ pub use transport::TransportHooks;
 /// Implemented for every type that implements all of them, so `Arc<dyn Backend>` is what
 /// sessions and the server share.
 pub trait Backend:
-    DeviceBackend + MemoryBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
+    DeviceBackend + MemoryBackend + ManagedBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
 {
 }
 
 impl<T> Backend for T where
-    T: DeviceBackend + MemoryBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
+    T: DeviceBackend + MemoryBackend + ManagedBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
 {
 }

@@ -291,7 +291,7 @@ impl Session {
 
     /// Refuses an allocation of `size` bytes past the session's count or memory bound,
     /// before anything is allocated.
-    fn check_allocation_capacity(&self, size: u64) -> Result<(), Failure> {
+    pub(super) fn check_allocation_capacity(&self, size: u64) -> Result<(), Failure> {
         if self.allocations.len() >= MAX_ALLOCATIONS_PER_SESSION {
             return Err(Failure::new(Status::OUT_OF_MEMORY, format!("session holds the maximum of {MAX_ALLOCATIONS_PER_SESSION} allocations")));
         }
@@ -323,7 +323,7 @@ impl Session {
         Ok(())
     }
 
-    fn record_allocation(&mut self, ptr: DevicePtr, size: u64, device: u32) {
+    pub(super) fn record_allocation(&mut self, ptr: DevicePtr, size: u64, device: u32) {
         if !ptr.is_null() {
             self.allocations.insert(ptr.0, AllocInfo { size, device, module: None });
             self.remember_allocation(ptr.0, size);

@@ -198,6 +198,8 @@ pub struct Session {
     /// address, GPU memory with its dma-buf export) and the backend's staging buffers are
     /// announced to it (RDMA registers each once, not per copy).
     memory: Option<Arc<dyn MemoryRegistry>>,
+    /// Managed and mapped host allocations: what the client last saw of each.
+    managed: managed::ManagedState,
 }
 
 impl Session {
@@ -228,6 +230,7 @@ impl Session {
             rtc_reply: RtcReply::default(),
             late,
             memory: None,
+            managed: Default::default(),
         }
     }
 

@@ -11,6 +11,7 @@
 
 mod error;
 mod event;
+mod managed;
 mod memory;
 mod module;
 mod props;

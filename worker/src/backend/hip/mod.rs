@@ -24,6 +24,7 @@
 mod api;
 mod error;
 mod layout;
+mod managed;
 mod memory;
 mod module;
 mod props;

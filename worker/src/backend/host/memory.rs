@@ -145,6 +145,8 @@ enum Backing {
     Owned { _block: HostBlock, _capacity: Reservation },
     /// A module global: bytes inside a loaded module, kept mapped by holding its owner.
     External { _owner: Arc<dyn Any + Send + Sync> },
+    /// Managed or mapped host memory: pages of their own, placed where the client asked.
+    Placed { _pages: super::managed::PlacedPages, _capacity: Reservation },
 }
 
 impl std::fmt::Debug for Backing {
@@ -152,6 +154,7 @@ impl std::fmt::Debug for Backing {
         f.write_str(match self {
             Self::Owned { .. } => "Owned",
             Self::External { .. } => "External",
+            Self::Placed { .. } => "Placed",
         })
     }
 }
@@ -376,6 +379,24 @@ impl AddressSpace {
         Ok(DevicePtr(base))
     }
 
+    /// Maps `pages` (managed or mapped host memory, counted in `capacity`) at their own
+    /// address. Refused when they overlap a live range.
+    pub(super) fn map_placed(
+        &self,
+        device: DeviceIndex,
+        pages: super::managed::PlacedPages,
+        capacity: Reservation,
+    ) -> Result<DevicePtr, BackendError> {
+        let (base, size) = (pages.addr(), pages.len() as u64);
+        let mut live = write_lock(&self.live);
+        if overlaps(&live, base, size) {
+            return Err(BackendError::InvalidValue(format!("placed range {base:#x}+{size} overlaps live device memory")));
+        }
+        let backing = Backing::Placed { _pages: pages, _capacity: capacity };
+        live.insert(base, Arc::new(Allocation { base, size, device, lock: RwLock::new(()), backing }));
+        Ok(DevicePtr(base))
+    }
+
     /// Maps `size` bytes at `base` that belong to `owner` (a module global). Refused when the
     /// range is empty, wraps, or overlaps a live range.
     pub(super) fn map_external(
@@ -445,6 +466,19 @@ impl AddressSpace {
     }
 }
 
+impl HostBackend {
+    /// Claims `size` bytes (rounded up to pages) of device `dev`'s capacity.
+    pub(super) fn reserve_capacity(&self, dev: DeviceIndex, size: u64) -> Result<Reservation, BackendError> {
+        let device = self.device(dev)?;
+        let out_of_memory = || {
+            let MemInfo { free, total } = device.memory.info();
+            BackendError::OutOfMemory(format!("{size} bytes requested on device {dev}, {free} of {total} free"))
+        };
+        let footprint = size.checked_next_multiple_of(PAGE).ok_or_else(out_of_memory)?;
+        device.memory.try_reserve(footprint).ok_or_else(out_of_memory)
+    }
+}
+
 impl MemoryBackend for HostBackend {
     fn mem_get_info(&self, dev: DeviceIndex) -> Result<MemInfo, BackendError> {
         Ok(self.device(dev)?.memory.info())
@@ -463,6 +497,7 @@ impl MemoryBackend for HostBackend {
         let capacity = device.memory.try_reserve(footprint).ok_or_else(out_of_memory)?;
         self.address_space.map(dev, size, capacity)
     }
+
 
     fn free(&self, ptr: DevicePtr) -> Result<(), BackendError> {
         if ptr.is_null() {
