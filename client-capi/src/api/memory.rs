@@ -46,6 +46,9 @@ pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
         if ptr.is_null() {
             return Ok(());
         }
+        if crate::api::managed::free_mirrored(ptr as usize, crate::state::managed::MirrorKind::Managed)? {
+            return Ok(());
+        }
         call_sync(|c| c.free(wire::Free { ptr: ptr as u64 }))?;
         forget_device_range(ptr as u64);
         Ok(())
@@ -161,6 +164,12 @@ fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> Result<(), 
         try_out!(ptr, std::ptr::null_mut());
         return Ok(());
     }
+    if flags & hipHostMallocMapped != 0 {
+        // Device-addressable: a mirrored range the coherence engine keeps in step.
+        let mem = crate::api::managed::alloc_mirrored(crate::state::managed::MirrorKind::MappedHost, size, flags)?;
+        try_out!(ptr, mem as *mut c_void);
+        return Ok(());
+    }
     let layout = Layout::from_size_align(size, HOST_ALLOC_ALIGN)
         .map_err(|_| CallError::new(HipError::OUT_OF_MEMORY, format!("{size} bytes cannot be allocated")))?;
     // SAFETY: the layout has a non-zero size.
@@ -176,6 +185,9 @@ fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> Result<(), 
 
 fn host_free(ptr: *mut c_void) -> Result<(), CallError> {
     if ptr.is_null() {
+        return Ok(());
+    }
+    if crate::api::managed::free_mirrored(ptr as usize, crate::state::managed::MirrorKind::MappedHost)? {
         return Ok(());
     }
     let layout = take_host_allocation(ptr as usize)

@@ -4,6 +4,7 @@
 
 pub mod device;
 pub mod event;
+pub mod managed;
 pub mod memory;
 pub mod module;
 pub mod stream;

@@ -46,10 +46,10 @@ mod device;
 pub mod error;
 mod event;
 mod handles;
-mod managed;
 #[cfg(feature = "hip")]
 pub mod hip;
 pub mod host;
+mod managed;
 mod memory;
 mod module;
 mod rtc;
@@ -61,9 +61,9 @@ pub use error::{hip_code, BackendError};
 pub use event::{event_flags, validate_event_flags, EventBackend};
 pub use handles::{DeviceIndex, DevicePtr, EventHandle, FunctionHandle, ModuleHandle, StreamHandle};
 pub use host::{HostBackend, HostConfig};
+pub use managed::ManagedBackend;
 #[cfg(any(feature = "cuda", feature = "hip"))]
 pub(crate) use memory::zeroed_buffer;
-pub use managed::ManagedBackend;
 pub use memory::{DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows};
 pub use module::{args_len, FunctionAttribute, FunctionAttributes, KernelFunction, LaunchConfig, ModuleBackend, ModuleFormat, ParamLayout};
 pub use rtc::{RtcBackend, RtcOutput, RtcRequest};
@@ -81,6 +81,16 @@ pub trait Backend:
 }
 
 impl<T> Backend for T where
-    T: DeviceBackend + MemoryBackend + ManagedBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
+    T: DeviceBackend
+        + MemoryBackend
+        + ManagedBackend
+        + StreamBackend
+        + EventBackend
+        + ModuleBackend
+        + RtcBackend
+        + TransportHooks
+        + Send
+        + Sync
+        + 'static
 {
 }

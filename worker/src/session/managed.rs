@@ -151,10 +151,6 @@ impl ManagedHandler for Session {
         self.managed.reply_pages = pages;
         self.managed.reply_data = data;
         result?;
-        Ok(Outcome::Reply(wire::ManagedPages {
-            pages: List(&self.managed.reply_pages),
-            next: next as u32,
-            data: Bulk(&self.managed.reply_data),
-        }))
+        Ok(Outcome::Reply(wire::ManagedPages { pages: List(&self.managed.reply_pages), next: next as u32, data: Bulk(&self.managed.reply_data) }))
     }
 }

@@ -10,10 +10,8 @@ const CU_MEM_ATTACH_GLOBAL: u32 = 0x1;
 
 impl ManagedBackend for CudaBackend {
     fn malloc_managed(&self, dev: DeviceIndex, size: u64, _hint: u64) -> Result<DevicePtr, BackendError> {
-        let bytes = usize::try_from(size)
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or_else(|| BackendError::InvalidValue(format!("managed allocation of {size} bytes")))?;
+        let bytes =
+            usize::try_from(size).ok().filter(|&n| n > 0).ok_or_else(|| BackendError::InvalidValue(format!("managed allocation of {size} bytes")))?;
         self.enter(dev)?;
         let (free, _) = cudarc::driver::result::mem_get_info().map_err(|e| super::error::map("cuMemGetInfo", e))?;
         if bytes > free {

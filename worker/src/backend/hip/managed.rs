@@ -10,10 +10,8 @@ const HIP_MEM_ATTACH_GLOBAL: u32 = 0x1;
 
 impl ManagedBackend for HipBackend {
     fn malloc_managed(&self, dev: DeviceIndex, size: u64, _hint: u64) -> Result<DevicePtr, BackendError> {
-        let bytes = usize::try_from(size)
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or_else(|| BackendError::InvalidValue(format!("managed allocation of {size} bytes")))?;
+        let bytes =
+            usize::try_from(size).ok().filter(|&n| n > 0).ok_or_else(|| BackendError::InvalidValue(format!("managed allocation of {size} bytes")))?;
         let malloc_managed =
             self.api.hipMallocManaged.ok_or_else(|| BackendError::NotSupported("the loaded HIP runtime has no hipMallocManaged".into()))?;
         self.enter(dev)?;

@@ -70,10 +70,8 @@ impl Drop for PlacedPages {
 
 impl ManagedBackend for HostBackend {
     fn malloc_managed(&self, device: DeviceIndex, size: u64, hint: u64) -> Result<DevicePtr, BackendError> {
-        let len = usize::try_from(size)
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or_else(|| BackendError::InvalidValue(format!("managed allocation of {size} bytes")))?;
+        let len =
+            usize::try_from(size).ok().filter(|&n| n > 0).ok_or_else(|| BackendError::InvalidValue(format!("managed allocation of {size} bytes")))?;
         let capacity = self.reserve_capacity(device, size)?;
         let pages = PlacedPages::map(len, hint)?;
         self.address_space.map_placed(device, pages, capacity)

@@ -498,7 +498,6 @@ impl MemoryBackend for HostBackend {
         self.address_space.map(dev, size, capacity)
     }
 
-
     fn free(&self, ptr: DevicePtr) -> Result<(), BackendError> {
         if ptr.is_null() {
             return Ok(());
