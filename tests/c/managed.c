@@ -236,6 +236,9 @@ int main(void) {
   CHECK(hipFree(d));
   CHECK(hipEventDestroy(done));
   CHECK(hipStreamDestroy(stream));
+  unsigned long long pushed_total, pulled_total;
+  stats(&pushed_total, &pulled_total);
+  printf("moved %llu bytes up, %llu down in all\n", pushed_total, pulled_total);
   printf("PASS managed\n");
   return 0;
 }
