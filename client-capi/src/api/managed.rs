@@ -228,12 +228,12 @@ fn accessor_bit(target: c_int) -> u64 {
 }
 
 #[no_mangle]
-pub extern "C" fn hipMemAdvise(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device: c_int) -> hipError_t {
+pub unsafe extern "C" fn hipMemAdvise(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, device: c_int) -> hipError_t {
     hip_boundary!("hipMemAdvise", { mem_advise(dev_ptr, count, advice, location_of(device)) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipMemAdvise_v2(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, location: hipMemLocation) -> hipError_t {
+pub unsafe extern "C" fn hipMemAdvise_v2(dev_ptr: *const c_void, count: usize, advice: hipMemoryAdvise, location: hipMemLocation) -> hipError_t {
     hip_boundary!("hipMemAdvise_v2", { mem_advise(dev_ptr, count, advice, location) })
 }
 
@@ -267,12 +267,12 @@ fn prefetch(ptr: *const c_void, count: usize, location: hipMemLocation) -> Resul
 }
 
 #[no_mangle]
-pub extern "C" fn hipMemPrefetchAsync(dev_ptr: *const c_void, count: usize, device: c_int, _stream: hipStream_t) -> hipError_t {
+pub unsafe extern "C" fn hipMemPrefetchAsync(dev_ptr: *const c_void, count: usize, device: c_int, _stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipMemPrefetchAsync", { prefetch(dev_ptr, count, location_of(device)) })
 }
 
 #[no_mangle]
-pub extern "C" fn hipMemPrefetchAsync_v2(
+pub unsafe extern "C" fn hipMemPrefetchAsync_v2(
     dev_ptr: *const c_void,
     count: usize,
     location: hipMemLocation,
@@ -438,7 +438,7 @@ pub unsafe extern "C" fn hipMemRangeGetAttributes(
 /// Records the association; every stream may access managed memory here (the engine keeps
 /// all of it coherent at every synchronisation), so it changes nothing else.
 #[no_mangle]
-pub extern "C" fn hipStreamAttachMemAsync(stream: hipStream_t, dev_ptr: *mut c_void, length: usize, flags: c_uint) -> hipError_t {
+pub unsafe extern "C" fn hipStreamAttachMemAsync(stream: hipStream_t, dev_ptr: *mut c_void, length: usize, flags: c_uint) -> hipError_t {
     hip_boundary!("hipStreamAttachMemAsync", {
         non_null!(dev_ptr);
         if flags != hipMemAttachGlobal && flags != hipMemAttachHost && flags != hipMemAttachSingle {
