@@ -10,7 +10,7 @@ use crate::conn::CallError;
 use crate::remote::with_conn;
 use crate::state::allocations::{find_device_range, find_host_allocation, forget_device_range, record_range_of_kind, RangeKind};
 use crate::state::devices::{current_device, device_count};
-use crate::state::managed::{self, engine, Mirror, MirrorKind, PageAdvice};
+use crate::state::managed::{self, engine, os, Mirror, MirrorKind, PageAdvice};
 use proto_core::wire::{self, MANAGED_PAGE};
 use proto_core::Calls;
 use std::ffi::{c_int, c_uint, c_ulonglong, c_void};
@@ -25,67 +25,6 @@ const COHERENCY_INDETERMINATE: c_int = 2;
 
 fn invalid(message: impl Into<String>) -> CallError {
     CallError::new(HipError::INVALID_VALUE, message)
-}
-
-/// This process's side of a mirrored range: pages of its own at a chosen address.
-#[cfg(unix)]
-mod os {
-    use super::*;
-
-    /// Fresh zeroed read-write pages anywhere.
-    pub fn map_anywhere(len: usize) -> Result<usize, CallError> {
-        map(0, len, 0)
-    }
-
-    /// Fresh zeroed pages exactly at `addr`, or an error if any of the range is taken.
-    pub fn map_at(addr: usize, len: usize) -> Result<(), CallError> {
-        #[cfg(target_os = "linux")]
-        let got = map(addr, len, libc::MAP_FIXED_NOREPLACE)?;
-        #[cfg(not(target_os = "linux"))]
-        let got = map(addr, len, 0)?;
-        if got != addr {
-            unmap(got, len);
-            return Err(CallError::new(HipError::OUT_OF_MEMORY, format!("{addr:#x} is taken in this process")));
-        }
-        Ok(())
-    }
-
-    fn map(addr: usize, len: usize, extra: libc::c_int) -> Result<usize, CallError> {
-        // SAFETY: an anonymous private mapping; MAP_FIXED_NOREPLACE never replaces an
-        // existing mapping, and without it `addr` is only a hint.
-        let got = unsafe {
-            libc::mmap(addr as *mut libc::c_void, len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANON | extra, -1, 0)
-        };
-        if got == libc::MAP_FAILED {
-            let error = std::io::Error::last_os_error();
-            return Err(CallError::new(HipError::OUT_OF_MEMORY, format!("mapping {len} bytes at {addr:#x} failed: {error}")));
-        }
-        Ok(got as usize)
-    }
-
-    pub fn unmap(addr: usize, len: usize) {
-        // SAFETY: `addr`/`len` name a mapping made by `map` that nothing uses any more.
-        unsafe { libc::munmap(addr as *mut libc::c_void, len) };
-    }
-}
-
-/// Without mmap there is no way to place memory at the device's address: managed and mapped
-/// host allocations are refused (registration of the application's memory still works).
-#[cfg(not(unix))]
-mod os {
-    use super::*;
-
-    const WHY: &str = "managed and mapped host memory need mmap to place pages at the device's address (Linux and macOS clients)";
-
-    pub fn map_anywhere(_len: usize) -> Result<usize, CallError> {
-        Err(CallError::new(HipError::NOT_SUPPORTED, WHY))
-    }
-
-    pub fn map_at(_addr: usize, _len: usize) -> Result<(), CallError> {
-        Err(CallError::new(HipError::NOT_SUPPORTED, WHY))
-    }
-
-    pub fn unmap(_addr: usize, _len: usize) {}
 }
 
 /// Allocates `size` bytes of managed or mapped host memory: pages of ours with a device twin

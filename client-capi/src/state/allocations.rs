@@ -104,6 +104,7 @@ pub fn note_device_range(ptr: u64, size: u64, device: u32) {
 
 /// Drops the client-side record of a device's allocations (after `hipDeviceReset`).
 pub fn forget_device_allocations(device: u32) {
+    super::managed::forget_device(device);
     device_allocs().lock().unwrap_or_else(|p| p.into_inner()).retain(|_, r| r.device != device);
 }
 
