@@ -125,11 +125,20 @@ int main(void) {
   for (int i = 0; i < N; i++) REQUIRE(m[i] == 6 * i, "m[%d] = %d", i, m[i]);
   CHECK(hipHostFree(m));
 
-  /* Plain pinned memory reports its flags but is not mapped here. */
+  /* Plain pinned memory is device-addressable too once its device pointer is asked for
+   * (ROCm maps all pinned memory). */
   int* plain;
-  CHECK(hipHostMalloc((void**)&plain, 64, hipHostMallocDefault));
+  CHECK(hipHostMalloc((void**)&plain, 64 * sizeof(int), hipHostMallocDefault));
   CHECK(hipHostGetFlags(&flags, plain));
   REQUIRE(flags == hipHostMallocDefault, "default flags %u", flags);
+  for (int i = 0; i < 64; i++) plain[i] = i + 1;
+  int* dplain;
+  CHECK(hipHostGetDevicePointer((void**)&dplain, plain + 8, 0));
+  int n8 = 8;
+  void* pparams[] = {&dplain, &n8};
+  CHECK(hipModuleLaunchKernel(triple_fn, 1, 1, 1, 32, 1, 1, 0, NULL, pparams, NULL));
+  CHECK(hipDeviceSynchronize());
+  for (int i = 0; i < 64; i++) REQUIRE(plain[i] == (i >= 8 && i < 16 ? 3 * (i + 1) : i + 1), "plain[%d] = %d", i, plain[i]);
   CHECK(hipHostFree(plain));
   CHECK(hipFree(dev));
   printf("PASS host_register\n");

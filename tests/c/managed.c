@@ -193,6 +193,8 @@ int main(void) {
   EXPECT_ERR(hipStreamAttachMemAsync(stream, a, 0, 7), hipErrorInvalidValue);
   EXPECT_ERR(hipStreamAttachMemAsync(stream, a, 12, hipMemAttachGlobal), hipErrorInvalidValue);
   EXPECT_ERR(hipStreamAttachMemAsync(stream, NULL, 0, hipMemAttachGlobal), hipErrorInvalidValue);
+  int local = 0;
+  EXPECT_ERR(hipStreamAttachMemAsync(stream, &local, sizeof local, hipMemAttachGlobal), hipErrorInvalidValue);
 
   /* Argument errors. */
   void* p = NULL;

@@ -387,7 +387,13 @@ pub unsafe extern "C" fn hipStreamAttachMemAsync(stream: hipStream_t, dev_ptr: *
             return Err(invalid("hipMemAttachSingle needs a stream"));
         }
         let mut engine = engine();
-        let mirror = engine.find_mut(dev_ptr as usize).ok_or_else(|| invalid(format!("{dev_ptr:?} is not managed memory")))?;
+        let Some(mirror) = engine.find_mut(dev_ptr as usize) else {
+            // Other memory HIP allocated is accepted as ROCm accepts it; nothing to record.
+            return match find_device_range(dev_ptr as u64) {
+                Some(_) => Ok(()),
+                None => Err(invalid(format!("{dev_ptr:?} is not memory HIP allocated"))),
+            };
+        };
         if length != 0 && length != mirror.owned_end - mirror.owned_start {
             return Err(invalid(format!("hipStreamAttachMemAsync: length {length} is neither 0 nor the allocation's size")));
         }
@@ -412,16 +418,26 @@ pub unsafe extern "C" fn hipHostRegister(host_ptr: *mut c_void, size_bytes: usiz
         if engine().overlaps(start, end) || find_host_allocation(start).is_some() {
             return Err(CallError::new(HipError::HOST_MEMORY_ALREADY_REGISTERED, format!("{host_ptr:?}: already registered or mapped")));
         }
-        // The device twin covers whole pages; the device pointer of `host_ptr` is its
-        // offset into them, the same address when the worker could place them there.
-        let base = start / PAGE * PAGE;
-        let len = end.next_multiple_of(PAGE) - base;
-        let device = current_device();
-        let device_base = with_conn(|c| c.managed_alloc(wire::ManagedAlloc { device, size: len as u64, hint: base as u64 }).map(|a| a.ptr))?;
-        managed::insert(Mirror::new(MirrorKind::Registered, base, len, (start, end), device_base, device, flags));
-        record_range_of_kind(start as u64, size_bytes as u64, device, flags, RangeKind::HostMapped);
+        register(start, size_bytes, flags)?;
         Ok(())
     })
+}
+
+/// Gives the application's `size` bytes at `start` a device twin; answers the twin's address
+/// for `start`.
+fn register(start: usize, size: usize, flags: c_uint) -> Result<u64, CallError> {
+    // The twin covers whole pages; the device pointer of `start` is its offset into them, the
+    // same address when the worker could place them there.
+    let end = start + size;
+    let base = start / PAGE * PAGE;
+    let len = end.next_multiple_of(PAGE) - base;
+    let device = current_device();
+    let device_base = with_conn(|c| c.managed_alloc(wire::ManagedAlloc { device, size: len as u64, hint: base as u64 }).map(|a| a.ptr))?;
+    let mirror = Mirror::new(MirrorKind::Registered, base, len, (start, end), device_base, device, flags);
+    let device_ptr = mirror.device_address(start);
+    managed::insert(mirror);
+    record_range_of_kind(start as u64, size as u64, device, flags, RangeKind::HostMapped);
+    Ok(device_ptr)
 }
 
 #[no_mangle]
@@ -443,11 +459,18 @@ pub unsafe extern "C" fn hipHostGetDevicePointer(dev_ptr: *mut *mut c_void, host
         if flags != 0 {
             return Err(invalid(format!("hipHostGetDevicePointer flags {flags:#x} must be 0")));
         }
-        let device_ptr = engine()
-            .find(host_ptr as usize)
-            .filter(|m| m.kind != MirrorKind::Managed)
-            .map(|m| m.device_address(host_ptr as usize))
-            .ok_or_else(|| invalid(format!("{host_ptr:?} is neither registered (hipHostRegister) nor mapped (hipHostMallocMapped)")))?;
+        let mirrored = engine().find(host_ptr as usize).filter(|m| m.kind != MirrorKind::Managed).map(|m| m.device_address(host_ptr as usize));
+        let device_ptr = match mirrored {
+            Some(ptr) => ptr,
+            // ROCm maps all pinned memory: plain hipHostMalloc memory gets its twin now.
+            None => match find_host_allocation(host_ptr as usize) {
+                Some((base, allocation)) => {
+                    let twin = register(base, allocation.layout.size(), allocation.flags)?;
+                    twin + (host_ptr as usize - base) as u64
+                }
+                None => return Err(invalid(format!("{host_ptr:?} is neither pinned (hipHostMalloc) nor registered (hipHostRegister)"))),
+            },
+        };
         try_out!(dev_ptr, device_ptr as *mut c_void);
         Ok(())
     })

@@ -190,6 +190,10 @@ fn host_free(ptr: *mut c_void) -> Result<(), CallError> {
     if crate::api::managed::free_mirrored(ptr as usize, crate::state::managed::MirrorKind::MappedHost)? {
         return Ok(());
     }
+    if find_host_allocation(ptr as usize).is_some_and(|(base, _)| base == ptr as usize) {
+        // Its device twin (made by hipHostGetDevicePointer) goes first.
+        crate::api::managed::free_mirrored(ptr as usize, crate::state::managed::MirrorKind::Registered)?;
+    }
     let layout = take_host_allocation(ptr as usize)
         .ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("{ptr:?} was not allocated by hipHostMalloc")))?;
     // The transport lets go of the memory (its RDMA registration) before it is freed.
