@@ -311,7 +311,7 @@ fn range_attribute(data: *mut c_void, data_size: usize, attribute: hipMemRangeAt
             unsafe { out.write_unaligned(value) };
         }
         None => {
-            if data_size % size_of::<c_int>() != 0 {
+            if !data_size.is_multiple_of(size_of::<c_int>()) {
                 return Err(invalid(format!("hipMemRangeAttributeAccessedBy needs a multiple of 4 bytes, not {data_size}")));
             }
             // Devices (and the CPU) that have AccessedBy set for every page, then -2s.
