@@ -8,7 +8,9 @@
 use crate::abi::*;
 use crate::conn::CallError;
 use crate::remote::with_conn;
-use crate::state::allocations::{find_device_range, find_host_allocation, forget_device_range, record_range_of_kind, RangeKind};
+use crate::state::allocations::{
+    find_device_range, find_host_allocation, forget_device_range, record_host_allocation, record_range_of_kind, take_host_allocation, RangeKind,
+};
 use crate::state::devices::{current_device, device_count};
 use crate::state::managed::{self, engine, os, Mirror, MirrorKind, PageAdvice};
 use proto_core::wire::{self, MANAGED_PAGE};
@@ -58,6 +60,12 @@ pub fn alloc_mirrored(kind: MirrorKind, size: usize, flags: c_uint) -> Result<us
     managed::insert(Mirror::new(kind, base, len, (base, base + size), device_base, device, flags));
     let range_kind = if kind == MirrorKind::Managed { RangeKind::Managed } else { RangeKind::HostMapped };
     record_range_of_kind(base as u64, size as u64, device, flags, range_kind);
+    if kind == MirrorKind::MappedHost {
+        // Pinned memory too: hipHostGetFlags, pointer attributes and hipHostFree know it.
+        if let Ok(layout) = std::alloc::Layout::from_size_align(size, PAGE) {
+            record_host_allocation(base, layout, flags, device);
+        }
+    }
     Ok(base)
 }
 
@@ -66,6 +74,9 @@ pub fn alloc_mirrored(kind: MirrorKind, size: usize, flags: c_uint) -> Result<us
 pub fn free_mirrored(ptr: usize, kind: MirrorKind) -> Result<bool, CallError> {
     let Some(mirror) = managed::remove_if(ptr, |m| m.kind == kind) else { return Ok(false) };
     forget_device_range(ptr as u64);
+    if kind == MirrorKind::MappedHost {
+        take_host_allocation(ptr);
+    }
     let freed = with_conn(|c| c.managed_free(wire::ManagedFree { ptr: mirror.device_base }));
     if kind != MirrorKind::Registered {
         os::unmap(mirror.base, mirror.len);

@@ -343,7 +343,8 @@ enum Known {
 
 impl Known {
     fn find(ptr: u64) -> Option<Self> {
-        if let Some((base, range)) = find_device_range(ptr) {
+        // Registered and mapped host memory is host memory here (its pinned record answers).
+        if let Some((base, range)) = find_device_range(ptr).filter(|(_, r)| r.kind != RangeKind::HostMapped) {
             return Some(Self::Device { base, range });
         }
         find_host_allocation(ptr as usize).map(|(base, alloc)| Self::Host { base, alloc })
