@@ -163,6 +163,28 @@ int main(void) {
   hipMemLocation device0 = {hipMemLocationTypeDevice, 0};
   CHECK(hipMemPrefetchAsync_v2(a, bytes, device0, 0, stream));
 
+  /* Batch prefetch: page 0 to device 0, pages 1-2 to the CPU. */
+  void* batch_ptrs[] = {a, a + PAGE_INTS};
+  size_t batch_sizes[] = {4096, 8192};
+  hipMemLocation batch_locs[] = {{hipMemLocationTypeDevice, 0}, {hipMemLocationTypeHost, hipCpuDeviceId}};
+  size_t batch_starts[] = {0, 1};
+  CHECK(hipMemPrefetchBatchAsync(batch_ptrs, batch_sizes, 2, batch_locs, batch_starts, 2, 0, stream));
+  CHECK(hipMemRangeGetAttribute(&value, sizeof value, hipMemRangeAttributeLastPrefetchLocation, a, 4096));
+  REQUIRE(value == 0, "batch page 0 prefetched to %d", value);
+  CHECK(hipMemRangeGetAttribute(&value, sizeof value, hipMemRangeAttributeLastPrefetchLocation, a + PAGE_INTS, 8192));
+  REQUIRE(value == hipCpuDeviceId, "batch pages 1-2 prefetched to %d", value);
+  EXPECT_ERR(hipMemPrefetchBatchAsync(NULL, batch_sizes, 2, batch_locs, batch_starts, 2, 0, stream), hipErrorInvalidValue);
+  EXPECT_ERR(hipMemPrefetchBatchAsync(batch_ptrs, batch_sizes, 2, batch_locs, batch_starts, 2, 0, NULL), hipErrorInvalidValue);
+  EXPECT_ERR(hipMemPrefetchBatchAsync(batch_ptrs, batch_sizes, 2, batch_locs, batch_starts, 2, 1, stream), hipErrorInvalidValue);
+  EXPECT_ERR(hipMemPrefetchBatchAsync(batch_ptrs, batch_sizes, 2, batch_locs, batch_starts, 3, 0, stream), hipErrorInvalidValue);
+  EXPECT_ERR(hipMemPrefetchBatchAsync(batch_ptrs, batch_sizes, 0, batch_locs, batch_starts, 1, 0, stream), hipErrorInvalidValue);
+  size_t bad_starts[] = {1, 0};
+  EXPECT_ERR(hipMemPrefetchBatchAsync(batch_ptrs, batch_sizes, 2, batch_locs, bad_starts, 2, 0, stream), hipErrorInvalidValue);
+  size_t repeated_starts[] = {0, 0};
+  EXPECT_ERR(hipMemPrefetchBatchAsync(batch_ptrs, batch_sizes, 2, batch_locs, repeated_starts, 2, 0, stream), hipErrorInvalidValue);
+  size_t zero_sizes[] = {4096, 0};
+  EXPECT_ERR(hipMemPrefetchBatchAsync(batch_ptrs, zero_sizes, 2, batch_locs, batch_starts, 2, 0, stream), hipErrorInvalidValue);
+
   CHECK(hipMemRangeGetAttribute(&value, sizeof value, hipMemRangeAttributeReadMostly, a, bytes));
   REQUIRE(value == 0, "read mostly before advice: %d", value);
   CHECK(hipMemAdvise(a, bytes, hipMemAdviseSetReadMostly, 0));
