@@ -50,6 +50,9 @@ impl ManagedHandler for Session {
             .ok()
             .filter(|&n| n <= u32::MAX as usize)
             .ok_or_else(|| Failure::new(Status::OUT_OF_MEMORY, format!("managed allocation of {} bytes has too many pages", req.size)))?;
+        // Ranges a device reset freed with the rest of the session's memory go first.
+        let allocations = &self.allocations;
+        self.managed.ranges.retain(|ptr, _| allocations.get(*ptr).is_some());
         if self.managed.ranges.len() >= MAX_MANAGED_RANGES_PER_SESSION {
             return Err(Failure::new(
                 Status::OUT_OF_MEMORY,
@@ -86,6 +89,8 @@ impl ManagedHandler for Session {
     }
 
     fn managed_push(&mut self, _cx: &mut CallCx, req: wire::ManagedPush<'_>) -> Result<wire::Empty, Failure> {
+        // The last PULL's answer has been sent: its buffer (up to 16 MiB) is not kept.
+        self.managed.reply_data = Vec::new();
         let page_count = self.managed_range(req.ptr, "managed push")?.len();
         let pages = req.pages.0;
         let data = req.data.0;
