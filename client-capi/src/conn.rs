@@ -17,7 +17,7 @@ use proto_core::auth::{auth_response, AuthContext};
 use proto_core::limits::DEFAULT_COPY_CHUNK;
 use proto_core::opcode::assert_postable;
 use proto_core::wire::{self, ErrorReply};
-use proto_core::{calls, Bulk, Call, Caller, Calls, Flags, FrameHeader, Message, Request, Response, Status};
+use proto_core::{calls, Bulk, Call, Caller, Calls, Flags, FrameHeader, Message, Opcode, Request, Response, Status};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use transport_core::{FrameSink, FrameSource, Liveness, TransportError};
@@ -251,6 +251,8 @@ impl Conn {
     /// Encodes `req` as request `id` into the encode buffer: its head length, and the bulk
     /// section the table declares it to carry (sent after the head, never copied).
     fn encode<'r>(&mut self, req: &Request<'r>, flags: Flags) -> Result<(u64, usize, &'r [u8]), CallError> {
+        // Managed memory: the CPU's writes reach the device before work that may read them.
+        crate::state::managed::before_request(self, req.opcode())?;
         let id = self.next_id;
         self.next_id += 1;
         loop {
@@ -287,6 +289,7 @@ impl Conn {
                 if let Some(e) = self.take_deferred() {
                     return Err(CallError::new(e, "host-to-device copy failed on the worker"));
                 }
+                crate::state::managed::after_sync(self)?;
             } else {
                 self.post::<calls::MemcpyHtoD>(req)?;
             }
@@ -320,7 +323,8 @@ impl Conn {
         if !wait {
             return Ok(());
         }
-        self.wait_landings(&ids)
+        self.wait_landings(&ids)?;
+        crate::state::managed::after_sync(self)
     }
 
     /// Host-to-device 2D copy: `height` rows of `width` bytes, `src_pitch` apart in `src`, to
@@ -641,6 +645,24 @@ impl Conn {
     }
 }
 
+impl Conn {
+    /// A stream or event query that found the work complete synchronises like
+    /// `hipStreamSynchronize`: managed memory the work wrote comes back (the query's reply is
+    /// kept aside meanwhile).
+    fn after_completed_query(&mut self, opcode: Opcode, header: &FrameHeader) -> Result<(), CallError> {
+        let complete = match self.parse_wanted(opcode.raw(), header) {
+            Ok(Response::StreamQuery(q) | Response::EventQuery(q)) => q.complete,
+            _ => false,
+        };
+        if complete {
+            let (control, bulk) = (self.control.clone(), self.bulk.clone());
+            crate::state::managed::after_sync(self)?;
+            (self.control, self.bulk) = (control, bulk);
+        }
+        Ok(())
+    }
+}
+
 impl Caller for Conn {
     type Error = CallError;
 
@@ -650,6 +672,9 @@ impl Caller for Conn {
         self.sink.send(&self.encode_buf[..head_len], bulk).map_err(transport_error)?;
         self.start_deadline();
         let header = self.wait_reply(id)?;
+        if matches!(C::OPCODE, Opcode::StreamQuery | Opcode::EventQuery) {
+            self.after_completed_query(C::OPCODE, &header)?;
+        }
         let response = self.parse_wanted(C::OPCODE.raw(), &header)?;
         C::unwrap(response).ok_or_else(|| CallError::new(HipError::UNKNOWN, format!("worker answered {} with another reply", C::OPCODE)))
     }

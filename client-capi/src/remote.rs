@@ -143,7 +143,8 @@ pub fn call_sync<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result
         f(c)?;
         match c.take_deferred() {
             Some(code) => Err(CallError::new(code, "an earlier asynchronous operation failed on the worker")),
-            None => Ok(()),
+            // Device work that finished may have written managed memory: the CPU sees it now.
+            None => crate::state::managed::after_sync(c),
         }
     })
 }

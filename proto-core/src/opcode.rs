@@ -759,6 +759,14 @@ opcodes! { <'a>
 
     /// Managed memory and device-visible host memory.
     Managed ManagedHandler {
+        /// `hipMallocManaged`, `hipHostRegister`, `hipHostMalloc(hipHostMallocMapped)`.
+        0x0c01 ManagedAlloc managed_alloc: ManagedAlloc => ManagedAllocation, none, call;
+        /// Frees a managed or mapped allocation.
+        0x0c02 ManagedFree managed_free: ManagedFree => Empty, none, call;
+        /// Pages the client's CPU changed, written before the requests that follow.
+        0x0c03 ManagedPush managed_push: ManagedPush<'a> => Empty, request, post;
+        /// Device pages changed since the client last saw them.
+        0x0c04 ManagedPull managed_pull: ManagedPull => ManagedPages<'a>, reply, call;
     }
 }
 

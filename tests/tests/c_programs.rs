@@ -388,6 +388,16 @@ fn kernels() {
 }
 
 #[test]
+fn managed() {
+    run_program("managed");
+}
+
+#[test]
+fn host_register() {
+    run_program("host_register");
+}
+
+#[test]
 fn device_control() {
     run_program("device_control");
 }

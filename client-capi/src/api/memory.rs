@@ -47,6 +47,9 @@ pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
         if ptr.is_null() {
             return Ok(());
         }
+        if crate::api::managed::free_mirrored(ptr as usize, crate::state::managed::MirrorKind::Managed)? {
+            return Ok(());
+        }
         call_sync(|c| c.free(wire::Free { ptr: ptr as u64 }))?;
         forget_device_range(ptr as u64);
         Ok(())
@@ -162,6 +165,12 @@ fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> Result<(), 
         try_out!(ptr, std::ptr::null_mut());
         return Ok(());
     }
+    if flags & hipHostMallocMapped != 0 {
+        // Device-addressable: a mirrored range the coherence engine keeps in step.
+        let mem = crate::api::managed::alloc_mirrored(crate::state::managed::MirrorKind::MappedHost, size, flags)?;
+        try_out!(ptr, mem as *mut c_void);
+        return Ok(());
+    }
     let layout = Layout::from_size_align(size, HOST_ALLOC_ALIGN)
         .map_err(|_| CallError::new(HipError::OUT_OF_MEMORY, format!("{size} bytes cannot be allocated")))?;
     // SAFETY: the layout has a non-zero size.
@@ -178,6 +187,13 @@ fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> Result<(), 
 fn host_free(ptr: *mut c_void) -> Result<(), CallError> {
     if ptr.is_null() {
         return Ok(());
+    }
+    if crate::api::managed::free_mirrored(ptr as usize, crate::state::managed::MirrorKind::MappedHost)? {
+        return Ok(());
+    }
+    if find_host_allocation(ptr as usize).is_some_and(|(base, _)| base == ptr as usize) {
+        // Its device twin (made by hipHostGetDevicePointer) goes first.
+        crate::api::managed::free_mirrored(ptr as usize, crate::state::managed::MirrorKind::Registered)?;
     }
     let layout = take_host_allocation(ptr as usize)
         .ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("{ptr:?} was not allocated by hipHostMalloc")))?;

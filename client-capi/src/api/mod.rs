@@ -9,6 +9,7 @@ pub mod device;
 pub mod device_extra;
 pub mod event;
 pub mod ipc;
+pub mod managed;
 pub mod memory;
 pub mod memset;
 pub mod module;

@@ -78,9 +78,10 @@ pub fn find_host_allocation(ptr: usize) -> Option<(usize, HostAllocation)> {
     allocs.range(..=ptr).next_back().filter(|(base, h)| ptr - **base < h.layout.size()).map(|(b, h)| (*b, *h))
 }
 
-/// Whether `ptr` lies inside one of this process's device allocations.
+/// Whether `ptr` lies inside one of this process's device allocations. Device-visible host
+/// memory (registered, mapped) is host memory to copies: its bytes live here.
 pub fn is_device_pointer(ptr: u64) -> bool {
-    find_device_range(ptr).is_some()
+    find_device_range(ptr).is_some_and(|(_, r)| r.kind != RangeKind::HostMapped)
 }
 
 pub fn record_device_range(ptr: u64, size: u64, device: u32, flags: u32) {
@@ -103,6 +104,7 @@ pub fn note_device_range(ptr: u64, size: u64, device: u32) {
 
 /// Drops the client-side record of a device's allocations (after `hipDeviceReset`).
 pub fn forget_device_allocations(device: u32) {
+    super::managed::forget_device(device);
     device_allocs().lock().unwrap_or_else(|p| p.into_inner()).retain(|_, r| r.device != device);
 }
 

@@ -63,7 +63,14 @@ pub fn properties(device: u32) -> Result<wire::DeviceProperties, CallError> {
     if let Some(p) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&device) {
         return Ok(p.clone());
     }
-    let props = with_conn(|c| c.get_device_properties(wire::DeviceRef { device }))?;
+    let mut props = with_conn(|c| c.get_device_properties(wire::DeviceRef { device }))?;
+    // Managed and mapped host memory are the client's coherence engine, whatever the worker's
+    // device does: available, but the CPU may not touch managed memory while device work
+    // runs (it becomes coherent at synchronisation; docs/MANAGED_MEMORY.md).
+    props.managed_memory = true;
+    props.can_map_host_memory = true;
+    props.concurrent_managed_access = false;
+    props.pageable_memory_access = false;
     cache.lock().unwrap_or_else(|p| p.into_inner()).insert(device, props.clone());
     Ok(props)
 }

@@ -5,3 +5,4 @@
 pub mod allocations;
 pub mod copy;
 pub mod devices;
+pub mod managed;

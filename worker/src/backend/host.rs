@@ -68,6 +68,7 @@ mod ipc;
 #[cfg(test)]
 mod kernel_tests;
 mod launch;
+mod managed;
 mod memory;
 mod memset;
 mod module;

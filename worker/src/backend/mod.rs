@@ -52,6 +52,7 @@ mod handles;
 pub mod hip;
 pub mod host;
 mod ipc;
+mod managed;
 mod memory;
 mod memset;
 mod module;
@@ -69,6 +70,7 @@ pub use event::{event_flags, validate_event_flags, EventBackend};
 pub use handles::{DeviceIndex, DevicePtr, EventHandle, FunctionHandle, ModuleHandle, StreamHandle};
 pub use host::{HostBackend, HostConfig};
 pub use ipc::{IpcBackend, IpcEventShare, IpcShare};
+pub use managed::ManagedBackend;
 #[cfg(any(feature = "cuda", feature = "hip"))]
 pub(crate) use memory::zeroed_buffer;
 pub use memory::{DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows};
@@ -97,6 +99,7 @@ pub trait Backend:
     + RtcBackend
     + VmmBackend
     + IpcBackend
+    + ManagedBackend
     + TransportHooks
     + Send
     + Sync
@@ -116,6 +119,7 @@ impl<T> Backend for T where
         + RtcBackend
         + VmmBackend
         + IpcBackend
+        + ManagedBackend
         + TransportHooks
         + Send
         + Sync

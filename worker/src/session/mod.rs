@@ -212,6 +212,8 @@ pub struct Session {
     vmm: vmm::Vmm,
     /// Memory and events shared with other sessions.
     ipc: ipc::IpcState,
+    /// Managed and mapped host allocations: what the client last saw of each.
+    managed: managed::ManagedState,
 }
 
 impl Session {
@@ -246,6 +248,7 @@ impl Session {
             pools: pool::Pools::default(),
             vmm: vmm::Vmm::default(),
             ipc: ipc::IpcState::default(),
+            managed: Default::default(),
         }
     }
 

@@ -14,6 +14,7 @@ mod array;
 mod error;
 mod event;
 mod ipc;
+mod managed;
 mod memory;
 mod memset;
 mod module;

@@ -116,6 +116,8 @@ entry_points! {
         hipModuleOccupancyMaxActiveBlocksPerMultiprocessor: fn(*mut c_int, Function, c_int, usize) -> HipError;
         hipModuleOccupancyMaxPotentialBlockSize: fn(*mut c_int, *mut c_int, Function, usize, c_int) -> HipError;
     } optional {
+        // Managed memory (the chained test's own library has it; some builds may not).
+        hipMallocManaged: fn(*mut *mut c_void, usize, c_uint) -> HipError;
         // dma-buf export for GPUDirect RDMA (ROCm 6+ on kernels with dma-buf support).
         hipMemGetHandleForAddressRange: fn(*mut c_void, *mut c_void, usize, c_int, u64) -> HipError;
         // hip-remote's own library: the parameter layout its worker reported (chained workers).

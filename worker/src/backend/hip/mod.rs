@@ -27,6 +27,7 @@ mod array;
 mod error;
 mod ipc;
 mod layout;
+mod managed;
 mod memory;
 mod memset;
 mod module;

@@ -194,6 +194,8 @@ enum Backing {
     External { _owner: Arc<dyn Any + Send + Sync> },
     /// Another session's exported memory, opened with `hipIpcOpenMemHandle`.
     Imported { _mapping: super::ipc::SharedMapping },
+    /// Managed or mapped host memory: pages of their own, placed where the client asked.
+    Placed { _pages: super::managed::PlacedPages, _capacity: Reservation },
 }
 
 impl std::fmt::Debug for Backing {
@@ -202,6 +204,7 @@ impl std::fmt::Debug for Backing {
             Self::Owned { .. } => "Owned",
             Self::External { .. } => "External",
             Self::Imported { .. } => "Imported",
+            Self::Placed { .. } => "Placed",
         })
     }
 }
@@ -430,6 +433,24 @@ impl AddressSpace {
         Ok(DevicePtr(base))
     }
 
+    /// Maps `pages` (managed or mapped host memory, counted in `capacity`) at their own
+    /// address. Refused when they overlap a live range.
+    pub(super) fn map_placed(
+        &self,
+        device: DeviceIndex,
+        pages: super::managed::PlacedPages,
+        capacity: Reservation,
+    ) -> Result<DevicePtr, BackendError> {
+        let (base, size) = (pages.addr(), pages.len() as u64);
+        let mut live = write_lock(&self.live);
+        if overlaps(&live, base, size) {
+            return Err(BackendError::InvalidValue(format!("placed range {base:#x}+{size} overlaps live device memory")));
+        }
+        let backing = Backing::Placed { _pages: pages, _capacity: capacity };
+        live.insert(base, Arc::new(Allocation { base, size, device, lock: RwLock::new(()), backing }));
+        Ok(DevicePtr(base))
+    }
+
     /// Maps `size` bytes at `base` that belong to `owner` (a module global). Refused when the
     /// range is empty, wraps, or overlaps a live range.
     pub(super) fn map_external(
@@ -529,6 +550,19 @@ impl AddressSpace {
         }
         // Both fit in usize: the allocation's size did when it was mapped.
         Ok(Region { allocation: Arc::clone(allocation), offset: offset as usize, len: len as usize })
+    }
+}
+
+impl HostBackend {
+    /// Claims `size` bytes (rounded up to pages) of device `dev`'s capacity.
+    pub(super) fn reserve_capacity(&self, dev: DeviceIndex, size: u64) -> Result<Reservation, BackendError> {
+        let device = self.device(dev)?;
+        let out_of_memory = || {
+            let MemInfo { free, total } = device.memory.info();
+            BackendError::OutOfMemory(format!("{size} bytes requested on device {dev}, {free} of {total} free"))
+        };
+        let footprint = size.checked_next_multiple_of(PAGE).ok_or_else(out_of_memory)?;
+        device.memory.try_reserve(footprint).ok_or_else(out_of_memory)
     }
 }
 
