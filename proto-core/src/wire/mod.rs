@@ -12,6 +12,7 @@ pub mod module;
 pub mod rtc;
 pub mod session;
 pub mod stream;
+pub mod stream_ops;
 
 pub use device::*;
 pub use event::*;
@@ -20,3 +21,4 @@ pub use module::*;
 pub use rtc::*;
 pub use session::*;
 pub use stream::*;
+pub use stream_ops::*;

@@ -53,6 +53,7 @@ mod memory;
 mod module;
 mod rtc;
 mod stream;
+mod stream_ops;
 mod transport;
 
 pub use device::{DeviceBackend, DeviceLimit, DeviceProperties};
@@ -66,6 +67,7 @@ pub use memory::{DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitc
 pub use module::{args_len, FunctionAttribute, FunctionAttributes, KernelFunction, LaunchConfig, ModuleBackend, ModuleFormat, ParamLayout};
 pub use rtc::{RtcBackend, RtcOutput, RtcRequest};
 pub use stream::{stream_flags, HostFn, StreamBackend};
+pub use stream_ops::{CheckedHostFn, MemOp, StreamOpsBackend, WaitCondition, Width};
 pub use transport::TransportHooks;
 
 /// Executes HIP work for every session of the worker: one trait per protocol family plus the
@@ -74,11 +76,11 @@ pub use transport::TransportHooks;
 /// Implemented for every type that implements all of them, so `Arc<dyn Backend>` is what
 /// sessions and the server share.
 pub trait Backend:
-    DeviceBackend + MemoryBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
+    DeviceBackend + MemoryBackend + StreamBackend + StreamOpsBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
 {
 }
 
 impl<T> Backend for T where
-    T: DeviceBackend + MemoryBackend + StreamBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
+    T: DeviceBackend + MemoryBackend + StreamBackend + StreamOpsBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
 {
 }

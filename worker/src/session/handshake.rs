@@ -107,4 +107,16 @@ impl SessionHandler for Session {
         cx.close_after_reply = true;
         Ok(wire::Empty {})
     }
+
+    fn callback_channel_open(&mut self, _cx: &mut CallCx, _req: wire::Empty) -> Result<wire::CallbackTicket, Failure> {
+        self.open_callback_channel()
+    }
+
+    fn callback_channel_attach(&mut self, _cx: &mut CallCx, req: wire::CallbackTicket) -> Result<wire::Empty, Failure> {
+        self.attach_callback_channel(req)
+    }
+
+    fn callback_next(&mut self, _cx: &mut CallCx, req: wire::CallbackNext) -> Result<wire::CallbackRun, Failure> {
+        self.next_callback(req)
+    }
 }

@@ -14,6 +14,7 @@
 //! reply, never a worker crash. Dropping the session frees everything it still holds.
 
 mod array;
+mod callbacks;
 mod cx;
 mod device;
 mod event;
@@ -29,6 +30,7 @@ mod tables;
 mod tests;
 mod vmm;
 
+pub use callbacks::{CallbackChannel, CALLBACK_POLL, MAX_OUTSTANDING_CALLBACKS, MAX_PER_THREAD_STREAMS};
 pub use cx::{truncate_utf8, CallCx, LateReplies, PlacedBulk};
 pub use device::REPORTED_HIP_VERSION;
 pub use memory::BulkDestination;
@@ -198,6 +200,10 @@ pub struct Session {
     /// address, GPU memory with its dma-buf export) and the backend's staging buffers are
     /// announced to it (RDMA registers each once, not per copy).
     memory: Option<Arc<dyn MemoryRegistry>>,
+    /// Where this session's streams hand their callbacks to the client.
+    callbacks: Arc<CallbackChannel>,
+    /// On a callback channel connection: the session whose callbacks it fetches.
+    serves_callbacks_of: Option<Arc<CallbackChannel>>,
 }
 
 impl Session {
@@ -228,6 +234,8 @@ impl Session {
             rtc_reply: RtcReply::default(),
             late,
             memory: None,
+            callbacks: Arc::default(),
+            serves_callbacks_of: None,
         }
     }
 
@@ -347,6 +355,7 @@ impl Session {
     /// session only: null-stream work comes after the work the session's blocking streams
     /// have so far, and a blocking stream's next work after the null stream's.
     fn stream(&mut self, stream: u64, device: DeviceIndex) -> Result<Option<StreamHandle>, Failure> {
+        self.materialize_per_thread(stream)?;
         if stream == 0 {
             let null = self.null_stream(device)?;
             for &(blocking, _, _) in self.streams.values().filter(|(_, d, blocking)| *d == device && *blocking) {
@@ -456,6 +465,11 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
+        // Streams waiting for the client's callbacks go on (with an error) before they drain.
+        self.callbacks.close();
+        if let Some(channel) = &self.serves_callbacks_of {
+            channel.close();
+        }
         let (allocs, bytes, modules) = (self.allocations.len(), self.allocations.total_bytes(), self.modules.len());
         self.release(None);
         tracing::info!(session = self.id, client = %self.client_name, allocs, bytes, modules, "session closed, resources freed");

@@ -16,6 +16,7 @@ mod module;
 mod props;
 mod rtc;
 mod stream;
+mod stream_ops;
 
 use super::{BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, HostFn, StreamHandle, TransportHooks};
 use crate::devices::DeviceSelection;

@@ -114,6 +114,12 @@ entry_points! {
         hipMemGetHandleForAddressRange: fn(*mut c_void, *mut c_void, usize, c_int, u64) -> HipError;
         // hip-remote's own library: the parameter layout its worker reported (chained workers).
         hipRemoteFunctionParamLayout: fn(Function, *mut u32, *mut u32, *mut u32, u32) -> HipError;
+        // Stream memory operations and blocking host functions (stream callbacks).
+        hipStreamWaitValue32: fn(Stream, *mut c_void, u32, c_uint, u32) -> HipError;
+        hipStreamWaitValue64: fn(Stream, *mut c_void, u64, c_uint, u64) -> HipError;
+        hipStreamWriteValue32: fn(Stream, *mut c_void, u32, c_uint) -> HipError;
+        hipStreamWriteValue64: fn(Stream, *mut c_void, u64, c_uint) -> HipError;
+        hipLaunchHostFunc: fn(Stream, Option<unsafe extern "C" fn(*mut c_void)>, *mut c_void) -> HipError;
     }
 }
 

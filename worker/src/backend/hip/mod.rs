@@ -29,6 +29,7 @@ mod module;
 mod props;
 mod rtc;
 mod stream;
+mod stream_ops;
 
 use super::{BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, TransportHooks};
 use api::{Event, HipApi, RtcApi, Stream};
