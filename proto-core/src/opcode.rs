@@ -616,7 +616,7 @@ opcodes! { <'a>
         /// `hipStreamGetFlags` / `hipStreamGetPriority` / `hipStreamGetDevice` of a created stream.
         0x0306 StreamGetInfo stream_get_info: StreamRef => StreamInfo, none, call;
         /// `hipStreamWaitValue*`, `hipStreamWriteValue*`, `hipStreamBatchMemOp`.
-        0x0310 StreamMemOp stream_mem_op: StreamMemOp => Empty, none, post;
+        0x0310 StreamMemOp stream_mem_op: StreamMemOp => Empty, none, call;
         /// `hipStreamAddCallback`, `hipLaunchHostFunc`: the client runs the callback.
         0x0311 StreamAddCallback stream_add_callback: StreamAddCallback => Empty, none, call;
     }

@@ -7,6 +7,7 @@ pub mod event;
 pub mod memory;
 pub mod module;
 pub mod stream;
+pub mod stream_extra;
 pub mod unsupported;
 
 /// Registration of compiler-generated fat binaries belongs to the module family (it loads
