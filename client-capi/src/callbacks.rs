@@ -85,8 +85,9 @@ fn ensure_channel() -> Result<(), CallError> {
 }
 
 fn open_channel() -> Result<(), CallError> {
-    let ticket = with_conn(|c| c.callback_channel_open(wire::Empty {}).map(|t| wire::CallbackTicket { secret_hi: t.secret_hi, secret_lo: t.secret_lo }))?;
-    let mut conn = Conn::open(config())?;
+    let ticket =
+        with_conn(|c| c.callback_channel_open(wire::Empty {}).map(|t| wire::CallbackTicket { secret_hi: t.secret_hi, secret_lo: t.secret_lo }))?;
+    let mut conn = Conn::open_callback_channel(config())?;
     conn.callback_channel_attach(ticket)?;
     std::thread::Builder::new()
         .name("hip-remote-callbacks".into())

@@ -317,3 +317,18 @@ fn stream_info() {
 fn func_attributes() {
     run_program("func_attributes");
 }
+
+#[test]
+fn callbacks() {
+    run_program("callbacks");
+}
+
+#[test]
+fn stream_extra() {
+    run_program("stream_extra");
+}
+
+#[test]
+fn per_thread_stream() {
+    run_program("per_thread_stream");
+}

@@ -137,7 +137,8 @@ pub unsafe extern "C" fn hipExtStreamGetCUMask(stream: hipStream_t, cuMaskSize: 
         if (cuMaskSize as usize) < all.len() {
             return Err(CallError::new(HipError::INVALID_VALUE, format!("the device's CU mask needs {} words", all.len())));
         }
-        let own = if matches!(stream.id(), 0 | 2) { Vec::new() } else { extras().get(&stream_id(stream)).map(|e| e.cu_mask.clone()).unwrap_or_default() };
+        let own =
+            if matches!(stream.id(), 0 | 2) { Vec::new() } else { extras().get(&stream_id(stream)).map(|e| e.cu_mask.clone()).unwrap_or_default() };
         let mut mask: Vec<u32> = own.iter().zip(&all).map(|(o, a)| o & a).collect();
         if mask.iter().all(|&w| w == 0) {
             mask = all;
@@ -175,7 +176,11 @@ pub unsafe extern "C" fn hipStreamSetAttribute(stream: hipStream_t, attr: hipLau
 /// `value_out` is NULL or points to a writable `hipLaunchAttributeValue`.
 #[allow(non_upper_case_globals)] // HIP's attribute constants keep their C names
 #[no_mangle]
-pub unsafe extern "C" fn hipStreamGetAttribute(stream: hipStream_t, attr: hipLaunchAttributeID, value_out: *mut hipLaunchAttributeValue) -> hipError_t {
+pub unsafe extern "C" fn hipStreamGetAttribute(
+    stream: hipStream_t,
+    attr: hipLaunchAttributeID,
+    value_out: *mut hipLaunchAttributeValue,
+) -> hipError_t {
     hip_boundary!("hipStreamGetAttribute", {
         non_null!(value_out);
         let id = valid_stream(stream)?;
@@ -281,7 +286,12 @@ pub const MAX_BATCH_MEM_OPS: c_uint = 256;
 /// `paramArray` is NULL or points to `count` readable operations.
 #[allow(non_upper_case_globals)] // HIP's operation constants keep their C names
 #[no_mangle]
-pub unsafe extern "C" fn hipStreamBatchMemOp(stream: hipStream_t, count: c_uint, paramArray: *mut hipStreamBatchMemOpParams, flags: c_uint) -> hipError_t {
+pub unsafe extern "C" fn hipStreamBatchMemOp(
+    stream: hipStream_t,
+    count: c_uint,
+    paramArray: *mut hipStreamBatchMemOpParams,
+    flags: c_uint,
+) -> hipError_t {
     hip_boundary!("hipStreamBatchMemOp", {
         non_null!(paramArray);
         if count == 0 || count > MAX_BATCH_MEM_OPS || flags != 0 {
@@ -295,9 +305,15 @@ pub unsafe extern "C" fn hipStreamBatchMemOp(stream: hipStream_t, count: c_uint,
             // names.
             let planned_op = unsafe {
                 match p.operation {
-                    hipStreamMemOpWaitValue32 => Some((stream_mem_op::WAIT32, p.waitValue.address, u64::from(p.waitValue.__bindgen_anon_1.value), p.waitValue.flags)),
-                    hipStreamMemOpWaitValue64 => Some((stream_mem_op::WAIT64, p.waitValue.address, p.waitValue.__bindgen_anon_1.value64, p.waitValue.flags)),
-                    hipStreamMemOpWriteValue32 => Some((stream_mem_op::WRITE32, p.writeValue.address, u64::from(p.writeValue.__bindgen_anon_1.value), 0)),
+                    hipStreamMemOpWaitValue32 => {
+                        Some((stream_mem_op::WAIT32, p.waitValue.address, u64::from(p.waitValue.__bindgen_anon_1.value), p.waitValue.flags))
+                    }
+                    hipStreamMemOpWaitValue64 => {
+                        Some((stream_mem_op::WAIT64, p.waitValue.address, p.waitValue.__bindgen_anon_1.value64, p.waitValue.flags))
+                    }
+                    hipStreamMemOpWriteValue32 => {
+                        Some((stream_mem_op::WRITE32, p.writeValue.address, u64::from(p.writeValue.__bindgen_anon_1.value), 0))
+                    }
                     hipStreamMemOpWriteValue64 => Some((stream_mem_op::WRITE64, p.writeValue.address, p.writeValue.__bindgen_anon_1.value64, 0)),
                     hipStreamMemOpBarrier | hipStreamMemOpFlushRemoteWrites => None,
                     other => return Err(CallError::new(HipError::INVALID_VALUE, format!("unknown batch operation {other}"))),
@@ -349,7 +365,9 @@ pub extern "C" fn hipEventRecordWithFlags(event: hipEvent_t, stream: hipStream_t
     /// `hipEventRecordDefault | hipEventRecordExternal`.
     const RECORD_FLAGS: c_uint = 0x1;
     if flags & !RECORD_FLAGS != 0 {
-        return hip_boundary!("hipEventRecordWithFlags", { Err(CallError::new(HipError::INVALID_VALUE, format!("unknown record flags {flags:#x}"))) });
+        return hip_boundary!("hipEventRecordWithFlags", {
+            Err(CallError::new(HipError::INVALID_VALUE, format!("unknown record flags {flags:#x}")))
+        });
     }
     hipEventRecord(event, stream)
 }

@@ -81,6 +81,16 @@ pub trait Backend:
 }
 
 impl<T> Backend for T where
-    T: DeviceBackend + MemoryBackend + StreamBackend + StreamOpsBackend + EventBackend + ModuleBackend + RtcBackend + TransportHooks + Send + Sync + 'static
+    T: DeviceBackend
+        + MemoryBackend
+        + StreamBackend
+        + StreamOpsBackend
+        + EventBackend
+        + ModuleBackend
+        + RtcBackend
+        + TransportHooks
+        + Send
+        + Sync
+        + 'static
 {
 }

@@ -23,6 +23,9 @@ use std::sync::{Arc, Mutex};
 pub const CHILD_ARG: &str = "--session-child";
 /// The descriptor by which a session process inherits the shared memory-usage table.
 pub const USAGE_FD: i32 = 3;
+/// The descriptor by which a session process inherits its end of the callback bridge
+/// ([`crate::session::CallbackChannel`]).
+pub const CALLBACK_FD: i32 = 4;
 
 /// How the worker starts session processes.
 #[derive(Debug)]

@@ -3,7 +3,7 @@
 
 use super::child::{ChildArgs, ChildLimits};
 use super::link::{head_bytes, LinkSink, LinkSource};
-use super::{SessionProcess, CHILD_ARG, USAGE_FD};
+use super::{SessionProcess, CALLBACK_FD, CHILD_ARG, USAGE_FD};
 use crate::driver::ReplyWriter;
 use crate::metrics::{Metrics, OpenSession};
 use crate::session::Session;
@@ -156,6 +156,18 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
         usage_rows: process.usage.shape().1,
     };
     let (ours, theirs) = UnixStream::pair()?;
+    // The callback bridge: the worker's end relays into a channel it registers a ticket for
+    // (the session's callback connection is served here, not in the process); the process's
+    // end goes to CALLBACK_FD, moved above the descriptors dup2 targets first.
+    let (bridge, their_bridge) = UnixStream::pair()?;
+    // SAFETY: F_DUPFD_CLOEXEC on a descriptor we own; the result is a new descriptor we own.
+    let high = unsafe { libc::fcntl(their_bridge.as_raw_fd(), libc::F_DUPFD_CLOEXEC, CALLBACK_FD + 1) };
+    if high < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: just created above and owned by nothing else.
+    let their_bridge = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(high) };
+    let bridge_fd = their_bridge.as_raw_fd();
     let mut command = Command::new(&process.exe);
     command
         .arg(CHILD_ARG)
@@ -177,7 +189,8 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
     }
     let usage_fd = process.usage.fd().as_raw_fd();
     // SAFETY: the closure runs in the forked child before exec and only makes system calls
-    // that are async-signal-safe (dup2, fcntl), allocating nothing.
+    // that are async-signal-safe (dup2, fcntl), allocating nothing; `bridge_fd` stays open
+    // in the parent until after spawn.
     unsafe {
         command.pre_exec(move || {
             if usage_fd == USAGE_FD {
@@ -188,10 +201,17 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
             } else if libc::dup2(usage_fd, USAGE_FD) < 0 {
                 return Err(std::io::Error::last_os_error());
             }
+            // `bridge_fd` is above CALLBACK_FD, so the dup2 above cannot have replaced it.
+            if libc::dup2(bridge_fd, CALLBACK_FD) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
             Ok(())
         })
     };
     let child = command.spawn()?;
+    drop(their_bridge);
+    // Kept alive by its relay thread until either end closes.
+    crate::session::CallbackChannel::bridge_worker(bridge)?;
     Ok((child, ours, scratch))
 }
 

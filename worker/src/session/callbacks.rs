@@ -16,6 +16,9 @@ use crate::backend::{BackendError, DevicePtr, MemOp, StreamHandle, WaitCondition
 use proto_core::wire::{self, stream_mem_op};
 use proto_core::Status;
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::io::{Read, Write};
+use std::net::Shutdown;
+use std::os::unix::net::UnixStream;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::Duration;
 
@@ -34,7 +37,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 #[derive(Default)]
 struct ChannelState {
-    /// Set once a connection attached; cleared never (one attach per ticket).
+    /// Set once a connection attached (one attach per ticket).
     attached: bool,
     /// The session or the channel connection ended: nothing waits any more.
     closed: bool,
@@ -49,10 +52,24 @@ struct ChannelState {
 
 /// One session's callback channel: the meeting point of the streams' waiting host steps and
 /// the client's callback thread.
+///
+/// A session in a session process (host code allowed) cannot meet the client's second
+/// connection, which the worker serves itself. Its channel is *bridged*: the worker passes
+/// the process one end of a socket pair (descriptor [`CALLBACK_FD`](crate::sandbox::CALLBACK_FD)),
+/// first writes the ticket it registered (so the secret never appears on a command line),
+/// then relays: the process announces each reached callback as 16 bytes (`seq`, `token`,
+/// little-endian), the worker returns each answer as 8 bytes (`seq`). Either end closing
+/// closes the other's channel.
 #[derive(Default)]
 pub struct CallbackChannel {
     state: Mutex<ChannelState>,
     changed: Condvar,
+    /// Session process: where reached callbacks are announced to the worker.
+    announce: Mutex<Option<UnixStream>>,
+    /// Worker, for a session process's channel: where the client's answers go.
+    answers: Mutex<Option<UnixStream>>,
+    /// Session process: the ticket the worker registered for this session.
+    issued: Mutex<Option<(u64, u64)>>,
 }
 
 /// Tickets issued and not yet presented: secret → channel.
@@ -61,18 +78,106 @@ fn tickets() -> &'static Mutex<HashMap<(u64, u64), Weak<CallbackChannel>>> {
     TICKETS.get_or_init(Mutex::default)
 }
 
+/// A fresh ticket for `channel`, registered until presented (or the channel is gone).
+fn register_ticket(channel: &Arc<CallbackChannel>) -> Result<(u64, u64), String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| format!("no randomness for the callback ticket: {e}"))?;
+    let mut halves = [0u64; 2];
+    for (half, chunk) in halves.iter_mut().zip(bytes.chunks_exact(8)) {
+        *half = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+    }
+    let secret = (halves[0], halves[1]);
+    let mut tickets = lock(tickets());
+    tickets.retain(|_, c| c.strong_count() > 0);
+    tickets.insert(secret, Arc::downgrade(channel));
+    Ok(secret)
+}
+
+fn read_u64s<const N: usize>(from: &mut impl Read) -> std::io::Result<[u64; N]> {
+    let mut buf = [0u8; 16];
+    from.read_exact(&mut buf[..N * 8])?;
+    let mut out = [0u64; N];
+    for (value, chunk) in out.iter_mut().zip(buf.chunks_exact(8)) {
+        *value = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+    }
+    Ok(out)
+}
+
+fn write_u64s(to: &mut impl Write, values: &[u64]) -> std::io::Result<()> {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    to.write_all(&bytes)
+}
+
 impl CallbackChannel {
     /// Ends the channel: every waiting stream goes on with an error latched, the client's
-    /// fetch fails.
+    /// fetch fails, and a bridge's other end is told (its channel closes too).
     pub fn close(&self) {
         lock(&self.state).closed = true;
         self.changed.notify_all();
+        for end in [&self.announce, &self.answers] {
+            if let Some(stream) = lock(end).as_ref() {
+                let _ = stream.shutdown(Shutdown::Both);
+            }
+        }
+    }
+
+    /// Worker side of a session process's channel: registers a ticket, hands it to the
+    /// process over `bridge`, and relays the process's reached callbacks into the returned
+    /// channel (served to the client's callback connection like any other) until either
+    /// end closes.
+    pub fn bridge_worker(bridge: UnixStream) -> std::io::Result<Arc<Self>> {
+        let channel = Arc::new(Self::default());
+        let secret = register_ticket(&channel).map_err(std::io::Error::other)?;
+        let mut writer = bridge.try_clone()?;
+        write_u64s(&mut writer, &[secret.0, secret.1])?;
+        *lock(&channel.answers) = Some(writer);
+        let relay = Arc::clone(&channel);
+        let mut reader = bridge;
+        std::thread::Builder::new().name("hip-callback-bridge".into()).spawn(move || {
+            while let Ok([seq, token]) = read_u64s::<2>(&mut reader) {
+                let mut state = lock(&relay.state);
+                if state.closed {
+                    break;
+                }
+                state.reached.push_back((seq, token));
+                drop(state);
+                relay.changed.notify_all();
+            }
+            relay.close();
+        })?;
+        Ok(channel)
+    }
+
+    /// Session-process side: reads the ticket the worker registered, then announces reached
+    /// callbacks over `bridge` and takes the answers from it.
+    pub fn bridge_session_process(channel: &Arc<Self>, bridge: UnixStream) -> std::io::Result<()> {
+        let mut reader = bridge.try_clone()?;
+        let [hi, lo] = read_u64s::<2>(&mut reader)?;
+        *lock(&channel.issued) = Some((hi, lo));
+        *lock(&channel.announce) = Some(bridge);
+        let answers = Arc::downgrade(channel);
+        std::thread::Builder::new().name("hip-callback-answers".into()).spawn(move || {
+            while let Ok([seq]) = read_u64s::<1>(&mut reader) {
+                let Some(channel) = answers.upgrade() else { return };
+                lock(&channel.state).answered.insert(seq);
+                channel.changed.notify_all();
+            }
+            if let Some(channel) = answers.upgrade() {
+                channel.close();
+            }
+        })?;
+        Ok(())
+    }
+
+    fn bridged(&self) -> bool {
+        lock(&self.announce).is_some()
     }
 
     /// Takes a slot for one more callback.
     fn reserve(&self) -> Result<(), Failure> {
+        let bridged = self.bridged();
         let mut state = lock(&self.state);
-        if !state.attached || state.closed {
+        if !(state.attached || bridged) || state.closed {
             return Err(Failure::new(Status::ILLEGAL_STATE, "the session has no callback channel (CALLBACK_CHANNEL_ATTACH on a second connection)"));
         }
         if state.outstanding >= MAX_OUTSTANDING_CALLBACKS {
@@ -89,15 +194,24 @@ impl CallbackChannel {
 
     /// The host step a stream runs at the callback: publish it, wait for the answer.
     fn run_on_stream(&self, token: u64) -> Result<(), BackendError> {
+        let closed = || BackendError::LaunchFailure("the client's callback channel closed before the callback ran".into());
         let mut state = lock(&self.state);
         state.next_seq += 1;
         let seq = state.next_seq;
-        state.reached.push_back((seq, token));
+        let announced = match lock(&self.announce).as_mut() {
+            Some(bridge) => Some(write_u64s(bridge, &[seq, token])),
+            None => None,
+        };
+        match announced {
+            Some(Err(_)) => state.closed = true,
+            Some(Ok(())) => {}
+            None => state.reached.push_back((seq, token)),
+        }
         self.changed.notify_all();
         while !state.answered.remove(&seq) {
             if state.closed {
                 state.outstanding = state.outstanding.saturating_sub(1);
-                return Err(BackendError::LaunchFailure("the client's callback channel closed before the callback ran".into()));
+                return Err(closed());
             }
             state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner());
         }
@@ -108,15 +222,20 @@ impl CallbackChannel {
     /// The client's fetch: records `done`'s answer, waits up to [`CALLBACK_POLL`] for the
     /// next reached callback.
     fn next(&self, done: u64) -> Result<wire::CallbackRun, Failure> {
-        let mut state = lock(&self.state);
-        if done != 0 && done <= state.next_seq {
-            state.answered.insert(done);
-            self.changed.notify_all();
+        if done != 0 {
+            let forwarded = lock(&self.answers).as_mut().map(|bridge| write_u64s(bridge, &[done]));
+            match forwarded {
+                Some(Ok(())) => {}
+                Some(Err(_)) => self.close(),
+                None => {
+                    lock(&self.state).answered.insert(done);
+                    self.changed.notify_all();
+                }
+            }
         }
-        let (mut state, _) = self
-            .changed
-            .wait_timeout_while(state, CALLBACK_POLL, |s| s.reached.is_empty() && !s.closed)
-            .unwrap_or_else(|p| p.into_inner());
+        let state = lock(&self.state);
+        let (mut state, _) =
+            self.changed.wait_timeout_while(state, CALLBACK_POLL, |s| s.reached.is_empty() && !s.closed).unwrap_or_else(|p| p.into_inner());
         if state.closed {
             return Err(Failure::new(Status::ILLEGAL_STATE, "the session this callback channel served has ended"));
         }
@@ -129,14 +248,12 @@ impl CallbackChannel {
 
 impl Session {
     pub(super) fn open_callback_channel(&mut self) -> Result<wire::CallbackTicket, Failure> {
-        let mut bytes = [0u8; 16];
-        getrandom::fill(&mut bytes).map_err(|e| Failure::new(Status::UNKNOWN, format!("no randomness for the callback ticket: {e}")))?;
-        let (hi, lo) = bytes.split_at(8);
-        let secret = (u64::from_le_bytes(hi.try_into().unwrap_or_default()), u64::from_le_bytes(lo.try_into().unwrap_or_default()));
-        let channel = Arc::clone(&self.callbacks);
-        let mut tickets = lock(tickets());
-        tickets.retain(|_, c| c.strong_count() > 0);
-        tickets.insert(secret, Arc::downgrade(&channel));
+        // In a session process, the ticket the worker registered; else a fresh one here.
+        let issued = *lock(&self.callbacks.issued);
+        let secret = match issued {
+            Some(secret) => secret,
+            None => register_ticket(&self.callbacks).map_err(|e| Failure::new(Status::UNKNOWN, e))?,
+        };
         Ok(wire::CallbackTicket { secret_hi: secret.0, secret_lo: secret.1 })
     }
 
@@ -149,10 +266,8 @@ impl Session {
     }
 
     pub(super) fn next_callback(&mut self, req: wire::CallbackNext) -> Result<wire::CallbackRun, Failure> {
-        let channel = self
-            .serves_callbacks_of
-            .clone()
-            .ok_or_else(|| Failure::new(Status::ILLEGAL_STATE, "this connection is not a callback channel"))?;
+        let channel =
+            self.serves_callbacks_of.clone().ok_or_else(|| Failure::new(Status::ILLEGAL_STATE, "this connection is not a callback channel"))?;
         channel.next(req.done)
     }
 

@@ -41,7 +41,7 @@ impl SessionHandler for Session {
                 "HELLO carried a token, which crossed the network in clear: refused (clients answer the WELCOME's challenge instead; consider that token disclosed)",
             ));
         }
-        let mut offered = features::FIRE_AND_FORGET | features::BULK_STREAMING;
+        let mut offered = features::FIRE_AND_FORGET | features::BULK_STREAMING | features::CALLBACK_CHANNEL;
         if self.config.rdma_endpoint.is_some() {
             offered |= features::RDMA;
         }
@@ -57,6 +57,7 @@ impl SessionHandler for Session {
             self.trusted.store(true, Ordering::Release);
         }
         self.greeted = true;
+        self.callback_connection = session_features & features::CALLBACK_CHANNEL != 0;
         self.client_name = req.client_name.as_str().to_owned();
         tracing::info!(session = self.id, client = %self.client_name, resume = req.resume_session, needs_auth, "session opened");
         Ok(wire::Welcome {

@@ -204,6 +204,8 @@ pub struct Session {
     callbacks: Arc<CallbackChannel>,
     /// On a callback channel connection: the session whose callbacks it fetches.
     serves_callbacks_of: Option<Arc<CallbackChannel>>,
+    /// The client said at HELLO that this connection is to be a callback channel.
+    callback_connection: bool,
 }
 
 impl Session {
@@ -236,6 +238,7 @@ impl Session {
             memory: None,
             callbacks: Arc::default(),
             serves_callbacks_of: None,
+            callback_connection: false,
         }
     }
 
@@ -313,6 +316,18 @@ impl Session {
     /// The flag behind [`trusted`](Self::trusted), for a watchdog on another thread.
     pub fn trust_flag(&self) -> Arc<AtomicBool> {
         Arc::clone(&self.trusted)
+    }
+
+    /// Whether the client opened this connection as a callback channel (the worker serves
+    /// it in its own process, where the channel's tickets are).
+    pub fn is_callback_connection(&self) -> bool {
+        self.callback_connection
+    }
+
+    /// Makes this session (in a session process) hand its callbacks to the worker over
+    /// `bridge` ([`CallbackChannel::bridge_session_process`]).
+    pub fn bridge_callbacks(&self, bridge: std::os::unix::net::UnixStream) -> std::io::Result<()> {
+        CallbackChannel::bridge_session_process(&self.callbacks, bridge)
     }
 
     /// Session id (as sent in WELCOME).
