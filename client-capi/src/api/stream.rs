@@ -74,8 +74,15 @@ pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
 #[no_mangle]
 pub extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, flags: c_uint) -> hipError_t {
     hip_boundary!("hipStreamWaitEvent", {
-        non_null!(event);
-        let req = wire::StreamWaitEvent { stream: stream_id(stream), event: event.id(), flags };
+        // hipEventWaitDefault or hipEventWaitExternal (which differs only while capturing a
+        // graph); checked here, as ROCm does, not deferred to the next synchronising call.
+        if flags > 1 {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("hipStreamWaitEvent flags {flags:#x}")));
+        }
+        if event.is_null() {
+            return Err(CallError::new(HipError::INVALID_HANDLE, "event is NULL"));
+        }
+        let req = wire::StreamWaitEvent { stream: stream_id(stream), event: event.id(), flags: 0 };
         with_conn(|c| c.post::<calls::StreamWaitEvent>(req))
     })
 }
