@@ -72,3 +72,21 @@ pub trait StreamOpsBackend {
     /// logged where it cannot (CUDA and HIP host functions return nothing).
     fn launch_checked_host_func(&self, stream: StreamHandle, f: CheckedHostFn) -> Result<(), BackendError>;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::WaitCondition::*;
+
+    #[test]
+    fn wait_conditions_follow_hip() {
+        let full = u64::from(u32::MAX);
+        assert!(Gte.holds(7, 5, full) && Gte.holds(5, 5, full) && !Gte.holds(4, 5, full));
+        assert!(Eq.holds(0x3f, 0x30, 0xf0) && !Eq.holds(0x2f, 0x30, 0xf0));
+        assert!(And.holds(0x6, 0x4, full) && !And.holds(0x3, 0x4, full));
+        // NOR: some masked bit clear in both the word and the value.
+        assert!(!Nor.holds(0xff, 0x0, 0xff) && Nor.holds(0x0f, 0x0, 0xff));
+        assert!(!Nor.holds(0x0f, 0xf0, 0xff), "every bit set in word or value");
+        assert!(Nor.holds(0, 0, full), "upper bits beyond the width are not looked at");
+        assert_eq!(super::WaitCondition::from_flags(4), None);
+    }
+}
