@@ -73,8 +73,10 @@ pub struct CallbackChannel {
 }
 
 /// Tickets issued and not yet presented: secret → channel.
-fn tickets() -> &'static Mutex<HashMap<(u64, u64), Weak<CallbackChannel>>> {
-    static TICKETS: OnceLock<Mutex<HashMap<(u64, u64), Weak<CallbackChannel>>>> = OnceLock::new();
+type Tickets = Mutex<HashMap<(u64, u64), Weak<CallbackChannel>>>;
+
+fn tickets() -> &'static Tickets {
+    static TICKETS: OnceLock<Tickets> = OnceLock::new();
     TICKETS.get_or_init(Mutex::default)
 }
 
@@ -198,10 +200,7 @@ impl CallbackChannel {
         let mut state = lock(&self.state);
         state.next_seq += 1;
         let seq = state.next_seq;
-        let announced = match lock(&self.announce).as_mut() {
-            Some(bridge) => Some(write_u64s(bridge, &[seq, token])),
-            None => None,
-        };
+        let announced = lock(&self.announce).as_mut().map(|bridge| write_u64s(bridge, &[seq, token]));
         match announced {
             Some(Err(_)) => state.closed = true,
             Some(Ok(())) => {}
@@ -292,7 +291,7 @@ impl Session {
             op => return Err(Failure::new(Status::INVALID_VALUE, format!("unknown stream memory operation {op}"))),
         };
         let len = if width == Width::W32 { 4 } else { 8 };
-        if req.ptr % len != 0 {
+        if !req.ptr.is_multiple_of(len) {
             return Err(Failure::new(Status::INVALID_VALUE, format!("{:#x} is not aligned to {len} bytes", req.ptr)));
         }
         let (_, info) = self.allocations.resolve(req.ptr, len, "stream memory operation")?;

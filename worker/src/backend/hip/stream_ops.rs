@@ -48,9 +48,8 @@ impl StreamOpsBackend for HipBackend {
         unsafe extern "C" fn trampoline(user: *mut c_void) {
             // SAFETY: `user` is the Box leaked below, called exactly once by the runtime.
             let f = unsafe { Box::from_raw(user as *mut CheckedHostFn) };
-            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-                Ok(Err(e)) => tracing::warn!(%e, "a host step of a HIP stream failed (HIP host functions cannot report it)"),
-                Ok(Ok(())) | Err(_) => {}
+            if let Ok(Err(e)) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+                tracing::warn!(%e, "a host step of a HIP stream failed (HIP host functions cannot report it)");
             }
         }
         let launch = self.api.hipLaunchHostFunc.ok_or_else(|| missing("hipLaunchHostFunc"))?;
