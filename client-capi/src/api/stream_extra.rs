@@ -67,23 +67,41 @@ fn launch_host_func(stream: hipStream_t, f: hipHostFn_t, user: *mut c_void) -> R
     callbacks::enqueue(stream_id(stream), current_device(), Callback::Host { f, user: user as usize })
 }
 
+/// # Safety
+/// `userData` is the application's, passed back unchanged to the callback (never read here).
 #[no_mangle]
-pub extern "C" fn hipStreamAddCallback(stream: hipStream_t, callback: hipStreamCallback_t, userData: *mut c_void, flags: c_uint) -> hipError_t {
+pub unsafe extern "C" fn hipStreamAddCallback(
+    stream: hipStream_t,
+    callback: hipStreamCallback_t,
+    userData: *mut c_void,
+    flags: c_uint,
+) -> hipError_t {
     hip_boundary!("hipStreamAddCallback", { add_callback(stream, callback, userData, flags) })
 }
 
+/// # Safety
+/// `userData` is the application's, passed back unchanged to the callback (never read here).
 #[no_mangle]
-pub extern "C" fn hipStreamAddCallback_spt(stream: hipStream_t, callback: hipStreamCallback_t, userData: *mut c_void, flags: c_uint) -> hipError_t {
+pub unsafe extern "C" fn hipStreamAddCallback_spt(
+    stream: hipStream_t,
+    callback: hipStreamCallback_t,
+    userData: *mut c_void,
+    flags: c_uint,
+) -> hipError_t {
     hip_boundary!("hipStreamAddCallback_spt", { add_callback(spt(stream), callback, userData, flags) })
 }
 
+/// # Safety
+/// `userData` is the application's, passed back unchanged to the callback (never read here).
 #[no_mangle]
-pub extern "C" fn hipLaunchHostFunc(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t {
+pub unsafe extern "C" fn hipLaunchHostFunc(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t {
     hip_boundary!("hipLaunchHostFunc", { launch_host_func(stream, fn_, userData) })
 }
 
+/// # Safety
+/// `userData` is the application's, passed back unchanged to the callback (never read here).
 #[no_mangle]
-pub extern "C" fn hipLaunchHostFunc_spt(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t {
+pub unsafe extern "C" fn hipLaunchHostFunc_spt(stream: hipStream_t, fn_: hipHostFn_t, userData: *mut c_void) -> hipError_t {
     hip_boundary!("hipLaunchHostFunc_spt", { launch_host_func(spt(stream), fn_, userData) })
 }
 
@@ -256,23 +274,31 @@ fn mem_op(stream: hipStream_t, ptr: *mut c_void, op: u32, value: u64, mask: u64,
     })
 }
 
+/// # Safety
+/// `ptr` is a device address, sent to the worker, never dereferenced here.
 #[no_mangle]
-pub extern "C" fn hipStreamWaitValue32(stream: hipStream_t, ptr: *mut c_void, value: u32, flags: c_uint, mask: u32) -> hipError_t {
+pub unsafe extern "C" fn hipStreamWaitValue32(stream: hipStream_t, ptr: *mut c_void, value: u32, flags: c_uint, mask: u32) -> hipError_t {
     hip_boundary!("hipStreamWaitValue32", { mem_op(stream, ptr, stream_mem_op::WAIT32, value.into(), mask.into(), flags) })
 }
 
+/// # Safety
+/// `ptr` is a device address, sent to the worker, never dereferenced here.
 #[no_mangle]
-pub extern "C" fn hipStreamWaitValue64(stream: hipStream_t, ptr: *mut c_void, value: u64, flags: c_uint, mask: u64) -> hipError_t {
+pub unsafe extern "C" fn hipStreamWaitValue64(stream: hipStream_t, ptr: *mut c_void, value: u64, flags: c_uint, mask: u64) -> hipError_t {
     hip_boundary!("hipStreamWaitValue64", { mem_op(stream, ptr, stream_mem_op::WAIT64, value, mask, flags) })
 }
 
+/// # Safety
+/// `ptr` is a device address, sent to the worker, never dereferenced here.
 #[no_mangle]
-pub extern "C" fn hipStreamWriteValue32(stream: hipStream_t, ptr: *mut c_void, value: u32, flags: c_uint) -> hipError_t {
+pub unsafe extern "C" fn hipStreamWriteValue32(stream: hipStream_t, ptr: *mut c_void, value: u32, flags: c_uint) -> hipError_t {
     hip_boundary!("hipStreamWriteValue32", { mem_op(stream, ptr, stream_mem_op::WRITE32, value.into(), 0, flags) })
 }
 
+/// # Safety
+/// `ptr` is a device address, sent to the worker, never dereferenced here.
 #[no_mangle]
-pub extern "C" fn hipStreamWriteValue64(stream: hipStream_t, ptr: *mut c_void, value: u64, flags: c_uint) -> hipError_t {
+pub unsafe extern "C" fn hipStreamWriteValue64(stream: hipStream_t, ptr: *mut c_void, value: u64, flags: c_uint) -> hipError_t {
     hip_boundary!("hipStreamWriteValue64", { mem_op(stream, ptr, stream_mem_op::WRITE64, value, 0, flags) })
 }
 
@@ -338,24 +364,33 @@ pub unsafe extern "C" fn hipStreamBatchMemOp(
 
 // ---- per-thread default stream forms ----------------------------------------------------
 
+/// The outcome of an export called from another export's boundary.
+fn outcome(code: hipError_t) -> Result<(), CallError> {
+    if code == HipError::SUCCESS {
+        Ok(())
+    } else {
+        Err(CallError::new(code, "see the call it forwards to"))
+    }
+}
+
 #[no_mangle]
 pub extern "C" fn hipStreamQuery_spt(stream: hipStream_t) -> hipError_t {
-    hipStreamQuery(spt(stream))
+    hip_boundary!("hipStreamQuery_spt", { outcome(hipStreamQuery(spt(stream))) })
 }
 
 #[no_mangle]
 pub extern "C" fn hipStreamSynchronize_spt(stream: hipStream_t) -> hipError_t {
-    hipStreamSynchronize(spt(stream))
+    hip_boundary!("hipStreamSynchronize_spt", { outcome(hipStreamSynchronize(spt(stream))) })
 }
 
 #[no_mangle]
 pub extern "C" fn hipStreamWaitEvent_spt(stream: hipStream_t, event: hipEvent_t, flags: c_uint) -> hipError_t {
-    hipStreamWaitEvent(spt(stream), event, flags)
+    hip_boundary!("hipStreamWaitEvent_spt", { outcome(hipStreamWaitEvent(spt(stream), event, flags)) })
 }
 
 #[no_mangle]
 pub extern "C" fn hipEventRecord_spt(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
-    hipEventRecord(event, spt(stream))
+    hip_boundary!("hipEventRecord_spt", { outcome(hipEventRecord(event, spt(stream))) })
 }
 
 /// `hipEventRecordExternal` matters only while a stream is captured into a graph; outside
@@ -364,12 +399,12 @@ pub extern "C" fn hipEventRecord_spt(event: hipEvent_t, stream: hipStream_t) -> 
 pub extern "C" fn hipEventRecordWithFlags(event: hipEvent_t, stream: hipStream_t, flags: c_uint) -> hipError_t {
     /// `hipEventRecordDefault | hipEventRecordExternal`.
     const RECORD_FLAGS: c_uint = 0x1;
-    if flags & !RECORD_FLAGS != 0 {
-        return hip_boundary!("hipEventRecordWithFlags", {
-            Err(CallError::new(HipError::INVALID_VALUE, format!("unknown record flags {flags:#x}")))
-        });
-    }
-    hipEventRecord(event, stream)
+    hip_boundary!("hipEventRecordWithFlags", {
+        if flags & !RECORD_FLAGS != 0 {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("unknown record flags {flags:#x}")));
+        }
+        outcome(hipEventRecord(event, stream))
+    })
 }
 
 // ---- stream capture mode ----------------------------------------------------------------
