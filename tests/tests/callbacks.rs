@@ -175,3 +175,16 @@ fn wait_for_zero(count: &std::sync::atomic::AtomicUsize, what: &str) {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// Asking for a ticket again answers the same one: a session registers at most one.
+#[test]
+fn one_ticket_per_session() {
+    let worker = TestWorker::tcp(config_with(None));
+    let mut main = Client::greeted(&worker);
+    let (a, b) = (ticket(&mut main), ticket(&mut main));
+    assert_eq!((a.secret_hi, a.secret_lo), (b.secret_hi, b.secret_lo));
+    let (_chan, attached) = channel(&worker, a);
+    assert!(!attached.is_error());
+    let (_, again) = channel(&worker, b);
+    assert_eq!(again.error().0, Status::INVALID_VALUE, "the one ticket attached twice");
+}

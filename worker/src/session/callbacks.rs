@@ -68,7 +68,8 @@ pub struct CallbackChannel {
     announce: Mutex<Option<UnixStream>>,
     /// Worker, for a session process's channel: where the client's answers go.
     answers: Mutex<Option<UnixStream>>,
-    /// Session process: the ticket the worker registered for this session.
+    /// The ticket of this channel (in a session process: the one the worker registered);
+    /// one per session, valid for one attach.
     issued: Mutex<Option<(u64, u64)>>,
 }
 
@@ -248,10 +249,11 @@ impl CallbackChannel {
 impl Session {
     pub(super) fn open_callback_channel(&mut self) -> Result<wire::CallbackTicket, Failure> {
         // In a session process, the ticket the worker registered; else a fresh one here.
-        let issued = *lock(&self.callbacks.issued);
-        let secret = match issued {
+        // One ticket per session, so asking again registers nothing more.
+        let mut issued = lock(&self.callbacks.issued);
+        let secret = match *issued {
             Some(secret) => secret,
-            None => register_ticket(&self.callbacks).map_err(|e| Failure::new(Status::UNKNOWN, e))?,
+            None => *issued.insert(register_ticket(&self.callbacks).map_err(|e| Failure::new(Status::UNKNOWN, e))?),
         };
         Ok(wire::CallbackTicket { secret_hi: secret.0, secret_lo: secret.1 })
     }
