@@ -69,11 +69,15 @@ impl Drop for PerThread {
         if !crate::remote::is_open() {
             return;
         }
-        for &device in self.used.borrow().iter() {
-            let stream = proto_core::wire::PER_THREAD_STREAM_TAG | (self.index << 8) | u64::from(device & 0xff);
-            // Best effort: a thread ending without a connection leaves nothing to free.
-            let _ = crate::remote::with_conn(|c| proto_core::Calls::stream_destroy(c, proto_core::wire::StreamRef { stream }).map(drop));
-        }
+        let streams: Vec<u64> =
+            self.used.borrow().iter().map(|&device| proto_core::wire::PER_THREAD_STREAM_TAG | (self.index << 8) | u64::from(device & 0xff)).collect();
+        // Best effort, and never a panic out of a thread-local destructor (that aborts): the
+        // session's end frees what this misses.
+        let _ = std::panic::catch_unwind(|| {
+            for stream in streams {
+                let _ = crate::remote::with_conn(|c| proto_core::Calls::stream_destroy(c, proto_core::wire::StreamRef { stream }).map(drop));
+            }
+        });
     }
 }
 

@@ -66,6 +66,13 @@ static void* thread_b(void* arg) {
   return NULL;
 }
 
+/* Uses its per-thread stream and exits: the library destroys that stream on the worker. */
+static void* short_lived(void* arg) {
+  (void)arg;
+  CHECK(hipStreamSynchronize(hipStreamPerThread));
+  return NULL;
+}
+
 static atomic_int slow_done;
 static void slow(void* user) {
   (void)user;
@@ -135,6 +142,13 @@ int main(void) {
   CHECK(hipMemcpy(host, d, sizeof host, hipMemcpyDeviceToHost));
   for (int i = 0; i < 64; i++) REQUIRE(host[i] == 0x33, "byte %d is %#x", i, host[i]);
   CHECK(hipFree(d));
+
+  step("an exiting thread's per-thread stream is freed (more threads than a session may hold at once)");
+  for (int i = 0; i < 300; i++) {
+    pthread_t t;
+    REQUIRE(pthread_create(&t, NULL, short_lived, NULL) == 0, "pthread_create");
+    pthread_join(t, NULL);
+  }
 
   printf("PASS per_thread_stream\n");
   return 0;
