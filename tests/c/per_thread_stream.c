@@ -52,16 +52,17 @@ static void* thread_b(void* arg) {
   CHECK(hipStreamGetId(hipStreamPerThread, &thread_ids[1]));
   uint8_t* d = NULL;
   CHECK(hipMalloc((void**)&d, 256));
-  /* Runs and completes while A's per-thread stream is held. */
+  /* Runs and completes while A's per-thread stream is held. (Nothing here needs a host
+   * function or the legacy stream, which would wait for A's held blocking stream.) */
   CHECK(hipMemsetAsync(d, 0x22, 256, hipStreamPerThread));
   CHECK(hipStreamSynchronize(hipStreamPerThread));
   CHECK(hipStreamQuery(hipStreamPerThread));
+  atomic_store(&b_done, 1);
+  atomic_store(&release_a, 1);
   uint8_t host[256];
   CHECK(hipMemcpyAsync(host, d, sizeof host, hipMemcpyDeviceToHost, hipStreamPerThread));
   CHECK(hipStreamSynchronize_spt(NULL));
   for (int i = 0; i < 256; i++) REQUIRE(host[i] == 0x22, "B: byte %d is %#x", i, host[i]);
-  atomic_store(&b_done, 1);
-  atomic_store(&release_a, 1);
   CHECK(hipFree(d));
   return NULL;
 }
