@@ -168,11 +168,11 @@ impl Conn {
     /// `prefer_rdma`, then moves to the RDMA listener WELCOME advertises (a new session there;
     /// the TCP one is closed with GOODBYE).
     pub fn open(config: &ClientConfig) -> Result<Self, CallError> {
-        let mut conn = Self::open_at(&config.worker, config)?;
+        let mut conn = Self::open_at(&config.worker, config, 0)?;
         let offered = conn.welcome.features & wire::features::RDMA != 0 && !conn.welcome.rdma_endpoint.is_empty();
         if config.prefer_rdma && offered && !config.worker.starts_with("rdma://") {
             let target = rdma_target(&conn.welcome.rdma_endpoint, &config.worker);
-            match Self::open_at(&target, config) {
+            match Self::open_at(&target, config, 0) {
                 Ok(rdma) => {
                     let _ = conn.goodbye(wire::Empty {});
                     return Ok(rdma);
@@ -183,7 +183,14 @@ impl Conn {
         Ok(conn)
     }
 
-    fn open_at(worker: &str, config: &ClientConfig) -> Result<Self, CallError> {
+    /// A second connection to the configured worker that is to become this process's
+    /// callback channel (`wire::features::CALLBACK_CHANNEL`): it carries no bulk data, so it
+    /// stays on the configured address (TCP unless that is an `rdma://` one).
+    pub fn open_callback_channel(config: &ClientConfig) -> Result<Self, CallError> {
+        Self::open_at(&config.worker, config, wire::features::CALLBACK_CHANNEL)
+    }
+
+    fn open_at(worker: &str, config: &ClientConfig, extra_features: u64) -> Result<Self, CallError> {
         let (sink, source) = connect_transport(worker, config)
             .map_err(|e| CallError::new(HipError::NOT_INITIALIZED, format!("cannot connect to hip-worker at {worker}: {e}")))?;
         let mut conn = Self {
@@ -206,7 +213,8 @@ impl Conn {
             max_version: proto_core::PROTOCOL_VERSION,
             features: wire::features::FIRE_AND_FORGET
                 | wire::features::BULK_STREAMING
-                | if cfg!(feature = "rdma") { wire::features::RDMA } else { 0 },
+                | if cfg!(feature = "rdma") { wire::features::RDMA } else { 0 }
+                | extra_features,
             client_name: client_name.as_str().into(),
             resume_session: 0,
             // The token never crosses the wire: the worker refuses one here.

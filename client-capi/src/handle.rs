@@ -33,13 +33,61 @@ macro_rules! handles {
 }
 handles!(hipStream_t, hipEvent_t, hipModule_t, hipFunction_t);
 
-/// The worker's id for `stream`: the null stream, `hipStreamLegacy` and `hipStreamPerThread`
-/// are all the device's default stream (0).
+/// The worker's id for `stream`: the null stream and `hipStreamLegacy` are the device's
+/// legacy default stream (0); `hipStreamPerThread` is the calling thread's own default
+/// stream of its current device ([`per_thread_stream_id`]).
 pub fn stream_id(stream: hipStream_t) -> u64 {
     match stream.id() {
-        1 | 2 => 0, // hipStreamLegacy, hipStreamPerThread
+        1 => 0, // hipStreamLegacy
+        2 => per_thread_stream_id(crate::state::devices::current_device()),
         id => id,
     }
+}
+
+/// The calling thread's per-thread default stream on `device`: an id of the worker's
+/// per-thread range (`wire::PER_THREAD_STREAM_TAG | thread << 8 | device`), which the worker
+/// creates on first sight as a blocking stream (so it synchronises with the legacy null
+/// stream, as HIP and CUDA define) and this library destroys when the thread exits.
+pub fn per_thread_stream_id(device: u32) -> u64 {
+    use proto_core::wire::PER_THREAD_STREAM_TAG;
+    let thread = PER_THREAD.with(|t| {
+        t.used.borrow_mut().insert(device);
+        t.index
+    });
+    PER_THREAD_STREAM_TAG | (thread << 8) | u64::from(device & 0xff)
+}
+
+/// This thread's index among the threads that used `hipStreamPerThread`, and the devices it
+/// used it on; dropped at thread exit, destroying those streams on the worker.
+struct PerThread {
+    index: u64,
+    used: std::cell::RefCell<std::collections::BTreeSet<u32>>,
+}
+
+impl Drop for PerThread {
+    fn drop(&mut self) {
+        if !crate::remote::is_open() {
+            return;
+        }
+        let streams: Vec<u64> =
+            self.used.borrow().iter().map(|&device| proto_core::wire::PER_THREAD_STREAM_TAG | (self.index << 8) | u64::from(device & 0xff)).collect();
+        // Best effort, and never a panic out of a thread-local destructor (that aborts): the
+        // session's end frees what this misses.
+        let _ = std::panic::catch_unwind(|| {
+            for stream in streams {
+                let _ = crate::remote::with_conn(|c| proto_core::Calls::stream_destroy(c, proto_core::wire::StreamRef { stream }).map(drop));
+            }
+        });
+    }
+}
+
+thread_local! {
+    static PER_THREAD: PerThread = {
+        static NEXT_THREAD: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        // 40 bits of thread index: ids stay inside the tag's range.
+        let index = NEXT_THREAD.fetch_add(1, std::sync::atomic::Ordering::Relaxed) & 0xff_ffff_ffff;
+        PerThread { index, used: Default::default() }
+    };
 }
 
 /// The stream a `_spt` (per-thread default stream) entry point means: its null stream is
@@ -72,11 +120,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ids_round_trip_and_default_streams_map_to_zero() {
+    fn ids_round_trip_and_default_streams_map_to_their_ids() {
         let e = hipEvent_t::from_id(0x1234).expect("fits");
         assert_eq!(e.id(), 0x1234);
         assert_eq!(stream_id(hipStream_t::from_id(1).expect("fits")), 0);
-        assert_eq!(stream_id(hipStream_t::from_id(2).expect("fits")), 0);
+        let per_thread = stream_id(hipStream_t::from_id(2).expect("fits"));
+        assert_eq!(per_thread & proto_core::wire::PER_THREAD_STREAM_TAG_MASK, proto_core::wire::PER_THREAD_STREAM_TAG);
+        let other = std::thread::spawn(|| stream_id(crate::abi::hipStreamPerThread)).join().expect("thread");
+        assert_ne!(per_thread, other, "each thread has its own");
         assert_eq!(stream_id(hipStream_t::from_id(77).expect("fits")), 77);
     }
 

@@ -18,6 +18,7 @@ mod boundary;
 pub mod handle;
 pub mod abi;
 pub mod api;
+pub mod callbacks;
 pub mod config;
 pub mod conn;
 /// Fat binaries and offload bundles: the `hip-code-object` crate, re-exported under its old path.

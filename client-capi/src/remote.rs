@@ -104,7 +104,13 @@ pub fn config() -> &'static ClientConfig {
 /// Runs `f` with the connection, opening it first if needed. A connection that failed in
 /// the middle of an exchange is closed and stays failed: its session (and every allocation)
 /// is gone on the worker, so silently reconnecting would hand out dangling pointers.
+///
+/// A stream callback calling HIP fails with `hipErrorIllegalState`: the thread that waits for
+/// the callback may hold the connection (CUDA and HIP forbid such calls too).
 pub fn with_conn<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result<R, CallError> {
+    if crate::callbacks::in_callback() {
+        return Err(CallError::new(HipError::ILLEGAL_STATE, "a stream callback must not call HIP"));
+    }
     let r = remote();
     let mut state = r.state.lock().unwrap_or_else(|p| p.into_inner());
     if let State::Unopened = *state {

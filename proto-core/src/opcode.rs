@@ -537,6 +537,14 @@ opcodes! { <'a>
         0x0003 Ping ping: Ping<'a> => Pong<'a>, none, call;
         /// Orderly end of the session (the worker frees everything it holds).
         0x0004 Goodbye goodbye: Empty => Empty, none, call;
+        /// Issues the secret a second connection presents to become this session's
+        /// callback channel (stream callbacks, `hipLaunchHostFunc`).
+        0x0010 CallbackChannelOpen callback_channel_open: Empty => CallbackTicket, none, call;
+        /// First call of a second, authenticated connection: binds it to the session that
+        /// issued the ticket as that session's callback channel.
+        0x0011 CallbackChannelAttach callback_channel_attach: CallbackTicket => Empty, none, call;
+        /// On the callback channel: answers the callback just run, asks for the next.
+        0x0012 CallbackNext callback_next: CallbackNext => CallbackRun, none, call;
     }
 
     /// Device queries and control.
@@ -613,6 +621,10 @@ opcodes! { <'a>
         0x0305 StreamWaitEvent stream_wait_event: StreamWaitEvent => Empty, none, post;
         /// `hipStreamGetFlags` / `hipStreamGetPriority` / `hipStreamGetDevice` of a created stream.
         0x0306 StreamGetInfo stream_get_info: StreamRef => StreamInfo, none, call;
+        /// `hipStreamWaitValue*`, `hipStreamWriteValue*`, `hipStreamBatchMemOp`.
+        0x0310 StreamMemOp stream_mem_op: StreamMemOp => Empty, none, call;
+        /// `hipStreamAddCallback`, `hipLaunchHostFunc`: the client runs the callback.
+        0x0311 StreamAddCallback stream_add_callback: StreamAddCallback => Empty, none, call;
     }
 
     /// Events.

@@ -478,3 +478,18 @@ fn mempool_shared_between_processes() {
     assert!(exported.stdout.contains("importer's bytes arrived"), "{}", exported.report());
     worker.assert_alive();
 }
+
+#[test]
+fn callbacks() {
+    run_program("callbacks");
+}
+
+#[test]
+fn stream_extra() {
+    run_program("stream_extra");
+}
+
+#[test]
+fn per_thread_stream() {
+    run_program("per_thread_stream");
+}

@@ -279,6 +279,11 @@ pub fn serve_handshake(session: &mut Session, source: &mut dyn FrameSource, repl
     Ok(serve_until(session, source, replies, &open, true)?.then_some(open))
 }
 
+/// Serves the rest of a session whose handshake [`serve_handshake`] did.
+pub fn serve_trusted(session: &mut Session, source: &mut dyn FrameSource, replies: &ReplyWriter, open: OpenSession) -> Result<(), TransportError> {
+    serve_until(session, source, replies, &open, false).map(drop)
+}
+
 /// The request loop; with `until_trusted` it returns `true` as soon as the client is trusted.
 fn serve_until(
     session: &mut Session,

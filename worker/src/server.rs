@@ -307,6 +307,8 @@ fn run_session_in(
     let result = match isolated {
         None => driver::serve(&mut session, &mut source, &replies),
         Some((process, hang_up)) => match driver::serve_handshake(&mut session, &mut source, &replies) {
+            // A callback channel runs no client code: served here, where its tickets are.
+            Ok(Some(open)) if session.is_callback_connection() => driver::serve_trusted(&mut session, &mut source, &replies, open),
             Ok(Some(open)) => crate::sandbox::relay::relay(&session, &mut source, &replies, process, open, hang_up),
             Ok(None) => Ok(()),
             Err(e) => Err(e),

@@ -17,6 +17,7 @@ pub mod pool;
 pub mod pointer;
 pub mod stream;
 pub mod texture;
+pub mod stream_extra;
 pub mod unsupported;
 pub mod vmm;
 

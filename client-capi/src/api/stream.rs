@@ -1,5 +1,6 @@
-//! Stream family. A `hipStream_t` is the worker's session-scoped handle; the null stream,
-//! `hipStreamLegacy` and `hipStreamPerThread` all map to the worker's null stream.
+//! Stream family. A `hipStream_t` is the worker's session-scoped handle; the null stream and
+//! `hipStreamLegacy` map to the worker's null stream, `hipStreamPerThread` to the calling
+//! thread's own stream ([`crate::handle::stream_id`]).
 
 use crate::abi::*;
 use crate::conn::CallError;
@@ -42,10 +43,14 @@ pub unsafe extern "C" fn hipStreamCreateWithPriority(stream: *mut hipStream_t, f
 #[no_mangle]
 pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipStreamDestroy", {
-        if stream_id(stream) == 0 {
-            return Err(CallError::new(HipError::INVALID_HANDLE, "the null stream cannot be destroyed"));
+        // ROCm: NULL is hipErrorInvalidHandle, the implicit streams
+        // hipErrorInvalidResourceHandle (the same code).
+        if matches!(stream.id(), 0..=2) {
+            return Err(CallError::new(HipError::INVALID_HANDLE, "the null and implicit streams cannot be destroyed"));
         }
-        call_sync(|c| c.stream_destroy(wire::StreamRef { stream: stream_id(stream) }))
+        call_sync(|c| c.stream_destroy(wire::StreamRef { stream: stream_id(stream) }))?;
+        super::stream_extra::forget_stream(stream_id(stream));
+        Ok(())
     })
 }
 
@@ -69,8 +74,15 @@ pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
 #[no_mangle]
 pub extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, flags: c_uint) -> hipError_t {
     hip_boundary!("hipStreamWaitEvent", {
-        non_null!(event);
-        let req = wire::StreamWaitEvent { stream: stream_id(stream), event: event.id(), flags };
+        // hipEventWaitDefault or hipEventWaitExternal (which differs only while capturing a
+        // graph); checked here, as ROCm does, not deferred to the next synchronising call.
+        if flags > 1 {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("hipStreamWaitEvent flags {flags:#x}")));
+        }
+        if event.is_null() {
+            return Err(CallError::new(HipError::INVALID_HANDLE, "event is NULL"));
+        }
+        let req = wire::StreamWaitEvent { stream: stream_id(stream), event: event.id(), flags: 0 };
         with_conn(|c| c.post::<calls::StreamWaitEvent>(req))
     })
 }
@@ -84,7 +96,7 @@ fn is_implicit_stream(stream: hipStream_t) -> bool {
 /// Flags, priority and device of a created stream. A destroyed or unknown handle is
 /// `hipErrorContextIsDestroyed`, ROCm's answer for a stream it cannot find.
 fn stream_info(stream: hipStream_t) -> Result<wire::StreamInfo, CallError> {
-    with_conn(|c| c.stream_get_info(wire::StreamRef { stream: stream.id() })).map_err(|e| {
+    with_conn(|c| c.stream_get_info(wire::StreamRef { stream: stream_id(stream) })).map_err(|e| {
         if e.code == HipError::INVALID_HANDLE {
             CallError::new(HipError::CONTEXT_IS_DESTROYED, e.message)
         } else {
@@ -149,7 +161,7 @@ pub unsafe extern "C" fn hipStreamGetPriority(stream: hipStream_t, priority: *mu
 pub unsafe extern "C" fn hipStreamGetPriority_spt(stream: hipStream_t, priority: *mut c_int) -> hipError_t {
     hip_boundary!("hipStreamGetPriority_spt", {
         // SAFETY: as in hipStreamGetPriority.
-        unsafe { get_priority(stream, priority) }
+        unsafe { get_priority(crate::handle::spt(stream), priority) }
     })
 }
 

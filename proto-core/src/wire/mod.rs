@@ -19,6 +19,7 @@ pub mod rtc;
 pub mod session;
 pub mod stream;
 pub mod vmm;
+pub mod stream_ops;
 
 pub use array::*;
 pub use device::*;
@@ -34,3 +35,4 @@ pub use rtc::*;
 pub use session::*;
 pub use stream::*;
 pub use vmm::*;
+pub use stream_ops::*;

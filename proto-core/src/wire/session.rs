@@ -15,8 +15,11 @@ pub mod features {
     pub const BULK_STREAMING: u64 = 1 << 3;
     /// The worker requires [`Authenticate`](super::Authenticate) after WELCOME.
     pub const AUTH_REQUIRED: u64 = 1 << 4;
+    /// This connection is to become a session's callback channel (`CALLBACK_CHANNEL_ATTACH`):
+    /// the worker serves it itself, never in a session process of its own.
+    pub const CALLBACK_CHANNEL: u64 = 1 << 5;
     /// Every bit this version defines.
-    pub const ALL: u64 = RDMA | TLS | FIRE_AND_FORGET | BULK_STREAMING | AUTH_REQUIRED;
+    pub const ALL: u64 = RDMA | TLS | FIRE_AND_FORGET | BULK_STREAMING | AUTH_REQUIRED | CALLBACK_CHANNEL;
 }
 
 message! {

@@ -75,6 +75,7 @@ mod module;
 mod properties;
 mod rtc;
 mod stream;
+mod stream_ops;
 #[cfg(test)]
 mod tests;
 pub mod usage;

@@ -59,6 +59,7 @@ mod module;
 mod rtc;
 mod stream;
 mod texture;
+mod stream_ops;
 mod transport;
 pub mod vmm;
 
@@ -79,6 +80,7 @@ pub use module::{args_len, FunctionAttribute, FunctionAttributes, KernelFunction
 pub use rtc::{RtcBackend, RtcOutput, RtcRequest};
 pub use stream::{stream_flags, HostFn, StreamBackend};
 pub use texture::{ResourceDesc, ResourceViewDesc, TextureDesc, TextureResource, TextureSpec};
+pub use stream_ops::{CheckedHostFn, MemOp, StreamOpsBackend, WaitCondition, Width};
 pub use transport::TransportHooks;
 pub use vmm::{PhysicalHandle, VmmBackend};
 
@@ -94,6 +96,7 @@ pub trait Backend:
     + MemsetBackend
     + ArrayBackend
     + StreamBackend
+    + StreamOpsBackend
     + EventBackend
     + ModuleBackend
     + RtcBackend
@@ -114,6 +117,7 @@ impl<T> Backend for T where
         + MemsetBackend
         + ArrayBackend
         + StreamBackend
+        + StreamOpsBackend
         + EventBackend
         + ModuleBackend
         + RtcBackend

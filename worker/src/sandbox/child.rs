@@ -150,7 +150,7 @@ impl ChildArgs {
 
 /// `main` of a session process: `args` are those after [`CHILD_ARG`](super::CHILD_ARG).
 pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
-    if let Err(e) = confine::close_inherited_fds(super::IPC_FD + 1) {
+    if let Err(e) = confine::close_inherited_fds(super::FIRST_FREE_FD) {
         eprintln!("hip-worker session process: cannot close inherited descriptors: {e}");
         return ExitCode::from(EXIT_SETUP_FAILED);
     }
@@ -223,6 +223,11 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     };
     let mut session = Session::new(backend, Arc::new(config));
     session.adopt_handshake(args.session_id, args.client_name, args.tenant);
+    // SAFETY: the worker passed the bridge as this descriptor, which nothing else owns.
+    let bridge = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(super::CALLBACK_FD) };
+    if let Err(e) = session.bridge_callbacks(UnixStream::from(bridge)) {
+        tracing::warn!(%e, "no callback bridge to the worker: stream callbacks will fail");
+    }
     let (sink, source) = match link.try_clone() {
         Ok(reader) => (LinkSink::new(link), LinkSource::new(reader, args.spin)),
         Err(e) => {

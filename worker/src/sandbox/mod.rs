@@ -28,6 +28,12 @@ pub const USAGE_FD: i32 = 3;
 /// The descriptor of a session process's channel to the worker's IPC registry
 /// ([`crate::ipc::ChildBroker`]).
 pub const IPC_FD: i32 = 4;
+/// The descriptor by which a session process inherits its end of the callback bridge
+/// ([`crate::session::CallbackChannel`]).
+pub const CALLBACK_FD: i32 = 5;
+/// The first descriptor above every inherited one: sources are moved here before the dup2s
+/// that place them, and a session process closes everything from here up.
+pub const FIRST_FREE_FD: i32 = 6;
 
 /// How the worker starts session processes.
 #[derive(Debug)]

@@ -3,7 +3,7 @@
 
 use super::child::{ChildArgs, ChildLimits};
 use super::link::{head_bytes, LinkSink, LinkSource};
-use super::{SessionProcess, CHILD_ARG, IPC_FD, USAGE_FD};
+use super::{SessionProcess, CALLBACK_FD, CHILD_ARG, FIRST_FREE_FD, IPC_FD, USAGE_FD};
 use crate::driver::ReplyWriter;
 use crate::metrics::{Metrics, OpenSession};
 use crate::session::Session;
@@ -164,6 +164,18 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
         usage_rows: process.usage.shape().1,
     };
     let (ours, theirs) = UnixStream::pair()?;
+    // The callback bridge: the worker's end relays into a channel it registers a ticket for
+    // (the session's callback connection is served here, not in the process); the process's
+    // end goes to CALLBACK_FD, moved above the descriptors dup2 targets first.
+    let (bridge, their_bridge) = UnixStream::pair()?;
+    // SAFETY: F_DUPFD_CLOEXEC on a descriptor we own; the result is a new descriptor we own.
+    let high = unsafe { libc::fcntl(their_bridge.as_raw_fd(), libc::F_DUPFD_CLOEXEC, FIRST_FREE_FD) };
+    if high < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: just created above and owned by nothing else.
+    let their_bridge = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(high) };
+    let bridge_fd = their_bridge.as_raw_fd();
     let mut command = Command::new(&process.exe);
     command
         .arg(CHILD_ARG)
@@ -185,9 +197,9 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
     }
     let usage_fd = process.usage.fd().as_raw_fd();
     let (ipc_ours, ipc_theirs) = crate::ipc::channel_pair()?;
-    // Above both target numbers, so placing the usage table cannot overwrite it.
+    // Above every target number, so placing the usage table or the bridge cannot overwrite it.
     // SAFETY: F_DUPFD_CLOEXEC on a valid descriptor; the result is checked.
-    let ipc_raw = unsafe { libc::fcntl(ipc_theirs.as_raw_fd(), libc::F_DUPFD_CLOEXEC, IPC_FD + 1) };
+    let ipc_raw = unsafe { libc::fcntl(ipc_theirs.as_raw_fd(), libc::F_DUPFD_CLOEXEC, FIRST_FREE_FD) };
     if ipc_raw < 0 {
         return Err(std::io::Error::last_os_error());
     }
@@ -195,7 +207,8 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
     let ipc_theirs = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(ipc_raw) };
     let ipc_fd = ipc_theirs.as_raw_fd();
     // SAFETY: the closure runs in the forked child before exec and only makes system calls
-    // that are async-signal-safe (dup2, fcntl), allocating nothing.
+    // that are async-signal-safe (dup2, fcntl), allocating nothing; `bridge_fd` stays open
+    // in the parent until after spawn.
     unsafe {
         command.pre_exec(move || {
             if usage_fd == USAGE_FD {
@@ -206,16 +219,23 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
             } else if libc::dup2(usage_fd, USAGE_FD) < 0 {
                 return Err(std::io::Error::last_os_error());
             }
-            // dup2 leaves the copy open across exec.
+            // dup2 leaves the copy open across exec. Both sources are above every target
+            // (FIRST_FREE_FD), so no dup2 here replaces another's source.
             if libc::dup2(ipc_fd, IPC_FD) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::dup2(bridge_fd, CALLBACK_FD) < 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
         })
     };
     let child = command.spawn()?;
-    // The process has its copy: the worker's must go, so the channel ends with the process.
+    // The process has its copies: the worker's must go, so the channels end with the process.
     drop(ipc_theirs);
+    drop(their_bridge);
+    // Kept alive by its relay thread until either end closes.
+    crate::session::CallbackChannel::bridge_worker(bridge)?;
     Ok((child, ours, ipc_ours, scratch))
 }
 

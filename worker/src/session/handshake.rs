@@ -41,7 +41,7 @@ impl SessionHandler for Session {
                 "HELLO carried a token, which crossed the network in clear: refused (clients answer the WELCOME's challenge instead; consider that token disclosed)",
             ));
         }
-        let mut offered = features::FIRE_AND_FORGET | features::BULK_STREAMING;
+        let mut offered = features::FIRE_AND_FORGET | features::BULK_STREAMING | features::CALLBACK_CHANNEL;
         if self.config.rdma_endpoint.is_some() {
             offered |= features::RDMA;
         }
@@ -57,6 +57,7 @@ impl SessionHandler for Session {
             self.trusted.store(true, Ordering::Release);
         }
         self.greeted = true;
+        self.callback_connection = session_features & features::CALLBACK_CHANNEL != 0;
         self.client_name = req.client_name.as_str().to_owned();
         tracing::info!(session = self.id, client = %self.client_name, resume = req.resume_session, needs_auth, "session opened");
         Ok(wire::Welcome {
@@ -106,5 +107,17 @@ impl SessionHandler for Session {
     fn goodbye(&mut self, cx: &mut CallCx, _req: wire::Empty) -> Result<wire::Empty, Failure> {
         cx.close_after_reply = true;
         Ok(wire::Empty {})
+    }
+
+    fn callback_channel_open(&mut self, _cx: &mut CallCx, _req: wire::Empty) -> Result<wire::CallbackTicket, Failure> {
+        self.open_callback_channel()
+    }
+
+    fn callback_channel_attach(&mut self, _cx: &mut CallCx, req: wire::CallbackTicket) -> Result<wire::Empty, Failure> {
+        self.attach_callback_channel(req)
+    }
+
+    fn callback_next(&mut self, _cx: &mut CallCx, req: wire::CallbackNext) -> Result<wire::CallbackRun, Failure> {
+        self.next_callback(req)
     }
 }

@@ -16,6 +16,7 @@
 mod array;
 #[cfg(test)]
 mod array_tests;
+mod callbacks;
 mod cx;
 mod device;
 mod event;
@@ -32,6 +33,7 @@ mod tables;
 mod tests;
 mod vmm;
 
+pub use callbacks::{CallbackChannel, CALLBACK_POLL, MAX_OUTSTANDING_CALLBACKS, MAX_PER_THREAD_STREAMS};
 pub use cx::{truncate_utf8, CallCx, LateReplies, PlacedBulk};
 pub use device::REPORTED_HIP_VERSION;
 pub use memory::BulkDestination;
@@ -214,6 +216,12 @@ pub struct Session {
     ipc: ipc::IpcState,
     /// Managed and mapped host allocations: what the client last saw of each.
     managed: managed::ManagedState,
+    /// Where this session's streams hand their callbacks to the client.
+    callbacks: Arc<CallbackChannel>,
+    /// On a callback channel connection: the session whose callbacks it fetches.
+    serves_callbacks_of: Option<Arc<CallbackChannel>>,
+    /// The client said at HELLO that this connection is to be a callback channel.
+    callback_connection: bool,
 }
 
 impl Session {
@@ -249,6 +257,9 @@ impl Session {
             vmm: vmm::Vmm::default(),
             ipc: ipc::IpcState::default(),
             managed: Default::default(),
+            callbacks: Arc::default(),
+            serves_callbacks_of: None,
+            callback_connection: false,
         }
     }
 
@@ -328,6 +339,18 @@ impl Session {
         Arc::clone(&self.trusted)
     }
 
+    /// Whether the client opened this connection as a callback channel (the worker serves
+    /// it in its own process, where the channel's tickets are).
+    pub fn is_callback_connection(&self) -> bool {
+        self.callback_connection
+    }
+
+    /// Makes this session (in a session process) hand its callbacks to the worker over
+    /// `bridge` ([`CallbackChannel::bridge_session_process`]).
+    pub fn bridge_callbacks(&self, bridge: std::os::unix::net::UnixStream) -> std::io::Result<()> {
+        CallbackChannel::bridge_session_process(&self.callbacks, bridge)
+    }
+
     /// Session id (as sent in WELCOME).
     pub fn id(&self) -> u64 {
         self.id
@@ -368,6 +391,7 @@ impl Session {
     /// session only: null-stream work comes after the work the session's blocking streams
     /// have so far, and a blocking stream's next work after the null stream's.
     fn stream(&mut self, stream: u64, device: DeviceIndex) -> Result<Option<StreamHandle>, Failure> {
+        self.materialize_per_thread(stream)?;
         if stream == 0 {
             let null = self.null_stream(device)?;
             for &(blocking, _, _) in self.streams.values().filter(|(_, d, blocking)| *d == device && *blocking) {
@@ -483,6 +507,11 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
+        // Streams waiting for the client's callbacks go on (with an error) before they drain.
+        self.callbacks.close();
+        if let Some(channel) = &self.serves_callbacks_of {
+            channel.close();
+        }
         let (allocs, bytes, modules) = (self.allocations.len(), self.allocations.total_bytes(), self.modules.len());
         self.release(None);
         tracing::info!(session = self.id, client = %self.client_name, allocs, bytes, modules, "session closed, resources freed");

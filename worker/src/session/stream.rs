@@ -1,4 +1,5 @@
-//! Stream family: create, destroy, synchronise, query, wait on events.
+//! Stream family: create, destroy, synchronise, query, wait on events; memory operations and
+//! callbacks (in `callbacks.rs`).
 
 use super::{CallCx, Failure, Session};
 use crate::backend::stream_flags;
@@ -20,6 +21,10 @@ impl StreamHandler for Session {
     }
 
     fn stream_destroy(&mut self, _cx: &mut CallCx, req: wire::StreamRef) -> Result<wire::Empty, Failure> {
+        // A per-thread stream never used needs no creating just to go.
+        if req.stream & wire::PER_THREAD_STREAM_TAG_MASK == wire::PER_THREAD_STREAM_TAG && self.streams.get(req.stream).is_err() {
+            return Ok(wire::Empty {});
+        }
         let (handle, _, _) = self.streams.remove(req.stream)?;
         self.release_worker_stream();
         self.backend.stream_destroy(handle)?;
@@ -27,6 +32,7 @@ impl StreamHandler for Session {
     }
 
     fn stream_synchronize(&mut self, _cx: &mut CallCx, req: wire::StreamRef) -> Result<wire::Empty, Failure> {
+        self.materialize_per_thread(req.stream)?;
         match req.stream {
             // The null stream: everything the session queued, on every device.
             0 => self.synchronize_session(None)?,
@@ -36,6 +42,7 @@ impl StreamHandler for Session {
     }
 
     fn stream_query(&mut self, _cx: &mut CallCx, req: wire::StreamRef) -> Result<wire::QueryResult, Failure> {
+        self.materialize_per_thread(req.stream)?;
         let complete = match req.stream {
             0 => {
                 let nulls: Vec<_> = self.null_streams.values().copied().collect();
@@ -64,8 +71,17 @@ impl StreamHandler for Session {
         if req.stream == 0 {
             return Err(Failure::new(Status::INVALID_VALUE, "the null stream has no creation flags or priority"));
         }
+        self.materialize_per_thread(req.stream)?;
         let (handle, device, _) = *self.streams.get(req.stream)?;
         let (flags, priority) = self.backend.stream_info(handle)?;
         Ok(wire::StreamInfo { device, flags, priority })
+    }
+
+    fn stream_mem_op(&mut self, _cx: &mut CallCx, req: wire::StreamMemOp) -> Result<wire::Empty, Failure> {
+        self.mem_op(req)
+    }
+
+    fn stream_add_callback(&mut self, _cx: &mut CallCx, req: wire::StreamAddCallback) -> Result<wire::Empty, Failure> {
+        self.add_callback(req)
     }
 }

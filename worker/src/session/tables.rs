@@ -123,6 +123,17 @@ impl<T> Handles<T> {
         handle
     }
 
+    /// Stores `value` under `handle`, an id chosen outside the table (per-thread streams).
+    /// The caller has checked capacity and that `handle` is outside the table's own range.
+    pub fn insert_at(&mut self, handle: u64, value: T) {
+        self.live.insert(handle, value);
+    }
+
+    /// Every live handle.
+    pub fn keys(&self) -> impl Iterator<Item = u64> + '_ {
+        self.live.keys().copied()
+    }
+
     /// The object behind `handle`.
     pub fn get(&self, handle: u64) -> Result<&T, Failure> {
         self.live.get(&handle).ok_or_else(|| self.unknown(handle))

@@ -22,6 +22,7 @@ mod props;
 mod rtc;
 mod stream;
 mod vmm;
+mod stream_ops;
 
 use super::{BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, HostFn, StreamHandle, TransportHooks};
 use crate::devices::DeviceSelection;

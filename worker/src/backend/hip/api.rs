@@ -145,6 +145,12 @@ entry_points! {
         hipMemMap: fn(*mut c_void, usize, usize, *mut c_void, u64) -> HipError;
         hipMemUnmap: fn(*mut c_void, usize) -> HipError;
         hipMemSetAccess: fn(*mut c_void, usize, *const MemAccessDesc, usize) -> HipError;
+        // Stream memory operations and blocking host functions (stream callbacks).
+        hipStreamWaitValue32: fn(Stream, *mut c_void, u32, c_uint, u32) -> HipError;
+        hipStreamWaitValue64: fn(Stream, *mut c_void, u64, c_uint, u64) -> HipError;
+        hipStreamWriteValue32: fn(Stream, *mut c_void, u32, c_uint) -> HipError;
+        hipStreamWriteValue64: fn(Stream, *mut c_void, u64, c_uint) -> HipError;
+        hipLaunchHostFunc: fn(Stream, Option<unsafe extern "C" fn(*mut c_void)>, *mut c_void) -> HipError;
     }
 }
 

@@ -35,6 +35,7 @@ mod props;
 mod rtc;
 mod stream;
 mod vmm;
+mod stream_ops;
 
 use super::{BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, TransportHooks};
 use api::{Event, HipApi, RtcApi, Stream};

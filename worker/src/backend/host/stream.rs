@@ -62,6 +62,9 @@ pub(super) enum StreamOp {
     /// Holds the stream until another stream reaches an event record.
     WaitEvent(Arc<Signal>),
     HostFunc(HostFn),
+    /// A host step whose failure is latched on the stream (stream memory operations,
+    /// callbacks the client must answer).
+    Checked(crate::backend::CheckedHostFn),
     /// A kernel launch; a failure is latched on the stream as a GPU fault would be.
     Kernel(KernelLaunch),
 }
@@ -93,6 +96,7 @@ impl StreamOp {
                 signal.wait();
             }
             Self::HostFunc(f) => f(),
+            Self::Checked(f) => return f(),
             Self::Kernel(launch) => return launch.run(),
         }
         Ok(())
@@ -110,6 +114,7 @@ impl StreamOp {
             Self::RecordEvent(_) => "event record",
             Self::WaitEvent(_) => "event wait",
             Self::HostFunc(_) => "host function",
+            Self::Checked(_) => "stream operation",
             Self::Kernel(_) => "kernel launch",
         }
     }

@@ -1,0 +1,129 @@
+//! Stream callbacks on the client (`hipStreamAddCallback`, `hipLaunchHostFunc`).
+//!
+//! A callback is this process's code, so the worker cannot run it: its stream stops at the
+//! callback and the worker hands it to this library's callback thread, which runs it and
+//! answers; the answer lets the stream go on. The callback thread talks to the worker over a
+//! second connection of its own (the callback channel), opened on the first callback and
+//! bound to this process's session by a secret the worker issued over the first one. So
+//! callbacks run in order, on that thread, while an application thread may be blocked in a
+//! HIP call holding the first connection (`hipStreamSynchronize` waiting for the stream the
+//! callback holds). A callback must not call HIP (CUDA and HIP forbid it): such a call fails
+//! with `hipErrorIllegalState` instead of deadlocking.
+
+use crate::abi::*;
+use crate::conn::{CallError, Conn};
+use crate::remote::{config, with_conn};
+use proto_core::{wire, Calls};
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+/// A callback the worker may ask for: the function and what it is called with.
+#[derive(Clone, Copy)]
+pub enum Callback {
+    /// `hipStreamAddCallback`: called with the stream (as the application named it), the
+    /// stream's status and the user data.
+    Stream { f: unsafe extern "C" fn(hipStream_t, hipError_t, *mut c_void), stream: usize, user: usize },
+    /// `hipLaunchHostFunc`: called with the user data.
+    Host { f: unsafe extern "C" fn(*mut c_void), user: usize },
+}
+
+enum Channel {
+    Unopened,
+    Open,
+    Failed(CallError),
+}
+
+static CHANNEL: Mutex<Channel> = Mutex::new(Channel::Unopened);
+static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
+
+/// Callbacks queued and not yet run, by token.
+fn registered() -> MutexGuard<'static, BTreeMap<u64, Callback>> {
+    static REGISTERED: Mutex<BTreeMap<u64, Callback>> = Mutex::new(BTreeMap::new());
+    REGISTERED.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+thread_local! {
+    static IN_CALLBACK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the calling thread is running a stream callback (HIP calls are refused there).
+pub fn in_callback() -> bool {
+    // `try_with`: a thread-exit destructor may ask after this thread's slot is gone.
+    IN_CALLBACK.try_with(|c| c.get()).unwrap_or(false)
+}
+
+/// Queues `callback` on `stream` (a wire stream id; `device` is the calling thread's current
+/// device, where null-stream work runs).
+pub fn enqueue(stream: u64, device: u32, callback: Callback) -> Result<(), CallError> {
+    ensure_channel()?;
+    let token = NEXT_TOKEN.fetch_add(1, Ordering::Relaxed);
+    registered().insert(token, callback);
+    let added = with_conn(|c| c.stream_add_callback(wire::StreamAddCallback { stream, device, token }).map(drop));
+    if added.is_err() {
+        registered().remove(&token);
+    }
+    added
+}
+
+/// Opens the callback channel and starts its thread, once.
+fn ensure_channel() -> Result<(), CallError> {
+    let mut channel = CHANNEL.lock().unwrap_or_else(|p| p.into_inner());
+    match &*channel {
+        Channel::Open => return Ok(()),
+        Channel::Failed(e) => return Err(e.clone()),
+        Channel::Unopened => {}
+    }
+    let opened = open_channel();
+    *channel = match &opened {
+        Ok(()) => Channel::Open,
+        Err(e) => Channel::Failed(e.clone()),
+    };
+    opened
+}
+
+fn open_channel() -> Result<(), CallError> {
+    let ticket =
+        with_conn(|c| c.callback_channel_open(wire::Empty {}).map(|t| wire::CallbackTicket { secret_hi: t.secret_hi, secret_lo: t.secret_lo }))?;
+    let mut conn = Conn::open_callback_channel(config())?;
+    conn.callback_channel_attach(ticket)?;
+    std::thread::Builder::new()
+        .name("hip-remote-callbacks".into())
+        .spawn(move || serve(conn))
+        .map_err(|e| CallError::new(HipError::OUT_OF_MEMORY, format!("cannot start the callback thread: {e}")))?;
+    Ok(())
+}
+
+/// The callback thread: fetch, run, answer (with the next fetch), in order, until the
+/// channel ends.
+fn serve(mut conn: Conn) {
+    IN_CALLBACK.with(|c| c.set(true));
+    let mut done = 0;
+    loop {
+        let run = match conn.callback_next(wire::CallbackNext { done }) {
+            Ok(run) => (run.seq, run.token, run.status),
+            Err(e) => {
+                if config().debug {
+                    eprintln!("hip-remote: callback channel ended: {}", e.message);
+                }
+                *CHANNEL.lock().unwrap_or_else(|p| p.into_inner()) = Channel::Failed(e);
+                return;
+            }
+        };
+        let (seq, token, status) = run;
+        done = seq;
+        if seq == 0 {
+            continue;
+        }
+        let Some(callback) = registered().remove(&token) else { continue };
+        match callback {
+            // SAFETY: the application's callback, called as HIP calls it, with the arguments it
+            // gave with it (the user data is its own pointer, passed back unchanged).
+            Callback::Stream { f, stream, user } => unsafe { f(stream as hipStream_t, HipError(status), user as *mut c_void) },
+            // SAFETY: as above.
+            Callback::Host { f, user } => unsafe { f(user as *mut c_void) },
+        }
+    }
+}
