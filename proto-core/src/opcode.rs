@@ -645,6 +645,12 @@ opcodes! { <'a>
         0x0508 OccupancyMaxPotentialBlockSize occupancy_max_potential_block_size: BlockSizeQuery => BlockSize, none, call;
         /// `hipFuncSetAttribute`.
         0x0509 FuncSetAttribute func_set_attribute: FuncSetAttribute => Empty, none, call;
+        /// `hipModuleGetFunctionCount`, `hipLibraryGetKernelCount`, `hipLibraryEnumerateKernels`.
+        0x0510 ModuleFunctionNames module_function_names: ModuleRef => FunctionNames<'a>, none, call;
+        /// `hipLaunchCooperativeKernel*`, `hipModuleLaunchCooperativeKernel*`, launches with
+        /// `hipLaunchAttributeCooperative`: every block resident at once. A call, so that a grid
+        /// too large to be co-resident is refused at once, as AMD's runtime refuses it.
+        0x0511 LaunchCooperative launch_cooperative: LaunchKernel<'a> => Empty, none, call;
     }
 
     /// Runtime compilation.

@@ -190,6 +190,8 @@ pub struct Session {
     peer_access: std::collections::HashSet<(DeviceIndex, DeviceIndex)>,
     /// The latest hiprtc result, borrowed by its reply.
     rtc_reply: RtcReply,
+    /// The latest `ModuleFunctionNames` answer (NUL-separated), which the reply borrows.
+    function_names: String,
     /// Bytes of fire-and-forget uploads held until their stream runs them.
     pending_bytes: Arc<AtomicUsize>,
     /// Replies produced after their handler returned, and deferred statuses.
@@ -226,6 +228,7 @@ impl Session {
             limits: HashMap::new(),
             peer_access: Default::default(),
             rtc_reply: RtcReply::default(),
+            function_names: String::new(),
             late,
             memory: None,
         }

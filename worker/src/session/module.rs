@@ -195,6 +195,55 @@ impl ModuleHandler for Session {
         Ok(wire::Empty {})
     }
 
+    fn module_function_names<'a>(&'a mut self, _cx: &mut CallCx, req: wire::ModuleRef) -> Result<wire::FunctionNames<'a>, Failure> {
+        let handle = self.modules.get(req.module)?.handle;
+        let names = self.backend.module_function_names(handle)?;
+        let mut packed = String::new();
+        for name in &names {
+            if name.is_empty() || name.len() > MAX_NAME_LEN || name.contains('\0') {
+                return Err(Failure::new(Status::UNKNOWN, format!("the module has an unusable kernel name {name:?}")));
+            }
+            packed.push_str(name);
+            packed.push('\0');
+        }
+        if names.len() > MAX_LIST_ITEMS || packed.len() > MAX_TEXT_LEN {
+            return Err(Failure::new(Status::TOO_LARGE, format!("{} kernel names exceed the protocol's limits", names.len())));
+        }
+        self.function_names = packed;
+        let this: &'a Session = self;
+        let names = StrList::from_packed(&this.function_names).ok_or_else(|| Failure::new(Status::UNKNOWN, "kernel names could not be packed"))?;
+        Ok(wire::FunctionNames { names })
+    }
+
+    fn launch_cooperative(&mut self, _cx: &mut CallCx, req: wire::LaunchKernel<'_>) -> Result<wire::Empty, Failure> {
+        let function = self.function(req.function)?;
+        let args = req.args.0;
+        if (args.len() as u64) < function.args_len {
+            return Err(Failure::new(
+                Status::INVALID_VALUE,
+                format!("kernel arguments are {} bytes, but the function's parameters need {}", args.len(), function.args_len),
+            ));
+        }
+        let (handle, device) = (function.handle, function.device);
+        let stream = self.stream(req.stream, device)?;
+        let config = LaunchConfig { grid: req.grid, block: req.block, shared_mem: req.shared_mem };
+        let threads = config.threads_per_block().filter(|&t| t > 0 && t <= u64::from(u32::MAX));
+        let Some(threads) = threads.filter(|_| !config.grid.contains(&0)) else {
+            return Err(Failure::new(Status::INVALID_CONFIGURATION, format!("grid {:?} / block {:?}", config.grid, config.block)));
+        };
+        // All blocks must be resident at once: AMD's runtime refuses a larger grid before
+        // launching (hip_module.cpp, ihipLaunchCooperativeKernel).
+        let capacity = self.backend.cooperative_max_blocks(handle, threads as u32, u64::from(config.shared_mem))?;
+        if config.blocks() > u128::from(capacity) {
+            return Err(Failure::new(
+                Status::COOPERATIVE_LAUNCH_TOO_LARGE,
+                format!("cooperative launch of {} blocks; at most {capacity} can be resident at once", config.blocks()),
+            ));
+        }
+        self.backend.launch_cooperative(stream, handle, config, args.to_vec())?;
+        Ok(wire::Empty {})
+    }
+
     fn func_get_attributes(&mut self, _cx: &mut CallCx, req: wire::FunctionRef) -> Result<wire::FuncAttributes, Failure> {
         let handle = self.function(req.function)?.handle;
         let a = self.backend.function_attributes(handle)?;

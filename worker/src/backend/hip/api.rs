@@ -14,6 +14,10 @@ pub type Stream = *mut c_void;
 pub type Event = *mut c_void;
 pub type Module = *mut c_void;
 pub type Function = *mut c_void;
+/// `hipLibrary_t`.
+pub type HipLibrary = *mut c_void;
+/// `hipKernel_t`.
+pub type Kernel = *mut c_void;
 /// `hiprtcProgram`.
 pub type Program = *mut c_void;
 
@@ -114,6 +118,13 @@ entry_points! {
         hipMemGetHandleForAddressRange: fn(*mut c_void, *mut c_void, usize, c_int, u64) -> HipError;
         // hip-remote's own library: the parameter layout its worker reported (chained workers).
         hipRemoteFunctionParamLayout: fn(Function, *mut u32, *mut u32, *mut u32, u32) -> HipError;
+        // Cooperative launches and kernel enumeration (libraries: ROCm 7).
+        hipModuleLaunchCooperativeKernel: fn(Function, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, Stream, *mut *mut c_void) -> HipError;
+        hipLibraryLoadData: fn(*mut HipLibrary, *const c_void, *mut c_int, *mut *mut c_void, c_uint, *mut c_int, *mut *mut c_void, c_uint) -> HipError;
+        hipLibraryUnload: fn(HipLibrary) -> HipError;
+        hipLibraryGetKernelCount: fn(*mut c_uint, HipLibrary) -> HipError;
+        hipLibraryEnumerateKernels: fn(*mut Kernel, c_uint, HipLibrary) -> HipError;
+        hipKernelGetName: fn(*mut *const c_char, Kernel) -> HipError;
     }
 }
 

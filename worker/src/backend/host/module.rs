@@ -666,43 +666,39 @@ impl ModuleBackend for HostBackend {
     }
 
     fn launch_kernel(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, args: Vec<u8>) -> Result<(), BackendError> {
-        let target = self.function(function)?;
-        let (queue, device) = match stream {
-            Some(handle) => {
-                let queue = self.stream(handle)?;
-                let device = queue.device();
-                (Some(queue), device)
-            }
-            None => (None, target.device),
-        };
-        let props = &self.device(device)?.properties;
-        launch::validate_launch(target.kernel(), &config, args.len(), props)?;
-        let max_dynamic = lock(&target.settings).max_dynamic_shared;
-        if config.shared_mem > max_dynamic {
-            // hipErrorInvalidValue, as CUDA answers a launch above the attribute and ROCm one
-            // above the device's shared memory.
-            return Err(BackendError::InvalidValue(format!(
-                "launch of `{}`: {} bytes of dynamic shared memory exceed the {max_dynamic} its \
-                 hipFuncAttributeMaxDynamicSharedMemorySize allows",
-                target.kernel().name,
-                config.shared_mem
+        self.launch_on_threads(stream, function, config, args, None)
+    }
+
+    fn module_function_names(&self, module: ModuleHandle) -> Result<Vec<String>, BackendError> {
+        let modules = read_lock(&self.modules);
+        let entry = modules.get(&module).ok_or_else(|| BackendError::InvalidHandle(format!("module {} does not exist", module.as_raw())))?;
+        Ok(entry.module.kernels().iter().map(|k| k.name.clone()).collect())
+    }
+
+    /// Every block gets an OS thread of its own, so all are resident at once.
+    fn launch_cooperative(
+        &self,
+        stream: Option<StreamHandle>,
+        function: FunctionHandle,
+        config: LaunchConfig,
+        args: Vec<u8>,
+    ) -> Result<(), BackendError> {
+        let blocks = usize::try_from(config.blocks()).unwrap_or(usize::MAX);
+        if blocks > launch::MAX_COOPERATIVE_BLOCKS {
+            return Err(BackendError::InvalidConfiguration(format!(
+                "cooperative launch of {blocks} blocks; the host backend runs at most {} at once",
+                launch::MAX_COOPERATIVE_BLOCKS
             )));
         }
-        let launch = KernelLaunch {
-            args: AlignedBytes::copy_of(&args)?,
-            module: Arc::clone(&target.module),
-            kernel: target.index,
-            config,
-            threads: self.kernel_threads,
-            _ticket: self.kernels_in_flight.begin(),
-        };
-        match queue {
-            Some(queue) => queue.submit(StreamOp::Kernel(launch)).map(drop),
-            None => {
-                self.null_stream_barrier(&[device]);
-                StreamOp::Kernel(launch).execute()
-            }
-        }
+        self.launch_on_threads(stream, function, config, args, Some(blocks))
+    }
+
+    fn cooperative_max_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u64, BackendError> {
+        let target = self.function(function)?;
+        let props = &self.device(target.device)?.properties;
+        let per_mp = launch::max_active_blocks(target.kernel(), props, block_size, dynamic_shared)?;
+        let resident = u64::from(per_mp) * props.multi_processor_count.max(0) as u64;
+        Ok(resident.min(launch::MAX_COOPERATIVE_BLOCKS as u64))
     }
 
     fn occupancy_max_active_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError> {
@@ -817,5 +813,56 @@ mod tests {
             assert!(err.contains("IFUNC"), "{err}");
         }
         let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+impl HostBackend {
+    /// Validates and queues a launch whose blocks run on `threads` OS threads (`None`: the
+    /// backend's usual number, blocks taking turns).
+    fn launch_on_threads(
+        &self,
+        stream: Option<StreamHandle>,
+        function: FunctionHandle,
+        config: LaunchConfig,
+        args: Vec<u8>,
+        threads: Option<usize>,
+    ) -> Result<(), BackendError> {
+        let target = self.function(function)?;
+        let (queue, device) = match stream {
+            Some(handle) => {
+                let queue = self.stream(handle)?;
+                let device = queue.device();
+                (Some(queue), device)
+            }
+            None => (None, target.device),
+        };
+        let props = &self.device(device)?.properties;
+        launch::validate_launch(target.kernel(), &config, args.len(), props)?;
+        let max_dynamic = lock(&target.settings).max_dynamic_shared;
+        if config.shared_mem > max_dynamic {
+            // hipErrorInvalidValue, as CUDA answers a launch above the attribute and ROCm one
+            // above the device's shared memory.
+            return Err(BackendError::InvalidValue(format!(
+                "launch of `{}`: {} bytes of dynamic shared memory exceed the {max_dynamic} its \
+                 hipFuncAttributeMaxDynamicSharedMemorySize allows",
+                target.kernel().name,
+                config.shared_mem
+            )));
+        }
+        let launch = KernelLaunch {
+            args: AlignedBytes::copy_of(&args)?,
+            module: Arc::clone(&target.module),
+            kernel: target.index,
+            config,
+            threads: threads.unwrap_or(self.kernel_threads),
+            _ticket: self.kernels_in_flight.begin(),
+        };
+        match queue {
+            Some(queue) => queue.submit(StreamOp::Kernel(launch)).map(drop),
+            None => {
+                self.null_stream_barrier(&[device]);
+                StreamOp::Kernel(launch).execute()
+            }
+        }
     }
 }
