@@ -297,6 +297,13 @@ fn kernels() {
     run_program("kernels");
 }
 
+/// Libraries, extended/cooperative/attribute launches, the hipConfigureCall stack, entry
+/// points by name; two devices for the multi-device launches.
+#[test]
+fn module_extra() {
+    run_program_on("module_extra", 2);
+}
+
 #[test]
 fn device_control() {
     run_program("device_control");
