@@ -657,6 +657,10 @@ opcodes! { <'a>
     Rtc RtcHandler {
         /// `hiprtcCompileProgram`, compiled by the worker for its device.
         0x0601 RtcCompile rtc_compile: RtcCompile<'a> => RtcCompiled<'a>, reply, call;
+        /// `hipLinkComplete`: the inputs linked by the worker; the image stays with the session.
+        0x0610 RtcLink rtc_link: RtcLink<'a> => RtcLinked<'a>, request, call;
+        /// The image of the latest successful `RtcLink`, taken.
+        0x0611 RtcLinkedImage rtc_linked_image: Empty => LinkedImage<'a>, reply, call;
     }
 
     /// Arrays, mipmapped arrays and the copies that name them.

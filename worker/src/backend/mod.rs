@@ -64,7 +64,7 @@ pub use host::{HostBackend, HostConfig};
 pub(crate) use memory::zeroed_buffer;
 pub use memory::{DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows};
 pub use module::{args_len, FunctionAttribute, FunctionAttributes, KernelFunction, LaunchConfig, ModuleBackend, ModuleFormat, ParamLayout};
-pub use rtc::{RtcBackend, RtcOutput, RtcRequest};
+pub use rtc::{jit_input, LinkInput, RtcBackend, RtcOutput, RtcRequest};
 pub use stream::{stream_flags, HostFn, StreamBackend};
 pub use transport::TransportHooks;
 

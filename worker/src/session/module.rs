@@ -18,7 +18,9 @@ use std::collections::HashMap;
 
 use super::tables::AllocInfo;
 use super::{CallCx, Failure, Session};
-use crate::backend::{self, BackendError, DeviceIndex, FunctionAttribute, FunctionHandle, LaunchConfig, ModuleHandle, RtcOutput, RtcRequest};
+use crate::backend::{
+    self, BackendError, DeviceIndex, FunctionAttribute, FunctionHandle, LaunchConfig, LinkInput, ModuleHandle, RtcOutput, RtcRequest,
+};
 use proto_core::limits::{MAX_KERNEL_PARAMS, MAX_LIST_ITEMS, MAX_NAME_LEN, MAX_TEXT_LEN};
 use proto_core::opcode::{ModuleHandler, RtcHandler};
 use proto_core::wire::{self, ModuleFormat, ParamDesc};
@@ -284,7 +286,65 @@ impl ModuleHandler for Session {
     }
 }
 
+/// A linker or compiler log cut to the wire's text limit, without NUL bytes.
+fn wire_log(mut log: String) -> String {
+    if log.len() > MAX_TEXT_LEN {
+        let mut cut = MAX_TEXT_LEN;
+        while !log.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        log.truncate(cut);
+    }
+    log.replace('\0', "\u{fffd}")
+}
+
 impl RtcHandler for Session {
+    fn rtc_link<'a>(&'a mut self, _cx: &mut CallCx, req: wire::RtcLink<'_>) -> Result<wire::RtcLinked<'a>, Failure> {
+        let names: Vec<&str> = req.names.iter().collect();
+        if names.len() != req.inputs.0.len() {
+            return Err(Failure::new(Status::INVALID_VALUE, format!("{} link inputs but {} names", req.inputs.0.len(), names.len())));
+        }
+        let total: u64 = req.inputs.0.iter().map(|i| u64::from(i.len.get())).sum();
+        if total != req.data.0.len() as u64 {
+            return Err(Failure::new(
+                Status::INVALID_VALUE,
+                format!("link inputs declare {total} bytes but the bulk section has {}", req.data.0.len()),
+            ));
+        }
+        let mut inputs = Vec::with_capacity(names.len());
+        let mut rest = req.data.0;
+        for (input, name) in req.inputs.0.iter().zip(names) {
+            let kind = input.kind.get();
+            if !backend::jit_input::is_known(kind) {
+                return Err(Failure::new(Status::INVALID_VALUE, format!("link input `{name}` has unknown hipJitInputType {kind}")));
+            }
+            let (data, tail) = rest.split_at(input.len.get() as usize);
+            rest = tail;
+            inputs.push(LinkInput { kind, name, data });
+        }
+        let dev = self.device(req.device)?;
+        let output = self.backend.rtc_link(dev, &inputs)?;
+        if output.code.len() > proto_core::limits::MAX_BULK_LEN {
+            return Err(Failure::new(Status::TOO_LARGE, format!("linked image of {} bytes exceeds one bulk section", output.code.len())));
+        }
+        let image_len = output.code.len() as u64;
+        self.linked_image = if output.success { output.code } else { Vec::new() };
+        self.link_log = wire_log(output.log);
+        let this: &'a Session = self;
+        Ok(wire::RtcLinked { success: output.success, log: this.link_log.as_str().into(), image_len })
+    }
+
+    fn rtc_linked_image<'a>(&'a mut self, _cx: &mut CallCx, _req: wire::Empty) -> Result<Outcome<wire::LinkedImage<'a>>, Failure> {
+        if self.linked_image.is_empty() {
+            return Err(Failure::new(Status::INVALID_VALUE, "no linked image is waiting (RtcLink did not succeed, or the image was taken)"));
+        }
+        self.link_log = String::new();
+        let image = std::mem::take(&mut self.linked_image);
+        self.linked_image_sent = image;
+        let this: &'a Session = self;
+        Ok(wire::LinkedImage { image: Bulk(&this.linked_image_sent) }.into())
+    }
+
     fn rtc_compile<'a>(&'a mut self, _cx: &mut CallCx, req: wire::RtcCompile<'_>) -> Result<Outcome<wire::RtcCompiled<'a>>, Failure> {
         let names: Vec<&str> = req.header_names.iter().collect();
         let sources: Vec<&str> = req.header_sources.iter().collect();

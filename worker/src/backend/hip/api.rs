@@ -18,6 +18,8 @@ pub type Function = *mut c_void;
 pub type HipLibrary = *mut c_void;
 /// `hipKernel_t`.
 pub type Kernel = *mut c_void;
+/// `hipLinkState_t`.
+pub type LinkState = *mut c_void;
 /// `hiprtcProgram`.
 pub type Program = *mut c_void;
 
@@ -125,6 +127,11 @@ entry_points! {
         hipLibraryGetKernelCount: fn(*mut c_uint, HipLibrary) -> HipError;
         hipLibraryEnumerateKernels: fn(*mut Kernel, c_uint, HipLibrary) -> HipError;
         hipKernelGetName: fn(*mut *const c_char, Kernel) -> HipError;
+        // The linker (hipLink*).
+        hipLinkCreate: fn(c_uint, *mut c_int, *mut *mut c_void, *mut LinkState) -> HipError;
+        hipLinkAddData: fn(LinkState, c_int, *mut c_void, usize, *const c_char, c_uint, *mut c_int, *mut *mut c_void) -> HipError;
+        hipLinkComplete: fn(LinkState, *mut *mut c_void, *mut usize) -> HipError;
+        hipLinkDestroy: fn(LinkState) -> HipError;
     }
 }
 
