@@ -304,6 +304,12 @@ fn module_extra() {
     run_program_on("module_extra", 2);
 }
 
+/// The linker: two -fgpu-rdc pieces linked on the worker into one module.
+#[test]
+fn module_link() {
+    run_program("module_link");
+}
+
 #[test]
 fn device_control() {
     run_program("device_control");
