@@ -36,7 +36,7 @@ fn record(event: hipEvent_t, stream: hipStream_t) -> Result<(), CallError> {
 /// a last, partial work-group, which a CUDA device cannot; so a size that is not a multiple
 /// of the block is refused rather than run with threads the caller never asked for.
 fn blocks_for(global: u32, local: u32, axis: char) -> Result<u32, CallError> {
-    if global == 0 || local == 0 || global < local || global % local != 0 {
+    if global == 0 || local == 0 || global < local || !global.is_multiple_of(local) {
         return Err(CallError::new(
             HipError::INVALID_VALUE,
             format!("global work size {global} along {axis} must be a non-zero multiple of the block size {local}"),

@@ -161,6 +161,9 @@ impl RtcBackend for HipBackend {
     }
 }
 
+/// Bytes of the runtime's error log kept from one link.
+const LINK_LOG_LEN: usize = 64 << 10;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,6 +174,3 @@ mod tests {
         assert_eq!(options_for(&["--offload-arch=gfx90a"], "gfx942"), ["--offload-arch=gfx90a"]);
     }
 }
-
-/// Bytes of the runtime's error log kept from one link.
-const LINK_LOG_LEN: usize = 64 << 10;

@@ -719,6 +719,57 @@ impl ModuleBackend for HostBackend {
     }
 }
 
+impl HostBackend {
+    /// Validates and queues a launch whose blocks run on `threads` OS threads (`None`: the
+    /// backend's usual number, blocks taking turns).
+    fn launch_on_threads(
+        &self,
+        stream: Option<StreamHandle>,
+        function: FunctionHandle,
+        config: LaunchConfig,
+        args: Vec<u8>,
+        threads: Option<usize>,
+    ) -> Result<(), BackendError> {
+        let target = self.function(function)?;
+        let (queue, device) = match stream {
+            Some(handle) => {
+                let queue = self.stream(handle)?;
+                let device = queue.device();
+                (Some(queue), device)
+            }
+            None => (None, target.device),
+        };
+        let props = &self.device(device)?.properties;
+        launch::validate_launch(target.kernel(), &config, args.len(), props)?;
+        let max_dynamic = lock(&target.settings).max_dynamic_shared;
+        if config.shared_mem > max_dynamic {
+            // hipErrorInvalidValue, as CUDA answers a launch above the attribute and ROCm one
+            // above the device's shared memory.
+            return Err(BackendError::InvalidValue(format!(
+                "launch of `{}`: {} bytes of dynamic shared memory exceed the {max_dynamic} its \
+                 hipFuncAttributeMaxDynamicSharedMemorySize allows",
+                target.kernel().name,
+                config.shared_mem
+            )));
+        }
+        let launch = KernelLaunch {
+            args: AlignedBytes::copy_of(&args)?,
+            module: Arc::clone(&target.module),
+            kernel: target.index,
+            config,
+            threads: threads.unwrap_or(self.kernel_threads),
+            _ticket: self.kernels_in_flight.begin(),
+        };
+        match queue {
+            Some(queue) => queue.submit(StreamOp::Kernel(launch)).map(drop),
+            None => {
+                self.null_stream_barrier(&[device]);
+                StreamOp::Kernel(launch).execute()
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -813,56 +864,5 @@ mod tests {
             assert!(err.contains("IFUNC"), "{err}");
         }
         let _ = std::fs::remove_dir_all(&dir);
-    }
-}
-
-impl HostBackend {
-    /// Validates and queues a launch whose blocks run on `threads` OS threads (`None`: the
-    /// backend's usual number, blocks taking turns).
-    fn launch_on_threads(
-        &self,
-        stream: Option<StreamHandle>,
-        function: FunctionHandle,
-        config: LaunchConfig,
-        args: Vec<u8>,
-        threads: Option<usize>,
-    ) -> Result<(), BackendError> {
-        let target = self.function(function)?;
-        let (queue, device) = match stream {
-            Some(handle) => {
-                let queue = self.stream(handle)?;
-                let device = queue.device();
-                (Some(queue), device)
-            }
-            None => (None, target.device),
-        };
-        let props = &self.device(device)?.properties;
-        launch::validate_launch(target.kernel(), &config, args.len(), props)?;
-        let max_dynamic = lock(&target.settings).max_dynamic_shared;
-        if config.shared_mem > max_dynamic {
-            // hipErrorInvalidValue, as CUDA answers a launch above the attribute and ROCm one
-            // above the device's shared memory.
-            return Err(BackendError::InvalidValue(format!(
-                "launch of `{}`: {} bytes of dynamic shared memory exceed the {max_dynamic} its \
-                 hipFuncAttributeMaxDynamicSharedMemorySize allows",
-                target.kernel().name,
-                config.shared_mem
-            )));
-        }
-        let launch = KernelLaunch {
-            args: AlignedBytes::copy_of(&args)?,
-            module: Arc::clone(&target.module),
-            kernel: target.index,
-            config,
-            threads: threads.unwrap_or(self.kernel_threads),
-            _ticket: self.kernels_in_flight.begin(),
-        };
-        match queue {
-            Some(queue) => queue.submit(StreamOp::Kernel(launch)).map(drop),
-            None => {
-                self.null_stream_barrier(&[device]);
-                StreamOp::Kernel(launch).execute()
-            }
-        }
     }
 }
