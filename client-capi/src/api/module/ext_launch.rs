@@ -546,3 +546,45 @@ pub unsafe extern "C" fn hipOccupancyAvailableDynamicSMemPerBlock(
         Ok(())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn global_work_sizes_divide_into_blocks() {
+        assert_eq!(blocks_for(256, 64, 'x').unwrap(), 4);
+        assert_eq!(blocks_for(64, 64, 'x').unwrap(), 1);
+        for (global, local) in [(250, 64), (32, 64), (0, 64), (64, 0)] {
+            assert_eq!(blocks_for(global, local, 'x').unwrap_err().code, HipError::INVALID_VALUE, "{global}/{local}");
+        }
+    }
+
+    fn attribute(id: hipLaunchAttributeID, value: c_int) -> hipLaunchAttribute {
+        // SAFETY: plain data; all-zero is a valid attribute.
+        let mut a: hipLaunchAttribute = unsafe { std::mem::zeroed() };
+        a.id = id;
+        a.__bindgen_anon_1.val.cooperative = value;
+        a
+    }
+
+    #[test]
+    fn launch_attributes() {
+        // SAFETY: no attributes are read.
+        assert_eq!(unsafe { launch_kind(std::ptr::null(), 0) }.unwrap(), LaunchKind::Plain);
+        // SAFETY: a null array with a count is refused before any read.
+        assert_eq!(unsafe { launch_kind(std::ptr::null(), 1) }.unwrap_err().code, HipError::INVALID_VALUE);
+        let attrs = [attribute(ATTRIBUTE_PRIORITY, 3), attribute(ATTRIBUTE_COOPERATIVE, 1)];
+        // SAFETY: two attributes, as passed.
+        assert_eq!(unsafe { launch_kind(attrs.as_ptr(), 2) }.unwrap(), LaunchKind::Cooperative);
+        let off = [attribute(ATTRIBUTE_COOPERATIVE, 0)];
+        // SAFETY: one attribute.
+        assert_eq!(unsafe { launch_kind(off.as_ptr(), 1) }.unwrap(), LaunchKind::Plain);
+        // Access policy windows, synchronization policy and memory sync domains are refused.
+        for id in [1, 3, 9, 10] {
+            let a = [attribute(id, 0)];
+            // SAFETY: one attribute.
+            assert_eq!(unsafe { launch_kind(a.as_ptr(), 1) }.unwrap_err().code, HipError::NOT_SUPPORTED, "attribute {id}");
+        }
+    }
+}

@@ -129,3 +129,17 @@ pub unsafe extern "C" fn hipGetDriverEntryPoint_spt(
     // SAFETY: forwarded caller contract.
     hip_boundary!("hipGetDriverEntryPoint_spt", { unsafe { get(symbol, funcPtr, None, flags, status) } })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_pick_the_spt_form_where_there_is_one() {
+        // The unit-test binary links this crate statically, so `own_library` finds no shared
+        // object of its own; only the flag checks are exercised here (the C test resolves).
+        assert!(resolve("hipMalloc", 8).is_err());
+        assert!(resolve("hipMalloc", PROC_FLAG_DEFAULT).is_ok());
+        assert_eq!(lookup("malloc"), None, "only HIP names are looked up");
+    }
+}
