@@ -110,7 +110,7 @@ pub unsafe extern "C" fn hipGetProcAddress(
 pub unsafe extern "C" fn hipGetDriverEntryPoint(
     symbol: *const c_char,
     funcPtr: *mut *mut c_void,
-    flags: u64,
+    flags: std::ffi::c_ulonglong,
     driverStatus: *mut hipDriverEntryPointQueryResult,
 ) -> hipError_t {
     // SAFETY: forwarded caller contract.
@@ -122,7 +122,7 @@ pub unsafe extern "C" fn hipGetDriverEntryPoint(
 pub unsafe extern "C" fn hipGetDriverEntryPoint_spt(
     symbol: *const c_char,
     funcPtr: *mut *mut c_void,
-    flags: u64,
+    flags: std::ffi::c_ulonglong,
     status: *mut hipDriverEntryPointQueryResult,
 ) -> hipError_t {
     let flags = if flags == PROC_FLAG_DEFAULT { PROC_FLAG_PER_THREAD_STREAM } else { flags };
