@@ -236,7 +236,9 @@ impl ModuleHandler for Session {
         // All blocks must be resident at once: AMD's runtime refuses a larger grid before
         // launching (hip_module.cpp, ihipLaunchCooperativeKernel).
         let capacity = self.backend.cooperative_max_blocks(handle, threads as u32, u64::from(config.shared_mem))?;
-        if config.blocks() > u128::from(capacity) {
+        // No resident block at all means the shape itself is wrong (block or shared memory
+        // too large): the backend's launch checks answer that, as AMD checks the shape first.
+        if capacity > 0 && config.blocks() > u128::from(capacity) {
             return Err(Failure::new(
                 Status::COOPERATIVE_LAUNCH_TOO_LARGE,
                 format!("cooperative launch of {} blocks; at most {capacity} can be resident at once", config.blocks()),
@@ -300,6 +302,8 @@ fn wire_log(mut log: String) -> String {
 
 impl RtcHandler for Session {
     fn rtc_link<'a>(&'a mut self, _cx: &mut CallCx, req: wire::RtcLink<'_>) -> Result<wire::RtcLinked<'a>, Failure> {
+        // The image an earlier link sent is not needed any more.
+        self.linked_image_sent = Vec::new();
         let names: Vec<&str> = req.names.iter().collect();
         if names.len() != req.inputs.0.len() {
             return Err(Failure::new(Status::INVALID_VALUE, format!("{} link inputs but {} names", req.inputs.0.len(), names.len())));

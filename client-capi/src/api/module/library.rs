@@ -33,6 +33,16 @@ fn kernel_id(kernel: hipKernel_t) -> u64 {
     kernel as usize as u64
 }
 
+/// Forgets `module` as a library (when `hipModuleUnload` unloads one) and the names of
+/// `functions` handed out by `hipKernelGetName`.
+pub(super) fn forget_library(module: u64, functions: &[u64]) {
+    let mut libs = libraries();
+    libs.modules.remove(&module);
+    for f in functions {
+        libs.names.remove(f);
+    }
+}
+
 /// The module of a loaded library.
 fn library_module(library: hipLibrary_t) -> Result<u64, CallError> {
     let id = library_id(library);
@@ -128,13 +138,7 @@ pub extern "C" fn hipLibraryUnload(library: hipLibrary_t) -> hipError_t {
     hip_boundary!("hipLibraryUnload", {
         let module = library_module(library)?;
         let functions: Vec<u64> = tables().modules.get(&module).map(|m| m.functions.values().copied().collect()).unwrap_or_default();
-        {
-            let mut libs = libraries();
-            libs.modules.remove(&module);
-            for f in functions {
-                libs.names.remove(&f);
-            }
-        }
+        forget_library(module, &functions);
         let worker = forget_module(module).ok_or_else(|| CallError::new(HipError::INVALID_HANDLE, format!("{library:p} was already unloaded")))?;
         call_sync(|c| c.module_unload(wire::ModuleRef { module: worker }))
     })
