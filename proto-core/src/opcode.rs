@@ -663,12 +663,22 @@ opcodes! { <'a>
         0x0508 OccupancyMaxPotentialBlockSize occupancy_max_potential_block_size: BlockSizeQuery => BlockSize, none, call;
         /// `hipFuncSetAttribute`.
         0x0509 FuncSetAttribute func_set_attribute: FuncSetAttribute => Empty, none, call;
+        /// `hipModuleGetFunctionCount`, `hipLibraryGetKernelCount`, `hipLibraryEnumerateKernels`.
+        0x0510 ModuleFunctionNames module_function_names: ModuleRef => FunctionNames<'a>, none, call;
+        /// `hipLaunchCooperativeKernel*`, `hipModuleLaunchCooperativeKernel*`, launches with
+        /// `hipLaunchAttributeCooperative`: every block resident at once. A call, so that a grid
+        /// too large to be co-resident is refused at once, as AMD's runtime refuses it.
+        0x0511 LaunchCooperative launch_cooperative: LaunchKernel<'a> => Empty, none, call;
     }
 
     /// Runtime compilation.
     Rtc RtcHandler {
         /// `hiprtcCompileProgram`, compiled by the worker for its device.
         0x0601 RtcCompile rtc_compile: RtcCompile<'a> => RtcCompiled<'a>, reply, call;
+        /// `hipLinkComplete`: the inputs linked by the worker; the image stays with the session.
+        0x0610 RtcLink rtc_link: RtcLink<'a> => RtcLinked<'a>, request, call;
+        /// The image of the latest successful `RtcLink`, taken.
+        0x0611 RtcLinkedImage rtc_linked_image: Empty => LinkedImage<'a>, reply, call;
     }
 
     /// Arrays, mipmapped arrays and the copies that name them.

@@ -387,6 +387,19 @@ fn kernels() {
     run_program("kernels");
 }
 
+/// Libraries, extended/cooperative/attribute launches, the hipConfigureCall stack, entry
+/// points by name; two devices for the multi-device launches.
+#[test]
+fn module_extra() {
+    run_program_on("module_extra", 2);
+}
+
+/// The linker: two -fgpu-rdc pieces linked on the worker into one module.
+#[test]
+fn module_link() {
+    run_program("module_link");
+}
+
 #[test]
 fn managed() {
     run_program("managed");

@@ -1042,3 +1042,39 @@ fn pitched_memsets_and_attribute_queries_are_checked() {
         other.round_trip(9);
     });
 }
+
+#[test]
+fn link_requests_kernel_names_and_cooperative_launches_are_checked() {
+    with_bystander(|worker| {
+        let mut c = Client::greeted(worker);
+        let input = |kind: u32, len: u32| wire::LinkInput { kind: kind.into(), len: len.into() };
+        let link = |c: &mut Client, inputs: &[wire::LinkInput], names: &str, data: &[u8]| {
+            let req = wire::RtcLink {
+                device: 0,
+                inputs: proto_core::List(inputs),
+                names: proto_core::StrList::from_packed(names).unwrap(),
+                data: Bulk(data),
+            };
+            c.call(&Request::RtcLink(req)).error()
+        };
+        // The inputs' lengths must cover the bulk section exactly, one name per input, and
+        // each kind must be a hipJitInputType.
+        assert_eq!(link(&mut c, &[input(3, 4)], "a\0", b"abc").0, Status::INVALID_VALUE);
+        assert_eq!(link(&mut c, &[input(3, 2)], "a\0", b"abc").0, Status::INVALID_VALUE);
+        assert_eq!(link(&mut c, &[input(3, 1), input(3, 2)], "a\0", b"abc").0, Status::INVALID_VALUE);
+        assert_eq!(link(&mut c, &[input(77, 3)], "a\0", b"abc").0, Status::INVALID_VALUE);
+        let bad_device = wire::RtcLink {
+            device: 9,
+            inputs: proto_core::List(&[input(3, 3)]),
+            names: proto_core::StrList::from_packed("a\0").unwrap(),
+            data: Bulk(b"abc"),
+        };
+        assert_eq!(c.call(&Request::RtcLink(bad_device)).error().0, Status::INVALID_DEVICE);
+        // No image waits without a successful link.
+        assert_eq!(c.call(&Request::RtcLinkedImage(wire::Empty {})).error().0, Status::INVALID_VALUE);
+        // Unknown modules and functions.
+        assert_eq!(c.call(&Request::ModuleFunctionNames(wire::ModuleRef { module: 0x77 })).error().0, Status::INVALID_HANDLE);
+        let launch = wire::LaunchKernel { function: 0x99, grid: [1, 1, 1], block: [1, 1, 1], shared_mem: 0, stream: 0, args: Default::default() };
+        assert_eq!(c.call(&Request::LaunchCooperative(launch)).error().0, Status::INVALID_HANDLE);
+    });
+}

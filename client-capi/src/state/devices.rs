@@ -29,6 +29,18 @@ pub fn set_current_device(dev: u32) {
     DEVICE_SET.with(|s| s.set(true));
 }
 
+/// Runs `f` with `dev` (already validated) as the calling thread's current device, then
+/// restores the previous one as it was (multi-device launches resolve each kernel on its
+/// stream's device this way).
+pub fn with_current_device<R>(dev: u32, f: impl FnOnce() -> R) -> R {
+    let (old, was_set) = (current_device(), DEVICE_SET.with(|s| s.get()));
+    CURRENT_DEVICE.with(|d| d.set(dev));
+    let out = f();
+    CURRENT_DEVICE.with(|d| d.set(old));
+    DEVICE_SET.with(|s| s.set(was_set));
+    out
+}
+
 /// Makes `dev` (already validated) the current device unless `hipSetDevice` chose one on this
 /// thread: `hipSetValidDevices`, as ROCm does it.
 pub fn prefer_device(dev: u32) {

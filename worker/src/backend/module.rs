@@ -172,6 +172,27 @@ pub trait ModuleBackend {
     /// are returned at once; failures while running are latched on the stream.
     fn launch_kernel(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, args: Vec<u8>) -> Result<(), BackendError>;
 
+    /// The names of `module`'s kernels, in the image's order (`hipModuleGetFunctionCount`,
+    /// `hipLibraryEnumerateKernels`).
+    fn module_function_names(&self, module: ModuleHandle) -> Result<Vec<String>, BackendError>;
+
+    /// Queues a cooperative launch: like [`ModuleBackend::launch_kernel`], but every block
+    /// of the grid is resident at once, so a grid-wide barrier can work. The session has
+    /// already refused grids larger than [`ModuleBackend::cooperative_max_blocks`]
+    /// (`hipErrorCooperativeLaunchTooLarge`).
+    fn launch_cooperative(
+        &self,
+        stream: Option<StreamHandle>,
+        function: FunctionHandle,
+        config: LaunchConfig,
+        args: Vec<u8>,
+    ) -> Result<(), BackendError>;
+
+    /// The most blocks of `block_size` threads and `dynamic_shared` bytes that can be resident
+    /// at once on the function's device: active blocks per multiprocessor times
+    /// multiprocessors, as AMD's and CUDA's runtimes bound a cooperative grid.
+    fn cooperative_max_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u64, BackendError>;
+
     /// `hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`: blocks of `block_size` threads
     /// and `dynamic_shared` bytes that fit on one multiprocessor at once.
     fn occupancy_max_active_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError>;

@@ -200,6 +200,14 @@ pub struct Session {
     peer_access: std::collections::HashSet<(DeviceIndex, DeviceIndex)>,
     /// The latest hiprtc result, borrowed by its reply.
     rtc_reply: RtcReply,
+    /// The latest `ModuleFunctionNames` answer (NUL-separated), which the reply borrows.
+    function_names: String,
+    /// The image of the latest successful `RtcLink`, until `RtcLinkedImage` takes it.
+    linked_image: Vec<u8>,
+    /// The image `RtcLinkedImage` last sent, which its reply borrows.
+    linked_image_sent: Vec<u8>,
+    /// The log of the latest `RtcLink`, which its reply borrows.
+    link_log: String,
     /// Bytes of fire-and-forget uploads held until their stream runs them.
     pending_bytes: Arc<AtomicUsize>,
     /// Replies produced after their handler returned, and deferred statuses.
@@ -251,6 +259,10 @@ impl Session {
             limits: HashMap::new(),
             peer_access: Default::default(),
             rtc_reply: RtcReply::default(),
+            function_names: String::new(),
+            linked_image: Vec::new(),
+            linked_image_sent: Vec::new(),
+            link_log: String::new(),
             late,
             memory: None,
             pools: pool::Pools::default(),

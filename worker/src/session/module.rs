@@ -18,7 +18,9 @@ use std::collections::HashMap;
 
 use super::tables::AllocInfo;
 use super::{CallCx, Failure, Session};
-use crate::backend::{self, BackendError, DeviceIndex, FunctionAttribute, FunctionHandle, LaunchConfig, ModuleHandle, RtcOutput, RtcRequest};
+use crate::backend::{
+    self, BackendError, DeviceIndex, FunctionAttribute, FunctionHandle, LaunchConfig, LinkInput, ModuleHandle, RtcOutput, RtcRequest,
+};
 use proto_core::limits::{MAX_KERNEL_PARAMS, MAX_LIST_ITEMS, MAX_NAME_LEN, MAX_TEXT_LEN};
 use proto_core::opcode::{ModuleHandler, RtcHandler};
 use proto_core::wire::{self, ModuleFormat, ParamDesc};
@@ -195,6 +197,57 @@ impl ModuleHandler for Session {
         Ok(wire::Empty {})
     }
 
+    fn module_function_names<'a>(&'a mut self, _cx: &mut CallCx, req: wire::ModuleRef) -> Result<wire::FunctionNames<'a>, Failure> {
+        let handle = self.modules.get(req.module)?.handle;
+        let names = self.backend.module_function_names(handle)?;
+        let mut packed = String::new();
+        for name in &names {
+            if name.is_empty() || name.len() > MAX_NAME_LEN || name.contains('\0') {
+                return Err(Failure::new(Status::UNKNOWN, format!("the module has an unusable kernel name {name:?}")));
+            }
+            packed.push_str(name);
+            packed.push('\0');
+        }
+        if names.len() > MAX_LIST_ITEMS || packed.len() > MAX_TEXT_LEN {
+            return Err(Failure::new(Status::TOO_LARGE, format!("{} kernel names exceed the protocol's limits", names.len())));
+        }
+        self.function_names = packed;
+        let this: &'a Session = self;
+        let names = StrList::from_packed(&this.function_names).ok_or_else(|| Failure::new(Status::UNKNOWN, "kernel names could not be packed"))?;
+        Ok(wire::FunctionNames { names })
+    }
+
+    fn launch_cooperative(&mut self, _cx: &mut CallCx, req: wire::LaunchKernel<'_>) -> Result<wire::Empty, Failure> {
+        let function = self.function(req.function)?;
+        let args = req.args.0;
+        if (args.len() as u64) < function.args_len {
+            return Err(Failure::new(
+                Status::INVALID_VALUE,
+                format!("kernel arguments are {} bytes, but the function's parameters need {}", args.len(), function.args_len),
+            ));
+        }
+        let (handle, device) = (function.handle, function.device);
+        let stream = self.stream(req.stream, device)?;
+        let config = LaunchConfig { grid: req.grid, block: req.block, shared_mem: req.shared_mem };
+        let threads = config.threads_per_block().filter(|&t| t > 0 && t <= u64::from(u32::MAX));
+        let Some(threads) = threads.filter(|_| !config.grid.contains(&0)) else {
+            return Err(Failure::new(Status::INVALID_CONFIGURATION, format!("grid {:?} / block {:?}", config.grid, config.block)));
+        };
+        // All blocks must be resident at once: AMD's runtime refuses a larger grid before
+        // launching (hip_module.cpp, ihipLaunchCooperativeKernel).
+        let capacity = self.backend.cooperative_max_blocks(handle, threads as u32, u64::from(config.shared_mem))?;
+        // No resident block at all means the shape itself is wrong (block or shared memory
+        // too large): the backend's launch checks answer that, as AMD checks the shape first.
+        if capacity > 0 && config.blocks() > u128::from(capacity) {
+            return Err(Failure::new(
+                Status::COOPERATIVE_LAUNCH_TOO_LARGE,
+                format!("cooperative launch of {} blocks; at most {capacity} can be resident at once", config.blocks()),
+            ));
+        }
+        self.backend.launch_cooperative(stream, handle, config, args.to_vec())?;
+        Ok(wire::Empty {})
+    }
+
     fn func_get_attributes(&mut self, _cx: &mut CallCx, req: wire::FunctionRef) -> Result<wire::FuncAttributes, Failure> {
         let handle = self.function(req.function)?.handle;
         let a = self.backend.function_attributes(handle)?;
@@ -235,7 +288,67 @@ impl ModuleHandler for Session {
     }
 }
 
+/// A linker or compiler log cut to the wire's text limit, without NUL bytes.
+fn wire_log(mut log: String) -> String {
+    if log.len() > MAX_TEXT_LEN {
+        let mut cut = MAX_TEXT_LEN;
+        while !log.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        log.truncate(cut);
+    }
+    log.replace('\0', "\u{fffd}")
+}
+
 impl RtcHandler for Session {
+    fn rtc_link<'a>(&'a mut self, _cx: &mut CallCx, req: wire::RtcLink<'_>) -> Result<wire::RtcLinked<'a>, Failure> {
+        // The image an earlier link sent is not needed any more.
+        self.linked_image_sent = Vec::new();
+        let names: Vec<&str> = req.names.iter().collect();
+        if names.len() != req.inputs.0.len() {
+            return Err(Failure::new(Status::INVALID_VALUE, format!("{} link inputs but {} names", req.inputs.0.len(), names.len())));
+        }
+        let total: u64 = req.inputs.0.iter().map(|i| u64::from(i.len.get())).sum();
+        if total != req.data.0.len() as u64 {
+            return Err(Failure::new(
+                Status::INVALID_VALUE,
+                format!("link inputs declare {total} bytes but the bulk section has {}", req.data.0.len()),
+            ));
+        }
+        let mut inputs = Vec::with_capacity(names.len());
+        let mut rest = req.data.0;
+        for (input, name) in req.inputs.0.iter().zip(names) {
+            let kind = input.kind.get();
+            if !backend::jit_input::is_known(kind) {
+                return Err(Failure::new(Status::INVALID_VALUE, format!("link input `{name}` has unknown hipJitInputType {kind}")));
+            }
+            let (data, tail) = rest.split_at(input.len.get() as usize);
+            rest = tail;
+            inputs.push(LinkInput { kind, name, data });
+        }
+        let dev = self.device(req.device)?;
+        let output = self.backend.rtc_link(dev, &inputs)?;
+        if output.code.len() > proto_core::limits::MAX_BULK_LEN {
+            return Err(Failure::new(Status::TOO_LARGE, format!("linked image of {} bytes exceeds one bulk section", output.code.len())));
+        }
+        let image_len = output.code.len() as u64;
+        self.linked_image = if output.success { output.code } else { Vec::new() };
+        self.link_log = wire_log(output.log);
+        let this: &'a Session = self;
+        Ok(wire::RtcLinked { success: output.success, log: this.link_log.as_str().into(), image_len })
+    }
+
+    fn rtc_linked_image<'a>(&'a mut self, _cx: &mut CallCx, _req: wire::Empty) -> Result<Outcome<wire::LinkedImage<'a>>, Failure> {
+        if self.linked_image.is_empty() {
+            return Err(Failure::new(Status::INVALID_VALUE, "no linked image is waiting (RtcLink did not succeed, or the image was taken)"));
+        }
+        self.link_log = String::new();
+        let image = std::mem::take(&mut self.linked_image);
+        self.linked_image_sent = image;
+        let this: &'a Session = self;
+        Ok(wire::LinkedImage { image: Bulk(&this.linked_image_sent) }.into())
+    }
+
     fn rtc_compile<'a>(&'a mut self, _cx: &mut CallCx, req: wire::RtcCompile<'_>) -> Result<Outcome<wire::RtcCompiled<'a>>, Failure> {
         let names: Vec<&str> = req.header_names.iter().collect();
         let sources: Vec<&str> = req.header_sources.iter().collect();

@@ -66,6 +66,8 @@ pub unsafe extern "C" fn hipModuleLoadFatBinary(module: *mut hipModule_t, fatbin
 #[no_mangle]
 pub extern "C" fn hipModuleUnload(module: hipModule_t) -> hipError_t {
     hip_boundary!("hipModuleUnload", {
+        let functions: Vec<u64> = tables().modules.get(&module.id()).map(|m| m.functions.values().copied().collect()).unwrap_or_default();
+        library::forget_library(module.id(), &functions);
         let worker =
             forget_module(module.id()).ok_or_else(|| CallError::new(HipError::INVALID_HANDLE, format!("{module:p} is not a loaded hipModule_t")))?;
         call_sync(|c| c.module_unload(wire::ModuleRef { module: worker }))

@@ -190,6 +190,32 @@ pub(crate) unsafe fn launch(
     extra: *mut *mut c_void,
     bad_dims: HipError,
 ) -> Result<(), CallError> {
+    // SAFETY: forwarded caller contract.
+    unsafe { launch_as(f, g, kernel_params, extra, bad_dims, LaunchKind::Plain) }
+}
+
+/// How a launch runs on the worker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LaunchKind {
+    /// Fire-and-forget (`LaunchKernel`).
+    Plain,
+    /// Every block resident at once (`LaunchCooperative`): one round trip, so that a grid
+    /// too large to be co-resident fails the call itself.
+    Cooperative,
+}
+
+/// [`launch`] of either kind.
+///
+/// # Safety
+/// As [`launch`].
+pub(crate) unsafe fn launch_as(
+    f: &Function,
+    g: Geometry,
+    kernel_params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+    bad_dims: HipError,
+    kind: LaunchKind,
+) -> Result<(), CallError> {
     if g.grid.contains(&0) || g.block.contains(&0) {
         return Err(CallError::new(
             bad_dims,
@@ -216,7 +242,10 @@ pub(crate) unsafe fn launch(
         }
     };
     let req = wire::LaunchKernel { function: f.worker, grid: g.grid, block: g.block, shared_mem, stream: stream_id(g.stream), args: args.into() };
-    with_conn(|c| c.post::<calls::LaunchKernel>(req))
+    match kind {
+        LaunchKind::Plain => with_conn(|c| c.post::<calls::LaunchKernel>(req)),
+        LaunchKind::Cooperative => call_sync(|c| c.launch_cooperative(req)),
+    }
 }
 
 /// `hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`.

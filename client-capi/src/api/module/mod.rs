@@ -27,15 +27,23 @@
 //! `rtc` (libhiprtc's entry point), [`register`] (`__hipRegister*` and `<<<>>>` launches).
 
 mod exports;
+mod ext_launch;
 mod image;
 mod launch;
+mod library;
+mod link;
+mod proc_address;
 pub mod register;
 mod rtc;
 mod tables;
 
 pub use exports::*;
+pub use ext_launch::*;
 pub(crate) use image::*;
 pub use launch::*;
+pub use library::*;
+pub use link::*;
+pub use proc_address::*;
 pub use rtc::*;
 pub use tables::*;
 

@@ -237,6 +237,73 @@ impl ModuleBackend for CudaBackend {
             .check("cuLaunchKernel")
     }
 
+    /// `cuModuleGetFunctionCount` / `cuModuleEnumerateFunctions` (CUDA 12.4) and
+    /// `cuFuncGetName` (12.3).
+    fn module_function_names(&self, module: ModuleHandle) -> Result<Vec<String>, BackendError> {
+        let (raw, device) = {
+            let t = lock(&self.modules);
+            let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
+            (m.raw, m.device)
+        };
+        self.enter(device)?;
+        let mut n = 0;
+        // SAFETY: a live module; a valid out-pointer.
+        unsafe { sys::cuModuleGetFunctionCount(&mut n, raw.0) }.check("cuModuleGetFunctionCount")?;
+        if n as usize > proto_core::limits::MAX_LIST_ITEMS {
+            return Err(BackendError::NotSupported(format!("{n} kernels in one module")));
+        }
+        let mut functions: Vec<CUfunction> = vec![std::ptr::null_mut(); n as usize];
+        // SAFETY: the array holds `n` entries, as passed.
+        unsafe { sys::cuModuleEnumerateFunctions(functions.as_mut_ptr(), n, raw.0) }.check("cuModuleEnumerateFunctions")?;
+        functions
+            .into_iter()
+            .map(|f| {
+                let mut name = std::ptr::null();
+                // SAFETY: a function of the live module; a valid out-pointer.
+                unsafe { sys::cuFuncGetName(&mut name, f) }.check("cuFuncGetName")?;
+                if name.is_null() {
+                    return Err(BackendError::Unknown("cuFuncGetName gave no name".into()));
+                }
+                // SAFETY: a NUL-terminated name owned by the module, copied at once.
+                Ok(unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().into_owned())
+            })
+            .collect()
+    }
+
+    fn launch_cooperative(
+        &self,
+        stream: Option<StreamHandle>,
+        function: FunctionHandle,
+        config: LaunchConfig,
+        mut args: Vec<u8>,
+    ) -> Result<(), BackendError> {
+        let (f, device, params) = self.function_entry(function, |e| (e.raw, e.device, e.params.clone()))?;
+        if (args.len() as u64) < crate::backend::args_len(&params) {
+            return Err(BackendError::InvalidValue(format!("kernel arguments are {} bytes; the kernel's parameters need more", args.len())));
+        }
+        if config.grid.contains(&0) || config.block.contains(&0) {
+            return Err(BackendError::InvalidConfiguration(format!("grid {:?} / block {:?} has a zero dimension", config.grid, config.block)));
+        }
+        let s = self.stream(stream, device)?;
+        // cuLaunchCooperativeKernel takes kernelParams only: one pointer per parameter, into
+        // the packed blob.
+        let base = args.as_mut_ptr();
+        // SAFETY: every offset lies inside the blob (its length was checked above).
+        let mut pointers: Vec<*mut c_void> = params.iter().map(|p| unsafe { base.add(p.offset as usize) }.cast()).collect();
+        let [gx, gy, gz] = config.grid;
+        let [bx, by, bz] = config.block;
+        // SAFETY: a live function of the current context; each pointer addresses its
+        // parameter's bytes in `args`, which outlives the call (the driver copies them).
+        unsafe { sys::cuLaunchCooperativeKernel(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, pointers.as_mut_ptr()) }
+            .check("cuLaunchCooperativeKernel")
+    }
+
+    fn cooperative_max_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u64, BackendError> {
+        let device = self.function_entry(function, |e| e.device)?;
+        let per_mp = self.occupancy_max_active_blocks(function, block_size, dynamic_shared)?;
+        Ok(u64::from(per_mp) * self.device(device)?.props.multi_processor_count.max(0) as u64)
+    }
+
     fn occupancy_max_active_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError> {
         let (f, device) = self.function_entry(function, |e| (e.raw, e.device))?;
         self.enter(device)?;

@@ -3,12 +3,13 @@
 //! device's own architecture. HIP-only options are translated or dropped with a log line;
 //! the compile log is returned verbatim. The result is PTX, which `cuModuleLoadData` JITs.
 
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{c_char, c_void, CStr, CString};
 
 use cudarc::nvrtc::sys;
 
+use super::error::Check;
 use super::CudaBackend;
-use crate::backend::{BackendError, DeviceIndex, RtcBackend, RtcOutput, RtcRequest};
+use crate::backend::{jit_input, BackendError, DeviceIndex, LinkInput, RtcBackend, RtcOutput, RtcRequest};
 
 /// The compatibility header served for every HIP header name a kernel may include.
 pub const HIP_COMPAT_HEADER: &str = include_str!("hip_compat.h");
@@ -38,10 +39,15 @@ fn nvrtc(call: &str, r: sys::nvrtcResult) -> Result<(), BackendError> {
 
 /// Translates hiprtc options for NVRTC: `--offload-arch`/`--gpu-architecture=gfx…` and
 /// AMD-only flags are dropped (noted in the log), `-O*` is dropped (NVRTC always optimises),
-/// the rest passes through; `-arch=<device>` and C++17 are added.
+/// `-fgpu-rdc` becomes `--relocatable-device-code=true`, the rest passes through; `-arch=<device>` and C++17 are added.
 pub fn translate_options(options: &[&str], sm: &str, notes: &mut String) -> Vec<String> {
     let mut out = vec![format!("--gpu-architecture=compute_{}", sm.trim_start_matches("sm_")), "-std=c++17".to_string()];
     for &o in options {
+        // Relocatable device code (for the linker, `hipLink*`): NVRTC's spelling.
+        if o == "-fgpu-rdc" {
+            out.push("--relocatable-device-code=true".to_string());
+            continue;
+        }
         let drop = o.starts_with("--offload-arch")
             || o.starts_with("--gpu-architecture=gfx")
             || o.starts_with("-O")
@@ -139,4 +145,79 @@ impl RtcBackend for CudaBackend {
         let out = compile(request.name, request.source, &request.headers, &request.options, &request.name_expressions, &sm)?;
         Ok(RtcOutput { success: out.success, log: out.log, code: out.ptx, lowered_names: out.lowered_names })
     }
+
+    /// `cuLinkCreate` / `cuLinkAddData` / `cuLinkComplete` in the device's context: PTX,
+    /// cubins, fat binaries, objects and libraries, as the driver links them (NVRTC output
+    /// compiled with `-fgpu-rdc`, i.e. `--relocatable-device-code=true`). The error log goes
+    /// into the result's log.
+    fn rtc_link(&self, dev: DeviceIndex, inputs: &[LinkInput<'_>]) -> Result<RtcOutput, BackendError> {
+        use cudarc::driver::sys::{self as drv, CUjitInputType as In, CUjit_option as Opt};
+        self.enter(dev)?;
+        let mut error_log = vec![0u8; LINK_LOG_LEN];
+        let mut options = [Opt::CU_JIT_ERROR_LOG_BUFFER, Opt::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
+        let mut values: [*mut c_void; 2] = [error_log.as_mut_ptr().cast(), LINK_LOG_LEN as *mut c_void];
+        let mut state = std::ptr::null_mut();
+        // SAFETY: two options with their values; the log buffer outlives the link state.
+        unsafe { drv::cuLinkCreate_v2(2, options.as_mut_ptr(), values.as_mut_ptr(), &mut state) }.check("cuLinkCreate")?;
+        let mut log = String::new();
+        let linked = (|| {
+            for input in inputs {
+                let kind = match input.kind {
+                    jit_input::CUBIN => In::CU_JIT_INPUT_CUBIN,
+                    jit_input::PTX => In::CU_JIT_INPUT_PTX,
+                    jit_input::FATBINARY => In::CU_JIT_INPUT_FATBINARY,
+                    jit_input::OBJECT => In::CU_JIT_INPUT_OBJECT,
+                    jit_input::LIBRARY => In::CU_JIT_INPUT_LIBRARY,
+                    other => {
+                        log.push_str(&format!("hip-remote: input `{}` is hipJitInputType {other}, which CUDA cannot link\n", input.name));
+                        return Ok(None);
+                    }
+                };
+                // PTX must be NUL-terminated.
+                let owned;
+                let data = if kind == In::CU_JIT_INPUT_PTX && input.data.last() != Some(&0) {
+                    owned = [input.data, &[0]].concat();
+                    &owned[..]
+                } else {
+                    input.data
+                };
+                let name = CString::new(input.name).unwrap_or_default();
+                // SAFETY: a live link state; `data` is valid for its length during the call (the
+                // driver copies it); no per-input options.
+                let added = unsafe {
+                    drv::cuLinkAddData_v2(
+                        state,
+                        kind,
+                        data.as_ptr() as *mut c_void,
+                        data.len(),
+                        name.as_ptr(),
+                        0,
+                        std::ptr::null_mut(),
+                        std::ptr::null_mut(),
+                    )
+                };
+                if added.check("cuLinkAddData").is_err() {
+                    return Ok(None);
+                }
+            }
+            let (mut image, mut size) = (std::ptr::null_mut(), 0usize);
+            // SAFETY: a live link state; valid out-pointers. The image belongs to the state.
+            if unsafe { drv::cuLinkComplete(state, &mut image, &mut size) }.check("cuLinkComplete").is_err() || image.is_null() {
+                return Ok(None);
+            }
+            // SAFETY: the driver's image of `size` bytes, copied before the state is destroyed.
+            Ok::<_, BackendError>(Some(unsafe { std::slice::from_raw_parts(image as *const u8, size) }.to_vec()))
+        })();
+        // SAFETY: the state created above, destroyed once.
+        unsafe { drv::cuLinkDestroy(state) };
+        let end = error_log.iter().position(|&b| b == 0).unwrap_or(error_log.len());
+        log.push_str(&String::from_utf8_lossy(&error_log[..end]));
+        Ok(match linked? {
+            Some(code) => RtcOutput { success: true, log, code, lowered_names: Vec::new() },
+            None => RtcOutput { success: false, log, code: Vec::new(), lowered_names: Vec::new() },
+        })
+    }
 }
+
+/// Bytes of the driver's error log kept from one link.
+const LINK_LOG_LEN: usize = 64 << 10;

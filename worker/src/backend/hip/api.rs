@@ -15,6 +15,12 @@ pub type Event = *mut c_void;
 pub type Module = *mut c_void;
 pub type Function = *mut c_void;
 pub use super::vmm::{MemAccessDesc, MemAllocationProp};
+/// `hipLibrary_t`.
+pub type HipLibrary = *mut c_void;
+/// `hipKernel_t`.
+pub type Kernel = *mut c_void;
+/// `hipLinkState_t`.
+pub type LinkState = *mut c_void;
 /// `hiprtcProgram`.
 pub type Program = *mut c_void;
 
@@ -151,6 +157,18 @@ entry_points! {
         hipStreamWriteValue32: fn(Stream, *mut c_void, u32, c_uint) -> HipError;
         hipStreamWriteValue64: fn(Stream, *mut c_void, u64, c_uint) -> HipError;
         hipLaunchHostFunc: fn(Stream, Option<unsafe extern "C" fn(*mut c_void)>, *mut c_void) -> HipError;
+        // Cooperative launches and kernel enumeration (libraries: ROCm 7).
+        hipModuleLaunchCooperativeKernel: fn(Function, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, Stream, *mut *mut c_void) -> HipError;
+        hipLibraryLoadData: fn(*mut HipLibrary, *const c_void, *mut c_int, *mut *mut c_void, c_uint, *mut c_int, *mut *mut c_void, c_uint) -> HipError;
+        hipLibraryUnload: fn(HipLibrary) -> HipError;
+        hipLibraryGetKernelCount: fn(*mut c_uint, HipLibrary) -> HipError;
+        hipLibraryEnumerateKernels: fn(*mut Kernel, c_uint, HipLibrary) -> HipError;
+        hipKernelGetName: fn(*mut *const c_char, Kernel) -> HipError;
+        // The linker (hipLink*).
+        hipLinkCreate: fn(c_uint, *mut c_int, *mut *mut c_void, *mut LinkState) -> HipError;
+        hipLinkAddData: fn(LinkState, c_int, *mut c_void, usize, *const c_char, c_uint, *mut c_int, *mut *mut c_void) -> HipError;
+        hipLinkComplete: fn(LinkState, *mut *mut c_void, *mut usize) -> HipError;
+        hipLinkDestroy: fn(LinkState) -> HipError;
     }
 }
 

@@ -43,8 +43,9 @@ pub(super) struct ModuleEntry {
     device: DeviceIndex,
     functions: HashMap<String, u64>,
     globals: Vec<u64>,
-    /// The image, kept only where layouts must come from its metadata.
-    image: Option<Arc<[u8]>>,
+    /// The image: layouts come from its metadata where the runtime does not report them,
+    /// and kernel names from loading it as a library.
+    image: Arc<[u8]>,
 }
 
 pub(super) struct FunctionEntry {
@@ -121,7 +122,7 @@ impl ModuleBackend for HipBackend {
         // SAFETY: `image` is a complete image in memory for the duration of the call (the
         // runtime copies what it keeps).
         unsafe { (self.api.hipModuleLoadData)(&mut raw, image.as_ptr().cast()) }.check("hipModuleLoadData")?;
-        let image = self.api.hipRemoteFunctionParamLayout.is_none().then(|| Arc::from(image));
+        let image = Arc::from(image);
         let id = self.handle();
         lock(&self.modules).modules.insert(id, ModuleEntry { raw: Raw(raw), device: dev, functions: HashMap::new(), globals: Vec::new(), image });
         Ok(ModuleHandle::from_raw(id))
@@ -172,7 +173,7 @@ impl ModuleBackend for HipBackend {
             other => other,
         })?;
         let arch = self.device(device)?.gcn_arch_name.clone();
-        let params = self.param_layout(f, image.as_deref(), name, &arch)?;
+        let params = self.param_layout(f, Some(&image), name, &arch)?;
         let attributes = self.attributes(f)?;
         let id = self.handle();
         let mut t = lock(&self.modules);
@@ -254,6 +255,92 @@ impl ModuleBackend for HipBackend {
         // outlives the call (the runtime copies the arguments at launch).
         unsafe { (self.api.hipModuleLaunchKernel)(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, std::ptr::null_mut(), extra.as_mut_ptr()) }
             .check("hipModuleLaunchKernel")
+    }
+
+    /// HIP has no enumeration of a module's functions: the image is loaded once more as a
+    /// library (`hipLibraryLoadData`, ROCm 7), whose kernels are enumerated and named.
+    fn module_function_names(&self, module: ModuleHandle) -> Result<Vec<String>, BackendError> {
+        let (device, image) = {
+            let t = lock(&self.modules);
+            let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
+            (m.device, Arc::clone(&m.image))
+        };
+        let missing = || BackendError::NotSupported("the HIP runtime has no hipLibrary* functions (ROCm 7 has them)".into());
+        let (load, unload, count, enumerate, name_of) = (
+            self.api.hipLibraryLoadData.ok_or_else(missing)?,
+            self.api.hipLibraryUnload.ok_or_else(missing)?,
+            self.api.hipLibraryGetKernelCount.ok_or_else(missing)?,
+            self.api.hipLibraryEnumerateKernels.ok_or_else(missing)?,
+            self.api.hipKernelGetName.ok_or_else(missing)?,
+        );
+        self.enter(device)?;
+        let mut library = std::ptr::null_mut();
+        let (no_options, no_values) = (std::ptr::null_mut(), std::ptr::null_mut());
+        // SAFETY: the image is complete in memory for the call; no options are passed.
+        unsafe { load(&mut library, image.as_ptr().cast(), no_options, no_values, 0, no_options, no_values, 0) }.check("hipLibraryLoadData")?;
+        let names = (|| {
+            let mut n = 0;
+            // SAFETY: a live library; a valid out-pointer.
+            unsafe { count(&mut n, library) }.check("hipLibraryGetKernelCount")?;
+            if n as usize > proto_core::limits::MAX_LIST_ITEMS {
+                return Err(BackendError::NotSupported(format!("{n} kernels in one module")));
+            }
+            let mut kernels = vec![std::ptr::null_mut(); n as usize];
+            // SAFETY: the array holds `n` entries, as passed.
+            unsafe { enumerate(kernels.as_mut_ptr(), n, library) }.check("hipLibraryEnumerateKernels")?;
+            kernels
+                .into_iter()
+                .map(|k| {
+                    let mut name = std::ptr::null();
+                    // SAFETY: a kernel of the live library; a valid out-pointer.
+                    unsafe { name_of(&mut name, k) }.check("hipKernelGetName")?;
+                    if name.is_null() {
+                        return Err(BackendError::Unknown("hipKernelGetName gave no name".into()));
+                    }
+                    // SAFETY: a NUL-terminated name owned by the library, copied before it is unloaded.
+                    Ok(unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().into_owned())
+                })
+                .collect::<Result<Vec<_>, _>>()
+        })();
+        // SAFETY: the library loaded above, used by nothing else.
+        let unloaded = unsafe { unload(library) }.check("hipLibraryUnload");
+        let names = names?;
+        unloaded?;
+        Ok(names)
+    }
+
+    fn launch_cooperative(
+        &self,
+        stream: Option<StreamHandle>,
+        function: FunctionHandle,
+        config: LaunchConfig,
+        mut args: Vec<u8>,
+    ) -> Result<(), BackendError> {
+        let launch = self
+            .api
+            .hipModuleLaunchCooperativeKernel
+            .ok_or_else(|| BackendError::NotSupported("the HIP runtime has no hipModuleLaunchCooperativeKernel".into()))?;
+        let (f, device, params) = self.function_entry(function, |e| (e.raw, e.device, e.params.clone()))?;
+        if (args.len() as u64) < crate::backend::args_len(&params) {
+            return Err(BackendError::InvalidValue(format!("kernel arguments are {} bytes; the kernel's parameters need more", args.len())));
+        }
+        let s = self.stream(stream, device)?;
+        // The cooperative entry point takes kernelParams only: one pointer per parameter,
+        // into the packed blob.
+        let base = args.as_mut_ptr();
+        // SAFETY: every offset lies inside the blob (its length was checked above).
+        let mut pointers: Vec<*mut c_void> = params.iter().map(|p| unsafe { base.add(p.offset as usize) }.cast()).collect();
+        let [gx, gy, gz] = config.grid;
+        let [bx, by, bz] = config.block;
+        // SAFETY: a live function of the current device; each pointer addresses its
+        // parameter's bytes in `args`, which outlives the call (the runtime copies them).
+        unsafe { launch(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, pointers.as_mut_ptr()) }.check("hipModuleLaunchCooperativeKernel")
+    }
+
+    fn cooperative_max_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u64, BackendError> {
+        let device = self.function_entry(function, |e| e.device)?;
+        let per_mp = self.occupancy_max_active_blocks(function, block_size, dynamic_shared)?;
+        Ok(u64::from(per_mp) * self.device(device)?.multi_processor_count.max(0) as u64)
     }
 
     fn occupancy_max_active_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError> {

@@ -3,9 +3,10 @@
 //! is a code object `hipModuleLoadData` accepts.
 
 use super::api::{Program, RtcApi};
+use super::error::Check;
 use super::HipBackend;
-use crate::backend::{BackendError, DeviceIndex, RtcBackend, RtcOutput, RtcRequest};
-use std::ffi::{c_char, c_int, CStr, CString};
+use crate::backend::{BackendError, DeviceIndex, LinkInput, RtcBackend, RtcOutput, RtcRequest};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
 fn rtc(call: &str, result: c_int) -> Result<(), BackendError> {
     match result {
@@ -74,6 +75,69 @@ fn compile(api: &RtcApi, prog: Program, request: &RtcRequest<'_>, arch: &str) ->
 }
 
 impl RtcBackend for HipBackend {
+    /// The loaded runtime's `hipLinkCreate` / `hipLinkAddData` / `hipLinkComplete` (inputs of
+    /// every `hipJitInputType` it takes: LLVM bitcode from hiprtc's `-fgpu-rdc`, objects…);
+    /// its error log goes into the result's log.
+    fn rtc_link(&self, dev: DeviceIndex, inputs: &[LinkInput<'_>]) -> Result<RtcOutput, BackendError> {
+        let missing = || BackendError::NotSupported("the HIP runtime has no hipLink* functions".into());
+        let (create, add, complete, destroy) = (
+            self.api.hipLinkCreate.ok_or_else(missing)?,
+            self.api.hipLinkAddData.ok_or_else(missing)?,
+            self.api.hipLinkComplete.ok_or_else(missing)?,
+            self.api.hipLinkDestroy.ok_or_else(missing)?,
+        );
+        self.enter(dev)?;
+        let mut error_log = vec![0u8; LINK_LOG_LEN];
+        // hipJitOptionErrorLogBuffer, hipJitOptionErrorLogBufferSizeBytes.
+        let mut options: [c_int; 2] = [5, 6];
+        let mut values: [*mut c_void; 2] = [error_log.as_mut_ptr().cast(), LINK_LOG_LEN as *mut c_void];
+        let mut state = std::ptr::null_mut();
+        // SAFETY: two options with their values; the log buffer outlives the link state.
+        unsafe { create(2, options.as_mut_ptr(), values.as_mut_ptr(), &mut state) }.check("hipLinkCreate")?;
+        let mut log = String::new();
+        let mut linked = None;
+        let mut added_all = true;
+        for input in inputs {
+            let name = CString::new(input.name).unwrap_or_default();
+            // SAFETY: a live link state; the data is valid for its length during the call.
+            let r = unsafe {
+                add(
+                    state,
+                    input.kind as c_int,
+                    input.data.as_ptr() as *mut c_void,
+                    input.data.len(),
+                    name.as_ptr(),
+                    0,
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                )
+            };
+            if let Err(e) = r.check("hipLinkAddData") {
+                log.push_str(&format!("hip-remote: input `{}`: {e}\n", input.name));
+                added_all = false;
+                break;
+            }
+        }
+        if added_all {
+            let (mut image, mut size) = (std::ptr::null_mut(), 0usize);
+            // SAFETY: a live link state; valid out-pointers; the image belongs to the state.
+            match unsafe { complete(state, &mut image, &mut size) }.check("hipLinkComplete") {
+                // SAFETY: the runtime's image of `size` bytes, copied before the state is destroyed.
+                Ok(()) if !image.is_null() => linked = Some(unsafe { std::slice::from_raw_parts(image as *const u8, size) }.to_vec()),
+                Ok(()) => log.push_str("hip-remote: hipLinkComplete returned no image\n"),
+                Err(e) => log.push_str(&format!("hip-remote: {e}\n")),
+            }
+        }
+        // SAFETY: the state created above, destroyed once.
+        let _ = unsafe { destroy(state) };
+        let end = error_log.iter().position(|&b| b == 0).unwrap_or(error_log.len());
+        log.push_str(&String::from_utf8_lossy(&error_log[..end]));
+        Ok(match linked {
+            Some(code) => RtcOutput { success: true, log, code, lowered_names: Vec::new() },
+            None => RtcOutput { success: false, log, code: Vec::new(), lowered_names: Vec::new() },
+        })
+    }
+
     fn rtc_compile(&self, dev: DeviceIndex, request: &RtcRequest<'_>) -> Result<RtcOutput, BackendError> {
         let api = self.rtc.as_ref().map_err(|why| BackendError::NotSupported(format!("hiprtc is unavailable on this worker: {why}")))?;
         let arch = self.device(dev)?.gcn_arch_name.clone();
@@ -96,6 +160,9 @@ impl RtcBackend for HipBackend {
         result
     }
 }
+
+/// Bytes of the runtime's error log kept from one link.
+const LINK_LOG_LEN: usize = 64 << 10;
 
 #[cfg(test)]
 mod tests {

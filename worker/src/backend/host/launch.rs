@@ -30,6 +30,10 @@ use crate::backend::{BackendError, DeviceProperties, FunctionAttributes, LaunchC
 /// Most OS threads one launch runs its blocks on (the executor included).
 pub(super) const MAX_KERNEL_THREADS: usize = 8;
 
+/// Most blocks of one cooperative launch: each is an OS thread of its own, all running at
+/// once, so that a grid-wide barrier can work. Occupancy never admits more than this.
+pub(super) const MAX_COOPERATIVE_BLOCKS: usize = 1024;
+
 /// Something released while kernels may still use it.
 type Retired = Box<dyn Any + Send + Sync>;
 

@@ -666,6 +666,70 @@ impl ModuleBackend for HostBackend {
     }
 
     fn launch_kernel(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, args: Vec<u8>) -> Result<(), BackendError> {
+        self.launch_on_threads(stream, function, config, args, None)
+    }
+
+    fn module_function_names(&self, module: ModuleHandle) -> Result<Vec<String>, BackendError> {
+        let modules = read_lock(&self.modules);
+        let entry = modules.get(&module).ok_or_else(|| BackendError::InvalidHandle(format!("module {} does not exist", module.as_raw())))?;
+        Ok(entry.module.kernels().iter().map(|k| k.name.clone()).collect())
+    }
+
+    /// Every block gets an OS thread of its own, so all are resident at once.
+    fn launch_cooperative(
+        &self,
+        stream: Option<StreamHandle>,
+        function: FunctionHandle,
+        config: LaunchConfig,
+        args: Vec<u8>,
+    ) -> Result<(), BackendError> {
+        let blocks = usize::try_from(config.blocks()).unwrap_or(usize::MAX);
+        if blocks > launch::MAX_COOPERATIVE_BLOCKS {
+            return Err(BackendError::InvalidConfiguration(format!(
+                "cooperative launch of {blocks} blocks; the host backend runs at most {} at once",
+                launch::MAX_COOPERATIVE_BLOCKS
+            )));
+        }
+        self.launch_on_threads(stream, function, config, args, Some(blocks))
+    }
+
+    fn cooperative_max_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u64, BackendError> {
+        let target = self.function(function)?;
+        let props = &self.device(target.device)?.properties;
+        let per_mp = launch::max_active_blocks(target.kernel(), props, block_size, dynamic_shared)?;
+        let resident = u64::from(per_mp) * props.multi_processor_count.max(0) as u64;
+        Ok(resident.min(launch::MAX_COOPERATIVE_BLOCKS as u64))
+    }
+
+    fn occupancy_max_active_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError> {
+        let target = self.function(function)?;
+        let props = &self.device(target.device)?.properties;
+        launch::max_active_blocks(target.kernel(), props, block_size, dynamic_shared)
+    }
+
+    fn occupancy_max_potential_block_size(
+        &self,
+        function: FunctionHandle,
+        dynamic_shared: u64,
+        block_size_limit: u32,
+    ) -> Result<(u32, u32), BackendError> {
+        let target = self.function(function)?;
+        let props = &self.device(target.device)?.properties;
+        launch::max_potential_block_size(target.kernel(), props, dynamic_shared, block_size_limit)
+    }
+}
+
+impl HostBackend {
+    /// Validates and queues a launch whose blocks run on `threads` OS threads (`None`: the
+    /// backend's usual number, blocks taking turns).
+    fn launch_on_threads(
+        &self,
+        stream: Option<StreamHandle>,
+        function: FunctionHandle,
+        config: LaunchConfig,
+        args: Vec<u8>,
+        threads: Option<usize>,
+    ) -> Result<(), BackendError> {
         let target = self.function(function)?;
         let (queue, device) = match stream {
             Some(handle) => {
@@ -693,7 +757,7 @@ impl ModuleBackend for HostBackend {
             module: Arc::clone(&target.module),
             kernel: target.index,
             config,
-            threads: self.kernel_threads,
+            threads: threads.unwrap_or(self.kernel_threads),
             _ticket: self.kernels_in_flight.begin(),
         };
         match queue {
@@ -703,23 +767,6 @@ impl ModuleBackend for HostBackend {
                 StreamOp::Kernel(launch).execute()
             }
         }
-    }
-
-    fn occupancy_max_active_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError> {
-        let target = self.function(function)?;
-        let props = &self.device(target.device)?.properties;
-        launch::max_active_blocks(target.kernel(), props, block_size, dynamic_shared)
-    }
-
-    fn occupancy_max_potential_block_size(
-        &self,
-        function: FunctionHandle,
-        dynamic_shared: u64,
-        block_size_limit: u32,
-    ) -> Result<(u32, u32), BackendError> {
-        let target = self.function(function)?;
-        let props = &self.device(target.device)?.properties;
-        launch::max_potential_block_size(target.kernel(), props, dynamic_shared, block_size_limit)
     }
 }
 

@@ -115,7 +115,7 @@ pub(super) fn host_properties(dev: DeviceIndex, capacity: u64, cpu: &CpuInfo) ->
         managed_memory: false,
         concurrent_managed_access: false,
         pageable_memory_access: false,
-        cooperative_launch: false,
+        cooperative_launch: true,
         kernel_exec_timeout_enabled: false,
         async_engine_count: 1,
         mem_pitch: capacity,

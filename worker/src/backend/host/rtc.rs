@@ -20,6 +20,7 @@
 //!    and yields the lowered names (read from `hip_remote_rtc_lowered_names`); the shared
 //!    object's bytes are the returned `code`, for a later `ModuleLoad` (format `HostModule`).
 
+mod link;
 mod scan;
 
 use std::ffi::{c_char, CStr};
@@ -38,7 +39,7 @@ use proto_core::limits::{MAX_BULK_LEN, MAX_NAME_LEN, MAX_TEXT_LEN};
 
 use super::module::{HostModule, ModuleLimits};
 use super::{lock, wait, HostBackend};
-use crate::backend::{BackendError, DeviceIndex, RtcBackend, RtcOutput, RtcRequest};
+use crate::backend::{BackendError, DeviceIndex, LinkInput, RtcBackend, RtcOutput, RtcRequest};
 
 /// The prelude force-included into every program.
 const PRELUDE: &str = include_str!("rtc/prelude.hpp");
@@ -54,6 +55,14 @@ const STUB_HEADERS: &[&str] = &[
     "hip/device_functions.h",
     "hip/hip_common.h",
 ];
+/// The hiprtc option asking for relocatable device code: the host backend then returns a
+/// relocatable object (ELF `ET_REL`) for `hipLink*` instead of a module.
+const RDC_OPTION: &str = "-fgpu-rdc";
+/// Flags of a relocatable compile.
+const RDC_FLAGS: &[&str] = &["-std=c++17", "-O2", "-fPIC", "-fno-gnu-unique", "-c"];
+/// The function by which a relocatable object's constructor registers its kernels and
+/// globals with the linked module.
+const RDC_ADD_SYMBOL: &str = "hip_remote_rdc_add";
 /// The C++ compiler, unless `$HIP_REMOTE_CXX` names another.
 const DEFAULT_CXX: &str = "c++";
 /// Environment variable naming the C++ compiler.
@@ -113,7 +122,8 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
     // 3. Files.
     let _slot = CompileSlot::acquire();
     let dir = TempDir::create()?;
-    let generated = generate(&name, request);
+    let rdc = request.options.iter().any(|o| o.trim() == RDC_OPTION);
+    let generated = generate(&name, request, rdc);
     let io = |e: std::io::Error| BackendError::Unknown(format!("hiprtc scratch files: {e}"));
     write_file(&dir.path.join("sys/hip_remote/host_module.h"), HOST_MODULE_H).map_err(io)?;
     write_file(&dir.path.join("sys/hip_remote_prelude.hpp"), PRELUDE).map_err(io)?;
@@ -128,11 +138,11 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
 
     // 4. Compile.
     let cxx = std::env::var(CXX_ENV).unwrap_or_else(|_| DEFAULT_CXX.to_string());
-    let output = dir.path.join("program.so");
+    let output = dir.path.join(if rdc { "program.o" } else { "program.so" });
     let mut command = Command::new(&cxx);
     command
         .current_dir(&dir.path)
-        .args(BASE_FLAGS)
+        .args(if rdc { RDC_FLAGS } else { BASE_FLAGS })
         .arg("-I")
         .arg(dir.path.join("sys"))
         .arg("-I")
@@ -142,8 +152,10 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
         .arg(dir.path.join("sys/hip_remote_prelude.hpp"))
         .arg("-o")
         .arg(&output)
-        .arg("__hip_remote_main.cpp")
-        .arg("-ldl");
+        .arg("__hip_remote_main.cpp");
+    if !rdc {
+        command.arg("-ldl");
+    }
     let outcome = run_compiler(command, &dir.path.join("compiler.log"));
     let (status, compiler_log) = match outcome {
         Ok(result) => result,
@@ -175,6 +187,19 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
         }
         Err(e) => return Err(io(e)),
     };
+    if rdc {
+        // A relocatable object loads only once linked (`hipLink*`); its lowered names are
+        // the ones known without loading it.
+        let lowered_names = generated
+            .lowered
+            .iter()
+            .map(|l| match l {
+                LoweredName::Known(name) => name.clone(),
+                LoweredName::FromModule { fallback, .. } => fallback.clone(),
+            })
+            .collect();
+        return Ok(RtcOutput { success: true, log: clean_log(log), code, lowered_names });
+    }
     let origin = format!("hiprtc program `{name}`");
     let module = match HostModule::load_path(&output, &origin, limits) {
         Ok(module) => module,
@@ -233,7 +258,7 @@ fn sort_options(options: &[&str], log: &mut String) -> Vec<String> {
     while let Some(option) = iter.next() {
         let option = option.trim();
         match option {
-            "" => {}
+            "" | RDC_OPTION => {}
             "-D" | "-U" | "-I" => match iter.next() {
                 Some(value) => passed.push(format!("{option}{}", value.trim())),
                 None => {
@@ -301,7 +326,10 @@ fn normalize_expression(expr: &str) -> &str {
     expr.strip_prefix("::").unwrap_or(expr)
 }
 
-fn generate(name: &str, request: &RtcRequest<'_>) -> Generated {
+/// The main translation unit. With `rdc` (`-fgpu-rdc`) it is a relocatable object for the
+/// linker: instead of a module descriptor, its constructor hands its kernels and globals to
+/// `hip_remote_rdc_add`, which the linked module's stub ([`link`]) defines.
+fn generate(name: &str, request: &RtcRequest<'_>, rdc: bool) -> Generated {
     let declarations = scan::declarations(request.source);
     let mut source = String::new();
     let _ = writeln!(source, "#line 1 {}", c_string(name));
@@ -338,6 +366,18 @@ fn generate(name: &str, request: &RtcRequest<'_>) -> Generated {
     }
     let n = entries.len();
     let m = request.name_expressions.len();
+    if rdc {
+        source.push_str("}  // namespace\n");
+        let _ = writeln!(source, "extern \"C\" void {RDC_ADD_SYMBOL}(const void* candidates, unsigned long count);");
+        source.push_str("namespace {\n__attribute__((constructor(200))) void __hip_remote_init() {\n");
+        source.push_str("  static const ::__hip_remote::candidate candidates[] = {\n");
+        for (i, (_, fallback, resolve, _)) in entries.iter().enumerate() {
+            let _ = writeln!(source, "    ::__hip_remote::candidate_of<__hip_remote_c{i}>({}, {resolve}, -1),", c_string(fallback));
+        }
+        source.push_str("    ::__hip_remote::candidate{},\n  };\n");
+        let _ = writeln!(source, "  {RDC_ADD_SYMBOL}(candidates, {n});\n}}\n}}  // namespace");
+        return Generated { source, lowered };
+    }
     let _ = writeln!(source, "hip_remote_kernel __hip_remote_kernels[{}];", n + 1);
     let _ = writeln!(source, "hip_remote_global __hip_remote_globals[{}];", n + 1);
     source.push_str("}  // namespace\n");
@@ -498,6 +538,12 @@ impl RtcBackend for HostBackend {
         let limits = self.module_limits(dev)?;
         self.check_host_code_allowed("hiprtc on the host backend (it builds a host module)")?;
         compile(request, &limits)
+    }
+
+    fn rtc_link(&self, dev: DeviceIndex, inputs: &[LinkInput<'_>]) -> Result<RtcOutput, BackendError> {
+        let limits = self.module_limits(dev)?;
+        self.check_host_code_allowed("hipLink* on the host backend (it builds a host module)")?;
+        link::link(inputs, &limits)
     }
 }
 

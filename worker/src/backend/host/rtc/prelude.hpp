@@ -114,8 +114,9 @@ static inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
 static inline float __fdividef(float a, float b) { return a / b; }
 static inline float fdividef(float a, float b) { return a / b; }
 // glibc declares these names (extern "C", noexcept) for its own use without exporting them,
-// so they are defined here with the same linkage, hidden inside the module.
-#define HIP_REMOTE_LIBM_ALIAS extern "C" __attribute__((visibility("hidden")))
+// so they are defined here with the same linkage, hidden inside the module; weak, so that
+// the objects of one link (-fgpu-rdc, hipLink*) each bringing them are one module.
+#define HIP_REMOTE_LIBM_ALIAS extern "C" __attribute__((visibility("hidden"), weak))
 HIP_REMOTE_LIBM_ALIAS float __expf(float x) noexcept { return expf(x); }
 HIP_REMOTE_LIBM_ALIAS float __exp10f(float x) noexcept { return powf(10.0f, x); }
 HIP_REMOTE_LIBM_ALIAS float __logf(float x) noexcept { return logf(x); }
