@@ -1387,15 +1387,3 @@ pub unsafe extern "C" fn hipMalloc3D(pitched: *mut hipPitchedPtr, extent: hipExt
         Ok(())
     })
 }
-
-/// ROCm validates the list and answers `hipErrorNotSupported` (its runtime has no sparse
-/// arrays; `hipArraySparse` is refused at creation): the same here.
-#[no_mangle]
-pub unsafe extern "C" fn hipMemMapArrayAsync(list: *mut hipArrayMapInfo, count: c_uint, _stream: hipStream_t) -> hipError_t {
-    hip_boundary!("hipMemMapArrayAsync", {
-        if list.is_null() || count == 0 {
-            return Err(invalid("hipMemMapArrayAsync needs a list"));
-        }
-        Err(CallError::new(HipError::NOT_SUPPORTED, "sparse arrays are not supported (as in ROCm)"))
-    })
-}

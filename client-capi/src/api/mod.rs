@@ -2,9 +2,9 @@
 //! here; `unsupported` exports the rest of ROCm 7's `hipError_t` functions as
 //! `hipErrorNotSupported` (generated from `symbols/hip_functions.txt` minus these).
 
-pub mod copy_streams;
 pub mod array;
 pub mod context;
+pub mod copy_streams;
 pub mod device;
 pub mod device_extra;
 pub mod event;
@@ -13,11 +13,11 @@ pub mod managed;
 pub mod memory;
 pub mod memset;
 pub mod module;
-pub mod pool;
 pub mod pointer;
+pub mod pool;
 pub mod stream;
-pub mod texture;
 pub mod stream_extra;
+pub mod texture;
 pub mod unsupported;
 pub mod vmm;
 

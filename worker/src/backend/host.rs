@@ -60,8 +60,8 @@
 //! [`MemoryBackend::with_device_bytes`]: crate::backend::MemoryBackend::with_device_bytes
 //! [`MemoryBackend::with_device_bytes_mut`]: crate::backend::MemoryBackend::with_device_bytes_mut
 
-mod device_attr;
 mod array;
+mod device_attr;
 mod event;
 mod executor;
 mod ipc;

@@ -58,8 +58,8 @@ mod memset;
 mod module;
 mod rtc;
 mod stream;
-mod texture;
 mod stream_ops;
+mod texture;
 mod transport;
 pub mod vmm;
 
@@ -79,8 +79,8 @@ pub use memset::{MemsetBackend, PitchedFill};
 pub use module::{args_len, FunctionAttribute, FunctionAttributes, KernelFunction, LaunchConfig, ModuleBackend, ModuleFormat, ParamLayout};
 pub use rtc::{jit_input, LinkInput, RtcBackend, RtcOutput, RtcRequest};
 pub use stream::{stream_flags, HostFn, StreamBackend};
-pub use texture::{ResourceDesc, ResourceViewDesc, TextureDesc, TextureResource, TextureSpec};
 pub use stream_ops::{CheckedHostFn, MemOp, StreamOpsBackend, WaitCondition, Width};
+pub use texture::{ResourceDesc, ResourceViewDesc, TextureDesc, TextureResource, TextureSpec};
 pub use transport::TransportHooks;
 pub use vmm::{PhysicalHandle, VmmBackend};
 

@@ -9,8 +9,8 @@
 //! asynchronous device-to-host copies land in a pinned buffer and a host function on the
 //! stream hands the bytes to the session when the stream reaches them.
 
-mod device_attr;
 mod array;
+mod device_attr;
 mod error;
 mod event;
 mod ipc;
@@ -21,8 +21,8 @@ mod module;
 mod props;
 mod rtc;
 mod stream;
-mod vmm;
 mod stream_ops;
+mod vmm;
 
 use super::{BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, HostFn, StreamHandle, TransportHooks};
 use crate::devices::DeviceSelection;

@@ -22,8 +22,8 @@
 //! except the AMD runtime underneath.
 
 mod api;
-mod device_attr;
 mod array;
+mod device_attr;
 mod error;
 mod ipc;
 mod layout;
@@ -34,8 +34,8 @@ mod module;
 mod props;
 mod rtc;
 mod stream;
-mod vmm;
 mod stream_ops;
+mod vmm;
 
 use super::{BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, TransportHooks};
 use api::{Event, HipApi, RtcApi, Stream};
