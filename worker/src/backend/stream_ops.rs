@@ -21,7 +21,7 @@ pub enum WaitCondition {
     Eq = 1,
     /// `(*ptr & mask & value) != 0` (`hipStreamWaitValueAnd`).
     And = 2,
-    /// `~((*ptr & mask) | (value & mask)) != 0` (`hipStreamWaitValueNor`).
+    /// `~((*ptr & mask) | (value & mask)) & mask != 0`: some masked bit clear in both (`hipStreamWaitValueNor`).
     Nor = 3,
 }
 

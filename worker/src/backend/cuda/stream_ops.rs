@@ -1,10 +1,25 @@
 //! Stream memory operations on CUDA: `cuStreamWaitValue32/64` and `cuStreamWriteValue32/64`
-//! (HIP's wait conditions are CUDA's flags, value for value). CUDA's waits have no mask, so
-//! a wait with a partial mask is `hipErrorNotSupported` here.
+//! (HIP's wait conditions are CUDA's flags, value for value). CUDA's waits have no mask: an
+//! AND or NOR wait folds a partial mask into its value exactly; a GEQ or EQ wait with a
+//! partial mask has no CUDA form and is `hipErrorNotSupported` here.
 
 use super::error::Check;
 use super::{sys, CudaBackend};
-use crate::backend::{BackendError, CheckedHostFn, MemOp, StreamHandle, StreamOpsBackend, Width};
+use crate::backend::{BackendError, CheckedHostFn, MemOp, StreamHandle, StreamOpsBackend, WaitCondition, Width};
+
+/// The unmasked value a CUDA wait needs for HIP's masked condition, if there is one:
+/// AND `(*p & mask & v) != 0` is CUDA's AND with `v & mask`; NOR `~((*p | v) & mask) != 0`
+/// (some masked bit clear in both) is CUDA's NOR `~(*p | v') != 0` with `v' = (v & mask) | !mask`.
+fn unmasked_value(condition: WaitCondition, value: u64, mask: u64, full: u64) -> Option<u64> {
+    if mask & full == full {
+        return Some(value);
+    }
+    match condition {
+        WaitCondition::And => Some(value & mask),
+        WaitCondition::Nor => Some(((value & mask) | !mask) & full),
+        WaitCondition::Gte | WaitCondition::Eq => None,
+    }
+}
 
 impl StreamOpsBackend for CudaBackend {
     fn stream_mem_op(&self, stream: StreamHandle, op: MemOp) -> Result<(), BackendError> {
@@ -15,9 +30,9 @@ impl StreamOpsBackend for CudaBackend {
                     Width::W32 => u64::from(u32::MAX),
                     Width::W64 => u64::MAX,
                 };
-                if mask & full != full {
-                    return Err(BackendError::NotSupported(format!("CUDA stream waits have no mask (mask {mask:#x})")));
-                }
+                let Some(value) = unmasked_value(condition, value, mask, full) else {
+                    return Err(BackendError::NotSupported(format!("CUDA has no masked {condition:?} wait (mask {mask:#x})")));
+                };
                 let flags = condition as u32;
                 match width {
                     // SAFETY: a live stream of the entered context; `ptr` is a device address
@@ -46,5 +61,26 @@ impl StreamOpsBackend for CudaBackend {
                 }
             }),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The folded value gives CUDA's unmasked condition the masked answer, for every word.
+    #[test]
+    fn masks_fold_into_and_and_nor_values() {
+        let full = u64::from(u32::MAX);
+        for (value, mask) in [(0x0u64, 0xffu64), (0x4, 0x6), (0xf0, 0x0f), (0x1234, 0xff00)] {
+            for word in [0u64, 0xff, 0x0f, 0xf0, 0x1200, 0xffff_ffff, 0x6] {
+                let and = unmasked_value(WaitCondition::And, value, mask, full).unwrap();
+                assert_eq!((word & and) != 0, (word & mask & value) != 0, "AND {word:#x} {value:#x} {mask:#x}");
+                let nor = unmasked_value(WaitCondition::Nor, value, mask, full).unwrap();
+                assert_eq!((!(word | nor) & full) != 0, (!(word | value) & mask) != 0, "NOR {word:#x} {value:#x} {mask:#x}");
+            }
+        }
+        assert_eq!(unmasked_value(WaitCondition::Eq, 1, 0xf, full), None);
+        assert_eq!(unmasked_value(WaitCondition::Gte, 1, full, full), Some(1));
     }
 }
