@@ -34,13 +34,11 @@ const EVENT_MAGIC: &[u8; 8] = b"HRIPCEVT";
 fn process_id() -> u64 {
     static ID: OnceLock<u64> = OnceLock::new();
     *ID.get_or_init(|| {
-        let mut bytes = [0u8; 8];
-        // SAFETY: getrandom writes at most `bytes.len()` bytes into the buffer.
-        let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
-        let random = if n == 8 { u64::from_le_bytes(bytes) } else { 0 };
-        // Mixed with the pid and time, so a failed getrandom still differs between processes.
+        // std's hasher keys come from the OS's randomness on every platform; the pid and time
+        // make two processes differ even where that randomness were weak.
+        use std::hash::BuildHasher;
         let time = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
-        random ^ (u64::from(std::process::id()) << 32) ^ time
+        std::collections::hash_map::RandomState::new().hash_one((std::process::id(), time)) ^ (u64::from(std::process::id()) << 32)
     })
 }
 

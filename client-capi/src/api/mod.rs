@@ -15,6 +15,7 @@ pub mod memset;
 pub mod module;
 pub mod pointer;
 pub mod pool;
+mod shareable_fd;
 pub mod stream;
 pub mod stream_extra;
 pub mod texture;

@@ -230,7 +230,7 @@ pub unsafe extern "C" fn hipMemPoolExportToShareableHandle(
         let token = with_conn(|c| c.pool_export(wire::PoolExport { pool: pool_id(mem_pool), handle_type }).map(|t| t.token))?;
         let fd = super::vmm::token_fd(token)?;
         // The application owns the descriptor from now on.
-        try_out!(shared_handle.cast::<c_int>(), std::os::fd::IntoRawFd::into_raw_fd(fd));
+        try_out!(shared_handle.cast::<c_int>(), fd);
         Ok(())
     })
 }

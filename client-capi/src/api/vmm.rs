@@ -11,6 +11,7 @@
 #![allow(non_upper_case_globals)] // HIP's constant names, matched as patterns
 
 use super::pool::hipMemHandleTypePosixFileDescriptor;
+use super::shareable_fd;
 use crate::abi::*;
 use crate::conn::CallError;
 use crate::remote::with_conn;
@@ -18,7 +19,6 @@ use crate::state::allocations::{forget_device_range, record_range_of_kind, Range
 use proto_core::wire;
 use proto_core::Calls;
 use std::ffi::{c_int, c_ulonglong, c_void};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 const GRANULARITY_MINIMUM: hipMemAllocationGranularity_flags = 0;
 const GRANULARITY_RECOMMENDED: hipMemAllocationGranularity_flags = 1;
@@ -235,38 +235,15 @@ pub unsafe extern "C" fn hipMemRetainAllocationHandle(handle: *mut hipMemGeneric
     })
 }
 
-/// A sealed memfd of this process holding `token`: the shareable "file descriptor".
-pub(super) fn token_fd(token: u64) -> Result<OwnedFd, CallError> {
-    let os = |what: &str| CallError::new(HipError::OUT_OF_MEMORY, format!("{what}: {}", std::io::Error::last_os_error()));
-    // SAFETY: a NUL-terminated name; the descriptor returned is owned below.
-    let fd = unsafe { libc::memfd_create(c"hip-remote-shareable-handle".as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING) };
-    if fd < 0 {
-        return Err(os("memfd_create"));
-    }
-    // SAFETY: a descriptor just created and owned by nothing else.
-    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-    let bytes = token.to_le_bytes();
-    // SAFETY: writes 8 bytes from a live buffer to a live descriptor.
-    if unsafe { libc::pwrite(fd.as_raw_fd(), bytes.as_ptr().cast(), bytes.len(), 0) } != bytes.len() as isize {
-        return Err(os("writing the shareable handle"));
-    }
-    let seals = libc::F_SEAL_SEAL | libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_WRITE;
-    // SAFETY: fcntl on a live memfd created with sealing allowed.
-    if unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_ADD_SEALS, seals) } != 0 {
-        return Err(os("sealing the shareable handle"));
-    }
-    Ok(fd)
+/// The shareable "file descriptor" holding `token` (see [`shareable_fd`]); the application
+/// owns the returned descriptor.
+pub(super) fn token_fd(token: u64) -> Result<c_int, CallError> {
+    shareable_fd::create(token)
 }
 
-/// The token in a shareable "file descriptor" (any descriptor of a [`token_fd`] memfd).
+/// The token in a shareable "file descriptor" (any descriptor of a [`token_fd`] file).
 pub(super) fn read_token(fd: c_int) -> Result<u64, CallError> {
-    let mut bytes = [0u8; 8];
-    // SAFETY: reads at most 8 bytes into a live buffer; a bad descriptor fails with EBADF.
-    let n = unsafe { libc::pread(fd, bytes.as_mut_ptr().cast(), bytes.len(), 0) };
-    if n != bytes.len() as isize {
-        return Err(invalid(format!("descriptor {fd} is not a shareable handle of hip-remote")));
-    }
-    Ok(u64::from_le_bytes(bytes))
+    shareable_fd::read(fd).ok_or_else(|| invalid(format!("descriptor {fd} is not a shareable handle of hip-remote")))
 }
 
 #[no_mangle]
@@ -288,7 +265,7 @@ pub unsafe extern "C" fn hipMemExportToShareableHandle(
         let token = with_conn(|c| c.mem_export(wire::MemExport { handle: handle_id(handle), handle_type }).map(|t| t.token))?;
         let fd = token_fd(token)?;
         // The application owns the descriptor from now on (it closes it).
-        try_out!(shareable_handle.cast::<c_int>(), std::os::fd::IntoRawFd::into_raw_fd(fd));
+        try_out!(shareable_handle.cast::<c_int>(), fd);
         Ok(())
     })
 }

@@ -19,6 +19,7 @@ const MIN_PROC_VERSION: c_int = 600;
 
 /// The `dlopen` handle of this library itself, found through the address of one of its
 /// functions.
+#[cfg(unix)]
 fn own_library() -> Option<usize> {
     static HANDLE: OnceLock<Option<usize>> = OnceLock::new();
     *HANDLE.get_or_init(|| {
@@ -34,6 +35,43 @@ fn own_library() -> Option<usize> {
     })
 }
 
+#[cfg(windows)]
+mod win32 {
+    use std::ffi::{c_char, c_void};
+    /// `GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT`.
+    pub const FROM_ADDRESS_UNCHANGED_REFCOUNT: u32 = 0x4 | 0x2;
+    #[link(name = "kernel32")]
+    extern "system" {
+        pub fn GetModuleHandleExW(flags: u32, name: *const u16, module: *mut *mut c_void) -> i32;
+        pub fn GetProcAddress(module: *mut c_void, name: *const c_char) -> *mut c_void;
+    }
+}
+
+/// This DLL's module handle, found through the address of one of its functions.
+#[cfg(windows)]
+fn own_library() -> Option<usize> {
+    static HANDLE: OnceLock<Option<usize>> = OnceLock::new();
+    *HANDLE.get_or_init(|| {
+        let mut module = std::ptr::null_mut();
+        let address = hipGetProcAddress as *const c_void as *const u16;
+        // SAFETY: with FROM_ADDRESS the name argument is an address inside this module; the
+        // out-parameter is a live local.
+        let ok = unsafe { win32::GetModuleHandleExW(win32::FROM_ADDRESS_UNCHANGED_REFCOUNT, address, &mut module) };
+        (ok != 0 && !module.is_null()).then_some(module as usize)
+    })
+}
+
+/// `name`'s address in the module `handle` (`dlsym` / `GetProcAddress`).
+fn symbol(handle: usize, name: &std::ffi::CStr) -> *mut c_void {
+    // SAFETY: a live handle of this library and a NUL-terminated name.
+    #[cfg(unix)]
+    let p = unsafe { libc::dlsym(handle as *mut c_void, name.as_ptr()) };
+    // SAFETY: as above.
+    #[cfg(windows)]
+    let p = unsafe { win32::GetProcAddress(handle as *mut c_void, name.as_ptr()) };
+    p
+}
+
 /// The address of this library's export `name` (only HIP's names: `hip…`).
 fn lookup(name: &str) -> Option<*mut c_void> {
     if !name.starts_with("hip") {
@@ -41,8 +79,7 @@ fn lookup(name: &str) -> Option<*mut c_void> {
     }
     let handle = own_library()?;
     let c_name = CString::new(name).ok()?;
-    // SAFETY: a live handle of this library and a NUL-terminated name.
-    let p = unsafe { libc::dlsym(handle as *mut c_void, c_name.as_ptr()) };
+    let p = symbol(handle, &c_name);
     (!p.is_null()).then_some(p)
 }
 

@@ -70,6 +70,9 @@ struct EventEntry {
     device: DeviceIndex,
     timing: bool,
     recorded: bool,
+    /// Completions queued when it was last recorded: the event is complete once those ran
+    /// too (only they can precede it; later ones, other sessions' included, do not count).
+    completions_before: u64,
 }
 
 /// Work to run once `event` (recorded into a stream, owned by the completion) is reached.
@@ -122,7 +125,17 @@ impl Progress {
 
     /// Whether every completion queued so far has run.
     fn idle(&self) -> bool {
-        *lock(&self.done) >= self.queued.load(Ordering::Acquire)
+        self.reached(self.queued())
+    }
+
+    /// Completions queued so far.
+    fn queued(&self) -> u64 {
+        self.queued.load(Ordering::Acquire)
+    }
+
+    /// Whether the first `count` completions have run.
+    fn reached(&self, count: u64) -> bool {
+        *lock(&self.done) >= count
     }
 }
 

@@ -124,7 +124,7 @@ impl EventBackend for HipBackend {
         // SAFETY: a valid out-pointer; the device is current; the flags are HIP's own.
         unsafe { (self.api.hipEventCreateWithFlags)(&mut raw, flags) }.check("hipEventCreateWithFlags")?;
         let id = self.handle();
-        lock(&self.events).insert(id, EventEntry { raw: Raw(raw), device: dev, timing, recorded: false });
+        lock(&self.events).insert(id, EventEntry { raw: Raw(raw), device: dev, timing, recorded: false, completions_before: 0 });
         Ok(EventHandle::from_raw(id))
     }
 
@@ -141,10 +141,12 @@ impl EventBackend for HipBackend {
         if stream_device != device {
             return Err(BackendError::InvalidHandle(format!("event of device {device} recorded into a stream of device {stream_device}")));
         }
+        let completions_before = self.progress.queued();
         // SAFETY: a live event and stream of the current device.
         unsafe { (self.api.hipEventRecord)(raw.0, s) }.check("hipEventRecord")?;
         if let Some(e) = lock(&self.events).get_mut(&event.as_raw()) {
             e.recorded = true;
+            e.completions_before = completions_before;
         }
         Ok(())
     }
@@ -166,10 +168,13 @@ impl EventBackend for HipBackend {
         if !recorded {
             return Ok(true);
         }
+        let completions_before = lock(&self.events).get(&event.as_raw()).map_or(0, |e| e.completions_before);
         self.enter(device)?;
         // SAFETY: a live event.
         match unsafe { (self.api.hipEventQuery)(raw.0) }.check("hipEventQuery") {
-            Ok(()) => Ok(self.progress.idle()),
+            // Reached, and the completions queued before it ran: another session's later
+            // work in flight does not make this event pending.
+            Ok(()) => Ok(self.progress.reached(completions_before)),
             Err(BackendError::NotReady(_)) => Ok(false),
             Err(e) => Err(e),
         }
