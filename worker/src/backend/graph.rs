@@ -1,0 +1,95 @@
+//! Graphs: a validated node list, in an order that respects every dependency, instantiated
+//! once and launched on a stream as a whole.
+//!
+//! The session owns graphs and their nodes (explicitly built, and later captured ones: both
+//! become the same [`GraphPlan`]); a backend only sees what it must execute. Every backend
+//! gets the recorded-list implementation by default ([`ExecGraph::Replay`]: the nodes are
+//! queued on the launch stream one after another, in order, through the backend's ordinary
+//! launch, memset and copy paths, so they run on the stream's executor). A backend with
+//! graphs of its own (CUDA's `CUgraph`, HIP's `hipGraph_t`) overrides [`GraphBackend`] to
+//! build one at instantiation and launch it natively ([`ExecGraph::Native`]).
+
+use super::{
+    BackendError, DevicePtr, FunctionHandle, LaunchConfig, MemoryBackend, MemsetBackend, MemsetPattern, ModuleBackend, PitchedFill, StreamHandle,
+};
+use std::sync::Arc;
+
+/// What one node does when the graph runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GraphOp {
+    /// A kernel launch with its packed arguments.
+    Kernel {
+        /// The function.
+        function: FunctionHandle,
+        /// Geometry.
+        config: LaunchConfig,
+        /// Packed arguments.
+        args: Arc<[u8]>,
+    },
+    /// A pitched fill (one row for a plain memset).
+    Memset {
+        /// The block to fill.
+        fill: PitchedFill,
+        /// The element.
+        pattern: MemsetPattern,
+    },
+    /// A device-to-device copy of `len` bytes.
+    Memcpy {
+        /// Destination.
+        dst: DevicePtr,
+        /// Source.
+        src: DevicePtr,
+        /// Bytes.
+        len: u64,
+    },
+    /// Nothing (a join or fork point).
+    Empty,
+}
+
+/// A graph ready to instantiate: its operations, each after every node it depends on.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GraphPlan {
+    /// Operations in an order that respects every edge.
+    pub ops: Vec<GraphOp>,
+}
+
+/// An instantiated graph, as the backend keeps it.
+#[derive(Debug)]
+pub enum ExecGraph {
+    /// The recorded list, replayed node by node on the launch stream.
+    Replay(Arc<GraphPlan>),
+    /// A graph of the backend's own runtime, by its handle.
+    Native(u64),
+}
+
+/// The graph family: instantiate, launch, destroy. The defaults replay the recorded list.
+pub trait GraphBackend: ModuleBackend + MemoryBackend + MemsetBackend {
+    /// Prepares `plan` for launches.
+    fn graph_instantiate(&self, plan: Arc<GraphPlan>) -> Result<ExecGraph, BackendError> {
+        Ok(ExecGraph::Replay(plan))
+    }
+
+    /// Queues the whole graph on `stream`; a failing node latches its error on the stream
+    /// like any queued work.
+    fn graph_launch(&self, stream: Option<StreamHandle>, exec: &ExecGraph) -> Result<(), BackendError> {
+        let ExecGraph::Replay(plan) = exec else {
+            return Err(BackendError::InvalidValue("this backend cannot launch a native graph it did not create".into()));
+        };
+        for op in &plan.ops {
+            match op {
+                GraphOp::Kernel { function, config, args } => self.launch_kernel(stream, *function, *config, args.to_vec())?,
+                GraphOp::Memset { fill, pattern } if fill.height == 1 && fill.depth == 1 => self.memset(stream, fill.ptr, *pattern, fill.width)?,
+                GraphOp::Memset { fill, pattern } => self.memset_pitched(stream, *fill, *pattern)?,
+                GraphOp::Memcpy { dst, src, len } => self.memcpy_dtod(stream, *dst, *src, *len)?,
+                GraphOp::Empty => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Releases what [`graph_instantiate`](Self::graph_instantiate) made.
+    fn graph_exec_destroy(&self, exec: ExecGraph) -> Result<(), BackendError> {
+        drop(exec);
+        Ok(())
+    }
+}
