@@ -136,6 +136,15 @@ fn invalid(why: impl Into<String>) -> Failure {
     Failure::new(Status::INVALID_VALUE, why)
 }
 
+/// HIP answers a graph, node or executable graph it does not know with
+/// `hipErrorInvalidValue` (`hip_graph.cpp`'s validity checks), not an invalid handle.
+fn unknown(failure: Failure) -> Failure {
+    match failure {
+        Failure::Status(_, message) => Failure::Status(Status::INVALID_VALUE, message),
+        other => other,
+    }
+}
+
 fn handles(list: &[U64]) -> impl Iterator<Item = u64> + '_ {
     list.iter().map(|h| h.get())
 }
@@ -224,7 +233,7 @@ impl Session {
         if req.from.0.len() != req.to.0.len() {
             return Err(invalid(format!("{} edge sources but {} targets", req.from.0.len(), req.to.0.len())));
         }
-        self.graphs.graphs.get(req.graph)?;
+        self.graphs.graphs.get(req.graph).map_err(unknown)?;
         let pairs: Vec<(u64, u64)> = handles(req.from.0).zip(handles(req.to.0)).collect();
         for &(from, to) in &pairs {
             self.graph_member(req.graph, from)?;
@@ -259,7 +268,7 @@ impl GraphHandler for Session {
     }
 
     fn graph_destroy(&mut self, _cx: &mut CallCx, req: wire::GraphRef) -> Result<wire::Empty, Failure> {
-        let graph = self.graphs.graphs.remove(req.graph)?;
+        let graph = self.graphs.graphs.remove(req.graph).map_err(unknown)?;
         for node in graph.nodes {
             let _ = self.graphs.nodes.remove(node);
         }
@@ -267,7 +276,7 @@ impl GraphHandler for Session {
     }
 
     fn graph_add_node(&mut self, _cx: &mut CallCx, req: wire::GraphAddNode<'_>) -> Result<wire::GraphNodeRef, Failure> {
-        let graph = self.graphs.graphs.get(req.graph)?;
+        let graph = self.graphs.graphs.get(req.graph).map_err(unknown)?;
         if graph.nodes.len() >= MAX_GRAPH_NODES {
             return Err(Failure::new(Status::OUT_OF_MEMORY, format!("a graph holds at most {MAX_GRAPH_NODES} nodes")));
         }
@@ -284,7 +293,7 @@ impl GraphHandler for Session {
         let params = self.graph_node_params(&req)?;
         self.graphs.nodes.check_capacity()?;
         let node = self.graphs.nodes.insert(Node { graph: req.graph, params });
-        let graph = self.graphs.graphs.get_mut(req.graph)?;
+        let graph = self.graphs.graphs.get_mut(req.graph).map_err(unknown)?;
         graph.nodes.push(node);
         graph.edges.extend(dependencies.into_iter().map(|dep| (dep, node)));
         Ok(wire::GraphNodeRef { node })
@@ -292,7 +301,7 @@ impl GraphHandler for Session {
 
     fn graph_add_dependencies(&mut self, _cx: &mut CallCx, req: wire::GraphEdges<'_>) -> Result<wire::Empty, Failure> {
         let pairs = self.graph_edge_pairs(&req)?;
-        let graph = self.graphs.graphs.get_mut(req.graph)?;
+        let graph = self.graphs.graphs.get_mut(req.graph).map_err(unknown)?;
         if graph.edges.len() + pairs.len() > MAX_GRAPH_EDGES {
             return Err(Failure::new(Status::OUT_OF_MEMORY, format!("a graph holds at most {MAX_GRAPH_EDGES} edges")));
         }
@@ -317,7 +326,7 @@ impl GraphHandler for Session {
 
     fn graph_remove_dependencies(&mut self, _cx: &mut CallCx, req: wire::GraphEdges<'_>) -> Result<wire::Empty, Failure> {
         let pairs = self.graph_edge_pairs(&req)?;
-        let graph = self.graphs.graphs.get_mut(req.graph)?;
+        let graph = self.graphs.graphs.get_mut(req.graph).map_err(unknown)?;
         if let Some((from, to)) = pairs.iter().find(|edge| !graph.edges.contains(edge)) {
             return Err(invalid(format!("there is no edge {from:#x} -> {to:#x}")));
         }
@@ -326,20 +335,20 @@ impl GraphHandler for Session {
     }
 
     fn graph_get_nodes<'a>(&'a mut self, _cx: &mut CallCx, req: wire::GraphRef) -> Result<wire::GraphNodeList<'a>, Failure> {
-        let graph = self.graphs.graphs.get(req.graph)?;
+        let graph = self.graphs.graphs.get(req.graph).map_err(unknown)?;
         self.graphs.reply_a = graph.nodes.iter().map(|&n| U64::new(n)).collect();
         Ok(wire::GraphNodeList { nodes: proto_core::field::List(&self.graphs.reply_a) })
     }
 
     fn graph_get_root_nodes<'a>(&'a mut self, _cx: &mut CallCx, req: wire::GraphRef) -> Result<wire::GraphNodeList<'a>, Failure> {
-        let graph = self.graphs.graphs.get(req.graph)?;
+        let graph = self.graphs.graphs.get(req.graph).map_err(unknown)?;
         let roots = graph.nodes.iter().filter(|&&n| !graph.edges.iter().any(|&(_, to)| to == n));
         self.graphs.reply_a = roots.map(|&n| U64::new(n)).collect();
         Ok(wire::GraphNodeList { nodes: proto_core::field::List(&self.graphs.reply_a) })
     }
 
     fn graph_get_edges<'a>(&'a mut self, _cx: &mut CallCx, req: wire::GraphRef) -> Result<wire::GraphEdgeList<'a>, Failure> {
-        let graph = self.graphs.graphs.get(req.graph)?;
+        let graph = self.graphs.graphs.get(req.graph).map_err(unknown)?;
         self.graphs.reply_a = graph.edges.iter().map(|&(from, _)| U64::new(from)).collect();
         self.graphs.reply_b = graph.edges.iter().map(|&(_, to)| U64::new(to)).collect();
         Ok(wire::GraphEdgeList { from: proto_core::field::List(&self.graphs.reply_a), to: proto_core::field::List(&self.graphs.reply_b) })
@@ -377,7 +386,7 @@ impl GraphHandler for Session {
         if req.flags & !0xf != 0 {
             return Err(invalid(format!("hipGraphInstantiate flags {:#x}", req.flags)));
         }
-        let graph = self.graphs.graphs.get(req.graph)?;
+        let graph = self.graphs.graphs.get(req.graph).map_err(unknown)?;
         let order = graph.topological_order().ok_or_else(|| invalid("the graph's edges form a cycle"))?;
         let nodes: Vec<NodeParams> = order.iter().map(|&n| self.graphs.nodes.get(n).map(|node| node.params.clone())).collect::<Result<_, _>>()?;
         let mut device = None;
@@ -393,7 +402,7 @@ impl GraphHandler for Session {
     }
 
     fn graph_launch(&mut self, _cx: &mut CallCx, req: wire::GraphLaunch) -> Result<wire::Empty, Failure> {
-        let exec = self.graphs.execs.get(req.exec)?;
+        let exec = self.graphs.execs.get(req.exec).map_err(unknown)?;
         // Memory freed or modules unloaded since instantiation: refused before the backend
         // sees a stale address or function.
         for params in &exec.nodes {
@@ -401,19 +410,19 @@ impl GraphHandler for Session {
         }
         let device = exec.device;
         let stream = self.stream(req.stream, device)?;
-        let exec = self.graphs.execs.get(req.exec)?;
+        let exec = self.graphs.execs.get(req.exec).map_err(unknown)?;
         self.backend.graph_launch(stream, &exec.exec)?;
         Ok(wire::Empty {})
     }
 
     fn graph_exec_destroy(&mut self, _cx: &mut CallCx, req: wire::GraphExecRef) -> Result<wire::Empty, Failure> {
-        let exec = self.graphs.execs.remove(req.exec)?;
+        let exec = self.graphs.execs.remove(req.exec).map_err(unknown)?;
         self.backend.graph_exec_destroy(exec.exec)?;
         Ok(wire::Empty {})
     }
 
     fn graph_clone(&mut self, _cx: &mut CallCx, req: wire::GraphRef) -> Result<wire::GraphRef, Failure> {
-        let original = self.graphs.graphs.get(req.graph)?;
+        let original = self.graphs.graphs.get(req.graph).map_err(unknown)?;
         self.graphs.graphs.check_capacity()?;
         if self.graphs.nodes.len() + original.nodes.len() > MAX_GRAPH_NODES_PER_SESSION {
             return Err(Failure::new(Status::OUT_OF_MEMORY, format!("a session holds at most {MAX_GRAPH_NODES_PER_SESSION} graph nodes")));
