@@ -10,7 +10,8 @@
 //! build one at instantiation and launch it natively ([`ExecGraph::Native`]).
 
 use super::{
-    BackendError, DevicePtr, FunctionHandle, LaunchConfig, MemoryBackend, MemsetBackend, MemsetPattern, ModuleBackend, PitchedFill, StreamHandle,
+    BackendError, DeviceIndex, DevicePtr, FunctionHandle, LaunchConfig, MemoryBackend, MemsetBackend, MemsetPattern, ModuleBackend, PitchedFill,
+    StreamHandle,
 };
 use std::sync::Arc;
 
@@ -49,8 +50,13 @@ pub enum GraphOp {
 /// A graph ready to instantiate: its operations, each after every node it depends on.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GraphPlan {
+    /// The device the graph runs on (its kernels' and memory's).
+    pub device: DeviceIndex,
     /// Operations in an order that respects every edge.
     pub ops: Vec<GraphOp>,
+    /// For each operation, the indices of the earlier operations it depends on (a backend
+    /// with graphs of its own keeps independent branches concurrent).
+    pub dependencies: Vec<Vec<usize>>,
 }
 
 /// An instantiated graph, as the backend keeps it.
@@ -58,8 +64,13 @@ pub struct GraphPlan {
 pub enum ExecGraph {
     /// The recorded list, replayed node by node on the launch stream.
     Replay(Arc<GraphPlan>),
-    /// A graph of the backend's own runtime, by its handle.
-    Native(u64),
+    /// A graph of the backend's own runtime.
+    Native {
+        /// The runtime's executable graph handle, as an integer.
+        exec: u64,
+        /// The device it was instantiated on.
+        device: DeviceIndex,
+    },
 }
 
 /// The graph family: instantiate, launch, destroy. The defaults replay the recorded list.
@@ -75,16 +86,7 @@ pub trait GraphBackend: ModuleBackend + MemoryBackend + MemsetBackend {
         let ExecGraph::Replay(plan) = exec else {
             return Err(BackendError::InvalidValue("this backend cannot launch a native graph it did not create".into()));
         };
-        for op in &plan.ops {
-            match op {
-                GraphOp::Kernel { function, config, args } => self.launch_kernel(stream, *function, *config, args.to_vec())?,
-                GraphOp::Memset { fill, pattern } if fill.height == 1 && fill.depth == 1 => self.memset(stream, fill.ptr, *pattern, fill.width)?,
-                GraphOp::Memset { fill, pattern } => self.memset_pitched(stream, *fill, *pattern)?,
-                GraphOp::Memcpy { dst, src, len } => self.memcpy_dtod(stream, *dst, *src, *len)?,
-                GraphOp::Empty => {}
-            }
-        }
-        Ok(())
+        replay_graph(self, stream, plan)
     }
 
     /// Releases what [`graph_instantiate`](Self::graph_instantiate) made.
@@ -92,4 +94,23 @@ pub trait GraphBackend: ModuleBackend + MemoryBackend + MemsetBackend {
         drop(exec);
         Ok(())
     }
+}
+
+/// Queues every operation of `plan` on `stream`, in order, through `backend`'s ordinary
+/// launch, memset and copy paths (the recorded-list implementation).
+pub fn replay_graph<B: ModuleBackend + MemoryBackend + MemsetBackend + ?Sized>(
+    backend: &B,
+    stream: Option<StreamHandle>,
+    plan: &GraphPlan,
+) -> Result<(), BackendError> {
+    for op in &plan.ops {
+        match op {
+            GraphOp::Kernel { function, config, args } => backend.launch_kernel(stream, *function, *config, args.to_vec())?,
+            GraphOp::Memset { fill, pattern } if fill.height == 1 && fill.depth == 1 => backend.memset(stream, fill.ptr, *pattern, fill.width)?,
+            GraphOp::Memset { fill, pattern } => backend.memset_pitched(stream, *fill, *pattern)?,
+            GraphOp::Memcpy { dst, src, len } => backend.memcpy_dtod(stream, *dst, *src, *len)?,
+            GraphOp::Empty => {}
+        }
+    }
+    Ok(())
 }

@@ -388,6 +388,11 @@ impl GraphHandler for Session {
         }
         let graph = self.graphs.graphs.get(req.graph).map_err(unknown)?;
         let order = graph.topological_order().ok_or_else(|| invalid("the graph's edges form a cycle"))?;
+        let position: HashMap<u64, usize> = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+        let mut dependencies = vec![Vec::new(); order.len()];
+        for (from, to) in &graph.edges {
+            dependencies[position[to]].push(position[from]);
+        }
         let nodes: Vec<NodeParams> = order.iter().map(|&n| self.graphs.nodes.get(n).map(|node| node.params.clone())).collect::<Result<_, _>>()?;
         let mut device = None;
         let mut ops = Vec::with_capacity(nodes.len());
@@ -397,8 +402,9 @@ impl GraphHandler for Session {
             ops.push(op);
         }
         self.graphs.execs.check_capacity()?;
-        let exec = self.backend.graph_instantiate(Arc::new(GraphPlan { ops }))?;
-        Ok(wire::GraphExecRef { exec: self.graphs.execs.insert(Exec { exec, device: device.unwrap_or(0), nodes }) })
+        let device = device.unwrap_or(0);
+        let exec = self.backend.graph_instantiate(Arc::new(GraphPlan { device, ops, dependencies }))?;
+        Ok(wire::GraphExecRef { exec: self.graphs.execs.insert(Exec { exec, device, nodes }) })
     }
 
     fn graph_launch(&mut self, _cx: &mut CallCx, req: wire::GraphLaunch) -> Result<wire::Empty, Failure> {
