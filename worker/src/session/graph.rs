@@ -404,6 +404,8 @@ impl GraphHandler for Session {
         self.graphs.execs.check_capacity()?;
         let device = device.unwrap_or(0);
         let exec = self.backend.graph_instantiate(Arc::new(GraphPlan { device, ops, dependencies }))?;
+        let native = matches!(exec, ExecGraph::Native { .. });
+        tracing::debug!(session = self.id, nodes = nodes.len(), native, "graph instantiated");
         Ok(wire::GraphExecRef { exec: self.graphs.execs.insert(Exec { exec, device, nodes }) })
     }
 
