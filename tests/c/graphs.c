@@ -58,6 +58,9 @@ static void expect_all(const float* d_sum, float want, const char* what) {
   }
 }
 
+static int host_calls;
+static void count_call(void* user) { __atomic_add_fetch((int*)user, 1, __ATOMIC_SEQ_CST); }
+
 static size_t count_of(const char* text, const char* word) {
   size_t n = 0;
   for (const char* p = strstr(text, word); p; p = strstr(p + 1, word)) n++;
@@ -82,7 +85,7 @@ int main(void) {
   step("build memset -> scale -> memcpy -> accumulate");
   hipGraph_t graph;
   CHECK(hipGraphCreate(&graph, 0));
-  hipGraphNode_t set, scaled, copied, summed;
+  hipGraphNode_t set, scaled, copied, summed, empty_unused;
   hipMemsetParams ms = {0};
   ms.dst = x;
   ms.elementSize = 4;
@@ -192,6 +195,25 @@ int main(void) {
   total += 4.0f;
   expect_all(sum, total, "the clone's executable graph");
   CHECK(hipGraphExecDestroy(clone_exec));
+
+  step("host nodes: the client runs the callback at every launch");
+  hipGraph_t hg;
+  CHECK(hipGraphCreate(&hg, 0));
+  hipGraphNode_t hset, hcall;
+  CHECK(hipGraphAddMemsetNode(&hset, hg, NULL, 0, &ms));
+  hipHostNodeParams hp = {count_call, &host_calls};
+  CHECK(hipGraphAddHostNode(&hcall, hg, &hset, 1, &hp));
+  CHECK(hipGraphNodeGetType(hcall, &type));
+  REQUIRE(type == hipGraphNodeTypeHost, "host type %d", type);
+  hipHostNodeParams no_fn = {NULL, NULL};
+  EXPECT_ERR(hipGraphAddHostNode(&empty_unused, hg, NULL, 0, &no_fn), hipErrorInvalidValue);
+  hipGraphExec_t hexec;
+  CHECK(hipGraphInstantiate(&hexec, hg, NULL, NULL, 0));
+  for (int i = 0; i < 10; i++) CHECK(hipGraphLaunch(hexec, stream));
+  CHECK(hipStreamSynchronize(stream));
+  REQUIRE(__atomic_load_n(&host_calls, __ATOMIC_SEQ_CST) == 10, "host node ran %d times", host_calls);
+  CHECK(hipGraphExecDestroy(hexec));
+  CHECK(hipGraphDestroy(hg));
 
   step("DOT file");
   char path[128];

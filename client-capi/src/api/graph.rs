@@ -103,6 +103,7 @@ fn node_request<'a>(graph: hipGraph_t, kind: GraphNodeKind, deps: &'a [U64]) -> 
         width: 0,
         height: 0,
         pitch: 0,
+        host_token: 0,
         args: Default::default(),
     }
 }
@@ -255,6 +256,27 @@ pub unsafe extern "C" fn hipGraphAddMemcpyNode1D(
             })
         }
         .map(drop)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphAddHostNode(
+    pGraphNode: *mut hipGraphNode_t,
+    graph: hipGraph_t,
+    pDependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+    pNodeParams: *const hipHostNodeParams,
+) -> hipError_t {
+    hip_boundary!("hipGraphAddHostNode", {
+        non_null!(pGraphNode);
+        non_null!(graph);
+        non_null!(pNodeParams);
+        // SAFETY: non-null; HIP's contract says it points at a hipHostNodeParams.
+        let p = unsafe { pNodeParams.read() };
+        let f = p.fn_.ok_or_else(|| invalid("the host node's fn is NULL"))?;
+        let token = crate::callbacks::register_persistent(crate::callbacks::Callback::Host { f, user: p.userData as usize })?;
+        // SAFETY: HIP's contract for the dependency array.
+        unsafe { add_node(pGraphNode, graph, pDependencies, numDependencies, GraphNodeKind::Host, &[], |req| req.host_token = token) }.map(drop)
     })
 }
 
@@ -538,6 +560,7 @@ fn dot_text(graph: hipGraph_t) -> Result<String, CallError> {
             }
             GraphNodeKind::Memset => "MEMSET".to_string(),
             GraphNodeKind::Memcpy => "MEMCPY".to_string(),
+            GraphNodeKind::Host => "HOST".to_string(),
             GraphNodeKind::Empty => "EMPTY".to_string(),
         };
         dot.push_str(&format!("  node{i} [label=\"{{{label} | node {node:#x}}}\"];\n"));

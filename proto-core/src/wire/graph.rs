@@ -20,6 +20,8 @@ wire_enum! {
         Memcpy = 1,
         /// `hipGraphNodeTypeMemset`.
         Memset = 2,
+        /// `hipGraphNodeTypeHost`: the client runs a callback (the callback channel).
+        Host = 3,
         /// `hipGraphNodeTypeEmpty`.
         Empty = 5,
     }
@@ -46,7 +48,7 @@ message! {
     /// [`GraphNodeRef`]. The parameters used are those of `kind`: a kernel node uses
     /// `function`, `grid`, `block`, `shared_mem` and `args`; a memset node `dst`, `value`,
     /// `element_size`, `width`, `height` and `pitch`; a memcpy node `dst`, `src` and `width`
-    /// (bytes); an empty node none.
+    /// (bytes); a host node `host_token`; an empty node none.
     pub struct GraphAddNode<'a> {
         /// Graph handle.
         pub graph: u64,
@@ -76,6 +78,9 @@ message! {
         pub height: u64,
         /// Memset: bytes between rows.
         pub pitch: u64,
+        /// Host: the client's name for the callback, sent back on the callback channel at
+        /// every launch.
+        pub host_token: u64,
         /// Kernel: the packed arguments.
         pub args: ArgBlob<'a>,
     }

@@ -11,7 +11,7 @@
 
 use super::{
     BackendError, DeviceIndex, DevicePtr, FunctionHandle, LaunchConfig, MemoryBackend, MemsetBackend, MemsetPattern, ModuleBackend, PitchedFill,
-    StreamHandle,
+    StreamHandle, StreamOpsBackend,
 };
 use std::sync::Arc;
 
@@ -43,8 +43,35 @@ pub enum GraphOp {
         /// Bytes.
         len: u64,
     },
+    /// A host step (the client's callback, run through the session's callback channel):
+    /// the stream waits for it.
+    Host(HostStep),
     /// Nothing (a join or fork point).
     Empty,
+}
+
+/// A host step a graph runs at every launch; its error is latched on the stream.
+#[derive(Clone)]
+pub struct HostStep(pub Arc<dyn Fn() -> Result<(), BackendError> + Send + Sync>);
+
+impl std::fmt::Debug for HostStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HostStep")
+    }
+}
+
+impl PartialEq for HostStep {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl GraphPlan {
+    /// Whether the plan has host steps (backends with graphs of their own replay those
+    /// plans: a host step waits on the client, which a runtime's host node must not).
+    pub fn has_host_steps(&self) -> bool {
+        self.ops.iter().any(|op| matches!(op, GraphOp::Host(_)))
+    }
 }
 
 /// A graph ready to instantiate: its operations, each after every node it depends on.
@@ -74,7 +101,7 @@ pub enum ExecGraph {
 }
 
 /// The graph family: instantiate, launch, destroy. The defaults replay the recorded list.
-pub trait GraphBackend: ModuleBackend + MemoryBackend + MemsetBackend {
+pub trait GraphBackend: ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend {
     /// Prepares `plan` for launches.
     fn graph_instantiate(&self, plan: Arc<GraphPlan>) -> Result<ExecGraph, BackendError> {
         Ok(ExecGraph::Replay(plan))
@@ -98,7 +125,7 @@ pub trait GraphBackend: ModuleBackend + MemoryBackend + MemsetBackend {
 
 /// Queues every operation of `plan` on `stream`, in order, through `backend`'s ordinary
 /// launch, memset and copy paths (the recorded-list implementation).
-pub fn replay_graph<B: ModuleBackend + MemoryBackend + MemsetBackend + ?Sized>(
+pub fn replay_graph<B: ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend + ?Sized>(
     backend: &B,
     stream: Option<StreamHandle>,
     plan: &GraphPlan,
@@ -109,6 +136,11 @@ pub fn replay_graph<B: ModuleBackend + MemoryBackend + MemsetBackend + ?Sized>(
             GraphOp::Memset { fill, pattern } if fill.height == 1 && fill.depth == 1 => backend.memset(stream, fill.ptr, *pattern, fill.width)?,
             GraphOp::Memset { fill, pattern } => backend.memset_pitched(stream, *fill, *pattern)?,
             GraphOp::Memcpy { dst, src, len } => backend.memcpy_dtod(stream, *dst, *src, *len)?,
+            GraphOp::Host(step) => {
+                let stream = stream.ok_or_else(|| BackendError::InvalidValue("a host step needs a stream".into()))?;
+                let step = step.clone();
+                backend.launch_checked_host_func(stream, Box::new(move || (step.0)()))?;
+            }
             GraphOp::Empty => {}
         }
     }

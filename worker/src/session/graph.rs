@@ -10,7 +10,7 @@
 //! records into the same [`Graph`] object.
 
 use super::{CallCx, Failure, Session};
-use crate::backend::{DeviceIndex, DevicePtr, ExecGraph, GraphOp, GraphPlan, LaunchConfig, MemsetPattern, PitchedFill};
+use crate::backend::{DeviceIndex, DevicePtr, ExecGraph, GraphOp, GraphPlan, HostStep, LaunchConfig, MemsetPattern, PitchedFill};
 use proto_core::opcode::GraphHandler;
 use proto_core::wire::{self, GraphNodeKind, MAX_GRAPH_EDGES, MAX_GRAPH_NODES};
 use proto_core::Status;
@@ -31,6 +31,7 @@ enum NodeParams {
     Kernel { function: u64, config: LaunchConfig, args: Arc<[u8]> },
     Memset { fill: PitchedFill, pattern: MemsetPattern },
     Memcpy { dst: u64, src: u64, len: u64 },
+    Host { token: u64 },
     Empty,
 }
 
@@ -40,6 +41,7 @@ impl NodeParams {
             Self::Kernel { .. } => GraphNodeKind::Kernel,
             Self::Memset { .. } => GraphNodeKind::Memset,
             Self::Memcpy { .. } => GraphNodeKind::Memcpy,
+            Self::Host { .. } => GraphNodeKind::Host,
             Self::Empty => GraphNodeKind::Empty,
         }
     }
@@ -175,6 +177,10 @@ impl Session {
                 self.allocations.resolve(*src, (*len).max(1), "memcpy node source")?;
                 (Some(info.device), GraphOp::Memcpy { dst: DevicePtr(*dst), src: DevicePtr(*src), len: *len })
             }
+            NodeParams::Host { token } => {
+                let (channel, token) = (Arc::clone(&self.callbacks), *token);
+                (None, GraphOp::Host(HostStep(Arc::new(move || channel.run_on_stream(token)))))
+            }
             NodeParams::Empty => (None, GraphOp::Empty),
         })
     }
@@ -214,6 +220,7 @@ impl Session {
                 }
                 NodeParams::Memcpy { dst: req.dst, src: req.src, len: req.width }
             }
+            GraphNodeKind::Host => NodeParams::Host { token: req.host_token },
             GraphNodeKind::Empty => NodeParams::Empty,
         };
         self.graph_node_op(&params)?;
@@ -417,10 +424,22 @@ impl GraphHandler for Session {
             self.graph_node_op(params)?;
         }
         let device = exec.device;
-        let stream = self.stream(req.stream, device)?;
-        let exec = self.graphs.execs.get(req.exec).map_err(unknown)?;
-        self.backend.graph_launch(stream, &exec.exec)?;
-        Ok(wire::Empty {})
+        // Each host step of this launch holds a callback slot until the client answers it.
+        let host_steps = exec.nodes.iter().filter(|n| matches!(n, NodeParams::Host { .. })).count();
+        for reserved in 0..host_steps {
+            if let Err(e) = self.callbacks.reserve() {
+                (0..reserved).for_each(|_| self.callbacks.unreserve());
+                return Err(e);
+            }
+        }
+        let launched = self.stream(req.stream, device).and_then(|stream| {
+            let exec = self.graphs.execs.get(req.exec).map_err(unknown)?;
+            Ok(self.backend.graph_launch(stream, &exec.exec)?)
+        });
+        if launched.is_err() {
+            (0..host_steps).for_each(|_| self.callbacks.unreserve());
+        }
+        launched.map(|()| wire::Empty {})
     }
 
     fn graph_exec_destroy(&mut self, _cx: &mut CallCx, req: wire::GraphExecRef) -> Result<wire::Empty, Failure> {

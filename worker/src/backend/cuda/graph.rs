@@ -78,6 +78,7 @@ impl CudaBackend {
                 // SAFETY: both ranges were validated by the session; `ctx` is retained.
                 unsafe { sys::cuGraphAddMemcpyNode(&mut node, graph, deps.as_ptr(), deps.len(), &copy, ctx) }.check("cuGraphAddMemcpyNode")?;
             }
+            GraphOp::Host(_) => return Err(BackendError::NotSupported("host steps are replayed, not put in a CUDA graph".into())),
             GraphOp::Empty => {
                 // SAFETY: a live graph; `deps` are nodes of it.
                 unsafe { sys::cuGraphAddEmptyNode(&mut node, graph, deps.as_ptr(), deps.len()) }.check("cuGraphAddEmptyNode")?;
@@ -89,6 +90,9 @@ impl CudaBackend {
 
 impl GraphBackend for CudaBackend {
     fn graph_instantiate(&self, plan: Arc<GraphPlan>) -> Result<ExecGraph, BackendError> {
+        if plan.has_host_steps() {
+            return Ok(ExecGraph::Replay(plan));
+        }
         self.enter(plan.device)?;
         let ctx = self.device(plan.device)?.ctx.0;
         let mut raw: CUgraph = std::ptr::null_mut();
@@ -107,8 +111,9 @@ impl GraphBackend for CudaBackend {
     }
 
     fn graph_launch(&self, stream: Option<StreamHandle>, exec: &ExecGraph) -> Result<(), BackendError> {
-        let &ExecGraph::Native { exec, device } = exec else {
-            return Err(BackendError::InvalidValue("not a CUDA executable graph".into()));
+        let (exec, device) = match exec {
+            ExecGraph::Native { exec, device } => (*exec, *device),
+            ExecGraph::Replay(plan) => return crate::backend::replay_graph(self, stream, plan),
         };
         let s = self.stream(stream, device)?;
         // SAFETY: `exec` is a live executable graph made by `graph_instantiate` (the session
