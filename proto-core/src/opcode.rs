@@ -713,6 +713,8 @@ opcodes! { <'a>
         0x070e GraphExecDestroy graph_exec_destroy: GraphExecRef => Empty, none, call;
         /// `hipGraphClone`.
         0x070f GraphClone graph_clone: GraphRef => GraphRef, none, call;
+        /// `hipGraphAddMemcpyNode` (device memory and arrays, 3D).
+        0x0710 GraphAddCopyNode graph_add_copy_node: GraphAddCopyNode<'a> => GraphNodeRef, none, call;
     }
 
     /// Arrays, mipmapped arrays and the copies that name them.

@@ -215,6 +215,52 @@ int main(void) {
   CHECK(hipGraphExecDestroy(hexec));
   CHECK(hipGraphDestroy(hg));
 
+  step("copy nodes: a pitched box, device to device");
+  {
+    enum { PITCH = 128, ROWS = 16 };
+    unsigned char host[PITCH * ROWS], back[PITCH * ROWS];
+    for (int i = 0; i < PITCH * ROWS; i++) host[i] = (unsigned char)(i * 7 + 3);
+    unsigned char *from, *into;
+    CHECK(hipMalloc((void**)&from, sizeof host));
+    CHECK(hipMalloc((void**)&into, sizeof host));
+    CHECK(hipMemcpy(from, host, sizeof host, hipMemcpyHostToDevice));
+    CHECK(hipMemset(into, 0, sizeof host));
+    hipMemcpy3DParms cp;
+    memset(&cp, 0, sizeof cp);
+    cp.srcPtr = (hipPitchedPtr){from, PITCH, 64, ROWS};
+    cp.srcPos = (hipPos){8, 2, 0};
+    cp.dstPtr = (hipPitchedPtr){into, PITCH, 64, ROWS};
+    cp.dstPos = (hipPos){4, 1, 0};
+    cp.extent = (hipExtent){32, 5, 1};
+    cp.kind = hipMemcpyDeviceToDevice;
+    hipGraph_t cg;
+    CHECK(hipGraphCreate(&cg, 0));
+    hipGraphNode_t copy_node;
+    CHECK(hipGraphAddMemcpyNode(&copy_node, cg, NULL, 0, &cp));
+    CHECK(hipGraphNodeGetType(copy_node, &type));
+    REQUIRE(type == hipGraphNodeTypeMemcpy, "copy node type %d", type);
+    hipMemcpy3DParms too_wide = cp;
+    too_wide.extent.width = PITCH; /* 4 + 128 bytes do not fit a 128-byte pitch */
+    EXPECT_ERR(hipGraphAddMemcpyNode(&empty_unused, cg, NULL, 0, &too_wide), hipErrorInvalidPitchValue);
+    EXPECT_ERR(hipGraphAddMemcpyNode(&empty_unused, cg, NULL, 0, NULL), hipErrorInvalidValue);
+    hipGraphExec_t cexec;
+    CHECK(hipGraphInstantiate(&cexec, cg, NULL, NULL, 0));
+    CHECK(hipGraphLaunch(cexec, stream));
+    CHECK(hipStreamSynchronize(stream));
+    CHECK(hipMemcpy(back, into, sizeof back, hipMemcpyDeviceToHost));
+    for (int r = 0; r < ROWS; r++) {
+      for (int c = 0; c < PITCH; c++) {
+        int inside = r >= 1 && r < 6 && c >= 4 && c < 36;
+        unsigned char want = inside ? host[(r - 1 + 2) * PITCH + (c - 4 + 8)] : 0;
+        REQUIRE(back[r * PITCH + c] == want, "copied box at row %d byte %d: %u, expected %u", r, c, back[r * PITCH + c], want);
+      }
+    }
+    CHECK(hipGraphExecDestroy(cexec));
+    CHECK(hipGraphDestroy(cg));
+    CHECK(hipFree(from));
+    CHECK(hipFree(into));
+  }
+
   step("DOT file");
   char path[128];
   snprintf(path, sizeof path, "/tmp/hip_remote_graph_%d.dot", (int)getpid());

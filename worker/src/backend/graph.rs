@@ -10,8 +10,8 @@
 //! build one at instantiation and launch it natively ([`ExecGraph::Native`]).
 
 use super::{
-    BackendError, DeviceIndex, DevicePtr, FunctionHandle, LaunchConfig, MemoryBackend, MemsetBackend, MemsetPattern, ModuleBackend, PitchedFill,
-    StreamHandle, StreamOpsBackend,
+    ArrayBackend, BackendError, DeviceIndex, DevicePtr, Extent, FunctionHandle, LaunchConfig, MemoryBackend, MemsetBackend, MemsetPattern,
+    ModuleBackend, PitchedFill, Place, StreamHandle, StreamOpsBackend,
 };
 use std::sync::Arc;
 
@@ -43,6 +43,17 @@ pub enum GraphOp {
         /// Bytes.
         len: u64,
     },
+    /// A 3D copy between device memory and arrays.
+    Copy3D {
+        /// Destination.
+        dst: Place,
+        /// Source.
+        src: Place,
+        /// The box.
+        extent: Extent,
+        /// The destination's device.
+        device: DeviceIndex,
+    },
     /// A host step (the client's callback, run through the session's callback channel):
     /// the stream waits for it.
     Host(HostStep),
@@ -67,10 +78,11 @@ impl PartialEq for HostStep {
 }
 
 impl GraphPlan {
-    /// Whether the plan has host steps (backends with graphs of their own replay those
-    /// plans: a host step waits on the client, which a runtime's host node must not).
-    pub fn has_host_steps(&self) -> bool {
-        self.ops.iter().any(|op| matches!(op, GraphOp::Host(_)))
+    /// Whether the plan must be replayed even by a backend with graphs of its own: a host
+    /// step waits on the client, which a runtime's host node must not; 3D copies go through
+    /// the backend's own copy path (arrays included).
+    pub fn needs_replay(&self) -> bool {
+        self.ops.iter().any(|op| matches!(op, GraphOp::Host(_) | GraphOp::Copy3D { .. }))
     }
 }
 
@@ -101,7 +113,7 @@ pub enum ExecGraph {
 }
 
 /// The graph family: instantiate, launch, destroy. The defaults replay the recorded list.
-pub trait GraphBackend: ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend {
+pub trait GraphBackend: ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend + ArrayBackend {
     /// Prepares `plan` for launches.
     fn graph_instantiate(&self, plan: Arc<GraphPlan>) -> Result<ExecGraph, BackendError> {
         Ok(ExecGraph::Replay(plan))
@@ -125,7 +137,7 @@ pub trait GraphBackend: ModuleBackend + MemoryBackend + MemsetBackend + StreamOp
 
 /// Queues every operation of `plan` on `stream`, in order, through `backend`'s ordinary
 /// launch, memset and copy paths (the recorded-list implementation).
-pub fn replay_graph<B: ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend + ?Sized>(
+pub fn replay_graph<B: ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend + ArrayBackend + ?Sized>(
     backend: &B,
     stream: Option<StreamHandle>,
     plan: &GraphPlan,
@@ -136,6 +148,7 @@ pub fn replay_graph<B: ModuleBackend + MemoryBackend + MemsetBackend + StreamOps
             GraphOp::Memset { fill, pattern } if fill.height == 1 && fill.depth == 1 => backend.memset(stream, fill.ptr, *pattern, fill.width)?,
             GraphOp::Memset { fill, pattern } => backend.memset_pitched(stream, *fill, *pattern)?,
             GraphOp::Memcpy { dst, src, len } => backend.memcpy_dtod(stream, *dst, *src, *len)?,
+            GraphOp::Copy3D { dst, src, extent, device } => backend.copy_3d(stream, *device, dst, src, *extent)?,
             GraphOp::Host(step) => {
                 let stream = stream.ok_or_else(|| BackendError::InvalidValue("a host step needs a stream".into()))?;
                 let step = step.clone();

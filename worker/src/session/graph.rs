@@ -31,6 +31,7 @@ enum NodeParams {
     Kernel { function: u64, config: LaunchConfig, args: Arc<[u8]> },
     Memset { fill: PitchedFill, pattern: MemsetPattern },
     Memcpy { dst: u64, src: u64, len: u64 },
+    Copy3D(Box<wire::Copy3D>),
     Host { token: u64 },
     Empty,
 }
@@ -40,7 +41,7 @@ impl NodeParams {
         match self {
             Self::Kernel { .. } => GraphNodeKind::Kernel,
             Self::Memset { .. } => GraphNodeKind::Memset,
-            Self::Memcpy { .. } => GraphNodeKind::Memcpy,
+            Self::Memcpy { .. } | Self::Copy3D(_) => GraphNodeKind::Memcpy,
             Self::Host { .. } => GraphNodeKind::Host,
             Self::Empty => GraphNodeKind::Empty,
         }
@@ -162,6 +163,10 @@ impl Session {
                 self.allocations.resolve(*src, (*len).max(1), "memcpy node source")?;
                 (Some(info.device), GraphOp::Memcpy { dst: DevicePtr(*dst), src: DevicePtr(*src), len: *len })
             }
+            NodeParams::Copy3D(copy) => {
+                let (dst, src, extent, device) = self.copy_3d_places(copy)?.ok_or_else(|| invalid("copy node of an empty box"))?;
+                (Some(device), GraphOp::Copy3D { dst, src, extent, device })
+            }
             NodeParams::Host { token } => {
                 let (channel, token) = (Arc::clone(&self.callbacks), *token);
                 (None, GraphOp::Host(HostStep(Arc::new(move || channel.run_on_stream(token)))))
@@ -234,6 +239,31 @@ impl Session {
         Ok(pairs)
     }
 
+    /// Adds a checked node to `graph` after `dependencies`.
+    fn graph_insert_node(&mut self, graph: u64, dependencies: &[U64], params: NodeParams) -> Result<wire::GraphNodeRef, Failure> {
+        let g = self.graphs.graphs.get(graph).map_err(unknown)?;
+        if g.nodes.len() >= MAX_GRAPH_NODES {
+            return Err(Failure::new(Status::OUT_OF_MEMORY, format!("a graph holds at most {MAX_GRAPH_NODES} nodes")));
+        }
+        if g.edges.len() + dependencies.len() > MAX_GRAPH_EDGES {
+            return Err(Failure::new(Status::OUT_OF_MEMORY, format!("a graph holds at most {MAX_GRAPH_EDGES} edges")));
+        }
+        let dependencies: Vec<u64> = handles(dependencies).collect();
+        let mut seen = HashSet::with_capacity(dependencies.len());
+        for &dep in &dependencies {
+            self.graph_member(graph, dep)?;
+            if !seen.insert(dep) {
+                return Err(invalid(format!("dependency {dep:#x} is listed twice")));
+            }
+        }
+        self.graphs.nodes.check_capacity()?;
+        let node = self.graphs.nodes.insert(Node { graph, params });
+        let g = self.graphs.graphs.get_mut(graph).map_err(unknown)?;
+        g.nodes.push(node);
+        g.edges.extend(dependencies.into_iter().map(|dep| (dep, node)));
+        Ok(wire::GraphNodeRef { node })
+    }
+
     /// Frees every executable graph (on `device`, or all) and, for the whole session, every
     /// graph and node.
     pub(super) fn release_graphs(&mut self, device: Option<DeviceIndex>) {
@@ -268,28 +298,37 @@ impl GraphHandler for Session {
     }
 
     fn graph_add_node(&mut self, _cx: &mut CallCx, req: wire::GraphAddNode<'_>) -> Result<wire::GraphNodeRef, Failure> {
-        let graph = self.graphs.graphs.get(req.graph).map_err(unknown)?;
-        if graph.nodes.len() >= MAX_GRAPH_NODES {
-            return Err(Failure::new(Status::OUT_OF_MEMORY, format!("a graph holds at most {MAX_GRAPH_NODES} nodes")));
-        }
-        let dependencies: Vec<u64> = handles(req.dependencies.0).collect();
-        if graph.edges.len() + dependencies.len() > MAX_GRAPH_EDGES {
-            return Err(Failure::new(Status::OUT_OF_MEMORY, format!("a graph holds at most {MAX_GRAPH_EDGES} edges")));
-        }
-        let mut seen = HashSet::with_capacity(dependencies.len());
-        for &dep in &dependencies {
-            self.graph_member(req.graph, dep)?;
-            if !seen.insert(dep) {
-                return Err(invalid(format!("dependency {dep:#x} is listed twice")));
-            }
-        }
+        self.graphs.graphs.get(req.graph).map_err(unknown)?;
         let params = self.graph_node_params(&req)?;
-        self.graphs.nodes.check_capacity()?;
-        let node = self.graphs.nodes.insert(Node { graph: req.graph, params });
-        let graph = self.graphs.graphs.get_mut(req.graph).map_err(unknown)?;
-        graph.nodes.push(node);
-        graph.edges.extend(dependencies.into_iter().map(|dep| (dep, node)));
-        Ok(wire::GraphNodeRef { node })
+        self.graph_insert_node(req.graph, req.dependencies.0, params)
+    }
+
+    fn graph_add_copy_node(&mut self, _cx: &mut CallCx, req: wire::GraphAddCopyNode<'_>) -> Result<wire::GraphNodeRef, Failure> {
+        self.graphs.graphs.get(req.graph).map_err(unknown)?;
+        let copy = wire::Copy3D {
+            dst_array: req.dst_array,
+            dst_ptr: req.dst_ptr,
+            dst_pitch: req.dst_pitch,
+            dst_height: req.dst_height,
+            dst_x: req.dst_x,
+            dst_y: req.dst_y,
+            dst_z: req.dst_z,
+            src_array: req.src_array,
+            src_ptr: req.src_ptr,
+            src_pitch: req.src_pitch,
+            src_height: req.src_height,
+            src_x: req.src_x,
+            src_y: req.src_y,
+            src_z: req.src_z,
+            width: req.width,
+            height: req.height,
+            depth: req.depth,
+            stream: 0,
+            sync: false,
+        };
+        let params = NodeParams::Copy3D(Box::new(copy));
+        self.graph_node_op(&params)?;
+        self.graph_insert_node(req.graph, req.dependencies.0, params)
     }
 
     fn graph_add_dependencies(&mut self, _cx: &mut CallCx, req: wire::GraphEdges<'_>) -> Result<wire::Empty, Failure> {

@@ -78,7 +78,9 @@ impl CudaBackend {
                 // SAFETY: both ranges were validated by the session; `ctx` is retained.
                 unsafe { sys::cuGraphAddMemcpyNode(&mut node, graph, deps.as_ptr(), deps.len(), &copy, ctx) }.check("cuGraphAddMemcpyNode")?;
             }
-            GraphOp::Host(_) => return Err(BackendError::NotSupported("host steps are replayed, not put in a CUDA graph".into())),
+            GraphOp::Host(_) | GraphOp::Copy3D { .. } => {
+                return Err(BackendError::NotSupported("host steps and 3D copies are replayed, not put in a CUDA graph".into()))
+            }
             GraphOp::Empty => {
                 // SAFETY: a live graph; `deps` are nodes of it.
                 unsafe { sys::cuGraphAddEmptyNode(&mut node, graph, deps.as_ptr(), deps.len()) }.check("cuGraphAddEmptyNode")?;
@@ -90,7 +92,7 @@ impl CudaBackend {
 
 impl GraphBackend for CudaBackend {
     fn graph_instantiate(&self, plan: Arc<GraphPlan>) -> Result<ExecGraph, BackendError> {
-        if plan.has_host_steps() {
+        if plan.needs_replay() {
             return Ok(ExecGraph::Replay(plan));
         }
         self.enter(plan.device)?;

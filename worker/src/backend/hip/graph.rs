@@ -128,7 +128,9 @@ impl HipBackend {
                 unsafe { (api.memcpy)(&mut node, graph, d, n, dst.0 as *mut c_void, src.0 as *const c_void, *len as usize, MEMCPY_DEVICE_TO_DEVICE) }
                     .check("hipGraphAddMemcpyNode1D")?;
             }
-            GraphOp::Host(_) => return Err(BackendError::NotSupported("host steps are replayed, not put in a HIP graph".into())),
+            GraphOp::Host(_) | GraphOp::Copy3D { .. } => {
+                return Err(BackendError::NotSupported("host steps and 3D copies are replayed, not put in a HIP graph".into()))
+            }
             GraphOp::Empty => {
                 // SAFETY: a live graph; `deps` are nodes of it.
                 unsafe { (api.empty)(&mut node, graph, d, n) }.check("hipGraphAddEmptyNode")?;
@@ -140,7 +142,7 @@ impl HipBackend {
 
 impl GraphBackend for HipBackend {
     fn graph_instantiate(&self, plan: Arc<GraphPlan>) -> Result<ExecGraph, BackendError> {
-        let Some(api) = self.graph_api().filter(|_| !plan.has_host_steps()) else {
+        let Some(api) = self.graph_api().filter(|_| !plan.needs_replay()) else {
             return Ok(ExecGraph::Replay(plan));
         };
         self.enter(plan.device)?;
