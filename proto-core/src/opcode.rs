@@ -715,6 +715,8 @@ opcodes! { <'a>
         0x070f GraphClone graph_clone: GraphRef => GraphRef, none, call;
         /// `hipGraphAddMemcpyNode` (device memory and arrays, 3D).
         0x0710 GraphAddCopyNode graph_add_copy_node: GraphAddCopyNode<'a> => GraphNodeRef, none, call;
+        /// `hipGraphNodeGetDependencies`, `hipGraphNodeGetDependentNodes`.
+        0x0711 GraphNodeNeighbours graph_node_neighbours: GraphNodeNeighbours => GraphNodeList<'a>, none, call;
     }
 
     /// Arrays, mipmapped arrays and the copies that name them.

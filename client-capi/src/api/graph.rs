@@ -448,6 +448,41 @@ pub unsafe extern "C" fn hipGraphGetEdges(graph: hipGraph_t, from: *mut hipGraph
     })
 }
 
+/// A node's dependencies or dependents, in HIP's list-out convention.
+///
+/// # Safety
+/// As [`write_list`].
+unsafe fn neighbours(node: hipGraphNode_t, out: *mut hipGraphNode_t, count: *mut usize, dependents: bool) -> Result<(), CallError> {
+    non_null!(node);
+    non_null!(count);
+    let list: Vec<u64> = with_conn(|c| {
+        let l = c.graph_node_neighbours(wire::GraphNodeNeighbours { node: id(node), dependents })?;
+        Ok(l.nodes.0.iter().map(|n| n.get()).collect())
+    })?;
+    // SAFETY: forwarded caller contract.
+    unsafe { write_list(&list, out, count) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphNodeGetDependencies(
+    node: hipGraphNode_t,
+    pDependencies: *mut hipGraphNode_t,
+    pNumDependencies: *mut usize,
+) -> hipError_t {
+    // SAFETY: HIP's contract for the output array.
+    hip_boundary!("hipGraphNodeGetDependencies", { unsafe { neighbours(node, pDependencies, pNumDependencies, false) } })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphNodeGetDependentNodes(
+    node: hipGraphNode_t,
+    pDependentNodes: *mut hipGraphNode_t,
+    pNumDependentNodes: *mut usize,
+) -> hipError_t {
+    // SAFETY: HIP's contract for the output array.
+    hip_boundary!("hipGraphNodeGetDependentNodes", { unsafe { neighbours(node, pDependentNodes, pNumDependentNodes, true) } })
+}
+
 fn node_kind(node: hipGraphNode_t) -> Result<GraphNodeKind, CallError> {
     Ok(with_conn(|c| c.graph_node_get_type(wire::GraphNodeRef { node: id(node) }))?.kind)
 }

@@ -240,3 +240,14 @@ message! {
         pub depth: u64,
     }
 }
+
+message! {
+    /// `hipGraphNodeGetDependencies` / `hipGraphNodeGetDependentNodes`; answered by
+    /// [`GraphNodeList`] (in the order the edges were added).
+    pub struct GraphNodeNeighbours {
+        /// Node handle.
+        pub node: u64,
+        /// The nodes that depend on `node` rather than those it depends on.
+        pub dependents: bool,
+    }
+}

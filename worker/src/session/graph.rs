@@ -386,6 +386,17 @@ impl GraphHandler for Session {
         Ok(wire::GraphEdgeList { from: proto_core::field::List(&self.graphs.reply_a), to: proto_core::field::List(&self.graphs.reply_b) })
     }
 
+    fn graph_node_neighbours<'a>(&'a mut self, _cx: &mut CallCx, req: wire::GraphNodeNeighbours) -> Result<wire::GraphNodeList<'a>, Failure> {
+        let node = self.graphs.nodes.get(req.node).map_err(|_| invalid(format!("{:#x} is not a graph node", req.node)))?;
+        let graph = self.graphs.graphs.get(node.graph).map_err(unknown)?;
+        let neighbours = graph.edges.iter().filter_map(|&(from, to)| match req.dependents {
+            true => (from == req.node).then_some(to),
+            false => (to == req.node).then_some(from),
+        });
+        self.graphs.reply_a = neighbours.map(U64::new).collect();
+        Ok(wire::GraphNodeList { nodes: proto_core::field::List(&self.graphs.reply_a) })
+    }
+
     fn graph_node_get_type(&mut self, _cx: &mut CallCx, req: wire::GraphNodeRef) -> Result<wire::GraphNodeType, Failure> {
         let node = self.graphs.nodes.get(req.node).map_err(|_| invalid(format!("{:#x} is not a graph node", req.node)))?;
         Ok(wire::GraphNodeType { kind: node.params.kind() })
