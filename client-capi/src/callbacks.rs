@@ -45,6 +45,22 @@ fn registered() -> MutexGuard<'static, BTreeMap<u64, Callback>> {
     REGISTERED.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Callbacks that run at every launch of a graph (host nodes), by token. They stay for the
+/// process's life: an executable graph may outlive its graph and is not tracked here.
+fn persistent() -> MutexGuard<'static, BTreeMap<u64, Callback>> {
+    static PERSISTENT: Mutex<BTreeMap<u64, Callback>> = Mutex::new(BTreeMap::new());
+    PERSISTENT.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Registers `callback` to run each time the worker names the returned token (a graph's
+/// host node), opening the callback channel if need be.
+pub fn register_persistent(callback: Callback) -> Result<u64, CallError> {
+    ensure_channel()?;
+    let token = NEXT_TOKEN.fetch_add(1, Ordering::Relaxed);
+    persistent().insert(token, callback);
+    Ok(token)
+}
+
 thread_local! {
     static IN_CALLBACK: Cell<bool> = const { Cell::new(false) };
 }
@@ -117,7 +133,8 @@ fn serve(mut conn: Conn) {
         if seq == 0 {
             continue;
         }
-        let Some(callback) = registered().remove(&token) else { continue };
+        let one_shot = registered().remove(&token);
+        let Some(callback) = one_shot.or_else(|| persistent().get(&token).copied()) else { continue };
         match callback {
             // SAFETY: the application's callback, called as HIP calls it, with the arguments it
             // gave with it (the user data is its own pointer, passed back unchanged).

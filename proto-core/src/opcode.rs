@@ -41,7 +41,7 @@ wire_enum! {
         Module = 0x05,
         /// Runtime compilation.
         Rtc = 0x06,
-        /// Graphs (reserved).
+        /// Graphs: graphs, their nodes and executable graphs.
         Graph = 0x07,
         /// Arrays, mipmapped arrays and the copies that name them (incl. 3D copies).
         Array = 0x08,
@@ -679,6 +679,44 @@ opcodes! { <'a>
         0x0610 RtcLink rtc_link: RtcLink<'a> => RtcLinked<'a>, request, call;
         /// The image of the latest successful `RtcLink`, taken.
         0x0611 RtcLinkedImage rtc_linked_image: Empty => LinkedImage<'a>, reply, call;
+    }
+
+    /// Graphs: graphs, nodes and executable graphs (session objects).
+    Graph GraphHandler {
+        /// `hipGraphCreate`.
+        0x0701 GraphCreate graph_create: GraphCreate => GraphRef, none, call;
+        /// `hipGraphDestroy`.
+        0x0702 GraphDestroy graph_destroy: GraphRef => Empty, none, call;
+        /// `hipGraphAdd{Empty,Kernel,Memset,Memcpy}Node*`.
+        0x0703 GraphAddNode graph_add_node: GraphAddNode<'a> => GraphNodeRef, none, call;
+        /// `hipGraphAddDependencies`.
+        0x0704 GraphAddDependencies graph_add_dependencies: GraphEdges<'a> => Empty, none, call;
+        /// `hipGraphRemoveDependencies`.
+        0x0705 GraphRemoveDependencies graph_remove_dependencies: GraphEdges<'a> => Empty, none, call;
+        /// `hipGraphGetNodes`.
+        0x0706 GraphGetNodes graph_get_nodes: GraphRef => GraphNodeList<'a>, none, call;
+        /// `hipGraphGetRootNodes`.
+        0x0707 GraphGetRootNodes graph_get_root_nodes: GraphRef => GraphNodeList<'a>, none, call;
+        /// `hipGraphGetEdges`.
+        0x0708 GraphGetEdges graph_get_edges: GraphRef => GraphEdgeList<'a>, none, call;
+        /// `hipGraphNodeGetType`.
+        0x0709 GraphNodeGetType graph_node_get_type: GraphNodeRef => GraphNodeType, none, call;
+        /// `hipGraphKernelNodeGetParams`.
+        0x070a GraphKernelNodeGetParams graph_kernel_node_get_params: GraphNodeRef => GraphKernelParams<'a>, none, call;
+        /// `hipGraphKernelNodeSetParams`.
+        0x070b GraphKernelNodeSetParams graph_kernel_node_set_params: GraphKernelSetParams<'a> => Empty, none, call;
+        /// `hipGraphInstantiate`, `hipGraphInstantiateWithFlags`.
+        0x070c GraphInstantiate graph_instantiate: GraphInstantiate => GraphExecRef, none, call;
+        /// `hipGraphLaunch`: one message per replay.
+        0x070d GraphLaunch graph_launch: GraphLaunch => Empty, none, post;
+        /// `hipGraphExecDestroy`.
+        0x070e GraphExecDestroy graph_exec_destroy: GraphExecRef => Empty, none, call;
+        /// `hipGraphClone`.
+        0x070f GraphClone graph_clone: GraphRef => GraphRef, none, call;
+        /// `hipGraphAddMemcpyNode` (device memory and arrays, 3D).
+        0x0710 GraphAddCopyNode graph_add_copy_node: GraphAddCopyNode<'a> => GraphNodeRef, none, call;
+        /// `hipGraphNodeGetDependencies`, `hipGraphNodeGetDependentNodes`.
+        0x0711 GraphNodeNeighbours graph_node_neighbours: GraphNodeNeighbours => GraphNodeList<'a>, none, call;
     }
 
     /// Arrays, mipmapped arrays and the copies that name them.

@@ -431,6 +431,12 @@ fn func_attributes() {
     run_program("func_attributes");
 }
 
+/// Explicit graphs: build, instantiate, replay 100 times, queries, clones, errors, DOT.
+#[test]
+fn graphs() {
+    run_program("graphs");
+}
+
 #[test]
 fn mempool() {
     run_program("mempool");

@@ -1078,3 +1078,63 @@ fn link_requests_kernel_names_and_cooperative_launches_are_checked() {
         assert_eq!(c.call(&Request::LaunchCooperative(launch)).error().0, Status::INVALID_HANDLE);
     });
 }
+
+/// Graphs are session objects: another session's graph is unknown to a client
+/// (`INVALID_VALUE`, HIP's answer for a graph it does not know), each session holds at most
+/// `MAX_GRAPHS_PER_SESSION`, and an executable graph is launched with one message.
+#[test]
+fn graphs_are_per_session_and_bounded() {
+    use hip_worker::session::MAX_GRAPHS_PER_SESSION;
+    with_bystander(|worker| {
+        let mut a = Client::greeted(worker);
+        let mut b = Client::greeted(worker);
+        let create = Request::GraphCreate(wire::GraphCreate { flags: 0 });
+        let Response::GraphCreate(g) = a.call(&create).response() else { panic!("GraphCreate answered otherwise") };
+        let graph = g.graph;
+        let (status, message) = b.call(&Request::GraphGetNodes(wire::GraphRef { graph })).error();
+        assert_eq!(status, Status::INVALID_VALUE, "{message}");
+        let (status, _) = b.call(&Request::GraphDestroy(wire::GraphRef { graph })).error();
+        assert_eq!(status, Status::INVALID_VALUE);
+
+        // An empty node, a self edge refused, an empty graph instantiated and launched.
+        let none: [zerocopy::byteorder::little_endian::U64; 0] = [];
+        let add = wire::GraphAddNode {
+            graph,
+            kind: wire::GraphNodeKind::Empty,
+            dependencies: proto_core::field::List(&none),
+            function: 0,
+            grid: [0; 3],
+            block: [0; 3],
+            shared_mem: 0,
+            dst: 0,
+            src: 0,
+            value: 0,
+            element_size: 0,
+            width: 0,
+            height: 0,
+            pitch: 0,
+            host_token: 0,
+            args: Default::default(),
+        };
+        let Response::GraphAddNode(n) = a.call(&Request::GraphAddNode(add.clone())).response() else { panic!("GraphAddNode") };
+        let one = [zerocopy::byteorder::little_endian::U64::new(n.node)];
+        let edge = wire::GraphEdges { graph, from: proto_core::field::List(&one), to: proto_core::field::List(&one) };
+        assert_eq!(a.call(&Request::GraphAddDependencies(edge)).error().0, Status::INVALID_VALUE);
+        let Response::GraphInstantiate(e) = a.call(&Request::GraphInstantiate(wire::GraphInstantiate { graph, flags: 0 })).response() else {
+            panic!("GraphInstantiate")
+        };
+        a.call(&Request::GraphLaunch(wire::GraphLaunch { exec: e.exec, stream: 0 })).response();
+        assert_eq!(b.call(&Request::GraphLaunch(wire::GraphLaunch { exec: e.exec, stream: 0 })).error().0, Status::INVALID_VALUE);
+
+        // The bound: one graph is held already.
+        for _ in 1..MAX_GRAPHS_PER_SESSION {
+            a.call(&create).response();
+        }
+        let (status, message) = a.call(&create).error();
+        assert_eq!(status, Status::OUT_OF_MEMORY, "{message}");
+        // Freeing one makes room again; the other session was never limited by these.
+        a.call(&Request::GraphDestroy(wire::GraphRef { graph })).response();
+        a.call(&create).response();
+        b.call(&create).response();
+    });
+}

@@ -564,16 +564,9 @@ fn pieces(width: u64, height: u64, depth: u64, chunk: u64) -> Vec<Piece> {
     out
 }
 
-/// Copies a box of `depth` slices of `height` rows of `width` bytes from `src` to `dst`;
-/// `stream` is `None` for the synchronous API.
-///
-/// # Safety
-/// Host sides must be valid for the box (reads from `src`, writes to `dst`).
-unsafe fn copy_3d(dst: At, src: At, width: u64, height: u64, depth: u64, stream: Option<u64>) -> Result<(), CallError> {
-    if width == 0 || height == 0 || depth == 0 {
-        return Ok(());
-    }
-    for (at, what) in [(&dst, "destination"), (&src, "source")] {
+/// HIP's checks of both sides of a 3D copy (pitches, slice heights, NULL host pointers).
+fn check_sides(dst: &At, src: &At, width: u64, height: u64, depth: u64) -> Result<(), CallError> {
+    for (at, what) in [(dst, "destination"), (src, "source")] {
         if let Place::Host { pitch, height: rows, .. } | Place::Device { pitch, height: rows, .. } = at.place {
             if pitch < at.x + width {
                 return Err(CallError::new(HipError::INVALID_PITCH_VALUE, format!("{what} pitch {pitch} is less than {} + {width} bytes", at.x)));
@@ -588,6 +581,19 @@ unsafe fn copy_3d(dst: At, src: At, width: u64, height: u64, depth: u64, stream:
             }
         }
     }
+    Ok(())
+}
+
+/// Copies a box of `depth` slices of `height` rows of `width` bytes from `src` to `dst`;
+/// `stream` is `None` for the synchronous API.
+///
+/// # Safety
+/// Host sides must be valid for the box (reads from `src`, writes to `dst`).
+unsafe fn copy_3d(dst: At, src: At, width: u64, height: u64, depth: u64, stream: Option<u64>) -> Result<(), CallError> {
+    if width == 0 || height == 0 || depth == 0 {
+        return Ok(());
+    }
+    check_sides(&dst, &src, width, height, depth)?;
     let sync = stream.is_none();
     let stream = stream.unwrap_or(0);
     match (dst.is_host(), src.is_host()) {
@@ -1092,10 +1098,14 @@ pub unsafe extern "C" fn hipMemcpyHtoAAsync(dst: hipArray_t, dst_offset: usize, 
 
 // ---- hipMemcpy3D and the driver's parameter blocks ----------------------------------------
 
-/// `hipMemcpy3D*`: extent in elements where an array takes part (the destination's element
+/// The two sides and the box (width in bytes) of a `hipMemcpy3DParms`, checked as ROCm
+/// checks them: extent in elements where an array takes part (the destination's element
 /// size when both are arrays), else in bytes; positions in elements for arrays, bytes for
 /// pitched memory.
-unsafe fn memcpy_3d(p: *const hipMemcpy3DParms, stream: Option<hipStream_t>) -> Result<(), CallError> {
+///
+/// # Safety
+/// `p` must follow HIP's contract for `hipMemcpy3DParms`.
+unsafe fn parse_3d(p: *const hipMemcpy3DParms) -> Result<(At, At, u64, u64, u64), CallError> {
     non_null!(p);
     // SAFETY: checked non-null; the caller passes the parameters.
     let p = unsafe { *p };
@@ -1125,8 +1135,59 @@ unsafe fn memcpy_3d(p: *const hipMemcpy3DParms, stream: Option<hipStream_t>) -> 
     };
     let dst = side(p.dstArray, p.dstPos, p.dstPtr, dst_elem, false)?;
     let src = side(p.srcArray, p.srcPos, p.srcPtr, src_elem, true)?;
+    Ok((dst, src, width, p.extent.height as u64, p.extent.depth as u64))
+}
+
+/// `hipMemcpy3D*`.
+///
+/// # Safety
+/// `p` must follow HIP's contract for `hipMemcpy3DParms`.
+unsafe fn memcpy_3d(p: *const hipMemcpy3DParms, stream: Option<hipStream_t>) -> Result<(), CallError> {
     // SAFETY: forwarded caller contract.
-    unsafe { copy_3d(dst, src, width, p.extent.height as u64, p.extent.depth as u64, stream_of(stream)) }
+    let (dst, src, width, height, depth) = unsafe { parse_3d(p)? };
+    // SAFETY: forwarded caller contract.
+    unsafe { copy_3d(dst, src, width, height, depth, stream_of(stream)) }
+}
+
+/// A graph's copy node (`hipGraphAddMemcpyNode`): the checked copy between device memory
+/// and arrays as the worker's 3D copy has it (stream 0). A side in host memory is
+/// `hipErrorNotSupported`: the bytes would have to cross at every launch.
+///
+/// # Safety
+/// `p` must follow HIP's contract for `hipMemcpy3DParms`.
+pub(crate) unsafe fn graph_copy_3d(p: *const hipMemcpy3DParms) -> Result<wire::Copy3D, CallError> {
+    // SAFETY: forwarded caller contract.
+    let (dst, src, width, height, depth) = unsafe { parse_3d(p)? };
+    if width == 0 || height == 0 || depth == 0 {
+        return Err(invalid(format!("copy node of an empty box ({width} x {height} x {depth})")));
+    }
+    check_sides(&dst, &src, width, height, depth)?;
+    if dst.is_host() || src.is_host() {
+        return Err(CallError::new(HipError::NOT_SUPPORTED, "graph copy nodes copy between device memory and arrays only for now"));
+    }
+    let (da, dp, dpitch, dh, [dx, dy, dz]) = dst.wire(0, 0, 0);
+    let (sa, sp, spitch, sh, [sx, sy, sz]) = src.wire(0, 0, 0);
+    Ok(wire::Copy3D {
+        dst_array: da,
+        dst_ptr: dp,
+        dst_pitch: dpitch,
+        dst_height: dh,
+        dst_x: dx,
+        dst_y: dy,
+        dst_z: dz,
+        src_array: sa,
+        src_ptr: sp,
+        src_pitch: spitch,
+        src_height: sh,
+        src_x: sx,
+        src_y: sy,
+        src_z: sz,
+        width,
+        height,
+        depth,
+        stream: 0,
+        sync: false,
+    })
 }
 
 #[no_mangle]

@@ -8,6 +8,7 @@ pub mod copy_streams;
 pub mod device;
 pub mod device_extra;
 pub mod event;
+pub mod graph;
 pub mod ipc;
 pub mod managed;
 pub mod memory;

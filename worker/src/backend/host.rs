@@ -64,6 +64,7 @@ mod array;
 mod device_attr;
 mod event;
 mod executor;
+mod graph;
 mod ipc;
 #[cfg(test)]
 mod kernel_tests;

@@ -47,6 +47,7 @@ mod device;
 mod device_attr;
 pub mod error;
 mod event;
+mod graph;
 mod handles;
 #[cfg(feature = "hip")]
 pub mod hip;
@@ -68,6 +69,7 @@ pub use device::{DeviceBackend, DeviceLimit, DeviceProperties};
 pub use device_attr::{link_type, DeviceAttributeBackend, PeerAttribute};
 pub use error::{hip_code, BackendError};
 pub use event::{event_flags, validate_event_flags, EventBackend};
+pub use graph::{replay_graph, ExecGraph, GraphBackend, GraphOp, GraphPlan, HostStep};
 pub use handles::{DeviceIndex, DevicePtr, EventHandle, FunctionHandle, ModuleHandle, StreamHandle};
 pub use host::{HostBackend, HostConfig};
 pub use ipc::{IpcBackend, IpcEventShare, IpcShare};
@@ -103,6 +105,7 @@ pub trait Backend:
     + VmmBackend
     + IpcBackend
     + ManagedBackend
+    + GraphBackend
     + TransportHooks
     + Send
     + Sync
@@ -124,6 +127,7 @@ impl<T> Backend for T where
         + VmmBackend
         + IpcBackend
         + ManagedBackend
+        + GraphBackend
         + TransportHooks
         + Send
         + Sync

@@ -311,20 +311,32 @@ impl ArrayHandler for Session {
     }
 
     fn copy_3d(&mut self, _cx: &mut CallCx, req: wire::Copy3D) -> Result<wire::Empty, Failure> {
-        let extent = Extent { width: req.width, height: req.height, depth: req.depth };
-        if extent.packed_len().ok_or_else(|| invalid("3D copy size overflows"))? == 0 {
+        let Some((dst, src, extent, dev)) = self.copy_3d_places(&req)? else {
             return Ok(wire::Empty {});
-        }
-        let (dst, dev) =
-            self.place(&side(req.dst_array, req.dst_ptr, req.dst_pitch, req.dst_height, [req.dst_x, req.dst_y, req.dst_z]), extent, "destination")?;
-        let (src, _) =
-            self.place(&side(req.src_array, req.src_ptr, req.src_pitch, req.src_height, [req.src_x, req.src_y, req.src_z]), extent, "source")?;
+        };
         let stream = self.stream(req.stream, dev)?;
         self.backend.copy_3d(stream, dev, &dst, &src, extent)?;
         if req.sync {
             self.sync_stream(stream)?;
         }
         Ok(wire::Empty {})
+    }
+}
+
+impl Session {
+    /// Both sides of a device/array 3D copy checked against the session's tables, with the
+    /// destination's device; `None` for an empty box. (Also a graph's copy nodes, at every
+    /// launch.)
+    pub(super) fn copy_3d_places(&self, req: &wire::Copy3D) -> Result<Option<(Place, Place, Extent, DeviceIndex)>, Failure> {
+        let extent = Extent { width: req.width, height: req.height, depth: req.depth };
+        if extent.packed_len().ok_or_else(|| invalid("3D copy size overflows"))? == 0 {
+            return Ok(None);
+        }
+        let (dst, dev) =
+            self.place(&side(req.dst_array, req.dst_ptr, req.dst_pitch, req.dst_height, [req.dst_x, req.dst_y, req.dst_z]), extent, "destination")?;
+        let (src, _) =
+            self.place(&side(req.src_array, req.src_ptr, req.src_pitch, req.src_height, [req.src_x, req.src_y, req.src_z]), extent, "source")?;
+        Ok(Some((dst, src, extent, dev)))
     }
 }
 

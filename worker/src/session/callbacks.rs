@@ -177,7 +177,7 @@ impl CallbackChannel {
     }
 
     /// Takes a slot for one more callback.
-    fn reserve(&self) -> Result<(), Failure> {
+    pub(super) fn reserve(&self) -> Result<(), Failure> {
         let bridged = self.bridged();
         let mut state = lock(&self.state);
         if !(state.attached || bridged) || state.closed {
@@ -190,13 +190,13 @@ impl CallbackChannel {
         Ok(())
     }
 
-    fn unreserve(&self) {
+    pub(super) fn unreserve(&self) {
         let mut state = lock(&self.state);
         state.outstanding = state.outstanding.saturating_sub(1);
     }
 
     /// The host step a stream runs at the callback: publish it, wait for the answer.
-    fn run_on_stream(&self, token: u64) -> Result<(), BackendError> {
+    pub(super) fn run_on_stream(&self, token: u64) -> Result<(), BackendError> {
         let closed = || BackendError::LaunchFailure("the client's callback channel closed before the callback ran".into());
         let mut state = lock(&self.state);
         state.next_seq += 1;

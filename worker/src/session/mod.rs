@@ -20,6 +20,7 @@ mod callbacks;
 mod cx;
 mod device;
 mod event;
+mod graph;
 mod handshake;
 mod ipc;
 mod managed;
@@ -36,6 +37,7 @@ mod vmm;
 pub use callbacks::{CallbackChannel, CALLBACK_POLL, MAX_OUTSTANDING_CALLBACKS, MAX_PER_THREAD_STREAMS};
 pub use cx::{truncate_utf8, CallCx, LateReplies, PlacedBulk};
 pub use device::REPORTED_HIP_VERSION;
+pub use graph::{MAX_GRAPHS_PER_SESSION, MAX_GRAPH_EXECS_PER_SESSION, MAX_GRAPH_NODES_PER_SESSION};
 pub use memory::BulkDestination;
 pub use module::{MAX_FUNCTIONS_PER_SESSION, MAX_MODULES_PER_SESSION};
 pub use tables::{Allocations, Handles};
@@ -224,6 +226,8 @@ pub struct Session {
     ipc: ipc::IpcState,
     /// Managed and mapped host allocations: what the client last saw of each.
     managed: managed::ManagedState,
+    /// Graphs, their nodes and executable graphs (`hipGraph*`).
+    graphs: graph::Graphs,
     /// Where this session's streams hand their callbacks to the client.
     callbacks: Arc<CallbackChannel>,
     /// On a callback channel connection: the session whose callbacks it fetches.
@@ -269,6 +273,7 @@ impl Session {
             vmm: vmm::Vmm::default(),
             ipc: ipc::IpcState::default(),
             managed: Default::default(),
+            graphs: graph::Graphs::default(),
             callbacks: Arc::default(),
             serves_callbacks_of: None,
             callback_connection: false,
@@ -482,6 +487,7 @@ impl Session {
     /// Streams go first, so no work of the session is still queued when its memory and
     /// modules go.
     fn release(&mut self, device: Option<DeviceIndex>) {
+        self.release_graphs(device);
         self.ipc_release(device);
         let on_device = |d: DeviceIndex| device.is_none_or(|want| want == d);
         let nulls: Vec<StreamHandle> = self.null_streams.extract_if(|d, _| on_device(*d)).map(|(_, s)| s).collect();

@@ -58,14 +58,14 @@ impl ModuleEntry {
 /// A function handle of this session.
 #[derive(Debug)]
 pub(super) struct FunctionEntry {
-    handle: FunctionHandle,
+    pub(super) handle: FunctionHandle,
     /// The module's session handle.
-    module: u64,
+    pub(super) module: u64,
     /// The module's device: where its launches run.
-    device: DeviceIndex,
-    params: Vec<ParamDesc>,
+    pub(super) device: DeviceIndex,
+    pub(super) params: Vec<ParamDesc>,
     /// Shortest argument blob covering every parameter.
-    args_len: u64,
+    pub(super) args_len: u64,
 }
 
 /// The latest hiprtc result, which the `RtcCompiled` reply borrows.
@@ -104,7 +104,7 @@ impl Session {
         }
     }
 
-    fn function(&self, function: u64) -> Result<&FunctionEntry, Failure> {
+    pub(super) fn function(&self, function: u64) -> Result<&FunctionEntry, Failure> {
         let entry = self.functions.get(function)?;
         // A function outlives nothing: its module must still be loaded.
         self.modules.get(entry.module)?;

@@ -215,3 +215,8 @@ pub(crate) fn fill_attributes(out: &mut hipFuncAttributes, a: &wire::FuncAttribu
     out.ptxVersion = a.ptx_version;
     out.sharedSizeBytes = a.shared_size as usize;
 }
+
+/// The `hipFunction_t` of this process whose worker handle is `worker`, if any.
+pub fn function_by_worker(worker: u64) -> Option<u64> {
+    tables().functions.iter().find(|(_, f)| f.worker == worker).map(|(&h, _)| h)
+}

@@ -13,6 +13,7 @@ mod array;
 mod device_attr;
 mod error;
 mod event;
+mod graph;
 mod ipc;
 mod managed;
 mod memory;

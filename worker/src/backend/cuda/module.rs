@@ -24,7 +24,7 @@ pub(super) struct ModuleEntry {
 }
 
 pub(super) struct FunctionEntry {
-    raw: Raw<CUfunction>,
+    pub(super) raw: Raw<CUfunction>,
     device: DeviceIndex,
     params: Vec<ParamLayout>,
     attributes: FunctionAttributes,
@@ -75,7 +75,7 @@ fn param_layout(f: CUfunction) -> Vec<ParamLayout> {
 }
 
 impl CudaBackend {
-    fn function_entry<R>(&self, function: FunctionHandle, f: impl FnOnce(&FunctionEntry) -> R) -> Result<R, BackendError> {
+    pub(super) fn function_entry<R>(&self, function: FunctionHandle, f: impl FnOnce(&FunctionEntry) -> R) -> Result<R, BackendError> {
         let t = lock(&self.modules);
         let e = t.functions.get(&function.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("function {:#x}", function.as_raw())))?;
         Ok(f(e))

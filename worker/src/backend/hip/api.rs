@@ -23,6 +23,12 @@ pub type Kernel = *mut c_void;
 pub type LinkState = *mut c_void;
 /// `hiprtcProgram`.
 pub type Program = *mut c_void;
+/// `hipGraph_t`.
+pub type Graph = *mut c_void;
+/// `hipGraphNode_t`.
+pub type GraphNode = *mut c_void;
+/// `hipGraphExec_t`.
+pub type GraphExec = *mut c_void;
 
 /// Looks `name` up in `library`, recording it in `missing` when absent.
 fn symbol<T: Copy>(library: &Library, name: &'static str, missing: &mut Vec<&'static str>) -> Option<T> {
@@ -169,6 +175,16 @@ entry_points! {
         hipLinkAddData: fn(LinkState, c_int, *mut c_void, usize, *const c_char, c_uint, *mut c_int, *mut *mut c_void) -> HipError;
         hipLinkComplete: fn(LinkState, *mut *mut c_void, *mut usize) -> HipError;
         hipLinkDestroy: fn(LinkState) -> HipError;
+        // Graphs (without them the backend replays the recorded node list).
+        hipGraphCreate: fn(*mut Graph, c_uint) -> HipError;
+        hipGraphDestroy: fn(Graph) -> HipError;
+        hipGraphAddKernelNode: fn(*mut GraphNode, Graph, *const GraphNode, usize, *const super::graph::KernelNodeParams) -> HipError;
+        hipGraphAddMemsetNode: fn(*mut GraphNode, Graph, *const GraphNode, usize, *const super::graph::MemsetParams) -> HipError;
+        hipGraphAddMemcpyNode1D: fn(*mut GraphNode, Graph, *const GraphNode, usize, *mut c_void, *const c_void, usize, c_int) -> HipError;
+        hipGraphAddEmptyNode: fn(*mut GraphNode, Graph, *const GraphNode, usize) -> HipError;
+        hipGraphInstantiateWithFlags: fn(*mut GraphExec, Graph, u64) -> HipError;
+        hipGraphLaunch: fn(GraphExec, Stream) -> HipError;
+        hipGraphExecDestroy: fn(GraphExec) -> HipError;
     }
 }
 

@@ -25,6 +25,7 @@ mod api;
 mod array;
 mod device_attr;
 mod error;
+mod graph;
 mod ipc;
 mod layout;
 mod managed;

@@ -34,9 +34,9 @@ mod attr {
 }
 
 /// `HIP_LAUNCH_PARAM_BUFFER_POINTER`, `_SIZE`, `_END`: `extra`'s markers.
-const LAUNCH_PARAM_BUFFER_POINTER: usize = 1;
-const LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
-const LAUNCH_PARAM_END: usize = 3;
+pub(super) const LAUNCH_PARAM_BUFFER_POINTER: usize = 1;
+pub(super) const LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
+pub(super) const LAUNCH_PARAM_END: usize = 3;
 
 pub(super) struct ModuleEntry {
     raw: Raw<Module>,
@@ -49,8 +49,8 @@ pub(super) struct ModuleEntry {
 }
 
 pub(super) struct FunctionEntry {
-    raw: Raw<Function>,
-    device: DeviceIndex,
+    pub(super) raw: Raw<Function>,
+    pub(super) device: DeviceIndex,
     params: Vec<ParamLayout>,
     attributes: FunctionAttributes,
 }
@@ -99,7 +99,7 @@ impl HipBackend {
         Ok(offsets.iter().zip(&sizes).take(count as usize).map(|(&offset, &size)| ParamLayout { offset, size }).collect())
     }
 
-    fn function_entry<R>(&self, function: FunctionHandle, f: impl FnOnce(&FunctionEntry) -> R) -> Result<R, BackendError> {
+    pub(super) fn function_entry<R>(&self, function: FunctionHandle, f: impl FnOnce(&FunctionEntry) -> R) -> Result<R, BackendError> {
         let t = lock(&self.modules);
         let e = t.functions.get(&function.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("function {:#x}", function.as_raw())))?;
         Ok(f(e))

@@ -1,0 +1,253 @@
+//! Graphs: graphs, their nodes and executable graphs are session objects on the worker, named
+//! by handle. A graph is built node by node ([`GraphAddNode`] and its kinds), instantiated
+//! once ([`GraphInstantiate`]) and replayed with one [`GraphLaunch`] message per launch.
+//! Node handles are unique within the session (a node names its graph).
+
+use crate::field::{ArgBlob, List};
+use zerocopy::byteorder::little_endian::U64;
+
+/// Most nodes one graph may hold (and one node list carries).
+pub const MAX_GRAPH_NODES: usize = 16 * 1024;
+/// Most dependency edges one graph may hold (and one edge list carries).
+pub const MAX_GRAPH_EDGES: usize = 16 * 1024;
+
+wire_enum! {
+    /// A node's kind (`hipGraphNodeType`).
+    pub enum GraphNodeKind: u32 {
+        /// `hipGraphNodeTypeKernel`.
+        Kernel = 0,
+        /// `hipGraphNodeTypeMemcpy` (device to device).
+        Memcpy = 1,
+        /// `hipGraphNodeTypeMemset`.
+        Memset = 2,
+        /// `hipGraphNodeTypeHost`: the client runs a callback (the callback channel).
+        Host = 3,
+        /// `hipGraphNodeTypeEmpty`.
+        Empty = 5,
+    }
+}
+
+message! {
+    /// `hipGraphCreate`; answered by [`GraphRef`].
+    pub struct GraphCreate {
+        /// Flags (must be 0, as HIP requires).
+        pub flags: u32,
+    }
+}
+
+message! {
+    /// A request or reply naming one graph.
+    pub struct GraphRef {
+        /// Graph handle.
+        pub graph: u64,
+    }
+}
+
+message! {
+    /// Adds one node to `graph` after `dependencies` (nodes of the same graph); answered by
+    /// [`GraphNodeRef`]. The parameters used are those of `kind`: a kernel node uses
+    /// `function`, `grid`, `block`, `shared_mem` and `args`; a memset node `dst`, `value`,
+    /// `element_size`, `width`, `height` and `pitch`; a memcpy node `dst`, `src` and `width`
+    /// (bytes); a host node `host_token`; an empty node none.
+    pub struct GraphAddNode<'a> {
+        /// Graph handle.
+        pub graph: u64,
+        /// `GraphNodeKind`.
+        pub kind: GraphNodeKind,
+        /// Nodes the new node depends on.
+        pub dependencies: List<'a, U64, MAX_GRAPH_NODES>,
+        /// Kernel: function handle.
+        pub function: u64,
+        /// Kernel: grid dimensions (blocks).
+        pub grid: [u32; 3],
+        /// Kernel: block dimensions (threads).
+        pub block: [u32; 3],
+        /// Kernel: dynamic shared memory bytes.
+        pub shared_mem: u32,
+        /// Memset, memcpy: destination device address.
+        pub dst: u64,
+        /// Memcpy: source device address.
+        pub src: u64,
+        /// Memset: the value (its low `element_size` bytes).
+        pub value: u32,
+        /// Memset: bytes per element (1, 2 or 4).
+        pub element_size: u32,
+        /// Memset: elements per row; memcpy: bytes.
+        pub width: u64,
+        /// Memset: rows.
+        pub height: u64,
+        /// Memset: bytes between rows.
+        pub pitch: u64,
+        /// Host: the client's name for the callback, sent back on the callback channel at
+        /// every launch.
+        pub host_token: u64,
+        /// Kernel: the packed arguments.
+        pub args: ArgBlob<'a>,
+    }
+}
+
+message! {
+    /// A request or reply naming one node.
+    pub struct GraphNodeRef {
+        /// Node handle.
+        pub node: u64,
+    }
+}
+
+message! {
+    /// A node's kind (`hipGraphNodeGetType`).
+    pub struct GraphNodeType {
+        /// `GraphNodeKind`.
+        pub kind: GraphNodeKind,
+    }
+}
+
+message! {
+    /// `hipGraphAddDependencies` / `hipGraphRemoveDependencies`: edges `from[i] → to[i]`
+    /// of `graph`, all or none.
+    pub struct GraphEdges<'a> {
+        /// Graph handle.
+        pub graph: u64,
+        /// Edge sources.
+        pub from: List<'a, U64, MAX_GRAPH_EDGES>,
+        /// Edge targets (as many as sources).
+        pub to: List<'a, U64, MAX_GRAPH_EDGES>,
+    }
+}
+
+message! {
+    /// A graph's edges, in the order they were added (`hipGraphGetEdges`).
+    pub struct GraphEdgeList<'a> {
+        /// Edge sources.
+        pub from: List<'a, U64, MAX_GRAPH_EDGES>,
+        /// Edge targets.
+        pub to: List<'a, U64, MAX_GRAPH_EDGES>,
+    }
+}
+
+message! {
+    /// A list of nodes (`hipGraphGetNodes`, `hipGraphGetRootNodes`: in creation order).
+    pub struct GraphNodeList<'a> {
+        /// Node handles.
+        pub nodes: List<'a, U64, MAX_GRAPH_NODES>,
+    }
+}
+
+message! {
+    /// A kernel node's parameters (`hipGraphKernelNodeGetParams`).
+    pub struct GraphKernelParams<'a> {
+        /// Function handle.
+        pub function: u64,
+        /// Grid dimensions (blocks).
+        pub grid: [u32; 3],
+        /// Block dimensions (threads).
+        pub block: [u32; 3],
+        /// Dynamic shared memory bytes.
+        pub shared_mem: u32,
+        /// The packed arguments.
+        pub args: ArgBlob<'a>,
+    }
+}
+
+message! {
+    /// `hipGraphKernelNodeSetParams`: replaces a kernel node's parameters.
+    pub struct GraphKernelSetParams<'a> {
+        /// Node handle.
+        pub node: u64,
+        /// Function handle.
+        pub function: u64,
+        /// Grid dimensions (blocks).
+        pub grid: [u32; 3],
+        /// Block dimensions (threads).
+        pub block: [u32; 3],
+        /// Dynamic shared memory bytes.
+        pub shared_mem: u32,
+        /// The packed arguments.
+        pub args: ArgBlob<'a>,
+    }
+}
+
+message! {
+    /// `hipGraphInstantiate` / `hipGraphInstantiateWithFlags`; answered by [`GraphExecRef`].
+    pub struct GraphInstantiate {
+        /// Graph handle.
+        pub graph: u64,
+        /// `hipGraphInstantiateFlags`.
+        pub flags: u64,
+    }
+}
+
+message! {
+    /// A request or reply naming one executable graph.
+    pub struct GraphExecRef {
+        /// Executable graph handle.
+        pub exec: u64,
+    }
+}
+
+message! {
+    /// `hipGraphLaunch`: the whole executable graph queued on `stream`, one message.
+    pub struct GraphLaunch {
+        /// Executable graph handle.
+        pub exec: u64,
+        /// Stream (0 = null stream).
+        pub stream: u64,
+    }
+}
+
+message! {
+    /// `hipGraphAddMemcpyNode` between device memory and arrays: a 3D copy (the fields of
+    /// [`Copy3D`](crate::wire::Copy3D) without stream) added to `graph` after `dependencies`;
+    /// answered by [`GraphNodeRef`].
+    pub struct GraphAddCopyNode<'a> {
+        /// Graph handle.
+        pub graph: u64,
+        /// Nodes the new node depends on.
+        pub dependencies: List<'a, U64, MAX_GRAPH_NODES>,
+        /// Destination: array handle, or 0 for pitched device memory.
+        pub dst_array: u64,
+        /// Destination: device address (pitched memory; 0 for an array).
+        pub dst_ptr: u64,
+        /// Destination: bytes between rows (pitched memory).
+        pub dst_pitch: u64,
+        /// Destination: rows between slices (pitched memory).
+        pub dst_height: u64,
+        /// Destination: offset in bytes within a row.
+        pub dst_x: u64,
+        /// Destination: offset in rows.
+        pub dst_y: u64,
+        /// Destination: offset in slices.
+        pub dst_z: u64,
+        /// Source: array handle, or 0 for pitched device memory.
+        pub src_array: u64,
+        /// Source: device address (pitched memory; 0 for an array).
+        pub src_ptr: u64,
+        /// Source: bytes between rows (pitched memory).
+        pub src_pitch: u64,
+        /// Source: rows between slices (pitched memory).
+        pub src_height: u64,
+        /// Source: offset in bytes within a row.
+        pub src_x: u64,
+        /// Source: offset in rows.
+        pub src_y: u64,
+        /// Source: offset in slices.
+        pub src_z: u64,
+        /// Bytes per row of the box.
+        pub width: u64,
+        /// Rows per slice of the box.
+        pub height: u64,
+        /// Slices of the box.
+        pub depth: u64,
+    }
+}
+
+message! {
+    /// `hipGraphNodeGetDependencies` / `hipGraphNodeGetDependentNodes`; answered by
+    /// [`GraphNodeList`] (in the order the edges were added).
+    pub struct GraphNodeNeighbours {
+        /// Node handle.
+        pub node: u64,
+        /// The nodes that depend on `node` rather than those it depends on.
+        pub dependents: bool,
+    }
+}

@@ -1,0 +1,134 @@
+//! Graphs as real CUDA graphs: the plan becomes a `CUgraph` (kernel, memset, memcpy and
+//! empty nodes with the plan's dependencies), instantiated once into a `CUgraphExec` that
+//! `cuGraphLaunch` replays; the `CUgraph` itself is destroyed right after instantiation (the
+//! executable graph does not need it).
+
+use super::error::Check;
+use super::CudaBackend;
+use crate::backend::{BackendError, ExecGraph, GraphBackend, GraphOp, GraphPlan, StreamHandle};
+use cudarc::driver::sys::{self, CUgraph, CUgraphExec, CUgraphNode};
+use std::ffi::c_void;
+use std::sync::Arc;
+
+/// Destroys a `CUgraph` when dropped (instantiation is done or failed).
+struct OwnedGraph(CUgraph);
+
+impl Drop for OwnedGraph {
+    fn drop(&mut self) {
+        // SAFETY: a graph this module created and nothing else holds.
+        unsafe { sys::cuGraphDestroy(self.0) };
+    }
+}
+
+impl CudaBackend {
+    /// Adds `op` to `graph` after `deps`.
+    fn add_graph_node(&self, graph: CUgraph, op: &GraphOp, deps: &[CUgraphNode], ctx: sys::CUcontext) -> Result<CUgraphNode, BackendError> {
+        let mut node: CUgraphNode = std::ptr::null_mut();
+        match op {
+            GraphOp::Kernel { function, config, args } => {
+                let f = self.function_entry(*function, |e| e.raw.0)?;
+                let mut buffer = args.to_vec();
+                let mut size = buffer.len();
+                let mut extra: [*mut c_void; 5] = [
+                    std::ptr::dangling_mut::<c_void>(), // CU_LAUNCH_PARAM_BUFFER_POINTER
+                    buffer.as_mut_ptr().cast(),
+                    2 as *mut c_void, // CU_LAUNCH_PARAM_BUFFER_SIZE
+                    (&mut size as *mut usize).cast(),
+                    std::ptr::null_mut(), // CU_LAUNCH_PARAM_END
+                ];
+                // SAFETY: a C struct of integers and pointers, for which all zeros is the
+                // "not given" value of every optional field (kern, ctx).
+                let mut params: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { std::mem::zeroed() };
+                params.func = f;
+                [params.gridDimX, params.gridDimY, params.gridDimZ] = config.grid;
+                [params.blockDimX, params.blockDimY, params.blockDimZ] = config.block;
+                params.sharedMemBytes = config.shared_mem;
+                params.extra = extra.as_mut_ptr();
+                // SAFETY: a live function; `extra` describes a buffer alive for the call (the
+                // driver copies the arguments into the node).
+                unsafe { sys::cuGraphAddKernelNode_v2(&mut node, graph, deps.as_ptr(), deps.len(), &params) }.check("cuGraphAddKernelNode")?;
+            }
+            GraphOp::Memset { fill, pattern } => {
+                // SAFETY: plain C struct; every field is set below or zero by design.
+                let mut params: sys::CUDA_MEMSET_NODE_PARAMS = unsafe { std::mem::zeroed() };
+                params.dst = fill.ptr.0;
+                params.pitch = fill.pitch as usize;
+                params.elementSize = pattern.elem_size() as u32;
+                params.value = match *pattern {
+                    crate::backend::MemsetPattern::U8(v) => u32::from(v),
+                    crate::backend::MemsetPattern::U16(v) => u32::from(v),
+                    crate::backend::MemsetPattern::U32(v) => v,
+                };
+                params.width = fill.width as usize;
+                params.height = fill.height as usize;
+                // SAFETY: the range was validated by the session; `ctx` is the device's
+                // retained primary context.
+                unsafe { sys::cuGraphAddMemsetNode(&mut node, graph, deps.as_ptr(), deps.len(), &params, ctx) }.check("cuGraphAddMemsetNode")?;
+            }
+            GraphOp::Memcpy { dst, src, len } => {
+                // SAFETY: plain C struct; all zeros is the documented start for a 3D copy.
+                let mut copy: sys::CUDA_MEMCPY3D = unsafe { std::mem::zeroed() };
+                copy.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+                copy.srcDevice = src.0;
+                copy.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+                copy.dstDevice = dst.0;
+                copy.WidthInBytes = *len as usize;
+                copy.Height = 1;
+                copy.Depth = 1;
+                // SAFETY: both ranges were validated by the session; `ctx` is retained.
+                unsafe { sys::cuGraphAddMemcpyNode(&mut node, graph, deps.as_ptr(), deps.len(), &copy, ctx) }.check("cuGraphAddMemcpyNode")?;
+            }
+            GraphOp::Host(_) | GraphOp::Copy3D { .. } => {
+                return Err(BackendError::NotSupported("host steps and 3D copies are replayed, not put in a CUDA graph".into()))
+            }
+            GraphOp::Empty => {
+                // SAFETY: a live graph; `deps` are nodes of it.
+                unsafe { sys::cuGraphAddEmptyNode(&mut node, graph, deps.as_ptr(), deps.len()) }.check("cuGraphAddEmptyNode")?;
+            }
+        }
+        Ok(node)
+    }
+}
+
+impl GraphBackend for CudaBackend {
+    fn graph_instantiate(&self, plan: Arc<GraphPlan>) -> Result<ExecGraph, BackendError> {
+        if plan.needs_replay() {
+            return Ok(ExecGraph::Replay(plan));
+        }
+        self.enter(plan.device)?;
+        let ctx = self.device(plan.device)?.ctx.0;
+        let mut raw: CUgraph = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; flags must be 0.
+        unsafe { sys::cuGraphCreate(&mut raw, 0) }.check("cuGraphCreate")?;
+        let graph = OwnedGraph(raw);
+        let mut nodes: Vec<CUgraphNode> = Vec::with_capacity(plan.ops.len());
+        for (op, deps) in plan.ops.iter().zip(&plan.dependencies) {
+            let deps: Vec<CUgraphNode> = deps.iter().map(|&i| nodes[i]).collect();
+            nodes.push(self.add_graph_node(graph.0, op, &deps, ctx)?);
+        }
+        let mut exec: CUgraphExec = std::ptr::null_mut();
+        // SAFETY: a complete graph of the current context; a valid out-pointer.
+        unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, graph.0, 0) }.check("cuGraphInstantiate")?;
+        Ok(ExecGraph::Native { exec: exec as u64, device: plan.device })
+    }
+
+    fn graph_launch(&self, stream: Option<StreamHandle>, exec: &ExecGraph) -> Result<(), BackendError> {
+        let (exec, device) = match exec {
+            ExecGraph::Native { exec, device } => (*exec, *device),
+            ExecGraph::Replay(plan) => return crate::backend::replay_graph(self, stream, plan),
+        };
+        let s = self.stream(stream, device)?;
+        // SAFETY: `exec` is a live executable graph made by `graph_instantiate` (the session
+        // destroys it only through `graph_exec_destroy`).
+        unsafe { sys::cuGraphLaunch(exec as CUgraphExec, s) }.check("cuGraphLaunch")
+    }
+
+    fn graph_exec_destroy(&self, exec: ExecGraph) -> Result<(), BackendError> {
+        let ExecGraph::Native { exec, device } = exec else {
+            return Ok(());
+        };
+        self.enter(device)?;
+        // SAFETY: a live executable graph, destroyed once (the session gives it up here).
+        unsafe { sys::cuGraphExecDestroy(exec as CUgraphExec) }.check("cuGraphExecDestroy")
+    }
+}
