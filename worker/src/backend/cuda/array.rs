@@ -26,7 +26,7 @@ fn cu_format(format: u32) -> Result<sys::CUarray_format, BackendError> {
 }
 
 /// One side of a `CUDA_MEMCPY3D`: memory type, host, device, array, pitch, height, offsets.
-struct Side {
+pub(super) struct Side {
     memory_type: sys::CUmemorytype,
     host: *mut c_void,
     device: sys::CUdeviceptr,
@@ -37,7 +37,7 @@ struct Side {
 }
 
 impl Side {
-    fn of(place: &Place) -> Self {
+    pub(super) fn of(place: &Place) -> Self {
         match *place {
             Place::Array { array, x, y, z, .. } => Self {
                 memory_type: sys::CUmemorytype::CU_MEMORYTYPE_ARRAY,
@@ -75,7 +75,7 @@ impl Side {
 }
 
 /// The `CUDA_MEMCPY3D` of a copy, every field written out (`CUmemorytype` has no zero value).
-fn memcpy_3d(dst: &Side, src: &Side, extent: Extent) -> sys::CUDA_MEMCPY3D {
+pub(super) fn memcpy_3d(dst: &Side, src: &Side, extent: Extent) -> sys::CUDA_MEMCPY3D {
     sys::CUDA_MEMCPY3D {
         srcXInBytes: src.at[0],
         srcY: src.at[1],

@@ -3,9 +3,10 @@
 //! `cuGraphLaunch` replays; the `CUgraph` itself is destroyed right after instantiation (the
 //! executable graph does not need it).
 
+use super::array::{memcpy_3d, Side};
 use super::error::Check;
 use super::CudaBackend;
-use crate::backend::{BackendError, ExecGraph, GraphBackend, GraphOp, GraphPlan, StreamHandle};
+use crate::backend::{BackendError, ExecGraph, Extent, GraphBackend, GraphOp, GraphPlan, Place, StreamHandle};
 use cudarc::driver::sys::{self, CUgraph, CUgraphExec, CUgraphNode};
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -66,15 +67,10 @@ impl CudaBackend {
                 unsafe { sys::cuGraphAddMemsetNode(&mut node, graph, deps.as_ptr(), deps.len(), &params, ctx) }.check("cuGraphAddMemsetNode")?;
             }
             GraphOp::Memcpy { dst, src, len } => {
-                // SAFETY: plain C struct; all zeros is the documented start for a 3D copy.
-                let mut copy: sys::CUDA_MEMCPY3D = unsafe { std::mem::zeroed() };
-                copy.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-                copy.srcDevice = src.0;
-                copy.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-                copy.dstDevice = dst.0;
-                copy.WidthInBytes = *len as usize;
-                copy.Height = 1;
-                copy.Depth = 1;
+                // Every field written out: all-zero is not a valid CUDA_MEMCPY3D (its memory
+                // types have no zero value), and zero-initialising it aborts the worker.
+                let row = |ptr: crate::backend::DevicePtr| Place::Device { ptr, pitch: *len, height: 1, x: 0, y: 0, z: 0 };
+                let copy = memcpy_3d(&Side::of(&row(*dst)), &Side::of(&row(*src)), Extent { width: *len, height: 1, depth: 1 });
                 // SAFETY: both ranges were validated by the session; `ctx` is retained.
                 unsafe { sys::cuGraphAddMemcpyNode(&mut node, graph, deps.as_ptr(), deps.len(), &copy, ctx) }.check("cuGraphAddMemcpyNode")?;
             }
