@@ -18,10 +18,12 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 /// The four bytes every frame starts with.
 pub const MAGIC: [u8; 4] = *b"HIPR";
-/// The protocol version this crate speaks (the only one so far).
-pub const PROTOCOL_VERSION: u16 = 1;
+/// The protocol version this crate speaks. Version 2 (the breadth and graph families) changed
+/// message layouts of version 1, so a version-1 peer is refused with `UnsupportedVersion`
+/// rather than misread.
+pub const PROTOCOL_VERSION: u16 = 2;
 /// Oldest protocol version this crate accepts in a HELLO.
-pub const MIN_PROTOCOL_VERSION: u16 = 1;
+pub const MIN_PROTOCOL_VERSION: u16 = 2;
 /// Size of [`FrameHeader`] on the wire.
 pub const HEADER_LEN: usize = 32;
 
@@ -198,13 +200,13 @@ mod test {
     use super::*;
 
     static HEADER_BYTES: [u8; HEADER_LEN] = [
-        b'H', b'I', b'P', b'R', 0x01, 0x00, 0x01, 0x02, 0x09, 0x00, 0x00, 0x00, //
+        b'H', b'I', b'P', b'R', 0x02, 0x00, 0x01, 0x02, 0x09, 0x00, 0x00, 0x00, //
         0x2a, 0, 0, 0, 0, 0, 0, 0, 0x18, 0, 0, 0, 0x10, 0, 0, 0, 0x00, 0, 0, 0,
     ];
 
     fn repr() -> FrameHeader {
         FrameHeader {
-            version: 1,
+            version: 2,
             opcode: 0x0201,
             flags: Flags::RESPONSE | Flags::BULK,
             credits: 0,
@@ -233,6 +235,9 @@ mod test {
         let mut b = HEADER_BYTES;
         b[4] = 9;
         assert_eq!(FrameHeader::parse(&b), Err(DecodeError::UnsupportedVersion { version: 9 }));
+        // Version 1's layouts differ: refused, never misread.
+        b[4] = 1;
+        assert_eq!(FrameHeader::parse(&b), Err(DecodeError::UnsupportedVersion { version: 1 }));
         let mut b = HEADER_BYTES;
         b[9] = 0x80;
         assert!(matches!(FrameHeader::parse(&b), Err(DecodeError::InvalidValue { .. })));

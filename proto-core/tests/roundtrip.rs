@@ -540,7 +540,7 @@ fn messages_refuse_out_of_range_fields() {
 proptest! {
     #[test]
     fn header_refuses_undefined_flag_bits(bits in any::<u16>()) {
-        let h = FrameHeader { version: 1, opcode: 3, flags: Flags::empty(), credits: 0, request_id: 0, control_len: 0, bulk_len: 0, aux: 0 };
+        let h = FrameHeader { version: PROTOCOL_VERSION, opcode: 3, flags: Flags::empty(), credits: 0, request_id: 0, control_len: 0, bulk_len: 0, aux: 0 };
         let mut b = h.emit();
         b[8..10].copy_from_slice(&bits.to_le_bytes());
         let got = FrameHeader::parse(&b);
@@ -649,7 +649,16 @@ fn strings_refuse_nul_and_bad_utf8() {
 
 #[test]
 fn header_lengths_over_limits_are_refused_before_the_payload() {
-    let base = FrameHeader { version: 1, opcode: 0x0203, flags: Flags::BULK, credits: 0, request_id: 5, control_len: 17, bulk_len: 4, aux: 0 };
+    let base = FrameHeader {
+        version: PROTOCOL_VERSION,
+        opcode: 0x0203,
+        flags: Flags::BULK,
+        credits: 0,
+        request_id: 5,
+        control_len: 17,
+        bulk_len: 4,
+        aux: 0,
+    };
     let cases = [
         (FrameHeader { control_len: MAX_CONTROL_LEN as u32 + 1, ..base }, "control part", MAX_CONTROL_LEN),
         (FrameHeader { bulk_len: MAX_BULK_LEN as u32 + 1, ..base }, "bulk section", MAX_BULK_LEN),

@@ -66,8 +66,8 @@ fn vector(name: &str) -> Vector<'static> {
     match name {
         "hello" => Vector::Req(
             Request::Hello(Hello {
-                min_version: 1,
-                max_version: 1,
+                min_version: 2,
+                max_version: 2,
                 features: FIRE_AND_FORGET | BULK_STREAMING,
                 client_name: Str("saxpy@node7"),
                 resume_session: 0,
@@ -78,7 +78,7 @@ fn vector(name: &str) -> Vector<'static> {
         ),
         "welcome" => Vector::Resp(
             Response::Hello(Welcome {
-                version: 1,
+                version: 2,
                 features: FIRE_AND_FORGET | BULK_STREAMING,
                 session_id: 0x1122_3344_5566_7788,
                 resumed: false,

@@ -127,7 +127,9 @@ mod attack {
         with_bystander_on(TestWorker::tcp(config), |worker| {
             let mut c = Client::connect(worker);
             let mut buf = vec![0; 512];
-            let frame = hello(1, 1, "").encode_frame(&mut buf, Flags::empty(), 1).expect("encode HELLO");
+            let frame = hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")
+                .encode_frame(&mut buf, Flags::empty(), 1)
+                .expect("encode HELLO");
             let started = Instant::now();
             let mut closed_after = None;
             for &byte in &buf[..frame.head_len - 1] {
@@ -172,7 +174,7 @@ mod attack {
         while admitted.is_none() && started.elapsed() < Duration::from_secs(10) {
             std::thread::sleep(Duration::from_millis(50));
             let mut c = Client::connect(&worker);
-            c.send(&hello(1, 1, ""), Flags::empty());
+            c.send(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, ""), Flags::empty());
             if !c.recv().is_error() {
                 admitted = Some(c);
             }

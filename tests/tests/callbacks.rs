@@ -40,8 +40,8 @@ fn ticket(c: &mut Client) -> wire::CallbackTicket {
 fn channel(worker: &TestWorker, ticket: wire::CallbackTicket) -> (Client, Reply) {
     let mut c = Client::connect(worker);
     let reply = c.call(&Request::Hello(wire::Hello {
-        min_version: 1,
-        max_version: 1,
+        min_version: proto_core::header::MIN_PROTOCOL_VERSION,
+        max_version: proto_core::PROTOCOL_VERSION,
         features: wire::features::CALLBACK_CHANNEL,
         client_name: "callbacks.rs channel".into(),
         resume_session: 0,

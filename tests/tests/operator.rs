@@ -111,7 +111,7 @@ impl Client {
 
     fn hello(&mut self, token: &str) -> Result<Vec<u8>, ()> {
         self.call(&Request::Hello(wire::Hello {
-            min_version: 1,
+            min_version: proto_core::header::MIN_PROTOCOL_VERSION,
             max_version: proto_core::PROTOCOL_VERSION,
             features: 0,
             client_name: "operator.rs".into(),

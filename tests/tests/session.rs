@@ -41,8 +41,8 @@ fn handshake_welcome_and_features() {
     with_bystander(|worker| {
         let mut c = Client::connect(worker);
         let reply = c.call(&Request::Hello(wire::Hello {
-            min_version: 1,
-            max_version: 7, // a newer client: the worker picks 1
+            min_version: proto_core::header::MIN_PROTOCOL_VERSION,
+            max_version: 7, // a newer client: the worker picks its own newest
             features: wire::features::ALL | (1 << 40),
             client_name: "future client".into(),
             resume_session: 0,
@@ -51,7 +51,7 @@ fn handshake_welcome_and_features() {
         assert_eq!(reply.header.aux, 0);
         match reply.response() {
             Response::Hello(w) => {
-                assert_eq!(w.version, 1);
+                assert_eq!(w.version, proto_core::PROTOCOL_VERSION);
                 assert_eq!(w.features & !wire::features::ALL, 0, "unknown feature bits echoed: {:#x}", w.features);
                 assert_eq!(w.features & wire::features::FIRE_AND_FORGET, wire::features::FIRE_AND_FORGET);
                 assert_eq!(w.features & wire::features::RDMA, 0, "no RDMA listener, no RDMA feature");
@@ -71,8 +71,8 @@ fn welcome_advertises_the_rdma_listener_to_clients_that_can_use_it() {
     for (client_features, expect_rdma) in [(wire::features::RDMA | wire::features::FIRE_AND_FORGET, true), (wire::features::FIRE_AND_FORGET, false)] {
         let mut c = Client::connect(&worker);
         let reply = c.call(&Request::Hello(wire::Hello {
-            min_version: 1,
-            max_version: 1,
+            min_version: proto_core::header::MIN_PROTOCOL_VERSION,
+            max_version: proto_core::PROTOCOL_VERSION,
             features: client_features,
             client_name: "rdma-capable?".into(),
             resume_session: 0,
@@ -93,11 +93,11 @@ fn hello_version_mismatch_is_refused() {
     with_bystander(|worker| {
         // HELLO's range excludes the worker's version.
         let mut c = Client::connect(worker);
-        let reply = c.call(&hello(2, 5, ""));
+        let reply = c.call(&hello(proto_core::PROTOCOL_VERSION + 1, proto_core::PROTOCOL_VERSION + 5, ""));
         let (status, message) = reply.error();
         assert_eq!(status, Status::UNSUPPORTED_VERSION, "{message}");
         assert_eq!(status.0, 10001);
-        assert!(message.contains('1'), "the message should name the worker's versions: {message:?}");
+        assert!(message.contains(&proto_core::PROTOCOL_VERSION.to_string()), "the message should name the worker's versions: {message:?}");
         c.expect_closed();
 
         // An inverted range.
@@ -109,7 +109,7 @@ fn hello_version_mismatch_is_refused() {
         // A frame header of an unknown version: connection-level error, request id 0.
         let mut c = Client::connect(worker);
         let mut header = raw_header(Opcode::Hello.raw(), Flags::empty(), 1, 0, 0);
-        header[4] = 2;
+        header[4] = proto_core::PROTOCOL_VERSION as u8 + 1;
         c.send_raw(&header);
         let reply = c.recv();
         assert_eq!(reply.header.request_id, 0);
@@ -131,12 +131,12 @@ fn challenge_response_authenticates_and_wrong_responses_are_refused() {
     }
     // A response of the wrong length, and none at all: AUTHENTICATE skipped.
     let mut c = Client::connect(&worker);
-    assert!(matches!(c.call(&hello(1, 1, "")).response(), Response::Hello(_)));
+    assert!(matches!(c.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")).response(), Response::Hello(_)));
     let (status, _) = c.call(&Request::Authenticate(wire::Authenticate { response: b"short".as_slice().into() })).error();
     assert_eq!(status, Status::AUTH_FAILED);
     c.expect_closed();
     let mut c = Client::connect(&worker);
-    assert!(matches!(c.call(&hello(1, 1, "")).response(), Response::Hello(_)));
+    assert!(matches!(c.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")).response(), Response::Hello(_)));
     let (status, _) = c.call(&Request::GetDeviceCount(wire::Empty {})).error();
     assert_eq!(status, Status::AUTH_REQUIRED);
     c.expect_closed();
@@ -148,14 +148,14 @@ fn challenge_response_authenticates_and_wrong_responses_are_refused() {
 fn token_in_hello_is_refused() {
     let worker = start_worker_with(Some("sesame"));
     let mut c = Client::connect(&worker);
-    let (status, message) = c.call(&hello(1, 1, "sesame")).error();
+    let (status, message) = c.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "sesame")).error();
     assert_eq!(status, Status::AUTH_FAILED, "{message}");
     assert!(message.contains("clear"), "{message}");
     c.expect_closed();
     // Also on a worker without tokens: the client believed it needed one.
     let worker = start_worker();
     let mut c = Client::connect(&worker);
-    assert_eq!(c.call(&hello(1, 1, "sesame")).error().0, Status::AUTH_FAILED);
+    assert_eq!(c.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "sesame")).error().0, Status::AUTH_FAILED);
     c.expect_closed();
 }
 
@@ -165,7 +165,7 @@ fn token_in_hello_is_refused() {
 fn replayed_authenticate_is_refused() {
     let worker = start_worker_with(Some("sesame"));
     let mut first = Client::connect(&worker);
-    let welcome = first.call(&hello(1, 1, ""));
+    let welcome = first.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, ""));
     let recorded = match welcome.response() {
         Response::Hello(w) => auth_response(
             b"sesame",
@@ -178,7 +178,7 @@ fn replayed_authenticate_is_refused() {
         Response::Authenticate(_)
     ));
     let mut replay = Client::connect(&worker);
-    assert!(matches!(replay.call(&hello(1, 1, "")).response(), Response::Hello(_)));
+    assert!(matches!(replay.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")).response(), Response::Hello(_)));
     let (status, _) = replay.call(&Request::Authenticate(wire::Authenticate { response: recorded.as_slice().into() })).error();
     assert_eq!(status, Status::AUTH_FAILED);
     replay.expect_closed();
@@ -212,7 +212,7 @@ fn preauth_bulk_is_refused_from_the_header() {
         c.expect_closed();
         // The same after HELLO, before AUTHENTICATE.
         let mut c = Client::connect(worker);
-        assert!(matches!(c.call(&hello(1, 1, "")).response(), Response::Hello(_)));
+        assert!(matches!(c.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")).response(), Response::Hello(_)));
         c.send_raw(&raw_header(Opcode::Authenticate.raw(), Flags::BULK, 2, 0, 1 << 20));
         assert_eq!(c.recv().error().0, Status::AUTH_REQUIRED);
         c.expect_closed();
@@ -258,7 +258,7 @@ fn idle_preauth_connection_is_closed_after_the_deadline() {
     let started = std::time::Instant::now();
     let mut idle = Client::connect(&worker);
     let mut greeted_only = Client::connect(&worker);
-    assert!(matches!(greeted_only.call(&hello(1, 1, "")).response(), Response::Hello(_)));
+    assert!(matches!(greeted_only.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")).response(), Response::Hello(_)));
     let mut good = Client::connect(&worker);
     assert!(matches!(authenticate(&mut good, b"sesame").response(), Response::Authenticate(_)));
     idle.expect_closed();
@@ -303,7 +303,7 @@ fn connection_floods_get_an_error_frame() {
         let mut admitted = None;
         for _ in 0..100 {
             let mut c = Client::connect(&worker);
-            c.send(&hello(1, 1, ""), Flags::empty());
+            c.send(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, ""), Flags::empty());
             // Refused (the error frame, request id 0) until the worker has seen the idle ones go.
             if !c.recv().is_error() {
                 admitted = Some(c);
@@ -341,7 +341,7 @@ fn accept_blocks_in_the_kernel_and_wakes_on_shutdown() {
 fn second_hello_is_refused() {
     with_bystander(|worker| {
         let mut c = Client::greeted(worker);
-        let (status, _) = c.call(&hello(1, 1, "")).error();
+        let (status, _) = c.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")).error();
         assert_eq!(status, Status::INVALID_VALUE);
     });
 }
@@ -356,7 +356,7 @@ fn second_hello_keeps_the_session() {
     let worker = start_worker();
     let mut c = Client::greeted(&worker);
     let ptr = c.malloc(4096);
-    let (status, _) = c.call(&hello(1, 1, "")).error();
+    let (status, _) = c.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")).error();
     assert_eq!(status, Status::INVALID_VALUE);
     c.ping(5);
     assert!(matches!(c.call(&Request::Free(wire::Free { ptr })).response(), Response::Free(_)));
@@ -650,7 +650,10 @@ fn many_connections_come_and_go() {
                         let cfg = TcpConfig { io_timeout: Some(Duration::from_secs(20)), ..TcpConfig::default() };
                         let (sink, source) = transport_tcp::connect(&addr, &cfg).expect("connect");
                         let mut c = Client { sink: Box::new(sink), source: Box::new(source), buf: vec![0; 1 << 16], next_id: 1 };
-                        assert!(matches!(c.call(&hello(1, 1, "")).response(), Response::Hello(_)));
+                        assert!(matches!(
+                            c.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")).response(),
+                            Response::Hello(_)
+                        ));
                         c.round_trip(i * 10 + round);
                         let _ = c.malloc(1 << 20); // left for the worker to clean up
                     }

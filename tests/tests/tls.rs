@@ -117,8 +117,8 @@ impl Client {
     /// HELLO, then AUTHENTICATE with the token's HMAC over the WELCOME.
     fn greet(&mut self) {
         let hello = Request::Hello(wire::Hello {
-            min_version: 1,
-            max_version: 1,
+            min_version: proto_core::header::MIN_PROTOCOL_VERSION,
+            max_version: proto_core::PROTOCOL_VERSION,
             features: wire::features::FIRE_AND_FORGET | wire::features::BULK_STREAMING,
             client_name: "tls.rs".into(),
             resume_session: 0,

@@ -351,7 +351,7 @@ mod test {
             let mut raw = TcpStream::connect(addr).unwrap();
             let server = split(l.accept().unwrap().0, &TcpConfig::default()).unwrap();
             let mut header = proto_core::FrameHeader {
-                version: 1,
+                version: proto_core::PROTOCOL_VERSION,
                 opcode: 0x0003,
                 flags: Flags::empty(),
                 credits: 0,

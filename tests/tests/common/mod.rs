@@ -10,6 +10,7 @@ use hip_worker::session::SessionConfig;
 use hip_worker::{Worker, WorkerConfig};
 use proto_core::auth::{auth_response, AuthContext, AUTH_NONCE_LEN};
 use proto_core::wire::{self, ErrorReply};
+use proto_core::PROTOCOL_VERSION;
 use proto_core::{Bulk, Flags, FrameHeader, Message, Request, Response, Status};
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -136,10 +137,10 @@ impl Client {
     /// A connected client that has completed the handshake.
     pub fn greeted(worker: &TestWorker) -> Self {
         let mut c = Self::connect(worker);
-        let reply = c.call(&hello(1, 1, ""));
+        let reply = c.call(&hello(PROTOCOL_VERSION, PROTOCOL_VERSION, ""));
         match reply.response() {
             Response::Hello(w) => {
-                assert_eq!(w.version, 1);
+                assert_eq!(w.version, PROTOCOL_VERSION);
                 assert_ne!(w.session_id, 0);
                 assert_eq!(w.worker_name.as_str(), "session-test worker");
             }
@@ -257,7 +258,7 @@ pub fn hello<'a>(min_version: u16, max_version: u16, token: &'a str) -> Request<
 
 /// A hand-made header (lengths as given; `emit` computes `payload_len = control + bulk`).
 pub fn raw_header(opcode: u16, flags: Flags, request_id: u64, control_len: u32, bulk_len: u32) -> [u8; 32] {
-    FrameHeader { version: 1, opcode, flags, credits: 0, request_id, control_len, bulk_len, aux: 0 }.emit()
+    FrameHeader { version: proto_core::PROTOCOL_VERSION, opcode, flags, credits: 0, request_id, control_len, bulk_len, aux: 0 }.emit()
 }
 
 /// Runs `scenario` on a fresh worker while a bystander session stays connected; checks the
@@ -291,7 +292,7 @@ pub fn with_bystander_on(worker: TestWorker, scenario: impl FnOnce(&TestWorker))
 
 /// The HELLO of `greeted`, answered by AUTHENTICATE with `token`'s HMAC over the WELCOME.
 pub fn authenticate(c: &mut Client, token: &[u8]) -> Reply {
-    let reply = c.call(&hello(1, 1, ""));
+    let reply = c.call(&hello(PROTOCOL_VERSION, PROTOCOL_VERSION, ""));
     let response = match reply.response() {
         Response::Hello(w) => {
             assert_ne!(w.features & wire::features::AUTH_REQUIRED, 0, "the worker must ask for authentication");

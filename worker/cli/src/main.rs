@@ -217,7 +217,7 @@ fn ping(addr: &str, count: usize) -> Result<(), String> {
     let token = std::env::var("HIP_REMOTE_TOKEN").ok();
     let client_name = "hip-remote ping";
     let hello = Request::Hello(wire::Hello {
-        min_version: 1,
+        min_version: proto_core::header::MIN_PROTOCOL_VERSION,
         max_version: proto_core::PROTOCOL_VERSION,
         features: 0,
         client_name: client_name.into(),
