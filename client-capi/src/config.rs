@@ -15,7 +15,9 @@
 //!   up (frozen or unreachable).
 //! - `HIP_REMOTE_DEBUG=1` (or the seed's `TF_DEBUG=1`): explain every failed call on stderr.
 //! - `HIP_REMOTE_PREFER_RDMA=1`: connect over TCP, then move to the RDMA listener the worker
-//!   advertises in WELCOME (staying on TCP, with a note on stderr, if that fails).
+//!   advertises in WELCOME (staying on TCP, with a note on stderr, if that fails). RDMA is
+//!   not encrypted, so a TLS client stays on TLS unless `HIP_REMOTE_RDMA_WITHOUT_TLS=1` says
+//!   that leaving encryption for the fabric is intended.
 //! - `HIP_REMOTE_LOG=FILTER` (tracing syntax, e.g. `transport_rdma=debug`): the library's own
 //!   log on stderr.
 //!
@@ -55,6 +57,9 @@ pub struct ClientConfig {
     /// Move to the worker's RDMA listener when WELCOME advertises one
     /// (`HIP_REMOTE_PREFER_RDMA=1`; needs a library built with the `rdma` feature).
     pub prefer_rdma: bool,
+    /// RDMA was asked for but TLS keeps the client where it is (RDMA is not encrypted and
+    /// `HIP_REMOTE_RDMA_WITHOUT_TLS=1` was not given): said once on stderr when offered.
+    pub rdma_kept_off_by_tls: bool,
     /// How a frozen or unreachable worker is noticed while a reply is awaited.
     pub liveness: Liveness,
     /// RDMA settings (`rdma://` workers).
@@ -79,6 +84,7 @@ impl ClientConfig {
             tls: None,
             debug: false,
             prefer_rdma: false,
+            rdma_kept_off_by_tls: false,
             liveness: Liveness::default(),
             #[cfg(feature = "rdma")]
             rdma: transport_rdma::RdmaConfig::default(),
@@ -131,7 +137,9 @@ impl ClientConfig {
             })?;
             let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
         }
-        let prefer_rdma = env::flag(lookup, "HIP_REMOTE_PREFER_RDMA")?.unwrap_or(false);
+        let rdma_requested = env::flag(lookup, "HIP_REMOTE_PREFER_RDMA")?.unwrap_or(false);
+        let rdma_without_tls = env::flag(lookup, "HIP_REMOTE_RDMA_WITHOUT_TLS")?.unwrap_or(false);
+        let prefer_rdma = rdma_requested && (tls.is_none() || rdma_without_tls);
         let liveness = Liveness::from_lookup(lookup)?;
         // Reads stall at most the liveness timeout mid-frame; between frames the connection
         // watches heartbeats and the call's deadline itself.
@@ -143,6 +151,7 @@ impl ClientConfig {
             tls,
             debug,
             prefer_rdma,
+            rdma_kept_off_by_tls: rdma_requested && !prefer_rdma,
             liveness,
             #[cfg(feature = "rdma")]
             rdma: transport_rdma::RdmaConfig::from_lookup(lookup)?,
@@ -189,6 +198,27 @@ mod test {
     }
 
     #[test]
+    fn rdma_is_preferred_only_where_it_loses_no_encryption() {
+        let c = from(&[("HIP_REMOTE_PREFER_RDMA", "1")]).unwrap();
+        assert!(c.prefer_rdma && !c.rdma_kept_off_by_tls);
+    }
+
+    #[cfg(feature = "tls")]
+    #[test]
+    fn a_tls_client_stays_on_tls_unless_told_to_leave_it() {
+        let ca = std::env::temp_dir().join(format!("hip-remote-config-ca-{}.pem", std::process::id()));
+        let cert = rcgen::generate_simple_self_signed(vec!["gpu1".into()]).expect("a certificate");
+        std::fs::write(&ca, cert.cert.pem()).expect("write the CA");
+        let ca_path = ca.to_str().expect("a UTF-8 path");
+        let base = [("HIP_REMOTE_WORKER", "tls://gpu1:7000"), ("HIP_REMOTE_TLS_CA", ca_path), ("HIP_REMOTE_PREFER_RDMA", "1")];
+        let c = from(&base).unwrap();
+        assert!(c.tls.is_some() && !c.prefer_rdma && c.rdma_kept_off_by_tls);
+        let c = from(&[&base[..], &[("HIP_REMOTE_RDMA_WITHOUT_TLS", "1")]].concat()).unwrap();
+        assert!(c.prefer_rdma && !c.rdma_kept_off_by_tls);
+        let _ = std::fs::remove_file(ca);
+    }
+
+    #[test]
     fn every_bad_value_is_refused_by_name() {
         for (name, value) in [
             ("TF_WORKER_PORT", "http"),
@@ -196,6 +226,7 @@ mod test {
             ("HIP_REMOTE_DEBUG", "verbose"),
             ("TF_DEBUG", "2"),
             ("HIP_REMOTE_PREFER_RDMA", "please"),
+            ("HIP_REMOTE_RDMA_WITHOUT_TLS", "yes please"),
             ("HIP_REMOTE_IO_TIMEOUT", "5min"),
             ("HIP_REMOTE_CONNECT_TIMEOUT", "-2"),
             ("HIP_REMOTE_TCP_SPIN_US", "20000"),

@@ -170,6 +170,9 @@ impl Conn {
     pub fn open(config: &ClientConfig) -> Result<Self, CallError> {
         let mut conn = Self::open_at(&config.worker, config, 0)?;
         let offered = conn.welcome.features & wire::features::RDMA != 0 && !conn.welcome.rdma_endpoint.is_empty();
+        if config.rdma_kept_off_by_tls && offered {
+            eprintln!("hip-remote: the worker offers RDMA, but RDMA is not encrypted: staying on TLS (HIP_REMOTE_RDMA_WITHOUT_TLS=1 moves anyway)");
+        }
         if config.prefer_rdma && offered && !config.worker.starts_with("rdma://") {
             let target = rdma_target(&conn.welcome.rdma_endpoint, &config.worker);
             match Self::open_at(&target, config, 0) {
