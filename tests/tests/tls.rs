@@ -5,6 +5,7 @@
 use hip_remote_tests::{client_command, run_with_timeout, Sandbox, TestPki};
 use hip_worker::auth::TokenStore;
 use hip_worker::backend::{HostBackend, HostConfig};
+use hip_worker::config::ConnectionLimits;
 use hip_worker::session::SessionConfig;
 use hip_worker::tls::{server_config, TlsWorker};
 use hip_worker::{Worker, WorkerConfig};
@@ -205,6 +206,27 @@ fn a_plain_client_is_told_to_use_tls_and_the_worker_serves_others() {
     assert_eq!(status, Status::AUTH_REQUIRED);
     assert!(message.contains("tls://"), "{message}");
     tls_client.round_trip(1 << 20, 6);
+    worker.shutdown();
+}
+
+#[test]
+fn a_tls_client_over_the_connection_limit_is_told_why_inside_tls() {
+    let pki = TestPki::new("tls-limit");
+    let ca = None::<&std::path::Path>;
+    let tls = server_config(&pki.path("server.pem"), &pki.path("server.key"), ca).expect("server config");
+    let mut config = worker_config();
+    config.limits = ConnectionLimits { max_connections: 1, ..config.limits };
+    let worker = TlsWorker::start_tls("127.0.0.1:0", backend(), config, tls).expect("start TLS worker");
+    let mut first = Client::tls(&worker, &client_tls(&pki, false));
+    first.greet();
+    let mut refused = Client::tls(&worker, &client_tls(&pki, false));
+    refused.send(&Request::Ping(wire::Ping { nonce: 1, payload: Default::default() }), Flags::empty());
+    let refusal = refused.try_recv().expect("an error frame inside TLS");
+    assert_eq!(refusal.header.request_id, 0, "a connection-level error");
+    let (status, message) = refusal.error();
+    assert_eq!(status, Status::TOO_MANY_CONNECTIONS);
+    assert!(message.contains("most connections"), "{message}");
+    first.round_trip(1 << 16, 3);
     worker.shutdown();
 }
 

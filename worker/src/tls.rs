@@ -1,18 +1,34 @@
 //! TLS on the worker's TCP listener: [`TlsListener`] accepts TCP connections like the plain
 //! listener and runs the TLS handshake on the connection's own thread, within the
 //! pre-authentication deadline. A plain hip-remote client that reaches it is told, in a
-//! clear error frame, to use TLS. RDMA keeps its own path (no TLS there).
+//! clear error frame, to use TLS; a TLS client refused before its session (connection
+//! limits, shutdown) is told why inside TLS, by one background thread with a short queue.
+//! RDMA keeps its own path (no TLS there).
 
 use crate::backend::Backend;
 use crate::config::WorkerConfig;
 use crate::listener::{Accepted, Connection, Listener, TcpAccepted};
 use crate::server::Server;
+use proto_core::frame::{encode_frame, FrameMeta};
+use proto_core::wire::ErrorReply;
+use proto_core::Flags;
 use proto_core::Status;
-use std::io;
-use std::net::{SocketAddr, TcpListener};
-use std::sync::Arc;
-use std::time::Duration;
+use std::io::{self, Read};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::mpsc::SyncSender;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+use transport_core::FrameSink;
 use transport_tcp::tls::{TlsSink, TlsSource};
+use transport_tcp::TcpConfig;
+
+/// How long a refused TLS peer gets to finish its handshake before it is closed unanswered.
+const REFUSAL_HANDSHAKE: Duration = Duration::from_secs(1);
+/// How long a refused peer gets to read the error frame before the close.
+const REFUSAL_LINGER: Duration = Duration::from_millis(200);
+/// Refused TLS connections waiting to be answered; beyond this they are closed unanswered,
+/// so a flood costs the worker one thread and this many sockets.
+const MAX_QUEUED_TLS_REFUSALS: usize = 16;
 
 pub use transport_tcp::tls::server_config;
 /// rustls' server configuration.
@@ -71,6 +87,27 @@ impl Accepted for TlsAccepted {
         Some(self.tcp.peer)
     }
 
+    /// Answers on the refusal thread: the TLS handshake (within [`REFUSAL_HANDSHAKE`]), the
+    /// error frame inside it, then [`REFUSAL_LINGER`] for the peer to read it. Never blocks
+    /// the accept loop; a full queue closes the connection unanswered.
+    fn refuse(self, status: Status, message: &str) {
+        static REFUSALS: OnceLock<Option<SyncSender<(TlsAccepted, Status, String)>>> = OnceLock::new();
+        let queue = REFUSALS.get_or_init(|| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<(TlsAccepted, Status, String)>(MAX_QUEUED_TLS_REFUSALS);
+            let spawned = std::thread::Builder::new().name("hip-tls-refusals".into()).spawn(move || {
+                for (accepted, status, message) in rx {
+                    if let Err(e) = answer_refusal(accepted, status, &message) {
+                        tracing::debug!(%e, "a refused TLS peer was closed without its error frame");
+                    }
+                }
+            });
+            spawned.ok().map(|_| tx)
+        });
+        if let Some(queue) = queue {
+            let _ = queue.try_send((self, status, message.to_owned()));
+        }
+    }
+
     fn establish(self, config: &WorkerConfig) -> io::Result<Connection<TlsSink, TlsSource>> {
         let Self { tcp, tls } = self;
         let peer = tcp.peer;
@@ -92,6 +129,33 @@ impl Accepted for TlsAccepted {
             }
         }
     }
+}
+
+/// Completes the TLS handshake of a refused peer and sends it `status` and `message`.
+fn answer_refusal(accepted: TlsAccepted, status: Status, message: &str) -> io::Result<()> {
+    let TlsAccepted { tcp, tls } = accepted;
+    tcp.stream.set_nonblocking(false)?;
+    let raw: TcpStream = tcp.stream.try_clone()?;
+    let tcp_config = TcpConfig { io_timeout: Some(REFUSAL_HANDSHAKE), ..TcpConfig::default() };
+    let (mut sink, _source) = transport_tcp::tls::accept(tcp.stream, &tcp_config, &tls, REFUSAL_HANDSHAKE)?;
+    let reply = ErrorReply { status, message: message.into() };
+    let meta = FrameMeta { opcode: 0, flags: Flags::RESPONSE | Flags::ERROR, request_id: 0, credits: 0, aux: 0 };
+    let mut buf = [0u8; 1024];
+    let frame = encode_frame(&mut buf, meta, &reply).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+    sink.send(&buf[..frame.head_len], &[]).map_err(|e| io::Error::other(e.to_string()))?;
+    // Read what the peer sent until it closes (or the linger ends), so the close is not a
+    // reset that could discard the frame before the peer reads it.
+    raw.shutdown(Shutdown::Write)?;
+    let deadline = Instant::now() + REFUSAL_LINGER;
+    let mut scratch = [0u8; 4096];
+    while let Some(left) = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) {
+        raw.set_read_timeout(Some(left))?;
+        match (&raw).read(&mut scratch) {
+            Ok(n) if n > 0 => continue,
+            _ => break,
+        }
+    }
+    Ok(())
 }
 
 /// Whether the peer's first bytes (waited for up to `deadline`) are a hip-remote frame
