@@ -102,6 +102,10 @@ pub struct HipBackend {
     next_handle: AtomicU64,
     completions: Mutex<mpsc::Sender<Completion>>,
     progress: Arc<Progress>,
+    /// Per stream (raw pointer and device: the null stream is one per device), the number
+    /// of the last completion queued on it, so a stream query waits for its own completions
+    /// only, not other sessions' work in flight.
+    last_completion: Mutex<HashMap<(usize, DeviceIndex), u64>>,
 }
 
 /// How far the completion thread has got: completions queued and run, counted so a
@@ -122,11 +126,6 @@ impl Progress {
         while *done < target {
             done = self.advanced.wait(done).unwrap_or_else(|p| p.into_inner());
         }
-    }
-
-    /// Whether every completion queued so far has run.
-    fn idle(&self) -> bool {
-        self.reached(self.queued())
     }
 
     /// Completions queued so far.
@@ -207,6 +206,7 @@ impl HipBackend {
             next_handle: AtomicU64::new(1),
             completions: Mutex::new(completions),
             progress,
+            last_completion: Mutex::default(),
         })
     }
 
@@ -275,7 +275,8 @@ impl HipBackend {
         }
         let completion = Completion { event: Raw(event), ordinal: self.ordinal(dev)?, then };
         let completions = lock(&self.completions);
-        self.progress.queued.fetch_add(1, Ordering::AcqRel);
+        let number = self.progress.queued.fetch_add(1, Ordering::AcqRel) + 1;
+        lock(&self.last_completion).insert((stream as usize, dev), number);
         completions.send(completion).map_err(|_| BackendError::Unknown("the completion thread has stopped".into()))
     }
 }

@@ -27,6 +27,7 @@ impl StreamBackend for HipBackend {
         let entry =
             lock(&self.streams).remove(&stream.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("stream {:#x}", stream.as_raw())))?;
         self.enter(entry.device)?;
+        lock(&self.last_completion).remove(&(entry.raw.0 as usize, entry.device));
         // Drain first, so completions queued for it (copies' buffers) are reached.
         // SAFETY: a live stream we own.
         let drained = unsafe { (self.api.hipStreamSynchronize)(entry.raw.0) }.check("hipStreamSynchronize");
@@ -45,10 +46,13 @@ impl StreamBackend for HipBackend {
     }
 
     fn stream_query(&self, stream: StreamHandle) -> Result<bool, BackendError> {
-        let s = self.stream(Some(stream), 0)?;
+        let (s, device) = self.stream_and_device(Some(stream), 0)?;
+        let last = lock(&self.last_completion).get(&(s as usize, device)).copied().unwrap_or(0);
         // SAFETY: a live stream of the current device.
         match unsafe { (self.api.hipStreamQuery)(s) }.check("hipStreamQuery") {
-            Ok(()) => Ok(self.progress.idle()),
+            // Idle, and its own completions (copies' buffers, host functions) have run:
+            // another session's work in flight does not make this stream busy.
+            Ok(()) => Ok(self.progress.reached(last)),
             Err(BackendError::NotReady(_)) => Ok(false),
             Err(e) => Err(e),
         }
