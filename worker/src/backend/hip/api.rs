@@ -88,6 +88,7 @@ entry_points! {
         hipDeviceGetLimit: fn(*mut usize, c_int) -> HipError;
         hipDeviceSetLimit: fn(c_int, usize) -> HipError;
         hipDeviceCanAccessPeer: fn(*mut c_int, c_int, c_int) -> HipError;
+        hipDeviceEnablePeerAccess: fn(c_int, u32) -> HipError;
         hipDeviceGetAttribute: fn(*mut c_int, c_int, c_int) -> HipError;
         hipDeviceGetUuid: fn(*mut [u8; 16], c_int) -> HipError;
         hipDeviceGetP2PAttribute: fn(*mut c_int, c_int, c_int, c_int) -> HipError;

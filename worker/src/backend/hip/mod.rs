@@ -343,7 +343,21 @@ impl DeviceBackend for HipBackend {
         unsafe { (self.api.hipDeviceCanAccessPeer)(&mut can, self.ordinal(dev)?, self.ordinal(peer)?) }.check("hipDeviceCanAccessPeer")?;
         Ok(can != 0)
     }
+
+    fn enable_peer_access(&self, dev: DeviceIndex, peer: DeviceIndex) -> Result<(), BackendError> {
+        let peer_ordinal = self.ordinal(peer)?;
+        self.enter(dev)?;
+        // SAFETY: `dev` is current and `peer` is a device ordinal in range; flags must be 0.
+        match unsafe { (self.api.hipDeviceEnablePeerAccess)(peer_ordinal, 0) } {
+            // Another session enabled the pair first: the mapping is shared.
+            HIP_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
+            result => result.check("hipDeviceEnablePeerAccess"),
+        }
+    }
 }
+
+/// `hipErrorPeerAccessAlreadyEnabled`.
+const HIP_ERROR_PEER_ACCESS_ALREADY_ENABLED: c_int = 704;
 
 /// `hipMemRangeHandleTypeDmaBufFd`.
 const HANDLE_TYPE_DMA_BUF_FD: c_int = 1;
