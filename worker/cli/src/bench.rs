@@ -10,7 +10,9 @@
 //! Sections: sync call round trip (p50/p99/p99.9, full distributions for the plot); async op
 //! rate (64-byte memsets); empty-kernel launch rate (hiprtc-compiled `empty()`, N
 //! fire-and-forget launches and one synchronize, median of trials, native and remote
-//! interleaved); an MLP training loop ([`crate::workload::mlp`]); copy bandwidth 4 KiB … max,
+//! interleaved); an MLP training loop ([`crate::workload::mlp`]); graphs: a step of N small
+//! kernels launched one by one and replayed as a graph, native and remote, interleaved
+//! ([`crate::workload::kernel_chain`]); copy bandwidth 4 KiB … max,
 //! H2D/D2H, pageable and pinned, per size against native and raw TCP (and, on the cuda
 //! backend, plain `cuMemcpy` from pinned memory: the PCIe reference); parallel copies with K
 //! threads on K streams (one connection: the client library has one per process), K
@@ -23,7 +25,7 @@
 use crate::hip::Hip;
 use crate::native::{self, CopyBuffers, NativeGpu};
 use crate::plot::{self, Axis, Canvas, Series, PALETTE};
-use crate::workload::{self, Kernels, MlpConfig, MlpRun, RemoteGpu};
+use crate::workload::{self, ChainConfig, ChainRuns, Kernels, MlpConfig, MlpRun, RemoteGpu, CHAIN_WAYS};
 use hip_worker::backend::{Backend, DevicePtr, StreamHandle};
 use serde_json::{json, Value};
 use std::ffi::c_void;
@@ -62,6 +64,8 @@ pub struct BenchOptions {
     pub parallel_volume: usize,
     /// The MLP workload.
     pub mlp: MlpConfig,
+    /// The kernel chain (graphs vs one by one).
+    pub chain: ChainConfig,
     /// Where the remote side's worker is, in words.
     pub worker: String,
 }
@@ -173,6 +177,7 @@ struct Results {
     memset: Option<(f64, f64)>,
     launches: Option<Launches>,
     mlp: Option<(MlpRun, MlpRun)>,
+    chain: Option<ChainRuns>,
     copies: Vec<CopyRow>,
     cuda_pinned_note: Option<String>,
     parallel: Vec<ParRow>,
@@ -503,22 +508,40 @@ pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) ->
     });
 
     // 3. Kernels: launch rate and the MLP, both sides from the same hiprtc source.
+    let mut gpus: Option<(NativeGpu, RemoteGpu<'_>, Kernels, Kernels)> = None;
     section("kernels (launch rate, MLP)", &mut errors, &mut || {
         let mut ng = NativeGpu::new(native_backend.clone())?;
         let mut rg = RemoteGpu::new(hip)?;
         let (nk, native_compile_s) = Kernels::load(&mut ng)?;
         let (rk, remote_compile_s) = Kernels::load(&mut rg)?;
+        let (ng, rg, nk, rk) = gpus.insert((ng, rg, nk, rk));
         let mut l = Launches { n: opts.launches, native: Vec::new(), remote: Vec::new(), native_compile_s, remote_compile_s };
         for _ in 0..opts.trials.max(1) {
-            l.native.push(workload::launch_rate(&mut ng, nk.empty, opts.launches)?);
-            l.remote.push(workload::launch_rate(&mut rg, rk.empty, opts.launches)?);
+            l.native.push(workload::launch_rate(ng, nk.empty, opts.launches)?);
+            l.remote.push(workload::launch_rate(rg, rk.empty, opts.launches)?);
         }
         r.launches = Some(l);
-        let native_run = workload::mlp(&mut ng, &nk, &opts.mlp)?;
-        let remote_run = workload::mlp(&mut rg, &rk, &opts.mlp)?;
+        let native_run = workload::mlp(ng, nk, &opts.mlp)?;
+        let remote_run = workload::mlp(rg, rk, &opts.mlp)?;
         r.mlp = Some((native_run, remote_run));
         Ok(())
     });
+
+    // 3b. Graphs: the kernel chain one by one and as a graph, on the kernels loaded above.
+    section("graphs (kernel chain)", &mut errors, &mut || {
+        let Some((ng, rg, nk, rk)) = gpus.as_mut() else {
+            return Err("no kernels (the kernels section failed before loading them)".into());
+        };
+        let runs = workload::kernel_chain(ng, nk, rg, rk, &opts.chain)?;
+        let wrong = chain_mismatches(&runs);
+        r.chain = Some(runs);
+        if wrong.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("wrong results: {}", wrong.join("; ")))
+        }
+    });
+    drop(gpus);
 
     // 4. Copies, per size.
     section("copies", &mut errors, &mut || {
@@ -643,6 +666,31 @@ pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) ->
     finish(r, native_backend.as_ref(), hip, opts)
 }
 
+/// The chain way `i` of [`CHAIN_WAYS`] in words.
+fn chain_way(i: usize) -> String {
+    let (side, graph) = CHAIN_WAYS[i];
+    format!("{side} {}", if graph { "graph" } else { "one by one" })
+}
+
+/// Each way whose `y` is not exactly the expected one, in words.
+fn chain_mismatches(c: &ChainRuns) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for (i, run) in c.runs.iter().enumerate() {
+        let differ: Vec<usize> = (0..c.expected.len()).filter(|&k| run.result.get(k).map(|v| v.to_bits()) != Some(c.expected[k].to_bits())).collect();
+        if let Some(&first) = differ.first() {
+            wrong.push(format!(
+                "{}: {} of {} values differ (first at {first}: {}, expected {})",
+                chain_way(i),
+                differ.len(),
+                c.expected.len(),
+                run.result.get(first).map_or("missing".into(), |v| v.to_string()),
+                c.expected[first]
+            ));
+        }
+    }
+    wrong
+}
+
 /// `ratio` against a target: "met", or by how much it is missed.
 fn verdict(ratio: f64, target: f64, at_least: bool) -> String {
     let sign = if at_least { "≥" } else { "≤" };
@@ -709,6 +757,7 @@ fn finish(r: Results, nb: &dyn Backend, hip: &Hip, opts: &BenchOptions) -> Repor
             "lib": opts.lib.display().to_string(), "round_trips": opts.round_trips, "async_ops": opts.async_ops,
             "launches": opts.launches, "trials": opts.trials, "max_bytes": opts.max_bytes, "copy_volume": opts.copy_volume,
             "streams": opts.streams, "processes": opts.processes, "parallel_bytes": opts.parallel_bytes,
+            "chain_kernels": opts.chain.kernels, "chain_steps": opts.chain.steps,
         }),
     );
     if let Some(l) = &r.latency {
@@ -794,6 +843,51 @@ fn finish(r: Results, nb: &dyn Backend, hip: &Hip, opts: &BenchOptions) -> Repor
                            "steps": c.steps, "warmup": c.warmup, "lr": c.lr, "data_batches": c.data_batches},
                 "launches_per_step": c.launches_per_step(), "native": side(nrun), "remote": side(rrun),
                 "throughput_ratio": r3(ratio), "losses_identical": same,
+            }),
+        );
+    }
+    if let Some(c) = &r.chain {
+        let cfg = &opts.chain;
+        let med: Vec<f64> = c.runs.iter().map(|run| median(&run.step_ms)).collect();
+        let (native_one, native_graph, remote_one, remote_graph) = (med[0], med[1], med[2], med[3]);
+        let ratio = native_graph / remote_graph;
+        targets.push(("graph replay throughput, remote / native".to_string(), ratio, 0.95, true));
+        let _ = writeln!(
+            md,
+            "| kernel chain one by one ({} small kernels launched + 1 sync per step; median of {}) | {native_one:.3} ms | {remote_one:.3} ms | | {:.3}× (throughput) | | |",
+            cfg.kernels,
+            cfg.steps,
+            native_one / remote_one
+        );
+        let _ = writeln!(
+            md,
+            "| kernel chain as a graph ({} serial kernel nodes: 1 graph launch + 1 sync per step) | {native_graph:.3} ms | {remote_graph:.3} ms | | {ratio:.3}× (throughput) | | remote / native {} |",
+            cfg.kernels,
+            verdict(ratio, 0.95, true)
+        );
+        let wrong = chain_mismatches(c);
+        let mut ways = serde_json::Map::new();
+        for (i, (run, med)) in c.runs.iter().zip(&med).enumerate() {
+            let (side, graph) = CHAIN_WAYS[i];
+            ways.insert(
+                format!("{side}_{}", if graph { "graph" } else { "one_by_one" }),
+                json!({
+                    "step_ms_median": r3(*med), "step_ms_mean": r3(run.step_ms.iter().sum::<f64>() / run.step_ms.len().max(1) as f64),
+                    "step_ms": run.step_ms.iter().map(|v| r3(*v)).collect::<Vec<_>>(),
+                    "kernels_per_s": (cfg.kernels as f64 / med * 1e3).round(), "instantiate_ms": run.instantiate_ms.map(r3),
+                }),
+            );
+        }
+        j.insert(
+            "graph".into(),
+            json!({
+                "config": {"kernels": cfg.kernels, "floats": cfg.floats, "steps": cfg.steps, "warmup": cfg.warmup},
+                "ways": ways,
+                "throughput_ratios": {
+                    "remote_over_native_one_by_one": r3(native_one / remote_one), "remote_over_native_graph": r3(ratio),
+                    "graph_over_one_by_one_native": r3(native_one / native_graph), "graph_over_one_by_one_remote": r3(remote_one / remote_graph),
+                },
+                "results_correct": wrong.is_empty(), "result_mismatches": wrong,
             }),
         );
     }
@@ -938,6 +1032,51 @@ fn finish(r: Results, nb: &dyn Backend, hip: &Hip, opts: &BenchOptions) -> Repor
             );
         }
         let _ = writeln!(md, "\nLosses native vs remote: {}.", if nrun.losses == rrun.losses { "bit-identical at every step" } else { "**differ**" });
+    }
+
+    // Graph details.
+    if let Some(c) = &r.chain {
+        let cfg = &opts.chain;
+        let _ = writeln!(md, "\n## Graphs: a step of {} kernels, one by one and as a graph\n", cfg.kernels);
+        let _ = writeln!(
+            md,
+            "Each step runs {} `axpy` kernels (`y = a·x + y` over {} floats, each after the one before: they all update the same \
+             `y`) and one stream synchronize. One by one: {} launches (native: the backend's `launch_kernel`; remote: \
+             `hipModuleLaunchKernel`). Graph: the same launches recorded once as a chain of kernel nodes and instantiated (native: \
+             a `GraphPlan` through the backend's `graph_instantiate`; remote: `hipGraphCreate` + `hipGraphAddKernelNode` + \
+             `hipGraphInstantiate`), then one `graph_launch` / `hipGraphLaunch` per step. The four ways alternate step by step; \
+             {} warm-up + {} timed steps each.\n",
+            cfg.kernels, cfg.floats, cfg.kernels, cfg.warmup, cfg.steps
+        );
+        let med: Vec<f64> = c.runs.iter().map(|run| median(&run.step_ms)).collect();
+        let _ = writeln!(md, "| way | step median | step mean | kernels/s | record + instantiate |");
+        let _ = writeln!(md, "|---|---|---|---|---|");
+        for (i, (run, med)) in c.runs.iter().zip(&med).enumerate() {
+            let mean = run.step_ms.iter().sum::<f64>() / run.step_ms.len().max(1) as f64;
+            let _ = writeln!(
+                md,
+                "| {} | {med:.3} ms | {mean:.3} ms | {:.0} | {} |",
+                chain_way(i),
+                cfg.kernels as f64 / med * 1e3,
+                run.instantiate_ms.map(|v| format!("{v:.1} ms")).unwrap_or_default()
+            );
+        }
+        let _ = writeln!(
+            md,
+            "\nThroughput ratios: remote / native one by one {:.3}×; remote / native graph {:.3}× ({}); graph / one by one: \
+             native {:.2}×, remote {:.2}×.",
+            med[0] / med[2],
+            med[1] / med[3],
+            verdict(med[1] / med[3], 0.95, true),
+            med[0] / med[1],
+            med[2] / med[3]
+        );
+        let wrong = chain_mismatches(c);
+        if wrong.is_empty() {
+            let _ = writeln!(md, "\nResults: every way ended with exactly the expected `y` ({} floats).", c.expected.len());
+        } else {
+            let _ = writeln!(md, "\nResults: **wrong**: {}.", wrong.join("; "));
+        }
     }
 
     let _ = writeln!(md, "\n## Targets\n");

@@ -40,9 +40,36 @@ pub struct Hip {
         *mut *mut c_void,
         *mut *mut c_void,
     ) -> c_int,
+    pub graph_create: unsafe extern "C" fn(*mut *mut c_void, c_uint) -> c_int,
+    pub graph_destroy: unsafe extern "C" fn(*mut c_void) -> c_int,
+    pub graph_add_kernel_node: unsafe extern "C" fn(*mut *mut c_void, *mut c_void, *const *mut c_void, usize, *const KernelNodeParams) -> c_int,
+    pub graph_instantiate: unsafe extern "C" fn(*mut *mut c_void, *mut c_void, *mut *mut c_void, *mut c_char, usize) -> c_int,
+    pub graph_launch: unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int,
+    pub graph_exec_destroy: unsafe extern "C" fn(*mut c_void) -> c_int,
     /// hip-remote's own entry point for libhiprtc (`client-capi/src/api/module/rtc.rs`):
     /// compiles a hiprtc program on the worker over this library's connection.
     pub rtc_compile: Option<RtcCompileFn>,
+}
+
+/// HIP's `dim3`.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct Dim3 {
+    pub x: c_uint,
+    pub y: c_uint,
+    pub z: c_uint,
+}
+
+/// HIP's `hipKernelNodeParams` (ROCm 7 hip_runtime_api.h, same field order).
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct KernelNodeParams {
+    pub block_dim: Dim3,
+    pub extra: *mut *mut c_void,
+    pub func: *mut c_void,
+    pub grid_dim: Dim3,
+    pub kernel_params: *mut *mut c_void,
+    pub shared_mem_bytes: c_uint,
 }
 
 /// The private libhiprtc <-> libamdhip64 ABI, declared once in proto-core.
@@ -80,6 +107,12 @@ impl Hip {
             module_unload: sym!("hipModuleUnload"),
             module_get_function: sym!("hipModuleGetFunction"),
             module_launch_kernel: sym!("hipModuleLaunchKernel"),
+            graph_create: sym!("hipGraphCreate"),
+            graph_destroy: sym!("hipGraphDestroy"),
+            graph_add_kernel_node: sym!("hipGraphAddKernelNode"),
+            graph_instantiate: sym!("hipGraphInstantiate"),
+            graph_launch: sym!("hipGraphLaunch"),
+            graph_exec_destroy: sym!("hipGraphExecDestroy"),
             // SAFETY: the signature is `__hipRemoteRtcCompile`'s (proto_core::rtc_entry::RtcCompileFn).
             rtc_compile: unsafe { lib.get::<RtcCompileFn>(proto_core::rtc_entry::ENTRY_POINT) }.ok().map(|s| *s),
             _lib: lib,

@@ -149,6 +149,13 @@ struct BenchArgs {
     /// Timed MLP steps per side [30; quick 3].
     #[arg(long)]
     mlp_steps: Option<usize>,
+    /// Kernels per step of the graph benchmark (a chain of small kernels launched one by one,
+    /// then as a graph) [2000; quick 200].
+    #[arg(long)]
+    graph_kernels: Option<usize>,
+    /// Timed graph-benchmark steps per way [20; quick 3].
+    #[arg(long)]
+    graph_steps: Option<usize>,
     /// Write the figures as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -401,6 +408,12 @@ fn bench(a: BenchArgs) -> Result<(), String> {
         parallel_bytes: (pick(a.parallel_mib, 64, 1) << 20).min(max_bytes),
         parallel_volume: if q { 8 << 20 } else { 1 << 30 },
         mlp,
+        chain: workload::ChainConfig {
+            kernels: pick(a.graph_kernels, 2000, 200),
+            floats: 512,
+            steps: pick(a.graph_steps, 20, 3),
+            warmup: if q { 1 } else { 3 },
+        },
         worker,
     };
     let report = bench::run(&hip, &backend, &opts);

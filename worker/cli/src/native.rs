@@ -3,10 +3,10 @@
 //! and no protocol in between. It is what hip-remote would cost if the application ran on
 //! the worker itself, so `remote / native` is hip-remote's own overhead.
 
-use crate::workload::{Arg, Gpu};
+use crate::workload::{Arg, Gpu, Launch};
 use hip_worker::backend::{
-    Backend, DevicePtr, FunctionHandle, HostBackend, HostConfig, KernelFunction, LaunchConfig, MemsetPattern, ModuleFormat, ModuleHandle, RtcRequest,
-    StreamHandle,
+    Backend, DevicePtr, ExecGraph, GraphOp, GraphPlan, HostBackend, HostConfig, KernelFunction, LaunchConfig, MemsetPattern, ModuleFormat,
+    ModuleHandle, RtcRequest, StreamHandle,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -196,12 +196,30 @@ pub struct NativeGpu {
     module: Option<ModuleHandle>,
     functions: Vec<KernelFunction>,
     allocations: Vec<DevicePtr>,
+    graphs: Vec<ExecGraph>,
 }
 
 impl NativeGpu {
     pub fn new(b: Arc<dyn Backend>) -> Result<Self, String> {
         let stream = b.stream_create(0, 0, 0).map_err(be("stream_create"))?;
-        Ok(Self { b, stream, module: None, functions: Vec::new(), allocations: Vec::new() })
+        Ok(Self { b, stream, module: None, functions: Vec::new(), allocations: Vec::new(), graphs: Vec::new() })
+    }
+
+    /// The argument blob of one launch of function `f`, laid out as the kernel's parameters.
+    fn pack(&self, f: usize, args: &[Arg]) -> Result<Vec<u8>, String> {
+        let kernel = &self.functions[f];
+        let mut blob = vec![0u8; kernel.args_len() as usize];
+        if kernel.params.len() != args.len() {
+            return Err(format!("kernel {f} takes {} arguments, {} given", kernel.params.len(), args.len()));
+        }
+        for (p, a) in kernel.params.iter().zip(args) {
+            let (bytes, len) = a.bytes();
+            if p.size as usize != len {
+                return Err(format!("kernel {f}: parameter of {} bytes given {len}", p.size));
+            }
+            blob[p.offset as usize..][..len].copy_from_slice(&bytes[..len]);
+        }
+        Ok(blob)
     }
 }
 
@@ -233,20 +251,30 @@ impl Gpu for NativeGpu {
     }
 
     fn launch(&mut self, f: usize, grid: [u32; 3], block: [u32; 3], args: &[Arg]) -> Result<(), String> {
-        let kernel = &self.functions[f];
-        let mut blob = vec![0u8; kernel.args_len() as usize];
-        if kernel.params.len() != args.len() {
-            return Err(format!("kernel {f} takes {} arguments, {} given", kernel.params.len(), args.len()));
+        let blob = self.pack(f, args)?;
+        self.b
+            .launch_kernel(Some(self.stream), self.functions[f].handle, LaunchConfig { grid, block, shared_mem: 0 }, blob)
+            .map_err(be("launch_kernel"))
+    }
+
+    /// The chain as a [`GraphPlan`] (what the worker's session builds from a client's graph),
+    /// instantiated by the backend: a native graph on cuda, a replayed list on host.
+    fn graph(&mut self, chain: &[Launch]) -> Result<usize, String> {
+        let mut plan = GraphPlan { device: 0, ops: Vec::with_capacity(chain.len()), dependencies: Vec::with_capacity(chain.len()) };
+        for (i, l) in chain.iter().enumerate() {
+            let args = self.pack(l.function, &l.args)?;
+            let config = LaunchConfig { grid: l.grid, block: l.block, shared_mem: 0 };
+            plan.ops.push(GraphOp::Kernel { function: self.functions[l.function].handle, config, args: args.into() });
+            plan.dependencies.push(if i == 0 { Vec::new() } else { vec![i - 1] });
         }
-        for (p, a) in kernel.params.iter().zip(args) {
-            let (bytes, len) = a.bytes();
-            if p.size as usize != len {
-                return Err(format!("kernel {f}: parameter of {} bytes given {len}", p.size));
-            }
-            blob[p.offset as usize..][..len].copy_from_slice(&bytes[..len]);
-        }
-        let handle: FunctionHandle = kernel.handle;
-        self.b.launch_kernel(Some(self.stream), handle, LaunchConfig { grid, block, shared_mem: 0 }, blob).map_err(be("launch_kernel"))
+        let exec = self.b.graph_instantiate(Arc::new(plan)).map_err(be("graph_instantiate"))?;
+        self.graphs.push(exec);
+        Ok(self.graphs.len() - 1)
+    }
+
+    fn graph_launch(&mut self, graph: usize) -> Result<(), String> {
+        let exec = self.graphs.get(graph).ok_or("no such graph")?;
+        self.b.graph_launch(Some(self.stream), exec).map_err(be("graph_launch"))
     }
 
     fn read_after_sync(&mut self, src: u64, out: &mut [u8]) -> Result<(), String> {
@@ -261,6 +289,9 @@ impl Gpu for NativeGpu {
 impl Drop for NativeGpu {
     fn drop(&mut self) {
         let _ = self.b.stream_synchronize(self.stream);
+        for g in self.graphs.drain(..) {
+            let _ = self.b.graph_exec_destroy(g);
+        }
         for p in self.allocations.drain(..) {
             let _ = self.b.free(p);
         }

@@ -1,5 +1,6 @@
-//! Kernel workloads run identically natively and remotely: an empty-kernel launch rate and a
-//! small MLP training loop, written in HIP and compiled with hiprtc on the worker's backend
+//! Kernel workloads run identically natively and remotely: an empty-kernel launch rate, a
+//! small MLP training loop and a chain of small kernels launched one by one or as a graph
+//! ([`kernel_chain`]), written in HIP and compiled with hiprtc on the worker's backend
 //! (natively: `RtcBackend::rtc_compile`; remotely: the client library's `__hipRemoteRtcCompile`,
 //! libhiprtc's route onto the same connection, then `hipModuleLoadData`).
 //!
@@ -7,7 +8,7 @@
 //! backend (which refuses the first two) and gives bit-identical results natively and
 //! remotely: every sum is one thread's sequential loop.
 
-use crate::hip::Hip;
+use crate::hip::{Dim3, Hip, KernelNodeParams};
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::time::Instant;
 
@@ -77,6 +78,12 @@ extern "C" __global__ void sgd(float* W, const float* G, int n, float lr) {
   if (i < n) W[i] -= lr * G[i];
 }
 
+// y = a·x + y over n floats: the graph benchmark's small kernel, chained through y.
+extern "C" __global__ void axpy(float a, const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+
 extern "C" __global__ void mean(const float* x, float* out, int n) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   float s = 0.0f;
@@ -114,6 +121,16 @@ impl Arg {
     }
 }
 
+/// One kernel launch, kept to be repeated or recorded in a graph.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// An index from [`Gpu::function`].
+    pub function: usize,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub args: Vec<Arg>,
+}
+
 /// What a workload needs from a device, implemented natively ([`crate::native::NativeGpu`])
 /// and through the client library ([`RemoteGpu`]), each on one stream of device 0.
 pub trait Gpu {
@@ -131,6 +148,11 @@ pub trait Gpu {
     fn read_after_sync(&mut self, src: u64, out: &mut [u8]) -> Result<(), String>;
     /// Waits for the stream; reports errors latched by queued work.
     fn synchronize(&mut self) -> Result<(), String>;
+    /// Records `chain` as a graph of kernel nodes, each depending on the one before, and
+    /// instantiates it; returns an index for [`Gpu::graph_launch`]. Freed with the `Gpu`.
+    fn graph(&mut self, chain: &[Launch]) -> Result<usize, String>;
+    /// Fire-and-forget launch of an instantiated graph on the stream.
+    fn graph_launch(&mut self, graph: usize) -> Result<(), String>;
 }
 
 /// The remote [`Gpu`]: the real client library on one `hipStream_t`.
@@ -140,6 +162,8 @@ pub struct RemoteGpu<'a> {
     module: *mut c_void,
     functions: Vec<*mut c_void>,
     allocations: Vec<*mut c_void>,
+    graphs: Vec<*mut c_void>,
+    execs: Vec<*mut c_void>,
 }
 
 impl<'a> RemoteGpu<'a> {
@@ -147,8 +171,26 @@ impl<'a> RemoteGpu<'a> {
         let mut stream = std::ptr::null_mut();
         // SAFETY: valid out-pointer.
         hip.check("hipStreamCreate", unsafe { (hip.stream_create)(&mut stream) })?;
-        Ok(Self { hip, stream, module: std::ptr::null_mut(), functions: Vec::new(), allocations: Vec::new() })
+        Ok(Self { hip, stream, module: std::ptr::null_mut(), functions: Vec::new(), allocations: Vec::new(), graphs: Vec::new(), execs: Vec::new() })
     }
+}
+
+/// Calls `f` with HIP's `kernelParams` for `args`: one pointer per argument, each to a value
+/// whose first bytes are the argument (little-endian), valid during the call.
+fn with_kernel_params<R>(args: &[Arg], f: impl FnOnce(*mut *mut c_void) -> R) -> Result<R, String> {
+    const MAX: usize = 16;
+    if args.len() > MAX {
+        return Err(format!("{} kernel arguments (at most {MAX} here)", args.len()));
+    }
+    let mut values = [0u64; MAX];
+    let mut pointers = [std::ptr::null_mut::<c_void>(); MAX];
+    for (i, a) in args.iter().enumerate() {
+        values[i] = u64::from_ne_bytes(a.bytes().0);
+    }
+    for (p, v) in pointers.iter_mut().zip(values.iter_mut()).take(args.len()) {
+        *p = (v as *mut u64).cast();
+    }
+    Ok(f(if args.is_empty() { std::ptr::null_mut() } else { pointers.as_mut_ptr() }))
 }
 
 /// Compiles `source` on the worker through the client library (`__hipRemoteRtcCompile`).
@@ -243,38 +285,15 @@ impl Gpu for RemoteGpu<'_> {
     }
 
     fn launch(&mut self, f: usize, grid: [u32; 3], block: [u32; 3], args: &[Arg]) -> Result<(), String> {
-        const MAX: usize = 16;
-        if args.len() > MAX {
-            return Err(format!("{} kernel arguments (at most {MAX} here)", args.len()));
-        }
-        let mut values = [0u64; MAX];
-        let mut pointers = [std::ptr::null_mut::<c_void>(); MAX];
-        for (i, a) in args.iter().enumerate() {
-            values[i] = u64::from_ne_bytes(a.bytes().0);
-        }
-        for (i, p) in pointers.iter_mut().enumerate().take(args.len()) {
-            // Each value's first bytes are the argument (little-endian).
-            *p = (&mut values[i] as *mut u64).cast();
-        }
-        let params = if args.is_empty() { std::ptr::null_mut() } else { pointers.as_mut_ptr() };
-        // SAFETY: a function of the loaded module; `params` holds one valid pointer per kernel
-        // parameter, each to a value of that parameter's size (checked by the library against
-        // the worker's layout).
-        self.hip.check("hipModuleLaunchKernel", unsafe {
-            (self.hip.module_launch_kernel)(
-                self.functions[f],
-                grid[0],
-                grid[1],
-                grid[2],
-                block[0],
-                block[1],
-                block[2],
-                0,
-                self.stream,
-                params,
-                std::ptr::null_mut(),
-            )
-        })
+        let (hip, function, stream) = (self.hip, self.functions[f], self.stream);
+        with_kernel_params(args, |params| {
+            // SAFETY: a function of the loaded module; `params` holds one valid pointer per
+            // kernel parameter, each to a value of that parameter's size (checked by the
+            // library against the worker's layout).
+            hip.check("hipModuleLaunchKernel", unsafe {
+                (hip.module_launch_kernel)(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0, stream, params, std::ptr::null_mut())
+            })
+        })?
     }
 
     fn read_after_sync(&mut self, src: u64, out: &mut [u8]) -> Result<(), String> {
@@ -287,6 +306,50 @@ impl Gpu for RemoteGpu<'_> {
         // SAFETY: our stream.
         self.hip.check("hipStreamSynchronize", unsafe { (self.hip.stream_synchronize)(self.stream) })
     }
+
+    /// `hipGraphCreate`, one `hipGraphAddKernelNode` per launch (depending on the node before),
+    /// `hipGraphInstantiate`: as an application records a step explicitly.
+    fn graph(&mut self, chain: &[Launch]) -> Result<usize, String> {
+        let hip = self.hip;
+        let mut graph = std::ptr::null_mut();
+        // SAFETY: valid out-pointer, flags 0.
+        hip.check("hipGraphCreate", unsafe { (hip.graph_create)(&mut graph, 0) })?;
+        self.graphs.push(graph);
+        let mut previous: *mut c_void = std::ptr::null_mut();
+        for l in chain {
+            let dim = |d: [u32; 3]| Dim3 { x: d[0], y: d[1], z: d[2] };
+            let func = self.functions[l.function];
+            let mut node = std::ptr::null_mut();
+            with_kernel_params(&l.args, |kernel_params| {
+                let params = KernelNodeParams {
+                    block_dim: dim(l.block),
+                    extra: std::ptr::null_mut(),
+                    func,
+                    grid_dim: dim(l.grid),
+                    kernel_params,
+                    shared_mem_bytes: 0,
+                };
+                let count = usize::from(!previous.is_null());
+                // SAFETY: a live graph; `previous` (when counted) is a node of it; `params`
+                // holds a function of the loaded module and one valid pointer per parameter
+                // (the library packs the values during the call).
+                hip.check("hipGraphAddKernelNode", unsafe { (hip.graph_add_kernel_node)(&mut node, graph, &previous, count, &params) })
+            })??;
+            previous = node;
+        }
+        let mut exec = std::ptr::null_mut();
+        let null = std::ptr::null_mut();
+        // SAFETY: a live graph, a valid out-pointer; no error node or log wanted.
+        hip.check("hipGraphInstantiate", unsafe { (hip.graph_instantiate)(&mut exec, graph, null, null.cast(), 0) })?;
+        self.execs.push(exec);
+        Ok(self.execs.len() - 1)
+    }
+
+    fn graph_launch(&mut self, graph: usize) -> Result<(), String> {
+        let exec = *self.execs.get(graph).ok_or("no such graph")?;
+        // SAFETY: an executable graph this object instantiated; our stream.
+        self.hip.check("hipGraphLaunch", unsafe { (self.hip.graph_launch)(exec, self.stream) })
+    }
 }
 
 impl Drop for RemoteGpu<'_> {
@@ -294,6 +357,12 @@ impl Drop for RemoteGpu<'_> {
         // SAFETY: handles this object created, each released once.
         unsafe {
             let _ = (self.hip.stream_synchronize)(self.stream);
+            for e in self.execs.drain(..) {
+                let _ = (self.hip.graph_exec_destroy)(e);
+            }
+            for g in self.graphs.drain(..) {
+                let _ = (self.hip.graph_destroy)(g);
+            }
             for p in self.allocations.drain(..) {
                 let _ = (self.hip.free)(p);
             }
@@ -519,6 +588,7 @@ pub struct Kernels {
     pub colsum: usize,
     pub sgd: usize,
     pub mean: usize,
+    pub axpy: usize,
 }
 
 impl Kernels {
@@ -537,8 +607,143 @@ impl Kernels {
                 colsum: gpu.function("colsum")?,
                 sgd: gpu.function("sgd")?,
                 mean: gpu.function("mean")?,
+                axpy: gpu.function("axpy")?,
             },
             secs,
         ))
     }
+}
+
+/// Shape of the kernel-chain (graph) benchmark.
+#[derive(Clone, Debug)]
+pub struct ChainConfig {
+    /// Kernels per step, each `axpy` over the same `y` (so each depends on the one before).
+    pub kernels: usize,
+    /// Floats each kernel updates.
+    pub floats: usize,
+    /// Timed steps per way.
+    pub steps: usize,
+    /// Untimed steps first.
+    pub warmup: usize,
+}
+
+/// The four ways a chain step is run, in [`kernel_chain`]'s result order: (side, graph).
+pub const CHAIN_WAYS: [(&str, bool); 4] = [("native", false), ("native", true), ("remote", false), ("remote", true)];
+
+/// What one way of the chain measured.
+#[derive(Clone, Debug)]
+pub struct ChainRun {
+    /// Wall time of each timed step, ms (the launches or the graph launch, then one
+    /// stream synchronize).
+    pub step_ms: Vec<f64>,
+    /// Recording and instantiating the graph, ms (graph ways only).
+    pub instantiate_ms: Option<f64>,
+    /// `y` after every step (warm-up included).
+    pub result: Vec<f32>,
+}
+
+/// The chain's results: each way's run, in [`CHAIN_WAYS`] order, and the `y` every way must
+/// end with.
+pub struct ChainRuns {
+    pub runs: Vec<ChainRun>,
+    pub expected: Vec<f32>,
+}
+
+/// The coefficient of the chain's `k`-th kernel: 0.25, 0.5, 0.75, 1, … With small integer
+/// `x` and `y`, every intermediate value is a multiple of 0.25 below 2^21, so each `a·x + y`
+/// is exact whether or not the compiler fuses it: every way and backend must give exactly
+/// [`ChainRuns::expected`]. No coefficient is 0 and all have one sign, so a kernel that did
+/// not run (or ran twice) always shows.
+fn chain_coefficient(k: usize) -> f32 {
+    ((k % 4) + 1) as f32 * 0.25
+}
+
+/// A step of `cfg.kernels` small kernels (`y = a·x + y` over `cfg.floats` floats, each kernel
+/// after the one before) and one synchronize, four ways, interleaved round by round: native one
+/// by one, native graph (the same launches as a [`GraphPlan`](hip_worker::backend::GraphPlan)
+/// through the backend), remote one by one (`hipModuleLaunchKernel`), remote graph
+/// (`hipGraphAddKernelNode` chain, `hipGraphLaunch`). Each way has its own `x` and `y`; `y` is
+/// read back once at the end.
+pub fn kernel_chain(native: &mut dyn Gpu, nk: &Kernels, remote: &mut dyn Gpu, rk: &Kernels, cfg: &ChainConfig) -> Result<ChainRuns, String> {
+    let n = cfg.floats;
+    if cfg.kernels == 0 || n == 0 || n > i32::MAX as usize {
+        return Err(format!("a chain of {} kernels over {n} floats", cfg.kernels));
+    }
+    let rounds = cfg.warmup + cfg.steps;
+    let x: Vec<f32> = (0..n).map(|i| (i % 7) as f32 - 3.0).collect();
+    let y0: Vec<f32> = (0..n).map(|i| (i % 11) as f32).collect();
+    let coefficients: Vec<f32> = (0..cfg.kernels).map(chain_coefficient).collect();
+    // Exactness: |y| stays below 10 + 3·(every full step's sum + the largest partial sum).
+    let (mut per_step, mut partial) = (0.0f64, 0.0f64);
+    for &a in &coefficients {
+        per_step += f64::from(a);
+        partial = partial.max(per_step.abs());
+    }
+    if 10.0 + 3.0 * (rounds as f64 * per_step.abs() + partial) >= (1u64 << 21) as f64 {
+        return Err(format!("{rounds} steps of {} kernels would leave the range where the chain's arithmetic is exact", cfg.kernels));
+    }
+    let expected: Vec<f32> = x.iter().zip(&y0).map(|(&x, &y)| (f64::from(y) + rounds as f64 * per_step * f64::from(x)) as f32).collect();
+
+    struct Way {
+        y: u64,
+        launches: Vec<Launch>,
+        graph: Option<usize>,
+        run: ChainRun,
+    }
+    let mut ways = Vec::with_capacity(CHAIN_WAYS.len());
+    for &(side, graph) in &CHAIN_WAYS {
+        let (gpu, axpy): (&mut dyn Gpu, usize) = if side == "native" { (&mut *native, nk.axpy) } else { (&mut *remote, rk.axpy) };
+        let (dx, dy) = (gpu.alloc(n * 4)?, gpu.alloc(n * 4)?);
+        gpu.upload(dx, &f32_bytes(&x))?;
+        gpu.upload(dy, &f32_bytes(&y0))?;
+        let launches: Vec<Launch> = coefficients
+            .iter()
+            .map(|&a| Launch {
+                function: axpy,
+                grid: [div_up(n, 256), 1, 1],
+                block: [256, 1, 1],
+                args: vec![Arg::F32(a), Arg::Ptr(dx), Arg::Ptr(dy), Arg::I32(n as i32)],
+            })
+            .collect();
+        let mut run = ChainRun { step_ms: Vec::with_capacity(cfg.steps), instantiate_ms: None, result: Vec::new() };
+        let graph = if graph {
+            let t = Instant::now();
+            let g = gpu.graph(&launches)?;
+            run.instantiate_ms = Some(t.elapsed().as_secs_f64() * 1e3);
+            Some(g)
+        } else {
+            None
+        };
+        ways.push(Way { y: dy, launches, graph, run });
+    }
+    for round in 0..rounds {
+        // Rotate the order each round so no way always follows the same one.
+        for j in 0..ways.len() {
+            let w = (j + round) % ways.len();
+            let gpu: &mut dyn Gpu = if CHAIN_WAYS[w].0 == "native" { &mut *native } else { &mut *remote };
+            let way = &mut ways[w];
+            let t = Instant::now();
+            match way.graph {
+                Some(g) => gpu.graph_launch(g)?,
+                None => {
+                    for l in &way.launches {
+                        gpu.launch(l.function, l.grid, l.block, &l.args)?;
+                    }
+                }
+            }
+            gpu.synchronize()?;
+            if round >= cfg.warmup {
+                way.run.step_ms.push(t.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+    }
+    let mut runs = Vec::with_capacity(ways.len());
+    for (w, mut way) in ways.into_iter().enumerate() {
+        let gpu: &mut dyn Gpu = if CHAIN_WAYS[w].0 == "native" { &mut *native } else { &mut *remote };
+        let mut bytes = vec![0u8; n * 4];
+        gpu.read_after_sync(way.y, &mut bytes)?;
+        way.run.result = bytes.chunks_exact(4).map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect();
+        runs.push(way.run);
+    }
+    Ok(ChainRuns { runs, expected })
 }

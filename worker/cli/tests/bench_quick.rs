@@ -1,6 +1,7 @@
 //! `hip-remote bench --quick --backend host` end to end: an embedded host-backend worker, the
 //! real client library loaded by the bench, child processes for the parallel copies; checks
-//! that the JSON has every section, the markdown every table and both PNGs exist.
+//! that the JSON has every section (the graph benchmark's four ways with exactly the expected
+//! results included), the markdown every table and both PNGs exist.
 //!
 //! Needs the client library built next to the bench executable (`cargo build --workspace`
 //! before `cargo test`, as CI does).
@@ -96,12 +97,30 @@ fn bench_quick_host_backend_end_to_end() {
         assert_eq!(losses.len(), 4);
         assert!(losses.iter().all(|l| l.as_f64().unwrap().is_finite()));
         assert!(mlp["remote"]["step_ms_median"].as_f64().unwrap() > 0.0);
-        assert_eq!(json["targets"].as_array().unwrap().len(), 5);
+        let graph = &json["graph"];
+        assert_eq!(graph["config"]["kernels"], 200, "{graph}");
+        assert_eq!(graph["results_correct"], true, "every way must end with the expected y: {graph}");
+        for way in ["native_one_by_one", "native_graph", "remote_one_by_one", "remote_graph"] {
+            let w = &graph["ways"][way];
+            assert_eq!(w["step_ms"].as_array().map(Vec::len), Some(3), "{way}: {w}");
+            assert!(w["kernels_per_s"].as_f64().is_some_and(|v| v > 0.0), "{way}: {w}");
+            assert_eq!(w["instantiate_ms"].is_f64(), way.ends_with("graph"), "{way}: {w}");
+        }
+        for ratio in ["remote_over_native_one_by_one", "remote_over_native_graph", "graph_over_one_by_one_native", "graph_over_one_by_one_remote"] {
+            assert!(graph["throughput_ratios"][ratio].as_f64().is_some_and(|v| v > 0.0), "{ratio}: {graph}");
+        }
+        let targets = json["targets"].as_array().unwrap();
+        assert_eq!(targets.len(), 6);
+        assert!(targets.iter().any(|t| t["name"] == "graph replay throughput, remote / native"), "{targets:?}");
         assert!(json["errors"].as_array().unwrap().is_empty(), "{}", json["errors"]);
     }
 
     let md = std::fs::read_to_string(&md_path).unwrap();
-    for heading in ["## Summary", "## Copies (GB/s)", "## Parallel copies", "## Targets"] {
+    let mut headings = vec!["## Summary", "## Copies (GB/s)", "## Parallel copies", "## Targets"];
+    if compiler {
+        headings.push("## Graphs: a step of 200 kernels");
+    }
+    for heading in headings {
         assert!(md.contains(heading), "markdown lacks {heading}:\n{md}");
     }
     assert!(stdout.contains("## Summary"), "the report goes to stdout too");
