@@ -19,6 +19,9 @@ use std::io::Write as _;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use zerocopy::byteorder::little_endian::U64;
 
+#[path = "graph_exec.rs"]
+mod graph_exec;
+
 fn invalid(message: impl Into<String>) -> CallError {
     CallError::new(HipError::INVALID_VALUE, message)
 }

@@ -128,6 +128,13 @@ pub trait GraphBackend: ModuleBackend + MemoryBackend + MemsetBackend + StreamOp
         replay_graph(self, stream, plan)
     }
 
+    /// Prepares `exec` for launches on `stream` without running it (`hipGraphUpload`); a
+    /// replayed list has nothing to prepare.
+    fn graph_upload(&self, stream: Option<StreamHandle>, exec: &ExecGraph) -> Result<(), BackendError> {
+        let _ = (stream, exec);
+        Ok(())
+    }
+
     /// Releases what [`graph_instantiate`](Self::graph_instantiate) made.
     fn graph_exec_destroy(&self, exec: ExecGraph) -> Result<(), BackendError> {
         drop(exec);

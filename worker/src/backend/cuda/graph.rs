@@ -119,6 +119,15 @@ impl GraphBackend for CudaBackend {
         unsafe { sys::cuGraphLaunch(exec as CUgraphExec, s) }.check("cuGraphLaunch")
     }
 
+    fn graph_upload(&self, stream: Option<StreamHandle>, exec: &ExecGraph) -> Result<(), BackendError> {
+        let &ExecGraph::Native { exec, device } = exec else {
+            return Ok(());
+        };
+        let s = self.stream(stream, device)?;
+        // SAFETY: a live executable graph made by `graph_instantiate`, and a live stream.
+        unsafe { sys::cuGraphUpload(exec as CUgraphExec, s) }.check("cuGraphUpload")
+    }
+
     fn graph_exec_destroy(&self, exec: ExecGraph) -> Result<(), BackendError> {
         let ExecGraph::Native { exec, device } = exec else {
             return Ok(());

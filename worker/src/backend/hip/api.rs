@@ -185,6 +185,7 @@ entry_points! {
         hipGraphInstantiateWithFlags: fn(*mut GraphExec, Graph, u64) -> HipError;
         hipGraphLaunch: fn(GraphExec, Stream) -> HipError;
         hipGraphExecDestroy: fn(GraphExec) -> HipError;
+        hipGraphUpload: fn(GraphExec, Stream) -> HipError;
     }
 }
 

@@ -177,6 +177,15 @@ impl GraphBackend for HipBackend {
         unsafe { (api.launch)(exec as GraphExec, s) }.check("hipGraphLaunch")
     }
 
+    fn graph_upload(&self, stream: Option<StreamHandle>, exec: &ExecGraph) -> Result<(), BackendError> {
+        let (&ExecGraph::Native { exec, device }, Some(upload)) = (exec, self.api.hipGraphUpload) else {
+            return Ok(());
+        };
+        let s = self.stream(stream, device)?;
+        // SAFETY: a live executable graph made by `graph_instantiate`, and a live stream.
+        unsafe { upload(exec as GraphExec, s) }.check("hipGraphUpload")
+    }
+
     fn graph_exec_destroy(&self, exec: ExecGraph) -> Result<(), BackendError> {
         let (ExecGraph::Native { exec, device }, Some(api)) = (exec, self.graph_api()) else {
             return Ok(());
