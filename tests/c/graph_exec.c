@@ -4,7 +4,7 @@
  * memcpy, host, the generic setter) and launched again, the sums checked after every launch;
  * nodes disabled and enabled; hipGraphExecUpdate from a changed clone (and its refusals:
  * topology and node type changed); upload, instantiate with params, flags, hipGraphLaunch_spt;
- * HIP's errors for wrong kinds, foreign nodes and NULLs.
+ * user objects and their references; HIP's errors for wrong kinds, foreign nodes and NULLs.
  */
 #include "check.h"
 #include <hip/hiprtc.h>
@@ -66,6 +66,56 @@ static void launch_adds(hipGraphExec_t exec, hipStream_t stream, float by, const
 
 static int first_calls, second_calls;
 static void count_call(void* user) { __atomic_add_fetch((int*)user, 1, __ATOMIC_SEQ_CST); }
+
+static int destroyed_a, destroyed_b;
+
+static void user_objects(hipGraph_t graph_template) {
+  step("user objects: references of the caller, graphs, clones and executable graphs");
+  hipUserObject_t a, b;
+  CHECK(hipUserObjectCreate(&a, &destroyed_a, count_call, 1, hipUserObjectNoDestructorSync));
+  CHECK(hipUserObjectRetain(a, 2));  /* 3 */
+  CHECK(hipUserObjectRelease(a, 2)); /* 1 */
+  REQUIRE(destroyed_a == 0, "destroyed early");
+  CHECK(hipUserObjectRelease(a, 5)); /* more than it has: ignored, as HIP does */
+  REQUIRE(destroyed_a == 0, "an over-release destroyed the object");
+  hipGraph_t g;
+  CHECK(hipGraphClone(&g, graph_template));
+  CHECK(hipGraphRetainUserObject(g, a, 1, 0)); /* 2: the graph holds one */
+  CHECK(hipUserObjectRelease(a, 1));           /* 1: only the graph's */
+  REQUIRE(destroyed_a == 0, "the graph's reference did not keep the object");
+  hipGraphExec_t e;
+  CHECK(hipGraphInstantiate(&e, g, NULL, NULL, 0)); /* the executable graph holds one too */
+  CHECK(hipGraphDestroy(g));
+  REQUIRE(destroyed_a == 0, "the executable graph's reference did not keep the object");
+  CHECK(hipGraphExecDestroy(e));
+  REQUIRE(destroyed_a == 1, "destructor ran %d times after the last reference", destroyed_a);
+
+  CHECK(hipUserObjectCreate(&b, &destroyed_b, count_call, 1, hipUserObjectNoDestructorSync));
+  CHECK(hipGraphCreate(&g, 0));
+  CHECK(hipGraphRetainUserObject(g, b, 1, hipGraphUserObjectMove)); /* the caller's reference moves */
+  hipGraph_t c;
+  CHECK(hipGraphClone(&c, g));
+  CHECK(hipGraphReleaseUserObject(g, b, 2)); /* more than the graph holds: ignored */
+  CHECK(hipGraphDestroy(g));
+  REQUIRE(destroyed_b == 0, "the clone's reference did not keep the object");
+  CHECK(hipGraphReleaseUserObject(c, b, 1));
+  REQUIRE(destroyed_b == 1, "destructor ran %d times", destroyed_b);
+  CHECK(hipGraphDestroy(c));
+  REQUIRE(destroyed_b == 1, "destructor ran %d times", destroyed_b);
+
+  hipUserObject_t bad;
+  EXPECT_ERR(hipUserObjectCreate(&bad, NULL, count_call, 1, 0), hipErrorInvalidValue);
+  EXPECT_ERR(hipUserObjectCreate(&bad, NULL, count_call, 0, hipUserObjectNoDestructorSync), hipErrorInvalidValue);
+  EXPECT_ERR(hipUserObjectCreate(&bad, NULL, NULL, 1, hipUserObjectNoDestructorSync), hipErrorInvalidValue);
+  EXPECT_ERR(hipUserObjectCreate(NULL, NULL, count_call, 1, hipUserObjectNoDestructorSync), hipErrorInvalidValue);
+  EXPECT_ERR(hipUserObjectRetain(NULL, 1), hipErrorInvalidValue);
+  EXPECT_ERR(hipUserObjectRelease(a, 0), hipErrorInvalidValue);
+  CHECK(hipGraphCreate(&g, 0));
+  EXPECT_ERR(hipGraphRetainUserObject(g, a, 1, 2), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphRetainUserObject(g, NULL, 1, 0), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphReleaseUserObject(g, a, 0), hipErrorInvalidValue);
+  CHECK(hipGraphDestroy(g));
+}
 
 static hipMemsetParams memset_of(float* dst, float value) {
   hipMemsetParams ms = {0};
@@ -296,6 +346,8 @@ int main(void) {
   float host_sum[N];
   CHECK(hipMemcpy(host_sum, sum, sizeof host_sum, hipMemcpyDeviceToHost));
   REQUIRE(host_sum[0] == expected && host_sum[N - 1] == expected, "hipGraphLaunch_spt: %f, expected %f", host_sum[0], expected);
+
+  user_objects(graph);
 
   step("an executable graph outlives its graph; destroying it frees it");
   CHECK(hipGraphDestroy(graph));
