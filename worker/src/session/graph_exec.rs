@@ -80,14 +80,10 @@ impl Session {
             ops.push(op);
         }
         let plan = GraphPlan { device: e.device, ops, dependencies: e.dependencies.clone() };
-        let rebuilt = self.backend.graph_instantiate(Arc::new(plan))?;
         let e = self.graphs.execs.get_mut(exec).map_err(unknown)?;
-        let old = std::mem::replace(&mut e.exec, rebuilt);
+        self.backend.graph_exec_update(&mut e.exec, Arc::new(plan))?;
         e.nodes = nodes;
         e.enabled = enabled;
-        if let Err(err) = self.backend.graph_exec_destroy(old) {
-            tracing::warn!(session = self.id, %err, "destroying a replaced executable graph failed");
-        }
         Ok(())
     }
 
