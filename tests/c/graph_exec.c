@@ -308,6 +308,22 @@ int main(void) {
   CHECK(hipGraphAddDependencies(rewired, &wn[5], &wn[3], 1)); /* the empty node now precedes accumulate */
   EXPECT_ERR(hipGraphExecUpdate(exec, rewired, &error_node, &result), hipErrorGraphExecUpdateFailure);
   REQUIRE(result == hipGraphExecUpdateErrorTopologyChanged, "edges: result %d", result);
+  /* A graph whose copy reads memory freed since: its parameters are refused. */
+  float* gone;
+  CHECK(hipMalloc((void**)&gone, N * sizeof(float)));
+  hipGraph_t stale;
+  CHECK(hipGraphCreate(&stale, 0));
+  hipGraphNode_t s[6];
+  CHECK(hipGraphAddMemsetNode(&s[0], stale, NULL, 0, &ms));
+  CHECK(hipGraphAddKernelNode(&s[1], stale, &s[0], 1, &kp));
+  CHECK(hipGraphAddMemcpyNode1D(&s[2], stale, &s[1], 1, y, gone, N * sizeof(float), hipMemcpyDeviceToDevice));
+  CHECK(hipGraphAddKernelNode(&s[3], stale, &s[2], 1, &ap));
+  CHECK(hipGraphAddHostNode(&s[4], stale, &s[3], 1, &hp));
+  CHECK(hipGraphAddEmptyNode(&s[5], stale, NULL, 0));
+  CHECK(hipFree(gone));
+  EXPECT_ERR(hipGraphExecUpdate(exec, stale, &error_node, &result), hipErrorGraphExecUpdateFailure);
+  REQUIRE(result == hipGraphExecUpdateErrorParametersChanged && error_node == s[2], "freed memory: result %d node %p", result, (void*)error_node);
+  CHECK(hipGraphDestroy(stale));
   EXPECT_ERR(hipGraphExecUpdate(exec, clone, NULL, &result), hipErrorInvalidValue);
   EXPECT_ERR(hipGraphExecUpdate(NULL, clone, &error_node, &result), hipErrorInvalidValue);
   /* The refused updates changed nothing. */
