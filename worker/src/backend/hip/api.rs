@@ -186,6 +186,7 @@ entry_points! {
         hipGraphLaunch: fn(GraphExec, Stream) -> HipError;
         hipGraphExecDestroy: fn(GraphExec) -> HipError;
         hipGraphUpload: fn(GraphExec, Stream) -> HipError;
+        hipGraphExecUpdate: fn(GraphExec, Graph, *mut GraphNode, *mut c_uint) -> HipError;
     }
 }
 
