@@ -719,6 +719,24 @@ opcodes! { <'a>
         0x0711 GraphNodeNeighbours graph_node_neighbours: GraphNodeNeighbours => GraphNodeList<'a>, none, call;
     }
 
+    /// Executable graphs after instantiation (session objects of the Graph family).
+    Graph GraphExecHandler {
+        /// `hipGraphExec{Kernel,Memset,Memcpy,Host}NodeSetParams*`, `hipGraphExecNodeSetParams`.
+        0x0760 GraphExecSetNode graph_exec_set_node: GraphExecSetNode<'a> => Empty, none, call;
+        /// `hipGraphExecMemcpyNodeSetParams` (device memory and arrays, 3D).
+        0x0761 GraphExecSetCopyNode graph_exec_set_copy_node: GraphExecSetCopyNode => Empty, none, call;
+        /// `hipGraphExecUpdate`.
+        0x0762 GraphExecUpdate graph_exec_update: GraphExecUpdate => GraphExecUpdated, none, call;
+        /// `hipGraphNodeSetEnabled`.
+        0x0763 GraphNodeSetEnabled graph_node_set_enabled: GraphNodeSetEnabled => Empty, none, call;
+        /// `hipGraphNodeGetEnabled`.
+        0x0764 GraphNodeGetEnabled graph_node_get_enabled: GraphExecNodeRef => GraphNodeEnabled, none, call;
+        /// `hipGraphUpload`, `hipGraphInstantiateWithParams` with the upload flag.
+        0x0765 GraphUpload graph_upload: GraphUpload => Empty, none, call;
+        /// `hipGraphExecGetFlags`.
+        0x0766 GraphExecGetFlags graph_exec_get_flags: GraphExecRef => GraphExecFlags, none, call;
+    }
+
     /// Arrays, mipmapped arrays and the copies that name them.
     Array ArrayHandler {
         /// `hipArray3DCreate`, `hipMallocArray`, `hipMipmappedArrayCreate`... (`levels > 0`: mipmapped).

@@ -437,6 +437,12 @@ fn graphs() {
     run_program("graphs");
 }
 
+/// Executable graphs: per-node setters, exec update, enable/disable, upload, flags.
+#[test]
+fn graph_exec() {
+    run_program("graph_exec");
+}
+
 #[test]
 fn mempool() {
     run_program("mempool");

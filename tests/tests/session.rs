@@ -1141,3 +1141,67 @@ fn graphs_are_per_session_and_bounded() {
         b.call(&create).response();
     });
 }
+
+/// Executable graphs are session objects too: another session cannot change, update, query or
+/// disable one (`INVALID_VALUE`); a setter of another node kind, a node the executable graph
+/// was not made from and disabling an empty node are refused; an update from a graph of the
+/// same shape answers `Success`, one of another shape names the refusal in its reply.
+#[test]
+fn executable_graphs_are_per_session() {
+    with_bystander(|worker| {
+        let mut a = Client::greeted(worker);
+        let mut b = Client::greeted(worker);
+        let none: [zerocopy::byteorder::little_endian::U64; 0] = [];
+        let new_graph = |c: &mut Client| {
+            let Response::GraphCreate(g) = c.call(&Request::GraphCreate(wire::GraphCreate { flags: 0 })).response() else { panic!("GraphCreate") };
+            g.graph
+        };
+        let add_empty = |c: &mut Client, graph: u64| {
+            let add =
+                wire::GraphAddNode { graph, kind: wire::GraphNodeKind::Empty, dependencies: proto_core::field::List(&none), ..Default::default() };
+            let Response::GraphAddNode(n) = c.call(&Request::GraphAddNode(add)).response() else { panic!("GraphAddNode") };
+            n.node
+        };
+        let graph = new_graph(&mut a);
+        let node = add_empty(&mut a, graph);
+        let Response::GraphInstantiate(e) = a.call(&Request::GraphInstantiate(wire::GraphInstantiate { graph, flags: 1 })).response() else {
+            panic!("GraphInstantiate")
+        };
+        let exec = e.exec;
+        let Response::GraphExecGetFlags(f) = a.call(&Request::GraphExecGetFlags(wire::GraphExecRef { exec })).response() else { panic!("flags") };
+        assert_eq!(f.flags, 1);
+
+        let set = wire::GraphExecSetNode { exec, node, kind: wire::GraphNodeKind::Empty, ..Default::default() };
+        a.call(&Request::GraphExecSetNode(set.clone())).response();
+        let memset = wire::GraphExecSetNode { kind: wire::GraphNodeKind::Memset, element_size: 1, width: 1, height: 1, ..set.clone() };
+        assert_eq!(a.call(&Request::GraphExecSetNode(memset)).error().0, Status::INVALID_VALUE);
+        let foreign = wire::GraphExecSetNode { node: node + 1, ..set.clone() };
+        assert_eq!(a.call(&Request::GraphExecSetNode(foreign)).error().0, Status::INVALID_VALUE);
+        let disable = wire::GraphNodeSetEnabled { exec, node, enabled: false };
+        assert_eq!(a.call(&Request::GraphNodeSetEnabled(disable.clone())).error().0, Status::INVALID_VALUE);
+
+        let same = new_graph(&mut a);
+        add_empty(&mut a, same);
+        let Response::GraphExecUpdate(u) = a.call(&Request::GraphExecUpdate(wire::GraphExecUpdate { exec, graph: same })).response() else {
+            panic!("GraphExecUpdate")
+        };
+        assert_eq!((u.result, u.error_node), (wire::GraphExecUpdateResult::Success, 0));
+        let bigger = new_graph(&mut a);
+        add_empty(&mut a, bigger);
+        add_empty(&mut a, bigger);
+        let Response::GraphExecUpdate(u) = a.call(&Request::GraphExecUpdate(wire::GraphExecUpdate { exec, graph: bigger })).response() else {
+            panic!("GraphExecUpdate")
+        };
+        assert_eq!((u.result, u.error_node), (wire::GraphExecUpdateResult::TopologyChanged, 0));
+
+        // The other session knows none of it.
+        assert_eq!(b.call(&Request::GraphExecSetNode(set)).error().0, Status::INVALID_VALUE);
+        assert_eq!(b.call(&Request::GraphNodeSetEnabled(disable)).error().0, Status::INVALID_VALUE);
+        assert_eq!(b.call(&Request::GraphExecGetFlags(wire::GraphExecRef { exec })).error().0, Status::INVALID_VALUE);
+        assert_eq!(b.call(&Request::GraphUpload(wire::GraphUpload { exec, stream: 0 })).error().0, Status::INVALID_VALUE);
+        let other = new_graph(&mut b);
+        assert_eq!(b.call(&Request::GraphExecUpdate(wire::GraphExecUpdate { exec, graph: other })).error().0, Status::INVALID_VALUE);
+        a.call(&Request::GraphUpload(wire::GraphUpload { exec, stream: 0 })).response();
+        a.call(&Request::GraphLaunch(wire::GraphLaunch { exec, stream: 0 })).response();
+    });
+}

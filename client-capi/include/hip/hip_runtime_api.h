@@ -958,6 +958,12 @@ typedef union hipLaunchAttributeValue {
 typedef enum hipGraphExecUpdateResult {
   hipGraphExecUpdateSuccess = 0,
   hipGraphExecUpdateError = 1,
+  hipGraphExecUpdateErrorTopologyChanged = 2,
+  hipGraphExecUpdateErrorNodeTypeChanged = 3,
+  hipGraphExecUpdateErrorFunctionChanged = 4,
+  hipGraphExecUpdateErrorParametersChanged = 5,
+  hipGraphExecUpdateErrorNotSupported = 6,
+  hipGraphExecUpdateErrorUnsupportedFunctionChange = 7,
 } hipGraphExecUpdateResult;
 
 typedef enum hipStreamCaptureMode {
@@ -989,7 +995,10 @@ typedef enum hipUserObjectRetainFlags {
 } hipUserObjectRetainFlags;
 
 typedef enum hipGraphInstantiateFlags {
+  hipGraphInstantiateFlagAutoFreeOnLaunch = 1,
   hipGraphInstantiateFlagUpload = 2,
+  hipGraphInstantiateFlagDeviceLaunch = 4,
+  hipGraphInstantiateFlagUseNodePriority = 8,
 } hipGraphInstantiateFlags;
 
 typedef enum hipGraphDebugDotFlags {

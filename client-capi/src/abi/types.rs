@@ -1611,6 +1611,12 @@ pub union hipLaunchAttributeValue {
 pub type hipGraphExecUpdateResult = c_uint;
 pub const hipGraphExecUpdateSuccess: hipGraphExecUpdateResult = 0;
 pub const hipGraphExecUpdateError: hipGraphExecUpdateResult = 1;
+pub const hipGraphExecUpdateErrorTopologyChanged: hipGraphExecUpdateResult = 2;
+pub const hipGraphExecUpdateErrorNodeTypeChanged: hipGraphExecUpdateResult = 3;
+pub const hipGraphExecUpdateErrorFunctionChanged: hipGraphExecUpdateResult = 4;
+pub const hipGraphExecUpdateErrorParametersChanged: hipGraphExecUpdateResult = 5;
+pub const hipGraphExecUpdateErrorNotSupported: hipGraphExecUpdateResult = 6;
+pub const hipGraphExecUpdateErrorUnsupportedFunctionChange: hipGraphExecUpdateResult = 7;
 
 pub type hipStreamCaptureMode = c_uint;
 pub const hipStreamCaptureModeGlobal: hipStreamCaptureMode = 0;

@@ -19,6 +19,11 @@ use std::io::Write as _;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use zerocopy::byteorder::little_endian::U64;
 
+#[path = "graph_exec.rs"]
+mod graph_exec;
+#[path = "user_object.rs"]
+mod user_object;
+
 fn invalid(message: impl Into<String>) -> CallError {
     CallError::new(HipError::INVALID_VALUE, message)
 }
@@ -153,6 +158,8 @@ pub unsafe extern "C" fn hipGraphDestroy(graph: hipGraph_t) -> hipError_t {
         for node in nodes {
             local.remove(&node);
         }
+        drop(local);
+        user_object::graph_destroyed(id(graph));
         Ok(())
     })
 }
@@ -554,6 +561,7 @@ fn instantiate(out: *mut hipGraphExec_t, graph: hipGraph_t, flags: u64) -> Resul
     non_null!(out);
     non_null!(graph);
     let exec = with_conn(|c| c.graph_instantiate(wire::GraphInstantiate { graph: id(graph), flags }))?.exec;
+    user_object::exec_instantiated(id(graph), exec);
     try_out!(out, as_handle(exec));
     Ok(())
 }
@@ -603,6 +611,7 @@ pub unsafe extern "C" fn hipGraphExecDestroy(graphExec: hipGraphExec_t) -> hipEr
     hip_boundary!("hipGraphExecDestroy", {
         non_null!(graphExec);
         with_conn(|c| c.graph_exec_destroy(wire::GraphExecRef { exec: id(graphExec) }))?;
+        user_object::exec_destroyed(id(graphExec));
         Ok(())
     })
 }
@@ -613,6 +622,7 @@ pub unsafe extern "C" fn hipGraphClone(pGraphClone: *mut hipGraph_t, originalGra
         non_null!(pGraphClone);
         non_null!(originalGraph);
         let clone = with_conn(|c| c.graph_clone(wire::GraphRef { graph: id(originalGraph) }))?.graph;
+        user_object::graph_cloned(id(originalGraph), clone);
         try_out!(pGraphClone, as_handle(clone));
         Ok(())
     })

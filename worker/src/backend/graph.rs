@@ -128,11 +128,37 @@ pub trait GraphBackend: ModuleBackend + MemoryBackend + MemsetBackend + StreamOp
         replay_graph(self, stream, plan)
     }
 
+    /// Makes `exec` run `plan` from now on (`plan` has the topology `exec` was made with; a
+    /// node's parameters, or a node disabled into an empty one, changed). On failure `exec`
+    /// is unchanged. The default instantiates `plan` and destroys the old object.
+    fn graph_exec_update(&self, exec: &mut ExecGraph, plan: Arc<GraphPlan>) -> Result<(), BackendError> {
+        replace_exec_graph(self, exec, plan)
+    }
+
+    /// Prepares `exec` for launches on `stream` without running it (`hipGraphUpload`); a
+    /// replayed list has nothing to prepare.
+    fn graph_upload(&self, stream: Option<StreamHandle>, exec: &ExecGraph) -> Result<(), BackendError> {
+        let _ = (stream, exec);
+        Ok(())
+    }
+
     /// Releases what [`graph_instantiate`](Self::graph_instantiate) made.
     fn graph_exec_destroy(&self, exec: ExecGraph) -> Result<(), BackendError> {
         drop(exec);
         Ok(())
     }
+}
+
+/// Instantiates `plan` in place of `exec` and destroys the old object (in flight, the runtime
+/// frees it when its work completes); `exec` is unchanged if instantiation fails.
+pub fn replace_exec_graph<B: GraphBackend + ?Sized>(backend: &B, exec: &mut ExecGraph, plan: Arc<GraphPlan>) -> Result<(), BackendError> {
+    let rebuilt = backend.graph_instantiate(plan)?;
+    let old = std::mem::replace(exec, rebuilt);
+    if let Err(e) = backend.graph_exec_destroy(old) {
+        // The new graph is in place; the old one is only leaked.
+        tracing::warn!(%e, "destroying a replaced executable graph failed");
+    }
+    Ok(())
 }
 
 /// Queues every operation of `plan` on `stream`, in order, through `backend`'s ordinary

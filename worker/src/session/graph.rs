@@ -18,6 +18,9 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use zerocopy::byteorder::little_endian::U64;
 
+#[path = "graph_exec.rs"]
+mod graph_exec;
+
 /// Most live graphs one session may hold.
 pub const MAX_GRAPHS_PER_SESSION: usize = 4096;
 /// Most live executable graphs one session may hold.
@@ -88,11 +91,20 @@ impl Graph {
 }
 
 /// An executable graph: the backend's object and the nodes it was made from, for the
-/// checks every launch repeats.
+/// checks every launch repeats and the updates of `graph_exec` (which builds it).
 struct Exec {
     exec: ExecGraph,
     device: DeviceIndex,
+    /// The nodes in launch order.
     nodes: Vec<NodeParams>,
+    /// The position in `nodes` of each node of the graph it was instantiated from.
+    positions: HashMap<u64, usize>,
+    /// For each node, the positions of the nodes it depends on.
+    dependencies: Vec<Vec<usize>>,
+    /// For each node, whether it runs (a disabled node runs as an empty one).
+    enabled: Vec<bool>,
+    /// `hipGraphInstantiateFlags`.
+    flags: u64,
 }
 
 /// The session's graphs, nodes and executable graphs.
@@ -446,17 +458,18 @@ impl GraphHandler for Session {
         }
         self.graphs.execs.check_capacity()?;
         let device = device.unwrap_or(0);
-        let exec = self.backend.graph_instantiate(Arc::new(GraphPlan { device, ops, dependencies }))?;
+        let exec = self.backend.graph_instantiate(Arc::new(GraphPlan { device, ops, dependencies: dependencies.clone() }))?;
         let native = matches!(exec, ExecGraph::Native { .. });
         tracing::debug!(session = self.id, nodes = nodes.len(), native, "graph instantiated");
-        Ok(wire::GraphExecRef { exec: self.graphs.execs.insert(Exec { exec, device, nodes }) })
+        let exec = Exec::new(exec, device, nodes, &order, dependencies, req.flags);
+        Ok(wire::GraphExecRef { exec: self.graphs.execs.insert(exec) })
     }
 
     fn graph_launch(&mut self, _cx: &mut CallCx, req: wire::GraphLaunch) -> Result<wire::Empty, Failure> {
         let exec = self.graphs.execs.get(req.exec).map_err(unknown)?;
         // Memory freed or modules unloaded since instantiation: refused before the backend
         // sees a stale address or function.
-        for params in &exec.nodes {
+        for params in exec.enabled_nodes() {
             self.graph_node_op(params)?;
         }
         let device = exec.device;

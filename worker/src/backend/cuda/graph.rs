@@ -86,12 +86,9 @@ impl CudaBackend {
     }
 }
 
-impl GraphBackend for CudaBackend {
-    fn graph_instantiate(&self, plan: Arc<GraphPlan>) -> Result<ExecGraph, BackendError> {
-        if plan.needs_replay() {
-            return Ok(ExecGraph::Replay(plan));
-        }
-        self.enter(plan.device)?;
+impl CudaBackend {
+    /// `plan` as a `CUgraph` of the current context (the caller entered `plan.device`).
+    fn build_graph(&self, plan: &GraphPlan) -> Result<OwnedGraph, BackendError> {
         let ctx = self.device(plan.device)?.ctx.0;
         let mut raw: CUgraph = std::ptr::null_mut();
         // SAFETY: a valid out-pointer; flags must be 0.
@@ -102,6 +99,17 @@ impl GraphBackend for CudaBackend {
             let deps: Vec<CUgraphNode> = deps.iter().map(|&i| nodes[i]).collect();
             nodes.push(self.add_graph_node(graph.0, op, &deps, ctx)?);
         }
+        Ok(graph)
+    }
+}
+
+impl GraphBackend for CudaBackend {
+    fn graph_instantiate(&self, plan: Arc<GraphPlan>) -> Result<ExecGraph, BackendError> {
+        if plan.needs_replay() {
+            return Ok(ExecGraph::Replay(plan));
+        }
+        self.enter(plan.device)?;
+        let graph = self.build_graph(&plan)?;
         let mut exec: CUgraphExec = std::ptr::null_mut();
         // SAFETY: a complete graph of the current context; a valid out-pointer.
         unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, graph.0, 0) }.check("cuGraphInstantiate")?;
@@ -117,6 +125,35 @@ impl GraphBackend for CudaBackend {
         // SAFETY: `exec` is a live executable graph made by `graph_instantiate` (the session
         // destroys it only through `graph_exec_destroy`).
         unsafe { sys::cuGraphLaunch(exec as CUgraphExec, s) }.check("cuGraphLaunch")
+    }
+
+    fn graph_exec_update(&self, exec: &mut ExecGraph, plan: Arc<GraphPlan>) -> Result<(), BackendError> {
+        // Same topology and node kinds: the driver updates the executable graph in place,
+        // which costs far less than instantiating it again. Anything it refuses (a node
+        // disabled into an empty one changes its kind) is instantiated anew.
+        if let (&mut ExecGraph::Native { exec: raw, device }, false) = (&mut *exec, plan.needs_replay()) {
+            if device == plan.device {
+                self.enter(device)?;
+                let graph = self.build_graph(&plan)?;
+                let mut info = std::mem::MaybeUninit::<sys::CUgraphExecUpdateResultInfo>::uninit();
+                // SAFETY: a live executable graph made by `graph_instantiate` and a complete
+                // graph of the same context; `info` is an out-parameter never read.
+                let updated = unsafe { sys::cuGraphExecUpdate_v2(raw as CUgraphExec, graph.0, info.as_mut_ptr()) };
+                if updated == sys::CUresult::CUDA_SUCCESS {
+                    return Ok(());
+                }
+            }
+        }
+        crate::backend::replace_exec_graph(self, exec, plan)
+    }
+
+    fn graph_upload(&self, stream: Option<StreamHandle>, exec: &ExecGraph) -> Result<(), BackendError> {
+        let &ExecGraph::Native { exec, device } = exec else {
+            return Ok(());
+        };
+        let s = self.stream(stream, device)?;
+        // SAFETY: a live executable graph made by `graph_instantiate`, and a live stream.
+        unsafe { sys::cuGraphUpload(exec as CUgraphExec, s) }.check("cuGraphUpload")
     }
 
     fn graph_exec_destroy(&self, exec: ExecGraph) -> Result<(), BackendError> {

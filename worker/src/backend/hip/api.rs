@@ -186,6 +186,8 @@ entry_points! {
         hipGraphInstantiateWithFlags: fn(*mut GraphExec, Graph, u64) -> HipError;
         hipGraphLaunch: fn(GraphExec, Stream) -> HipError;
         hipGraphExecDestroy: fn(GraphExec) -> HipError;
+        hipGraphUpload: fn(GraphExec, Stream) -> HipError;
+        hipGraphExecUpdate: fn(GraphExec, Graph, *mut GraphNode, *mut c_uint) -> HipError;
     }
 }
 

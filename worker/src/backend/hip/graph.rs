@@ -140,29 +140,60 @@ impl HipBackend {
     }
 }
 
+impl HipBackend {
+    /// Builds `plan` as a `hipGraph_t` of the current device, runs `f` on it and destroys it.
+    fn with_graph<T>(&self, api: &GraphApi, plan: &GraphPlan, f: impl FnOnce(Graph) -> Result<T, BackendError>) -> Result<T, BackendError> {
+        let mut graph: Graph = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; flags must be 0.
+        unsafe { (api.create)(&mut graph, 0) }.check("hipGraphCreate")?;
+        let result = (|| {
+            let mut nodes: Vec<GraphNode> = Vec::with_capacity(plan.ops.len());
+            for (op, deps) in plan.ops.iter().zip(&plan.dependencies) {
+                let deps: Vec<GraphNode> = deps.iter().map(|&i| nodes[i]).collect();
+                nodes.push(self.add_graph_node(api, graph, op, &deps)?);
+            }
+            f(graph)
+        })();
+        // SAFETY: the graph this call created; nothing made from it needs it.
+        unsafe { (api.destroy)(graph) };
+        result
+    }
+}
+
 impl GraphBackend for HipBackend {
     fn graph_instantiate(&self, plan: Arc<GraphPlan>) -> Result<ExecGraph, BackendError> {
         let Some(api) = self.graph_api().filter(|_| !plan.needs_replay()) else {
             return Ok(ExecGraph::Replay(plan));
         };
         self.enter(plan.device)?;
-        let mut graph: Graph = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; flags must be 0.
-        unsafe { (api.create)(&mut graph, 0) }.check("hipGraphCreate")?;
-        let built = (|| {
-            let mut nodes: Vec<GraphNode> = Vec::with_capacity(plan.ops.len());
-            for (op, deps) in plan.ops.iter().zip(&plan.dependencies) {
-                let deps: Vec<GraphNode> = deps.iter().map(|&i| nodes[i]).collect();
-                nodes.push(self.add_graph_node(&api, graph, op, &deps)?);
-            }
+        let built = self.with_graph(&api, &plan, |graph| {
             let mut exec: GraphExec = std::ptr::null_mut();
             // SAFETY: a complete graph; a valid out-pointer.
             unsafe { (api.instantiate)(&mut exec, graph, 0) }.check("hipGraphInstantiateWithFlags")?;
             Ok(exec)
-        })();
-        // SAFETY: the graph this call created; the executable graph does not need it.
-        unsafe { (api.destroy)(graph) };
+        });
         Ok(ExecGraph::Native { exec: built? as u64, device: plan.device })
+    }
+
+    fn graph_exec_update(&self, exec: &mut ExecGraph, plan: Arc<GraphPlan>) -> Result<(), BackendError> {
+        // Same topology and node kinds: the runtime updates the executable graph in place;
+        // what it refuses (a node disabled into an empty one) is instantiated anew.
+        let api = self.graph_api().filter(|_| !plan.needs_replay());
+        if let (&mut ExecGraph::Native { exec: raw, device }, Some(api), Some(update)) = (&mut *exec, api, self.api.hipGraphExecUpdate) {
+            if device == plan.device {
+                self.enter(device)?;
+                let updated = self.with_graph(&api, &plan, |graph| {
+                    let (mut error_node, mut result): (GraphNode, c_uint) = (std::ptr::null_mut(), 0);
+                    // SAFETY: a live executable graph made by `graph_instantiate`, a complete
+                    // graph, valid out-pointers.
+                    Ok(unsafe { update(raw as GraphExec, graph, &mut error_node, &mut result) } == 0)
+                })?;
+                if updated {
+                    return Ok(());
+                }
+            }
+        }
+        crate::backend::replace_exec_graph(self, exec, plan)
     }
 
     fn graph_launch(&self, stream: Option<StreamHandle>, exec: &ExecGraph) -> Result<(), BackendError> {
@@ -175,6 +206,15 @@ impl GraphBackend for HipBackend {
         let s = self.stream(stream, device)?;
         // SAFETY: a live executable graph made by `graph_instantiate`.
         unsafe { (api.launch)(exec as GraphExec, s) }.check("hipGraphLaunch")
+    }
+
+    fn graph_upload(&self, stream: Option<StreamHandle>, exec: &ExecGraph) -> Result<(), BackendError> {
+        let (&ExecGraph::Native { exec, device }, Some(upload)) = (exec, self.api.hipGraphUpload) else {
+            return Ok(());
+        };
+        let s = self.stream(stream, device)?;
+        // SAFETY: a live executable graph made by `graph_instantiate`, and a live stream.
+        unsafe { upload(exec as GraphExec, s) }.check("hipGraphUpload")
     }
 
     fn graph_exec_destroy(&self, exec: ExecGraph) -> Result<(), BackendError> {

@@ -1,0 +1,186 @@
+//! Executable graphs after instantiation: per-node parameter updates, whole-graph updates,
+//! enabling and disabling nodes, upload and flags. An executable graph names its nodes by the
+//! handles of the graph it was instantiated from (as HIP does); every change is checked as
+//! adding the node was, and takes effect at the next launch.
+
+use crate::field::ArgBlob;
+use crate::wire::GraphNodeKind;
+
+wire_enum! {
+    /// `hipGraphExecUpdateResult`: why a whole-graph update was refused.
+    pub enum GraphExecUpdateResult: u32 {
+        /// `hipGraphExecUpdateSuccess`.
+        Success = 0,
+        /// `hipGraphExecUpdateError`: refused for another reason.
+        Error = 1,
+        /// `hipGraphExecUpdateErrorTopologyChanged`: nodes or edges differ.
+        TopologyChanged = 2,
+        /// `hipGraphExecUpdateErrorNodeTypeChanged`: a node is of another kind.
+        NodeTypeChanged = 3,
+        /// `hipGraphExecUpdateErrorFunctionChanged`: a kernel node's function changed.
+        FunctionChanged = 4,
+        /// `hipGraphExecUpdateErrorParametersChanged`: parameters that cannot change did.
+        ParametersChanged = 5,
+        /// `hipGraphExecUpdateErrorNotSupported`: a change this node kind cannot take.
+        NotSupported = 6,
+        /// `hipGraphExecUpdateErrorUnsupportedFunctionChange`: a kernel node's function
+        /// moved to another device or is no longer valid.
+        UnsupportedFunctionChange = 7,
+    }
+}
+
+message! {
+    /// `hipGraphExec{Kernel,Memset,Memcpy,Host}NodeSetParams*`, `hipGraphExecNodeSetParams`:
+    /// new parameters for `node` (a node of the graph `exec` was instantiated from), with the
+    /// fields of [`GraphAddNode`](crate::wire::GraphAddNode) and its checks; `kind` must be the
+    /// node's kind.
+    pub struct GraphExecSetNode<'a> {
+        /// Executable graph handle.
+        pub exec: u64,
+        /// Node handle (of the original graph).
+        pub node: u64,
+        /// `GraphNodeKind`.
+        pub kind: GraphNodeKind,
+        /// Kernel: function handle.
+        pub function: u64,
+        /// Kernel: grid dimensions (blocks).
+        pub grid: [u32; 3],
+        /// Kernel: block dimensions (threads).
+        pub block: [u32; 3],
+        /// Kernel: dynamic shared memory bytes.
+        pub shared_mem: u32,
+        /// Memset, memcpy: destination device address.
+        pub dst: u64,
+        /// Memcpy: source device address.
+        pub src: u64,
+        /// Memset: the value (its low `element_size` bytes).
+        pub value: u32,
+        /// Memset: bytes per element (1, 2 or 4).
+        pub element_size: u32,
+        /// Memset: elements per row; memcpy: bytes.
+        pub width: u64,
+        /// Memset: rows.
+        pub height: u64,
+        /// Memset: bytes between rows.
+        pub pitch: u64,
+        /// Host: the client's name for the callback.
+        pub host_token: u64,
+        /// Kernel: the packed arguments.
+        pub args: ArgBlob<'a>,
+    }
+}
+
+message! {
+    /// `hipGraphExecMemcpyNodeSetParams` between device memory and arrays: a new 3D copy
+    /// (the fields of [`GraphAddCopyNode`](crate::wire::GraphAddCopyNode)) for a memcpy node.
+    pub struct GraphExecSetCopyNode {
+        /// Executable graph handle.
+        pub exec: u64,
+        /// Node handle (of the original graph).
+        pub node: u64,
+        /// Destination: array handle, or 0 for pitched device memory.
+        pub dst_array: u64,
+        /// Destination: device address (pitched memory; 0 for an array).
+        pub dst_ptr: u64,
+        /// Destination: bytes between rows (pitched memory).
+        pub dst_pitch: u64,
+        /// Destination: rows between slices (pitched memory).
+        pub dst_height: u64,
+        /// Destination: offset in bytes within a row.
+        pub dst_x: u64,
+        /// Destination: offset in rows.
+        pub dst_y: u64,
+        /// Destination: offset in slices.
+        pub dst_z: u64,
+        /// Source: array handle, or 0 for pitched device memory.
+        pub src_array: u64,
+        /// Source: device address (pitched memory; 0 for an array).
+        pub src_ptr: u64,
+        /// Source: bytes between rows (pitched memory).
+        pub src_pitch: u64,
+        /// Source: rows between slices (pitched memory).
+        pub src_height: u64,
+        /// Source: offset in bytes within a row.
+        pub src_x: u64,
+        /// Source: offset in rows.
+        pub src_y: u64,
+        /// Source: offset in slices.
+        pub src_z: u64,
+        /// Bytes per row of the box.
+        pub width: u64,
+        /// Rows per slice of the box.
+        pub height: u64,
+        /// Slices of the box.
+        pub depth: u64,
+    }
+}
+
+message! {
+    /// `hipGraphExecUpdate`: takes every node's parameters from `graph`, whose topology must
+    /// be the executable graph's; answered by [`GraphExecUpdated`].
+    pub struct GraphExecUpdate {
+        /// Executable graph handle.
+        pub exec: u64,
+        /// The graph to take the parameters from.
+        pub graph: u64,
+    }
+}
+
+message! {
+    /// The outcome of [`GraphExecUpdate`]: anything but `Success` left the executable graph
+    /// as it was (the client answers `hipErrorGraphExecUpdateFailure`).
+    pub struct GraphExecUpdated {
+        /// `GraphExecUpdateResult`.
+        pub result: GraphExecUpdateResult,
+        /// The node of `graph` that was refused, or 0.
+        pub error_node: u64,
+    }
+}
+
+message! {
+    /// `hipGraphNodeSetEnabled`: a disabled node runs as an empty node.
+    pub struct GraphNodeSetEnabled {
+        /// Executable graph handle.
+        pub exec: u64,
+        /// Node handle (of the original graph).
+        pub node: u64,
+        /// Whether the node runs.
+        pub enabled: bool,
+    }
+}
+
+message! {
+    /// A node of an executable graph (`hipGraphNodeGetEnabled`).
+    pub struct GraphExecNodeRef {
+        /// Executable graph handle.
+        pub exec: u64,
+        /// Node handle (of the original graph).
+        pub node: u64,
+    }
+}
+
+message! {
+    /// Whether a node of an executable graph runs (`hipGraphNodeGetEnabled`).
+    pub struct GraphNodeEnabled {
+        /// Whether the node runs.
+        pub enabled: bool,
+    }
+}
+
+message! {
+    /// `hipGraphUpload`: checks the executable graph as a launch would, without running it.
+    pub struct GraphUpload {
+        /// Executable graph handle.
+        pub exec: u64,
+        /// Stream (0 = null stream).
+        pub stream: u64,
+    }
+}
+
+message! {
+    /// The flags an executable graph was instantiated with (`hipGraphExecGetFlags`).
+    pub struct GraphExecFlags {
+        /// `hipGraphInstantiateFlags`.
+        pub flags: u64,
+    }
+}
