@@ -437,6 +437,13 @@ fn graphs() {
     run_program("graphs");
 }
 
+/// Stream capture: a two-stream step captured on the worker, replayed 100 times; status and
+/// info queries; HIP's errors for what is illegal during capture.
+#[test]
+fn capture() {
+    run_program("capture");
+}
+
 #[test]
 fn mempool() {
     run_program("mempool");

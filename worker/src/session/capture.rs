@@ -141,7 +141,9 @@ impl Session {
         match (waiting, recorded) {
             (None, None) => Ok(false),
             (Some(id), _) if self.captures.sequences[&id].invalidated => Err(invalidated()),
-            (Some(_), None) => Err(failure(Status::STREAM_CAPTURE_ISOLATION, format!("event {event:#x} was not recorded in the stream's capture"))),
+            // An event recorded outside the capture: work the graph does not contain, so no
+            // dependency to record (ROCm's runtime waits on it at capture time only).
+            (Some(_), None) => Ok(true),
             (None, Some(_)) if stream == 0 => Err(failure(Status::STREAM_CAPTURE_IMPLICIT, "the legacy null stream cannot join a capture")),
             (None, Some((id, nodes))) => {
                 self.materialize_per_thread(stream)?;
