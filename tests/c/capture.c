@@ -1,10 +1,10 @@
 /*
- * Stream capture: a step of memset + kernels + a device copy across two streams (forked and
- * joined with events) captured once on the worker, checked to have run nothing, then replayed
- * 100 times with hipGraphLaunch and checked numerically; capture status and info (v1, v2);
- * hipStreamUpdateCaptureDependencies; hipStreamBeginCaptureToGraph; HIP's errors for what is
- * illegal during capture (synchronisation, hipMalloc in global and thread-local modes, the
- * legacy stream, unjoined forks, ending on the wrong stream or thread).
+ * Stream capture: a step of memset + kernels + a device copy + a host function across two
+ * streams (forked and joined with events) captured once on the worker, checked to have run
+ * nothing, then replayed 100 times with hipGraphLaunch and checked numerically; capture status
+ * and info (v1, v2); hipStreamUpdateCaptureDependencies; hipStreamBeginCaptureToGraph; HIP's
+ * errors for what is illegal during capture (synchronisation, hipMalloc in global and
+ * thread-local modes, the legacy stream, unjoined forks, ending on the wrong stream or thread).
  */
 #include "check.h"
 #include <hip/hiprtc.h>
@@ -72,6 +72,9 @@ static hipStreamCaptureStatus status_of(hipStream_t s) {
   return status;
 }
 
+static int host_calls;
+static void count_call(void* user) { __atomic_add_fetch((int*)user, 1, __ATOMIC_SEQ_CST); }
+
 static hipStream_t wrong_thread_stream;
 static hipError_t wrong_thread_result;
 static void* end_from_other_thread(void* unused) {
@@ -136,6 +139,7 @@ int main(void) {
   EXPECT_ERR(hipStreamEndCapture(s2, &capturing), hipErrorStreamCaptureUnmatched);
   CHECK(hipStreamWaitEvent(s1, join, 0));
   launch_accumulate(y, sum, s1); /* sum += 4 */
+  CHECK(hipLaunchHostFunc(s1, count_call, &host_calls));
   hipGraph_t graph = NULL;
   CHECK(hipStreamEndCapture(s1, &graph));
   REQUIRE(graph == capturing, "the graph captured into");
@@ -144,22 +148,23 @@ int main(void) {
   CHECK(hipDeviceSynchronize());
   expect_all(sum, 0.0f, "nothing ran during capture");
   expect_all(x, 0.0f, "x untouched during capture");
+  REQUIRE(host_calls == 0, "the host function did not run during capture (%d)", host_calls);
 
   step("the captured graph");
   size_t count = 0;
   CHECK(hipGraphGetNodes(graph, NULL, &count));
-  REQUIRE(count == 6, "%zu nodes", count);
-  hipGraphNode_t nodes[6];
+  REQUIRE(count == 7, "%zu nodes", count);
+  hipGraphNode_t nodes[7];
   CHECK(hipGraphGetNodes(graph, nodes, &count));
-  hipGraphNodeType want[6] = {hipGraphNodeTypeMemset, hipGraphNodeTypeKernel, hipGraphNodeTypeMemcpy,
-                              hipGraphNodeTypeKernel, hipGraphNodeTypeKernel, hipGraphNodeTypeKernel};
-  for (int i = 0; i < 6; i++) {
+  hipGraphNodeType want[7] = {hipGraphNodeTypeMemset, hipGraphNodeTypeKernel, hipGraphNodeTypeMemcpy, hipGraphNodeTypeKernel,
+                              hipGraphNodeTypeKernel, hipGraphNodeTypeKernel, hipGraphNodeTypeHost};
+  for (int i = 0; i < 7; i++) {
     CHECK(hipGraphNodeGetType(nodes[i], &type));
     REQUIRE(type == want[i], "node %d type %d", i, type);
   }
   REQUIRE(nodes[1] == scale_x, "the node info reported");
   CHECK(hipGraphGetEdges(graph, NULL, NULL, &count));
-  REQUIRE(count == 6, "%zu edges", count);
+  REQUIRE(count == 7, "%zu edges", count);
   CHECK(hipGraphGetRootNodes(graph, NULL, &count));
   REQUIRE(count == 1, "%zu roots", count);
   count = 0;
@@ -174,6 +179,7 @@ int main(void) {
   expect_all(sum, 7.0f * LAUNCHES, "sum after 100 replays");
   expect_all(x, 3.0f, "x");
   expect_all(y, 4.0f, "y");
+  REQUIRE(host_calls == LAUNCHES, "the host node ran %d times", host_calls);
   CHECK(hipGraphExecDestroy(exec));
   CHECK(hipGraphDestroy(graph));
 

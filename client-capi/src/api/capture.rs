@@ -50,6 +50,16 @@ pub fn check_call_permitted() -> Result<(), CallError> {
     with_conn(|c| c.capture_check(wire::CaptureCheck { thread: thread(), mode })).map(drop)
 }
 
+/// Whether `stream` (a wire id) captures now: its callbacks become host nodes, which need a
+/// token that outlives one run. Asks the worker only while a capture may be running.
+pub fn captures(stream: u64) -> Result<bool, CallError> {
+    if stream == 0 || ACTIVE_CAPTURES.load(Ordering::Acquire) == 0 {
+        return Ok(false);
+    }
+    let status = with_conn(|c| c.stream_capture_query(wire::StreamCaptureQuery { stream }).map(|r| r.status))?;
+    Ok(status == hipStreamCaptureStatusActive)
+}
+
 /// The dependency handles of a capture call, none NULL.
 ///
 /// # Safety

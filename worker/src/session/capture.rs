@@ -117,6 +117,12 @@ impl Session {
         self.capture_work(stream, || NodeParams::Copy3D(Box::new(wire::Copy3D { stream: 0, sync: false, ..copy.clone() })))
     }
 
+    /// A host function (`hipLaunchHostFunc`, `hipStreamAddCallback`) on a capturing stream: a
+    /// host node, whose callback the client registered to run at every replay.
+    pub(super) fn capture_host(&mut self, stream: u64, token: u64) -> Result<bool, Failure> {
+        self.capture_work(stream, || NodeParams::Host { token })
+    }
+
     /// `hipEventRecord` on a capturing stream records no node: the event remembers where the
     /// capture stands, for streams that wait on it. Recorded elsewhere, it forgets (`false`:
     /// record it as usual).
