@@ -50,6 +50,19 @@ pub fn check_call_permitted() -> Result<(), CallError> {
     with_conn(|c| c.capture_check(wire::CaptureCheck { thread: thread(), mode })).map(drop)
 }
 
+/// Copies to or from client memory cannot be captured (graph memcpy nodes of host memory are
+/// not supported): on a capturing stream the copy is refused with
+/// `hipErrorStreamCaptureUnsupported` before any byte is sent, and the capture invalidated.
+pub fn refuse_host_copy(stream: u64) -> Result<(), CallError> {
+    if ACTIVE_CAPTURES.load(Ordering::Acquire) == 0 {
+        return Ok(());
+    }
+    // A stream query applies HIP's rule for what a capture cannot record: on a capturing
+    // stream it invalidates the capture and fails (on the legacy stream while a blocking
+    // stream captures, with hipErrorStreamCaptureImplicit); elsewhere it only queries.
+    with_conn(|c| c.stream_query(wire::StreamRef { stream })).map(drop)
+}
+
 /// Whether `stream` (a wire id) captures now: its callbacks become host nodes, which need a
 /// token that outlives one run. Asks the worker only while a capture may be running.
 pub fn captures(stream: u64) -> Result<bool, CallError> {
