@@ -163,6 +163,11 @@ int main(void) {
     REQUIRE(type == want[i], "node %d type %d", i, type);
   }
   REQUIRE(nodes[1] == scale_x, "the node info reported");
+  hipKernelNodeParams kp;
+  CHECK(hipGraphKernelNodeGetParams(scale_x, &kp));
+  REQUIRE(kp.func == (void*)scale && kp.gridDim.x == N / 64 && kp.blockDim.x == 64 && *(float**)kp.kernelParams[0] == x &&
+              *(float*)kp.kernelParams[1] == 2.0f && *(float*)kp.kernelParams[2] == 1.0f,
+          "the captured launch's parameters");
   CHECK(hipGraphGetEdges(graph, NULL, NULL, &count));
   REQUIRE(count == 7, "%zu edges", count);
   CHECK(hipGraphGetRootNodes(graph, NULL, &count));
@@ -311,6 +316,26 @@ int main(void) {
   expect_all(sum, 2.0f, "sum = x after the captured reset");
   CHECK(hipGraphExecDestroy(exec));
   CHECK(hipGraphDestroy(target));
+
+  step("the per-thread stream (_spt)");
+  CHECK(hipStreamBeginCapture_spt(NULL, hipStreamCaptureModeGlobal));
+  CHECK(hipStreamIsCapturing_spt(NULL, &st));
+  REQUIRE(st == hipStreamCaptureStatusActive, "the per-thread stream captures");
+  REQUIRE(status_of(hipStreamPerThread) == hipStreamCaptureStatusActive, "hipStreamPerThread is the same stream");
+  CHECK(hipStreamGetCaptureInfo_spt(NULL, &st, &id2));
+  REQUIRE(id2 != 0 && id2 != id1, "a new capture id");
+  CHECK(hipMemsetD32Async((hipDeviceptr_t)y, 0x40400000 /* 3.0f */, N, hipStreamPerThread));
+  CHECK(hipStreamGetCaptureInfo_v2_spt(NULL, &st, NULL, NULL, NULL, &ndeps));
+  REQUIRE(ndeps == 1, "%zu dependencies", ndeps);
+  CHECK(hipStreamEndCapture_spt(NULL, &graph));
+  CHECK(hipGraphGetNodes(graph, NULL, &count));
+  REQUIRE(count == 1, "%zu nodes", count);
+  CHECK(hipGraphInstantiate(&exec, graph, NULL, NULL, 0));
+  CHECK(hipGraphLaunch(exec, hipStreamPerThread));
+  CHECK(hipStreamSynchronize(hipStreamPerThread));
+  expect_all(y, 3.0f, "y after the per-thread capture's replay");
+  CHECK(hipGraphExecDestroy(exec));
+  CHECK(hipGraphDestroy(graph));
 
   step("a destroyed capturing stream ends its capture");
   hipStream_t s3;
