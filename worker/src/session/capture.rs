@@ -219,8 +219,26 @@ impl Session {
     pub(super) fn capture_forget_stream(&mut self, stream: u64) {
         let Some((id, _)) = self.captures.streams.remove(&stream) else { return };
         if self.captures.sequences.get(&id).is_some_and(|s| s.origin == stream) {
-            self.capture_end_sequence(id);
+            self.capture_abandon(id);
         }
+    }
+
+    /// Ends sequence `id` without a result: nobody can get its graph any more, so a graph it
+    /// created goes too.
+    fn capture_abandon(&mut self, id: u64) {
+        if let Some(sequence) = self.capture_end_sequence(id).filter(|s| s.owns_graph) {
+            self.capture_drop_graph(sequence.graph);
+        }
+    }
+
+    /// After streams went (`hipDeviceReset`): captures begun on them end, streams gone leave.
+    pub(super) fn capture_release(&mut self) {
+        let gone: Vec<u64> = self.captures.sequences.iter().filter(|(_, s)| self.streams.get(s.origin).is_err()).map(|(&id, _)| id).collect();
+        for id in gone {
+            self.capture_abandon(id);
+        }
+        let streams = &self.streams;
+        self.captures.streams.retain(|&stream, _| streams.get(stream).is_ok());
     }
 
     /// Removes sequence `id` with its streams and events; an invalid capture's own graph goes.

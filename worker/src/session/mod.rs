@@ -503,6 +503,7 @@ impl Session {
                 tracing::warn!(session = self.id, %e, "destroying stream during cleanup failed");
             }
         }
+        self.capture_release();
         for (_, (event, _)) in self.events.drain_where(|(_, d)| on_device(*d)) {
             if let Err(e) = self.backend.event_destroy(event) {
                 tracing::warn!(session = self.id, %e, "destroying event during cleanup failed");
