@@ -230,6 +230,9 @@ int main(void) {
   CHECK(hipStreamBeginCapture(s1, hipStreamCaptureModeGlobal));
   EXPECT_ERR(hipMalloc(&p, 64), hipErrorStreamCaptureUnsupported);
   EXPECT_ERR(hipStreamEndCapture(s1, &graph), hipErrorStreamCaptureInvalidated);
+  CHECK(hipStreamBeginCapture(s1, hipStreamCaptureModeGlobal));
+  EXPECT_ERR(hipHostMalloc(&p, 64, 0), hipErrorStreamCaptureUnsupported);
+  EXPECT_ERR(hipStreamEndCapture(s1, &graph), hipErrorStreamCaptureInvalidated);
   CHECK(hipStreamBeginCapture(s1, hipStreamCaptureModeRelaxed));
   CHECK(hipMalloc(&p, 64)); /* relaxed captures forbid nothing */
   CHECK(hipFree(p));

@@ -38,10 +38,11 @@ fn invalid(message: impl Into<String>) -> CallError {
     CallError::new(HipError::INVALID_VALUE, message)
 }
 
-/// HIP's rule for calls that may not run during capture (`hipMalloc`, `hipFree`, ...): in
-/// global or thread-local mode, not while this thread captures, and in global mode not
-/// while any global capture runs (`hipErrorStreamCaptureUnsupported`, the captures
-/// invalidated). Asks the worker only while a capture may be running.
+/// HIP's rule for calls that may not run during capture (`hipMalloc`, `hipFree`,
+/// `hipHostMalloc`, `hipMallocManaged`, `hipModuleUnload`): in global or thread-local mode,
+/// not while this thread captures, and in global mode not while any global capture runs
+/// (`hipErrorStreamCaptureUnsupported`, the captures invalidated). Asks the worker only while
+/// a capture may be running.
 pub fn check_call_permitted() -> Result<(), CallError> {
     let mode = thread_capture_mode();
     if ACTIVE_CAPTURES.load(Ordering::Acquire) == 0 || mode == hipStreamCaptureModeRelaxed {

@@ -159,6 +159,7 @@ pub extern "C" fn hipMemsetD32Async(dst: hipDeviceptr_t, value: c_int, count: us
 }
 
 fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> Result<(), CallError> {
+    crate::api::capture::check_call_permitted()?;
     non_null!(ptr);
     if flags & !HOST_MALLOC_FLAGS != 0 {
         return Err(CallError::new(HipError::INVALID_VALUE, format!("unknown hipHostMalloc flags {flags:#x}")));
