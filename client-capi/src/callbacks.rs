@@ -75,6 +75,11 @@ pub fn in_callback() -> bool {
 /// device, where null-stream work runs).
 pub fn enqueue(stream: u64, device: u32, callback: Callback) -> Result<(), CallError> {
     ensure_channel()?;
+    if crate::api::capture::captures(stream)? {
+        // Recorded as a graph's host node: it runs at every replay.
+        let token = register_persistent(callback)?;
+        return with_conn(|c| c.stream_add_callback(wire::StreamAddCallback { stream, device, token }).map(drop));
+    }
     let token = NEXT_TOKEN.fetch_add(1, Ordering::Relaxed);
     registered().insert(token, callback);
     let added = with_conn(|c| c.stream_add_callback(wire::StreamAddCallback { stream, device, token }).map(drop));

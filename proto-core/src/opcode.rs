@@ -717,6 +717,16 @@ opcodes! { <'a>
         0x0710 GraphAddCopyNode graph_add_copy_node: GraphAddCopyNode<'a> => GraphNodeRef, none, call;
         /// `hipGraphNodeGetDependencies`, `hipGraphNodeGetDependentNodes`.
         0x0711 GraphNodeNeighbours graph_node_neighbours: GraphNodeNeighbours => GraphNodeList<'a>, none, call;
+        /// `hipStreamBeginCapture*`, `hipStreamBeginCaptureToGraph`.
+        0x0730 StreamBeginCapture stream_begin_capture: StreamBeginCapture<'a> => Empty, none, call;
+        /// `hipStreamEndCapture*`: the captured graph.
+        0x0731 StreamEndCapture stream_end_capture: StreamEndCapture => GraphRef, none, call;
+        /// `hipStreamIsCapturing*`, `hipStreamGetCaptureInfo*` (v1, v2).
+        0x0732 StreamCaptureQuery stream_capture_query: StreamCaptureQuery => CaptureInfo<'a>, none, call;
+        /// `hipStreamUpdateCaptureDependencies`.
+        0x0733 StreamUpdateCaptureDependencies stream_update_capture_dependencies: StreamUpdateCaptureDependencies<'a> => Empty, none, call;
+        /// HIP's rule for calls forbidden during capture (`hipMalloc`, `hipFree`, ...).
+        0x0734 CaptureCheck capture_check: CaptureCheck => Empty, none, call;
     }
 
     /// Executable graphs after instantiation (session objects of the Graph family).

@@ -443,6 +443,13 @@ fn graph_exec() {
     run_program("graph_exec");
 }
 
+/// Stream capture: a two-stream step captured on the worker, replayed 100 times; status and
+/// info queries; HIP's errors for what is illegal during capture.
+#[test]
+fn capture() {
+    run_program("capture");
+}
+
 #[test]
 fn mempool() {
     run_program("mempool");

@@ -1205,3 +1205,60 @@ fn executable_graphs_are_per_session() {
         a.call(&Request::GraphLaunch(wire::GraphLaunch { exec, stream: 0 })).response();
     });
 }
+
+/// Stream capture lives in the session: work queued on a capturing stream is recorded as a
+/// node, not run, until the captured graph is launched (one message); another session neither
+/// sees nor ends the capture, nor is bound by its rules; a captured graph whose memory was
+/// freed fails its launch with HIP's error.
+#[test]
+fn capture_records_in_the_session_instead_of_running() {
+    use zerocopy::byteorder::little_endian::U64;
+    with_bystander(|worker| {
+        let mut a = Client::greeted(worker);
+        let mut b = Client::greeted(worker);
+        let Response::Malloc(m) = a.call(&Request::Malloc(wire::Malloc { device: 0, size: 64, flags: 0 })).response() else { panic!("Malloc") };
+        let ptr = m.ptr;
+        let clear = wire::Memset { dst: ptr, value: 0, width: wire::MemsetWidth::Byte, count: 64, stream: 0, sync: true };
+        a.call(&Request::Memset(clear)).response();
+        let Response::StreamCreate(s) = a.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 1, priority: 0 })).response() else {
+            panic!("StreamCreate")
+        };
+        let stream = s.stream;
+        let none: [U64; 0] = [];
+        let begin = wire::StreamBeginCapture { stream, mode: 0, thread: 7, graph: 0, dependencies: proto_core::field::List(&none) };
+        a.call(&Request::StreamBeginCapture(begin.clone())).response();
+        assert_eq!(a.call(&Request::StreamBeginCapture(begin)).error().0, Status::ILLEGAL_STATE);
+
+        // The other session: not its stream, and its calls are not bound by this capture.
+        let end = wire::StreamEndCapture { stream, thread: 7 };
+        assert_eq!(b.call(&Request::StreamEndCapture(end.clone())).error().0, Status::ILLEGAL_STATE);
+        assert!(b.call(&Request::StreamCaptureQuery(wire::StreamCaptureQuery { stream })).is_error());
+        b.call(&Request::CaptureCheck(wire::CaptureCheck { thread: 7, mode: 0 })).response();
+
+        // Recorded, not run.
+        let fill = wire::Memset { dst: ptr, value: 0xab, width: wire::MemsetWidth::Byte, count: 64, stream, sync: false };
+        a.call(&Request::Memset(fill)).response();
+        let reply = a.call(&Request::StreamCaptureQuery(wire::StreamCaptureQuery { stream }));
+        let Response::StreamCaptureQuery(info) = reply.response() else { panic!("StreamCaptureQuery") };
+        assert_eq!((info.status, info.id, info.dependencies.0.len()), (1, 1, 1));
+        assert_eq!(a.call(&Request::StreamEndCapture(wire::StreamEndCapture { stream, thread: 8 })).error().0, Status::STREAM_CAPTURE_WRONG_THREAD);
+        let Response::StreamEndCapture(g) = a.call(&Request::StreamEndCapture(end)).response() else { panic!("StreamEndCapture") };
+        let read = |c: &mut Client| match c.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: 64, stream: 0 })).response() {
+            Response::MemcpyDtoH(d) => d.data.0.to_vec(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(read(&mut a), vec![0; 64], "the captured memset ran during capture");
+
+        // Replayed with one message.
+        let instantiate = Request::GraphInstantiate(wire::GraphInstantiate { graph: g.graph, flags: 0 });
+        let Response::GraphInstantiate(e) = a.call(&instantiate).response() else { panic!("GraphInstantiate") };
+        a.call(&Request::GraphLaunch(wire::GraphLaunch { exec: e.exec, stream })).response();
+        a.call(&Request::StreamSynchronize(wire::StreamRef { stream })).response();
+        assert_eq!(read(&mut a), vec![0xab; 64]);
+
+        // Its memory freed, the captured graph fails its launch; the session goes on.
+        a.call(&Request::Free(wire::Free { ptr })).response();
+        assert_eq!(a.call(&Request::GraphLaunch(wire::GraphLaunch { exec: e.exec, stream })).error().0, Status::INVALID_VALUE);
+        a.call(&Request::StreamSynchronize(wire::StreamRef { stream })).response();
+    });
+}

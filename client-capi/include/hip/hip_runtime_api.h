@@ -978,7 +978,10 @@ typedef enum hipStreamCaptureStatus {
   hipStreamCaptureStatusInvalidated = 2,
 } hipStreamCaptureStatus;
 
-typedef unsigned int hipStreamUpdateCaptureDependenciesFlags;
+typedef enum hipStreamUpdateCaptureDependenciesFlags {
+  hipStreamAddCaptureDependencies = 0,
+  hipStreamSetCaptureDependencies = 1,
+} hipStreamUpdateCaptureDependenciesFlags;
 typedef enum hipGraphMemAttributeType {
   hipGraphMemAttrUsedMemCurrent = 0,
   hipGraphMemAttrUsedMemHigh = 1,

@@ -1629,6 +1629,8 @@ pub const hipStreamCaptureStatusActive: hipStreamCaptureStatus = 1;
 pub const hipStreamCaptureStatusInvalidated: hipStreamCaptureStatus = 2;
 
 pub type hipStreamUpdateCaptureDependenciesFlags = c_uint;
+pub const hipStreamAddCaptureDependencies: hipStreamUpdateCaptureDependenciesFlags = 0;
+pub const hipStreamSetCaptureDependencies: hipStreamUpdateCaptureDependenciesFlags = 1;
 pub type hipGraphMemAttributeType = c_uint;
 pub const hipGraphMemAttrUsedMemCurrent: hipGraphMemAttributeType = 0;
 pub const hipGraphMemAttrUsedMemHigh: hipGraphMemAttributeType = 1;

@@ -87,6 +87,7 @@ pub fn free_mirrored(ptr: usize, kind: MirrorKind) -> Result<bool, CallError> {
 #[no_mangle]
 pub unsafe extern "C" fn hipMallocManaged(dev_ptr: *mut *mut c_void, size: usize, flags: c_uint) -> hipError_t {
     hip_boundary!("hipMallocManaged", {
+        crate::api::capture::check_call_permitted()?;
         non_null!(dev_ptr);
         if size == 0 {
             return Err(invalid("hipMallocManaged of 0 bytes"));

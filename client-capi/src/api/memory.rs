@@ -35,6 +35,7 @@ fn malloc_on(device: u32, size: usize, flags: u32) -> Result<u64, CallError> {
 pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipError_t {
     hip_boundary!("hipMalloc", {
         non_null!(ptr);
+        crate::api::capture::check_call_permitted()?;
         let p = malloc_on(current_device(), size, 0)?;
         try_out!(ptr, p as *mut c_void);
         Ok(())
@@ -47,6 +48,7 @@ pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
         if ptr.is_null() {
             return Ok(());
         }
+        crate::api::capture::check_call_permitted()?;
         if crate::api::managed::free_mirrored(ptr as usize, crate::state::managed::MirrorKind::Managed)? {
             return Ok(());
         }
@@ -157,6 +159,7 @@ pub extern "C" fn hipMemsetD32Async(dst: hipDeviceptr_t, value: c_int, count: us
 }
 
 fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> Result<(), CallError> {
+    crate::api::capture::check_call_permitted()?;
     non_null!(ptr);
     if flags & !HOST_MALLOC_FLAGS != 0 {
         return Err(CallError::new(HipError::INVALID_VALUE, format!("unknown hipHostMalloc flags {flags:#x}")));

@@ -3,6 +3,7 @@
 //! `hipErrorNotSupported` (generated from `symbols/hip_functions.txt` minus these).
 
 pub mod array;
+pub mod capture;
 pub mod context;
 pub mod copy_streams;
 pub mod device;

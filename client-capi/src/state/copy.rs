@@ -59,7 +59,11 @@ pub unsafe fn copy(dst: *mut c_void, src: *const c_void, len: usize, kind: hipMe
     non_null!(src);
     let sync = stream.is_none();
     let stream = stream.unwrap_or(0);
-    match direction(dst, src, kind)? {
+    let direction = direction(dst, src, kind)?;
+    if !sync && direction != Direction::DeviceToDevice {
+        crate::api::capture::refuse_host_copy(stream)?;
+    }
+    match direction {
         Direction::HostToHost => {
             // SAFETY: both are host buffers of `len` bytes (caller contract); they may overlap.
             unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };

@@ -314,6 +314,9 @@ impl ArrayHandler for Session {
         let Some((dst, src, extent, dev)) = self.copy_3d_places(&req)? else {
             return Ok(wire::Empty {});
         };
+        if !req.sync && self.capture_copy_3d(req.stream, &req)? {
+            return Ok(wire::Empty {});
+        }
         let stream = self.stream(req.stream, dev)?;
         self.backend.copy_3d(stream, dev, &dst, &src, extent)?;
         if req.sync {

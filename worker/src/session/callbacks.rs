@@ -274,6 +274,9 @@ impl Session {
 
     pub(super) fn add_callback(&mut self, req: wire::StreamAddCallback) -> Result<wire::Empty, Failure> {
         let device = self.device(req.device)?;
+        if self.capture_host(req.stream, req.token)? {
+            return Ok(wire::Empty {});
+        }
         let stream = self.stream_for_work(req.stream, device)?;
         self.callbacks.reserve()?;
         let channel = Arc::clone(&self.callbacks);

@@ -25,6 +25,7 @@ impl DeviceHandler for Session {
 
     fn device_synchronize(&mut self, _cx: &mut CallCx, req: wire::DeviceRef) -> Result<wire::Empty, Failure> {
         let dev = self.device(req.device)?;
+        self.capture_device_sync_gate()?;
         // The session's work only: other clients' queued work is theirs to wait for. Reports
         // errors latched on the session's streams, as HIP does.
         self.synchronize_session(Some(dev))?;

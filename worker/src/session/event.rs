@@ -16,6 +16,9 @@ impl EventHandler for Session {
 
     fn event_record(&mut self, _cx: &mut CallCx, req: wire::EventRecord) -> Result<wire::Empty, Failure> {
         let (event, device) = *self.events.get(req.event)?;
+        if self.capture_event_record(req.event, req.stream)? {
+            return Ok(wire::Empty {});
+        }
         let stream = self.stream(req.stream, device)?;
         self.backend.event_record(event, stream)?;
         Ok(wire::Empty {})

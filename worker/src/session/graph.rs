@@ -6,8 +6,8 @@
 //! backend a [`GraphPlan`] of backend handles; the executable graph keeps its own copy of the
 //! nodes, so it outlives its graph (as in HIP) and is re-checked at every launch: a node
 //! whose memory was freed or whose module was unloaded fails the launch with the error the
-//! same call would give outside a graph, never reaches the backend. Stream capture (later)
-//! records into the same [`Graph`] object.
+//! same call would give outside a graph, never reaches the backend. Stream capture
+//! (`capture.rs`) records into the same [`Graph`] object.
 
 use super::{CallCx, Failure, Session};
 use crate::backend::{DeviceIndex, DevicePtr, ExecGraph, GraphOp, GraphPlan, HostStep, LaunchConfig, MemsetPattern, PitchedFill};
@@ -30,7 +30,7 @@ pub const MAX_GRAPH_NODES_PER_SESSION: usize = 1 << 20;
 
 /// A node's parameters, as the client gave them.
 #[derive(Debug, Clone, PartialEq)]
-enum NodeParams {
+pub(super) enum NodeParams {
     Kernel { function: u64, config: LaunchConfig, args: Arc<[u8]> },
     Memset { fill: PitchedFill, pattern: MemsetPattern },
     Memcpy { dst: u64, src: u64, len: u64 },
@@ -52,7 +52,7 @@ impl NodeParams {
 }
 
 #[derive(Debug)]
-struct Node {
+pub(super) struct Node {
     graph: u64,
     params: NodeParams,
 }
@@ -60,8 +60,8 @@ struct Node {
 /// One graph: its nodes in creation order and its edges in the order they were added.
 #[derive(Debug, Default)]
 pub(super) struct Graph {
-    nodes: Vec<u64>,
-    edges: Vec<(u64, u64)>,
+    pub(super) nodes: Vec<u64>,
+    pub(super) edges: Vec<(u64, u64)>,
 }
 
 impl Graph {
@@ -109,8 +109,8 @@ struct Exec {
 
 /// The session's graphs, nodes and executable graphs.
 pub(super) struct Graphs {
-    graphs: super::Handles<Graph>,
-    nodes: super::Handles<Node>,
+    pub(super) graphs: super::Handles<Graph>,
+    pub(super) nodes: super::Handles<Node>,
     execs: super::Handles<Exec>,
     /// The latest node or edge list answered, which the reply borrows.
     reply_a: Vec<U64>,
@@ -152,7 +152,7 @@ fn handles(list: &[U64]) -> impl Iterator<Item = u64> + '_ {
 impl Session {
     /// Checks a node's parameters against the session's tables (at add, set and every launch)
     /// and returns the device it runs on and what the backend executes.
-    fn graph_node_op(&self, params: &NodeParams) -> Result<(Option<DeviceIndex>, GraphOp), Failure> {
+    pub(super) fn graph_node_op(&self, params: &NodeParams) -> Result<(Option<DeviceIndex>, GraphOp), Failure> {
         Ok(match params {
             NodeParams::Kernel { function, config, args } => {
                 let f = self.function(*function)?;
@@ -230,7 +230,7 @@ impl Session {
     }
 
     /// A node of `graph`, or `INVALID_VALUE` (HIP's answer for a node of another graph).
-    fn graph_member(&self, graph: u64, node: u64) -> Result<(), Failure> {
+    pub(super) fn graph_member(&self, graph: u64, node: u64) -> Result<(), Failure> {
         match self.graphs.nodes.get(node) {
             Ok(n) if n.graph == graph => Ok(()),
             Ok(_) => Err(invalid(format!("node {node:#x} belongs to another graph"))),
@@ -252,7 +252,7 @@ impl Session {
     }
 
     /// Adds a checked node to `graph` after `dependencies`.
-    fn graph_insert_node(&mut self, graph: u64, dependencies: &[U64], params: NodeParams) -> Result<wire::GraphNodeRef, Failure> {
+    pub(super) fn graph_insert_node(&mut self, graph: u64, dependencies: &[U64], params: NodeParams) -> Result<wire::GraphNodeRef, Failure> {
         let g = self.graphs.graphs.get(graph).map_err(unknown)?;
         if g.nodes.len() >= MAX_GRAPH_NODES {
             return Err(Failure::new(Status::OUT_OF_MEMORY, format!("a graph holds at most {MAX_GRAPH_NODES} nodes")));
@@ -407,6 +407,30 @@ impl GraphHandler for Session {
         });
         self.graphs.reply_a = neighbours.map(U64::new).collect();
         Ok(wire::GraphNodeList { nodes: proto_core::field::List(&self.graphs.reply_a) })
+    }
+
+    fn stream_begin_capture(&mut self, _cx: &mut CallCx, req: wire::StreamBeginCapture<'_>) -> Result<wire::Empty, Failure> {
+        self.stream_begin_capture_request(req)
+    }
+
+    fn stream_end_capture(&mut self, _cx: &mut CallCx, req: wire::StreamEndCapture) -> Result<wire::GraphRef, Failure> {
+        self.stream_end_capture_request(req)
+    }
+
+    fn stream_capture_query<'a>(&'a mut self, _cx: &mut CallCx, req: wire::StreamCaptureQuery) -> Result<wire::CaptureInfo<'a>, Failure> {
+        self.stream_capture_query_request(req)
+    }
+
+    fn stream_update_capture_dependencies(
+        &mut self,
+        _cx: &mut CallCx,
+        req: wire::StreamUpdateCaptureDependencies<'_>,
+    ) -> Result<wire::Empty, Failure> {
+        self.stream_update_capture_dependencies_request(req)
+    }
+
+    fn capture_check(&mut self, _cx: &mut CallCx, req: wire::CaptureCheck) -> Result<wire::Empty, Failure> {
+        self.capture_check_request(req)
     }
 
     fn graph_node_get_type(&mut self, _cx: &mut CallCx, req: wire::GraphNodeRef) -> Result<wire::GraphNodeType, Failure> {

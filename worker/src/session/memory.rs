@@ -3,9 +3,10 @@
 //! a handler's hands from the socket: the driver places it where [`Session::bulk_destination`]
 //! says, and sends device-memory replies itself ([`Outcome::ReplyFromDevice`]).
 
+use super::capture::copy_2d;
 use super::tables::AllocInfo;
 use super::{CallCx, Failure, LateReplies, PlacedBulk, Session, MAX_ALLOCATIONS_PER_SESSION};
-use crate::backend::{DevicePtr, DtohDone, HostData, MemsetPattern, Pitched, Rows, StreamHandle};
+use crate::backend::{DevicePtr, DtohDone, HostData, MemsetPattern, Pitched, PitchedFill, Rows, StreamHandle};
 use proto_core::limits::MAX_BULK_LEN;
 use proto_core::opcode::MemoryHandler;
 use proto_core::wire::{self, MemsetWidth};
@@ -153,6 +154,9 @@ impl MemoryHandler for Session {
         }
         self.allocations.resolve(req.dst, req.len, "hipMemcpy destination")?;
         self.allocations.resolve(req.src, req.len, "hipMemcpy source")?;
+        if !req.sync && self.capture_copy(req.stream, req.dst, req.src, req.len)? {
+            return Ok(wire::Empty {});
+        }
         let stream = self.stream(req.stream, self.device_of(req.dst))?;
         self.backend.memcpy_dtod(stream, DevicePtr(req.dst), DevicePtr(req.src), req.len)?;
         if req.sync {
@@ -172,6 +176,10 @@ impl MemoryHandler for Session {
             return Ok(wire::Empty {});
         }
         self.allocations.resolve(req.dst, bytes, "hipMemset destination")?;
+        let fill = PitchedFill { ptr: DevicePtr(req.dst), pitch: bytes, slice_pitch: 0, width: req.count, height: 1, depth: 1 };
+        if !req.sync && self.capture_memset(req.stream, fill, pattern)? {
+            return Ok(wire::Empty {});
+        }
         let stream = self.stream(req.stream, self.device_of(req.dst))?;
         self.backend.memset(stream, DevicePtr(req.dst), pattern, req.count)?;
         if req.sync {
@@ -230,6 +238,9 @@ impl MemoryHandler for Session {
         }
         self.resolve_pitched(req.dst, req.dst_pitch, rows, "hipMemcpy2D destination")?;
         self.resolve_pitched(req.src, req.src_pitch, rows, "hipMemcpy2D source")?;
+        if !req.sync && self.capture_copy_3d(req.stream, &copy_2d(&req))? {
+            return Ok(wire::Empty {});
+        }
         let stream = self.stream(req.stream, self.device_of(req.dst))?;
         let dst = Pitched { ptr: DevicePtr(req.dst), pitch: req.dst_pitch };
         let src = Pitched { ptr: DevicePtr(req.src), pitch: req.src_pitch };

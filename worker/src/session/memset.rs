@@ -35,6 +35,9 @@ impl Session {
             return Err(invalid(format!("slices of {} rows at pitch {} overlap at slice pitch {}", req.height, req.pitch, req.slice_pitch)));
         }
         self.allocations.resolve(req.dst, span, "hipMemset2D/3D destination")?;
+        if !req.sync && self.capture_memset(req.stream, fill, pattern)? {
+            return Ok(wire::Empty {});
+        }
         let stream = self.stream(req.stream, self.device_of(req.dst))?;
         self.backend.memset_pitched(stream, fill, pattern)?;
         if req.sync {

@@ -17,6 +17,7 @@ mod array;
 #[cfg(test)]
 mod array_tests;
 mod callbacks;
+mod capture;
 mod cx;
 mod device;
 mod event;
@@ -228,6 +229,8 @@ pub struct Session {
     managed: managed::ManagedState,
     /// Graphs, their nodes and executable graphs (`hipGraph*`).
     graphs: graph::Graphs,
+    /// Stream captures in progress (`hipStreamBeginCapture`...).
+    captures: capture::Captures,
     /// Where this session's streams hand their callbacks to the client.
     callbacks: Arc<CallbackChannel>,
     /// On a callback channel connection: the session whose callbacks it fetches.
@@ -274,6 +277,7 @@ impl Session {
             ipc: ipc::IpcState::default(),
             managed: Default::default(),
             graphs: graph::Graphs::default(),
+            captures: capture::Captures::default(),
             callbacks: Arc::default(),
             serves_callbacks_of: None,
             callback_connection: false,
@@ -409,6 +413,7 @@ impl Session {
     /// have so far, and a blocking stream's next work after the null stream's.
     fn stream(&mut self, stream: u64, device: DeviceIndex) -> Result<Option<StreamHandle>, Failure> {
         self.materialize_per_thread(stream)?;
+        self.capture_gate(stream)?;
         if stream == 0 {
             let null = self.null_stream(device)?;
             for &(blocking, _, _) in self.streams.values().filter(|(_, d, blocking)| *d == device && *blocking) {
@@ -498,6 +503,7 @@ impl Session {
                 tracing::warn!(session = self.id, %e, "destroying stream during cleanup failed");
             }
         }
+        self.capture_release();
         for (_, (event, _)) in self.events.drain_where(|(_, d)| on_device(*d)) {
             if let Err(e) = self.backend.event_destroy(event) {
                 tracing::warn!(session = self.id, %e, "destroying event during cleanup failed");

@@ -191,8 +191,11 @@ impl ModuleHandler for Session {
             ));
         }
         let (handle, device) = (function.handle, function.device);
-        let stream = self.stream(req.stream, device)?;
         let config = LaunchConfig { grid: req.grid, block: req.block, shared_mem: req.shared_mem };
+        if self.capture_kernel(req.stream, req.function, config, args)? {
+            return Ok(wire::Empty {});
+        }
+        let stream = self.stream(req.stream, device)?;
         self.backend.launch_kernel(stream, handle, config, args.to_vec())?;
         Ok(wire::Empty {})
     }

@@ -26,6 +26,7 @@ impl StreamHandler for Session {
             return Ok(wire::Empty {});
         }
         let (handle, _, _) = self.streams.remove(req.stream)?;
+        self.capture_forget_stream(req.stream);
         self.release_worker_stream();
         self.backend.stream_destroy(handle)?;
         Ok(wire::Empty {})
@@ -33,6 +34,7 @@ impl StreamHandler for Session {
 
     fn stream_synchronize(&mut self, _cx: &mut CallCx, req: wire::StreamRef) -> Result<wire::Empty, Failure> {
         self.materialize_per_thread(req.stream)?;
+        self.capture_gate(req.stream)?;
         match req.stream {
             // The null stream: everything the session queued, on every device.
             0 => self.synchronize_session(None)?,
@@ -43,6 +45,7 @@ impl StreamHandler for Session {
 
     fn stream_query(&mut self, _cx: &mut CallCx, req: wire::StreamRef) -> Result<wire::QueryResult, Failure> {
         self.materialize_per_thread(req.stream)?;
+        self.capture_gate(req.stream)?;
         let complete = match req.stream {
             0 => {
                 let nulls: Vec<_> = self.null_streams.values().copied().collect();
@@ -62,6 +65,9 @@ impl StreamHandler for Session {
             return Err(Failure::new(Status::INVALID_VALUE, format!("hipStreamWaitEvent flags {:#x} must be 0", req.flags)));
         }
         let event = self.event(req.event)?;
+        if self.capture_wait_event(req.stream, req.event)? {
+            return Ok(wire::Empty {});
+        }
         let device = self.events.get(req.event)?.1;
         let stream = self.stream(req.stream, device)?;
         self.backend.stream_wait_event(stream, event)?;

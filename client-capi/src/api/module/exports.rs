@@ -66,6 +66,7 @@ pub unsafe extern "C" fn hipModuleLoadFatBinary(module: *mut hipModule_t, fatbin
 #[no_mangle]
 pub extern "C" fn hipModuleUnload(module: hipModule_t) -> hipError_t {
     hip_boundary!("hipModuleUnload", {
+        crate::api::capture::check_call_permitted()?;
         let functions: Vec<u64> = tables().modules.get(&module.id()).map(|m| m.functions.values().copied().collect()).unwrap_or_default();
         library::forget_library(module.id(), &functions);
         let worker =

@@ -1,0 +1,335 @@
+//! Stream capture: `hipStreamBeginCapture*`, `hipStreamEndCapture*`, `hipStreamIsCapturing*`,
+//! `hipStreamGetCaptureInfo*` and `hipStreamUpdateCaptureDependencies`. The worker session
+//! captures (the recorded work never leaves it, see `worker/src/session/capture.rs`); these
+//! functions send the calling thread's id and capture mode, which HIP's per-thread rules need
+//! and only this side knows. Argument checks and error codes follow ROCm's `hip_graph.cpp`.
+
+use crate::abi::*;
+use crate::api::stream_extra::thread_capture_mode;
+use crate::conn::CallError;
+use crate::handle::{spt, stream_id};
+use crate::remote::with_conn;
+use proto_core::wire;
+use proto_core::Calls;
+use std::collections::HashMap;
+use std::ffi::{c_uint, c_ulonglong};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+use zerocopy::byteorder::little_endian::U64;
+
+/// Captures this process began and has not ended: while there are none, calls HIP forbids
+/// during capture need no question to the worker.
+static ACTIVE_CAPTURES: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// The calling thread's id in capture messages (HIP's capture rules are per thread, and
+    /// one connection serves every thread).
+    static THREAD: u64 = {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    };
+}
+
+fn thread() -> u64 {
+    THREAD.with(|t| *t)
+}
+
+fn invalid(message: impl Into<String>) -> CallError {
+    CallError::new(HipError::INVALID_VALUE, message)
+}
+
+/// HIP's rule for calls that may not run during capture (`hipMalloc`, `hipFree`,
+/// `hipHostMalloc`, `hipMallocManaged`, `hipModuleUnload`): in global or thread-local mode,
+/// not while this thread captures, and in global mode not while any global capture runs
+/// (`hipErrorStreamCaptureUnsupported`, the captures invalidated). Asks the worker only while
+/// a capture may be running.
+pub fn check_call_permitted() -> Result<(), CallError> {
+    let mode = thread_capture_mode();
+    if ACTIVE_CAPTURES.load(Ordering::Acquire) == 0 || mode == hipStreamCaptureModeRelaxed {
+        return Ok(());
+    }
+    with_conn(|c| c.capture_check(wire::CaptureCheck { thread: thread(), mode })).map(drop)
+}
+
+/// Copies to or from client memory cannot be captured (graph memcpy nodes of host memory are
+/// not supported): on a capturing stream the copy is refused with
+/// `hipErrorStreamCaptureUnsupported` before any byte is sent, and the capture invalidated.
+pub fn refuse_host_copy(stream: u64) -> Result<(), CallError> {
+    if ACTIVE_CAPTURES.load(Ordering::Acquire) == 0 {
+        return Ok(());
+    }
+    // A stream query applies HIP's rule for what a capture cannot record: on a capturing
+    // stream it invalidates the capture and fails (on the legacy stream while a blocking
+    // stream captures, with hipErrorStreamCaptureImplicit); elsewhere it only queries.
+    with_conn(|c| c.stream_query(wire::StreamRef { stream })).map(drop)
+}
+
+/// Whether `stream` (a wire id) captures now: its callbacks become host nodes, which need a
+/// token that outlives one run. Asks the worker only while a capture may be running.
+pub fn captures(stream: u64) -> Result<bool, CallError> {
+    if stream == 0 || ACTIVE_CAPTURES.load(Ordering::Acquire) == 0 {
+        return Ok(false);
+    }
+    let status = with_conn(|c| c.stream_capture_query(wire::StreamCaptureQuery { stream }).map(|r| r.status))?;
+    Ok(status == hipStreamCaptureStatusActive)
+}
+
+/// The dependency handles of a capture call, none NULL.
+///
+/// # Safety
+/// `deps` points at `count` handles when `count > 0`.
+unsafe fn dependencies(deps: *const hipGraphNode_t, count: usize) -> Result<Vec<U64>, CallError> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    non_null!(deps);
+    // SAFETY: the caller's contract.
+    let deps = unsafe { std::slice::from_raw_parts(deps, count) };
+    if deps.iter().any(|d| d.is_null()) {
+        return Err(invalid("a dependency is NULL"));
+    }
+    Ok(deps.iter().map(|&d| U64::new(d as usize as u64)).collect())
+}
+
+fn begin(stream: hipStream_t, mode: hipStreamCaptureMode, graph: u64, deps: &[U64]) -> Result<(), CallError> {
+    let req = wire::StreamBeginCapture { stream: stream_id(stream), mode, thread: thread(), graph, dependencies: proto_core::field::List(deps) };
+    with_conn(|c| c.stream_begin_capture(req))?;
+    ACTIVE_CAPTURES.fetch_add(1, Ordering::AcqRel);
+    Ok(())
+}
+
+/// # Safety
+/// `graph` is NULL or writable.
+unsafe fn end(stream: hipStream_t, graph: *mut hipGraph_t) -> Result<(), CallError> {
+    non_null!(graph);
+    let ended = with_conn(|c| c.stream_end_capture(wire::StreamEndCapture { stream: stream_id(stream), thread: thread() }));
+    // These end the capture too (its graph gone); the other errors leave it running.
+    let over = matches!(&ended, Err(e) if e.code == HipError::STREAM_CAPTURE_INVALIDATED || e.code == HipError::STREAM_CAPTURE_UNJOINED);
+    if ended.is_ok() || over {
+        let _ = ACTIVE_CAPTURES.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
+    }
+    match ended {
+        Ok(r) => try_out!(graph, r.graph as usize as hipGraph_t),
+        Err(e) => {
+            if over {
+                try_out!(graph, std::ptr::null_mut());
+            }
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// Dependency arrays handed out by `hipStreamGetCaptureInfo_v2`, per stream: valid until the
+/// next query of that stream (HIP's stay valid until the stream's next captured work).
+fn dependency_arrays() -> std::sync::MutexGuard<'static, HashMap<u64, Box<[usize]>>> {
+    static ARRAYS: OnceLock<Mutex<HashMap<u64, Box<[usize]>>>> = OnceLock::new();
+    ARRAYS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// What `hipStreamGetCaptureInfo_v2` reports.
+struct Info {
+    status: hipStreamCaptureStatus,
+    id: u64,
+    graph: u64,
+    dependencies: *const hipGraphNode_t,
+    count: usize,
+}
+
+fn info(stream: hipStream_t) -> Result<Info, CallError> {
+    let stream = stream_id(stream);
+    let (status, id, graph, nodes) = with_conn(|c| {
+        let r = c.stream_capture_query(wire::StreamCaptureQuery { stream })?;
+        Ok((r.status, r.id, r.graph, r.dependencies.0.iter().map(|n| n.get() as usize).collect::<Box<[usize]>>()))
+    })?;
+    let count = nodes.len();
+    let mut arrays = dependency_arrays();
+    // A node handle is the worker's id as a pointer, so the array of ids is the array of
+    // handles.
+    let dependencies = arrays.entry(stream).insert_entry(nodes).get().as_ptr() as *const hipGraphNode_t;
+    Ok(Info { status, id, graph, dependencies, count })
+}
+
+/// # Safety
+/// Each out-parameter is NULL or writable.
+unsafe fn capture_info(stream: hipStream_t, status: *mut hipStreamCaptureStatus, id: *mut c_ulonglong) -> Result<(), CallError> {
+    non_null!(status);
+    let i = info(stream)?;
+    try_out!(status, i.status);
+    if i.status == hipStreamCaptureStatusActive && !id.is_null() {
+        try_out!(id, i.id);
+    }
+    Ok(())
+}
+
+/// # Safety
+/// Each out-parameter is NULL or writable.
+unsafe fn capture_info_v2(
+    stream: hipStream_t,
+    status: *mut hipStreamCaptureStatus,
+    id: *mut c_ulonglong,
+    graph: *mut hipGraph_t,
+    deps: *mut *const hipGraphNode_t,
+    count: *mut usize,
+) -> Result<(), CallError> {
+    non_null!(status);
+    let i = info(stream)?;
+    try_out!(status, i.status);
+    if i.status == hipStreamCaptureStatusActive {
+        if !id.is_null() {
+            try_out!(id, i.id);
+        }
+        if !graph.is_null() {
+            try_out!(graph, i.graph as usize as hipGraph_t);
+        }
+        if !deps.is_null() {
+            try_out!(deps, i.dependencies);
+        }
+        if !count.is_null() {
+            try_out!(count, i.count);
+        }
+    }
+    Ok(())
+}
+
+#[no_mangle]
+pub extern "C" fn hipStreamBeginCapture(stream: hipStream_t, mode: hipStreamCaptureMode) -> hipError_t {
+    hip_boundary!("hipStreamBeginCapture", { begin(stream, mode, 0, &[]) })
+}
+
+#[no_mangle]
+pub extern "C" fn hipStreamBeginCapture_spt(stream: hipStream_t, mode: hipStreamCaptureMode) -> hipError_t {
+    hip_boundary!("hipStreamBeginCapture_spt", { begin(spt(stream), mode, 0, &[]) })
+}
+
+/// # Safety
+/// `dependencies` points at `numDependencies` node handles when it is not NULL.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamBeginCaptureToGraph(
+    stream: hipStream_t,
+    graph: hipGraph_t,
+    dependencies: *const hipGraphNode_t,
+    dependencyData: *const hipGraphEdgeData,
+    numDependencies: usize,
+    mode: hipStreamCaptureMode,
+) -> hipError_t {
+    hip_boundary!("hipStreamBeginCaptureToGraph", {
+        if !dependencyData.is_null() {
+            return Err(CallError::new(HipError::NOT_SUPPORTED, "edge data on capture dependencies is not supported (as in ROCm)"));
+        }
+        non_null!(graph);
+        if dependencies.is_null() != (numDependencies == 0) {
+            return Err(invalid("dependencies and numDependencies disagree"));
+        }
+        // SAFETY: the caller's contract.
+        let deps = unsafe { self::dependencies(dependencies, numDependencies)? };
+        begin(stream, mode, graph as usize as u64, &deps)
+    })
+}
+
+/// # Safety
+/// `pGraph` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamEndCapture(stream: hipStream_t, pGraph: *mut hipGraph_t) -> hipError_t {
+    // SAFETY: forwarded caller contract.
+    hip_boundary!("hipStreamEndCapture", { unsafe { end(stream, pGraph) } })
+}
+
+/// # Safety
+/// `pGraph` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamEndCapture_spt(stream: hipStream_t, pGraph: *mut hipGraph_t) -> hipError_t {
+    // SAFETY: forwarded caller contract.
+    hip_boundary!("hipStreamEndCapture_spt", { unsafe { end(spt(stream), pGraph) } })
+}
+
+/// # Safety
+/// `pCaptureStatus` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamIsCapturing(stream: hipStream_t, pCaptureStatus: *mut hipStreamCaptureStatus) -> hipError_t {
+    // SAFETY: forwarded caller contract.
+    hip_boundary!("hipStreamIsCapturing", { unsafe { capture_info(stream, pCaptureStatus, std::ptr::null_mut()) } })
+}
+
+/// # Safety
+/// `pCaptureStatus` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamIsCapturing_spt(stream: hipStream_t, pCaptureStatus: *mut hipStreamCaptureStatus) -> hipError_t {
+    // SAFETY: forwarded caller contract.
+    hip_boundary!("hipStreamIsCapturing_spt", { unsafe { capture_info(spt(stream), pCaptureStatus, std::ptr::null_mut()) } })
+}
+
+/// # Safety
+/// Each out-parameter is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamGetCaptureInfo(
+    stream: hipStream_t,
+    pCaptureStatus: *mut hipStreamCaptureStatus,
+    pId: *mut c_ulonglong,
+) -> hipError_t {
+    // SAFETY: forwarded caller contract.
+    hip_boundary!("hipStreamGetCaptureInfo", { unsafe { capture_info(stream, pCaptureStatus, pId) } })
+}
+
+/// # Safety
+/// Each out-parameter is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamGetCaptureInfo_spt(
+    stream: hipStream_t,
+    pCaptureStatus: *mut hipStreamCaptureStatus,
+    pId: *mut c_ulonglong,
+) -> hipError_t {
+    // SAFETY: forwarded caller contract.
+    hip_boundary!("hipStreamGetCaptureInfo_spt", { unsafe { capture_info(spt(stream), pCaptureStatus, pId) } })
+}
+
+/// # Safety
+/// Each out-parameter is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamGetCaptureInfo_v2(
+    stream: hipStream_t,
+    captureStatus_out: *mut hipStreamCaptureStatus,
+    id_out: *mut c_ulonglong,
+    graph_out: *mut hipGraph_t,
+    dependencies_out: *mut *const hipGraphNode_t,
+    numDependencies_out: *mut usize,
+) -> hipError_t {
+    hip_boundary!("hipStreamGetCaptureInfo_v2", {
+        // SAFETY: forwarded caller contract.
+        unsafe { capture_info_v2(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) }
+    })
+}
+
+/// # Safety
+/// Each out-parameter is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamGetCaptureInfo_v2_spt(
+    stream: hipStream_t,
+    captureStatus_out: *mut hipStreamCaptureStatus,
+    id_out: *mut c_ulonglong,
+    graph_out: *mut hipGraph_t,
+    dependencies_out: *mut *const hipGraphNode_t,
+    numDependencies_out: *mut usize,
+) -> hipError_t {
+    hip_boundary!("hipStreamGetCaptureInfo_v2_spt", {
+        // SAFETY: forwarded caller contract.
+        unsafe { capture_info_v2(spt(stream), captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) }
+    })
+}
+
+/// # Safety
+/// `dependencies` points at `numDependencies` node handles when `numDependencies > 0`.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamUpdateCaptureDependencies(
+    stream: hipStream_t,
+    dependencies: *mut hipGraphNode_t,
+    numDependencies: usize,
+    flags: c_uint,
+) -> hipError_t {
+    hip_boundary!("hipStreamUpdateCaptureDependencies", {
+        // SAFETY: the caller's contract.
+        let deps = unsafe { self::dependencies(dependencies, numDependencies)? };
+        let req = wire::StreamUpdateCaptureDependencies { stream: stream_id(stream), flags, dependencies: proto_core::field::List(&deps) };
+        with_conn(|c| c.stream_update_capture_dependencies(req)).map(drop)
+    })
+}
