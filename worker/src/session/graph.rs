@@ -187,6 +187,29 @@ impl Session {
         })
     }
 
+    /// The checks every launch repeats, at the cost of the distinct things the nodes name:
+    /// a step of thousands of kernel nodes uses a few functions, each looked up once here
+    /// (their arguments' size was checked when the node was set and cannot change since).
+    fn graph_launch_check<'p>(&self, nodes: impl Iterator<Item = &'p NodeParams>) -> Result<(), Failure> {
+        /// Functions remembered as checked during one launch check (most recent first).
+        const RECENT_FUNCTIONS: usize = 8;
+        let mut recent = [u64::MAX; RECENT_FUNCTIONS];
+        for params in nodes {
+            match params {
+                NodeParams::Kernel { function, .. } if recent.contains(function) => {}
+                NodeParams::Kernel { function, .. } => {
+                    self.function(*function)?;
+                    recent.rotate_right(1);
+                    recent[0] = *function;
+                }
+                other => {
+                    self.graph_node_op(other)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn graph_kernel_params(&self, function: u64, grid: [u32; 3], block: [u32; 3], shared_mem: u32, args: &[u8]) -> Result<NodeParams, Failure> {
         if grid.contains(&0) || block.contains(&0) {
             return Err(Failure::new(Status::INVALID_CONFIGURATION, format!("kernel node grid {grid:?} block {block:?}")));
@@ -493,9 +516,7 @@ impl GraphHandler for Session {
         let exec = self.graphs.execs.get(req.exec).map_err(unknown)?;
         // Memory freed or modules unloaded since instantiation: refused before the backend
         // sees a stale address or function.
-        for params in exec.enabled_nodes() {
-            self.graph_node_op(params)?;
-        }
+        self.graph_launch_check(exec.enabled_nodes())?;
         let device = exec.device;
         // Each host step of this launch holds a callback slot until the client answers it.
         let host_steps = exec.nodes.iter().filter(|n| matches!(n, NodeParams::Host { .. })).count();
