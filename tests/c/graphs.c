@@ -383,7 +383,39 @@ int main(void) {
   CHECK(hipFree(x));
   CHECK(hipFree(y));
   CHECK(hipFree(sum));
-  CHECK(hipModuleUnload(module));
+
+  step("a graph whose module was unloaded");
+  {
+    /* Many kernel nodes of one function: every launch must still notice the unload. */
+    hipGraph_t many;
+    hipGraphExec_t many_exec;
+    hipGraphNode_t prev = NULL, node;
+    float* z;
+    hipStream_t zs;
+    CHECK(hipStreamCreate(&zs));
+    CHECK(hipMalloc((void**)&z, N * sizeof(float)));
+    void* z_args[] = {&z, &a, &b, &n};
+    hipKernelNodeParams zp = kp;
+    zp.kernelParams = z_args;
+    CHECK(hipGraphCreate(&many, 0));
+    for (int i = 0; i < 16; ++i) {
+      CHECK(hipGraphAddKernelNode(&node, many, prev ? &prev : NULL, prev ? 1 : 0, &zp));
+      prev = node;
+    }
+    CHECK(hipGraphInstantiate(&many_exec, many, NULL, NULL, 0));
+    CHECK(hipGraphLaunch(many_exec, zs));
+    CHECK(hipStreamSynchronize(zs));
+    CHECK(hipModuleUnload(module));
+    launched = hipGraphLaunch(many_exec, zs);
+    synced = hipStreamSynchronize(zs);
+    REQUIRE(launched != hipSuccess || synced != hipSuccess, "a launch after the module's unload: launch %s, sync %s",
+            hipGetErrorName(launched), hipGetErrorName(synced));
+    hipGetLastError();
+    CHECK(hipGraphExecDestroy(many_exec));
+    CHECK(hipGraphDestroy(many));
+    CHECK(hipFree(z));
+    CHECK(hipStreamDestroy(zs));
+  }
   printf("PASS graphs\n");
   return 0;
 }
