@@ -174,7 +174,22 @@ fn compile_errors_return_the_compiler_log() {
 /// Compiles `source`, launches `kernel` once with `args` (one value per parameter) on a
 /// stream and synchronises it: the stream's outcome.
 fn launch_once(backend: &HostBackend, source: &str, kernel: &str, config: LaunchConfig, args: &[Vec<u8>]) -> Result<(), BackendError> {
-    let module = compile_and_load(backend, source);
+    launch_once_with(backend, source, &[], kernel, config, args)
+}
+
+/// [`launch_once`] with compile options.
+fn launch_once_with(
+    backend: &HostBackend,
+    source: &str,
+    options: &[&str],
+    kernel: &str,
+    config: LaunchConfig,
+    args: &[Vec<u8>],
+) -> Result<(), BackendError> {
+    let request = RtcRequest { name: "test.hip", source, options: options.to_vec(), ..RtcRequest::default() };
+    let out = backend.rtc_compile(0, &request).unwrap();
+    assert!(out.success, "compile failed:\n{}", out.log);
+    let module = backend.module_load(0, ModuleFormat::HostModule, &out.code).unwrap();
     let function = backend.module_function(module, kernel).unwrap();
     let stream = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
     backend.launch_kernel(Some(stream), function.handle, config, pack(&function.params, args)).unwrap();
@@ -210,13 +225,16 @@ extern "C" __global__ void reduce(const int* in, int* sums, int* votes) {
 "#;
     let (blocks, threads) = (6usize, 256usize);
     let input: Vec<i32> = (0..blocks * threads).map(|i| (i as i32 * 7919) % 1000 - 300).collect();
-    let (din, sums, votes) = (upload(&backend, &input), upload(&backend, &vec![0i32; blocks]), upload(&backend, &vec![0i32; blocks * 4]));
-    let config = LaunchConfig { grid: [blocks as u32, 1, 1], block: [threads as u32, 1, 1], shared_mem: 0 };
-    launch_once(&backend, source, "reduce", config, &[le(din.0), le(sums.0), le(votes.0)]).unwrap();
-    let want: Vec<i32> = input.chunks(threads).map(|c| c.iter().sum()).collect();
-    assert_eq!(download::<i32>(&backend, sums, blocks), want);
-    let want_votes: Vec<i32> = input.chunks(threads).flat_map(|c| [c.iter().filter(|v| *v & 1 != 0).count() as i32, 1, 1, 0]).collect();
-    assert_eq!(download::<i32>(&backend, votes, blocks * 4), want_votes);
+    // The hand-written context switch (x86-64) and the portable ucontext one.
+    for options in [&[][..], &["-DHIP_REMOTE_FIBER_UCONTEXT=1"][..]] {
+        let (din, sums, votes) = (upload(&backend, &input), upload(&backend, &vec![0i32; blocks]), upload(&backend, &vec![0i32; blocks * 4]));
+        let config = LaunchConfig { grid: [blocks as u32, 1, 1], block: [threads as u32, 1, 1], shared_mem: 0 };
+        launch_once_with(&backend, source, options, "reduce", config, &[le(din.0), le(sums.0), le(votes.0)]).unwrap();
+        let want: Vec<i32> = input.chunks(threads).map(|c| c.iter().sum()).collect();
+        assert_eq!(download::<i32>(&backend, sums, blocks), want, "{options:?}");
+        let want_votes: Vec<i32> = input.chunks(threads).flat_map(|c| [c.iter().filter(|v| *v & 1 != 0).count() as i32, 1, 1, 0]).collect();
+        assert_eq!(download::<i32>(&backend, votes, blocks * 4), want_votes, "{options:?}");
+    }
 }
 
 #[test]

@@ -370,9 +370,11 @@ thread_local jmp_buf* plain_exit = nullptr;      // where a plain-loop block end
 inline unsigned linear_thread(uint3 t, uint3 d) { return t.x + d.x * (t.y + d.y * t.z); }
 
 // ---- fibers -----------------------------------------------------------------------------
-// Stacks come from a pool per OS thread (every pool registered, so that the module's
-// destructor can unmap them); a guard page below each stack turns an overflow into a fault
-// of the worker's thread rather than silent corruption of a neighbour.
+// Stacks come from pools that blocks take and give back (the worker starts a launch's helper
+// threads afresh, so a pool per OS thread would pile up): a pool holds the stacks of one block,
+// grown on demand; every pool is registered so that the module's destructor can unmap them.
+// A guard page below each stack turns an overflow into a fault of the worker rather than
+// silent corruption of a neighbour.
 constexpr std::size_t fiber_stack_size = HIP_REMOTE_FIBER_STACK_SIZE;
 constexpr unsigned max_fibers = HIP_REMOTE_HOST_MAX_THREADS_PER_BLOCK;
 
@@ -380,11 +382,12 @@ struct stack_pool {
     void* stacks[max_fibers];
     unsigned count;
     std::size_t page;
-    stack_pool* next;
+    stack_pool* next_registered;
+    stack_pool* next_free;
 };
 stack_pool* all_pools = nullptr;
-int pools_lock = 0;  // a spin lock: taken only when a thread creates its pool and at unload
-thread_local stack_pool* my_pool = nullptr;
+stack_pool* free_pools = nullptr;
+int pools_lock = 0;  // a spin lock around the two lists: held for a few instructions
 
 inline void lock_pools() {
     while (__atomic_exchange_n(&pools_lock, 1, __ATOMIC_ACQUIRE)) {
@@ -392,18 +395,32 @@ inline void lock_pools() {
 }
 inline void unlock_pools() { __atomic_store_n(&pools_lock, 0, __ATOMIC_RELEASE); }
 
-// Base (lowest usable address) of stack `i`, allocating up to it; nullptr when out of memory.
-inline char* fiber_stack(unsigned i) {
-    if (!my_pool) {
-        my_pool = static_cast<stack_pool*>(std::calloc(1, sizeof(stack_pool)));
-        if (!my_pool) return nullptr;
-        my_pool->page = (std::size_t)sysconf(_SC_PAGESIZE);
-        lock_pools();
-        my_pool->next = all_pools;
-        all_pools = my_pool;
-        unlock_pools();
-    }
-    stack_pool& pool = *my_pool;
+inline stack_pool* acquire_pool() {
+    lock_pools();
+    stack_pool* pool = free_pools;
+    if (pool) free_pools = pool->next_free;
+    unlock_pools();
+    if (pool) return pool;
+    pool = static_cast<stack_pool*>(std::calloc(1, sizeof(stack_pool)));
+    if (!pool) return nullptr;
+    pool->page = (std::size_t)sysconf(_SC_PAGESIZE);
+    lock_pools();
+    pool->next_registered = all_pools;
+    all_pools = pool;
+    unlock_pools();
+    return pool;
+}
+
+inline void release_pool(stack_pool* pool) {
+    lock_pools();
+    pool->next_free = free_pools;
+    free_pools = pool;
+    unlock_pools();
+}
+
+// Base (lowest usable address) of the pool's stack `i`, mapping up to it; nullptr when out
+// of memory.
+inline char* fiber_stack(stack_pool& pool, unsigned i) {
     while (pool.count <= i) {
         std::size_t len = fiber_stack_size + pool.page;
         void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -418,18 +435,77 @@ __attribute__((destructor)) inline void release_stacks() {
     lock_pools();
     for (stack_pool* pool = all_pools; pool;) {
         for (unsigned i = 0; i < pool->count; ++i) munmap(pool->stacks[i], fiber_stack_size + pool->page);
-        stack_pool* next = pool->next;
+        stack_pool* next = pool->next_registered;
         std::free(pool);
         pool = next;
     }
     all_pools = nullptr;
+    free_pools = nullptr;
     unlock_pools();
 }
+
+// A fiber's saved execution context. On x86-64 a hand-written switch saves the callee-saved
+// registers on the fiber's own stack (no system call, unlike swapcontext, which also saves
+// the signal mask); elsewhere, or with HIP_REMOTE_FIBER_UCONTEXT, ucontext does it.
+#if defined(__x86_64__) && !defined(HIP_REMOTE_FIBER_UCONTEXT)
+#define HIP_REMOTE_FIBER_ASM 1
+}  // namespace __hip_remote
+}  // namespace
+// switch(from, to): pushes rbp, rbx, r12-r15 and the SSE/x87 control words, stores the stack
+// pointer in *from, loads `to` and pops the same from there. A new fiber's stack is laid out
+// as if it had switched away just before its entry function.
+extern "C" __attribute__((visibility("hidden"))) void __hip_remote_fiber_switch(void** from, void* to);
+__asm__(
+    ".text\n"
+    ".p2align 4\n"
+    ".hidden __hip_remote_fiber_switch\n"
+    ".weak __hip_remote_fiber_switch\n"
+    ".type __hip_remote_fiber_switch,@function\n"
+    "__hip_remote_fiber_switch:\n"
+    "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+    "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
+    "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
+    "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
+    "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+    "  ret\n"
+    ".size __hip_remote_fiber_switch, .-__hip_remote_fiber_switch\n");
+namespace {
+namespace __hip_remote {
+struct fiber_context {
+    void* sp;
+};
+inline void switch_context(fiber_context& from, const fiber_context& to) { __hip_remote_fiber_switch(&from.sp, to.sp); }
+// Prepares `context` to start `entry` on the stack [base, base + size).
+inline bool make_context(fiber_context& context, char* base, std::size_t size, void (*entry)()) {
+    auto top = reinterpret_cast<std::uintptr_t>(base + size) & ~std::uintptr_t(15);
+    auto* slots = reinterpret_cast<std::uint64_t*>(top);
+    slots[-1] = 0;                                         // entry's (never used) return address
+    slots[-2] = reinterpret_cast<std::uint64_t>(entry);    // where the first switch returns to
+    for (int i = 3; i <= 8; ++i) slots[-i] = 0;            // rbp, rbx, r12-r15
+    slots[-9] = 0x1F80ull | (0x037Full << 32);             // default MXCSR, x87 control word
+    context.sp = &slots[-9];
+    return true;
+}
+#else
+#define HIP_REMOTE_FIBER_ASM 0
+struct fiber_context {
+    ucontext_t uc;
+};
+inline void switch_context(fiber_context& from, const fiber_context& to) { swapcontext(&from.uc, &to.uc); }
+inline bool make_context(fiber_context& context, char* base, std::size_t size, void (*entry)()) {
+    if (getcontext(&context.uc) != 0) return false;
+    context.uc.uc_stack.ss_sp = base;
+    context.uc.uc_stack.ss_size = size;
+    context.uc.uc_link = nullptr;
+    makecontext(&context.uc, entry, 0);
+    return true;
+}
+#endif
 
 enum fiber_status : unsigned char { runnable, at_barrier, at_warp_op, finished };
 
 struct fiber {
-    ucontext_t context;
+    fiber_context context;
     uint3 thread_idx;
     fiber_status status;
 };
@@ -447,7 +523,7 @@ struct warp_exchange {
 };
 
 struct block_run {
-    ucontext_t scheduler;
+    fiber_context scheduler;
     fiber* fibers;
     warp_exchange* warps;
     unsigned count, current, live;
@@ -482,10 +558,10 @@ inline void release_warp(block_run& r, unsigned warp) {
 // Back to the scheduler; returns when this fiber is resumed.
 inline void yield(block_run& r) {
     fiber& me = r.fibers[r.current];
-    swapcontext(&me.context, &r.scheduler);
+    switch_context(me.context, r.scheduler);
 }
 
-inline void fiber_main() {
+[[noreturn]] inline void fiber_main() {
     block_run& r = *current_run;
     r.body(r.body_arg);
     unsigned me = r.current;
@@ -495,7 +571,8 @@ inline void fiber_main() {
     --w.live;
     if (w.arrived > 0 && w.arrived == w.live) release_warp(r, me / warp_lanes);
     if (r.barrier_arrived > 0 && r.barrier_arrived == r.live) release_barrier(r);
-    setcontext(&r.scheduler);
+    switch_context(r.fibers[me].context, r.scheduler);  // never resumed
+    __builtin_unreachable();
 }
 
 [[noreturn]] inline void no_fibers(const char* what) {
@@ -608,22 +685,16 @@ inline void run_fibers(const hip_remote_block_ctx* ctx, void (*body)(void*), voi
     r.body = body;
     r.body_arg = arg;
     for (unsigned w = 0; w < warps; ++w) r.warps[w].live = std::min(warp_lanes, count - w * warp_lanes);
-    bool ready = true;
+    stack_pool* pool = acquire_pool();
+    bool ready = pool != nullptr;
     unsigned i = 0;
     for (unsigned z = 0; z < ctx->block[2]; ++z)
         for (unsigned y = 0; y < ctx->block[1]; ++y)
             for (unsigned x = 0; x < ctx->block[0]; ++x, ++i) {
                 fiber& f = r.fibers[i];
                 f.thread_idx = uint3{x, y, z};
-                char* stack = fiber_stack(i);
-                if (!stack || getcontext(&f.context) != 0) {
-                    ready = false;
-                    continue;
-                }
-                f.context.uc_stack.ss_sp = stack;
-                f.context.uc_stack.ss_size = fiber_stack_size;
-                f.context.uc_link = nullptr;
-                makecontext(&f.context, fiber_main, 0);
+                char* stack = pool ? fiber_stack(*pool, i) : nullptr;
+                if (!stack || !make_context(f.context, stack, fiber_stack_size, fiber_main)) ready = false;
             }
     if (!ready) {
         fault(HIP_REMOTE_FAULT_LAUNCH, "cannot allocate the block's fiber stacks");
@@ -636,7 +707,7 @@ inline void run_fibers(const hip_remote_block_ctx* ctx, void (*body)(void*), voi
                 if (r.fibers[f].status != runnable) continue;
                 r.current = f;
                 state.thread_idx = r.fibers[f].thread_idx;
-                swapcontext(&r.scheduler, &r.fibers[f].context);
+                switch_context(r.scheduler, r.fibers[f].context);
                 progressed = true;
             }
             if (!progressed && r.live > 0 && !r.aborted) {
@@ -648,6 +719,7 @@ inline void run_fibers(const hip_remote_block_ctx* ctx, void (*body)(void*), voi
         }
         current_run = outer;
     }
+    if (pool) release_pool(pool);
     std::free(r.fibers);
     std::free(r.warps);
 }
@@ -655,7 +727,7 @@ inline void run_fibers(const hip_remote_block_ctx* ctx, void (*body)(void*), voi
 [[noreturn]] inline void end_block() {
     if (block_run* r = current_run) {
         r->aborted = true;
-        setcontext(&r->scheduler);
+        switch_context(r->fibers[r->current].context, r->scheduler);  // never resumed
     }
     if (plain_exit) longjmp(*plain_exit, 1);
     std::abort();  // unreachable: every kernel runs inside run_block
