@@ -711,10 +711,20 @@ inline void run_fibers(const hip_remote_block_ctx* ctx, void (*body)(void*), voi
                 progressed = true;
             }
             if (!progressed && r.live > 0 && !r.aborted) {
-                fault(HIP_REMOTE_FAULT_LAUNCH,
-                      "the threads of a block wait at different barriers: a __syncthreads or warp operation is not "
-                      "reached by every live thread of its block or warp");
-                break;
+                // Every live thread waits, but not all at the same kind of rendezvous: lanes
+                // at a warp operation whose warp-mates wait at the block barrier took a branch
+                // of their own; they go on among themselves (the active mask), as a GPU runs
+                // a divergent branch with the lanes that took it.
+                bool released = false;
+                for (unsigned w = 0; w < (r.count + warp_lanes - 1) / warp_lanes; ++w)
+                    if (r.warps[w].arrived > 0) {
+                        release_warp(r, w);
+                        released = true;
+                    }
+                if (!released) {
+                    fault(HIP_REMOTE_FAULT_LAUNCH, "the threads of a block wait for each other forever (fiber scheduler)");
+                    break;
+                }
             }
         }
         current_run = outer;
