@@ -773,3 +773,41 @@ mix(float* f, int* i, unsigned long long* u, double* d, float4 v) {
     assert_eq!(download::<u64>(&backend, u, 1), [512]);
     assert_eq!(download::<f64>(&backend, d, 1), [128.0]);
 }
+
+#[test]
+fn fibers_follow_3d_blocks_and_reuse_their_stacks_across_launches() {
+    if !have("c++") {
+        return;
+    }
+    let backend = backend();
+    let source = r#"
+extern "C" __global__ void neighbours(int* out) {
+    __shared__ int ids[1024];
+    unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    unsigned n = blockDim.x * blockDim.y * blockDim.z;
+    ids[t] = (int)t;
+    __syncthreads();
+    int next = ids[(t + 1) % n];  // written by another fiber before the barrier
+    int from_lane_0 = __shfl((int)t, 0);
+    out[blockIdx.x * n + t] = next * 10000 + from_lane_0;
+}
+"#;
+    let module = compile_and_load(&backend, source);
+    let function = backend.module_function(module, "neighbours").unwrap();
+    let stream = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
+    for (round, block) in [[8u32, 8, 4], [1024, 1, 1], [3, 5, 7]].into_iter().cycle().take(12).enumerate() {
+        let n = (block[0] * block[1] * block[2]) as usize;
+        let blocks = 9usize;
+        let out = backend.malloc(0, (blocks * n * 4) as u64).unwrap();
+        let config = LaunchConfig { grid: [blocks as u32, 1, 1], block, shared_mem: 0 };
+        backend.launch_kernel(Some(stream), function.handle, config, pack(&function.params, &[le(out.0)])).unwrap();
+        backend.stream_synchronize(stream).unwrap();
+        let got = download::<i32>(&backend, out, blocks * n);
+        for (i, value) in got.iter().enumerate() {
+            let t = i % n;
+            let want = ((t + 1) % n) as i32 * 10000 + (t / 32 * 32) as i32;
+            assert_eq!(*value, want, "round {round}, block {block:?}, element {i}");
+        }
+        backend.free(out).unwrap();
+    }
+}
