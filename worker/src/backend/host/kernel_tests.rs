@@ -811,3 +811,61 @@ extern "C" __global__ void neighbours(int* out) {
         backend.free(out).unwrap();
     }
 }
+
+#[test]
+fn module_abi_versions_1_and_2_load_and_version_2_reports_through_its_services() {
+    let Some(v1) = c_module(
+        &C_MODULE_TEMPLATE
+            .replace("HIP_REMOTE_HOST_MODULE_VERSION", "1u")
+            .replace("NUM_PARAMS", "1")
+            .replace("PARAMS", "{0, 8}")
+            .replace("GLOBAL_ADDRESS", "storage")
+            .replace("MAGIC", "HIP_REMOTE_HOST_MODULE_MAGIC"),
+    ) else {
+        return;
+    };
+    let backend = backend();
+    let module = backend.module_load(0, ModuleFormat::HostModule, &v1).unwrap();
+    let run = backend.module_function(module, "run").unwrap();
+    let out = backend.malloc(0, 4 * 4).unwrap();
+    backend.launch_kernel(None, run.handle, LaunchConfig { grid: [4, 1, 1], block: [3, 1, 1], shared_mem: 100 }, le(out.0)).unwrap();
+    assert_eq!(download::<i32>(&backend, out, 4), [3100; 4], "a version 1 module runs as before");
+    let v3 = c_module(
+        &C_MODULE_TEMPLATE
+            .replace("HIP_REMOTE_HOST_MODULE_VERSION", "3u")
+            .replace("NUM_PARAMS", "1")
+            .replace("PARAMS", "{0, 8}")
+            .replace("GLOBAL_ADDRESS", "storage")
+            .replace("MAGIC", "HIP_REMOTE_HOST_MODULE_MAGIC"),
+    )
+    .unwrap();
+    let error = backend.module_load(0, ModuleFormat::HostModule, &v3).unwrap_err();
+    assert!(error.message().contains("ABI version 3 is not supported"), "{error}");
+
+    // Block 2 faults after printing; blocks print their index. Blocks run in any order and
+    // concurrently, so only block 2's own output and the fault are certain.
+    let reporting = c_module(
+        r#"
+static void run(const void *args, const hip_remote_block_ctx *ctx) {
+    (void)args;
+    char text[32];
+    int len = 0;
+    unsigned b = ctx->block_idx[0];
+    text[len++] = 'b'; text[len++] = (char)('0' + b); text[len++] = ';';
+    ctx->services->print(ctx->services, text, (uint32_t)len);
+    if (b == 2) ctx->services->fault(ctx->services, HIP_REMOTE_FAULT_ASSERT, "hand-written assert");
+}
+static const hip_remote_kernel kernels[] = {{ "run", run, 0, NULL, 0, 0 }};
+const hip_remote_host_module hip_remote_host_module_v1 = {
+    HIP_REMOTE_HOST_MODULE_MAGIC, HIP_REMOTE_HOST_MODULE_VERSION, 1, kernels, 0, NULL };
+"#,
+    )
+    .unwrap();
+    let module = backend.module_load(0, ModuleFormat::HostModule, &reporting).unwrap();
+    let run = backend.module_function(module, "run").unwrap();
+    let stream = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
+    backend.launch_kernel(Some(stream), run.handle, LaunchConfig { grid: [3, 1, 1], block: [1, 1, 1], shared_mem: 0 }, Vec::new()).unwrap();
+    let error = backend.stream_synchronize(stream).unwrap_err();
+    assert_eq!((error.hip_code(), error.message()), (hip_code::ASSERT, "hand-written assert"));
+    assert!(lock(&super::launch::tests::PRINTED).iter().any(|o| o.ends_with("b2;") && o.starts_with('b')), "block 2 printed last");
+}
