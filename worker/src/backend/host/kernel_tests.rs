@@ -250,15 +250,18 @@ extern "C" __global__ void warps(const float* in, float* sums, unsigned long lon
     for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_down(v, offset);
     int lane = threadIdx.x % warpSize;
     unsigned long long odd = __ballot(lane & 1);
-    int all = __all(lane < warpSize), any = __any(lane == 3), none = __any_sync(~0ull, 0);
+    int every = __all(lane < warpSize), any = __any(lane == 3), none = __any_sync(~0ull, 0);
     float first = __shfl(in[t], 0);
     int up = __shfl_up_sync(~0ull, lane, 1), xr = __shfl_xor(lane, 1);
-    lanes[t] = up * 10000 + xr * 100 + (int)__lane_id();
+    int same_all = 0;
+    unsigned long long quarter = __match_any_sync(~0ull, lane / 8), all = __match_all(7, &same_all);
+    bool matched = quarter == (0xffull << (lane / 8 * 8)) && all == 0xffffffffull && same_all == 1;
+    lanes[t] = matched ? up * 10000 + xr * 100 + (int)__lane_id() : -1;
     if (lane == 0) {
         unsigned w = t / warpSize;
         sums[w] = v;
         masks[w * 2] = odd;
-        masks[w * 2 + 1] = all * 100 + any * 10 + none + (first == in[t] ? 1000 : 0) + (__activemask() == 1ull ? 10000 : 0);  // lane 0 alone here
+        masks[w * 2 + 1] = every * 100 + any * 10 + none + (first == in[t] ? 1000 : 0) + (__activemask() == 1ull ? 10000 : 0);  // lane 0 alone here
     }
 }
 "#;

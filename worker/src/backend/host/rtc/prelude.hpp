@@ -661,6 +661,21 @@ inline std::uint64_t ballot(int predicate, std::uint64_t* live = nullptr) {
     return out;
 }
 
+// Lanes whose `value` equals this lane's, among those that took part.
+template <typename T>
+std::uint64_t match_any(T value) {
+    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value, "hip-remote: __match_* of a type over 8 bytes");
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof(T));
+    unsigned lane;
+    unsigned g = warp_op(bits, &lane);
+    warp_exchange& w = my_warp();
+    std::uint64_t out = 0;
+    for (unsigned i = 0; i < warp_lanes; ++i)
+        if ((w.mask[g] >> i & 1) && w.values[g][i] == bits) out |= 1ull << i;
+    return out;
+}
+
 inline std::uint64_t active_mask() {
     unsigned lane;
     unsigned g = warp_op(0, &lane);
@@ -786,6 +801,20 @@ static inline int __all(int p) {
 static inline unsigned long long __ballot_sync(unsigned long long, int p) { return __ballot(p); }
 static inline int __any_sync(unsigned long long, int p) { return __any(p); }
 static inline int __all_sync(unsigned long long, int p) { return __all(p); }
+template <typename T>
+static inline unsigned long long __match_any(T value) { return ::__hip_remote::match_any(value); }
+template <typename M, typename T>
+static inline unsigned long long __match_any_sync(M, T value) { return ::__hip_remote::match_any(value); }
+// Every lane that took part, if all hold the same value (then *pred = 1), else 0.
+template <typename T>
+static inline unsigned long long __match_all(T value, int* pred) {
+    std::uint64_t live = ::__hip_remote::active_mask();
+    std::uint64_t same = ::__hip_remote::match_any(value);
+    *pred = same == live;
+    return same == live ? live : 0;
+}
+template <typename M, typename T>
+static inline unsigned long long __match_all_sync(M, T value, int* pred) { return __match_all(value, pred); }
 static inline unsigned int __lane_id() { return ::__hip_remote::linear_thread(threadIdx, blockDim) % warpSize; }
 template <typename T>
 static inline T __shfl(T var, int src_lane, int width = warpSize) { return ::__hip_remote::shuffle(var, src_lane, width, 0); }

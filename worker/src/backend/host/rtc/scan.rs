@@ -16,7 +16,7 @@
 const FIBER_IDENTS: &[&str] =
     &["__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp", "__activemask", "__ballot", "__any", "__all"];
 /// Prefixes of such identifiers (`__shfl`, `__shfl_down_sync`, ...).
-const FIBER_PREFIXES: &[&str] = &["__shfl", "__ballot_", "__any_", "__all_"];
+const FIBER_PREFIXES: &[&str] = &["__shfl", "__ballot_", "__any_", "__all_", "__match_"];
 
 /// Attribute-like identifiers followed by a parenthesised argument list that is not the
 /// declarator's parameter list.
