@@ -872,3 +872,27 @@ const hip_remote_host_module hip_remote_host_module_v1 = {
     assert_eq!((error.hip_code(), error.message()), (hip_code::ASSERT, "hand-written assert"));
     assert!(lock(&super::launch::tests::PRINTED).iter().any(|o| o.ends_with("b2;") && o.starts_with('b')), "block 2 printed last");
 }
+
+#[test]
+fn kernel_printf_beyond_the_launch_buffer_is_dropped_with_a_note() {
+    if !have("c++") {
+        return;
+    }
+    let backend = backend();
+    let source = r#"
+extern "C" __global__ void chatty(int tag) {
+    printf("%d:%04u:%0580d\n", tag, blockIdx.x * blockDim.x + threadIdx.x, 0);
+}
+"#;
+    let tag = 77_665_544;
+    let config = LaunchConfig { grid: [2, 1, 1], block: [1024, 1, 1], shared_mem: 0 };
+    launch_once(&backend, source, "chatty", config, &[le(tag)]).unwrap();
+    let printed = lock(&super::launch::tests::PRINTED).iter().find(|o| o.starts_with(&format!("{tag}:0000:"))).cloned().expect("the launch's output");
+    let line_len = format!("{tag}:0000:{:0580}\n", 0).len();
+    let (kept, note) = printed.split_at(super::launch::PRINTF_BUFFER_LEN);
+    // Blocks may interleave their output in time, so which lines the full buffer keeps varies;
+    // it starts with block 0 (block order) and ends with the note.
+    assert!(kept.starts_with(&format!("{tag}:0000:")), "block 0 first");
+    let dropped = 2048 * line_len - super::launch::PRINTF_BUFFER_LEN;
+    assert_eq!(note, format!("\n[hip-remote: {dropped} bytes of kernel printf output beyond 1048576 dropped]\n"));
+}
