@@ -575,6 +575,12 @@ mod tests {
     }
 
     #[test]
+    fn the_prelude_warp_size_is_the_reported_one() {
+        let line = format!("static constexpr int warpSize = {};", super::super::properties::HOST_WARP_SIZE);
+        assert!(PRELUDE.contains(&line), "{line}");
+    }
+
+    #[test]
     fn logs_are_bounded_and_nul_free() {
         let log = clean_log(format!("a\0b{}", "x".repeat(MAX_LOG_LEN)));
         assert!(log.len() <= MAX_LOG_LEN + 64);
