@@ -387,6 +387,19 @@ fn kernels() {
     run_program("kernels");
 }
 
+/// Block-cooperative kernels through hiprtc: tiled matmul in `__shared__` memory, block and
+/// warp-shuffle reductions, a shared-atomics histogram, dynamic shared memory.
+#[test]
+fn shared_kernels() {
+    run_program("shared_kernels");
+}
+
+/// A failing device-side assert: `hipErrorAssert`, latched on the stream; the worker goes on.
+#[test]
+fn device_assert() {
+    run_program("device_assert");
+}
+
 /// Libraries, extended/cooperative/attribute launches, the hipConfigureCall stack, entry
 /// points by name; two devices for the multi-device launches.
 #[test]

@@ -1,6 +1,8 @@
 /*
  * hip_remote/host_module.h - the hip-remote host module ABI, version 1.
  *
+ * (Version 2 adds `ctx->services`: assert and printf reporting; the worker loads both.)
+ *
  * A host module is an ELF shared object for the worker's own CPU architecture that exports
  * one data symbol, `hip_remote_host_module_v1`, describing its kernels and globals. The
  * worker's host backend loads it (hipModuleLoadData with ModuleFormat::HostModule, or Auto)
@@ -16,6 +18,9 @@
  *    params[i].offset. The blob is at least as long as the end of the last parameter.
  *  - `ctx->dynamic_shared` points to `ctx->dynamic_shared_size` bytes private to the block
  *    (NULL when the size is 0), aligned to HIP_REMOTE_HOST_ARGS_ALIGN, not zeroed.
+ *  - Version 2 modules may call `ctx->services` (never NULL for them) from the thread that
+ *    runs the block, while run_block runs: fault() ends the launch with an error after the
+ *    blocks already started; print() appends kernel output to the launch's buffer.
  *  - Device pointers are host addresses: a kernel dereferences them directly.
  *  - The descriptor and everything it points to must stay valid and unchanged from the
  *    moment dlopen() returns until the module is unloaded. It may be filled in by a
@@ -33,7 +38,9 @@ extern "C" {
 #endif
 
 #define HIP_REMOTE_HOST_MODULE_MAGIC 0x4D485248u /* "HRHM" little-endian */
-#define HIP_REMOTE_HOST_MODULE_VERSION 1u
+#define HIP_REMOTE_HOST_MODULE_VERSION 2u
+/* The oldest version the worker still loads (no `services` in the block context). */
+#define HIP_REMOTE_HOST_MODULE_MIN_VERSION 1u
 
 /* Name of the exported descriptor symbol. */
 #define HIP_REMOTE_HOST_MODULE_SYMBOL "hip_remote_host_module_v1"
@@ -49,10 +56,24 @@ extern "C" {
 #define HIP_REMOTE_HOST_MAX_GLOBALS 4096u
 #define HIP_REMOTE_HOST_MAX_THREADS_PER_BLOCK 1024u
 
+/* fault() kinds. */
+#define HIP_REMOTE_FAULT_ASSERT 1u /* a device-side assert failed: hipErrorAssert */
+#define HIP_REMOTE_FAULT_LAUNCH 2u /* the kernel cannot go on: hipErrorLaunchFailure */
+
+/* What the worker offers a running block (version 2). The first fault of a launch is
+ * reported; the worker starts no further block after it. */
+typedef struct hip_remote_launch_services {
+    void *launch;  /* the worker's, opaque */
+    uint64_t block; /* linear index of the block being run */
+    void (*fault)(const struct hip_remote_launch_services *self, uint32_t kind, const char *message);
+    void (*print)(const struct hip_remote_launch_services *self, const char *text, uint32_t len);
+} hip_remote_launch_services;
+
 typedef struct {
     uint32_t grid[3], block[3], block_idx[3];
     uint32_t dynamic_shared_size;
     void *dynamic_shared;
+    const hip_remote_launch_services *services; /* version 2; present for version 1 modules too */
 } hip_remote_block_ctx;
 
 /* Runs every thread of one block. */
@@ -96,7 +117,8 @@ typedef struct {
 #define HIP_REMOTE_STATIC_ASSERT(c, m)
 #endif
 #if UINTPTR_MAX == 0xffffffffffffffffu
-HIP_REMOTE_STATIC_ASSERT(sizeof(hip_remote_block_ctx) == 48, "hip_remote_block_ctx layout");
+HIP_REMOTE_STATIC_ASSERT(sizeof(hip_remote_launch_services) == 32, "hip_remote_launch_services layout");
+HIP_REMOTE_STATIC_ASSERT(sizeof(hip_remote_block_ctx) == 56, "hip_remote_block_ctx layout");
 HIP_REMOTE_STATIC_ASSERT(sizeof(hip_remote_param) == 8, "hip_remote_param layout");
 HIP_REMOTE_STATIC_ASSERT(sizeof(hip_remote_kernel) == 40, "hip_remote_kernel layout");
 HIP_REMOTE_STATIC_ASSERT(sizeof(hip_remote_global) == 24, "hip_remote_global layout");

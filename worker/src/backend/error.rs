@@ -57,6 +57,9 @@ pub enum BackendError {
     /// A kernel failed while running.
     #[error("launch failure: {0}")]
     LaunchFailure(String),
+    /// A device-side assert failed in a kernel (`hipErrorAssert`).
+    #[error("device-side assert: {0}")]
+    Assert(String),
     /// This backend does not implement the operation.
     #[error("not supported: {0}")]
     NotSupported(String),
@@ -85,6 +88,7 @@ impl BackendError {
             Self::NotReady(_) => hip_code::NOT_READY,
             Self::IllegalAddress(_) => hip_code::ILLEGAL_ADDRESS,
             Self::LaunchFailure(_) => hip_code::LAUNCH_FAILURE,
+            Self::Assert(_) => hip_code::ASSERT,
             Self::NotSupported(_) => hip_code::NOT_SUPPORTED,
             Self::Unknown(_) => hip_code::UNKNOWN,
         }
@@ -109,6 +113,7 @@ impl BackendError {
             | Self::NotReady(m)
             | Self::IllegalAddress(m)
             | Self::LaunchFailure(m)
+            | Self::Assert(m)
             | Self::NotSupported(m)
             | Self::Unknown(m) => m,
         }
@@ -138,6 +143,7 @@ mod tests {
             (BackendError::NotReady(String::new()), 600),
             (BackendError::IllegalAddress(String::new()), 700),
             (BackendError::LaunchFailure(String::new()), 719),
+            (BackendError::Assert(String::new()), 710),
             (BackendError::NotSupported(String::new()), 801),
             (BackendError::Unknown(String::new()), 999),
         ];

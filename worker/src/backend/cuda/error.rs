@@ -24,6 +24,7 @@ pub fn map(call: &str, e: DriverError) -> BackendError {
         600 => BackendError::NotReady(msg),
         700 | 716 | 717 | 718 => BackendError::IllegalAddress(msg),
         701 | 719 | 702 => BackendError::LaunchFailure(msg),
+        710 => BackendError::Assert(msg),
         801 => BackendError::NotSupported(msg),
         _ => BackendError::Unknown(msg),
     }

@@ -25,6 +25,7 @@ pub fn map(call: &str, code: c_int) -> BackendError {
         hip_code::NOT_READY => BackendError::NotReady(msg),
         hip_code::ILLEGAL_ADDRESS => BackendError::IllegalAddress(msg),
         hip_code::LAUNCH_FAILURE => BackendError::LaunchFailure(msg),
+        hip_code::ASSERT => BackendError::Assert(msg),
         hip_code::NOT_SUPPORTED => BackendError::NotSupported(msg),
         _ => BackendError::Unknown(msg),
     }

@@ -171,17 +171,242 @@ fn compile_errors_return_the_compiler_log() {
     assert!(out.log.contains("ignored option `--offload-arch=gfx942`"), "{}", out.log);
 }
 
+/// Compiles `source`, launches `kernel` once with `args` (one value per parameter) on a
+/// stream and synchronises it: the stream's outcome.
+fn launch_once(backend: &HostBackend, source: &str, kernel: &str, config: LaunchConfig, args: &[Vec<u8>]) -> Result<(), BackendError> {
+    launch_once_with(backend, source, &[], kernel, config, args)
+}
+
+/// [`launch_once`] with compile options.
+fn launch_once_with(
+    backend: &HostBackend,
+    source: &str,
+    options: &[&str],
+    kernel: &str,
+    config: LaunchConfig,
+    args: &[Vec<u8>],
+) -> Result<(), BackendError> {
+    let request = RtcRequest { name: "test.hip", source, options: options.to_vec(), ..RtcRequest::default() };
+    let out = backend.rtc_compile(0, &request).unwrap();
+    assert!(out.success, "compile failed:\n{}", out.log);
+    let module = backend.module_load(0, ModuleFormat::HostModule, &out.code).unwrap();
+    let function = backend.module_function(module, kernel).unwrap();
+    let stream = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
+    backend.launch_kernel(Some(stream), function.handle, config, pack(&function.params, args)).unwrap();
+    backend.stream_synchronize(stream)
+}
+
 #[test]
-fn block_synchronization_is_refused_at_compile_time() {
+fn block_barriers_and_shared_memory_reduce_a_block() {
+    if !have("c++") {
+        return;
+    }
     let backend = backend();
-    let source = "extern \"C\" __global__ void reduce(float* x) {\n  __shared__ float tile[64];\n  \
-                  tile[threadIdx.x] = x[threadIdx.x];\n  __syncthreads();\n  x[0] = tile[0];\n}\n";
-    let out = compile(&backend, source, &[]);
-    assert!(!out.success);
-    assert!(out.code.is_empty());
-    assert!(out.log.contains("test.hip:4: error: `__syncthreads`"), "{}", out.log);
-    assert!(out.log.contains("test.hip:2: error: `__shared__`"), "{}", out.log);
-    assert!(out.log.contains("host backend"), "{}", out.log);
+    let source = r#"
+extern "C" __global__ void reduce(const int* in, int* sums, int* votes) {
+    __shared__ int partial[256];
+    unsigned t = threadIdx.x;
+    partial[t] = in[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+    for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
+        if (t < stride) partial[t] += partial[t + stride];
+        __syncthreads();
+    }
+    int odd = __syncthreads_count(in[blockIdx.x * blockDim.x + t] & 1);
+    int all = __syncthreads_and(t < 1000);
+    int any = __syncthreads_or(t == 7);
+    int none = __syncthreads_or(0);
+    if (t == 0) {
+        sums[blockIdx.x] = partial[0];
+        votes[blockIdx.x * 4] = odd; votes[blockIdx.x * 4 + 1] = all;
+        votes[blockIdx.x * 4 + 2] = any; votes[blockIdx.x * 4 + 3] = none;
+    }
+}
+"#;
+    let (blocks, threads) = (6usize, 256usize);
+    let input: Vec<i32> = (0..blocks * threads).map(|i| (i as i32 * 7919) % 1000 - 300).collect();
+    // The hand-written context switch (x86-64) and the portable ucontext one.
+    for options in [&[][..], &["-DHIP_REMOTE_FIBER_UCONTEXT=1"][..]] {
+        let (din, sums, votes) = (upload(&backend, &input), upload(&backend, &vec![0i32; blocks]), upload(&backend, &vec![0i32; blocks * 4]));
+        let config = LaunchConfig { grid: [blocks as u32, 1, 1], block: [threads as u32, 1, 1], shared_mem: 0 };
+        launch_once_with(&backend, source, options, "reduce", config, &[le(din.0), le(sums.0), le(votes.0)]).unwrap();
+        let want: Vec<i32> = input.chunks(threads).map(|c| c.iter().sum()).collect();
+        assert_eq!(download::<i32>(&backend, sums, blocks), want, "{options:?}");
+        let want_votes: Vec<i32> = input.chunks(threads).flat_map(|c| [c.iter().filter(|v| *v & 1 != 0).count() as i32, 1, 1, 0]).collect();
+        assert_eq!(download::<i32>(&backend, votes, blocks * 4), want_votes, "{options:?}");
+    }
+}
+
+#[test]
+fn warp_operations_see_their_warp() {
+    if !have("c++") {
+        return;
+    }
+    let backend = backend();
+    let source = r#"
+extern "C" __global__ void warps(const float* in, float* sums, unsigned long long* masks, int* lanes) {
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = in[t];
+    for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_down(v, offset);
+    int lane = threadIdx.x % warpSize;
+    unsigned long long odd = __ballot(lane & 1);
+    int every = __all(lane < warpSize), any = __any(lane == 3), none = __any_sync(~0ull, 0);
+    float first = __shfl(in[t], 0);
+    int up = __shfl_up_sync(~0ull, lane, 1), xr = __shfl_xor(lane, 1);
+    int same_all = 0;
+    unsigned long long quarter = __match_any_sync(~0ull, lane / 8), all = __match_all(7, &same_all);
+    bool matched = quarter == (0xffull << (lane / 8 * 8)) && all == 0xffffffffull && same_all == 1;
+    lanes[t] = matched ? up * 10000 + xr * 100 + (int)__lane_id() : -1;
+    if (lane == 0) {
+        unsigned w = t / warpSize;
+        sums[w] = v;
+        masks[w * 2] = odd;
+        masks[w * 2 + 1] = every * 100 + any * 10 + none + (first == in[t] ? 1000 : 0) + (__activemask() == 1ull ? 10000 : 0);  // lane 0 alone here
+    }
+}
+"#;
+    let (blocks, threads) = (3usize, 128usize);
+    let n = blocks * threads;
+    let input: Vec<f32> = (0..n).map(|i| (i % 17) as f32 - 4.0).collect();
+    let (din, sums, masks, lanes) =
+        (upload(&backend, &input), upload(&backend, &vec![0f32; n / 32]), upload(&backend, &vec![0u64; n / 16]), upload(&backend, &vec![0i32; n]));
+    let config = LaunchConfig { grid: [blocks as u32, 1, 1], block: [threads as u32, 1, 1], shared_mem: 0 };
+    launch_once(&backend, source, "warps", config, &[le(din.0), le(sums.0), le(masks.0), le(lanes.0)]).unwrap();
+    let want: Vec<f32> = input.chunks(32).map(|c| c.iter().sum()).collect();
+    assert_eq!(download::<f32>(&backend, sums, n / 32), want);
+    let want_masks: Vec<u64> = (0..n / 32).flat_map(|_| [0xaaaa_aaaa, 11110]).collect();
+    assert_eq!(download::<u64>(&backend, masks, n / 16), want_masks);
+    let want_lanes: Vec<i32> = (0..n as i32).map(|t| t % 32).map(|l| (if l == 0 { 0 } else { l - 1 }) * 10000 + (l ^ 1) * 100 + l).collect();
+    assert_eq!(download::<i32>(&backend, lanes, n), want_lanes);
+}
+
+#[test]
+fn shared_atomics_and_dynamic_shared_memory() {
+    if !have("c++") {
+        return;
+    }
+    let backend = backend();
+    let source = r#"
+extern __shared__ unsigned int bins[];
+extern "C" __global__ void histogram(const unsigned char* in, int n, unsigned int* out, int nbins) {
+    for (int b = threadIdx.x; b < nbins; b += blockDim.x) bins[b] = 0;
+    __syncthreads();
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) atomicAdd(&bins[in[i] % nbins], 1u);
+    __syncthreads();
+    for (int b = threadIdx.x; b < nbins; b += blockDim.x) atomicAdd(&out[b], bins[b]);
+}
+extern "C" __global__ void reverse(int* data) {
+    HIP_DYNAMIC_SHARED(int, scratch)
+    scratch[threadIdx.x] = data[blockIdx.x * blockDim.x + threadIdx.x];
+    __syncthreads();
+    data[blockIdx.x * blockDim.x + threadIdx.x] = scratch[blockDim.x - 1 - threadIdx.x];
+}
+"#;
+    let data: Vec<u8> = (0..10_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+    let nbins = 37usize;
+    let (din, out) = (upload(&backend, &data), upload(&backend, &vec![0u32; nbins]));
+    let config = LaunchConfig { grid: [5, 1, 1], block: [64, 1, 1], shared_mem: (nbins * 4) as u32 };
+    launch_once(&backend, source, "histogram", config, &[le(din.0), le(data.len() as i32), le(out.0), le(nbins as i32)]).unwrap();
+    let mut want = vec![0u32; nbins];
+    for v in &data {
+        want[*v as usize % nbins] += 1;
+    }
+    assert_eq!(download::<u32>(&backend, out, nbins), want);
+
+    let values: Vec<i32> = (0..96).collect();
+    let dv = upload(&backend, &values);
+    let config = LaunchConfig { grid: [3, 1, 1], block: [32, 1, 1], shared_mem: 32 * 4 };
+    launch_once(&backend, source, "reverse", config, &[le(dv.0)]).unwrap();
+    let want: Vec<i32> = values.chunks(32).flat_map(|c| c.iter().rev().copied()).collect();
+    assert_eq!(download::<i32>(&backend, dv, 96), want);
+}
+
+#[test]
+fn a_failed_assert_ends_the_launch_with_hip_error_assert() {
+    if !have("c++") {
+        return;
+    }
+    let backend = backend();
+    let source = r#"
+#include <cassert>
+extern "C" __global__ void checked(int* seen, int bad_block) {
+    atomicAdd(&seen[0], 1);
+    assert(blockIdx.x != (unsigned)bad_block || threadIdx.x != 3);
+    atomicAdd(&seen[1], 1);
+}
+extern "C" __global__ void checked_with_barrier(int* seen) {
+    assert(threadIdx.x != 5);
+    __syncthreads();
+    atomicAdd(&seen[0], 1);
+}
+"#;
+    let seen = upload(&backend, &[0i32; 2]);
+    let config = LaunchConfig { grid: [1, 1, 1], block: [8, 1, 1], shared_mem: 0 };
+    let error = launch_once(&backend, source, "checked", config, &[le(seen.0), le(0i32)]).unwrap_err();
+    assert_eq!(error.hip_code(), hip_code::ASSERT, "{error}");
+    assert!(error.message().contains("block [0,0,0], thread [3,0,0] Assertion `blockIdx.x"), "{error}");
+    assert_eq!(download::<i32>(&backend, seen, 2), [4, 3], "the block ends at the failing thread");
+
+    let barrier = upload(&backend, &[0i32; 1]);
+    let error = launch_once(&backend, source, "checked_with_barrier", config, &[le(barrier.0)]).unwrap_err();
+    assert_eq!(error.hip_code(), hip_code::ASSERT, "{error}");
+    assert_eq!(download::<i32>(&backend, barrier, 1), [0], "no thread passes the barrier");
+
+    // The worker goes on: the same kernel runs cleanly afterwards.
+    let clean = upload(&backend, &[0i32; 2]);
+    launch_once(&backend, source, "checked", config, &[le(clean.0), le(-1i32)]).unwrap();
+    assert_eq!(download::<i32>(&backend, clean, 2), [8, 8]);
+}
+
+#[test]
+fn kernel_printf_is_collected_in_block_order() {
+    if !have("c++") {
+        return;
+    }
+    let backend = backend();
+    let source = r#"
+#include <cstdio>
+extern "C" __global__ void hello(int tag) {
+    printf("tag %d block %u thread %u\n", tag, blockIdx.x, threadIdx.x);
+    printf("x");
+}
+"#;
+    let tag = 48_151_623;
+    let config = LaunchConfig { grid: [4, 1, 1], block: [2, 1, 1], shared_mem: 0 };
+    launch_once(&backend, source, "hello", config, &[le(tag)]).unwrap();
+    let printed = lock(&super::launch::tests::PRINTED).iter().find(|o| o.contains(&tag.to_string())).cloned().expect("the launch's output");
+    let want: String = (0..4).flat_map(|b| (0..2).map(move |t| format!("tag {tag} block {b} thread {t}\nx"))).collect();
+    assert_eq!(printed, want);
+}
+
+#[test]
+fn divergent_warp_operations_go_on_with_the_lanes_that_took_the_branch() {
+    if !have("c++") {
+        return;
+    }
+    let backend = backend();
+    let source = r#"
+extern "C" __global__ void diverge(int* out) {
+    unsigned lane = threadIdx.x % warpSize;
+    if (lane < 8) {
+        int v = __shfl_xor((int)lane, 1);
+        out[threadIdx.x] = v * 100 + __popcll(__activemask());
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockDim.x] = __syncthreads_count(1);
+}
+"#;
+    let out = upload(&backend, &[-1i32; 65]);
+    let config = LaunchConfig { grid: [1, 1, 1], block: [64, 1, 1], shared_mem: 0 };
+    launch_once(&backend, source, "diverge", config, &[le(out.0)]).unwrap();
+    let got = download::<i32>(&backend, out, 65);
+    for t in 0..64usize {
+        let lane = t % 32;
+        let want = if lane < 8 { (lane as i32 ^ 1) * 100 + 8 } else { -1 };
+        assert_eq!(got[t], want, "thread {t}: {got:?}");
+    }
+    // Thread 0 alone reaches the second barrier: the others have returned.
+    assert_eq!(got[64], 1);
 }
 
 #[test]
@@ -550,4 +775,124 @@ mix(float* f, int* i, unsigned long long* u, double* d, float4 v) {
     assert_eq!(download::<i32>(&backend, i, 7), [256, 255, -255, 256, 0xff, 7, 53]);
     assert_eq!(download::<u64>(&backend, u, 1), [512]);
     assert_eq!(download::<f64>(&backend, d, 1), [128.0]);
+}
+
+#[test]
+fn fibers_follow_3d_blocks_and_reuse_their_stacks_across_launches() {
+    if !have("c++") {
+        return;
+    }
+    let backend = backend();
+    let source = r#"
+extern "C" __global__ void neighbours(int* out) {
+    __shared__ int ids[1024];
+    unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    unsigned n = blockDim.x * blockDim.y * blockDim.z;
+    ids[t] = (int)t;
+    __syncthreads();
+    int next = ids[(t + 1) % n];  // written by another fiber before the barrier
+    int from_lane_0 = __shfl((int)t, 0);
+    out[blockIdx.x * n + t] = next * 10000 + from_lane_0;
+}
+"#;
+    let module = compile_and_load(&backend, source);
+    let function = backend.module_function(module, "neighbours").unwrap();
+    let stream = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
+    for (round, block) in [[8u32, 8, 4], [1024, 1, 1], [3, 5, 7]].into_iter().cycle().take(12).enumerate() {
+        let n = (block[0] * block[1] * block[2]) as usize;
+        let blocks = 9usize;
+        let out = backend.malloc(0, (blocks * n * 4) as u64).unwrap();
+        let config = LaunchConfig { grid: [blocks as u32, 1, 1], block, shared_mem: 0 };
+        backend.launch_kernel(Some(stream), function.handle, config, pack(&function.params, &[le(out.0)])).unwrap();
+        backend.stream_synchronize(stream).unwrap();
+        let got = download::<i32>(&backend, out, blocks * n);
+        for (i, value) in got.iter().enumerate() {
+            let t = i % n;
+            let want = ((t + 1) % n) as i32 * 10000 + (t / 32 * 32) as i32;
+            assert_eq!(*value, want, "round {round}, block {block:?}, element {i}");
+        }
+        backend.free(out).unwrap();
+    }
+}
+
+#[test]
+fn module_abi_versions_1_and_2_load_and_version_2_reports_through_its_services() {
+    let Some(v1) = c_module(
+        &C_MODULE_TEMPLATE
+            .replace("HIP_REMOTE_HOST_MODULE_VERSION", "1u")
+            .replace("NUM_PARAMS", "1")
+            .replace("PARAMS", "{0, 8}")
+            .replace("GLOBAL_ADDRESS", "storage")
+            .replace("MAGIC", "HIP_REMOTE_HOST_MODULE_MAGIC"),
+    ) else {
+        return;
+    };
+    let backend = backend();
+    let module = backend.module_load(0, ModuleFormat::HostModule, &v1).unwrap();
+    let run = backend.module_function(module, "run").unwrap();
+    let out = backend.malloc(0, 4 * 4).unwrap();
+    backend.launch_kernel(None, run.handle, LaunchConfig { grid: [4, 1, 1], block: [3, 1, 1], shared_mem: 100 }, le(out.0)).unwrap();
+    assert_eq!(download::<i32>(&backend, out, 4), [3100; 4], "a version 1 module runs as before");
+    let v3 = c_module(
+        &C_MODULE_TEMPLATE
+            .replace("HIP_REMOTE_HOST_MODULE_VERSION", "3u")
+            .replace("NUM_PARAMS", "1")
+            .replace("PARAMS", "{0, 8}")
+            .replace("GLOBAL_ADDRESS", "storage")
+            .replace("MAGIC", "HIP_REMOTE_HOST_MODULE_MAGIC"),
+    )
+    .unwrap();
+    let error = backend.module_load(0, ModuleFormat::HostModule, &v3).unwrap_err();
+    assert!(error.message().contains("ABI version 3 is not supported"), "{error}");
+
+    // Block 2 faults after printing; blocks print their index. Blocks run in any order and
+    // concurrently, so only block 2's own output and the fault are certain.
+    let reporting = c_module(
+        r#"
+static void run(const void *args, const hip_remote_block_ctx *ctx) {
+    (void)args;
+    char text[32];
+    int len = 0;
+    unsigned b = ctx->block_idx[0];
+    text[len++] = 'b'; text[len++] = (char)('0' + b); text[len++] = ';';
+    ctx->services->print(ctx->services, text, (uint32_t)len);
+    if (b == 2) ctx->services->fault(ctx->services, HIP_REMOTE_FAULT_ASSERT, "hand-written assert");
+}
+static const hip_remote_kernel kernels[] = {{ "run", run, 0, NULL, 0, 0 }};
+const hip_remote_host_module hip_remote_host_module_v1 = {
+    HIP_REMOTE_HOST_MODULE_MAGIC, HIP_REMOTE_HOST_MODULE_VERSION, 1, kernels, 0, NULL };
+"#,
+    )
+    .unwrap();
+    let module = backend.module_load(0, ModuleFormat::HostModule, &reporting).unwrap();
+    let run = backend.module_function(module, "run").unwrap();
+    let stream = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
+    backend.launch_kernel(Some(stream), run.handle, LaunchConfig { grid: [3, 1, 1], block: [1, 1, 1], shared_mem: 0 }, Vec::new()).unwrap();
+    let error = backend.stream_synchronize(stream).unwrap_err();
+    assert_eq!((error.hip_code(), error.message()), (hip_code::ASSERT, "hand-written assert"));
+    assert!(lock(&super::launch::tests::PRINTED).iter().any(|o| o.ends_with("b2;") && o.starts_with('b')), "block 2 printed last");
+}
+
+#[test]
+fn kernel_printf_beyond_the_launch_buffer_is_dropped_with_a_note() {
+    if !have("c++") {
+        return;
+    }
+    let backend = backend();
+    let source = r#"
+extern "C" __global__ void chatty(int tag) {
+    printf("%d:%04u:%0580d\n", tag, blockIdx.x * blockDim.x + threadIdx.x, 0);
+}
+"#;
+    let tag = 77_665_544;
+    let config = LaunchConfig { grid: [2, 1, 1], block: [1024, 1, 1], shared_mem: 0 };
+    launch_once(&backend, source, "chatty", config, &[le(tag)]).unwrap();
+    let printed = lock(&super::launch::tests::PRINTED).iter().find(|o| o.starts_with(&format!("{tag}:0000:"))).cloned().expect("the launch's output");
+    let line_len = format!("{tag}:0000:{:0580}\n", 0).len();
+    let (kept, note) = printed.split_at(super::launch::PRINTF_BUFFER_LEN);
+    // Blocks may interleave their output in time, so which lines the full buffer keeps varies;
+    // it starts with block 0 (block order) and ends with the note.
+    assert!(kept.starts_with(&format!("{tag}:0000:")), "block 0 first");
+    let dropped = 2048 * line_len - super::launch::PRINTF_BUFFER_LEN;
+    assert_eq!(note, format!("\n[hip-remote: {dropped} bytes of kernel printf output beyond 1048576 dropped]\n"));
 }

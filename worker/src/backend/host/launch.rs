@@ -3,9 +3,15 @@
 //! A launch runs as one stream operation. Its blocks are spread over up to
 //! [`MAX_KERNEL_THREADS`] OS threads (the stream's executor plus scoped helpers), each pulling
 //! the next block index from a shared counter and calling the kernel's `run_block` for it;
-//! the threads *within* a block run one after another inside `run_block`. Blocks therefore
-//! run concurrently and in no fixed order, as on a GPU; a kernel relying on an order between
-//! blocks is as wrong here as there.
+//! the threads *within* a block run inside `run_block` (one after another, or as fibers when
+//! the kernel uses barriers: see `rtc/prelude.hpp`). Blocks therefore run concurrently and in
+//! no fixed order, as on a GPU; a kernel relying on an order between blocks is as wrong here
+//! as there.
+//!
+//! A block reports through its [`LaunchServices`]: the first fault (a failed `assert`) ends
+//! the launch with `hipErrorAssert` once the blocks already running return, and no further
+//! block starts; kernel `printf` output is buffered per block, up to [`PRINTF_BUFFER_LEN`]
+//! per launch, and logged by the worker in block order when the launch ends.
 //!
 //! Kernels read device memory straight through their pointer arguments, so queued launches
 //! cannot pin the allocations they use the way copies do. Instead every launch holds a
@@ -14,17 +20,18 @@
 //! release has finished.
 
 use std::any::Any;
+use std::collections::BTreeMap;
 use std::collections::BTreeSet;
-use std::ffi::c_void;
+use std::ffi::{c_char, c_void, CStr};
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
 use proto_core::limits::MAX_KERNEL_ARGS_LEN;
 
 use super::lock;
-use super::module::{BlockCtx, HostModule, Kernel, ARGS_ALIGN};
+use super::module::{BlockCtx, HostModule, Kernel, LaunchServices, ARGS_ALIGN, FAULT_ASSERT};
 use crate::backend::{BackendError, DeviceProperties, FunctionAttributes, LaunchConfig};
 
 /// Most OS threads one launch runs its blocks on (the executor included).
@@ -33,6 +40,10 @@ pub(super) const MAX_KERNEL_THREADS: usize = 8;
 /// Most blocks of one cooperative launch: each is an OS thread of its own, all running at
 /// once, so that a grid-wide barrier can work. Occupancy never admits more than this.
 pub(super) const MAX_COOPERATIVE_BLOCKS: usize = 1024;
+
+/// Kernel `printf` output kept per launch (CUDA's default `cudaLimitPrintfFifoSize`); what
+/// goes beyond it is dropped, with a note, as a GPU drops what overflows its buffer.
+pub(super) const PRINTF_BUFFER_LEN: usize = 1 << 20;
 
 /// Something released while kernels may still use it.
 type Retired = Box<dyn Any + Send + Sync>;
@@ -205,6 +216,20 @@ impl KernelLaunch {
 
     fn run_blocks(&self) -> Result<(), BackendError> {
         let kernel = &self.module.kernels()[self.kernel];
+        let report = LaunchReport::default();
+        let outcome = self.run_blocks_reporting(kernel, &report);
+        let output = report.take_output();
+        if !output.is_empty() {
+            tracing::info!(kernel = %kernel.name, output = %String::from_utf8_lossy(&output), "kernel printf");
+            #[cfg(test)]
+            lock(&tests::PRINTED).push(String::from_utf8_lossy(&output).into_owned());
+        }
+        outcome?;
+        let fault = lock(&report.fault).take();
+        fault.map_or(Ok(()), Err)
+    }
+
+    fn run_blocks_reporting(&self, kernel: &Kernel, report: &LaunchReport) -> Result<(), BackendError> {
         let [gx, gy, gz] = self.config.grid.map(u64::from);
         // At most 2^31 · 2^16 · 2^16 after `validate_launch`.
         let blocks = gx * gy * gz;
@@ -215,9 +240,10 @@ impl KernelLaunch {
             let mut shared = AlignedBytes::zeroed(shared_len)?;
             loop {
                 let block = next.fetch_add(1, Ordering::Relaxed);
-                if block >= blocks {
+                if block >= blocks || report.faulted.load(Ordering::Relaxed) {
                     return Ok(());
                 }
+                let services = LaunchServices { launch: (report as *const LaunchReport).cast(), block, fault: report_fault, print: report_print };
                 // Block indices are below the grid, which fits u32 per axis.
                 let ctx = BlockCtx {
                     grid: self.config.grid,
@@ -225,12 +251,14 @@ impl KernelLaunch {
                     block_idx: [(block % gx) as u32, ((block / gx) % gy) as u32, (block / (gx * gy)) as u32],
                     dynamic_shared_size: self.config.shared_mem,
                     dynamic_shared: shared.as_mut_ptr(),
+                    services: &services,
                 };
                 // SAFETY: `run_block` comes from a validated module that `self.module` keeps
                 // loaded; `args` covers every parameter (`validate_launch`) and is aligned to
                 // ARGS_ALIGN, `ctx.dynamic_shared` holds `shared_mem` bytes for this thread
-                // alone. What the kernel does with device pointers is the client's contract,
-                // as on a GPU (see the module documentation of `host`).
+                // alone, `ctx.services` and the report it points to outlive the call. What the
+                // kernel does with device pointers is the client's contract, as on a GPU (see
+                // the module documentation of `host`).
                 unsafe { (kernel.run_block)(args.get(), &ctx) };
             }
         };
@@ -253,6 +281,85 @@ impl KernelLaunch {
             other => BackendError::LaunchFailure(format!("launch of `{}` failed: {other}", kernel.name)),
         })
     }
+}
+
+/// What the blocks of one launch report: its first fault and its kernel output.
+#[derive(Default)]
+struct LaunchReport {
+    faulted: AtomicBool,
+    fault: Mutex<Option<BackendError>>,
+    /// Output per block index, so it is logged in block order whatever order blocks ran in.
+    output: Mutex<PrintBuffer>,
+}
+
+#[derive(Default)]
+struct PrintBuffer {
+    blocks: BTreeMap<u64, Vec<u8>>,
+    len: usize,
+    dropped: usize,
+}
+
+impl LaunchReport {
+    fn take_output(&self) -> Vec<u8> {
+        let buffer = std::mem::take(&mut *lock(&self.output));
+        let mut out: Vec<u8> = buffer.blocks.into_values().flatten().collect();
+        if buffer.dropped > 0 {
+            out.extend(format!("\n[hip-remote: {} bytes of kernel printf output beyond {PRINTF_BUFFER_LEN} dropped]\n", buffer.dropped).bytes());
+        }
+        out
+    }
+}
+
+/// The report a block's services point to.
+///
+/// # Safety
+/// `services` is the `LaunchServices` the worker passed in the block context, whose `launch`
+/// is a live `LaunchReport` (both outlive `run_block`, which is where modules may call these).
+unsafe fn report_of<'a>(services: *const LaunchServices) -> Option<(&'a LaunchReport, u64)> {
+    // SAFETY: see the function's contract; a null pointer is refused.
+    let services = unsafe { services.as_ref()? };
+    // SAFETY: `launch` was made from a `&LaunchReport` that outlives the block.
+    let report = unsafe { services.launch.cast::<LaunchReport>().as_ref()? };
+    Some((report, services.block))
+}
+
+/// `hip_remote_launch_services::fault`. Must not unwind: nothing in it panics (`lock`
+/// recovers a poisoned mutex).
+unsafe extern "C" fn report_fault(services: *const LaunchServices, kind: u32, message: *const c_char) {
+    // SAFETY: called by a module with the services it was given (see `report_of`).
+    let Some((report, _)) = (unsafe { report_of(services) }) else {
+        return;
+    };
+    let message = if message.is_null() {
+        String::from("(no message)")
+    } else {
+        // SAFETY: the module passes a NUL-terminated string valid for the call.
+        unsafe { CStr::from_ptr(message) }.to_string_lossy().into_owned()
+    };
+    let mut fault = lock(&report.fault);
+    if fault.is_none() {
+        *fault = Some(if kind == FAULT_ASSERT { BackendError::Assert(message) } else { BackendError::LaunchFailure(message) });
+    }
+    report.faulted.store(true, Ordering::Relaxed);
+}
+
+/// `hip_remote_launch_services::print`.
+unsafe extern "C" fn report_print(services: *const LaunchServices, text: *const c_char, len: u32) {
+    // SAFETY: called by a module with the services it was given (see `report_of`).
+    let Some((report, block)) = (unsafe { report_of(services) }) else {
+        return;
+    };
+    if text.is_null() {
+        return;
+    }
+    // SAFETY: the module passes `len` readable bytes at `text`.
+    let bytes = unsafe { std::slice::from_raw_parts(text.cast::<u8>(), len as usize) };
+    let mut buffer = lock(&report.output);
+    let room = PRINTF_BUFFER_LEN - buffer.len;
+    let kept = bytes.len().min(room);
+    buffer.len += kept;
+    buffer.dropped += bytes.len() - kept;
+    buffer.blocks.entry(block).or_default().extend_from_slice(&bytes[..kept]);
 }
 
 /// The argument pointer, shared read-only by the block threads of one launch.
@@ -346,8 +453,11 @@ pub(super) fn max_potential_block_size(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+
+    /// Kernel output of every launch in this test process, for the kernel tests.
+    pub(in crate::backend::host) static PRINTED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
     #[test]
     fn parked_items_wait_for_earlier_launches_only() {

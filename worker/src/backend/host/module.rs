@@ -41,8 +41,10 @@ use crate::backend::{
 pub(super) const HOST_MODULE_SYMBOL: &str = "hip_remote_host_module_v1";
 /// `HIP_REMOTE_HOST_MODULE_MAGIC`: "HRHM" little-endian.
 pub(super) const HOST_MODULE_MAGIC: u32 = 0x4D48_5248;
-/// `HIP_REMOTE_HOST_MODULE_VERSION`.
-pub(super) const HOST_MODULE_VERSION: u32 = 1;
+/// `HIP_REMOTE_HOST_MODULE_VERSION`: 2 added the block context's `services`.
+pub(super) const HOST_MODULE_VERSION: u32 = 2;
+/// `HIP_REMOTE_HOST_MODULE_MIN_VERSION`: version 1 modules ignore `services`.
+pub(super) const HOST_MODULE_MIN_VERSION: u32 = 1;
 /// Most kernels one module may declare (`HIP_REMOTE_HOST_MAX_KERNELS`).
 pub(super) const MAX_MODULE_KERNELS: usize = 4096;
 /// Most globals one module may declare (`HIP_REMOTE_HOST_MAX_GLOBALS`).
@@ -85,7 +87,20 @@ pub(super) struct BlockCtx {
     pub(super) block_idx: [u32; 3],
     pub(super) dynamic_shared_size: u32,
     pub(super) dynamic_shared: *mut c_void,
+    pub(super) services: *const LaunchServices,
 }
+
+/// `hip_remote_launch_services`: how a running block reports a fault or kernel output.
+#[repr(C)]
+pub(super) struct LaunchServices {
+    pub(super) launch: *const c_void,
+    pub(super) block: u64,
+    pub(super) fault: unsafe extern "C" fn(services: *const LaunchServices, kind: u32, message: *const c_char),
+    pub(super) print: unsafe extern "C" fn(services: *const LaunchServices, text: *const c_char, len: u32),
+}
+
+/// `HIP_REMOTE_FAULT_ASSERT`: a device-side assert failed.
+pub(super) const FAULT_ASSERT: u32 = 1;
 
 /// `hip_remote_block_fn`. Must not unwind: a C++ exception leaving it aborts the worker.
 pub(super) type RunBlockFn = unsafe extern "C" fn(args: *const c_void, ctx: *const BlockCtx);
@@ -130,7 +145,8 @@ struct RawModule {
 // The header asserts the same sizes on 64-bit targets.
 #[cfg(target_pointer_width = "64")]
 const _: () = {
-    assert!(std::mem::size_of::<BlockCtx>() == 48);
+    assert!(std::mem::size_of::<BlockCtx>() == 56);
+    assert!(std::mem::size_of::<LaunchServices>() == 32);
     assert!(std::mem::size_of::<RawParam>() == 8);
     assert!(std::mem::size_of::<RawKernel>() == 40);
     assert!(std::mem::size_of::<RawGlobal>() == 24);
@@ -351,8 +367,8 @@ unsafe fn validate(descriptor: *const RawModule, limits: &ModuleLimits) -> Resul
     if raw.magic != HOST_MODULE_MAGIC {
         return Err(format!("bad magic {:#010x} (expected {HOST_MODULE_MAGIC:#010x})", raw.magic));
     }
-    if raw.version != HOST_MODULE_VERSION {
-        return Err(format!("ABI version {} is not supported (this worker speaks {HOST_MODULE_VERSION})", raw.version));
+    if !(HOST_MODULE_MIN_VERSION..=HOST_MODULE_VERSION).contains(&raw.version) {
+        return Err(format!("ABI version {} is not supported (this worker speaks {HOST_MODULE_MIN_VERSION} to {HOST_MODULE_VERSION})", raw.version));
     }
     // SAFETY: bounded count, non-null checked by `table`.
     let raw_kernels = unsafe { table(raw.kernels, raw.num_kernels, MAX_MODULE_KERNELS, "kernels") }?;

@@ -15,9 +15,9 @@ const FALLBACK_PHYSICAL_MEMORY: u64 = 4 << 30;
 /// Cap of the default emulated capacity.
 const DEFAULT_CAPACITY_CAP: u64 = 16 << 30;
 
-/// Warp size the host backend reports. 32 rather than 1, so clients that size blocks or
-/// reductions by `warpSize` get the shapes they would on a GPU. Host kernels run the threads
-/// of a block one after another, so warp intrinsics are refused at compile time (see `rtc`).
+/// Warp size the host backend reports: 32, as NVIDIA GPUs and AMD's RDNA (wave32) have, so
+/// clients that size blocks or reductions by `warpSize` get the shapes they would on a GPU.
+/// hiprtc's prelude (`rtc/prelude.hpp`) defines the same `warpSize` for its warp operations.
 pub(super) const HOST_WARP_SIZE: i32 = 32;
 
 /// What the host CPU tells about itself.

@@ -3,9 +3,10 @@
 //!
 //! A compile runs in a private temporary directory:
 //!
-//! 1. The source and the embedded headers are scanned for what the host backend cannot run
-//!    (`__syncthreads`, `__shared__`, warp intrinsics, see [`scan`]); such a program fails
-//!    with a log line naming the feature and its line, before any compiler runs.
+//! 1. The source and the embedded headers are scanned ([`scan`]): a program using block
+//!    barriers or warp operations is compiled with `HIP_REMOTE_FIBERS=1`, so that its blocks
+//!    run their threads as fibers (see `rtc/prelude.hpp`), and `extern __shared__` arrays
+//!    are rewritten, on their own lines, into the block's dynamic shared memory.
 //! 2. Options are sorted: `-D`/`-U`/`-I` pass through; `--offload-arch=`, `-O*`, `-std=` and
 //!    every other option are ignored with a log line (the host backend always compiles with
 //!    [`BASE_FLAGS`]).
@@ -59,7 +60,7 @@ const STUB_HEADERS: &[&str] = &[
 /// relocatable object (ELF `ET_REL`) for `hipLink*` instead of a module.
 const RDC_OPTION: &str = "-fgpu-rdc";
 /// Flags of a relocatable compile.
-const RDC_FLAGS: &[&str] = &["-std=c++17", "-O2", "-fPIC", "-fno-gnu-unique", "-c"];
+const RDC_FLAGS: &[&str] = &["-std=c++17", "-O2", "-fPIC", "-fno-gnu-unique", "-U_FORTIFY_SOURCE", "-fno-builtin-printf", "-c"];
 /// The function by which a relocatable object's constructor registers its kernels and
 /// globals with the linked module.
 const RDC_ADD_SYMBOL: &str = "hip_remote_rdc_add";
@@ -68,8 +69,13 @@ const DEFAULT_CXX: &str = "c++";
 /// Environment variable naming the C++ compiler.
 const CXX_ENV: &str = "HIP_REMOTE_CXX";
 /// Flags every compile uses. `-fno-gnu-unique` keeps template statics local so a module can
-/// be unloaded; `--no-undefined` reports a missing definition at link time, in the log.
-const BASE_FLAGS: &[&str] = &["-std=c++17", "-O2", "-shared", "-fPIC", "-fno-gnu-unique", "-Wl,--no-undefined"];
+/// be unloaded; `--no-undefined` reports a missing definition at link time, in the log;
+/// without fortification and the printf builtin, kernel `printf` calls reach the prelude's
+/// buffered `printf` (not `__printf_chk` or `puts`).
+const BASE_FLAGS: &[&str] =
+    &["-std=c++17", "-O2", "-shared", "-fPIC", "-fno-gnu-unique", "-U_FORTIFY_SOURCE", "-fno-builtin-printf", "-Wl,--no-undefined"];
+/// The define that makes the prelude run a program's blocks as fibers.
+const FIBERS_DEFINE: &str = "-DHIP_REMOTE_FIBERS=1";
 /// Longest a compile may run before it is killed.
 pub(crate) const COMPILE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Longest log returned; the rest is cut with a note. Well inside the wire's `MAX_TEXT_LEN`.
@@ -97,33 +103,28 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
         check_header_name(header)?;
     }
 
-    // 1. What the host backend cannot run.
-    let mut refusals = String::new();
-    let sources = std::iter::once((name.as_str(), request.source)).chain(request.headers.iter().copied());
-    for (file, text) in sources {
-        for r in scan::refused_features(text) {
-            let _ = writeln!(
-                refusals,
-                "{file}:{}: error: `{}` is not supported by the hip-remote host backend: it runs \
-                 the threads of a block one after another, so kernels using block barriers, \
-                 __shared__ memory or warp intrinsics cannot run on it (see docs/HOST_MODULES.md)",
-                r.line, r.ident
-            );
-        }
-    }
-    if !refusals.is_empty() {
-        return Ok(failure(refusals));
+    // 1. Barriers and warp operations; dynamic shared memory.
+    let mut log = String::new();
+    let source = scan::rewrite_dynamic_shared(request.source).unwrap_or_else(|| request.source.to_string());
+    let headers: Vec<(&str, String)> =
+        request.headers.iter().map(|(header, text)| (*header, scan::rewrite_dynamic_shared(text).unwrap_or_else(|| text.to_string()))).collect();
+    let sources = std::iter::once((name.as_str(), source.as_str())).chain(headers.iter().map(|(h, t)| (*h, t.as_str())));
+    let fibers = sources.filter_map(|(file, text)| scan::first_fiber_use(text).map(|u| (file, u))).next();
+    if let Some((file, found)) = &fibers {
+        tracing::debug!(program = %name, "{file}:{}: `{}`: the blocks run their threads as fibers", found.line, found.ident);
     }
 
     // 2. Options.
-    let mut log = String::new();
-    let passed = sort_options(&request.options, &mut log);
+    let mut passed = sort_options(&request.options, &mut log);
+    if fibers.is_some() {
+        passed.push(FIBERS_DEFINE.to_string());
+    }
 
     // 3. Files.
     let _slot = CompileSlot::acquire();
     let dir = TempDir::create()?;
     let rdc = request.options.iter().any(|o| o.trim() == RDC_OPTION);
-    let generated = generate(&name, request, rdc);
+    let generated = generate(&name, &source, request, rdc);
     let io = |e: std::io::Error| BackendError::Unknown(format!("hiprtc scratch files: {e}"));
     write_file(&dir.path.join("sys/hip_remote/host_module.h"), HOST_MODULE_H).map_err(io)?;
     write_file(&dir.path.join("sys/hip_remote_prelude.hpp"), PRELUDE).map_err(io)?;
@@ -131,7 +132,7 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
         write_file(&dir.path.join("sys").join(stub), "/* hip-remote host backend: provided by the hiprtc prelude. */\n").map_err(io)?;
     }
     fs::create_dir_all(dir.path.join("include")).map_err(io)?;
-    for (header, text) in &request.headers {
+    for (header, text) in &headers {
         write_file(&dir.path.join("include").join(header), text).map_err(io)?;
     }
     write_file(&dir.path.join("__hip_remote_main.cpp"), &generated.source).map_err(io)?;
@@ -329,11 +330,11 @@ fn normalize_expression(expr: &str) -> &str {
 /// The main translation unit. With `rdc` (`-fgpu-rdc`) it is a relocatable object for the
 /// linker: instead of a module descriptor, its constructor hands its kernels and globals to
 /// `hip_remote_rdc_add`, which the linked module's stub ([`link`]) defines.
-fn generate(name: &str, request: &RtcRequest<'_>, rdc: bool) -> Generated {
-    let declarations = scan::declarations(request.source);
+fn generate(name: &str, program: &str, request: &RtcRequest<'_>, rdc: bool) -> Generated {
+    let declarations = scan::declarations(program);
     let mut source = String::new();
     let _ = writeln!(source, "#line 1 {}", c_string(name));
-    source.push_str(request.source);
+    source.push_str(program);
     source.push_str("\n#line 1 \"<hip-remote kernel table>\"\n");
     source.push_str("namespace {\n");
     // (expression for `&`, fallback name, resolve through dladdr, name expression index)
@@ -571,6 +572,12 @@ mod tests {
         }
         assert_eq!(c_string("a\"\\\u{e9}"), "\"a\\\"\\\\\\303\\251\"");
         assert_eq!(normalize_expression(" &::ns::k<float> "), "ns::k<float>");
+    }
+
+    #[test]
+    fn the_prelude_warp_size_is_the_reported_one() {
+        let line = format!("static constexpr int warpSize = {};", super::super::properties::HOST_WARP_SIZE);
+        assert!(PRELUDE.contains(&line), "{line}");
     }
 
     #[test]

@@ -1,12 +1,15 @@
 // hip-remote host backend: the HIP prelude for hiprtc programs compiled for the worker's CPU.
 //
 // Force-included (-include) ahead of every program the host backend compiles. It maps the
-// HIP kernel language onto plain C++17 for a machine that runs the threads of a block one
-// after another: qualifiers become no-ops, threadIdx/blockIdx/blockDim/gridDim read a
-// thread-local block state that the generated run_block wrappers set, and atomics are GCC
-// __atomic builtins (blocks do run concurrently). __syncthreads, __shared__ and warp
-// intrinsics are deliberately absent: the worker refuses programs that use them before this
-// file is ever compiled. See docs/HOST_MODULES.md.
+// HIP kernel language onto plain C++17: qualifiers become no-ops, threadIdx/blockIdx/
+// blockDim/gridDim read a thread-local block state that the generated run_block wrappers
+// set, atomics are GCC __atomic builtins (blocks do run concurrently), and __shared__ is
+// `static thread_local` (one OS thread runs one block at a time, so its thread-local copy
+// is the block's). A program that uses block barriers or warp operations is compiled with
+// HIP_REMOTE_FIBERS=1 (the worker's scanner decides): each thread of a block is then a fiber
+// (ucontext) on a pooled stack, and a barrier switches to the next fiber; other programs run
+// the threads of a block one after another in a plain loop. Kernel assert and printf report
+// to the worker through the ABI version 2 launch services. See docs/HOST_MODULES.md.
 #pragma once
 
 #include <algorithm>
@@ -26,7 +29,12 @@
 #include <type_traits>
 #include <utility>
 #include <dlfcn.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 #define HIP_REMOTE_HOST_MODULE_NO_DECLARATION
 #include "hip_remote/host_module.h"
@@ -43,6 +51,8 @@
 #define __host__
 #define __constant__
 #define __managed__
+// Block-shared memory: one copy per OS thread, which runs one block at a time (see above).
+#define __shared__ static thread_local
 #define __forceinline__ inline __attribute__((always_inline))
 #define __launch_bounds__(...)
 #define __align__(n) alignas(n)
@@ -81,10 +91,17 @@ namespace {
 namespace __hip_remote {
 struct block_state {
     uint3 thread_idx, block_idx, block_dim, grid_dim;
+    void* dynamic_shared;
+    const hip_remote_launch_services* services;
 };
 thread_local block_state state;
 }  // namespace __hip_remote
 }  // namespace
+
+// `extern __shared__ T name[];` is rewritten by the worker's scanner into a pointer
+// initialised from this; HIP_DYNAMIC_SHARED is the same by hand.
+#define HIP_DYNAMIC_SHARED(type, var) type* var = static_cast<type*>(::__hip_remote::state.dynamic_shared);
+#define HIP_DYNAMIC_SHARED_ATTRIBUTE
 
 #define threadIdx (::__hip_remote::state.thread_idx)
 #define blockIdx (::__hip_remote::state.block_idx)
@@ -236,6 +253,8 @@ T atomic_update(T* address, F update) {
     }
 HIP_REMOTE_INTEGER_ATOMICS(int)
 HIP_REMOTE_INTEGER_ATOMICS(unsigned int)
+HIP_REMOTE_INTEGER_ATOMICS(long)
+HIP_REMOTE_INTEGER_ATOMICS(unsigned long)
 HIP_REMOTE_INTEGER_ATOMICS(long long)
 HIP_REMOTE_INTEGER_ATOMICS(unsigned long long)
 #undef HIP_REMOTE_INTEGER_ATOMICS
@@ -257,7 +276,14 @@ HIP_REMOTE_INTEGER_ATOMICS(unsigned long long)
     }                                                                                               \
     static inline T atomicMax(T* a, T v) {                                                          \
         return ::__hip_remote::atomic_update(a, [v](T old) { return old < v ? v : old; });          \
-    }
+    }                                                                                               \
+    static inline T atomicCAS(T* a, T compare, T v) {                                               \
+        __atomic_compare_exchange(a, &compare, &v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);       \
+        return compare;                                                                             \
+    }                                                                                               \
+    static inline T unsafeAtomicAdd(T* a, T v) { return atomicAdd(a, v); }                          \
+    static inline T safeAtomicAdd(T* a, T v) { return atomicAdd(a, v); }                            \
+    static inline T atomicAddNoRet(T* a, T v) { return atomicAdd(a, v); }
 HIP_REMOTE_FLOAT_ATOMICS(float)
 HIP_REMOTE_FLOAT_ATOMICS(double)
 #undef HIP_REMOTE_FLOAT_ATOMICS
@@ -270,12 +296,542 @@ static inline unsigned int atomicDec(unsigned int* a, unsigned int limit) {
         a, [limit](unsigned int old) { return (old == 0u || old > limit) ? limit : old - 1u; });
 }
 
+// The _system and _block scopes: every atomic here is already system-wide.
+#define HIP_REMOTE_SCOPED_ATOMIC(op)                                                        \
+    template <typename... A>                                                                \
+    static inline auto op##_system(A... a) -> decltype(op(a...)) { return op(a...); }       \
+    template <typename... A>                                                                \
+    static inline auto op##_block(A... a) -> decltype(op(a...)) { return op(a...); }
+HIP_REMOTE_SCOPED_ATOMIC(atomicAdd)
+HIP_REMOTE_SCOPED_ATOMIC(atomicSub)
+HIP_REMOTE_SCOPED_ATOMIC(atomicAnd)
+HIP_REMOTE_SCOPED_ATOMIC(atomicOr)
+HIP_REMOTE_SCOPED_ATOMIC(atomicXor)
+HIP_REMOTE_SCOPED_ATOMIC(atomicExch)
+HIP_REMOTE_SCOPED_ATOMIC(atomicMin)
+HIP_REMOTE_SCOPED_ATOMIC(atomicMax)
+HIP_REMOTE_SCOPED_ATOMIC(atomicCAS)
+HIP_REMOTE_SCOPED_ATOMIC(atomicInc)
+HIP_REMOTE_SCOPED_ATOMIC(atomicDec)
+#undef HIP_REMOTE_SCOPED_ATOMIC
+
 static inline long long clock64() {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 static inline long long wall_clock64() { return clock64(); }
+
+// ---- block execution: plain loop or fibers; faults and printf -------------------------
+#ifndef HIP_REMOTE_FIBERS
+#define HIP_REMOTE_FIBERS 0
+#endif
+// Stack of one fiber (one thread of a block), plus a guard page below it.
+#ifndef HIP_REMOTE_FIBER_STACK_SIZE
+#define HIP_REMOTE_FIBER_STACK_SIZE (256u << 10)
+#endif
+namespace {
+namespace __hip_remote {
+
+// Ends the block after a fault: never returns (defined below).
+[[noreturn]] void end_block();
+
+inline void fault(std::uint32_t kind, const char* message) {
+    const hip_remote_launch_services* services = state.services;
+    if (services && services->fault) services->fault(services, kind, message);
+}
+
+// Kernel printf: formatted here, buffered by the worker per launch.
+inline int device_vprintf(const char* format, va_list args) {
+    char small[512];
+    va_list again;
+    va_copy(again, args);
+    int len = vsnprintf(small, sizeof small, format, args);
+    const hip_remote_launch_services* services = state.services;
+    if (len < 0 || !services || !services->print) {
+        va_end(again);
+        return len;
+    }
+    if ((std::size_t)len < sizeof small) {
+        services->print(services, small, (std::uint32_t)len);
+    } else if (char* big = static_cast<char*>(std::malloc((std::size_t)len + 1))) {
+        vsnprintf(big, (std::size_t)len + 1, format, again);
+        services->print(services, big, (std::uint32_t)len);
+        std::free(big);
+    }
+    va_end(again);
+    return len;
+}
+
+struct block_run;
+thread_local block_run* current_run = nullptr;  // the fiber-mode block of this OS thread
+thread_local jmp_buf* plain_exit = nullptr;      // where a plain-loop block ends on a fault
+
+inline unsigned linear_thread(uint3 t, uint3 d) { return t.x + d.x * (t.y + d.y * t.z); }
+
+// ---- fibers -----------------------------------------------------------------------------
+// Stacks come from pools that blocks take and give back (the worker starts a launch's helper
+// threads afresh, so a pool per OS thread would pile up): a pool holds the stacks of one block,
+// grown on demand; every pool is registered so that the module's destructor can unmap them.
+// A guard page below each stack turns an overflow into a fault of the worker rather than
+// silent corruption of a neighbour.
+constexpr std::size_t fiber_stack_size = HIP_REMOTE_FIBER_STACK_SIZE;
+constexpr unsigned max_fibers = HIP_REMOTE_HOST_MAX_THREADS_PER_BLOCK;
+
+struct stack_pool {
+    void* stacks[max_fibers];
+    unsigned count;
+    std::size_t page;
+    stack_pool* next_registered;
+    stack_pool* next_free;
+};
+stack_pool* all_pools = nullptr;
+stack_pool* free_pools = nullptr;
+int pools_lock = 0;  // a spin lock around the two lists: held for a few instructions
+
+inline void lock_pools() {
+    while (__atomic_exchange_n(&pools_lock, 1, __ATOMIC_ACQUIRE)) {
+    }
+}
+inline void unlock_pools() { __atomic_store_n(&pools_lock, 0, __ATOMIC_RELEASE); }
+
+inline stack_pool* acquire_pool() {
+    lock_pools();
+    stack_pool* pool = free_pools;
+    if (pool) free_pools = pool->next_free;
+    unlock_pools();
+    if (pool) return pool;
+    pool = static_cast<stack_pool*>(std::calloc(1, sizeof(stack_pool)));
+    if (!pool) return nullptr;
+    pool->page = (std::size_t)sysconf(_SC_PAGESIZE);
+    lock_pools();
+    pool->next_registered = all_pools;
+    all_pools = pool;
+    unlock_pools();
+    return pool;
+}
+
+inline void release_pool(stack_pool* pool) {
+    lock_pools();
+    pool->next_free = free_pools;
+    free_pools = pool;
+    unlock_pools();
+}
+
+// Base (lowest usable address) of the pool's stack `i`, mapping up to it; nullptr when out
+// of memory.
+inline char* fiber_stack(stack_pool& pool, unsigned i) {
+    while (pool.count <= i) {
+        std::size_t len = fiber_stack_size + pool.page;
+        void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) return nullptr;
+        mprotect(p, pool.page, PROT_NONE);
+        pool.stacks[pool.count++] = p;
+    }
+    return static_cast<char*>(pool.stacks[i]) + pool.page;
+}
+
+__attribute__((destructor)) inline void release_stacks() {
+    lock_pools();
+    for (stack_pool* pool = all_pools; pool;) {
+        for (unsigned i = 0; i < pool->count; ++i) munmap(pool->stacks[i], fiber_stack_size + pool->page);
+        stack_pool* next = pool->next_registered;
+        std::free(pool);
+        pool = next;
+    }
+    all_pools = nullptr;
+    free_pools = nullptr;
+    unlock_pools();
+}
+
+// A fiber's saved execution context. On x86-64 a hand-written switch saves the callee-saved
+// registers on the fiber's own stack (no system call, unlike swapcontext, which also saves
+// the signal mask); elsewhere, or with HIP_REMOTE_FIBER_UCONTEXT, ucontext does it.
+#if defined(__x86_64__) && !defined(HIP_REMOTE_FIBER_UCONTEXT)
+#define HIP_REMOTE_FIBER_ASM 1
+}  // namespace __hip_remote
+}  // namespace
+// switch(from, to): pushes rbp, rbx, r12-r15 and the SSE/x87 control words, stores the stack
+// pointer in *from, loads `to` and pops the same from there. A new fiber's stack is laid out
+// as if it had switched away just before its entry function.
+extern "C" __attribute__((visibility("hidden"))) void __hip_remote_fiber_switch(void** from, void* to);
+__asm__(
+    ".text\n"
+    ".p2align 4\n"
+    ".hidden __hip_remote_fiber_switch\n"
+    ".weak __hip_remote_fiber_switch\n"
+    ".type __hip_remote_fiber_switch,@function\n"
+    "__hip_remote_fiber_switch:\n"
+    "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+    "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
+    "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
+    "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
+    "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+    "  ret\n"
+    ".size __hip_remote_fiber_switch, .-__hip_remote_fiber_switch\n");
+namespace {
+namespace __hip_remote {
+struct fiber_context {
+    void* sp;
+};
+inline void switch_context(fiber_context& from, const fiber_context& to) { __hip_remote_fiber_switch(&from.sp, to.sp); }
+// Prepares `context` to start `entry` on the stack [base, base + size).
+inline bool make_context(fiber_context& context, char* base, std::size_t size, void (*entry)()) {
+    auto top = reinterpret_cast<std::uintptr_t>(base + size) & ~std::uintptr_t(15);
+    auto* slots = reinterpret_cast<std::uint64_t*>(top);
+    slots[-1] = 0;                                         // entry's (never used) return address
+    slots[-2] = reinterpret_cast<std::uint64_t>(entry);    // where the first switch returns to
+    for (int i = 3; i <= 8; ++i) slots[-i] = 0;            // rbp, rbx, r12-r15
+    slots[-9] = 0x1F80ull | (0x037Full << 32);             // default MXCSR, x87 control word
+    context.sp = &slots[-9];
+    return true;
+}
+#else
+#define HIP_REMOTE_FIBER_ASM 0
+struct fiber_context {
+    ucontext_t uc;
+};
+inline void switch_context(fiber_context& from, const fiber_context& to) { swapcontext(&from.uc, &to.uc); }
+inline bool make_context(fiber_context& context, char* base, std::size_t size, void (*entry)()) {
+    if (getcontext(&context.uc) != 0) return false;
+    context.uc.uc_stack.ss_sp = base;
+    context.uc.uc_stack.ss_size = size;
+    context.uc.uc_link = nullptr;
+    makecontext(&context.uc, entry, 0);
+    return true;
+}
+#endif
+
+enum fiber_status : unsigned char { runnable, at_barrier, at_warp_op, finished };
+
+struct fiber {
+    fiber_context context;
+    uint3 thread_idx;
+    fiber_status status;
+};
+
+constexpr unsigned warp_lanes = (unsigned)warpSize;
+static_assert(warp_lanes <= 64, "warp masks are 64-bit");
+
+// One warp's exchange: lanes deposit a value and wait until every live lane of the warp
+// has; the buffers alternate by generation so a fast lane's next operation cannot overwrite
+// what a slow lane has yet to read.
+struct warp_exchange {
+    unsigned live, arrived, generation;
+    std::uint64_t mask[2];
+    std::uint64_t values[2][warp_lanes];
+};
+
+struct block_run {
+    fiber_context scheduler;
+    fiber* fibers;
+    warp_exchange* warps;
+    unsigned count, current, live;
+    // The block barrier: arrivals this generation, and per generation the predicate tally.
+    unsigned barrier_arrived, barrier_generation;
+    unsigned barrier_count[2], barrier_all[2];
+    bool aborted;
+    void (*body)(void*);
+    void* body_arg;
+};
+
+inline void release_barrier(block_run& r) {
+    for (unsigned i = 0; i < r.count; ++i)
+        if (r.fibers[i].status == at_barrier) r.fibers[i].status = runnable;
+    r.barrier_arrived = 0;
+    unsigned next = (r.barrier_generation + 1) & 1;
+    r.barrier_count[next] = 0;
+    r.barrier_all[next] = 0;
+    ++r.barrier_generation;
+}
+
+inline void release_warp(block_run& r, unsigned warp) {
+    warp_exchange& w = r.warps[warp];
+    unsigned end = std::min(r.count, (warp + 1) * warp_lanes);
+    for (unsigned i = warp * warp_lanes; i < end; ++i)
+        if (r.fibers[i].status == at_warp_op) r.fibers[i].status = runnable;
+    w.arrived = 0;
+    w.mask[(w.generation + 1) & 1] = 0;
+    ++w.generation;
+}
+
+// Back to the scheduler; returns when this fiber is resumed.
+inline void yield(block_run& r) {
+    fiber& me = r.fibers[r.current];
+    switch_context(me.context, r.scheduler);
+}
+
+[[noreturn]] inline void fiber_main() {
+    block_run& r = *current_run;
+    r.body(r.body_arg);
+    unsigned me = r.current;
+    r.fibers[me].status = finished;
+    --r.live;
+    warp_exchange& w = r.warps[me / warp_lanes];
+    --w.live;
+    if (w.arrived > 0 && w.arrived == w.live) release_warp(r, me / warp_lanes);
+    if (r.barrier_arrived > 0 && r.barrier_arrived == r.live) release_barrier(r);
+    switch_context(r.fibers[me].context, r.scheduler);  // never resumed
+    __builtin_unreachable();
+}
+
+[[noreturn]] inline void no_fibers(const char* what) {
+    char message[256];
+    snprintf(message, sizeof message,
+             "%s in a program compiled without fibers (the worker found no barrier or warp operation in its "
+             "source, e.g. one hidden behind a macro defined outside it)",
+             what);
+    fault(HIP_REMOTE_FAULT_LAUNCH, message);
+    end_block();
+}
+
+enum barrier_mode { barrier_count_mode, barrier_and_mode, barrier_or_mode };
+
+// __syncthreads and its reductions over the block's live threads.
+inline int barrier(int predicate, barrier_mode mode) {
+    block_run* run = current_run;
+    if (!run) no_fibers("__syncthreads");
+    block_run& r = *run;
+    unsigned generation = r.barrier_generation & 1;
+    r.barrier_count[generation] += predicate != 0;
+    r.barrier_all[generation] += 1;
+    r.fibers[r.current].status = at_barrier;
+    if (++r.barrier_arrived == r.live) release_barrier(r);
+    yield(r);
+    // Buffer `generation` stays as it is until every live thread reaches the next barrier.
+    unsigned count = r.barrier_count[generation];
+    switch (mode) {
+        case barrier_and_mode: return count == r.barrier_all[generation];
+        case barrier_or_mode: return count != 0;
+        default: return (int)count;
+    }
+}
+
+// Deposits `value` for this lane, waits for the warp; returns the generation's buffer index
+// and this lane.
+inline unsigned warp_op(std::uint64_t value, unsigned* lane_out) {
+    block_run* run = current_run;
+    if (!run) no_fibers("a warp operation");
+    block_run& r = *run;
+    unsigned me = r.current, warp = me / warp_lanes, lane = me % warp_lanes;
+    warp_exchange& w = r.warps[warp];
+    unsigned generation = w.generation & 1;
+    w.values[generation][lane] = value;
+    w.mask[generation] |= 1ull << lane;
+    r.fibers[me].status = at_warp_op;
+    if (++w.arrived == w.live) release_warp(r, warp);
+    yield(r);
+    *lane_out = lane;
+    return generation;
+}
+
+inline warp_exchange& my_warp() { return current_run->warps[current_run->current / warp_lanes]; }
+
+template <typename T>
+T shuffle(T var, int src_lane_or_delta, int width, int mode) {
+    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value, "hip-remote: __shfl of a type over 8 bytes");
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &var, sizeof(T));
+    unsigned lane;
+    unsigned g = warp_op(bits, &lane);
+    if (width <= 0 || width > (int)warp_lanes) width = (int)warp_lanes;
+    int self = (int)lane, base = self & ~(width - 1), src = self;
+    switch (mode) {
+        case 0: src = base + (src_lane_or_delta & (width - 1)); break;                      // __shfl
+        case 1: src = (self - src_lane_or_delta < base) ? self : self - src_lane_or_delta; break;  // up
+        case 2: src = ((self & (width - 1)) + src_lane_or_delta >= width) ? self : self + src_lane_or_delta; break;
+        default: src = self ^ src_lane_or_delta; if (src >= base + width || src < 0) src = self; break;  // xor
+    }
+    warp_exchange& w = my_warp();
+    if (src < 0 || src >= (int)warp_lanes || !(w.mask[g] >> src & 1)) src = self;
+    T out;
+    std::memcpy(&out, &w.values[g][src], sizeof(T));
+    return out;
+}
+
+// The warp's votes, and in `*live` the lanes that voted.
+inline std::uint64_t ballot(int predicate, std::uint64_t* live = nullptr) {
+    unsigned lane;
+    unsigned g = warp_op(predicate != 0, &lane);
+    warp_exchange& w = my_warp();
+    std::uint64_t out = 0;
+    for (unsigned i = 0; i < warp_lanes; ++i)
+        if ((w.mask[g] >> i & 1) && w.values[g][i]) out |= 1ull << i;
+    if (live) *live = w.mask[g];
+    return out;
+}
+
+// Lanes whose `value` equals this lane's, among those that took part.
+template <typename T>
+std::uint64_t match_any(T value) {
+    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value, "hip-remote: __match_* of a type over 8 bytes");
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof(T));
+    unsigned lane;
+    unsigned g = warp_op(bits, &lane);
+    warp_exchange& w = my_warp();
+    std::uint64_t out = 0;
+    for (unsigned i = 0; i < warp_lanes; ++i)
+        if ((w.mask[g] >> i & 1) && w.values[g][i] == bits) out |= 1ull << i;
+    return out;
+}
+
+inline std::uint64_t active_mask() {
+    unsigned lane;
+    unsigned g = warp_op(0, &lane);
+    return my_warp().mask[g];
+}
+
+// Runs the block's threads as fibers; `body` is one thread's kernel call.
+inline void run_fibers(const hip_remote_block_ctx* ctx, void (*body)(void*), void* arg) {
+    unsigned count = ctx->block[0] * ctx->block[1] * ctx->block[2];
+    unsigned warps = (count + warp_lanes - 1) / warp_lanes;
+    block_run r{};
+    r.fibers = static_cast<fiber*>(std::calloc(count, sizeof(fiber)));
+    r.warps = static_cast<warp_exchange*>(std::calloc(warps, sizeof(warp_exchange)));
+    if (!r.fibers || !r.warps || count > max_fibers) {
+        std::free(r.fibers);
+        std::free(r.warps);
+        fault(HIP_REMOTE_FAULT_LAUNCH, "out of memory for the block's fibers");
+        return;
+    }
+    r.count = count;
+    r.live = count;
+    r.body = body;
+    r.body_arg = arg;
+    for (unsigned w = 0; w < warps; ++w) r.warps[w].live = std::min(warp_lanes, count - w * warp_lanes);
+    stack_pool* pool = acquire_pool();
+    bool ready = pool != nullptr;
+    unsigned i = 0;
+    for (unsigned z = 0; z < ctx->block[2]; ++z)
+        for (unsigned y = 0; y < ctx->block[1]; ++y)
+            for (unsigned x = 0; x < ctx->block[0]; ++x, ++i) {
+                fiber& f = r.fibers[i];
+                f.thread_idx = uint3{x, y, z};
+                char* stack = pool ? fiber_stack(*pool, i) : nullptr;
+                if (!stack || !make_context(f.context, stack, fiber_stack_size, fiber_main)) ready = false;
+            }
+    if (!ready) {
+        fault(HIP_REMOTE_FAULT_LAUNCH, "cannot allocate the block's fiber stacks");
+    } else {
+        block_run* outer = current_run;
+        current_run = &r;
+        while (r.live > 0 && !r.aborted) {
+            bool progressed = false;
+            for (unsigned f = 0; f < r.count && !r.aborted; ++f) {
+                if (r.fibers[f].status != runnable) continue;
+                r.current = f;
+                state.thread_idx = r.fibers[f].thread_idx;
+                switch_context(r.scheduler, r.fibers[f].context);
+                progressed = true;
+            }
+            if (!progressed && r.live > 0 && !r.aborted) {
+                // Every live thread waits, but not all at the same kind of rendezvous: lanes
+                // at a warp operation whose warp-mates wait at the block barrier took a branch
+                // of their own; they go on among themselves (the active mask), as a GPU runs
+                // a divergent branch with the lanes that took it.
+                bool released = false;
+                for (unsigned w = 0; w < (r.count + warp_lanes - 1) / warp_lanes; ++w)
+                    if (r.warps[w].arrived > 0) {
+                        release_warp(r, w);
+                        released = true;
+                    }
+                if (!released) {
+                    fault(HIP_REMOTE_FAULT_LAUNCH, "the threads of a block wait for each other forever (fiber scheduler)");
+                    break;
+                }
+            }
+        }
+        current_run = outer;
+    }
+    if (pool) release_pool(pool);
+    std::free(r.fibers);
+    std::free(r.warps);
+}
+
+[[noreturn]] inline void end_block() {
+    if (block_run* r = current_run) {
+        r->aborted = true;
+        switch_context(r->fibers[r->current].context, r->scheduler);  // never resumed
+    }
+    if (plain_exit) longjmp(*plain_exit, 1);
+    std::abort();  // unreachable: every kernel runs inside run_block
+}
+
+}  // namespace __hip_remote
+}  // namespace
+
+// A failing assert ends the block and the launch with hipErrorAssert; the worker goes on.
+// Defined here, hidden, so that glibc's assert macro calls this and not the process-wide
+// abort; weak, as the libm aliases above, for -fgpu-rdc links.
+extern "C" __attribute__((visibility("hidden"), weak, noreturn)) void __assert_fail(const char* expr, const char* file,
+                                                                                      unsigned int line,
+                                                                                      const char* function) noexcept {
+    char message[1024];
+    const uint3 b = ::__hip_remote::state.block_idx, t = ::__hip_remote::state.thread_idx;
+    snprintf(message, sizeof message, "%s:%u: %s: block [%u,%u,%u], thread [%u,%u,%u] Assertion `%s` failed.", file, line,
+             function, b.x, b.y, b.z, t.x, t.y, t.z, expr);
+    ::__hip_remote::fault(HIP_REMOTE_FAULT_ASSERT, message);
+    ::__hip_remote::end_block();
+}
+// Kernel printf: buffered by the worker per launch (see docs/HOST_MODULES.md).
+extern "C" __attribute__((visibility("hidden"), weak)) int printf(const char* format, ...) {
+    va_list args;
+    va_start(args, format);
+    int len = ::__hip_remote::device_vprintf(format, args);
+    va_end(args);
+    return len;
+}
+static inline void __trap() {
+    ::__hip_remote::fault(HIP_REMOTE_FAULT_LAUNCH, "__trap() in a kernel");
+    ::__hip_remote::end_block();
+}
+static inline void __syncthreads() { (void)::__hip_remote::barrier(0, ::__hip_remote::barrier_count_mode); }
+static inline int __syncthreads_count(int p) { return ::__hip_remote::barrier(p, ::__hip_remote::barrier_count_mode); }
+static inline int __syncthreads_and(int p) { return ::__hip_remote::barrier(p, ::__hip_remote::barrier_and_mode); }
+static inline int __syncthreads_or(int p) { return ::__hip_remote::barrier(p, ::__hip_remote::barrier_or_mode); }
+static inline void __syncwarp(unsigned long long = 0) { (void)::__hip_remote::active_mask(); }
+static inline unsigned long long __activemask() { return ::__hip_remote::active_mask(); }
+static inline unsigned long long __ballot(int p) { return ::__hip_remote::ballot(p); }
+static inline int __any(int p) { return ::__hip_remote::ballot(p) != 0; }
+static inline int __all(int p) {
+    std::uint64_t live = 0;
+    return ::__hip_remote::ballot(p, &live) == live;
+}
+static inline unsigned long long __ballot_sync(unsigned long long, int p) { return __ballot(p); }
+static inline int __any_sync(unsigned long long, int p) { return __any(p); }
+static inline int __all_sync(unsigned long long, int p) { return __all(p); }
+template <typename T>
+static inline unsigned long long __match_any(T value) { return ::__hip_remote::match_any(value); }
+template <typename M, typename T>
+static inline unsigned long long __match_any_sync(M, T value) { return ::__hip_remote::match_any(value); }
+// Every lane that took part, if all hold the same value (then *pred = 1), else 0.
+template <typename T>
+static inline unsigned long long __match_all(T value, int* pred) {
+    std::uint64_t live = ::__hip_remote::active_mask();
+    std::uint64_t same = ::__hip_remote::match_any(value);
+    *pred = same == live;
+    return same == live ? live : 0;
+}
+template <typename M, typename T>
+static inline unsigned long long __match_all_sync(M, T value, int* pred) { return __match_all(value, pred); }
+static inline unsigned int __lane_id() { return ::__hip_remote::linear_thread(threadIdx, blockDim) % warpSize; }
+template <typename T>
+static inline T __shfl(T var, int src_lane, int width = warpSize) { return ::__hip_remote::shuffle(var, src_lane, width, 0); }
+template <typename T>
+static inline T __shfl_up(T var, unsigned int delta, int width = warpSize) { return ::__hip_remote::shuffle(var, (int)delta, width, 1); }
+template <typename T>
+static inline T __shfl_down(T var, unsigned int delta, int width = warpSize) { return ::__hip_remote::shuffle(var, (int)delta, width, 2); }
+template <typename T>
+static inline T __shfl_xor(T var, int lane_mask, int width = warpSize) { return ::__hip_remote::shuffle(var, lane_mask, width, 3); }
+template <typename M, typename T>
+static inline T __shfl_sync(M, T var, int src_lane, int width = warpSize) { return __shfl(var, src_lane, width); }
+template <typename M, typename T>
+static inline T __shfl_up_sync(M, T var, unsigned int delta, int width = warpSize) { return __shfl_up(var, delta, width); }
+template <typename M, typename T>
+static inline T __shfl_down_sync(M, T var, unsigned int delta, int width = warpSize) { return __shfl_down(var, delta, width); }
+template <typename M, typename T>
+static inline T __shfl_xor_sync(M, T var, int lane_mask, int width = warpSize) { return __shfl_xor(var, lane_mask, width); }
 
 // ---- kernel table machinery (used by the generated tail) --------------------------------
 namespace {
@@ -337,12 +893,26 @@ void run_threads(void (*kernel)(P...), const unsigned char* args, const hip_remo
     s.grid_dim = uint3{ctx->grid[0], ctx->grid[1], ctx->grid[2]};
     s.block_dim = uint3{ctx->block[0], ctx->block[1], ctx->block[2]};
     s.block_idx = uint3{ctx->block_idx[0], ctx->block_idx[1], ctx->block_idx[2]};
-    for (unsigned int z = 0; z < ctx->block[2]; ++z)
-        for (unsigned int y = 0; y < ctx->block[1]; ++y)
-            for (unsigned int x = 0; x < ctx->block[0]; ++x) {
-                s.thread_idx = uint3{x, y, z};
-                std::apply(kernel, values);
-            }
+    s.dynamic_shared = ctx->dynamic_shared;
+    s.services = ctx->services;
+    if (HIP_REMOTE_FIBERS) {
+        auto thread = [&]() { std::apply(kernel, values); };
+        using thread_type = decltype(thread);
+        run_fibers(ctx, [](void* t) { (*static_cast<thread_type*>(t))(); }, &thread);
+        return;
+    }
+    // A fault (assert) in one thread ends the block here.
+    jmp_buf exit;
+    plain_exit = &exit;
+    if (setjmp(exit) == 0) {
+        for (unsigned int z = 0; z < ctx->block[2]; ++z)
+            for (unsigned int y = 0; y < ctx->block[1]; ++y)
+                for (unsigned int x = 0; x < ctx->block[0]; ++x) {
+                    s.thread_idx = uint3{x, y, z};
+                    std::apply(kernel, values);
+                }
+    }
+    plain_exit = nullptr;
 }
 
 template <typename... P>

@@ -1,8 +1,9 @@
 //! A pragmatic scanner for HIP kernel source: enough C++ lexing to find, outside comments,
 //! strings and preprocessor lines,
 //!
-//! * the features the host backend cannot run (`__syncthreads`, `__shared__`, warp
-//!   intrinsics), with their lines, and
+//! * the barriers and warp operations that make the host backend run a program's blocks as
+//!   fibers, with their lines,
+//! * `extern __shared__` declarations, rewritten to the block's dynamic shared memory, and
 //! * the `extern "C" __global__` kernels and the `__device__`/`__constant__` variables at
 //!   namespace scope, for the generated kernel table.
 //!
@@ -11,23 +12,11 @@
 //! reached only through name expressions; a variable declarator list is read up to its
 //! initializers, not into them.
 
-/// Identifiers the host backend refuses: it runs the threads of a block one after another,
-/// so there is no barrier, no block-shared memory and no lock-step warp.
-const REFUSED: &[&str] = &[
-    "__syncthreads",
-    "__syncthreads_count",
-    "__syncthreads_and",
-    "__syncthreads_or",
-    "__shared__",
-    "HIP_DYNAMIC_SHARED",
-    "__syncwarp",
-    "__activemask",
-    "__ballot",
-    "__any",
-    "__all",
-];
-/// Prefixes of refused identifiers (`__shfl`, `__shfl_down_sync`, ...).
-const REFUSED_PREFIXES: &[&str] = &["__shfl", "__ballot_", "__any_", "__all_", "__match_"];
+/// Identifiers that need the threads of a block to run as fibers (they wait for each other).
+const FIBER_IDENTS: &[&str] =
+    &["__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp", "__activemask", "__ballot", "__any", "__all"];
+/// Prefixes of such identifiers (`__shfl`, `__shfl_down_sync`, ...).
+const FIBER_PREFIXES: &[&str] = &["__shfl", "__ballot_", "__any_", "__all_", "__match_"];
 
 /// Attribute-like identifiers followed by a parenthesised argument list that is not the
 /// declarator's parameter list.
@@ -47,28 +36,66 @@ enum Kind<'a> {
 struct Token<'a> {
     kind: Kind<'a>,
     line: u32,
+    /// Byte range in the source.
+    start: usize,
+    end: usize,
 }
 
-/// A use of a refused feature.
+/// A use of a barrier or warp operation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Refusal {
+pub(crate) struct FiberUse {
     pub(crate) ident: String,
     pub(crate) line: u32,
 }
 
-/// Every refused identifier, first use of each, in source order.
-pub(crate) fn refused_features(source: &str) -> Vec<Refusal> {
-    let mut found: Vec<Refusal> = Vec::new();
-    for token in tokenize(source) {
-        let Kind::Ident(ident) = token.kind else {
+/// The first barrier or warp operation in `source`, if any.
+pub(crate) fn first_fiber_use(source: &str) -> Option<FiberUse> {
+    tokenize(source).into_iter().find_map(|token| match token.kind {
+        Kind::Ident(ident) if FIBER_IDENTS.contains(&ident) || FIBER_PREFIXES.iter().any(|p| ident.starts_with(p)) => {
+            Some(FiberUse { ident: ident.to_string(), line: token.line })
+        }
+        _ => None,
+    })
+}
+
+/// `source` with every `extern __shared__ T name[];` turned into a reference to the block's
+/// dynamic shared memory (`static thread_local T* const& name = ...;`, valid at function and
+/// namespace scope, read afresh per block), on the same lines; `None` when there is none.
+pub(crate) fn rewrite_dynamic_shared(source: &str) -> Option<String> {
+    let tokens = tokenize(source);
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut i = 0;
+    while i + 1 < tokens.len() {
+        if !(tokens[i].kind == Kind::Ident("extern") && tokens[i + 1].kind == Kind::Ident("__shared__")) {
+            i += 1;
+            continue;
+        }
+        let Some(semicolon) = tokens[i + 2..].iter().position(|t| t.kind == Kind::Punct(b';')).map(|p| i + 2 + p) else {
+            break;
+        };
+        // The declarator: the last identifier before `[`.
+        let open = tokens[i + 2..semicolon].iter().position(|t| t.kind == Kind::Punct(b'[')).map(|p| i + 2 + p);
+        let name_at = open.and_then(|open| (i + 2..open).rev().find(|&j| matches!(tokens[j].kind, Kind::Ident(_))));
+        let (Some(name_at), Kind::Ident(name)) = (name_at, name_at.map_or(Kind::Other, |j| tokens[j].kind)) else {
+            i = semicolon + 1;
             continue;
         };
-        let refused = REFUSED.contains(&ident) || REFUSED_PREFIXES.iter().any(|p| ident.starts_with(p));
-        if refused && !found.iter().any(|r| r.ident == ident) {
-            found.push(Refusal { ident: ident.to_string(), line: token.line });
-        }
+        let element = source[tokens[i + 1].end..tokens[name_at].start].trim();
+        let span = &source[tokens[i].start..tokens[semicolon].end];
+        out.push_str(&source[copied..tokens[i].start]);
+        out.push_str(&format!(
+            "static thread_local {} * const& {name} = reinterpret_cast<decltype({name})>(::__hip_remote::state.dynamic_shared);",
+            element
+        ));
+        out.extend(std::iter::repeat_n('\n', span.matches('\n').count() - element.matches('\n').count()));
+        copied = tokens[semicolon].end;
+        i = semicolon + 1;
     }
-    found
+    (copied > 0).then(|| {
+        out.push_str(&source[copied..]);
+        out
+    })
 }
 
 /// What the generated kernel table takes from the source.
@@ -319,6 +346,7 @@ fn tokenize(source: &str) -> Vec<Token<'_>> {
     let mut line_start = true;
     while i < bytes.len() {
         let c = bytes[i];
+        let (token_start, pushed) = (i, tokens.len());
         match c {
             b'\n' => {
                 line += 1;
@@ -357,14 +385,14 @@ fn tokenize(source: &str) -> Vec<Token<'_>> {
             }
             b'"' => {
                 let (end, lines) = quoted(bytes, i, b'"');
-                tokens.push(Token { kind: Kind::Str(&source[i + 1..end.saturating_sub(1).max(i + 1)]), line });
+                tokens.push(Token { kind: Kind::Str(&source[i + 1..end.saturating_sub(1).max(i + 1)]), line, start: 0, end: 0 });
                 line += lines;
                 i = end;
                 line_start = false;
             }
             b'\'' => {
                 let (end, lines) = quoted(bytes, i, b'\'');
-                tokens.push(Token { kind: Kind::Other, line });
+                tokens.push(Token { kind: Kind::Other, line, start: 0, end: 0 });
                 line += lines;
                 i = end;
                 line_start = false;
@@ -381,7 +409,7 @@ fn tokenize(source: &str) -> Vec<Token<'_>> {
                         break;
                     }
                 }
-                tokens.push(Token { kind: Kind::Other, line });
+                tokens.push(Token { kind: Kind::Other, line, start: 0, end: 0 });
                 line_start = false;
             }
             c if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 => {
@@ -394,24 +422,28 @@ fn tokenize(source: &str) -> Vec<Token<'_>> {
                 match (word, bytes.get(i)) {
                     ("R" | "u8R" | "uR" | "UR" | "LR", Some(b'"')) => {
                         let (end, lines) = raw_string(bytes, i);
-                        tokens.push(Token { kind: Kind::Other, line });
+                        tokens.push(Token { kind: Kind::Other, line, start: 0, end: 0 });
                         line += lines;
                         i = end;
                     }
                     ("u8" | "u" | "U" | "L", Some(q @ (b'"' | b'\''))) => {
                         let (end, lines) = quoted(bytes, i, *q);
-                        tokens.push(Token { kind: Kind::Other, line });
+                        tokens.push(Token { kind: Kind::Other, line, start: 0, end: 0 });
                         line += lines;
                         i = end;
                     }
-                    _ => tokens.push(Token { kind: Kind::Ident(word), line }),
+                    _ => tokens.push(Token { kind: Kind::Ident(word), line, start: 0, end: 0 }),
                 }
             }
             c => {
-                tokens.push(Token { kind: Kind::Punct(c), line });
+                tokens.push(Token { kind: Kind::Punct(c), line, start: 0, end: 0 });
                 line_start = false;
                 i += 1;
             }
+        }
+        if let Some(token) = tokens.get_mut(pushed) {
+            token.start = token_start;
+            token.end = i;
         }
     }
     tokens
@@ -519,26 +551,39 @@ __device__ std::array<int, 3> templ;
     }
 
     #[test]
-    fn reports_refused_features_with_lines() {
+    fn finds_the_first_barrier_or_warp_operation() {
         let source = "// __syncthreads() in a comment is fine\n\
                       __global__ void k(float* x) {\n\
                       \x20 __shared__ float tile[64];\n\
-                      \x20 __syncthreads();\n\
-                      \x20 __syncthreads();\n\
                       \x20 x[0] = __shfl_down(x[0], 1);\n\
+                      \x20 __syncthreads();\n\
                       }\n";
-        let found = refused_features(source);
-        let summary: Vec<(&str, u32)> = found.iter().map(|r| (r.ident.as_str(), r.line)).collect();
-        assert_eq!(summary, [("__shared__", 3), ("__syncthreads", 4), ("__shfl_down", 6)]);
-        assert!(refused_features("const char* s = \"__syncthreads\";").is_empty());
-        assert!(refused_features("auto s = R\"x(__shared__)x\";").is_empty());
+        assert_eq!(first_fiber_use(source), Some(FiberUse { ident: "__shfl_down".into(), line: 4 }));
+        assert_eq!(first_fiber_use("const char* s = \"__syncthreads\"; __shared__ int t[2];"), None);
+        assert_eq!(first_fiber_use("auto s = R\"x(__syncthreads)x\";"), None);
+    }
+
+    #[test]
+    fn extern_shared_becomes_dynamic_shared_memory_on_the_same_lines() {
+        let source = "extern __shared__ float everywhere[];\n\
+                      __global__ void k() {\n\
+                      \x20 extern __shared__ __align__(16)\n  unsigned int\n  words[];\n\
+                      \x20 words[0] = 1;\n\
+                      }\n";
+        let out = rewrite_dynamic_shared(source).unwrap();
+        assert_eq!(out.lines().count(), source.lines().count(), "{out}");
+        assert!(out.starts_with("static thread_local float * const& everywhere = reinterpret_cast<decltype(everywhere)>("), "{out}");
+        assert!(out.contains("static thread_local __align__(16)\n  unsigned int * const& words ="), "{out}");
+        assert_eq!(out.lines().nth(5), Some("  words[0] = 1;"), "{out}");
+        assert_eq!(rewrite_dynamic_shared("__shared__ int t[4]; extern int x[];"), None);
     }
 
     #[test]
     fn lexer_survives_odd_input() {
         for source in ["\"unterminated", "/* open", "R\"(open", "'", "#", "\\", "1'000'000e+5", "\u{e9}t\u{e9}"] {
             let _ = declarations(source);
-            let _ = refused_features(source);
+            let _ = first_fiber_use(source);
+            let _ = rewrite_dynamic_shared(source);
         }
     }
 }
