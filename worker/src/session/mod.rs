@@ -24,6 +24,7 @@ mod event;
 mod graph;
 mod handshake;
 mod ipc;
+mod legacy_order;
 mod managed;
 mod memory;
 mod memset;
@@ -194,6 +195,8 @@ pub struct Session {
     /// The session's own stand-in for each device's null stream, created on first use
     /// (`stream_flags::SESSION_DEFAULT`): sessions never share a stream.
     null_streams: HashMap<DeviceIndex, StreamHandle>,
+    /// Which legacy-stream waits are already in place.
+    legacy_order: legacy_order::LegacyOrder,
     events: Handles<(EventHandle, DeviceIndex)>,
     modules: Handles<ModuleEntry>,
     functions: Handles<FunctionEntry>,
@@ -263,6 +266,7 @@ impl Session {
             pending_bytes: Arc::default(),
             functions: Handles::new("function", 0x4655_0000_0000_0000, MAX_FUNCTIONS_PER_SESSION),
             null_streams: HashMap::new(),
+            legacy_order: legacy_order::LegacyOrder::default(),
             limits: HashMap::new(),
             peer_access: Default::default(),
             rtc_reply: RtcReply::default(),
@@ -417,14 +421,22 @@ impl Session {
         if stream == 0 {
             let null = self.null_stream(device)?;
             for &(blocking, _, _) in self.streams.values().filter(|(_, d, blocking)| *d == device && *blocking) {
-                self.backend.stream_order_after(null, blocking)?;
+                if self.legacy_order.needs(null, blocking) {
+                    self.backend.stream_order_after(null, blocking)?;
+                    self.legacy_order.ordered(null, blocking);
+                }
             }
+            self.legacy_order.worked(null);
             return Ok(Some(null));
         }
         let &(handle, device, blocking) = self.streams.get(stream)?;
         if let Some(&null) = self.null_streams.get(&device).filter(|_| blocking) {
-            self.backend.stream_order_after(handle, null)?;
+            if self.legacy_order.needs(handle, null) {
+                self.backend.stream_order_after(handle, null)?;
+                self.legacy_order.ordered(handle, null);
+            }
         }
+        self.legacy_order.worked(handle);
         Ok(Some(handle))
     }
 
@@ -498,6 +510,7 @@ impl Session {
         let nulls: Vec<StreamHandle> = self.null_streams.extract_if(|d, _| on_device(*d)).map(|(_, s)| s).collect();
         let streams = self.streams.drain_where(|(_, d, _)| on_device(*d)).into_iter().map(|(_, (s, _, _))| s);
         for stream in streams.chain(nulls) {
+            self.legacy_order.forget(stream);
             self.release_worker_stream();
             if let Err(e) = self.backend.stream_destroy(stream) {
                 tracing::warn!(session = self.id, %e, "destroying stream during cleanup failed");

@@ -28,6 +28,7 @@ impl StreamHandler for Session {
         let (handle, _, _) = self.streams.remove(req.stream)?;
         self.capture_forget_stream(req.stream);
         self.release_worker_stream();
+        self.legacy_order.forget(handle);
         self.backend.stream_destroy(handle)?;
         Ok(wire::Empty {})
     }
