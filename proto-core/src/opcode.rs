@@ -717,6 +717,20 @@ opcodes! { <'a>
         0x0710 GraphAddCopyNode graph_add_copy_node: GraphAddCopyNode<'a> => GraphNodeRef, none, call;
         /// `hipGraphNodeGetDependencies`, `hipGraphNodeGetDependentNodes`.
         0x0711 GraphNodeNeighbours graph_node_neighbours: GraphNodeNeighbours => GraphNodeList<'a>, none, call;
+        /// `hipGraphAddEventRecordNode`, `hipGraphAddEventWaitNode`.
+        0x0740 GraphAddEventNode graph_add_event_node: GraphAddEventNode<'a> => GraphNodeRef, none, call;
+        /// `hipGraphEventRecordNodeGetEvent`, `hipGraphEventWaitNodeGetEvent`.
+        0x0741 GraphEventNodeGetEvent graph_event_node_get_event: GraphEventNodeQuery => GraphNodeEvent, none, call;
+        /// `hipGraphEventRecordNodeSetEvent`, `hipGraphEventWaitNodeSetEvent`.
+        0x0742 GraphEventNodeSetEvent graph_event_node_set_event: GraphEventNodeSet => Empty, none, call;
+        /// `hipGraphAddChildGraphNode` (the child is cloned into the node).
+        0x0743 GraphAddChildNode graph_add_child_node: GraphAddChildNode<'a> => GraphNodeRef, none, call;
+        /// `hipGraphChildGraphNodeGetGraph`: the graph the node owns.
+        0x0744 GraphChildNodeGetGraph graph_child_node_get_graph: GraphNodeRef => GraphRef, none, call;
+        /// `hipGraphDestroyNode`.
+        0x0745 GraphDestroyNode graph_destroy_node: GraphNodeRef => Empty, none, call;
+        /// `hipGraphNodeFindInClone`.
+        0x0746 GraphNodeFindInClone graph_node_find_in_clone: GraphNodeFindInClone => GraphNodeRef, none, call;
     }
 
     /// Arrays, mipmapped arrays and the copies that name them.

@@ -437,6 +437,12 @@ fn graphs() {
     run_program("graphs");
 }
 
+/// Graph node kinds: event record/wait, child graphs, destroy node, find in clone.
+#[test]
+fn graph_nodes() {
+    run_program("graph_nodes");
+}
+
 #[test]
 fn mempool() {
     run_program("mempool");

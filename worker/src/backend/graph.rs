@@ -10,8 +10,8 @@
 //! build one at instantiation and launch it natively ([`ExecGraph::Native`]).
 
 use super::{
-    ArrayBackend, BackendError, DeviceIndex, DevicePtr, Extent, FunctionHandle, LaunchConfig, MemoryBackend, MemsetBackend, MemsetPattern,
-    ModuleBackend, PitchedFill, Place, StreamHandle, StreamOpsBackend,
+    ArrayBackend, BackendError, DeviceIndex, DevicePtr, EventBackend, EventHandle, Extent, FunctionHandle, LaunchConfig, MemoryBackend,
+    MemsetBackend, MemsetPattern, ModuleBackend, PitchedFill, Place, StreamBackend, StreamHandle, StreamOpsBackend,
 };
 use std::sync::Arc;
 
@@ -57,6 +57,16 @@ pub enum GraphOp {
     /// A host step (the client's callback, run through the session's callback channel):
     /// the stream waits for it.
     Host(HostStep),
+    /// Records an event into the launch stream (`hipGraphAddEventRecordNode`).
+    EventRecord {
+        /// The event.
+        event: EventHandle,
+    },
+    /// Makes the launch stream wait for an event's latest record (`hipGraphAddEventWaitNode`).
+    EventWait {
+        /// The event.
+        event: EventHandle,
+    },
     /// Nothing (a join or fork point).
     Empty,
 }
@@ -113,7 +123,7 @@ pub enum ExecGraph {
 }
 
 /// The graph family: instantiate, launch, destroy. The defaults replay the recorded list.
-pub trait GraphBackend: ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend + ArrayBackend {
+pub trait GraphBackend: ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend + ArrayBackend + EventBackend + StreamBackend {
     /// Prepares `plan` for launches.
     fn graph_instantiate(&self, plan: Arc<GraphPlan>) -> Result<ExecGraph, BackendError> {
         Ok(ExecGraph::Replay(plan))
@@ -136,8 +146,9 @@ pub trait GraphBackend: ModuleBackend + MemoryBackend + MemsetBackend + StreamOp
 }
 
 /// Queues every operation of `plan` on `stream`, in order, through `backend`'s ordinary
-/// launch, memset and copy paths (the recorded-list implementation).
-pub fn replay_graph<B: ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend + ArrayBackend + ?Sized>(
+/// launch, memset, copy, event record and stream wait paths (the recorded-list
+/// implementation).
+pub fn replay_graph<B: ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend + ArrayBackend + EventBackend + StreamBackend + ?Sized>(
     backend: &B,
     stream: Option<StreamHandle>,
     plan: &GraphPlan,
@@ -154,6 +165,8 @@ pub fn replay_graph<B: ModuleBackend + MemoryBackend + MemsetBackend + StreamOps
                 let step = step.clone();
                 backend.launch_checked_host_func(stream, Box::new(move || (step.0)()))?;
             }
+            GraphOp::EventRecord { event } => backend.event_record(*event, stream)?,
+            GraphOp::EventWait { event } => backend.stream_wait_event(stream, *event)?,
             GraphOp::Empty => {}
         }
     }

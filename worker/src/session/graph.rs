@@ -27,44 +27,70 @@ pub const MAX_GRAPH_NODES_PER_SESSION: usize = 1 << 20;
 
 /// A node's parameters, as the client gave them.
 #[derive(Debug, Clone, PartialEq)]
-enum NodeParams {
-    Kernel { function: u64, config: LaunchConfig, args: Arc<[u8]> },
-    Memset { fill: PitchedFill, pattern: MemsetPattern },
-    Memcpy { dst: u64, src: u64, len: u64 },
+pub(super) enum NodeParams {
+    Kernel {
+        function: u64,
+        config: LaunchConfig,
+        args: Arc<[u8]>,
+    },
+    Memset {
+        fill: PitchedFill,
+        pattern: MemsetPattern,
+    },
+    Memcpy {
+        dst: u64,
+        src: u64,
+        len: u64,
+    },
     Copy3D(Box<wire::Copy3D>),
-    Host { token: u64 },
+    Host {
+        token: u64,
+    },
     Empty,
+    /// Event record (`wait: false`) or wait node, naming a session event.
+    Event {
+        event: u64,
+        wait: bool,
+    },
+    /// A child graph node: the embedded graph is a session graph the node owns (a clone of
+    /// the graph given), expanded in place at instantiation.
+    Child {
+        graph: u64,
+    },
 }
 
 impl NodeParams {
-    fn kind(&self) -> GraphNodeKind {
+    pub(super) fn kind(&self) -> GraphNodeKind {
         match self {
             Self::Kernel { .. } => GraphNodeKind::Kernel,
             Self::Memset { .. } => GraphNodeKind::Memset,
             Self::Memcpy { .. } | Self::Copy3D(_) => GraphNodeKind::Memcpy,
             Self::Host { .. } => GraphNodeKind::Host,
             Self::Empty => GraphNodeKind::Empty,
+            Self::Event { wait: false, .. } => GraphNodeKind::EventRecord,
+            Self::Event { wait: true, .. } => GraphNodeKind::WaitEvent,
+            Self::Child { .. } => GraphNodeKind::Graph,
         }
     }
 }
 
 #[derive(Debug)]
-struct Node {
-    graph: u64,
-    params: NodeParams,
+pub(super) struct Node {
+    pub(super) graph: u64,
+    pub(super) params: NodeParams,
 }
 
 /// One graph: its nodes in creation order and its edges in the order they were added.
 #[derive(Debug, Default)]
 pub(super) struct Graph {
-    nodes: Vec<u64>,
-    edges: Vec<(u64, u64)>,
+    pub(super) nodes: Vec<u64>,
+    pub(super) edges: Vec<(u64, u64)>,
 }
 
 impl Graph {
     /// The nodes in an order where every edge's source comes first (creation order among
     /// independent nodes); `None` if the edges form a cycle.
-    fn topological_order(&self) -> Option<Vec<u64>> {
+    pub(super) fn topological_order(&self) -> Option<Vec<u64>> {
         let mut indegree: HashMap<u64, usize> = self.nodes.iter().map(|&n| (n, 0)).collect();
         let mut successors: HashMap<u64, Vec<u64>> = HashMap::new();
         for &(from, to) in &self.edges {
@@ -97,9 +123,11 @@ struct Exec {
 
 /// The session's graphs, nodes and executable graphs.
 pub(super) struct Graphs {
-    graphs: super::Handles<Graph>,
-    nodes: super::Handles<Node>,
+    pub(super) graphs: super::Handles<Graph>,
+    pub(super) nodes: super::Handles<Node>,
     execs: super::Handles<Exec>,
+    /// Child graph ownership and clone origins (`graph_nodes.rs`).
+    pub(super) links: super::graph_nodes::GraphLinks,
     /// The latest node or edge list answered, which the reply borrows.
     reply_a: Vec<U64>,
     reply_b: Vec<U64>,
@@ -116,31 +144,32 @@ impl Default for Graphs {
             reply_a: Vec::new(),
             reply_b: Vec::new(),
             reply_args: Arc::from(&[][..]),
+            links: Default::default(),
         }
     }
 }
 
-fn invalid(why: impl Into<String>) -> Failure {
+pub(super) fn invalid(why: impl Into<String>) -> Failure {
     Failure::new(Status::INVALID_VALUE, why)
 }
 
 /// HIP answers a graph, node or executable graph it does not know with
 /// `hipErrorInvalidValue` (`hip_graph.cpp`'s validity checks), not an invalid handle.
-fn unknown(failure: Failure) -> Failure {
+pub(super) fn unknown(failure: Failure) -> Failure {
     match failure {
         Failure::Status(_, message) => Failure::Status(Status::INVALID_VALUE, message),
         other => other,
     }
 }
 
-fn handles(list: &[U64]) -> impl Iterator<Item = u64> + '_ {
+pub(super) fn handles(list: &[U64]) -> impl Iterator<Item = u64> + '_ {
     list.iter().map(|h| h.get())
 }
 
 impl Session {
     /// Checks a node's parameters against the session's tables (at add, set and every launch)
     /// and returns the device it runs on and what the backend executes.
-    fn graph_node_op(&self, params: &NodeParams) -> Result<(Option<DeviceIndex>, GraphOp), Failure> {
+    pub(super) fn graph_node_op(&self, params: &NodeParams) -> Result<(Option<DeviceIndex>, GraphOp), Failure> {
         Ok(match params {
             NodeParams::Kernel { function, config, args } => {
                 let f = self.function(*function)?;
@@ -172,6 +201,9 @@ impl Session {
                 (None, GraphOp::Host(HostStep(Arc::new(move || channel.run_on_stream(token)))))
             }
             NodeParams::Empty => (None, GraphOp::Empty),
+            NodeParams::Event { event, wait } => self.graph_event_op(*event, *wait)?,
+            // Expanded in place at instantiation (its own nodes were checked when added).
+            NodeParams::Child { .. } => (None, GraphOp::Empty),
         })
     }
 
@@ -212,13 +244,16 @@ impl Session {
             }
             GraphNodeKind::Host => NodeParams::Host { token: req.host_token },
             GraphNodeKind::Empty => NodeParams::Empty,
+            kind @ (GraphNodeKind::Graph | GraphNodeKind::WaitEvent | GraphNodeKind::EventRecord) => {
+                return Err(invalid(format!("{kind:?} nodes are added with their own message")))
+            }
         };
         self.graph_node_op(&params)?;
         Ok(params)
     }
 
     /// A node of `graph`, or `INVALID_VALUE` (HIP's answer for a node of another graph).
-    fn graph_member(&self, graph: u64, node: u64) -> Result<(), Failure> {
+    pub(super) fn graph_member(&self, graph: u64, node: u64) -> Result<(), Failure> {
         match self.graphs.nodes.get(node) {
             Ok(n) if n.graph == graph => Ok(()),
             Ok(_) => Err(invalid(format!("node {node:#x} belongs to another graph"))),
@@ -240,7 +275,7 @@ impl Session {
     }
 
     /// Adds a checked node to `graph` after `dependencies`.
-    fn graph_insert_node(&mut self, graph: u64, dependencies: &[U64], params: NodeParams) -> Result<wire::GraphNodeRef, Failure> {
+    pub(super) fn graph_insert_node(&mut self, graph: u64, dependencies: &[U64], params: NodeParams) -> Result<wire::GraphNodeRef, Failure> {
         let g = self.graphs.graphs.get(graph).map_err(unknown)?;
         if g.nodes.len() >= MAX_GRAPH_NODES {
             return Err(Failure::new(Status::OUT_OF_MEMORY, format!("a graph holds at most {MAX_GRAPH_NODES} nodes")));
@@ -276,6 +311,7 @@ impl Session {
         if device.is_none() {
             self.graphs.nodes.drain_where(|_| true);
             self.graphs.graphs.drain_where(|_| true);
+            self.graphs.links = Default::default();
         }
     }
 }
@@ -290,10 +326,11 @@ impl GraphHandler for Session {
     }
 
     fn graph_destroy(&mut self, _cx: &mut CallCx, req: wire::GraphRef) -> Result<wire::Empty, Failure> {
-        let graph = self.graphs.graphs.remove(req.graph).map_err(unknown)?;
-        for node in graph.nodes {
-            let _ = self.graphs.nodes.remove(node);
+        self.graphs.graphs.get(req.graph).map_err(unknown)?;
+        if self.graphs.links.is_embedded(req.graph) {
+            return Err(invalid(format!("graph {:#x} belongs to a child graph node (destroy the node)", req.graph)));
         }
+        self.graph_remove(req.graph);
         Ok(wire::Empty {})
     }
 
@@ -429,14 +466,16 @@ impl GraphHandler for Session {
         if req.flags & !0xf != 0 {
             return Err(invalid(format!("hipGraphInstantiate flags {:#x}", req.flags)));
         }
-        let graph = self.graphs.graphs.get(req.graph).map_err(unknown)?;
+        // Child graphs expanded in place: `graph` holds plain nodes named by their index in
+        // `flat_params`.
+        let (graph, flat_params) = self.graph_flatten(req.graph)?;
         let order = graph.topological_order().ok_or_else(|| invalid("the graph's edges form a cycle"))?;
         let position: HashMap<u64, usize> = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
         let mut dependencies = vec![Vec::new(); order.len()];
         for (from, to) in &graph.edges {
             dependencies[position[to]].push(position[from]);
         }
-        let nodes: Vec<NodeParams> = order.iter().map(|&n| self.graphs.nodes.get(n).map(|node| node.params.clone())).collect::<Result<_, _>>()?;
+        let nodes: Vec<NodeParams> = order.iter().map(|&n| flat_params[n as usize].clone()).collect();
         let mut device = None;
         let mut ops = Vec::with_capacity(nodes.len());
         for params in &nodes {
@@ -485,24 +524,36 @@ impl GraphHandler for Session {
     }
 
     fn graph_clone(&mut self, _cx: &mut CallCx, req: wire::GraphRef) -> Result<wire::GraphRef, Failure> {
-        let original = self.graphs.graphs.get(req.graph).map_err(unknown)?;
-        self.graphs.graphs.check_capacity()?;
-        if self.graphs.nodes.len() + original.nodes.len() > MAX_GRAPH_NODES_PER_SESSION {
-            return Err(Failure::new(Status::OUT_OF_MEMORY, format!("a session holds at most {MAX_GRAPH_NODES_PER_SESSION} graph nodes")));
-        }
-        let (old_nodes, old_edges) = (original.nodes.clone(), original.edges.clone());
-        let clone = self.graphs.graphs.insert(Graph::default());
-        let mut renamed = HashMap::new();
-        for old in old_nodes {
-            let params = self.graphs.nodes.get(old)?.params.clone();
-            let new = self.graphs.nodes.insert(Node { graph: clone, params });
-            renamed.insert(old, new);
-        }
-        let graph = self.graphs.graphs.get_mut(clone)?;
-        graph.nodes = renamed.values().copied().collect();
-        graph.nodes.sort_unstable();
-        graph.edges = old_edges.iter().map(|(f, t)| (renamed[f], renamed[t])).collect();
-        Ok(wire::GraphRef { graph: clone })
+        Ok(wire::GraphRef { graph: self.graph_clone_deep(req.graph)? })
+    }
+
+    // Node kinds and node operations of `graph_nodes.rs`.
+    fn graph_add_event_node(&mut self, _cx: &mut CallCx, req: wire::GraphAddEventNode<'_>) -> Result<wire::GraphNodeRef, Failure> {
+        self.add_event_node(req)
+    }
+
+    fn graph_event_node_get_event(&mut self, _cx: &mut CallCx, req: wire::GraphEventNodeQuery) -> Result<wire::GraphNodeEvent, Failure> {
+        self.event_node_get_event(req)
+    }
+
+    fn graph_event_node_set_event(&mut self, _cx: &mut CallCx, req: wire::GraphEventNodeSet) -> Result<wire::Empty, Failure> {
+        self.event_node_set_event(req)
+    }
+
+    fn graph_add_child_node(&mut self, _cx: &mut CallCx, req: wire::GraphAddChildNode<'_>) -> Result<wire::GraphNodeRef, Failure> {
+        self.add_child_node(req)
+    }
+
+    fn graph_child_node_get_graph(&mut self, _cx: &mut CallCx, req: wire::GraphNodeRef) -> Result<wire::GraphRef, Failure> {
+        self.child_node_get_graph(req)
+    }
+
+    fn graph_destroy_node(&mut self, _cx: &mut CallCx, req: wire::GraphNodeRef) -> Result<wire::Empty, Failure> {
+        self.destroy_graph_node(req)
+    }
+
+    fn graph_node_find_in_clone(&mut self, _cx: &mut CallCx, req: wire::GraphNodeFindInClone) -> Result<wire::GraphNodeRef, Failure> {
+        self.find_node_in_clone(req)
     }
 }
 

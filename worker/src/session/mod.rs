@@ -21,6 +21,7 @@ mod cx;
 mod device;
 mod event;
 mod graph;
+mod graph_nodes;
 mod handshake;
 mod ipc;
 mod managed;

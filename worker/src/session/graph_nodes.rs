@@ -1,0 +1,263 @@
+//! Graph node kinds beyond kernels, copies, memsets and host steps: event record and wait
+//! nodes, child graph nodes, and operations on whole nodes (destroy, find in a clone).
+//!
+//! A child graph node owns a clone of the graph it was given (as HIP and CUDA do): the clone
+//! is an ordinary session graph marked embedded, which `hipGraphChildGraphNodeGetGraph`
+//! hands out and the client may keep editing; it goes with the node (destroying it directly
+//! is refused). Instantiation expands every child node in place ([`Session::graph_flatten`]):
+//! an entry and an exit join point around the child's nodes, so every edge into the node
+//! reaches the child's roots and every edge out of it leaves from the child's leaves.
+//!
+//! Clones remember, for each of their nodes, the node it was cloned from (transitively: a
+//! clone of a clone names the first original, as HIP's node ids do), which is what
+//! `hipGraphNodeFindInClone` looks up.
+
+use super::graph::{handles, invalid, unknown, Graph, Node, NodeParams, MAX_GRAPH_NODES_PER_SESSION};
+use super::{Failure, Session};
+use crate::backend::{DeviceIndex, GraphOp};
+use proto_core::wire::{self, MAX_GRAPH_NODES};
+use proto_core::Status;
+use std::collections::{HashMap, HashSet};
+
+/// Deepest nesting of child graphs instantiation expands.
+pub const MAX_CHILD_GRAPH_DEPTH: usize = 64;
+
+/// Which graphs belong to child graph nodes, and where cloned nodes came from.
+#[derive(Debug, Default)]
+pub(super) struct GraphLinks {
+    /// Graphs owned by a child graph node.
+    embedded: HashSet<u64>,
+    /// Graphs made by cloning (`hipGraphNodeFindInClone` accepts only those).
+    clones: HashSet<u64>,
+    /// Cloned node → the original node it stands for.
+    origin: HashMap<u64, u64>,
+}
+
+impl GraphLinks {
+    pub(super) fn is_embedded(&self, graph: u64) -> bool {
+        self.embedded.contains(&graph)
+    }
+
+    /// The identity a node shares with every clone of it.
+    fn identity(&self, node: u64) -> u64 {
+        self.origin.get(&node).copied().unwrap_or(node)
+    }
+}
+
+impl Session {
+    /// The backend step of an event node, or the error the same call outside a graph gives
+    /// for an event that is gone (checked again at every launch).
+    pub(super) fn graph_event_op(&self, event: u64, wait: bool) -> Result<(Option<DeviceIndex>, GraphOp), Failure> {
+        let &(handle, device) = self.events.get(event)?;
+        Ok(match wait {
+            // A wait belongs to the launch stream, whatever device recorded the event.
+            true => (None, GraphOp::EventWait { event: handle }),
+            false => (Some(device), GraphOp::EventRecord { event: handle }),
+        })
+    }
+
+    fn graph_node(&self, node: u64) -> Result<&Node, Failure> {
+        self.graphs.nodes.get(node).map_err(|_| invalid(format!("{node:#x} is not a graph node")))
+    }
+
+    /// Every node of `graph` and of the graphs its child nodes own, recursively.
+    fn graph_node_count_deep(&self, graph: u64) -> Result<usize, Failure> {
+        let g = self.graphs.graphs.get(graph).map_err(unknown)?;
+        let mut count = g.nodes.len();
+        for &n in &g.nodes {
+            if let NodeParams::Child { graph: child } = self.graphs.nodes.get(n)?.params {
+                count += self.graph_node_count_deep(child)?;
+            }
+        }
+        Ok(count)
+    }
+
+    /// A clone of `graph` (child graphs cloned too), remembering each new node's original.
+    pub(super) fn graph_clone_deep(&mut self, graph: u64) -> Result<u64, Failure> {
+        let needed = self.graph_node_count_deep(graph)?;
+        if self.graphs.nodes.len() + needed > MAX_GRAPH_NODES_PER_SESSION {
+            return Err(Failure::new(Status::OUT_OF_MEMORY, format!("a session holds at most {MAX_GRAPH_NODES_PER_SESSION} graph nodes")));
+        }
+        self.graph_clone_unchecked(graph)
+    }
+
+    fn graph_clone_unchecked(&mut self, graph: u64) -> Result<u64, Failure> {
+        self.graphs.graphs.check_capacity()?;
+        let original = self.graphs.graphs.get(graph).map_err(unknown)?;
+        let (old_nodes, old_edges) = (original.nodes.clone(), original.edges.clone());
+        let clone = self.graphs.graphs.insert(Graph::default());
+        self.graphs.links.clones.insert(clone);
+        let mut renamed = HashMap::with_capacity(old_nodes.len());
+        let mut new_nodes = Vec::with_capacity(old_nodes.len());
+        for old in old_nodes {
+            let mut params = self.graphs.nodes.get(old)?.params.clone();
+            if let NodeParams::Child { graph: child } = params {
+                let copy = self.graph_clone_unchecked(child)?;
+                self.graphs.links.embedded.insert(copy);
+                params = NodeParams::Child { graph: copy };
+            }
+            let new = self.graphs.nodes.insert(Node { graph: clone, params });
+            let identity = self.graphs.links.identity(old);
+            self.graphs.links.origin.insert(new, identity);
+            renamed.insert(old, new);
+            new_nodes.push(new);
+        }
+        let g = self.graphs.graphs.get_mut(clone)?;
+        g.nodes = new_nodes;
+        g.edges = old_edges.iter().map(|(f, t)| (renamed[f], renamed[t])).collect();
+        Ok(clone)
+    }
+
+    /// Removes `graph`, its nodes and the graphs its child nodes own.
+    pub(super) fn graph_remove(&mut self, graph: u64) {
+        let Ok(g) = self.graphs.graphs.remove(graph) else { return };
+        self.graphs.links.embedded.remove(&graph);
+        self.graphs.links.clones.remove(&graph);
+        for node in g.nodes {
+            self.graph_forget_node(node);
+        }
+    }
+
+    /// Drops one node's record (and the graph it owns), leaving its graph's lists alone.
+    fn graph_forget_node(&mut self, node: u64) {
+        self.graphs.links.origin.remove(&node);
+        if let Ok(Node { params: NodeParams::Child { graph }, .. }) = self.graphs.nodes.remove(node) {
+            self.graph_remove(graph);
+        }
+    }
+
+    /// `graph` with its child nodes expanded in place: a graph of plain nodes named by their
+    /// index into the returned parameters.
+    pub(super) fn graph_flatten(&self, graph: u64) -> Result<(Graph, Vec<NodeParams>), Failure> {
+        let mut flat = Graph::default();
+        let mut params = Vec::new();
+        self.graph_flatten_into(graph, &mut flat, &mut params, 0)?;
+        flat.nodes = (0..params.len() as u64).collect();
+        if params.len() > MAX_GRAPH_NODES_PER_SESSION {
+            return Err(Failure::new(Status::OUT_OF_MEMORY, format!("the expanded graph has more than {MAX_GRAPH_NODES_PER_SESSION} nodes")));
+        }
+        Ok((flat, params))
+    }
+
+    /// Appends `graph`'s nodes and edges to `flat`; returns each node's (entry, exit) index.
+    fn graph_flatten_into(
+        &self,
+        graph: u64,
+        flat: &mut Graph,
+        params: &mut Vec<NodeParams>,
+        depth: usize,
+    ) -> Result<HashMap<u64, (u64, u64)>, Failure> {
+        if depth > MAX_CHILD_GRAPH_DEPTH {
+            return Err(invalid(format!("child graphs nest deeper than {MAX_CHILD_GRAPH_DEPTH}")));
+        }
+        let g = self.graphs.graphs.get(graph).map_err(unknown)?;
+        let mut ends = HashMap::with_capacity(g.nodes.len());
+        for &node in &g.nodes {
+            let p = &self.graphs.nodes.get(node)?.params;
+            let NodeParams::Child { graph: child } = *p else {
+                params.push(p.clone());
+                let index = params.len() as u64 - 1;
+                ends.insert(node, (index, index));
+                continue;
+            };
+            params.push(NodeParams::Empty);
+            let entry = params.len() as u64 - 1;
+            let inner = self.graph_flatten_into(child, flat, params, depth + 1)?;
+            params.push(NodeParams::Empty);
+            let exit = params.len() as u64 - 1;
+            let child_graph = self.graphs.graphs.get(child).map_err(unknown)?;
+            let has_pred: HashSet<u64> = child_graph.edges.iter().map(|&(_, to)| to).collect();
+            let has_succ: HashSet<u64> = child_graph.edges.iter().map(|&(from, _)| from).collect();
+            for n in &child_graph.nodes {
+                let (n_entry, n_exit) = inner[n];
+                if !has_pred.contains(n) {
+                    flat.edges.push((entry, n_entry));
+                }
+                if !has_succ.contains(n) {
+                    flat.edges.push((n_exit, exit));
+                }
+            }
+            if child_graph.nodes.is_empty() {
+                flat.edges.push((entry, exit));
+            }
+            ends.insert(node, (entry, exit));
+        }
+        flat.edges.extend(g.edges.iter().map(|(from, to)| (ends[from].1, ends[to].0)));
+        Ok(ends)
+    }
+
+    fn graph_event_node(&self, node: u64, wait: bool) -> Result<u64, Failure> {
+        match self.graph_node(node)?.params {
+            NodeParams::Event { event, wait: w } if w == wait => Ok(event),
+            ref other => {
+                Err(invalid(format!("node {node:#x} is a {:?} node, not an event {} node", other.kind(), if wait { "wait" } else { "record" })))
+            }
+        }
+    }
+}
+
+/// The handlers of this file's opcodes (`GraphHandler` forwards to them).
+impl Session {
+    pub(super) fn add_event_node(&mut self, req: wire::GraphAddEventNode<'_>) -> Result<wire::GraphNodeRef, Failure> {
+        self.graphs.graphs.get(req.graph).map_err(unknown)?;
+        let params = NodeParams::Event { event: req.event, wait: req.wait };
+        // An event the session does not know is refused as HIP refuses a NULL one.
+        self.graph_node_op(&params).map_err(unknown)?;
+        self.graph_insert_node(req.graph, req.dependencies.0, params)
+    }
+
+    pub(super) fn event_node_get_event(&mut self, req: wire::GraphEventNodeQuery) -> Result<wire::GraphNodeEvent, Failure> {
+        Ok(wire::GraphNodeEvent { event: self.graph_event_node(req.node, req.wait)? })
+    }
+
+    pub(super) fn event_node_set_event(&mut self, req: wire::GraphEventNodeSet) -> Result<wire::Empty, Failure> {
+        self.graph_event_node(req.node, req.wait)?;
+        let params = NodeParams::Event { event: req.event, wait: req.wait };
+        self.graph_node_op(&params).map_err(unknown)?;
+        self.graphs.nodes.get_mut(req.node)?.params = params;
+        Ok(wire::Empty {})
+    }
+
+    pub(super) fn add_child_node(&mut self, req: wire::GraphAddChildNode<'_>) -> Result<wire::GraphNodeRef, Failure> {
+        self.graphs.graphs.get(req.graph).map_err(unknown)?;
+        self.graphs.graphs.get(req.child).map_err(unknown)?;
+        // Dependencies are checked before the clone is made, so a refused node leaves nothing.
+        let deps: Vec<u64> = handles(req.dependencies.0).collect();
+        for &dep in &deps {
+            self.graph_member(req.graph, dep)?;
+        }
+        if self.graphs.graphs.get(req.graph).map_err(unknown)?.nodes.len() >= MAX_GRAPH_NODES {
+            return Err(Failure::new(Status::OUT_OF_MEMORY, format!("a graph holds at most {MAX_GRAPH_NODES} nodes")));
+        }
+        let copy = self.graph_clone_deep(req.child)?;
+        self.graphs.links.embedded.insert(copy);
+        self.graph_insert_node(req.graph, req.dependencies.0, NodeParams::Child { graph: copy }).inspect_err(|_| self.graph_remove(copy))
+    }
+
+    pub(super) fn child_node_get_graph(&mut self, req: wire::GraphNodeRef) -> Result<wire::GraphRef, Failure> {
+        match self.graph_node(req.node)?.params {
+            NodeParams::Child { graph } => Ok(wire::GraphRef { graph }),
+            ref other => Err(invalid(format!("node {:#x} is a {:?} node, not a child graph node", req.node, other.kind()))),
+        }
+    }
+
+    pub(super) fn destroy_graph_node(&mut self, req: wire::GraphNodeRef) -> Result<wire::Empty, Failure> {
+        let graph = self.graph_node(req.node)?.graph;
+        let g = self.graphs.graphs.get_mut(graph).map_err(unknown)?;
+        g.nodes.retain(|&n| n != req.node);
+        g.edges.retain(|&(from, to)| from != req.node && to != req.node);
+        self.graph_forget_node(req.node);
+        Ok(wire::Empty {})
+    }
+
+    pub(super) fn find_node_in_clone(&mut self, req: wire::GraphNodeFindInClone) -> Result<wire::GraphNodeRef, Failure> {
+        let clone = self.graphs.graphs.get(req.clone).map_err(unknown)?;
+        if !self.graphs.links.clones.contains(&req.clone) {
+            return Err(invalid(format!("graph {:#x} is not a clone", req.clone)));
+        }
+        let wanted = self.graphs.links.identity(req.original);
+        let found = clone.nodes.iter().find(|&&n| self.graphs.links.identity(n) == wanted);
+        let node = *found.ok_or_else(|| invalid(format!("node {:#x} has no counterpart in graph {:#x}", req.original, req.clone)))?;
+        Ok(wire::GraphNodeRef { node })
+    }
+}
