@@ -731,6 +731,18 @@ opcodes! { <'a>
         0x0745 GraphDestroyNode graph_destroy_node: GraphNodeRef => Empty, none, call;
         /// `hipGraphNodeFindInClone`.
         0x0746 GraphNodeFindInClone graph_node_find_in_clone: GraphNodeFindInClone => GraphNodeRef, none, call;
+        /// `hipGraphMemsetNodeGetParams`.
+        0x0747 GraphMemsetNodeGetParams graph_memset_node_get_params: GraphNodeRef => GraphMemsetParams, none, call;
+        /// `hipGraphMemsetNodeSetParams`.
+        0x0748 GraphMemsetNodeSetParams graph_memset_node_set_params: GraphMemsetNodeSet => Empty, none, call;
+        /// `hipGraphMemcpyNodeGetParams`, `hipDrvGraphMemcpyNodeGetParams`.
+        0x0749 GraphMemcpyNodeGetParams graph_memcpy_node_get_params: GraphNodeRef => GraphCopyParams, none, call;
+        /// `hipGraphMemcpyNodeSetParams*`, `hipDrvGraphMemcpyNodeSetParams`.
+        0x074a GraphMemcpyNodeSetParams graph_memcpy_node_set_params: GraphCopyNodeSet => Empty, none, call;
+        /// `hipGraphHostNodeGetParams`.
+        0x074b GraphHostNodeGetParams graph_host_node_get_params: GraphNodeRef => GraphHostToken, none, call;
+        /// `hipGraphHostNodeSetParams`.
+        0x074c GraphHostNodeSetParams graph_host_node_set_params: GraphHostNodeSet => Empty, none, call;
     }
 
     /// Arrays, mipmapped arrays and the copies that name them.

@@ -2,8 +2,9 @@
  * Graph node kinds: event record and wait nodes (ordering across streams, elapsed time between
  * two record nodes, get/set, a destroyed event failing the launch), child graph nodes (the
  * child is cloned into the node; the embedded graph is the node's, editable, and expanded
- * with the node's dependencies kept), hipGraphDestroyNode and hipGraphNodeFindInClone, with
- * HIP's errors.
+ * with the node's dependencies kept), hipGraphDestroyNode and hipGraphNodeFindInClone; memset,
+ * memcpy (1D, 3D, driver and symbol forms) and host node parameters read back and changed;
+ * with HIP's errors.
  */
 #include "check.h"
 #include <hip/hiprtc.h>
@@ -20,6 +21,33 @@ static const char* SOURCE =
     "}\n";
 
 #define N 256
+
+/* What hipcc's generated code calls to register a device variable (not in the public headers). */
+extern void** __hipRegisterFatBinary(const void* data);
+extern void __hipRegisterVar(void** modules, void* var, char* hostVar, char* deviceVar, int ext, size_t size,
+                             int constant, int global);
+struct FatBinaryWrapper {
+  unsigned int magic;
+  unsigned int version;
+  const void* binary;
+  void* unused;
+};
+static float shadow[N]; /* the host shadow of `table` */
+
+static void register_table(void) {
+  hiprtcProgram prog;
+  REQUIRE(hiprtcCreateProgram(&prog, "__device__ float table[256];\n", "table.hip", 0, NULL, NULL) == HIPRTC_SUCCESS, "create");
+  REQUIRE(hiprtcCompileProgram(prog, 0, NULL) == HIPRTC_SUCCESS, "compile table");
+  size_t size = 0;
+  REQUIRE(hiprtcGetCodeSize(prog, &size) == HIPRTC_SUCCESS, "code size");
+  char* code = malloc(size);
+  REQUIRE(hiprtcGetCode(prog, code) == HIPRTC_SUCCESS, "code");
+  hiprtcDestroyProgram(&prog);
+  static struct FatBinaryWrapper wrapper;
+  wrapper = (struct FatBinaryWrapper){0x48495046u, 1, code, NULL};
+  void** handle = __hipRegisterFatBinary(&wrapper);
+  __hipRegisterVar(handle, shadow, (char*)"table", (char*)"table", 0, sizeof shadow, 0, 0);
+}
 
 static hipModule_t load_module(void) {
   hipDeviceProp_t props;
@@ -354,6 +382,159 @@ static void destroy_node(float* x, hipStream_t s) {
   CHECK(hipGraphDestroy(g));
 }
 
+static int host_runs_a, host_runs_b;
+static void bump(void* user) { __atomic_add_fetch((int*)user, 1, __ATOMIC_SEQ_CST); }
+
+static void node_params(float* x, float* y, hipStream_t s) {
+  step("memset node parameters");
+  hipGraph_t g;
+  CHECK(hipGraphCreate(&g, 0));
+  hipGraphNode_t fill = add_fill(g, NULL, 0, x, 1.0f);
+  hipMemsetParams got;
+  memset(&got, 0xa5, sizeof got);
+  CHECK(hipGraphMemsetNodeGetParams(fill, &got));
+  float one = 1.0f, seven = 7.0f;
+  REQUIRE(got.dst == x && got.elementSize == 4 && got.width == N && got.height == 1 && memcmp(&got.value, &one, 4) == 0,
+          "memset params dst %p size %u width %zu height %zu", got.dst, got.elementSize, got.width, got.height);
+  got.value = 0;
+  memcpy(&got.value, &seven, 4);
+  CHECK(hipGraphMemsetNodeSetParams(fill, &got));
+  launch_and_wait(g, s, 1);
+  expect_all(x, 7.0f, "x after the changed memset node");
+  hipMemsetParams bad = got;
+  bad.elementSize = 3;
+  EXPECT_ERR(hipGraphMemsetNodeSetParams(fill, &bad), hipErrorInvalidValue);
+  bad = got;
+  bad.dst = NULL;
+  EXPECT_ERR(hipGraphMemsetNodeSetParams(fill, &bad), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphMemsetNodeSetParams(fill, NULL), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphMemsetNodeGetParams(fill, NULL), hipErrorInvalidValue);
+
+  step("memcpy node parameters: 1D, 3D and driver forms");
+  hipGraphNode_t copy;
+  CHECK(hipGraphAddMemcpyNode1D(&copy, g, &fill, 1, y, x, N * sizeof(float), hipMemcpyDeviceToDevice));
+  hipMemcpy3DParms p3;
+  memset(&p3, 0xa5, sizeof p3);
+  CHECK(hipGraphMemcpyNodeGetParams(copy, &p3));
+  REQUIRE(p3.dstPtr.ptr == y && p3.srcPtr.ptr == x && p3.srcArray == NULL && p3.dstArray == NULL &&
+              p3.extent.width == N * sizeof(float) && p3.extent.height == 1 && p3.extent.depth == 1,
+          "1D copy as 3D: dst %p src %p width %zu", p3.dstPtr.ptr, p3.srcPtr.ptr, p3.extent.width);
+  CHECK(hipMemset(y, 0, N * sizeof(float)));
+  launch_and_wait(g, s, 1);
+  expect_all(y, 7.0f, "y after the copy node");
+  /* Half of x into y's second half, then back through the driver form. */
+  CHECK(hipMemset(y, 0, N * sizeof(float)));
+  CHECK(hipGraphMemcpyNodeSetParams1D(copy, y + N / 2, x, N / 2 * sizeof(float), hipMemcpyDeviceToDevice));
+  launch_and_wait(g, s, 1);
+  float host[N];
+  CHECK(hipMemcpy(host, y, sizeof host, hipMemcpyDeviceToHost));
+  for (int i = 0; i < N; i++) REQUIRE(host[i] == (i < N / 2 ? 0.0f : 7.0f), "y[%d] = %f after SetParams1D", i, host[i]);
+  HIP_MEMCPY3D d3;
+  CHECK(hipDrvGraphMemcpyNodeGetParams(copy, &d3));
+  REQUIRE(d3.dstMemoryType == hipMemoryTypeDevice && (float*)d3.dstDevice == y + N / 2 && d3.WidthInBytes == N / 2 * sizeof(float) &&
+              d3.Height == 1 && d3.Depth == 1,
+          "driver params: dst %p width %zu", (void*)d3.dstDevice, d3.WidthInBytes);
+  /* A 2D box: 4 rows of 16 floats out of a pitch of 64 floats. */
+  memset(&d3, 0, sizeof d3);
+  d3.srcMemoryType = hipMemoryTypeDevice;
+  d3.srcDevice = (hipDeviceptr_t)x;
+  d3.srcPitch = 64 * sizeof(float);
+  d3.srcHeight = 4;
+  d3.dstMemoryType = hipMemoryTypeDevice;
+  d3.dstDevice = (hipDeviceptr_t)y;
+  d3.dstPitch = 64 * sizeof(float);
+  d3.dstHeight = 4;
+  d3.dstXInBytes = 16 * sizeof(float);
+  d3.WidthInBytes = 16 * sizeof(float);
+  d3.Height = 4;
+  d3.Depth = 1;
+  CHECK(hipDrvGraphMemcpyNodeSetParams(copy, &d3));
+  CHECK(hipMemset(y, 0, N * sizeof(float)));
+  launch_and_wait(g, s, 1);
+  CHECK(hipMemcpy(host, y, sizeof host, hipMemcpyDeviceToHost));
+  for (int i = 0; i < N; i++) {
+    int col = i % 64;
+    REQUIRE(host[i] == (col >= 16 && col < 32 ? 7.0f : 0.0f), "y[%d] = %f after the 2D copy", i, host[i]);
+  }
+  CHECK(hipGraphMemcpyNodeGetParams(copy, &p3));
+  REQUIRE(p3.dstPos.x == 16 * sizeof(float) && p3.extent.width == 16 * sizeof(float) && p3.extent.height == 4 &&
+              p3.dstPtr.pitch == 64 * sizeof(float),
+          "2D copy read back: x %zu width %zu height %zu pitch %zu", p3.dstPos.x, p3.extent.width, p3.extent.height,
+          p3.dstPtr.pitch);
+  hipGraphNode_t drv;
+  CHECK(hipDrvGraphAddMemcpyNode(&drv, g, &copy, 1, &d3, NULL));
+  hipGraphNodeType type;
+  CHECK(hipGraphNodeGetType(drv, &type));
+  REQUIRE(type == hipGraphNodeTypeMemcpy, "driver copy node type %d", (int)type);
+  /* The whole of x into y through the 3D form. */
+  memset(&p3, 0, sizeof p3);
+  p3.srcPtr = make_hipPitchedPtr(x, N * sizeof(float), N, 1);
+  p3.dstPtr = make_hipPitchedPtr(y, N * sizeof(float), N, 1);
+  p3.extent = make_hipExtent(N * sizeof(float), 1, 1);
+  p3.kind = hipMemcpyDeviceToDevice;
+  CHECK(hipGraphMemcpyNodeSetParams(drv, &p3));
+  launch_and_wait(g, s, 1);
+  expect_all(y, 7.0f, "y after the 3D set");
+  float local[4];
+  EXPECT_ERR(hipGraphMemcpyNodeSetParams1D(copy, y, local, sizeof local, hipMemcpyHostToDevice), hipErrorNotSupported);
+  EXPECT_ERR(hipGraphMemcpyNodeSetParams1D(copy, y, x, 0, hipMemcpyDeviceToDevice), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphMemcpyNodeSetParams1D(fill, y, x, 16, hipMemcpyDeviceToDevice), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphMemcpyNodeGetParams(fill, &p3), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphMemcpyNodeGetParams(copy, NULL), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphMemsetNodeGetParams(copy, &got), hipErrorInvalidValue);
+  EXPECT_ERR(hipDrvGraphMemcpyNodeSetParams(copy, NULL), hipErrorInvalidValue);
+
+  step("memcpy nodes to and from a device variable");
+  hipGraph_t sg;
+  CHECK(hipGraphCreate(&sg, 0));
+  hipGraphNode_t to_sym, from_sym;
+  CHECK(hipGraphAddMemcpyNodeToSymbol(&to_sym, sg, NULL, 0, shadow, x, N / 2 * sizeof(float), N / 2 * sizeof(float), hipMemcpyDeviceToDevice));
+  CHECK(hipGraphAddMemcpyNodeFromSymbol(&from_sym, sg, &to_sym, 1, y, shadow, N * sizeof(float), 0, hipMemcpyDeviceToDevice));
+  float zeros[N] = {0};
+  CHECK(hipMemcpyToSymbol(shadow, zeros, sizeof zeros, 0, hipMemcpyHostToDevice));
+  launch_and_wait(sg, s, 1);
+  CHECK(hipMemcpy(host, y, sizeof host, hipMemcpyDeviceToHost));
+  for (int i = 0; i < N; i++) REQUIRE(host[i] == (i < N / 2 ? 0.0f : 7.0f), "y[%d] = %f via the variable", i, host[i]);
+  CHECK(hipGraphMemcpyNodeSetParamsToSymbol(to_sym, shadow, x, N * sizeof(float), 0, hipMemcpyDefault));
+  CHECK(hipGraphMemcpyNodeSetParamsFromSymbol(from_sym, y, shadow, N / 4 * sizeof(float), 0, hipMemcpyDeviceToDevice));
+  CHECK(hipMemset(y, 0, N * sizeof(float)));
+  launch_and_wait(sg, s, 1);
+  CHECK(hipMemcpy(host, y, sizeof host, hipMemcpyDeviceToHost));
+  for (int i = 0; i < N; i++) REQUIRE(host[i] == (i < N / 4 ? 7.0f : 0.0f), "y[%d] = %f via the changed nodes", i, host[i]);
+  hipGraphNode_t bad_node;
+  static float not_a_variable[4];
+  EXPECT_ERR(hipGraphAddMemcpyNodeToSymbol(&bad_node, sg, NULL, 0, not_a_variable, x, 4, 0, hipMemcpyDeviceToDevice), hipErrorInvalidSymbol);
+  EXPECT_ERR(hipGraphAddMemcpyNodeToSymbol(&bad_node, sg, NULL, 0, shadow, x, sizeof shadow, 4, hipMemcpyDeviceToDevice), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphAddMemcpyNodeToSymbol(&bad_node, sg, NULL, 0, shadow, x, 4, 0, hipMemcpyDeviceToHost), hipErrorInvalidMemcpyDirection);
+  EXPECT_ERR(hipGraphAddMemcpyNodeFromSymbol(&bad_node, sg, NULL, 0, y, shadow, 4, 0, hipMemcpyHostToDevice), hipErrorInvalidMemcpyDirection);
+  EXPECT_ERR(hipGraphAddMemcpyNodeFromSymbol(&bad_node, sg, NULL, 0, y, NULL, 4, 0, hipMemcpyDeviceToDevice), hipErrorInvalidValue);
+
+  step("host node parameters");
+  hipGraph_t hg;
+  CHECK(hipGraphCreate(&hg, 0));
+  hipHostNodeParams hp = {bump, &host_runs_a};
+  hipGraphNode_t host_node;
+  CHECK(hipGraphAddHostNode(&host_node, hg, NULL, 0, &hp));
+  hipHostNodeParams hgot = {NULL, NULL};
+  CHECK(hipGraphHostNodeGetParams(host_node, &hgot));
+  REQUIRE(hgot.fn == bump && hgot.userData == &host_runs_a, "host params %p", hgot.userData);
+  launch_and_wait(hg, s, 2);
+  hipHostNodeParams hp2 = {bump, &host_runs_b};
+  CHECK(hipGraphHostNodeSetParams(host_node, &hp2));
+  CHECK(hipGraphHostNodeGetParams(host_node, &hgot));
+  REQUIRE(hgot.userData == &host_runs_b, "host params after set %p", hgot.userData);
+  launch_and_wait(hg, s, 3);
+  REQUIRE(host_runs_a == 2 && host_runs_b == 3, "host runs %d and %d", host_runs_a, host_runs_b);
+  hipHostNodeParams no_fn = {NULL, NULL};
+  EXPECT_ERR(hipGraphHostNodeSetParams(host_node, &no_fn), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphHostNodeGetParams(fill, &hgot), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphHostNodeGetParams(host_node, NULL), hipErrorInvalidValue);
+
+  CHECK(hipGraphDestroy(hg));
+  CHECK(hipGraphDestroy(sg));
+  CHECK(hipGraphDestroy(g));
+}
+
 int main(void) {
   begin("graph_nodes");
   hipModule_t module = load_module();
@@ -369,6 +550,8 @@ int main(void) {
   event_nodes(x, sum, s1, s2);
   child_graphs(x, sum, s1);
   destroy_node(x, s1);
+  register_table();
+  node_params(x, sum, s1);
 
   CHECK(hipStreamDestroy(s1));
   CHECK(hipStreamDestroy(s2));

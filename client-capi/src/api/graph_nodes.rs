@@ -3,13 +3,17 @@
 //! nodes live on the worker (see `worker/src/session/graph_nodes.rs`); argument checks and
 //! error codes follow ROCm's `hip_graph.cpp`.
 
+use super::array::{array_element_size, graph_copy_3d, graph_copy_drv};
 use super::graph::{as_handle, dependencies, id, invalid, kernel_nodes};
 use crate::abi::*;
+use crate::callbacks::Callback;
 use crate::conn::CallError;
 use crate::handle::Handle;
 use crate::remote::with_conn;
+use crate::state::allocations::is_device_pointer;
 use proto_core::wire;
 use proto_core::Calls;
+use std::ffi::c_void;
 
 /// Adds an event record or wait node.
 ///
@@ -146,6 +150,421 @@ pub unsafe extern "C" fn hipGraphNodeFindInClone(pNode: *mut hipGraphNode_t, ori
         let req = wire::GraphNodeFindInClone { original: id(originalNode), clone: id(clonedGraph) };
         let node = with_conn(|c| c.graph_node_find_in_clone(req))?.node;
         try_out!(pNode, as_handle(node));
+        Ok(())
+    })
+}
+
+fn memset_request(node: hipGraphNode_t, p: &hipMemsetParams) -> wire::GraphMemsetNodeSet {
+    wire::GraphMemsetNodeSet {
+        node: id(node),
+        dst: p.dst as u64,
+        value: p.value,
+        element_size: p.elementSize,
+        width: p.width as u64,
+        height: p.height as u64,
+        pitch: p.pitch as u64,
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphMemsetNodeGetParams(node: hipGraphNode_t, pNodeParams: *mut hipMemsetParams) -> hipError_t {
+    hip_boundary!("hipGraphMemsetNodeGetParams", {
+        non_null!(node);
+        non_null!(pNodeParams);
+        let p = with_conn(|c| c.graph_memset_node_get_params(wire::GraphNodeRef { node: id(node) }))?;
+        let params = hipMemsetParams {
+            dst: p.dst as usize as *mut c_void,
+            elementSize: p.element_size,
+            height: p.height as usize,
+            pitch: p.pitch as usize,
+            value: p.value,
+            width: p.width as usize,
+        };
+        try_out!(pNodeParams, params);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphMemsetNodeSetParams(node: hipGraphNode_t, pNodeParams: *const hipMemsetParams) -> hipError_t {
+    hip_boundary!("hipGraphMemsetNodeSetParams", {
+        non_null!(node);
+        non_null!(pNodeParams);
+        // SAFETY: non-null; HIP's contract says it points at a hipMemsetParams.
+        let p = unsafe { pNodeParams.read() };
+        non_null!(p.dst);
+        with_conn(|c| c.graph_memset_node_set_params(memset_request(node, &p)))?;
+        Ok(())
+    })
+}
+
+/// The outcome of a kind's own entry point, to which a call that dispatches by kind forwards
+/// (that entry point has recorded the error and explained it already).
+fn forwarded(code: hipError_t) -> Result<(), CallError> {
+    if code.is_success() {
+        Ok(())
+    } else {
+        Err(CallError::new(code, "from the node kind's own call"))
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDrvGraphAddMemsetNode(
+    phGraphNode: *mut hipGraphNode_t,
+    hGraph: hipGraph_t,
+    dependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+    memsetParams: *const hipMemsetParams,
+    _ctx: hipCtx_t,
+) -> hipError_t {
+    // The context names the device, which the destination's allocation already fixes.
+    hip_boundary!("hipDrvGraphAddMemsetNode", {
+        // SAFETY: forwarded caller contract.
+        forwarded(unsafe { super::graph::hipGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams) })
+    })
+}
+
+/// The set request of a copy, from the wire form of a checked copy.
+fn copy_request(node: hipGraphNode_t, c: &wire::Copy3D) -> wire::GraphCopyNodeSet {
+    wire::GraphCopyNodeSet {
+        node: id(node),
+        dst_array: c.dst_array,
+        dst_ptr: c.dst_ptr,
+        dst_pitch: c.dst_pitch,
+        dst_height: c.dst_height,
+        dst_x: c.dst_x,
+        dst_y: c.dst_y,
+        dst_z: c.dst_z,
+        src_array: c.src_array,
+        src_ptr: c.src_ptr,
+        src_pitch: c.src_pitch,
+        src_height: c.src_height,
+        src_x: c.src_x,
+        src_y: c.src_y,
+        src_z: c.src_z,
+        width: c.width,
+        height: c.height,
+        depth: c.depth,
+    }
+}
+
+/// A device-to-device copy of `count` bytes as one row (1D and symbol nodes); a side in host
+/// memory is `hipErrorNotSupported`, as for `hipGraphAddMemcpyNode1D`.
+fn copy_1d(dst: *mut c_void, src: *const c_void, count: usize, kind: hipMemcpyKind) -> Result<wire::Copy3D, CallError> {
+    non_null!(dst);
+    non_null!(src);
+    if (kind != hipMemcpyDeviceToDevice && kind != hipMemcpyDefault) || !is_device_pointer(dst as u64) || !is_device_pointer(src as u64) {
+        return Err(CallError::new(
+            HipError::NOT_SUPPORTED,
+            format!("memcpy nodes copy device to device only for now (kind {kind}, dst {dst:p}, src {src:p})"),
+        ));
+    }
+    if count == 0 {
+        return Err(invalid("memcpy node of 0 bytes"));
+    }
+    let len = count as u64;
+    Ok(wire::Copy3D {
+        dst_ptr: dst as u64,
+        dst_pitch: len,
+        dst_height: 1,
+        src_ptr: src as u64,
+        src_pitch: len,
+        src_height: 1,
+        width: len,
+        height: 1,
+        depth: 1,
+        ..Default::default()
+    })
+}
+
+/// Adds a checked copy as a memcpy node.
+///
+/// # Safety
+/// As the `hipGraphAdd*Node` functions: `deps` holds `count` handles.
+unsafe fn add_copy(out: *mut hipGraphNode_t, graph: hipGraph_t, deps: *const hipGraphNode_t, count: usize, c: wire::Copy3D) -> Result<(), CallError> {
+    non_null!(out);
+    non_null!(graph);
+    // SAFETY: forwarded caller contract.
+    let deps = unsafe { dependencies(deps, count)? };
+    let req = wire::GraphAddCopyNode {
+        graph: id(graph),
+        dependencies: proto_core::field::List(&deps),
+        dst_array: c.dst_array,
+        dst_ptr: c.dst_ptr,
+        dst_pitch: c.dst_pitch,
+        dst_height: c.dst_height,
+        dst_x: c.dst_x,
+        dst_y: c.dst_y,
+        dst_z: c.dst_z,
+        src_array: c.src_array,
+        src_ptr: c.src_ptr,
+        src_pitch: c.src_pitch,
+        src_height: c.src_height,
+        src_x: c.src_x,
+        src_y: c.src_y,
+        src_z: c.src_z,
+        width: c.width,
+        height: c.height,
+        depth: c.depth,
+    };
+    let node = with_conn(|c| c.graph_add_copy_node(req))?.node;
+    try_out!(out, as_handle(node));
+    Ok(())
+}
+
+fn set_copy(node: hipGraphNode_t, c: &wire::Copy3D) -> Result<(), CallError> {
+    non_null!(node);
+    with_conn(|conn| conn.graph_memcpy_node_set_params(copy_request(node, c)))?;
+    Ok(())
+}
+
+fn get_copy(node: hipGraphNode_t) -> Result<wire::GraphCopyParams, CallError> {
+    non_null!(node);
+    with_conn(|c| c.graph_memcpy_node_get_params(wire::GraphNodeRef { node: id(node) }))
+}
+
+/// The device address of `count` bytes at `offset` in `symbol`, for a copy node of `kind`
+/// (resolved here, as `hipMemcpyToSymbol` resolves it).
+fn symbol_side(symbol: *const c_void, offset: usize, count: usize, kind: hipMemcpyKind, to_symbol: bool) -> Result<*mut c_void, CallError> {
+    non_null!(symbol);
+    let allowed = match to_symbol {
+        true => [hipMemcpyHostToDevice, hipMemcpyDeviceToDevice, hipMemcpyDefault],
+        false => [hipMemcpyDeviceToHost, hipMemcpyDeviceToDevice, hipMemcpyDefault],
+    };
+    if !allowed.contains(&kind) {
+        let way = if to_symbol { "to" } else { "from" };
+        return Err(CallError::new(HipError::INVALID_MEMCPY_DIRECTION, format!("hipMemcpyKind {kind} cannot copy {way} a device variable")));
+    }
+    crate::api::register::symbol_range(symbol, offset, count)
+}
+
+/// A copy node's kind as the copy's own check wants it: the symbol side is device memory.
+fn device_kind(kind: hipMemcpyKind) -> hipMemcpyKind {
+    if kind == hipMemcpyDefault {
+        hipMemcpyDefault
+    } else {
+        hipMemcpyDeviceToDevice
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphMemcpyNodeGetParams(node: hipGraphNode_t, pNodeParams: *mut hipMemcpy3DParms) -> hipError_t {
+    hip_boundary!("hipGraphMemcpyNodeGetParams", {
+        non_null!(pNodeParams);
+        let c = get_copy(node)?;
+        let elem = |array: u64| if array == 0 { Ok(1) } else { array_element_size(array as usize as hipArray_const_t) };
+        let (dst_elem, src_elem) = (elem(c.dst_array)?, elem(c.src_array)?);
+        let width_elem = if c.dst_array != 0 { dst_elem } else { src_elem };
+        let pitched = |ptr: u64, pitch: u64, rows: u64| hipPitchedPtr {
+            ptr: ptr as usize as *mut c_void,
+            pitch: pitch as usize,
+            xsize: c.width as usize,
+            ysize: rows as usize,
+        };
+        let params = hipMemcpy3DParms {
+            srcArray: c.src_array as usize as hipArray_t,
+            srcPos: hipPos { x: (c.src_x / src_elem) as usize, y: c.src_y as usize, z: c.src_z as usize },
+            srcPtr: pitched(c.src_ptr, c.src_pitch, c.src_height),
+            dstArray: c.dst_array as usize as hipArray_t,
+            dstPos: hipPos { x: (c.dst_x / dst_elem) as usize, y: c.dst_y as usize, z: c.dst_z as usize },
+            dstPtr: pitched(c.dst_ptr, c.dst_pitch, c.dst_height),
+            extent: hipExtent { width: (c.width / width_elem) as usize, height: c.height as usize, depth: c.depth as usize },
+            kind: hipMemcpyDeviceToDevice,
+        };
+        try_out!(pNodeParams, params);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphMemcpyNodeSetParams(node: hipGraphNode_t, pNodeParams: *const hipMemcpy3DParms) -> hipError_t {
+    hip_boundary!("hipGraphMemcpyNodeSetParams", {
+        non_null!(node);
+        // SAFETY: HIP's contract for the copy parameters.
+        let c = unsafe { graph_copy_3d(pNodeParams)? };
+        set_copy(node, &c)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphMemcpyNodeSetParams1D(
+    node: hipGraphNode_t,
+    dst: *mut c_void,
+    src: *const c_void,
+    count: usize,
+    kind: hipMemcpyKind,
+) -> hipError_t {
+    hip_boundary!("hipGraphMemcpyNodeSetParams1D", {
+        non_null!(node);
+        set_copy(node, &copy_1d(dst, src, count, kind)?)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDrvGraphAddMemcpyNode(
+    phGraphNode: *mut hipGraphNode_t,
+    hGraph: hipGraph_t,
+    dependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+    copyParams: *const HIP_MEMCPY3D,
+    _ctx: hipCtx_t,
+) -> hipError_t {
+    hip_boundary!("hipDrvGraphAddMemcpyNode", {
+        non_null!(phGraphNode);
+        non_null!(hGraph);
+        // SAFETY: HIP's contract for the copy parameters.
+        let c = unsafe { graph_copy_drv(copyParams)? };
+        // SAFETY: HIP's contract for the dependency array.
+        unsafe { add_copy(phGraphNode, hGraph, dependencies, numDependencies, c) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDrvGraphMemcpyNodeGetParams(hNode: hipGraphNode_t, nodeParams: *mut HIP_MEMCPY3D) -> hipError_t {
+    hip_boundary!("hipDrvGraphMemcpyNodeGetParams", {
+        non_null!(nodeParams);
+        let c = get_copy(hNode)?;
+        let memory_type = |array: u64| if array == 0 { hipMemoryTypeDevice } else { hipMemoryTypeArray };
+        let params = HIP_MEMCPY3D {
+            srcXInBytes: c.src_x as usize,
+            srcY: c.src_y as usize,
+            srcZ: c.src_z as usize,
+            srcLOD: 0,
+            srcMemoryType: memory_type(c.src_array),
+            srcHost: std::ptr::null(),
+            srcDevice: c.src_ptr as usize as hipDeviceptr_t,
+            srcArray: c.src_array as usize as hipArray_t,
+            srcPitch: c.src_pitch as usize,
+            srcHeight: c.src_height as usize,
+            dstXInBytes: c.dst_x as usize,
+            dstY: c.dst_y as usize,
+            dstZ: c.dst_z as usize,
+            dstLOD: 0,
+            dstMemoryType: memory_type(c.dst_array),
+            dstHost: std::ptr::null_mut(),
+            dstDevice: c.dst_ptr as usize as hipDeviceptr_t,
+            dstArray: c.dst_array as usize as hipArray_t,
+            dstPitch: c.dst_pitch as usize,
+            dstHeight: c.dst_height as usize,
+            WidthInBytes: c.width as usize,
+            Height: c.height as usize,
+            Depth: c.depth as usize,
+        };
+        try_out!(nodeParams, params);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDrvGraphMemcpyNodeSetParams(hNode: hipGraphNode_t, nodeParams: *const HIP_MEMCPY3D) -> hipError_t {
+    hip_boundary!("hipDrvGraphMemcpyNodeSetParams", {
+        non_null!(hNode);
+        // SAFETY: HIP's contract for the copy parameters.
+        let c = unsafe { graph_copy_drv(nodeParams)? };
+        set_copy(hNode, &c)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphAddMemcpyNodeToSymbol(
+    pGraphNode: *mut hipGraphNode_t,
+    graph: hipGraph_t,
+    pDependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+    symbol: *const c_void,
+    src: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: hipMemcpyKind,
+) -> hipError_t {
+    hip_boundary!("hipGraphAddMemcpyNodeToSymbol", {
+        non_null!(pGraphNode);
+        non_null!(graph);
+        let dst = symbol_side(symbol, offset, count, kind, true)?;
+        let c = copy_1d(dst, src, count, device_kind(kind))?;
+        // SAFETY: HIP's contract for the dependency array.
+        unsafe { add_copy(pGraphNode, graph, pDependencies, numDependencies, c) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphAddMemcpyNodeFromSymbol(
+    pGraphNode: *mut hipGraphNode_t,
+    graph: hipGraph_t,
+    pDependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+    dst: *mut c_void,
+    symbol: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: hipMemcpyKind,
+) -> hipError_t {
+    hip_boundary!("hipGraphAddMemcpyNodeFromSymbol", {
+        non_null!(pGraphNode);
+        non_null!(graph);
+        let src = symbol_side(symbol, offset, count, kind, false)?;
+        let c = copy_1d(dst, src, count, device_kind(kind))?;
+        // SAFETY: HIP's contract for the dependency array.
+        unsafe { add_copy(pGraphNode, graph, pDependencies, numDependencies, c) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphMemcpyNodeSetParamsToSymbol(
+    node: hipGraphNode_t,
+    symbol: *const c_void,
+    src: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: hipMemcpyKind,
+) -> hipError_t {
+    hip_boundary!("hipGraphMemcpyNodeSetParamsToSymbol", {
+        non_null!(node);
+        let dst = symbol_side(symbol, offset, count, kind, true)?;
+        set_copy(node, &copy_1d(dst, src, count, device_kind(kind))?)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphMemcpyNodeSetParamsFromSymbol(
+    node: hipGraphNode_t,
+    dst: *mut c_void,
+    symbol: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: hipMemcpyKind,
+) -> hipError_t {
+    hip_boundary!("hipGraphMemcpyNodeSetParamsFromSymbol", {
+        non_null!(node);
+        let src = symbol_side(symbol, offset, count, kind, false)?;
+        set_copy(node, &copy_1d(dst, src, count, device_kind(kind))?)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphHostNodeGetParams(node: hipGraphNode_t, pNodeParams: *mut hipHostNodeParams) -> hipError_t {
+    hip_boundary!("hipGraphHostNodeGetParams", {
+        non_null!(node);
+        non_null!(pNodeParams);
+        let token = with_conn(|c| c.graph_host_node_get_params(wire::GraphNodeRef { node: id(node) }))?.token;
+        let Some(Callback::Host { f, user }) = crate::callbacks::persistent_callback(token) else {
+            return Err(CallError::new(HipError::UNKNOWN, format!("host node callback {token} is unknown to this process")));
+        };
+        try_out!(pNodeParams, hipHostNodeParams { fn_: Some(f), userData: user as *mut c_void });
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphHostNodeSetParams(node: hipGraphNode_t, pNodeParams: *const hipHostNodeParams) -> hipError_t {
+    hip_boundary!("hipGraphHostNodeSetParams", {
+        non_null!(node);
+        non_null!(pNodeParams);
+        // SAFETY: non-null; HIP's contract says it points at a hipHostNodeParams.
+        let p = unsafe { pNodeParams.read() };
+        let f = p.fn_.ok_or_else(|| invalid("the host node's fn is NULL"))?;
+        let token = crate::callbacks::register_persistent(Callback::Host { f, user: p.userData as usize })?;
+        with_conn(|c| c.graph_host_node_set_params(wire::GraphHostNodeSet { node: id(node), token }))?;
         Ok(())
     })
 }

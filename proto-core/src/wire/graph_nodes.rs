@@ -77,3 +77,144 @@ message! {
         pub clone: u64,
     }
 }
+
+message! {
+    /// A memset node's parameters (`hipGraphMemsetNodeGetParams`), as `hipMemsetParams` has
+    /// them.
+    pub struct GraphMemsetParams {
+        /// Destination device address.
+        pub dst: u64,
+        /// The value (its low `element_size` bytes).
+        pub value: u32,
+        /// Bytes per element (1, 2 or 4).
+        pub element_size: u32,
+        /// Elements per row.
+        pub width: u64,
+        /// Rows.
+        pub height: u64,
+        /// Bytes between rows.
+        pub pitch: u64,
+    }
+}
+
+message! {
+    /// `hipGraphMemsetNodeSetParams`: replaces a memset node's parameters.
+    pub struct GraphMemsetNodeSet {
+        /// Node handle.
+        pub node: u64,
+        /// Destination device address.
+        pub dst: u64,
+        /// The value (its low `element_size` bytes).
+        pub value: u32,
+        /// Bytes per element (1, 2 or 4).
+        pub element_size: u32,
+        /// Elements per row.
+        pub width: u64,
+        /// Rows.
+        pub height: u64,
+        /// Bytes between rows.
+        pub pitch: u64,
+    }
+}
+
+message! {
+    /// A memcpy node's copy (`hipGraphMemcpyNodeGetParams`): the fields of
+    /// [`Copy3D`](crate::wire::Copy3D) without stream; a 1D copy is one row of pitched memory.
+    pub struct GraphCopyParams {
+        /// Destination: array handle, or 0 for pitched device memory.
+        pub dst_array: u64,
+        /// Destination: device address (pitched memory; 0 for an array).
+        pub dst_ptr: u64,
+        /// Destination: bytes between rows (pitched memory).
+        pub dst_pitch: u64,
+        /// Destination: rows between slices (pitched memory).
+        pub dst_height: u64,
+        /// Destination: offset in bytes within a row.
+        pub dst_x: u64,
+        /// Destination: offset in rows.
+        pub dst_y: u64,
+        /// Destination: offset in slices.
+        pub dst_z: u64,
+        /// Source: array handle, or 0 for pitched device memory.
+        pub src_array: u64,
+        /// Source: device address (pitched memory; 0 for an array).
+        pub src_ptr: u64,
+        /// Source: bytes between rows (pitched memory).
+        pub src_pitch: u64,
+        /// Source: rows between slices (pitched memory).
+        pub src_height: u64,
+        /// Source: offset in bytes within a row.
+        pub src_x: u64,
+        /// Source: offset in rows.
+        pub src_y: u64,
+        /// Source: offset in slices.
+        pub src_z: u64,
+        /// Bytes per row of the box.
+        pub width: u64,
+        /// Rows per slice of the box.
+        pub height: u64,
+        /// Slices of the box.
+        pub depth: u64,
+    }
+}
+
+message! {
+    /// `hipGraphMemcpyNodeSetParams` and its 1D, symbol and driver forms: replaces a memcpy
+    /// node's copy (the fields of [`GraphCopyParams`]).
+    pub struct GraphCopyNodeSet {
+        /// Node handle.
+        pub node: u64,
+        /// Destination: array handle, or 0 for pitched device memory.
+        pub dst_array: u64,
+        /// Destination: device address (pitched memory; 0 for an array).
+        pub dst_ptr: u64,
+        /// Destination: bytes between rows (pitched memory).
+        pub dst_pitch: u64,
+        /// Destination: rows between slices (pitched memory).
+        pub dst_height: u64,
+        /// Destination: offset in bytes within a row.
+        pub dst_x: u64,
+        /// Destination: offset in rows.
+        pub dst_y: u64,
+        /// Destination: offset in slices.
+        pub dst_z: u64,
+        /// Source: array handle, or 0 for pitched device memory.
+        pub src_array: u64,
+        /// Source: device address (pitched memory; 0 for an array).
+        pub src_ptr: u64,
+        /// Source: bytes between rows (pitched memory).
+        pub src_pitch: u64,
+        /// Source: rows between slices (pitched memory).
+        pub src_height: u64,
+        /// Source: offset in bytes within a row.
+        pub src_x: u64,
+        /// Source: offset in rows.
+        pub src_y: u64,
+        /// Source: offset in slices.
+        pub src_z: u64,
+        /// Bytes per row of the box.
+        pub width: u64,
+        /// Rows per slice of the box.
+        pub height: u64,
+        /// Slices of the box.
+        pub depth: u64,
+    }
+}
+
+message! {
+    /// A host node's callback, as the client named it (`hipGraphHostNodeGetParams`).
+    pub struct GraphHostToken {
+        /// The client's name for the callback.
+        pub token: u64,
+    }
+}
+
+message! {
+    /// `hipGraphHostNodeSetParams`: the node runs another callback from now on.
+    pub struct GraphHostNodeSet {
+        /// Node handle.
+        pub node: u64,
+        /// The client's name for the new callback.
+        pub token: u64,
+    }
+}

@@ -216,7 +216,7 @@ impl Session {
         Ok(params)
     }
 
-    fn graph_node_params(&self, req: &wire::GraphAddNode<'_>) -> Result<NodeParams, Failure> {
+    pub(super) fn graph_node_params(&self, req: &wire::GraphAddNode<'_>) -> Result<NodeParams, Failure> {
         let params = match req.kind {
             GraphNodeKind::Kernel => return self.graph_kernel_params(req.function, req.grid, req.block, req.shared_mem, req.args.0),
             GraphNodeKind::Memset => {
@@ -554,6 +554,30 @@ impl GraphHandler for Session {
 
     fn graph_node_find_in_clone(&mut self, _cx: &mut CallCx, req: wire::GraphNodeFindInClone) -> Result<wire::GraphNodeRef, Failure> {
         self.find_node_in_clone(req)
+    }
+
+    fn graph_memset_node_get_params(&mut self, _cx: &mut CallCx, req: wire::GraphNodeRef) -> Result<wire::GraphMemsetParams, Failure> {
+        self.memset_node_get_params(req)
+    }
+
+    fn graph_memset_node_set_params(&mut self, _cx: &mut CallCx, req: wire::GraphMemsetNodeSet) -> Result<wire::Empty, Failure> {
+        self.memset_node_set_params(req)
+    }
+
+    fn graph_memcpy_node_get_params(&mut self, _cx: &mut CallCx, req: wire::GraphNodeRef) -> Result<wire::GraphCopyParams, Failure> {
+        self.memcpy_node_get_params(req)
+    }
+
+    fn graph_memcpy_node_set_params(&mut self, _cx: &mut CallCx, req: wire::GraphCopyNodeSet) -> Result<wire::Empty, Failure> {
+        self.memcpy_node_set_params(req)
+    }
+
+    fn graph_host_node_get_params(&mut self, _cx: &mut CallCx, req: wire::GraphNodeRef) -> Result<wire::GraphHostToken, Failure> {
+        self.host_node_get_params(req)
+    }
+
+    fn graph_host_node_set_params(&mut self, _cx: &mut CallCx, req: wire::GraphHostNodeSet) -> Result<wire::Empty, Failure> {
+        self.host_node_set_params(req)
     }
 }
 

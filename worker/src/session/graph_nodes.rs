@@ -14,8 +14,8 @@
 
 use super::graph::{handles, invalid, unknown, Graph, Node, NodeParams, MAX_GRAPH_NODES_PER_SESSION};
 use super::{Failure, Session};
-use crate::backend::{DeviceIndex, GraphOp};
-use proto_core::wire::{self, MAX_GRAPH_NODES};
+use crate::backend::{DeviceIndex, GraphOp, MemsetPattern};
+use proto_core::wire::{self, GraphNodeKind, MAX_GRAPH_NODES};
 use proto_core::Status;
 use std::collections::{HashMap, HashSet};
 
@@ -259,5 +259,163 @@ impl Session {
         let found = clone.nodes.iter().find(|&&n| self.graphs.links.identity(n) == wanted);
         let node = *found.ok_or_else(|| invalid(format!("node {:#x} has no counterpart in graph {:#x}", req.original, req.clone)))?;
         Ok(wire::GraphNodeRef { node })
+    }
+}
+
+/// The parameters of a memcpy node as one 3D copy (a 1D copy is one row of pitched memory).
+fn copy_params(params: &NodeParams) -> Option<wire::GraphCopyParams> {
+    Some(match params {
+        NodeParams::Memcpy { dst, src, len } => wire::GraphCopyParams {
+            dst_array: 0,
+            dst_ptr: *dst,
+            dst_pitch: *len,
+            dst_height: 1,
+            dst_x: 0,
+            dst_y: 0,
+            dst_z: 0,
+            src_array: 0,
+            src_ptr: *src,
+            src_pitch: *len,
+            src_height: 1,
+            src_x: 0,
+            src_y: 0,
+            src_z: 0,
+            width: *len,
+            height: 1,
+            depth: 1,
+        },
+        NodeParams::Copy3D(c) => wire::GraphCopyParams {
+            dst_array: c.dst_array,
+            dst_ptr: c.dst_ptr,
+            dst_pitch: c.dst_pitch,
+            dst_height: c.dst_height,
+            dst_x: c.dst_x,
+            dst_y: c.dst_y,
+            dst_z: c.dst_z,
+            src_array: c.src_array,
+            src_ptr: c.src_ptr,
+            src_pitch: c.src_pitch,
+            src_height: c.src_height,
+            src_x: c.src_x,
+            src_y: c.src_y,
+            src_z: c.src_z,
+            width: c.width,
+            height: c.height,
+            depth: c.depth,
+        },
+        _ => return None,
+    })
+}
+
+/// A memcpy node's parameters from a 3D copy: one row between two device addresses is a
+/// plain device-to-device copy (which native graphs take), anything else a 3D copy.
+fn copy_node_params(c: &wire::GraphCopyNodeSet) -> Result<NodeParams, Failure> {
+    if c.width == 0 || c.height == 0 || c.depth == 0 {
+        return Err(invalid(format!("copy node of an empty box ({} x {} x {})", c.width, c.height, c.depth)));
+    }
+    let one_row = c.height == 1 && c.depth == 1 && c.dst_y == 0 && c.dst_z == 0 && c.src_y == 0 && c.src_z == 0;
+    if one_row && c.dst_array == 0 && c.src_array == 0 {
+        let dst = c.dst_ptr.checked_add(c.dst_x).ok_or_else(|| invalid("copy node destination overflows"))?;
+        let src = c.src_ptr.checked_add(c.src_x).ok_or_else(|| invalid("copy node source overflows"))?;
+        return Ok(NodeParams::Memcpy { dst, src, len: c.width });
+    }
+    Ok(NodeParams::Copy3D(Box::new(wire::Copy3D {
+        dst_array: c.dst_array,
+        dst_ptr: c.dst_ptr,
+        dst_pitch: c.dst_pitch,
+        dst_height: c.dst_height,
+        dst_x: c.dst_x,
+        dst_y: c.dst_y,
+        dst_z: c.dst_z,
+        src_array: c.src_array,
+        src_ptr: c.src_ptr,
+        src_pitch: c.src_pitch,
+        src_height: c.src_height,
+        src_x: c.src_x,
+        src_y: c.src_y,
+        src_z: c.src_z,
+        width: c.width,
+        height: c.height,
+        depth: c.depth,
+        stream: 0,
+        sync: false,
+    })))
+}
+
+impl Session {
+    /// The node's parameters if it is of `kind`, else `INVALID_VALUE` (HIP's answer).
+    fn graph_node_of_kind(&self, node: u64, kind: GraphNodeKind) -> Result<&NodeParams, Failure> {
+        let params = &self.graph_node(node)?.params;
+        if params.kind() != kind {
+            return Err(invalid(format!("node {node:#x} is a {:?} node, not a {kind:?} node", params.kind())));
+        }
+        Ok(params)
+    }
+
+    /// Replaces a node's parameters with checked ones of the same kind.
+    fn graph_replace_params(&mut self, node: u64, params: NodeParams) -> Result<wire::Empty, Failure> {
+        self.graph_node_op(&params)?;
+        self.graphs.nodes.get_mut(node)?.params = params;
+        Ok(wire::Empty {})
+    }
+
+    pub(super) fn memset_node_get_params(&mut self, req: wire::GraphNodeRef) -> Result<wire::GraphMemsetParams, Failure> {
+        let NodeParams::Memset { fill, pattern } = self.graph_node_of_kind(req.node, GraphNodeKind::Memset)? else {
+            return Err(invalid("not a memset node"));
+        };
+        let value = match *pattern {
+            MemsetPattern::U8(v) => u32::from(v),
+            MemsetPattern::U16(v) => u32::from(v),
+            MemsetPattern::U32(v) => v,
+        };
+        let element_size = pattern.elem_size() as u32;
+        Ok(wire::GraphMemsetParams { dst: fill.ptr.0, value, element_size, width: fill.width, height: fill.height, pitch: fill.pitch })
+    }
+
+    pub(super) fn memset_node_set_params(&mut self, req: wire::GraphMemsetNodeSet) -> Result<wire::Empty, Failure> {
+        self.graph_node_of_kind(req.node, GraphNodeKind::Memset)?;
+        let add = wire::GraphAddNode {
+            graph: 0,
+            kind: GraphNodeKind::Memset,
+            dependencies: Default::default(),
+            function: 0,
+            grid: [0; 3],
+            block: [0; 3],
+            shared_mem: 0,
+            dst: req.dst,
+            src: 0,
+            value: req.value,
+            element_size: req.element_size,
+            width: req.width,
+            height: req.height,
+            pitch: req.pitch,
+            host_token: 0,
+            args: Default::default(),
+        };
+        let params = self.graph_node_params(&add)?;
+        self.graph_replace_params(req.node, params)
+    }
+
+    pub(super) fn memcpy_node_get_params(&mut self, req: wire::GraphNodeRef) -> Result<wire::GraphCopyParams, Failure> {
+        let params = self.graph_node_of_kind(req.node, GraphNodeKind::Memcpy)?;
+        copy_params(params).ok_or_else(|| invalid("not a memcpy node"))
+    }
+
+    pub(super) fn memcpy_node_set_params(&mut self, req: wire::GraphCopyNodeSet) -> Result<wire::Empty, Failure> {
+        self.graph_node_of_kind(req.node, GraphNodeKind::Memcpy)?;
+        let params = copy_node_params(&req)?;
+        self.graph_replace_params(req.node, params)
+    }
+
+    pub(super) fn host_node_get_params(&mut self, req: wire::GraphNodeRef) -> Result<wire::GraphHostToken, Failure> {
+        match self.graph_node_of_kind(req.node, GraphNodeKind::Host)? {
+            NodeParams::Host { token } => Ok(wire::GraphHostToken { token: *token }),
+            _ => Err(invalid("not a host node")),
+        }
+    }
+
+    pub(super) fn host_node_set_params(&mut self, req: wire::GraphHostNodeSet) -> Result<wire::Empty, Failure> {
+        self.graph_node_of_kind(req.node, GraphNodeKind::Host)?;
+        self.graph_replace_params(req.node, NodeParams::Host { token: req.token })
     }
 }

@@ -529,7 +529,7 @@ pub unsafe extern "C" fn hipOccupancyMaxPotentialBlockSize(
 // ------------------------------------------------------------------------------------------------
 
 /// The device address `offset` bytes into `symbol`, checked for `len` bytes.
-fn symbol_range(symbol: *const c_void, offset: usize, len: usize) -> Result<*mut c_void, CallError> {
+pub(crate) fn symbol_range(symbol: *const c_void, offset: usize, len: usize) -> Result<*mut c_void, CallError> {
     let (ptr, size) = resolve_var(symbol)?;
     let end = offset.checked_add(len).filter(|&e| e as u64 <= size);
     if end.is_none() {
