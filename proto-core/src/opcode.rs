@@ -743,6 +743,14 @@ opcodes! { <'a>
         0x074b GraphHostNodeGetParams graph_host_node_get_params: GraphNodeRef => GraphHostToken, none, call;
         /// `hipGraphHostNodeSetParams`.
         0x074c GraphHostNodeSetParams graph_host_node_set_params: GraphHostNodeSet => Empty, none, call;
+        /// `hipGraphKernelNodeGetAttribute`.
+        0x074d GraphKernelNodeGetAttribute graph_kernel_node_get_attribute: GraphKernelAttrQuery => GraphKernelAttrValue, none, call;
+        /// `hipGraphKernelNodeSetAttribute`.
+        0x074e GraphKernelNodeSetAttribute graph_kernel_node_set_attribute: GraphKernelAttrSet => Empty, none, call;
+        /// `hipGraphKernelNodeCopyAttributes`.
+        0x074f GraphKernelNodeCopyAttributes graph_kernel_node_copy_attributes: GraphKernelAttrCopy => Empty, none, call;
+        /// `hipGraphNodeSetParams` of a child graph node.
+        0x0750 GraphChildNodeSetParams graph_child_node_set_params: GraphChildNodeSet => Empty, none, call;
     }
 
     /// Arrays, mipmapped arrays and the copies that name them.

@@ -4,7 +4,8 @@
  * child is cloned into the node; the embedded graph is the node's, editable, and expanded
  * with the node's dependencies kept), hipGraphDestroyNode and hipGraphNodeFindInClone; memset,
  * memcpy (1D, 3D, driver and symbol forms) and host node parameters read back and changed;
- * with HIP's errors.
+ * kernel node attributes; hipGraphAddNode / hipGraphNodeSetParams for every kind; with HIP's
+ * errors.
  */
 #include "check.h"
 #include <hip/hiprtc.h>
@@ -535,6 +536,174 @@ static void node_params(float* x, float* y, hipStream_t s) {
   CHECK(hipGraphDestroy(g));
 }
 
+static void generic_nodes(float* x, float* sum, hipStream_t s) {
+  step("kernel node attributes");
+  hipGraph_t g;
+  CHECK(hipGraphCreate(&g, 0));
+  hipGraphNode_t k1 = add_scale(g, NULL, 0, x, 1.0f, 0.0f);
+  hipGraphNode_t k2 = add_scale(g, &k1, 1, x, 1.0f, 0.0f);
+  hipLaunchAttributeValue v;
+  memset(&v, 0x5a, sizeof v);
+  CHECK(hipGraphKernelNodeGetAttribute(k1, hipLaunchAttributePriority, &v));
+  REQUIRE(v.priority == 0, "priority before any set %d", v.priority);
+  memset(&v, 0, sizeof v);
+  v.priority = 1;
+  CHECK(hipGraphKernelNodeSetAttribute(k1, hipLaunchAttributePriority, &v));
+  v.priority = 5;
+  EXPECT_ERR(hipGraphKernelNodeSetAttribute(k1, hipLaunchAttributePriority, &v), hipErrorInvalidValue);
+  memset(&v, 0, sizeof v);
+  CHECK(hipGraphKernelNodeGetAttribute(k1, hipLaunchAttributePriority, &v));
+  REQUIRE(v.priority == 1, "priority %d", v.priority);
+  EXPECT_ERR(hipGraphKernelNodeGetAttribute(k1, hipLaunchAttributeCooperative, &v), hipErrorInvalidValue);
+  memset(&v, 0, sizeof v);
+  v.cooperative = 1;
+  CHECK(hipGraphKernelNodeSetAttribute(k2, hipLaunchAttributeCooperative, &v));
+  EXPECT_ERR(hipGraphKernelNodeCopyAttributes(k1, k2), hipErrorInvalidContext);
+  hipGraphNode_t k3 = add_scale(g, &k2, 1, x, 1.0f, 0.0f);
+  CHECK(hipGraphKernelNodeCopyAttributes(k1, k3));
+  memset(&v, 0, sizeof v);
+  CHECK(hipGraphKernelNodeGetAttribute(k3, hipLaunchAttributePriority, &v));
+  REQUIRE(v.priority == 1, "copied priority %d", v.priority);
+  memset(&v, 0, sizeof v);
+  v.accessPolicyWindow.hitRatio = 2.0f;
+  EXPECT_ERR(hipGraphKernelNodeSetAttribute(k3, hipLaunchAttributeAccessPolicyWindow, &v), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphKernelNodeSetAttribute(k3, hipLaunchAttributeSynchronizationPolicy, &v), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphKernelNodeSetAttribute(k3, hipLaunchAttributePriority, NULL), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphKernelNodeSetAttribute(NULL, hipLaunchAttributePriority, &v), hipErrorInvalidValue);
+  hipGraph_t clone;
+  CHECK(hipGraphClone(&clone, g));
+  hipGraphNode_t k1c;
+  CHECK(hipGraphNodeFindInClone(&k1c, k1, clone));
+  memset(&v, 0, sizeof v);
+  CHECK(hipGraphKernelNodeGetAttribute(k1c, hipLaunchAttributePriority, &v));
+  REQUIRE(v.priority == 1, "cloned priority %d", v.priority);
+  CHECK(hipGraphDestroy(clone));
+  CHECK(hipGraphDestroy(g));
+
+  step("hipGraphAddNode and hipGraphNodeSetParams for each kind");
+  hipEvent_t ev;
+  CHECK(hipEventCreate(&ev));
+  hipGraph_t inner;
+  CHECK(hipGraphCreate(&inner, 0));
+  add_scale(inner, NULL, 0, x, 2.0f, 0.0f); /* x *= 2 */
+  CHECK(hipGraphCreate(&g, 0));
+  hipGraphNodeParams p;
+  hipGraphNode_t fill, child, acc, rec, wait, empty, host;
+  memset(&p, 0, sizeof p);
+  p.type = hipGraphNodeTypeMemset;
+  p.memset.dst = x;
+  p.memset.elementSize = 4;
+  float three = 3.0f;
+  memcpy(&p.memset.value, &three, 4);
+  p.memset.width = N;
+  p.memset.height = 1;
+  CHECK(hipGraphAddNode(&fill, g, NULL, 0, &p));
+  memset(&p, 0, sizeof p);
+  p.type = hipGraphNodeTypeGraph;
+  p.graph.graph = inner;
+  CHECK(hipGraphAddNode(&child, g, &fill, 1, &p)); /* x = 6 */
+  memset(&p, 0, sizeof p);
+  p.type = hipGraphNodeTypeMemset;
+  p.memset.dst = sum;
+  p.memset.elementSize = 4;
+  p.memset.width = N;
+  p.memset.height = 1;
+  hipGraphNode_t zero;
+  CHECK(hipGraphAddNode(&zero, g, NULL, 0, &p));
+  void* args[] = {&x, &sum, &n};
+  memset(&p, 0, sizeof p);
+  p.type = hipGraphNodeTypeKernel;
+  p.kernel.func = (void*)accumulate;
+  p.kernel.gridDim = (dim3){N / 64, 1, 1};
+  p.kernel.blockDim = (dim3){64, 1, 1};
+  p.kernel.kernelParams = args;
+  hipGraphNode_t after[2] = {child, zero};
+  CHECK(hipGraphAddNode(&acc, g, after, 2, &p)); /* sum = 6 */
+  memset(&p, 0, sizeof p);
+  p.type = hipGraphNodeTypeEventRecord;
+  p.eventRecord.event = ev;
+  CHECK(hipGraphAddNode(&rec, g, &acc, 1, &p));
+  p.type = hipGraphNodeTypeWaitEvent;
+  p.eventWait.event = ev;
+  CHECK(hipGraphAddNode(&wait, g, &rec, 1, &p));
+  memset(&p, 0, sizeof p);
+  p.type = hipGraphNodeTypeEmpty;
+  CHECK(hipGraphAddNode(&empty, g, &wait, 1, &p));
+  memset(&p, 0, sizeof p);
+  p.type = hipGraphNodeTypeHost;
+  p.host.fn = bump;
+  p.host.userData = &host_runs_a;
+  CHECK(hipGraphAddNode(&host, g, &empty, 1, &p));
+  int runs_before = host_runs_a;
+  launch_and_wait(g, s, 1);
+  expect_all(sum, 6.0f, "sum through hipGraphAddNode");
+  REQUIRE(host_runs_a == runs_before + 1, "host node ran %d times", host_runs_a - runs_before);
+  hipGraphNodeType type;
+  CHECK(hipGraphNodeGetType(child, &type));
+  REQUIRE(type == hipGraphNodeTypeGraph, "generic child type %d", (int)type);
+
+  /* Change the fill to 5, the child's scale to x * 3 (from a graph of the same shape), the
+   * host node's counter: sum = 15. */
+  memset(&p, 0, sizeof p);
+  p.type = hipGraphNodeTypeMemset;
+  p.memset.dst = x;
+  p.memset.elementSize = 4;
+  float five = 5.0f;
+  memcpy(&p.memset.value, &five, 4);
+  p.memset.width = N;
+  p.memset.height = 1;
+  CHECK(hipGraphNodeSetParams(fill, &p));
+  hipGraph_t other;
+  CHECK(hipGraphCreate(&other, 0));
+  add_scale(other, NULL, 0, x, 3.0f, 0.0f);
+  memset(&p, 0, sizeof p);
+  p.type = hipGraphNodeTypeGraph;
+  p.graph.graph = other;
+  CHECK(hipGraphNodeSetParams(child, &p));
+  memset(&p, 0, sizeof p);
+  p.type = hipGraphNodeTypeHost;
+  p.host.fn = bump;
+  p.host.userData = &host_runs_b;
+  CHECK(hipGraphNodeSetParams(host, &p));
+  memset(&p, 0, sizeof p);
+  p.type = hipGraphNodeTypeEventRecord;
+  p.eventRecord.event = ev;
+  CHECK(hipGraphNodeSetParams(rec, &p));
+  int b_before = host_runs_b;
+  launch_and_wait(g, s, 1);
+  expect_all(sum, 15.0f, "sum after hipGraphNodeSetParams");
+  REQUIRE(host_runs_b == b_before + 1, "the new host callback ran %d times", host_runs_b - b_before);
+
+  step("generic errors");
+  hipGraphNode_t bad;
+  add_fill(other, NULL, 0, x, 0.0f); /* now two nodes: another shape */
+  memset(&p, 0, sizeof p);
+  p.type = hipGraphNodeTypeGraph;
+  p.graph.graph = other;
+  EXPECT_ERR(hipGraphNodeSetParams(child, &p), hipErrorInvalidValue);
+  p.type = hipGraphNodeTypeMemset; /* a memset's parameters for a child node */
+  EXPECT_ERR(hipGraphNodeSetParams(child, &p), hipErrorInvalidValue);
+  p.type = hipGraphNodeTypeMemAlloc;
+  EXPECT_ERR(hipGraphNodeSetParams(child, &p), hipErrorNotSupported);
+  p.type = hipGraphNodeTypeExtSemaphoreWait;
+  EXPECT_ERR(hipGraphAddNode(&bad, g, NULL, 0, &p), hipErrorNotSupported);
+  p.type = hipGraphNodeTypeCount;
+  EXPECT_ERR(hipGraphAddNode(&bad, g, NULL, 0, &p), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphNodeSetParams(child, &p), hipErrorInvalidValue);
+  p.type = hipGraphNodeTypeEventRecord;
+  p.eventRecord.event = NULL;
+  EXPECT_ERR(hipGraphAddNode(&bad, g, NULL, 0, &p), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphAddNode(&bad, g, NULL, 0, NULL), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphAddNode(NULL, g, NULL, 0, &p), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphAddNode(&bad, g, NULL, 1, &p), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphNodeSetParams(NULL, &p), hipErrorInvalidValue);
+
+  CHECK(hipGraphDestroy(other));
+  CHECK(hipGraphDestroy(inner));
+  CHECK(hipGraphDestroy(g));
+  CHECK(hipEventDestroy(ev));
+}
+
 int main(void) {
   begin("graph_nodes");
   hipModule_t module = load_module();
@@ -552,6 +721,7 @@ int main(void) {
   destroy_node(x, s1);
   register_table();
   node_params(x, sum, s1);
+  generic_nodes(x, sum, s1);
 
   CHECK(hipStreamDestroy(s1));
   CHECK(hipStreamDestroy(s2));

@@ -198,16 +198,6 @@ pub unsafe extern "C" fn hipGraphMemsetNodeSetParams(node: hipGraphNode_t, pNode
     })
 }
 
-/// The outcome of a kind's own entry point, to which a call that dispatches by kind forwards
-/// (that entry point has recorded the error and explained it already).
-fn forwarded(code: hipError_t) -> Result<(), CallError> {
-    if code.is_success() {
-        Ok(())
-    } else {
-        Err(CallError::new(code, "from the node kind's own call"))
-    }
-}
-
 #[no_mangle]
 pub unsafe extern "C" fn hipDrvGraphAddMemsetNode(
     phGraphNode: *mut hipGraphNode_t,
@@ -566,5 +556,184 @@ pub unsafe extern "C" fn hipGraphHostNodeSetParams(node: hipGraphNode_t, pNodePa
         let token = crate::callbacks::register_persistent(Callback::Host { f, user: p.userData as usize })?;
         with_conn(|c| c.graph_host_node_set_params(wire::GraphHostNodeSet { node: id(node), token }))?;
         Ok(())
+    })
+}
+
+/// `hipLaunchAttributeAccessPolicyWindow`, `hipLaunchAttributeCooperative`,
+/// `hipLaunchAttributePriority`: the attributes a kernel node holds.
+const KERNEL_NODE_ATTRS: [hipLaunchAttributeID; 3] =
+    [hipLaunchAttributeAccessPolicyWindow, hipLaunchAttributeCooperative, hipLaunchAttributePriority];
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphKernelNodeSetAttribute(
+    hNode: hipGraphNode_t,
+    attr: hipLaunchAttributeID,
+    value: *const hipLaunchAttributeValue,
+) -> hipError_t {
+    hip_boundary!("hipGraphKernelNodeSetAttribute", {
+        non_null!(hNode);
+        non_null!(value);
+        if !KERNEL_NODE_ATTRS.contains(&attr) {
+            return Err(invalid(format!("launch attribute {attr} is not a kernel node attribute")));
+        }
+        // SAFETY: non-null; HIP's contract says it points at a hipLaunchAttributeValue, whose
+        // members are plain data (every bit pattern is a value).
+        let v = unsafe { value.read() };
+        // SAFETY: as above: the union's members overlay plain data.
+        let (window, scalar) = unsafe { (v.accessPolicyWindow, if attr == hipLaunchAttributePriority { v.priority } else { v.cooperative }) };
+        let req = wire::GraphKernelAttrSet {
+            node: id(hNode),
+            attr,
+            base_ptr: window.base_ptr as u64,
+            num_bytes: window.num_bytes as u64,
+            hit_ratio: window.hitRatio,
+            hit_prop: window.hitProp,
+            miss_prop: window.missProp,
+            value: scalar,
+        };
+        let req = if attr == hipLaunchAttributeAccessPolicyWindow {
+            req
+        } else {
+            wire::GraphKernelAttrSet { base_ptr: 0, num_bytes: 0, hit_ratio: 0.0, hit_prop: 0, miss_prop: 0, ..req }
+        };
+        with_conn(|c| c.graph_kernel_node_set_attribute(req))?;
+        Ok(())
+    })
+}
+
+#[allow(non_upper_case_globals)] // HIP's constants keep their C names
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphKernelNodeGetAttribute(
+    hNode: hipGraphNode_t,
+    attr: hipLaunchAttributeID,
+    value: *mut hipLaunchAttributeValue,
+) -> hipError_t {
+    hip_boundary!("hipGraphKernelNodeGetAttribute", {
+        non_null!(hNode);
+        non_null!(value);
+        if !KERNEL_NODE_ATTRS.contains(&attr) {
+            return Err(invalid(format!("launch attribute {attr} is not a kernel node attribute")));
+        }
+        let v = with_conn(|c| c.graph_kernel_node_get_attribute(wire::GraphKernelAttrQuery { node: id(hNode), attr }))?;
+        // SAFETY: non-null; HIP's contract says it points at a hipLaunchAttributeValue; the
+        // member `attr` names is written, as HIP writes it.
+        unsafe {
+            match attr {
+                hipLaunchAttributeAccessPolicyWindow => {
+                    (*value).accessPolicyWindow = hipAccessPolicyWindow {
+                        base_ptr: v.base_ptr as usize as *mut c_void,
+                        hitProp: v.hit_prop,
+                        hitRatio: v.hit_ratio,
+                        missProp: v.miss_prop,
+                        num_bytes: v.num_bytes as usize,
+                    }
+                }
+                hipLaunchAttributePriority => (*value).priority = v.value,
+                _ => (*value).cooperative = v.value,
+            }
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphKernelNodeCopyAttributes(hSrc: hipGraphNode_t, hDst: hipGraphNode_t) -> hipError_t {
+    hip_boundary!("hipGraphKernelNodeCopyAttributes", {
+        non_null!(hSrc);
+        non_null!(hDst);
+        with_conn(|c| c.graph_kernel_node_copy_attributes(wire::GraphKernelAttrCopy { src: id(hSrc), dst: id(hDst) }))?;
+        Ok(())
+    })
+}
+
+/// The outcome of a kind's own entry point, to which a call that dispatches by kind forwards
+/// (that entry point has recorded the error and explained it already).
+fn forwarded(code: hipError_t) -> Result<(), CallError> {
+    if code.is_success() {
+        Ok(())
+    } else {
+        Err(CallError::new(code, "from the node kind's own call"))
+    }
+}
+
+/// `hipGraphAddNode`: each kind through its own add function (whose checks and errors apply).
+///
+/// # Safety
+/// HIP's contract: `nodeParams` points at a `hipGraphNodeParams` whose member `type` names is
+/// filled; `pDependencies` holds `numDependencies` handles.
+#[allow(non_upper_case_globals)] // HIP's constants keep their C names
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphAddNode(
+    pGraphNode: *mut hipGraphNode_t,
+    graph: hipGraph_t,
+    pDependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *mut hipGraphNodeParams,
+) -> hipError_t {
+    hip_boundary!("hipGraphAddNode", {
+        non_null!(pGraphNode);
+        non_null!(graph);
+        non_null!(nodeParams);
+        if numDependencies > 0 && pDependencies.is_null() {
+            return Err(invalid("pDependencies is NULL"));
+        }
+        let (out, deps, n) = (pGraphNode, pDependencies, numDependencies);
+        // SAFETY: non-null; HIP's contract for the parameters (the member of the type is read).
+        forwarded(unsafe {
+            let p = &*nodeParams;
+            let u = &p.__bindgen_anon_1;
+            match p.type_ {
+                hipGraphNodeTypeKernel => super::graph::hipGraphAddKernelNode(out, graph, deps, n, &u.kernel),
+                hipGraphNodeTypeMemcpy => super::graph::hipGraphAddMemcpyNode(out, graph, deps, n, &u.memcpy.copyParams),
+                hipGraphNodeTypeMemset => super::graph::hipGraphAddMemsetNode(out, graph, deps, n, &u.memset),
+                hipGraphNodeTypeHost => super::graph::hipGraphAddHostNode(out, graph, deps, n, &u.host),
+                hipGraphNodeTypeGraph => hipGraphAddChildGraphNode(out, graph, deps, n, u.graph.graph),
+                hipGraphNodeTypeEmpty => super::graph::hipGraphAddEmptyNode(out, graph, deps, n),
+                hipGraphNodeTypeWaitEvent => hipGraphAddEventWaitNode(out, graph, deps, n, u.eventWait.event),
+                hipGraphNodeTypeEventRecord => hipGraphAddEventRecordNode(out, graph, deps, n, u.eventRecord.event),
+                hipGraphNodeTypeExtSemaphoreSignal | hipGraphNodeTypeExtSemaphoreWait => {
+                    return Err(CallError::new(HipError::NOT_SUPPORTED, "external semaphore nodes: no backend imports external semaphores"))
+                }
+                other => return Err(invalid(format!("hipGraphNodeType {other} cannot be added"))),
+            }
+        })
+    })
+}
+
+/// `hipGraphNodeSetParams`: each kind through its own set function.
+///
+/// # Safety
+/// HIP's contract: `nodeParams` points at a `hipGraphNodeParams` whose member `type` names is
+/// filled.
+#[allow(non_upper_case_globals)] // HIP's constants keep their C names
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphNodeSetParams(node: hipGraphNode_t, nodeParams: *mut hipGraphNodeParams) -> hipError_t {
+    hip_boundary!("hipGraphNodeSetParams", {
+        non_null!(node);
+        non_null!(nodeParams);
+        // SAFETY: non-null; HIP's contract for the parameters (the member of the type is read).
+        let (kind, u) = unsafe { ((*nodeParams).type_, &(*nodeParams).__bindgen_anon_1) };
+        // SAFETY: as above: the member `kind` names is the one read.
+        forwarded(unsafe {
+            match kind {
+                hipGraphNodeTypeKernel => super::graph::hipGraphKernelNodeSetParams(node, &u.kernel),
+                hipGraphNodeTypeMemcpy => hipGraphMemcpyNodeSetParams(node, &u.memcpy.copyParams),
+                hipGraphNodeTypeMemset => hipGraphMemsetNodeSetParams(node, &u.memset),
+                hipGraphNodeTypeHost => hipGraphHostNodeSetParams(node, &u.host),
+                hipGraphNodeTypeGraph => {
+                    let child = u.graph.graph;
+                    non_null!(child);
+                    with_conn(|c| c.graph_child_node_set_params(wire::GraphChildNodeSet { node: id(node), child: id(child) }))?;
+                    return Ok(());
+                }
+                hipGraphNodeTypeWaitEvent => hipGraphEventWaitNodeSetEvent(node, u.eventWait.event),
+                hipGraphNodeTypeEventRecord => hipGraphEventRecordNodeSetEvent(node, u.eventRecord.event),
+                // HIP's answer for these kinds (`ihipGraphNodeSetParams`).
+                hipGraphNodeTypeExtSemaphoreSignal | hipGraphNodeTypeExtSemaphoreWait | hipGraphNodeTypeMemAlloc | hipGraphNodeTypeMemFree => {
+                    return Err(CallError::new(HipError::NOT_SUPPORTED, format!("hipGraphNodeType {kind} parameters cannot be changed")))
+                }
+                other => return Err(invalid(format!("hipGraphNodeType {other} has no parameters to set"))),
+            }
+        })
     })
 }

@@ -218,3 +218,75 @@ message! {
         pub token: u64,
     }
 }
+
+message! {
+    /// `hipGraphKernelNodeGetAttribute`; answered by [`GraphKernelAttrValue`].
+    pub struct GraphKernelAttrQuery {
+        /// Node handle.
+        pub node: u64,
+        /// `hipLaunchAttributeID`.
+        pub attr: u32,
+    }
+}
+
+message! {
+    /// A kernel node's launch attribute value (`hipLaunchAttributeValue`, the member `attr`
+    /// names).
+    pub struct GraphKernelAttrValue {
+        /// Access policy window: base address.
+        pub base_ptr: u64,
+        /// Access policy window: bytes.
+        pub num_bytes: u64,
+        /// Access policy window: hit ratio (0 to 1).
+        pub hit_ratio: f32,
+        /// Access policy window: `hipAccessProperty` of hits.
+        pub hit_prop: u32,
+        /// Access policy window: `hipAccessProperty` of misses.
+        pub miss_prop: u32,
+        /// Cooperative (0 or not) or priority, by `attr`.
+        pub value: i32,
+    }
+}
+
+message! {
+    /// `hipGraphKernelNodeSetAttribute`: a kernel node holds one launch attribute at a time.
+    pub struct GraphKernelAttrSet {
+        /// Node handle.
+        pub node: u64,
+        /// `hipLaunchAttributeID`.
+        pub attr: u32,
+        /// Access policy window: base address.
+        pub base_ptr: u64,
+        /// Access policy window: bytes.
+        pub num_bytes: u64,
+        /// Access policy window: hit ratio (0 to 1).
+        pub hit_ratio: f32,
+        /// Access policy window: `hipAccessProperty` of hits.
+        pub hit_prop: u32,
+        /// Access policy window: `hipAccessProperty` of misses.
+        pub miss_prop: u32,
+        /// Cooperative (0 or not) or priority, by `attr`.
+        pub value: i32,
+    }
+}
+
+message! {
+    /// `hipGraphKernelNodeCopyAttributes`: `dst` takes `src`'s launch attribute.
+    pub struct GraphKernelAttrCopy {
+        /// The kernel node copied from.
+        pub src: u64,
+        /// The kernel node copied to.
+        pub dst: u64,
+    }
+}
+
+message! {
+    /// `hipGraphNodeSetParams` of a child graph node: the node's graph takes the parameters
+    /// of `child`'s nodes, node for node (same number of nodes, same kinds, in creation order).
+    pub struct GraphChildNodeSet {
+        /// Node handle.
+        pub node: u64,
+        /// The graph whose node parameters are copied.
+        pub child: u64,
+    }
+}

@@ -579,6 +579,22 @@ impl GraphHandler for Session {
     fn graph_host_node_set_params(&mut self, _cx: &mut CallCx, req: wire::GraphHostNodeSet) -> Result<wire::Empty, Failure> {
         self.host_node_set_params(req)
     }
+
+    fn graph_kernel_node_get_attribute(&mut self, _cx: &mut CallCx, req: wire::GraphKernelAttrQuery) -> Result<wire::GraphKernelAttrValue, Failure> {
+        self.kernel_node_get_attribute(req)
+    }
+
+    fn graph_kernel_node_set_attribute(&mut self, _cx: &mut CallCx, req: wire::GraphKernelAttrSet) -> Result<wire::Empty, Failure> {
+        self.kernel_node_set_attribute(req)
+    }
+
+    fn graph_kernel_node_copy_attributes(&mut self, _cx: &mut CallCx, req: wire::GraphKernelAttrCopy) -> Result<wire::Empty, Failure> {
+        self.kernel_node_copy_attributes(req)
+    }
+
+    fn graph_child_node_set_params(&mut self, _cx: &mut CallCx, req: wire::GraphChildNodeSet) -> Result<wire::Empty, Failure> {
+        self.child_node_set_params(req)
+    }
 }
 
 #[cfg(test)]

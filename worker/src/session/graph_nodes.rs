@@ -31,6 +31,9 @@ pub(super) struct GraphLinks {
     clones: HashSet<u64>,
     /// Cloned node → the original node it stands for.
     origin: HashMap<u64, u64>,
+    /// Kernel node → its launch attribute (`hipLaunchAttributeID`) and value: one at a time,
+    /// as HIP keeps them.
+    kernel_attrs: HashMap<u64, (u32, wire::GraphKernelAttrValue)>,
 }
 
 impl GraphLinks {
@@ -99,6 +102,9 @@ impl Session {
             let new = self.graphs.nodes.insert(Node { graph: clone, params });
             let identity = self.graphs.links.identity(old);
             self.graphs.links.origin.insert(new, identity);
+            if let Some(attr) = self.graphs.links.kernel_attrs.get(&old).cloned() {
+                self.graphs.links.kernel_attrs.insert(new, attr);
+            }
             renamed.insert(old, new);
             new_nodes.push(new);
         }
@@ -121,6 +127,7 @@ impl Session {
     /// Drops one node's record (and the graph it owns), leaving its graph's lists alone.
     fn graph_forget_node(&mut self, node: u64) {
         self.graphs.links.origin.remove(&node);
+        self.graphs.links.kernel_attrs.remove(&node);
         if let Ok(Node { params: NodeParams::Child { graph }, .. }) = self.graphs.nodes.remove(node) {
             self.graph_remove(graph);
         }
@@ -417,5 +424,106 @@ impl Session {
     pub(super) fn host_node_set_params(&mut self, req: wire::GraphHostNodeSet) -> Result<wire::Empty, Failure> {
         self.graph_node_of_kind(req.node, GraphNodeKind::Host)?;
         self.graph_replace_params(req.node, NodeParams::Host { token: req.token })
+    }
+}
+
+/// `hipLaunchAttributeAccessPolicyWindow`, `hipLaunchAttributeCooperative`,
+/// `hipLaunchAttributePriority`: the attributes HIP lets a kernel node hold.
+const KERNEL_NODE_ATTRS: [u32; 3] = [1, 2, 8];
+/// `hipAccessPropertyPersisting`, which HIP refuses for misses.
+const ACCESS_PROPERTY_PERSISTING: u32 = 2;
+
+impl Session {
+    fn kernel_attr_node(&self, node: u64, attr: u32) -> Result<(), Failure> {
+        if !KERNEL_NODE_ATTRS.contains(&attr) {
+            return Err(invalid(format!("launch attribute {attr} is not a kernel node attribute")));
+        }
+        self.graph_node_of_kind(node, GraphNodeKind::Kernel).map(drop)
+    }
+
+    pub(super) fn kernel_node_get_attribute(&mut self, req: wire::GraphKernelAttrQuery) -> Result<wire::GraphKernelAttrValue, Failure> {
+        self.kernel_attr_node(req.node, req.attr)?;
+        match self.graphs.links.kernel_attrs.get(&req.node) {
+            // HIP answers the attribute in use, or zeros when none is; another is refused.
+            Some((attr, value)) if *attr == req.attr => Ok(value.clone()),
+            Some((attr, _)) => Err(invalid(format!("the node holds launch attribute {attr}, not {}", req.attr))),
+            None => Ok(wire::GraphKernelAttrValue::default()),
+        }
+    }
+
+    pub(super) fn kernel_node_set_attribute(&mut self, req: wire::GraphKernelAttrSet) -> Result<wire::Empty, Failure> {
+        self.kernel_attr_node(req.node, req.attr)?;
+        let value = wire::GraphKernelAttrValue {
+            base_ptr: req.base_ptr,
+            num_bytes: req.num_bytes,
+            hit_ratio: req.hit_ratio,
+            hit_prop: req.hit_prop,
+            miss_prop: req.miss_prop,
+            value: req.value,
+        };
+        // ROCm's checks (hip_graph_internal.hpp, SetAttrParams). A window of bytes is larger
+        // than the device's largest access policy window, which is 0 (as
+        // hipGetDeviceProperties reports it).
+        let bad = match req.attr {
+            1 => !(0.0..=1.0).contains(&value.hit_ratio) || value.miss_prop == ACCESS_PROPERTY_PERSISTING || value.num_bytes > 0,
+            // hip::Stream priorities run from High (-1) to Low (1).
+            8 => !(-1..=1).contains(&value.value),
+            _ => false,
+        };
+        if bad {
+            return Err(invalid(format!("launch attribute {} value {value:?}", req.attr)));
+        }
+        self.graphs.links.kernel_attrs.insert(req.node, (req.attr, value));
+        Ok(wire::Empty {})
+    }
+
+    pub(super) fn kernel_node_copy_attributes(&mut self, req: wire::GraphKernelAttrCopy) -> Result<wire::Empty, Failure> {
+        self.graph_node_of_kind(req.src, GraphNodeKind::Kernel)?;
+        self.graph_node_of_kind(req.dst, GraphNodeKind::Kernel)?;
+        let links = &mut self.graphs.links;
+        let Some((attr, value)) = links.kernel_attrs.get(&req.src).cloned() else {
+            return Ok(wire::Empty {});
+        };
+        // HIP refuses to replace one attribute by another with hipErrorInvalidContext.
+        if let Some(&(held, _)) = links.kernel_attrs.get(&req.dst).filter(|(held, _)| *held != attr) {
+            return Err(Failure::new(Status::INVALID_CONTEXT, format!("the node holds launch attribute {held}, the source {attr}")));
+        }
+        links.kernel_attrs.insert(req.dst, (attr, value));
+        Ok(wire::Empty {})
+    }
+}
+
+impl Session {
+    /// Pairs each node of `target` with the node of `source` at the same place, checking
+    /// that both graphs have the same shape (recursively through child graph nodes).
+    fn graph_param_pairs(&self, target: u64, source: u64, pairs: &mut Vec<(u64, NodeParams)>, depth: usize) -> Result<(), Failure> {
+        if depth > MAX_CHILD_GRAPH_DEPTH {
+            return Err(invalid(format!("child graphs nest deeper than {MAX_CHILD_GRAPH_DEPTH}")));
+        }
+        let (t, s) = (self.graphs.graphs.get(target).map_err(unknown)?, self.graphs.graphs.get(source).map_err(unknown)?);
+        if t.nodes.len() != s.nodes.len() {
+            return Err(invalid(format!("graph {source:#x} has {} nodes, the child graph {}", s.nodes.len(), t.nodes.len())));
+        }
+        for (&tn, &sn) in t.nodes.iter().zip(&s.nodes) {
+            let (tp, sp) = (&self.graphs.nodes.get(tn)?.params, &self.graphs.nodes.get(sn)?.params);
+            match (tp, sp) {
+                (NodeParams::Child { graph: tg }, NodeParams::Child { graph: sg }) => self.graph_param_pairs(*tg, *sg, pairs, depth + 1)?,
+                _ if tp.kind() == sp.kind() => pairs.push((tn, sp.clone())),
+                _ => return Err(invalid(format!("node {sn:#x} is a {:?} node where the child graph has a {:?} node", sp.kind(), tp.kind()))),
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn child_node_set_params(&mut self, req: wire::GraphChildNodeSet) -> Result<wire::Empty, Failure> {
+        let NodeParams::Child { graph } = self.graph_node_of_kind(req.node, GraphNodeKind::Graph)? else {
+            return Err(invalid("not a child graph node"));
+        };
+        let mut pairs = Vec::new();
+        self.graph_param_pairs(*graph, req.child, &mut pairs, 0)?;
+        for (node, params) in pairs {
+            self.graphs.nodes.get_mut(node)?.params = params;
+        }
+        Ok(wire::Empty {})
     }
 }
