@@ -751,6 +751,18 @@ opcodes! { <'a>
         0x074f GraphKernelNodeCopyAttributes graph_kernel_node_copy_attributes: GraphKernelAttrCopy => Empty, none, call;
         /// `hipGraphNodeSetParams` of a child graph node.
         0x0750 GraphChildNodeSetParams graph_child_node_set_params: GraphChildNodeSet => Empty, none, call;
+        /// `hipGraphAddMemAllocNode`.
+        0x0751 GraphAddMemAllocNode graph_add_mem_alloc_node: GraphAddMemAllocNode<'a> => GraphMemAllocNode, none, call;
+        /// `hipGraphAddMemFreeNode`, `hipDrvGraphAddMemFreeNode`.
+        0x0752 GraphAddMemFreeNode graph_add_mem_free_node: GraphAddMemFreeNode<'a> => GraphNodeRef, none, call;
+        /// `hipGraphMemAllocNodeGetParams`.
+        0x0753 GraphMemAllocNodeGetParams graph_mem_alloc_node_get_params: GraphNodeRef => GraphMemAllocParams, none, call;
+        /// `hipGraphMemFreeNodeGetParams`.
+        0x0754 GraphMemFreeNodeGetParams graph_mem_free_node_get_params: GraphNodeRef => GraphMemFreeParams, none, call;
+        /// `hipDeviceGraphMemTrim`.
+        0x0755 GraphMemTrim graph_mem_trim: GraphMemDevice => Empty, none, call;
+        /// `hipDeviceGetGraphMemAttribute`, `hipDeviceSetGraphMemAttribute`.
+        0x0756 GraphMemAttribute graph_mem_attribute: GraphMemAttrQuery => GraphMemAttrValue, none, call;
     }
 
     /// Arrays, mipmapped arrays and the copies that name them.

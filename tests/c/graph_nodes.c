@@ -4,8 +4,8 @@
  * child is cloned into the node; the embedded graph is the node's, editable, and expanded
  * with the node's dependencies kept), hipGraphDestroyNode and hipGraphNodeFindInClone; memset,
  * memcpy (1D, 3D, driver and symbol forms) and host node parameters read back and changed;
- * kernel node attributes; hipGraphAddNode / hipGraphNodeSetParams for every kind; with HIP's
- * errors.
+ * kernel node attributes; hipGraphAddNode / hipGraphNodeSetParams for every kind; graph memory
+ * nodes, trimming and the graph memory attributes; with HIP's errors.
  */
 #include "check.h"
 #include <hip/hiprtc.h>
@@ -704,6 +704,158 @@ static void generic_nodes(float* x, float* sum, hipStream_t s) {
   CHECK(hipEventDestroy(ev));
 }
 
+static uint64_t graph_mem(hipGraphMemAttributeType attr) {
+  uint64_t value = 12345;
+  CHECK(hipDeviceGetGraphMemAttribute(0, attr, &value));
+  return value;
+}
+
+static void memory_nodes(float* x, hipStream_t s) {
+  step("memory allocation and free nodes");
+  uint64_t used0 = graph_mem(hipGraphMemAttrUsedMemCurrent);
+  uint64_t reserved0 = graph_mem(hipGraphMemAttrReservedMemCurrent);
+  hipGraph_t g;
+  CHECK(hipGraphCreate(&g, 0));
+  hipMemAllocNodeParams ap;
+  memset(&ap, 0, sizeof ap);
+  ap.poolProps.allocType = hipMemAllocationTypePinned;
+  ap.poolProps.location.type = hipMemLocationTypeDevice;
+  ap.poolProps.location.id = 0;
+  ap.bytesize = N * sizeof(float);
+  hipGraphNode_t alloc;
+  CHECK(hipGraphAddMemAllocNode(&alloc, g, NULL, 0, &ap));
+  float* mem = (float*)ap.dptr;
+  REQUIRE(mem != NULL, "no address at add time");
+  hipGraphNodeType type;
+  CHECK(hipGraphNodeGetType(alloc, &type));
+  REQUIRE(type == hipGraphNodeTypeMemAlloc, "alloc node type %d", (int)type);
+  REQUIRE(graph_mem(hipGraphMemAttrUsedMemCurrent) == used0 + N * sizeof(float), "used %llu",
+          (unsigned long long)graph_mem(hipGraphMemAttrUsedMemCurrent));
+  /* alloc -> fill 4 -> copy into x -> free */
+  hipGraphNode_t fill = add_fill(g, &alloc, 1, mem, 4.0f);
+  hipGraphNode_t copy;
+  CHECK(hipGraphAddMemcpyNode1D(&copy, g, &fill, 1, x, mem, N * sizeof(float), hipMemcpyDeviceToDevice));
+  hipGraphNode_t release;
+  CHECK(hipGraphAddMemFreeNode(&release, g, &copy, 1, mem));
+  CHECK(hipGraphNodeGetType(release, &type));
+  REQUIRE(type == hipGraphNodeTypeMemFree, "free node type %d", (int)type);
+  hipMemAllocNodeParams got;
+  memset(&got, 0xa5, sizeof got);
+  CHECK(hipGraphMemAllocNodeGetParams(alloc, &got));
+  REQUIRE(got.dptr == mem && got.bytesize == N * sizeof(float) && got.poolProps.allocType == hipMemAllocationTypePinned &&
+              got.poolProps.location.type == hipMemLocationTypeDevice && got.poolProps.location.id == 0,
+          "alloc params %p %zu", got.dptr, got.bytesize);
+  void* freed = NULL;
+  CHECK(hipGraphMemFreeNodeGetParams(release, &freed));
+  REQUIRE(freed == mem, "free node frees %p, expected %p", freed, (void*)mem);
+  hipGraphExec_t exec;
+  CHECK(hipGraphInstantiate(&exec, g, NULL, NULL, 0));
+  CHECK(hipMemset(x, 0, N * sizeof(float)));
+  for (int i = 0; i < 3; i++) CHECK(hipGraphLaunch(exec, s));
+  CHECK(hipStreamSynchronize(s));
+  expect_all(x, 4.0f, "x copied from graph memory");
+
+  step("memory node errors");
+  hipGraphNode_t bad;
+  hipGraphExec_t again;
+  EXPECT_ERR(hipGraphInstantiate(&again, g, NULL, NULL, 0), hipErrorNotSupported);
+  hipGraph_t copy_graph;
+  EXPECT_ERR(hipGraphClone(&copy_graph, g), hipErrorNotSupported);
+  hipGraph_t parent;
+  CHECK(hipGraphCreate(&parent, 0));
+  EXPECT_ERR(hipGraphAddChildGraphNode(&bad, parent, NULL, 0, g), hipErrorNotSupported);
+  EXPECT_ERR(hipGraphDestroyNode(alloc), hipErrorNotSupported);
+  EXPECT_ERR(hipGraphDestroyNode(release), hipErrorNotSupported);
+  EXPECT_ERR(hipGraphAddMemFreeNode(&bad, parent, NULL, 0, mem), hipErrorInvalidValue); /* freed already */
+  EXPECT_ERR(hipGraphAddMemFreeNode(&bad, parent, NULL, 0, x), hipErrorInvalidValue);   /* not graph memory */
+  EXPECT_ERR(hipGraphAddMemFreeNode(&bad, parent, NULL, 0, NULL), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphAddMemFreeNode(&bad, parent, &alloc, 0, mem), hipErrorInvalidValue);
+  hipMemAllocNodeParams wrong = ap;
+  wrong.bytesize = 0;
+  EXPECT_ERR(hipGraphAddMemAllocNode(&bad, parent, NULL, 0, &wrong), hipErrorInvalidValue);
+  REQUIRE(wrong.dptr == NULL, "a refused node's dptr %p", wrong.dptr);
+  wrong = ap;
+  wrong.poolProps.allocType = hipMemAllocationTypeInvalid;
+  EXPECT_ERR(hipGraphAddMemAllocNode(&bad, parent, NULL, 0, &wrong), hipErrorInvalidValue);
+  wrong = ap;
+  wrong.poolProps.location.id = 99;
+  EXPECT_ERR(hipGraphAddMemAllocNode(&bad, parent, NULL, 0, &wrong), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphAddMemAllocNode(&bad, parent, NULL, 0, NULL), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphMemAllocNodeGetParams(release, &got), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphMemFreeNodeGetParams(alloc, &freed), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphMemFreeNodeGetParams(release, NULL), hipErrorInvalidValue);
+  /* The driver form frees any live allocation. */
+  hipGraphNode_t drv_free;
+  CHECK(hipDrvGraphAddMemFreeNode(&drv_free, parent, NULL, 0, (hipDeviceptr_t)x));
+  EXPECT_ERR(hipDrvGraphAddMemFreeNode(&bad, parent, NULL, 0, (hipDeviceptr_t)(uintptr_t)0x10), hipErrorInvalidValue);
+
+  step("graph memory attributes and trimming");
+  uint64_t used = graph_mem(hipGraphMemAttrUsedMemCurrent);
+  uint64_t reserved = graph_mem(hipGraphMemAttrReservedMemCurrent);
+  REQUIRE(used == used0 + N * sizeof(float) && reserved == reserved0 + N * sizeof(float), "used %llu reserved %llu",
+          (unsigned long long)used, (unsigned long long)reserved);
+  REQUIRE(graph_mem(hipGraphMemAttrUsedMemHigh) >= used && graph_mem(hipGraphMemAttrReservedMemHigh) >= reserved, "watermarks");
+  uint64_t zero = 0, one = 1;
+  CHECK(hipDeviceSetGraphMemAttribute(0, hipGraphMemAttrUsedMemHigh, &zero));
+  REQUIRE(graph_mem(hipGraphMemAttrUsedMemHigh) == 0, "used high after reset");
+  EXPECT_ERR(hipDeviceSetGraphMemAttribute(0, hipGraphMemAttrUsedMemHigh, &one), hipErrorInvalidValue);
+  EXPECT_ERR(hipDeviceSetGraphMemAttribute(0, hipGraphMemAttrUsedMemCurrent, &zero), hipErrorInvalidValue);
+  EXPECT_ERR(hipDeviceGetGraphMemAttribute(0, (hipGraphMemAttributeType)7, &zero), hipErrorInvalidValue);
+  EXPECT_ERR(hipDeviceGetGraphMemAttribute(0, hipGraphMemAttrUsedMemCurrent, NULL), hipErrorInvalidValue);
+  EXPECT_ERR(hipDeviceGetGraphMemAttribute(99, hipGraphMemAttrUsedMemCurrent, &zero), hipErrorInvalidDevice);
+  EXPECT_ERR(hipDeviceGraphMemTrim(99), hipErrorInvalidDevice);
+  /* Still the graph's: trimming keeps it, and the executable graph still runs. */
+  CHECK(hipDeviceGraphMemTrim(0));
+  CHECK(hipMemset(x, 0, N * sizeof(float)));
+  CHECK(hipGraphLaunch(exec, s));
+  CHECK(hipStreamSynchronize(s));
+  expect_all(x, 4.0f, "x after a trim that kept the memory");
+  /* Graph gone and memory freed by its free node: the reserve, which a trim releases. */
+  CHECK(hipGraphDestroy(g));
+  REQUIRE(graph_mem(hipGraphMemAttrUsedMemCurrent) == used0, "used after the graph went: %llu",
+          (unsigned long long)graph_mem(hipGraphMemAttrUsedMemCurrent));
+  REQUIRE(graph_mem(hipGraphMemAttrReservedMemCurrent) == reserved0 + N * sizeof(float), "reserved before the trim");
+  CHECK(hipDeviceGraphMemTrim(0));
+  REQUIRE(graph_mem(hipGraphMemAttrReservedMemCurrent) == reserved0, "reserved after the trim: %llu",
+          (unsigned long long)graph_mem(hipGraphMemAttrReservedMemCurrent));
+  /* The executable graph outlived its memory: its launch fails, the session goes on. */
+  hipError_t launched = hipGraphLaunch(exec, s);
+  hipError_t synced = hipStreamSynchronize(s);
+  REQUIRE(launched == hipErrorInvalidValue || (launched == hipSuccess && synced == hipErrorInvalidValue),
+          "launch after the trim: launch %s, sync %s", hipGetErrorName(launched), hipGetErrorName(synced));
+  hipGetLastError();
+  CHECK(hipGraphExecDestroy(exec));
+
+  step("graph memory no free node frees is the user's: hipFree releases it");
+  hipGraph_t keep;
+  CHECK(hipGraphCreate(&keep, 0));
+  CHECK(hipGraphAddMemAllocNode(&alloc, keep, NULL, 0, &ap));
+  float* kept = (float*)ap.dptr;
+  CHECK(hipGraphDestroy(keep));
+  CHECK(hipMemset(kept, 0, N * sizeof(float)));
+  REQUIRE(graph_mem(hipGraphMemAttrUsedMemCurrent) == used0 + N * sizeof(float), "kept memory is used");
+  CHECK(hipFree(kept));
+  REQUIRE(graph_mem(hipGraphMemAttrUsedMemCurrent) == used0, "used after hipFree");
+
+  step("hipGraphAddNode with memory kinds");
+  hipGraphNodeParams p;
+  memset(&p, 0, sizeof p);
+  p.type = hipGraphNodeTypeMemAlloc;
+  p.alloc = ap;
+  p.alloc.dptr = NULL;
+  hipGraphNode_t galloc, gfree;
+  CHECK(hipGraphAddNode(&galloc, parent, NULL, 0, &p));
+  REQUIRE(p.alloc.dptr != NULL, "hipGraphAddNode gave no address");
+  void* gmem = p.alloc.dptr;
+  memset(&p, 0, sizeof p);
+  p.type = hipGraphNodeTypeMemFree;
+  p.free.dptr = gmem;
+  CHECK(hipGraphAddNode(&gfree, parent, &galloc, 1, &p));
+  CHECK(hipGraphDestroy(parent));
+  CHECK(hipDeviceGraphMemTrim(0));
+  REQUIRE(graph_mem(hipGraphMemAttrReservedMemCurrent) == reserved0, "reserved at the end");
+}
+
 int main(void) {
   begin("graph_nodes");
   hipModule_t module = load_module();
@@ -722,6 +874,7 @@ int main(void) {
   register_table();
   node_params(x, sum, s1);
   generic_nodes(x, sum, s1);
+  memory_nodes(x, s1);
 
   CHECK(hipStreamDestroy(s1));
   CHECK(hipStreamDestroy(s2));

@@ -642,6 +642,8 @@ fn dot_text(graph: hipGraph_t) -> Result<String, CallError> {
             GraphNodeKind::Graph => "GRAPH".to_string(),
             GraphNodeKind::WaitEvent => "WAIT_EVENT".to_string(),
             GraphNodeKind::EventRecord => "EVENT_RECORD".to_string(),
+            GraphNodeKind::MemAlloc => "MEM_ALLOC".to_string(),
+            GraphNodeKind::MemFree => "MEM_FREE".to_string(),
         };
         dot.push_str(&format!("  node{i} [label=\"{{{label} | node {node:#x}}}\"];\n"));
     }

@@ -11,9 +11,10 @@ use crate::conn::CallError;
 use crate::handle::Handle;
 use crate::remote::with_conn;
 use crate::state::allocations::is_device_pointer;
+use crate::state::devices::check_device;
 use proto_core::wire;
 use proto_core::Calls;
-use std::ffi::c_void;
+use std::ffi::{c_int, c_void};
 
 /// Adds an event record or wait node.
 ///
@@ -691,6 +692,10 @@ pub unsafe extern "C" fn hipGraphAddNode(
                 hipGraphNodeTypeEmpty => super::graph::hipGraphAddEmptyNode(out, graph, deps, n),
                 hipGraphNodeTypeWaitEvent => hipGraphAddEventWaitNode(out, graph, deps, n, u.eventWait.event),
                 hipGraphNodeTypeEventRecord => hipGraphAddEventRecordNode(out, graph, deps, n, u.eventRecord.event),
+                hipGraphNodeTypeMemAlloc => {
+                    hipGraphAddMemAllocNode(out, graph, deps, n, std::ptr::addr_of_mut!((*nodeParams).__bindgen_anon_1.alloc))
+                }
+                hipGraphNodeTypeMemFree => hipGraphAddMemFreeNode(out, graph, deps, n, u.free.dptr),
                 hipGraphNodeTypeExtSemaphoreSignal | hipGraphNodeTypeExtSemaphoreWait => {
                     return Err(CallError::new(HipError::NOT_SUPPORTED, "external semaphore nodes: no backend imports external semaphores"))
                 }
@@ -735,5 +740,167 @@ pub unsafe extern "C" fn hipGraphNodeSetParams(node: hipGraphNode_t, nodeParams:
                 other => return Err(invalid(format!("hipGraphNodeType {other} has no parameters to set"))),
             }
         })
+    })
+}
+
+/// Graph memory: the worker allocates when the node is added (see
+/// `worker/src/session/graph_nodes.rs` for the model), so `dptr` is known at once, as in HIP.
+///
+/// # Safety
+/// HIP's contract: `pNodeParams` points at a `hipMemAllocNodeParams`; `pDependencies` holds
+/// `numDependencies` handles.
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphAddMemAllocNode(
+    pGraphNode: *mut hipGraphNode_t,
+    graph: hipGraph_t,
+    pDependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+    pNodeParams: *mut hipMemAllocNodeParams,
+) -> hipError_t {
+    hip_boundary!("hipGraphAddMemAllocNode", {
+        non_null!(pGraphNode);
+        non_null!(graph);
+        non_null!(pNodeParams);
+        // SAFETY: non-null; HIP's contract says it points at a hipMemAllocNodeParams, whose
+        // `dptr` is written here as HIP writes it.
+        let params = unsafe { &mut *pNodeParams };
+        let props = params.poolProps;
+        if params.bytesize == 0 || props.allocType != hipMemAllocationTypePinned || props.location.type_ != hipMemLocationTypeDevice {
+            params.dptr = std::ptr::null_mut();
+            return Err(invalid("graph memory must be pinned device memory of at least one byte"));
+        }
+        let device = u32::try_from(props.location.id).map_err(|_| invalid(format!("device {} in the pool location", props.location.id)))?;
+        params.dptr = std::ptr::null_mut();
+        // SAFETY: HIP's contract for the dependency array.
+        let deps = unsafe { dependencies(pDependencies, numDependencies)? };
+        let req = wire::GraphAddMemAllocNode { graph: id(graph), dependencies: proto_core::field::List(&deps), device, size: params.bytesize as u64 };
+        let added = with_conn(|c| c.graph_add_mem_alloc_node(req))?;
+        crate::state::allocations::record_device_range(added.ptr, params.bytesize as u64, device, 0);
+        params.dptr = added.ptr as usize as *mut c_void;
+        try_out!(pGraphNode, as_handle(added.node));
+        Ok(())
+    })
+}
+
+/// A memory free node (`any_memory`: the driver form, which takes any live allocation).
+///
+/// # Safety
+/// As the `hipGraphAdd*Node` functions: `deps` holds `count` handles.
+unsafe fn add_free_node(
+    out: *mut hipGraphNode_t,
+    graph: hipGraph_t,
+    deps: *const hipGraphNode_t,
+    count: usize,
+    ptr: *mut c_void,
+    any_memory: bool,
+) -> Result<(), CallError> {
+    non_null!(out);
+    non_null!(graph);
+    non_null!(ptr);
+    if !deps.is_null() && count == 0 {
+        // HIP refuses a dependency array with no dependencies in it.
+        return Err(invalid("pDependencies is given with numDependencies 0"));
+    }
+    // SAFETY: forwarded caller contract.
+    let deps = unsafe { dependencies(deps, count)? };
+    let req = wire::GraphAddMemFreeNode { graph: id(graph), dependencies: proto_core::field::List(&deps), ptr: ptr as u64, any_memory };
+    let node = with_conn(|c| c.graph_add_mem_free_node(req))?.node;
+    try_out!(out, as_handle(node));
+    Ok(())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphAddMemFreeNode(
+    pGraphNode: *mut hipGraphNode_t,
+    graph: hipGraph_t,
+    pDependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+    dev_ptr: *mut c_void,
+) -> hipError_t {
+    // SAFETY: HIP's contract for the dependency array.
+    hip_boundary!("hipGraphAddMemFreeNode", { unsafe { add_free_node(pGraphNode, graph, pDependencies, numDependencies, dev_ptr, false) } })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDrvGraphAddMemFreeNode(
+    phGraphNode: *mut hipGraphNode_t,
+    hGraph: hipGraph_t,
+    dependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+    dptr: hipDeviceptr_t,
+) -> hipError_t {
+    hip_boundary!("hipDrvGraphAddMemFreeNode", {
+        // SAFETY: HIP's contract for the dependency array.
+        unsafe { add_free_node(phGraphNode, hGraph, dependencies, numDependencies, dptr, true) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphMemAllocNodeGetParams(node: hipGraphNode_t, pNodeParams: *mut hipMemAllocNodeParams) -> hipError_t {
+    hip_boundary!("hipGraphMemAllocNodeGetParams", {
+        non_null!(node);
+        non_null!(pNodeParams);
+        let p = with_conn(|c| c.graph_mem_alloc_node_get_params(wire::GraphNodeRef { node: id(node) }))?;
+        // SAFETY: plain C data for which all zeros is "not given" (no handle types, no
+        // security attributes, no size limit).
+        let mut params: hipMemAllocNodeParams = unsafe { std::mem::zeroed() };
+        params.poolProps.allocType = hipMemAllocationTypePinned;
+        params.poolProps.location = hipMemLocation { type_: hipMemLocationTypeDevice, id: p.device as i32 };
+        params.bytesize = p.size as usize;
+        params.dptr = p.ptr as usize as *mut c_void;
+        try_out!(pNodeParams, params);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphMemFreeNodeGetParams(node: hipGraphNode_t, dev_ptr: *mut c_void) -> hipError_t {
+    hip_boundary!("hipGraphMemFreeNodeGetParams", {
+        non_null!(node);
+        non_null!(dev_ptr);
+        let ptr = with_conn(|c| c.graph_mem_free_node_get_params(wire::GraphNodeRef { node: id(node) }))?.ptr;
+        // HIP's contract: `dev_ptr` points at a `void*`.
+        try_out!(dev_ptr.cast::<*mut c_void>(), ptr as usize as *mut c_void);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hipDeviceGraphMemTrim(device: c_int) -> hipError_t {
+    hip_boundary!("hipDeviceGraphMemTrim", {
+        let device = check_device(device)?;
+        with_conn(|c| c.graph_mem_trim(wire::GraphMemDevice { device }))?;
+        Ok(())
+    })
+}
+
+/// Reads or resets one graph memory attribute of `device`.
+fn graph_mem_attribute(device: c_int, attr: hipGraphMemAttributeType, reset: bool) -> Result<u64, CallError> {
+    let device = check_device(device)?;
+    Ok(with_conn(|c| c.graph_mem_attribute(wire::GraphMemAttrQuery { device, attr, reset }))?.value)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceGetGraphMemAttribute(device: c_int, attr: hipGraphMemAttributeType, value: *mut c_void) -> hipError_t {
+    hip_boundary!("hipDeviceGetGraphMemAttribute", {
+        let checked = check_device(device)?;
+        non_null!(value);
+        let v = graph_mem_attribute(checked as c_int, attr, false)?;
+        // HIP's contract: `value` points at a `uint64_t`.
+        try_out!(value.cast::<u64>(), v);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceSetGraphMemAttribute(device: c_int, attr: hipGraphMemAttributeType, value: *mut c_void) -> hipError_t {
+    hip_boundary!("hipDeviceSetGraphMemAttribute", {
+        check_device(device)?;
+        non_null!(value);
+        // SAFETY: non-null; HIP's contract says it points at a `uint64_t`.
+        if unsafe { value.cast::<u64>().read_unaligned() } != 0 {
+            return Err(invalid("a graph memory watermark can only be reset to 0"));
+        }
+        graph_mem_attribute(device, attr, true).map(drop)
     })
 }

@@ -30,6 +30,10 @@ wire_enum! {
         WaitEvent = 6,
         /// `hipGraphNodeTypeEventRecord`.
         EventRecord = 7,
+        /// `hipGraphNodeTypeMemAlloc`.
+        MemAlloc = 10,
+        /// `hipGraphNodeTypeMemFree`.
+        MemFree = 11,
     }
 }
 

@@ -290,3 +290,93 @@ message! {
         pub child: u64,
     }
 }
+
+message! {
+    /// `hipGraphAddMemAllocNode`: allocates `size` bytes on `device` now (the address is known
+    /// when the node is added, as in HIP and CUDA); answered by [`GraphMemAllocNode`].
+    pub struct GraphAddMemAllocNode<'a> {
+        /// Graph handle.
+        pub graph: u64,
+        /// Nodes the new node depends on.
+        pub dependencies: List<'a, U64, MAX_GRAPH_NODES>,
+        /// Device ordinal (`poolProps.location.id`).
+        pub device: u32,
+        /// Bytes.
+        pub size: u64,
+    }
+}
+
+message! {
+    /// A new memory allocation node and its memory.
+    pub struct GraphMemAllocNode {
+        /// Node handle.
+        pub node: u64,
+        /// Device address of the allocation.
+        pub ptr: u64,
+    }
+}
+
+message! {
+    /// `hipGraphAddMemFreeNode` / `hipDrvGraphAddMemFreeNode`; answered by
+    /// [`GraphNodeRef`](super::GraphNodeRef).
+    pub struct GraphAddMemFreeNode<'a> {
+        /// Graph handle.
+        pub graph: u64,
+        /// Nodes the new node depends on.
+        pub dependencies: List<'a, U64, MAX_GRAPH_NODES>,
+        /// Device address to free.
+        pub ptr: u64,
+        /// Any live allocation (the driver form) rather than only memory of an allocation node
+        /// no other free node frees.
+        pub any_memory: bool,
+    }
+}
+
+message! {
+    /// A memory allocation node's parameters (`hipGraphMemAllocNodeGetParams`).
+    pub struct GraphMemAllocParams {
+        /// Device ordinal.
+        pub device: u32,
+        /// Bytes.
+        pub size: u64,
+        /// Device address of the allocation.
+        pub ptr: u64,
+    }
+}
+
+message! {
+    /// A memory free node's address (`hipGraphMemFreeNodeGetParams`).
+    pub struct GraphMemFreeParams {
+        /// Device address it frees.
+        pub ptr: u64,
+    }
+}
+
+message! {
+    /// `hipDeviceGraphMemTrim`: names one device.
+    pub struct GraphMemDevice {
+        /// Device ordinal.
+        pub device: u32,
+    }
+}
+
+message! {
+    /// `hipDeviceGetGraphMemAttribute` / `hipDeviceSetGraphMemAttribute` (`reset`: the high
+    /// watermark `attr` names goes back to 0); answered by [`GraphMemAttrValue`].
+    pub struct GraphMemAttrQuery {
+        /// Device ordinal.
+        pub device: u32,
+        /// `hipGraphMemAttributeType`.
+        pub attr: u32,
+        /// Reset the watermark rather than read it.
+        pub reset: bool,
+    }
+}
+
+message! {
+    /// A graph memory attribute's value, in bytes.
+    pub struct GraphMemAttrValue {
+        /// Bytes.
+        pub value: u64,
+    }
+}

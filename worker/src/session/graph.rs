@@ -57,6 +57,16 @@ pub(super) enum NodeParams {
     Child {
         graph: u64,
     },
+    /// Graph memory allocated when the node was added (`graph_nodes.rs` has the model).
+    MemAlloc {
+        ptr: u64,
+        size: u64,
+        device: DeviceIndex,
+    },
+    /// Frees graph memory (the memory stays for the next launch's allocation node).
+    MemFree {
+        ptr: u64,
+    },
 }
 
 impl NodeParams {
@@ -70,6 +80,8 @@ impl NodeParams {
             Self::Event { wait: false, .. } => GraphNodeKind::EventRecord,
             Self::Event { wait: true, .. } => GraphNodeKind::WaitEvent,
             Self::Child { .. } => GraphNodeKind::Graph,
+            Self::MemAlloc { .. } => GraphNodeKind::MemAlloc,
+            Self::MemFree { .. } => GraphNodeKind::MemFree,
         }
     }
 }
@@ -204,6 +216,15 @@ impl Session {
             NodeParams::Event { event, wait } => self.graph_event_op(*event, *wait)?,
             // Expanded in place at instantiation (its own nodes were checked when added).
             NodeParams::Child { .. } => (None, GraphOp::Empty),
+            // The memory exists from the node's creation on: the node only orders.
+            NodeParams::MemAlloc { ptr, size, device } => {
+                self.allocations.resolve(*ptr, *size, "graph memory allocation")?;
+                (Some(*device), GraphOp::Empty)
+            }
+            NodeParams::MemFree { ptr } => {
+                self.allocations.resolve(*ptr, 1, "graph memory free")?;
+                (None, GraphOp::Empty)
+            }
         })
     }
 
@@ -244,9 +265,11 @@ impl Session {
             }
             GraphNodeKind::Host => NodeParams::Host { token: req.host_token },
             GraphNodeKind::Empty => NodeParams::Empty,
-            kind @ (GraphNodeKind::Graph | GraphNodeKind::WaitEvent | GraphNodeKind::EventRecord) => {
-                return Err(invalid(format!("{kind:?} nodes are added with their own message")))
-            }
+            kind @ (GraphNodeKind::Graph
+            | GraphNodeKind::WaitEvent
+            | GraphNodeKind::EventRecord
+            | GraphNodeKind::MemAlloc
+            | GraphNodeKind::MemFree) => return Err(invalid(format!("{kind:?} nodes are added with their own message"))),
         };
         self.graph_node_op(&params)?;
         Ok(params)
@@ -308,6 +331,7 @@ impl Session {
                 tracing::warn!(session = self.id, %e, "destroying an executable graph during cleanup failed");
             }
         }
+        self.graphs.links.forget_graph_memory(device);
         if device.is_none() {
             self.graphs.nodes.drain_where(|_| true);
             self.graphs.graphs.drain_where(|_| true);
@@ -468,6 +492,7 @@ impl GraphHandler for Session {
         }
         // Child graphs expanded in place: `graph` holds plain nodes named by their index in
         // `flat_params`.
+        self.graph_check_reinstantiation(req.graph)?;
         let (graph, flat_params) = self.graph_flatten(req.graph)?;
         let order = graph.topological_order().ok_or_else(|| invalid("the graph's edges form a cycle"))?;
         let position: HashMap<u64, usize> = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
@@ -486,6 +511,7 @@ impl GraphHandler for Session {
         self.graphs.execs.check_capacity()?;
         let device = device.unwrap_or(0);
         let exec = self.backend.graph_instantiate(Arc::new(GraphPlan { device, ops, dependencies }))?;
+        self.graph_note_instantiation(req.graph);
         let native = matches!(exec, ExecGraph::Native { .. });
         tracing::debug!(session = self.id, nodes = nodes.len(), native, "graph instantiated");
         Ok(wire::GraphExecRef { exec: self.graphs.execs.insert(Exec { exec, device, nodes }) })
@@ -594,6 +620,30 @@ impl GraphHandler for Session {
 
     fn graph_child_node_set_params(&mut self, _cx: &mut CallCx, req: wire::GraphChildNodeSet) -> Result<wire::Empty, Failure> {
         self.child_node_set_params(req)
+    }
+
+    fn graph_add_mem_alloc_node(&mut self, _cx: &mut CallCx, req: wire::GraphAddMemAllocNode<'_>) -> Result<wire::GraphMemAllocNode, Failure> {
+        self.add_mem_alloc_node(req)
+    }
+
+    fn graph_add_mem_free_node(&mut self, _cx: &mut CallCx, req: wire::GraphAddMemFreeNode<'_>) -> Result<wire::GraphNodeRef, Failure> {
+        self.add_mem_free_node(req)
+    }
+
+    fn graph_mem_alloc_node_get_params(&mut self, _cx: &mut CallCx, req: wire::GraphNodeRef) -> Result<wire::GraphMemAllocParams, Failure> {
+        self.mem_alloc_node_get_params(req)
+    }
+
+    fn graph_mem_free_node_get_params(&mut self, _cx: &mut CallCx, req: wire::GraphNodeRef) -> Result<wire::GraphMemFreeParams, Failure> {
+        self.mem_free_node_get_params(req)
+    }
+
+    fn graph_mem_trim(&mut self, _cx: &mut CallCx, req: wire::GraphMemDevice) -> Result<wire::Empty, Failure> {
+        self.graph_memory_trim(req)
+    }
+
+    fn graph_mem_attribute(&mut self, _cx: &mut CallCx, req: wire::GraphMemAttrQuery) -> Result<wire::GraphMemAttrValue, Failure> {
+        self.graph_memory_attribute(req)
     }
 }
 

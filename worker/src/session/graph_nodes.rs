@@ -11,6 +11,16 @@
 //! Clones remember, for each of their nodes, the node it was cloned from (transitively: a
 //! clone of a clone names the first original, as HIP's node ids do), which is what
 //! `hipGraphNodeFindInClone` looks up.
+//!
+//! Graph memory (`hipGraphAddMemAllocNode`) follows the simplest model that gives HIP's
+//! answers: the session allocates the memory when the allocation node is added (HIP and CUDA
+//! hand out the address then too) and the nodes only order the graph's work. The memory is
+//! an ordinary allocation of the session: kernels, copies and `hipFree` see it; destroying the
+//! graph does not free it (HIP leaves graph memory that no free node freed allocated past the
+//! graph, and memory a free node freed stays for the next launch's allocation). Memory whose
+//! free node was added and whose allocation node is gone is the graph memory pool's reserve:
+//! `hipDeviceGraphMemTrim` releases it. The graph memory attributes sum these allocations per
+//! device: used = allocations not yet released to the reserve, reserved = all of them.
 
 use super::graph::{handles, invalid, unknown, Graph, Node, NodeParams, MAX_GRAPH_NODES_PER_SESSION};
 use super::{Failure, Session};
@@ -34,11 +44,53 @@ pub(super) struct GraphLinks {
     /// Kernel node → its launch attribute (`hipLaunchAttributeID`) and value: one at a time,
     /// as HIP keeps them.
     kernel_attrs: HashMap<u64, (u32, wire::GraphKernelAttrValue)>,
+    /// Graph memory by address.
+    memory: HashMap<u64, GraphMemory>,
+    /// Per device: the high watermarks of used and reserved graph memory.
+    watermarks: HashMap<DeviceIndex, (u64, u64)>,
+    /// Graphs instantiated at least once (one holding memory nodes instantiates once).
+    instantiated: HashSet<u64>,
+}
+
+/// One allocation made by a memory allocation node.
+#[derive(Debug, Clone, Copy)]
+struct GraphMemory {
+    size: u64,
+    device: DeviceIndex,
+    /// The allocation node, while it exists.
+    node: Option<u64>,
+    /// A free node frees it.
+    freed: bool,
+}
+
+impl GraphMemory {
+    /// Released to the graph memory pool's reserve: trimmable, no longer used.
+    fn in_reserve(&self) -> bool {
+        self.node.is_none() && self.freed
+    }
 }
 
 impl GraphLinks {
     pub(super) fn is_embedded(&self, graph: u64) -> bool {
         self.embedded.contains(&graph)
+    }
+
+    /// Drops the graph memory records of `device` (every device: `None`), whose memory the
+    /// session's cleanup frees.
+    pub(super) fn forget_graph_memory(&mut self, device: Option<DeviceIndex>) {
+        self.memory.retain(|_, m| device.is_some_and(|d| d != m.device));
+    }
+
+    /// Bytes of graph memory on `device`: (used, reserved).
+    fn graph_memory_in_use(&self, device: DeviceIndex) -> (u64, u64) {
+        let on_device = self.memory.values().filter(|m| m.device == device);
+        on_device.fold((0, 0), |(used, reserved), m| (used + if m.in_reserve() { 0 } else { m.size }, reserved + m.size))
+    }
+
+    fn raise_watermarks(&mut self, device: DeviceIndex) {
+        let (used, reserved) = self.graph_memory_in_use(device);
+        let high = self.watermarks.entry(device).or_default();
+        *high = (high.0.max(used), high.1.max(reserved));
     }
 
     /// The identity a node shares with every clone of it.
@@ -63,13 +115,18 @@ impl Session {
         self.graphs.nodes.get(node).map_err(|_| invalid(format!("{node:#x} is not a graph node")))
     }
 
-    /// Every node of `graph` and of the graphs its child nodes own, recursively.
+    /// Every node of `graph` and of the graphs its child nodes own, recursively; a memory
+    /// node anywhere is `NOT_SUPPORTED` (HIP's answer to cloning one: it belongs to one graph).
     fn graph_node_count_deep(&self, graph: u64) -> Result<usize, Failure> {
         let g = self.graphs.graphs.get(graph).map_err(unknown)?;
         let mut count = g.nodes.len();
         for &n in &g.nodes {
-            if let NodeParams::Child { graph: child } = self.graphs.nodes.get(n)?.params {
-                count += self.graph_node_count_deep(child)?;
+            match self.graphs.nodes.get(n)?.params {
+                NodeParams::Child { graph: child } => count += self.graph_node_count_deep(child)?,
+                NodeParams::MemAlloc { .. } | NodeParams::MemFree { .. } => {
+                    return Err(Failure::new(Status::NOT_SUPPORTED, format!("graph {graph:#x} holds memory nodes, which cannot be cloned")))
+                }
+                _ => {}
             }
         }
         Ok(count)
@@ -117,6 +174,7 @@ impl Session {
     /// Removes `graph`, its nodes and the graphs its child nodes own.
     pub(super) fn graph_remove(&mut self, graph: u64) {
         let Ok(g) = self.graphs.graphs.remove(graph) else { return };
+        self.graphs.links.instantiated.remove(&graph);
         self.graphs.links.embedded.remove(&graph);
         self.graphs.links.clones.remove(&graph);
         for node in g.nodes {
@@ -128,8 +186,14 @@ impl Session {
     fn graph_forget_node(&mut self, node: u64) {
         self.graphs.links.origin.remove(&node);
         self.graphs.links.kernel_attrs.remove(&node);
-        if let Ok(Node { params: NodeParams::Child { graph }, .. }) = self.graphs.nodes.remove(node) {
-            self.graph_remove(graph);
+        match self.graphs.nodes.remove(node) {
+            Ok(Node { params: NodeParams::Child { graph }, .. }) => self.graph_remove(graph),
+            Ok(Node { params: NodeParams::MemAlloc { ptr, .. }, .. }) => {
+                if let Some(m) = self.graphs.links.memory.get_mut(&ptr) {
+                    m.node = None;
+                }
+            }
+            _ => {}
         }
     }
 
@@ -249,7 +313,12 @@ impl Session {
     }
 
     pub(super) fn destroy_graph_node(&mut self, req: wire::GraphNodeRef) -> Result<wire::Empty, Failure> {
-        let graph = self.graph_node(req.node)?.graph;
+        let node = self.graph_node(req.node)?;
+        if matches!(node.params, NodeParams::MemAlloc { .. } | NodeParams::MemFree { .. }) {
+            // HIP's answer (hipGraphDestroyNode).
+            return Err(Failure::new(Status::NOT_SUPPORTED, format!("node {:#x} is a memory node, which cannot be destroyed", req.node)));
+        }
+        let graph = node.graph;
         let g = self.graphs.graphs.get_mut(graph).map_err(unknown)?;
         g.nodes.retain(|&n| n != req.node);
         g.edges.retain(|&(from, to)| from != req.node && to != req.node);
@@ -525,5 +594,143 @@ impl Session {
             self.graphs.nodes.get_mut(node)?.params = params;
         }
         Ok(wire::Empty {})
+    }
+}
+
+/// `hipGraphMemAttributeType`: used current, used high, reserved current, reserved high.
+const GRAPH_MEM_ATTRS: std::ops::RangeInclusive<u32> = 0..=3;
+
+impl Session {
+    /// `hipFree` of graph memory: it is the user's to release, no longer the graph pool's.
+    pub(super) fn graph_memory_released(&mut self, ptr: u64) {
+        self.graphs.links.memory.remove(&ptr);
+    }
+
+    /// A graph holding memory nodes is instantiated once (HIP answers `NOT_SUPPORTED` after).
+    pub(super) fn graph_check_reinstantiation(&self, graph: u64) -> Result<(), Failure> {
+        if !self.graphs.links.instantiated.contains(&graph) {
+            return Ok(());
+        }
+        let g = self.graphs.graphs.get(graph).map_err(unknown)?;
+        let memory_node = g
+            .nodes
+            .iter()
+            .any(|&n| matches!(self.graphs.nodes.get(n).map(|n| n.params.kind()), Ok(GraphNodeKind::MemAlloc | GraphNodeKind::MemFree)));
+        if memory_node {
+            return Err(Failure::new(Status::NOT_SUPPORTED, format!("graph {graph:#x} holds memory nodes and was instantiated already")));
+        }
+        Ok(())
+    }
+
+    pub(super) fn graph_note_instantiation(&mut self, graph: u64) {
+        self.graphs.links.instantiated.insert(graph);
+    }
+
+    pub(super) fn add_mem_alloc_node(&mut self, req: wire::GraphAddMemAllocNode<'_>) -> Result<wire::GraphMemAllocNode, Failure> {
+        self.graphs.graphs.get(req.graph).map_err(unknown)?;
+        // A device out of range is HIP's INVALID_VALUE here (a bad pool location).
+        let device = self.device(req.device).map_err(unknown)?;
+        if req.size == 0 {
+            return Err(invalid("a graph memory allocation of 0 bytes"));
+        }
+        // Everything that could refuse the node is checked before the memory is taken.
+        if self.graphs.graphs.get(req.graph).map_err(unknown)?.nodes.len() >= MAX_GRAPH_NODES {
+            return Err(Failure::new(Status::OUT_OF_MEMORY, format!("a graph holds at most {MAX_GRAPH_NODES} nodes")));
+        }
+        for dep in handles(req.dependencies.0) {
+            self.graph_member(req.graph, dep)?;
+        }
+        self.graphs.nodes.check_capacity()?;
+        self.check_allocation_capacity(req.size)?;
+        let ptr = self.backend.malloc(device, req.size)?;
+        self.record_allocation(ptr, req.size, device);
+        let params = NodeParams::MemAlloc { ptr: ptr.0, size: req.size, device };
+        let node = match self.graph_insert_node(req.graph, req.dependencies.0, params) {
+            Ok(node) => node.node,
+            Err(e) => {
+                self.allocations.remove(ptr.0);
+                self.forget_allocation(ptr.0);
+                if let Err(free) = self.backend.free(ptr) {
+                    tracing::warn!(session = self.id, %free, "freeing a refused node's graph memory failed");
+                }
+                return Err(e);
+            }
+        };
+        let memory = GraphMemory { size: req.size, device, node: Some(node), freed: false };
+        self.graphs.links.memory.insert(ptr.0, memory);
+        self.graphs.links.raise_watermarks(device);
+        Ok(wire::GraphMemAllocNode { node, ptr: ptr.0 })
+    }
+
+    pub(super) fn add_mem_free_node(&mut self, req: wire::GraphAddMemFreeNode<'_>) -> Result<wire::GraphNodeRef, Failure> {
+        self.graphs.graphs.get(req.graph).map_err(unknown)?;
+        if req.any_memory {
+            self.allocations.resolve(req.ptr, 1, "graph memory free").map_err(unknown)?;
+        } else if self.graphs.links.memory.get(&req.ptr).is_none_or(|m| m.freed) {
+            // HIP: memory of an allocation node that no free node frees yet.
+            return Err(invalid(format!("{:#x} is no graph memory allocation left to free", req.ptr)));
+        }
+        let node = self.graph_insert_node(req.graph, req.dependencies.0, NodeParams::MemFree { ptr: req.ptr })?;
+        if let Some(m) = self.graphs.links.memory.get_mut(&req.ptr) {
+            m.freed = true;
+        }
+        Ok(node)
+    }
+
+    pub(super) fn mem_alloc_node_get_params(&mut self, req: wire::GraphNodeRef) -> Result<wire::GraphMemAllocParams, Failure> {
+        match self.graph_node_of_kind(req.node, GraphNodeKind::MemAlloc)? {
+            NodeParams::MemAlloc { ptr, size, device } => Ok(wire::GraphMemAllocParams { device: *device, size: *size, ptr: *ptr }),
+            _ => Err(invalid("not a memory allocation node")),
+        }
+    }
+
+    pub(super) fn mem_free_node_get_params(&mut self, req: wire::GraphNodeRef) -> Result<wire::GraphMemFreeParams, Failure> {
+        match self.graph_node_of_kind(req.node, GraphNodeKind::MemFree)? {
+            NodeParams::MemFree { ptr } => Ok(wire::GraphMemFreeParams { ptr: *ptr }),
+            _ => Err(invalid("not a memory free node")),
+        }
+    }
+
+    pub(super) fn graph_memory_trim(&mut self, req: wire::GraphMemDevice) -> Result<wire::Empty, Failure> {
+        let device = self.device(req.device)?;
+        let reserve: Vec<u64> = self.graphs.links.memory.iter().filter(|(_, m)| m.device == device && m.in_reserve()).map(|(&p, _)| p).collect();
+        if reserve.is_empty() {
+            return Ok(wire::Empty {});
+        }
+        // As hipFree: the session's queued work finishes before the memory goes.
+        let _ = self.synchronize_session(Some(device));
+        for ptr in reserve {
+            self.graphs.links.memory.remove(&ptr);
+            if self.allocations.remove(ptr).is_some() {
+                self.forget_allocation(ptr);
+                self.backend.free(crate::backend::DevicePtr(ptr))?;
+            }
+        }
+        Ok(wire::Empty {})
+    }
+
+    pub(super) fn graph_memory_attribute(&mut self, req: wire::GraphMemAttrQuery) -> Result<wire::GraphMemAttrValue, Failure> {
+        let device = self.device(req.device)?;
+        // Only the high watermarks can be reset (ROCm's graph memory pool).
+        if !GRAPH_MEM_ATTRS.contains(&req.attr) || (req.reset && req.attr.is_multiple_of(2)) {
+            return Err(invalid(format!("graph memory attribute {} ({})", req.attr, if req.reset { "set" } else { "get" })));
+        }
+        let (used, reserved) = self.graphs.links.graph_memory_in_use(device);
+        let high = self.graphs.links.watermarks.entry(device).or_default();
+        if req.reset {
+            // ROCm sets the watermark to the value given, which must be 0.
+            match req.attr {
+                1 => high.0 = 0,
+                _ => high.1 = 0,
+            }
+            return Ok(wire::GraphMemAttrValue { value: 0 });
+        }
+        let value = match req.attr {
+            0 => used,
+            1 => high.0,
+            2 => reserved,
+            _ => high.1,
+        };
+        Ok(wire::GraphMemAttrValue { value })
     }
 }
