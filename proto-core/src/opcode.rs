@@ -763,6 +763,12 @@ opcodes! { <'a>
         0x0755 GraphMemTrim graph_mem_trim: GraphMemDevice => Empty, none, call;
         /// `hipDeviceGetGraphMemAttribute`, `hipDeviceSetGraphMemAttribute`.
         0x0756 GraphMemAttribute graph_mem_attribute: GraphMemAttrQuery => GraphMemAttrValue, none, call;
+        /// `hipGraphAddBatchMemOpNode`.
+        0x0757 GraphAddBatchMemOpNode graph_add_batch_mem_op_node: GraphAddBatchMemOpNode<'a> => GraphNodeRef, none, call;
+        /// `hipGraphBatchMemOpNodeGetParams`.
+        0x0758 GraphBatchMemOpNodeGetParams graph_batch_mem_op_node_get_params: GraphNodeRef => GraphBatchMemOps<'a>, none, call;
+        /// `hipGraphBatchMemOpNodeSetParams`.
+        0x0759 GraphBatchMemOpNodeSetParams graph_batch_mem_op_node_set_params: GraphBatchMemOpNodeSet<'a> => Empty, none, call;
     }
 
     /// Arrays, mipmapped arrays and the copies that name them.

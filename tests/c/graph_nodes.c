@@ -5,7 +5,8 @@
  * with the node's dependencies kept), hipGraphDestroyNode and hipGraphNodeFindInClone; memset,
  * memcpy (1D, 3D, driver and symbol forms) and host node parameters read back and changed;
  * kernel node attributes; hipGraphAddNode / hipGraphNodeSetParams for every kind; graph memory
- * nodes, trimming and the graph memory attributes; with HIP's errors.
+ * nodes, trimming and the graph memory attributes; batch memory operation nodes; with HIP's
+ * errors.
  */
 #include "check.h"
 #include <hip/hiprtc.h>
@@ -856,6 +857,93 @@ static void memory_nodes(float* x, hipStream_t s) {
   REQUIRE(graph_mem(hipGraphMemAttrReservedMemCurrent) == reserved0, "reserved at the end");
 }
 
+static void batch_nodes(hipStream_t s) {
+  step("batch memory operation nodes");
+  uint64_t* words;
+  CHECK(hipMalloc((void**)&words, 4 * sizeof(uint64_t)));
+  CHECK(hipMemset(words, 0, 4 * sizeof(uint64_t)));
+  hipGraph_t g;
+  CHECK(hipGraphCreate(&g, 0));
+  hipStreamBatchMemOpParams ops[3];
+  memset(ops, 0, sizeof ops);
+  ops[0].writeValue.operation = hipStreamMemOpWriteValue32;
+  ops[0].writeValue.address = (hipDeviceptr_t)words;
+  ops[0].writeValue.value = 7;
+  ops[1].writeValue.operation = hipStreamMemOpWriteValue64;
+  ops[1].writeValue.address = (hipDeviceptr_t)(words + 1);
+  ops[1].writeValue.value64 = 0x123456789abcull;
+  ops[2].memoryBarrier.operation = hipStreamMemOpBarrier;
+  hipBatchMemOpNodeParams bp = {NULL, 3, ops, 0};
+  hipGraphNode_t writes, waits;
+  CHECK(hipGraphAddBatchMemOpNode(&writes, g, NULL, 0, &bp));
+  hipStreamBatchMemOpParams wait_ops[1];
+  memset(wait_ops, 0, sizeof wait_ops);
+  wait_ops[0].waitValue.operation = hipStreamMemOpWaitValue32;
+  wait_ops[0].waitValue.address = (hipDeviceptr_t)words;
+  wait_ops[0].waitValue.value = 7;
+  wait_ops[0].waitValue.flags = hipStreamWaitValueEq;
+  hipBatchMemOpNodeParams wp = {NULL, 1, wait_ops, 0};
+  CHECK(hipGraphAddBatchMemOpNode(&waits, g, &writes, 1, &wp));
+  hipGraphNodeType type;
+  CHECK(hipGraphNodeGetType(writes, &type));
+  REQUIRE(type == hipGraphNodeTypeBatchMemOp, "batch node type %d", (int)type);
+  launch_and_wait(g, s, 1);
+  uint64_t host[4];
+  CHECK(hipMemcpy(host, words, sizeof host, hipMemcpyDeviceToHost));
+  REQUIRE((uint32_t)host[0] == 7 && host[1] == 0x123456789abcull, "words %llx %llx", (unsigned long long)host[0],
+          (unsigned long long)host[1]);
+
+  step("batch memory operation node parameters");
+  hipBatchMemOpNodeParams got;
+  memset(&got, 0, sizeof got);
+  CHECK(hipGraphBatchMemOpNodeGetParams(writes, &got));
+  REQUIRE(got.count == 3 && got.flags == 0 && got.paramArray != NULL, "count %u", got.count);
+  REQUIRE(got.paramArray[0].writeValue.operation == hipStreamMemOpWriteValue32 && got.paramArray[0].writeValue.value == 7 &&
+              got.paramArray[0].writeValue.address == (hipDeviceptr_t)words && got.paramArray[1].writeValue.value64 == 0x123456789abcull &&
+              got.paramArray[2].operation == hipStreamMemOpBarrier,
+          "operations read back");
+  ops[0].writeValue.value = 9;
+  ops[0].writeValue.address = (hipDeviceptr_t)(words + 3);
+  CHECK(hipGraphBatchMemOpNodeSetParams(writes, &bp));
+  wait_ops[0].waitValue.address = (hipDeviceptr_t)(words + 3);
+  wait_ops[0].waitValue.value = 9;
+  CHECK(hipGraphBatchMemOpNodeSetParams(waits, &wp));
+  launch_and_wait(g, s, 1);
+  CHECK(hipMemcpy(host, words, sizeof host, hipMemcpyDeviceToHost));
+  REQUIRE((uint32_t)host[3] == 9, "word 3 = %llx after the set", (unsigned long long)host[3]);
+
+  step("batch memory operation node errors");
+  hipGraphNode_t bad;
+  ops[0].writeValue.address = (hipDeviceptr_t)((char*)words + 2); /* misaligned */
+  EXPECT_ERR(hipGraphAddBatchMemOpNode(&bad, g, NULL, 0, &bp), hipErrorInvalidValue);
+  ops[0].writeValue.address = (hipDeviceptr_t)(uintptr_t)0x1000; /* no allocation */
+  EXPECT_ERR(hipGraphBatchMemOpNodeSetParams(writes, &bp), hipErrorInvalidValue);
+  ops[0].writeValue.address = (hipDeviceptr_t)words;
+  ops[0].operation = 99;
+  EXPECT_ERR(hipGraphAddBatchMemOpNode(&bad, g, NULL, 0, &bp), hipErrorInvalidValue);
+  ops[0].writeValue.operation = hipStreamMemOpWriteValue32;
+  hipBatchMemOpNodeParams none = {NULL, 0, ops, 0};
+  EXPECT_ERR(hipGraphAddBatchMemOpNode(&bad, g, NULL, 0, &none), hipErrorInvalidValue);
+  hipBatchMemOpNodeParams flagged = {NULL, 1, ops, 1};
+  EXPECT_ERR(hipGraphAddBatchMemOpNode(&bad, g, NULL, 0, &flagged), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphAddBatchMemOpNode(&bad, g, NULL, 0, NULL), hipErrorInvalidValue);
+  hipGraphNode_t empty;
+  CHECK(hipGraphAddEmptyNode(&empty, g, NULL, 0));
+  EXPECT_ERR(hipGraphBatchMemOpNodeGetParams(empty, &got), hipErrorInvalidValue);
+  EXPECT_ERR(hipGraphBatchMemOpNodeGetParams(writes, NULL), hipErrorInvalidValue);
+  /* Memory freed after instantiation: the launch fails, the session goes on. */
+  hipGraphExec_t exec;
+  CHECK(hipGraphInstantiate(&exec, g, NULL, NULL, 0));
+  CHECK(hipFree(words));
+  hipError_t launched = hipGraphLaunch(exec, s);
+  hipError_t synced = hipStreamSynchronize(s);
+  REQUIRE(launched == hipErrorInvalidValue || (launched == hipSuccess && synced == hipErrorInvalidValue),
+          "launch on freed memory: launch %s, sync %s", hipGetErrorName(launched), hipGetErrorName(synced));
+  hipGetLastError();
+  CHECK(hipGraphExecDestroy(exec));
+  CHECK(hipGraphDestroy(g));
+}
+
 int main(void) {
   begin("graph_nodes");
   hipModule_t module = load_module();
@@ -875,6 +963,7 @@ int main(void) {
   node_params(x, sum, s1);
   generic_nodes(x, sum, s1);
   memory_nodes(x, s1);
+  batch_nodes(s1);
 
   CHECK(hipStreamDestroy(s1));
   CHECK(hipStreamDestroy(s2));

@@ -644,6 +644,7 @@ fn dot_text(graph: hipGraph_t) -> Result<String, CallError> {
             GraphNodeKind::EventRecord => "EVENT_RECORD".to_string(),
             GraphNodeKind::MemAlloc => "MEM_ALLOC".to_string(),
             GraphNodeKind::MemFree => "MEM_FREE".to_string(),
+            GraphNodeKind::BatchMemOp => "BATCH_MEM_OP".to_string(),
         };
         dot.push_str(&format!("  node{i} [label=\"{{{label} | node {node:#x}}}\"];\n"));
     }

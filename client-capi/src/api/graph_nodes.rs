@@ -14,7 +14,9 @@ use crate::state::allocations::is_device_pointer;
 use crate::state::devices::check_device;
 use proto_core::wire;
 use proto_core::Calls;
-use std::ffi::{c_int, c_void};
+use std::collections::HashMap;
+use std::ffi::{c_int, c_uint, c_void};
+use zerocopy::byteorder::little_endian::U64;
 
 /// Adds an event record or wait node.
 ///
@@ -902,5 +904,154 @@ pub unsafe extern "C" fn hipDeviceSetGraphMemAttribute(device: c_int, attr: hipG
             return Err(invalid("a graph memory watermark can only be reset to 0"));
         }
         graph_mem_attribute(device, attr, true).map(drop)
+    })
+}
+
+/// The operations of a batch memory operation node, as the worker keeps them: the type (low
+/// 32 bits) and flags (high 32 bits), address, value, mask.
+///
+/// # Safety
+/// HIP's contract: `p` points at a `hipBatchMemOpNodeParams` whose `paramArray` holds
+/// `count` operations.
+#[allow(non_upper_case_globals)] // HIP's operation constants keep their C names
+unsafe fn batch_words(p: *const hipBatchMemOpNodeParams) -> Result<(u32, Vec<U64>), CallError> {
+    non_null!(p);
+    // SAFETY: non-null; the caller's contract.
+    let p = unsafe { p.read() };
+    non_null!(p.paramArray);
+    if p.count == 0 || p.count as usize > wire::MAX_GRAPH_BATCH_MEM_OPS {
+        return Err(invalid(format!("{} operations (1..={})", p.count, wire::MAX_GRAPH_BATCH_MEM_OPS)));
+    }
+    // SAFETY: non-null, `count` operations (the caller's contract).
+    let ops = unsafe { std::slice::from_raw_parts(p.paramArray, p.count as usize) };
+    let mut words = Vec::with_capacity(ops.len() * wire::GRAPH_BATCH_MEM_OP_WORDS);
+    for op in ops {
+        // SAFETY: every member starts with `operation`; the member read next is the one it
+        // names.
+        let (kind, flags, address, value, mask) = unsafe {
+            match op.operation {
+                hipStreamMemOpWaitValue32 => {
+                    let w = op.waitValue;
+                    (w.operation, w.flags, w.address as u64, u64::from(w.__bindgen_anon_1.value), u64::from(u32::MAX))
+                }
+                hipStreamMemOpWaitValue64 => {
+                    let w = op.waitValue;
+                    (w.operation, w.flags, w.address as u64, w.__bindgen_anon_1.value64, u64::MAX)
+                }
+                hipStreamMemOpWriteValue32 => {
+                    let w = op.writeValue;
+                    (w.operation, w.flags, w.address as u64, u64::from(w.__bindgen_anon_1.value), 0)
+                }
+                hipStreamMemOpWriteValue64 => {
+                    let w = op.writeValue;
+                    (w.operation, w.flags, w.address as u64, w.__bindgen_anon_1.value64, 0)
+                }
+                hipStreamMemOpBarrier => (op.memoryBarrier.operation, op.memoryBarrier.flags, 0, 0, 0),
+                hipStreamMemOpFlushRemoteWrites => (op.flushRemoteWrites.operation, op.flushRemoteWrites.flags, 0, 0, 0),
+                other => return Err(invalid(format!("unknown batch operation {other}"))),
+            }
+        };
+        words.extend([U64::new(u64::from(kind) | u64::from(flags) << 32), U64::new(address), U64::new(value), U64::new(mask)]);
+    }
+    Ok((p.flags, words))
+}
+
+/// Operations handed back by `hipGraphBatchMemOpNodeGetParams`.
+#[derive(Default)]
+struct OpArray(Vec<hipStreamBatchMemOpParams>);
+
+// SAFETY: the pointers inside are device addresses of the worker, never dereferenced here.
+unsafe impl Send for OpArray {}
+
+/// Storage that `hipGraphBatchMemOpNodeGetParams`'s `paramArray` points into, per node.
+fn batch_node_arrays() -> std::sync::MutexGuard<'static, HashMap<u64, OpArray>> {
+    static ARRAYS: std::sync::OnceLock<std::sync::Mutex<HashMap<u64, OpArray>>> = std::sync::OnceLock::new();
+    ARRAYS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphAddBatchMemOpNode(
+    phGraphNode: *mut hipGraphNode_t,
+    hGraph: hipGraph_t,
+    dependencies: *const hipGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *const hipBatchMemOpNodeParams,
+) -> hipError_t {
+    hip_boundary!("hipGraphAddBatchMemOpNode", {
+        non_null!(phGraphNode);
+        non_null!(hGraph);
+        // SAFETY: HIP's contract for the node parameters.
+        let (flags, ops) = unsafe { batch_words(nodeParams)? };
+        // SAFETY: HIP's contract for the dependency array.
+        let deps = unsafe { super::graph::dependencies(dependencies, numDependencies)? };
+        let req = wire::GraphAddBatchMemOpNode {
+            graph: id(hGraph),
+            dependencies: proto_core::field::List(&deps),
+            flags,
+            ops: proto_core::field::List(&ops),
+        };
+        let node = with_conn(|c| c.graph_add_batch_mem_op_node(req))?.node;
+        try_out!(phGraphNode, as_handle(node));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphBatchMemOpNodeSetParams(hNode: hipGraphNode_t, nodeParams: *mut hipBatchMemOpNodeParams) -> hipError_t {
+    hip_boundary!("hipGraphBatchMemOpNodeSetParams", {
+        non_null!(hNode);
+        // SAFETY: HIP's contract for the node parameters.
+        let (flags, ops) = unsafe { batch_words(nodeParams)? };
+        let req = wire::GraphBatchMemOpNodeSet { node: id(hNode), flags, ops: proto_core::field::List(&ops) };
+        with_conn(|c| c.graph_batch_mem_op_node_set_params(req))?;
+        Ok(())
+    })
+}
+
+#[allow(non_upper_case_globals)] // HIP's operation constants keep their C names
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphBatchMemOpNodeGetParams(hNode: hipGraphNode_t, nodeParams_out: *mut hipBatchMemOpNodeParams) -> hipError_t {
+    hip_boundary!("hipGraphBatchMemOpNodeGetParams", {
+        non_null!(hNode);
+        non_null!(nodeParams_out);
+        let (flags, words) = with_conn(|c| {
+            let r = c.graph_batch_mem_op_node_get_params(wire::GraphNodeRef { node: id(hNode) })?;
+            Ok((r.flags, r.ops.0.iter().map(|w| w.get()).collect::<Vec<u64>>()))
+        })?;
+        let ops: Vec<hipStreamBatchMemOpParams> = words
+            .chunks_exact(wire::GRAPH_BATCH_MEM_OP_WORDS)
+            .map(|w| {
+                // SAFETY: plain C data; all zeros is a valid value of every member.
+                let mut op: hipStreamBatchMemOpParams = unsafe { std::mem::zeroed() };
+                let (kind, op_flags, address) = (w[0] as u32, (w[0] >> 32) as u32, w[1] as usize as hipDeviceptr_t);
+                // Wait and write members share their layout up to the value: the member the
+                // operation names is the one written.
+                match kind {
+                    hipStreamMemOpWaitValue32 | hipStreamMemOpWaitValue64 => {
+                        op.waitValue.operation = kind;
+                        op.waitValue.address = address;
+                        op.waitValue.__bindgen_anon_1.value64 = w[2];
+                        op.waitValue.flags = op_flags;
+                    }
+                    hipStreamMemOpWriteValue32 | hipStreamMemOpWriteValue64 => {
+                        op.writeValue.operation = kind;
+                        op.writeValue.address = address;
+                        op.writeValue.__bindgen_anon_1.value64 = w[2];
+                        op.writeValue.flags = op_flags;
+                    }
+                    _ => {
+                        op.memoryBarrier.operation = kind;
+                        op.memoryBarrier.flags = op_flags;
+                    }
+                }
+                op
+            })
+            .collect();
+        let mut arrays = batch_node_arrays();
+        let stored = &mut arrays.entry(id(hNode)).or_default().0;
+        *stored = ops;
+        let params = hipBatchMemOpNodeParams { ctx: std::ptr::null_mut(), count: stored.len() as c_uint, paramArray: stored.as_mut_ptr(), flags };
+        try_out!(nodeParams_out, params);
+        Ok(())
     })
 }

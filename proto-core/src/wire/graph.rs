@@ -34,6 +34,8 @@ wire_enum! {
         MemAlloc = 10,
         /// `hipGraphNodeTypeMemFree`.
         MemFree = 11,
+        /// `hipGraphNodeTypeBatchMemOp`: stream memory operations (waits and writes of words).
+        BatchMemOp = 14,
     }
 }
 

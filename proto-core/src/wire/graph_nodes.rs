@@ -380,3 +380,47 @@ message! {
         pub value: u64,
     }
 }
+
+/// Most operations one batch memory operation node holds (as `hipStreamBatchMemOp`).
+pub const MAX_GRAPH_BATCH_MEM_OPS: usize = 256;
+/// Words per operation in a batch memory operation list.
+pub const GRAPH_BATCH_MEM_OP_WORDS: usize = 4;
+
+message! {
+    /// `hipGraphAddBatchMemOpNode`; answered by [`GraphNodeRef`](super::GraphNodeRef). Each
+    /// operation is [`GRAPH_BATCH_MEM_OP_WORDS`] words of `ops`: the `hipStreamBatchMemOpType`
+    /// (low 32 bits) and its flags (high 32 bits), the device address, the value, the mask.
+    pub struct GraphAddBatchMemOpNode<'a> {
+        /// Graph handle.
+        pub graph: u64,
+        /// Nodes the new node depends on.
+        pub dependencies: List<'a, U64, MAX_GRAPH_NODES>,
+        /// `hipBatchMemOpNodeParams::flags` (0).
+        pub flags: u32,
+        /// The operations, four words each.
+        pub ops: List<'a, U64, { MAX_GRAPH_BATCH_MEM_OPS * GRAPH_BATCH_MEM_OP_WORDS }>,
+    }
+}
+
+message! {
+    /// A batch memory operation node's operations (`hipGraphBatchMemOpNodeGetParams`), as
+    /// [`GraphAddBatchMemOpNode`] has them.
+    pub struct GraphBatchMemOps<'a> {
+        /// `hipBatchMemOpNodeParams::flags`.
+        pub flags: u32,
+        /// The operations, four words each.
+        pub ops: List<'a, U64, { MAX_GRAPH_BATCH_MEM_OPS * GRAPH_BATCH_MEM_OP_WORDS }>,
+    }
+}
+
+message! {
+    /// `hipGraphBatchMemOpNodeSetParams`: replaces a batch memory operation node's operations.
+    pub struct GraphBatchMemOpNodeSet<'a> {
+        /// Node handle.
+        pub node: u64,
+        /// `hipBatchMemOpNodeParams::flags` (0).
+        pub flags: u32,
+        /// The operations, four words each.
+        pub ops: List<'a, U64, { MAX_GRAPH_BATCH_MEM_OPS * GRAPH_BATCH_MEM_OP_WORDS }>,
+    }
+}

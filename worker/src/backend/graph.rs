@@ -10,7 +10,7 @@
 //! build one at instantiation and launch it natively ([`ExecGraph::Native`]).
 
 use super::{
-    ArrayBackend, BackendError, DeviceIndex, DevicePtr, EventBackend, EventHandle, Extent, FunctionHandle, LaunchConfig, MemoryBackend,
+    ArrayBackend, BackendError, DeviceIndex, DevicePtr, EventBackend, EventHandle, Extent, FunctionHandle, LaunchConfig, MemOp, MemoryBackend,
     MemsetBackend, MemsetPattern, ModuleBackend, PitchedFill, Place, StreamBackend, StreamHandle, StreamOpsBackend,
 };
 use std::sync::Arc;
@@ -67,6 +67,8 @@ pub enum GraphOp {
         /// The event.
         event: EventHandle,
     },
+    /// Stream memory operations, in order (`hipGraphAddBatchMemOpNode`).
+    MemOps(Arc<[MemOp]>),
     /// Nothing (a join or fork point).
     Empty,
 }
@@ -89,10 +91,11 @@ impl PartialEq for HostStep {
 
 impl GraphPlan {
     /// Whether the plan must be replayed even by a backend with graphs of its own: a host
-    /// step waits on the client, which a runtime's host node must not; 3D copies go through
-    /// the backend's own copy path (arrays included).
+    /// step waits on the client, which a runtime's host node must not; 3D copies and stream
+    /// memory operations go through the backend's own paths (arrays included, and the
+    /// backends' emulated waits and writes).
     pub fn needs_replay(&self) -> bool {
-        self.ops.iter().any(|op| matches!(op, GraphOp::Host(_) | GraphOp::Copy3D { .. }))
+        self.ops.iter().any(|op| matches!(op, GraphOp::Host(_) | GraphOp::Copy3D { .. } | GraphOp::MemOps(_)))
     }
 }
 
@@ -167,6 +170,12 @@ pub fn replay_graph<B: ModuleBackend + MemoryBackend + MemsetBackend + StreamOps
             }
             GraphOp::EventRecord { event } => backend.event_record(*event, stream)?,
             GraphOp::EventWait { event } => backend.stream_wait_event(stream, *event)?,
+            GraphOp::MemOps(ops) => {
+                let stream = stream.ok_or_else(|| BackendError::InvalidValue("stream memory operations need a stream".into()))?;
+                for op in ops.iter() {
+                    backend.stream_mem_op(stream, *op)?;
+                }
+            }
             GraphOp::Empty => {}
         }
     }

@@ -67,6 +67,11 @@ pub(super) enum NodeParams {
     MemFree {
         ptr: u64,
     },
+    /// Stream memory operations as the client gave them (`wire::GraphAddBatchMemOpNode`).
+    BatchMemOp {
+        flags: u32,
+        ops: Arc<[[u64; 4]]>,
+    },
 }
 
 impl NodeParams {
@@ -82,6 +87,7 @@ impl NodeParams {
             Self::Child { .. } => GraphNodeKind::Graph,
             Self::MemAlloc { .. } => GraphNodeKind::MemAlloc,
             Self::MemFree { .. } => GraphNodeKind::MemFree,
+            Self::BatchMemOp { .. } => GraphNodeKind::BatchMemOp,
         }
     }
 }
@@ -141,7 +147,7 @@ pub(super) struct Graphs {
     /// Child graph ownership and clone origins (`graph_nodes.rs`).
     pub(super) links: super::graph_nodes::GraphLinks,
     /// The latest node or edge list answered, which the reply borrows.
-    reply_a: Vec<U64>,
+    pub(super) reply_a: Vec<U64>,
     reply_b: Vec<U64>,
     /// The latest kernel arguments answered, which the reply borrows.
     reply_args: Arc<[u8]>,
@@ -225,6 +231,7 @@ impl Session {
                 self.allocations.resolve(*ptr, 1, "graph memory free")?;
                 (None, GraphOp::Empty)
             }
+            NodeParams::BatchMemOp { ops, .. } => self.graph_mem_ops(ops)?,
         })
     }
 
@@ -269,7 +276,8 @@ impl Session {
             | GraphNodeKind::WaitEvent
             | GraphNodeKind::EventRecord
             | GraphNodeKind::MemAlloc
-            | GraphNodeKind::MemFree) => return Err(invalid(format!("{kind:?} nodes are added with their own message"))),
+            | GraphNodeKind::MemFree
+            | GraphNodeKind::BatchMemOp) => return Err(invalid(format!("{kind:?} nodes are added with their own message"))),
         };
         self.graph_node_op(&params)?;
         Ok(params)
@@ -644,6 +652,23 @@ impl GraphHandler for Session {
 
     fn graph_mem_attribute(&mut self, _cx: &mut CallCx, req: wire::GraphMemAttrQuery) -> Result<wire::GraphMemAttrValue, Failure> {
         self.graph_memory_attribute(req)
+    }
+
+    fn graph_add_batch_mem_op_node(&mut self, _cx: &mut CallCx, req: wire::GraphAddBatchMemOpNode<'_>) -> Result<wire::GraphNodeRef, Failure> {
+        self.add_batch_mem_op_node(req)
+    }
+
+    fn graph_batch_mem_op_node_get_params<'a>(
+        &'a mut self,
+        _cx: &mut CallCx,
+        req: wire::GraphNodeRef,
+    ) -> Result<wire::GraphBatchMemOps<'a>, Failure> {
+        let flags = self.batch_mem_op_node_get_params(req)?;
+        Ok(wire::GraphBatchMemOps { flags, ops: proto_core::field::List(&self.graphs.reply_a) })
+    }
+
+    fn graph_batch_mem_op_node_set_params(&mut self, _cx: &mut CallCx, req: wire::GraphBatchMemOpNodeSet<'_>) -> Result<wire::Empty, Failure> {
+        self.batch_mem_op_node_set_params(req)
     }
 }
 

@@ -28,6 +28,8 @@ use crate::backend::{DeviceIndex, GraphOp, MemsetPattern};
 use proto_core::wire::{self, GraphNodeKind, MAX_GRAPH_NODES};
 use proto_core::Status;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use zerocopy::byteorder::little_endian::U64;
 
 /// Deepest nesting of child graphs instantiation expands.
 pub const MAX_CHILD_GRAPH_DEPTH: usize = 64;
@@ -732,5 +734,76 @@ impl Session {
             _ => high.1,
         };
         Ok(wire::GraphMemAttrValue { value })
+    }
+}
+
+/// `hipStreamBatchMemOpType` values and the stream memory operation each one is
+/// (`None`: barriers and remote-write flushes, which order nothing more than the stream's own
+/// order already does on the worker, as `hipStreamBatchMemOp` treats them).
+fn batch_op_kind(operation: u32) -> Result<Option<u32>, Failure> {
+    use proto_core::wire::stream_mem_op::*;
+    Ok(match operation {
+        1 => Some(WAIT32),
+        2 => Some(WRITE32),
+        4 => Some(WAIT64),
+        5 => Some(WRITE64),
+        3 | 6 => None,
+        other => return Err(invalid(format!("unknown batch memory operation {other}"))),
+    })
+}
+
+impl Session {
+    /// The backend steps of a batch memory operation node, checked as `hipStreamBatchMemOp`'s
+    /// operations are (at add, set and every launch).
+    pub(super) fn graph_mem_ops(&self, ops: &[[u64; 4]]) -> Result<(Option<DeviceIndex>, GraphOp), Failure> {
+        let mut device = None;
+        let mut steps = Vec::with_capacity(ops.len());
+        for &[kind_flags, ptr, value, mask] in ops {
+            let Some(op) = batch_op_kind(kind_flags as u32)? else { continue };
+            let is_wait = matches!(op, wire::stream_mem_op::WAIT32 | wire::stream_mem_op::WAIT64);
+            // AMD's runtime ignores a write's flags.
+            let flags = if is_wait { (kind_flags >> 32) as u32 } else { 0 };
+            let req = wire::StreamMemOp { stream: 0, ptr, value, mask, op, flags };
+            let (step, on) = self.check_mem_op(&req).map_err(unknown)?;
+            device = device.or(Some(on));
+            steps.push(step);
+        }
+        Ok((device, GraphOp::MemOps(steps.into())))
+    }
+
+    fn batch_params(&self, flags: u32, words: &[U64]) -> Result<NodeParams, Failure> {
+        if flags != 0 {
+            return Err(invalid(format!("batch memory operation node flags {flags:#x} (must be 0)")));
+        }
+        let count = words.len() / wire::GRAPH_BATCH_MEM_OP_WORDS;
+        if count == 0 || count > wire::MAX_GRAPH_BATCH_MEM_OPS || !words.len().is_multiple_of(wire::GRAPH_BATCH_MEM_OP_WORDS) {
+            return Err(invalid(format!("{} words are not 1 to {} operations", words.len(), wire::MAX_GRAPH_BATCH_MEM_OPS)));
+        }
+        let ops: Arc<[[u64; 4]]> = words.chunks_exact(4).map(|w| [w[0].get(), w[1].get(), w[2].get(), w[3].get()]).collect();
+        let params = NodeParams::BatchMemOp { flags, ops };
+        self.graph_node_op(&params)?;
+        Ok(params)
+    }
+
+    pub(super) fn add_batch_mem_op_node(&mut self, req: wire::GraphAddBatchMemOpNode<'_>) -> Result<wire::GraphNodeRef, Failure> {
+        self.graphs.graphs.get(req.graph).map_err(unknown)?;
+        let params = self.batch_params(req.flags, req.ops.0)?;
+        self.graph_insert_node(req.graph, req.dependencies.0, params)
+    }
+
+    /// The node's flags; its operations go to the reply list.
+    pub(super) fn batch_mem_op_node_get_params(&mut self, req: wire::GraphNodeRef) -> Result<u32, Failure> {
+        let NodeParams::BatchMemOp { flags, ops } = self.graph_node_of_kind(req.node, GraphNodeKind::BatchMemOp)? else {
+            return Err(invalid("not a batch memory operation node"));
+        };
+        let (flags, words) = (*flags, ops.iter().flatten().map(|&w| U64::new(w)).collect());
+        self.graphs.reply_a = words;
+        Ok(flags)
+    }
+
+    pub(super) fn batch_mem_op_node_set_params(&mut self, req: wire::GraphBatchMemOpNodeSet<'_>) -> Result<wire::Empty, Failure> {
+        self.graph_node_of_kind(req.node, GraphNodeKind::BatchMemOp)?;
+        let params = self.batch_params(req.flags, req.ops.0)?;
+        self.graph_replace_params(req.node, params)
     }
 }

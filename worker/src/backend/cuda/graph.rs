@@ -74,7 +74,7 @@ impl CudaBackend {
                 // SAFETY: both ranges were validated by the session; `ctx` is retained.
                 unsafe { sys::cuGraphAddMemcpyNode(&mut node, graph, deps.as_ptr(), deps.len(), &copy, ctx) }.check("cuGraphAddMemcpyNode")?;
             }
-            GraphOp::Host(_) | GraphOp::Copy3D { .. } => {
+            GraphOp::Host(_) | GraphOp::Copy3D { .. } | GraphOp::MemOps(_) => {
                 return Err(BackendError::NotSupported("host steps and 3D copies are replayed, not put in a CUDA graph".into()))
             }
             GraphOp::Empty => {

@@ -128,7 +128,7 @@ impl HipBackend {
                 unsafe { (api.memcpy)(&mut node, graph, d, n, dst.0 as *mut c_void, src.0 as *const c_void, *len as usize, MEMCPY_DEVICE_TO_DEVICE) }
                     .check("hipGraphAddMemcpyNode1D")?;
             }
-            GraphOp::Host(_) | GraphOp::Copy3D { .. } | GraphOp::EventRecord { .. } | GraphOp::EventWait { .. } => {
+            GraphOp::Host(_) | GraphOp::Copy3D { .. } | GraphOp::EventRecord { .. } | GraphOp::EventWait { .. } | GraphOp::MemOps(_) => {
                 return Err(BackendError::NotSupported("host steps, 3D copies and event nodes are replayed, not put in a HIP graph".into()))
             }
             GraphOp::Empty => {
