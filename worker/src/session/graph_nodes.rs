@@ -807,3 +807,102 @@ impl Session {
         self.graph_replace_params(req.node, params)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{CallCx, SessionConfig};
+    use super::*;
+    use crate::backend::{HostBackend, HostConfig};
+    use proto_core::field::List;
+    use proto_core::opcode::GraphHandler;
+
+    fn setup() -> (Session, CallCx) {
+        let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 << 20, ..HostConfig::default() }));
+        (Session::new(backend, Arc::new(SessionConfig::default())), CallCx::new(1, proto_core::Opcode::Ping, false, 0))
+    }
+
+    /// A host node named by `token` (never run here), so the flattened plan shows which is which.
+    fn host(s: &mut Session, io: &mut CallCx, graph: u64, deps: &[u64], token: u64) -> u64 {
+        let deps: Vec<U64> = deps.iter().map(|&d| U64::new(d)).collect();
+        let req = wire::GraphAddNode {
+            graph,
+            kind: GraphNodeKind::Host,
+            dependencies: List(&deps),
+            function: 0,
+            grid: [0; 3],
+            block: [0; 3],
+            shared_mem: 0,
+            dst: 0,
+            src: 0,
+            value: 0,
+            element_size: 0,
+            width: 0,
+            height: 0,
+            pitch: 0,
+            host_token: token,
+            args: Default::default(),
+        };
+        s.graph_add_node(io, req).unwrap().node
+    }
+
+    fn graph(s: &mut Session, io: &mut CallCx) -> u64 {
+        s.graph_create(io, wire::GraphCreate { flags: 0 }).unwrap().graph
+    }
+
+    #[test]
+    fn a_child_graph_runs_between_the_child_nodes_neighbours() {
+        let (mut s, mut io) = setup();
+        let child = graph(&mut s, &mut io);
+        let a = host(&mut s, &mut io, child, &[], 10);
+        host(&mut s, &mut io, child, &[a], 11);
+        host(&mut s, &mut io, child, &[], 12);
+        let parent = graph(&mut s, &mut io);
+        let x = host(&mut s, &mut io, parent, &[], 1);
+        let deps = [U64::new(x)];
+        let sub = s.add_child_node(wire::GraphAddChildNode { graph: parent, dependencies: List(&deps), child }).unwrap().node;
+        host(&mut s, &mut io, parent, &[sub], 2);
+        let (flat, params) = s.graph_flatten(parent).unwrap();
+        let order = flat.topological_order().unwrap();
+        let position = |token: u64| order.iter().position(|&n| params[n as usize] == NodeParams::Host { token }).unwrap();
+        for inner in [10, 11, 12] {
+            assert!(position(1) < position(inner) && position(inner) < position(2), "node {inner} runs between x and y");
+        }
+        assert!(position(10) < position(11));
+        // The child was cloned: changing it afterwards does not reach the node.
+        host(&mut s, &mut io, child, &[], 13);
+        let (_, params) = s.graph_flatten(parent).unwrap();
+        assert!(!params.contains(&NodeParams::Host { token: 13 }));
+    }
+
+    #[test]
+    fn a_clone_of_a_clone_finds_the_first_original() {
+        let (mut s, mut io) = setup();
+        let g = graph(&mut s, &mut io);
+        let n = host(&mut s, &mut io, g, &[], 1);
+        let c1 = s.graph_clone(&mut io, wire::GraphRef { graph: g }).unwrap().graph;
+        let c2 = s.graph_clone(&mut io, wire::GraphRef { graph: c1 }).unwrap().graph;
+        let in_c1 = s.find_node_in_clone(wire::GraphNodeFindInClone { original: n, clone: c1 }).unwrap().node;
+        let in_c2 = s.find_node_in_clone(wire::GraphNodeFindInClone { original: n, clone: c2 }).unwrap().node;
+        assert_eq!(s.find_node_in_clone(wire::GraphNodeFindInClone { original: in_c1, clone: c2 }).unwrap().node, in_c2);
+        assert!(s.find_node_in_clone(wire::GraphNodeFindInClone { original: n, clone: g }).is_err(), "not a clone");
+    }
+
+    #[test]
+    fn graph_memory_sums_follow_the_model() {
+        let (mut s, mut io) = setup();
+        let attr = |s: &mut Session, attr: u32| s.graph_memory_attribute(wire::GraphMemAttrQuery { device: 0, attr, reset: false }).unwrap().value;
+        let g = graph(&mut s, &mut io);
+        let kept = s.add_mem_alloc_node(wire::GraphAddMemAllocNode { graph: g, dependencies: List(&[]), device: 0, size: 4096 }).unwrap();
+        let freed = s.add_mem_alloc_node(wire::GraphAddMemAllocNode { graph: g, dependencies: List(&[]), device: 0, size: 1024 }).unwrap();
+        s.add_mem_free_node(wire::GraphAddMemFreeNode { graph: g, dependencies: List(&[]), ptr: freed.ptr, any_memory: false }).unwrap();
+        assert_eq!((attr(&mut s, 0), attr(&mut s, 2), attr(&mut s, 1)), (5120, 5120, 5120));
+        s.graph_destroy(&mut io, wire::GraphRef { graph: g }).unwrap();
+        // The freed allocation is the reserve now; the other is still the user's.
+        assert_eq!((attr(&mut s, 0), attr(&mut s, 2)), (4096, 5120));
+        s.graph_memory_trim(wire::GraphMemDevice { device: 0 }).unwrap();
+        assert_eq!((attr(&mut s, 0), attr(&mut s, 2)), (4096, 4096));
+        assert!(s.allocations.resolve(freed.ptr, 1, "").is_err(), "trimmed memory is gone");
+        assert!(s.allocations.resolve(kept.ptr, 4096, "").is_ok());
+        assert_eq!(attr(&mut s, 3), 5120, "the reserved watermark stays until reset");
+    }
+}
