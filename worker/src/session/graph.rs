@@ -25,53 +25,24 @@ pub const MAX_GRAPH_EXECS_PER_SESSION: usize = 4096;
 /// Most live graph nodes one session may hold, over all its graphs.
 pub const MAX_GRAPH_NODES_PER_SESSION: usize = 1 << 20;
 
-/// A node's parameters, as the client gave them.
+/// A node's parameters, as the client gave them. `Event` is a record (`wait: false`) or wait
+/// node naming a session event; `Child` names the session graph the node owns (a clone of the
+/// graph given, expanded in place at instantiation); `MemAlloc` is graph memory allocated
+/// when the node was added and `MemFree` its release (`graph_nodes.rs` has the model);
+/// `BatchMemOp` holds stream memory operations as `wire::GraphAddBatchMemOpNode` has them.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum NodeParams {
-    Kernel {
-        function: u64,
-        config: LaunchConfig,
-        args: Arc<[u8]>,
-    },
-    Memset {
-        fill: PitchedFill,
-        pattern: MemsetPattern,
-    },
-    Memcpy {
-        dst: u64,
-        src: u64,
-        len: u64,
-    },
+    Kernel { function: u64, config: LaunchConfig, args: Arc<[u8]> },
+    Memset { fill: PitchedFill, pattern: MemsetPattern },
+    Memcpy { dst: u64, src: u64, len: u64 },
     Copy3D(Box<wire::Copy3D>),
-    Host {
-        token: u64,
-    },
+    Host { token: u64 },
     Empty,
-    /// Event record (`wait: false`) or wait node, naming a session event.
-    Event {
-        event: u64,
-        wait: bool,
-    },
-    /// A child graph node: the embedded graph is a session graph the node owns (a clone of
-    /// the graph given), expanded in place at instantiation.
-    Child {
-        graph: u64,
-    },
-    /// Graph memory allocated when the node was added (`graph_nodes.rs` has the model).
-    MemAlloc {
-        ptr: u64,
-        size: u64,
-        device: DeviceIndex,
-    },
-    /// Frees graph memory (the memory stays for the next launch's allocation node).
-    MemFree {
-        ptr: u64,
-    },
-    /// Stream memory operations as the client gave them (`wire::GraphAddBatchMemOpNode`).
-    BatchMemOp {
-        flags: u32,
-        ops: Arc<[[u64; 4]]>,
-    },
+    Event { event: u64, wait: bool },
+    Child { graph: u64 },
+    MemAlloc { ptr: u64, size: u64, device: DeviceIndex },
+    MemFree { ptr: u64 },
+    BatchMemOp { flags: u32, ops: Arc<[[u64; 4]]> },
 }
 
 impl NodeParams {
