@@ -61,6 +61,11 @@ pub fn register_persistent(callback: Callback) -> Result<u64, CallError> {
     Ok(token)
 }
 
+/// The callback a host node's token names (`hipGraphHostNodeGetParams`).
+pub fn persistent_callback(token: u64) -> Option<Callback> {
+    persistent().get(&token).copied()
+}
+
 thread_local! {
     static IN_CALLBACK: Cell<bool> = const { Cell::new(false) };
 }

@@ -727,6 +727,58 @@ opcodes! { <'a>
         0x0733 StreamUpdateCaptureDependencies stream_update_capture_dependencies: StreamUpdateCaptureDependencies<'a> => Empty, none, call;
         /// HIP's rule for calls forbidden during capture (`hipMalloc`, `hipFree`, ...).
         0x0734 CaptureCheck capture_check: CaptureCheck => Empty, none, call;
+        /// `hipGraphAddEventRecordNode`, `hipGraphAddEventWaitNode`.
+        0x0740 GraphAddEventNode graph_add_event_node: GraphAddEventNode<'a> => GraphNodeRef, none, call;
+        /// `hipGraphEventRecordNodeGetEvent`, `hipGraphEventWaitNodeGetEvent`.
+        0x0741 GraphEventNodeGetEvent graph_event_node_get_event: GraphEventNodeQuery => GraphNodeEvent, none, call;
+        /// `hipGraphEventRecordNodeSetEvent`, `hipGraphEventWaitNodeSetEvent`.
+        0x0742 GraphEventNodeSetEvent graph_event_node_set_event: GraphEventNodeSet => Empty, none, call;
+        /// `hipGraphAddChildGraphNode` (the child is cloned into the node).
+        0x0743 GraphAddChildNode graph_add_child_node: GraphAddChildNode<'a> => GraphNodeRef, none, call;
+        /// `hipGraphChildGraphNodeGetGraph`: the graph the node owns.
+        0x0744 GraphChildNodeGetGraph graph_child_node_get_graph: GraphNodeRef => GraphRef, none, call;
+        /// `hipGraphDestroyNode`.
+        0x0745 GraphDestroyNode graph_destroy_node: GraphNodeRef => Empty, none, call;
+        /// `hipGraphNodeFindInClone`.
+        0x0746 GraphNodeFindInClone graph_node_find_in_clone: GraphNodeFindInClone => GraphNodeRef, none, call;
+        /// `hipGraphMemsetNodeGetParams`.
+        0x0747 GraphMemsetNodeGetParams graph_memset_node_get_params: GraphNodeRef => GraphMemsetParams, none, call;
+        /// `hipGraphMemsetNodeSetParams`.
+        0x0748 GraphMemsetNodeSetParams graph_memset_node_set_params: GraphMemsetNodeSet => Empty, none, call;
+        /// `hipGraphMemcpyNodeGetParams`, `hipDrvGraphMemcpyNodeGetParams`.
+        0x0749 GraphMemcpyNodeGetParams graph_memcpy_node_get_params: GraphNodeRef => GraphCopyParams, none, call;
+        /// `hipGraphMemcpyNodeSetParams*`, `hipDrvGraphMemcpyNodeSetParams`.
+        0x074a GraphMemcpyNodeSetParams graph_memcpy_node_set_params: GraphCopyNodeSet => Empty, none, call;
+        /// `hipGraphHostNodeGetParams`.
+        0x074b GraphHostNodeGetParams graph_host_node_get_params: GraphNodeRef => GraphHostToken, none, call;
+        /// `hipGraphHostNodeSetParams`.
+        0x074c GraphHostNodeSetParams graph_host_node_set_params: GraphHostNodeSet => Empty, none, call;
+        /// `hipGraphKernelNodeGetAttribute`.
+        0x074d GraphKernelNodeGetAttribute graph_kernel_node_get_attribute: GraphKernelAttrQuery => GraphKernelAttrValue, none, call;
+        /// `hipGraphKernelNodeSetAttribute`.
+        0x074e GraphKernelNodeSetAttribute graph_kernel_node_set_attribute: GraphKernelAttrSet => Empty, none, call;
+        /// `hipGraphKernelNodeCopyAttributes`.
+        0x074f GraphKernelNodeCopyAttributes graph_kernel_node_copy_attributes: GraphKernelAttrCopy => Empty, none, call;
+        /// `hipGraphNodeSetParams` of a child graph node.
+        0x0750 GraphChildNodeSetParams graph_child_node_set_params: GraphChildNodeSet => Empty, none, call;
+        /// `hipGraphAddMemAllocNode`.
+        0x0751 GraphAddMemAllocNode graph_add_mem_alloc_node: GraphAddMemAllocNode<'a> => GraphMemAllocNode, none, call;
+        /// `hipGraphAddMemFreeNode`, `hipDrvGraphAddMemFreeNode`.
+        0x0752 GraphAddMemFreeNode graph_add_mem_free_node: GraphAddMemFreeNode<'a> => GraphNodeRef, none, call;
+        /// `hipGraphMemAllocNodeGetParams`.
+        0x0753 GraphMemAllocNodeGetParams graph_mem_alloc_node_get_params: GraphNodeRef => GraphMemAllocParams, none, call;
+        /// `hipGraphMemFreeNodeGetParams`.
+        0x0754 GraphMemFreeNodeGetParams graph_mem_free_node_get_params: GraphNodeRef => GraphMemFreeParams, none, call;
+        /// `hipDeviceGraphMemTrim`.
+        0x0755 GraphMemTrim graph_mem_trim: GraphMemDevice => Empty, none, call;
+        /// `hipDeviceGetGraphMemAttribute`, `hipDeviceSetGraphMemAttribute`.
+        0x0756 GraphMemAttribute graph_mem_attribute: GraphMemAttrQuery => GraphMemAttrValue, none, call;
+        /// `hipGraphAddBatchMemOpNode`.
+        0x0757 GraphAddBatchMemOpNode graph_add_batch_mem_op_node: GraphAddBatchMemOpNode<'a> => GraphNodeRef, none, call;
+        /// `hipGraphBatchMemOpNodeGetParams`.
+        0x0758 GraphBatchMemOpNodeGetParams graph_batch_mem_op_node_get_params: GraphNodeRef => GraphBatchMemOps<'a>, none, call;
+        /// `hipGraphBatchMemOpNodeSetParams`.
+        0x0759 GraphBatchMemOpNodeSetParams graph_batch_mem_op_node_set_params: GraphBatchMemOpNodeSet<'a> => Empty, none, call;
     }
 
     /// Executable graphs after instantiation (session objects of the Graph family).
@@ -745,6 +797,12 @@ opcodes! { <'a>
         0x0765 GraphUpload graph_upload: GraphUpload => Empty, none, call;
         /// `hipGraphExecGetFlags`.
         0x0766 GraphExecGetFlags graph_exec_get_flags: GraphExecRef => GraphExecFlags, none, call;
+        /// `hipGraphExecEventRecordNodeSetEvent`, `hipGraphExecEventWaitNodeSetEvent`.
+        0x0767 GraphExecSetEventNode graph_exec_set_event_node: GraphExecSetEventNode => Empty, none, call;
+        /// `hipGraphExecChildGraphNodeSetParams`.
+        0x0768 GraphExecSetChildNode graph_exec_set_child_node: GraphExecSetChildNode => Empty, none, call;
+        /// `hipGraphExecBatchMemOpNodeSetParams`.
+        0x0769 GraphExecSetBatchMemOpNode graph_exec_set_batch_mem_op_node: GraphExecSetBatchMemOpNode<'a> => Empty, none, call;
     }
 
     /// Arrays, mipmapped arrays and the copies that name them.

@@ -463,6 +463,12 @@ fn capture() {
     run_program("capture");
 }
 
+/// Graph node kinds: event record/wait, child graphs, destroy node, find in clone.
+#[test]
+fn graph_nodes() {
+    run_program("graph_nodes");
+}
+
 #[test]
 fn mempool() {
     run_program("mempool");

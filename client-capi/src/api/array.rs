@@ -1158,6 +1158,32 @@ unsafe fn memcpy_3d(p: *const hipMemcpy3DParms, stream: Option<hipStream_t>) -> 
 pub(crate) unsafe fn graph_copy_3d(p: *const hipMemcpy3DParms) -> Result<wire::Copy3D, CallError> {
     // SAFETY: forwarded caller contract.
     let (dst, src, width, height, depth) = unsafe { parse_3d(p)? };
+    graph_copy(dst, src, width, height, depth)
+}
+
+/// A graph's copy node from a driver-API descriptor (`hipDrvGraphAddMemcpyNode`), checked
+/// as [`graph_copy_3d`].
+///
+/// # Safety
+/// `p` must follow HIP's contract for `HIP_MEMCPY3D`.
+pub(crate) unsafe fn graph_copy_drv(p: *const HIP_MEMCPY3D) -> Result<wire::Copy3D, CallError> {
+    non_null!(p);
+    // SAFETY: checked non-null; the caller passes the parameters.
+    let p = unsafe { *p };
+    if p.srcLOD != 0 || p.dstLOD != 0 {
+        return Err(invalid("HIP_MEMCPY3D level of detail must be 0"));
+    }
+    let src = driver_side(p.srcMemoryType, p.srcHost, p.srcDevice, p.srcArray, p.srcPitch, p.srcHeight, p.srcXInBytes, p.srcY, p.srcZ)?;
+    let dst = driver_side(p.dstMemoryType, p.dstHost, p.dstDevice, p.dstArray, p.dstPitch, p.dstHeight, p.dstXInBytes, p.dstY, p.dstZ)?;
+    graph_copy(dst, src, p.WidthInBytes as u64, p.Height as u64, p.Depth as u64)
+}
+
+/// Bytes per element of an array of this process.
+pub(crate) fn array_element_size(array: hipArray_const_t) -> Result<u64, CallError> {
+    array_desc(array).map(|d| d.element_size())
+}
+
+fn graph_copy(dst: At, src: At, width: u64, height: u64, depth: u64) -> Result<wire::Copy3D, CallError> {
     if width == 0 || height == 0 || depth == 0 {
         return Err(invalid(format!("copy node of an empty box ({width} x {height} x {depth})")));
     }

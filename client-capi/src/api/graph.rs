@@ -24,30 +24,30 @@ mod graph_exec;
 #[path = "user_object.rs"]
 mod user_object;
 
-fn invalid(message: impl Into<String>) -> CallError {
+pub(super) fn invalid(message: impl Into<String>) -> CallError {
     CallError::new(HipError::INVALID_VALUE, message)
 }
 
 /// A worker handle as the opaque pointer HIP hands out (never dereferenced).
-fn as_handle<T>(id: u64) -> *mut T {
+pub(super) fn as_handle<T>(id: u64) -> *mut T {
     id as usize as *mut T
 }
 
-fn id<T>(handle: *mut T) -> u64 {
+pub(super) fn id<T>(handle: *mut T) -> u64 {
     handle as usize as u64
 }
 
 /// What the client remembers of a kernel node: the `func` it was given (HIP returns that one)
 /// and the storage that `hipGraphKernelNodeGetParams`'s `kernelParams` point into.
 #[derive(Default)]
-struct KernelNodeLocal {
+pub(super) struct KernelNodeLocal {
     func: usize,
     args: Vec<u8>,
     /// Addresses into `args`, one per parameter (kept as integers: the table is shared).
     pointers: Vec<usize>,
 }
 
-fn kernel_nodes() -> MutexGuard<'static, HashMap<u64, KernelNodeLocal>> {
+pub(super) fn kernel_nodes() -> MutexGuard<'static, HashMap<u64, KernelNodeLocal>> {
     static NODES: OnceLock<Mutex<HashMap<u64, KernelNodeLocal>>> = OnceLock::new();
     NODES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -78,7 +78,7 @@ unsafe fn kernel_launch(params: *const hipKernelNodeParams) -> Result<(Arc<Funct
 ///
 /// # Safety
 /// `deps` must point at `count` node handles when `count > 0`.
-unsafe fn dependencies(deps: *const hipGraphNode_t, count: usize) -> Result<Vec<U64>, CallError> {
+pub(super) unsafe fn dependencies(deps: *const hipGraphNode_t, count: usize) -> Result<Vec<U64>, CallError> {
     if count == 0 {
         return Ok(Vec::new());
     }
@@ -649,6 +649,12 @@ fn dot_text(graph: hipGraph_t) -> Result<String, CallError> {
             GraphNodeKind::Memcpy => "MEMCPY".to_string(),
             GraphNodeKind::Host => "HOST".to_string(),
             GraphNodeKind::Empty => "EMPTY".to_string(),
+            GraphNodeKind::Graph => "GRAPH".to_string(),
+            GraphNodeKind::WaitEvent => "WAIT_EVENT".to_string(),
+            GraphNodeKind::EventRecord => "EVENT_RECORD".to_string(),
+            GraphNodeKind::MemAlloc => "MEM_ALLOC".to_string(),
+            GraphNodeKind::MemFree => "MEM_FREE".to_string(),
+            GraphNodeKind::BatchMemOp => "BATCH_MEM_OP".to_string(),
         };
         dot.push_str(&format!("  node{i} [label=\"{{{label} | node {node:#x}}}\"];\n"));
     }

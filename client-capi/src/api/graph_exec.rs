@@ -123,6 +123,11 @@ unsafe fn set_memcpy_3d(exec: hipGraphExec_t, node: hipGraphNode_t, params: *con
     non_null!(params);
     // SAFETY: caller contract.
     let c = unsafe { crate::api::array::graph_copy_3d(params)? };
+    set_copy(exec, node, &c)
+}
+
+/// A checked copy as the new parameters of the memcpy node `node` of `exec`.
+fn set_copy(exec: hipGraphExec_t, node: hipGraphNode_t, c: &wire::Copy3D) -> Result<(), CallError> {
     let req = wire::GraphExecSetCopyNode {
         exec: id(exec),
         node: id(node),
@@ -388,5 +393,78 @@ pub unsafe extern "C" fn hipGraphLaunch_spt(graphExec: hipGraphExec_t, stream: h
     hip_boundary!("hipGraphLaunch_spt", {
         non_null!(graphExec);
         with_conn(|c| c.post::<calls::GraphLaunch>(wire::GraphLaunch { exec: id(graphExec), stream: stream_id(spt(stream)) }))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDrvGraphExecMemcpyNodeSetParams(
+    hGraphExec: hipGraphExec_t,
+    hNode: hipGraphNode_t,
+    copyParams: *const HIP_MEMCPY3D,
+    _ctx: hipCtx_t,
+) -> hipError_t {
+    // The context names the device, which the copy's memory already fixes.
+    hip_boundary!("hipDrvGraphExecMemcpyNodeSetParams", {
+        check_exec_node(hGraphExec, hNode)?;
+        // SAFETY: HIP's contract for the copy parameters.
+        let c = unsafe { crate::api::array::graph_copy_drv(copyParams)? };
+        set_copy(hGraphExec, hNode, &c)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDrvGraphExecMemsetNodeSetParams(
+    hGraphExec: hipGraphExec_t,
+    hNode: hipGraphNode_t,
+    memsetParams: *const hipMemsetParams,
+    _ctx: hipCtx_t,
+) -> hipError_t {
+    // The context names the device, which the destination's allocation already fixes.
+    // SAFETY: HIP's contract for the parameters.
+    hip_boundary!("hipDrvGraphExecMemsetNodeSetParams", { unsafe { set_memset(hGraphExec, hNode, memsetParams) } })
+}
+
+fn set_event(exec: hipGraphExec_t, node: hipGraphNode_t, event: hipEvent_t, wait: bool) -> Result<(), CallError> {
+    check_exec_node(exec, node)?;
+    non_null!(event);
+    let req = wire::GraphExecSetEventNode { exec: id(exec), node: id(node), event: id(event), wait };
+    with_conn(|c| c.graph_exec_set_event_node(req))?;
+    Ok(())
+}
+
+#[no_mangle]
+pub extern "C" fn hipGraphExecEventRecordNodeSetEvent(hGraphExec: hipGraphExec_t, hNode: hipGraphNode_t, event: hipEvent_t) -> hipError_t {
+    hip_boundary!("hipGraphExecEventRecordNodeSetEvent", { set_event(hGraphExec, hNode, event, false) })
+}
+
+#[no_mangle]
+pub extern "C" fn hipGraphExecEventWaitNodeSetEvent(hGraphExec: hipGraphExec_t, hNode: hipGraphNode_t, event: hipEvent_t) -> hipError_t {
+    hip_boundary!("hipGraphExecEventWaitNodeSetEvent", { set_event(hGraphExec, hNode, event, true) })
+}
+
+#[no_mangle]
+pub extern "C" fn hipGraphExecChildGraphNodeSetParams(hGraphExec: hipGraphExec_t, node: hipGraphNode_t, childGraph: hipGraph_t) -> hipError_t {
+    hip_boundary!("hipGraphExecChildGraphNodeSetParams", {
+        check_exec_node(hGraphExec, node)?;
+        non_null!(childGraph);
+        let req = wire::GraphExecSetChildNode { exec: id(hGraphExec), node: id(node), child: id(childGraph) };
+        with_conn(|c| c.graph_exec_set_child_node(req))?;
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGraphExecBatchMemOpNodeSetParams(
+    hGraphExec: hipGraphExec_t,
+    hNode: hipGraphNode_t,
+    nodeParams: *const hipBatchMemOpNodeParams,
+) -> hipError_t {
+    hip_boundary!("hipGraphExecBatchMemOpNodeSetParams", {
+        check_exec_node(hGraphExec, hNode)?;
+        // SAFETY: HIP's contract for the node parameters.
+        let (flags, ops) = unsafe { crate::api::graph_nodes::batch_words(nodeParams)? };
+        let req = wire::GraphExecSetBatchMemOpNode { exec: id(hGraphExec), node: id(hNode), flags, ops: proto_core::field::List(&ops) };
+        with_conn(|c| c.graph_exec_set_batch_mem_op_node(req))?;
+        Ok(())
     })
 }

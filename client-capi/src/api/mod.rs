@@ -10,6 +10,7 @@ pub mod device;
 pub mod device_extra;
 pub mod event;
 pub mod graph;
+pub mod graph_nodes;
 pub mod ipc;
 pub mod managed;
 pub mod memory;

@@ -22,8 +22,20 @@ wire_enum! {
         Memset = 2,
         /// `hipGraphNodeTypeHost`: the client runs a callback (the callback channel).
         Host = 3,
+        /// `hipGraphNodeTypeGraph`: a child graph (a clone the node owns).
+        Graph = 4,
         /// `hipGraphNodeTypeEmpty`.
         Empty = 5,
+        /// `hipGraphNodeTypeWaitEvent`.
+        WaitEvent = 6,
+        /// `hipGraphNodeTypeEventRecord`.
+        EventRecord = 7,
+        /// `hipGraphNodeTypeMemAlloc`.
+        MemAlloc = 10,
+        /// `hipGraphNodeTypeMemFree`.
+        MemFree = 11,
+        /// `hipGraphNodeTypeBatchMemOp`: stream memory operations (waits and writes of words).
+        BatchMemOp = 14,
     }
 }
 

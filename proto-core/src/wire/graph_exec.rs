@@ -184,3 +184,51 @@ message! {
         pub flags: u64,
     }
 }
+
+message! {
+    /// `hipGraphExecEventRecordNodeSetEvent` (`wait` clear) and
+    /// `hipGraphExecEventWaitNodeSetEvent` (set): the event of an event node of `exec`.
+    pub struct GraphExecSetEventNode {
+        /// Executable graph handle.
+        pub exec: u64,
+        /// Node handle (of the graph `exec` was instantiated from).
+        pub node: u64,
+        /// The new event handle.
+        pub event: u64,
+        /// A wait node (else a record node).
+        pub wait: bool,
+    }
+}
+
+message! {
+    /// `hipGraphExecChildGraphNodeSetParams`: the child graph node `node` of `exec` takes
+    /// the parameters of the nodes of `child`, which must have the same nodes and edges.
+    pub struct GraphExecSetChildNode {
+        /// Executable graph handle.
+        pub exec: u64,
+        /// Node handle (a child graph node of the graph `exec` was instantiated from).
+        pub node: u64,
+        /// Graph handle: the new child graph.
+        pub child: u64,
+    }
+}
+
+message! {
+    /// `hipGraphExecBatchMemOpNodeSetParams`: the operations of a batch memory operation
+    /// node of `exec`, as [`GraphAddBatchMemOpNode`](crate::wire::GraphAddBatchMemOpNode)
+    /// has them.
+    pub struct GraphExecSetBatchMemOpNode<'a> {
+        /// Executable graph handle.
+        pub exec: u64,
+        /// Node handle (of the graph `exec` was instantiated from).
+        pub node: u64,
+        /// `hipBatchMemOpNodeParams::flags` (0).
+        pub flags: u32,
+        /// The operations, four words each.
+        pub ops: crate::field::List<
+            'a,
+            zerocopy::byteorder::little_endian::U64,
+            { crate::wire::MAX_GRAPH_BATCH_MEM_OPS * crate::wire::GRAPH_BATCH_MEM_OP_WORDS },
+        >,
+    }
+}

@@ -10,8 +10,8 @@
 //! build one at instantiation and launch it natively ([`ExecGraph::Native`]).
 
 use super::{
-    ArrayBackend, BackendError, DeviceIndex, DevicePtr, Extent, FunctionHandle, LaunchConfig, MemoryBackend, MemsetBackend, MemsetPattern,
-    ModuleBackend, PitchedFill, Place, StreamHandle, StreamOpsBackend,
+    ArrayBackend, BackendError, DeviceIndex, DevicePtr, EventBackend, EventHandle, Extent, FunctionHandle, LaunchConfig, MemOp, MemoryBackend,
+    MemsetBackend, MemsetPattern, ModuleBackend, PitchedFill, Place, StreamBackend, StreamHandle, StreamOpsBackend,
 };
 use std::sync::Arc;
 
@@ -57,6 +57,18 @@ pub enum GraphOp {
     /// A host step (the client's callback, run through the session's callback channel):
     /// the stream waits for it.
     Host(HostStep),
+    /// Records an event into the launch stream (`hipGraphAddEventRecordNode`).
+    EventRecord {
+        /// The event.
+        event: EventHandle,
+    },
+    /// Makes the launch stream wait for an event's latest record (`hipGraphAddEventWaitNode`).
+    EventWait {
+        /// The event.
+        event: EventHandle,
+    },
+    /// Stream memory operations, in order (`hipGraphAddBatchMemOpNode`).
+    MemOps(Arc<[MemOp]>),
     /// Nothing (a join or fork point).
     Empty,
 }
@@ -79,10 +91,11 @@ impl PartialEq for HostStep {
 
 impl GraphPlan {
     /// Whether the plan must be replayed even by a backend with graphs of its own: a host
-    /// step waits on the client, which a runtime's host node must not; 3D copies go through
-    /// the backend's own copy path (arrays included).
+    /// step waits on the client, which a runtime's host node must not; 3D copies and stream
+    /// memory operations go through the backend's own paths (arrays included, and the
+    /// backends' emulated waits and writes).
     pub fn needs_replay(&self) -> bool {
-        self.ops.iter().any(|op| matches!(op, GraphOp::Host(_) | GraphOp::Copy3D { .. }))
+        self.ops.iter().any(|op| matches!(op, GraphOp::Host(_) | GraphOp::Copy3D { .. } | GraphOp::MemOps(_)))
     }
 }
 
@@ -113,7 +126,7 @@ pub enum ExecGraph {
 }
 
 /// The graph family: instantiate, launch, destroy. The defaults replay the recorded list.
-pub trait GraphBackend: ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend + ArrayBackend {
+pub trait GraphBackend: ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend + ArrayBackend + EventBackend + StreamBackend {
     /// Prepares `plan` for launches.
     fn graph_instantiate(&self, plan: Arc<GraphPlan>) -> Result<ExecGraph, BackendError> {
         Ok(ExecGraph::Replay(plan))
@@ -162,8 +175,9 @@ pub fn replace_exec_graph<B: GraphBackend + ?Sized>(backend: &B, exec: &mut Exec
 }
 
 /// Queues every operation of `plan` on `stream`, in order, through `backend`'s ordinary
-/// launch, memset and copy paths (the recorded-list implementation).
-pub fn replay_graph<B: ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend + ArrayBackend + ?Sized>(
+/// launch, memset, copy, event record and stream wait paths (the recorded-list
+/// implementation).
+pub fn replay_graph<B: ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend + ArrayBackend + EventBackend + StreamBackend + ?Sized>(
     backend: &B,
     stream: Option<StreamHandle>,
     plan: &GraphPlan,
@@ -179,6 +193,14 @@ pub fn replay_graph<B: ModuleBackend + MemoryBackend + MemsetBackend + StreamOps
                 let stream = stream.ok_or_else(|| BackendError::InvalidValue("a host step needs a stream".into()))?;
                 let step = step.clone();
                 backend.launch_checked_host_func(stream, Box::new(move || (step.0)()))?;
+            }
+            GraphOp::EventRecord { event } => backend.event_record(*event, stream)?,
+            GraphOp::EventWait { event } => backend.stream_wait_event(stream, *event)?,
+            GraphOp::MemOps(ops) => {
+                let stream = stream.ok_or_else(|| BackendError::InvalidValue("stream memory operations need a stream".into()))?;
+                for op in ops.iter() {
+                    backend.stream_mem_op(stream, *op)?;
+                }
             }
             GraphOp::Empty => {}
         }

@@ -290,6 +290,14 @@ impl Session {
     }
 
     pub(super) fn mem_op(&mut self, req: wire::StreamMemOp) -> Result<wire::Empty, Failure> {
+        let (op, device) = self.check_mem_op(&req)?;
+        let stream = self.stream_for_work(req.stream, device)?;
+        self.backend.stream_mem_op(stream, op)?;
+        Ok(wire::Empty {})
+    }
+
+    /// A stream memory operation checked against the session's memory, and its device.
+    pub(super) fn check_mem_op(&self, req: &wire::StreamMemOp) -> Result<(MemOp, u32), Failure> {
         let width = match req.op {
             stream_mem_op::WAIT32 | stream_mem_op::WRITE32 => Width::W32,
             stream_mem_op::WAIT64 | stream_mem_op::WRITE64 => Width::W64,
@@ -310,9 +318,7 @@ impl Session {
             _ if req.flags != 0 => return Err(Failure::new(Status::INVALID_VALUE, format!("write flags {:#x} must be 0", req.flags))),
             _ => MemOp::Write { ptr, width, value: req.value },
         };
-        let stream = self.stream_for_work(req.stream, info.device)?;
-        self.backend.stream_mem_op(stream, op)?;
-        Ok(wire::Empty {})
+        Ok((op, info.device))
     }
 
     /// [`Session::stream`] for work that needs a real stream handle (the null stream is the

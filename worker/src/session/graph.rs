@@ -28,7 +28,11 @@ pub const MAX_GRAPH_EXECS_PER_SESSION: usize = 4096;
 /// Most live graph nodes one session may hold, over all its graphs.
 pub const MAX_GRAPH_NODES_PER_SESSION: usize = 1 << 20;
 
-/// A node's parameters, as the client gave them.
+/// A node's parameters, as the client gave them. `Event` is a record (`wait: false`) or wait
+/// node naming a session event; `Child` names the session graph the node owns (a clone of the
+/// graph given, expanded in place at instantiation); `MemAlloc` is graph memory allocated
+/// when the node was added and `MemFree` its release (`graph_nodes.rs` has the model);
+/// `BatchMemOp` holds stream memory operations as `wire::GraphAddBatchMemOpNode` has them.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum NodeParams {
     Kernel { function: u64, config: LaunchConfig, args: Arc<[u8]> },
@@ -37,24 +41,35 @@ pub(super) enum NodeParams {
     Copy3D(Box<wire::Copy3D>),
     Host { token: u64 },
     Empty,
+    Event { event: u64, wait: bool },
+    Child { graph: u64 },
+    MemAlloc { ptr: u64, size: u64, device: DeviceIndex },
+    MemFree { ptr: u64 },
+    BatchMemOp { flags: u32, ops: Arc<[[u64; 4]]> },
 }
 
 impl NodeParams {
-    fn kind(&self) -> GraphNodeKind {
+    pub(super) fn kind(&self) -> GraphNodeKind {
         match self {
             Self::Kernel { .. } => GraphNodeKind::Kernel,
             Self::Memset { .. } => GraphNodeKind::Memset,
             Self::Memcpy { .. } | Self::Copy3D(_) => GraphNodeKind::Memcpy,
             Self::Host { .. } => GraphNodeKind::Host,
             Self::Empty => GraphNodeKind::Empty,
+            Self::Event { wait: false, .. } => GraphNodeKind::EventRecord,
+            Self::Event { wait: true, .. } => GraphNodeKind::WaitEvent,
+            Self::Child { .. } => GraphNodeKind::Graph,
+            Self::MemAlloc { .. } => GraphNodeKind::MemAlloc,
+            Self::MemFree { .. } => GraphNodeKind::MemFree,
+            Self::BatchMemOp { .. } => GraphNodeKind::BatchMemOp,
         }
     }
 }
 
 #[derive(Debug)]
 pub(super) struct Node {
-    graph: u64,
-    params: NodeParams,
+    pub(super) graph: u64,
+    pub(super) params: NodeParams,
 }
 
 /// One graph: its nodes in creation order and its edges in the order they were added.
@@ -67,7 +82,7 @@ pub(super) struct Graph {
 impl Graph {
     /// The nodes in an order where every edge's source comes first (creation order among
     /// independent nodes); `None` if the edges form a cycle.
-    fn topological_order(&self) -> Option<Vec<u64>> {
+    pub(super) fn topological_order(&self) -> Option<Vec<u64>> {
         let mut indegree: HashMap<u64, usize> = self.nodes.iter().map(|&n| (n, 0)).collect();
         let mut successors: HashMap<u64, Vec<u64>> = HashMap::new();
         for &(from, to) in &self.edges {
@@ -97,8 +112,12 @@ struct Exec {
     device: DeviceIndex,
     /// The nodes in launch order.
     nodes: Vec<NodeParams>,
-    /// The position in `nodes` of each node of the graph it was instantiated from.
+    /// The position in `nodes` of each node of the graph it was instantiated from (a child
+    /// graph node: its entry join point).
     positions: HashMap<u64, usize>,
+    /// For each child graph node, the positions of the child's own nodes, in the order
+    /// [`Session::graph_flatten`] lists a graph's nodes.
+    children: HashMap<u64, Vec<usize>>,
     /// For each node, the positions of the nodes it depends on.
     dependencies: Vec<Vec<usize>>,
     /// For each node, whether it runs (a disabled node runs as an empty one).
@@ -107,13 +126,52 @@ struct Exec {
     flags: u64,
 }
 
+/// A graph as an executable graph runs it: child graphs expanded in place, nodes in launch
+/// order.
+pub(super) struct GraphLayout {
+    /// The nodes in launch order.
+    pub(super) nodes: Vec<NodeParams>,
+    /// For each node, the positions of the nodes it depends on.
+    pub(super) dependencies: Vec<Vec<usize>>,
+    /// The position of each node of the graph itself (a child node: its entry join point).
+    pub(super) positions: HashMap<u64, usize>,
+    /// For each child graph node, the positions of the child's nodes in flattening order.
+    pub(super) children: HashMap<u64, Vec<usize>>,
+}
+
+impl Session {
+    /// `graph` laid out for launches: flattened, ordered so every edge is respected.
+    pub(super) fn graph_launch_layout(&self, graph: u64) -> Result<GraphLayout, Failure> {
+        let (flat, params, spans) = self.graph_flatten_with_spans(graph)?;
+        let order = flat.topological_order().ok_or_else(|| invalid("the graph's edges form a cycle"))?;
+        let mut launch_position = vec![0; order.len()];
+        for (i, &n) in order.iter().enumerate() {
+            launch_position[n as usize] = i;
+        }
+        let mut dependencies = vec![Vec::new(); order.len()];
+        for &(from, to) in &flat.edges {
+            dependencies[launch_position[to as usize]].push(launch_position[from as usize]);
+        }
+        let nodes = order.iter().map(|&n| params[n as usize].clone()).collect();
+        let positions = spans.iter().map(|(&node, &(entry, _))| (node, launch_position[entry as usize])).collect();
+        let children = spans
+            .iter()
+            .filter(|&(_, &(entry, exit))| exit > entry)
+            .map(|(&node, &(entry, exit))| (node, (entry + 1..exit).map(|k| launch_position[k as usize]).collect()))
+            .collect();
+        Ok(GraphLayout { nodes, dependencies, positions, children })
+    }
+}
+
 /// The session's graphs, nodes and executable graphs.
 pub(super) struct Graphs {
     pub(super) graphs: super::Handles<Graph>,
     pub(super) nodes: super::Handles<Node>,
     execs: super::Handles<Exec>,
+    /// Child graph ownership and clone origins (`graph_nodes.rs`).
+    pub(super) links: super::graph_nodes::GraphLinks,
     /// The latest node or edge list answered, which the reply borrows.
-    reply_a: Vec<U64>,
+    pub(super) reply_a: Vec<U64>,
     reply_b: Vec<U64>,
     /// The latest kernel arguments answered, which the reply borrows.
     reply_args: Arc<[u8]>,
@@ -128,24 +186,25 @@ impl Default for Graphs {
             reply_a: Vec::new(),
             reply_b: Vec::new(),
             reply_args: Arc::from(&[][..]),
+            links: Default::default(),
         }
     }
 }
 
-fn invalid(why: impl Into<String>) -> Failure {
+pub(super) fn invalid(why: impl Into<String>) -> Failure {
     Failure::new(Status::INVALID_VALUE, why)
 }
 
 /// HIP answers a graph, node or executable graph it does not know with
 /// `hipErrorInvalidValue` (`hip_graph.cpp`'s validity checks), not an invalid handle.
-fn unknown(failure: Failure) -> Failure {
+pub(super) fn unknown(failure: Failure) -> Failure {
     match failure {
         Failure::Status(_, message) => Failure::Status(Status::INVALID_VALUE, message),
         other => other,
     }
 }
 
-fn handles(list: &[U64]) -> impl Iterator<Item = u64> + '_ {
+pub(super) fn handles(list: &[U64]) -> impl Iterator<Item = u64> + '_ {
     list.iter().map(|h| h.get())
 }
 
@@ -184,6 +243,19 @@ impl Session {
                 (None, GraphOp::Host(HostStep(Arc::new(move || channel.run_on_stream(token)))))
             }
             NodeParams::Empty => (None, GraphOp::Empty),
+            NodeParams::Event { event, wait } => self.graph_event_op(*event, *wait)?,
+            // Expanded in place at instantiation (its own nodes were checked when added).
+            NodeParams::Child { .. } => (None, GraphOp::Empty),
+            // The memory exists from the node's creation on: the node only orders.
+            NodeParams::MemAlloc { ptr, size, device } => {
+                self.allocations.resolve(*ptr, *size, "graph memory allocation")?;
+                (Some(*device), GraphOp::Empty)
+            }
+            NodeParams::MemFree { ptr } => {
+                self.allocations.resolve(*ptr, 1, "graph memory free")?;
+                (None, GraphOp::Empty)
+            }
+            NodeParams::BatchMemOp { ops, .. } => self.graph_mem_ops(ops)?,
         })
     }
 
@@ -219,7 +291,7 @@ impl Session {
         Ok(params)
     }
 
-    fn graph_node_params(&self, req: &wire::GraphAddNode<'_>) -> Result<NodeParams, Failure> {
+    pub(super) fn graph_node_params(&self, req: &wire::GraphAddNode<'_>) -> Result<NodeParams, Failure> {
         let params = match req.kind {
             GraphNodeKind::Kernel => return self.graph_kernel_params(req.function, req.grid, req.block, req.shared_mem, req.args.0),
             GraphNodeKind::Memset => {
@@ -247,6 +319,12 @@ impl Session {
             }
             GraphNodeKind::Host => NodeParams::Host { token: req.host_token },
             GraphNodeKind::Empty => NodeParams::Empty,
+            kind @ (GraphNodeKind::Graph
+            | GraphNodeKind::WaitEvent
+            | GraphNodeKind::EventRecord
+            | GraphNodeKind::MemAlloc
+            | GraphNodeKind::MemFree
+            | GraphNodeKind::BatchMemOp) => return Err(invalid(format!("{kind:?} nodes are added with their own message"))),
         };
         self.graph_node_op(&params)?;
         Ok(params)
@@ -308,9 +386,11 @@ impl Session {
                 tracing::warn!(session = self.id, %e, "destroying an executable graph during cleanup failed");
             }
         }
+        self.graphs.links.forget_graph_memory(device);
         if device.is_none() {
             self.graphs.nodes.drain_where(|_| true);
             self.graphs.graphs.drain_where(|_| true);
+            self.graphs.links = Default::default();
         }
     }
 }
@@ -325,10 +405,11 @@ impl GraphHandler for Session {
     }
 
     fn graph_destroy(&mut self, _cx: &mut CallCx, req: wire::GraphRef) -> Result<wire::Empty, Failure> {
-        let graph = self.graphs.graphs.remove(req.graph).map_err(unknown)?;
-        for node in graph.nodes {
-            let _ = self.graphs.nodes.remove(node);
+        self.graphs.graphs.get(req.graph).map_err(unknown)?;
+        if self.graphs.links.is_embedded(req.graph) {
+            return Err(invalid(format!("graph {:#x} belongs to a child graph node (destroy the node)", req.graph)));
         }
+        self.graph_remove(req.graph);
         Ok(wire::Empty {})
     }
 
@@ -488,14 +569,9 @@ impl GraphHandler for Session {
         if req.flags & !0xf != 0 {
             return Err(invalid(format!("hipGraphInstantiate flags {:#x}", req.flags)));
         }
-        let graph = self.graphs.graphs.get(req.graph).map_err(unknown)?;
-        let order = graph.topological_order().ok_or_else(|| invalid("the graph's edges form a cycle"))?;
-        let position: HashMap<u64, usize> = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
-        let mut dependencies = vec![Vec::new(); order.len()];
-        for (from, to) in &graph.edges {
-            dependencies[position[to]].push(position[from]);
-        }
-        let nodes: Vec<NodeParams> = order.iter().map(|&n| self.graphs.nodes.get(n).map(|node| node.params.clone())).collect::<Result<_, _>>()?;
+        self.graph_check_reinstantiation(req.graph)?;
+        let layout = self.graph_launch_layout(req.graph)?;
+        let GraphLayout { nodes, dependencies, positions, children } = layout;
         let mut device = None;
         let mut ops = Vec::with_capacity(nodes.len());
         for params in &nodes {
@@ -506,9 +582,10 @@ impl GraphHandler for Session {
         self.graphs.execs.check_capacity()?;
         let device = device.unwrap_or(0);
         let exec = self.backend.graph_instantiate(Arc::new(GraphPlan { device, ops, dependencies: dependencies.clone() }))?;
+        self.graph_note_instantiation(req.graph);
         let native = matches!(exec, ExecGraph::Native { .. });
         tracing::debug!(session = self.id, nodes = nodes.len(), native, "graph instantiated");
-        let exec = Exec::new(exec, device, nodes, &order, dependencies, req.flags);
+        let exec = Exec::new(exec, device, nodes, positions, children, dependencies, req.flags);
         Ok(wire::GraphExecRef { exec: self.graphs.execs.insert(exec) })
     }
 
@@ -543,24 +620,117 @@ impl GraphHandler for Session {
     }
 
     fn graph_clone(&mut self, _cx: &mut CallCx, req: wire::GraphRef) -> Result<wire::GraphRef, Failure> {
-        let original = self.graphs.graphs.get(req.graph).map_err(unknown)?;
-        self.graphs.graphs.check_capacity()?;
-        if self.graphs.nodes.len() + original.nodes.len() > MAX_GRAPH_NODES_PER_SESSION {
-            return Err(Failure::new(Status::OUT_OF_MEMORY, format!("a session holds at most {MAX_GRAPH_NODES_PER_SESSION} graph nodes")));
-        }
-        let (old_nodes, old_edges) = (original.nodes.clone(), original.edges.clone());
-        let clone = self.graphs.graphs.insert(Graph::default());
-        let mut renamed = HashMap::new();
-        for old in old_nodes {
-            let params = self.graphs.nodes.get(old)?.params.clone();
-            let new = self.graphs.nodes.insert(Node { graph: clone, params });
-            renamed.insert(old, new);
-        }
-        let graph = self.graphs.graphs.get_mut(clone)?;
-        graph.nodes = renamed.values().copied().collect();
-        graph.nodes.sort_unstable();
-        graph.edges = old_edges.iter().map(|(f, t)| (renamed[f], renamed[t])).collect();
-        Ok(wire::GraphRef { graph: clone })
+        Ok(wire::GraphRef { graph: self.graph_clone_deep(req.graph)? })
+    }
+
+    // Node kinds and node operations of `graph_nodes.rs`.
+    fn graph_add_event_node(&mut self, _cx: &mut CallCx, req: wire::GraphAddEventNode<'_>) -> Result<wire::GraphNodeRef, Failure> {
+        self.add_event_node(req)
+    }
+
+    fn graph_event_node_get_event(&mut self, _cx: &mut CallCx, req: wire::GraphEventNodeQuery) -> Result<wire::GraphNodeEvent, Failure> {
+        self.event_node_get_event(req)
+    }
+
+    fn graph_event_node_set_event(&mut self, _cx: &mut CallCx, req: wire::GraphEventNodeSet) -> Result<wire::Empty, Failure> {
+        self.event_node_set_event(req)
+    }
+
+    fn graph_add_child_node(&mut self, _cx: &mut CallCx, req: wire::GraphAddChildNode<'_>) -> Result<wire::GraphNodeRef, Failure> {
+        self.add_child_node(req)
+    }
+
+    fn graph_child_node_get_graph(&mut self, _cx: &mut CallCx, req: wire::GraphNodeRef) -> Result<wire::GraphRef, Failure> {
+        self.child_node_get_graph(req)
+    }
+
+    fn graph_destroy_node(&mut self, _cx: &mut CallCx, req: wire::GraphNodeRef) -> Result<wire::Empty, Failure> {
+        self.destroy_graph_node(req)
+    }
+
+    fn graph_node_find_in_clone(&mut self, _cx: &mut CallCx, req: wire::GraphNodeFindInClone) -> Result<wire::GraphNodeRef, Failure> {
+        self.find_node_in_clone(req)
+    }
+
+    fn graph_memset_node_get_params(&mut self, _cx: &mut CallCx, req: wire::GraphNodeRef) -> Result<wire::GraphMemsetParams, Failure> {
+        self.memset_node_get_params(req)
+    }
+
+    fn graph_memset_node_set_params(&mut self, _cx: &mut CallCx, req: wire::GraphMemsetNodeSet) -> Result<wire::Empty, Failure> {
+        self.memset_node_set_params(req)
+    }
+
+    fn graph_memcpy_node_get_params(&mut self, _cx: &mut CallCx, req: wire::GraphNodeRef) -> Result<wire::GraphCopyParams, Failure> {
+        self.memcpy_node_get_params(req)
+    }
+
+    fn graph_memcpy_node_set_params(&mut self, _cx: &mut CallCx, req: wire::GraphCopyNodeSet) -> Result<wire::Empty, Failure> {
+        self.memcpy_node_set_params(req)
+    }
+
+    fn graph_host_node_get_params(&mut self, _cx: &mut CallCx, req: wire::GraphNodeRef) -> Result<wire::GraphHostToken, Failure> {
+        self.host_node_get_params(req)
+    }
+
+    fn graph_host_node_set_params(&mut self, _cx: &mut CallCx, req: wire::GraphHostNodeSet) -> Result<wire::Empty, Failure> {
+        self.host_node_set_params(req)
+    }
+
+    fn graph_kernel_node_get_attribute(&mut self, _cx: &mut CallCx, req: wire::GraphKernelAttrQuery) -> Result<wire::GraphKernelAttrValue, Failure> {
+        self.kernel_node_get_attribute(req)
+    }
+
+    fn graph_kernel_node_set_attribute(&mut self, _cx: &mut CallCx, req: wire::GraphKernelAttrSet) -> Result<wire::Empty, Failure> {
+        self.kernel_node_set_attribute(req)
+    }
+
+    fn graph_kernel_node_copy_attributes(&mut self, _cx: &mut CallCx, req: wire::GraphKernelAttrCopy) -> Result<wire::Empty, Failure> {
+        self.kernel_node_copy_attributes(req)
+    }
+
+    fn graph_child_node_set_params(&mut self, _cx: &mut CallCx, req: wire::GraphChildNodeSet) -> Result<wire::Empty, Failure> {
+        self.child_node_set_params(req)
+    }
+
+    fn graph_add_mem_alloc_node(&mut self, _cx: &mut CallCx, req: wire::GraphAddMemAllocNode<'_>) -> Result<wire::GraphMemAllocNode, Failure> {
+        self.add_mem_alloc_node(req)
+    }
+
+    fn graph_add_mem_free_node(&mut self, _cx: &mut CallCx, req: wire::GraphAddMemFreeNode<'_>) -> Result<wire::GraphNodeRef, Failure> {
+        self.add_mem_free_node(req)
+    }
+
+    fn graph_mem_alloc_node_get_params(&mut self, _cx: &mut CallCx, req: wire::GraphNodeRef) -> Result<wire::GraphMemAllocParams, Failure> {
+        self.mem_alloc_node_get_params(req)
+    }
+
+    fn graph_mem_free_node_get_params(&mut self, _cx: &mut CallCx, req: wire::GraphNodeRef) -> Result<wire::GraphMemFreeParams, Failure> {
+        self.mem_free_node_get_params(req)
+    }
+
+    fn graph_mem_trim(&mut self, _cx: &mut CallCx, req: wire::GraphMemDevice) -> Result<wire::Empty, Failure> {
+        self.graph_memory_trim(req)
+    }
+
+    fn graph_mem_attribute(&mut self, _cx: &mut CallCx, req: wire::GraphMemAttrQuery) -> Result<wire::GraphMemAttrValue, Failure> {
+        self.graph_memory_attribute(req)
+    }
+
+    fn graph_add_batch_mem_op_node(&mut self, _cx: &mut CallCx, req: wire::GraphAddBatchMemOpNode<'_>) -> Result<wire::GraphNodeRef, Failure> {
+        self.add_batch_mem_op_node(req)
+    }
+
+    fn graph_batch_mem_op_node_get_params<'a>(
+        &'a mut self,
+        _cx: &mut CallCx,
+        req: wire::GraphNodeRef,
+    ) -> Result<wire::GraphBatchMemOps<'a>, Failure> {
+        let flags = self.batch_mem_op_node_get_params(req)?;
+        Ok(wire::GraphBatchMemOps { flags, ops: proto_core::field::List(&self.graphs.reply_a) })
+    }
+
+    fn graph_batch_mem_op_node_set_params(&mut self, _cx: &mut CallCx, req: wire::GraphBatchMemOpNodeSet<'_>) -> Result<wire::Empty, Failure> {
+        self.batch_mem_op_node_set_params(req)
     }
 }
 

@@ -14,7 +14,7 @@ use crate::session::{CallCx, Failure, Session};
 use proto_core::opcode::GraphExecHandler;
 use proto_core::wire::{self, GraphExecUpdateResult, GraphNodeKind};
 use proto_core::Status;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 impl Exec {
@@ -24,13 +24,13 @@ impl Exec {
         exec: ExecGraph,
         device: DeviceIndex,
         nodes: Vec<NodeParams>,
-        order: &[u64],
+        positions: HashMap<u64, usize>,
+        children: HashMap<u64, Vec<usize>>,
         dependencies: Vec<Vec<usize>>,
         flags: u64,
     ) -> Self {
-        let positions = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
         let enabled = vec![true; nodes.len()];
-        Self { exec, device, nodes, positions, dependencies, enabled, flags }
+        Self { exec, device, nodes, positions, children, dependencies, enabled, flags }
     }
 
     /// The nodes that run at a launch.
@@ -103,19 +103,23 @@ impl Session {
     /// of `graph` it names, or the new parameters.
     fn graph_exec_update_nodes(&self, exec: u64, graph: u64) -> Result<Result<Vec<NodeParams>, (GraphExecUpdateResult, u64)>, Failure> {
         let e = self.graphs.execs.get(exec).map_err(unknown)?;
-        let g = self.graphs.graphs.get(graph).map_err(unknown)?;
-        let order = g.topological_order().ok_or_else(|| invalid("the graph's edges form a cycle"))?;
-        if order.len() != e.nodes.len() {
+        // Both sides flattened (child graphs expanded) and in launch order.
+        let layout = self.graph_launch_layout(graph)?;
+        if layout.nodes.len() != e.nodes.len() {
             return Ok(Err((GraphExecUpdateResult::TopologyChanged, 0)));
         }
-        let position: HashMap<u64, usize> = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
-        let mut dependencies = vec![Vec::new(); order.len()];
-        for (from, to) in &g.edges {
-            dependencies[position[to]].push(position[from]);
+        // The node of `graph` a refusal names: the node itself, or the child node holding it.
+        let mut owner = vec![0u64; layout.nodes.len()];
+        for (&node, &at) in &layout.positions {
+            owner[at] = node;
         }
-        let mut nodes = Vec::with_capacity(order.len());
-        for (i, &node) in order.iter().enumerate() {
-            let params = self.graphs.nodes.get(node)?.params.clone();
+        for (&node, inner) in &layout.children {
+            inner.iter().for_each(|&at| owner[at] = node);
+        }
+        let dependencies = &layout.dependencies;
+        let mut nodes = Vec::with_capacity(layout.nodes.len());
+        for (i, params) in layout.nodes.iter().enumerate() {
+            let (node, params) = (owner[i], params.clone());
             let old = &e.nodes[i];
             if params.kind() != old.kind() {
                 return Ok(Err((GraphExecUpdateResult::NodeTypeChanged, node)));
@@ -239,5 +243,47 @@ impl GraphExecHandler for Session {
 
     fn graph_exec_get_flags(&mut self, _cx: &mut CallCx, req: wire::GraphExecRef) -> Result<wire::GraphExecFlags, Failure> {
         Ok(wire::GraphExecFlags { flags: self.graphs.execs.get(req.exec).map_err(unknown)?.flags })
+    }
+
+    fn graph_exec_set_event_node(&mut self, _cx: &mut CallCx, req: wire::GraphExecSetEventNode) -> Result<wire::Empty, Failure> {
+        self.graph_exec_node(req.exec, req.node)?;
+        let params = NodeParams::Event { event: req.event, wait: req.wait };
+        // An event the session does not know is refused as HIP refuses a NULL one.
+        self.graph_node_op(&params).map_err(unknown)?;
+        self.graph_exec_set_params(req.exec, req.node, params)?;
+        Ok(wire::Empty {})
+    }
+
+    fn graph_exec_set_child_node(&mut self, _cx: &mut CallCx, req: wire::GraphExecSetChildNode) -> Result<wire::Empty, Failure> {
+        let (e, _) = self.graph_exec_node(req.exec, req.node)?;
+        let inner = e.children.get(&req.node).ok_or_else(|| invalid(format!("node {:#x} is not a child graph node", req.node)))?.clone();
+        // HIP: the new child must have the node's nodes (in insertion order) and edges.
+        let (flat, params) = self.graph_flatten(req.child)?;
+        let e = self.graphs.execs.get(req.exec).map_err(unknown)?;
+        if params.len() != inner.len() || params.iter().zip(&inner).any(|(p, &at)| p.kind() != e.nodes[at].kind()) {
+            return Err(invalid("the child graph's nodes differ from the child graph node's"));
+        }
+        let members: HashSet<usize> = inner.iter().copied().collect();
+        let mut old_edges: Vec<(usize, usize)> =
+            inner.iter().flat_map(|&to| e.dependencies[to].iter().filter(|from| members.contains(from)).map(move |&from| (from, to))).collect();
+        let mut new_edges: Vec<(usize, usize)> = flat.edges.iter().map(|&(from, to)| (inner[from as usize], inner[to as usize])).collect();
+        old_edges.sort_unstable();
+        new_edges.sort_unstable();
+        if old_edges != new_edges {
+            return Err(invalid("the child graph's edges differ from the child graph node's"));
+        }
+        let (mut nodes, enabled) = (e.nodes.clone(), e.enabled.clone());
+        for (params, &at) in params.into_iter().zip(&inner) {
+            nodes[at] = params;
+        }
+        self.graph_exec_replace(req.exec, nodes, enabled)?;
+        Ok(wire::Empty {})
+    }
+
+    fn graph_exec_set_batch_mem_op_node(&mut self, _cx: &mut CallCx, req: wire::GraphExecSetBatchMemOpNode<'_>) -> Result<wire::Empty, Failure> {
+        self.graph_exec_node(req.exec, req.node)?;
+        let params = self.batch_params(req.flags, req.ops.0)?;
+        self.graph_exec_set_params(req.exec, req.node, params)?;
+        Ok(wire::Empty {})
     }
 }

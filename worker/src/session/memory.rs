@@ -47,6 +47,7 @@ impl MemoryHandler for Session {
             return Ok(wire::Empty {});
         }
         self.check_freeable(req.ptr, "hipFreeAsync")?;
+        self.graph_memory_released(req.ptr);
         let stream = self.stream(req.stream, self.device_of(req.ptr))?;
         // Gone from the table now: later requests naming the address are refused, while
         // work queued before stays ordered ahead of the release (or the block's reuse).
@@ -73,6 +74,7 @@ impl MemoryHandler for Session {
             return Ok(wire::Empty {});
         }
         self.check_freeable(req.ptr, "hipFree")?;
+        self.graph_memory_released(req.ptr);
         self.allocations.remove(req.ptr);
         // hipFree synchronizes the device (the session's work on it) before releasing memory.
         let _ = self.synchronize_session(None);

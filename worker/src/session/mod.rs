@@ -22,6 +22,7 @@ mod cx;
 mod device;
 mod event;
 mod graph;
+mod graph_nodes;
 mod handshake;
 mod ipc;
 mod legacy_order;

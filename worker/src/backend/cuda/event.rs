@@ -86,7 +86,7 @@ impl EventBackend for CudaBackend {
 }
 
 impl CudaBackend {
-    fn event_entry(&self, event: EventHandle) -> Result<(Raw<CUevent>, DeviceIndex, bool), BackendError> {
+    pub(super) fn event_entry(&self, event: EventHandle) -> Result<(Raw<CUevent>, DeviceIndex, bool), BackendError> {
         let events = lock(&self.events);
         let e = events.get(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
         Ok((e.raw, e.device, e.recorded))

@@ -1,5 +1,5 @@
-//! Graphs as real CUDA graphs: the plan becomes a `CUgraph` (kernel, memset, memcpy and
-//! empty nodes with the plan's dependencies), instantiated once into a `CUgraphExec` that
+//! Graphs as real CUDA graphs: the plan becomes a `CUgraph` (kernel, memset, memcpy, event
+//! record, event wait and empty nodes with the plan's dependencies), instantiated once into a `CUgraphExec` that
 //! `cuGraphLaunch` replays; the `CUgraph` itself is destroyed right after instantiation (the
 //! executable graph does not need it).
 
@@ -74,12 +74,28 @@ impl CudaBackend {
                 // SAFETY: both ranges were validated by the session; `ctx` is retained.
                 unsafe { sys::cuGraphAddMemcpyNode(&mut node, graph, deps.as_ptr(), deps.len(), &copy, ctx) }.check("cuGraphAddMemcpyNode")?;
             }
-            GraphOp::Host(_) | GraphOp::Copy3D { .. } => {
+            GraphOp::Host(_) | GraphOp::Copy3D { .. } | GraphOp::MemOps(_) => {
                 return Err(BackendError::NotSupported("host steps and 3D copies are replayed, not put in a CUDA graph".into()))
             }
             GraphOp::Empty => {
                 // SAFETY: a live graph; `deps` are nodes of it.
                 unsafe { sys::cuGraphAddEmptyNode(&mut node, graph, deps.as_ptr(), deps.len()) }.check("cuGraphAddEmptyNode")?;
+            }
+            GraphOp::EventRecord { event } => {
+                let (raw, _, _) = self.event_entry(*event)?;
+                // SAFETY: a live graph and event; `deps` are nodes of the graph.
+                unsafe { sys::cuGraphAddEventRecordNode(&mut node, graph, deps.as_ptr(), deps.len(), raw.0) }.check("cuGraphAddEventRecordNode")?;
+                // The event counts as recorded from now on: CUDA treats an event no launch has
+                // recorded yet as complete for waits, queries and synchronisation, which is
+                // what this backend's "never recorded" shortcuts answer too.
+                if let Some(e) = super::lock(&self.events).get_mut(&event.as_raw()) {
+                    e.recorded = true;
+                }
+            }
+            GraphOp::EventWait { event } => {
+                let (raw, _, _) = self.event_entry(*event)?;
+                // SAFETY: a live graph and event; `deps` are nodes of the graph.
+                unsafe { sys::cuGraphAddEventWaitNode(&mut node, graph, deps.as_ptr(), deps.len(), raw.0) }.check("cuGraphAddEventWaitNode")?;
             }
         }
         Ok(node)

@@ -128,8 +128,8 @@ impl HipBackend {
                 unsafe { (api.memcpy)(&mut node, graph, d, n, dst.0 as *mut c_void, src.0 as *const c_void, *len as usize, MEMCPY_DEVICE_TO_DEVICE) }
                     .check("hipGraphAddMemcpyNode1D")?;
             }
-            GraphOp::Host(_) | GraphOp::Copy3D { .. } => {
-                return Err(BackendError::NotSupported("host steps and 3D copies are replayed, not put in a HIP graph".into()))
+            GraphOp::Host(_) | GraphOp::Copy3D { .. } | GraphOp::EventRecord { .. } | GraphOp::EventWait { .. } | GraphOp::MemOps(_) => {
+                return Err(BackendError::NotSupported("host steps, 3D copies and event nodes are replayed, not put in a HIP graph".into()))
             }
             GraphOp::Empty => {
                 // SAFETY: a live graph; `deps` are nodes of it.
@@ -162,7 +162,10 @@ impl HipBackend {
 
 impl GraphBackend for HipBackend {
     fn graph_instantiate(&self, plan: Arc<GraphPlan>) -> Result<ExecGraph, BackendError> {
-        let Some(api) = self.graph_api().filter(|_| !plan.needs_replay()) else {
+        // Event nodes are replayed: this backend's events carry completion bookkeeping that
+        // only its own record and wait paths keep (a runtime's record node would bypass it).
+        let has_events = plan.ops.iter().any(|op| matches!(op, GraphOp::EventRecord { .. } | GraphOp::EventWait { .. }));
+        let Some(api) = self.graph_api().filter(|_| !plan.needs_replay() && !has_events) else {
             return Ok(ExecGraph::Replay(plan));
         };
         self.enter(plan.device)?;
