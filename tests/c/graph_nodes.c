@@ -1098,6 +1098,42 @@ static void exec_setters(float* x, float* sum, hipStream_t s1, hipStream_t s2) {
   CHECK(hipGraphExecDestroy(exec));
   CHECK(hipGraphDestroy(g));
   CHECK(hipFree(y));
+
+  step("hipDrvGraphAddMemsetNode; executable-graph copies to and from a device variable");
+  CHECK(hipGraphCreate(&g, 0));
+  hipGraphNode_t drv_set, to_sym, from_sym;
+  hipMemsetParams dm = {0};
+  float two = 2.0f;
+  dm.dst = x;
+  dm.elementSize = 4;
+  memcpy(&dm.value, &two, 4);
+  dm.width = N;
+  dm.height = 1;
+  CHECK(hipDrvGraphAddMemsetNode(&drv_set, g, NULL, 0, &dm, NULL)); /* x = 2 */
+  CHECK(hipGraphAddMemcpyNodeToSymbol(&to_sym, g, &drv_set, 1, shadow, x, N * sizeof(float), 0, hipMemcpyDeviceToDevice));
+  CHECK(hipGraphAddMemcpyNodeFromSymbol(&from_sym, g, &to_sym, 1, sum, shadow, N * sizeof(float), 0, hipMemcpyDeviceToDevice));
+  CHECK(hipGraphInstantiate(&exec, g, NULL, NULL, 0));
+  CHECK(hipGraphLaunch(exec, s1));
+  CHECK(hipStreamSynchronize(s1));
+  expect_all(sum, 2.0f, "x through the variable into sum");
+  /* Now only the variable's second half is written, and all of it read back. */
+  CHECK(hipGraphExecMemcpyNodeSetParamsToSymbol(exec, to_sym, shadow, x, N / 2 * sizeof(float), N / 2 * sizeof(float),
+                                                hipMemcpyDeviceToDevice));
+  CHECK(hipGraphExecMemcpyNodeSetParamsFromSymbol(exec, from_sym, sum, shadow, N * sizeof(float), 0, hipMemcpyDeviceToDevice));
+  static float zeros[N];
+  CHECK(hipMemcpyToSymbol(shadow, zeros, sizeof zeros, 0, hipMemcpyHostToDevice));
+  CHECK(hipMemset(sum, 0, N * sizeof(float)));
+  CHECK(hipGraphLaunch(exec, s1));
+  CHECK(hipStreamSynchronize(s1));
+  float back[N];
+  CHECK(hipMemcpy(back, sum, sizeof back, hipMemcpyDeviceToHost));
+  for (int i = 0; i < N; i++) REQUIRE(back[i] == (i < N / 2 ? 0.0f : 2.0f), "sum[%d] = %f after the symbol setters", i, back[i]);
+  static float not_a_variable[4];
+  EXPECT_ERR(hipGraphExecMemcpyNodeSetParamsToSymbol(exec, to_sym, not_a_variable, x, 4, 0, hipMemcpyDeviceToDevice), hipErrorInvalidSymbol);
+  EXPECT_ERR(hipGraphExecMemcpyNodeSetParamsFromSymbol(exec, from_sym, sum, shadow, sizeof shadow, 4, hipMemcpyDeviceToDevice),
+             hipErrorInvalidValue);
+  CHECK(hipGraphExecDestroy(exec));
+  CHECK(hipGraphDestroy(g));
 }
 
 int main(void) {
