@@ -302,27 +302,10 @@ pub unsafe extern "C" fn hipGraphAddMemcpyNode(
         let c = unsafe { crate::api::array::graph_copy_3d(pCopyParams)? };
         // SAFETY: HIP's contract for the dependency array.
         let deps = unsafe { dependencies(pDependencies, numDependencies)? };
-        let req = wire::GraphAddCopyNode {
+        let req = proto_core::copy_box!(wire::GraphAddCopyNode {
             graph: id(graph),
             dependencies: proto_core::field::List(&deps),
-            dst_array: c.dst_array,
-            dst_ptr: c.dst_ptr,
-            dst_pitch: c.dst_pitch,
-            dst_height: c.dst_height,
-            dst_x: c.dst_x,
-            dst_y: c.dst_y,
-            dst_z: c.dst_z,
-            src_array: c.src_array,
-            src_ptr: c.src_ptr,
-            src_pitch: c.src_pitch,
-            src_height: c.src_height,
-            src_x: c.src_x,
-            src_y: c.src_y,
-            src_z: c.src_z,
-            width: c.width,
-            height: c.height,
-            depth: c.depth,
-        };
+        } from c);
         let node = with_conn(|c| c.graph_add_copy_node(req))?.node;
         try_out!(pGraphNode, as_handle(node));
         Ok(())

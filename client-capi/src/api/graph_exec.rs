@@ -128,27 +128,10 @@ unsafe fn set_memcpy_3d(exec: hipGraphExec_t, node: hipGraphNode_t, params: *con
 
 /// A checked copy as the new parameters of the memcpy node `node` of `exec`.
 fn set_copy(exec: hipGraphExec_t, node: hipGraphNode_t, c: &wire::Copy3D) -> Result<(), CallError> {
-    let req = wire::GraphExecSetCopyNode {
+    let req = proto_core::copy_box!(wire::GraphExecSetCopyNode {
         exec: id(exec),
         node: id(node),
-        dst_array: c.dst_array,
-        dst_ptr: c.dst_ptr,
-        dst_pitch: c.dst_pitch,
-        dst_height: c.dst_height,
-        dst_x: c.dst_x,
-        dst_y: c.dst_y,
-        dst_z: c.dst_z,
-        src_array: c.src_array,
-        src_ptr: c.src_ptr,
-        src_pitch: c.src_pitch,
-        src_height: c.src_height,
-        src_x: c.src_x,
-        src_y: c.src_y,
-        src_z: c.src_z,
-        width: c.width,
-        height: c.height,
-        depth: c.depth,
-    };
+    } from c);
     with_conn(|c| c.graph_exec_set_copy_node(req))?;
     Ok(())
 }

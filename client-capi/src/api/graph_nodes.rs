@@ -219,26 +219,9 @@ pub unsafe extern "C" fn hipDrvGraphAddMemsetNode(
 
 /// The set request of a copy, from the wire form of a checked copy.
 fn copy_request(node: hipGraphNode_t, c: &wire::Copy3D) -> wire::GraphCopyNodeSet {
-    wire::GraphCopyNodeSet {
+    proto_core::copy_box!(wire::GraphCopyNodeSet {
         node: id(node),
-        dst_array: c.dst_array,
-        dst_ptr: c.dst_ptr,
-        dst_pitch: c.dst_pitch,
-        dst_height: c.dst_height,
-        dst_x: c.dst_x,
-        dst_y: c.dst_y,
-        dst_z: c.dst_z,
-        src_array: c.src_array,
-        src_ptr: c.src_ptr,
-        src_pitch: c.src_pitch,
-        src_height: c.src_height,
-        src_x: c.src_x,
-        src_y: c.src_y,
-        src_z: c.src_z,
-        width: c.width,
-        height: c.height,
-        depth: c.depth,
-    }
+    } from c)
 }
 
 /// A device-to-device copy of `count` bytes as one row (1D and symbol nodes); a side in host
@@ -279,27 +262,10 @@ unsafe fn add_copy(out: *mut hipGraphNode_t, graph: hipGraph_t, deps: *const hip
     non_null!(graph);
     // SAFETY: forwarded caller contract.
     let deps = unsafe { dependencies(deps, count)? };
-    let req = wire::GraphAddCopyNode {
+    let req = proto_core::copy_box!(wire::GraphAddCopyNode {
         graph: id(graph),
         dependencies: proto_core::field::List(&deps),
-        dst_array: c.dst_array,
-        dst_ptr: c.dst_ptr,
-        dst_pitch: c.dst_pitch,
-        dst_height: c.dst_height,
-        dst_x: c.dst_x,
-        dst_y: c.dst_y,
-        dst_z: c.dst_z,
-        src_array: c.src_array,
-        src_ptr: c.src_ptr,
-        src_pitch: c.src_pitch,
-        src_height: c.src_height,
-        src_x: c.src_x,
-        src_y: c.src_y,
-        src_z: c.src_z,
-        width: c.width,
-        height: c.height,
-        depth: c.depth,
-    };
+    } from c);
     let node = with_conn(|c| c.graph_add_copy_node(req))?.node;
     try_out!(out, as_handle(node));
     Ok(())

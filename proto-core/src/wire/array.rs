@@ -130,6 +130,37 @@ message! {
     }
 }
 
+/// A message carrying a 3D copy's two sides and box (the 17 fields of [`Copy3D`] without its
+/// stream), built from another that carries them: `copy_box!(GraphAddCopyNode { graph, ..
+/// } from copy)` fills in the copy's fields and takes the others as given. The graph copy
+/// messages all repeat those fields, so they convert through this one list.
+#[macro_export]
+macro_rules! copy_box {
+    ($target:path { $($field:ident: $value:expr),* $(,)? } from $source:expr) => {{
+        let c = &$source;
+        $target {
+            dst_array: c.dst_array,
+            dst_ptr: c.dst_ptr,
+            dst_pitch: c.dst_pitch,
+            dst_height: c.dst_height,
+            dst_x: c.dst_x,
+            dst_y: c.dst_y,
+            dst_z: c.dst_z,
+            src_array: c.src_array,
+            src_ptr: c.src_ptr,
+            src_pitch: c.src_pitch,
+            src_height: c.src_height,
+            src_x: c.src_x,
+            src_y: c.src_y,
+            src_z: c.src_z,
+            width: c.width,
+            height: c.height,
+            depth: c.depth,
+            $($field: $value),*
+        }
+    }};
+}
+
 message! {
     /// Array/device-to-array/device 3D copy, done on the worker.
     pub struct Copy3D {

@@ -171,27 +171,10 @@ impl GraphExecHandler for Session {
 
     fn graph_exec_set_copy_node(&mut self, _cx: &mut CallCx, req: wire::GraphExecSetCopyNode) -> Result<wire::Empty, Failure> {
         self.graph_exec_node(req.exec, req.node)?;
-        let copy = wire::Copy3D {
-            dst_array: req.dst_array,
-            dst_ptr: req.dst_ptr,
-            dst_pitch: req.dst_pitch,
-            dst_height: req.dst_height,
-            dst_x: req.dst_x,
-            dst_y: req.dst_y,
-            dst_z: req.dst_z,
-            src_array: req.src_array,
-            src_ptr: req.src_ptr,
-            src_pitch: req.src_pitch,
-            src_height: req.src_height,
-            src_x: req.src_x,
-            src_y: req.src_y,
-            src_z: req.src_z,
-            width: req.width,
-            height: req.height,
-            depth: req.depth,
+        let copy = proto_core::copy_box!(wire::Copy3D {
             stream: 0,
             sync: false,
-        };
+        } from req);
         let params = NodeParams::Copy3D(Box::new(copy));
         self.graph_node_op(&params)?;
         self.graph_exec_set_params(req.exec, req.node, params)?;

@@ -372,25 +372,7 @@ fn copy_params(params: &NodeParams) -> Option<wire::GraphCopyParams> {
             height: 1,
             depth: 1,
         },
-        NodeParams::Copy3D(c) => wire::GraphCopyParams {
-            dst_array: c.dst_array,
-            dst_ptr: c.dst_ptr,
-            dst_pitch: c.dst_pitch,
-            dst_height: c.dst_height,
-            dst_x: c.dst_x,
-            dst_y: c.dst_y,
-            dst_z: c.dst_z,
-            src_array: c.src_array,
-            src_ptr: c.src_ptr,
-            src_pitch: c.src_pitch,
-            src_height: c.src_height,
-            src_x: c.src_x,
-            src_y: c.src_y,
-            src_z: c.src_z,
-            width: c.width,
-            height: c.height,
-            depth: c.depth,
-        },
+        NodeParams::Copy3D(c) => proto_core::copy_box!(wire::GraphCopyParams {} from c),
         _ => return None,
     })
 }
@@ -407,27 +389,10 @@ fn copy_node_params(c: &wire::GraphCopyNodeSet) -> Result<NodeParams, Failure> {
         let src = c.src_ptr.checked_add(c.src_x).ok_or_else(|| invalid("copy node source overflows"))?;
         return Ok(NodeParams::Memcpy { dst, src, len: c.width });
     }
-    Ok(NodeParams::Copy3D(Box::new(wire::Copy3D {
-        dst_array: c.dst_array,
-        dst_ptr: c.dst_ptr,
-        dst_pitch: c.dst_pitch,
-        dst_height: c.dst_height,
-        dst_x: c.dst_x,
-        dst_y: c.dst_y,
-        dst_z: c.dst_z,
-        src_array: c.src_array,
-        src_ptr: c.src_ptr,
-        src_pitch: c.src_pitch,
-        src_height: c.src_height,
-        src_x: c.src_x,
-        src_y: c.src_y,
-        src_z: c.src_z,
-        width: c.width,
-        height: c.height,
-        depth: c.depth,
+    Ok(NodeParams::Copy3D(Box::new(proto_core::copy_box!(wire::Copy3D {
         stream: 0,
         sync: false,
-    })))
+    } from c))))
 }
 
 impl Session {
