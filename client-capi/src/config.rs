@@ -18,6 +18,10 @@
 //!   advertises in WELCOME (staying on TCP, with a note on stderr, if that fails). RDMA is
 //!   not encrypted, so a TLS client stays on TLS unless `HIP_REMOTE_RDMA_WITHOUT_TLS=1` says
 //!   that leaving encryption for the fabric is intended.
+//! - `HIP_REMOTE_SYNC_SPIN_US`: how long a call that waits for device work (a synchronize)
+//!   polls for its reply before it blocks, µs (at most 10 000; default 10 000 on a machine of
+//!   4 cores or more, else 0: the transport's usual spin). A GPU runtime's synchronize spins by default too; `hipSetDeviceFlags` with
+//!   `hipDeviceScheduleBlockingSync` turns it off for that device.
 //! - `HIP_REMOTE_LOG=FILTER` (tracing syntax, e.g. `transport_rdma=debug`): the library's own
 //!   log on stderr.
 //!
@@ -27,7 +31,27 @@
 //! ([`crate::remote`]); running on with a default the user did not choose would hide the
 //! mistake.
 
-use transport_core::config::{self as env, EnvError, Liveness, Lookup};
+use std::time::Duration;
+use transport_core::config::{self as env, EnvError, Liveness, Lookup, MAX_SPIN};
+
+/// How long a call that waits for device work polls for its reply before blocking, on a
+/// machine with at least [`SPIN_WAIT_MIN_CORES`] cores: the wake-up of a blocked reader costs
+/// tens of µs on a virtual machine, a visible share of a few-millisecond step
+/// (`docs/BENCHMARKS.md`, graphs).
+pub const DEFAULT_DEVICE_WAIT_SPIN: Duration = MAX_SPIN;
+/// Fewer cores than this and a waiting client does not spin longer than usual by default
+/// (it would take a core from the worker or the rest of the program), as CUDA's automatic
+/// scheduling spins only while threads do not outnumber cores.
+pub const SPIN_WAIT_MIN_CORES: usize = 4;
+
+fn default_device_wait_spin() -> Duration {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores >= SPIN_WAIT_MIN_CORES {
+        DEFAULT_DEVICE_WAIT_SPIN
+    } else {
+        Duration::ZERO
+    }
+}
 #[cfg(feature = "tls")]
 use transport_tcp::tls::TlsClient;
 use transport_tcp::TcpConfig;
@@ -60,6 +84,8 @@ pub struct ClientConfig {
     /// RDMA was asked for but TLS keeps the client where it is (RDMA is not encrypted and
     /// `HIP_REMOTE_RDMA_WITHOUT_TLS=1` was not given): said once on stderr when offered.
     pub rdma_kept_off_by_tls: bool,
+    /// How long a call waiting for device work polls for its reply before it blocks.
+    pub device_wait_spin: Duration,
     /// How a frozen or unreachable worker is noticed while a reply is awaited.
     pub liveness: Liveness,
     /// RDMA settings (`rdma://` workers).
@@ -85,6 +111,7 @@ impl ClientConfig {
             debug: false,
             prefer_rdma: false,
             rdma_kept_off_by_tls: false,
+            device_wait_spin: default_device_wait_spin(),
             liveness: Liveness::default(),
             #[cfg(feature = "rdma")]
             rdma: transport_rdma::RdmaConfig::default(),
@@ -152,6 +179,7 @@ impl ClientConfig {
             debug,
             prefer_rdma,
             rdma_kept_off_by_tls: rdma_requested && !prefer_rdma,
+            device_wait_spin: env::spin(lookup, "HIP_REMOTE_SYNC_SPIN_US")?.unwrap_or_else(default_device_wait_spin),
             liveness,
             #[cfg(feature = "rdma")]
             rdma: transport_rdma::RdmaConfig::from_lookup(lookup)?,
@@ -198,6 +226,15 @@ mod test {
     }
 
     #[test]
+    fn a_device_wait_spins_as_configured_and_by_core_count_otherwise() {
+        assert_eq!(from(&[("HIP_REMOTE_SYNC_SPIN_US", "250")]).unwrap().device_wait_spin, Duration::from_micros(250));
+        assert_eq!(from(&[("HIP_REMOTE_SYNC_SPIN_US", "0")]).unwrap().device_wait_spin, Duration::ZERO);
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let expected = if cores >= SPIN_WAIT_MIN_CORES { DEFAULT_DEVICE_WAIT_SPIN } else { Duration::ZERO };
+        assert_eq!(from(&[]).unwrap().device_wait_spin, expected);
+    }
+
+    #[test]
     fn rdma_is_preferred_only_where_it_loses_no_encryption() {
         let c = from(&[("HIP_REMOTE_PREFER_RDMA", "1")]).unwrap();
         assert!(c.prefer_rdma && !c.rdma_kept_off_by_tls);
@@ -227,6 +264,7 @@ mod test {
             ("TF_DEBUG", "2"),
             ("HIP_REMOTE_PREFER_RDMA", "please"),
             ("HIP_REMOTE_RDMA_WITHOUT_TLS", "yes please"),
+            ("HIP_REMOTE_SYNC_SPIN_US", "10001"),
             ("HIP_REMOTE_IO_TIMEOUT", "5min"),
             ("HIP_REMOTE_CONNECT_TIMEOUT", "-2"),
             ("HIP_REMOTE_TCP_SPIN_US", "20000"),

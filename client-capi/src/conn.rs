@@ -47,6 +47,9 @@ pub struct Conn {
     /// First failure of a fire-and-forget request not yet reported to the application.
     deferred: Option<HipError>,
     liveness: Liveness,
+    /// The reader's usual spin, and its spin while a call waits for device work.
+    spin: Duration,
+    device_wait_spin: Duration,
     /// Longest wait for a call's reply (`HIP_REMOTE_IO_TIMEOUT`; `None`: no deadline).
     call_timeout: Option<Duration>,
     /// The deadline of the call being waited for.
@@ -206,6 +209,8 @@ impl Conn {
             landings: HashMap::new(),
             deferred: None,
             liveness: config.liveness,
+            spin: config.tcp.spin,
+            device_wait_spin: config.device_wait_spin.max(config.tcp.spin),
             call_timeout: config.tcp.io_timeout,
             deadline: None,
             welcome: WelcomeInfo::default(),
@@ -278,6 +283,18 @@ impl Conn {
     /// Sends queued fire-and-forget requests now.
     pub fn flush(&mut self) -> Result<(), CallError> {
         self.sink.flush().map_err(transport_error)
+    }
+
+    /// Runs `f`, a call that waits for device work, with the reader spinning for the device
+    /// wait spin (`spin`: false keeps the usual one, for `hipDeviceScheduleBlockingSync`).
+    pub fn waiting_for_device<R>(&mut self, spin: bool, f: impl FnOnce(&mut Self) -> R) -> R {
+        if !spin || self.device_wait_spin == self.spin {
+            return f(self);
+        }
+        self.source.set_wait_spin(self.device_wait_spin);
+        let result = f(self);
+        self.source.set_wait_spin(self.spin);
+        result
     }
 
     /// The deferred error of an earlier fire-and-forget request, once.

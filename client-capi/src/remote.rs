@@ -145,8 +145,9 @@ pub fn with_conn<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result
 /// Runs a synchronous call and reports with it the deferred failure of an earlier
 /// fire-and-forget request, as HIP's synchronising calls do.
 pub fn call_sync<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result<(), CallError> {
+    let spin = !crate::api::device_extra::blocking_sync(crate::state::devices::current_device());
     with_conn(|c| {
-        f(c)?;
+        c.waiting_for_device(spin, f)?;
         match c.take_deferred() {
             Some(code) => Err(CallError::new(code, "an earlier asynchronous operation failed on the worker")),
             // Device work that finished may have written managed memory: the CPU sees it now.

@@ -237,6 +237,10 @@ impl FrameSource for TcpSource {
         Ok(())
     }
 
+    fn set_wait_spin(&mut self, spin: Duration) {
+        self.spin = spin;
+    }
+
     fn wait_readable(&mut self, timeout: Duration) -> Result<bool, TransportError> {
         self.skip_bulk()?;
         if self.end > self.start {

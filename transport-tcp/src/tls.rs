@@ -515,6 +515,10 @@ impl FrameSource for TlsSource {
         Ok(())
     }
 
+    fn set_wait_spin(&mut self, spin: Duration) {
+        self.spin = spin;
+    }
+
     fn wait_readable(&mut self, timeout: Duration) -> Result<bool, TransportError> {
         self.skip_bulk()?;
         if self.at_eof || self.has_buffered() {

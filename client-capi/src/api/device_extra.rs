@@ -112,6 +112,12 @@ pub extern "C" fn hipDeviceSetSharedMemConfig(config: hipSharedMemConfig) -> hip
 
 /// Scheduling flags per device, as ROCm keeps them on its device object (every thread sees a
 /// device's flags); a device starts with `hipDeviceScheduleSpin`, as in ROCm.
+/// Whether `device`'s scheduling flag is `hipDeviceScheduleBlockingSync`: its synchronizing
+/// calls block at once rather than spin.
+pub(crate) fn blocking_sync(device: u32) -> bool {
+    device_flags().lock().unwrap_or_else(|p| p.into_inner()).get(&device) == Some(&hipDeviceScheduleBlockingSync)
+}
+
 fn device_flags() -> &'static Mutex<HashMap<u32, c_uint>> {
     static FLAGS: OnceLock<Mutex<HashMap<u32, c_uint>>> = OnceLock::new();
     FLAGS.get_or_init(Default::default)

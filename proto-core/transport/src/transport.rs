@@ -139,6 +139,14 @@ pub trait FrameSource: Send {
         Ok(true)
     }
 
+    /// How long the following waits for a frame poll before they block. A client waiting
+    /// for device work (a synchronize) spins longer, as a GPU runtime's own synchronize spins
+    /// by default, and returns to its usual spin afterwards. Default: ignored (a transport
+    /// without a polling reader).
+    fn set_wait_spin(&mut self, spin: std::time::Duration) {
+        let _ = spin;
+    }
+
     /// Bulk bytes of the current frame not read yet.
     fn bulk_remaining(&self) -> usize;
 
