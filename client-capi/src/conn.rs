@@ -637,6 +637,14 @@ impl Conn {
             self.deferred.get_or_insert(error.code);
             return Ok(Step::Other);
         }
+        if id == 0 && header.opcode == Opcode::KernelOutput.raw() {
+            // What kernels printed, sent ahead of a synchronize's reply: the program's own
+            // standard output, as a GPU runtime prints it.
+            let mut text = vec![0; header.bulk_len as usize];
+            self.source.recv_bulk(&mut text).map_err(transport_error)?;
+            print_kernel_output(&text);
+            return Ok(Step::Other);
+        }
         if let Some(landing) = self.landings.remove(&id) {
             if header.bulk_len as usize != landing.len {
                 self.source.skip_bulk().map_err(transport_error)?;
@@ -671,6 +679,15 @@ impl Conn {
         self.source.skip_bulk().map_err(transport_error)?;
         Ok(Step::Other)
     }
+}
+
+/// Writes kernel output to the process's standard output, as a GPU runtime's device printf
+/// does. Text the program printed itself comes first only if it flushed its own buffer.
+fn print_kernel_output(text: &[u8]) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text);
+    let _ = out.flush();
 }
 
 impl Conn {

@@ -545,6 +545,9 @@ opcodes! { <'a>
         0x0011 CallbackChannelAttach callback_channel_attach: CallbackTicket => Empty, none, call;
         /// On the callback channel: answers the callback just run, asks for the next.
         0x0012 CallbackNext callback_next: CallbackNext => CallbackRun, none, call;
+        /// Sent by the worker only (request id 0, before the reply of a synchronizing call):
+        /// what kernels printed since the last one. A client's request is refused.
+        0x0013 KernelOutput kernel_output: Empty => KernelOutputText<'a>, reply, call;
     }
 
     /// Device queries and control.

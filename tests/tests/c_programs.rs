@@ -456,6 +456,17 @@ fn graph_exec() {
     run_program("graph_exec");
 }
 
+/// printf from kernels reaches the program's standard output at synchronization.
+#[test]
+fn kernel_printf() {
+    if hip_remote_tests::chain_requested() {
+        // The hip backend's runtime prints device output on the worker, as GPU runtimes do.
+        transport_core::test_skip::skip("kernel printf: a hip-backend worker's runtime prints device output itself");
+        return;
+    }
+    run_program("kernel_printf");
+}
+
 /// Stream capture: a two-stream step captured on the worker, replayed 100 times; status and
 /// info queries; HIP's errors for what is illegal during capture.
 #[test]

@@ -1,6 +1,6 @@
 //! Session control: handshake, authentication slot, liveness, error replies.
 
-use crate::field::{Blob, Name};
+use crate::field::{Blob, Bulk, Name};
 use crate::status::Status;
 
 /// Feature bits exchanged in [`Hello`]/[`Welcome`]; the session uses the intersection.
@@ -105,5 +105,15 @@ message! {
         pub status: Status,
         /// One line for humans: why.
         pub message: Name<'a>,
+    }
+}
+
+message! {
+    /// What kernels printed (`printf`), in the order they ran, for the client's standard
+    /// output: the worker sends it unasked, with request id 0, before the reply of the
+    /// synchronizing call that waited for those kernels.
+    pub struct KernelOutputText<'a> {
+        /// The text, as the frame's bulk section.
+        pub data: Bulk<'a>,
     }
 }

@@ -32,6 +32,14 @@ pub trait StreamBackend {
     /// [`StreamBackend::stream_priority_range`] as HIP does.
     fn stream_create(&self, dev: DeviceIndex, flags: u32, priority: i32) -> Result<StreamHandle, BackendError>;
 
+    /// What kernels on `stream` printed (`printf`) since the last call, in launch order, for
+    /// the client's standard output. Default: nothing (a GPU runtime prints device output
+    /// itself, on the worker's standard output).
+    fn take_kernel_output(&self, stream: StreamHandle) -> Vec<u8> {
+        let _ = stream;
+        Vec::new()
+    }
+
     /// Drains the stream's queued work, then destroys it.
     fn stream_destroy(&self, stream: StreamHandle) -> Result<(), BackendError>;
 

@@ -25,7 +25,9 @@ impl EventHandler for Session {
     }
 
     fn event_synchronize(&mut self, _cx: &mut CallCx, req: wire::EventRef) -> Result<wire::Empty, Failure> {
-        self.backend.event_synchronize(self.event(req.event)?)?;
+        let synced = self.backend.event_synchronize(self.event(req.event)?);
+        self.forward_kernel_output(&self.all_streams());
+        synced?;
         Ok(wire::Empty {})
     }
 

@@ -120,4 +120,8 @@ impl SessionHandler for Session {
     fn callback_next(&mut self, _cx: &mut CallCx, req: wire::CallbackNext) -> Result<wire::CallbackRun, Failure> {
         self.next_callback(req)
     }
+
+    fn kernel_output<'a>(&'a mut self, _cx: &mut CallCx, _req: wire::Empty) -> Result<proto_core::Outcome<wire::KernelOutputText<'a>>, Failure> {
+        Err(Failure::new(Status::INVALID_VALUE, "KernelOutput is sent by the worker, not asked for"))
+    }
 }

@@ -484,12 +484,30 @@ impl Session {
         let mut first_error = Ok(());
         let streams = self.streams.values().filter(|(_, d, _)| on_device(*d)).map(|(s, _, _)| *s);
         let nulls = self.null_streams.iter().filter(|(d, _)| on_device(**d)).map(|(_, s)| *s);
-        for stream in streams.chain(nulls).collect::<Vec<_>>() {
+        let all: Vec<StreamHandle> = streams.chain(nulls).collect();
+        for &stream in &all {
             if let Err(e) = self.backend.stream_synchronize(stream) {
                 first_error = first_error.and(Err(e));
             }
         }
+        self.forward_kernel_output(&all);
         Ok(first_error?)
+    }
+
+    /// Sends the client what the kernels of `streams` printed, ahead of the reply of the
+    /// synchronization that waited for them (the driver drains the late queue before a direct
+    /// reply): request id 0, `KernelOutput`. Output a failed launch printed goes too.
+    fn forward_kernel_output(&self, streams: &[StreamHandle]) {
+        let text: Vec<u8> = streams.iter().flat_map(|&s| self.backend.take_kernel_output(s)).collect();
+        if !text.is_empty() {
+            let output = proto_core::wire::KernelOutputText { data: proto_core::Bulk(&text) };
+            self.late.push_response(0, &proto_core::Response::KernelOutput(output));
+        }
+    }
+
+    /// Every stream of the session, null-stream stand-ins included.
+    fn all_streams(&self) -> Vec<StreamHandle> {
+        self.streams.values().map(|(s, _, _)| *s).chain(self.null_streams.values().copied()).collect()
     }
 
     /// A `hipLimit_t` the backends support; the rest are `hipErrorUnsupportedLimit`.

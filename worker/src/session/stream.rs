@@ -39,7 +39,12 @@ impl StreamHandler for Session {
         match req.stream {
             // The null stream: everything the session queued, on every device.
             0 => self.synchronize_session(None)?,
-            stream => self.backend.stream_synchronize(self.streams.get(stream)?.0)?,
+            stream => {
+                let handle = self.streams.get(stream)?.0;
+                let synced = self.backend.stream_synchronize(handle);
+                self.forward_kernel_output(&[handle]);
+                synced?
+            }
         }
         Ok(wire::Empty {})
     }

@@ -204,6 +204,8 @@ pub(super) struct KernelLaunch {
     pub(super) args: AlignedBytes,
     pub(super) threads: usize,
     pub(super) _ticket: KernelTicket,
+    /// Where its `printf` output goes for the client (its stream's); `None`: the worker's log.
+    pub(super) output: Option<Arc<super::stream::KernelOutput>>,
 }
 
 impl KernelLaunch {
@@ -220,9 +222,13 @@ impl KernelLaunch {
         let outcome = self.run_blocks_reporting(kernel, &report);
         let output = report.take_output();
         if !output.is_empty() {
-            tracing::info!(kernel = %kernel.name, output = %String::from_utf8_lossy(&output), "kernel printf");
             #[cfg(test)]
             lock(&tests::PRINTED).push(String::from_utf8_lossy(&output).into_owned());
+            // For the session's client (its stream's sink), or else the worker's log.
+            match &self.output {
+                Some(sink) => sink.append(&output),
+                None => tracing::info!(kernel = %kernel.name, output = %String::from_utf8_lossy(&output), "kernel printf"),
+            }
         }
         outcome?;
         let fault = lock(&report.fault).take();

@@ -775,6 +775,7 @@ impl HostBackend {
             config,
             threads: threads.unwrap_or(self.kernel_threads),
             _ticket: self.kernels_in_flight.begin(),
+            output: queue.as_ref().map(|q| Arc::clone(q.output())),
         };
         match queue {
             Some(queue) => queue.submit(StreamOp::Kernel(launch)).map(drop),

@@ -249,11 +249,49 @@ pub(super) struct Stream {
     inline: bool,
     queue: Arc<Queue>,
     pool: Arc<Pool>,
+    /// What its kernels printed, until the session takes it for the client.
+    output: Arc<KernelOutput>,
+}
+
+/// Most bytes of kernel output a stream keeps for its client between two synchronizations;
+/// beyond it, output is dropped and a note says how much.
+pub const MAX_PENDING_KERNEL_OUTPUT: usize = 4 << 20;
+
+/// Kernel `printf` output of one stream, in launch order, bounded by
+/// [`MAX_PENDING_KERNEL_OUTPUT`].
+#[derive(Default)]
+pub(super) struct KernelOutput {
+    pending: Mutex<(Vec<u8>, usize)>,
+}
+
+impl KernelOutput {
+    /// Appends a launch's output (dropping what exceeds the bound, counted).
+    pub(super) fn append(&self, text: &[u8]) {
+        let mut pending = lock(&self.pending);
+        let room = MAX_PENDING_KERNEL_OUTPUT.saturating_sub(pending.0.len());
+        let kept = text.len().min(room);
+        pending.0.extend_from_slice(&text[..kept]);
+        pending.1 += text.len() - kept;
+    }
+
+    /// Everything appended since the last call, with a note of what was dropped.
+    pub(super) fn take(&self) -> Vec<u8> {
+        let (mut text, dropped) = std::mem::take(&mut *lock(&self.pending));
+        if dropped > 0 {
+            text.extend(format!("\n[hip-remote: {dropped} bytes of kernel printf output beyond {MAX_PENDING_KERNEL_OUTPUT} dropped]\n").bytes());
+        }
+        text
+    }
 }
 
 impl Stream {
     pub(super) fn new(pool: &Arc<Pool>, device: DeviceIndex, blocking: bool, inline: bool) -> Self {
-        Self { device, blocking, inline, queue: Arc::default(), pool: Arc::clone(pool) }
+        Self { device, blocking, inline, queue: Arc::default(), pool: Arc::clone(pool), output: Arc::default() }
+    }
+
+    /// Where the stream's kernels print.
+    pub(super) fn output(&self) -> &Arc<KernelOutput> {
+        &self.output
     }
 
     pub(super) fn device(&self) -> DeviceIndex {
@@ -390,6 +428,10 @@ impl StreamBackend for HostBackend {
         self.stream(stream)?.synchronize()
     }
 
+    fn take_kernel_output(&self, stream: StreamHandle) -> Vec<u8> {
+        self.stream(stream).map(|s| s.output().take()).unwrap_or_default()
+    }
+
     fn stream_query(&self, stream: StreamHandle) -> Result<bool, BackendError> {
         self.stream(stream)?.query()
     }
@@ -439,5 +481,26 @@ impl StreamBackend for HostBackend {
 
     fn launch_host_func(&self, stream: StreamHandle, f: HostFn) -> Result<(), BackendError> {
         self.stream(stream)?.submit(StreamOp::HostFunc(f)).map(drop)
+    }
+}
+
+#[cfg(test)]
+mod kernel_output_tests {
+    use super::*;
+
+    #[test]
+    fn output_is_kept_in_order_up_to_the_bound_and_what_is_dropped_is_counted() {
+        let out = KernelOutput::default();
+        out.append(b"first\n");
+        out.append(b"second\n");
+        assert_eq!(out.take(), b"first\nsecond\n");
+        assert!(out.take().is_empty(), "taken once");
+        out.append(&vec![b'a'; MAX_PENDING_KERNEL_OUTPUT - 1]);
+        out.append(b"bcd");
+        let text = out.take();
+        assert!(text.starts_with(&vec![b'a'; MAX_PENDING_KERNEL_OUTPUT - 1]));
+        assert_eq!(text[MAX_PENDING_KERNEL_OUTPUT - 1], b'b');
+        let note = String::from_utf8_lossy(&text[MAX_PENDING_KERNEL_OUTPUT..]).into_owned();
+        assert_eq!(note, format!("\n[hip-remote: 2 bytes of kernel printf output beyond {MAX_PENDING_KERNEL_OUTPUT} dropped]\n"));
     }
 }
