@@ -3,8 +3,7 @@
  * (a later synchronisation reports it again), and the worker goes on: a fresh stream runs
  * the same kernel cleanly, with results checked against a CPU reference.
  */
-#include "check.h"
-#include <hip/hiprtc.h>
+#include "rtc_module.h"
 
 static const char* SOURCE =
     "#include <hip/hip_runtime.h>\n"
@@ -16,36 +15,10 @@ static const char* SOURCE =
     "  out[i] = in[i] * in[i];\n"
     "}\n";
 
-#define RTC_CHECK(expr)                                                                       \
-  do {                                                                                        \
-    hiprtcResult r_ = (expr);                                                                 \
-    if (r_ != HIPRTC_SUCCESS) {                                                               \
-      printf("FAIL %s:%d: %s returned %s\n", __FILE__, __LINE__, #expr, hiprtcGetErrorString(r_)); \
-      exit(1);                                                                                \
-    }                                                                                         \
-  } while (0)
-
 int main(void) {
   hipDeviceProp_t props;
   CHECK(hipGetDeviceProperties(&props, 0));
-  hiprtcProgram prog;
-  RTC_CHECK(hiprtcCreateProgram(&prog, SOURCE, "device_assert.hip", 0, NULL, NULL));
-  hiprtcResult compiled = hiprtcCompileProgram(prog, 0, NULL);
-  if (compiled != HIPRTC_SUCCESS) {
-    size_t log_size = 0;
-    RTC_CHECK(hiprtcGetProgramLogSize(prog, &log_size));
-    char* log = malloc(log_size + 1);
-    hiprtcGetProgramLog(prog, log);
-    printf("FAIL compile: %s\n%s\n", hiprtcGetErrorString(compiled), log);
-    return 1;
-  }
-  size_t code_size = 0;
-  RTC_CHECK(hiprtcGetCodeSize(prog, &code_size));
-  char* code = malloc(code_size);
-  RTC_CHECK(hiprtcGetCode(prog, code));
-  RTC_CHECK(hiprtcDestroyProgram(&prog));
-  hipModule_t module;
-  CHECK(hipModuleLoadData(&module, code));
+  hipModule_t module = rtc_module(SOURCE, "device_assert.hip", NULL);
   hipFunction_t kernel;
   CHECK(hipModuleGetFunction(&kernel, module, "square_checked"));
 

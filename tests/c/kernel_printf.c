@@ -4,9 +4,7 @@
  * block by block, as a GPU runtime prints device output. The test points file descriptor 1
  * at a file around the launches and reads it back.
  */
-#define _POSIX_C_SOURCE 200809L
-#include "check.h"
-#include <hip/hiprtc.h>
+#include "rtc_module.h"
 #include <string.h>
 #include <unistd.h>
 
@@ -15,41 +13,6 @@ static const char* SOURCE =
     "extern \"C\" __global__ void hello(int tag) {\n"
     "  if (threadIdx.x == 0) printf(\"tag %d block %d\\n\", tag, (int)blockIdx.x);\n"
     "}\n";
-
-#define RTC_CHECK(expr)                                                                       \
-  do {                                                                                        \
-    hiprtcResult r_ = (expr);                                                                 \
-    if (r_ != HIPRTC_SUCCESS) {                                                               \
-      printf("FAIL %s:%d: %s returned %s\n", __FILE__, __LINE__, #expr, hiprtcGetErrorString(r_)); \
-      exit(1);                                                                                \
-    }                                                                                         \
-  } while (0)
-
-static hipModule_t compile(const char* arch_name) {
-  hiprtcProgram prog;
-  RTC_CHECK(hiprtcCreateProgram(&prog, SOURCE, "kernel_printf.hip", 0, NULL, NULL));
-  char arch[300];
-  snprintf(arch, sizeof arch, "--offload-arch=%s", arch_name);
-  const char* opts[] = {arch};
-  hiprtcResult compiled = hiprtcCompileProgram(prog, 1, opts);
-  if (compiled != HIPRTC_SUCCESS) {
-    size_t log_size = 0;
-    RTC_CHECK(hiprtcGetProgramLogSize(prog, &log_size));
-    char* log = malloc(log_size + 1);
-    hiprtcGetProgramLog(prog, log);
-    printf("FAIL compile: %s\n%s\n", hiprtcGetErrorString(compiled), log);
-    exit(1);
-  }
-  size_t code_size = 0;
-  RTC_CHECK(hiprtcGetCodeSize(prog, &code_size));
-  char* code = malloc(code_size);
-  RTC_CHECK(hiprtcGetCode(prog, code));
-  RTC_CHECK(hiprtcDestroyProgram(&prog));
-  hipModule_t module;
-  CHECK(hipModuleLoadData(&module, code));
-  free(code);
-  return module;
-}
 
 /* Runs `work`, with file descriptor 1 pointing at a temporary file; returns what was
  * written there (NUL-terminated, in `out`). */
@@ -101,7 +64,7 @@ int main(void) {
   begin("kernel_printf");
   hipDeviceProp_t props;
   CHECK(hipGetDeviceProperties(&props, 0));
-  hipModule_t module = compile(props.gcnArchName);
+  hipModule_t module = rtc_module(SOURCE, "kernel_printf.hip", props.gcnArchName);
   CHECK(hipModuleGetFunction(&hello, module, "hello"));
   CHECK(hipStreamCreate(&stream));
   char text[4096];

@@ -5,8 +5,7 @@
  * shared memory, and a block reversal through dynamic shared memory (extern __shared__).
  * Each result is checked against a CPU reference.
  */
-#include "check.h"
-#include <hip/hiprtc.h>
+#include "rtc_module.h"
 
 static const char* SOURCE =
     "#include <hip/hip_runtime.h>\n"
@@ -58,41 +57,6 @@ static const char* SOURCE =
     "  data[i] = scratch[blockDim.x - 1 - threadIdx.x];\n"
     "}\n";
 
-#define RTC_CHECK(expr)                                                                       \
-  do {                                                                                        \
-    hiprtcResult r_ = (expr);                                                                 \
-    if (r_ != HIPRTC_SUCCESS) {                                                               \
-      printf("FAIL %s:%d: %s returned %s\n", __FILE__, __LINE__, #expr, hiprtcGetErrorString(r_)); \
-      exit(1);                                                                                \
-    }                                                                                         \
-  } while (0)
-
-static hipModule_t compile(const char* arch_name) {
-  hiprtcProgram prog;
-  RTC_CHECK(hiprtcCreateProgram(&prog, SOURCE, "shared_kernels.hip", 0, NULL, NULL));
-  char arch[300];
-  snprintf(arch, sizeof arch, "--offload-arch=%s", arch_name);
-  const char* opts[] = {arch};
-  hiprtcResult compiled = hiprtcCompileProgram(prog, 1, opts);
-  if (compiled != HIPRTC_SUCCESS) {
-    size_t log_size = 0;
-    RTC_CHECK(hiprtcGetProgramLogSize(prog, &log_size));
-    char* log = malloc(log_size + 1);
-    hiprtcGetProgramLog(prog, log);
-    printf("FAIL compile: %s\n%s\n", hiprtcGetErrorString(compiled), log);
-    exit(1);
-  }
-  size_t code_size = 0;
-  RTC_CHECK(hiprtcGetCodeSize(prog, &code_size));
-  char* code = malloc(code_size);
-  RTC_CHECK(hiprtcGetCode(prog, code));
-  RTC_CHECK(hiprtcDestroyProgram(&prog));
-  hipModule_t module;
-  CHECK(hipModuleLoadData(&module, code));
-  free(code);
-  return module;
-}
-
 static void* upload(const void* host, size_t len) {
   void* dev;
   CHECK(hipMalloc(&dev, len));
@@ -109,7 +73,7 @@ int main(void) {
   CHECK(hipGetDeviceProperties(&props, 0));
   const int warp = props.warpSize;
   if (warp != 32 && warp != 64) { printf("FAIL warpSize %d\n", warp); return 1; }
-  hipModule_t module = compile(props.gcnArchName);
+  hipModule_t module = rtc_module(SOURCE, "shared_kernels.hip", props.gcnArchName);
   hipFunction_t matmul, block_sum, warp_sum, histogram, reverse;
   CHECK(hipModuleGetFunction(&matmul, module, "matmul"));
   CHECK(hipModuleGetFunction(&block_sum, module, "block_sum"));
