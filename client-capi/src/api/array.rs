@@ -680,29 +680,7 @@ unsafe fn copy_3d(dst: At, src: At, width: u64, height: u64, depth: u64, stream:
             Ok(())
         }
         (false, false) => {
-            let (da, dp, dpitch, dh, [dx, dy, dz]) = dst.wire(0, 0, 0);
-            let (sa, sp, spitch, sh, [sx, sy, sz]) = src.wire(0, 0, 0);
-            let req = wire::Copy3D {
-                dst_array: da,
-                dst_ptr: dp,
-                dst_pitch: dpitch,
-                dst_height: dh,
-                dst_x: dx,
-                dst_y: dy,
-                dst_z: dz,
-                src_array: sa,
-                src_ptr: sp,
-                src_pitch: spitch,
-                src_height: sh,
-                src_x: sx,
-                src_y: sy,
-                src_z: sz,
-                width,
-                height,
-                depth,
-                stream,
-                sync,
-            };
+            let req = device_copy(&dst, &src, [width, height, depth], stream, sync);
             if sync {
                 call_sync(|c| c.copy_3d(req))
             } else {
@@ -1191,29 +1169,34 @@ fn graph_copy(dst: At, src: At, width: u64, height: u64, depth: u64) -> Result<w
     if dst.is_host() || src.is_host() {
         return Err(CallError::new(HipError::NOT_SUPPORTED, "graph copy nodes copy between device memory and arrays only for now"));
     }
-    let (da, dp, dpitch, dh, [dx, dy, dz]) = dst.wire(0, 0, 0);
-    let (sa, sp, spitch, sh, [sx, sy, sz]) = src.wire(0, 0, 0);
-    Ok(wire::Copy3D {
-        dst_array: da,
-        dst_ptr: dp,
-        dst_pitch: dpitch,
-        dst_height: dh,
-        dst_x: dx,
-        dst_y: dy,
-        dst_z: dz,
-        src_array: sa,
-        src_ptr: sp,
-        src_pitch: spitch,
-        src_height: sh,
-        src_x: sx,
-        src_y: sy,
-        src_z: sz,
+    Ok(device_copy(&dst, &src, [width, height, depth], 0, false))
+}
+
+/// The worker-side copy of a box (width in bytes, height, depth) between device memory and arrays.
+fn device_copy(dst: &At, src: &At, [width, height, depth]: [u64; 3], stream: u64, sync: bool) -> wire::Copy3D {
+    let (dst_array, dst_ptr, dst_pitch, dst_height, [dst_x, dst_y, dst_z]) = dst.wire(0, 0, 0);
+    let (src_array, src_ptr, src_pitch, src_height, [src_x, src_y, src_z]) = src.wire(0, 0, 0);
+    wire::Copy3D {
+        dst_array,
+        dst_ptr,
+        dst_pitch,
+        dst_height,
+        dst_x,
+        dst_y,
+        dst_z,
+        src_array,
+        src_ptr,
+        src_pitch,
+        src_height,
+        src_x,
+        src_y,
+        src_z,
         width,
         height,
         depth,
-        stream: 0,
-        sync: false,
-    })
+        stream,
+        sync,
+    }
 }
 
 #[no_mangle]
