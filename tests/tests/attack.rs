@@ -105,7 +105,7 @@ mod attack {
             let frame = request.encode_frame(&mut buf, Flags::empty(), 7).expect("encode");
             let control = &buf[proto_core::header::HEADER_LEN..frame.head_len];
             // The header announces the whole 32 MiB; only 4 MiB follow before the end.
-            let head = raw_header(Opcode::MemcpyHtoD.raw(), Flags::empty(), 7, control.len() as u32, BYTES);
+            let head = raw_header(Opcode::MemcpyHtoD.raw(), Flags::BULK, 7, control.len() as u32, BYTES);
             uploader.sink.send(&[&head[..], control].concat(), &part).expect("send the first part");
             drop(uploader);
 
