@@ -31,6 +31,7 @@ mod memory;
 mod memset;
 mod module;
 mod pool;
+pub mod rtc_cache;
 mod stream;
 mod tables;
 #[cfg(test)]
@@ -153,6 +154,19 @@ pub struct SessionConfig {
     pub limits: SessionLimits,
     /// The worker's registry of IPC exports (`hipIpc*`), shared by its sessions.
     pub ipc: Arc<dyn crate::ipc::IpcBroker>,
+    /// Compiled hiprtc programs, shared by the sessions of this process.
+    pub rtc_cache: Arc<rtc_cache::RtcCache>,
+    /// Where compiled programs are kept between processes ([`rtc_cache`]).
+    pub rtc_cache_dir: Option<RtcCacheDir>,
+}
+
+/// The directory tier of the compile cache.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RtcCacheDir {
+    /// A root holding one directory per tenant (the worker).
+    Root(std::path::PathBuf),
+    /// This session's tenant's own directory (a session process, which may write only there).
+    Tenant(std::path::PathBuf),
 }
 
 impl Default for SessionConfig {
@@ -165,6 +179,8 @@ impl Default for SessionConfig {
             max_queued_reply_bytes: DEFAULT_MAX_QUEUED_REPLY_BYTES,
             limits: SessionLimits::default(),
             ipc: Arc::new(crate::ipc::LocalBroker::default()),
+            rtc_cache: Arc::default(),
+            rtc_cache_dir: None,
         }
     }
 }
@@ -342,6 +358,14 @@ impl Session {
     /// The worker-wide settings the session runs with.
     pub fn config(&self) -> &SessionConfig {
         &self.config
+    }
+
+    /// This session's directory of the compile cache, if there is one.
+    pub(crate) fn rtc_cache_dir(&self) -> Option<std::path::PathBuf> {
+        match self.config().rtc_cache_dir.as_ref()? {
+            RtcCacheDir::Root(root) => Some(rtc_cache::tenant_dir(root, self.tenant.as_deref())),
+            RtcCacheDir::Tenant(dir) => Some(dir.clone()),
+        }
     }
 
     /// The client's name (HELLO) and its authenticated tenant, if any.
