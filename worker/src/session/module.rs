@@ -197,6 +197,7 @@ impl ModuleHandler for Session {
         }
         let stream = self.stream(req.stream, device)?;
         self.backend.launch_kernel(stream, handle, config, args.to_vec())?;
+        self.note_launch();
         Ok(wire::Empty {})
     }
 
