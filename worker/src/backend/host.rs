@@ -89,6 +89,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock, RwLockRead
 use self::event::Event;
 use self::executor::StreamExecutor;
 pub use self::executor::{default_stream_threads, STREAM_THREADS_PER_CORE};
+pub use self::stream::MAX_PENDING_KERNEL_OUTPUT;
 #[cfg(test)]
 pub(crate) use self::ipc::test_memory_file;
 use self::launch::{KernelTracker, MAX_KERNEL_THREADS};

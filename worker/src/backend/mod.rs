@@ -44,6 +44,7 @@ mod array;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 mod device;
+pub mod device_log;
 mod device_attr;
 pub mod error;
 mod event;
