@@ -480,7 +480,7 @@ fn walk<'a>(sizes: &[u8], contents: &'a [u8]) -> Walk<'a> {
             break;
         }
         let end = walk.walked.saturating_add(size);
-        if size % 8 != 0 || size < RECORD_HEADER_BYTES || end > sizes.len() || u32_at(contents, walk.walked) != Some(size as u32) {
+        if !size.is_multiple_of(8) || size < RECORD_HEADER_BYTES || end > sizes.len() || u32_at(contents, walk.walked) != Some(size as u32) {
             walk.corrupt = true;
             break;
         }
@@ -514,7 +514,7 @@ impl DeviceLog {
             return Ok(None);
         }
         let header = Header::read(memory, device, address)?;
-        let fits = header.capacity <= size - HEADER_BYTES && header.capacity <= MAX_CAPACITY && header.capacity % 8 == 0;
+        let fits = header.capacity <= size - HEADER_BYTES && header.capacity <= MAX_CAPACITY && header.capacity.is_multiple_of(8);
         if header.magic != MAGIC || !fits {
             tracing::warn!(magic = header.magic, capacity = header.capacity, size, "{SYMBOL} is not a device log this worker reads");
             return Ok(None);
@@ -805,6 +805,47 @@ impl LogBook {
             }
         }
         deliveries
+    }
+}
+
+/// What synchronizations found, per stream, until the session takes it: kernel text (bounded
+/// by [`MAX_PENDING_KERNEL_OUTPUT`](super::host::MAX_PENDING_KERNEL_OUTPUT), as on the host
+/// backend) and a failed assert, latched until the stream is destroyed.
+#[derive(Default)]
+pub struct StreamOutputs {
+    text: HashMap<u64, super::host::KernelOutput>,
+    latched: HashMap<u64, BackendError>,
+}
+
+impl StreamOutputs {
+    /// Keeps a delivery's text and latches its asserts on its stream.
+    pub fn deliver(&mut self, delivery: Delivery) {
+        if !delivery.text.is_empty() {
+            self.text.entry(delivery.stream).or_default().append(&delivery.text);
+        }
+        if delivery.asserts > 0 {
+            let error = BackendError::Assert(format!(
+                "{} device-side assert(s) failed in kernels of this stream (their messages are in the kernel output)",
+                delivery.asserts
+            ));
+            self.latched.entry(delivery.stream).or_insert(error);
+        }
+    }
+
+    /// The error latched on `stream`.
+    pub fn latched(&self, stream: u64) -> Result<(), BackendError> {
+        self.latched.get(&stream).cloned().map_or(Ok(()), Err)
+    }
+
+    /// The text kept for `stream` since the last call (with a note of what was dropped).
+    pub fn take(&mut self, stream: u64) -> Vec<u8> {
+        self.text.remove(&stream).map(|output| output.take()).unwrap_or_default()
+    }
+
+    /// Forgets a destroyed stream.
+    pub fn forget(&mut self, stream: u64) {
+        self.text.remove(&stream);
+        self.latched.remove(&stream);
     }
 }
 

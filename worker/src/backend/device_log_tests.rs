@@ -76,8 +76,8 @@ fn integers_follow_c() {
 #[test]
 fn floats_strings_and_pointers_follow_c() {
     assert_eq!(
-        printf("%f %.2f %e %g %G %a", &[A::F(1.5), A::F(3.14159), A::F(12345.678), A::F(0.0001), A::F(1e-10), A::F(1.0)]),
-        "1.500000 3.14 1.234568e+04 0.0001 1E-10 0x1p+0"
+        printf("%f %.2f %e %g %G %a", &[A::F(1.5), A::F(1.23456), A::F(12345.678), A::F(0.0001), A::F(1e-10), A::F(1.0)]),
+        "1.500000 1.23 1.234568e+04 0.0001 1E-10 0x1p+0"
     );
     assert_eq!(printf("%8.3f|%-8.1e|%+.0f", &[A::F(-2.5), A::F(100.0), A::F(2.5)]), "  -2.500|1.0e+02 |+2");
     assert_eq!(printf("%f %f %Lf", &[A::F(f64::INFINITY), A::F(f64::NAN), A::F(0.25)]), "inf nan 0.250000");
@@ -589,4 +589,41 @@ proptest! {
         prop_assert!(first.text.len() <= MAX_DRAIN_TEXT + MAX_RECORD_TEXT + 200);
         log.drain(&mut device, settled).unwrap();
     }
+}
+
+// ---- StreamOutputs: what the session takes ----
+
+#[test]
+fn outputs_keep_text_per_stream_and_latch_asserts() {
+    let mut outputs = StreamOutputs::default();
+    outputs.deliver(Delivery { stream: STREAM_A, text: b"a1\n".to_vec(), asserts: 0 });
+    outputs.deliver(Delivery { stream: STREAM_B, text: b"b\n".to_vec(), asserts: 2 });
+    outputs.deliver(Delivery { stream: STREAM_A, text: b"a2\n".to_vec(), asserts: 0 });
+    assert_eq!(outputs.take(STREAM_A), b"a1\na2\n");
+    assert_eq!(outputs.take(STREAM_A), b"");
+    assert_eq!(outputs.latched(STREAM_A), Ok(()));
+    let error = outputs.latched(STREAM_B).unwrap_err();
+    assert_eq!(error.hip_code(), 710);
+    assert!(error.message().starts_with("2 device-side assert(s)"), "{error}");
+    // Latched until the stream goes; a later assert keeps the first error.
+    outputs.deliver(Delivery { stream: STREAM_B, text: Vec::new(), asserts: 1 });
+    assert_eq!(outputs.latched(STREAM_B), Err(error));
+    assert_eq!(outputs.take(STREAM_B), b"b\n");
+    outputs.deliver(Delivery { stream: STREAM_B, text: b"gone\n".to_vec(), asserts: 0 });
+    outputs.forget(STREAM_B);
+    assert_eq!(outputs.latched(STREAM_B), Ok(()));
+    assert_eq!(outputs.take(STREAM_B), b"");
+}
+
+#[test]
+fn outputs_are_bounded() {
+    let mut outputs = StreamOutputs::default();
+    let chunk = vec![b'x'; 1 << 20];
+    for _ in 0..6 {
+        outputs.deliver(Delivery { stream: STREAM_A, text: chunk.clone(), asserts: 0 });
+    }
+    let text = outputs.take(STREAM_A);
+    let max = crate::backend::host::MAX_PENDING_KERNEL_OUTPUT;
+    assert!(text.len() < max + 200);
+    assert!(String::from_utf8_lossy(&text[max..]).contains(&format!("{} bytes of kernel printf output beyond", (6 << 20) - max)));
 }

@@ -89,13 +89,14 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock, RwLockRead
 use self::event::Event;
 use self::executor::StreamExecutor;
 pub use self::executor::{default_stream_threads, STREAM_THREADS_PER_CORE};
-pub use self::stream::MAX_PENDING_KERNEL_OUTPUT;
 #[cfg(test)]
 pub(crate) use self::ipc::test_memory_file;
 use self::launch::{KernelTracker, MAX_KERNEL_THREADS};
 use self::memory::{AddressSpace, DeviceMemory, Region, RowLayout};
 use self::module::{HostModule, Kernel, ModuleLimits};
 use self::properties::CpuInfo;
+pub(crate) use self::stream::KernelOutput;
+pub use self::stream::MAX_PENDING_KERNEL_OUTPUT;
 use self::stream::{Stream, StreamOp};
 use super::{
     BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, EventHandle, FunctionHandle, ModuleHandle, Pitched, Rows,

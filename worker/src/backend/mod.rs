@@ -44,8 +44,8 @@ mod array;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 mod device;
-pub mod device_log;
 mod device_attr;
+pub mod device_log;
 pub mod error;
 mod event;
 mod graph;
