@@ -644,8 +644,10 @@ struct Tracked {
     last_stream: u64,
 }
 
-/// Which launches a synchronization waits for, taken before it waits: launches after it
-/// are not waited for, whatever the order in which threads get there.
+/// Which launches a synchronization waits for, taken before it waits. A launch must be
+/// queued and recorded ([`LogBook::launched`]) under the same lock as this is taken under,
+/// so that a launch recorded before it is queued before the wait begins, and one recorded
+/// after it keeps its module from counting as settled.
 #[derive(Debug, Default)]
 pub struct Waited {
     /// (module, stream key, launch number): each waited for, by a stream or device wait.
@@ -733,6 +735,11 @@ impl LogBook {
         for module in self.graphs.get(&exec).cloned().unwrap_or_default() {
             self.launched(module, stream);
         }
+    }
+
+    /// Whether graph `exec` has kernels of a module with a log.
+    pub fn graph_has_logs(&self, exec: u64) -> bool {
+        self.graphs.contains_key(&exec)
     }
 
     /// Forgets a destroyed graph.

@@ -515,12 +515,14 @@ fn graphs_launch_their_modules() {
     let mut book = book(&mut device);
     book.graph_instantiated(900, vec![MODULE, 77, MODULE]);
     book.graph_instantiated(901, vec![77]);
+    assert!(book.graph_has_logs(900) && !book.graph_has_logs(901));
     book.graph_launched(901, STREAM_A);
     assert!(book.before_stream_wait(STREAM_A).launches.is_empty(), "module 77 has no log");
     book.graph_launched(900, STREAM_A);
     device.write(&record(KIND_PRINTF, b"graph\n", &[]));
     assert_eq!(only(book.after_wait(book.before_stream_wait(STREAM_A), &mut device)).text, b"graph\n");
     book.graph_destroyed(900);
+    assert!(!book.graph_has_logs(900));
     book.graph_launched(900, STREAM_A);
     assert!(book.before_stream_wait(STREAM_A).launches.is_empty());
 }

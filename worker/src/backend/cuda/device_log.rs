@@ -75,9 +75,39 @@ impl CudaBackend {
         }
     }
 
-    /// Records a launch of `module`'s kernels on `stream` for the log reads.
-    pub(super) fn log_launch(&self, module: u64, stream: Option<StreamHandle>) {
-        lock(&self.logs).launched(module, stream_key(stream));
+    /// Queues a launch of `module`'s kernels on `stream` with `launch` and records it for
+    /// the log reads, both under the log lock (see [`Waited`]).
+    pub(super) fn launch_logged(
+        &self,
+        module: u64,
+        stream: Option<StreamHandle>,
+        launch: impl FnOnce() -> Result<(), BackendError>,
+    ) -> Result<(), BackendError> {
+        let mut logs = lock(&self.logs);
+        if !logs.has_log(module) {
+            drop(logs);
+            return launch();
+        }
+        launch()?;
+        logs.launched(module, stream_key(stream));
+        Ok(())
+    }
+
+    /// Like [`CudaBackend::launch_logged`] for a graph launch.
+    pub(super) fn graph_launch_logged(
+        &self,
+        exec: u64,
+        stream: Option<StreamHandle>,
+        launch: impl FnOnce() -> Result<(), BackendError>,
+    ) -> Result<(), BackendError> {
+        let mut logs = lock(&self.logs);
+        if !logs.graph_has_logs(exec) {
+            drop(logs);
+            return launch();
+        }
+        launch()?;
+        logs.graph_launched(exec, stream_key(stream));
+        Ok(())
     }
 
     /// Waits with `wait`, then reads the logs of the modules launched on `stream` before it

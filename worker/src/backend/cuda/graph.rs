@@ -151,11 +151,11 @@ impl GraphBackend for CudaBackend {
             ExecGraph::Replay(plan) => return crate::backend::replay_graph(self, stream, plan),
         };
         let s = self.stream(stream, device)?;
-        // SAFETY: `exec` is a live executable graph made by `graph_instantiate` (the session
-        // destroys it only through `graph_exec_destroy`).
-        unsafe { sys::cuGraphLaunch(exec as CUgraphExec, s) }.check("cuGraphLaunch")?;
-        super::lock(&self.logs).graph_launched(exec, super::device_log::stream_key(stream));
-        Ok(())
+        self.graph_launch_logged(exec, stream, || {
+            // SAFETY: `exec` is a live executable graph made by `graph_instantiate` (the
+            // session destroys it only through `graph_exec_destroy`).
+            unsafe { sys::cuGraphLaunch(exec as CUgraphExec, s) }.check("cuGraphLaunch")
+        })
     }
 
     fn graph_exec_update(&self, exec: &mut ExecGraph, plan: Arc<GraphPlan>) -> Result<(), BackendError> {

@@ -247,12 +247,12 @@ impl ModuleBackend for CudaBackend {
         ];
         let [gx, gy, gz] = config.grid;
         let [bx, by, bz] = config.block;
-        // SAFETY: a live function of the current context; `extra` describes a buffer that
-        // outlives the call (the driver copies the arguments at launch).
-        unsafe { sys::cuLaunchKernel(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, std::ptr::null_mut(), extra.as_mut_ptr()) }
-            .check("cuLaunchKernel")?;
-        self.log_launch(module, stream);
-        Ok(())
+        self.launch_logged(module, stream, || {
+            // SAFETY: a live function of the current context; `extra` describes a buffer that
+            // outlives the call (the driver copies the arguments at launch).
+            unsafe { sys::cuLaunchKernel(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, std::ptr::null_mut(), extra.as_mut_ptr()) }
+                .check("cuLaunchKernel")
+        })
     }
 
     /// `cuModuleGetFunctionCount` / `cuModuleEnumerateFunctions` (CUDA 12.4) and
@@ -310,12 +310,12 @@ impl ModuleBackend for CudaBackend {
         let mut pointers: Vec<*mut c_void> = params.iter().map(|p| unsafe { base.add(p.offset as usize) }.cast()).collect();
         let [gx, gy, gz] = config.grid;
         let [bx, by, bz] = config.block;
-        // SAFETY: a live function of the current context; each pointer addresses its
-        // parameter's bytes in `args`, which outlives the call (the driver copies them).
-        unsafe { sys::cuLaunchCooperativeKernel(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, pointers.as_mut_ptr()) }
-            .check("cuLaunchCooperativeKernel")?;
-        self.log_launch(module, stream);
-        Ok(())
+        self.launch_logged(module, stream, || {
+            // SAFETY: a live function of the current context; each pointer addresses its
+            // parameter's bytes in `args`, which outlives the call (the driver copies them).
+            unsafe { sys::cuLaunchCooperativeKernel(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, pointers.as_mut_ptr()) }
+                .check("cuLaunchCooperativeKernel")
+        })
     }
 
     fn cooperative_max_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u64, BackendError> {
