@@ -439,14 +439,18 @@ impl Header {
     fn read(memory: &mut dyn LogMemory, device: DeviceIndex, address: u64) -> Result<Self, BackendError> {
         let mut bytes = [0u8; HEADER_BYTES as usize];
         memory.read(device, address, &mut bytes)?;
-        let word = |at| u64_at(&bytes, at).expect("inside the header");
-        Ok(Self {
+        Ok(Self::parse(&bytes))
+    }
+
+    fn parse(bytes: &[u8; HEADER_BYTES as usize]) -> Self {
+        let word = |at| u64_at(bytes, at).expect("inside the header");
+        Self {
             magic: word(0),
             capacity: word(8),
             head: word(16),
-            asserts: u32_at(&bytes, 24).expect("inside the header"),
-            dropped: u32_at(&bytes, 28).expect("inside the header"),
-        })
+            asserts: u32_at(bytes, 24).expect("inside the header"),
+            dropped: u32_at(bytes, 28).expect("inside the header"),
+        }
     }
 }
 
@@ -535,6 +539,11 @@ impl DeviceLog {
         self.device
     }
 
+    /// The device address of its header.
+    pub fn address(&self) -> u64 {
+        self.address
+    }
+
     /// Reads the records written since the last read and formats them.
     ///
     /// `settled`: no kernel that can write this log is running or queued. The new bytes are
@@ -544,8 +553,20 @@ impl DeviceLog {
     /// are read twice, the record sizes taken from the first copy and their contents from
     /// the second — a size seen in the first was stored after its record's contents (the
     /// writer's fence), so the second copy, started later, has them.
-    pub fn drain(&mut self, memory: &mut dyn LogMemory, settled: bool) -> Result<Drained, BackendError> {
-        let header = Header::read(memory, self.device, self.address)?;
+    ///
+    /// `header`: the header's bytes if the caller already copied them, after the kernels it
+    /// waited for (a GPU backend queues that copy on the stream it waits for, saving a round
+    /// trip when nothing was written).
+    pub fn drain(
+        &mut self,
+        memory: &mut dyn LogMemory,
+        settled: bool,
+        header: Option<&[u8; HEADER_BYTES as usize]>,
+    ) -> Result<Drained, BackendError> {
+        let header = match header {
+            Some(bytes) => Header::parse(bytes),
+            None => Header::read(memory, self.device, self.address)?,
+        };
         let mut drained = Drained::default();
         if header.magic != MAGIC {
             self.report_corrupt("its magic was overwritten");
@@ -656,6 +677,16 @@ pub struct Waited {
     read_only: Vec<u64>,
     /// The stream the text goes to; `None`: each module's latest stream.
     target: Option<u64>,
+    /// (module, header address) of each log a stream wait covers.
+    headers: Vec<(u64, u64)>,
+}
+
+impl Waited {
+    /// (module, header address) of the logs of a stream wait, whose headers the caller may
+    /// copy on the stream before waiting (see [`DeviceLog::drain`]).
+    pub fn headers(&self) -> &[(u64, u64)] {
+        &self.headers
+    }
 }
 
 /// Text and asserts for one stream, from one synchronization.
@@ -700,7 +731,7 @@ impl LogBook {
     pub fn remove_module(&mut self, module: u64, memory: Option<&mut dyn LogMemory>) -> Option<Delivery> {
         let mut tracked = self.modules.remove(&module)?;
         let memory = memory?;
-        match tracked.log.drain(memory, true) {
+        match tracked.log.drain(memory, true, None) {
             Ok(drained) => Some(Delivery { stream: tracked.last_stream, text: drained.text, asserts: drained.asserts }),
             Err(e) => {
                 tracing::warn!(%e, "reading the device log of an unloaded module failed");
@@ -749,15 +780,16 @@ impl LogBook {
 
     /// Before waiting for `stream`: the launches the wait covers.
     pub fn before_stream_wait(&self, stream: u64) -> Waited {
-        let launches = self.modules.iter().filter_map(|(&m, t)| t.launches.get(&stream).map(|&n| (m, stream, n))).collect();
-        Waited { launches, read_only: Vec::new(), target: Some(stream) }
+        let launches: Vec<(u64, u64, u64)> = self.modules.iter().filter_map(|(&m, t)| t.launches.get(&stream).map(|&n| (m, stream, n))).collect();
+        let headers = launches.iter().map(|&(m, _, _)| (m, self.modules[&m].log.address())).collect();
+        Waited { launches, read_only: Vec::new(), target: Some(stream), headers }
     }
 
     /// Before waiting for an event recorded on `stream`: work after the event may still run,
     /// so the logs are read but nothing counts as finished.
     pub fn before_event_wait(&self, stream: u64) -> Waited {
         let read_only = self.modules.iter().filter(|(_, t)| t.launches.contains_key(&stream)).map(|(&m, _)| m).collect();
-        Waited { launches: Vec::new(), read_only, target: Some(stream) }
+        Waited { launches: Vec::new(), read_only, target: Some(stream), headers: Vec::new() }
     }
 
     /// Before waiting for all of `device`'s work.
@@ -768,13 +800,15 @@ impl LogBook {
             .filter(|(_, t)| t.log.device() == device)
             .flat_map(|(&m, t)| t.launches.iter().map(move |(&s, &n)| (m, s, n)))
             .collect();
-        Waited { launches, read_only: Vec::new(), target: None }
+        Waited { launches, read_only: Vec::new(), target: None, headers: Vec::new() }
     }
 
     /// After the wait: the launches it covered are finished; reads each module concerned
     /// (resetting those left with no launch in flight) and returns the output per stream.
     /// A log that cannot be read is skipped (logged): the wait's own result stands.
-    pub fn after_wait(&mut self, waited: Waited, memory: &mut dyn LogMemory) -> Vec<Delivery> {
+    /// `headers`: (module, header bytes) the caller copied after the waited work (see
+    /// [`Waited::headers`]); the other headers are read here.
+    pub fn after_wait(&mut self, waited: Waited, memory: &mut dyn LogMemory, headers: &[(u64, [u8; HEADER_BYTES as usize])]) -> Vec<Delivery> {
         let mut modules: Vec<u64> = Vec::new();
         for &(module, stream, number) in &waited.launches {
             if let Some(tracked) = self.modules.get_mut(&module) {
@@ -792,7 +826,8 @@ impl LogBook {
         for module in modules {
             let Some(tracked) = self.modules.get_mut(&module) else { continue };
             let settled = waited.read_only.is_empty() && tracked.launches.is_empty();
-            let drained = match tracked.log.drain(memory, settled) {
+            let header = headers.iter().find(|(m, _)| *m == module).map(|(_, bytes)| bytes);
+            let drained = match tracked.log.drain(memory, settled, header) {
                 Ok(drained) => drained,
                 Err(e) => {
                     tracing::warn!(%e, module, "reading a device log failed");

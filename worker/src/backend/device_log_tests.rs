@@ -285,13 +285,13 @@ fn open_checks_size_magic_and_capacity() {
 fn drain_reads_each_record_once_in_order() {
     let mut device = FakeDevice::new(4096);
     let mut log = device.open();
-    assert_eq!(log.drain(&mut device, false).unwrap(), Drained::default());
+    assert_eq!(log.drain(&mut device, false, None).unwrap(), Drained::default());
     device.write(&record(KIND_PRINTF, b"a=%d\n", &[A::I(1)]));
     device.write(&record(KIND_PRINTF, b"b=%s\n", &[A::S(b"two")]));
-    assert_eq!(text(&log.drain(&mut device, false).unwrap()), "a=1\nb=two\n");
+    assert_eq!(text(&log.drain(&mut device, false, None).unwrap()), "a=1\nb=two\n");
     device.write(&record(KIND_PRINTF, b"c\n", &[]));
-    assert_eq!(text(&log.drain(&mut device, false).unwrap()), "c\n");
-    assert_eq!(log.drain(&mut device, false).unwrap(), Drained::default());
+    assert_eq!(text(&log.drain(&mut device, false, None).unwrap()), "c\n");
+    assert_eq!(log.drain(&mut device, false, None).unwrap(), Drained::default());
     // Not settled: never reset.
     assert_ne!(device.word(16), 0);
 }
@@ -304,9 +304,9 @@ fn an_unfinished_record_waits_for_its_writer() {
     let late = record(KIND_PRINTF, b"late %d\n", &[A::I(5)]);
     let at = device.reserve(late.len()).unwrap();
     device.write(&record(KIND_PRINTF, b"after\n", &[]));
-    assert_eq!(text(&log.drain(&mut device, false).unwrap()), "first\n");
+    assert_eq!(text(&log.drain(&mut device, false, None).unwrap()), "first\n");
     device.bytes[at..at + late.len()].copy_from_slice(&late);
-    assert_eq!(text(&log.drain(&mut device, false).unwrap()), "late 5\nafter\n");
+    assert_eq!(text(&log.drain(&mut device, false, None).unwrap()), "late 5\nafter\n");
 }
 
 #[test]
@@ -315,7 +315,7 @@ fn unsettled_reads_take_contents_from_the_second_copy() {
     let mut log = device.open();
     device.write(&record(KIND_PRINTF, b"x=%d y=%s\n", &[A::I(-3), A::S(b"ok")]));
     device.scramble_next_data_read = true;
-    assert_eq!(text(&log.drain(&mut device, false).unwrap()), "x=-3 y=ok\n");
+    assert_eq!(text(&log.drain(&mut device, false, None).unwrap()), "x=-3 y=ok\n");
     // Header, first copy, second copy.
     assert_eq!(device.reads, 1 + 3);
 }
@@ -328,7 +328,7 @@ fn settled_drain_resets_the_log() {
     device.write(&record(KIND_PRINTF, b"%s\n", &[A::S(b"0123456789abcdef0123456789")]));
     device.write(&record(KIND_PRINTF, b"%s\n", &[A::S(b"0123456789abcdef0123456789")]));
     assert_eq!(u32_at(&device.bytes, 28), Some(1), "the third did not fit");
-    let drained = log.drain(&mut device, true).unwrap();
+    let drained = log.drain(&mut device, true, None).unwrap();
     assert_eq!(
         text(&drained),
         "0123456789abcdef0123456789\n0123456789abcdef0123456789\n[hip-remote: 1 kernel printf records lost: the device log is full]\n"
@@ -338,8 +338,8 @@ fn settled_drain_resets_the_log() {
     assert!(device.bytes[HEADER_BYTES as usize..].iter().all(|&b| b == 0));
     assert_eq!(device.word(0), MAGIC);
     device.write(&record(KIND_PRINTF, b"again\n", &[]));
-    assert_eq!(text(&log.drain(&mut device, true).unwrap()), "again\n");
-    assert_eq!(log.drain(&mut device, true).unwrap(), Drained::default());
+    assert_eq!(text(&log.drain(&mut device, true, None).unwrap()), "again\n");
+    assert_eq!(log.drain(&mut device, true, None).unwrap(), Drained::default());
 }
 
 #[test]
@@ -349,13 +349,13 @@ fn asserts_are_counted_once() {
     let message = record(KIND_ASSERT, b"%s:%u: %s: Device-side assertion `%s' failed.\n", &[A::S(b"k.hip"), A::U(12), A::S(b"kern"), A::S(b"x > 0")]);
     device.assert_failed(&message);
     device.assert_failed(&message);
-    let drained = log.drain(&mut device, false).unwrap();
+    let drained = log.drain(&mut device, false, None).unwrap();
     assert_eq!(drained.asserts, 2);
     assert_eq!(text(&drained), "k.hip:12: kern: Device-side assertion `x > 0' failed.\n".repeat(2));
-    assert_eq!(log.drain(&mut device, false).unwrap().asserts, 0);
+    assert_eq!(log.drain(&mut device, false, None).unwrap().asserts, 0);
     device.assert_failed(&message);
-    assert_eq!(log.drain(&mut device, true).unwrap().asserts, 1);
-    assert_eq!(log.drain(&mut device, true).unwrap().asserts, 0);
+    assert_eq!(log.drain(&mut device, true, None).unwrap().asserts, 1);
+    assert_eq!(log.drain(&mut device, true, None).unwrap().asserts, 0);
 }
 
 #[test]
@@ -366,13 +366,13 @@ fn corrupt_sizes_stop_the_walk_until_a_reset() {
     let at = device.reserve(24).unwrap();
     device.set_u32(at, 12);
     device.write(&record(KIND_PRINTF, b"unreachable\n", &[]));
-    assert_eq!(text(&log.drain(&mut device, false).unwrap()), "good\n");
-    assert_eq!(text(&log.drain(&mut device, false).unwrap()), "");
+    assert_eq!(text(&log.drain(&mut device, false, None).unwrap()), "good\n");
+    assert_eq!(text(&log.drain(&mut device, false, None).unwrap()), "");
     // A size running past the head, then a reset.
     device.set_u32(at, 1 << 20);
-    assert_eq!(text(&log.drain(&mut device, true).unwrap()), "");
+    assert_eq!(text(&log.drain(&mut device, true, None).unwrap()), "");
     device.write(&record(KIND_PRINTF, b"fresh\n", &[]));
-    assert_eq!(text(&log.drain(&mut device, true).unwrap()), "fresh\n");
+    assert_eq!(text(&log.drain(&mut device, true, None).unwrap()), "fresh\n");
 }
 
 #[test]
@@ -383,7 +383,7 @@ fn malformed_records_are_skipped_and_counted() {
     bad[4] = 42;
     device.write(&bad);
     device.write(&record(KIND_PRINTF, b"ok\n", &[]));
-    assert_eq!(text(&log.drain(&mut device, false).unwrap()), "ok\n[hip-remote: 1 malformed kernel printf records skipped]\n");
+    assert_eq!(text(&log.drain(&mut device, false, None).unwrap()), "ok\n[hip-remote: 1 malformed kernel printf records skipped]\n");
 }
 
 #[test]
@@ -392,7 +392,7 @@ fn an_overwritten_magic_reads_nothing() {
     let mut log = device.open();
     device.write(&record(KIND_PRINTF, b"hidden\n", &[]));
     device.bytes[0] = 0;
-    assert_eq!(log.drain(&mut device, true).unwrap(), Drained::default());
+    assert_eq!(log.drain(&mut device, true, None).unwrap(), Drained::default());
     assert!(device.word(16) != 0, "no reset of what is not a log");
 }
 
@@ -404,7 +404,7 @@ fn drain_text_is_bounded() {
     for _ in 0..((4 << 20) / big.len()) {
         device.write(&big);
     }
-    let drained = log.drain(&mut device, true).unwrap();
+    let drained = log.drain(&mut device, true, None).unwrap();
     assert!(drained.text.len() <= MAX_DRAIN_TEXT + MAX_RECORD_TEXT + 200, "{}", drained.text.len());
     assert!(text(&drained).ends_with(&format!("kernel printf records not shown: over {MAX_DRAIN_TEXT} bytes of text]\n")));
 }
@@ -414,7 +414,7 @@ fn read_errors_are_returned() {
     let mut device = FakeDevice::new(64);
     let mut log = device.open();
     device.broken = true;
-    assert!(log.drain(&mut device, true).is_err());
+    assert!(log.drain(&mut device, true, None).is_err());
 }
 
 // ---- LogBook: launches, waits, attribution, resets ----
@@ -442,13 +442,35 @@ fn a_stream_wait_delivers_to_that_stream_and_resets_when_settled() {
     book.launched(MODULE, STREAM_A);
     device.write(&record(KIND_PRINTF, b"hello %d\n", &[A::I(1)]));
     let waited = book.before_stream_wait(STREAM_A);
-    let delivery = only(book.after_wait(waited, &mut device));
+    let delivery = only(book.after_wait(waited, &mut device, &[]));
     assert_eq!((delivery.stream, delivery.text.as_slice(), delivery.asserts), (STREAM_A, &b"hello 1\n"[..], 0));
     assert_eq!(device.word(16), 0, "settled: reset");
     // Nothing launched on B: its wait reads nothing.
     let reads = device.reads;
-    assert!(book.after_wait(book.before_stream_wait(STREAM_B), &mut device).is_empty());
+    assert!(book.after_wait(book.before_stream_wait(STREAM_B), &mut device, &[]).is_empty());
     assert_eq!(device.reads, reads);
+}
+
+#[test]
+fn a_prefetched_header_saves_the_reads_when_nothing_was_written() {
+    let mut device = FakeDevice::new(1024);
+    let mut book = book(&mut device);
+    book.launched(MODULE, STREAM_A);
+    let waited = book.before_stream_wait(STREAM_A);
+    assert_eq!(waited.headers(), &[(MODULE, BASE)]);
+    let header: [u8; 32] = device.bytes[..32].try_into().unwrap();
+    let reads = device.reads;
+    assert!(book.after_wait(waited, &mut device, &[(MODULE, header)]).is_empty());
+    assert_eq!(device.reads, reads, "nothing written: no device access at all");
+    // With records, only the data is read.
+    book.launched(MODULE, STREAM_A);
+    device.write(&record(KIND_PRINTF, b"seen\n", &[]));
+    let header: [u8; 32] = device.bytes[..32].try_into().unwrap();
+    let waited = book.before_stream_wait(STREAM_A);
+    let delivery = only(book.after_wait(waited, &mut device, &[(MODULE, header)]));
+    assert_eq!(delivery.text, b"seen\n");
+    assert_eq!(device.reads, reads + 1, "only the data");
+    assert_eq!(device.word(16), 0, "settled: reset");
 }
 
 #[test]
@@ -458,11 +480,11 @@ fn a_module_busy_on_another_stream_is_not_reset() {
     book.launched(MODULE, STREAM_A);
     book.launched(MODULE, STREAM_B);
     device.write(&record(KIND_PRINTF, b"from a\n", &[]));
-    let delivery = only(book.after_wait(book.before_stream_wait(STREAM_A), &mut device));
+    let delivery = only(book.after_wait(book.before_stream_wait(STREAM_A), &mut device, &[]));
     assert_eq!((delivery.stream, delivery.text.as_slice()), (STREAM_A, &b"from a\n"[..]));
     assert_ne!(device.word(16), 0, "B may still be writing");
     device.write(&record(KIND_PRINTF, b"from b\n", &[]));
-    let delivery = only(book.after_wait(book.before_stream_wait(STREAM_B), &mut device));
+    let delivery = only(book.after_wait(book.before_stream_wait(STREAM_B), &mut device, &[]));
     assert_eq!((delivery.stream, delivery.text.as_slice()), (STREAM_B, &b"from b\n"[..]));
     assert_eq!(device.word(16), 0);
 }
@@ -476,9 +498,9 @@ fn a_launch_after_the_wait_began_keeps_the_module_busy() {
     // Another thread launches on A while the wait runs.
     book.launched(MODULE, STREAM_A);
     device.write(&record(KIND_PRINTF, b"one\n", &[]));
-    assert_eq!(only(book.after_wait(waited, &mut device)).text, b"one\n");
+    assert_eq!(only(book.after_wait(waited, &mut device, &[])).text, b"one\n");
     assert_ne!(device.word(16), 0, "the second launch was not waited for");
-    assert!(book.after_wait(book.before_stream_wait(STREAM_A), &mut device).is_empty());
+    assert!(book.after_wait(book.before_stream_wait(STREAM_A), &mut device, &[]).is_empty());
     assert_eq!(device.word(16), 0);
 }
 
@@ -488,11 +510,11 @@ fn an_event_wait_reads_but_never_resets() {
     let mut book = book(&mut device);
     book.launched(MODULE, STREAM_A);
     device.assert_failed(&record(KIND_ASSERT, b"boom\n", &[]));
-    let delivery = only(book.after_wait(book.before_event_wait(STREAM_A), &mut device));
+    let delivery = only(book.after_wait(book.before_event_wait(STREAM_A), &mut device, &[]));
     assert_eq!((delivery.stream, delivery.text.as_slice(), delivery.asserts), (STREAM_A, &b"boom\n"[..], 1));
     assert_ne!(device.word(16), 0);
     // The stream's wait then finds nothing new, and resets.
-    assert!(book.after_wait(book.before_stream_wait(STREAM_A), &mut device).is_empty());
+    assert!(book.after_wait(book.before_stream_wait(STREAM_A), &mut device, &[]).is_empty());
     assert_eq!(device.word(16), 0);
 }
 
@@ -503,8 +525,8 @@ fn a_device_wait_delivers_to_the_latest_stream() {
     book.launched(MODULE, STREAM_A);
     book.launched(MODULE, STREAM_B);
     device.write(&record(KIND_PRINTF, b"both\n", &[]));
-    assert!(book.after_wait(book.before_device_wait(1), &mut device).is_empty(), "another device's wait");
-    let delivery = only(book.after_wait(book.before_device_wait(0), &mut device));
+    assert!(book.after_wait(book.before_device_wait(1), &mut device, &[]).is_empty(), "another device's wait");
+    let delivery = only(book.after_wait(book.before_device_wait(0), &mut device, &[]));
     assert_eq!((delivery.stream, delivery.text.as_slice()), (STREAM_B, &b"both\n"[..]));
     assert_eq!(device.word(16), 0);
 }
@@ -520,7 +542,7 @@ fn graphs_launch_their_modules() {
     assert!(book.before_stream_wait(STREAM_A).launches.is_empty(), "module 77 has no log");
     book.graph_launched(900, STREAM_A);
     device.write(&record(KIND_PRINTF, b"graph\n", &[]));
-    assert_eq!(only(book.after_wait(book.before_stream_wait(STREAM_A), &mut device)).text, b"graph\n");
+    assert_eq!(only(book.after_wait(book.before_stream_wait(STREAM_A), &mut device, &[])).text, b"graph\n");
     book.graph_destroyed(900);
     assert!(!book.graph_has_logs(900));
     book.graph_launched(900, STREAM_A);
@@ -546,7 +568,7 @@ fn an_unreadable_log_is_skipped() {
     let mut book = book(&mut device);
     book.launched(MODULE, STREAM_A);
     device.broken = true;
-    assert!(book.after_wait(book.before_stream_wait(STREAM_A), &mut device).is_empty());
+    assert!(book.after_wait(book.before_stream_wait(STREAM_A), &mut device, &[]).is_empty());
 }
 
 // ---- Random input never panics ----
@@ -587,9 +609,9 @@ proptest! {
         device.bytes[16..32].copy_from_slice(&header);
         let data_len = device.bytes.len() - HEADER_BYTES as usize;
         device.bytes[HEADER_BYTES as usize..].copy_from_slice(&data[..data_len]);
-        let first = log.drain(&mut device, settled).unwrap();
+        let first = log.drain(&mut device, settled, None).unwrap();
         prop_assert!(first.text.len() <= MAX_DRAIN_TEXT + MAX_RECORD_TEXT + 200);
-        log.drain(&mut device, settled).unwrap();
+        log.drain(&mut device, settled, None).unwrap();
     }
 }
 

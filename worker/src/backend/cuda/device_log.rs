@@ -7,7 +7,7 @@
 
 use super::error::Check;
 use super::{lock, sys, CudaBackend, Raw};
-use crate::backend::device_log::{Delivery, DeviceLog, LogMemory, Waited, NULL_STREAM, SYMBOL};
+use crate::backend::device_log::{Delivery, DeviceLog, LogMemory, Waited, HEADER_BYTES, NULL_STREAM, SYMBOL};
 use crate::backend::{BackendError, DeviceIndex, StreamHandle};
 use cudarc::driver::sys::{CUmodule, CUstream};
 use std::ffi::CString;
@@ -37,6 +37,9 @@ impl LogMemory for CudaLogMemory<'_> {
         unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")
     }
 }
+
+/// Bytes of a log header.
+const HEADER: usize = HEADER_BYTES as usize;
 
 /// The log's key for a stream argument.
 pub(super) fn stream_key(stream: Option<StreamHandle>) -> u64 {
@@ -110,18 +113,7 @@ impl CudaBackend {
         Ok(())
     }
 
-    /// Waits with `wait`, then reads the logs of the modules launched on `stream` before it
-    /// began: their text becomes the stream's output, a failed assert is latched on it.
-    /// Returns `wait`'s error first, then the stream's latched one.
-    pub(super) fn wait_for_stream(&self, stream: Option<StreamHandle>, wait: impl FnOnce() -> Result<(), BackendError>) -> Result<(), BackendError> {
-        let key = stream_key(stream);
-        let waited = lock(&self.logs).before_stream_wait(key);
-        let result = wait();
-        self.read_logs(waited);
-        result.and_then(|()| self.latched(key))
-    }
-
-    /// Like [`CudaBackend::wait_for_stream`] for a copy that waits for its stream: the logs
+    /// Like [`CudaBackend::synchronize_stream`] for a copy that waits for its stream: the logs
     /// are read (text kept, asserts latched for the next synchronize), the copy's own result
     /// returned.
     pub(super) fn copy_waiting_for_stream(
@@ -135,7 +127,7 @@ impl CudaBackend {
         result
     }
 
-    /// Like [`CudaBackend::wait_for_stream`] for an event recorded on `stream`: later work
+    /// Like [`CudaBackend::synchronize_stream`] for an event recorded on `stream`: later work
     /// may still run, so the logs are read but not reset.
     pub(super) fn wait_for_event(&self, stream: u64, wait: impl FnOnce() -> Result<(), BackendError>) -> Result<(), BackendError> {
         let waited = lock(&self.logs).before_event_wait(stream);
@@ -144,7 +136,7 @@ impl CudaBackend {
         result.and_then(|()| self.latched(stream))
     }
 
-    /// Like [`CudaBackend::wait_for_stream`] for all of `device`'s work; an assert found
+    /// Like [`CudaBackend::synchronize_stream`] for all of `device`'s work; an assert found
     /// makes it fail, its text going to the stream of the module's latest launch.
     pub(super) fn wait_for_device(&self, device: DeviceIndex, wait: impl FnOnce() -> Result<(), BackendError>) -> Result<(), BackendError> {
         let waited = lock(&self.logs).before_device_wait(device);
@@ -157,9 +149,66 @@ impl CudaBackend {
         Ok(())
     }
 
+    /// Synchronizes `s` (the live stream `stream`), reading the logs of the modules launched
+    /// on it. Their headers are copied on `s` itself before the wait, into pinned memory, so
+    /// the common case — nothing printed — costs no round trip of its own.
+    pub(super) fn synchronize_stream(&self, stream: StreamHandle, s: CUstream) -> Result<(), BackendError> {
+        let waited = lock(&self.logs).before_stream_wait(stream.as_raw());
+        let mut prefetch = self.prefetch_headers(&waited, s);
+        // SAFETY: a live stream of the current context.
+        let result = unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize");
+        let mut headers = Vec::new();
+        if let Some((pinned, count)) = prefetch.as_mut() {
+            if result.is_ok() {
+                let bytes = pinned.slice(*count * HEADER);
+                headers = waited.headers()[..*count]
+                    .iter()
+                    .zip(bytes.chunks_exact(HEADER))
+                    .map(|(&(module, _), header)| (module, header.try_into().expect("HEADER bytes")))
+                    .collect();
+            }
+        }
+        if let Some((pinned, _)) = prefetch {
+            self.return_staging(pinned);
+        }
+        self.read_logs_with(waited, &headers);
+        result.and_then(|()| self.latched(stream.as_raw()))
+    }
+
+    /// Queues copies of `waited`'s log headers on `s` into a staging buffer; `None` when
+    /// there are none or the copies could not be queued (the headers are then read after).
+    fn prefetch_headers(&self, waited: &Waited, s: CUstream) -> Option<(super::Pinned, usize)> {
+        let logs = waited.headers();
+        if logs.is_empty() {
+            return None;
+        }
+        let mut pinned = self.take_staging().ok()?;
+        let count = logs.len().min(super::STAGING_BYTES / HEADER);
+        let base = pinned.slice(count * HEADER).as_mut_ptr();
+        for (i, &(_, address)) in logs[..count].iter().enumerate() {
+            // SAFETY: the header of a live module's log; the pinned buffer holds `count`
+            // headers and is kept until the stream is synchronized.
+            let queued = unsafe { sys::cuMemcpyDtoHAsync_v2(base.add(i * HEADER).cast(), address, HEADER, s) };
+            if queued != sys::CUresult::CUDA_SUCCESS {
+                // The copies already queued finish with the synchronize; the buffer is
+                // given back only after it.
+                // SAFETY: a live stream of the current context.
+                let _ = unsafe { sys::cuStreamSynchronize(s) };
+                self.return_staging(pinned);
+                return None;
+            }
+        }
+        Some((pinned, count))
+    }
+
     /// Reads the logs `waited` covers; returns the asserts found.
     fn read_logs(&self, waited: Waited) -> u32 {
-        let deliveries = lock(&self.logs).after_wait(waited, &mut CudaLogMemory(self));
+        self.read_logs_with(waited, &[])
+    }
+
+    /// [`CudaBackend::read_logs`] with headers already copied.
+    fn read_logs_with(&self, waited: Waited, headers: &[(u64, [u8; HEADER])]) -> u32 {
+        let deliveries = lock(&self.logs).after_wait(waited, &mut CudaLogMemory(self), headers);
         deliveries.into_iter().map(|d| self.deliver(d)).sum()
     }
 

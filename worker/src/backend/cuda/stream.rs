@@ -31,10 +31,7 @@ impl StreamBackend for CudaBackend {
         // Drain first so host functions referencing this backend finish; the device logs
         // are read, so their modules know the stream's kernels are done (the text is lost
         // with the stream, as its latched error is).
-        let sync = self.wait_for_stream(Some(stream), || {
-            // SAFETY: a live stream we own.
-            unsafe { sys::cuStreamSynchronize(entry.raw.0) }.check("cuStreamSynchronize")
-        });
+        let sync = self.synchronize_stream(stream, entry.raw.0);
         lock(&self.outputs).forget(stream.as_raw());
         // The log reads may have entered another device.
         self.enter(entry.device)?;
@@ -49,10 +46,7 @@ impl StreamBackend for CudaBackend {
 
     fn stream_synchronize(&self, stream: StreamHandle) -> Result<(), BackendError> {
         let s = self.stream(Some(stream), 0)?;
-        self.wait_for_stream(Some(stream), || {
-            // SAFETY: a live stream, context entered.
-            unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")
-        })
+        self.synchronize_stream(stream, s)
     }
 
     fn take_kernel_output(&self, stream: StreamHandle) -> Vec<u8> {
