@@ -626,13 +626,11 @@ impl DeviceLog {
         Ok(drained)
     }
 
-    /// Zeroes the first `used` data bytes (a later writer's unfinished record must read as
-    /// size 0), then head, asserts and dropped. Only while no writer runs.
+    /// Zeroes head, asserts, dropped and the first `used` data bytes (a later writer's
+    /// unfinished record must read as size 0), which follow them: one write. Only while no
+    /// writer runs.
     fn reset(&mut self, memory: &mut dyn LogMemory, used: u64) -> Result<(), BackendError> {
-        if used > 0 {
-            memory.zero(self.device, self.address + HEADER_BYTES, used)?;
-        }
-        memory.zero(self.device, self.address + 16, HEADER_BYTES - 16)?;
+        memory.zero(self.device, self.address + 16, HEADER_BYTES - 16 + used)?;
         self.consumed = 0;
         self.asserts_seen = 0;
         self.dropped_seen = 0;
