@@ -3,7 +3,8 @@
 //! hiprtc define the global [`SYMBOL`]; see `docs/KERNELS-cuda-output.md`).
 //!
 //! Layout (all little-endian): a 32-byte header — magic, capacity, head (bytes reserved by
-//! writers, may pass capacity), asserts, dropped — then `capacity` bytes of records. A record
+//! writers, may pass capacity), asserts, dropped — then `capacity` bytes of records. The
+//! global may start all zero: each writer stores magic and capacity before it reserves. A record
 //! is `u32 size, u32 kind, u32 format_len, u32 arg_count`, the format zero-padded to 8 bytes,
 //! then the arguments, each `u32 tag, u32 len` and its 8-byte-padded value. A writer stores
 //! a record's `size` last, so a size of 0 means "not finished yet".
@@ -518,20 +519,17 @@ impl DeviceLog {
             return Ok(None);
         }
         let header = Header::read(memory, device, address)?;
-        let fits = header.capacity <= size - HEADER_BYTES && header.capacity <= MAX_CAPACITY && header.capacity.is_multiple_of(8);
-        if header.magic != MAGIC || !fits {
+        // The global may be zero-initialised, its writers storing magic and capacity before
+        // their first record (an initialiser of a megabyte costs megabytes of PTX): all zero
+        // is a log nothing was written to yet, whose capacity is the rest of the global.
+        let fresh = header == Header { magic: 0, capacity: 0, head: 0, asserts: 0, dropped: 0 };
+        let capacity = if fresh { (size - HEADER_BYTES).min(MAX_CAPACITY) & !7 } else { header.capacity };
+        let fits = capacity <= size - HEADER_BYTES && capacity <= MAX_CAPACITY && capacity.is_multiple_of(8);
+        if !(fresh || header.magic == MAGIC) || !fits {
             tracing::warn!(magic = header.magic, capacity = header.capacity, size, "{SYMBOL} is not a device log this worker reads");
             return Ok(None);
         }
-        Ok(Some(Self {
-            device,
-            address,
-            capacity: header.capacity,
-            consumed: 0,
-            asserts_seen: header.asserts,
-            dropped_seen: header.dropped,
-            corrupt_reported: false,
-        }))
+        Ok(Some(Self { device, address, capacity, consumed: 0, asserts_seen: header.asserts, dropped_seen: header.dropped, corrupt_reported: false }))
     }
 
     /// The device the log lives on.
@@ -568,11 +566,19 @@ impl DeviceLog {
             None => Header::read(memory, self.device, self.address)?,
         };
         let mut drained = Drained::default();
-        if header.magic != MAGIC {
-            self.report_corrupt("its magic was overwritten");
+        if header.magic == 0 && header.head == 0 && header.asserts == 0 && header.dropped == 0 {
+            // Never written (a zero-initialised log).
             return Ok(drained);
         }
-        let end = header.head.min(self.capacity);
+        if header.magic != MAGIC {
+            // A writer's magic not visible yet while kernels run; otherwise, overwritten.
+            if settled {
+                self.report_corrupt("its magic was overwritten");
+            }
+            return Ok(drained);
+        }
+        // A writer may claim less room than the global has, never more.
+        let end = header.head.min(self.capacity).min(header.capacity);
         if end > self.consumed {
             let data = self.address + HEADER_BYTES + self.consumed;
             let len = (end - self.consumed) as usize;

@@ -167,6 +167,7 @@ const BASE: u64 = 0x7000_0000;
 /// Device memory holding one log at [`BASE`], written as the device writer does.
 struct FakeDevice {
     bytes: Vec<u8>,
+    capacity: u64,
     reads: usize,
     /// Scrambles the contents (not the size words) of the next data read: a copy that read
     /// a record's contents before its writer stored them, and its size after.
@@ -180,7 +181,12 @@ impl FakeDevice {
         let mut bytes = vec![0u8; (HEADER_BYTES + capacity) as usize];
         bytes[..8].copy_from_slice(&MAGIC.to_le_bytes());
         bytes[8..16].copy_from_slice(&capacity.to_le_bytes());
-        Self { bytes, reads: 0, scramble_next_data_read: false, broken: false }
+        Self { bytes, capacity, reads: 0, scramble_next_data_read: false, broken: false }
+    }
+
+    /// A zero-initialised global, as modules define it: the first writer stores the magic.
+    fn zeroed(capacity: u64) -> Self {
+        Self { bytes: vec![0u8; (HEADER_BYTES + capacity) as usize], ..Self::new(capacity) }
     }
 
     fn word(&self, at: usize) -> u64 {
@@ -193,6 +199,8 @@ impl FakeDevice {
 
     /// A writer's reservation; `None` when the record did not fit (counted in `dropped`).
     fn reserve(&mut self, size: usize) -> Option<usize> {
+        self.bytes[..8].copy_from_slice(&MAGIC.to_le_bytes());
+        self.bytes[8..16].copy_from_slice(&self.capacity.to_le_bytes());
         let head = self.word(16);
         self.bytes[16..24].copy_from_slice(&(head + size as u64).to_le_bytes());
         if head + size as u64 > self.word(8) {
@@ -279,6 +287,32 @@ fn open_checks_size_magic_and_capacity() {
     assert!(DeviceLog::open(&mut wrong, 0, BASE, 96).unwrap().is_none());
     wrong.broken = true;
     assert!(DeviceLog::open(&mut wrong, 0, BASE, 96).is_err());
+}
+
+#[test]
+fn a_zero_initialised_log_is_read_once_written() {
+    let mut device = FakeDevice::zeroed(256);
+    let size = device.bytes.len() as u64;
+    let mut log = DeviceLog::open(&mut device, 0, BASE, size).unwrap().expect("an unwritten log");
+    let reads = device.reads;
+    assert_eq!(log.drain(&mut device, true, None).unwrap(), Drained::default());
+    assert_eq!(device.reads, reads + 1, "the header only");
+    assert!(device.bytes.iter().all(|&b| b == 0), "nothing to reset");
+    device.write(&record(KIND_PRINTF, b"first %d\n", &[A::I(1)]));
+    assert_eq!(text(&log.drain(&mut device, false, None).unwrap()), "first 1\n");
+    device.assert_failed(&record(KIND_ASSERT, b"boom\n", &[]));
+    let drained = log.drain(&mut device, true, None).unwrap();
+    assert_eq!((text(&drained), drained.asserts), ("boom\n", 1));
+    assert_eq!((device.word(0), device.word(8), device.word(16)), (MAGIC, 256, 0), "reset keeps the magic");
+    // Half a header (a magic not stored yet, or garbage) reads nothing.
+    let mut odd = FakeDevice::zeroed(256);
+    let mut log = DeviceLog::open(&mut odd, 0, BASE, size).unwrap().unwrap();
+    odd.bytes[16] = 8;
+    assert_eq!(log.drain(&mut odd, false, None).unwrap(), Drained::default());
+    assert_eq!(log.drain(&mut odd, true, None).unwrap(), Drained::default());
+    // A zeroed global too large is read up to the bound.
+    let mut huge = FakeDevice::zeroed(8);
+    assert!(DeviceLog::open(&mut huge, 0, BASE, u64::MAX).unwrap().is_some());
 }
 
 #[test]
