@@ -776,6 +776,37 @@ pub fn select<'b, 'a>(bundle: &'b Bundle<'a>, device_arch: &str) -> std::result:
     })
 }
 
+/// Alignment of each entry's code in bundles [`write_bundle`] lays out, as clang's offload
+/// bundler aligns code objects (a loader may map them in place).
+pub const BUNDLE_CODE_ALIGN: usize = 4096;
+
+/// A plain offload bundle holding `entries` (id, code), in order: the header and ids first,
+/// then each entry's code at a multiple of [`BUNDLE_CODE_ALIGN`].
+pub fn write_bundle(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let header_len: usize = 32 + entries.iter().map(|(id, _)| 24 + id.len()).sum::<usize>();
+    let mut offsets = Vec::with_capacity(entries.len());
+    let mut end = header_len;
+    for (_, code) in entries {
+        let at = if code.is_empty() { end } else { end.next_multiple_of(BUNDLE_CODE_ALIGN) };
+        offsets.push(at);
+        end = at + code.len();
+    }
+    let mut out = Vec::with_capacity(end);
+    out.extend_from_slice(BUNDLE_MAGIC);
+    out.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+    for ((id, code), at) in entries.iter().zip(&offsets) {
+        out.extend_from_slice(&(*at as u64).to_le_bytes());
+        out.extend_from_slice(&(code.len() as u64).to_le_bytes());
+        out.extend_from_slice(&(id.len() as u64).to_le_bytes());
+        out.extend_from_slice(id.as_bytes());
+    }
+    for ((_, code), at) in entries.iter().zip(&offsets) {
+        out.resize(*at, 0);
+        out.extend_from_slice(code);
+    }
+    out
+}
+
 /// Builders for tests (here, and in other crates through the `test-support` feature).
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support {

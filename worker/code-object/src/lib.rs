@@ -3,10 +3,13 @@
 //! - [`fatbin`]: the `<<<>>>` fat binary wrapper, clang offload bundles (plain and compressed)
 //!   and the choice of the code object a device can run;
 //! - [`metadata`]: the kernels of one AMDGPU code object (ELF) and their argument layouts, from
-//!   its `NT_AMDGPU_METADATA` msgpack note; a backend packs launch arguments with them.
+//!   its `NT_AMDGPU_METADATA` msgpack note; a backend packs launch arguments with them;
+//! - [`portable`]: the PTX and device-source entries hip-remote's hipcc adds, and the choice
+//!   among all entries of what a device (AMD, NVIDIA or host) runs.
 //!
 //! Every parser here is bounded by named limits; hostile input gives an error, never a panic.
 #![forbid(unsafe_code)]
 
 pub mod fatbin;
 pub mod metadata;
+pub mod portable;

@@ -16,9 +16,17 @@ pub(super) fn invalid_image(origin: &str, e: impl std::fmt::Display) -> CallErro
     CallError::new(HipError::INVALID_IMAGE, format!("{origin}: {e}"))
 }
 
-/// What to send for `image`: its format, and the bytes (for a fat binary, just the code
-/// object the current device runs).
-pub(super) fn prepare_image<'a>(image: &'a [u8], origin: &str) -> Result<(ModuleFormat, Cow<'a, [u8]>), CallError> {
+/// What a module image becomes on the worker.
+pub(super) enum Prepared<'a> {
+    /// Bytes to load as they are (for a fat binary: the one entry the device runs).
+    Code(ModuleFormat, Cow<'a, [u8]>),
+    /// A hip-remote device-source entry, to compile for the device first.
+    Source(Cow<'a, [u8]>),
+}
+
+/// What to send for `image`: its format and bytes, or the device source to compile.
+pub(super) fn prepare_image<'a>(image: &'a [u8], origin: &str) -> Result<Prepared<'a>, CallError> {
+    let code = |format, bytes: &'a [u8]| Ok(Prepared::Code(format, Cow::Borrowed(bytes)));
     match fatbin::classify(image).map_err(|e| invalid_image(origin, e))? {
         ImageKind::Elf { machine: fatbin::EM_AMDGPU } => {
             let arch = device_arch()?;
@@ -28,34 +36,101 @@ pub(super) fn prepare_image<'a>(image: &'a [u8], origin: &str) -> Result<(Module
                     format!("{origin} is an AMD GPU code object; the worker's device is '{arch}' (host backend), which runs host modules only"),
                 ));
             }
-            Ok((ModuleFormat::CodeObject, Cow::Borrowed(image)))
+            code(ModuleFormat::CodeObject, image)
         }
-        ImageKind::Elf { machine: fatbin::EM_CUDA } => Ok((ModuleFormat::Cubin, Cow::Borrowed(image))),
-        ImageKind::Elf { .. } => Ok((ModuleFormat::HostModule, Cow::Borrowed(image))),
-        ImageKind::Ptx => Ok((ModuleFormat::Ptx, Cow::Borrowed(image))),
-        ImageKind::NvFatbin => Ok((ModuleFormat::Fatbin, Cow::Borrowed(image))),
+        ImageKind::Elf { machine: fatbin::EM_CUDA } => code(ModuleFormat::Cubin, image),
+        ImageKind::Elf { .. } => code(ModuleFormat::HostModule, image),
+        ImageKind::Ptx => code(ModuleFormat::Ptx, image),
+        ImageKind::NvFatbin => code(ModuleFormat::Fatbin, image),
         ImageKind::Bundle => {
             let bundle = Bundle::parse(image).map_err(|e| invalid_image(origin, e))?;
-            Ok((ModuleFormat::CodeObject, Cow::Borrowed(pick(&bundle, origin)?)))
+            Ok(match pick(&bundle, origin)? {
+                Choice::CodeObject(e) => Prepared::Code(ModuleFormat::CodeObject, Cow::Borrowed(e.code)),
+                Choice::Ptx(e) => Prepared::Code(ModuleFormat::Ptx, Cow::Borrowed(e.code)),
+                Choice::Source(e) => Prepared::Source(Cow::Borrowed(e.code)),
+            })
         }
         ImageKind::CompressedBundle => {
             let plain = fatbin::decompress(image).map_err(|e| invalid_image(origin, e))?;
             let bundle = Bundle::parse(&plain).map_err(|e| invalid_image(origin, e))?;
-            Ok((ModuleFormat::CodeObject, Cow::Owned(pick(&bundle, origin)?.to_vec())))
+            Ok(match pick(&bundle, origin)? {
+                Choice::CodeObject(e) => Prepared::Code(ModuleFormat::CodeObject, Cow::Owned(e.code.to_vec())),
+                Choice::Ptx(e) => Prepared::Code(ModuleFormat::Ptx, Cow::Owned(e.code.to_vec())),
+                Choice::Source(e) => Prepared::Source(Cow::Owned(e.code.to_vec())),
+            })
         }
     }
 }
 
-/// The code object of `bundle` that the current device runs.
-pub(super) fn pick<'b>(bundle: &Bundle<'b>, origin: &str) -> Result<&'b [u8], CallError> {
+/// What of `bundle` the current device runs.
+pub(super) fn pick<'b, 'a>(bundle: &'b Bundle<'a>, origin: &str) -> Result<Choice<'b, 'a>, CallError> {
     let arch = device_arch()?;
-    let entry = fatbin::select(bundle, &arch).map_err(|miss| CallError::new(HipError::NO_BINARY_FOR_GPU, format!("{origin}: {miss}")))?;
-    Ok(entry.code)
+    portable::choose(bundle, &arch).map_err(|miss| CallError::new(HipError::NO_BINARY_FOR_GPU, format!("{origin}: {miss}")))
+}
+
+/// Most of a failed compile's log quoted in the launch's error message.
+const MAX_QUOTED_LOG: usize = 4 << 10;
+
+/// Packs `items` as NUL-terminated strings (a wire `StrList`).
+fn packed<'s>(items: impl IntoIterator<Item = &'s str>) -> String {
+    items.into_iter().flat_map(|s| [s, "\0"]).collect()
+}
+
+/// Compiles a device-source entry for the current device through the worker's hiprtc (which
+/// caches the result by content); the code to load, and the worker's name of each kernel or
+/// variable whose name differs from the registered one.
+fn compile_source(bytes: &[u8], origin: &str) -> Result<(Vec<u8>, HashMap<String, String>), CallError> {
+    let entry = SourceEntry::parse(bytes).map_err(|e| invalid_image(origin, e))?;
+    let symbols: Vec<(&str, &str)> = entry.kernels.iter().chain(&entry.variables).copied().collect();
+    let header_names = packed(entry.headers.iter().map(|(n, _)| *n));
+    let header_texts = packed(entry.headers.iter().map(|(_, t)| *t));
+    let options = packed(entry.options.iter().copied());
+    let expressions = packed(symbols.iter().map(|(_, e)| *e));
+    fn list<'s>(packed: &'s str, origin: &str) -> Result<StrList<'s>, CallError> {
+        StrList::from_packed(packed).ok_or_else(|| invalid_image(origin, "device source: a list exceeds the protocol's limits"))
+    }
+    let req = wire::RtcCompile {
+        device: current_device(),
+        name: wire_name(entry.name).into(),
+        source: entry.source.into(),
+        header_names: list(&header_names, origin)?,
+        header_sources: list(&header_texts, origin)?,
+        options: list(&options, origin)?,
+        name_expressions: list(&expressions, origin)?,
+    };
+    let compiled = with_conn(|c| {
+        c.rtc_compile(req).map(|out| (out.success, out.log.as_str().to_string(), out.code.0.to_vec(), out.lowered_names.packed().to_string()))
+    })
+    .map_err(|e| CallError::new(e.code, format!("{origin}: compiling its device source on the worker: {}", e.message)))?;
+    let (success, log, code, lowered) = compiled;
+    if !success {
+        let mut quoted: String = log.chars().take(MAX_QUOTED_LOG).collect();
+        if quoted.len() < log.len() {
+            quoted.push_str("\n[...]");
+        }
+        return Err(CallError::new(
+            HipError::NO_BINARY_FOR_GPU,
+            format!("{origin}: its device source does not compile for the worker's device '{}':\n{quoted}", device_arch()?),
+        ));
+    }
+    let aliases = symbols
+        .iter()
+        .zip(lowered.split_terminator('\0'))
+        .filter(|((registered, _), worker)| registered != worker && !worker.is_empty())
+        .map(|((registered, _), worker)| (registered.to_string(), worker.to_string()))
+        .collect();
+    Ok((code, aliases))
 }
 
 /// Loads `image` into the worker; returns the new `hipModule_t` value.
 pub(crate) fn load_image(image: &[u8], origin: &str) -> Result<u64, CallError> {
-    let (format, code) = prepare_image(image, origin)?;
+    let (format, code, aliases) = match prepare_image(image, origin)? {
+        Prepared::Code(format, code) => (format, code, HashMap::new()),
+        Prepared::Source(bytes) => {
+            let (code, aliases) = compile_source(&bytes, origin)?;
+            (ModuleFormat::Auto, Cow::Owned(code), aliases)
+        }
+    };
     if code.len() > MAX_BULK_LEN {
         return Err(CallError::new(
             HipError::INVALID_IMAGE,
@@ -66,7 +141,7 @@ pub(crate) fn load_image(image: &[u8], origin: &str) -> Result<u64, CallError> {
     let req = wire::ModuleLoad { device, format, origin: wire_name(origin).into(), image: Bulk(&code) };
     let worker = with_conn(|c| c.module_load(req))?.module;
     let handle = next_handle();
-    let entry = ModuleEntry { worker, origin: origin.to_string(), device, functions: HashMap::new(), globals: HashMap::new() };
+    let entry = ModuleEntry { worker, origin: origin.to_string(), device, functions: HashMap::new(), globals: HashMap::new(), aliases };
     tables().modules.insert(handle, entry);
     Ok(handle)
 }

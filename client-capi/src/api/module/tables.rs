@@ -29,6 +29,9 @@ pub(super) struct ModuleEntry {
     pub(super) device: u32,
     pub(super) functions: HashMap<String, u64>,
     pub(super) globals: HashMap<String, (u64, u64)>,
+    /// The worker's name of a kernel or variable registered under another name (a module
+    /// compiled from device source names its symbols as the worker's compiler did).
+    pub(super) aliases: HashMap<String, String>,
 }
 
 #[derive(Default)]
@@ -109,8 +112,13 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
     };
     let missing: Vec<usize> = (0..names.len()).filter(|&i| out[i].is_none()).collect();
     if !missing.is_empty() {
+        let aliased: Vec<String> = {
+            let t = tables();
+            let aliases = t.modules.get(&module).map(|m| &m.aliases);
+            missing.iter().map(|&i| aliases.and_then(|a| a.get(names[i])).map_or(names[i], |w| w.as_str()).to_string()).collect()
+        };
         let reqs: Vec<wire::SymbolLookup<'_>> =
-            missing.iter().map(|&i| wire::SymbolLookup { module: worker, name: wire_name(names[i]).into() }).collect();
+            aliased.iter().map(|name| wire::SymbolLookup { module: worker, name: wire_name(name).into() }).collect();
         // Pipelined in bounded batches: both directions' socket buffers hold a whole batch,
         // so neither side blocks writing while the other is not reading.
         let mut replies = Vec::with_capacity(reqs.len());
@@ -160,7 +168,8 @@ pub(crate) fn get_global(module: u64, name: &str) -> Result<(u64, u64), CallErro
     if let Some(&g) = tables().modules.get(&module).and_then(|m| m.globals.get(name)) {
         return Ok(g);
     }
-    let req = wire::SymbolLookup { module: worker, name: wire_name(name).into() };
+    let alias = tables().modules.get(&module).and_then(|m| m.aliases.get(name).cloned());
+    let req = wire::SymbolLookup { module: worker, name: wire_name(alias.as_deref().unwrap_or(name)).into() };
     let global = with_conn(|c| c.module_get_global(req).map(|g| (g.ptr, g.size)))
         .map_err(|e| CallError::new(e.code, format!("{origin}: global {name}: {}", e.message)))?;
     let mut device = current_device();

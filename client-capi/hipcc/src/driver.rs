@@ -1,0 +1,318 @@
+//! The passes: for each HIP source, the device code for every target (PTX per NVIDIA virtual
+//! architecture, the device source for workers that compile, AMD code objects when asked and
+//! possible), one offload bundle holding them, and the host object embedding that bundle;
+//! then the link against our `libamdhip64`.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use hip_code_object::fatbin::write_bundle;
+use hip_code_object::portable::{SourceEntry, PTX_ENTRY_PREFIX, SOURCE_ENTRY_ID};
+
+use crate::args::{Args, Mode, Source};
+use crate::device_source::{self, DeviceSource};
+use crate::toolchain::Toolchain;
+use crate::{ast, HIP_VERSION};
+
+/// The header every HIP pass force-includes: the kernel language on clang.
+const DEVICE_HEADER: &str = "hip_remote/hipcc_device.h";
+/// Entry id of the (empty) host entry clang's bundles carry.
+const HOST_ENTRY_ID: &str = "host-x86_64-unknown-linux-gnu--";
+/// The AMD processor named to clang in host passes: clang wants one for `-x hip`; no AMD code
+/// comes from those passes.
+const HOST_PASS_OFFLOAD_ARCH: &str = "--offload-arch=gfx90a";
+
+/// Runs the whole invocation.
+pub fn run(args: &Args) -> Result<(), String> {
+    if args.mode == Mode::Version {
+        return version();
+    }
+    let tc = Toolchain::find()?;
+    if args.mode == Mode::Preprocess {
+        return preprocess(&tc, args);
+    }
+    let scratch = tempfile::Builder::new().prefix("hipcc-").tempdir().map_err(|e| format!("scratch directory: {e}"))?;
+    let mut objects = Vec::new();
+    for (i, source) in args.sources.iter().enumerate() {
+        if args.mode == Mode::CodeObject {
+            let out = args.output.clone().unwrap_or_else(|| source.path.with_extension("hipfb"));
+            let bundle = fat_binary(&tc, args, source, scratch.path())?;
+            std::fs::write(&out, bundle).map_err(|e| format!("{}: {e}", out.display()))?;
+            continue;
+        }
+        let object = match (args.mode, &args.output) {
+            (Mode::Compile, Some(out)) => out.clone(),
+            (Mode::Compile, None) => PathBuf::from(source.path.file_stem().unwrap_or_default()).with_extension("o"),
+            _ => scratch.path().join(format!("{i}.o")),
+        };
+        compile(&tc, args, source, &object, scratch.path())?;
+        objects.push(object);
+    }
+    if args.mode == Mode::Link {
+        link(&tc, args, &objects)?;
+    }
+    Ok(())
+}
+
+fn version() -> Result<(), String> {
+    println!("HIP version: {HIP_VERSION}");
+    println!("hip-remote hipcc {} (HIP programs for any hip-remote worker)", env!("CARGO_PKG_VERSION"));
+    match Toolchain::find() {
+        Ok(tc) => {
+            let out = tc.clang().arg("--version").output().map_err(|e| e.to_string())?;
+            print!("{}", String::from_utf8_lossy(&out.stdout));
+        }
+        Err(e) => println!("(no compiler: {e})"),
+    }
+    Ok(())
+}
+
+/// Runs `cmd`, failing with its name and status; its output goes to ours.
+fn exec(mut cmd: Command, verbose: bool) -> Result<(), String> {
+    if verbose {
+        eprintln!("{cmd:?}");
+    }
+    let status = cmd.status().map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{} failed ({status})", Path::new(cmd.get_program()).display()))
+    }
+}
+
+/// Flags every HIP pass shares: our headers as system headers, the kernel language, the
+/// user's preprocessor flags and optimization level.
+fn common_hip_flags(tc: &Toolchain, args: &Args, cmd: &mut Command) {
+    cmd.arg("-isystem").arg(&tc.include_dir).arg("-D__HIP_REMOTE_HIPCC__=1").arg("-include").arg(DEVICE_HEADER);
+    cmd.args(&args.preprocessor);
+    if let Some(o) = &args.optimization {
+        cmd.arg(o);
+    }
+}
+
+/// The host pass of a HIP source: clang's HIP host compilation, embedding `bundle`.
+fn host_pass(tc: &Toolchain, args: &Args, source: &Source, bundle: Option<&Path>, object: &Path) -> Result<(), String> {
+    let mut cmd = tc.clang();
+    if source.hip {
+        cmd.args(["-x", "hip", "--cuda-host-only", "-nogpuinc", "-nogpulib", HOST_PASS_OFFLOAD_ARCH]);
+        common_hip_flags(tc, args, &mut cmd);
+        if let Some(bundle) = bundle {
+            cmd.args(["-Xclang", "-fcuda-include-gpubinary", "-Xclang"]).arg(bundle);
+        }
+    } else {
+        if let Some(lang) = &source.language {
+            cmd.args(["-x", lang]);
+        }
+        cmd.arg("-isystem").arg(&tc.include_dir).args(&args.preprocessor);
+        if let Some(o) = &args.optimization {
+            cmd.arg(o);
+        }
+    }
+    cmd.args(&args.host_only).arg("-c").arg(&source.path).arg("-o").arg(object);
+    exec(cmd, args.verbose)
+}
+
+fn compile(tc: &Toolchain, args: &Args, source: &Source, object: &Path, scratch: &Path) -> Result<(), String> {
+    if !source.hip {
+        return host_pass(tc, args, source, None, object);
+    }
+    let bundle = fat_binary(tc, args, source, scratch)?;
+    let stem = source.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let bundle_path = scratch.join(format!("{stem}-{}.hipfb", std::process::id()));
+    std::fs::write(&bundle_path, &bundle).map_err(|e| format!("{}: {e}", bundle_path.display()))?;
+    host_pass(tc, args, source, Some(&bundle_path), object)
+}
+
+/// The offload bundle of one HIP source.
+fn fat_binary(tc: &Toolchain, args: &Args, source: &Source, scratch: &Path) -> Result<Vec<u8>, String> {
+    let mut entries: Vec<(String, Vec<u8>)> = vec![(HOST_ENTRY_ID.to_string(), Vec::new())];
+    for sm in &args.ptx_archs {
+        entries.push((format!("{PTX_ENTRY_PREFIX}{sm}"), ptx_pass(tc, args, source, sm, scratch)?));
+    }
+    for arch in &args.amd_archs {
+        entries.push((format!("hipv4-amdgcn-amd-amdhsa--{arch}"), amd_pass(tc, args, source, arch, scratch)?));
+    }
+    if args.device_source {
+        let ds = device_source_pass(tc, args, source, scratch)?;
+        let options: Vec<&str> = device_source_options(args);
+        let entry = SourceEntry {
+            name: &ds.main_name,
+            source: &ds.main_text,
+            headers: ds.headers.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect(),
+            options,
+            kernels: ds.kernels.iter().map(|s| (s.registered.as_str(), s.expression.as_str())).collect(),
+            variables: ds.variables.iter().map(|s| (s.registered.as_str(), s.expression.as_str())).collect(),
+        };
+        entries.push((SOURCE_ENTRY_ID.to_string(), entry.encode()));
+    }
+    let refs: Vec<(&str, &[u8])> = entries.iter().map(|(id, code)| (id.as_str(), code.as_slice())).collect();
+    Ok(write_bundle(&refs))
+}
+
+/// The options the device source is compiled with on the worker: macros and the language
+/// standard (include directories are the client's: the files travel instead).
+fn device_source_options(args: &Args) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut iter = args.preprocessor.iter();
+    while let Some(flag) = iter.next() {
+        match flag.as_str() {
+            "-D" | "-U" => {
+                out.push(flag.as_str());
+                if let Some(v) = iter.next() {
+                    out.push(v.as_str());
+                }
+            }
+            "-include" | "-isystem" | "-iquote" | "-idirafter" => {
+                iter.next();
+            }
+            f if f.starts_with("-D") || f.starts_with("-U") || f.starts_with("-std=") || f.starts_with("--std=") => out.push(f),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// PTX for NVIDIA virtual architecture `sm`, from clang's NVPTX back end.
+fn ptx_pass(tc: &Toolchain, args: &Args, source: &Source, sm: &str, scratch: &Path) -> Result<Vec<u8>, String> {
+    let out = scratch.join(format!("device-{sm}.ptx"));
+    let mut cmd = tc.clang();
+    cmd.args(["-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib"]).arg(format!("--cuda-gpu-arch={sm}"));
+    common_hip_flags(tc, args, &mut cmd);
+    if args.optimization.is_none() {
+        cmd.arg("-O2");
+    }
+    if let Some(libdevice) = &tc.libdevice {
+        cmd.arg("-D__HIP_REMOTE_LIBDEVICE__=1").args(["-Xclang", "-mlink-builtin-bitcode", "-Xclang"]).arg(libdevice);
+    }
+    cmd.arg("-S").arg(&source.path).arg("-o").arg(&out);
+    exec(cmd, args.verbose).map_err(|e| format!("{}: the NVIDIA ({sm}) device pass: {e}", source.path.display()))?;
+    let mut ptx = std::fs::read(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    ptx.push(0);
+    Ok(ptx)
+}
+
+/// An AMD code object for `arch`, from the system's HIP installation (ROCm's device headers
+/// and device libraries): the only pass that uses AMD's headers rather than ours.
+fn amd_pass(tc: &Toolchain, args: &Args, source: &Source, arch: &str, scratch: &Path) -> Result<Vec<u8>, String> {
+    let rocm = ["ROCM_DEVICE_PATH", "HIP_REMOTE_AMD_ROCM_PATH"]
+        .iter()
+        .filter_map(std::env::var_os)
+        .map(PathBuf::from)
+        .chain([PathBuf::from("/opt/rocm"), PathBuf::from("/usr")])
+        .find(|p| p.join("include/hip/hip_runtime.h").is_file() && p.join("include/hip/amd_detail").is_dir())
+        .ok_or_else(|| {
+            format!(
+                "--offload-arch={arch}: AMD code objects need ROCm's device headers and libraries (not found in \
+                 /opt/rocm or /usr; set HIP_REMOTE_AMD_ROCM_PATH). Without them leave AMD targets out: AMD workers \
+                 compile the device source"
+            )
+        })?;
+    let out = scratch.join(format!("device-{}.co", arch.replace(':', "_")));
+    let mut cmd = tc.clang();
+    cmd.args(["-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output"])
+        .arg(format!("--offload-arch={arch}"))
+        .arg(format!("--rocm-path={}", rocm.display()))
+        .args(&args.preprocessor);
+    if let Some(o) = &args.optimization {
+        cmd.arg(o);
+    }
+    cmd.arg("-c").arg(&source.path).arg("-o").arg(&out);
+    exec(cmd, args.verbose).map_err(|e| format!("{}: the AMD ({arch}) device pass: {e}", source.path.display()))?;
+    std::fs::read(&out).map_err(|e| format!("{}: {e}", out.display()))
+}
+
+/// The device source: clang's AST of the host compilation, and the files it read.
+fn device_source_pass(tc: &Toolchain, args: &Args, source: &Source, scratch: &Path) -> Result<DeviceSource, String> {
+    let deps = scratch.join("device-source.d");
+    let mut cmd = tc.clang();
+    cmd.args(["-x", "hip", "--cuda-host-only", "-nogpuinc", "-nogpulib", HOST_PASS_OFFLOAD_ARCH]);
+    common_hip_flags(tc, args, &mut cmd);
+    cmd.args(["-fsyntax-only", "-Wno-everything", "-Xclang", "-ast-dump=json", "-MMD", "-MF"]).arg(&deps).arg(&source.path);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    if args.verbose {
+        eprintln!("{cmd:?}");
+    }
+    let mut child = cmd.spawn().map_err(|e| format!("cannot run {}: {e}", tc.clang.display()))?;
+    let stdout = child.stdout.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let parsed = ast::parse(stdout);
+    let status = child.wait().map_err(|e| e.to_string())?;
+    let errors = errors.join().unwrap_or_default();
+    if !status.success() {
+        eprint!("{errors}");
+        return Err(format!("{}: compilation failed", source.path.display()));
+    }
+    let tu = parsed?;
+    let listed = std::fs::read_to_string(&deps).map_err(|e| format!("{}: {e}", deps.display()))?;
+    let ours = tc.include_dir.canonicalize().unwrap_or_else(|_| tc.include_dir.clone());
+    let user_files: Vec<PathBuf> =
+        dependency_files(&listed).into_iter().filter(|p| !p.canonicalize().unwrap_or_else(|_| p.clone()).starts_with(&ours)).collect();
+    device_source::build(&source.path, &tu, &user_files, &args.include_dirs)
+}
+
+/// The prerequisites of a make rule as clang writes it (`out.o: a.hip \` newline `b.h`).
+fn dependency_files(rule: &str) -> Vec<PathBuf> {
+    let joined = rule.replace("\\\n", " ");
+    let body = joined.split_once(": ").map(|(_, b)| b).unwrap_or("");
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&' ') => current.push(chars.next().unwrap_or(' ')),
+            c if c.is_whitespace() => {
+                if !current.is_empty() {
+                    out.push(PathBuf::from(std::mem::take(&mut current)));
+                }
+            }
+            c => current.push(c),
+        }
+    }
+    if !current.is_empty() {
+        out.push(PathBuf::from(current));
+    }
+    out
+}
+
+fn preprocess(tc: &Toolchain, args: &Args) -> Result<(), String> {
+    let mut cmd = tc.clang();
+    cmd.args(["-x", "hip", "--cuda-host-only", "-nogpuinc", "-nogpulib", HOST_PASS_OFFLOAD_ARCH]);
+    common_hip_flags(tc, args, &mut cmd);
+    cmd.args(&args.host_only).arg("-E");
+    for s in &args.sources {
+        cmd.arg(&s.path);
+    }
+    if let Some(out) = &args.output {
+        cmd.arg("-o").arg(out);
+    }
+    exec(cmd, args.verbose)
+}
+
+/// Links against our `libamdhip64` (found at run time through the rpath).
+fn link(tc: &Toolchain, args: &Args, objects: &[PathBuf]) -> Result<(), String> {
+    let mut cmd = tc.clang();
+    cmd.args(objects).args(&args.link_inputs).args(&args.link);
+    cmd.arg("-L").arg(&tc.lib_dir).arg(format!("-Wl,-rpath,{}", tc.lib_dir.display())).arg("-lamdhip64");
+    cmd.args(args.host_only.iter().filter(|f| f.starts_with("-g") || f.starts_with("-f") || f.starts_with("-m") || *f == "-v"));
+    if let Some(out) = &args.output {
+        cmd.arg("-o").arg(out);
+    }
+    exec(cmd, args.verbose)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dependency_rules_are_split() {
+        let rule = "k.o: /src/k.hip \\\n  /src/my\\ dir/a.h /src/b.h\n";
+        assert_eq!(dependency_files(rule), [PathBuf::from("/src/k.hip"), PathBuf::from("/src/my dir/a.h"), PathBuf::from("/src/b.h")]);
+    }
+}
