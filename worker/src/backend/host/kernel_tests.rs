@@ -555,11 +555,14 @@ fn name_expressions_reach_cpp_kernels_and_variables() {
 template <typename T> __global__ void fill(T* out, T value) { out[threadIdx.x] = value; }
 namespace ns { __device__ int hidden = 42; }
 extern "C" __global__ void plain(int* p) { p[0] = 1; }
+__global__ void twice(int* p) { p[0] = 2; }
+__global__ void twice(float* p) { p[0] = 2; }
 "#;
-    let out = compile(&backend, source, &["fill<float>", "&fill<int>", "ns::hidden", "plain"]);
+    let out = compile(&backend, source, &["fill<float>", "&fill<int>", "ns::hidden", "plain", "static_cast<void(*)(float*)>(&twice)"]);
     assert!(out.success, "{}", out.log);
     let lowered = &out.lowered_names;
-    assert_eq!(lowered.len(), 4);
+    assert_eq!(lowered.len(), 5);
+    assert_eq!(lowered[4], "_Z5twicePf", "hipcc's form for an overloaded kernel");
     assert!(lowered[0].starts_with("_Z4fillIfE"), "{lowered:?}");
     assert!(lowered[1].starts_with("_Z4fillIiE"), "{lowered:?}");
     assert_eq!(lowered[2], "_ZN2ns6hiddenE");

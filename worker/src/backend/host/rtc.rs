@@ -327,6 +327,12 @@ fn normalize_expression(expr: &str) -> &str {
     expr.strip_prefix("::").unwrap_or(expr)
 }
 
+/// Whether a name expression is itself a pointer (a cast of `&name`), not a name to take the
+/// address of.
+fn is_pointer_expression(expr: &str) -> bool {
+    ["static_cast<", "reinterpret_cast<", "("].iter().any(|p| expr.starts_with(p)) && expr.contains('&')
+}
+
 /// The main translation unit. With `rdc` (`-fgpu-rdc`) it is a relocatable object for the
 /// linker: instead of a module descriptor, its constructor hands its kernels and globals to
 /// `hip_remote_rdc_add`, which the linked module's stub ([`link`]) defines.
@@ -337,15 +343,15 @@ fn generate(name: &str, program: &str, request: &RtcRequest<'_>, rdc: bool) -> G
     source.push_str(program);
     source.push_str("\n#line 1 \"<hip-remote kernel table>\"\n");
     source.push_str("namespace {\n");
-    // (expression for `&`, fallback name, resolve through dladdr, name expression index)
+    // (pointer expression, fallback name, resolve through dladdr, name expression index)
     let mut entries: Vec<(String, String, bool, i64)> = Vec::new();
     for (qualified, symbol) in &declarations.kernels {
-        entries.push((qualified.clone(), symbol.clone(), false, -1));
+        entries.push((format!("&{qualified}"), symbol.clone(), false, -1));
     }
     for (qualified, unmangled) in &declarations.variables {
         let plain = qualified.trim_start_matches("::").to_string();
         let fallback = if *unmangled { plain.rsplit("::").next().unwrap_or(&plain).to_string() } else { plain };
-        entries.push((qualified.clone(), fallback, !*unmangled, -1));
+        entries.push((format!("&{qualified}"), fallback, !*unmangled, -1));
     }
     let mut lowered = Vec::new();
     for (index, expr) in request.name_expressions.iter().enumerate() {
@@ -354,7 +360,10 @@ fn generate(name: &str, program: &str, request: &RtcRequest<'_>, rdc: bool) -> G
         match known {
             Some((_, symbol)) => lowered.push(LoweredName::Known(symbol.clone())),
             None => {
-                entries.push((format!("({normalized})"), normalized.to_string(), true, index as i64));
+                // A cast (`static_cast<void(*)(int*)>(&k)`, hipcc's form for an overloaded
+                // kernel) already is the pointer.
+                let pointer = if is_pointer_expression(normalized) { normalized.to_string() } else { format!("&({normalized})") };
+                entries.push((pointer, normalized.to_string(), true, index as i64));
                 lowered.push(LoweredName::FromModule { index, fallback: normalized.to_string() });
             }
         }
@@ -363,7 +372,7 @@ fn generate(name: &str, program: &str, request: &RtcRequest<'_>, rdc: bool) -> G
         if *index >= 0 {
             let _ = writeln!(source, "// name expression {index}: {}", request.name_expressions[*index as usize].trim());
         }
-        let _ = writeln!(source, "constexpr auto __hip_remote_c{i} = &{expr};");
+        let _ = writeln!(source, "constexpr auto __hip_remote_c{i} = {expr};");
     }
     let n = entries.len();
     let m = request.name_expressions.len();
