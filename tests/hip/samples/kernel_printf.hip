@@ -3,7 +3,7 @@
 // come in no guaranteed order.
 #include "sample_utils.hpp"
 
-__global__ void print_kernel(int tag, const char* label)
+__global__ void print_kernel(int tag)
 {
     const unsigned int index = blockIdx.x * blockDim.x + threadIdx.x;
     if(threadIdx.x % 20 == 0)
@@ -12,7 +12,7 @@ __global__ void print_kernel(int tag, const char* label)
                static_cast<unsigned int>(blockIdx.x),
                static_cast<unsigned int>(threadIdx.x),
                tag,
-               label,
+               "quarter",
                static_cast<float>(index) * 0.25f,
                index * 17u);
     }
@@ -21,7 +21,7 @@ __global__ void print_kernel(int tag, const char* label)
 int main()
 {
     std::cout << "Launching 3 blocks of 64 threads; every 20th thread prints:" << std::endl;
-    print_kernel<<<dim3(3), dim3(64), 0, hipStreamDefault>>>(7, "quarter");
+    print_kernel<<<dim3(3), dim3(64), 0, hipStreamDefault>>>(7);
     HIP_CHECK(hipGetLastError());
     HIP_CHECK(hipDeviceSynchronize());
     std::cout << "The kernel's output came first." << std::endl;
