@@ -34,9 +34,10 @@ enum Built {
     Programs(HashMap<&'static str, Result<PathBuf, String>>),
 }
 
-/// Builds every sample once per test process (the tests share the executables), with
+/// Builds every sample once (the tests share the executables), with
 /// `target/debug/hipcc -O2 -o <name> <name>.hip`, as a user would, into
-/// `target/debug/hip-samples/`.
+/// `target/debug/hip-samples/`. An executable built from the same inputs (see [`build_key`])
+/// is kept, so the chained run of the test command reuses the host run's build.
 fn built() -> &'static Built {
     static BUILT: OnceLock<Built> = OnceLock::new();
     BUILT.get_or_init(|| {
@@ -69,10 +70,17 @@ fn built() -> &'static Built {
     })
 }
 
-/// `hipcc -O2 -o <out_dir>/<name> <src_dir>/<name>.hip`; the executable or why not.
+/// `hipcc -O2 -o <out_dir>/<name> <src_dir>/<name>.hip`, unless an earlier build from the
+/// same inputs is there; the executable or why not.
 fn build_sample(hipcc: &Path, src_dir: &Path, out_dir: &Path, name: &str) -> Result<PathBuf, String> {
     let src = src_dir.join(format!("{name}.hip"));
     let exe = out_dir.join(name);
+    let stamp = out_dir.join(format!("{name}.inputs"));
+    let key = build_key(hipcc, src_dir, &src);
+    if exe.is_file() && std::fs::read_to_string(&stamp).is_ok_and(|built_from| built_from == key) {
+        return Ok(exe);
+    }
+    let _ = std::fs::remove_file(&stamp);
     let _ = std::fs::remove_file(&exe);
     let mut cmd = Command::new(hipcc);
     cmd.arg("-O2").arg("-o").arg(&exe).arg(&src);
@@ -80,7 +88,40 @@ fn build_sample(hipcc: &Path, src_dir: &Path, out_dir: &Path, name: &str) -> Res
     if !out.status.success() || !exe.is_file() {
         return Err(format!("{cmd:?} failed ({}):\n{}{}", out.status, String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)));
     }
+    std::fs::write(&stamp, key).map_err(|e| format!("{}: {e}", stamp.display()))?;
     Ok(exe)
+}
+
+/// What a sample's build depends on, hashed: its source and the samples' shared header (by
+/// content), hipcc and our headers (by size and modification time), and the variables that
+/// steer hipcc.
+fn build_key(hipcc: &Path, src_dir: &Path, src: &Path) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for file in [src.to_path_buf(), src_dir.join("sample_utils.hpp")] {
+        std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display())).hash(&mut hasher);
+    }
+    let mut stamped = vec![hipcc.to_path_buf()];
+    let mut dirs = vec![workspace_root().join("client-capi/include")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                stamped.push(path);
+            }
+        }
+    }
+    stamped.sort();
+    for path in stamped {
+        let meta = std::fs::metadata(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        (path, meta.len(), meta.modified().ok()).hash(&mut hasher);
+    }
+    for var in ["HIP_PATH", "ROCM_PATH", "ROCM_HOME", "HIP_CLANG_PATH", "HIP_REMOTE_CLANG", "HIP_REMOTE_LIBDEVICE"] {
+        std::env::var_os(var).hash(&mut hasher);
+    }
+    format!("{:016x}", hasher.finish())
 }
 
 /// A finished sample run and the worker it ran against (still up, for its logs).
@@ -258,8 +299,8 @@ fn amd_hipcc_binary_gets_no_binary_for_gpu() {
     let object = sandbox.path().join("no_binary_for_gpu.o");
     let as_amd_links = sandbox.path().join("no_binary_for_gpu_amd_linked");
     let linked_to_ours = sandbox.path().join("no_binary_for_gpu");
-    amd_hipcc(Command::new(AMD_HIPCC).args(arch_flags).arg("-c").arg(&src).arg("-o").arg(&object));
-    amd_hipcc(Command::new(AMD_HIPCC).args(arch_flags).arg(&src).arg("-o").arg(&as_amd_links));
+    amd_hipcc(amd_hipcc_command().args(arch_flags).arg("-c").arg(&src).arg("-o").arg(&object));
+    amd_hipcc(amd_hipcc_command().args(arch_flags).arg(&src).arg("-o").arg(&as_amd_links));
     let lib = sandbox.lib_dir();
     let cxx = std::env::var("CXX").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| "c++".into());
     amd_hipcc(
@@ -295,6 +336,16 @@ fn amd_hipcc_binary_gets_no_binary_for_gpu() {
         }
     }
     worker.assert_alive();
+}
+
+/// AMD's hipcc, with the variables that might point it at our installation (ROCM_PATH for our
+/// hipcc) cleared: it finds ROCm's device libraries where Debian installs them.
+fn amd_hipcc_command() -> Command {
+    let mut cmd = Command::new(AMD_HIPCC);
+    for var in ["HIP_PATH", "ROCM_PATH", "ROCM_HOME", "HIP_CLANG_PATH", "HIP_DEVICE_LIB_PATH"] {
+        cmd.env_remove(var);
+    }
+    cmd
 }
 
 /// Runs a build step of the AMD-hipcc test, panicking with its output when it fails.
