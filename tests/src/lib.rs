@@ -286,7 +286,9 @@ impl WorkerProcess {
         let library = artifacts().library;
         let args =
             ["--listen".to_string(), "127.0.0.1:0".into(), "--backend".into(), "hip".into(), "--hip-library".into(), library.display().to_string()];
-        let env = [("HIP_REMOTE_WORKER", upstream.addr.clone()), ("HIP_REMOTE_TOKEN", TEST_TOKEN.to_string())];
+        // HIP_REMOTE_DEBUG: the library in A explains each failed call in A's log, with the
+        // message B gave (a device assert's text, for one), which HIP's API cannot pass on.
+        let env = [("HIP_REMOTE_WORKER", upstream.addr.clone()), ("HIP_REMOTE_TOKEN", TEST_TOKEN.to_string()), ("HIP_REMOTE_DEBUG", "1".to_string())];
         let mut me = Self::spawn(worker, &args, &env, log);
         me.upstream = Some(Box::new(upstream));
         me
