@@ -13,12 +13,22 @@ cat "$OUT/machine.txt"
 # GPUDirect RDMA readiness: a cuda allocation exported as the dmabuf the RDMA path registers.
 "$PACK/bin/hip-worker" --probe-dmabuf > "$OUT/dmabuf.txt" 2>&1; cat "$OUT/dmabuf.txt"
 
-"$PACK/bin/hip-worker" --listen 127.0.0.1:0 --backend "${BACKEND:-cuda}" > "$OUT/worker.stdout" 2> "$OUT/worker.log" &
-WPID=$!
-trap 'kill $WPID 2>/dev/null' EXIT
-for _ in $(seq 100); do grep -q "listening on" "$OUT/worker.stdout" 2>/dev/null && break; sleep 0.1; done
-ADDR=$(sed -n 's/.*listening on //p' "$OUT/worker.stdout" | head -1)
-[ -n "$ADDR" ] || { echo "worker did not start:"; cat "$OUT/worker.log"; exit 1; }
+# start_worker TAG: a worker on loopback logging to $OUT/TAG.stdout and $OUT/TAG.log; sets
+# ADDR and WPID (every worker is stopped on exit).
+WORKERS=()
+trap 'for w in "${WORKERS[@]}"; do kill "$w" 2>/dev/null; done' EXIT
+start_worker() {
+  local tag=$1
+  # Line-buffered C stdio: a runtime that prints device output itself (printf) writes it
+  # through the worker's stdout, checked below while the worker still runs.
+  stdbuf -oL "$PACK/bin/hip-worker" --listen 127.0.0.1:0 --backend "${BACKEND:-cuda}" > "$OUT/$tag.stdout" 2> "$OUT/$tag.log" &
+  WPID=$!
+  WORKERS+=("$WPID")
+  for _ in $(seq 100); do grep -q "listening on" "$OUT/$tag.stdout" 2>/dev/null && break; sleep 0.1; done
+  ADDR=$(sed -n 's/.*listening on //p' "$OUT/$tag.stdout" | head -1)
+  [ -n "$ADDR" ] || { echo "worker $tag did not start:"; cat "$OUT/$tag.log"; return 1; }
+}
+start_worker worker || exit 1
 export HIP_REMOTE_WORKER=$ADDR
 echo "worker at $ADDR"
 
@@ -40,6 +50,54 @@ for ex in "hello_hip $PACK/examples" "saxpy" "tour"; do
     echo "FAIL example $name"; tail -5 "$OUT/example-$name.log"; fail=$((fail+1))
   fi
 done
+# The HIP samples (tests/hip/samples): the executables our hipcc built on the dev machine from
+# the source the CI builds and runs against host workers. Each checks its results against a
+# CPU reference and ends with a PASS line. kernel_printf's lines and kernel_assert's message
+# must reach the program's output or, where a runtime prints device output itself, the
+# worker's; those two run on workers of their own (a device assert may leave a CUDA context
+# unusable for what would follow on the same worker).
+sample_passed() { # sample_passed NAME: exit status 0 (in $rc) and PASS as the last stdout line
+  [ "$rc" = 0 ] && [ "$(grep -v '^[[:space:]]*$' "$OUT/sample-$1.stdout" | tail -n 1)" = PASS ]
+}
+run_sample() { # run_sample NAME: runs it against $HIP_REMOTE_WORKER; sets rc
+  rc=0
+  timeout 120 "$PACK/samples/$1" > "$OUT/sample-$1.stdout" 2> "$OUT/sample-$1.stderr" || rc=$?
+}
+sample_verdict() { # sample_verdict NAME OK [WHY]
+  if [ "$2" = 1 ]; then echo "PASS sample $1"; pass=$((pass+1)); else
+    echo "FAIL sample $1${3:+: $3} (exit $rc)"; tail -5 "$OUT/sample-$1.stdout" "$OUT/sample-$1.stderr"; fail=$((fail+1)); fi
+}
+if [ -d "$PACK/samples" ]; then
+  for t in "$PACK"/samples/*; do
+    name=$(basename "$t")
+    case "$name" in kernel_printf|kernel_assert) continue ;; esac
+    run_sample "$name"
+    ok=0; sample_passed "$name" && ok=1
+    sample_verdict "$name" "$ok"
+  done
+  for name in kernel_printf kernel_assert; do
+    [ -x "$PACK/samples/$name" ] || { echo "FAIL sample $name: not in the pack"; fail=$((fail+1)); continue; }
+    start_worker "worker-$name" || { fail=$((fail+1)); continue; }
+    HIP_REMOTE_WORKER=$ADDR HIP_REMOTE_DEBUG=1 run_sample "$name"
+    sleep 0.5  # what the worker's runtime prints after the reply
+    seen=$(cat "$OUT/sample-$name.stdout" "$OUT/sample-$name.stderr" "$OUT/worker-$name.stdout" "$OUT/worker-$name.log")
+    kill "$WPID" 2>/dev/null
+    ok=0; why=""
+    if ! sample_passed "$name"; then why="no PASS line"
+    elif [ "$name" = kernel_printf ]; then
+      # 3 blocks of 64 threads, every 20th prints (the same lines tests/tests/hip_samples.rs expects).
+      missing=$(awk 'BEGIN { for (b = 0; b < 3; b++) for (t = 0; t < 64; t += 20) { i = b * 64 + t;
+                 printf "block %d thread %d: tag 7, quarter %.2f, 0x%x\n", b, t, i * 0.25, i * 17 } }' |
+                while IFS= read -r line; do [ "$(grep -cxF "$line" <<<"$seen")" = 1 ] || echo "$line"; done)
+      if [ -z "$missing" ]; then ok=1; else why="kernel lines missing or repeated: $(head -1 <<<"$missing")"; fi
+    elif ! grep -q "hipDeviceSynchronize returned hipErrorAssert (710)" "$OUT/sample-$name.stdout"; then why="no hipErrorAssert"
+    elif ! grep -qF 'input[index] >= 0' <<<"$seen"; then why="the assert's message reached no output"
+    else ok=1; fi
+    sample_verdict "$name" "$ok" "$why"
+  done
+else
+  echo "FAIL samples: not in the pack (scripts/pack-device.sh builds them with our hipcc)"; fail=$((fail+1))
+fi
 if ls "$PACK"/wheels/*.whl >/dev/null 2>&1; then
   VENV=/tmp/hip-remote-venv
   python3 -m venv "$VENV" >/dev/null 2>&1 || VENV=""

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PACK=device-pack
-cargo build --release -p hip-worker -p hip-remote -p client-capi -p client-hiprtc
+cargo build --release -p hip-worker -p hip-remote -p client-capi -p client-hiprtc -p hip-remote-hipcc
 rm -rf "$PACK"; mkdir -p "$PACK/bin" "$PACK/lib" "$PACK/tests"
 cp target/release/hip-worker target/release/hip-remote "$PACK/bin/"
 cp target/release/libamdhip64.so "$PACK/lib/"
@@ -30,6 +30,17 @@ cc -std=c11 -O2 -I client-capi/include examples/hiprtc/saxpy.c -o "$PACK/example
 cc -std=c11 -O2 -I client-capi/include examples/tour/tour.c -o "$PACK/examples/tour" \
    -L "$PACK/lib" -lhiprtc -lamdhip64 -lpthread -Wl,-rpath,'$ORIGIN/../lib'
 patchelf --set-rpath '$ORIGIN/../lib' "$PACK/examples/hello_hip" 2>/dev/null || true
+# The HIP samples (tests/hip/samples), built here by our hipcc and carried as binaries: the GPU
+# machine runs the executables built from the very source the CI builds and runs against host
+# workers (device-test.sh runs and checks them).
+mkdir -p "$PACK/samples"
+for src in tests/hip/samples/*.hip; do
+  name=$(basename "$src" .hip)
+  target/release/hipcc -O2 -o "$PACK/samples/$name" "$src"
+  # hipcc's rpath names this machine's target/release; device-test.sh's LD_LIBRARY_PATH
+  # finds the packed library either way.
+  patchelf --set-rpath '$ORIGIN/../lib' "$PACK/samples/$name" 2>/dev/null || true
+done
 cp scripts/device-test.sh scripts/device-ab.sh scripts/device-tls.sh "$PACK/"
 # hip-python for the GPU machine's python3.12, installed there from these wheels (no network).
 mkdir -p "$PACK/wheels" "$PACK/python"

@@ -100,18 +100,19 @@ fi
 run "hip-python client tests" bash scripts/python-test.sh
 
 # Issue #13's chained worker: worker A runs --backend hip on our own libamdhip64.so, whose
-# calls go to host worker B; the C conformance programs, the examples and hip-python all go
-# through A. A skipped hip-python part makes the check a skip (saying the Rust part passed).
+# calls go to host worker B; the C conformance programs, the examples, the HIP samples
+# (tests/hip/samples, built with our hipcc) and hip-python all go through A. A skipped
+# hip-python part makes the check a skip (saying the Rust part passed).
 chained_suites() {
-  HIP_REMOTE_TEST_CHAIN=1 cargo test -p hip-remote-tests --test c_programs --test examples || return 1
+  HIP_REMOTE_TEST_CHAIN=1 cargo test -p hip-remote-tests --test c_programs --test examples --test hip_samples || return 1
   local rc=0
   HIP_REMOTE_TEST_CHAIN=1 bash scripts/python-test.sh || rc=$?
   if [ "$rc" = "$SKIP_STATUS" ]; then
-    echo "SKIP: C conformance and examples passed through the chain; hip-python did not run"
+    echo "SKIP: C conformance, examples and HIP samples passed through the chain; hip-python did not run"
   fi
   return "$rc"
 }
-run "C conformance, examples and hip-python through a chained hip-backend worker" chained_suites
+run "C conformance, examples, HIP samples and hip-python through a chained hip-backend worker" chained_suites
 
 # The systemd unit, with ExecStart pointed at the built worker (verify wants an executable).
 if command -v systemd-analyze >/dev/null; then

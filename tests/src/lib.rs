@@ -18,7 +18,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Default limit for one C program run.
@@ -227,6 +227,9 @@ pub struct WorkerProcess {
     child: Child,
     addr: String,
     log: PathBuf,
+    /// What the worker printed on stdout after its ready line (in a chain, the front worker's
+    /// HIP runtime prints device output there, as GPU runtimes do).
+    stdout: Arc<Mutex<String>>,
     /// In a chain, the host-backend worker this one's HIP calls go to (stopped after it).
     upstream: Option<Box<WorkerProcess>>,
 }
@@ -283,7 +286,9 @@ impl WorkerProcess {
         let library = artifacts().library;
         let args =
             ["--listen".to_string(), "127.0.0.1:0".into(), "--backend".into(), "hip".into(), "--hip-library".into(), library.display().to_string()];
-        let env = [("HIP_REMOTE_WORKER", upstream.addr.clone()), ("HIP_REMOTE_TOKEN", TEST_TOKEN.to_string())];
+        // HIP_REMOTE_DEBUG: the library in A explains each failed call in A's log, with the
+        // message B gave (a device assert's text, for one), which HIP's API cannot pass on.
+        let env = [("HIP_REMOTE_WORKER", upstream.addr.clone()), ("HIP_REMOTE_TOKEN", TEST_TOKEN.to_string()), ("HIP_REMOTE_DEBUG", "1".to_string())];
         let mut me = Self::spawn(worker, &args, &env, log);
         me.upstream = Some(Box::new(upstream));
         me
@@ -307,21 +312,25 @@ impl WorkerProcess {
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", worker.display()));
         let stdout = child.stdout.take().expect("piped stdout");
         let (tx, rx) = mpsc::channel();
+        let printed = Arc::new(Mutex::new(String::new()));
+        let keep = Arc::clone(&printed);
         std::thread::spawn(move || {
             let mut lines = BufReader::new(stdout).lines();
             let mut sent = false;
+            // Keeps draining so the worker never blocks on a full pipe.
             for line in lines.by_ref() {
                 let Ok(line) = line else { break };
-                if !sent {
-                    if let Some(addr) = line.strip_prefix("hip-worker listening on ") {
-                        let _ = tx.send(addr.trim().to_string());
-                        sent = true;
-                    }
+                if sent {
+                    let mut kept = keep.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                    kept.push_str(&line);
+                    kept.push('\n');
+                } else if let Some(addr) = line.strip_prefix("hip-worker listening on ") {
+                    let _ = tx.send(addr.trim().to_string());
+                    sent = true;
                 }
             }
-            // Keep draining so the worker never blocks on a full pipe.
         });
-        let mut me = Self { child, addr: String::new(), log: log.to_path_buf(), upstream: None };
+        let mut me = Self { child, addr: String::new(), log: log.to_path_buf(), stdout: printed, upstream: None };
         match rx.recv_timeout(WORKER_START_TIMEOUT) {
             Ok(addr) => me.addr = addr,
             Err(_) => {
@@ -345,6 +354,11 @@ impl WorkerProcess {
     /// The worker's log so far.
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// What the worker printed on stdout so far, after its ready line.
+    pub fn stdout_text(&self) -> String {
+        self.stdout.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
     }
 
     /// In a chain, the host-backend worker behind this one.

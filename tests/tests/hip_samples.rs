@@ -1,0 +1,364 @@
+//! The HIP sample programs of `tests/hip/samples/` (`<<<>>>` kernels, written as AMD's
+//! HIP-Basic samples are), built with our `hipcc` and run unchanged against a host-backend
+//! worker (or, with `HIP_REMOTE_TEST_CHAIN=1`, through the chained hip-backend worker). Each
+//! checks its results against a CPU reference and ends with a `PASS` line; the runner checks
+//! that line, the exit status and what reaches stdout/stderr (kernel printf, the assert).
+//!
+//! Also issue #16 item 3: a program built by AMD's own hipcc (AMD code objects only) fails its
+//! first launch on a host worker with `hipErrorNoBinaryForGpu`, and says why on stderr.
+
+use hip_remote_tests::{run_with_timeout, target_debug_dir, workspace_root, RunOutput, Sandbox, WorkerProcess, RUN_TIMEOUT};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The samples, each `tests/hip/samples/<name>.hip`.
+const SAMPLES: &[&str] = &[
+    "vector_add",
+    "matmul_tiled",
+    "block_reduce",
+    "warp_reduce",
+    "histogram",
+    "kernel_printf",
+    "kernel_assert",
+    "template_kernel",
+    "dynamic_shared",
+];
+
+/// What building the samples gave: each sample's executable or the compiler's complaint.
+enum Built {
+    /// The tools are missing here; every sample test skips with this reason.
+    Skipped(String),
+    Programs(HashMap<&'static str, Result<PathBuf, String>>),
+}
+
+/// Builds every sample once (the tests share the executables), with
+/// `target/debug/hipcc -O2 -o <name> <name>.hip`, as a user would, into
+/// `target/debug/hip-samples/`. An executable built from the same inputs (see [`build_key`])
+/// is kept, so the chained run of the test command reuses the host run's build.
+fn built() -> &'static Built {
+    static BUILT: OnceLock<Built> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let hipcc = target_debug_dir().join("hipcc");
+        if !hipcc.is_file() {
+            return Built::Skipped(format!("HIP samples: our hipcc is not built ({} is missing)", hipcc.display()));
+        }
+        // Our hipcc drives the system clang (clang++-15 on Debian 12); `hipcc --version` names
+        // the one it found, or says "(no compiler: <why>)".
+        let version = Command::new(&hipcc).arg("--version").output().unwrap_or_else(|e| panic!("cannot run {}: {e}", hipcc.display()));
+        let version = String::from_utf8_lossy(&version.stdout);
+        if let Some(why) = version.lines().find_map(|line| line.strip_prefix("(no compiler: ")) {
+            return Built::Skipped(format!("HIP samples: our hipcc finds no clang here ({}", why.trim()));
+        }
+        let out_dir = target_debug_dir().join("hip-samples");
+        std::fs::create_dir_all(&out_dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", out_dir.display()));
+        let src_dir = workspace_root().join("tests/hip/samples");
+        // Two at a time: the builds are compiler-bound and CI machines are small.
+        let programs = std::thread::scope(|scope| {
+            let mut programs = HashMap::new();
+            for pair in SAMPLES.chunks(2) {
+                let builds: Vec<_> = pair.iter().map(|&name| (name, scope.spawn(|| build_sample(&hipcc, &src_dir, &out_dir, name)))).collect();
+                for (name, build) in builds {
+                    programs.insert(name, build.join().expect("build thread"));
+                }
+            }
+            programs
+        });
+        Built::Programs(programs)
+    })
+}
+
+/// `hipcc -O2 -o <out_dir>/<name> <src_dir>/<name>.hip`, unless an earlier build from the
+/// same inputs is there; the executable or why not.
+fn build_sample(hipcc: &Path, src_dir: &Path, out_dir: &Path, name: &str) -> Result<PathBuf, String> {
+    let src = src_dir.join(format!("{name}.hip"));
+    let exe = out_dir.join(name);
+    let stamp = out_dir.join(format!("{name}.inputs"));
+    let key = build_key(hipcc, src_dir, &src);
+    if exe.is_file() && std::fs::read_to_string(&stamp).is_ok_and(|built_from| built_from == key) {
+        return Ok(exe);
+    }
+    let _ = std::fs::remove_file(&stamp);
+    let _ = std::fs::remove_file(&exe);
+    let mut cmd = Command::new(hipcc);
+    cmd.arg("-O2").arg("-o").arg(&exe).arg(&src);
+    let out = cmd.output().map_err(|e| format!("cannot run {}: {e}", hipcc.display()))?;
+    if !out.status.success() || !exe.is_file() {
+        return Err(format!("{cmd:?} failed ({}):\n{}{}", out.status, String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)));
+    }
+    std::fs::write(&stamp, key).map_err(|e| format!("{}: {e}", stamp.display()))?;
+    Ok(exe)
+}
+
+/// What a sample's build depends on, hashed: its source and the samples' shared header (by
+/// content), hipcc and our headers (by size and modification time), and the variables that
+/// steer hipcc.
+fn build_key(hipcc: &Path, src_dir: &Path, src: &Path) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for file in [src.to_path_buf(), src_dir.join("sample_utils.hpp")] {
+        std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display())).hash(&mut hasher);
+    }
+    let mut stamped = vec![hipcc.to_path_buf()];
+    let mut dirs = vec![workspace_root().join("client-capi/include")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                stamped.push(path);
+            }
+        }
+    }
+    stamped.sort();
+    for path in stamped {
+        let meta = std::fs::metadata(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        (path, meta.len(), meta.modified().ok()).hash(&mut hasher);
+    }
+    for var in ["HIP_PATH", "ROCM_PATH", "ROCM_HOME", "HIP_CLANG_PATH", "HIP_REMOTE_CLANG", "HIP_REMOTE_LIBDEVICE"] {
+        std::env::var_os(var).hash(&mut hasher);
+    }
+    format!("{:016x}", hasher.finish())
+}
+
+/// A finished sample run and the worker it ran against (still up, for its logs).
+struct SampleRun {
+    out: RunOutput,
+    worker: WorkerProcess,
+    // Holds the worker's log: dropped after the worker. (A pattern that leaves it out drops
+    // it at once: keep the whole run while the worker's logs matter.)
+    _sandbox: Sandbox,
+}
+
+/// Runs sample `name` against a fresh worker and checks its exit status and final `PASS`
+/// line; returns the run for more checks, or `None` when the samples could not be built here.
+fn run_sample(name: &str) -> Option<SampleRun> {
+    let exe = match built() {
+        Built::Skipped(reason) => {
+            transport_core::test_skip::skip(reason);
+            return None;
+        }
+        Built::Programs(programs) => match &programs[name] {
+            Ok(exe) => exe.clone(),
+            Err(complaint) => panic!("building sample {name} failed: {complaint}"),
+        },
+    };
+    let sandbox = Sandbox::new(&format!("hip_sample_{name}"));
+    let mut worker = sandbox.start_worker();
+    let out = worker.run(&exe, &[]);
+    out.assert_success();
+    let last = out.stdout.lines().rev().find(|line| !line.trim().is_empty());
+    assert_eq!(last, Some("PASS"), "the last line of sample {name} is not PASS: {}", out.report());
+    worker.assert_alive();
+    Some(SampleRun { out, worker, _sandbox: sandbox })
+}
+
+#[test]
+fn vector_add() {
+    run_sample("vector_add");
+}
+
+/// Shared-memory tiles and `__syncthreads`, matrix sizes that are not multiples of the tile.
+#[test]
+fn matmul_tiled() {
+    run_sample("matmul_tiled");
+}
+
+/// A `__syncthreads` tree reduction per block, then a second launch over the partial sums.
+#[test]
+fn block_reduce() {
+    run_sample("block_reduce");
+}
+
+/// `__shfl_down` over the device's warp size, read from `hipDeviceProp_t::warpSize`.
+#[test]
+fn warp_reduce() {
+    let Some(SampleRun { out, .. }) = run_sample("warp_reduce") else { return };
+    assert!(out.stdout.contains(" lanes."), "the sample names the warp size it used: {}", out.report());
+}
+
+/// Shared-memory then global `atomicAdd`.
+#[test]
+fn histogram() {
+    run_sample("histogram");
+}
+
+/// One kernel template launched for `float` and `double`.
+#[test]
+fn template_kernel() {
+    let Some(SampleRun { out, .. }) = run_sample("template_kernel") else { return };
+    for line in ["axpy<float> on 5000 items: correct", "axpy<double> on 5000 items: correct"] {
+        assert!(out.stdout.contains(line), "no {line:?}: {}", out.report());
+    }
+}
+
+/// `extern __shared__` and `HIP_DYNAMIC_SHARED`, sized at launch (two sizes each).
+#[test]
+fn dynamic_shared() {
+    let Some(SampleRun { out, .. }) = run_sample("dynamic_shared") else { return };
+    assert_eq!(out.stdout.matches(": correct").count(), 4, "four launches checked: {}", out.report());
+}
+
+/// What the sample's kernel prints: from 3 blocks of 64 threads, every 20th thread.
+fn expected_printf_lines() -> Vec<String> {
+    let mut lines = Vec::new();
+    for block in 0..3u32 {
+        for thread in (0..64u32).step_by(20) {
+            let index = block * 64 + thread;
+            lines.push(format!("block {block} thread {thread}: tag 7, quarter {:.2}, 0x{:x}", index as f32 * 0.25, index * 17));
+        }
+    }
+    lines
+}
+
+/// Device printf reaches the program's stdout by the time `hipDeviceSynchronize` returns:
+/// after what the program printed before the launch, before what it prints after; every line
+/// exactly once (in any order: lines of a block are not ordered). Through a chain, the front
+/// worker's HIP runtime prints device output on its own stdout, as GPU runtimes do: the lines
+/// are looked for there.
+#[test]
+fn kernel_printf() {
+    let Some(run) = run_sample("kernel_printf") else { return };
+    let (out, worker) = (&run.out, &run.worker);
+    let mut expected = expected_printf_lines();
+    expected.sort();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    let position = |text: &str| lines.iter().position(|line| line.starts_with(text)).unwrap_or_else(|| panic!("no line {text:?}: {}", out.report()));
+    let (before, after) = (position("Launching 3 blocks"), position("The kernel's output came first."));
+    if worker.upstream().is_some() {
+        assert_eq!(after, before + 1, "the program printed no kernel lines itself: {}", out.report());
+        // The front worker writes them when its synchronize returns, before its reply; the
+        // harness's reader of its stdout may still be on the way.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while worker.stdout_text().matches("block ").count() < expected.len() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let printed = worker.stdout_text();
+        let mut printed: Vec<&str> = printed.lines().filter(|line| line.starts_with("block ")).collect();
+        printed.sort();
+        assert_eq!(printed, expected, "the kernel's lines on the chained worker's stdout: {}", out.report());
+        return;
+    }
+    let mut printed: Vec<String> = lines[before + 1..after].iter().map(|line| line.to_string()).collect();
+    printed.sort();
+    assert_eq!(printed, expected, "the kernel's lines between the program's own: {}", out.report());
+    assert_eq!(out.stdout.matches("block ").count(), expected.len(), "no kernel line elsewhere: {}", out.report());
+}
+
+/// A failing device assert: `hipDeviceSynchronize` returns `hipErrorAssert` (710), and the
+/// assert's message (expression, block, thread) reaches the program's stderr. Through a chain
+/// the front worker's HIP runtime gets the code only (HIP's API carries no message): the
+/// message is then in that worker's log, where its library explains the failed call, or in
+/// the log of the host worker behind it.
+#[test]
+fn kernel_assert() {
+    let Some(run) = run_sample("kernel_assert") else { return };
+    let (out, worker) = (&run.out, &run.worker);
+    assert!(out.stdout.contains("hipDeviceSynchronize returned hipErrorAssert (710): "), "{}", out.report());
+    let assertion = "Assertion `input[index] >= 0` failed";
+    let find = |text: &str| text.lines().find(|line| line.contains(assertion)).map(str::to_string);
+    let message = match worker.upstream() {
+        None => find(&out.stderr),
+        Some(upstream) => {
+            // The host worker logs a latched error when the session's streams go.
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                let found = find(&worker.log_text()).or_else(|| find(&upstream.log_text()));
+                if found.is_some() || Instant::now() >= deadline {
+                    break found;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    };
+    let message = message.unwrap_or_else(|| panic!("no assert message: {}", out.report()));
+    // Index 613 of blocks of 128 threads: block 4, thread 101.
+    assert!(message.contains("block [4,0,0], thread [101,0,0]"), "the message names the failing thread: {message}");
+}
+
+/// Where AMD's own `hipcc` is (Debian's package installs it there).
+const AMD_HIPCC: &str = "/usr/bin/hipcc";
+
+/// Issue #16 item 3: a program built by AMD's hipcc carries AMD code objects only (here for
+/// gfx90a and gfx1030). Against a host worker its first launch fails with
+/// `hipErrorNoBinaryForGpu`, which `hipGetLastError` returns once with HIP's name and
+/// description (the program checks those), and one line on stderr names the architectures
+/// the binary carries and the worker's (`host`). Checked twice: the object linked against our
+/// library (`-L<lib> -lamdhip64`, so NEEDED `libamdhip64.so.7`), and the executable exactly
+/// as AMD's hipcc links it (NEEDED `libamdhip64.so.5`, from /usr/lib), run with
+/// `LD_LIBRARY_PATH` at a directory where `libamdhip64.so.5` is our library.
+#[test]
+fn amd_hipcc_binary_gets_no_binary_for_gpu() {
+    if !Path::new(AMD_HIPCC).is_file() {
+        transport_core::test_skip::skip("AMD hipcc binaries on a host worker: AMD's hipcc is not installed (/usr/bin/hipcc)");
+        return;
+    }
+    let sandbox = Sandbox::new("amd_hipcc_binary");
+    let src = workspace_root().join("tests/hip/no_binary_for_gpu.hip");
+    let arch_flags = ["--offload-arch=gfx90a", "--offload-arch=gfx1030", "-O2"];
+    let object = sandbox.path().join("no_binary_for_gpu.o");
+    let as_amd_links = sandbox.path().join("no_binary_for_gpu_amd_linked");
+    let linked_to_ours = sandbox.path().join("no_binary_for_gpu");
+    amd_hipcc(amd_hipcc_command().args(arch_flags).arg("-c").arg(&src).arg("-o").arg(&object));
+    amd_hipcc(amd_hipcc_command().args(arch_flags).arg(&src).arg("-o").arg(&as_amd_links));
+    let lib = sandbox.lib_dir();
+    let cxx = std::env::var("CXX").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| "c++".into());
+    amd_hipcc(
+        Command::new(&cxx)
+            .arg(&object)
+            .arg("-o")
+            .arg(&linked_to_ours)
+            .arg(format!("-L{}", lib.display()))
+            .arg("-lamdhip64")
+            .arg(format!("-Wl,-rpath,{}", lib.display())),
+    );
+    // AMD's soname, answered by our library.
+    let so5_dir = sandbox.path().join("so5");
+    std::fs::create_dir_all(&so5_dir).expect("create so5 dir");
+    std::os::unix::fs::symlink(&sandbox.artifacts.library, so5_dir.join("libamdhip64.so.5")).expect("symlink libamdhip64.so.5");
+
+    let mut worker = sandbox.start_worker();
+    for (exe, library_path) in [(&linked_to_ours, None), (&as_amd_links, Some(&so5_dir))] {
+        let mut cmd = worker.command(exe);
+        // As a user runs it: the library's debug lines off, so stderr holds what anyone sees.
+        cmd.env_remove("HIP_REMOTE_DEBUG");
+        if let Some(dir) = library_path {
+            cmd.env("LD_LIBRARY_PATH", dir);
+        }
+        let out = run_with_timeout(cmd, RUN_TIMEOUT);
+        out.assert_success();
+        assert!(out.stdout.contains("first launch: hipErrorNoBinaryForGpu (209): "), "{}", out.report());
+        assert!(out.stdout.lines().last() == Some("PASS"), "{}", out.report());
+        let said: Vec<&str> = out.stderr.lines().filter(|line| line.contains("hipErrorNoBinaryForGpu")).collect();
+        assert_eq!(said.len(), 1, "one line on stderr says why: {}", out.report());
+        for name in ["gfx90a", "gfx1030", "'host'"] {
+            assert!(said[0].contains(name), "the reason names {name}: {}", said[0]);
+        }
+    }
+    worker.assert_alive();
+}
+
+/// AMD's hipcc, with the variables that might point it at our installation (ROCM_PATH for our
+/// hipcc) cleared: it finds ROCm's device libraries where Debian installs them.
+fn amd_hipcc_command() -> Command {
+    let mut cmd = Command::new(AMD_HIPCC);
+    for var in ["HIP_PATH", "ROCM_PATH", "ROCM_HOME", "HIP_CLANG_PATH", "HIP_DEVICE_LIB_PATH"] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+/// Runs a build step of the AMD-hipcc test, panicking with its output when it fails.
+fn amd_hipcc(cmd: &mut Command) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
