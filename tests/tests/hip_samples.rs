@@ -123,10 +123,10 @@ fn build_key(hipcc: &Path, src_dir: &Path, src: &Path) -> String {
     format!("{:016x}", hasher.finish())
 }
 
-/// A finished sample run and the worker it ran against (still up, for its logs).
+/// A finished sample run and the worker it ran against (kept up until the checks are done).
 struct SampleRun {
     out: RunOutput,
-    worker: WorkerProcess,
+    _worker: WorkerProcess,
     // Holds the worker's log: dropped after the worker. (A pattern that leaves it out drops
     // it at once: keep the whole run while the worker's logs matter.)
     _sandbox: Sandbox,
@@ -152,7 +152,7 @@ fn run_sample(name: &str) -> Option<SampleRun> {
     let last = out.stdout.lines().rev().find(|line| !line.trim().is_empty());
     assert_eq!(last, Some("PASS"), "the last line of sample {name} is not PASS: {}", out.report());
     worker.assert_alive();
-    Some(SampleRun { out, worker, _sandbox: sandbox })
+    Some(SampleRun { out, _worker: worker, _sandbox: sandbox })
 }
 
 #[test]
