@@ -207,6 +207,8 @@ __device__ inline bool __hip_remote_log_write(unsigned int kind, const char* for
   }
   unsigned char* record = log->data + offset;
   unsigned int* words = (unsigned int*)record;
+  /* The worker resets `head` without clearing the buffer: mark the record unfinished at once. */
+  *(volatile unsigned int*)words = 0u;
   words[1] = kind;
   words[2] = format_len;
   words[3] = arg_count;
