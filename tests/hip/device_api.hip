@@ -144,6 +144,8 @@ __global__ void atomics(int* gi, unsigned int* gu, unsigned long long* gull, flo
   atomicAdd(gd, 1.0);
   atomicAdd_system(gi + 3, 1);
   atomicAdd_block(gf + 2, 1.0f);
+  atomicOr_system(gu + 5, 2u);
+  atomicMax_block(gi + 5, 3);
   atomicCAS_system(gu + 4, 0u, 1u);
   atomicExch_block(gull + 3, 4ull);
   __threadfence();

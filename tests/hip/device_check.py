@@ -220,6 +220,7 @@ def api_checks(ptx):
     i, u, ull, f, d = gi.get(), gu.get(), gull.get(), gf.get(), gd.get()
     check(list(i[:5]) == [-64, -3, 5, 64, 65], f"int atomics, scoped atomics, __syncthreads_count: {list(i[:5])}")
     check(list(u[:3]) == [7, 64, 37] and u[4] == 1, f"unsigned atomics, atomicInc/Dec: {list(u[:5])}")
+    check(i[5] == 3 and u[5] == 2, f"atomicMax_block, atomicOr_system: {i[5]} {u[5]}")
     check(list(ull) == [9, 0, 64, 4], f"64-bit atomics: {list(ull)}")
     check(list(f[:3]) == [2.0, 0.0, 64.0] and list(d) == [64.0, 3.0], f"float/double atomics: {list(f[:3])} {list(d)}")
 

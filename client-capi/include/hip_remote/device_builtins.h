@@ -199,6 +199,12 @@ __HIP_REMOTE_ATOMIC_FLOAT_MINMAX(atomicMax, double, long long, __double_as_longl
   __HIP_REMOTE_DEVICE_FN int atomicAnd##suffix(int* a, int v) __HIP_REMOTE_BODY({ return __nvvm_atom_##scope##_and_gen_i(a, v); }) \
   __HIP_REMOTE_DEVICE_FN int atomicOr##suffix(int* a, int v) __HIP_REMOTE_BODY({ return __nvvm_atom_##scope##_or_gen_i(a, v); }) \
   __HIP_REMOTE_DEVICE_FN int atomicXor##suffix(int* a, int v) __HIP_REMOTE_BODY({ return __nvvm_atom_##scope##_xor_gen_i(a, v); }) \
+  __HIP_REMOTE_DEVICE_FN unsigned int atomicAnd##suffix(unsigned int* a, unsigned int v)                              \
+      __HIP_REMOTE_BODY({ return (unsigned int)__nvvm_atom_##scope##_and_gen_i((int*)a, (int)v); })                     \
+  __HIP_REMOTE_DEVICE_FN unsigned int atomicOr##suffix(unsigned int* a, unsigned int v)                               \
+      __HIP_REMOTE_BODY({ return (unsigned int)__nvvm_atom_##scope##_or_gen_i((int*)a, (int)v); })                      \
+  __HIP_REMOTE_DEVICE_FN unsigned int atomicXor##suffix(unsigned int* a, unsigned int v)                              \
+      __HIP_REMOTE_BODY({ return (unsigned int)__nvvm_atom_##scope##_xor_gen_i((int*)a, (int)v); })                     \
   __HIP_REMOTE_DEVICE_FN int atomicCAS##suffix(int* a, int c, int v) __HIP_REMOTE_BODY({ return __nvvm_atom_##scope##_cas_gen_i(a, c, v); }) \
   __HIP_REMOTE_DEVICE_FN unsigned int atomicCAS##suffix(unsigned int* a, unsigned int c, unsigned int v)              \
       __HIP_REMOTE_BODY({ return (unsigned int)__nvvm_atom_##scope##_cas_gen_i((int*)a, (int)c, (int)v); })             \

@@ -47,9 +47,15 @@ struct __hip_remote_device_log_t {
 #if defined(__CUDA_ARCH__)
 
 /* Weak: every translation unit defines it, and relocatable device code linked from several
- * units must still end up with one log per module. */
+ * units must still end up with one log per module. NVRTC ignores the weak attribute but makes a
+ * C++17 inline variable .weak (the worker compiles hiprtc sources as C++17). */
+#if defined(__CUDACC_RTC__)
+#define __HIP_REMOTE_DEVICE_LOG_LINKAGE inline
+#else
+#define __HIP_REMOTE_DEVICE_LOG_LINKAGE __attribute__((weak))
+#endif
 extern "C" {
-__device__ __attribute__((weak)) __hip_remote_device_log_t __hip_remote_device_log;
+__device__ __HIP_REMOTE_DEVICE_LOG_LINKAGE __hip_remote_device_log_t __hip_remote_device_log;
 }
 
 /* One printf argument, classified by its C++ type (and, for char pointers, by the conversion
@@ -201,6 +207,8 @@ __device__ inline bool __hip_remote_log_write(unsigned int kind, const char* for
   }
   unsigned char* record = log->data + offset;
   unsigned int* words = (unsigned int*)record;
+  /* The worker resets `head` without clearing the buffer: mark the record unfinished at once. */
+  *(volatile unsigned int*)words = 0u;
   words[1] = kind;
   words[2] = format_len;
   words[3] = arg_count;
