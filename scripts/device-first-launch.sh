@@ -19,7 +19,7 @@ run_with_worker() { # run_with_worker LABEL RUNS WORKER-ARGS...: starts a worker
   done
   kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 }
-cache=$(mktemp -d)
+cache=$(mktemp -d); chmod 711 "$cache"  # session processes (another user) reach their cache below it
 CUDA_CACHE_PATH=$cache/nv run_with_worker cuda-jit-cache 3 --backend cuda
 CUDA_CACHE_DISABLE=1 run_with_worker cuda-jit-no-cache 2 --backend cuda
 run_with_worker host-compile-cache 3 --backend host --allow-host-code --rtc-cache-dir "$cache/rtc"
