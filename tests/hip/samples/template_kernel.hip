@@ -1,6 +1,7 @@
 // One kernel template, y = a * x + y, instantiated and launched for float and for double.
 #include "sample_utils.hpp"
 
+#include <iomanip>
 #include <vector>
 
 template<typename T>
@@ -53,7 +54,8 @@ int run_axpy(const char* type_name, T a, double tolerance)
         if(std::fabs(result[i] - expected) > tolerance * (std::fabs(product) + std::fabs(y[i])))
         {
             if(errors++ < 10)
-                std::cout << type_name << " y[" << i << "] = " << result[i] << ", expected " << expected << std::endl;
+                std::cout << std::setprecision(17) << type_name << " y[" << i << "] = " << result[i] << ", expected "
+                          << expected << std::endl;
         }
     }
     std::cout << "axpy<" << type_name << "> on " << size << " items: " << (errors == 0 ? "correct" : "WRONG")
