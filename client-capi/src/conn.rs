@@ -683,8 +683,34 @@ impl Conn {
 
 /// Writes kernel output to the process's standard output, as a GPU runtime's device printf
 /// does. Text the program printed itself comes first only if it flushed its own buffer.
+/// Most kernel output held for [`take_kernel_output`] before the excess is dropped (with a
+/// note in what is kept).
+pub(crate) const MAX_CAPTURED_KERNEL_OUTPUT: usize = 4 << 20;
+/// Whether kernel output is held for a worker's hip backend instead of printed.
+static CAPTURE_KERNEL_OUTPUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static CAPTURED_KERNEL_OUTPUT: std::sync::Mutex<Vec<u8>> = std::sync::Mutex::new(Vec::new());
+
+/// Makes kernel output held for [`take_kernel_output`] rather than written to stdout.
+pub(crate) fn capture_kernel_output(on: bool) {
+    CAPTURE_KERNEL_OUTPUT.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The kernel output held so far.
+pub(crate) fn take_kernel_output() -> Vec<u8> {
+    std::mem::take(&mut *CAPTURED_KERNEL_OUTPUT.lock().unwrap_or_else(|p| p.into_inner()))
+}
+
 fn print_kernel_output(text: &[u8]) {
     use std::io::Write;
+    if CAPTURE_KERNEL_OUTPUT.load(std::sync::atomic::Ordering::Relaxed) {
+        let mut held = CAPTURED_KERNEL_OUTPUT.lock().unwrap_or_else(|p| p.into_inner());
+        let room = MAX_CAPTURED_KERNEL_OUTPUT.saturating_sub(held.len());
+        held.extend_from_slice(&text[..text.len().min(room)]);
+        if text.len() > room && room > 0 {
+            held.extend_from_slice(b"\n[hip-remote: kernel output beyond 4 MiB between synchronizations was dropped]\n");
+        }
+        return;
+    }
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text);
     let _ = out.flush();

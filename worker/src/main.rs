@@ -81,6 +81,16 @@ struct Cli {
     /// confined; see docs/HOST_MODULES.md).
     #[arg(long, default_value = "nobody")]
     host_code_user: String,
+    /// Where compiled hiprtc programs (and hipcc fat binaries' device source) are kept between
+    /// sessions, one directory per tenant; `none` keeps them in memory only. Default:
+    /// $XDG_CACHE_HOME/hip-remote/rtc, else ~/.cache/hip-remote/rtc (/var/cache/hip-remote/rtc
+    /// for root).
+    #[arg(long)]
+    rtc_cache_dir: Option<String>,
+    /// Memory for compiled hiprtc programs, MiB (shared by the sessions of the process).
+    #[arg(long, default_value_t = (hip_worker::session::rtc_cache::DEFAULT_RTC_CACHE_BYTES >> 20) as u64,
+          value_parser = clap::value_parser!(u64).range(0..=1 << 16))]
+    rtc_cache_mib: u64,
     /// Most bytes of device-to-host replies one session may have queued or in flight, MiB:
     /// a client that never reads its replies holds no more; copies past it fail with
     /// hipErrorOutOfMemory.
@@ -495,6 +505,8 @@ fn main() -> std::process::ExitCode {
                 worker_streams: Arc::default(),
             },
             ipc: Arc::new(hip_worker::ipc::LocalBroker::default()),
+            rtc_cache: Arc::new(hip_worker::session::rtc_cache::RtcCache::new((cli.rtc_cache_mib << 20) as usize)),
+            rtc_cache_dir: rtc_cache_root(cli.rtc_cache_dir.as_deref()).map(hip_worker::session::RtcCacheDir::Root),
         },
         tcp,
         limits: ConnectionLimits {
@@ -584,4 +596,22 @@ fn main() -> std::process::ExitCode {
     drop(metrics_server);
     tracing::info!("hip-worker stopped");
     std::process::ExitCode::SUCCESS
+}
+
+/// The compile cache's directory root: `--rtc-cache-dir`, else the user's cache directory.
+fn rtc_cache_root(flag: Option<&str>) -> Option<std::path::PathBuf> {
+    match flag {
+        Some("none") | Some("") => None,
+        Some(dir) => Some(dir.into()),
+        None if running_as_root() => Some("/var/cache/hip-remote/rtc".into()),
+        None => std::env::var_os("XDG_CACHE_HOME")
+            .map(std::path::PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))
+            .map(|c| c.join("hip-remote/rtc")),
+    }
+}
+
+fn running_as_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
 }

@@ -208,11 +208,16 @@ fn amd_pass(tc: &Toolchain, args: &Args, source: &Source, arch: &str, scratch: &
                  compile the device source"
             )
         })?;
+    let bitcode = [rocm.join("amdgcn/bitcode"), rocm.join("lib/amdgcn/bitcode"), PathBuf::from("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode")]
+        .into_iter()
+        .find(|d| d.join("ockl.bc").is_file())
+        .ok_or_else(|| format!("--offload-arch={arch}: ROCm's device libraries (ockl.bc) are not installed under {}", rocm.display()))?;
     let out = scratch.join(format!("device-{}.co", arch.replace(':', "_")));
     let mut cmd = tc.clang();
     cmd.args(["-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output"])
         .arg(format!("--offload-arch={arch}"))
         .arg(format!("--rocm-path={}", rocm.display()))
+        .arg(format!("--rocm-device-lib-path={}", bitcode.display()))
         .args(&args.preprocessor);
     if let Some(o) = &args.optimization {
         cmd.arg(o);

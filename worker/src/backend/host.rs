@@ -95,6 +95,8 @@ use self::launch::{KernelTracker, MAX_KERNEL_THREADS};
 use self::memory::{AddressSpace, DeviceMemory, Region, RowLayout};
 use self::module::{HostModule, Kernel, ModuleLimits};
 use self::properties::CpuInfo;
+pub(crate) use self::stream::KernelOutput;
+pub use self::stream::MAX_PENDING_KERNEL_OUTPUT;
 use self::stream::{Stream, StreamOp};
 use super::{
     BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, EventHandle, FunctionHandle, ModuleHandle, Pitched, Rows,

@@ -45,6 +45,7 @@ mod array;
 pub mod cuda;
 mod device;
 mod device_attr;
+pub mod device_log;
 pub mod error;
 mod event;
 mod graph;

@@ -69,6 +69,8 @@ pub struct ChildArgs {
     pub run_as: Option<(u32, u32)>,
     /// The one writable directory.
     pub scratch: PathBuf,
+    /// The tenant's compile cache directory, also writable.
+    pub rtc_cache: Option<PathBuf>,
     /// Log filter.
     pub log_filter: String,
     /// How long link reads poll before blocking.
@@ -102,6 +104,9 @@ impl ChildArgs {
         ];
         if let Some(tenant) = &self.tenant {
             args.push(format!("tenant={tenant}"));
+        }
+        if let Some(dir) = &self.rtc_cache {
+            args.push(format!("rtc-cache={}", dir.display()));
         }
         if let Some((uid, gid)) = self.run_as {
             args.push(format!("uid={uid}"));
@@ -140,6 +145,7 @@ impl ChildArgs {
             stream_threads: number("stream-threads")? as usize,
             run_as,
             scratch: get("scratch")?.into(),
+            rtc_cache: map.get("rtc-cache").map(PathBuf::from),
             log_filter: get("log")?,
             spin: std::time::Duration::from_micros(number("spin-us")?),
             usage_row: number("usage-row")? as usize,
@@ -176,7 +182,7 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     };
     // Confined before any thread starts: Landlock and seccomp apply to the calling thread and
     // the threads it creates after.
-    match confine::confine(args.run_as, &args.scratch) {
+    match confine::confine(args.run_as, &args.scratch, args.rtc_cache.as_deref()) {
         Ok(enforced) => {
             tracing::info!(user = ?enforced.switched_user, landlock = %enforced.landlock, seccomp = %enforced.seccomp, "session process confined")
         }
@@ -219,6 +225,7 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
         max_queued_reply_bytes: args.max_queued_reply_bytes,
         limits,
         ipc: Arc::new(crate::ipc::ChildBroker::new(ipc_channel)),
+        rtc_cache_dir: args.rtc_cache.clone().map(crate::session::RtcCacheDir::Tenant),
         ..SessionConfig::default()
     };
     let mut session = Session::new(backend, Arc::new(config));

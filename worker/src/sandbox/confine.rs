@@ -85,8 +85,9 @@ fn step_failed(what: &str) -> io::Error {
 }
 
 /// Drops every right the session does not need. `run_as`: user and group to switch to when
-/// running as root; `scratch`: the one directory the process may write.
-pub fn confine(run_as: Option<(u32, u32)>, scratch: &Path) -> io::Result<Enforced> {
+/// running as root; `scratch`: the one directory the process may write, with `cache` (its
+/// tenant's compile cache) when given.
+pub fn confine(run_as: Option<(u32, u32)>, scratch: &Path, cache: Option<&Path>) -> io::Result<Enforced> {
     let mut enforced = Enforced::default();
     set_rlimit(libc::RLIMIT_CORE, 0, "RLIMIT_CORE")?;
     set_rlimit(libc::RLIMIT_FSIZE, MAX_FILE_BYTES, "RLIMIT_FSIZE")?;
@@ -119,7 +120,7 @@ pub fn confine(run_as: Option<(u32, u32)>, scratch: &Path) -> io::Result<Enforce
     if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
         return Err(step_failed("PR_SET_NO_NEW_PRIVS"));
     }
-    enforced.landlock = match restrict_paths(scratch) {
+    enforced.landlock = match restrict_paths(scratch, cache) {
         Ok(status) => status,
         Err(e) => format!("not enforced: {e}"),
     };
@@ -134,7 +135,7 @@ pub fn confine(run_as: Option<(u32, u32)>, scratch: &Path) -> io::Result<Enforce
 /// everything in `scratch`, nothing else; no TCP bind or connect (ABI 4+); no signals to
 /// or abstract sockets of processes outside the sandbox (ABI 6+). Best effort: what the
 /// kernel's ABI lacks is left out and reported.
-fn restrict_paths(scratch: &Path) -> Result<String, landlock::RulesetError> {
+fn restrict_paths(scratch: &Path, cache: Option<&Path>) -> Result<String, landlock::RulesetError> {
     use landlock::{path_beneath_rules, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, ABI};
     let abi = ABI::V6;
     let existing = |paths: &[&str]| paths.iter().map(PathBuf::from).filter(|p| p.exists()).collect::<Vec<_>>();
@@ -146,6 +147,7 @@ fn restrict_paths(scratch: &Path) -> Result<String, landlock::RulesetError> {
         .add_rules(path_beneath_rules(existing(READ_ONLY_PATHS), AccessFs::from_read(abi)))?
         .add_rules(path_beneath_rules(existing(DEVICE_PATHS), AccessFs::ReadFile | AccessFs::WriteFile))?
         .add_rules(path_beneath_rules([scratch], AccessFs::from_all(abi)))?
+        .add_rules(path_beneath_rules(cache, AccessFs::from_all(abi)))?
         .restrict_self()?;
     Ok(match status.ruleset {
         RulesetStatus::FullyEnforced => "full".into(),

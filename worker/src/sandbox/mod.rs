@@ -128,6 +128,7 @@ mod tests {
             stream_threads: 3,
             run_as: Some((65534, 65534)),
             scratch: "/tmp/hip-session-42".into(),
+            rtc_cache: Some("/var/cache/hip-remote/rtc/0123abcd".into()),
             log_filter: "info,hip_worker=debug".into(),
             spin: std::time::Duration::from_micros(50),
             usage_row: 3,

@@ -142,11 +142,36 @@ pub fn relay(
     }
 }
 
+/// Makes a tenant's compile cache directory (private to the user session processes run as).
+fn tenant_cache_dir(dir: &Path, owner: Option<(u32, u32)>) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    if let Some(root) = dir.parent() {
+        // The root only needs to be traversable by the session user, not listable.
+        std::fs::DirBuilder::new().recursive(true).mode(0o711).create(root)?;
+        let mode = std::fs::metadata(root)?.permissions().mode();
+        if owner.is_some() && mode & 0o001 == 0 {
+            std::fs::set_permissions(root, std::fs::Permissions::from_mode((mode & 0o7777) | 0o711))?;
+        }
+    }
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    if let Some((uid, gid)) = owner {
+        std::os::unix::fs::chown(dir, Some(uid), Some(gid))?;
+    }
+    Ok(())
+}
+
 /// Starts `hip-worker --session-child` for `session`, its link as its stdin, with a
 /// scratch directory of its own and a clean environment (the worker's holds its token).
 fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::io::Result<(Child, UnixStream, OwnedFd, Scratch)> {
     let scratch = Scratch::create(&process.scratch_root, session.id(), process.run_as)?;
     let (client, tenant) = session.client();
+    let rtc_cache = session.rtc_cache_dir().and_then(|dir| match tenant_cache_dir(&dir, process.run_as) {
+        Ok(()) => Some(dir),
+        Err(e) => {
+            tracing::warn!(dir = %dir.display(), %e, "compile cache directory unusable: the session process compiles without it");
+            None
+        }
+    });
     let args = ChildArgs {
         session_id: session.id(),
         client_name: client.to_owned(),
@@ -158,6 +183,7 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
         stream_threads: process.host.stream_threads,
         run_as: process.run_as,
         scratch: scratch.0.clone(),
+        rtc_cache,
         log_filter: process.log_filter.clone(),
         spin: process.spin,
         usage_row,

@@ -588,6 +588,7 @@ impl GraphHandler for Session {
         }
         let launched = self.stream(req.stream, device).and_then(|stream| {
             let exec = self.graphs.execs.get(req.exec).map_err(unknown)?;
+            self.note_launch();
             Ok(self.backend.graph_launch(stream, &exec.exec)?)
         });
         if launched.is_err() {

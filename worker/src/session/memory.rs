@@ -139,6 +139,7 @@ impl MemoryHandler for Session {
             if self.gpu_direct_possible() {
                 self.wait_before_direct(stream)?;
             }
+            self.forward_output_before_copy(stream, alloc.device);
             let reply = wire::MemcpyData { data: proto_core::Bulk(&[]) };
             return Ok(Outcome::ReplyFromDevice { reply, ptr: req.src, len: req.len });
         }

@@ -31,6 +31,7 @@ mod memory;
 mod memset;
 mod module;
 mod pool;
+pub mod rtc_cache;
 mod stream;
 mod tables;
 #[cfg(test)]
@@ -153,6 +154,19 @@ pub struct SessionConfig {
     pub limits: SessionLimits,
     /// The worker's registry of IPC exports (`hipIpc*`), shared by its sessions.
     pub ipc: Arc<dyn crate::ipc::IpcBroker>,
+    /// Compiled hiprtc programs, shared by the sessions of this process.
+    pub rtc_cache: Arc<rtc_cache::RtcCache>,
+    /// Where compiled programs are kept between processes ([`rtc_cache`]).
+    pub rtc_cache_dir: Option<RtcCacheDir>,
+}
+
+/// The directory tier of the compile cache.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RtcCacheDir {
+    /// A root holding one directory per tenant (the worker).
+    Root(std::path::PathBuf),
+    /// This session's tenant's own directory (a session process, which may write only there).
+    Tenant(std::path::PathBuf),
 }
 
 impl Default for SessionConfig {
@@ -165,6 +179,8 @@ impl Default for SessionConfig {
             max_queued_reply_bytes: DEFAULT_MAX_QUEUED_REPLY_BYTES,
             limits: SessionLimits::default(),
             ipc: Arc::new(crate::ipc::LocalBroker::default()),
+            rtc_cache: Arc::default(),
+            rtc_cache_dir: None,
         }
     }
 }
@@ -207,6 +223,10 @@ pub struct Session {
     peer_access: std::collections::HashSet<(DeviceIndex, DeviceIndex)>,
     /// The latest hiprtc result, borrowed by its reply.
     rtc_reply: RtcReply,
+    /// Kernels were launched since kernel output was last forwarded: a blocking copy to the
+    /// host then forwards what they printed first, as a GPU runtime flushes device printf
+    /// at blocking copies.
+    launched_since_output: std::sync::atomic::AtomicBool,
     /// The latest `ModuleFunctionNames` answer (NUL-separated), which the reply borrows.
     function_names: String,
     /// The image of the latest successful `RtcLink`, until `RtcLinkedImage` takes it.
@@ -271,6 +291,7 @@ impl Session {
             limits: HashMap::new(),
             peer_access: Default::default(),
             rtc_reply: RtcReply::default(),
+            launched_since_output: std::sync::atomic::AtomicBool::new(false),
             function_names: String::new(),
             linked_image: Vec::new(),
             linked_image_sent: Vec::new(),
@@ -342,6 +363,14 @@ impl Session {
     /// The worker-wide settings the session runs with.
     pub fn config(&self) -> &SessionConfig {
         &self.config
+    }
+
+    /// This session's directory of the compile cache, if there is one.
+    pub(crate) fn rtc_cache_dir(&self) -> Option<std::path::PathBuf> {
+        match self.config().rtc_cache_dir.as_ref()? {
+            RtcCacheDir::Root(root) => Some(rtc_cache::tenant_dir(root, self.tenant.as_deref())),
+            RtcCacheDir::Tenant(dir) => Some(dir.clone()),
+        }
     }
 
     /// The client's name (HELLO) and its authenticated tenant, if any.
@@ -494,10 +523,36 @@ impl Session {
         Ok(first_error?)
     }
 
+    /// Notes a launch for [`Self::forward_output_before_copy`].
+    fn note_launch(&self) {
+        self.launched_since_output.store(true, Ordering::Relaxed);
+    }
+
+    /// Before a blocking copy to the host from `stream`: when kernels were launched since
+    /// output was last forwarded, waits for the stream (the copy waits for it anyway) and
+    /// forwards what they printed, so it reaches the client's stdout before the program
+    /// prints what it copied back. A latched error stays latched for the copy to report.
+    fn forward_output_before_copy(&self, stream: Option<StreamHandle>, device: DeviceIndex) {
+        if !self.launched_since_output.load(Ordering::Relaxed) {
+            return;
+        }
+        match stream {
+            Some(stream) => {
+                let _ = self.backend.stream_synchronize(stream);
+                self.forward_kernel_output(&[stream]);
+            }
+            // The legacy null stream orders after the device's blocking streams.
+            None => {
+                let _ = self.synchronize_session(Some(device));
+            }
+        }
+    }
+
     /// Sends the client what the kernels of `streams` printed, ahead of the reply of the
     /// synchronization that waited for them (the driver drains the late queue before a direct
     /// reply): request id 0, `KernelOutput`. Output a failed launch printed goes too.
     fn forward_kernel_output(&self, streams: &[StreamHandle]) {
+        self.launched_since_output.store(false, Ordering::Relaxed);
         let text: Vec<u8> = streams.iter().flat_map(|&s| self.backend.take_kernel_output(s)).collect();
         if !text.is_empty() {
             let output = proto_core::wire::KernelOutputText { data: proto_core::Bulk(&text) };

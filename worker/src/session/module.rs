@@ -197,6 +197,7 @@ impl ModuleHandler for Session {
         }
         let stream = self.stream(req.stream, device)?;
         self.backend.launch_kernel(stream, handle, config, args.to_vec())?;
+        self.note_launch();
         Ok(wire::Empty {})
     }
 
@@ -366,7 +367,22 @@ impl RtcHandler for Session {
             name_expressions: req.name_expressions.iter().collect(),
         };
         let dev = self.device(req.device)?;
-        let mut output = self.backend.rtc_compile(dev, &request)?;
+        let arch = self.backend.device_properties(dev).map(|p| p.gcn_arch_name).unwrap_or_default();
+        let key = super::rtc_cache::key(self.backend.name(), &arch, &request);
+        let dir = self.rtc_cache_dir();
+        let started = std::time::Instant::now();
+        let mut output = match self.config().rtc_cache.get(&key, dir.as_deref()) {
+            Some(hit) => {
+                tracing::debug!(program = request.name, "hiprtc: compiled program found in the cache");
+                hit
+            }
+            None => {
+                let out = self.backend.rtc_compile(dev, &request)?;
+                tracing::debug!(program = request.name, ms = started.elapsed().as_millis() as u64, success = out.success, "hiprtc: compiled");
+                self.config().rtc_cache.put(&key, &out, dir.as_deref());
+                out
+            }
+        };
         // The reply's fields have limits of their own; a backend result beyond them is cut
         // (the log) or refused (names, code) rather than failing to encode.
         if output.log.len() > MAX_TEXT_LEN {

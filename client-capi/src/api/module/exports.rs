@@ -266,3 +266,36 @@ pub unsafe extern "C" fn hipRemoteFunctionParamLayout(
         Ok(())
     })
 }
+
+/// hip-remote extension (not in ROCm): a worker running its `hip` backend on this library (a
+/// chained worker) calls this with 1 so that what kernels print is held for
+/// [`hipRemoteTakeKernelOutput`] instead of going to this process's stdout: the worker then
+/// forwards it to its own client, whose program printed it.
+#[no_mangle]
+pub extern "C" fn hipRemoteCaptureKernelOutput(on: c_int) -> hipError_t {
+    crate::conn::capture_kernel_output(on != 0);
+    HipError::SUCCESS
+}
+
+/// hip-remote extension: hands what kernels printed since the last call (see
+/// [`hipRemoteCaptureKernelOutput`]) to `sink(ctx, text, len)`, once, when there is any.
+///
+/// # Safety
+/// `sink` must be callable with `ctx`; it must copy what it keeps.
+#[no_mangle]
+pub unsafe extern "C" fn hipRemoteTakeKernelOutput(
+    sink: Option<unsafe extern "C" fn(*mut c_void, *const c_char, usize)>,
+    ctx: *mut c_void,
+) -> hipError_t {
+    hip_boundary!("hipRemoteTakeKernelOutput", {
+        let Some(sink) = sink else {
+            return Err(CallError::new(HipError::INVALID_VALUE, "sink is NULL"));
+        };
+        let text = crate::conn::take_kernel_output();
+        if !text.is_empty() {
+            // SAFETY: caller contract; the text lives until the call returns.
+            unsafe { sink(ctx, text.as_ptr() as *const c_char, text.len()) };
+        }
+        Ok(())
+    })
+}

@@ -18,7 +18,8 @@ impl EventBackend for CudaBackend {
         // SAFETY: valid out-pointer, context current; flag bits equal CUDA's.
         unsafe { sys::cuEventCreate(&mut raw, cu_flags) }.check("cuEventCreate")?;
         let id = self.handle();
-        lock(&self.events).insert(id, EventEntry { raw: Raw(raw), device: dev, timing, recorded: false });
+        lock(&self.events)
+            .insert(id, EventEntry { raw: Raw(raw), device: dev, stream: super::device_log::stream_key(None), timing, recorded: false });
         Ok(EventHandle::from_raw(id))
     }
 
@@ -40,6 +41,7 @@ impl EventBackend for CudaBackend {
         unsafe { sys::cuEventRecord(raw.0, s) }.check("cuEventRecord")?;
         if let Some(e) = lock(&self.events).get_mut(&event.as_raw()) {
             e.recorded = true;
+            e.stream = super::device_log::stream_key(stream);
         }
         Ok(())
     }
@@ -49,9 +51,12 @@ impl EventBackend for CudaBackend {
         if !recorded {
             return Ok(());
         }
+        let stream = lock(&self.events).get(&event.as_raw()).map_or(super::device_log::stream_key(None), |e| e.stream);
         self.enter(device)?;
-        // SAFETY: a live event.
-        unsafe { sys::cuEventSynchronize(raw.0) }.check("cuEventSynchronize")
+        self.wait_for_event(stream, || {
+            // SAFETY: a live event.
+            unsafe { sys::cuEventSynchronize(raw.0) }.check("cuEventSynchronize")
+        })
     }
 
     fn event_query(&self, event: EventHandle) -> Result<bool, BackendError> {

@@ -117,6 +117,17 @@ impl CudaBackend {
         }
         Ok(graph)
     }
+
+    /// The modules of `plan`'s kernels, for the device log reads after its launches.
+    fn plan_modules(&self, plan: &GraphPlan) -> Vec<u64> {
+        plan.ops
+            .iter()
+            .filter_map(|op| match op {
+                GraphOp::Kernel { function, .. } => self.function_entry(*function, |e| e.module).ok(),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 impl GraphBackend for CudaBackend {
@@ -129,6 +140,8 @@ impl GraphBackend for CudaBackend {
         let mut exec: CUgraphExec = std::ptr::null_mut();
         // SAFETY: a complete graph of the current context; a valid out-pointer.
         unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, graph.0, 0) }.check("cuGraphInstantiate")?;
+        let modules = self.plan_modules(&plan);
+        super::lock(&self.logs).graph_instantiated(exec as u64, modules);
         Ok(ExecGraph::Native { exec: exec as u64, device: plan.device })
     }
 
@@ -138,9 +151,11 @@ impl GraphBackend for CudaBackend {
             ExecGraph::Replay(plan) => return crate::backend::replay_graph(self, stream, plan),
         };
         let s = self.stream(stream, device)?;
-        // SAFETY: `exec` is a live executable graph made by `graph_instantiate` (the session
-        // destroys it only through `graph_exec_destroy`).
-        unsafe { sys::cuGraphLaunch(exec as CUgraphExec, s) }.check("cuGraphLaunch")
+        self.graph_launch_logged(exec, stream, || {
+            // SAFETY: `exec` is a live executable graph made by `graph_instantiate` (the
+            // session destroys it only through `graph_exec_destroy`).
+            unsafe { sys::cuGraphLaunch(exec as CUgraphExec, s) }.check("cuGraphLaunch")
+        })
     }
 
     fn graph_exec_update(&self, exec: &mut ExecGraph, plan: Arc<GraphPlan>) -> Result<(), BackendError> {
@@ -156,6 +171,8 @@ impl GraphBackend for CudaBackend {
                 // graph of the same context; `info` is an out-parameter never read.
                 let updated = unsafe { sys::cuGraphExecUpdate_v2(raw as CUgraphExec, graph.0, info.as_mut_ptr()) };
                 if updated == sys::CUresult::CUDA_SUCCESS {
+                    let modules = self.plan_modules(&plan);
+                    super::lock(&self.logs).graph_instantiated(raw, modules);
                     return Ok(());
                 }
             }
@@ -176,6 +193,7 @@ impl GraphBackend for CudaBackend {
         let ExecGraph::Native { exec, device } = exec else {
             return Ok(());
         };
+        super::lock(&self.logs).graph_destroyed(exec);
         self.enter(device)?;
         // SAFETY: a live executable graph, destroyed once (the session gives it up here).
         unsafe { sys::cuGraphExecDestroy(exec as CUgraphExec) }.check("cuGraphExecDestroy")

@@ -41,4 +41,16 @@
 #define __threadfence_block() __threadfence_block()
 
 typedef int hipError_t;
+
+// Kernel printf and assert write the worker's device log (the same header as hipcc's clang
+// pass): NVRTC's own printf goes to CUDA's printf FIFO and its assert traps, which would poison
+// the worker's shared context. NVRTC predeclares printf, so the name is redirected after it.
+#include "hip_remote/device_log.h"
+#define printf __hip_remote_printf
+#undef assert
+#ifdef NDEBUG
+#define assert(e) ((void)0)
+#else
+#define assert(e) ((e) ? (void)0 : __hip_remote_assert_fail(#e, __FILE__, __LINE__, __PRETTY_FUNCTION__))
+#endif
 #endif

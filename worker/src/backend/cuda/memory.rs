@@ -170,7 +170,7 @@ impl MemoryBackend for CudaBackend {
         let dev = self.device_of(src)?;
         let s = self.stream(stream, dev)?;
         let mut pinned = self.take_staging()?;
-        let result = (|| {
+        let result = self.copy_waiting_for_stream(stream, || {
             for (i, chunk) in out.chunks_mut(STAGING_BYTES).enumerate() {
                 // SAFETY: validated source; pinned destination synchronised before reading.
                 unsafe { sys::cuMemcpyDtoHAsync_v2(pinned.ptr.0.cast(), src.0 + (i * STAGING_BYTES) as u64, chunk.len(), s) }
@@ -180,7 +180,7 @@ impl MemoryBackend for CudaBackend {
                 chunk.copy_from_slice(pinned.slice(chunk.len()));
             }
             Ok(())
-        })();
+        });
         self.return_staging(pinned);
         result
     }
@@ -196,11 +196,13 @@ impl MemoryBackend for CudaBackend {
         let dev = self.device_of(src)?;
         let s = self.stream(stream, dev)?;
         let mut pinned = self.take_staging()?;
-        // SAFETY: validated source; synchronised before the bytes are read.
-        let r = unsafe { sys::cuMemcpyDtoHAsync_v2(pinned.ptr.0.cast(), src.0, len, s) }
-            .check("cuMemcpyDtoHAsync")
-            // SAFETY: a live stream of the current context.
-            .and_then(|_| unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize"));
+        let r = self.copy_waiting_for_stream(stream, || {
+            // SAFETY: validated source; synchronised before the bytes are read.
+            unsafe { sys::cuMemcpyDtoHAsync_v2(pinned.ptr.0.cast(), src.0, len, s) }
+                .check("cuMemcpyDtoHAsync")
+                // SAFETY: a live stream of the current context.
+                .and_then(|_| unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize"))
+        });
         if r.is_ok() {
             // The bytes go from pinned memory straight to the socket.
             read(pinned.slice(len));

@@ -11,6 +11,7 @@
 
 mod array;
 mod device_attr;
+mod device_log;
 mod error;
 mod event;
 mod graph;
@@ -74,6 +75,8 @@ struct StreamEntry {
 struct EventEntry {
     raw: Raw<CUevent>,
     device: DeviceIndex,
+    /// The stream of its latest record (a device-log key), for the logs its wait reads.
+    stream: u64,
     timing: bool,
     recorded: bool,
 }
@@ -110,6 +113,12 @@ pub struct CudaBackend {
     modules: Mutex<module::ModuleTables>,
     /// Module globals: device memory for copies, never freeable.
     globals: Mutex<HashMap<u64, (u64, DeviceIndex)>>,
+    /// The device logs of loaded modules (kernel printf/assert), with their launches.
+    logs: Mutex<crate::backend::device_log::LogBook>,
+    /// Per device, the stream device logs are read on (see `device_log.rs`).
+    log_streams: Mutex<HashMap<DeviceIndex, Raw<CUstream>>>,
+    /// Kernel printf output and failed asserts per stream, from the device logs.
+    outputs: Mutex<crate::backend::device_log::StreamOutputs>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -164,6 +173,9 @@ impl CudaBackend {
             next_handle: AtomicU64::new(1),
             modules: Mutex::default(),
             globals: Mutex::default(),
+            logs: Mutex::default(),
+            log_streams: Mutex::default(),
+            outputs: Mutex::default(),
         })
     }
 
@@ -288,6 +300,12 @@ impl Drop for CudaBackend {
             // SAFETY: pool buffers are owned and idle.
             let _ = unsafe { sys::cuMemFreeHost(p.ptr.0.cast()) };
         }
+        for (&device, s) in lock(&self.log_streams).iter() {
+            if self.enter(device).is_ok() {
+                // SAFETY: created by `log_stream`, idle between reads, destroyed once.
+                let _ = unsafe { sys::cuStreamDestroy_v2(s.0) };
+            }
+        }
         for d in &self.devices {
             // SAFETY: retained in `new`.
             let _ = unsafe { cudarc::driver::result::primary_ctx::release(d.dev) };
@@ -310,7 +328,7 @@ impl DeviceBackend for CudaBackend {
 
     fn device_synchronize(&self, dev: DeviceIndex) -> Result<(), BackendError> {
         self.enter(dev)?;
-        cudarc::driver::result::ctx::synchronize().check("cuCtxSynchronize")
+        self.wait_for_device(dev, || cudarc::driver::result::ctx::synchronize().check("cuCtxSynchronize"))
     }
 
     fn device_limit(&self, dev: DeviceIndex, limit: DeviceLimit) -> Result<u64, BackendError> {

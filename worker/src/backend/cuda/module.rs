@@ -25,6 +25,8 @@ pub(super) struct ModuleEntry {
 
 pub(super) struct FunctionEntry {
     pub(super) raw: Raw<CUfunction>,
+    /// The module it belongs to (its device log).
+    pub(super) module: u64,
     device: DeviceIndex,
     params: Vec<ParamLayout>,
     attributes: FunctionAttributes,
@@ -107,6 +109,7 @@ impl ModuleBackend for CudaBackend {
         unsafe { sys::cuModuleLoadData(&mut raw, image.as_ptr().cast()) }.check("cuModuleLoadData")?;
         let id = self.handle();
         lock(&self.modules).modules.insert(id, ModuleEntry { raw: Raw(raw), device: dev, functions: HashMap::new(), globals: Vec::new() });
+        self.open_device_log(id, raw, dev);
         Ok(ModuleHandle::from_raw(id))
     }
 
@@ -125,9 +128,22 @@ impl ModuleBackend for CudaBackend {
                 globals.remove(g);
             }
         }
-        self.enter(entry.device)?;
+        if let Err(e) = self.enter(entry.device) {
+            lock(&self.logs).remove_module(module.as_raw(), None);
+            return Err(e);
+        }
         // Launches already queued must finish before their code goes away.
-        cudarc::driver::result::ctx::synchronize().check("cuCtxSynchronize")?;
+        let synced = cudarc::driver::result::ctx::synchronize().check("cuCtxSynchronize");
+        // What its kernels printed since the last read goes to the stream of their latest
+        // launch (a failed assert is latched there).
+        let mut memory = super::device_log::CudaLogMemory(self);
+        let left =
+            lock(&self.logs).remove_module(module.as_raw(), synced.is_ok().then_some(&mut memory as &mut dyn crate::backend::device_log::LogMemory));
+        if let Some(delivery) = left {
+            self.deliver(delivery);
+        }
+        synced?;
+        self.enter(entry.device)?;
         // SAFETY: removed from the tables; unloaded once.
         unsafe { sys::cuModuleUnload(entry.raw.0) }.check("cuModuleUnload")
     }
@@ -157,7 +173,7 @@ impl ModuleBackend for CudaBackend {
         let attrs = attributes(f)?;
         let id = self.handle();
         let mut t = lock(&self.modules);
-        t.functions.insert(id, FunctionEntry { raw: Raw(f), device, params: params.clone(), attributes: attrs });
+        t.functions.insert(id, FunctionEntry { raw: Raw(f), module: module.as_raw(), device, params: params.clone(), attributes: attrs });
         if let Some(m) = t.modules.get_mut(&module.as_raw()) {
             m.functions.insert(name.to_string(), id);
         }
@@ -213,7 +229,7 @@ impl ModuleBackend for CudaBackend {
         config: LaunchConfig,
         mut args: Vec<u8>,
     ) -> Result<(), BackendError> {
-        let (f, device, needed) = self.function_entry(function, |e| (e.raw, e.device, crate::backend::args_len(&e.params)))?;
+        let (f, module, device, needed) = self.function_entry(function, |e| (e.raw, e.module, e.device, crate::backend::args_len(&e.params)))?;
         if (args.len() as u64) < needed {
             return Err(BackendError::InvalidValue(format!("kernel arguments are {} bytes; the kernel's parameters need {needed}", args.len())));
         }
@@ -231,10 +247,12 @@ impl ModuleBackend for CudaBackend {
         ];
         let [gx, gy, gz] = config.grid;
         let [bx, by, bz] = config.block;
-        // SAFETY: a live function of the current context; `extra` describes a buffer that
-        // outlives the call (the driver copies the arguments at launch).
-        unsafe { sys::cuLaunchKernel(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, std::ptr::null_mut(), extra.as_mut_ptr()) }
-            .check("cuLaunchKernel")
+        self.launch_logged(module, stream, || {
+            // SAFETY: a live function of the current context; `extra` describes a buffer that
+            // outlives the call (the driver copies the arguments at launch).
+            unsafe { sys::cuLaunchKernel(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, std::ptr::null_mut(), extra.as_mut_ptr()) }
+                .check("cuLaunchKernel")
+        })
     }
 
     /// `cuModuleGetFunctionCount` / `cuModuleEnumerateFunctions` (CUDA 12.4) and
@@ -277,7 +295,7 @@ impl ModuleBackend for CudaBackend {
         config: LaunchConfig,
         mut args: Vec<u8>,
     ) -> Result<(), BackendError> {
-        let (f, device, params) = self.function_entry(function, |e| (e.raw, e.device, e.params.clone()))?;
+        let (f, module, device, params) = self.function_entry(function, |e| (e.raw, e.module, e.device, e.params.clone()))?;
         if (args.len() as u64) < crate::backend::args_len(&params) {
             return Err(BackendError::InvalidValue(format!("kernel arguments are {} bytes; the kernel's parameters need more", args.len())));
         }
@@ -292,10 +310,12 @@ impl ModuleBackend for CudaBackend {
         let mut pointers: Vec<*mut c_void> = params.iter().map(|p| unsafe { base.add(p.offset as usize) }.cast()).collect();
         let [gx, gy, gz] = config.grid;
         let [bx, by, bz] = config.block;
-        // SAFETY: a live function of the current context; each pointer addresses its
-        // parameter's bytes in `args`, which outlives the call (the driver copies them).
-        unsafe { sys::cuLaunchCooperativeKernel(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, pointers.as_mut_ptr()) }
-            .check("cuLaunchCooperativeKernel")
+        self.launch_logged(module, stream, || {
+            // SAFETY: a live function of the current context; each pointer addresses its
+            // parameter's bytes in `args`, which outlives the call (the driver copies them).
+            unsafe { sys::cuLaunchCooperativeKernel(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, pointers.as_mut_ptr()) }
+                .check("cuLaunchCooperativeKernel")
+        })
     }
 
     fn cooperative_max_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u64, BackendError> {

@@ -13,6 +13,9 @@ use crate::backend::{jit_input, BackendError, DeviceIndex, LinkInput, RtcBackend
 
 /// The compatibility header served for every HIP header name a kernel may include.
 pub const HIP_COMPAT_HEADER: &str = include_str!("hip_compat.h");
+/// The device-log writer (kernel printf/assert), shared with hipcc's clang pass; `hip_compat.h`
+/// includes it by this name.
+pub const DEVICE_LOG_HEADER: (&str, &str) = ("hip_remote/device_log.h", include_str!("../../../../client-capi/include/hip_remote/device_log.h"));
 /// HIP header names answered with [`HIP_COMPAT_HEADER`].
 const HIP_HEADER_NAMES: &[&str] = &["hip/hip_runtime.h", "hip/hip_runtime_api.h", "hip_runtime.h", "hip/hip_common.h"];
 
@@ -85,6 +88,8 @@ pub fn compile(
         header_names.push(cstr(h)?);
         header_srcs.push(cstr(HIP_COMPAT_HEADER)?);
     }
+    header_names.push(cstr(DEVICE_LOG_HEADER.0)?);
+    header_srcs.push(cstr(DEVICE_LOG_HEADER.1)?);
     for (n, s) in headers {
         header_names.push(cstr(n)?);
         header_srcs.push(cstr(s)?);

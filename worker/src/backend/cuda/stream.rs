@@ -28,22 +28,34 @@ impl StreamBackend for CudaBackend {
         let entry =
             lock(&self.streams).remove(&stream.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("stream {:#x}", stream.as_raw())))?;
         self.enter(entry.device)?;
-        // Drain first so host functions referencing this backend finish.
-        // SAFETY: a live stream we own.
-        let sync = unsafe { sys::cuStreamSynchronize(entry.raw.0) }.check("cuStreamSynchronize");
+        // Drain first so host functions referencing this backend finish; the device logs
+        // are read, so their modules know the stream's kernels are done (the text is lost
+        // with the stream, as its latched error is).
+        let sync = self.synchronize_stream(stream, entry.raw.0);
+        lock(&self.outputs).forget(stream.as_raw());
+        // The log reads may have entered another device.
+        self.enter(entry.device)?;
         // SAFETY: removed from the table; destroyed once.
         unsafe { sys::cuStreamDestroy_v2(entry.raw.0) }.check("cuStreamDestroy")?;
-        sync
+        match sync {
+            // A kernel's failed assert is for synchronizes to report, as on the host backend.
+            Err(BackendError::Assert(_)) => Ok(()),
+            other => other,
+        }
     }
 
     fn stream_synchronize(&self, stream: StreamHandle) -> Result<(), BackendError> {
         let s = self.stream(Some(stream), 0)?;
-        // SAFETY: a live stream, context entered.
-        unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")
+        self.synchronize_stream(stream, s)
+    }
+
+    fn take_kernel_output(&self, stream: StreamHandle) -> Vec<u8> {
+        lock(&self.outputs).take(stream.as_raw())
     }
 
     fn stream_query(&self, stream: StreamHandle) -> Result<bool, BackendError> {
         let s = self.stream(Some(stream), 0)?;
+        self.latched(stream.as_raw())?;
         // SAFETY: a live stream, context entered.
         match unsafe { sys::cuStreamQuery(s) }.check("cuStreamQuery") {
             Ok(()) => Ok(true),

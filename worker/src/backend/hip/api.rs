@@ -135,6 +135,9 @@ entry_points! {
         hipMemGetHandleForAddressRange: fn(*mut c_void, *mut c_void, usize, c_int, u64) -> HipError;
         // hip-remote's own library: the parameter layout its worker reported (chained workers).
         hipRemoteFunctionParamLayout: fn(Function, *mut u32, *mut u32, *mut u32, u32) -> HipError;
+        // hip-remote's own library: what kernels print, held for this worker's client.
+        hipRemoteCaptureKernelOutput: fn(c_int) -> HipError;
+        hipRemoteTakeKernelOutput: fn(Option<unsafe extern "C" fn(*mut c_void, *const c_char, usize)>, *mut c_void) -> HipError;
         // 2D fills of 16- and 32-bit elements (ROCm 7.1+); older runtimes fill row by row.
         hipMemsetD2D16Async: fn(*mut c_void, usize, u16, usize, usize, Stream) -> HipError;
         hipMemsetD2D32Async: fn(*mut c_void, usize, c_uint, usize, usize, Stream) -> HipError;

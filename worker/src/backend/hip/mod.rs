@@ -163,6 +163,12 @@ impl HipBackend {
         if let Err(why) = &rtc {
             tracing::warn!(%why, "hiprtc unavailable: runtime compilation will fail on this worker");
         }
+        if let Some(capture) = api.hipRemoteCaptureKernelOutput {
+            // Our own library (a chained worker): kernel output comes back to be forwarded to
+            // this worker's client rather than printed on the worker's stdout.
+            // SAFETY: no arguments beyond the flag.
+            unsafe { capture(1) };
+        }
         let mut count = 0;
         // SAFETY: a valid out-pointer.
         unsafe { (api.hipGetDeviceCount)(&mut count) }.check("hipGetDeviceCount")?;

@@ -4,7 +4,25 @@ use super::error::Check;
 use super::{lock, EventEntry, HipBackend, Raw, StreamEntry, EVENT_DISABLE_TIMING};
 use crate::backend::{validate_event_flags, BackendError, DeviceIndex, EventBackend, EventHandle, HostFn, StreamBackend, StreamHandle};
 
+/// Appends what a `hipRemoteTakeKernelOutput` call hands over to the `Vec<u8>` at `ctx`.
+unsafe extern "C" fn append_output(ctx: *mut std::ffi::c_void, text: *const std::ffi::c_char, len: usize) {
+    // SAFETY: `ctx` is the `Vec` passed by `take_kernel_output` below, alive during the call;
+    // `text` holds `len` bytes for the duration of the callback.
+    unsafe { (*(ctx as *mut Vec<u8>)).extend_from_slice(std::slice::from_raw_parts(text as *const u8, len)) };
+}
+
 impl StreamBackend for HipBackend {
+    /// On our own library (chained workers) what kernels printed, held there for us; AMD's
+    /// runtime prints device output on the worker itself.
+    fn take_kernel_output(&self, _stream: StreamHandle) -> Vec<u8> {
+        let mut text = Vec::new();
+        if let Some(take) = self.api.hipRemoteTakeKernelOutput {
+            // SAFETY: `append_output` copies into `text`, which outlives the call.
+            unsafe { take(Some(append_output), &mut text as *mut Vec<u8> as *mut std::ffi::c_void) };
+        }
+        text
+    }
+
     fn stream_create(&self, dev: DeviceIndex, flags: u32, priority: i32) -> Result<StreamHandle, BackendError> {
         use crate::backend::stream_flags::{NON_BLOCKING, SESSION_DEFAULT, SUPPORTED};
         if flags & !(SUPPORTED | SESSION_DEFAULT) != 0 {

@@ -342,6 +342,13 @@ unsafe extern "C" fn report_fault(services: *const LaunchServices, kind: u32, me
         // SAFETY: the module passes a NUL-terminated string valid for the call.
         unsafe { CStr::from_ptr(message) }.to_string_lossy().into_owned()
     };
+    if kind == FAULT_ASSERT {
+        // As GPU runtimes print a failed device assert, the message goes out with the
+        // kernel's output (block order, after what the block printed before it).
+        let line = format!("{message}\n");
+        // SAFETY: the same services, forwarded; `line` outlives the call.
+        unsafe { report_print(services, line.as_ptr().cast(), line.len().min(u32::MAX as usize) as u32) };
+    }
     let mut fault = lock(&report.fault);
     if fault.is_none() {
         *fault = Some(if kind == FAULT_ASSERT { BackendError::Assert(message) } else { BackendError::LaunchFailure(message) });

@@ -260,13 +260,13 @@ pub const MAX_PENDING_KERNEL_OUTPUT: usize = 4 << 20;
 /// Kernel `printf` output of one stream, in launch order, bounded by
 /// [`MAX_PENDING_KERNEL_OUTPUT`].
 #[derive(Default)]
-pub(super) struct KernelOutput {
+pub(crate) struct KernelOutput {
     pending: Mutex<(Vec<u8>, usize)>,
 }
 
 impl KernelOutput {
     /// Appends a launch's output (dropping what exceeds the bound, counted).
-    pub(super) fn append(&self, text: &[u8]) {
+    pub(crate) fn append(&self, text: &[u8]) {
         let mut pending = lock(&self.pending);
         let room = MAX_PENDING_KERNEL_OUTPUT.saturating_sub(pending.0.len());
         let kept = text.len().min(room);
@@ -275,7 +275,7 @@ impl KernelOutput {
     }
 
     /// Everything appended since the last call, with a note of what was dropped.
-    pub(super) fn take(&self) -> Vec<u8> {
+    pub(crate) fn take(&self) -> Vec<u8> {
         let (mut text, dropped) = std::mem::take(&mut *lock(&self.pending));
         if dropped > 0 {
             text.extend(format!("\n[hip-remote: {dropped} bytes of kernel printf output beyond {MAX_PENDING_KERNEL_OUTPUT} dropped]\n").bytes());

@@ -1,0 +1,173 @@
+//! hipcc's device headers (`client-capi/include/hip_remote/hipcc_device.h`): the kernel samples
+//! in `tests/hip/` go through both clang passes of hip-remote's hipcc, the host pass (kernels
+//! checked, stubs emitted) and the NVIDIA pass (PTX). The PTX must name its kernels, hold the
+//! device log, and call nothing it does not define; with `HIP_REMOTE_PTXAS` (ptxas of the
+//! nvidia-cuda-nvcc wheel) it is also assembled for sm_90, and, when that wheel's
+//! libdevice.10.bc is beside it, compiled once more with libdevice linked.
+//! Skipped where clang-15 is missing. The PTX's behaviour on a GPU: `tests/hip/device_check.py`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// The clang driver hipcc uses, if this machine has it.
+fn clang() -> Option<String> {
+    let name = std::env::var("HIP_REMOTE_CLANG").unwrap_or_else(|_| "clang++-15".to_string());
+    let found = Command::new(&name).arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
+    found.then_some(name)
+}
+
+fn scratch(label: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hip-remote-hipcc-device-{label}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs a compiler command; panics with its output unless it succeeds.
+fn run(mut cmd: Command, what: &str) {
+    let out = cmd.current_dir(repo_root()).output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(out.status.success(), "{what} failed:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+}
+
+const HEADER_ARGS: [&str; 4] = ["-D__HIP_REMOTE_HIPCC__=1", "-I", "client-capi/include", "-include"];
+
+fn host_pass(clang: &str, source: &str, object: &Path) {
+    let mut cmd = Command::new(clang);
+    cmd.args(["-x", "hip", "--cuda-host-only", "-nogpuinc", "-nogpulib", "--offload-arch=gfx90a"])
+        .args(HEADER_ARGS)
+        .args(["hip_remote/hipcc_device.h", "-Werror", "-c", source, "-o"])
+        .arg(object);
+    run(cmd, &format!("host pass of {source}"));
+}
+
+fn nvidia_pass(clang: &str, source: &str, ptx: &Path, extra: &[&str]) {
+    let mut cmd = Command::new(clang);
+    cmd.args(["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudainc", "-nocudalib"])
+        .args(HEADER_ARGS)
+        .args(["hip_remote/hipcc_device.h", "-Werror", "-O2"])
+        .args(extra)
+        .args(["-S", source, "-o"])
+        .arg(ptx);
+    run(cmd, &format!("NVIDIA pass of {source}"));
+}
+
+/// PTX checks that need no NVIDIA tools: the entries are there, nothing is external but the
+/// dynamic shared array, every module holds the (zero-initialised) device log, and the module
+/// stays small (no megabyte initialiser for the log).
+fn check_ptx(ptx: &Path, entries: &[&str]) {
+    let text = std::fs::read_to_string(ptx).unwrap();
+    for entry in entries {
+        assert!(text.contains(&format!(".entry {entry}(")), "{} lacks the entry {entry}", ptx.display());
+    }
+    let externs: Vec<&str> = text.lines().filter(|l| l.contains(".extern") && !l.contains(".shared")).collect();
+    assert!(externs.is_empty(), "{} has unresolved symbols: {externs:?}", ptx.display());
+    let log = ".weak .global .align 8 .b8 __hip_remote_device_log[1048608];";
+    assert!(text.contains(log), "{} lacks the device log", ptx.display());
+    assert!(text.len() < 1 << 20, "{} is {} bytes", ptx.display(), text.len());
+}
+
+fn ptxas() -> Option<PathBuf> {
+    std::env::var_os("HIP_REMOTE_PTXAS").map(PathBuf::from)
+}
+
+fn assemble(ptxas: &Path, ptx: &Path) {
+    let mut cmd = Command::new(ptxas);
+    cmd.args(["-arch=sm_90"]).arg(ptx).args(["-o", "/dev/null"]);
+    run(cmd, &format!("ptxas {}", ptx.display()));
+}
+
+const API_ENTRIES: &[&str] = &[
+    "_Z10reduce_sumPKfPfi",
+    "_Z11warp_reducePKiPiPy",
+    "_Z9histogramPKhiPj",
+    "_Z6matmulPKfS0_Pfi",
+    "_Z16print_and_assertPKii",
+    "_Z11vector_mathPK6float4PS_P4int2",
+    "_Z11math_kernelPKfPfPdPy",
+    "_Z7atomicsPiPjPyPfPd",
+    "_Z5scaleIfLi3EEvPT_i",
+    "_Z5scaleIfLi2EEvPT_i",
+];
+const MATH_ENTRIES: &[&str] = &["_Z15float_functionsPKfPfi", "_Z16double_functionsPKdPdi"];
+
+#[test]
+fn kernel_samples_compile_in_both_passes() {
+    let Some(clang) = clang() else {
+        transport_core::test_skip::skip("hipcc device headers: clang++-15 not found (set HIP_REMOTE_CLANG)");
+        return;
+    };
+    let dir = scratch("samples");
+    let ptxas = ptxas();
+    let libdevice =
+        ptxas.as_ref().and_then(|p| p.parent()?.parent().map(|wheel| wheel.join("nvvm/libdevice/libdevice.10.bc"))).filter(|p| p.is_file());
+    for (name, entries) in [("device_api", API_ENTRIES), ("device_math", MATH_ENTRIES)] {
+        let source = format!("tests/hip/{name}.hip");
+        let object = dir.join(format!("{name}.o"));
+        host_pass(&clang, &source, &object);
+        let stubs = std::fs::read(&object).unwrap();
+        let has = |needle: &str| stubs.windows(needle.len()).any(|w| w == needle.as_bytes());
+        assert!(has("__device_stub__") && has("__hipPushCallConfiguration") == name.ends_with("api"), "{name}.o: stubs and launches");
+
+        let ptx = dir.join(format!("{name}.ptx"));
+        nvidia_pass(&clang, &source, &ptx, &[]);
+        check_ptx(&ptx, entries);
+        match &ptxas {
+            Some(ptxas) => assemble(ptxas, &ptx),
+            None => transport_core::test_skip::skip("hipcc PTX not assembled: set HIP_REMOTE_PTXAS to a ptxas"),
+        }
+        if let (Some(ptxas), Some(libdevice)) = (&ptxas, &libdevice) {
+            let linked = dir.join(format!("{name}-libdevice.ptx"));
+            let bitcode = libdevice.to_str().unwrap();
+            nvidia_pass(&clang, &source, &linked, &["-D__HIP_REMOTE_LIBDEVICE__=1", "-Xclang", "-mlink-builtin-bitcode", "-Xclang", bitcode]);
+            check_ptx(&linked, entries);
+            assemble(ptxas, &linked);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A kernel calling a function the device side does not have fails to compile, naming it,
+/// rather than leaving an unresolved call in the PTX.
+#[test]
+fn unsupported_device_function_is_a_compile_error() {
+    let Some(clang) = clang() else {
+        transport_core::test_skip::skip("hipcc device headers: clang++-15 not found (set HIP_REMOTE_CLANG)");
+        return;
+    };
+    let dir = scratch("unsupported");
+    let source = dir.join("k.hip");
+    std::fs::write(&source, "#include <hip/hip_runtime.h>\n__global__ void k(float* x) { x[0] = atan2f(x[1], x[2]); }\n").unwrap();
+    let mut cmd = Command::new(&clang);
+    cmd.args(["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudainc", "-nocudalib"])
+        .args(HEADER_ARGS)
+        .args(["hip_remote/hipcc_device.h", "-S", "-o", "/dev/null"])
+        .arg(&source)
+        .current_dir(repo_root());
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("atan2f"), "expected an error naming atan2f:\n{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The double algorithms behind device math without libdevice, checked against the host's libm.
+#[test]
+fn device_math_algorithms_match_libm() {
+    let compiler = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+    if !Command::new(&compiler).arg("--version").output().map(|o| o.status.success()).unwrap_or(false) {
+        transport_core::test_skip::skip("device math check: no C++ compiler");
+        return;
+    }
+    let dir = scratch("math");
+    let exe = dir.join("device_math_check");
+    let mut cmd = Command::new(&compiler);
+    cmd.args(["-O2", "-std=c++17", "-I", "client-capi/include", "tests/hip/device_math_check.cpp", "-o"]).arg(&exe);
+    run(cmd, "compile device_math_check.cpp");
+    let out = Command::new(&exe).output().unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{report}");
+    assert!(out.status.success(), "device math outside its limits:\n{report}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
