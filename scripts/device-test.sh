@@ -64,7 +64,7 @@ run_sample() { # run_sample NAME: runs it against $HIP_REMOTE_WORKER; sets rc
 }
 sample_verdict() { # sample_verdict NAME OK [WHY]
   if [ "$2" = 1 ]; then echo "PASS sample $1"; pass=$((pass+1)); else
-    echo "FAIL sample $1${3:+: $3} (exit $rc)"; tail -5 "$OUT/sample-$1.stdout" "$OUT/sample-$1.stderr"; fail=$((fail+1)); fi
+    echo "FAIL sample $1${3:+: $3} (exit $rc)"; tail -n 5 "$OUT/sample-$1.stdout" "$OUT/sample-$1.stderr"; fail=$((fail+1)); fi
 }
 if [ -d "$PACK/samples" ]; then
   for t in "$PACK"/samples/*; do
