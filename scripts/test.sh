@@ -48,12 +48,29 @@ command -v x86_64-w64-mingw32-gcc >/dev/null || need_pkgs+=(gcc-mingw-w64-x86-64
 # Debian's hipcc (ROCm 5.2) builds real AMD code objects for the metadata test
 # (worker/code-object/tests/metadata.rs); without it only the checked-in ones are tested.
 command -v hipcc >/dev/null || need_pkgs+=(hipcc)
+# venvs (hip-python, ptxas below).
+python3 -c 'import ensurepip' 2>/dev/null || need_pkgs+=(python3-venv)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_pkgs[@]}" \
     || skip "could not install ${need_pkgs[*]}"
 fi
 command -v hipcc >/dev/null \
   || skip "hipcc not installable here: AMD code objects were tested from the checked-in ones only, not built afresh"
+
+# ptxas from PyPI (nvidia-cuda-nvcc-cu12: ptxas and libdevice, no GPU or driver needed)
+# assembles the PTX our hipcc emits (tests/tests/hipcc_device.rs), so a PTX the driver would
+# refuse fails here, not first on a GPU machine.
+if [ -z "${HIP_REMOTE_PTXAS:-}" ]; then
+  step "ptxas (pip: nvidia-cuda-nvcc-cu12)"
+  PTXAS_VENV=${HIP_REMOTE_PTXAS_VENV:-$ROOT/.venv-ptxas}
+  if { [ -x "$PTXAS_VENV/bin/pip" ] || python3 -m venv "$PTXAS_VENV"; } \
+     && "$PTXAS_VENV/bin/pip" install -q --disable-pip-version-check nvidia-cuda-nvcc-cu12; then
+    HIP_REMOTE_PTXAS=$(ls "$PTXAS_VENV"/lib/python3*/site-packages/nvidia/cuda_nvcc/bin/ptxas 2>/dev/null | head -1)
+    [ -n "$HIP_REMOTE_PTXAS" ] && export HIP_REMOTE_PTXAS && echo "ptxas: $HIP_REMOTE_PTXAS"
+  else
+    echo "could not install nvidia-cuda-nvcc-cu12: hipcc's PTX is checked without ptxas (a counted skip)"
+  fi
+fi
 
 step "rust targets"
 for t in thumbv7em-none-eabihf aarch64-apple-darwin x86_64-pc-windows-gnu; do
