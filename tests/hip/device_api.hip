@@ -35,6 +35,13 @@ __global__ void warp_reduce(const int* in, int* out, unsigned long long* ballots
     ballots[blockIdx.x] = mask;
   }
   __syncwarp();
+  // HIP's mask-less warp operations in a divergent branch act on the active lanes (a full-warp
+  // mask would hang the warp here).
+  if (threadIdx.x < 8) {
+    unsigned long long odd = __ballot(threadIdx.x & 1);
+    int from_lane3 = __shfl(static_cast<int>(threadIdx.x) * 10, 3);
+    if (threadIdx.x == 0) ballots[gridDim.x + blockIdx.x] = odd | (static_cast<unsigned long long>(from_lane3) << 32);
+  }
 }
 
 // Histogram with shared-memory atomics, then global ones.
