@@ -184,7 +184,8 @@ int main() {
   hipLaunchKernelGGL(print_and_assert, dim3(1), dim3(4), 0, 0, nullptr, -1);
   hipDeviceSynchronize();
   hipMemcpy(host.data(), d, n * sizeof(float), hipMemcpyDeviceToHost);
-  printf("host printf still works: %f\n", host[0]);
+  float4 on_host = make_float4(1.0f, 2.0f, 3.0f, 4.0f) * 2.0f - make_float4(0.5f, 0.5f, 0.5f, 0.5f);
+  printf("host printf still works: %f, host vector operators too: %f\n", host[0], on_host.w);
   hipFree(d);
   hipFree(sum);
   return 0;

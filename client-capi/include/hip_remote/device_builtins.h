@@ -64,10 +64,10 @@ __HIP_REMOTE_BUILTIN_VAR(__hip_remote_blockDim_t, ntid)
 __HIP_REMOTE_BUILTIN_VAR(__hip_remote_gridDim_t, nctaid)
 #undef __HIP_REMOTE_BUILTIN_VAR
 #undef __HIP_REMOTE_SREG
-extern const __device__ __hip_remote_threadIdx_t threadIdx;
-extern const __device__ __hip_remote_blockIdx_t blockIdx;
-extern const __device__ __hip_remote_blockDim_t blockDim;
-extern const __device__ __hip_remote_gridDim_t gridDim;
+extern const __device__ __attribute__((weak)) __hip_remote_threadIdx_t threadIdx;
+extern const __device__ __attribute__((weak)) __hip_remote_blockIdx_t blockIdx;
+extern const __device__ __attribute__((weak)) __hip_remote_blockDim_t blockDim;
+extern const __device__ __attribute__((weak)) __hip_remote_gridDim_t gridDim;
 
 #define hipThreadIdx_x (threadIdx.x)
 #define hipThreadIdx_y (threadIdx.y)
