@@ -43,6 +43,7 @@ struct __hip_remote_device_log_t {
   unsigned int dropped;
   unsigned char data[HIP_REMOTE_DEVICE_LOG_BYTES];
 };
+static_assert(HIP_REMOTE_DEVICE_LOG_BYTES % 8 == 0, "the device log holds whole 8-byte words");
 
 #if defined(__CUDA_ARCH__)
 
