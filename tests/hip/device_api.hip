@@ -35,6 +35,13 @@ __global__ void warp_reduce(const int* in, int* out, unsigned long long* ballots
     ballots[blockIdx.x] = mask;
   }
   __syncwarp();
+  // HIP's mask-less warp operations in a divergent branch act on the active lanes (a full-warp
+  // mask would hang the warp here).
+  if (threadIdx.x < 8) {
+    unsigned long long odd = __ballot(threadIdx.x & 1);
+    int from_lane3 = __shfl(static_cast<int>(threadIdx.x) * 10, 3);
+    if (threadIdx.x == 0) ballots[gridDim.x + blockIdx.x] = odd | (static_cast<unsigned long long>(from_lane3) << 32);
+  }
 }
 
 // Histogram with shared-memory atomics, then global ones.
@@ -177,7 +184,8 @@ int main() {
   hipLaunchKernelGGL(print_and_assert, dim3(1), dim3(4), 0, 0, nullptr, -1);
   hipDeviceSynchronize();
   hipMemcpy(host.data(), d, n * sizeof(float), hipMemcpyDeviceToHost);
-  printf("host printf still works: %f\n", host[0]);
+  float4 on_host = make_float4(1.0f, 2.0f, 3.0f, 4.0f) * 2.0f - make_float4(0.5f, 0.5f, 0.5f, 0.5f);
+  printf("host printf still works: %f, host vector operators too: %f\n", host[0], on_host.w);
   hipFree(d);
   hipFree(sum);
   return 0;

@@ -75,8 +75,8 @@ int main() {
                 (long long)c.double_limit, (long long)worst_float);
     failures += !ok;
   }
-  // pow: float within 1 ulp, double approximate (relative 1e-12 away from overflow).
-  int64_t worst_float = 0;
+  // pow: float within 1 ulp, double within 2 ulp.
+  int64_t worst_float = 0, worst_double = 0;
   double worst_rel = 0;
   for (int i = 0; i < 400000; ++i) {
     double x = std::exp((uniform() * 2 - 1) * 10), y = (uniform() * 2 - 1) * 100;
@@ -84,13 +84,16 @@ int main() {
     if (std::isinf(want) || want == 0) continue;
     double rel = std::fabs(__hip_remote_pow(x, y) - want) / want;
     if (rel > worst_rel) worst_rel = rel;
+    int64_t e = ulps(__hip_remote_pow(x, y), want);
+    if (e > worst_double) worst_double = e;
     float xf = (float)x, yf = (float)y, wantf = std::pow(xf, yf);
     if (std::isinf(wantf) || wantf == 0) continue;
     int64_t ef = ulpsf((float)__hip_remote_pow(xf, yf), wantf);
     if (ef > worst_float) worst_float = ef;
   }
-  bool pow_ok = worst_float <= 1 && worst_rel < 1e-12;
-  std::printf("%s pow        double relative %.2e, float %lld ulp\n", pow_ok ? "ok  " : "FAIL", worst_rel, (long long)worst_float);
+  bool pow_ok = worst_float <= 1 && worst_double <= 2;
+  std::printf("%s pow        double %lld ulp (relative %.2e), float %lld ulp\n", pow_ok ? "ok  " : "FAIL", (long long)worst_double,
+              worst_rel, (long long)worst_float);
   failures += !pow_ok;
   // Special values follow C99.
   const double specials[][2] = {{-2, 3},  {-2, 0.5},     {0, -1},  {-0.0, -3},     {-0.0, 3},  {INFINITY, -1},

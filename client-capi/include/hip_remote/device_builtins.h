@@ -64,10 +64,10 @@ __HIP_REMOTE_BUILTIN_VAR(__hip_remote_blockDim_t, ntid)
 __HIP_REMOTE_BUILTIN_VAR(__hip_remote_gridDim_t, nctaid)
 #undef __HIP_REMOTE_BUILTIN_VAR
 #undef __HIP_REMOTE_SREG
-extern const __device__ __hip_remote_threadIdx_t threadIdx;
-extern const __device__ __hip_remote_blockIdx_t blockIdx;
-extern const __device__ __hip_remote_blockDim_t blockDim;
-extern const __device__ __hip_remote_gridDim_t gridDim;
+extern const __device__ __attribute__((weak)) __hip_remote_threadIdx_t threadIdx;
+extern const __device__ __attribute__((weak)) __hip_remote_blockIdx_t blockIdx;
+extern const __device__ __attribute__((weak)) __hip_remote_blockDim_t blockDim;
+extern const __device__ __attribute__((weak)) __hip_remote_gridDim_t gridDim;
 
 #define hipThreadIdx_x (threadIdx.x)
 #define hipThreadIdx_y (threadIdx.y)
@@ -216,8 +216,21 @@ __HIP_REMOTE_ATOMIC_SCOPED(_system, sys)
 __HIP_REMOTE_ATOMIC_SCOPED(_block, cta)
 #undef __HIP_REMOTE_ATOMIC_SCOPED
 
-/* ---- warp operations, with HIP's signatures (no mask; a 64-bit mask in the _sync forms, of
- * which an NVIDIA warp uses the low 32 bits). Widths must be powers of two up to 32. */
+/* activemask.b32 needs PTX ISA 6.2; clang without CUDA emits 6.0 unless a +ptxNN feature is
+ * given (which also makes the sync builtins available: that is how it is detected here). */
+__HIP_REMOTE_DEVICE_FN unsigned long long __activemask() __HIP_REMOTE_BODY({
+  unsigned int bits;
+#if __has_builtin(__nvvm_shfl_sync_idx_i32)
+  asm volatile("activemask.b32 %0;" : "=r"(bits));
+#else
+  asm volatile("{ .reg .pred p; setp.eq.u32 p, 1, 1; vote.ballot.b32 %0, p; }" : "=r"(bits));
+#endif
+  return bits;
+})
+/* ---- warp operations, with HIP's signatures: a 64-bit mask in the _sync forms, of which an
+ * NVIDIA warp uses the low 32 bits; the forms without a mask act on the lanes active at the call
+ * (as on AMD, where they may be called in divergent code: a full-warp mask would hang there).
+ * Widths must be powers of two up to 32. */
 #if defined(__NVPTX__)
 #define __HIP_REMOTE_SHFL32(mode, clamp_bits)                                                              \
   static __device__ inline __attribute__((always_inline)) unsigned int __hip_remote_shfl_##mode(            \
@@ -266,13 +279,13 @@ __HIP_REMOTE_SHFL32(bfly, 0x1fu)
   __HIP_REMOTE_DEVICE_FN T __shfl_xor_sync(unsigned long long mask, T var, int arg, int width = warpSize)            \
       __HIP_REMOTE_SHFL_BODY(bfly, T)                                                                                \
   __HIP_REMOTE_DEVICE_FN T __shfl(T var, int src_lane, int width = warpSize)                                         \
-      __HIP_REMOTE_BODY({ return __shfl_sync(0xffffffffull, var, src_lane, width); })                                \
+      __HIP_REMOTE_BODY({ return __shfl_sync(__activemask(), var, src_lane, width); })                                \
   __HIP_REMOTE_DEVICE_FN T __shfl_up(T var, unsigned int delta, int width = warpSize)                                \
-      __HIP_REMOTE_BODY({ return __shfl_up_sync(0xffffffffull, var, delta, width); })                                \
+      __HIP_REMOTE_BODY({ return __shfl_up_sync(__activemask(), var, delta, width); })                                \
   __HIP_REMOTE_DEVICE_FN T __shfl_down(T var, unsigned int delta, int width = warpSize)                              \
-      __HIP_REMOTE_BODY({ return __shfl_down_sync(0xffffffffull, var, delta, width); })                              \
+      __HIP_REMOTE_BODY({ return __shfl_down_sync(__activemask(), var, delta, width); })                              \
   __HIP_REMOTE_DEVICE_FN T __shfl_xor(T var, int lane_mask, int width = warpSize)                                    \
-      __HIP_REMOTE_BODY({ return __shfl_xor_sync(0xffffffffull, var, lane_mask, width); })
+      __HIP_REMOTE_BODY({ return __shfl_xor_sync(__activemask(), var, lane_mask, width); })
 __HIP_REMOTE_SHFL_TYPE(int)
 __HIP_REMOTE_SHFL_TYPE(unsigned int)
 __HIP_REMOTE_SHFL_TYPE(long)
@@ -305,20 +318,9 @@ __HIP_REMOTE_DEVICE_FN int __all_sync(unsigned long long mask, int predicate) __
                : "r"(predicate), "r"((unsigned int)mask));
   return result;
 })
-__HIP_REMOTE_DEVICE_FN unsigned long long __ballot(int predicate) __HIP_REMOTE_BODY({ return __ballot_sync(0xffffffffull, predicate); })
-__HIP_REMOTE_DEVICE_FN int __any(int predicate) __HIP_REMOTE_BODY({ return __any_sync(0xffffffffull, predicate); })
-__HIP_REMOTE_DEVICE_FN int __all(int predicate) __HIP_REMOTE_BODY({ return __all_sync(0xffffffffull, predicate); })
-/* activemask.b32 needs PTX ISA 6.2; clang without CUDA emits 6.0 unless a +ptxNN feature is
- * given (which also makes the sync builtins available: that is how it is detected here). */
-__HIP_REMOTE_DEVICE_FN unsigned long long __activemask() __HIP_REMOTE_BODY({
-  unsigned int bits;
-#if __has_builtin(__nvvm_shfl_sync_idx_i32)
-  asm volatile("activemask.b32 %0;" : "=r"(bits));
-#else
-  asm volatile("{ .reg .pred p; setp.eq.u32 p, 1, 1; vote.ballot.b32 %0, p; }" : "=r"(bits));
-#endif
-  return bits;
-})
+__HIP_REMOTE_DEVICE_FN unsigned long long __ballot(int predicate) __HIP_REMOTE_BODY({ return __ballot_sync(__activemask(), predicate); })
+__HIP_REMOTE_DEVICE_FN int __any(int predicate) __HIP_REMOTE_BODY({ return __any_sync(__activemask(), predicate); })
+__HIP_REMOTE_DEVICE_FN int __all(int predicate) __HIP_REMOTE_BODY({ return __all_sync(__activemask(), predicate); })
 __HIP_REMOTE_DEVICE_FN unsigned int __lane_id() __HIP_REMOTE_BODY({ return __nvvm_read_ptx_sreg_laneid(); })
 
 /* ---- bit operations and integer intrinsics */

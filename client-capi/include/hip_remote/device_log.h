@@ -43,6 +43,7 @@ struct __hip_remote_device_log_t {
   unsigned int dropped;
   unsigned char data[HIP_REMOTE_DEVICE_LOG_BYTES];
 };
+static_assert(HIP_REMOTE_DEVICE_LOG_BYTES % 8 == 0, "the device log holds whole 8-byte words");
 
 #if defined(__CUDA_ARCH__)
 
@@ -187,7 +188,8 @@ __device__ inline __hip_remote_log_arg __hip_remote_log_classify(T v, __hip_remo
 __device__ inline unsigned int __hip_remote_log_pad8(unsigned int n) { return (n + 7u) & ~7u; }
 
 /* Reserves and writes one record; returns false (and counts it in `dropped`) when it does not fit. */
-__device__ inline bool __hip_remote_log_write(unsigned int kind, const char* format, const __hip_remote_log_arg* args,
+/* Out of line: kernels with many printf calls share one copy. */
+__device__ inline __attribute__((noinline)) bool __hip_remote_log_write(unsigned int kind, const char* format, const __hip_remote_log_arg* args,
                                               unsigned int arg_count) {
   __hip_remote_device_log_t* log = &__hip_remote_device_log;
   unsigned int format_len = 0;
@@ -250,7 +252,7 @@ __device__ inline int __hip_remote_printf(const char* format, Args... args) {
 /* A failed assert: a kind-2 record, the `asserts` count (the worker turns it into
  * hipErrorAssert), then this thread ends. `exit`, not `trap`: a trap is a sticky error that
  * would poison the worker's CUDA context for every session sharing it. */
-__device__ inline void __hip_remote_assert_fail(const char* expression, const char* file, unsigned int line,
+__device__ inline __attribute__((noinline)) void __hip_remote_assert_fail(const char* expression, const char* file, unsigned int line,
                                                 const char* function) {
   unsigned int bx, by, bz, tx, ty, tz;
   asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bx));

@@ -6,10 +6,9 @@
  * clang's NVPTX builtins (exact hardware operations: sqrt.rn, fma.rn, min/max, rounding) and,
  * for the transcendental functions, on double-precision algorithms in this file:
  *   exp, exp2, log, log2, log10, sin, cos, tan and pow of float are computed in double and
- *   rounded once (within 1 ulp of the float result); of double: exp, exp2, log, sin, cos within
- *   ~2 ulp (sin/cos for |x| < 1e9; the argument reduction is Cody-Waite, so larger arguments
- *   lose accuracy), log2/log10/tan within ~3 ulp, and pow is APPROXIMATE (exp(y*log(x)): the
- *   relative error grows with |y*log(x)|, ~1e-14 near overflow).
+ *   rounded once (within 1 ulp of the float result); of double: exp, exp2, log, sin, cos, pow
+ *   within ~2 ulp (sin/cos for |x| < 1e9; the argument reduction is Cody-Waite, so larger
+ *   arguments lose accuracy), log2/log10/tan within ~3 ulp (tests/hip/device_math_check.cpp).
  *   The __expf-style intrinsics are the hardware approximations (ex2/lg2/sin/cos.approx), as in
  *   CUDA: approximate by design.
  * With libdevice (hipcc defines __HIP_REMOTE_LIBDEVICE__ and links libdevice.10.bc with

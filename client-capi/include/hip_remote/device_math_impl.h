@@ -44,16 +44,19 @@ __HIP_REMOTE_MATH_IMPL double __hip_remote_scale(double p, int n) {
   return p * __hip_remote_pow2i(half) * __hip_remote_pow2i(n - half);
 }
 
-__HIP_REMOTE_MATH_IMPL double __hip_remote_exp(double x) {
+/* e^(x + tail), |tail| tiny against x: the tail joins the reduced argument (pow needs it). */
+__HIP_REMOTE_MATH_IMPL double __hip_remote_exp_with_tail(double x, double tail) {
   if (x != x) return x + x;
   if (x > 709.782712893384) return __builtin_inf();
   if (x < -745.1332191019412) return 0.0;
   const double ln2_hi = 6.93147180369123816490e-01; /* ln 2, high 32 bits: n*ln2_hi is exact */
   const double ln2_lo = 1.90821492927058770002e-10;
   double n = __builtin_rint(x * 1.4426950408889634);
-  double r = (x - n * ln2_hi) - n * ln2_lo;
+  double r = (x - n * ln2_hi) - n * ln2_lo + tail;
   return __hip_remote_scale(__hip_remote_exp_poly(r), (int)n);
 }
+
+__HIP_REMOTE_MATH_IMPL double __hip_remote_exp(double x) { return __hip_remote_exp_with_tail(x, 0.0); }
 
 __HIP_REMOTE_MATH_IMPL double __hip_remote_exp2(double x) {
   if (x != x) return x + x;
@@ -99,6 +102,53 @@ __HIP_REMOTE_MATH_IMPL double __hip_remote_log(double x) {
   const double ln2_hi = 6.93147180369123816490e-01;
   const double ln2_lo = 1.90821492927058770002e-10;
   return e * ln2_hi + (e * ln2_lo + log_m);
+}
+
+/* log(x) for finite x > 0 as hi + lo, ~2^-66 relative: what pow needs so that y*log(x) keeps
+ * its accuracy for large |y*log(x)|. Same reduction as __hip_remote_log, with f = (m-1)/(m+1)
+ * and the multiples of ln 2 carried in two parts. */
+__HIP_REMOTE_MATH_IMPL void __hip_remote_log_dd(double x, double* hi, double* lo) {
+  int e = 0;
+  if (x < 2.2250738585072014e-308) {
+    x *= 18014398509481984.0;
+    e = -54;
+  }
+  unsigned long long bits = __builtin_bit_cast(unsigned long long, x);
+  e += (int)((bits >> 52) & 0x7ff) - 1023;
+  double m = __builtin_bit_cast(double, (bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+  if (m > 1.4142135623730951) {
+    m *= 0.5;
+    e += 1;
+  }
+  double u = m - 1.0;                       /* exact */
+  double v_hi = m + 1.0;                    /* may round: keep what it lost */
+  double v_lo = (m - (v_hi - 1.0));
+  double f_hi = u / v_hi;
+  double f_lo = (__builtin_fma(-f_hi, v_hi, u) - f_hi * v_lo) / v_hi;
+  double s = f_hi * f_hi;
+  double p = 1.0 / 23.0;
+  p = __builtin_fma(p, s, 1.0 / 21.0);
+  p = __builtin_fma(p, s, 1.0 / 19.0);
+  p = __builtin_fma(p, s, 1.0 / 17.0);
+  p = __builtin_fma(p, s, 1.0 / 15.0);
+  p = __builtin_fma(p, s, 1.0 / 13.0);
+  p = __builtin_fma(p, s, 1.0 / 11.0);
+  p = __builtin_fma(p, s, 1.0 / 9.0);
+  p = __builtin_fma(p, s, 1.0 / 7.0);
+  p = __builtin_fma(p, s, 1.0 / 5.0);
+  p = __builtin_fma(p, s, 1.0 / 3.0);
+  double log_m_hi = 2.0 * f_hi;
+  double log_m_lo = 2.0 * f_lo + 2.0 * f_hi * s * p;
+  const double ln2_hi = 6.93147180559945286227e-01; /* ln 2 = ln2_hi + ln2_lo */
+  const double ln2_lo = 2.31904681384629955842e-17;
+  double k_hi = e * ln2_hi;
+  double k_lo = __builtin_fma((double)e, ln2_hi, -k_hi) + e * ln2_lo;
+  double sum = k_hi + log_m_hi; /* two-sum */
+  double b = sum - k_hi;
+  double err = (k_hi - (sum - b)) + (log_m_hi - b);
+  double tail = err + k_lo + log_m_lo;
+  *hi = sum + tail;
+  *lo = tail - (*hi - sum);
 }
 
 __HIP_REMOTE_MATH_IMPL double __hip_remote_log2(double x) { return __hip_remote_log(x) * 1.4426950408889634; }
@@ -167,7 +217,7 @@ __HIP_REMOTE_MATH_IMPL double __hip_remote_tan(double x) {
   return (q & 1) ? -c / s : s / c;
 }
 
-/* pow: C99's special cases, then exp(y log|x|). */
+/* pow: C99's special cases, then exp(y log|x|) with log and the product in two parts. */
 __HIP_REMOTE_MATH_IMPL double __hip_remote_pow(double x, double y) {
   if (y == 0.0 || x == 1.0) return 1.0;
   if (x != x || y != y) return x + y;
@@ -185,7 +235,11 @@ __HIP_REMOTE_MATH_IMPL double __hip_remote_pow(double x, double y) {
   } else if (ax == __builtin_inf()) {
     r = y < 0.0 ? 0.0 : __builtin_inf();
   } else {
-    r = __hip_remote_exp(y * __hip_remote_log(ax));
+    double log_hi, log_lo;
+    __hip_remote_log_dd(ax, &log_hi, &log_lo);
+    double t_hi = y * log_hi;
+    double t_lo = __builtin_fma(y, log_hi, -t_hi) + y * log_lo;
+    r = __hip_remote_exp_with_tail(t_hi, t_lo);
   }
   return (__builtin_signbit(x) && y_odd) ? -r : r;
 }

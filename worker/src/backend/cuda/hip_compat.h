@@ -27,14 +27,15 @@
 #define HIP_DYNAMIC_SHARED(type, var) extern __shared__ type var[];
 #define HIP_DYNAMIC_SHARED_ATTRIBUTE
 
-// HIP's warp intrinsics have no mask argument; on NVIDIA they act on the full warp.
-#define __shfl(var, lane, ...) __shfl_sync(0xffffffffu, var, lane, ##__VA_ARGS__)
-#define __shfl_up(var, delta, ...) __shfl_up_sync(0xffffffffu, var, delta, ##__VA_ARGS__)
-#define __shfl_down(var, delta, ...) __shfl_down_sync(0xffffffffu, var, delta, ##__VA_ARGS__)
-#define __shfl_xor(var, mask, ...) __shfl_xor_sync(0xffffffffu, var, mask, ##__VA_ARGS__)
-#define __ballot(pred) __ballot_sync(0xffffffffu, pred)
-#define __any(pred) __any_sync(0xffffffffu, pred)
-#define __all(pred) __all_sync(0xffffffffu, pred)
+// HIP's warp intrinsics have no mask argument: on NVIDIA they act on the lanes active at the
+// call (HIP code calls them in divergent branches, where a full-warp mask would hang).
+#define __shfl(var, lane, ...) __shfl_sync(__activemask(), var, lane, ##__VA_ARGS__)
+#define __shfl_up(var, delta, ...) __shfl_up_sync(__activemask(), var, delta, ##__VA_ARGS__)
+#define __shfl_down(var, delta, ...) __shfl_down_sync(__activemask(), var, delta, ##__VA_ARGS__)
+#define __shfl_xor(var, mask, ...) __shfl_xor_sync(__activemask(), var, mask, ##__VA_ARGS__)
+#define __ballot(pred) __ballot_sync(__activemask(), pred)
+#define __any(pred) __any_sync(__activemask(), pred)
+#define __all(pred) __all_sync(__activemask(), pred)
 
 // HIP spells the 64-bit clock and a few math helpers differently.
 #define clock64() clock64()
