@@ -41,6 +41,19 @@ for src in tests/hip/samples/*.hip; do
   # finds the packed library either way.
   patchelf --set-rpath '$ORIGIN/../lib' "$PACK/samples/$name" 2>/dev/null || true
 done
+# hipcc's device headers through the driver API on the GPU (tests/hip/device_check.py): the
+# NVIDIA pass's PTX of the API and math test kernels, with and without libdevice.
+mkdir -p "$PACK/device-check"
+nvidia_pass() { clang++-15 -x cuda --cuda-device-only --cuda-gpu-arch=sm_70 -nocudainc -nocudalib -O2 \
+  -isystem client-capi/include -D__HIP_REMOTE_HIPCC__=1 -include hip_remote/hipcc_device.h "$@"; }
+nvidia_pass -S tests/hip/device_api.hip -o "$PACK/device-check/api.ptx"
+nvidia_pass -S tests/hip/device_math.hip -o "$PACK/device-check/math.ptx"
+libdevice=$(ls .venv-ptxas/lib/python3*/site-packages/nvidia/cuda_nvcc/nvvm/libdevice/libdevice.10.bc 2>/dev/null | head -1 || true)
+if [ -n "$libdevice" ]; then
+  nvidia_pass -D__HIP_REMOTE_LIBDEVICE__=1 -Xclang -mlink-builtin-bitcode -Xclang "$libdevice" \
+    -S tests/hip/device_math.hip -o "$PACK/device-check/math-libdevice.ptx"
+fi
+cp tests/hip/device_check.py "$PACK/device-check/"
 mkdir -p "$PACK/bench"
 target/release/hipcc -O2 -o "$PACK/bench/first_launch" benches/hip/first_launch.hip
 patchelf --set-rpath '$ORIGIN/../lib' "$PACK/bench/first_launch" 2>/dev/null || true
