@@ -97,6 +97,17 @@ if [ -d "$PACK/samples" ]; then
 else
   echo "FAIL samples: not in the pack (scripts/pack-device.sh builds them with our hipcc)"; fail=$((fail+1))
 fi
+# hipcc's device headers straight through the CUDA driver (no worker): printf/assert records,
+# warp operations, atomics, vector operators, math accuracy with and without libdevice.
+if [ -f "$PACK/device-check/device_check.py" ]; then
+  check_args=(--api api.ptx --math math.ptx)
+  [ -f "$PACK/device-check/math-libdevice.ptx" ] && check_args+=(--math-libdevice math-libdevice.ptx)
+  if (cd "$PACK/device-check" && timeout 300 python3 device_check.py "${check_args[@]}" > "$OUT/device-check.log" 2>&1); then
+    echo "PASS hipcc device headers (device_check.py)"; pass=$((pass+1))
+  else
+    echo "FAIL hipcc device headers (see device-check.log)"; grep -E "^FAIL" "$OUT/device-check.log" | head -5; fail=$((fail+1))
+  fi
+fi
 if ls "$PACK"/wheels/*.whl >/dev/null 2>&1; then
   VENV=/tmp/hip-remote-venv
   python3 -m venv "$VENV" >/dev/null 2>&1 || VENV=""
