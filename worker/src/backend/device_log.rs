@@ -1,6 +1,6 @@
 //! The device log: kernel `printf` and `assert` for backends whose kernels cannot reach the
 //! worker's output themselves (the cuda backend: modules compiled by hip-remote's `hipcc` or
-//! hiprtc define the global [`SYMBOL`]; see `docs/KERNELS-cuda-output.md`).
+//! hiprtc define the global [`SYMBOL`]; see `docs/KERNELS.md`).
 //!
 //! Layout (all little-endian): a 32-byte header — magic, capacity, head (bytes reserved by
 //! writers, may pass capacity), asserts, dropped — then `capacity` bytes of records. The
