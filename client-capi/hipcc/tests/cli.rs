@@ -96,7 +96,7 @@ int main() {
     let original = std::fs::read_to_string(&source).unwrap();
     assert_eq!(src.source.lines().count(), original.lines().count(), "line numbers are kept");
     let kernel_line = |text: &str| text.lines().position(|l| l.contains("__global__ void scale"));
-    assert_eq!(kernel_line(&src.source), kernel_line(&original));
+    assert_eq!(kernel_line(src.source), kernel_line(&original));
     assert_eq!(src.kernels, [("_Z5scaleIfEvPT_i", "scale<float>"), ("_Z5scaleIiEvPT_i", "scale<int>")]);
     assert_eq!(src.variables, [("counter", "counter")]);
     assert!(src.options.contains(&"-DFACTOR=2"));
