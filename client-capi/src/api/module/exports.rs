@@ -273,8 +273,10 @@ pub unsafe extern "C" fn hipRemoteFunctionParamLayout(
 /// forwards it to its own client, whose program printed it.
 #[no_mangle]
 pub extern "C" fn hipRemoteCaptureKernelOutput(on: c_int) -> hipError_t {
-    crate::conn::capture_kernel_output(on != 0);
-    HipError::SUCCESS
+    hip_boundary!("hipRemoteCaptureKernelOutput", {
+        crate::conn::capture_kernel_output(on != 0);
+        Ok(())
+    })
 }
 
 /// hip-remote extension: hands what kernels printed since the last call (see
