@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PACK=device-pack
-cargo build --release -p hip-worker -p hip-remote -p client-capi -p client-hiprtc -p hip-remote-hipcc
+cargo build --release -p hip-worker -p hip-remote -p client-capi -p client-hiprtc -p client-hipblas -p hip-remote-hipcc
 rm -rf "$PACK"; mkdir -p "$PACK/bin" "$PACK/lib" "$PACK/tests"
 cp target/release/hip-worker target/release/hip-remote "$PACK/bin/"
 cp target/release/libamdhip64.so "$PACK/lib/"
@@ -13,6 +13,13 @@ ln -sf libamdhip64.so "$PACK/lib/libamdhip64.so.7"
 if [ -f target/release/libhiprtc.so ]; then
   cp target/release/libhiprtc.so "$PACK/lib/"; ln -sf libhiprtc.so "$PACK/lib/libhiprtc.so.7"
 fi
+# hipBLAS forwarded to the worker (the cuda worker runs it on cuBLAS): its C programs, and the
+# sgemm figure of `hip-remote bench` (which loads libhipblas.so.3 beside --lib).
+cp target/release/libhipblas.so "$PACK/lib/"; ln -sf libhipblas.so "$PACK/lib/libhipblas.so.3"
+for t in hipblas_ops hipblas_hostile; do
+  cc -std=c11 -O2 -I client-capi/include "tests/c/$t.c" -o "$PACK/tests/$t" \
+     -L "$PACK/lib" -lhipblas -lamdhip64 -lm -lpthread -Wl,-rpath,'$ORIGIN/../lib'
+done
 # C conformance programs that run against any worker (the multi-process ones need the Rust
 # harness and run in CI instead).
 for t in device_query memory streams_events errors threads kernels device_control stream_info func_attributes memory2d memory_extra \

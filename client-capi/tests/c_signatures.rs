@@ -31,6 +31,7 @@ fn exports_header() -> String {
     // The private libhiprtc entry point is no HIP API, and its callback type lives in proto-core
     // (which cbindgen does not read); `const _: RtcCompileFn = __hipRemoteRtcCompile` checks it.
     config.export.exclude.push("__hipRemoteRtcCompile".into());
+    config.export.exclude.push("__hipRemoteBlasCall".into());
     // `HipError` is the Rust name of hipError_t (abi.rs).
     config.export.rename.insert("HipError".into(), "hipError_t".into());
     let bindings = cbindgen::Builder::new()

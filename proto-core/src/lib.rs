@@ -26,6 +26,7 @@ extern crate std;
 mod macros;
 
 pub mod auth;
+pub mod blas_entry;
 pub mod codec;
 pub mod deframe;
 pub mod error;

@@ -53,6 +53,8 @@ wire_enum! {
         Ipc = 0x0b,
         /// Managed memory and host memory the device reads and writes (registered, mapped).
         Managed = 0x0c,
+        /// BLAS handles and routines run by the worker's BLAS library.
+        Blas = 0x0d,
     }
 }
 
@@ -916,6 +918,18 @@ opcodes! { <'a>
         0x0c03 ManagedPush managed_push: ManagedPush<'a> => Empty, request, post;
         /// Device pages changed since the client last saw them.
         0x0c04 ManagedPull managed_pull: ManagedPull => ManagedPages<'a>, reply, call;
+    }
+
+    /// BLAS (hipBLAS) run by the worker's BLAS library.
+    Blas BlasHandler {
+        /// `hipblasCreate`: a handle of the session on the client's current device.
+        0x0d01 BlasCreate blas_create: BlasCreate => BlasHandle, none, call;
+        /// `hipblasDestroy`.
+        0x0d02 BlasDestroy blas_destroy: BlasHandle => Empty, none, call;
+        /// A routine whose results stay in device memory, queued on its stream.
+        0x0d03 BlasLaunch blas_launch: BlasOp => Empty, none, post;
+        /// A reduction whose result goes to host memory (host pointer mode): answered.
+        0x0d04 BlasReduce blas_reduce: BlasOp => BlasResult, none, call;
     }
 }
 

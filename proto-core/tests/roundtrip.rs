@@ -471,7 +471,7 @@ fn u8_wire_enums_refuse_unknown_values() {
             _ => assert_eq!(width, Err(DecodeError::InvalidValue { what: "field" })),
         }
     }
-    assert_eq!(Family::ALL.len(), 13);
+    assert_eq!(Family::ALL.len(), 14);
 }
 
 proptest! {

@@ -58,6 +58,8 @@ pub struct Artifacts {
     pub library: PathBuf,
     /// The drop-in `libhiprtc.so` (soname `libhiprtc.so.7`).
     pub hiprtc: PathBuf,
+    /// The drop-in `libhipblas.so` (soname `libhipblas.so.3`).
+    pub hipblas: PathBuf,
     /// The `hip-worker` binary.
     pub worker: PathBuf,
     /// `client-capi/include` (our HIP headers).
@@ -71,12 +73,18 @@ pub fn artifacts() -> Artifacts {
     let dir = target_debug_dir();
     let library = dir.join("libamdhip64.so");
     let hiprtc = dir.join("libhiprtc.so");
+    let hipblas = dir.join("libhipblas.so");
     let worker = dir.join("hip-worker");
-    for (path, what) in [(&library, "the drop-in libamdhip64.so"), (&hiprtc, "the drop-in libhiprtc.so"), (&worker, "the hip-worker binary")] {
+    for (path, what) in [
+        (&library, "the drop-in libamdhip64.so"),
+        (&hiprtc, "the drop-in libhiprtc.so"),
+        (&hipblas, "the drop-in libhipblas.so"),
+        (&worker, "the hip-worker binary"),
+    ] {
         assert!(path.is_file(), "{what} is missing at {}; run `cargo build --workspace` before `cargo test -p hip-remote-tests`", path.display());
     }
     let root = workspace_root();
-    Artifacts { library, hiprtc, worker, include: root.join("client-capi/include"), c_dir: root.join("tests/c") }
+    Artifacts { library, hiprtc, hipblas, worker, include: root.join("client-capi/include"), c_dir: root.join("tests/c") }
 }
 
 /// A directory removed (with its contents) on drop, unless the test is failing and
@@ -135,6 +143,8 @@ impl Sandbox {
             ("libamdhip64.so", &artifacts.library),
             ("libhiprtc.so.7", &artifacts.hiprtc),
             ("libhiprtc.so", &artifacts.hiprtc),
+            ("libhipblas.so.3", &artifacts.hipblas),
+            ("libhipblas.so", &artifacts.hipblas),
         ] {
             std::os::unix::fs::symlink(target, lib.join(name)).unwrap_or_else(|e| panic!("symlink {name} -> {}: {e}", target.display()));
         }

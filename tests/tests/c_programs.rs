@@ -20,6 +20,33 @@ fn run_program_on(name: &str, devices: u32) {
     worker.assert_alive();
 }
 
+/// Compiles a hipBLAS program (linked `-lhipblas -lamdhip64`), runs it against a fresh worker
+/// (in a chain: the hip backend's BLAS is hip-remote's own libhipblas, forwarding to the host
+/// worker behind it) and requires success.
+fn run_hipblas_program(name: &str) {
+    let sandbox = Sandbox::new(name);
+    let exe = sandbox.compile_with(name, &["-lhipblas", "-lamdhip64", "-lm"]);
+    let mut worker = sandbox.start_worker();
+    let out = worker.run(&exe, &[]);
+    out.assert_success();
+    assert!(out.stdout.contains(&format!("PASS {name}")), "no PASS line: {}", out.report());
+    worker.assert_alive();
+}
+
+/// Level 1/2/3 routines, the gemm forms CuPy and PyTorch use, streams and pointer modes,
+/// checked against a CPU reference.
+#[test]
+fn hipblas_ops() {
+    run_hipblas_program("hipblas_ops");
+}
+
+/// Bad handles, sizes and leading dimensions, operands outside the session's allocations:
+/// refused, and the worker and session go on.
+#[test]
+fn hipblas_hostile() {
+    run_hipblas_program("hipblas_hostile");
+}
+
 #[test]
 fn device_query() {
     run_program("device_query");

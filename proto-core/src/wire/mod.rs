@@ -6,6 +6,7 @@
 //! stream. Device pointers are `u64` addresses in the worker's address space.
 
 pub mod array;
+pub mod blas;
 pub mod capture;
 pub mod device;
 pub mod device_attr;
@@ -27,6 +28,7 @@ pub mod stream_ops;
 pub mod vmm;
 
 pub use array::*;
+pub use blas::*;
 pub use capture::*;
 pub use device::*;
 pub use device_attr::*;

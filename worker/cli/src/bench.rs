@@ -175,6 +175,7 @@ const RAW_CONNECTIONS: &str = "raw TCP: K connections";
 struct Results {
     latency: Option<Latency>,
     memset: Option<(f64, f64)>,
+    gemm: Option<GemmRun>,
     launches: Option<Launches>,
     mlp: Option<(MlpRun, MlpRun)>,
     chain: Option<ChainRuns>,
@@ -507,6 +508,17 @@ pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) ->
         Ok(())
     });
 
+    // 2b. SGEMM throughput: native cuBLAS (or the host BLAS) through the backend trait vs
+    // libhipblas.so.3 (beside the client library) forwarded to the worker.
+    section("sgemm (hipBLAS)", &mut errors, &mut || {
+        let n = if opts.quick { 256 } else { 4096 };
+        let reps = if opts.quick { 3 } else { 20 };
+        let native = native::sgemm_gflops(nb, n, reps)?;
+        let remote = remote_sgemm_gflops(hip, &opts.lib, n, reps)?;
+        r.gemm = Some(GemmRun { n, reps, native, remote });
+        Ok(())
+    });
+
     // 3. Kernels: launch rate and the MLP, both sides from the same hiprtc source.
     let mut gpus: Option<(NativeGpu, RemoteGpu<'_>, Kernels, Kernels)> = None;
     section("kernels (launch rate, MLP)", &mut errors, &mut || {
@@ -785,6 +797,20 @@ fn finish(r: Results, nb: &dyn Backend, hip: &Hip, opts: &BenchOptions) -> Repor
             remote / native
         );
         j.insert("async_ops_per_s".into(), json!({"native": native.round(), "remote": remote.round(), "ratio": r3(remote / native)}));
+    }
+    if let Some(g) = &r.gemm {
+        let ratio = g.remote / g.native;
+        let v = verdict(ratio, 0.95, true);
+        targets.push((format!("{n}² sgemm throughput, remote / native", n = g.n), ratio, 0.95, true));
+        let _ = writeln!(
+            md,
+            "| {n}² sgemm ({reps} on one stream + 1 sync; native: the backend's BLAS in-process; remote: libhipblas) | {:.1} GFLOP/s | {:.1} GFLOP/s | | {ratio:.3}× | | remote / native {v} |",
+            g.native,
+            g.remote,
+            n = g.n,
+            reps = g.reps
+        );
+        j.insert("sgemm_gflops".into(), json!({"n": g.n, "reps": g.reps, "native": r3(g.native), "remote": r3(g.remote), "ratio": r3(ratio)}));
     }
     if let Some(l) = &r.launches {
         let (n, rm) = (median(&l.native), median(&l.remote));
@@ -1182,4 +1208,85 @@ fn latency_plot(l: &Latency, backend: &str) -> Canvas {
     let ya = Axis::linear("fraction of calls <= x", 0.0, 1.0);
     plot::chart(&mut c, (0, 0, w as i64, h as i64), &format!("sync call round trip CDF ({backend} backend)"), &xa, &ya, &series);
     c
+}
+
+/// One SGEMM figure: GFLOP/s of `reps` `n × n × n` products, each side.
+struct GemmRun {
+    n: usize,
+    reps: usize,
+    native: f64,
+    remote: f64,
+}
+
+/// `hipblasSgemm` through hip-remote's `libhipblas.so.3` (found beside `lib`), `reps` products
+/// of `n × n` matrices on one stream, after one warm-up; GFLOP/s.
+fn remote_sgemm_gflops(hip: &Hip, lib: &Path, n: usize, reps: usize) -> Result<f64, String> {
+    use std::ffi::{c_int, c_void};
+    type CreateFn = unsafe extern "C" fn(*mut *mut c_void) -> c_int;
+    type DestroyFn = unsafe extern "C" fn(*mut c_void) -> c_int;
+    type SetStreamFn = unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int;
+    #[allow(clippy::type_complexity)]
+    type SgemmFn = unsafe extern "C" fn(
+        *mut c_void,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        *const f32,
+        *const c_void,
+        c_int,
+        *const c_void,
+        c_int,
+        *const f32,
+        *mut c_void,
+        c_int,
+    ) -> c_int;
+    let path = lib.with_file_name("libhipblas.so.3");
+    // SAFETY: hip-remote's libhipblas; its initialisers have no side effects.
+    let blas = unsafe { libloading::Library::new(&path) }.map_err(|e| format!("{}: {e}", path.display()))?;
+    // SAFETY: the symbols have hipBLAS's signatures.
+    let (create, destroy, set_stream, sgemm) = unsafe {
+        let get = |e: libloading::Error| format!("libhipblas: {e}");
+        (
+            *blas.get::<CreateFn>(b"hipblasCreate\0").map_err(get)?,
+            *blas.get::<DestroyFn>(b"hipblasDestroy\0").map_err(get)?,
+            *blas.get::<SetStreamFn>(b"hipblasSetStream\0").map_err(get)?,
+            *blas.get::<SgemmFn>(b"hipblasSgemm\0").map_err(get)?,
+        )
+    };
+    let bytes = n * n * 4;
+    let dim = n as c_int;
+    let blas_check = |what: &str, st: c_int| if st == 0 { Ok(()) } else { Err(format!("{what}: hipblasStatus_t {st}")) };
+    // SAFETY: valid out-pointers; three device buffers of n² floats; hipBLAS's contracts.
+    unsafe {
+        let mut stream = std::ptr::null_mut();
+        hip.check("hipStreamCreate", (hip.stream_create)(&mut stream))?;
+        let mut bufs = [std::ptr::null_mut(); 3];
+        for b in &mut bufs {
+            hip.check("hipMalloc", (hip.malloc)(b, bytes))?;
+            hip.check("hipMemset", (hip.memset)(*b, 0, bytes))?;
+        }
+        let mut handle = std::ptr::null_mut();
+        blas_check("hipblasCreate", create(&mut handle))?;
+        blas_check("hipblasSetStream", set_stream(handle, stream))?;
+        let (alpha, beta) = (1.0f32, 0.0f32);
+        const OP_N: c_int = 111;
+        let run = |count: usize| -> Result<f64, String> {
+            let t = Instant::now();
+            for _ in 0..count {
+                blas_check("hipblasSgemm", sgemm(handle, OP_N, OP_N, dim, dim, dim, &alpha, bufs[0], dim, bufs[1], dim, &beta, bufs[2], dim))?;
+            }
+            hip.check("hipStreamSynchronize", (hip.stream_synchronize)(stream))?;
+            Ok(t.elapsed().as_secs_f64())
+        };
+        run(1)?;
+        let secs = run(reps)?;
+        blas_check("hipblasDestroy", destroy(handle))?;
+        for b in bufs {
+            hip.check("hipFree", (hip.free)(b))?;
+        }
+        hip.check("hipStreamDestroy", (hip.stream_destroy)(stream))?;
+        Ok(2.0 * (n as f64).powi(3) * reps as f64 / secs / 1e9)
+    }
 }

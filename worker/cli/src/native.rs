@@ -301,3 +301,58 @@ impl Drop for NativeGpu {
         let _ = self.b.stream_destroy(self.stream);
     }
 }
+
+/// GFLOP/s of `reps` `n × n × n` SGEMMs through the backend's own BLAS (`BlasBackend`: cuBLAS
+/// on cuda, the CPU BLAS on host), on one stream after one warm-up.
+pub fn sgemm_gflops(b: &dyn Backend, n: usize, reps: usize) -> Result<f64, String> {
+    use hip_worker::backend::blas::{blas_op, BlasCall, ElemType, Operand, Routine, Scalar};
+    let s = b.stream_create(0, 0, 0).map_err(be("stream_create"))?;
+    let bytes = (n * n * 4) as u64;
+    let mut bufs = Vec::new();
+    for _ in 0..3 {
+        let p = b.malloc(0, bytes).map_err(be("malloc"))?;
+        bufs.push(p);
+    }
+    let run = || -> Result<f64, String> {
+        let handle = b.blas_create(0).map_err(be("blas_create"))?;
+        let mut alpha = [0u8; 16];
+        alpha[..4].copy_from_slice(&1.0f32.to_le_bytes());
+        let ld = n as i64;
+        let operand = |p: hip_worker::backend::DevicePtr| Operand { ptr: p.0, ld, stride: 0 };
+        let call = BlasCall {
+            routine: Routine::Gemm,
+            ab_type: ElemType::R32F,
+            c_type: ElemType::R32F,
+            scalar_type: ElemType::R32F,
+            compute: 2,
+            trans: [blas_op::N; 2],
+            dims: [ld, ld, ld],
+            alpha: Scalar::Value(alpha),
+            beta: Scalar::Value([0; 16]),
+            a: operand(bufs[0]),
+            b: operand(bufs[1]),
+            c: operand(bufs[2]),
+            batch: 1,
+            pointer_arrays: false,
+            result: None,
+        };
+        let timed = |count: usize| -> Result<f64, String> {
+            let t = Instant::now();
+            for _ in 0..count {
+                b.blas_launch(handle, Some(s), &call).map_err(be("blas_launch"))?;
+            }
+            b.stream_synchronize(s).map_err(be("stream_synchronize"))?;
+            Ok(t.elapsed().as_secs_f64())
+        };
+        timed(1)?;
+        let secs = timed(reps)?;
+        let _ = b.blas_destroy(handle);
+        Ok(2.0 * (n as f64).powi(3) * reps as f64 / secs / 1e9)
+    };
+    let out = run();
+    for p in bufs {
+        let _ = b.free(p);
+    }
+    let _ = b.stream_destroy(s);
+    out
+}

@@ -62,6 +62,9 @@ fn bench_quick_host_backend_end_to_end() {
     }
     assert!(json["async_ops_per_s"]["native"].as_f64().is_some_and(|v| v > 0.0));
     assert!(json["async_ops_per_s"]["remote"].as_f64().is_some_and(|v| v > 0.0));
+    let sgemm = &json["sgemm_gflops"];
+    assert_eq!(sgemm["n"], 256, "{sgemm}");
+    assert!(sgemm["native"].as_f64().is_some_and(|v| v > 0.0) && sgemm["remote"].as_f64().is_some_and(|v| v > 0.0), "{sgemm}");
 
     let copies = json["copies"].as_array().expect("copies");
     assert_eq!(copies.iter().map(|c| c["bytes"].as_u64().unwrap()).collect::<Vec<_>>(), [4096, 65536, 1 << 20]);
@@ -110,7 +113,8 @@ fn bench_quick_host_backend_end_to_end() {
             assert!(graph["throughput_ratios"][ratio].as_f64().is_some_and(|v| v > 0.0), "{ratio}: {graph}");
         }
         let targets = json["targets"].as_array().unwrap();
-        assert_eq!(targets.len(), 6);
+        assert_eq!(targets.len(), 7);
+        assert!(targets.iter().any(|t| t["name"] == "256² sgemm throughput, remote / native"), "{targets:?}");
         assert!(targets.iter().any(|t| t["name"] == "graph replay throughput, remote / native"), "{targets:?}");
         assert!(json["errors"].as_array().unwrap().is_empty(), "{}", json["errors"]);
     }

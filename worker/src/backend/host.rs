@@ -61,6 +61,7 @@
 //! [`MemoryBackend::with_device_bytes_mut`]: crate::backend::MemoryBackend::with_device_bytes_mut
 
 mod array;
+mod blas;
 mod device_attr;
 mod event;
 mod executor;

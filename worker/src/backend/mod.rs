@@ -41,6 +41,7 @@
 //! backend implements each in its own block; [`Backend`] is all of them together.
 
 mod array;
+pub mod blas;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 mod device;
@@ -66,6 +67,7 @@ mod transport;
 pub mod vmm;
 
 pub use array::{format_channel_size, linear as linear_arrays, ArrayBackend, ArrayDesc, ArrayHandle, Extent, MipmapHandle, Place};
+pub use blas::BlasBackend;
 pub use device::{DeviceBackend, DeviceLimit, DeviceProperties};
 pub use device_attr::{link_type, DeviceAttributeBackend, PeerAttribute};
 pub use error::{hip_code, BackendError};
@@ -98,6 +100,7 @@ pub trait Backend:
     + MemoryBackend
     + MemsetBackend
     + ArrayBackend
+    + BlasBackend
     + StreamBackend
     + StreamOpsBackend
     + EventBackend
@@ -120,6 +123,7 @@ impl<T> Backend for T where
         + MemoryBackend
         + MemsetBackend
         + ArrayBackend
+        + BlasBackend
         + StreamBackend
         + StreamOpsBackend
         + EventBackend

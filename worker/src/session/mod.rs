@@ -16,6 +16,7 @@
 mod array;
 #[cfg(test)]
 mod array_tests;
+mod blas;
 mod callbacks;
 mod capture;
 mod cx;
@@ -257,6 +258,8 @@ pub struct Session {
     captures: capture::Captures,
     /// Where this session's streams hand their callbacks to the client.
     callbacks: Arc<CallbackChannel>,
+    /// BLAS handles (`hipblasCreate`): the backend's handle and its device.
+    blas: Handles<(crate::backend::blas::BlasHandle, DeviceIndex)>,
     /// On a callback channel connection: the session whose callbacks it fetches.
     serves_callbacks_of: Option<Arc<CallbackChannel>>,
     /// The client said at HELLO that this connection is to be a callback channel.
@@ -305,6 +308,7 @@ impl Session {
             graphs: graph::Graphs::default(),
             captures: capture::Captures::default(),
             callbacks: Arc::default(),
+            blas: Handles::new("BLAS handle", 0x424c_0000_0000_0000, blas::MAX_BLAS_HANDLES_PER_SESSION),
             serves_callbacks_of: None,
             callback_connection: false,
         }
@@ -578,6 +582,9 @@ impl Session {
     /// Streams go first, so no work of the session is still queued when its memory and
     /// modules go.
     fn release(&mut self, device: Option<DeviceIndex>) {
+        if device.is_none() {
+            self.release_blas();
+        }
         self.release_graphs(device);
         self.ipc_release(device);
         let on_device = |d: DeviceIndex| device.is_none_or(|want| want == d);

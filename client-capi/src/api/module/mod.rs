@@ -26,6 +26,7 @@
 //! `launch` (argument packing, geometry, occupancy), `exports` (the C functions),
 //! `rtc` (libhiprtc's entry point), [`register`] (`__hipRegister*` and `<<<>>>` launches).
 
+mod blas;
 mod exports;
 mod ext_launch;
 mod image;
@@ -37,6 +38,7 @@ pub mod register;
 mod rtc;
 mod tables;
 
+pub use blas::*;
 pub use exports::*;
 pub use ext_launch::*;
 pub(crate) use image::*;

@@ -10,6 +10,7 @@
 //! stream hands the bytes to the session when the stream reaches them.
 
 mod array;
+mod blas;
 mod device_attr;
 mod device_log;
 mod error;

@@ -23,6 +23,7 @@
 
 mod api;
 mod array;
+mod blas;
 mod device_attr;
 mod error;
 mod graph;
@@ -159,6 +160,7 @@ impl HipBackend {
     pub fn new(library: &Path, selection: Option<&crate::devices::DeviceSelection>) -> Result<Self, BackendError> {
         let api = Arc::new(HipApi::load(library).map_err(BackendError::NotInitialized)?);
         let rtc_path = rtc_library_path(library);
+        blas::set_library_dir(library);
         let rtc = RtcApi::load(&rtc_path);
         if let Err(why) = &rtc {
             tracing::warn!(%why, "hiprtc unavailable: runtime compilation will fail on this worker");
