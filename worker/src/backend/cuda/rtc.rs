@@ -42,10 +42,24 @@ fn nvrtc(call: &str, r: sys::nvrtcResult) -> Result<(), BackendError> {
 
 /// Translates hiprtc options for NVRTC: `--offload-arch`/`--gpu-architecture=gfx…` and
 /// AMD-only flags are dropped (noted in the log), `-O*` is dropped (NVRTC always optimises),
-/// `-fgpu-rdc` becomes `--relocatable-device-code=true`, the rest passes through; `-arch=<device>` and C++17 are added.
+/// `-fgpu-rdc` becomes `--relocatable-device-code=true`, `-I` directories (the client's) are
+/// dropped, the rest passes through; `-arch=<device>` and C++17 are added.
 pub fn translate_options(options: &[&str], sm: &str, notes: &mut String) -> Vec<String> {
     let mut out = vec![format!("--gpu-architecture=compute_{}", sm.trim_start_matches("sm_")), "-std=c++17".to_string()];
-    for &o in options {
+    let mut client_dirs = 0usize;
+    let mut options = options.iter().copied();
+    while let Some(o) = options.next() {
+        // Include directories are the client's: the headers the program includes from them
+        // come with the compile (embedded by name), so none is searched on the worker.
+        if matches!(o, "-I" | "-isystem" | "--include-path") {
+            options.next();
+            client_dirs += 1;
+            continue;
+        }
+        if o.starts_with("-I") || o.starts_with("-isystem") || o.starts_with("--include-path=") {
+            client_dirs += 1;
+            continue;
+        }
         // Relocatable device code (for the linker, `hipLink*`): NVRTC's spelling.
         if o == "-fgpu-rdc" {
             out.push("--relocatable-device-code=true".to_string());
@@ -62,6 +76,13 @@ pub fn translate_options(options: &[&str], sm: &str, notes: &mut String) -> Vec<
         } else {
             out.push(o.to_string());
         }
+    }
+    if client_dirs > 0 {
+        notes.push_str(&format!(
+            "hip-remote: {client_dirs} include director{} of the client not searched on the worker (the headers the \
+             program includes from them come with the compile)\n",
+            if client_dirs == 1 { "y" } else { "ies" }
+        ));
     }
     out
 }
@@ -226,3 +247,16 @@ impl RtcBackend for CudaBackend {
 
 /// Bytes of the driver's error log kept from one link.
 const LINK_LOG_LEN: usize = 64 << 10;
+
+#[cfg(test)]
+mod tests {
+    use super::translate_options;
+
+    #[test]
+    fn client_include_directories_are_not_searched_on_the_worker() {
+        let mut notes = String::new();
+        let opts = translate_options(&["-I/site/cupy/_core/include", "-I", "/usr/include", "--include-path=/x", "-DN=2", "-O3"], "sm_90", &mut notes);
+        assert_eq!(opts, ["--gpu-architecture=compute_90", "-std=c++17", "-DN=2"]);
+        assert!(notes.contains("3 include directories of the client"), "{notes}");
+    }
+}

@@ -23,10 +23,19 @@ fn cstring(s: &str) -> Result<CString, BackendError> {
     CString::new(s).map_err(|_| BackendError::InvalidValue("NUL in compile input".into()))
 }
 
-/// The options passed to hiprtc: the client's, plus the device's architecture unless they
-/// name one.
+/// The options passed to hiprtc: the client's without its include directories (they are the
+/// client's paths: libhiprtc sends the headers the program includes from them, embedded by
+/// name), plus the device's architecture unless they name one.
 fn options_for(options: &[&str], arch: &str) -> Vec<String> {
-    let mut out: Vec<String> = options.iter().map(|o| o.to_string()).collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut iter = options.iter().copied();
+    while let Some(o) = iter.next() {
+        if matches!(o, "-I" | "-isystem" | "--include-path") {
+            iter.next();
+        } else if !(o.starts_with("-I") || o.starts_with("-isystem") || o.starts_with("--include-path=")) {
+            out.push(o.to_string());
+        }
+    }
     if !options.iter().any(|o| o.starts_with("--offload-arch") || o.starts_with("--gpu-architecture")) {
         out.push(format!("--offload-arch={arch}"));
     }
@@ -172,5 +181,9 @@ mod tests {
     fn arch_added_unless_named() {
         assert_eq!(options_for(&["-O3"], "gfx942"), ["-O3", "--offload-arch=gfx942"]);
         assert_eq!(options_for(&["--offload-arch=gfx90a"], "gfx942"), ["--offload-arch=gfx90a"]);
+        assert_eq!(
+            options_for(&["-I/site/cupy/include", "-I", "/opt/rocm/include", "-isystem/x", "-DN=1"], "gfx942"),
+            ["-DN=1", "--offload-arch=gfx942"]
+        );
     }
 }
