@@ -17,7 +17,23 @@ pub const HIP_COMPAT_HEADER: &str = include_str!("hip_compat.h");
 /// includes it by this name.
 pub const DEVICE_LOG_HEADER: (&str, &str) = ("hip_remote/device_log.h", include_str!("../../../../client-capi/include/hip_remote/device_log.h"));
 /// HIP header names answered with [`HIP_COMPAT_HEADER`].
-const HIP_HEADER_NAMES: &[&str] = &["hip/hip_runtime.h", "hip/hip_runtime_api.h", "hip_runtime.h", "hip/hip_common.h"];
+const HIP_HEADER_NAMES: &[&str] =
+    &["hip/hip_runtime.h", "hip/hip_runtime_api.h", "hip_runtime.h", "hip/hip_common.h", "hip/hip_version.h", "hip/hip_fp16.h"];
+/// The option pre-including the compatibility header: hiprtc programs use HIP's built-ins
+/// without including anything (CuPy's do).
+const PRE_INCLUDE_OPTION: &str = "--pre-include=hip/hip_runtime.h";
+/// The few standard headers hiprtc programs include that NVRTC lacks (served unless the
+/// client sent its own): `<cstddef>`'s types; `<cassert>`'s `assert` is the compatibility
+/// header's.
+const NVRTC_STD_HEADERS: &[(&str, &str)] = &[
+    ("cassert", "#pragma once\n// hip-remote: assert comes from the HIP compatibility header.\n"),
+    (
+        "cstddef",
+        "#pragma once\n// hip-remote: <cstddef>'s types for NVRTC.\ntypedef decltype(sizeof(0)) size_t;\ntypedef \
+         decltype((char*)0 - (char*)0) ptrdiff_t;\nnamespace std {\ntypedef ::size_t size_t;\ntypedef ::ptrdiff_t \
+         ptrdiff_t;\ntypedef decltype(nullptr) nullptr_t;\n}\n",
+    ),
+];
 
 /// Outcome of one compilation.
 #[derive(Debug, Clone, Default)]
@@ -45,7 +61,8 @@ fn nvrtc(call: &str, r: sys::nvrtcResult) -> Result<(), BackendError> {
 /// `-fgpu-rdc` becomes `--relocatable-device-code=true`, `-I` directories (the client's) are
 /// dropped, the rest passes through; `-arch=<device>` and C++17 are added.
 pub fn translate_options(options: &[&str], sm: &str, notes: &mut String) -> Vec<String> {
-    let mut out = vec![format!("--gpu-architecture=compute_{}", sm.trim_start_matches("sm_")), "-std=c++17".to_string()];
+    let mut out =
+        vec![format!("--gpu-architecture=compute_{}", sm.trim_start_matches("sm_")), "-std=c++17".to_string(), PRE_INCLUDE_OPTION.to_string()];
     let mut client_dirs = 0usize;
     let mut options = options.iter().copied();
     while let Some(o) = options.next() {
@@ -114,6 +131,12 @@ pub fn compile(
     for (n, s) in headers {
         header_names.push(cstr(n)?);
         header_srcs.push(cstr(s)?);
+    }
+    for (n, s) in crate::backend::FALLBACK_HEADERS.iter().chain(NVRTC_STD_HEADERS) {
+        if !headers.iter().any(|(h, _)| h == n) {
+            header_names.push(cstr(n)?);
+            header_srcs.push(cstr(s)?);
+        }
     }
     let src_ptrs: Vec<*const c_char> = header_srcs.iter().map(|s| s.as_ptr()).collect();
     let name_ptrs: Vec<*const c_char> = header_names.iter().map(|s| s.as_ptr()).collect();
@@ -256,7 +279,7 @@ mod tests {
     fn client_include_directories_are_not_searched_on_the_worker() {
         let mut notes = String::new();
         let opts = translate_options(&["-I/site/cupy/_core/include", "-I", "/usr/include", "--include-path=/x", "-DN=2", "-O3"], "sm_90", &mut notes);
-        assert_eq!(opts, ["--gpu-architecture=compute_90", "-std=c++17", "-DN=2"]);
+        assert_eq!(opts, ["--gpu-architecture=compute_90", "-std=c++17", "--pre-include=hip/hip_runtime.h", "-DN=2"]);
         assert!(notes.contains("3 include directories of the client"), "{notes}");
     }
 }

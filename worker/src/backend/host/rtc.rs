@@ -40,7 +40,7 @@ use proto_core::limits::{MAX_BULK_LEN, MAX_NAME_LEN, MAX_TEXT_LEN};
 
 use super::module::{HostModule, ModuleLimits};
 use super::{lock, wait, HostBackend};
-use crate::backend::{BackendError, DeviceIndex, LinkInput, RtcBackend, RtcOutput, RtcRequest};
+use crate::backend::{BackendError, DeviceIndex, LinkInput, RtcBackend, RtcOutput, RtcRequest, FALLBACK_HEADERS};
 
 /// The prelude force-included into every program.
 const PRELUDE: &str = include_str!("rtc/prelude.hpp");
@@ -55,6 +55,8 @@ const STUB_HEADERS: &[&str] = &[
     "hip/math_functions.h",
     "hip/device_functions.h",
     "hip/hip_common.h",
+    "hip/hip_version.h",
+    "hip/hip_fp16.h",
 ];
 /// The compile directory's folder of the program's headers (embedded and sent by the client).
 const HEADER_DIR: &str = "include";
@@ -132,6 +134,11 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
     write_file(&dir.path.join("sys/hip_remote_prelude.hpp"), PRELUDE).map_err(io)?;
     for stub in STUB_HEADERS {
         write_file(&dir.path.join("sys").join(stub), "/* hip-remote host backend: provided by the hiprtc prelude. */\n").map_err(io)?;
+    }
+    for (fallback, text) in FALLBACK_HEADERS {
+        if !headers.iter().any(|(header, _)| header == fallback) {
+            write_file(&dir.path.join("sys").join(fallback), text).map_err(io)?;
+        }
     }
     fs::create_dir_all(dir.path.join(HEADER_DIR)).map_err(io)?;
     for (header, text) in &headers {
