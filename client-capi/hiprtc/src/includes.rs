@@ -65,8 +65,7 @@ struct Pending {
 }
 
 /// The headers `source` (and the `embedded` headers) include from `dirs`, as `(name, text)`,
-/// not repeating embedded names. `embedded_bytes` is what the embedded headers already use of
-/// the packed list's budget.
+/// not repeating embedded names; the embedded headers count toward the limits.
 pub fn resolve(source: &str, embedded: &[(&str, &str)], dirs: &[PathBuf]) -> Result<Vec<(String, String)>, String> {
     let mut known: HashSet<String> = embedded.iter().map(|(n, _)| n.to_string()).collect();
     let mut bytes: usize = embedded.iter().map(|(_, t)| t.len() + 1).sum();

@@ -745,6 +745,32 @@ mod test {
     }
 
     #[test]
+    fn headers_from_client_include_directories_travel_with_the_compile() {
+        set_fake(Some(fake_worker));
+        let dir = std::env::temp_dir().join(format!("hiprtc-client-headers-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("lib")).unwrap();
+        std::fs::write(dir.join("lib/a.h"), "#include \"b.h\"\n#include <hip/hip_fp16.h>\n").unwrap();
+        std::fs::write(dir.join("lib/b.h"), "int b;").unwrap();
+        let include = CString::new(format!("-I{}", dir.display())).unwrap();
+        let prog = create(c"#include <lib/a.h>\n#include \"mine.h\"\n__global__ void k() {}", &[(c"mine.h", c"int m;")]);
+        // SAFETY: a live program, two live option strings, valid out-pointers.
+        unsafe {
+            let opts = [include.as_ptr(), c"-I/usr/include".as_ptr()];
+            assert_eq!(hiprtcCompileProgram(prog, 2, opts.as_ptr()), HIPRTC_SUCCESS);
+            let log = log_of(prog);
+            assert!(log.contains("headers [mine.h,lib/a.h,lib/b.h,] [int m;,#include \"b.h\"\n#include <hip/hip_fp16.h>\n,int b;,]"), "{log}");
+
+            std::fs::write(dir.join("lib/b.h"), "x".repeat(proto_core::limits::MAX_TEXT_LEN + 1)).unwrap();
+            assert_eq!(hiprtcCompileProgram(prog, 1, opts.as_ptr()), HIPRTC_ERROR_INVALID_INPUT);
+            assert!(log_of(prog).contains("lib/b.h is"), "{}", log_of(prog));
+            let mut p = prog;
+            assert_eq!(hiprtcDestroyProgram(&mut p), HIPRTC_SUCCESS);
+        }
+        std::fs::remove_dir_all(&dir).ok();
+        set_fake(None);
+    }
+
+    #[test]
     fn compile_error_and_refusal() {
         set_fake(Some(fake_worker));
         let prog = create(c"int nothing;", &[]);

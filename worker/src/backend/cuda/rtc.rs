@@ -19,9 +19,10 @@ pub const DEVICE_LOG_HEADER: (&str, &str) = ("hip_remote/device_log.h", include_
 /// HIP header names answered with [`HIP_COMPAT_HEADER`].
 const HIP_HEADER_NAMES: &[&str] =
     &["hip/hip_runtime.h", "hip/hip_runtime_api.h", "hip_runtime.h", "hip/hip_common.h", "hip/hip_version.h", "hip/hip_fp16.h"];
-/// The option pre-including the compatibility header: hiprtc programs use HIP's built-ins
-/// without including anything (CuPy's do).
-const PRE_INCLUDE_OPTION: &str = "--pre-include=hip/hip_runtime.h";
+/// What every program is preceded by: the compatibility header, as hiprtc's own headers are
+/// (hiprtc programs use HIP's built-ins without including anything: CuPy's do), then the
+/// program's own line numbering.
+const PROGRAM_PREFIX: &str = "#include <hip/hip_runtime.h>\n#line 1\n";
 /// The few standard headers hiprtc programs include that NVRTC lacks (served unless the
 /// client sent its own): `<cstddef>`'s types; `<cassert>`'s `assert` is the compatibility
 /// header's.
@@ -61,8 +62,7 @@ fn nvrtc(call: &str, r: sys::nvrtcResult) -> Result<(), BackendError> {
 /// `-fgpu-rdc` becomes `--relocatable-device-code=true`, `-I` directories (the client's) are
 /// dropped, the rest passes through; `-arch=<device>` and C++17 are added.
 pub fn translate_options(options: &[&str], sm: &str, notes: &mut String) -> Vec<String> {
-    let mut out =
-        vec![format!("--gpu-architecture=compute_{}", sm.trim_start_matches("sm_")), "-std=c++17".to_string(), PRE_INCLUDE_OPTION.to_string()];
+    let mut out = vec![format!("--gpu-architecture=compute_{}", sm.trim_start_matches("sm_")), "-std=c++17".to_string()];
     let mut client_dirs = 0usize;
     let mut options = options.iter().copied();
     while let Some(o) = options.next() {
@@ -118,7 +118,7 @@ pub fn compile(
         return Err(BackendError::NotSupported("libnvrtc could not be loaded on the worker".into()));
     }
     let cstr = |s: &str| CString::new(s).map_err(|_| BackendError::InvalidValue("NUL in compile input".into()));
-    let src = cstr(source)?;
+    let src = cstr(&format!("{PROGRAM_PREFIX}{source}"))?;
     let pname = cstr(name)?;
     let mut header_srcs: Vec<CString> = Vec::new();
     let mut header_names: Vec<CString> = Vec::new();
@@ -279,7 +279,7 @@ mod tests {
     fn client_include_directories_are_not_searched_on_the_worker() {
         let mut notes = String::new();
         let opts = translate_options(&["-I/site/cupy/_core/include", "-I", "/usr/include", "--include-path=/x", "-DN=2", "-O3"], "sm_90", &mut notes);
-        assert_eq!(opts, ["--gpu-architecture=compute_90", "-std=c++17", "--pre-include=hip/hip_runtime.h", "-DN=2"]);
+        assert_eq!(opts, ["--gpu-architecture=compute_90", "-std=c++17", "-DN=2"]);
         assert!(notes.contains("3 include directories of the client"), "{notes}");
     }
 }

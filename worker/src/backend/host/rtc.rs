@@ -270,11 +270,14 @@ fn check_header_name(header: &str) -> Result<(), BackendError> {
 fn sort_options(options: &[&str], log: &mut String) -> Vec<String> {
     let mut passed = Vec::new();
     let mut client_dirs = 0usize;
-    let mut include =
-        |dir: &str, passed: &mut Vec<String>| match Path::new(dir).components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir)) {
-            true if !dir.is_empty() => passed.push(format!("-I{HEADER_DIR}/{dir}")),
-            _ => client_dirs += 1,
-        };
+    let mut include = |dir: &str, passed: &mut Vec<String>| {
+        let inside = !dir.is_empty() && Path::new(dir).components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+        if inside {
+            passed.push(format!("-I{HEADER_DIR}/{dir}"));
+        } else {
+            client_dirs += 1;
+        }
+    };
     let mut iter = options.iter().copied();
     while let Some(option) = iter.next() {
         let option = option.trim();
