@@ -5,7 +5,7 @@
 use super::api::{Program, RtcApi};
 use super::error::Check;
 use super::HipBackend;
-use crate::backend::{BackendError, DeviceIndex, LinkInput, RtcBackend, RtcOutput, RtcRequest};
+use crate::backend::{BackendError, DeviceIndex, LinkInput, RtcBackend, RtcOutput, RtcRequest, FALLBACK_HEADERS};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
 fn rtc(call: &str, result: c_int) -> Result<(), BackendError> {
@@ -154,8 +154,12 @@ impl RtcBackend for HipBackend {
         self.enter(dev)?;
         let source = cstring(request.source)?;
         let name = cstring(request.name)?;
-        let header_sources: Vec<CString> = request.headers.iter().map(|(_, s)| cstring(s)).collect::<Result<_, _>>()?;
-        let header_names: Vec<CString> = request.headers.iter().map(|(n, _)| cstring(n)).collect::<Result<_, _>>()?;
+        // The client's headers, then the fallbacks it did not send (rocThrust's namespace
+        // header: hiprtc does not search ROCm's include directory for it).
+        let fallbacks = FALLBACK_HEADERS.iter().filter(|(n, _)| !request.headers.iter().any(|(h, _)| h == n));
+        let headers: Vec<(&str, &str)> = request.headers.iter().copied().chain(fallbacks.copied()).collect();
+        let header_sources: Vec<CString> = headers.iter().map(|(_, s)| cstring(s)).collect::<Result<_, _>>()?;
+        let header_names: Vec<CString> = headers.iter().map(|(n, _)| cstring(n)).collect::<Result<_, _>>()?;
         let source_ptrs: Vec<*const c_char> = header_sources.iter().map(|s| s.as_ptr()).collect();
         let name_ptrs: Vec<*const c_char> = header_names.iter().map(|s| s.as_ptr()).collect();
         let mut prog: Program = std::ptr::null_mut();
