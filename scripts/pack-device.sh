@@ -24,11 +24,24 @@ done
 # harness and run in CI instead).
 for t in device_query memory streams_events errors threads kernels device_control stream_info func_attributes memory2d memory_extra \
          memset2d3d device_extra symbols_spt arrays memcpy3d textures mempool vmm contexts pointer_attrs ipc \
-         managed host_register callbacks stream_extra per_thread_stream module_extra module_link graphs graph_exec graph_nodes capture shared_kernels; do
+         managed host_register callbacks stream_extra per_thread_stream module_extra module_link graphs graph_exec graph_nodes capture shared_kernels \
+         rtc_client_headers rtc_cupy_kernels; do
   [ -f "tests/c/$t.c" ] || continue
   cc -std=c11 -O2 -I client-capi/include "tests/c/$t.c" -o "$PACK/tests/$t" \
      -L "$PACK/lib" -lhiprtc -lamdhip64 -lpthread -Wl,-rpath,'$ORIGIN/../lib'
 done
+# CuPy's kernel headers (cupy/_core/include of the cupy-rocm-7-0 wheel) for rtc_cupy_kernels,
+# which device-test.sh runs with them: CuPy's hiprtc sources compiled by NVRTC on the worker.
+CUPY_WHEEL_DIR=$(mktemp -d)
+if pip download -q --no-deps --dest "$CUPY_WHEEL_DIR" --only-binary=:all: --python-version 3.11 \
+     --platform manylinux2014_x86_64 "cupy-rocm-7-0==14.2.0" 2>/dev/null; then
+  mkdir -p "$PACK/cupy-include"
+  unzip -q -o "$CUPY_WHEEL_DIR"/*.whl 'cupy/_core/include/cupy/*' -x 'cupy/_core/include/cupy/_cccl/*' 'cupy/_core/include/cupy/xsf/*' \
+    -d "$CUPY_WHEEL_DIR/x" && cp -r "$CUPY_WHEEL_DIR/x/cupy/_core/include/cupy" "$PACK/cupy-include/"
+else
+  echo "could not fetch the cupy-rocm-7-0 wheel; rtc_cupy_kernels will fail on the GPU machine"
+fi
+rm -rf "$CUPY_WHEEL_DIR"
 # The examples, built like a user would build them.
 mkdir -p "$PACK/examples"
 HIP_REMOTE_LIBDIR="$PACK/lib" bash examples/hello_hip/build.sh "$PACK/examples" >/dev/null

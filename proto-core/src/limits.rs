@@ -42,6 +42,14 @@ pub const MAX_BLOB_LEN: usize = 64 << 10;
 /// Most items in a string list (hiprtc options, headers, name expressions).
 pub const MAX_LIST_ITEMS: usize = 1024;
 
+/// Most bytes of header text (packed, terminators included) one hiprtc compile carries: the
+/// embedded headers plus those libhiprtc resolves from the program's client-side `-I`
+/// directories travel as one string list, which the wire bounds by [`MAX_TEXT_LEN`].
+pub const MAX_RTC_HEADER_BYTES: usize = MAX_TEXT_LEN;
+
+/// Most headers one hiprtc compile carries (embedded plus resolved): one list's item limit.
+pub const MAX_RTC_HEADERS: usize = MAX_LIST_ITEMS;
+
 /// Capacity of fixed-size device-name strings (as `hipDeviceProp_t::name`).
 pub const DEVICE_NAME_CAP: usize = 256;
 

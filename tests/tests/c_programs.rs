@@ -414,6 +414,45 @@ fn kernels() {
     run_program("kernels");
 }
 
+/// hiprtc with the client's `-I` directories, as CuPy compiles: the headers a program includes
+/// from them travel with the compile (quoted, relative and angle forms), the worker supplies
+/// HIP's own and rocThrust's namespace header, and a CuPy-style kernel (its own
+/// `atomicAdd(long long*)`, `__half`, `__HIPCC__`) runs.
+#[test]
+fn rtc_client_headers() {
+    run_program("rtc_client_headers");
+}
+
+/// CuPy's own headers and generated kernels through hiprtc (`tests/c/rtc_cupy_kernels.c`): needs
+/// an installed CuPy's `cupy/_core/include` — `$HIP_REMOTE_CUPY_INCLUDE`, else the one the
+/// `python3` on PATH finds (CuPy is located, not imported); skipped without one.
+#[test]
+fn rtc_cupy_kernels() {
+    let Some(include) = cupy_include_dir() else {
+        transport_core::test_skip::skip("CuPy's kernels through hiprtc: no CuPy installed (set HIP_REMOTE_CUPY_INCLUDE)");
+        return;
+    };
+    let sandbox = Sandbox::new("rtc_cupy_kernels");
+    let exe = sandbox.compile("rtc_cupy_kernels");
+    let mut worker = sandbox.start_worker();
+    let out = worker.run(&exe, &[include.as_str()]);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS rtc_cupy_kernels"), "no PASS line: {}", out.report());
+    worker.assert_alive();
+}
+
+/// CuPy's header directory, from the environment or the `python3` on PATH.
+fn cupy_include_dir() -> Option<String> {
+    if let Ok(dir) = std::env::var("HIP_REMOTE_CUPY_INCLUDE") {
+        return Some(dir);
+    }
+    let find = "import importlib.util as u; s = u.find_spec('cupy'); print(s.submodule_search_locations[0] if s else '')";
+    let out = std::process::Command::new("python3").args(["-c", find]).output().ok()?;
+    let package = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let include = std::path::Path::new(&package).join("_core/include");
+    (!package.is_empty() && include.join("cupy/carray.cuh").is_file()).then(|| include.to_string_lossy().into_owned())
+}
+
 /// Block-cooperative kernels through hiprtc: tiled matmul in `__shared__` memory, block and
 /// warp-shuffle reductions, a shared-atomics histogram, dynamic shared memory.
 #[test]

@@ -333,3 +333,53 @@ fn amd_hipcc(cmd: &mut Command) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// CuPy's `hipcc --genco` (cupy/cuda/compiler.py `compile_using_hipcc`): `hipcc --genco
+/// <options> kern.cpp -o kern.hsaco` with CuPy's options (`-fcuda-flush-denormals-to-zero`,
+/// its own `-I` directory and the search list `hipcc -x hip -E -v /dev/null` prints), then
+/// the file loaded with `hipModuleLoadData` / `hipModuleLoad` on a host worker and its kernel
+/// run (`tests/c/genco_module.c`).
+#[test]
+fn cupy_style_genco_bundle_loads_and_runs() {
+    if let Built::Skipped(reason) = built() {
+        transport_core::test_skip::skip(reason);
+        return;
+    }
+    let hipcc = target_debug_dir().join("hipcc");
+    let sandbox = Sandbox::new("genco_module");
+    let dir = sandbox.path().join("cupy");
+    std::fs::create_dir_all(dir.join("include/cupy")).unwrap();
+    std::fs::write(dir.join("include/cupy/carray.cuh"), "#pragma once\n#include \"shift.h\"\n").unwrap();
+    std::fs::write(dir.join("include/cupy/shift.h"), "#pragma once\n#define CUPY_SHIFT 3.0f\n").unwrap();
+    let search = Command::new(&hipcc).args(["-x", "hip", "-E", "-v", "/dev/null"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&search.stderr);
+    let list = stderr
+        .split("#include <...> search starts here:\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\nEnd of search list.").next())
+        .unwrap_or_else(|| panic!("no include search list from hipcc -E -v:\n{stderr}"));
+    let mut options = vec!["-fcuda-flush-denormals-to-zero".to_string(), format!("-I{}", dir.join("include").display())];
+    options.extend(list.lines().map(|l| format!("-I{}", l.trim())));
+    // CuPy's hipcc source: hip_runtime.h first (`_convert_to_hip_source`), then its preamble.
+    let source = dir.join("kern.cpp");
+    std::fs::write(
+        &source,
+        "#include <hip/hip_runtime.h>\n#include <cupy/carray.cuh>\n\
+         extern \"C\" __global__ void cupy_shift(float* x, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] += CUPY_SHIFT;\n}\n",
+    )
+    .unwrap();
+    let hsaco = dir.join("kern.hsaco");
+    let out = Command::new(&hipcc).arg("--genco").args(&options).arg(&source).arg("-o").arg(&hsaco).output().unwrap();
+    assert!(out.status.success() && hsaco.is_file(), "hipcc --genco failed: {}", String::from_utf8_lossy(&out.stderr));
+    // `hipcc --preprocess` as CuPy's `_preprocess_hipcc` calls it (its output is a cache key).
+    let pre = Command::new(&hipcc).arg("--preprocess").args(&options).arg(&source).output().unwrap();
+    assert!(pre.status.success(), "hipcc --preprocess failed: {}", String::from_utf8_lossy(&pre.stderr));
+    assert!(String::from_utf8_lossy(&pre.stdout).contains("x[i] += 3.0f"), "the preprocessed source is on stdout");
+
+    let exe = sandbox.compile("genco_module");
+    let mut worker = sandbox.start_worker();
+    let run = worker.run(&exe, &[hsaco.to_str().unwrap()]);
+    run.assert_success();
+    assert!(run.stdout.contains("PASS genco_module"), "no PASS line: {}", run.report());
+    worker.assert_alive();
+}

@@ -13,7 +13,7 @@ pub enum Mode {
     Link,
     /// `-c`: objects only.
     Compile,
-    /// `-E`: preprocess.
+    /// `-E` / `--preprocess`: preprocess.
     Preprocess,
     /// `--genco`: the fat binary alone, for `hipModuleLoad`.
     CodeObject,
@@ -118,7 +118,8 @@ pub fn parse(argv: &[String]) -> Result<Args, String> {
         match flag.as_str() {
             "--version" => a.mode = Mode::Version,
             "-c" => a.mode = Mode::Compile,
-            "-E" => a.mode = Mode::Preprocess,
+            // AMD's hipcc spells it `--preprocess` too (CuPy does).
+            "-E" | "--preprocess" => a.mode = Mode::Preprocess,
             "--genco" => a.mode = Mode::CodeObject,
             "-v" => {
                 a.verbose = true;
@@ -244,5 +245,17 @@ mod tests {
         assert!(args("-O2").unwrap_err().contains("no input"));
         assert!(args("-c a.hip b.hip -o x.o").is_err());
         assert_eq!(args("--version").unwrap().mode, Mode::Version);
+    }
+
+    #[test]
+    fn cupy_invocations() {
+        // cupy/cuda/compiler.py: `_preprocess_hipcc` and `compile_using_hipcc`.
+        let pre = args("--preprocess -fcuda-flush-denormals-to-zero -I/site/cupy/_core/include /tmp/x/kern.cpp").unwrap();
+        assert_eq!(pre.mode, Mode::Preprocess);
+        assert_eq!(pre.include_dirs, [PathBuf::from("/site/cupy/_core/include")]);
+        let genco = args("--genco -fcuda-flush-denormals-to-zero -I/site/inc /tmp/x/kern.cpp -o /tmp/x/kern.hsaco").unwrap();
+        assert_eq!(genco.mode, Mode::CodeObject);
+        assert_eq!(genco.output, Some(PathBuf::from("/tmp/x/kern.hsaco")));
+        assert!(genco.sources[0].hip, "CuPy's .cpp source is HIP");
     }
 }

@@ -19,12 +19,17 @@
 //! compiling, the worker's code (a host module on the host backend, a code object on a GPU
 //! worker: load it with `hipModuleLoadData`), the compiler's log and the lowered names.
 //!
+//! **Headers.** The program's `-I` directories are the client's: the headers it includes from
+//! them are found here and sent with the compile as extra headers (see [`includes`]).
+//!
 //! Errors: a compilation the worker's compiler rejects is `HIPRTC_ERROR_COMPILATION` with the
 //! compiler's log as the program log; when no compilation could happen (no worker, limits, a
 //! worker without hiprtc) the result is `HIPRTC_ERROR_INTERNAL_ERROR` (`_INVALID_INPUT` for
 //! inputs the protocol refuses) and the program log says why.
 #![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 #![allow(non_snake_case, non_camel_case_types, clippy::missing_safety_doc)]
+
+mod includes;
 
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
@@ -359,9 +364,25 @@ pub unsafe extern "C" fn hiprtcCompileProgram(prog: hiprtcProgram, numOptions: c
                 return Err(HIPRTC_ERROR_INTERNAL_ERROR);
             }
         };
+        // The headers the program includes from its (client-side) -I directories travel with it.
+        let (mut header_names, mut header_sources) = (p.header_names.clone(), p.header_sources.clone());
+        let dirs = includes::include_dirs(options.split_terminator('\0'));
+        let embedded: Vec<(&str, &str)> = p.header_names.split_terminator('\0').zip(p.header_sources.split_terminator('\0')).collect();
+        match includes::resolve(&p.source, &embedded, &dirs) {
+            Ok(found) => {
+                for (name, text) in found {
+                    push_item(&mut header_names, &name);
+                    push_item(&mut header_sources, &text);
+                }
+            }
+            Err(why) => {
+                p.log = why.into_bytes();
+                return Err(HIPRTC_ERROR_INVALID_INPUT);
+            }
+        }
         let mut out = Outcome::default();
         let s = |v: &str| (v.as_ptr() as *const c_char, v.len());
-        let (name, source, hn, hs, opts, ne) = (s(&p.name), s(&p.source), s(&p.header_names), s(&p.header_sources), s(&options), s(&exprs));
+        let (name, source, hn, hs, opts, ne) = (s(&p.name), s(&p.source), s(&header_names), s(&header_sources), s(&options), s(&exprs));
         // SAFETY: every (pointer, length) pair is a live string; `collect` matches ResultFn and
         // `out` outlives the call.
         let hip_error = unsafe {
@@ -720,6 +741,32 @@ mod test {
             assert!(p.is_null());
             assert_eq!(hiprtcGetCodeSize(prog, &mut size), HIPRTC_ERROR_INVALID_PROGRAM);
         }
+        set_fake(None);
+    }
+
+    #[test]
+    fn headers_from_client_include_directories_travel_with_the_compile() {
+        set_fake(Some(fake_worker));
+        let dir = std::env::temp_dir().join(format!("hiprtc-client-headers-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("lib")).unwrap();
+        std::fs::write(dir.join("lib/a.h"), "#include \"b.h\"\n#include <hip/hip_fp16.h>\n").unwrap();
+        std::fs::write(dir.join("lib/b.h"), "int b;").unwrap();
+        let include = CString::new(format!("-I{}", dir.display())).unwrap();
+        let prog = create(c"#include <lib/a.h>\n#include \"mine.h\"\n__global__ void k() {}", &[(c"mine.h", c"int m;")]);
+        // SAFETY: a live program, two live option strings, valid out-pointers.
+        unsafe {
+            let opts = [include.as_ptr(), c"-I/usr/include".as_ptr()];
+            assert_eq!(hiprtcCompileProgram(prog, 2, opts.as_ptr()), HIPRTC_SUCCESS);
+            let log = log_of(prog);
+            assert!(log.contains("headers [mine.h,lib/a.h,lib/b.h,] [int m;,#include \"b.h\"\n#include <hip/hip_fp16.h>\n,int b;,]"), "{log}");
+
+            std::fs::write(dir.join("lib/b.h"), "x".repeat(proto_core::limits::MAX_TEXT_LEN + 1)).unwrap();
+            assert_eq!(hiprtcCompileProgram(prog, 1, opts.as_ptr()), HIPRTC_ERROR_INVALID_INPUT);
+            assert!(log_of(prog).contains("lib/b.h is"), "{}", log_of(prog));
+            let mut p = prog;
+            assert_eq!(hiprtcDestroyProgram(&mut p), HIPRTC_SUCCESS);
+        }
+        std::fs::remove_dir_all(&dir).ok();
         set_fake(None);
     }
 

@@ -82,7 +82,7 @@ pub(crate) use memory::zeroed_buffer;
 pub use memory::{DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows};
 pub use memset::{MemsetBackend, PitchedFill};
 pub use module::{args_len, FunctionAttribute, FunctionAttributes, KernelFunction, LaunchConfig, ModuleBackend, ModuleFormat, ParamLayout};
-pub use rtc::{jit_input, LinkInput, RtcBackend, RtcOutput, RtcRequest};
+pub use rtc::{jit_input, LinkInput, RtcBackend, RtcOutput, RtcRequest, FALLBACK_HEADERS};
 pub use stream::{stream_flags, HostFn, StreamBackend};
 pub use stream_ops::{CheckedHostFn, MemOp, StreamOpsBackend, WaitCondition, Width};
 pub use texture::{ResourceDesc, ResourceViewDesc, TextureDesc, TextureResource, TextureSpec};

@@ -2,6 +2,11 @@
 
 use super::{BackendError, DeviceIndex};
 
+/// Headers every backend serves by name to hiprtc programs, unless the client sent a header
+/// of that name: what real HIP installations carry that the worker's compilers lack.
+pub const FALLBACK_HEADERS: &[(&str, &str)] =
+    &[("thrust/detail/config/namespace.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/include/hip_remote/rtc/thrust_namespace.h")))];
+
 /// A `hiprtcCompileProgram` request: everything `hiprtcCreateProgram` and the options carry.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RtcRequest<'a> {

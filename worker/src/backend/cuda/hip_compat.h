@@ -1,6 +1,7 @@
 // hip-remote: HIP kernel-language compatibility for NVRTC.
-// Served to NVRTC as the in-memory headers <hip/hip_runtime.h> and <hip/hip_runtime_api.h>,
-// so HIP kernel sources compile unchanged for NVIDIA GPUs: HIP's built-ins are CUDA's under
+// Served to NVRTC as the in-memory headers <hip/hip_runtime.h>, <hip/hip_runtime_api.h>,
+// <hip/hip_version.h>, <hip/hip_fp16.h>, and pre-included into every program as hiprtc's own
+// headers are, so HIP kernel sources compile unchanged for NVIDIA GPUs: HIP's built-ins are CUDA's under
 // other names, and the few differing intrinsics are mapped here.
 #pragma once
 #ifndef HIP_REMOTE_HIP_COMPAT_H
@@ -8,7 +9,24 @@
 #define __HIP_PLATFORM_NVIDIA__ 1
 #define __HIP_PLATFORM_NVCC__ 1
 #define __HIPCC_RTC__ 1
+#define __HIPCC__ 1
 #define __HIP_DEVICE_COMPILE__ 1
+
+// HIP's version (also served as <hip/hip_version.h>): hip-remote's.
+#ifndef HIP_VERSION_H
+#define HIP_VERSION_H
+#define HIP_VERSION_MAJOR 7
+#define HIP_VERSION_MINOR 2
+#define HIP_VERSION_PATCH 53211
+#define HIP_VERSION (HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000 + HIP_VERSION_PATCH)
+#endif
+
+// <hip/hip_fp16.h> (served as this header too): CUDA's __half, where NVRTC has cuda_fp16.h.
+#if defined(__has_include)
+#if __has_include(<cuda_fp16.h>)
+#include <cuda_fp16.h>
+#endif
+#endif
 
 #define hipThreadIdx_x threadIdx.x
 #define hipThreadIdx_y threadIdx.y

@@ -17,7 +17,24 @@ pub const HIP_COMPAT_HEADER: &str = include_str!("hip_compat.h");
 /// includes it by this name.
 pub const DEVICE_LOG_HEADER: (&str, &str) = ("hip_remote/device_log.h", include_str!("../../../../client-capi/include/hip_remote/device_log.h"));
 /// HIP header names answered with [`HIP_COMPAT_HEADER`].
-const HIP_HEADER_NAMES: &[&str] = &["hip/hip_runtime.h", "hip/hip_runtime_api.h", "hip_runtime.h", "hip/hip_common.h"];
+const HIP_HEADER_NAMES: &[&str] =
+    &["hip/hip_runtime.h", "hip/hip_runtime_api.h", "hip_runtime.h", "hip/hip_common.h", "hip/hip_version.h", "hip/hip_fp16.h"];
+/// What every program is preceded by: the compatibility header, as hiprtc's own headers are
+/// (hiprtc programs use HIP's built-ins without including anything: CuPy's do), then the
+/// program's own line numbering.
+const PROGRAM_PREFIX: &str = "#include <hip/hip_runtime.h>\n#line 1\n";
+/// The few standard headers hiprtc programs include that NVRTC lacks (served unless the
+/// client sent its own): `<cstddef>`'s types; `<cassert>`'s `assert` is the compatibility
+/// header's.
+const NVRTC_STD_HEADERS: &[(&str, &str)] = &[
+    ("cassert", "#pragma once\n// hip-remote: assert comes from the HIP compatibility header.\n"),
+    (
+        "cstddef",
+        "#pragma once\n// hip-remote: <cstddef>'s types for NVRTC.\ntypedef decltype(sizeof(0)) size_t;\ntypedef \
+         decltype((char*)0 - (char*)0) ptrdiff_t;\nnamespace std {\ntypedef ::size_t size_t;\ntypedef ::ptrdiff_t \
+         ptrdiff_t;\ntypedef decltype(nullptr) nullptr_t;\n}\n",
+    ),
+];
 
 /// Outcome of one compilation.
 #[derive(Debug, Clone, Default)]
@@ -42,10 +59,24 @@ fn nvrtc(call: &str, r: sys::nvrtcResult) -> Result<(), BackendError> {
 
 /// Translates hiprtc options for NVRTC: `--offload-arch`/`--gpu-architecture=gfx…` and
 /// AMD-only flags are dropped (noted in the log), `-O*` is dropped (NVRTC always optimises),
-/// `-fgpu-rdc` becomes `--relocatable-device-code=true`, the rest passes through; `-arch=<device>` and C++17 are added.
+/// `-fgpu-rdc` becomes `--relocatable-device-code=true`, `-I` directories (the client's) are
+/// dropped, the rest passes through; `-arch=<device>` and C++17 are added.
 pub fn translate_options(options: &[&str], sm: &str, notes: &mut String) -> Vec<String> {
     let mut out = vec![format!("--gpu-architecture=compute_{}", sm.trim_start_matches("sm_")), "-std=c++17".to_string()];
-    for &o in options {
+    let mut client_dirs = 0usize;
+    let mut options = options.iter().copied();
+    while let Some(o) = options.next() {
+        // Include directories are the client's: the headers the program includes from them
+        // come with the compile (embedded by name), so none is searched on the worker.
+        if matches!(o, "-I" | "-isystem" | "--include-path") {
+            options.next();
+            client_dirs += 1;
+            continue;
+        }
+        if o.starts_with("-I") || o.starts_with("-isystem") || o.starts_with("--include-path=") {
+            client_dirs += 1;
+            continue;
+        }
         // Relocatable device code (for the linker, `hipLink*`): NVRTC's spelling.
         if o == "-fgpu-rdc" {
             out.push("--relocatable-device-code=true".to_string());
@@ -62,6 +93,13 @@ pub fn translate_options(options: &[&str], sm: &str, notes: &mut String) -> Vec<
         } else {
             out.push(o.to_string());
         }
+    }
+    if client_dirs > 0 {
+        notes.push_str(&format!(
+            "hip-remote: {client_dirs} include director{} of the client not searched on the worker (the headers the \
+             program includes from them come with the compile)\n",
+            if client_dirs == 1 { "y" } else { "ies" }
+        ));
     }
     out
 }
@@ -80,7 +118,7 @@ pub fn compile(
         return Err(BackendError::NotSupported("libnvrtc could not be loaded on the worker".into()));
     }
     let cstr = |s: &str| CString::new(s).map_err(|_| BackendError::InvalidValue("NUL in compile input".into()));
-    let src = cstr(source)?;
+    let src = cstr(&format!("{PROGRAM_PREFIX}{source}"))?;
     let pname = cstr(name)?;
     let mut header_srcs: Vec<CString> = Vec::new();
     let mut header_names: Vec<CString> = Vec::new();
@@ -93,6 +131,12 @@ pub fn compile(
     for (n, s) in headers {
         header_names.push(cstr(n)?);
         header_srcs.push(cstr(s)?);
+    }
+    for (n, s) in crate::backend::FALLBACK_HEADERS.iter().chain(NVRTC_STD_HEADERS) {
+        if !headers.iter().any(|(h, _)| h == n) {
+            header_names.push(cstr(n)?);
+            header_srcs.push(cstr(s)?);
+        }
     }
     let src_ptrs: Vec<*const c_char> = header_srcs.iter().map(|s| s.as_ptr()).collect();
     let name_ptrs: Vec<*const c_char> = header_names.iter().map(|s| s.as_ptr()).collect();
@@ -226,3 +270,16 @@ impl RtcBackend for CudaBackend {
 
 /// Bytes of the driver's error log kept from one link.
 const LINK_LOG_LEN: usize = 64 << 10;
+
+#[cfg(test)]
+mod tests {
+    use super::translate_options;
+
+    #[test]
+    fn client_include_directories_are_not_searched_on_the_worker() {
+        let mut notes = String::new();
+        let opts = translate_options(&["-I/site/cupy/_core/include", "-I", "/usr/include", "--include-path=/x", "-DN=2", "-O3"], "sm_90", &mut notes);
+        assert_eq!(opts, ["--gpu-architecture=compute_90", "-std=c++17", "-DN=2"]);
+        assert!(notes.contains("3 include directories of the client"), "{notes}");
+    }
+}

@@ -5,7 +5,7 @@
 use super::api::{Program, RtcApi};
 use super::error::Check;
 use super::HipBackend;
-use crate::backend::{BackendError, DeviceIndex, LinkInput, RtcBackend, RtcOutput, RtcRequest};
+use crate::backend::{BackendError, DeviceIndex, LinkInput, RtcBackend, RtcOutput, RtcRequest, FALLBACK_HEADERS};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
 fn rtc(call: &str, result: c_int) -> Result<(), BackendError> {
@@ -23,10 +23,19 @@ fn cstring(s: &str) -> Result<CString, BackendError> {
     CString::new(s).map_err(|_| BackendError::InvalidValue("NUL in compile input".into()))
 }
 
-/// The options passed to hiprtc: the client's, plus the device's architecture unless they
-/// name one.
+/// The options passed to hiprtc: the client's without its include directories (they are the
+/// client's paths: libhiprtc sends the headers the program includes from them, embedded by
+/// name), plus the device's architecture unless they name one.
 fn options_for(options: &[&str], arch: &str) -> Vec<String> {
-    let mut out: Vec<String> = options.iter().map(|o| o.to_string()).collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut iter = options.iter().copied();
+    while let Some(o) = iter.next() {
+        if matches!(o, "-I" | "-isystem" | "--include-path") {
+            iter.next();
+        } else if !(o.starts_with("-I") || o.starts_with("-isystem") || o.starts_with("--include-path=")) {
+            out.push(o.to_string());
+        }
+    }
     if !options.iter().any(|o| o.starts_with("--offload-arch") || o.starts_with("--gpu-architecture")) {
         out.push(format!("--offload-arch={arch}"));
     }
@@ -145,8 +154,12 @@ impl RtcBackend for HipBackend {
         self.enter(dev)?;
         let source = cstring(request.source)?;
         let name = cstring(request.name)?;
-        let header_sources: Vec<CString> = request.headers.iter().map(|(_, s)| cstring(s)).collect::<Result<_, _>>()?;
-        let header_names: Vec<CString> = request.headers.iter().map(|(n, _)| cstring(n)).collect::<Result<_, _>>()?;
+        // The client's headers, then the fallbacks it did not send (rocThrust's namespace
+        // header: hiprtc does not search ROCm's include directory for it).
+        let fallbacks = FALLBACK_HEADERS.iter().filter(|(n, _)| !request.headers.iter().any(|(h, _)| h == n));
+        let headers: Vec<(&str, &str)> = request.headers.iter().copied().chain(fallbacks.copied()).collect();
+        let header_sources: Vec<CString> = headers.iter().map(|(_, s)| cstring(s)).collect::<Result<_, _>>()?;
+        let header_names: Vec<CString> = headers.iter().map(|(n, _)| cstring(n)).collect::<Result<_, _>>()?;
         let source_ptrs: Vec<*const c_char> = header_sources.iter().map(|s| s.as_ptr()).collect();
         let name_ptrs: Vec<*const c_char> = header_names.iter().map(|s| s.as_ptr()).collect();
         let mut prog: Program = std::ptr::null_mut();
@@ -172,5 +185,9 @@ mod tests {
     fn arch_added_unless_named() {
         assert_eq!(options_for(&["-O3"], "gfx942"), ["-O3", "--offload-arch=gfx942"]);
         assert_eq!(options_for(&["--offload-arch=gfx90a"], "gfx942"), ["--offload-arch=gfx90a"]);
+        assert_eq!(
+            options_for(&["-I/site/cupy/include", "-I", "/opt/rocm/include", "-isystem/x", "-DN=1"], "gfx942"),
+            ["-DN=1", "--offload-arch=gfx942"]
+        );
     }
 }

@@ -40,7 +40,7 @@ use proto_core::limits::{MAX_BULK_LEN, MAX_NAME_LEN, MAX_TEXT_LEN};
 
 use super::module::{HostModule, ModuleLimits};
 use super::{lock, wait, HostBackend};
-use crate::backend::{BackendError, DeviceIndex, LinkInput, RtcBackend, RtcOutput, RtcRequest};
+use crate::backend::{BackendError, DeviceIndex, LinkInput, RtcBackend, RtcOutput, RtcRequest, FALLBACK_HEADERS};
 
 /// The prelude force-included into every program.
 const PRELUDE: &str = include_str!("rtc/prelude.hpp");
@@ -55,7 +55,11 @@ const STUB_HEADERS: &[&str] = &[
     "hip/math_functions.h",
     "hip/device_functions.h",
     "hip/hip_common.h",
+    "hip/hip_version.h",
+    "hip/hip_fp16.h",
 ];
+/// The compile directory's folder of the program's headers (embedded and sent by the client).
+const HEADER_DIR: &str = "include";
 /// The hiprtc option asking for relocatable device code: the host backend then returns a
 /// relocatable object (ELF `ET_REL`) for `hipLink*` instead of a module.
 const RDC_OPTION: &str = "-fgpu-rdc";
@@ -131,9 +135,14 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
     for stub in STUB_HEADERS {
         write_file(&dir.path.join("sys").join(stub), "/* hip-remote host backend: provided by the hiprtc prelude. */\n").map_err(io)?;
     }
-    fs::create_dir_all(dir.path.join("include")).map_err(io)?;
+    for (fallback, text) in FALLBACK_HEADERS {
+        if !headers.iter().any(|(header, _)| header == fallback) {
+            write_file(&dir.path.join("sys").join(fallback), text).map_err(io)?;
+        }
+    }
+    fs::create_dir_all(dir.path.join(HEADER_DIR)).map_err(io)?;
     for (header, text) in &headers {
-        write_file(&dir.path.join("include").join(header), text).map_err(io)?;
+        write_file(&dir.path.join(HEADER_DIR).join(header), text).map_err(io)?;
     }
     write_file(&dir.path.join("__hip_remote_main.cpp"), &generated.source).map_err(io)?;
 
@@ -147,7 +156,7 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
         .arg("-I")
         .arg(dir.path.join("sys"))
         .arg("-I")
-        .arg(dir.path.join("include"))
+        .arg(dir.path.join(HEADER_DIR))
         .args(&passed)
         .arg("-include")
         .arg(dir.path.join("sys/hip_remote_prelude.hpp"))
@@ -253,20 +262,37 @@ fn check_header_name(header: &str) -> Result<(), BackendError> {
 }
 
 /// The options passed to the compiler; everything else is noted in `log` and ignored.
+///
+/// `-I` directories are the client's: libhiprtc sends the headers the program includes from
+/// them (named relative to the directory they were found in), so an absolute directory is
+/// never searched on the worker, and a relative one is taken inside the compile's header
+/// directory.
 fn sort_options(options: &[&str], log: &mut String) -> Vec<String> {
     let mut passed = Vec::new();
+    let mut client_dirs = 0usize;
+    let mut include = |dir: &str, passed: &mut Vec<String>| {
+        let inside = !dir.is_empty() && Path::new(dir).components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+        if inside {
+            passed.push(format!("-I{HEADER_DIR}/{dir}"));
+        } else {
+            client_dirs += 1;
+        }
+    };
     let mut iter = options.iter().copied();
     while let Some(option) = iter.next() {
         let option = option.trim();
         match option {
             "" | RDC_OPTION => {}
-            "-D" | "-U" | "-I" => match iter.next() {
+            "-D" | "-U" | "-I" | "-isystem" => match iter.next() {
+                Some(value) if option == "-I" || option == "-isystem" => include(value.trim(), &mut passed),
                 Some(value) => passed.push(format!("{option}{}", value.trim())),
                 None => {
                     let _ = writeln!(log, "hip-remote: ignored option `{option}` without a value");
                 }
             },
-            _ if option.starts_with("-D") || option.starts_with("-U") || option.starts_with("-I") => passed.push(option.to_string()),
+            _ if option.starts_with("-D") || option.starts_with("-U") => passed.push(option.to_string()),
+            _ if option.starts_with("-I") => include(&option[2..], &mut passed),
+            _ if option.starts_with("-isystem") => include(&option[8..], &mut passed),
             _ if option.starts_with("--offload-arch=")
                 || option.starts_with("--gpu-architecture")
                 || option.starts_with("-arch")
@@ -285,6 +311,14 @@ fn sort_options(options: &[&str], log: &mut String) -> Vec<String> {
                 let _ = writeln!(log, "hip-remote: ignored option `{option}`: not supported by the host backend");
             }
         }
+    }
+    if client_dirs > 0 {
+        let _ = writeln!(
+            log,
+            "hip-remote: {client_dirs} include director{} of the client not searched on the worker (the \
+             headers the program includes from them come with the compile)",
+            if client_dirs == 1 { "y" } else { "ies" }
+        );
     }
     passed
 }
@@ -564,9 +598,26 @@ mod tests {
     #[test]
     fn options_are_sorted() {
         let mut log = String::new();
-        let passed = sort_options(&["--offload-arch=gfx90a", "-O3", "-DN=4", "-D", "M", "-Iinc", "-std=c++20", "-ffast-math", "-I"], &mut log);
-        assert_eq!(passed, ["-DN=4", "-DM", "-Iinc"]);
-        for ignored in ["--offload-arch=gfx90a", "-O3", "-std=c++20", "-ffast-math", "`-I` without"] {
+        let passed = sort_options(
+            &[
+                "--offload-arch=gfx90a",
+                "-O3",
+                "-DN=4",
+                "-D",
+                "M",
+                "-Iinc",
+                "-I/site/cupy/include",
+                "-I",
+                "/rocm/include",
+                "-I../up",
+                "-std=c++20",
+                "-ffast-math",
+                "-I",
+            ],
+            &mut log,
+        );
+        assert_eq!(passed, ["-DN=4", "-DM", "-Iinclude/inc"]);
+        for ignored in ["--offload-arch=gfx90a", "-O3", "-std=c++20", "-ffast-math", "`-I` without", "3 include directories of the client"] {
             assert!(log.contains(ignored), "{ignored}: {log}");
         }
     }

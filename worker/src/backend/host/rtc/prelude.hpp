@@ -44,6 +44,16 @@
 // no AMD GPU builtins exist here.
 #define __HIPCC_RTC__ 1
 #define __HIP_REMOTE_HOST__ 1
+// hiprtc also defines __HIPCC__, and its programs see HIP's version without including
+// <hip/hip_version.h> (CuPy's headers test both). The values are hip-remote's HIP version.
+#define __HIPCC__ 1
+#ifndef HIP_VERSION_H
+#define HIP_VERSION_H
+#define HIP_VERSION_MAJOR 7
+#define HIP_VERSION_MINOR 2
+#define HIP_VERSION_PATCH 53211
+#define HIP_VERSION (HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000 + HIP_VERSION_PATCH)
+#endif
 
 // ---- qualifiers ------------------------------------------------------------------------
 #define __global__
@@ -213,6 +223,98 @@ static inline long long __double_as_longlong(double x) { return ::__hip_remote::
 template <typename T>
 static inline T __ldg(const T* p) { return *p; }
 
+// ---- half precision (hip_fp16.h) --------------------------------------------------------
+// hiprtc programs see __half without including <hip/hip_fp16.h> (CuPy's float16 builds on it).
+// Stored as IEEE binary16 bits; arithmetic goes through float (the implicit conversions), as
+// on a GPU without native half instructions. Conversions round to nearest even.
+namespace {
+namespace __hip_remote {
+static inline unsigned short float_to_half_bits(float f) {
+    unsigned int x = bit_cast<unsigned int>(f);
+    unsigned int sign = (x >> 16) & 0x8000u;
+    unsigned int mag = x & 0x7fffffffu;
+    if (mag >= 0x7f800000u) return (unsigned short)(sign | (mag > 0x7f800000u ? 0x7e00u : 0x7c00u));
+    if (mag >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u);  // rounds past 65504: infinity
+    if (mag < 0x38800000u) {                                             // a subnormal half, or zero
+        if (mag < 0x33000000u) return (unsigned short)sign;
+        unsigned int exponent = mag >> 23, mantissa = (mag & 0x7fffffu) | 0x800000u, shift = 126 - exponent;
+        unsigned int bits = mantissa >> shift, rest = mantissa & ((1u << shift) - 1), halfway = 1u << (shift - 1);
+        if (rest > halfway || (rest == halfway && (bits & 1u))) ++bits;
+        return (unsigned short)(sign | bits);
+    }
+    unsigned int bits = (mag >> 13) - (112u << 10), rest = mag & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (bits & 1u))) ++bits;  // a carry may reach infinity
+    return (unsigned short)(sign | bits);
+}
+static inline float half_bits_to_float(unsigned short h) {
+    unsigned int sign = (unsigned int)(h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+    unsigned int x;
+    if (exponent == 0x1fu) {
+        x = sign | 0x7f800000u | (mantissa << 13);
+    } else if (exponent != 0) {
+        x = sign | ((exponent + 112u) << 23) | (mantissa << 13);
+    } else if (mantissa == 0) {
+        x = sign;
+    } else {
+        exponent = 113;
+        while (!(mantissa & 0x400u)) {
+            mantissa <<= 1;
+            --exponent;
+        }
+        x = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
+    }
+    return bit_cast<float>(x);
+}
+}  // namespace __hip_remote
+}  // namespace
+struct __half_raw {
+    unsigned short x;
+};
+struct __half {
+    unsigned short __x;
+    __half() = default;
+    __half(float f) : __x(::__hip_remote::float_to_half_bits(f)) {}
+    __half(double d) : __half(static_cast<float>(d)) {}
+    __half(int v) : __half(static_cast<float>(v)) {}
+    __half(unsigned int v) : __half(static_cast<float>(v)) {}
+    __half(long v) : __half(static_cast<float>(v)) {}
+    __half(unsigned long v) : __half(static_cast<float>(v)) {}
+    __half(long long v) : __half(static_cast<float>(v)) {}
+    __half(unsigned long long v) : __half(static_cast<float>(v)) {}
+    __half(short v) : __half(static_cast<float>(v)) {}
+    __half(unsigned short v) : __half(static_cast<float>(v)) {}
+    __half(const __half_raw& raw) : __x(raw.x) {}
+    __half& operator=(const __half_raw& raw) {
+        __x = raw.x;
+        return *this;
+    }
+    operator float() const { return ::__hip_remote::half_bits_to_float(__x); }
+    operator __half_raw() const { return __half_raw{__x}; }
+};
+typedef __half half;
+static inline __half __float2half(float f) { return __half(f); }
+static inline __half __float2half_rn(float f) { return __half(f); }
+static inline __half __double2half(double d) { return __half(d); }
+static inline float __half2float(__half h) { return float(h); }
+static inline unsigned short __half_as_ushort(__half h) { return h.__x; }
+static inline short __half_as_short(__half h) { return (short)h.__x; }
+static inline __half __ushort_as_half(unsigned short x) { return __half(__half_raw{x}); }
+static inline __half __short_as_half(short x) { return __half(__half_raw{(unsigned short)x}); }
+static inline __half __hadd(__half a, __half b) { return __half(float(a) + float(b)); }
+static inline __half __hsub(__half a, __half b) { return __half(float(a) - float(b)); }
+static inline __half __hmul(__half a, __half b) { return __half(float(a) * float(b)); }
+static inline __half __hdiv(__half a, __half b) { return __half(float(a) / float(b)); }
+static inline __half __hneg(__half a) { return __half(__half_raw{(unsigned short)(a.__x ^ 0x8000u)}); }
+static inline __half __habs(__half a) { return __half(__half_raw{(unsigned short)(a.__x & 0x7fffu)}); }
+static inline bool __heq(__half a, __half b) { return float(a) == float(b); }
+static inline bool __hne(__half a, __half b) { return float(a) != float(b); }
+static inline bool __hlt(__half a, __half b) { return float(a) < float(b); }
+static inline bool __hle(__half a, __half b) { return float(a) <= float(b); }
+static inline bool __hgt(__half a, __half b) { return float(a) > float(b); }
+static inline bool __hge(__half a, __half b) { return float(a) >= float(b); }
+static inline bool __hisnan(__half a) { return (a.__x & 0x7fffu) > 0x7c00u; }
+static inline int __hisinf(__half a) { return (a.__x & 0x7fffu) == 0x7c00u ? ((a.__x & 0x8000u) ? -1 : 1) : 0; }
+
 // ---- memory ordering, atomics, clocks --------------------------------------------------
 static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
@@ -234,6 +336,16 @@ T atomic_update(T* address, F update) {
 }  // namespace __hip_remote
 }  // namespace
 
+// HIP's integer atomics: the arithmetic, bitwise, exchange and CAS forms exist for int and
+// the unsigned types only (real HIP has no atomicAdd(long long*): programs such as CuPy define
+// their own, which must not collide); min and max exist for the signed 64-bit types too.
+#define HIP_REMOTE_INTEGER_MIN_MAX(T)                                                            \
+    static inline T atomicMin(T* a, T v) {                                                       \
+        return ::__hip_remote::atomic_update(a, [v](T old) { return v < old ? v : old; });       \
+    }                                                                                            \
+    static inline T atomicMax(T* a, T v) {                                                       \
+        return ::__hip_remote::atomic_update(a, [v](T old) { return old < v ? v : old; });       \
+    }
 #define HIP_REMOTE_INTEGER_ATOMICS(T)                                                           \
     static inline T atomicAdd(T* a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_RELAXED); } \
     static inline T atomicSub(T* a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_RELAXED); } \
@@ -241,22 +353,18 @@ T atomic_update(T* address, F update) {
     static inline T atomicOr(T* a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_RELAXED); }   \
     static inline T atomicXor(T* a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_RELAXED); } \
     static inline T atomicExch(T* a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_RELAXED); } \
-    static inline T atomicMin(T* a, T v) {                                                       \
-        return ::__hip_remote::atomic_update(a, [v](T old) { return v < old ? v : old; });       \
-    }                                                                                            \
-    static inline T atomicMax(T* a, T v) {                                                       \
-        return ::__hip_remote::atomic_update(a, [v](T old) { return old < v ? v : old; });       \
-    }                                                                                            \
+    HIP_REMOTE_INTEGER_MIN_MAX(T)                                                                \
     static inline T atomicCAS(T* a, T compare, T v) {                                            \
         __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);  \
         return compare;                                                                          \
     }
 HIP_REMOTE_INTEGER_ATOMICS(int)
 HIP_REMOTE_INTEGER_ATOMICS(unsigned int)
-HIP_REMOTE_INTEGER_ATOMICS(long)
 HIP_REMOTE_INTEGER_ATOMICS(unsigned long)
-HIP_REMOTE_INTEGER_ATOMICS(long long)
 HIP_REMOTE_INTEGER_ATOMICS(unsigned long long)
+HIP_REMOTE_INTEGER_MIN_MAX(long)
+HIP_REMOTE_INTEGER_MIN_MAX(long long)
+#undef HIP_REMOTE_INTEGER_MIN_MAX
 #undef HIP_REMOTE_INTEGER_ATOMICS
 
 #define HIP_REMOTE_FLOAT_ATOMICS(T)                                                                 \
