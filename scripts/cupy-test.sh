@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # CuPy for ROCm (PyPI cupy-rocm-7-0 14.2.0, a cp311/cp312 wheel built for ROCm 7) as a real,
 # unchanged client: installs it into a venv, lays hip-remote out as a ROCm installation
-# (`hip-remote install --prefix DIR` where that subcommand exists, else the same layout by
-# hand: lib/ with libamdhip64.so.7 and libhiprtc.so.7, include/, bin/hipcc), points
-# ROCM_PATH/ROCM_HOME/LD_LIBRARY_PATH at it and its bin/ first on PATH (CuPy runs `hipcc` from
-# PATH), starts a host-backend worker and runs tests/python/cupy with pytest.
+# (scripts/rocm-layout.sh: `hip-remote install --prefix DIR` where that subcommand exists, else
+# the core of the same layout), points ROCM_PATH/ROCM_HOME/LD_LIBRARY_PATH at it and its bin/
+# first on PATH (CuPy runs `hipcc` from PATH), starts a host-backend worker and runs
+# tests/python/cupy with pytest.
 # Expects `cargo build --workspace` to have run. What stops CuPy and why: docs/CUPY.md.
 # Exits 77 with a "SKIP: " line (scripts/test.sh counts it as skipped) when no venv can be made
 # or the wheel cannot be installed (no network, no wheel for this Python).
@@ -28,20 +28,8 @@ done
 ROCM=$(mktemp -d); WORK=$(mktemp -d)
 cleanup() { for pid in ${WPIDS:-}; do kill "$pid" 2>/dev/null; done; rm -rf "$ROCM" "$WORK"; }
 trap cleanup EXIT
-if "$TARGET/hip-remote" install --help >/dev/null 2>&1; then
-  "$TARGET/hip-remote" install --prefix "$ROCM" >"$WORK/install.log" 2>&1 ||
-    { echo "cupy-test: hip-remote install --prefix failed:"; cat "$WORK/install.log"; exit 1; }
-else
-  # The layout `hip-remote install` writes, for a tree without it.
-  mkdir -p "$ROCM/lib" "$ROCM/bin"
-  for lib in amdhip64 hiprtc; do
-    cp "$TARGET/lib$lib.so" "$ROCM/lib/"; ln -s "lib$lib.so" "$ROCM/lib/lib$lib.so.7"
-  done
-  cp -r client-capi/include "$ROCM/include"
-  cp "$TARGET/hipcc" "$ROCM/bin/"
-  [ -e "$TARGET/hipconfig" ] && cp "$TARGET/hipconfig" "$ROCM/bin/"
-  echo "cupy-test: no \`hip-remote install\` in this tree: laid out $ROCM by hand"
-fi
+bash scripts/rocm-layout.sh "$TARGET" "$ROCM" >"$WORK/install.log" 2>&1 ||
+  { echo "cupy-test: laying out $ROCM failed:"; cat "$WORK/install.log"; exit 1; }
 export ROCM_PATH=$ROCM ROCM_HOME=$ROCM LD_LIBRARY_PATH=$ROCM/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # CuPy runs plain `hipcc -x hip -E -v /dev/null` for include directories: ours must come
 # first (Debian's hipcc, which scripts/test.sh installs, wants AMD device libraries).

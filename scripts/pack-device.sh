@@ -2,10 +2,30 @@
 # Builds release binaries here and packs what the GPU machine needs (it has no Rust
 # toolchain and no network) into the git-ignored folder device-pack/, which the device tool
 # carries. Then, on the GPU machine: bash device-pack/device-test.sh
+# HIP_REMOTE_PACK_CUPY=1 packs CuPy for ROCm instead (then: bash device-pack/device-cupy.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PACK=device-pack
 cargo build --release -p hip-worker -p hip-remote -p client-capi -p client-hiprtc -p hip-remote-hipcc
+if [ "${HIP_REMOTE_PACK_CUPY:-0}" = 1 ]; then
+  # A pack of its own for CuPy for ROCm on the cuda worker (scripts/device-cupy.sh): CuPy's
+  # packages for the GPU machine's python3.12 come to ~45 MB xz-compressed, too much beside
+  # the rest within what the device tool carries (64 MiB).
+  rm -rf "$PACK"; mkdir -p "$PACK/cupy/tests"
+  bash scripts/rocm-layout.sh target/release "$PACK/rocm"
+  site=$(mktemp -d)
+  pip install -q --disable-pip-version-check --target "$site" --only-binary=:all: --python-version 3.12 \
+      --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 --platform any \
+      "cupy-rocm-7-0==14.2.0" numpy pytest
+  tar -C "$site" -cf - . | xz -T0 -6 > "$PACK/cupy/site-py312.tar.xz"
+  rm -rf "$site"
+  cp tests/python/cupy/*.py "$PACK/cupy/tests/"
+  cp scripts/device-cupy.sh "$PACK/"
+  strip "$PACK/rocm/bin/"* "$PACK/rocm/lib/"*.so* 2>/dev/null || true
+  du -sh "$PACK"
+  echo "on the GPU machine: bash $PACK/device-cupy.sh"
+  exit 0
+fi
 rm -rf "$PACK"; mkdir -p "$PACK/bin" "$PACK/lib" "$PACK/tests"
 cp target/release/hip-worker target/release/hip-remote "$PACK/bin/"
 cp target/release/libamdhip64.so "$PACK/lib/"
@@ -57,7 +77,7 @@ cp tests/hip/device_check.py "$PACK/device-check/"
 mkdir -p "$PACK/bench"
 target/release/hipcc -O2 -o "$PACK/bench/first_launch" benches/hip/first_launch.hip
 patchelf --set-rpath '$ORIGIN/../lib' "$PACK/bench/first_launch" 2>/dev/null || true
-cp scripts/device-test.sh scripts/device-ab.sh scripts/device-tls.sh scripts/device-first-launch.sh "$PACK/"
+cp scripts/device-test.sh scripts/device-ab.sh scripts/device-tls.sh scripts/device-first-launch.sh scripts/device-cupy.sh "$PACK/"
 # hip-python for the GPU machine's python3.12, installed there from these wheels (no network).
 mkdir -p "$PACK/wheels" "$PACK/python"
 pip download -q --dest "$PACK/wheels" --only-binary=:all: --python-version 3.12 \
