@@ -18,7 +18,9 @@ PY=${PYTHON:-python3}
 SITE=${HIP_REMOTE_CUPY_SITE:-/tmp/hip-remote-cupy-site}
 if [ ! -d "$SITE/cupy" ]; then
   rm -rf "$SITE"; mkdir -p "$SITE"
-  tar -C "$SITE" -xJf "$PACK/cupy/site-py312.tar.xz" || { echo "cupy: could not unpack"; exit 1; }
+  # Python's own tarfile/lzma: no xz binary needed there.
+  "$PY" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2], filter="data")' \
+    "$PACK/cupy/site-py312.tar.xz" "$SITE" || { echo "cupy: could not unpack"; exit 1; }
 fi
 ROCM=$PACK/rocm
 export ROCM_PATH=$ROCM ROCM_HOME=$ROCM PATH=$ROCM/bin:$PATH
