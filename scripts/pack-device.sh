@@ -33,6 +33,9 @@ ln -sf libamdhip64.so "$PACK/lib/libamdhip64.so.7"
 if [ -f target/release/libhiprtc.so ]; then
   cp target/release/libhiprtc.so "$PACK/lib/"; ln -sf libhiprtc.so "$PACK/lib/libhiprtc.so.7"
 fi
+# The installed ROCm-style layout (lib/ with the shims, include/, bin/ with hipcc): what CuPy's
+# ROCM_HOME points at there.
+target/release/hip-remote install --prefix "$PACK/rocm" >/dev/null
 # C conformance programs that run against any worker (the multi-process ones need the Rust
 # harness and run in CI instead).
 for t in device_query memory streams_events errors threads kernels device_control stream_info func_attributes memory2d memory_extra \
