@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # CuPy for ROCm (PyPI cupy-rocm-7-0 14.2.0, a cp311/cp312 wheel built for ROCm 7) as a real,
 # unchanged client: installs it into a venv, lays hip-remote out as a ROCm installation
-# (scripts/rocm-layout.sh: `hip-remote install --prefix DIR` where that subcommand exists, else
-# the core of the same layout), points ROCM_PATH/ROCM_HOME/LD_LIBRARY_PATH at it and its bin/
+# (`hip-remote install --prefix DIR`: lib/ with libamdhip64.so.7, libhiprtc.so.7 and the shim
+# libraries, include/, bin/hipcc), points ROCM_PATH/ROCM_HOME/LD_LIBRARY_PATH at it and its bin/
 # first on PATH (CuPy runs `hipcc` from PATH), starts a host-backend worker and runs
 # tests/python/cupy with pytest.
 # Expects `cargo build --workspace` to have run. What stops CuPy and why: docs/CUPY.md.
@@ -28,8 +28,8 @@ done
 ROCM=$(mktemp -d); WORK=$(mktemp -d)
 cleanup() { for pid in ${WPIDS:-}; do kill "$pid" 2>/dev/null; done; rm -rf "$ROCM" "$WORK"; }
 trap cleanup EXIT
-bash scripts/rocm-layout.sh "$TARGET" "$ROCM" >"$WORK/install.log" 2>&1 ||
-  { echo "cupy-test: laying out $ROCM failed:"; cat "$WORK/install.log"; exit 1; }
+"$TARGET/hip-remote" install --prefix "$ROCM" >"$WORK/install.log" 2>&1 ||
+  { echo "cupy-test: hip-remote install --prefix $ROCM failed:"; cat "$WORK/install.log"; exit 1; }
 export ROCM_PATH=$ROCM ROCM_HOME=$ROCM LD_LIBRARY_PATH=$ROCM/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # CuPy runs plain `hipcc -x hip -E -v /dev/null` for include directories: ours must come
 # first (Debian's hipcc, which scripts/test.sh installs, wants AMD device libraries).

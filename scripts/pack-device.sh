@@ -12,7 +12,7 @@ if [ "${HIP_REMOTE_PACK_CUPY:-0}" = 1 ]; then
   # packages for the GPU machine's python3.12 come to ~45 MB xz-compressed, too much beside
   # the rest within what the device tool carries (64 MiB).
   rm -rf "$PACK"; mkdir -p "$PACK/cupy/tests"
-  bash scripts/rocm-layout.sh target/release "$PACK/rocm"
+  target/release/hip-remote install --prefix "$PACK/rocm" >/dev/null
   site=$(mktemp -d)
   pip install -q --disable-pip-version-check --target "$site" --only-binary=:all: --python-version 3.12 \
       --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 --platform any \
