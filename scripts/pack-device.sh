@@ -8,16 +8,17 @@ cd "$(dirname "$0")/.."
 PACK=device-pack
 cargo build --release -p hip-worker -p hip-remote -p client-capi -p client-hiprtc -p hip-remote-hipcc
 if [ "${HIP_REMOTE_PACK_CUPY:-0}" = 1 ]; then
-  # A pack of its own for CuPy for ROCm on the cuda worker (scripts/device-cupy.sh): CuPy's
-  # packages for the GPU machine's python3.12 come to ~45 MB xz-compressed, too much beside
-  # the rest within what the device tool carries (64 MiB).
+  # A pack of its own for CuPy for ROCm on the cuda worker (scripts/device-cupy.sh): CuPy,
+  # numpy and pytest for the GPU machine's python3.12 come to ~42 MB with xz -9 (CuPy's
+  # AMD code objects), too much beside the rest within what the device tool carries (64 MiB).
   rm -rf "$PACK"; mkdir -p "$PACK/cupy/tests"
   target/release/hip-remote install --prefix "$PACK/rocm" >/dev/null
+  rm -f "$PACK/rocm/bin/hip-remote"  # not needed there
   site=$(mktemp -d)
-  pip install -q --disable-pip-version-check --target "$site" --only-binary=:all: --python-version 3.12 \
-      --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 --platform any \
+  pip install -q --disable-pip-version-check --no-compile --target "$site" --only-binary=:all: \
+      --python-version 3.12 --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 --platform any \
       "cupy-rocm-7-0==14.2.0" numpy pytest
-  tar -C "$site" -cf - . | xz -T0 -6 > "$PACK/cupy/site-py312.tar.xz"
+  tar -C "$site" --exclude=./bin -cf - . | xz -T0 -9 > "$PACK/cupy/site-py312.tar.xz"
   rm -rf "$site"
   cp tests/python/cupy/*.py "$PACK/cupy/tests/"
   cp scripts/device-cupy.sh "$PACK/"
