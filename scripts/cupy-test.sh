@@ -26,6 +26,7 @@ for f in libamdhip64.so libhiprtc.so hipcc hip-worker hip-remote; do
 done
 
 ROCM=$(mktemp -d); WORK=$(mktemp -d)
+chmod 755 "$ROCM"  # an installation is world-readable (mktemp makes it private)
 cleanup() { for pid in ${WPIDS:-}; do kill "$pid" 2>/dev/null; done; rm -rf "$ROCM" "$WORK"; }
 trap cleanup EXIT
 "$TARGET/hip-remote" install --prefix "$ROCM" >"$WORK/install.log" 2>&1 ||
