@@ -153,9 +153,8 @@ pub(crate) fn declarations(source: &str) -> Declarations {
         }
         left_branches.retain(|r| r.end > decl_start);
         // The current declaration's tokens so far, without those of branches left behind.
-        let prefix_tokens = || -> Vec<Token<'_>> {
-            (decl_start..i).filter(|j| !left_branches.iter().any(|r| r.contains(j))).map(|j| tokens[j]).collect()
-        };
+        let prefix_tokens =
+            || -> Vec<Token<'_>> { (decl_start..i).filter(|j| !left_branches.iter().any(|r| r.contains(j))).map(|j| tokens[j]).collect() };
         match tokens[i].kind {
             Kind::Punct(b'{') => {
                 scopes.push(scope_kind(&prefix_tokens()));
@@ -673,7 +672,8 @@ extern "C" __global__ void cupy_kernel(const float in0, CArray<float, 1, 1, 1> o
 
     #[test]
     fn lexer_survives_odd_input() {
-        for source in ["\"unterminated", "/* open", "R\"(open", "'", "#", "\\", "1'000'000e+5", "\u{e9}t\u{e9}", "#else\n}\n#endif\n#endif", "#if\n{"] {
+        for source in ["\"unterminated", "/* open", "R\"(open", "'", "#", "\\", "1'000'000e+5", "\u{e9}t\u{e9}", "#else\n}\n#endif\n#endif", "#if\n{"]
+        {
             let _ = declarations(source);
             let _ = first_fiber_use(source);
             let _ = rewrite_dynamic_shared(source);
