@@ -11,16 +11,19 @@ PACK=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/device-out}
 mkdir -p "$OUT"
 skip() { echo "cupy: SKIP: $*"; exit 77; }
-[ -f "$PACK/cupy/site-py312.tar.xz" ] || skip "no CuPy in this pack (HIP_REMOTE_PACK_CUPY=1 scripts/pack-device.sh)"
+# CuPy's packages as pack-device.sh installs them for one Python: cupy/site-py<MAJOR><MINOR>.tar.xz.
+ARCHIVE=$(ls "$PACK"/cupy/site-py*.tar.xz 2>/dev/null | head -1)
+[ -n "$ARCHIVE" ] || skip "no CuPy in this pack (HIP_REMOTE_PACK_CUPY=1 scripts/pack-device.sh)"
 PY=${PYTHON:-python3}
-[ "$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)" = 3.12 ] ||
-  skip "the packed CuPy is for python 3.12; $PY is $("$PY" -V 2>&1)"
-SITE=${HIP_REMOTE_CUPY_SITE:-/tmp/hip-remote-cupy-site}
+tag=$(basename "$ARCHIVE" .tar.xz); tag=${tag#site-py}
+[ "$("$PY" -c 'import sys; print("%d%d" % sys.version_info[:2])' 2>/dev/null)" = "$tag" ] ||
+  skip "the packed CuPy is for python ${tag:0:1}.${tag:1}; $PY is $("$PY" -V 2>&1)"
+SITE=${HIP_REMOTE_CUPY_SITE:-/tmp/hip-remote-cupy-site-py$tag}
 if [ ! -d "$SITE/cupy" ]; then
   rm -rf "$SITE"; mkdir -p "$SITE"
   # Python's own tarfile/lzma: no xz binary needed there.
   "$PY" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2], filter="data")' \
-    "$PACK/cupy/site-py312.tar.xz" "$SITE" || { echo "cupy: could not unpack"; exit 1; }
+    "$ARCHIVE" "$SITE" || { echo "cupy: could not unpack"; exit 1; }
 fi
 ROCM=$PACK/rocm
 export ROCM_PATH=$ROCM ROCM_HOME=$ROCM PATH=$ROCM/bin:$PATH
@@ -40,7 +43,7 @@ export HIP_REMOTE_WORKER
 # CuPy runs `hipcc -x hip -E -v /dev/null` for include directories; our hipcc needs clang++-15.
 command -v clang++-15 >/dev/null || echo "cupy: no clang++-15 here: CuPy's \`hipcc -E -v\` query will fail (docs/CUPY.md)"
 if (cd "$PACK/cupy/tests" && PYTHONPATH=$SITE timeout 600 "$PY" -m pytest -q -p no:cacheprovider -rs . >"$OUT/cupy-tests.log" 2>&1); then
-  echo "PASS CuPy for ROCm on the ${BACKEND:-cuda} worker ($(tail -n 1 "$OUT/cupy-tests.log"))"
+  echo "PASS CuPy for ROCm against $HIP_REMOTE_WORKER ($(tail -n 1 "$OUT/cupy-tests.log"))"
 else
   echo "FAIL CuPy for ROCm (see cupy-tests.log)"; grep -E "^(FAILED|ERROR)" "$OUT/cupy-tests.log" | head -20; tail -n 3 "$OUT/cupy-tests.log"
   exit 1

@@ -14,11 +14,11 @@ if [ "${HIP_REMOTE_PACK_CUPY:-0}" = 1 ]; then
   rm -rf "$PACK"; mkdir -p "$PACK/cupy/tests"
   target/release/hip-remote install --prefix "$PACK/rocm" >/dev/null
   rm -f "$PACK/rocm/bin/hip-remote"  # not needed there
-  site=$(mktemp -d)
+  site=$(mktemp -d) python=${HIP_REMOTE_CUPY_PYTHON:-3.12}  # the GPU machine's python3
   pip install -q --disable-pip-version-check --no-compile --target "$site" --only-binary=:all: \
-      --python-version 3.12 --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 --platform any \
+      --python-version "$python" --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 --platform any \
       "cupy-rocm-7-0==14.2.0" numpy pytest
-  tar -C "$site" --exclude=./bin -cf - . | xz -T0 -9 > "$PACK/cupy/site-py312.tar.xz"
+  tar -C "$site" --exclude=./bin -cf - . | xz -T0 -9 > "$PACK/cupy/site-py${python/./}.tar.xz"
   rm -rf "$site"
   cp tests/python/cupy/*.py "$PACK/cupy/tests/"
   cp scripts/device-cupy.sh "$PACK/"
