@@ -124,6 +124,11 @@ if ls "$PACK"/wheels/*.whl >/dev/null 2>&1; then
     echo "SKIP hip-python: could not install the wheels (see pip.log)"
   fi
 fi
+# CuPy for ROCm against this worker, when the pack carries it (HIP_REMOTE_PACK_CUPY=1).
+if [ -f "$PACK/device-cupy.sh" ]; then
+  rc=0; OUT=$OUT bash "$PACK/device-cupy.sh" || rc=$?
+  case "$rc" in 0) pass=$((pass+1)) ;; 77) ;; *) fail=$((fail+1)) ;; esac
+fi
 "$PACK/bin/hip-remote" ping --count 2000 > "$OUT/ping.txt" 2>&1 && cat "$OUT/ping.txt"
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   # Native (the backend in-process) vs remote (the client library against the worker above)

@@ -2,10 +2,31 @@
 # Builds release binaries here and packs what the GPU machine needs (it has no Rust
 # toolchain and no network) into the git-ignored folder device-pack/, which the device tool
 # carries. Then, on the GPU machine: bash device-pack/device-test.sh
+# HIP_REMOTE_PACK_CUPY=1 packs CuPy for ROCm instead (then: bash device-pack/device-cupy.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PACK=device-pack
 cargo build --release -p hip-worker -p hip-remote -p client-capi -p client-hiprtc -p client-hipblas -p hip-remote-hipcc
+if [ "${HIP_REMOTE_PACK_CUPY:-0}" = 1 ]; then
+  # A pack of its own for CuPy for ROCm on the cuda worker (scripts/device-cupy.sh): CuPy,
+  # numpy and pytest for the GPU machine's python3.12 come to ~42 MB with xz -9 (CuPy's
+  # AMD code objects), too much beside the rest within what the device tool carries (64 MiB).
+  rm -rf "$PACK"; mkdir -p "$PACK/cupy/tests"
+  target/release/hip-remote install --prefix "$PACK/rocm" >/dev/null
+  rm -f "$PACK/rocm/bin/hip-remote"  # not needed there
+  site=$(mktemp -d) python=${HIP_REMOTE_CUPY_PYTHON:-3.12}  # the GPU machine's python3
+  pip install -q --disable-pip-version-check --no-compile --target "$site" --only-binary=:all: \
+      --python-version "$python" --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 --platform any \
+      "cupy-rocm-7-0==14.2.0" numpy pytest
+  tar -C "$site" --exclude=./bin -cf - . | xz -T0 -9 > "$PACK/cupy/site-py${python/./}.tar.xz"
+  rm -rf "$site"
+  cp tests/python/cupy/*.py "$PACK/cupy/tests/"
+  cp scripts/device-cupy.sh "$PACK/"
+  strip "$PACK/rocm/bin/"* "$PACK/rocm/lib/"*.so* 2>/dev/null || true
+  du -sh "$PACK"
+  echo "on the GPU machine: bash $PACK/device-cupy.sh"
+  exit 0
+fi
 rm -rf "$PACK"; mkdir -p "$PACK/bin" "$PACK/lib" "$PACK/tests"
 cp target/release/hip-worker target/release/hip-remote "$PACK/bin/"
 cp target/release/libamdhip64.so "$PACK/lib/"
@@ -20,6 +41,9 @@ for t in hipblas_ops hipblas_hostile; do
   cc -std=c11 -O2 -I client-capi/include "tests/c/$t.c" -o "$PACK/tests/$t" \
      -L "$PACK/lib" -lhipblas -lamdhip64 -lm -lpthread -Wl,-rpath,'$ORIGIN/../lib'
 done
+# The installed ROCm-style layout (lib/ with the shims, include/, bin/ with hipcc): what CuPy's
+# ROCM_HOME points at there.
+target/release/hip-remote install --prefix "$PACK/rocm" >/dev/null
 # C conformance programs that run against any worker (the multi-process ones need the Rust
 # harness and run in CI instead).
 for t in device_query memory streams_events errors threads kernels device_control stream_info func_attributes memory2d memory_extra \
@@ -77,7 +101,7 @@ cp tests/hip/device_check.py "$PACK/device-check/"
 mkdir -p "$PACK/bench"
 target/release/hipcc -O2 -o "$PACK/bench/first_launch" benches/hip/first_launch.hip
 patchelf --set-rpath '$ORIGIN/../lib' "$PACK/bench/first_launch" 2>/dev/null || true
-cp scripts/device-test.sh scripts/device-ab.sh scripts/device-tls.sh scripts/device-first-launch.sh "$PACK/"
+cp scripts/device-test.sh scripts/device-ab.sh scripts/device-tls.sh scripts/device-first-launch.sh scripts/device-cupy.sh "$PACK/"
 # hip-python for the GPU machine's python3.12, installed there from these wheels (no network).
 mkdir -p "$PACK/wheels" "$PACK/python"
 pip download -q --dest "$PACK/wheels" --only-binary=:all: --python-version 3.12 \

@@ -115,6 +115,8 @@ if [ -x scripts/fuzz-smoke.sh ] || [ -f scripts/fuzz-smoke.sh ]; then
 fi
 
 run "hip-python client tests" bash scripts/python-test.sh
+# CuPy for ROCm, unchanged, on an installed layout against a host worker (docs/CUPY.md).
+run "CuPy for ROCm client tests" bash scripts/cupy-test.sh
 
 # Issue #13's chained worker: worker A runs --backend hip on our own libamdhip64.so, whose
 # calls go to host worker B; the C conformance programs, the examples, the HIP samples

@@ -14,7 +14,8 @@ use std::path::Path;
 fn api_coverage_doc_is_current() {
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let doc = manifest_dir.join("../docs/API_COVERAGE.md");
-    let want = coverage::render(&symbols::Coverage::compute(manifest_dir), &coverage::reasons(manifest_dir));
+    let mut want = coverage::render(&symbols::Coverage::compute(manifest_dir), &coverage::reasons(manifest_dir));
+    want.push_str(&coverage::render_libraries(&coverage::LibraryList::all(manifest_dir)));
     if std::env::var_os("UPDATE_API_COVERAGE").is_some_and(|v| v != "0") {
         std::fs::write(&doc, &want).unwrap_or_else(|e| panic!("{}: {e}", doc.display()));
         return;
@@ -44,6 +45,24 @@ fn reasons_name_unsupported_functions() {
             Some((_, None)) => {}
             Some((_, Some(file))) => panic!("{name} has a not-supported reason but is real ({file})"),
             None => panic!("{name} (not_supported_reasons.txt) is not a function of hip_functions.txt"),
+        }
+    }
+}
+
+/// Each other library's reasons name functions of its own list (or `*`), and its list names each
+/// function once.
+#[test]
+fn library_lists_are_consistent() {
+    let libraries = coverage::LibraryList::all(Path::new(env!("CARGO_MANIFEST_DIR")));
+    assert!(libraries.iter().any(|l| l.list == "hipsparse"), "the shims' lists are missing");
+    for lib in &libraries {
+        let mut seen = std::collections::BTreeSet::new();
+        for f in &lib.functions {
+            assert!(seen.insert(f), "{}_functions.txt lists {f} twice", lib.list);
+        }
+        for (name, why) in &lib.reasons {
+            assert!(!why.is_empty(), "{}: {name}: empty reason", lib.list);
+            assert!(name == "*" || lib.functions.contains(name), "{name} ({}_not_supported_reasons.txt) is not in its list", lib.list);
         }
     }
 }

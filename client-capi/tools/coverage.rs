@@ -239,3 +239,132 @@ pub fn render(cov: &Coverage, reasons: &BTreeMap<String, String>) -> String {
     );
     s
 }
+
+/// The lists of `symbols/` that belong to `libamdhip64.so.7` itself (rendered above), not to a
+/// library of their own.
+const OWN_LISTS: &[&str] = &["hip", "hip_other", "hiprtc"];
+
+/// The reason that says a function is provided after all (an exception to `*`).
+const PROVIDED: &str = "provided";
+
+/// One library's list: `symbols/<list>_functions.txt` and its reasons.
+///
+/// List format: the leading `#` lines describe the library and the first of them starts with
+/// its file name and a colon (`# libhipsparse.so.4: ...`); then one function a line, `name` or
+/// `name -> C return type`; `#` comments and blank lines anywhere. Reasons,
+/// `<list>_not_supported_reasons.txt`: `name: reason` a line, and `*: reason` for every
+/// function without a line of its own; a function with neither, or with the line
+/// `name: provided`, is **provided** (implemented or forwarded).
+pub struct LibraryList {
+    pub list: String,
+    pub title: String,
+    pub description: String,
+    pub functions: Vec<String>,
+    pub reasons: BTreeMap<String, String>,
+}
+
+impl LibraryList {
+    /// Every `symbols/<list>_functions.txt` but [`OWN_LISTS`], sorted by list name.
+    pub fn all(manifest_dir: &std::path::Path) -> Vec<LibraryList> {
+        let dir = manifest_dir.join("symbols");
+        let mut lists: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter_map(|n| n.strip_suffix("_functions.txt").map(str::to_string))
+            .filter(|l| !OWN_LISTS.contains(&l.as_str()))
+            .collect();
+        lists.sort();
+        lists.into_iter().map(|list| Self::read(&dir, list)).collect()
+    }
+
+    fn read(dir: &std::path::Path, list: String) -> Self {
+        let path = dir.join(format!("{list}_functions.txt"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let header: Vec<&str> = text.lines().map_while(|l| l.strip_prefix('#')).map(str::trim).collect();
+        let title = header
+            .first()
+            .and_then(|l| l.split_once(':'))
+            .map(|(t, _)| t.trim().to_string())
+            .unwrap_or_else(|| panic!("{}: the first line must be `# <library file>: <description>`", path.display()));
+        let description = header.join(" ").split_once(':').map(|(_, d)| d.trim().to_string()).unwrap_or_default();
+        let functions = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(|l| l.split_once("->").map_or(l, |(name, _)| name).trim().to_string())
+            .collect();
+        let reasons_path = dir.join(format!("{list}_not_supported_reasons.txt"));
+        let reasons = std::fs::read_to_string(&reasons_path)
+            .unwrap_or_default()
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(|l| {
+                let (name, why) = l.split_once(':').unwrap_or_else(|| panic!("{}: no `name: reason` in {l:?}", reasons_path.display()));
+                (name.trim().to_string(), why.trim().to_string())
+            })
+            .collect();
+        Self { list, title, description, functions, reasons }
+    }
+
+    /// Why `name` is not supported, or `None` when it is provided.
+    pub fn reason(&self, name: &str) -> Option<&str> {
+        self.reasons.get(name).or_else(|| self.reasons.get("*")).map(String::as_str).filter(|why| *why != PROVIDED)
+    }
+}
+
+/// The other libraries' sections: one per [`LibraryList`], after a summary.
+pub fn render_libraries(libraries: &[LibraryList]) -> String {
+    let mut s = String::from(
+        "\n# Other ROCm libraries\n\n\
+         Libraries hip-remote ships besides `libamdhip64.so.7` and `libhiprtc.so.7`, one section\n\
+         each, from `client-capi/symbols/<list>_functions.txt` and\n\
+         `<list>_not_supported_reasons.txt`. The stand-ins of `client-capi/shims/` load, export\n\
+         every listed function and answer each with the library's own status (with\n\
+         `HIP_REMOTE_DEBUG=1`, a line on stderr per call); **provided**: implemented or forwarded\n\
+         to the worker.\n\n\
+         | library | list | provided | not supported | total |\n| --- | --- | ---: | ---: | ---: |\n",
+    );
+    for lib in libraries {
+        let unsupported = lib.functions.iter().filter(|f| lib.reason(f).is_some()).count();
+        let _ = writeln!(
+            s,
+            "| [{}](#{}) | `{}_functions.txt` | {} | {unsupported} | {} |",
+            lib.title,
+            anchor(&lib.title),
+            lib.list,
+            lib.functions.len() - unsupported,
+            lib.functions.len()
+        );
+    }
+    for lib in libraries {
+        let _ = writeln!(s, "\n## {}\n\n{}\n", lib.title, lib.description);
+        let common = lib.reasons.get("*");
+        if let Some(why) = common {
+            let _ = writeln!(s, "Not supported unless the table says otherwise: {why}\n");
+        }
+        s.push_str("| function | status |\n| --- | --- |\n");
+        for f in &lib.functions {
+            let status = match (lib.reason(f), lib.reasons.get(f.as_str())) {
+                (None, _) => PROVIDED.to_string(),
+                (Some(why), Some(_)) => format!("not supported: {why}"),
+                (Some(_), None) => "not supported".to_string(),
+            };
+            let _ = writeln!(s, "| `{f}` | {status} |");
+        }
+    }
+    s
+}
+
+/// GitHub's heading anchor: lower case, spaces to `-`, punctuation but `-` and `_` dropped.
+fn anchor(title: &str) -> String {
+    title
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}

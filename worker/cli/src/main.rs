@@ -10,12 +10,15 @@
 //! - `hip-remote ping`: round trips to a worker, and what it serves.
 //! - `hip-remote smi`: each worker's devices, memory in use and sessions, read from its
 //!   metrics endpoint (`hip-worker --metrics`); see `smi.rs`.
+//! - `hip-remote install --prefix DIR`: an installed ROCm-style layout (`lib/`, `include/`,
+//!   `bin/`); see `install.rs`.
 
 #![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 
 mod bench;
 mod child;
 mod hip;
+mod install;
 mod native;
 mod plot;
 mod smi;
@@ -46,7 +49,7 @@ struct Cli {
 enum Command {
     /// Run a sample HIP workload through the real client library against a worker.
     Demo {
-        /// The client library (default: libamdhip64.so next to this executable).
+        /// The client library (default: libamdhip64.so next to this executable, or in ../lib).
         #[arg(long, env = "HIP_REMOTE_LIB")]
         lib: Option<PathBuf>,
         /// Backend of the embedded worker.
@@ -93,11 +96,22 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Install a ROCm-style layout: DIR/lib (libamdhip64.so*, libhiprtc.so*, the shims of the
+    /// other ROCm libraries), DIR/include, DIR/bin (hipcc, hipconfig, hip-worker, hip-remote);
+    /// then ROCM_PATH=DIR ROCM_HOME=DIR LD_LIBRARY_PATH=DIR/lib is all a program needs.
+    Install {
+        /// The installation prefix.
+        #[arg(long, value_name = "DIR")]
+        prefix: PathBuf,
+        /// Where the built libraries and programs are (default: this executable's directory).
+        #[arg(long, value_name = "DIR")]
+        from: Option<PathBuf>,
+    },
 }
 
 #[derive(clap::Args)]
 struct BenchArgs {
-    /// The client library (default: libamdhip64.so next to this executable).
+    /// The client library (default: libamdhip64.so next to this executable, or in ../lib).
     #[arg(long, env = "HIP_REMOTE_LIB")]
     lib: Option<PathBuf>,
     /// Backend for the native side and the embedded worker (auto: cuda when a GPU is usable).
@@ -289,10 +303,16 @@ fn ping(addr: &str, count: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// `libamdhip64.so` beside this executable (a build directory), else in `../lib` (an installed
+/// layout: `DIR/bin/hip-remote`).
 fn default_lib() -> PathBuf {
     let exe = std::env::current_exe().unwrap_or_default();
     let dir = exe.parent().map(PathBuf::from).unwrap_or_default();
     let name = if cfg!(target_os = "macos") { "libamdhip64.dylib" } else { "libamdhip64.so" };
+    let installed = dir.join("../lib").join(name);
+    if !dir.join(name).exists() && installed.exists() {
+        return installed;
+    }
     dir.join(name)
 }
 
@@ -574,6 +594,7 @@ fn main() -> std::process::ExitCode {
         }
         Command::Bench(args) => bench(args),
         Command::BenchChild { lib, bytes, reps } => child::child_main(&lib, bytes, reps),
+        Command::Install { prefix, from } => install::install(&prefix, from),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

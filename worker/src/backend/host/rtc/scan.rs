@@ -118,16 +118,46 @@ enum Scope {
 }
 
 /// Finds the declarations the kernel table is built from.
+///
+/// Every branch of an `#if`/`#elif`/`#else` chain is read from the scopes in force at its
+/// `#if` (the scanner does not evaluate conditions): alternatives that each open a brace, as
+/// in `#if A struct __align__(8) s { #else struct s { #endif`, then open one scope, not two.
+/// Tokens of an earlier branch are not part of a later branch's declarations.
 pub(crate) fn declarations(source: &str) -> Declarations {
-    let tokens = tokenize(source);
+    let (tokens, conditionals) = lex(source);
+    let mut conditionals = conditionals.into_iter().peekable();
     let mut out = Declarations::default();
     let mut scopes: Vec<Scope> = Vec::new();
     let mut decl_start = 0;
+    // Per open `#if`: the scopes and declaration start at it, and where its current branch began.
+    let mut open_ifs: Vec<(Vec<Scope>, usize, usize)> = Vec::new();
+    // Token ranges of branches left behind by an `#elif`/`#else`.
+    let mut left_branches: Vec<std::ops::Range<usize>> = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
+        while let Some((_, conditional)) = conditionals.next_if(|&(at, _)| at <= i) {
+            match conditional {
+                Conditional::If => open_ifs.push((scopes.clone(), decl_start, i)),
+                Conditional::Else => {
+                    if let Some((saved_scopes, saved_start, branch_start)) = open_ifs.last_mut() {
+                        left_branches.push(*branch_start..i);
+                        *branch_start = i;
+                        scopes = saved_scopes.clone();
+                        decl_start = *saved_start;
+                    }
+                }
+                Conditional::Endif => {
+                    open_ifs.pop();
+                }
+            }
+        }
+        left_branches.retain(|r| r.end > decl_start);
+        // The current declaration's tokens so far, without those of branches left behind.
+        let prefix_tokens =
+            || -> Vec<Token<'_>> { (decl_start..i).filter(|j| !left_branches.iter().any(|r| r.contains(j))).map(|j| tokens[j]).collect() };
         match tokens[i].kind {
             Kind::Punct(b'{') => {
-                scopes.push(scope_kind(&tokens[decl_start..i]));
+                scopes.push(scope_kind(&prefix_tokens()));
                 decl_start = i + 1;
             }
             Kind::Punct(b'}') => {
@@ -136,7 +166,7 @@ pub(crate) fn declarations(source: &str) -> Declarations {
             }
             Kind::Punct(b';') => decl_start = i + 1,
             Kind::Ident(word @ ("__global__" | "__device__" | "__constant__" | "__managed__")) if !scopes.contains(&Scope::Other) => {
-                let prefix = &tokens[decl_start..i];
+                let prefix = &prefix_tokens();
                 let templated = prefix.iter().any(|t| t.kind == Kind::Ident("template"));
                 let extern_c_prefix = prefix.windows(2).any(|w| w[0].kind == Kind::Ident("extern") && w[1].kind == Kind::Str("C"));
                 let extern_c = extern_c_prefix || scopes.contains(&Scope::ExternC);
@@ -336,11 +366,25 @@ fn variable_names<'a>(tokens: &[Token<'a>]) -> Vec<&'a str> {
     names
 }
 
+/// A conditional-inclusion directive (`#if`/`#ifdef`/`#ifndef`, `#elif`/`#else`, `#endif`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Conditional {
+    If,
+    Else,
+    Endif,
+}
+
 /// Lexes `source` into identifiers, string literals and punctuation, dropping comments,
 /// preprocessor lines, numbers and character literals.
 fn tokenize(source: &str) -> Vec<Token<'_>> {
+    lex(source).0
+}
+
+/// [`tokenize`], plus each conditional directive with the number of tokens before it.
+fn lex(source: &str) -> (Vec<Token<'_>>, Vec<(usize, Conditional)>) {
     let bytes = source.as_bytes();
     let mut tokens = Vec::new();
+    let mut conditionals = Vec::new();
     let mut i = 0;
     let mut line = 1u32;
     let mut line_start = true;
@@ -359,6 +403,9 @@ fn tokenize(source: &str) -> Vec<Token<'_>> {
                 i += 2;
             }
             b'#' if line_start => {
+                if let Some(conditional) = conditional_directive(&source[i + 1..]) {
+                    conditionals.push((tokens.len(), conditional));
+                }
                 // A directive, with its continuation lines.
                 while i < bytes.len() && bytes[i] != b'\n' {
                     if bytes[i] == b'\\' && bytes.get(i + 1) == Some(&b'\n') {
@@ -446,7 +493,19 @@ fn tokenize(source: &str) -> Vec<Token<'_>> {
             token.end = i;
         }
     }
-    tokens
+    (tokens, conditionals)
+}
+
+/// The conditional directive whose name starts `rest` (the text after `#`), if it is one.
+fn conditional_directive(rest: &str) -> Option<Conditional> {
+    let rest = rest.trim_start_matches([' ', '\t']);
+    let name_len = rest.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(rest.len());
+    match &rest[..name_len] {
+        "if" | "ifdef" | "ifndef" => Some(Conditional::If),
+        "elif" | "elifdef" | "elifndef" | "else" => Some(Conditional::Else),
+        "endif" => Some(Conditional::Endif),
+        _ => None,
+    }
 }
 
 /// End (past the closing quote) of the literal opened at `bytes[open]`, and newlines inside.
@@ -579,8 +638,42 @@ __device__ std::array<int, 3> templ;
     }
 
     #[test]
+    fn alternative_branches_open_one_scope() {
+        // CuPy's cupy/complex/complex.h: one struct head per branch, one closing brace.
+        let source = r#"
+namespace thrust {
+template <typename T>
+#if defined(__CUDACC__)
+struct __align__(sizeof(T)*2) complex {
+#elif defined(OTHER)
+struct alignas(8) complex {
+#else
+// ROCm (hipcc) does not support `__align__`
+struct complex {
+#endif
+  T re, im;
+};
+}
+#ifdef USE_NS
+namespace a {
+#else
+  # ifndef NESTED
+namespace b {
+  # endif
+#endif
+extern "C" __global__ void in_namespace(int* p) {}
+}
+extern "C" __global__ void cupy_kernel(const float in0, CArray<float, 1, 1, 1> out) {}
+"#;
+        let d = declarations(source);
+        let names: Vec<&str> = d.kernels.iter().map(|(q, _)| q.as_str()).collect();
+        assert_eq!(names, ["::b::in_namespace", "::cupy_kernel"]);
+    }
+
+    #[test]
     fn lexer_survives_odd_input() {
-        for source in ["\"unterminated", "/* open", "R\"(open", "'", "#", "\\", "1'000'000e+5", "\u{e9}t\u{e9}"] {
+        for source in ["\"unterminated", "/* open", "R\"(open", "'", "#", "\\", "1'000'000e+5", "\u{e9}t\u{e9}", "#else\n}\n#endif\n#endif", "#if\n{"]
+        {
             let _ = declarations(source);
             let _ = first_fiber_use(source);
             let _ = rewrite_dynamic_shared(source);

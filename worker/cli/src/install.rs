@@ -1,0 +1,160 @@
+//! `hip-remote install --prefix DIR`: an installed layout a ROCm user recognises, so that
+//! `ROCM_PATH=DIR`, `ROCM_HOME=DIR` and `LD_LIBRARY_PATH=DIR/lib` are all a program needs:
+//!
+//! - `DIR/lib`: `libamdhip64.so.<major>.<minor>.<patch>` (the real file, named from
+//!   `hip/hip_version.h` as ROCm names it) with the links `libamdhip64.so.7` and
+//!   `libamdhip64.so`; `libhiprtc.so` the same way; the shim libraries of
+//!   `hip-remote-shims` (real file named by the soname, link `lib<name>.so`);
+//! - `DIR/include`: the client's headers (`hip/`, `hip_remote/`), embedded in this binary;
+//! - `DIR/bin`: `hipcc`, `hipconfig` (which find `DIR/include` and `DIR/lib` from where they
+//!   are), `hip-worker` and `hip-remote`;
+//! - `DIR/.info/version`: the ROCm version, as ROCm writes it.
+//!
+//! The libraries and programs are taken from the directory of this executable (a cargo
+//! profile directory: `scripts/install.sh` builds them) or `--from`. Files are written under a
+//! temporary name and renamed into place, so reinstalling over a layout that a running process
+//! has mapped is safe.
+
+use std::path::{Path, PathBuf};
+
+include!(concat!(env!("OUT_DIR"), "/headers.rs"));
+
+/// The libraries with a versioned real file: cargo's file name and the soname.
+const VERSIONED_LIBRARIES: &[(&str, &str)] = &[("libamdhip64.so", "libamdhip64.so.7"), ("libhiprtc.so", "libhiprtc.so.7")];
+
+/// The programs taken from the build directory (`hip-remote` is this executable).
+const PROGRAMS: &[&str] = &["hipcc", "hipconfig", "hip-worker"];
+
+/// What `cargo build` must have made for an install.
+pub const BUILD_COMMAND: &str = "cargo build --release -p client-capi -p client-hiprtc -p hip-remote-hipcc -p hip-worker -p hip-remote";
+
+/// `(major, minor, patch)` from the embedded `hip/hip_version.h`.
+pub fn hip_version() -> Result<(u32, u32, u32), String> {
+    let header = HEADERS
+        .iter()
+        .find(|(path, _)| *path == "hip/hip_version.h")
+        .map(|(_, bytes)| String::from_utf8_lossy(bytes))
+        .ok_or("no hip/hip_version.h among the embedded headers")?;
+    let field = |name: &str| -> Result<u32, String> {
+        header
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("#define ")?.strip_prefix(name)?.trim().parse().ok())
+            .ok_or_else(|| format!("hip/hip_version.h defines no numeric {name}"))
+    };
+    Ok((field("HIP_VERSION_MAJOR")?, field("HIP_VERSION_MINOR")?, field("HIP_VERSION_PATCH")?))
+}
+
+pub fn install(prefix: &Path, from: Option<PathBuf>) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot locate hip-remote itself: {e}"))?;
+    let from = match from {
+        Some(dir) => dir,
+        None => exe.parent().map(Path::to_path_buf).ok_or("hip-remote's executable has no directory")?,
+    };
+    let (major, minor, patch) = hip_version()?;
+    let (lib, include, bin, info) = (prefix.join("lib"), prefix.join("include"), prefix.join("bin"), prefix.join(".info"));
+
+    // Everything is checked before anything is written: no half-made layout for a missing build.
+    let mut missing = Vec::new();
+    let mut need = |name: &str| {
+        let path = from.join(name);
+        if !path.is_file() {
+            missing.push(name.to_string());
+        }
+        path
+    };
+    let libraries: Vec<(PathBuf, &str)> = VERSIONED_LIBRARIES.iter().map(|(file, soname)| (need(file), *soname)).collect();
+    let shims: Vec<(PathBuf, &hip_remote_shims::ShimLibrary)> = hip_remote_shims::SHIMS.iter().map(|s| (need(s.soname), s)).collect();
+    let programs: Vec<(PathBuf, &str)> = PROGRAMS.iter().map(|name| (need(name), *name)).collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "{} lacks {} (build them: `{BUILD_COMMAND}`, or run scripts/install.sh {})",
+            from.display(),
+            missing.join(", "),
+            prefix.display()
+        ));
+    }
+
+    for dir in [&lib, &include, &bin, &info] {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    for (source, soname) in &libraries {
+        let link_name = soname.rsplit_once('.').map_or(*soname, |(stem, _)| stem);
+        let real = format!("{link_name}.{major}.{minor}.{patch}");
+        copy(source, &lib.join(&real))?;
+        symlink(&real, &lib.join(soname))?;
+        symlink(soname, &lib.join(link_name))?;
+    }
+    for (source, shim) in &shims {
+        copy(source, &lib.join(shim.soname))?;
+        symlink(shim.soname, &lib.join(shim.link_name()))?;
+    }
+    for (relative, bytes) in HEADERS {
+        write(&include.join(relative), bytes)?;
+    }
+    for (source, name) in &programs {
+        copy(source, &bin.join(name))?;
+    }
+    copy(&exe, &bin.join("hip-remote"))?;
+    write(&info.join("version"), format!("{major}.{minor}.0\n").as_bytes())?;
+
+    println!(
+        "installed hip-remote (HIP {major}.{minor}.{patch}) into {}:\n  \
+         lib/      libamdhip64.so*, libhiprtc.so*, {} shim libraries\n  \
+         include/  {} headers (hip/, hip_remote/)\n  \
+         bin/      hipcc, hipconfig, hip-worker, hip-remote\n\
+         use it with: export ROCM_PATH={p} ROCM_HOME={p} LD_LIBRARY_PATH={p}/lib",
+        prefix.display(),
+        shims.len(),
+        HEADERS.len(),
+        p = prefix.display()
+    );
+    Ok(())
+}
+
+/// A temporary name beside `dest`, for writing before a rename.
+fn temporary(dest: &Path) -> PathBuf {
+    let mut name = dest.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".tmp-{}", std::process::id()));
+    dest.with_file_name(name)
+}
+
+/// Copies `source` (with its permissions) to `dest`, replacing a file or link there.
+fn copy(source: &Path, dest: &Path) -> Result<(), String> {
+    let tmp = temporary(dest);
+    std::fs::copy(source, &tmp).map_err(|e| format!("copy {} to {}: {e}", source.display(), tmp.display()))?;
+    std::fs::rename(&tmp, dest).map_err(|e| format!("{}: {e}", dest.display()))
+}
+
+fn write(dest: &Path, bytes: &[u8]) -> Result<(), String> {
+    if let Some(dir) = dest.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let tmp = temporary(dest);
+    std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, dest).map_err(|e| format!("{}: {e}", dest.display()))
+}
+
+/// Makes `link` a relative symlink to `target` (a name in the same directory), replacing
+/// what is there.
+fn symlink(target: &str, link: &Path) -> Result<(), String> {
+    let tmp = temporary(link);
+    let _ = std::fs::remove_file(&tmp);
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(target, &tmp).map_err(|e| format!("{} -> {target}: {e}", tmp.display()))?;
+    #[cfg(not(unix))]
+    return Err(format!("{}: symbolic links need a Unix system", link.display()));
+    std::fs::rename(&tmp, link).map_err(|e| format!("{}: {e}", link.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_and_version_are_embedded() {
+        assert!(HEADERS.iter().any(|(p, _)| *p == "hip/hip_runtime.h"));
+        assert!(HEADERS.iter().any(|(p, _)| *p == "hip_remote/hipcc_device.h"));
+        let (major, _, _) = hip_version().unwrap();
+        assert_eq!(major, 7);
+    }
+}
