@@ -77,6 +77,9 @@ fn install_into(profile_dir: &Path, built: &Path, shim: &ShimLibrary) {
         let _ = fs::remove_file(&dest);
         fs::write(&dest, &bytes).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
     }
+    // The mode the linker gave it (shared libraries are conventionally executable).
+    let mode = fs::metadata(built).unwrap_or_else(|e| panic!("{}: {e}", built.display())).permissions();
+    fs::set_permissions(&dest, mode).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
     let link = profile_dir.join(shim.link_name());
     if fs::read_link(&link).is_ok_and(|t| t == Path::new(shim.soname)) {
         return;
