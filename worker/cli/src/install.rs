@@ -19,14 +19,19 @@ use std::path::{Path, PathBuf};
 
 include!(concat!(env!("OUT_DIR"), "/headers.rs"));
 
-/// The libraries with a versioned real file: cargo's file name and the soname.
+/// The libraries with a versioned real file: cargo's file name and the soname (the real file is
+/// named by the HIP version, as ROCm names them).
 const VERSIONED_LIBRARIES: &[(&str, &str)] = &[("libamdhip64.so", "libamdhip64.so.7"), ("libhiprtc.so", "libhiprtc.so.7")];
+/// Libraries installed under their soname with the usual link name: hipBLAS (forwarded to the
+/// worker's BLAS, docs/BLAS.md).
+const FORWARDING_LIBRARIES: &[(&str, &str)] = &[("libhipblas.so", "libhipblas.so.3")];
 
 /// The programs taken from the build directory (`hip-remote` is this executable).
 const PROGRAMS: &[&str] = &["hipcc", "hipconfig", "hip-worker"];
 
 /// What `cargo build` must have made for an install.
-pub const BUILD_COMMAND: &str = "cargo build --release -p client-capi -p client-hiprtc -p hip-remote-hipcc -p hip-worker -p hip-remote";
+pub const BUILD_COMMAND: &str =
+    "cargo build --release -p client-capi -p client-hiprtc -p client-hipblas -p hip-remote-hipcc -p hip-worker -p hip-remote";
 
 /// `(major, minor, patch)` from the embedded `hip/hip_version.h`.
 pub fn hip_version() -> Result<(u32, u32, u32), String> {
@@ -63,6 +68,7 @@ pub fn install(prefix: &Path, from: Option<PathBuf>) -> Result<(), String> {
         path
     };
     let libraries: Vec<(PathBuf, &str)> = VERSIONED_LIBRARIES.iter().map(|(file, soname)| (need(file), *soname)).collect();
+    let forwarding: Vec<(PathBuf, &str)> = FORWARDING_LIBRARIES.iter().map(|(file, soname)| (need(file), *soname)).collect();
     let shims: Vec<(PathBuf, &hip_remote_shims::ShimLibrary)> = hip_remote_shims::SHIMS.iter().map(|s| (need(s.soname), s)).collect();
     let programs: Vec<(PathBuf, &str)> = PROGRAMS.iter().map(|name| (need(name), *name)).collect();
     if !missing.is_empty() {
@@ -83,6 +89,10 @@ pub fn install(prefix: &Path, from: Option<PathBuf>) -> Result<(), String> {
         copy(source, &lib.join(&real))?;
         symlink(&real, &lib.join(soname))?;
         symlink(soname, &lib.join(link_name))?;
+    }
+    for (source, soname) in &forwarding {
+        copy(source, &lib.join(soname))?;
+        symlink(soname, &lib.join(soname.rsplit_once('.').map_or(*soname, |(stem, _)| stem)))?;
     }
     for (source, shim) in &shims {
         copy(source, &lib.join(shim.soname))?;
