@@ -108,5 +108,5 @@ pip download -q --dest "$PACK/wheels" --only-binary=:all: --python-version 3.12 
     --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 --platform any \
     "hip-python==10.0.*" pytest || echo "could not fetch the cp312 wheels; hip-python tests will be skipped there"
 cp tests/python/*.py "$PACK/python/"
-strip "$PACK/bin/"* "$PACK/lib/"*.so 2>/dev/null || true
+strip "$PACK/bin/"* "$PACK/lib/"*.so "$PACK/rocm/bin/"* "$PACK/rocm/lib/"*.so* 2>/dev/null || true
 du -sh "$PACK"
