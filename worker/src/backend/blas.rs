@@ -286,6 +286,12 @@ pub trait BlasBackend {
     }
 }
 
+/// 16 bytes at a 16-byte boundary: a host scalar or reduction result as GPU BLAS libraries
+/// read and write it (a complex double with one aligned 16-byte access; a misaligned one
+/// faults the whole worker).
+#[repr(C, align(16))]
+pub(crate) struct Aligned16(pub(crate) [u8; 16]);
+
 #[cfg(test)]
 mod tests {
     use super::*;

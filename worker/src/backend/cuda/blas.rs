@@ -13,7 +13,7 @@ use std::ffi::{c_int, c_longlong, c_void};
 use std::sync::{Mutex, OnceLock};
 
 use super::CudaBackend;
-use crate::backend::blas::{blas_op, BlasBackend, BlasCall, BlasHandle, ElemType, Routine, Scalar};
+use crate::backend::blas::{blas_op, Aligned16, BlasBackend, BlasCall, BlasHandle, ElemType, Routine, Scalar};
 use crate::backend::{BackendError, DeviceIndex, StreamHandle};
 
 type Handle = *mut c_void;
@@ -259,11 +259,18 @@ impl CudaBackend {
     fn blas_run(&self, handle: BlasHandle, stream: Option<StreamHandle>, call: &BlasCall, out: &mut [u8; 16]) -> Result<(), BackendError> {
         let device_scalars = matches!(call.alpha, Scalar::Device(_));
         let (h, lib) = self.blas_raw(handle, stream, device_scalars || call.result.is_some())?;
-        let scalar = |s: &Scalar| match s {
-            Scalar::Value(bytes) => bytes.as_ptr().cast::<c_void>(),
+        // Host scalars are copied to 16-byte aligned storage: cuBLAS reads a complex double
+        // with an aligned 16-byte load (a misaligned one faults the whole worker).
+        let host_value = |s: &Scalar| match s {
+            Scalar::Value(bytes) => Aligned16(*bytes),
+            Scalar::Device(_) => Aligned16([0; 16]),
+        };
+        let (alpha_value, beta_value) = (host_value(&call.alpha), host_value(&call.beta));
+        let scalar = |s: &Scalar, value: &Aligned16| match s {
+            Scalar::Value(_) => value.0.as_ptr().cast::<c_void>(),
             Scalar::Device(ptr) => *ptr as *const c_void,
         };
-        let (alpha, beta) = (scalar(&call.alpha), scalar(&call.beta));
+        let (alpha, beta) = (scalar(&call.alpha, &alpha_value), scalar(&call.beta, &beta_value));
         let (a, b, c) = (call.a.ptr as *const c_void, call.b.ptr as *const c_void, call.c.ptr as *mut c_void);
         let (lda, ldb, ldc) = (dim(call.a.ld)?, dim(call.b.ld)?, dim(call.c.ld)?);
         let (m, n, k) = (dim(call.dims[0])?, dim(call.dims[1])?, dim(call.dims[2])?);
@@ -340,7 +347,16 @@ impl CudaBackend {
                     }
                 }
                 Routine::Axpy => check("axpy", lib.typed::<AxpyFn>(&format!("cublas{}axpy_v2", p?))?(h, m, alpha, a, lda, c, ldc)),
-                Routine::Scal => check("scal", lib.typed::<ScalFn>(&format!("cublas{}scal_v2", p?))?(h, m, alpha, c, ldc)),
+                Routine::Scal => {
+                    // A complex vector scaled by a real alpha is its own routine (Csscal, Zdscal):
+                    // Cscal/Zscal would read a complex alpha.
+                    let name = match (p?, call.scalar_type) {
+                        ("C", ElemType::R32F) => "cublasCsscal_v2".to_string(),
+                        ("Z", ElemType::R64F) => "cublasZdscal_v2".to_string(),
+                        (p, _) => format!("cublas{p}scal_v2"),
+                    };
+                    check("scal", lib.typed::<ScalFn>(&name)?(h, m, alpha, c, ldc))
+                }
                 Routine::Copy => check("copy", lib.typed::<CopyFn>(&format!("cublas{}copy_v2", p?))?(h, m, a, lda, c, ldc)),
                 Routine::Swap => check("swap", lib.typed::<CopyFn>(&format!("cublas{}swap_v2", p?))?(h, m, a.cast_mut(), lda, c, ldc)),
                 Routine::Dot | Routine::Dotc => {
@@ -410,13 +426,14 @@ impl BlasBackend for CudaBackend {
     }
 
     fn blas_launch(&self, handle: BlasHandle, stream: Option<StreamHandle>, call: &BlasCall) -> Result<(), BackendError> {
-        let mut scratch = [0u8; 16];
-        self.blas_run(handle, stream, call, &mut scratch)
+        let mut scratch = Aligned16([0; 16]);
+        self.blas_run(handle, stream, call, &mut scratch.0)
     }
 
     fn blas_reduce(&self, handle: BlasHandle, stream: Option<StreamHandle>, call: &BlasCall) -> Result<[u8; 16], BackendError> {
-        let mut out = [0u8; 16];
-        self.blas_run(handle, stream, call, &mut out)?;
-        Ok(out)
+        // A complex result is stored with an aligned 16-byte store.
+        let mut out = Aligned16([0; 16]);
+        self.blas_run(handle, stream, call, &mut out.0)?;
+        Ok(out.0)
     }
 }

@@ -13,7 +13,7 @@ use std::ffi::{c_int, c_longlong, c_void};
 use std::sync::{Mutex, OnceLock};
 
 use super::HipBackend;
-use crate::backend::blas::{BlasBackend, BlasCall, BlasHandle, ElemType, Routine, Scalar};
+use crate::backend::blas::{Aligned16, BlasBackend, BlasCall, BlasHandle, ElemType, Routine, Scalar};
 use crate::backend::{BackendError, DeviceIndex, StreamHandle};
 
 type Handle = *mut c_void;
@@ -253,11 +253,17 @@ impl HipBackend {
     fn blas_run(&self, handle: BlasHandle, stream: Option<StreamHandle>, call: &BlasCall, out: &mut [u8; 16]) -> Result<(), BackendError> {
         let device_scalars = matches!(call.alpha, Scalar::Device(_));
         let (h, lib) = self.blas_raw(handle, stream, device_scalars || call.result.is_some())?;
-        let scalar = |s: &Scalar| match s {
-            Scalar::Value(bytes) => bytes.as_ptr().cast::<c_void>(),
+        // Host scalars at a 16-byte boundary, as the library may read them (see `Aligned16`).
+        let host_value = |s: &Scalar| match s {
+            Scalar::Value(bytes) => Aligned16(*bytes),
+            Scalar::Device(_) => Aligned16([0; 16]),
+        };
+        let (alpha_value, beta_value) = (host_value(&call.alpha), host_value(&call.beta));
+        let scalar = |s: &Scalar, value: &Aligned16| match s {
+            Scalar::Value(_) => value.0.as_ptr().cast::<c_void>(),
             Scalar::Device(ptr) => *ptr as *const c_void,
         };
-        let (alpha, beta) = (scalar(&call.alpha), scalar(&call.beta));
+        let (alpha, beta) = (scalar(&call.alpha, &alpha_value), scalar(&call.beta, &beta_value));
         let (a, b, c) = (call.a.ptr as *const c_void, call.b.ptr as *const c_void, call.c.ptr as *mut c_void);
         let (lda, ldb, ldc) = (dim(call.a.ld)?, dim(call.b.ld)?, dim(call.c.ld)?);
         let (m, n, k) = (dim(call.dims[0])?, dim(call.dims[1])?, dim(call.dims[2])?);
@@ -404,13 +410,13 @@ impl BlasBackend for HipBackend {
     }
 
     fn blas_launch(&self, handle: BlasHandle, stream: Option<StreamHandle>, call: &BlasCall) -> Result<(), BackendError> {
-        let mut scratch = [0u8; 16];
-        self.blas_run(handle, stream, call, &mut scratch)
+        let mut scratch = Aligned16([0; 16]);
+        self.blas_run(handle, stream, call, &mut scratch.0)
     }
 
     fn blas_reduce(&self, handle: BlasHandle, stream: Option<StreamHandle>, call: &BlasCall) -> Result<[u8; 16], BackendError> {
-        let mut out = [0u8; 16];
-        self.blas_run(handle, stream, call, &mut out)?;
-        Ok(out)
+        let mut out = Aligned16([0; 16]);
+        self.blas_run(handle, stream, call, &mut out.0)?;
+        Ok(out.0)
     }
 }
