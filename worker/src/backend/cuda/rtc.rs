@@ -62,7 +62,9 @@ fn nvrtc(call: &str, r: sys::nvrtcResult) -> Result<(), BackendError> {
 /// `-fgpu-rdc` becomes `--relocatable-device-code=true`, `-I` directories (the client's) are
 /// dropped, the rest passes through; `-arch=<device>` and C++17 are added.
 pub fn translate_options(options: &[&str], sm: &str, notes: &mut String) -> Vec<String> {
-    let mut out = vec![format!("--gpu-architecture=compute_{}", sm.trim_start_matches("sm_")), "-std=c++17".to_string()];
+    // The client's language standard when it names one (`-std=` or `--std=`), else C++17.
+    let standard = options.iter().rev().find_map(|o| o.strip_prefix("--std=").or_else(|| o.strip_prefix("-std="))).unwrap_or("c++17");
+    let mut out = vec![format!("--gpu-architecture=compute_{}", sm.trim_start_matches("sm_")), format!("-std={standard}")];
     let mut client_dirs = 0usize;
     let mut options = options.iter().copied();
     while let Some(o) = options.next() {
@@ -82,15 +84,29 @@ pub fn translate_options(options: &[&str], sm: &str, notes: &mut String) -> Vec<
             out.push("--relocatable-device-code=true".to_string());
             continue;
         }
+        // clang's (hiprtc's) spellings of what NVRTC has under other names (CuPy passes
+        // -fcuda-flush-denormals-to-zero).
+        let nvrtc = match o {
+            "-fcuda-flush-denormals-to-zero" | "-fgpu-flush-denormals-to-zero" => Some("--ftz=true"),
+            "-fno-cuda-flush-denormals-to-zero" | "-fno-gpu-flush-denormals-to-zero" => Some("--ftz=false"),
+            "-ffast-math" => Some("--use_fast_math"),
+            _ => None,
+        };
+        if let Some(nvrtc) = nvrtc {
+            out.push(nvrtc.to_string());
+            continue;
+        }
         let drop = o.starts_with("--offload-arch")
             || o.starts_with("--gpu-architecture=gfx")
             || o.starts_with("-O")
             || o.starts_with("-std=")
+            || o.starts_with("--std=")
             || o.starts_with("-mcumode")
             || o.starts_with("-fgpu-rdc");
-        if drop {
+        let standard = o.starts_with("-std=") || o.starts_with("--std=");
+        if drop && !standard {
             notes.push_str(&format!("hip-remote: option '{o}' does not apply to NVRTC and was ignored\n"));
-        } else {
+        } else if !drop {
             out.push(o.to_string());
         }
     }
@@ -280,6 +296,9 @@ mod tests {
         let mut notes = String::new();
         let opts = translate_options(&["-I/site/cupy/_core/include", "-I", "/usr/include", "--include-path=/x", "-DN=2", "-O3"], "sm_90", &mut notes);
         assert_eq!(opts, ["--gpu-architecture=compute_90", "-std=c++17", "-DN=2"]);
+        // CuPy's options: its standard kept once, clang's flush-to-zero in NVRTC's spelling.
+        let opts = translate_options(&["--std=c++20", "-fcuda-flush-denormals-to-zero", "-ffast-math"], "sm_90", &mut notes);
+        assert_eq!(opts, ["--gpu-architecture=compute_90", "-std=c++20", "--ftz=true", "--use_fast_math"]);
         assert!(notes.contains("3 include directories of the client"), "{notes}");
     }
 }
