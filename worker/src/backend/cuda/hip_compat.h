@@ -21,8 +21,13 @@
 #define HIP_VERSION (HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000 + HIP_VERSION_PATCH)
 #endif
 
-// <hip/hip_fp16.h> (served as this header too): CUDA's __half, where NVRTC has cuda_fp16.h.
-#if defined(__has_include)
+// <hip/hip_fp16.h> (served as this header too): CUDA's __half and __half_raw (CuPy's
+// float16.cuh expects them predefined under hiprtc, as AMD's hiprtc has them), from the
+// toolkit's cuda_fp16.h: the worker adds its include directory when it has one
+// (HIP_REMOTE_HAVE_CUDA_FP16); NVRTC itself carries no copy.
+#if defined(HIP_REMOTE_HAVE_CUDA_FP16)
+#include <cuda_fp16.h>
+#elif defined(__has_include)
 #if __has_include(<cuda_fp16.h>)
 #include <cuda_fp16.h>
 #endif

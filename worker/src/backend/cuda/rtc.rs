@@ -57,13 +57,35 @@ fn nvrtc(call: &str, r: sys::nvrtcResult) -> Result<(), BackendError> {
     }
 }
 
+/// The CUDA toolkit's include directory on the worker, when it holds `cuda_fp16.h`
+/// (`$CUDA_PATH`, `$CUDA_HOME`, else /usr/local/cuda).
+fn cuda_include_dir() -> Option<std::path::PathBuf> {
+    static DIR: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        ["CUDA_PATH", "CUDA_HOME"]
+            .iter()
+            .filter_map(std::env::var_os)
+            .map(std::path::PathBuf::from)
+            .chain([std::path::PathBuf::from("/usr/local/cuda")])
+            .map(|root| root.join("include"))
+            .find(|dir| dir.join("cuda_fp16.h").is_file())
+    })
+    .clone()
+}
+
 /// Translates hiprtc options for NVRTC: `--offload-arch`/`--gpu-architecture=gfx…` and
 /// AMD-only flags are dropped (noted in the log), `-O*` is dropped (NVRTC always optimises),
 /// `-fgpu-rdc` becomes `--relocatable-device-code=true`, `-I` directories (the client's) are
 /// dropped, the rest passes through; `-arch=<device>` and C++17 are added.
 pub fn translate_options(options: &[&str], sm: &str, notes: &mut String) -> Vec<String> {
-    // The client's language standard when it names one (`-std=` or `--std=`), else C++17.
-    let standard = options.iter().rev().find_map(|o| o.strip_prefix("--std=").or_else(|| o.strip_prefix("-std="))).unwrap_or("c++17");
+    // C++17 at least (the device log header needs it, and it is hiprtc's default); a newer
+    // standard the client names (`-std=`/`--std=c++20`) is kept.
+    let standard = options
+        .iter()
+        .rev()
+        .find_map(|o| o.strip_prefix("--std=").or_else(|| o.strip_prefix("-std=")))
+        .filter(|s| ["20", "2a", "23", "2b"].iter().any(|v| s.ends_with(v)))
+        .unwrap_or("c++17");
     let mut out = vec![format!("--gpu-architecture=compute_{}", sm.trim_start_matches("sm_")), format!("-std={standard}")];
     let mut client_dirs = 0usize;
     let mut options = options.iter().copied();
@@ -168,7 +190,12 @@ pub fn compile(
             nvrtc("nvrtcAddNameExpression", unsafe { sys::nvrtcAddNameExpression(prog, e.as_ptr()) })?;
         }
         let mut notes = String::new();
-        let opts = translate_options(options, sm, &mut notes);
+        let mut opts = translate_options(options, sm, &mut notes);
+        if let Some(dir) = cuda_include_dir() {
+            // The toolkit's cuda_fp16.h for <hip/hip_fp16.h> (NVRTC has no built-in copy).
+            opts.push(format!("--include-path={}", dir.display()));
+            opts.push("-DHIP_REMOTE_HAVE_CUDA_FP16=1".to_string());
+        }
         let copts: Vec<CString> = opts.iter().map(|o| cstr(o)).collect::<Result<_, _>>()?;
         let opt_ptrs: Vec<*const c_char> = copts.iter().map(|o| o.as_ptr()).collect();
         // SAFETY: live program; option strings outlive the call.
@@ -296,7 +323,10 @@ mod tests {
         let mut notes = String::new();
         let opts = translate_options(&["-I/site/cupy/_core/include", "-I", "/usr/include", "--include-path=/x", "-DN=2", "-O3"], "sm_90", &mut notes);
         assert_eq!(opts, ["--gpu-architecture=compute_90", "-std=c++17", "-DN=2"]);
-        // CuPy's options: its standard kept once, clang's flush-to-zero in NVRTC's spelling.
+        // An older standard is raised to C++17.
+        let opts = translate_options(&["-std=c++11"], "sm_90", &mut notes);
+        assert_eq!(opts, ["--gpu-architecture=compute_90", "-std=c++17"]);
+        // CuPy's options: a newer standard kept once, clang's flush-to-zero in NVRTC's spelling.
         let opts = translate_options(&["--std=c++20", "-fcuda-flush-denormals-to-zero", "-ffast-math"], "sm_90", &mut notes);
         assert_eq!(opts, ["--gpu-architecture=compute_90", "-std=c++20", "--ftz=true", "--use_fast_math"]);
         assert!(notes.contains("3 include directories of the client"), "{notes}");
