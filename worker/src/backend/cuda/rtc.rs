@@ -142,6 +142,40 @@ pub fn translate_options(options: &[&str], sm: &str, notes: &mut String) -> Vec<
     out
 }
 
+/// NVRTC finds an in-memory header by its exact name only, so a header `lib/outer.h` that
+/// includes `"inner.h"` (meaning `lib/inner.h`, as a preprocessor searches the includer's
+/// directory first) would not find it. For each such quoted include whose spelling is not a
+/// header name itself, the header it means is registered under that spelling too.
+fn relative_aliases<'a>(headers: &[(&'a str, &'a str)]) -> Vec<(String, &'a str)> {
+    let mut aliases: Vec<(String, &'a str)> = Vec::new();
+    for (name, text) in headers {
+        let Some((dir, _)) = name.rsplit_once('/') else { continue };
+        for line in text.lines() {
+            let Some(rest) = line.trim_start().strip_prefix('#').map(str::trim_start) else { continue };
+            let Some(rest) = rest.strip_prefix("include").map(str::trim_start) else { continue };
+            let Some(spelled) = rest.strip_prefix('"').and_then(|r| r.split_once('"')).map(|(s, _)| s) else { continue };
+            let mut parts: Vec<&str> = dir.split('/').collect();
+            for part in spelled.split('/') {
+                match part {
+                    "." | "" => {}
+                    ".." => {
+                        parts.pop();
+                    }
+                    p => parts.push(p),
+                }
+            }
+            let meant = parts.join("/");
+            let known = |n: &str| headers.iter().any(|(h, _)| *h == n) || aliases.iter().any(|(a, _)| a == n);
+            if meant != spelled && !known(spelled) {
+                if let Some((_, target)) = headers.iter().find(|(h, _)| *h == meant) {
+                    aliases.push((spelled.to_string(), target));
+                }
+            }
+        }
+    }
+    aliases
+}
+
 /// Compiles `source` for `sm` (e.g. "sm_90").
 pub fn compile(
     name: &str,
@@ -166,7 +200,7 @@ pub fn compile(
     }
     header_names.push(cstr(DEVICE_LOG_HEADER.0)?);
     header_srcs.push(cstr(DEVICE_LOG_HEADER.1)?);
-    for (n, s) in headers {
+    for (n, s) in headers.iter().copied().chain(relative_aliases(headers).iter().map(|(n, s)| (n.as_str(), *s))) {
         header_names.push(cstr(n)?);
         header_srcs.push(cstr(s)?);
     }
@@ -316,13 +350,17 @@ const LINK_LOG_LEN: usize = 64 << 10;
 
 #[cfg(test)]
 mod tests {
-    use super::translate_options;
+    use super::{relative_aliases, translate_options};
 
     #[test]
     fn client_include_directories_are_not_searched_on_the_worker() {
         let mut notes = String::new();
         let opts = translate_options(&["-I/site/cupy/_core/include", "-I", "/usr/include", "--include-path=/x", "-DN=2", "-O3"], "sm_90", &mut notes);
         assert_eq!(opts, ["--gpu-architecture=compute_90", "-std=c++17", "-DN=2"]);
+        // A header's quoted include of a sibling is registered under its spelling too.
+        let headers = [("lib/outer.h", "#include \"inner.h\"\n#include \"../top.h\"\n"), ("lib/inner.h", "int i;"), ("top.h", "int t;")];
+        let aliases = relative_aliases(&headers);
+        assert_eq!(aliases, [("inner.h".to_string(), "int i;"), ("../top.h".to_string(), "int t;")]);
         // An older standard is raised to C++17.
         let opts = translate_options(&["-std=c++11"], "sm_90", &mut notes);
         assert_eq!(opts, ["--gpu-architecture=compute_90", "-std=c++17"]);
