@@ -1,4 +1,4 @@
-// Shared by `client-capi/build.rs` and `client-capi/hiprtc/build.rs` (`include!`d by both).
+// Shared by `client-capi/build.rs`, `client-capi/hiprtc/build.rs` and `client-capi/hipblas/build.rs` (`include!`d).
 
 /// Makes `<profile dir>/<soname>` a relative symlink to `<file>`, the name cargo gives the
 /// cdylib.

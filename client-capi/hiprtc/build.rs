@@ -1,65 +1,10 @@
-//! Link settings of the drop-in library: ROCm 7's soname `libhiprtc.so.7` on Linux, an
-//! install name on macOS. On Linux also:
-//!
-//! - `NEEDED libamdhip64.so.7` and `RUNPATH $ORIGIN` (see [`needs_libamdhip64`]);
-//! - the link `libhiprtc.so.7 -> libhiprtc.so` in the profile directory (see [`soname_link`]).
-use std::env;
-use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+//! Link settings of the drop-in library: ROCm 7's soname `libhiprtc.so.7` on Linux (with `NEEDED
+//! libamdhip64.so.7`, `RUNPATH $ORIGIN` and the `libhiprtc.so.7` link beside it), an install name
+//! on macOS; see `../build_support/forwarding_library.rs`.
 
 fn main() {
-    let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
-    match env::var("CARGO_CFG_TARGET_OS").unwrap_or_default().as_str() {
-        "linux" => {
-            println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libhiprtc.so.7");
-            needs_libamdhip64(&out_dir);
-            soname_link(&out_dir, "libhiprtc.so", "libhiprtc.so.7");
-        }
-        "macos" => println!("cargo:rustc-cdylib-link-arg=-Wl,-install_name,@rpath/libhiprtc.dylib"),
-        _ => {}
-    }
-    println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-env-changed=CC");
-}
-
-/// Gives the cdylib `NEEDED libamdhip64.so.7` and `RUNPATH $ORIGIN`.
-///
-/// Why: this library reaches libamdhip64 only through `dlsym` (`__hipRemoteRtcCompile`, see
-/// `src/lib.rs`), so nothing made the loader bring libamdhip64 in. A program that calls only
-/// hiprtc functions and links with `-Wl,--as-needed -lhiprtc -lamdhip64` (the default of
-/// Debian and Ubuntu's gcc) dropped libamdhip64, and every compilation failed. ROCm's own
-/// libhiprtc needs libamdhip64 too. `$ORIGIN` finds it beside this library: the program's
-/// `DT_RUNPATH` applies to its own dependencies only, not to ours.
-///
-/// How, without linking the `client-capi` crate (that would be a second copy of its state,
-/// hence a second connection) and without needing the real library built first (cargo does not
-/// order the two cdylibs): an empty stub shared object with soname `libamdhip64.so.7`, built
-/// here by the C compiler, is named on the link line outside `--as-needed`. The linker records
-/// its soname and nothing else: no symbol is resolved from it. At run time the loader finds
-/// the real `libamdhip64.so.7` (or reuses the one already loaded).
-fn needs_libamdhip64(out_dir: &Path) {
-    if env::var("TARGET").ok() != env::var("HOST").ok() {
-        // The host's C compiler would build the stub for the wrong machine.
-        println!("cargo:warning=cross build: libhiprtc.so gets no NEEDED libamdhip64.so.7");
-        return;
-    }
-    let src = out_dir.join("libamdhip64_stub.c");
-    let stub = out_dir.join("libamdhip64.so.7");
-    fs::write(&src, "/* Link-time stand-in for hip-remote's libamdhip64.so.7 (see build.rs). */\n")
-        .unwrap_or_else(|e| panic!("{}: {e}", src.display()));
-    let cc = env::var("CC").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| "cc".into());
-    let status = Command::new(&cc)
-        .args(["-shared", "-fPIC", "-nostdlib", "-Wl,-soname,libamdhip64.so.7", "-o"])
-        .arg(&stub)
-        .arg(&src)
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}` (set CC): {e}"));
-    assert!(status.success(), "`{cc}` failed to build {}: {status}", stub.display());
-    println!("cargo:rustc-cdylib-link-arg=-Wl,--push-state,--no-as-needed");
-    println!("cargo:rustc-cdylib-link-arg={}", stub.display());
-    println!("cargo:rustc-cdylib-link-arg=-Wl,--pop-state");
-    println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,$ORIGIN");
+    forwarding_library("libhiprtc", "libhiprtc.so.7");
 }
 
 include!("../build_support/soname_link.rs");
+include!("../build_support/forwarding_library.rs");
