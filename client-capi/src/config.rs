@@ -22,6 +22,10 @@
 //!   polls for its reply before it blocks, µs (at most 10 000; default 10 000 on a machine of
 //!   4 cores or more, else 0: the transport's usual spin). A GPU runtime's synchronize spins by default too; `hipSetDeviceFlags` with
 //!   `hipDeviceScheduleBlockingSync` turns it off for that device.
+//! - `HIP_REMOTE_CLIENT_ALLOC=on|off` (default on): operations without a round trip where
+//!   the worker offers them (`CLIENT_ALLOCATION`): streams and events created with handles
+//!   the library picks, small synchronous host-to-device copies that return once sent
+//!   (`docs/ALLOCATION.md`); off keeps every one of them a waiting call.
 //! - `HIP_REMOTE_LOG=FILTER` (tracing syntax, e.g. `transport_rdma=debug`): the library's own
 //!   log on stderr.
 //!
@@ -88,6 +92,9 @@ pub struct ClientConfig {
     pub device_wait_spin: Duration,
     /// How a frozen or unreachable worker is noticed while a reply is awaited.
     pub liveness: Liveness,
+    /// Create streams and events and send small `hipMemcpy` uploads without waiting, where
+    /// the worker offers it (`HIP_REMOTE_CLIENT_ALLOC`, default on).
+    pub client_alloc: bool,
     /// RDMA settings (`rdma://` workers).
     #[cfg(feature = "rdma")]
     pub rdma: transport_rdma::RdmaConfig,
@@ -113,6 +120,7 @@ impl ClientConfig {
             rdma_kept_off_by_tls: false,
             device_wait_spin: default_device_wait_spin(),
             liveness: Liveness::default(),
+            client_alloc: true,
             #[cfg(feature = "rdma")]
             rdma: transport_rdma::RdmaConfig::default(),
         }
@@ -181,6 +189,7 @@ impl ClientConfig {
             rdma_kept_off_by_tls: rdma_requested && !prefer_rdma,
             device_wait_spin: env::spin(lookup, "HIP_REMOTE_SYNC_SPIN_US")?.unwrap_or_else(default_device_wait_spin),
             liveness,
+            client_alloc: env::flag(lookup, "HIP_REMOTE_CLIENT_ALLOC")?.unwrap_or(true),
             #[cfg(feature = "rdma")]
             rdma: transport_rdma::RdmaConfig::from_lookup(lookup)?,
         })

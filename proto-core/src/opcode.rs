@@ -616,8 +616,8 @@ opcodes! { <'a>
     Stream StreamHandler {
         /// `hipStreamCreate*`.
         0x0301 StreamCreate stream_create: StreamCreate => StreamCreated, none, call;
-        /// `hipStreamDestroy`.
-        0x0302 StreamDestroy stream_destroy: StreamRef => Empty, none, call;
+        /// `hipStreamDestroy` (posted for client-chosen handles the client knows are live).
+        0x0302 StreamDestroy stream_destroy: StreamRef => Empty, none, post;
         /// `hipStreamSynchronize`.
         0x0303 StreamSynchronize stream_synchronize: StreamRef => Empty, none, call;
         /// `hipStreamQuery`.
@@ -630,6 +630,8 @@ opcodes! { <'a>
         0x0310 StreamMemOp stream_mem_op: StreamMemOp => Empty, none, call;
         /// `hipStreamAddCallback`, `hipLaunchHostFunc`: the client runs the callback.
         0x0311 StreamAddCallback stream_add_callback: StreamAddCallback => Empty, none, call;
+        /// `hipStreamCreate*` with a client-chosen handle (`CLIENT_ALLOCATION`).
+        0x03f0 StreamCreateAt stream_create_at: StreamCreateAt => Empty, none, post;
     }
 
     /// Events.
@@ -644,8 +646,10 @@ opcodes! { <'a>
         0x0404 EventQuery event_query: EventRef => QueryResult, none, call;
         /// `hipEventElapsedTime`.
         0x0405 EventElapsedTime event_elapsed_time: EventElapsed => ElapsedTime, none, call;
-        /// `hipEventDestroy`.
-        0x0406 EventDestroy event_destroy: EventRef => Empty, none, call;
+        /// `hipEventDestroy` (posted for client-chosen handles the client knows are live).
+        0x0406 EventDestroy event_destroy: EventRef => Empty, none, post;
+        /// `hipEventCreate*` with a client-chosen handle (`CLIENT_ALLOCATION`).
+        0x04f0 EventCreateAt event_create_at: EventCreateAt => Empty, none, post;
     }
 
     /// Modules, functions, launches.

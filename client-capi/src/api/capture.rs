@@ -38,6 +38,12 @@ fn invalid(message: impl Into<String>) -> CallError {
     CallError::new(HipError::INVALID_VALUE, message)
 }
 
+/// Whether a capture this process began may still run: calls whose failure during capture
+/// must be reported at once wait for the worker then.
+pub fn any_active() -> bool {
+    ACTIVE_CAPTURES.load(Ordering::Acquire) != 0
+}
+
 /// HIP's rule for calls that may not run during capture (`hipMalloc`, `hipFree`,
 /// `hipHostMalloc`, `hipMallocManaged`, `hipModuleUnload`): in global or thread-local mode,
 /// not while this thread captures, and in global mode not while any global capture runs

@@ -317,7 +317,10 @@ pub extern "C" fn hipDevicePrimaryCtxReset(dev: hipDevice_t) -> hipError_t {
     hip_boundary!("hipDevicePrimaryCtxReset", {
         let device = check_device(dev)?;
         forget_device_allocations(device);
-        call_sync(|c| c.device_reset(wire::DeviceRef { device }))?;
+        call_sync(|c| {
+            c.client_handles.forget_device(device);
+            c.device_reset(wire::DeviceRef { device })
+        })?;
         with_state(device, |s| *s = ContextState::default());
         Ok(())
     })

@@ -360,7 +360,10 @@ pub extern "C" fn hipDeviceReset() -> hipError_t {
         forget_device_allocations(device);
         crate::api::array::forget_device_arrays(device);
         crate::api::texture::forget_device_textures(device);
-        call_sync(|c| c.device_reset(wire::DeviceRef { device }))
+        call_sync(|c| {
+            c.client_handles.forget_device(device);
+            c.device_reset(wire::DeviceRef { device })
+        })
     })
 }
 

@@ -4,6 +4,7 @@ use crate::abi::*;
 use crate::conn::CallError;
 use crate::handle::{stream_id, Handle};
 use crate::remote::{call_sync, with_conn};
+use crate::state::client_handles::Kind;
 use crate::state::devices::{check_device, current_device};
 use proto_core::wire;
 use proto_core::{calls, Caller, Calls};
@@ -12,7 +13,13 @@ use std::ffi::{c_int, c_uint};
 fn create(event: *mut hipEvent_t, flags: c_uint) -> Result<(), CallError> {
     non_null!(event);
     let device = check_device(current_device() as c_int)?;
-    let id = with_conn(|c| c.event_create(wire::EventCreate { device, flags }).map(|e| e.event))?;
+    let id = with_conn(|c| {
+        // Without a round trip where the worker allows (as for streams).
+        if let Some(event) = c.without_round_trip().then(|| c.client_handles.create(Kind::Event, device)).flatten() {
+            return c.post::<calls::EventCreateAt>(wire::EventCreateAt { event, device, flags }).map(|()| event);
+        }
+        c.event_create(wire::EventCreate { device, flags }).map(|e| e.event)
+    })?;
     try_out!(event, hipEvent_t::from_id(id)?);
     Ok(())
 }
@@ -79,6 +86,11 @@ pub unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: hipEvent_t, st
 pub extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
     hip_boundary!("hipEventDestroy", {
         non_null!(event);
-        call_sync(|c| c.event_destroy(wire::EventRef { event: event.id() }))
+        let req = wire::EventRef { event: event.id() };
+        // A live event created here: posted (see hipStreamDestroy).
+        if with_conn(|c| Ok(c.client_handles.destroy(Kind::Event, req.event)))? {
+            return with_conn(|c| c.post::<calls::EventDestroy>(req));
+        }
+        call_sync(|c| c.event_destroy(req))
     })
 }

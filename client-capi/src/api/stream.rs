@@ -6,6 +6,7 @@ use crate::abi::*;
 use crate::conn::CallError;
 use crate::handle::{stream_id, Handle};
 use crate::remote::{call_sync, with_conn};
+use crate::state::client_handles::Kind;
 use crate::state::devices::{check_device, current_device};
 use proto_core::wire;
 use proto_core::{calls, Caller, Calls};
@@ -20,7 +21,14 @@ fn create(stream: *mut hipStream_t, flags: c_uint, priority: c_int) -> Result<()
         return Err(CallError::new(HipError::INVALID_VALUE, format!("unknown stream flags {flags:#x}")));
     }
     let device = check_device(current_device() as c_int)?;
-    let id = with_conn(|c| c.stream_create(wire::StreamCreate { device, flags, priority }).map(|s| s.stream))?;
+    let id = with_conn(|c| {
+        // Without a round trip where the worker allows: the handle is ours, the creation
+        // posted (its failure deferred, the handle then unknown to the worker).
+        if let Some(stream) = c.without_round_trip().then(|| c.client_handles.create(Kind::Stream, device)).flatten() {
+            return c.post::<calls::StreamCreateAt>(wire::StreamCreateAt { stream, device, flags, priority }).map(|()| stream);
+        }
+        c.stream_create(wire::StreamCreate { device, flags, priority }).map(|s| s.stream)
+    })?;
     try_out!(stream, hipStream_t::from_id(id)?);
     Ok(())
 }
@@ -48,7 +56,14 @@ pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
         if matches!(stream.id(), 0..=2) {
             return Err(CallError::new(HipError::INVALID_HANDLE, "the null and implicit streams cannot be destroyed"));
         }
-        call_sync(|c| c.stream_destroy(wire::StreamRef { stream: stream_id(stream) }))?;
+        let req = wire::StreamRef { stream: stream_id(stream) };
+        // A live stream created here cannot be refused: posted. Any other handle waits for
+        // the worker's verdict (HIP reports a bad handle at once).
+        if with_conn(|c| Ok(c.client_handles.destroy(Kind::Stream, req.stream)))? {
+            with_conn(|c| c.post::<calls::StreamDestroy>(req))?;
+        } else {
+            call_sync(|c| c.stream_destroy(req))?;
+        }
         super::stream_extra::forget_stream(stream_id(stream));
         Ok(())
     })

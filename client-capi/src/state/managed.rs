@@ -268,6 +268,12 @@ fn send_push(conn: &mut Conn, device_base: u64, indices: &mut Vec<U32>, data: &m
     Ok(())
 }
 
+/// Whether managed memory is mirrored: synchronising calls then bring the device's changes
+/// back, so they must wait for the worker.
+pub fn mirrors_active() -> bool {
+    MIRRORS.load(Ordering::Acquire) != 0
+}
+
 /// Called after a synchronising call succeeded: brings back the device's changes if device
 /// work may have written mirrored memory since the last device-wide synchronisation.
 pub fn after_sync(conn: &mut Conn) -> Result<(), CallError> {

@@ -3,6 +3,7 @@
 //! ([`crate::remote`]), never each other.
 
 pub mod allocations;
+pub mod client_handles;
 pub mod copy;
 pub mod devices;
 pub mod managed;

@@ -18,8 +18,13 @@ pub mod features {
     /// This connection is to become a session's callback channel (`CALLBACK_CHANNEL_ATTACH`):
     /// the worker serves it itself, never in a session process of its own.
     pub const CALLBACK_CHANNEL: u64 = 1 << 5;
+    /// Operations without a round trip: the worker accepts client-chosen stream and event
+    /// handles (`StreamCreateAt`, `EventCreateAt`) and completes a posted synchronous
+    /// host-to-device copy (`MemcpyHtoD` with `sync`) before it reads the next request, so
+    /// the client may post small `hipMemcpy` uploads instead of waiting for them.
+    pub const CLIENT_ALLOCATION: u64 = 1 << 8;
     /// Every bit this version defines.
-    pub const ALL: u64 = RDMA | TLS | FIRE_AND_FORGET | BULK_STREAMING | AUTH_REQUIRED | CALLBACK_CHANNEL;
+    pub const ALL: u64 = RDMA | TLS | FIRE_AND_FORGET | BULK_STREAMING | AUTH_REQUIRED | CALLBACK_CHANNEL | CLIENT_ALLOCATION;
 }
 
 message! {

@@ -12,6 +12,29 @@ message! {
     }
 }
 
+/// Tag of the stream handles a client chooses itself ([`StreamCreateAt`], with the
+/// `CLIENT_ALLOCATION` feature): `tag | n`, `n` below 2^48. Handles the worker assigns and
+/// per-thread streams never carry it.
+pub const CLIENT_STREAM_TAG: u64 = 0x4353_0000_0000_0000;
+/// The bits of a handle [`CLIENT_STREAM_TAG`] and [`crate::wire::CLIENT_EVENT_TAG`] occupy.
+pub const CLIENT_HANDLE_TAG_MASK: u64 = 0xffff_0000_0000_0000;
+
+message! {
+    /// `hipStreamCreate*` without a round trip: the client names the handle (carrying
+    /// [`CLIENT_STREAM_TAG`]); the worker creates the stream when it reaches the request, and
+    /// a failure is deferred (later use of the handle fails as an unknown stream).
+    pub struct StreamCreateAt {
+        /// The handle the client chose.
+        pub stream: u64,
+        /// Device ordinal.
+        pub device: u32,
+        /// `hipStreamDefault` / `hipStreamNonBlocking`.
+        pub flags: u32,
+        /// Priority (0 = default).
+        pub priority: i32,
+    }
+}
+
 message! {
     /// A new stream handle.
     pub struct StreamCreated {

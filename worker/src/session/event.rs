@@ -3,6 +3,7 @@
 use super::{CallCx, Failure, Session};
 use proto_core::opcode::EventHandler;
 use proto_core::wire;
+use proto_core::Status;
 
 impl EventHandler for Session {
     fn event_create(&mut self, _cx: &mut CallCx, req: wire::EventCreate) -> Result<wire::EventCreated, Failure> {
@@ -12,6 +13,21 @@ impl EventHandler for Session {
         let event = self.events.insert((handle, dev));
         self.ipc_on_event_create(event, req.flags);
         Ok(wire::EventCreated { event })
+    }
+
+    fn event_create_at(&mut self, _cx: &mut CallCx, req: wire::EventCreateAt) -> Result<wire::Empty, Failure> {
+        if req.event & wire::CLIENT_HANDLE_TAG_MASK != wire::CLIENT_EVENT_TAG {
+            return Err(Failure::new(Status::INVALID_HANDLE, format!("{:#x} is not a client-chosen event handle", req.event)));
+        }
+        if self.events.get(req.event).is_ok() {
+            return Err(Failure::new(Status::INVALID_HANDLE, format!("event {:#x} already exists", req.event)));
+        }
+        self.events.check_capacity()?;
+        let dev = self.device(req.device)?;
+        let handle = self.backend.event_create(dev, req.flags)?;
+        self.events.insert_at(req.event, (handle, dev));
+        self.ipc_on_event_create(req.event, req.flags);
+        Ok(wire::Empty {})
     }
 
     fn event_record(&mut self, _cx: &mut CallCx, req: wire::EventRecord) -> Result<wire::Empty, Failure> {

@@ -99,8 +99,10 @@ impl MemoryHandler for Session {
             // The driver wrote the bytes into device memory (see `bulk_destination`).
             PlacedBulk::InDevice { len, direct } => {
                 self.allocations.resolve(req.dst, len as u64, "hipMemcpy destination")?;
-                if !direct && !cx.no_reply {
-                    // The client is told the copy is complete: every chunk must have landed.
+                // The client is told the copy is complete, or (a posted `hipMemcpy`, which
+                // has returned already) anything the client sends next must find it done,
+                // whichever stream that work runs on: every chunk must have landed.
+                if !direct && (!cx.no_reply || req.sync) {
                     self.backend.finish_device_writes(stream, dst)?;
                 }
             }

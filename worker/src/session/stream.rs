@@ -20,6 +20,25 @@ impl StreamHandler for Session {
         Ok(wire::StreamCreated { stream: self.streams.insert((handle, dev, blocking)) })
     }
 
+    fn stream_create_at(&mut self, _cx: &mut CallCx, req: wire::StreamCreateAt) -> Result<wire::Empty, Failure> {
+        if req.stream & wire::CLIENT_HANDLE_TAG_MASK != wire::CLIENT_STREAM_TAG {
+            return Err(Failure::new(Status::INVALID_HANDLE, format!("{:#x} is not a client-chosen stream handle", req.stream)));
+        }
+        if self.streams.get(req.stream).is_ok() {
+            return Err(Failure::new(Status::INVALID_HANDLE, format!("stream {:#x} already exists", req.stream)));
+        }
+        let dev = self.device(req.device)?;
+        if req.flags & !stream_flags::SUPPORTED != 0 {
+            return Err(Failure::new(Status::INVALID_VALUE, format!("unknown stream flags {:#x}", req.flags)));
+        }
+        self.streams.check_capacity()?;
+        self.reserve_worker_stream()?;
+        let handle = self.backend.stream_create(dev, req.flags, req.priority).inspect_err(|_| self.release_worker_stream())?;
+        let blocking = req.flags & stream_flags::NON_BLOCKING == 0;
+        self.streams.insert_at(req.stream, (handle, dev, blocking));
+        Ok(wire::Empty {})
+    }
+
     fn stream_destroy(&mut self, _cx: &mut CallCx, req: wire::StreamRef) -> Result<wire::Empty, Failure> {
         // A per-thread stream never used needs no creating just to go.
         if req.stream & wire::PER_THREAD_STREAM_TAG_MASK == wire::PER_THREAD_STREAM_TAG && self.streams.get(req.stream).is_err() {

@@ -1,0 +1,94 @@
+//! Stream and event handles the library picks itself, so `hipStreamCreate` and
+//! `hipEventCreate` need no round trip (`CLIENT_ALLOCATION`, `docs/ALLOCATION.md`).
+//!
+//! A handle is a tag (`wire::CLIENT_STREAM_TAG`, `wire::CLIENT_EVENT_TAG`) and a counter that
+//! never repeats within the connection. The worker creates the object when it reaches the
+//! posted request; if that fails, the failure is deferred to the next synchronising call and
+//! every later use of the handle fails as an unknown stream or event. The live sets let a
+//! destroy of a handle created here be posted too: a handle not in them (destroyed already,
+//! or never made here) goes as a waiting call, so HIP's synchronous error stays.
+
+use proto_core::wire;
+use std::collections::HashMap;
+
+/// Counters below this stay inside the tag's range (`wire::CLIENT_HANDLE_TAG_MASK`).
+const COUNTER_LIMIT: u64 = 1 << 48;
+
+/// The connection's client-chosen handles.
+#[derive(Debug, Default)]
+pub struct ClientHandles {
+    next: u64,
+    /// Live handles and their devices.
+    streams: HashMap<u64, u32>,
+    events: HashMap<u64, u32>,
+}
+
+/// What kind of object a handle names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Stream,
+    Event,
+}
+
+impl Kind {
+    fn tag(self) -> u64 {
+        match self {
+            Self::Stream => wire::CLIENT_STREAM_TAG,
+            Self::Event => wire::CLIENT_EVENT_TAG,
+        }
+    }
+}
+
+impl ClientHandles {
+    /// A fresh handle of `kind` on `device`, recorded as live; `None` once the counter is
+    /// spent (the caller then lets the worker choose).
+    pub fn create(&mut self, kind: Kind, device: u32) -> Option<u64> {
+        self.next += 1;
+        if self.next >= COUNTER_LIMIT {
+            return None;
+        }
+        let handle = kind.tag() | self.next;
+        self.live(kind).insert(handle, device);
+        Some(handle)
+    }
+
+    /// Forgets `handle`; whether it was a live handle of `kind` created here.
+    pub fn destroy(&mut self, kind: Kind, handle: u64) -> bool {
+        self.live(kind).remove(&handle).is_some()
+    }
+
+    /// Forgets the handles of `device` (`hipDeviceReset` destroys them on the worker).
+    pub fn forget_device(&mut self, device: u32) {
+        self.streams.retain(|_, d| *d != device);
+        self.events.retain(|_, d| *d != device);
+    }
+
+    fn live(&mut self, kind: Kind) -> &mut HashMap<u64, u32> {
+        match kind {
+            Kind::Stream => &mut self.streams,
+            Kind::Event => &mut self.events,
+        }
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn handles_are_tagged_fresh_and_destroyed_once() {
+        let mut handles = ClientHandles::default();
+        let stream = handles.create(Kind::Stream, 0).unwrap();
+        let event = handles.create(Kind::Event, 1).unwrap();
+        assert_eq!(stream & wire::CLIENT_HANDLE_TAG_MASK, wire::CLIENT_STREAM_TAG);
+        assert_eq!(event & wire::CLIENT_HANDLE_TAG_MASK, wire::CLIENT_EVENT_TAG);
+        assert_ne!(stream & !wire::CLIENT_HANDLE_TAG_MASK, event & !wire::CLIENT_HANDLE_TAG_MASK);
+        assert!(!handles.destroy(Kind::Event, stream), "a stream is not an event");
+        assert!(handles.destroy(Kind::Stream, stream));
+        assert!(!handles.destroy(Kind::Stream, stream), "a second destroy waits for the worker's answer");
+        handles.forget_device(1);
+        assert!(!handles.destroy(Kind::Event, event), "a reset device's handles are gone");
+        handles.next = COUNTER_LIMIT - 1;
+        assert_eq!(handles.create(Kind::Stream, 0), None, "a spent counter falls back to the worker");
+    }
+}
