@@ -1,0 +1,107 @@
+/*
+ * Operations without a round trip (docs/ALLOCATION.md), through the real libamdhip64:
+ * streams and events created and destroyed without waiting, then used; small synchronous
+ * host-to-device copies that return once sent, with the source reused at once, ordered
+ * before a kernel on a non-blocking stream and a copy back; a bad destination's error
+ * deferred to the next synchronising call with HIP's code.
+ */
+#include "check.h"
+#include <hip/hiprtc.h>
+
+static const char* SOURCE =
+    "#include <hip/hip_runtime.h>\n"
+    "extern \"C\" __global__ void scale(const int* in, int* out, int k, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) out[i] = in[i] * k;\n"
+    "}\n";
+
+static hipFunction_t compile_scale(hipModule_t* module) {
+  hipDeviceProp_t props;
+  CHECK(hipGetDeviceProperties(&props, 0));
+  hiprtcProgram prog;
+  if (hiprtcCreateProgram(&prog, SOURCE, "scale.hip", 0, NULL, NULL) != HIPRTC_SUCCESS) exit(1);
+  char arch[300];
+  snprintf(arch, sizeof arch, "--offload-arch=%s", props.gcnArchName);
+  const char* opts[] = {arch};
+  REQUIRE(hiprtcCompileProgram(prog, 1, opts) == HIPRTC_SUCCESS, "compile");
+  size_t size = 0;
+  REQUIRE(hiprtcGetCodeSize(prog, &size) == HIPRTC_SUCCESS, "code size");
+  char* code = malloc(size);
+  REQUIRE(hiprtcGetCode(prog, code) == HIPRTC_SUCCESS, "code");
+  hiprtcDestroyProgram(&prog);
+  CHECK(hipModuleLoadData(module, code));
+  free(code);
+  hipFunction_t fn;
+  CHECK(hipModuleGetFunction(&fn, *module, "scale"));
+  return fn;
+}
+
+int main(void) {
+  begin("no_wait_ops");
+  enum { N = 1024 };
+  int *d_in, *d_out;
+  CHECK(hipMalloc((void**)&d_in, N * sizeof(int)));
+  CHECK(hipMalloc((void**)&d_out, N * sizeof(int)));
+
+  step("1000 streams and events created, used and destroyed");
+  for (int round = 0; round < 1000; round++) {
+    hipStream_t s;
+    hipEvent_t e;
+    CHECK(hipStreamCreateWithFlags(&s, round % 2 ? hipStreamNonBlocking : hipStreamDefault));
+    CHECK(hipEventCreate(&e));
+    CHECK(hipMemsetAsync(d_out, round & 0xff, 64, s));
+    CHECK(hipEventRecord(e, s));
+    if (round % 100 == 0) {
+      CHECK(hipEventSynchronize(e));
+      unsigned char back[64];
+      CHECK(hipMemcpy(back, d_out, sizeof back, hipMemcpyDeviceToHost));
+      REQUIRE(back[0] == (round & 0xff) && back[63] == (round & 0xff), "round %d: memset on a new stream", round);
+      unsigned int flags = 99;
+      CHECK(hipStreamGetFlags(s, &flags));
+      REQUIRE(flags == (round % 2 ? hipStreamNonBlocking : hipStreamDefault), "flags %u", flags);
+    }
+    CHECK(hipEventDestroy(e));
+    CHECK(hipStreamDestroy(s));
+  }
+  CHECK(hipDeviceSynchronize());
+
+  step("small hipMemcpy uploads: source reused on return, ordered before a kernel on a non-blocking stream");
+  hipModule_t module;
+  hipFunction_t scale = compile_scale(&module);
+  hipStream_t other;
+  CHECK(hipStreamCreateWithFlags(&other, hipStreamNonBlocking));
+  int host[N], result[N];
+  for (int round = 0; round < 200; round++) {
+    for (int i = 0; i < N; i++) host[i] = i * 3 + round;
+    CHECK(hipMemcpy(d_in, host, sizeof host, hipMemcpyHostToDevice));
+    memset(host, 0xee, sizeof host); /* HIP allows reusing the source once hipMemcpy returns */
+    int k = round % 5 + 1, n = N;
+    void* params[] = {&d_in, &d_out, &k, &n};
+    CHECK(hipModuleLaunchKernel(scale, N / 256, 1, 1, 256, 1, 1, 0, other, params, NULL));
+    CHECK(hipMemcpyAsync(result, d_out, sizeof result, hipMemcpyDeviceToHost, other));
+    CHECK(hipStreamSynchronize(other));
+    for (int i = 0; i < N; i++) REQUIRE(result[i] == (i * 3 + round) * k, "round %d element %d: %d", round, i, result[i]);
+  }
+  /* hipMemcpyHtoD and hipMemcpyDefault take the same path; then a copy back on the null stream. */
+  for (int i = 0; i < N; i++) host[i] = -i;
+  CHECK(hipMemcpyHtoD((hipDeviceptr_t)d_in, host, 512));
+  CHECK(hipMemcpy((char*)d_in + 512, (char*)host + 512, sizeof host - 512, hipMemcpyDefault));
+  CHECK(hipMemcpy(result, d_in, sizeof result, hipMemcpyDeviceToHost));
+  REQUIRE(memcmp(result, host, sizeof host) == 0, "hipMemcpyHtoD + hipMemcpyDefault");
+
+  step("a bad destination: the error is deferred to the next synchronising call");
+  hipError_t posted = hipMemcpy((void*)(uintptr_t)0x7e5700000000ull, host, 16, hipMemcpyHostToDevice);
+  REQUIRE(posted == hipSuccess || posted == hipErrorInvalidValue, "hipMemcpy returned %s", hipGetErrorName(posted));
+  if (posted == hipSuccess) {
+    EXPECT_ERR(hipDeviceSynchronize(), hipErrorInvalidValue);
+    printf("bad destination reported by hipDeviceSynchronize (deferred)\n");
+  }
+  CHECK(hipDeviceSynchronize());
+
+  CHECK(hipStreamDestroy(other));
+  CHECK(hipModuleUnload(module));
+  CHECK(hipFree(d_in));
+  CHECK(hipFree(d_out));
+  printf("PASS no_wait_ops\n");
+  return 0;
+}
