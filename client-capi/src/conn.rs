@@ -13,7 +13,9 @@
 
 use crate::abi::HipError;
 use crate::config::ClientConfig;
+use crate::state::allocations::RangeKind;
 use crate::state::client_handles::ClientHandles;
+use crate::state::client_memory::{ClientMemory, DeviceRange};
 use proto_core::auth::{auth_response, AuthContext};
 use proto_core::limits::DEFAULT_COPY_CHUNK;
 use proto_core::opcode::assert_postable;
@@ -62,6 +64,8 @@ pub struct Conn {
     without_round_trip: bool,
     /// Stream and event handles chosen here.
     pub client_handles: ClientHandles,
+    /// Device memory placed here (`hipMalloc` without a round trip).
+    pub client_memory: ClientMemory,
 }
 
 /// Largest synchronous host-to-device `hipMemcpy` that returns once its bytes are sent
@@ -228,6 +232,7 @@ impl Conn {
             welcome: WelcomeInfo::default(),
             without_round_trip: false,
             client_handles: ClientHandles::default(),
+            client_memory: ClientMemory::default(),
         };
         let client_name = format!("{} pid {}", std::env::args().next().unwrap_or_else(|| "hip-app".into()), std::process::id());
         let hello = wire::Hello {
@@ -323,6 +328,70 @@ impl Conn {
         self.without_round_trip
     }
 
+    /// `hipMalloc` of `size` bytes on `device` placed here ([`crate::state::client_memory`]):
+    /// the address, or `None` where the worker does not allow it (the caller asks the worker).
+    /// Posted while the free-memory budget allows; otherwise the worker's answer is awaited,
+    /// so running out of memory is reported here.
+    pub fn client_malloc(&mut self, device: u32, size: u64) -> Result<Option<u64>, CallError> {
+        if !self.without_round_trip || size == 0 || self.client_memory.refused(device) {
+            return Ok(None);
+        }
+        if self.client_memory.range(device).is_none() {
+            // First use on this device: one round trip reserves the range (refused where the
+            // backend has no virtual memory management; hipMalloc then always waits).
+            let range = match self.client_range_reserve(wire::DeviceRef { device }) {
+                Ok(r) => Some(DeviceRange::new(r.base, r.len, r.granularity, r.free)),
+                Err(e) if e.message.starts_with(LOST) => return Err(e),
+                Err(_) => None,
+            };
+            self.client_memory.reserved(device, range);
+        }
+        let Some(range) = self.client_memory.range(device) else { return Ok(None) };
+        // A full range (fragmented past its four times the device's memory): the worker places it.
+        let Some(ptr) = range.allocate(size) else { return Ok(None) };
+        let post = range.may_post(size);
+        let req = wire::MallocAt { device, ptr, size };
+        if post {
+            range.posted(size);
+            self.post::<calls::MallocAt>(req)?;
+            return Ok(Some(ptr));
+        }
+        let placed = self.malloc_at(req);
+        let measured = placed.as_ref().ok().map(|_| self.client_range_reserve(wire::DeviceRef { device }));
+        let range = self.client_memory.range(device).expect("reserved above");
+        match (placed, measured) {
+            (Err(e), _) => {
+                range.release(ptr);
+                Err(e)
+            }
+            (Ok(_), Some(Ok(r))) => {
+                range.measured(r.free);
+                Ok(Some(ptr))
+            }
+            (Ok(_), _) => Ok(Some(ptr)),
+        }
+    }
+
+    /// `hipFree` of memory placed here: posted (the worker still frees it in order, after
+    /// the work queued before), or awaited where other processes may be told it is gone
+    /// (shared through IPC: its handle must open no more once hipFree returns). Whether
+    /// `ptr` was such memory.
+    pub fn client_free(&mut self, ptr: u64) -> Result<bool, CallError> {
+        let Some(device) = self.client_memory.owner(ptr) else { return Ok(false) };
+        let range = self.client_memory.range(device).expect("owner found it");
+        let shared = range.shared(ptr);
+        range.release(ptr);
+        if shared {
+            self.free_at(wire::Free { ptr })?;
+            if let Some(e) = self.take_deferred() {
+                return Err(CallError::new(e, "an earlier asynchronous operation failed on the worker"));
+            }
+        } else {
+            self.post::<calls::FreeAt>(wire::Free { ptr })?;
+        }
+        Ok(true)
+    }
+
     /// Host-to-device copy of `src` to `dst`, split into chunks. With `sync`, returns once the
     /// worker has completed it (hipMemcpy), or, for a small copy on a connection that allows
     /// it ([`SMALL_UPLOAD_NO_WAIT_BYTES`]), once its bytes are sent: the worker completes a
@@ -335,11 +404,15 @@ impl Conn {
             return Ok(());
         }
         // Managed mirrors are pulled back, and a capture's refusal reported, only by a reply.
+        // A destination this process did not allocate (freed, another session's, made up)
+        // waits too, so HIP's immediate hipErrorInvalidValue stays where it is knowable.
         let no_wait = sync
             && self.without_round_trip
             && src.len() <= SMALL_UPLOAD_NO_WAIT_BYTES
             && !crate::state::managed::mirrors_active()
-            && !crate::api::capture::any_active();
+            && !crate::api::capture::any_active()
+            && crate::state::allocations::find_device_range(dst)
+                .is_some_and(|(base, r)| r.kind == RangeKind::Device && dst - base + src.len() as u64 <= r.size);
         while let Some((i, chunk)) = chunks.next() {
             let last = chunks.peek().is_none();
             // Only the last chunk says `sync`: the worker completes a posted one before going on.

@@ -610,6 +610,12 @@ opcodes! { <'a>
         0x020c FreeAsync free_async: FreeAsync => Empty, none, post;
         /// `hipMemset2D*`, `hipMemset3D*`, `hipMemsetD2D*`: one pitched fill.
         0x0210 MemsetPitched memset_pitched: MemsetPitched => Empty, none, post;
+        /// Reserves the session's client allocation range on a device (`CLIENT_ALLOCATION`).
+        0x0240 ClientRangeReserve client_range_reserve: DeviceRef => ClientRange, none, call;
+        /// `hipMalloc` at a client-chosen address (posted; a call when the client must know).
+        0x0241 MallocAt malloc_at: MallocAt => Empty, none, post;
+        /// `hipFree` without waiting for the reply (memory the client placed itself).
+        0x0242 FreeAt free_at: Free => Empty, none, post;
     }
 
     /// Streams.

@@ -89,14 +89,61 @@ int main(void) {
   CHECK(hipMemcpy(result, d_in, sizeof result, hipMemcpyDeviceToHost));
   REQUIRE(memcmp(result, host, sizeof host) == 0, "hipMemcpyHtoD + hipMemcpyDefault");
 
-  step("a bad destination: the error is deferred to the next synchronising call");
-  hipError_t posted = hipMemcpy((void*)(uintptr_t)0x7e5700000000ull, host, 16, hipMemcpyHostToDevice);
-  REQUIRE(posted == hipSuccess || posted == hipErrorInvalidValue, "hipMemcpy returned %s", hipGetErrorName(posted));
-  if (posted == hipSuccess) {
-    EXPECT_ERR(hipDeviceSynchronize(), hipErrorInvalidValue);
-    printf("bad destination reported by hipDeviceSynchronize (deferred)\n");
-  }
+  step("a destination this process did not allocate waits for the worker: HIP's code at once");
+  EXPECT_ERR(hipMemcpy((void*)(uintptr_t)0x7e5700000000ull, host, 16, hipMemcpyHostToDevice), hipErrorInvalidValue);
+  int* gone;
+  CHECK(hipMalloc((void**)&gone, 4096));
+  CHECK(hipFree(gone));
+  EXPECT_ERR(hipMemcpy(gone, host, 16, hipMemcpyHostToDevice), hipErrorInvalidValue);
   CHECK(hipDeviceSynchronize());
+
+  step("hipMalloc without waiting: 10000 malloc/free pairs, mixed sizes sharing granules, used by copies and memsets");
+  for (int round = 0; round < 10000; round++) {
+    void* p;
+    CHECK(hipMalloc(&p, 1 << 20));
+    CHECK(hipFree(p));
+  }
+  enum { MIXED = 64 };
+  char* blocks[MIXED];
+  size_t sizes[MIXED];
+  for (int i = 0; i < MIXED; i++) {
+    sizes[i] = (size_t)(i % 7 == 0 ? (3u << 20) + 17 * i : 100 + 997 * i);
+    CHECK(hipMalloc((void**)&blocks[i], sizes[i]));
+    REQUIRE(((uintptr_t)blocks[i] & 255) == 0, "block %d at %p: 256-byte alignment", i, (void*)blocks[i]);
+    CHECK(hipMemset(blocks[i], i + 1, sizes[i]));
+  }
+  for (int i = 0; i < MIXED; i++) {
+    for (int j = 0; j < MIXED; j++) {
+      if (i != j) {
+        REQUIRE(blocks[i] + sizes[i] <= blocks[j] || blocks[j] + sizes[j] <= blocks[i], "blocks %d and %d overlap", i, j);
+      }
+    }
+    unsigned char ends[2];
+    CHECK(hipMemcpy(&ends[0], blocks[i], 1, hipMemcpyDeviceToHost));
+    CHECK(hipMemcpy(&ends[1], blocks[i] + sizes[i] - 1, 1, hipMemcpyDeviceToHost));
+    REQUIRE(ends[0] == i + 1 && ends[1] == i + 1, "block %d holds %d/%d", i, ends[0], ends[1]);
+    hipPointerAttribute_t attrs;
+    CHECK(hipPointerGetAttributes(&attrs, blocks[i] + 5));
+    REQUIRE(attrs.type == hipMemoryTypeDevice && attrs.devicePointer == blocks[i] + 5, "pointer attributes of block %d", i);
+  }
+  for (int i = 0; i < MIXED; i += 2) CHECK(hipFree(blocks[i]));
+  for (int i = 1; i < MIXED; i += 2) {
+    unsigned char first;
+    CHECK(hipMemcpy(&first, blocks[i], 1, hipMemcpyDeviceToHost));
+    REQUIRE(first == i + 1, "block %d survived its neighbours' frees", i);
+    CHECK(hipFree(blocks[i]));
+  }
+  EXPECT_ERR(hipFree(blocks[1]), hipErrorInvalidValue);
+
+  step("hipMemGetInfo counts what is allocated");
+  size_t free_before, total, free_after;
+  CHECK(hipMemGetInfo(&free_before, &total));
+  void* big;
+  CHECK(hipMalloc(&big, 64 << 20));
+  CHECK(hipMemGetInfo(&free_after, &total));
+  REQUIRE(free_before - free_after >= (64u << 20), "free %zu -> %zu", free_before, free_after);
+  CHECK(hipFree(big));
+  EXPECT_ERR(hipMalloc(&big, total + 1), hipErrorOutOfMemory);
 
   CHECK(hipStreamDestroy(other));
   CHECK(hipModuleUnload(module));

@@ -409,18 +409,12 @@ fn not_ready_is_not_a_last_error() {
     run_program("not_ready");
 }
 
-/// Streams and events created without a round trip, small `hipMemcpy` uploads without
-/// waiting (ordering with kernels and copies on other streams, deferred errors).
+/// Streams, events and `hipMalloc` without a round trip, small `hipMemcpy` uploads without
+/// waiting (ordering with kernels and copies on other streams, HIP's immediate errors where
+/// the library can know them).
 #[test]
 fn no_wait_ops() {
-    let sandbox = Sandbox::new("no_wait_ops");
-    let exe = sandbox.compile("no_wait_ops");
-    let mut worker = sandbox.start_worker();
-    let out = worker.run(&exe, &[]);
-    out.assert_success();
-    assert!(out.stdout.contains("PASS no_wait_ops"), "no PASS line: {}", out.report());
-    assert!(out.stdout.contains("(deferred)"), "the small upload was not posted: {}", out.report());
-    worker.assert_alive();
+    run_program("no_wait_ops");
 }
 
 /// The same program with `HIP_REMOTE_CLIENT_ALLOC=off`: every operation waits, as before.
@@ -434,7 +428,6 @@ fn no_wait_ops_turned_off() {
     let out = run_with_timeout(cmd, RUN_TIMEOUT);
     out.assert_success();
     assert!(out.stdout.contains("PASS no_wait_ops"), "no PASS line: {}", out.report());
-    assert!(!out.stdout.contains("(deferred)"), "with the feature off the bad copy fails at once: {}", out.report());
     worker.assert_alive();
 }
 

@@ -15,7 +15,10 @@ fn create(event: *mut hipEvent_t, flags: c_uint) -> Result<(), CallError> {
     let device = check_device(current_device() as c_int)?;
     let id = with_conn(|c| {
         // Without a round trip where the worker allows (as for streams).
-        if let Some(event) = c.without_round_trip().then(|| c.client_handles.create(Kind::Event, device)).flatten() {
+        // Flags that cannot fail (interprocess events and release scopes are checked, and
+        // may fail, on the worker: they wait).
+        let plain = flags & !(hipEventBlockingSync | hipEventDisableTiming) == 0;
+        if let Some(event) = (plain && c.without_round_trip()).then(|| c.client_handles.create(Kind::Event, device)).flatten() {
             return c.post::<calls::EventCreateAt>(wire::EventCreateAt { event, device, flags }).map(|()| event);
         }
         c.event_create(wire::EventCreate { device, flags }).map(|e| e.event)

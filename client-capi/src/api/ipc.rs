@@ -97,7 +97,16 @@ pub unsafe extern "C" fn hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_t, devP
         non_null!(handle);
         non_null!(devPtr);
         let ptr = devPtr as u64;
-        let exported = with_conn(|c| c.ipc_get_mem_handle(wire::IpcGetMemHandle { ptr })).map_err(|e| as_code(e, HipError::INVALID_VALUE))?;
+        let exported = with_conn(|c| {
+            let exported = c.ipc_get_mem_handle(wire::IpcGetMemHandle { ptr })?;
+            // Memory placed by the library: the shared granules are never placed in again.
+            let base = crate::state::allocations::find_device_range(ptr).map_or(ptr, |(base, _)| base);
+            if let Some(range) = c.client_memory.owner(base).and_then(|d| c.client_memory.range(d)) {
+                range.retire(base);
+            }
+            Ok(exported)
+        })
+        .map_err(|e| as_code(e, HipError::INVALID_VALUE))?;
         let packed = Packed {
             process: process_id(),
             token0: exported.token0,

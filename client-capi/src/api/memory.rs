@@ -26,7 +26,15 @@ pub const HOST_ALLOC_ALIGN: usize = 4096;
 const HOST_MALLOC_FLAGS: c_uint = 0x1 | 0x2 | 0x4 | 0x2000_0000 | 0x4000_0000 | 0x8000_0000;
 
 fn malloc_on(device: u32, size: usize, flags: u32) -> Result<u64, CallError> {
-    let ptr = with_conn(|c| c.malloc(wire::Malloc { device, size: size as u64, flags }).map(|a| a.ptr))?;
+    let ptr = with_conn(|c| {
+        // Plain device memory is placed by the library where the worker allows it.
+        if flags == 0 {
+            if let Some(ptr) = c.client_malloc(device, size as u64)? {
+                return Ok(ptr);
+            }
+        }
+        c.malloc(wire::Malloc { device, size: size as u64, flags }).map(|a| a.ptr)
+    })?;
     record_device_range(ptr, size as u64, device, flags);
     Ok(ptr)
 }
@@ -52,7 +60,9 @@ pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
         if crate::api::managed::free_mirrored(ptr as usize, crate::state::managed::MirrorKind::Managed)? {
             return Ok(());
         }
-        call_sync(|c| c.free(wire::Free { ptr: ptr as u64 }))?;
+        if !with_conn(|c| c.client_free(ptr as u64))? {
+            call_sync(|c| c.free(wire::Free { ptr: ptr as u64 }))?;
+        }
         forget_device_range(ptr as u64);
         Ok(())
     })

@@ -4,6 +4,7 @@
 
 pub mod allocations;
 pub mod client_handles;
+pub mod client_memory;
 pub mod copy;
 pub mod devices;
 pub mod managed;

@@ -28,6 +28,35 @@ message! {
 }
 
 message! {
+    /// The client's allocation range of one device (`CLIENT_ALLOCATION`): address space the
+    /// worker reserved for the session, inside which the client places `hipMalloc`
+    /// allocations itself ([`MallocAt`]).
+    pub struct ClientRange {
+        /// First address.
+        pub base: u64,
+        /// Bytes.
+        pub len: u64,
+        /// The backend's mapping granularity: allocations of at least this size start on a
+        /// multiple of it; smaller ones never cross one.
+        pub granularity: u64,
+        /// Free device memory when the range was reserved (the client's budget for posting).
+        pub free: u64,
+    }
+}
+
+message! {
+    /// `hipMalloc` at an address the client chose inside its [`ClientRange`].
+    pub struct MallocAt {
+        /// Device ordinal.
+        pub device: u32,
+        /// Address (a multiple of 256; of the granularity for allocations at least that size).
+        pub ptr: u64,
+        /// Bytes.
+        pub size: u64,
+    }
+}
+
+message! {
     /// `hipFree`.
     pub struct Free {
         /// Device address from [`Allocation`] (0 is a no-op).

@@ -43,7 +43,9 @@ impl DeviceHandler for Session {
     fn mem_get_info(&mut self, _cx: &mut CallCx, req: wire::DeviceRef) -> Result<wire::MemInfo, Failure> {
         let dev = self.device(req.device)?;
         let info = self.backend.mem_get_info(dev)?;
-        Ok(wire::MemInfo { free: info.free, total: info.total })
+        // Memory of freed client allocations kept mapped is this session's to take back.
+        let free = info.free.saturating_add(self.client_cached_bytes(dev)).min(info.total);
+        Ok(wire::MemInfo { free, total: info.total })
     }
 
     fn stream_priority_range(&mut self, _cx: &mut CallCx, req: wire::DeviceRef) -> Result<wire::PriorityRange, Failure> {

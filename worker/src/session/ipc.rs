@@ -201,11 +201,15 @@ impl IpcHandler for Session {
         if info.module.is_some() || self.is_ipc_import(base) {
             return Err(not_exportable("only the session's own allocations can be exported"));
         }
+        // A client-placed allocation is shared as its whole unit (docs/ALLOCATION.md).
+        let client_unit = self.client_unit(base);
+        let (share_base, share_size) = client_unit.unwrap_or((base, info.size));
         let token = match self.ipc.exports.get(&base) {
             Some(export) => export.token,
             None => {
-                let share = self.backend.ipc_export_memory(DevicePtr(base), info.size)?;
+                let share = self.backend.ipc_export_memory(DevicePtr(share_base), share_size)?;
                 let keep: Keep = match share {
+                    _ if client_unit.is_some() => self.client_export(base),
                     IpcShare::Pointer(ptr) => Some(Arc::new(DeferredFree { backend: Arc::clone(&self.backend), ptr })),
                     IpcShare::Fd { .. } => {
                         // The pages under the address changed: a transport that registered
@@ -215,14 +219,14 @@ impl IpcHandler for Session {
                         None
                     }
                 };
-                let what = Shared::Memory { share, size: info.size, device: info.device, keep: keep.clone() };
+                let what = Shared::Memory { share, size: share_size, device: info.device, keep: keep.clone() };
                 let token = self.config.ipc.export(self.tenant(), what)?;
                 self.ipc.exports.insert(base, Export { token, keep });
                 token
             }
         };
         let (token0, token1) = token_words(&token);
-        Ok(wire::IpcMemExported { token0, token1, size: info.size, offset: req.ptr - base, device: info.device })
+        Ok(wire::IpcMemExported { token0, token1, size: share_size, offset: req.ptr - share_base, device: info.device })
     }
 
     fn ipc_open_mem_handle(&mut self, _cx: &mut CallCx, req: wire::IpcOpenMemHandle) -> Result<wire::IpcMemOpened, Failure> {

@@ -66,6 +66,20 @@ impl MemoryHandler for Session {
         Ok(wire::Empty {})
     }
 
+    fn client_range_reserve(&mut self, _cx: &mut CallCx, req: wire::DeviceRef) -> Result<wire::ClientRange, Failure> {
+        self.client_range(req.device)
+    }
+
+    fn malloc_at(&mut self, _cx: &mut CallCx, req: wire::MallocAt) -> Result<wire::Empty, Failure> {
+        self.client_malloc(req)?;
+        Ok(wire::Empty {})
+    }
+
+    fn free_at(&mut self, cx: &mut CallCx, req: wire::Free) -> Result<wire::Empty, Failure> {
+        // hipFree, posted: the same checks, synchronisation and release.
+        self.free(cx, req)
+    }
+
     fn free(&mut self, _cx: &mut CallCx, req: wire::Free) -> Result<wire::Empty, Failure> {
         if req.ptr == 0 {
             return Ok(wire::Empty {});
@@ -79,8 +93,11 @@ impl MemoryHandler for Session {
         // hipFree synchronizes the device (the session's work on it) before releasing memory.
         let _ = self.synchronize_session(None);
         self.forget_allocation(req.ptr);
-        if self.ipc_on_free(req.ptr) {
-            // Shared as the exporter's own pointer: it goes with its last importer.
+        // Shared as the exporter's own pointer, it goes with its last importer; placed by
+        // the client, its unit loses a user (an exported unit's memory goes with its last
+        // importer too).
+        let shared = self.ipc_on_free(req.ptr);
+        if self.client_free(req.ptr) || shared {
             return Ok(wire::Empty {});
         }
         if self.pools.owns(req.ptr) {
@@ -346,6 +363,7 @@ impl Session {
             .saturating_add(buffered as u64)
             .saturating_add(self.pools.cached_bytes())
             .saturating_add(self.vmm.physical_bytes())
+            .saturating_add(self.client_ranges.cached_bytes())
     }
 
     /// Refuses `more` bytes of `what` that would take the session past its memory bound.
@@ -423,7 +441,7 @@ impl Session {
 
 /// Accepts the `hipExtMallocWithFlags` kinds ROCm accepts (one kind, not a mask); signal
 /// memory must be exactly 8 bytes.
-fn check_malloc_flags(flags: u32, size: u64) -> Result<(), Failure> {
+pub(super) fn check_malloc_flags(flags: u32, size: u64) -> Result<(), Failure> {
     const DEFAULT: u32 = 0;
     const FINEGRAINED: u32 = 1;
     const SIGNAL_MEMORY: u32 = 2;

@@ -19,6 +19,7 @@ mod array_tests;
 mod blas;
 mod callbacks;
 mod capture;
+mod client_alloc;
 mod cx;
 mod device;
 mod event;
@@ -248,6 +249,8 @@ pub struct Session {
     pools: pool::Pools,
     /// Address reservations, physical allocations and mappings (`hipMemAddressReserve`...).
     vmm: vmm::Vmm,
+    /// Ranges the client places `hipMalloc` allocations in itself (`CLIENT_ALLOCATION`).
+    client_ranges: client_alloc::ClientRanges,
     /// Memory and events shared with other sessions.
     ipc: ipc::IpcState,
     /// Managed and mapped host allocations: what the client last saw of each.
@@ -303,6 +306,7 @@ impl Session {
             memory: None,
             pools: pool::Pools::default(),
             vmm: vmm::Vmm::default(),
+            client_ranges: Default::default(),
             ipc: ipc::IpcState::default(),
             managed: Default::default(),
             graphs: graph::Graphs::default(),
@@ -587,6 +591,8 @@ impl Session {
         }
         self.release_graphs(device);
         self.ipc_release(device);
+        // Before the streams go: their work on the memory is waited for first.
+        self.release_client_ranges(device);
         let on_device = |d: DeviceIndex| device.is_none_or(|want| want == d);
         let nulls: Vec<StreamHandle> = self.null_streams.extract_if(|d, _| on_device(*d)).map(|(_, s)| s).collect();
         let streams = self.streams.drain_where(|(_, d, _)| on_device(*d)).into_iter().map(|(_, (s, _, _))| s);

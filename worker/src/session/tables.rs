@@ -69,6 +69,13 @@ impl Allocations {
         Ok((base, info))
     }
 
+    /// Whether any allocation (or global) shares a byte with `[ptr, ptr + len)`.
+    pub fn overlaps(&self, ptr: u64, len: u64) -> bool {
+        let end = ptr.saturating_add(len);
+        let before = self.by_base.range(..=ptr).next_back().is_some_and(|(&base, info)| base + info.size.max(1) > ptr);
+        before || self.by_base.range(ptr..end).next().is_some()
+    }
+
     /// Number of live allocations.
     pub fn len(&self) -> usize {
         self.by_base.len()
@@ -197,6 +204,8 @@ mod test {
         assert!(a.resolve(0xfff, 1, "p").is_err());
         assert!(a.resolve(0x1000, u64::MAX, "p").is_err());
         assert_eq!(a.total_bytes(), 0x100);
+        assert!(a.overlaps(0xf00, 0x101) && a.overlaps(0x10ff, 0x10) && a.overlaps(0x1010, 1));
+        assert!(!a.overlaps(0xf00, 0x100) && !a.overlaps(0x1100, 0x100));
         assert!(a.remove(0x1001).is_none());
         assert!(a.remove(0x1000).is_some());
         assert_eq!(a.total_bytes(), 0);

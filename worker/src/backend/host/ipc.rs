@@ -202,7 +202,11 @@ impl HostBackend {
 
 impl IpcBackend for HostBackend {
     fn ipc_export_memory(&self, base: DevicePtr, size: u64) -> Result<IpcShare, BackendError> {
-        let _ = size;
+        // A virtual-memory mapping (client-placed `hipMalloc` memory) lives in a memory file
+        // already.
+        if let Some(share) = self.vmm_mapping_share(base, size)? {
+            return Ok(share);
+        }
         let (fd, len) = self.address_space.share(base)?;
         Ok(IpcShare::Fd { fd, len })
     }

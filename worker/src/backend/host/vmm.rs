@@ -11,7 +11,7 @@ use super::{read_lock, write_lock, HostBackend};
 use crate::backend::vmm::{access, PhysicalHandle, VmmBackend};
 use crate::backend::{BackendError, DeviceIndex, DevicePtr};
 use std::collections::HashMap;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
@@ -117,17 +117,9 @@ impl VmmBackend for HostBackend {
             let info = device.memory.info();
             BackendError::OutOfMemory(format!("{size} bytes requested on device {dev}, {} of {} free", info.free, info.total))
         })?;
-        // SAFETY: a NUL-terminated name; the descriptor returned is owned below.
-        let fd = unsafe { libc::memfd_create(c"hip-remote-vmm".as_ptr(), libc::MFD_CLOEXEC) };
-        if fd < 0 {
-            return Err(os_error("memfd_create"));
-        }
-        // SAFETY: a descriptor just created and owned by nothing else.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        // SAFETY: a live memfd.
-        if unsafe { libc::ftruncate(fd.as_raw_fd(), footprint as libc::off_t) } != 0 {
-            return Err(os_error("ftruncate memfd"));
-        }
+        // A size-sealed memory file, so it can also be shared through IPC (client-placed
+        // hipMalloc memory lives here).
+        let fd = super::ipc::memory_file(host_len(footprint)?).map_err(|e| BackendError::OutOfMemory(format!("memory file: {e}")))?;
         let id = self.vmm.next.fetch_add(1, Ordering::Relaxed) + 1;
         write_lock(&self.vmm.physical).insert(id, Arc::new(Physical { fd, device: dev, _capacity: capacity }));
         Ok(PhysicalHandle(id))
@@ -186,5 +178,18 @@ impl VmmBackend for HostBackend {
             self.address_space.map_external(physical.device, ptr.0, size, owner)?;
         }
         Ok(())
+    }
+}
+
+impl HostBackend {
+    /// The memory file behind the mapping of `size` bytes at `base`, shared for IPC
+    /// (`None`: no mapping starts there).
+    pub(super) fn vmm_mapping_share(&self, base: DevicePtr, size: u64) -> Result<Option<crate::backend::IpcShare>, BackendError> {
+        let Some((mapped, physical)) = read_lock(&self.vmm.mappings).get(&base.0).map(|(s, p)| (*s, Arc::clone(p))) else { return Ok(None) };
+        if mapped != size {
+            return Err(BackendError::InvalidValue(format!("{base}+{size} is not one mapping ({mapped} bytes are mapped there)")));
+        }
+        let fd = physical.fd.try_clone().map_err(|e| BackendError::OutOfMemory(format!("duplicating a memory file: {e}")))?;
+        Ok(Some(crate::backend::IpcShare::Fd { fd: Arc::new(fd), len: size.next_multiple_of(PAGE) }))
     }
 }
