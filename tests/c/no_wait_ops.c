@@ -145,6 +145,21 @@ int main(void) {
   CHECK(hipFree(big));
   EXPECT_ERR(hipMalloc(&big, total + 1), hipErrorOutOfMemory);
 
+  step("running out of memory is reported by hipMalloc itself, never deferred");
+  enum { MAX_BLOCKS = 4096 };
+  static void* filled[MAX_BLOCKS];
+  int n = 0;
+  hipError_t e = hipSuccess;
+  while (n < MAX_BLOCKS && (e = hipMalloc(&filled[n], 4 << 20)) == hipSuccess) n++;
+  REQUIRE(e == hipErrorOutOfMemory, "the %d-th 4 MiB hipMalloc answered %s", n, hipGetErrorName(e));
+  CHECK(hipDeviceSynchronize()); /* nothing deferred: every posted allocation had memory */
+  CHECK(hipMemset(filled[n - 1], 1, 4 << 20));
+  for (int i = 0; i < n; i++) CHECK(hipFree(filled[i]));
+  CHECK(hipMalloc(&big, 64 << 20));
+  CHECK(hipFree(big));
+  CHECK(hipDeviceSynchronize());
+  printf("%d blocks of 4 MiB before hipErrorOutOfMemory\n", n);
+
   CHECK(hipStreamDestroy(other));
   CHECK(hipModuleUnload(module));
   CHECK(hipFree(d_in));

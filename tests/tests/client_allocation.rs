@@ -167,3 +167,137 @@ fn a_posted_sync_upload_is_complete_before_the_next_request() {
         assert_eq!(download(&mut c, ptr, len, 0), before);
     });
 }
+
+fn reserve(c: &mut Client) -> wire::ClientRange {
+    match c.call(&Request::ClientRangeReserve(wire::DeviceRef { device: 0 })).response() {
+        Response::ClientRangeReserve(r) => wire::ClientRange { base: r.base, len: r.len, granularity: r.granularity, free: r.free },
+        other => panic!("ClientRangeReserve answered with {other:?}"),
+    }
+}
+
+fn malloc_at(c: &mut Client, ptr: u64, size: u64) {
+    post(c, &Request::MallocAt(wire::MallocAt { device: 0, ptr, size }));
+}
+
+fn free_at(c: &mut Client, ptr: u64) {
+    post(c, &Request::FreeAt(wire::Free { ptr }));
+}
+
+#[test]
+fn client_placed_allocations_work_like_hipmalloc_ones() {
+    with_bystander(|worker| {
+        let mut c = Client::greeted(worker);
+        let range = reserve(&mut c);
+        assert!(range.len >= DEVICE_BYTES && range.granularity >= 256 && range.free <= DEVICE_BYTES);
+        assert_eq!(reserve(&mut c).base, range.base, "one range per device and session");
+        let g = range.granularity;
+        // Two small allocations sharing a granule, one large one owning its granules.
+        let (a, b, big) = (range.base, range.base + 256, range.base + g);
+        malloc_at(&mut c, a, 100);
+        malloc_at(&mut c, b, 200);
+        malloc_at(&mut c, big, 3 * g + 5);
+        let data: Vec<u8> = (0..200u32).map(|i| i as u8 ^ 0x5a).collect();
+        post(&mut c, &Request::MemcpyHtoD(wire::MemcpyHtoD { dst: b, stream: 0, sync: true, data: Bulk(&data) }));
+        c.memset(big, 3 * g + 5, 0, Flags::NO_REPLY);
+        assert_eq!(c.ping(1).header.aux, 0, "all placed and used");
+        assert_eq!(download(&mut c, b, 200, 0), data);
+        assert!(download(&mut c, big + 3 * g, 5, 0).iter().all(|&x| x == 0x5a));
+        // Past the end of an allocation is refused as for hipMalloc memory.
+        let (status, _) = c.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: a + 50, len: 51, stream: 0 })).error();
+        assert_eq!(status, Status::INVALID_VALUE);
+        // hipMemGetInfo counts them.
+        let free = c.free_mem();
+        assert!(free <= DEVICE_BYTES - 4 * g, "free {free}");
+        // A malloc/free loop at one address reuses the cached unit; frees are ordered.
+        for _ in 0..1000 {
+            malloc_at(&mut c, big, 3 * g + 5);
+            free_at(&mut c, big);
+        }
+        free_at(&mut c, a);
+        assert_eq!(c.ping(2).header.aux, Status::INVALID_VALUE.0, "the loop's first MallocAt overlapped the live allocation");
+        assert_eq!(c.ping(3).header.aux, 0, "the rest of the loop placed and freed it");
+        assert_eq!(download(&mut c, b, 200, 0), data, "b's granule neighbour was freed; b stays");
+        for _ in 0..1000 {
+            malloc_at(&mut c, big, 3 * g + 5);
+            free_at(&mut c, big);
+        }
+        assert_eq!(c.ping(4).header.aux, 0);
+        // A double free and a free of a bad pointer: hipErrorInvalidValue, as ROCm's hipFree.
+        free_at(&mut c, big);
+        assert_eq!(c.ping(5).header.aux, Status::INVALID_VALUE.0);
+        let (status, _) = c.call(&Request::Free(wire::Free { ptr: big + 8 })).error();
+        assert_eq!(status, Status::INVALID_VALUE);
+        free_at(&mut c, b);
+        assert_eq!(c.ping(6).header.aux, 0);
+        assert_eq!(c.free_mem(), free + 4 * g + g, "freed memory is counted free again (the cached units included)");
+        // A large allocation where small ones' cached unit was: the cache gives way.
+        malloc_at(&mut c, a, 2 * g);
+        assert_eq!(c.ping(7).header.aux, 0);
+        // The session ends with allocations live: with_bystander checks all memory came back.
+    });
+}
+
+#[test]
+fn hostile_placements_are_refused_and_the_worker_serves_on() {
+    with_bystander(|worker| {
+        let mut c = Client::greeted(worker);
+        // Before any range.
+        malloc_at(&mut c, 0x1000_0000, 4096);
+        assert_eq!(c.ping(1).header.aux, Status::INVALID_VALUE.0);
+        let range = reserve(&mut c);
+        let g = range.granularity;
+        let end = range.base + range.len;
+        for (ptr, size, what) in [
+            (range.base - 4096, 4096, "below the range"),
+            (end - 256, 512, "past its end"),
+            (end, 256, "at its end"),
+            (u64::MAX - 255, 256, "overflowing"),
+            (range.base, 0, "empty"),
+            (range.base + 8, 64, "misaligned"),
+            (range.base + 256, g, "a granule-sized one off a granule"),
+            (range.base + g - 256, 512, "a small one across a granule"),
+            (range.base, range.len, "the whole range: more than the device has"),
+        ] {
+            malloc_at(&mut c, ptr, size);
+            assert_ne!(c.ping(2).header.aux, 0, "{what}");
+        }
+        malloc_at(&mut c, range.base, 1024);
+        assert_eq!(c.ping(3).header.aux, 0);
+        malloc_at(&mut c, range.base + 512, 1024);
+        assert_eq!(c.ping(4).header.aux, Status::INVALID_VALUE.0, "overlapping a live allocation");
+        malloc_at(&mut c, range.base, 2 * g);
+        assert_eq!(c.ping(5).header.aux, Status::INVALID_VALUE.0, "a large one over a granule small ones use");
+        // A failed MallocAt leaves nothing behind: its address is no allocation.
+        let (status, message) = c.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: range.base + 512 + 1024, len: 4, stream: 0 })).error();
+        assert_eq!(status, Status::INVALID_VALUE);
+        assert!(message.contains("not a device allocation"), "{message}");
+        // Another client is served throughout, with its own range.
+        let mut other = Client::greeted(worker);
+        let theirs = reserve(&mut other);
+        assert_ne!(theirs.base, range.base);
+        malloc_at(&mut other, theirs.base, 4096);
+        assert_eq!(other.ping(1).header.aux, 0);
+        // Another session's client range is not ours to place in.
+        malloc_at(&mut c, theirs.base, 4096);
+        assert_eq!(c.ping(6).header.aux, Status::INVALID_VALUE.0);
+    });
+}
+
+#[test]
+fn placements_past_the_session_memory_bound_are_refused() {
+    let mut config = config_with(None);
+    config.session = SessionConfig { limits: SessionLimits { max_memory: Some(8 << 20), ..SessionLimits::default() }, ..config.session };
+    with_bystander_on(TestWorker::in_memory(config), |worker| {
+        let mut c = Client::greeted(worker);
+        let range = reserve(&mut c);
+        assert_eq!(range.free, 8 << 20, "the reservation reports what the session may still take");
+        let g = range.granularity;
+        let size = (6u64 << 20).next_multiple_of(g);
+        // The call form answers at once: what the client uses when its budget is spent.
+        let reply = c.call(&Request::MallocAt(wire::MallocAt { device: 0, ptr: range.base, size }));
+        assert!(!reply.is_error(), "{:?}", reply.error());
+        let reply = c.call(&Request::MallocAt(wire::MallocAt { device: 0, ptr: range.base + size, size }));
+        assert_eq!(reply.error().0, Status::OUT_OF_MEMORY);
+        assert_eq!(reserve(&mut c).free, (8 << 20) - size);
+    });
+}

@@ -22,8 +22,10 @@ pub const DEVICE_PATHS: &[&str] = &["/dev/null", "/dev/zero", "/dev/urandom"];
 const MAX_PROCESSES: u64 = 8192;
 /// Largest file a session process may write (a compiled module or its scratch files).
 const MAX_FILE_BYTES: u64 = 1 << 30;
-/// Most open descriptors.
-const MAX_OPEN_FILES: u64 = 256;
+/// Most open descriptors. The host backend keeps one per unit of client-placed `hipMalloc`
+/// memory (a memory file of at least a 2 MiB granule, docs/ALLOCATION.md), so this bounds
+/// those too: 4096 units are 8 GiB or more.
+const MAX_OPEN_FILES: u64 = 4096;
 
 /// Why Landlock is not enforced when the kernel cannot (logged; tests skip on it).
 pub const KERNEL_LACKS_LANDLOCK: &str = "the kernel has no Landlock";
