@@ -178,12 +178,12 @@ impl Session {
         if req.size == 0 || req.ptr < range.base() || end > range_end {
             return Err(invalid(format!("MallocAt {:#x}+{} is not inside the client range {:#x}+{}", req.ptr, req.size, range.base(), range.len())));
         }
-        if req.ptr % CLIENT_ALLOC_ALIGNMENT != 0 {
+        if !req.ptr.is_multiple_of(CLIENT_ALLOC_ALIGNMENT) {
             return Err(invalid(format!("MallocAt {:#x} is not {CLIENT_ALLOC_ALIGNMENT}-byte aligned", req.ptr)));
         }
         let unit_base = req.ptr - req.ptr % granularity;
         let unit_size = if req.size >= granularity {
-            if req.ptr % granularity != 0 {
+            if !req.ptr.is_multiple_of(granularity) {
                 return Err(invalid(format!("MallocAt {:#x}: an allocation of a granule or more starts on a granule ({granularity})", req.ptr)));
             }
             req.size.next_multiple_of(granularity)
