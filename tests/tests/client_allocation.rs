@@ -301,3 +301,26 @@ fn placements_past_the_session_memory_bound_are_refused() {
         assert_eq!(reserve(&mut c).free, (8 << 20) - size);
     });
 }
+
+#[test]
+fn device_reset_releases_the_range_and_its_allocations() {
+    with_bystander(|worker| {
+        let mut c = Client::greeted(worker);
+        let free = c.free_mem();
+        let range = reserve(&mut c);
+        malloc_at(&mut c, range.base, 4 * range.granularity);
+        malloc_at(&mut c, range.base + 4 * range.granularity, 1000);
+        free_at(&mut c, range.base + 4 * range.granularity); // cached
+        assert_eq!(c.ping(1).header.aux, 0);
+        assert!(c.free_mem() < free);
+        assert!(!c.call(&Request::DeviceReset(wire::DeviceRef { device: 0 })).is_error());
+        assert_eq!(c.free_mem(), free, "the allocation and the cache went");
+        let (status, _) = c.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: range.base, len: 4, stream: 0 })).error();
+        assert_eq!(status, Status::INVALID_VALUE, "the allocation is gone");
+        malloc_at(&mut c, range.base, 4096);
+        assert_eq!(c.ping(2).header.aux, Status::INVALID_VALUE.0, "the range is gone until reserved again");
+        let again = reserve(&mut c);
+        malloc_at(&mut c, again.base, 4096);
+        assert_eq!(c.ping(3).header.aux, 0);
+    });
+}
