@@ -12,6 +12,11 @@
 //! | 32..40 | size of the allocation |
 //! | 40..48 | offset of the exported pointer in it |
 //! | 48..52 | device |
+//! | 52..56 | where the allocation starts in the shared memory (client-placed memory) |
+//! | 56..64 | the allocation's own size (client-placed memory; 0: all of it) |
+//!
+//! Client-placed `hipMalloc` memory (`docs/ALLOCATION.md`) is shared as its whole unit of
+//! granules; the last two fields let the importer answer the allocation's own range.
 //!
 //! The importer's pointer may differ from the exporter's (as with real IPC): on the host
 //! backend each process maps the same memory where its own address space has room.
@@ -24,8 +29,9 @@ use crate::state::allocations::{find_device_range, forget_device_range, record_r
 use crate::state::devices::current_device;
 use proto_core::wire;
 use proto_core::Calls;
+use std::collections::HashMap;
 use std::ffi::{c_char, c_uint, c_void};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 const MEMORY_MAGIC: &[u8; 8] = b"HRIPCMEM";
 const EVENT_MAGIC: &[u8; 8] = b"HRIPCEVT";
@@ -51,6 +57,17 @@ struct Packed {
     size: u64,
     offset: u64,
     device: u32,
+    /// Start of the allocation in the shared memory (client-placed memory).
+    within: u32,
+    /// The allocation's own size (client-placed memory; 0: all of the shared memory).
+    extent: u64,
+}
+
+/// Opened memory whose recorded range starts inside its mapping (client-placed memory):
+/// recorded base → the mapping's base, which closing names.
+fn opened_inside() -> &'static Mutex<HashMap<u64, u64>> {
+    static OPENED: OnceLock<Mutex<HashMap<u64, u64>>> = OnceLock::new();
+    OPENED.get_or_init(Default::default)
 }
 
 fn pack(magic: &[u8; 8], p: Packed) -> [c_char; 64] {
@@ -62,6 +79,8 @@ fn pack(magic: &[u8; 8], p: Packed) -> [c_char; 64] {
     bytes[32..40].copy_from_slice(&p.size.to_le_bytes());
     bytes[40..48].copy_from_slice(&p.offset.to_le_bytes());
     bytes[48..52].copy_from_slice(&p.device.to_le_bytes());
+    bytes[52..56].copy_from_slice(&p.within.to_le_bytes());
+    bytes[56..64].copy_from_slice(&p.extent.to_le_bytes());
     bytes.map(|b| b as c_char)
 }
 
@@ -79,6 +98,8 @@ fn unpack(magic: &[u8; 8], raw: &[c_char; 64]) -> Option<Packed> {
         size: word(32),
         offset: word(40),
         device: u32::from_le_bytes(bytes[48..52].try_into().expect("4 bytes")),
+        within: u32::from_le_bytes(bytes[52..56].try_into().expect("4 bytes")),
+        extent: word(56),
     })
 }
 
@@ -97,14 +118,15 @@ pub unsafe extern "C" fn hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_t, devP
         non_null!(handle);
         non_null!(devPtr);
         let ptr = devPtr as u64;
-        let exported = with_conn(|c| {
+        let (exported, within, extent) = with_conn(|c| {
             let exported = c.ipc_get_mem_handle(wire::IpcGetMemHandle { ptr })?;
-            // Memory placed by the library: the shared granules are never placed in again.
-            let base = crate::state::allocations::find_device_range(ptr).map_or(ptr, |(base, _)| base);
-            if let Some(range) = c.client_memory.owner(base).and_then(|d| c.client_memory.range(d)) {
-                range.retire(base);
-            }
-            Ok(exported)
+            let (base, size) = find_device_range(ptr).map_or((ptr, 0), |(base, r)| (base, r.size));
+            let Some(range) = c.client_memory.owner(base).and_then(|d| c.client_memory.range(d)) else { return Ok((exported, 0, 0)) };
+            // Memory placed by the library: the shared granules are never placed in again,
+            // and the importer is told where in them the allocation lies.
+            range.retire(base);
+            let unit_base = ptr - exported.offset;
+            Ok((exported, (base - unit_base) as u32, size))
         })
         .map_err(|e| as_code(e, HipError::INVALID_VALUE))?;
         let packed = Packed {
@@ -114,6 +136,8 @@ pub unsafe extern "C" fn hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_t, devP
             size: exported.size,
             offset: exported.offset,
             device: exported.device,
+            within,
+            extent,
         };
         try_out!(handle, hipIpcMemHandle_t { reserved: pack(MEMORY_MAGIC, packed) });
         Ok(())
@@ -145,7 +169,13 @@ pub unsafe extern "C" fn hipIpcOpenMemHandle(devPtr: *mut *mut c_void, handle: h
             HipError::INVALID_VALUE | HipError::INVALID_CONTEXT | HipError::NOT_INITIALIZED | HipError::OUT_OF_MEMORY => e,
             _ => as_code(e, HipError::INVALID_DEVICE_POINTER),
         })?;
-        record_range_of_kind(opened.base, opened.size, opened.device, 0, RangeKind::Ipc);
+        if packed.extent != 0 && u64::from(packed.within) + packed.extent <= opened.size {
+            let start = opened.base + u64::from(packed.within);
+            record_range_of_kind(start, packed.extent, opened.device, 0, RangeKind::Ipc);
+            opened_inside().lock().unwrap_or_else(|p| p.into_inner()).insert(start, opened.base);
+        } else {
+            record_range_of_kind(opened.base, opened.size, opened.device, 0, RangeKind::Ipc);
+        }
         try_out!(devPtr, (opened.base + packed.offset) as *mut c_void);
         Ok(())
     })
@@ -160,7 +190,9 @@ pub unsafe extern "C" fn hipIpcCloseMemHandle(devPtr: *mut c_void) -> hipError_t
             Some((base, range)) if range.kind == RangeKind::Ipc => base,
             _ => return Err(CallError::new(HipError::INVALID_VALUE, format!("{devPtr:?} is not memory opened with hipIpcOpenMemHandle"))),
         };
-        with_conn(|c| c.ipc_close_mem_handle(wire::IpcMemRef { base })).map_err(|e| as_code(e, HipError::INVALID_VALUE))?;
+        let mapping = opened_inside().lock().unwrap_or_else(|p| p.into_inner()).get(&base).copied().unwrap_or(base);
+        with_conn(|c| c.ipc_close_mem_handle(wire::IpcMemRef { base: mapping })).map_err(|e| as_code(e, HipError::INVALID_VALUE))?;
+        opened_inside().lock().unwrap_or_else(|p| p.into_inner()).remove(&base);
         forget_device_range(base);
         Ok(())
     })
