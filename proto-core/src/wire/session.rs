@@ -18,8 +18,11 @@ pub mod features {
     /// This connection is to become a session's callback channel (`CALLBACK_CHANNEL_ATTACH`):
     /// the worker serves it itself, never in a session process of its own.
     pub const CALLBACK_CHANNEL: u64 = 1 << 5;
+    /// Large copies may travel over extra stripe connections of the session
+    /// ([`StripesOpen`](super::StripesOpen)).
+    pub const STRIPED_BULK: u64 = 1 << 6;
     /// Every bit this version defines.
-    pub const ALL: u64 = RDMA | TLS | FIRE_AND_FORGET | BULK_STREAMING | AUTH_REQUIRED | CALLBACK_CHANNEL;
+    pub const ALL: u64 = RDMA | TLS | FIRE_AND_FORGET | BULK_STREAMING | AUTH_REQUIRED | CALLBACK_CHANNEL | STRIPED_BULK;
 }
 
 message! {
