@@ -88,6 +88,10 @@ pub struct ClientConfig {
     pub device_wait_spin: Duration,
     /// How a frozen or unreachable worker is noticed while a reply is awaited.
     pub liveness: Liveness,
+    /// Stripe connections to ask for (`HIP_REMOTE_STRIPES`; 0 or 1: none).
+    pub stripes: u32,
+    /// Smallest copy sent over the stripes (`HIP_REMOTE_STRIPE_MIN_BYTES`).
+    pub stripe_min_bytes: usize,
     /// RDMA settings (`rdma://` workers).
     #[cfg(feature = "rdma")]
     pub rdma: transport_rdma::RdmaConfig,
@@ -113,6 +117,8 @@ impl ClientConfig {
             rdma_kept_off_by_tls: false,
             device_wait_spin: default_device_wait_spin(),
             liveness: Liveness::default(),
+            stripes: crate::stripes::DEFAULT_STRIPES,
+            stripe_min_bytes: crate::stripes::DEFAULT_STRIPE_MIN_BYTES,
             #[cfg(feature = "rdma")]
             rdma: transport_rdma::RdmaConfig::default(),
         }
@@ -181,6 +187,10 @@ impl ClientConfig {
             rdma_kept_off_by_tls: rdma_requested && !prefer_rdma,
             device_wait_spin: env::spin(lookup, "HIP_REMOTE_SYNC_SPIN_US")?.unwrap_or_else(default_device_wait_spin),
             liveness,
+            stripes: env::uint(lookup, "HIP_REMOTE_STRIPES", 0..=u64::from(crate::stripes::MAX_STRIPES), "stripes")?
+                .map_or(crate::stripes::DEFAULT_STRIPES, |n| n as u32),
+            stripe_min_bytes: env::uint(lookup, "HIP_REMOTE_STRIPE_MIN_BYTES", 1..=u64::from(u32::MAX) << 8, "bytes")?
+                .map_or(crate::stripes::DEFAULT_STRIPE_MIN_BYTES, |n| usize::try_from(n).unwrap_or(usize::MAX)),
             #[cfg(feature = "rdma")]
             rdma: transport_rdma::RdmaConfig::from_lookup(lookup)?,
         })
