@@ -229,6 +229,7 @@ impl Conn {
             max_version: proto_core::PROTOCOL_VERSION,
             features: wire::features::FIRE_AND_FORGET
                 | wire::features::BULK_STREAMING
+                | if extra_features == 0 && config.stripes >= 2 { wire::features::STRIPED_BULK } else { 0 }
                 | if cfg!(feature = "rdma") { wire::features::RDMA } else { 0 }
                 | extra_features,
             client_name: client_name.as_str().into(),
@@ -332,9 +333,12 @@ impl Conn {
         while let Some((i, chunk)) = chunks.next() {
             let req = wire::MemcpyHtoD { dst: dst + (i * DEFAULT_COPY_CHUNK) as u64, stream, sync, data: Bulk(chunk) };
             if sync && chunks.peek().is_none() {
-                // The last chunk's reply also carries any failure of the earlier ones (aux).
-                self.memcpy_htod(req)?;
-                if let Some(e) = self.take_deferred() {
+                // The last chunk's reply also carries any failure of the earlier ones (aux),
+                // which this copy's error reports: none is left for a later call.
+                let last = self.memcpy_htod(req);
+                let earlier = self.take_deferred();
+                last?;
+                if let Some(e) = earlier {
                     return Err(CallError::new(e, "host-to-device copy failed on the worker"));
                 }
                 crate::state::managed::after_sync(self)?;

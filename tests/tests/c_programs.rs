@@ -617,3 +617,31 @@ fn stream_extra() {
 fn per_thread_stream() {
     run_program("per_thread_stream");
 }
+
+/// Striped TCP bulk through the real client: every size and kind of `stripes.c` over 4
+/// stripes (the worker's log shows them joining), and the same program where the worker
+/// grants none (sessions in processes of their own): the old path gives the same bytes.
+#[test]
+fn striped_copies() {
+    let sandbox = Sandbox::new("stripes");
+    let exe = sandbox.compile("stripes");
+    let mut worker = sandbox.start_worker_in_one_process();
+    let mut cmd = worker.command(&exe);
+    cmd.env("HIP_REMOTE_STRIPES", "4");
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS stripes"), "no PASS line: {}", out.report());
+    worker.assert_alive();
+    let log = worker.log_text();
+    assert_eq!(log.matches("stripe joined").count(), 4, "four stripes should have joined:\n{log}");
+    assert!(!out.stderr.contains("stripe"), "the stripes fell back to the main connection: {}", out.report());
+
+    let mut refusing = sandbox.start_worker();
+    let mut cmd = refusing.command(&exe);
+    cmd.env("HIP_REMOTE_STRIPES", "4");
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS stripes"), "no PASS line: {}", out.report());
+    refusing.assert_alive();
+    assert!(!refusing.log_text().contains("stripe joined"), "a worker with session processes granted stripes");
+}
