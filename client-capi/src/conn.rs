@@ -59,6 +59,9 @@ pub struct Conn {
     pub welcome: WelcomeInfo,
     /// The session's stripe connections, when the worker granted some.
     stripes: Option<Stripes>,
+    /// Until the first copy large enough to be striped: how to open the stripes then (a
+    /// program that makes no large copy opens none).
+    stripes_to_open: Option<Box<ClientConfig>>,
     /// Smallest copy sent over the stripes (`HIP_REMOTE_STRIPE_MIN_BYTES`).
     stripe_min_bytes: usize,
 }
@@ -191,7 +194,9 @@ impl Conn {
                 Err(e) => eprintln!("hip-remote: the worker offers RDMA at {target}, but moving there failed ({}); staying on TCP", e.message),
             }
         }
-        conn.stripes = Stripes::open(&mut conn, config);
+        if conn.welcome.features & wire::features::STRIPED_BULK != 0 {
+            conn.stripes_to_open = Some(Box::new(config.clone()));
+        }
         Ok(conn)
     }
 
@@ -221,6 +226,7 @@ impl Conn {
             deadline: None,
             welcome: WelcomeInfo::default(),
             stripes: None,
+            stripes_to_open: None,
             stripe_min_bytes: config.stripe_min_bytes,
         };
         let client_name = format!("{} pid {}", std::env::args().next().unwrap_or_else(|| "hip-app".into()), std::process::id());
@@ -387,9 +393,15 @@ impl Conn {
         crate::state::managed::after_sync(self)
     }
 
-    /// Whether a copy of `len` bytes goes over the stripes.
-    fn striped(&self, len: usize) -> bool {
-        self.stripes.is_some() && len >= self.stripe_min_bytes
+    /// Whether a copy of `len` bytes goes over the stripes (opened by the first such copy).
+    fn striped(&mut self, len: usize) -> bool {
+        if len < self.stripe_min_bytes {
+            return false;
+        }
+        if let Some(config) = self.stripes_to_open.take() {
+            self.stripes = Stripes::open(self, &config);
+        }
+        self.stripes.is_some()
     }
 
     /// Closes the stripes after one broke: copies take the main connection from now on.
