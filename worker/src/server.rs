@@ -63,7 +63,7 @@ impl<L: Listener> Server<L> {
         let connections = Arc::new(Connections::default());
         // Stripes are extra TCP connections to this listener; sessions served elsewhere
         // (a session process) or over RDMA take none.
-        let stripes = (L::TRANSPORT == "TCP" && config.session_process.is_none()).then(|| StripeHub::new(config.stripes));
+        let stripes = (L::TAKES_STRIPES && config.session_process.is_none()).then(|| StripeHub::new(config.stripes));
         let accept_thread = {
             let connections = connections.clone();
             let config = Arc::new(config);
