@@ -223,7 +223,7 @@ fn broken(e: TransportError) -> Outcome {
     Outcome::Broken(format!("stripe connection failed: {e}"))
 }
 
-fn send_part(job: &Job, src: usize, sink: &mut dyn FrameSink, buf: &mut Vec<u8>) -> Outcome {
+fn send_part(job: &Job, src: usize, sink: &mut dyn FrameSink, buf: &mut [u8]) -> Outcome {
     for (offset, n) in stripe_chunks(job.len, job.chunk_bytes, job.stripes, job.index) {
         // SAFETY: the copy's caller keeps `len` bytes at `src` readable until every stripe
         // has reported the copy done (`Pending::wait`), after this loop; `offset + n <= len`.
@@ -268,7 +268,10 @@ fn receive_part(job: &Job, dst: usize, source: &mut dyn FrameSource) -> Outcome 
             _ => return Outcome::Broken("malformed stripe chunk".into()),
         };
         if chunk.copy_id != job.copy_id || chunk.offset != offset || u64::from(header.bulk_len) != n {
-            return Outcome::Broken(format!("stripe chunk out of step: offset {} ({} bytes), expected {offset} ({n})", chunk.offset, header.bulk_len));
+            return Outcome::Broken(format!(
+                "stripe chunk out of step: offset {} ({} bytes), expected {offset} ({n})",
+                chunk.offset, header.bulk_len
+            ));
         }
         // SAFETY: the copy's caller keeps `len` bytes at `dst` writable and unaliased until
         // every stripe has reported the copy done (`Pending::wait`); the stripes write

@@ -220,7 +220,8 @@ impl Sandbox {
             let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
             return WorkerProcess::start_chain(&self.artifacts.worker, DEFAULT_WORKER_MIB, &self.dir.path().join("worker.log"), &extra);
         }
-        let mut args = ["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", &DEFAULT_WORKER_MIB.to_string()].map(String::from).to_vec();
+        let mut args =
+            ["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", &DEFAULT_WORKER_MIB.to_string()].map(String::from).to_vec();
         args.extend(extra.iter().cloned());
         WorkerProcess::spawn(&self.artifacts.worker, &args, &[], &self.dir.path().join("worker.log"))
     }

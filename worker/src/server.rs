@@ -194,7 +194,13 @@ impl Drop for Slot {
     }
 }
 
-fn accept_loop<L: Listener>(listener: L, backend: Arc<dyn Backend>, config: Arc<WorkerConfig>, connections: Arc<Connections>, stripes: Option<Arc<StripeHub>>) {
+fn accept_loop<L: Listener>(
+    listener: L,
+    backend: Arc<dyn Backend>,
+    config: Arc<WorkerConfig>,
+    connections: Arc<Connections>,
+    stripes: Option<Arc<StripeHub>>,
+) {
     static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
     let transport = L::TRANSPORT;
     while !connections.stopping.load(Ordering::SeqCst) {

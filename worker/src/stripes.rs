@@ -164,15 +164,13 @@ impl StripeLease {
         &self.set.key
     }
 
-    /// The job queues of stripes `0..count`, if every one of them has joined (and is still
-    /// there); `Err` lists the joined ones among them.
-    fn queues(&self, count: u32) -> Result<Vec<Sender<StripeJob>>, Vec<(u32, Sender<StripeJob>)>> {
+    /// The job queues of the joined stripes among `0..count`, by index, and whether every
+    /// one of them has joined (and is still there).
+    fn queues(&self, count: u32) -> (Vec<(u32, Sender<StripeJob>)>, bool) {
         let slots = lock(&self.set.slots);
-        let wanted = slots.iter().take(count as usize);
-        if count as usize <= slots.len() && wanted.clone().all(Option::is_some) {
-            return Ok(wanted.flatten().cloned().collect());
-        }
-        Err(slots.iter().take(count as usize).enumerate().filter_map(|(i, s)| s.clone().map(|s| (i as u32, s))).collect())
+        let joined: Vec<_> = (0..).zip(slots.iter().take(count as usize)).filter_map(|(i, s)| s.clone().map(|s| (i, s))).collect();
+        let all = joined.len() == count as usize;
+        (joined, all)
     }
 
     /// Forgets stripe `index` (it broke the protocol or its connection failed).
@@ -299,7 +297,8 @@ fn send_chunk(job: &StripeJob, offset: u64, n: u64, replies: &ReplyWriter, faile
     let chunk = wire::StripeChunk { copy_id: job.copy_id, offset, data: proto_core::Bulk(&[]) };
     let mut head = encode_head(job.copy_id, &Response::StripeChunk(chunk)).map_err(|e| e.to_string())?;
     let mut sent: Option<Result<(), TransportError>> = None;
-    let read = backend.with_device_bytes(*stream, DevicePtr(src.0 + offset), n, &mut |bytes| sent = Some(replies.send_head_with_bulk(&mut head, bytes)));
+    let read =
+        backend.with_device_bytes(*stream, DevicePtr(src.0 + offset), n, &mut |bytes| sent = Some(replies.send_head_with_bulk(&mut head, bytes)));
     match (sent, read) {
         (Some(sent), read) => {
             sent.map_err(link)?;
@@ -343,16 +342,20 @@ pub struct StripedCopy {
 /// session validated the copy), or is the session's refusal, after which the stripes still
 /// consume (upload) or answer (download) every scheduled chunk. Returns once every stripe is
 /// done with the copy.
-pub fn run_striped_copy(lease: &StripeLease, copy: &StripedCopy, upload: bool, plan: Result<&dyn Fn() -> StripeWork, Failure>) -> Result<(), Failure> {
-    let (queues, joined_all) = match lease.queues(copy.stripes) {
-        Ok(queues) => ((0..).zip(queues).collect(), true),
-        Err(joined) => (joined, false),
-    };
+pub fn run_striped_copy(
+    lease: &StripeLease,
+    copy: &StripedCopy,
+    upload: bool,
+    plan: Result<&dyn Fn() -> StripeWork, Failure>,
+) -> Result<(), Failure> {
+    let (queues, joined_all) = lease.queues(copy.stripes);
     let plan = match plan {
         _ if copy.stripes == 0 || copy.stripes as usize > MAX_STRIPES => {
             Err(Failure::new(Status::INVALID_VALUE, format!("striped copy over {} stripes (1 to {MAX_STRIPES})", copy.stripes)))
         }
-        _ if !joined_all => Err(Failure::new(Status::INVALID_VALUE, format!("striped copy over {} stripes, but not all of them have joined", copy.stripes))),
+        _ if !joined_all => {
+            Err(Failure::new(Status::INVALID_VALUE, format!("striped copy over {} stripes, but not all of them have joined", copy.stripes)))
+        }
         plan => plan,
     };
     let refusal = |failure: &Failure| match failure {
