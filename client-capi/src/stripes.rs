@@ -263,9 +263,9 @@ fn receive_part(job: &Job, dst: usize, source: &mut dyn FrameSource) -> Outcome 
             }
             continue;
         }
-        let chunk = match proto_core::Response::parse(header.opcode, head.control, &[]) {
-            Ok(proto_core::Response::StripeChunk(chunk)) => chunk,
-            _ => return Outcome::Broken("malformed stripe chunk".into()),
+        let chunk = match wire::StripeChunk::parse(head.control, &[]) {
+            Ok(chunk) => chunk,
+            Err(e) => return Outcome::Broken(format!("malformed stripe chunk: {e}")),
         };
         if chunk.copy_id != job.copy_id || chunk.offset != offset || u64::from(header.bulk_len) != n {
             return Outcome::Broken(format!(

@@ -555,8 +555,9 @@ opcodes! { <'a>
         /// First request of a stripe connection: joins it to its session. Allowed before
         /// authentication (the join key is the proof).
         0x0015 StripeJoin stripe_join: StripeJoin<'a> => Empty, none, call;
-        /// One chunk of a striped copy; valid only on a joined stripe connection.
-        0x0016 StripeChunk stripe_chunk: StripeChunk<'a> => StripeChunk<'a>, request, post;
+        /// One chunk of a striped copy; valid only on a joined stripe connection (the worker
+        /// sends a download's chunks as response frames carrying the same message).
+        0x0016 StripeChunk stripe_chunk: StripeChunk<'a> => Empty, request, post;
     }
 
     /// Device queries and control.

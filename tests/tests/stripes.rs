@@ -8,7 +8,7 @@ mod common;
 
 use common::{config_with, hello, with_bystander_on, Client, TestWorker};
 use proto_core::wire::{self, stripe_chunks};
-use proto_core::{Bulk, Flags, Opcode, Request, Response, Status, PROTOCOL_VERSION};
+use proto_core::{Bulk, Flags, Message, Opcode, Request, Response, Status, PROTOCOL_VERSION};
 
 /// A session that asked for stripes and joined them.
 struct Striped {
@@ -87,7 +87,7 @@ impl Striped {
         let id = self.main.send(&Request::MemcpyHtoDStriped(req), Flags::empty());
         self.send_chunks(copy_id, data);
         let reply = self.main.recv();
-        assert_eq!(reply.header.request_id, id);
+        assert_eq!((reply.header.request_id, reply.header.opcode), (id, Opcode::MemcpyHtoDStriped.raw()));
         reply
     }
 
@@ -108,16 +108,15 @@ impl Striped {
                     chunk_errors += 1;
                     continue;
                 }
-                match frame.response() {
-                    Response::StripeChunk(c) => assert_eq!((c.copy_id, c.offset), (copy_id, offset)),
-                    other => panic!("a stripe sent {other:?}"),
-                }
+                assert!(frame.header.flags.contains(Flags::RESPONSE));
+                let c = wire::StripeChunk::parse(&frame.control, &[]).expect("chunk parses");
+                assert_eq!((c.copy_id, c.offset), (copy_id, offset));
                 assert_eq!(frame.bulk.len() as u64, size);
                 out[offset as usize..(offset + size) as usize].copy_from_slice(&frame.bulk);
             }
         }
         let reply = self.main.recv();
-        assert_eq!(reply.header.request_id, id);
+        assert_eq!((reply.header.request_id, reply.header.opcode), (id, Opcode::MemcpyDtoHStriped.raw()));
         if reply.is_error() {
             assert!(chunk_errors > 0 || len == 0, "a failed download sends error chunks");
             return Err(reply.error());

@@ -429,6 +429,9 @@ fn handle(
         }
         if matches!(request, Request::MemcpyHtoDStriped(_) | Request::MemcpyDtoHStriped(_)) && session.stripe_lease().is_some() {
             match striped_copy(session, &request) {
+                Ok(()) if opcode == Opcode::MemcpyDtoHStriped => {
+                    replies.send_response(request_id, &Response::MemcpyDtoHStriped(proto_core::wire::Empty {}))?
+                }
                 Ok(()) => replies.send_response(request_id, &Response::MemcpyHtoDStriped(proto_core::wire::Empty {}))?,
                 Err(Failure::Status(status, message)) => reply_error(status, &message)?,
                 Err(Failure::ReplyDeferred) => {}

@@ -18,10 +18,12 @@
 //! validates and names destinations.
 
 use crate::backend::{Backend, DevicePtr, StreamHandle};
-use crate::driver::{encode_head, ReplyWriter};
+use crate::driver::ReplyWriter;
 use crate::session::Failure;
+use proto_core::frame::{encode_frame, FrameMeta};
+use proto_core::header::HEADER_LEN;
 use proto_core::wire::{self, stripe_chunks, STRIPE_JOIN_KEY_LEN};
-use proto_core::{Flags, Opcode, Request, Response, Status};
+use proto_core::{Flags, Opcode, Request, Status};
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -294,11 +296,11 @@ fn send_chunk(job: &StripeJob, offset: u64, n: u64, replies: &ReplyWriter, faile
         (StripeWork::Send { src, stream, backend }, _) => (src, stream, backend),
         _ => return refuse(Status::UNKNOWN, "striped copy failed").map(Ok),
     };
-    let chunk = wire::StripeChunk { copy_id: job.copy_id, offset, data: proto_core::Bulk(&[]) };
-    let mut head = encode_head(job.copy_id, &Response::StripeChunk(chunk)).map_err(|e| e.to_string())?;
+    let mut head = Vec::new();
     let mut sent: Option<Result<(), TransportError>> = None;
-    let read =
-        backend.with_device_bytes(*stream, DevicePtr(src.0 + offset), n, &mut |bytes| sent = Some(replies.send_head_with_bulk(&mut head, bytes)));
+    let read = backend.with_device_bytes(*stream, DevicePtr(src.0 + offset), n, &mut |bytes| {
+        sent = Some(send_chunk_frame(replies, &mut head, job.copy_id, offset, bytes));
+    });
     match (sent, read) {
         (Some(sent), read) => {
             sent.map_err(link)?;
@@ -326,6 +328,18 @@ pub fn same_failure(failure: &Failure) -> Failure {
         Failure::Status(status, message) => Failure::Status(*status, message.clone()),
         Failure::ReplyDeferred => Failure::ReplyDeferred,
     }
+}
+
+/// Sends one download chunk: a response frame (request id = the copy's id) carrying a
+/// [`wire::StripeChunk`] whose bulk section is `bytes`, sent from where they are.
+fn send_chunk_frame(replies: &ReplyWriter, head: &mut Vec<u8>, copy_id: u64, offset: u64, bytes: &[u8]) -> Result<(), TransportError> {
+    let chunk = wire::StripeChunk { copy_id, offset, data: proto_core::Bulk(bytes) };
+    let meta = FrameMeta { opcode: Opcode::StripeChunk.raw(), flags: Flags::RESPONSE, request_id: copy_id, credits: 0, aux: 0 };
+    head.resize(HEADER_LEN + 64, 0);
+    let frame =
+        encode_frame(head, meta, &chunk).map_err(|e| TransportError::Io(std::io::Error::other(format!("stripe chunk not encodable: {e}"))))?;
+    let head_len = frame.head_len;
+    replies.forward(&head[..head_len], bytes)
 }
 
 /// A striped copy as its request names it.

@@ -134,7 +134,7 @@ impl SessionHandler for Session {
         Err(Failure::new(Status::ILLEGAL_STATE, "StripeJoin must be the first request of a stripe connection"))
     }
 
-    fn stripe_chunk<'a>(&'a mut self, _cx: &mut CallCx, _req: wire::StripeChunk<'a>) -> Result<wire::StripeChunk<'a>, Failure> {
+    fn stripe_chunk<'a>(&'a mut self, _cx: &mut CallCx, _req: wire::StripeChunk<'a>) -> Result<wire::Empty, Failure> {
         Err(Failure::new(Status::ILLEGAL_STATE, "StripeChunk is valid only on a joined stripe connection, within a striped copy"))
     }
 
