@@ -39,6 +39,10 @@ pub const MAX_STRIPES: usize = 16;
 pub const DEFAULT_MAX_STRIPES: usize = 8;
 /// Bytes per chunk of a striped copy: one staging buffer of the GPU backends.
 pub const STRIPE_CHUNK_BYTES: u64 = proto_core::limits::DEFAULT_COPY_CHUNK as u64;
+/// Chunks a stripe may have in flight to the device (GPU backends copy each from a pinned
+/// staging buffer asynchronously) before it waits for them: bounds the staging memory a
+/// striped upload holds to `stripes × window` buffers. To be measured on the H100 by the lead.
+pub const STRIPE_DMA_WINDOW: usize = 4;
 /// How long after the grant its stripes may join; a later join is refused.
 pub const STRIPE_JOIN_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -229,7 +233,12 @@ pub fn serve_stripe(jobs: Receiver<StripeJob>, source: &mut dyn FrameSource, rep
 
 fn run_job(job: &StripeJob, source: &mut dyn FrameSource, replies: &ReplyWriter) -> StripeOutcome {
     let mut failure = None;
-    for (offset, n) in stripe_chunks(job.len, STRIPE_CHUNK_BYTES, job.stripes, job.index) {
+    for (k, (offset, n)) in stripe_chunks(job.len, STRIPE_CHUNK_BYTES, job.stripes, job.index).enumerate() {
+        if let (StripeWork::Receive { dst, stream, backend }, None) = (&job.work, &failure) {
+            if k > 0 && k % STRIPE_DMA_WINDOW == 0 {
+                failure = backend.finish_device_writes(*stream, *dst).err().map(Failure::from);
+            }
+        }
         let step = match &job.work {
             StripeWork::Receive { .. } | StripeWork::Discard => receive_chunk(job, offset, n, source, failure.is_some()),
             StripeWork::Send { .. } | StripeWork::Refuse { .. } => send_chunk(job, offset, n, replies, failure.as_ref()),
@@ -410,4 +419,36 @@ pub fn run_striped_copy(
         }
     }
     result
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use std::net::Ipv4Addr;
+
+    fn join_req(session_id: u64, index: u32, key: &[u8]) -> wire::StripeJoin<'_> {
+        wire::StripeJoin { session_id, index, join_key: key.into() }
+    }
+
+    #[test]
+    fn joins_need_the_key_the_address_and_a_free_index_of_a_live_grant() {
+        let hub = StripeHub::new(StripeConfig { max_stripes: 2 });
+        let client = Some(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)));
+        let grant = hub.grant(7, client, 5).expect("grant").expect("stripes granted");
+        assert_eq!(grant.granted, 2, "bounded by --max-stripes");
+        let key = *grant.lease.key();
+        assert!(hub.grant(7, client, 1).is_err(), "one grant per session");
+        assert!(hub.join(&join_req(7, 0, &key), Some(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)))).is_err(), "another address");
+        assert!(hub.join(&join_req(7, 0, &key[..31]), client).is_err(), "a shorter key");
+        assert!(hub.join(&join_req(8, 0, &key), client).is_err(), "another session");
+        assert!(hub.join(&join_req(7, 2, &key), client).is_err(), "beyond the grant");
+        let queue = hub.join(&join_req(7, 0, &key), client).expect("join");
+        assert!(hub.join(&join_req(7, 0, &key), client).is_err(), "joined twice");
+        assert!(!grant.lease.queues(2).1, "stripe 1 has not joined");
+        assert!(grant.lease.queues(1).1);
+        drop(grant);
+        assert!(queue.recv().is_err(), "the session's end closes its stripes' queues");
+        assert!(hub.join(&join_req(7, 1, &key), client).is_err(), "the grant ended with its session");
+        assert!(StripeHub::new(StripeConfig { max_stripes: 0 }).grant(1, client, 4).expect("no error").is_none());
+    }
 }
