@@ -69,6 +69,11 @@ impl Session {
     pub fn striped_source(&mut self, req: &wire::MemcpyDtoHStriped) -> Result<(Option<StreamHandle>, DevicePtr), Failure> {
         let (_, alloc) = self.allocations.resolve(req.src, req.len, "hipMemcpy source")?;
         let stream = self.stream(req.stream, alloc.device)?;
+        if req.stream == 0 {
+            // A blocking copy: what the kernels before it printed is forwarded first, as
+            // for an ordinary one (`memcpy_dtoh`).
+            self.forward_output_before_copy(stream, alloc.device);
+        }
         Ok((stream, DevicePtr(req.src)))
     }
 
