@@ -95,6 +95,10 @@ pub struct ClientConfig {
     /// Create streams and events and send small `hipMemcpy` uploads without waiting, where
     /// the worker offers it (`HIP_REMOTE_CLIENT_ALLOC`, default on).
     pub client_alloc: bool,
+    /// Stripe connections to ask for (`HIP_REMOTE_STRIPES`; 0 or 1: none).
+    pub stripes: u32,
+    /// Smallest copy sent over the stripes (`HIP_REMOTE_STRIPE_MIN_BYTES`).
+    pub stripe_min_bytes: usize,
     /// RDMA settings (`rdma://` workers).
     #[cfg(feature = "rdma")]
     pub rdma: transport_rdma::RdmaConfig,
@@ -121,6 +125,8 @@ impl ClientConfig {
             device_wait_spin: default_device_wait_spin(),
             liveness: Liveness::default(),
             client_alloc: true,
+            stripes: crate::stripes::DEFAULT_STRIPES,
+            stripe_min_bytes: crate::stripes::DEFAULT_STRIPE_MIN_BYTES,
             #[cfg(feature = "rdma")]
             rdma: transport_rdma::RdmaConfig::default(),
         }
@@ -190,6 +196,10 @@ impl ClientConfig {
             device_wait_spin: env::spin(lookup, "HIP_REMOTE_SYNC_SPIN_US")?.unwrap_or_else(default_device_wait_spin),
             liveness,
             client_alloc: env::flag(lookup, "HIP_REMOTE_CLIENT_ALLOC")?.unwrap_or(true),
+            stripes: env::uint(lookup, "HIP_REMOTE_STRIPES", 0..=u64::from(crate::stripes::MAX_STRIPES), "stripes")?
+                .map_or(crate::stripes::DEFAULT_STRIPES, |n| n as u32),
+            stripe_min_bytes: env::uint(lookup, "HIP_REMOTE_STRIPE_MIN_BYTES", 1..=1 << 40, "bytes")?
+                .map_or(crate::stripes::DEFAULT_STRIPE_MIN_BYTES, |n| usize::try_from(n).unwrap_or(usize::MAX)),
             #[cfg(feature = "rdma")]
             rdma: transport_rdma::RdmaConfig::from_lookup(lookup)?,
         })
@@ -241,6 +251,16 @@ mod test {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let expected = if cores >= SPIN_WAIT_MIN_CORES { DEFAULT_DEVICE_WAIT_SPIN } else { Duration::ZERO };
         assert_eq!(from(&[]).unwrap().device_wait_spin, expected);
+    }
+
+    #[test]
+    fn stripes_are_configured_within_their_bounds() {
+        let c = from(&[]).unwrap();
+        assert_eq!((c.stripes, c.stripe_min_bytes), (crate::stripes::DEFAULT_STRIPES, crate::stripes::DEFAULT_STRIPE_MIN_BYTES));
+        let c = from(&[("HIP_REMOTE_STRIPES", "0"), ("HIP_REMOTE_STRIPE_MIN_BYTES", "1048576")]).unwrap();
+        assert_eq!((c.stripes, c.stripe_min_bytes), (0, 1 << 20));
+        assert_eq!(from(&[("HIP_REMOTE_STRIPES", "17")]).expect_err("above 16").name, "HIP_REMOTE_STRIPES");
+        assert_eq!(from(&[("HIP_REMOTE_STRIPE_MIN_BYTES", "0")]).expect_err("zero").name, "HIP_REMOTE_STRIPE_MIN_BYTES");
     }
 
     #[test]

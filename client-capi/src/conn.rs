@@ -16,6 +16,7 @@ use crate::config::ClientConfig;
 use crate::state::allocations::RangeKind;
 use crate::state::client_handles::ClientHandles;
 use crate::state::client_memory::{ClientMemory, DeviceRange};
+use crate::stripes::{StripedResult, Stripes};
 use proto_core::auth::{auth_response, AuthContext};
 use proto_core::limits::DEFAULT_COPY_CHUNK;
 use proto_core::opcode::assert_postable;
@@ -66,6 +67,13 @@ pub struct Conn {
     pub client_handles: ClientHandles,
     /// Device memory placed here (`hipMalloc` without a round trip).
     pub client_memory: ClientMemory,
+    /// The session's stripe connections, when the worker granted some.
+    stripes: Option<Stripes>,
+    /// Until the first copy large enough to be striped: how to open the stripes then (a
+    /// program that makes no large copy opens none).
+    stripes_to_open: Option<Box<ClientConfig>>,
+    /// Smallest copy sent over the stripes (`HIP_REMOTE_STRIPE_MIN_BYTES`).
+    stripe_min_bytes: usize,
 }
 
 /// Largest synchronous host-to-device `hipMemcpy` that returns once its bytes are sent
@@ -146,7 +154,7 @@ enum Step {
 
 /// Opens the transport `worker` names: `rdma://host:port` (feature `rdma`), or TCP (with
 /// TLS when the configuration has TLS settings).
-fn connect_transport(worker: &str, config: &ClientConfig) -> std::io::Result<(Box<dyn FrameSink>, Box<dyn FrameSource>)> {
+pub(crate) fn connect_transport(worker: &str, config: &ClientConfig) -> std::io::Result<(Box<dyn FrameSink>, Box<dyn FrameSource>)> {
     if let Some(addr) = worker.strip_prefix("rdma://") {
         let addr = if addr.contains(':') { addr.to_string() } else { format!("{addr}:{}", crate::config::DEFAULT_PORT) };
         #[cfg(feature = "rdma")]
@@ -202,6 +210,9 @@ impl Conn {
                 Err(e) => eprintln!("hip-remote: the worker offers RDMA at {target}, but moving there failed ({}); staying on TCP", e.message),
             }
         }
+        if conn.welcome.features & wire::features::STRIPED_BULK != 0 {
+            conn.stripes_to_open = Some(Box::new(config.clone()));
+        }
         Ok(conn)
     }
 
@@ -233,6 +244,9 @@ impl Conn {
             without_round_trip: false,
             client_handles: ClientHandles::default(),
             client_memory: ClientMemory::default(),
+            stripes: None,
+            stripes_to_open: None,
+            stripe_min_bytes: config.stripe_min_bytes,
         };
         let client_name = format!("{} pid {}", std::env::args().next().unwrap_or_else(|| "hip-app".into()), std::process::id());
         let hello = wire::Hello {
@@ -240,6 +254,7 @@ impl Conn {
             max_version: proto_core::PROTOCOL_VERSION,
             features: wire::features::FIRE_AND_FORGET
                 | wire::features::BULK_STREAMING
+                | if extra_features == 0 && config.stripes >= 2 { wire::features::STRIPED_BULK } else { 0 }
                 | if cfg!(feature = "rdma") { wire::features::RDMA } else { 0 }
                 | if config.client_alloc { wire::features::CLIENT_ALLOCATION } else { 0 }
                 | extra_features,
@@ -399,6 +414,18 @@ impl Conn {
     /// does next finds it done, and a failure is deferred to the next synchronising call.
     /// Otherwise it is queued on `stream`.
     pub fn upload(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool) -> Result<(), CallError> {
+        if self.striped(src.len()) {
+            if let Some(result) = self.upload_striped(dst, src, stream, sync) {
+                result?;
+                if sync {
+                    if let Some(e) = self.take_deferred() {
+                        return Err(CallError::new(e, "host-to-device copy failed on the worker"));
+                    }
+                    crate::state::managed::after_sync(self)?;
+                }
+                return Ok(());
+            }
+        }
         let mut chunks = src.chunks(DEFAULT_COPY_CHUNK).enumerate().peekable();
         if src.is_empty() {
             return Ok(());
@@ -423,9 +450,12 @@ impl Conn {
                 self.post::<calls::MemcpyHtoD>(req)?;
                 self.flush()?;
             } else if sync && last {
-                // The last chunk's reply also carries any failure of the earlier ones (aux).
-                self.memcpy_htod(req)?;
-                if let Some(e) = self.take_deferred() {
+                // The last chunk's reply also carries any failure of the earlier ones (aux),
+                // which this copy's error reports: none is left for a later call.
+                let last = self.memcpy_htod(req);
+                let earlier = self.take_deferred();
+                last?;
+                if let Some(e) = earlier {
                     return Err(CallError::new(e, "host-to-device copy failed on the worker"));
                 }
                 crate::state::managed::after_sync(self)?;
@@ -444,6 +474,14 @@ impl Conn {
     /// # Safety
     /// `dst` must be valid for `len` bytes of writes until the copy has landed.
     pub unsafe fn download(&mut self, dst: *mut u8, src: u64, len: usize, stream: u64, wait: bool) -> Result<(), CallError> {
+        if self.striped(len) {
+            // SAFETY: `dst` is valid for `len` bytes of writes until the copy has landed
+            // (caller contract), which the striped copy does before it returns.
+            if let Some(result) = unsafe { self.download_striped(dst, src, len, stream) } {
+                result?;
+                return if wait { crate::state::managed::after_sync(self) } else { Ok(()) };
+            }
+        }
         let mut ids = Vec::with_capacity(len.div_ceil(DEFAULT_COPY_CHUNK));
         let mut offset = 0;
         while offset < len {
@@ -464,6 +502,66 @@ impl Conn {
         }
         self.wait_landings(&ids)?;
         crate::state::managed::after_sync(self)
+    }
+
+    /// Whether a copy of `len` bytes goes over the stripes (opened by the first such copy).
+    fn striped(&mut self, len: usize) -> bool {
+        if len < self.stripe_min_bytes {
+            return false;
+        }
+        if let Some(config) = self.stripes_to_open.take() {
+            self.stripes = Stripes::open(self, &config);
+        }
+        self.stripes.is_some()
+    }
+
+    /// Closes the stripes after one broke: copies take the main connection from now on.
+    fn drop_stripes(&mut self, why: &str) {
+        eprintln!("hip-remote: a stripe connection failed ({why}); large copies take the main connection from now on");
+        self.stripes = None;
+    }
+
+    /// [`Self::upload`] over the stripes: the request on the main connection, the bytes in
+    /// chunks over the stripes, one reply once the worker has them all. `None`: a stripe
+    /// broke, the stripes are closed and the copy is to be sent the usual way.
+    fn upload_striped(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool) -> Option<Result<(), CallError>> {
+        let stripes = self.stripes.as_mut()?;
+        let (copy_id, count) = (stripes.next_copy_id(), stripes.count());
+        // SAFETY: `src` is borrowed for this whole call, and `wait` below returns only once
+        // every stripe is done reading it.
+        let pending = unsafe { stripes.start_upload(copy_id, src.as_ptr(), src.len()) };
+        let req = wire::MemcpyHtoDStriped { dst, len: src.len() as u64, stream, sync, copy_id, stripes: count };
+        let reply = self.memcpy_htod_striped(req).map(drop);
+        match pending.wait() {
+            StripedResult::Done => Some(reply),
+            StripedResult::Failed(e) => Some(reply.and(Err(e))),
+            StripedResult::Broken(why) => {
+                self.drop_stripes(&why);
+                None
+            }
+        }
+    }
+
+    /// [`Self::download`] over the stripes, complete on return. `None`: a stripe broke, the
+    /// stripes are closed and the copy is to be made the usual way.
+    ///
+    /// # Safety
+    /// `dst` must be valid for `len` bytes of writes during the call.
+    unsafe fn download_striped(&mut self, dst: *mut u8, src: u64, len: usize, stream: u64) -> Option<Result<(), CallError>> {
+        let stripes = self.stripes.as_mut()?;
+        let (copy_id, count) = (stripes.next_copy_id(), stripes.count());
+        // SAFETY: `dst` is writable for `len` bytes during this call (caller contract), and
+        // `wait` below returns only once every stripe is done writing it.
+        let pending = unsafe { stripes.start_download(copy_id, dst, len) };
+        let reply = self.memcpy_dtoh_striped(wire::MemcpyDtoHStriped { src, len: len as u64, stream, copy_id, stripes: count }).map(drop);
+        match pending.wait() {
+            StripedResult::Done => Some(reply),
+            StripedResult::Failed(e) => Some(reply.and(Err(e))),
+            StripedResult::Broken(why) => {
+                self.drop_stripes(&why);
+                None
+            }
+        }
     }
 
     /// Host-to-device 2D copy: `height` rows of `width` bytes, `src_pitch` apart in `src`, to

@@ -550,6 +550,14 @@ opcodes! { <'a>
         /// Sent by the worker only (request id 0, before the reply of a synchronizing call):
         /// what kernels printed since the last one. A client's request is refused.
         0x0013 KernelOutput kernel_output: Empty => KernelOutputText<'a>, reply, call;
+        /// Asks for stripe connections for large copies (`features::STRIPED_BULK`).
+        0x0014 StripesOpen stripes_open: StripesOpen => StripesGrant<'a>, none, call;
+        /// First request of a stripe connection: joins it to its session. Allowed before
+        /// authentication (the join key is the proof).
+        0x0015 StripeJoin stripe_join: StripeJoin<'a> => Empty, none, call;
+        /// One chunk of a striped copy; valid only on a joined stripe connection (the worker
+        /// sends a download's chunks as response frames carrying the same message).
+        0x0016 StripeChunk stripe_chunk: StripeChunk<'a> => Empty, request, post;
     }
 
     /// Device queries and control.
@@ -616,6 +624,10 @@ opcodes! { <'a>
         0x0241 MallocAt malloc_at: MallocAt => Empty, none, post;
         /// `hipFree` without waiting for the reply (memory the client placed itself).
         0x0242 FreeAt free_at: Free => Empty, none, post;
+        /// Host-to-device copy whose bytes travel on the session's stripes.
+        0x0220 MemcpyHtoDStriped memcpy_htod_striped: MemcpyHtoDStriped => Empty, none, call;
+        /// Device-to-host copy whose bytes travel back on the session's stripes.
+        0x0221 MemcpyDtoHStriped memcpy_dtoh_striped: MemcpyDtoHStriped => Empty, none, call;
     }
 
     /// Streams.

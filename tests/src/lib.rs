@@ -214,6 +214,18 @@ impl Sandbox {
         WorkerProcess::start_in_one_process(&self.artifacts.worker, DEFAULT_WORKER_MIB, &self.dir.path().join("worker.log"))
     }
 
+    /// [`Sandbox::start_worker_in_one_process`] with more command-line arguments (`extra`).
+    pub fn start_worker_in_one_process_args(&self, extra: &[String]) -> WorkerProcess {
+        if chain_requested() {
+            let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+            return WorkerProcess::start_chain(&self.artifacts.worker, DEFAULT_WORKER_MIB, &self.dir.path().join("worker.log"), &extra);
+        }
+        let mut args =
+            ["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", &DEFAULT_WORKER_MIB.to_string()].map(String::from).to_vec();
+        args.extend(extra.iter().cloned());
+        WorkerProcess::spawn(&self.artifacts.worker, &args, &[], &self.dir.path().join("worker.log"))
+    }
+
     /// Starts a host-backend worker with more command-line arguments (`extra`).
     pub fn start_worker_args(&self, extra: &[String]) -> WorkerProcess {
         let extra: Vec<&str> = extra.iter().map(String::as_str).collect();

@@ -639,3 +639,105 @@ fn stream_extra() {
 fn per_thread_stream() {
     run_program("per_thread_stream");
 }
+
+/// Striped TCP bulk through the real client: every size and kind of `stripes.c` over 4
+/// stripes (the worker's log shows them joining), and the same program where the worker
+/// grants none (sessions in processes of their own): the old path gives the same bytes.
+#[test]
+fn striped_copies() {
+    let sandbox = Sandbox::new("stripes");
+    let exe = sandbox.compile("stripes");
+    let mut worker = sandbox.start_worker_in_one_process();
+    let mut cmd = worker.command(&exe);
+    cmd.env("HIP_REMOTE_STRIPES", "4");
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS stripes"), "no PASS line: {}", out.report());
+    worker.assert_alive();
+    let log = worker.log_text();
+    assert_eq!(log.matches("stripe joined").count(), 4, "four stripes should have joined:\n{log}");
+    assert!(!out.stderr.contains("stripe"), "the stripes fell back to the main connection: {}", out.report());
+
+    let mut refusing = sandbox.start_worker();
+    let mut cmd = refusing.command(&exe);
+    cmd.env("HIP_REMOTE_STRIPES", "4");
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS stripes"), "no PASS line: {}", out.report());
+    refusing.assert_alive();
+    assert!(!refusing.log_text().contains("stripe joined"), "a worker with session processes granted stripes");
+}
+
+/// Descriptors and threads of process `pid` now.
+#[cfg(target_os = "linux")]
+fn fds_and_threads(pid: u32) -> (usize, usize) {
+    let count = |what: &str| std::fs::read_dir(format!("/proc/{pid}/{what}")).map_or(usize::MAX, |d| d.count());
+    (count("fd"), count("task"))
+}
+
+/// Waits (up to `limit`) until `pid`'s descriptors and threads are at most `at_most`; the
+/// counts last seen.
+#[cfg(target_os = "linux")]
+fn settle_to(pid: u32, at_most: (usize, usize), limit: Duration) -> (usize, usize) {
+    let started = Instant::now();
+    loop {
+        let now = fds_and_threads(pid);
+        if (now.0 <= at_most.0 && now.1 <= at_most.1) || started.elapsed() > limit {
+            return now;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A client SIGKILLed in the middle of 256 MiB striped copies (8 stripes): afterwards the
+/// worker has freed the allocation, holds no more descriptors or threads than before the
+/// client came (its session and every stripe are gone), and serves a new striped client.
+#[cfg(target_os = "linux")]
+#[test]
+fn client_killed_mid_striped_copy_leaks_nothing() {
+    let sandbox = Sandbox::new("stripes_kill");
+    let meminfo = sandbox.compile("meminfo");
+    let victim = sandbox.compile("kill_midcopy");
+    let striped = sandbox.compile("stripes");
+    let mut worker = sandbox.start_worker_in_one_process();
+    let pid = worker.pid();
+
+    let before = worker.run(&meminfo, &[]);
+    before.assert_success();
+    let (free_before, _) = parse_meminfo(&before.stdout);
+    // The meminfo client's connection is gone once its thread has ended: wait for a stable count.
+    let mut baseline = fds_and_threads(pid);
+    for _ in 0..20 {
+        std::thread::sleep(Duration::from_millis(50));
+        let now = fds_and_threads(pid);
+        baseline = (baseline.0.min(now.0), baseline.1.min(now.1));
+    }
+
+    let mut cmd = worker.command(&victim);
+    cmd.env("HIP_REMOTE_STRIPES", "8");
+    let mut client = Interactive::spawn(cmd);
+    client.expect_line("READY", Duration::from_secs(60));
+    // Two whole striped copies done: the next one is under way when the client dies.
+    client.expect_line("COPIED 1", Duration::from_secs(60));
+    let during = fds_and_threads(pid);
+    assert!(during.0 >= baseline.0 + 9, "the session and its 8 stripes hold descriptors: {during:?} vs {baseline:?} before");
+    std::thread::sleep(Duration::from_millis(30));
+    client.kill();
+    let killed = client.finish(Duration::from_secs(10));
+    assert!(!killed.stdout.contains("NOT KILLED"), "the client finished before it was killed");
+    assert_eq!(worker.log_text().matches("stripe joined").count(), 8, "the victim's copies were not striped");
+
+    let after = worker.run(&meminfo, &["wait", &free_before.to_string(), "10"]);
+    after.assert_success();
+    assert_eq!(parse_meminfo(&after.stdout).0, free_before, "free memory after the killed client's session ended");
+    let settled = settle_to(pid, baseline, Duration::from_secs(10));
+    assert!(settled.0 <= baseline.0, "descriptors leaked: {} now, {} before the client", settled.0, baseline.0);
+    assert!(settled.1 <= baseline.1, "threads leaked: {} now, {} before the client", settled.1, baseline.1);
+    worker.assert_alive();
+
+    let mut cmd = worker.command(&striped);
+    cmd.env("HIP_REMOTE_STRIPES", "4");
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS stripes"), "no PASS line: {}", out.report());
+}

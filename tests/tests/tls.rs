@@ -280,6 +280,27 @@ fn c_programs_run_over_tls() {
     worker.assert_alive();
 }
 
+/// Striped copies over TLS: the stripes connect with the client's TLS settings and carry
+/// `stripes.c`'s copies (sessions in the worker's process, which grants stripes).
+#[test]
+fn striped_copies_run_over_tls() {
+    let pki = TestPki::new("tls-stripes");
+    let sandbox = Sandbox::new("tls_stripes");
+    let mut worker = sandbox.start_worker_in_one_process_args(&pki.worker_args(true));
+    assert!(worker.addr().starts_with("tls://"), "{}", worker.addr());
+    let exe = sandbox.compile("stripes");
+    let mut cmd = worker.command(&exe);
+    cmd.env("HIP_REMOTE_STRIPES", "3")
+        .env("HIP_REMOTE_TLS_CA", pki.path("ca.pem"))
+        .env("HIP_REMOTE_TLS_CERT", pki.path("client.pem"))
+        .env("HIP_REMOTE_TLS_KEY", pki.path("client.key"));
+    let out = run_with_timeout(cmd, hip_remote_tests::RUN_TIMEOUT);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS stripes"), "no PASS line: {}", out.report());
+    worker.assert_alive();
+    assert_eq!(worker.log_text().matches("stripe joined").count(), 3, "three stripes joined over TLS");
+}
+
 /// A client library that does not trust the worker fails every call with
 /// hipErrorNotInitialized, saying why on stderr in one line.
 #[test]

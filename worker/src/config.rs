@@ -45,6 +45,8 @@ pub struct WorkerConfig {
     /// Runs each session in a process of its own after its handshake (host code allowed:
     /// `crate::sandbox`); `None`: sessions run in the worker.
     pub session_process: Option<std::sync::Arc<crate::sandbox::SessionProcess>>,
+    /// Striped TCP bulk (`--max-stripes`).
+    pub stripes: crate::stripes::StripeConfig,
 }
 
 /// Settings for the connections a worker accepts: no I/O timeout (a client may idle between

@@ -18,6 +18,7 @@
 
 use crate::metrics::{Metrics, OpenSession, Refusal};
 use crate::session::{BulkDestination, CallCx, Failure, LateReplies, PlacedBulk, Session};
+use crate::stripes::{self, StripeWork, StripedCopy};
 use proto_core::frame::{encode_frame, FrameMeta};
 use proto_core::limits::{MAX_CONTROL_LEN, MAX_PREAUTH_CONTROL_LEN};
 use proto_core::opcode::dispatch;
@@ -421,6 +422,22 @@ fn handle(
                 return Ok(Handled::Next);
             }
         };
+        if let Request::StripeJoin(join) = &request {
+            if !session.trusted() {
+                return join_stripe(session, source, replies, request_id, join);
+            }
+        }
+        if matches!(request, Request::MemcpyHtoDStriped(_) | Request::MemcpyDtoHStriped(_)) && session.stripe_lease().is_some() {
+            match striped_copy(session, &request) {
+                Ok(()) if opcode == Opcode::MemcpyDtoHStriped => {
+                    replies.send_response(request_id, &Response::MemcpyDtoHStriped(proto_core::wire::Empty {}))?
+                }
+                Ok(()) => replies.send_response(request_id, &Response::MemcpyHtoDStriped(proto_core::wire::Empty {}))?,
+                Err(Failure::Status(status, message)) => reply_error(status, &message)?,
+                Err(Failure::ReplyDeferred) => {}
+            }
+            return Ok(Handled::Next);
+        }
         if to_device {
             match place_bulk(session, source, &request, header.bulk_len as usize) {
                 Ok(placed) => cx.placed = placed,
@@ -476,7 +493,11 @@ fn handle(
 /// only HELLO, then AUTHENTICATE (when the worker asked for it), each with a reply, no bulk
 /// section and a small control part (the transport enforces [`MAX_PREAUTH_CONTROL_LEN`]).
 fn refused_before_trust(session: &Session, header: &FrameHeader) -> Option<(Status, &'static str)> {
-    let (expected, status, why) = if session.greeted() {
+    // A stripe connection's first and only request proves itself with its join key.
+    let stripe_join = !session.greeted() && header.opcode == Opcode::StripeJoin as u16;
+    let (expected, status, why) = if stripe_join {
+        (Opcode::StripeJoin, Status::HELLO_REQUIRED, "")
+    } else if session.greeted() {
         (Opcode::Authenticate, Status::AUTH_REQUIRED, "authentication required: the request after WELCOME must be AUTHENTICATE")
     } else {
         (Opcode::Hello, Status::HELLO_REQUIRED, "the first request must be HELLO")
@@ -535,4 +556,64 @@ fn send_from_device(session: &Session, replies: &ReplyWriter, head: &mut [u8], p
     let read = session.read_device_bytes(ptr, len, &mut |bytes| sent = replies.send_head_with_bulk(head, bytes));
     sent?;
     Ok(read)
+}
+
+/// Serves a connection whose first request is `StripeJoin`: once joined, it carries its
+/// session's striped copies until the session ends ([`stripes::serve_stripe`]); a refused
+/// join closes it.
+fn join_stripe(
+    session: &mut Session,
+    source: &mut dyn FrameSource,
+    replies: &ReplyWriter,
+    request_id: u64,
+    join: &proto_core::wire::StripeJoin<'_>,
+) -> Result<Handled, TransportError> {
+    match session.join_stripe(join) {
+        Ok(jobs) => {
+            // Joined: the connection is trusted (its pre-authentication deadline is met).
+            session.trust_flag().store(true, Ordering::Release);
+            replies.send_response(request_id, &Response::StripeJoin(proto_core::wire::Empty {}))?;
+            // A stripe answers nothing but its chunks: no heartbeats while it waits for work.
+            replies.set_busy(false);
+            stripes::serve_stripe(jobs, source, replies);
+        }
+        Err(failure) => {
+            let message = match &failure {
+                Failure::Status(_, message) => message.as_str(),
+                Failure::ReplyDeferred => "stripe join refused",
+            };
+            replies.metrics.refused(Refusal::Authentication);
+            tracing::warn!(reason = %message, "stripe join refused");
+            replies.send_error(request_id, Opcode::StripeJoin.raw(), Status::AUTH_FAILED, message)?;
+        }
+    }
+    Ok(Handled::Close)
+}
+
+/// Runs a striped copy of a session that holds stripes: validates it, has every stripe move
+/// its chunks (or, refused, consume or answer them) and, for a synchronous upload, waits for
+/// the device writes.
+fn striped_copy(session: &mut Session, request: &Request<'_>) -> Result<(), Failure> {
+    let backend = session.shared_backend();
+    match request {
+        Request::MemcpyHtoDStriped(req) => {
+            let copy = StripedCopy { copy_id: req.copy_id, len: req.len, stripes: req.stripes };
+            let checked = session.striped_destination(req);
+            let target = checked.as_ref().ok().copied();
+            let make = checked.map(|(stream, dst)| move || StripeWork::Receive { dst, stream, backend: Arc::clone(&backend) });
+            let lease = session.stripe_lease().ok_or_else(|| Failure::new(Status::NOT_SUPPORTED, "no stripes"))?;
+            stripes::run_striped_copy(lease, &copy, true, make.as_ref().map(|f| f as &dyn Fn() -> StripeWork).map_err(stripes::same_failure))?;
+            match target {
+                Some((stream, dst)) if req.sync && req.len > 0 => session.finish_striped_upload(stream, dst),
+                _ => Ok(()),
+            }
+        }
+        Request::MemcpyDtoHStriped(req) => {
+            let copy = StripedCopy { copy_id: req.copy_id, len: req.len, stripes: req.stripes };
+            let make = session.striped_source(req).map(|(stream, src)| move || StripeWork::Send { src, stream, backend: Arc::clone(&backend) });
+            let lease = session.stripe_lease().ok_or_else(|| Failure::new(Status::NOT_SUPPORTED, "no stripes"))?;
+            stripes::run_striped_copy(lease, &copy, false, make.as_ref().map(|f| f as &dyn Fn() -> StripeWork).map_err(stripes::same_failure))
+        }
+        _ => Err(Failure::new(Status::INVALID_VALUE, "not a striped copy")),
+    }
 }

@@ -23,6 +23,7 @@ pub mod rdma;
 pub mod sandbox;
 pub mod server;
 pub mod session;
+pub mod stripes;
 pub mod tls;
 
 pub use config::WorkerConfig;

@@ -19,6 +19,9 @@ use transport_tcp::tcp::{TcpSink, TcpSource};
 pub trait Listener: Send + 'static {
     /// The transport's name in logs ("TCP", "RDMA"); lowercased in thread names.
     const TRANSPORT: &'static str;
+    /// Whether a session may open stripe connections to this listener (striped TCP bulk:
+    /// byte-stream transports; RDMA moves large copies its own way).
+    const TAKES_STRIPES: bool = false;
     /// A connection taken off the listener, not yet ready for frames.
     type Accepted: Accepted;
 
@@ -86,6 +89,7 @@ pub trait Hangup: Send {
 /// loop sleeps in `accept` until a connection comes, and shutdown wakes it by connecting.
 impl Listener for TcpListener {
     const TRANSPORT: &'static str = "TCP";
+    const TAKES_STRIPES: bool = true;
     type Accepted = TcpAccepted;
 
     fn local_addr(&self) -> io::Result<SocketAddr> {

@@ -116,6 +116,11 @@ struct Cli {
     #[arg(long, default_value_t = (hip_worker::session::DEFAULT_MAX_PENDING_BYTES >> 20) as u64,
           value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     max_pending_mib: u64,
+    /// Most stripe connections one session may open for its large copies (striped TCP
+    /// bulk, docs/TRANSPORTS.md); 0 refuses striping. At most 16.
+    #[arg(long, default_value_t = hip_worker::stripes::DEFAULT_MAX_STRIPES,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=hip_worker::stripes::MAX_STRIPES as u64))]
+    max_stripes: usize,
     /// Most streams of all sessions together; more are refused with hipErrorOutOfMemory.
     #[arg(long, default_value_t = hip_worker::session::MAX_WORKER_STREAMS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_worker_streams: usize,
@@ -515,6 +520,7 @@ fn main() -> std::process::ExitCode {
             preauth_deadline: Duration::from_millis(cli.preauth_timeout_ms.max(1)),
         },
         session_process,
+        stripes: hip_worker::stripes::StripeConfig { max_stripes: cli.max_stripes },
     };
     #[cfg(feature = "rdma")]
     let rdma_worker = match &cli.listen_rdma {

@@ -11,6 +11,7 @@ use crate::listener::{Accepted, Connection, Hangup, Listener};
 use crate::metrics::Refusal;
 use crate::sandbox::SessionProcess;
 use crate::session::Session;
+use crate::stripes::StripeHub;
 use proto_core::Status;
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -60,12 +61,15 @@ impl<L: Listener> Server<L> {
         let local_addr = listener.local_addr()?;
         let wake = listener.waker()?;
         let connections = Arc::new(Connections::default());
+        // Stripes are extra TCP connections to this listener; sessions served elsewhere
+        // (a session process) or over RDMA take none.
+        let stripes = (L::TAKES_STRIPES && config.session_process.is_none()).then(|| StripeHub::new(config.stripes));
         let accept_thread = {
             let connections = connections.clone();
             let config = Arc::new(config);
             std::thread::Builder::new()
                 .name(format!("hip-{}-accept", L::TRANSPORT.to_ascii_lowercase()))
-                .spawn(move || accept_loop(listener, backend, config, connections))?
+                .spawn(move || accept_loop(listener, backend, config, connections, stripes))?
         };
         tracing::info!(%local_addr, transport = L::TRANSPORT, "hip-worker listening");
         Ok(Self { local_addr, connections, accept_thread: Some(accept_thread), wake, _listener: PhantomData })
@@ -190,7 +194,13 @@ impl Drop for Slot {
     }
 }
 
-fn accept_loop<L: Listener>(listener: L, backend: Arc<dyn Backend>, config: Arc<WorkerConfig>, connections: Arc<Connections>) {
+fn accept_loop<L: Listener>(
+    listener: L,
+    backend: Arc<dyn Backend>,
+    config: Arc<WorkerConfig>,
+    connections: Arc<Connections>,
+    stripes: Option<Arc<StripeHub>>,
+) {
     static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
     let transport = L::TRANSPORT;
     while !connections.stopping.load(Ordering::SeqCst) {
@@ -219,10 +229,10 @@ fn accept_loop<L: Listener>(listener: L, backend: Arc<dyn Backend>, config: Arc<
                 continue;
             }
         };
-        let (backend, config) = (backend.clone(), config.clone());
+        let (backend, config, stripes) = (backend.clone(), config.clone(), stripes.clone());
         let spawned = std::thread::Builder::new()
             .name(format!("hip-{}-session-{conn_id}", transport.to_ascii_lowercase()))
-            .spawn(move || serve_accepted::<L>(accepted, slot, backend, &config));
+            .spawn(move || serve_accepted::<L>(accepted, slot, backend, &config, stripes));
         match spawned {
             Ok(handle) => connections.add_thread(handle),
             Err(e) => tracing::error!(transport, %e, "could not spawn a session thread"),
@@ -231,7 +241,7 @@ fn accept_loop<L: Listener>(listener: L, backend: Arc<dyn Backend>, config: Arc<
 }
 
 /// A connection thread: establishes the connection, serves its session, frees its slot.
-fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<dyn Backend>, config: &WorkerConfig) {
+fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<dyn Backend>, config: &WorkerConfig, stripes: Option<Arc<StripeHub>>) {
     let (transport, conn_id) = (L::TRANSPORT, slot.conn_id);
     let Connection { sink, source, hangup, peer } = match accepted.establish(config) {
         Ok(connection) => connection,
@@ -249,6 +259,9 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
     tracing::debug!(transport, "connection accepted");
     let mut session = Session::new(backend, Arc::new(config.session.clone()));
     session.set_peer(peer);
+    if let Some(hub) = stripes {
+        session.set_stripe_hub(hub);
+    }
     let _deadline = PreauthDeadline::start(&slot, session.trust_flag(), config.limits.preauth_deadline);
     let hang_up = || slot.connections.hang_up(conn_id);
     let isolated = config.session_process.as_deref().map(|process| (process, &hang_up as &(dyn Fn() + Sync)));

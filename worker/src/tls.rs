@@ -55,6 +55,7 @@ pub struct TlsListener {
 
 impl Listener for TlsListener {
     const TRANSPORT: &'static str = "TLS";
+    const TAKES_STRIPES: bool = true;
     type Accepted = TlsAccepted;
 
     fn local_addr(&self) -> io::Result<SocketAddr> {

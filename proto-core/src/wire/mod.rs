@@ -25,6 +25,7 @@ pub mod rtc;
 pub mod session;
 pub mod stream;
 pub mod stream_ops;
+pub mod stripes;
 pub mod vmm;
 
 pub use array::*;
@@ -47,4 +48,5 @@ pub use rtc::*;
 pub use session::*;
 pub use stream::*;
 pub use stream_ops::*;
+pub use stripes::*;
 pub use vmm::*;

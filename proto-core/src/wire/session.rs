@@ -23,8 +23,11 @@ pub mod features {
     /// host-to-device copy (`MemcpyHtoD` with `sync`) before it reads the next request, so
     /// the client may post small `hipMemcpy` uploads instead of waiting for them.
     pub const CLIENT_ALLOCATION: u64 = 1 << 8;
+    /// Large copies may travel over extra stripe connections of the session
+    /// ([`StripesOpen`](super::StripesOpen)).
+    pub const STRIPED_BULK: u64 = 1 << 6;
     /// Every bit this version defines.
-    pub const ALL: u64 = RDMA | TLS | FIRE_AND_FORGET | BULK_STREAMING | AUTH_REQUIRED | CALLBACK_CHANNEL | CLIENT_ALLOCATION;
+    pub const ALL: u64 = RDMA | TLS | FIRE_AND_FORGET | BULK_STREAMING | AUTH_REQUIRED | CALLBACK_CHANNEL | STRIPED_BULK | CLIENT_ALLOCATION;
 }
 
 message! {

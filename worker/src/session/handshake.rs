@@ -45,6 +45,9 @@ impl SessionHandler for Session {
         if self.config.rdma_endpoint.is_some() {
             offered |= features::RDMA;
         }
+        if self.offers_stripes() {
+            offered |= features::STRIPED_BULK;
+        }
         let version = req.max_version.min(PROTOCOL_VERSION);
         let mut session_features = req.features & offered;
         // A configured store that is empty (every tenant revoked) refuses everyone.
@@ -58,6 +61,7 @@ impl SessionHandler for Session {
         }
         self.greeted = true;
         self.callback_connection = session_features & features::CALLBACK_CHANNEL != 0;
+        self.note_striped_bulk(session_features);
         self.client_name = req.client_name.as_str().to_owned();
         tracing::info!(session = self.id, client = %self.client_name, resume = req.resume_session, needs_auth, "session opened");
         Ok(wire::Welcome {
@@ -119,6 +123,19 @@ impl SessionHandler for Session {
 
     fn callback_next(&mut self, _cx: &mut CallCx, req: wire::CallbackNext) -> Result<wire::CallbackRun, Failure> {
         self.next_callback(req)
+    }
+
+    fn stripes_open<'a>(&'a mut self, _cx: &mut CallCx, req: wire::StripesOpen) -> Result<wire::StripesGrant<'a>, Failure> {
+        self.open_stripes(req)
+    }
+
+    fn stripe_join<'a>(&'a mut self, _cx: &mut CallCx, _req: wire::StripeJoin<'a>) -> Result<wire::Empty, Failure> {
+        // The driver serves a join as a connection's first request; here it comes too late.
+        Err(Failure::new(Status::ILLEGAL_STATE, "StripeJoin must be the first request of a stripe connection"))
+    }
+
+    fn stripe_chunk<'a>(&'a mut self, _cx: &mut CallCx, _req: wire::StripeChunk<'a>) -> Result<wire::Empty, Failure> {
+        Err(Failure::new(Status::ILLEGAL_STATE, "StripeChunk is valid only on a joined stripe connection, within a striped copy"))
     }
 
     fn kernel_output<'a>(&'a mut self, _cx: &mut CallCx, _req: wire::Empty) -> Result<proto_core::Outcome<wire::KernelOutputText<'a>>, Failure> {

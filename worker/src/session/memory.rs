@@ -273,6 +273,15 @@ impl MemoryHandler for Session {
         Ok(wire::Empty {})
     }
 
+    fn memcpy_htod_striped(&mut self, _cx: &mut CallCx, _req: wire::MemcpyHtoDStriped) -> Result<wire::Empty, Failure> {
+        // The driver runs striped copies of sessions that hold stripes.
+        Err(Failure::new(Status::NOT_SUPPORTED, "striped copy refused: this session holds no stripes (StripesOpen)"))
+    }
+
+    fn memcpy_dtoh_striped(&mut self, _cx: &mut CallCx, _req: wire::MemcpyDtoHStriped) -> Result<wire::Empty, Failure> {
+        Err(Failure::new(Status::NOT_SUPPORTED, "striped copy refused: this session holds no stripes (StripesOpen)"))
+    }
+
     fn memcpy_peer(&mut self, _cx: &mut CallCx, req: wire::MemcpyPeer) -> Result<wire::Empty, Failure> {
         let dst_dev = self.device(req.dst_device)?;
         let src_dev = self.device(req.src_device)?;

@@ -35,6 +35,7 @@ mod module;
 mod pool;
 pub mod rtc_cache;
 mod stream;
+mod stripes;
 mod tables;
 #[cfg(test)]
 mod tests;
@@ -267,6 +268,13 @@ pub struct Session {
     serves_callbacks_of: Option<Arc<CallbackChannel>>,
     /// The client said at HELLO that this connection is to be a callback channel.
     callback_connection: bool,
+    /// The worker's registry of stripe sets, where this connection may be granted or join
+    /// stripes (plain TCP or TLS connections served in the worker; `None` elsewhere).
+    stripe_hub: Option<Arc<crate::stripes::StripeHub>>,
+    /// The stripes granted to this session (dropped with it, ending them).
+    stripes: Option<crate::stripes::StripeLease>,
+    /// Whether STRIPED_BULK was negotiated at HELLO.
+    striped_bulk: bool,
 }
 
 impl Session {
@@ -315,6 +323,9 @@ impl Session {
             blas: Handles::new("BLAS handle", 0x424c_0000_0000_0000, blas::MAX_BLAS_HANDLES_PER_SESSION),
             serves_callbacks_of: None,
             callback_connection: false,
+            stripe_hub: None,
+            stripes: None,
+            striped_bulk: false,
         }
     }
 

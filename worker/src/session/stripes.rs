@@ -1,0 +1,86 @@
+//! Striped copies, the session's part: grants (through the worker's [`StripeHub`]) and the
+//! validation of each striped copy's device range before any chunk moves. The chunks
+//! themselves are moved by the stripe connections ([`crate::stripes`]).
+
+use super::{Failure, Session};
+use crate::backend::{Backend, DevicePtr, StreamHandle};
+use crate::stripes::{StripeHub, StripeJob, StripeLease, STRIPE_CHUNK_BYTES};
+use proto_core::wire::{self, features};
+use proto_core::Status;
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+
+impl Session {
+    /// Lets this connection be granted stripes, or join a session's as one.
+    pub fn set_stripe_hub(&mut self, hub: Arc<StripeHub>) {
+        self.stripe_hub = Some(hub);
+    }
+
+    /// Whether WELCOME offers [`features::STRIPED_BULK`].
+    pub(super) fn offers_stripes(&self) -> bool {
+        self.stripe_hub.as_ref().is_some_and(|hub| hub.enabled())
+    }
+
+    /// Records the features negotiated at HELLO.
+    pub(super) fn note_striped_bulk(&mut self, session_features: u64) {
+        self.striped_bulk = session_features & features::STRIPED_BULK != 0;
+    }
+
+    /// `StripesOpen`: grants up to `req.count` stripes, or none (`granted` 0) where this
+    /// connection cannot have them.
+    pub(super) fn open_stripes(&mut self, req: wire::StripesOpen) -> Result<wire::StripesGrant<'_>, Failure> {
+        let refused = wire::StripesGrant { granted: 0, chunk_bytes: STRIPE_CHUNK_BYTES, join_key: Default::default() };
+        if self.stripes.is_some() {
+            return Err(Failure::new(Status::ILLEGAL_STATE, "this session holds stripes already"));
+        }
+        let Some(hub) = self.stripe_hub.as_ref().filter(|_| self.striped_bulk) else { return Ok(refused) };
+        let Some(grant) = hub.grant(self.id, self.peer.map(|p| p.ip()), req.count)? else { return Ok(refused) };
+        tracing::info!(session = self.id, granted = grant.granted, "stripes granted");
+        let lease = self.stripes.insert(grant.lease);
+        Ok(wire::StripesGrant { granted: lease.granted(), chunk_bytes: STRIPE_CHUNK_BYTES, join_key: lease.key().as_slice().into() })
+    }
+
+    /// `StripeJoin` as this connection's first request: the joined stripe's job queue.
+    pub fn join_stripe(&self, req: &wire::StripeJoin<'_>) -> Result<Receiver<StripeJob>, Failure> {
+        let hub = self.stripe_hub.as_ref().ok_or_else(|| Failure::new(Status::NOT_SUPPORTED, "this listener takes no stripes"))?;
+        let queue = hub.join(req, self.peer.map(|p| p.ip())).map_err(|why| Failure::new(Status::AUTH_FAILED, why))?;
+        tracing::info!(session = req.session_id, index = req.index, "stripe joined");
+        Ok(queue)
+    }
+
+    /// The stripes granted to this session.
+    pub fn stripe_lease(&self) -> Option<&StripeLease> {
+        self.stripes.as_ref()
+    }
+
+    /// The backend, for the stripe connections' copies.
+    pub fn shared_backend(&self) -> Arc<dyn Backend> {
+        Arc::clone(&self.backend)
+    }
+
+    /// Validates a striped upload's destination: the stream and address its chunks go to.
+    pub fn striped_destination(&mut self, req: &wire::MemcpyHtoDStriped) -> Result<(Option<StreamHandle>, DevicePtr), Failure> {
+        let (_, alloc) = self.allocations.resolve(req.dst, req.len, "hipMemcpy destination")?;
+        let stream = self.stream(req.stream, alloc.device)?;
+        Ok((stream, DevicePtr(req.dst)))
+    }
+
+    /// Validates a striped download's source: the stream and address its chunks come from.
+    pub fn striped_source(&mut self, req: &wire::MemcpyDtoHStriped) -> Result<(Option<StreamHandle>, DevicePtr), Failure> {
+        let (_, alloc) = self.allocations.resolve(req.src, req.len, "hipMemcpy source")?;
+        let stream = self.stream(req.stream, alloc.device)?;
+        if req.stream == 0 {
+            // A blocking copy: what the kernels before it printed is forwarded first, as
+            // for an ordinary one (`memcpy_dtoh`).
+            self.forward_output_before_copy(stream, alloc.device);
+        }
+        Ok((stream, DevicePtr(req.src)))
+    }
+
+    /// Waits until a striped upload's chunks are in device memory (GPU backends stage them
+    /// asynchronously).
+    pub fn finish_striped_upload(&self, stream: Option<StreamHandle>, dst: DevicePtr) -> Result<(), Failure> {
+        self.backend.finish_device_writes(stream, dst)?;
+        Ok(())
+    }
+}
