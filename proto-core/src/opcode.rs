@@ -550,6 +550,9 @@ opcodes! { <'a>
         /// Sent by the worker only (request id 0, before the reply of a synchronizing call):
         /// what kernels printed since the last one. A client's request is refused.
         0x0013 KernelOutput kernel_output: Empty => KernelOutputText<'a>, reply, call;
+        /// After WELCOME (before AUTHENTICATE too): the client shows it runs on the worker's
+        /// machine and learns the shared-memory socket to move to.
+        0x0018 SameHostOffer same_host_offer: SameHostOffer<'a> => SameHostAnswer<'a>, none, call;
     }
 
     /// Device queries and control.

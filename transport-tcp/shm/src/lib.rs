@@ -20,3 +20,17 @@ pub mod sys;
 
 #[cfg(target_os = "linux")]
 pub use conn::{connect, ShmAccepted, ShmConfig, ShmHangup, ShmListener, ShmSink, ShmSource};
+
+/// What identifies this machine for [`proto_core::auth::same_host_proof`]: its machine id
+/// (`/etc/machine-id`, else `/var/lib/dbus/machine-id`; may be shared by containers of one
+/// image) and the running kernel's boot id (shared by every container on the host, new at
+/// each boot). `None` where the boot id cannot be read (then nobody moves automatically).
+#[cfg(target_os = "linux")]
+pub fn machine_identity() -> Option<Vec<u8>> {
+    let boot = std::fs::read("/proc/sys/kernel/random/boot_id").ok()?;
+    let machine = std::fs::read("/etc/machine-id").or_else(|_| std::fs::read("/var/lib/dbus/machine-id")).unwrap_or_default();
+    let mut identity = machine.trim_ascii().to_vec();
+    identity.push(b'/');
+    identity.extend_from_slice(boot.trim_ascii());
+    Some(identity)
+}
