@@ -138,7 +138,11 @@ fn connect_transport(worker: &str, config: &ClientConfig) -> std::io::Result<(Bo
     if let Some(path) = worker.strip_prefix("shm://") {
         #[cfg(target_os = "linux")]
         {
-            let shm = transport_shm::ShmConfig { spin: config.tcp.spin, stall_timeout: Some(config.liveness.timeout), connect_timeout: config.tcp.connect_timeout };
+            let shm = transport_shm::ShmConfig {
+                spin: config.tcp.spin,
+                stall_timeout: Some(config.liveness.timeout),
+                connect_timeout: config.tcp.connect_timeout,
+            };
             let (sink, source) = transport_shm::connect(std::path::Path::new(path), &shm)?;
             return Ok((Box::new(sink), Box::new(source)));
         }
@@ -210,7 +214,10 @@ impl Conn {
                     let _ = conn.goodbye(wire::Empty {});
                     return Ok(shm);
                 }
-                Err(e) => eprintln!("hip-remote: the worker runs on this machine, but moving to its shared memory at {target} failed ({}); staying on TCP", e.message),
+                Err(e) => eprintln!(
+                    "hip-remote: the worker runs on this machine, but moving to its shared memory at {target} failed ({}); staying on TCP",
+                    e.message
+                ),
             }
         }
         if config.prefer_rdma && offered && !config.worker.starts_with("rdma://") {

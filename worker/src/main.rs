@@ -649,7 +649,12 @@ fn same_host_machine() -> Option<Vec<u8>> {
 /// Starts the same-host listener at `flag`'s path (default: derived from `tcp_port`; `none`:
 /// off). A socket that cannot be bound only costs the same-host transport: TCP goes on.
 #[cfg(target_os = "linux")]
-fn start_shm(flag: Option<&str>, tcp_port: u16, backend: Arc<dyn hip_worker::backend::Backend>, config: WorkerConfig) -> Option<hip_worker::shm::ShmWorker> {
+fn start_shm(
+    flag: Option<&str>,
+    tcp_port: u16,
+    backend: Arc<dyn hip_worker::backend::Backend>,
+    config: WorkerConfig,
+) -> Option<hip_worker::shm::ShmWorker> {
     let path = match flag {
         Some("none") | Some("") => return None,
         Some(path) => std::path::PathBuf::from(path),

@@ -82,7 +82,7 @@ fn wait_on(
         }
         spins = spins.wrapping_add(1);
         // Now and then ask the socket too: a peer that died ends even a long spin.
-        if spins % PEER_CHECK_EVERY == 0 && sys::poll_readable(bell, Some(Duration::ZERO))? && sys::drain_doorbells(bell)? {
+        if spins.is_multiple_of(PEER_CHECK_EVERY) && sys::poll_readable(bell, Some(Duration::ZERO))? && sys::drain_doorbells(bell)? {
             return Ok(if ready()? { Wake::Ready } else { Wake::PeerGone });
         }
         std::hint::spin_loop();
