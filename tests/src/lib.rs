@@ -448,11 +448,13 @@ impl Drop for WorkerProcess {
 /// A command for a client program talking to `worker_addr`, with the client's other
 /// configuration variables cleared so the developer's environment cannot interfere. It stays
 /// on TCP (`HIP_REMOTE_SHM=off`): the same-host transport has its own tests
-/// (`tests/shm.rs`), which set `HIP_REMOTE_SHM` themselves.
+/// (`tests/shm.rs`); `HIP_REMOTE_TEST_SHM=1` runs every client through it instead (moved
+/// there from TCP).
 pub fn client_command(exe: &Path, worker_addr: &str) -> Command {
     let mut cmd = Command::new(exe);
+    let shm = if std::env::var("HIP_REMOTE_TEST_SHM").is_ok_and(|v| v == "1") { "auto" } else { "off" };
     cmd.env("HIP_REMOTE_WORKER", worker_addr)
-        .env("HIP_REMOTE_SHM", "off")
+        .env("HIP_REMOTE_SHM", shm)
         .env("HIP_REMOTE_DEBUG", "1")
         .env("HIP_REMOTE_TOKEN", TEST_TOKEN)
         .env_remove("TF_WORKER_HOST")

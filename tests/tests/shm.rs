@@ -106,6 +106,39 @@ fn a_local_tcp_client_moves_to_shared_memory_unless_told_not_to() {
     worker.assert_alive();
 }
 
+/// Reads frames until the worker ends the connection; how long that took.
+fn until_closed(source: &mut transport_shm::ShmSource) -> Duration {
+    use transport_core::FrameSource;
+    let started = Instant::now();
+    while source.recv_head().is_ok() && started.elapsed() < Duration::from_secs(30) {}
+    started.elapsed()
+}
+
+/// The worker's limits hold over shared memory: a client that never says HELLO is closed at
+/// the pre-authentication deadline, a malformed frame header ends its connection, and the
+/// worker goes on serving.
+#[test]
+fn hostile_same_host_clients_are_closed_and_the_worker_goes_on() {
+    use transport_core::FrameSink;
+    let sandbox = Sandbox::new("shm_hostile");
+    let exe = sandbox.compile("meminfo");
+    let mut worker = sandbox.start_worker_args(&["--preauth-timeout-ms".to_string(), "300".to_string()]);
+    let socket = worker.shm_socket().expect("same-host socket");
+    let config = transport_shm::ShmConfig::default();
+
+    let (_silent_sink, mut silent) = transport_shm::connect(Path::new(&socket), &config).expect("connect");
+    let took = until_closed(&mut silent);
+    assert!(took >= Duration::from_millis(250) && took < Duration::from_secs(10), "a silent client was closed after {took:?}");
+
+    let (mut sink, mut source) = transport_shm::connect(Path::new(&socket), &config).expect("connect");
+    sink.send(&[0xa5; 32], &[]).expect("garbage header");
+    let took = until_closed(&mut source);
+    assert!(took < Duration::from_secs(10), "a malformed header was not refused ({took:?})");
+
+    run_shm(&worker, &exe, &[]).assert_success();
+    worker.assert_alive();
+}
+
 /// What a worker process holds that a dead client could leak: shared memory mapped, file
 /// descriptors, threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

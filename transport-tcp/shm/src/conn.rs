@@ -312,6 +312,12 @@ pub fn connect(path: &Path, config: &ShmConfig) -> io::Result<(ShmSink, ShmSourc
     }
     let mut greeting = [0u8; BOOTSTRAP.len()];
     let (n, fds) = sys::recv_fds(data.as_fd(), &mut greeting)?;
+    if n == 0 && fds.is_empty() {
+        return Err(io::Error::new(
+            io::ErrorKind::ConnectionRefused,
+            format!("{}: the worker closed the connection (its connection limit, or it is shutting down)", path.display()),
+        ));
+    }
     let [rings, space]: [OwnedFd; 2] = fds.try_into().map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "the worker passed no shared rings"))?;
     if n != BOOTSTRAP.len() || &greeting != BOOTSTRAP {
         // A refused connection gets an error frame instead (TooManyConnections, shutdown).
