@@ -343,7 +343,12 @@ impl ShmListener {
     /// Listens at `path` (mode [`SOCKET_MODE`]). A stale socket file nobody answers on is
     /// replaced; a live one is an error (another worker uses it).
     pub fn bind(path: &Path) -> io::Result<Self> {
-        if path.exists() {
+        if let Ok(meta) = std::fs::symlink_metadata(path) {
+            use std::os::unix::fs::FileTypeExt;
+            // Never remove anything but a socket (a mistyped path must not cost a file).
+            if !meta.file_type().is_socket() {
+                return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{}: exists and is not a socket", path.display())));
+            }
             if UnixStream::connect(path).is_ok() {
                 return Err(io::Error::new(io::ErrorKind::AddrInUse, format!("{}: another worker listens there", path.display())));
             }
@@ -628,5 +633,11 @@ mod test {
         let replaced = ShmListener::bind(&socket_path("stale2")).unwrap();
         drop(replaced);
         assert!(!socket_path("stale2").exists());
+        // A file that is no socket is left alone.
+        let file = socket_path("file");
+        std::fs::write(&file, b"keep").unwrap();
+        assert_eq!(ShmListener::bind(&file).unwrap_err().kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&file).unwrap(), b"keep");
+        std::fs::remove_file(&file).unwrap();
     }
 }
