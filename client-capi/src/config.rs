@@ -18,6 +18,10 @@
 //!   advertises in WELCOME (staying on TCP, with a note on stderr, if that fails). RDMA is
 //!   not encrypted, so a TLS client stays on TLS unless `HIP_REMOTE_RDMA_WITHOUT_TLS=1` says
 //!   that leaving encryption for the fabric is intended.
+//! - `HIP_REMOTE_WORKER=shm:///path/to/socket`: a worker on this machine, through shared
+//!   memory (Linux; the worker's `--shm-socket`). `HIP_REMOTE_SHM=auto` (the default): a
+//!   client that reached the worker over plain TCP moves to its shared-memory transport when
+//!   both run on the same machine; `off` stays on TCP.
 //! - `HIP_REMOTE_SYNC_SPIN_US`: how long a call that waits for device work (a synchronize)
 //!   polls for its reply before it blocks, µs (at most 10 000; default 10 000 on a machine of
 //!   4 cores or more, else 0: the transport's usual spin). A GPU runtime's synchronize spins by default too; `hipSetDeviceFlags` with
@@ -88,6 +92,9 @@ pub struct ClientConfig {
     /// RDMA was asked for but TLS keeps the client where it is (RDMA is not encrypted and
     /// `HIP_REMOTE_RDMA_WITHOUT_TLS=1` was not given): said once on stderr when offered.
     pub rdma_kept_off_by_tls: bool,
+    /// Move to the worker's shared-memory transport when the worker runs on this machine
+    /// (`HIP_REMOTE_SHM=auto`, the default; `off` stays on TCP). Linux only.
+    pub same_host: bool,
     /// How long a call waiting for device work polls for its reply before it blocks.
     pub device_wait_spin: Duration,
     /// How a frozen or unreachable worker is noticed while a reply is awaited.
@@ -122,6 +129,7 @@ impl ClientConfig {
             debug: false,
             prefer_rdma: false,
             rdma_kept_off_by_tls: false,
+            same_host: true,
             device_wait_spin: default_device_wait_spin(),
             liveness: Liveness::default(),
             client_alloc: true,
@@ -166,6 +174,18 @@ impl ClientConfig {
             }
         };
         let worker = if worker.contains(':') { worker } else { format!("{worker}:{DEFAULT_PORT}") };
+        if worker.starts_with("shm://") && tls.is_some() {
+            return Err(EnvError {
+                name: "HIP_REMOTE_TLS".into(),
+                value: "1".into(),
+                expected: "unset when HIP_REMOTE_WORKER is a shm:// socket (shared memory never leaves this machine)".into(),
+            });
+        }
+        let same_host = match var("HIP_REMOTE_SHM")?.as_deref() {
+            None | Some("auto") => true,
+            Some("off") => false,
+            Some(other) => return Err(EnvError { name: "HIP_REMOTE_SHM".into(), value: other.into(), expected: "auto or off".into() }),
+        };
         let debug = env::flag(lookup, "HIP_REMOTE_DEBUG")?.or(env::flag(lookup, "TF_DEBUG")?).unwrap_or(false);
         if let Some(filter) = var("HIP_REMOTE_LOG")? {
             // The library's own log (transports, connection) on stderr, e.g.
@@ -193,6 +213,7 @@ impl ClientConfig {
             debug,
             prefer_rdma,
             rdma_kept_off_by_tls: rdma_requested && !prefer_rdma,
+            same_host,
             device_wait_spin: env::spin(lookup, "HIP_REMOTE_SYNC_SPIN_US")?.unwrap_or_else(default_device_wait_spin),
             liveness,
             client_alloc: env::flag(lookup, "HIP_REMOTE_CLIENT_ALLOC")?.unwrap_or(true),

@@ -97,6 +97,9 @@ pub struct WelcomeInfo {
     pub features: u64,
     /// The worker's RDMA listener (`host:port`, empty: none).
     pub rdma_endpoint: String,
+    /// The worker's shared-memory socket, when it runs on this machine (it said so to our
+    /// `SameHostOffer`).
+    pub same_host_socket: Option<String>,
 }
 
 /// A failed exchange: the HIP error the application sees, plus why (for stderr / debugging).
@@ -152,9 +155,24 @@ enum Step {
     Other,
 }
 
-/// Opens the transport `worker` names: `rdma://host:port` (feature `rdma`), or TCP (with
-/// TLS when the configuration has TLS settings).
+/// Opens the transport `worker` names: `rdma://host:port` (feature `rdma`), `shm:///path`
+/// (a worker on this machine, Linux), or TCP (with TLS when the configuration has TLS
+/// settings).
 pub(crate) fn connect_transport(worker: &str, config: &ClientConfig) -> std::io::Result<(Box<dyn FrameSink>, Box<dyn FrameSource>)> {
+    if let Some(path) = worker.strip_prefix("shm://") {
+        #[cfg(target_os = "linux")]
+        {
+            let shm = transport_shm::ShmConfig {
+                spin: config.tcp.spin,
+                stall_timeout: Some(config.liveness.timeout),
+                connect_timeout: config.tcp.connect_timeout,
+            };
+            let (sink, source) = transport_shm::connect(std::path::Path::new(path), &shm)?;
+            return Ok((Box::new(sink), Box::new(source)));
+        }
+        #[cfg(not(target_os = "linux"))]
+        return Err(std::io::Error::new(std::io::ErrorKind::Unsupported, format!("shm://{path}: the same-host transport needs Linux")));
+    }
     if let Some(addr) = worker.strip_prefix("rdma://") {
         let addr = if addr.contains(':') { addr.to_string() } else { format!("{addr}:{}", crate::config::DEFAULT_PORT) };
         #[cfg(feature = "rdma")]
@@ -181,6 +199,19 @@ pub(crate) fn connect_transport(worker: &str, config: &ClientConfig) -> std::io:
     Ok((Box::new(sink), Box::new(source)))
 }
 
+/// This machine's identity when `worker` is a plain TCP address and the configuration lets
+/// the client move to a worker on its machine (`HIP_REMOTE_SHM=auto`, Linux).
+fn same_host_identity(worker: &str, config: &ClientConfig) -> Option<Vec<u8>> {
+    let plain_tcp = !worker.contains("://") && config.tls.is_none();
+    if !(config.same_host && plain_tcp) {
+        return None;
+    }
+    #[cfg(target_os = "linux")]
+    return transport_shm::machine_identity();
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
 /// The `rdma://` address for an advertised RDMA endpoint: a wildcard host (the worker
 /// listens on every address) is replaced by the host the client reached over TCP.
 fn rdma_target(endpoint: &str, tcp_worker: &str) -> String {
@@ -199,6 +230,19 @@ impl Conn {
         let offered = conn.welcome.features & wire::features::RDMA != 0 && !conn.welcome.rdma_endpoint.is_empty();
         if config.rdma_kept_off_by_tls && offered {
             eprintln!("hip-remote: the worker offers RDMA, but RDMA is not encrypted: staying on TLS (HIP_REMOTE_RDMA_WITHOUT_TLS=1 moves anyway)");
+        }
+        if let Some(socket) = conn.welcome.same_host_socket.clone() {
+            let target = format!("shm://{socket}");
+            match Self::open_at(&target, config, 0) {
+                Ok(shm) => {
+                    let _ = conn.goodbye(wire::Empty {});
+                    return Ok(shm);
+                }
+                Err(e) => eprintln!(
+                    "hip-remote: the worker runs on this machine, but moving to its shared memory at {target} failed ({}); staying on TCP",
+                    e.message
+                ),
+            }
         }
         if config.prefer_rdma && offered && !config.worker.starts_with("rdma://") {
             let target = rdma_target(&conn.welcome.rdma_endpoint, &config.worker);
@@ -249,6 +293,9 @@ impl Conn {
             stripe_min_bytes: config.stripe_min_bytes,
         };
         let client_name = format!("{} pid {}", std::env::args().next().unwrap_or_else(|| "hip-app".into()), std::process::id());
+        // Only the main connection of a plain TCP client looks for a worker on its machine
+        // (TLS stays TLS; a callback channel carries no bulk).
+        let same_host = same_host_identity(worker, config).filter(|_| extra_features == 0);
         let hello = wire::Hello {
             min_version: proto_core::header::MIN_PROTOCOL_VERSION,
             max_version: proto_core::PROTOCOL_VERSION,
@@ -257,6 +304,7 @@ impl Conn {
                 | if extra_features == 0 && config.stripes >= 2 { wire::features::STRIPED_BULK } else { 0 }
                 | if cfg!(feature = "rdma") { wire::features::RDMA } else { 0 }
                 | if config.client_alloc { wire::features::CLIENT_ALLOCATION } else { 0 }
+                | if same_host.is_some() { wire::features::SHARED_MEMORY } else { 0 }
                 | extra_features,
             client_name: client_name.as_str().into(),
             resume_session: 0,
@@ -264,6 +312,7 @@ impl Conn {
             auth_token: Default::default(),
         };
         let w = conn.hello(hello)?;
+        let nonce = w.auth_challenge.0.to_vec();
         let auth = (w.features & wire::features::AUTH_REQUIRED != 0).then(|| {
             let cx = AuthContext {
                 nonce: w.auth_challenge.0,
@@ -281,8 +330,16 @@ impl Conn {
             version: w.version,
             features: w.features,
             rdma_endpoint: w.rdma_endpoint.as_str().to_owned(),
+            same_host_socket: None,
         };
         conn.without_round_trip = config.client_alloc && conn.welcome.features & wire::features::CLIENT_ALLOCATION != 0;
+        if let (Some(machine), true) = (same_host, conn.welcome.features & wire::features::SHARED_MEMORY != 0) {
+            let proof = proto_core::auth::same_host_proof(&machine, conn.welcome.session_id, &nonce);
+            // A worker that cannot answer leaves the client where it is.
+            if let Ok(answer) = conn.same_host_offer(wire::SameHostOffer { proof: proof[..].into() }) {
+                conn.welcome.same_host_socket = Some(answer.socket.as_str().to_owned()).filter(|s| !s.is_empty());
+            }
+        }
         match auth {
             None => {}
             Some(None) => {

@@ -42,6 +42,22 @@ pub fn auth_response(token: &[u8], cx: &AuthContext<'_>) -> [u8; AUTH_RESPONSE_L
     mac.finalize().into_bytes().into()
 }
 
+/// Length of [`same_host_proof`].
+pub const SAME_HOST_PROOF_LEN: usize = 32;
+
+/// `HMAC-SHA256(machine, "hip-remote same-host" || session_id || nonce)`: what a client
+/// shows (`SameHostOffer`) to say it runs on the worker's machine, `machine` being what both
+/// read locally (machine id and boot id), `session_id` and `nonce` (empty when the worker
+/// asks no authentication) from the WELCOME. Bound to the session, it says nothing about the
+/// machine to anyone who is not on it.
+pub fn same_host_proof(machine: &[u8], session_id: u64, nonce: &[u8]) -> [u8; SAME_HOST_PROOF_LEN] {
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(machine).expect("HMAC takes keys of any length");
+    mac.update(b"hip-remote same-host");
+    mac.update(&session_id.to_le_bytes());
+    mac.update(nonce);
+    mac.finalize().into_bytes().into()
+}
+
 #[cfg(test)]
 mod test {
     use super::*;

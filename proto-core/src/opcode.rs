@@ -558,6 +558,9 @@ opcodes! { <'a>
         /// One chunk of a striped copy; valid only on a joined stripe connection (the worker
         /// sends a download's chunks as response frames carrying the same message).
         0x0016 StripeChunk stripe_chunk: StripeChunk<'a> => Empty, request, post;
+        /// After WELCOME (before AUTHENTICATE too): the client shows it runs on the worker's
+        /// machine and learns the shared-memory socket to move to.
+        0x0018 SameHostOffer same_host_offer: SameHostOffer<'a> => SameHostAnswer<'a>, none, call;
     }
 
     /// Device queries and control.

@@ -254,6 +254,11 @@ pub struct WorkerProcess {
     stdout: Arc<Mutex<String>>,
     /// In a chain, the host-backend worker this one's HIP calls go to (stopped after it).
     upstream: Option<Box<WorkerProcess>>,
+    /// The same-host listener's socket (`--shm-socket`, one per test worker, removed on drop),
+    /// once the worker said it listens there.
+    shm_socket: Arc<Mutex<Option<String>>>,
+    /// The socket path given to the worker (removed on drop: a killed worker leaves it).
+    shm_socket_file: Option<PathBuf>,
 }
 
 /// Whether `HIP_REMOTE_TEST_CHAIN=1` asks for chained workers.
@@ -317,10 +322,19 @@ impl WorkerProcess {
     }
 
     /// Starts `worker args... --token TEST_TOKEN` with `env` and waits for its ready line.
+    /// Unless `args` name one, the worker's same-host socket is a fresh path of its own.
     fn spawn(worker: &Path, args: &[String], env: &[(&str, String)], log: &Path) -> Self {
+        static NEXT_SOCKET: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let log_file = std::fs::File::create(log).expect("create worker log");
+        let shm_socket_file = (!args.iter().any(|a| a == "--shm-socket")).then(|| {
+            let n = NEXT_SOCKET.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            // Short and in the temporary directory: a Unix socket path has at most 107 bytes.
+            std::env::temp_dir().join(format!("hip-remote-test-{}-{n}.sock", std::process::id()))
+        });
+        let shm_args = shm_socket_file.iter().flat_map(|p| ["--shm-socket".to_string(), p.display().to_string()]);
         let mut child = Command::new(worker)
             .args(args)
+            .args(shm_args)
             .args(["--token", TEST_TOKEN])
             .env_remove("HIP_REMOTE_TOKEN")
             .env_remove("HIP_REMOTE_LISTEN")
@@ -336,13 +350,17 @@ impl WorkerProcess {
         let (tx, rx) = mpsc::channel();
         let printed = Arc::new(Mutex::new(String::new()));
         let keep = Arc::clone(&printed);
+        let shm_socket = Arc::new(Mutex::new(None));
+        let shm_seen = Arc::clone(&shm_socket);
         std::thread::spawn(move || {
             let mut lines = BufReader::new(stdout).lines();
             let mut sent = false;
             // Keeps draining so the worker never blocks on a full pipe.
             for line in lines.by_ref() {
                 let Ok(line) = line else { break };
-                if sent {
+                if let Some(path) = line.strip_prefix("hip-worker listening on shm://") {
+                    *shm_seen.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(path.trim().to_string());
+                } else if sent {
                     let mut kept = keep.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                     kept.push_str(&line);
                     kept.push('\n');
@@ -352,7 +370,7 @@ impl WorkerProcess {
                 }
             }
         });
-        let mut me = Self { child, addr: String::new(), log: log.to_path_buf(), stdout: printed, upstream: None };
+        let mut me = Self { child, addr: String::new(), log: log.to_path_buf(), stdout: printed, upstream: None, shm_socket, shm_socket_file };
         match rx.recv_timeout(WORKER_START_TIMEOUT) {
             Ok(addr) => me.addr = addr,
             Err(_) => {
@@ -366,6 +384,19 @@ impl WorkerProcess {
     /// `host:port` the worker listens on.
     pub fn addr(&self) -> &str {
         &self.addr
+    }
+
+    /// The worker's same-host socket (`shm://` + this), waiting up to a few seconds for the
+    /// line that says it listens there (printed just after the TCP ready line).
+    pub fn shm_socket(&self) -> Option<String> {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            let seen = self.shm_socket.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
+            if seen.is_some() || std::time::Instant::now() >= deadline {
+                return seen;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 
     /// The worker's process id (to stop and continue it).
@@ -415,6 +446,9 @@ impl Drop for WorkerProcess {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if let Some(path) = &self.shm_socket_file {
+            let _ = std::fs::remove_file(path);
+        }
         if std::thread::panicking() {
             let role = if self.upstream.is_some() { "chained hip-backend worker A" } else { "hip-worker" };
             eprintln!("---- {role} log ({}) ----\n{}", self.addr, self.log_text());
@@ -424,10 +458,15 @@ impl Drop for WorkerProcess {
 }
 
 /// A command for a client program talking to `worker_addr`, with the client's other
-/// configuration variables cleared so the developer's environment cannot interfere.
+/// configuration variables cleared so the developer's environment cannot interfere. It stays
+/// on TCP (`HIP_REMOTE_SHM=off`): the same-host transport has its own tests
+/// (`tests/shm.rs`); `HIP_REMOTE_TEST_SHM=1` runs every client through it instead (moved
+/// there from TCP).
 pub fn client_command(exe: &Path, worker_addr: &str) -> Command {
     let mut cmd = Command::new(exe);
+    let shm = if std::env::var("HIP_REMOTE_TEST_SHM").is_ok_and(|v| v == "1") { "auto" } else { "off" };
     cmd.env("HIP_REMOTE_WORKER", worker_addr)
+        .env("HIP_REMOTE_SHM", shm)
         .env("HIP_REMOTE_DEBUG", "1")
         .env("HIP_REMOTE_TOKEN", TEST_TOKEN)
         .env_remove("TF_WORKER_HOST")

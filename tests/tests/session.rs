@@ -1262,3 +1262,65 @@ fn capture_records_in_the_session_instead_of_running() {
         a.call(&Request::StreamSynchronize(wire::StreamRef { stream })).response();
     });
 }
+
+/// SameHostOffer (after WELCOME, before AUTHENTICATE): the worker names its shared-memory
+/// socket only for a proof made with its own machine identity for this very session; any
+/// other proof gets an empty answer, and the offer grants nothing else.
+#[test]
+fn same_host_offer_answers_only_a_proof_of_this_machine_for_this_session() {
+    use proto_core::auth::same_host_proof;
+    let machine = b"machine-a/boot-1";
+    let mut config = config_with(Some("tok"));
+    let same_host = hip_worker::session::SameHost { machine: Some(machine.to_vec()), ..Default::default() };
+    same_host.socket.set("/run/hip-remote-test.sock".into()).unwrap();
+    config.session.same_host = std::sync::Arc::new(same_host);
+    let worker = TestWorker::in_memory(config);
+    let answer = |c: &mut Client, proof: &[u8]| match c.call(&Request::SameHostOffer(wire::SameHostOffer { proof: proof.into() })).response() {
+        Response::SameHostOffer(a) => a.socket.as_str().to_string(),
+        other => panic!("{other:?}"),
+    };
+
+    let hello_with = |features: u64| {
+        Request::Hello(wire::Hello {
+            min_version: proto_core::PROTOCOL_VERSION,
+            max_version: proto_core::PROTOCOL_VERSION,
+            features,
+            client_name: "session.rs".into(),
+            resume_session: 0,
+            auth_token: b"".as_slice().into(),
+        })
+    };
+
+    let mut c = Client::connect(&worker);
+    let (session_id, nonce) = match c.call(&hello_with(wire::features::FIRE_AND_FORGET | wire::features::SHARED_MEMORY)).response() {
+        Response::Hello(w) => {
+            assert_ne!(w.features & wire::features::SHARED_MEMORY, 0, "features {:#x}", w.features);
+            (w.session_id, w.auth_challenge.0.to_vec())
+        }
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(answer(&mut c, &same_host_proof(machine, session_id, &nonce)), "/run/hip-remote-test.sock");
+    assert_eq!(answer(&mut c, &same_host_proof(b"machine-b/boot-1", session_id, &nonce)), "");
+    assert_eq!(answer(&mut c, &same_host_proof(machine, session_id + 1, &nonce)), "");
+    assert_eq!(answer(&mut c, &same_host_proof(machine, session_id, &[0; 32])), "");
+    assert_eq!(answer(&mut c, b""), "");
+    // Still not trusted: anything but AUTHENTICATE is refused and the connection closed.
+    let (status, _) = c.call(&Request::GetDeviceCount(wire::Empty {})).error();
+    assert_eq!(status, Status::AUTH_REQUIRED);
+    c.expect_closed();
+
+    // A client that did not ask for the feature, and a worker without a same-host listener,
+    // get nothing.
+    let plain = start_worker_with(Some("tok"));
+    for (w, features) in [(&worker, wire::features::FIRE_AND_FORGET), (&plain, wire::features::ALL)] {
+        let mut c = Client::connect(w);
+        let (session_id, nonce) = match c.call(&hello_with(features)).response() {
+            Response::Hello(w) => {
+                assert_eq!(w.features & wire::features::SHARED_MEMORY, 0);
+                (w.session_id, w.auth_challenge.0.to_vec())
+            }
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(answer(&mut c, &same_host_proof(machine, session_id, &nonce)), "");
+    }
+}

@@ -502,7 +502,10 @@ fn refused_before_trust(session: &Session, header: &FrameHeader) -> Option<(Stat
     } else {
         (Opcode::Hello, Status::HELLO_REQUIRED, "the first request must be HELLO")
     };
-    if header.opcode != expected as u16 {
+    // A client on the worker's machine may ask for the same-host socket before it
+    // authenticates (it moves there and authenticates on the new connection).
+    let same_host_offer = session.greeted() && header.opcode == Opcode::SameHostOffer as u16;
+    if header.opcode != expected as u16 && !same_host_offer {
         return Some((status, why));
     }
     if header.bulk_len > 0 {

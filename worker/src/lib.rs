@@ -23,6 +23,8 @@ pub mod rdma;
 pub mod sandbox;
 pub mod server;
 pub mod session;
+#[cfg(target_os = "linux")]
+pub mod shm;
 pub mod stripes;
 pub mod tls;
 

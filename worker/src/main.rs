@@ -37,6 +37,12 @@ struct Cli {
     /// device's interface (needs a worker built with `--features rdma`).
     #[arg(long, env = "HIP_REMOTE_LISTEN_RDMA")]
     listen_rdma: Option<String>,
+    /// Also serve clients on this machine through shared memory, bootstrapped on this Unix
+    /// socket (mode 0600; clients: `HIP_REMOTE_WORKER=shm:///PATH`, or found automatically).
+    /// Default: `$XDG_RUNTIME_DIR/hip-remote-PORT.sock` (else in /tmp), PORT the TCP port;
+    /// `none` turns the same-host transport off. Linux only.
+    #[arg(long, value_name = "PATH", env = "HIP_REMOTE_SHM_SOCKET")]
+    shm_socket: Option<String>,
     /// Port to listen on at 127.0.0.1 (the seed's `-p`; ignored when --listen is given).
     #[arg(short = 'p', long, env = "TF_WORKER_PORT")]
     port: Option<u16>,
@@ -403,6 +409,15 @@ impl TcpWorker {
         }
     }
 
+    /// The bound TCP port.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    fn port(&self) -> u16 {
+        match self {
+            Self::Plain(w) => w.local_addr().port(),
+            Self::Tls(w) => w.local_addr().port(),
+        }
+    }
+
     fn shutdown(self) {
         match self {
             Self::Plain(w) => w.shutdown(),
@@ -498,6 +513,7 @@ fn main() -> std::process::ExitCode {
             worker_name: format!("hip-worker {} ({})", env!("CARGO_PKG_VERSION"), backend.name()),
             tokens: (!tokens.is_empty() || cli.token_file.is_some()).then(|| tokens.clone()),
             rdma_endpoint: None,
+            same_host: Arc::new(hip_worker::session::SameHost { machine: same_host_machine(), ..Default::default() }),
             metrics: Arc::default(),
             max_queued_reply_bytes: (cli.max_queued_reply_mib << 20) as usize,
             limits: hip_worker::session::SessionLimits {
@@ -557,7 +573,11 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    let worker = match TcpWorker::start(&listen, backend, config, tls) {
+    // The same-host listener shares the TCP listener's port number in its default path, so
+    // it starts once that port is bound; TCP sessions learn its path only from then on.
+    let tcp_backend = backend.clone();
+    let tcp_config = config.clone();
+    let worker = match TcpWorker::start(&listen, tcp_backend, tcp_config, tls) {
         Ok(w) => w,
         Err(e) => {
             eprintln!("hip-worker: cannot listen on {listen}: {e}");
@@ -569,6 +589,22 @@ fn main() -> std::process::ExitCode {
     println!("hip-worker listening on {}", worker.address());
     if let Some(server) = &metrics_server {
         println!("hip-worker metrics on http://{}/metrics", server.local_addr());
+    }
+    // Client certificates authenticate TLS clients only: without a token, a same-host
+    // client would skip them.
+    let shm_flag = if cli.tls_client_ca.is_some() && tokens.is_empty() {
+        if cli.shm_socket.as_deref().is_some_and(|s| s != "none") {
+            eprintln!("hip-worker: --shm-socket ignored: clients are authenticated by TLS certificates only, which the same-host transport does not carry (give --token too)");
+        }
+        Some("none")
+    } else {
+        cli.shm_socket.as_deref()
+    };
+    #[cfg(target_os = "linux")]
+    let shm_worker = start_shm(shm_flag, worker.port(), backend, config);
+    #[cfg(not(target_os = "linux"))]
+    if shm_flag.is_some_and(|s| s != "none") {
+        eprintln!("hip-worker: --shm-socket: the same-host transport needs Linux");
     }
     #[cfg(feature = "rdma")]
     if let Some(w) = &rdma_worker {
@@ -599,9 +635,50 @@ fn main() -> std::process::ExitCode {
         w.shutdown();
     }
     worker.shutdown();
+    #[cfg(target_os = "linux")]
+    if let Some(w) = shm_worker {
+        w.shutdown();
+    }
     drop(metrics_server);
     tracing::info!("hip-worker stopped");
     std::process::ExitCode::SUCCESS
+}
+
+/// This machine's identity for the same-host offer (Linux).
+fn same_host_machine() -> Option<Vec<u8>> {
+    #[cfg(target_os = "linux")]
+    return transport_shm::machine_identity();
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
+/// Starts the same-host listener at `flag`'s path (default: derived from `tcp_port`; `none`:
+/// off). A socket that cannot be bound only costs the same-host transport: TCP goes on.
+#[cfg(target_os = "linux")]
+fn start_shm(
+    flag: Option<&str>,
+    tcp_port: u16,
+    backend: Arc<dyn hip_worker::backend::Backend>,
+    config: WorkerConfig,
+) -> Option<hip_worker::shm::ShmWorker> {
+    let path = match flag {
+        Some("none") | Some("") => return None,
+        Some(path) => std::path::PathBuf::from(path),
+        None => hip_worker::shm::default_socket_path(tcp_port),
+    };
+    let same_host = config.session.same_host.clone();
+    match hip_worker::shm::ShmWorker::start_shm(&path, backend, config) {
+        Ok(w) => {
+            // TCP clients on this machine are told about it from now on.
+            let _ = same_host.socket.set(path.display().to_string());
+            println!("hip-worker listening on shm://{}", path.display());
+            Some(w)
+        }
+        Err(e) => {
+            eprintln!("hip-worker: no same-host transport: cannot listen on {}: {e}", path.display());
+            None
+        }
+    }
 }
 
 /// The compile cache's directory root: `--rtc-cache-dir`, else the user's cache directory.

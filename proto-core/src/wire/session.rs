@@ -26,8 +26,12 @@ pub mod features {
     /// Large copies may travel over extra stripe connections of the session
     /// ([`StripesOpen`](super::StripesOpen)).
     pub const STRIPED_BULK: u64 = 1 << 6;
+    /// The worker serves clients on its machine through shared memory: a client that shows
+    /// it runs there ([`SameHostOffer`](super::SameHostOffer)) learns the socket to move to.
+    pub const SHARED_MEMORY: u64 = 1 << 7;
     /// Every bit this version defines.
-    pub const ALL: u64 = RDMA | TLS | FIRE_AND_FORGET | BULK_STREAMING | AUTH_REQUIRED | CALLBACK_CHANNEL | STRIPED_BULK | CLIENT_ALLOCATION;
+    pub const ALL: u64 =
+        RDMA | TLS | FIRE_AND_FORGET | BULK_STREAMING | AUTH_REQUIRED | CALLBACK_CHANNEL | STRIPED_BULK | SHARED_MEMORY | CLIENT_ALLOCATION;
 }
 
 message! {
@@ -68,6 +72,24 @@ message! {
         /// The worker's RDMA listener, `host:port` (empty: none). With the `RDMA` feature a
         /// client told to prefer RDMA reconnects there (`rdma://`).
         pub rdma_endpoint: Name<'a>,
+    }
+}
+
+message! {
+    /// A client's claim to run on the worker's machine, sent after WELCOME (before
+    /// AUTHENTICATE where the worker asks for it) when WELCOME offered `SHARED_MEMORY`.
+    pub struct SameHostOffer<'a> {
+        /// [`same_host_proof`](crate::auth::same_host_proof) of the client's machine.
+        pub proof: Blob<'a>,
+    }
+}
+
+message! {
+    /// Answer to [`SameHostOffer`].
+    pub struct SameHostAnswer<'a> {
+        /// The worker's shared-memory socket (`shm://` + this), or empty: the proof does not
+        /// match the worker's machine.
+        pub socket: Name<'a>,
     }
 }
 

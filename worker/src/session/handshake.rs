@@ -48,6 +48,9 @@ impl SessionHandler for Session {
         if self.offers_stripes() {
             offered |= features::STRIPED_BULK;
         }
+        if self.config.same_host.machine.is_some() && self.config.same_host.socket.get().is_some() {
+            offered |= features::SHARED_MEMORY;
+        }
         let version = req.max_version.min(PROTOCOL_VERSION);
         let mut session_features = req.features & offered;
         // A configured store that is empty (every tenant revoked) refuses everyone.
@@ -60,6 +63,7 @@ impl SessionHandler for Session {
             self.trusted.store(true, Ordering::Release);
         }
         self.greeted = true;
+        self.shared_memory_offered = session_features & features::SHARED_MEMORY != 0;
         self.callback_connection = session_features & features::CALLBACK_CHANNEL != 0;
         self.note_striped_bulk(session_features);
         self.client_name = req.client_name.as_str().to_owned();
@@ -102,6 +106,21 @@ impl SessionHandler for Session {
                 Err(Failure::new(Status::AUTH_FAILED, "authentication failed: the response matches no token of this worker"))
             }
         }
+    }
+
+    /// Answers the socket only to a proof made with this machine's identity for this
+    /// session; anything else gets an empty answer (the client stays where it is).
+    fn same_host_offer<'a>(&'a mut self, _cx: &mut CallCx, req: wire::SameHostOffer<'a>) -> Result<wire::SameHostAnswer<'a>, Failure> {
+        use subtle::ConstantTimeEq;
+        let same_host = &self.config.same_host;
+        let (Some(machine), Some(socket)) = (same_host.machine.as_deref(), same_host.socket.get()) else {
+            return Ok(wire::SameHostAnswer { socket: "".into() });
+        };
+        let nonce = self.challenge.as_ref().map_or(&[][..], |c| &c.nonce[..]);
+        let expected = proto_core::auth::same_host_proof(machine, self.id, nonce);
+        let matches = self.shared_memory_offered && bool::from(expected[..].ct_eq(req.proof.0));
+        tracing::debug!(session = self.id, matches, "same-host offer");
+        Ok(wire::SameHostAnswer { socket: if matches { socket.as_str().into() } else { "".into() } })
     }
 
     fn ping<'a>(&'a mut self, cx: &mut CallCx, req: wire::Ping<'a>) -> Result<wire::Pong<'a>, Failure> {

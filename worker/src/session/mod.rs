@@ -148,6 +148,9 @@ pub struct SessionConfig {
     /// The worker's RDMA listener (`host:port`), advertised in WELCOME with the `RDMA`
     /// feature so clients told to prefer RDMA move there.
     pub rdma_endpoint: Option<String>,
+    /// The worker's same-host listener, offered to clients that show they run on this
+    /// machine (`SameHostOffer`).
+    pub same_host: Arc<SameHost>,
     /// The worker's metrics, which every session's driver records into.
     pub metrics: Arc<crate::metrics::Metrics>,
     /// Bound on the session's queued and in-flight device-to-host reply bytes
@@ -161,6 +164,16 @@ pub struct SessionConfig {
     pub rtc_cache: Arc<rtc_cache::RtcCache>,
     /// Where compiled programs are kept between processes ([`rtc_cache`]).
     pub rtc_cache_dir: Option<RtcCacheDir>,
+}
+
+/// The worker's same-host transport, as its sessions offer it.
+#[derive(Debug, Default)]
+pub struct SameHost {
+    /// The listener's socket path, once it listens (it starts after the TCP listener, whose
+    /// port its default path names).
+    pub socket: std::sync::OnceLock<String>,
+    /// This machine's identity (`transport_shm::machine_identity`); `None`: never offered.
+    pub machine: Option<Vec<u8>>,
 }
 
 /// The directory tier of the compile cache.
@@ -178,6 +191,7 @@ impl Default for SessionConfig {
             worker_name: String::new(),
             tokens: None,
             rdma_endpoint: None,
+            same_host: Arc::default(),
             metrics: Arc::default(),
             max_queued_reply_bytes: DEFAULT_MAX_QUEUED_REPLY_BYTES,
             limits: SessionLimits::default(),
@@ -275,6 +289,8 @@ pub struct Session {
     stripes: Option<crate::stripes::StripeLease>,
     /// Whether STRIPED_BULK was negotiated at HELLO.
     striped_bulk: bool,
+    /// WELCOME offered the same-host transport (`SameHostOffer` is answered).
+    shared_memory_offered: bool,
 }
 
 impl Session {
@@ -326,6 +342,7 @@ impl Session {
             stripe_hub: None,
             stripes: None,
             striped_bulk: false,
+            shared_memory_offered: false,
         }
     }
 

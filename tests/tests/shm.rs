@@ -1,0 +1,246 @@
+//! The same-host transport: C programs through the real `libamdhip64.so.7` against a
+//! host-backend worker over `shm://` (and moved there automatically from TCP), with the
+//! worker's authentication, and a client killed in the middle of a copy leaving nothing
+//! behind in the worker.
+
+#![cfg(target_os = "linux")]
+
+use hip_remote_tests::{client_command, run_with_timeout, Interactive, RunOutput, Sandbox, WorkerProcess, RUN_TIMEOUT};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// A client command for `exe` through the worker's shared-memory socket.
+fn shm_command(worker: &WorkerProcess, exe: &Path) -> Command {
+    let socket = worker.shm_socket().expect("the test worker listens for same-host clients");
+    client_command(exe, &format!("shm://{socket}"))
+}
+
+fn run_shm(worker: &WorkerProcess, exe: &Path, args: &[&str]) -> RunOutput {
+    let mut cmd = shm_command(worker, exe);
+    cmd.args(args);
+    run_with_timeout(cmd, RUN_TIMEOUT)
+}
+
+fn count(text: &str, needle: &str) -> usize {
+    text.matches(needle).count()
+}
+
+/// The worker's log once it holds `tcp` ended TCP and `shm` ended SHM connections (a
+/// session's end is logged just after its client exits), or after a bound.
+fn log_with_ended(worker: &WorkerProcess, tcp: usize, shm: usize) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let log = worker.log_text();
+        let ended = (count(&log, "TCP connection ended"), count(&log, "SHM connection ended"));
+        if ended == (tcp, shm) || Instant::now() >= deadline {
+            return log;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Programs that cover copies both ways (pageable, pinned, 2D, async with data checked),
+/// streams, events, kernels, stream callbacks (their channel is a second shm connection) and
+/// kernel output pass over shared memory.
+#[test]
+fn programs_pass_over_shared_memory() {
+    let sandbox = Sandbox::new("shm_programs");
+    let mut worker = sandbox.start_worker();
+    for name in ["memory", "memory2d", "streams_events", "kernels", "callbacks", "kernel_printf"] {
+        let exe = sandbox.compile(name);
+        let out = run_shm(&worker, &exe, &[]);
+        out.assert_success();
+        assert!(out.stdout.contains(&format!("PASS {name}")), "no PASS line: {}", out.report());
+    }
+    worker.assert_alive();
+    // Six programs, and the callback channel of `callbacks`.
+    let log = log_with_ended(&worker, 0, 7);
+    assert!(count(&log, "SHM connection ended") >= 6, "the programs did not run over shared memory:\n{log}");
+    assert_eq!(count(&log, "TCP connection ended"), 0, "a program used TCP:\n{log}");
+}
+
+/// The worker authenticates a same-host client as a remote one: a wrong token is refused.
+#[test]
+fn a_wrong_token_is_refused_over_shared_memory() {
+    let sandbox = Sandbox::new("shm_auth");
+    let exe = sandbox.compile("meminfo");
+    let mut worker = sandbox.start_worker();
+    let mut cmd = shm_command(&worker, &exe);
+    cmd.env("HIP_REMOTE_TOKEN", "not-the-token");
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    assert!(!out.success(), "a wrong token was accepted: {}", out.report());
+    assert!(out.stderr.contains("refused HIP_REMOTE_TOKEN"), "{}", out.report());
+    let mut cmd = shm_command(&worker, &exe);
+    cmd.env_remove("HIP_REMOTE_TOKEN");
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    assert!(!out.success() && out.stderr.contains("requires authentication"), "{}", out.report());
+    // The right one still works.
+    run_shm(&worker, &exe, &[]).assert_success();
+    worker.assert_alive();
+    assert!(worker.log_text().contains("login refused: wrong authentication response"));
+}
+
+/// A TCP client of a worker on its machine moves to shared memory (`HIP_REMOTE_SHM=auto`,
+/// the default); `HIP_REMOTE_SHM=off` keeps it on TCP.
+#[test]
+fn a_local_tcp_client_moves_to_shared_memory_unless_told_not_to() {
+    let sandbox = Sandbox::new("shm_auto");
+    let exe = sandbox.compile("memory");
+    let mut worker = sandbox.start_worker();
+    assert!(worker.addr().starts_with("127.0.0.1:"));
+    let mut auto = client_command(&exe, worker.addr());
+    auto.env_remove("HIP_REMOTE_SHM");
+    let out = run_with_timeout(auto, RUN_TIMEOUT);
+    out.assert_success();
+    assert!(!out.stderr.contains("staying on TCP"), "{}", out.report());
+    let log = log_with_ended(&worker, 1, 1);
+    // The TCP session ended with the move (GOODBYE) and the program ran on a shm session.
+    assert_eq!((count(&log, "TCP connection ended"), count(&log, "SHM connection ended")), (1, 1), "{log}");
+
+    let mut off = client_command(&exe, worker.addr());
+    off.env("HIP_REMOTE_SHM", "off");
+    run_with_timeout(off, RUN_TIMEOUT).assert_success();
+    let log = log_with_ended(&worker, 2, 1);
+    assert_eq!((count(&log, "TCP connection ended"), count(&log, "SHM connection ended")), (2, 1), "{log}");
+    worker.assert_alive();
+}
+
+/// Reads frames until the worker ends the connection; how long that took.
+fn until_closed(source: &mut transport_shm::ShmSource) -> Duration {
+    use transport_core::FrameSource;
+    let started = Instant::now();
+    while source.recv_head().is_ok() && started.elapsed() < Duration::from_secs(30) {}
+    started.elapsed()
+}
+
+/// The worker's limits hold over shared memory: a client that never says HELLO is closed at
+/// the pre-authentication deadline, a malformed frame header ends its connection, and the
+/// worker goes on serving.
+#[test]
+fn hostile_same_host_clients_are_closed_and_the_worker_goes_on() {
+    use transport_core::FrameSink;
+    let sandbox = Sandbox::new("shm_hostile");
+    let exe = sandbox.compile("meminfo");
+    let mut worker = sandbox.start_worker_args(&["--preauth-timeout-ms".to_string(), "300".to_string()]);
+    let socket = worker.shm_socket().expect("same-host socket");
+    let config = transport_shm::ShmConfig::default();
+
+    let (_silent_sink, mut silent) = transport_shm::connect(Path::new(&socket), &config).expect("connect");
+    let took = until_closed(&mut silent);
+    assert!(took >= Duration::from_millis(250) && took < Duration::from_secs(10), "a silent client was closed after {took:?}");
+
+    let (mut sink, mut source) = transport_shm::connect(Path::new(&socket), &config).expect("connect");
+    sink.send(&[0xa5; 32], &[]).expect("garbage header");
+    let took = until_closed(&mut source);
+    assert!(took < Duration::from_secs(10), "a malformed header was not refused ({took:?})");
+
+    run_shm(&worker, &exe, &[]).assert_success();
+    worker.assert_alive();
+}
+
+/// What a worker process holds that a dead client could leak: shared memory mapped, file
+/// descriptors, threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Held {
+    /// Mappings of hip-remote's rings.
+    ring_mappings: usize,
+    /// Mappings of any memfd (the session processes' shared tables too).
+    memfd_mappings: usize,
+    fds: usize,
+    threads: usize,
+}
+
+fn held(pid: u32) -> Held {
+    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).expect("worker maps");
+    let entries = |dir: &str| std::fs::read_dir(format!("/proc/{pid}/{dir}")).map(|d| d.count()).expect("worker /proc entries");
+    Held {
+        ring_mappings: maps.lines().filter(|l| l.contains("memfd:hip-remote-rings")).count(),
+        memfd_mappings: maps.lines().filter(|l| l.contains("memfd:")).count(),
+        fds: entries("fd"),
+        threads: entries("task"),
+    }
+}
+
+/// What the worker holds once two readings 100 ms apart agree.
+fn steady(pid: u32) -> Held {
+    let mut last = held(pid);
+    for _ in 0..50 {
+        std::thread::sleep(Duration::from_millis(100));
+        let now = held(pid);
+        if now == last {
+            return now;
+        }
+        last = now;
+    }
+    last
+}
+
+/// Waits until the worker holds no more than `baseline` (a dead session is cleaned up by the
+/// worker's threads, which take a moment); returns what it holds then.
+fn settle(pid: u32, baseline: Held) -> Held {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let now = held(pid);
+        let back = now.ring_mappings <= baseline.ring_mappings
+            && now.memfd_mappings <= baseline.memfd_mappings
+            && now.fds <= baseline.fds
+            && now.threads <= baseline.threads;
+        if back || Instant::now() >= deadline {
+            return now;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A client SIGKILLed in the middle of a 256 MiB upload through the rings: the worker ends
+/// the session, frees its device memory, unmaps the rings, closes the descriptors, ends the
+/// session's threads, and serves the next client.
+#[test]
+fn a_client_killed_mid_transfer_leaves_nothing_behind() {
+    let sandbox = Sandbox::new("shm_kill");
+    let meminfo = sandbox.compile("meminfo");
+    let victim = sandbox.compile("kill_midcopy");
+    let mut worker = sandbox.start_worker_with(1024);
+    let pid = worker.pid();
+
+    let before = run_shm(&worker, &meminfo, &[]);
+    before.assert_success();
+    let free_before = parse_free(&before.stdout);
+    // What the worker holds once that session is gone: its end logged, its rings unmapped,
+    // and the counts steady.
+    let _ = log_with_ended(&worker, 0, 1);
+    settle(pid, Held { ring_mappings: 0, memfd_mappings: usize::MAX, fds: usize::MAX, threads: usize::MAX });
+    let baseline = steady(pid);
+    assert_eq!(baseline.ring_mappings, 0, "rings still mapped after a clean session: {baseline:?}");
+
+    let mut client = Interactive::spawn(shm_command(&worker, &victim));
+    client.expect_line("READY", Duration::from_secs(60));
+    let during = held(pid);
+    assert!(
+        during.ring_mappings >= 1 && during.memfd_mappings > baseline.memfd_mappings,
+        "the live session's rings are not mapped in the worker: {during:?}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    client.kill();
+    let killed = client.finish(Duration::from_secs(10));
+    assert!(!killed.stdout.contains("NOT KILLED"), "the client finished before it was killed");
+
+    let after = settle(pid, baseline);
+    assert_eq!(after.ring_mappings, 0, "the dead session's rings are still mapped: {after:?} (baseline {baseline:?})");
+    assert!(after.memfd_mappings <= baseline.memfd_mappings, "shared memory left mapped: {after:?} (baseline {baseline:?})");
+    assert!(after.fds <= baseline.fds, "descriptors leaked: {after:?} (baseline {baseline:?})");
+    assert!(after.threads <= baseline.threads, "threads leaked: {after:?} (baseline {baseline:?})");
+
+    // Its device memory is back, and a new client is served.
+    let reclaimed = run_shm(&worker, &meminfo, &["wait", &free_before.to_string(), "10"]);
+    reclaimed.assert_success();
+    assert_eq!(parse_free(&reclaimed.stdout), free_before);
+    worker.assert_alive();
+    assert!(worker.log_text().contains("SHM connection ended"), "{}", worker.log_text());
+}
+
+fn parse_free(stdout: &str) -> u64 {
+    let line = stdout.lines().find(|l| l.starts_with("FREE ")).unwrap_or_else(|| panic!("no FREE line in {stdout:?}"));
+    line.split_whitespace().nth(1).and_then(|w| w.parse().ok()).expect("free bytes")
+}
