@@ -1,5 +1,5 @@
 //! The launch path, end to end on this machine: the real client library's packing
-//! (`ArgLayout::pack_pointers`) and encoding (`Conn::post`, queued into the TCP sink's batch),
+//! (`ArgLayout::pack_pointers_into`) and encoding (`Conn::post`, queued into the TCP sink's batch),
 //! loopback TCP, and a real worker session on the host backend (its launch queues the
 //! empty kernel for the executor threads).
 //!
@@ -36,6 +36,8 @@ struct Setup {
     conn: Conn,
     function: u64,
     layout: ArgLayout,
+    /// The packing buffer, reused as the library's per-thread one is.
+    packed: Vec<u8>,
 }
 
 fn setup() -> Setup {
@@ -53,15 +55,15 @@ fn setup() -> Setup {
     let info = conn.call::<calls::ModuleGetFunction>(wire::SymbolLookup { module, name: "empty".into() }).expect("function");
     let function = info.function;
     let layout = ArgLayout::new(info.params.0.iter().map(|p| (p.offset.get(), p.size.get()))).expect("layout");
-    Setup { _worker: worker, conn, function, layout }
+    Setup { _worker: worker, conn, function, layout, packed: Vec::new() }
 }
 
 /// One launch as `hipModuleLaunchKernel` sends it: `kernelParams` packed by the layout,
 /// posted fire-and-forget.
 fn launch(s: &mut Setup, params: &[*mut c_void; 4]) {
     // SAFETY: one pointer per parameter, each to a value of the parameter's size.
-    let args = unsafe { s.layout.pack_pointers(params.as_ptr()) }.expect("packs");
-    let req = wire::LaunchKernel { function: s.function, grid: [1, 1, 1], block: [1, 1, 1], shared_mem: 0, stream: 0, args: args[..].into() };
+    unsafe { s.layout.pack_pointers_into(&mut s.packed, params.as_ptr()) }.expect("packs");
+    let req = wire::LaunchKernel { function: s.function, grid: [1, 1, 1], block: [1, 1, 1], shared_mem: 0, stream: 0, args: s.packed[..].into() };
     s.conn.post::<calls::LaunchKernel>(req).expect("posts");
 }
 

@@ -99,3 +99,34 @@ impl FunctionHandle {
         self.0
     }
 }
+
+/// Hashing for maps keyed by handles this process hands out itself (counters, tagged
+/// counters): a client never chooses a key that is inserted, so SipHash's resistance to
+/// flooding buys nothing, and it costs a measurable part of a launch (several lookups each).
+/// One multiply by an odd constant: a bijection, so sequential keys never collide, with the
+/// high bits (which the table's control bytes use) mixed.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct HandleHasher(u64);
+
+impl std::hash::Hasher for HandleHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(29) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// A map keyed by handles this process issued (see [`HandleHasher`]).
+pub type HandleMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<HandleHasher>>;
