@@ -71,10 +71,61 @@ fn sync(s: &mut Setup) {
     s.conn.call::<calls::DeviceSynchronize>(wire::DeviceRef { device: 0 }).expect("synchronizes");
 }
 
+/// On-CPU nanoseconds of thread `tid` of this process so far (`schedstat`: exact, and blind
+/// to time spent waiting for a core, so other load on the machine does not count).
+fn thread_cpu_ns(tid: &str) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).unwrap_or_default();
+    stat.split_whitespace().next().and_then(|v| v.parse().ok()).unwrap_or(0)
+}
+
+/// The id of this process's thread named `name`.
+fn thread_named(name: &str) -> Option<String> {
+    std::fs::read_dir("/proc/self/task").ok()?.flatten().find_map(|t| {
+        let comm = std::fs::read_to_string(t.path().join("comm")).ok()?;
+        (comm.trim() == name).then(|| t.file_name().to_string_lossy().into_owned())
+    })
+}
+
+/// CPU time per launch of the client's thread and of the worker's session thread over
+/// `batches` × (2 000 launches + 1 sync), printed: figures that a loaded machine does not
+/// blur, unlike wall time.
+fn cpu_per_launch(s: &mut Setup, params: &[*mut c_void; 4], batches: u64) {
+    let Some(worker) = thread_named("hip-tcp-session") else {
+        eprintln!("cpu_per_launch: no worker session thread found");
+        return;
+    };
+    let client = current_tid();
+    let (c0, w0) = (thread_cpu_ns(&client), thread_cpu_ns(&worker));
+    for _ in 0..batches {
+        for _ in 0..LAUNCHES_PER_SYNC {
+            launch(s, params);
+        }
+        sync(s);
+    }
+    let n = (batches * LAUNCHES_PER_SYNC) as f64;
+    let (c1, w1) = (thread_cpu_ns(&client), thread_cpu_ns(&worker));
+    eprintln!(
+        "launch_path/cpu_per_launch: client thread {:.0} ns, worker session thread {:.0} ns ({} launches)",
+        (c1 - c0) as f64 / n,
+        (w1 - w0) as f64 / n,
+        n
+    );
+}
+
+/// This thread's id (`gettid`), from `/proc/thread-self`.
+fn current_tid() -> String {
+    std::fs::read_link("/proc/thread-self").ok().and_then(|p| p.file_name().map(|f| f.to_string_lossy().into_owned())).unwrap_or_default()
+}
+
 fn launch_path(c: &mut Criterion) {
     let mut s = setup();
     let (mut x, mut y, mut n, mut a) = (0x7f00_0000_1000u64, 0x7f00_0000_2000u64, 1000i32, 2.5f32);
     let params: [*mut c_void; 4] = [(&raw mut x).cast(), (&raw mut y).cast(), (&raw mut n).cast(), (&raw mut a).cast()];
+    if cfg!(target_os = "linux") {
+        for _ in 0..3 {
+            cpu_per_launch(&mut s, &params, 100);
+        }
+    }
     let mut g = c.benchmark_group("launch_path");
     g.throughput(Throughput::Elements(1));
     g.bench_function("client_post", |b| {

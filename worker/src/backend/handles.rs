@@ -100,9 +100,10 @@ impl FunctionHandle {
     }
 }
 
-/// Hashing for maps keyed by handles this process hands out itself (counters, tagged
-/// counters): a client never chooses a key that is inserted, so SipHash's resistance to
-/// flooding buys nothing, and it costs a measurable part of a launch (several lookups each).
+/// Hashing for maps keyed by what this process hands out or has validated itself (handles:
+/// counters and tagged counters; device ordinals): a client never chooses a key that is
+/// inserted, so SipHash's resistance to flooding buys nothing, and it costs a measurable
+/// part of a launch (several lookups each).
 /// One multiply by an odd constant: a bijection, so sequential keys never collide, with the
 /// high bits (which the table's control bytes use) mixed.
 #[derive(Clone, Copy, Default, Debug)]
