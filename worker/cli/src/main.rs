@@ -488,6 +488,8 @@ fn bench(a: BenchArgs) -> Result<(), String> {
         sections: a.sections,
         profile: a.profile,
         variants: a.variants,
+        // The embedded worker's shared-memory listener belongs here once the worker has one
+        // (issue #18's same-host transport); until then only `--shm-worker` names one.
         shm_worker: a.shm_worker,
         issue18: variants::Plan {
             big_bytes: pick(a.big_mib, 256, 4) << 20,

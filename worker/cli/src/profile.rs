@@ -17,6 +17,10 @@ const SAMPLER_DEPTH: usize = 6;
 /// Functions listed in each top list.
 const TOP: usize = 40;
 
+/// The flamegraph of a section that got no sample.
+const NO_SAMPLES_SVG: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"400\" height=\"40\">\
+<text x=\"10\" y=\"25\">no samples: the section was shorter than one sampling period</text></svg>\n";
+
 /// A running profile of one section.
 pub struct SectionProfile {
     guard: pprof::ProfilerGuard<'static>,
@@ -52,8 +56,13 @@ impl SectionProfile {
         let report = self.guard.report().frames_post_processor(strip_sampler_frames).build().map_err(|e| format!("profile of {}: {e}", self.name))?;
         let stem = file_stem(&self.name);
         let svg = self.dir.join(format!("{stem}.svg"));
-        let file = std::fs::File::create(&svg).map_err(|e| format!("{}: {e}", svg.display()))?;
-        report.flamegraph(std::io::BufWriter::new(file)).map_err(|e| format!("{}: {e}", svg.display()))?;
+        if report.data.is_empty() {
+            // A section shorter than one sampling period: say so rather than leave an empty file.
+            std::fs::write(&svg, NO_SAMPLES_SVG).map_err(|e| format!("{}: {e}", svg.display()))?;
+        } else {
+            let file = std::fs::File::create(&svg).map_err(|e| format!("{}: {e}", svg.display()))?;
+            report.flamegraph(std::io::BufWriter::new(file)).map_err(|e| format!("{}: {e}", svg.display()))?;
+        }
         let txt = self.dir.join(format!("{stem}.txt"));
         std::fs::write(&txt, top_functions(&self.name, &report)).map_err(|e| format!("{}: {e}", txt.display()))?;
         Ok(vec![svg, txt])
