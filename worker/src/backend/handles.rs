@@ -131,3 +131,28 @@ impl std::hash::Hasher for HandleHasher {
 
 /// A map keyed by handles this process issued (see [`HandleHasher`]).
 pub type HandleMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<HandleHasher>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::BuildHasher;
+
+    #[test]
+    fn handle_hashes_of_sequential_and_tagged_keys_are_distinct_and_spread() {
+        let build = std::hash::BuildHasherDefault::<HandleHasher>::default();
+        let mut hashes = std::collections::HashSet::new();
+        for tag in [0u64, 1 << 56, 0x5a << 48] {
+            for i in 0..4096u64 {
+                assert!(hashes.insert(build.hash_one(tag + i)), "collision at {tag:#x} + {i}");
+            }
+        }
+        // The top 7 bits (the table's control bytes) vary across sequential keys.
+        let tops: std::collections::HashSet<u64> = (0..256u64).map(|i| build.hash_one(i) >> 57).collect();
+        assert!(tops.len() > 64, "only {} distinct top bits", tops.len());
+        // Pairs (the legacy-order map's keys) keep their order in the hash.
+        assert_ne!(build.hash_one((1u64, 2u64)), build.hash_one((2u64, 1u64)));
+        let mut map: HandleMap<StreamHandle, u32> = HandleMap::default();
+        map.insert(StreamHandle::from_raw(7), 1);
+        assert_eq!(map.get(&StreamHandle::from_raw(7)), Some(&1));
+    }
+}
