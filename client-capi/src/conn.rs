@@ -798,6 +798,9 @@ mod test {
         /// Sends a heartbeat (an id-0 PONG) every 200 ms for `busy`, then the reply
         /// (a worker busy in a long synchronize).
         BusyFor(Duration),
+        /// Reads on, answers nothing, and counts every frame after HELLO (in the counter
+        /// that otherwise counts PINGs).
+        CountsFrames,
     }
 
     /// Sends a response; `false` once the client has gone.
@@ -808,7 +811,7 @@ mod test {
     }
 
     /// An in-process worker that completes the handshake and then behaves as told; counts
-    /// the PINGs it receives.
+    /// the PINGs it receives (every frame, for [`Behaviour::CountsFrames`]).
     fn fake_worker(behaviour: Behaviour, pings: Arc<AtomicUsize>) -> (String, JoinHandle<()>) {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap().to_string();
@@ -833,6 +836,9 @@ mod test {
                             rdma_endpoint: "".into(),
                         };
                         assert!(send_response(&mut sink, header.request_id, &Response::Hello(welcome)));
+                    }
+                    _ if matches!(behaviour, Behaviour::CountsFrames) => {
+                        pings.fetch_add(1, Ordering::SeqCst);
                     }
                     Some(proto_core::Opcode::Ping) => {
                         pings.fetch_add(1, Ordering::SeqCst);
@@ -876,6 +882,39 @@ mod test {
         assert!(e.message.starts_with(LOST) && e.message.contains("no answer within 1 s"), "{}", e.message);
         assert!(took >= Duration::from_secs(1) && took < Duration::from_secs(3), "failed after {took:?}");
         assert!(pings.load(Ordering::SeqCst) >= 2, "the client sends PINGs while it waits in silence");
+        drop(conn);
+        worker.join().unwrap();
+    }
+
+    /// After a reply the worker is idle: the first fire-and-forget requests go out once
+    /// `FIRST_BATCH_BYTES` are queued; the rest wait for a full batch (or a flush) as before.
+    #[test]
+    fn the_first_batch_after_a_reply_is_sent_early() {
+        let frames = Arc::new(AtomicUsize::new(0));
+        let (addr, worker) = fake_worker(Behaviour::CountsFrames, frames.clone());
+        let mut conn = Conn::open(&config(addr, Duration::from_secs(30), None)).expect("handshake");
+        let args = [7u8; 32];
+        let launch = || wire::LaunchKernel { function: 1, grid: [1; 3], block: [1; 3], shared_mem: 0, stream: 0, args: args[..].into() };
+        let mut early = None;
+        for i in 1..=100 {
+            conn.post::<calls::LaunchKernel>(launch()).expect("queued");
+            if early.is_none() && conn.sink.pending() == 0 {
+                early = Some(i);
+            }
+        }
+        let early = early.expect("the first batch was sent before 100 launches were queued");
+        assert!(early < 100 && conn.sink.pending() > 0, "sent after {early} launches; the rest stay queued");
+        let until = Instant::now() + Duration::from_secs(5);
+        while frames.load(Ordering::SeqCst) < early && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(frames.load(Ordering::SeqCst), early, "the worker got the first batch while the rest were queued");
+        conn.flush().expect("flush");
+        let until = Instant::now() + Duration::from_secs(5);
+        while frames.load(Ordering::SeqCst) < 100 && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(frames.load(Ordering::SeqCst), 100);
         drop(conn);
         worker.join().unwrap();
     }
