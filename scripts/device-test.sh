@@ -133,17 +133,23 @@ fi
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   # Native (the backend in-process) vs remote (the client library against the worker above)
   # vs raw TCP; the report goes to stdout and bench.md, progress to bench.log.
-  if timeout 420 "$PACK/bin/hip-remote" bench --backend "${BACKEND:-cuda}" --lib "$PACK/lib/libamdhip64.so" ${BENCH_ARGS:-} \
+  # BENCH_PROFILE=1: a flamegraph and a top list per section, brought back as profile.tar.gz.
+  PROFILE_ARGS=""
+  [ "${BENCH_PROFILE:-0}" = 1 ] && PROFILE_ARGS="--profile $OUT/profile"
+  if timeout 420 "$PACK/bin/hip-remote" bench --backend "${BACKEND:-cuda}" --lib "$PACK/lib/libamdhip64.so" ${BENCH_ARGS:-} $PROFILE_ARGS \
       --json "$OUT/bench.json" --markdown "$OUT/bench.md" --plots "$OUT" 2> "$OUT/bench.log"; then
     echo "PASS bench"
   else
     echo "FAIL bench (see bench.log)"; tail -20 "$OUT/bench.log"; fail=$((fail+1))
   fi
+  if [ -d "$OUT/profile" ]; then
+    tar -czf "$OUT/profile.tar.gz" -C "$OUT" profile && rm -rf "$OUT/profile"
+  fi
 fi
 # At most 8 files come back from the GPU machine: keep bench.json, bench.md, bandwidth.png and
 # latency.png, and fold every other file (the logs) into device-test.log.
 for f in "$OUT"/*; do
-  case "$(basename "$f")" in bench.json|bench.md|*.png|device-test.log) continue ;; esac
+  case "$(basename "$f")" in bench.json|bench.md|*.png|profile.tar.gz|device-test.log) continue ;; esac
   [ -f "$f" ] || continue
   { echo "===== $(basename "$f")"; cat "$f"; echo; } >> "$OUT/device-test.log"
   rm -f "$f"

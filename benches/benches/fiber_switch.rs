@@ -36,7 +36,7 @@ fn launch(backend: &HostBackend, stream: StreamHandle, function: FunctionHandle,
     args.extend_from_slice(&[0; 4]);
     args.extend_from_slice(&out.to_le_bytes());
     let config = LaunchConfig { grid: [1, 1, 1], block: [THREADS, 1, 1], shared_mem: 0 };
-    backend.launch_kernel(Some(stream), function, config, args).expect("launch");
+    backend.launch_kernel(Some(stream), function, config, &args).expect("launch");
     backend.stream_synchronize(stream).expect("the kernel runs");
 }
 

@@ -306,13 +306,8 @@ fn serve_until(
         if trusted && until_trusted {
             return Ok(true);
         }
-        let header = match source.recv_head() {
-            Ok(head) => {
-                control.clear();
-                control.extend_from_slice(head.control);
-                metrics.add_bytes_in((proto_core::header::HEADER_LEN + control.len()) as u64 + u64::from(head.header.bulk_len));
-                head.header
-            }
+        let head = match source.recv_head() {
+            Ok(head) => head,
             Err(TransportError::Closed) => return Ok(false),
             Err(TransportError::Malformed(e)) => {
                 // The header itself is untrustworthy: say why, then close.
@@ -326,8 +321,19 @@ fn serve_until(
             }
             Err(e) => return Err(e),
         };
+        let header = head.header;
+        metrics.add_bytes_in((proto_core::header::HEADER_LEN + head.control.len()) as u64 + u64::from(header.bulk_len));
         replies.set_busy(true);
-        let handled = handle(session, source, replies, header, &control, &mut bulk, started);
+        let handled = if header.bulk_len == 0 && trusted {
+            // Nothing more to read for this frame (launches, most calls): its control part is
+            // parsed where the transport holds it, not copied. (Before trust the source stays
+            // at hand: a StripeJoin turns this connection into a stripe that reads on.)
+            handle(session, None, replies, header, head.control, &mut bulk, started)
+        } else {
+            control.clear();
+            control.extend_from_slice(head.control);
+            handle(session, Some(source), replies, header, &control, &mut bulk, started)
+        };
         replies.set_busy(false);
         match handled? {
             Handled::Next => {}
@@ -346,10 +352,19 @@ enum Handled {
     Close,
 }
 
-/// Handles one request whose head has been read.
+/// Skips what is left of the frame's bulk section, if any.
+fn skip_rest(source: &mut Option<&mut dyn FrameSource>) -> Result<(), TransportError> {
+    match source.as_deref_mut() {
+        Some(s) if s.bulk_remaining() > 0 => s.skip_bulk(),
+        _ => Ok(()),
+    }
+}
+
+/// Handles one request whose head has been read. `source` is `None` for a frame without a
+/// bulk section (then `control` may still borrow the transport's buffer).
 fn handle(
     session: &mut Session,
-    source: &mut dyn FrameSource,
+    mut source: Option<&mut dyn FrameSource>,
     replies: &ReplyWriter,
     header: proto_core::FrameHeader,
     control: &[u8],
@@ -370,7 +385,8 @@ fn handle(
             }
         }
         let no_reply = header.flags.contains(Flags::NO_REPLY);
-        let call = metrics.call();
+        let now = Instant::now();
+        let call = metrics.call_started(now);
         let late = session.late_replies();
         let reply_error = |status: Status, message: &str| -> Result<(), TransportError> {
             call.fail();
@@ -381,19 +397,17 @@ fn handle(
                 replies.send_error(request_id, header.opcode, status, message)
             }
         };
-        let refuse = |source: &mut dyn FrameSource, status: Status, message: &str| -> Result<(), TransportError> {
-            if source.bulk_remaining() > 0 {
-                source.skip_bulk()?;
-            }
+        let refuse = |source: &mut Option<&mut dyn FrameSource>, status: Status, message: &str| -> Result<(), TransportError> {
+            skip_rest(source)?;
             reply_error(status, message)
         };
         let Some(opcode) = Opcode::from_u16(header.opcode) else {
-            refuse(source, Status::UNKNOWN_OPCODE, &format!("unknown opcode {:#06x}", header.opcode))?;
+            refuse(&mut source, Status::UNKNOWN_OPCODE, &format!("unknown opcode {:#06x}", header.opcode))?;
             return Ok(Handled::Next);
         };
         call.set_family(opcode.family());
         if header.flags.contains(Flags::RESPONSE) || header.flags.contains(Flags::ERROR) {
-            refuse(source, Status::MALFORMED_FRAME, "a response frame was sent to the worker")?;
+            refuse(&mut source, Status::MALFORMED_FRAME, "a response frame was sent to the worker")?;
             return Ok(Handled::Next);
         }
         if no_reply && opcode.delivery() == Delivery::Call {
@@ -401,29 +415,32 @@ fn handle(
             // could never learn it, so the table allows fire-and-forget only where it says so.
             let message = format!("{opcode} cannot be sent without a reply");
             call.fail();
-            if source.bulk_remaining() > 0 {
-                source.skip_bulk()?;
-            }
+            skip_rest(&mut source)?;
             replies.send_error(request_id, header.opcode, Status::MALFORMED_FRAME, &message)?;
             return Ok(Handled::Next);
         }
-        let mut cx = CallCx::new(request_id, opcode, no_reply, started.elapsed().as_nanos() as u64);
+        let mut cx = CallCx::new(request_id, opcode, no_reply, now.duration_since(started).as_nanos() as u64);
         bulk.clear();
         let to_device = opcode.bulk() == BulkWay::RequestToDevice && header.bulk_len > 0;
-        if !to_device && header.bulk_len > 0 {
+        if let Some(s) = source.as_deref_mut().filter(|_| !to_device && header.bulk_len > 0) {
             bulk.resize(header.bulk_len as usize, 0);
-            source.recv_bulk(bulk)?;
+            s.recv_bulk(bulk)?;
         }
         let request = match Request::parse(header.opcode, control, bulk) {
             Ok(request) => request,
             Err(e) => {
                 tracing::debug!(%opcode, %e, "malformed request");
-                refuse(source, Status::MALFORMED_FRAME, &format!("{opcode}: {e}"))?;
+                refuse(&mut source, Status::MALFORMED_FRAME, &format!("{opcode}: {e}"))?;
                 return Ok(Handled::Next);
             }
         };
         if let Request::StripeJoin(join) = &request {
             if !session.trusted() {
+                let Some(source) = source else {
+                    // serve_until keeps the source for every frame before trust.
+                    replies.send_error(request_id, header.opcode, Status::UNKNOWN, "stripe join without its connection")?;
+                    return Ok(Handled::Close);
+                };
                 return join_stripe(session, source, replies, request_id, join);
             }
         }
@@ -439,10 +456,15 @@ fn handle(
             return Ok(Handled::Next);
         }
         if to_device {
-            match place_bulk(session, source, &request, header.bulk_len as usize) {
+            // A frame with a bulk section always comes with its source (`serve_until`).
+            let placed = match source.as_deref_mut() {
+                Some(s) => place_bulk(session, s, &request, header.bulk_len as usize),
+                None => Err(Placement::Refused(Failure::Status(Status::MALFORMED_FRAME, "bulk section without a source".into()))),
+            };
+            match placed {
                 Ok(placed) => cx.placed = placed,
                 Err(Placement::Refused(Failure::Status(status, message))) => {
-                    refuse(source, status, &message)?;
+                    refuse(&mut source, status, &message)?;
                     return Ok(Handled::Next);
                 }
                 Err(Placement::Refused(Failure::ReplyDeferred)) => return Ok(Handled::Next),

@@ -25,6 +25,8 @@
 use crate::hip::Hip;
 use crate::native::{self, CopyBuffers, NativeGpu};
 use crate::plot::{self, Axis, Canvas, Series, PALETTE};
+use crate::profile::SectionProfile;
+use crate::variants;
 use crate::workload::{self, ChainConfig, ChainRuns, Kernels, MlpConfig, MlpRun, RemoteGpu, CHAIN_WAYS};
 use hip_worker::backend::{Backend, DevicePtr, StreamHandle};
 use serde_json::{json, Value};
@@ -68,6 +70,25 @@ pub struct BenchOptions {
     pub chain: ChainConfig,
     /// Where the remote side's worker is, in words.
     pub worker: String,
+    /// Only these sections (keys: [`SECTIONS`]); empty: all.
+    pub sections: Vec<String>,
+    /// Profile each section into this directory ([`crate::profile`]).
+    pub profile: Option<PathBuf>,
+    /// The client variants of the issue #18 figures ([`variants::variants`]).
+    pub variants: Vec<String>,
+    /// A worker on this host with a shared-memory listener (`shm:///PATH`), for the `shm` variant.
+    pub shm_worker: Option<String>,
+    /// Sizes of the issue #18 figures.
+    pub issue18: variants::Plan,
+}
+
+/// The section keys `--sections` takes, in run order.
+pub const SECTIONS: &[&str] = &["latency", "async", "sgemm", "kernels", "graphs", "copies", "parallel", "issue18"];
+
+/// The issue #18 figures: native, and each variant's (or why it did not run).
+struct Issue18 {
+    native: native::Issue18Native,
+    runs: Vec<(variants::Variant, Result<variants::Figures, String>)>,
 }
 
 /// Everything a run produced.
@@ -182,6 +203,7 @@ struct Results {
     copies: Vec<CopyRow>,
     cuda_pinned_note: Option<String>,
     parallel: Vec<ParRow>,
+    issue18: Option<Issue18>,
     errors: Vec<String>,
 }
 
@@ -456,20 +478,38 @@ fn size_label(bytes: usize) -> String {
 pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) -> Report {
     let nb: &dyn Backend = &**native_backend;
     let mut r = Results::default();
-    let section = |name: &str, errors: &mut Vec<String>, f: &mut dyn FnMut() -> Result<(), String>| {
+    let section = |key: &str, name: &str, errors: &mut Vec<String>, f: &mut dyn FnMut() -> Result<(), String>| {
+        if !opts.sections.is_empty() && !opts.sections.iter().any(|s| s == key) {
+            return;
+        }
         eprintln!("bench: {name}…");
+        let profile = match opts.profile.as_deref().map(|dir| SectionProfile::start(dir, key)).transpose() {
+            Ok(p) => p,
+            Err(e) => {
+                errors.push(format!("{name}: {e}"));
+                None
+            }
+        };
         let t = Instant::now();
-        if let Err(e) = f() {
+        let result = f();
+        let secs = t.elapsed().as_secs_f64();
+        if let Some(p) = profile {
+            match p.finish() {
+                Ok(paths) => paths.iter().for_each(|p| eprintln!("bench: wrote {}", p.display())),
+                Err(e) => errors.push(format!("{name}: {e}")),
+            }
+        }
+        if let Err(e) = result {
             eprintln!("bench: {name} failed: {e}");
             errors.push(format!("{name}: {e}"));
         } else {
-            eprintln!("bench: {name} done in {:.1} s", t.elapsed().as_secs_f64());
+            eprintln!("bench: {name} done in {secs:.1} s");
         }
     };
     let mut errors = Vec::new();
 
     // 1. Sync call round trips.
-    section("round trips", &mut errors, &mut || {
+    section("latency", "round trips", &mut errors, &mut || {
         let raw = raw_round_trips(opts.round_trips).map_err(|e| e.to_string())?;
         let mut remote = Vec::with_capacity(opts.round_trips);
         for i in 0..opts.round_trips + opts.round_trips / 10 {
@@ -486,7 +526,7 @@ pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) ->
     });
 
     // 2. Async op rate.
-    section("async op rate", &mut errors, &mut || {
+    section("async", "async op rate", &mut errors, &mut || {
         // SAFETY: arguments follow the HIP API contracts (valid out-pointers, a 4 KiB buffer).
         let remote = unsafe {
             let mut stream = std::ptr::null_mut();
@@ -510,7 +550,7 @@ pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) ->
 
     // 2b. SGEMM throughput: native cuBLAS (or the host BLAS) through the backend trait vs
     // libhipblas.so.3 (beside the client library) forwarded to the worker.
-    section("sgemm (hipBLAS)", &mut errors, &mut || {
+    section("sgemm", "sgemm (hipBLAS)", &mut errors, &mut || {
         let n = if opts.quick { 256 } else { 4096 };
         let reps = if opts.quick { 3 } else { 20 };
         let native = native::sgemm_gflops(nb, n, reps)?;
@@ -521,7 +561,7 @@ pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) ->
 
     // 3. Kernels: launch rate and the MLP, both sides from the same hiprtc source.
     let mut gpus: Option<(NativeGpu, RemoteGpu<'_>, Kernels, Kernels)> = None;
-    section("kernels (launch rate, MLP)", &mut errors, &mut || {
+    section("kernels", "kernels (launch rate, MLP)", &mut errors, &mut || {
         let mut ng = NativeGpu::new(native_backend.clone())?;
         let mut rg = RemoteGpu::new(hip)?;
         let (nk, native_compile_s) = Kernels::load(&mut ng)?;
@@ -540,7 +580,7 @@ pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) ->
     });
 
     // 3b. Graphs: the kernel chain one by one and as a graph, on the kernels loaded above.
-    section("graphs (kernel chain)", &mut errors, &mut || {
+    section("graphs", "graphs (kernel chain)", &mut errors, &mut || {
         let Some((ng, rg, nk, rk)) = gpus.as_mut() else {
             return Err("no kernels (the kernels section failed before loading them)".into());
         };
@@ -556,7 +596,7 @@ pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) ->
     drop(gpus);
 
     // 4. Copies, per size.
-    section("copies", &mut errors, &mut || {
+    section("copies", "copies", &mut errors, &mut || {
         let max = opts.max_bytes;
         let sizes = copy_sizes(max);
         let reps_for = |size: usize| (opts.copy_volume / size).clamp(3, 20_000);
@@ -633,7 +673,7 @@ pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) ->
     });
 
     // 5. Parallel copies.
-    section("parallel copies", &mut errors, &mut || {
+    section("parallel", "parallel copies", &mut errors, &mut || {
         let size = opts.parallel_bytes;
         for &k in &opts.streams {
             let reps = (opts.parallel_volume / (k * size)).max(2);
@@ -672,6 +712,43 @@ pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) ->
             }
         }
         Ok(())
+    });
+
+    // 6. The issue #18 figures: large copies, the small copy, the sync call and allocations,
+    // native and per client variant (each a child process with its environment).
+    section("issue18", "issue #18 figures", &mut errors, &mut || {
+        let plan = &opts.issue18;
+        let native = native::issue18(nb, plan.big_bytes, plan.big_reps, plan.samples, plan.allocs, plan.alloc_bytes)?;
+        eprintln!(
+            "bench:   native: pinned {:.2}/{:.2}, pageable {:.2}/{:.2} GB/s; 4 KiB H2D p50 {:.1} µs; sync p50 {:.1} µs; allocations {:.1} ms",
+            native.pinned.0, native.pinned.1, native.pageable.0, native.pageable.1, native.small_h2d_p50_us, native.sync_p50_us, native.allocs_ms
+        );
+        let mut runs = Vec::new();
+        for v in variants::variants(&opts.variants, opts.shm_worker.as_deref())? {
+            let figures = match &v.unavailable {
+                Some(why) => Err(why.clone()),
+                None => variants::run(&opts.lib, &v, plan, opts.profile.as_deref()),
+            };
+            match &figures {
+                Ok(f) => eprintln!(
+                    "bench:   {}: pinned {:.2}/{:.2}, pageable {:.2}/{:.2} GB/s; 4 KiB H2D p50 {:.1} µs; sync p50 {:.1} µs; allocations {:.1} ms",
+                    v.name, f.h2d_pinned, f.d2h_pinned, f.h2d_pageable, f.d2h_pageable, f.small_h2d_p50_us, f.sync_p50_us, f.allocs_ms
+                ),
+                Err(e) => eprintln!("bench:   {}: {e}", v.name),
+            }
+            runs.push((v, figures));
+        }
+        let failed: Vec<String> = runs
+            .iter()
+            .filter(|(v, f)| v.unavailable.is_none() && f.is_err())
+            .map(|(v, f)| format!("{}: {}", v.name, f.as_ref().err().cloned().unwrap_or_default()))
+            .collect();
+        r.issue18 = Some(Issue18 { native, runs });
+        if failed.is_empty() {
+            Ok(())
+        } else {
+            Err(failed.join("; "))
+        }
     });
 
     r.errors = errors;
@@ -726,6 +803,222 @@ fn target_json(name: &str, ratio: f64, target: f64, at_least: bool) -> Value {
     })
 }
 
+/// What a figure of the issue #18 table must reach.
+#[derive(Clone, Copy, Debug)]
+enum Goal {
+    /// remote / native at least this.
+    RatioAtLeast(f64),
+    /// remote / native (or the row's own ratio) at most this.
+    RatioAtMost(f64),
+    /// The remote figure itself at least this (in the row's unit).
+    AtLeast(f64),
+    /// The remote figure itself at most this.
+    AtMost(f64),
+    /// Shown for reference.
+    None,
+}
+
+impl Goal {
+    fn text(self, unit: &str) -> String {
+        match self {
+            Goal::RatioAtLeast(t) => format!("≥ {t}× native"),
+            Goal::RatioAtMost(t) => format!("≤ {t}×"),
+            Goal::AtLeast(t) => format!("≥ {t} {unit}"),
+            Goal::AtMost(t) => format!("≤ {t} {unit}"),
+            Goal::None => String::new(),
+        }
+    }
+
+    /// Whether `remote` (with `ratio`) meets it; `None` when there is nothing to meet or the
+    /// figure is missing.
+    fn met(self, remote: f64, ratio: f64) -> Option<bool> {
+        let (value, target, at_least) = match self {
+            Goal::RatioAtLeast(t) => (ratio, t, true),
+            Goal::RatioAtMost(t) => (ratio, t, false),
+            Goal::AtLeast(t) => (remote, t, true),
+            Goal::AtMost(t) => (remote, t, false),
+            Goal::None => return None,
+        };
+        value.is_finite().then_some(if at_least { value >= target } else { value <= target })
+    }
+
+    fn has_target(self) -> bool {
+        !matches!(self, Goal::None)
+    }
+}
+
+/// One row of the issue #18 table.
+struct Row {
+    figure: String,
+    variant: String,
+    unit: &'static str,
+    native: f64,
+    remote: f64,
+    ratio: f64,
+    goal: Goal,
+}
+
+/// The "Issue #18 targets" table (markdown and JSON) from whatever the run measured.
+fn issue18_table(r: &Results, opts: &BenchOptions) -> (String, Value) {
+    let mut rows: Vec<Row> = Vec::new();
+    let mut unavailable: Vec<(String, String)> = Vec::new();
+    let mb = size_label(opts.issue18.big_bytes);
+    if let Some(i) = &r.issue18 {
+        let n = &i.native;
+        for (v, figures) in &i.runs {
+            let f = match figures {
+                Ok(f) => f,
+                Err(e) => {
+                    unavailable.push((v.name.clone(), e.clone()));
+                    continue;
+                }
+            };
+            let shm = v.name == "shm";
+            let row = |figure: String, unit, native: f64, remote: f64, ratio: f64, goal| Row {
+                figure,
+                variant: v.name.clone(),
+                unit,
+                native,
+                remote,
+                ratio,
+                goal,
+            };
+            // TCP: 40 % of the H100's PCIe link; same-host: 0.8× native pinned.
+            let pinned_goal = if shm { Goal::RatioAtLeast(0.8) } else { Goal::AtLeast(22.0) };
+            rows.push(row(format!("{mb} pinned H2D"), "GB/s", n.pinned.0, f.h2d_pinned, f.h2d_pinned / n.pinned.0, pinned_goal));
+            rows.push(row(format!("{mb} pinned D2H"), "GB/s", n.pinned.1, f.d2h_pinned, f.d2h_pinned / n.pinned.1, pinned_goal));
+            rows.push(row(
+                format!("{mb} pageable H2D"),
+                "GB/s",
+                n.pageable.0,
+                f.h2d_pageable,
+                f.h2d_pageable / n.pageable.0,
+                Goal::RatioAtLeast(0.8),
+            ));
+            rows.push(row(
+                format!("{mb} pageable D2H"),
+                "GB/s",
+                n.pageable.1,
+                f.d2h_pageable,
+                f.d2h_pageable / n.pageable.1,
+                Goal::RatioAtLeast(0.8),
+            ));
+            rows.push(row(
+                "4 KiB H2D `hipMemcpy` p50 (ratio: / this variant's sync call p50)".into(),
+                "µs",
+                n.small_h2d_p50_us,
+                f.small_h2d_p50_us,
+                f.small_h2d_p50_us / f.sync_p50_us,
+                Goal::RatioAtMost(1.0),
+            ));
+            rows.push(row(
+                "sync call p50 (`hipDeviceSynchronize`)".into(),
+                "µs",
+                n.sync_p50_us,
+                f.sync_p50_us,
+                f.sync_p50_us / n.sync_p50_us,
+                if shm { Goal::AtMost(3.0) } else { Goal::None },
+            ));
+            rows.push(row(
+                format!("{} × (hipMalloc {} + hipFree) + 1 sync", opts.issue18.allocs, size_label(opts.issue18.alloc_bytes)),
+                "ms",
+                n.allocs_ms,
+                f.allocs_ms,
+                f.allocs_ms / n.allocs_ms,
+                Goal::RatioAtMost(1.5),
+            ));
+        }
+    }
+    let worker_transport = if opts.worker.starts_with("the worker at") { "the configured worker" } else { "loopback TCP" };
+    if let Some(l) = &r.launches {
+        let (n, rm) = (median(&l.native), median(&l.remote));
+        rows.push(Row {
+            figure: format!("empty-kernel launch rate ({} launches + 1 sync)", l.n),
+            variant: worker_transport.into(),
+            unit: "/s",
+            native: n,
+            remote: rm,
+            ratio: rm / n,
+            goal: Goal::RatioAtLeast(0.95),
+        });
+    }
+    if let Some(c) = &r.chain {
+        let med: Vec<f64> = c.runs.iter().map(|run| median(&run.step_ms)).collect();
+        rows.push(Row {
+            figure: format!("step of {} small kernels + 1 sync (one by one)", opts.chain.kernels),
+            variant: worker_transport.into(),
+            unit: "ms",
+            native: med[0],
+            remote: med[2],
+            ratio: med[2] / med[0],
+            goal: Goal::RatioAtMost(1.05),
+        });
+    }
+    let mut md = String::new();
+    if rows.is_empty() && unavailable.is_empty() {
+        return (md, Value::Null);
+    }
+    let _ = writeln!(md, "## Issue #18 targets\n");
+    if let Some(i) = &r.issue18 {
+        let _ = writeln!(
+            md,
+            "Native: {}. Remote: the client library in a child process per variant, with the variant's environment ({}). \
+             The variant's transport is whichever the library negotiates under that environment.\n",
+            i.native.how,
+            i.runs
+                .iter()
+                .map(|(v, _)| format!(
+                    "`{}`: {}",
+                    v.name,
+                    if v.env.is_empty() { "—".to_string() } else { v.env.iter().map(|(k, x)| format!("{k}={x}")).collect::<Vec<_>>().join(" ") }
+                ))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
+    let _ = writeln!(md, "| figure | variant | native | remote | ratio | target | verdict |");
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|");
+    let fmt = |v: f64, unit: &str| match unit {
+        "GB/s" => format!("{v:.2} GB/s"),
+        "µs" => format!("{v:.1} µs"),
+        "ms" => format!("{v:.2} ms"),
+        _ => format!("{v:.0} {unit}"),
+    };
+    let mut json_rows = Vec::new();
+    for row in &rows {
+        let met = row.goal.met(row.remote, row.ratio);
+        let verdict = match met {
+            Some(true) => "met".to_string(),
+            Some(false) => "**missed**".to_string(),
+            None if row.goal.has_target() => "not measured".to_string(),
+            None => "—".to_string(),
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {:.3}× | {} | {verdict} |",
+            row.figure,
+            row.variant,
+            fmt(row.native, row.unit),
+            fmt(row.remote, row.unit),
+            row.ratio,
+            row.goal.text(row.unit)
+        );
+        json_rows.push(json!({
+            "figure": row.figure, "variant": row.variant, "unit": row.unit, "native": r3(row.native), "remote": r3(row.remote),
+            "ratio": r3(row.ratio), "target": row.goal.text(row.unit), "met": met,
+        }));
+    }
+    for (name, why) in &unavailable {
+        let _ = writeln!(md, "| all figures | {name} | | | | | {why} |");
+        json_rows.push(json!({"figure": "all", "variant": name, "unavailable": why}));
+    }
+    md.push('\n');
+    (
+        md,
+        json!({"rows": json_rows, "sizes": {"big_bytes": opts.issue18.big_bytes, "big_reps": opts.issue18.big_reps, "samples": opts.issue18.samples, "allocs": opts.issue18.allocs, "alloc_bytes": opts.issue18.alloc_bytes}}),
+    )
+}
+
 fn finish(r: Results, nb: &dyn Backend, hip: &Hip, opts: &BenchOptions) -> Report {
     let props = nb.device_properties(0).ok();
     let device = props.as_ref().map(|p| format!("{} ({})", p.name, p.gcn_arch_name)).unwrap_or_else(|| "?".into());
@@ -756,12 +1049,16 @@ fn finish(r: Results, nb: &dyn Backend, hip: &Hip, opts: &BenchOptions) -> Repor
         }
     }
 
+    let (issue18_md, issue18_json) = issue18_table(&r, opts);
+    md.push_str(&issue18_md);
+
     // Summary.
     let _ = writeln!(md, "## Summary\n");
     let _ = writeln!(md, "| figure | native (in-process) | remote (loopback TCP) | raw TCP | remote / native | remote / raw TCP | target |");
     let _ = writeln!(md, "|---|---|---|---|---|---|---|");
     let mut j = serde_json::Map::new();
     j.insert("schema".into(), json!(2));
+    j.insert("issue18".into(), issue18_json);
     j.insert(
         "setup".into(),
         json!({

@@ -21,7 +21,9 @@ mod hip;
 mod install;
 mod native;
 mod plot;
+mod profile;
 mod smi;
+mod variants;
 mod workload;
 
 use clap::{Parser, Subcommand};
@@ -74,6 +76,24 @@ enum Command {
         bytes: usize,
         #[arg(long)]
         reps: usize,
+    },
+    /// One client variant of the bench's issue #18 figures (internal; see `variants.rs`).
+    #[command(hide = true)]
+    BenchVariant {
+        #[arg(long)]
+        lib: PathBuf,
+        #[arg(long)]
+        big_bytes: usize,
+        #[arg(long)]
+        big_reps: usize,
+        #[arg(long)]
+        samples: usize,
+        #[arg(long)]
+        allocs: usize,
+        #[arg(long)]
+        alloc_bytes: usize,
+        #[arg(long)]
+        profile: Option<PathBuf>,
     },
     /// Measure round trips to a worker and print what it serves.
     Ping {
@@ -184,6 +204,36 @@ struct BenchArgs {
     /// For a worker elsewhere, set HIP_REMOTE_WORKER=tls://HOST:PORT instead.
     #[arg(long)]
     tls: bool,
+    /// Run only these sections (latency, async, sgemm, kernels, graphs, copies, parallel,
+    /// issue18). The issue #18 table: `--sections issue18,kernels,graphs`.
+    #[arg(long, value_delimiter = ',')]
+    sections: Vec<String>,
+    /// Sample the process during each section (client and embedded worker threads) and write
+    /// SECTION.svg (flamegraph) and SECTION.txt (top functions) here; the issue #18 variants'
+    /// client processes write theirs into DIR/variant-NAME/.
+    #[arg(long, value_name = "DIR")]
+    profile: Option<PathBuf>,
+    /// Client variants of the issue #18 figures, each a child process with its environment:
+    /// tcp (HIP_REMOTE_STRIPES=0), tcp-striped (HIP_REMOTE_STRIPES=8), shm (HIP_REMOTE_WORKER=
+    /// the --shm-worker address).
+    #[arg(long, value_delimiter = ',', default_value = "tcp,tcp-striped,shm")]
+    variants: Vec<String>,
+    /// A worker on this host with a shared-memory listener, for the shm variant
+    /// (`shm:///PATH`); without it that variant is reported as not available.
+    #[arg(long, value_name = "URL")]
+    shm_worker: Option<String>,
+    /// Size of the issue #18 large copies in MiB [256; quick 4].
+    #[arg(long)]
+    big_mib: Option<usize>,
+    /// Large copies per issue #18 figure [4; quick 2].
+    #[arg(long)]
+    big_reps: Option<usize>,
+    /// Samples of the issue #18 4 KiB copy and sync call [5000; quick 200].
+    #[arg(long)]
+    i18_samples: Option<usize>,
+    /// hipMalloc(1 MiB) + hipFree pairs of the issue #18 allocation figure [10000; quick 200].
+    #[arg(long)]
+    allocs: Option<usize>,
 }
 
 fn worker_addr(explicit: Option<String>) -> String {
@@ -321,6 +371,9 @@ fn default_lib() -> PathBuf {
 struct Embedded {
     _worker: Box<dyn std::any::Any>,
     pki: Option<PathBuf>,
+    /// Its same-host listener (`shm:///PATH`), for the bench's shm variant; not offered to
+    /// TCP clients, so the other variants stay on TCP.
+    shm: Option<(Box<dyn std::any::Any>, String)>,
 }
 
 impl Drop for Embedded {
@@ -373,6 +426,7 @@ fn embedded_worker(backend: Arc<dyn Backend>, tls: bool) -> Result<(Option<Embed
             let session = hip_worker::session::SessionConfig { tokens: Some(Arc::new(tokens)), ..Default::default() };
             let tcp = hip_worker::config::accepted_tcp_config().map_err(|e| e.to_string())?;
             let config = WorkerConfig { session, tcp, ..WorkerConfig::default() };
+            let shm = if tls { None } else { embedded_shm(backend.clone(), config.clone()) };
             let (worker, addr, pki): (Box<dyn std::any::Any>, String, Option<PathBuf>) = if tls {
                 let dir = throwaway_pki()?;
                 let server = hip_worker::tls::server_config(&dir.join("worker.pem"), &dir.join("worker.key"), None)?;
@@ -389,9 +443,25 @@ fn embedded_worker(backend: Arc<dyn Backend>, tls: bool) -> Result<(Option<Embed
             eprintln!("started an embedded hip-worker ({name} backend) on {addr}");
             std::env::set_var("HIP_REMOTE_WORKER", &addr);
             std::env::set_var("HIP_REMOTE_TOKEN", &token);
-            (Some(Embedded { _worker: worker, pki }), format!("an embedded worker ({name} backend, in this process) on {addr}"))
+            (Some(Embedded { _worker: worker, pki, shm }), format!("an embedded worker ({name} backend, in this process) on {addr}"))
         }
     })
+}
+
+/// A same-host listener for the embedded worker at a fresh path (Linux); `None` elsewhere or
+/// when it cannot be bound (the shm variant is then reported as not available).
+fn embedded_shm(backend: Arc<dyn Backend>, config: WorkerConfig) -> Option<(Box<dyn std::any::Any>, String)> {
+    #[cfg(target_os = "linux")]
+    {
+        let path = std::env::temp_dir().join(format!("hip-remote-bench-{}.sock", std::process::id()));
+        match hip_worker::shm::ShmWorker::start_shm(&path, backend, config) {
+            Ok(w) => return Some((Box::new(w), format!("shm://{}", path.display()))),
+            Err(e) => eprintln!("no same-host listener for the embedded worker ({}: {e})", path.display()),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (backend, config);
+    None
 }
 
 fn bench(a: BenchArgs) -> Result<(), String> {
@@ -435,7 +505,24 @@ fn bench(a: BenchArgs) -> Result<(), String> {
             warmup: if q { 1 } else { 3 },
         },
         worker,
+        sections: a.sections,
+        profile: a.profile,
+        variants: a.variants,
+        // `--shm-worker`, else the embedded worker's own same-host listener.
+        shm_worker: a.shm_worker.or_else(|| _embedded.as_ref().and_then(|e| e.shm.as_ref()).map(|(_, addr)| addr.clone())),
+        issue18: variants::Plan {
+            big_bytes: pick(a.big_mib, 256, 4) << 20,
+            big_reps: pick(a.big_reps, 4, 2),
+            samples: pick(a.i18_samples, 5000, 200),
+            allocs: pick(a.allocs, 10_000, 200),
+            alloc_bytes: 1 << 20,
+        },
     };
+    for s in &opts.sections {
+        if !bench::SECTIONS.contains(&s.as_str()) {
+            return Err(format!("unknown section {s:?}: the sections are {}", bench::SECTIONS.join(", ")));
+        }
+    }
     let report = bench::run(&hip, &backend, &opts);
     print!("{}", report.markdown);
     let write = |path: &PathBuf, bytes: &[u8]| std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()));
@@ -594,6 +681,10 @@ fn main() -> std::process::ExitCode {
         }
         Command::Bench(args) => bench(args),
         Command::BenchChild { lib, bytes, reps } => child::child_main(&lib, bytes, reps),
+        Command::BenchVariant { lib, big_bytes, big_reps, samples, allocs, alloc_bytes, profile } => {
+            let plan = variants::Plan { big_bytes, big_reps, samples, allocs, alloc_bytes };
+            variants::child_main(&lib, &plan, profile.as_deref())
+        }
         Command::Install { prefix, from } => install::install(&prefix, from),
     };
     match result {

@@ -120,6 +120,13 @@ impl<'a> CopyBuffers<'a> {
     }
 }
 
+impl CopyBuffers<'_> {
+    /// Gives the host buffer back early (the device buffer stays until drop).
+    pub fn take_host(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.host)
+    }
+}
+
 impl Drop for CopyBuffers<'_> {
     fn drop(&mut self) {
         let _ = self.b.free(self.dev);
@@ -144,6 +151,7 @@ pub fn cuda_pinned_gbps(b: &dyn Backend, dev: DevicePtr, sizes: &[(usize, usize)
         let ctx = unsafe { result::primary_ctx::retain(cu) }.map_err(|e| format!("cuDevicePrimaryCtxRetain: {e}"))?;
         // SAFETY: a context just retained.
         let inner = unsafe { result::ctx::set_current(ctx) }.map_err(|e| format!("cuCtxSetCurrent: {e}")).and_then(|_| {
+            hip_worker::backend::cuda::forget_current_context();
             let mut host: *mut std::ffi::c_void = std::ptr::null_mut();
             // SAFETY: valid out-pointer; freed below.
             ok("cuMemAllocHost", unsafe { sys::cuMemAllocHost_v2(&mut host, max.max(1)) })?;
@@ -186,6 +194,118 @@ pub fn cuda_pinned_gbps(b: &dyn Backend, dev: DevicePtr, sizes: &[(usize, usize)
 
 #[cfg(not(feature = "cuda"))]
 pub fn cuda_pinned_gbps(_: &dyn Backend, _: DevicePtr, _: &[(usize, usize)]) -> Option<Result<Vec<(f64, f64)>, String>> {
+    None
+}
+
+/// The native side of the issue #18 figures.
+pub struct Issue18Native {
+    /// `(h2d, d2h)` GB/s of large copies from page-locked memory: `cuMemcpy` from
+    /// `cuMemAllocHost` memory on cuda; the backend's copy on host (no page-locking there).
+    pub pinned: (f64, f64),
+    /// The same from pageable (`malloc`) memory: CUDA's own pageable path on cuda.
+    pub pageable: (f64, f64),
+    /// 4 KiB host-to-device copy (the backend's, from pageable memory), p50 µs.
+    pub small_h2d_p50_us: f64,
+    /// `device_synchronize`, p50 µs.
+    pub sync_p50_us: f64,
+    /// `allocs` × (malloc + free) and one synchronize through the backend, ms.
+    pub allocs_ms: f64,
+    /// How the copies were made, in words.
+    pub how: &'static str,
+}
+
+/// Measures the native issue #18 figures: large copies of `big` bytes (`reps` each, after a
+/// warm-up), `samples` small copies and sync calls, `allocs` allocations of `alloc_bytes`.
+pub fn issue18(b: &dyn Backend, big: usize, reps: usize, samples: usize, allocs: usize, alloc_bytes: usize) -> Result<Issue18Native, String> {
+    let mut bufs = CopyBuffers::new(b, big)?;
+    let (pinned, pageable, how) = match cuda_copies(b, bufs.dev, big, reps) {
+        Some(r) => {
+            let [pinned, pageable] = r?;
+            (pinned, pageable, "cuMemcpyHtoD/DtoH from cuMemAllocHost (pinned) and malloc (pageable) memory")
+        }
+        None => {
+            let pageable = (bufs.gbps(true, big, reps)?, bufs.gbps(false, big, reps)?);
+            (pageable, pageable, "the backend's synchronous copies (the host backend has no page-locked memory: pinned = pageable)")
+        }
+    };
+    let host = vec![1u8; crate::variants::SMALL_COPY];
+    let mut small = Vec::with_capacity(samples);
+    for i in 0..samples + samples / 10 {
+        let t = Instant::now();
+        b.memcpy_htod_sync(None, bufs.dev, &host).map_err(be("memcpy_htod_sync"))?;
+        if i >= samples / 10 {
+            small.push(t.elapsed());
+        }
+    }
+    let small_h2d_p50_us = crate::variants::p50_us(small);
+    let sync_p50_us = crate::variants::p50_us(sync_samples(b, samples)?);
+    drop(bufs.take_host());
+    let t = Instant::now();
+    for _ in 0..allocs {
+        let p = b.malloc(0, alloc_bytes as u64).map_err(be("malloc"))?;
+        b.free(p).map_err(be("free"))?;
+    }
+    b.device_synchronize(0).map_err(be("device_synchronize"))?;
+    let allocs_ms = t.elapsed().as_secs_f64() * 1e3;
+    Ok(Issue18Native { pinned, pageable, small_h2d_p50_us, sync_p50_us, allocs_ms, how })
+}
+
+/// `[pinned, pageable]` `(h2d, d2h)` GB/s of `reps` synchronous `cuMemcpy`s of `size` bytes
+/// between `dev` and `cuMemAllocHost` / `malloc` memory; `None` off the cuda backend.
+#[cfg(feature = "cuda")]
+fn cuda_copies(b: &dyn Backend, dev: DevicePtr, size: usize, reps: usize) -> Option<Result<[(f64, f64); 2], String>> {
+    use cudarc::driver::{result, sys};
+    if b.name() != "cuda" {
+        return None;
+    }
+    let ok = |what: &str, r: sys::CUresult| if r == sys::CUresult::CUDA_SUCCESS { Ok(()) } else { Err(format!("{what}: {r:?}")) };
+    let run = || -> Result<[(f64, f64); 2], String> {
+        let cu = result::device::get(0).map_err(|e| format!("cuDeviceGet: {e}"))?;
+        // SAFETY: device 0 exists (the backend opened it); its primary context is the one the
+        // backend allocated `dev` in, released below.
+        let ctx = unsafe { result::primary_ctx::retain(cu) }.map_err(|e| format!("cuDevicePrimaryCtxRetain: {e}"))?;
+        // SAFETY: a context just retained.
+        let inner = unsafe { result::ctx::set_current(ctx) }.map_err(|e| format!("cuCtxSetCurrent: {e}")).and_then(|_| {
+            hip_worker::backend::cuda::forget_current_context();
+            let mut pinned: *mut std::ffi::c_void = std::ptr::null_mut();
+            // SAFETY: valid out-pointer; freed below.
+            ok("cuMemAllocHost", unsafe { sys::cuMemAllocHost_v2(&mut pinned, size.max(1)) })?;
+            let mut pageable = vec![4u8; size.max(1)];
+            let figures = (|| {
+                let time = |host: *mut std::ffi::c_void, h2d: bool| -> Result<f64, String> {
+                    // SAFETY: `dev` and `host` hold at least `size` bytes.
+                    let once = || unsafe {
+                        if h2d {
+                            ok("cuMemcpyHtoD", sys::cuMemcpyHtoD_v2(dev.0, host, size))
+                        } else {
+                            ok("cuMemcpyDtoH", sys::cuMemcpyDtoH_v2(host, dev.0, size))
+                        }
+                    };
+                    once()?;
+                    let t = Instant::now();
+                    for _ in 0..reps.max(1) {
+                        once()?;
+                    }
+                    // SAFETY: context current.
+                    ok("cuCtxSynchronize", unsafe { sys::cuCtxSynchronize() })?;
+                    Ok((size * reps.max(1)) as f64 / t.elapsed().as_secs_f64() / 1e9)
+                };
+                let page = pageable.as_mut_ptr().cast();
+                Ok([(time(pinned, true)?, time(pinned, false)?), (time(page, true)?, time(page, false)?)])
+            })();
+            // SAFETY: allocated above, no copy in flight (all were synchronous).
+            let _ = unsafe { sys::cuMemFreeHost(pinned) };
+            figures
+        });
+        // SAFETY: retained above.
+        let _ = unsafe { result::primary_ctx::release(cu) };
+        inner
+    };
+    Some(run())
+}
+
+#[cfg(not(feature = "cuda"))]
+fn cuda_copies(_: &dyn Backend, _: DevicePtr, _: usize, _: usize) -> Option<Result<[(f64, f64); 2], String>> {
     None
 }
 
@@ -253,7 +373,7 @@ impl Gpu for NativeGpu {
     fn launch(&mut self, f: usize, grid: [u32; 3], block: [u32; 3], args: &[Arg]) -> Result<(), String> {
         let blob = self.pack(f, args)?;
         self.b
-            .launch_kernel(Some(self.stream), self.functions[f].handle, LaunchConfig { grid, block, shared_mem: 0 }, blob)
+            .launch_kernel(Some(self.stream), self.functions[f].handle, LaunchConfig { grid, block, shared_mem: 0 }, &blob)
             .map_err(be("launch_kernel"))
     }
 

@@ -119,8 +119,10 @@ fn bench_quick_host_backend_end_to_end() {
         assert!(json["errors"].as_array().unwrap().is_empty(), "{}", json["errors"]);
     }
 
+    check_issue18(&json, compiler);
+
     let md = std::fs::read_to_string(&md_path).unwrap();
-    let mut headings = vec!["## Summary", "## Copies (GB/s)", "## Parallel copies", "## Targets"];
+    let mut headings = vec!["## Issue #18 targets", "## Summary", "## Copies (GB/s)", "## Parallel copies", "## Targets"];
     if compiler {
         headings.push("## Graphs: a step of 200 kernels");
     }
@@ -132,5 +134,80 @@ fn bench_quick_host_backend_end_to_end() {
         let bytes = std::fs::read(dir.join(png)).unwrap_or_else(|e| panic!("{png}: {e}"));
         assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.len() > 1000, "{png} is not a PNG");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The issue #18 table: every figure for the `tcp` and `tcp-striped` variants (child processes
+/// with their environment), `shm` reported as not available (no shared-memory worker given),
+/// and, with kernels, the launch rate and the kernel step.
+fn check_issue18(json: &Value, compiler: bool) {
+    let rows = json["issue18"]["rows"].as_array().expect("issue18 rows");
+    for variant in ["tcp", "tcp-striped"] {
+        let figures: Vec<&Value> = rows.iter().filter(|r| r["variant"] == variant).collect();
+        assert_eq!(figures.len(), 7, "{variant}: {figures:?}");
+        for r in &figures {
+            assert!(r["native"].as_f64().is_some_and(|v| v > 0.0) && r["remote"].as_f64().is_some_and(|v| v > 0.0), "{r}");
+            assert!(r["ratio"].as_f64().is_some_and(|v| v > 0.0), "{r}");
+        }
+        assert!(figures.iter().any(|r| r["figure"] == "4 MiB pinned H2D" && r["target"] == "≥ 22 GB/s" && r["met"].is_boolean()), "{figures:?}");
+        assert!(figures.iter().any(|r| r["figure"].as_str().unwrap().starts_with("200 × (hipMalloc 1 MiB + hipFree)")), "{figures:?}");
+    }
+    assert!(rows.iter().any(|r| r["variant"] == "shm" && r["unavailable"].as_str().is_some_and(|w| w.starts_with("not available"))), "{rows:?}");
+    if compiler {
+        assert!(rows.iter().any(|r| r["figure"].as_str().unwrap().starts_with("empty-kernel launch rate") && r["met"].is_boolean()), "{rows:?}");
+        assert!(rows.iter().any(|r| r["figure"].as_str().unwrap().starts_with("step of 200 small kernels") && r["met"].is_boolean()), "{rows:?}");
+    }
+}
+
+/// `--sections` runs only the sections named; `--profile` writes a flamegraph and a top list
+/// per section (and per variant child); an unknown section is refused.
+#[test]
+fn bench_sections_and_profiles() {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_hip-remote"));
+    let lib = library(&exe);
+    let dir = std::env::temp_dir().join(format!("hip-remote-bench-sections-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let json_path = dir.join("bench.json");
+    let profiles = dir.join("profiles");
+    let out = Command::new(&exe)
+        .args(["bench", "--quick", "--backend", "host", "--sections", "latency,issue18", "--variants", "tcp,shm", "--lib"])
+        .arg(&lib)
+        .arg("--json")
+        .arg(&json_path)
+        .arg("--profile")
+        .arg(&profiles)
+        .env_remove("HIP_REMOTE_WORKER")
+        .output()
+        .expect("hip-remote runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "bench failed:\n{stderr}");
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).expect("valid JSON");
+    assert!(json["round_trip_us"]["remote"]["p50"].as_f64().is_some_and(|v| v > 0.0), "latency ran");
+    assert!(
+        json.get("async_ops_per_s").is_none() && json.get("copies").is_none() && json.get("launch_rate").is_none(),
+        "only the named sections run"
+    );
+    let rows = json["issue18"]["rows"].as_array().expect("issue18 rows");
+    assert_eq!(rows.iter().filter(|r| r["variant"] == "tcp").count(), 7, "{rows:?}");
+    assert!(rows.iter().all(|r| r["variant"] != "tcp-striped"), "only the named variants: {rows:?}");
+    for name in ["latency.svg", "latency.txt", "issue18.svg", "issue18.txt", "variant-tcp/client.svg", "variant-tcp/client.txt"] {
+        let path = profiles.join(name);
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(!bytes.is_empty(), "{name} is empty");
+    }
+    let svg = std::fs::read_to_string(profiles.join("issue18.svg")).unwrap();
+    assert!(svg.contains("<svg"), "a flamegraph SVG");
+    let top = std::fs::read_to_string(profiles.join("issue18.txt")).unwrap();
+    assert!(top.contains("## samples per thread") && top.contains("## top 40 functions by itself"), "{top}");
+
+    let bad = Command::new(&exe)
+        .args(["bench", "--quick", "--backend", "host", "--sections", "nope", "--lib"])
+        .arg(&lib)
+        .env_remove("HIP_REMOTE_WORKER")
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown section \"nope\""), "{}", String::from_utf8_lossy(&bad.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }

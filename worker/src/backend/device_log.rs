@@ -713,7 +713,7 @@ pub struct Delivery {
 /// synchronize (never another module's, hence never another session's).
 #[derive(Debug, Default)]
 pub struct LogBook {
-    modules: HashMap<u64, Tracked>,
+    modules: super::HandleMap<u64, Tracked>,
     launch_count: u64,
     /// Executable graph → modules of its kernels.
     graphs: HashMap<u64, Vec<u64>>,

@@ -184,7 +184,7 @@ pub fn replay_graph<B: ModuleBackend + MemoryBackend + MemsetBackend + StreamOps
 ) -> Result<(), BackendError> {
     for op in &plan.ops {
         match op {
-            GraphOp::Kernel { function, config, args } => backend.launch_kernel(stream, *function, *config, args.to_vec())?,
+            GraphOp::Kernel { function, config, args } => backend.launch_kernel(stream, *function, *config, args)?,
             GraphOp::Memset { fill, pattern } if fill.height == 1 && fill.depth == 1 => backend.memset(stream, fill.ptr, *pattern, fill.width)?,
             GraphOp::Memset { fill, pattern } => backend.memset_pitched(stream, *fill, *pattern)?,
             GraphOp::Memcpy { dst, src, len } => backend.memcpy_dtod(stream, *dst, *src, *len)?,

@@ -73,7 +73,7 @@ pub use device_attr::{link_type, DeviceAttributeBackend, PeerAttribute};
 pub use error::{hip_code, BackendError};
 pub use event::{event_flags, validate_event_flags, EventBackend};
 pub use graph::{replace_exec_graph, replay_graph, ExecGraph, GraphBackend, GraphOp, GraphPlan, HostStep};
-pub use handles::{DeviceIndex, DevicePtr, EventHandle, FunctionHandle, ModuleHandle, StreamHandle};
+pub use handles::{DeviceIndex, DevicePtr, EventHandle, FunctionHandle, HandleHasher, HandleMap, ModuleHandle, StreamHandle};
 pub use host::{HostBackend, HostConfig};
 pub use ipc::{IpcBackend, IpcEventShare, IpcShare};
 pub use managed::ManagedBackend;

@@ -169,8 +169,10 @@ pub trait ModuleBackend {
     /// Queues a launch of `function` on `stream` (`None`: the null stream of the module's
     /// device, run before the call returns). `args` is the packed blob laid out by
     /// [`KernelFunction::params`]; it must cover every parameter. Shape and argument errors
-    /// are returned at once; failures while running are latched on the stream.
-    fn launch_kernel(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, args: Vec<u8>) -> Result<(), BackendError>;
+    /// are returned at once; failures while running are latched on the stream. Borrowed:
+    /// a GPU driver copies the blob at launch, so only a backend that runs the kernel later
+    /// (host) keeps a copy.
+    fn launch_kernel(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, args: &[u8]) -> Result<(), BackendError>;
 
     /// The names of `module`'s kernels, in the image's order (`hipModuleGetFunctionCount`,
     /// `hipLibraryEnumerateKernels`).

@@ -9,16 +9,15 @@
 //! already been ordered after, so a blocking stream fed thousands of launches between two
 //! null-stream operations pays one wait, not one per launch.
 
-use crate::backend::StreamHandle;
-use std::collections::HashMap;
+use crate::backend::{HandleMap, StreamHandle};
 
 #[derive(Debug, Default)]
 pub(super) struct LegacyOrder {
     clock: u64,
     /// When each stream last had work queued (a tick of `clock`).
-    last_work: HashMap<StreamHandle, u64>,
+    last_work: HandleMap<StreamHandle, u64>,
     /// `(waiter, waited)`: the waited stream's `last_work` the waiter is ordered after.
-    ordered: HashMap<(StreamHandle, StreamHandle), u64>,
+    ordered: HandleMap<(StreamHandle, StreamHandle), u64>,
 }
 
 impl LegacyOrder {

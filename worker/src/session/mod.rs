@@ -228,7 +228,7 @@ pub struct Session {
     streams: Handles<(StreamHandle, DeviceIndex, bool)>,
     /// The session's own stand-in for each device's null stream, created on first use
     /// (`stream_flags::SESSION_DEFAULT`): sessions never share a stream.
-    null_streams: HashMap<DeviceIndex, StreamHandle>,
+    null_streams: crate::backend::HandleMap<DeviceIndex, StreamHandle>,
     /// Which legacy-stream waits are already in place.
     legacy_order: legacy_order::LegacyOrder,
     events: Handles<(EventHandle, DeviceIndex)>,
@@ -316,7 +316,7 @@ impl Session {
             modules: Handles::new("module", 0x4d4f_0000_0000_0000, limits.max_modules),
             pending_bytes: Arc::default(),
             functions: Handles::new("function", 0x4655_0000_0000_0000, MAX_FUNCTIONS_PER_SESSION),
-            null_streams: HashMap::new(),
+            null_streams: Default::default(),
             legacy_order: legacy_order::LegacyOrder::default(),
             limits: HashMap::new(),
             peer_access: Default::default(),

@@ -196,7 +196,7 @@ impl ModuleHandler for Session {
             return Ok(wire::Empty {});
         }
         let stream = self.stream(req.stream, device)?;
-        self.backend.launch_kernel(stream, handle, config, args.to_vec())?;
+        self.backend.launch_kernel(stream, handle, config, args)?;
         self.note_launch();
         Ok(wire::Empty {})
     }

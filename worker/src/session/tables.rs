@@ -2,7 +2,7 @@
 
 use super::Failure;
 use proto_core::Status;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// One live allocation, or a module global the session has looked up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,13 +105,13 @@ pub struct Handles<T> {
     kind: &'static str,
     next: u64,
     capacity: usize,
-    live: HashMap<u64, T>,
+    live: crate::backend::HandleMap<u64, T>,
 }
 
 impl<T> Handles<T> {
     /// A table of `kind` handles starting at `tag + 1`, holding at most `capacity`.
     pub fn new(kind: &'static str, tag: u64, capacity: usize) -> Self {
-        Self { kind, next: tag + 1, capacity, live: HashMap::new() }
+        Self { kind, next: tag + 1, capacity, live: Default::default() }
     }
 
     /// Fails with `QUOTA_EXCEEDED`-style `hipErrorOutOfMemory` when the table is full.

@@ -63,8 +63,16 @@ impl ArgLayout {
 
     /// Packs parameter `i`'s bytes (`arg(i)`, exactly `size` of them) at their offsets;
     /// bytes no parameter covers (alignment padding) are zero.
-    pub fn pack<'a>(&self, mut arg: impl FnMut(usize, usize) -> Result<&'a [u8], CallError>) -> Result<Vec<u8>, CallError> {
-        let mut blob = vec![0u8; self.len];
+    pub fn pack<'a>(&self, arg: impl FnMut(usize, usize) -> Result<&'a [u8], CallError>) -> Result<Vec<u8>, CallError> {
+        let mut blob = Vec::new();
+        self.pack_into(&mut blob, arg)?;
+        Ok(blob)
+    }
+
+    /// [`ArgLayout::pack`] into `blob` (cleared first), reusing its allocation.
+    pub fn pack_into<'a>(&self, blob: &mut Vec<u8>, mut arg: impl FnMut(usize, usize) -> Result<&'a [u8], CallError>) -> Result<(), CallError> {
+        blob.clear();
+        blob.resize(self.len, 0);
         for (i, p) in self.params.iter().enumerate() {
             let bytes = arg(i, p.size)?;
             if bytes.len() != p.size {
@@ -75,7 +83,7 @@ impl ArgLayout {
             }
             blob[p.offset..p.offset + p.size].copy_from_slice(bytes);
         }
-        Ok(blob)
+        Ok(())
     }
 
     /// Packs HIP's `kernelParams` / `hipLaunchKernel` `args`: an array with one pointer per
@@ -85,8 +93,21 @@ impl ArgLayout {
     /// `kernel_params` must hold one pointer per parameter, each valid for that parameter's
     /// size (HIP's contract); null pointers are refused.
     pub unsafe fn pack_pointers(&self, kernel_params: *const *mut c_void) -> Result<Vec<u8>, CallError> {
+        let mut blob = Vec::new();
+        // SAFETY: forwarded caller contract.
+        unsafe { self.pack_pointers_into(&mut blob, kernel_params)? };
+        Ok(blob)
+    }
+
+    /// [`ArgLayout::pack_pointers`] into `blob` (cleared first), reusing its allocation: the
+    /// launch path packs into one buffer per thread instead of allocating per launch.
+    ///
+    /// # Safety
+    /// As [`ArgLayout::pack_pointers`].
+    pub unsafe fn pack_pointers_into(&self, blob: &mut Vec<u8>, kernel_params: *const *mut c_void) -> Result<(), CallError> {
         if self.params.is_empty() {
-            return Ok(Vec::new());
+            blob.clear();
+            return Ok(());
         }
         if kernel_params.is_null() {
             return Err(CallError::new(
@@ -94,7 +115,7 @@ impl ArgLayout {
                 format!("the kernel takes {} arguments but kernelParams is NULL", self.params.len()),
             ));
         }
-        self.pack(|i, size| {
+        self.pack_into(blob, |i, size| {
             // SAFETY: the array has one entry per parameter (caller contract).
             let ptr = unsafe { *kernel_params.add(i) } as *const u8;
             if ptr.is_null() {
@@ -228,19 +249,38 @@ pub(crate) unsafe fn launch_as(
         return Err(CallError::new(bad_dims, format!("launch of {} with {threads} threads per block (device maximum {max})", f.name)));
     }
     let shared_mem = u32::try_from(g.shared_mem).map_err(|_| CallError::new(bad_dims, format!("{} bytes of dynamic shared memory", g.shared_mem)))?;
-    let owned;
-    let args: &[u8] = match (kernel_params.is_null(), extra.is_null()) {
-        (false, false) => {
-            return Err(CallError::new(HipError::INVALID_VALUE, "kernelParams and extra are both given; pass one"));
-        }
+    if kernel_params.is_null() && !extra.is_null() {
         // SAFETY: forwarded caller contract.
-        (true, false) => f.layout.check_buffer(unsafe { extra_buffer(extra)? })?,
-        _ => {
-            // SAFETY: forwarded caller contract (a null array is refused when the kernel has parameters).
-            owned = unsafe { f.layout.pack_pointers(kernel_params)? };
-            &owned
-        }
-    };
+        let args = f.layout.check_buffer(unsafe { extra_buffer(extra)? })?;
+        return send_launch(f, g, shared_mem, args, kind);
+    }
+    if !extra.is_null() {
+        return Err(CallError::new(HipError::INVALID_VALUE, "kernelParams and extra are both given; pass one"));
+    }
+    thread_local! {
+        /// This thread's packing buffer: no allocation per launch.
+        static PACKED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    PACKED.with(|packed| {
+        // A launch from inside a launch (a callback of this thread) packs into its own buffer.
+        let (mut own, mut borrowed);
+        let blob: &mut Vec<u8> = match packed.try_borrow_mut() {
+            Ok(b) => {
+                borrowed = b;
+                &mut borrowed
+            }
+            Err(_) => {
+                own = Vec::new();
+                &mut own
+            }
+        };
+        // SAFETY: forwarded caller contract (a null array is refused when the kernel has parameters).
+        unsafe { f.layout.pack_pointers_into(blob, kernel_params)? };
+        send_launch(f, g, shared_mem, blob, kind)
+    })
+}
+
+fn send_launch(f: &Function, g: Geometry, shared_mem: u32, args: &[u8], kind: LaunchKind) -> Result<(), CallError> {
     let req = wire::LaunchKernel { function: f.worker, grid: g.grid, block: g.block, shared_mem, stream: stream_id(g.stream), args: args.into() };
     match kind {
         LaunchKind::Plain => with_conn(|c| c.post::<calls::LaunchKernel>(req)),

@@ -27,7 +27,7 @@ mod stream;
 mod stream_ops;
 mod vmm;
 
-use super::{BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, HostFn, StreamHandle, TransportHooks};
+use super::{BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, HandleMap, HostFn, StreamHandle, TransportHooks};
 use crate::devices::DeviceSelection;
 use cudarc::driver::sys::{self, CUcontext, CUdevice, CUevent, CUstream};
 use error::Check;
@@ -99,9 +99,12 @@ impl Pinned {
 
 /// The CUDA backend.
 pub struct CudaBackend {
+    /// Tells this backend's contexts apart from those of another (a dropped one whose
+    /// context handles were released) in the per-thread cache of [`CudaBackend::enter`].
+    instance: u64,
     devices: Vec<Device>,
-    streams: Mutex<HashMap<u64, StreamEntry>>,
-    events: Mutex<HashMap<u64, EventEntry>>,
+    streams: Mutex<HandleMap<u64, StreamEntry>>,
+    events: Mutex<HandleMap<u64, EventEntry>>,
     allocations: Mutex<HashMap<u64, (u64, DeviceIndex)>>,
     /// The allocations of `allocations` made by `cuMemAllocAsync` (pool memory).
     pool_allocations: Mutex<std::collections::HashSet<u64>>,
@@ -120,6 +123,23 @@ pub struct CudaBackend {
     log_streams: Mutex<HashMap<DeviceIndex, Raw<CUstream>>>,
     /// Kernel printf output and failed asserts per stream, from the device logs.
     outputs: Mutex<crate::backend::device_log::StreamOutputs>,
+}
+
+/// Instances of [`CudaBackend`] made so far (0 = none: the empty cache entry).
+static INSTANCES: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// The (backend instance, context) that backend made current on this thread last:
+    /// `enter` on every call (each launch) then costs no driver call while it stays so.
+    /// Every context switch of this process goes through `enter` or clears this
+    /// ([`forget_current_context`]).
+    static CURRENT_CONTEXT: std::cell::Cell<(u64, usize)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+/// Says that code outside this backend changed the current context of this thread
+/// (`cuCtxSetCurrent` of its own): the next `enter` sets it again.
+pub fn forget_current_context() {
+    CURRENT_CONTEXT.with(|c| c.set((0, 0)));
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -158,11 +178,13 @@ impl CudaBackend {
             let ctx = unsafe { cudarc::driver::result::primary_ctx::retain(dev) }.map_err(|e| error::map("cuDevicePrimaryCtxRetain", e))?;
             // SAFETY: a context just retained.
             unsafe { cudarc::driver::result::ctx::set_current(ctx) }.check("cuCtxSetCurrent")?;
+            forget_current_context();
             let props = props::read(dev)?;
             tracing::info!(ordinal, served_as = devices.len(), name = %props.name, arch = %props.gcn_arch_name, "CUDA device opened");
             devices.push(Device { dev, ctx: Raw(ctx), props });
         }
         Ok(Self {
+            instance: INSTANCES.fetch_add(1, Ordering::Relaxed) + 1,
             devices,
             streams: Mutex::default(),
             events: Mutex::default(),
@@ -186,11 +208,18 @@ impl CudaBackend {
             .ok_or_else(|| BackendError::InvalidDevice(format!("device {dev} out of range ({} CUDA devices)", self.devices.len())))
     }
 
-    /// Makes `dev`'s context current on this thread.
+    /// Makes `dev`'s context current on this thread; no driver call when it already is
+    /// (the launch path enters on every launch).
     fn enter(&self, dev: DeviceIndex) -> Result<(), BackendError> {
         let d = self.device(dev)?;
+        let wanted = (self.instance, d.ctx.0 as usize);
+        if CURRENT_CONTEXT.with(|c| c.get()) == wanted {
+            return Ok(());
+        }
         // SAFETY: a retained primary context.
-        unsafe { cudarc::driver::result::ctx::set_current(d.ctx.0) }.check("cuCtxSetCurrent")
+        unsafe { cudarc::driver::result::ctx::set_current(d.ctx.0) }.check("cuCtxSetCurrent")?;
+        CURRENT_CONTEXT.with(|c| c.set(wanted));
+        Ok(())
     }
 
     /// The device owning `ptr` (the session validated it already; this guards the backend).
@@ -311,6 +340,7 @@ impl Drop for CudaBackend {
             // SAFETY: retained in `new`.
             let _ = unsafe { cudarc::driver::result::primary_ctx::release(d.dev) };
         }
+        forget_current_context();
     }
 }
 

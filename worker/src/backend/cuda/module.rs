@@ -5,6 +5,7 @@
 
 use super::error::Check;
 use super::{lock, CudaBackend, Raw};
+use crate::backend::HandleMap;
 use crate::backend::{
     BackendError, DeviceIndex, DevicePtr, FunctionAttribute, FunctionAttributes, FunctionHandle, KernelFunction, LaunchConfig, ModuleBackend,
     ModuleFormat, ModuleHandle, ParamLayout, StreamHandle,
@@ -34,8 +35,8 @@ pub(super) struct FunctionEntry {
 
 #[derive(Default)]
 pub(super) struct ModuleTables {
-    pub(super) modules: HashMap<u64, ModuleEntry>,
-    pub(super) functions: HashMap<u64, FunctionEntry>,
+    pub(super) modules: HandleMap<u64, ModuleEntry>,
+    pub(super) functions: HandleMap<u64, FunctionEntry>,
 }
 
 fn func_attr(f: CUfunction, a: FA) -> Result<i32, BackendError> {
@@ -222,13 +223,7 @@ impl ModuleBackend for CudaBackend {
         Ok(())
     }
 
-    fn launch_kernel(
-        &self,
-        stream: Option<StreamHandle>,
-        function: FunctionHandle,
-        config: LaunchConfig,
-        mut args: Vec<u8>,
-    ) -> Result<(), BackendError> {
+    fn launch_kernel(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, args: &[u8]) -> Result<(), BackendError> {
         let (f, module, device, needed) = self.function_entry(function, |e| (e.raw, e.module, e.device, crate::backend::args_len(&e.params)))?;
         if (args.len() as u64) < needed {
             return Err(BackendError::InvalidValue(format!("kernel arguments are {} bytes; the kernel's parameters need {needed}", args.len())));
@@ -240,7 +235,8 @@ impl ModuleBackend for CudaBackend {
         let mut size = args.len();
         let mut extra: [*mut c_void; 5] = [
             std::ptr::dangling_mut::<c_void>(), // CU_LAUNCH_PARAM_BUFFER_POINTER
-            args.as_mut_ptr().cast(),
+            // The driver only reads the blob (CUDA's `extra` array is not const-qualified).
+            args.as_ptr().cast_mut().cast(),
             2 as *mut c_void, // CU_LAUNCH_PARAM_BUFFER_SIZE
             (&mut size as *mut usize).cast(),
             std::ptr::null_mut(), // CU_LAUNCH_PARAM_END

@@ -226,13 +226,7 @@ impl ModuleBackend for HipBackend {
         Ok(())
     }
 
-    fn launch_kernel(
-        &self,
-        stream: Option<StreamHandle>,
-        function: FunctionHandle,
-        config: LaunchConfig,
-        mut args: Vec<u8>,
-    ) -> Result<(), BackendError> {
+    fn launch_kernel(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, args: &[u8]) -> Result<(), BackendError> {
         let (f, device, needed) = self.function_entry(function, |e| (e.raw, e.device, crate::backend::args_len(&e.params)))?;
         if (args.len() as u64) < needed {
             return Err(BackendError::InvalidValue(format!("kernel arguments are {} bytes; the kernel's parameters need {needed}", args.len())));
@@ -244,7 +238,8 @@ impl ModuleBackend for HipBackend {
         let mut size = args.len();
         let mut extra: [*mut c_void; 5] = [
             LAUNCH_PARAM_BUFFER_POINTER as *mut c_void,
-            args.as_mut_ptr().cast(),
+            // The runtime only reads the blob (HIP's `extra` array is not const-qualified).
+            args.as_ptr().cast_mut().cast(),
             LAUNCH_PARAM_BUFFER_SIZE as *mut c_void,
             (&mut size as *mut usize).cast(),
             LAUNCH_PARAM_END as *mut c_void,

@@ -119,7 +119,7 @@ extern "C" __global__ void echo(char c, short s, int i, float f, double d,
     let args =
         pack(&echo.params, &[le(-5i8), le(-1234i16), le(0x1234_5678i32), le(1.5f32), le(-2.25e100f64), le(out_i.0), le(out_d.0), pair, le(200u8)]);
     let config = LaunchConfig { grid: [2, 1, 1], block: [32, 1, 1], shared_mem: 0 };
-    backend.launch_kernel(None, echo.handle, config, args).unwrap();
+    backend.launch_kernel(None, echo.handle, config, &args).unwrap();
     assert_eq!(download::<i64>(&backend, out_i, 7), [-5, -1234, 0x1234_5678, -7, i64::from(b'z'), 200, 3]);
     assert_eq!(download::<f64>(&backend, out_d, 3), [1.5, -2.25e100, 3.125]);
 }
@@ -148,7 +148,7 @@ fn vector_add_over_a_2d_grid_on_a_stream() {
     let stream = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
     let args = pack(&vadd.params, &[le(da.0), le(db.0), le(dc.0), le(width as i32), le(height as i32)]);
     let config = LaunchConfig { grid: [7, 5, 1], block: [16, 8, 1], shared_mem: 0 };
-    backend.launch_kernel(Some(stream), vadd.handle, config, args).unwrap();
+    backend.launch_kernel(Some(stream), vadd.handle, config, &args).unwrap();
     backend.stream_synchronize(stream).unwrap();
     let c: Vec<f32> = download(&backend, dc, width * height);
     for i in 0..width * height {
@@ -192,7 +192,7 @@ fn launch_once_with(
     let module = backend.module_load(0, ModuleFormat::HostModule, &out.code).unwrap();
     let function = backend.module_function(module, kernel).unwrap();
     let stream = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
-    backend.launch_kernel(Some(stream), function.handle, config, pack(&function.params, args)).unwrap();
+    backend.launch_kernel(Some(stream), function.handle, config, &pack(&function.params, args)).unwrap();
     backend.stream_synchronize(stream)
 }
 
@@ -419,7 +419,7 @@ fn launches_with_bad_shapes_or_arguments_are_refused() {
     let vadd = backend.module_function(module, "vadd").unwrap();
     let ok = LaunchConfig { grid: [1, 1, 1], block: [1, 1, 1], shared_mem: 0 };
     assert_eq!(vadd.args_len(), 32);
-    let short = backend.launch_kernel(None, vadd.handle, ok, vec![0; 31]).unwrap_err();
+    let short = backend.launch_kernel(None, vadd.handle, ok, &[0; 31]).unwrap_err();
     assert_eq!(short.hip_code(), hip_code::INVALID_VALUE, "{short}");
     assert!(short.message().contains("need 32"), "{short}");
     let cases = [
@@ -432,11 +432,11 @@ fn launches_with_bad_shapes_or_arguments_are_refused() {
         LaunchConfig { shared_mem: 1 << 20, ..ok },
     ];
     for config in cases {
-        let err = backend.launch_kernel(None, vadd.handle, config, vec![0; 32]).unwrap_err();
+        let err = backend.launch_kernel(None, vadd.handle, config, &[0; 32]).unwrap_err();
         assert_eq!(err.hip_code(), hip_code::INVALID_CONFIGURATION, "{config:?}: {err}");
     }
     let stale = FunctionHandle::from_raw(u64::MAX);
-    let err = backend.launch_kernel(None, stale, ok, vec![0; 32]).unwrap_err();
+    let err = backend.launch_kernel(None, stale, ok, &[0; 32]).unwrap_err();
     assert_eq!(err.hip_code(), hip_code::INVALID_HANDLE);
     // Nothing ran: every pointer argument was null.
 }
@@ -465,11 +465,11 @@ extern "C" __global__ void scale(float by) { table[threadIdx.x] *= by; }
 
     let bump = backend.module_function(module, "bump").unwrap();
     let config = LaunchConfig { grid: [3, 1, 1], block: [4, 1, 1], shared_mem: 0 };
-    backend.launch_kernel(None, bump.handle, config, le(1i32)).unwrap();
+    backend.launch_kernel(None, bump.handle, config, &le(1i32)).unwrap();
     assert_eq!(download::<i32>(&backend, counter, 1), [22]);
     let scale = backend.module_function(module, "scale").unwrap();
     let config = LaunchConfig { grid: [1, 1, 1], block: [4, 1, 1], shared_mem: 0 };
-    backend.launch_kernel(None, scale.handle, config, le(2.5f32)).unwrap();
+    backend.launch_kernel(None, scale.handle, config, &le(2.5f32)).unwrap();
     assert_eq!(download::<f32>(&backend, table, 4), [2.5, 5.0, 7.5, 10.0]);
 
     assert_eq!(backend.free(counter).unwrap_err().hip_code(), hip_code::INVALID_VALUE);
@@ -499,14 +499,14 @@ __attribute__((destructor)) static void on_unload() { if (unload_marker) *unload
     let slot = backend.malloc(0, 4).unwrap();
     let arm = backend.module_function(module, "arm").unwrap();
     let config = LaunchConfig { grid: [1, 1, 1], block: [1, 1, 1], shared_mem: 0 };
-    backend.launch_kernel(None, arm.handle, config, le(slot.0)).unwrap();
+    backend.launch_kernel(None, arm.handle, config, &le(slot.0)).unwrap();
     let (global, _) = backend.module_global(module, "value").unwrap();
     assert_eq!(download::<i32>(&backend, global, 1), [5]);
     assert_eq!(download::<i32>(&backend, slot, 1), [0]);
 
     backend.module_unload(module).unwrap();
     assert_eq!(download::<i32>(&backend, slot, 1), [0x600d], "the library was closed");
-    let err = backend.launch_kernel(None, arm.handle, config, le(slot.0)).unwrap_err();
+    let err = backend.launch_kernel(None, arm.handle, config, &le(slot.0)).unwrap_err();
     assert_eq!(err.hip_code(), hip_code::INVALID_HANDLE);
     let err = backend.memcpy_htod_sync(None, global, &[0; 4]).unwrap_err();
     assert_eq!(err.hip_code(), hip_code::INVALID_DEVICE_POINTER);
@@ -536,7 +536,7 @@ fn memory_and_modules_released_under_a_queued_kernel_stay_until_it_ran() {
         .unwrap();
     let config = LaunchConfig { grid: [256, 1, 1], block: [1024, 1, 1], shared_mem: 0 };
     let args = pack(&fill.params, &[le(buffer.0), le(7i32)]);
-    backend.launch_kernel(Some(stream), fill.handle, config, args).unwrap();
+    backend.launch_kernel(Some(stream), fill.handle, config, &args).unwrap();
     backend.free(buffer).unwrap();
     backend.module_unload(module).unwrap();
     assert_eq!(backend.mem_get_info(0).unwrap().free, total - MIB, "parked, not freed");
@@ -574,7 +574,7 @@ __global__ void twice(float* p) { p[0] = 2; }
     let dst = backend.malloc(0, 4 * 8).unwrap();
     let config = LaunchConfig { grid: [1, 1, 1], block: [8, 1, 1], shared_mem: 0 };
     let args = pack(&fill.params, &[le(dst.0), le(0.25f32)]);
-    backend.launch_kernel(None, fill.handle, config, args).unwrap();
+    backend.launch_kernel(None, fill.handle, config, &args).unwrap();
     assert_eq!(download::<f32>(&backend, dst, 8), [0.25; 8]);
     let (hidden, size) = backend.module_global(module, &lowered[2]).unwrap();
     assert_eq!((download::<i32>(&backend, hidden, 1)[0], size), (42, 4));
@@ -667,7 +667,7 @@ fn hand_written_c_modules_follow_the_abi() {
     assert_eq!(run.params, [ParamLayout { offset: 0, size: 8 }]);
     let out = backend.malloc(0, 4 * 4).unwrap();
     let config = LaunchConfig { grid: [4, 1, 1], block: [3, 1, 1], shared_mem: 100 };
-    backend.launch_kernel(None, run.handle, config, le(out.0)).unwrap();
+    backend.launch_kernel(None, run.handle, config, &le(out.0)).unwrap();
     assert_eq!(download::<i32>(&backend, out, 4), [3100; 4]);
     let (storage, size) = backend.module_global(module, "storage").unwrap();
     assert_eq!((download::<i32>(&backend, storage, 4), size), (vec![1, 2, 3, 4], 16));
@@ -717,7 +717,7 @@ fn kernels_may_run_for_a_while_without_blocking_other_streams() {
     let fast = backend.stream_create(0, stream_flags::NON_BLOCKING, 0).unwrap();
     let config = LaunchConfig { grid: [4, 1, 1], block: [1, 1, 1], shared_mem: 0 };
     let args = pack(&spin.params, &[le(flag.0), le(out.0)]);
-    backend.launch_kernel(Some(slow), spin.handle, config, args).unwrap();
+    backend.launch_kernel(Some(slow), spin.handle, config, &args).unwrap();
     // Another stream still makes progress and can release the spinning kernel.
     backend.memset(Some(fast), flag, MemsetPattern::U32(1), 1).unwrap();
     backend.stream_synchronize(fast).unwrap();
@@ -773,7 +773,7 @@ mix(float* f, int* i, unsigned long long* u, double* d, float4 v) {
     let v = as_bytes(&[1f32, 2.0, 3.0, 4.0]);
     let args = pack(&mix.params, &[le(f.0), le(i.0), le(u.0), le(d.0), v]);
     let config = LaunchConfig { grid: [4, 1, 1], block: [64, 1, 1], shared_mem: 0 };
-    backend.launch_kernel(None, mix.handle, config, args).unwrap();
+    backend.launch_kernel(None, mix.handle, config, &args).unwrap();
     assert_eq!(download::<f32>(&backend, f, 3), [256.0, 19.5, 1.25]);
     assert_eq!(download::<i32>(&backend, i, 7), [256, 255, -255, 256, 0xff, 7, 53]);
     assert_eq!(download::<u64>(&backend, u, 1), [512]);
@@ -806,7 +806,7 @@ extern "C" __global__ void neighbours(int* out) {
         let blocks = 9usize;
         let out = backend.malloc(0, (blocks * n * 4) as u64).unwrap();
         let config = LaunchConfig { grid: [blocks as u32, 1, 1], block, shared_mem: 0 };
-        backend.launch_kernel(Some(stream), function.handle, config, pack(&function.params, &[le(out.0)])).unwrap();
+        backend.launch_kernel(Some(stream), function.handle, config, &pack(&function.params, &[le(out.0)])).unwrap();
         backend.stream_synchronize(stream).unwrap();
         let got = download::<i32>(&backend, out, blocks * n);
         for (i, value) in got.iter().enumerate() {
@@ -834,7 +834,7 @@ fn module_abi_versions_1_and_2_load_and_version_2_reports_through_its_services()
     let module = backend.module_load(0, ModuleFormat::HostModule, &v1).unwrap();
     let run = backend.module_function(module, "run").unwrap();
     let out = backend.malloc(0, 4 * 4).unwrap();
-    backend.launch_kernel(None, run.handle, LaunchConfig { grid: [4, 1, 1], block: [3, 1, 1], shared_mem: 100 }, le(out.0)).unwrap();
+    backend.launch_kernel(None, run.handle, LaunchConfig { grid: [4, 1, 1], block: [3, 1, 1], shared_mem: 100 }, &le(out.0)).unwrap();
     assert_eq!(download::<i32>(&backend, out, 4), [3100; 4], "a version 1 module runs as before");
     let v3 = c_module(
         &C_MODULE_TEMPLATE
@@ -870,7 +870,7 @@ const hip_remote_host_module hip_remote_host_module_v1 = {
     let module = backend.module_load(0, ModuleFormat::HostModule, &reporting).unwrap();
     let run = backend.module_function(module, "run").unwrap();
     let stream = backend.stream_create(0, stream_flags::DEFAULT, 0).unwrap();
-    backend.launch_kernel(Some(stream), run.handle, LaunchConfig { grid: [3, 1, 1], block: [1, 1, 1], shared_mem: 0 }, Vec::new()).unwrap();
+    backend.launch_kernel(Some(stream), run.handle, LaunchConfig { grid: [3, 1, 1], block: [1, 1, 1], shared_mem: 0 }, &[]).unwrap();
     let error = backend.stream_synchronize(stream).unwrap_err();
     assert_eq!((error.hip_code(), error.message()), (hip_code::ASSERT, "hand-written assert"));
     // Block 2's output ends with its assert's message, as a GPU runtime prints it.

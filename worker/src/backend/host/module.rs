@@ -681,8 +681,8 @@ impl ModuleBackend for HostBackend {
         Ok(())
     }
 
-    fn launch_kernel(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, args: Vec<u8>) -> Result<(), BackendError> {
-        self.launch_on_threads(stream, function, config, args, None)
+    fn launch_kernel(&self, stream: Option<StreamHandle>, function: FunctionHandle, config: LaunchConfig, args: &[u8]) -> Result<(), BackendError> {
+        self.launch_on_threads(stream, function, config, args.to_vec(), None)
     }
 
     fn module_function_names(&self, module: ModuleHandle) -> Result<Vec<String>, BackendError> {
