@@ -40,6 +40,12 @@ for t in "$PACK"/tests/*; do
   [ "$name" = rtc_cupy_kernels ] && args=("$PACK/cupy-include")
   if timeout 300 "$t" "${args[@]}" > "$OUT/test-$name.log" 2>&1; then echo "PASS $name"; pass=$((pass+1)); else echo "FAIL $name (see test-$name.log)"; tail -5 "$OUT/test-$name.log"; fail=$((fail+1)); fi
 done
+# The worker above also listens on shared memory, and these clients are on its machine: the
+# programs above ran over shm. The copy programs again over TCP (striped where large).
+for name in memory memory_extra stripes no_wait_ops host_register ipc; do
+  [ -x "$PACK/tests/$name" ] || continue
+  if HIP_REMOTE_SHM=off timeout 300 "$PACK/tests/$name" > "$OUT/test-tcp-$name.log" 2>&1; then echo "PASS $name (TCP)"; pass=$((pass+1)); else echo "FAIL $name over TCP (see test-tcp-$name.log)"; tail -5 "$OUT/test-tcp-$name.log"; fail=$((fail+1)); fi
+done
 if timeout 120 "$PACK/bin/hip-remote" demo --lib "$PACK/lib/libamdhip64.so" > "$OUT/demo.log" 2>&1; then
   echo "PASS demo"; pass=$((pass+1)); grep -E "^(kernel|bandwidth|latency)" "$OUT/demo.log"
 else
@@ -136,6 +142,9 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
   # BENCH_PROFILE=1: a flamegraph and a top list per section, brought back as profile.tar.gz.
   PROFILE_ARGS=""
   [ "${BENCH_PROFILE:-0}" = 1 ] && PROFILE_ARGS="--profile $OUT/profile"
+  # The bench starts its own worker (with a same-host listener, in its process: profiles
+  # see both sides) unless BENCH_WORKER=external keeps it on the worker above.
+  [ "${BENCH_WORKER:-embedded}" = external ] || unset HIP_REMOTE_WORKER
   if timeout 420 "$PACK/bin/hip-remote" bench --backend "${BACKEND:-cuda}" --lib "$PACK/lib/libamdhip64.so" ${BENCH_ARGS:-} $PROFILE_ARGS \
       --json "$OUT/bench.json" --markdown "$OUT/bench.md" --plots "$OUT" 2> "$OUT/bench.log"; then
     echo "PASS bench"

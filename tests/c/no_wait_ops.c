@@ -146,19 +146,22 @@ int main(void) {
   EXPECT_ERR(hipMalloc(&big, total + 1), hipErrorOutOfMemory);
 
   step("running out of memory is reported by hipMalloc itself, never deferred");
+  /* Blocks of 4 MiB, or larger on a device whose memory 4096 of them would not fill. */
   enum { MAX_BLOCKS = 4096 };
   static void* filled[MAX_BLOCKS];
+  size_t block = (size_t)4 << 20;
+  while (block * (MAX_BLOCKS / 2) < total) block *= 2;
   int n = 0;
   hipError_t e = hipSuccess;
-  while (n < MAX_BLOCKS && (e = hipMalloc(&filled[n], 4 << 20)) == hipSuccess) n++;
-  REQUIRE(e == hipErrorOutOfMemory, "the %d-th 4 MiB hipMalloc answered %s", n, hipGetErrorName(e));
+  while (n < MAX_BLOCKS && (e = hipMalloc(&filled[n], block)) == hipSuccess) n++;
+  REQUIRE(e == hipErrorOutOfMemory, "the %d-th hipMalloc of %zu MiB answered %s", n, block >> 20, hipGetErrorName(e));
   CHECK(hipDeviceSynchronize()); /* nothing deferred: every posted allocation had memory */
-  CHECK(hipMemset(filled[n - 1], 1, 4 << 20));
+  CHECK(hipMemset(filled[n - 1], 1, block));
   for (int i = 0; i < n; i++) CHECK(hipFree(filled[i]));
   CHECK(hipMalloc(&big, 64 << 20));
   CHECK(hipFree(big));
   CHECK(hipDeviceSynchronize());
-  printf("%d blocks of 4 MiB before hipErrorOutOfMemory\n", n);
+  printf("%d blocks of %zu MiB before hipErrorOutOfMemory\n", n, block >> 20);
 
   CHECK(hipStreamDestroy(other));
   CHECK(hipModuleUnload(module));
