@@ -206,17 +206,18 @@ impl Conn {
         // Chunk k fills region k % n once the copy that used it before is done; each chunk
         // completes on the device before its reply (pageable memory may be reused once the
         // call returns), so the memcpy of chunk k + 1 overlaps the DMA of chunk k.
-        let mut in_flight: Vec<Option<u64>> = vec![None; staging.len()];
+        // Requests are answered in order: the front one used the region chunk k needs.
+        let mut in_flight = std::collections::VecDeque::with_capacity(staging.len());
         let mut result = Ok(());
         for (k, chunk) in src.chunks(SHM_STAGING_REGION_BYTES).enumerate() {
-            let slot = k % staging.len();
-            if let Some(id) = in_flight[slot].take() {
+            if in_flight.len() == staging.len() {
+                let id = in_flight.pop_front().expect("one request per region");
                 result = self.wait_reply(id).map(drop);
                 if result.is_err() {
                     break;
                 }
             }
-            let (region, addr) = staging[slot];
+            let (region, addr) = staging[k % staging.len()];
             // SAFETY: the staging region is mapped for SHM_STAGING_REGION_BYTES (≥ a chunk)
             // while the connection lives, and no copy uses it (its last one was waited for).
             unsafe { std::ptr::copy_nonoverlapping(chunk.as_ptr(), addr as *mut u8, chunk.len()) };
@@ -229,11 +230,11 @@ impl Conn {
                 sync: true,
             };
             match self.send_call::<calls::MemcpyHtoDShared>(req) {
-                Ok(id) => in_flight[slot] = Some(id),
+                Ok(id) => in_flight.push_back(id),
                 Err(e) => return Some(Err(e)),
             }
         }
-        for id in in_flight.into_iter().flatten() {
+        for id in in_flight {
             let waited = self.wait_reply(id).map(drop);
             result = result.and(waited);
         }
