@@ -278,10 +278,13 @@ fn a_client_killed_holding_shared_memory_leaves_nothing_behind() {
     let mut worker = sandbox.start_worker_in_one_process();
     let pid = worker.pid();
 
+    // A whole run first: the worker's stream executor threads (shared by all sessions, kept
+    // for the next) have grown to what the program needs before the baseline is taken.
+    run_shm(&worker, &victim, &[]).assert_success();
     let before = run_shm(&worker, &meminfo, &[]);
     before.assert_success();
     let free_before = parse_free(&before.stdout);
-    let _ = log_with_ended(&worker, 0, 1);
+    let _ = log_with_ended(&worker, 0, 2);
     settle(pid, Held { ring_mappings: 0, host_mappings: 0, memfd_mappings: usize::MAX, fds: usize::MAX, threads: usize::MAX });
     let baseline = steady(pid);
 
