@@ -20,12 +20,12 @@ use crate::stripes::{StripedResult, Stripes};
 use shared_host::{DescriptorChannel, SharedHost};
 
 mod shared_host;
-pub use shared_host::{is_shared_host_allocation, SHM_STAGED_COPY_MIN_BYTES, SHM_STAGING_REGIONS, SHM_STAGING_REGION_BYTES};
 use proto_core::auth::{auth_response, AuthContext};
 use proto_core::limits::DEFAULT_COPY_CHUNK;
 use proto_core::opcode::assert_postable;
 use proto_core::wire::{self, ErrorReply};
 use proto_core::{calls, Bulk, Call, Caller, Calls, Flags, FrameHeader, Message, Opcode, Request, Response, Status};
+pub use shared_host::{is_shared_host_allocation, SHM_STAGED_COPY_MIN_BYTES, SHM_STAGING_REGIONS, SHM_STAGING_REGION_BYTES};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use transport_core::{FrameSink, FrameSource, Liveness, TransportError};

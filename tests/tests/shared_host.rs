@@ -47,8 +47,8 @@ fn region(c: &mut Client, descriptors: &FdChannel, size: u64) -> (u64, Mapping) 
     (r.region, Mapping::new(fd.as_fd(), r.size as usize).expect("map"))
 }
 
-fn bytes(map: &Mapping) -> &mut [u8] {
-    // SAFETY: the whole live mapping, used by this test's one thread while the worker is idle.
+fn bytes(map: &mut Mapping) -> &mut [u8] {
+    // SAFETY: the whole live mapping, borrowed mutably with it, while the worker is idle.
     unsafe { std::slice::from_raw_parts_mut(map.as_ptr(), map.len()) }
 }
 
@@ -66,8 +66,8 @@ fn shared_regions_copy_both_ways_and_hostile_requests_are_refused() {
 
     let (mut a, a_fds) = shm_client(&path);
     let dev = a.malloc(1 << 20);
-    let (id, map) = region(&mut a, &a_fds, 10_000);
-    for (i, b) in bytes(&map).iter_mut().enumerate() {
+    let (id, mut map) = region(&mut a, &a_fds, 10_000);
+    for (i, b) in bytes(&mut map).iter_mut().enumerate() {
         *b = (i * 31 % 251) as u8;
     }
     // Up at offset 100, back into offset 6000 of the same region.
@@ -75,7 +75,7 @@ fn shared_regions_copy_both_ways_and_hostile_requests_are_refused() {
     assert!(matches!(a.call(&Request::MemcpyHtoDShared(up)).response(), Response::MemcpyHtoDShared(_)));
     let down = wire::MemcpyDtoHShared { src: dev + 8, region: id, offset: 6000, len: 5000, stream: 0, sync: true };
     assert!(matches!(a.call(&Request::MemcpyDtoHShared(down)).response(), Response::MemcpyDtoHShared(_)));
-    let b = bytes(&map);
+    let b = bytes(&mut map);
     assert!(b[6000..11000] == b[100..5100].to_vec()[..], "the bytes came back through device memory");
 
     // Hostile requests: clear errors.

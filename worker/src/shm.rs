@@ -7,12 +7,12 @@ use crate::backend::Backend;
 use crate::config::WorkerConfig;
 use crate::listener::{Accepted, Connection, Hangup, Listener};
 use crate::server::Server;
+use crate::session::shared_host::DescriptorSender;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
-use crate::session::shared_host::DescriptorSender;
 use transport_shm::{FdChannel, ShmAccepted, ShmConfig, ShmHangup, ShmListener, ShmSink, ShmSource};
 
 /// The same-host worker.

@@ -6,7 +6,7 @@
 //! through two staging regions of the connection, the memcpy of one chunk overlapping the
 //! DMA of the one before.
 
-use super::{CallError, Conn, LOST};
+use super::{CallError, Conn};
 use proto_core::wire;
 use proto_core::{calls, Call, Calls, Flags};
 use std::collections::BTreeSet;
@@ -69,6 +69,7 @@ impl SharedHost {
 
 /// How long the descriptor of a region may lag behind the reply that announced it (the
 /// worker sends it first: it is normally there already).
+#[cfg(target_os = "linux")]
 const DESCRIPTOR_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Conn {
@@ -115,7 +116,7 @@ impl Conn {
         }
         let (id, len) = match self.host_alloc_shared(wire::HostAllocShared { size: size as u64, flags }) {
             Ok(r) => (r.region, r.size),
-            Err(e) if e.message.starts_with(LOST) => return Err(e),
+            Err(e) if e.message.starts_with(super::LOST) => return Err(e),
             // Refused (a limit, a session process): local memory still works.
             Err(_) => return Ok(None),
         };
@@ -123,7 +124,10 @@ impl Conn {
         let mapped = host.descriptors.recv(id, DESCRIPTOR_WAIT).and_then(|fd| {
             let sealed = transport_shm::sys::sealed_len(fd.as_fd())?;
             if sealed as u64 != len || (len as usize) < size {
-                return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("region of {sealed} bytes, announced {len}, wanted {size}")));
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("region of {sealed} bytes, announced {len}, wanted {size}"),
+                ));
             }
             transport_shm::sys::Mapping::new(fd.as_fd(), sealed)
         });

@@ -21,9 +21,9 @@ pub mod ring;
 pub mod sys;
 
 #[cfg(target_os = "linux")]
-pub use fds::FdChannel;
-#[cfg(target_os = "linux")]
 pub use conn::{connect, connect_with_fds, ShmAccepted, ShmConfig, ShmHangup, ShmListener, ShmSink, ShmSource};
+#[cfg(target_os = "linux")]
+pub use fds::FdChannel;
 
 /// What identifies this machine for [`proto_core::auth::same_host_proof`]: its machine id
 /// (`/etc/machine-id`, else `/var/lib/dbus/machine-id`; may be shared by containers of one

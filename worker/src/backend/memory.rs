@@ -229,7 +229,13 @@ pub trait MemoryBackend {
 
     /// Device-to-host copy into registered shared host memory, ordered on `stream`; `done`
     /// runs once the bytes are there (or the copy failed), from whichever thread ends it.
-    fn memcpy_dtoh_registered(&self, stream: Option<StreamHandle>, src: DevicePtr, dst: RegionSlice, done: RegisteredDone) -> Result<(), BackendError> {
+    fn memcpy_dtoh_registered(
+        &self,
+        stream: Option<StreamHandle>,
+        src: DevicePtr,
+        dst: RegionSlice,
+        done: RegisteredDone,
+    ) -> Result<(), BackendError> {
         self.memcpy_dtoh(stream, src, dst.len() as u64, Box::new(move |bytes| done(bytes.map(|b| dst.write(&b)))))
     }
 

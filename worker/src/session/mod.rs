@@ -34,9 +34,9 @@ mod memset;
 mod module;
 mod pool;
 pub mod rtc_cache;
+pub mod shared_host;
 mod stream;
 mod stripes;
-pub mod shared_host;
 mod tables;
 #[cfg(test)]
 mod tests;

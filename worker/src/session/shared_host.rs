@@ -66,24 +66,34 @@ impl Session {
 
     /// `[offset, offset + len)` of `region`, checked.
     fn region_slice(&self, region: u64, offset: u64, len: u64) -> Result<crate::backend::host_region::RegionSlice, Failure> {
-        self.shared_regions.get(region)?.slice(offset, len).ok_or_else(|| {
-            Failure::new(Status::INVALID_VALUE, format!("[{offset}, {offset} + {len}) is not inside shared host region {region}"))
-        })
+        self.shared_regions
+            .get(region)?
+            .slice(offset, len)
+            .ok_or_else(|| Failure::new(Status::INVALID_VALUE, format!("[{offset}, {offset} + {len}) is not inside shared host region {region}")))
     }
 
     pub(super) fn host_alloc_shared_request(&mut self, req: wire::HostAllocShared) -> Result<wire::SharedRegion, Failure> {
         let Some(sender) = self.descriptors.clone().filter(|_| self.shared_memory_offered) else {
-            return Err(Failure::new(Status::NOT_SUPPORTED, "shared host memory needs a same-host (shm://) connection served in the worker's process"));
+            return Err(Failure::new(
+                Status::NOT_SUPPORTED,
+                "shared host memory needs a same-host (shm://) connection served in the worker's process",
+            ));
         };
         if req.size == 0 {
             return Err(Failure::new(Status::INVALID_VALUE, "shared host memory of 0 bytes"));
         }
         let len = req.size.checked_next_multiple_of(PAGE_BYTES).filter(|&l| l <= MAX_SHARED_BYTES_PER_SESSION).ok_or_else(|| {
-            Failure::new(Status::OUT_OF_MEMORY, format!("{} bytes of shared host memory exceed the per-session limit {MAX_SHARED_BYTES_PER_SESSION}", req.size))
+            Failure::new(
+                Status::OUT_OF_MEMORY,
+                format!("{} bytes of shared host memory exceed the per-session limit {MAX_SHARED_BYTES_PER_SESSION}", req.size),
+            )
         })?;
         let regions = &self.shared_regions;
         if regions.regions.len() >= MAX_SHARED_REGIONS_PER_SESSION {
-            return Err(Failure::new(Status::OUT_OF_MEMORY, format!("session holds the maximum of {MAX_SHARED_REGIONS_PER_SESSION} shared host regions")));
+            return Err(Failure::new(
+                Status::OUT_OF_MEMORY,
+                format!("session holds the maximum of {MAX_SHARED_REGIONS_PER_SESSION} shared host regions"),
+            ));
         }
         if regions.bytes + len > MAX_SHARED_BYTES_PER_SESSION {
             return Err(Failure::new(
@@ -108,9 +118,10 @@ impl Session {
     }
 
     pub(super) fn host_free_shared_request(&mut self, req: wire::HostFreeShared) -> Result<wire::Empty, Failure> {
-        let region = self.shared_regions.regions.remove(&req.region).ok_or_else(|| {
-            Failure::new(Status::INVALID_VALUE, format!("hipHostFree: shared host region {} is not this session's", req.region))
-        })?;
+        let region =
+            self.shared_regions.regions.remove(&req.region).ok_or_else(|| {
+                Failure::new(Status::INVALID_VALUE, format!("hipHostFree: shared host region {} is not this session's", req.region))
+            })?;
         self.shared_regions.bytes -= region.len() as u64;
         if Arc::strong_count(&region) > 1 {
             // Copies in flight hold it: they finish first (hipHostFree waits for the device,

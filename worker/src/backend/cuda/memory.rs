@@ -6,7 +6,9 @@ use std::ffi::c_void;
 use super::{error, lock, sys, CudaBackend, Raw, STAGING_BYTES};
 
 use crate::backend::host_region::RegionSlice;
-use crate::backend::{BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, RegisteredDone, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows, StreamHandle};
+use crate::backend::{
+    BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, RegisteredDone, Rows, StreamHandle,
+};
 
 impl MemoryBackend for CudaBackend {
     fn mem_get_info(&self, dev: DeviceIndex) -> Result<MemInfo, BackendError> {
@@ -182,7 +184,13 @@ impl MemoryBackend for CudaBackend {
     }
 
     /// One DMA straight into the registered region; `done` once the stream has passed it.
-    fn memcpy_dtoh_registered(&self, stream: Option<StreamHandle>, src: DevicePtr, dst: RegionSlice, done: RegisteredDone) -> Result<(), BackendError> {
+    fn memcpy_dtoh_registered(
+        &self,
+        stream: Option<StreamHandle>,
+        src: DevicePtr,
+        dst: RegionSlice,
+        done: RegisteredDone,
+    ) -> Result<(), BackendError> {
         let dev = self.device_of(src)?;
         let s = self.stream(stream, dev)?;
         // SAFETY: source validated by the session; the destination lies in registered host
