@@ -57,6 +57,18 @@ struct Region {
     mapping: transport_shm::sys::Mapping,
 }
 
+impl Drop for SharedHost {
+    /// The application's pointers into the regions stay valid after the connection is gone
+    /// (its later HIP calls fail, its memory accesses must not): the mappings are kept
+    /// until the process ends.
+    fn drop(&mut self) {
+        #[cfg(target_os = "linux")]
+        for (_, region) in std::mem::take(&mut self.regions) {
+            std::mem::forget(region.mapping);
+        }
+    }
+}
+
 impl SharedHost {
     /// Shared memory over `descriptors`.
     pub fn new(descriptors: DescriptorChannel) -> Self {
