@@ -188,7 +188,10 @@ fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> Result<(), 
         .map_err(|_| CallError::new(HipError::OUT_OF_MEMORY, format!("{size} bytes cannot be allocated")))?;
     // On a same-host connection: memory the worker shares and registered with the GPU, so
     // copies from it are one DMA (else, or without a worker yet reachable, local memory).
-    if let Ok(Some(mem)) = crate::remote::with_conn(|c| c.alloc_shared_host(size, flags)) {
+    // A client that cannot be on one does not connect for it.
+    let config = crate::remote::config();
+    let may_share = cfg!(target_os = "linux") && (crate::remote::is_open() || config.worker.starts_with("shm://") || config.same_host);
+    if let Some(mem) = may_share.then(|| crate::remote::with_conn(|c| c.alloc_shared_host(size, flags)).ok().flatten()).flatten() {
         record_host_allocation(mem, layout, flags, current_device());
         try_out!(ptr, mem as *mut c_void);
         return Ok(());
