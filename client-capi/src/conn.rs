@@ -17,11 +17,15 @@ use crate::state::allocations::RangeKind;
 use crate::state::client_handles::ClientHandles;
 use crate::state::client_memory::{ClientMemory, DeviceRange};
 use crate::stripes::{StripedResult, Stripes};
+use shared_host::{DescriptorChannel, SharedHost};
+
+mod shared_host;
 use proto_core::auth::{auth_response, AuthContext};
 use proto_core::limits::DEFAULT_COPY_CHUNK;
 use proto_core::opcode::assert_postable;
 use proto_core::wire::{self, ErrorReply};
 use proto_core::{calls, Bulk, Call, Caller, Calls, Flags, FrameHeader, Message, Opcode, Request, Response, Status};
+pub use shared_host::{is_shared_host_allocation, SHM_STAGED_COPY_MIN_BYTES, SHM_STAGING_REGIONS, SHM_STAGING_REGION_BYTES};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use transport_core::{FrameSink, FrameSource, Liveness, TransportError};
@@ -77,6 +81,8 @@ pub struct Conn {
     /// The worker is probably idle (a reply was just read): the next fire-and-forget
     /// requests go out once [`FIRST_BATCH_BYTES`] are queued, not when the batch is full.
     worker_idle: bool,
+    /// Shared registered host memory (a same-host connection whose worker offers it).
+    shared_host: Option<SharedHost>,
 }
 
 /// Largest synchronous host-to-device `hipMemcpy` that returns once its bytes are sent
@@ -168,6 +174,14 @@ enum Step {
 /// (a worker on this machine, Linux), or TCP (with TLS when the configuration has TLS
 /// settings).
 pub(crate) fn connect_transport(worker: &str, config: &ClientConfig) -> std::io::Result<(Box<dyn FrameSink>, Box<dyn FrameSource>)> {
+    connect_transport_with_descriptors(worker, config).map(|(sink, source, _)| (sink, source))
+}
+
+/// The halves of a connection, and its descriptor channel where it has one (`shm://`).
+type Opened = (Box<dyn FrameSink>, Box<dyn FrameSource>, Option<DescriptorChannel>);
+
+/// [`connect_transport`], keeping a same-host connection's descriptor channel.
+fn connect_transport_with_descriptors(worker: &str, config: &ClientConfig) -> std::io::Result<Opened> {
     if let Some(path) = worker.strip_prefix("shm://") {
         #[cfg(target_os = "linux")]
         {
@@ -176,8 +190,8 @@ pub(crate) fn connect_transport(worker: &str, config: &ClientConfig) -> std::io:
                 stall_timeout: Some(config.liveness.timeout),
                 connect_timeout: config.tcp.connect_timeout,
             };
-            let (sink, source) = transport_shm::connect(std::path::Path::new(path), &shm)?;
-            return Ok((Box::new(sink), Box::new(source)));
+            let (sink, source, descriptors) = transport_shm::connect_with_fds(std::path::Path::new(path), &shm)?;
+            return Ok((Box::new(sink), Box::new(source), Some(descriptors)));
         }
         #[cfg(not(target_os = "linux"))]
         return Err(std::io::Error::new(std::io::ErrorKind::Unsupported, format!("shm://{path}: the same-host transport needs Linux")));
@@ -187,7 +201,7 @@ pub(crate) fn connect_transport(worker: &str, config: &ClientConfig) -> std::io:
         #[cfg(feature = "rdma")]
         {
             let (sink, source) = transport_rdma::connect(&addr, &config.rdma)?;
-            return Ok((Box::new(sink), Box::new(source)));
+            return Ok((Box::new(sink), Box::new(source), None));
         }
         #[cfg(not(feature = "rdma"))]
         return Err(std::io::Error::new(
@@ -199,13 +213,13 @@ pub(crate) fn connect_transport(worker: &str, config: &ClientConfig) -> std::io:
         #[cfg(feature = "tls")]
         {
             let (sink, source) = transport_tcp::tls::connect(worker, &config.tcp, tls)?;
-            return Ok((Box::new(sink), Box::new(source)));
+            return Ok((Box::new(sink), Box::new(source), None));
         }
         #[cfg(not(feature = "tls"))]
         match *tls {}
     }
     let (sink, source) = transport_tcp::connect(worker, &config.tcp)?;
-    Ok((Box::new(sink), Box::new(source)))
+    Ok((Box::new(sink), Box::new(source), None))
 }
 
 /// This machine's identity when `worker` is a plain TCP address and the configuration lets
@@ -277,7 +291,7 @@ impl Conn {
     }
 
     fn open_at(worker: &str, config: &ClientConfig, extra_features: u64) -> Result<Self, CallError> {
-        let (sink, source) = connect_transport(worker, config)
+        let (sink, source, descriptors) = connect_transport_with_descriptors(worker, config)
             .map_err(|e| CallError::new(HipError::NOT_INITIALIZED, format!("cannot connect to hip-worker at {worker}: {e}")))?;
         let mut conn = Self {
             sink,
@@ -301,6 +315,7 @@ impl Conn {
             stripes_to_open: None,
             stripe_min_bytes: config.stripe_min_bytes,
             worker_idle: true,
+            shared_host: None,
         };
         let client_name = format!("{} pid {}", std::env::args().next().unwrap_or_else(|| "hip-app".into()), std::process::id());
         // Only the main connection of a plain TCP client looks for a worker on its machine
@@ -314,7 +329,7 @@ impl Conn {
                 | if extra_features == 0 && config.stripes >= 2 { wire::features::STRIPED_BULK } else { 0 }
                 | if cfg!(feature = "rdma") { wire::features::RDMA } else { 0 }
                 | if config.client_alloc { wire::features::CLIENT_ALLOCATION } else { 0 }
-                | if same_host.is_some() { wire::features::SHARED_MEMORY } else { 0 }
+                | if same_host.is_some() || descriptors.is_some() { wire::features::SHARED_MEMORY } else { 0 }
                 | extra_features,
             client_name: client_name.as_str().into(),
             resume_session: 0,
@@ -343,6 +358,9 @@ impl Conn {
             same_host_socket: None,
         };
         conn.without_round_trip = config.client_alloc && conn.welcome.features & wire::features::CLIENT_ALLOCATION != 0;
+        if conn.welcome.features & wire::features::SHARED_MEMORY != 0 {
+            conn.shared_host = descriptors.map(SharedHost::new);
+        }
         if let (Some(machine), true) = (same_host, conn.welcome.features & wire::features::SHARED_MEMORY != 0) {
             let proof = proto_core::auth::same_host_proof(&machine, conn.welcome.session_id, &nonce);
             // A worker that cannot answer leaves the client where it is.
@@ -481,6 +499,16 @@ impl Conn {
     /// does next finds it done, and a failure is deferred to the next synchronising call.
     /// Otherwise it is queued on `stream`.
     pub fn upload(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool) -> Result<(), CallError> {
+        if let Some(result) = self.upload_shared(dst, src, stream, sync) {
+            result?;
+            if sync {
+                if let Some(e) = self.take_deferred() {
+                    return Err(CallError::new(e, "host-to-device copy failed on the worker"));
+                }
+                crate::state::managed::after_sync(self)?;
+            }
+            return Ok(());
+        }
         if self.striped(src.len()) {
             if let Some(result) = self.upload_striped(dst, src, stream, sync) {
                 result?;
@@ -541,6 +569,13 @@ impl Conn {
     /// # Safety
     /// `dst` must be valid for `len` bytes of writes until the copy has landed.
     pub unsafe fn download(&mut self, dst: *mut u8, src: u64, len: usize, stream: u64, wait: bool) -> Result<(), CallError> {
+        // SAFETY: `dst` is valid for `len` bytes of writes until the copy has landed (caller
+        // contract); a shared copy names memory the worker writes, a staged one lands here
+        // before it returns.
+        if let Some(result) = unsafe { self.download_shared(dst, src, len, stream, wait) } {
+            result?;
+            return if wait { crate::state::managed::after_sync(self) } else { Ok(()) };
+        }
         if self.striped(len) {
             // SAFETY: `dst` is valid for `len` bytes of writes until the copy has landed
             // (caller contract), which the striped copy does before it returns.

@@ -631,6 +631,14 @@ opcodes! { <'a>
         0x0220 MemcpyHtoDStriped memcpy_htod_striped: MemcpyHtoDStriped => Empty, none, call;
         /// Device-to-host copy whose bytes travel back on the session's stripes.
         0x0221 MemcpyDtoHStriped memcpy_dtoh_striped: MemcpyDtoHStriped => Empty, none, call;
+        /// `hipHostMalloc` on a same-host connection: shared registered host memory.
+        0x0230 HostAllocShared host_alloc_shared: HostAllocShared => SharedRegion, none, call;
+        /// `hipHostFree` of shared registered host memory.
+        0x0231 HostFreeShared host_free_shared: HostFreeShared => Empty, none, call;
+        /// Host-to-device copy from shared registered host memory (one DMA, no bulk).
+        0x0232 MemcpyHtoDShared memcpy_htod_shared: MemcpyHtoDShared => Empty, none, call;
+        /// Device-to-host copy into shared registered host memory (one DMA, no bulk).
+        0x0233 MemcpyDtoHShared memcpy_dtoh_shared: MemcpyDtoHShared => Empty, none, call;
     }
 
     /// Streams.

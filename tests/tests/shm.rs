@@ -147,8 +147,13 @@ struct Held {
     ring_mappings: usize,
     /// Mappings of any memfd (the session processes' shared tables too).
     memfd_mappings: usize,
+    /// Mappings of shared host memory (`hipHostMalloc` regions, staging regions).
+    host_mappings: usize,
     fds: usize,
     threads: usize,
+    /// Threads other than the host backend's stream executor pool (`hip-host-stream`, shared
+    /// by every session, bounded by the cores, grown on demand and kept for the next).
+    session_threads: usize,
 }
 
 fn held(pid: u32) -> Held {
@@ -157,8 +162,17 @@ fn held(pid: u32) -> Held {
     Held {
         ring_mappings: maps.lines().filter(|l| l.contains("memfd:hip-remote-rings")).count(),
         memfd_mappings: maps.lines().filter(|l| l.contains("memfd:")).count(),
+        host_mappings: maps.lines().filter(|l| l.contains("memfd:hip-remote-host")).count(),
         fds: entries("fd"),
         threads: entries("task"),
+        session_threads: std::fs::read_dir(format!("/proc/{pid}/task"))
+            .map(|tasks| {
+                tasks
+                    .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+                    .filter(|name| !name.starts_with("hip-host-stream"))
+                    .count()
+            })
+            .expect("worker tasks"),
     }
 }
 
@@ -183,9 +197,11 @@ fn settle(pid: u32, baseline: Held) -> Held {
     loop {
         let now = held(pid);
         let back = now.ring_mappings <= baseline.ring_mappings
+            && now.host_mappings <= baseline.host_mappings
             && now.memfd_mappings <= baseline.memfd_mappings
             && now.fds <= baseline.fds
-            && now.threads <= baseline.threads;
+            && now.threads <= baseline.threads
+            && now.session_threads <= baseline.session_threads;
         if back || Instant::now() >= deadline {
             return now;
         }
@@ -210,7 +226,10 @@ fn a_client_killed_mid_transfer_leaves_nothing_behind() {
     // What the worker holds once that session is gone: its end logged, its rings unmapped,
     // and the counts steady.
     let _ = log_with_ended(&worker, 0, 1);
-    settle(pid, Held { ring_mappings: 0, memfd_mappings: usize::MAX, fds: usize::MAX, threads: usize::MAX });
+    settle(
+        pid,
+        Held { ring_mappings: 0, host_mappings: 0, memfd_mappings: usize::MAX, fds: usize::MAX, threads: usize::MAX, session_threads: usize::MAX },
+    );
     let baseline = steady(pid);
     assert_eq!(baseline.ring_mappings, 0, "rings still mapped after a clean session: {baseline:?}");
 
@@ -238,6 +257,83 @@ fn a_client_killed_mid_transfer_leaves_nothing_behind() {
     assert_eq!(parse_free(&reclaimed.stdout), free_before);
     worker.assert_alive();
     assert!(worker.log_text().contains("SHM connection ended"), "{}", worker.log_text());
+}
+
+/// Shared registered host memory: `hipHostMalloc` regions and staged pageable copies pass
+/// over `shm://` (every byte checked), and the same program passes over TCP, where the
+/// memory stays local.
+#[test]
+fn shared_host_memory_copies_pass() {
+    let sandbox = Sandbox::new("shm_shared");
+    let exe = sandbox.compile("shm_shared");
+    // Sessions in the worker's process: a session process has no shared host memory (the
+    // client falls back to local memory there, as the other tests here show).
+    let mut worker = sandbox.start_worker_in_one_process();
+    let out = run_shm(&worker, &exe, &[]);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS shm_shared"), "{}", out.report());
+    let mut tcp = client_command(&exe, worker.addr());
+    tcp.env("HIP_REMOTE_SHM", "off");
+    let out = run_with_timeout(tcp, RUN_TIMEOUT);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS shm_shared"), "{}", out.report());
+    worker.assert_alive();
+    let after = settle(
+        worker.pid(),
+        Held { ring_mappings: 0, host_mappings: 0, memfd_mappings: usize::MAX, fds: usize::MAX, threads: usize::MAX, session_threads: usize::MAX },
+    );
+    assert_eq!(after.host_mappings, 0, "shared host memory left mapped after the sessions ended: {after:?}");
+}
+
+/// A client SIGKILLed while it holds shared host memory and copies through it (256 MiB
+/// pinned, both ways): the worker unregisters and unmaps every region, closes the
+/// descriptors, ends the threads, gives the device memory back and serves the next client.
+#[test]
+fn a_client_killed_holding_shared_memory_leaves_nothing_behind() {
+    let sandbox = Sandbox::new("shm_kill_shared");
+    let meminfo = sandbox.compile("meminfo");
+    let victim = sandbox.compile("shm_shared");
+    let mut worker = sandbox.start_worker_in_one_process();
+    let pid = worker.pid();
+
+    // A whole run first: the worker's stream executor threads (shared by all sessions, kept
+    // for the next) have grown to what the program needs before the baseline is taken.
+    run_shm(&worker, &victim, &[]).assert_success();
+    // Its session freed before the free memory is read.
+    let _ = log_with_ended(&worker, 0, 1);
+    let before = run_shm(&worker, &meminfo, &[]);
+    before.assert_success();
+    let free_before = parse_free(&before.stdout);
+    let _ = log_with_ended(&worker, 0, 2);
+    settle(
+        pid,
+        Held { ring_mappings: 0, host_mappings: 0, memfd_mappings: usize::MAX, fds: usize::MAX, threads: usize::MAX, session_threads: usize::MAX },
+    );
+    let baseline = steady(pid);
+
+    let mut cmd = shm_command(&worker, &victim);
+    cmd.arg("hold");
+    let mut client = Interactive::spawn(cmd);
+    client.expect_line("READY", Duration::from_secs(120));
+    let during = held(pid);
+    assert!(during.host_mappings >= 1, "the held pinned buffer is not shared memory of the worker: {during:?}");
+    std::thread::sleep(Duration::from_millis(300));
+    client.kill();
+    let killed = client.finish(Duration::from_secs(10));
+    assert!(!killed.stdout.contains("NOT KILLED"), "the client finished before it was killed");
+
+    // The stream executor pool may grow under the victim's load (it is the worker's, not
+    // the session's): every other thread must be gone.
+    let after = settle(pid, Held { threads: usize::MAX, ..baseline });
+    assert_eq!(after.host_mappings, 0, "shared host memory still mapped: {after:?} (baseline {baseline:?})");
+    assert_eq!(after.ring_mappings, 0, "the dead session's rings are still mapped: {after:?}");
+    assert!(after.memfd_mappings <= baseline.memfd_mappings, "shared memory left mapped: {after:?} (baseline {baseline:?})");
+    assert!(after.fds <= baseline.fds, "descriptors leaked: {after:?} (baseline {baseline:?})");
+    assert!(after.session_threads <= baseline.session_threads, "threads leaked: {after:?} (baseline {baseline:?})");
+    let reclaimed = run_shm(&worker, &meminfo, &["wait", &free_before.to_string(), "10"]);
+    reclaimed.assert_success();
+    assert_eq!(parse_free(&reclaimed.stdout), free_before);
+    worker.assert_alive();
 }
 
 fn parse_free(stdout: &str) -> u64 {

@@ -77,6 +77,9 @@ pub struct Connection<Sink, Source> {
     pub hangup: Box<dyn Hangup>,
     /// The peer, for logs.
     pub peer: Option<SocketAddr>,
+    /// Where the transport can pass descriptors to the client (same-host connections: shared
+    /// host memory); `None` elsewhere.
+    pub descriptors: Option<std::sync::Arc<dyn crate::session::shared_host::DescriptorSender>>,
 }
 
 /// Ends a live connection from another thread.
@@ -147,7 +150,7 @@ impl Accepted for TcpAccepted {
         self.stream.set_nonblocking(false)?;
         let hangup = Box::new(self.stream.try_clone()?);
         let (sink, source) = transport_tcp::tcp::split(self.stream, &config.tcp)?;
-        Ok(Connection { sink, source, hangup, peer: Some(self.peer) })
+        Ok(Connection { sink, source, hangup, peer: Some(self.peer), descriptors: None })
     }
 
     /// Sends the error frame, then gives the peer [`REFUSAL_LINGER`] to read it before the

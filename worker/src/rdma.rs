@@ -63,7 +63,7 @@ impl Accepted for RdmaAccepted {
     fn establish(self, _config: &WorkerConfig) -> io::Result<Connection<RdmaSink, RdmaSource>> {
         let (sink, source) = self.incoming.establish(&self.rdma, ESTABLISH_TIMEOUT)?;
         let peer = source.fabric().peer_addr();
-        Ok(Connection { hangup: Box::new(source.closer()), peer, sink, source })
+        Ok(Connection { hangup: Box::new(source.closer()), peer, sink, source, descriptors: None })
     }
 }
 

@@ -243,7 +243,7 @@ fn accept_loop<L: Listener>(
 /// A connection thread: establishes the connection, serves its session, frees its slot.
 fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<dyn Backend>, config: &WorkerConfig, stripes: Option<Arc<StripeHub>>) {
     let (transport, conn_id) = (L::TRANSPORT, slot.conn_id);
-    let Connection { sink, source, hangup, peer } = match accepted.establish(config) {
+    let Connection { sink, source, hangup, peer, descriptors } = match accepted.establish(config) {
         Ok(connection) => connection,
         Err(e) => {
             tracing::info!(transport, conn_id, %e, "connection not established");
@@ -261,6 +261,10 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
     session.set_peer(peer);
     if let Some(hub) = stripes {
         session.set_stripe_hub(hub);
+    }
+    // Shared host memory lives in the worker's process: not for sessions run elsewhere.
+    if let Some(sender) = descriptors.filter(|_| config.session_process.is_none()) {
+        session.set_descriptor_sender(sender);
     }
     let _deadline = PreauthDeadline::start(&slot, session.trust_flag(), config.limits.preauth_deadline);
     let hang_up = || slot.connections.hang_up(conn_id);

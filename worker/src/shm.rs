@@ -7,12 +7,13 @@ use crate::backend::Backend;
 use crate::config::WorkerConfig;
 use crate::listener::{Accepted, Connection, Hangup, Listener};
 use crate::server::Server;
+use crate::session::shared_host::DescriptorSender;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
-use transport_shm::{ShmAccepted, ShmConfig, ShmHangup, ShmListener, ShmSink, ShmSource};
+use transport_shm::{FdChannel, ShmAccepted, ShmConfig, ShmHangup, ShmListener, ShmSink, ShmSource};
 
 /// The same-host worker.
 pub type ShmWorker = Server<ShmAcceptor>;
@@ -75,8 +76,17 @@ impl Accepted for ShmAccepted {
         // The worker waits for requests without a deadline (as on TCP): a client that dies
         // closes its socket, which ends a blocked read at once.
         let shm = ShmConfig { spin: config.tcp.spin, stall_timeout: config.tcp.io_timeout, ..ShmConfig::default() };
-        let (sink, source, hangup) = ShmAccepted::establish(self, &shm)?;
-        Ok(Connection { sink, source, hangup: Box::new(hangup), peer: None })
+        let (sink, source, hangup, descriptors) = ShmAccepted::establish_with_fds(self, &shm)?;
+        Ok(Connection { sink, source, hangup: Box::new(hangup), peer: None, descriptors: Some(Arc::new(Descriptors(descriptors))) })
+    }
+}
+
+/// The connection's descriptor channel, for shared host memory.
+struct Descriptors(FdChannel);
+
+impl DescriptorSender for Descriptors {
+    fn send_descriptor(&self, tag: u64, fd: std::os::fd::BorrowedFd<'_>) -> io::Result<()> {
+        self.0.send(tag, fd)
     }
 }
 

@@ -122,7 +122,7 @@ impl Accepted for TlsAccepted {
         }
         let hangup = Box::new(tcp.stream.try_clone()?);
         match transport_tcp::tls::accept(tcp.stream, &config.tcp, &tls, deadline) {
-            Ok((sink, source)) => Ok(Connection { sink, source, hangup, peer: Some(peer) }),
+            Ok((sink, source)) => Ok(Connection { sink, source, hangup, peer: Some(peer), descriptors: None }),
             Err(e) => {
                 tracing::warn!(%peer, %e, "connection refused: TLS handshake failed");
                 config.session.metrics.refused(crate::metrics::Refusal::Handshake);

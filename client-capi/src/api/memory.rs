@@ -186,6 +186,16 @@ fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> Result<(), 
     }
     let layout = Layout::from_size_align(size, HOST_ALLOC_ALIGN)
         .map_err(|_| CallError::new(HipError::OUT_OF_MEMORY, format!("{size} bytes cannot be allocated")))?;
+    // On a same-host connection: memory the worker shares and registered with the GPU, so
+    // copies from it are one DMA (else, or without a worker yet reachable, local memory).
+    // A client that cannot be on one does not connect for it.
+    let config = crate::remote::config();
+    let may_share = cfg!(target_os = "linux") && (crate::remote::is_open() || config.worker.starts_with("shm://") || config.same_host);
+    if let Some(mem) = may_share.then(|| crate::remote::with_conn(|c| c.alloc_shared_host(size, flags)).ok().flatten()).flatten() {
+        record_host_allocation(mem, layout, flags, current_device());
+        try_out!(ptr, mem as *mut c_void);
+        return Ok(());
+    }
     // SAFETY: the layout has a non-zero size.
     let mem = unsafe { std::alloc::alloc(layout) };
     if mem.is_null() {
@@ -207,6 +217,12 @@ fn host_free(ptr: *mut c_void) -> Result<(), CallError> {
     if find_host_allocation(ptr as usize).is_some_and(|(base, _)| base == ptr as usize) {
         // Its device twin (made by hipHostGetDevicePointer) goes first.
         crate::api::managed::free_mirrored(ptr as usize, crate::state::managed::MirrorKind::Registered)?;
+    }
+    if crate::conn::is_shared_host_allocation(ptr as usize) {
+        // Removed from the table first: no copy names the region any more.
+        take_host_allocation(ptr as usize);
+        crate::remote::with_conn(|c| c.free_shared_host(ptr as usize))?;
+        return Ok(());
     }
     let layout = take_host_allocation(ptr as usize)
         .ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("{ptr:?} was not allocated by hipHostMalloc")))?;

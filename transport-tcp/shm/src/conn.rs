@@ -7,6 +7,7 @@
 //! reads only its peer's), the second "space freed" doorbells: each wait has its own socket,
 //! so a reader never swallows a doorbell meant for the writer of the same process.
 
+use crate::fds::FdChannel;
 use crate::ring::{self, Consumer, Direction, Producer};
 use crate::sys::{self, Mapping};
 use proto_core::header::HEADER_LEN;
@@ -305,6 +306,11 @@ fn halves(map: Arc<Mapping>, bells: Bells, outgoing: Direction, config: ShmConfi
 
 /// Connects to the worker's socket at `path` and maps the rings it passes.
 pub fn connect(path: &Path, config: &ShmConfig) -> io::Result<(ShmSink, ShmSource)> {
+    connect_with_fds(path, config).map(|(sink, source, _)| (sink, source))
+}
+
+/// [`connect`], keeping the descriptor channel the worker passes shared memory on.
+pub fn connect_with_fds(path: &Path, config: &ShmConfig) -> io::Result<(ShmSink, ShmSource, FdChannel)> {
     let data = UnixStream::connect(path)?;
     let ready = sys::poll_readable(data.as_fd(), Some(config.connect_timeout))?;
     if !ready {
@@ -318,7 +324,8 @@ pub fn connect(path: &Path, config: &ShmConfig) -> io::Result<(ShmSink, ShmSourc
             format!("{}: the worker closed the connection (its connection limit, or it is shutting down)", path.display()),
         ));
     }
-    let [rings, space]: [OwnedFd; 2] = fds.try_into().map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "the worker passed no shared rings"))?;
+    let [rings, space, descriptors]: [OwnedFd; 3] =
+        fds.try_into().map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "the worker passed no shared rings"))?;
     if n != BOOTSTRAP.len() || &greeting != BOOTSTRAP {
         // A refused connection gets an error frame instead (TooManyConnections, shutdown).
         return Err(io::Error::new(io::ErrorKind::ConnectionRefused, format!("{}: not a hip-worker's shared-memory socket", path.display())));
@@ -329,7 +336,10 @@ pub fn connect(path: &Path, config: &ShmConfig) -> io::Result<(ShmSink, ShmSourc
     }
     let map = Mapping::new(rings.as_fd(), len)?;
     ring::check(&map)?;
-    Ok(halves(Arc::new(map), Bells { data, space: UnixStream::from(space) }, Direction::ClientToWorker, *config))
+    let (sink, source) = halves(Arc::new(map), Bells { data, space: UnixStream::from(space) }, Direction::ClientToWorker, *config);
+    let descriptors = FdChannel::new(UnixStream::from(descriptors))?;
+    // The client waits for its descriptors with a timeout (`FdChannel::recv` polls).
+    Ok((sink, source, descriptors))
 }
 
 /// The worker's listening socket; the socket file is removed when dropped.
@@ -411,17 +421,23 @@ impl ShmAccepted {
 
     /// Creates the rings, passes them to the client, and returns the worker's halves.
     pub fn establish(self, config: &ShmConfig) -> io::Result<(ShmSink, ShmSource, ShmHangup)> {
+        self.establish_with_fds(config).map(|(sink, source, hangup, _)| (sink, source, hangup))
+    }
+
+    /// [`establish`](Self::establish), keeping the worker's end of the descriptor channel.
+    pub fn establish_with_fds(self, config: &ShmConfig) -> io::Result<(ShmSink, ShmSource, ShmHangup, FdChannel)> {
         let rings = sys::sealed_memfd(RINGS_MEMFD_NAME, ring::MAPPING_BYTES)?;
         let map = Mapping::new(rings.as_fd(), ring::MAPPING_BYTES)?;
         ring::initialise(&map);
         let (space, client_space) = UnixStream::pair()?;
-        sys::send_fds(self.stream.as_fd(), BOOTSTRAP, &[rings.as_fd(), client_space.as_fd()])?;
-        // Both are the client's now: the worker keeps the mapping and its own end only.
-        drop((rings, client_space));
+        let (descriptors, client_descriptors) = UnixStream::pair()?;
+        sys::send_fds(self.stream.as_fd(), BOOTSTRAP, &[rings.as_fd(), client_space.as_fd(), client_descriptors.as_fd()])?;
+        // All are the client's now: the worker keeps the mapping and its own ends only.
+        drop((rings, client_space, client_descriptors));
         let bells = Bells { data: self.stream, space };
         let (sink, source) = halves(Arc::new(map), bells, Direction::WorkerToClient, *config);
         let hangup = ShmHangup { bells: sink.bells.clone() };
-        Ok((sink, source, hangup))
+        Ok((sink, source, hangup, FdChannel::new(descriptors)?))
     }
 }
 

@@ -14,12 +14,16 @@
 #[cfg(target_os = "linux")]
 pub mod conn;
 #[cfg(target_os = "linux")]
+pub mod fds;
+#[cfg(target_os = "linux")]
 pub mod ring;
 #[cfg(target_os = "linux")]
 pub mod sys;
 
 #[cfg(target_os = "linux")]
-pub use conn::{connect, ShmAccepted, ShmConfig, ShmHangup, ShmListener, ShmSink, ShmSource};
+pub use conn::{connect, connect_with_fds, ShmAccepted, ShmConfig, ShmHangup, ShmListener, ShmSink, ShmSource};
+#[cfg(target_os = "linux")]
+pub use fds::FdChannel;
 
 /// What identifies this machine for [`proto_core::auth::same_host_proof`]: its machine id
 /// (`/etc/machine-id`, else `/var/lib/dbus/machine-id`; may be shared by containers of one

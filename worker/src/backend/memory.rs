@@ -3,6 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use super::host_region::RegionSlice;
 use super::{BackendError, DeviceIndex, DevicePtr, StreamHandle};
 
 /// Bytes handed to an asynchronous host-to-device copy. The backend owns them until the
@@ -64,6 +65,9 @@ impl fmt::Debug for HostData {
         f.debug_struct("HostData").field("len", &self.len()).finish()
     }
 }
+
+/// Called once a copy into registered host memory is done.
+pub type RegisteredDone = Box<dyn FnOnce(Result<(), BackendError>) + Send + 'static>;
 
 /// Receives the bytes of an asynchronous device-to-host copy, on the stream's executor.
 pub type DtohDone = Box<dyn FnOnce(Result<Vec<u8>, BackendError>) + Send + 'static>;
@@ -215,6 +219,25 @@ pub trait MemoryBackend {
     /// stream's executor when the stream reaches the copy (inline for a synchronous null
     /// stream). An `Err` return means nothing was queued and `done` is dropped uncalled.
     fn memcpy_dtoh(&self, stream: Option<StreamHandle>, src: DevicePtr, len: u64, done: DtohDone) -> Result<(), BackendError>;
+
+    /// Host-to-device copy from registered shared host memory, ordered on `stream`; `src`
+    /// is held until the copy is done. Default: as any queued upload (host backend: a memcpy
+    /// in stream order).
+    fn memcpy_htod_registered(&self, stream: Option<StreamHandle>, dst: DevicePtr, src: RegionSlice) -> Result<(), BackendError> {
+        self.memcpy_htod(stream, dst, HostData::from_buffer(src))
+    }
+
+    /// Device-to-host copy into registered shared host memory, ordered on `stream`; `done`
+    /// runs once the bytes are there (or the copy failed), from whichever thread ends it.
+    fn memcpy_dtoh_registered(
+        &self,
+        stream: Option<StreamHandle>,
+        src: DevicePtr,
+        dst: RegionSlice,
+        done: RegisteredDone,
+    ) -> Result<(), BackendError> {
+        self.memcpy_dtoh(stream, src, dst.len() as u64, Box::new(move |bytes| done(bytes.map(|b| dst.write(&b)))))
+    }
 
     /// Waits for `stream`, then copies `out.len()` bytes at `src` into `out`.
     fn memcpy_dtoh_sync(&self, stream: Option<StreamHandle>, src: DevicePtr, out: &mut [u8]) -> Result<(), BackendError>;

@@ -54,6 +54,7 @@ mod handles;
 #[cfg(feature = "hip")]
 pub mod hip;
 pub mod host;
+pub mod host_region;
 mod ipc;
 mod managed;
 mod memory;
@@ -79,7 +80,7 @@ pub use ipc::{IpcBackend, IpcEventShare, IpcShare};
 pub use managed::ManagedBackend;
 #[cfg(any(feature = "cuda", feature = "hip"))]
 pub(crate) use memory::zeroed_buffer;
-pub use memory::{DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows};
+pub use memory::{DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, RegisteredDone, Rows};
 pub use memset::{MemsetBackend, PitchedFill};
 pub use module::{args_len, FunctionAttribute, FunctionAttributes, KernelFunction, LaunchConfig, ModuleBackend, ModuleFormat, ParamLayout};
 pub use rtc::{jit_input, LinkInput, RtcBackend, RtcOutput, RtcRequest, FALLBACK_HEADERS};

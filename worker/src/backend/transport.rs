@@ -24,4 +24,18 @@ pub trait TransportHooks: DeviceBackend {
         let _ = (ptr, len);
         Err(BackendError::NotSupported(format!("the {} backend cannot export device memory as a dma-buf", self.name())))
     }
+
+    /// Registers host memory `[addr, addr + len)` (a shared region's mapping) with the GPU so
+    /// copies from and to it are one DMA: `cuMemHostRegister`, `hipHostRegister`. Default
+    /// (host backend): nothing to do.
+    fn register_host_memory(&self, addr: usize, len: usize) -> Result<(), BackendError> {
+        let _ = (addr, len);
+        Ok(())
+    }
+
+    /// Undoes [`register_host_memory`](Self::register_host_memory) for the range at `addr`.
+    fn unregister_host_memory(&self, addr: usize) -> Result<(), BackendError> {
+        let _ = addr;
+        Ok(())
+    }
 }

@@ -48,7 +48,7 @@ impl SessionHandler for Session {
         if self.offers_stripes() {
             offered |= features::STRIPED_BULK;
         }
-        if self.config.same_host.machine.is_some() && self.config.same_host.socket.get().is_some() {
+        if (self.config.same_host.machine.is_some() && self.config.same_host.socket.get().is_some()) || self.offers_shared_host_memory() {
             offered |= features::SHARED_MEMORY;
         }
         let version = req.max_version.min(PROTOCOL_VERSION);

@@ -282,6 +282,22 @@ impl MemoryHandler for Session {
         Err(Failure::new(Status::NOT_SUPPORTED, "striped copy refused: this session holds no stripes (StripesOpen)"))
     }
 
+    fn host_alloc_shared(&mut self, _cx: &mut CallCx, req: wire::HostAllocShared) -> Result<wire::SharedRegion, Failure> {
+        self.host_alloc_shared_request(req)
+    }
+
+    fn host_free_shared(&mut self, _cx: &mut CallCx, req: wire::HostFreeShared) -> Result<wire::Empty, Failure> {
+        self.host_free_shared_request(req)
+    }
+
+    fn memcpy_htod_shared(&mut self, _cx: &mut CallCx, req: wire::MemcpyHtoDShared) -> Result<wire::Empty, Failure> {
+        self.memcpy_htod_shared_request(req)
+    }
+
+    fn memcpy_dtoh_shared(&mut self, _cx: &mut CallCx, req: wire::MemcpyDtoHShared) -> Result<wire::Empty, Failure> {
+        self.memcpy_dtoh_shared_request(req)
+    }
+
     fn memcpy_peer(&mut self, _cx: &mut CallCx, req: wire::MemcpyPeer) -> Result<wire::Empty, Failure> {
         let dst_dev = self.device(req.dst_device)?;
         let src_dev = self.device(req.src_device)?;
@@ -373,6 +389,7 @@ impl Session {
             .saturating_add(self.pools.cached_bytes())
             .saturating_add(self.vmm.physical_bytes())
             .saturating_add(self.client_ranges.cached_bytes())
+            .saturating_add(self.shared_regions.bytes())
     }
 
     /// Refuses `more` bytes of `what` that would take the session past its memory bound.

@@ -34,6 +34,7 @@ mod memset;
 mod module;
 mod pool;
 pub mod rtc_cache;
+pub mod shared_host;
 mod stream;
 mod stripes;
 mod tables;
@@ -289,8 +290,13 @@ pub struct Session {
     stripes: Option<crate::stripes::StripeLease>,
     /// Whether STRIPED_BULK was negotiated at HELLO.
     striped_bulk: bool,
-    /// WELCOME offered the same-host transport (`SameHostOffer` is answered).
+    /// WELCOME offered the same-host transport (`SameHostOffer` is answered), or, on a
+    /// same-host connection, shared host memory.
     shared_memory_offered: bool,
+    /// The connection's descriptor channel (same-host connections): shared host memory.
+    descriptors: Option<Arc<dyn shared_host::DescriptorSender>>,
+    /// The shared host regions this session holds.
+    shared_regions: shared_host::SharedRegions,
 }
 
 impl Session {
@@ -343,6 +349,8 @@ impl Session {
             stripes: None,
             striped_bulk: false,
             shared_memory_offered: false,
+            descriptors: None,
+            shared_regions: shared_host::SharedRegions::default(),
         }
     }
 
@@ -630,6 +638,10 @@ impl Session {
             if let Err(e) = self.backend.stream_destroy(stream) {
                 tracing::warn!(session = self.id, %e, "destroying stream during cleanup failed");
             }
+        }
+        if device.is_none() {
+            // After the streams: no copy uses a region any more.
+            self.shared_regions.clear();
         }
         self.capture_release();
         for (_, (event, _)) in self.events.drain_where(|(_, d)| on_device(*d)) {

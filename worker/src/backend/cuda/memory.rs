@@ -5,7 +5,10 @@ use std::ffi::c_void;
 
 use super::{error, lock, sys, CudaBackend, Raw, STAGING_BYTES};
 
-use crate::backend::{BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows, StreamHandle};
+use crate::backend::host_region::RegionSlice;
+use crate::backend::{
+    BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, RegisteredDone, Rows, StreamHandle,
+};
 
 impl MemoryBackend for CudaBackend {
     fn mem_get_info(&self, dev: DeviceIndex) -> Result<MemInfo, BackendError> {
@@ -162,6 +165,42 @@ impl MemoryBackend for CudaBackend {
                 // SAFETY: the backend outlives its streams; no CUDA call is made here.
                 unsafe { &*pool.0 }.return_staging_from_host_fn(pinned);
                 done(Ok(bytes));
+            }),
+        )
+    }
+
+    /// One DMA straight from the registered region (no staging); the region is held until
+    /// the stream has passed the copy.
+    fn memcpy_htod_registered(&self, stream: Option<StreamHandle>, dst: DevicePtr, src: RegionSlice) -> Result<(), BackendError> {
+        let dev = self.device_of(dst)?;
+        let s = self.stream(stream, dev)?;
+        // SAFETY: destination validated by the session; the source lies in host memory
+        // registered with `cuMemHostRegister` that `src` keeps mapped until the host function
+        // below has run (after the copy, in stream order).
+        unsafe { sys::cuMemcpyHtoDAsync_v2(dst.0, src.addr() as *const c_void, src.len(), s) }.check("cuMemcpyHtoDAsync")?;
+        // The session synchronises before it lets go of a region, so this is never the last
+        // hold (whose drop unregisters, a CUDA call a host function may not make).
+        self.launch_host(s, Box::new(move || drop(src)))
+    }
+
+    /// One DMA straight into the registered region; `done` once the stream has passed it.
+    fn memcpy_dtoh_registered(
+        &self,
+        stream: Option<StreamHandle>,
+        src: DevicePtr,
+        dst: RegionSlice,
+        done: RegisteredDone,
+    ) -> Result<(), BackendError> {
+        let dev = self.device_of(src)?;
+        let s = self.stream(stream, dev)?;
+        // SAFETY: source validated by the session; the destination lies in registered host
+        // memory that `dst` keeps mapped until the host function below has run.
+        unsafe { sys::cuMemcpyDtoHAsync_v2(dst.addr() as *mut c_void, src.0, dst.len(), s) }.check("cuMemcpyDtoHAsync")?;
+        self.launch_host(
+            s,
+            Box::new(move || {
+                drop(dst);
+                done(Ok(()));
             }),
         )
     }

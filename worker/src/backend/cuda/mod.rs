@@ -403,6 +403,22 @@ impl DeviceBackend for CudaBackend {
 }
 
 impl TransportHooks for CudaBackend {
+    /// `cuMemHostRegister` (portable: every context's copies take the one-DMA path; device
+    /// mapped: `hipHostGetDevicePointer`-style access works as for `cuMemHostAlloc` memory).
+    fn register_host_memory(&self, addr: usize, len: usize) -> Result<(), BackendError> {
+        self.enter(0)?;
+        let flags = sys::CU_MEMHOSTREGISTER_PORTABLE | sys::CU_MEMHOSTREGISTER_DEVICEMAP;
+        // SAFETY: `[addr, addr + len)` is a live shared mapping of the caller's, page-aligned,
+        // unregistered before it is unmapped.
+        unsafe { sys::cuMemHostRegister_v2(addr as *mut c_void, len, flags) }.check("cuMemHostRegister")
+    }
+
+    fn unregister_host_memory(&self, addr: usize) -> Result<(), BackendError> {
+        self.enter(0)?;
+        // SAFETY: `addr` is the start of a range registered by `register_host_memory`.
+        unsafe { sys::cuMemHostUnregister(addr as *mut c_void) }.check("cuMemHostUnregister")
+    }
+
     fn staging_buffers(&self) -> Vec<(usize, usize)> {
         self.reserved_ranges
             .get_or_init(|| {

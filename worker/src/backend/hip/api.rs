@@ -129,6 +129,9 @@ entry_points! {
         hipModuleOccupancyMaxActiveBlocksPerMultiprocessor: fn(*mut c_int, Function, c_int, usize) -> HipError;
         hipModuleOccupancyMaxPotentialBlockSize: fn(*mut c_int, *mut c_int, Function, usize, c_int) -> HipError;
     } optional {
+        // Shared host memory of same-host sessions (registered for one-DMA copies).
+        hipHostRegister: fn(*mut c_void, usize, c_uint) -> HipError;
+        hipHostUnregister: fn(*mut c_void) -> HipError;
         // Managed memory (the chained test's own library has it; some builds may not).
         hipMallocManaged: fn(*mut *mut c_void, usize, c_uint) -> HipError;
         // dma-buf export for GPUDirect RDMA (ROCm 6+ on kernels with dma-buf support).

@@ -99,6 +99,34 @@ impl MemoryBackend for HipBackend {
         Ok(())
     }
 
+    /// One DMA straight into the registered region; `done` once the stream has passed it.
+    fn memcpy_dtoh_registered(
+        &self,
+        stream: Option<StreamHandle>,
+        src: DevicePtr,
+        dst: crate::backend::host_region::RegionSlice,
+        done: crate::backend::RegisteredDone,
+    ) -> Result<(), BackendError> {
+        let (s, dev) = self.stream_near(stream, src)?;
+        // SAFETY: source validated by the session; the destination lies in host memory that
+        // `dst` keeps mapped until the stream has passed the copy (moved into the callback).
+        unsafe { (self.api.hipMemcpyAsync)(dst.addr() as *mut c_void, device_ptr(src) as *const c_void, dst.len(), DEVICE_TO_HOST, s) }
+            .check("hipMemcpyAsync")?;
+        let queued = self.when_reached(
+            s,
+            dev,
+            Box::new(move |reached| {
+                drop(dst);
+                done(reached);
+            }),
+        );
+        if queued.is_err() {
+            // Nothing would say when the copy is done: it is, once the stream is.
+            self.synchronize(s)?;
+        }
+        queued
+    }
+
     fn memcpy_htod_sync(&self, stream: Option<StreamHandle>, dst: DevicePtr, data: &[u8]) -> Result<(), BackendError> {
         if data.is_empty() {
             return Ok(());

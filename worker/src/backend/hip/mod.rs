@@ -370,7 +370,27 @@ const HIP_ERROR_PEER_ACCESS_ALREADY_ENABLED: c_int = 704;
 /// `hipMemRangeHandleTypeDmaBufFd`.
 const HANDLE_TYPE_DMA_BUF_FD: c_int = 1;
 
+/// `hipHostRegisterPortable | hipHostRegisterMapped`.
+const HOST_REGISTER_PORTABLE_MAPPED: std::ffi::c_uint = 0x1 | 0x2;
+
 impl TransportHooks for HipBackend {
+    /// `hipHostRegister` (portable, mapped), where the runtime has it; copies still work
+    /// without it, staged.
+    fn register_host_memory(&self, addr: usize, len: usize) -> Result<(), BackendError> {
+        let Some(register) = self.api.hipHostRegister else { return Ok(()) };
+        self.enter(0)?;
+        // SAFETY: `[addr, addr + len)` is a live shared mapping of the caller's, page-aligned,
+        // unregistered before it is unmapped.
+        unsafe { register(addr as *mut c_void, len, HOST_REGISTER_PORTABLE_MAPPED) }.check("hipHostRegister")
+    }
+
+    fn unregister_host_memory(&self, addr: usize) -> Result<(), BackendError> {
+        let (Some(_), Some(unregister)) = (self.api.hipHostRegister, self.api.hipHostUnregister) else { return Ok(()) };
+        self.enter(0)?;
+        // SAFETY: `addr` is the start of a range registered by `register_host_memory`.
+        unsafe { unregister(addr as *mut c_void) }.check("hipHostUnregister")
+    }
+
     /// `hipMemGetHandleForAddressRange` where the runtime has it (ROCm 6+), over the
     /// page-aligned cover of the range.
     fn export_dmabuf_fd(&self, ptr: DevicePtr, len: u64) -> Result<(std::os::fd::OwnedFd, u64), BackendError> {
