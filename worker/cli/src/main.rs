@@ -214,8 +214,8 @@ struct BenchArgs {
     #[arg(long, value_name = "DIR")]
     profile: Option<PathBuf>,
     /// Client variants of the issue #18 figures, each a child process with its environment:
-    /// tcp (HIP_REMOTE_STRIPES=0), tcp-striped (HIP_REMOTE_STRIPES=8), shm (HIP_REMOTE_WORKER=
-    /// the --shm-worker address).
+    /// tcp (HIP_REMOTE_STRIPES=0), tcp-striped (HIP_REMOTE_STRIPES=8), tcp-striped:N (N
+    /// stripes), shm (HIP_REMOTE_WORKER= the --shm-worker address).
     #[arg(long, value_delimiter = ',', default_value = "tcp,tcp-striped,shm")]
     variants: Vec<String>,
     /// A worker on this host with a shared-memory listener, for the shm variant
@@ -425,7 +425,9 @@ fn embedded_worker(backend: Arc<dyn Backend>, tls: bool) -> Result<(Option<Embed
             let tokens = hip_worker::auth::TokenStore::new(Some(&token), None)?;
             let session = hip_worker::session::SessionConfig { tokens: Some(Arc::new(tokens)), ..Default::default() };
             let tcp = hip_worker::config::accepted_tcp_config().map_err(|e| e.to_string())?;
-            let config = WorkerConfig { session, tcp, ..WorkerConfig::default() };
+            // Up to the most stripes a worker grants, so `tcp-striped:N` variants can try more.
+            let stripes = hip_worker::stripes::StripeConfig { max_stripes: hip_worker::stripes::MAX_STRIPES };
+            let config = WorkerConfig { session, tcp, stripes, ..WorkerConfig::default() };
             let shm = if tls { None } else { embedded_shm(backend.clone(), config.clone()) };
             let (worker, addr, pki): (Box<dyn std::any::Any>, String, Option<PathBuf>) = if tls {
                 let dir = throwaway_pki()?;

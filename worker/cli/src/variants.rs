@@ -62,7 +62,15 @@ pub fn variants(names: &[String], shm_worker: Option<&str>) -> Result<Vec<Varian
                         unavailable: Some("not available: no worker with a shared-memory listener (`--shm-worker shm:///PATH`)".into()),
                     },
                 },
-                other => return Err(format!("unknown variant {other:?} (tcp, tcp-striped, shm)")),
+                other => match other.strip_prefix("tcp-striped:").map(str::parse::<u32>) {
+                    // `tcp-striped:N`: N stripes, to measure the default against others.
+                    Some(Ok(n)) => Variant {
+                        name: name.clone(),
+                        env: vec![("HIP_REMOTE_STRIPES".into(), n.to_string()), ("HIP_REMOTE_SHM".into(), "off".into())],
+                        unavailable: None,
+                    },
+                    _ => return Err(format!("unknown variant {other:?} (tcp, tcp-striped, tcp-striped:N, shm)")),
+                },
             })
         })
         .collect()
@@ -75,8 +83,12 @@ pub struct Figures {
     pub d2h_pinned: f64,
     pub h2d_pageable: f64,
     pub d2h_pageable: f64,
-    /// 4 KiB host-to-device `hipMemcpy` from pageable memory, p50 µs.
+    /// 4 KiB host-to-device `hipMemcpy` from pageable memory, p50 µs, each copy made with
+    /// the worker idle (an untimed `hipDeviceSynchronize` before it): the call's latency.
     pub small_h2d_p50_us: f64,
+    /// The same copies back to back, mean µs per copy: the sustained rate, which a worker
+    /// that completes each copy in order bounds.
+    pub small_h2d_back_to_back_us: f64,
     /// `hipDeviceSynchronize` with nothing queued, p50 µs.
     pub sync_p50_us: f64,
     /// The whole allocation loop and its synchronize, ms.
@@ -88,7 +100,7 @@ impl Figures {
         json!({
             "h2d_pinned_gbps": self.h2d_pinned, "d2h_pinned_gbps": self.d2h_pinned,
             "h2d_pageable_gbps": self.h2d_pageable, "d2h_pageable_gbps": self.d2h_pageable,
-            "small_h2d_p50_us": self.small_h2d_p50_us, "sync_p50_us": self.sync_p50_us, "allocs_ms": self.allocs_ms,
+            "small_h2d_p50_us": self.small_h2d_p50_us, "small_h2d_back_to_back_us": self.small_h2d_back_to_back_us, "sync_p50_us": self.sync_p50_us, "allocs_ms": self.allocs_ms,
         })
     }
 
@@ -100,6 +112,7 @@ impl Figures {
             h2d_pageable: f("h2d_pageable_gbps")?,
             d2h_pageable: f("d2h_pageable_gbps")?,
             small_h2d_p50_us: f("small_h2d_p50_us")?,
+            small_h2d_back_to_back_us: f("small_h2d_back_to_back_us")?,
             sync_p50_us: f("sync_p50_us")?,
             allocs_ms: f("allocs_ms")?,
         })
@@ -183,16 +196,28 @@ fn measure(hip: &Hip, plan: &Plan) -> Result<Figures, String> {
         figures.d2h_pageable = gbps(false, pageable.as_mut_ptr().cast())?;
 
         let small = pageable.as_ptr().cast::<c_void>();
+        // SAFETY: `small` holds at least 4 KiB, `dev` too.
+        let copy_small = || hip.check("hipMemcpy", unsafe { (hip.memcpy)(dev, small, SMALL_COPY, 1) });
         let mut samples = Vec::with_capacity(plan.samples);
         for i in 0..plan.samples + plan.samples / 10 {
+            // SAFETY: no arguments.
+            hip.check("hipDeviceSynchronize", unsafe { (hip.device_synchronize)() })?;
             let t = Instant::now();
-            // SAFETY: `small` holds at least 4 KiB, `dev` too.
-            hip.check("hipMemcpy", unsafe { (hip.memcpy)(dev, small, SMALL_COPY, 1) })?;
+            copy_small()?;
             if i >= plan.samples / 10 {
                 samples.push(t.elapsed());
             }
         }
         figures.small_h2d_p50_us = p50_us(samples);
+        // SAFETY: no arguments.
+        hip.check("hipDeviceSynchronize", unsafe { (hip.device_synchronize)() })?;
+        let t = Instant::now();
+        for _ in 0..plan.samples {
+            copy_small()?;
+        }
+        // SAFETY: no arguments.
+        hip.check("hipDeviceSynchronize", unsafe { (hip.device_synchronize)() })?;
+        figures.small_h2d_back_to_back_us = t.elapsed().as_secs_f64() * 1e6 / plan.samples.max(1) as f64;
 
         let mut samples = Vec::with_capacity(plan.samples);
         for i in 0..plan.samples + plan.samples / 10 {
@@ -242,5 +267,8 @@ mod tests {
         assert_eq!(v[0].env, vec![("HIP_REMOTE_WORKER".to_string(), "shm:///tmp/w.sock".to_string())]);
         assert!(v[0].unavailable.is_none());
         assert!(variants(&["udp".to_string()], None).is_err());
+        let v = variants(&["tcp-striped:12".to_string()], None).unwrap();
+        assert_eq!(v[0].env[0], ("HIP_REMOTE_STRIPES".to_string(), "12".to_string()));
+        assert!(variants(&["tcp-striped:many".to_string()], None).is_err());
     }
 }

@@ -47,8 +47,11 @@ fn cu_limit(limit: DeviceLimit) -> sys::CUlimit {
     }
 }
 
-/// Pinned staging buffers kept for reuse.
-pub const STAGING_POOL_MAX: usize = 16;
+/// Pinned staging buffers kept for reuse: as many as a striped upload keeps in flight
+/// (`stripes::DEFAULT_MAX_STRIPES` × `stripes::STRIPE_DMA_WINDOW`), so striped copies do not
+/// allocate and free pinned memory (`cuMemFreeHost` waits for the device) on every copy; at
+/// most 128 MiB of pinned memory per worker.
+pub const STAGING_POOL_MAX: usize = crate::stripes::DEFAULT_MAX_STRIPES * crate::stripes::STRIPE_DMA_WINDOW;
 /// Staging buffers that live as long as the backend, so a transport can register them with
 /// its NIC once (RDMA without GPUDirect) instead of for every copy; taken before any other.
 pub const STAGING_RESERVED: usize = 4;
