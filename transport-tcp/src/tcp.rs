@@ -1,8 +1,6 @@
 //! TCP implementation of [`FrameSink`]/[`FrameSource`].
 
-use crate::config::{
-    TcpConfig, COALESCE_BYTES, COPY_BULK_BELOW, KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, KEEPALIVE_PROBES, RECV_BUFFER_BYTES, SOCKET_BUFFER_BYTES,
-};
+use crate::config::{TcpConfig, COALESCE_BYTES, COPY_BULK_BELOW, KEEPALIVE_IDLE, RECV_BUFFER_BYTES, SOCKET_BUFFER_BYTES};
 use proto_core::header::HEADER_LEN;
 use proto_core::limits::MAX_CONTROL_LEN;
 use proto_core::{DeframedHead, FrameDecoder};
@@ -21,7 +19,7 @@ pub fn configure(stream: &TcpStream, cfg: &TcpConfig) -> io::Result<()> {
     // Not every platform supports setting the timing; keepalive itself is what matters.
     let keepalive = TcpKeepalive::new().with_time(KEEPALIVE_IDLE);
     #[cfg(any(target_os = "linux", target_os = "android", target_os = "macos", target_os = "freebsd"))]
-    let keepalive = keepalive.with_interval(KEEPALIVE_INTERVAL).with_retries(KEEPALIVE_PROBES);
+    let keepalive = keepalive.with_interval(crate::config::KEEPALIVE_INTERVAL).with_retries(crate::config::KEEPALIVE_PROBES);
     let _ = sock.set_tcp_keepalive(&keepalive);
     #[cfg(any(target_os = "linux", target_os = "android"))]
     let _ = sock.set_tcp_user_timeout(Some(crate::config::USER_TIMEOUT));

@@ -79,9 +79,6 @@ impl SharedHost {
     }
 }
 
-/// How long the descriptor of a region may lag behind the reply that announced it (the
-/// worker sends it first: it is normally there already).
-#[cfg(target_os = "linux")]
 /// Staged chunks are copied by up to this many threads: one core's memcpy (~6–10 GB/s) is
 /// below what the DMA and CUDA's own pageable path move.
 const STAGING_COPY_THREADS: usize = 4;
@@ -113,6 +110,9 @@ unsafe fn parallel_copy(src: *const u8, dst: *mut u8, len: usize) {
     });
 }
 
+/// How long the descriptor of a region may lag behind the reply that announced it (the
+/// worker sends it first: it is normally there already).
+#[cfg(target_os = "linux")]
 const DESCRIPTOR_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Conn {
