@@ -266,6 +266,17 @@ impl Conn {
         if config.rdma_kept_off_by_tls && offered {
             eprintln!("hip-remote: the worker offers RDMA, but RDMA is not encrypted: staying on TLS (HIP_REMOTE_RDMA_WITHOUT_TLS=1 moves anyway)");
         }
+        if config.prefer_rdma && offered && !config.worker.starts_with("rdma://") {
+            let target = rdma_target(&conn.welcome.rdma_endpoint, &config.worker);
+            match Self::open_at(&target, config, 0) {
+                Ok(rdma) => {
+                    let _ = conn.goodbye(wire::Empty {});
+                    return Ok(rdma);
+                }
+                Err(e) => eprintln!("hip-remote: the worker offers RDMA at {target}, but moving there failed ({}); staying on TCP", e.message),
+            }
+        }
+        // A local worker's shared memory, unless RDMA was asked for explicitly (above).
         if let Some(socket) = conn.welcome.same_host_socket.clone() {
             let target = format!("shm://{socket}");
             match Self::open_at(&target, config, 0) {
@@ -277,16 +288,6 @@ impl Conn {
                     "hip-remote: the worker runs on this machine, but moving to its shared memory at {target} failed ({}); staying on TCP",
                     e.message
                 ),
-            }
-        }
-        if config.prefer_rdma && offered && !config.worker.starts_with("rdma://") {
-            let target = rdma_target(&conn.welcome.rdma_endpoint, &config.worker);
-            match Self::open_at(&target, config, 0) {
-                Ok(rdma) => {
-                    let _ = conn.goodbye(wire::Empty {});
-                    return Ok(rdma);
-                }
-                Err(e) => eprintln!("hip-remote: the worker offers RDMA at {target}, but moving there failed ({}); staying on TCP", e.message),
             }
         }
         if conn.welcome.features & wire::features::STRIPED_BULK != 0 {
