@@ -513,7 +513,13 @@ impl Conn {
     /// does next finds it done, and a failure is deferred to the next synchronising call.
     /// Otherwise it is queued on `stream`.
     pub fn upload(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool) -> Result<(), CallError> {
-        if let Some(result) = self.upload_shared(dst, src, stream, sync) {
+        // Shared memory first, then the stripes; each answers `None` when it does not apply.
+        let done = match self.upload_shared(dst, src, stream, sync) {
+            Some(result) => Some(result),
+            None if self.striped(src.len()) => self.upload_striped(dst, src, stream, sync),
+            None => None,
+        };
+        if let Some(result) = done {
             result?;
             if sync {
                 if let Some(e) = self.take_deferred() {
@@ -522,18 +528,6 @@ impl Conn {
                 crate::state::managed::after_sync(self)?;
             }
             return Ok(());
-        }
-        if self.striped(src.len()) {
-            if let Some(result) = self.upload_striped(dst, src, stream, sync) {
-                result?;
-                if sync {
-                    if let Some(e) = self.take_deferred() {
-                        return Err(CallError::new(e, "host-to-device copy failed on the worker"));
-                    }
-                    crate::state::managed::after_sync(self)?;
-                }
-                return Ok(());
-            }
         }
         let mut chunks = src.chunks(DEFAULT_COPY_CHUNK).enumerate().peekable();
         if src.is_empty() {

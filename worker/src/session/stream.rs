@@ -9,15 +9,8 @@ use proto_core::Status;
 
 impl StreamHandler for Session {
     fn stream_create(&mut self, _cx: &mut CallCx, req: wire::StreamCreate) -> Result<wire::StreamCreated, Failure> {
-        let dev = self.device(req.device)?;
-        if req.flags & !stream_flags::SUPPORTED != 0 {
-            return Err(Failure::new(Status::INVALID_VALUE, format!("unknown stream flags {:#x}", req.flags)));
-        }
-        self.streams.check_capacity()?;
-        self.reserve_worker_stream()?;
-        let handle = self.backend.stream_create(dev, req.flags, req.priority).inspect_err(|_| self.release_worker_stream())?;
-        let blocking = req.flags & stream_flags::NON_BLOCKING == 0;
-        Ok(wire::StreamCreated { stream: self.streams.insert((handle, dev, blocking)) })
+        let entry = self.new_stream(req.device, req.flags, req.priority)?;
+        Ok(wire::StreamCreated { stream: self.streams.insert(entry) })
     }
 
     fn stream_create_at(&mut self, _cx: &mut CallCx, req: wire::StreamCreateAt) -> Result<wire::Empty, Failure> {
@@ -27,15 +20,8 @@ impl StreamHandler for Session {
         if self.streams.get(req.stream).is_ok() {
             return Err(Failure::new(Status::INVALID_HANDLE, format!("stream {:#x} already exists", req.stream)));
         }
-        let dev = self.device(req.device)?;
-        if req.flags & !stream_flags::SUPPORTED != 0 {
-            return Err(Failure::new(Status::INVALID_VALUE, format!("unknown stream flags {:#x}", req.flags)));
-        }
-        self.streams.check_capacity()?;
-        self.reserve_worker_stream()?;
-        let handle = self.backend.stream_create(dev, req.flags, req.priority).inspect_err(|_| self.release_worker_stream())?;
-        let blocking = req.flags & stream_flags::NON_BLOCKING == 0;
-        self.streams.insert_at(req.stream, (handle, dev, blocking));
+        let entry = self.new_stream(req.device, req.flags, req.priority)?;
+        self.streams.insert_at(req.stream, entry);
         Ok(wire::Empty {})
     }
 
@@ -114,5 +100,25 @@ impl StreamHandler for Session {
 
     fn stream_add_callback(&mut self, _cx: &mut CallCx, req: wire::StreamAddCallback) -> Result<wire::Empty, Failure> {
         self.add_callback(req)
+    }
+}
+
+impl Session {
+    /// A backend stream for `hipStreamCreate*`, checked against the flags, the session's and the
+    /// worker's limits: its table entry `(handle, device, blocking)`, not yet inserted.
+    fn new_stream(
+        &mut self,
+        device: u32,
+        flags: u32,
+        priority: i32,
+    ) -> Result<(crate::backend::StreamHandle, crate::backend::DeviceIndex, bool), Failure> {
+        let dev = self.device(device)?;
+        if flags & !stream_flags::SUPPORTED != 0 {
+            return Err(Failure::new(Status::INVALID_VALUE, format!("unknown stream flags {flags:#x}")));
+        }
+        self.streams.check_capacity()?;
+        self.reserve_worker_stream()?;
+        let handle = self.backend.stream_create(dev, flags, priority).inspect_err(|_| self.release_worker_stream())?;
+        Ok((handle, dev, flags & stream_flags::NON_BLOCKING == 0))
     }
 }
