@@ -288,6 +288,14 @@ fn hip(cli: &Cli) -> Result<Serving, String> {
     if cli.isolation == Isolation::Shared {
         return Ok(Serving::InWorker(Arc::new(backend)));
     }
+    if backend.is_hip_remote_client() {
+        tracing::info!(
+            library = %library.display(),
+            "--isolation process: the HIP library is hip-remote's client (a chained worker), whose upstream worker isolates \
+             sessions; serving them in this worker"
+        );
+        return Ok(Serving::InWorker(Arc::new(backend)));
+    }
     // The runtime stays loaded here for the device list; the sessions' work runs elsewhere.
     let count = backend.device_count().map_err(|e| e.to_string())?;
     let devices = (0..count).map(|dev| backend.device_properties(dev)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
@@ -532,8 +540,11 @@ fn main() -> std::process::ExitCode {
         Serving::InWorker(backend) => {
             if backend.name() == "host" {
                 tracing::info!("host backend without --allow-host-code: no client code runs, sessions are served in the worker (--isolation applies to GPU backends)");
-            } else {
-                tracing::warn!(backend = backend.name(), "--isolation shared: every session of a device shares one context; a kernel fault in one ends them all until the worker restarts");
+            } else if cli.isolation == Isolation::Shared {
+                tracing::warn!(
+                    backend = backend.name(),
+                    "--isolation shared: every session of a device shares one context; a kernel fault that poisons it reaches them all"
+                );
             }
             (backend, None)
         }
