@@ -388,8 +388,9 @@ impl DeviceBackend for CudaBackend {
         Ok(value as u64)
     }
 
-    /// The primary context is shared by every session on the device, so a session's setting
-    /// applies to the others' later launches too (each session still reads back its own).
+    /// With `--isolation shared` the primary context is shared by every session on the
+    /// device, so a session's setting applies to the others' later launches too (each session
+    /// still reads back its own); a session process has the context to itself.
     fn set_device_limit(&self, dev: DeviceIndex, limit: DeviceLimit, value: u64) -> Result<u64, BackendError> {
         let value = usize::try_from(value).map_err(|_| BackendError::InvalidValue(format!("limit value {value} does not fit usize")))?;
         self.enter(dev)?;
