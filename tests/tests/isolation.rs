@@ -124,3 +124,97 @@ fn host_code_runs_in_session_processes_whatever_the_isolation_says() {
     assert!(!log.contains("session process started"), "a host session without host code got a process:\n{log}");
     assert!(log.contains("no client code runs"), "{log}");
 }
+
+/// Runs `hip-worker --session-child` for `backend` the way the worker starts one (its link as
+/// stdin, the usage table as descriptor 3), as the user session processes switch to when run
+/// as root; returns (exit code, stderr).
+fn session_process(backend: hip_worker::sandbox::BackendSpec, label: &str, env: &[(&str, &str)]) -> (Option<i32>, String) {
+    use hip_worker::backend::host::usage::SharedUsage;
+    use hip_worker::sandbox::child::{ChildArgs, ChildLimits};
+    use std::os::fd::{AsRawFd, OwnedFd};
+    use std::os::unix::process::CommandExt;
+    let scratch = std::env::temp_dir().join(format!("hip-remote-isolation-{label}-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    // SAFETY: getuid has no preconditions.
+    let root = unsafe { libc::getuid() } == 0;
+    let args = ChildArgs {
+        session_id: 1,
+        client_name: "isolation test".into(),
+        tenant: None,
+        backend,
+        max_queued_reply_bytes: 1 << 20,
+        limits: ChildLimits { max_streams: 8, max_events: 8, max_modules: 8, max_memory: None, max_pending_bytes: 1 << 20 },
+        run_as: root.then_some((65534, 65534)),
+        scratch: scratch.clone(),
+        rtc_cache: None,
+        log_filter: "info".into(),
+        spin: std::time::Duration::ZERO,
+        usage_row: 1,
+        usage_rows: 1,
+        usage_devices: 4,
+    };
+    let usage = SharedUsage::create(4, 1).unwrap();
+    let usage_fd = usage.fd().as_raw_fd();
+    let (_link, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    let mut command = Command::new(target_debug_dir().join("hip-worker"));
+    command
+        .arg(hip_worker::sandbox::CHILD_ARG)
+        .args(args.to_args())
+        .env_clear()
+        .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
+        .current_dir(&scratch)
+        .stdin(Stdio::from(OwnedFd::from(theirs)))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    // SAFETY: dup2 and fcntl only, async-signal-safe, between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            let placed = if usage_fd == hip_worker::sandbox::USAGE_FD {
+                libc::fcntl(usage_fd, libc::F_SETFD, 0)
+            } else {
+                libc::dup2(usage_fd, hip_worker::sandbox::USAGE_FD)
+            };
+            if placed < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
+    let out = command.output().expect("run the session process");
+    let _ = std::fs::remove_dir_all(&scratch);
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn a_gpu_session_process_confines_itself_then_says_why_its_driver_did_not_open() {
+    use hip_worker::sandbox::{child::EXIT_SETUP_FAILED, BackendSpec};
+    // No library at all: confined as a GPU process first, then the load fails, by name.
+    let missing = "/nonexistent/rocm/lib/libamdhip64.so";
+    let (code, stderr) = session_process(BackendSpec::Hip { library: missing.into(), selection: None }, "missing", &[]);
+    assert_eq!(code, Some(i32::from(EXIT_SETUP_FAILED)), "{stderr}");
+    assert!(stderr.contains("session process confined backend=\"hip\""), "{stderr}");
+    assert!(stderr.contains("cannot open the hip backend the worker opened") && stderr.contains(missing), "{stderr}");
+    // hip-remote's own HIP library, outside the system's directories: the confined process can
+    // still load it (its directory is readable), and fails only where that library needs a
+    // worker it may not reach.
+    let ours = target_debug_dir().join("libamdhip64.so");
+    let ours_spec = || BackendSpec::Hip { library: ours.clone(), selection: None };
+    let (code, stderr) = session_process(ours_spec(), "ours", &[]);
+    assert_eq!(code, Some(i32::from(EXIT_SETUP_FAILED)), "{stderr}");
+    assert!(stderr.contains("session process confined backend=\"hip\""), "{stderr}");
+    assert!(!stderr.contains("cannot load"), "the confined process could not load {}:\n{stderr}", ours.display());
+    assert!(stderr.contains("hipGetDeviceCount"), "{stderr}");
+    // That library's TCP connection is refused by the GPU process's filter; a Unix socket
+    // (what the CUDA driver's MPS client uses) may be made, and fails only on the missing path.
+    if stderr.contains("seccomp=on") {
+        assert!(stderr.contains("Operation not permitted"), "a TCP socket was not refused:\n{stderr}");
+        let socket = std::env::temp_dir().join("hip-remote-isolation-no-such.sock");
+        let worker = format!("shm://{}", socket.display());
+        let (code, stderr) = session_process(ours_spec(), "unix", &[("HIP_REMOTE_WORKER", worker.as_str())]);
+        assert_eq!(code, Some(i32::from(EXIT_SETUP_FAILED)), "{stderr}");
+        assert!(stderr.contains("No such file or directory") && !stderr.contains("Operation not permitted"), "{stderr}");
+    } else {
+        eprintln!("seccomp not enforced here: the socket filter is not checked");
+    }
+}
