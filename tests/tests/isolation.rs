@@ -107,7 +107,12 @@ fn log_after_one_session(label: &str, extra: &[&str]) -> String {
     let _ = worker.wait();
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     let _ = std::fs::remove_file(&log);
-    assert!(out.status.success(), "ping failed: {}{}\nworker log:\n{text}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "ping failed: {}{}\nworker log:\n{text}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(alive, "the worker exited; log:\n{text}");
     text
 }

@@ -5,8 +5,8 @@
 use clap::{Parser, ValueEnum};
 use hip_worker::auth::TokenStore;
 use hip_worker::backend::{Backend, DeviceProperties, HostBackend, HostConfig};
-use hip_worker::sandbox::{BackendSpec, SessionProcess};
 use hip_worker::config::ConnectionLimits;
+use hip_worker::sandbox::{BackendSpec, SessionProcess};
 use hip_worker::{Worker, WorkerConfig};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

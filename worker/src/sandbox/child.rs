@@ -4,8 +4,8 @@
 
 use super::confine;
 use super::link::{LinkSink, LinkSource};
-use crate::backend::host::usage::SharedUsage;
 use super::BackendSpec;
+use crate::backend::host::usage::SharedUsage;
 use crate::backend::{Backend, HostBackend, HostConfig};
 use crate::session::{Session, SessionConfig, SessionLimits};
 use std::collections::HashMap;

@@ -116,8 +116,8 @@ impl Drop for UsageRow<'_> {
 #[cfg(test)]
 mod tests {
     use super::child::{ChildArgs, ChildLimits};
-    use super::BackendSpec;
     use super::link::{head_bytes, LinkSink, LinkSource};
+    use super::BackendSpec;
     use crate::backend::host::usage::SharedUsage;
     use crate::backend::{HostBackend, HostConfig, MemoryBackend};
     use proto_core::wire::MemcpyHtoD;
