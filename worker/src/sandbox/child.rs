@@ -206,6 +206,15 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
             return ExitCode::from(EXIT_SETUP_FAILED);
         }
     };
+    // The tenant's CUDA JIT cache (`CUDA_CACHE_PATH`, set by the worker): made here, as the
+    // session user, inside the tenant's cache directory, before the driver looks for it.
+    if let (BackendSpec::Cuda { .. }, Some(dir)) = (&args.backend, &args.rtc_cache) {
+        use std::os::unix::fs::DirBuilderExt;
+        let jit = dir.join(super::spec::CUDA_JIT_CACHE_DIR);
+        if let Err(e) = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&jit) {
+            tracing::warn!(dir = %jit.display(), %e, "no CUDA JIT cache: the driver compiles this session's PTX without one");
+        }
+    }
     let backend = match build_backend(&args.backend, &usage, args.usage_row) {
         Ok(backend) => backend,
         Err(e) => {
