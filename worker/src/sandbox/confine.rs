@@ -3,6 +3,8 @@
 //! the file system outside a few read-only system directories and its own scratch
 //! directory (Landlock), new sockets and the system calls that reach other processes or the
 //! kernel's administration (seccomp). Each layer the kernel cannot enforce is logged by name.
+//! A GPU session process ([`GpuAccess`]) keeps what its driver needs besides: its vendor's
+//! device files (and their groups), `/proc` and `/sys` to read, and Unix sockets.
 
 use std::collections::BTreeMap;
 use std::io;
