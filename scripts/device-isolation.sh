@@ -23,6 +23,10 @@ mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$PACK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 PROBE="$PACK/isolation/isolation_probe"
 [ -x "$PROBE" ] || { echo "missing $PROBE: pack with scripts/pack-device.sh"; exit 1; }
+# Session processes of a root worker run as `nobody`: their scratch and cache directories must
+# be reachable by that user, which a $OUT or $TMPDIR under /root is not.
+export TMPDIR=/tmp
+CACHE=$(mktemp -d /tmp/hip-isolation-rtc.XXXXXX)
 TOKEN=device-isolation-token
 export HIP_REMOTE_TOKEN=$TOKEN HIP_REMOTE_SHM=off
 
@@ -31,14 +35,15 @@ ok() { echo "PASS $1"; pass=$((pass+1)); }
 bad() { echo "FAIL $1"; fail=$((fail+1)); }
 
 WORKERS=()
-trap 'for w in "${WORKERS[@]}"; do kill "$w" 2>/dev/null; done' EXIT
+trap 'for w in "${WORKERS[@]}"; do kill "$w" 2>/dev/null; done; rm -rf "$CACHE"' EXIT
 # start_worker TAG ISOLATION: a cuda worker on loopback with metrics, logging to $OUT/TAG.*;
 # sets ADDR, METRICS and WPID.
 start_worker() {
   local tag=$1 isolation=$2 port=$((20000 + RANDOM % 20000))
+  rm -f "$OUT/$tag.stdout"  # an old one would answer the wait below
   # shellcheck disable=SC2086 # WORKER_BACKEND is a list of arguments
   "$PACK/bin/hip-worker" --listen 127.0.0.1:0 ${WORKER_BACKEND:---backend cuda} --isolation "$isolation" --token "$TOKEN" \
-      --shm-socket none --metrics "127.0.0.1:$port" --rtc-cache-dir "$OUT/rtc-$tag" > "$OUT/$tag.stdout" 2> "$OUT/$tag.log" &
+      --shm-socket none --metrics "127.0.0.1:$port" --rtc-cache-dir "$CACHE/$tag" > "$OUT/$tag.stdout" 2> "$OUT/$tag.log" &
   WPID=$!
   WORKERS+=("$WPID")
   for _ in $(seq 100); do grep -q "listening on" "$OUT/$tag.stdout" 2>/dev/null && break; sleep 0.1; done
@@ -108,7 +113,7 @@ else bad "the peek did not run (exit $peek_rc): $(cat "$OUT/process-peek.txt")";
   || bad "the worker's metrics show ${held_bytes:-0} bytes in use while A held 4 MiB"
 
 # 4. The tenant's CUDA JIT cache.
-jit=$(find "$OUT/rtc-process" -path '*cuda-jit*' -type f 2>/dev/null | wc -l)
+jit=$(find "$CACHE/process" -path '*cuda-jit*' -type f 2>/dev/null | wc -l)
 [ "$jit" -gt 0 ] && ok "the tenant's CUDA JIT cache holds $jit files" || echo "NOTE no CUDA JIT cache files (the driver JITs nothing when the PTX matches a cubin, or it kept none)"
 
 echo "--- confinement the session processes logged:"
