@@ -74,9 +74,7 @@ impl GpuAccess {
             GpuVendor::Amd => AMD_DEVICE_PATHS.iter().map(PathBuf::from).collect(),
         };
         if self.vendor == GpuVendor::Nvidia {
-            let numbered = |name: &str| name.strip_prefix(NVIDIA_GPU_PREFIX).is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-            let gpus = std::fs::read_dir("/dev").into_iter().flatten().flatten().filter(|e| e.file_name().to_str().is_some_and(numbered));
-            paths.extend(gpus.map(|e| e.path()));
+            paths.extend(numbered_nvidia_gpus(Path::new("/dev")));
         }
         paths.retain(|p| p.exists());
         paths
@@ -99,6 +97,15 @@ impl GpuAccess {
         groups.dedup();
         groups
     }
+}
+
+/// The NVIDIA GPUs' device files in `dev`: `nvidia` followed by digits only.
+fn numbered_nvidia_gpus(dev: &Path) -> Vec<PathBuf> {
+    let numbered = |name: &str| name.strip_prefix(NVIDIA_GPU_PREFIX).is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    let mut gpus: Vec<PathBuf> =
+        std::fs::read_dir(dev).into_iter().flatten().flatten().filter(|e| e.file_name().to_str().is_some_and(numbered)).map(|e| e.path()).collect();
+    gpus.sort();
+    gpus
 }
 
 /// What was enforced, for the log and for tests.
@@ -334,4 +341,19 @@ pub fn lookup_user(user: &str) -> io::Result<(u32, u32)> {
     }
     // SAFETY: non-null record from getpwnam, read immediately.
     Ok(unsafe { ((*entry).pw_uid, (*entry).pw_gid) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_numbered_nvidia_devices_count_as_gpus() {
+        let dev = tempfile::tempdir().unwrap();
+        for name in ["nvidia0", "nvidia12", "nvidiactl", "nvidia-uvm", "nvidia-caps", "nvidia", "nvidia1a", "nvme0"] {
+            std::fs::write(dev.path().join(name), b"").unwrap();
+        }
+        assert_eq!(numbered_nvidia_gpus(dev.path()), vec![dev.path().join("nvidia0"), dev.path().join("nvidia12")]);
+        assert!(numbered_nvidia_gpus(&dev.path().join("missing")).is_empty());
+    }
 }
