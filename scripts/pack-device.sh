@@ -98,10 +98,15 @@ if [ -n "$libdevice" ]; then
     -S tests/hip/device_math.hip -o "$PACK/device-check/math-libdevice.ptx"
 fi
 cp tests/hip/device_check.py "$PACK/device-check/"
+# The probe of process isolation (device-isolation.sh): one program, a role per run.
+mkdir -p "$PACK/isolation"
+target/release/hipcc -O2 -o "$PACK/isolation/isolation_probe" tests/hip/isolation/isolation_probe.hip
+patchelf --set-rpath '$ORIGIN/../lib' "$PACK/isolation/isolation_probe" 2>/dev/null || true
 mkdir -p "$PACK/bench"
 target/release/hipcc -O2 -o "$PACK/bench/first_launch" benches/hip/first_launch.hip
 patchelf --set-rpath '$ORIGIN/../lib' "$PACK/bench/first_launch" 2>/dev/null || true
-cp scripts/device-test.sh scripts/device-ab.sh scripts/device-tls.sh scripts/device-first-launch.sh scripts/device-cupy.sh "$PACK/"
+cp scripts/device-test.sh scripts/device-ab.sh scripts/device-tls.sh scripts/device-first-launch.sh scripts/device-cupy.sh \
+   scripts/device-isolation.sh "$PACK/"
 # hip-python for the GPU machine's python3.12, installed there from these wheels (no network).
 mkdir -p "$PACK/wheels" "$PACK/python"
 pip download -q --dest "$PACK/wheels" --only-binary=:all: --python-version 3.12 \

@@ -295,7 +295,14 @@ impl IpcBroker for ChildBroker {
         let (op, fd, size, len, device) = match &what {
             Shared::Memory { share: IpcShare::Fd { fd, len }, size, device, .. } => (op::EXPORT_MEMORY, fd, *size, *len, *device),
             Shared::Event { share: IpcEventShare::Fd(fd), device, .. } => (op::EXPORT_EVENT, fd, 0, 0, *device),
-            _ => return Err(Failure::new(Status::NOT_SUPPORTED, "a session process shares memory files only")),
+            // A GPU backend's share is its own pointer or event, valid in its process only.
+            _ => {
+                return Err(Failure::new(
+                    Status::NOT_SUPPORTED,
+                    "IPC between GPU sessions that run in processes of their own is not supported: the worker serves them \
+                     together with --isolation shared",
+                ))
+            }
         };
         let (reply, _) = self.ask(Record { op, size, len, device, ..Record::default() }, Some(fd))?;
         Ok(reply.token)

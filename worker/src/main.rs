@@ -4,8 +4,9 @@
 
 use clap::{Parser, ValueEnum};
 use hip_worker::auth::TokenStore;
-use hip_worker::backend::{Backend, HostBackend, HostConfig};
+use hip_worker::backend::{Backend, DeviceProperties, HostBackend, HostConfig};
 use hip_worker::config::ConnectionLimits;
+use hip_worker::sandbox::{BackendSpec, SessionProcess};
 use hip_worker::{Worker, WorkerConfig};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -24,6 +25,17 @@ enum BackendKind {
     Cuda,
     /// AMD GPUs through the HIP runtime, libamdhip64 (loaded at run time).
     Hip,
+}
+
+/// Where the sessions of a GPU backend run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Isolation {
+    /// Each session in a confined process of its own, with its own GPU context: a fault
+    /// ends that session only, tenants share no address space, device limits are per session.
+    Process,
+    /// Every session of a device in the worker, on one shared context: a sticky fault
+    /// (hipErrorIllegalAddress) reaches every session of the device.
+    Shared,
 }
 
 /// Serve HIP runtime calls from hip-remote clients over TCP.
@@ -49,6 +61,12 @@ struct Cli {
     /// Which backend executes the work.
     #[arg(long, value_enum, default_value = "auto", env = "HIP_REMOTE_BACKEND")]
     backend: BackendKind,
+    /// Where the sessions of a GPU backend (cuda, hip) run: `process` (each in a confined
+    /// process of its own, with its own GPU context) or `shared` (all in the worker, one
+    /// context per device). The host backend ignores it: host code always runs in session
+    /// processes, and without --allow-host-code no client code runs (docs/ISOLATION.md).
+    #[arg(long, value_enum, default_value = "process", env = "HIP_REMOTE_ISOLATION")]
+    isolation: Isolation,
     /// Device to expose first (GPU backends).
     #[arg(short = 'd', long, env = "TF_DEVICE_ID", default_value_t = 0)]
     device: u32,
@@ -82,9 +100,9 @@ struct Cli {
     /// worker's stream threads stay bounded however many streams clients create.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
     stream_threads: Option<u64>,
-    /// User that session processes run as when the worker runs as root (with
-    /// --allow-host-code on the host backend, each session runs in a process of its own,
-    /// confined; see docs/HOST_MODULES.md).
+    /// User that session processes run as when the worker runs as root (GPU backends with
+    /// --isolation process, and the host backend with --allow-host-code, run each session in
+    /// a process of its own, confined; see docs/ISOLATION.md).
     #[arg(long, default_value = "nobody")]
     host_code_user: String,
     /// Where compiled hiprtc programs (and hipcc fat binaries' device source) are kept between
@@ -223,21 +241,35 @@ fn select_devices(cli: &mut Cli) -> Result<(), String> {
     Ok(())
 }
 
-fn make_backend(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
-    let host = || Arc::new(HostBackend::new(host_config(cli))) as Arc<dyn Backend>;
-    let cuda = || cuda(cli.selection.as_ref());
+/// Where sessions run.
+enum Serving {
+    /// In the worker, on this backend.
+    InWorker(Arc<dyn Backend>),
+    /// Each in a session process building `spec`; `devices`: a GPU backend's devices, read
+    /// for the worker's view (empty for the host backend).
+    InProcesses { spec: BackendSpec, devices: Vec<DeviceProperties> },
+}
+
+/// The backend of the flags (for `auto`: the first that loads and has a device), and where
+/// its sessions run.
+fn make_backend(cli: &Cli) -> Result<Serving, String> {
+    let host = || match cli.allow_host_code {
+        // Host code is client code: it runs in session processes whatever --isolation says.
+        true => Serving::InProcesses { spec: BackendSpec::Host(host_config(cli)), devices: Vec::new() },
+        false => Serving::InWorker(Arc::new(HostBackend::new(host_config(cli)))),
+    };
     match cli.backend {
         BackendKind::Host => Ok(host()),
-        BackendKind::Cuda => cuda().map_err(|e| format!("the cuda backend is unavailable: {e}")),
+        BackendKind::Cuda => cuda(cli).map_err(|e| format!("the cuda backend is unavailable: {e}")),
         BackendKind::Hip => hip(cli).map_err(|e| format!("the hip backend is unavailable: {e}")),
         BackendKind::Auto => {
-            let cuda_skipped = match cuda() {
-                Ok(backend) => return Ok(backend),
+            let cuda_skipped = match cuda(cli) {
+                Ok(serving) => return Ok(serving),
                 Err(why) => why,
             };
             tracing::info!("backend auto: cuda skipped ({cuda_skipped})");
             match hip(cli) {
-                Ok(backend) => Ok(backend),
+                Ok(serving) => Ok(serving),
                 Err(why) => {
                     tracing::info!("backend auto: hip skipped ({why}); using host emulation");
                     Ok(host())
@@ -248,14 +280,30 @@ fn make_backend(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
 }
 
 #[cfg(feature = "hip")]
-fn hip(cli: &Cli) -> Result<Arc<dyn Backend>, String> {
+fn hip(cli: &Cli) -> Result<Serving, String> {
     use hip_worker::backend::hip::{hip_library_path, HipBackend};
+    use hip_worker::backend::DeviceBackend;
     let library = hip_library_path(cli.hip_library.as_deref());
-    HipBackend::new(&library, cli.selection.as_ref()).map(|b| Arc::new(b) as Arc<dyn Backend>).map_err(|e| e.to_string())
+    let backend = HipBackend::new(&library, cli.selection.as_ref()).map_err(|e| e.to_string())?;
+    if cli.isolation == Isolation::Shared {
+        return Ok(Serving::InWorker(Arc::new(backend)));
+    }
+    if backend.is_hip_remote_client() {
+        tracing::info!(
+            library = %library.display(),
+            "--isolation process: the HIP library is hip-remote's client (a chained worker), whose upstream worker isolates \
+             sessions; serving them in this worker"
+        );
+        return Ok(Serving::InWorker(Arc::new(backend)));
+    }
+    // The runtime stays loaded here for the device list; the sessions' work runs elsewhere.
+    let count = backend.device_count().map_err(|e| e.to_string())?;
+    let devices = (0..count).map(|dev| backend.device_properties(dev)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
+    Ok(Serving::InProcesses { spec: BackendSpec::Hip { library, selection: cli.selection.clone() }, devices })
 }
 
 #[cfg(not(feature = "hip"))]
-fn hip(_cli: &Cli) -> Result<Arc<dyn Backend>, String> {
+fn hip(_cli: &Cli) -> Result<Serving, String> {
     Err("this worker was built without the `hip` feature".into())
 }
 
@@ -357,13 +405,47 @@ fn probe_dmabuf() -> std::process::ExitCode {
 }
 
 #[cfg(feature = "cuda")]
-fn cuda(selection: Option<&hip_worker::devices::DeviceSelection>) -> Result<Arc<dyn Backend>, String> {
-    hip_worker::backend::cuda::CudaBackend::with_devices(selection).map(|b| Arc::new(b) as Arc<dyn Backend>).map_err(|e| e.to_string())
+fn cuda(cli: &Cli) -> Result<Serving, String> {
+    use hip_worker::backend::cuda::CudaBackend;
+    let selection = cli.selection.as_ref();
+    match cli.isolation {
+        Isolation::Shared => CudaBackend::with_devices(selection).map(|b| Serving::InWorker(Arc::new(b))).map_err(|e| e.to_string()),
+        // Read without a context: the worker holds none, each session process makes its own.
+        Isolation::Process => CudaBackend::probe(selection)
+            .map(|devices| Serving::InProcesses { spec: BackendSpec::Cuda { selection: selection.cloned() }, devices })
+            .map_err(|e| e.to_string()),
+    }
 }
 
 #[cfg(not(feature = "cuda"))]
-fn cuda(_selection: Option<&hip_worker::devices::DeviceSelection>) -> Result<Arc<dyn Backend>, String> {
+fn cuda(_cli: &Cli) -> Result<Serving, String> {
     Err("this worker was built without the `cuda` feature".into())
+}
+
+/// Session processes for `spec`, and the backend the worker itself reports from: it serves
+/// no session, it shows the devices and what every session process holds.
+fn session_processes(
+    cli: &Cli,
+    spec: BackendSpec,
+    devices: Vec<DeviceProperties>,
+    log_filter: &str,
+    spin: Duration,
+) -> Result<(Arc<dyn Backend>, Arc<SessionProcess>), String> {
+    let count = match &spec {
+        BackendSpec::Host(config) => config.devices,
+        _ => devices.len() as u32,
+    };
+    let mut process = SessionProcess::new(spec, count, &cli.host_code_user, log_filter, cli.max_connections.max(1)).map_err(|e| e.to_string())?;
+    process.spin = spin;
+    let view: Arc<dyn Backend> = match &process.backend {
+        BackendSpec::Host(config) => {
+            let host = HostBackend::new(*config);
+            host.share_usage(&process.usage, 0);
+            Arc::new(host)
+        }
+        gpu => Arc::new(HostBackend::device_view(gpu.name(), devices, &process.usage)),
+    };
+    Ok((view, Arc::new(process)))
 }
 
 /// Whether `addr` (`host:port`) only listens on loopback; a name that does not resolve to
@@ -447,32 +529,51 @@ fn main() -> std::process::ExitCode {
         return probe_dmabuf();
     }
     let listen = cli.listen.clone().unwrap_or_else(|| format!("127.0.0.1:{}", cli.port.unwrap_or(DEFAULT_PORT)));
-    let mut backend = match make_backend(&cli) {
-        Ok(b) => b,
+    let serving = match make_backend(&cli) {
+        Ok(serving) => serving,
         Err(e) => {
             eprintln!("hip-worker: {e}");
             return std::process::ExitCode::from(2);
         }
     };
-    // Host code runs in a confined process per session, never in the worker.
-    let session_process = if cli.allow_host_code && backend.name() == "host" {
-        match hip_worker::sandbox::SessionProcess::new(host_config(&cli), &cli.host_code_user, &log_filter, cli.max_connections.max(1)) {
-            Ok(mut process) => {
-                process.spin = tcp.spin;
-                // The worker's own backend serves no session: it reports what they all hold.
-                let host = HostBackend::new(host_config(&cli));
-                host.share_usage(&process.usage, 0);
-                backend = Arc::new(host);
-                tracing::info!(user = ?process.run_as, "host code allowed: each session runs in a confined process of its own");
-                Some(Arc::new(process))
+    let (backend, session_process) = match serving {
+        Serving::InWorker(backend) => {
+            if backend.name() == "host" {
+                tracing::info!("host backend without --allow-host-code: no client code runs, sessions are served in the worker (--isolation applies to GPU backends)");
+            } else if cli.isolation == Isolation::Shared {
+                tracing::warn!(
+                    backend = backend.name(),
+                    "--isolation shared: every session of a device shares one context; a kernel fault that poisons it reaches them all"
+                );
             }
-            Err(e) => {
-                eprintln!("hip-worker: --allow-host-code needs session processes, which cannot be set up: {e}");
-                return std::process::ExitCode::from(2);
+            (backend, None)
+        }
+        Serving::InProcesses { spec, devices } => {
+            let host = matches!(spec, BackendSpec::Host(_));
+            match session_processes(&cli, spec, devices, &log_filter, tcp.spin) {
+                Ok((view, process)) if host => {
+                    tracing::info!(user = ?process.run_as, "host code allowed: each session runs in a confined process of its own");
+                    (view, Some(process))
+                }
+                Ok((view, process)) => {
+                    tracing::info!(
+                        backend = view.name(),
+                        user = ?process.run_as,
+                        "--isolation process: each session runs in a confined process of its own, with its own GPU context; the worker \
+                         holds none (it keeps the driver loaded for device queries)"
+                    );
+                    (view, Some(process))
+                }
+                Err(e) if host => {
+                    eprintln!("hip-worker: --allow-host-code needs session processes, which cannot be set up: {e}");
+                    return std::process::ExitCode::from(2);
+                }
+                Err(e) => {
+                    eprintln!("hip-worker: --isolation process needs session processes, which cannot be set up: {e} (--isolation shared serves every session in the worker)");
+                    return std::process::ExitCode::from(2);
+                }
             }
         }
-    } else {
-        None
     };
     if cli.device != 0 {
         tracing::warn!(device = cli.device, "--device applies to GPU backends; the host backend exposes all emulated devices");

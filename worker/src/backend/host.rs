@@ -185,6 +185,8 @@ impl KernelRef {
 
 /// HIP device emulation in host memory. See the module documentation for its semantics.
 pub struct HostBackend {
+    /// `"host"`; a [device view](HostBackend::device_view) reports its GPU backend's name.
+    name: &'static str,
     devices: Vec<HostDevice>,
     address_space: AddressSpace,
     streams: RwLock<HashMap<StreamHandle, Arc<Stream>>>,
@@ -223,6 +225,22 @@ impl HostBackend {
         self.devices.iter().enumerate().all(|(dev, device)| device.memory.share(Arc::clone(usage), row, dev))
     }
 
+    /// A backend that serves no session: the worker's view of the GPUs its session processes
+    /// serve (`--isolation process`). It reports `name`, the devices' `properties` and, as
+    /// memory in use, what the session processes publish in `usage`; the worker holds no GPU
+    /// context for it.
+    pub fn device_view(name: &'static str, properties: Vec<DeviceProperties>, usage: &Arc<usage::SharedUsage>) -> Self {
+        let config = HostConfig { devices: properties.len() as u32, memory_per_device: 0, allow_host_code: false, stream_threads: 1 };
+        let mut view = Self::new(config);
+        view.name = name;
+        view.devices = properties
+            .into_iter()
+            .map(|properties| HostDevice { memory: Arc::new(DeviceMemory::new(properties.total_global_mem)), properties })
+            .collect();
+        view.share_usage(usage, 0);
+        view
+    }
+
     pub fn new(config: HostConfig) -> Self {
         let cpu = CpuInfo::probe();
         let devices = (0..config.devices)
@@ -233,6 +251,7 @@ impl HostBackend {
             .collect();
         let kernel_threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_KERNEL_THREADS);
         Self {
+            name: "host",
             devices,
             address_space: AddressSpace::new(),
             streams: RwLock::new(HashMap::new()),
@@ -364,7 +383,7 @@ impl HostBackend {
 
 impl DeviceBackend for HostBackend {
     fn name(&self) -> &'static str {
-        "host"
+        self.name
     }
 
     fn device_count(&self) -> Result<u32, BackendError> {

@@ -175,6 +175,14 @@ pub trait MemoryBackend {
     /// Free and total memory of `dev`, counting every session's allocations.
     fn mem_get_info(&self, dev: DeviceIndex) -> Result<MemInfo, BackendError>;
 
+    /// Bytes of `dev`'s memory this backend's allocations hold, when it counts them (`None`:
+    /// it does not). A GPU session process publishes it to the worker
+    /// (`SharedUsage::publish`).
+    fn allocated_bytes(&self, dev: DeviceIndex) -> Option<u64> {
+        let _ = dev;
+        None
+    }
+
     /// Allocates `size` bytes on `dev`. `size == 0` yields [`DevicePtr::NULL`] (HIP returns
     /// `hipSuccess` with a null pointer). A request beyond the free capacity fails with
     /// `OutOfMemory` without being attempted.

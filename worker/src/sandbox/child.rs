@@ -4,8 +4,9 @@
 
 use super::confine;
 use super::link::{LinkSink, LinkSource};
+use super::BackendSpec;
 use crate::backend::host::usage::SharedUsage;
-use crate::backend::{HostBackend, HostConfig};
+use crate::backend::{Backend, HostBackend, HostConfig};
 use crate::session::{Session, SessionConfig, SessionLimits};
 use std::collections::HashMap;
 use std::os::fd::{AsFd, OwnedFd};
@@ -16,6 +17,9 @@ use std::sync::Arc;
 
 /// Exit status of a session process that could not confine itself or start.
 pub const EXIT_SETUP_FAILED: u8 = 3;
+/// How often a GPU session process publishes the device memory it holds in its row of the
+/// shared usage table (the worker's metrics and other sessions' view lag this much).
+pub const USAGE_PUBLISH_INTERVAL: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// The per-session bounds of [`SessionLimits`] a session process enforces itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,17 +58,13 @@ pub struct ChildArgs {
     pub client_name: String,
     /// The authenticated tenant.
     pub tenant: Option<String>,
-    /// Emulated devices.
-    pub devices: u32,
-    /// Memory per device, bytes.
-    pub memory_per_device: u64,
+    /// The backend the process builds (host emulation, or its own GPU context per device).
+    pub backend: BackendSpec,
     /// Bound on unread device-to-host replies, bytes.
     pub max_queued_reply_bytes: usize,
     /// The session's resource bounds (the worker-wide stream count stays the worker's: a
     /// session process counts only its own streams against it).
     pub limits: ChildLimits,
-    /// Threads of the session process's stream pool.
-    pub stream_threads: usize,
     /// User and group to switch to when started as root.
     pub run_as: Option<(u32, u32)>,
     /// The one writable directory.
@@ -79,6 +79,8 @@ pub struct ChildArgs {
     pub usage_row: usize,
     /// Rows of the shared usage table (sessions).
     pub usage_rows: usize,
+    /// Devices of the shared usage table (the worker's devices).
+    pub usage_devices: usize,
 }
 
 impl ChildArgs {
@@ -87,21 +89,20 @@ impl ChildArgs {
         let mut args = vec![
             format!("session={}", self.session_id),
             format!("client={}", self.client_name),
-            format!("devices={}", self.devices),
-            format!("memory={}", self.memory_per_device),
             format!("max-queued-reply={}", self.max_queued_reply_bytes),
             format!("max-streams={}", self.limits.max_streams),
             format!("max-events={}", self.limits.max_events),
             format!("max-modules={}", self.limits.max_modules),
             format!("max-memory={}", self.limits.max_memory.unwrap_or(0)),
             format!("max-pending={}", self.limits.max_pending_bytes),
-            format!("stream-threads={}", self.stream_threads),
             format!("scratch={}", self.scratch.display()),
             format!("log={}", self.log_filter),
             format!("spin-us={}", self.spin.as_micros()),
             format!("usage-row={}", self.usage_row),
             format!("usage-rows={}", self.usage_rows),
+            format!("usage-devices={}", self.usage_devices),
         ];
+        args.extend(self.backend.to_args());
         if let Some(tenant) = &self.tenant {
             args.push(format!("tenant={tenant}"));
         }
@@ -132,8 +133,7 @@ impl ChildArgs {
             session_id: number("session")?,
             client_name: get("client")?,
             tenant: map.get("tenant").cloned(),
-            devices: u32::try_from(number("devices")?).map_err(|e| e.to_string())?,
-            memory_per_device: number("memory")?,
+            backend: BackendSpec::parse(&map)?,
             max_queued_reply_bytes: number("max-queued-reply")? as usize,
             limits: ChildLimits {
                 max_streams: number("max-streams")? as usize,
@@ -142,7 +142,6 @@ impl ChildArgs {
                 max_memory: Some(number("max-memory")?).filter(|&m| m > 0),
                 max_pending_bytes: number("max-pending")? as usize,
             },
-            stream_threads: number("stream-threads")? as usize,
             run_as,
             scratch: get("scratch")?.into(),
             rtc_cache: map.get("rtc-cache").map(PathBuf::from),
@@ -150,6 +149,7 @@ impl ChildArgs {
             spin: std::time::Duration::from_micros(number("spin-us")?),
             usage_row: number("usage-row")? as usize,
             usage_rows: number("usage-rows")? as usize,
+            usage_devices: number("usage-devices")? as usize,
         })
     }
 }
@@ -181,36 +181,47 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
         }
     };
     // Confined before any thread starts: Landlock and seccomp apply to the calling thread and
-    // the threads it creates after.
-    match confine::confine(args.run_as, &args.scratch, args.rtc_cache.as_deref()) {
-        Ok(enforced) => {
-            tracing::info!(user = ?enforced.switched_user, landlock = %enforced.landlock, seccomp = %enforced.seccomp, "session process confined")
-        }
+    // the threads it creates after (a GPU driver's threads among them: it starts here, after).
+    let gpu = args.backend.gpu().map(|vendor| confine::GpuAccess { vendor, library_dirs: args.backend.library_dirs() });
+    match confine::confine(args.run_as, &args.scratch, args.rtc_cache.as_deref(), gpu.as_ref()) {
+        Ok(enforced) => tracing::info!(
+            backend = args.backend.name(),
+            user = ?enforced.switched_user,
+            groups = ?enforced.device_groups,
+            landlock = %enforced.landlock,
+            seccomp = %enforced.seccomp,
+            "session process confined"
+        ),
         Err(e) => {
             tracing::error!(%e, "session process cannot drop its rights; the session is not served");
             return ExitCode::from(EXIT_SETUP_FAILED);
         }
     }
-    let backend = HostBackend::new(HostConfig {
-        devices: args.devices,
-        memory_per_device: args.memory_per_device,
-        allow_host_code: true,
-        stream_threads: args.stream_threads,
-    });
     // SAFETY: the worker passed the table as this descriptor, which nothing else owns.
     let usage_fd = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(super::USAGE_FD) };
-    match SharedUsage::open(usage_fd, args.devices as usize, args.usage_rows).map(Arc::new) {
-        Ok(usage) if backend.share_usage(&usage, args.usage_row) => {}
-        Ok(_) => {
-            tracing::error!(row = args.usage_row, "the shared memory-usage table does not fit this session");
-            return ExitCode::from(EXIT_SETUP_FAILED);
-        }
+    let usage = match SharedUsage::open(usage_fd, args.usage_devices, args.usage_rows) {
+        Ok(usage) => Arc::new(usage),
         Err(e) => {
             tracing::error!(%e, "cannot map the shared memory-usage table");
             return ExitCode::from(EXIT_SETUP_FAILED);
         }
+    };
+    // The tenant's CUDA JIT cache (`CUDA_CACHE_PATH`, set by the worker): made here, as the
+    // session user, inside the tenant's cache directory, before the driver looks for it.
+    if let (BackendSpec::Cuda { .. }, Some(dir)) = (&args.backend, &args.rtc_cache) {
+        use std::os::unix::fs::DirBuilderExt;
+        let jit = dir.join(super::spec::CUDA_JIT_CACHE_DIR);
+        if let Err(e) = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&jit) {
+            tracing::warn!(dir = %jit.display(), %e, "no CUDA JIT cache: the driver compiles this session's PTX without one");
+        }
     }
-    let backend = Arc::new(backend);
+    let backend = match build_backend(&args.backend, &usage, args.usage_row) {
+        Ok(backend) => backend,
+        Err(e) => {
+            tracing::error!("{e}; the session is not served");
+            return ExitCode::from(EXIT_SETUP_FAILED);
+        }
+    };
     let limits = SessionLimits {
         max_streams: args.limits.max_streams,
         max_events: args.limits.max_events,
@@ -252,5 +263,70 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
             tracing::info!(%e, "link to the worker ended; session process exits");
             ExitCode::SUCCESS
         }
+    }
+}
+
+/// The backend of `spec`, its device memory counted in row `row` of `usage`.
+fn build_backend(spec: &BackendSpec, usage: &Arc<SharedUsage>, row: usize) -> Result<Arc<dyn Backend>, String> {
+    let gpu: Arc<dyn Backend> = match spec {
+        BackendSpec::Host(config) => {
+            let backend = HostBackend::new(HostConfig { allow_host_code: true, ..*config });
+            if !backend.share_usage(usage, row) {
+                return Err(format!("the shared memory-usage table does not fit this session (row {row})"));
+            }
+            return Ok(Arc::new(backend));
+        }
+        BackendSpec::Cuda { selection } => cuda(selection.as_ref())?,
+        BackendSpec::Hip { library, selection } => hip(library, selection.as_ref())?,
+    };
+    let devices = gpu.device_count().map_err(|e| e.to_string())?;
+    if devices as usize > usage.shape().0 {
+        return Err(format!("the driver shows this process {devices} devices, the worker {}: their environments differ", usage.shape().0));
+    }
+    publish_usage(Arc::clone(&gpu), Arc::clone(usage), row, devices);
+    Ok(gpu)
+}
+
+/// Why a GPU backend did not open in a session process, with where to look.
+fn gpu_unavailable(backend: &str, e: impl std::fmt::Display) -> String {
+    format!(
+        "the session process cannot open the {backend} backend the worker opened: {e} (when the worker runs it, the confinement \
+         may refuse the driver a file or a system call: see this process's Landlock and seccomp lines, docs/ISOLATION.md)"
+    )
+}
+
+#[cfg(feature = "cuda")]
+fn cuda(selection: Option<&crate::devices::DeviceSelection>) -> Result<Arc<dyn Backend>, String> {
+    crate::backend::cuda::CudaBackend::with_devices(selection).map(|b| Arc::new(b) as Arc<dyn Backend>).map_err(|e| gpu_unavailable("cuda", e))
+}
+
+#[cfg(not(feature = "cuda"))]
+fn cuda(_selection: Option<&crate::devices::DeviceSelection>) -> Result<Arc<dyn Backend>, String> {
+    Err(gpu_unavailable("cuda", "this worker was built without the `cuda` feature"))
+}
+
+#[cfg(feature = "hip")]
+fn hip(library: &std::path::Path, selection: Option<&crate::devices::DeviceSelection>) -> Result<Arc<dyn Backend>, String> {
+    crate::backend::hip::HipBackend::new(library, selection).map(|b| Arc::new(b) as Arc<dyn Backend>).map_err(|e| gpu_unavailable("hip", e))
+}
+
+#[cfg(not(feature = "hip"))]
+fn hip(_library: &std::path::Path, _selection: Option<&crate::devices::DeviceSelection>) -> Result<Arc<dyn Backend>, String> {
+    Err(gpu_unavailable("hip", "this worker was built without the `hip` feature"))
+}
+
+/// Publishes what `backend` holds on each device in row `row` of `usage`, every
+/// [`USAGE_PUBLISH_INTERVAL`], until the process exits (the worker then gives the row back).
+fn publish_usage(backend: Arc<dyn Backend>, usage: Arc<SharedUsage>, row: usize, devices: u32) {
+    let publish = move || loop {
+        for dev in 0..devices {
+            if let Some(bytes) = backend.allocated_bytes(dev) {
+                usage.publish(row, dev as usize, bytes);
+            }
+        }
+        std::thread::sleep(USAGE_PUBLISH_INTERVAL);
+    };
+    if let Err(e) = std::thread::Builder::new().name("hip-usage".into()).spawn(publish) {
+        tracing::warn!(%e, "cannot start the usage publisher: the worker's metrics miss this session's device memory");
     }
 }

@@ -3,6 +3,8 @@
 //! the file system outside a few read-only system directories and its own scratch
 //! directory (Landlock), new sockets and the system calls that reach other processes or the
 //! kernel's administration (seccomp). Each layer the kernel cannot enforce is logged by name.
+//! A GPU session process ([`GpuAccess`]) keeps what its driver needs besides: its vendor's
+//! device files (and their groups), `/proc` and `/sys` to read, and Unix sockets.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -15,6 +17,20 @@ pub const READ_ONLY_PATHS: &[&str] =
     &["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/opt", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d"];
 /// Device files a session process may read and write (the compiler's `/dev/null`).
 pub const DEVICE_PATHS: &[&str] = &["/dev/null", "/dev/zero", "/dev/urandom"];
+/// What the NVIDIA driver opens, read, write and ioctl: its control and unified-memory
+/// devices and the MIG capability files (a directory). The numbered GPUs, `/dev/nvidia0`
+/// and up, are found at confinement ([`NVIDIA_GPU_PREFIX`]).
+pub const NVIDIA_DEVICE_PATHS: &[&str] = &["/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-caps"];
+/// `/dev/nvidia` followed by digits names one NVIDIA GPU.
+pub const NVIDIA_GPU_PREFIX: &str = "nvidia";
+/// What the ROCm runtime opens, read, write and ioctl: the compute driver and the render
+/// nodes (a directory).
+pub const AMD_DEVICE_PATHS: &[&str] = &["/dev/kfd", "/dev/dri"];
+/// What GPU drivers read besides their libraries: `/proc` (the driver's parameters in
+/// `/proc/driver/nvidia`, the process's own maps, `/proc/devices`) and `/sys` (PCI
+/// topology, the KFD topology). Other processes' `/proc` entries stay closed: Landlock
+/// refuses ptrace-mode access to processes outside the domain.
+pub const GPU_READ_ONLY_PATHS: &[&str] = &["/proc", "/sys"];
 
 /// Most processes and threads of the session user, all its session processes together
 /// (the kernel counts per user; threads count): room for every session's stream and kernel
@@ -32,11 +48,73 @@ pub const KERNEL_LACKS_LANDLOCK: &str = "the kernel has no Landlock";
 /// Why seccomp is not enforced when the kernel cannot (logged; tests skip on it).
 pub const KERNEL_LACKS_SECCOMP: &str = "the kernel has no seccomp";
 
+/// Whose GPU driver a session process must reach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuVendor {
+    /// The CUDA driver: [`NVIDIA_DEVICE_PATHS`] and the numbered GPUs.
+    Nvidia,
+    /// The ROCm runtime: [`AMD_DEVICE_PATHS`].
+    Amd,
+}
+
+/// What a GPU session process keeps beyond a host one's rights.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuAccess {
+    /// Whose device files.
+    pub vendor: GpuVendor,
+    /// Library directories outside [`READ_ONLY_PATHS`] (read-only).
+    pub library_dirs: Vec<PathBuf>,
+}
+
+impl GpuAccess {
+    /// The device files and directories of the vendor that exist here.
+    pub fn device_paths(&self) -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = match self.vendor {
+            GpuVendor::Nvidia => NVIDIA_DEVICE_PATHS.iter().map(PathBuf::from).collect(),
+            GpuVendor::Amd => AMD_DEVICE_PATHS.iter().map(PathBuf::from).collect(),
+        };
+        if self.vendor == GpuVendor::Nvidia {
+            paths.extend(numbered_nvidia_gpus(Path::new("/dev")));
+        }
+        paths.retain(|p| p.exists());
+        paths
+    }
+
+    /// The groups owning the device files (`/dev/kfd` and the render nodes belong to
+    /// `render`/`video`, mode 0660): a session process switching user keeps these as its
+    /// only supplementary groups. The root group is never kept.
+    pub fn device_groups(&self) -> Vec<u32> {
+        use std::os::unix::fs::MetadataExt;
+        let mut files = Vec::new();
+        for path in self.device_paths() {
+            match std::fs::read_dir(&path) {
+                Ok(dir) => files.extend(dir.flatten().map(|e| e.path())),
+                Err(_) => files.push(path),
+            }
+        }
+        let mut groups: Vec<u32> = files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.gid()).filter(|&g| g != 0).collect();
+        groups.sort_unstable();
+        groups.dedup();
+        groups
+    }
+}
+
+/// The NVIDIA GPUs' device files in `dev`: `nvidia` followed by digits only.
+fn numbered_nvidia_gpus(dev: &Path) -> Vec<PathBuf> {
+    let numbered = |name: &str| name.strip_prefix(NVIDIA_GPU_PREFIX).is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    let mut gpus: Vec<PathBuf> =
+        std::fs::read_dir(dev).into_iter().flatten().flatten().filter(|e| e.file_name().to_str().is_some_and(numbered)).map(|e| e.path()).collect();
+    gpus.sort();
+    gpus
+}
+
 /// What was enforced, for the log and for tests.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Enforced {
     /// The user and group the process runs as, when it switched from root.
     pub switched_user: Option<(u32, u32)>,
+    /// Supplementary groups kept for the GPU's device files, when it switched from root.
+    pub device_groups: Vec<u32>,
     /// Landlock: `"full"`, `"partial"` or why not.
     pub landlock: String,
     /// seccomp: `"on"` or why not.
@@ -88,8 +166,8 @@ fn step_failed(what: &str) -> io::Error {
 
 /// Drops every right the session does not need. `run_as`: user and group to switch to when
 /// running as root; `scratch`: the one directory the process may write, with `cache` (its
-/// tenant's compile cache) when given.
-pub fn confine(run_as: Option<(u32, u32)>, scratch: &Path, cache: Option<&Path>) -> io::Result<Enforced> {
+/// tenant's compile cache) when given; `gpu`: what a GPU process's driver must reach.
+pub fn confine(run_as: Option<(u32, u32)>, scratch: &Path, cache: Option<&Path>, gpu: Option<&GpuAccess>) -> io::Result<Enforced> {
     let mut enforced = Enforced::default();
     set_rlimit(libc::RLIMIT_CORE, 0, "RLIMIT_CORE")?;
     set_rlimit(libc::RLIMIT_FSIZE, MAX_FILE_BYTES, "RLIMIT_FSIZE")?;
@@ -99,11 +177,13 @@ pub fn confine(run_as: Option<(u32, u32)>, scratch: &Path, cache: Option<&Path>)
         let (uid, gid) = run_as.ok_or_else(|| io::Error::other("running as root without a user to switch to (--host-code-user)"))?;
         // Set while still root: the session user's processes and threads, all sessions'.
         set_rlimit(libc::RLIMIT_NPROC, MAX_PROCESSES, "RLIMIT_NPROC")?;
-        // SAFETY: plain system calls on integers; each result is checked, and a failure
-        // stops the session before any client code runs.
+        // Only the device files' groups survive the switch (none for a host process).
+        let groups = gpu.map(GpuAccess::device_groups).unwrap_or_default();
+        // SAFETY: plain system calls on integers and a slice of `groups.len()` gids; each
+        // result is checked, and a failure stops the session before any client code runs.
         unsafe {
-            if libc::setgroups(0, std::ptr::null()) != 0 {
-                return Err(step_failed("setgroups"));
+            if libc::setgroups(groups.len(), groups.as_ptr()) != 0 {
+                return Err(step_failed(&format!("setgroups({groups:?})")));
             }
             if libc::setgid(gid) != 0 {
                 return Err(step_failed(&format!("setgid({gid})")));
@@ -117,16 +197,17 @@ pub fn confine(run_as: Option<(u32, u32)>, scratch: &Path, cache: Option<&Path>)
             return Err(io::Error::other("could switch back to root after dropping it"));
         }
         enforced.switched_user = Some((uid, gid));
+        enforced.device_groups = groups;
     }
     // SAFETY: prctl with integer arguments; checked.
     if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
         return Err(step_failed("PR_SET_NO_NEW_PRIVS"));
     }
-    enforced.landlock = match restrict_paths(scratch, cache) {
+    enforced.landlock = match restrict_paths(scratch, cache, gpu) {
         Ok(status) => status,
         Err(e) => format!("not enforced: {e}"),
     };
-    enforced.seccomp = match filter_syscalls() {
+    enforced.seccomp = match filter_syscalls(gpu.is_some()) {
         Ok(()) => "on".into(),
         Err(e) => format!("not enforced: {e}"),
     };
@@ -135,12 +216,27 @@ pub fn confine(run_as: Option<(u32, u32)>, scratch: &Path, cache: Option<&Path>)
 
 /// Landlock: read and execute under [`READ_ONLY_PATHS`], read and write [`DEVICE_PATHS`],
 /// everything in `scratch`, nothing else; no TCP bind or connect (ABI 4+); no signals to
-/// or abstract sockets of processes outside the sandbox (ABI 6+). Best effort: what the
+/// or abstract sockets of processes outside the sandbox (ABI 6+). A GPU process also reads
+/// [`GPU_READ_ONLY_PATHS`] and its library directories, and reads, writes and ioctls its
+/// vendor's device files (ioctl on devices is a right from ABI 5). Best effort: what the
 /// kernel's ABI lacks is left out and reported.
-fn restrict_paths(scratch: &Path, cache: Option<&Path>) -> Result<String, landlock::RulesetError> {
+fn restrict_paths(scratch: &Path, cache: Option<&Path>, gpu: Option<&GpuAccess>) -> Result<String, landlock::RulesetError> {
     use landlock::{path_beneath_rules, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, ABI};
     let abi = ABI::V6;
     let existing = |paths: &[&str]| paths.iter().map(PathBuf::from).filter(|p| p.exists()).collect::<Vec<_>>();
+    let (gpu_read, gpu_devices) = match gpu {
+        Some(gpu) => {
+            let mut read = existing(GPU_READ_ONLY_PATHS);
+            read.extend(gpu.library_dirs.iter().filter(|d| d.exists()).cloned());
+            let devices = gpu.device_paths();
+            tracing::debug!(?read, ?devices, "Landlock: the GPU driver's paths");
+            if devices.is_empty() {
+                tracing::warn!(vendor = ?gpu.vendor, "Landlock: none of the GPU's device files exists here; the driver will find none");
+            }
+            (read, devices)
+        }
+        None => (Vec::new(), Vec::new()),
+    };
     let status = Ruleset::default()
         .handle_access(AccessFs::from_all(abi))?
         .handle_access(AccessNet::from_all(abi))?
@@ -150,6 +246,8 @@ fn restrict_paths(scratch: &Path, cache: Option<&Path>) -> Result<String, landlo
         .add_rules(path_beneath_rules(existing(DEVICE_PATHS), AccessFs::ReadFile | AccessFs::WriteFile))?
         .add_rules(path_beneath_rules([scratch], AccessFs::from_all(abi)))?
         .add_rules(path_beneath_rules(cache, AccessFs::from_all(abi)))?
+        .add_rules(path_beneath_rules(gpu_read, AccessFs::from_read(abi)))?
+        .add_rules(path_beneath_rules(gpu_devices, AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::IoctlDev))?
         .restrict_self()?;
     Ok(match status.ruleset {
         RulesetStatus::FullyEnforced => "full".into(),
@@ -193,14 +291,16 @@ const REFUSED_SYSCALLS: &[libc::c_long] = &[
     libc::SYS_acct,
     libc::SYS_settimeofday,
     libc::SYS_clock_settime,
-    // No new sockets of any family: the session talks only over its link.
+    // No new sockets of any family: the session talks only over its link (a GPU process:
+    // Unix sockets only, see `filter_syscalls`).
     libc::SYS_socket,
 ];
 
 /// seccomp: [`REFUSED_SYSCALLS`] and `clone` with `CLONE_NEWUSER` fail with `EPERM`;
 /// `clone3` (whose flags a filter cannot read) fails with `ENOSYS`, so libc falls back to
-/// `clone`. Inherited by the compiler the host hiprtc runs.
-fn filter_syscalls() -> Result<(), String> {
+/// `clone`. Inherited by the compiler the host hiprtc runs. A GPU process (`gpu`) may
+/// create `AF_UNIX` sockets, no other family: the CUDA driver reaches an MPS server over one.
+fn filter_syscalls(gpu: bool) -> Result<(), String> {
     // SAFETY: prctl with integer arguments; kernels built without seccomp answer EINVAL.
     if unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } < 0 {
         return Err(KERNEL_LACKS_SECCOMP.into());
@@ -213,6 +313,12 @@ fn filter_syscalls() -> Result<(), String> {
             .and_then(|c| SeccompRule::new(vec![c]))
             .map_err(|e| e.to_string())?;
     refused.insert(libc::SYS_clone, vec![new_user_ns]);
+    if gpu {
+        let not_unix = SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_UNIX as u64)
+            .and_then(|c| SeccompRule::new(vec![c]))
+            .map_err(|e| e.to_string())?;
+        refused.insert(libc::SYS_socket, vec![not_unix]);
+    }
     let eperm = SeccompFilter::new(refused, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch).map_err(|e| e.to_string())?;
     let enosys =
         SeccompFilter::new(BTreeMap::from([(libc::SYS_clone3, Vec::new())]), SeccompAction::Allow, SeccompAction::Errno(libc::ENOSYS as u32), arch)
@@ -235,4 +341,19 @@ pub fn lookup_user(user: &str) -> io::Result<(u32, u32)> {
     }
     // SAFETY: non-null record from getpwnam, read immediately.
     Ok(unsafe { ((*entry).pw_uid, (*entry).pw_gid) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_numbered_nvidia_devices_count_as_gpus() {
+        let dev = tempfile::tempdir().unwrap();
+        for name in ["nvidia0", "nvidia12", "nvidiactl", "nvidia-uvm", "nvidia-caps", "nvidia", "nvidia1a", "nvme0"] {
+            std::fs::write(dev.path().join(name), b"").unwrap();
+        }
+        assert_eq!(numbered_nvidia_gpus(dev.path()), vec![dev.path().join("nvidia0"), dev.path().join("nvidia12")]);
+        assert!(numbered_nvidia_gpus(&dev.path().join("missing")).is_empty());
+    }
 }

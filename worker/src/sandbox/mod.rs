@@ -10,14 +10,23 @@
 //! session only. A second socket ([`IPC_FD`]) lets the process use the worker's IPC registry
 //! ([`crate::ipc`]): memory files pass between session processes through the worker, which
 //! answers as the tenant it authenticated.
+//!
+//! GPU backends use the same processes (`--isolation process`, the default): each session
+//! process builds a cuda or hip backend of its own ([`BackendSpec`]), with its own GPU
+//! context, so a fault that poisons a context (a kernel's illegal address) ends only that
+//! session, tenants do not share an address space, and device limits are per session. The
+//! worker then holds no context: it reports the devices from [`SessionProcess::usage`]
+//! (`docs/ISOLATION.md`).
 
 pub mod child;
 pub mod confine;
 pub mod link;
 pub mod relay;
+pub mod spec;
+
+pub use spec::BackendSpec;
 
 use crate::backend::host::usage::SharedUsage;
-use crate::backend::HostConfig;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -40,8 +49,8 @@ pub const FIRST_FREE_FD: i32 = 6;
 pub struct SessionProcess {
     /// The `hip-worker` executable (the running one).
     pub exe: PathBuf,
-    /// Devices and memory of each session's host backend.
-    pub host: HostConfig,
+    /// The backend each session process builds.
+    pub backend: BackendSpec,
     /// User and group a session process switches to when the worker runs as root.
     pub run_as: Option<(u32, u32)>,
     /// Where session processes get their scratch directories.
@@ -57,19 +66,20 @@ pub struct SessionProcess {
 }
 
 impl SessionProcess {
-    /// Session processes of the running executable for at most `max_sessions` sessions at
-    /// once, switching to `user` (a name) when the worker runs as root.
-    pub fn new(host: HostConfig, user: &str, log_filter: &str, max_sessions: usize) -> std::io::Result<Self> {
+    /// Session processes of the running executable, serving `devices` devices of `backend`,
+    /// for at most `max_sessions` sessions at once, switching to `user` (a name) when the
+    /// worker runs as root.
+    pub fn new(backend: BackendSpec, devices: u32, user: &str, log_filter: &str, max_sessions: usize) -> std::io::Result<Self> {
         // SAFETY: getuid has no preconditions.
         let root = unsafe { libc::getuid() } == 0;
         let run_as = if root { Some(confine::lookup_user(user)?) } else { None };
         if run_as.is_some_and(|(uid, _)| uid == 0) {
             return Err(std::io::Error::other(format!("--host-code-user {user} is root: session processes must not run as root")));
         }
-        let usage = Arc::new(SharedUsage::create(host.devices as usize, max_sessions)?);
+        let usage = Arc::new(SharedUsage::create(devices as usize, max_sessions)?);
         Ok(Self {
             exe: std::env::current_exe()?,
-            host,
+            backend,
             run_as,
             scratch_root: std::env::temp_dir(),
             log_filter: log_filter.to_owned(),
@@ -107,6 +117,7 @@ impl Drop for UsageRow<'_> {
 mod tests {
     use super::child::{ChildArgs, ChildLimits};
     use super::link::{head_bytes, LinkSink, LinkSource};
+    use super::BackendSpec;
     use crate::backend::host::usage::SharedUsage;
     use crate::backend::{HostBackend, HostConfig, MemoryBackend};
     use proto_core::wire::MemcpyHtoD;
@@ -117,15 +128,14 @@ mod tests {
 
     #[test]
     fn child_arguments_survive_the_command_line() {
+        let host = BackendSpec::Host(HostConfig { devices: 2, memory_per_device: 1 << 30, allow_host_code: true, stream_threads: 3 });
         let args = ChildArgs {
             session_id: 42,
             client_name: "a client = with spaces".into(),
             tenant: Some("tenant-a".into()),
-            devices: 2,
-            memory_per_device: 1 << 30,
+            backend: host,
             max_queued_reply_bytes: 256 << 20,
             limits: ChildLimits { max_streams: 1024, max_events: 9, max_modules: 7, max_memory: Some(1 << 20), max_pending_bytes: 5 },
-            stream_threads: 3,
             run_as: Some((65534, 65534)),
             scratch: "/tmp/hip-session-42".into(),
             rtc_cache: Some("/var/cache/hip-remote/rtc/0123abcd".into()),
@@ -133,11 +143,45 @@ mod tests {
             spin: std::time::Duration::from_micros(50),
             usage_row: 3,
             usage_rows: 1024,
+            usage_devices: 2,
         };
         assert_eq!(ChildArgs::parse(args.to_args()).unwrap(), args);
-        let without = ChildArgs { tenant: None, run_as: None, ..args };
+        let without = ChildArgs { tenant: None, run_as: None, ..args.clone() };
         assert_eq!(ChildArgs::parse(without.to_args()).unwrap(), without);
+        // A GPU process's spec travels with the rest; a session's arguments cannot pose as it.
+        let selection = Some(crate::devices::DeviceSelection { ordinals: vec![1, 0], source: super::spec::INHERITED_SELECTION });
+        let cuda = ChildArgs { backend: BackendSpec::Cuda { selection: selection.clone() }, usage_devices: 2, ..args.clone() };
+        assert_eq!(ChildArgs::parse(cuda.to_args()).unwrap(), cuda);
+        let hip = ChildArgs { backend: BackendSpec::Hip { library: "/opt/rocm/lib/libamdhip64.so".into(), selection }, ..args.clone() };
+        assert_eq!(ChildArgs::parse(hip.to_args()).unwrap(), hip);
+        let posing = ChildArgs { client_name: "x backend=cuda".into(), ..args.clone() };
+        assert_eq!(ChildArgs::parse(posing.to_args()).unwrap().backend, args.backend);
         assert!(ChildArgs::parse(["session=1".to_string()]).is_err());
+    }
+
+    #[test]
+    fn a_gpu_view_reports_the_devices_and_what_every_session_process_published() {
+        use crate::backend::DeviceBackend;
+        let usage = Arc::new(SharedUsage::create(2, 3).unwrap());
+        let template = HostBackend::new(HostConfig::default()).device_properties(0).unwrap();
+        let gpu = |name: &str, total| crate::backend::DeviceProperties { name: name.into(), total_global_mem: total, ..template.clone() };
+        let view = HostBackend::device_view("cuda", vec![gpu("H200 a", 8 << 30), gpu("H200 b", 4 << 30)], &usage);
+        assert_eq!((view.name(), view.device_count().unwrap()), ("cuda", 2));
+        assert_eq!(view.device_properties(1).unwrap().name, "H200 b");
+        // Two session processes publish, one republishes less, then one ends.
+        usage.publish(1, 0, 3 << 30);
+        usage.publish(2, 0, 1 << 30);
+        usage.publish(2, 1, 1 << 30);
+        assert_eq!(view.mem_get_info(0).unwrap().free, 4 << 30);
+        assert_eq!(view.mem_get_info(1).unwrap().free, 3 << 30);
+        usage.publish(1, 0, 1 << 30);
+        assert_eq!(view.mem_get_info(0).unwrap().free, 6 << 30);
+        usage.release_slot(2);
+        assert_eq!(view.mem_get_info(0).unwrap().free, 7 << 30);
+        assert_eq!(view.mem_get_info(1).unwrap(), crate::backend::MemInfo { free: 4 << 30, total: 4 << 30 });
+        // Row 0 is the total: nobody publishes into it.
+        usage.publish(0, 0, 1 << 40);
+        assert_eq!(view.mem_get_info(0).unwrap().free, 7 << 30);
     }
 
     #[test]

@@ -176,11 +176,9 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
         session_id: session.id(),
         client_name: client.to_owned(),
         tenant: tenant.map(str::to_owned),
-        devices: process.host.devices,
-        memory_per_device: process.host.memory_per_device,
+        backend: process.backend.clone(),
         max_queued_reply_bytes: session.config().max_queued_reply_bytes,
         limits: ChildLimits::of(&session.config().limits),
-        stream_threads: process.host.stream_threads,
         run_as: process.run_as,
         scratch: scratch.0.clone(),
         rtc_cache,
@@ -188,6 +186,7 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
         spin: process.spin,
         usage_row,
         usage_rows: process.usage.shape().1,
+        usage_devices: process.usage.shape().0,
     };
     let (ours, theirs) = UnixStream::pair()?;
     // The callback bridge: the worker's end relays into a channel it registers a ticket for
@@ -216,11 +215,7 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
         .stderr(Stdio::inherit())
         // A group of its own: whatever it started is ended with it (`SessionChild::poll`).
         .process_group(0);
-    for kept in ["HIP_REMOTE_CXX", "LANG", "LC_ALL"] {
-        if let Some(value) = std::env::var_os(kept) {
-            command.env(kept, value);
-        }
-    }
+    command.envs(process.backend.child_environment(args.rtc_cache.as_deref()));
     let usage_fd = process.usage.fd().as_raw_fd();
     let (ipc_ours, ipc_theirs) = crate::ipc::channel_pair()?;
     // Above every target number, so placing the usage table or the bridge cannot overwrite it.

@@ -158,25 +158,8 @@ impl CudaBackend {
     /// Loads the driver and opens the devices of `selection` (every device when `None`),
     /// numbered in the selection's order, or says why it cannot.
     pub fn with_devices(selection: Option<&DeviceSelection>) -> Result<Self, BackendError> {
-        // SAFETY: only checks whether libcuda can be dlopen'ed.
-        if !unsafe { sys::is_culib_present() } {
-            return Err(BackendError::NotInitialized("libcuda.so could not be loaded (no NVIDIA driver)".into()));
-        }
-        cudarc::driver::result::init().check("cuInit")?;
-        let count = cudarc::driver::result::device::get_count().map_err(|e| error::map("cuDeviceGetCount", e))?;
-        if count <= 0 {
-            return Err(BackendError::NoDevice("the CUDA driver reports no device".into()));
-        }
-        let ordinals: Vec<u32> = match selection {
-            Some(selection) => {
-                selection.check(count as u32, "the CUDA driver").map_err(BackendError::InvalidDevice)?;
-                selection.ordinals.clone()
-            }
-            None => (0..count as u32).collect(),
-        };
         let mut devices = Vec::new();
-        for ordinal in ordinals {
-            let dev = cudarc::driver::result::device::get(ordinal as i32).map_err(|e| error::map("cuDeviceGet", e))?;
+        for (ordinal, dev) in Self::open_driver(selection)? {
             // SAFETY: `dev` is a valid device; the primary context is released in Drop.
             let ctx = unsafe { cudarc::driver::result::primary_ctx::retain(dev) }.map_err(|e| error::map("cuDevicePrimaryCtxRetain", e))?;
             // SAFETY: a context just retained.
@@ -203,6 +186,38 @@ impl CudaBackend {
             log_streams: Mutex::default(),
             outputs: Mutex::default(),
         })
+    }
+
+    /// Loads the driver and lists the devices of `selection` (every device when `None`), as
+    /// (driver ordinal, device), or says why it cannot.
+    fn open_driver(selection: Option<&DeviceSelection>) -> Result<Vec<(u32, CUdevice)>, BackendError> {
+        // SAFETY: only checks whether libcuda can be dlopen'ed.
+        if !unsafe { sys::is_culib_present() } {
+            return Err(BackendError::NotInitialized("libcuda.so could not be loaded (no NVIDIA driver)".into()));
+        }
+        cudarc::driver::result::init().check("cuInit")?;
+        let count = cudarc::driver::result::device::get_count().map_err(|e| error::map("cuDeviceGetCount", e))?;
+        if count <= 0 {
+            return Err(BackendError::NoDevice("the CUDA driver reports no device".into()));
+        }
+        let ordinals: Vec<u32> = match selection {
+            Some(selection) => {
+                selection.check(count as u32, "the CUDA driver").map_err(BackendError::InvalidDevice)?;
+                selection.ordinals.clone()
+            }
+            None => (0..count as u32).collect(),
+        };
+        ordinals
+            .into_iter()
+            .map(|ordinal| cudarc::driver::result::device::get(ordinal as i32).map(|dev| (ordinal, dev)).map_err(|e| error::map("cuDeviceGet", e)))
+            .collect()
+    }
+
+    /// The properties of the devices of `selection`, read without creating a context (the
+    /// worker's view when each session has a process and contexts of its own): the driver
+    /// stays loaded and initialised in the calling process, holding no device memory.
+    pub fn probe(selection: Option<&DeviceSelection>) -> Result<Vec<DeviceProperties>, BackendError> {
+        Self::open_driver(selection)?.into_iter().map(|(_, dev)| props::read(dev)).collect()
     }
 
     fn device(&self, dev: DeviceIndex) -> Result<&Device, BackendError> {
@@ -373,8 +388,9 @@ impl DeviceBackend for CudaBackend {
         Ok(value as u64)
     }
 
-    /// The primary context is shared by every session on the device, so a session's setting
-    /// applies to the others' later launches too (each session still reads back its own).
+    /// With `--isolation shared` the primary context is shared by every session on the
+    /// device, so a session's setting applies to the others' later launches too (each session
+    /// still reads back its own); a session process has the context to itself.
     fn set_device_limit(&self, dev: DeviceIndex, limit: DeviceLimit, value: u64) -> Result<u64, BackendError> {
         let value = usize::try_from(value).map_err(|_| BackendError::InvalidValue(format!("limit value {value} does not fit usize")))?;
         self.enter(dev)?;

@@ -55,6 +55,12 @@ impl MemoryBackend for HipBackend {
         Ok(MemInfo { free: free as u64, total: total as u64 })
     }
 
+    /// `hipMalloc`, pool and managed allocations (arrays, module globals and virtual memory
+    /// are not counted).
+    fn allocated_bytes(&self, dev: DeviceIndex) -> Option<u64> {
+        Some(lock(&self.allocations).values().filter(|(_, d)| *d == dev).map(|(size, _)| size).sum())
+    }
+
     fn malloc(&self, dev: DeviceIndex, size: u64) -> Result<DevicePtr, BackendError> {
         if size == 0 {
             return Ok(DevicePtr::NULL);

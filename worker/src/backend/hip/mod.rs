@@ -157,6 +157,13 @@ impl HipBackend {
     /// Loads the HIP runtime from `library` (see [`hip_library_path`]) and hiprtc beside it,
     /// and reads the properties of the devices of `selection` (every device when `None`),
     /// numbered in the selection's order; an error says in one line what is missing.
+    /// Whether the library is hip-remote's own client (a chained worker): its "devices" are
+    /// another worker's, whose sessions that worker isolates; a process of its own per
+    /// session would need the network and the client's settings, which confinement removes.
+    pub fn is_hip_remote_client(&self) -> bool {
+        self.api.hipRemoteCaptureKernelOutput.is_some()
+    }
+
     pub fn new(library: &Path, selection: Option<&crate::devices::DeviceSelection>) -> Result<Self, BackendError> {
         let api = Arc::new(HipApi::load(library).map_err(BackendError::NotInitialized)?);
         let rtc_path = rtc_library_path(library);

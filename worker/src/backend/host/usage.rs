@@ -107,6 +107,19 @@ impl SharedUsage {
         }
     }
 
+    /// Sets what session slot `slot` holds on `device` to `bytes`, moving the total by the
+    /// difference: a GPU session process publishes what its own context holds (the driver
+    /// allocates and refuses; the table only reports).
+    pub fn publish(&self, slot: usize, device: usize, bytes: u64) {
+        if slot == 0 {
+            return;
+        }
+        if let (Some(row), Some(total)) = (self.counter(slot, device), self.counter(0, device)) {
+            let before = row.swap(bytes, Ordering::AcqRel);
+            let _ = total.fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| Some(t.saturating_sub(before).saturating_add(bytes)));
+        }
+    }
+
     /// Bytes in use on `device`, by every session.
     pub fn in_use(&self, device: usize) -> u64 {
         self.counter(0, device).map_or(0, |c| c.load(Ordering::Acquire))
