@@ -2,7 +2,7 @@
 //! in-process TLS worker spoken to through `transport_tcp::tls`, and the C programs through
 //! the real client library over `tls://`.
 
-use hip_remote_tests::{client_command, run_with_timeout, Sandbox, TestPki};
+use hip_remote_tests::{assert_lost_worker_cleanly, client_command, kill_worker_midcopy, run_with_timeout, Sandbox, TestPki};
 use hip_worker::auth::TokenStore;
 use hip_worker::backend::{HostBackend, HostConfig};
 use hip_worker::config::ConnectionLimits;
@@ -299,6 +299,21 @@ fn striped_copies_run_over_tls() {
     assert!(out.stdout.contains("PASS stripes"), "no PASS line: {}", out.report());
     worker.assert_alive();
     assert_eq!(worker.log_text().matches("stripe joined").count(), 3, "three stripes joined over TLS");
+}
+
+/// A TLS worker SIGKILLed in the middle of a striped 256 MiB upload: the copy fails with
+/// hipErrorNotInitialized and the application lives on, SIGPIPE at its default disposition
+/// (rustls' writes to the dead worker raise no signal).
+#[test]
+fn a_tls_worker_killed_midcopy_fails_the_copy_not_the_application() {
+    let pki = TestPki::new("tls-killed");
+    let sandbox = Sandbox::new("tls_worker_dies");
+    let exe = sandbox.compile("worker_dies_midcopy");
+    let mut worker = sandbox.start_worker_in_one_process_args(&pki.worker_args(false));
+    let mut cmd = worker.command(&exe);
+    cmd.env("HIP_REMOTE_STRIPES", "2").env("HIP_REMOTE_TLS_CA", pki.path("ca.pem"));
+    let out = kill_worker_midcopy(&mut worker, cmd);
+    assert_lost_worker_cleanly(&out);
 }
 
 /// A client library that does not trust the worker fails every call with

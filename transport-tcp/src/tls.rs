@@ -16,6 +16,7 @@
 //! The plain TCP path does not go through here: TLS costs nothing when it is off.
 
 use crate::config::{TcpConfig, COALESCE_BYTES, COPY_BULK_BELOW, RECV_BUFFER_BYTES};
+use crate::nosigpipe::NoSigpipe;
 use proto_core::header::HEADER_LEN;
 use proto_core::{DeframedHead, FrameDecoder};
 use rustls::pki_types::pem::PemObject;
@@ -222,19 +223,21 @@ fn handshake_error(addr: &str, e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("TLS handshake with {addr} failed: {e}"))
 }
 
-fn establish(mut stream: TcpStream, mut conn: Connection, cfg: &TcpConfig, handshake_timeout: Duration) -> io::Result<(TlsSink, TlsSource)> {
+fn establish(stream: TcpStream, mut conn: Connection, cfg: &TcpConfig, handshake_timeout: Duration) -> io::Result<(TlsSink, TlsSource)> {
     crate::tcp::configure(&stream, cfg)?;
+    // rustls writes through `Write`: sends that cannot raise SIGPIPE.
+    let mut stream = NoSigpipe::new(stream)?;
     // The handshake has its own deadline (a peer that connects and says nothing is dropped).
-    stream.set_read_timeout(Some(handshake_timeout))?;
-    stream.set_write_timeout(Some(handshake_timeout))?;
+    stream.get_ref().set_read_timeout(Some(handshake_timeout))?;
+    stream.get_ref().set_write_timeout(Some(handshake_timeout))?;
     while conn.is_handshaking() {
         conn.complete_io(&mut stream)?;
     }
-    stream.set_read_timeout(cfg.read_timeout())?;
-    stream.set_write_timeout(cfg.io_timeout)?;
+    stream.get_ref().set_read_timeout(cfg.read_timeout())?;
+    stream.get_ref().set_write_timeout(cfg.io_timeout)?;
     // The writer hands whole chunks to rustls and sends them itself.
     conn.set_buffer_limit(None);
-    let reader = stream.try_clone()?;
+    let reader = stream.get_ref().try_clone()?;
     let shared = Arc::new(Shared { conn: Mutex::new(conn), socket: Mutex::new(stream) });
     let sink = TlsSink { shared: shared.clone(), batch: Vec::with_capacity(COALESCE_BYTES), out: Vec::new() };
     let source = TlsSource {
@@ -258,7 +261,7 @@ fn establish(mut stream: TcpStream, mut conn: Connection, cfg: &TcpConfig, hands
 /// What both halves share: the TLS state and the socket's write side.
 struct Shared {
     conn: Mutex<Connection>,
-    socket: Mutex<TcpStream>,
+    socket: Mutex<NoSigpipe>,
 }
 
 /// Sends what `conn` has encrypted, in order; returns the connection locked again. `wait`:
