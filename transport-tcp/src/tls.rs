@@ -26,7 +26,7 @@ use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use transport_core::config::{self as env, EnvError, Lookup};
 use transport_core::{FrameSink, FrameSource, Received, TransportError};
 
@@ -191,7 +191,7 @@ pub fn server_name_of(addr: &str) -> io::Result<ServerName<'static>> {
 }
 
 /// Connects to `addr` ("host:port"), completes the TLS handshake within the connect timeout
-/// and returns the two halves of the connection.
+/// (one deadline for the whole handshake) and returns the two halves of the connection.
 pub fn connect(addr: &str, cfg: &TcpConfig, tls: &TlsClient) -> io::Result<(TlsSink, TlsSource)> {
     let name = match &tls.server_name {
         Some(name) => name.clone(),
@@ -213,7 +213,8 @@ pub fn connect(addr: &str, cfg: &TcpConfig, tls: &TlsClient) -> io::Result<(TlsS
 }
 
 /// Completes the server side of the handshake on an accepted stream within
-/// `handshake_timeout` and returns the two halves of the connection.
+/// `handshake_timeout` (one deadline for the whole handshake, however the peer paces its
+/// bytes) and returns the two halves of the connection.
 pub fn accept(stream: TcpStream, cfg: &TcpConfig, tls: &Arc<ServerConfig>, handshake_timeout: Duration) -> io::Result<(TlsSink, TlsSource)> {
     let conn = ServerConnection::new(tls.clone()).map_err(io::Error::other)?;
     establish(stream, conn.into(), cfg, handshake_timeout)
@@ -227,11 +228,11 @@ fn establish(stream: TcpStream, mut conn: Connection, cfg: &TcpConfig, handshake
     crate::tcp::configure(&stream, cfg)?;
     // rustls writes through `Write`: sends that cannot raise SIGPIPE.
     let mut stream = NoSigpipe::new(stream)?;
-    // The handshake has its own deadline (a peer that connects and says nothing is dropped).
-    stream.get_ref().set_read_timeout(Some(handshake_timeout))?;
-    stream.get_ref().set_write_timeout(Some(handshake_timeout))?;
+    // The whole handshake has one deadline, not each read: a peer that says nothing, or
+    // dribbles its hello a byte at a time, is dropped when it passes.
+    let mut io = Deadlined { stream: &mut stream, deadline: Instant::now() + handshake_timeout, limit: handshake_timeout };
     while conn.is_handshaking() {
-        conn.complete_io(&mut stream)?;
+        conn.complete_io(&mut io)?;
     }
     stream.get_ref().set_read_timeout(cfg.read_timeout())?;
     stream.get_ref().set_write_timeout(cfg.io_timeout)?;
@@ -256,6 +257,54 @@ fn establish(stream: TcpStream, mut conn: Connection, cfg: &TcpConfig, handshake
         at_eof: false,
     };
     Ok((sink, source))
+}
+
+/// The stream during the handshake: every read and write waits at most until `deadline`,
+/// then fails (rustls' `complete_io` reads many times before it returns).
+struct Deadlined<'a> {
+    stream: &'a mut NoSigpipe,
+    deadline: Instant,
+    limit: Duration,
+}
+
+impl Deadlined<'_> {
+    /// Time left, set as the socket's timeouts; an error once none is left.
+    fn arm(&self) -> io::Result<()> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::Error::new(io::ErrorKind::TimedOut, format!("the TLS handshake did not end within {:?}", self.limit)));
+        }
+        self.stream.get_ref().set_read_timeout(Some(left))?;
+        self.stream.get_ref().set_write_timeout(Some(left))
+    }
+
+    /// A timed-out socket call as the deadline's error.
+    fn explain(&self, e: io::Error) -> io::Error {
+        match e.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
+                io::Error::new(io::ErrorKind::TimedOut, format!("the TLS handshake did not end within {:?}", self.limit))
+            }
+            _ => e,
+        }
+    }
+}
+
+impl Read for Deadlined<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.arm()?;
+        self.stream.read(buf).map_err(|e| self.explain(e))
+    }
+}
+
+impl Write for Deadlined<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.arm()?;
+        self.stream.write(buf).map_err(|e| self.explain(e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// What both halves share: the TLS state and the socket's write side.

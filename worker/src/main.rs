@@ -154,7 +154,8 @@ struct Cli {
     /// Require client certificates signed by this CA (PEM); needs --tls-cert.
     #[arg(long, value_name = "PEM", requires = "tls_cert")]
     tls_client_ca: Option<std::path::PathBuf>,
-    /// Milliseconds a connection may take to authenticate before it is closed.
+    /// Milliseconds a connection may take to authenticate (a TLS handshake included) before
+    /// it is closed.
     #[arg(long, default_value_t = hip_worker::config::PREAUTH_DEADLINE.as_millis() as u64)]
     preauth_timeout_ms: u64,
     /// Most concurrent connections; more get an error frame and are closed.
