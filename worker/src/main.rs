@@ -87,6 +87,13 @@ struct Cli {
     /// confined; see docs/HOST_MODULES.md).
     #[arg(long, default_value = "nobody")]
     host_code_user: String,
+    /// Largest file a session process (and the compiler it runs) may write, in MiB: scratch
+    /// files, compiled modules and, on the host backend, the memory files that hold device
+    /// memory, so one allocation can be no larger (with --allow-host-code). Default: 1024, or
+    /// the memory per device when larger; at least 2 (a granule of device memory). A write
+    /// beyond it fails, naming this flag.
+    #[arg(long, value_parser = clap::value_parser!(u64).range((hip_worker::sandbox::confine::MIN_MAX_FILE_BYTES >> 20)..=(1 << 40)))]
+    session_max_file_mib: Option<u64>,
     /// Where compiled hiprtc programs (and hipcc fat binaries' device source) are kept between
     /// sessions, one directory per tenant; `none` keeps them in memory only. Default:
     /// $XDG_CACHE_HOME/hip-remote/rtc, else ~/.cache/hip-remote/rtc (/var/cache/hip-remote/rtc
@@ -460,6 +467,14 @@ fn main() -> std::process::ExitCode {
         match hip_worker::sandbox::SessionProcess::new(host_config(&cli), &cli.host_code_user, &log_filter, cli.max_connections.max(1)) {
             Ok(mut process) => {
                 process.spin = tcp.spin;
+                if let Some(mib) = cli.session_max_file_mib {
+                    process.max_file_bytes = mib << 20;
+                    if process.max_file_bytes < process.host.memory_per_device {
+                        tracing::warn!(
+                            "--session-max-file-mib {mib} is below the memory per device: an allocation larger than {mib} MiB fails with hipErrorOutOfMemory"
+                        );
+                    }
+                }
                 // The worker's own backend serves no session: it reports what they all hold.
                 let host = HostBackend::new(host_config(&cli));
                 host.share_usage(&process.usage, 0);

@@ -65,6 +65,8 @@ pub struct ChildArgs {
     pub limits: ChildLimits,
     /// Threads of the session process's stream pool.
     pub stream_threads: usize,
+    /// Largest file the process may write (RLIMIT_FSIZE), bytes.
+    pub max_file_bytes: u64,
     /// User and group to switch to when started as root.
     pub run_as: Option<(u32, u32)>,
     /// The one writable directory.
@@ -96,6 +98,7 @@ impl ChildArgs {
             format!("max-memory={}", self.limits.max_memory.unwrap_or(0)),
             format!("max-pending={}", self.limits.max_pending_bytes),
             format!("stream-threads={}", self.stream_threads),
+            format!("max-file={}", self.max_file_bytes),
             format!("scratch={}", self.scratch.display()),
             format!("log={}", self.log_filter),
             format!("spin-us={}", self.spin.as_micros()),
@@ -143,6 +146,7 @@ impl ChildArgs {
                 max_pending_bytes: number("max-pending")? as usize,
             },
             stream_threads: number("stream-threads")? as usize,
+            max_file_bytes: number("max-file")?,
             run_as,
             scratch: get("scratch")?.into(),
             rtc_cache: map.get("rtc-cache").map(PathBuf::from),
@@ -182,7 +186,7 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     };
     // Confined before any thread starts: Landlock and seccomp apply to the calling thread and
     // the threads it creates after.
-    match confine::confine(args.run_as, &args.scratch, args.rtc_cache.as_deref()) {
+    match confine::confine(args.run_as, &args.scratch, args.rtc_cache.as_deref(), args.max_file_bytes) {
         Ok(enforced) => {
             tracing::info!(user = ?enforced.switched_user, landlock = %enforced.landlock, seccomp = %enforced.seccomp, "session process confined")
         }

@@ -20,8 +20,17 @@ pub const DEVICE_PATHS: &[&str] = &["/dev/null", "/dev/zero", "/dev/urandom"];
 /// (the kernel counts per user; threads count): room for every session's stream and kernel
 /// threads and the compiler's pipeline, not for a fork bomb. Only set for a dedicated user.
 const MAX_PROCESSES: u64 = 8192;
-/// Largest file a session process may write (a compiled module or its scratch files).
-const MAX_FILE_BYTES: u64 = 1 << 30;
+/// Default bound on the largest file a session process (and the compiler it runs) may write:
+/// scratch files, compiled modules, compile cache entries. The memory files that hold the
+/// host backend's device memory count against the same limit (the kernel's RLIMIT_FSIZE
+/// applies to them too), so the limit a session process gets is never below its device
+/// memory ([`default_max_file_bytes`]).
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
+/// Smallest file-size limit: one granule of device memory (client-placed allocations are
+/// backed a granule or more at a time), below which no allocation fits.
+pub const MIN_MAX_FILE_BYTES: u64 = crate::backend::host::RECOMMENDED_GRANULARITY;
+/// The worker flag that sets a session process's file-size limit, in MiB.
+pub const MAX_FILE_FLAG: &str = "--session-max-file-mib";
 /// Most open descriptors. The host backend keeps one per unit of client-placed `hipMalloc`
 /// memory (a memory file of at least a 2 MiB granule, docs/ALLOCATION.md), so this bounds
 /// those too: 4096 units are 8 GiB or more.
@@ -63,6 +72,49 @@ pub fn close_inherited_fds(first: i32) -> io::Result<()> {
     Ok(())
 }
 
+/// The file-size limit of session processes with `memory_per_device` bytes of device memory:
+/// [`DEFAULT_MAX_FILE_BYTES`], or the device memory when larger (one allocation's memory
+/// file may be that large; a smaller limit would kill the process with SIGXFSZ, or with it
+/// ignored fail the allocation, however little the session writes to disk).
+pub fn default_max_file_bytes(memory_per_device: u64) -> u64 {
+    DEFAULT_MAX_FILE_BYTES.max(memory_per_device)
+}
+
+/// This process's file-size limit (RLIMIT_FSIZE) in bytes; `None` when there is none.
+pub fn file_size_limit() -> Option<u64> {
+    let mut current = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes the struct we pass.
+    if unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut current) } != 0 || current.rlim_cur == libc::RLIM_INFINITY {
+        return None;
+    }
+    Some(current.rlim_cur)
+}
+
+/// The file-size limit in words for an error message: its value and the flag that raises it.
+pub fn file_limit_text(limit: Option<u64>) -> String {
+    match limit {
+        Some(bytes) => format!("the session's file-size limit ({}, RLIMIT_FSIZE; the worker's {MAX_FILE_FLAG} raises it)", mib_text(bytes)),
+        None => "the file-size limit (RLIMIT_FSIZE)".into(),
+    }
+}
+
+fn mib_text(bytes: u64) -> String {
+    if bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// `e`, explained when it is `EFBIG` (a write or a size beyond this process's file-size
+/// limit): the limit and the flag that raises it.
+pub fn explain_file_too_large(e: io::Error) -> io::Error {
+    if e.raw_os_error() == Some(libc::EFBIG) {
+        return io::Error::new(e.kind(), format!("{e}: beyond {}", file_limit_text(file_size_limit())));
+    }
+    e
+}
+
 /// Lowers `resource` to `value`, or keeps it where it is when it is lower already (raising a
 /// hard limit needs privileges the process may not have; small machines start lower).
 fn set_rlimit(resource: libc::__rlimit_resource_t, value: u64, what: &str) -> io::Result<()> {
@@ -88,11 +140,17 @@ fn step_failed(what: &str) -> io::Error {
 
 /// Drops every right the session does not need. `run_as`: user and group to switch to when
 /// running as root; `scratch`: the one directory the process may write, with `cache` (its
-/// tenant's compile cache) when given.
-pub fn confine(run_as: Option<(u32, u32)>, scratch: &Path, cache: Option<&Path>) -> io::Result<Enforced> {
+/// tenant's compile cache) when given; `max_file_bytes`: its file-size limit.
+pub fn confine(run_as: Option<(u32, u32)>, scratch: &Path, cache: Option<&Path>, max_file_bytes: u64) -> io::Result<Enforced> {
     let mut enforced = Enforced::default();
     set_rlimit(libc::RLIMIT_CORE, 0, "RLIMIT_CORE")?;
-    set_rlimit(libc::RLIMIT_FSIZE, MAX_FILE_BYTES, "RLIMIT_FSIZE")?;
+    set_rlimit(libc::RLIMIT_FSIZE, max_file_bytes, "RLIMIT_FSIZE")?;
+    // A write beyond the limit fails with EFBIG (and the call that made it reports the limit)
+    // instead of killing the session; the compiler inherits the ignored signal.
+    // SAFETY: setting a signal's disposition to "ignore" installs no handler.
+    if unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) } == libc::SIG_ERR {
+        return Err(step_failed("ignoring SIGXFSZ"));
+    }
     set_rlimit(libc::RLIMIT_NOFILE, MAX_OPEN_FILES, "RLIMIT_NOFILE")?;
     // SAFETY: getuid has no preconditions.
     if unsafe { libc::getuid() } == 0 {

@@ -50,6 +50,9 @@ pub struct SessionProcess {
     pub log_filter: String,
     /// How long link reads poll before blocking (the worker's TCP spin).
     pub spin: std::time::Duration,
+    /// Largest file a session process may write (RLIMIT_FSIZE), bytes; default
+    /// [`confine::default_max_file_bytes`] of the device memory.
+    pub max_file_bytes: u64,
     /// Device memory in use, worker-wide, counted by every session process.
     pub usage: Arc<SharedUsage>,
     /// Which rows of `usage` live session processes hold.
@@ -74,6 +77,7 @@ impl SessionProcess {
             scratch_root: std::env::temp_dir(),
             log_filter: log_filter.to_owned(),
             spin: std::time::Duration::ZERO,
+            max_file_bytes: confine::default_max_file_bytes(host.memory_per_device),
             usage,
             rows: Mutex::new(vec![false; max_sessions]),
         })
@@ -126,6 +130,7 @@ mod tests {
             max_queued_reply_bytes: 256 << 20,
             limits: ChildLimits { max_streams: 1024, max_events: 9, max_modules: 7, max_memory: Some(1 << 20), max_pending_bytes: 5 },
             stream_threads: 3,
+            max_file_bytes: 1 << 30,
             run_as: Some((65534, 65534)),
             scratch: "/tmp/hip-session-42".into(),
             rtc_cache: Some("/var/cache/hip-remote/rtc/0123abcd".into()),
