@@ -311,19 +311,25 @@ fn killed_client_memory_is_reclaimed() {
 
 /// A worker SIGKILLed in the middle of a 256 MiB upload: the copy fails with
 /// hipErrorNotInitialized and the application lives on with SIGPIPE at its default
-/// disposition, the library's writes to the dead worker's sockets raise no signal. Striped
-/// (what large copies take by default) from pinned and pageable memory, and unstriped.
+/// disposition, the library's writes to the dead worker's sockets raise no signal. Over TCP
+/// striped (what large copies take by default) from pinned and pageable memory, and
+/// unstriped; and moved to the same-host transport (`HIP_REMOTE_SHM=auto`).
 #[test]
 fn a_worker_killed_midcopy_fails_the_copy_not_the_application() {
     let sandbox = Sandbox::new("worker_dies_midcopy");
     let exe = sandbox.compile("worker_dies_midcopy");
-    for (stripes, host) in [("4", "pinned"), ("4", "pageable"), ("0", "pinned")] {
+    for (shm, stripes, host) in [("off", "4", "pinned"), ("off", "4", "pageable"), ("off", "0", "pinned"), ("auto", "0", "pinned")] {
         let mut worker = sandbox.start_worker_in_one_process();
         let mut cmd = worker.command(&exe);
-        cmd.arg(host).env("HIP_REMOTE_STRIPES", stripes);
+        cmd.arg(host).env("HIP_REMOTE_STRIPES", stripes).env("HIP_REMOTE_SHM", shm);
         let out = kill_worker_midcopy(&mut worker, cmd);
+        let log = worker.log_text();
         if stripes != "0" {
-            assert!(worker.log_text().contains("stripe joined"), "the copies were not striped: {}", worker.log_text());
+            assert!(log.contains("stripe joined"), "the copies were not striped: {log}");
+        }
+        if shm == "auto" {
+            // The TCP session ended with the move (GOODBYE) before the copies began.
+            assert!(log.contains("TCP connection ended") && !out.stderr.contains("staying on TCP"), "the client did not move to shm: {log}");
         }
         assert_lost_worker_cleanly(&out);
     }
