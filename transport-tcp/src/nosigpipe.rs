@@ -84,12 +84,18 @@ mod tests {
         const CHILD: &str = "HIP_REMOTE_NOSIGPIPE_TEST_CHILD";
         if std::env::var_os(CHILD).is_none() {
             let exe = std::env::current_exe().expect("test executable");
-            let status = std::process::Command::new(exe)
+            let child = std::process::Command::new(exe)
                 .args(["--exact", "nosigpipe::tests::a_reset_connection_fails_the_write_without_a_signal", "--nocapture", "--test-threads=1"])
                 .env(CHILD, "1")
-                .status()
+                .output()
                 .expect("run the test in a child process");
-            assert!(status.success(), "the child writing to a reset connection ended with {status:?} (SIGPIPE is signal 13)");
+            let output = String::from_utf8_lossy(&child.stdout) + String::from_utf8_lossy(&child.stderr);
+            assert!(
+                child.status.success(),
+                "the child writing to a reset connection ended with {:?} (SIGPIPE is signal 13):\n{output}",
+                child.status
+            );
+            assert!(output.contains("1 passed"), "the child did not run the test:\n{output}");
             return;
         }
         // SAFETY: restores the default disposition (the Rust runtime ignores SIGPIPE), as in a
