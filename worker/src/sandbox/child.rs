@@ -186,7 +186,13 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     };
     // Confined before any thread starts: Landlock and seccomp apply to the calling thread and
     // the threads it creates after.
-    match confine::confine(args.run_as, &args.scratch, args.rtc_cache.as_deref(), args.max_file_bytes) {
+    match confine::confine(
+        args.run_as,
+        &args.scratch,
+        args.rtc_cache.as_deref(),
+        args.max_file_bytes,
+        confine::max_open_files(args.memory_per_device, args.devices),
+    ) {
         Ok(enforced) => {
             tracing::info!(user = ?enforced.switched_user, landlock = %enforced.landlock, seccomp = %enforced.seccomp, "session process confined")
         }

@@ -41,7 +41,7 @@ use proto_core::limits::{MAX_BULK_LEN, MAX_NAME_LEN, MAX_TEXT_LEN};
 use super::module::{HostModule, ModuleLimits};
 use super::{lock, wait, HostBackend};
 use crate::backend::{BackendError, DeviceIndex, LinkInput, RtcBackend, RtcOutput, RtcRequest, FALLBACK_HEADERS};
-use crate::sandbox::confine::{explain_file_too_large, file_limit_text, file_size_limit};
+use crate::sandbox::confine::{explain_limit, file_limit_text, file_size_limit};
 
 /// The prelude force-included into every program.
 const PRELUDE: &str = include_str!("rtc/prelude.hpp");
@@ -130,7 +130,7 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
     let dir = TempDir::create()?;
     let rdc = request.options.iter().any(|o| o.trim() == RDC_OPTION);
     let generated = generate(&name, &source, request, rdc);
-    let io = |e: std::io::Error| BackendError::Unknown(format!("hiprtc scratch files: {}", explain_file_too_large(e)));
+    let io = |e: std::io::Error| BackendError::Unknown(format!("hiprtc scratch files: {}", explain_limit(e)));
     write_file(&dir.path.join("sys/hip_remote/host_module.h"), HOST_MODULE_H).map_err(io)?;
     write_file(&dir.path.join("sys/hip_remote_prelude.hpp"), PRELUDE).map_err(io)?;
     for stub in STUB_HEADERS {
