@@ -246,3 +246,32 @@ fn an_allocation_beyond_a_gibibyte_fits_the_default_file_size_limit() {
     assert!(!worker.log_text().contains("session process died"), "a session process died:\n{}", worker.log_text());
     worker.assert_alive();
 }
+
+/// A session process SIGKILLed by someone other than the worker (what the kernel's
+/// out-of-memory killer does) is reported to its client as such: its waiting call fails with
+/// hipErrorLaunchFailure, the reason naming the likely out-of-memory kill.
+#[test]
+fn a_session_process_killed_from_outside_is_reported_as_a_likely_out_of_memory_kill() {
+    let sandbox = Sandbox::new("session_oom_kill");
+    let exe = sandbox.compile("host_code_sandbox");
+    let mut worker = sandbox.start_worker();
+    let mut cmd = worker.command(&exe);
+    cmd.arg("hold");
+    let mut holder = Interactive::spawn(cmd);
+    holder.expect_line("PTR ", Duration::from_secs(60));
+    // In a chain the session processes are the host-backend worker's.
+    let log = worker.upstream().unwrap_or(&worker).log_text();
+    let pid = log
+        .lines()
+        .find(|l| l.contains("session process started"))
+        .and_then(|l| l.split("pid=").nth(1))
+        .map(|p| p.trim().to_owned())
+        .unwrap_or_else(|| panic!("no session process in the log:\n{log}"));
+    let killed = std::process::Command::new("kill").args(["-KILL", &pid]).status().expect("run kill");
+    assert!(killed.success(), "kill -KILL {pid} failed");
+    holder.send_line("go");
+    let out = holder.finish(Duration::from_secs(60));
+    assert!(out.stdout.contains("hipErrorLaunchFailure"), "the waiting call did not fail with hipErrorLaunchFailure: {}", out.report());
+    assert!(out.stderr.contains("SIGKILL, killed by the system") && out.stderr.contains("out-of-memory killer"), "{}", out.report());
+    worker.assert_alive();
+}
