@@ -356,14 +356,15 @@ fn a_slowloris_client_hello_is_closed_at_the_preauth_deadline() {
 /// deadline: then a real TLS client gets in.
 #[test]
 fn slowloris_handshakes_do_not_keep_tls_clients_out_past_the_deadline() {
-    let deadline = Duration::from_millis(800);
+    // Long enough that the refused client below is answered well before it.
+    let deadline = Duration::from_millis(1500);
     let pki = TestPki::new("tls-lockout");
     let worker = tls_worker_with_deadline(&pki, deadline, 2);
     let hello = client_hello(&pki);
     let pace = Duration::from_millis(200);
     let attackers: Vec<Slowloris> = (0..2).map(|_| Slowloris::start(&worker, &hello, pace)).collect();
     // While they hold both slots, a real client is refused (inside TLS, saying why).
-    std::thread::sleep(deadline / 4);
+    std::thread::sleep(deadline / 5);
     let mut refused = Client::tls(&worker, &client_tls(&pki, false));
     refused.send(&Request::Ping(wire::Ping { nonce: 1, payload: Default::default() }), Flags::empty());
     let (status, message) = refused.try_recv().expect("an error frame inside TLS").error();
