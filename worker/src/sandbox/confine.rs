@@ -325,7 +325,10 @@ mod tests {
     fn the_file_size_limit_is_never_below_the_device_memory() {
         assert_eq!(default_max_file_bytes(256 << 20), DEFAULT_MAX_FILE_BYTES);
         assert_eq!(default_max_file_bytes(16 << 30), 16 << 30);
-        assert_eq!(file_limit_text(Some(2 << 20)), "the session's file-size limit (2 MiB, RLIMIT_FSIZE; the worker's --session-max-file-mib raises it)");
+        assert_eq!(
+            file_limit_text(Some(2 << 20)),
+            "the session's file-size limit (2 MiB, RLIMIT_FSIZE; the worker's --session-max-file-mib raises it)"
+        );
         assert!(file_limit_text(Some((1 << 20) + 1)).contains("1048577 bytes"));
     }
 
