@@ -429,6 +429,12 @@ impl WorkerProcess {
         }
     }
 
+    /// SIGKILLs the worker (in a chain, the front one) now and reaps it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// A command for `exe` with `HIP_REMOTE_WORKER` pointing at this worker.
     pub fn command(&self, exe: &Path) -> Command {
         client_command(exe, &self.addr)
@@ -705,6 +711,33 @@ impl Drop for Interactive {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Runs `cmd` (the `worker_dies_midcopy` program) against `worker` and SIGKILLs the worker
+/// once the program has finished a first whole copy, with the next one under way; returns the
+/// program's run. `worker` is dead afterwards.
+pub fn kill_worker_midcopy(worker: &mut WorkerProcess, cmd: Command) -> RunOutput {
+    let mut client = Interactive::spawn(cmd);
+    client.expect_line("READY", Duration::from_secs(60));
+    client.expect_line("COPIED 0", Duration::from_secs(60));
+    worker.kill();
+    client.finish(Duration::from_secs(60))
+}
+
+/// Asserts that a `worker_dies_midcopy` run lost its worker the documented way: the copy
+/// failed with hipErrorNotInitialized and the program exited normally (a SIGPIPE from the
+/// library's writes to the dead worker would have killed it: status signal 13).
+#[track_caller]
+pub fn assert_lost_worker_cleanly(out: &RunOutput) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        let signal = out.status.and_then(|s| s.signal());
+        assert_ne!(signal, Some(13), "the application was killed by SIGPIPE: {}", out.report());
+    }
+    out.assert_success();
+    assert!(out.stdout.contains("LOST hipErrorNotInitialized"), "no LOST line: {}", out.report());
+    assert!(out.stdout.contains("PASS worker_dies_midcopy"), "no PASS line: {}", out.report());
 }
 
 /// A TCP port on 127.0.0.1 that nothing listens on (bound, then released).

@@ -1,7 +1,9 @@
 //! The C test programs of `tests/c/`, compiled against our headers and the built drop-in
 //! `libamdhip64.so.7`, run against a host-backend `hip-worker`.
 
-use hip_remote_tests::{client_command, closed_port, run_with_timeout, Interactive, Sandbox, RUN_TIMEOUT};
+use hip_remote_tests::{
+    assert_lost_worker_cleanly, client_command, closed_port, kill_worker_midcopy, run_with_timeout, Interactive, Sandbox, RUN_TIMEOUT,
+};
 use std::time::{Duration, Instant};
 
 /// Compiles `name`, runs it against a fresh worker and requires success.
@@ -305,6 +307,32 @@ fn killed_client_memory_is_reclaimed() {
     assert_eq!(free_after, free_before, "free memory after the killed client's session ended");
     worker.assert_alive();
     assert!(worker.log_text().contains("session closed"), "worker log shows no session cleanup:\n{}", worker.log_text());
+}
+
+/// A worker SIGKILLed in the middle of a 256 MiB upload: the copy fails with
+/// hipErrorNotInitialized and the application lives on with SIGPIPE at its default
+/// disposition, the library's writes to the dead worker's sockets raise no signal. Over TCP
+/// striped (what large copies take by default) from pinned and pageable memory, and
+/// unstriped; and moved to the same-host transport (`HIP_REMOTE_SHM=auto`).
+#[test]
+fn a_worker_killed_midcopy_fails_the_copy_not_the_application() {
+    let sandbox = Sandbox::new("worker_dies_midcopy");
+    let exe = sandbox.compile("worker_dies_midcopy");
+    for (shm, stripes, host) in [("off", "4", "pinned"), ("off", "4", "pageable"), ("off", "0", "pinned"), ("auto", "0", "pinned")] {
+        let mut worker = sandbox.start_worker_in_one_process();
+        let mut cmd = worker.command(&exe);
+        cmd.arg(host).env("HIP_REMOTE_STRIPES", stripes).env("HIP_REMOTE_SHM", shm);
+        let out = kill_worker_midcopy(&mut worker, cmd);
+        let log = worker.log_text();
+        if stripes != "0" {
+            assert!(log.contains("stripe joined"), "the copies were not striped: {log}");
+        }
+        if shm == "auto" {
+            // The TCP session ended with the move (GOODBYE) before the copies began.
+            assert!(log.contains("TCP connection ended") && !out.stderr.contains("staying on TCP"), "the client did not move to shm: {log}");
+        }
+        assert_lost_worker_cleanly(&out);
+    }
 }
 
 /// Two client processes at once against the same worker.

@@ -198,3 +198,80 @@ fn metrics_see_sessions_and_device_memory_of_session_processes() {
     }
     worker.assert_alive();
 }
+
+/// A session process's file-size limit (`--session-max-file-mib`, 2 MiB here): an allocation
+/// whose memory file and a compile whose output would pass it fail with errors naming the
+/// limit and its flag, and the session goes on serving. Host code that restores SIGXFSZ's
+/// default and writes past it kills only its session process, and the client is told which
+/// limit. The worker then serves a new session.
+#[test]
+fn the_file_size_limit_fails_the_call_naming_it_and_the_session_goes_on() {
+    let sandbox = Sandbox::new("session_file_limit");
+    let exe = sandbox.compile("session_limits");
+    let log = sandbox.path().join("worker.log");
+    let mut worker = WorkerProcess::start_with_args(&sandbox.artifacts.worker, 16, &log, &["--session-max-file-mib", "2"]);
+    let limit = "file-size limit (2 MiB, RLIMIT_FSIZE; the worker's --session-max-file-mib raises it)";
+
+    let out = worker.run(&exe, &["filesize"]);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS session_limits filesize"), "{}", out.report());
+    assert!(out.stderr.contains(limit), "the allocation's error does not name the limit: {}", out.report());
+    assert!(out.stdout.contains(limit), "the compile log does not name the limit: {}", out.report());
+    assert!(!worker.log_text().contains("session process died"), "a session process died:\n{}", worker.log_text());
+
+    let out = worker.run(&exe, &["sigxfsz"]);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS session_limits sigxfsz"), "{}", out.report());
+    assert!(out.stderr.contains("SIGXFSZ") && out.stderr.contains(limit), "the client was not told which limit: {}", out.report());
+
+    let out = worker.run(&exe, &["small"]);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS session_limits small"), "{}", out.report());
+    worker.assert_alive();
+}
+
+/// Device memory of the host backend lives in memory files, which the kernel counts against a
+/// session process's file-size limit: by default that limit is never below the memory per
+/// device, so one allocation larger than 1 GiB works (its session process was killed by
+/// SIGXFSZ when the limit was a fixed 1 GiB). The memory is not touched beyond two MiB.
+#[test]
+fn an_allocation_beyond_a_gibibyte_fits_the_default_file_size_limit() {
+    let sandbox = Sandbox::new("session_big_allocation");
+    let exe = sandbox.compile("session_limits");
+    let log = sandbox.path().join("worker.log");
+    let mut worker = WorkerProcess::start_with_args(&sandbox.artifacts.worker, 1536, &log, &[]);
+    let out = worker.run(&exe, &["big", "1200"]);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS session_limits big 1200"), "{}", out.report());
+    assert!(!worker.log_text().contains("session process died"), "a session process died:\n{}", worker.log_text());
+    worker.assert_alive();
+}
+
+/// A session process SIGKILLed by someone other than the worker (what the kernel's
+/// out-of-memory killer does) is reported to its client as such: its waiting call fails with
+/// hipErrorLaunchFailure, the reason naming the likely out-of-memory kill.
+#[test]
+fn a_session_process_killed_from_outside_is_reported_as_a_likely_out_of_memory_kill() {
+    let sandbox = Sandbox::new("session_oom_kill");
+    let exe = sandbox.compile("host_code_sandbox");
+    let mut worker = sandbox.start_worker();
+    let mut cmd = worker.command(&exe);
+    cmd.arg("hold");
+    let mut holder = Interactive::spawn(cmd);
+    holder.expect_line("PTR ", Duration::from_secs(60));
+    // In a chain the session processes are the host-backend worker's.
+    let log = worker.upstream().unwrap_or(&worker).log_text();
+    let pid = log
+        .lines()
+        .find(|l| l.contains("session process started"))
+        .and_then(|l| l.split("pid=").nth(1))
+        .map(|p| p.trim().to_owned())
+        .unwrap_or_else(|| panic!("no session process in the log:\n{log}"));
+    let killed = std::process::Command::new("kill").args(["-KILL", &pid]).status().expect("run kill");
+    assert!(killed.success(), "kill -KILL {pid} failed");
+    holder.send_line("go");
+    let out = holder.finish(Duration::from_secs(60));
+    assert!(out.stdout.contains("hipErrorLaunchFailure"), "the waiting call did not fail with hipErrorLaunchFailure: {}", out.report());
+    assert!(out.stderr.contains("SIGKILL, killed by the system") && out.stderr.contains("out-of-memory killer"), "{}", out.report());
+    worker.assert_alive();
+}

@@ -2,7 +2,7 @@
 //! in-process TLS worker spoken to through `transport_tcp::tls`, and the C programs through
 //! the real client library over `tls://`.
 
-use hip_remote_tests::{client_command, run_with_timeout, Sandbox, TestPki};
+use hip_remote_tests::{assert_lost_worker_cleanly, client_command, kill_worker_midcopy, run_with_timeout, Sandbox, TestPki};
 use hip_worker::auth::TokenStore;
 use hip_worker::backend::{HostBackend, HostConfig};
 use hip_worker::config::ConnectionLimits;
@@ -260,6 +260,124 @@ fn a_required_client_certificate_must_be_shown() {
     worker.shutdown();
 }
 
+/// A TLS worker with a short pre-authentication deadline and at most `max_connections`.
+fn tls_worker_with_deadline(pki: &TestPki, deadline: Duration, max_connections: usize) -> TlsWorker {
+    let tls = server_config(&pki.path("server.pem"), &pki.path("server.key"), None).expect("server config");
+    let mut config = worker_config();
+    config.limits = ConnectionLimits { max_connections, preauth_deadline: deadline, ..config.limits };
+    TlsWorker::start_tls("127.0.0.1:0", backend(), config, tls).expect("start TLS worker")
+}
+
+/// A real ClientHello's bytes (what a TLS client sends first).
+fn client_hello(pki: &TestPki) -> Vec<u8> {
+    let name = rustls::pki_types::ServerName::try_from("localhost").expect("server name");
+    let mut conn = rustls::ClientConnection::new(client_tls(pki, false).config, name).expect("client connection");
+    let mut hello = Vec::new();
+    while conn.wants_write() {
+        conn.write_tls(&mut hello).expect("ClientHello");
+    }
+    hello
+}
+
+/// A peer that sends `hello` one byte every `pace` (not waiting for an answer) and notes when
+/// the worker closed the connection.
+struct Slowloris {
+    closed_after: std::sync::mpsc::Receiver<Duration>,
+}
+
+impl Slowloris {
+    fn start(worker: &TlsWorker, hello: &[u8], pace: Duration) -> Self {
+        use std::io::{Read, Write};
+        let stream = std::net::TcpStream::connect(worker.local_addr()).expect("connect");
+        let start = std::time::Instant::now();
+        let mut writer = stream.try_clone().expect("clone");
+        let hello = hello.to_vec();
+        std::thread::spawn(move || {
+            for byte in hello {
+                if writer.write_all(&[byte]).is_err() {
+                    break;
+                }
+                std::thread::sleep(pace);
+            }
+        });
+        let (tx, closed_after) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = stream;
+            let mut scratch = [0u8; 4096];
+            // The worker answers nothing before the hello is whole: the first read that ends is
+            // the close (end of stream, or a reset).
+            while let Ok(n) = reader.read(&mut scratch) {
+                if n == 0 {
+                    break;
+                }
+            }
+            let _ = tx.send(start.elapsed());
+        });
+        Self { closed_after }
+    }
+
+    /// When the worker closed the connection (waiting up to `limit`): `None` if it kept it.
+    fn closed_within(&self, limit: Duration) -> Option<Duration> {
+        self.closed_after.recv_timeout(limit).ok()
+    }
+}
+
+/// A TLS connection that says nothing is closed at the pre-authentication deadline (it was
+/// twice that: once waiting for its first bytes, once more for the handshake).
+#[test]
+fn a_silent_tls_connection_is_closed_at_the_preauth_deadline() {
+    let deadline = Duration::from_millis(1000);
+    let pki = TestPki::new("tls-silent");
+    let worker = tls_worker_with_deadline(&pki, deadline, 16);
+    let silent = Slowloris::start(&worker, &[], deadline);
+    let closed = silent.closed_within(deadline * 10).expect("the silent connection was never closed");
+    assert!(closed >= deadline * 3 / 4, "closed after {closed:?}, before the deadline of {deadline:?}");
+    assert!(closed < deadline * 7 / 4, "closed after {closed:?}: the deadline is {deadline:?}");
+    worker.shutdown();
+}
+
+/// A ClientHello sent a byte every 200 ms is closed at the deadline: the deadline is for the
+/// whole handshake, not for each read.
+#[test]
+fn a_slowloris_client_hello_is_closed_at_the_preauth_deadline() {
+    let deadline = Duration::from_millis(800);
+    let pki = TestPki::new("tls-slowloris");
+    let worker = tls_worker_with_deadline(&pki, deadline, 16);
+    let hello = client_hello(&pki);
+    let pace = Duration::from_millis(200);
+    assert!(pace * hello.len() as u32 > deadline * 10, "the hello ({} bytes) must outlast the test's bound", hello.len());
+    let slow = Slowloris::start(&worker, &hello, pace);
+    let closed = slow.closed_within(deadline * 5).expect("the slowloris connection was kept past five deadlines");
+    assert!(closed >= deadline * 3 / 4, "closed after {closed:?}, before the deadline of {deadline:?}");
+    worker.shutdown();
+}
+
+/// With `--max-connections 2`, two slowloris handshakes hold both slots only until the
+/// deadline: then a real TLS client gets in.
+#[test]
+fn slowloris_handshakes_do_not_keep_tls_clients_out_past_the_deadline() {
+    // Long enough that the refused client below is answered well before it.
+    let deadline = Duration::from_millis(1500);
+    let pki = TestPki::new("tls-lockout");
+    let worker = tls_worker_with_deadline(&pki, deadline, 2);
+    let hello = client_hello(&pki);
+    let pace = Duration::from_millis(200);
+    let attackers: Vec<Slowloris> = (0..2).map(|_| Slowloris::start(&worker, &hello, pace)).collect();
+    // While they hold both slots, a real client is refused (inside TLS, saying why).
+    std::thread::sleep(deadline / 5);
+    let mut refused = Client::tls(&worker, &client_tls(&pki, false));
+    refused.send(&Request::Ping(wire::Ping { nonce: 1, payload: Default::default() }), Flags::empty());
+    let (status, message) = refused.try_recv().expect("an error frame inside TLS").error();
+    assert_eq!(status, Status::TOO_MANY_CONNECTIONS, "{message}");
+    for attacker in &attackers {
+        attacker.closed_within(deadline * 5).expect("a slowloris connection was kept past five deadlines");
+    }
+    let mut client = Client::tls(&worker, &client_tls(&pki, false));
+    client.greet();
+    client.ping(7);
+    worker.shutdown();
+}
+
 /// The C programs through the real client library over `tls://`.
 #[test]
 fn c_programs_run_over_tls() {
@@ -299,6 +417,21 @@ fn striped_copies_run_over_tls() {
     assert!(out.stdout.contains("PASS stripes"), "no PASS line: {}", out.report());
     worker.assert_alive();
     assert_eq!(worker.log_text().matches("stripe joined").count(), 3, "three stripes joined over TLS");
+}
+
+/// A TLS worker SIGKILLed in the middle of a striped 256 MiB upload: the copy fails with
+/// hipErrorNotInitialized and the application lives on, SIGPIPE at its default disposition
+/// (rustls' writes to the dead worker raise no signal).
+#[test]
+fn a_tls_worker_killed_midcopy_fails_the_copy_not_the_application() {
+    let pki = TestPki::new("tls-killed");
+    let sandbox = Sandbox::new("tls_worker_dies");
+    let exe = sandbox.compile("worker_dies_midcopy");
+    let mut worker = sandbox.start_worker_in_one_process_args(&pki.worker_args(false));
+    let mut cmd = worker.command(&exe);
+    cmd.env("HIP_REMOTE_STRIPES", "2").env("HIP_REMOTE_TLS_CA", pki.path("ca.pem"));
+    let out = kill_worker_midcopy(&mut worker, cmd);
+    assert_lost_worker_cleanly(&out);
 }
 
 /// A client library that does not trust the worker fails every call with

@@ -1,6 +1,7 @@
 //! TCP implementation of [`FrameSink`]/[`FrameSource`].
 
 use crate::config::{TcpConfig, COALESCE_BYTES, COPY_BULK_BELOW, KEEPALIVE_IDLE, RECV_BUFFER_BYTES, SOCKET_BUFFER_BYTES};
+use crate::nosigpipe::NoSigpipe;
 use proto_core::header::HEADER_LEN;
 use proto_core::limits::MAX_CONTROL_LEN;
 use proto_core::{DeframedHead, FrameDecoder};
@@ -14,6 +15,7 @@ use transport_core::{FrameSink, FrameSource, Received, TransportError};
 /// keepalive (a dead peer is noticed even while idle), large buffers, I/O timeouts.
 pub fn configure(stream: &TcpStream, cfg: &TcpConfig) -> io::Result<()> {
     let sock = socket2::SockRef::from(stream);
+    crate::nosigpipe::suppress_on_socket(stream)?;
     sock.set_nodelay(true)?;
     sock.set_keepalive(true)?;
     // Not every platform supports setting the timing; keepalive itself is what matters.
@@ -63,24 +65,24 @@ pub fn listen(addr: &str) -> io::Result<TcpListener> {
 pub fn split(stream: TcpStream, cfg: &TcpConfig) -> io::Result<(TcpSink, TcpSource)> {
     configure(&stream, cfg)?;
     let reader = stream.try_clone()?;
-    Ok((TcpSink::new(stream), TcpSource::new(reader, cfg.spin)))
+    Ok((TcpSink::new(NoSigpipe::new(stream)?), TcpSource::new(reader, cfg.spin)))
 }
 
 /// Sending half: a coalescing buffer for fire-and-forget frames, vectored writes for the rest.
 #[derive(Debug)]
 pub struct TcpSink {
-    stream: TcpStream,
+    stream: NoSigpipe,
     batch: Vec<u8>,
 }
 
 impl TcpSink {
-    fn new(stream: TcpStream) -> Self {
+    fn new(stream: NoSigpipe) -> Self {
         Self { stream, batch: Vec::with_capacity(COALESCE_BYTES) }
     }
 
     /// The underlying stream (for shutdown).
     pub fn stream(&self) -> &TcpStream {
-        &self.stream
+        self.stream.get_ref()
     }
 
     /// Writes the batch, then `head`, then `bulk`, in as few system calls as the kernel allows.

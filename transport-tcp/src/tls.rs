@@ -16,6 +16,7 @@
 //! The plain TCP path does not go through here: TLS costs nothing when it is off.
 
 use crate::config::{TcpConfig, COALESCE_BYTES, COPY_BULK_BELOW, RECV_BUFFER_BYTES};
+use crate::nosigpipe::NoSigpipe;
 use proto_core::header::HEADER_LEN;
 use proto_core::{DeframedHead, FrameDecoder};
 use rustls::pki_types::pem::PemObject;
@@ -25,7 +26,7 @@ use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use transport_core::config::{self as env, EnvError, Lookup};
 use transport_core::{FrameSink, FrameSource, Received, TransportError};
 
@@ -190,7 +191,7 @@ pub fn server_name_of(addr: &str) -> io::Result<ServerName<'static>> {
 }
 
 /// Connects to `addr` ("host:port"), completes the TLS handshake within the connect timeout
-/// and returns the two halves of the connection.
+/// (one deadline for the whole handshake) and returns the two halves of the connection.
 pub fn connect(addr: &str, cfg: &TcpConfig, tls: &TlsClient) -> io::Result<(TlsSink, TlsSource)> {
     let name = match &tls.server_name {
         Some(name) => name.clone(),
@@ -212,7 +213,8 @@ pub fn connect(addr: &str, cfg: &TcpConfig, tls: &TlsClient) -> io::Result<(TlsS
 }
 
 /// Completes the server side of the handshake on an accepted stream within
-/// `handshake_timeout` and returns the two halves of the connection.
+/// `handshake_timeout` (one deadline for the whole handshake, however the peer paces its
+/// bytes) and returns the two halves of the connection.
 pub fn accept(stream: TcpStream, cfg: &TcpConfig, tls: &Arc<ServerConfig>, handshake_timeout: Duration) -> io::Result<(TlsSink, TlsSource)> {
     let conn = ServerConnection::new(tls.clone()).map_err(io::Error::other)?;
     establish(stream, conn.into(), cfg, handshake_timeout)
@@ -222,19 +224,21 @@ fn handshake_error(addr: &str, e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("TLS handshake with {addr} failed: {e}"))
 }
 
-fn establish(mut stream: TcpStream, mut conn: Connection, cfg: &TcpConfig, handshake_timeout: Duration) -> io::Result<(TlsSink, TlsSource)> {
+fn establish(stream: TcpStream, mut conn: Connection, cfg: &TcpConfig, handshake_timeout: Duration) -> io::Result<(TlsSink, TlsSource)> {
     crate::tcp::configure(&stream, cfg)?;
-    // The handshake has its own deadline (a peer that connects and says nothing is dropped).
-    stream.set_read_timeout(Some(handshake_timeout))?;
-    stream.set_write_timeout(Some(handshake_timeout))?;
+    // rustls writes through `Write`: sends that cannot raise SIGPIPE.
+    let mut stream = NoSigpipe::new(stream)?;
+    // The whole handshake has one deadline, not each read: a peer that says nothing, or
+    // dribbles its hello a byte at a time, is dropped when it passes.
+    let mut io = Deadlined { stream: &mut stream, deadline: Instant::now() + handshake_timeout, limit: handshake_timeout };
     while conn.is_handshaking() {
-        conn.complete_io(&mut stream)?;
+        conn.complete_io(&mut io)?;
     }
-    stream.set_read_timeout(cfg.read_timeout())?;
-    stream.set_write_timeout(cfg.io_timeout)?;
+    stream.get_ref().set_read_timeout(cfg.read_timeout())?;
+    stream.get_ref().set_write_timeout(cfg.io_timeout)?;
     // The writer hands whole chunks to rustls and sends them itself.
     conn.set_buffer_limit(None);
-    let reader = stream.try_clone()?;
+    let reader = stream.get_ref().try_clone()?;
     let shared = Arc::new(Shared { conn: Mutex::new(conn), socket: Mutex::new(stream) });
     let sink = TlsSink { shared: shared.clone(), batch: Vec::with_capacity(COALESCE_BYTES), out: Vec::new() };
     let source = TlsSource {
@@ -255,10 +259,58 @@ fn establish(mut stream: TcpStream, mut conn: Connection, cfg: &TcpConfig, hands
     Ok((sink, source))
 }
 
+/// The stream during the handshake: every read and write waits at most until `deadline`,
+/// then fails (rustls' `complete_io` reads many times before it returns).
+struct Deadlined<'a> {
+    stream: &'a mut NoSigpipe,
+    deadline: Instant,
+    limit: Duration,
+}
+
+impl Deadlined<'_> {
+    /// Time left, set as the socket's timeouts; an error once none is left.
+    fn arm(&self) -> io::Result<()> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::Error::new(io::ErrorKind::TimedOut, format!("the TLS handshake did not end within {:?}", self.limit)));
+        }
+        self.stream.get_ref().set_read_timeout(Some(left))?;
+        self.stream.get_ref().set_write_timeout(Some(left))
+    }
+
+    /// A timed-out socket call as the deadline's error.
+    fn explain(&self, e: io::Error) -> io::Error {
+        match e.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
+                io::Error::new(io::ErrorKind::TimedOut, format!("the TLS handshake did not end within {:?}", self.limit))
+            }
+            _ => e,
+        }
+    }
+}
+
+impl Read for Deadlined<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.arm()?;
+        self.stream.read(buf).map_err(|e| self.explain(e))
+    }
+}
+
+impl Write for Deadlined<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.arm()?;
+        self.stream.write(buf).map_err(|e| self.explain(e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// What both halves share: the TLS state and the socket's write side.
 struct Shared {
     conn: Mutex<Connection>,
-    socket: Mutex<TcpStream>,
+    socket: Mutex<NoSigpipe>,
 }
 
 /// Sends what `conn` has encrypted, in order; returns the connection locked again. `wait`:

@@ -56,6 +56,13 @@ pub trait Accepted: Send + 'static {
     /// Makes the connection ready for frames.
     fn establish(self, config: &WorkerConfig) -> io::Result<Connection<Self::Sink, Self::Source>>;
 
+    /// Ends the connection from another thread while [`establish`](Self::establish) runs (the
+    /// pre-authentication deadline covers a TLS handshake). Default: `None`, for transports
+    /// whose establishing is quick or bounded on its own.
+    fn hangup_while_establishing(&self) -> Option<Box<dyn Hangup>> {
+        None
+    }
+
     /// Closes a connection the worker will not serve, telling the peer why with an error
     /// frame where the transport can send one before the connection is established.
     /// Default: just closed.

@@ -105,6 +105,13 @@ struct Cli {
     /// a process of its own, confined; see docs/ISOLATION.md).
     #[arg(long, default_value = "nobody")]
     host_code_user: String,
+    /// Largest file a session process (and the compiler it runs) may write, in MiB: scratch
+    /// files, compiled modules and, on the host backend, the memory files that hold device
+    /// memory, so one allocation can be no larger (with --allow-host-code). Default: 1024, or
+    /// the memory per device when larger; at least 2 (a granule of device memory). A write
+    /// beyond it fails, naming this flag.
+    #[arg(long, value_parser = clap::value_parser!(u64).range((hip_worker::sandbox::confine::MIN_MAX_FILE_BYTES >> 20)..=(1 << 40)))]
+    session_max_file_mib: Option<u64>,
     /// Where compiled hiprtc programs (and hipcc fat binaries' device source) are kept between
     /// sessions, one directory per tenant; `none` keeps them in memory only. Default:
     /// $XDG_CACHE_HOME/hip-remote/rtc, else ~/.cache/hip-remote/rtc (/var/cache/hip-remote/rtc
@@ -172,7 +179,8 @@ struct Cli {
     /// Require client certificates signed by this CA (PEM); needs --tls-cert.
     #[arg(long, value_name = "PEM", requires = "tls_cert")]
     tls_client_ca: Option<std::path::PathBuf>,
-    /// Milliseconds a connection may take to authenticate before it is closed.
+    /// Milliseconds a connection may take to authenticate (a TLS handshake included) before
+    /// it is closed.
     #[arg(long, default_value_t = hip_worker::config::PREAUTH_DEADLINE.as_millis() as u64)]
     preauth_timeout_ms: u64,
     /// Most concurrent connections; more get an error frame and are closed.
@@ -437,6 +445,16 @@ fn session_processes(
     };
     let mut process = SessionProcess::new(spec, count, &cli.host_code_user, log_filter, cli.max_connections.max(1)).map_err(|e| e.to_string())?;
     process.spin = spin;
+    if let Some(mib) = cli.session_max_file_mib {
+        process.max_file_bytes = mib << 20;
+        if let BackendSpec::Host(host) = &process.backend {
+            if process.max_file_bytes < host.memory_per_device {
+                tracing::warn!(
+                    "--session-max-file-mib {mib} is below the memory per device: an allocation larger than {mib} MiB fails with hipErrorOutOfMemory"
+                );
+            }
+        }
+    }
     let view: Arc<dyn Backend> = match &process.backend {
         BackendSpec::Host(config) => {
             let host = HostBackend::new(*config);

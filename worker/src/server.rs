@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 use transport_core::mem::{MemSink, MemSource};
@@ -243,6 +243,16 @@ fn accept_loop<L: Listener>(
 /// A connection thread: establishes the connection, serves its session, frees its slot.
 fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<dyn Backend>, config: &WorkerConfig, stripes: Option<Arc<StripeHub>>) {
     let (transport, conn_id) = (L::TRANSPORT, slot.conn_id);
+    // The pre-authentication deadline runs from here: establishing the connection (a TLS
+    // handshake) counts against it as well as authenticating, so a peer that dribbles its
+    // handshake cannot hold the connection's slot past it.
+    if let Some(hangup) = accepted.hangup_while_establishing() {
+        if !slot.register(hangup) {
+            return;
+        }
+    }
+    let trust = Arc::new(OnceLock::new());
+    let deadline = PreauthDeadline::start(&slot, Arc::clone(&trust), config.limits.preauth_deadline);
     let Connection { sink, source, hangup, peer, descriptors } = match accepted.establish(config) {
         Ok(connection) => connection,
         Err(e) => {
@@ -251,6 +261,10 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
         }
     };
     if !slot.register(hangup) {
+        return;
+    }
+    if deadline.as_ref().is_some_and(PreauthDeadline::passed) {
+        tracing::warn!(transport, conn_id, ?peer, "connection closed: not established within the pre-authentication deadline");
         return;
     }
     // Every log line of the session names its peer (refused logins above all).
@@ -266,7 +280,7 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
     if let Some(sender) = descriptors.filter(|_| config.session_process.is_none()) {
         session.set_descriptor_sender(sender);
     }
-    let _deadline = PreauthDeadline::start(&slot, session.trust_flag(), config.limits.preauth_deadline);
+    let _ = trust.set(session.trust_flag());
     let hang_up = || slot.connections.hang_up(conn_id);
     let isolated = config.session_process.as_deref().map(|process| (process, &hang_up as &(dyn Fn() + Sync)));
     let (session, result) = run_session_in(sink, source, session, isolated);
@@ -276,31 +290,43 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
     }
 }
 
-/// Closes a connection that has not authenticated within its deadline: a watchdog thread
-/// that ends when the deadline passes or the connection ends (this is dropped), whichever
-/// comes first.
+/// Closes a connection that has not authenticated within its deadline, counted from before
+/// the connection is established: a watchdog thread that ends when the deadline passes or
+/// the connection ends (this is dropped), whichever comes first. `trusted` holds the
+/// session's trust flag once there is a session.
 struct PreauthDeadline {
     _connection_alive: std::sync::mpsc::Sender<()>,
+    passed: Arc<AtomicBool>,
 }
 
 impl PreauthDeadline {
-    fn start(slot: &Slot, trusted: Arc<AtomicBool>, deadline: Duration) -> Option<Self> {
+    fn start(slot: &Slot, trusted: Arc<OnceLock<Arc<AtomicBool>>>, deadline: Duration) -> Option<Self> {
         let (alive, ended) = std::sync::mpsc::channel::<()>();
         let (connections, conn_id) = (slot.connections.clone(), slot.conn_id);
+        let passed = Arc::new(AtomicBool::new(false));
+        let mark = Arc::clone(&passed);
         let spawned = std::thread::Builder::new().name(format!("hip-preauth-{conn_id}")).spawn(move || {
-            if ended.recv_timeout(deadline) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) && !trusted.load(Ordering::Acquire) {
+            let is_trusted = || trusted.get().is_some_and(|flag| flag.load(Ordering::Acquire));
+            if ended.recv_timeout(deadline) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) && !is_trusted() {
+                mark.store(true, Ordering::Release);
                 tracing::warn!(conn_id, ?deadline, "connection closed: not authenticated within the deadline");
                 connections.hang_up(conn_id);
             }
         });
         match spawned {
-            Ok(_) => Some(Self { _connection_alive: alive }),
+            Ok(_) => Some(Self { _connection_alive: alive, passed }),
             Err(e) => {
                 tracing::error!(%e, "cannot start the pre-authentication deadline; closing the connection");
                 slot.connections.hang_up(conn_id);
                 None
             }
         }
+    }
+
+    /// Whether the deadline passed before the session was trusted (the connection was hung
+    /// up, or had no hang-up registered yet to end it with).
+    fn passed(&self) -> bool {
+        self.passed.load(Ordering::Acquire)
     }
 }
 

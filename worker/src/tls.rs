@@ -1,13 +1,14 @@
 //! TLS on the worker's TCP listener: [`TlsListener`] accepts TCP connections like the plain
-//! listener and runs the TLS handshake on the connection's own thread, within the
-//! pre-authentication deadline. A plain hip-remote client that reaches it is told, in a
+//! listener and runs the TLS handshake on the connection's own thread; the whole handshake
+//! lies within the pre-authentication deadline (one deadline from accept to authentication,
+//! however the peer paces its bytes). A plain hip-remote client that reaches it is told, in a
 //! clear error frame, to use TLS; a TLS client refused before its session (connection
 //! limits, shutdown) is told why inside TLS, by one background thread with a short queue.
 //! RDMA keeps its own path (no TLS there).
 
 use crate::backend::Backend;
 use crate::config::WorkerConfig;
-use crate::listener::{Accepted, Connection, Listener, TcpAccepted};
+use crate::listener::{Accepted, Connection, Hangup, Listener, TcpAccepted};
 use crate::server::Server;
 use proto_core::frame::{encode_frame, FrameMeta};
 use proto_core::wire::ErrorReply;
@@ -109,19 +110,28 @@ impl Accepted for TlsAccepted {
         }
     }
 
+    /// The handshake blocks in reads: shutting the socket's reading side ends them.
+    fn hangup_while_establishing(&self) -> Option<Box<dyn Hangup>> {
+        self.tcp.stream.try_clone().ok().map(|stream| Box::new(stream) as Box<dyn Hangup>)
+    }
+
+    /// The first bytes and the whole handshake within the pre-authentication deadline (the
+    /// server's watchdog hangs up at that deadline too, see `hangup_while_establishing`).
     fn establish(self, config: &WorkerConfig) -> io::Result<Connection<TlsSink, TlsSource>> {
         let Self { tcp, tls } = self;
         let peer = tcp.peer;
         tcp.stream.set_nonblocking(false)?;
-        let deadline = config.limits.preauth_deadline;
-        if speaks_plain_protocol(&tcp, deadline) {
+        let limit = config.limits.preauth_deadline;
+        let deadline = Instant::now() + limit;
+        if speaks_plain_protocol(&tcp, limit) {
             tracing::warn!(%peer, "connection refused: a plain (not TLS) hip-remote client");
             config.session.metrics.refused(crate::metrics::Refusal::Handshake);
             tcp.refuse(Status::AUTH_REQUIRED, TLS_ONLY);
             return Err(io::Error::new(io::ErrorKind::InvalidData, "a plain client on the TLS listener"));
         }
         let hangup = Box::new(tcp.stream.try_clone()?);
-        match transport_tcp::tls::accept(tcp.stream, &config.tcp, &tls, deadline) {
+        let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+        match transport_tcp::tls::accept(tcp.stream, &config.tcp, &tls, left) {
             Ok((sink, source)) => Ok(Connection { sink, source, hangup, peer: Some(peer), descriptors: None }),
             Err(e) => {
                 tracing::warn!(%peer, %e, "connection refused: TLS handshake failed");

@@ -99,6 +99,7 @@ use self::properties::CpuInfo;
 pub(crate) use self::stream::KernelOutput;
 pub use self::stream::MAX_PENDING_KERNEL_OUTPUT;
 use self::stream::{Stream, StreamOp};
+pub use self::vmm::RECOMMENDED_GRANULARITY;
 use super::{
     BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, EventHandle, FunctionHandle, ModuleHandle, Pitched, Rows,
     StreamHandle, TransportHooks,

@@ -65,6 +65,8 @@ pub struct ChildArgs {
     /// The session's resource bounds (the worker-wide stream count stays the worker's: a
     /// session process counts only its own streams against it).
     pub limits: ChildLimits,
+    /// Largest file the process may write (RLIMIT_FSIZE), bytes.
+    pub max_file_bytes: u64,
     /// User and group to switch to when started as root.
     pub run_as: Option<(u32, u32)>,
     /// The one writable directory.
@@ -95,6 +97,7 @@ impl ChildArgs {
             format!("max-modules={}", self.limits.max_modules),
             format!("max-memory={}", self.limits.max_memory.unwrap_or(0)),
             format!("max-pending={}", self.limits.max_pending_bytes),
+            format!("max-file={}", self.max_file_bytes),
             format!("scratch={}", self.scratch.display()),
             format!("log={}", self.log_filter),
             format!("spin-us={}", self.spin.as_micros()),
@@ -142,6 +145,7 @@ impl ChildArgs {
                 max_memory: Some(number("max-memory")?).filter(|&m| m > 0),
                 max_pending_bytes: number("max-pending")? as usize,
             },
+            max_file_bytes: number("max-file")?,
             run_as,
             scratch: get("scratch")?.into(),
             rtc_cache: map.get("rtc-cache").map(PathBuf::from),
@@ -183,7 +187,12 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     // Confined before any thread starts: Landlock and seccomp apply to the calling thread and
     // the threads it creates after (a GPU driver's threads among them: it starts here, after).
     let gpu = args.backend.gpu().map(|vendor| confine::GpuAccess { vendor, library_dirs: args.backend.library_dirs() });
-    match confine::confine(args.run_as, &args.scratch, args.rtc_cache.as_deref(), gpu.as_ref()) {
+    let (memory_per_device, devices) = match &args.backend {
+        BackendSpec::Host(host) => (host.memory_per_device, host.devices),
+        _ => (0, 0),
+    };
+    let limits = confine::FileLimits { max_file_bytes: args.max_file_bytes, max_open_files: confine::max_open_files(memory_per_device, devices) };
+    match confine::confine(args.run_as, &args.scratch, args.rtc_cache.as_deref(), limits, gpu.as_ref()) {
         Ok(enforced) => tracing::info!(
             backend = args.backend.name(),
             user = ?enforced.switched_user,

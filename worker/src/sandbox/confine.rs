@@ -36,12 +36,24 @@ pub const GPU_READ_ONLY_PATHS: &[&str] = &["/proc", "/sys"];
 /// (the kernel counts per user; threads count): room for every session's stream and kernel
 /// threads and the compiler's pipeline, not for a fork bomb. Only set for a dedicated user.
 const MAX_PROCESSES: u64 = 8192;
-/// Largest file a session process may write (a compiled module or its scratch files).
-const MAX_FILE_BYTES: u64 = 1 << 30;
-/// Most open descriptors. The host backend keeps one per unit of client-placed `hipMalloc`
-/// memory (a memory file of at least a 2 MiB granule, docs/ALLOCATION.md), so this bounds
-/// those too: 4096 units are 8 GiB or more.
-const MAX_OPEN_FILES: u64 = 4096;
+/// Default bound on the largest file a session process (and the compiler it runs) may write:
+/// scratch files, compiled modules, compile cache entries. The memory files that hold the
+/// host backend's device memory count against the same limit (the kernel's RLIMIT_FSIZE
+/// applies to them too), so the limit a session process gets is never below its device
+/// memory ([`default_max_file_bytes`]).
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
+/// Smallest file-size limit: one granule of device memory (client-placed allocations are
+/// backed a granule or more at a time), below which no allocation fits.
+pub const MIN_MAX_FILE_BYTES: u64 = crate::backend::host::RECOMMENDED_GRANULARITY;
+/// The worker flag that sets a session process's file-size limit, in MiB.
+pub const MAX_FILE_FLAG: &str = "--session-max-file-mib";
+/// Least bound on open descriptors. The host backend keeps one per unit of client-placed
+/// `hipMalloc` memory (a memory file of at least a granule, docs/ALLOCATION.md), so the
+/// bound a session process gets grows with its device memory ([`max_open_files`]).
+const MIN_OPEN_FILES: u64 = 4096;
+/// Descriptors a session process needs besides its memory files: libraries, its link and
+/// channels, the compiler's pipes, loaded modules.
+const OPEN_FILES_HEADROOM: u64 = 1024;
 
 /// Why Landlock is not enforced when the kernel cannot (logged; tests skip on it).
 pub const KERNEL_LACKS_LANDLOCK: &str = "the kernel has no Landlock";
@@ -141,6 +153,76 @@ pub fn close_inherited_fds(first: i32) -> io::Result<()> {
     Ok(())
 }
 
+/// The file-size limit of session processes with `memory_per_device` bytes of device memory:
+/// [`DEFAULT_MAX_FILE_BYTES`], or the device memory when larger (one allocation's memory
+/// file may be that large; a smaller limit would kill the process with SIGXFSZ, or with it
+/// ignored fail the allocation, however little the session writes to disk).
+pub fn default_max_file_bytes(memory_per_device: u64) -> u64 {
+    DEFAULT_MAX_FILE_BYTES.max(memory_per_device)
+}
+
+/// The open-descriptor bound of a session process with `devices` devices of
+/// `memory_per_device` bytes: one memory file per granule of all of it, with headroom, and
+/// never below [`MIN_OPEN_FILES`] (the kernel's hard limit still caps it).
+pub fn max_open_files(memory_per_device: u64, devices: u32) -> u64 {
+    let granules = memory_per_device.div_ceil(MIN_MAX_FILE_BYTES).saturating_mul(u64::from(devices.max(1)));
+    MIN_OPEN_FILES.max(granules.saturating_add(OPEN_FILES_HEADROOM))
+}
+
+/// The file limits a session process sets on itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileLimits {
+    /// Largest file it may write (RLIMIT_FSIZE), bytes.
+    pub max_file_bytes: u64,
+    /// Most descriptors it may hold open (RLIMIT_NOFILE).
+    pub max_open_files: u64,
+}
+
+/// This process's file-size limit (RLIMIT_FSIZE) in bytes; `None` when there is none.
+pub fn file_size_limit() -> Option<u64> {
+    let mut current = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes the struct we pass.
+    if unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut current) } != 0 || current.rlim_cur == libc::RLIM_INFINITY {
+        return None;
+    }
+    Some(current.rlim_cur)
+}
+
+/// The file-size limit in words for an error message: its value and the flag that raises it.
+pub fn file_limit_text(limit: Option<u64>) -> String {
+    match limit {
+        Some(bytes) => format!("the session's file-size limit ({}, RLIMIT_FSIZE; the worker's {MAX_FILE_FLAG} raises it)", mib_text(bytes)),
+        None => "the file-size limit (RLIMIT_FSIZE)".into(),
+    }
+}
+
+fn mib_text(bytes: u64) -> String {
+    if bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// `e`, explained when a session process's limit caused it: `EFBIG` (a write or a size
+/// beyond the file-size limit: the limit and the flag that raises it) or `EMFILE` (the
+/// open-descriptor limit).
+pub fn explain_limit(e: io::Error) -> io::Error {
+    match e.raw_os_error() {
+        Some(libc::EFBIG) => io::Error::new(e.kind(), format!("{e}: beyond {}", file_limit_text(file_size_limit()))),
+        Some(libc::EMFILE) => {
+            let mut current = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            // SAFETY: getrlimit writes the struct we pass.
+            let limit = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut current) } == 0 { current.rlim_cur.to_string() } else { "?".into() };
+            io::Error::new(
+                e.kind(),
+                format!("{e}: the session's open-descriptor limit ({limit}, RLIMIT_NOFILE; one per granule of device memory with headroom: free allocations)"),
+            )
+        }
+        _ => e,
+    }
+}
+
 /// Lowers `resource` to `value`, or keeps it where it is when it is lower already (raising a
 /// hard limit needs privileges the process may not have; small machines start lower).
 fn set_rlimit(resource: libc::__rlimit_resource_t, value: u64, what: &str) -> io::Result<()> {
@@ -166,12 +248,25 @@ fn step_failed(what: &str) -> io::Error {
 
 /// Drops every right the session does not need. `run_as`: user and group to switch to when
 /// running as root; `scratch`: the one directory the process may write, with `cache` (its
-/// tenant's compile cache) when given; `gpu`: what a GPU process's driver must reach.
-pub fn confine(run_as: Option<(u32, u32)>, scratch: &Path, cache: Option<&Path>, gpu: Option<&GpuAccess>) -> io::Result<Enforced> {
+/// tenant's compile cache) when given; `limits`: its file-size and open-descriptor limits;
+/// `gpu`: what a GPU process's driver must reach.
+pub fn confine(
+    run_as: Option<(u32, u32)>,
+    scratch: &Path,
+    cache: Option<&Path>,
+    limits: FileLimits,
+    gpu: Option<&GpuAccess>,
+) -> io::Result<Enforced> {
     let mut enforced = Enforced::default();
     set_rlimit(libc::RLIMIT_CORE, 0, "RLIMIT_CORE")?;
-    set_rlimit(libc::RLIMIT_FSIZE, MAX_FILE_BYTES, "RLIMIT_FSIZE")?;
-    set_rlimit(libc::RLIMIT_NOFILE, MAX_OPEN_FILES, "RLIMIT_NOFILE")?;
+    set_rlimit(libc::RLIMIT_FSIZE, limits.max_file_bytes, "RLIMIT_FSIZE")?;
+    // A write beyond the limit fails with EFBIG (and the call that made it reports the limit)
+    // instead of killing the session; the compiler inherits the ignored signal.
+    // SAFETY: setting a signal's disposition to "ignore" installs no handler.
+    if unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) } == libc::SIG_ERR {
+        return Err(step_failed("ignoring SIGXFSZ"));
+    }
+    set_rlimit(libc::RLIMIT_NOFILE, limits.max_open_files, "RLIMIT_NOFILE")?;
     // SAFETY: getuid has no preconditions.
     if unsafe { libc::getuid() } == 0 {
         let (uid, gid) = run_as.ok_or_else(|| io::Error::other("running as root without a user to switch to (--host-code-user)"))?;
@@ -355,5 +450,33 @@ mod tests {
         }
         assert_eq!(numbered_nvidia_gpus(dev.path()), vec![dev.path().join("nvidia0"), dev.path().join("nvidia12")]);
         assert!(numbered_nvidia_gpus(&dev.path().join("missing")).is_empty());
+    }
+
+    #[test]
+    fn the_file_size_limit_is_never_below_the_device_memory() {
+        assert_eq!(default_max_file_bytes(256 << 20), DEFAULT_MAX_FILE_BYTES);
+        assert_eq!(default_max_file_bytes(16 << 30), 16 << 30);
+        assert_eq!(
+            file_limit_text(Some(2 << 20)),
+            "the session's file-size limit (2 MiB, RLIMIT_FSIZE; the worker's --session-max-file-mib raises it)"
+        );
+        assert!(file_limit_text(Some((1 << 20) + 1)).contains("1048577 bytes"));
+    }
+
+    #[test]
+    fn open_descriptors_cover_every_granule_of_device_memory() {
+        assert_eq!(max_open_files(1 << 30, 1), MIN_OPEN_FILES);
+        // 16 GiB in 2 MiB granules on each of two devices, and the headroom.
+        assert_eq!(max_open_files(16 << 30, 2), 2 * 8192 + OPEN_FILES_HEADROOM);
+    }
+
+    #[test]
+    fn limit_errors_name_the_limit() {
+        let e = explain_limit(io::Error::from_raw_os_error(libc::EFBIG));
+        assert!(e.to_string().contains("RLIMIT_FSIZE"), "{e}");
+        let e = explain_limit(io::Error::from_raw_os_error(libc::EMFILE));
+        assert!(e.to_string().contains("RLIMIT_NOFILE"), "{e}");
+        let other = explain_limit(io::Error::from_raw_os_error(libc::ENOENT));
+        assert!(!other.to_string().contains("RLIMIT"), "{other}");
     }
 }

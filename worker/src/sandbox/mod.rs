@@ -59,6 +59,9 @@ pub struct SessionProcess {
     pub log_filter: String,
     /// How long link reads poll before blocking (the worker's TCP spin).
     pub spin: std::time::Duration,
+    /// Largest file a session process may write (RLIMIT_FSIZE), bytes; default
+    /// [`confine::default_max_file_bytes`] of the device memory.
+    pub max_file_bytes: u64,
     /// Device memory in use, worker-wide, counted by every session process.
     pub usage: Arc<SharedUsage>,
     /// Which rows of `usage` live session processes hold.
@@ -77,6 +80,11 @@ impl SessionProcess {
             return Err(std::io::Error::other(format!("--host-code-user {user} is root: session processes must not run as root")));
         }
         let usage = Arc::new(SharedUsage::create(devices as usize, max_sessions)?);
+        // Host device memory lives in memory files, which the file-size limit counts.
+        let max_file_bytes = confine::default_max_file_bytes(match &backend {
+            BackendSpec::Host(host) => host.memory_per_device,
+            _ => 0,
+        });
         Ok(Self {
             exe: std::env::current_exe()?,
             backend,
@@ -84,6 +92,7 @@ impl SessionProcess {
             scratch_root: std::env::temp_dir(),
             log_filter: log_filter.to_owned(),
             spin: std::time::Duration::ZERO,
+            max_file_bytes,
             usage,
             rows: Mutex::new(vec![false; max_sessions]),
         })
@@ -136,6 +145,7 @@ mod tests {
             backend: host,
             max_queued_reply_bytes: 256 << 20,
             limits: ChildLimits { max_streams: 1024, max_events: 9, max_modules: 7, max_memory: Some(1 << 20), max_pending_bytes: 5 },
+            max_file_bytes: 1 << 30,
             run_as: Some((65534, 65534)),
             scratch: "/tmp/hip-session-42".into(),
             rtc_cache: Some("/var/cache/hip-remote/rtc/0123abcd".into()),

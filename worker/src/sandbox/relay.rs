@@ -87,7 +87,7 @@ pub fn relay(
     };
     let pid = child.id();
     tracing::info!(pid, "session process started");
-    let child = Mutex::new(SessionChild { child, ended: None });
+    let child = Mutex::new(SessionChild { child, ended: None, killed: false });
     let metrics = session.metrics();
     let timed: Mutex<HashMap<u64, (Family, Instant)>> = Mutex::default();
     let (to_child, from_child) = match link.try_clone() {
@@ -120,7 +120,7 @@ pub fn relay(
         }
         let down = child_to_client(from_child, replies, &metrics, &timed);
         let status = wait(&child, Some(EXIT_GRACE));
-        if let Some(why) = died(&status) {
+        if let Some(why) = died(&status, lock(&child).killed, process.max_file_bytes) {
             tracing::warn!(pid, "session process died: {why}; the session has ended");
             let _ = replies.send_error(
                 0,
@@ -179,6 +179,7 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
         backend: process.backend.clone(),
         max_queued_reply_bytes: session.config().max_queued_reply_bytes,
         limits: ChildLimits::of(&session.config().limits),
+        max_file_bytes: process.max_file_bytes,
         run_as: process.run_as,
         scratch: scratch.0.clone(),
         rtc_cache,
@@ -349,6 +350,8 @@ fn child_to_client(
 struct SessionChild {
     child: Child,
     ended: Option<ExitStatus>,
+    /// The worker killed it (it did not end after its client left).
+    killed: bool,
 }
 
 impl SessionChild {
@@ -378,6 +381,7 @@ impl SessionChild {
 
     fn kill(&mut self) {
         if self.ended.is_none() {
+            self.killed = true;
             let _ = self.child.kill();
         }
     }
@@ -400,16 +404,27 @@ fn wait(child: &Mutex<SessionChild>, grace: Option<Duration>) -> ExitStatus {
     }
 }
 
-/// Why the session process died, if it did not exit cleanly.
-fn died(status: &ExitStatus) -> Option<String> {
+/// Why the session process died, if it did not exit cleanly. `killed`: the worker killed
+/// it; `max_file_bytes`: its file-size limit.
+fn died(status: &ExitStatus, killed: bool, max_file_bytes: u64) -> Option<String> {
     if let Some(signal) = status.signal() {
+        let limit;
         let name = match signal {
+            libc::SIGKILL if killed => "SIGKILL, killed by the worker: it did not end after its client left",
+            libc::SIGKILL => {
+                "SIGKILL, killed by the system: most likely the kernel's out-of-memory killer (the session's host memory, \
+                 its device memory included, ran the machine out of memory)"
+            }
+            libc::SIGXFSZ => {
+                limit = format!("SIGXFSZ, a file written beyond {}", super::confine::file_limit_text(Some(max_file_bytes)));
+                &limit
+            }
+            libc::SIGXCPU => "SIGXCPU, its CPU-time limit (RLIMIT_CPU)",
             libc::SIGSEGV => "SIGSEGV, an invalid memory access in client code",
             libc::SIGBUS => "SIGBUS, an invalid memory access in client code",
             libc::SIGILL => "SIGILL, an illegal instruction in client code",
             libc::SIGFPE => "SIGFPE, an arithmetic fault in client code",
             libc::SIGABRT => "SIGABRT, aborted",
-            libc::SIGKILL => "SIGKILL, killed (out of memory, or it did not end after its client left)",
             libc::SIGSYS => "SIGSYS, a forbidden system call",
             _ => "a signal",
         };

@@ -38,14 +38,15 @@ pub(super) fn memory_file(len: usize) -> std::io::Result<OwnedFd> {
     // SAFETY: a valid NUL-terminated name and flags; the result is checked.
     let raw = unsafe { libc::memfd_create(NAME.as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING) };
     if raw < 0 {
-        return Err(std::io::Error::last_os_error());
+        return Err(crate::sandbox::confine::explain_limit(std::io::Error::last_os_error()));
     }
     // SAFETY: `raw` is a fresh descriptor owned by nobody else.
     let fd = unsafe { OwnedFd::from_raw_fd(raw) };
     let len = libc::off_t::try_from(len).map_err(|_| std::io::Error::other("memory file too large"))?;
     // SAFETY: `fd` is a valid memory file.
     if unsafe { libc::ftruncate(fd.as_raw_fd(), len) } < 0 {
-        return Err(std::io::Error::last_os_error());
+        // A session process's file-size limit counts memory files too: say which limit.
+        return Err(crate::sandbox::confine::explain_limit(std::io::Error::last_os_error()));
     }
     // SAFETY: adding seals to a valid memory file created with sealing allowed.
     if unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_ADD_SEALS, SIZE_SEALS) } < 0 {

@@ -41,6 +41,7 @@ use proto_core::limits::{MAX_BULK_LEN, MAX_NAME_LEN, MAX_TEXT_LEN};
 use super::module::{HostModule, ModuleLimits};
 use super::{lock, wait, HostBackend};
 use crate::backend::{BackendError, DeviceIndex, LinkInput, RtcBackend, RtcOutput, RtcRequest, FALLBACK_HEADERS};
+use crate::sandbox::confine::{explain_limit, file_limit_text, file_size_limit};
 
 /// The prelude force-included into every program.
 const PRELUDE: &str = include_str!("rtc/prelude.hpp");
@@ -129,7 +130,7 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
     let dir = TempDir::create()?;
     let rdc = request.options.iter().any(|o| o.trim() == RDC_OPTION);
     let generated = generate(&name, &source, request, rdc);
-    let io = |e: std::io::Error| BackendError::Unknown(format!("hiprtc scratch files: {e}"));
+    let io = |e: std::io::Error| BackendError::Unknown(format!("hiprtc scratch files: {}", explain_limit(e)));
     write_file(&dir.path.join("sys/hip_remote/host_module.h"), HOST_MODULE_H).map_err(io)?;
     write_file(&dir.path.join("sys/hip_remote_prelude.hpp"), PRELUDE).map_err(io)?;
     for stub in STUB_HEADERS {
@@ -184,7 +185,10 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
             let _ = writeln!(log, "hip-remote: the compiler was stopped after {} s", COMPILE_TIMEOUT.as_secs());
             return Ok(failure(log));
         }
-        CompilerStatus::Failed => return Ok(failure(log)),
+        CompilerStatus::Failed => {
+            note_file_limit(&mut log);
+            return Ok(failure(log));
+        }
         CompilerStatus::Succeeded => {}
     }
 
@@ -221,6 +225,15 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
     let lowered_names = lowered_names(&module, &generated.lowered);
     drop(module);
     Ok(RtcOutput { success: true, log: clean_log(log), code, lowered_names })
+}
+
+/// Adds to a failed compile's log which limit stopped it when the toolchain's messages say
+/// it could not write a file that large (EFBIG's "File too large"): a session process's
+/// file-size limit, which its compiler shares.
+pub(super) fn note_file_limit(log: &mut String) {
+    if log.contains("File too large") || log.contains("File size limit exceeded") {
+        let _ = writeln!(log, "hip-remote: the compiler could not write a file beyond {}", file_limit_text(file_size_limit()));
+    }
 }
 
 fn failure(log: String) -> RtcOutput {

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 /// Granularity recommended for reservations and physical allocations (a huge page).
-const RECOMMENDED_GRANULARITY: u64 = 2 << 20;
+pub const RECOMMENDED_GRANULARITY: u64 = 2 << 20;
 
 /// Physical memory: a memfd and the capacity it holds.
 #[derive(Debug)]

@@ -76,7 +76,7 @@ pub(in crate::backend::host) fn link(inputs: &[LinkInput<'_>], limits: &ModuleLi
 
     let _slot = CompileSlot::acquire();
     let dir = TempDir::create()?;
-    let io = |e: std::io::Error| BackendError::Unknown(format!("link scratch files: {e}"));
+    let io = |e: std::io::Error| BackendError::Unknown(format!("link scratch files: {}", crate::sandbox::confine::explain_limit(e)));
     write_file(&dir.path.join("sys/hip_remote/host_module.h"), HOST_MODULE_H).map_err(io)?;
     write_file(&dir.path.join("sys/hip_remote_prelude.hpp"), PRELUDE).map_err(io)?;
     for stub in STUB_HEADERS {
@@ -116,7 +116,10 @@ pub(in crate::backend::host) fn link(inputs: &[LinkInput<'_>], limits: &ModuleLi
             let _ = writeln!(log, "hip-remote: the linker was stopped after {} s", super::COMPILE_TIMEOUT.as_secs());
             return Ok(failure(log));
         }
-        CompilerStatus::Failed => return Ok(failure(log)),
+        CompilerStatus::Failed => {
+            super::note_file_limit(&mut log);
+            return Ok(failure(log));
+        }
         CompilerStatus::Succeeded => {}
     }
     let code = match read_bounded(&output, MAX_CODE_LEN) {
