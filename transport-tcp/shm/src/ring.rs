@@ -111,7 +111,18 @@ pub struct Producer {
 impl Producer {
     /// The producer of `direction` in `map` (zeroed or just initialised: both indices 0).
     pub fn new(map: Arc<Mapping>, direction: Direction) -> Self {
-        Self { ring: Ring::new(map, direction), head: 0 }
+        Self::resume(map, direction, 0)
+    }
+
+    /// The producer of `direction` taking over at `head` bytes written (a connection handed
+    /// to another process).
+    pub fn resume(map: Arc<Mapping>, direction: Direction, head: u64) -> Self {
+        Self { ring: Ring::new(map, direction), head }
+    }
+
+    /// Bytes written so far.
+    pub fn head(&self) -> u64 {
+        self.head
     }
 
     /// Bytes that can be written now.
@@ -171,7 +182,28 @@ pub struct Consumer {
 impl Consumer {
     /// The consumer of `direction` in `map`.
     pub fn new(map: Arc<Mapping>, direction: Direction) -> Self {
-        Self { ring: Ring::new(map, direction), tail: 0 }
+        Self::resume(map, direction, 0)
+    }
+
+    /// The consumer of `direction` taking over at `tail` bytes read (a connection handed to
+    /// another process).
+    pub fn resume(map: Arc<Mapping>, direction: Direction, tail: u64) -> Self {
+        Self { ring: Ring::new(map, direction), tail }
+    }
+
+    /// Bytes read so far.
+    pub fn tail(&self) -> u64 {
+        self.tail
+    }
+
+    /// The mapping this ring lives in.
+    pub fn mapping(&self) -> &Arc<Mapping> {
+        &self.ring.map
+    }
+
+    /// What the producer has published as written (its own index, as it last stored it).
+    pub fn published_head(&self) -> u64 {
+        self.ring.u64_at(HEAD).load(Ordering::Acquire)
     }
 
     /// Bytes that can be read now.
