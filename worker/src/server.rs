@@ -284,6 +284,7 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
     });
     let (session, result) = run_session_in(sink, source, session, isolated);
     match result {
+        Ok(()) if session == STRIPE_HANDED => tracing::info!("{transport} stripe connection handed to its session's process"),
         Ok(()) => tracing::info!(session, "{transport} connection ended; session freed"),
         Err(e) => tracing::info!(session, %e, "{transport} connection ended; session freed"),
     }
@@ -326,6 +327,10 @@ pub(crate) fn run_session<Source: FrameSource + 'static>(
     run_session_in(sink, source, session, None)
 }
 
+/// What [`run_session_in`] returns as the session id of a stripe connection it handed to its
+/// session's process (no session of the worker's has this id: ids count from 1).
+const STRIPE_HANDED: u64 = 0;
+
 /// How a connection's session goes on in a session process ([`crate::sandbox`]).
 struct Isolated<'a, Source> {
     process: &'a SessionProcess,
@@ -364,7 +369,15 @@ fn run_session_in<Source: FrameSource + 'static>(
                 }
             }
             Ok(None) => match session.take_stripe_join() {
-                Some((session_id, frame)) => hand_stripe(session_id, frame, source, &replies, &session.metrics(), &isolated),
+                Some((session_id, frame)) => {
+                    let handed = hand_stripe(session_id, frame, source, &replies, &session.metrics(), &isolated);
+                    if handed.as_ref().is_ok_and(|&handed| handed) {
+                        drop(session);
+                        late.close();
+                        return (STRIPE_HANDED, Ok(()));
+                    }
+                    handed.map(drop)
+                }
                 None => Ok(()),
             },
             Err(e) => Err(e),
@@ -380,7 +393,7 @@ fn run_session_in<Source: FrameSource + 'static>(
 
 /// Hands a stripe connection whose `StripeJoin` (`frame`) names session `session_id` to the
 /// process serving that session, which checks the join as the worker would; refuses it here
-/// when no such session is served by a process, or from another address.
+/// when no such session is served by a process, or from another address. `Ok(true)`: handed.
 fn hand_stripe<Source>(
     session_id: u64,
     frame: Vec<u8>,
@@ -388,14 +401,14 @@ fn hand_stripe<Source>(
     replies: &ReplyWriter,
     metrics: &crate::metrics::Metrics,
     isolated: &Isolated<'_, Source>,
-) -> Result<(), TransportError> {
+) -> Result<bool, TransportError> {
     let request_id = proto_core::FrameHeader::parse(&frame[..proto_core::header::HEADER_LEN.min(frame.len())]).map_or(0, |h| h.request_id);
     let refused = match (isolated.hand_over)(source, isolated.peer, Terms::default()) {
         Ok(Handed::Tcp { socket, unread, peer, .. }) => {
             let mut bytes = frame;
             bytes.extend_from_slice(&unread);
             match isolated.process.handed.hand_stripe(session_id, socket, bytes, peer) {
-                Ok(()) => return Ok(()),
+                Ok(()) => return Ok(true),
                 Err(why) => why,
             }
         }
@@ -403,7 +416,7 @@ fn hand_stripe<Source>(
     };
     metrics.refused(crate::metrics::Refusal::Authentication);
     tracing::warn!(reason = refused, "stripe join refused");
-    replies.send_error(request_id, proto_core::Opcode::StripeJoin.raw(), Status::AUTH_FAILED, refused)
+    replies.send_error(request_id, proto_core::Opcode::StripeJoin.raw(), Status::AUTH_FAILED, refused).map(|()| false)
 }
 
 /// Serves one session over an in-memory connection, in a thread of its own: the same driver
