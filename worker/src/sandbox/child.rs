@@ -277,7 +277,8 @@ fn serve_connection(control: &UnixStream, mut session: Session, spin: std::time:
             session.set_stripe_hub(Arc::clone(&hub));
             let stripes = StripeSessions { backend: session.shared_backend(), config: Arc::new(session.config().clone()), hub, spin };
             let control = control.try_clone()?;
-            std::thread::Builder::new().name("hip-stripes".into()).spawn(move || stripes.take_from(&control))?;
+            let span = tracing::Span::current();
+            std::thread::Builder::new().name("hip-stripes".into()).spawn(move || span.in_scope(|| stripes.take_from(&control)))?;
             crate::server::run_session(sink, source, session)
         }
         #[cfg(target_os = "linux")]
@@ -331,7 +332,9 @@ impl StripeSessions {
             let mut stripe = Session::new(Arc::clone(&self.backend), Arc::clone(&self.config));
             stripe.set_peer(peer);
             stripe.set_stripe_hub(Arc::clone(&self.hub));
+            let span = tracing::Span::current();
             let spawned = std::thread::Builder::new().name("hip-stripe".into()).spawn(move || {
+                let _in_span = span.enter();
                 let (_, result) = crate::server::run_session(sink, source, stripe);
                 tracing::debug!(?result, "stripe connection ended");
             });
