@@ -278,7 +278,7 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
         process,
         hang_up: &hang_up,
         stopping: &stopping,
-        hand_over: <L::Accepted as Accepted>::hand_over,
+        hand_over: if relay_every_session() { relay_instead } else { <L::Accepted as Accepted>::hand_over },
         peer,
         max_stripes: u32::try_from(config.stripes.max_stripes).unwrap_or(u32::MAX),
     });
@@ -325,6 +325,21 @@ pub(crate) fn run_session<Source: FrameSource + 'static>(
     session: Session,
 ) -> (u64, Result<(), TransportError>) {
     run_session_in(sink, source, session, None)
+}
+
+/// The environment variable that makes the worker relay every session process's connection,
+/// as it must for TLS and RDMA: for measuring the relay against the handover only
+/// (`scripts/session-process-bench.sh`).
+pub const RELAY_EVERY_SESSION_ENV: &str = "HIP_WORKER_RELAY_SESSIONS";
+
+fn relay_every_session() -> bool {
+    static RELAY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *RELAY.get_or_init(|| std::env::var_os(RELAY_EVERY_SESSION_ENV).is_some_and(|v| v == "1"))
+}
+
+/// A hand-over that keeps the connection in the worker (relayed).
+fn relay_instead<Source>(source: Source, _peer: Option<SocketAddr>, _terms: Terms) -> Result<Handed, Source> {
+    Err(source)
 }
 
 /// What [`run_session_in`] returns as the session id of a stripe connection it handed to its
