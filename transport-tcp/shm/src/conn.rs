@@ -659,6 +659,28 @@ mod test {
     }
 
     #[test]
+    fn a_connection_handed_over_between_frames_goes_on_where_it_stopped() {
+        let ((mut tx, mut rx_c), (mut tx_w, mut rx), _) = pair_with("handover", ShmConfig::default());
+        tx.send(&ping(1), &[]).unwrap();
+        tx.send(&ping(2), &[]).unwrap();
+        assert_eq!(rx.recv_head().unwrap().header.request_id, 1);
+        tx_w.send(&ping(3), &[]).unwrap();
+        assert!(rx_c.hand_over().is_err(), "only the worker's side is handed over");
+        let parts = rx.hand_over().unwrap();
+        assert_eq!(parts.reply_head, tx_w.producer.head());
+        // The worker's halves go; the parts hold their own descriptors.
+        drop((rx, tx_w));
+        let (mut sink, mut source, _hangup, _descriptors) = worker_from_parts(parts, &ShmConfig::default()).unwrap();
+        assert_eq!(source.recv_head().unwrap().header.request_id, 2);
+        sink.send(&ping(4), &[]).unwrap();
+        assert_eq!(rx_c.recv_head().unwrap().header.request_id, 3);
+        assert_eq!(rx_c.recv_head().unwrap().header.request_id, 4);
+        // The new owner's end is the connection's end.
+        drop((sink, source, _hangup, _descriptors));
+        assert!(matches!(rx_c.recv_head(), Err(TransportError::Closed)));
+    }
+
+    #[test]
     fn the_hangup_ends_the_workers_reader() {
         let (_client, (_tx_w, mut rx), hangup) = pair_with("hangup", ShmConfig::default());
         let t = std::thread::spawn(move || rx.recv_head().map(|_| ()));
