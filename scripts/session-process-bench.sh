@@ -13,8 +13,11 @@ target=${TARGET_DIR:-$root/target/release}
 rounds=${ROUNDS:-3}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-cc -std=c11 -O2 -I "$root/client-capi/include" "$root/scripts/session-process-bench.c" -o "$work/bench" \
-  -L"$target" -lhiprtc -lamdhip64 -Wl,-rpath,"$target"
+bench=${BENCH_EXE:-$work/bench}
+if [ -z "${BENCH_EXE:-}" ]; then
+  cc -std=c11 -O2 -I "$root/client-capi/include" "$root/scripts/session-process-bench.c" -o "$bench" \
+    -L"$target" -lhiprtc -lamdhip64 -Wl,-rpath,"$target"
+fi
 echo "default:bench-token" > "$work/tokens"
 chmod 600 "$work/tokens"
 port=17710
@@ -35,7 +38,7 @@ for round in $(seq "$rounds"); do
   for transport in tcp shm; do
     for mode in shared handed relayed; do
       if [ "$transport" = tcp ]; then addr=${tcp[$mode]}; shm_env=off; else addr=${shm[$mode]}; shm_env=auto; fi
-      printf '%s %s %s %s\n' "$round" "$transport" "$mode" "$(HIP_REMOTE_WORKER=$addr HIP_REMOTE_SHM=$shm_env "$work/bench")"
+      printf '%s %s %s %s\n' "$round" "$transport" "$mode" "$(HIP_REMOTE_WORKER=$addr HIP_REMOTE_SHM=$shm_env "$bench")"
     done
   done
 done
