@@ -388,7 +388,7 @@ mod test {
         tx.flush().unwrap();
         // The first read takes all three frames into the buffer; one is consumed.
         assert_eq!(rx.recv_head().unwrap().header.request_id, 1);
-        let (stream, unread) = rx.into_parts().ok().expect("between frames");
+        let (stream, unread) = rx.into_parts().expect("between frames");
         assert!(!unread.is_empty());
         let (_, mut resumed) = from_parts(stream, &unread, Duration::ZERO).unwrap();
         assert_eq!(resumed.recv_head().unwrap().header.request_id, 2);

@@ -342,7 +342,8 @@ pub fn worker_from_parts(parts: ShmParts, config: &ShmConfig) -> io::Result<(Shm
     let map = Arc::new(Mapping::new(parts.rings.as_fd(), len)?);
     ring::check(&map)?;
     let bells = Arc::new(Bells { data: parts.data, space: parts.space, kept: None });
-    let sink = ShmSink { producer: Producer::resume(map.clone(), Direction::WorkerToClient, parts.reply_head), bells: bells.clone(), config: *config };
+    let sink =
+        ShmSink { producer: Producer::resume(map.clone(), Direction::WorkerToClient, parts.reply_head), bells: bells.clone(), config: *config };
     let source = source_half(Consumer::resume(map, Direction::ClientToWorker, parts.request_tail), bells.clone(), *config);
     let hangup = ShmHangup { bells };
     Ok((sink, source, hangup, FdChannel::new(parts.descriptors)?))

@@ -9,13 +9,13 @@ use super::link::{LinkSink, LinkSource};
 use crate::backend::host::usage::SharedUsage;
 use crate::backend::{HostBackend, HostConfig};
 use crate::session::{Session, SessionConfig, SessionLimits};
+use crate::stripes::{StripeConfig, StripeHub};
 use std::collections::HashMap;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use crate::stripes::{StripeConfig, StripeHub};
 use transport_core::TransportError;
 
 /// Exit status of a session process that could not confine itself or start.
@@ -263,7 +263,8 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
 /// the connection itself, and a thread takes the session's stripes from the channel;
 /// relayed, the channel itself carries the frames. `Err`: no connection came.
 fn serve_connection(control: &UnixStream, mut session: Session, spin: std::time::Duration) -> std::io::Result<Result<(), TransportError>> {
-    let handed = Handed::recv(control)?.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the worker closed the control channel"))?;
+    let handed =
+        Handed::recv(control)?.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the worker closed the control channel"))?;
     let (_, result) = match handed {
         Handed::Relay => {
             let reader = control.try_clone()?;

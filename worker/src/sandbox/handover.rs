@@ -97,7 +97,10 @@ impl Handed {
             Handed::Stripe { socket, unread, peer } => (KIND_STRIPE, unread, *peer, vec![socket.as_fd()]),
         };
         if unread.len() > MAX_UNREAD_BYTES {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} unread bytes to hand over (at most {MAX_UNREAD_BYTES})", unread.len())));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} unread bytes to hand over (at most {MAX_UNREAD_BYTES})", unread.len()),
+            ));
         }
         header[0..4].copy_from_slice(&kind.to_le_bytes());
         header[4..8].copy_from_slice(&(unread.len() as u32).to_le_bytes());
@@ -145,7 +148,8 @@ impl Handed {
         };
         let terms = Terms { max_stripes: word(44), features: long(48) };
         let mut fds = fds.into_iter();
-        let wrong = |wanted: usize| io::Error::new(io::ErrorKind::InvalidData, format!("control message of kind {kind} without its {wanted} descriptors"));
+        let wrong =
+            |wanted: usize| io::Error::new(io::ErrorKind::InvalidData, format!("control message of kind {kind} without its {wanted} descriptors"));
         let handed = match kind {
             KIND_RELAY => Handed::Relay,
             KIND_TCP => Handed::Tcp { socket: fds.next().ok_or_else(|| wrong(1))?, unread, peer, terms },

@@ -426,7 +426,7 @@ pub(super) fn died(status: &ExitStatus) -> Option<String> {
             libc::SIGILL => "SIGILL, an illegal instruction in client code",
             libc::SIGFPE => "SIGFPE, an arithmetic fault in client code",
             libc::SIGABRT => "SIGABRT, aborted",
-            libc::SIGKILL => "SIGKILL, killed (out of memory, or it did not end after its client left)",
+            libc::SIGKILL => "SIGKILL, killed (out of memory, by a watchdog or an operator, or it did not end after its client left)",
             libc::SIGSYS => "SIGSYS, a forbidden system call",
             _ => "a signal",
         };
