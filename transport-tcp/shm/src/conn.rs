@@ -161,7 +161,9 @@ impl ShmSink {
 impl FrameSink for ShmSink {
     fn send(&mut self, head: &[u8], bulk: &[u8]) -> Result<(), TransportError> {
         self.write_all(head)?;
-        self.write_all(bulk)
+        self.write_all(bulk)?;
+        self.producer.mark_frame_end();
+        Ok(())
     }
 
     /// Written into the ring at once: the ring is the batch (no system call per frame; a
@@ -328,6 +330,34 @@ impl ShmSource {
             request_tail: self.consumer.tail(),
             reply_head: Consumer::new(self.consumer.mapping().clone(), Direction::WorkerToClient).published_head(),
         })
+    }
+}
+
+impl ShmParts {
+    /// Copies of the parts (each descriptor duplicated).
+    pub fn try_clone(&self) -> io::Result<Self> {
+        Ok(Self {
+            rings: self.rings.try_clone()?,
+            data: self.data.try_clone()?,
+            space: self.space.try_clone()?,
+            descriptors: self.descriptors.try_clone()?,
+            request_tail: self.request_tail,
+            reply_head: self.reply_head,
+        })
+    }
+
+    /// A sink on the worker's ring that goes on where the process that served the connection
+    /// stopped, once that process is gone — if it stopped between frames (`None` in the middle
+    /// of one: a frame written now would land inside it). For the worker's last word.
+    pub fn sink_after_peer(&self, config: &ShmConfig) -> io::Result<Option<ShmSink>> {
+        let len = sys::sealed_len(self.rings.as_fd())?;
+        if len != ring::MAPPING_BYTES {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, format!("shared rings of {len} bytes, expected {}", ring::MAPPING_BYTES)));
+        }
+        let map = Arc::new(Mapping::new(self.rings.as_fd(), len)?);
+        let Some(producer) = Producer::resume_at_frame_end(map, Direction::WorkerToClient) else { return Ok(None) };
+        let bells = Arc::new(Bells { data: self.data.try_clone()?, space: self.space.try_clone()?, kept: None });
+        Ok(Some(ShmSink { producer, bells, config: *config }))
     }
 }
 
@@ -669,6 +699,7 @@ mod test {
         assert!(rx_c.hand_over().is_err(), "only the worker's side is handed over");
         let parts = rx.hand_over().unwrap();
         assert_eq!(parts.reply_head, tx_w.producer.head());
+        let parts_copy = parts.try_clone().unwrap();
         // The worker's halves go; the parts hold their own descriptors.
         drop((rx, tx_w));
         let (mut sink, mut source, _hangup, _descriptors) = worker_from_parts(parts, &ShmConfig::default()).unwrap();
@@ -676,9 +707,19 @@ mod test {
         sink.send(&ping(4), &[]).unwrap();
         assert_eq!(rx_c.recv_head().unwrap().header.request_id, 3);
         assert_eq!(rx_c.recv_head().unwrap().header.request_id, 4);
-        // The new owner's end is the connection's end.
+        // The new owner is gone between frames: a last frame goes on after its last one.
+        let kept = parts_copy;
         drop((sink, source, _hangup, _descriptors));
-        assert!(matches!(rx_c.recv_head(), Err(TransportError::Closed)));
+        let mut last = kept.sink_after_peer(&ShmConfig::default()).unwrap().expect("between frames");
+        last.send(&ping(5), &[]).unwrap();
+        assert_eq!(rx_c.recv_head().unwrap().header.request_id, 5);
+        // Gone in the middle of a frame: no last frame.
+        last.write_all(&ping(6)[..10]).unwrap();
+        assert!(kept.sink_after_peer(&ShmConfig::default()).unwrap().is_none());
+        // The connection ends with the last copies of its descriptors.
+        drop((last, kept));
+        let err = rx_c.recv_head().unwrap_err();
+        assert!(matches!(err, TransportError::Io(ref e) if e.kind() == io::ErrorKind::UnexpectedEof), "{err}");
     }
 
     #[test]

@@ -252,6 +252,11 @@ pub fn serve(
         Handed::Tcp { socket, .. } => socket.try_clone().ok().map(TcpStream::from),
         _ => None,
     };
+    #[cfg(target_os = "linux")]
+    let notice_ring = match &handed {
+        Handed::Shm { parts, .. } => parts.try_clone().ok(),
+        _ => None,
+    };
     let client_peer = match &handed {
         Handed::Tcp { peer, .. } => *peer,
         _ => None,
@@ -300,15 +305,57 @@ pub fn serve(
     match relay::died(&status) {
         Some(why) => {
             tracing::warn!(pid, "session process died: {why}; the session has ended");
+            let message = format!("the session's process died ({why}): the session has ended, its resources are freed");
             if let Some(socket) = notice_socket {
-                let message = format!("the session's process died ({why}): the session has ended, its resources are freed");
                 let _ = replies.send_error(0, 0, Status::LAUNCH_FAILURE, &message);
                 linger_then_close(socket);
+            }
+            #[cfg(target_os = "linux")]
+            if let Some(parts) = notice_ring {
+                notice_over_rings(&parts, &message);
             }
         }
         None => tracing::info!(pid, %status, "session process ended"),
     }
     Ok(())
+}
+
+/// Writes the death notice into a same-host connection's reply ring, where the dead process
+/// stopped, if it stopped between frames (else the client sees its peer gone, as it does
+/// once the worker's copies of the doorbells close).
+#[cfg(target_os = "linux")]
+fn notice_over_rings(parts: &transport_shm::ShmParts, message: &str) {
+    use transport_core::FrameSink;
+    // A client that does not read gets its peer gone instead, after this long.
+    let config = transport_shm::ShmConfig { spin: Duration::ZERO, stall_timeout: Some(NOTICE_LINGER), ..transport_shm::ShmConfig::default() };
+    let mut sink = match parts.sink_after_peer(&config) {
+        Ok(Some(sink)) => sink,
+        Ok(None) => {
+            tracing::info!("the session process died in the middle of a reply: its client sees the connection end without a notice");
+            return;
+        }
+        Err(e) => {
+            tracing::warn!(%e, "no death notice over the rings");
+            return;
+        }
+    };
+    let reply = proto_core::wire::ErrorReply {
+        status: Status::LAUNCH_FAILURE,
+        message: crate::session::truncate_utf8(message, proto_core::limits::MAX_NAME_LEN).into(),
+    };
+    let meta =
+        proto_core::frame::FrameMeta { opcode: 0, flags: proto_core::Flags::RESPONSE | proto_core::Flags::ERROR, request_id: 0, credits: 0, aux: 0 };
+    // Header, status, length prefix and the (truncated) message.
+    let mut buf = vec![0u8; proto_core::header::HEADER_LEN + 64 + proto_core::limits::MAX_NAME_LEN];
+    match proto_core::frame::encode_frame(&mut buf, meta, &reply) {
+        Ok(frame) => {
+            let head_len = frame.head_len;
+            if let Err(e) = sink.send(&buf[..head_len], &[]) {
+                tracing::debug!(%e, "death notice not delivered over the rings");
+            }
+        }
+        Err(e) => tracing::warn!(%e, "death notice not encodable"),
+    }
 }
 
 /// Closes a TCP connection after its last frame: no more from this side, and the client's
