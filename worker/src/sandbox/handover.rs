@@ -38,6 +38,9 @@ pub const MAX_UNREAD_BYTES: usize = 4 << 20;
 /// How long a TCP client is given to read the death notice before its connection closes
 /// (closing with its requests unread would reset the connection and could discard it).
 const NOTICE_LINGER: Duration = Duration::from_millis(200);
+/// Longest wait for a session process to take a stripe from its control channel (one that
+/// does not read it must not hold the worker's connection threads).
+const CONTROL_WRITE_TIMEOUT: Duration = Duration::from_secs(2);
 /// How often the worker looks whether a session process has ended.
 const REAP_POLL: Duration = Duration::from_millis(5);
 
@@ -273,6 +276,9 @@ pub fn serve(
     drop(handed);
     session.metrics().session_process_started(true);
     tracing::info!(pid, "session process started; the connection is handed over");
+    if let Err(e) = control.set_write_timeout(Some(CONTROL_WRITE_TIMEOUT)) {
+        tracing::warn!(%e, "no write timeout on the control channel");
+    }
     let control = Arc::new(control);
     if is_tcp {
         process.handed.insert(session.id(), Arc::clone(&control), client_peer.map(|p| p.ip()));
