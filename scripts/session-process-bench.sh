@@ -12,7 +12,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 target=${TARGET_DIR:-$root/target/release}
 rounds=${ROUNDS:-3}
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+workers=()
+trap 'kill "${workers[@]}" 2>/dev/null || true; wait; rm -rf "$work"' EXIT
 bench=${BENCH_EXE:-$work/bench}
 if [ -z "${BENCH_EXE:-}" ]; then
   cc -std=c11 -O2 -I "$root/client-capi/include" "$root/scripts/session-process-bench.c" -o "$bench" \
@@ -29,10 +30,14 @@ for mode in shared handed relayed; do
   env_relay=0
   [ "$mode" = relayed ] && env_relay=1
   HIP_WORKER_RELAY_SESSIONS=$env_relay "$target/hip-worker" "${args[@]}" > "$work/$mode.log" 2>&1 &
+  workers+=($!)
   tcp[$mode]="127.0.0.1:$port"
   shm[$mode]="shm://$work/$mode.sock"
 done
 sleep 1
+for mode in shared handed relayed; do
+  grep -q "hip-worker listening on shm://" "$work/$mode.log" || { echo "the $mode worker did not start:" >&2; cat "$work/$mode.log" >&2; exit 1; }
+done
 export HIP_REMOTE_TOKEN=bench-token HIP_REMOTE_STRIPES=0
 for round in $(seq "$rounds"); do
   for transport in tcp shm; do
