@@ -54,6 +54,9 @@ pub struct Conn {
     landings: HashMap<u64, Landing>,
     /// First failure of a fire-and-forget request not yet reported to the application.
     deferred: Option<HipError>,
+    /// The worker ended the session with an error frame of request id 0 (a refusal, or the
+    /// death of the session's process): every call from then on fails with it.
+    ended: Option<CallError>,
     liveness: Liveness,
     /// The reader's usual spin, and its spin while a call waits for device work.
     spin: Duration,
@@ -315,6 +318,7 @@ impl Conn {
             bulk: Vec::new(),
             landings: HashMap::new(),
             deferred: None,
+            ended: None,
             liveness: config.liveness,
             spin: config.tcp.spin,
             device_wait_spin: config.device_wait_spin.max(config.tcp.spin),
@@ -435,6 +439,12 @@ impl Conn {
     /// The deferred error of an earlier fire-and-forget request, once.
     pub fn take_deferred(&mut self) -> Option<HipError> {
         self.deferred.take()
+    }
+
+    /// The error with which the worker ended the session, if it did: every pending and later
+    /// call fails with it.
+    pub fn ended_by_worker(&self) -> Option<&CallError> {
+        self.ended.as_ref()
     }
 
     /// Whether streams, events and small uploads go without a round trip on this connection.
@@ -944,7 +954,9 @@ impl Conn {
                 Err(e) => CallError::new(HipError::UNKNOWN, format!("malformed error reply: {e}")),
             };
             if id == 0 {
-                // The worker refused the connection itself (bad frame, version): fatal.
+                // The worker ended the session itself (a bad frame, the version, the death of
+                // the session's process): fatal, and sticky (`crate::remote::with_conn`).
+                self.ended.get_or_insert_with(|| error.clone());
                 return Err(error);
             }
             if self.landings.remove(&id).is_some() {

@@ -129,6 +129,14 @@ pub fn with_conn<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result
     match &mut *state {
         State::Open(conn) => {
             let result = f(conn);
+            if let Some(notice) = conn.ended_by_worker() {
+                // Whatever this call saw after it (the connection closing), the worker's
+                // reason is what every call reports from now on, as HIP does after a fault.
+                let notice = notice.clone();
+                eprintln!("hip-remote: the worker ended the session: {}", notice.message);
+                *state = State::Failed(notice.clone());
+                return Err(notice);
+            }
             if let Err(e) = &result {
                 if e.code == HipError::NOT_INITIALIZED && e.message.starts_with(crate::conn::LOST) {
                     eprintln!("hip-remote: {}", e.message);

@@ -12,7 +12,11 @@
  *   host_code_sandbox spawn          a kernel forks a process that waits forever and prints
  *                                    "SPAWNED <pid>" (the worker must end it with the session);
  *   host_code_sandbox crash          a kernel segfaults: the session ends with an error
- *                                    ("CONTAINED ..."), the worker goes on.
+ *                                    ("CONTAINED ..."), the worker goes on;
+ *   host_code_sandbox killed         holds a buffer, prints "READY", waits for a line on stdin
+ *                                    (its session process is killed meanwhile), then makes
+ *                                    three calls and prints "CALL <n> <error name>" for each
+ *                                    and "STICKY" when all failed with the same error.
  */
 #include "check.h"
 #include <hip/hiprtc.h>
@@ -191,6 +195,26 @@ static int crash(void) {
   return 0;
 }
 
+static int killed(void) {
+  uint8_t* d = NULL;
+  CHECK(hipMalloc((void**)&d, HOLD_SIZE));
+  CHECK(hipMemset(d, SECRET, HOLD_SIZE));
+  CHECK(hipDeviceSynchronize());
+  printf("READY\n");
+  char line[64];
+  if (fgets(line, sizeof line, stdin) == NULL) printf("   stdin closed\n");
+  uint8_t buf[HOLD_SIZE];
+  hipError_t first = hipMemcpy(buf, d, HOLD_SIZE, hipMemcpyDeviceToHost);
+  printf("CALL 1 %s\n", hipGetErrorName(first));
+  uint8_t* other = NULL;
+  hipError_t second = hipMalloc((void**)&other, HOLD_SIZE);
+  printf("CALL 2 %s\n", hipGetErrorName(second));
+  hipError_t third = hipDeviceSynchronize();
+  printf("CALL 3 %s\n", hipGetErrorName(third));
+  if (first != hipSuccess && first == second && second == third) printf("STICKY\n");
+  return 0;
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   if (argc >= 2 && strcmp(argv[1], "hold") == 0) return hold();
@@ -199,6 +223,7 @@ int main(int argc, char** argv) {
   if (argc >= 3 && strcmp(argv[1], "peek") == 0) return peek(argv[2]);
   if (argc >= 2 && strcmp(argv[1], "spawn") == 0) return spawn();
   if (argc >= 2 && strcmp(argv[1], "crash") == 0) return crash();
-  fprintf(stderr, "usage: %s hold | file PATH | socket | peek ADDR | spawn | crash\n", argv[0]);
+  if (argc >= 2 && strcmp(argv[1], "killed") == 0) return killed();
+  fprintf(stderr, "usage: %s hold | file PATH | socket | peek ADDR | spawn | crash | killed\n", argv[0]);
   return 2;
 }

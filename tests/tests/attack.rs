@@ -206,7 +206,9 @@ mod attack {
             line.clear();
             assert!(stdout.read_line(&mut line).expect("read the program's output") > 0, "the program ended before it was ready");
         }
-        let frozen = Frozen::stop(worker.pid());
+        // The program's session is served by its session process, handed the connection: the
+        // whole worker freezes, its session processes with it.
+        let frozen: Vec<Frozen> = std::iter::once(worker.pid()).chain(children(worker.pid())).map(Frozen::stop).collect();
         let started = Instant::now();
         program.stdin.take().expect("stdin").write_all(b"go\n").expect("tell the program to go on");
         let status = loop {
@@ -237,6 +239,21 @@ mod attack {
 
     /// A process stopped with SIGSTOP until this is dropped.
     struct Frozen(u32);
+
+    /// The processes `parent` started (a worker's session processes) that are still running.
+    fn children(parent: u32) -> Vec<u32> {
+        let mut children = Vec::new();
+        for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            // The parent's pid is the second field after the parenthesised command name.
+            let parent_of = stat.rsplit_once(") ").and_then(|(_, rest)| rest.split(' ').nth(1)?.parse::<u32>().ok());
+            if parent_of == Some(parent) && !stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z')) {
+                children.push(pid);
+            }
+        }
+        children
+    }
 
     impl Frozen {
         /// Stops `pid` and waits until every one of its threads is stopped: the signal is

@@ -669,44 +669,47 @@ fn per_thread_stream() {
 }
 
 /// Striped TCP bulk through the real client: every size and kind of `stripes.c` over 4
-/// stripes (the worker's log shows them joining), and the same program where the worker
-/// grants none (`--max-stripes 0`; sessions in processes of their own): the old path gives the
-/// same bytes.
+/// stripes (the worker's log shows them joining), in the worker's process and in a session
+/// process (the worker hands each stripe connection to it); and the same program where the
+/// worker grants none (`--max-stripes 0`): the old path gives the same bytes.
 #[test]
 fn striped_copies() {
     let sandbox = Sandbox::new("stripes");
     let exe = sandbox.compile("stripes");
-    let mut worker = sandbox.start_worker_in_one_process();
-    let mut cmd = worker.command(&exe);
-    cmd.env("HIP_REMOTE_STRIPES", "4");
-    let out = run_with_timeout(cmd, RUN_TIMEOUT);
-    out.assert_success();
-    assert!(out.stdout.contains("PASS stripes"), "no PASS line: {}", out.report());
-    worker.assert_alive();
-    let log = worker.log_text();
-    assert_eq!(log.matches("stripe joined").count(), 4, "four stripes should have joined:\n{log}");
-    assert!(!out.stderr.contains("stripe"), "the stripes fell back to the main connection: {}", out.report());
-
-    // Workers that grant none: `--max-stripes 0`, and sessions in processes of their own. (A
-    // chained run's first worker serves its sessions itself and takes no extra arguments,
-    // which go to the upstream one: the refusals are checked by the direct run.)
-    let refusing = if hip_remote_tests::chain_requested() {
-        Vec::new()
-    } else {
-        vec![
-            ("--max-stripes 0", sandbox.start_worker_in_one_process_args(&["--max-stripes".into(), "0".into()])),
-            ("session processes", sandbox.start_worker()),
-        ]
-    };
-    for (why, mut worker) in refusing {
+    let run_striped = |worker: &mut hip_remote_tests::WorkerProcess, what: &str| {
         let mut cmd = worker.command(&exe);
         cmd.env("HIP_REMOTE_STRIPES", "4");
         let out = run_with_timeout(cmd, RUN_TIMEOUT);
         out.assert_success();
-        assert!(out.stdout.contains("PASS stripes"), "{why}: no PASS line: {}", out.report());
+        assert!(out.stdout.contains("PASS stripes"), "{what}: no PASS line: {}", out.report());
         worker.assert_alive();
-        assert!(!worker.log_text().contains("stripe joined"), "a worker with {why} granted stripes");
+        let log = worker.log_text();
+        assert_eq!(log.matches("stripe joined").count(), 4, "{what}: four stripes should have joined:\n{log}");
+        assert!(!out.stderr.contains("stripe"), "{what}: the stripes fell back to the main connection: {}", out.report());
+        log
+    };
+    run_striped(&mut sandbox.start_worker_in_one_process(), "sessions in the worker's process");
+
+    // A chained run's first worker serves its sessions itself and takes no extra arguments,
+    // which go to the upstream one: the session-process and refusal halves run direct.
+    if hip_remote_tests::chain_requested() {
+        return;
     }
+    let log = run_striped(&mut sandbox.start_worker(), "session processes");
+    assert_eq!(log.matches("stripe connection handed to its session's process").count(), 4, "the stripes were not handed over:\n{log}");
+    assert!(
+        log.lines().filter(|l| l.contains("stripe joined")).all(|l| l.contains("session-process{")),
+        "the stripes joined elsewhere than in the session process:\n{log}"
+    );
+
+    let mut worker = sandbox.start_worker_in_one_process_args(&["--max-stripes".into(), "0".into()]);
+    let mut cmd = worker.command(&exe);
+    cmd.env("HIP_REMOTE_STRIPES", "4");
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS stripes"), "--max-stripes 0: no PASS line: {}", out.report());
+    worker.assert_alive();
+    assert!(!worker.log_text().contains("stripe joined"), "a worker with --max-stripes 0 granted stripes");
 }
 
 /// Descriptors and threads of process `pid` now.

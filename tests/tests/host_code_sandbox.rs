@@ -153,6 +153,62 @@ fn a_crashing_kernel_ends_only_its_session() {
     scene.finish();
 }
 
+/// The session processes the worker `worker` has started (its children) now.
+fn session_processes(worker: u32) -> Vec<u32> {
+    let mut children = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        // The fields after the command name (which may hold spaces) close with ')'.
+        let after = &stat[stat.rfind(')').map_or(0, |i| i + 2)..];
+        let parent = after.split(' ').nth(1).and_then(|p| p.parse::<u32>().ok());
+        if parent == Some(worker) && !after.starts_with('Z') {
+            children.push(pid);
+        }
+    }
+    children
+}
+
+/// A session process killed with SIGKILL mid-session: its client's calls, pending and later,
+/// all fail with the error that names the death (sticky, as HIP after a fault), logged once
+/// by the client; the other client is served on and the worker lives.
+#[test]
+fn a_killed_session_process_gives_its_client_a_sticky_error_naming_the_death() {
+    if hip_remote_tests::chain_requested() {
+        // A chain's first worker serves its sessions itself: no session process to kill.
+        return;
+    }
+    let scene = Scene::new("sandbox_sigkill");
+    let worker_pid = scene.worker.pid();
+    let before = session_processes(worker_pid);
+    let mut victim = Interactive::spawn({
+        let mut cmd = scene.worker.command(&scene.exe);
+        cmd.arg("killed");
+        cmd
+    });
+    victim.expect_line("READY", Duration::from_secs(60));
+    let started: Vec<u32> = session_processes(worker_pid).into_iter().filter(|p| !before.contains(p)).collect();
+    let [process] = started[..] else { panic!("expected the victim's one session process, found {started:?} (before: {before:?})") };
+    let kill = std::process::Command::new("kill").args(["-KILL", &process.to_string()]).status().expect("kill");
+    assert!(kill.success(), "cannot kill session process {process}");
+    victim.send_line("go");
+    let out = victim.finish(Duration::from_secs(60));
+    eprintln!("victim: {}", out.report());
+    out.assert_success();
+    assert!(out.stdout.contains("STICKY"), "the calls after the death did not all fail alike: {}", out.report());
+    // Over TCP and the same-host rings alike (HIP_REMOTE_TEST_SHM=1): the process was killed
+    // between replies, so the notice arrives whole.
+    assert!(out.stdout.contains("CALL 1 hipErrorLaunchFailure"), "{}", out.report());
+    let notices = out.stderr.matches("the worker ended the session: the session's process died (signal 9: SIGKILL").count();
+    assert_eq!(notices, 1, "the client should log the death once: {}", out.report());
+    let log = scene.worker.log_text();
+    assert!(log.contains("session process died") && log.contains("SIGKILL"), "the worker did not log the death:\n{log}");
+    // A fresh client is served after the death, and the holder's data is intact.
+    let again = scene.attack(&["socket"]);
+    assert!(again.contains("REFUSED"), "{again}");
+    scene.finish();
+}
+
 #[test]
 fn programs_host_code_starts_end_with_its_session() {
     let scene = Scene::new("sandbox_spawn");
@@ -188,7 +244,11 @@ fn metrics_see_sessions_and_device_memory_of_session_processes() {
     // the memory, though neither is in its own process.
     assert_eq!(metric(port, "hip_worker_sessions_open"), 1);
     assert!(metric(port, "hip_worker_device_memory_used_bytes") >= 4096);
-    assert!(metric(port, "hip_worker_calls_total{family=\"memory\"}") >= 2);
+    // The process serves its connection itself (handed over, not relayed): the worker sees
+    // none of its requests, so it counts no calls for it.
+    assert_eq!(metric(port, "hip_worker_session_processes_total{connection=\"handed_over\"}"), 1);
+    assert_eq!(metric(port, "hip_worker_session_processes_total{connection=\"relayed\"}"), 0);
+    assert_eq!(metric(port, "hip_worker_calls_total{family=\"memory\"}"), 0);
     let (mut worker, _sandbox) = scene.release_holder();
     // Its process ended: everything it held is given back.
     let deadline = std::time::Instant::now() + Duration::from_secs(10);

@@ -266,8 +266,8 @@ fn a_client_killed_mid_transfer_leaves_nothing_behind() {
 fn shared_host_memory_copies_pass() {
     let sandbox = Sandbox::new("shm_shared");
     let exe = sandbox.compile("shm_shared");
-    // Sessions in the worker's process: a session process has no shared host memory (the
-    // client falls back to local memory there, as the other tests here show).
+    // Sessions in the worker's process (`shared_host_memory_copies_pass_in_session_processes`
+    // runs them in session processes): the worker's mappings are checked below.
     let mut worker = sandbox.start_worker_in_one_process();
     let out = run_shm(&worker, &exe, &[]);
     out.assert_success();
@@ -283,6 +283,30 @@ fn shared_host_memory_copies_pass() {
         Held { ring_mappings: 0, host_mappings: 0, memfd_mappings: usize::MAX, fds: usize::MAX, threads: usize::MAX, session_threads: usize::MAX },
     );
     assert_eq!(after.host_mappings, 0, "shared host memory left mapped after the sessions ended: {after:?}");
+}
+
+/// Sessions in processes of their own are handed their same-host connections, descriptor
+/// channel included: the session process creates the shared host regions itself and the
+/// same program passes (every byte checked), without falling back to local memory.
+#[test]
+fn shared_host_memory_copies_pass_in_session_processes() {
+    if hip_remote_tests::chain_requested() {
+        // A chain's first worker serves its sessions itself: nothing handed over.
+        return;
+    }
+    let sandbox = Sandbox::new("shm_shared_process");
+    let exe = sandbox.compile("shm_shared");
+    let mut worker = sandbox.start_worker_args(&["--log-level".into(), "info,hip_worker::session::shared_host=debug".into()]);
+    let out = run_shm(&worker, &exe, &[]);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS shm_shared"), "{}", out.report());
+    assert!(!out.stderr.contains("using local memory"), "the client fell back to local memory: {}", out.report());
+    worker.assert_alive();
+    let log = log_with_ended(&worker, 0, 1);
+    assert!(log.contains("the connection is handed over"), "the connection was not handed to the session process:\n{log}");
+    let created = log.lines().filter(|l| l.contains("shared host region created")).collect::<Vec<_>>();
+    assert!(!created.is_empty(), "no shared host region was created:\n{log}");
+    assert!(created.iter().all(|l| l.contains("session-process{")), "shared regions created outside the session process:\n{log}");
 }
 
 /// A client SIGKILLed while it holds shared host memory and copies through it (256 MiB

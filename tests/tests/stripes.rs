@@ -7,8 +7,12 @@
 mod common;
 
 use common::{config_with, hello, with_bystander_on, Client, TestWorker};
+use hip_worker::backend::HostConfig;
+use hip_worker::sandbox::SessionProcess;
+use hip_worker::WorkerConfig;
 use proto_core::wire::{self, stripe_chunks};
 use proto_core::{Bulk, Flags, Message, Opcode, Request, Response, Status, PROTOCOL_VERSION};
+use std::sync::Arc;
 
 /// A session that asked for stripes and joined them.
 struct Striped {
@@ -134,7 +138,27 @@ fn pattern(len: usize, seed: u8) -> Vec<u8> {
 /// allocation; the bytes checked through the main connection's ordinary copy too.
 #[test]
 fn striped_copies_carry_the_bytes_both_ways() {
-    with_bystander_on(TestWorker::tcp(config_with(None)), |worker| {
+    with_bystander_on(TestWorker::tcp(config_with(None)), carry_the_bytes_both_ways);
+}
+
+/// The same in session processes: the worker hands each stripe to the session's process.
+#[test]
+fn striped_copies_carry_the_bytes_both_ways_in_session_processes() {
+    with_bystander_on(in_session_processes(), carry_the_bytes_both_ways);
+}
+
+/// A TCP worker whose sessions run in session processes (the built `hip-worker`), which are
+/// handed their connections and their stripes.
+fn in_session_processes() -> TestWorker {
+    let host = HostConfig { devices: 1, memory_per_device: common::DEVICE_BYTES, allow_host_code: true, ..HostConfig::default() };
+    let mut process =
+        SessionProcess::new(hip_worker::sandbox::BackendSpec::Host(host), host.devices, "nobody", "warn", 64).expect("session processes");
+    process.exe = hip_remote_tests::artifacts().worker;
+    TestWorker::tcp(WorkerConfig { session_process: Some(Arc::new(process)), ..config_with(None) })
+}
+
+fn carry_the_bytes_both_ways(worker: &TestWorker) {
+    {
         let mut s = Striped::open(worker, 3);
         let chunk = s.chunk_bytes as usize;
         let base = s.main.malloc(48 << 20);
@@ -151,7 +175,7 @@ fn striped_copies_carry_the_bytes_both_ways() {
                 }
             }
         }
-    });
+    }
 }
 
 /// A refused copy (outside the session's memory) is answered with an error; its chunks are
@@ -187,7 +211,18 @@ fn a_refused_striped_copy_keeps_the_stripes_in_step() {
 /// and their connections closed; the session's own stripes still work.
 #[test]
 fn hostile_joins_are_refused() {
-    with_bystander_on(TestWorker::tcp(config_with(None)), |worker| {
+    with_bystander_on(TestWorker::tcp(config_with(None)), refuse_hostile_joins);
+}
+
+/// The same in session processes: the worker refuses joins to sessions it does not serve in a
+/// process, the session's process those with a wrong key, index or a second join.
+#[test]
+fn hostile_joins_are_refused_in_session_processes() {
+    with_bystander_on(in_session_processes(), refuse_hostile_joins);
+}
+
+fn refuse_hostile_joins(worker: &TestWorker) {
+    {
         let (mut main, _, session_id) = greet_striped(worker);
         let (granted, _, key) = open_stripes(&mut main, 2);
         assert_eq!(granted, 2);
@@ -213,7 +248,7 @@ fn hostile_joins_are_refused() {
         let (status, _) = main.call(&Request::StripeJoin(wire::StripeJoin { session_id, index: 1, join_key: key.as_slice().into() })).error();
         assert_eq!(status, Status::ILLEGAL_STATE);
         main.ping(3);
-    });
+    }
 }
 
 /// A chunk of the wrong copy closes its stripe and fails the copy; the session goes on

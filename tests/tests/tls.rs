@@ -396,6 +396,11 @@ fn c_programs_run_over_tls() {
         assert!(out.stdout.contains(&format!("PASS {name}")), "no PASS line: {}", out.report());
     }
     worker.assert_alive();
+    // TLS state cannot move to a session process: the worker relays these connections.
+    if !hip_remote_tests::chain_requested() {
+        let log = worker.log_text();
+        assert!(log.contains("the connection is relayed") && !log.contains("the connection is handed over"), "{log}");
+    }
 }
 
 /// Striped copies over TLS: the stripes connect with the client's TLS settings and carry

@@ -186,6 +186,38 @@ impl TcpSource {
     }
 }
 
+impl TcpSource {
+    /// Takes the source apart between frames, to hand the connection to another process:
+    /// its socket and the bytes it has read ahead that no frame has consumed yet.
+    /// `Err` gives the source back in the middle of a frame's bulk section.
+    pub fn into_parts(self) -> Result<(TcpStream, Vec<u8>), Self> {
+        if self.bulk_remaining > 0 {
+            return Err(self);
+        }
+        let unread = self.buf[self.start..self.end].to_vec();
+        Ok((self.stream, unread))
+    }
+
+    /// The other end of [`into_parts`](Self::into_parts): a configured stream (see
+    /// [`configure`]) whose next bytes are `unread`, then what the socket holds.
+    pub fn from_parts(stream: TcpStream, unread: &[u8], spin: Duration) -> Self {
+        let mut source = Self::new(stream, spin);
+        if source.buf.len() < unread.len() {
+            source.buf.resize(unread.len(), 0);
+        }
+        source.buf[..unread.len()].copy_from_slice(unread);
+        source.end = unread.len();
+        source
+    }
+}
+
+/// A sink and source over an already configured stream that another process set up
+/// ([`TcpSource::into_parts`]); the source reads `unread` first.
+pub fn from_parts(stream: TcpStream, unread: &[u8], spin: Duration) -> io::Result<(TcpSink, TcpSource)> {
+    let reader = stream.try_clone()?;
+    Ok((TcpSink::new(NoSigpipe::new(stream)?), TcpSource::from_parts(reader, unread, spin)))
+}
+
 impl FrameSource for TcpSource {
     fn recv_head(&mut self) -> Result<Received<'_>, TransportError> {
         self.skip_bulk()?;
@@ -345,6 +377,26 @@ mod test {
         assert_eq!(rx.recv_head().unwrap().header.request_id, 1);
         assert_eq!(rx.recv_head().unwrap().header.request_id, 2);
         assert!(matches!(rx.recv_head(), Err(TransportError::Closed)));
+    }
+
+    #[test]
+    fn unread_bytes_survive_a_handover_between_frames() {
+        let ((mut tx, _), (_, mut rx)) = pair();
+        let mut buf = [0u8; 128];
+        for id in 1..=3 {
+            let f = Request::Ping(Ping { nonce: id, payload: b"x"[..].into() }).encode_frame(&mut buf, Flags::empty(), id).unwrap();
+            tx.queue(&buf[..f.head_len], f.bulk).unwrap();
+        }
+        tx.flush().unwrap();
+        // The first read takes all three frames into the buffer; one is consumed.
+        assert_eq!(rx.recv_head().unwrap().header.request_id, 1);
+        let (stream, unread) = rx.into_parts().expect("between frames");
+        assert!(!unread.is_empty());
+        let (_, mut resumed) = from_parts(stream, &unread, Duration::ZERO).unwrap();
+        assert_eq!(resumed.recv_head().unwrap().header.request_id, 2);
+        assert_eq!(resumed.recv_head().unwrap().header.request_id, 3);
+        drop(tx);
+        assert!(matches!(resumed.recv_head(), Err(TransportError::Closed)));
     }
 
     #[test]

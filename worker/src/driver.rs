@@ -441,6 +441,17 @@ fn handle(
                     replies.send_error(request_id, header.opcode, Status::UNKNOWN, "stripe join without its connection")?;
                     return Ok(Handled::Close);
                 };
+                if session.stripes_join_elsewhere() {
+                    // The session's process joins it: the server hands it this connection,
+                    // with the frame, once this loop returns.
+                    let mut frame = header.emit().to_vec();
+                    frame.extend_from_slice(control);
+                    if header.bulk_len > 0 {
+                        frame.extend_from_slice(bulk);
+                    }
+                    session.keep_stripe_join(join.session_id, frame);
+                    return Ok(Handled::Close);
+                }
                 return join_stripe(session, source, replies, request_id, join);
             }
         }

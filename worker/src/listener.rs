@@ -4,6 +4,7 @@
 //! implemented here; RDMA in [`rdma`](crate::rdma).
 
 use crate::config::WorkerConfig;
+use crate::sandbox::handover::{Handed, Terms};
 use proto_core::frame::{encode_frame, FrameMeta};
 use proto_core::wire::ErrorReply;
 use proto_core::{Flags, Status};
@@ -22,6 +23,9 @@ pub trait Listener: Send + 'static {
     /// Whether a session may open stripe connections to this listener (striped TCP bulk:
     /// byte-stream transports; RDMA moves large copies its own way).
     const TAKES_STRIPES: bool = false;
+    /// Whether its connections can be handed to session processes
+    /// ([`Accepted::hand_over`]); those of other transports are relayed.
+    const HANDS_OVER: bool = false;
     /// A connection taken off the listener, not yet ready for frames.
     type Accepted: Accepted;
 
@@ -63,6 +67,18 @@ pub trait Accepted: Send + 'static {
         None
     }
 
+    /// Takes an established connection apart, between frames, for a session process to
+    /// serve it itself ([`crate::sandbox::handover`]); `Err` gives the source back, and the
+    /// worker relays the connection instead. Default: relayed (TLS state and RDMA queue
+    /// pairs cannot move between processes).
+    fn hand_over(source: Self::Source, peer: Option<SocketAddr>, terms: Terms) -> Result<Handed, Self::Source>
+    where
+        Self: Sized,
+    {
+        let _ = (peer, terms);
+        Err(source)
+    }
+
     /// Closes a connection the worker will not serve, telling the peer why with an error
     /// frame where the transport can send one before the connection is established.
     /// Default: just closed.
@@ -100,6 +116,7 @@ pub trait Hangup: Send {
 impl Listener for TcpListener {
     const TRANSPORT: &'static str = "TCP";
     const TAKES_STRIPES: bool = true;
+    const HANDS_OVER: bool = true;
     type Accepted = TcpAccepted;
 
     fn local_addr(&self) -> io::Result<SocketAddr> {
@@ -158,6 +175,13 @@ impl Accepted for TcpAccepted {
         let hangup = Box::new(self.stream.try_clone()?);
         let (sink, source) = transport_tcp::tcp::split(self.stream, &config.tcp)?;
         Ok(Connection { sink, source, hangup, peer: Some(self.peer), descriptors: None })
+    }
+
+    /// The socket and what was read past the handshake; the worker's sink and hangup keep
+    /// duplicates of the socket.
+    fn hand_over(source: TcpSource, peer: Option<SocketAddr>, terms: Terms) -> Result<Handed, TcpSource> {
+        let (stream, unread) = source.into_parts()?;
+        Ok(Handed::Tcp { socket: stream.into(), unread, peer, terms })
     }
 
     /// Sends the error frame, then gives the peer [`REFUSAL_LINGER`] to read it before the

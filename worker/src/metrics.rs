@@ -104,6 +104,8 @@ pub struct Metrics {
     bytes_out: AtomicU64,
     families: [FamilyStats; FAMILY_SLOTS],
     refused: [AtomicU64; Refusal::ALL.len()],
+    /// Session processes started, [connection relayed, connection handed over].
+    session_processes: [AtomicU64; 2],
 }
 
 impl std::fmt::Debug for Metrics {
@@ -128,6 +130,12 @@ impl Metrics {
     /// Bytes sent to clients (whole frames).
     pub fn add_bytes_out(&self, bytes: u64) {
         self.bytes_out.fetch_add(bytes, Relaxed);
+    }
+
+    /// A session process started; `handed_over`: it serves its connection itself (else the
+    /// worker relays its frames).
+    pub fn session_process_started(&self, handed_over: bool) {
+        self.session_processes[usize::from(handed_over)].fetch_add(1, Relaxed);
     }
 
     /// A connection or login turned away.
@@ -176,6 +184,15 @@ impl Metrics {
         metric(o, "hip_worker_refused_total", "counter", "Connections and logins turned away, by reason.");
         for why in Refusal::ALL {
             line(o, "hip_worker_refused_total", &[("reason", why.label())], self.refused[why as usize].load(Relaxed));
+        }
+        metric(
+            o,
+            "hip_worker_session_processes_total",
+            "counter",
+            "Session processes started, by how they get their connection (handed over: the process serves it, the worker sees none of its requests).",
+        );
+        for (label, count) in [("relayed", &self.session_processes[0]), ("handed_over", &self.session_processes[1])] {
+            line(o, "hip_worker_session_processes_total", &[("connection", label)], count.load(Relaxed));
         }
         render_devices(o, backend);
         out

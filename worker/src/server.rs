@@ -9,6 +9,7 @@ use crate::config::{ConnectionLimits, WorkerConfig};
 use crate::driver::{self, ReplyWriter};
 use crate::listener::{Accepted, Connection, Hangup, Listener};
 use crate::metrics::Refusal;
+use crate::sandbox::handover::{self, Handed, Terms};
 use crate::sandbox::SessionProcess;
 use crate::session::Session;
 use crate::stripes::StripeHub;
@@ -61,9 +62,10 @@ impl<L: Listener> Server<L> {
         let local_addr = listener.local_addr()?;
         let wake = listener.waker()?;
         let connections = Arc::new(Connections::default());
-        // Stripes are extra TCP connections to this listener; sessions served elsewhere
-        // (a session process) or over RDMA take none.
-        let stripes = (L::TAKES_STRIPES && config.session_process.is_none()).then(|| StripeHub::new(config.stripes));
+        // Stripes are extra TCP connections to this listener; RDMA takes none, and neither do
+        // sessions whose connections session processes cannot take (TLS: relayed). Stripes of
+        // a session served in a session process are handed to it.
+        let stripes = (L::TAKES_STRIPES && (config.session_process.is_none() || L::HANDS_OVER)).then(|| StripeHub::new(config.stripes));
         let accept_thread = {
             let connections = connections.clone();
             let config = Arc::new(config);
@@ -275,16 +277,28 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
     session.set_peer(peer);
     if let Some(hub) = stripes {
         session.set_stripe_hub(hub);
+        if config.session_process.is_some() {
+            session.set_stripes_join_elsewhere();
+        }
     }
-    // Shared host memory lives in the worker's process: not for sessions run elsewhere.
-    if let Some(sender) = descriptors.filter(|_| config.session_process.is_none()) {
+    // Same-host connections only; a session process is handed the channel with the rest.
+    if let Some(sender) = descriptors {
         session.set_descriptor_sender(sender);
     }
     let _ = trust.set(session.trust_flag());
     let hang_up = || slot.connections.hang_up(conn_id);
-    let isolated = config.session_process.as_deref().map(|process| (process, &hang_up as &(dyn Fn() + Sync)));
+    let stopping = || slot.connections.stopping.load(Ordering::SeqCst);
+    let isolated = config.session_process.as_deref().map(|process| Isolated {
+        process,
+        hang_up: &hang_up,
+        stopping: &stopping,
+        hand_over: if relay_every_session() { relay_instead } else { <L::Accepted as Accepted>::hand_over },
+        peer,
+        max_stripes: u32::try_from(config.stripes.max_stripes).unwrap_or(u32::MAX),
+    });
     let (session, result) = run_session_in(sink, source, session, isolated);
     match result {
+        Ok(()) if session == STRIPE_HANDED => tracing::info!("{transport} stripe connection handed to its session's process"),
         Ok(()) => tracing::info!(session, "{transport} connection ended; session freed"),
         Err(e) => tracing::info!(session, %e, "{transport} connection ended; session freed"),
     }
@@ -331,17 +345,53 @@ impl PreauthDeadline {
 }
 
 /// Runs `session` over `sink` and `source` and frees it; returns its id and how it ended.
-pub(crate) fn run_session(sink: impl FrameSink + 'static, source: impl FrameSource + 'static, session: Session) -> (u64, Result<(), TransportError>) {
+pub(crate) fn run_session<Source: FrameSource + 'static>(
+    sink: impl FrameSink + 'static,
+    source: Source,
+    session: Session,
+) -> (u64, Result<(), TransportError>) {
     run_session_in(sink, source, session, None)
 }
 
+/// The environment variable that makes the worker relay every session process's connection,
+/// as it must for TLS and RDMA: for measuring the relay against the handover only
+/// (`scripts/session-process-bench.sh`).
+pub const RELAY_EVERY_SESSION_ENV: &str = "HIP_WORKER_RELAY_SESSIONS";
+
+fn relay_every_session() -> bool {
+    static RELAY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *RELAY.get_or_init(|| std::env::var_os(RELAY_EVERY_SESSION_ENV).is_some_and(|v| v == "1"))
+}
+
+/// A hand-over that keeps the connection in the worker (relayed).
+fn relay_instead<Source>(source: Source, _peer: Option<SocketAddr>, _terms: Terms) -> Result<Handed, Source> {
+    Err(source)
+}
+
+/// What [`run_session_in`] returns as the session id of a stripe connection it handed to its
+/// session's process (no session of the worker's has this id: ids count from 1).
+const STRIPE_HANDED: u64 = 0;
+
+/// How a connection's session goes on in a session process ([`crate::sandbox`]).
+struct Isolated<'a, Source> {
+    process: &'a SessionProcess,
+    /// Disconnects the client (a relayed connection's reading half returns).
+    hang_up: &'a (dyn Fn() + Sync),
+    /// Whether the worker is shutting down.
+    stopping: &'a (dyn Fn() -> bool + Sync),
+    /// Takes the connection apart for the process ([`Accepted::hand_over`]).
+    hand_over: fn(Source, Option<SocketAddr>, Terms) -> Result<Handed, Source>,
+    peer: Option<SocketAddr>,
+    max_stripes: u32,
+}
+
 /// [`run_session`], or with `isolated` the handshake only, the rest of the session in a
-/// session process ([`crate::sandbox`]) that `hang_up` disconnects the client from.
-fn run_session_in(
+/// session process: handed the connection where the transport allows, else relayed.
+fn run_session_in<Source: FrameSource + 'static>(
     sink: impl FrameSink + 'static,
-    mut source: impl FrameSource + 'static,
+    mut source: Source,
     mut session: Session,
-    isolated: Option<(&SessionProcess, &(dyn Fn() + Sync))>,
+    isolated: Option<Isolated<'_, Source>>,
 ) -> (u64, Result<(), TransportError>) {
     let registry = sink.memory_registry();
     session.set_memory_registry(registry);
@@ -349,11 +399,28 @@ fn run_session_in(
     let replies = ReplyWriter::start(Box::new(sink), Arc::clone(&late), session.metrics());
     let result = match isolated {
         None => driver::serve(&mut session, &mut source, &replies),
-        Some((process, hang_up)) => match driver::serve_handshake(&mut session, &mut source, &replies) {
+        Some(isolated) => match driver::serve_handshake(&mut session, &mut source, &replies) {
             // A callback channel runs no client code: served here, where its tickets are.
             Ok(Some(open)) if session.is_callback_connection() => driver::serve_trusted(&mut session, &mut source, &replies, open),
-            Ok(Some(open)) => crate::sandbox::relay::relay(&session, &mut source, &replies, process, open, hang_up),
-            Ok(None) => Ok(()),
+            Ok(Some(open)) => {
+                let terms = Terms { features: session.handed_features(), max_stripes: isolated.max_stripes };
+                match (isolated.hand_over)(source, isolated.peer, terms) {
+                    Ok(handed) => handover::serve(&session, handed, &replies, isolated.process, open, isolated.stopping),
+                    Err(mut source) => crate::sandbox::relay::relay(&session, &mut source, &replies, isolated.process, open, isolated.hang_up),
+                }
+            }
+            Ok(None) => match session.take_stripe_join() {
+                Some((session_id, frame)) => {
+                    let handed = hand_stripe(session_id, frame, source, &replies, &session.metrics(), &isolated);
+                    if handed.as_ref().is_ok_and(|&handed| handed) {
+                        drop(session);
+                        late.close();
+                        return (STRIPE_HANDED, Ok(()));
+                    }
+                    handed.map(drop)
+                }
+                None => Ok(()),
+            },
             Err(e) => Err(e),
         },
     };
@@ -363,6 +430,34 @@ fn run_session_in(
     drop(session);
     late.close();
     (id, result)
+}
+
+/// Hands a stripe connection whose `StripeJoin` (`frame`) names session `session_id` to the
+/// process serving that session, which checks the join as the worker would; refuses it here
+/// when no such session is served by a process, or from another address. `Ok(true)`: handed.
+fn hand_stripe<Source>(
+    session_id: u64,
+    frame: Vec<u8>,
+    source: Source,
+    replies: &ReplyWriter,
+    metrics: &crate::metrics::Metrics,
+    isolated: &Isolated<'_, Source>,
+) -> Result<bool, TransportError> {
+    let request_id = proto_core::FrameHeader::parse(&frame[..proto_core::header::HEADER_LEN.min(frame.len())]).map_or(0, |h| h.request_id);
+    let refused = match (isolated.hand_over)(source, isolated.peer, Terms::default()) {
+        Ok(Handed::Tcp { socket, unread, peer, .. }) => {
+            let mut bytes = frame;
+            bytes.extend_from_slice(&unread);
+            match isolated.process.handed.hand_stripe(session_id, socket, bytes, peer) {
+                Ok(()) => return Ok(true),
+                Err(why) => why,
+            }
+        }
+        _ => "stripe join refused: this connection cannot join a session served by a session process",
+    };
+    metrics.refused(crate::metrics::Refusal::Authentication);
+    tracing::warn!(reason = refused, "stripe join refused");
+    replies.send_error(request_id, proto_core::Opcode::StripeJoin.raw(), Status::AUTH_FAILED, refused).map(|()| false)
 }
 
 /// Serves one session over an in-memory connection, in a thread of its own: the same driver

@@ -6,6 +6,7 @@
 use crate::backend::Backend;
 use crate::config::WorkerConfig;
 use crate::listener::{Accepted, Connection, Hangup, Listener};
+use crate::sandbox::handover::{Handed, Terms};
 use crate::server::Server;
 use crate::session::shared_host::DescriptorSender;
 use std::io;
@@ -42,6 +43,7 @@ pub struct ShmAcceptor {
 
 impl Listener for ShmAcceptor {
     const TRANSPORT: &'static str = "SHM";
+    const HANDS_OVER: bool = true;
     type Accepted = ShmAccepted;
 
     /// A Unix socket has no IP address: 127.0.0.1 port 0 stands for "this machine" (the
@@ -79,10 +81,23 @@ impl Accepted for ShmAccepted {
         let (sink, source, hangup, descriptors) = ShmAccepted::establish_with_fds(self, &shm)?;
         Ok(Connection { sink, source, hangup: Box::new(hangup), peer: None, descriptors: Some(Arc::new(Descriptors(descriptors))) })
     }
+
+    /// Copies of the rings' memfd, both doorbell sockets and the descriptor channel. The
+    /// worker keeps its copies of the doorbell sockets (its hangup) until the process ends,
+    /// then closes them: the client sees its peer gone.
+    fn hand_over(source: ShmSource, _peer: Option<SocketAddr>, terms: Terms) -> Result<Handed, ShmSource> {
+        match source.hand_over() {
+            Ok(parts) => Ok(Handed::Shm { parts, terms }),
+            Err(e) => {
+                tracing::warn!(%e, "cannot hand the same-host connection over; relaying it");
+                Err(source)
+            }
+        }
+    }
 }
 
 /// The connection's descriptor channel, for shared host memory.
-struct Descriptors(FdChannel);
+pub(crate) struct Descriptors(pub(crate) FdChannel);
 
 impl DescriptorSender for Descriptors {
     fn send_descriptor(&self, tag: u64, fd: std::os::fd::BorrowedFd<'_>) -> io::Result<()> {

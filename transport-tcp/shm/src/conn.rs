@@ -55,6 +55,9 @@ struct Bells {
     data: UnixStream,
     /// Carries "space freed" doorbells.
     space: UnixStream,
+    /// The worker's side: the rings' memfd and its end of the descriptor channel, kept so
+    /// the connection can be handed to a session process ([`ShmSource::hand_over`]).
+    kept: Option<(OwnedFd, UnixStream)>,
 }
 
 /// How a wait ended.
@@ -158,7 +161,9 @@ impl ShmSink {
 impl FrameSink for ShmSink {
     fn send(&mut self, head: &[u8], bulk: &[u8]) -> Result<(), TransportError> {
         self.write_all(head)?;
-        self.write_all(bulk)
+        self.write_all(bulk)?;
+        self.producer.mark_frame_end();
+        Ok(())
     }
 
     /// Written into the ring at once: the ring is the batch (no system call per frame; a
@@ -287,20 +292,111 @@ impl FrameSource for ShmSource {
     }
 }
 
-/// Builds one side's halves over `map`.
-fn halves(map: Arc<Mapping>, bells: Bells, outgoing: Direction, config: ShmConfig) -> (ShmSink, ShmSource) {
-    let incoming = if outgoing == Direction::ClientToWorker { Direction::WorkerToClient } else { Direction::ClientToWorker };
-    let bells = Arc::new(bells);
-    let sink = ShmSink { producer: Producer::new(map.clone(), outgoing), bells: bells.clone(), config };
-    let source = ShmSource {
-        consumer: Consumer::new(map, incoming),
+/// Everything a worker-side connection is made of, to hand it to another process (a session
+/// process) that serves it from where the worker stopped: between frames, with the worker's
+/// copies of the halves no longer used.
+#[derive(Debug)]
+pub struct ShmParts {
+    /// The rings' sealed memfd.
+    pub rings: OwnedFd,
+    /// The "data written" doorbell socket (the client's connection).
+    pub data: UnixStream,
+    /// The "space freed" doorbell socket.
+    pub space: UnixStream,
+    /// The worker's end of the descriptor channel.
+    pub descriptors: UnixStream,
+    /// Bytes of the client's ring read so far.
+    pub request_tail: u64,
+    /// Bytes of the worker's ring written so far.
+    pub reply_head: u64,
+}
+
+impl ShmSource {
+    /// Copies of everything the worker's side of this connection is made of, to hand to a
+    /// session process ([`worker_from_parts`]). Between frames only; the worker's halves
+    /// must not be used afterwards (its ring index would be stale). The reply ring's index is
+    /// the one the worker published (it always publishes what it writes).
+    pub fn hand_over(&self) -> io::Result<ShmParts> {
+        if self.bulk_remaining > 0 {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "a connection is handed over between frames only"));
+        }
+        let (rings, descriptors) =
+            self.bells.kept.as_ref().ok_or_else(|| io::Error::new(io::ErrorKind::Unsupported, "only the worker's side is handed over"))?;
+        Ok(ShmParts {
+            rings: rings.try_clone()?,
+            data: self.bells.data.try_clone()?,
+            space: self.bells.space.try_clone()?,
+            descriptors: descriptors.try_clone()?,
+            request_tail: self.consumer.tail(),
+            reply_head: Consumer::new(self.consumer.mapping().clone(), Direction::WorkerToClient).published_head(),
+        })
+    }
+}
+
+impl ShmParts {
+    /// Copies of the parts (each descriptor duplicated).
+    pub fn try_clone(&self) -> io::Result<Self> {
+        Ok(Self {
+            rings: self.rings.try_clone()?,
+            data: self.data.try_clone()?,
+            space: self.space.try_clone()?,
+            descriptors: self.descriptors.try_clone()?,
+            request_tail: self.request_tail,
+            reply_head: self.reply_head,
+        })
+    }
+
+    /// A sink on the worker's ring that goes on where the process that served the connection
+    /// stopped, once that process is gone — if it stopped between frames (`None` in the middle
+    /// of one: a frame written now would land inside it). For the worker's last word.
+    pub fn sink_after_peer(&self, config: &ShmConfig) -> io::Result<Option<ShmSink>> {
+        let len = sys::sealed_len(self.rings.as_fd())?;
+        if len != ring::MAPPING_BYTES {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, format!("shared rings of {len} bytes, expected {}", ring::MAPPING_BYTES)));
+        }
+        let map = Arc::new(Mapping::new(self.rings.as_fd(), len)?);
+        let Some(producer) = Producer::resume_at_frame_end(map, Direction::WorkerToClient) else { return Ok(None) };
+        let bells = Arc::new(Bells { data: self.data.try_clone()?, space: self.space.try_clone()?, kept: None });
+        Ok(Some(ShmSink { producer, bells, config: *config }))
+    }
+}
+
+/// The worker's halves, hangup and descriptor channel rebuilt from [`ShmSource::hand_over`]'s
+/// parts in the process that serves the connection from now on. The memfd is checked as a
+/// client checks it.
+pub fn worker_from_parts(parts: ShmParts, config: &ShmConfig) -> io::Result<(ShmSink, ShmSource, ShmHangup, FdChannel)> {
+    let len = sys::sealed_len(parts.rings.as_fd())?;
+    if len != ring::MAPPING_BYTES {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("shared rings of {len} bytes, expected {}", ring::MAPPING_BYTES)));
+    }
+    let map = Arc::new(Mapping::new(parts.rings.as_fd(), len)?);
+    ring::check(&map)?;
+    let bells = Arc::new(Bells { data: parts.data, space: parts.space, kept: None });
+    let sink =
+        ShmSink { producer: Producer::resume(map.clone(), Direction::WorkerToClient, parts.reply_head), bells: bells.clone(), config: *config };
+    let source = source_half(Consumer::resume(map, Direction::ClientToWorker, parts.request_tail), bells.clone(), *config);
+    let hangup = ShmHangup { bells };
+    Ok((sink, source, hangup, FdChannel::new(parts.descriptors)?))
+}
+
+fn source_half(consumer: Consumer, bells: Arc<Bells>, config: ShmConfig) -> ShmSource {
+    ShmSource {
+        consumer,
         bells,
         config,
         head: Vec::with_capacity(4096),
         bulk_remaining: 0,
         max_control: proto_core::limits::MAX_CONTROL_LEN,
         peer_gone: false,
-    };
+    }
+}
+
+/// Builds one side's halves over `map`.
+fn halves(map: Arc<Mapping>, bells: Bells, outgoing: Direction, config: ShmConfig) -> (ShmSink, ShmSource) {
+    let incoming = if outgoing == Direction::ClientToWorker { Direction::WorkerToClient } else { Direction::ClientToWorker };
+    let bells = Arc::new(bells);
+    let sink = ShmSink { producer: Producer::new(map.clone(), outgoing), bells: bells.clone(), config };
+    let source = source_half(Consumer::new(map, incoming), bells, config);
     (sink, source)
 }
 
@@ -336,7 +432,7 @@ pub fn connect_with_fds(path: &Path, config: &ShmConfig) -> io::Result<(ShmSink,
     }
     let map = Mapping::new(rings.as_fd(), len)?;
     ring::check(&map)?;
-    let (sink, source) = halves(Arc::new(map), Bells { data, space: UnixStream::from(space) }, Direction::ClientToWorker, *config);
+    let (sink, source) = halves(Arc::new(map), Bells { data, space: UnixStream::from(space), kept: None }, Direction::ClientToWorker, *config);
     let descriptors = FdChannel::new(UnixStream::from(descriptors))?;
     // The client waits for its descriptors with a timeout (`FdChannel::recv` polls).
     Ok((sink, source, descriptors))
@@ -432,9 +528,10 @@ impl ShmAccepted {
         let (space, client_space) = UnixStream::pair()?;
         let (descriptors, client_descriptors) = UnixStream::pair()?;
         sys::send_fds(self.stream.as_fd(), BOOTSTRAP, &[rings.as_fd(), client_space.as_fd(), client_descriptors.as_fd()])?;
-        // All are the client's now: the worker keeps the mapping and its own ends only.
-        drop((rings, client_space, client_descriptors));
-        let bells = Bells { data: self.stream, space };
+        // The client's are the client's now; the worker keeps the mapping, its own ends and
+        // (to hand the connection over) the memfd.
+        drop((client_space, client_descriptors));
+        let bells = Bells { data: self.stream, space, kept: Some((rings, descriptors.try_clone()?)) };
         let (sink, source) = halves(Arc::new(map), bells, Direction::WorkerToClient, *config);
         let hangup = ShmHangup { bells: sink.bells.clone() };
         Ok((sink, source, hangup, FdChannel::new(descriptors)?))
@@ -589,6 +686,39 @@ mod test {
         let _ = rx.recv_head().unwrap();
         let mut got = vec![0u8; rx.bulk_remaining()];
         let err = rx.recv_bulk(&mut got).unwrap_err();
+        assert!(matches!(err, TransportError::Io(ref e) if e.kind() == io::ErrorKind::UnexpectedEof), "{err}");
+    }
+
+    #[test]
+    fn a_connection_handed_over_between_frames_goes_on_where_it_stopped() {
+        let ((mut tx, mut rx_c), (mut tx_w, mut rx), _) = pair_with("handover", ShmConfig::default());
+        tx.send(&ping(1), &[]).unwrap();
+        tx.send(&ping(2), &[]).unwrap();
+        assert_eq!(rx.recv_head().unwrap().header.request_id, 1);
+        tx_w.send(&ping(3), &[]).unwrap();
+        assert!(rx_c.hand_over().is_err(), "only the worker's side is handed over");
+        let parts = rx.hand_over().unwrap();
+        assert_eq!(parts.reply_head, tx_w.producer.head());
+        let parts_copy = parts.try_clone().unwrap();
+        // The worker's halves go; the parts hold their own descriptors.
+        drop((rx, tx_w));
+        let (mut sink, mut source, _hangup, _descriptors) = worker_from_parts(parts, &ShmConfig::default()).unwrap();
+        assert_eq!(source.recv_head().unwrap().header.request_id, 2);
+        sink.send(&ping(4), &[]).unwrap();
+        assert_eq!(rx_c.recv_head().unwrap().header.request_id, 3);
+        assert_eq!(rx_c.recv_head().unwrap().header.request_id, 4);
+        // The new owner is gone between frames: a last frame goes on after its last one.
+        let kept = parts_copy;
+        drop((sink, source, _hangup, _descriptors));
+        let mut last = kept.sink_after_peer(&ShmConfig::default()).unwrap().expect("between frames");
+        last.send(&ping(5), &[]).unwrap();
+        assert_eq!(rx_c.recv_head().unwrap().header.request_id, 5);
+        // Gone in the middle of a frame: no last frame.
+        last.write_all(&ping(6)[..10]).unwrap();
+        assert!(kept.sink_after_peer(&ShmConfig::default()).unwrap().is_none());
+        // The connection ends with the last copies of its descriptors.
+        drop((last, kept));
+        let err = rx_c.recv_head().unwrap_err();
         assert!(matches!(err, TransportError::Io(ref e) if e.kind() == io::ErrorKind::UnexpectedEof), "{err}");
     }
 

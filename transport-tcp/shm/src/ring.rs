@@ -3,8 +3,8 @@
 //! Layout (all little-endian, the mapping's first page is the control page):
 //! `[0..8)` [`MAGIC`], `[8..16)` ring capacity; ring `r` (0: client → worker, 1: worker →
 //! client) keeps its indices at `512 + 512 r`: `head` (bytes ever written, by the producer),
-//! `tail` (bytes ever read, by the consumer) and each side's "sleeping" flag, each on its own
-//! cache line; its data follows the control page. Each side keeps its own index locally and
+//! `tail` (bytes ever read, by the consumer), each side's "sleeping" flag and where the
+//! producer's last whole frame ends, each on its own cache line; its data follows the control page. Each side keeps its own index locally and
 //! only publishes it: the peer may scribble on the shared page, so everything read from it is
 //! checked (`head - tail` never exceeds the capacity) and a broken ring is an error, never a
 //! read out of bounds.
@@ -29,6 +29,8 @@ const HEAD: usize = 0;
 const TAIL: usize = 128;
 const CONSUMER_SLEEPING: usize = 256;
 const PRODUCER_SLEEPING: usize = 384;
+/// Where the producer publishes `head` after each whole frame (see [`Producer::mark_frame_end`]).
+const FRAMES_END: usize = 448;
 
 /// Which ring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,7 +113,33 @@ pub struct Producer {
 impl Producer {
     /// The producer of `direction` in `map` (zeroed or just initialised: both indices 0).
     pub fn new(map: Arc<Mapping>, direction: Direction) -> Self {
-        Self { ring: Ring::new(map, direction), head: 0 }
+        Self::resume(map, direction, 0)
+    }
+
+    /// The producer of `direction` taking over at `head` bytes written (a connection handed
+    /// to another process).
+    pub fn resume(map: Arc<Mapping>, direction: Direction, head: u64) -> Self {
+        Self { ring: Ring::new(map, direction), head }
+    }
+
+    /// Bytes written so far.
+    pub fn head(&self) -> u64 {
+        self.head
+    }
+
+    /// Publishes that a whole frame ends where the producer stands: whoever takes the ring
+    /// over after this producer is gone can tell whether it stopped between frames.
+    pub fn mark_frame_end(&self) {
+        self.ring.u64_at(FRAMES_END).store(self.head, Ordering::Release);
+    }
+
+    /// The producer of `direction` taking over where a producer that is gone stopped, if it
+    /// stopped between frames (its last whole frame ends at what it published as written);
+    /// `None` in the middle of a frame.
+    pub fn resume_at_frame_end(map: Arc<Mapping>, direction: Direction) -> Option<Self> {
+        let ring = Ring::new(map, direction);
+        let head = ring.u64_at(HEAD).load(Ordering::Acquire);
+        (ring.u64_at(FRAMES_END).load(Ordering::Acquire) == head).then_some(Self { ring, head })
     }
 
     /// Bytes that can be written now.
@@ -171,7 +199,28 @@ pub struct Consumer {
 impl Consumer {
     /// The consumer of `direction` in `map`.
     pub fn new(map: Arc<Mapping>, direction: Direction) -> Self {
-        Self { ring: Ring::new(map, direction), tail: 0 }
+        Self::resume(map, direction, 0)
+    }
+
+    /// The consumer of `direction` taking over at `tail` bytes read (a connection handed to
+    /// another process).
+    pub fn resume(map: Arc<Mapping>, direction: Direction, tail: u64) -> Self {
+        Self { ring: Ring::new(map, direction), tail }
+    }
+
+    /// Bytes read so far.
+    pub fn tail(&self) -> u64 {
+        self.tail
+    }
+
+    /// The mapping this ring lives in.
+    pub fn mapping(&self) -> &Arc<Mapping> {
+        &self.ring.map
+    }
+
+    /// What the producer has published as written (its own index, as it last stored it).
+    pub fn published_head(&self) -> u64 {
+        self.ring.u64_at(HEAD).load(Ordering::Acquire)
     }
 
     /// Bytes that can be read now.

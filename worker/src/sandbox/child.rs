@@ -1,19 +1,23 @@
-//! The session process: `hip-worker --session-child KEY=VALUE...`, started by the worker's
-//! [`relay`](super::relay) with its link as stdin. It confines itself, builds its own host
-//! backend and serves one already-authenticated session until the link closes.
+//! The session process: `hip-worker --session-child KEY=VALUE...`, started by the worker
+//! ([`relay::start`](super::relay::start)) with its control channel as stdin. It confines
+//! itself, builds its own host backend, takes its connection from the control channel
+//! ([`super::handover`]) and serves one already-authenticated session until it ends.
 
 use super::confine;
+use super::handover::Handed;
 use super::link::{LinkSink, LinkSource};
 use super::BackendSpec;
 use crate::backend::host::usage::SharedUsage;
 use crate::backend::{Backend, HostBackend, HostConfig};
 use crate::session::{Session, SessionConfig, SessionLimits};
+use crate::stripes::{StripeConfig, StripeHub};
 use std::collections::HashMap;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use transport_core::TransportError;
 
 /// Exit status of a session process that could not confine itself or start.
 pub const EXIT_SETUP_FAILED: u8 = 3;
@@ -176,11 +180,11 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     }
     let span = tracing::info_span!("session-process", session = args.session_id, pid = std::process::id());
     let _in_span = span.enter();
-    // The link, taken before anything else could be given descriptor 0's number.
+    // The control channel, taken before anything else could be given descriptor 0's number.
     let link = match std::io::stdin().as_fd().try_clone_to_owned() {
         Ok(fd) => UnixStream::from(fd),
         Err(e) => {
-            tracing::error!(%e, "no link to the worker");
+            tracing::error!(%e, "no control channel to the worker");
             return ExitCode::from(EXIT_SETUP_FAILED);
         }
     };
@@ -255,14 +259,13 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     if let Err(e) = session.bridge_callbacks(UnixStream::from(bridge)) {
         tracing::warn!(%e, "no callback bridge to the worker: stream callbacks will fail");
     }
-    let (sink, source) = match link.try_clone() {
-        Ok(reader) => (LinkSink::new(link), LinkSource::new(reader, args.spin)),
+    let result = match serve_connection(&link, session, args.spin) {
+        Ok(result) => result,
         Err(e) => {
-            tracing::error!(%e, "cannot split the link");
+            tracing::error!(%e, "no connection from the worker");
             return ExitCode::from(EXIT_SETUP_FAILED);
         }
     };
-    let (_, result) = crate::server::run_session(sink, source, session);
     match result {
         Ok(()) => {
             tracing::debug!("session ended; session process exits");
@@ -337,5 +340,93 @@ fn publish_usage(backend: Arc<dyn Backend>, usage: Arc<SharedUsage>, row: usize,
     };
     if let Err(e) = std::thread::Builder::new().name("hip-usage".into()).spawn(publish) {
         tracing::warn!(%e, "cannot start the usage publisher: the worker's metrics miss this session's device memory");
+    }
+}
+
+/// Takes the session's connection from the control channel (`control`, [`Handed`]) and
+/// serves `session` over it until it ends: handed over (TCP, same-host), the process serves
+/// the connection itself, and a thread takes the session's stripes from the channel;
+/// relayed, the channel itself carries the frames. `Err`: no connection came.
+fn serve_connection(control: &UnixStream, mut session: Session, spin: std::time::Duration) -> std::io::Result<Result<(), TransportError>> {
+    let handed =
+        Handed::recv(control)?.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the worker closed the control channel"))?;
+    let (_, result) = match handed {
+        Handed::Relay => {
+            let reader = control.try_clone()?;
+            crate::server::run_session(LinkSink::new(control.try_clone()?), LinkSource::new(reader, spin), session)
+        }
+        Handed::Tcp { socket, unread, peer, terms } => {
+            let (sink, source) = transport_tcp::tcp::from_parts(std::net::TcpStream::from(socket), &unread, spin)?;
+            session.set_peer(peer);
+            session.adopt_features(terms.features);
+            let hub = StripeHub::new(StripeConfig { max_stripes: terms.max_stripes as usize });
+            session.set_stripe_hub(Arc::clone(&hub));
+            let stripes = StripeSessions { backend: session.shared_backend(), config: Arc::new(session.config().clone()), hub, spin };
+            let control = control.try_clone()?;
+            let span = tracing::Span::current();
+            std::thread::Builder::new().name("hip-stripes".into()).spawn(move || span.in_scope(|| stripes.take_from(&control)))?;
+            crate::server::run_session(sink, source, session)
+        }
+        #[cfg(target_os = "linux")]
+        Handed::Shm { parts, terms } => {
+            let shm = transport_shm::ShmConfig { spin, ..transport_shm::ShmConfig::default() };
+            let (sink, source, _hangup, descriptors) = transport_shm::worker_from_parts(parts, &shm)?;
+            session.adopt_features(terms.features);
+            session.set_descriptor_sender(Arc::new(crate::shm::Descriptors(descriptors)));
+            crate::server::run_session(sink, source, session)
+        }
+        Handed::Stripe { .. } => {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "a stripe came before the session's connection"));
+        }
+    };
+    Ok(result)
+}
+
+/// What a session process needs to serve the stripes of its session.
+struct StripeSessions {
+    backend: Arc<dyn crate::backend::Backend>,
+    config: Arc<SessionConfig>,
+    hub: Arc<StripeHub>,
+    spin: std::time::Duration,
+}
+
+impl StripeSessions {
+    /// Serves each stripe connection the worker hands over, on a thread of its own, until
+    /// the worker closes the channel. Its first frame is its `StripeJoin`, checked against
+    /// this process's grant (key, index, address, expiry) by the normal driver.
+    fn take_from(self, control: &UnixStream) {
+        loop {
+            let (socket, unread, peer) = match Handed::recv(control) {
+                Ok(Some(Handed::Stripe { socket, unread, peer })) => (socket, unread, peer),
+                Ok(None) => return,
+                Ok(Some(other)) => {
+                    tracing::warn!(?other, "unexpected control message; the stripes are not taken any more");
+                    return;
+                }
+                Err(e) => {
+                    tracing::warn!(%e, "control channel failed; the stripes are not taken any more");
+                    return;
+                }
+            };
+            let (sink, source) = match transport_tcp::tcp::from_parts(std::net::TcpStream::from(socket), &unread, self.spin) {
+                Ok(halves) => halves,
+                Err(e) => {
+                    tracing::warn!(%e, "stripe connection unusable");
+                    continue;
+                }
+            };
+            let mut stripe = Session::new(Arc::clone(&self.backend), Arc::clone(&self.config));
+            stripe.set_peer(peer);
+            stripe.set_stripe_hub(Arc::clone(&self.hub));
+            let span = tracing::Span::current();
+            let spawned = std::thread::Builder::new().name("hip-stripe".into()).spawn(move || {
+                let _in_span = span.enter();
+                let (_, result) = crate::server::run_session(sink, source, stripe);
+                tracing::debug!(?result, "stripe connection ended");
+            });
+            if let Err(e) = spawned {
+                tracing::warn!(%e, "no thread for a stripe connection");
+            }
+        }
     }
 }

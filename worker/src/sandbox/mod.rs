@@ -3,9 +3,10 @@
 //!
 //! The worker does the handshake itself — tokens and the token store never reach a session
 //! process — then starts `hip-worker --session-child` ([`child::main`]) with one end of a
-//! Unix socket pair as its stdin, and relays frames between the client's connection and
-//! that link ([`relay::relay`]), over the transport traits, so any transport (TCP, TLS,
-//! RDMA) works. The session process confines itself ([`confine`]) before it builds its own
+//! Unix socket pair as its stdin (its control channel) and hands it the connection: TCP and
+//! same-host connections are served by the process itself ([`handover`]); TLS and RDMA ones,
+//! whose state cannot move between processes, are relayed by the worker over that socket
+//! ([`relay::relay`]). The session process confines itself ([`confine`]) before it builds its own
 //! host backend and serves the session; a crash in client code ends that process and that
 //! session only. A second socket ([`IPC_FD`]) lets the process use the worker's IPC registry
 //! ([`crate::ipc`]): memory files pass between session processes through the worker, which
@@ -20,6 +21,7 @@
 
 pub mod child;
 pub mod confine;
+pub mod handover;
 pub mod link;
 pub mod relay;
 pub mod spec;
@@ -66,6 +68,8 @@ pub struct SessionProcess {
     pub usage: Arc<SharedUsage>,
     /// Which rows of `usage` live session processes hold.
     rows: Mutex<Vec<bool>>,
+    /// Sessions whose processes serve their connections, for their stripes.
+    pub handed: handover::HandedSessions,
 }
 
 impl SessionProcess {
@@ -95,6 +99,7 @@ impl SessionProcess {
             max_file_bytes,
             usage,
             rows: Mutex::new(vec![false; max_sessions]),
+            handed: handover::HandedSessions::default(),
         })
     }
 

@@ -1,4 +1,5 @@
-//! The worker's side of a session process: starts it, relays frames both ways, and ends
+//! The worker's side of a session process: starts it ([`start`]); for connections that
+//! cannot be handed over ([`super::handover`]: TLS, RDMA) relays frames both ways, and ends
 //! the client's connection with a clear error when the process dies.
 
 use super::child::{ChildArgs, ChildLimits};
@@ -21,7 +22,7 @@ use transport_core::{FrameSink, FrameSource, TransportError};
 
 /// How long a session process may take to end after its client left (finishing the request
 /// it executes) before it is killed.
-const EXIT_GRACE: Duration = Duration::from_secs(2);
+pub(super) const EXIT_GRACE: Duration = Duration::from_secs(2);
 /// Piece of a request's bulk section the relay passes on at a time.
 const RELAY_CHUNK_BYTES: usize = 256 << 10;
 /// Largest reply buffer the relay keeps between replies.
@@ -29,12 +30,12 @@ const KEPT_REPLY_BUFFER_BYTES: usize = 16 << 20;
 /// Requests whose replies the relay times for the metrics; more in flight are not timed.
 const MAX_TIMED_REQUESTS: usize = 1 << 16;
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// A session process's scratch directory, removed with everything in it when dropped.
-struct Scratch(PathBuf);
+pub(super) struct Scratch(PathBuf);
 
 impl Scratch {
     fn create(root: &Path, session_id: u64, owner: Option<(u32, u32)>) -> std::io::Result<Self> {
@@ -86,8 +87,15 @@ pub fn relay(
         }
     };
     let pid = child.id();
-    tracing::info!(pid, "session process started");
-    let child = Mutex::new(SessionChild { child, ended: None, killed: false });
+    let child = Mutex::new(SessionChild::new(child));
+    // The control channel says the frames come over it, then becomes the link.
+    if let Err(e) = super::handover::Handed::Relay.send(&link) {
+        lock(&child).kill();
+        wait(&child, None);
+        return Err(TransportError::Io(e));
+    }
+    session.metrics().session_process_started(false);
+    tracing::info!(pid, "session process started; the connection is relayed");
     let metrics = session.metrics();
     let timed: Mutex<HashMap<u64, (Family, Instant)>> = Mutex::default();
     let (to_child, from_child) = match link.try_clone() {
@@ -162,7 +170,7 @@ fn tenant_cache_dir(dir: &Path, owner: Option<(u32, u32)>) -> std::io::Result<()
 
 /// Starts `hip-worker --session-child` for `session`, its link as its stdin, with a
 /// scratch directory of its own and a clean environment (the worker's holds its token).
-fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::io::Result<(Child, UnixStream, OwnedFd, Scratch)> {
+pub(super) fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::io::Result<(Child, UnixStream, OwnedFd, Scratch)> {
     let scratch = Scratch::create(&process.scratch_root, session.id(), process.run_as)?;
     let (client, tenant) = session.client();
     let rtc_cache = session.rtc_cache_dir().and_then(|dir| match tenant_cache_dir(&dir, process.run_as) {
@@ -347,18 +355,22 @@ fn child_to_client(
 }
 
 /// A started session process and, once reaped, how it ended.
-struct SessionChild {
+pub(super) struct SessionChild {
     child: Child,
     ended: Option<ExitStatus>,
     /// The worker killed it (it did not end after its client left).
-    killed: bool,
+    pub(super) killed: bool,
 }
 
 impl SessionChild {
+    pub(super) fn new(child: Child) -> Self {
+        Self { child, ended: None, killed: false }
+    }
+
     /// How it ended, once it has; reaps it then, after killing what is left of the process
     /// group it led (programs its host code started; one that left the group with `setsid`
     /// is not reached: the session user's process limit bounds those).
-    fn poll(&mut self) -> Option<ExitStatus> {
+    pub(super) fn poll(&mut self) -> Option<ExitStatus> {
         if self.ended.is_some() {
             return self.ended;
         }
@@ -379,7 +391,7 @@ impl SessionChild {
         self.ended
     }
 
-    fn kill(&mut self) {
+    pub(super) fn kill(&mut self) {
         if self.ended.is_none() {
             self.killed = true;
             let _ = self.child.kill();
@@ -388,7 +400,7 @@ impl SessionChild {
 }
 
 /// Waits for the session process to end; with `grace`, kills it when that passes first.
-fn wait(child: &Mutex<SessionChild>, grace: Option<Duration>) -> ExitStatus {
+pub(super) fn wait(child: &Mutex<SessionChild>, grace: Option<Duration>) -> ExitStatus {
     let started = Instant::now();
     let mut killed = false;
     loop {
@@ -406,7 +418,7 @@ fn wait(child: &Mutex<SessionChild>, grace: Option<Duration>) -> ExitStatus {
 
 /// Why the session process died, if it did not exit cleanly. `killed`: the worker killed
 /// it; `max_file_bytes`: its file-size limit.
-fn died(status: &ExitStatus, killed: bool, max_file_bytes: u64) -> Option<String> {
+pub(super) fn died(status: &ExitStatus, killed: bool, max_file_bytes: u64) -> Option<String> {
     if let Some(signal) = status.signal() {
         let limit;
         let name = match signal {

@@ -290,6 +290,11 @@ pub struct Session {
     stripes: Option<crate::stripes::StripeLease>,
     /// Whether STRIPED_BULK was negotiated at HELLO.
     striped_bulk: bool,
+    /// Stripes join sessions served in session processes: a `StripeJoin` on this connection
+    /// is kept ([`Session::take_stripe_join`]) for the connection to be handed over.
+    stripes_join_elsewhere: bool,
+    /// The session a `StripeJoin` named, and its frame, once kept.
+    kept_stripe_join: Option<(u64, Vec<u8>)>,
     /// WELCOME offered the same-host transport (`SameHostOffer` is answered), or, on a
     /// same-host connection, shared host memory.
     shared_memory_offered: bool,
@@ -348,6 +353,8 @@ impl Session {
             stripe_hub: None,
             stripes: None,
             striped_bulk: false,
+            stripes_join_elsewhere: false,
+            kept_stripe_join: None,
             shared_memory_offered: false,
             descriptors: None,
             shared_regions: shared_host::SharedRegions::default(),

@@ -76,7 +76,7 @@ impl Session {
         let Some(sender) = self.descriptors.clone().filter(|_| self.shared_memory_offered) else {
             return Err(Failure::new(
                 Status::NOT_SUPPORTED,
-                "shared host memory needs a same-host (shm://) connection served in the worker's process",
+                "shared host memory needs a same-host (shm://) connection that the worker or the session's process serves (not relayed)",
             ));
         };
         if req.size == 0 {

@@ -40,6 +40,46 @@ impl Session {
         Ok(wire::StripesGrant { granted: lease.granted(), chunk_bytes: STRIPE_CHUNK_BYTES, join_key: lease.key().as_slice().into() })
     }
 
+    /// Makes a `StripeJoin` on this connection be kept for a session process rather than
+    /// joined here ([`crate::sandbox::handover`]).
+    pub fn set_stripes_join_elsewhere(&mut self) {
+        self.stripes_join_elsewhere = true;
+    }
+
+    /// Whether a `StripeJoin` is kept rather than joined here.
+    pub fn stripes_join_elsewhere(&self) -> bool {
+        self.stripes_join_elsewhere
+    }
+
+    /// Keeps a `StripeJoin` naming `session_id`, whose whole frame is `frame`.
+    pub fn keep_stripe_join(&mut self, session_id: u64, frame: Vec<u8>) {
+        self.kept_stripe_join = Some((session_id, frame));
+    }
+
+    /// The kept `StripeJoin`: the session it names and its frame.
+    pub fn take_stripe_join(&mut self) -> Option<(u64, Vec<u8>)> {
+        self.kept_stripe_join.take()
+    }
+
+    /// The features of WELCOME that a session process serving this session honours itself.
+    pub fn handed_features(&self) -> u64 {
+        let mut handed = 0;
+        if self.striped_bulk {
+            handed |= features::STRIPED_BULK;
+        }
+        if self.shared_memory_offered {
+            handed |= features::SHARED_MEMORY;
+        }
+        handed
+    }
+
+    /// Takes over what [`handed_features`](Self::handed_features) says (in the session
+    /// process).
+    pub fn adopt_features(&mut self, handed: u64) {
+        self.note_striped_bulk(handed);
+        self.shared_memory_offered = handed & features::SHARED_MEMORY != 0;
+    }
+
     /// `StripeJoin` as this connection's first request: the joined stripe's job queue.
     pub fn join_stripe(&self, req: &wire::StripeJoin<'_>) -> Result<Receiver<StripeJob>, Failure> {
         let hub = self.stripe_hub.as_ref().ok_or_else(|| Failure::new(Status::NOT_SUPPORTED, "this listener takes no stripes"))?;
