@@ -8,6 +8,7 @@
 
 #![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 
+pub mod accounting;
 pub mod auth;
 pub mod backend;
 pub mod config;

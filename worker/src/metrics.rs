@@ -104,6 +104,7 @@ pub struct Metrics {
     bytes_out: AtomicU64,
     families: [FamilyStats; FAMILY_SLOTS],
     refused: [AtomicU64; Refusal::ALL.len()],
+    tenants: crate::accounting::Tenants,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -128,6 +129,11 @@ impl Metrics {
     /// Bytes sent to clients (whole frames).
     pub fn add_bytes_out(&self, bytes: u64) {
         self.bytes_out.fetch_add(bytes, Relaxed);
+    }
+
+    /// Each tenant's usage (device time), which sessions charge.
+    pub fn tenants(&self) -> &crate::accounting::Tenants {
+        &self.tenants
     }
 
     /// A connection or login turned away.
@@ -176,6 +182,15 @@ impl Metrics {
         metric(o, "hip_worker_refused_total", "counter", "Connections and logins turned away, by reason.");
         for why in Refusal::ALL {
             line(o, "hip_worker_refused_total", &[("reason", why.label())], self.refused[why as usize].load(Relaxed));
+        }
+        metric(
+            o,
+            "hip_worker_tenant_device_seconds_total",
+            "counter",
+            "Device time the tenant's sessions used (host: copies, memsets and kernels as they ran; GPU: batches of stream work between events).",
+        );
+        for (tenant, seconds) in self.tenants.device_seconds() {
+            line(o, "hip_worker_tenant_device_seconds_total", &[("tenant", &tenant)], seconds);
         }
         render_devices(o, backend);
         out

@@ -199,8 +199,8 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     });
     // SAFETY: the worker passed the table as this descriptor, which nothing else owns.
     let usage_fd = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(super::USAGE_FD) };
-    match SharedUsage::open(usage_fd, args.devices as usize, args.usage_rows).map(Arc::new) {
-        Ok(usage) if backend.share_usage(&usage, args.usage_row) => {}
+    let usage = match SharedUsage::open(usage_fd, args.devices as usize, args.usage_rows).map(Arc::new) {
+        Ok(usage) if backend.share_usage(&usage, args.usage_row) => usage,
         Ok(_) => {
             tracing::error!(row = args.usage_row, "the shared memory-usage table does not fit this session");
             return ExitCode::from(EXIT_SETUP_FAILED);
@@ -209,7 +209,7 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
             tracing::error!(%e, "cannot map the shared memory-usage table");
             return ExitCode::from(EXIT_SETUP_FAILED);
         }
-    }
+    };
     let backend = Arc::new(backend);
     let limits = SessionLimits {
         max_streams: args.limits.max_streams,
@@ -230,6 +230,8 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     };
     let mut session = Session::new(backend, Arc::new(config));
     session.adopt_handshake(args.session_id, args.client_name, args.tenant);
+    // The worker adds this process's device time to the tenant from its row.
+    session.device_time().report_to(usage, args.usage_row);
     // SAFETY: the worker passed the bridge as this descriptor, which nothing else owns.
     let bridge = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(super::CALLBACK_FD) };
     if let Err(e) = session.bridge_callbacks(UnixStream::from(bridge)) {

@@ -15,7 +15,7 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use transport_core::{FrameSink, FrameSource, TransportError};
 
@@ -85,6 +85,9 @@ pub fn relay(
             return Err(TransportError::Io(e));
         }
     };
+    // Dropped before the row (after the process ended): the row's device time goes to the
+    // tenant for good.
+    let _tenant_row = metrics_tenant_row(session, process, _row.row);
     let pid = child.id();
     tracing::info!(pid, "session process started");
     let child = Mutex::new(SessionChild { child, ended: None });
@@ -140,6 +143,12 @@ pub fn relay(
         Err(TransportError::Closed) => Ok(()),
         other => other,
     }
+}
+
+/// Counts the device time row `row` reports for `session`'s tenant.
+fn metrics_tenant_row(session: &Session, process: &SessionProcess, row: usize) -> crate::accounting::AttachedRow {
+    let tenant = session.metrics().tenants().get(session.client().1);
+    tenant.attach_row(Arc::clone(&process.usage), row)
 }
 
 /// Makes a tenant's compile cache directory (private to the user session processes run as).

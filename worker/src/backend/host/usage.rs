@@ -10,13 +10,18 @@
 //! still holds. Session processes can write the whole table, so a hostile one can disturb
 //! the figures others see and their claims (no more than it could by allocating); its own
 //! allocations stay bounded by its private count (`DeviceMemory`).
+//!
+//! After the memory counters, one more counter per row: the device time the session process
+//! has used (nanoseconds, [`crate::accounting`]), which the worker adds to the session's
+//! tenant. A hostile process can misreport it, as it can its memory.
 
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The shared table of device memory in use: `(1 + slots) × devices` counters.
+/// The shared table of device memory in use, `(1 + slots) × devices` counters, then device
+/// time used, `1 + slots` counters.
 pub struct SharedUsage {
     base: *mut AtomicU64,
     devices: usize,
@@ -37,7 +42,7 @@ impl std::fmt::Debug for SharedUsage {
 
 impl SharedUsage {
     fn len_bytes(devices: usize, slots: usize) -> usize {
-        (1 + slots) * devices * std::mem::size_of::<AtomicU64>()
+        (1 + slots) * (devices + 1) * std::mem::size_of::<AtomicU64>()
     }
 
     /// A new zeroed table for `devices` devices and `slots` session processes.
@@ -93,6 +98,34 @@ impl SharedUsage {
         Some(unsafe { &*self.base.add(row * self.devices + device) })
     }
 
+    /// The device-time counter of row `row` (0: unused).
+    fn busy_counter(&self, row: usize) -> Option<&AtomicU64> {
+        if row > self.slots {
+            return None;
+        }
+        // SAFETY: in bounds of the mapping (the time block follows the `(1 + slots) × devices`
+        // memory counters and has `1 + slots` entries; checked above), aligned, and only ever
+        // accessed atomically.
+        Some(unsafe { &*self.base.add((1 + self.slots) * self.devices + row) })
+    }
+
+    /// Adds `nanos` of device time to row `row`.
+    pub fn add_busy(&self, row: usize, nanos: u64) {
+        if let Some(counter) = self.busy_counter(row) {
+            counter.fetch_add(nanos, Ordering::Relaxed);
+        }
+    }
+
+    /// Device time row `row` has reported, nanoseconds.
+    pub fn busy_nanos(&self, row: usize) -> u64 {
+        self.busy_counter(row).map_or(0, |c| c.load(Ordering::Relaxed))
+    }
+
+    /// Takes row `row`'s device time, leaving zero for the row's next process.
+    pub fn take_busy(&self, row: usize) -> u64 {
+        self.busy_counter(row).map_or(0, |c| c.swap(0, Ordering::AcqRel))
+    }
+
     /// Gives back everything session slot `slot` still holds (its process has ended) and
     /// clears the slot for the next one.
     pub fn release_slot(&self, slot: usize) {
@@ -105,6 +138,8 @@ impl SharedUsage {
                 let _ = total.fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| Some(t.saturating_sub(held)));
             }
         }
+        // Whatever the worker did not take (it takes a row's time before releasing it).
+        self.take_busy(slot);
     }
 
     /// Bytes in use on `device`, by every session.
