@@ -4,12 +4,13 @@
  *   tenant_share compile <file>        compiles the kernels with hiprtc and writes the code
  *                                      object to <file> (the others load it, so N clients do
  *                                      not compile N times);
- *   tenant_share loop <file> <ms> <spin_us>
- *                                      prints "READY", waits for a line on stdin, then
- *                                      launches `tick` (one thread that spins <spin_us> µs and
- *                                      counts) for <ms> milliseconds, synchronizing every
- *                                      BATCH launches; checks the device's count against its
- *                                      own and prints "COUNT <launches> ELAPSED_US <us>";
+ *   tenant_share loop <file> <spin_us>
+ *                                      prints "READY", waits for a line "go <start> <end>"
+ *                                      (CLOCK_MONOTONIC nanoseconds, the same for every
+ *                                      client), then from <start> to <end> launches `tick`
+ *                                      (one thread that spins <spin_us> µs and counts),
+ *                                      synchronizing every BATCH launches; checks the device's
+ *                                      count against its own and prints "COUNT <launches>";
  *   tenant_share verify <file> <stop-file> <min>
  *                                      kernels and copies checked against a CPU oracle, round
  *                                      after round, until <stop-file> exists and <min> rounds
@@ -98,7 +99,7 @@ static hipModule_t load(const char* path) {
   return module;
 }
 
-static int loop(const char* path, long ms, long spin_us) {
+static int loop(const char* path, long spin_us) {
   hipModule_t module = load(path);
   hipFunction_t tick;
   CHECK(hipModuleGetFunction(&tick, module, "tick"));
@@ -113,22 +114,26 @@ static int loop(const char* path, long ms, long spin_us) {
   CHECK(hipModuleLaunchKernel(tick, 1, 1, 1, 1, 1, 1, 0, stream, params, NULL));
   CHECK(hipStreamSynchronize(stream));
   printf("READY\n");
-  char line[64];
+  char line[128];
+  double start_ns = 0, end_ns = 0;
   REQUIRE(fgets(line, sizeof line, stdin) != NULL, "stdin closed before the start");
-  unsigned long long launched = 1;
-  double start = now_us(), end = start + ms * 1000.0;
-  unsigned long long counted = 0;
-  while (now_us() < end) {
+  REQUIRE(sscanf(line, "go %lf %lf", &start_ns, &end_ns) == 2, "expected \"go START END\", got %s", line);
+  /* Everyone starts and stops at the same moments. */
+  while (now_us() * 1e3 < start_ns) {
+    struct timespec pause = {0, 100000};
+    nanosleep(&pause, NULL);
+  }
+  unsigned long long launched = 1, counted = 0;
+  while (now_us() * 1e3 < end_ns) {
     for (int i = 0; i < BATCH; i++) CHECK(hipModuleLaunchKernel(tick, 1, 1, 1, 1, 1, 1, 0, stream, params, NULL));
     CHECK(hipStreamSynchronize(stream));
     launched += BATCH;
     counted += BATCH;
   }
-  double elapsed = now_us() - start;
   unsigned long long on_device = 0;
   CHECK(hipMemcpy(&on_device, d_counter, sizeof on_device, hipMemcpyDeviceToHost));
   REQUIRE(on_device == launched, "the device counted %llu launches, the client made %llu", on_device, launched);
-  printf("COUNT %llu ELAPSED_US %.0f\n", counted, elapsed);
+  printf("COUNT %llu\n", counted);
   CHECK(hipFree(d_counter));
   CHECK(hipStreamDestroy(stream));
   CHECK(hipModuleUnload(module));
@@ -180,8 +185,8 @@ static int verify(const char* path, const char* stop_file, long min_rounds) {
 int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   if (argc == 3 && strcmp(argv[1], "compile") == 0) return compile(argv[2]);
-  if (argc == 5 && strcmp(argv[1], "loop") == 0) return loop(argv[2], atol(argv[3]), atol(argv[4]));
+  if (argc == 4 && strcmp(argv[1], "loop") == 0) return loop(argv[2], atol(argv[3]));
   if (argc == 5 && strcmp(argv[1], "verify") == 0) return verify(argv[2], argv[3], atol(argv[4]));
-  fprintf(stderr, "usage: tenant_share compile FILE | loop FILE MS SPIN_US | verify FILE STOP_FILE MIN_ROUNDS\n");
+  fprintf(stderr, "usage: tenant_share compile FILE | loop FILE SPIN_US | verify FILE STOP_FILE MIN_ROUNDS\n");
   return 2;
 }

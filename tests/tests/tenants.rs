@@ -172,21 +172,23 @@ fn a_wild_pointer_kernel_fails_its_client_only() {
 fn equal_tenants_get_equal_shares_and_their_device_time_is_accounted() {
     let tenants: Vec<String> = (0..CLIENTS).map(|i| format!("tenant-{i}")).collect();
     let scene = Scene::new("tenants_fair", &tenants);
-    let window_ms = WINDOW.as_millis().to_string();
     let code = scene.code.display().to_string();
     let mut clients: Vec<(Interactive, Instant)> = tenants
         .iter()
         .map(|tenant| {
             let mut cmd = scene.command(&scene.exe, tenant);
-            cmd.args(["loop", &code, &window_ms, &SPIN_US.to_string()]);
+            cmd.args(["loop", &code, &SPIN_US.to_string()]);
             (Interactive::spawn(cmd), Instant::now())
         })
         .collect();
     for (client, _) in &mut clients {
         client.expect_line("READY", Duration::from_secs(60));
     }
+    // One window for all: it opens once every client has its start line.
+    let start = hip_worker::backend::host::usage::monotonic_nanos() + 200_000_000;
+    let go = format!("go {start} {}", start + WINDOW.as_nanos() as u64);
     for (client, _) in &mut clients {
-        client.send_line("go");
+        client.send_line(&go);
     }
     let mut counts = Vec::new();
     for (i, (client, started)) in clients.into_iter().enumerate() {
@@ -195,11 +197,6 @@ fn equal_tenants_get_equal_shares_and_their_device_time_is_accounted() {
         let count: u64 = line.split_whitespace().next().unwrap().parse().unwrap();
         counts.push((count, started.elapsed()));
     }
-    let (fastest, slowest) = (counts.iter().map(|c| c.0).max().unwrap(), counts.iter().map(|c| c.0).min().unwrap());
-    let spread = fastest as f64 / slowest.max(1) as f64;
-    eprintln!("launches per client in {WINDOW:?}: {:?}; slowest/fastest spread {spread:.3}", counts.iter().map(|c| c.0).collect::<Vec<_>>());
-    assert!(slowest > 0, "a client got nothing done: {counts:?}");
-    assert!(spread <= MAX_SPREAD, "equal clients got unequal shares: {counts:?} (fastest/slowest {spread:.3} > {MAX_SPREAD})");
     // Device time: each launch spun SPIN_US (plus the one before the window); no tenant used
     // more than its client's whole life.
     scene.wait_for_no_sessions();
@@ -210,7 +207,13 @@ fn equal_tenants_get_equal_shares_and_their_device_time_is_accounted() {
         let least = (count + 1) as f64 * SPIN_US as f64 * 1e-6;
         assert!(seconds >= least, "{tenant}: {seconds} s of device time for {count} launches of {SPIN_US} µs each (at least {least} s)");
         assert!(seconds <= lifetime.as_secs_f64(), "{tenant}: {seconds} s of device time within a client life of {lifetime:?}");
+        eprintln!("{tenant}: {count} launches, {seconds:.3} s of device time");
     }
+    let (fastest, slowest) = (counts.iter().map(|c| c.0).max().unwrap(), counts.iter().map(|c| c.0).min().unwrap());
+    let spread = fastest as f64 / slowest.max(1) as f64;
+    eprintln!("launches per client in {WINDOW:?}: {:?}; slowest/fastest spread {spread:.3}", counts.iter().map(|c| c.0).collect::<Vec<_>>());
+    assert!(slowest > 0, "a client got nothing done: {counts:?}");
+    assert!(spread <= MAX_SPREAD, "equal clients got unequal shares: {counts:?} (fastest/slowest {spread:.3} > {MAX_SPREAD})");
     let Scene { mut worker, .. } = scene;
     worker.assert_alive();
 }

@@ -12,9 +12,21 @@
 //!
 //! Adding is two relaxed atomic adds; nothing here takes a lock on the work path.
 //!
+//! **Pacing.** Session processes do not share a scheduler: each has its own stream threads,
+//! and the operating system shares the CPU (the host backend's "device") among them by
+//! thread, which let equal clients' throughputs drift apart by 2× on a small machine. So
+//! before each piece of device work a session process compares its virtual device time (the
+//! CPU time its device work took) with
+//! the least of the other session processes that worked within [`PACE_ACTIVE_WINDOW`]; more
+//! than [`PACE_SLACK`] ahead, it sleeps [`PACE_STEP`] at a time (at most [`MAX_PACE_WAIT`]
+//! per operation) and lets the others catch up. A session that was idle starts again at the
+//! least virtual time of those working, so it gets no credit for its idle time (as the
+//! kernel's fair scheduler places a waking task). The wait is bounded so that a session
+//! process misreporting its time can only slow the others by that much per operation.
+//!
 //! [`StreamBackend::account_stream`]: crate::backend::StreamBackend::account_stream
 
-use crate::backend::host::usage::SharedUsage;
+use crate::backend::host::usage::{monotonic_nanos, process_cpu_nanos, SharedUsage};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -28,6 +40,18 @@ pub const ANONYMOUS_TENANT: &str = "anonymous";
 pub const MAX_ACCOUNTED_TENANTS: usize = 4096;
 /// The `tenant` label of the tenants past [`MAX_ACCOUNTED_TENANTS`].
 pub const OTHER_TENANTS: &str = "other";
+
+/// How recently another session process must have worked to count as competing.
+pub const PACE_ACTIVE_WINDOW: Duration = Duration::from_millis(50);
+/// How far a session process may run ahead of the least-served competing one.
+pub const PACE_SLACK: Duration = Duration::from_millis(1);
+/// One sleep of a session process that is ahead.
+pub const PACE_STEP: Duration = Duration::from_micros(100);
+/// How long a session process behind the others may leave the device unused, while another
+/// waits for it, before it forfeits its share.
+pub const PACE_FORFEIT: Duration = Duration::from_millis(2);
+/// The longest one operation waits for the others to catch up.
+pub const MAX_PACE_WAIT: Duration = Duration::from_millis(5);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -65,7 +89,63 @@ impl DeviceTime {
         }
         if let Some((usage, row)) = self.shared_row.get() {
             usage.add_busy(*row, nanos);
+            usage.mark_active(*row, monotonic_nanos(), None);
         }
+    }
+
+    /// Runs `work` (device work of this session): paces it, then adds its duration, and in a
+    /// session process the CPU time it took to the virtual time pacing compares.
+    pub fn run<T>(&self, work: impl FnOnce() -> T) -> T {
+        let Some((usage, row)) = self.shared_row.get() else {
+            let started = std::time::Instant::now();
+            let outcome = work();
+            self.add(started.elapsed());
+            return outcome;
+        };
+        self.pace();
+        let (started, cpu) = (std::time::Instant::now(), process_cpu_nanos());
+        let outcome = work();
+        // CPU time, not wall time: a kernel preempted by other processes' threads did not use
+        // the host's "device" meanwhile.
+        usage.add_virtual(*row, process_cpu_nanos().saturating_sub(cpu));
+        self.add(started.elapsed());
+        outcome
+    }
+
+    /// Waits while this session process is ahead of the others (see the module's "Pacing").
+    fn pace(&self) {
+        let Some((usage, row)) = self.shared_row.get() else { return };
+        let (slack, window) = (PACE_SLACK.as_nanos() as u64, PACE_ACTIVE_WINDOW.as_nanos() as u64);
+        let started = monotonic_nanos();
+        let (_, my_active_at) = usage.pace_state(*row);
+        let mut least = usage.least_active_virtual(*row, started.saturating_sub(window));
+        if my_active_at < started.saturating_sub(window) {
+            // Back from idle: level with those working, no credit for the idle time.
+            usage.mark_active(*row, started, least.map(|(_, v)| v));
+        }
+        let mut now = started;
+        // The row waited for, its virtual time, and since when it has not moved.
+        let mut watched: Option<(usize, u64, u64)> = None;
+        while let Some((behind, floor)) = least {
+            let (mine, _) = usage.pace_state(*row);
+            if mine <= floor.saturating_add(slack) || now - started >= MAX_PACE_WAIT.as_nanos() as u64 {
+                break;
+            }
+            match watched {
+                Some((r, v, since)) if r == behind && v == floor => {
+                    if now - since >= PACE_FORFEIT.as_nanos() as u64 {
+                        // It did not use the device while this one waited: it is not
+                        // competing now, and forfeits the share it left.
+                        usage.raise_virtual(behind, mine - slack);
+                    }
+                }
+                _ => watched = Some((behind, floor, now)),
+            }
+            std::thread::sleep(PACE_STEP);
+            now = monotonic_nanos();
+            least = usage.least_active_virtual(*row, now.saturating_sub(window));
+        }
+        usage.mark_active(*row, now, None);
     }
 
     /// Device time of the session so far, nanoseconds.
@@ -203,6 +283,47 @@ mod tests {
         drop(attached);
         assert_eq!(tenant.device_nanos(), 11_000, "kept after the process ended");
         assert_eq!(usage.busy_nanos(2), 0, "the row starts at zero for the next process");
+    }
+
+    #[test]
+    fn a_session_ahead_waits_for_a_competing_one_and_a_idle_one_forfeits() {
+        let usage = Arc::new(SharedUsage::create(1, 8).unwrap());
+        for row in [1, 2] {
+            usage.note_row_used(row);
+        }
+        let (ahead, behind) = (DeviceTime::default(), DeviceTime::default());
+        ahead.report_to(Arc::clone(&usage), 1);
+        behind.report_to(Arc::clone(&usage), 2);
+        // Nobody else works: no wait.
+        let started = std::time::Instant::now();
+        ahead.run(|| ());
+        assert!(started.elapsed() < PACE_FORFEIT, "waited {:?} with nobody to wait for", started.elapsed());
+        // The other one worked just now and is 10 ms behind.
+        usage.mark_active(2, monotonic_nanos(), None);
+        usage.add_virtual(1, 10_000_000);
+        // It keeps using the device: this one waits for it.
+        let catching_up = std::thread::spawn({
+            let usage = Arc::clone(&usage);
+            move || {
+                for _ in 0..20 {
+                    usage.add_virtual(2, 250_000);
+                    usage.mark_active(2, monotonic_nanos(), None);
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+            }
+        });
+        let started = std::time::Instant::now();
+        ahead.run(|| ());
+        let waited = started.elapsed();
+        catching_up.join().unwrap();
+        assert!(waited >= PACE_STEP && waited < MAX_PACE_WAIT * 3, "waited {waited:?} for a competitor catching up");
+        // Now it stops using the device while still counted as working: it forfeits.
+        let (mine, _) = usage.pace_state(1);
+        usage.mark_active(2, monotonic_nanos(), None);
+        let started = std::time::Instant::now();
+        ahead.run(|| ());
+        assert!(started.elapsed() < MAX_PACE_WAIT, "waited {:?} for a competitor that left its share", started.elapsed());
+        assert!(usage.pace_state(2).0 + PACE_SLACK.as_nanos() as u64 >= mine, "the idle one was raised to this one's level");
     }
 
     #[test]

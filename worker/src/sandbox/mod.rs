@@ -84,6 +84,7 @@ impl SessionProcess {
         let mut rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
         let free = rows.iter().position(|used| !used)?;
         rows[free] = true;
+        self.usage.note_row_used(free + 1);
         Some(UsageRow { process: self, row: free + 1 })
     }
 }

@@ -111,12 +111,7 @@ impl StreamOp {
     /// Runs the operation, adding its time to `account` when it is device work.
     fn execute_accounted(self, account: Option<&crate::accounting::DeviceTime>) -> Result<(), BackendError> {
         match account {
-            Some(account) if self.is_device_work() => {
-                let started = Instant::now();
-                let outcome = self.execute();
-                account.add(started.elapsed());
-                outcome
-            }
+            Some(account) if self.is_device_work() => account.run(|| self.execute()),
             _ => self.execute(),
         }
     }
