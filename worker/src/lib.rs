@@ -19,6 +19,7 @@ pub mod ipc;
 pub mod listener;
 pub mod logging;
 pub mod metrics;
+pub mod mps;
 #[cfg(feature = "rdma")]
 pub mod rdma;
 pub mod sandbox;

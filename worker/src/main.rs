@@ -72,6 +72,12 @@ struct Cli {
     /// Memory per emulated device in MiB (host backend; default min(RAM/2, 16 GiB)).
     #[arg(long)]
     host_memory_mib: Option<u64>,
+    /// Run session processes' GPU work through CUDA MPS: the worker starts its own MPS control
+    /// daemon (private pipe and log directories), gives session processes its directories and
+    /// stops it at exit; the worker does not start where MPS cannot (cuda backend only; AMD
+    /// GPUs run several processes' queues concurrently without it). See docs/ISOLATION.md.
+    #[arg(long)]
+    mps: bool,
     /// Let clients load host modules and compile them with hiprtc (host backend). A host
     /// module is client code: each session then runs in a process of its own, confined
     /// (another user, Landlock, seccomp; docs/HOST_MODULES.md). Without it, kernels are
@@ -454,11 +460,19 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
+    let mps = match start_mps(&cli, &*backend) {
+        Ok(mps) => mps,
+        Err(e) => {
+            eprintln!("hip-worker: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
     // Host code runs in a confined process per session, never in the worker.
     let session_process = if cli.allow_host_code && backend.name() == "host" {
         match hip_worker::sandbox::SessionProcess::new(host_config(&cli), &cli.host_code_user, &log_filter, cli.max_connections.max(1)) {
             Ok(mut process) => {
                 process.spin = tcp.spin;
+                process.child_env = mps.as_ref().map(hip_worker::mps::MpsDaemon::child_env).unwrap_or_default();
                 // The worker's own backend serves no session: it reports what they all hold.
                 let host = HostBackend::new(host_config(&cli));
                 host.share_usage(&process.usage, 0);
@@ -474,6 +488,9 @@ fn main() -> std::process::ExitCode {
     } else {
         None
     };
+    if mps.is_some() && session_process.is_none() {
+        tracing::warn!("--mps: sessions share the worker's own context here, so no session process uses the MPS daemon");
+    }
     if cli.device != 0 {
         tracing::warn!(device = cli.device, "--device applies to GPU backends; the host backend exposes all emulated devices");
     }
@@ -640,8 +657,28 @@ fn main() -> std::process::ExitCode {
         w.shutdown();
     }
     drop(metrics_server);
+    drop(mps);
     tracing::info!("hip-worker stopped");
     std::process::ExitCode::SUCCESS
+}
+
+/// The MPS daemon `--mps` asks for, or why it cannot run.
+fn start_mps(cli: &Cli, backend: &dyn Backend) -> Result<Option<hip_worker::mps::MpsDaemon>, String> {
+    if !cli.mps {
+        return Ok(None);
+    }
+    match backend.name() {
+        "cuda" => {}
+        "hip" => {
+            return Err("--mps is CUDA's Multi-Process Service: AMD GPUs run the queues of several processes concurrently \
+                        without a daemon, so the hip backend needs nothing of the kind (drop --mps)"
+                .into())
+        }
+        other => return Err(format!("--mps needs the cuda backend (this worker runs the {other} backend)")),
+    }
+    let owner = if running_as_root() { Some(hip_worker::sandbox::confine::lookup_user(&cli.host_code_user).map_err(|e| e.to_string())?) } else { None };
+    let daemon = hip_worker::mps::MpsDaemon::start(owner)?;
+    Ok(Some(daemon))
 }
 
 /// This machine's identity for the same-host offer (Linux).

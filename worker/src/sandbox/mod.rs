@@ -52,6 +52,8 @@ pub struct SessionProcess {
     pub spin: std::time::Duration,
     /// Device memory in use, worker-wide, counted by every session process.
     pub usage: Arc<SharedUsage>,
+    /// More environment for session processes (the MPS daemon's directories, `--mps`).
+    pub child_env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
     /// Which rows of `usage` live session processes hold.
     rows: Mutex<Vec<bool>>,
 }
@@ -75,6 +77,7 @@ impl SessionProcess {
             log_filter: log_filter.to_owned(),
             spin: std::time::Duration::ZERO,
             usage,
+            child_env: Vec::new(),
             rows: Mutex::new(vec![false; max_sessions]),
         })
     }
