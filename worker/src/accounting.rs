@@ -53,6 +53,16 @@ pub const PACE_FORFEIT: Duration = Duration::from_millis(2);
 /// The longest one operation waits for the others to catch up.
 pub const MAX_PACE_WAIT: Duration = Duration::from_millis(5);
 
+/// The variable that turns device-time accounting (and pacing) off: `HIP_WORKER_DEVICE_TIME=off`,
+/// for measuring what it costs.
+pub const DEVICE_TIME_VAR: &str = "HIP_WORKER_DEVICE_TIME";
+
+/// Whether sessions account their streams' device time (unless [`DEVICE_TIME_VAR`] is `off`).
+pub fn enabled() -> bool {
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var(DEVICE_TIME_VAR).map_or(true, |v| v != "off"))
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -226,7 +226,7 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
         // A group of its own: whatever it started is ended with it (`SessionChild::poll`).
         .process_group(0);
     command.envs(process.child_env.iter().map(|(k, v)| (k, v)));
-    for kept in ["HIP_REMOTE_CXX", "LANG", "LC_ALL"] {
+    for kept in ["HIP_REMOTE_CXX", "LANG", "LC_ALL", crate::accounting::DEVICE_TIME_VAR] {
         if let Some(value) = std::env::var_os(kept) {
             command.env(kept, value);
         }

@@ -30,12 +30,20 @@ impl HipBackend {
             Some(_) => 0,
             None => self.device_of(near)?,
         };
-        self.stream_and_device(stream, dev)
+        self.work_stream(stream, dev)
     }
 
     fn synchronize(&self, stream: super::Stream) -> Result<(), BackendError> {
+        let account = self.account_of_raw(stream);
+        if let Some(account) = &account {
+            account.close(stream);
+        }
         // SAFETY: a live stream (or the null stream) of the current device.
-        unsafe { (self.api.hipStreamSynchronize)(stream) }.check("hipStreamSynchronize")?;
+        let synced = unsafe { (self.api.hipStreamSynchronize)(stream) }.check("hipStreamSynchronize");
+        if let Some(account) = &account {
+            account.settle();
+        }
+        synced?;
         self.progress.fence();
         Ok(())
     }
@@ -278,7 +286,7 @@ impl MemoryBackend for HipBackend {
         if len == 0 {
             return Ok(());
         }
-        let s = self.stream(stream, src_dev)?;
+        let (s, _) = self.work_stream(stream, src_dev)?;
         // SAFETY: both ranges are device memory of the named devices, checked by the session.
         unsafe {
             (self.api.hipMemcpyPeerAsync)(
@@ -298,7 +306,7 @@ impl MemoryBackend for HipBackend {
             return Ok(DevicePtr::NULL);
         }
         let bytes = usize::try_from(size).map_err(|_| BackendError::OutOfMemory(format!("{size} bytes exceed the address space")))?;
-        let s = self.stream(stream, dev)?;
+        let (s, _) = self.work_stream(stream, dev)?;
         let mut ptr = std::ptr::null_mut();
         // SAFETY: a valid out-pointer; a live stream of the current device.
         unsafe { (self.api.hipMallocAsync)(&mut ptr, bytes, s) }.check("hipMallocAsync")?;
@@ -313,7 +321,7 @@ impl MemoryBackend for HipBackend {
         let (_, dev) = lock(&self.allocations)
             .remove(&ptr.0)
             .ok_or_else(|| BackendError::InvalidDevicePointer(format!("{ptr} is not a HIP allocation base")))?;
-        let s = self.stream(stream, dev)?;
+        let (s, _) = self.work_stream(stream, dev)?;
         // SAFETY: a live allocation removed from the table above; the runtime frees it once
         // the stream's earlier work is done.
         unsafe { (self.api.hipFreeAsync)(device_ptr(ptr), s) }.check("hipFreeAsync")
