@@ -676,7 +676,8 @@ fn start_mps(cli: &Cli, backend: &dyn Backend) -> Result<Option<hip_worker::mps:
         }
         other => return Err(format!("--mps needs the cuda backend (this worker runs the {other} backend)")),
     }
-    let owner = if running_as_root() { Some(hip_worker::sandbox::confine::lookup_user(&cli.host_code_user).map_err(|e| e.to_string())?) } else { None };
+    let owner =
+        if running_as_root() { Some(hip_worker::sandbox::confine::lookup_user(&cli.host_code_user).map_err(|e| e.to_string())?) } else { None };
     let daemon = hip_worker::mps::MpsDaemon::start(owner)?;
     Ok(Some(daemon))
 }

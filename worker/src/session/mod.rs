@@ -566,7 +566,8 @@ impl Session {
             return Ok(null);
         }
         self.reserve_worker_stream()?;
-        let null = self.create_backend_stream(device, crate::backend::stream_flags::SESSION_DEFAULT, 0).inspect_err(|_| self.release_worker_stream())?;
+        let null =
+            self.create_backend_stream(device, crate::backend::stream_flags::SESSION_DEFAULT, 0).inspect_err(|_| self.release_worker_stream())?;
         self.null_streams.insert(device, null);
         Ok(null)
     }

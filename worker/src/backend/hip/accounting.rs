@@ -8,8 +8,8 @@
 //! batch's first operation to its last: idle gaps inside a batch (a client submitting more
 //! slowly than the GPU runs its work, without synchronizing) count too.
 
-use super::error::Check;
 use super::api::{Event, HipApi, Stream};
+use super::error::Check;
 use super::{lock, HipBackend, Raw};
 use crate::accounting::DeviceTime;
 use crate::backend::{BackendError, StreamHandle};
@@ -142,7 +142,11 @@ impl StreamAccount {
 impl HipBackend {
     /// The stream an operation is queued on (see [`HipBackend::stream_and_device`]), its
     /// bracket opened when the stream is accounted.
-    pub(super) fn work_stream(&self, stream: Option<StreamHandle>, dev: crate::backend::DeviceIndex) -> Result<(Stream, crate::backend::DeviceIndex), BackendError> {
+    pub(super) fn work_stream(
+        &self,
+        stream: Option<StreamHandle>,
+        dev: crate::backend::DeviceIndex,
+    ) -> Result<(Stream, crate::backend::DeviceIndex), BackendError> {
         let Some(handle) = stream else { return self.stream_and_device(None, dev) };
         let (raw, device, account) = {
             let streams = lock(&self.streams);

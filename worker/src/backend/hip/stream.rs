@@ -1,9 +1,9 @@
 //! Streams and events on HIP: the runtime's `hipStream_t`s and `hipEvent_t`s.
 
 use super::error::Check;
-use std::sync::Arc;
 use super::{lock, EventEntry, HipBackend, Raw, StreamEntry, EVENT_DISABLE_TIMING};
 use crate::backend::{validate_event_flags, BackendError, DeviceIndex, EventBackend, EventHandle, HostFn, StreamBackend, StreamHandle};
+use std::sync::Arc;
 
 /// Appends what a `hipRemoteTakeKernelOutput` call hands over to the `Vec<u8>` at `ctx`.
 unsafe extern "C" fn append_output(ctx: *mut std::ffi::c_void, text: *const std::ffi::c_char, len: usize) {
