@@ -162,6 +162,7 @@ fn a_wild_pointer_kernel_fails_its_client_only() {
     let fault = faulty.stdout.lines().find_map(|l| l.strip_prefix("FAULT ")).unwrap_or_else(|| panic!("no FAULT line: {report}"));
     let sticky = faulty.stdout.lines().find_map(|l| l.strip_prefix("STICKY ")).unwrap_or_else(|| panic!("no STICKY line: {report}"));
     assert!(!fault.starts_with("hipSuccess") && !sticky.contains("hipSuccess"), "{report}");
+    eprintln!("the faulting client saw: FAULT {fault}; later calls: {sticky}");
     // The host backend runs the kernel in the session's process: the fault ended it.
     let log = scene.worker.log_text();
     assert!(log.contains("session process died"), "the worker did not see the session process die:\n{log}");
