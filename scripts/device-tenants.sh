@@ -10,10 +10,15 @@
 #
 # A mode the worker does not offer (no --isolation flag, no MPS) is reported as n/a with the
 # reason. On the GPU machine, after scripts/pack-device.sh:  bash device-pack/device-tenants.sh
-# Settings: TENANT_CLIENTS (8), TENANT_SECONDS (3 per kernel and round), TENANT_ROUNDS (2).
+# Settings: TENANT_CLIENTS (8), TENANT_SECONDS (3 per kernel and round), TENANT_ROUNDS (2);
+# TENANT_BACKEND=host checks the script without a GPU (host emulation, --allow-host-code; from a
+# pack or with TENANT_PACK=target/release-like dir holding bin/ and lib/).
 set -uo pipefail
 cd "$(dirname "$0")"
-PACK=$PWD
+PACK=${TENANT_PACK:-$PWD}
+BACKEND=${TENANT_BACKEND:-cuda}
+EXTRA=()
+[ "$BACKEND" = host ] && EXTRA=(--allow-host-code --host-memory-mib 1024)
 BIN=$PACK/bin
 export LD_LIBRARY_PATH=$PACK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export HIP_REMOTE_LIB=$PACK/lib/libamdhip64.so
@@ -42,7 +47,7 @@ stop_worker() {
 start_worker() {
   local log=$1; shift
   PORT=$((PORT + 1))
-  "$BIN/hip-worker" --backend cuda --listen "127.0.0.1:$PORT" --shm-socket "$WORK/shm-$PORT.sock" "$@" >"$log" 2>&1 &
+  "$BIN/hip-worker" --backend "$BACKEND" --listen "127.0.0.1:$PORT" --shm-socket "$WORK/shm-$PORT.sock" "${EXTRA[@]}" "$@" >"$log" 2>&1 &
   WORKER_PID=$!
   for _ in $(seq 100); do
     grep -q "hip-worker listening on 127.0.0.1" "$log" 2>/dev/null && return 0
@@ -59,7 +64,7 @@ run_mode() {
   local mode=$1 round=$2; shift 2
   local out=$WORK/$mode-$round.out
   if [ "$mode" = native ]; then
-    "$BIN/hip-remote" tenants --side native --backend cuda --clients "$CLIENTS" --seconds "$SECONDS_EACH" --label native >"$out" 2>&1 \
+    "$BIN/hip-remote" tenants --side native --backend "$BACKEND" --clients "$CLIENTS" --seconds "$SECONDS_EACH" --label native >"$out" 2>&1 \
       || { na native "$(tail -1 "$out")"; return; }
   else
     local log=$WORK/$mode-$round.log

@@ -92,7 +92,6 @@ impl MemoryBackend for CudaBackend {
                 // SAFETY: validated destination; pinned source synchronised before reuse.
                 unsafe { sys::cuMemcpyHtoDAsync_v2(dst.0 + (i * STAGING_BYTES) as u64, pinned.ptr.0.cast(), chunk.len(), s) }
                     .check("cuMemcpyHtoDAsync")?;
-                // SAFETY: a live stream of the current context.
                 self.sync_raw(stream, s)?;
             }
             Ok(())
@@ -137,8 +136,7 @@ impl MemoryBackend for CudaBackend {
 
     fn finish_device_writes(&self, stream: Option<StreamHandle>, near: DevicePtr) -> Result<(), BackendError> {
         let dev = self.device_of(near)?;
-        let s = self.work_stream(stream, dev)?;
-        // SAFETY: a live stream (or the legacy null stream) of the current context.
+        let s = self.stream(stream, dev)?;
         self.sync_raw(stream, s)
     }
 
@@ -214,7 +212,6 @@ impl MemoryBackend for CudaBackend {
                 // SAFETY: validated source; pinned destination synchronised before reading.
                 unsafe { sys::cuMemcpyDtoHAsync_v2(pinned.ptr.0.cast(), src.0 + (i * STAGING_BYTES) as u64, chunk.len(), s) }
                     .check("cuMemcpyDtoHAsync")?;
-                // SAFETY: a live stream of the current context.
                 self.sync_raw(stream, s)?;
                 chunk.copy_from_slice(pinned.slice(chunk.len()));
             }
@@ -237,10 +234,7 @@ impl MemoryBackend for CudaBackend {
         let mut pinned = self.take_staging()?;
         let r = self.copy_waiting_for_stream(stream, || {
             // SAFETY: validated source; synchronised before the bytes are read.
-            unsafe { sys::cuMemcpyDtoHAsync_v2(pinned.ptr.0.cast(), src.0, len, s) }
-                .check("cuMemcpyDtoHAsync")
-                // SAFETY: a live stream of the current context.
-                .and_then(|_| self.sync_raw(stream, s))
+            unsafe { sys::cuMemcpyDtoHAsync_v2(pinned.ptr.0.cast(), src.0, len, s) }.check("cuMemcpyDtoHAsync").and_then(|_| self.sync_raw(stream, s))
         });
         if r.is_ok() {
             // The bytes go from pinned memory straight to the socket.
@@ -346,7 +340,6 @@ impl MemoryBackend for CudaBackend {
         }
         if stream.is_none() {
             // Null stream: the copy is due now (as `memcpy_dtoh` does).
-            // SAFETY: the legacy null stream of the current context.
             let r = self.sync_raw(stream, s);
             let bytes = r.map(|_| pinned.slice(len).to_vec());
             self.return_staging(pinned);
@@ -401,7 +394,7 @@ impl MemoryBackend for CudaBackend {
         if size == 0 {
             return Ok(DevicePtr::NULL);
         }
-        let s = self.work_stream(stream, dev)?;
+        let s = self.stream(stream, dev)?;
         let size_usize = usize::try_from(size).map_err(|_| BackendError::OutOfMemory(format!("{size} bytes")))?;
         let mut ptr = 0;
         // SAFETY: valid out-pointer; `s` is a live stream (or the null stream) of `dev`, whose
@@ -415,7 +408,7 @@ impl MemoryBackend for CudaBackend {
     fn free_async(&self, stream: Option<StreamHandle>, ptr: DevicePtr) -> Result<(), BackendError> {
         let (_, dev) =
             *lock(&self.allocations).get(&ptr.0).ok_or_else(|| BackendError::InvalidValue(format!("{ptr} is not the start of a CUDA allocation")))?;
-        let s = self.work_stream(stream, dev)?;
+        let s = self.stream(stream, dev)?;
         // Out of the tables first: the address is invalid for new work from now on.
         lock(&self.allocations).remove(&ptr.0);
         if lock(&self.pool_allocations).remove(&ptr.0) {
@@ -424,7 +417,6 @@ impl MemoryBackend for CudaBackend {
             return unsafe { sys::cuMemFreeAsync(ptr.0, s) }.check("cuMemFreeAsync");
         }
         // hipMalloc memory freed in stream order: wait for the stream, then free it plainly.
-        // SAFETY: a live stream (or the legacy null stream) of the current context.
         self.sync_raw(stream, s)?;
         // SAFETY: a live cuMemAlloc allocation removed from the table above, unused by the
         // stream's earlier work (drained above).

@@ -306,7 +306,7 @@ impl MemoryBackend for HipBackend {
             return Ok(DevicePtr::NULL);
         }
         let bytes = usize::try_from(size).map_err(|_| BackendError::OutOfMemory(format!("{size} bytes exceed the address space")))?;
-        let (s, _) = self.work_stream(stream, dev)?;
+        let s = self.stream(stream, dev)?;
         let mut ptr = std::ptr::null_mut();
         // SAFETY: a valid out-pointer; a live stream of the current device.
         unsafe { (self.api.hipMallocAsync)(&mut ptr, bytes, s) }.check("hipMallocAsync")?;
@@ -321,7 +321,7 @@ impl MemoryBackend for HipBackend {
         let (_, dev) = lock(&self.allocations)
             .remove(&ptr.0)
             .ok_or_else(|| BackendError::InvalidDevicePointer(format!("{ptr} is not a HIP allocation base")))?;
-        let (s, _) = self.work_stream(stream, dev)?;
+        let s = self.stream(stream, dev)?;
         // SAFETY: a live allocation removed from the table above; the runtime frees it once
         // the stream's earlier work is done.
         unsafe { (self.api.hipFreeAsync)(device_ptr(ptr), s) }.check("hipFreeAsync")
