@@ -7,10 +7,15 @@
 #   shared        one worker, sessions sharing its context   (hip-worker --isolation shared)
 #   process       one worker, a session process per client   (hip-worker --isolation process)
 #   process+mps   the same under CUDA MPS                    (... --isolation process --mps)
+#   shared-no-time  `shared` with device-time accounting off (HIP_WORKER_DEVICE_TIME=off): what
+#                 accounting costs
+#
+# After each worker mode the tenants' device time from /metrics is printed (it must be > 0).
 #
 # A mode the worker does not offer (no --isolation flag, no MPS) is reported as n/a with the
 # reason. On the GPU machine, after scripts/pack-device.sh:  bash device-pack/device-tenants.sh
-# Settings: TENANT_CLIENTS (8), TENANT_SECONDS (3 per kernel and round), TENANT_ROUNDS (2);
+# Settings: TENANT_CLIENTS (8), TENANT_SECONDS (3 per kernel and round), TENANT_ROUNDS (2),
+# TENANT_KERNELS (small,fill);
 # TENANT_BACKEND=host checks the script without a GPU (host emulation, --allow-host-code; from a
 # pack or with TENANT_PACK=target/release-like dir holding bin/ and lib/).
 set -uo pipefail
@@ -25,6 +30,7 @@ export HIP_REMOTE_LIB=$PACK/lib/libamdhip64.so
 CLIENTS=${TENANT_CLIENTS:-8}
 SECONDS_EACH=${TENANT_SECONDS:-3}
 ROUNDS=${TENANT_ROUNDS:-2}
+KERNELS=${TENANT_KERNELS:-small,fill}
 PORT=${TENANT_PORT:-18640}
 WORK=$(mktemp -d)
 RESULTS=$WORK/results
@@ -47,7 +53,8 @@ stop_worker() {
 start_worker() {
   local log=$1; shift
   PORT=$((PORT + 1))
-  "$BIN/hip-worker" --backend "$BACKEND" --listen "127.0.0.1:$PORT" --shm-socket "$WORK/shm-$PORT.sock" "${EXTRA[@]}" "$@" >"$log" 2>&1 &
+  env ${WORKER_ENV:-} "$BIN/hip-worker" --backend "$BACKEND" --listen "127.0.0.1:$PORT" --shm-socket "$WORK/shm-$PORT.sock" \
+    --metrics "127.0.0.1:$((PORT + 1000))" "${EXTRA[@]}" "$@" >"$log" 2>&1 &
   WORKER_PID=$!
   for _ in $(seq 100); do
     grep -q "hip-worker listening on 127.0.0.1" "$log" 2>/dev/null && return 0
@@ -64,7 +71,7 @@ run_mode() {
   local mode=$1 round=$2; shift 2
   local out=$WORK/$mode-$round.out
   if [ "$mode" = native ]; then
-    "$BIN/hip-remote" tenants --side native --backend "$BACKEND" --clients "$CLIENTS" --seconds "$SECONDS_EACH" --label native >"$out" 2>&1 \
+    "$BIN/hip-remote" tenants --side native --backend "$BACKEND" --clients "$CLIENTS" --seconds "$SECONDS_EACH" --kernel "$KERNELS" --label native >"$out" 2>&1 \
       || { na native "$(tail -1 "$out")"; return; }
   else
     local log=$WORK/$mode-$round.log
@@ -72,8 +79,11 @@ run_mode() {
       na "$mode" "$(grep -m1 -E 'hip-worker: |error' "$log" || tail -1 "$log")"
       return
     fi
-    "$BIN/hip-remote" tenants --worker "127.0.0.1:$PORT" --clients "$CLIENTS" --seconds "$SECONDS_EACH" --label "$mode" >"$out" 2>&1 \
+    "$BIN/hip-remote" tenants --worker "127.0.0.1:$PORT" --clients "$CLIENTS" --seconds "$SECONDS_EACH" --kernel "$KERNELS" --label "$mode" >"$out" 2>&1 \
       || na "$mode" "$(tail -1 "$out")"
+    local seconds
+    seconds=$("$BIN/hip-remote" smi --json --worker "127.0.0.1:$((PORT + 1000))" 2>/dev/null | tr -d ' \n' | grep -o '"device_seconds":[0-9.e+-]*' | cut -d: -f2 | paste -sd+ | bc 2>/dev/null)
+    echo "DEVICE_TIME mode=$mode round=$round tenant_device_seconds=${seconds:-none}" >> "$WORK/device-time"
     stop_worker
   fi
   grep '^TENANTS ' "$out" >> "$RESULTS"
@@ -88,11 +98,13 @@ for round in $(seq "$ROUNDS"); do
   run_mode native "$round"
   if [ $isolation = yes ]; then
     run_mode shared "$round" --isolation shared
+    WORKER_ENV=HIP_WORKER_DEVICE_TIME=off run_mode shared-no-time "$round" --isolation shared
     run_mode process "$round" --isolation process
     run_mode process+mps "$round" --isolation process --mps
   else
     # Today's worker: sessions share its context.
     run_mode shared "$round"
+    WORKER_ENV=HIP_WORKER_DEVICE_TIME=off run_mode shared-no-time "$round"
     na process "this hip-worker has no --isolation flag"
     na process+mps "this hip-worker has no --isolation flag"
   fi
@@ -103,4 +115,7 @@ sort -s -k2,2 -k3,3 "$RESULTS" | while read -r _ mode kernel clients rate spread
   printf '%-12s %-6s %7s %14s %16s  %s %s\n' "${mode#mode=}" "${kernel#kernel=}" "${clients#clients=}" "${rate#kernels_per_s=}" \
     "${spread#spread=}" "${counts#counts=}" "${why:+(${why#why=})}"
 done
+echo
+echo "device time the tenants were charged (sum over tenants, seconds; shared-no-time: none expected):"
+cat "$WORK/device-time" 2>/dev/null
 echo "($(($(date +%s) - started)) s)"

@@ -25,8 +25,10 @@ pub const BLOCK_THREADS: u32 = 256;
 pub const SMALL_BLOCKS: u32 = 16;
 /// Blocks of the GPU-filling kernel (many waves on any current GPU).
 pub const FILL_BLOCKS: u32 = 4096;
-/// Dependent multiply-adds per thread.
-pub const ITERATIONS: i32 = 64;
+/// Dependent multiply-adds per thread of the small kernel.
+pub const SMALL_ITERATIONS: i32 = 64;
+/// Dependent multiply-adds per thread of the GPU-filling kernel (tens of µs on an H200).
+pub const FILL_ITERATIONS: i32 = 2048;
 /// How long before the window opens the parent sends `go` (the children are all waiting).
 const START_DELAY: Duration = Duration::from_millis(300);
 
@@ -55,6 +57,13 @@ impl KernelSize {
         match self {
             Self::Small => SMALL_BLOCKS,
             Self::Fill => FILL_BLOCKS,
+        }
+    }
+
+    fn iterations(self) -> i32 {
+        match self {
+            Self::Small => SMALL_ITERATIONS,
+            Self::Fill => FILL_ITERATIONS,
         }
     }
 
@@ -190,7 +199,7 @@ pub fn child_main(side: Side, backend: BackendKind, lib: &PathBuf, kernel: Kerne
     let n = (blocks * BLOCK_THREADS) as usize;
     let data = gpu.alloc(n * 4)?;
     gpu.upload(data, &vec![0u8; n * 4])?;
-    let args = [Arg::Ptr(data), Arg::I32(n as i32), Arg::I32(ITERATIONS)];
+    let args = [Arg::Ptr(data), Arg::I32(n as i32), Arg::I32(kernel.iterations())];
     let batch = |gpu: &mut dyn Gpu| -> Result<(), String> {
         for _ in 0..BATCH {
             gpu.launch(f, [blocks, 1, 1], [BLOCK_THREADS, 1, 1], &args)?;
