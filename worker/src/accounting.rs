@@ -296,7 +296,7 @@ mod tests {
     }
 
     #[test]
-    fn a_session_ahead_waits_for_a_competing_one_and_a_idle_one_forfeits() {
+    fn a_session_ahead_waits_for_a_competing_one_and_an_idle_one_forfeits() {
         let usage = Arc::new(SharedUsage::create(1, 8).unwrap());
         for row in [1, 2] {
             usage.note_row_used(row);
