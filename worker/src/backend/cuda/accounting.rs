@@ -1,7 +1,8 @@
 //! Device time of accounted streams ([`crate::accounting`]), measured in brackets: an event
 //! recorded before the first operation of a batch and one after its last, their elapsed
 //! time added to the stream's account once both are reached. A batch ends when the backend
-//! waits for the stream (a synchronize, a blocking copy) or after [`BRACKET_OPS`]
+//! waits for the stream (a synchronize, a blocking copy), when the client records an event on
+//! it, or after [`BRACKET_OPS`]
 //! operations; so the launch path pays one uncontended lock and a counter, and two event
 //! records per batch, not per launch. What a bracket counts is the stream's time from its
 //! batch's first operation to its last: idle gaps inside a batch (a client submitting more

@@ -192,6 +192,11 @@ impl EventBackend for HipBackend {
             return Err(BackendError::InvalidHandle(format!("event of device {device} recorded into a stream of device {stream_device}")));
         }
         let completions_before = self.progress.queued();
+        // A client's event ends a batch of device time: what follows may come after a wait.
+        if let Some(account) = stream.and_then(|h| lock(&self.streams).get(&h.as_raw()).and_then(|e| e.account.clone())) {
+            account.close(s);
+            account.settle();
+        }
         // SAFETY: a live event and stream of the current device.
         unsafe { (self.api.hipEventRecord)(raw.0, s) }.check("hipEventRecord")?;
         if let Some(e) = lock(&self.events).get_mut(&event.as_raw()) {
