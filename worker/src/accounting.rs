@@ -44,7 +44,7 @@ pub const OTHER_TENANTS: &str = "other";
 /// How recently another session process must have worked to count as competing.
 pub const PACE_ACTIVE_WINDOW: Duration = Duration::from_millis(50);
 /// How far a session process may run ahead of the least-served competing one.
-pub const PACE_SLACK: Duration = Duration::from_millis(1);
+pub const PACE_SLACK: Duration = Duration::from_millis(3);
 /// One sleep of a session process that is ahead.
 pub const PACE_STEP: Duration = Duration::from_micros(100);
 /// How long a session process behind the others may leave the device unused, while another
