@@ -8,6 +8,7 @@
 
 #![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 
+pub mod accounting;
 pub mod auth;
 pub mod backend;
 pub mod config;
@@ -18,6 +19,7 @@ pub mod ipc;
 pub mod listener;
 pub mod logging;
 pub mod metrics;
+pub mod mps;
 #[cfg(feature = "rdma")]
 pub mod rdma;
 pub mod sandbox;

@@ -90,6 +90,12 @@ struct Cli {
     /// Memory per emulated device in MiB (host backend; default min(RAM/2, 16 GiB)).
     #[arg(long)]
     host_memory_mib: Option<u64>,
+    /// Run session processes' GPU work through CUDA MPS: the worker starts its own MPS control
+    /// daemon (private pipe and log directories), gives session processes its directories and
+    /// stops it at exit; the worker does not start where MPS cannot (cuda backend only; AMD
+    /// GPUs run several processes' queues concurrently without it). See docs/ISOLATION.md.
+    #[arg(long)]
+    mps: bool,
     /// Let clients load host modules and compile them with hiprtc (host backend). A host
     /// module is client code: each session then runs in a process of its own, confined
     /// (another user, Landlock, seccomp; docs/HOST_MODULES.md). Without it, kernels are
@@ -438,6 +444,7 @@ fn session_processes(
     devices: Vec<DeviceProperties>,
     log_filter: &str,
     spin: Duration,
+    mps: Option<&hip_worker::mps::MpsDaemon>,
 ) -> Result<(Arc<dyn Backend>, Arc<SessionProcess>), String> {
     let count = match &spec {
         BackendSpec::Host(config) => config.devices,
@@ -445,6 +452,7 @@ fn session_processes(
     };
     let mut process = SessionProcess::new(spec, count, &cli.host_code_user, log_filter, cli.max_connections.max(1)).map_err(|e| e.to_string())?;
     process.spin = spin;
+    process.child_env = mps.map(hip_worker::mps::MpsDaemon::child_env).unwrap_or_default();
     if let Some(mib) = cli.session_max_file_mib {
         process.max_file_bytes = mib << 20;
         if let BackendSpec::Host(host) = &process.backend {
@@ -554,6 +562,17 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
+    let backend_name = match &serving {
+        Serving::InWorker(backend) => backend.name(),
+        Serving::InProcesses { spec, .. } => spec.name(),
+    };
+    let mps = match start_mps(&cli, backend_name) {
+        Ok(mps) => mps,
+        Err(e) => {
+            eprintln!("hip-worker: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
     let (backend, session_process) = match serving {
         Serving::InWorker(backend) => {
             if backend.name() == "host" {
@@ -568,7 +587,7 @@ fn main() -> std::process::ExitCode {
         }
         Serving::InProcesses { spec, devices } => {
             let host = matches!(spec, BackendSpec::Host(_));
-            match session_processes(&cli, spec, devices, &log_filter, tcp.spin) {
+            match session_processes(&cli, spec, devices, &log_filter, tcp.spin, mps.as_ref()) {
                 Ok((view, process)) if host => {
                     tracing::info!(user = ?process.run_as, "host code allowed: each session runs in a confined process of its own");
                     (view, Some(process))
@@ -593,6 +612,9 @@ fn main() -> std::process::ExitCode {
             }
         }
     };
+    if mps.is_some() && session_process.is_none() {
+        tracing::warn!("--mps: sessions share the worker's own context here, so no session process uses the MPS daemon");
+    }
     if cli.device != 0 {
         tracing::warn!(device = cli.device, "--device applies to GPU backends; the host backend exposes all emulated devices");
     }
@@ -759,8 +781,29 @@ fn main() -> std::process::ExitCode {
         w.shutdown();
     }
     drop(metrics_server);
+    drop(mps);
     tracing::info!("hip-worker stopped");
     std::process::ExitCode::SUCCESS
+}
+
+/// The MPS daemon `--mps` asks for, or why it cannot run.
+fn start_mps(cli: &Cli, backend: &str) -> Result<Option<hip_worker::mps::MpsDaemon>, String> {
+    if !cli.mps {
+        return Ok(None);
+    }
+    match backend {
+        "cuda" => {}
+        "hip" => {
+            return Err("--mps is CUDA's Multi-Process Service: AMD GPUs run the queues of several processes concurrently \
+                        without a daemon, so the hip backend needs nothing of the kind (drop --mps)"
+                .into())
+        }
+        other => return Err(format!("--mps needs the cuda backend (this worker runs the {other} backend)")),
+    }
+    let owner =
+        if running_as_root() { Some(hip_worker::sandbox::confine::lookup_user(&cli.host_code_user).map_err(|e| e.to_string())?) } else { None };
+    let daemon = hip_worker::mps::MpsDaemon::start(owner)?;
+    Ok(Some(daemon))
 }
 
 /// This machine's identity for the same-host offer (Linux).

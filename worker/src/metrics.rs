@@ -106,6 +106,7 @@ pub struct Metrics {
     refused: [AtomicU64; Refusal::ALL.len()],
     /// Session processes started, [connection relayed, connection handed over].
     session_processes: [AtomicU64; 2],
+    tenants: crate::accounting::Tenants,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -136,6 +137,11 @@ impl Metrics {
     /// worker relays its frames).
     pub fn session_process_started(&self, handed_over: bool) {
         self.session_processes[usize::from(handed_over)].fetch_add(1, Relaxed);
+    }
+
+    /// Each tenant's usage (device time), which sessions charge.
+    pub fn tenants(&self) -> &crate::accounting::Tenants {
+        &self.tenants
     }
 
     /// A connection or login turned away.
@@ -193,6 +199,15 @@ impl Metrics {
         );
         for (label, count) in [("relayed", &self.session_processes[0]), ("handed_over", &self.session_processes[1])] {
             line(o, "hip_worker_session_processes_total", &[("connection", label)], count.load(Relaxed));
+        }
+        metric(
+            o,
+            "hip_worker_tenant_device_seconds_total",
+            "counter",
+            "Device time the tenant's sessions used (host: copies, memsets and kernels as they ran; GPU: batches of stream work between events).",
+        );
+        for (tenant, seconds) in self.tenants.device_seconds() {
+            line(o, "hip_worker_tenant_device_seconds_total", &[("tenant", &tenant)], seconds);
         }
         render_devices(o, backend);
         out

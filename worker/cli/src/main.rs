@@ -23,6 +23,7 @@ mod native;
 mod plot;
 mod profile;
 mod smi;
+mod tenants;
 mod variants;
 mod workload;
 
@@ -94,6 +95,47 @@ enum Command {
         alloc_bytes: usize,
         #[arg(long)]
         profile: Option<PathBuf>,
+    },
+    /// N client processes with equal work on one GPU, through a worker (`--worker`) or each
+    /// natively (`--side native`): aggregate kernels/s and fastest/slowest client, for small
+    /// (16-block) and GPU-filling kernels (docs/BENCHMARKS.md, "Tenants sharing one GPU").
+    Tenants {
+        /// Client processes.
+        #[arg(long, default_value_t = 8, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
+        clients: usize,
+        /// Seconds each measurement lasts.
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+        /// Kernels to measure (repeat or comma-separate; default both).
+        #[arg(long, value_enum, value_delimiter = ',')]
+        kernel: Vec<tenants::KernelSize>,
+        /// Where the clients' work runs.
+        #[arg(long, value_enum, default_value = "remote")]
+        side: tenants::Side,
+        /// Backend of native clients.
+        #[arg(long, value_enum, default_value = "auto")]
+        backend: BackendKind,
+        /// The worker remote clients use (default: HIP_REMOTE_WORKER).
+        #[arg(long)]
+        worker: Option<String>,
+        /// The client library (default: libamdhip64.so next to this executable, or in ../lib).
+        #[arg(long, env = "HIP_REMOTE_LIB")]
+        lib: Option<PathBuf>,
+        /// Name of this mode in the table (e.g. `shared`, `process+mps`).
+        #[arg(long)]
+        label: Option<String>,
+    },
+    /// One client of `tenants` (internal).
+    #[command(hide = true)]
+    TenantsChild {
+        #[arg(long, value_enum)]
+        side: tenants::Side,
+        #[arg(long, value_enum)]
+        backend: BackendKind,
+        #[arg(long, value_enum)]
+        kernel: tenants::KernelSize,
+        #[arg(long)]
+        lib: PathBuf,
     },
     /// Measure round trips to a worker and print what it serves.
     Ping {
@@ -355,6 +397,39 @@ fn ping(addr: &str, count: usize) -> Result<(), String> {
 
 /// `libamdhip64.so` beside this executable (a build directory), else in `../lib` (an installed
 /// layout: `DIR/bin/hip-remote`).
+#[allow(clippy::too_many_arguments)] // the subcommand's flags, parsed once
+fn tenants_command(
+    clients: usize,
+    seconds: f64,
+    kernels: Vec<tenants::KernelSize>,
+    side: tenants::Side,
+    backend: BackendKind,
+    worker: Option<String>,
+    lib: Option<PathBuf>,
+    label: Option<String>,
+) -> Result<(), String> {
+    if !(0.1..=600.0).contains(&seconds) {
+        return Err(format!("--seconds {seconds}: give 0.1 to 600"));
+    }
+    if let Some(worker) = &worker {
+        // The children inherit it.
+        std::env::set_var("HIP_REMOTE_WORKER", worker);
+    }
+    if side == tenants::Side::Remote && std::env::var_os("HIP_REMOTE_WORKER").is_none() {
+        return Err("tenants: give --worker (or HIP_REMOTE_WORKER), or --side native".into());
+    }
+    let lib = lib.unwrap_or_else(default_lib);
+    let kernels = if kernels.is_empty() { vec![tenants::KernelSize::Small, tenants::KernelSize::Fill] } else { kernels };
+    let mode = label.unwrap_or_else(|| if side == tenants::Side::Native { "native".into() } else { "worker".into() });
+    let mut rows = Vec::new();
+    for kernel in kernels {
+        let outcome = tenants::run(side, backend, &lib, clients, kernel, Duration::from_secs_f64(seconds))?;
+        rows.push((mode.clone(), outcome));
+    }
+    print!("{}", tenants::table(&rows));
+    Ok(())
+}
+
 fn default_lib() -> PathBuf {
     let exe = std::env::current_exe().unwrap_or_default();
     let dir = exe.parent().map(PathBuf::from).unwrap_or_default();
@@ -683,6 +758,10 @@ fn main() -> std::process::ExitCode {
         }
         Command::Bench(args) => bench(args),
         Command::BenchChild { lib, bytes, reps } => child::child_main(&lib, bytes, reps),
+        Command::Tenants { clients, seconds, kernel, side, backend, worker, lib, label } => {
+            tenants_command(clients, seconds, kernel, side, backend, worker, lib, label)
+        }
+        Command::TenantsChild { side, backend, kernel, lib } => tenants::child_main(side, backend, &lib, kernel),
         Command::BenchVariant { lib, big_bytes, big_reps, samples, allocs, alloc_bytes, profile } => {
             let plan = variants::Plan { big_bytes, big_reps, samples, allocs, alloc_bytes };
             variants::child_main(&lib, &plan, profile.as_deref())

@@ -119,6 +119,11 @@ pub fn summarize(worker: &str, samples: &[Sample]) -> Value {
             "utilization": get("hip_worker_device_utilization_ratio", &dev_label),
         }));
     }
+    let tenants: Vec<Value> = samples
+        .iter()
+        .filter(|s| s.name == "hip_worker_tenant_device_seconds_total")
+        .map(|s| json!({ "tenant": s.labels.get("tenant"), "device_seconds": s.value }))
+        .collect();
     json!({
         "worker": worker,
         "version": label("version"),
@@ -126,6 +131,7 @@ pub fn summarize(worker: &str, samples: &[Sample]) -> Value {
         "sessions_open": get("hip_worker_sessions_open", &[]).map(|v| v as i64),
         "sessions_total": get("hip_worker_sessions_total", &[]).map(|v| v as u64),
         "devices": devices,
+        "tenants": tenants,
     })
 }
 
@@ -161,6 +167,14 @@ pub fn print_table(summary: &Value) {
             share,
             util
         );
+    }
+    let tenants = summary["tenants"].as_array().filter(|t| !t.is_empty());
+    if let Some(tenants) = tenants {
+        println!("{:<40} {:>16}", "TENANT", "DEVICE SECONDS");
+        for tenant in tenants {
+            let seconds = tenant["device_seconds"].as_f64().map_or_else(|| "n/a".into(), |s| format!("{s:.3}"));
+            println!("{:<40} {:>16}", text(&tenant["tenant"]), seconds);
+        }
     }
 }
 
@@ -219,6 +233,18 @@ mod tests {
         assert_eq!(devices[1]["memory_total_bytes"], 64u64 << 20);
         assert_eq!(devices[1]["arch"], "host");
         assert!(devices[1]["utilization"].is_null());
+        assert_eq!(summary["tenants"].as_array().unwrap().len(), 0);
+    }
+
+    #[test]
+    fn tenants_and_their_device_time() {
+        let metrics = Metrics::default();
+        let session = hip_worker::accounting::DeviceTime::default();
+        session.charge(metrics.tenants().get(Some("team \"a\"")));
+        session.add(std::time::Duration::from_millis(1500));
+        let samples = parse_exposition(&metrics.render(&HostBackend::new(HostConfig::default())));
+        let summary = summarize("w", &samples);
+        assert_eq!(summary["tenants"], json!([{ "tenant": "team \"a\"", "device_seconds": 1.5 }]));
     }
 
     #[test]

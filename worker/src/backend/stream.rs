@@ -32,6 +32,13 @@ pub trait StreamBackend {
     /// [`StreamBackend::stream_priority_range`] as HIP does.
     fn stream_create(&self, dev: DeviceIndex, flags: u32, priority: i32) -> Result<StreamHandle, BackendError>;
 
+    /// Adds the device time of `stream`'s work from now on to `account` (the session's, see
+    /// [`crate::accounting`]). Default: not accounted (a backend that cannot measure).
+    fn account_stream(&self, stream: StreamHandle, account: std::sync::Arc<crate::accounting::DeviceTime>) -> Result<(), BackendError> {
+        let _ = (stream, account);
+        Ok(())
+    }
+
     /// What kernels on `stream` printed (`printf`) since the last call, in launch order, for
     /// the client's standard output. Default: nothing (a GPU runtime prints device output
     /// itself, on the worker's standard output).

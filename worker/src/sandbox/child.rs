@@ -190,7 +190,11 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     };
     // Confined before any thread starts: Landlock and seccomp apply to the calling thread and
     // the threads it creates after (a GPU driver's threads among them: it starts here, after).
-    let gpu = args.backend.gpu().map(|vendor| confine::GpuAccess { vendor, library_dirs: args.backend.library_dirs() });
+    let gpu = args.backend.gpu().map(|vendor| confine::GpuAccess {
+        vendor,
+        library_dirs: args.backend.library_dirs(),
+        writable_dirs: confine::GpuAccess::mps_directories(),
+    });
     let (memory_per_device, devices) = match &args.backend {
         BackendSpec::Host(host) => (host.memory_per_device, host.devices),
         _ => (0, 0),
@@ -254,6 +258,8 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     };
     let mut session = Session::new(backend, Arc::new(config));
     session.adopt_handshake(args.session_id, args.client_name, args.tenant);
+    // The worker adds this process's device time to the tenant from its row.
+    session.device_time().report_to(usage, args.usage_row);
     // SAFETY: the worker passed the bridge as this descriptor, which nothing else owns.
     let bridge = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(super::CALLBACK_FD) };
     if let Err(e) = session.bridge_callbacks(UnixStream::from(bridge)) {

@@ -76,6 +76,19 @@ pub struct GpuAccess {
     pub vendor: GpuVendor,
     /// Library directories outside [`READ_ONLY_PATHS`] (read-only).
     pub library_dirs: Vec<PathBuf>,
+    /// Directories the driver's client side writes in (the MPS daemon's pipe and log
+    /// directories, [`MPS_DIRECTORY_VARIABLES`]).
+    pub writable_dirs: Vec<PathBuf>,
+}
+
+/// Variables naming the CUDA MPS daemon's directories, which an MPS client must reach.
+pub const MPS_DIRECTORY_VARIABLES: &[&str] = &["CUDA_MPS_PIPE_DIRECTORY", "CUDA_MPS_LOG_DIRECTORY"];
+
+impl GpuAccess {
+    /// The MPS daemon's directories this process's environment names (absolute, existing).
+    pub fn mps_directories() -> Vec<PathBuf> {
+        MPS_DIRECTORY_VARIABLES.iter().filter_map(std::env::var_os).map(PathBuf::from).filter(|p| p.is_absolute() && p.exists()).collect()
+    }
 }
 
 impl GpuAccess {
@@ -319,6 +332,7 @@ fn restrict_paths(scratch: &Path, cache: Option<&Path>, gpu: Option<&GpuAccess>)
     use landlock::{path_beneath_rules, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, ABI};
     let abi = ABI::V6;
     let existing = |paths: &[&str]| paths.iter().map(PathBuf::from).filter(|p| p.exists()).collect::<Vec<_>>();
+    let gpu_writable = gpu.map(|gpu| gpu.writable_dirs.clone()).unwrap_or_default();
     let (gpu_read, gpu_devices) = match gpu {
         Some(gpu) => {
             let mut read = existing(GPU_READ_ONLY_PATHS);
@@ -343,6 +357,7 @@ fn restrict_paths(scratch: &Path, cache: Option<&Path>, gpu: Option<&GpuAccess>)
         .add_rules(path_beneath_rules(cache, AccessFs::from_all(abi)))?
         .add_rules(path_beneath_rules(gpu_read, AccessFs::from_read(abi)))?
         .add_rules(path_beneath_rules(gpu_devices, AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::IoctlDev))?
+        .add_rules(path_beneath_rules(gpu_writable, AccessFs::from_all(abi)))?
         .restrict_self()?;
     Ok(match status.ruleset {
         RulesetStatus::FullyEnforced => "full".into(),

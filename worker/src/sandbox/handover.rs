@@ -249,6 +249,9 @@ pub fn serve(
             return Err(TransportError::Io(e));
         }
     };
+    // Dropped before the row (after the process ended): the row's device time goes to the
+    // tenant for good.
+    let _tenant_row = relay::metrics_tenant_row(session, process, _row.row);
     let pid = child.id();
     let child = Mutex::new(SessionChild::new(child));
     let notice_socket = match &handed {

@@ -66,6 +66,8 @@ pub struct SessionProcess {
     pub max_file_bytes: u64,
     /// Device memory in use, worker-wide, counted by every session process.
     pub usage: Arc<SharedUsage>,
+    /// More environment for session processes (the MPS daemon's directories, `--mps`).
+    pub child_env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
     /// Which rows of `usage` live session processes hold.
     rows: Mutex<Vec<bool>>,
     /// Sessions whose processes serve their connections, for their stripes.
@@ -98,6 +100,7 @@ impl SessionProcess {
             spin: std::time::Duration::ZERO,
             max_file_bytes,
             usage,
+            child_env: Vec::new(),
             rows: Mutex::new(vec![false; max_sessions]),
             handed: handover::HandedSessions::default(),
         })
@@ -108,6 +111,7 @@ impl SessionProcess {
         let mut rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
         let free = rows.iter().position(|used| !used)?;
         rows[free] = true;
+        self.usage.note_row_used(free + 1);
         Some(UsageRow { process: self, row: free + 1 })
     }
 }

@@ -16,7 +16,7 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use transport_core::{FrameSink, FrameSource, TransportError};
 
@@ -86,6 +86,9 @@ pub fn relay(
             return Err(TransportError::Io(e));
         }
     };
+    // Dropped before the row (after the process ended): the row's device time goes to the
+    // tenant for good.
+    let _tenant_row = metrics_tenant_row(session, process, _row.row);
     let pid = child.id();
     let child = Mutex::new(SessionChild::new(child));
     // The control channel says the frames come over it, then becomes the link.
@@ -148,6 +151,12 @@ pub fn relay(
         Err(TransportError::Closed) => Ok(()),
         other => other,
     }
+}
+
+/// Counts the device time row `row` reports for `session`'s tenant.
+pub(super) fn metrics_tenant_row(session: &Session, process: &SessionProcess, row: usize) -> crate::accounting::AttachedRow {
+    let tenant = session.metrics().tenants().get(session.client().1);
+    tenant.attach_row(Arc::clone(&process.usage), row)
 }
 
 /// Makes a tenant's compile cache directory (private to the user session processes run as).
@@ -225,6 +234,10 @@ pub(super) fn start(session: &Session, process: &SessionProcess, usage_row: usiz
         // A group of its own: whatever it started is ended with it (`SessionChild::poll`).
         .process_group(0);
     command.envs(process.backend.child_environment(args.rtc_cache.as_deref()));
+    command.envs(process.child_env.iter().map(|(k, v)| (k, v)));
+    if let Some(value) = std::env::var_os(crate::accounting::DEVICE_TIME_VAR) {
+        command.env(crate::accounting::DEVICE_TIME_VAR, value);
+    }
     let usage_fd = process.usage.fd().as_raw_fd();
     let (ipc_ours, ipc_theirs) = crate::ipc::channel_pair()?;
     // Above every target number, so placing the usage table or the bridge cannot overwrite it.

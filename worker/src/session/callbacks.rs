@@ -341,7 +341,7 @@ impl Session {
         }
         self.streams.check_capacity()?;
         self.reserve_worker_stream()?;
-        let handle = self.backend.stream_create(device, 0, 0).inspect_err(|_| self.release_worker_stream())?;
+        let handle = self.create_backend_stream(device, 0, 0).inspect_err(|_| self.release_worker_stream())?;
         self.streams.insert_at(id, (handle, device, true));
         Ok(())
     }

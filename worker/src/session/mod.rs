@@ -302,6 +302,8 @@ pub struct Session {
     descriptors: Option<Arc<dyn shared_host::DescriptorSender>>,
     /// The shared host regions this session holds.
     shared_regions: shared_host::SharedRegions,
+    /// Device time of this session's work, charged to its tenant ([`crate::accounting`]).
+    device_time: Arc<crate::accounting::DeviceTime>,
 }
 
 impl Session {
@@ -314,6 +316,7 @@ impl Session {
             id,
             backend,
             config,
+            device_time: Arc::default(),
             greeted: false,
             trusted: Arc::default(),
             challenge: None,
@@ -540,6 +543,26 @@ impl Session {
         })
     }
 
+    /// Creates a backend stream whose device time is this session's, charged to its tenant.
+    fn create_backend_stream(&self, device: DeviceIndex, flags: u32, priority: i32) -> Result<StreamHandle, crate::backend::BackendError> {
+        if !self.device_time.is_charged() {
+            self.device_time.charge(self.config.metrics.tenants().get(self.tenant.as_deref()));
+        }
+        let handle = self.backend.stream_create(device, flags, priority)?;
+        if !crate::accounting::enabled() {
+            return Ok(handle);
+        }
+        if let Err(e) = self.backend.account_stream(handle, Arc::clone(&self.device_time)) {
+            tracing::warn!(session = self.id, %e, "stream's device time not accounted");
+        }
+        Ok(handle)
+    }
+
+    /// Device time of this session's work so far ([`crate::accounting`]).
+    pub fn device_time(&self) -> &Arc<crate::accounting::DeviceTime> {
+        &self.device_time
+    }
+
     fn release_worker_stream(&self) {
         self.config.limits.worker_streams.fetch_sub(1, Ordering::AcqRel);
     }
@@ -551,7 +574,7 @@ impl Session {
         }
         self.reserve_worker_stream()?;
         let null =
-            self.backend.stream_create(device, crate::backend::stream_flags::SESSION_DEFAULT, 0).inspect_err(|_| self.release_worker_stream())?;
+            self.create_backend_stream(device, crate::backend::stream_flags::SESSION_DEFAULT, 0).inspect_err(|_| self.release_worker_stream())?;
         self.null_streams.insert(device, null);
         Ok(null)
     }

@@ -118,7 +118,7 @@ impl Session {
         }
         self.streams.check_capacity()?;
         self.reserve_worker_stream()?;
-        let handle = self.backend.stream_create(dev, flags, priority).inspect_err(|_| self.release_worker_stream())?;
+        let handle = self.create_backend_stream(dev, flags, priority).inspect_err(|_| self.release_worker_stream())?;
         Ok((handle, dev, flags & stream_flags::NON_BLOCKING == 0))
     }
 }

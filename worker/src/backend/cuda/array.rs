@@ -189,7 +189,7 @@ impl ArrayBackend for CudaBackend {
         extent: Extent,
         data: HostData,
     ) -> Result<(), BackendError> {
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         let src = Side::host(data.as_bytes().as_ptr().cast_mut().cast(), extent);
         // SAFETY: the destination was checked by the session; `data` stays alive until the
         // host function below runs, after the copy.
@@ -205,7 +205,7 @@ impl ArrayBackend for CudaBackend {
         extent: Extent,
         done: DtohDone,
     ) -> Result<(), BackendError> {
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         let len = extent.packed_len().ok_or_else(|| BackendError::InvalidValue("3D copy size overflows".into()))?;
         let mut out = crate::backend::zeroed_buffer(len)?;
         let dst = Side::host(out.as_mut_ptr().cast(), extent);
@@ -214,8 +214,7 @@ impl ArrayBackend for CudaBackend {
         unsafe { sys::cuMemcpy3DAsync_v2(&memcpy_3d(&dst, &Side::of(src), extent), s) }.check("cuMemcpy3DAsync")?;
         if stream.is_none() {
             // Null stream: due now, as `memcpy_dtoh_2d` does.
-            // SAFETY: the legacy null stream of the current context.
-            let r = unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize");
+            let r = self.sync_raw(stream, s);
             done(r.map(|_| out));
             return Ok(());
         }
@@ -223,7 +222,7 @@ impl ArrayBackend for CudaBackend {
     }
 
     fn copy_3d(&self, stream: Option<StreamHandle>, dev: DeviceIndex, dst: &Place, src: &Place, extent: Extent) -> Result<(), BackendError> {
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         // SAFETY: both places were checked by the session.
         unsafe { sys::cuMemcpy3DAsync_v2(&memcpy_3d(&Side::of(dst), &Side::of(src), extent), s) }.check("cuMemcpy3DAsync")
     }

@@ -245,7 +245,7 @@ impl CudaBackend {
             .unwrap_or_else(|p| p.into_inner())
             .get(&handle.0)
             .ok_or_else(|| BackendError::InvalidHandle(format!("BLAS handle {:#x}", handle.0)))?;
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         let raw = raw as Handle;
         // SAFETY: a live cuBLAS handle of `dev`'s context (current now); `s` is a stream of it.
         unsafe {

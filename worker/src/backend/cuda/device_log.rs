@@ -153,10 +153,28 @@ impl CudaBackend {
     /// on it. Their headers are copied on `s` itself before the wait, into pinned memory, so
     /// the common case — nothing printed — costs no round trip of its own.
     pub(super) fn synchronize_stream(&self, stream: StreamHandle, s: CUstream) -> Result<(), BackendError> {
+        let account = lock(&self.streams).get(&stream.as_raw()).and_then(|e| e.account.clone());
+        self.synchronize_stream_accounted(stream, s, account.as_deref())
+    }
+
+    /// [`synchronize_stream`](Self::synchronize_stream) with the stream's account (a stream
+    /// being destroyed is no longer in the table).
+    pub(super) fn synchronize_stream_accounted(
+        &self,
+        stream: StreamHandle,
+        s: CUstream,
+        account: Option<&super::accounting::StreamAccount>,
+    ) -> Result<(), BackendError> {
         let waited = lock(&self.logs).before_stream_wait(stream.as_raw());
         let mut prefetch = self.prefetch_headers(&waited, s);
+        if let Some(account) = account {
+            account.close(s);
+        }
         // SAFETY: a live stream of the current context.
         let result = unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize");
+        if let Some(account) = account {
+            account.settle();
+        }
         let mut headers = Vec::new();
         if let Some((pinned, count)) = prefetch.as_mut() {
             if result.is_ok() {

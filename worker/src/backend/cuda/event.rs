@@ -37,6 +37,11 @@ impl EventBackend for CudaBackend {
             (e.raw, e.device)
         };
         let s = self.stream(stream, device)?;
+        // A client's event ends a batch of device time: what follows may come after a wait.
+        if let Some(account) = stream.and_then(|h| lock(&self.streams).get(&h.as_raw()).and_then(|e| e.account.clone())) {
+            account.close(s);
+            account.settle();
+        }
         // SAFETY: live event and stream.
         unsafe { sys::cuEventRecord(raw.0, s) }.check("cuEventRecord")?;
         if let Some(e) = lock(&self.events).get_mut(&event.as_raw()) {

@@ -150,7 +150,7 @@ impl GraphBackend for CudaBackend {
             ExecGraph::Native { exec, device } => (*exec, *device),
             ExecGraph::Replay(plan) => return crate::backend::replay_graph(self, stream, plan),
         };
-        let s = self.stream(stream, device)?;
+        let s = self.work_stream(stream, device)?;
         self.graph_launch_logged(exec, stream, || {
             // SAFETY: `exec` is a live executable graph made by `graph_instantiate` (the
             // session destroys it only through `graph_exec_destroy`).

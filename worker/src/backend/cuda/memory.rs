@@ -63,7 +63,7 @@ impl MemoryBackend for CudaBackend {
 
     fn memcpy_htod(&self, stream: Option<StreamHandle>, dst: DevicePtr, data: HostData) -> Result<(), BackendError> {
         let dev = self.device_of(dst)?;
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         // Stage through pinned buffers so the copy is truly asynchronous; each buffer goes
         // back to the pool from a host function once the stream has consumed it.
         for (i, chunk) in data.as_bytes().chunks(STAGING_BYTES).enumerate() {
@@ -90,7 +90,7 @@ impl MemoryBackend for CudaBackend {
 
     fn memcpy_htod_sync(&self, stream: Option<StreamHandle>, dst: DevicePtr, data: &[u8]) -> Result<(), BackendError> {
         let dev = self.device_of(dst)?;
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         let mut pinned = self.take_staging()?;
         let result = (|| {
             for (i, chunk) in data.chunks(STAGING_BYTES).enumerate() {
@@ -98,8 +98,7 @@ impl MemoryBackend for CudaBackend {
                 // SAFETY: validated destination; pinned source synchronised before reuse.
                 unsafe { sys::cuMemcpyHtoDAsync_v2(dst.0 + (i * STAGING_BYTES) as u64, pinned.ptr.0.cast(), chunk.len(), s) }
                     .check("cuMemcpyHtoDAsync")?;
-                // SAFETY: a live stream of the current context.
-                unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")?;
+                self.sync_raw(stream, s)?;
             }
             Ok(())
         })();
@@ -121,7 +120,7 @@ impl MemoryBackend for CudaBackend {
             return self.memcpy_htod_sync(stream, dst, &staging);
         }
         let dev = self.device_of(dst)?;
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         let mut pinned = self.take_staging()?;
         // Double buffering: the socket is read straight into pinned memory, the DMA is
         // started and we return at once, so the next chunk is received while this one
@@ -144,13 +143,12 @@ impl MemoryBackend for CudaBackend {
     fn finish_device_writes(&self, stream: Option<StreamHandle>, near: DevicePtr) -> Result<(), BackendError> {
         let dev = self.device_of(near)?;
         let s = self.stream(stream, dev)?;
-        // SAFETY: a live stream (or the legacy null stream) of the current context.
-        unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")
+        self.sync_raw(stream, s)
     }
 
     fn memcpy_dtoh(&self, stream: Option<StreamHandle>, src: DevicePtr, len: u64, done: DtohDone) -> Result<(), BackendError> {
         let dev = self.device_of(src)?;
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         let len = usize::try_from(len).map_err(|_| BackendError::InvalidValue("copy too large".into()))?;
         if len > STAGING_BYTES || stream.is_none() {
             let mut out = crate::backend::zeroed_buffer(len as u64)?;
@@ -179,7 +177,7 @@ impl MemoryBackend for CudaBackend {
     /// the stream has passed the copy.
     fn memcpy_htod_registered(&self, stream: Option<StreamHandle>, dst: DevicePtr, src: RegionSlice) -> Result<(), BackendError> {
         let dev = self.device_of(dst)?;
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         // SAFETY: destination validated by the session; the source lies in host memory
         // registered with `cuMemHostRegister` that `src` keeps mapped until the host function
         // below has run (after the copy, in stream order).
@@ -198,7 +196,7 @@ impl MemoryBackend for CudaBackend {
         done: RegisteredDone,
     ) -> Result<(), BackendError> {
         let dev = self.device_of(src)?;
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         // SAFETY: source validated by the session; the destination lies in registered host
         // memory that `dst` keeps mapped until the host function below has run.
         unsafe { sys::cuMemcpyDtoHAsync_v2(dst.addr() as *mut c_void, src.0, dst.len(), s) }.check("cuMemcpyDtoHAsync")?;
@@ -213,15 +211,14 @@ impl MemoryBackend for CudaBackend {
 
     fn memcpy_dtoh_sync(&self, stream: Option<StreamHandle>, src: DevicePtr, out: &mut [u8]) -> Result<(), BackendError> {
         let dev = self.device_of(src)?;
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         let mut pinned = self.take_staging()?;
         let result = self.copy_waiting_for_stream(stream, || {
             for (i, chunk) in out.chunks_mut(STAGING_BYTES).enumerate() {
                 // SAFETY: validated source; pinned destination synchronised before reading.
                 unsafe { sys::cuMemcpyDtoHAsync_v2(pinned.ptr.0.cast(), src.0 + (i * STAGING_BYTES) as u64, chunk.len(), s) }
                     .check("cuMemcpyDtoHAsync")?;
-                // SAFETY: a live stream of the current context.
-                unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")?;
+                self.sync_raw(stream, s)?;
                 chunk.copy_from_slice(pinned.slice(chunk.len()));
             }
             Ok(())
@@ -239,14 +236,11 @@ impl MemoryBackend for CudaBackend {
             return Ok(());
         }
         let dev = self.device_of(src)?;
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         let mut pinned = self.take_staging()?;
         let r = self.copy_waiting_for_stream(stream, || {
             // SAFETY: validated source; synchronised before the bytes are read.
-            unsafe { sys::cuMemcpyDtoHAsync_v2(pinned.ptr.0.cast(), src.0, len, s) }
-                .check("cuMemcpyDtoHAsync")
-                // SAFETY: a live stream of the current context.
-                .and_then(|_| unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize"))
+            unsafe { sys::cuMemcpyDtoHAsync_v2(pinned.ptr.0.cast(), src.0, len, s) }.check("cuMemcpyDtoHAsync").and_then(|_| self.sync_raw(stream, s))
         });
         if r.is_ok() {
             // The bytes go from pinned memory straight to the socket.
@@ -259,14 +253,14 @@ impl MemoryBackend for CudaBackend {
     fn memcpy_dtod(&self, stream: Option<StreamHandle>, dst: DevicePtr, src: DevicePtr, len: u64) -> Result<(), BackendError> {
         let dev = self.device_of(dst)?;
         self.device_of(src)?;
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         // SAFETY: both ranges validated by the session against live allocations.
         unsafe { sys::cuMemcpyDtoDAsync_v2(dst.0, src.0, len as usize, s) }.check("cuMemcpyDtoDAsync")
     }
 
     fn memset(&self, stream: Option<StreamHandle>, dst: DevicePtr, pattern: MemsetPattern, count: u64) -> Result<(), BackendError> {
         let dev = self.device_of(dst)?;
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         let n = count as usize;
         // SAFETY: the range was validated by the session.
         unsafe {
@@ -281,7 +275,7 @@ impl MemoryBackend for CudaBackend {
 
     fn memcpy_htod_2d(&self, stream: Option<StreamHandle>, dst: Pitched, width: u64, data: HostData) -> Result<(), BackendError> {
         let dev = self.device_of(dst.ptr)?;
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         let width = usize::try_from(width).map_err(|_| BackendError::InvalidValue("row too wide".into()))?;
         if width == 0 {
             return Err(BackendError::InvalidValue("2D rows of 0 bytes".into()));
@@ -327,7 +321,7 @@ impl MemoryBackend for CudaBackend {
 
     fn memcpy_dtoh_2d(&self, stream: Option<StreamHandle>, src: Pitched, rows: Rows, done: DtohDone) -> Result<(), BackendError> {
         let dev = self.device_of(src.ptr)?;
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         let (width, height) = (rows.width as usize, rows.height as usize);
         let len = rows.packed_len().ok_or_else(|| BackendError::InvalidValue(format!("2D copy of {width}x{height} bytes overflows")))?;
         if len as usize > STAGING_BYTES {
@@ -352,8 +346,7 @@ impl MemoryBackend for CudaBackend {
         }
         if stream.is_none() {
             // Null stream: the copy is due now (as `memcpy_dtoh` does).
-            // SAFETY: the legacy null stream of the current context.
-            let r = unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize");
+            let r = self.sync_raw(stream, s);
             let bytes = r.map(|_| pinned.slice(len).to_vec());
             self.return_staging(pinned);
             done(bytes);
@@ -375,7 +368,7 @@ impl MemoryBackend for CudaBackend {
     fn memcpy_dtod_2d(&self, stream: Option<StreamHandle>, dst: Pitched, src: Pitched, rows: Rows) -> Result<(), BackendError> {
         let dev = self.device_of(dst.ptr)?;
         self.device_of(src.ptr)?;
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         let copy = copy_2d(
             Side::Device(src.ptr.0, src.pitch as usize),
             Side::Device(dst.ptr.0, dst.pitch as usize),
@@ -397,7 +390,7 @@ impl MemoryBackend for CudaBackend {
     ) -> Result<(), BackendError> {
         let (dst_ctx, src_ctx) = (self.device(dst_dev)?.ctx.0, self.device(src_dev)?.ctx.0);
         // The null stream is the destination device's, as for other copies.
-        let s = self.stream(stream, dst_dev)?;
+        let s = self.work_stream(stream, dst_dev)?;
         // SAFETY: both ranges validated by the session; the contexts are retained primary
         // contexts of the named devices.
         unsafe { sys::cuMemcpyPeerAsync(dst.0, dst_ctx, src.0, src_ctx, len as usize, s) }.check("cuMemcpyPeerAsync")
@@ -430,8 +423,7 @@ impl MemoryBackend for CudaBackend {
             return unsafe { sys::cuMemFreeAsync(ptr.0, s) }.check("cuMemFreeAsync");
         }
         // hipMalloc memory freed in stream order: wait for the stream, then free it plainly.
-        // SAFETY: a live stream (or the legacy null stream) of the current context.
-        unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")?;
+        self.sync_raw(stream, s)?;
         // SAFETY: a live cuMemAlloc allocation removed from the table above, unused by the
         // stream's earlier work (drained above).
         unsafe { cudarc::driver::result::free_sync(ptr.0) }.check("cuMemFree")

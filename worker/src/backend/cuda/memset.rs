@@ -15,7 +15,7 @@ impl MemsetBackend for CudaBackend {
             return Ok(());
         }
         let dev = self.device_of(fill.ptr)?;
-        let s = self.stream(stream, dev)?;
+        let s = self.work_stream(stream, dev)?;
         // Slices laid end to end are one 2D fill of all their rows.
         let (height, slices) = if fill.depth == 1 || fill.slice_pitch == fill.pitch * fill.height {
             (fill.height * fill.depth, vec![0])

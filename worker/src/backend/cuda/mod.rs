@@ -9,6 +9,7 @@
 //! asynchronous device-to-host copies land in a pinned buffer and a host function on the
 //! stream hands the bytes to the session when the stream reaches them.
 
+mod accounting;
 mod array;
 mod blas;
 mod device_attr;
@@ -74,6 +75,8 @@ struct Device {
 struct StreamEntry {
     raw: Raw<CUstream>,
     device: DeviceIndex,
+    /// Where its device time goes, once a session accounts it.
+    account: Option<std::sync::Arc<accounting::StreamAccount>>,
 }
 
 struct EventEntry {

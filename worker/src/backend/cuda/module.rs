@@ -231,7 +231,7 @@ impl ModuleBackend for CudaBackend {
         if config.grid.contains(&0) || config.block.contains(&0) {
             return Err(BackendError::InvalidConfiguration(format!("grid {:?} / block {:?} has a zero dimension", config.grid, config.block)));
         }
-        let s = self.stream(stream, device)?;
+        let s = self.work_stream(stream, device)?;
         let mut size = args.len();
         let mut extra: [*mut c_void; 5] = [
             std::ptr::dangling_mut::<c_void>(), // CU_LAUNCH_PARAM_BUFFER_POINTER
@@ -298,7 +298,7 @@ impl ModuleBackend for CudaBackend {
         if config.grid.contains(&0) || config.block.contains(&0) {
             return Err(BackendError::InvalidConfiguration(format!("grid {:?} / block {:?} has a zero dimension", config.grid, config.block)));
         }
-        let s = self.stream(stream, device)?;
+        let s = self.work_stream(stream, device)?;
         // cuLaunchCooperativeKernel takes kernelParams only: one pointer per parameter, into
         // the packed blob.
         let base = args.as_mut_ptr();

@@ -20,7 +20,7 @@ impl StreamBackend for CudaBackend {
         // SAFETY: valid out-pointer, context current.
         unsafe { sys::cuStreamCreateWithPriority(&mut raw, flags, priority) }.check("cuStreamCreateWithPriority")?;
         let id = self.handle();
-        lock(&self.streams).insert(id, StreamEntry { raw: Raw(raw), device: dev });
+        lock(&self.streams).insert(id, StreamEntry { raw: Raw(raw), device: dev, account: None });
         Ok(StreamHandle::from_raw(id))
     }
 
@@ -31,10 +31,13 @@ impl StreamBackend for CudaBackend {
         // Drain first so host functions referencing this backend finish; the device logs
         // are read, so their modules know the stream's kernels are done (the text is lost
         // with the stream, as its latched error is).
-        let sync = self.synchronize_stream(stream, entry.raw.0);
+        let sync = self.synchronize_stream_accounted(stream, entry.raw.0, entry.account.as_deref());
         lock(&self.outputs).forget(stream.as_raw());
         // The log reads may have entered another device.
         self.enter(entry.device)?;
+        if let Some(account) = &entry.account {
+            account.release();
+        }
         // SAFETY: removed from the table; destroyed once.
         unsafe { sys::cuStreamDestroy_v2(entry.raw.0) }.check("cuStreamDestroy")?;
         match sync {
@@ -47,6 +50,13 @@ impl StreamBackend for CudaBackend {
     fn stream_synchronize(&self, stream: StreamHandle) -> Result<(), BackendError> {
         let s = self.stream(Some(stream), 0)?;
         self.synchronize_stream(stream, s)
+    }
+
+    fn account_stream(&self, stream: StreamHandle, account: std::sync::Arc<crate::accounting::DeviceTime>) -> Result<(), BackendError> {
+        let mut streams = lock(&self.streams);
+        let entry = streams.get_mut(&stream.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("stream {:#x}", stream.as_raw())))?;
+        entry.account.get_or_insert_with(|| std::sync::Arc::new(super::accounting::StreamAccount::new(account)));
+        Ok(())
     }
 
     fn take_kernel_output(&self, stream: StreamHandle) -> Vec<u8> {

@@ -30,12 +30,20 @@ impl HipBackend {
             Some(_) => 0,
             None => self.device_of(near)?,
         };
-        self.stream_and_device(stream, dev)
+        self.work_stream(stream, dev)
     }
 
     fn synchronize(&self, stream: super::Stream) -> Result<(), BackendError> {
+        let account = self.account_of_raw(stream);
+        if let Some(account) = &account {
+            account.close(stream);
+        }
         // SAFETY: a live stream (or the null stream) of the current device.
-        unsafe { (self.api.hipStreamSynchronize)(stream) }.check("hipStreamSynchronize")?;
+        let synced = unsafe { (self.api.hipStreamSynchronize)(stream) }.check("hipStreamSynchronize");
+        if let Some(account) = &account {
+            account.settle();
+        }
+        synced?;
         self.progress.fence();
         Ok(())
     }
@@ -284,7 +292,7 @@ impl MemoryBackend for HipBackend {
         if len == 0 {
             return Ok(());
         }
-        let s = self.stream(stream, src_dev)?;
+        let (s, _) = self.work_stream(stream, src_dev)?;
         // SAFETY: both ranges are device memory of the named devices, checked by the session.
         unsafe {
             (self.api.hipMemcpyPeerAsync)(

@@ -19,7 +19,7 @@ impl MemsetBackend for HipBackend {
             Some(_) => 0, // the stream's own device is entered
             None => self.device_of(fill.ptr)?,
         };
-        let s = self.stream(stream, dev)?;
+        let (s, _) = self.work_stream(stream, dev)?;
         let (pitch, width, height) = (size(fill.pitch)?, size(fill.width)?, size(fill.height)?);
         for offset in fill.slice_offsets() {
             let dst = (fill.ptr.0 + offset) as *mut c_void;

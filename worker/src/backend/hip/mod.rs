@@ -21,6 +21,7 @@
 //! Validated on real AMD hardware: not yet; the chained test exercises every call above
 //! except the AMD runtime underneath.
 
+mod accounting;
 mod api;
 mod array;
 mod blas;
@@ -65,6 +66,8 @@ const EVENT_DISABLE_TIMING: u32 = 0x2;
 struct StreamEntry {
     raw: Raw<Stream>,
     device: DeviceIndex,
+    /// Where its device time goes, once a session accounts it.
+    account: Option<Arc<accounting::StreamAccount>>,
 }
 
 struct EventEntry {

@@ -234,7 +234,7 @@ impl ModuleBackend for HipBackend {
         if config.grid.contains(&0) || config.block.contains(&0) {
             return Err(BackendError::InvalidConfiguration(format!("grid {:?} / block {:?} has a zero dimension", config.grid, config.block)));
         }
-        let s = self.stream(stream, device)?;
+        let (s, _) = self.work_stream(stream, device)?;
         let mut size = args.len();
         let mut extra: [*mut c_void; 5] = [
             LAUNCH_PARAM_BUFFER_POINTER as *mut c_void,
@@ -319,7 +319,7 @@ impl ModuleBackend for HipBackend {
         if (args.len() as u64) < crate::backend::args_len(&params) {
             return Err(BackendError::InvalidValue(format!("kernel arguments are {} bytes; the kernel's parameters need more", args.len())));
         }
-        let s = self.stream(stream, device)?;
+        let (s, _) = self.work_stream(stream, device)?;
         // The cooperative entry point takes kernelParams only: one pointer per parameter,
         // into the packed blob.
         let base = args.as_mut_ptr();

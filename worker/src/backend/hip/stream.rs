@@ -3,6 +3,7 @@
 use super::error::Check;
 use super::{lock, EventEntry, HipBackend, Raw, StreamEntry, EVENT_DISABLE_TIMING};
 use crate::backend::{validate_event_flags, BackendError, DeviceIndex, EventBackend, EventHandle, HostFn, StreamBackend, StreamHandle};
+use std::sync::Arc;
 
 /// Appends what a `hipRemoteTakeKernelOutput` call hands over to the `Vec<u8>` at `ctx`.
 unsafe extern "C" fn append_output(ctx: *mut std::ffi::c_void, text: *const std::ffi::c_char, len: usize) {
@@ -14,6 +15,13 @@ unsafe extern "C" fn append_output(ctx: *mut std::ffi::c_void, text: *const std:
 impl StreamBackend for HipBackend {
     /// On our own library (chained workers) what kernels printed, held there for us; AMD's
     /// runtime prints device output on the worker itself.
+    fn account_stream(&self, stream: StreamHandle, account: Arc<crate::accounting::DeviceTime>) -> Result<(), BackendError> {
+        let mut streams = lock(&self.streams);
+        let entry = streams.get_mut(&stream.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("stream {:#x}", stream.as_raw())))?;
+        entry.account.get_or_insert_with(|| Arc::new(super::accounting::StreamAccount::new(Arc::clone(&self.api), account)));
+        Ok(())
+    }
+
     fn take_kernel_output(&self, _stream: StreamHandle) -> Vec<u8> {
         let mut text = Vec::new();
         if let Some(take) = self.api.hipRemoteTakeKernelOutput {
@@ -37,7 +45,7 @@ impl StreamBackend for HipBackend {
         // SAFETY: a valid out-pointer; the device is current (entered by the range query).
         unsafe { (self.api.hipStreamCreateWithPriority)(&mut raw, flags, priority) }.check("hipStreamCreateWithPriority")?;
         let id = self.handle();
-        lock(&self.streams).insert(id, StreamEntry { raw: Raw(raw), device: dev });
+        lock(&self.streams).insert(id, StreamEntry { raw: Raw(raw), device: dev, account: None });
         Ok(StreamHandle::from_raw(id))
     }
 
@@ -47,8 +55,14 @@ impl StreamBackend for HipBackend {
         self.enter(entry.device)?;
         lock(&self.last_completion).remove(&(entry.raw.0 as usize, entry.device));
         // Drain first, so completions queued for it (copies' buffers) are reached.
+        if let Some(account) = &entry.account {
+            account.close(entry.raw.0);
+        }
         // SAFETY: a live stream we own.
         let drained = unsafe { (self.api.hipStreamSynchronize)(entry.raw.0) }.check("hipStreamSynchronize");
+        if let Some(account) = &entry.account {
+            account.release();
+        }
         // SAFETY: removed from the table; destroyed once.
         unsafe { (self.api.hipStreamDestroy)(entry.raw.0) }.check("hipStreamDestroy")?;
         // The stream's own failure (a kernel's assert) belongs to its synchronizations, as on
@@ -62,8 +76,16 @@ impl StreamBackend for HipBackend {
 
     fn stream_synchronize(&self, stream: StreamHandle) -> Result<(), BackendError> {
         let s = self.stream(Some(stream), 0)?;
+        let account = lock(&self.streams).get(&stream.as_raw()).and_then(|e| e.account.clone());
+        if let Some(account) = &account {
+            account.close(s);
+        }
         // SAFETY: a live stream of the current device.
-        unsafe { (self.api.hipStreamSynchronize)(s) }.check("hipStreamSynchronize")?;
+        let synced = unsafe { (self.api.hipStreamSynchronize)(s) }.check("hipStreamSynchronize");
+        if let Some(account) = &account {
+            account.settle();
+        }
+        synced?;
         // The stream's copies and host functions have run only once their completions have.
         self.progress.fence();
         Ok(())
@@ -170,6 +192,11 @@ impl EventBackend for HipBackend {
             return Err(BackendError::InvalidHandle(format!("event of device {device} recorded into a stream of device {stream_device}")));
         }
         let completions_before = self.progress.queued();
+        // A client's event ends a batch of device time: what follows may come after a wait.
+        if let Some(account) = stream.and_then(|h| lock(&self.streams).get(&h.as_raw()).and_then(|e| e.account.clone())) {
+            account.close(s);
+            account.settle();
+        }
         // SAFETY: a live event and stream of the current device.
         unsafe { (self.api.hipEventRecord)(raw.0, s) }.check("hipEventRecord")?;
         if let Some(e) = lock(&self.events).get_mut(&event.as_raw()) {

@@ -102,6 +102,20 @@ impl StreamOp {
         Ok(())
     }
 
+    /// Whether the operation keeps the device busy (and counts as device time): copies,
+    /// memsets and kernels; not event records and waits or host functions.
+    fn is_device_work(&self) -> bool {
+        !matches!(self, Self::RecordEvent(_) | Self::WaitEvent(_) | Self::HostFunc(_) | Self::Checked(_))
+    }
+
+    /// Runs the operation, adding its time to `account` when it is device work.
+    fn execute_accounted(self, account: Option<&crate::accounting::DeviceTime>) -> Result<(), BackendError> {
+        match account {
+            Some(account) if self.is_device_work() => account.run(|| self.execute()),
+            _ => self.execute(),
+        }
+    }
+
     fn kind(&self) -> &'static str {
         match self {
             Self::CopyHtoD { .. } => "host-to-device copy",
@@ -198,6 +212,8 @@ pub(super) struct Queue {
     state: Mutex<QueueState>,
     /// Signalled when an operation completes.
     progress: Condvar,
+    /// Where the device time of its work goes (the owning session's account).
+    account: std::sync::OnceLock<Arc<crate::accounting::DeviceTime>>,
 }
 
 impl Queue {
@@ -222,7 +238,7 @@ impl Queue {
         let kind = op.kind();
         // A panicking operation (a host function, the session's dtoh callback) must not take
         // the pool thread down with it: later work and every waiter would hang.
-        let outcome = panic::catch_unwind(AssertUnwindSafe(|| op.execute()))
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| op.execute_accounted(queue.account.get().map(|a| &**a))))
             .unwrap_or_else(|_| Err(BackendError::Unknown(format!("{kind} panicked on the stream executor"))));
         let mut state = lock(&queue.state);
         state.completed += 1;
@@ -313,7 +329,7 @@ impl Stream {
         let ticket = state.submitted;
         if self.inline {
             drop(state);
-            let outcome = op.execute();
+            let outcome = op.execute_accounted(self.queue.account.get().map(|a| &**a));
             lock(&self.queue.state).completed += 1;
             self.queue.progress.notify_all();
             return outcome.map(|()| ticket);
@@ -326,6 +342,11 @@ impl Stream {
             self.pool.make_ready(Arc::clone(&self.queue));
         }
         Ok(ticket)
+    }
+
+    /// Adds the device time of this stream's work to `account` from now on (once).
+    pub(super) fn set_account(&self, account: Arc<crate::accounting::DeviceTime>) {
+        let _ = self.queue.account.set(account);
     }
 
     pub(super) fn is_inline(&self) -> bool {
@@ -426,6 +447,11 @@ impl StreamBackend for HostBackend {
 
     fn stream_synchronize(&self, stream: StreamHandle) -> Result<(), BackendError> {
         self.stream(stream)?.synchronize()
+    }
+
+    fn account_stream(&self, stream: StreamHandle, account: Arc<crate::accounting::DeviceTime>) -> Result<(), BackendError> {
+        self.stream(stream)?.set_account(account);
+        Ok(())
     }
 
     fn take_kernel_output(&self, stream: StreamHandle) -> Vec<u8> {

@@ -10,13 +10,28 @@
 //! still holds. Session processes can write the whole table, so a hostile one can disturb
 //! the figures others see and their claims (no more than it could by allocating); its own
 //! allocations stay bounded by its private count (`DeviceMemory`).
+//!
+//! After the memory counters, three more per row ([`crate::accounting`]): the device time the
+//! session process has used (nanoseconds), which the worker adds to the session's tenant; its
+//! virtual device time and when it last worked, by which session processes pace themselves so
+//! that busy sessions get equal device time. A hostile process can misreport them, as it can
+//! its memory; pacing bounds what that costs the others (`accounting::MAX_PACE_WAIT`).
 
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The shared table of device memory in use: `(1 + slots) × devices` counters.
+/// Device-time counters of a row: used, virtual, last active.
+const TIME_COUNTERS: usize = 3;
+const BUSY: usize = 0;
+const VIRTUAL: usize = 1;
+const ACTIVE_AT: usize = 2;
+/// In row 0, which has no time of its own: the highest row given to a session process so far.
+const HIGHEST_ROW: usize = 0;
+
+/// The shared table of device memory in use, `(1 + slots) × devices` counters, then
+/// [`TIME_COUNTERS`] counters of device time per row.
 pub struct SharedUsage {
     base: *mut AtomicU64,
     devices: usize,
@@ -37,7 +52,7 @@ impl std::fmt::Debug for SharedUsage {
 
 impl SharedUsage {
     fn len_bytes(devices: usize, slots: usize) -> usize {
-        (1 + slots) * devices * std::mem::size_of::<AtomicU64>()
+        (1 + slots) * (devices + TIME_COUNTERS) * std::mem::size_of::<AtomicU64>()
     }
 
     /// A new zeroed table for `devices` devices and `slots` session processes.
@@ -93,6 +108,99 @@ impl SharedUsage {
         Some(unsafe { &*self.base.add(row * self.devices + device) })
     }
 
+    /// Device-time counter `which` of row `row` (row 0: unused).
+    fn time_counter(&self, row: usize, which: usize) -> Option<&AtomicU64> {
+        if row > self.slots || which >= TIME_COUNTERS {
+            return None;
+        }
+        // SAFETY: in bounds of the mapping (the time block follows the `(1 + slots) × devices`
+        // memory counters and has TIME_COUNTERS entries per row; checked above), aligned, and
+        // only ever accessed atomically.
+        Some(unsafe { &*self.base.add((1 + self.slots) * self.devices + row * TIME_COUNTERS + which) })
+    }
+
+    /// Time counter `which` of session row `row` (not row 0, which holds the table's own).
+    fn row_counter(&self, row: usize, which: usize) -> Option<&AtomicU64> {
+        if row == 0 {
+            return None;
+        }
+        self.time_counter(row, which)
+    }
+
+    /// Adds `nanos` of device time to row `row`.
+    pub fn add_busy(&self, row: usize, nanos: u64) {
+        if let Some(counter) = self.row_counter(row, BUSY) {
+            counter.fetch_add(nanos, Ordering::Relaxed);
+        }
+    }
+
+    /// Advances row `row`'s virtual time by `nanos`.
+    pub fn add_virtual(&self, row: usize, nanos: u64) {
+        if let Some(counter) = self.row_counter(row, VIRTUAL) {
+            counter.fetch_add(nanos, Ordering::Relaxed);
+        }
+    }
+
+    /// Device time row `row` has reported, nanoseconds.
+    pub fn busy_nanos(&self, row: usize) -> u64 {
+        self.row_counter(row, BUSY).map_or(0, |c| c.load(Ordering::Relaxed))
+    }
+
+    /// Takes row `row`'s device time, leaving zero for the row's next process.
+    pub fn take_busy(&self, row: usize) -> u64 {
+        for which in [VIRTUAL, ACTIVE_AT] {
+            if let Some(counter) = self.row_counter(row, which) {
+                counter.store(0, Ordering::Relaxed);
+            }
+        }
+        self.row_counter(row, BUSY).map_or(0, |c| c.swap(0, Ordering::AcqRel))
+    }
+
+    /// Row `row`'s virtual device time and when it last worked (`CLOCK_MONOTONIC`
+    /// nanoseconds).
+    pub fn pace_state(&self, row: usize) -> (u64, u64) {
+        let load = |which| self.row_counter(row, which).map_or(0, |c| c.load(Ordering::Relaxed));
+        (load(VIRTUAL), load(ACTIVE_AT))
+    }
+
+    /// Marks row `row` working at `now`, its virtual time raised to at least `floor`.
+    pub fn mark_active(&self, row: usize, now: u64, floor: Option<u64>) {
+        if let (Some(floor), Some(virtual_time)) = (floor, self.row_counter(row, VIRTUAL)) {
+            virtual_time.fetch_max(floor, Ordering::Relaxed);
+        }
+        if let Some(active_at) = self.row_counter(row, ACTIVE_AT) {
+            active_at.store(now, Ordering::Relaxed);
+        }
+    }
+
+    /// The row other than `row` that worked since `since` with the least virtual time, and
+    /// that time.
+    pub fn least_active_virtual(&self, row: usize, since: u64) -> Option<(usize, u64)> {
+        let highest = self.time_counter(0, HIGHEST_ROW).map_or(self.slots, |c| (c.load(Ordering::Relaxed) as usize).min(self.slots));
+        (1..=highest)
+            .filter(|&r| r != row)
+            .map(|r| (r, self.pace_state(r)))
+            .filter(|&(_, (_, at))| at >= since && at != 0)
+            .map(|(r, (v, _))| (r, v))
+            .min_by_key(|&(_, v)| v)
+    }
+
+    /// Notes that row `row` is in use (the worker, as it gives the row to a session process),
+    /// so that pacing looks at rows up to the highest ever used only.
+    pub fn note_row_used(&self, row: usize) {
+        if let Some(highest) = self.time_counter(0, HIGHEST_ROW) {
+            highest.fetch_max(row as u64, Ordering::Relaxed);
+        }
+    }
+
+    /// Raises row `row`'s virtual time to at least `to` (a row that did not use its share
+    /// forfeits it).
+    pub fn raise_virtual(&self, row: usize, to: u64) {
+        if let Some(virtual_time) = self.row_counter(row, VIRTUAL) {
+            virtual_time.fetch_max(to, Ordering::Relaxed);
+        }
+    }
+
     /// Gives back everything session slot `slot` still holds (its process has ended) and
     /// clears the slot for the next one.
     pub fn release_slot(&self, slot: usize) {
@@ -105,6 +213,8 @@ impl SharedUsage {
                 let _ = total.fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| Some(t.saturating_sub(held)));
             }
         }
+        // Whatever the worker did not take (it takes a row's time before releasing it).
+        self.take_busy(slot);
     }
 
     /// Sets what session slot `slot` holds on `device` to `bytes`, moving the total by the
@@ -124,6 +234,22 @@ impl SharedUsage {
     pub fn in_use(&self, device: usize) -> u64 {
         self.counter(0, device).map_or(0, |c| c.load(Ordering::Acquire))
     }
+}
+
+/// `CLOCK_MONOTONIC` now, nanoseconds: one clock for every process of the machine.
+pub fn monotonic_nanos() -> u64 {
+    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec it is given; CLOCK_MONOTONIC always exists.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+    (now.tv_sec as u64).saturating_mul(1_000_000_000).saturating_add(now.tv_nsec as u64)
+}
+
+/// CPU time of the calling process so far (every thread), nanoseconds.
+pub fn process_cpu_nanos() -> u64 {
+    let mut used = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec it is given; the process CPU clock exists.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut used) };
+    (used.tv_sec as u64).saturating_mul(1_000_000_000).saturating_add(used.tv_nsec as u64)
 }
 
 impl Drop for SharedUsage {

@@ -1,0 +1,349 @@
+//! Device time per session and per tenant (`docs/ISOLATION.md`, "Fair sharing and
+//! accounting").
+//!
+//! Each session owns a [`DeviceTime`]; the session hands it to the backend with every stream
+//! it creates ([`StreamBackend::account_stream`]), and the backend adds the time that
+//! stream's work kept the device busy: the host backend times each copy, memset and kernel
+//! on the thread that runs it; the GPU backends time batches of work between two events.
+//! What a session adds goes on at once to its tenant's [`TenantUsage`] in the worker's
+//! metrics, or — in a session process, which has no metrics of its own — to the process's
+//! row of the shared usage table ([`SharedUsage`]), which the worker reads and adds to the
+//! tenant when it renders the metrics and when the process ends.
+//!
+//! Adding is two relaxed atomic adds; nothing here takes a lock on the work path.
+//!
+//! **Pacing.** Session processes do not share a scheduler: each has its own stream threads,
+//! and the operating system shares the CPU (the host backend's "device") among them by
+//! thread, which let equal clients' throughputs drift apart by 2× on a small machine. So
+//! before each piece of device work a session process compares its virtual device time (the
+//! CPU time its device work took) with
+//! the least of the other session processes that worked within [`PACE_ACTIVE_WINDOW`]; more
+//! than [`PACE_SLACK`] ahead, it sleeps [`PACE_STEP`] at a time (at most [`MAX_PACE_WAIT`]
+//! per operation) and lets the others catch up. A session that was idle starts again at the
+//! least virtual time of those working, so it gets no credit for its idle time (as the
+//! kernel's fair scheduler places a waking task). The wait is bounded so that a session
+//! process misreporting its time can only slow the others by that much per operation.
+//!
+//! [`StreamBackend::account_stream`]: crate::backend::StreamBackend::account_stream
+
+use crate::backend::host::usage::{monotonic_nanos, process_cpu_nanos, SharedUsage};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
+
+/// The `tenant` label of sessions that did not authenticate (a worker without tokens).
+pub const ANONYMOUS_TENANT: &str = "anonymous";
+
+/// Most tenants the metrics keep apart; later ones are counted under [`OTHER_TENANTS`].
+/// Tenants come from the operator's token file, so this only bounds a file with very many.
+pub const MAX_ACCOUNTED_TENANTS: usize = 4096;
+/// The `tenant` label of the tenants past [`MAX_ACCOUNTED_TENANTS`].
+pub const OTHER_TENANTS: &str = "other";
+
+/// How recently another session process must have worked to count as competing.
+pub const PACE_ACTIVE_WINDOW: Duration = Duration::from_millis(50);
+/// How far a session process may run ahead of the least-served competing one.
+pub const PACE_SLACK: Duration = Duration::from_millis(3);
+/// One sleep of a session process that is ahead.
+pub const PACE_STEP: Duration = Duration::from_micros(100);
+/// How long a session process behind the others may leave the device unused, while another
+/// waits for it, before it forfeits its share.
+pub const PACE_FORFEIT: Duration = Duration::from_millis(2);
+/// The longest one operation waits for the others to catch up.
+pub const MAX_PACE_WAIT: Duration = Duration::from_millis(5);
+
+/// The variable that turns device-time accounting (and pacing) off: `HIP_WORKER_DEVICE_TIME=off`,
+/// for measuring what it costs.
+pub const DEVICE_TIME_VAR: &str = "HIP_WORKER_DEVICE_TIME";
+
+/// Whether sessions account their streams' device time (unless [`DEVICE_TIME_VAR`] is `off`).
+pub fn enabled() -> bool {
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var(DEVICE_TIME_VAR).map_or(true, |v| v != "off"))
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Device busy time of one session.
+#[derive(Default)]
+pub struct DeviceTime {
+    nanos: AtomicU64,
+    tenant: OnceLock<Arc<TenantUsage>>,
+    shared_row: OnceLock<(Arc<SharedUsage>, usize)>,
+}
+
+impl std::fmt::Debug for DeviceTime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceTime").field("nanos", &self.nanos()).finish_non_exhaustive()
+    }
+}
+
+impl DeviceTime {
+    /// Adds `busy` to the session, and to its tenant or its shared-table row.
+    pub fn add(&self, busy: Duration) {
+        let nanos = busy.as_nanos().min(u128::from(u64::MAX)) as u64;
+        self.add_nanos(nanos);
+    }
+
+    /// [`add`](Self::add) in nanoseconds.
+    pub fn add_nanos(&self, nanos: u64) {
+        if nanos == 0 {
+            return;
+        }
+        self.nanos.fetch_add(nanos, Relaxed);
+        if let Some(tenant) = self.tenant.get() {
+            tenant.device_nanos.fetch_add(nanos, Relaxed);
+        }
+        if let Some((usage, row)) = self.shared_row.get() {
+            usage.add_busy(*row, nanos);
+            usage.mark_active(*row, monotonic_nanos(), None);
+        }
+    }
+
+    /// Runs `work` (device work of this session): paces it, then adds its duration, and in a
+    /// session process the CPU time it took to the virtual time pacing compares.
+    pub fn run<T>(&self, work: impl FnOnce() -> T) -> T {
+        let Some((usage, row)) = self.shared_row.get() else {
+            let started = std::time::Instant::now();
+            let outcome = work();
+            self.add(started.elapsed());
+            return outcome;
+        };
+        self.pace();
+        let (started, cpu) = (std::time::Instant::now(), process_cpu_nanos());
+        let outcome = work();
+        // CPU time, not wall time: a kernel preempted by other processes' threads did not use
+        // the host's "device" meanwhile.
+        usage.add_virtual(*row, process_cpu_nanos().saturating_sub(cpu));
+        self.add(started.elapsed());
+        outcome
+    }
+
+    /// Waits while this session process is ahead of the others (see the module's "Pacing").
+    fn pace(&self) {
+        let Some((usage, row)) = self.shared_row.get() else { return };
+        let (slack, window) = (PACE_SLACK.as_nanos() as u64, PACE_ACTIVE_WINDOW.as_nanos() as u64);
+        let started = monotonic_nanos();
+        let (_, my_active_at) = usage.pace_state(*row);
+        let mut least = usage.least_active_virtual(*row, started.saturating_sub(window));
+        if my_active_at < started.saturating_sub(window) {
+            // Back from idle: level with those working, no credit for the idle time.
+            usage.mark_active(*row, started, least.map(|(_, v)| v));
+        }
+        let mut now = started;
+        // The row waited for, its virtual time, and since when it has not moved.
+        let mut watched: Option<(usize, u64, u64)> = None;
+        while let Some((behind, floor)) = least {
+            let (mine, _) = usage.pace_state(*row);
+            if mine <= floor.saturating_add(slack) || now - started >= MAX_PACE_WAIT.as_nanos() as u64 {
+                break;
+            }
+            match watched {
+                Some((r, v, since)) if r == behind && v == floor => {
+                    if now - since >= PACE_FORFEIT.as_nanos() as u64 {
+                        // It did not use the device while this one waited: it is not
+                        // competing now, and forfeits the share it left.
+                        usage.raise_virtual(behind, mine - slack);
+                    }
+                }
+                _ => watched = Some((behind, floor, now)),
+            }
+            std::thread::sleep(PACE_STEP);
+            now = monotonic_nanos();
+            least = usage.least_active_virtual(*row, now.saturating_sub(window));
+        }
+        usage.mark_active(*row, now, None);
+    }
+
+    /// Device time of the session so far, nanoseconds.
+    pub fn nanos(&self) -> u64 {
+        self.nanos.load(Relaxed)
+    }
+
+    /// Charges this session's time to `tenant` from now on (what was added before is added
+    /// now). Once; later calls are ignored.
+    pub fn charge(&self, tenant: Arc<TenantUsage>) {
+        let before = self.nanos();
+        if self.tenant.set(Arc::clone(&tenant)).is_ok() {
+            tenant.device_nanos.fetch_add(before, Relaxed);
+        }
+    }
+
+    /// Reports this session's time into row `row` of `usage` from now on (a session
+    /// process's row; what was added before is added now). Once.
+    pub fn report_to(&self, usage: Arc<SharedUsage>, row: usize) {
+        let before = self.nanos();
+        if self.shared_row.set((Arc::clone(&usage), row)).is_ok() {
+            usage.add_busy(row, before);
+        }
+    }
+
+    /// Whether a tenant or a shared row receives this session's time.
+    pub fn is_charged(&self) -> bool {
+        self.tenant.get().is_some() || self.shared_row.get().is_some()
+    }
+}
+
+/// What one tenant's sessions used.
+#[derive(Default)]
+pub struct TenantUsage {
+    /// Device time of its sessions in this process, and of its session processes that ended.
+    device_nanos: AtomicU64,
+    /// Rows of the shared usage table its live session processes report into.
+    live_rows: Mutex<Vec<(Arc<SharedUsage>, usize)>>,
+}
+
+impl TenantUsage {
+    /// Device time so far, nanoseconds: sessions served here, session processes that ended,
+    /// and what the live ones reported.
+    pub fn device_nanos(&self) -> u64 {
+        let rows = lock(&self.live_rows);
+        let live: u64 = rows.iter().map(|(usage, row)| usage.busy_nanos(*row)).sum();
+        self.device_nanos.load(Relaxed).saturating_add(live)
+    }
+
+    /// Counts row `row` of `usage` (a session process of this tenant) until the guard drops;
+    /// the guard then takes what the row reported into the tenant's total. Drop it after the
+    /// process has ended.
+    pub fn attach_row(self: &Arc<Self>, usage: Arc<SharedUsage>, row: usize) -> AttachedRow {
+        lock(&self.live_rows).push((Arc::clone(&usage), row));
+        AttachedRow { tenant: Arc::clone(self), usage, row }
+    }
+}
+
+/// A session process's row counted for its tenant; see [`TenantUsage::attach_row`].
+pub struct AttachedRow {
+    tenant: Arc<TenantUsage>,
+    usage: Arc<SharedUsage>,
+    row: usize,
+}
+
+impl Drop for AttachedRow {
+    fn drop(&mut self) {
+        // Under the lock a render holds, so the row's time is never counted twice or missed.
+        let mut rows = lock(&self.tenant.live_rows);
+        if let Some(at) = rows.iter().position(|(usage, row)| Arc::ptr_eq(usage, &self.usage) && *row == self.row) {
+            rows.swap_remove(at);
+        }
+        let busy = self.usage.take_busy(self.row);
+        self.tenant.device_nanos.fetch_add(busy, Relaxed);
+    }
+}
+
+/// Every tenant the worker has served, by name.
+#[derive(Default)]
+pub struct Tenants {
+    by_name: Mutex<BTreeMap<String, Arc<TenantUsage>>>,
+}
+
+impl Tenants {
+    /// The usage of `tenant` (`None`: [`ANONYMOUS_TENANT`]).
+    pub fn get(&self, tenant: Option<&str>) -> Arc<TenantUsage> {
+        let name = tenant.unwrap_or(ANONYMOUS_TENANT);
+        let mut by_name = lock(&self.by_name);
+        if let Some(usage) = by_name.get(name) {
+            return Arc::clone(usage);
+        }
+        let name = if by_name.len() >= MAX_ACCOUNTED_TENANTS { OTHER_TENANTS } else { name };
+        Arc::clone(by_name.entry(name.to_owned()).or_default())
+    }
+
+    /// Each tenant's device time so far, seconds, by name.
+    pub fn device_seconds(&self) -> Vec<(String, f64)> {
+        let tenants: Vec<(String, Arc<TenantUsage>)> = lock(&self.by_name).iter().map(|(n, u)| (n.clone(), Arc::clone(u))).collect();
+        tenants.into_iter().map(|(name, usage)| (name, usage.device_nanos() as f64 * 1e-9)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sessions_time_reaches_its_tenant_including_what_came_before_charging() {
+        let tenants = Tenants::default();
+        let session = DeviceTime::default();
+        session.add(Duration::from_millis(3));
+        session.charge(tenants.get(Some("a")));
+        session.add(Duration::from_millis(4));
+        session.charge(tenants.get(Some("b")));
+        assert_eq!(session.nanos(), 7_000_000);
+        assert_eq!(tenants.get(Some("a")).device_nanos(), 7_000_000);
+        assert_eq!(tenants.get(Some("b")).device_nanos(), 0, "charged once");
+        assert_eq!(tenants.get(None).device_nanos(), 0);
+        let seconds = tenants.device_seconds();
+        assert_eq!(seconds.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["a", ANONYMOUS_TENANT, "b"]);
+    }
+
+    #[test]
+    fn a_session_process_row_counts_while_live_and_after_it_ended() {
+        let usage = Arc::new(SharedUsage::create(1, 4).unwrap());
+        let tenants = Tenants::default();
+        let tenant = tenants.get(Some("t"));
+        let attached = tenant.attach_row(Arc::clone(&usage), 2);
+        // The session process's side.
+        let child = DeviceTime::default();
+        child.add(Duration::from_micros(5));
+        child.report_to(Arc::clone(&usage), 2);
+        child.add(Duration::from_micros(6));
+        assert_eq!(tenant.device_nanos(), 11_000);
+        drop(attached);
+        assert_eq!(tenant.device_nanos(), 11_000, "kept after the process ended");
+        assert_eq!(usage.busy_nanos(2), 0, "the row starts at zero for the next process");
+    }
+
+    #[test]
+    fn a_session_ahead_waits_for_a_competing_one_and_an_idle_one_forfeits() {
+        let usage = Arc::new(SharedUsage::create(1, 8).unwrap());
+        for row in [1, 2] {
+            usage.note_row_used(row);
+        }
+        let (ahead, behind) = (DeviceTime::default(), DeviceTime::default());
+        ahead.report_to(Arc::clone(&usage), 1);
+        behind.report_to(Arc::clone(&usage), 2);
+        // Nobody else works: no wait.
+        let started = std::time::Instant::now();
+        ahead.run(|| ());
+        assert!(started.elapsed() < PACE_FORFEIT, "waited {:?} with nobody to wait for", started.elapsed());
+        // The other one worked just now and is 10 ms behind.
+        usage.mark_active(2, monotonic_nanos(), None);
+        usage.add_virtual(1, 10_000_000);
+        // It keeps using the device: this one waits for it.
+        let catching_up = std::thread::spawn({
+            let usage = Arc::clone(&usage);
+            move || {
+                for _ in 0..20 {
+                    usage.add_virtual(2, 250_000);
+                    usage.mark_active(2, monotonic_nanos(), None);
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+            }
+        });
+        let started = std::time::Instant::now();
+        ahead.run(|| ());
+        let waited = started.elapsed();
+        catching_up.join().unwrap();
+        assert!(waited >= PACE_STEP && waited < MAX_PACE_WAIT * 3, "waited {waited:?} for a competitor catching up");
+        // Now it stops using the device while still counted as working: it forfeits.
+        let (mine, _) = usage.pace_state(1);
+        usage.mark_active(2, monotonic_nanos(), None);
+        let started = std::time::Instant::now();
+        ahead.run(|| ());
+        assert!(started.elapsed() < MAX_PACE_WAIT, "waited {:?} for a competitor that left its share", started.elapsed());
+        assert!(usage.pace_state(2).0 + PACE_SLACK.as_nanos() as u64 >= mine, "the idle one was raised to this one's level");
+    }
+
+    #[test]
+    fn tenants_past_the_bound_share_one_label() {
+        let tenants = Tenants::default();
+        for i in 0..MAX_ACCOUNTED_TENANTS {
+            tenants.get(Some(&format!("t{i}")));
+        }
+        tenants.get(Some("late")).device_nanos.fetch_add(5, Relaxed);
+        assert_eq!(tenants.get(Some(OTHER_TENANTS)).device_nanos(), 5);
+        assert_eq!(tenants.device_seconds().len(), MAX_ACCOUNTED_TENANTS + 1);
+    }
+}
