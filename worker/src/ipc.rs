@@ -12,8 +12,15 @@
 //! (descriptor [`crate::sandbox::IPC_FD`]), passing memory files with `SCM_RIGHTS`, and the
 //! worker answers from its registry with the tenant *it* authenticated for that process
 //! ([`serve_channel`]), so a compromised session process cannot claim another tenant.
+//!
+//! GPU session processes share as native processes do: the exporter's driver writes its IPC
+//! handle (`cuIpcGetMemHandle`, 64 bytes), which rides the channel as bytes
+//! ([`IpcShare::Driver`]) into the registry, and the importing process's driver opens it; a
+//! virtual-memory mapping's physical memory travels as a file descriptor. Clients never see
+//! a driver handle: only the tokens, so a forged or replayed handle from a client can name
+//! nothing but a token of its own tenant's.
 
-use crate::backend::{IpcEventShare, IpcShare};
+use crate::backend::{DriverIpcHandle, IpcEventShare, IpcReach, IpcShare, DRIVER_IPC_HANDLE_BYTES};
 use crate::session::Failure;
 use proto_core::Status;
 use std::any::Any;
@@ -26,6 +33,10 @@ pub type Token = [u8; 16];
 
 /// Most exports alive in one worker at once (each holds a memory file or keeps memory alive).
 pub const MAX_IPC_EXPORTS: usize = 1 << 16;
+
+/// Most exports one session process may hold in the worker's registry at once, so one
+/// session cannot fill [`MAX_IPC_EXPORTS`] for everyone.
+pub const MAX_IPC_EXPORTS_PER_PROCESS: usize = 1 << 12;
 
 /// What an export shares.
 #[derive(Clone)]
@@ -62,6 +73,9 @@ pub trait IpcBroker: Send + Sync + std::fmt::Debug {
     fn open(&self, tenant: Option<&str>, token: Token) -> Result<Shared, Failure>;
     /// Ends an export.
     fn revoke(&self, token: Token);
+    /// Whom the registry's shares reach: the sessions of this process, or session processes
+    /// (what a backend exports must work there).
+    fn reach(&self) -> IpcReach;
 }
 
 /// The answer to a token nobody may open: made up, revoked, or another tenant's (ROCm answers
@@ -106,6 +120,10 @@ impl IpcBroker for LocalBroker {
     fn revoke(&self, token: Token) {
         self.lock().remove(&token);
     }
+
+    fn reach(&self) -> IpcReach {
+        IpcReach::ThisProcess
+    }
 }
 
 // ---- the channel between a session process and the worker ------------------------------------
@@ -116,19 +134,25 @@ mod op {
     pub const EXPORT_EVENT: u8 = 2;
     pub const OPEN: u8 = 3;
     pub const REVOKE: u8 = 4;
+    /// Exports of a driver's IPC handle (bytes in the record, no descriptor).
+    pub const EXPORT_MEMORY_HANDLE: u8 = 5;
+    pub const EXPORT_EVENT_HANDLE: u8 = 6;
 }
 
 /// Kinds in an OPEN answer.
 mod kind {
     pub const MEMORY: u8 = 1;
     pub const EVENT: u8 = 2;
+    pub const MEMORY_HANDLE: u8 = 3;
+    pub const EVENT_HANDLE: u8 = 4;
 }
 
 /// One record of the channel, both ways: `[op or kind u8][pad 3][status i32][token 16]
-/// [size u64][len u64][device u32][pad 4]`; a memory file rides along as `SCM_RIGHTS`.
-const RECORD_LEN: usize = 48;
+/// [size u64][len u64][device u32][pad 4][driver handle 64]`; a memory file rides along as
+/// `SCM_RIGHTS`.
+const RECORD_LEN: usize = 48 + DRIVER_IPC_HANDLE_BYTES;
 
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Record {
     op: u8,
     status: i32,
@@ -138,6 +162,14 @@ struct Record {
     /// Bytes of its memory file.
     len: u64,
     device: u32,
+    /// A driver's IPC handle (the `*_HANDLE` operations and kinds; zero otherwise).
+    handle: [u8; DRIVER_IPC_HANDLE_BYTES],
+}
+
+impl Default for Record {
+    fn default() -> Self {
+        Self { op: 0, status: 0, token: Token::default(), size: 0, len: 0, device: 0, handle: [0; DRIVER_IPC_HANDLE_BYTES] }
+    }
 }
 
 impl Record {
@@ -149,6 +181,7 @@ impl Record {
         out[24..32].copy_from_slice(&self.size.to_le_bytes());
         out[32..40].copy_from_slice(&self.len.to_le_bytes());
         out[40..44].copy_from_slice(&self.device.to_le_bytes());
+        out[48..].copy_from_slice(&self.handle);
         out
     }
 
@@ -161,6 +194,7 @@ impl Record {
             size: u64::from_le_bytes(bytes[24..32].try_into().expect("8 bytes")),
             len: u64::from_le_bytes(bytes[32..40].try_into().expect("8 bytes")),
             device: u32::from_le_bytes(word(40..44)),
+            handle: bytes[48..].try_into().expect("a driver handle"),
         }
     }
 }
@@ -292,28 +326,35 @@ impl ChildBroker {
 
 impl IpcBroker for ChildBroker {
     fn export(&self, _tenant: Option<&str>, what: Shared) -> Result<Token, Failure> {
-        let (op, fd, size, len, device) = match &what {
-            Shared::Memory { share: IpcShare::Fd { fd, len }, size, device, .. } => (op::EXPORT_MEMORY, fd, *size, *len, *device),
-            Shared::Event { share: IpcEventShare::Fd(fd), device, .. } => (op::EXPORT_EVENT, fd, 0, 0, *device),
-            // A GPU backend's share is its own pointer or event, valid in its process only.
-            _ => {
-                return Err(Failure::new(
-                    Status::NOT_SUPPORTED,
-                    "IPC between GPU sessions that run in processes of their own is not supported: the worker serves them \
-                     together with --isolation shared",
-                ))
+        let request = |op, size, len, device| Record { op, size, len, device, ..Record::default() };
+        let (request, fd) = match &what {
+            Shared::Memory { share: IpcShare::Fd { fd, len }, size, device, .. } => (request(op::EXPORT_MEMORY, *size, *len, *device), Some(&**fd)),
+            Shared::Event { share: IpcEventShare::Fd(fd), device, .. } => (request(op::EXPORT_EVENT, 0, 0, *device), Some(&**fd)),
+            Shared::Memory { share: IpcShare::Driver(handle), size, device, .. } => {
+                (Record { handle: handle.0, ..request(op::EXPORT_MEMORY_HANDLE, *size, 0, *device) }, None)
+            }
+            Shared::Event { share: IpcEventShare::Driver(handle), device, .. } => {
+                (Record { handle: handle.0, ..request(op::EXPORT_EVENT_HANDLE, 0, 0, *device) }, None)
+            }
+            // The exporter's own pointer or event means nothing in another process; backends
+            // export for `IpcReach::OtherProcesses` here, so this is a backend's mistake.
+            Shared::Memory { share: IpcShare::Pointer(_), .. } | Shared::Event { share: IpcEventShare::Handle(_), .. } => {
+                return Err(Failure::new(Status::UNKNOWN, "the backend shared a pointer of its own process with session processes"));
             }
         };
-        let (reply, _) = self.ask(Record { op, size, len, device, ..Record::default() }, Some(fd))?;
+        let (reply, _) = self.ask(request, fd)?;
         Ok(reply.token)
     }
 
     fn open(&self, _tenant: Option<&str>, token: Token) -> Result<Shared, Failure> {
         let (reply, fd) = self.ask(Record { op: op::OPEN, token, ..Record::default() }, None)?;
-        let fd = Arc::new(fd.ok_or_else(|| Failure::new(Status::UNKNOWN, "the worker's IPC answer lacks its memory file"))?);
+        let fd = || fd.map(Arc::new).ok_or_else(|| Failure::new(Status::UNKNOWN, "the worker's IPC answer lacks its memory file"));
+        let (size, device, handle) = (reply.size, reply.device, DriverIpcHandle(reply.handle));
         match reply.op {
-            kind::MEMORY => Ok(Shared::Memory { share: IpcShare::Fd { fd, len: reply.len }, size: reply.size, device: reply.device, keep: None }),
-            kind::EVENT => Ok(Shared::Event { share: IpcEventShare::Fd(fd), device: reply.device, keep: None }),
+            kind::MEMORY => Ok(Shared::Memory { share: IpcShare::Fd { fd: fd()?, len: reply.len }, size, device, keep: None }),
+            kind::EVENT => Ok(Shared::Event { share: IpcEventShare::Fd(fd()?), device, keep: None }),
+            kind::MEMORY_HANDLE => Ok(Shared::Memory { share: IpcShare::Driver(handle), size, device, keep: None }),
+            kind::EVENT_HANDLE => Ok(Shared::Event { share: IpcEventShare::Driver(handle), device, keep: None }),
             other => Err(Failure::new(Status::UNKNOWN, format!("the worker's IPC answer has kind {other}"))),
         }
     }
@@ -322,6 +363,10 @@ impl IpcBroker for ChildBroker {
         if let Err(e) = self.ask(Record { op: op::REVOKE, token, ..Record::default() }, None) {
             tracing::warn!(?e, "revoking an IPC export failed");
         }
+    }
+
+    fn reach(&self) -> IpcReach {
+        IpcReach::OtherProcesses
     }
 }
 
@@ -367,12 +412,20 @@ fn answer(
 ) -> Result<(Record, Option<Arc<OwnedFd>>), Failure> {
     let missing_fd = || Failure::new(Status::INVALID_VALUE, "an export without its memory file");
     match request.op {
-        op::EXPORT_MEMORY | op::EXPORT_EVENT => {
-            let fd = Arc::new(fd.ok_or_else(missing_fd)?);
-            let what = if request.op == op::EXPORT_MEMORY {
-                Shared::Memory { share: IpcShare::Fd { fd, len: request.len }, size: request.size, device: request.device, keep: None }
-            } else {
-                Shared::Event { share: IpcEventShare::Fd(fd), device: request.device, keep: None }
+        op::EXPORT_MEMORY | op::EXPORT_EVENT | op::EXPORT_MEMORY_HANDLE | op::EXPORT_EVENT_HANDLE => {
+            if exported.len() >= MAX_IPC_EXPORTS_PER_PROCESS {
+                return Err(Failure::new(
+                    Status::OUT_OF_MEMORY,
+                    format!("the session holds its most IPC exports ({MAX_IPC_EXPORTS_PER_PROCESS}): free exported memory first"),
+                ));
+            }
+            let (size, device, handle) = (request.size, request.device, DriverIpcHandle(request.handle));
+            let what = match request.op {
+                op::EXPORT_MEMORY => Shared::Memory { share: IpcShare::Fd { fd: Arc::new(fd.ok_or_else(missing_fd)?), len: request.len }, size, device, keep: None },
+                op::EXPORT_EVENT => Shared::Event { share: IpcEventShare::Fd(Arc::new(fd.ok_or_else(missing_fd)?)), device, keep: None },
+                // A descriptor sent along with a driver handle is dropped (closed) here.
+                op::EXPORT_MEMORY_HANDLE => Shared::Memory { share: IpcShare::Driver(handle), size, device, keep: None },
+                _ => Shared::Event { share: IpcEventShare::Driver(handle), device, keep: None },
             };
             let token = broker.export(tenant, what)?;
             exported.push(token);
@@ -383,7 +436,15 @@ fn answer(
                 Ok((Record { op: kind::MEMORY, size, len, device, ..Record::default() }, Some(fd)))
             }
             Shared::Event { share: IpcEventShare::Fd(fd), device, .. } => Ok((Record { op: kind::EVENT, device, ..Record::default() }, Some(fd))),
-            _ => Err(unknown_token(false)),
+            Shared::Memory { share: IpcShare::Driver(handle), size, device, .. } => {
+                Ok((Record { op: kind::MEMORY_HANDLE, size, device, handle: handle.0, ..Record::default() }, None))
+            }
+            Shared::Event { share: IpcEventShare::Driver(handle), device, .. } => {
+                Ok((Record { op: kind::EVENT_HANDLE, device, handle: handle.0, ..Record::default() }, None))
+            }
+            // A pointer of the worker's own process (a session it serves itself): nothing a
+            // session process can use.
+            Shared::Memory { share: IpcShare::Pointer(_), .. } | Shared::Event { share: IpcEventShare::Handle(_), .. } => Err(unknown_token(false)),
         },
         op::REVOKE => {
             // Only what this process exported.
@@ -402,7 +463,9 @@ mod tests {
 
     #[test]
     fn records_round_trip() {
-        let r = Record { op: 3, status: -5, token: [9; 16], size: 1 << 40, len: 1 << 41, device: 7 };
+        let mut handle = [0u8; DRIVER_IPC_HANDLE_BYTES];
+        handle.iter_mut().enumerate().for_each(|(i, b)| *b = i as u8 ^ 0xa5);
+        let r = Record { op: 3, status: -5, token: [9; 16], size: 1 << 40, len: 1 << 41, device: 7, handle };
         assert_eq!(Record::decode(&r.encode()), r);
     }
 

@@ -6,6 +6,12 @@
 //! usual. Where a backend shares the exporter's own pointer or event (GPU backends), the
 //! exporter's `hipFree`/`hipEventDestroy` only drops its hold: the memory or event goes when
 //! the last importer closes it, never while another session can still reach it.
+//!
+//! Sessions in processes of their own (`--isolation process`) share through their drivers:
+//! the backend exports for [`IpcReach::OtherProcesses`](crate::backend::IpcReach) (a driver IPC
+//! handle, or a memory or physical-memory file), the registry carries it to the importing
+//! process, whose backend opens it; closing unmaps it there, and the process's end closes
+//! whatever it still had open.
 
 use super::tables::AllocInfo;
 use super::{CallCx, Failure, Session};
@@ -16,6 +22,10 @@ use proto_core::{wire, Status};
 use std::any::Any;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// Most allocations one session may have open from other sessions at once (each is a driver
+/// mapping or a memory file's descriptor and mapping).
+pub const MAX_IPC_IMPORTS_PER_SESSION: usize = 1024;
 
 /// Frees the exporter's memory when the last holder (exporter, registry, importers) lets go.
 struct DeferredFree {
@@ -56,7 +66,9 @@ struct Export {
 
 /// One opened allocation of another session.
 struct Import {
-    /// The backend mapped it (memory files): unmapped on close.
+    /// The export it opened.
+    token: Token,
+    /// The backend mapped it (memory files, driver handles): unmapped on close.
     mapped: bool,
     _keep: Keep,
 }
@@ -138,6 +150,13 @@ impl Session {
         self.ipc.exports.contains_key(&ptr)
     }
 
+    /// Whether `token` is one of this session's own exports (memory or events): opening it
+    /// here is refused as ROCm refuses a process's own handle (`hipErrorInvalidContext`),
+    /// before any driver sees it.
+    fn is_own_export(&self, token: &Token) -> bool {
+        self.ipc.exports.values().chain(self.ipc.event_exports.values()).any(|export| export.token == *token)
+    }
+
     /// Whether `ptr` is the base of memory opened from another session.
     pub(super) fn is_ipc_import(&self, ptr: u64) -> bool {
         self.ipc.imports.contains_key(&ptr)
@@ -207,10 +226,13 @@ impl IpcHandler for Session {
         let token = match self.ipc.exports.get(&base) {
             Some(export) => export.token,
             None => {
-                let share = self.backend.ipc_export_memory(DevicePtr(share_base), share_size)?;
+                let share = self.backend.ipc_export_memory(DevicePtr(share_base), share_size, self.config.ipc.reach())?;
                 let keep: Keep = match share {
                     _ if client_unit.is_some() => self.client_export(base),
                     IpcShare::Pointer(ptr) => Some(Arc::new(DeferredFree { backend: Arc::clone(&self.backend), ptr })),
+                    // Another process's driver maps it; the driver keeps the memory alive
+                    // for its importers after the exporter frees it.
+                    IpcShare::Driver(_) => None,
                     IpcShare::Fd { .. } => {
                         // The pages under the address changed: a transport that registered
                         // them (RDMA) registers the new ones.
@@ -234,23 +256,44 @@ impl IpcHandler for Session {
         if self.allocations.len() >= super::MAX_ALLOCATIONS_PER_SESSION {
             return Err(Failure::new(Status::OUT_OF_MEMORY, "the session holds its most allocations"));
         }
-        let Shared::Memory { share, size, device, keep } = self.config.ipc.open(self.tenant(), token_of(req.token0, req.token1))? else {
+        if self.ipc.imports.len() >= MAX_IPC_IMPORTS_PER_SESSION {
+            return Err(Failure::new(
+                Status::OUT_OF_MEMORY,
+                format!("the session has its most IPC memory open ({MAX_IPC_IMPORTS_PER_SESSION}): close some with hipIpcCloseMemHandle"),
+            ));
+        }
+        let token = token_of(req.token0, req.token1);
+        if self.is_own_export(&token) {
+            return Err(Failure::new(Status::INVALID_CONTEXT, "the handle is this process's own: use the exported pointer"));
+        }
+        let Shared::Memory { share, size, device, keep } = self.config.ipc.open(self.tenant(), token)? else {
             return Err(Failure::new(Status::INVALID_DEVICE_POINTER, "the handle names an event, not memory"));
         };
         if req.offset >= size {
             return Err(Failure::new(Status::INVALID_VALUE, format!("offset {} lies outside the {size}-byte allocation", req.offset)));
         }
+        if matches!(share, IpcShare::Driver(_)) && self.ipc.imports.values().any(|import| import.token == token) {
+            // A driver maps a handle once per process (a second open would share, or refuse,
+            // the first one's mapping).
+            return Err(Failure::new(
+                Status::INVALID_CONTEXT,
+                "this memory is open in this session already: use the pointer hipIpcOpenMemHandle answered",
+            ));
+        }
         let (base, mapped) = match &share {
-            IpcShare::Fd { .. } => (self.backend.ipc_import_memory(&share, size, device)?.0, true),
+            IpcShare::Fd { .. } | IpcShare::Driver(_) => (self.backend.ipc_import_memory(&share, size, device)?.0, true),
             IpcShare::Pointer(ptr) => (ptr.0, false),
         };
         if self.allocations.get(base).is_some() {
             // The exporter itself (a GPU backend's shared pointer) or a second open.
+            if mapped && !self.ipc.imports.contains_key(&base) {
+                let _ = self.backend.ipc_close_memory(DevicePtr(base));
+            }
             return Err(Failure::new(Status::INVALID_CONTEXT, "this session already has this memory"));
         }
         self.allocations.insert(base, AllocInfo { size, device, module: None });
         self.remember_allocation(base, size);
-        self.ipc.imports.insert(base, Import { mapped, _keep: keep });
+        self.ipc.imports.insert(base, Import { token, mapped, _keep: keep });
         Ok(wire::IpcMemOpened { base, size, device })
     }
 
@@ -274,10 +317,10 @@ impl IpcHandler for Session {
         let token = match self.ipc.event_exports.get(&req.event) {
             Some(export) => export.token,
             None => {
-                let share = self.backend.ipc_export_event(handle)?;
+                let share = self.backend.ipc_export_event(handle, self.config.ipc.reach())?;
                 let keep: Keep = match share {
                     IpcEventShare::Handle(event) => Some(Arc::new(DeferredEventDestroy { backend: Arc::clone(&self.backend), event })),
-                    IpcEventShare::Fd(_) => None,
+                    IpcEventShare::Fd(_) | IpcEventShare::Driver(_) => None,
                 };
                 let token = self.config.ipc.export(self.tenant(), Shared::Event { share, device, keep: keep.clone() })?;
                 self.ipc.event_exports.insert(req.event, Export { token, keep });
@@ -294,7 +337,11 @@ impl IpcHandler for Session {
             Failure::Status(Status::INVALID_DEVICE_POINTER, m) => Failure::Status(Status::INVALID_VALUE, m),
             other => other,
         };
-        let Shared::Event { share, device, keep } = self.config.ipc.open(self.tenant(), token_of(req.token0, req.token1)).map_err(refused)? else {
+        let token = token_of(req.token0, req.token1);
+        if self.is_own_export(&token) {
+            return Err(Failure::new(Status::INVALID_CONTEXT, "the handle is this process's own event: use the event itself"));
+        }
+        let Shared::Event { share, device, keep } = self.config.ipc.open(self.tenant(), token).map_err(refused)? else {
             return Err(Failure::new(Status::INVALID_VALUE, "the handle names memory, not an event"));
         };
         let handle = self.backend.ipc_import_event(&share, device)?;

@@ -120,6 +120,8 @@ pub struct CudaBackend {
     modules: Mutex<module::ModuleTables>,
     /// Module globals: device memory for copies, never freeable.
     globals: Mutex<HashMap<u64, (u64, DeviceIndex)>>,
+    /// Memory opened from other processes (`hipIpcOpenMemHandle` in a session process).
+    ipc_opened: Mutex<ipc::OpenedTable>,
     /// The device logs of loaded modules (kernel printf/assert), with their launches.
     logs: Mutex<crate::backend::device_log::LogBook>,
     /// Per device, the stream device logs are read on (see `device_log.rs`).
@@ -182,6 +184,7 @@ impl CudaBackend {
             next_handle: AtomicU64::new(1),
             modules: Mutex::default(),
             globals: Mutex::default(),
+            ipc_opened: Mutex::default(),
             logs: Mutex::default(),
             log_streams: Mutex::default(),
             outputs: Mutex::default(),

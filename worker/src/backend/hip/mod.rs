@@ -99,6 +99,8 @@ pub struct HipBackend {
     allocations: Mutex<HashMap<u64, (u64, DeviceIndex)>>,
     /// Module globals: device memory for copies, never freeable.
     globals: Mutex<HashMap<u64, (u64, DeviceIndex)>>,
+    /// Memory opened from other processes (`hipIpcOpenMemHandle` in a session process).
+    ipc_opened: Mutex<ipc::OpenedTable>,
     modules: Mutex<module::ModuleTables>,
     next_handle: AtomicU64,
     completions: Mutex<mpsc::Sender<Completion>>,
@@ -217,6 +219,7 @@ impl HipBackend {
             events: Mutex::default(),
             allocations: Mutex::default(),
             globals: Mutex::default(),
+            ipc_opened: Mutex::default(),
             modules: Mutex::default(),
             next_handle: AtomicU64::new(1),
             completions: Mutex::new(completions),

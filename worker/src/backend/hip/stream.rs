@@ -136,7 +136,7 @@ impl StreamBackend for HipBackend {
 }
 
 impl HipBackend {
-    fn event_entry(&self, event: EventHandle) -> Result<(Raw<super::Event>, DeviceIndex, bool), BackendError> {
+    pub(super) fn event_entry(&self, event: EventHandle) -> Result<(Raw<super::Event>, DeviceIndex, bool), BackendError> {
         let events = lock(&self.events);
         let e = events.get(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
         Ok((e.raw, e.device, e.recorded))

@@ -39,14 +39,14 @@ pub struct MemAccessDesc {
 }
 
 const ALLOCATION_TYPE_PINNED: u32 = 1;
-const LOCATION_TYPE_DEVICE: u32 = 1;
+pub(super) const LOCATION_TYPE_DEVICE: u32 = 1;
 
-fn host_len(size: u64) -> Result<usize, BackendError> {
+pub(super) fn host_len(size: u64) -> Result<usize, BackendError> {
     usize::try_from(size).map_err(|_| BackendError::OutOfMemory(format!("{size} bytes exceed the address space")))
 }
 
 /// An optional entry point, or `hipErrorNotSupported` naming it.
-fn entry<T: Copy>(f: Option<T>, name: &str) -> Result<T, BackendError> {
+pub(super) fn entry<T: Copy>(f: Option<T>, name: &str) -> Result<T, BackendError> {
     f.ok_or_else(|| BackendError::NotSupported(format!("the HIP runtime lacks {name}")))
 }
 

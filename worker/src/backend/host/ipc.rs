@@ -23,7 +23,7 @@ use super::event::Event;
 use super::memory::PAGE;
 use super::stream::StreamOp;
 use super::{write_lock, HostBackend};
-use crate::backend::{event_flags, BackendError, DeviceIndex, DevicePtr, EventHandle, IpcBackend, IpcEventShare, IpcShare, StreamHandle};
+use crate::backend::{event_flags, BackendError, DeviceIndex, DevicePtr, EventHandle, IpcBackend, IpcEventShare, IpcReach, IpcShare, StreamHandle};
 
 /// How often a wait on another process's event record looks at the shared counters.
 const SHARED_EVENT_POLL: Duration = Duration::from_micros(50);
@@ -201,18 +201,29 @@ impl HostBackend {
 }
 
 impl IpcBackend for HostBackend {
-    fn ipc_export_memory(&self, base: DevicePtr, size: u64) -> Result<IpcShare, BackendError> {
+    fn ipc_export_memory(&self, base: DevicePtr, size: u64, reach: IpcReach) -> Result<IpcShare, BackendError> {
+        // Memory files reach this process and others alike.
         // A virtual-memory mapping (client-placed `hipMalloc` memory) lives in a memory file
         // already.
-        if let Some(share) = self.vmm_mapping_share(base, size)? {
-            return Ok(share);
+        let share = match self.vmm_mapping_share(base, size)? {
+            Some(share) => share,
+            None => {
+                let (fd, len) = self.address_space.share(base)?;
+                IpcShare::Fd { fd, len }
+            }
+        };
+        #[cfg(test)]
+        if reach == IpcReach::OtherProcesses && stand_in_driver::active() {
+            return Ok(stand_in_driver::export_memory(share));
         }
-        let (fd, len) = self.address_space.share(base)?;
-        Ok(IpcShare::Fd { fd, len })
+        let _ = reach;
+        Ok(share)
     }
 
     fn ipc_import_memory(&self, share: &IpcShare, size: u64, device: DeviceIndex) -> Result<DevicePtr, BackendError> {
         self.device(device)?;
+        #[cfg(test)]
+        let share = &stand_in_driver::import_memory(share)?;
         let IpcShare::Fd { fd, len } = share else {
             return Err(BackendError::InvalidValue("the host backend shares memory through memory files".into()));
         };
@@ -232,16 +243,24 @@ impl IpcBackend for HostBackend {
         Ok(())
     }
 
-    fn ipc_export_event(&self, event: EventHandle) -> Result<IpcEventShare, BackendError> {
+    fn ipc_export_event(&self, event: EventHandle, reach: IpcReach) -> Result<IpcEventShare, BackendError> {
         let event = self.event(event)?;
-        event
+        let share = event
             .shared_page()
             .map(|page| IpcEventShare::Fd(Arc::clone(&page.fd)))
-            .ok_or_else(|| BackendError::InvalidConfiguration("the event was not created with hipEventInterprocess | hipEventDisableTiming".into()))
+            .ok_or_else(|| BackendError::InvalidConfiguration("the event was not created with hipEventInterprocess | hipEventDisableTiming".into()))?;
+        #[cfg(test)]
+        if reach == IpcReach::OtherProcesses && stand_in_driver::active() {
+            return Ok(stand_in_driver::export_event(share));
+        }
+        let _ = reach;
+        Ok(share)
     }
 
     fn ipc_import_event(&self, share: &IpcEventShare, device: DeviceIndex) -> Result<EventHandle, BackendError> {
         self.device(device)?;
+        #[cfg(test)]
+        let share = &stand_in_driver::import_event(share)?;
         let IpcEventShare::Fd(fd) = share else {
             return Err(BackendError::InvalidValue("the host backend shares events through memory files".into()));
         };
@@ -257,4 +276,93 @@ impl IpcBackend for HostBackend {
 #[cfg(test)]
 pub(crate) fn test_memory_file(len: usize) -> OwnedFd {
     memory_file(len).expect("memfd")
+}
+
+/// A stand-in for a GPU driver's IPC handles, for tests of the path GPU session processes
+/// take (`IpcShare::Driver`) without a GPU: while active on the calling thread, the host
+/// backend exports for other processes as 64 random bytes naming its memory file (as
+/// `cuIpcGetMemHandle` names an allocation), and opens only bytes it handed out (a driver
+/// refuses others).
+#[cfg(test)]
+pub(crate) mod stand_in_driver {
+    use super::*;
+    use crate::backend::{DriverIpcHandle, DRIVER_IPC_HANDLE_BYTES};
+    use std::cell::Cell;
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    thread_local! {
+        static ACTIVE: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// Handles handed out, process-wide (the "driver").
+    static HANDLES: Mutex<Option<HashMap<[u8; DRIVER_IPC_HANDLE_BYTES], Shared>>> = Mutex::new(None);
+
+    #[derive(Clone)]
+    enum Shared {
+        Memory(IpcShare),
+        Event(IpcEventShare),
+    }
+
+    /// Active on this thread until the guard drops.
+    pub(crate) struct Active(());
+
+    impl Drop for Active {
+        fn drop(&mut self) {
+            ACTIVE.with(|a| a.set(false));
+        }
+    }
+
+    pub(crate) fn activate() -> Active {
+        ACTIVE.with(|a| a.set(true));
+        Active(())
+    }
+
+    pub(super) fn active() -> bool {
+        ACTIVE.with(Cell::get)
+    }
+
+    /// Handles the stand-in has issued so far (process-wide).
+    pub(crate) fn handles_issued() -> usize {
+        HANDLES.lock().unwrap().as_ref().map_or(0, HashMap::len)
+    }
+
+    fn issue(what: Shared) -> DriverIpcHandle {
+        let mut bytes = [0u8; DRIVER_IPC_HANDLE_BYTES];
+        getrandom::fill(&mut bytes).expect("randomness");
+        HANDLES.lock().unwrap().get_or_insert_with(HashMap::new).insert(bytes, what);
+        DriverIpcHandle(bytes)
+    }
+
+    fn lookup(handle: &DriverIpcHandle) -> Option<Shared> {
+        HANDLES.lock().unwrap().as_ref().and_then(|h| h.get(&handle.0).cloned())
+    }
+
+    pub(super) fn export_memory(share: IpcShare) -> IpcShare {
+        IpcShare::Driver(issue(Shared::Memory(share)))
+    }
+
+    pub(super) fn export_event(share: IpcEventShare) -> IpcEventShare {
+        IpcEventShare::Driver(issue(Shared::Event(share)))
+    }
+
+    pub(super) fn import_memory(share: &IpcShare) -> Result<IpcShare, BackendError> {
+        match share {
+            IpcShare::Driver(handle) => match lookup(handle) {
+                Some(Shared::Memory(share)) => Ok(share),
+                _ => Err(BackendError::InvalidDevicePointer("the stand-in driver never issued this memory handle".into())),
+            },
+            other => Ok(other.clone()),
+        }
+    }
+
+    pub(super) fn import_event(share: &IpcEventShare) -> Result<IpcEventShare, BackendError> {
+        match share {
+            IpcEventShare::Driver(handle) => match lookup(handle) {
+                Some(Shared::Event(share)) => Ok(share),
+                _ => Err(BackendError::InvalidValue("the stand-in driver never issued this event handle".into())),
+            },
+            other => Ok(other.clone()),
+        }
+    }
 }
