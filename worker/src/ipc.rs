@@ -505,4 +505,85 @@ mod tests {
         drop(child);
         worker.join().unwrap();
     }
+
+    /// A session process's channel served for `tenant` from `broker` on a thread of its own.
+    fn session_process(broker: &Arc<LocalBroker>, tenant: &'static str) -> (ChildBroker, std::thread::JoinHandle<()>) {
+        let (ours, theirs) = channel_pair().unwrap();
+        let served = Arc::clone(broker);
+        (ChildBroker::new(theirs), std::thread::spawn(move || serve_channel(ours, &*served, Some(tenant))))
+    }
+
+    fn status_of<T: std::fmt::Debug>(result: Result<T, Failure>) -> Status {
+        match result {
+            Err(Failure::Status(status, _)) => status,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn driver_handles_cross_the_channel_as_bytes_for_the_exporters_tenant_only() {
+        let broker = Arc::new(LocalBroker::default());
+        let (exporter, exporter_served) = session_process(&broker, "t");
+        let (importer, _importer_served) = session_process(&broker, "t");
+        let (stranger, _stranger_served) = session_process(&broker, "u");
+        assert_eq!((exporter.reach(), broker.reach()), (IpcReach::OtherProcesses, IpcReach::ThisProcess));
+        let memory_bytes = DriverIpcHandle(std::array::from_fn(|i| i as u8));
+        let event_bytes = DriverIpcHandle(std::array::from_fn(|i| 255 - i as u8));
+        let memory = exporter
+            .export(Some("claimed"), Shared::Memory { share: IpcShare::Driver(memory_bytes), size: 6000, device: 1, keep: None })
+            .unwrap();
+        let event = exporter.export(None, Shared::Event { share: IpcEventShare::Driver(event_bytes), device: 1, keep: None }).unwrap();
+        assert_ne!(memory, event);
+        // The worker registered them as its tenant of the exporter, whatever it claimed.
+        assert!(matches!(broker.open(Some("t"), memory), Ok(Shared::Memory { share: IpcShare::Driver(h), size: 6000, .. }) if h == memory_bytes));
+        assert!(broker.open(Some("claimed"), memory).is_err());
+        // The importer gets the very bytes the exporter's driver wrote.
+        match importer.open(None, memory).unwrap() {
+            Shared::Memory { share: IpcShare::Driver(h), size, device, .. } => assert_eq!((h, size, device), (memory_bytes, 6000, 1)),
+            other => panic!("{other:?}"),
+        }
+        match importer.open(None, event).unwrap() {
+            Shared::Event { share: IpcEventShare::Driver(h), device, .. } => assert_eq!((h, device), (event_bytes, 1)),
+            other => panic!("{other:?}"),
+        }
+        // Another tenant's process, a made-up token: nothing, as for an unknown handle.
+        assert_eq!(status_of(stranger.open(None, memory)), Status::INVALID_DEVICE_POINTER);
+        assert_eq!(status_of(stranger.open(None, event)), Status::INVALID_DEVICE_POINTER);
+        let mut forged = memory;
+        forged[0] ^= 1;
+        assert_eq!(status_of(importer.open(None, forged)), Status::INVALID_DEVICE_POINTER);
+        // Only the exporter's process can end its export.
+        importer.revoke(memory);
+        assert!(importer.open(None, memory).is_ok());
+        // The exporter process ends: its exports go with it, and a later open is refused
+        // (not left waiting).
+        drop(exporter);
+        exporter_served.join().unwrap();
+        assert_eq!(status_of(importer.open(None, memory)), Status::INVALID_DEVICE_POINTER);
+        assert_eq!(status_of(importer.open(None, event)), Status::INVALID_DEVICE_POINTER);
+    }
+
+    #[test]
+    fn a_session_process_holds_a_bounded_number_of_exports_and_bad_requests_leave_it_served() {
+        let broker = Arc::new(LocalBroker::default());
+        let (ours, theirs) = channel_pair().unwrap();
+        let served = Arc::clone(&broker);
+        let worker = std::thread::spawn(move || serve_channel(ours, &*served, Some("t")));
+        // Requests a compromised process might send: an export of a memory file without the
+        // file, an unknown operation; each refused, the channel still answers.
+        for op in [op::EXPORT_MEMORY, op::EXPORT_EVENT, 99] {
+            send(&theirs, &Record { op, ..Record::default() }, None).unwrap();
+            let (reply, fd) = recv(&theirs).unwrap().unwrap();
+            assert_eq!((reply.status, fd.is_none()), (Status::INVALID_VALUE.0, true), "op {op}");
+        }
+        let child = ChildBroker::new(theirs);
+        let what = || Shared::Memory { share: IpcShare::Driver(DriverIpcHandle([3; DRIVER_IPC_HANDLE_BYTES])), size: 64, device: 0, keep: None };
+        let tokens: Vec<Token> = (0..MAX_IPC_EXPORTS_PER_PROCESS).map(|_| child.export(None, what()).unwrap()).collect();
+        assert_eq!(status_of(child.export(None, what())), Status::OUT_OF_MEMORY);
+        child.revoke(tokens[0]);
+        assert!(child.export(None, what()).is_ok(), "a revoked export makes room");
+        drop(child);
+        worker.join().unwrap();
+        assert!(tokens.iter().all(|t| broker.open(Some("t"), *t).is_err()), "the process's end revoked all it exported");
+    }
 }

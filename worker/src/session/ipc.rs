@@ -474,4 +474,112 @@ mod tests {
         assert!(a.event_query(&mut io, wire::EventRef { event }).unwrap().complete);
         assert_eq!(status(b.ipc_open_event_handle(&mut io, wire::IpcOpenEventHandle { token0: 1, token1: 2 })), Status::INVALID_VALUE);
     }
+
+    /// A session process: a backend of its own and a channel to the worker's registry,
+    /// served as `tenant` on a thread (the worker's side).
+    fn session_process(broker: &Arc<crate::ipc::LocalBroker>, tenant: &'static str) -> (Session, Arc<HostBackend>, std::thread::JoinHandle<()>) {
+        let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 << 20, ..HostConfig::default() }));
+        let (ours, theirs) = crate::ipc::channel_pair().unwrap();
+        let served = Arc::clone(broker);
+        let worker = std::thread::spawn(move || crate::ipc::serve_channel(ours, &*served, Some(tenant)));
+        let config = SessionConfig { ipc: Arc::new(crate::ipc::ChildBroker::new(theirs)), ..SessionConfig::default() };
+        let mut session = Session::new(backend.clone(), Arc::new(config));
+        session.adopt_handshake(1, "test".into(), Some(tenant.into()));
+        (session, backend, worker)
+    }
+
+    /// What the registry holds for a token.
+    fn registered(broker: &crate::ipc::LocalBroker, tenant: &str, token0: u64, token1: u64) -> Shared {
+        use crate::ipc::IpcBroker;
+        broker.open(Some(tenant), token_of(token0, token1)).unwrap()
+    }
+
+    #[test]
+    fn session_processes_share_memory_and_events_through_driver_handles() {
+        use crate::backend::event_flags::{DISABLE_TIMING, INTERPROCESS};
+        use crate::backend::host::stand_in_driver;
+        // As a GPU session process: the backend exports driver handles for other processes.
+        let _driver = stand_in_driver::activate();
+        let broker = Arc::new(crate::ipc::LocalBroker::default());
+        let (mut a, a_backend, a_served) = session_process(&broker, "t");
+        let (mut b, b_backend, _b_served) = session_process(&broker, "t");
+        let (mut stranger, _, _stranger_served) = session_process(&broker, "u");
+        let mut io = CallCx::new(1, proto_core::Opcode::Ping, false, 0);
+
+        let ptr = a.malloc(&mut io, wire::Malloc { device: 0, size: 10_000, flags: 0 }).unwrap().ptr;
+        a_backend.memcpy_htod_sync(None, DevicePtr(ptr + 100), &[7u8; 64]).unwrap();
+        let exported = a.ipc_get_mem_handle(&mut io, wire::IpcGetMemHandle { ptr: ptr + 100 }).unwrap();
+        assert_eq!((exported.size, exported.offset), (10_000, 100), "the handle names the base allocation; the offset rides along");
+        assert!(matches!(registered(&broker, "t", exported.token0, exported.token1), Shared::Memory { share: IpcShare::Driver(_), .. }));
+        let open = wire::IpcOpenMemHandle { token0: exported.token0, token1: exported.token1, offset: exported.offset, device: 0 };
+        // Its own handle: refused before any driver sees it, as ROCm refuses a process's own.
+        assert_eq!(status(a.ipc_open_mem_handle(&mut io, open.clone())), Status::INVALID_CONTEXT);
+
+        let opened = b.ipc_open_mem_handle(&mut io, open.clone()).unwrap();
+        assert_eq!((opened.size, opened.device), (10_000, 0));
+        assert_eq!(read(&b_backend, opened.base + 100, 64), vec![7u8; 64]);
+        b_backend.memcpy_htod_sync(None, DevicePtr(opened.base), &[9u8; 8]).unwrap();
+        assert_eq!(read(&a_backend, ptr, 8), vec![9u8; 8], "the importer's writes are the exporter's");
+        // A driver maps a handle once per process: a second open is refused, the first stays.
+        assert_eq!(status(b.ipc_open_mem_handle(&mut io, open.clone())), Status::INVALID_CONTEXT);
+        assert_eq!(read(&b_backend, opened.base + 100, 64), vec![7u8; 64]);
+        assert_eq!(status(b.free(&mut io, wire::Free { ptr: opened.base })), Status::INVALID_VALUE);
+        // Another tenant's process opens nothing; a made-up token neither.
+        assert_eq!(status(stranger.ipc_open_mem_handle(&mut io, open.clone())), Status::INVALID_DEVICE_POINTER);
+        let made_up = wire::IpcOpenMemHandle { token1: exported.token1 ^ 1 << 63, ..open.clone() };
+        assert_eq!(status(b.ipc_open_mem_handle(&mut io, made_up)), Status::INVALID_DEVICE_POINTER);
+
+        // Events: the wrong flags keep ROCm's error; the right ones travel as driver handles.
+        let plain = a.event_create(&mut io, wire::EventCreate { device: 0, flags: DISABLE_TIMING }).unwrap().event;
+        assert_eq!(status(a.ipc_get_event_handle(&mut io, wire::EventRef { event: plain })), Status::INVALID_CONFIGURATION);
+        let event = a.event_create(&mut io, wire::EventCreate { device: 0, flags: INTERPROCESS | DISABLE_TIMING }).unwrap().event;
+        let exported_event = a.ipc_get_event_handle(&mut io, wire::EventRef { event }).unwrap();
+        assert!(matches!(registered(&broker, "t", exported_event.token0, exported_event.token1), Shared::Event { share: IpcEventShare::Driver(_), .. }));
+        let open_event = wire::IpcOpenEventHandle { token0: exported_event.token0, token1: exported_event.token1 };
+        assert_eq!(status(a.ipc_open_event_handle(&mut io, open_event.clone())), Status::INVALID_CONTEXT);
+        assert_eq!(status(stranger.ipc_open_event_handle(&mut io, open_event.clone())), Status::INVALID_VALUE);
+        let opened_event = b.ipc_open_event_handle(&mut io, open_event.clone()).unwrap().event;
+        // b records behind a blocked stream of its own: a sees the record pending, then done.
+        let stream = b.stream_create(&mut io, wire::StreamCreate { device: 0, flags: 0, priority: 0 }).unwrap().stream;
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let handle = b.streams.get(stream).unwrap().0;
+        b.backend
+            .launch_host_func(
+                handle,
+                Box::new(move || {
+                    let _ = wait.recv();
+                }),
+            )
+            .unwrap();
+        b.event_record(&mut io, wire::EventRecord { event: opened_event, stream }).unwrap();
+        assert!(!a.event_query(&mut io, wire::EventRef { event }).unwrap().complete);
+        go.send(()).unwrap();
+        a.event_synchronize(&mut io, wire::EventRef { event }).unwrap();
+        b.event_destroy(&mut io, wire::EventRef { event: opened_event }).unwrap();
+        assert!(a.event_query(&mut io, wire::EventRef { event }).unwrap().complete, "the exporter's event outlives the opened one");
+
+        // Closed, it can be opened again; then the exporter's process ends: later opens are
+        // refused with HIP's errors, and what b had open stays readable until b closes it.
+        b.ipc_close_mem_handle(&mut io, wire::IpcMemRef { base: opened.base }).unwrap();
+        let reopened = b.ipc_open_mem_handle(&mut io, open.clone()).unwrap();
+        drop(a);
+        a_served.join().unwrap();
+        assert_eq!(read(&b_backend, reopened.base + 100, 64), vec![7u8; 64]);
+        b.ipc_close_mem_handle(&mut io, wire::IpcMemRef { base: reopened.base }).unwrap();
+        assert_eq!(status(b.ipc_open_mem_handle(&mut io, open)), Status::INVALID_DEVICE_POINTER);
+        assert_eq!(status(b.ipc_open_event_handle(&mut io, open_event)), Status::INVALID_VALUE);
+    }
+
+    #[test]
+    fn a_session_has_a_bounded_number_of_imports_open() {
+        let (mut a, mut b, mut io, _backend) = two_sessions([None, None]);
+        let ptr = a.malloc(&mut io, wire::Malloc { device: 0, size: 4096, flags: 0 }).unwrap().ptr;
+        let exported = a.ipc_get_mem_handle(&mut io, wire::IpcGetMemHandle { ptr }).unwrap();
+        let open = wire::IpcOpenMemHandle { token0: exported.token0, token1: exported.token1, offset: 0, device: 0 };
+        // A memory file may be mapped again (a new view each time).
+        let bases: Vec<u64> = (0..MAX_IPC_IMPORTS_PER_SESSION).map(|_| b.ipc_open_mem_handle(&mut io, open.clone()).unwrap().base).collect();
+        assert_eq!(status(b.ipc_open_mem_handle(&mut io, open.clone())), Status::OUT_OF_MEMORY);
+        b.ipc_close_mem_handle(&mut io, wire::IpcMemRef { base: bases[0] }).unwrap();
+        assert!(b.ipc_open_mem_handle(&mut io, open).is_ok(), "a close makes room");
+    }
 }

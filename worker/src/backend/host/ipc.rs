@@ -322,11 +322,6 @@ pub(crate) mod stand_in_driver {
         ACTIVE.with(Cell::get)
     }
 
-    /// Handles the stand-in has issued so far (process-wide).
-    pub(crate) fn handles_issued() -> usize {
-        HANDLES.lock().unwrap().as_ref().map_or(0, HashMap::len)
-    }
-
     fn issue(what: Shared) -> DriverIpcHandle {
         let mut bytes = [0u8; DRIVER_IPC_HANDLE_BYTES];
         getrandom::fill(&mut bytes).expect("randomness");
