@@ -94,6 +94,7 @@ pub use self::executor::{default_stream_threads, STREAM_THREADS_PER_CORE};
 pub(crate) use self::ipc::test_memory_file;
 #[cfg(test)]
 pub(crate) use self::ipc::stand_in_driver;
+pub(crate) use self::ipc::{check_memory_file, memory_file, SharedMapping};
 use self::launch::{KernelTracker, MAX_KERNEL_THREADS};
 use self::memory::{AddressSpace, DeviceMemory, Region, RowLayout};
 use self::module::{HostModule, Kernel, ModuleLimits};

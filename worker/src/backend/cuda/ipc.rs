@@ -9,10 +9,19 @@
 //!   with `cuIpcOpenMemHandle(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)`; a virtual-memory mapping
 //!   (client-placed `hipMalloc` memory, which `cuIpcGetMemHandle` refuses) is exported as a
 //!   POSIX file descriptor of its physical memory (`cuMemExportToShareableHandle`), which the
-//!   importer imports, maps into a reservation of its own and makes accessible. Interprocess
-//!   events go through `cuIpcGetEventHandle` / `cuIpcOpenEventHandle`. Stream-ordered
+//!   importer imports, maps into a reservation of its own and makes accessible. Stream-ordered
 //!   (`cuMemAllocAsync`) memory comes from the device's default pool, which cannot export:
 //!   refused with `hipErrorNotSupported`.
+//! * **Interprocess events between session processes** do not use `cuIpcGetEventHandle`: the
+//!   driver implements those with files in `/dev/shm`, which a confined session process
+//!   cannot reach (and which would be common to every tenant's processes). An exported event
+//!   gets a shared page instead ([`EventPage`], the host backend's design): a memory file of
+//!   two counters, records made and the highest record reached, registered with the driver so
+//!   a stream writes it. Recording takes the next number and queues `cuStreamWriteValue64`
+//!   of it (behind a memory fence, so the stream's earlier writes are visible first); a query
+//!   compares the counters, a synchronize polls them, a stream wait queues
+//!   `cuStreamWaitValue64(>=)`. The page travels to the importer as a descriptor, through the
+//!   worker's registry.
 //!
 //! The driver keeps exported memory alive for the processes that opened it, so an exporter's
 //! free or exit leaves their mappings valid until they close them (the registry no longer
@@ -21,7 +30,11 @@
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
+
+use crate::backend::host::{check_memory_file, memory_file, SharedMapping};
 
 use super::error::Check;
 use super::{lock, sys, CudaBackend, EventEntry, Raw};
@@ -41,6 +54,44 @@ pub(super) enum Opened {
 /// Memory this backend opened from other processes, by base address.
 pub(super) type OpenedTable = HashMap<u64, (Opened, DeviceIndex)>;
 
+/// Bytes of an interprocess event's shared page (two counters, alone in a page).
+const EVENT_PAGE_BYTES: u64 = 4096;
+/// How often a host wait on an interprocess event's record looks at its counters.
+const EVENT_PAGE_POLL: Duration = Duration::from_micros(50);
+
+/// The shared counters of an exported or opened interprocess event (module documentation).
+pub(super) struct EventPage {
+    fd: Arc<OwnedFd>,
+    mapping: SharedMapping,
+    /// The page as the device sees it (registered with `cuMemHostRegister`).
+    device_address: sys::CUdeviceptr,
+}
+
+/// Interprocess events with a shared page, by event handle.
+pub(super) type EventPages = HashMap<u64, Arc<EventPage>>;
+
+impl EventPage {
+    fn counter(&self, index: usize) -> &AtomicU64 {
+        // SAFETY: the page is mapped for EVENT_PAGE_BYTES while `self` lives, page-aligned,
+        // and only ever accessed through these atomics (by the host) and the stream memory
+        // operations (by the device).
+        unsafe { &*(self.mapping.address() as *const AtomicU64).add(index) }
+    }
+
+    /// The record a query or wait issued now looks for.
+    fn latest(&self) -> u64 {
+        self.counter(0).load(Ordering::Acquire)
+    }
+
+    fn reached(&self, n: u64) -> bool {
+        self.counter(1).load(Ordering::Acquire) >= n
+    }
+
+    fn completed_address(&self) -> sys::CUdeviceptr {
+        self.device_address + 8
+    }
+}
+
 fn to_c(bytes: [u8; DRIVER_IPC_HANDLE_BYTES]) -> [std::ffi::c_char; DRIVER_IPC_HANDLE_BYTES] {
     bytes.map(|b| b as std::ffi::c_char)
 }
@@ -59,6 +110,79 @@ fn not_attachable(e: BackendError) -> BackendError {
 }
 
 impl CudaBackend {
+    /// Maps the event page in `fd` and registers it with the driver on `dev`.
+    fn map_event_page(&self, fd: Arc<OwnedFd>, dev: DeviceIndex) -> Result<EventPage, BackendError> {
+        // The descriptor may come from another process: it must hold a whole page for good.
+        check_memory_file(&fd, EVENT_PAGE_BYTES)?;
+        let mapping = SharedMapping::new(&fd, EVENT_PAGE_BYTES)?;
+        self.enter(dev)?;
+        let host = mapping.address() as *mut c_void;
+        let flags = sys::CU_MEMHOSTREGISTER_PORTABLE | sys::CU_MEMHOSTREGISTER_DEVICEMAP;
+        // SAFETY: a mapping of EVENT_PAGE_BYTES that outlives the registration (unregistered
+        // in `drop_event_page` before the mapping goes).
+        unsafe { sys::cuMemHostRegister_v2(host, EVENT_PAGE_BYTES as usize, flags) }.check("cuMemHostRegister")?;
+        let mut device_address = 0;
+        // SAFETY: a valid out-pointer; the page registered above.
+        if let Err(e) = unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device_address, host, 0) }.check("cuMemHostGetDevicePointer") {
+            // SAFETY: registered above, known to nobody else.
+            unsafe { sys::cuMemHostUnregister(host) };
+            return Err(e);
+        }
+        Ok(EventPage { fd, mapping, device_address })
+    }
+
+    /// The shared page of `event`, if it was exported to or opened from another process.
+    pub(super) fn event_page(&self, event: EventHandle) -> Option<Arc<EventPage>> {
+        lock(&self.event_pages).get(&event.as_raw()).cloned()
+    }
+
+    /// Unregisters and forgets `event`'s page (`event_destroy`).
+    pub(super) fn drop_event_page(&self, event: EventHandle, dev: DeviceIndex) {
+        let Some(page) = lock(&self.event_pages).remove(&event.as_raw()) else { return };
+        if self.enter(dev).is_ok() {
+            // SAFETY: registered in `map_event_page`; the page stays mapped until `page` drops
+            // (work queued on it holds no reference, so the session's destroy comes after
+            // its work, as hipEventDestroy's release does).
+            unsafe { sys::cuMemHostUnregister(page.mapping.address() as *mut c_void) };
+        }
+    }
+
+    /// Records `page` on `stream`: the next record number, reached when the stream gets
+    /// there.
+    pub(super) fn record_event_page(&self, page: &EventPage, stream: sys::CUstream) -> Result<(), BackendError> {
+        let n = page.counter(0).fetch_add(1, Ordering::AcqRel) + 1;
+        // SAFETY: a live stream of the current context; the page registered on it.
+        let written = unsafe { sys::cuStreamWriteValue64_v2(stream, page.completed_address(), n, 0) }.check("cuStreamWriteValue64");
+        if written.is_err() {
+            // Never reached otherwise: waiters would wait for good.
+            page.counter(1).fetch_max(n, Ordering::AcqRel);
+        }
+        written
+    }
+
+    /// Whether the latest record of `page` has been reached.
+    pub(super) fn event_page_complete(page: &EventPage) -> bool {
+        page.reached(page.latest())
+    }
+
+    /// Waits on the host for the latest record of `page`.
+    pub(super) fn wait_event_page(page: &EventPage) {
+        let n = page.latest();
+        while !page.reached(n) {
+            std::thread::sleep(EVENT_PAGE_POLL);
+        }
+    }
+
+    /// Makes `stream` wait for the latest record of `page`.
+    pub(super) fn stream_wait_event_page(&self, page: &EventPage, stream: sys::CUstream) -> Result<(), BackendError> {
+        let n = page.latest();
+        if page.reached(n) {
+            return Ok(());
+        }
+        // SAFETY: a live stream of the current context; the page registered on it.
+        unsafe { sys::cuStreamWaitValue64_v2(stream, page.completed_address(), n, 0) }.check("cuStreamWaitValue64")
+    }
+
     /// Exports the virtual-memory mapping at `base` (`size` bytes) as a file descriptor of
     /// its physical memory.
     fn export_mapping(&self, base: DevicePtr, size: u64, dev: DeviceIndex) -> Result<IpcShare, BackendError> {
@@ -218,39 +342,43 @@ impl IpcBackend for CudaBackend {
         if reach == IpcReach::ThisProcess {
             return Ok(IpcEventShare::Handle(event));
         }
-        let (raw, device, _) = self.event_entry(event)?;
-        self.enter(device)?;
-        // SAFETY: a plain C struct; all-zero is a valid value to overwrite.
-        let mut handle: sys::CUipcEventHandle = unsafe { std::mem::zeroed() };
-        // SAFETY: a valid out-pointer and a live event (the driver refuses one created
-        // without CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING).
-        unsafe { sys::cuIpcGetEventHandle(&mut handle, raw.0) }.check("cuIpcGetEventHandle")?;
-        // Other processes may record it now: its queries and waits must ask the driver.
-        if let Some(e) = lock(&self.events).get_mut(&event.as_raw()) {
-            e.recorded = true;
+        if let Some(page) = self.event_page(event) {
+            return Ok(IpcEventShare::Fd(Arc::clone(&page.fd)));
         }
-        Ok(IpcEventShare::Driver(from_c(handle.reserved)))
+        let (raw, device, recorded) = self.event_entry(event)?;
+        if recorded {
+            // Records made before the export live in the driver's event only: the page
+            // starts where they are reached.
+            self.enter(device)?;
+            // SAFETY: a live event of this backend.
+            unsafe { sys::cuEventSynchronize(raw.0) }.check("cuEventSynchronize")?;
+        }
+        let fd = memory_file(EVENT_PAGE_BYTES as usize).map_err(|e| BackendError::OutOfMemory(format!("an interprocess event's page: {e}")))?;
+        let page = Arc::new(self.map_event_page(Arc::new(fd), device)?);
+        lock(&self.event_pages).insert(event.as_raw(), Arc::clone(&page));
+        Ok(IpcEventShare::Fd(Arc::clone(&page.fd)))
     }
 
     fn ipc_import_event(&self, share: &IpcEventShare, device: DeviceIndex) -> Result<EventHandle, BackendError> {
-        let handle = match share {
+        let fd = match share {
             IpcEventShare::Handle(event) => return Ok(*event),
-            IpcEventShare::Fd(_) => return Err(BackendError::InvalidValue("the CUDA backend shares events through driver handles".into())),
-            IpcEventShare::Driver(handle) => sys::CUipcEventHandle { reserved: to_c(handle.0) },
+            IpcEventShare::Driver(_) => return Err(BackendError::InvalidValue("the CUDA backend shares events through shared pages".into())),
+            IpcEventShare::Fd(fd) => Arc::clone(fd),
         };
-        self.enter(device)?;
+        let page = Arc::new(self.map_event_page(fd, device)?);
+        // A driver event of its own, so every event path finds one; the page decides
+        // completion. Interprocess events have no timing.
         let mut raw = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; the handle's bytes are the driver's to check.
-        unsafe { sys::cuIpcOpenEventHandle(&mut raw, handle) }.check("cuIpcOpenEventHandle").map_err(|e| match e {
-            BackendError::OutOfMemory(_) => e,
-            other => BackendError::InvalidValue(format!("the exported event cannot be opened (its exporter may be gone): {other}")),
-        })?;
+        // SAFETY: a valid out-pointer; the device's context is current (entered above).
+        if let Err(e) = unsafe { sys::cuEventCreate(&mut raw, crate::backend::event_flags::DISABLE_TIMING) }.check("cuEventCreate") {
+            // SAFETY: registered by `map_event_page`, known to nobody else.
+            unsafe { sys::cuMemHostUnregister(page.mapping.address() as *mut c_void) };
+            return Err(e);
+        }
         let id = self.handle();
-        // Another process records it: every query and wait asks the driver. An opened event
-        // has no timing (interprocess events never do); `event_destroy` destroys it, as
-        // CUDA wants for opened events.
-        let entry = EventEntry { raw: Raw(raw), device, stream: super::device_log::stream_key(None), timing: false, recorded: true };
+        let entry = EventEntry { raw: Raw(raw), device, stream: super::device_log::stream_key(None), timing: false, recorded: false };
         lock(&self.events).insert(id, entry);
+        lock(&self.event_pages).insert(id, page);
         Ok(EventHandle::from_raw(id))
     }
 }

@@ -122,6 +122,8 @@ pub struct CudaBackend {
     globals: Mutex<HashMap<u64, (u64, DeviceIndex)>>,
     /// Memory opened from other processes (`hipIpcOpenMemHandle` in a session process).
     ipc_opened: Mutex<ipc::OpenedTable>,
+    /// Shared pages of interprocess events exported to or opened from other processes.
+    event_pages: Mutex<ipc::EventPages>,
     /// The device logs of loaded modules (kernel printf/assert), with their launches.
     logs: Mutex<crate::backend::device_log::LogBook>,
     /// Per device, the stream device logs are read on (see `device_log.rs`).
@@ -185,6 +187,7 @@ impl CudaBackend {
             modules: Mutex::default(),
             globals: Mutex::default(),
             ipc_opened: Mutex::default(),
+            event_pages: Mutex::default(),
             logs: Mutex::default(),
             log_streams: Mutex::default(),
             outputs: Mutex::default(),

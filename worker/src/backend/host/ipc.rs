@@ -33,7 +33,7 @@ const SHARED_EVENT_POLL: Duration = Duration::from_micros(50);
 const SIZE_SEALS: libc::c_int = libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_SEAL;
 
 /// A new memory file of `len` bytes (zero-filled, closed on exec), its size sealed.
-pub(super) fn memory_file(len: usize) -> std::io::Result<OwnedFd> {
+pub(crate) fn memory_file(len: usize) -> std::io::Result<OwnedFd> {
     const NAME: &CStr = c"hip-remote-ipc";
     // SAFETY: a valid NUL-terminated name and flags; the result is checked.
     let raw = unsafe { libc::memfd_create(NAME.as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING) };
@@ -56,7 +56,7 @@ pub(super) fn memory_file(len: usize) -> std::io::Result<OwnedFd> {
 
 /// Checks that `fd` (possibly from another process) is a memory file of at least `len`
 /// bytes whose size is sealed, so mapping `len` bytes of it can never fault.
-fn check_memory_file(fd: &OwnedFd, len: u64) -> Result<(), BackendError> {
+pub(crate) fn check_memory_file(fd: &OwnedFd, len: u64) -> Result<(), BackendError> {
     // SAFETY: F_GET_SEALS on a valid descriptor; the result is checked.
     let seals = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GET_SEALS) };
     if seals < 0 || seals & libc::F_SEAL_SHRINK == 0 {
@@ -73,7 +73,7 @@ fn check_memory_file(fd: &OwnedFd, len: u64) -> Result<(), BackendError> {
 
 /// A shared mapping of a memory file, unmapped on drop.
 #[derive(Debug)]
-pub(super) struct SharedMapping {
+pub(crate) struct SharedMapping {
     ptr: NonNull<u8>,
     len: usize,
 }
@@ -86,7 +86,7 @@ unsafe impl Sync for SharedMapping {}
 
 impl SharedMapping {
     /// Maps `len` bytes of `fd` from its start, read-write, shared.
-    fn new(fd: &OwnedFd, len: u64) -> Result<Self, BackendError> {
+    pub(crate) fn new(fd: &OwnedFd, len: u64) -> Result<Self, BackendError> {
         let len = usize::try_from(len).map_err(|_| BackendError::InvalidValue(format!("{len} bytes exceed the address space")))?;
         if len == 0 {
             return Err(BackendError::InvalidValue("empty shared mapping".into()));
@@ -100,7 +100,7 @@ impl SharedMapping {
         Ok(Self { ptr, len })
     }
 
-    pub(super) fn address(&self) -> u64 {
+    pub(crate) fn address(&self) -> u64 {
         self.ptr.as_ptr() as u64
     }
 }
