@@ -13,10 +13,11 @@
 //! worker answers from its registry with the tenant *it* authenticated for that process
 //! ([`serve_channel`]), so a compromised session process cannot claim another tenant.
 //!
-//! GPU session processes share as native processes do: the exporter's driver writes its IPC
-//! handle (`cuIpcGetMemHandle`, 64 bytes), which rides the channel as bytes
+//! GPU session processes share memory as native processes do: the exporter's driver writes
+//! its IPC handle (`cuIpcGetMemHandle`, 64 bytes), which rides the channel as bytes
 //! ([`IpcShare::Driver`]) into the registry, and the importing process's driver opens it; a
-//! virtual-memory mapping's physical memory travels as a file descriptor. Clients never see
+//! virtual-memory mapping's physical memory, and an interprocess event's shared page, travel
+//! as file descriptors. Clients never see
 //! a driver handle: only the tokens, so a forged or replayed handle from a client can name
 //! nothing but a token of its own tenant's.
 
@@ -134,9 +135,8 @@ mod op {
     pub const EXPORT_EVENT: u8 = 2;
     pub const OPEN: u8 = 3;
     pub const REVOKE: u8 = 4;
-    /// Exports of a driver's IPC handle (bytes in the record, no descriptor).
+    /// An export of a driver's IPC memory handle (bytes in the record, no descriptor).
     pub const EXPORT_MEMORY_HANDLE: u8 = 5;
-    pub const EXPORT_EVENT_HANDLE: u8 = 6;
 }
 
 /// Kinds in an OPEN answer.
@@ -144,7 +144,6 @@ mod kind {
     pub const MEMORY: u8 = 1;
     pub const EVENT: u8 = 2;
     pub const MEMORY_HANDLE: u8 = 3;
-    pub const EVENT_HANDLE: u8 = 4;
 }
 
 /// One record of the channel, both ways: `[op or kind u8][pad 3][status i32][token 16]
@@ -333,9 +332,6 @@ impl IpcBroker for ChildBroker {
             Shared::Memory { share: IpcShare::Driver(handle), size, device, .. } => {
                 (Record { handle: handle.0, ..request(op::EXPORT_MEMORY_HANDLE, *size, 0, *device) }, None)
             }
-            Shared::Event { share: IpcEventShare::Driver(handle), device, .. } => {
-                (Record { handle: handle.0, ..request(op::EXPORT_EVENT_HANDLE, 0, 0, *device) }, None)
-            }
             // The exporter's own pointer or event means nothing in another process; backends
             // export for `IpcReach::OtherProcesses` here, so this is a backend's mistake.
             Shared::Memory { share: IpcShare::Pointer(_), .. } | Shared::Event { share: IpcEventShare::Handle(_), .. } => {
@@ -354,7 +350,6 @@ impl IpcBroker for ChildBroker {
             kind::MEMORY => Ok(Shared::Memory { share: IpcShare::Fd { fd: fd()?, len: reply.len }, size, device, keep: None }),
             kind::EVENT => Ok(Shared::Event { share: IpcEventShare::Fd(fd()?), device, keep: None }),
             kind::MEMORY_HANDLE => Ok(Shared::Memory { share: IpcShare::Driver(handle), size, device, keep: None }),
-            kind::EVENT_HANDLE => Ok(Shared::Event { share: IpcEventShare::Driver(handle), device, keep: None }),
             other => Err(Failure::new(Status::UNKNOWN, format!("the worker's IPC answer has kind {other}"))),
         }
     }
@@ -412,7 +407,7 @@ fn answer(
 ) -> Result<(Record, Option<Arc<OwnedFd>>), Failure> {
     let missing_fd = || Failure::new(Status::INVALID_VALUE, "an export without its memory file");
     match request.op {
-        op::EXPORT_MEMORY | op::EXPORT_EVENT | op::EXPORT_MEMORY_HANDLE | op::EXPORT_EVENT_HANDLE => {
+        op::EXPORT_MEMORY | op::EXPORT_EVENT | op::EXPORT_MEMORY_HANDLE => {
             if exported.len() >= MAX_IPC_EXPORTS_PER_PROCESS {
                 return Err(Failure::new(
                     Status::OUT_OF_MEMORY,
@@ -421,11 +416,12 @@ fn answer(
             }
             let (size, device, handle) = (request.size, request.device, DriverIpcHandle(request.handle));
             let what = match request.op {
-                op::EXPORT_MEMORY => Shared::Memory { share: IpcShare::Fd { fd: Arc::new(fd.ok_or_else(missing_fd)?), len: request.len }, size, device, keep: None },
+                op::EXPORT_MEMORY => {
+                    Shared::Memory { share: IpcShare::Fd { fd: Arc::new(fd.ok_or_else(missing_fd)?), len: request.len }, size, device, keep: None }
+                }
                 op::EXPORT_EVENT => Shared::Event { share: IpcEventShare::Fd(Arc::new(fd.ok_or_else(missing_fd)?)), device, keep: None },
                 // A descriptor sent along with a driver handle is dropped (closed) here.
-                op::EXPORT_MEMORY_HANDLE => Shared::Memory { share: IpcShare::Driver(handle), size, device, keep: None },
-                _ => Shared::Event { share: IpcEventShare::Driver(handle), device, keep: None },
+                _ => Shared::Memory { share: IpcShare::Driver(handle), size, device, keep: None },
             };
             let token = broker.export(tenant, what)?;
             exported.push(token);
@@ -438,9 +434,6 @@ fn answer(
             Shared::Event { share: IpcEventShare::Fd(fd), device, .. } => Ok((Record { op: kind::EVENT, device, ..Record::default() }, Some(fd))),
             Shared::Memory { share: IpcShare::Driver(handle), size, device, .. } => {
                 Ok((Record { op: kind::MEMORY_HANDLE, size, device, handle: handle.0, ..Record::default() }, None))
-            }
-            Shared::Event { share: IpcEventShare::Driver(handle), device, .. } => {
-                Ok((Record { op: kind::EVENT_HANDLE, device, handle: handle.0, ..Record::default() }, None))
             }
             // A pointer of the worker's own process (a session it serves itself): nothing a
             // session process can use.
@@ -528,11 +521,10 @@ mod tests {
         let (stranger, _stranger_served) = session_process(&broker, "u");
         assert_eq!((exporter.reach(), broker.reach()), (IpcReach::OtherProcesses, IpcReach::ThisProcess));
         let memory_bytes = DriverIpcHandle(std::array::from_fn(|i| i as u8));
-        let event_bytes = DriverIpcHandle(std::array::from_fn(|i| 255 - i as u8));
-        let memory = exporter
-            .export(Some("claimed"), Shared::Memory { share: IpcShare::Driver(memory_bytes), size: 6000, device: 1, keep: None })
-            .unwrap();
-        let event = exporter.export(None, Shared::Event { share: IpcEventShare::Driver(event_bytes), device: 1, keep: None }).unwrap();
+        let memory =
+            exporter.export(Some("claimed"), Shared::Memory { share: IpcShare::Driver(memory_bytes), size: 6000, device: 1, keep: None }).unwrap();
+        let page = Arc::new(crate::backend::host::test_memory_file(4096));
+        let event = exporter.export(None, Shared::Event { share: IpcEventShare::Fd(page), device: 1, keep: None }).unwrap();
         assert_ne!(memory, event);
         // The worker registered them as its tenant of the exporter, whatever it claimed.
         assert!(matches!(broker.open(Some("t"), memory), Ok(Shared::Memory { share: IpcShare::Driver(h), size: 6000, .. }) if h == memory_bytes));
@@ -543,7 +535,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         match importer.open(None, event).unwrap() {
-            Shared::Event { share: IpcEventShare::Driver(h), device, .. } => assert_eq!((h, device), (event_bytes, 1)),
+            Shared::Event { share: IpcEventShare::Fd(_), device, .. } => assert_eq!(device, 1),
             other => panic!("{other:?}"),
         }
         // Another tenant's process, a made-up token: nothing, as for an unknown handle.

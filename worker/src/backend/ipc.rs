@@ -12,7 +12,9 @@
 //! process opens with its own driver ([`IpcReach::OtherProcesses`]).
 
 use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::{BackendError, DeviceIndex, DevicePtr, EventHandle};
 
@@ -58,12 +60,11 @@ pub enum IpcShare {
 /// What another session needs to open an exported event.
 #[derive(Debug, Clone)]
 pub enum IpcEventShare {
-    /// A shared page of completion counters ([`crate::backend::host`]'s interprocess events).
+    /// A shared page of completion counters: the host backend's interprocess events, and a
+    /// GPU backend's between session processes ([`SharedEventPage`]).
     Fd(Arc<OwnedFd>),
     /// The exporter's own event, valid in every session of this process.
     Handle(EventHandle),
-    /// The driver's IPC handle of the event (`cuIpcGetEventHandle`, `hipIpcGetEventHandle`).
-    Driver(DriverIpcHandle),
 }
 
 /// The refusal of a backend that cannot share with other processes.
@@ -114,7 +115,124 @@ pub trait IpcBackend {
         let _ = device;
         match share {
             IpcEventShare::Handle(event) => Ok(*event),
-            IpcEventShare::Fd(_) | IpcEventShare::Driver(_) => Err(no_other_processes("events")),
+            IpcEventShare::Fd(_) => Err(no_other_processes("events")),
         }
+    }
+}
+
+/// Bytes of an interprocess event's shared page (two counters, alone in a page).
+pub const EVENT_PAGE_BYTES: u64 = 4096;
+/// How often a host wait on an interprocess event's record looks at its counters.
+pub const EVENT_PAGE_POLL: Duration = Duration::from_micros(50);
+
+/// The shared counters of an interprocess event that GPU session processes share (the
+/// drivers' own interprocess events live in `/dev/shm`, which a confined session process
+/// cannot reach): records made, and the highest record a stream has reached. A GPU backend
+/// registers the page with its driver and has streams write [`Self::COMPLETED_OFFSET`]
+/// (stream memory operations); any process holding the descriptor maps the same counters.
+#[derive(Debug)]
+pub struct SharedEventPage {
+    fd: Arc<OwnedFd>,
+    mapping: super::host::SharedMapping,
+}
+
+impl SharedEventPage {
+    /// Offset of the "reached" counter in the page, which streams write.
+    pub const COMPLETED_OFFSET: u64 = 8;
+
+    /// A fresh page: nothing recorded.
+    pub fn create() -> Result<Self, BackendError> {
+        let fd = super::host::memory_file(EVENT_PAGE_BYTES as usize)
+            .map_err(|e| BackendError::OutOfMemory(format!("an interprocess event's page: {e}")))?;
+        Self::open(Arc::new(fd))
+    }
+
+    /// Maps the page in `fd` (possibly another process's: it must be a sealed memory file of
+    /// a whole page, so the mapping can never fault).
+    pub fn open(fd: Arc<OwnedFd>) -> Result<Self, BackendError> {
+        super::host::check_memory_file(&fd, EVENT_PAGE_BYTES)?;
+        let mapping = super::host::SharedMapping::new(&fd, EVENT_PAGE_BYTES)?;
+        Ok(Self { fd, mapping })
+    }
+
+    /// The memory file, for another process.
+    pub fn fd(&self) -> &Arc<OwnedFd> {
+        &self.fd
+    }
+
+    /// Where the page is mapped in this process.
+    pub fn host_address(&self) -> u64 {
+        self.mapping.address()
+    }
+
+    fn counter(&self, index: usize) -> &AtomicU64 {
+        // SAFETY: the page is mapped for EVENT_PAGE_BYTES while `self` lives, page-aligned,
+        // and accessed only through these atomics (hosts) and stream memory operations
+        // (devices).
+        unsafe { &*(self.mapping.address() as *const AtomicU64).add(index) }
+    }
+
+    /// Takes the next record number.
+    pub fn next_record(&self) -> u64 {
+        self.counter(0).fetch_add(1, Ordering::AcqRel) + 1
+    }
+
+    /// Marks record `n` reached from the host (a record whose stream write failed, so no
+    /// waiter waits for good).
+    pub fn mark_reached(&self, n: u64) {
+        self.counter(1).fetch_max(n, Ordering::AcqRel);
+    }
+
+    /// The record a query or wait issued now looks for.
+    pub fn latest(&self) -> u64 {
+        self.counter(0).load(Ordering::Acquire)
+    }
+
+    /// Whether record `n` has been reached.
+    pub fn reached(&self, n: u64) -> bool {
+        self.counter(1).load(Ordering::Acquire) >= n
+    }
+
+    /// Whether the latest record has been reached (`hipEventQuery`).
+    pub fn complete(&self) -> bool {
+        self.reached(self.latest())
+    }
+
+    /// Waits on the host for the latest record (`hipEventSynchronize`).
+    pub fn wait(&self) {
+        let n = self.latest();
+        while !self.reached(n) {
+            std::thread::sleep(EVENT_PAGE_POLL);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_page_is_one_set_of_counters_for_every_holder() {
+        let exporter = SharedEventPage::create().unwrap();
+        // Another process maps the same memory file.
+        let importer = SharedEventPage::open(Arc::clone(exporter.fd())).unwrap();
+        assert_ne!(exporter.host_address(), importer.host_address());
+        assert!(exporter.complete() && importer.complete(), "never recorded: complete");
+        let first = importer.next_record();
+        let second = exporter.next_record();
+        assert_eq!((first, second), (1, 2));
+        assert!(!exporter.complete() && !importer.complete());
+        // A stream reaching record 1 leaves record 2 pending; reaching 2 completes both.
+        exporter.mark_reached(first);
+        assert!(importer.reached(first) && !importer.complete());
+        importer.mark_reached(second);
+        exporter.wait();
+        assert!(exporter.complete());
+        // The reached counter never goes back.
+        exporter.mark_reached(first);
+        assert!(importer.reached(second));
+        // What another process sends must be a sealed page-sized memory file.
+        let small = Arc::new(crate::backend::host::test_memory_file(64));
+        assert!(SharedEventPage::open(small).is_err());
     }
 }

@@ -320,7 +320,7 @@ impl IpcHandler for Session {
                 let share = self.backend.ipc_export_event(handle, self.config.ipc.reach())?;
                 let keep: Keep = match share {
                     IpcEventShare::Handle(event) => Some(Arc::new(DeferredEventDestroy { backend: Arc::clone(&self.backend), event })),
-                    IpcEventShare::Fd(_) | IpcEventShare::Driver(_) => None,
+                    IpcEventShare::Fd(_) => None,
                 };
                 let token = self.config.ipc.export(self.tenant(), Shared::Event { share, device, keep: keep.clone() })?;
                 self.ipc.event_exports.insert(req.event, Export { token, keep });
@@ -534,7 +534,7 @@ mod tests {
         assert_eq!(status(a.ipc_get_event_handle(&mut io, wire::EventRef { event: plain })), Status::INVALID_CONFIGURATION);
         let event = a.event_create(&mut io, wire::EventCreate { device: 0, flags: INTERPROCESS | DISABLE_TIMING }).unwrap().event;
         let exported_event = a.ipc_get_event_handle(&mut io, wire::EventRef { event }).unwrap();
-        assert!(matches!(registered(&broker, "t", exported_event.token0, exported_event.token1), Shared::Event { share: IpcEventShare::Driver(_), .. }));
+        assert!(matches!(registered(&broker, "t", exported_event.token0, exported_event.token1), Shared::Event { share: IpcEventShare::Fd(_), .. }));
         let open_event = wire::IpcOpenEventHandle { token0: exported_event.token0, token1: exported_event.token1 };
         assert_eq!(status(a.ipc_open_event_handle(&mut io, open_event.clone())), Status::INVALID_CONTEXT);
         assert_eq!(status(stranger.ipc_open_event_handle(&mut io, open_event.clone())), Status::INVALID_VALUE);

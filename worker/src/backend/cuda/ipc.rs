@@ -30,16 +30,13 @@
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
-
-use crate::backend::host::{check_memory_file, memory_file, SharedMapping};
 
 use super::error::Check;
 use super::{lock, sys, CudaBackend, EventEntry, Raw};
 use crate::backend::{
-    BackendError, DeviceIndex, DevicePtr, DriverIpcHandle, EventHandle, IpcBackend, IpcEventShare, IpcReach, IpcShare, DRIVER_IPC_HANDLE_BYTES,
+    BackendError, DeviceIndex, DevicePtr, DriverIpcHandle, EventHandle, IpcBackend, IpcEventShare, IpcReach, IpcShare, SharedEventPage,
+    DRIVER_IPC_HANDLE_BYTES, EVENT_PAGE_BYTES,
 };
 
 /// How this process opened another's memory.
@@ -54,43 +51,16 @@ pub(super) enum Opened {
 /// Memory this backend opened from other processes, by base address.
 pub(super) type OpenedTable = HashMap<u64, (Opened, DeviceIndex)>;
 
-/// Bytes of an interprocess event's shared page (two counters, alone in a page).
-const EVENT_PAGE_BYTES: u64 = 4096;
-/// How often a host wait on an interprocess event's record looks at its counters.
-const EVENT_PAGE_POLL: Duration = Duration::from_micros(50);
-
-/// The shared counters of an exported or opened interprocess event (module documentation).
+/// An interprocess event's shared page as this process's device sees it (module
+/// documentation).
 pub(super) struct EventPage {
-    fd: Arc<OwnedFd>,
-    mapping: SharedMapping,
-    /// The page as the device sees it (registered with `cuMemHostRegister`).
+    page: SharedEventPage,
+    /// The page's device address (registered with `cuMemHostRegister`).
     device_address: sys::CUdeviceptr,
 }
 
 /// Interprocess events with a shared page, by event handle.
 pub(super) type EventPages = HashMap<u64, Arc<EventPage>>;
-
-impl EventPage {
-    fn counter(&self, index: usize) -> &AtomicU64 {
-        // SAFETY: the page is mapped for EVENT_PAGE_BYTES while `self` lives, page-aligned,
-        // and only ever accessed through these atomics (by the host) and the stream memory
-        // operations (by the device).
-        unsafe { &*(self.mapping.address() as *const AtomicU64).add(index) }
-    }
-
-    /// The record a query or wait issued now looks for.
-    fn latest(&self) -> u64 {
-        self.counter(0).load(Ordering::Acquire)
-    }
-
-    fn reached(&self, n: u64) -> bool {
-        self.counter(1).load(Ordering::Acquire) >= n
-    }
-
-    fn completed_address(&self) -> sys::CUdeviceptr {
-        self.device_address + 8
-    }
-}
 
 fn to_c(bytes: [u8; DRIVER_IPC_HANDLE_BYTES]) -> [std::ffi::c_char; DRIVER_IPC_HANDLE_BYTES] {
     bytes.map(|b| b as std::ffi::c_char)
@@ -110,16 +80,13 @@ fn not_attachable(e: BackendError) -> BackendError {
 }
 
 impl CudaBackend {
-    /// Maps the event page in `fd` and registers it with the driver on `dev`.
-    fn map_event_page(&self, fd: Arc<OwnedFd>, dev: DeviceIndex) -> Result<EventPage, BackendError> {
-        // The descriptor may come from another process: it must hold a whole page for good.
-        check_memory_file(&fd, EVENT_PAGE_BYTES)?;
-        let mapping = SharedMapping::new(&fd, EVENT_PAGE_BYTES)?;
+    /// Registers `page` with the driver on `dev`.
+    fn register_event_page(&self, page: SharedEventPage, dev: DeviceIndex) -> Result<EventPage, BackendError> {
         self.enter(dev)?;
-        let host = mapping.address() as *mut c_void;
+        let host = page.host_address() as *mut c_void;
         let flags = sys::CU_MEMHOSTREGISTER_PORTABLE | sys::CU_MEMHOSTREGISTER_DEVICEMAP;
         // SAFETY: a mapping of EVENT_PAGE_BYTES that outlives the registration (unregistered
-        // in `drop_event_page` before the mapping goes).
+        // in `drop_event_page`, or below, before the mapping goes).
         unsafe { sys::cuMemHostRegister_v2(host, EVENT_PAGE_BYTES as usize, flags) }.check("cuMemHostRegister")?;
         let mut device_address = 0;
         // SAFETY: a valid out-pointer; the page registered above.
@@ -128,7 +95,7 @@ impl CudaBackend {
             unsafe { sys::cuMemHostUnregister(host) };
             return Err(e);
         }
-        Ok(EventPage { fd, mapping, device_address })
+        Ok(EventPage { page, device_address })
     }
 
     /// The shared page of `event`, if it was exported to or opened from another process.
@@ -140,47 +107,53 @@ impl CudaBackend {
     pub(super) fn drop_event_page(&self, event: EventHandle, dev: DeviceIndex) {
         let Some(page) = lock(&self.event_pages).remove(&event.as_raw()) else { return };
         if self.enter(dev).is_ok() {
-            // SAFETY: registered in `map_event_page`; the page stays mapped until `page` drops
-            // (work queued on it holds no reference, so the session's destroy comes after
-            // its work, as hipEventDestroy's release does).
-            unsafe { sys::cuMemHostUnregister(page.mapping.address() as *mut c_void) };
+            if !page.page.complete() {
+                // A record of this process's may still be on its way to the page: the
+                // device must not write it once it is unregistered and unmapped.
+                // SAFETY: the context entered above.
+                let _ = unsafe { sys::cuCtxSynchronize() }.check("cuCtxSynchronize");
+            }
+            // SAFETY: registered in `register_event_page`; the page is unmapped only when
+            // `page` drops, after this.
+            unsafe { sys::cuMemHostUnregister(page.page.host_address() as *mut c_void) };
         }
     }
 
     /// Records `page` on `stream`: the next record number, reached when the stream gets
     /// there.
     pub(super) fn record_event_page(&self, page: &EventPage, stream: sys::CUstream) -> Result<(), BackendError> {
-        let n = page.counter(0).fetch_add(1, Ordering::AcqRel) + 1;
-        // SAFETY: a live stream of the current context; the page registered on it.
-        let written = unsafe { sys::cuStreamWriteValue64_v2(stream, page.completed_address(), n, 0) }.check("cuStreamWriteValue64");
+        let n = page.page.next_record();
+        let completed = page.device_address + SharedEventPage::COMPLETED_OFFSET;
+        // SAFETY: a live stream of the current context; the page registered on it. Flags 0:
+        // the write follows a memory fence.
+        let written = unsafe { sys::cuStreamWriteValue64_v2(stream, completed, n, 0) }.check("cuStreamWriteValue64");
         if written.is_err() {
             // Never reached otherwise: waiters would wait for good.
-            page.counter(1).fetch_max(n, Ordering::AcqRel);
+            page.page.mark_reached(n);
         }
         written
     }
 
     /// Whether the latest record of `page` has been reached.
     pub(super) fn event_page_complete(page: &EventPage) -> bool {
-        page.reached(page.latest())
+        page.page.complete()
     }
 
     /// Waits on the host for the latest record of `page`.
     pub(super) fn wait_event_page(page: &EventPage) {
-        let n = page.latest();
-        while !page.reached(n) {
-            std::thread::sleep(EVENT_PAGE_POLL);
-        }
+        page.page.wait();
     }
 
     /// Makes `stream` wait for the latest record of `page`.
     pub(super) fn stream_wait_event_page(&self, page: &EventPage, stream: sys::CUstream) -> Result<(), BackendError> {
-        let n = page.latest();
-        if page.reached(n) {
+        let n = page.page.latest();
+        if page.page.reached(n) {
             return Ok(());
         }
-        // SAFETY: a live stream of the current context; the page registered on it.
-        unsafe { sys::cuStreamWaitValue64_v2(stream, page.completed_address(), n, 0) }.check("cuStreamWaitValue64")
+        let completed = page.device_address + SharedEventPage::COMPLETED_OFFSET;
+        // SAFETY: a live stream of the current context; the page registered on it. Flags 0:
+        // CU_STREAM_WAIT_VALUE_GEQ.
+        unsafe { sys::cuStreamWaitValue64_v2(stream, completed, n, 0) }.check("cuStreamWaitValue64")
     }
 
     /// Exports the virtual-memory mapping at `base` (`size` bytes) as a file descriptor of
@@ -343,7 +316,7 @@ impl IpcBackend for CudaBackend {
             return Ok(IpcEventShare::Handle(event));
         }
         if let Some(page) = self.event_page(event) {
-            return Ok(IpcEventShare::Fd(Arc::clone(&page.fd)));
+            return Ok(IpcEventShare::Fd(Arc::clone(page.page.fd())));
         }
         let (raw, device, recorded) = self.event_entry(event)?;
         if recorded {
@@ -353,26 +326,24 @@ impl IpcBackend for CudaBackend {
             // SAFETY: a live event of this backend.
             unsafe { sys::cuEventSynchronize(raw.0) }.check("cuEventSynchronize")?;
         }
-        let fd = memory_file(EVENT_PAGE_BYTES as usize).map_err(|e| BackendError::OutOfMemory(format!("an interprocess event's page: {e}")))?;
-        let page = Arc::new(self.map_event_page(Arc::new(fd), device)?);
+        let page = Arc::new(self.register_event_page(SharedEventPage::create()?, device)?);
         lock(&self.event_pages).insert(event.as_raw(), Arc::clone(&page));
-        Ok(IpcEventShare::Fd(Arc::clone(&page.fd)))
+        Ok(IpcEventShare::Fd(Arc::clone(page.page.fd())))
     }
 
     fn ipc_import_event(&self, share: &IpcEventShare, device: DeviceIndex) -> Result<EventHandle, BackendError> {
         let fd = match share {
             IpcEventShare::Handle(event) => return Ok(*event),
-            IpcEventShare::Driver(_) => return Err(BackendError::InvalidValue("the CUDA backend shares events through shared pages".into())),
             IpcEventShare::Fd(fd) => Arc::clone(fd),
         };
-        let page = Arc::new(self.map_event_page(fd, device)?);
+        let page = Arc::new(self.register_event_page(SharedEventPage::open(fd)?, device)?);
         // A driver event of its own, so every event path finds one; the page decides
         // completion. Interprocess events have no timing.
         let mut raw = std::ptr::null_mut();
         // SAFETY: a valid out-pointer; the device's context is current (entered above).
         if let Err(e) = unsafe { sys::cuEventCreate(&mut raw, crate::backend::event_flags::DISABLE_TIMING) }.check("cuEventCreate") {
             // SAFETY: registered by `map_event_page`, known to nobody else.
-            unsafe { sys::cuMemHostUnregister(page.mapping.address() as *mut c_void) };
+            unsafe { sys::cuMemHostUnregister(page.page.host_address() as *mut c_void) };
             return Err(e);
         }
         let id = self.handle();

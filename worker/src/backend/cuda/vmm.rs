@@ -25,7 +25,11 @@ impl CudaBackend {
         let mut posix_fd: std::ffi::c_int = 0;
         // SAFETY: a valid out-pointer and device.
         let queried = unsafe {
-            sys::cuDeviceGetAttribute(&mut posix_fd, sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, ordinal)
+            sys::cuDeviceGetAttribute(
+                &mut posix_fd,
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED,
+                ordinal,
+            )
         };
         if queried == sys::CUresult::CUDA_SUCCESS && posix_fd != 0 {
             prop.requestedHandleTypes = sys::CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;

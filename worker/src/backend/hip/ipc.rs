@@ -10,12 +10,17 @@
 //!   `hipIpcOpenMemHandle(hipIpcMemLazyEnablePeerAccess)` / `hipIpcCloseMemHandle` (the
 //!   64-byte handle names the whole allocation); a virtual-memory mapping (client-placed
 //!   `hipMalloc` memory) is exported as a POSIX file descriptor of its physical memory
-//!   (`hipMemExportToShareableHandle`), imported and mapped by the importer; events go
-//!   through `hipIpcGetEventHandle` / `hipIpcOpenEventHandle`. A runtime without these entry
-//!   points answers `hipErrorNotSupported` naming the one it lacks.
+//!   (`hipMemExportToShareableHandle`), imported and mapped by the importer. A runtime without
+//!   these entry points answers `hipErrorNotSupported` naming the one it lacks.
+//! * **Interprocess events between session processes** get a shared page
+//!   ([`SharedEventPage`]) rather than `hipIpcGetEventHandle`, whose events live in
+//!   `/dev/shm` (out of a confined process's reach, and common to every tenant's processes):
+//!   registered with `hipHostRegister`, written by `hipStreamWriteValue64` when a stream
+//!   reaches a record, waited on with `hipStreamWaitValue64(>=)`, polled by queries and
+//!   synchronizes (the CUDA backend's `ipc.rs` says more).
 
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::Arc;
 
@@ -23,7 +28,8 @@ use super::error::Check;
 use super::vmm::{entry, host_len, MemAccessDesc, MemLocation, LOCATION_TYPE_DEVICE};
 use super::{lock, EventEntry, HipBackend, Raw};
 use crate::backend::{
-    BackendError, DeviceIndex, DevicePtr, DriverIpcHandle, EventHandle, IpcBackend, IpcEventShare, IpcReach, IpcShare, DRIVER_IPC_HANDLE_BYTES,
+    BackendError, DeviceIndex, DevicePtr, DriverIpcHandle, EventHandle, IpcBackend, IpcEventShare, IpcReach, IpcShare, SharedEventPage,
+    DRIVER_IPC_HANDLE_BYTES,
 };
 
 /// `hipIpcMemHandle_t` and `hipIpcEventHandle_t` (both 64 reserved bytes), passed by value.
@@ -54,6 +60,25 @@ const HANDLE_TYPE_POSIX_FD: c_int = 1;
 /// `hipMemAccessFlagsProtReadWrite`.
 const ACCESS_READ_WRITE: u32 = 3;
 
+/// `hipStreamWaitValueGte`.
+const WAIT_VALUE_GEQ: c_uint = 0;
+
+/// An interprocess event's shared page as this process's device sees it.
+pub(super) struct EventPage {
+    pub(super) page: SharedEventPage,
+    /// The page's device address (registered with `hipHostRegister`).
+    device_address: *mut c_void,
+}
+
+// SAFETY: the device address is a plain number the runtime handed out for the registered
+// page, valid in every thread of the process.
+unsafe impl Send for EventPage {}
+// SAFETY: as above; the page itself is shared through atomics.
+unsafe impl Sync for EventPage {}
+
+/// Interprocess events with a shared page, by event handle.
+pub(super) type EventPages = HashMap<u64, Arc<EventPage>>;
+
 /// How this process opened another's memory.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Opened {
@@ -66,6 +91,11 @@ pub(super) enum Opened {
 /// Memory this backend opened from other processes, by base address.
 pub(super) type OpenedTable = HashMap<u64, (Opened, DeviceIndex)>;
 
+/// The device address of `page`'s "reached" counter.
+fn device_word(page: &EventPage) -> *mut c_void {
+    page.device_address.wrapping_byte_add(SharedEventPage::COMPLETED_OFFSET as usize)
+}
+
 /// A runtime refusal to open memory, as ROCm answers a handle it cannot attach
 /// (`hipErrorInvalidDevicePointer`); running out of memory or entry points stays itself.
 fn not_attachable(e: BackendError) -> BackendError {
@@ -76,6 +106,74 @@ fn not_attachable(e: BackendError) -> BackendError {
 }
 
 impl HipBackend {
+    /// Registers `page` with the runtime on `dev`.
+    fn register_event_page(&self, page: SharedEventPage, dev: DeviceIndex) -> Result<EventPage, BackendError> {
+        let register = entry(self.api.hipHostRegister, "hipHostRegister")?;
+        let unregister = entry(self.api.hipHostUnregister, "hipHostUnregister")?;
+        let device_pointer = entry(self.api.hipHostGetDevicePointer, "hipHostGetDevicePointer")?;
+        entry(self.api.hipStreamWriteValue64, "hipStreamWriteValue64")?;
+        entry(self.api.hipStreamWaitValue64, "hipStreamWaitValue64")?;
+        self.enter(dev)?;
+        let host = page.host_address() as *mut c_void;
+        // SAFETY: a mapping of a page that outlives the registration (unregistered in
+        // `drop_event_page`, or below, before the mapping goes).
+        unsafe { register(host, crate::backend::EVENT_PAGE_BYTES as usize, super::HOST_REGISTER_PORTABLE_MAPPED) }.check("hipHostRegister")?;
+        let mut device_address = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the page registered above.
+        if let Err(e) = unsafe { device_pointer(&mut device_address, host, 0) }.check("hipHostGetDevicePointer") {
+            // SAFETY: registered above, known to nobody else.
+            unsafe { unregister(host) };
+            return Err(e);
+        }
+        Ok(EventPage { page, device_address })
+    }
+
+    /// The shared page of `event`, if it was exported to or opened from another process.
+    pub(super) fn event_page(&self, event: EventHandle) -> Option<Arc<EventPage>> {
+        lock(&self.event_pages).get(&event.as_raw()).cloned()
+    }
+
+    /// Unregisters and forgets `event`'s page (`event_destroy`).
+    pub(super) fn drop_event_page(&self, event: EventHandle, dev: DeviceIndex) {
+        let Some(page) = lock(&self.event_pages).remove(&event.as_raw()) else { return };
+        let Some(unregister) = self.api.hipHostUnregister else { return };
+        if self.enter(dev).is_ok() {
+            if !page.page.complete() {
+                // A record of this process's may still be on its way to the page: the
+                // device must not write it once it is unregistered and unmapped.
+                // SAFETY: the device entered above.
+                let _ = unsafe { (self.api.hipDeviceSynchronize)() }.check("hipDeviceSynchronize");
+            }
+            // SAFETY: registered in `register_event_page`; unmapped only when `page` drops.
+            unsafe { unregister(page.page.host_address() as *mut c_void) };
+        }
+    }
+
+    /// Records `page` on `stream`: the next record number, reached when the stream gets
+    /// there.
+    pub(super) fn record_event_page(&self, page: &EventPage, stream: super::Stream) -> Result<(), BackendError> {
+        let write = entry(self.api.hipStreamWriteValue64, "hipStreamWriteValue64")?;
+        let n = page.page.next_record();
+        // SAFETY: a live stream of the current device; the registered page's device address.
+        let written = unsafe { write(stream, device_word(page), n, 0) }.check("hipStreamWriteValue64");
+        if written.is_err() {
+            // Never reached otherwise: waiters would wait for good.
+            page.page.mark_reached(n);
+        }
+        written
+    }
+
+    /// Makes `stream` wait for the latest record of `page`.
+    pub(super) fn stream_wait_event_page(&self, page: &EventPage, stream: super::Stream) -> Result<(), BackendError> {
+        let wait = entry(self.api.hipStreamWaitValue64, "hipStreamWaitValue64")?;
+        let n = page.page.latest();
+        if page.page.reached(n) {
+            return Ok(());
+        }
+        // SAFETY: a live stream of the current device; the registered page's device address.
+        unsafe { wait(stream, device_word(page), n, WAIT_VALUE_GEQ, u64::MAX) }.check("hipStreamWaitValue64")
+    }
+
     /// Exports the virtual-memory mapping at `base` as a file descriptor of its physical
     /// memory.
     fn export_mapping(&self, base: DevicePtr, size: u64, dev: DeviceIndex) -> Result<IpcShare, BackendError> {
@@ -171,7 +269,9 @@ impl IpcBackend for HipBackend {
                 self.enter(device)?;
                 let mut base = std::ptr::null_mut();
                 // SAFETY: a valid out-pointer; the handle's bytes are the runtime's to check.
-                unsafe { open(&mut base, IpcHandle::of(handle), IPC_MEM_LAZY_ENABLE_PEER_ACCESS) }.check("hipIpcOpenMemHandle").map_err(not_attachable)?;
+                unsafe { open(&mut base, IpcHandle::of(handle), IPC_MEM_LAZY_ENABLE_PEER_ACCESS) }
+                    .check("hipIpcOpenMemHandle")
+                    .map_err(not_attachable)?;
                 (base as u64, Opened::IpcHandle)
             }
             IpcShare::Fd { fd, len } => {
@@ -216,38 +316,42 @@ impl IpcBackend for HipBackend {
         if reach == IpcReach::ThisProcess {
             return Ok(IpcEventShare::Handle(event));
         }
-        let get = entry(self.api.hipIpcGetEventHandle, "hipIpcGetEventHandle")?;
-        let (raw, device, _) = self.event_entry(event)?;
-        self.enter(device)?;
-        let mut handle = IpcHandle::zeroed();
-        // SAFETY: a valid out-pointer and a live event (the runtime refuses one created
-        // without hipEventInterprocess | hipEventDisableTiming).
-        unsafe { get(&mut handle, raw.0) }.check("hipIpcGetEventHandle")?;
-        // Other processes may record it now: its queries and waits must ask the runtime.
-        if let Some(e) = lock(&self.events).get_mut(&event.as_raw()) {
-            e.recorded = true;
+        if let Some(page) = self.event_page(event) {
+            return Ok(IpcEventShare::Fd(Arc::clone(page.page.fd())));
         }
-        Ok(IpcEventShare::Driver(handle.bytes()))
+        let (raw, device, recorded) = self.event_entry(event)?;
+        if recorded {
+            // Records made before the export live in the runtime's event only: the page
+            // starts where they are reached.
+            self.enter(device)?;
+            // SAFETY: a live event of this backend.
+            unsafe { (self.api.hipEventSynchronize)(raw.0) }.check("hipEventSynchronize")?;
+        }
+        let page = Arc::new(self.register_event_page(SharedEventPage::create()?, device)?);
+        lock(&self.event_pages).insert(event.as_raw(), Arc::clone(&page));
+        Ok(IpcEventShare::Fd(Arc::clone(page.page.fd())))
     }
 
     fn ipc_import_event(&self, share: &IpcEventShare, device: DeviceIndex) -> Result<EventHandle, BackendError> {
-        let handle = match share {
+        let fd = match share {
             IpcEventShare::Handle(event) => return Ok(*event),
-            IpcEventShare::Fd(_) => return Err(BackendError::InvalidValue("the hip backend shares events through runtime handles".into())),
-            IpcEventShare::Driver(handle) => IpcHandle::of(handle),
+            IpcEventShare::Fd(fd) => Arc::clone(fd),
         };
-        let open = entry(self.api.hipIpcOpenEventHandle, "hipIpcOpenEventHandle")?;
-        self.enter(device)?;
+        let page = Arc::new(self.register_event_page(SharedEventPage::open(fd)?, device)?);
+        // A runtime event of its own, so every event path finds one; the page decides
+        // completion. Interprocess events have no timing.
         let mut raw = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; the handle's bytes are the runtime's to check.
-        unsafe { open(&mut raw, handle) }.check("hipIpcOpenEventHandle").map_err(|e| match e {
-            BackendError::OutOfMemory(_) => e,
-            other => BackendError::InvalidValue(format!("the exported event cannot be opened (its exporter may be gone): {other}")),
-        })?;
+        // SAFETY: a valid out-pointer; the device is current (entered above).
+        if let Err(e) = unsafe { (self.api.hipEventCreateWithFlags)(&mut raw, super::EVENT_DISABLE_TIMING) }.check("hipEventCreateWithFlags") {
+            if let Some(unregister) = self.api.hipHostUnregister {
+                // SAFETY: registered by `register_event_page`, known to nobody else.
+                unsafe { unregister(page.page.host_address() as *mut c_void) };
+            }
+            return Err(e);
+        }
         let id = self.handle();
-        // Another process records it: every query and wait asks the runtime; destroyed with
-        // hipEventDestroy like any event.
-        lock(&self.events).insert(id, EventEntry { raw: Raw(raw), device, timing: false, recorded: true, completions_before: 0 });
+        lock(&self.events).insert(id, EventEntry { raw: Raw(raw), device, timing: false, recorded: false, completions_before: 0 });
+        lock(&self.event_pages).insert(id, page);
         Ok(EventHandle::from_raw(id))
     }
 }

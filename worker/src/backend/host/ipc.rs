@@ -245,22 +245,17 @@ impl IpcBackend for HostBackend {
 
     fn ipc_export_event(&self, event: EventHandle, reach: IpcReach) -> Result<IpcEventShare, BackendError> {
         let event = self.event(event)?;
-        let share = event
-            .shared_page()
-            .map(|page| IpcEventShare::Fd(Arc::clone(&page.fd)))
-            .ok_or_else(|| BackendError::InvalidConfiguration("the event was not created with hipEventInterprocess | hipEventDisableTiming".into()))?;
-        #[cfg(test)]
-        if reach == IpcReach::OtherProcesses && stand_in_driver::active() {
-            return Ok(stand_in_driver::export_event(share));
-        }
+        let share = event.shared_page().map(|page| IpcEventShare::Fd(Arc::clone(&page.fd))).ok_or_else(|| {
+            BackendError::InvalidConfiguration("the event was not created with hipEventInterprocess | hipEventDisableTiming".into())
+        })?;
+        // Memory files reach this process and others alike (the GPU backends share events
+        // with other processes this way too).
         let _ = reach;
         Ok(share)
     }
 
     fn ipc_import_event(&self, share: &IpcEventShare, device: DeviceIndex) -> Result<EventHandle, BackendError> {
         self.device(device)?;
-        #[cfg(test)]
-        let share = &stand_in_driver::import_event(share)?;
         let IpcEventShare::Fd(fd) = share else {
             return Err(BackendError::InvalidValue("the host backend shares events through memory files".into()));
         };
@@ -280,9 +275,10 @@ pub(crate) fn test_memory_file(len: usize) -> OwnedFd {
 
 /// A stand-in for a GPU driver's IPC handles, for tests of the path GPU session processes
 /// take (`IpcShare::Driver`) without a GPU: while active on the calling thread, the host
-/// backend exports for other processes as 64 random bytes naming its memory file (as
+/// backend exports memory for other processes as 64 random bytes naming its memory file (as
 /// `cuIpcGetMemHandle` names an allocation), and opens only bytes it handed out (a driver
-/// refuses others).
+/// refuses others). Events need no stand-in: GPU backends share them as pages, as this
+/// backend does.
 #[cfg(test)]
 pub(crate) mod stand_in_driver {
     use super::*;
@@ -296,13 +292,7 @@ pub(crate) mod stand_in_driver {
     }
 
     /// Handles handed out, process-wide (the "driver").
-    static HANDLES: Mutex<Option<HashMap<[u8; DRIVER_IPC_HANDLE_BYTES], Shared>>> = Mutex::new(None);
-
-    #[derive(Clone)]
-    enum Shared {
-        Memory(IpcShare),
-        Event(IpcEventShare),
-    }
+    static HANDLES: Mutex<Option<HashMap<[u8; DRIVER_IPC_HANDLE_BYTES], IpcShare>>> = Mutex::new(None);
 
     /// Active on this thread until the guard drops.
     pub(crate) struct Active(());
@@ -322,40 +312,26 @@ pub(crate) mod stand_in_driver {
         ACTIVE.with(Cell::get)
     }
 
-    fn issue(what: Shared) -> DriverIpcHandle {
+    fn issue(what: IpcShare) -> DriverIpcHandle {
         let mut bytes = [0u8; DRIVER_IPC_HANDLE_BYTES];
         getrandom::fill(&mut bytes).expect("randomness");
         HANDLES.lock().unwrap().get_or_insert_with(HashMap::new).insert(bytes, what);
         DriverIpcHandle(bytes)
     }
 
-    fn lookup(handle: &DriverIpcHandle) -> Option<Shared> {
+    fn lookup(handle: &DriverIpcHandle) -> Option<IpcShare> {
         HANDLES.lock().unwrap().as_ref().and_then(|h| h.get(&handle.0).cloned())
     }
 
     pub(super) fn export_memory(share: IpcShare) -> IpcShare {
-        IpcShare::Driver(issue(Shared::Memory(share)))
-    }
-
-    pub(super) fn export_event(share: IpcEventShare) -> IpcEventShare {
-        IpcEventShare::Driver(issue(Shared::Event(share)))
+        IpcShare::Driver(issue(share))
     }
 
     pub(super) fn import_memory(share: &IpcShare) -> Result<IpcShare, BackendError> {
         match share {
             IpcShare::Driver(handle) => match lookup(handle) {
-                Some(Shared::Memory(share)) => Ok(share),
-                _ => Err(BackendError::InvalidDevicePointer("the stand-in driver never issued this memory handle".into())),
-            },
-            other => Ok(other.clone()),
-        }
-    }
-
-    pub(super) fn import_event(share: &IpcEventShare) -> Result<IpcEventShare, BackendError> {
-        match share {
-            IpcEventShare::Driver(handle) => match lookup(handle) {
-                Some(Shared::Event(share)) => Ok(share),
-                _ => Err(BackendError::InvalidValue("the stand-in driver never issued this event handle".into())),
+                Some(share) => Ok(share),
+                None => Err(BackendError::InvalidDevicePointer("the stand-in driver never issued this memory handle".into())),
             },
             other => Ok(other.clone()),
         }
