@@ -524,10 +524,14 @@ mod tests {
         assert_eq!(status(b.ipc_open_mem_handle(&mut io, open.clone())), Status::INVALID_CONTEXT);
         assert_eq!(read(&b_backend, opened.base + 100, 64), vec![7u8; 64]);
         assert_eq!(status(b.free(&mut io, wire::Free { ptr: opened.base })), Status::INVALID_VALUE);
-        // Another tenant's process opens nothing; a made-up token neither.
+        // Another tenant's process opens nothing; a made-up token neither; and neither
+        // reaches a driver (nor does a process's own handle, refused above).
+        let driver_opens = stand_in_driver::opens();
         assert_eq!(status(stranger.ipc_open_mem_handle(&mut io, open.clone())), Status::INVALID_DEVICE_POINTER);
         let made_up = wire::IpcOpenMemHandle { token1: exported.token1 ^ 1 << 63, ..open.clone() };
         assert_eq!(status(b.ipc_open_mem_handle(&mut io, made_up)), Status::INVALID_DEVICE_POINTER);
+        assert_eq!(status(a.ipc_open_mem_handle(&mut io, open.clone())), Status::INVALID_CONTEXT);
+        assert_eq!(stand_in_driver::opens(), driver_opens, "refused before any driver");
 
         // Events: the wrong flags keep ROCm's error; the right ones travel as driver handles.
         let plain = a.event_create(&mut io, wire::EventCreate { device: 0, flags: DISABLE_TIMING }).unwrap().event;

@@ -293,6 +293,13 @@ pub(crate) mod stand_in_driver {
 
     /// Handles handed out, process-wide (the "driver").
     static HANDLES: Mutex<Option<HashMap<[u8; DRIVER_IPC_HANDLE_BYTES], IpcShare>>> = Mutex::new(None);
+    /// Handles the "driver" was asked to open, process-wide.
+    static OPENS: AtomicU64 = AtomicU64::new(0);
+
+    /// How many handles the stand-in driver was asked to open so far.
+    pub(crate) fn opens() -> u64 {
+        OPENS.load(Ordering::SeqCst)
+    }
 
     /// Active on this thread until the guard drops.
     pub(crate) struct Active(());
@@ -329,10 +336,10 @@ pub(crate) mod stand_in_driver {
 
     pub(super) fn import_memory(share: &IpcShare) -> Result<IpcShare, BackendError> {
         match share {
-            IpcShare::Driver(handle) => match lookup(handle) {
-                Some(share) => Ok(share),
-                None => Err(BackendError::InvalidDevicePointer("the stand-in driver never issued this memory handle".into())),
-            },
+            IpcShare::Driver(handle) => {
+                OPENS.fetch_add(1, Ordering::SeqCst);
+                lookup(handle).ok_or_else(|| BackendError::InvalidDevicePointer("the stand-in driver never issued this memory handle".into()))
+            }
             other => Ok(other.clone()),
         }
     }
