@@ -212,10 +212,9 @@ impl CudaBackend {
         let mapped = unsafe { sys::cuMemAddressReserve(&mut base, bytes, 0, 0, 0) }.check("cuMemAddressReserve").and_then(|()| {
             // SAFETY: a fresh reservation of `bytes` and a live physical handle of at least
             // that size (the driver checks).
-            unsafe { sys::cuMemMap(base, bytes, 0, physical, 0) }.check("cuMemMap").map_err(|e| {
+            unsafe { sys::cuMemMap(base, bytes, 0, physical, 0) }.check("cuMemMap").inspect_err(|_| {
                 // SAFETY: the reservation made above, with nothing mapped.
                 unsafe { sys::cuMemAddressFree(base, bytes) };
-                e
             })
         });
         // SAFETY: the import's reference; a mapping made above keeps its own.
