@@ -56,7 +56,7 @@ impl IpcHandle {
 /// `hipIpcMemLazyEnablePeerAccess`.
 const IPC_MEM_LAZY_ENABLE_PEER_ACCESS: u32 = 1;
 /// `hipMemHandleTypePosixFileDescriptor`.
-const HANDLE_TYPE_POSIX_FD: c_int = 1;
+pub(super) const HANDLE_TYPE_POSIX_FD: c_int = 1;
 /// `hipMemAccessFlagsProtReadWrite`.
 const ACCESS_READ_WRITE: u32 = 3;
 

@@ -54,7 +54,9 @@ impl HipBackend {
     fn allocation_prop(&self, dev: DeviceIndex) -> Result<MemAllocationProp, BackendError> {
         Ok(MemAllocationProp {
             kind: ALLOCATION_TYPE_PINNED,
-            requested_handle_type: 0,
+            // Exportable as a POSIX descriptor, so a session process can share it with
+            // another (`hipIpcGetMemHandle`, see `ipc.rs`), as CUDA needs it said at creation.
+            requested_handle_type: super::ipc::HANDLE_TYPE_POSIX_FD as u32,
             location: MemLocation { kind: LOCATION_TYPE_DEVICE, id: self.ordinal(dev)? },
             win32_handle_meta_data: std::ptr::null_mut(),
             compression_type: 0,
