@@ -230,8 +230,8 @@ impl IpcHandler for Session {
                 let keep: Keep = match share {
                     _ if client_unit.is_some() => self.client_export(base),
                     IpcShare::Pointer(ptr) => Some(Arc::new(DeferredFree { backend: Arc::clone(&self.backend), ptr })),
-                    // Another process's driver maps it; the driver keeps the memory alive
-                    // for its importers after the exporter frees it.
+                    // Another process's driver maps it: what its mapping holds after the
+                    // exporter's free is the driver's business (docs/ISOLATION.md, "IPC").
                     IpcShare::Driver(_) => None,
                     IpcShare::Fd { .. } => {
                         // The pages under the address changed: a transport that registered
