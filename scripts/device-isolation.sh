@@ -10,7 +10,14 @@
 #      to the end, and a third client started afterwards is served;
 #   3. tenant B's kernel reading tenant A's buffer (pointer passed out of band) faults or
 #      reads other data, never A's pattern; the worker's metrics count A's buffer;
-#   4. the tenant's CUDA JIT cache fills (PTX compiled once per tenant, not per session).
+#   4. the tenant's CUDA JIT cache fills (PTX compiled once per tenant, not per session);
+#   5. IPC between session processes with tests/ipc (tests/c/ipc.c): a parent and its forked
+#      child are two clients, so two session processes; memory and an interprocess event go
+#      both ways, the data checked; once with client-placed hipMalloc memory (shared as a
+#      descriptor of its physical memory), once with HIP_REMOTE_CLIENT_ALLOC=off (the
+#      driver's cuIpcGetMemHandle); then another tenant's process is refused a handle (17,
+#      as for a made-up one), the same tenant's opens it, and after the exporter's free it
+#      opens no more.
 # Then, as a control (reported, not judged), the same probes on `--isolation shared`: there
 # B should read A's pattern, which shows the probe can see a leak.
 # Logs go to $OUT (default /tmp/device-out/isolation). Exit status: the number of failures.
@@ -36,14 +43,15 @@ bad() { echo "FAIL $1"; fail=$((fail+1)); }
 
 WORKERS=()
 trap 'for w in "${WORKERS[@]}"; do kill "$w" 2>/dev/null; done; rm -rf "$CACHE"' EXIT
-# start_worker TAG ISOLATION: a cuda worker on loopback with metrics, logging to $OUT/TAG.*;
-# sets ADDR, METRICS and WPID.
+# start_worker TAG ISOLATION [ARGS...]: a cuda worker on loopback with metrics and ARGS,
+# logging to $OUT/TAG.*; sets ADDR, METRICS and WPID.
 start_worker() {
   local tag=$1 isolation=$2 port=$((20000 + RANDOM % 20000))
+  shift 2
   rm -f "$OUT/$tag.stdout"  # an old one would answer the wait below
   # shellcheck disable=SC2086 # WORKER_BACKEND is a list of arguments
   "$PACK/bin/hip-worker" --listen 127.0.0.1:0 ${WORKER_BACKEND:---backend cuda} --isolation "$isolation" --token "$TOKEN" \
-      --shm-socket none --metrics "127.0.0.1:$port" --rtc-cache-dir "$CACHE/$tag" > "$OUT/$tag.stdout" 2> "$OUT/$tag.log" &
+      --shm-socket none --metrics "127.0.0.1:$port" --rtc-cache-dir "$CACHE/$tag" "$@" > "$OUT/$tag.stdout" 2> "$OUT/$tag.log" &
   WPID=$!
   WORKERS+=("$WPID")
   for _ in $(seq 100); do grep -q "listening on" "$OUT/$tag.stdout" 2>/dev/null && break; sleep 0.1; done
@@ -120,6 +128,39 @@ echo "--- confinement the session processes logged:"
 grep -o 'session process confined.*' "$OUT/process.log" | sort | uniq -c | head -3
 grep -iE "cannot open the cuda backend|not enforced" "$OUT/process.log" | head -3
 kill "$WPID" 2>/dev/null
+
+# 5. IPC between session processes, and across tenants.
+IPC="$PACK/tests/ipc"
+if [ ! -x "$IPC" ]; then bad "IPC: missing $IPC (pack with scripts/pack-device.sh)"
+else
+  OTHER_TOKEN=device-isolation-other-tenant
+  (umask 077; printf 'other:%s\n' "$OTHER_TOKEN" > "$CACHE/tokens")
+  start_worker ipc process --token-file "$CACHE/tokens" || bad "the IPC worker did not start"
+  for mode in on off; do
+    rc=0; HIP_REMOTE_CLIENT_ALLOC=$mode timeout 120 "$IPC" > "$OUT/ipc-alloc-$mode.txt" 2>&1 || rc=$?
+    [ "$rc" = 0 ] && grep -q '^PASS ipc' "$OUT/ipc-alloc-$mode.txt" \
+      && ok "IPC between two session processes (client allocation $mode): memory and an event both ways" \
+      || { bad "IPC between two session processes (client allocation $mode, exit $rc)"; tail -4 "$OUT/ipc-alloc-$mode.txt"; }
+  done
+  fifo="$OUT/ipc-export.fifo"; rm -f "$fifo"; mkfifo "$fifo"
+  timeout 120 "$IPC" export < "$fifo" > "$OUT/ipc-export.txt" 2>&1 &
+  exporter=$!
+  exec 8> "$fifo"
+  for _ in $(seq 600); do grep -q '^HANDLE ' "$OUT/ipc-export.txt" 2>/dev/null && break; kill -0 "$exporter" 2>/dev/null || break; sleep 0.1; done
+  handle=$(sed -n 's/^HANDLE //p' "$OUT/ipc-export.txt" | head -1)
+  HIP_REMOTE_TOKEN=$OTHER_TOKEN timeout 60 "$IPC" open "${handle:-00}" 17 > "$OUT/ipc-other-tenant.txt" 2>&1 \
+    && ok "another tenant's session process is refused the handle (17)" || { bad "another tenant and the handle"; cat "$OUT/ipc-other-tenant.txt"; }
+  timeout 60 "$IPC" open "${handle:-00}" ok > "$OUT/ipc-same-tenant.txt" 2>&1 \
+    && ok "a session process of the same tenant opens the handle" || { bad "the same tenant and the handle"; cat "$OUT/ipc-same-tenant.txt"; }
+  (echo go >&8) 2>/dev/null; exec 8>&-  # a subshell: an exporter gone already is no SIGPIPE here
+  erc=0; wait "$exporter" || erc=$?
+  [ "$erc" = 0 ] || bad "the exporting client (exit $erc): $(tail -2 "$OUT/ipc-export.txt")"
+  timeout 60 "$IPC" open "${handle:-00}" 17 > "$OUT/ipc-after-free.txt" 2>&1 \
+    && ok "after the exporter's free and exit the handle opens no more (17)" || { bad "the handle after the exporter's free"; cat "$OUT/ipc-after-free.txt"; }
+  rm -f "$fifo"
+  kill -0 "$WPID" 2>/dev/null && ok "the IPC worker still runs" || bad "the IPC worker died"
+  kill "$WPID" 2>/dev/null
+fi
 
 # Control: the same on one shared context (reported only; another change heals a shared
 # context after a sticky fault).

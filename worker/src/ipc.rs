@@ -12,8 +12,16 @@
 //! (descriptor [`crate::sandbox::IPC_FD`]), passing memory files with `SCM_RIGHTS`, and the
 //! worker answers from its registry with the tenant *it* authenticated for that process
 //! ([`serve_channel`]), so a compromised session process cannot claim another tenant.
+//!
+//! GPU session processes share memory as native processes do: the exporter's driver writes
+//! its IPC handle (`cuIpcGetMemHandle`, 64 bytes), which rides the channel as bytes
+//! ([`IpcShare::Driver`]) into the registry, and the importing process's driver opens it; a
+//! virtual-memory mapping's physical memory, and an interprocess event's shared page, travel
+//! as file descriptors. Clients never see
+//! a driver handle: only the tokens, so a forged or replayed handle from a client can name
+//! nothing but a token of its own tenant's.
 
-use crate::backend::{IpcEventShare, IpcShare};
+use crate::backend::{DriverIpcHandle, IpcEventShare, IpcReach, IpcShare, DRIVER_IPC_HANDLE_BYTES};
 use crate::session::Failure;
 use proto_core::Status;
 use std::any::Any;
@@ -26,6 +34,10 @@ pub type Token = [u8; 16];
 
 /// Most exports alive in one worker at once (each holds a memory file or keeps memory alive).
 pub const MAX_IPC_EXPORTS: usize = 1 << 16;
+
+/// Most exports one session process may hold in the worker's registry at once, so one
+/// session cannot fill [`MAX_IPC_EXPORTS`] for everyone.
+pub const MAX_IPC_EXPORTS_PER_PROCESS: usize = 1 << 12;
 
 /// What an export shares.
 #[derive(Clone)]
@@ -62,6 +74,9 @@ pub trait IpcBroker: Send + Sync + std::fmt::Debug {
     fn open(&self, tenant: Option<&str>, token: Token) -> Result<Shared, Failure>;
     /// Ends an export.
     fn revoke(&self, token: Token);
+    /// Whom the registry's shares reach: the sessions of this process, or session processes
+    /// (what a backend exports must work there).
+    fn reach(&self) -> IpcReach;
 }
 
 /// The answer to a token nobody may open: made up, revoked, or another tenant's (ROCm answers
@@ -106,6 +121,10 @@ impl IpcBroker for LocalBroker {
     fn revoke(&self, token: Token) {
         self.lock().remove(&token);
     }
+
+    fn reach(&self) -> IpcReach {
+        IpcReach::ThisProcess
+    }
 }
 
 // ---- the channel between a session process and the worker ------------------------------------
@@ -116,19 +135,23 @@ mod op {
     pub const EXPORT_EVENT: u8 = 2;
     pub const OPEN: u8 = 3;
     pub const REVOKE: u8 = 4;
+    /// An export of a driver's IPC memory handle (bytes in the record, no descriptor).
+    pub const EXPORT_MEMORY_HANDLE: u8 = 5;
 }
 
 /// Kinds in an OPEN answer.
 mod kind {
     pub const MEMORY: u8 = 1;
     pub const EVENT: u8 = 2;
+    pub const MEMORY_HANDLE: u8 = 3;
 }
 
 /// One record of the channel, both ways: `[op or kind u8][pad 3][status i32][token 16]
-/// [size u64][len u64][device u32][pad 4]`; a memory file rides along as `SCM_RIGHTS`.
-const RECORD_LEN: usize = 48;
+/// [size u64][len u64][device u32][pad 4][driver handle 64]`; a memory file rides along as
+/// `SCM_RIGHTS`.
+const RECORD_LEN: usize = 48 + DRIVER_IPC_HANDLE_BYTES;
 
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Record {
     op: u8,
     status: i32,
@@ -138,6 +161,14 @@ struct Record {
     /// Bytes of its memory file.
     len: u64,
     device: u32,
+    /// A driver's IPC handle (the `*_HANDLE` operations and kinds; zero otherwise).
+    handle: [u8; DRIVER_IPC_HANDLE_BYTES],
+}
+
+impl Default for Record {
+    fn default() -> Self {
+        Self { op: 0, status: 0, token: Token::default(), size: 0, len: 0, device: 0, handle: [0; DRIVER_IPC_HANDLE_BYTES] }
+    }
 }
 
 impl Record {
@@ -149,6 +180,7 @@ impl Record {
         out[24..32].copy_from_slice(&self.size.to_le_bytes());
         out[32..40].copy_from_slice(&self.len.to_le_bytes());
         out[40..44].copy_from_slice(&self.device.to_le_bytes());
+        out[48..].copy_from_slice(&self.handle);
         out
     }
 
@@ -161,6 +193,7 @@ impl Record {
             size: u64::from_le_bytes(bytes[24..32].try_into().expect("8 bytes")),
             len: u64::from_le_bytes(bytes[32..40].try_into().expect("8 bytes")),
             device: u32::from_le_bytes(word(40..44)),
+            handle: bytes[48..].try_into().expect("a driver handle"),
         }
     }
 }
@@ -292,28 +325,31 @@ impl ChildBroker {
 
 impl IpcBroker for ChildBroker {
     fn export(&self, _tenant: Option<&str>, what: Shared) -> Result<Token, Failure> {
-        let (op, fd, size, len, device) = match &what {
-            Shared::Memory { share: IpcShare::Fd { fd, len }, size, device, .. } => (op::EXPORT_MEMORY, fd, *size, *len, *device),
-            Shared::Event { share: IpcEventShare::Fd(fd), device, .. } => (op::EXPORT_EVENT, fd, 0, 0, *device),
-            // A GPU backend's share is its own pointer or event, valid in its process only.
-            _ => {
-                return Err(Failure::new(
-                    Status::NOT_SUPPORTED,
-                    "IPC between GPU sessions that run in processes of their own is not supported: the worker serves them \
-                     together with --isolation shared",
-                ))
+        let request = |op, size, len, device| Record { op, size, len, device, ..Record::default() };
+        let (request, fd) = match &what {
+            Shared::Memory { share: IpcShare::Fd { fd, len }, size, device, .. } => (request(op::EXPORT_MEMORY, *size, *len, *device), Some(&**fd)),
+            Shared::Event { share: IpcEventShare::Fd(fd), device, .. } => (request(op::EXPORT_EVENT, 0, 0, *device), Some(&**fd)),
+            Shared::Memory { share: IpcShare::Driver(handle), size, device, .. } => {
+                (Record { handle: handle.0, ..request(op::EXPORT_MEMORY_HANDLE, *size, 0, *device) }, None)
+            }
+            // The exporter's own pointer or event means nothing in another process; backends
+            // export for `IpcReach::OtherProcesses` here, so this is a backend's mistake.
+            Shared::Memory { share: IpcShare::Pointer(_), .. } | Shared::Event { share: IpcEventShare::Handle(_), .. } => {
+                return Err(Failure::new(Status::UNKNOWN, "the backend shared a pointer of its own process with session processes"));
             }
         };
-        let (reply, _) = self.ask(Record { op, size, len, device, ..Record::default() }, Some(fd))?;
+        let (reply, _) = self.ask(request, fd)?;
         Ok(reply.token)
     }
 
     fn open(&self, _tenant: Option<&str>, token: Token) -> Result<Shared, Failure> {
         let (reply, fd) = self.ask(Record { op: op::OPEN, token, ..Record::default() }, None)?;
-        let fd = Arc::new(fd.ok_or_else(|| Failure::new(Status::UNKNOWN, "the worker's IPC answer lacks its memory file"))?);
+        let fd = || fd.map(Arc::new).ok_or_else(|| Failure::new(Status::UNKNOWN, "the worker's IPC answer lacks its memory file"));
+        let (size, device, handle) = (reply.size, reply.device, DriverIpcHandle(reply.handle));
         match reply.op {
-            kind::MEMORY => Ok(Shared::Memory { share: IpcShare::Fd { fd, len: reply.len }, size: reply.size, device: reply.device, keep: None }),
-            kind::EVENT => Ok(Shared::Event { share: IpcEventShare::Fd(fd), device: reply.device, keep: None }),
+            kind::MEMORY => Ok(Shared::Memory { share: IpcShare::Fd { fd: fd()?, len: reply.len }, size, device, keep: None }),
+            kind::EVENT => Ok(Shared::Event { share: IpcEventShare::Fd(fd()?), device, keep: None }),
+            kind::MEMORY_HANDLE => Ok(Shared::Memory { share: IpcShare::Driver(handle), size, device, keep: None }),
             other => Err(Failure::new(Status::UNKNOWN, format!("the worker's IPC answer has kind {other}"))),
         }
     }
@@ -322,6 +358,10 @@ impl IpcBroker for ChildBroker {
         if let Err(e) = self.ask(Record { op: op::REVOKE, token, ..Record::default() }, None) {
             tracing::warn!(?e, "revoking an IPC export failed");
         }
+    }
+
+    fn reach(&self) -> IpcReach {
+        IpcReach::OtherProcesses
     }
 }
 
@@ -367,12 +407,21 @@ fn answer(
 ) -> Result<(Record, Option<Arc<OwnedFd>>), Failure> {
     let missing_fd = || Failure::new(Status::INVALID_VALUE, "an export without its memory file");
     match request.op {
-        op::EXPORT_MEMORY | op::EXPORT_EVENT => {
-            let fd = Arc::new(fd.ok_or_else(missing_fd)?);
-            let what = if request.op == op::EXPORT_MEMORY {
-                Shared::Memory { share: IpcShare::Fd { fd, len: request.len }, size: request.size, device: request.device, keep: None }
-            } else {
-                Shared::Event { share: IpcEventShare::Fd(fd), device: request.device, keep: None }
+        op::EXPORT_MEMORY | op::EXPORT_EVENT | op::EXPORT_MEMORY_HANDLE => {
+            if exported.len() >= MAX_IPC_EXPORTS_PER_PROCESS {
+                return Err(Failure::new(
+                    Status::OUT_OF_MEMORY,
+                    format!("the session holds its most IPC exports ({MAX_IPC_EXPORTS_PER_PROCESS}): free exported memory first"),
+                ));
+            }
+            let (size, device, handle) = (request.size, request.device, DriverIpcHandle(request.handle));
+            let what = match request.op {
+                op::EXPORT_MEMORY => {
+                    Shared::Memory { share: IpcShare::Fd { fd: Arc::new(fd.ok_or_else(missing_fd)?), len: request.len }, size, device, keep: None }
+                }
+                op::EXPORT_EVENT => Shared::Event { share: IpcEventShare::Fd(Arc::new(fd.ok_or_else(missing_fd)?)), device, keep: None },
+                // A descriptor sent along with a driver handle is dropped (closed) here.
+                _ => Shared::Memory { share: IpcShare::Driver(handle), size, device, keep: None },
             };
             let token = broker.export(tenant, what)?;
             exported.push(token);
@@ -383,7 +432,12 @@ fn answer(
                 Ok((Record { op: kind::MEMORY, size, len, device, ..Record::default() }, Some(fd)))
             }
             Shared::Event { share: IpcEventShare::Fd(fd), device, .. } => Ok((Record { op: kind::EVENT, device, ..Record::default() }, Some(fd))),
-            _ => Err(unknown_token(false)),
+            Shared::Memory { share: IpcShare::Driver(handle), size, device, .. } => {
+                Ok((Record { op: kind::MEMORY_HANDLE, size, device, handle: handle.0, ..Record::default() }, None))
+            }
+            // A pointer of the worker's own process (a session it serves itself): nothing a
+            // session process can use.
+            Shared::Memory { share: IpcShare::Pointer(_), .. } | Shared::Event { share: IpcEventShare::Handle(_), .. } => Err(unknown_token(false)),
         },
         op::REVOKE => {
             // Only what this process exported.
@@ -402,7 +456,9 @@ mod tests {
 
     #[test]
     fn records_round_trip() {
-        let r = Record { op: 3, status: -5, token: [9; 16], size: 1 << 40, len: 1 << 41, device: 7 };
+        let mut handle = [0u8; DRIVER_IPC_HANDLE_BYTES];
+        handle.iter_mut().enumerate().for_each(|(i, b)| *b = i as u8 ^ 0xa5);
+        let r = Record { op: 3, status: -5, token: [9; 16], size: 1 << 40, len: 1 << 41, device: 7, handle };
         assert_eq!(Record::decode(&r.encode()), r);
     }
 
@@ -441,5 +497,85 @@ mod tests {
         assert!(broker.open(Some("tenant-a"), token).is_err());
         drop(child);
         worker.join().unwrap();
+    }
+
+    /// A session process's channel served for `tenant` from `broker` on a thread of its own.
+    fn session_process(broker: &Arc<LocalBroker>, tenant: &'static str) -> (ChildBroker, std::thread::JoinHandle<()>) {
+        let (ours, theirs) = channel_pair().unwrap();
+        let served = Arc::clone(broker);
+        (ChildBroker::new(theirs), std::thread::spawn(move || serve_channel(ours, &*served, Some(tenant))))
+    }
+
+    fn status_of<T: std::fmt::Debug>(result: Result<T, Failure>) -> Status {
+        match result {
+            Err(Failure::Status(status, _)) => status,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn driver_handles_cross_the_channel_as_bytes_for_the_exporters_tenant_only() {
+        let broker = Arc::new(LocalBroker::default());
+        let (exporter, exporter_served) = session_process(&broker, "t");
+        let (importer, _importer_served) = session_process(&broker, "t");
+        let (stranger, _stranger_served) = session_process(&broker, "u");
+        assert_eq!((exporter.reach(), broker.reach()), (IpcReach::OtherProcesses, IpcReach::ThisProcess));
+        let memory_bytes = DriverIpcHandle(std::array::from_fn(|i| i as u8));
+        let memory =
+            exporter.export(Some("claimed"), Shared::Memory { share: IpcShare::Driver(memory_bytes), size: 6000, device: 1, keep: None }).unwrap();
+        let page = Arc::new(crate::backend::host::test_memory_file(4096));
+        let event = exporter.export(None, Shared::Event { share: IpcEventShare::Fd(page), device: 1, keep: None }).unwrap();
+        assert_ne!(memory, event);
+        // The worker registered them as its tenant of the exporter, whatever it claimed.
+        assert!(matches!(broker.open(Some("t"), memory), Ok(Shared::Memory { share: IpcShare::Driver(h), size: 6000, .. }) if h == memory_bytes));
+        assert!(broker.open(Some("claimed"), memory).is_err());
+        // The importer gets the very bytes the exporter's driver wrote.
+        match importer.open(None, memory).unwrap() {
+            Shared::Memory { share: IpcShare::Driver(h), size, device, .. } => assert_eq!((h, size, device), (memory_bytes, 6000, 1)),
+            other => panic!("{other:?}"),
+        }
+        match importer.open(None, event).unwrap() {
+            Shared::Event { share: IpcEventShare::Fd(_), device, .. } => assert_eq!(device, 1),
+            other => panic!("{other:?}"),
+        }
+        // Another tenant's process, a made-up token: nothing, as for an unknown handle.
+        assert_eq!(status_of(stranger.open(None, memory)), Status::INVALID_DEVICE_POINTER);
+        assert_eq!(status_of(stranger.open(None, event)), Status::INVALID_DEVICE_POINTER);
+        let mut forged = memory;
+        forged[0] ^= 1;
+        assert_eq!(status_of(importer.open(None, forged)), Status::INVALID_DEVICE_POINTER);
+        // Only the exporter's process can end its export.
+        importer.revoke(memory);
+        assert!(importer.open(None, memory).is_ok());
+        // The exporter process ends: its exports go with it, and a later open is refused
+        // (not left waiting).
+        drop(exporter);
+        exporter_served.join().unwrap();
+        assert_eq!(status_of(importer.open(None, memory)), Status::INVALID_DEVICE_POINTER);
+        assert_eq!(status_of(importer.open(None, event)), Status::INVALID_DEVICE_POINTER);
+    }
+
+    #[test]
+    fn a_session_process_holds_a_bounded_number_of_exports_and_bad_requests_leave_it_served() {
+        let broker = Arc::new(LocalBroker::default());
+        let (ours, theirs) = channel_pair().unwrap();
+        let served = Arc::clone(&broker);
+        let worker = std::thread::spawn(move || serve_channel(ours, &*served, Some("t")));
+        // Requests a compromised process might send: an export of a memory file without the
+        // file, an unknown operation; each refused, the channel still answers.
+        for op in [op::EXPORT_MEMORY, op::EXPORT_EVENT, 99] {
+            send(&theirs, &Record { op, ..Record::default() }, None).unwrap();
+            let (reply, fd) = recv(&theirs).unwrap().unwrap();
+            assert_eq!((reply.status, fd.is_none()), (Status::INVALID_VALUE.0, true), "op {op}");
+        }
+        let child = ChildBroker::new(theirs);
+        let what = || Shared::Memory { share: IpcShare::Driver(DriverIpcHandle([3; DRIVER_IPC_HANDLE_BYTES])), size: 64, device: 0, keep: None };
+        let tokens: Vec<Token> = (0..MAX_IPC_EXPORTS_PER_PROCESS).map(|_| child.export(None, what()).unwrap()).collect();
+        assert_eq!(status_of(child.export(None, what())), Status::OUT_OF_MEMORY);
+        child.revoke(tokens[0]);
+        assert!(child.export(None, what()).is_ok(), "a revoked export makes room");
+        drop(child);
+        worker.join().unwrap();
+        assert!(tokens.iter().all(|t| broker.open(Some("t"), *t).is_err()), "the process's end revoked all it exported");
     }
 }

@@ -91,7 +91,10 @@ use self::event::Event;
 use self::executor::StreamExecutor;
 pub use self::executor::{default_stream_threads, STREAM_THREADS_PER_CORE};
 #[cfg(test)]
+pub(crate) use self::ipc::stand_in_driver;
+#[cfg(test)]
 pub(crate) use self::ipc::test_memory_file;
+pub(crate) use self::ipc::{check_memory_file, memory_file, SharedMapping};
 use self::launch::{KernelTracker, MAX_KERNEL_THREADS};
 use self::memory::{AddressSpace, DeviceMemory, Region, RowLayout};
 use self::module::{HostModule, Kernel, ModuleLimits};

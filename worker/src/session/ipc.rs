@@ -6,6 +6,12 @@
 //! usual. Where a backend shares the exporter's own pointer or event (GPU backends), the
 //! exporter's `hipFree`/`hipEventDestroy` only drops its hold: the memory or event goes when
 //! the last importer closes it, never while another session can still reach it.
+//!
+//! Sessions in processes of their own (`--isolation process`) share through their drivers:
+//! the backend exports for [`IpcReach::OtherProcesses`](crate::backend::IpcReach) (a driver IPC
+//! handle, or a memory or physical-memory file), the registry carries it to the importing
+//! process, whose backend opens it; closing unmaps it there, and the process's end closes
+//! whatever it still had open.
 
 use super::tables::AllocInfo;
 use super::{CallCx, Failure, Session};
@@ -16,6 +22,10 @@ use proto_core::{wire, Status};
 use std::any::Any;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// Most allocations one session may have open from other sessions at once (each is a driver
+/// mapping or a memory file's descriptor and mapping).
+pub const MAX_IPC_IMPORTS_PER_SESSION: usize = 1024;
 
 /// Frees the exporter's memory when the last holder (exporter, registry, importers) lets go.
 struct DeferredFree {
@@ -56,7 +66,9 @@ struct Export {
 
 /// One opened allocation of another session.
 struct Import {
-    /// The backend mapped it (memory files): unmapped on close.
+    /// The export it opened.
+    token: Token,
+    /// The backend mapped it (memory files, driver handles): unmapped on close.
     mapped: bool,
     _keep: Keep,
 }
@@ -138,6 +150,13 @@ impl Session {
         self.ipc.exports.contains_key(&ptr)
     }
 
+    /// Whether `token` is one of this session's own exports (memory or events): opening it
+    /// here is refused as ROCm refuses a process's own handle (`hipErrorInvalidContext`),
+    /// before any driver sees it.
+    fn is_own_export(&self, token: &Token) -> bool {
+        self.ipc.exports.values().chain(self.ipc.event_exports.values()).any(|export| export.token == *token)
+    }
+
     /// Whether `ptr` is the base of memory opened from another session.
     pub(super) fn is_ipc_import(&self, ptr: u64) -> bool {
         self.ipc.imports.contains_key(&ptr)
@@ -207,10 +226,13 @@ impl IpcHandler for Session {
         let token = match self.ipc.exports.get(&base) {
             Some(export) => export.token,
             None => {
-                let share = self.backend.ipc_export_memory(DevicePtr(share_base), share_size)?;
+                let share = self.backend.ipc_export_memory(DevicePtr(share_base), share_size, self.config.ipc.reach())?;
                 let keep: Keep = match share {
                     _ if client_unit.is_some() => self.client_export(base),
                     IpcShare::Pointer(ptr) => Some(Arc::new(DeferredFree { backend: Arc::clone(&self.backend), ptr })),
+                    // Another process's driver maps it: what its mapping holds after the
+                    // exporter's free is the driver's business (docs/ISOLATION.md, "IPC").
+                    IpcShare::Driver(_) => None,
                     IpcShare::Fd { .. } => {
                         // The pages under the address changed: a transport that registered
                         // them (RDMA) registers the new ones.
@@ -234,23 +256,44 @@ impl IpcHandler for Session {
         if self.allocations.len() >= super::MAX_ALLOCATIONS_PER_SESSION {
             return Err(Failure::new(Status::OUT_OF_MEMORY, "the session holds its most allocations"));
         }
-        let Shared::Memory { share, size, device, keep } = self.config.ipc.open(self.tenant(), token_of(req.token0, req.token1))? else {
+        if self.ipc.imports.len() >= MAX_IPC_IMPORTS_PER_SESSION {
+            return Err(Failure::new(
+                Status::OUT_OF_MEMORY,
+                format!("the session has its most IPC memory open ({MAX_IPC_IMPORTS_PER_SESSION}): close some with hipIpcCloseMemHandle"),
+            ));
+        }
+        let token = token_of(req.token0, req.token1);
+        if self.is_own_export(&token) {
+            return Err(Failure::new(Status::INVALID_CONTEXT, "the handle is this process's own: use the exported pointer"));
+        }
+        let Shared::Memory { share, size, device, keep } = self.config.ipc.open(self.tenant(), token)? else {
             return Err(Failure::new(Status::INVALID_DEVICE_POINTER, "the handle names an event, not memory"));
         };
         if req.offset >= size {
             return Err(Failure::new(Status::INVALID_VALUE, format!("offset {} lies outside the {size}-byte allocation", req.offset)));
         }
+        if matches!(share, IpcShare::Driver(_)) && self.ipc.imports.values().any(|import| import.token == token) {
+            // A driver maps a handle once per process (a second open would share, or refuse,
+            // the first one's mapping).
+            return Err(Failure::new(
+                Status::INVALID_CONTEXT,
+                "this memory is open in this session already: use the pointer hipIpcOpenMemHandle answered",
+            ));
+        }
         let (base, mapped) = match &share {
-            IpcShare::Fd { .. } => (self.backend.ipc_import_memory(&share, size, device)?.0, true),
+            IpcShare::Fd { .. } | IpcShare::Driver(_) => (self.backend.ipc_import_memory(&share, size, device)?.0, true),
             IpcShare::Pointer(ptr) => (ptr.0, false),
         };
         if self.allocations.get(base).is_some() {
             // The exporter itself (a GPU backend's shared pointer) or a second open.
+            if mapped && !self.ipc.imports.contains_key(&base) {
+                let _ = self.backend.ipc_close_memory(DevicePtr(base));
+            }
             return Err(Failure::new(Status::INVALID_CONTEXT, "this session already has this memory"));
         }
         self.allocations.insert(base, AllocInfo { size, device, module: None });
         self.remember_allocation(base, size);
-        self.ipc.imports.insert(base, Import { mapped, _keep: keep });
+        self.ipc.imports.insert(base, Import { token, mapped, _keep: keep });
         Ok(wire::IpcMemOpened { base, size, device })
     }
 
@@ -274,7 +317,7 @@ impl IpcHandler for Session {
         let token = match self.ipc.event_exports.get(&req.event) {
             Some(export) => export.token,
             None => {
-                let share = self.backend.ipc_export_event(handle)?;
+                let share = self.backend.ipc_export_event(handle, self.config.ipc.reach())?;
                 let keep: Keep = match share {
                     IpcEventShare::Handle(event) => Some(Arc::new(DeferredEventDestroy { backend: Arc::clone(&self.backend), event })),
                     IpcEventShare::Fd(_) => None,
@@ -294,7 +337,11 @@ impl IpcHandler for Session {
             Failure::Status(Status::INVALID_DEVICE_POINTER, m) => Failure::Status(Status::INVALID_VALUE, m),
             other => other,
         };
-        let Shared::Event { share, device, keep } = self.config.ipc.open(self.tenant(), token_of(req.token0, req.token1)).map_err(refused)? else {
+        let token = token_of(req.token0, req.token1);
+        if self.is_own_export(&token) {
+            return Err(Failure::new(Status::INVALID_CONTEXT, "the handle is this process's own event: use the event itself"));
+        }
+        let Shared::Event { share, device, keep } = self.config.ipc.open(self.tenant(), token).map_err(refused)? else {
             return Err(Failure::new(Status::INVALID_VALUE, "the handle names memory, not an event"));
         };
         let handle = self.backend.ipc_import_event(&share, device)?;
@@ -426,5 +473,117 @@ mod tests {
         a.event_record(&mut io, wire::EventRecord { event, stream: 0 }).unwrap();
         assert!(a.event_query(&mut io, wire::EventRef { event }).unwrap().complete);
         assert_eq!(status(b.ipc_open_event_handle(&mut io, wire::IpcOpenEventHandle { token0: 1, token1: 2 })), Status::INVALID_VALUE);
+    }
+
+    /// A session process: a backend of its own and a channel to the worker's registry,
+    /// served as `tenant` on a thread (the worker's side).
+    fn session_process(broker: &Arc<crate::ipc::LocalBroker>, tenant: &'static str) -> (Session, Arc<HostBackend>, std::thread::JoinHandle<()>) {
+        let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 << 20, ..HostConfig::default() }));
+        let (ours, theirs) = crate::ipc::channel_pair().unwrap();
+        let served = Arc::clone(broker);
+        let worker = std::thread::spawn(move || crate::ipc::serve_channel(ours, &*served, Some(tenant)));
+        let config = SessionConfig { ipc: Arc::new(crate::ipc::ChildBroker::new(theirs)), ..SessionConfig::default() };
+        let mut session = Session::new(backend.clone(), Arc::new(config));
+        session.adopt_handshake(1, "test".into(), Some(tenant.into()));
+        (session, backend, worker)
+    }
+
+    /// What the registry holds for a token.
+    fn registered(broker: &crate::ipc::LocalBroker, tenant: &str, token0: u64, token1: u64) -> Shared {
+        use crate::ipc::IpcBroker;
+        broker.open(Some(tenant), token_of(token0, token1)).unwrap()
+    }
+
+    #[test]
+    fn session_processes_share_memory_and_events_through_driver_handles() {
+        use crate::backend::event_flags::{DISABLE_TIMING, INTERPROCESS};
+        use crate::backend::host::stand_in_driver;
+        // As a GPU session process: the backend exports driver handles for other processes.
+        let _driver = stand_in_driver::activate();
+        let broker = Arc::new(crate::ipc::LocalBroker::default());
+        let (mut a, a_backend, a_served) = session_process(&broker, "t");
+        let (mut b, b_backend, _b_served) = session_process(&broker, "t");
+        let (mut stranger, _, _stranger_served) = session_process(&broker, "u");
+        let mut io = CallCx::new(1, proto_core::Opcode::Ping, false, 0);
+
+        let ptr = a.malloc(&mut io, wire::Malloc { device: 0, size: 10_000, flags: 0 }).unwrap().ptr;
+        a_backend.memcpy_htod_sync(None, DevicePtr(ptr + 100), &[7u8; 64]).unwrap();
+        let exported = a.ipc_get_mem_handle(&mut io, wire::IpcGetMemHandle { ptr: ptr + 100 }).unwrap();
+        assert_eq!((exported.size, exported.offset), (10_000, 100), "the handle names the base allocation; the offset rides along");
+        assert!(matches!(registered(&broker, "t", exported.token0, exported.token1), Shared::Memory { share: IpcShare::Driver(_), .. }));
+        let open = wire::IpcOpenMemHandle { token0: exported.token0, token1: exported.token1, offset: exported.offset, device: 0 };
+        // Its own handle: refused before any driver sees it, as ROCm refuses a process's own.
+        assert_eq!(status(a.ipc_open_mem_handle(&mut io, open.clone())), Status::INVALID_CONTEXT);
+
+        let opened = b.ipc_open_mem_handle(&mut io, open.clone()).unwrap();
+        assert_eq!((opened.size, opened.device), (10_000, 0));
+        assert_eq!(read(&b_backend, opened.base + 100, 64), vec![7u8; 64]);
+        b_backend.memcpy_htod_sync(None, DevicePtr(opened.base), &[9u8; 8]).unwrap();
+        assert_eq!(read(&a_backend, ptr, 8), vec![9u8; 8], "the importer's writes are the exporter's");
+        // A driver maps a handle once per process: a second open is refused, the first stays.
+        assert_eq!(status(b.ipc_open_mem_handle(&mut io, open.clone())), Status::INVALID_CONTEXT);
+        assert_eq!(read(&b_backend, opened.base + 100, 64), vec![7u8; 64]);
+        assert_eq!(status(b.free(&mut io, wire::Free { ptr: opened.base })), Status::INVALID_VALUE);
+        // Another tenant's process opens nothing; a made-up token neither; and neither
+        // reaches a driver (nor does a process's own handle, refused above).
+        let driver_opens = stand_in_driver::opens();
+        assert_eq!(status(stranger.ipc_open_mem_handle(&mut io, open.clone())), Status::INVALID_DEVICE_POINTER);
+        let made_up = wire::IpcOpenMemHandle { token1: exported.token1 ^ 1 << 63, ..open.clone() };
+        assert_eq!(status(b.ipc_open_mem_handle(&mut io, made_up)), Status::INVALID_DEVICE_POINTER);
+        assert_eq!(status(a.ipc_open_mem_handle(&mut io, open.clone())), Status::INVALID_CONTEXT);
+        assert_eq!(stand_in_driver::opens(), driver_opens, "refused before any driver");
+
+        // Events: the wrong flags keep ROCm's error; the right ones travel as driver handles.
+        let plain = a.event_create(&mut io, wire::EventCreate { device: 0, flags: DISABLE_TIMING }).unwrap().event;
+        assert_eq!(status(a.ipc_get_event_handle(&mut io, wire::EventRef { event: plain })), Status::INVALID_CONFIGURATION);
+        let event = a.event_create(&mut io, wire::EventCreate { device: 0, flags: INTERPROCESS | DISABLE_TIMING }).unwrap().event;
+        let exported_event = a.ipc_get_event_handle(&mut io, wire::EventRef { event }).unwrap();
+        assert!(matches!(registered(&broker, "t", exported_event.token0, exported_event.token1), Shared::Event { share: IpcEventShare::Fd(_), .. }));
+        let open_event = wire::IpcOpenEventHandle { token0: exported_event.token0, token1: exported_event.token1 };
+        assert_eq!(status(a.ipc_open_event_handle(&mut io, open_event.clone())), Status::INVALID_CONTEXT);
+        assert_eq!(status(stranger.ipc_open_event_handle(&mut io, open_event.clone())), Status::INVALID_VALUE);
+        let opened_event = b.ipc_open_event_handle(&mut io, open_event.clone()).unwrap().event;
+        // b records behind a blocked stream of its own: a sees the record pending, then done.
+        let stream = b.stream_create(&mut io, wire::StreamCreate { device: 0, flags: 0, priority: 0 }).unwrap().stream;
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let handle = b.streams.get(stream).unwrap().0;
+        b.backend
+            .launch_host_func(
+                handle,
+                Box::new(move || {
+                    let _ = wait.recv();
+                }),
+            )
+            .unwrap();
+        b.event_record(&mut io, wire::EventRecord { event: opened_event, stream }).unwrap();
+        assert!(!a.event_query(&mut io, wire::EventRef { event }).unwrap().complete);
+        go.send(()).unwrap();
+        a.event_synchronize(&mut io, wire::EventRef { event }).unwrap();
+        b.event_destroy(&mut io, wire::EventRef { event: opened_event }).unwrap();
+        assert!(a.event_query(&mut io, wire::EventRef { event }).unwrap().complete, "the exporter's event outlives the opened one");
+
+        // Closed, it can be opened again; then the exporter's process ends: later opens are
+        // refused with HIP's errors, and what b had open stays readable until b closes it.
+        b.ipc_close_mem_handle(&mut io, wire::IpcMemRef { base: opened.base }).unwrap();
+        let reopened = b.ipc_open_mem_handle(&mut io, open.clone()).unwrap();
+        drop(a);
+        a_served.join().unwrap();
+        assert_eq!(read(&b_backend, reopened.base + 100, 64), vec![7u8; 64]);
+        b.ipc_close_mem_handle(&mut io, wire::IpcMemRef { base: reopened.base }).unwrap();
+        assert_eq!(status(b.ipc_open_mem_handle(&mut io, open)), Status::INVALID_DEVICE_POINTER);
+        assert_eq!(status(b.ipc_open_event_handle(&mut io, open_event)), Status::INVALID_VALUE);
+    }
+
+    #[test]
+    fn a_session_has_a_bounded_number_of_imports_open() {
+        let (mut a, mut b, mut io, _backend) = two_sessions([None, None]);
+        let ptr = a.malloc(&mut io, wire::Malloc { device: 0, size: 4096, flags: 0 }).unwrap().ptr;
+        let exported = a.ipc_get_mem_handle(&mut io, wire::IpcGetMemHandle { ptr }).unwrap();
+        let open = wire::IpcOpenMemHandle { token0: exported.token0, token1: exported.token1, offset: 0, device: 0 };
+        // A memory file may be mapped again (a new view each time).
+        let bases: Vec<u64> = (0..MAX_IPC_IMPORTS_PER_SESSION).map(|_| b.ipc_open_mem_handle(&mut io, open.clone()).unwrap().base).collect();
+        assert_eq!(status(b.ipc_open_mem_handle(&mut io, open.clone())), Status::OUT_OF_MEMORY);
+        b.ipc_close_mem_handle(&mut io, wire::IpcMemRef { base: bases[0] }).unwrap();
+        assert!(b.ipc_open_mem_handle(&mut io, open).is_ok(), "a close makes room");
     }
 }

@@ -12,8 +12,10 @@ impl EventBackend for CudaBackend {
         validate_event_flags(flags)?;
         self.enter(dev)?;
         let timing = flags & crate::backend::event_flags::DISABLE_TIMING == 0;
-        let cu_flags = flags
-            & (crate::backend::event_flags::BLOCKING_SYNC | crate::backend::event_flags::DISABLE_TIMING | crate::backend::event_flags::INTERPROCESS);
+        // Not CU_EVENT_INTERPROCESS: the driver's interprocess events live in /dev/shm, which
+        // a confined session process cannot reach; sharing gives an event a page of its own
+        // (`ipc.rs`), and the session keeps the flag.
+        let cu_flags = flags & (crate::backend::event_flags::BLOCKING_SYNC | crate::backend::event_flags::DISABLE_TIMING);
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer, context current; flag bits equal CUDA's.
         unsafe { sys::cuEventCreate(&mut raw, cu_flags) }.check("cuEventCreate")?;
@@ -25,6 +27,7 @@ impl EventBackend for CudaBackend {
 
     fn event_destroy(&self, event: EventHandle) -> Result<(), BackendError> {
         let e = lock(&self.events).remove(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
+        self.drop_event_page(event, e.device);
         self.enter(e.device)?;
         // SAFETY: removed from the table; destroyed once.
         unsafe { sys::cuEventDestroy_v2(e.raw.0) }.check("cuEventDestroy")
@@ -44,6 +47,9 @@ impl EventBackend for CudaBackend {
         }
         // SAFETY: live event and stream.
         unsafe { sys::cuEventRecord(raw.0, s) }.check("cuEventRecord")?;
+        if let Some(page) = self.event_page(event) {
+            self.record_event_page(&page, s)?;
+        }
         if let Some(e) = lock(&self.events).get_mut(&event.as_raw()) {
             e.recorded = true;
             e.stream = super::device_log::stream_key(stream);
@@ -53,6 +59,11 @@ impl EventBackend for CudaBackend {
 
     fn event_synchronize(&self, event: EventHandle) -> Result<(), BackendError> {
         let (raw, device, recorded) = self.event_entry(event)?;
+        if let Some(page) = self.event_page(event) {
+            // Recorded by any process sharing it: its page says when.
+            Self::wait_event_page(&page);
+            return Ok(());
+        }
         if !recorded {
             return Ok(());
         }
@@ -66,6 +77,9 @@ impl EventBackend for CudaBackend {
 
     fn event_query(&self, event: EventHandle) -> Result<bool, BackendError> {
         let (raw, device, recorded) = self.event_entry(event)?;
+        if let Some(page) = self.event_page(event) {
+            return Ok(Self::event_page_complete(&page));
+        }
         if !recorded {
             return Ok(true);
         }

@@ -123,6 +123,10 @@ pub struct CudaBackend {
     modules: Mutex<module::ModuleTables>,
     /// Module globals: device memory for copies, never freeable.
     globals: Mutex<HashMap<u64, (u64, DeviceIndex)>>,
+    /// Memory opened from other processes (`hipIpcOpenMemHandle` in a session process).
+    ipc_opened: Mutex<ipc::OpenedTable>,
+    /// Shared pages of interprocess events exported to or opened from other processes.
+    event_pages: Mutex<ipc::EventPages>,
     /// The device logs of loaded modules (kernel printf/assert), with their launches.
     logs: Mutex<crate::backend::device_log::LogBook>,
     /// Per device, the stream device logs are read on (see `device_log.rs`).
@@ -185,6 +189,8 @@ impl CudaBackend {
             next_handle: AtomicU64::new(1),
             modules: Mutex::default(),
             globals: Mutex::default(),
+            ipc_opened: Mutex::default(),
+            event_pages: Mutex::default(),
             logs: Mutex::default(),
             log_streams: Mutex::default(),
             outputs: Mutex::default(),

@@ -80,6 +80,11 @@ impl StreamBackend for CudaBackend {
             let e = events.get(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
             (e.raw, e.device, e.recorded)
         };
+        if let Some(page) = self.event_page(event) {
+            // Recorded by any process sharing it: the stream waits on its page.
+            let s = self.stream(stream, device)?;
+            return self.stream_wait_event_page(&page, s);
+        }
         if !recorded {
             return Ok(());
         }

@@ -12,14 +12,28 @@ fn host_len(size: u64) -> Result<usize, BackendError> {
 }
 
 impl CudaBackend {
-    /// Pinned device memory on `dev`, as `cuMemCreate` and the granularity query want it.
-    fn allocation_prop(&self, dev: DeviceIndex) -> Result<sys::CUmemAllocationProp, BackendError> {
+    /// Pinned device memory on `dev`, as `cuMemCreate` and the granularity query want it:
+    /// exportable as a POSIX file descriptor where the device supports that, so a session
+    /// process can share it with another (`hipIpcGetMemHandle`, see `ipc.rs`).
+    pub(super) fn allocation_prop(&self, dev: DeviceIndex) -> Result<sys::CUmemAllocationProp, BackendError> {
         let ordinal = self.device(dev)?.dev;
         // SAFETY: a plain C struct; all-zero is its documented default.
         let mut prop: sys::CUmemAllocationProp = unsafe { std::mem::zeroed() };
         prop.type_ = sys::CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
         prop.location.type_ = sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
         prop.location.id = ordinal;
+        let mut posix_fd: std::ffi::c_int = 0;
+        // SAFETY: a valid out-pointer and device.
+        let queried = unsafe {
+            sys::cuDeviceGetAttribute(
+                &mut posix_fd,
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED,
+                ordinal,
+            )
+        };
+        if queried == sys::CUresult::CUDA_SUCCESS && posix_fd != 0 {
+            prop.requestedHandleTypes = sys::CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+        }
         Ok(prop)
     }
 

@@ -164,6 +164,15 @@ entry_points! {
         hipMemMap: fn(*mut c_void, usize, usize, *mut c_void, u64) -> HipError;
         hipMemUnmap: fn(*mut c_void, usize) -> HipError;
         hipMemSetAccess: fn(*mut c_void, usize, *const MemAccessDesc, usize) -> HipError;
+        // IPC between session processes (`--isolation process`): legacy handles and shareable
+        // handles of virtual-memory mappings.
+        hipIpcGetMemHandle: fn(*mut super::ipc::IpcHandle, *mut c_void) -> HipError;
+        hipIpcOpenMemHandle: fn(*mut *mut c_void, super::ipc::IpcHandle, c_uint) -> HipError;
+        hipIpcCloseMemHandle: fn(*mut c_void) -> HipError;
+        hipMemRetainAllocationHandle: fn(*mut *mut c_void, *mut c_void) -> HipError;
+        hipMemExportToShareableHandle: fn(*mut c_void, *mut c_void, c_int, u64) -> HipError;
+        hipMemImportFromShareableHandle: fn(*mut *mut c_void, *mut c_void, c_int) -> HipError;
+        hipHostGetDevicePointer: fn(*mut *mut c_void, *mut c_void, c_uint) -> HipError;
         // Stream memory operations and blocking host functions (stream callbacks).
         hipStreamWaitValue32: fn(Stream, *mut c_void, u32, c_uint, u32) -> HipError;
         hipStreamWaitValue64: fn(Stream, *mut c_void, u64, c_uint, u64) -> HipError;

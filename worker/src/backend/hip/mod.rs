@@ -102,6 +102,10 @@ pub struct HipBackend {
     allocations: Mutex<HashMap<u64, (u64, DeviceIndex)>>,
     /// Module globals: device memory for copies, never freeable.
     globals: Mutex<HashMap<u64, (u64, DeviceIndex)>>,
+    /// Memory opened from other processes (`hipIpcOpenMemHandle` in a session process).
+    ipc_opened: Mutex<ipc::OpenedTable>,
+    /// Shared pages of interprocess events exported to or opened from other processes.
+    event_pages: Mutex<ipc::EventPages>,
     modules: Mutex<module::ModuleTables>,
     next_handle: AtomicU64,
     completions: Mutex<mpsc::Sender<Completion>>,
@@ -220,6 +224,8 @@ impl HipBackend {
             events: Mutex::default(),
             allocations: Mutex::default(),
             globals: Mutex::default(),
+            ipc_opened: Mutex::default(),
+            event_pages: Mutex::default(),
             modules: Mutex::default(),
             next_handle: AtomicU64::new(1),
             completions: Mutex::new(completions),
@@ -381,7 +387,7 @@ const HIP_ERROR_PEER_ACCESS_ALREADY_ENABLED: c_int = 704;
 const HANDLE_TYPE_DMA_BUF_FD: c_int = 1;
 
 /// `hipHostRegisterPortable | hipHostRegisterMapped`.
-const HOST_REGISTER_PORTABLE_MAPPED: std::ffi::c_uint = 0x1 | 0x2;
+pub(super) const HOST_REGISTER_PORTABLE_MAPPED: std::ffi::c_uint = 0x1 | 0x2;
 
 impl TransportHooks for HipBackend {
     /// `hipHostRegister` (portable, mapped), where the runtime has it; copies still work

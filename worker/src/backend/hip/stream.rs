@@ -106,6 +106,11 @@ impl StreamBackend for HipBackend {
 
     fn stream_wait_event(&self, stream: Option<StreamHandle>, event: EventHandle) -> Result<(), BackendError> {
         let (raw, device, recorded) = self.event_entry(event)?;
+        if let Some(page) = self.event_page(event) {
+            // Recorded by any process sharing it: the stream waits on its page.
+            let s = self.stream(stream, device)?;
+            return self.stream_wait_event_page(&page, s);
+        }
         if !recorded {
             return Ok(());
         }
@@ -158,7 +163,7 @@ impl StreamBackend for HipBackend {
 }
 
 impl HipBackend {
-    fn event_entry(&self, event: EventHandle) -> Result<(Raw<super::Event>, DeviceIndex, bool), BackendError> {
+    pub(super) fn event_entry(&self, event: EventHandle) -> Result<(Raw<super::Event>, DeviceIndex, bool), BackendError> {
         let events = lock(&self.events);
         let e = events.get(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
         Ok((e.raw, e.device, e.recorded))
@@ -170,6 +175,10 @@ impl EventBackend for HipBackend {
         validate_event_flags(flags)?;
         self.enter(dev)?;
         let timing = flags & crate::backend::event_flags::DISABLE_TIMING == 0;
+        // Not hipEventInterprocess: the runtime's interprocess events live in /dev/shm, which
+        // a confined session process cannot reach; sharing gives an event a page of its own
+        // (`ipc.rs`), and the session keeps the flag.
+        let flags = flags & !crate::backend::event_flags::INTERPROCESS;
         let mut raw = std::ptr::null_mut();
         // SAFETY: a valid out-pointer; the device is current; the flags are HIP's own.
         unsafe { (self.api.hipEventCreateWithFlags)(&mut raw, flags) }.check("hipEventCreateWithFlags")?;
@@ -180,6 +189,7 @@ impl EventBackend for HipBackend {
 
     fn event_destroy(&self, event: EventHandle) -> Result<(), BackendError> {
         let e = lock(&self.events).remove(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
+        self.drop_event_page(event, e.device);
         self.enter(e.device)?;
         // SAFETY: removed from the table; destroyed once.
         unsafe { (self.api.hipEventDestroy)(e.raw.0) }.check("hipEventDestroy")
@@ -199,6 +209,9 @@ impl EventBackend for HipBackend {
         }
         // SAFETY: a live event and stream of the current device.
         unsafe { (self.api.hipEventRecord)(raw.0, s) }.check("hipEventRecord")?;
+        if let Some(page) = self.event_page(event) {
+            self.record_event_page(&page, s)?;
+        }
         if let Some(e) = lock(&self.events).get_mut(&event.as_raw()) {
             e.recorded = true;
             e.completions_before = completions_before;
@@ -208,6 +221,11 @@ impl EventBackend for HipBackend {
 
     fn event_synchronize(&self, event: EventHandle) -> Result<(), BackendError> {
         let (raw, device, recorded) = self.event_entry(event)?;
+        if let Some(page) = self.event_page(event) {
+            // Recorded by any process sharing it: its page says when.
+            page.page.wait();
+            return Ok(());
+        }
         if !recorded {
             return Ok(());
         }
@@ -220,6 +238,9 @@ impl EventBackend for HipBackend {
 
     fn event_query(&self, event: EventHandle) -> Result<bool, BackendError> {
         let (raw, device, recorded) = self.event_entry(event)?;
+        if let Some(page) = self.event_page(event) {
+            return Ok(page.page.complete());
+        }
         if !recorded {
             return Ok(true);
         }

@@ -39,14 +39,14 @@ pub struct MemAccessDesc {
 }
 
 const ALLOCATION_TYPE_PINNED: u32 = 1;
-const LOCATION_TYPE_DEVICE: u32 = 1;
+pub(super) const LOCATION_TYPE_DEVICE: u32 = 1;
 
-fn host_len(size: u64) -> Result<usize, BackendError> {
+pub(super) fn host_len(size: u64) -> Result<usize, BackendError> {
     usize::try_from(size).map_err(|_| BackendError::OutOfMemory(format!("{size} bytes exceed the address space")))
 }
 
 /// An optional entry point, or `hipErrorNotSupported` naming it.
-fn entry<T: Copy>(f: Option<T>, name: &str) -> Result<T, BackendError> {
+pub(super) fn entry<T: Copy>(f: Option<T>, name: &str) -> Result<T, BackendError> {
     f.ok_or_else(|| BackendError::NotSupported(format!("the HIP runtime lacks {name}")))
 }
 
@@ -54,7 +54,9 @@ impl HipBackend {
     fn allocation_prop(&self, dev: DeviceIndex) -> Result<MemAllocationProp, BackendError> {
         Ok(MemAllocationProp {
             kind: ALLOCATION_TYPE_PINNED,
-            requested_handle_type: 0,
+            // Exportable as a POSIX descriptor, so a session process can share it with
+            // another (`hipIpcGetMemHandle`, see `ipc.rs`), as CUDA needs it said at creation.
+            requested_handle_type: super::ipc::HANDLE_TYPE_POSIX_FD as u32,
             location: MemLocation { kind: LOCATION_TYPE_DEVICE, id: self.ordinal(dev)? },
             win32_handle_meta_data: std::ptr::null_mut(),
             compression_type: 0,

@@ -23,7 +23,7 @@ use super::event::Event;
 use super::memory::PAGE;
 use super::stream::StreamOp;
 use super::{write_lock, HostBackend};
-use crate::backend::{event_flags, BackendError, DeviceIndex, DevicePtr, EventHandle, IpcBackend, IpcEventShare, IpcShare, StreamHandle};
+use crate::backend::{event_flags, BackendError, DeviceIndex, DevicePtr, EventHandle, IpcBackend, IpcEventShare, IpcReach, IpcShare, StreamHandle};
 
 /// How often a wait on another process's event record looks at the shared counters.
 const SHARED_EVENT_POLL: Duration = Duration::from_micros(50);
@@ -33,7 +33,7 @@ const SHARED_EVENT_POLL: Duration = Duration::from_micros(50);
 const SIZE_SEALS: libc::c_int = libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_SEAL;
 
 /// A new memory file of `len` bytes (zero-filled, closed on exec), its size sealed.
-pub(super) fn memory_file(len: usize) -> std::io::Result<OwnedFd> {
+pub(crate) fn memory_file(len: usize) -> std::io::Result<OwnedFd> {
     const NAME: &CStr = c"hip-remote-ipc";
     // SAFETY: a valid NUL-terminated name and flags; the result is checked.
     let raw = unsafe { libc::memfd_create(NAME.as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING) };
@@ -57,7 +57,7 @@ pub(super) fn memory_file(len: usize) -> std::io::Result<OwnedFd> {
 
 /// Checks that `fd` (possibly from another process) is a memory file of at least `len`
 /// bytes whose size is sealed, so mapping `len` bytes of it can never fault.
-fn check_memory_file(fd: &OwnedFd, len: u64) -> Result<(), BackendError> {
+pub(crate) fn check_memory_file(fd: &OwnedFd, len: u64) -> Result<(), BackendError> {
     // SAFETY: F_GET_SEALS on a valid descriptor; the result is checked.
     let seals = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GET_SEALS) };
     if seals < 0 || seals & libc::F_SEAL_SHRINK == 0 {
@@ -74,7 +74,7 @@ fn check_memory_file(fd: &OwnedFd, len: u64) -> Result<(), BackendError> {
 
 /// A shared mapping of a memory file, unmapped on drop.
 #[derive(Debug)]
-pub(super) struct SharedMapping {
+pub(crate) struct SharedMapping {
     ptr: NonNull<u8>,
     len: usize,
 }
@@ -87,7 +87,7 @@ unsafe impl Sync for SharedMapping {}
 
 impl SharedMapping {
     /// Maps `len` bytes of `fd` from its start, read-write, shared.
-    fn new(fd: &OwnedFd, len: u64) -> Result<Self, BackendError> {
+    pub(crate) fn new(fd: &OwnedFd, len: u64) -> Result<Self, BackendError> {
         let len = usize::try_from(len).map_err(|_| BackendError::InvalidValue(format!("{len} bytes exceed the address space")))?;
         if len == 0 {
             return Err(BackendError::InvalidValue("empty shared mapping".into()));
@@ -101,7 +101,7 @@ impl SharedMapping {
         Ok(Self { ptr, len })
     }
 
-    pub(super) fn address(&self) -> u64 {
+    pub(crate) fn address(&self) -> u64 {
         self.ptr.as_ptr() as u64
     }
 }
@@ -202,18 +202,29 @@ impl HostBackend {
 }
 
 impl IpcBackend for HostBackend {
-    fn ipc_export_memory(&self, base: DevicePtr, size: u64) -> Result<IpcShare, BackendError> {
+    fn ipc_export_memory(&self, base: DevicePtr, size: u64, reach: IpcReach) -> Result<IpcShare, BackendError> {
+        // Memory files reach this process and others alike.
         // A virtual-memory mapping (client-placed `hipMalloc` memory) lives in a memory file
         // already.
-        if let Some(share) = self.vmm_mapping_share(base, size)? {
-            return Ok(share);
+        let share = match self.vmm_mapping_share(base, size)? {
+            Some(share) => share,
+            None => {
+                let (fd, len) = self.address_space.share(base)?;
+                IpcShare::Fd { fd, len }
+            }
+        };
+        #[cfg(test)]
+        if reach == IpcReach::OtherProcesses && stand_in_driver::active() {
+            return Ok(stand_in_driver::export_memory(share));
         }
-        let (fd, len) = self.address_space.share(base)?;
-        Ok(IpcShare::Fd { fd, len })
+        let _ = reach;
+        Ok(share)
     }
 
     fn ipc_import_memory(&self, share: &IpcShare, size: u64, device: DeviceIndex) -> Result<DevicePtr, BackendError> {
         self.device(device)?;
+        #[cfg(test)]
+        let share = &stand_in_driver::import_memory(share)?;
         let IpcShare::Fd { fd, len } = share else {
             return Err(BackendError::InvalidValue("the host backend shares memory through memory files".into()));
         };
@@ -233,12 +244,15 @@ impl IpcBackend for HostBackend {
         Ok(())
     }
 
-    fn ipc_export_event(&self, event: EventHandle) -> Result<IpcEventShare, BackendError> {
+    fn ipc_export_event(&self, event: EventHandle, reach: IpcReach) -> Result<IpcEventShare, BackendError> {
         let event = self.event(event)?;
-        event
-            .shared_page()
-            .map(|page| IpcEventShare::Fd(Arc::clone(&page.fd)))
-            .ok_or_else(|| BackendError::InvalidConfiguration("the event was not created with hipEventInterprocess | hipEventDisableTiming".into()))
+        let share = event.shared_page().map(|page| IpcEventShare::Fd(Arc::clone(&page.fd))).ok_or_else(|| {
+            BackendError::InvalidConfiguration("the event was not created with hipEventInterprocess | hipEventDisableTiming".into())
+        })?;
+        // Memory files reach this process and others alike (the GPU backends share events
+        // with other processes this way too).
+        let _ = reach;
+        Ok(share)
     }
 
     fn ipc_import_event(&self, share: &IpcEventShare, device: DeviceIndex) -> Result<EventHandle, BackendError> {
@@ -258,4 +272,76 @@ impl IpcBackend for HostBackend {
 #[cfg(test)]
 pub(crate) fn test_memory_file(len: usize) -> OwnedFd {
     memory_file(len).expect("memfd")
+}
+
+/// A stand-in for a GPU driver's IPC handles, for tests of the path GPU session processes
+/// take (`IpcShare::Driver`) without a GPU: while active on the calling thread, the host
+/// backend exports memory for other processes as 64 random bytes naming its memory file (as
+/// `cuIpcGetMemHandle` names an allocation), and opens only bytes it handed out (a driver
+/// refuses others). Events need no stand-in: GPU backends share them as pages, as this
+/// backend does.
+#[cfg(test)]
+pub(crate) mod stand_in_driver {
+    use super::*;
+    use crate::backend::{DriverIpcHandle, DRIVER_IPC_HANDLE_BYTES};
+    use std::cell::Cell;
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    thread_local! {
+        static ACTIVE: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// Handles handed out, process-wide (the "driver").
+    static HANDLES: Mutex<Option<HashMap<[u8; DRIVER_IPC_HANDLE_BYTES], IpcShare>>> = Mutex::new(None);
+    /// Handles the "driver" was asked to open, process-wide.
+    static OPENS: AtomicU64 = AtomicU64::new(0);
+
+    /// How many handles the stand-in driver was asked to open so far.
+    pub(crate) fn opens() -> u64 {
+        OPENS.load(Ordering::SeqCst)
+    }
+
+    /// Active on this thread until the guard drops.
+    pub(crate) struct Active(());
+
+    impl Drop for Active {
+        fn drop(&mut self) {
+            ACTIVE.with(|a| a.set(false));
+        }
+    }
+
+    pub(crate) fn activate() -> Active {
+        ACTIVE.with(|a| a.set(true));
+        Active(())
+    }
+
+    pub(super) fn active() -> bool {
+        ACTIVE.with(Cell::get)
+    }
+
+    fn issue(what: IpcShare) -> DriverIpcHandle {
+        let mut bytes = [0u8; DRIVER_IPC_HANDLE_BYTES];
+        getrandom::fill(&mut bytes).expect("randomness");
+        HANDLES.lock().unwrap().get_or_insert_with(HashMap::new).insert(bytes, what);
+        DriverIpcHandle(bytes)
+    }
+
+    fn lookup(handle: &DriverIpcHandle) -> Option<IpcShare> {
+        HANDLES.lock().unwrap().as_ref().and_then(|h| h.get(&handle.0).cloned())
+    }
+
+    pub(super) fn export_memory(share: IpcShare) -> IpcShare {
+        IpcShare::Driver(issue(share))
+    }
+
+    pub(super) fn import_memory(share: &IpcShare) -> Result<IpcShare, BackendError> {
+        match share {
+            IpcShare::Driver(handle) => {
+                OPENS.fetch_add(1, Ordering::SeqCst);
+                lookup(handle).ok_or_else(|| BackendError::InvalidDevicePointer("the stand-in driver never issued this memory handle".into()))
+            }
+            other => Ok(other.clone()),
+        }
+    }
 }
