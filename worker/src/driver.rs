@@ -444,6 +444,13 @@ fn handle(
                 return join_stripe(session, source, replies, request_id, join);
             }
         }
+        if session.trusted() {
+            // After a sticky fault on one of its devices the session answers only errors.
+            if let Err(Failure::Status(status, message)) = session.fault_gate() {
+                refuse(&mut source, status, &message)?;
+                return Ok(Handled::Next);
+            }
+        }
         if matches!(request, Request::MemcpyHtoDStriped(_) | Request::MemcpyDtoHStriped(_)) && session.stripe_lease().is_some() {
             match striped_copy(session, &request) {
                 Ok(()) if opcode == Opcode::MemcpyDtoHStriped => {
@@ -501,6 +508,7 @@ fn handle(
                     replies.send_error(request_id, header.opcode, status, &message)?;
                     return Ok(Handled::Close);
                 }
+                session.note_failure(status);
                 reply_error(status, &message)?;
             }
         }

@@ -11,6 +11,7 @@
 pub mod auth;
 pub mod backend;
 pub mod config;
+pub mod device_faults;
 pub mod devices;
 pub mod driver;
 pub mod http;

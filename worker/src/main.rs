@@ -528,6 +528,7 @@ fn main() -> std::process::ExitCode {
             ipc: Arc::new(hip_worker::ipc::LocalBroker::default()),
             rtc_cache: Arc::new(hip_worker::session::rtc_cache::RtcCache::new((cli.rtc_cache_mib << 20) as usize)),
             rtc_cache_dir: rtc_cache_root(cli.rtc_cache_dir.as_deref()).map(hip_worker::session::RtcCacheDir::Root),
+            device_faults: Arc::default(),
         },
         tcp,
         limits: ConnectionLimits {

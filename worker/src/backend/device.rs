@@ -114,4 +114,24 @@ pub trait DeviceBackend {
         let _ = (dev, peer);
         Ok(())
     }
+
+    /// Makes `dev` usable again after a sticky fault (`crate::device_faults`): forgets every
+    /// stream, event, module, allocation and staging buffer of the device (the sessions that
+    /// held them are fenced and never name them again), then resets its context, so what
+    /// the next session gets on the device is fresh. The default does nothing: the host
+    /// backend latches a failed kernel's error on its stream only; no state of the device
+    /// is broken.
+    fn reset_device(&self, dev: DeviceIndex) -> Result<(), BackendError> {
+        let _ = dev;
+        Ok(())
+    }
+
+    /// Whether `dev`'s context is in a sticky error state now: `Some(true)` broken,
+    /// `Some(false)` healthy, `None` the backend cannot tell without waiting for other
+    /// sessions' work. A session that met a sticky error while holding work on several
+    /// devices resets only those this does not call healthy.
+    fn device_fault(&self, dev: DeviceIndex) -> Option<bool> {
+        let _ = dev;
+        None
+    }
 }

@@ -203,6 +203,29 @@ pub struct HostBackend {
     executor: StreamExecutor,
     /// Reservations, physical memory and mappings (`hipMemAddressReserve` and friends).
     vmm: vmm::HostVmm,
+    /// Tests of the shared-mode fault path: a sticky error per device, and the resets.
+    #[cfg(test)]
+    pub(crate) injected: FaultInjection,
+}
+
+/// A fault a test injects: the device's streams report it at synchronize and query, as a
+/// GPU context in a sticky error state does, until the device is reset.
+#[cfg(test)]
+#[derive(Default)]
+pub(crate) struct FaultInjection {
+    pub(crate) faults: std::sync::Mutex<HashMap<DeviceIndex, BackendError>>,
+    pub(crate) resets: std::sync::Mutex<Vec<DeviceIndex>>,
+}
+
+#[cfg(test)]
+impl FaultInjection {
+    pub(crate) fn inject(&self, dev: DeviceIndex, error: BackendError) {
+        self.faults.lock().unwrap().insert(dev, error);
+    }
+
+    fn check(&self, dev: DeviceIndex) -> Result<(), BackendError> {
+        self.faults.lock().unwrap().get(&dev).cloned().map_or(Ok(()), Err)
+    }
 }
 
 impl Default for HostBackend {
@@ -245,6 +268,8 @@ impl HostBackend {
             allow_host_code: config.allow_host_code,
             executor: StreamExecutor::new(config.stream_threads),
             vmm: vmm::HostVmm::default(),
+            #[cfg(test)]
+            injected: FaultInjection::default(),
         }
     }
 
@@ -380,6 +405,18 @@ impl DeviceBackend for HostBackend {
         self.device(dev)?;
         self.wait_for_streams(&[dev], |_| true);
         Ok(())
+    }
+
+    #[cfg(test)]
+    fn reset_device(&self, dev: DeviceIndex) -> Result<(), BackendError> {
+        self.injected.faults.lock().unwrap().remove(&dev);
+        self.injected.resets.lock().unwrap().push(dev);
+        Ok(())
+    }
+
+    #[cfg(test)]
+    fn device_fault(&self, dev: DeviceIndex) -> Option<bool> {
+        Some(self.injected.check(dev).is_err())
     }
 
     fn device_limit(&self, dev: DeviceIndex, limit: DeviceLimit) -> Result<u64, BackendError> {

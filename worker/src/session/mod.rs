@@ -23,6 +23,7 @@ mod client_alloc;
 mod cx;
 mod device;
 mod event;
+mod faults;
 mod graph;
 mod graph_nodes;
 mod handshake;
@@ -165,6 +166,9 @@ pub struct SessionConfig {
     pub rtc_cache: Arc<rtc_cache::RtcCache>,
     /// Where compiled programs are kept between processes ([`rtc_cache`]).
     pub rtc_cache_dir: Option<RtcCacheDir>,
+    /// The devices' generations: sticky faults and the resets that heal them
+    /// ([`crate::device_faults`]), shared by the sessions of one backend.
+    pub device_faults: Arc<crate::device_faults::DeviceFaults>,
 }
 
 /// The worker's same-host transport, as its sessions offer it.
@@ -199,6 +203,7 @@ impl Default for SessionConfig {
             ipc: Arc::new(crate::ipc::LocalBroker::default()),
             rtc_cache: Arc::default(),
             rtc_cache_dir: None,
+            device_faults: Arc::default(),
         }
     }
 }
@@ -297,6 +302,9 @@ pub struct Session {
     descriptors: Option<Arc<dyn shared_host::DescriptorSender>>,
     /// The shared host regions this session holds.
     shared_regions: shared_host::SharedRegions,
+    /// The devices' generations as this session knows them, and the devices it lost to a
+    /// fault.
+    faults: faults::FaultView,
 }
 
 impl Session {
@@ -305,6 +313,7 @@ impl Session {
         let id = NEXT_SESSION_ID.fetch_add(1, Ordering::Relaxed);
         let late = Arc::new(LateReplies::with_limit(config.max_queued_reply_bytes));
         let limits = config.limits.clone();
+        let config_faults = Arc::clone(&config.device_faults);
         Self {
             id,
             backend,
@@ -351,6 +360,7 @@ impl Session {
             shared_memory_offered: false,
             descriptors: None,
             shared_regions: shared_host::SharedRegions::default(),
+            faults: faults::FaultView::current(&config_faults),
         }
     }
 

@@ -425,7 +425,10 @@ impl StreamBackend for HostBackend {
     }
 
     fn stream_synchronize(&self, stream: StreamHandle) -> Result<(), BackendError> {
-        self.stream(stream)?.synchronize()
+        let stream = self.stream(stream)?;
+        #[cfg(test)]
+        self.injected.check(stream.device)?;
+        stream.synchronize()
     }
 
     fn take_kernel_output(&self, stream: StreamHandle) -> Vec<u8> {
@@ -433,7 +436,10 @@ impl StreamBackend for HostBackend {
     }
 
     fn stream_query(&self, stream: StreamHandle) -> Result<bool, BackendError> {
-        self.stream(stream)?.query()
+        let stream = self.stream(stream)?;
+        #[cfg(test)]
+        self.injected.check(stream.device)?;
+        stream.query()
     }
 
     fn stream_wait_event(&self, stream: Option<StreamHandle>, event: EventHandle) -> Result<(), BackendError> {
