@@ -19,7 +19,7 @@ const MAX_PARAMS: usize = proto_core::limits::MAX_KERNEL_PARAMS;
 
 pub(super) struct ModuleEntry {
     raw: Raw<CUmodule>,
-    device: DeviceIndex,
+    pub(super) device: DeviceIndex,
     functions: HashMap<String, u64>,
     globals: Vec<u64>,
 }
