@@ -40,6 +40,8 @@ mod stream;
 mod stripes;
 mod tables;
 #[cfg(test)]
+mod tenant_memory_tests;
+#[cfg(test)]
 mod tests;
 mod vmm;
 

@@ -24,6 +24,7 @@ mod module;
 mod props;
 mod reset;
 mod rtc;
+mod scrub;
 mod stream;
 mod stream_ops;
 mod vmm;

@@ -35,6 +35,7 @@ mod memset;
 mod module;
 mod props;
 mod rtc;
+mod scrub;
 mod stream;
 mod stream_ops;
 mod vmm;
@@ -107,6 +108,8 @@ pub struct HipBackend {
     /// of the last completion queued on it, so a stream query waits for its own completions
     /// only, not other sessions' work in flight.
     last_completion: Mutex<HashMap<(usize, DeviceIndex), u64>>,
+    /// Per device, the internal non-blocking stream new allocations are zeroed on.
+    scrub_streams: Mutex<HashMap<DeviceIndex, Raw<Stream>>>,
 }
 
 /// How far the completion thread has got: completions queued and run, counted so a
@@ -215,6 +218,7 @@ impl HipBackend {
             completions: Mutex::new(completions),
             progress,
             last_completion: Mutex::default(),
+            scrub_streams: Mutex::default(),
         })
     }
 
@@ -315,6 +319,7 @@ impl DeviceBackend for HipBackend {
         lock(&self.globals).retain(|_, (_, d)| *d != dev);
         lock(&self.modules).forget_device(dev);
         lock(&self.last_completion).retain(|(_, d), _| *d != dev);
+        lock(&self.scrub_streams).remove(&dev);
         self.enter(dev)?;
         // SAFETY: the device was made current just above; nothing of it is used any more.
         unsafe { reset() }.check("hipDeviceReset")
