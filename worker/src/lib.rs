@@ -28,6 +28,7 @@ pub mod session;
 pub mod shm;
 pub mod stripes;
 pub mod tls;
+pub mod watchdog;
 
 pub use config::WorkerConfig;
 pub use server::Worker;

@@ -117,6 +117,11 @@ struct Cli {
     /// device's capacity); past it, allocations and copies fail with hipErrorOutOfMemory.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     max_session_memory_mib: Option<u64>,
+    /// Longest a kernel may run, milliseconds (default: no limit). A kernel running longer
+    /// ends its session with hipErrorLaunchTimeOut: in a session process the process ends;
+    /// in shared mode the device is reset, ending every session on it (docs/ISOLATION.md).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=hip_worker::watchdog::MAX_KERNEL_MS_LIMIT))]
+    max_kernel_ms: Option<u64>,
     /// Most bytes of one session's asynchronous uploads received but not yet run by their
     /// stream, MiB; uploads past it fail with hipErrorOutOfMemory.
     #[arg(long, default_value_t = (hip_worker::session::DEFAULT_MAX_PENDING_BYTES >> 20) as u64,
@@ -529,6 +534,7 @@ fn main() -> std::process::ExitCode {
             rtc_cache: Arc::new(hip_worker::session::rtc_cache::RtcCache::new((cli.rtc_cache_mib << 20) as usize)),
             rtc_cache_dir: rtc_cache_root(cli.rtc_cache_dir.as_deref()).map(hip_worker::session::RtcCacheDir::Root),
             device_faults: Arc::default(),
+            kernel_watchdog: cli.max_kernel_ms.map(std::time::Duration::from_millis),
         },
         tcp,
         limits: ConnectionLimits {

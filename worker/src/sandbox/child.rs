@@ -79,6 +79,8 @@ pub struct ChildArgs {
     pub usage_row: usize,
     /// Rows of the shared usage table (sessions).
     pub usage_rows: usize,
+    /// The kernel watchdog's limit (`--max-kernel-ms`), if any.
+    pub max_kernel_ms: Option<u64>,
 }
 
 impl ChildArgs {
@@ -101,6 +103,7 @@ impl ChildArgs {
             format!("spin-us={}", self.spin.as_micros()),
             format!("usage-row={}", self.usage_row),
             format!("usage-rows={}", self.usage_rows),
+            format!("max-kernel-ms={}", self.max_kernel_ms.unwrap_or(0)),
         ];
         if let Some(tenant) = &self.tenant {
             args.push(format!("tenant={tenant}"));
@@ -150,6 +153,7 @@ impl ChildArgs {
             spin: std::time::Duration::from_micros(number("spin-us")?),
             usage_row: number("usage-row")? as usize,
             usage_rows: number("usage-rows")? as usize,
+            max_kernel_ms: Some(number("max-kernel-ms")?).filter(|&ms| ms > 0),
         })
     }
 }
@@ -230,6 +234,7 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     };
     let mut session = Session::new(backend, Arc::new(config));
     session.adopt_handshake(args.session_id, args.client_name, args.tenant);
+    crate::watchdog::start_for_session(args.max_kernel_ms, &session);
     // SAFETY: the worker passed the bridge as this descriptor, which nothing else owns.
     let bridge = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(super::CALLBACK_FD) };
     if let Err(e) = session.bridge_callbacks(UnixStream::from(bridge)) {

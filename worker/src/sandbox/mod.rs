@@ -133,6 +133,7 @@ mod tests {
             spin: std::time::Duration::from_micros(50),
             usage_row: 3,
             usage_rows: 1024,
+            max_kernel_ms: Some(500),
         };
         assert_eq!(ChildArgs::parse(args.to_args()).unwrap(), args);
         let without = ChildArgs { tenant: None, run_as: None, ..args };

@@ -120,7 +120,9 @@ pub fn relay(
         }
         let down = child_to_client(from_child, replies, &metrics, &timed);
         let status = wait(&child, Some(EXIT_GRACE));
-        if let Some(why) = died(&status) {
+        if crate::watchdog::ended_by_watchdog(&status, &metrics, session.id()) {
+            // The process sent the client its final error itself.
+        } else if let Some(why) = died(&status) {
             tracing::warn!(pid, "session process died: {why}; the session has ended");
             let _ = replies.send_error(
                 0,
@@ -188,6 +190,7 @@ fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::
         spin: process.spin,
         usage_row,
         usage_rows: process.usage.shape().1,
+        max_kernel_ms: session.config().kernel_watchdog.map(|limit| limit.as_millis() as u64),
     };
     let (ours, theirs) = UnixStream::pair()?;
     // The callback bridge: the worker's end relays into a channel it registers a ticket for

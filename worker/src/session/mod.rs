@@ -171,6 +171,9 @@ pub struct SessionConfig {
     /// The devices' generations: sticky faults and the resets that heal them
     /// ([`crate::device_faults`]), shared by the sessions of one backend.
     pub device_faults: Arc<crate::device_faults::DeviceFaults>,
+    /// The longest a kernel may run (`--max-kernel-ms`, [`crate::watchdog`]); `None`: no
+    /// limit.
+    pub kernel_watchdog: Option<std::time::Duration>,
 }
 
 /// The worker's same-host transport, as its sessions offer it.
@@ -206,6 +209,7 @@ impl Default for SessionConfig {
             rtc_cache: Arc::default(),
             rtc_cache_dir: None,
             device_faults: Arc::default(),
+            kernel_watchdog: None,
         }
     }
 }
