@@ -509,7 +509,13 @@ fn handle(
                     return Ok(Handled::Close);
                 }
                 session.note_failure(status);
-                reply_error(status, &message)?;
+                // The device was reset under the call (another session's fault, the kernel
+                // watchdog): the fault's error, not what the reset left the call with.
+                if let Err(Failure::Status(status, message)) = session.fault_gate() {
+                    reply_error(status, &message)?;
+                } else {
+                    reply_error(status, &message)?;
+                }
             }
         }
         if close {

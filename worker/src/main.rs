@@ -545,6 +545,18 @@ fn main() -> std::process::ExitCode {
         session_process,
         stripes: hip_worker::stripes::StripeConfig { max_stripes: cli.max_stripes },
     };
+    // Kernels of sessions served in this process (one context per device): the watchdog
+    // resets the device of a kernel past the limit. Session processes watch their own.
+    if let (Some(limit), None) = (config.session.kernel_watchdog, &config.session_process) {
+        match hip_worker::watchdog::start_shared(backend.clone(), config.session.device_faults.clone(), config.session.metrics.clone(), limit) {
+            Ok(true) => tracing::info!(limit_ms = limit.as_millis() as u64, "kernel watchdog on: a kernel past the limit resets its device"),
+            Ok(false) => tracing::info!("--max-kernel-ms: the {} backend runs no kernels in the worker's process", backend.name()),
+            Err(e) => {
+                eprintln!("hip-worker: cannot start the kernel watchdog: {e}");
+                return std::process::ExitCode::from(2);
+            }
+        }
+    }
     #[cfg(feature = "rdma")]
     let rdma_worker = match &cli.listen_rdma {
         Some(addr) => match hip_worker::rdma::RdmaWorker::start(addr, backend.clone(), config.clone()) {

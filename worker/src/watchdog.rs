@@ -12,6 +12,9 @@
 //! Kernels are tracked only while the watchdog is on: [`kernel_running`] is one `OnceLock`
 //! read when it is off.
 
+use crate::backend::{hip_code, Backend};
+use crate::device_faults::DeviceFaults;
+use crate::metrics::Metrics;
 use crate::session::LateReplies;
 use proto_core::Status;
 use std::collections::HashMap;
@@ -90,16 +93,20 @@ pub fn timeout_message(limit: Duration) -> String {
 /// Starts the watchdog in a session process: when a kernel has run longer than `limit`,
 /// queues the final error frame on `late` (the session's writer sends it), waits up to
 /// [`FLUSH_GRACE`] for it to go out and ends the process with [`EXIT_KERNEL_TIMEOUT`].
-pub fn start_in_session_process(limit: Duration, late: Arc<LateReplies>) -> std::io::Result<()> {
+/// A GPU backend's launches are watched too (`gpu`: its [`DeviceBackend::watch_launches`]
+/// was turned on).
+///
+/// [`DeviceBackend::watch_launches`]: crate::backend::DeviceBackend::watch_launches
+pub fn start_in_session_process(limit: Duration, late: Arc<LateReplies>, gpu: Option<Arc<dyn Backend>>) -> std::io::Result<()> {
     let running = Arc::clone(RUNNING.get_or_init(Arc::default));
-    let poll = (limit / 4).clamp(Duration::from_millis(1), MAX_POLL);
     std::thread::Builder::new().name("hip-kernel-watchdog".into()).spawn(move || loop {
-        std::thread::sleep(poll);
-        let Some(oldest) = running.oldest(Instant::now()) else { continue };
-        if oldest <= limit {
+        std::thread::sleep(poll_interval(limit));
+        let host_overrun = running.oldest(Instant::now()).is_some_and(|oldest| oldest > limit);
+        let gpu_overrun = || gpu.as_ref().is_some_and(|backend| !backend.overrun_devices(limit).is_empty());
+        if !host_overrun && !gpu_overrun() {
             continue;
         }
-        tracing::warn!(limit_ms = limit.as_millis() as u64, ran_ms = oldest.as_millis() as u64, "a kernel ran past --max-kernel-ms: ending the session");
+        tracing::warn!(limit_ms = limit.as_millis() as u64, "a kernel ran past --max-kernel-ms: ending the session");
         late.push_error(0, 0, Status::LAUNCH_TIME_OUT, &timeout_message(limit));
         let deadline = Instant::now() + FLUSH_GRACE;
         while !late.is_empty() && Instant::now() < deadline {
@@ -112,16 +119,46 @@ pub fn start_in_session_process(limit: Duration, late: Arc<LateReplies>) -> std:
     Ok(())
 }
 
+fn poll_interval(limit: Duration) -> Duration {
+    (limit / 4).clamp(Duration::from_millis(1), MAX_POLL)
+}
+
 /// The hook of a session process (`sandbox/child.rs`): starts the watchdog when the worker
 /// passed a limit; without one, the process runs kernels unwatched.
 pub fn start_for_session(max_kernel_ms: Option<u64>, session: &crate::session::Session) {
     let Some(limit) = max_kernel_ms.map(parse_limit) else { return };
-    let started = limit.map_err(std::io::Error::other).and_then(|limit| start_in_session_process(limit, session.late_replies()));
+    let backend = session.backend();
+    let gpu = backend.watch_launches().then_some(backend);
+    let started = limit.map_err(std::io::Error::other).and_then(|limit| start_in_session_process(limit, session.late_replies(), gpu));
     if let Err(e) = started {
         // Serving without the limit the operator asked for is not an option.
         tracing::error!(%e, "cannot start the kernel watchdog: ending the session");
         std::process::exit(i32::from(crate::sandbox::child::EXIT_SETUP_FAILED));
     }
+}
+
+/// Shared mode (every session of a device in one GPU context): a kernel past the limit
+/// cannot be stopped without resetting that context, so the device goes through the fault
+/// path ([`crate::device_faults`]): every session holding work on it gets
+/// `hipErrorLaunchTimeOut` and the device is reset. Returns false (and starts nothing)
+/// where the backend cannot watch its launches.
+pub fn start_shared(backend: Arc<dyn Backend>, faults: Arc<DeviceFaults>, metrics: Arc<Metrics>, limit: Duration) -> std::io::Result<bool> {
+    if !backend.watch_launches() {
+        return Ok(false);
+    }
+    std::thread::Builder::new().name("hip-kernel-watchdog".into()).spawn(move || loop {
+        std::thread::sleep(poll_interval(limit));
+        for device in backend.overrun_devices(limit) {
+            tracing::warn!(
+                device,
+                limit_ms = limit.as_millis() as u64,
+                "a kernel ran past --max-kernel-ms on device {device}: resetting the device, which ends every session holding work on it"
+            );
+            metrics.kernel_timeout();
+            faults.report(&*backend, &metrics, device, faults.generation(device), hip_code::LAUNCH_TIME_OUT, 0);
+        }
+    })?;
+    Ok(true)
 }
 
 /// The hook of the worker's side (where a session process's exit status is read): whether

@@ -134,4 +134,18 @@ pub trait DeviceBackend {
         let _ = dev;
         None
     }
+
+    /// Starts recording launches for the kernel watchdog (`crate::watchdog`): an event
+    /// after each. False where the backend cannot (the host backend's stream threads tell the
+    /// watchdog themselves).
+    fn watch_launches(&self) -> bool {
+        false
+    }
+
+    /// The devices running a kernel that has been at the head of its stream longer than
+    /// `limit` (see [`watch_launches`](Self::watch_launches)).
+    fn overrun_devices(&self, limit: std::time::Duration) -> Vec<DeviceIndex> {
+        let _ = limit;
+        Vec::new()
+    }
 }

@@ -55,6 +55,7 @@ mod handles;
 pub mod hip;
 pub mod host;
 pub mod host_region;
+pub mod launch_watch;
 mod ipc;
 mod managed;
 mod memory;

@@ -420,6 +420,11 @@ impl Session {
         self.trusted.store(true, Ordering::Release);
     }
 
+    /// The backend the session runs on.
+    pub fn backend(&self) -> Arc<dyn Backend> {
+        Arc::clone(&self.backend)
+    }
+
     /// The worker-wide settings the session runs with.
     pub fn config(&self) -> &SessionConfig {
         &self.config

@@ -135,6 +135,8 @@ pub struct CudaBackend {
     /// Contexts reset after a sticky fault, with the reset count then: staging buffers
     /// allocated in one before it are gone and never pooled again.
     resets: reset::ResetLog,
+    /// Launches in flight, while the kernel watchdog is on.
+    launch_watch: crate::backend::launch_watch::LaunchWatch<Raw<CUevent>>,
 }
 
 /// Instances of [`CudaBackend`] made so far (0 = none: the empty cache entry).
@@ -212,6 +214,7 @@ impl CudaBackend {
             log_streams: Mutex::default(),
             outputs: Mutex::default(),
             resets: reset::ResetLog::default(),
+            launch_watch: Default::default(),
         })
     }
 
@@ -383,6 +386,15 @@ impl DeviceBackend for CudaBackend {
 
     fn device_fault(&self, dev: DeviceIndex) -> Option<bool> {
         self.probe_fault(dev)
+    }
+
+    fn watch_launches(&self) -> bool {
+        self.launch_watch.enable();
+        true
+    }
+
+    fn overrun_devices(&self, limit: std::time::Duration) -> Vec<DeviceIndex> {
+        self.launches_overrun(limit)
     }
 
     fn device_synchronize(&self, dev: DeviceIndex) -> Result<(), BackendError> {

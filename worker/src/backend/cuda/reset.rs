@@ -88,6 +88,7 @@ impl CudaBackend {
             }
         }
         lock(&self.log_streams).remove(&dev);
+        self.launch_watch.forget_device(dev);
         super::blas::forget_device(dev);
         // Idle staging buffers of this context go with it (in-flight ones when they return).
         self.resets.record(ctx);
@@ -98,6 +99,45 @@ impl CudaBackend {
         unsafe { sys::cuDevicePrimaryCtxReset_v2(device.dev) }.check("cuDevicePrimaryCtxReset")?;
         super::forget_current_context();
         Ok(())
+    }
+
+    /// Records an event after a launch on `stream` (the watchdog is on).
+    pub(super) fn watch_launch(&self, stream: sys::CUstream, dev: DeviceIndex) {
+        self.launch_watch.launched((stream as usize, dev), || {
+            let mut event = std::ptr::null_mut();
+            // SAFETY: a valid out-pointer; the stream's context is current (just launched).
+            unsafe { sys::cuEventCreate(&mut event, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) }.check("cuEventCreate")?;
+            // SAFETY: an event just created and a live stream of the current context.
+            if let Err(e) = unsafe { sys::cuEventRecord(event, stream) }.check("cuEventRecord") {
+                // SAFETY: the event just created, used by nothing.
+                let _ = unsafe { sys::cuEventDestroy_v2(event) };
+                return Err(e);
+            }
+            Ok(super::Raw(event))
+        });
+    }
+
+    /// The devices whose oldest unfinished launch of some stream ran past `limit`.
+    pub(super) fn launches_overrun(&self, limit: std::time::Duration) -> Vec<DeviceIndex> {
+        use crate::backend::launch_watch::Reached;
+        let query = |dev: DeviceIndex, event: super::Raw<sys::CUevent>| {
+            if self.enter(dev).is_err() {
+                return Reached::Failed;
+            }
+            // SAFETY: an event recorded by `watch_launch` in `dev`'s context, not destroyed.
+            match unsafe { sys::cuEventQuery(event.0) } {
+                sys::CUresult::CUDA_SUCCESS => Reached::Done,
+                sys::CUresult::CUDA_ERROR_NOT_READY => Reached::Running,
+                _ => Reached::Failed,
+            }
+        };
+        let destroy = |dev: DeviceIndex, event: super::Raw<sys::CUevent>| {
+            if self.enter(dev).is_ok() {
+                // SAFETY: a reached event of `dev`'s context, forgotten by the watch.
+                let _ = unsafe { sys::cuEventDestroy_v2(event.0) };
+            }
+        };
+        self.launch_watch.overrun(limit, query, destroy)
     }
 
     /// See [`crate::backend::DeviceBackend::device_fault`]: in a context in a sticky error

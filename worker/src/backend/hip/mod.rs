@@ -39,6 +39,7 @@ mod scrub;
 mod stream;
 mod stream_ops;
 mod vmm;
+mod watch;
 
 use super::{BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, TransportHooks};
 use api::{Event, HipApi, RtcApi, Stream};
@@ -110,6 +111,8 @@ pub struct HipBackend {
     last_completion: Mutex<HashMap<(usize, DeviceIndex), u64>>,
     /// Per device, the internal non-blocking stream new allocations are zeroed on.
     scrub_streams: Mutex<HashMap<DeviceIndex, Raw<Stream>>>,
+    /// Launches in flight, while the kernel watchdog is on.
+    launch_watch: crate::backend::launch_watch::LaunchWatch<Raw<Event>>,
 }
 
 /// How far the completion thread has got: completions queued and run, counted so a
@@ -219,6 +222,7 @@ impl HipBackend {
             progress,
             last_completion: Mutex::default(),
             scrub_streams: Mutex::default(),
+            launch_watch: Default::default(),
         })
     }
 
@@ -310,6 +314,15 @@ fn run_completions(api: &HipApi, progress: &Progress, pending: mpsc::Receiver<Co
 }
 
 impl DeviceBackend for HipBackend {
+    fn watch_launches(&self) -> bool {
+        self.launch_watch.enable();
+        true
+    }
+
+    fn overrun_devices(&self, limit: std::time::Duration) -> Vec<DeviceIndex> {
+        self.launches_overrun(limit)
+    }
+
     fn reset_device(&self, dev: DeviceIndex) -> Result<(), BackendError> {
         let reset = self.api.hipDeviceReset.ok_or_else(|| BackendError::NotSupported("this HIP runtime lacks hipDeviceReset".into()))?;
         // Everything of the device goes with the reset; the sessions that held it are fenced.
@@ -320,6 +333,7 @@ impl DeviceBackend for HipBackend {
         lock(&self.modules).forget_device(dev);
         lock(&self.last_completion).retain(|(_, d), _| *d != dev);
         lock(&self.scrub_streams).remove(&dev);
+        self.launch_watch.forget_device(dev);
         self.enter(dev)?;
         // SAFETY: the device was made current just above; nothing of it is used any more.
         unsafe { reset() }.check("hipDeviceReset")

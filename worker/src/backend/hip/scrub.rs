@@ -40,3 +40,4 @@ impl HipBackend {
         unsafe { (self.api.hipMemsetAsync)(ptr, 0, len, stream) }.check("hipMemsetAsync")
     }
 }
+
