@@ -16,8 +16,12 @@ fn a_kernel_past_the_limit_ends_its_session_and_the_worker_serves_the_next() {
     let sandbox = Sandbox::new("kernel_watchdog");
     let exe = sandbox.compile("kernel_watchdog");
     let limit = LIMIT_MS.to_string();
-    let mut worker =
-        WorkerProcess::start_with_args(&sandbox.artifacts.worker, DEFAULT_WORKER_MIB, &sandbox.path().join("worker.log"), &["--max-kernel-ms", &limit]);
+    let mut worker = WorkerProcess::start_with_args(
+        &sandbox.artifacts.worker,
+        DEFAULT_WORKER_MIB,
+        &sandbox.path().join("worker.log"),
+        &["--max-kernel-ms", &limit],
+    );
 
     let spun = worker.run(&exe, &["spin"]);
     eprintln!("{}\n{}", spun.stdout, spun.stderr);

@@ -192,7 +192,12 @@ impl Metrics {
         for (device, counts) in &faults {
             line(o, "hip_worker_device_resets_total", &[("device", &device.to_string())], counts.resets);
         }
-        metric(o, "hip_worker_sessions_ended_by_fault_total", "counter", "Sessions that lost their work on a device to a sticky fault there, by device.");
+        metric(
+            o,
+            "hip_worker_sessions_ended_by_fault_total",
+            "counter",
+            "Sessions that lost their work on a device to a sticky fault there, by device.",
+        );
         for (device, counts) in &faults {
             line(o, "hip_worker_sessions_ended_by_fault_total", &[("device", &device.to_string())], counts.sessions_ended);
         }

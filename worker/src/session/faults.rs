@@ -79,7 +79,10 @@ impl Session {
         let resets = faults.resets();
         let now = faults.generations();
         for (&device, &generation) in &now {
-            if generation > self.faults.generations.get(&device).copied().unwrap_or(0) && self.holds_device(device) && !self.faults.fenced.contains_key(&device) {
+            if generation > self.faults.generations.get(&device).copied().unwrap_or(0)
+                && self.holds_device(device)
+                && !self.faults.fenced.contains_key(&device)
+            {
                 let fault = faults.last_fault(device).unwrap_or(Fault { code: proto_core::hip_error::code::ILLEGAL_ADDRESS, session: 0 });
                 self.fence(device, fault);
             }
@@ -109,7 +112,13 @@ impl Session {
     /// fault's code.
     fn fence(&mut self, device: DeviceIndex, fault: Fault) {
         let name = proto_core::hip_error::name(fault.code).to_string_lossy();
-        tracing::info!(session = self.id, device, code = fault.code, faulted_session = fault.session, "session loses its work on device {device} to {name}");
+        tracing::info!(
+            session = self.id,
+            device,
+            code = fault.code,
+            faulted_session = fault.session,
+            "session loses its work on device {device} to {name}"
+        );
         self.config.metrics.session_ended_by_fault(device);
         self.faults.fenced.insert(device, fault);
         for (ptr, _) in self.allocations.drain_where(|a| a.device == device) {
@@ -236,7 +245,10 @@ mod tests {
         let c_memory = malloc(&mut c, 0).unwrap();
         let c_stream = stream(&mut c, 0).unwrap();
         assert_eq!(synchronize(&mut c, c_stream), Ok(()));
-        serve(&mut c, |s, cx| s.memset(cx, wire::Memset { dst: c_memory, value: 0x5a, width: wire::MemsetWidth::Byte, count: 4096, stream: 0, sync: true })).unwrap();
+        serve(&mut c, |s, cx| {
+            s.memset(cx, wire::Memset { dst: c_memory, value: 0x5a, width: wire::MemsetWidth::Byte, count: 4096, stream: 0, sync: true })
+        })
+        .unwrap();
 
         // The fenced sessions end without handing their stale pointers to the backend: C's
         // and the idle session's memory stay live.

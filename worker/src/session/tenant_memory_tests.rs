@@ -28,41 +28,47 @@ enum Path {
 struct Held {
     ptr: u64,
     size: u64,
-    release: Vec<Box<dyn FnOnce(&mut Session)>>,
+    path: Path,
+    /// The VMM physical allocation (VMM only).
+    handle: u64,
 }
 
 fn allocate(session: &mut Session, path: Path, size: u64) -> Held {
     let cx = &mut cx();
     match path {
-        Path::Malloc => {
-            let ptr = session.malloc(cx, wire::Malloc { device: 0, size, flags: 0 }).unwrap().ptr;
-            Held { ptr, size, release: vec![Box::new(move |s: &mut Session| drop(s.free(&mut super::tenant_memory_tests::cx(), wire::Free { ptr }).unwrap()))] }
-        }
-        Path::Pool => {
-            let ptr = session.malloc_async(cx, wire::MallocAsync { device: 0, size, stream: 0 }).unwrap().ptr;
-            Held { ptr, size, release: vec![Box::new(move |s: &mut Session| drop(s.free_async(&mut super::tenant_memory_tests::cx(), wire::FreeAsync { ptr, stream: 0 }).unwrap()))] }
-        }
+        Path::Malloc => Held { ptr: session.malloc(cx, wire::Malloc { device: 0, size, flags: 0 }).unwrap().ptr, size, path, handle: 0 },
+        Path::Pool => Held { ptr: session.malloc_async(cx, wire::MallocAsync { device: 0, size, stream: 0 }).unwrap().ptr, size, path, handle: 0 },
         Path::Managed => {
             // The client asks for whole pages (it mirrors them).
             let size = size.next_multiple_of(4096);
-            let ptr = session.managed_alloc(cx, wire::ManagedAlloc { device: 0, size, hint: 0 }).unwrap().ptr;
-            Held { ptr, size, release: vec![Box::new(move |s: &mut Session| drop(s.managed_free(&mut super::tenant_memory_tests::cx(), wire::ManagedFree { ptr }).unwrap()))] }
+            Held { ptr: session.managed_alloc(cx, wire::ManagedAlloc { device: 0, size, hint: 0 }).unwrap().ptr, size, path, handle: 0 }
         }
         Path::Vmm => {
             let granularity = session.vmm_get_granularity(cx, wire::VmmGranularityQuery { device: 0, recommended: false }).unwrap().granularity;
-            let span = size.next_multiple_of(granularity);
-            let handle = session.mem_create(cx, wire::MemCreate { device: 0, size: span, handle_type: 0 }).unwrap().handle;
-            let ptr = session.address_reserve(cx, wire::AddressReserve { size: span, alignment: 0, addr: 0 }).unwrap().ptr;
-            session.mem_map(cx, wire::MemMap { ptr, size: span, handle }).unwrap();
-            session.mem_set_access(cx, wire::MemSetAccess { ptr, size: span, device: 0, flags: vmm_read_write() }).unwrap();
-            let again = move |s: &mut Session| {
-                drop(s.mem_unmap(&mut super::tenant_memory_tests::cx(), wire::VmmSpan { ptr, size: span }).unwrap());
-                drop(s.mem_release(&mut super::tenant_memory_tests::cx(), wire::PhysicalRef { handle }).unwrap());
-                drop(s.address_free(&mut super::tenant_memory_tests::cx(), wire::VmmSpan { ptr, size: span }).unwrap());
-            };
-            Held { ptr, size: span, release: vec![Box::new(again)] }
+            let size = size.next_multiple_of(granularity);
+            let handle = session.mem_create(cx, wire::MemCreate { device: 0, size, handle_type: 0 }).unwrap().handle;
+            let ptr = session.address_reserve(cx, wire::AddressReserve { size, alignment: 0, addr: 0 }).unwrap().ptr;
+            session.mem_map(cx, wire::MemMap { ptr, size, handle }).unwrap();
+            session.mem_set_access(cx, wire::MemSetAccess { ptr, size, device: 0, flags: vmm_read_write() }).unwrap();
+            Held { ptr, size, path, handle }
         }
     }
+}
+
+fn release(session: &mut Session, held: Held) {
+    let (cx, ptr) = (&mut cx(), held.ptr);
+    match held.path {
+        Path::Malloc => session.free(cx, wire::Free { ptr }).map(|_| ()),
+        Path::Pool => session.free_async(cx, wire::FreeAsync { ptr, stream: 0 }).map(|_| ()),
+        Path::Managed => session.managed_free(cx, wire::ManagedFree { ptr }).map(|_| ()),
+        Path::Vmm => {
+            let span = wire::VmmSpan { ptr, size: held.size };
+            session.mem_unmap(cx, span.clone()).unwrap();
+            session.mem_release(cx, wire::PhysicalRef { handle: held.handle }).unwrap();
+            session.address_free(cx, span).map(|_| ())
+        }
+    }
+    .unwrap();
 }
 
 fn vmm_read_write() -> u32 {
@@ -91,7 +97,7 @@ fn a_tenant_never_reads_what_another_freed() {
                 let held = allocate(&mut a, path, size);
                 fill(&mut a, &held);
                 assert!(read(&backend, &held).iter().all(|&b| b == PATTERN), "the pattern was written ({path:?})");
-                held.release.into_iter().for_each(|release| release(&mut a));
+                release(&mut a, held);
             }
             // Half the rounds end tenant A's session too (its pools and caches go).
             if round % 2 == 0 {

@@ -4,10 +4,10 @@
 //! then `cuDevicePrimaryCtxReset` destroys them all and the context starts fresh on next use.
 //! Nothing is destroyed one by one: in a context in a sticky error state every call fails.
 
+use super::error::Check;
 use super::{lock, CudaBackend, Pinned};
 use crate::backend::{BackendError, DeviceIndex};
 use cudarc::driver::sys;
-use super::error::Check;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -49,7 +49,9 @@ impl CudaBackend {
         let streams: Vec<u64> = {
             let mut streams = lock(&self.streams);
             let gone: Vec<u64> = streams.iter().filter(|(_, e)| e.device == dev).map(|(&h, _)| h).collect();
-            gone.iter().for_each(|h| drop(streams.remove(h)));
+            for h in &gone {
+                streams.remove(h);
+            }
             gone
         };
         {
@@ -77,7 +79,9 @@ impl CudaBackend {
         let modules: Vec<u64> = {
             let mut tables = lock(&self.modules);
             let gone: Vec<u64> = tables.modules.iter().filter(|(_, m)| m.device == dev).map(|(&h, _)| h).collect();
-            gone.iter().for_each(|h| drop(tables.modules.remove(h)));
+            for h in &gone {
+                tables.modules.remove(h);
+            }
             tables.functions.retain(|_, f| !gone.contains(&f.module));
             gone
         };

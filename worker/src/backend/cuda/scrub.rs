@@ -4,9 +4,9 @@
 //! zeros before its pointer is returned (blocking allocations on the device's internal
 //! stream, waited for; stream-ordered ones on their own stream, ahead of any use).
 
+use super::error::Check;
 use super::CudaBackend;
 use crate::backend::{BackendError, DeviceIndex};
-use super::error::Check;
 use cudarc::driver::sys::{self, CUstream};
 
 impl CudaBackend {

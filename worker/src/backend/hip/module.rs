@@ -256,8 +256,9 @@ impl ModuleBackend for HipBackend {
         let [bx, by, bz] = config.block;
         // SAFETY: a live function of the current device; `extra` describes a buffer that
         // outlives the call (the runtime copies the arguments at launch).
-        let launched = unsafe { (self.api.hipModuleLaunchKernel)(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, std::ptr::null_mut(), extra.as_mut_ptr()) }
-            .check("hipModuleLaunchKernel");
+        let launched =
+            unsafe { (self.api.hipModuleLaunchKernel)(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, std::ptr::null_mut(), extra.as_mut_ptr()) }
+                .check("hipModuleLaunchKernel");
         if launched.is_ok() && self.launch_watch.enabled() {
             self.watch_launch(s, device);
         }

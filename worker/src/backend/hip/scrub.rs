@@ -40,4 +40,3 @@ impl HipBackend {
         unsafe { (self.api.hipMemsetAsync)(ptr, 0, len, stream) }.check("hipMemsetAsync")
     }
 }
-
