@@ -6,7 +6,10 @@
 //! one context (`--isolation shared`), one tenant's fault would stop the device for everyone
 //! until the worker restarts. So:
 //!
-//! 1. The session that meets a sticky error reports it here ([`DeviceFaults::report`]): the
+//! 1. The session that meets a sticky error reports it here ([`DeviceFaults::report`]) for
+//!    each device it holds work on whose context the backend finds broken
+//!    ([`DeviceBackend::device_fault`]; a sticky code from a context that stayed usable, such
+//!    as the cuda backend's device-log asserts, changes nothing): the
 //!    first report of a generation logs one warning (device, code, session), resets the
 //!    device through the backend ([`DeviceBackend::reset_device`]: it drops every table,
 //!    handle and staging buffer of that device, then resets the context) and moves the
@@ -20,6 +23,7 @@
 //!    created after the reset are served normally.
 //!
 //! [`DeviceBackend::reset_device`]: crate::backend::DeviceBackend::reset_device
+//! [`DeviceBackend::device_fault`]: crate::backend::DeviceBackend::device_fault
 
 use crate::backend::{hip_code, Backend, DeviceIndex};
 use crate::metrics::Metrics;

@@ -128,8 +128,10 @@ pub trait DeviceBackend {
 
     /// Whether `dev`'s context is in a sticky error state now: `Some(true)` broken,
     /// `Some(false)` healthy, `None` the backend cannot tell without waiting for other
-    /// sessions' work. A session that met a sticky error while holding work on several
-    /// devices resets only those this does not call healthy.
+    /// sessions' work. A session that met an error with a sticky code resets only the
+    /// devices this does not call healthy: an error with such a code that left the context
+    /// usable (the cuda backend's device-log asserts, the host backend's kernel faults, a
+    /// chained worker's) resets nothing.
     fn device_fault(&self, dev: DeviceIndex) -> Option<bool> {
         let _ = dev;
         None

@@ -216,6 +216,12 @@ mod tests {
         let other_memory = malloc(&mut other, 1).unwrap();
         let other_stream = stream(&mut other, 1).unwrap();
 
+        // A sticky code from a context that stayed usable (a host kernel's assert, the cuda
+        // backend's device-log asserts) resets nothing and fences nobody.
+        a.note_failure(Status::ASSERT);
+        assert!(!a.fenced() && backend.injected.resets.lock().unwrap().is_empty());
+        assert!(malloc(&mut a, 0).is_ok());
+
         // A's kernel faults: its synchronize reports it, and so does every later call of A.
         backend.injected.inject(0, BackendError::IllegalAddress("a wild write".into()));
         assert_eq!(synchronize(&mut a, a_stream), Err(ILLEGAL_ADDRESS));

@@ -314,6 +314,16 @@ fn run_completions(api: &HipApi, progress: &Progress, pending: mpsc::Receiver<Co
 }
 
 impl DeviceBackend for HipBackend {
+    /// clr answers a queue error recorded for the process to every later call,
+    /// `hipMemGetInfo` included, without waiting for work.
+    fn device_fault(&self, dev: DeviceIndex) -> Option<bool> {
+        self.enter(dev).ok()?;
+        let (mut free, mut total) = (0usize, 0usize);
+        // SAFETY: valid out-pointers; the device is current.
+        let code = unsafe { (self.api.hipMemGetInfo)(&mut free, &mut total) };
+        Some(crate::device_faults::is_sticky(code))
+    }
+
     fn watch_launches(&self) -> bool {
         self.launch_watch.enable();
         true
