@@ -153,11 +153,16 @@ impl Session {
 /// The failure a fenced session answers.
 fn fenced_failure(device: DeviceIndex, fault: &Fault, session: u64) -> Failure {
     let name = proto_core::hip_error::name(fault.code).to_string_lossy();
-    let whose = if fault.session == session { "this session".to_string() } else { format!("session {}", fault.session) };
+    let what = match fault.session {
+        // The kernel watchdog reports as no session.
+        0 => format!("a kernel ran past the worker's limit (--max-kernel-ms) on device {device}"),
+        s if s == session => format!("a kernel of this session faulted on device {device}"),
+        s => format!("a kernel of session {s} faulted on device {device}"),
+    };
     Failure::new(
         Status(fault.code),
         format!(
-            "{name}: a kernel of {whose} faulted on device {device}; the device was reset and this session's work on it is lost. \
+            "{name}: {what}; the device was reset and this session's work on it is lost. \
              As after this error in HIP, end the process and reconnect (the worker serves new sessions on the device)"
         ),
     )

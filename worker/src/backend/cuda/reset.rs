@@ -102,6 +102,16 @@ impl CudaBackend {
         // (the sessions that held work there are fenced).
         unsafe { sys::cuDevicePrimaryCtxReset_v2(device.dev) }.check("cuDevicePrimaryCtxReset")?;
         super::forget_current_context();
+        // The reset keeps our retain and the handle; retaining once more brings the context
+        // up again now (not inside the next session's first call), and says if the handle
+        // moved, which the backend could not follow.
+        // SAFETY: a device of this backend; the extra retain is released just below.
+        let again = unsafe { cudarc::driver::result::primary_ctx::retain(device.dev) }.map_err(|e| super::error::map("cuDevicePrimaryCtxRetain", e))?;
+        // SAFETY: releases the retain just made; the backend's own stays.
+        let _ = unsafe { cudarc::driver::result::primary_ctx::release(device.dev) };
+        if again != device.ctx.0 {
+            return Err(BackendError::Unknown(format!("the primary context of device {dev} has a new handle after its reset: restart the worker")));
+        }
         Ok(())
     }
 
