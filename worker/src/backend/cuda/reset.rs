@@ -106,7 +106,8 @@ impl CudaBackend {
         // up again now (not inside the next session's first call), and says if the handle
         // moved, which the backend could not follow.
         // SAFETY: a device of this backend; the extra retain is released just below.
-        let again = unsafe { cudarc::driver::result::primary_ctx::retain(device.dev) }.map_err(|e| super::error::map("cuDevicePrimaryCtxRetain", e))?;
+        let again =
+            unsafe { cudarc::driver::result::primary_ctx::retain(device.dev) }.map_err(|e| super::error::map("cuDevicePrimaryCtxRetain", e))?;
         // SAFETY: releases the retain just made; the backend's own stays.
         let _ = unsafe { cudarc::driver::result::primary_ctx::release(device.dev) };
         if again != device.ctx.0 {
