@@ -4,26 +4,38 @@
 #
 #   bash device-pack/device-fault-heal.sh            # cuda backend; BACKEND=hip for ROCm
 #
+# (WORKER_ARGS replaces `--isolation shared` for a worker that has no such flag.)
+#
 # Starts a `--isolation shared` worker, opens a session that holds memory on device 0, runs a
 # kernel writing through a wild pointer in a second session (hipErrorIllegalAddress for it,
 # on every later call), checks the first session gets hipErrorIllegalAddress too, and that a
-# client started afterwards is served, within a few seconds, by the same worker. Logs in $OUT.
+# client started afterwards is served, within a few seconds, by the same worker. Then, on a
+# worker with `--max-kernel-ms 2000`, a kernel that never returns (tests/kernel_watchdog spin):
+# hipErrorLaunchTimeOut for its client, and the next client is served. Logs in $OUT.
 set -uo pipefail
 PACK=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/device-out}
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$PACK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 PROG="$PACK/tests/device_fault_heal"
-[ -x "$PROG" ] || { echo "FAIL: $PROG is missing (scripts/pack-device.sh builds it)"; exit 1; }
+SPIN="$PACK/tests/kernel_watchdog"
+for p in "$PROG" "$SPIN"; do [ -x "$p" ] || { echo "FAIL: $p is missing (scripts/pack-device.sh builds it)"; exit 1; }; done
+read -r -a ARGS <<< "${WORKER_ARGS---isolation shared}"
 
-"$PACK/bin/hip-worker" --listen 127.0.0.1:0 --backend "${BACKEND:-cuda}" --isolation shared \
-  --metrics 127.0.0.1:0 > "$OUT/fault-heal.stdout" 2> "$OUT/fault-heal.log" &
-WPID=$!
+WORKERS=()
 HOLDER=
-trap 'kill $WPID ${HOLDER:-} 2>/dev/null; rm -f "$OUT/holder.in"' EXIT
-for _ in $(seq 100); do grep -q "listening on" "$OUT/fault-heal.stdout" 2>/dev/null && break; sleep 0.1; done
-ADDR=$(sed -n 's/.*listening on \([0-9.:]*\)$/\1/p' "$OUT/fault-heal.stdout" | head -1)
-[ -n "$ADDR" ] || { echo "FAIL: the worker did not start:"; cat "$OUT/fault-heal.log"; exit 1; }
+trap 'kill "${WORKERS[@]}" ${HOLDER:-} 2>/dev/null; rm -f "$OUT/holder.in"' EXIT
+# start_worker TAG ARGS...: a worker logging to $OUT/TAG.{stdout,log}; sets ADDR and WPID.
+start_worker() {
+  local tag=$1; shift
+  "$PACK/bin/hip-worker" --listen 127.0.0.1:0 --backend "${BACKEND:-cuda}" "${ARGS[@]}" "$@" \
+    > "$OUT/$tag.stdout" 2> "$OUT/$tag.log" &
+  WPID=$!; WORKERS+=("$WPID")
+  for _ in $(seq 300); do grep -q "listening on" "$OUT/$tag.stdout" 2>/dev/null && break; sleep 0.1; done
+  ADDR=$(sed -n 's/.*listening on \([0-9.:]*\)$/\1/p' "$OUT/$tag.stdout" | head -1)
+  [ -n "$ADDR" ] || { echo "FAIL: worker $tag did not start:"; cat "$OUT/$tag.log"; exit 1; }
+}
+start_worker fault-heal --metrics 127.0.0.1:0
 export HIP_REMOTE_WORKER=$ADDR
 fail=0
 verdict() { if [ "$1" = 0 ]; then echo "PASS $2"; else echo "FAIL $2"; tail -5 "$3"; fail=1; fi; }
@@ -55,4 +67,11 @@ METRICS=$(sed -n 's/.*metrics on //p' "$OUT/fault-heal.stdout" | head -1)
 if [ -n "$METRICS" ] && command -v curl >/dev/null; then
   curl -s "$METRICS" | grep -E "hip_worker_(device_resets|sessions_ended_by_fault)_total" | tee "$OUT/fault-heal.metrics"
 fi
+
+# The kernel watchdog in shared mode: the device is reset under the spinning kernel.
+start_worker watchdog --max-kernel-ms 2000
+export HIP_REMOTE_WORKER=$ADDR
+timeout 120 "$SPIN" spin > "$OUT/spin.log" 2>&1; verdict $? "a kernel past --max-kernel-ms ends with hipErrorLaunchTimeOut ($(grep -o 'TIMEOUT [0-9]*' "$OUT/spin.log") ms)" "$OUT/spin.log"
+timeout 60 "$SPIN" serve > "$OUT/serve.log" 2>&1; verdict $? "the next client is served after the watchdog's reset" "$OUT/serve.log"
+kill -0 "$WPID" 2>/dev/null; verdict $? "the watchdog's worker is still running" "$OUT/watchdog.log"
 exit $fail
