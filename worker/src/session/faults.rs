@@ -43,6 +43,24 @@ impl Session {
         }
     }
 
+    /// After a call that waited for the device: if the device was reset meanwhile (another
+    /// session's fault, the kernel watchdog under a kernel that never returns), the call
+    /// answers the fault's error, whatever the reset left the wait with. The fence itself
+    /// comes with the next request.
+    pub(super) fn check_reset_under_call(&self) -> Result<(), Failure> {
+        let faults = &self.config.device_faults;
+        if faults.resets() == self.faults.resets_seen {
+            return Ok(());
+        }
+        for (device, generation) in faults.generations() {
+            if generation > self.faults.generations.get(&device).copied().unwrap_or(0) && self.holds_device(device) {
+                let fault = faults.last_fault(device).unwrap_or(Fault { code: proto_core::hip_error::code::ILLEGAL_ADDRESS, session: 0 });
+                return Err(fenced_failure(device, &fault, self.id));
+            }
+        }
+        Ok(())
+    }
+
     /// Whether the session lost its work on some device to a fault.
     pub fn fenced(&self) -> bool {
         !self.faults.fenced.is_empty()

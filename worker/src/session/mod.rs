@@ -585,7 +585,8 @@ impl Session {
             }
         }
         self.forward_kernel_output(&all);
-        Ok(first_error?)
+        first_error?;
+        self.check_reset_under_call()
     }
 
     /// Notes a launch for [`Self::forward_output_before_copy`].
