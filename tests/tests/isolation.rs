@@ -150,6 +150,7 @@ fn session_process(backend: hip_worker::sandbox::BackendSpec, label: &str, env: 
         max_queued_reply_bytes: 1 << 20,
         limits: ChildLimits { max_streams: 8, max_events: 8, max_modules: 8, max_memory: None, max_pending_bytes: 1 << 20 },
         max_file_bytes: 1 << 30,
+        max_kernel_ms: None,
         run_as: root.then_some((65534, 65534)),
         scratch: scratch.clone(),
         rtc_cache: None,

@@ -455,6 +455,13 @@ fn handle(
                 return join_stripe(session, source, replies, request_id, join);
             }
         }
+        if session.trusted() {
+            // After a sticky fault on one of its devices the session answers only errors.
+            if let Err(Failure::Status(status, message)) = session.fault_gate() {
+                refuse(&mut source, status, &message)?;
+                return Ok(Handled::Next);
+            }
+        }
         if matches!(request, Request::MemcpyHtoDStriped(_) | Request::MemcpyDtoHStriped(_)) && session.stripe_lease().is_some() {
             match striped_copy(session, &request) {
                 Ok(()) if opcode == Opcode::MemcpyDtoHStriped => {
@@ -512,7 +519,14 @@ fn handle(
                     replies.send_error(request_id, header.opcode, status, &message)?;
                     return Ok(Handled::Close);
                 }
-                reply_error(status, &message)?;
+                session.note_failure(status);
+                // The device was reset under the call (another session's fault, the kernel
+                // watchdog): the fault's error, not what the reset left the call with.
+                if let Err(Failure::Status(status, message)) = session.fault_gate() {
+                    reply_error(status, &message)?;
+                } else {
+                    reply_error(status, &message)?;
+                }
             }
         }
         if close {

@@ -12,6 +12,7 @@ pub mod accounting;
 pub mod auth;
 pub mod backend;
 pub mod config;
+pub mod device_faults;
 pub mod devices;
 pub mod driver;
 pub mod http;
@@ -29,6 +30,7 @@ pub mod session;
 pub mod shm;
 pub mod stripes;
 pub mod tls;
+pub mod watchdog;
 
 pub use config::WorkerConfig;
 pub use server::Worker;

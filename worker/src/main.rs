@@ -148,6 +148,11 @@ struct Cli {
     /// device's capacity); past it, allocations and copies fail with hipErrorOutOfMemory.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     max_session_memory_mib: Option<u64>,
+    /// Longest a kernel may run, milliseconds (default: no limit). A kernel running longer
+    /// ends its session with hipErrorLaunchTimeOut: in a session process the process ends;
+    /// in shared mode the device is reset, ending every session on it (docs/ISOLATION.md).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=hip_worker::watchdog::MAX_KERNEL_MS_LIMIT))]
+    max_kernel_ms: Option<u64>,
     /// Most bytes of one session's asynchronous uploads received but not yet run by their
     /// stream, MiB; uploads past it fail with hipErrorOutOfMemory.
     #[arg(long, default_value_t = (hip_worker::session::DEFAULT_MAX_PENDING_BYTES >> 20) as u64,
@@ -669,6 +674,8 @@ fn main() -> std::process::ExitCode {
             ipc: Arc::new(hip_worker::ipc::LocalBroker::default()),
             rtc_cache: Arc::new(hip_worker::session::rtc_cache::RtcCache::new((cli.rtc_cache_mib << 20) as usize)),
             rtc_cache_dir: rtc_cache_root(cli.rtc_cache_dir.as_deref()).map(hip_worker::session::RtcCacheDir::Root),
+            device_faults: Arc::default(),
+            kernel_watchdog: cli.max_kernel_ms.map(std::time::Duration::from_millis),
         },
         tcp,
         limits: ConnectionLimits {
@@ -679,6 +686,18 @@ fn main() -> std::process::ExitCode {
         session_process,
         stripes: hip_worker::stripes::StripeConfig { max_stripes: cli.max_stripes },
     };
+    // Kernels of sessions served in this process (one context per device): the watchdog
+    // resets the device of a kernel past the limit. Session processes watch their own.
+    if let (Some(limit), None) = (config.session.kernel_watchdog, &config.session_process) {
+        match hip_worker::watchdog::start_shared(backend.clone(), config.session.device_faults.clone(), config.session.metrics.clone(), limit) {
+            Ok(true) => tracing::info!(limit_ms = limit.as_millis() as u64, "kernel watchdog on: a kernel past the limit resets its device"),
+            Ok(false) => tracing::info!("--max-kernel-ms: the {} backend runs no kernels in the worker's process", backend.name()),
+            Err(e) => {
+                eprintln!("hip-worker: cannot start the kernel watchdog: {e}");
+                return std::process::ExitCode::from(2);
+            }
+        }
+    }
     #[cfg(feature = "rdma")]
     let rdma_worker = match &cli.listen_rdma {
         Some(addr) => match hip_worker::rdma::RdmaWorker::start(addr, backend.clone(), config.clone()) {

@@ -107,6 +107,16 @@ pub struct Metrics {
     /// Session processes started, [connection relayed, connection handed over].
     session_processes: [AtomicU64; 2],
     tenants: crate::accounting::Tenants,
+    /// Per device: resets after a sticky fault, and sessions the fault ended.
+    device_faults: std::sync::Mutex<std::collections::BTreeMap<u32, DeviceFaultCounts>>,
+    /// Sessions the kernel watchdog ended (`--max-kernel-ms`).
+    kernel_timeouts: AtomicU64,
+}
+
+#[derive(Default, Clone, Copy)]
+struct DeviceFaultCounts {
+    resets: u64,
+    sessions_ended: u64,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -209,6 +219,22 @@ impl Metrics {
         for (tenant, seconds) in self.tenants.device_seconds() {
             line(o, "hip_worker_tenant_device_seconds_total", &[("tenant", &tenant)], seconds);
         }
+        metric(o, "hip_worker_device_resets_total", "counter", "Device contexts reset after a sticky fault (--isolation shared), by device.");
+        let faults: Vec<(u32, DeviceFaultCounts)> = self.fault_counts().iter().map(|(&d, &c)| (d, c)).collect();
+        for (device, counts) in &faults {
+            line(o, "hip_worker_device_resets_total", &[("device", &device.to_string())], counts.resets);
+        }
+        metric(
+            o,
+            "hip_worker_sessions_ended_by_fault_total",
+            "counter",
+            "Sessions that lost their work on a device to a sticky fault there, by device.",
+        );
+        for (device, counts) in &faults {
+            line(o, "hip_worker_sessions_ended_by_fault_total", &[("device", &device.to_string())], counts.sessions_ended);
+        }
+        metric(o, "hip_worker_kernel_timeouts_total", "counter", "Sessions ended because a kernel ran longer than --max-kernel-ms.");
+        line(o, "hip_worker_kernel_timeouts_total", &[], self.kernel_timeouts.load(Relaxed));
         render_devices(o, backend);
         out
     }
@@ -251,6 +277,40 @@ impl Drop for CallRecord<'_> {
 }
 
 impl Metrics {
+    fn fault_counts(&self) -> std::sync::MutexGuard<'_, std::collections::BTreeMap<u32, DeviceFaultCounts>> {
+        self.device_faults.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// `device` was reset after a sticky fault (`crate::device_faults`).
+    pub fn device_reset(&self, device: u32) {
+        self.fault_counts().entry(device).or_default().resets += 1;
+    }
+
+    /// A session lost its work on `device` to a fault there (its own or another's).
+    pub fn session_ended_by_fault(&self, device: u32) {
+        self.fault_counts().entry(device).or_default().sessions_ended += 1;
+    }
+
+    /// Resets of `device` so far.
+    pub fn device_resets(&self, device: u32) -> u64 {
+        self.fault_counts().get(&device).map_or(0, |c| c.resets)
+    }
+
+    /// Sessions that lost their work on `device` to a fault so far.
+    pub fn sessions_ended_by_fault(&self, device: u32) -> u64 {
+        self.fault_counts().get(&device).map_or(0, |c| c.sessions_ended)
+    }
+
+    /// The kernel watchdog ended a session (`--max-kernel-ms`).
+    pub fn kernel_timeout(&self) {
+        self.kernel_timeouts.fetch_add(1, Relaxed);
+    }
+
+    /// Sessions the kernel watchdog ended so far.
+    pub fn kernel_timeouts(&self) -> u64 {
+        self.kernel_timeouts.load(Relaxed)
+    }
+
     /// Records one request of `family` that another process handled (a session process,
     /// [`crate::sandbox`]), from the worker's relay: `elapsed` from its header to its reply.
     pub fn record_call(&self, family: Family, failed: bool, elapsed: std::time::Duration) {

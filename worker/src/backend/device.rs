@@ -114,4 +114,40 @@ pub trait DeviceBackend {
         let _ = (dev, peer);
         Ok(())
     }
+
+    /// Makes `dev` usable again after a sticky fault (`crate::device_faults`): forgets every
+    /// stream, event, module, allocation and staging buffer of the device (the sessions that
+    /// held them are fenced and never name them again), then resets its context, so what
+    /// the next session gets on the device is fresh. The default does nothing: the host
+    /// backend latches a failed kernel's error on its stream only; no state of the device
+    /// is broken.
+    fn reset_device(&self, dev: DeviceIndex) -> Result<(), BackendError> {
+        let _ = dev;
+        Ok(())
+    }
+
+    /// Whether `dev`'s context is in a sticky error state now: `Some(true)` broken,
+    /// `Some(false)` healthy, `None` the backend cannot tell without waiting for other
+    /// sessions' work. A session that met an error with a sticky code resets only the
+    /// devices this does not call healthy: an error with such a code that left the context
+    /// usable (the cuda backend's device-log asserts, the host backend's kernel faults, a
+    /// chained worker's) resets nothing.
+    fn device_fault(&self, dev: DeviceIndex) -> Option<bool> {
+        let _ = dev;
+        None
+    }
+
+    /// Starts recording launches for the kernel watchdog (`crate::watchdog`): an event
+    /// after each. False where the backend cannot (the host backend's stream threads tell the
+    /// watchdog themselves).
+    fn watch_launches(&self) -> bool {
+        false
+    }
+
+    /// The devices running a kernel that has been at the head of its stream longer than
+    /// `limit` (see [`watch_launches`](Self::watch_launches)).
+    fn overrun_devices(&self, limit: std::time::Duration) -> Vec<DeviceIndex> {
+        let _ = limit;
+        Vec::new()
+    }
 }

@@ -57,6 +57,13 @@ pub enum BackendError {
     /// A kernel failed while running.
     #[error("launch failure: {0}")]
     LaunchFailure(String),
+    /// A launch asked for more registers, shared memory or threads than the device has
+    /// (`hipErrorLaunchOutOfResources`; the device stays usable).
+    #[error("launch out of resources: {0}")]
+    LaunchOutOfResources(String),
+    /// A kernel ran longer than allowed and was stopped (`hipErrorLaunchTimeOut`).
+    #[error("launch timed out: {0}")]
+    LaunchTimeOut(String),
     /// A device-side assert failed in a kernel (`hipErrorAssert`).
     #[error("device-side assert: {0}")]
     Assert(String),
@@ -88,6 +95,8 @@ impl BackendError {
             Self::NotReady(_) => hip_code::NOT_READY,
             Self::IllegalAddress(_) => hip_code::ILLEGAL_ADDRESS,
             Self::LaunchFailure(_) => hip_code::LAUNCH_FAILURE,
+            Self::LaunchOutOfResources(_) => hip_code::LAUNCH_OUT_OF_RESOURCES,
+            Self::LaunchTimeOut(_) => hip_code::LAUNCH_TIME_OUT,
             Self::Assert(_) => hip_code::ASSERT,
             Self::NotSupported(_) => hip_code::NOT_SUPPORTED,
             Self::Unknown(_) => hip_code::UNKNOWN,
@@ -113,6 +122,8 @@ impl BackendError {
             | Self::NotReady(m)
             | Self::IllegalAddress(m)
             | Self::LaunchFailure(m)
+            | Self::LaunchOutOfResources(m)
+            | Self::LaunchTimeOut(m)
             | Self::Assert(m)
             | Self::NotSupported(m)
             | Self::Unknown(m) => m,
@@ -143,6 +154,8 @@ mod tests {
             (BackendError::NotReady(String::new()), 600),
             (BackendError::IllegalAddress(String::new()), 700),
             (BackendError::LaunchFailure(String::new()), 719),
+            (BackendError::LaunchOutOfResources(String::new()), 701),
+            (BackendError::LaunchTimeOut(String::new()), 702),
             (BackendError::Assert(String::new()), 710),
             (BackendError::NotSupported(String::new()), 801),
             (BackendError::Unknown(String::new()), 999),

@@ -209,6 +209,29 @@ pub struct HostBackend {
     executor: StreamExecutor,
     /// Reservations, physical memory and mappings (`hipMemAddressReserve` and friends).
     vmm: vmm::HostVmm,
+    /// Tests of the shared-mode fault path: a sticky error per device, and the resets.
+    #[cfg(test)]
+    pub(crate) injected: FaultInjection,
+}
+
+/// A fault a test injects: the device's streams report it at synchronize and query, as a
+/// GPU context in a sticky error state does, until the device is reset.
+#[cfg(test)]
+#[derive(Default)]
+pub(crate) struct FaultInjection {
+    pub(crate) faults: std::sync::Mutex<HashMap<DeviceIndex, BackendError>>,
+    pub(crate) resets: std::sync::Mutex<Vec<DeviceIndex>>,
+}
+
+#[cfg(test)]
+impl FaultInjection {
+    pub(crate) fn inject(&self, dev: DeviceIndex, error: BackendError) {
+        self.faults.lock().unwrap().insert(dev, error);
+    }
+
+    fn check(&self, dev: DeviceIndex) -> Result<(), BackendError> {
+        self.faults.lock().unwrap().get(&dev).cloned().map_or(Ok(()), Err)
+    }
 }
 
 impl Default for HostBackend {
@@ -268,6 +291,8 @@ impl HostBackend {
             allow_host_code: config.allow_host_code,
             executor: StreamExecutor::new(config.stream_threads),
             vmm: vmm::HostVmm::default(),
+            #[cfg(test)]
+            injected: FaultInjection::default(),
         }
     }
 
@@ -403,6 +428,25 @@ impl DeviceBackend for HostBackend {
         self.device(dev)?;
         self.wait_for_streams(&[dev], |_| true);
         Ok(())
+    }
+
+    #[cfg(test)]
+    fn reset_device(&self, dev: DeviceIndex) -> Result<(), BackendError> {
+        self.injected.faults.lock().unwrap().remove(&dev);
+        self.injected.resets.lock().unwrap().push(dev);
+        Ok(())
+    }
+
+    /// Never: a failed host kernel latches its error on its stream only (a later launch on
+    /// another stream runs cleanly), so no error of this backend is sticky.
+    fn device_fault(&self, dev: DeviceIndex) -> Option<bool> {
+        #[cfg(test)]
+        return Some(self.injected.check(dev).is_err());
+        #[cfg(not(test))]
+        {
+            let _ = dev;
+            Some(false)
+        }
     }
 
     fn device_limit(&self, dev: DeviceIndex, limit: DeviceLimit) -> Result<u64, BackendError> {

@@ -56,6 +56,7 @@ pub mod hip;
 pub mod host;
 pub mod host_region;
 mod ipc;
+pub mod launch_watch;
 mod managed;
 mod memory;
 mod memset;

@@ -87,6 +87,8 @@ pub struct ChildArgs {
     pub usage_rows: usize,
     /// Devices of the shared usage table (the worker's devices).
     pub usage_devices: usize,
+    /// The kernel watchdog's limit (`--max-kernel-ms`), if any.
+    pub max_kernel_ms: Option<u64>,
 }
 
 impl ChildArgs {
@@ -108,6 +110,7 @@ impl ChildArgs {
             format!("usage-row={}", self.usage_row),
             format!("usage-rows={}", self.usage_rows),
             format!("usage-devices={}", self.usage_devices),
+            format!("max-kernel-ms={}", self.max_kernel_ms.unwrap_or(0)),
         ];
         args.extend(self.backend.to_args());
         if let Some(tenant) = &self.tenant {
@@ -158,6 +161,7 @@ impl ChildArgs {
             usage_row: number("usage-row")? as usize,
             usage_rows: number("usage-rows")? as usize,
             usage_devices: number("usage-devices")? as usize,
+            max_kernel_ms: Some(number("max-kernel-ms")?).filter(|&ms| ms > 0),
         })
     }
 }
@@ -260,6 +264,7 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     session.adopt_handshake(args.session_id, args.client_name, args.tenant);
     // The worker adds this process's device time to the tenant from its row.
     session.device_time().report_to(usage, args.usage_row);
+    crate::watchdog::start_for_session(args.max_kernel_ms, &session);
     // SAFETY: the worker passed the bridge as this descriptor, which nothing else owns.
     let bridge = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(super::CALLBACK_FD) };
     if let Err(e) = session.bridge_callbacks(UnixStream::from(bridge)) {

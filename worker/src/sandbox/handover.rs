@@ -311,7 +311,12 @@ pub fn serve(
     });
     process.handed.remove(session.id());
     drop(control);
-    match relay::died(&status, relay::lock(&child).killed, process.max_file_bytes) {
+    let why = match crate::watchdog::ended_by_watchdog(&status, &session.metrics(), session.id()) {
+        // The process sent the client its final error itself.
+        true => None,
+        false => relay::died(&status, relay::lock(&child).killed, process.max_file_bytes),
+    };
+    match why {
         Some(why) => {
             tracing::warn!(pid, "session process died: {why}; the session has ended");
             let message = format!("the session's process died ({why}): the session has ended, its resources are freed");

@@ -163,6 +163,7 @@ mod tests {
             usage_row: 3,
             usage_rows: 1024,
             usage_devices: 2,
+            max_kernel_ms: Some(500),
         };
         assert_eq!(ChildArgs::parse(args.to_args()).unwrap(), args);
         let without = ChildArgs { tenant: None, run_as: None, ..args.clone() };

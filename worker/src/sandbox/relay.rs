@@ -131,7 +131,9 @@ pub fn relay(
         }
         let down = child_to_client(from_child, replies, &metrics, &timed);
         let status = wait(&child, Some(EXIT_GRACE));
-        if let Some(why) = died(&status, lock(&child).killed, process.max_file_bytes) {
+        if crate::watchdog::ended_by_watchdog(&status, &metrics, session.id()) {
+            // The process sent the client its final error itself.
+        } else if let Some(why) = died(&status, lock(&child).killed, process.max_file_bytes) {
             tracing::warn!(pid, "session process died: {why}; the session has ended");
             let _ = replies.send_error(
                 0,
@@ -205,6 +207,7 @@ pub(super) fn start(session: &Session, process: &SessionProcess, usage_row: usiz
         usage_row,
         usage_rows: process.usage.shape().1,
         usage_devices: process.usage.shape().0,
+        max_kernel_ms: session.config().kernel_watchdog.map(|limit| limit.as_millis() as u64),
     };
     let (ours, theirs) = UnixStream::pair()?;
     // The callback bridge: the worker's end relays into a channel it registers a ticket for

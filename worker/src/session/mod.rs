@@ -23,6 +23,7 @@ mod client_alloc;
 mod cx;
 mod device;
 mod event;
+mod faults;
 mod graph;
 mod graph_nodes;
 mod handshake;
@@ -38,6 +39,8 @@ pub mod shared_host;
 mod stream;
 mod stripes;
 mod tables;
+#[cfg(test)]
+mod tenant_memory_tests;
 #[cfg(test)]
 mod tests;
 mod vmm;
@@ -165,6 +168,12 @@ pub struct SessionConfig {
     pub rtc_cache: Arc<rtc_cache::RtcCache>,
     /// Where compiled programs are kept between processes ([`rtc_cache`]).
     pub rtc_cache_dir: Option<RtcCacheDir>,
+    /// The devices' generations: sticky faults and the resets that heal them
+    /// ([`crate::device_faults`]), shared by the sessions of one backend.
+    pub device_faults: Arc<crate::device_faults::DeviceFaults>,
+    /// The longest a kernel may run (`--max-kernel-ms`, [`crate::watchdog`]); `None`: no
+    /// limit.
+    pub kernel_watchdog: Option<std::time::Duration>,
 }
 
 /// The worker's same-host transport, as its sessions offer it.
@@ -199,6 +208,8 @@ impl Default for SessionConfig {
             ipc: Arc::new(crate::ipc::LocalBroker::default()),
             rtc_cache: Arc::default(),
             rtc_cache_dir: None,
+            device_faults: Arc::default(),
+            kernel_watchdog: None,
         }
     }
 }
@@ -304,6 +315,9 @@ pub struct Session {
     shared_regions: shared_host::SharedRegions,
     /// Device time of this session's work, charged to its tenant ([`crate::accounting`]).
     device_time: Arc<crate::accounting::DeviceTime>,
+    /// The devices' generations as this session knows them, and the devices it lost to a
+    /// fault.
+    faults: faults::FaultView,
 }
 
 impl Session {
@@ -312,6 +326,7 @@ impl Session {
         let id = NEXT_SESSION_ID.fetch_add(1, Ordering::Relaxed);
         let late = Arc::new(LateReplies::with_limit(config.max_queued_reply_bytes));
         let limits = config.limits.clone();
+        let config_faults = Arc::clone(&config.device_faults);
         Self {
             id,
             backend,
@@ -361,6 +376,7 @@ impl Session {
             shared_memory_offered: false,
             descriptors: None,
             shared_regions: shared_host::SharedRegions::default(),
+            faults: faults::FaultView::current(&config_faults),
         }
     }
 
@@ -412,6 +428,11 @@ impl Session {
         self.tenant = tenant;
         self.greeted = true;
         self.trusted.store(true, Ordering::Release);
+    }
+
+    /// The backend the session runs on.
+    pub fn backend(&self) -> Arc<dyn Backend> {
+        Arc::clone(&self.backend)
     }
 
     /// The worker-wide settings the session runs with.
@@ -594,7 +615,8 @@ impl Session {
             }
         }
         self.forward_kernel_output(&all);
-        Ok(first_error?)
+        first_error?;
+        self.check_reset_under_call()
     }
 
     /// Notes a launch for [`Self::forward_output_before_copy`].

@@ -48,7 +48,8 @@ impl StreamHandler for Session {
                 let handle = self.streams.get(stream)?.0;
                 let synced = self.backend.stream_synchronize(handle);
                 self.forward_kernel_output(&[handle]);
-                synced?
+                synced?;
+                self.check_reset_under_call()?
             }
         }
         Ok(wire::Empty {})

@@ -91,6 +91,11 @@ impl Allocations {
         self.total_bytes
     }
 
+    /// Every live allocation, by base.
+    pub fn iter(&self) -> impl Iterator<Item = (&u64, &AllocInfo)> {
+        self.by_base.iter()
+    }
+
     /// Removes and returns every allocation matching `pred`.
     pub fn drain_where(&mut self, mut pred: impl FnMut(&AllocInfo) -> bool) -> Vec<(u64, AllocInfo)> {
         let bases: Vec<u64> = self.by_base.iter().filter(|(_, a)| pred(a)).map(|(b, _)| *b).collect();

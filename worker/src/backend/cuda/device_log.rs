@@ -48,7 +48,7 @@ pub(super) fn stream_key(stream: Option<StreamHandle>) -> u64 {
 
 impl CudaBackend {
     /// `device`'s stream for log reads, created on first use; enters the device.
-    fn log_stream(&self, device: DeviceIndex) -> Result<CUstream, BackendError> {
+    pub(super) fn log_stream(&self, device: DeviceIndex) -> Result<CUstream, BackendError> {
         self.enter(device)?;
         let mut streams = lock(&self.log_streams);
         if let Some(s) = streams.get(&device) {

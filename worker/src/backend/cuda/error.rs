@@ -23,7 +23,10 @@ pub fn map(call: &str, e: DriverError) -> BackendError {
         500 => BackendError::NotFound(msg),
         600 => BackendError::NotReady(msg),
         700 | 716 | 717 | 718 => BackendError::IllegalAddress(msg),
-        701 | 719 | 702 => BackendError::LaunchFailure(msg),
+        701 => BackendError::LaunchOutOfResources(msg),
+        702 => BackendError::LaunchTimeOut(msg),
+        // Sticky faults HIP has no number for (hardware stack error, illegal instruction).
+        714 | 715 | 719 => BackendError::LaunchFailure(msg),
         710 => BackendError::Assert(msg),
         801 => BackendError::NotSupported(msg),
         _ => BackendError::Unknown(msg),

@@ -21,6 +21,11 @@ impl ManagedBackend for CudaBackend {
         // SAFETY: a valid out-pointer; the device's context is current; freed by `free`
         // (cuMemFree releases managed memory too).
         unsafe { super::sys::cuMemAllocManaged(&mut ptr, bytes, CU_MEM_ATTACH_GLOBAL) }.check("cuMemAllocManaged")?;
+        if let Err(e) = self.scrub_now(dev, ptr, bytes) {
+            // SAFETY: the allocation just made, never handed out.
+            let _ = unsafe { cudarc::driver::result::free_sync(ptr) };
+            return Err(e);
+        }
         lock(&self.allocations).insert(ptr, (size, dev));
         Ok(DevicePtr(ptr))
     }

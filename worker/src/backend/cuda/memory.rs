@@ -35,6 +35,12 @@ impl MemoryBackend for CudaBackend {
         }
         // SAFETY: context current; freed by `free`.
         let ptr = unsafe { cudarc::driver::result::malloc_sync(size_usize) }.map_err(|e| error::map("cuMemAlloc", e))?;
+        // The context may hand out what another session freed: zeros first.
+        if let Err(e) = self.scrub_now(dev, ptr, size_usize) {
+            // SAFETY: the allocation just made, never handed out.
+            let _ = unsafe { cudarc::driver::result::free_sync(ptr) };
+            return Err(e);
+        }
         lock(&self.allocations).insert(ptr, (size, dev));
         Ok(DevicePtr(ptr))
     }
@@ -406,6 +412,12 @@ impl MemoryBackend for CudaBackend {
         // SAFETY: valid out-pointer; `s` is a live stream (or the null stream) of `dev`, whose
         // context is current; freed by `free_async` or `free`.
         unsafe { sys::cuMemAllocAsync(&mut ptr, size_usize, s) }.check("cuMemAllocAsync")?;
+        // The pool may hand out what another session freed: zeros first, in stream order.
+        if let Err(e) = self.scrub_on(ptr, size_usize, s) {
+            // SAFETY: the allocation just made on `s`, never handed out.
+            let _ = unsafe { sys::cuMemFreeAsync(ptr, s) };
+            return Err(e);
+        }
         lock(&self.allocations).insert(ptr, (size, dev));
         lock(&self.pool_allocations).insert(ptr);
         Ok(DevicePtr(ptr))

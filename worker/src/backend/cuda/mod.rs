@@ -23,7 +23,9 @@ mod memory;
 mod memset;
 mod module;
 mod props;
+mod reset;
 mod rtc;
+mod scrub;
 mod stream;
 mod stream_ops;
 mod vmm;
@@ -94,6 +96,10 @@ struct Pinned {
     len: usize,
     /// One of the [`STAGING_RESERVED`] buffers: never freed before the backend.
     reserved: bool,
+    /// The context it was allocated in (it goes with that context's reset), and how many
+    /// resets the backend had done then.
+    ctx: usize,
+    born: u64,
 }
 
 impl Pinned {
@@ -133,6 +139,11 @@ pub struct CudaBackend {
     log_streams: Mutex<HashMap<DeviceIndex, Raw<CUstream>>>,
     /// Kernel printf output and failed asserts per stream, from the device logs.
     outputs: Mutex<crate::backend::device_log::StreamOutputs>,
+    /// Contexts reset after a sticky fault, with the reset count then: staging buffers
+    /// allocated in one before it are gone and never pooled again.
+    resets: reset::ResetLog,
+    /// Launches in flight, while the kernel watchdog is on.
+    launch_watch: crate::backend::launch_watch::LaunchWatch<Raw<CUevent>>,
 }
 
 /// Instances of [`CudaBackend`] made so far (0 = none: the empty cache entry).
@@ -194,6 +205,8 @@ impl CudaBackend {
             logs: Mutex::default(),
             log_streams: Mutex::default(),
             outputs: Mutex::default(),
+            resets: reset::ResetLog::default(),
+            launch_watch: Default::default(),
         })
     }
 
@@ -277,11 +290,12 @@ impl CudaBackend {
         }
     }
 
-    fn alloc_staging(reserved: bool) -> Result<Pinned, BackendError> {
+    fn alloc_staging(&self, reserved: bool) -> Result<Pinned, BackendError> {
         let mut ptr = std::ptr::null_mut();
         // SAFETY: valid out-pointer; freed in `Drop` or when the pool is full.
         unsafe { sys::cuMemAllocHost_v2(&mut ptr, STAGING_BYTES) }.check("cuMemAllocHost")?;
-        Ok(Pinned { ptr: Raw(ptr.cast()), len: STAGING_BYTES, reserved })
+        let (ctx, born) = self.resets.stamp();
+        Ok(Pinned { ptr: Raw(ptr.cast()), len: STAGING_BYTES, reserved, ctx, born })
     }
 
     fn take_staging(&self) -> Result<Pinned, BackendError> {
@@ -291,12 +305,15 @@ impl CudaBackend {
         if let Some(p) = lock(&self.staging).pop() {
             return Ok(p);
         }
-        Self::alloc_staging(false)
+        self.alloc_staging(false)
     }
 
     /// Returns a buffer from a stream host function, where no CUDA call is allowed: it always
     /// goes back to its pool (bounded by the copies in flight).
     fn return_staging_from_host_fn(&self, p: Pinned) {
+        if self.resets.outlived(&p) {
+            return;
+        }
         if p.reserved {
             lock(&self.reserved).push(p);
         } else {
@@ -305,6 +322,9 @@ impl CudaBackend {
     }
 
     fn return_staging(&self, p: Pinned) {
+        if self.resets.outlived(&p) {
+            return;
+        }
         if p.reserved {
             lock(&self.reserved).push(p);
             return;
@@ -384,6 +404,23 @@ impl DeviceBackend for CudaBackend {
         Ok(self.device(dev)?.props.clone())
     }
 
+    fn reset_device(&self, dev: DeviceIndex) -> Result<(), BackendError> {
+        self.reset(dev)
+    }
+
+    fn device_fault(&self, dev: DeviceIndex) -> Option<bool> {
+        self.probe_fault(dev)
+    }
+
+    fn watch_launches(&self) -> bool {
+        self.launch_watch.enable();
+        true
+    }
+
+    fn overrun_devices(&self, limit: std::time::Duration) -> Vec<DeviceIndex> {
+        self.launches_overrun(limit)
+    }
+
     fn device_synchronize(&self, dev: DeviceIndex) -> Result<(), BackendError> {
         self.enter(dev)?;
         self.wait_for_device(dev, || cudarc::driver::result::ctx::synchronize().check("cuCtxSynchronize"))
@@ -457,7 +494,7 @@ impl TransportHooks for CudaBackend {
                 }
                 let mut idle = lock(&self.reserved);
                 for _ in 0..STAGING_RESERVED {
-                    match Self::alloc_staging(true) {
+                    match self.alloc_staging(true) {
                         Ok(p) => {
                             ranges.push((p.ptr.0 as usize, p.len));
                             idle.push(p);

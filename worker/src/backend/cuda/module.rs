@@ -19,7 +19,7 @@ const MAX_PARAMS: usize = proto_core::limits::MAX_KERNEL_PARAMS;
 
 pub(super) struct ModuleEntry {
     raw: Raw<CUmodule>,
-    device: DeviceIndex,
+    pub(super) device: DeviceIndex,
     functions: HashMap<String, u64>,
     globals: Vec<u64>,
 }
@@ -243,12 +243,16 @@ impl ModuleBackend for CudaBackend {
         ];
         let [gx, gy, gz] = config.grid;
         let [bx, by, bz] = config.block;
-        self.launch_logged(module, stream, || {
+        let launched = self.launch_logged(module, stream, || {
             // SAFETY: a live function of the current context; `extra` describes a buffer that
             // outlives the call (the driver copies the arguments at launch).
             unsafe { sys::cuLaunchKernel(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, std::ptr::null_mut(), extra.as_mut_ptr()) }
                 .check("cuLaunchKernel")
-        })
+        });
+        if launched.is_ok() && self.launch_watch.enabled() {
+            self.watch_launch(s, device);
+        }
+        launched
     }
 
     /// `cuModuleGetFunctionCount` / `cuModuleEnumerateFunctions` (CUDA 12.4) and

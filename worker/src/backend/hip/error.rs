@@ -25,6 +25,8 @@ pub fn map(call: &str, code: c_int) -> BackendError {
         hip_code::NOT_READY => BackendError::NotReady(msg),
         hip_code::ILLEGAL_ADDRESS => BackendError::IllegalAddress(msg),
         hip_code::LAUNCH_FAILURE => BackendError::LaunchFailure(msg),
+        hip_code::LAUNCH_OUT_OF_RESOURCES => BackendError::LaunchOutOfResources(msg),
+        hip_code::LAUNCH_TIME_OUT => BackendError::LaunchTimeOut(msg),
         hip_code::ASSERT => BackendError::Assert(msg),
         hip_code::NOT_SUPPORTED => BackendError::NotSupported(msg),
         _ => BackendError::Unknown(msg),
@@ -53,7 +55,7 @@ mod tests {
 
     #[test]
     fn every_mapped_code_round_trips() {
-        for code in [1, 2, 3, 9, 17, 100, 101, 200, 209, 218, 303, 400, 500, 600, 700, 719, 801] {
+        for code in [1, 2, 3, 9, 17, 100, 101, 200, 209, 218, 303, 400, 500, 600, 700, 701, 702, 719, 801] {
             assert_eq!(map("hipX", code).hip_code(), code, "{code}");
         }
         let e = map("hipMalloc", 2);

@@ -18,6 +18,11 @@ impl ManagedBackend for HipBackend {
         let mut ptr = std::ptr::null_mut();
         // SAFETY: a valid out-pointer; the device is current; freed by `free` (hipFree).
         unsafe { malloc_managed(&mut ptr, bytes, HIP_MEM_ATTACH_GLOBAL) }.check("hipMallocManaged")?;
+        if let Err(e) = self.scrub_now(dev, ptr, bytes) {
+            // SAFETY: the allocation just made, never handed out.
+            let _ = unsafe { (self.api.hipFree)(ptr) };
+            return Err(e);
+        }
         lock(&self.allocations).insert(ptr as u64, (size, dev));
         Ok(DevicePtr(ptr as u64))
     }

@@ -78,6 +78,12 @@ impl MemoryBackend for HipBackend {
         let mut ptr = std::ptr::null_mut();
         // SAFETY: a valid out-pointer; the device is current.
         unsafe { (self.api.hipMalloc)(&mut ptr, bytes) }.check("hipMalloc")?;
+        // The runtime may hand out what another session freed: zeros first.
+        if let Err(e) = self.scrub_now(dev, ptr, bytes) {
+            // SAFETY: the allocation just made, never handed out.
+            let _ = unsafe { (self.api.hipFree)(ptr) };
+            return Err(e);
+        }
         lock(&self.allocations).insert(ptr as u64, (size, dev));
         Ok(DevicePtr(ptr as u64))
     }
@@ -316,6 +322,12 @@ impl MemoryBackend for HipBackend {
         let mut ptr = std::ptr::null_mut();
         // SAFETY: a valid out-pointer; a live stream of the current device.
         unsafe { (self.api.hipMallocAsync)(&mut ptr, bytes, s) }.check("hipMallocAsync")?;
+        // The pool may hand out what another session freed: zeros first, in stream order.
+        if let Err(e) = self.scrub_on(ptr, bytes, s) {
+            // SAFETY: the allocation just made on `s`, never handed out.
+            let _ = unsafe { (self.api.hipFreeAsync)(ptr, s) };
+            return Err(e);
+        }
         lock(&self.allocations).insert(ptr as u64, (size, dev));
         Ok(DevicePtr(ptr as u64))
     }

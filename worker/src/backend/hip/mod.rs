@@ -36,9 +36,11 @@ mod memset;
 mod module;
 mod props;
 mod rtc;
+mod scrub;
 mod stream;
 mod stream_ops;
 mod vmm;
+mod watch;
 
 use super::{BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, TransportHooks};
 use api::{Event, HipApi, RtcApi, Stream};
@@ -114,6 +116,10 @@ pub struct HipBackend {
     /// of the last completion queued on it, so a stream query waits for its own completions
     /// only, not other sessions' work in flight.
     last_completion: Mutex<HashMap<(usize, DeviceIndex), u64>>,
+    /// Per device, the internal non-blocking stream new allocations are zeroed on.
+    scrub_streams: Mutex<HashMap<DeviceIndex, Raw<Stream>>>,
+    /// Launches in flight, while the kernel watchdog is on.
+    launch_watch: crate::backend::launch_watch::LaunchWatch<Raw<Event>>,
 }
 
 /// How far the completion thread has got: completions queued and run, counted so a
@@ -231,6 +237,8 @@ impl HipBackend {
             completions: Mutex::new(completions),
             progress,
             last_completion: Mutex::default(),
+            scrub_streams: Mutex::default(),
+            launch_watch: Default::default(),
         })
     }
 
@@ -322,6 +330,41 @@ fn run_completions(api: &HipApi, progress: &Progress, pending: mpsc::Receiver<Co
 }
 
 impl DeviceBackend for HipBackend {
+    /// clr answers a queue error recorded for the process to every later call,
+    /// `hipMemGetInfo` included, without waiting for work.
+    fn device_fault(&self, dev: DeviceIndex) -> Option<bool> {
+        self.enter(dev).ok()?;
+        let (mut free, mut total) = (0usize, 0usize);
+        // SAFETY: valid out-pointers; the device is current.
+        let code = unsafe { (self.api.hipMemGetInfo)(&mut free, &mut total) };
+        Some(crate::device_faults::is_sticky(code))
+    }
+
+    fn watch_launches(&self) -> bool {
+        self.launch_watch.enable();
+        true
+    }
+
+    fn overrun_devices(&self, limit: std::time::Duration) -> Vec<DeviceIndex> {
+        self.launches_overrun(limit)
+    }
+
+    fn reset_device(&self, dev: DeviceIndex) -> Result<(), BackendError> {
+        let reset = self.api.hipDeviceReset.ok_or_else(|| BackendError::NotSupported("this HIP runtime lacks hipDeviceReset".into()))?;
+        // Everything of the device goes with the reset; the sessions that held it are fenced.
+        lock(&self.streams).retain(|_, e| e.device != dev);
+        lock(&self.events).retain(|_, e| e.device != dev);
+        lock(&self.allocations).retain(|_, (_, d)| *d != dev);
+        lock(&self.globals).retain(|_, (_, d)| *d != dev);
+        lock(&self.modules).forget_device(dev);
+        lock(&self.last_completion).retain(|(_, d), _| *d != dev);
+        lock(&self.scrub_streams).remove(&dev);
+        self.launch_watch.forget_device(dev);
+        self.enter(dev)?;
+        // SAFETY: the device was made current just above; nothing of it is used any more.
+        unsafe { reset() }.check("hipDeviceReset")
+    }
+
     fn name(&self) -> &'static str {
         "hip"
     }

@@ -61,6 +61,14 @@ pub(super) struct ModuleTables {
     functions: HashMap<u64, FunctionEntry>,
 }
 
+impl ModuleTables {
+    /// Forgets every module and function of `dev` (its context was reset).
+    pub(super) fn forget_device(&mut self, dev: DeviceIndex) {
+        self.modules.retain(|_, m| m.device != dev);
+        self.functions.retain(|_, f| f.device != dev);
+    }
+}
+
 impl HipBackend {
     fn func_attr(&self, f: Function, attribute: i32) -> Result<i32, BackendError> {
         let mut v = 0;
@@ -248,8 +256,13 @@ impl ModuleBackend for HipBackend {
         let [bx, by, bz] = config.block;
         // SAFETY: a live function of the current device; `extra` describes a buffer that
         // outlives the call (the runtime copies the arguments at launch).
-        unsafe { (self.api.hipModuleLaunchKernel)(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, std::ptr::null_mut(), extra.as_mut_ptr()) }
-            .check("hipModuleLaunchKernel")
+        let launched =
+            unsafe { (self.api.hipModuleLaunchKernel)(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, std::ptr::null_mut(), extra.as_mut_ptr()) }
+                .check("hipModuleLaunchKernel");
+        if launched.is_ok() && self.launch_watch.enabled() {
+            self.watch_launch(s, device);
+        }
+        launched
     }
 
     /// HIP has no enumeration of a module's functions: the image is loaded once more as a

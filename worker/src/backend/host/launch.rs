@@ -211,6 +211,7 @@ pub(super) struct KernelLaunch {
 impl KernelLaunch {
     /// Runs every block. A panic anywhere in the worker's part becomes `LaunchFailure`.
     pub(super) fn run(self) -> Result<(), BackendError> {
+        let _watched = crate::watchdog::kernel_running();
         let name = self.module.kernels()[self.kernel].name.clone();
         panic::catch_unwind(AssertUnwindSafe(|| self.run_blocks()))
             .unwrap_or_else(|_| Err(BackendError::LaunchFailure(format!("the launch of `{name}` panicked in the worker"))))

@@ -446,7 +446,10 @@ impl StreamBackend for HostBackend {
     }
 
     fn stream_synchronize(&self, stream: StreamHandle) -> Result<(), BackendError> {
-        self.stream(stream)?.synchronize()
+        let stream = self.stream(stream)?;
+        #[cfg(test)]
+        self.injected.check(stream.device)?;
+        stream.synchronize()
     }
 
     fn account_stream(&self, stream: StreamHandle, account: Arc<crate::accounting::DeviceTime>) -> Result<(), BackendError> {
@@ -459,7 +462,10 @@ impl StreamBackend for HostBackend {
     }
 
     fn stream_query(&self, stream: StreamHandle) -> Result<bool, BackendError> {
-        self.stream(stream)?.query()
+        let stream = self.stream(stream)?;
+        #[cfg(test)]
+        self.injected.check(stream.device)?;
+        stream.query()
     }
 
     fn stream_wait_event(&self, stream: Option<StreamHandle>, event: EventHandle) -> Result<(), BackendError> {

@@ -1,0 +1,144 @@
+//! Sticky device faults in shared mode, and the device "generation" that heals them.
+//!
+//! A kernel that writes through a wild pointer (or asserts, or runs into a watchdog) leaves
+//! the GPU context it ran in unusable: CUDA answers every later call in that context with the
+//! same error, and HIP does the same for the process. When every session of a device shares
+//! one context (`--isolation shared`), one tenant's fault would stop the device for everyone
+//! until the worker restarts. So:
+//!
+//! 1. The session that meets a sticky error reports it here ([`DeviceFaults::report`]) for
+//!    each device it holds work on whose context the backend finds broken
+//!    ([`DeviceBackend::device_fault`]; a sticky code from a context that stayed usable, such
+//!    as the cuda backend's device-log asserts, changes nothing): the
+//!    first report of a generation logs one warning (device, code, session), resets the
+//!    device through the backend ([`DeviceBackend::reset_device`]: it drops every table,
+//!    handle and staging buffer of that device, then resets the context) and moves the
+//!    device to its next generation.
+//! 2. Every session that held anything on the device before the reset is fenced for it: it
+//!    answers the sticky code to all its later calls, as HIP does for a process, and forgets
+//!    its handles of that device without handing them to the backend — a stale pointer or
+//!    handle can never reach the new context, where the same value may mean another
+//!    session's memory.
+//! 3. Sessions that hold nothing on the device, sessions of other devices and sessions
+//!    created after the reset are served normally.
+//!
+//! [`DeviceBackend::reset_device`]: crate::backend::DeviceBackend::reset_device
+//! [`DeviceBackend::device_fault`]: crate::backend::DeviceBackend::device_fault
+
+use crate::backend::{hip_code, Backend, DeviceIndex};
+use crate::metrics::Metrics;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// The `hipError_t` values after which a device's context is unusable (CUDA's "sticky"
+/// errors, which the cuda backend reports under these HIP codes: 714–718 as 700 or 719, see
+/// `backend/cuda/error.rs`; clr records a queue error for the whole process).
+pub const STICKY_CODES: [i32; 4] = [hip_code::ILLEGAL_ADDRESS, hip_code::LAUNCH_TIME_OUT, hip_code::ASSERT, hip_code::LAUNCH_FAILURE];
+
+/// Whether `code` leaves the device's context unusable.
+pub fn is_sticky(code: i32) -> bool {
+    STICKY_CODES.contains(&code)
+}
+
+/// A fault that ended a device generation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fault {
+    /// The sticky `hipError_t`.
+    pub code: i32,
+    /// The session that met it first.
+    pub session: u64,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct DeviceRecord {
+    generation: u64,
+    /// The fault that ended the previous generation.
+    last_fault: Option<Fault>,
+}
+
+/// Every device's generation, shared by the sessions of one backend.
+#[derive(Debug, Default)]
+pub struct DeviceFaults {
+    devices: Mutex<HashMap<DeviceIndex, DeviceRecord>>,
+    /// Resets so far on any device: a session compares it with the value it last saw, so
+    /// checking for a reset costs one atomic load per request.
+    resets: AtomicU64,
+}
+
+impl DeviceFaults {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<DeviceIndex, DeviceRecord>> {
+        self.devices.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Resets on any device so far.
+    pub fn resets(&self) -> u64 {
+        self.resets.load(Ordering::Acquire)
+    }
+
+    /// The current generation of `device` (0 until its first reset).
+    pub fn generation(&self, device: DeviceIndex) -> u64 {
+        self.lock().get(&device).map_or(0, |r| r.generation)
+    }
+
+    /// The generations of every device reset at least once.
+    pub fn generations(&self) -> HashMap<DeviceIndex, u64> {
+        self.lock().iter().map(|(&d, r)| (d, r.generation)).collect()
+    }
+
+    /// The fault that ended the latest generation of `device`, if it was ever reset.
+    pub fn last_fault(&self, device: DeviceIndex) -> Option<Fault> {
+        self.lock().get(&device).and_then(|r| r.last_fault)
+    }
+
+    /// Session `session`, which last saw `device` at `seen_generation`, met sticky `code` on
+    /// it. The first report of a generation resets the device (under the lock, so later
+    /// reporters wait for it) and returns that fault; a later one returns the fault that
+    /// already ended the generation.
+    pub fn report(&self, backend: &dyn Backend, metrics: &Metrics, device: DeviceIndex, seen_generation: u64, code: i32, session: u64) -> Fault {
+        let mut devices = self.lock();
+        let record = devices.entry(device).or_default();
+        if record.generation != seen_generation {
+            return record.last_fault.unwrap_or(Fault { code, session });
+        }
+        let fault = Fault { code, session };
+        let name = proto_core::hip_error::name(code).to_string_lossy();
+        tracing::warn!(
+            device,
+            code,
+            error = %name,
+            session,
+            "device fault: session {session} met {name} ({code}) on device {device}; every session holding work on it gets the error, and the device is reset for new sessions"
+        );
+        if let Err(e) = backend.reset_device(device) {
+            tracing::error!(device, %e, "resetting the device after a fault failed: new sessions on it may fail too; restart the worker");
+        }
+        record.generation += 1;
+        record.last_fault = Some(fault);
+        self.resets.fetch_add(1, Ordering::AcqRel);
+        metrics.device_reset(device);
+        fault
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{HostBackend, HostConfig};
+
+    #[test]
+    fn the_first_report_of_a_generation_resets_once() {
+        let backend = HostBackend::new(HostConfig { devices: 2, memory_per_device: 1 << 20, ..HostConfig::default() });
+        let (faults, metrics) = (DeviceFaults::default(), Metrics::default());
+        let first = faults.report(&backend, &metrics, 1, 0, hip_code::ILLEGAL_ADDRESS, 7);
+        assert_eq!(first, Fault { code: hip_code::ILLEGAL_ADDRESS, session: 7 });
+        // A second session that met the same fault at the same generation: no second reset.
+        let again = faults.report(&backend, &metrics, 1, 0, hip_code::LAUNCH_FAILURE, 8);
+        assert_eq!(again, first);
+        assert_eq!((faults.generation(1), faults.generation(0), faults.resets()), (1, 0, 1));
+        assert_eq!(metrics.device_resets(1), 1);
+        assert_eq!(metrics.device_resets(0), 0);
+        assert!(is_sticky(700) && is_sticky(719) && is_sticky(710) && is_sticky(702));
+        assert!(!is_sticky(1) && !is_sticky(701) && !is_sticky(2));
+    }
+}
