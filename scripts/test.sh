@@ -118,7 +118,7 @@ run "hip-python client tests" bash scripts/python-test.sh
 # CuPy for ROCm, unchanged, on an installed layout against a host worker (docs/CUPY.md).
 run "CuPy for ROCm client tests" bash scripts/cupy-test.sh
 
-# Issue #13's chained worker: worker A runs --backend hip on our own libamdhip64.so, whose
+# The chained worker: worker A runs --backend hip on our own libamdhip64.so, whose
 # calls go to host worker B; the C conformance programs, the examples, the HIP samples
 # (tests/hip/samples, built with our hipcc) and hip-python all go through A. A skipped
 # hip-python part makes the check a skip (saying the Rust part passed).
