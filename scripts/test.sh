@@ -46,7 +46,7 @@ command -v pkg-config >/dev/null || need_pkgs+=(pkg-config)
 # The Windows client check compiles ring's C (TLS) for the target.
 command -v x86_64-w64-mingw32-gcc >/dev/null || need_pkgs+=(gcc-mingw-w64-x86-64)
 # Debian's hipcc (ROCm 5.2) builds real AMD code objects for the metadata test
-# (worker/code-object/tests/metadata.rs); without it only the checked-in ones are tested.
+# (code-object/tests/metadata.rs); without it only the checked-in ones are tested.
 command -v hipcc >/dev/null || need_pkgs+=(hipcc)
 # venvs (hip-python, ptxas below).
 python3 -c 'import ensurepip' 2>/dev/null || need_pkgs+=(python3-venv)
