@@ -46,7 +46,7 @@ command -v pkg-config >/dev/null || need_pkgs+=(pkg-config)
 # The Windows client check compiles ring's C (TLS) for the target.
 command -v x86_64-w64-mingw32-gcc >/dev/null || need_pkgs+=(gcc-mingw-w64-x86-64)
 # Debian's hipcc (ROCm 5.2) builds real AMD code objects for the metadata test
-# (worker/code-object/tests/metadata.rs); without it only the checked-in ones are tested.
+# (code-object/tests/metadata.rs); without it only the checked-in ones are tested.
 command -v hipcc >/dev/null || need_pkgs+=(hipcc)
 # venvs (hip-python, ptxas below).
 python3 -c 'import ensurepip' 2>/dev/null || need_pkgs+=(python3-venv)
@@ -118,7 +118,7 @@ run "hip-python client tests" bash scripts/python-test.sh
 # CuPy for ROCm, unchanged, on an installed layout against a host worker (docs/CUPY.md).
 run "CuPy for ROCm client tests" bash scripts/cupy-test.sh
 
-# Issue #13's chained worker: worker A runs --backend hip on our own libamdhip64.so, whose
+# The chained worker: worker A runs --backend hip on our own libamdhip64.so, whose
 # calls go to host worker B; the C conformance programs, the examples, the HIP samples
 # (tests/hip/samples, built with our hipcc) and hip-python all go through A. A skipped
 # hip-python part makes the check a skip (saying the Rust part passed).

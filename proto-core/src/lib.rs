@@ -46,7 +46,7 @@ pub use error::{DecodeError, EncodeError};
 pub use field::{Bulk, FixedStr, List, StrList, WireField};
 pub use frame::{encode_frame, parse_frame, EncodedFrame, Frame};
 pub use header::{Flags, FrameHeader, HEADER_LEN, MAGIC, PROTOCOL_VERSION};
-pub use opcode::{calls, BulkWay, Call, Caller, Calls, Delivery, Family, Handler, HandlerTypes, Opcode, Outcome, Request, Response};
+pub use opcode::{calls, Admission, BulkWay, Call, Caller, Calls, Delivery, Family, Handler, HandlerTypes, Opcode, Outcome, Request, Response};
 pub use status::Status;
 
 /// A message's encode/decode pair. Implemented by [`message!`] for every wire message, so

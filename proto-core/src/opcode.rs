@@ -1,10 +1,12 @@
 //! The one opcode table.
 //!
 //! Each line declares a whole call: its number, its name, the worker's handler method, its
-//! request and response types, how its bulk data travels ([`BulkWay`]) and whether the client
-//! sends it fire-and-forget ([`Delivery`]). From the table [`opcodes!`] generates:
+//! request and response types, how its bulk data travels ([`BulkWay`]), whether the client
+//! sends it fire-and-forget ([`Delivery`]) and, for the handshake's calls, whether an untrusted
+//! connection may send it ([`Admission`]). From the table [`opcodes!`] generates:
 //!
-//! - [`Opcode`] (names for logs, families, [`Opcode::bulk`], [`Opcode::delivery`]);
+//! - [`Opcode`] (names for logs, families, [`Opcode::bulk`], [`Opcode::delivery`],
+//!   [`Opcode::admission`]);
 //! - [`Request`] and [`Response`] (parse/encode by opcode);
 //! - the client's side: one marker type per call in [`calls`] (implementing [`Call`]) and the
 //!   [`Calls`] trait, one typed method per opcode over any [`Caller`] (the client's
@@ -85,6 +87,25 @@ pub enum Delivery {
     Post,
 }
 
+/// When a connection may send a call before the worker trusts it (declared per table line;
+/// a line that says nothing: only once trusted). The worker refuses anything else on an
+/// untrusted connection from the header alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Admission {
+    /// Only on a trusted connection (authenticated, or greeted where no authentication is
+    /// asked).
+    Trusted,
+    /// The first request of a connection (the handshake).
+    Greeting,
+    /// After the greeting, as the answer to the worker's authentication challenge.
+    Authentication,
+    /// After the greeting, before authentication too.
+    AfterGreeting,
+    /// The first and only request of a stripe connection (its join key is the proof).
+    StripeGreeting,
+}
+
 /// What a handler produces besides a plain reply (for calls whose reply carries bulk data).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome<R> {
@@ -149,6 +170,9 @@ pub trait Call {
     /// The reply out of a [`Response`] parsed for [`Self::OPCODE`] (`None` cannot happen for
     /// a response parsed by opcode; it is there so no caller needs a panic).
     fn unwrap(resp: Response<'_>) -> Option<Self::Reply<'_>>;
+    /// The reply as a [`Response`] (the worker's side: a reply built away from the handler's
+    /// return, e.g. when an asynchronous copy answers later).
+    fn reply(reply: Self::Reply<'_>) -> Response<'_>;
 }
 
 /// The client's connection as the generated calls see it: send a request and wait for its
@@ -193,6 +217,24 @@ macro_rules! bulk_way {
     };
 }
 
+macro_rules! admission {
+    () => {
+        Admission::Trusted
+    };
+    (greeting) => {
+        Admission::Greeting
+    };
+    (authentication) => {
+        Admission::Authentication
+    };
+    (after_greeting) => {
+        Admission::AfterGreeting
+    };
+    (stripe_greeting) => {
+        Admission::StripeGreeting
+    };
+}
+
 macro_rules! delivery {
     (call) => {
         Delivery::Call
@@ -224,7 +266,7 @@ macro_rules! opcodes {
         $(
             $(#[$fmeta:meta])*
             $fam:ident $trait:ident {
-                $( $(#[$meta:meta])* $code:literal $variant:ident $method:ident : $req:ty => $resp:ty , $bulk:ident , $delivery:ident ; )*
+                $( $(#[$meta:meta])* $code:literal $variant:ident $method:ident : $req:ty => $resp:ty , $bulk:ident , $delivery:ident $(, $admission:ident)? ; )*
             }
         )*
     ) => {
@@ -279,6 +321,13 @@ macro_rules! opcodes {
             pub const fn delivery(self) -> Delivery {
                 match self {
                     $( $( Self::$variant => delivery!($delivery), )* )*
+                }
+            }
+
+            /// Whether a connection the worker does not trust yet may send it.
+            pub const fn admission(self) -> Admission {
+                match self {
+                    $( $( Self::$variant => admission!($($admission)?), )* )*
                 }
             }
 
@@ -440,6 +489,9 @@ macro_rules! opcodes {
                         _ => None,
                     }
                 }
+                fn reply(reply: Self::Reply<'_>) -> Response<'_> {
+                    Response::$variant(reply)
+                }
             }
         )* )*
 
@@ -532,9 +584,9 @@ opcodes! { <'a>
     /// Session: handshake, authentication, liveness.
     Session SessionHandler {
         /// Handshake; must be the first request of a connection.
-        0x0001 Hello hello: Hello<'a> => Welcome<'a>, none, call;
+        0x0001 Hello hello: Hello<'a> => Welcome<'a>, none, call, greeting;
         /// Answer to WELCOME's authentication challenge.
-        0x0002 Authenticate authenticate: Authenticate<'a> => Empty, none, call;
+        0x0002 Authenticate authenticate: Authenticate<'a> => Empty, none, call, authentication;
         /// Liveness and round-trip probe.
         0x0003 Ping ping: Ping<'a> => Pong<'a>, none, call;
         /// Orderly end of the session (the worker frees everything it holds).
@@ -554,13 +606,13 @@ opcodes! { <'a>
         0x0014 StripesOpen stripes_open: StripesOpen => StripesGrant<'a>, none, call;
         /// First request of a stripe connection: joins it to its session. Allowed before
         /// authentication (the join key is the proof).
-        0x0015 StripeJoin stripe_join: StripeJoin<'a> => Empty, none, call;
+        0x0015 StripeJoin stripe_join: StripeJoin<'a> => Empty, none, call, stripe_greeting;
         /// One chunk of a striped copy; valid only on a joined stripe connection (the worker
         /// sends a download's chunks as response frames carrying the same message).
         0x0016 StripeChunk stripe_chunk: StripeChunk<'a> => Empty, request, post;
         /// After WELCOME (before AUTHENTICATE too): the client shows it runs on the worker's
         /// machine and learns the shared-memory socket to move to.
-        0x0018 SameHostOffer same_host_offer: SameHostOffer<'a> => SameHostAnswer<'a>, none, call;
+        0x0018 SameHostOffer same_host_offer: SameHostOffer<'a> => SameHostAnswer<'a>, none, call, after_greeting;
     }
 
     /// Device queries and control.
@@ -994,6 +1046,26 @@ mod test {
             if op.delivery() == Delivery::Post {
                 assert_ne!(op.bulk(), BulkWay::Reply, "{op}: a posted call's reply bulk would be lost");
             }
+        }
+    }
+
+    /// Only the handshake's calls are admitted before trust, each answered, without bulk (the
+    /// worker refuses a bulk section or `NO_REPLY` before trust).
+    #[test]
+    fn only_handshake_calls_are_admitted_before_trust() {
+        let admitted: heapless::Vec<(Opcode, Admission), 8> =
+            Opcode::ALL.iter().map(|op| (*op, op.admission())).filter(|(_, a)| *a != Admission::Trusted).collect();
+        assert_eq!(
+            admitted.as_slice(),
+            [
+                (Opcode::Hello, Admission::Greeting),
+                (Opcode::Authenticate, Admission::Authentication),
+                (Opcode::StripeJoin, Admission::StripeGreeting),
+                (Opcode::SameHostOffer, Admission::AfterGreeting),
+            ]
+        );
+        for (op, _) in &admitted {
+            assert_eq!((op.family(), op.bulk(), op.delivery()), (Family::Session, BulkWay::None, Delivery::Call), "{op}");
         }
     }
 }

@@ -44,7 +44,7 @@ fn hiprtc_example() {
     assert!(out.stdout.contains("saxpy of 1048576 elements: correct"), "{}", out.report());
 }
 
-/// Issue #14's acceptance program (examples/tour/tour.c): managed memory, 2D copies, stream
+/// The tour program (examples/tour/tour.c): managed memory, 2D copies, stream
 /// callbacks and IPC between two processes, written as AMD's samples are, unchanged.
 #[test]
 fn tour_example() {

@@ -4,7 +4,7 @@
 //! checks its results against a CPU reference and ends with a `PASS` line; the runner checks
 //! that line, the exit status and what reaches stdout/stderr (kernel printf, the assert).
 //!
-//! Also issue #16 item 3: a program built by AMD's own hipcc (AMD code objects only) fails its
+//! Also: a program built by AMD's own hipcc (AMD code objects only) fails its
 //! first launch on a host worker with `hipErrorNoBinaryForGpu`, and says why on stderr.
 
 use hip_remote_tests::{run_with_timeout, target_debug_dir, workspace_root, RunOutput, Sandbox, WorkerProcess, RUN_TIMEOUT};
@@ -253,7 +253,7 @@ fn kernel_assert() {
 /// Where AMD's own `hipcc` is (Debian's package installs it there).
 const AMD_HIPCC: &str = "/usr/bin/hipcc";
 
-/// Issue #16 item 3: a program built by AMD's hipcc carries AMD code objects only (here for
+/// A program built by AMD's hipcc carries AMD code objects only (here for
 /// gfx90a and gfx1030). Against a host worker its first launch fails with
 /// `hipErrorNoBinaryForGpu`, which `hipGetLastError` returns once with HIP's name and
 /// description (the program checks those), and one line on stderr names the architectures

@@ -1,4 +1,4 @@
-//! Issue #17 item 1: `hip-remote install --prefix DIR` writes a ROCm-style layout, and programs
+//! `hip-remote install --prefix DIR` writes a ROCm-style layout, and programs
 //! built and run with nothing but `ROCM_PATH=DIR` / `LD_LIBRARY_PATH=DIR/lib` work against the
 //! installed `bin/hip-worker`: a C program compiled with `cc -I DIR/include -L DIR/lib
 //! -lamdhip64` (no rpath) and a `.hip` program built by the installed `bin/hipcc`.

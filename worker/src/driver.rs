@@ -23,7 +23,7 @@ use proto_core::frame::{encode_frame, FrameMeta};
 use proto_core::limits::{MAX_CONTROL_LEN, MAX_PREAUTH_CONTROL_LEN};
 use proto_core::opcode::dispatch;
 use proto_core::wire::ErrorReply;
-use proto_core::{BulkWay, DecodeError, Delivery, EncodeError, Flags, FrameHeader, Opcode, Outcome, Request, Response, Status};
+use proto_core::{Admission, BulkWay, DecodeError, Delivery, EncodeError, Flags, FrameHeader, Opcode, Outcome, Request, Response, Status};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Instant;
@@ -462,12 +462,9 @@ fn handle(
                 return Ok(Handled::Next);
             }
         }
-        if matches!(request, Request::MemcpyHtoDStriped(_) | Request::MemcpyDtoHStriped(_)) && session.stripe_lease().is_some() {
-            match striped_copy(session, &request) {
-                Ok(()) if opcode == Opcode::MemcpyDtoHStriped => {
-                    replies.send_response(request_id, &Response::MemcpyDtoHStriped(proto_core::wire::Empty {}))?
-                }
-                Ok(()) => replies.send_response(request_id, &Response::MemcpyHtoDStriped(proto_core::wire::Empty {}))?,
+        if let Some(copied) = session.stripe_lease().is_some().then(|| striped_copy(session, &request)).flatten() {
+            match copied {
+                Ok(reply) => replies.send_response(request_id, &reply)?,
                 Err(Failure::Status(status, message)) => reply_error(status, &message)?,
                 Err(Failure::ReplyDeferred) => {}
             }
@@ -540,20 +537,19 @@ fn handle(
 /// only HELLO, then AUTHENTICATE (when the worker asked for it), each with a reply, no bulk
 /// section and a small control part (the transport enforces [`MAX_PREAUTH_CONTROL_LEN`]).
 fn refused_before_trust(session: &Session, header: &FrameHeader) -> Option<(Status, &'static str)> {
-    // A stripe connection's first and only request proves itself with its join key.
-    let stripe_join = !session.greeted() && header.opcode == Opcode::StripeJoin as u16;
-    let (expected, status, why) = if stripe_join {
-        (Opcode::StripeJoin, Status::HELLO_REQUIRED, "")
-    } else if session.greeted() {
-        (Opcode::Authenticate, Status::AUTH_REQUIRED, "authentication required: the request after WELCOME must be AUTHENTICATE")
-    } else {
-        (Opcode::Hello, Status::HELLO_REQUIRED, "the first request must be HELLO")
+    // The opcode table says which calls an untrusted connection may send, and when.
+    let admission = Opcode::from_u16(header.opcode).map_or(Admission::Trusted, Opcode::admission);
+    let admitted = match admission {
+        Admission::Greeting | Admission::StripeGreeting => !session.greeted(),
+        Admission::Authentication | Admission::AfterGreeting => session.greeted(),
+        Admission::Trusted => false,
     };
-    // A client on the worker's machine may ask for the same-host socket before it
-    // authenticates (it moves there and authenticates on the new connection).
-    let same_host_offer = session.greeted() && header.opcode == Opcode::SameHostOffer as u16;
-    if header.opcode != expected as u16 && !same_host_offer {
-        return Some((status, why));
+    if !admitted {
+        return Some(if session.greeted() {
+            (Status::AUTH_REQUIRED, "authentication required: the request after WELCOME must be AUTHENTICATE")
+        } else {
+            (Status::HELLO_REQUIRED, "the first request must be HELLO")
+        });
     }
     if header.bulk_len > 0 {
         return Some((Status::AUTH_REQUIRED, "a bulk section before authentication is refused"));
@@ -642,28 +638,35 @@ fn join_stripe(
 
 /// Runs a striped copy of a session that holds stripes: validates it, has every stripe move
 /// its chunks (or, refused, consume or answer them) and, for a synchronous upload, waits for
-/// the device writes.
-fn striped_copy(session: &mut Session, request: &Request<'_>) -> Result<(), Failure> {
-    let backend = session.shared_backend();
+/// the device writes. Answers the copy's reply; `None` when `request` is not a striped copy
+/// (the session's handler answers it).
+fn striped_copy(session: &mut Session, request: &Request<'_>) -> Option<Result<Response<'static>, Failure>> {
     match request {
-        Request::MemcpyHtoDStriped(req) => {
-            let copy = StripedCopy { copy_id: req.copy_id, len: req.len, stripes: req.stripes };
-            let checked = session.striped_destination(req);
-            let target = checked.as_ref().ok().copied();
-            let make = checked.map(|(stream, dst)| move || StripeWork::Receive { dst, stream, backend: Arc::clone(&backend) });
-            let lease = session.stripe_lease().ok_or_else(|| Failure::new(Status::NOT_SUPPORTED, "no stripes"))?;
-            stripes::run_striped_copy(lease, &copy, true, make.as_ref().map(|f| f as &dyn Fn() -> StripeWork).map_err(stripes::same_failure))?;
-            match target {
-                Some((stream, dst)) if req.sync && req.len > 0 => session.finish_striped_upload(stream, dst),
-                _ => Ok(()),
-            }
-        }
-        Request::MemcpyDtoHStriped(req) => {
-            let copy = StripedCopy { copy_id: req.copy_id, len: req.len, stripes: req.stripes };
-            let make = session.striped_source(req).map(|(stream, src)| move || StripeWork::Send { src, stream, backend: Arc::clone(&backend) });
-            let lease = session.stripe_lease().ok_or_else(|| Failure::new(Status::NOT_SUPPORTED, "no stripes"))?;
-            stripes::run_striped_copy(lease, &copy, false, make.as_ref().map(|f| f as &dyn Fn() -> StripeWork).map_err(stripes::same_failure))
-        }
-        _ => Err(Failure::new(Status::INVALID_VALUE, "not a striped copy")),
+        Request::MemcpyHtoDStriped(req) => Some(striped_upload(session, req).map(Response::MemcpyHtoDStriped)),
+        Request::MemcpyDtoHStriped(req) => Some(striped_download(session, req).map(Response::MemcpyDtoHStriped)),
+        _ => None,
     }
+}
+
+fn striped_upload(session: &mut Session, req: &proto_core::wire::MemcpyHtoDStriped) -> Result<proto_core::wire::Empty, Failure> {
+    let backend = session.shared_backend();
+    let copy = StripedCopy { copy_id: req.copy_id, len: req.len, stripes: req.stripes };
+    let checked = session.striped_destination(req);
+    let target = checked.as_ref().ok().copied();
+    let make = checked.map(|(stream, dst)| move || StripeWork::Receive { dst, stream, backend: Arc::clone(&backend) });
+    let lease = session.stripe_lease().ok_or_else(|| Failure::new(Status::NOT_SUPPORTED, "no stripes"))?;
+    stripes::run_striped_copy(lease, &copy, true, make.as_ref().map(|f| f as &dyn Fn() -> StripeWork).map_err(stripes::same_failure))?;
+    if let Some((stream, dst)) = target.filter(|_| req.sync && req.len > 0) {
+        session.finish_striped_upload(stream, dst)?;
+    }
+    Ok(proto_core::wire::Empty {})
+}
+
+fn striped_download(session: &mut Session, req: &proto_core::wire::MemcpyDtoHStriped) -> Result<proto_core::wire::Empty, Failure> {
+    let backend = session.shared_backend();
+    let copy = StripedCopy { copy_id: req.copy_id, len: req.len, stripes: req.stripes };
+    let make = session.striped_source(req).map(|(stream, src)| move || StripeWork::Send { src, stream, backend: Arc::clone(&backend) });
+    let lease = session.stripe_lease().ok_or_else(|| Failure::new(Status::NOT_SUPPORTED, "no stripes"))?;
+    stripes::run_striped_copy(lease, &copy, false, make.as_ref().map(|f| f as &dyn Fn() -> StripeWork).map_err(stripes::same_failure))?;
+    Ok(proto_core::wire::Empty {})
 }

@@ -9,7 +9,7 @@
 #                        that bundle as compressed offload bundles ("CCOB"). ROCm 5.2's clang
 #                        has no --offload-compress, so they are made here byte for byte as
 #                        clang-offload-bundler writes them (header layout in
-#                        worker/code-object/src/fatbin.rs),
+#                        code-object/src/fatbin.rs),
 #                        with the real zstd tool and zlib.
 set -euo pipefail
 cd "$(dirname "$0")"

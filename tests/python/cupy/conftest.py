@@ -19,7 +19,7 @@ def hipblas_missing():
     """Why cupy.matmul/dot cannot run yet, or None: they go through libhipblas.so.3."""
     lib_dir = os.path.join(os.environ.get("ROCM_PATH", ""), "lib")
     if not os.path.exists(os.path.join(lib_dir, "libhipblas.so.3")):
-        return f"no libhipblas.so.3 in {lib_dir} (hipBLAS forwarding, issue #17 item 3)"
+        return f"no libhipblas.so.3 in {lib_dir} (cupy.matmul/dot need hipBLAS forwarding)"
     return None
 
 

@@ -10,7 +10,7 @@ use crate::backend::{
     TextureResource, TextureSpec,
 };
 use proto_core::limits::MAX_BULK_LEN;
-use proto_core::opcode::ArrayHandler;
+use proto_core::opcode::{calls, ArrayHandler};
 use proto_core::wire::{self, MAX_ARRAY_1D_WIDTH, MAX_ARRAY_2D, MAX_ARRAY_3D};
 use proto_core::{Outcome, Status};
 use std::collections::HashMap;
@@ -229,7 +229,7 @@ impl ArrayHandler for Session {
             self.place(&side(req.src_array, req.src_ptr, req.src_pitch, req.src_height, [req.src_x, req.src_y, req.src_z]), extent, "source")?;
         let stream = self.stream(req.stream, dev)?;
         self.check_session_memory(if cx.no_reply { 0 } else { len }, "device-to-host reply")?;
-        let done = deferred_data_reply(&self.late, cx, len as usize)?;
+        let done = deferred_data_reply::<calls::Copy3DToHost>(&self.late, cx, len as usize)?;
         self.backend.copy_3d_to_host(stream, dev, &src, extent, done)?;
         Ok(Outcome::Later)
     }

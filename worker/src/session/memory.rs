@@ -8,9 +8,9 @@ use super::tables::AllocInfo;
 use super::{CallCx, Failure, LateReplies, PlacedBulk, Session, MAX_ALLOCATIONS_PER_SESSION};
 use crate::backend::{DevicePtr, DtohDone, HostData, MemsetPattern, Pitched, PitchedFill, Rows, StreamHandle};
 use proto_core::limits::MAX_BULK_LEN;
-use proto_core::opcode::MemoryHandler;
+use proto_core::opcode::{calls, Call, MemoryHandler};
 use proto_core::wire::{self, MemsetWidth};
-use proto_core::{Opcode, Outcome, Request, Response, Status};
+use proto_core::{Outcome, Request, Status};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -165,7 +165,7 @@ impl MemoryHandler for Session {
         // The reply goes out when the stream reaches the copy, from whichever thread runs it;
         // the request loop meanwhile serves the client's next requests.
         self.check_session_memory(if cx.no_reply { 0 } else { req.len }, "device-to-host reply")?;
-        let done = deferred_data_reply(&self.late, cx, req.len as usize)?;
+        let done = deferred_data_reply::<calls::MemcpyDtoH>(&self.late, cx, req.len as usize)?;
         self.backend.memcpy_dtoh(stream, DevicePtr(req.src), req.len, done)?;
         Ok(Outcome::Later)
     }
@@ -248,7 +248,7 @@ impl MemoryHandler for Session {
         let stream = self.stream(req.stream, self.device_of(req.src))?;
         let src = Pitched { ptr: DevicePtr(req.src), pitch: req.pitch };
         self.check_session_memory(if cx.no_reply { 0 } else { packed }, "device-to-host reply")?;
-        let done = deferred_data_reply(&self.late, cx, packed as usize)?;
+        let done = deferred_data_reply::<calls::MemcpyDtoH2D>(&self.late, cx, packed as usize)?;
         self.backend.memcpy_dtoh_2d(stream, src, rows, done)?;
         Ok(Outcome::Later)
     }
@@ -482,10 +482,14 @@ pub(super) fn check_malloc_flags(flags: u32, size: u64) -> Result<(), Failure> {
 }
 
 /// The completion of a device-to-host copy of `len` bytes answered later: the bytes (or the
-/// error) go out when the stream reaches the copy, from whichever thread runs it. The bytes
-/// are reserved in the session's bound on queued replies first; past it the copy fails with
+/// error) go out when the stream reaches the copy, from whichever thread runs it, as the reply
+/// of call `C` (the opcode table's line, whose reply is the copied bytes). The bytes are
+/// reserved in the session's bound on queued replies first; past it the copy fails with
 /// `hipErrorOutOfMemory` (a client that never reads its replies cannot grow the worker).
-pub(super) fn deferred_data_reply(late: &Arc<LateReplies>, cx: &CallCx, len: usize) -> Result<DtohDone, Failure> {
+pub(super) fn deferred_data_reply<C>(late: &Arc<LateReplies>, cx: &CallCx, len: usize) -> Result<DtohDone, Failure>
+where
+    C: for<'b> Call<Reply<'b> = wire::MemcpyData<'b>> + 'static,
+{
     let reserved = if cx.no_reply { 0 } else { len };
     if !late.try_reserve(reserved) {
         let message = format!(
@@ -498,25 +502,18 @@ pub(super) fn deferred_data_reply(late: &Arc<LateReplies>, cx: &CallCx, len: usi
     // copy) or the reply is not queued.
     let mut reservation = Reservation { late: Arc::clone(late), bytes: reserved };
     let late = Arc::clone(late);
-    let (request_id, opcode, no_reply) = (cx.request_id, cx.opcode, cx.no_reply);
+    let (request_id, no_reply) = (cx.request_id, cx.no_reply);
     Ok(Box::new(move |result| {
         // Queued, never written here: this runs on a stream executor, which must not block on
         // a client that is busy sending (see LateReplies).
-        fn reply(opcode: Opcode, bytes: &[u8]) -> Response<'_> {
-            let data = wire::MemcpyData { data: proto_core::Bulk(bytes) };
-            if opcode == Opcode::MemcpyDtoH2D {
-                Response::MemcpyDtoH2D(data)
-            } else if opcode == Opcode::Copy3DToHost {
-                Response::Copy3DToHost(data)
-            } else {
-                Response::MemcpyDtoH(data)
-            }
-        }
         match result {
             Ok(_) if no_reply => {}
-            Ok(bytes) => late.push_reserved(request_id, &reply(opcode, &bytes), std::mem::take(&mut reservation.bytes)),
+            Ok(bytes) => {
+                let reply = C::reply(wire::MemcpyData { data: proto_core::Bulk(&bytes) });
+                late.push_reserved(request_id, &reply, std::mem::take(&mut reservation.bytes))
+            }
             Err(e) if no_reply => late.defer(Status(e.hip_code())),
-            Err(e) => late.push_error(request_id, opcode.raw(), Status(e.hip_code()), &e.to_string()),
+            Err(e) => late.push_error(request_id, C::OPCODE.raw(), Status(e.hip_code()), &e.to_string()),
         }
         drop(reservation);
     }))

@@ -45,7 +45,7 @@ mod tests {
     use super::*;
 
     fn fixture(name: &str) -> Vec<u8> {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("code-object/testdata").join(name);
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../code-object/testdata").join(name);
         std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 

@@ -43,7 +43,7 @@ impl Toolchain {
             Some(prefix) => (prefix.clone(), prefix.join("include"), prefix.join("lib")),
             None => {
                 // A source tree: headers in client-capi/include, libraries beside this binary.
-                let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../include");
+                let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../client-capi/include");
                 let include = include.canonicalize().unwrap_or(include);
                 (exe_dir.clone(), include, exe_dir.clone())
             }

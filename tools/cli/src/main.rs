@@ -78,7 +78,7 @@ enum Command {
         #[arg(long)]
         reps: usize,
     },
-    /// One client variant of the bench's issue #18 figures (internal; see `variants.rs`).
+    /// One client variant of the bench's link figures (internal; see `variants.rs`).
     #[command(hide = true)]
     BenchVariant {
         #[arg(long)]
@@ -247,15 +247,15 @@ struct BenchArgs {
     #[arg(long)]
     tls: bool,
     /// Run only these sections (latency, async, sgemm, kernels, graphs, copies, parallel,
-    /// issue18). The issue #18 table: `--sections issue18,kernels,graphs`.
+    /// link). The link table (data at the speed of the link): `--sections link,kernels,graphs`.
     #[arg(long, value_delimiter = ',')]
     sections: Vec<String>,
     /// Sample the process during each section (client and embedded worker threads) and write
-    /// SECTION.svg (flamegraph) and SECTION.txt (top functions) here; the issue #18 variants'
+    /// SECTION.svg (flamegraph) and SECTION.txt (top functions) here; the link variants'
     /// client processes write theirs into DIR/variant-NAME/.
     #[arg(long, value_name = "DIR")]
     profile: Option<PathBuf>,
-    /// Client variants of the issue #18 figures, each a child process with its environment:
+    /// Client variants of the link figures, each a child process with its environment:
     /// tcp (HIP_REMOTE_STRIPES=0), tcp-striped (HIP_REMOTE_STRIPES=8), tcp-striped:N (N
     /// stripes), shm (HIP_REMOTE_WORKER= the --shm-worker address).
     #[arg(long, value_delimiter = ',', default_value = "tcp,tcp-striped,shm")]
@@ -264,16 +264,16 @@ struct BenchArgs {
     /// (`shm:///PATH`); without it that variant is reported as not available.
     #[arg(long, value_name = "URL")]
     shm_worker: Option<String>,
-    /// Size of the issue #18 large copies in MiB [256; quick 4].
+    /// Size of the link section's large copies in MiB [256; quick 4].
     #[arg(long)]
     big_mib: Option<usize>,
-    /// Large copies per issue #18 figure [4; quick 2].
+    /// Large copies per link figure [4; quick 2].
     #[arg(long)]
     big_reps: Option<usize>,
-    /// Samples of the issue #18 4 KiB copy and sync call [5000; quick 200].
+    /// Samples of the link section's 4 KiB copy and sync call [5000; quick 200].
     #[arg(long)]
-    i18_samples: Option<usize>,
-    /// hipMalloc(1 MiB) + hipFree pairs of the issue #18 allocation figure [10000; quick 200].
+    link_samples: Option<usize>,
+    /// hipMalloc(1 MiB) + hipFree pairs of the link section's allocation figure [10000; quick 200].
     #[arg(long)]
     allocs: Option<usize>,
 }
@@ -587,10 +587,10 @@ fn bench(a: BenchArgs) -> Result<(), String> {
         variants: a.variants,
         // `--shm-worker`, else the embedded worker's own same-host listener.
         shm_worker: a.shm_worker.or_else(|| _embedded.as_ref().and_then(|e| e.shm.as_ref()).map(|(_, addr)| addr.clone())),
-        issue18: variants::Plan {
+        link: variants::Plan {
             big_bytes: pick(a.big_mib, 256, 4) << 20,
             big_reps: pick(a.big_reps, 4, 2),
-            samples: pick(a.i18_samples, 5000, 200),
+            samples: pick(a.link_samples, 5000, 200),
             allocs: pick(a.allocs, 10_000, 200),
             alloc_bytes: 1 << 20,
         },

@@ -119,10 +119,10 @@ fn bench_quick_host_backend_end_to_end() {
         assert!(json["errors"].as_array().unwrap().is_empty(), "{}", json["errors"]);
     }
 
-    check_issue18(&json, compiler);
+    check_link_table(&json, compiler);
 
     let md = std::fs::read_to_string(&md_path).unwrap();
-    let mut headings = vec!["## Issue #18 targets", "## Summary", "## Copies (GB/s)", "## Parallel copies", "## Targets"];
+    let mut headings = vec!["## Targets: data at the speed of the link", "## Summary", "## Copies (GB/s)", "## Parallel copies", "## Targets"];
     if compiler {
         headings.push("## Graphs: a step of 200 kernels");
     }
@@ -137,11 +137,11 @@ fn bench_quick_host_backend_end_to_end() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The issue #18 table: every figure for the `tcp`, `tcp-striped` and `shm` variants (child
+/// The link table: every figure for the `tcp`, `tcp-striped` and `shm` variants (child
 /// processes with their environment; shm through the embedded worker's same-host listener),
 /// and, with kernels, the launch rate and the kernel step.
-fn check_issue18(json: &Value, compiler: bool) {
-    let rows = json["issue18"]["rows"].as_array().expect("issue18 rows");
+fn check_link_table(json: &Value, compiler: bool) {
+    let rows = json["link"]["rows"].as_array().expect("link rows");
     for variant in ["tcp", "tcp-striped", "shm"] {
         let figures: Vec<&Value> = rows.iter().filter(|r| r["variant"] == variant).collect();
         assert_eq!(figures.len(), 8, "{variant}: {figures:?}");
@@ -172,7 +172,7 @@ fn bench_sections_and_profiles() {
     let json_path = dir.join("bench.json");
     let profiles = dir.join("profiles");
     let out = Command::new(&exe)
-        .args(["bench", "--quick", "--backend", "host", "--sections", "latency,issue18", "--variants", "tcp,shm", "--lib"])
+        .args(["bench", "--quick", "--backend", "host", "--sections", "latency,link", "--variants", "tcp,shm", "--lib"])
         .arg(&lib)
         .arg("--json")
         .arg(&json_path)
@@ -189,17 +189,17 @@ fn bench_sections_and_profiles() {
         json.get("async_ops_per_s").is_none() && json.get("copies").is_none() && json.get("launch_rate").is_none(),
         "only the named sections run"
     );
-    let rows = json["issue18"]["rows"].as_array().expect("issue18 rows");
+    let rows = json["link"]["rows"].as_array().expect("link rows");
     assert_eq!(rows.iter().filter(|r| r["variant"] == "tcp").count(), 8, "{rows:?}");
     assert!(rows.iter().all(|r| r["variant"] != "tcp-striped"), "only the named variants: {rows:?}");
-    for name in ["latency.svg", "latency.txt", "issue18.svg", "issue18.txt", "variant-tcp/client.svg", "variant-tcp/client.txt"] {
+    for name in ["latency.svg", "latency.txt", "link.svg", "link.txt", "variant-tcp/client.svg", "variant-tcp/client.txt"] {
         let path = profiles.join(name);
         let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(!bytes.is_empty(), "{name} is empty");
     }
-    let svg = std::fs::read_to_string(profiles.join("issue18.svg")).unwrap();
+    let svg = std::fs::read_to_string(profiles.join("link.svg")).unwrap();
     assert!(svg.contains("<svg"), "a flamegraph SVG");
-    let top = std::fs::read_to_string(profiles.join("issue18.txt")).unwrap();
+    let top = std::fs::read_to_string(profiles.join("link.txt")).unwrap();
     assert!(top.contains("## samples per thread") && top.contains("## top 40 functions by itself"), "{top}");
 
     let bad = Command::new(&exe)

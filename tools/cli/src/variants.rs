@@ -1,4 +1,4 @@
-//! The issue #18 figures of the client, per client configuration ("variant"): the bench
+//! The link figures of the client, per client configuration ("variant"): the bench
 //! re-executes itself as `hip-remote bench-variant` (hidden) with the variant's environment,
 //! so each variant gets a fresh client library that reads its settings (transport, stripes)
 //! at its first call, exactly as an application started with that environment would.

@@ -74,20 +74,20 @@ pub struct BenchOptions {
     pub sections: Vec<String>,
     /// Profile each section into this directory ([`crate::profile`]).
     pub profile: Option<PathBuf>,
-    /// The client variants of the issue #18 figures ([`variants::variants`]).
+    /// The client variants of the link figures ([`variants::variants`]).
     pub variants: Vec<String>,
     /// A worker on this host with a shared-memory listener (`shm:///PATH`), for the `shm` variant.
     pub shm_worker: Option<String>,
-    /// Sizes of the issue #18 figures.
-    pub issue18: variants::Plan,
+    /// Sizes of the link figures.
+    pub link: variants::Plan,
 }
 
 /// The section keys `--sections` takes, in run order.
-pub const SECTIONS: &[&str] = &["latency", "async", "sgemm", "kernels", "graphs", "copies", "parallel", "issue18"];
+pub const SECTIONS: &[&str] = &["latency", "async", "sgemm", "kernels", "graphs", "copies", "parallel", "link"];
 
-/// The issue #18 figures: native, and each variant's (or why it did not run).
-struct Issue18 {
-    native: native::Issue18Native,
+/// The link figures: native, and each variant's (or why it did not run).
+struct LinkFigures {
+    native: native::NativeLinkFigures,
     runs: Vec<(variants::Variant, Result<variants::Figures, String>)>,
 }
 
@@ -203,7 +203,7 @@ struct Results {
     copies: Vec<CopyRow>,
     cuda_pinned_note: Option<String>,
     parallel: Vec<ParRow>,
-    issue18: Option<Issue18>,
+    link: Option<LinkFigures>,
     errors: Vec<String>,
 }
 
@@ -714,11 +714,11 @@ pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) ->
         Ok(())
     });
 
-    // 6. The issue #18 figures: large copies, the small copy, the sync call and allocations,
+    // 6. The link figures: large copies, the small copy, the sync call and allocations,
     // native and per client variant (each a child process with its environment).
-    section("issue18", "issue #18 figures", &mut errors, &mut || {
-        let plan = &opts.issue18;
-        let native = native::issue18(nb, plan.big_bytes, plan.big_reps, plan.samples, plan.allocs, plan.alloc_bytes)?;
+    section("link", "link figures", &mut errors, &mut || {
+        let plan = &opts.link;
+        let native = native::link_figures(nb, plan.big_bytes, plan.big_reps, plan.samples, plan.allocs, plan.alloc_bytes)?;
         eprintln!(
             "bench:   native: pinned {:.2}/{:.2}, pageable {:.2}/{:.2} GB/s; 4 KiB H2D p50 {:.1} µs; sync p50 {:.1} µs; allocations {:.1} ms",
             native.pinned.0, native.pinned.1, native.pageable.0, native.pageable.1, native.small_h2d_p50_us, native.sync_p50_us, native.allocs_ms
@@ -743,7 +743,7 @@ pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) ->
             .filter(|(v, f)| v.unavailable.is_none() && f.is_err())
             .map(|(v, f)| format!("{}: {}", v.name, f.as_ref().err().cloned().unwrap_or_default()))
             .collect();
-        r.issue18 = Some(Issue18 { native, runs });
+        r.link = Some(LinkFigures { native, runs });
         if failed.is_empty() {
             Ok(())
         } else {
@@ -803,7 +803,7 @@ fn target_json(name: &str, ratio: f64, target: f64, at_least: bool) -> Value {
     })
 }
 
-/// What a figure of the issue #18 table must reach.
+/// What a figure of the link table must reach.
 #[derive(Clone, Copy, Debug)]
 enum Goal {
     /// remote / native at least this.
@@ -847,7 +847,7 @@ impl Goal {
     }
 }
 
-/// One row of the issue #18 table.
+/// One row of the link table.
 struct Row {
     figure: String,
     variant: String,
@@ -858,12 +858,12 @@ struct Row {
     goal: Goal,
 }
 
-/// The "Issue #18 targets" table (markdown and JSON) from whatever the run measured.
-fn issue18_table(r: &Results, opts: &BenchOptions) -> (String, Value) {
+/// The "Targets: data at the speed of the link" table (markdown and JSON) from whatever the run measured.
+fn link_table(r: &Results, opts: &BenchOptions) -> (String, Value) {
     let mut rows: Vec<Row> = Vec::new();
     let mut unavailable: Vec<(String, String)> = Vec::new();
-    let mb = size_label(opts.issue18.big_bytes);
-    if let Some(i) = &r.issue18 {
+    let mb = size_label(opts.link.big_bytes);
+    if let Some(i) = &r.link {
         let n = &i.native;
         for (v, figures) in &i.runs {
             let f = match figures {
@@ -928,7 +928,7 @@ fn issue18_table(r: &Results, opts: &BenchOptions) -> (String, Value) {
                 if shm { Goal::AtMost(3.0) } else { Goal::None },
             ));
             rows.push(row(
-                format!("{} × (hipMalloc {} + hipFree) + 1 sync", opts.issue18.allocs, size_label(opts.issue18.alloc_bytes)),
+                format!("{} × (hipMalloc {} + hipFree) + 1 sync", opts.link.allocs, size_label(opts.link.alloc_bytes)),
                 "ms",
                 n.allocs_ms,
                 f.allocs_ms,
@@ -966,8 +966,8 @@ fn issue18_table(r: &Results, opts: &BenchOptions) -> (String, Value) {
     if rows.is_empty() && unavailable.is_empty() {
         return (md, Value::Null);
     }
-    let _ = writeln!(md, "## Issue #18 targets\n");
-    if let Some(i) = &r.issue18 {
+    let _ = writeln!(md, "## Targets: data at the speed of the link\n");
+    if let Some(i) = &r.link {
         let _ = writeln!(
             md,
             "Native: {}. Remote: the client library in a child process per variant, with the variant's environment ({}). \
@@ -1023,7 +1023,7 @@ fn issue18_table(r: &Results, opts: &BenchOptions) -> (String, Value) {
     md.push('\n');
     (
         md,
-        json!({"rows": json_rows, "sizes": {"big_bytes": opts.issue18.big_bytes, "big_reps": opts.issue18.big_reps, "samples": opts.issue18.samples, "allocs": opts.issue18.allocs, "alloc_bytes": opts.issue18.alloc_bytes}}),
+        json!({"rows": json_rows, "sizes": {"big_bytes": opts.link.big_bytes, "big_reps": opts.link.big_reps, "samples": opts.link.samples, "allocs": opts.link.allocs, "alloc_bytes": opts.link.alloc_bytes}}),
     )
 }
 
@@ -1057,8 +1057,8 @@ fn finish(r: Results, nb: &dyn Backend, hip: &Hip, opts: &BenchOptions) -> Repor
         }
     }
 
-    let (issue18_md, issue18_json) = issue18_table(&r, opts);
-    md.push_str(&issue18_md);
+    let (link_md, link_json) = link_table(&r, opts);
+    md.push_str(&link_md);
 
     // Summary.
     let _ = writeln!(md, "## Summary\n");
@@ -1066,7 +1066,7 @@ fn finish(r: Results, nb: &dyn Backend, hip: &Hip, opts: &BenchOptions) -> Repor
     let _ = writeln!(md, "|---|---|---|---|---|---|---|");
     let mut j = serde_json::Map::new();
     j.insert("schema".into(), json!(2));
-    j.insert("issue18".into(), issue18_json);
+    j.insert("link".into(), link_json);
     j.insert(
         "setup".into(),
         json!({

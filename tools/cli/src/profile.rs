@@ -128,6 +128,6 @@ mod tests {
     #[test]
     fn section_names_become_file_stems() {
         assert_eq!(file_stem("kernels (launch rate, MLP)"), "kernels-launch-rate-mlp");
-        assert_eq!(file_stem("issue #18: copies"), "issue-18-copies");
+        assert_eq!(file_stem("copies: 4 KiB & 256 MiB"), "copies-4-kib-256-mib");
     }
 }

@@ -197,8 +197,8 @@ pub fn cuda_pinned_gbps(_: &dyn Backend, _: DevicePtr, _: &[(usize, usize)]) -> 
     None
 }
 
-/// The native side of the issue #18 figures.
-pub struct Issue18Native {
+/// The native side of the link figures.
+pub struct NativeLinkFigures {
     /// `(h2d, d2h)` GB/s of large copies from page-locked memory: `cuMemcpy` from
     /// `cuMemAllocHost` memory on cuda; the backend's copy on host (no page-locking there).
     pub pinned: (f64, f64),
@@ -214,9 +214,16 @@ pub struct Issue18Native {
     pub how: &'static str,
 }
 
-/// Measures the native issue #18 figures: large copies of `big` bytes (`reps` each, after a
+/// Measures the native link figures: large copies of `big` bytes (`reps` each, after a
 /// warm-up), `samples` small copies and sync calls, `allocs` allocations of `alloc_bytes`.
-pub fn issue18(b: &dyn Backend, big: usize, reps: usize, samples: usize, allocs: usize, alloc_bytes: usize) -> Result<Issue18Native, String> {
+pub fn link_figures(
+    b: &dyn Backend,
+    big: usize,
+    reps: usize,
+    samples: usize,
+    allocs: usize,
+    alloc_bytes: usize,
+) -> Result<NativeLinkFigures, String> {
     let mut bufs = CopyBuffers::new(b, big)?;
     let (pinned, pageable, how) = match cuda_copies(b, bufs.dev, big, reps) {
         Some(r) => {
@@ -247,7 +254,7 @@ pub fn issue18(b: &dyn Backend, big: usize, reps: usize, samples: usize, allocs:
     }
     b.device_synchronize(0).map_err(be("device_synchronize"))?;
     let allocs_ms = t.elapsed().as_secs_f64() * 1e3;
-    Ok(Issue18Native { pinned, pageable, small_h2d_p50_us, sync_p50_us, allocs_ms, how })
+    Ok(NativeLinkFigures { pinned, pageable, small_h2d_p50_us, sync_p50_us, allocs_ms, how })
 }
 
 /// `[pinned, pageable]` `(h2d, d2h)` GB/s of `reps` synchronous `cuMemcpy`s of `size` bytes
