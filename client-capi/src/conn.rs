@@ -29,7 +29,7 @@ use proto_core::opcode::assert_postable;
 use proto_core::wire;
 use proto_core::{calls, Bulk, Call, Caller, Calls, FrameHeader, Opcode, Request, Response};
 pub use shared_host::{is_shared_host_allocation, SHM_STAGED_COPY_MIN_BYTES, SHM_STAGING_REGIONS, SHM_STAGING_REGION_BYTES};
-use client_core::{ClientSession, Delivery, Flush, Inbound, Landing, SessionConfig, Ticket};
+use client_core::{ClientSession, Expect, Flush, Inbound, Landing, SessionConfig, Ticket};
 pub use client_core::{status_to_hip, CallError, LOST};
 use std::time::{Duration, Instant};
 use transport_core::{FrameSink, FrameSource, TransportError};
@@ -314,7 +314,7 @@ impl Conn {
 
     /// Submits `req` to the session and hands its frame to the transport: sent now
     /// (`send_now`) or queued behind fire-and-forget frames. Its ticket.
-    fn transmit(&mut self, req: &Request<'_>, delivery: Delivery, send_now: bool) -> Result<Ticket, CallError> {
+    fn transmit(&mut self, req: &Request<'_>, delivery: Expect, send_now: bool) -> Result<Ticket, CallError> {
         // Managed memory: the CPU's writes reach the device before work that may read them.
         crate::state::managed::before_request(self, req.opcode())?;
         let out = self.session.submit(req, delivery)?;
@@ -330,7 +330,7 @@ impl Conn {
     /// `dst` must be valid for writes of the landing until its reply has been received.
     unsafe fn queue_landing(&mut self, req: &Request<'_>, landing: Landing, awaited: bool) -> Result<Ticket, CallError> {
         crate::state::managed::before_request(self, req.opcode())?;
-        let out = self.session.submit(req, Delivery::Landing { landing, awaited })?;
+        let out = self.session.submit(req, Expect::Landing { landing, awaited })?;
         if landing.rows.is_none() {
             // SAFETY: `dst` is writable for `len` bytes until the reply has been received
             // (caller contract).
@@ -781,7 +781,7 @@ impl Conn {
     ) -> Result<Vec<Result<R, CallError>>, CallError> {
         let mut ids = Vec::new();
         for req in reqs {
-            ids.push(self.transmit(&C::wrap(req), Delivery::Reply, false)?);
+            ids.push(self.transmit(&C::wrap(req), Expect::Reply, false)?);
         }
         self.flush()?;
         self.session.arm_deadline(Instant::now());
@@ -932,7 +932,7 @@ impl Caller for Conn {
     type Error = CallError;
 
     fn call<'s, C: Call>(&'s mut self, req: C::Request<'_>) -> Result<C::Reply<'s>, CallError> {
-        let ticket = self.transmit(&C::wrap(req), Delivery::Reply, true)?;
+        let ticket = self.transmit(&C::wrap(req), Expect::Reply, true)?;
         self.session.arm_deadline(Instant::now());
         let header = self.wait_reply(ticket)?;
         if matches!(C::OPCODE, Opcode::StreamQuery | Opcode::EventQuery) {
@@ -944,7 +944,7 @@ impl Caller for Conn {
 
     fn post<C: Call>(&mut self, req: C::Request<'_>) -> Result<(), CallError> {
         const { assert_postable::<C>() };
-        self.transmit(&C::wrap(req), Delivery::Posted, false)?;
+        self.transmit(&C::wrap(req), Expect::NoReply, false)?;
         if self.session.batch_queued(self.sink.pending()) == Flush::Now {
             self.sink.flush().map_err(transport_error)?;
         }

@@ -8,7 +8,7 @@
 
 use super::{CallError, Conn};
 use proto_core::wire;
-use client_core::{Delivery, Ticket};
+use client_core::{Expect, Ticket};
 use proto_core::{calls, Call, Calls};
 use std::collections::BTreeSet;
 use std::sync::{Mutex, OnceLock};
@@ -231,7 +231,7 @@ impl Conn {
 
     /// Sends call `req` without waiting: its request id, for [`Self::wait_reply`].
     fn send_call<C: Call>(&mut self, req: C::Request<'_>) -> Result<Ticket, CallError> {
-        let ticket = self.transmit(&C::wrap(req), Delivery::Reply, true)?;
+        let ticket = self.transmit(&C::wrap(req), Expect::Reply, true)?;
         self.session.arm_deadline(std::time::Instant::now());
         Ok(ticket)
     }
