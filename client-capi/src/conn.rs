@@ -23,14 +23,14 @@ use crate::stripes::{StripedResult, Stripes};
 use shared_host::{DescriptorChannel, SharedHost};
 
 mod shared_host;
+pub use client_core::{status_to_hip, CallError, LOST};
+use client_core::{ClientSession, Expect, Flush, Inbound, Landing, SessionConfig, Ticket};
 use proto_core::auth::{auth_response, AuthContext};
 use proto_core::limits::DEFAULT_COPY_CHUNK;
 use proto_core::opcode::assert_postable;
 use proto_core::wire;
 use proto_core::{calls, Bulk, Call, Caller, Calls, FrameHeader, Opcode, Request, Response};
 pub use shared_host::{is_shared_host_allocation, SHM_STAGED_COPY_MIN_BYTES, SHM_STAGING_REGIONS, SHM_STAGING_REGION_BYTES};
-use client_core::{ClientSession, Expect, Flush, Inbound, Landing, SessionConfig, Ticket};
-pub use client_core::{status_to_hip, CallError, LOST};
 use std::time::{Duration, Instant};
 use transport_core::{FrameSink, FrameSource, TransportError};
 

@@ -113,13 +113,12 @@ mod tests {
         let mut t = Timers::new(BEAT, Duration::from_secs(1), None);
         assert_eq!(t.poll_timeout(), None, "no timers while not waiting");
         t.awaiting_frame(t0);
-        let mut now = t0;
         let mut pings = 0;
-        let expired = loop {
-            now = t.poll_timeout().expect("waiting");
+        let (expired, now) = loop {
+            let now = t.poll_timeout().expect("waiting");
             match t.handle_timeout(now) {
                 Ok(()) => pings += usize::from(t.take_ping()),
-                Err(e) => break e,
+                Err(e) => break (e, now),
             }
         };
         assert_eq!(expired, Expired::Silent);

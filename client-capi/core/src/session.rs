@@ -383,7 +383,7 @@ mod tests {
             }
         }
         let (launches, bytes) = first_batch.expect("a batch went out early");
-        assert!(bytes >= FIRST_BATCH_BYTES && bytes < FIRST_BATCH_BYTES + 200, "first batch of {bytes} bytes after {launches} launches");
+        assert!((FIRST_BATCH_BYTES..FIRST_BATCH_BYTES + 200).contains(&bytes), "first batch of {bytes} bytes after {launches} launches");
         assert!(queued < STREAMING_BATCH_BYTES, "later frames wait for a 32 KiB batch");
         let t = device_count(&mut s, Expect::Reply);
         let (h, c) = reply(t.request_id(), &Response::GetDeviceCount(wire::DeviceCount { count: 1 }), 0);

@@ -7,8 +7,8 @@
 //! DMA of the one before.
 
 use super::{CallError, Conn};
-use proto_core::wire;
 use client_core::{Expect, Ticket};
+use proto_core::wire;
 use proto_core::{calls, Call, Calls};
 use std::collections::BTreeSet;
 use std::sync::{Mutex, OnceLock};
