@@ -17,12 +17,12 @@
 use crate::abi::HipError;
 use crate::config::ClientConfig;
 use crate::state::allocations::RangeKind;
-use crate::state::client_handles::ClientHandles;
-use crate::state::client_memory::{ClientMemory, DeviceRange};
 use crate::stripes::{StripedResult, Stripes};
 use shared_host::{DescriptorChannel, SharedHost};
 
 mod shared_host;
+use client_core::client_handles::ClientHandles;
+use client_core::client_memory::{ClientMemory, DeviceRange};
 pub use client_core::{status_to_hip, CallError, LOST};
 use client_core::{ClientSession, Expect, Flush, Inbound, Landing, SessionConfig, Ticket};
 use proto_core::auth::{auth_response, AuthContext};
@@ -53,10 +53,6 @@ pub struct Conn {
     /// Whether operations go without a round trip (`CLIENT_ALLOCATION` negotiated and
     /// `HIP_REMOTE_CLIENT_ALLOC` not off): client-chosen handles, posted small uploads.
     without_round_trip: bool,
-    /// Stream and event handles chosen here.
-    pub client_handles: ClientHandles,
-    /// Device memory placed here (`hipMalloc` without a round trip).
-    pub client_memory: ClientMemory,
     /// The session's stripe connections, when the worker granted some.
     stripes: Option<Stripes>,
     /// Until the first copy large enough to be striped: how to open the stripes then (a
@@ -237,8 +233,6 @@ impl Conn {
             device_wait_spin: config.device_wait_spin.max(config.tcp.spin),
             welcome: WelcomeInfo::default(),
             without_round_trip: false,
-            client_handles: ClientHandles::default(),
-            client_memory: ClientMemory::default(),
             stripes: None,
             stripes_to_open: None,
             stripe_min_bytes: config.stripe_min_bytes,
@@ -368,20 +362,30 @@ impl Conn {
         self.session.ended()
     }
 
+    /// Stream and event handles chosen here.
+    pub fn client_handles(&mut self) -> &mut ClientHandles {
+        self.session.client_handles()
+    }
+
+    /// Device memory placed here (`hipMalloc` without a round trip).
+    pub fn client_memory(&mut self) -> &mut ClientMemory {
+        self.session.client_memory()
+    }
+
     /// Whether streams, events and small uploads go without a round trip on this connection.
     pub fn without_round_trip(&self) -> bool {
         self.without_round_trip
     }
 
-    /// `hipMalloc` of `size` bytes on `device` placed here ([`crate::state::client_memory`]):
+    /// `hipMalloc` of `size` bytes on `device` placed here ([`client_core::client_memory`]):
     /// the address, or `None` where the worker does not allow it (the caller asks the worker).
     /// Posted while the free-memory budget allows; otherwise the worker's answer is awaited,
     /// so running out of memory is reported here.
     pub fn client_malloc(&mut self, device: u32, size: u64) -> Result<Option<u64>, CallError> {
-        if !self.without_round_trip || size == 0 || self.client_memory.refused(device) {
+        if !self.without_round_trip || size == 0 || self.session.client_memory().refused(device) {
             return Ok(None);
         }
-        if self.client_memory.range(device).is_none() {
+        if self.session.client_memory().range(device).is_none() {
             // First use on this device: one round trip reserves the range (refused where the
             // backend has no virtual memory management; hipMalloc then always waits).
             let range = match self.client_range_reserve(wire::DeviceRef { device }) {
@@ -389,9 +393,9 @@ impl Conn {
                 Err(e) if e.message.starts_with(LOST) => return Err(e),
                 Err(_) => None,
             };
-            self.client_memory.reserved(device, range);
+            self.session.client_memory().reserved(device, range);
         }
-        let Some(range) = self.client_memory.range(device) else { return Ok(None) };
+        let Some(range) = self.session.client_memory().range(device) else { return Ok(None) };
         // A full range (fragmented past its four times the device's memory): the worker places it.
         let Some(ptr) = range.allocate(size) else { return Ok(None) };
         let post = range.may_post(size);
@@ -403,7 +407,7 @@ impl Conn {
         }
         let placed = self.malloc_at(req);
         let measured = placed.as_ref().ok().map(|_| self.client_range_reserve(wire::DeviceRef { device }));
-        let range = self.client_memory.range(device).expect("reserved above");
+        let range = self.session.client_memory().range(device).expect("reserved above");
         match (placed, measured) {
             (Err(e), _) => {
                 range.release(ptr);
@@ -422,8 +426,8 @@ impl Conn {
     /// (shared through IPC: its handle must open no more once hipFree returns). Whether
     /// `ptr` was such memory.
     pub fn client_free(&mut self, ptr: u64) -> Result<bool, CallError> {
-        let Some(device) = self.client_memory.owner(ptr) else { return Ok(false) };
-        let range = self.client_memory.range(device).expect("owner found it");
+        let Some(device) = self.session.client_memory().owner(ptr) else { return Ok(false) };
+        let range = self.session.client_memory().range(device).expect("owner found it");
         let shared = range.shared(ptr);
         range.release(ptr);
         if shared {

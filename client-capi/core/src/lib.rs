@@ -18,6 +18,8 @@
 #![deny(missing_docs)]
 
 mod batching;
+pub mod client_handles;
+pub mod client_memory;
 mod error;
 mod liveness;
 mod session;

@@ -1,6 +1,8 @@
 //! [`ClientSession`]: what one client connection knows, without the connection.
 
 use crate::batching::{Batching, Flush};
+use crate::client_handles::ClientHandles;
+use crate::client_memory::ClientMemory;
 use crate::error::{status_to_hip, CallError, HipError, LOST};
 use crate::liveness::{Expired, Timers};
 use proto_core::wire::{self, ErrorReply};
@@ -109,6 +111,10 @@ pub struct ClientSession {
     ended: Option<CallError>,
     batching: Batching,
     timers: Timers,
+    /// Stream and event handles chosen here (`CLIENT_ALLOCATION`).
+    client_handles: ClientHandles,
+    /// Device memory placed here (`hipMalloc` without a round trip).
+    client_memory: ClientMemory,
 }
 
 impl ClientSession {
@@ -122,6 +128,8 @@ impl ClientSession {
             ended: None,
             batching: Batching::default(),
             timers: Timers::new(config.heartbeat, config.liveness_timeout, config.call_timeout),
+            client_handles: ClientHandles::default(),
+            client_memory: ClientMemory::default(),
         }
     }
 
@@ -300,6 +308,16 @@ impl ClientSession {
     /// call fails with it.
     pub fn ended(&self) -> Option<&CallError> {
         self.ended.as_ref()
+    }
+
+    /// Stream and event handles chosen by the client (`CLIENT_ALLOCATION`).
+    pub fn client_handles(&mut self) -> &mut ClientHandles {
+        &mut self.client_handles
+    }
+
+    /// Device memory placed by the client (`hipMalloc` without a round trip).
+    pub fn client_memory(&mut self) -> &mut ClientMemory {
+        &mut self.client_memory
     }
 }
 

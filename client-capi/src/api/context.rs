@@ -318,8 +318,8 @@ pub extern "C" fn hipDevicePrimaryCtxReset(dev: hipDevice_t) -> hipError_t {
         let device = check_device(dev)?;
         forget_device_allocations(device);
         call_sync(|c| {
-            c.client_handles.forget_device(device);
-            c.client_memory.forget_device(device);
+            c.client_handles().forget_device(device);
+            c.client_memory().forget_device(device);
             c.device_reset(wire::DeviceRef { device })
         })?;
         with_state(device, |s| *s = ContextState::default());

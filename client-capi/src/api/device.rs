@@ -361,8 +361,8 @@ pub extern "C" fn hipDeviceReset() -> hipError_t {
         crate::api::array::forget_device_arrays(device);
         crate::api::texture::forget_device_textures(device);
         call_sync(|c| {
-            c.client_handles.forget_device(device);
-            c.client_memory.forget_device(device);
+            c.client_handles().forget_device(device);
+            c.client_memory().forget_device(device);
             c.device_reset(wire::DeviceRef { device })
         })
     })
