@@ -11,8 +11,9 @@
 //! with `hipErrorIllegalState` instead of deadlocking.
 
 use crate::abi::*;
-use crate::conn::{CallError, Conn};
+use crate::conn::Conn;
 use crate::remote::{config, with_conn};
+use client_core::CallError;
 use proto_core::{wire, Calls};
 use std::cell::Cell;
 use std::collections::BTreeMap;

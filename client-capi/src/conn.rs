@@ -390,7 +390,7 @@ impl Conn {
             // backend has no virtual memory management; hipMalloc then always waits).
             let range = match self.client_range_reserve(wire::DeviceRef { device }) {
                 Ok(r) => Some(DeviceRange::new(r.base, r.len, r.granularity, r.free)),
-                Err(e) if e.message.starts_with(LOST) => return Err(e),
+                Err(e) if e.is_lost() => return Err(e),
                 Err(_) => None,
             };
             self.session.client_memory().reserved(device, range);

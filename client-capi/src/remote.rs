@@ -6,7 +6,8 @@
 
 use crate::abi::HipError;
 use crate::config::ClientConfig;
-use crate::conn::{CallError, Conn};
+use crate::conn::Conn;
+use client_core::CallError;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use transport_core::MemoryRegistry;
@@ -138,7 +139,7 @@ pub fn with_conn<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result
                 return Err(notice);
             }
             if let Err(e) = &result {
-                if e.code == HipError::NOT_INITIALIZED && e.message.starts_with(crate::conn::LOST) {
+                if e.is_lost() {
                     eprintln!("hip-remote: {}", e.message);
                     *state = State::Failed(e.clone());
                 }

@@ -6,9 +6,9 @@
 
 use crate::abi::*;
 use crate::api::stream_extra::thread_capture_mode;
-use crate::conn::CallError;
 use crate::handle::{spt, stream_id};
 use crate::remote::with_conn;
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::collections::HashMap;

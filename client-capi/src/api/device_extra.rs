@@ -6,9 +6,9 @@
 
 use crate::abi::*;
 use crate::boundary::take_last_command_result;
-use crate::conn::CallError;
 use crate::remote::with_conn;
 use crate::state::devices::{check_device, current_device, device_count, properties};
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::collections::HashMap;

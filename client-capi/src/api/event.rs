@@ -1,11 +1,11 @@
 //! Event family. A `hipEvent_t` is the worker's session-scoped handle.
 
 use crate::abi::*;
-use crate::conn::CallError;
 use crate::handle::{stream_id, Handle};
 use crate::remote::{call_sync, with_conn};
 use crate::state::devices::{check_device, current_device};
 use client_core::client_handles::Kind;
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::{calls, Caller, Calls};
 use std::ffi::{c_int, c_uint};

@@ -22,11 +22,11 @@
 //! backend each process maps the same memory where its own address space has room.
 
 use crate::abi::*;
-use crate::conn::CallError;
 use crate::handle::Handle;
 use crate::remote::with_conn;
 use crate::state::allocations::{find_device_range, forget_device_range, record_range_of_kind, RangeKind};
 use crate::state::devices::current_device;
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::collections::HashMap;

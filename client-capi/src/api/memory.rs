@@ -7,12 +7,12 @@
 
 use crate::abi::*;
 use crate::api::pointer::Known;
-use crate::conn::CallError;
 use crate::handle::stream_id;
 use crate::remote::{call_sync, with_conn};
 use crate::state::allocations::*;
 use crate::state::copy::{copy, direction, Direction};
 use crate::state::devices::{check_device, current_device};
+use client_core::CallError;
 use proto_core::wire::{self, MemsetWidth};
 use proto_core::{calls, Caller, Calls};
 use std::alloc::Layout;

@@ -6,11 +6,11 @@
 #![allow(non_upper_case_globals)] // HIP's constant names, matched as patterns
 
 use crate::abi::*;
-use crate::conn::CallError;
 use crate::handle::stream_id;
 use crate::remote::with_conn;
 use crate::state::allocations::{record_range_of_kind, RangeKind};
 use crate::state::devices::current_device;
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::ffi::{c_int, c_void};

@@ -13,9 +13,9 @@
 use super::pool::hipMemHandleTypePosixFileDescriptor;
 use super::shareable_fd;
 use crate::abi::*;
-use crate::conn::CallError;
 use crate::remote::with_conn;
 use crate::state::allocations::{forget_device_range, record_range_of_kind, RangeKind};
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::ffi::{c_int, c_ulonglong, c_void};

@@ -4,8 +4,8 @@
 
 use super::allocations::is_device_pointer;
 use crate::abi::*;
-use crate::conn::CallError;
 use crate::remote::{call_sync, with_conn};
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::{calls, Caller, Calls};
 use std::ffi::c_void;

@@ -3,8 +3,8 @@
 //! which never crosses the network).
 
 use crate::abi::HipError;
-use crate::conn::CallError;
 use crate::remote::with_conn;
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::cell::Cell;
