@@ -6,9 +6,9 @@
 
 use crate::abi::*;
 use crate::api::device::{hipDeviceDisablePeerAccess, hipDeviceEnablePeerAccess, hipDeviceSynchronize, RUNTIME_VERSION};
-use crate::remote::call_sync;
 use crate::state::allocations::forget_device_allocations;
 use crate::state::devices::{check_device, current_device, device_count, set_current_device};
+use crate::state::sync::call_sync;
 use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;

@@ -7,9 +7,10 @@
 
 use crate::abi::*;
 use crate::boundary::{peek_last_error, take_last_error};
-use crate::remote::{call_sync, with_conn};
+use crate::remote::with_conn;
 use crate::state::allocations::forget_device_allocations;
 use crate::state::devices::{check_device, current_device, device_count, prefer_device, properties, set_current_device};
+use crate::state::sync::call_sync;
 use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;

@@ -2,8 +2,9 @@
 
 use crate::abi::*;
 use crate::handle::{stream_id, Handle};
-use crate::remote::{call_sync, with_conn};
+use crate::remote::with_conn;
 use crate::state::devices::{check_device, current_device};
+use crate::state::sync::call_sync;
 use client_core::client_handles::Kind;
 use client_core::CallError;
 use proto_core::wire;

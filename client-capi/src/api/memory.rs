@@ -8,10 +8,11 @@
 use crate::abi::*;
 use crate::api::pointer::Known;
 use crate::handle::stream_id;
-use crate::remote::{call_sync, with_conn};
+use crate::remote::with_conn;
 use crate::state::allocations::*;
 use crate::state::copy::{copy, direction, Direction};
 use crate::state::devices::{check_device, current_device};
+use crate::state::sync::call_sync;
 use client_core::CallError;
 use proto_core::wire::{self, MemsetWidth};
 use proto_core::{calls, Caller, Calls};

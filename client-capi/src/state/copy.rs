@@ -4,7 +4,8 @@
 
 use super::allocations::is_device_pointer;
 use crate::abi::*;
-use crate::remote::{call_sync, with_conn};
+use crate::remote::with_conn;
+use crate::state::sync::call_sync;
 use client_core::CallError;
 use proto_core::wire;
 use proto_core::{calls, Caller, Calls};

@@ -7,3 +7,4 @@ pub mod allocations;
 pub mod copy;
 pub mod devices;
 pub mod managed;
+pub mod sync;
