@@ -16,11 +16,11 @@
 
 use crate::abi::HipError;
 use crate::config::ClientConfig;
-use crate::state::allocations::RangeKind;
-use crate::stripes::{StripedResult, Stripes};
 use shared_host::{DescriptorChannel, SharedHost};
+use stripes::{StripedResult, Stripes};
 
 mod shared_host;
+pub mod stripes;
 use client_core::client_handles::ClientHandles;
 use client_core::client_memory::{ClientMemory, DeviceRange};
 pub use client_core::{status_to_hip, CallError, LOST};
@@ -69,6 +69,9 @@ pub struct Conn {
 /// copies wait: their time is the transfer's, and a failure is better reported by the copy.
 /// A default to be measured on the H100 by the lead (the bench's 4 KiB H2D figure).
 pub const SMALL_UPLOAD_NO_WAIT_BYTES: usize = 64 << 10;
+
+/// Whether a synchronous upload of `len` bytes to `dst` may return once its bytes are sent.
+pub type SentIsEnough = fn(u64, usize) -> bool;
 
 /// Facts from the handshake.
 #[derive(Debug, Clone, Default)]
@@ -446,8 +449,10 @@ impl Conn {
     /// it ([`SMALL_UPLOAD_NO_WAIT_BYTES`]), once its bytes are sent: the worker completes a
     /// posted synchronous copy before it reads the next request, so whatever the application
     /// does next finds it done, and a failure is deferred to the next synchronising call.
-    /// Otherwise it is queued on `stream`.
-    pub fn upload(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool) -> Result<(), CallError> {
+    /// Otherwise it is queued on `stream`. `sent_is_enough(dst, len)` says whether nothing
+    /// but the reply would report what the application must hear (the layers above know:
+    /// managed mirrors, captures, the process's allocations; [`crate::state::copy::sent_is_enough`]).
+    pub fn upload(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool, sent_is_enough: SentIsEnough) -> Result<(), CallError> {
         // Shared memory first, then the stripes; each answers `None` when it does not apply.
         let done = match self.upload_shared(dst, src, stream, sync) {
             Some(result) => Some(result),
@@ -468,16 +473,7 @@ impl Conn {
         if src.is_empty() {
             return Ok(());
         }
-        // Managed mirrors are pulled back, and a capture's refusal reported, only by a reply.
-        // A destination this process did not allocate (freed, another session's, made up)
-        // waits too, so HIP's immediate hipErrorInvalidValue stays where it is knowable.
-        let no_wait = sync
-            && self.without_round_trip
-            && src.len() <= SMALL_UPLOAD_NO_WAIT_BYTES
-            && !crate::state::managed::mirrors_active()
-            && !crate::api::capture::any_active()
-            && crate::state::allocations::find_device_range(dst)
-                .is_some_and(|(base, r)| r.kind == RangeKind::Device && dst - base + src.len() as u64 <= r.size);
+        let no_wait = sync && self.without_round_trip && src.len() <= SMALL_UPLOAD_NO_WAIT_BYTES && sent_is_enough(dst, src.len());
         while let Some((i, chunk)) = chunks.next() {
             let last = chunks.peek().is_none();
             // Only the last chunk says `sync`: the worker completes a posted one before going on.
@@ -624,13 +620,14 @@ impl Conn {
         height: usize,
         stream: u64,
         sync: bool,
+        sent_is_enough: SentIsEnough,
     ) -> Result<(), CallError> {
         // SAFETY: row `i` of the source is `width` readable bytes at `src + i * src_pitch`
         // (caller contract).
         let row = |i: usize| unsafe { std::slice::from_raw_parts(src.add(i * src_pitch), width) };
         if width > DEFAULT_COPY_CHUNK {
             for i in 0..height {
-                self.upload(dst + i as u64 * dst_pitch, row(i), stream, sync && i + 1 == height)?;
+                self.upload(dst + i as u64 * dst_pitch, row(i), stream, sync && i + 1 == height, sent_is_enough)?;
             }
             return Ok(());
         }

@@ -27,4 +27,3 @@ pub mod conn;
 pub use hip_code_object::fatbin;
 pub mod remote;
 pub mod state;
-pub mod stripes;

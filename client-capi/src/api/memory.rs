@@ -447,7 +447,19 @@ pub(crate) unsafe fn copy_2d(
         }
         Direction::HostToDevice => {
             // SAFETY: `src`'s rows are readable host memory (caller contract).
-            with_conn(|c| unsafe { c.upload_2d(dst as u64, dst_pitch as u64, src as *const u8, src_pitch, width, height, stream, sync) })
+            with_conn(|c| unsafe {
+                c.upload_2d(
+                    dst as u64,
+                    dst_pitch as u64,
+                    src as *const u8,
+                    src_pitch,
+                    width,
+                    height,
+                    stream,
+                    sync,
+                    crate::state::copy::sent_is_enough,
+                )
+            })
         }
         Direction::DeviceToHost => {
             // SAFETY: `dst`'s rows are writable host memory until the copy is synchronised

@@ -13,7 +13,6 @@ use crate::state::devices::{check_device, current_device, properties};
 use client_core::CallError;
 use proto_core::wire::{self, stream_mem_op};
 use proto_core::Calls;
-use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::ffi::{c_int, c_uint, c_ulonglong, c_void};
 use std::sync::{Mutex, MutexGuard};
@@ -404,35 +403,5 @@ pub extern "C" fn hipEventRecordWithFlags(event: hipEvent_t, stream: hipStream_t
             return Err(CallError::new(HipError::INVALID_VALUE, format!("unknown record flags {flags:#x}")));
         }
         outcome(hipEventRecord(event, stream))
-    })
-}
-
-// ---- stream capture mode ----------------------------------------------------------------
-
-thread_local! {
-    static CAPTURE_MODE: Cell<hipStreamCaptureMode> = const { Cell::new(hipStreamCaptureModeGlobal) };
-}
-
-/// The calling thread's stream-capture interaction mode (graphs read it when capturing).
-pub fn thread_capture_mode() -> hipStreamCaptureMode {
-    CAPTURE_MODE.with(|m| m.get())
-}
-
-/// Swaps the thread's capture mode with `*mode`.
-///
-/// # Safety
-/// `mode` is NULL or points to a readable and writable `hipStreamCaptureMode`.
-#[no_mangle]
-pub unsafe extern "C" fn hipThreadExchangeStreamCaptureMode(mode: *mut hipStreamCaptureMode) -> hipError_t {
-    hip_boundary!("hipThreadExchangeStreamCaptureMode", {
-        non_null!(mode);
-        // SAFETY: non-null and readable (the caller's contract).
-        let wanted = unsafe { *mode };
-        if wanted > hipStreamCaptureModeRelaxed {
-            return Err(CallError::new(HipError::INVALID_VALUE, format!("unknown capture mode {wanted}")));
-        }
-        let old = CAPTURE_MODE.with(|m| m.replace(wanted));
-        try_out!(mode, old);
-        Ok(())
     })
 }
