@@ -15,9 +15,6 @@ use proto_core::wire;
 use proto_core::Calls;
 use std::ffi::{c_int, c_void};
 
-/// `hipMemHandleTypePosixFileDescriptor` (missing from the generated enum constants).
-pub const hipMemHandleTypePosixFileDescriptor: hipMemAllocationHandleType = 1;
-
 fn pool_id(pool: hipMemPool_t) -> u64 {
     pool as usize as u64
 }

@@ -65,7 +65,7 @@ pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
         } else {
             call_sync(|c| c.stream_destroy(req))?;
         }
-        super::stream_extra::forget_stream(stream_id(stream));
+        crate::state::streams::forget_stream(stream_id(stream));
         Ok(())
     })
 }

@@ -10,31 +10,11 @@ use crate::callbacks::{self, Callback};
 use crate::handle::{spt, stream_id, Handle};
 use crate::remote::with_conn;
 use crate::state::devices::{check_device, current_device, properties};
+use crate::state::streams::extras;
 use client_core::CallError;
 use proto_core::wire::{self, stream_mem_op};
 use proto_core::Calls;
-use std::collections::BTreeMap;
 use std::ffi::{c_int, c_uint, c_ulonglong, c_void};
-use std::sync::{Mutex, MutexGuard};
-
-/// What this library keeps per created stream: the CU mask it was created with and its
-/// synchronization policy (the attributes HIP lets a program set). Dropped with the stream's
-/// entry when the stream is destroyed through [`forget_stream`].
-#[derive(Clone, Default)]
-struct StreamExtras {
-    cu_mask: Vec<u32>,
-    sync_policy: Option<hipSynchronizationPolicy>,
-}
-
-fn extras() -> MutexGuard<'static, BTreeMap<u64, StreamExtras>> {
-    static EXTRAS: Mutex<BTreeMap<u64, StreamExtras>> = Mutex::new(BTreeMap::new());
-    EXTRAS.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Forgets what this module kept about a destroyed stream.
-pub fn forget_stream(id: u64) {
-    extras().remove(&id);
-}
 
 /// ROCm's synchronization policy of a stream nobody set one on.
 const DEFAULT_SYNC_POLICY: hipSynchronizationPolicy = hipSyncPolicyAuto;

@@ -10,7 +10,6 @@
 
 #![allow(non_upper_case_globals)] // HIP's constant names, matched as patterns
 
-use super::pool::hipMemHandleTypePosixFileDescriptor;
 use super::shareable_fd;
 use crate::abi::*;
 use crate::remote::with_conn;

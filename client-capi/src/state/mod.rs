@@ -7,4 +7,5 @@ pub mod allocations;
 pub mod copy;
 pub mod devices;
 pub mod managed;
+pub mod streams;
 pub mod sync;
