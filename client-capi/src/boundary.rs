@@ -44,13 +44,13 @@ pub fn peek_last_error() -> HipError {
 }
 
 /// Converts a call's outcome to the C result, explaining failures on stderr in debug mode.
-pub fn finish(name: &str, result: Result<(), crate::conn::CallError>) -> HipError {
+pub fn finish(name: &str, result: Result<(), client_core::CallError>) -> HipError {
     let code = finish_inner(name, result);
     LAST_COMMAND.with(|e| e.set(code));
     code
 }
 
-fn finish_inner(name: &str, result: Result<(), crate::conn::CallError>) -> HipError {
+fn finish_inner(name: &str, result: Result<(), client_core::CallError>) -> HipError {
     match result {
         Ok(()) => HipError::SUCCESS,
         Err(e) => {
@@ -66,7 +66,7 @@ fn finish_inner(name: &str, result: Result<(), crate::conn::CallError>) -> HipEr
 /// `Result<(), CallError>` expression; panics become `hipErrorUnknown`.
 macro_rules! hip_boundary {
     ($name:literal, $body:block) => {{
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<(), $crate::conn::CallError> { $body })) {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<(), ::client_core::CallError> { $body })) {
             Ok(result) => $crate::boundary::finish($name, result),
             Err(_) => {
                 eprintln!(concat!("hip-remote: internal panic in ", $name, "; returning hipErrorUnknown"));
@@ -80,7 +80,7 @@ macro_rules! hip_boundary {
 macro_rules! non_null {
     ($ptr:expr) => {
         if $ptr.is_null() {
-            return Err($crate::conn::CallError::new($crate::abi::HipError::INVALID_VALUE, concat!(stringify!($ptr), " is NULL")));
+            return Err(::client_core::CallError::new($crate::abi::HipError::INVALID_VALUE, concat!(stringify!($ptr), " is NULL")));
         }
     };
 }

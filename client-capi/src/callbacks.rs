@@ -11,10 +11,10 @@
 //! with `hipErrorIllegalState` instead of deadlocking.
 
 use crate::abi::*;
-use crate::conn::{CallError, Conn};
+use crate::conn::Conn;
 use crate::remote::{config, with_conn};
+use client_core::CallError;
 use proto_core::{wire, Calls};
-use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -66,16 +66,6 @@ pub fn persistent_callback(token: u64) -> Option<Callback> {
     persistent().get(&token).copied()
 }
 
-thread_local! {
-    static IN_CALLBACK: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Whether the calling thread is running a stream callback (HIP calls are refused there).
-pub fn in_callback() -> bool {
-    // `try_with`: a thread-exit destructor may ask after this thread's slot is gone.
-    IN_CALLBACK.try_with(|c| c.get()).unwrap_or(false)
-}
-
 /// Queues `callback` on `stream` (a wire stream id; `device` is the calling thread's current
 /// device, where null-stream work runs).
 pub fn enqueue(stream: u64, device: u32, callback: Callback) -> Result<(), CallError> {
@@ -125,7 +115,7 @@ fn open_channel() -> Result<(), CallError> {
 /// The callback thread: fetch, run, answer (with the next fetch), in order, until the
 /// channel ends.
 fn serve(mut conn: Conn) {
-    IN_CALLBACK.with(|c| c.set(true));
+    crate::remote::mark_callback_thread();
     let mut done = 0;
     loop {
         let run = match conn.callback_next(wire::CallbackNext { done }) {

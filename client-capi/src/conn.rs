@@ -1,11 +1,14 @@
-//! The client's connection to its worker: request ids, fire-and-forget batching, the table of
-//! replies still to land (asynchronous device-to-host copies write straight into the
-//! application's buffer), and the deferred error of failed fire-and-forget requests.
+//! The client's connection to its worker: the driver of a [`ClientSession`] (the `client-core`
+//! crate), which holds request ids, fire-and-forget batching, the table of replies still to
+//! land, the deferred error of failed fire-and-forget requests and the liveness timers. This
+//! module owns what the session must not: the transport, the clock, the stripes and the shared
+//! host regions, and the writes of landed bytes into the application's buffers (asynchronous
+//! device-to-host copies write straight into them).
 //!
-//! While it waits for a reply, the connection watches the worker: after each heartbeat of
-//! silence it sends a PING (an idle worker answers it; a worker busy with a long request sends
-//! heartbeats of its own), and silence for the liveness timeout, or a reply later than the
-//! call's deadline (`HIP_REMOTE_IO_TIMEOUT`), ends the connection with a clear error.
+//! While it waits for a reply, the driver runs the session's timers: after each heartbeat of
+//! silence it sends the session's PING (an idle worker answers it; a worker busy with a long
+//! request sends heartbeats of its own), and silence for the liveness timeout, or a reply later
+//! than the call's deadline (`HIP_REMOTE_IO_TIMEOUT`), ends the connection with a clear error.
 //!
 //! One connection per process, created lazily by the first call that needs the worker and
 //! shared by all threads under a mutex (HIP calls are thread-safe; the worker serves one
@@ -13,67 +16,43 @@
 
 use crate::abi::HipError;
 use crate::config::ClientConfig;
-use crate::state::allocations::RangeKind;
-use crate::state::client_handles::ClientHandles;
-use crate::state::client_memory::{ClientMemory, DeviceRange};
-use crate::stripes::{StripedResult, Stripes};
 use shared_host::{DescriptorChannel, SharedHost};
+use stripes::{StripedResult, Stripes};
 
 mod shared_host;
+pub mod stripes;
+use client_core::client_handles::ClientHandles;
+use client_core::client_memory::{ClientMemory, DeviceRange};
+pub use client_core::{status_to_hip, CallError, LOST};
+use client_core::{ClientSession, Expect, Flush, Inbound, Landing, SessionConfig, Ticket};
 use proto_core::auth::{auth_response, AuthContext};
 use proto_core::limits::DEFAULT_COPY_CHUNK;
 use proto_core::opcode::assert_postable;
-use proto_core::wire::{self, ErrorReply};
-use proto_core::{calls, Bulk, Call, Caller, Calls, Flags, FrameHeader, Message, Opcode, Request, Response, Status};
+use proto_core::wire;
+use proto_core::{calls, Bulk, Call, Caller, Calls, FrameHeader, Opcode, Request, Response};
 pub use shared_host::{is_shared_host_allocation, SHM_STAGED_COPY_MIN_BYTES, SHM_STAGING_REGIONS, SHM_STAGING_REGION_BYTES};
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
-use transport_core::{FrameSink, FrameSource, Liveness, TransportError};
-
-/// Where an expected reply's bulk data goes.
-#[derive(Debug, Clone, Copy)]
-struct Landing {
-    /// Application buffer address (kept as an integer: it is only dereferenced while the
-    /// application is inside a HIP call that promised the buffer stays valid).
-    dst: usize,
-    /// Bytes the reply carries.
-    len: usize,
-    /// For a 2D copy whose rows are not adjacent in `dst`: `(width, pitch)`; the reply's
-    /// packed rows are scattered `pitch` bytes apart.
-    rows: Option<(usize, usize)>,
-}
+use transport_core::{FrameSink, FrameSource, TransportError};
 
 /// An established session with a worker.
 pub struct Conn {
     sink: Box<dyn FrameSink>,
     source: Box<dyn FrameSource>,
-    next_id: u64,
-    encode_buf: Vec<u8>,
+    /// Everything the connection knows that is not I/O.
+    session: ClientSession,
+    /// The control part and bulk of the reply just read.
     control: Vec<u8>,
     bulk: Vec<u8>,
-    landings: HashMap<u64, Landing>,
-    /// First failure of a fire-and-forget request not yet reported to the application.
-    deferred: Option<HipError>,
-    /// The worker ended the session with an error frame of request id 0 (a refusal, or the
-    /// death of the session's process): every call from then on fails with it.
-    ended: Option<CallError>,
-    liveness: Liveness,
+    /// Where the session's own frames (PINGs) are encoded.
+    transmit_buf: Vec<u8>,
     /// The reader's usual spin, and its spin while a call waits for device work.
     spin: Duration,
     device_wait_spin: Duration,
-    /// Longest wait for a call's reply (`HIP_REMOTE_IO_TIMEOUT`; `None`: no deadline).
-    call_timeout: Option<Duration>,
-    /// The deadline of the call being waited for.
-    deadline: Option<Instant>,
     /// What the worker told us in WELCOME.
     pub welcome: WelcomeInfo,
     /// Whether operations go without a round trip (`CLIENT_ALLOCATION` negotiated and
     /// `HIP_REMOTE_CLIENT_ALLOC` not off): client-chosen handles, posted small uploads.
     without_round_trip: bool,
-    /// Stream and event handles chosen here.
-    pub client_handles: ClientHandles,
-    /// Device memory placed here (`hipMalloc` without a round trip).
-    pub client_memory: ClientMemory,
     /// The session's stripe connections, when the worker granted some.
     stripes: Option<Stripes>,
     /// Until the first copy large enough to be striped: how to open the stripes then (a
@@ -81,12 +60,6 @@ pub struct Conn {
     stripes_to_open: Option<Box<ClientConfig>>,
     /// Smallest copy sent over the stripes (`HIP_REMOTE_STRIPE_MIN_BYTES`).
     stripe_min_bytes: usize,
-    /// The worker is probably idle (a reply was just read): the next fire-and-forget
-    /// requests go out once [`FIRST_BATCH_BYTES`] are queued, not when the batch is full.
-    worker_idle: bool,
-    /// Fire-and-forget bytes sent since the last reply, while under [`STREAMING_WINDOW_BYTES`]
-    /// (batches of [`STREAMING_BATCH_BYTES`] keep the worker fed at the start of a step).
-    sent_since_reply: usize,
     /// Shared registered host memory (a same-host connection whose worker offers it).
     shared_host: Option<SharedHost>,
 }
@@ -97,20 +70,8 @@ pub struct Conn {
 /// A default to be measured on the H100 by the lead (the bench's 4 KiB H2D figure).
 pub const SMALL_UPLOAD_NO_WAIT_BYTES: usize = 64 << 10;
 
-/// Queued bytes after which the first batch following a reply is sent: the worker, idle
-/// since that reply, starts on the first ~40 launches of a step instead of waiting for the
-/// client to fill a whole batch (hundreds of launches). Later batches fill up as usual.
-/// To be measured on the H100 by the lead (the launch-rate and kernel-step figures).
-const FIRST_BATCH_BYTES: usize = 4096;
-/// After the first batch, batches of this size (~350 launches) go out until
-/// [`STREAMING_WINDOW_BYTES`] have been sent since the last reply; then the transport's own
-/// coalescing (256 KiB) takes over. Waiting for a whole 256 KiB buffer, more than a step of
-/// 2 000 launches, left the worker idle while the client queued the step (1.21–1.25× native
-/// on the H100); batches of 32 KiB throughout cost launch-storm throughput there (0.66–0.73×).
-const STREAMING_BATCH_BYTES: usize = 32 << 10;
-/// How much of a run of fire-and-forget requests after a reply goes in
-/// [`STREAMING_BATCH_BYTES`] batches (a step of 2 000 small launches is ~220 KiB).
-const STREAMING_WINDOW_BYTES: usize = 512 << 10;
+/// Whether a synchronous upload of `len` bytes to `dst` may return once its bytes are sent.
+pub type SentIsEnough = fn(u64, usize) -> bool;
 
 /// Facts from the handshake.
 #[derive(Debug, Clone, Default)]
@@ -132,57 +93,8 @@ pub struct WelcomeInfo {
     pub same_host_socket: Option<String>,
 }
 
-/// A failed exchange: the HIP error the application sees, plus why (for stderr / debugging).
-#[derive(Debug, Clone)]
-pub struct CallError {
-    /// The code returned to the application.
-    pub code: HipError,
-    /// What happened.
-    pub message: String,
-}
-
-impl CallError {
-    pub(crate) fn new(code: HipError, message: impl Into<String>) -> Self {
-        Self { code, message: message.into() }
-    }
-}
-
-/// How every error that ends the connection begins ([`crate::remote`] then fails every call).
-pub const LOST: &str = "connection to hip-worker lost";
-
 fn transport_error(e: TransportError) -> CallError {
     CallError::new(HipError::NOT_INITIALIZED, format!("{LOST}: {e}"))
-}
-
-/// Maps a worker status to the application's `hipError_t`. HIP codes pass through verbatim;
-/// protocol failures become the nearest HIP code.
-pub fn status_to_hip(status: Status) -> HipError {
-    match status {
-        s if (0..10_000).contains(&s.0) => HipError(s.0),
-        Status::UNSUPPORTED_VERSION
-        | Status::HELLO_REQUIRED
-        | Status::AUTH_FAILED
-        | Status::AUTH_REQUIRED
-        | Status::TOO_MANY_CONNECTIONS
-        | Status::SESSION_NOT_FOUND
-        | Status::SHUTTING_DOWN => HipError::NOT_INITIALIZED,
-        Status::QUOTA_EXCEEDED => HipError::OUT_OF_MEMORY,
-        Status::UNKNOWN_OPCODE => HipError::NOT_SUPPORTED,
-        _ => HipError::INVALID_VALUE,
-    }
-}
-
-/// What reading one reply frame did.
-enum Step {
-    /// An awaited reply (its request id): its header (control part in `self.control`, bulk
-    /// in `self.bulk`), or its error.
-    Wanted(u64, Result<FrameHeader, CallError>),
-    /// An asynchronous copy's bytes landed in the application's buffer.
-    Landed,
-    /// An asynchronous copy failed.
-    LandingFailed(u64, CallError),
-    /// Something else (a late reply nobody waits for).
-    Other,
 }
 
 /// Opens the transport `worker` names: `rdma://host:port` (feature `rdma`), `shm:///path`
@@ -312,27 +224,21 @@ impl Conn {
         let mut conn = Self {
             sink,
             source,
-            next_id: 1,
-            encode_buf: vec![0; 64 << 10],
+            session: ClientSession::new(SessionConfig {
+                heartbeat: config.liveness.heartbeat,
+                liveness_timeout: config.liveness.timeout,
+                call_timeout: config.tcp.io_timeout,
+            }),
             control: Vec::new(),
             bulk: Vec::new(),
-            landings: HashMap::new(),
-            deferred: None,
-            ended: None,
-            liveness: config.liveness,
+            transmit_buf: Vec::new(),
             spin: config.tcp.spin,
             device_wait_spin: config.device_wait_spin.max(config.tcp.spin),
-            call_timeout: config.tcp.io_timeout,
-            deadline: None,
             welcome: WelcomeInfo::default(),
             without_round_trip: false,
-            client_handles: ClientHandles::default(),
-            client_memory: ClientMemory::default(),
             stripes: None,
             stripes_to_open: None,
             stripe_min_bytes: config.stripe_min_bytes,
-            worker_idle: true,
-            sent_since_reply: 0,
             shared_host: None,
         };
         let client_name = format!("{} pid {}", std::env::args().next().unwrap_or_else(|| "hip-app".into()), std::process::id());
@@ -403,20 +309,32 @@ impl Conn {
         Ok(conn)
     }
 
-    /// Encodes `req` as request `id` into the encode buffer: its head length, and the bulk
-    /// section the table declares it to carry (sent after the head, never copied).
-    fn encode<'r>(&mut self, req: &Request<'r>, flags: Flags) -> Result<(u64, usize, &'r [u8]), CallError> {
+    /// Submits `req` to the session and hands its frame to the transport: sent now
+    /// (`send_now`) or queued behind fire-and-forget frames. Its ticket.
+    fn transmit(&mut self, req: &Request<'_>, delivery: Expect, send_now: bool) -> Result<Ticket, CallError> {
         // Managed memory: the CPU's writes reach the device before work that may read them.
         crate::state::managed::before_request(self, req.opcode())?;
-        let id = self.next_id;
-        self.next_id += 1;
-        loop {
-            match req.encode_frame(&mut self.encode_buf, flags, id) {
-                Ok(frame) => return Ok((id, frame.head_len, frame.bulk)),
-                Err(proto_core::EncodeError::BufferTooSmall { required }) => self.encode_buf.resize(required, 0),
-                Err(e) => return Err(CallError::new(HipError::INVALID_VALUE, format!("{}: {e}", req.opcode()))),
-            }
+        let out = self.session.submit(req, delivery)?;
+        let sent = if send_now { self.sink.send(out.head, out.bulk) } else { self.sink.queue(out.head, out.bulk) };
+        sent.map_err(transport_error)?;
+        Ok(out.ticket)
+    }
+
+    /// Queues a device-to-host copy's request whose reply lands `len` bytes at `dst`
+    /// (`rows`: scattered rows of a 2D copy; the transport may then not land it itself).
+    ///
+    /// # Safety
+    /// `dst` must be valid for writes of the landing until its reply has been received.
+    unsafe fn queue_landing(&mut self, req: &Request<'_>, landing: Landing, awaited: bool) -> Result<Ticket, CallError> {
+        crate::state::managed::before_request(self, req.opcode())?;
+        let out = self.session.submit(req, Expect::Landing { landing, awaited })?;
+        if landing.rows.is_none() {
+            // SAFETY: `dst` is writable for `len` bytes until the reply has been received
+            // (caller contract).
+            unsafe { self.sink.offer_landing(out.ticket.request_id(), landing.dst as *mut u8, landing.len) }.map_err(transport_error)?;
         }
+        self.sink.queue(out.head, out.bulk).map_err(transport_error)?;
+        Ok(out.ticket)
     }
 
     /// Sends queued fire-and-forget requests now.
@@ -438,13 +356,23 @@ impl Conn {
 
     /// The deferred error of an earlier fire-and-forget request, once.
     pub fn take_deferred(&mut self) -> Option<HipError> {
-        self.deferred.take()
+        self.session.take_deferred()
     }
 
     /// The error with which the worker ended the session, if it did: every pending and later
     /// call fails with it.
     pub fn ended_by_worker(&self) -> Option<&CallError> {
-        self.ended.as_ref()
+        self.session.ended()
+    }
+
+    /// Stream and event handles chosen here.
+    pub fn client_handles(&mut self) -> &mut ClientHandles {
+        self.session.client_handles()
+    }
+
+    /// Device memory placed here (`hipMalloc` without a round trip).
+    pub fn client_memory(&mut self) -> &mut ClientMemory {
+        self.session.client_memory()
     }
 
     /// Whether streams, events and small uploads go without a round trip on this connection.
@@ -452,25 +380,25 @@ impl Conn {
         self.without_round_trip
     }
 
-    /// `hipMalloc` of `size` bytes on `device` placed here ([`crate::state::client_memory`]):
+    /// `hipMalloc` of `size` bytes on `device` placed here ([`client_core::client_memory`]):
     /// the address, or `None` where the worker does not allow it (the caller asks the worker).
     /// Posted while the free-memory budget allows; otherwise the worker's answer is awaited,
     /// so running out of memory is reported here.
     pub fn client_malloc(&mut self, device: u32, size: u64) -> Result<Option<u64>, CallError> {
-        if !self.without_round_trip || size == 0 || self.client_memory.refused(device) {
+        if !self.without_round_trip || size == 0 || self.session.client_memory().refused(device) {
             return Ok(None);
         }
-        if self.client_memory.range(device).is_none() {
+        if self.session.client_memory().range(device).is_none() {
             // First use on this device: one round trip reserves the range (refused where the
             // backend has no virtual memory management; hipMalloc then always waits).
             let range = match self.client_range_reserve(wire::DeviceRef { device }) {
                 Ok(r) => Some(DeviceRange::new(r.base, r.len, r.granularity, r.free)),
-                Err(e) if e.message.starts_with(LOST) => return Err(e),
+                Err(e) if e.is_lost() => return Err(e),
                 Err(_) => None,
             };
-            self.client_memory.reserved(device, range);
+            self.session.client_memory().reserved(device, range);
         }
-        let Some(range) = self.client_memory.range(device) else { return Ok(None) };
+        let Some(range) = self.session.client_memory().range(device) else { return Ok(None) };
         // A full range (fragmented past its four times the device's memory): the worker places it.
         let Some(ptr) = range.allocate(size) else { return Ok(None) };
         let post = range.may_post(size);
@@ -482,7 +410,7 @@ impl Conn {
         }
         let placed = self.malloc_at(req);
         let measured = placed.as_ref().ok().map(|_| self.client_range_reserve(wire::DeviceRef { device }));
-        let range = self.client_memory.range(device).expect("reserved above");
+        let range = self.session.client_memory().range(device).expect("reserved above");
         match (placed, measured) {
             (Err(e), _) => {
                 range.release(ptr);
@@ -501,8 +429,8 @@ impl Conn {
     /// (shared through IPC: its handle must open no more once hipFree returns). Whether
     /// `ptr` was such memory.
     pub fn client_free(&mut self, ptr: u64) -> Result<bool, CallError> {
-        let Some(device) = self.client_memory.owner(ptr) else { return Ok(false) };
-        let range = self.client_memory.range(device).expect("owner found it");
+        let Some(device) = self.session.client_memory().owner(ptr) else { return Ok(false) };
+        let range = self.session.client_memory().range(device).expect("owner found it");
         let shared = range.shared(ptr);
         range.release(ptr);
         if shared {
@@ -521,8 +449,10 @@ impl Conn {
     /// it ([`SMALL_UPLOAD_NO_WAIT_BYTES`]), once its bytes are sent: the worker completes a
     /// posted synchronous copy before it reads the next request, so whatever the application
     /// does next finds it done, and a failure is deferred to the next synchronising call.
-    /// Otherwise it is queued on `stream`.
-    pub fn upload(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool) -> Result<(), CallError> {
+    /// Otherwise it is queued on `stream`. `sent_is_enough(dst, len)` says whether nothing
+    /// but the reply would report what the application must hear (the layers above know:
+    /// managed mirrors, captures, the process's allocations; [`crate::state::copy::sent_is_enough`]).
+    pub fn upload(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool, sent_is_enough: SentIsEnough) -> Result<(), CallError> {
         // Shared memory first, then the stripes; each answers `None` when it does not apply.
         let done = match self.upload_shared(dst, src, stream, sync) {
             Some(result) => Some(result),
@@ -543,16 +473,7 @@ impl Conn {
         if src.is_empty() {
             return Ok(());
         }
-        // Managed mirrors are pulled back, and a capture's refusal reported, only by a reply.
-        // A destination this process did not allocate (freed, another session's, made up)
-        // waits too, so HIP's immediate hipErrorInvalidValue stays where it is knowable.
-        let no_wait = sync
-            && self.without_round_trip
-            && src.len() <= SMALL_UPLOAD_NO_WAIT_BYTES
-            && !crate::state::managed::mirrors_active()
-            && !crate::api::capture::any_active()
-            && crate::state::allocations::find_device_range(dst)
-                .is_some_and(|(base, r)| r.kind == RangeKind::Device && dst - base + src.len() as u64 <= r.size);
+        let no_wait = sync && self.without_round_trip && src.len() <= SMALL_UPLOAD_NO_WAIT_BYTES && sent_is_enough(dst, src.len());
         while let Some((i, chunk)) = chunks.next() {
             let last = chunks.peek().is_none();
             // Only the last chunk says `sync`: the worker completes a posted one before going on.
@@ -607,13 +528,10 @@ impl Conn {
         while offset < len {
             let n = (len - offset).min(DEFAULT_COPY_CHUNK);
             let req = calls::MemcpyDtoH::wrap(wire::MemcpyDtoH { src: src + offset as u64, len: n as u64, stream });
-            let (id, head_len, _) = self.encode(&req, Flags::empty())?;
-            self.landings.insert(id, Landing { dst: dst as usize + offset, len: n, rows: None });
+            let landing = Landing { dst: dst as usize + offset, len: n, rows: None };
             // SAFETY: the caller keeps `dst` valid for `len` bytes until the copy has landed,
             // which is when this request's reply has been received.
-            unsafe { self.sink.offer_landing(id, dst.add(offset), n) }.map_err(transport_error)?;
-            self.sink.queue(&self.encode_buf[..head_len], &[]).map_err(transport_error)?;
-            ids.push(id);
+            ids.push(unsafe { self.queue_landing(&req, landing, wait) }?);
             offset += n;
         }
         self.flush()?;
@@ -702,13 +620,14 @@ impl Conn {
         height: usize,
         stream: u64,
         sync: bool,
+        sent_is_enough: SentIsEnough,
     ) -> Result<(), CallError> {
         // SAFETY: row `i` of the source is `width` readable bytes at `src + i * src_pitch`
         // (caller contract).
         let row = |i: usize| unsafe { std::slice::from_raw_parts(src.add(i * src_pitch), width) };
         if width > DEFAULT_COPY_CHUNK {
             for i in 0..height {
-                self.upload(dst + i as u64 * dst_pitch, row(i), stream, sync && i + 1 == height)?;
+                self.upload(dst + i as u64 * dst_pitch, row(i), stream, sync && i + 1 == height, sent_is_enough)?;
             }
             return Ok(());
         }
@@ -781,18 +700,13 @@ impl Conn {
                 height: n as u64,
                 stream,
             });
-            let (id, head_len, _) = self.encode(&req, Flags::empty())?;
             // SAFETY: row `first` of `dst` lies inside the caller's buffer.
             let start = unsafe { dst.add(first * dst_pitch) };
             let adjacent = dst_pitch == width || n == 1;
-            self.landings.insert(id, Landing { dst: start as usize, len: n * width, rows: (!adjacent).then_some((width, dst_pitch)) });
-            if adjacent {
-                // SAFETY: the rows are `n * width` adjacent writable bytes at `start`, valid
-                // until the copy has landed (caller contract).
-                unsafe { self.sink.offer_landing(id, start, n * width) }.map_err(transport_error)?;
-            }
-            self.sink.queue(&self.encode_buf[..head_len], &[]).map_err(transport_error)?;
-            ids.push(id);
+            let landing = Landing { dst: start as usize, len: n * width, rows: (!adjacent).then_some((width, dst_pitch)) };
+            // SAFETY: the rows (`width` bytes every `dst_pitch`, adjacent when `rows` is
+            // `None`) are writable until the copy has landed (caller contract).
+            ids.push(unsafe { self.queue_landing(&req, landing, wait) }?);
             first += n;
         }
         self.flush()?;
@@ -802,18 +716,18 @@ impl Conn {
         Ok(())
     }
 
-    /// Waits until the replies of `ids` have landed; the first failure among them is returned.
-    fn wait_landings(&mut self, ids: &[u64]) -> Result<(), CallError> {
-        self.start_deadline();
+    /// Waits until the replies of `ids` (awaited landings) have landed; the first failure
+    /// among them is returned.
+    fn wait_landings(&mut self, ids: &[Ticket]) -> Result<(), CallError> {
+        self.session.arm_deadline(Instant::now());
         let mut first_error = None;
-        for id in ids {
-            while self.landings.contains_key(id) {
-                if let Step::LandingFailed(failed, e) = self.receive_one(&[])? {
-                    if ids.contains(&failed) {
+        for &id in ids {
+            while self.session.is_pending(id) {
+                match self.receive_one()?.0 {
+                    Inbound::Failed(failed, e) if ids.contains(&failed) => {
                         first_error.get_or_insert(e);
-                    } else {
-                        self.deferred.get_or_insert(e.code);
                     }
+                    other => self.defer_unclaimed(other),
                 }
             }
         }
@@ -830,20 +744,25 @@ impl Conn {
 
     /// Whether asynchronous copies are still to land.
     pub fn has_pending_landings(&self) -> bool {
-        !self.landings.is_empty()
+        self.session.has_pending_landings()
     }
 
-    /// Reads replies until request `id`'s arrives; its control part and bulk are then in
+    /// Reads replies until `ticket`'s arrives; its control part and bulk are then in
     /// `self.control` and `self.bulk`.
-    fn wait_reply(&mut self, id: u64) -> Result<FrameHeader, CallError> {
+    fn wait_reply(&mut self, ticket: Ticket) -> Result<FrameHeader, CallError> {
         loop {
-            match self.receive_one(&[id])? {
-                Step::Wanted(_, outcome) => return outcome,
-                Step::LandingFailed(_, e) => {
-                    self.deferred.get_or_insert(e.code);
-                }
-                Step::Landed | Step::Other => {}
+            match self.receive_one()? {
+                (Inbound::Reply(t, outcome), header) if t == ticket => return outcome.map(|()| header),
+                (other, _) => self.defer_unclaimed(other),
             }
+        }
+    }
+
+    /// A frame nobody in this wait asked for: a failure in it is reported by the next
+    /// synchronising call.
+    fn defer_unclaimed(&mut self, inbound: Inbound) {
+        if let Inbound::Failed(_, e) | Inbound::Reply(_, Err(e)) = inbound {
+            self.session.defer(e.code);
         }
     }
 
@@ -863,20 +782,18 @@ impl Conn {
     ) -> Result<Vec<Result<R, CallError>>, CallError> {
         let mut ids = Vec::new();
         for req in reqs {
-            let (id, head_len, bulk) = self.encode(&C::wrap(req), Flags::empty())?;
-            self.sink.queue(&self.encode_buf[..head_len], bulk).map_err(transport_error)?;
-            ids.push(id);
+            ids.push(self.transmit(&C::wrap(req), Expect::Reply, false)?);
         }
         self.flush()?;
-        self.start_deadline();
+        self.session.arm_deadline(Instant::now());
         let mut results: Vec<Option<Result<R, CallError>>> = ids.iter().map(|_| None).collect();
         let mut open = ids.clone();
         while !open.is_empty() {
-            match self.receive_one(&open)? {
-                Step::Wanted(id, outcome) => {
+            match self.receive_one()? {
+                (Inbound::Reply(id, outcome), header) if open.contains(&id) => {
                     let Some(i) = ids.iter().position(|&x| x == id) else { continue };
                     results[i] = Some(match outcome {
-                        Ok(header) => self.parse_wanted(C::OPCODE.raw(), &header).and_then(|r| match C::unwrap(r) {
+                        Ok(()) => self.parse_wanted(C::OPCODE.raw(), &header).and_then(|r| match C::unwrap(r) {
                             Some(reply) => Ok(on_reply(i, reply)),
                             None => Err(CallError::new(HipError::UNKNOWN, format!("worker answered {} with another reply", C::OPCODE))),
                         }),
@@ -884,131 +801,78 @@ impl Conn {
                     });
                     open.retain(|&x| x != id);
                 }
-                Step::LandingFailed(_, e) => {
-                    self.deferred.get_or_insert(e.code);
-                }
-                Step::Landed | Step::Other => {}
+                (other, _) => self.defer_unclaimed(other),
             }
         }
         Ok(results.into_iter().map(|r| r.unwrap_or_else(|| Err(CallError::new(HipError::UNKNOWN, "reply missing")))).collect())
     }
 
-    /// The call about to be waited for must be answered within the I/O timeout.
-    fn start_deadline(&mut self) {
-        self.deadline = self.call_timeout.map(|t| Instant::now() + t);
-    }
-
-    /// Waits until the next frame begins. Each heartbeat of silence sends a PING; silence for
-    /// the liveness timeout, or the call's deadline passing, ends the connection (a reply
-    /// that came later could land in memory the application has reused).
+    /// Waits until the next frame begins, running the session's timers: each heartbeat of
+    /// silence sends its PING; silence for the liveness timeout, or the call's deadline
+    /// passing, ends the connection.
     fn await_frame(&mut self) -> Result<(), CallError> {
-        let silent_since = Instant::now();
+        self.session.awaiting_frame(Instant::now());
         loop {
-            let silent = silent_since.elapsed();
-            if silent >= self.liveness.timeout {
-                let secs = self.liveness.timeout.as_secs_f64();
-                let msg = format!("{LOST}: no answer within {secs} s (worker frozen or unreachable; HIP_REMOTE_LIVENESS_TIMEOUT)");
-                return Err(CallError::new(HipError::NOT_INITIALIZED, msg));
+            let now = Instant::now();
+            self.session.handle_timeout(now)?;
+            while let Some(len) = self.session.poll_transmit(now, &mut self.transmit_buf) {
+                self.sink.send(&self.transmit_buf[..len], &[]).map_err(transport_error)?;
             }
-            let mut wait = self.liveness.heartbeat.min(self.liveness.timeout - silent);
-            if let Some(deadline) = self.deadline {
-                let left = deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    let secs = self.call_timeout.unwrap_or_default().as_secs_f64();
-                    let msg = format!("{LOST}: the worker answers but gave no reply within {secs} s (HIP_REMOTE_IO_TIMEOUT)");
-                    return Err(CallError::new(HipError::NOT_INITIALIZED, msg));
-                }
-                wait = wait.min(left);
-            }
+            let wait = self.session.poll_timeout().map_or(Duration::ZERO, |at| at.saturating_duration_since(now));
             if self.source.wait_readable(wait).map_err(transport_error)? {
                 return Ok(());
-            }
-            if silent_since.elapsed() >= self.liveness.heartbeat {
-                self.send_ping()?;
             }
         }
     }
 
-    /// Asks the worker for a sign of life; the PONG (or anything else) ends the silence.
-    fn send_ping(&mut self) -> Result<(), CallError> {
-        let req = calls::Ping::wrap(wire::Ping { nonce: self.next_id, payload: Default::default() });
-        let (_, head_len, _) = self.encode(&req, Flags::empty())?;
-        self.sink.send(&self.encode_buf[..head_len], &[]).map_err(transport_error)
-    }
-
-    /// Reads one reply frame and does what it asks: land copy data, record errors, or hand
-    /// the awaited reply back.
-    fn receive_one(&mut self, wanted: &[u64]) -> Result<Step, CallError> {
+    /// Reads one frame and does what the session says with it: land copy data, print kernel
+    /// output, keep an awaited reply's control part and bulk in `self.control` and
+    /// `self.bulk`, or skip it. What the session made of it, and its header.
+    fn receive_one(&mut self) -> Result<(Inbound, FrameHeader), CallError> {
         self.await_frame()?;
         let head = self.source.recv_head().map_err(transport_error)?;
         let header = head.header;
         self.control.clear();
         self.control.extend_from_slice(head.control);
-        let id = header.request_id;
-        if header.aux != 0 {
-            self.deferred.get_or_insert(status_to_hip(Status(header.aux)));
-        }
-        if header.flags.contains(Flags::ERROR) {
-            let error = match ErrorReply::parse(&self.control, &[]) {
-                Ok(reply) => CallError::new(status_to_hip(reply.status), reply.message.as_str()),
-                Err(e) => CallError::new(HipError::UNKNOWN, format!("malformed error reply: {e}")),
-            };
-            if id == 0 {
-                // The worker ended the session itself (a bad frame, the version, the death of
-                // the session's process): fatal, and sticky (`crate::remote::with_conn`).
-                self.ended.get_or_insert_with(|| error.clone());
-                return Err(error);
+        let inbound = self.session.handle_frame(Instant::now(), &header, &self.control)?;
+        match &inbound {
+            Inbound::Reply(_, Ok(())) => {
+                self.bulk.clear();
+                self.bulk.resize(header.bulk_len as usize, 0);
+                self.source.recv_bulk(&mut self.bulk).map_err(transport_error)?;
             }
-            if self.landings.remove(&id).is_some() {
-                return Ok(Step::LandingFailed(id, error));
+            Inbound::Land(_, landing) => self.land(landing)?,
+            Inbound::KernelOutput => {
+                // What kernels printed, sent ahead of a synchronize's reply: the program's own
+                // standard output, as a GPU runtime prints it.
+                let mut text = vec![0; header.bulk_len as usize];
+                self.source.recv_bulk(&mut text).map_err(transport_error)?;
+                print_kernel_output(&text);
             }
-            if wanted.contains(&id) {
-                return Ok(Step::Wanted(id, Err(error)));
+            Inbound::Reply(_, Err(_)) | Inbound::Failed(..) | Inbound::Skip => self.source.skip_bulk().map_err(transport_error)?,
+        }
+        Ok((inbound, header))
+    }
+
+    /// Reads a landing's bytes (the session checked their length) into the application's buffer.
+    fn land(&mut self, landing: &Landing) -> Result<(), CallError> {
+        if let Some((width, pitch)) = landing.rows {
+            let mut packed = vec![0; landing.len];
+            self.source.recv_bulk(&mut packed).map_err(transport_error)?;
+            for (i, row) in packed.chunks_exact(width).enumerate() {
+                // SAFETY: `dst` was handed to a HIP 2D copy call whose contract keeps its
+                // rows (`width` bytes every `pitch`) valid until the copy is synchronised;
+                // we are inside such a call now, under the connection lock.
+                let out = unsafe { std::slice::from_raw_parts_mut((landing.dst + i * pitch) as *mut u8, width) };
+                out.copy_from_slice(row);
             }
-            self.deferred.get_or_insert(error.code);
-            return Ok(Step::Other);
+            return Ok(());
         }
-        if id == 0 && header.opcode == Opcode::KernelOutput.raw() {
-            // What kernels printed, sent ahead of a synchronize's reply: the program's own
-            // standard output, as a GPU runtime prints it.
-            let mut text = vec![0; header.bulk_len as usize];
-            self.source.recv_bulk(&mut text).map_err(transport_error)?;
-            print_kernel_output(&text);
-            return Ok(Step::Other);
-        }
-        if let Some(landing) = self.landings.remove(&id) {
-            if header.bulk_len as usize != landing.len {
-                self.source.skip_bulk().map_err(transport_error)?;
-                let msg = format!("worker returned {} bytes for a {}-byte copy", header.bulk_len, landing.len);
-                return Ok(Step::LandingFailed(id, CallError::new(HipError::UNKNOWN, msg)));
-            }
-            if let Some((width, pitch)) = landing.rows {
-                let mut packed = vec![0; landing.len];
-                self.source.recv_bulk(&mut packed).map_err(transport_error)?;
-                for (i, row) in packed.chunks_exact(width).enumerate() {
-                    // SAFETY: `dst` was handed to a HIP 2D copy call whose contract keeps its
-                    // rows (`width` bytes every `pitch`) valid until the copy is synchronised;
-                    // we are inside such a call now, under the connection lock.
-                    let out = unsafe { std::slice::from_raw_parts_mut((landing.dst + i * pitch) as *mut u8, width) };
-                    out.copy_from_slice(row);
-                }
-                return Ok(Step::Landed);
-            }
-            // SAFETY: `dst` was handed to a HIP copy call whose contract keeps the buffer
-            // valid for `len` bytes until the copy is synchronised; we are inside such a call
-            // (or a later synchronising one) now, under the connection lock.
-            let dst = unsafe { std::slice::from_raw_parts_mut(landing.dst as *mut u8, landing.len) };
-            self.source.recv_bulk(dst).map_err(transport_error)?;
-            return Ok(Step::Landed);
-        }
-        self.bulk.clear();
-        if wanted.contains(&id) {
-            self.bulk.resize(header.bulk_len as usize, 0);
-            self.source.recv_bulk(&mut self.bulk).map_err(transport_error)?;
-            return Ok(Step::Wanted(id, Ok(header)));
-        }
-        self.source.skip_bulk().map_err(transport_error)?;
-        Ok(Step::Other)
+        // SAFETY: `dst` was handed to a HIP copy call whose contract keeps the buffer
+        // valid for `len` bytes until the copy is synchronised; we are inside such a call
+        // (or a later synchronising one) now, under the connection lock.
+        let dst = unsafe { std::slice::from_raw_parts_mut(landing.dst as *mut u8, landing.len) };
+        self.source.recv_bulk(dst).map_err(transport_error)
     }
 }
 
@@ -1069,13 +933,9 @@ impl Caller for Conn {
     type Error = CallError;
 
     fn call<'s, C: Call>(&'s mut self, req: C::Request<'_>) -> Result<C::Reply<'s>, CallError> {
-        let req = C::wrap(req);
-        let (id, head_len, bulk) = self.encode(&req, Flags::empty())?;
-        self.sink.send(&self.encode_buf[..head_len], bulk).map_err(transport_error)?;
-        self.start_deadline();
-        let header = self.wait_reply(id)?;
-        self.worker_idle = true;
-        self.sent_since_reply = 0;
+        let ticket = self.transmit(&C::wrap(req), Expect::Reply, true)?;
+        self.session.arm_deadline(Instant::now());
+        let header = self.wait_reply(ticket)?;
         if matches!(C::OPCODE, Opcode::StreamQuery | Opcode::EventQuery) {
             self.after_completed_query(C::OPCODE, &header)?;
         }
@@ -1085,18 +945,8 @@ impl Caller for Conn {
 
     fn post<C: Call>(&mut self, req: C::Request<'_>) -> Result<(), CallError> {
         const { assert_postable::<C>() };
-        let req = C::wrap(req);
-        let (_, head_len, bulk) = self.encode(&req, Flags::NO_REPLY)?;
-        self.sink.queue(&self.encode_buf[..head_len], bulk).map_err(transport_error)?;
-        let early = if self.worker_idle {
-            Some(FIRST_BATCH_BYTES)
-        } else {
-            (self.sent_since_reply < STREAMING_WINDOW_BYTES).then_some(STREAMING_BATCH_BYTES)
-        };
-        let pending = self.sink.pending();
-        if early.is_some_and(|batch| pending >= batch) {
-            self.worker_idle = false;
-            self.sent_since_reply += pending;
+        self.transmit(&C::wrap(req), Expect::NoReply, false)?;
+        if self.session.batch_queued(self.sink.pending()) == Flush::Now {
             self.sink.flush().map_err(transport_error)?;
         }
         Ok(())
@@ -1110,6 +960,7 @@ mod test {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
     use std::thread::JoinHandle;
+    use transport_core::Liveness;
     use transport_tcp::TcpConfig;
 
     #[test]
@@ -1215,8 +1066,8 @@ mod test {
         worker.join().unwrap();
     }
 
-    /// After a reply the worker is idle: the first fire-and-forget requests go out once
-    /// `FIRST_BATCH_BYTES` are queued; then batches of `STREAMING_BATCH_BYTES` within the window.
+    /// After a reply the worker is idle: the driver sends the first fire-and-forget requests
+    /// once `client_core::FIRST_BATCH_BYTES` are queued; then batches of `STREAMING_BATCH_BYTES` within the window.
     #[test]
     fn the_first_batch_after_a_reply_is_sent_early() {
         let frames = Arc::new(AtomicUsize::new(0));
@@ -1246,19 +1097,17 @@ mod test {
         assert_eq!(frames.load(Ordering::SeqCst), 100);
         // Then batches of STREAMING_BATCH_BYTES while under STREAMING_WINDOW_BYTES since the
         // reply; past it, the transport's own (larger) coalescing.
-        conn.worker_idle = false;
-        conn.sent_since_reply = 0;
         let mut largest_queued = 0;
-        while conn.sent_since_reply < STREAMING_WINDOW_BYTES {
+        while conn.session.batching().sent_since_reply() < client_core::STREAMING_WINDOW_BYTES {
             conn.post::<calls::LaunchKernel>(launch()).expect("queued");
             largest_queued = largest_queued.max(conn.sink.pending());
         }
-        assert!(largest_queued < STREAMING_BATCH_BYTES, "{largest_queued} bytes queued inside the window");
+        assert!(largest_queued < client_core::STREAMING_BATCH_BYTES, "{largest_queued} bytes queued inside the window");
         for _ in 0..2000 {
             conn.post::<calls::LaunchKernel>(launch()).expect("queued");
             largest_queued = largest_queued.max(conn.sink.pending());
         }
-        assert!(largest_queued >= STREAMING_BATCH_BYTES, "past the window batches grow to the transport's size");
+        assert!(largest_queued >= client_core::STREAMING_BATCH_BYTES, "past the window batches grow to the transport's size");
         conn.flush().expect("flush");
         drop(conn);
         worker.join().unwrap();

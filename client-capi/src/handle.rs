@@ -6,7 +6,7 @@
 //! is an unknown id (`hipErrorInvalidHandle` from whoever looks it up), never a crash.
 
 use crate::abi::{hipEvent_t, hipFunction_t, hipModule_t, hipStream_t, HipError};
-use crate::conn::CallError;
+use client_core::CallError;
 
 /// A C handle type that carries a 64-bit id.
 pub trait Handle: Sized + Copy {
@@ -106,7 +106,7 @@ macro_rules! try_out {
     ($out:expr, $value:expr) => {{
         let out = $out;
         if out.is_null() {
-            return Err($crate::conn::CallError::new($crate::abi::HipError::INVALID_VALUE, concat!(stringify!($out), " is NULL")));
+            return Err(::client_core::CallError::new($crate::abi::HipError::INVALID_VALUE, concat!(stringify!($out), " is NULL")));
         }
         let value = $value;
         // SAFETY: checked non-null above; HIP's contract for out-parameters is that a non-null

@@ -2,13 +2,15 @@
 //! `hip-worker` over the network.
 //!
 //! A call flows: C entry point in [`api`] (boundary, argument checks, thread state) →
-//! [`conn::Conn`] (request ids, batching, landing of copy data) → proto-core codec →
-//! transport → worker.
+//! [`conn::Conn`], the driver (transport, clock, stripes, shared regions, landing of copy
+//! data) → `client_core::ClientSession` (request ids, pending replies and landings, deferred
+//! errors, batching, liveness timers; no I/O) → proto-core codec → transport → worker.
 //!
 //! Layers, each using only those below it: [`api`] families (device, memory, stream, event,
 //! module; never each other) → [`state`] (what the client knows: devices, its allocations, the
 //! copy path) and [`handle`] (C handles ↔ ids, out-parameters) → [`remote`] / [`conn`] (the
-//! connection) → [`abi`] (the C types).
+//! connection) → `client_core` → [`abi`] (the C types). Where the code still breaks this
+//! order, and the steps that remove those arrows, are listed in `docs/CLIENT.md`.
 #![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 #![allow(non_snake_case, non_camel_case_types, clippy::missing_safety_doc)]
 
@@ -25,4 +27,3 @@ pub mod conn;
 pub use hip_code_object::fatbin;
 pub mod remote;
 pub mod state;
-pub mod stripes;

@@ -6,7 +6,8 @@
 
 use crate::abi::HipError;
 use crate::config::ClientConfig;
-use crate::conn::{CallError, Conn};
+use crate::conn::Conn;
+use client_core::CallError;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use transport_core::MemoryRegistry;
@@ -96,6 +97,22 @@ fn remote() -> &'static Remote {
     })
 }
 
+thread_local! {
+    static IN_CALLBACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks the calling thread as the one that runs stream callbacks ([`crate::callbacks`]):
+/// HIP calls from it are refused.
+pub(crate) fn mark_callback_thread() {
+    IN_CALLBACK.with(|c| c.set(true));
+}
+
+/// Whether the calling thread is running a stream callback (HIP calls are refused there).
+pub fn in_callback() -> bool {
+    // `try_with`: a thread-exit destructor may ask after this thread's slot is gone.
+    IN_CALLBACK.try_with(|c| c.get()).unwrap_or(false)
+}
+
 /// The client configuration.
 pub fn config() -> &'static ClientConfig {
     &remote().config
@@ -108,7 +125,7 @@ pub fn config() -> &'static ClientConfig {
 /// A stream callback calling HIP fails with `hipErrorIllegalState`: the thread that waits for
 /// the callback may hold the connection (CUDA and HIP forbid such calls too).
 pub fn with_conn<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result<R, CallError> {
-    if crate::callbacks::in_callback() {
+    if in_callback() {
         return Err(CallError::new(HipError::ILLEGAL_STATE, "a stream callback must not call HIP"));
     }
     let r = remote();
@@ -138,7 +155,7 @@ pub fn with_conn<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result
                 return Err(notice);
             }
             if let Err(e) = &result {
-                if e.code == HipError::NOT_INITIALIZED && e.message.starts_with(crate::conn::LOST) {
+                if e.is_lost() {
                     eprintln!("hip-remote: {}", e.message);
                     *state = State::Failed(e.clone());
                 }
@@ -148,20 +165,6 @@ pub fn with_conn<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result
         State::Failed(e) => Err(e.clone()),
         State::Unopened => unreachable!("opened above"),
     }
-}
-
-/// Runs a synchronous call and reports with it the deferred failure of an earlier
-/// fire-and-forget request, as HIP's synchronising calls do.
-pub fn call_sync<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result<(), CallError> {
-    let spin = !crate::api::device_extra::blocking_sync(crate::state::devices::current_device());
-    with_conn(|c| {
-        c.waiting_for_device(spin, f)?;
-        match c.take_deferred() {
-            Some(code) => Err(CallError::new(code, "an earlier asynchronous operation failed on the worker")),
-            // Device work that finished may have written managed memory: the CPU sees it now.
-            None => crate::state::managed::after_sync(c),
-        }
-    })
 }
 
 /// Whether a connection has been opened (used by calls that must not connect, e.g. at exit).

@@ -7,70 +7,22 @@ use super::*;
 // hipError_t
 // ------------------------------------------------------------------------------------------------
 
-/// `hipError_t`. ABI: a C enum whose values are all non-negative (passed as a 32-bit int).
-#[repr(transparent)]
-#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct HipError(pub i32);
+/// `hipError_t` (defined with the client session, whose calls return it).
+pub use client_core::HipError;
 
 /// The C name of [`HipError`].
 pub type hipError_t = HipError;
 
-/// Typed constants from proto-core's one `hipError_t` table: `HipError::INVALID_VALUE`, the C
-/// names (`hipErrorInvalidValue`) and [`HipError::ALL`].
-macro_rules! hip_error_constants {
+/// The C names of proto-core's one `hipError_t` table (`hipErrorInvalidValue`); the typed
+/// constants (`HipError::INVALID_VALUE`) are `client_core`'s.
+macro_rules! hip_error_c_names {
     (errors { $( $konst:ident = $value:literal, $cname:ident, $message:literal; )* }
      aliases { $( $alias:ident = $target:ident, $acname:ident; )* }) => {
-        impl HipError {
-            $( #[doc = concat!("`", stringify!($cname), "` = ", stringify!($value))]
-               pub const $konst: HipError = HipError($value); )*
-            $( #[doc = concat!("`", stringify!($acname), "` (alias of `", stringify!($target), "`)")]
-               pub const $alias: HipError = HipError::$target; )*
-
-            /// Every distinct code of ROCm 7.2, in ascending order.
-            pub const ALL: &'static [HipError] = &[ $( HipError($value), )* ];
-        }
         $( pub const $cname: hipError_t = HipError::$konst; )*
         $( pub const $acname: hipError_t = HipError::$alias; )*
     };
 }
-proto_core::hip_error_table!(hip_error_constants);
-
-impl HipError {
-    #[inline]
-    pub const fn is_success(self) -> bool {
-        self.0 == 0
-    }
-
-    /// What ROCm's `hipGetErrorName` returns for this code (`"hipErrorUnknown"` for codes it does
-    /// not know).
-    pub fn name(self) -> &'static CStr {
-        proto_core::hip_error::name(self.0)
-    }
-
-    /// What ROCm's `hipGetErrorString` returns for this code (`"unknown error"` for codes it does
-    /// not describe).
-    pub fn description(self) -> &'static CStr {
-        proto_core::hip_error::message(self.0)
-    }
-
-    /// Whether ROCm's `hipGetErrorName` knows this code (what `hipDrvGetErrorName` reports as
-    /// success rather than `hipErrorInvalidValue`).
-    pub fn is_known(self) -> bool {
-        proto_core::hip_error::info(self.0).is_some()
-    }
-}
-
-impl core::fmt::Debug for HipError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{}({})", self.name().to_str().unwrap_or("?"), self.0)
-    }
-}
-
-impl core::fmt::Display for HipError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.description().to_str().unwrap_or("unknown error"))
-    }
-}
+proto_core::hip_error_table!(hip_error_c_names);
 
 // ------------------------------------------------------------------------------------------------
 // hiprtcResult

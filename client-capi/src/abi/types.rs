@@ -1240,6 +1240,8 @@ pub const hipMemAllocationTypeMax: hipMemAllocationType = 2147483647;
 
 pub type hipMemAllocationHandleType = c_uint;
 pub const hipMemHandleTypeNone: hipMemAllocationHandleType = 0;
+/// (Missing from the generated enum constants.)
+pub const hipMemHandleTypePosixFileDescriptor: hipMemAllocationHandleType = 1;
 pub const hipMemHandleTypeWin32: hipMemAllocationHandleType = 2;
 pub const hipMemHandleTypeWin32Kmt: hipMemAllocationHandleType = 4;
 

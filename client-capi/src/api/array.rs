@@ -15,11 +15,12 @@
 #![allow(non_upper_case_globals)]
 
 use crate::abi::*;
-use crate::conn::CallError;
 use crate::handle::{spt, stream_id};
-use crate::remote::{call_sync, with_conn};
+use crate::remote::with_conn;
 use crate::state::allocations::is_device_pointer;
 use crate::state::devices::{check_device, current_device};
+use crate::state::sync::call_sync;
+use client_core::CallError;
 use proto_core::limits::DEFAULT_COPY_CHUNK;
 use proto_core::wire;
 use proto_core::{calls, Bulk, Caller, Calls};

@@ -5,12 +5,12 @@
 //! and only this side knows. Argument checks and error codes follow ROCm's `hip_graph.cpp`.
 
 use crate::abi::*;
-use crate::api::stream_extra::thread_capture_mode;
-use crate::conn::CallError;
 use crate::handle::{spt, stream_id};
 use crate::remote::with_conn;
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::ffi::{c_uint, c_ulonglong};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -337,5 +337,35 @@ pub unsafe extern "C" fn hipStreamUpdateCaptureDependencies(
         let deps = unsafe { self::dependencies(dependencies, numDependencies)? };
         let req = wire::StreamUpdateCaptureDependencies { stream: stream_id(stream), flags, dependencies: proto_core::field::List(&deps) };
         with_conn(|c| c.stream_update_capture_dependencies(req)).map(drop)
+    })
+}
+
+// ---- stream capture mode ----------------------------------------------------------------
+
+thread_local! {
+    static CAPTURE_MODE: Cell<hipStreamCaptureMode> = const { Cell::new(hipStreamCaptureModeGlobal) };
+}
+
+/// The calling thread's stream-capture interaction mode (graphs read it when capturing).
+pub fn thread_capture_mode() -> hipStreamCaptureMode {
+    CAPTURE_MODE.with(|m| m.get())
+}
+
+/// Swaps the thread's capture mode with `*mode`.
+///
+/// # Safety
+/// `mode` is NULL or points to a readable and writable `hipStreamCaptureMode`.
+#[no_mangle]
+pub unsafe extern "C" fn hipThreadExchangeStreamCaptureMode(mode: *mut hipStreamCaptureMode) -> hipError_t {
+    hip_boundary!("hipThreadExchangeStreamCaptureMode", {
+        non_null!(mode);
+        // SAFETY: non-null and readable (the caller's contract).
+        let wanted = unsafe { *mode };
+        if wanted > hipStreamCaptureModeRelaxed {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("unknown capture mode {wanted}")));
+        }
+        let old = CAPTURE_MODE.with(|m| m.replace(wanted));
+        try_out!(mode, old);
+        Ok(())
     })
 }

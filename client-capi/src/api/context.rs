@@ -6,10 +6,10 @@
 
 use crate::abi::*;
 use crate::api::device::{hipDeviceDisablePeerAccess, hipDeviceEnablePeerAccess, hipDeviceSynchronize, RUNTIME_VERSION};
-use crate::conn::CallError;
-use crate::remote::call_sync;
 use crate::state::allocations::forget_device_allocations;
 use crate::state::devices::{check_device, current_device, device_count, set_current_device};
+use crate::state::sync::call_sync;
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::cell::RefCell;
@@ -318,8 +318,8 @@ pub extern "C" fn hipDevicePrimaryCtxReset(dev: hipDevice_t) -> hipError_t {
         let device = check_device(dev)?;
         forget_device_allocations(device);
         call_sync(|c| {
-            c.client_handles.forget_device(device);
-            c.client_memory.forget_device(device);
+            c.client_handles().forget_device(device);
+            c.client_memory().forget_device(device);
             c.device_reset(wire::DeviceRef { device })
         })?;
         with_state(device, |s| *s = ContextState::default());

@@ -5,10 +5,10 @@
 use super::memory::{copy_2d, memset};
 use super::module::register::{from_symbol, to_symbol};
 use crate::abi::*;
-use crate::conn::CallError;
 use crate::handle::{spt, stream_id};
-use crate::remote::call_sync;
 use crate::state::copy::copy;
+use crate::state::sync::call_sync;
+use client_core::CallError;
 use proto_core::wire::{self, MemsetWidth};
 use proto_core::Calls;
 use std::ffi::{c_int, c_void};

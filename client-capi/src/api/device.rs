@@ -7,10 +7,11 @@
 
 use crate::abi::*;
 use crate::boundary::{peek_last_error, take_last_error};
-use crate::conn::CallError;
-use crate::remote::{call_sync, with_conn};
+use crate::remote::with_conn;
 use crate::state::allocations::forget_device_allocations;
 use crate::state::devices::{check_device, current_device, device_count, prefer_device, properties, set_current_device};
+use crate::state::sync::call_sync;
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::ffi::{c_char, c_int, c_uint};
@@ -361,8 +362,8 @@ pub extern "C" fn hipDeviceReset() -> hipError_t {
         crate::api::array::forget_device_arrays(device);
         crate::api::texture::forget_device_textures(device);
         call_sync(|c| {
-            c.client_handles.forget_device(device);
-            c.client_memory.forget_device(device);
+            c.client_handles().forget_device(device);
+            c.client_memory().forget_device(device);
             c.device_reset(wire::DeviceRef { device })
         })
     })

@@ -6,9 +6,9 @@
 
 use crate::abi::*;
 use crate::boundary::take_last_command_result;
-use crate::conn::CallError;
 use crate::remote::with_conn;
-use crate::state::devices::{check_device, current_device, device_count, properties};
+use crate::state::devices::{check_device, current_device, device_count, device_flags, properties};
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::collections::HashMap;
@@ -108,19 +108,6 @@ pub extern "C" fn hipDeviceSetSharedMemConfig(config: hipSharedMemConfig) -> hip
         }
         Ok(())
     })
-}
-
-/// Scheduling flags per device, as ROCm keeps them on its device object (every thread sees a
-/// device's flags); a device starts with `hipDeviceScheduleSpin`, as in ROCm.
-/// Whether `device`'s scheduling flag is `hipDeviceScheduleBlockingSync`: its synchronizing
-/// calls block at once rather than spin.
-pub(crate) fn blocking_sync(device: u32) -> bool {
-    device_flags().lock().unwrap_or_else(|p| p.into_inner()).get(&device) == Some(&hipDeviceScheduleBlockingSync)
-}
-
-fn device_flags() -> &'static Mutex<HashMap<u32, c_uint>> {
-    static FLAGS: OnceLock<Mutex<HashMap<u32, c_uint>>> = OnceLock::new();
-    FLAGS.get_or_init(Default::default)
 }
 
 #[no_mangle]

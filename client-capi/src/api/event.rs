@@ -1,11 +1,12 @@
 //! Event family. A `hipEvent_t` is the worker's session-scoped handle.
 
 use crate::abi::*;
-use crate::conn::CallError;
 use crate::handle::{stream_id, Handle};
-use crate::remote::{call_sync, with_conn};
-use crate::state::client_handles::Kind;
+use crate::remote::with_conn;
 use crate::state::devices::{check_device, current_device};
+use crate::state::sync::call_sync;
+use client_core::client_handles::Kind;
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::{calls, Caller, Calls};
 use std::ffi::{c_int, c_uint};
@@ -18,7 +19,7 @@ fn create(event: *mut hipEvent_t, flags: c_uint) -> Result<(), CallError> {
         // Flags that cannot fail (interprocess events and release scopes are checked, and
         // may fail, on the worker: they wait).
         let plain = flags & !(hipEventBlockingSync | hipEventDisableTiming) == 0;
-        if let Some(event) = (plain && c.without_round_trip()).then(|| c.client_handles.create(Kind::Event, device)).flatten() {
+        if let Some(event) = (plain && c.without_round_trip()).then(|| c.client_handles().create(Kind::Event, device)).flatten() {
             return c.post::<calls::EventCreateAt>(wire::EventCreateAt { event, device, flags }).map(|()| event);
         }
         c.event_create(wire::EventCreate { device, flags }).map(|e| e.event)
@@ -91,7 +92,7 @@ pub extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
         non_null!(event);
         let req = wire::EventRef { event: event.id() };
         // A live event created here: posted (see hipStreamDestroy).
-        if with_conn(|c| Ok(c.client_handles.destroy(Kind::Event, req.event)))? {
+        if with_conn(|c| Ok(c.client_handles().destroy(Kind::Event, req.event)))? {
             return with_conn(|c| c.post::<calls::EventDestroy>(req));
         }
         call_sync(|c| c.event_destroy(req))

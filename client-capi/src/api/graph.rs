@@ -7,10 +7,10 @@
 
 use crate::abi::*;
 use crate::api::module::{self, register::resolve_function, Function};
-use crate::conn::CallError;
 use crate::handle::stream_id;
 use crate::remote::with_conn;
 use crate::state::allocations::is_device_pointer;
+use client_core::CallError;
 use proto_core::wire::{self, GraphNodeKind};
 use proto_core::{calls, Caller, Calls};
 use std::collections::HashMap;

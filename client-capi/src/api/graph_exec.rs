@@ -8,10 +8,10 @@
 use super::{as_handle, id, invalid, kernel_launch};
 use crate::abi::*;
 use crate::api::module::register::symbol_range;
-use crate::conn::CallError;
 use crate::handle::{spt, stream_id};
 use crate::remote::with_conn;
 use crate::state::allocations::is_device_pointer;
+use client_core::CallError;
 use proto_core::wire::{self, GraphExecUpdateResult, GraphNodeKind};
 use proto_core::{calls, Caller, Calls};
 use std::ffi::{c_uint, c_ulonglong, c_void};

@@ -22,11 +22,11 @@
 //! backend each process maps the same memory where its own address space has room.
 
 use crate::abi::*;
-use crate::conn::CallError;
 use crate::handle::Handle;
 use crate::remote::with_conn;
 use crate::state::allocations::{find_device_range, forget_device_range, record_range_of_kind, RangeKind};
 use crate::state::devices::current_device;
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::collections::HashMap;
@@ -121,7 +121,7 @@ pub unsafe extern "C" fn hipIpcGetMemHandle(handle: *mut hipIpcMemHandle_t, devP
         let (exported, within, extent) = with_conn(|c| {
             let exported = c.ipc_get_mem_handle(wire::IpcGetMemHandle { ptr })?;
             let (base, size) = find_device_range(ptr).map_or((ptr, 0), |(base, r)| (base, r.size));
-            let Some(range) = c.client_memory.owner(base).and_then(|d| c.client_memory.range(d)) else { return Ok((exported, 0, 0)) };
+            let Some(range) = c.client_memory().owner(base).and_then(|d| c.client_memory().range(d)) else { return Ok((exported, 0, 0)) };
             // Memory placed by the library: the shared granules are never placed in again,
             // and the importer is told where in them the allocation lies.
             range.retire(base);

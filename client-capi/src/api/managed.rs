@@ -6,13 +6,13 @@
 #![allow(non_upper_case_globals)] // HIP's constant names are matched as patterns
 
 use crate::abi::*;
-use crate::conn::CallError;
 use crate::remote::with_conn;
 use crate::state::allocations::{
     find_device_range, find_host_allocation, forget_device_range, record_host_allocation, record_range_of_kind, take_host_allocation, RangeKind,
 };
 use crate::state::devices::{current_device, device_count};
 use crate::state::managed::{self, engine, os, Mirror, MirrorKind, PageAdvice};
+use client_core::CallError;
 use proto_core::wire::{self, MANAGED_PAGE};
 use proto_core::Calls;
 use std::ffi::{c_int, c_uint, c_ulonglong, c_void};

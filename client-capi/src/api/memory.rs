@@ -7,12 +7,13 @@
 
 use crate::abi::*;
 use crate::api::pointer::Known;
-use crate::conn::CallError;
 use crate::handle::stream_id;
-use crate::remote::{call_sync, with_conn};
+use crate::remote::with_conn;
 use crate::state::allocations::*;
 use crate::state::copy::{copy, direction, Direction};
 use crate::state::devices::{check_device, current_device};
+use crate::state::sync::call_sync;
+use client_core::CallError;
 use proto_core::wire::{self, MemsetWidth};
 use proto_core::{calls, Caller, Calls};
 use std::alloc::Layout;
@@ -446,7 +447,19 @@ pub(crate) unsafe fn copy_2d(
         }
         Direction::HostToDevice => {
             // SAFETY: `src`'s rows are readable host memory (caller contract).
-            with_conn(|c| unsafe { c.upload_2d(dst as u64, dst_pitch as u64, src as *const u8, src_pitch, width, height, stream, sync) })
+            with_conn(|c| unsafe {
+                c.upload_2d(
+                    dst as u64,
+                    dst_pitch as u64,
+                    src as *const u8,
+                    src_pitch,
+                    width,
+                    height,
+                    stream,
+                    sync,
+                    crate::state::copy::sent_is_enough,
+                )
+            })
         }
         Direction::DeviceToHost => {
             // SAFETY: `dst`'s rows are writable host memory until the copy is synchronised

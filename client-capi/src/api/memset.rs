@@ -4,9 +4,10 @@
 
 use super::copy_streams::{per_thread_stream, synchronously_on};
 use crate::abi::*;
-use crate::conn::CallError;
 use crate::handle::{spt, stream_id};
-use crate::remote::{call_sync, with_conn};
+use crate::remote::with_conn;
+use crate::state::sync::call_sync;
+use client_core::CallError;
 use proto_core::wire::{self, MemsetWidth};
 use proto_core::{calls, Caller, Calls};
 use std::ffi::{c_int, c_uchar, c_uint, c_ushort, c_void};

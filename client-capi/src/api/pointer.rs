@@ -9,8 +9,8 @@
 //! `hipPointerGetAttributes`; an address no HIP call made is unregistered host memory.
 
 use crate::abi::*;
-use crate::conn::CallError;
 use crate::state::allocations::*;
+use client_core::CallError;
 use std::collections::HashMap;
 use std::ffi::{c_int, c_uint, c_void};
 use std::sync::{Mutex, OnceLock};

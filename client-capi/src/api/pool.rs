@@ -6,17 +6,14 @@
 #![allow(non_upper_case_globals)] // HIP's constant names, matched as patterns
 
 use crate::abi::*;
-use crate::conn::CallError;
 use crate::handle::stream_id;
 use crate::remote::with_conn;
 use crate::state::allocations::{record_range_of_kind, RangeKind};
 use crate::state::devices::current_device;
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::ffi::{c_int, c_void};
-
-/// `hipMemHandleTypePosixFileDescriptor` (missing from the generated enum constants).
-pub const hipMemHandleTypePosixFileDescriptor: hipMemAllocationHandleType = 1;
 
 fn pool_id(pool: hipMemPool_t) -> u64 {
     pool as usize as u64

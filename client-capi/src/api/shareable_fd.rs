@@ -5,7 +5,7 @@
 //! refused with `hipErrorNotSupported`).
 
 use crate::abi::HipError;
-use crate::conn::CallError;
+use client_core::CallError;
 use std::ffi::c_int;
 
 #[cfg(unix)]

@@ -3,11 +3,12 @@
 //! thread's own stream ([`crate::handle::stream_id`]).
 
 use crate::abi::*;
-use crate::conn::CallError;
 use crate::handle::{stream_id, Handle};
-use crate::remote::{call_sync, with_conn};
-use crate::state::client_handles::Kind;
+use crate::remote::with_conn;
 use crate::state::devices::{check_device, current_device};
+use crate::state::sync::call_sync;
+use client_core::client_handles::Kind;
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::{calls, Caller, Calls};
 use std::ffi::{c_int, c_uint};
@@ -24,7 +25,7 @@ fn create(stream: *mut hipStream_t, flags: c_uint, priority: c_int) -> Result<()
     let id = with_conn(|c| {
         // Without a round trip where the worker allows: the handle is ours, the creation
         // posted (its failure deferred, the handle then unknown to the worker).
-        if let Some(stream) = c.without_round_trip().then(|| c.client_handles.create(Kind::Stream, device)).flatten() {
+        if let Some(stream) = c.without_round_trip().then(|| c.client_handles().create(Kind::Stream, device)).flatten() {
             return c.post::<calls::StreamCreateAt>(wire::StreamCreateAt { stream, device, flags, priority }).map(|()| stream);
         }
         c.stream_create(wire::StreamCreate { device, flags, priority }).map(|s| s.stream)
@@ -59,12 +60,12 @@ pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
         let req = wire::StreamRef { stream: stream_id(stream) };
         // A live stream created here cannot be refused: posted. Any other handle waits for
         // the worker's verdict (HIP reports a bad handle at once).
-        if with_conn(|c| Ok(c.client_handles.destroy(Kind::Stream, req.stream)))? {
+        if with_conn(|c| Ok(c.client_handles().destroy(Kind::Stream, req.stream)))? {
             with_conn(|c| c.post::<calls::StreamDestroy>(req))?;
         } else {
             call_sync(|c| c.stream_destroy(req))?;
         }
-        super::stream_extra::forget_stream(stream_id(stream));
+        crate::state::streams::forget_stream(stream_id(stream));
         Ok(())
     })
 }

@@ -7,35 +7,14 @@ use super::event::hipEventRecord;
 use super::stream::{hipStreamQuery, hipStreamSynchronize, hipStreamWaitEvent};
 use crate::abi::*;
 use crate::callbacks::{self, Callback};
-use crate::conn::CallError;
 use crate::handle::{spt, stream_id, Handle};
 use crate::remote::with_conn;
 use crate::state::devices::{check_device, current_device, properties};
+use crate::state::streams::extras;
+use client_core::CallError;
 use proto_core::wire::{self, stream_mem_op};
 use proto_core::Calls;
-use std::cell::Cell;
-use std::collections::BTreeMap;
 use std::ffi::{c_int, c_uint, c_ulonglong, c_void};
-use std::sync::{Mutex, MutexGuard};
-
-/// What this library keeps per created stream: the CU mask it was created with and its
-/// synchronization policy (the attributes HIP lets a program set). Dropped with the stream's
-/// entry when the stream is destroyed through [`forget_stream`].
-#[derive(Clone, Default)]
-struct StreamExtras {
-    cu_mask: Vec<u32>,
-    sync_policy: Option<hipSynchronizationPolicy>,
-}
-
-fn extras() -> MutexGuard<'static, BTreeMap<u64, StreamExtras>> {
-    static EXTRAS: Mutex<BTreeMap<u64, StreamExtras>> = Mutex::new(BTreeMap::new());
-    EXTRAS.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Forgets what this module kept about a destroyed stream.
-pub fn forget_stream(id: u64) {
-    extras().remove(&id);
-}
 
 /// ROCm's synchronization policy of a stream nobody set one on.
 const DEFAULT_SYNC_POLICY: hipSynchronizationPolicy = hipSyncPolicyAuto;
@@ -404,35 +383,5 @@ pub extern "C" fn hipEventRecordWithFlags(event: hipEvent_t, stream: hipStream_t
             return Err(CallError::new(HipError::INVALID_VALUE, format!("unknown record flags {flags:#x}")));
         }
         outcome(hipEventRecord(event, stream))
-    })
-}
-
-// ---- stream capture mode ----------------------------------------------------------------
-
-thread_local! {
-    static CAPTURE_MODE: Cell<hipStreamCaptureMode> = const { Cell::new(hipStreamCaptureModeGlobal) };
-}
-
-/// The calling thread's stream-capture interaction mode (graphs read it when capturing).
-pub fn thread_capture_mode() -> hipStreamCaptureMode {
-    CAPTURE_MODE.with(|m| m.get())
-}
-
-/// Swaps the thread's capture mode with `*mode`.
-///
-/// # Safety
-/// `mode` is NULL or points to a readable and writable `hipStreamCaptureMode`.
-#[no_mangle]
-pub unsafe extern "C" fn hipThreadExchangeStreamCaptureMode(mode: *mut hipStreamCaptureMode) -> hipError_t {
-    hip_boundary!("hipThreadExchangeStreamCaptureMode", {
-        non_null!(mode);
-        // SAFETY: non-null and readable (the caller's contract).
-        let wanted = unsafe { *mode };
-        if wanted > hipStreamCaptureModeRelaxed {
-            return Err(CallError::new(HipError::INVALID_VALUE, format!("unknown capture mode {wanted}")));
-        }
-        let old = CAPTURE_MODE.with(|m| m.replace(wanted));
-        try_out!(mode, old);
-        Ok(())
     })
 }

@@ -10,9 +10,10 @@
 
 use super::array::{channel_desc_of, format_of, is_array, mipmap_handle};
 use crate::abi::*;
-use crate::conn::CallError;
-use crate::remote::{call_sync, with_conn};
+use crate::remote::with_conn;
 use crate::state::devices::current_device;
+use crate::state::sync::call_sync;
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::collections::HashMap;

@@ -8,7 +8,7 @@
 //! connection's lock). Argument checks and the silent no-ops follow ROCm's `hip_graph.cpp`.
 
 use crate::abi::*;
-use crate::conn::CallError;
+use client_core::CallError;
 use std::collections::HashMap;
 use std::ffi::{c_uint, c_void};
 use std::sync::{Mutex, MutexGuard, OnceLock};

@@ -10,12 +10,11 @@
 
 #![allow(non_upper_case_globals)] // HIP's constant names, matched as patterns
 
-use super::pool::hipMemHandleTypePosixFileDescriptor;
 use super::shareable_fd;
 use crate::abi::*;
-use crate::conn::CallError;
 use crate::remote::with_conn;
 use crate::state::allocations::{forget_device_range, record_range_of_kind, RangeKind};
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::ffi::{c_int, c_ulonglong, c_void};

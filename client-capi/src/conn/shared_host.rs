@@ -7,8 +7,9 @@
 //! DMA of the one before.
 
 use super::{CallError, Conn};
+use client_core::{Expect, Ticket};
 use proto_core::wire;
-use proto_core::{calls, Call, Calls, Flags};
+use proto_core::{calls, Call, Calls};
 use std::collections::BTreeSet;
 use std::sync::{Mutex, OnceLock};
 
@@ -229,11 +230,10 @@ impl Conn {
     }
 
     /// Sends call `req` without waiting: its request id, for [`Self::wait_reply`].
-    fn send_call<C: Call>(&mut self, req: C::Request<'_>) -> Result<u64, CallError> {
-        let (id, head_len, bulk) = self.encode(&C::wrap(req), Flags::empty())?;
-        self.sink.send(&self.encode_buf[..head_len], bulk).map_err(super::transport_error)?;
-        self.start_deadline();
-        Ok(id)
+    fn send_call<C: Call>(&mut self, req: C::Request<'_>) -> Result<Ticket, CallError> {
+        let ticket = self.transmit(&C::wrap(req), Expect::Reply, true)?;
+        self.session.arm_deadline(std::time::Instant::now());
+        Ok(ticket)
     }
 
     /// [`Self::upload`] through shared memory: a copy from a shared region names it; a large

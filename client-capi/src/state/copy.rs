@@ -4,8 +4,9 @@
 
 use super::allocations::is_device_pointer;
 use crate::abi::*;
-use crate::conn::CallError;
-use crate::remote::{call_sync, with_conn};
+use crate::remote::with_conn;
+use crate::state::sync::call_sync;
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::{calls, Caller, Calls};
 use std::ffi::c_void;
@@ -47,6 +48,18 @@ pub fn direction(dst: *const c_void, src: *const c_void, kind: hipMemcpyKind) ->
     Ok(if (dst_host && dst_dev) || (src_host && src_dev) { from_pointers } else { stated })
 }
 
+/// Whether a synchronous upload of `len` bytes to `dst` may return once its bytes are sent
+/// ([`crate::conn::Conn::upload`]). Managed mirrors are pulled back, and a capture's refusal
+/// reported, only by a reply. A destination this process did not allocate (freed, another
+/// session's, made up) waits too, so HIP's immediate `hipErrorInvalidValue` stays where it is
+/// knowable.
+pub fn sent_is_enough(dst: u64, len: usize) -> bool {
+    !crate::state::managed::mirrors_active()
+        && !crate::api::capture::any_active()
+        && crate::state::allocations::find_device_range(dst)
+            .is_some_and(|(base, r)| r.kind == crate::state::allocations::RangeKind::Device && dst - base + len as u64 <= r.size)
+}
+
 /// One copy of `len` bytes; `stream` is `None` for the synchronous API.
 ///
 /// # Safety
@@ -72,7 +85,7 @@ pub unsafe fn copy(dst: *mut c_void, src: *const c_void, len: usize, kind: hipMe
         Direction::HostToDevice => {
             // SAFETY: `src` is a host buffer of `len` bytes (caller contract).
             let data = unsafe { std::slice::from_raw_parts(src as *const u8, len) };
-            with_conn(|c| c.upload(dst as u64, data, stream, sync))
+            with_conn(|c| c.upload(dst as u64, data, stream, sync, sent_is_enough))
         }
         // SAFETY: `dst` is a host buffer of `len` bytes that stays valid until the copy is
         // synchronised (HIP's contract for async copies; immediately for sync ones).

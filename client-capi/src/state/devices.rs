@@ -3,13 +3,13 @@
 //! which never crosses the network).
 
 use crate::abi::HipError;
-use crate::conn::CallError;
 use crate::remote::with_conn;
+use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::ffi::c_int;
+use std::ffi::{c_int, c_uint};
 use std::sync::{Mutex, OnceLock};
 
 thread_local! {
@@ -101,4 +101,17 @@ pub fn max_threads_per_block(device: u32) -> Result<u32, CallError> {
     let max = properties(device)?.max_threads_per_block;
     CACHED.with(|c| c.set(Some((device, max))));
     Ok(max)
+}
+
+/// Scheduling flags per device, as ROCm keeps them on its device object (every thread sees a
+/// device's flags); a device starts with `hipDeviceScheduleSpin`, as in ROCm.
+pub fn device_flags() -> &'static Mutex<HashMap<u32, c_uint>> {
+    static FLAGS: OnceLock<Mutex<HashMap<u32, c_uint>>> = OnceLock::new();
+    FLAGS.get_or_init(Default::default)
+}
+
+/// Whether `device`'s scheduling flag is `hipDeviceScheduleBlockingSync`: its synchronizing
+/// calls block at once rather than spin.
+pub fn blocking_sync(device: u32) -> bool {
+    device_flags().lock().unwrap_or_else(|p| p.into_inner()).get(&device) == Some(&crate::abi::hipDeviceScheduleBlockingSync)
 }

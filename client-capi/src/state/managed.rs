@@ -16,7 +16,8 @@
 //! Lock order: the connection lock, then this engine's lock, never the reverse.
 
 use crate::abi::HipError;
-use crate::conn::{CallError, Conn};
+use crate::conn::Conn;
+use client_core::CallError;
 use proto_core::wire::{self, page_hash, MANAGED_PAGE, MAX_PAGES_PER_FRAME};
 use proto_core::{calls, Bulk, Caller, Calls, Family, List, Opcode};
 use std::collections::BTreeMap;

@@ -1,10 +1,11 @@
 //! Client state shared by the API families, below them: what the client knows about devices
 //! and about the memory it handed out. Families use this and the connection layer
-//! ([`crate::remote`]), never each other.
+//! ([`crate::remote`]), never each other. The connection's own state (request ids, handles and
+//! memory placed without a round trip) is `client_core`'s [`ClientSession`](client_core::ClientSession).
 
 pub mod allocations;
-pub mod client_handles;
-pub mod client_memory;
 pub mod copy;
 pub mod devices;
 pub mod managed;
+pub mod streams;
+pub mod sync;

@@ -50,11 +50,12 @@ pub use rtc::*;
 pub use tables::*;
 
 use crate::abi::*;
-use crate::conn::CallError;
 use crate::fatbin::{self, Bundle, Extent, ImageKind};
 use crate::handle::{stream_id, Handle};
-use crate::remote::{call_sync, with_conn};
+use crate::remote::with_conn;
 use crate::state::devices::{current_device, max_threads_per_block, properties};
+use crate::state::sync::call_sync;
+use client_core::CallError;
 use hip_code_object::portable::{self, Choice, SourceEntry};
 use proto_core::limits::{MAX_BULK_LEN, MAX_KERNEL_ARGS_LEN, MAX_KERNEL_PARAMS, MAX_NAME_LEN};
 use proto_core::rtc_entry::{RtcCompileFn, RtcResultFn};

@@ -23,13 +23,13 @@
 
 use super::{self as module, c_str, Function, Geometry};
 use crate::abi::*;
-use crate::conn::CallError;
 use crate::fatbin::{self, Wrapper};
 use crate::handle::{stream_id, Handle};
 use crate::remote;
 use crate::state::allocations::is_device_pointer;
 use crate::state::copy::copy;
 use crate::state::devices::current_device;
+use client_core::CallError;
 use proto_core::{calls, wire, Caller};
 use std::cell::RefCell;
 use std::collections::HashMap;

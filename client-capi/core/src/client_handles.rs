@@ -26,7 +26,9 @@ pub struct ClientHandles {
 /// What kind of object a handle names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// A `hipStream_t`.
     Stream,
+    /// A `hipEvent_t`.
     Event,
 }
 

@@ -9,22 +9,16 @@
 //! copy, so the buffers it lent stay valid while the threads use them.
 
 use crate::config::ClientConfig;
-use crate::conn::{CallError, Conn};
+use crate::conn::Conn;
+use client_core::CallError;
 use proto_core::wire::{self, stripe_chunks, ErrorReply};
 use proto_core::{Bulk, Calls, Flags, Message, Opcode, Request, Status};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::thread::JoinHandle;
 use transport_core::{FrameSink, FrameSource, TransportError};
 
-/// Stripes asked for by default (`HIP_REMOTE_STRIPES`; 0 or 1: no striping). To be measured
-/// on the H100 by the lead (8 loopback streams reached 27 GB/s there, one 3.8 GB/s).
-pub const DEFAULT_STRIPES: u32 = 8;
-/// Most stripes a client asks for (the worker's own bound is the same).
-pub const MAX_STRIPES: u32 = 16;
-/// Smallest copy that is striped (`HIP_REMOTE_STRIPE_MIN_BYTES`); smaller ones take the main
-/// connection, where one round trip costs less than waking the stripes. To be measured on the
-/// H100 by the lead.
-pub const DEFAULT_STRIPE_MIN_BYTES: usize = 8 << 20;
+/// The stripe settings (the configuration's, below this layer).
+pub use crate::config::{DEFAULT_STRIPES, DEFAULT_STRIPE_MIN_BYTES, MAX_STRIPES};
 
 /// A session's stripe connections.
 pub struct Stripes {
@@ -254,8 +248,8 @@ fn receive_part(job: &Job, dst: usize, source: &mut dyn FrameSource) -> Outcome 
         }
         if header.flags.contains(Flags::ERROR) {
             let error = match ErrorReply::parse(head.control, &[]) {
-                Ok(r) => CallError::new(crate::conn::status_to_hip(r.status), r.message.as_str()),
-                Err(e) => CallError::new(crate::conn::status_to_hip(Status::MALFORMED_FRAME), format!("malformed stripe error: {e}")),
+                Ok(r) => CallError::new(client_core::status_to_hip(r.status), r.message.as_str()),
+                Err(e) => CallError::new(client_core::status_to_hip(Status::MALFORMED_FRAME), format!("malformed stripe error: {e}")),
             };
             failure.get_or_insert(error);
             if let Err(e) = source.skip_bulk() {

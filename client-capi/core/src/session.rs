@@ -1,0 +1,538 @@
+//! [`ClientSession`]: what one client connection knows, without the connection.
+
+use crate::batching::{Batching, Flush};
+use crate::client_handles::ClientHandles;
+use crate::client_memory::ClientMemory;
+use crate::error::{status_to_hip, CallError, HipError, LOST};
+use crate::liveness::{Expired, Timers};
+use proto_core::wire::{self, ErrorReply};
+use proto_core::{calls, Call, Flags, FrameHeader, Message, Opcode, Request, Status};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// The settings a session's timers need.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionConfig {
+    /// Silence after which a waiting client sends a PING.
+    pub heartbeat: Duration,
+    /// Silence after which the worker is given up as frozen or unreachable.
+    pub liveness_timeout: Duration,
+    /// Longest wait for a call's reply (`HIP_REMOTE_IO_TIMEOUT`; `None`: no deadline).
+    pub call_timeout: Option<Duration>,
+}
+
+/// A submitted request, by its request id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Ticket(u64);
+
+impl Ticket {
+    /// The frame's request id.
+    pub fn request_id(self) -> u64 {
+        self.0
+    }
+}
+
+/// Where an expected reply's bulk data goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Landing {
+    /// Application buffer address (kept as an integer: the session never touches it; the
+    /// driver writes it while the application is inside a HIP call that promised the buffer
+    /// stays valid).
+    pub dst: usize,
+    /// Bytes the reply carries.
+    pub len: usize,
+    /// For a 2D copy whose rows are not adjacent in `dst`: `(width, pitch)`; the reply's
+    /// packed rows are scattered `pitch` bytes apart.
+    pub rows: Option<(usize, usize)>,
+}
+
+/// What the worker is to do about a request's reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// A reply the driver waits for.
+    Reply,
+    /// Fire-and-forget (`NO_REPLY`): a failure becomes the deferred error.
+    NoReply,
+    /// A device-to-host copy whose reply's bulk lands in application memory. `awaited`: the
+    /// driver waits for it now and reports its failure ([`Inbound::Failed`]); otherwise a
+    /// failure becomes the deferred error.
+    Landing {
+        /// Where the bytes go.
+        landing: Landing,
+        /// Whether the driver waits for it now.
+        awaited: bool,
+    },
+}
+
+/// A request ready for the transport: `head` (frame header and control part) then `bulk`
+/// (the application's bytes, never copied).
+#[derive(Debug)]
+pub struct Submitted<'s, 'r> {
+    /// How its reply is recognised.
+    pub ticket: Ticket,
+    /// The encoded head.
+    pub head: &'s [u8],
+    /// The bulk section the opcode table declares it to carry.
+    pub bulk: &'r [u8],
+}
+
+/// What the driver does with a frame's bulk section, after [`ClientSession::handle_frame`].
+#[must_use]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Inbound {
+    /// The reply to an awaited request: read its bulk (`Ok`), or the worker's error reply.
+    Reply(Ticket, Result<(), CallError>),
+    /// An asynchronous copy's bytes: read them into the landing.
+    Land(Ticket, Landing),
+    /// An awaited copy failed; skip the bulk.
+    Failed(Ticket, CallError),
+    /// Text kernels printed: read the bulk and write it to the program's standard output.
+    KernelOutput,
+    /// Nothing waits for it (a PONG, a late reply, a recorded failure): skip the bulk.
+    Skip,
+}
+
+enum Pending {
+    Reply,
+    Landing { landing: Landing, awaited: bool },
+}
+
+/// One client session: request ids, the replies and landings still expected, the deferred
+/// error of fire-and-forget requests, the error with which the worker ended the session, the
+/// batching policy and the liveness timers.
+pub struct ClientSession {
+    next_id: u64,
+    encode_buf: Vec<u8>,
+    pending: HashMap<u64, Pending>,
+    /// First failure of a fire-and-forget request not yet reported to the application.
+    deferred: Option<HipError>,
+    /// The worker ended the session with an error frame of request id 0 (a refusal, or the
+    /// death of the session's process): every call from then on fails with it.
+    ended: Option<CallError>,
+    batching: Batching,
+    timers: Timers,
+    /// Stream and event handles chosen here (`CLIENT_ALLOCATION`).
+    client_handles: ClientHandles,
+    /// Device memory placed here (`hipMalloc` without a round trip).
+    client_memory: ClientMemory,
+}
+
+impl ClientSession {
+    /// A session whose first request is id 1.
+    pub fn new(config: SessionConfig) -> Self {
+        Self {
+            next_id: 1,
+            encode_buf: vec![0; 64 << 10],
+            pending: HashMap::new(),
+            deferred: None,
+            ended: None,
+            batching: Batching::default(),
+            timers: Timers::new(config.heartbeat, config.liveness_timeout, config.call_timeout),
+            client_handles: ClientHandles::default(),
+            client_memory: ClientMemory::default(),
+        }
+    }
+
+    /// Encodes `req` as the next request; the returned head and bulk go to the transport
+    /// next (in the order of submission). Fails once the worker has ended the session, and
+    /// for a request that cannot be encoded (its id is then spent).
+    pub fn submit<'s, 'r>(&'s mut self, req: &Request<'r>, delivery: Expect) -> Result<Submitted<'s, 'r>, CallError> {
+        if let Some(ended) = &self.ended {
+            return Err(ended.clone());
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let flags = if delivery == Expect::NoReply { Flags::NO_REPLY } else { Flags::empty() };
+        let (head_len, bulk) = self.encode(req, flags, id)?;
+        match delivery {
+            Expect::Reply => {
+                self.pending.insert(id, Pending::Reply);
+            }
+            Expect::Landing { landing, awaited } => {
+                self.pending.insert(id, Pending::Landing { landing, awaited });
+            }
+            Expect::NoReply => {}
+        }
+        Ok(Submitted { ticket: Ticket(id), head: &self.encode_buf[..head_len], bulk })
+    }
+
+    fn encode<'r>(&mut self, req: &Request<'r>, flags: Flags, id: u64) -> Result<(usize, &'r [u8]), CallError> {
+        loop {
+            match req.encode_frame(&mut self.encode_buf, flags, id) {
+                Ok(frame) => return Ok((frame.head_len, frame.bulk)),
+                Err(proto_core::EncodeError::BufferTooSmall { required }) => self.encode_buf.resize(required, 0),
+                Err(e) => return Err(CallError::new(HipError::INVALID_VALUE, format!("{}: {e}", req.opcode()))),
+            }
+        }
+    }
+
+    /// The transport holds `queued` bytes after a fire-and-forget frame was queued: whether
+    /// to send them now ([`Batching`]).
+    pub fn batch_queued(&mut self, queued: usize) -> Flush {
+        self.batching.queued(queued)
+    }
+
+    /// The batching policy's state.
+    pub fn batching(&self) -> &Batching {
+        &self.batching
+    }
+
+    /// The driver is about to wait for the reply (or landings) of what it just sent: the
+    /// call deadline runs from `now`.
+    pub fn arm_deadline(&mut self, now: Instant) {
+        self.timers.arm_deadline(now);
+    }
+
+    /// The driver starts waiting for the next frame at `now` (silence is measured from here).
+    pub fn awaiting_frame(&mut self, now: Instant) {
+        self.timers.awaiting_frame(now);
+    }
+
+    /// When to call [`Self::handle_timeout`] next; `None` while the driver is not waiting.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.timers.poll_timeout()
+    }
+
+    /// Runs the timers due at `now`. Silence for the liveness timeout, or the call's deadline
+    /// passing, ends the connection (a reply that came later could land in memory the
+    /// application has reused); a heartbeat of silence makes a PING due ([`Self::poll_transmit`]).
+    pub fn handle_timeout(&mut self, now: Instant) -> Result<(), CallError> {
+        self.timers.handle_timeout(now).map_err(|expired| {
+            let msg = match expired {
+                Expired::Silent => format!(
+                    "{LOST}: no answer within {} s (worker frozen or unreachable; HIP_REMOTE_LIVENESS_TIMEOUT)",
+                    self.timers.timeout().as_secs_f64()
+                ),
+                Expired::Deadline => format!(
+                    "{LOST}: the worker answers but gave no reply within {} s (HIP_REMOTE_IO_TIMEOUT)",
+                    self.timers.call_timeout().unwrap_or_default().as_secs_f64()
+                ),
+            };
+            CallError::new(HipError::NOT_INITIALIZED, msg)
+        })
+    }
+
+    /// A frame the session itself sends, encoded at the start of `buf`: its length. Today a
+    /// PING after a heartbeat of silence (the PONG, or anything else, ends the silence).
+    pub fn poll_transmit(&mut self, _now: Instant, buf: &mut Vec<u8>) -> Option<usize> {
+        if !self.timers.take_ping() {
+            return None;
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let req = calls::Ping::wrap(wire::Ping { nonce: id, payload: Default::default() });
+        loop {
+            match req.encode_frame(buf, Flags::empty(), id) {
+                Ok(frame) => return Some(frame.head_len),
+                Err(proto_core::EncodeError::BufferTooSmall { required }) => buf.resize(required, 0),
+                // A PING has a fixed size; nothing else can go wrong.
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// A frame head arrived at `now` (`control`: its control part): records what it says and
+    /// tells the driver where its bulk goes. An error frame of request id 0 means the worker
+    /// ended the session: it is returned now and by every later [`Self::submit`].
+    pub fn handle_frame(&mut self, _now: Instant, header: &FrameHeader, control: &[u8]) -> Result<Inbound, CallError> {
+        self.timers.frame_received();
+        let id = header.request_id;
+        if header.aux != 0 {
+            self.deferred.get_or_insert(status_to_hip(Status(header.aux)));
+        }
+        if header.flags.contains(Flags::ERROR) {
+            let error = match ErrorReply::parse(control, &[]) {
+                Ok(reply) => CallError::new(status_to_hip(reply.status), reply.message.as_str()),
+                Err(e) => CallError::new(HipError::UNKNOWN, format!("malformed error reply: {e}")),
+            };
+            if id == 0 {
+                // The worker ended the session itself (a bad frame, the version, the death of
+                // the session's process): fatal, and sticky.
+                self.ended.get_or_insert_with(|| error.clone());
+                return Err(error);
+            }
+            return Ok(match self.pending.remove(&id) {
+                Some(Pending::Reply) => Inbound::Reply(Ticket(id), Err(error)),
+                Some(Pending::Landing { awaited: true, .. }) => Inbound::Failed(Ticket(id), error),
+                Some(Pending::Landing { awaited: false, .. }) | None => {
+                    self.deferred.get_or_insert(error.code);
+                    Inbound::Skip
+                }
+            });
+        }
+        if id == 0 && header.opcode == Opcode::KernelOutput.raw() {
+            return Ok(Inbound::KernelOutput);
+        }
+        Ok(match self.pending.remove(&id) {
+            Some(Pending::Reply) => {
+                self.batching.reply_received();
+                Inbound::Reply(Ticket(id), Ok(()))
+            }
+            Some(Pending::Landing { landing, awaited }) if header.bulk_len as usize != landing.len => {
+                let msg = format!("worker returned {} bytes for a {}-byte copy", header.bulk_len, landing.len);
+                let error = CallError::new(HipError::UNKNOWN, msg);
+                if awaited {
+                    Inbound::Failed(Ticket(id), error)
+                } else {
+                    self.deferred.get_or_insert(error.code);
+                    Inbound::Skip
+                }
+            }
+            Some(Pending::Landing { landing, .. }) => Inbound::Land(Ticket(id), landing),
+            None => Inbound::Skip,
+        })
+    }
+
+    /// Whether `ticket`'s reply or landing is still expected.
+    pub fn is_pending(&self, ticket: Ticket) -> bool {
+        self.pending.contains_key(&ticket.0)
+    }
+
+    /// Whether asynchronous copies are still to land.
+    pub fn has_pending_landings(&self) -> bool {
+        self.pending.values().any(|p| matches!(p, Pending::Landing { .. }))
+    }
+
+    /// Records a failure the application is to see at its next synchronising call (the first
+    /// one wins).
+    pub fn defer(&mut self, code: HipError) {
+        self.deferred.get_or_insert(code);
+    }
+
+    /// The deferred error of an earlier fire-and-forget request, once.
+    pub fn take_deferred(&mut self) -> Option<HipError> {
+        self.deferred.take()
+    }
+
+    /// The error with which the worker ended the session, if it did: every pending and later
+    /// call fails with it.
+    pub fn ended(&self) -> Option<&CallError> {
+        self.ended.as_ref()
+    }
+
+    /// Stream and event handles chosen by the client (`CLIENT_ALLOCATION`).
+    pub fn client_handles(&mut self) -> &mut ClientHandles {
+        &mut self.client_handles
+    }
+
+    /// Device memory placed by the client (`hipMalloc` without a round trip).
+    pub fn client_memory(&mut self) -> &mut ClientMemory {
+        &mut self.client_memory
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batching::{FIRST_BATCH_BYTES, STREAMING_BATCH_BYTES};
+    use proto_core::frame::FrameMeta;
+    use proto_core::{encode_frame, Bulk, DeframedHead, FrameDecoder, Response};
+
+    const BEAT: Duration = Duration::from_millis(200);
+    const LIVENESS: Duration = Duration::from_secs(1);
+
+    fn session(call_timeout: Option<Duration>) -> ClientSession {
+        ClientSession::new(SessionConfig { heartbeat: BEAT, liveness_timeout: LIVENESS, call_timeout })
+    }
+
+    /// A frame as the driver reads it: header and control part.
+    fn head(bytes: &[u8]) -> (FrameHeader, Vec<u8>) {
+        match FrameDecoder::decode_head(bytes).expect("a valid head") {
+            DeframedHead::Head { header, control, .. } => (header, control.to_vec()),
+            DeframedHead::NeedMore { .. } => panic!("incomplete head"),
+        }
+    }
+
+    /// The worker's reply to request `id` (its bulk, if any, follows outside the head).
+    fn reply(id: u64, response: &Response<'_>, aux: i32) -> (FrameHeader, Vec<u8>) {
+        let mut buf = vec![0; 4096];
+        let frame = response.encode_frame(&mut buf, id, aux).expect("encode");
+        let (mut header, control) = head(&buf[..frame.head_len]);
+        header.bulk_len = frame.bulk.len() as u32;
+        (header, control)
+    }
+
+    /// The worker's error reply to request `id` (0: the session is over).
+    fn error(id: u64, status: Status, message: &str) -> (FrameHeader, Vec<u8>) {
+        let mut buf = vec![0; 4096];
+        let meta = FrameMeta { opcode: Opcode::Ping.raw(), flags: Flags::RESPONSE | Flags::ERROR, request_id: id, credits: 0, aux: 0 };
+        let frame = encode_frame(&mut buf, meta, &ErrorReply { status, message: message.into() }).expect("encode");
+        head(&buf[..frame.head_len])
+    }
+
+    fn device_count(s: &mut ClientSession, expect: Expect) -> Ticket {
+        s.submit(&calls::GetDeviceCount::wrap(wire::Empty {}), expect).expect("submit").ticket
+    }
+
+    fn launch(s: &mut ClientSession) -> usize {
+        let args = [7u8; 32];
+        let req = wire::LaunchKernel { function: 1, grid: [1; 3], block: [1; 3], shared_mem: 0, stream: 0, args: args[..].into() };
+        let out = s.submit(&calls::LaunchKernel::wrap(req), Expect::NoReply).expect("submit");
+        let (header, _) = head(out.head);
+        assert!(header.flags.contains(Flags::NO_REPLY), "posted requests ask for no reply");
+        out.head.len() + out.bulk.len()
+    }
+
+    #[test]
+    fn requests_get_consecutive_ids_and_replies_find_their_tickets() {
+        let t0 = Instant::now();
+        let mut s = session(None);
+        let a = device_count(&mut s, Expect::Reply);
+        let b = device_count(&mut s, Expect::Reply);
+        assert_eq!((a.request_id(), b.request_id()), (1, 2));
+        let (h, c) = reply(b.request_id(), &Response::GetDeviceCount(wire::DeviceCount { count: 3 }), 0);
+        assert_eq!(s.handle_frame(t0, &h, &c), Ok(Inbound::Reply(b, Ok(()))));
+        assert!(s.is_pending(a) && !s.is_pending(b));
+        assert_eq!(s.handle_frame(t0, &h, &c), Ok(Inbound::Skip), "a second reply to the same id is nobody's");
+    }
+
+    #[test]
+    fn posted_requests_are_batched_by_the_policy_and_a_reply_restarts_it() {
+        let t0 = Instant::now();
+        let mut s = session(None);
+        // A model transport: holds what it is not told to send.
+        let mut queued = 0;
+        let mut first_batch = None;
+        for i in 1..=200 {
+            queued += launch(&mut s);
+            if s.batch_queued(queued) == Flush::Now {
+                first_batch.get_or_insert((i, queued));
+                queued = 0;
+            }
+        }
+        let (launches, bytes) = first_batch.expect("a batch went out early");
+        assert!((FIRST_BATCH_BYTES..FIRST_BATCH_BYTES + 200).contains(&bytes), "first batch of {bytes} bytes after {launches} launches");
+        assert!(queued < STREAMING_BATCH_BYTES, "later frames wait for a 32 KiB batch");
+        let t = device_count(&mut s, Expect::Reply);
+        let (h, c) = reply(t.request_id(), &Response::GetDeviceCount(wire::DeviceCount { count: 1 }), 0);
+        assert_eq!(s.handle_frame(t0, &h, &c), Ok(Inbound::Reply(t, Ok(()))));
+        assert_eq!(s.batch_queued(FIRST_BATCH_BYTES), Flush::Now, "after a reply the worker is idle again");
+    }
+
+    #[test]
+    fn a_silent_worker_is_pinged_each_heartbeat_and_given_up_after_the_liveness_timeout() {
+        let t0 = Instant::now();
+        let mut s = session(None);
+        device_count(&mut s, Expect::Reply);
+        assert_eq!(s.poll_timeout(), None, "no timer runs while the driver is not waiting");
+        s.arm_deadline(t0);
+        s.awaiting_frame(t0);
+        let mut buf = Vec::new();
+        let mut pings = Vec::new();
+        let failure = loop {
+            let now = s.poll_timeout().expect("waiting");
+            if let Err(e) = s.handle_timeout(now) {
+                break (now, e);
+            }
+            while let Some(len) = s.poll_transmit(now, &mut buf) {
+                let (header, control) = head(&buf[..len]);
+                assert_eq!(header.opcode, Opcode::Ping.raw());
+                assert!(Request::parse(header.opcode, &control, &[]).is_ok(), "a well-formed PING");
+                pings.push((now - t0, header.request_id));
+            }
+        };
+        let (at, e) = failure;
+        assert_eq!(at - t0, LIVENESS);
+        assert!(e.is_lost() && e.message.contains("no answer within 1 s"), "{}", e.message);
+        let times: Vec<_> = pings.iter().map(|p| p.0.as_millis()).collect();
+        assert_eq!(times, [200, 400, 600, 800]);
+        assert_eq!(pings[0].1, 2, "PINGs take request ids like any request");
+    }
+
+    #[test]
+    fn heartbeats_keep_a_busy_worker_alive_until_the_call_deadline() {
+        let t0 = Instant::now();
+        let mut s = session(Some(Duration::from_millis(1500)));
+        let t = device_count(&mut s, Expect::Reply);
+        s.arm_deadline(t0);
+        let beat = reply(0, &Response::Ping(wire::Pong { nonce: 0, worker_time_ns: 0, payload: Default::default() }), 0);
+        let (mut now, mut beats) = (t0, 0);
+        let (failed_at, e) = 'waiting: loop {
+            s.awaiting_frame(now);
+            // The worker's heartbeat comes 300 ms later; the timers due before it run first.
+            let next = now + Duration::from_millis(300);
+            while let Some(due) = s.poll_timeout().filter(|&due| due <= next) {
+                if let Err(e) = s.handle_timeout(due) {
+                    break 'waiting (due, e);
+                }
+                s.poll_transmit(due, &mut Vec::new());
+            }
+            now = next;
+            assert_eq!(s.handle_frame(now, &beat.0, &beat.1), Ok(Inbound::Skip));
+            beats += 1;
+        };
+        assert!(e.is_lost() && e.message.contains("HIP_REMOTE_IO_TIMEOUT"), "{}", e.message);
+        assert_eq!((failed_at - t0, beats), (Duration::from_millis(1500), 4), "heartbeats kept it alive past the 1 s liveness timeout");
+        assert!(s.is_pending(t));
+    }
+
+    #[test]
+    fn failed_posted_requests_are_reported_once_by_a_later_call() {
+        let t0 = Instant::now();
+        let mut s = session(None);
+        launch(&mut s);
+        launch(&mut s);
+        let (h, c) = error(1, Status(1), "bad launch");
+        assert_eq!(s.handle_frame(t0, &h, &c), Ok(Inbound::Skip));
+        let (h, c) = error(2, Status(2), "also bad");
+        assert_eq!(s.handle_frame(t0, &h, &c), Ok(Inbound::Skip));
+        assert_eq!(s.take_deferred(), Some(HipError::INVALID_VALUE), "the first failure wins");
+        assert_eq!(s.take_deferred(), None, "reported once");
+        // A reply's aux field carries a failure of earlier posted work.
+        let t = device_count(&mut s, Expect::Reply);
+        let (h, c) = reply(t.request_id(), &Response::GetDeviceCount(wire::DeviceCount { count: 1 }), 700);
+        assert_eq!(s.handle_frame(t0, &h, &c), Ok(Inbound::Reply(t, Ok(()))));
+        assert_eq!(s.take_deferred(), Some(HipError(700)));
+    }
+
+    #[test]
+    fn landings_land_or_fail_to_their_waiter_or_to_the_deferred_error() {
+        let t0 = Instant::now();
+        let mut s = session(None);
+        let dtoh = |src| calls::MemcpyDtoH::wrap(wire::MemcpyDtoH { src, len: 64, stream: 0 });
+        let landing = Landing { dst: 0x1000, len: 64, rows: None };
+        let waited = s.submit(&dtoh(1), Expect::Landing { landing, awaited: true }).expect("submit").ticket;
+        let later = s.submit(&dtoh(2), Expect::Landing { landing, awaited: false }).expect("submit").ticket;
+        let short = s.submit(&dtoh(3), Expect::Landing { landing, awaited: true }).expect("submit").ticket;
+        assert!(s.has_pending_landings());
+        let data = [5u8; 64];
+        let (h, c) = reply(waited.request_id(), &Response::MemcpyDtoH(wire::MemcpyData { data: Bulk(&data) }), 0);
+        assert_eq!(s.handle_frame(t0, &h, &c), Ok(Inbound::Land(waited, landing)));
+        let (h, c) = reply(short.request_id(), &Response::MemcpyDtoH(wire::MemcpyData { data: Bulk(&data[..10]) }), 0);
+        match s.handle_frame(t0, &h, &c) {
+            Ok(Inbound::Failed(t, e)) => assert!(t == short && e.message.contains("10 bytes for a 64-byte copy"), "{}", e.message),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(s.take_deferred(), None, "an awaited landing's failure goes to its waiter");
+        let (h, c) = error(later.request_id(), Status(1), "bad source");
+        assert_eq!(s.handle_frame(t0, &h, &c), Ok(Inbound::Skip));
+        assert!(!s.has_pending_landings());
+        assert_eq!(s.take_deferred(), Some(HipError::INVALID_VALUE), "an unawaited landing's failure is deferred");
+    }
+
+    #[test]
+    fn a_session_ended_by_the_worker_fails_every_pending_and_later_call_with_its_status() {
+        let t0 = Instant::now();
+        let mut s = session(None);
+        let pending = device_count(&mut s, Expect::Reply);
+        let (h, c) = error(0, Status(719), "the session's process died");
+        let e = s.handle_frame(t0, &h, &c).expect_err("the session is over");
+        assert_eq!((e.code, e.message.as_str()), (HipError(719), "the session's process died"));
+        assert_eq!(s.ended(), Some(&e));
+        assert!(s.is_pending(pending), "its waiter gets the error above, not a reply");
+        assert_eq!(s.submit(&calls::GetDeviceCount::wrap(wire::Empty {}), Expect::Reply).map(|o| o.ticket).unwrap_err(), e);
+        assert_eq!(s.submit(&calls::GetDeviceCount::wrap(wire::Empty {}), Expect::NoReply).map(|o| o.ticket).unwrap_err(), e);
+        // A second notice does not replace the first.
+        let (h, c) = error(0, Status(1), "later");
+        assert!(s.handle_frame(t0, &h, &c).is_err());
+        assert_eq!(s.ended(), Some(&e));
+    }
+
+    #[test]
+    fn kernel_output_is_passed_to_the_driver() {
+        let mut s = session(None);
+        let text = b"hello from a kernel\n";
+        let (h, c) = reply(0, &Response::KernelOutput(wire::KernelOutputText { data: Bulk(text) }), 0);
+        assert_eq!(s.handle_frame(Instant::now(), &h, &c), Ok(Inbound::KernelOutput));
+    }
+}

@@ -1,0 +1,526 @@
+//! Both ends of a session in one thread, in the shape of quinn-proto's `tests/util.rs` `Pair`:
+//! the client's [`ClientSession`] and the worker's [`Session`] on the host backend, frame
+//! queues between them with a latency, and virtual time that jumps to the next event. The
+//! client's timers (heartbeat PINGs, liveness, the call deadline) run on that time, so a
+//! 30-second liveness timeout takes microseconds; the worker's stream work still runs on the
+//! host backend's own threads (the harness waits for its late replies in real time).
+//!
+//! Each end's driver here is a small stand-in for the real one: the client's does what
+//! `client-capi`'s `conn` does with a transport (queue, flush, land), the worker's what
+//! `hip_worker::driver` does with a frame (place the bulk, dispatch, reply with the deferred
+//! status in `aux`, heartbeats while busy).
+
+use client_core::{CallError, ClientSession, Expect, Flush, HipError, Inbound, Landing, SessionConfig, Ticket, FIRST_BATCH_BYTES};
+use hip_worker::backend::{HostBackend, HostConfig};
+use hip_worker::session::{BulkDestination, CallCx, Failure, LateReplies, PlacedBulk, Session, SessionConfig as WorkerSessionConfig};
+use proto_core::frame::FrameMeta;
+use proto_core::opcode::dispatch;
+use proto_core::wire::{self, ErrorReply};
+use proto_core::{
+    calls, encode_frame, Bulk, BulkWay, Call, DeframedHead, Flags, FrameDecoder, FrameHeader, Opcode, Outcome, Request, Response, Status,
+};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The client's defaults: a PING after each heartbeat of silence, given up after the timeout.
+const HEARTBEAT: Duration = transport_core::config::DEFAULT_HEARTBEAT;
+const LIVENESS_TIMEOUT: Duration = transport_core::config::DEFAULT_LIVENESS_TIMEOUT;
+/// The worker's heartbeat while it handles a request.
+const WORKER_HEARTBEAT: Duration = transport_core::config::WORKER_HEARTBEAT;
+const LATENCY: Duration = Duration::from_millis(1);
+/// Longest real wait for the backend's stream threads.
+const STREAM_WORK_BOUND: Duration = Duration::from_secs(20);
+
+/// A frame on the wire: head and bulk, and when it arrives.
+struct InFlight {
+    bytes: Vec<u8>,
+    at: Instant,
+}
+
+fn split(bytes: &[u8]) -> (FrameHeader, &[u8], &[u8]) {
+    match FrameDecoder::decode_head(bytes).expect("a valid frame") {
+        DeframedHead::Head { header, control, consumed } => (header, control, &bytes[consumed..]),
+        DeframedHead::NeedMore { .. } => panic!("a frame cut short"),
+    }
+}
+
+fn push_sorted(queue: &mut VecDeque<InFlight>, frame: InFlight) {
+    let at = queue.iter().rposition(|f| f.at <= frame.at).map_or(0, |i| i + 1);
+    queue.insert(at, frame);
+}
+
+struct WorkerEnd {
+    session: Session,
+    late: Arc<LateReplies>,
+    inbound: VecDeque<InFlight>,
+    /// Reads nothing, answers nothing (a frozen process whose kernel still ACKs).
+    frozen: bool,
+    /// The next request that wants a reply takes this long (heartbeats meanwhile).
+    busy_next: Option<Duration>,
+    /// Until then it handles one request and reads nothing else.
+    busy_until: Option<Instant>,
+    /// Replies that stream work will queue in `late`.
+    outstanding: usize,
+    /// Opcodes and flags of every frame it read.
+    received: Vec<(Opcode, Flags)>,
+    started: Instant,
+}
+
+struct ClientEnd {
+    session: ClientSession,
+    /// The transport's coalescing buffer: posted frames not sent yet.
+    queued: Vec<Vec<u8>>,
+    inbound: VecDeque<InFlight>,
+    /// Application memory copies land in (`Landing::dst` is an offset into it).
+    memory: Vec<u8>,
+    /// The control part of the awaited reply just read, and its bulk.
+    control: Vec<u8>,
+    bulk: Vec<u8>,
+}
+
+struct Pair {
+    client: ClientEnd,
+    worker: WorkerEnd,
+    now: Instant,
+}
+
+impl Pair {
+    fn new(call_timeout: Option<Duration>) -> Self {
+        let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 << 20, ..HostConfig::default() }));
+        let session = Session::new(backend, Arc::new(WorkerSessionConfig { worker_name: "pair".into(), ..Default::default() }));
+        let late = session.late_replies();
+        let now = Instant::now();
+        let config = SessionConfig { heartbeat: HEARTBEAT, liveness_timeout: LIVENESS_TIMEOUT, call_timeout };
+        Self {
+            client: ClientEnd {
+                session: ClientSession::new(config),
+                queued: Vec::new(),
+                inbound: VecDeque::new(),
+                memory: vec![0; 1 << 20],
+                control: Vec::new(),
+                bulk: Vec::new(),
+            },
+            worker: WorkerEnd {
+                session,
+                late,
+                inbound: VecDeque::new(),
+                frozen: false,
+                busy_next: None,
+                busy_until: None,
+                outstanding: 0,
+                received: Vec::new(),
+                started: now,
+            },
+            now,
+        }
+    }
+
+    /// A pair past HELLO/WELCOME.
+    fn greeted(call_timeout: Option<Duration>) -> Self {
+        let mut pair = Self::new(call_timeout);
+        let hello = wire::Hello {
+            min_version: proto_core::header::MIN_PROTOCOL_VERSION,
+            max_version: proto_core::PROTOCOL_VERSION,
+            features: wire::features::FIRE_AND_FORGET,
+            client_name: "pair".into(),
+            resume_session: 0,
+            auth_token: Default::default(),
+        };
+        let ticket = pair.submit(&calls::Hello::wrap(hello), Expect::Reply, true);
+        pair.wait_reply(ticket).expect("WELCOME");
+        match pair.reply::<calls::Hello>() {
+            Response::Hello(w) => assert_eq!(w.worker_name.as_str(), "pair"),
+            other => panic!("{other:?}"),
+        }
+        pair
+    }
+
+    // ---- the client's driver ------------------------------------------------------------
+
+    fn wire_to_worker(&mut self, bytes: Vec<u8>) {
+        let at = self.now + LATENCY;
+        push_sorted(&mut self.worker.inbound, InFlight { bytes, at });
+    }
+
+    /// Sends the transport's queue.
+    fn flush(&mut self) {
+        for frame in std::mem::take(&mut self.client.queued) {
+            self.wire_to_worker(frame);
+        }
+    }
+
+    /// Submits `req`; `send_now`: sent at once behind whatever is queued (as `FrameSink::send`
+    /// does), else queued and flushed as the batching policy says.
+    fn submit(&mut self, req: &Request<'_>, expect: Expect, send_now: bool) -> Ticket {
+        let out = self.client.session.submit(req, expect).expect("submit");
+        let mut frame = out.head.to_vec();
+        frame.extend_from_slice(out.bulk);
+        let ticket = out.ticket;
+        self.client.queued.push(frame);
+        if send_now {
+            self.flush();
+        } else {
+            let queued = self.client.queued.iter().map(Vec::len).sum();
+            if self.client.session.batch_queued(queued) == Flush::Now {
+                self.flush();
+            }
+        }
+        ticket
+    }
+
+    fn post(&mut self, req: &Request<'_>) {
+        self.submit(req, Expect::NoReply, false);
+    }
+
+    /// Reads frames until `ticket`'s reply; virtual time jumps to the next event whenever
+    /// nothing is to be read.
+    fn wait_reply(&mut self, ticket: Ticket) -> Result<(), CallError> {
+        self.client.session.arm_deadline(self.now);
+        loop {
+            match self.receive_one()? {
+                Inbound::Reply(t, outcome) if t == ticket => return outcome,
+                Inbound::Failed(_, e) | Inbound::Reply(_, Err(e)) => self.client.session.defer(e.code),
+                _ => {}
+            }
+        }
+    }
+
+    fn wait_landings(&mut self, tickets: &[Ticket]) -> Result<(), CallError> {
+        self.client.session.arm_deadline(self.now);
+        let mut first = None;
+        for &t in tickets {
+            while self.client.session.is_pending(t) {
+                if let Inbound::Failed(_, e) = self.receive_one()? {
+                    first.get_or_insert(e);
+                }
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
+
+    fn receive_one(&mut self) -> Result<Inbound, CallError> {
+        self.client.session.awaiting_frame(self.now);
+        loop {
+            self.run_worker();
+            if self.client.inbound.front().is_some_and(|f| f.at <= self.now) {
+                let frame = self.client.inbound.pop_front().expect("checked");
+                let (header, control, bulk) = split(&frame.bytes);
+                let inbound = self.client.session.handle_frame(self.now, &header, control)?;
+                match &inbound {
+                    Inbound::Reply(_, Ok(())) => {
+                        self.client.control = control.to_vec();
+                        self.client.bulk = bulk.to_vec();
+                    }
+                    Inbound::Land(_, Landing { dst, len, rows: None }) => self.client.memory[*dst..dst + len].copy_from_slice(bulk),
+                    other => assert!(!matches!(other, Inbound::Land(..)), "no 2D copies here"),
+                }
+                return Ok(inbound);
+            }
+            let next = [self.client.session.poll_timeout(), self.client.inbound.front().map(|f| f.at), self.worker_next_event()]
+                .into_iter()
+                .flatten()
+                .min()
+                .expect("a waiting client always has a timer");
+            self.now = self.now.max(next);
+            self.client.session.handle_timeout(self.now)?;
+            let mut buf = Vec::new();
+            while let Some(len) = self.client.session.poll_transmit(self.now, &mut buf) {
+                self.wire_to_worker(buf[..len].to_vec());
+            }
+        }
+    }
+
+    /// The reply just read to a call of type `C`.
+    fn reply<C: Call>(&self) -> Response<'_> {
+        Response::parse(C::OPCODE.raw(), &self.client.control, &self.client.bulk).expect("a well-formed reply")
+    }
+
+    fn call<C: Call>(&mut self, req: C::Request<'_>) -> Result<Response<'_>, CallError> {
+        let ticket = self.submit(&C::wrap(req), Expect::Reply, true);
+        self.wait_reply(ticket)?;
+        Ok(self.reply::<C>())
+    }
+
+    // ---- the worker's driver ------------------------------------------------------------
+
+    fn worker_next_event(&self) -> Option<Instant> {
+        if self.worker.frozen {
+            return None;
+        }
+        let front = self.worker.inbound.front()?.at;
+        Some(self.worker.busy_until.map_or(front, |busy| front.max(busy)))
+    }
+
+    fn wire_to_client(&mut self, bytes: Vec<u8>, at: Instant) {
+        push_sorted(&mut self.client.inbound, InFlight { bytes, at: at + LATENCY });
+    }
+
+    /// Handles every frame that has reached the worker, and sends the late replies of its
+    /// stream work.
+    fn run_worker(&mut self) {
+        if self.worker.frozen {
+            return;
+        }
+        if self.worker.busy_until.is_some_and(|t| t > self.now) {
+            return;
+        }
+        self.worker.busy_until = None;
+        while self.worker.inbound.front().is_some_and(|f| f.at <= self.now) {
+            let frame = self.worker.inbound.pop_front().expect("checked");
+            let done = self.handle_request(&frame.bytes);
+            if done > self.now {
+                // A long request: heartbeats until its reply, and nothing else is read.
+                let mut beat = self.now + WORKER_HEARTBEAT;
+                while beat < done {
+                    self.wire_to_client(heartbeat(), beat);
+                    beat += WORKER_HEARTBEAT;
+                }
+                self.worker.busy_until = Some(done);
+                break;
+            }
+        }
+        self.drain_late();
+    }
+
+    /// Handles one request as `hip_worker::driver` does; when its reply is sent.
+    fn handle_request(&mut self, bytes: &[u8]) -> Instant {
+        let (header, control, bulk) = split(bytes);
+        let opcode = Opcode::from_u16(header.opcode).expect("a known opcode");
+        let no_reply = header.flags.contains(Flags::NO_REPLY);
+        self.worker.received.push((opcode, header.flags));
+        let done = match (no_reply, self.worker.busy_next) {
+            (false, Some(busy)) if opcode != Opcode::Ping => {
+                self.worker.busy_next = None;
+                self.now + busy
+            }
+            _ => self.now,
+        };
+        let id = header.request_id;
+        let w = &mut self.worker;
+        let mut cx = CallCx::new(id, opcode, no_reply, (self.now - w.started).as_nanos() as u64);
+        let to_device = opcode.bulk() == BulkWay::RequestToDevice && !bulk.is_empty();
+        let request = Request::parse(header.opcode, control, if to_device { &[] } else { bulk }).expect("a well-formed request");
+        let mut replies = Vec::new();
+        let fail = |replies: &mut Vec<Vec<u8>>, status: Status, message: &str| {
+            if no_reply {
+                w.late.defer(status);
+            } else {
+                replies.push(error_frame(id, header.opcode, status, message, w.late.take_deferred()));
+            }
+        };
+        if to_device {
+            let placed = w.session.bulk_destination(&request, bulk.len()).and_then(|destination| match destination {
+                BulkDestination::Device { stream, ptr, .. } => w
+                    .session
+                    .receive_into_device(stream, ptr, bulk.len() as u64, &mut |dst| dst.copy_from_slice(bulk))
+                    .map(|()| PlacedBulk::InDevice { len: bulk.len(), direct: false }),
+                BulkDestination::Owned => Ok(PlacedBulk::Owned(bulk.to_vec())),
+            });
+            match placed {
+                Ok(placed) => cx.placed = placed,
+                Err(Failure::Status(status, message)) => {
+                    fail(&mut replies, status, &message);
+                    self.send_all(replies, done);
+                    return done;
+                }
+                Err(Failure::ReplyDeferred) => return done,
+            }
+        }
+        match dispatch(&mut w.session, &mut cx, request) {
+            Ok(_) if no_reply => {}
+            Ok(Outcome::Reply(response)) => replies.push(response_frame(id, &response, w.late.take_deferred())),
+            Ok(Outcome::ReplyFromDevice { reply, ptr, len }) => {
+                let mut frame = response_frame(id, &reply, w.late.take_deferred());
+                drop(reply);
+                let read = w.session.read_device_bytes(ptr, len, &mut |bytes| frame.extend_from_slice(bytes));
+                read.map_err(|e| format!("{e:?}")).expect("device bytes");
+                let head = split(&frame).0;
+                let patched = FrameHeader { bulk_len: len as u32, flags: head.flags | Flags::BULK, ..head };
+                frame[..proto_core::HEADER_LEN].copy_from_slice(&patched.emit());
+                replies.push(frame);
+            }
+            Ok(Outcome::Later) | Err(Failure::ReplyDeferred) => w.outstanding += 1,
+            Err(Failure::Status(status, message)) => fail(&mut replies, status, &message),
+        }
+        self.send_all(replies, done);
+        done
+    }
+
+    fn send_all(&mut self, frames: Vec<Vec<u8>>, at: Instant) {
+        for frame in frames {
+            self.wire_to_client(frame, at);
+        }
+    }
+
+    fn drain_late(&mut self) {
+        loop {
+            while let Some((frame, _)) = self.worker.late.pop() {
+                if split(&frame).0.request_id != 0 {
+                    self.worker.outstanding = self.worker.outstanding.saturating_sub(1);
+                }
+                self.wire_to_client(frame, self.now);
+            }
+            if self.worker.outstanding == 0 {
+                return;
+            }
+            assert!(self.worker.late.wait_timeout(STREAM_WORK_BOUND).is_some(), "the backend's stream work did not finish");
+        }
+    }
+
+    /// The notice a worker sends when the session's process dies (`hip_worker::sandbox`).
+    fn worker_dies(&mut self) {
+        let frame = error_frame(0, 0, Status::LAUNCH_FAILURE, "the session's process died (killed by signal 9): the session has ended", 0);
+        self.wire_to_client(frame, self.now);
+        self.worker.frozen = true;
+    }
+}
+
+fn response_frame(id: u64, response: &Response<'_>, aux: i32) -> Vec<u8> {
+    let mut buf = vec![0; 256];
+    loop {
+        match response.encode_frame(&mut buf, id, aux) {
+            Ok(frame) => {
+                let mut bytes = buf[..frame.head_len].to_vec();
+                bytes.extend_from_slice(frame.bulk);
+                return bytes;
+            }
+            Err(proto_core::EncodeError::BufferTooSmall { required }) => buf.resize(required, 0),
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+fn error_frame(id: u64, opcode: u16, status: Status, message: &str, aux: i32) -> Vec<u8> {
+    let mut buf = vec![0; 1024];
+    let meta = FrameMeta { opcode, flags: Flags::RESPONSE | Flags::ERROR, request_id: id, credits: 0, aux };
+    let frame = encode_frame(&mut buf, meta, &ErrorReply { status, message: message.into() }).expect("encode");
+    buf[..frame.head_len].to_vec()
+}
+
+fn heartbeat() -> Vec<u8> {
+    response_frame(0, &Response::Ping(wire::Pong { nonce: 0, worker_time_ns: 0, payload: Default::default() }), 0)
+}
+
+fn malloc(pair: &mut Pair, size: u64) -> u64 {
+    match pair.call::<calls::Malloc>(wire::Malloc { device: 0, size, flags: 0 }).expect("hipMalloc") {
+        Response::Malloc(a) => a.ptr,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn device_count(pair: &mut Pair) -> Result<u32, CallError> {
+    match pair.call::<calls::GetDeviceCount>(wire::Empty {})? {
+        Response::GetDeviceCount(c) => Ok(c.count),
+        other => panic!("{other:?}"),
+    }
+}
+
+fn memset(dst: u64, value: u32, count: u64) -> Request<'static> {
+    calls::Memset::wrap(wire::Memset { dst, value, width: wire::MemsetWidth::Byte, count, stream: 0, sync: false })
+}
+
+/// Reads `len` bytes of device memory at `src` into the client's memory at offset 0.
+fn download(pair: &mut Pair, src: u64, len: usize) -> Result<Vec<u8>, CallError> {
+    let req = calls::MemcpyDtoH::wrap(wire::MemcpyDtoH { src, len: len as u64, stream: 0 });
+    let ticket = pair.submit(&req, Expect::Landing { landing: Landing { dst: 0, len, rows: None }, awaited: true }, true);
+    pair.wait_landings(&[ticket])?;
+    Ok(pair.client.memory[..len].to_vec())
+}
+
+#[test]
+fn posted_uploads_and_a_landed_download_carry_the_bytes_both_ways() {
+    let mut pair = Pair::greeted(None);
+    let ptr = malloc(&mut pair, 4096);
+    let data: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 251) as u8).collect();
+    pair.post(&calls::MemcpyHtoD::wrap(wire::MemcpyHtoD { dst: ptr, stream: 0, sync: false, data: Bulk(&data) }));
+    assert_eq!(download(&mut pair, ptr, data.len()).expect("download"), data);
+    assert!(!pair.client.session.has_pending_landings());
+    assert_eq!(pair.client.session.take_deferred(), None);
+}
+
+#[test]
+fn a_failed_posted_request_is_reported_by_the_next_reply_with_the_workers_own_status() {
+    let mut pair = Pair::greeted(None);
+    let ptr = malloc(&mut pair, 4096);
+    pair.call::<calls::Free>(wire::Free { ptr }).expect("hipFree");
+    // The oracle: the worker's answer to the same request as a call.
+    let ticket = pair.submit(&memset(ptr, 1, 16), Expect::Reply, true);
+    let refused = pair.wait_reply(ticket).expect_err("memset of freed memory");
+    assert_ne!(refused.code, HipError::SUCCESS);
+    pair.post(&memset(ptr, 1, 16));
+    assert_eq!(pair.client.session.take_deferred(), None, "nothing known before a reply");
+    assert_eq!(device_count(&mut pair).expect("the call itself succeeds"), 1);
+    assert_eq!(pair.client.session.take_deferred(), Some(refused.code), "{}", refused.message);
+    assert_eq!(pair.client.session.take_deferred(), None, "reported once");
+}
+
+#[test]
+fn a_frozen_worker_is_pinged_each_heartbeat_and_given_up_after_the_liveness_timeout() {
+    let mut pair = Pair::greeted(Some(Duration::from_secs(600)));
+    pair.worker.frozen = true;
+    let started = pair.now;
+    let sent_before = pair.worker.inbound.len();
+    let e = device_count(&mut pair).expect_err("a frozen worker cannot answer");
+    assert!(e.is_lost() && e.message.contains(&format!("no answer within {} s", LIVENESS_TIMEOUT.as_secs())), "{}", e.message);
+    assert_eq!(pair.now - started, LIVENESS_TIMEOUT, "given up at the timeout, in virtual time");
+    let pings = pair.worker.inbound.iter().skip(sent_before + 1).filter(|f| split(&f.bytes).0.opcode == Opcode::Ping.raw()).count();
+    assert_eq!(pings, (LIVENESS_TIMEOUT.as_secs() / HEARTBEAT.as_secs() - 1) as usize, "a PING after each heartbeat of silence");
+}
+
+#[test]
+fn a_busy_worker_that_sends_heartbeats_is_waited_for_until_the_call_deadline() {
+    // Three liveness timeouts of work: its heartbeats keep the call alive.
+    let mut pair = Pair::greeted(Some(Duration::from_secs(600)));
+    pair.worker.busy_next = Some(3 * LIVENESS_TIMEOUT);
+    let started = pair.now;
+    assert_eq!(device_count(&mut pair).expect("heartbeats keep the call alive"), 1);
+    assert!(pair.now - started >= 3 * LIVENESS_TIMEOUT);
+    // The same with a 60 s call deadline: it ends the call.
+    let mut pair = Pair::greeted(Some(Duration::from_secs(60)));
+    pair.worker.busy_next = Some(3 * LIVENESS_TIMEOUT);
+    let started = pair.now;
+    let e = device_count(&mut pair).expect_err("the deadline passes");
+    assert!(e.is_lost() && e.message.contains("HIP_REMOTE_IO_TIMEOUT"), "{}", e.message);
+    assert_eq!(pair.now - started, Duration::from_secs(60));
+}
+
+#[test]
+fn the_first_batch_after_a_reply_reaches_the_worker_early_and_runs() {
+    let mut pair = Pair::greeted(None);
+    let ptr = malloc(&mut pair, 1 << 16);
+    let before = pair.worker.received.len();
+    let mut sent_at = None;
+    for i in 0..200u64 {
+        pair.post(&memset(ptr + i * 256, (i % 255) as u32 + 1, 256));
+        if sent_at.is_none() && pair.client.queued.is_empty() {
+            sent_at = Some(i + 1);
+        }
+    }
+    let first = sent_at.expect("a first batch went before 200 memsets were queued") as usize;
+    let frame_len = proto_core::HEADER_LEN + 40;
+    assert!(first * frame_len >= FIRST_BATCH_BYTES / 2 && first < 200, "first batch after {first} memsets");
+    assert!(!pair.client.queued.is_empty(), "the rest wait in the transport's queue");
+    pair.now += LATENCY;
+    pair.run_worker();
+    assert_eq!(pair.worker.received.len() - before, first, "the worker has the first batch while the rest are queued");
+    // A call sends the rest first; every memset has run when its reply comes.
+    assert_eq!(device_count(&mut pair).expect("call"), 1);
+    assert_eq!(pair.worker.received.len() - before, 201);
+    let bytes = download(&mut pair, ptr, 200 * 256).expect("download");
+    assert!(bytes.chunks(256).enumerate().all(|(i, c)| c.iter().all(|&b| b == (i % 255) as u8 + 1)));
+}
+
+#[test]
+fn a_session_ended_by_the_worker_fails_the_waiting_call_and_every_later_one() {
+    let mut pair = Pair::greeted(None);
+    let ticket = pair.submit(&calls::GetDeviceCount::wrap(wire::Empty {}), Expect::Reply, true);
+    pair.worker_dies();
+    let e = pair.wait_reply(ticket).expect_err("the session is over");
+    assert_eq!(e.code, HipError(Status::LAUNCH_FAILURE.0), "the worker's status, as HIP reports a device fault");
+    assert!(e.message.contains("process died"), "{}", e.message);
+    let later = pair.client.session.submit(&calls::GetDeviceCount::wrap(wire::Empty {}), Expect::Reply).map(|o| o.ticket).unwrap_err();
+    assert_eq!(later, e, "sticky");
+    let posted = pair.client.session.submit(&memset(0, 0, 1), Expect::NoReply).map(|o| o.ticket).unwrap_err();
+    assert_eq!(posted, e);
+}
