@@ -57,18 +57,38 @@ struct DeviceRecord {
     last_fault: Option<Fault>,
 }
 
+/// What a shared session process does with a device's first fault instead of resetting it
+/// in place: tells the worker, which serves new sessions from a fresh process.
+pub type PoisonHook = Box<dyn Fn(DeviceIndex, Fault) + Send + Sync>;
+
 /// Every device's generation, shared by the sessions of one backend.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct DeviceFaults {
     devices: Mutex<HashMap<DeviceIndex, DeviceRecord>>,
     /// Resets so far on any device: a session compares it with the value it last saw, so
     /// checking for a reset costs one atomic load per request.
     resets: AtomicU64,
+    /// Set in a shared session process ([`crate::sandbox::shared`]): a GPU context in a
+    /// sticky state cannot be reset in the process that holds it (CUDA: "the process must be
+    /// terminated and relaunched"), so the process is replaced instead.
+    poisoned: std::sync::OnceLock<PoisonHook>,
+}
+
+impl std::fmt::Debug for DeviceFaults {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceFaults").field("resets", &self.resets()).field("replaced_by_process", &self.poisoned.get().is_some()).finish()
+    }
 }
 
 impl DeviceFaults {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<DeviceIndex, DeviceRecord>> {
         self.devices.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// From now on a device's first fault of a generation calls `hook` instead of resetting
+    /// the device in place. False if a hook was set already.
+    pub fn replace_process_on_fault(&self, hook: PoisonHook) -> bool {
+        self.poisoned.set(hook).is_ok()
     }
 
     /// Resets on any device so far.
@@ -108,10 +128,15 @@ impl DeviceFaults {
             code,
             error = %name,
             session,
-            "device fault: session {session} met {name} ({code}) on device {device}; every session holding work on it gets the error, and the device is reset for new sessions"
+            "device fault: session {session} met {name} ({code}) on device {device}; every session holding work on it gets the error; new sessions are served on a fresh context"
         );
-        if let Err(e) = backend.reset_device(device) {
-            tracing::error!(device, %e, "resetting the device after a fault failed: new sessions on it may fail too; restart the worker");
+        match self.poisoned.get() {
+            Some(poisoned) => poisoned(device, fault),
+            None => {
+                if let Err(e) = backend.reset_device(device) {
+                    tracing::error!(device, %e, "resetting the device after a fault failed: new sessions on it may fail too; restart the worker");
+                }
+            }
         }
         record.generation += 1;
         record.last_fault = Some(fault);
