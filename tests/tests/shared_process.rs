@@ -3,7 +3,8 @@
 //! `--shared-process`: two clients are served by one process; a sticky fault (the test
 //! trigger `HIP_WORKER_TEST_STICKY_FAULT_SIZE`: a `hipMalloc` of that size) makes both
 //! answer `hipErrorIllegalAddress`; a third client is served by a new process, and the
-//! poisoned one exits once its clients have left.
+//! poisoned one exits once its clients have left. A process that crashes gives its clients
+//! the worker's death notice.
 
 mod common;
 
@@ -18,6 +19,8 @@ use transport_tcp::TcpConfig;
 const FAULT_SIZE: u64 = 12_345;
 /// `hipErrorIllegalAddress`.
 const ILLEGAL_ADDRESS: i32 = 700;
+/// `hipErrorLaunchFailure`, the death notice's code.
+const LAUNCH_FAILURE: i32 = 719;
 /// Longest wait for the poisoned process to exit after its clients left (it exits at once;
 /// room for a loaded CI machine).
 const EXIT_WAIT: Duration = Duration::from_secs(20);
@@ -92,5 +95,18 @@ fn a_sticky_fault_fences_the_shared_process_and_a_new_process_serves_the_next_cl
     malloc(&mut c, 4096).expect("the new process still serves");
     let log = worker.log_text();
     assert_eq!(log.matches("device fault in the shared session process").count(), 1, "one warning:\n{log}");
+
+    // The new process crashes: its client gets the worker's death notice (request id 0,
+    // hipErrorLaunchFailure), and the next client a process of its own again.
+    let killed = std::process::Command::new("kill").args(["-KILL", &pids[1].to_string()]).status().expect("run kill");
+    assert!(killed.success());
+    let notice = c.try_recv().expect("the death notice");
+    assert_eq!(notice.header.request_id, 0);
+    let (status, message) = notice.error();
+    assert_eq!(status.0, LAUNCH_FAILURE, "{message}");
+    assert!(message.contains("shared session process died"), "{message}");
+    let mut d = client(&worker);
+    malloc(&mut d, 4096).expect("a client is served after the crash");
+    assert_eq!(started_pids(&worker.log_text()).len(), 3, "{}", worker.log_text());
     worker.assert_alive();
 }
