@@ -1,26 +1,27 @@
-//! Sticky device faults in shared mode, and the device "generation" that heals them.
+//! Sticky device faults where sessions share a device's context, and the device
+//! "generation" that fences them.
 //!
 //! A kernel that writes through a wild pointer (or asserts, or runs into a watchdog) leaves
 //! the GPU context it ran in unusable: CUDA answers every later call in that context with the
-//! same error, and HIP does the same for the process. When every session of a device shares
-//! one context (`--isolation shared`), one tenant's fault would stop the device for everyone
-//! until the worker restarts. So:
+//! same error, and HIP does the same for the process; neither can repair it in that process
+//! ("the process must be terminated and relaunched", CUDA driver API). With
+//! `--isolation shared` every session of the worker runs in one shared session process
+//! ([`crate::sandbox::shared`]), so:
 //!
 //! 1. The session that meets a sticky error reports it here ([`DeviceFaults::report`]) for
 //!    each device it holds work on whose context the backend finds broken
 //!    ([`DeviceBackend::device_fault`]; a sticky code from a context that stayed usable, such
-//!    as the cuda backend's device-log asserts, changes nothing): the
-//!    first report of a generation logs one warning (device, code, session), resets the
-//!    device through the backend ([`DeviceBackend::reset_device`]: it drops every table,
-//!    handle and staging buffer of that device, then resets the context) and moves the
-//!    device to its next generation.
-//! 2. Every session that held anything on the device before the reset is fenced for it: it
+//!    as the cuda backend's device-log asserts, changes nothing): the first report of a
+//!    generation logs one warning (device, code, session), tells the worker through the
+//!    process's hook ([`DeviceFaults::replace_process_on_fault`]) — the worker then hands
+//!    new sessions to a fresh process — and moves the device to its next generation. (Where
+//!    no hook is set, the backend's [`DeviceBackend::reset_device`] runs instead: in place
+//!    only for the host backend's injected test faults, a no-op for GPU backends.)
+//! 2. Every session that held anything on the device before the fault is fenced for it: it
 //!    answers the sticky code to all its later calls, as HIP does for a process, and forgets
-//!    its handles of that device without handing them to the backend — a stale pointer or
-//!    handle can never reach the new context, where the same value may mean another
-//!    session's memory.
-//! 3. Sessions that hold nothing on the device, sessions of other devices and sessions
-//!    created after the reset are served normally.
+//!    its handles of that device without handing them to the backend.
+//! 3. Sessions that hold nothing on the device and sessions of other devices are served
+//!    normally (new sessions go to the new process).
 //!
 //! [`DeviceBackend::reset_device`]: crate::backend::DeviceBackend::reset_device
 //! [`DeviceBackend::device_fault`]: crate::backend::DeviceBackend::device_fault
