@@ -78,7 +78,7 @@ pub enum Handed {
     /// `session`: the session it joins (a shared session process serves several).
     Stripe { session: u64, socket: OwnedFd, unread: Vec<u8>, peer: Option<SocketAddr> },
     /// To a shared session process ([`super::shared`]): the identity of the next session
-    /// (its [`SessionArgs`](super::shared::SessionArgs) as text), with the session's own IPC
+    /// (its [`super::shared::SessionArgs`] as text), with the session's own IPC
     /// channel and callback bridge; its connection follows in the next message.
     Session { args: Vec<u8>, ipc: OwnedFd, bridge: OwnedFd },
     /// To a shared session process: a session relayed by the worker (TLS, RDMA) over a

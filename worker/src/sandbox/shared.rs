@@ -6,7 +6,7 @@
 //! illegal address, 700, and the like) cannot be repaired in the process that holds it —
 //! CUDA: "the process must be terminated and relaunched" (measured: after
 //! `cuDevicePrimaryCtxReset` the next `cuDevicePrimaryCtxRetain` answers the same error).
-//! So the worker starts the shared process ([`relay::start`] with `shared`: the same
+//! So the worker starts the shared process (`relay::start` with `shared`: the same
 //! confinement, environment, usage row and scratch as a session process) when a session
 //! comes and none is running, and hands it each authenticated connection — TCP and
 //! same-host handed over, TLS and RDMA relayed over a socket of their own — preceded by the
