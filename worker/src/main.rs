@@ -323,7 +323,11 @@ fn hip(cli: &Cli) -> Result<Serving, String> {
     // The runtime stays loaded here for the device list; the sessions' work runs elsewhere.
     let count = backend.device_count().map_err(|e| e.to_string())?;
     let devices = (0..count).map(|dev| backend.device_properties(dev)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
-    Ok(Serving::InProcesses { spec: BackendSpec::Hip { library, selection: cli.selection.clone() }, devices, shared: cli.isolation == Isolation::Shared })
+    Ok(Serving::InProcesses {
+        spec: BackendSpec::Hip { library, selection: cli.selection.clone() },
+        devices,
+        shared: cli.isolation == Isolation::Shared,
+    })
 }
 
 #[cfg(not(feature = "hip"))]

@@ -397,10 +397,7 @@ fn notice_over_rings(parts: &transport_shm::ShmParts, status: Status, message: &
             return;
         }
     };
-    let reply = proto_core::wire::ErrorReply {
-        status,
-        message: crate::session::truncate_utf8(message, proto_core::limits::MAX_NAME_LEN).into(),
-    };
+    let reply = proto_core::wire::ErrorReply { status, message: crate::session::truncate_utf8(message, proto_core::limits::MAX_NAME_LEN).into() };
     let meta =
         proto_core::frame::FrameMeta { opcode: 0, flags: proto_core::Flags::RESPONSE | proto_core::Flags::ERROR, request_id: 0, credits: 0, aux: 0 };
     // Header, status, length prefix and the (truncated) message.
@@ -447,7 +444,9 @@ mod tests {
             std::thread::spawn(move || {
                 let terms = Terms { features: 0x1234_5678_9abc, max_stripes: 7 };
                 Handed::Tcp { socket: OwnedFd::from(a), unread, peer: Some(peer), terms }.send(&worker).unwrap();
-                Handed::Stripe { session: 9, socket: OwnedFd::from(UnixStream::pair().unwrap().0), unread: vec![1, 2, 3], peer: None }.send(&worker).unwrap();
+                Handed::Stripe { session: 9, socket: OwnedFd::from(UnixStream::pair().unwrap().0), unread: vec![1, 2, 3], peer: None }
+                    .send(&worker)
+                    .unwrap();
                 Handed::Relay.send(&worker).unwrap();
             })
         };

@@ -112,7 +112,11 @@ pub fn relay(
     let (status, up) = std::thread::scope(|scope| {
         let up = std::thread::Builder::new()
             .name(format!("hip-relay-{}", session.id()))
-            .spawn_scoped(scope, || client_to_child(source, to_child, &metrics, &timed, &|| { wait(&child, Some(EXIT_GRACE)); }))
+            .spawn_scoped(scope, || {
+                client_to_child(source, to_child, &metrics, &timed, &|| {
+                    wait(&child, Some(EXIT_GRACE));
+                })
+            })
             .map_err(|e| TransportError::Io(std::io::Error::other(e)));
         let up = match up {
             Ok(up) => up,
@@ -196,7 +200,12 @@ pub(super) fn session_cache_dir(session: &Session, process: &SessionProcess) -> 
 /// `shared`: a shared session process ([`super::shared`]), started for `session` but serving
 /// every session handed to it: it gets no session's identity, and the whole compile cache
 /// root is writable to it (each session's tenant directory comes with the session).
-pub(super) fn start(session: &Session, process: &SessionProcess, usage_row: usize, shared: bool) -> std::io::Result<(Child, UnixStream, OwnedFd, Scratch)> {
+pub(super) fn start(
+    session: &Session,
+    process: &SessionProcess,
+    usage_row: usize,
+    shared: bool,
+) -> std::io::Result<(Child, UnixStream, OwnedFd, Scratch)> {
     let scratch = Scratch::create(&process.scratch_root, if shared { 0 } else { session.id() }, process.run_as)?;
     let (client, tenant) = session.client();
     let rtc_cache = match (shared, session.config().rtc_cache_dir.as_ref()) {

@@ -454,7 +454,9 @@ impl Entered {
                 let why = self.instance.exit.get().map_or_else(|| "it was lost".to_string(), |status| status.to_string());
                 (
                     Status::LAUNCH_FAILURE,
-                    format!("the shared session process died ({why}): every session it served has ended, its resources are freed; reconnect to go on"),
+                    format!(
+                        "the shared session process died ({why}): every session it served has ended, its resources are freed; reconnect to go on"
+                    ),
                 )
             }
         }
