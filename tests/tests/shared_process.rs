@@ -56,10 +56,23 @@ fn started_pids(log: &str) -> Vec<u32> {
 
 #[test]
 fn a_sticky_fault_fences_the_shared_process_and_a_new_process_serves_the_next_client() {
+    fault_then_new_process(false);
+}
+
+/// The same with every connection relayed by the worker, as TLS and RDMA connections are.
+#[test]
+fn relayed_sessions_of_the_shared_process_are_fenced_and_replaced_alike() {
+    fault_then_new_process(true);
+}
+
+fn fault_then_new_process(relayed: bool) {
     let dir = TempDir::new("shared_process");
     let artifacts = hip_remote_tests::artifacts();
     let args = ["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", "64", "--shared-process"];
-    let env = [(hip_worker::backend::TEST_STICKY_FAULT_ENV, FAULT_SIZE.to_string())];
+    let mut env = vec![(hip_worker::backend::TEST_STICKY_FAULT_ENV, FAULT_SIZE.to_string())];
+    if relayed {
+        env.push((hip_worker::server::RELAY_EVERY_SESSION_ENV, "1".to_string()));
+    }
     let mut worker = WorkerProcess::start_exactly(&artifacts.worker, &args, &env, &dir.path().join("worker.log"));
 
     // Two clients, both holding memory on device 0, served by one process.
