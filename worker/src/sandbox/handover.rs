@@ -78,9 +78,9 @@ pub enum Handed {
     /// `session`: the session it joins (a shared session process serves several).
     Stripe { session: u64, socket: OwnedFd, unread: Vec<u8>, peer: Option<SocketAddr> },
     /// To a shared session process ([`super::shared`]): the identity of the next session
-    /// (its [`super::shared::SessionArgs`] as text), with the session's own IPC
-    /// channel and callback bridge; its connection follows in the next message.
-    Session { args: Vec<u8>, ipc: OwnedFd, bridge: OwnedFd },
+    /// (its [`super::shared::SessionArgs`] as text), with the session's callback bridge; its
+    /// connection follows in the next message.
+    Session { args: Vec<u8>, bridge: OwnedFd },
     /// To a shared session process: a session relayed by the worker (TLS, RDMA) over a
     /// socket of its own, since the control channel serves every session.
     RelaySocket { socket: OwnedFd },
@@ -111,7 +111,7 @@ impl Handed {
                 header[8..16].copy_from_slice(&session.to_le_bytes());
                 (KIND_STRIPE, unread, *peer, vec![socket.as_fd()])
             }
-            Handed::Session { args, ipc, bridge } => (KIND_SESSION, args, None, vec![ipc.as_fd(), bridge.as_fd()]),
+            Handed::Session { args, bridge } => (KIND_SESSION, args, None, vec![bridge.as_fd()]),
             Handed::RelaySocket { socket } => (KIND_RELAY_SOCKET, &[], None, vec![socket.as_fd()]),
         };
         if unread.len() > MAX_UNREAD_BYTES {
@@ -172,10 +172,7 @@ impl Handed {
             KIND_RELAY => Handed::Relay,
             KIND_TCP => Handed::Tcp { socket: fds.next().ok_or_else(|| wrong(1))?, unread, peer, terms },
             KIND_STRIPE => Handed::Stripe { session: long(8), socket: fds.next().ok_or_else(|| wrong(1))?, unread, peer },
-            KIND_SESSION => {
-                let (Some(ipc), Some(bridge)) = (fds.next(), fds.next()) else { return Err(wrong(2)) };
-                Handed::Session { args: unread, ipc, bridge }
-            }
+            KIND_SESSION => Handed::Session { args: unread, bridge: fds.next().ok_or_else(|| wrong(1))? },
             KIND_RELAY_SOCKET => Handed::RelaySocket { socket: fds.next().ok_or_else(|| wrong(1))? },
             #[cfg(target_os = "linux")]
             KIND_SHM => {
@@ -210,6 +207,9 @@ struct HandedSession {
     control: Arc<UnixStream>,
     /// Stripes join only from the main connection's address.
     peer: Option<IpAddr>,
+    /// Held while sending on `control` when other sessions' messages go over it too (a
+    /// shared session process): a message must not land between two of another's.
+    sending: Option<Arc<Mutex<()>>>,
 }
 
 impl HandedSessions {
@@ -218,22 +218,23 @@ impl HandedSessions {
     /// from another address (the process checks the join key, index and grant itself).
     pub fn hand_stripe(&self, session_id: u64, socket: OwnedFd, unread: Vec<u8>, peer: Option<SocketAddr>) -> Result<(), &'static str> {
         const REFUSED: &str = "stripe join refused: unknown session, wrong key or address, or expired grant";
-        let control = {
+        let (control, sending) = {
             let sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
             let session = sessions.get(&session_id).ok_or(REFUSED)?;
             if session.peer != peer.map(|p| p.ip()) {
                 return Err(REFUSED);
             }
-            Arc::clone(&session.control)
+            (Arc::clone(&session.control), session.sending.clone())
         };
+        let _sending = sending.as_ref().map(|lock| lock.lock().unwrap_or_else(|p| p.into_inner()));
         Handed::Stripe { session: session_id, socket, unread, peer }.send(&control).map_err(|e| {
             tracing::warn!(%e, session_id, "cannot hand a stripe to its session process");
             "stripe join refused: the session's process does not take it"
         })
     }
 
-    pub(super) fn insert(&self, session_id: u64, control: Arc<UnixStream>, peer: Option<IpAddr>) {
-        self.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(session_id, HandedSession { control, peer });
+    pub(super) fn insert(&self, session_id: u64, control: Arc<UnixStream>, peer: Option<IpAddr>, sending: Option<Arc<Mutex<()>>>) {
+        self.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(session_id, HandedSession { control, peer, sending });
     }
 
     pub(super) fn remove(&self, session_id: u64) {
@@ -296,7 +297,7 @@ pub fn serve(
     }
     let control = Arc::new(control);
     if is_tcp {
-        process.handed.insert(session.id(), Arc::clone(&control), client_peer.map(|p| p.ip()));
+        process.handed.insert(session.id(), Arc::clone(&control), client_peer.map(|p| p.ip()), None);
     }
     let status = std::thread::scope(|scope| {
         let ipc = std::thread::Builder::new()
@@ -448,6 +449,8 @@ mod tests {
                     .send(&worker)
                     .unwrap();
                 Handed::Relay.send(&worker).unwrap();
+                Handed::Session { args: b"session=5".to_vec(), bridge: OwnedFd::from(UnixStream::pair().unwrap().0) }.send(&worker).unwrap();
+                Handed::RelaySocket { socket: OwnedFd::from(UnixStream::pair().unwrap().0) }.send(&worker).unwrap();
             })
         };
         let Some(Handed::Tcp { socket, unread: got, peer: got_peer, terms }) = Handed::recv(&child).unwrap() else { panic!("a TCP handover") };
@@ -461,6 +464,8 @@ mod tests {
         assert_eq!(&two, b"hi");
         assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::Stripe { session: 9, ref unread, peer: None, .. }) if unread == &[1, 2, 3]));
         assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::Relay)));
+        assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::Session { ref args, .. }) if args == b"session=5"));
+        assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::RelaySocket { .. })));
         sender.join().unwrap();
         assert!(Handed::recv(&child).unwrap().is_none(), "the worker's end closed");
     }

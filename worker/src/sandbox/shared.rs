@@ -10,10 +10,13 @@
 //! confinement, environment, usage row and scratch as a session process) when a session
 //! comes and none is running, and hands it each authenticated connection — TCP and
 //! same-host handed over, TLS and RDMA relayed over a socket of their own — preceded by the
-//! session's identity ([`SessionArgs`]) with its own IPC channel and callback bridge.
+//! session's identity ([`SessionArgs`]) and its callback bridge.
 //!
 //! The process serves each connection on a thread of its own, its sessions sharing one
-//! backend as sessions in the worker do. On a sticky fault the sessions' fence
+//! backend as sessions in the worker do. IPC between them goes through the process's own
+//! [`LocalBroker`](crate::ipc::LocalBroker) (the exporter's own pointer, tokens per tenant):
+//! every live session of the worker is in the current process; tokens of a poisoned one's
+//! sessions name memory of a dead context and are not valid in its successor. On a sticky fault the sessions' fence
 //! ([`crate::device_faults`]) makes every session holding work on the device answer the
 //! fault's code; instead of resetting the context the process reports [`Report::Poisoned`]
 //! to the worker, which hands it no more sessions and starts a fresh process for the next
@@ -181,7 +184,7 @@ struct Instance {
     pid: u32,
     /// The control channel: messages to the process (sent under `sending`), reports back.
     control: Arc<UnixStream>,
-    sending: Mutex<()>,
+    sending: Arc<Mutex<()>>,
     child: Mutex<SessionChild>,
     /// Set by its first [`Report::Poisoned`]: no new session goes to it.
     poisoned: AtomicBool,
@@ -219,7 +222,7 @@ impl SharedProcesses {
         let instance = Arc::new(Instance {
             pid: child.id(),
             control: Arc::new(control),
-            sending: Mutex::new(()),
+            sending: Arc::default(),
             child: Mutex::new(SessionChild::new(child)),
             poisoned: AtomicBool::new(false),
             sessions: Mutex::default(),
@@ -349,7 +352,7 @@ pub fn serve(
         }
     };
     if is_tcp {
-        process.handed.insert(session.id(), Arc::clone(&entered.instance.control), peer.map(|p| p.ip()));
+        process.handed.insert(session.id(), Arc::clone(&entered.instance.control), peer.map(|p| p.ip()), Some(Arc::clone(&entered.instance.sending)));
     }
     let ending = entered.wait(stopping);
     process.handed.remove(session.id());
@@ -464,7 +467,7 @@ impl Entered {
 }
 
 /// Hands `session` and its connection (`handed`) to the current shared process (started or
-/// replaced as needed), with its identity, IPC channel and callback bridge.
+/// replaced as needed), with its identity and callback bridge.
 fn enter(session: &Session, handed: Handed, process: &SessionProcess) -> io::Result<Entered> {
     let shared = process.shared.as_ref().ok_or_else(|| io::Error::other("no shared session process configured"))?;
     let row = process.claim_row().ok_or_else(|| io::Error::other("the worker serves its most sessions already"))?;
@@ -479,7 +482,6 @@ fn enter(session: &Session, handed: Handed, process: &SessionProcess) -> io::Res
         max_queued_reply_bytes: session.config().max_queued_reply_bytes,
         usage_row: row.row,
     };
-    let (ipc_ours, ipc_theirs) = crate::ipc::channel_pair()?;
     let (bridge, their_bridge) = UnixStream::pair()?;
     // Two tries: a process poisoned or dead between the look and the send is replaced once.
     let mut tries = 0;
@@ -495,7 +497,7 @@ fn enter(session: &Session, handed: Handed, process: &SessionProcess) -> io::Res
         }
         let (tell, ended) = mpsc::channel();
         relay::lock(&instance.sessions).insert(session.id(), tell);
-        let message = Handed::Session { args: args.encode(), ipc: ipc_theirs.try_clone()?, bridge: their_bridge.try_clone()?.into() };
+        let message = Handed::Session { args: args.encode(), bridge: their_bridge.try_clone()?.into() };
         match message.send(&instance.control).and_then(|()| handed.send(&instance.control)) {
             Ok(()) => break (Arc::clone(&instance), ended),
             Err(e) => {
@@ -504,13 +506,8 @@ fn enter(session: &Session, handed: Handed, process: &SessionProcess) -> io::Res
             }
         }
     };
-    drop((ipc_theirs, their_bridge));
+    drop(their_bridge);
     crate::session::CallbackChannel::bridge_worker(bridge)?;
-    // The session's IPC requests, answered as its tenant, until the process closes its end.
-    let (broker, tenant) = (Arc::clone(&session.config().ipc), tenant.map(str::to_owned));
-    std::thread::Builder::new()
-        .name(format!("hip-ipc-{}", session.id()))
-        .spawn(move || crate::ipc::serve_channel(ipc_ours, &*broker, tenant.as_deref()))?;
     tracing::info!(pid = instance.pid, "session handed to the shared session process");
     Ok(Entered { instance, ended, _tenant_row: tenant_row, _row: row })
 }
@@ -522,6 +519,7 @@ fn enter(session: &Session, handed: Handed, process: &SessionProcess) -> io::Res
 /// the channel (it is poisoned, or the worker ends) and its last session has ended.
 pub fn serve_sessions(control: UnixStream, backend: Arc<dyn Backend>, usage: Arc<SharedUsage>, args: &ChildArgs) -> ExitCode {
     let faults = Arc::new(DeviceFaults::default());
+    let ipc = Arc::new(crate::ipc::LocalBroker::default());
     let metrics = Arc::new(Metrics::default());
     let reports = match control.try_clone() {
         Ok(reports) => Arc::new(Mutex::new(reports)),
@@ -562,8 +560,8 @@ pub fn serve_sessions(control: UnixStream, backend: Arc<dyn Backend>, usage: Arc
                 break;
             }
         };
-        let (args_bytes, ipc, bridge) = match message {
-            Handed::Session { args, ipc, bridge } => (args, ipc, bridge),
+        let (args_bytes, bridge) = match message {
+            Handed::Session { args, bridge } => (args, bridge),
             Handed::Stripe { session, socket, unread, peer } => {
                 match relay::lock(&stripes).get(&session) {
                     Some(hub) => hub.serve_one(socket, unread, peer),
@@ -604,7 +602,7 @@ pub fn serve_sessions(control: UnixStream, backend: Arc<dyn Backend>, usage: Arc
                 max_pending_bytes: ident.limits.max_pending_bytes,
                 ..SessionLimits::default()
             },
-            ipc: Arc::new(crate::ipc::ChildBroker::new(ipc)),
+            ipc: Arc::clone(&ipc) as Arc<dyn crate::ipc::IpcBroker>,
             rtc_cache_dir: ident.rtc_cache.clone().map(RtcCacheDir::Tenant),
             device_faults: Arc::clone(&faults),
             metrics: Arc::clone(&metrics),
