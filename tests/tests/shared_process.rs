@@ -34,6 +34,20 @@ fn client(worker: &WorkerProcess) -> Client {
     c
 }
 
+/// The worker's count of the session processes it started.
+const PROCESSES: &str = "hip_worker_session_processes_total{connection=\"handed_over\"}";
+
+/// One value of the worker's `/metrics` at `port`.
+fn metric(port: u16, name: &str) -> u64 {
+    use std::io::{Read, Write};
+    let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).expect("metrics endpoint");
+    conn.write_all(b"GET /metrics HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").unwrap();
+    let mut body = String::new();
+    conn.read_to_string(&mut body).unwrap();
+    let line = body.lines().find(|l| l.starts_with(name) && !l.starts_with('#')).unwrap_or_else(|| panic!("no {name} in:\n{body}"));
+    line.rsplit(' ').next().unwrap().parse().unwrap_or_else(|e| panic!("{line}: {e}"))
+}
+
 fn malloc(c: &mut Client, size: u64) -> Result<u64, (i32, String)> {
     let reply = c.call(&Request::Malloc(wire::Malloc { device: 0, size, flags: 0 }));
     if reply.is_error() {
@@ -68,7 +82,9 @@ fn relayed_sessions_of_the_shared_process_are_fenced_and_replaced_alike() {
 fn fault_then_new_process(relayed: bool) {
     let dir = TempDir::new("shared_process");
     let artifacts = hip_remote_tests::artifacts();
-    let args = ["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", "64", "--shared-process"];
+    let port = hip_remote_tests::closed_port();
+    let metrics_addr = format!("127.0.0.1:{port}");
+    let args = ["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", "64", "--shared-process", "--metrics", &metrics_addr];
     let mut env = vec![(hip_worker::backend::TEST_STICKY_FAULT_ENV, FAULT_SIZE.to_string())];
     if relayed {
         env.push((hip_worker::server::RELAY_EVERY_SESSION_ENV, "1".to_string()));
@@ -81,6 +97,8 @@ fn fault_then_new_process(relayed: bool) {
     malloc(&mut b, 4096).expect("B is served");
     let first = started_pids(&worker.log_text());
     assert_eq!(first.len(), 1, "one shared process serves both clients:\n{}", worker.log_text());
+    assert_eq!(metric(port, PROCESSES), 1);
+    assert_eq!(metric(port, "hip_worker_sessions_open"), 2);
 
     // A's call faults the device: A gets the sticky code, on that call and every later one.
     let (code, message) = malloc(&mut a, FAULT_SIZE).expect_err("the fault trigger");
@@ -89,6 +107,13 @@ fn fault_then_new_process(relayed: bool) {
     // B held work on the device: it gets the same code.
     let (code, message) = malloc(&mut b, 4096).expect_err("B is fenced");
     assert_eq!(code, ILLEGAL_ADDRESS, "{message}");
+    // The worker counts the fault once and both fenced sessions (reported by the process).
+    let deadline = Instant::now() + EXIT_WAIT;
+    while metric(port, "hip_worker_sessions_ended_by_fault_total{device=\"0\"}") < 2 {
+        assert!(Instant::now() < deadline, "the fenced sessions were not counted");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(metric(port, "hip_worker_device_resets_total{device=\"0\"}"), 1);
 
     // A third client is served by a new process, at once.
     let mut c = client(&worker);
@@ -96,6 +121,7 @@ fn fault_then_new_process(relayed: bool) {
     let pids = started_pids(&worker.log_text());
     assert_eq!(pids.len(), 2, "a new shared process serves the next client:\n{}", worker.log_text());
     assert_ne!(pids[0], pids[1]);
+    assert_eq!(metric(port, PROCESSES), 2);
 
     // The poisoned process exits once its clients have left; the new one goes on.
     drop((a, b));

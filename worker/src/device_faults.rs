@@ -58,9 +58,19 @@ struct DeviceRecord {
     last_fault: Option<Fault>,
 }
 
-/// What a shared session process does with a device's first fault instead of resetting it
-/// in place: tells the worker, which serves new sessions from a fresh process.
-pub type PoisonHook = Box<dyn Fn(DeviceIndex, Fault) + Send + Sync>;
+/// What a shared session process tells the worker about a device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultEvent {
+    /// The device's first fault of a generation: its context is poisoned (the worker serves
+    /// new sessions from a fresh process).
+    Poisoned(Fault),
+    /// Session `0` lost its work on the device to the fault (counted in the worker's metrics).
+    Fenced(u64),
+}
+
+/// Where a shared session process sends its [`FaultEvent`]s instead of resetting a device
+/// in place.
+pub type PoisonHook = Box<dyn Fn(DeviceIndex, FaultEvent) + Send + Sync>;
 
 /// Every device's generation, shared by the sessions of one backend.
 #[derive(Default)]
@@ -90,6 +100,13 @@ impl DeviceFaults {
     /// the device in place. False if a hook was set already.
     pub fn replace_process_on_fault(&self, hook: PoisonHook) -> bool {
         self.poisoned.set(hook).is_ok()
+    }
+
+    /// Session `session` was fenced for `device`: told to the process's hook, if any.
+    pub fn note_fenced(&self, device: DeviceIndex, session: u64) {
+        if let Some(hook) = self.poisoned.get() {
+            hook(device, FaultEvent::Fenced(session));
+        }
     }
 
     /// Resets on any device so far.
@@ -132,7 +149,7 @@ impl DeviceFaults {
             "device fault: session {session} met {name} ({code}) on device {device}; every session holding work on it gets the error; new sessions are served on a fresh context"
         );
         match self.poisoned.get() {
-            Some(poisoned) => poisoned(device, fault),
+            Some(poisoned) => poisoned(device, FaultEvent::Poisoned(fault)),
             None => {
                 if let Err(e) = backend.reset_device(device) {
                     tracing::error!(device, %e, "resetting the device after a fault failed: new sessions on it may fail too; restart the worker");

@@ -31,7 +31,7 @@ use super::relay::{self, SessionChild, EXIT_GRACE};
 use super::{SessionProcess, UsageRow};
 use crate::backend::host::usage::SharedUsage;
 use crate::backend::Backend;
-use crate::device_faults::{DeviceFaults, Fault};
+use crate::device_faults::{DeviceFaults, FaultEvent};
 use crate::driver::ReplyWriter;
 use crate::metrics::{Metrics, OpenSession};
 use crate::session::{RtcCacheDir, Session, SessionConfig, SessionLimits};
@@ -53,6 +53,7 @@ pub const POISONED_GRACE: Duration = Duration::from_secs(60);
 const REPORT_BYTES: usize = 24;
 const REPORT_ENDED: u32 = 1;
 const REPORT_POISONED: u32 = 2;
+const REPORT_FENCED: u32 = 3;
 /// How often the worker's reader of a shared process's reports looks at its grace.
 const REPORT_POLL: Duration = Duration::from_millis(200);
 /// Most bytes of a [`SessionArgs`] message.
@@ -66,6 +67,8 @@ pub enum Report {
     /// A sticky fault poisoned the device's context: the worker must not hand this process
     /// new sessions.
     Poisoned { device: u32, code: i32, session: u64 },
+    /// Session `session` lost its work on `device` to the fault.
+    Fenced { device: u32, session: u64 },
 }
 
 impl Report {
@@ -74,6 +77,7 @@ impl Report {
         let (kind, device, code, session) = match self {
             Report::Ended(session) => (REPORT_ENDED, 0, 0, session),
             Report::Poisoned { device, code, session } => (REPORT_POISONED, device, code, session),
+            Report::Fenced { device, session } => (REPORT_FENCED, device, 0, session),
         };
         bytes[0..4].copy_from_slice(&kind.to_le_bytes());
         bytes[4..8].copy_from_slice(&device.to_le_bytes());
@@ -88,6 +92,7 @@ impl Report {
         match word(0) {
             REPORT_ENDED => Ok(Report::Ended(session)),
             REPORT_POISONED => Ok(Report::Poisoned { device: word(4), code: word(8) as i32, session }),
+            REPORT_FENCED => Ok(Report::Fenced { device: word(4), session }),
             other => Err(io::Error::new(io::ErrorKind::InvalidData, format!("unknown report kind {other} from the shared session process"))),
         }
     }
@@ -274,6 +279,7 @@ fn watch(instance: &Instance, mut reports: UnixStream, metrics: &Metrics, max_fi
                     let _ = ended.send(());
                 }
             }
+            Ok(Report::Fenced { device, .. }) => metrics.session_ended_by_fault(device),
             Ok(Report::Poisoned { device, code, session }) => {
                 if poisoned_at.is_none() {
                     let name = proto_core::hip_error::name(code).to_string_lossy();
@@ -538,7 +544,10 @@ pub fn serve_sessions(control: UnixStream, backend: Arc<dyn Backend>, usage: Arc
     };
     let poisoned = {
         let report = report.clone();
-        move |device, fault: Fault| report(Report::Poisoned { device, code: fault.code, session: fault.session })
+        move |device, event: FaultEvent| match event {
+            FaultEvent::Poisoned(fault) => report(Report::Poisoned { device, code: fault.code, session: fault.session }),
+            FaultEvent::Fenced(session) => report(Report::Fenced { device, session }),
+        }
     };
     faults.replace_process_on_fault(Box::new(poisoned));
     if let Some(limit) = args.max_kernel_ms.map(crate::watchdog::parse_limit) {
@@ -667,7 +676,7 @@ mod tests {
 
     #[test]
     fn reports_cross_intact() {
-        for report in [Report::Ended(7), Report::Poisoned { device: 1, code: 700, session: 9 }] {
+        for report in [Report::Ended(7), Report::Poisoned { device: 1, code: 700, session: 9 }, Report::Fenced { device: 2, session: 3 }] {
             assert_eq!(Report::decode(&report.encode()).unwrap(), report);
         }
         assert!(Report::decode(&[9u8; REPORT_BYTES]).is_err());
