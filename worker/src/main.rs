@@ -464,7 +464,13 @@ fn session_processes(
         BackendSpec::Host(config) => config.devices,
         _ => devices.len() as u32,
     };
-    let mut process = SessionProcess::new(spec, count, &cli.host_code_user, log_filter, cli.max_connections.max(1)).map_err(|e| e.to_string())?;
+    // A shared session process takes a row of the usage table for itself and one per session
+    // (its device time); processes alive at once are at most the sessions plus the current one.
+    let rows = match shared {
+        true => cli.max_connections.max(1).saturating_mul(2).saturating_add(1),
+        false => cli.max_connections.max(1),
+    };
+    let mut process = SessionProcess::new(spec, count, &cli.host_code_user, log_filter, rows).map_err(|e| e.to_string())?;
     process.spin = spin;
     process.child_env = mps.map(hip_worker::mps::MpsDaemon::child_env).unwrap_or_default();
     if shared {
