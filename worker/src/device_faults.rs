@@ -130,9 +130,9 @@ impl DeviceFaults {
     }
 
     /// Session `session`, which last saw `device` at `seen_generation`, met sticky `code` on
-    /// it. The first report of a generation resets the device (under the lock, so later
-    /// reporters wait for it) and returns that fault; a later one returns the fault that
-    /// already ended the generation.
+    /// it. The first report of a generation tells the process's hook (or resets the device in
+    /// place, where that is possible), under the lock, so later reporters wait for it, and
+    /// returns that fault; a later one returns the fault that already ended the generation.
     pub fn report(&self, backend: &dyn Backend, metrics: &Metrics, device: DeviceIndex, seen_generation: u64, code: i32, session: u64) -> Fault {
         let mut devices = self.lock();
         let record = devices.entry(device).or_default();
@@ -141,13 +141,19 @@ impl DeviceFaults {
         }
         let fault = Fault { code, session };
         let name = proto_core::hip_error::name(code).to_string_lossy();
-        tracing::warn!(
-            device,
-            code,
-            error = %name,
-            session,
-            "device fault: session {session} met {name} ({code}) on device {device}; every session holding work on it gets the error; new sessions are served on a fresh context"
-        );
+        match self.poisoned.get() {
+            // The worker logs the warning (it knows which process, and what it does next).
+            Some(_) => {
+                tracing::info!(device, code, error = %name, session, "device fault: session {session} met {name} ({code}) on device {device}; telling the worker")
+            }
+            None => tracing::warn!(
+                device,
+                code,
+                error = %name,
+                session,
+                "device fault: session {session} met {name} ({code}) on device {device}; every session holding work on it gets the error"
+            ),
+        }
         match self.poisoned.get() {
             Some(poisoned) => poisoned(device, FaultEvent::Poisoned(fault)),
             None => {
