@@ -82,7 +82,7 @@ run_mode() {
     "$BIN/hip-remote" tenants --worker "127.0.0.1:$PORT" --clients "$CLIENTS" --seconds "$SECONDS_EACH" --kernel "$KERNELS" --label "$mode" >"$out" 2>&1 \
       || na "$mode" "$(tail -1 "$out")"
     local seconds
-    seconds=$("$BIN/hip-remote" smi --json --worker "127.0.0.1:$((PORT + 1000))" 2>/dev/null | tr -d ' \n' | grep -o '"device_seconds":[0-9.e+-]*' | cut -d: -f2 | paste -sd+ | bc 2>/dev/null)
+    seconds=$("$BIN/hip-remote" smi --json --worker "127.0.0.1:$((PORT + 1000))" 2>/dev/null | tr -d ' \n' | grep -o '"device_seconds":[0-9.e+-]*' | awk -F: '{ s += $2 } END { if (NR) print s }')
     echo "DEVICE_TIME mode=$mode round=$round tenant_device_seconds=${seconds:-none}" >> "$WORK/device-time"
     stop_worker
   fi

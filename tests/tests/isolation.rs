@@ -213,6 +213,8 @@ fn a_gpu_session_process_confines_itself_then_says_why_its_driver_did_not_open()
     assert!(stderr.contains("session process confined backend=\"hip\""), "{stderr}");
     assert!(!stderr.contains("cannot load"), "the confined process could not load {}:\n{stderr}", ours.display());
     assert!(stderr.contains("hipGetDeviceCount"), "{stderr}");
+    // It names its thread through /proc as the CUDA driver does (cuInit fails without it).
+    assert!(!stderr.contains("cannot name its threads"), "{stderr}");
     // That library's TCP connection is refused by the GPU process's filter; a Unix socket
     // (what the CUDA driver's MPS client uses) may be made, and fails only on the missing path.
     if stderr.contains("seccomp=on") {

@@ -403,10 +403,13 @@ mod tests {
     #[test]
     fn histogram_buckets_are_cumulative_and_count_every_observation() {
         let metrics = Metrics::default();
+        // Recorded durations, not timed ones: a loaded machine must not move one across a bucket.
+        let memory = metrics.call();
+        memory.set_family(Family::Memory);
+        let slot = memory.slot.get();
+        std::mem::forget(memory);
         for nanos in [5_000, 20_000, 20_000_000_000] {
-            let mut call = metrics.call();
-            call.set_family(Family::Memory);
-            call.started -= std::time::Duration::from_nanos(nanos);
+            metrics.record(slot, false, std::time::Duration::from_nanos(nanos));
         }
         let text = metrics.render(&HostBackend::new(HostConfig::default()));
         assert!(text.contains("hip_worker_calls_total{family=\"memory\"} 3\n"), "{text}");

@@ -46,6 +46,15 @@ impl HipError {
         proto_core::hip_error::message(self.0)
     }
 
+    /// Whether this error poisons the device for the rest of the session, as HIP's runtime
+    /// answers it to every later call of the process: a kernel's illegal memory access, or a
+    /// kernel ended by the watchdog. The client then answers it itself to every later call,
+    /// those it would otherwise answer without the worker (client-placed allocations, posted
+    /// copies) included.
+    pub const fn is_sticky(self) -> bool {
+        matches!(self, HipError::ILLEGAL_ADDRESS | HipError::LAUNCH_TIME_OUT)
+    }
+
     /// Whether ROCm's `hipGetErrorName` knows this code (what `hipDrvGetErrorName` reports as
     /// success rather than `hipErrorInvalidValue`).
     pub fn is_known(self) -> bool {

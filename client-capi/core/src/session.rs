@@ -238,13 +238,21 @@ impl ClientSession {
         self.timers.frame_received();
         let id = header.request_id;
         if header.aux != 0 {
-            self.deferred.get_or_insert(status_to_hip(Status(header.aux)));
+            let code = status_to_hip(Status(header.aux));
+            self.deferred.get_or_insert(code);
+            if code.is_sticky() {
+                self.ended.get_or_insert_with(|| CallError::new(code, "an earlier call met a sticky device error"));
+            }
         }
         if header.flags.contains(Flags::ERROR) {
             let error = match ErrorReply::parse(control, &[]) {
                 Ok(reply) => CallError::new(status_to_hip(reply.status), reply.message.as_str()),
                 Err(e) => CallError::new(HipError::UNKNOWN, format!("malformed error reply: {e}")),
             };
+            // A sticky device error answers every later call, as HIP's runtime does.
+            if error.code.is_sticky() {
+                self.ended.get_or_insert_with(|| error.clone());
+            }
             if id == 0 {
                 // The worker ended the session itself (a bad frame, the version, the death of
                 // the session's process): fatal, and sticky.
@@ -526,6 +534,32 @@ mod tests {
         let (h, c) = error(0, Status(1), "later");
         assert!(s.handle_frame(t0, &h, &c).is_err());
         assert_eq!(s.ended(), Some(&e));
+    }
+
+    #[test]
+    fn a_sticky_device_error_answers_every_later_call_and_others_do_not() {
+        let t0 = Instant::now();
+        // A call failing with a non-sticky error leaves the session as it was.
+        let mut s = session(None);
+        let call = device_count(&mut s, Expect::Reply);
+        let (h, c) = error(call.request_id(), Status(1), "bad value");
+        assert!(matches!(s.handle_frame(t0, &h, &c), Ok(Inbound::Reply(_, Err(_)))));
+        assert_eq!(s.ended(), None);
+        assert!(s.submit(&calls::GetDeviceCount::wrap(wire::Empty {}), Expect::NoReply).is_ok());
+        // A synchronize answering an illegal address: every later call, even one the client
+        // would post without waiting, answers it.
+        let call = device_count(&mut s, Expect::Reply);
+        let (h, c) = error(call.request_id(), Status(700), "an illegal memory access was encountered");
+        assert!(matches!(s.handle_frame(t0, &h, &c), Ok(Inbound::Reply(_, Err(_)))));
+        let later = s.submit(&calls::GetDeviceCount::wrap(wire::Empty {}), Expect::NoReply).map(|o| o.ticket).unwrap_err();
+        assert_eq!(later.code, HipError::ILLEGAL_ADDRESS);
+        // The same from a posted call's deferred status (a kernel the watchdog ended).
+        let mut s = session(None);
+        let call = device_count(&mut s, Expect::Reply);
+        let (h, c) = reply(call.request_id(), &Response::GetDeviceCount(wire::DeviceCount { count: 1 }), 702);
+        assert!(s.handle_frame(t0, &h, &c).is_ok());
+        let later = s.submit(&calls::GetDeviceCount::wrap(wire::Empty {}), Expect::Reply).map(|o| o.ticket).unwrap_err();
+        assert_eq!(later.code, HipError::LAUNCH_TIME_OUT);
     }
 
     #[test]

@@ -19,6 +19,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use transport_core::TransportError;
 
+/// The name of a GPU session process's main thread.
+const SESSION_THREAD_NAME: &str = "hip-session";
+
 /// Exit status of a session process that could not confine itself or start.
 pub const EXIT_SETUP_FAILED: u8 = 3;
 /// How often a GPU session process publishes the device memory it holds in its row of the
@@ -222,6 +225,16 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
         Err(e) => {
             tracing::error!(%e, "session process cannot drop its rights; the session is not served");
             return ExitCode::from(EXIT_SETUP_FAILED);
+        }
+    }
+    // Named as the GPU drivers name their threads (CUDA's cuInit fails with
+    // CUDA_ERROR_OPERATING_SYSTEM where it cannot): a confinement that forbids it says so here.
+    if args.backend.gpu().is_some() {
+        match std::fs::write("/proc/thread-self/comm", SESSION_THREAD_NAME) {
+            Ok(()) => tracing::debug!("thread named through /proc, as the GPU driver names its own"),
+            Err(e) => {
+                tracing::warn!(%e, "a GPU session process cannot name its threads through /proc/thread-self/comm: the CUDA driver fails cuInit with CUDA_ERROR_OPERATING_SYSTEM then")
+            }
         }
     }
     // SAFETY: the worker passed the table as this descriptor, which nothing else owns.

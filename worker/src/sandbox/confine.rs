@@ -305,6 +305,15 @@ pub fn confine(
             return Err(io::Error::other("could switch back to root after dropping it"));
         }
         enforced.switched_user = Some((uid, gid));
+        // Changing user made the process non-dumpable, which hands its /proc entries to root:
+        // the GPU driver could then not name its threads (`/proc/PID/task/TID/comm`) and CUDA's
+        // cuInit fails with CUDA_ERROR_OPERATING_SYSTEM. Other processes still cannot reach it:
+        // ptrace and process_vm_* are refused below, Landlock refuses ptrace access (and with it
+        // /proc/PID/mem, maps, environ) across domains, and RLIMIT_CORE is 0.
+        // SAFETY: prctl with integer arguments; the result is checked.
+        if gpu.is_some() && unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) } != 0 {
+            return Err(step_failed("PR_SET_DUMPABLE"));
+        }
         enforced.device_groups = groups;
     }
     // SAFETY: prctl with integer arguments; checked.
@@ -333,6 +342,10 @@ fn restrict_paths(scratch: &Path, cache: Option<&Path>, gpu: Option<&GpuAccess>)
     let abi = ABI::V6;
     let existing = |paths: &[&str]| paths.iter().map(PathBuf::from).filter(|p| p.exists()).collect::<Vec<_>>();
     let gpu_writable = gpu.map(|gpu| gpu.writable_dirs.clone()).unwrap_or_default();
+    // The CUDA driver names the threads it starts (`/proc/PID/task/TID/comm`) and fails
+    // cuInit with CUDA_ERROR_OPERATING_SYSTEM when it cannot: a GPU process may write its
+    // own /proc entries (its own only: the rule is this process's directory).
+    let own_proc = gpu.map(|_| vec![PathBuf::from(format!("/proc/{}", std::process::id()))]).unwrap_or_default();
     let (gpu_read, gpu_devices) = match gpu {
         Some(gpu) => {
             let mut read = existing(GPU_READ_ONLY_PATHS);
@@ -358,6 +371,7 @@ fn restrict_paths(scratch: &Path, cache: Option<&Path>, gpu: Option<&GpuAccess>)
         .add_rules(path_beneath_rules(gpu_read, AccessFs::from_read(abi)))?
         .add_rules(path_beneath_rules(gpu_devices, AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::IoctlDev))?
         .add_rules(path_beneath_rules(gpu_writable, AccessFs::from_all(abi)))?
+        .add_rules(path_beneath_rules(own_proc, AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate))?
         .restrict_self()?;
     Ok(match status.ruleset {
         RulesetStatus::FullyEnforced => "full".into(),

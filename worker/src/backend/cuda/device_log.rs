@@ -79,21 +79,28 @@ impl CudaBackend {
     }
 
     /// Queues a launch of `module`'s kernels on `stream` with `launch` and records it for
-    /// the log reads, both under the log lock (see [`Waited`]).
+    /// the log reads, both inside the log gate (see [`Waited`]): shared, so the launches of
+    /// several sessions reach the driver side by side.
     pub(super) fn launch_logged(
         &self,
         module: u64,
         stream: Option<StreamHandle>,
         launch: impl FnOnce() -> Result<(), BackendError>,
     ) -> Result<(), BackendError> {
-        let mut logs = lock(&self.logs);
-        if !logs.has_log(module) {
-            drop(logs);
+        if !lock(&self.logs).has_log(module) {
             return launch();
         }
+        let _gate = self.log_gate.read().unwrap_or_else(|p| p.into_inner());
         launch()?;
-        logs.launched(module, stream_key(stream));
+        lock(&self.logs).launched(module, stream_key(stream));
         Ok(())
+    }
+
+    /// Which launches a wait covers (`before`), taken with no launch between its queueing
+    /// and its recording.
+    fn waited(&self, before: impl FnOnce(&crate::backend::device_log::LogBook) -> Waited) -> Waited {
+        let _gate = self.log_gate.write().unwrap_or_else(|p| p.into_inner());
+        before(&lock(&self.logs))
     }
 
     /// Like [`CudaBackend::launch_logged`] for a graph launch.
@@ -103,13 +110,12 @@ impl CudaBackend {
         stream: Option<StreamHandle>,
         launch: impl FnOnce() -> Result<(), BackendError>,
     ) -> Result<(), BackendError> {
-        let mut logs = lock(&self.logs);
-        if !logs.graph_has_logs(exec) {
-            drop(logs);
+        if !lock(&self.logs).graph_has_logs(exec) {
             return launch();
         }
+        let _gate = self.log_gate.read().unwrap_or_else(|p| p.into_inner());
         launch()?;
-        logs.graph_launched(exec, stream_key(stream));
+        lock(&self.logs).graph_launched(exec, stream_key(stream));
         Ok(())
     }
 
@@ -121,7 +127,7 @@ impl CudaBackend {
         stream: Option<StreamHandle>,
         copy: impl FnOnce() -> Result<(), BackendError>,
     ) -> Result<(), BackendError> {
-        let waited = lock(&self.logs).before_stream_wait(stream_key(stream));
+        let waited = self.waited(|logs| logs.before_stream_wait(stream_key(stream)));
         let result = copy();
         self.read_logs(waited);
         result
@@ -130,7 +136,7 @@ impl CudaBackend {
     /// Like [`CudaBackend::synchronize_stream`] for an event recorded on `stream`: later work
     /// may still run, so the logs are read but not reset.
     pub(super) fn wait_for_event(&self, stream: u64, wait: impl FnOnce() -> Result<(), BackendError>) -> Result<(), BackendError> {
-        let waited = lock(&self.logs).before_event_wait(stream);
+        let waited = self.waited(|logs| logs.before_event_wait(stream));
         let result = wait();
         self.read_logs(waited);
         result.and_then(|()| self.latched(stream))
@@ -139,7 +145,7 @@ impl CudaBackend {
     /// Like [`CudaBackend::synchronize_stream`] for all of `device`'s work; an assert found
     /// makes it fail, its text going to the stream of the module's latest launch.
     pub(super) fn wait_for_device(&self, device: DeviceIndex, wait: impl FnOnce() -> Result<(), BackendError>) -> Result<(), BackendError> {
-        let waited = lock(&self.logs).before_device_wait(device);
+        let waited = self.waited(|logs| logs.before_device_wait(device));
         let result = wait();
         let asserts = self.read_logs(waited);
         result?;
@@ -165,7 +171,7 @@ impl CudaBackend {
         s: CUstream,
         account: Option<&super::accounting::StreamAccount>,
     ) -> Result<(), BackendError> {
-        let waited = lock(&self.logs).before_stream_wait(stream.as_raw());
+        let waited = self.waited(|logs| logs.before_stream_wait(stream.as_raw()));
         let mut prefetch = self.prefetch_headers(&waited, s);
         if let Some(account) = account {
             account.close(s);

@@ -1,6 +1,7 @@
 //! Device memory on CUDA: allocations, copies through pinned staging buffers, memset.
 
 use super::error::Check;
+use std::collections::HashMap;
 use std::ffi::c_void;
 
 use super::{error, lock, sys, CudaBackend, Raw, STAGING_BYTES};
@@ -20,7 +21,9 @@ impl MemoryBackend for CudaBackend {
     /// `hipMalloc`, pool and managed allocations (arrays, module globals and virtual memory
     /// are not counted).
     fn allocated_bytes(&self, dev: DeviceIndex) -> Option<u64> {
-        Some(lock(&self.allocations).values().filter(|(_, d)| *d == dev).map(|(size, _)| size).sum())
+        // Allocations, and mapped ranges (client-placed memory, hipMemMap) with module globals.
+        let on_device = |table: &HashMap<u64, (u64, DeviceIndex)>| table.values().filter(|(_, d)| *d == dev).map(|(size, _)| size).sum::<u64>();
+        Some(on_device(&lock(&self.allocations)) + on_device(&lock(&self.globals)))
     }
 
     fn malloc(&self, dev: DeviceIndex, size: u64) -> Result<DevicePtr, BackendError> {

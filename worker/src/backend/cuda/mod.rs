@@ -131,6 +131,10 @@ pub struct CudaBackend {
     event_pages: Mutex<ipc::EventPages>,
     /// The device logs of loaded modules (kernel printf/assert), with their launches.
     logs: Mutex<crate::backend::device_log::LogBook>,
+    /// Launches of logged modules hold it shared from queueing to recording; a wait takes it
+    /// exclusively to learn which launches it covers (`device_log.rs`), so launches of
+    /// different sessions never queue one behind another on `logs`.
+    log_gate: std::sync::RwLock<()>,
     /// Per device, the stream device logs are read on (see `device_log.rs`).
     log_streams: Mutex<HashMap<DeviceIndex, Raw<CUstream>>>,
     /// Kernel printf output and failed asserts per stream, from the device logs.
@@ -196,6 +200,7 @@ impl CudaBackend {
             ipc_opened: Mutex::default(),
             event_pages: Mutex::default(),
             logs: Mutex::default(),
+            log_gate: std::sync::RwLock::default(),
             log_streams: Mutex::default(),
             outputs: Mutex::default(),
             launch_watch: Default::default(),
