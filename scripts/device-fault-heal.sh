@@ -6,12 +6,15 @@
 #
 # (WORKER_ARGS replaces `--isolation shared` for a worker that has no such flag.)
 #
-# Starts a `--isolation shared` worker, opens a session that holds memory on device 0, runs a
-# kernel writing through a wild pointer in a second session (hipErrorIllegalAddress for it,
-# on every later call), checks the first session gets hipErrorIllegalAddress too, and that a
-# client started afterwards is served, within a few seconds, by the same worker. Then, on a
-# worker with `--max-kernel-ms 2000`, a kernel that never returns (tests/kernel_watchdog spin):
-# hipErrorLaunchTimeOut for its client, and the next client is served. Logs in $OUT.
+# Starts a `--isolation shared` worker (its sessions run in one shared session process), opens
+# a session that holds memory on device 0, runs a kernel writing through a wild pointer in a
+# second session (hipErrorIllegalAddress for it, on every later synchronising call), checks the
+# first session gets hipErrorIllegalAddress too, that a client started afterwards is served,
+# within a few seconds, by the same worker from a NEW shared process, and that the poisoned
+# process exits once its clients have left. Then, on a worker with `--max-kernel-ms 2000`, a
+# kernel that never returns (tests/kernel_watchdog spin): the shared process is ended,
+# hipErrorLaunchTimeOut for its client within the timeout, and the next client is served by a
+# new process. Logs in $OUT.
 set -uo pipefail
 PACK=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/device-out}
@@ -58,20 +61,27 @@ wait "$HOLDER"; verdict $? "session open during the fault gets hipErrorIllegalAd
 # A new client, served again.
 start=$(date +%s.%N)
 timeout 60 "$PROG" fresh > "$OUT/fresh.log" 2>&1; rc=$?
-took=$(echo "$(date +%s.%N) - $start" | bc)
+took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 verdict $rc "a new session after the fault is served (${took}s)" "$OUT/fresh.log"
 
 kill -0 $WPID 2>/dev/null; verdict $? "the worker is still running" "$OUT/fault-heal.log"
-grep -q "device fault" "$OUT/fault-heal.log"; verdict $? "the worker logged the fault" "$OUT/fault-heal.log"
+grep -q "device fault in the shared session process" "$OUT/fault-heal.log"; verdict $? "the worker logged the fault" "$OUT/fault-heal.log"
+# The shared processes started: the poisoned one, then the fresh one.
+mapfile -t PIDS < <(sed -n 's/.*shared session process started pid=\([0-9]*\).*/\1/p' "$OUT/fault-heal.log")
+[ "${#PIDS[@]}" -eq 2 ] && [ "${PIDS[0]}" != "${PIDS[1]}" ]; verdict $? "the new session runs in a new shared process (pids ${PIDS[*]})" "$OUT/fault-heal.log"
+poisoned_ended() { grep "shared session process ended" "$OUT/fault-heal.log" | grep -q "pid=${PIDS[0]:-none}"; }
+for _ in $(seq 100); do poisoned_ended && break; sleep 0.1; done
+poisoned_ended; verdict $? "the poisoned process exited after its clients left" "$OUT/fault-heal.log"
 METRICS=$(sed -n 's/.*metrics on //p' "$OUT/fault-heal.stdout" | head -1)
 if [ -n "$METRICS" ] && command -v curl >/dev/null; then
   curl -s "$METRICS" | grep -E "hip_worker_(device_resets|sessions_ended_by_fault)_total" | tee "$OUT/fault-heal.metrics"
 fi
 
-# The kernel watchdog in shared mode: the device is reset under the spinning kernel.
+# The kernel watchdog in shared mode: the shared process running the spinning kernel is ended
+# (a context cannot be reset under a running kernel), its client told, a new process serves.
 start_worker watchdog --max-kernel-ms 2000
 export HIP_REMOTE_WORKER=$ADDR
-timeout 120 "$SPIN" spin > "$OUT/spin.log" 2>&1; verdict $? "a kernel past --max-kernel-ms ends with hipErrorLaunchTimeOut ($(grep -o 'TIMEOUT [0-9]*' "$OUT/spin.log") ms)" "$OUT/spin.log"
-timeout 60 "$SPIN" serve > "$OUT/serve.log" 2>&1; verdict $? "the next client is served after the watchdog's reset" "$OUT/serve.log"
+timeout 60 "$SPIN" spin > "$OUT/spin.log" 2>&1; verdict $? "a kernel past --max-kernel-ms ends with hipErrorLaunchTimeOut ($(grep -o 'TIMEOUT [0-9]*' "$OUT/spin.log") ms)" "$OUT/spin.log"
+timeout 60 "$SPIN" serve > "$OUT/serve.log" 2>&1; verdict $? "the next client is served by a new shared process" "$OUT/serve.log"
 kill -0 "$WPID" 2>/dev/null; verdict $? "the watchdog's worker is still running" "$OUT/watchdog.log"
 exit $fail

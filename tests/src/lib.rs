@@ -321,6 +321,13 @@ impl WorkerProcess {
         me
     }
 
+    /// Starts `worker args... --token TEST_TOKEN` with `env` (exactly the arguments given,
+    /// nothing added but the token and the same-host socket) and waits for its ready line.
+    pub fn start_exactly(worker: &Path, args: &[&str], env: &[(&str, String)], log: &Path) -> Self {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        Self::spawn(worker, &args, env, log)
+    }
+
     /// Starts `worker args... --token TEST_TOKEN` with `env` and waits for its ready line.
     /// Unless `args` name one, the worker's same-host socket is a fresh path of its own.
     fn spawn(worker: &Path, args: &[String], env: &[(&str, String)], log: &Path) -> Self {

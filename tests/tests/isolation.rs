@@ -151,6 +151,7 @@ fn session_process(backend: hip_worker::sandbox::BackendSpec, label: &str, env: 
         limits: ChildLimits { max_streams: 8, max_events: 8, max_modules: 8, max_memory: None, max_pending_bytes: 1 << 20 },
         max_file_bytes: 1 << 30,
         max_kernel_ms: None,
+        shared: false,
         run_as: root.then_some((65534, 65534)),
         scratch: scratch.clone(),
         rtc_cache: None,

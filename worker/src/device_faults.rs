@@ -1,26 +1,27 @@
-//! Sticky device faults in shared mode, and the device "generation" that heals them.
+//! Sticky device faults where sessions share a device's context, and the device
+//! "generation" that fences them.
 //!
 //! A kernel that writes through a wild pointer (or asserts, or runs into a watchdog) leaves
 //! the GPU context it ran in unusable: CUDA answers every later call in that context with the
-//! same error, and HIP does the same for the process. When every session of a device shares
-//! one context (`--isolation shared`), one tenant's fault would stop the device for everyone
-//! until the worker restarts. So:
+//! same error, and HIP does the same for the process; neither can repair it in that process
+//! ("the process must be terminated and relaunched", CUDA driver API). With
+//! `--isolation shared` every session of the worker runs in one shared session process
+//! ([`crate::sandbox::shared`]), so:
 //!
 //! 1. The session that meets a sticky error reports it here ([`DeviceFaults::report`]) for
 //!    each device it holds work on whose context the backend finds broken
 //!    ([`DeviceBackend::device_fault`]; a sticky code from a context that stayed usable, such
-//!    as the cuda backend's device-log asserts, changes nothing): the
-//!    first report of a generation logs one warning (device, code, session), resets the
-//!    device through the backend ([`DeviceBackend::reset_device`]: it drops every table,
-//!    handle and staging buffer of that device, then resets the context) and moves the
-//!    device to its next generation.
-//! 2. Every session that held anything on the device before the reset is fenced for it: it
+//!    as the cuda backend's device-log asserts, changes nothing): the first report of a
+//!    generation logs one warning (device, code, session), tells the worker through the
+//!    process's hook ([`DeviceFaults::replace_process_on_fault`]) — the worker then hands
+//!    new sessions to a fresh process — and moves the device to its next generation. (Where
+//!    no hook is set, the backend's [`DeviceBackend::reset_device`] runs instead: in place
+//!    only for the host backend's injected test faults, a no-op for GPU backends.)
+//! 2. Every session that held anything on the device before the fault is fenced for it: it
 //!    answers the sticky code to all its later calls, as HIP does for a process, and forgets
-//!    its handles of that device without handing them to the backend — a stale pointer or
-//!    handle can never reach the new context, where the same value may mean another
-//!    session's memory.
-//! 3. Sessions that hold nothing on the device, sessions of other devices and sessions
-//!    created after the reset are served normally.
+//!    its handles of that device without handing them to the backend.
+//! 3. Sessions that hold nothing on the device and sessions of other devices are served
+//!    normally (new sessions go to the new process).
 //!
 //! [`DeviceBackend::reset_device`]: crate::backend::DeviceBackend::reset_device
 //! [`DeviceBackend::device_fault`]: crate::backend::DeviceBackend::device_fault
@@ -57,18 +58,55 @@ struct DeviceRecord {
     last_fault: Option<Fault>,
 }
 
+/// What a shared session process tells the worker about a device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultEvent {
+    /// The device's first fault of a generation: its context is poisoned (the worker serves
+    /// new sessions from a fresh process).
+    Poisoned(Fault),
+    /// Session `0` lost its work on the device to the fault (counted in the worker's metrics).
+    Fenced(u64),
+}
+
+/// Where a shared session process sends its [`FaultEvent`]s instead of resetting a device
+/// in place.
+pub type PoisonHook = Box<dyn Fn(DeviceIndex, FaultEvent) + Send + Sync>;
+
 /// Every device's generation, shared by the sessions of one backend.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct DeviceFaults {
     devices: Mutex<HashMap<DeviceIndex, DeviceRecord>>,
     /// Resets so far on any device: a session compares it with the value it last saw, so
     /// checking for a reset costs one atomic load per request.
     resets: AtomicU64,
+    /// Set in a shared session process ([`crate::sandbox::shared`]): a GPU context in a
+    /// sticky state cannot be reset in the process that holds it (CUDA: "the process must be
+    /// terminated and relaunched"), so the process is replaced instead.
+    poisoned: std::sync::OnceLock<PoisonHook>,
+}
+
+impl std::fmt::Debug for DeviceFaults {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceFaults").field("resets", &self.resets()).field("replaced_by_process", &self.poisoned.get().is_some()).finish()
+    }
 }
 
 impl DeviceFaults {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<DeviceIndex, DeviceRecord>> {
         self.devices.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// From now on a device's first fault of a generation calls `hook` instead of resetting
+    /// the device in place. False if a hook was set already.
+    pub fn replace_process_on_fault(&self, hook: PoisonHook) -> bool {
+        self.poisoned.set(hook).is_ok()
+    }
+
+    /// Session `session` was fenced for `device`: told to the process's hook, if any.
+    pub fn note_fenced(&self, device: DeviceIndex, session: u64) {
+        if let Some(hook) = self.poisoned.get() {
+            hook(device, FaultEvent::Fenced(session));
+        }
     }
 
     /// Resets on any device so far.
@@ -92,9 +130,9 @@ impl DeviceFaults {
     }
 
     /// Session `session`, which last saw `device` at `seen_generation`, met sticky `code` on
-    /// it. The first report of a generation resets the device (under the lock, so later
-    /// reporters wait for it) and returns that fault; a later one returns the fault that
-    /// already ended the generation.
+    /// it. The first report of a generation tells the process's hook (or resets the device in
+    /// place, where that is possible), under the lock, so later reporters wait for it, and
+    /// returns that fault; a later one returns the fault that already ended the generation.
     pub fn report(&self, backend: &dyn Backend, metrics: &Metrics, device: DeviceIndex, seen_generation: u64, code: i32, session: u64) -> Fault {
         let mut devices = self.lock();
         let record = devices.entry(device).or_default();
@@ -103,15 +141,26 @@ impl DeviceFaults {
         }
         let fault = Fault { code, session };
         let name = proto_core::hip_error::name(code).to_string_lossy();
-        tracing::warn!(
-            device,
-            code,
-            error = %name,
-            session,
-            "device fault: session {session} met {name} ({code}) on device {device}; every session holding work on it gets the error, and the device is reset for new sessions"
-        );
-        if let Err(e) = backend.reset_device(device) {
-            tracing::error!(device, %e, "resetting the device after a fault failed: new sessions on it may fail too; restart the worker");
+        match self.poisoned.get() {
+            // The worker logs the warning (it knows which process, and what it does next).
+            Some(_) => {
+                tracing::info!(device, code, error = %name, session, "device fault: session {session} met {name} ({code}) on device {device}; telling the worker")
+            }
+            None => tracing::warn!(
+                device,
+                code,
+                error = %name,
+                session,
+                "device fault: session {session} met {name} ({code}) on device {device}; every session holding work on it gets the error"
+            ),
+        }
+        match self.poisoned.get() {
+            Some(poisoned) => poisoned(device, FaultEvent::Poisoned(fault)),
+            None => {
+                if let Err(e) = backend.reset_device(device) {
+                    tracing::error!(device, %e, "resetting the device after a fault failed: new sessions on it may fail too; restart the worker");
+                }
+            }
         }
         record.generation += 1;
         record.last_fault = Some(fault);

@@ -33,8 +33,9 @@ enum Isolation {
     /// Each session in a confined process of its own, with its own GPU context: a fault
     /// ends that session only, tenants share no address space, device limits are per session.
     Process,
-    /// Every session of a device in the worker, on one shared context: a sticky fault
-    /// (hipErrorIllegalAddress) reaches every session of the device.
+    /// Every session in one shared session process, on one context per device: a sticky
+    /// fault (hipErrorIllegalAddress) reaches every session of the device, and new sessions
+    /// go to a new process.
     Shared,
 }
 
@@ -102,6 +103,11 @@ struct Cli {
     /// refused with hipErrorNotSupported.
     #[arg(long)]
     allow_host_code: bool,
+    /// Test aid: serve the host backend's sessions (without host code) in one shared session
+    /// process, as `--isolation shared` serves a GPU backend's, so its fault handling can be
+    /// tested without a GPU. Not for production: host code always runs in a process per session.
+    #[arg(long, hide = true, conflicts_with = "allow_host_code")]
+    shared_process: bool,
     /// Threads running every stream's queued work (host backend; default 2 per core): the
     /// worker's stream threads stay bounded however many streams clients create.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
@@ -265,17 +271,19 @@ enum Serving {
     /// In the worker, on this backend.
     InWorker(Arc<dyn Backend>),
     /// Each in a session process building `spec`; `devices`: a GPU backend's devices, read
-    /// for the worker's view (empty for the host backend).
-    InProcesses { spec: BackendSpec, devices: Vec<DeviceProperties> },
+    /// for the worker's view (empty for the host backend). `shared`: all in one shared
+    /// session process at a time (`--isolation shared`), replaced after a fault.
+    InProcesses { spec: BackendSpec, devices: Vec<DeviceProperties>, shared: bool },
 }
 
 /// The backend of the flags (for `auto`: the first that loads and has a device), and where
 /// its sessions run.
 fn make_backend(cli: &Cli) -> Result<Serving, String> {
-    let host = || match cli.allow_host_code {
+    let host = || match (cli.allow_host_code, cli.shared_process) {
         // Host code is client code: it runs in session processes whatever --isolation says.
-        true => Serving::InProcesses { spec: BackendSpec::Host(host_config(cli)), devices: Vec::new() },
-        false => Serving::InWorker(Arc::new(HostBackend::new(host_config(cli)))),
+        (true, _) => Serving::InProcesses { spec: BackendSpec::Host(host_config(cli)), devices: Vec::new(), shared: false },
+        (false, true) => Serving::InProcesses { spec: BackendSpec::Host(host_config(cli)), devices: Vec::new(), shared: true },
+        (false, false) => Serving::InWorker(Arc::new(HostBackend::new(host_config(cli)))),
     };
     match cli.backend {
         BackendKind::Host => Ok(host()),
@@ -304,21 +312,22 @@ fn hip(cli: &Cli) -> Result<Serving, String> {
     use hip_worker::backend::DeviceBackend;
     let library = hip_library_path(cli.hip_library.as_deref());
     let backend = HipBackend::new(&library, cli.selection.as_ref()).map_err(|e| e.to_string())?;
-    if cli.isolation == Isolation::Shared {
-        return Ok(Serving::InWorker(Arc::new(backend)));
-    }
     if backend.is_hip_remote_client() {
         tracing::info!(
             library = %library.display(),
-            "--isolation process: the HIP library is hip-remote's client (a chained worker), whose upstream worker isolates \
-             sessions; serving them in this worker"
+            "the HIP library is hip-remote's client (a chained worker), whose upstream worker isolates sessions and owns the \
+             contexts; serving them in this worker"
         );
         return Ok(Serving::InWorker(Arc::new(backend)));
     }
     // The runtime stays loaded here for the device list; the sessions' work runs elsewhere.
     let count = backend.device_count().map_err(|e| e.to_string())?;
     let devices = (0..count).map(|dev| backend.device_properties(dev)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
-    Ok(Serving::InProcesses { spec: BackendSpec::Hip { library, selection: cli.selection.clone() }, devices })
+    Ok(Serving::InProcesses {
+        spec: BackendSpec::Hip { library, selection: cli.selection.clone() },
+        devices,
+        shared: cli.isolation == Isolation::Shared,
+    })
 }
 
 #[cfg(not(feature = "hip"))]
@@ -427,13 +436,12 @@ fn probe_dmabuf() -> std::process::ExitCode {
 fn cuda(cli: &Cli) -> Result<Serving, String> {
     use hip_worker::backend::cuda::CudaBackend;
     let selection = cli.selection.as_ref();
-    match cli.isolation {
-        Isolation::Shared => CudaBackend::with_devices(selection).map(|b| Serving::InWorker(Arc::new(b))).map_err(|e| e.to_string()),
-        // Read without a context: the worker holds none, each session process makes its own.
-        Isolation::Process => CudaBackend::probe(selection)
-            .map(|devices| Serving::InProcesses { spec: BackendSpec::Cuda { selection: selection.cloned() }, devices })
-            .map_err(|e| e.to_string()),
-    }
+    // Read without a context: the worker holds none; each session process (or the shared
+    // one) makes its own.
+    let shared = cli.isolation == Isolation::Shared;
+    CudaBackend::probe(selection)
+        .map(|devices| Serving::InProcesses { spec: BackendSpec::Cuda { selection: selection.cloned() }, devices, shared })
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(not(feature = "cuda"))]
@@ -450,14 +458,29 @@ fn session_processes(
     log_filter: &str,
     spin: Duration,
     mps: Option<&hip_worker::mps::MpsDaemon>,
+    shared: bool,
 ) -> Result<(Arc<dyn Backend>, Arc<SessionProcess>), String> {
     let count = match &spec {
         BackendSpec::Host(config) => config.devices,
         _ => devices.len() as u32,
     };
-    let mut process = SessionProcess::new(spec, count, &cli.host_code_user, log_filter, cli.max_connections.max(1)).map_err(|e| e.to_string())?;
+    // A shared session process takes a row of the usage table for itself and one per session
+    // (its device time); processes alive at once are at most the sessions plus the current one.
+    let rows = match shared {
+        true => cli.max_connections.max(1).saturating_mul(2).saturating_add(1),
+        false => cli.max_connections.max(1),
+    };
+    let mut process = SessionProcess::new(spec, count, &cli.host_code_user, log_filter, rows).map_err(|e| e.to_string())?;
     process.spin = spin;
     process.child_env = mps.map(hip_worker::mps::MpsDaemon::child_env).unwrap_or_default();
+    if shared {
+        process.shared = Some(hip_worker::sandbox::shared::SharedProcesses::default());
+        // The host test aid's fault trigger reaches only its shared process.
+        let test_fault = std::env::var_os(hip_worker::backend::TEST_STICKY_FAULT_ENV);
+        if let (BackendSpec::Host(_), Some(size)) = (&process.backend, test_fault) {
+            process.child_env.push((hip_worker::backend::TEST_STICKY_FAULT_ENV.into(), size));
+        }
+    }
     if let Some(mib) = cli.session_max_file_mib {
         process.max_file_bytes = mib << 20;
         if let BackendSpec::Host(host) = &process.backend {
@@ -590,9 +613,18 @@ fn main() -> std::process::ExitCode {
             }
             (backend, None)
         }
-        Serving::InProcesses { spec, devices } => {
-            let host = matches!(spec, BackendSpec::Host(_));
-            match session_processes(&cli, spec, devices, &log_filter, tcp.spin, mps.as_ref()) {
+        Serving::InProcesses { spec, devices, shared } => {
+            let host = matches!(spec, BackendSpec::Host(_)) && !shared;
+            match session_processes(&cli, spec, devices, &log_filter, tcp.spin, mps.as_ref(), shared) {
+                Ok((view, process)) if shared => {
+                    tracing::warn!(
+                        backend = view.name(),
+                        user = ?process.run_as,
+                        "--isolation shared: every session runs in one confined session process, on one context per device; a kernel \
+                         fault that poisons it reaches every session holding work on the device, and new sessions go to a new process"
+                    );
+                    (view, Some(process))
+                }
                 Ok((view, process)) if host => {
                     tracing::info!(user = ?process.run_as, "host code allowed: each session runs in a confined process of its own");
                     (view, Some(process))
@@ -611,7 +643,7 @@ fn main() -> std::process::ExitCode {
                     return std::process::ExitCode::from(2);
                 }
                 Err(e) => {
-                    eprintln!("hip-worker: --isolation process needs session processes, which cannot be set up: {e} (--isolation shared serves every session in the worker)");
+                    eprintln!("hip-worker: GPU sessions run in session processes, which cannot be set up: {e}");
                     return std::process::ExitCode::from(2);
                 }
             }

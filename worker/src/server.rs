@@ -404,8 +404,13 @@ fn run_session_in<Source: FrameSource + 'static>(
             Ok(Some(open)) if session.is_callback_connection() => driver::serve_trusted(&mut session, &mut source, &replies, open),
             Ok(Some(open)) => {
                 let terms = Terms { features: session.handed_features(), max_stripes: isolated.max_stripes };
+                let shared = isolated.process.shared.is_some();
                 match (isolated.hand_over)(source, isolated.peer, terms) {
+                    Ok(handed) if shared => crate::sandbox::shared::serve(&session, handed, &replies, isolated.process, open, isolated.stopping),
                     Ok(handed) => handover::serve(&session, handed, &replies, isolated.process, open, isolated.stopping),
+                    Err(mut source) if shared => {
+                        crate::sandbox::shared::relay(&session, &mut source, &replies, isolated.process, open, isolated.hang_up)
+                    }
                     Err(mut source) => crate::sandbox::relay::relay(&session, &mut source, &replies, isolated.process, open, isolated.hang_up),
                 }
             }

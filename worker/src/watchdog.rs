@@ -161,6 +161,36 @@ pub fn start_shared(backend: Arc<dyn Backend>, faults: Arc<DeviceFaults>, metric
     Ok(true)
 }
 
+/// The watchdog of a shared session process (`--isolation shared` on a GPU backend,
+/// [`crate::sandbox::shared`]): a kernel past the limit cannot be stopped without ending the
+/// context every session in the process shares, so the process ends at once with
+/// [`EXIT_KERNEL_TIMEOUT`]: the worker tells each of its sessions (`hipErrorLaunchTimeOut`)
+/// and serves new sessions from a new process. It ends with `_exit`: the driver's exit
+/// handlers would wait for the kernel that never ends; the kernel driver frees the context
+/// with the process.
+pub fn start_in_shared_process(limit: Duration, backend: Arc<dyn Backend>) -> std::io::Result<()> {
+    if !backend.watch_launches() {
+        tracing::info!("--max-kernel-ms: the {} backend runs no kernels here", backend.name());
+        return Ok(());
+    }
+    std::thread::Builder::new().name("hip-kernel-watchdog".into()).spawn(move || loop {
+        std::thread::sleep(poll_interval(limit));
+        let overrun = backend.overrun_devices(limit);
+        if overrun.is_empty() {
+            continue;
+        }
+        tracing::warn!(
+            devices = ?overrun,
+            limit_ms = limit.as_millis() as u64,
+            "a kernel ran past --max-kernel-ms: ending the shared session process, and with it every session in it"
+        );
+        // SAFETY: _exit ends the process without running exit handlers; nothing here
+        // depends on them (the worker reads only the status).
+        unsafe { libc::_exit(i32::from(EXIT_KERNEL_TIMEOUT)) };
+    })?;
+    Ok(())
+}
+
 /// The hook of the worker's side (where a session process's exit status is read): whether
 /// the watchdog ended it; if so, logged and counted.
 pub fn ended_by_watchdog(status: &std::process::ExitStatus, metrics: &crate::metrics::Metrics, session: u64) -> bool {

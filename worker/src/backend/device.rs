@@ -115,12 +115,12 @@ pub trait DeviceBackend {
         Ok(())
     }
 
-    /// Makes `dev` usable again after a sticky fault (`crate::device_faults`): forgets every
-    /// stream, event, module, allocation and staging buffer of the device (the sessions that
-    /// held them are fenced and never name them again), then resets its context, so what
-    /// the next session gets on the device is fresh. The default does nothing: the host
-    /// backend latches a failed kernel's error on its stream only; no state of the device
-    /// is broken.
+    /// Makes `dev` usable again after a sticky fault (`crate::device_faults`), where that can
+    /// be done in place: only the host backend's injected test faults. A GPU context in a
+    /// sticky state is never reset in the process that holds it — CUDA: "the process must be
+    /// terminated and relaunched" — so the GPU backends keep this default, which does
+    /// nothing: the shared session process that holds the context is replaced instead
+    /// (`crate::sandbox::shared`), and a session process ends with its session.
     fn reset_device(&self, dev: DeviceIndex) -> Result<(), BackendError> {
         let _ = dev;
         Ok(())

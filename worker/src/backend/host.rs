@@ -210,27 +210,54 @@ pub struct HostBackend {
     /// Reservations, physical memory and mappings (`hipMemAddressReserve` and friends).
     vmm: vmm::HostVmm,
     /// Tests of the shared-mode fault path: a sticky error per device, and the resets.
-    #[cfg(test)]
     pub(crate) injected: FaultInjection,
 }
 
 /// A fault a test injects: the device's streams report it at synchronize and query, as a
-/// GPU context in a sticky error state does, until the device is reset.
-#[cfg(test)]
+/// GPU context in a sticky error state does, until the device is reset. Unit tests inject
+/// directly; the shared session process's test aid ([`TEST_STICKY_FAULT_ENV`]) arms a
+/// trigger. Unarmed, a check is one atomic load.
 #[derive(Default)]
 pub(crate) struct FaultInjection {
     pub(crate) faults: std::sync::Mutex<HashMap<DeviceIndex, BackendError>>,
     pub(crate) resets: std::sync::Mutex<Vec<DeviceIndex>>,
+    armed: std::sync::atomic::AtomicBool,
+    /// A `hipMalloc` of exactly this many bytes injects an illegal address on its device.
+    trigger_size: std::sync::OnceLock<u64>,
 }
 
-#[cfg(test)]
+/// Test aid of a host-backend shared session process (never set by the worker for anything
+/// else, and only forwarded with the hidden `--shared-process` test flag): a `hipMalloc` of
+/// exactly this many bytes leaves its device in a sticky `hipErrorIllegalAddress` state, as
+/// a GPU kernel's wild write does.
+pub const TEST_STICKY_FAULT_ENV: &str = "HIP_WORKER_TEST_STICKY_FAULT_SIZE";
+
 impl FaultInjection {
     pub(crate) fn inject(&self, dev: DeviceIndex, error: BackendError) {
-        self.faults.lock().unwrap().insert(dev, error);
+        self.faults.lock().unwrap_or_else(PoisonError::into_inner).insert(dev, error);
+        self.armed.store(true, Ordering::Release);
     }
 
     fn check(&self, dev: DeviceIndex) -> Result<(), BackendError> {
-        self.faults.lock().unwrap().get(&dev).cloned().map_or(Ok(()), Err)
+        if !self.armed.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        self.faults.lock().unwrap_or_else(PoisonError::into_inner).get(&dev).cloned().map_or(Ok(()), Err)
+    }
+
+    /// Arms the trigger of [`TEST_STICKY_FAULT_ENV`].
+    pub(crate) fn arm_trigger(&self, size: u64) {
+        let _ = self.trigger_size.set(size);
+    }
+
+    /// A `hipMalloc` of `size` bytes on `dev`: the armed trigger's size faults the device.
+    pub(crate) fn on_malloc(&self, dev: DeviceIndex, size: u64) -> Result<(), BackendError> {
+        if self.trigger_size.get() != Some(&size) {
+            return Ok(());
+        }
+        let error = BackendError::IllegalAddress(format!("test fault: a {size}-byte allocation ({TEST_STICKY_FAULT_ENV})"));
+        self.inject(dev, error.clone());
+        Err(error)
     }
 }
 
@@ -241,6 +268,12 @@ impl Default for HostBackend {
 }
 
 impl HostBackend {
+    /// The test aid of [`TEST_STICKY_FAULT_ENV`]: from now on a `hipMalloc` of exactly `size`
+    /// bytes leaves its device in a sticky illegal-address state.
+    pub fn arm_test_fault(&self, size: u64) {
+        self.injected.arm_trigger(size);
+    }
+
     /// Counts every device's memory in `usage`, row `row` (0: only read, the worker's view;
     /// else a session process's own row), from now on; call before the first allocation.
     /// False if the table does not fit this backend or a table was given already.
@@ -291,7 +324,6 @@ impl HostBackend {
             allow_host_code: config.allow_host_code,
             executor: StreamExecutor::new(config.stream_threads),
             vmm: vmm::HostVmm::default(),
-            #[cfg(test)]
             injected: FaultInjection::default(),
         }
     }
@@ -430,23 +462,17 @@ impl DeviceBackend for HostBackend {
         Ok(())
     }
 
-    #[cfg(test)]
     fn reset_device(&self, dev: DeviceIndex) -> Result<(), BackendError> {
-        self.injected.faults.lock().unwrap().remove(&dev);
-        self.injected.resets.lock().unwrap().push(dev);
+        self.injected.faults.lock().unwrap_or_else(PoisonError::into_inner).remove(&dev);
+        self.injected.resets.lock().unwrap_or_else(PoisonError::into_inner).push(dev);
         Ok(())
     }
 
-    /// Never: a failed host kernel latches its error on its stream only (a later launch on
-    /// another stream runs cleanly), so no error of this backend is sticky.
+    /// Healthy unless a fault was injected (tests): a failed host kernel latches its error on
+    /// its stream only (a later launch on another stream runs cleanly), so no error of this
+    /// backend is sticky by itself.
     fn device_fault(&self, dev: DeviceIndex) -> Option<bool> {
-        #[cfg(test)]
-        return Some(self.injected.check(dev).is_err());
-        #[cfg(not(test))]
-        {
-            let _ = dev;
-            Some(false)
-        }
+        Some(self.injected.check(dev).is_err())
     }
 
     fn device_limit(&self, dev: DeviceIndex, limit: DeviceLimit) -> Result<u64, BackendError> {

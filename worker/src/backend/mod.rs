@@ -76,7 +76,7 @@ pub use error::{hip_code, BackendError};
 pub use event::{event_flags, validate_event_flags, EventBackend};
 pub use graph::{replace_exec_graph, replay_graph, ExecGraph, GraphBackend, GraphOp, GraphPlan, HostStep};
 pub use handles::{DeviceIndex, DevicePtr, EventHandle, FunctionHandle, HandleHasher, HandleMap, ModuleHandle, StreamHandle};
-pub use host::{HostBackend, HostConfig};
+pub use host::{HostBackend, HostConfig, TEST_STICKY_FAULT_ENV};
 pub use ipc::{DriverIpcHandle, IpcBackend, IpcEventShare, IpcReach, IpcShare, SharedEventPage, DRIVER_IPC_HANDLE_BYTES, EVENT_PAGE_BYTES};
 pub use managed::ManagedBackend;
 #[cfg(any(feature = "cuda", feature = "hip"))]

@@ -8,7 +8,7 @@ use super::handover::Handed;
 use super::link::{LinkSink, LinkSource};
 use super::BackendSpec;
 use crate::backend::host::usage::SharedUsage;
-use crate::backend::{Backend, HostBackend, HostConfig};
+use crate::backend::{Backend, HostBackend};
 use crate::session::{Session, SessionConfig, SessionLimits};
 use crate::stripes::{StripeConfig, StripeHub};
 use std::collections::HashMap;
@@ -92,6 +92,10 @@ pub struct ChildArgs {
     pub usage_devices: usize,
     /// The kernel watchdog's limit (`--max-kernel-ms`), if any.
     pub max_kernel_ms: Option<u64>,
+    /// A shared session process ([`super::shared`]): it serves every session the worker
+    /// hands it, each with the identity that comes with it; the session fields above are
+    /// then unused.
+    pub shared: bool,
 }
 
 impl ChildArgs {
@@ -114,6 +118,7 @@ impl ChildArgs {
             format!("usage-rows={}", self.usage_rows),
             format!("usage-devices={}", self.usage_devices),
             format!("max-kernel-ms={}", self.max_kernel_ms.unwrap_or(0)),
+            format!("shared={}", u8::from(self.shared)),
         ];
         args.extend(self.backend.to_args());
         if let Some(tenant) = &self.tenant {
@@ -165,6 +170,7 @@ impl ChildArgs {
             usage_rows: number("usage-rows")? as usize,
             usage_devices: number("usage-devices")? as usize,
             max_kernel_ms: Some(number("max-kernel-ms")?).filter(|&ms| ms > 0),
+            shared: number("shared")? == 1,
         })
     }
 }
@@ -249,13 +255,16 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
             tracing::warn!(dir = %jit.display(), %e, "no CUDA JIT cache: the driver compiles this session's PTX without one");
         }
     }
-    let backend = match build_backend(&args.backend, &usage, args.usage_row) {
+    let backend = match build_backend(&args.backend, &usage, args.usage_row, args.shared) {
         Ok(backend) => backend,
         Err(e) => {
             tracing::error!("{e}; the session is not served");
             return ExitCode::from(EXIT_SETUP_FAILED);
         }
     };
+    if args.shared {
+        return super::shared::serve_sessions(link, backend, usage, &args);
+    }
     let limits = SessionLimits {
         max_streams: args.limits.max_streams,
         max_events: args.limits.max_events,
@@ -302,13 +311,20 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
     }
 }
 
-/// The backend of `spec`, its device memory counted in row `row` of `usage`.
-fn build_backend(spec: &BackendSpec, usage: &Arc<SharedUsage>, row: usize) -> Result<Arc<dyn Backend>, String> {
+/// The backend of `spec`, its device memory counted in row `row` of `usage`. `shared`: a
+/// shared session process, whose host backend honours the test aid
+/// [`TEST_STICKY_FAULT_ENV`](crate::backend::TEST_STICKY_FAULT_ENV).
+fn build_backend(spec: &BackendSpec, usage: &Arc<SharedUsage>, row: usize, shared: bool) -> Result<Arc<dyn Backend>, String> {
     let gpu: Arc<dyn Backend> = match spec {
         BackendSpec::Host(config) => {
-            let backend = HostBackend::new(HostConfig { allow_host_code: true, ..*config });
+            let backend = HostBackend::new(*config);
             if !backend.share_usage(usage, row) {
                 return Err(format!("the shared memory-usage table does not fit this session (row {row})"));
+            }
+            let test_fault = std::env::var(crate::backend::TEST_STICKY_FAULT_ENV).ok().and_then(|size| size.parse::<u64>().ok());
+            if let (true, Some(size)) = (shared, test_fault) {
+                tracing::warn!(size, "test aid: a {size}-byte hipMalloc leaves its device in a sticky fault");
+                backend.arm_test_fault(size);
             }
             return Ok(Arc::new(backend));
         }
@@ -371,13 +387,34 @@ fn publish_usage(backend: Arc<dyn Backend>, usage: Arc<SharedUsage>, row: usize,
 /// serves `session` over it until it ends: handed over (TCP, same-host), the process serves
 /// the connection itself, and a thread takes the session's stripes from the channel;
 /// relayed, the channel itself carries the frames. `Err`: no connection came.
-fn serve_connection(control: &UnixStream, mut session: Session, spin: std::time::Duration) -> std::io::Result<Result<(), TransportError>> {
+fn serve_connection(control: &UnixStream, session: Session, spin: std::time::Duration) -> std::io::Result<Result<(), TransportError>> {
     let handed =
         Handed::recv(control)?.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the worker closed the control channel"))?;
+    let stripe_control = control.try_clone()?;
+    serve_handed(handed, Some(control), session, spin, move |stripes| {
+        let span = tracing::Span::current();
+        std::thread::Builder::new().name("hip-stripes".into()).spawn(move || span.in_scope(|| stripes.take_from(&stripe_control))).map(drop)
+    })
+}
+
+/// Serves `session` over the connection `handed` until it ends. `relay_link`: the channel
+/// whose frames a [`Handed::Relay`] session comes over; `stripes_go`: where the stripes of
+/// a handed TCP session are served from.
+pub(super) fn serve_handed(
+    handed: Handed,
+    relay_link: Option<&UnixStream>,
+    mut session: Session,
+    spin: std::time::Duration,
+    stripes_go: impl FnOnce(StripeSessions) -> std::io::Result<()>,
+) -> std::io::Result<Result<(), TransportError>> {
     let (_, result) = match handed {
         Handed::Relay => {
-            let reader = control.try_clone()?;
-            crate::server::run_session(LinkSink::new(control.try_clone()?), LinkSource::new(reader, spin), session)
+            let link = relay_link.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidData, "a relayed session without its link"))?;
+            crate::server::run_session(LinkSink::new(link.try_clone()?), LinkSource::new(link.try_clone()?, spin), session)
+        }
+        Handed::RelaySocket { socket } => {
+            let link = UnixStream::from(socket);
+            crate::server::run_session(LinkSink::new(link.try_clone()?), LinkSource::new(link, spin), session)
         }
         Handed::Tcp { socket, unread, peer, terms } => {
             let (sink, source) = transport_tcp::tcp::from_parts(std::net::TcpStream::from(socket), &unread, spin)?;
@@ -385,10 +422,7 @@ fn serve_connection(control: &UnixStream, mut session: Session, spin: std::time:
             session.adopt_features(terms.features);
             let hub = StripeHub::new(StripeConfig { max_stripes: terms.max_stripes as usize });
             session.set_stripe_hub(Arc::clone(&hub));
-            let stripes = StripeSessions { backend: session.shared_backend(), config: Arc::new(session.config().clone()), hub, spin };
-            let control = control.try_clone()?;
-            let span = tracing::Span::current();
-            std::thread::Builder::new().name("hip-stripes".into()).spawn(move || span.in_scope(|| stripes.take_from(&control)))?;
+            stripes_go(StripeSessions { backend: session.shared_backend(), config: Arc::new(session.config().clone()), hub, spin })?;
             crate::server::run_session(sink, source, session)
         }
         #[cfg(target_os = "linux")]
@@ -399,15 +433,15 @@ fn serve_connection(control: &UnixStream, mut session: Session, spin: std::time:
             session.set_descriptor_sender(Arc::new(crate::shm::Descriptors(descriptors)));
             crate::server::run_session(sink, source, session)
         }
-        Handed::Stripe { .. } => {
-            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "a stripe came before the session's connection"));
+        Handed::Stripe { .. } | Handed::Session { .. } => {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "a control message came where the session's connection was due"));
         }
     };
     Ok(result)
 }
 
 /// What a session process needs to serve the stripes of its session.
-struct StripeSessions {
+pub(super) struct StripeSessions {
     backend: Arc<dyn crate::backend::Backend>,
     config: Arc<SessionConfig>,
     hub: Arc<StripeHub>,
@@ -420,8 +454,8 @@ impl StripeSessions {
     /// this process's grant (key, index, address, expiry) by the normal driver.
     fn take_from(self, control: &UnixStream) {
         loop {
-            let (socket, unread, peer) = match Handed::recv(control) {
-                Ok(Some(Handed::Stripe { socket, unread, peer })) => (socket, unread, peer),
+            match Handed::recv(control) {
+                Ok(Some(Handed::Stripe { socket, unread, peer, .. })) => self.serve_one(socket, unread, peer),
                 Ok(None) => return,
                 Ok(Some(other)) => {
                     tracing::warn!(?other, "unexpected control message; the stripes are not taken any more");
@@ -431,26 +465,30 @@ impl StripeSessions {
                     tracing::warn!(%e, "control channel failed; the stripes are not taken any more");
                     return;
                 }
-            };
-            let (sink, source) = match transport_tcp::tcp::from_parts(std::net::TcpStream::from(socket), &unread, self.spin) {
-                Ok(halves) => halves,
-                Err(e) => {
-                    tracing::warn!(%e, "stripe connection unusable");
-                    continue;
-                }
-            };
-            let mut stripe = Session::new(Arc::clone(&self.backend), Arc::clone(&self.config));
-            stripe.set_peer(peer);
-            stripe.set_stripe_hub(Arc::clone(&self.hub));
-            let span = tracing::Span::current();
-            let spawned = std::thread::Builder::new().name("hip-stripe".into()).spawn(move || {
-                let _in_span = span.enter();
-                let (_, result) = crate::server::run_session(sink, source, stripe);
-                tracing::debug!(?result, "stripe connection ended");
-            });
-            if let Err(e) = spawned {
-                tracing::warn!(%e, "no thread for a stripe connection");
             }
+        }
+    }
+
+    /// Serves one stripe connection on a thread of its own.
+    pub(super) fn serve_one(&self, socket: OwnedFd, unread: Vec<u8>, peer: Option<std::net::SocketAddr>) {
+        let (sink, source) = match transport_tcp::tcp::from_parts(std::net::TcpStream::from(socket), &unread, self.spin) {
+            Ok(halves) => halves,
+            Err(e) => {
+                tracing::warn!(%e, "stripe connection unusable");
+                return;
+            }
+        };
+        let mut stripe = Session::new(Arc::clone(&self.backend), Arc::clone(&self.config));
+        stripe.set_peer(peer);
+        stripe.set_stripe_hub(Arc::clone(&self.hub));
+        let span = tracing::Span::current();
+        let spawned = std::thread::Builder::new().name("hip-stripe".into()).spawn(move || {
+            let _in_span = span.enter();
+            let (_, result) = crate::server::run_session(sink, source, stripe);
+            tracing::debug!(?result, "stripe connection ended");
+        });
+        if let Err(e) = spawned {
+            tracing::warn!(%e, "no thread for a stripe connection");
         }
     }
 }

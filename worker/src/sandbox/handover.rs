@@ -37,18 +37,20 @@ pub const HEADER_BYTES: usize = 64;
 pub const MAX_UNREAD_BYTES: usize = 4 << 20;
 /// How long a TCP client is given to read the death notice before its connection closes
 /// (closing with its requests unread would reset the connection and could discard it).
-const NOTICE_LINGER: Duration = Duration::from_millis(200);
+pub(super) const NOTICE_LINGER: Duration = Duration::from_millis(200);
 /// Longest wait for a session process to take a stripe from its control channel (one that
 /// does not read it must not hold the worker's connection threads).
-const CONTROL_WRITE_TIMEOUT: Duration = Duration::from_secs(2);
+pub(super) const CONTROL_WRITE_TIMEOUT: Duration = Duration::from_secs(2);
 /// How often the worker looks whether a session process has ended.
-const REAP_POLL: Duration = Duration::from_millis(5);
+pub(super) const REAP_POLL: Duration = Duration::from_millis(5);
 
 const KIND_RELAY: u32 = 1;
 const KIND_TCP: u32 = 2;
 #[cfg(target_os = "linux")]
 const KIND_SHM: u32 = 3;
 const KIND_STRIPE: u32 = 4;
+const KIND_SESSION: u32 = 5;
+const KIND_RELAY_SOCKET: u32 = 6;
 
 /// What the handshake settled that the session process needs to serve the connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -73,7 +75,15 @@ pub enum Handed {
     Shm { parts: transport_shm::ShmParts, terms: Terms },
     /// A stripe connection of the session (TCP), whose unread bytes begin with its
     /// `StripeJoin` frame: the session process checks the join as the worker would.
-    Stripe { socket: OwnedFd, unread: Vec<u8>, peer: Option<SocketAddr> },
+    /// `session`: the session it joins (a shared session process serves several).
+    Stripe { session: u64, socket: OwnedFd, unread: Vec<u8>, peer: Option<SocketAddr> },
+    /// To a shared session process ([`super::shared`]): the identity of the next session
+    /// (its [`super::shared::SessionArgs`] as text), with the session's callback bridge; its
+    /// connection follows in the next message.
+    Session { args: Vec<u8>, bridge: OwnedFd },
+    /// To a shared session process: a session relayed by the worker (TLS, RDMA) over a
+    /// socket of its own, since the control channel serves every session.
+    RelaySocket { socket: OwnedFd },
 }
 
 impl Handed {
@@ -97,7 +107,12 @@ impl Handed {
                 header[16..24].copy_from_slice(&parts.reply_head.to_le_bytes());
                 (KIND_SHM, &[], None, vec![parts.rings.as_fd(), parts.data.as_fd(), parts.space.as_fd(), parts.descriptors.as_fd()])
             }
-            Handed::Stripe { socket, unread, peer } => (KIND_STRIPE, unread, *peer, vec![socket.as_fd()]),
+            Handed::Stripe { session, socket, unread, peer } => {
+                header[8..16].copy_from_slice(&session.to_le_bytes());
+                (KIND_STRIPE, unread, *peer, vec![socket.as_fd()])
+            }
+            Handed::Session { args, bridge } => (KIND_SESSION, args, None, vec![bridge.as_fd()]),
+            Handed::RelaySocket { socket } => (KIND_RELAY_SOCKET, &[], None, vec![socket.as_fd()]),
         };
         if unread.len() > MAX_UNREAD_BYTES {
             return Err(io::Error::new(
@@ -156,7 +171,9 @@ impl Handed {
         let handed = match kind {
             KIND_RELAY => Handed::Relay,
             KIND_TCP => Handed::Tcp { socket: fds.next().ok_or_else(|| wrong(1))?, unread, peer, terms },
-            KIND_STRIPE => Handed::Stripe { socket: fds.next().ok_or_else(|| wrong(1))?, unread, peer },
+            KIND_STRIPE => Handed::Stripe { session: long(8), socket: fds.next().ok_or_else(|| wrong(1))?, unread, peer },
+            KIND_SESSION => Handed::Session { args: unread, bridge: fds.next().ok_or_else(|| wrong(1))? },
+            KIND_RELAY_SOCKET => Handed::RelaySocket { socket: fds.next().ok_or_else(|| wrong(1))? },
             #[cfg(target_os = "linux")]
             KIND_SHM => {
                 let (Some(rings), Some(data), Some(space), Some(descriptors)) = (fds.next(), fds.next(), fds.next(), fds.next()) else {
@@ -190,6 +207,9 @@ struct HandedSession {
     control: Arc<UnixStream>,
     /// Stripes join only from the main connection's address.
     peer: Option<IpAddr>,
+    /// Held while sending on `control` when other sessions' messages go over it too (a
+    /// shared session process): a message must not land between two of another's.
+    sending: Option<Arc<Mutex<()>>>,
 }
 
 impl HandedSessions {
@@ -198,25 +218,26 @@ impl HandedSessions {
     /// from another address (the process checks the join key, index and grant itself).
     pub fn hand_stripe(&self, session_id: u64, socket: OwnedFd, unread: Vec<u8>, peer: Option<SocketAddr>) -> Result<(), &'static str> {
         const REFUSED: &str = "stripe join refused: unknown session, wrong key or address, or expired grant";
-        let control = {
+        let (control, sending) = {
             let sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
             let session = sessions.get(&session_id).ok_or(REFUSED)?;
             if session.peer != peer.map(|p| p.ip()) {
                 return Err(REFUSED);
             }
-            Arc::clone(&session.control)
+            (Arc::clone(&session.control), session.sending.clone())
         };
-        Handed::Stripe { socket, unread, peer }.send(&control).map_err(|e| {
+        let _sending = sending.as_ref().map(|lock| lock.lock().unwrap_or_else(|p| p.into_inner()));
+        Handed::Stripe { session: session_id, socket, unread, peer }.send(&control).map_err(|e| {
             tracing::warn!(%e, session_id, "cannot hand a stripe to its session process");
             "stripe join refused: the session's process does not take it"
         })
     }
 
-    fn insert(&self, session_id: u64, control: Arc<UnixStream>, peer: Option<IpAddr>) {
-        self.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(session_id, HandedSession { control, peer });
+    pub(super) fn insert(&self, session_id: u64, control: Arc<UnixStream>, peer: Option<IpAddr>, sending: Option<Arc<Mutex<()>>>) {
+        self.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(session_id, HandedSession { control, peer, sending });
     }
 
-    fn remove(&self, session_id: u64) {
+    pub(super) fn remove(&self, session_id: u64) {
         self.sessions.lock().unwrap_or_else(|p| p.into_inner()).remove(&session_id);
     }
 }
@@ -241,7 +262,7 @@ pub fn serve(
     };
     // Dropped last: the process has ended by then, so what its row still holds is given back.
     let _row = row;
-    let (child, control, ipc_channel, _scratch) = match relay::start(session, process, _row.row) {
+    let (child, control, ipc_channel, _scratch) = match relay::start(session, process, _row.row, false) {
         Ok(started) => started,
         Err(e) => {
             tracing::error!(%e, "cannot start the session process");
@@ -254,15 +275,7 @@ pub fn serve(
     let _tenant_row = relay::metrics_tenant_row(session, process, _row.row);
     let pid = child.id();
     let child = Mutex::new(SessionChild::new(child));
-    let notice_socket = match &handed {
-        Handed::Tcp { socket, .. } => socket.try_clone().ok().map(TcpStream::from),
-        _ => None,
-    };
-    #[cfg(target_os = "linux")]
-    let notice_ring = match &handed {
-        Handed::Shm { parts, .. } => parts.try_clone().ok(),
-        _ => None,
-    };
+    let notice = DeathNotice::of(&handed);
     let client_peer = match &handed {
         Handed::Tcp { peer, .. } => *peer,
         _ => None,
@@ -284,7 +297,7 @@ pub fn serve(
     }
     let control = Arc::new(control);
     if is_tcp {
-        process.handed.insert(session.id(), Arc::clone(&control), client_peer.map(|p| p.ip()));
+        process.handed.insert(session.id(), Arc::clone(&control), client_peer.map(|p| p.ip()), None);
     }
     let status = std::thread::scope(|scope| {
         let ipc = std::thread::Builder::new()
@@ -320,25 +333,57 @@ pub fn serve(
         Some(why) => {
             tracing::warn!(pid, "session process died: {why}; the session has ended");
             let message = format!("the session's process died ({why}): the session has ended, its resources are freed");
-            if let Some(socket) = notice_socket {
-                let _ = replies.send_error(0, 0, Status::LAUNCH_FAILURE, &message);
-                linger_then_close(socket);
-            }
-            #[cfg(target_os = "linux")]
-            if let Some(parts) = notice_ring {
-                notice_over_rings(&parts, &message);
-            }
+            notice.send(replies, Status::LAUNCH_FAILURE, &message);
         }
         None => tracing::info!(pid, %status, "session process ended"),
     }
     Ok(())
 }
 
+/// What the worker keeps of a handed connection to tell its client that the process serving
+/// it died: a duplicate of the TCP socket, or of the same-host rings.
+pub(super) struct DeathNotice {
+    socket: Option<TcpStream>,
+    #[cfg(target_os = "linux")]
+    ring: Option<transport_shm::ShmParts>,
+}
+
+impl DeathNotice {
+    /// Keeps what `handed` needs for a notice (nothing for a relayed or stripe connection:
+    /// the relay answers those itself).
+    pub(super) fn of(handed: &Handed) -> Self {
+        Self {
+            socket: match handed {
+                Handed::Tcp { socket, .. } => socket.try_clone().ok().map(TcpStream::from),
+                _ => None,
+            },
+            #[cfg(target_os = "linux")]
+            ring: match handed {
+                Handed::Shm { parts, .. } => parts.try_clone().ok(),
+                _ => None,
+            },
+        }
+    }
+
+    /// Sends the client an error frame with request id 0 (`status`, `message`), which it
+    /// returns as its pending call's error, and closes the connection.
+    pub(super) fn send(self, replies: &ReplyWriter, status: Status, message: &str) {
+        if let Some(socket) = self.socket {
+            let _ = replies.send_error(0, 0, status, message);
+            linger_then_close(socket);
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(parts) = self.ring {
+            notice_over_rings(&parts, status, message);
+        }
+    }
+}
+
 /// Writes the death notice into a same-host connection's reply ring, where the dead process
 /// stopped, if it stopped between frames (else the client sees its peer gone, as it does
 /// once the worker's copies of the doorbells close).
 #[cfg(target_os = "linux")]
-fn notice_over_rings(parts: &transport_shm::ShmParts, message: &str) {
+fn notice_over_rings(parts: &transport_shm::ShmParts, status: Status, message: &str) {
     use transport_core::FrameSink;
     // A client that does not read gets its peer gone instead, after this long.
     let config = transport_shm::ShmConfig { spin: Duration::ZERO, stall_timeout: Some(NOTICE_LINGER), ..transport_shm::ShmConfig::default() };
@@ -353,10 +398,7 @@ fn notice_over_rings(parts: &transport_shm::ShmParts, message: &str) {
             return;
         }
     };
-    let reply = proto_core::wire::ErrorReply {
-        status: Status::LAUNCH_FAILURE,
-        message: crate::session::truncate_utf8(message, proto_core::limits::MAX_NAME_LEN).into(),
-    };
+    let reply = proto_core::wire::ErrorReply { status, message: crate::session::truncate_utf8(message, proto_core::limits::MAX_NAME_LEN).into() };
     let meta =
         proto_core::frame::FrameMeta { opcode: 0, flags: proto_core::Flags::RESPONSE | proto_core::Flags::ERROR, request_id: 0, credits: 0, aux: 0 };
     // Header, status, length prefix and the (truncated) message.
@@ -403,8 +445,12 @@ mod tests {
             std::thread::spawn(move || {
                 let terms = Terms { features: 0x1234_5678_9abc, max_stripes: 7 };
                 Handed::Tcp { socket: OwnedFd::from(a), unread, peer: Some(peer), terms }.send(&worker).unwrap();
-                Handed::Stripe { socket: OwnedFd::from(UnixStream::pair().unwrap().0), unread: vec![1, 2, 3], peer: None }.send(&worker).unwrap();
+                Handed::Stripe { session: 9, socket: OwnedFd::from(UnixStream::pair().unwrap().0), unread: vec![1, 2, 3], peer: None }
+                    .send(&worker)
+                    .unwrap();
                 Handed::Relay.send(&worker).unwrap();
+                Handed::Session { args: b"session=5".to_vec(), bridge: OwnedFd::from(UnixStream::pair().unwrap().0) }.send(&worker).unwrap();
+                Handed::RelaySocket { socket: OwnedFd::from(UnixStream::pair().unwrap().0) }.send(&worker).unwrap();
             })
         };
         let Some(Handed::Tcp { socket, unread: got, peer: got_peer, terms }) = Handed::recv(&child).unwrap() else { panic!("a TCP handover") };
@@ -416,8 +462,10 @@ mod tests {
         let mut two = [0u8; 2];
         b.read_exact(&mut two).unwrap();
         assert_eq!(&two, b"hi");
-        assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::Stripe { ref unread, peer: None, .. }) if unread == &[1, 2, 3]));
+        assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::Stripe { session: 9, ref unread, peer: None, .. }) if unread == &[1, 2, 3]));
         assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::Relay)));
+        assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::Session { ref args, .. }) if args == b"session=5"));
+        assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::RelaySocket { .. })));
         sender.join().unwrap();
         assert!(Handed::recv(&child).unwrap().is_none(), "the worker's end closed");
     }

@@ -24,6 +24,7 @@ pub mod confine;
 pub mod handover;
 pub mod link;
 pub mod relay;
+pub mod shared;
 pub mod spec;
 
 pub use spec::BackendSpec;
@@ -68,10 +69,13 @@ pub struct SessionProcess {
     pub usage: Arc<SharedUsage>,
     /// More environment for session processes (the MPS daemon's directories, `--mps`).
     pub child_env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
-    /// Which rows of `usage` live session processes hold.
-    rows: Mutex<Vec<bool>>,
+    /// Which rows of `usage` live session processes (and sessions of a shared one) hold.
+    rows: Arc<Mutex<Vec<bool>>>,
     /// Sessions whose processes serve their connections, for their stripes.
     pub handed: handover::HandedSessions,
+    /// `Some`: every session goes to one shared session process at a time
+    /// (`--isolation shared` on a GPU backend), not to a process of its own.
+    pub shared: Option<shared::SharedProcesses>,
 }
 
 impl SessionProcess {
@@ -101,32 +105,34 @@ impl SessionProcess {
             max_file_bytes,
             usage,
             child_env: Vec::new(),
-            rows: Mutex::new(vec![false; max_sessions]),
+            rows: Arc::new(Mutex::new(vec![false; max_sessions])),
             handed: handover::HandedSessions::default(),
+            shared: None,
         })
     }
 
     /// Takes a free row of the usage table for a new session process.
-    fn claim_row(&self) -> Option<UsageRow<'_>> {
+    fn claim_row(&self) -> Option<UsageRow> {
         let mut rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
         let free = rows.iter().position(|used| !used)?;
         rows[free] = true;
         self.usage.note_row_used(free + 1);
-        Some(UsageRow { process: self, row: free + 1 })
+        Some(UsageRow { usage: Arc::clone(&self.usage), rows: Arc::clone(&self.rows), row: free + 1 })
     }
 }
 
-/// A session process's row of the usage table; what it still holds is given back, and the
-/// row freed, when this drops (after the process has ended).
-struct UsageRow<'p> {
-    process: &'p SessionProcess,
+/// A row of the usage table (a session process's, or a session's in a shared one); what it
+/// still holds is given back, and the row freed, when this drops (after its holder ended).
+struct UsageRow {
+    usage: Arc<SharedUsage>,
+    rows: Arc<Mutex<Vec<bool>>>,
     row: usize,
 }
 
-impl Drop for UsageRow<'_> {
+impl Drop for UsageRow {
     fn drop(&mut self) {
-        self.process.usage.release_slot(self.row);
-        let mut rows = self.process.rows.lock().unwrap_or_else(|p| p.into_inner());
+        self.usage.release_slot(self.row);
+        let mut rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
         rows[self.row - 1] = false;
     }
 }
@@ -164,9 +170,10 @@ mod tests {
             usage_rows: 1024,
             usage_devices: 2,
             max_kernel_ms: Some(500),
+            shared: false,
         };
         assert_eq!(ChildArgs::parse(args.to_args()).unwrap(), args);
-        let without = ChildArgs { tenant: None, run_as: None, ..args.clone() };
+        let without = ChildArgs { tenant: None, run_as: None, shared: true, ..args.clone() };
         assert_eq!(ChildArgs::parse(without.to_args()).unwrap(), without);
         // A GPU process's spec travels with the rest; a session's arguments cannot pose as it.
         let selection = Some(crate::devices::DeviceSelection { ordinals: vec![1, 0], source: super::spec::INHERITED_SELECTION });

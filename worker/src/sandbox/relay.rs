@@ -35,7 +35,7 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// A session process's scratch directory, removed with everything in it when dropped.
-pub(super) struct Scratch(PathBuf);
+pub(super) struct Scratch(pub(super) PathBuf);
 
 impl Scratch {
     fn create(root: &Path, session_id: u64, owner: Option<(u32, u32)>) -> std::io::Result<Self> {
@@ -78,7 +78,7 @@ pub fn relay(
     // Dropped last (declared first): the process has ended by then, so what its row still
     // holds can be given back.
     let _row = row;
-    let (child, link, ipc_channel, _scratch) = match start(session, process, _row.row) {
+    let (child, link, ipc_channel, _scratch) = match start(session, process, _row.row, false) {
         Ok(started) => started,
         Err(e) => {
             tracing::error!(%e, "cannot start the session process");
@@ -112,7 +112,11 @@ pub fn relay(
     let (status, up) = std::thread::scope(|scope| {
         let up = std::thread::Builder::new()
             .name(format!("hip-relay-{}", session.id()))
-            .spawn_scoped(scope, || client_to_child(source, to_child, &metrics, &timed, &child))
+            .spawn_scoped(scope, || {
+                client_to_child(source, to_child, &metrics, &timed, &|| {
+                    wait(&child, Some(EXIT_GRACE));
+                })
+            })
             .map_err(|e| TransportError::Io(std::io::Error::other(e)));
         let up = match up {
             Ok(up) => up,
@@ -179,20 +183,47 @@ fn tenant_cache_dir(dir: &Path, owner: Option<(u32, u32)>) -> std::io::Result<()
     Ok(())
 }
 
-/// Starts `hip-worker --session-child` for `session`, its link as its stdin, with a
-/// scratch directory of its own and a clean environment (the worker's holds its token).
-pub(super) fn start(session: &Session, process: &SessionProcess, usage_row: usize) -> std::io::Result<(Child, UnixStream, OwnedFd, Scratch)> {
-    let scratch = Scratch::create(&process.scratch_root, session.id(), process.run_as)?;
-    let (client, tenant) = session.client();
-    let rtc_cache = session.rtc_cache_dir().and_then(|dir| match tenant_cache_dir(&dir, process.run_as) {
+/// A tenant's compile cache directory for `session`, made for the session user; `None`
+/// (logged) when there is none or it is unusable.
+pub(super) fn session_cache_dir(session: &Session, process: &SessionProcess) -> Option<PathBuf> {
+    session.rtc_cache_dir().and_then(|dir| match tenant_cache_dir(&dir, process.run_as) {
         Ok(()) => Some(dir),
         Err(e) => {
             tracing::warn!(dir = %dir.display(), %e, "compile cache directory unusable: the session process compiles without it");
             None
         }
-    });
+    })
+}
+
+/// Starts `hip-worker --session-child` for `session`, its link as its stdin, with a
+/// scratch directory of its own and a clean environment (the worker's holds its token).
+/// `shared`: a shared session process ([`super::shared`]), started for `session` but serving
+/// every session handed to it: it gets no session's identity, and the whole compile cache
+/// root is writable to it (each session's tenant directory comes with the session).
+pub(super) fn start(
+    session: &Session,
+    process: &SessionProcess,
+    usage_row: usize,
+    shared: bool,
+) -> std::io::Result<(Child, UnixStream, OwnedFd, Scratch)> {
+    let scratch = Scratch::create(&process.scratch_root, if shared { 0 } else { session.id() }, process.run_as)?;
+    let (client, tenant) = session.client();
+    let rtc_cache = match (shared, session.config().rtc_cache_dir.as_ref()) {
+        (false, _) => session_cache_dir(session, process),
+        (true, Some(crate::session::RtcCacheDir::Root(root) | crate::session::RtcCacheDir::Tenant(root))) => {
+            match std::fs::DirBuilder::new().recursive(true).create(root) {
+                Ok(()) => Some(root.clone()),
+                Err(e) => {
+                    tracing::warn!(dir = %root.display(), %e, "compile cache directory unusable: the shared session process compiles without it");
+                    None
+                }
+            }
+        }
+        (true, None) => None,
+    };
+    let (client, tenant) = if shared { ("shared session process", None) } else { (client, tenant) };
     let args = ChildArgs {
-        session_id: session.id(),
+        session_id: if shared { 0 } else { session.id() },
         client_name: client.to_owned(),
         tenant: tenant.map(str::to_owned),
         backend: process.backend.clone(),
@@ -208,6 +239,7 @@ pub(super) fn start(session: &Session, process: &SessionProcess, usage_row: usiz
         usage_rows: process.usage.shape().1,
         usage_devices: process.usage.shape().0,
         max_kernel_ms: session.config().kernel_watchdog.map(|limit| limit.as_millis() as u64),
+        shared,
     };
     let (ours, theirs) = UnixStream::pair()?;
     // The callback bridge: the worker's end relays into a channel it registers a ticket for
@@ -287,12 +319,12 @@ pub(super) fn start(session: &Session, process: &SessionProcess, usage_row: usiz
 
 /// Client → session process, until the client leaves or either link fails; then the
 /// session process is told (its link closes) and given [`EXIT_GRACE`] to end.
-fn client_to_child(
+pub(super) fn client_to_child(
     source: &mut dyn FrameSource,
     mut to_child: LinkSink,
     metrics: &Metrics,
     timed: &Mutex<HashMap<u64, (Family, Instant)>>,
-    child: &Mutex<SessionChild>,
+    child_ends: &(dyn Fn() + Sync),
 ) -> Result<(), TransportError> {
     let mut chunk = vec![0u8; RELAY_CHUNK_BYTES];
     let result = loop {
@@ -336,12 +368,12 @@ fn client_to_child(
     };
     // The session process sees the end of its link, frees its session and exits.
     let _ = to_child.stream().shutdown(std::net::Shutdown::Write);
-    wait(child, Some(EXIT_GRACE));
+    child_ends();
     result
 }
 
 /// Session process → client, until the session process closes the link.
-fn child_to_client(
+pub(super) fn child_to_client(
     mut from_child: LinkSource,
     replies: &ReplyWriter,
     metrics: &Metrics,
@@ -371,6 +403,7 @@ fn child_to_client(
 }
 
 /// A started session process and, once reaped, how it ended.
+#[derive(Debug)]
 pub(super) struct SessionChild {
     child: Child,
     ended: Option<ExitStatus>,

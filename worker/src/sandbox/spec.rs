@@ -43,7 +43,8 @@ pub const CUDA_JIT_CACHE_MAX_BYTES: u64 = 1 << 30;
 /// What a session process builds to serve its session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BackendSpec {
-    /// Host emulation with host code allowed (the only host sessions that run in processes).
+    /// Host emulation: with host code allowed (the host sessions that run in processes of
+    /// their own), or without, in a shared session process (a test aid, `--shared-process`).
     Host(HostConfig),
     /// NVIDIA GPUs through the CUDA driver: a context of the process's own per device.
     Cuda {
@@ -86,6 +87,7 @@ impl BackendSpec {
                 args.push(format!("devices={}", host.devices));
                 args.push(format!("memory={}", host.memory_per_device));
                 args.push(format!("stream-threads={}", host.stream_threads));
+                args.push(format!("host-code={}", u8::from(host.allow_host_code)));
                 None
             }
             Self::Cuda { selection } => selection.as_ref(),
@@ -114,7 +116,7 @@ impl BackendSpec {
             "host" => Ok(Self::Host(HostConfig {
                 devices: u32::try_from(number("devices")?).map_err(|e| format!("devices=: {e}"))?,
                 memory_per_device: number("memory")?,
-                allow_host_code: true,
+                allow_host_code: map.get("host-code").is_none_or(|v| v != "0"),
                 stream_threads: usize::try_from(number("stream-threads")?).map_err(|e| format!("stream-threads=: {e}"))?,
             })),
             "cuda" => Ok(Self::Cuda { selection }),
@@ -169,6 +171,7 @@ mod tests {
         let host = BackendSpec::Host(HostConfig { devices: 3, memory_per_device: 5 << 30, allow_host_code: true, stream_threads: 7 });
         let specs = [
             host,
+            BackendSpec::Host(HostConfig { devices: 1, memory_per_device: 1 << 30, allow_host_code: false, stream_threads: 2 }),
             BackendSpec::Cuda { selection: None },
             BackendSpec::Cuda { selection: selection.clone() },
             BackendSpec::Hip { library: "/opt/rocm-7.0.0/lib/libamdhip64.so".into(), selection: None },

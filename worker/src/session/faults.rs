@@ -138,6 +138,7 @@ impl Session {
             "session loses its work on device {device} to {name}"
         );
         self.config.metrics.session_ended_by_fault(device);
+        self.config.device_faults.note_fenced(device, self.id);
         self.faults.fenced.insert(device, fault);
         for (ptr, _) in self.allocations.drain_where(|a| a.device == device) {
             self.forget_allocation(ptr);

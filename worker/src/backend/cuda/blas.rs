@@ -437,8 +437,3 @@ impl BlasBackend for CudaBackend {
         Ok(out.0)
     }
 }
-
-/// Forgets the cuBLAS handles of `dev`, whose context was reset (they went with it).
-pub(super) fn forget_device(dev: DeviceIndex) {
-    handles().0.lock().unwrap_or_else(|p| p.into_inner()).retain(|_, (_, d)| *d != dev);
-}

@@ -96,10 +96,6 @@ struct Pinned {
     len: usize,
     /// One of the [`STAGING_RESERVED`] buffers: never freed before the backend.
     reserved: bool,
-    /// The context it was allocated in (it goes with that context's reset), and how many
-    /// resets the backend had done then.
-    ctx: usize,
-    born: u64,
 }
 
 impl Pinned {
@@ -143,9 +139,6 @@ pub struct CudaBackend {
     log_streams: Mutex<HashMap<DeviceIndex, Raw<CUstream>>>,
     /// Kernel printf output and failed asserts per stream, from the device logs.
     outputs: Mutex<crate::backend::device_log::StreamOutputs>,
-    /// Contexts reset after a sticky fault, with the reset count then: staging buffers
-    /// allocated in one before it are gone and never pooled again.
-    resets: reset::ResetLog,
     /// Launches in flight, while the kernel watchdog is on.
     launch_watch: crate::backend::launch_watch::LaunchWatch<Raw<CUevent>>,
 }
@@ -210,7 +203,6 @@ impl CudaBackend {
             log_gate: std::sync::RwLock::default(),
             log_streams: Mutex::default(),
             outputs: Mutex::default(),
-            resets: reset::ResetLog::default(),
             launch_watch: Default::default(),
         })
     }
@@ -299,8 +291,7 @@ impl CudaBackend {
         let mut ptr = std::ptr::null_mut();
         // SAFETY: valid out-pointer; freed in `Drop` or when the pool is full.
         unsafe { sys::cuMemAllocHost_v2(&mut ptr, STAGING_BYTES) }.check("cuMemAllocHost")?;
-        let (ctx, born) = self.resets.stamp();
-        Ok(Pinned { ptr: Raw(ptr.cast()), len: STAGING_BYTES, reserved, ctx, born })
+        Ok(Pinned { ptr: Raw(ptr.cast()), len: STAGING_BYTES, reserved })
     }
 
     fn take_staging(&self) -> Result<Pinned, BackendError> {
@@ -316,9 +307,6 @@ impl CudaBackend {
     /// Returns a buffer from a stream host function, where no CUDA call is allowed: it always
     /// goes back to its pool (bounded by the copies in flight).
     fn return_staging_from_host_fn(&self, p: Pinned) {
-        if self.resets.outlived(&p) {
-            return;
-        }
         if p.reserved {
             lock(&self.reserved).push(p);
         } else {
@@ -327,9 +315,6 @@ impl CudaBackend {
     }
 
     fn return_staging(&self, p: Pinned) {
-        if self.resets.outlived(&p) {
-            return;
-        }
         if p.reserved {
             lock(&self.reserved).push(p);
             return;
@@ -407,10 +392,6 @@ impl DeviceBackend for CudaBackend {
 
     fn device_properties(&self, dev: DeviceIndex) -> Result<DeviceProperties, BackendError> {
         Ok(self.device(dev)?.props.clone())
-    }
-
-    fn reset_device(&self, dev: DeviceIndex) -> Result<(), BackendError> {
-        self.reset(dev)
     }
 
     fn device_fault(&self, dev: DeviceIndex) -> Option<bool> {

@@ -1,121 +1,17 @@
-//! Resetting a device's primary context after a sticky fault (`crate::device_faults`): the
-//! backend forgets everything of the device first — streams, events, allocations, modules,
-//! device logs, cuBLAS handles and the pinned staging buffers allocated in that context —
-//! then `cuDevicePrimaryCtxReset` destroys them all and the context starts fresh on next use.
-//! Nothing is destroyed one by one: in a context in a sticky error state every call fails.
+//! What the kernel watchdog and the fault fence ask of a device's context: launches
+//! watched for overruns (`crate::backend::launch_watch`), and whether a context is in a
+//! sticky error state (`crate::device_faults`). A context in that state is never reset in
+//! place: CUDA leaves the process "in an inconsistent state" and says it "must be terminated
+//! and relaunched" (measured: after `cuDevicePrimaryCtxReset` the next
+//! `cuDevicePrimaryCtxRetain` answers the same error), so the process holding it is replaced
+//! (`crate::sandbox::shared`).
 
 use super::error::Check;
-use super::{lock, CudaBackend, Pinned};
-use crate::backend::{BackendError, DeviceIndex};
+use super::CudaBackend;
+use crate::backend::DeviceIndex;
 use cudarc::driver::sys;
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
-
-/// Contexts reset so far, so a staging buffer of a reset context that comes back from a
-/// copy in flight is dropped instead of pooled.
-#[derive(Default)]
-pub(super) struct ResetLog {
-    resets: AtomicU64,
-    /// Context → the reset count right after its latest reset.
-    contexts: Mutex<HashMap<usize, u64>>,
-}
-
-impl ResetLog {
-    /// The current context and reset count, for a pinned buffer allocated now.
-    pub(super) fn stamp(&self) -> (usize, u64) {
-        let mut ctx = std::ptr::null_mut();
-        // SAFETY: valid out-pointer.
-        let _ = unsafe { sys::cuCtxGetCurrent(&mut ctx) };
-        (ctx as usize, self.resets.load(Ordering::Acquire))
-    }
-
-    /// Whether `p` was allocated in a context reset since: its memory is gone.
-    pub(super) fn outlived(&self, p: &Pinned) -> bool {
-        lock(&self.contexts).get(&p.ctx).is_some_and(|&reset| p.born < reset)
-    }
-
-    fn record(&self, ctx: usize) {
-        let count = self.resets.fetch_add(1, Ordering::AcqRel) + 1;
-        lock(&self.contexts).insert(ctx, count);
-    }
-}
 
 impl CudaBackend {
-    /// See [`crate::backend::DeviceBackend::reset_device`].
-    pub(super) fn reset(&self, dev: DeviceIndex) -> Result<(), BackendError> {
-        let device = self.device(dev)?;
-        let ctx = device.ctx.0 as usize;
-        let streams: Vec<u64> = {
-            let mut streams = lock(&self.streams);
-            let gone: Vec<u64> = streams.iter().filter(|(_, e)| e.device == dev).map(|(&h, _)| h).collect();
-            for h in &gone {
-                streams.remove(h);
-            }
-            gone
-        };
-        {
-            let mut outputs = lock(&self.outputs);
-            for &stream in &streams {
-                outputs.forget(stream);
-            }
-        }
-        lock(&self.events).retain(|_, e| e.device != dev);
-        let freed: Vec<u64> = {
-            let mut allocations = lock(&self.allocations);
-            let gone: Vec<u64> = allocations.iter().filter(|(_, (_, d))| *d == dev).map(|(&p, _)| p).collect();
-            for p in &gone {
-                allocations.remove(p);
-            }
-            gone
-        };
-        {
-            let mut pool = lock(&self.pool_allocations);
-            for p in &freed {
-                pool.remove(p);
-            }
-        }
-        lock(&self.globals).retain(|_, (_, d)| *d != dev);
-        let modules: Vec<u64> = {
-            let mut tables = lock(&self.modules);
-            let gone: Vec<u64> = tables.modules.iter().filter(|(_, m)| m.device == dev).map(|(&h, _)| h).collect();
-            for h in &gone {
-                tables.modules.remove(h);
-            }
-            tables.functions.retain(|_, f| !gone.contains(&f.module));
-            gone
-        };
-        {
-            let mut logs = lock(&self.logs);
-            for module in modules {
-                logs.remove_module(module, None);
-            }
-        }
-        lock(&self.log_streams).remove(&dev);
-        self.launch_watch.forget_device(dev);
-        super::blas::forget_device(dev);
-        // Idle staging buffers of this context go with it (in-flight ones when they return).
-        self.resets.record(ctx);
-        lock(&self.staging).retain(|p| !self.resets.outlived(p));
-        lock(&self.reserved).retain(|p| !self.resets.outlived(p));
-        // SAFETY: a device this backend retained; nothing of its context is used any more
-        // (the sessions that held work there are fenced).
-        unsafe { sys::cuDevicePrimaryCtxReset_v2(device.dev) }.check("cuDevicePrimaryCtxReset")?;
-        super::forget_current_context();
-        // The reset keeps our retain and the handle; retaining once more brings the context
-        // up again now (not inside the next session's first call), and says if the handle
-        // moved, which the backend could not follow.
-        // SAFETY: a device of this backend; the extra retain is released just below.
-        let again =
-            unsafe { cudarc::driver::result::primary_ctx::retain(device.dev) }.map_err(|e| super::error::map("cuDevicePrimaryCtxRetain", e))?;
-        // SAFETY: releases the retain just made; the backend's own stays.
-        let _ = unsafe { cudarc::driver::result::primary_ctx::release(device.dev) };
-        if again != device.ctx.0 {
-            return Err(BackendError::Unknown(format!("the primary context of device {dev} has a new handle after its reset: restart the worker")));
-        }
-        Ok(())
-    }
-
     /// Records an event after a launch on `stream` (the watchdog is on).
     pub(super) fn watch_launch(&self, stream: sys::CUstream, dev: DeviceIndex) {
         self.launch_watch.launched((stream as usize, dev), || {

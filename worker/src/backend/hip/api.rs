@@ -129,8 +129,6 @@ entry_points! {
         hipModuleOccupancyMaxActiveBlocksPerMultiprocessor: fn(*mut c_int, Function, c_int, usize) -> HipError;
         hipModuleOccupancyMaxPotentialBlockSize: fn(*mut c_int, *mut c_int, Function, usize, c_int) -> HipError;
     } optional {
-        // Resetting a device after a sticky fault (shared mode, `crate::device_faults`).
-        hipDeviceReset: fn() -> HipError;
         // Shared host memory of same-host sessions (registered for one-DMA copies).
         hipHostRegister: fn(*mut c_void, usize, c_uint) -> HipError;
         hipHostUnregister: fn(*mut c_void) -> HipError;

@@ -349,22 +349,6 @@ impl DeviceBackend for HipBackend {
         self.launches_overrun(limit)
     }
 
-    fn reset_device(&self, dev: DeviceIndex) -> Result<(), BackendError> {
-        let reset = self.api.hipDeviceReset.ok_or_else(|| BackendError::NotSupported("this HIP runtime lacks hipDeviceReset".into()))?;
-        // Everything of the device goes with the reset; the sessions that held it are fenced.
-        lock(&self.streams).retain(|_, e| e.device != dev);
-        lock(&self.events).retain(|_, e| e.device != dev);
-        lock(&self.allocations).retain(|_, (_, d)| *d != dev);
-        lock(&self.globals).retain(|_, (_, d)| *d != dev);
-        lock(&self.modules).forget_device(dev);
-        lock(&self.last_completion).retain(|(_, d), _| *d != dev);
-        lock(&self.scrub_streams).remove(&dev);
-        self.launch_watch.forget_device(dev);
-        self.enter(dev)?;
-        // SAFETY: the device was made current just above; nothing of it is used any more.
-        unsafe { reset() }.check("hipDeviceReset")
-    }
-
     fn name(&self) -> &'static str {
         "hip"
     }

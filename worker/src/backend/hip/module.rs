@@ -61,14 +61,6 @@ pub(super) struct ModuleTables {
     functions: HashMap<u64, FunctionEntry>,
 }
 
-impl ModuleTables {
-    /// Forgets every module and function of `dev` (its context was reset).
-    pub(super) fn forget_device(&mut self, dev: DeviceIndex) {
-        self.modules.retain(|_, m| m.device != dev);
-        self.functions.retain(|_, f| f.device != dev);
-    }
-}
-
 impl HipBackend {
     fn func_attr(&self, f: Function, attribute: i32) -> Result<i32, BackendError> {
         let mut v = 0;

@@ -573,6 +573,7 @@ impl MemoryBackend for HostBackend {
 
     fn malloc(&self, dev: DeviceIndex, size: u64) -> Result<DevicePtr, BackendError> {
         let device = self.device(dev)?;
+        self.injected.on_malloc(dev, size)?;
         if size == 0 {
             return Ok(DevicePtr::NULL);
         }
