@@ -9,7 +9,7 @@
 //! slowly than the GPU runs its work, without synchronizing) count too.
 
 use super::error::Check;
-use super::{lock, sys, CudaBackend, Raw};
+use super::{lock, read, sys, CudaBackend, Raw};
 use crate::accounting::DeviceTime;
 use crate::backend::{BackendError, StreamHandle};
 use cudarc::driver::sys::{CUevent, CUstream};
@@ -142,7 +142,7 @@ impl CudaBackend {
     pub(super) fn work_stream(&self, stream: Option<StreamHandle>, dev: crate::backend::DeviceIndex) -> Result<CUstream, BackendError> {
         let Some(handle) = stream else { return self.stream(None, dev) };
         let (raw, device, account) = {
-            let streams = lock(&self.streams);
+            let streams = read(&self.streams);
             let e = streams.get(&handle.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("stream {:#x}", handle.as_raw())))?;
             (e.raw, e.device, e.account.clone())
         };
@@ -154,7 +154,7 @@ impl CudaBackend {
     }
 
     fn stream_account(&self, stream: StreamHandle) -> Option<Arc<StreamAccount>> {
-        lock(&self.streams).get(&stream.as_raw()).and_then(|e| e.account.clone())
+        read(&self.streams).get(&stream.as_raw()).and_then(|e| e.account.clone())
     }
 
     /// `cuStreamSynchronize(s)` of `stream` (resolved to `s`), ending its bracket before and

@@ -6,7 +6,7 @@
 //! device side ends an asserting thread without a trap, so the shared context stays usable.
 
 use super::error::Check;
-use super::{lock, sys, CudaBackend, Raw};
+use super::{lock, read, sys, CudaBackend, Raw};
 use crate::backend::device_log::{Delivery, DeviceLog, LogMemory, Waited, HEADER_BYTES, NULL_STREAM, SYMBOL};
 use crate::backend::{BackendError, DeviceIndex, StreamHandle};
 use cudarc::driver::sys::{CUmodule, CUstream};
@@ -159,7 +159,7 @@ impl CudaBackend {
     /// on it. Their headers are copied on `s` itself before the wait, into pinned memory, so
     /// the common case — nothing printed — costs no round trip of its own.
     pub(super) fn synchronize_stream(&self, stream: StreamHandle, s: CUstream) -> Result<(), BackendError> {
-        let account = lock(&self.streams).get(&stream.as_raw()).and_then(|e| e.account.clone());
+        let account = read(&self.streams).get(&stream.as_raw()).and_then(|e| e.account.clone());
         self.synchronize_stream_accounted(stream, s, account.as_deref())
     }
 
@@ -241,7 +241,7 @@ impl CudaBackend {
     /// Returns the asserts.
     pub(super) fn deliver(&self, delivery: Delivery) -> u32 {
         let asserts = delivery.asserts;
-        if delivery.stream != NULL_STREAM && lock(&self.streams).contains_key(&delivery.stream) {
+        if delivery.stream != NULL_STREAM && read(&self.streams).contains_key(&delivery.stream) {
             lock(&self.outputs).deliver(delivery);
         } else if !delivery.text.is_empty() {
             tracing::debug!(bytes = delivery.text.len(), "kernel printf output of a stream no longer there dropped");

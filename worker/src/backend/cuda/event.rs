@@ -3,7 +3,7 @@
 use cudarc::driver::sys::CUevent;
 
 use super::error::Check;
-use super::{error, lock, sys, CudaBackend, EventEntry, Raw};
+use super::{error, lock, read, sys, CudaBackend, EventEntry, Raw};
 
 use crate::backend::{validate_event_flags, BackendError, DeviceIndex, EventBackend, EventHandle, StreamHandle};
 
@@ -41,7 +41,7 @@ impl EventBackend for CudaBackend {
         };
         let s = self.stream(stream, device)?;
         // A client's event ends a batch of device time: what follows may come after a wait.
-        if let Some(account) = stream.and_then(|h| lock(&self.streams).get(&h.as_raw()).and_then(|e| e.account.clone())) {
+        if let Some(account) = stream.and_then(|h| read(&self.streams).get(&h.as_raw()).and_then(|e| e.account.clone())) {
             account.close(s);
             account.settle();
         }

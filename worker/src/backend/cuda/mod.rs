@@ -37,7 +37,7 @@ use error::Check;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Size of one pinned staging buffer (the client's copy chunk size).
 pub const STAGING_BYTES: usize = proto_core::limits::DEFAULT_COPY_CHUNK;
@@ -111,7 +111,8 @@ pub struct CudaBackend {
     /// context handles were released) in the per-thread cache of [`CudaBackend::enter`].
     instance: u64,
     devices: Vec<Device>,
-    streams: Mutex<HandleMap<u64, StreamEntry>>,
+    /// Read on every launch and copy of every session: shared, so sessions do not queue.
+    streams: RwLock<HandleMap<u64, StreamEntry>>,
     events: Mutex<HandleMap<u64, EventEntry>>,
     allocations: Mutex<HashMap<u64, (u64, DeviceIndex)>>,
     /// The allocations of `allocations` made by `cuMemAllocAsync` (pool memory).
@@ -122,7 +123,7 @@ pub struct CudaBackend {
     /// Every reserved staging buffer, (address, length); allocated on first request.
     reserved_ranges: std::sync::OnceLock<Vec<(usize, usize)>>,
     next_handle: AtomicU64,
-    modules: Mutex<module::ModuleTables>,
+    modules: RwLock<module::ModuleTables>,
     /// Module globals: device memory for copies, never freeable.
     globals: Mutex<HashMap<u64, (u64, DeviceIndex)>>,
     /// Memory opened from other processes (`hipIpcOpenMemHandle` in a session process).
@@ -160,6 +161,14 @@ pub fn forget_current_context() {
     CURRENT_CONTEXT.with(|c| c.set((0, 0)));
 }
 
+fn read<T>(m: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    m.read().unwrap_or_else(|p| p.into_inner())
+}
+
+fn write<T>(m: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    m.write().unwrap_or_else(|p| p.into_inner())
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -187,7 +196,7 @@ impl CudaBackend {
         Ok(Self {
             instance: INSTANCES.fetch_add(1, Ordering::Relaxed) + 1,
             devices,
-            streams: Mutex::default(),
+            streams: RwLock::default(),
             events: Mutex::default(),
             allocations: Mutex::default(),
             pool_allocations: Mutex::default(),
@@ -195,7 +204,7 @@ impl CudaBackend {
             reserved: Mutex::default(),
             reserved_ranges: std::sync::OnceLock::new(),
             next_handle: AtomicU64::new(1),
-            modules: Mutex::default(),
+            modules: RwLock::default(),
             globals: Mutex::default(),
             ipc_opened: Mutex::default(),
             event_pages: Mutex::default(),
@@ -277,7 +286,7 @@ impl CudaBackend {
             }
             Some(s) => {
                 let (raw, device) = {
-                    let streams = lock(&self.streams);
+                    let streams = read(&self.streams);
                     let e = streams.get(&s.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("stream {:#x}", s.as_raw())))?;
                     (e.raw, e.device)
                 };

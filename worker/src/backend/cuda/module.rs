@@ -4,7 +4,7 @@
 //! through `cuLaunchKernel`'s `extra` (`CU_LAUNCH_PARAM_BUFFER_POINTER`), exactly as packed.
 
 use super::error::Check;
-use super::{lock, CudaBackend, Raw};
+use super::{lock, read, write, CudaBackend, Raw};
 use crate::backend::HandleMap;
 use crate::backend::{
     BackendError, DeviceIndex, DevicePtr, FunctionAttribute, FunctionAttributes, FunctionHandle, KernelFunction, LaunchConfig, ModuleBackend,
@@ -79,7 +79,7 @@ fn param_layout(f: CUfunction) -> Vec<ParamLayout> {
 
 impl CudaBackend {
     pub(super) fn function_entry<R>(&self, function: FunctionHandle, f: impl FnOnce(&FunctionEntry) -> R) -> Result<R, BackendError> {
-        let t = lock(&self.modules);
+        let t = read(&self.modules);
         let e = t.functions.get(&function.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("function {:#x}", function.as_raw())))?;
         Ok(f(e))
     }
@@ -109,14 +109,14 @@ impl ModuleBackend for CudaBackend {
         // SAFETY: `image` is a complete image in memory for the duration of the call.
         unsafe { sys::cuModuleLoadData(&mut raw, image.as_ptr().cast()) }.check("cuModuleLoadData")?;
         let id = self.handle();
-        lock(&self.modules).modules.insert(id, ModuleEntry { raw: Raw(raw), device: dev, functions: HashMap::new(), globals: Vec::new() });
+        write(&self.modules).modules.insert(id, ModuleEntry { raw: Raw(raw), device: dev, functions: HashMap::new(), globals: Vec::new() });
         self.open_device_log(id, raw, dev);
         Ok(ModuleHandle::from_raw(id))
     }
 
     fn module_unload(&self, module: ModuleHandle) -> Result<(), BackendError> {
         let entry = {
-            let mut t = lock(&self.modules);
+            let mut t = write(&self.modules);
             let entry = t.modules.remove(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
             for f in entry.functions.values() {
                 t.functions.remove(f);
@@ -151,7 +151,7 @@ impl ModuleBackend for CudaBackend {
 
     fn module_function(&self, module: ModuleHandle, name: &str) -> Result<KernelFunction, BackendError> {
         let (raw, device, known) = {
-            let t = lock(&self.modules);
+            let t = read(&self.modules);
             let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
             (m.raw, m.device, m.functions.get(name).copied())
         };
@@ -173,7 +173,7 @@ impl ModuleBackend for CudaBackend {
         let params = param_layout(f);
         let attrs = attributes(f)?;
         let id = self.handle();
-        let mut t = lock(&self.modules);
+        let mut t = write(&self.modules);
         t.functions.insert(id, FunctionEntry { raw: Raw(f), module: module.as_raw(), device, params: params.clone(), attributes: attrs });
         if let Some(m) = t.modules.get_mut(&module.as_raw()) {
             m.functions.insert(name.to_string(), id);
@@ -183,7 +183,7 @@ impl ModuleBackend for CudaBackend {
 
     fn module_global(&self, module: ModuleHandle, name: &str) -> Result<(DevicePtr, u64), BackendError> {
         let (raw, device) = {
-            let t = lock(&self.modules);
+            let t = read(&self.modules);
             let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
             (m.raw, m.device)
         };
@@ -193,7 +193,7 @@ impl ModuleBackend for CudaBackend {
         // SAFETY: a live module; valid out-pointers.
         unsafe { sys::cuModuleGetGlobal_v2(&mut ptr, &mut size, raw.0, cname.as_ptr()) }.check("cuModuleGetGlobal")?;
         lock(&self.globals).insert(ptr, (size as u64, device));
-        if let Some(m) = lock(&self.modules).modules.get_mut(&module.as_raw()) {
+        if let Some(m) = write(&self.modules).modules.get_mut(&module.as_raw()) {
             m.globals.push(ptr);
         }
         Ok((DevicePtr(ptr), size as u64))
@@ -214,7 +214,7 @@ impl ModuleBackend for CudaBackend {
         };
         // SAFETY: a live function of the current context.
         unsafe { sys::cuFuncSetAttribute(f.0, attrib, value) }.check("cuFuncSetAttribute")?;
-        if let Some(e) = lock(&self.modules).functions.get_mut(&function.as_raw()) {
+        if let Some(e) = write(&self.modules).functions.get_mut(&function.as_raw()) {
             match attribute {
                 FunctionAttribute::MaxDynamicSharedSize => e.attributes.max_dynamic_shared_size = value,
                 FunctionAttribute::PreferredSharedCarveout => e.attributes.preferred_shmem_carveout = value,
@@ -259,7 +259,7 @@ impl ModuleBackend for CudaBackend {
     /// `cuFuncGetName` (12.3).
     fn module_function_names(&self, module: ModuleHandle) -> Result<Vec<String>, BackendError> {
         let (raw, device) = {
-            let t = lock(&self.modules);
+            let t = read(&self.modules);
             let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
             (m.raw, m.device)
         };

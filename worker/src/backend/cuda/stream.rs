@@ -1,7 +1,7 @@
 //! Streams on CUDA: `CUstream`s of the device's primary context.
 
 use super::error::Check;
-use super::{lock, sys, CudaBackend, Raw, StreamEntry};
+use super::{lock, sys, write, CudaBackend, Raw, StreamEntry};
 use crate::backend::{BackendError, DeviceIndex, EventHandle, HostFn, StreamBackend, StreamHandle};
 
 impl StreamBackend for CudaBackend {
@@ -20,13 +20,13 @@ impl StreamBackend for CudaBackend {
         // SAFETY: valid out-pointer, context current.
         unsafe { sys::cuStreamCreateWithPriority(&mut raw, flags, priority) }.check("cuStreamCreateWithPriority")?;
         let id = self.handle();
-        lock(&self.streams).insert(id, StreamEntry { raw: Raw(raw), device: dev, account: None });
+        write(&self.streams).insert(id, StreamEntry { raw: Raw(raw), device: dev, account: None });
         Ok(StreamHandle::from_raw(id))
     }
 
     fn stream_destroy(&self, stream: StreamHandle) -> Result<(), BackendError> {
         let entry =
-            lock(&self.streams).remove(&stream.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("stream {:#x}", stream.as_raw())))?;
+            write(&self.streams).remove(&stream.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("stream {:#x}", stream.as_raw())))?;
         self.enter(entry.device)?;
         // Drain first so host functions referencing this backend finish; the device logs
         // are read, so their modules know the stream's kernels are done (the text is lost
@@ -53,7 +53,7 @@ impl StreamBackend for CudaBackend {
     }
 
     fn account_stream(&self, stream: StreamHandle, account: std::sync::Arc<crate::accounting::DeviceTime>) -> Result<(), BackendError> {
-        let mut streams = lock(&self.streams);
+        let mut streams = write(&self.streams);
         let entry = streams.get_mut(&stream.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("stream {:#x}", stream.as_raw())))?;
         entry.account.get_or_insert_with(|| std::sync::Arc::new(super::accounting::StreamAccount::new(account)));
         Ok(())
