@@ -211,7 +211,13 @@ pub(super) fn start(
     let rtc_cache = match (shared, session.config().rtc_cache_dir.as_ref()) {
         (false, _) => session_cache_dir(session, process),
         (true, Some(crate::session::RtcCacheDir::Root(root) | crate::session::RtcCacheDir::Tenant(root))) => {
-            match std::fs::DirBuilder::new().recursive(true).create(root) {
+            // The CUDA JIT cache of the shared process (CUDA_CACHE_PATH), made for the session
+            // user: the root is the worker's.
+            let made = std::fs::DirBuilder::new()
+                .recursive(true)
+                .create(root)
+                .and_then(|()| tenant_cache_dir(&root.join(super::spec::CUDA_JIT_CACHE_DIR), process.run_as));
+            match made {
                 Ok(()) => Some(root.clone()),
                 Err(e) => {
                     tracing::warn!(dir = %root.display(), %e, "compile cache directory unusable: the shared session process compiles without it");
