@@ -18,8 +18,7 @@
  *   session_limits big <MiB>  (any worker) allocates <MiB> MiB in one hipMalloc, sets its first
  *                             and last MiB and reads them back.
  */
-#include "check.h"
-#include <hip/hiprtc.h>
+#include "rtc_module.h"
 
 static const char* BIG_SOURCE =
     "#include <hip/hip_runtime.h>\n"
@@ -50,14 +49,6 @@ static const char* SMALL_SOURCE =
     "  out[0] = written;\n"
     "}\n";
 
-#define RTC_CHECK(expr)                                                                       \
-  do {                                                                                        \
-    hiprtcResult r_ = (expr);                                                                 \
-    if (r_ != HIPRTC_SUCCESS) {                                                               \
-      printf("FAIL %s:%d: %s returned %s\n", __FILE__, __LINE__, #expr, hiprtcGetErrorString(r_)); \
-      exit(1);                                                                                \
-    }                                                                                         \
-  } while (0)
 
 /* Compiles `source`: the module on success; NULL with the log in `log_out` on failure. */
 static hipModule_t compile(const char* source, char** log_out) {

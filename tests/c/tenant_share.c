@@ -17,8 +17,7 @@
  *                                      ran (at most MAX_VERIFY_SECONDS); prints "RUNNING" after
  *                                      the first round and "VERIFIED <rounds>" at the end.
  */
-#include "check.h"
-#include <hip/hiprtc.h>
+#include "rtc_module.h"
 #include <unistd.h>
 
 /* Launches between two synchronizations in `loop`. */
@@ -45,14 +44,6 @@ static const char* SOURCE =
     "  if (i < n) y[i] = a * x[i] + y[i];\n"
     "}\n";
 
-#define RTC_CHECK(expr)                                                                        \
-  do {                                                                                         \
-    hiprtcResult r_ = (expr);                                                                  \
-    if (r_ != HIPRTC_SUCCESS) {                                                                \
-      printf("FAIL %s:%d: %s returned %s\n", __FILE__, __LINE__, #expr, hiprtcGetErrorString(r_)); \
-      exit(1);                                                                                 \
-    }                                                                                          \
-  } while (0)
 
 static double now_us(void) {
   struct timespec t;
