@@ -148,9 +148,8 @@ fn hipcc_program_builds_and_runs_from_the_layout() {
     install(&prefix);
     let hipcc = prefix.join("bin/hipcc");
     let version = in_layout(Command::new(&hipcc), &prefix).arg("--version").output().expect("run the installed hipcc");
-    let version = String::from_utf8_lossy(&version.stdout).into_owned();
-    if let Some(why) = version.lines().find_map(|l| l.strip_prefix("(no compiler: ")) {
-        eprintln!("skipped: the installed hipcc finds no clang here ({}", why.trim());
+    if !String::from_utf8_lossy(&version.stdout).lines().any(|l| l.starts_with("Compiler: ")) {
+        eprintln!("skipped: the installed hipcc finds no clang here ({})", String::from_utf8_lossy(&version.stderr).trim());
         return;
     }
     let exe = tmp.path().join("vector_add");
