@@ -97,12 +97,8 @@ fn queries_need_no_compiler() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "");
     let stderr = text(&out.stderr);
-    let list: Vec<&str> = stderr
-        .lines()
-        .skip_while(|l| *l != "#include <...> search starts here:")
-        .skip(1)
-        .take_while(|l| *l != "End of search list.")
-        .collect();
+    let list: Vec<&str> =
+        stderr.lines().skip_while(|l| *l != "#include <...> search starts here:").skip(1).take_while(|l| *l != "End of search list.").collect();
     assert!(stderr.contains("End of search list."), "{stderr}");
     assert_eq!(list.first().map(|l| l.trim()), Some(user.to_str().unwrap()), "-I first: {stderr}");
     assert_eq!(list.get(1).map(|l| l.trim()), Some(ours.to_str().unwrap()), "then our headers: {stderr}");

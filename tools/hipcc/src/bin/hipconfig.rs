@@ -34,12 +34,9 @@ fn main() {
             Err(e) => fail(&e),
         },
         "--check" => match find_clang() {
-            Ok(clang) => format!(
-                "hip-remote: clang {}, headers {}, libraries {}\n",
-                clang.display(),
-                layout.include_dir.display(),
-                layout.lib_dir.display()
-            ),
+            Ok(clang) => {
+                format!("hip-remote: clang {}, headers {}, libraries {}\n", clang.display(), layout.include_dir.display(), layout.lib_dir.display())
+            }
             Err(e) => fail(&e),
         },
         "--full" | "-f" | "--help" | "-h" => {
