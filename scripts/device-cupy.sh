@@ -40,10 +40,10 @@ if [ -z "${HIP_REMOTE_WORKER:-}" ]; then
   [ -n "$HIP_REMOTE_WORKER" ] || { echo "cupy: worker did not start"; cat "$OUT/cupy-worker.log"; exit 1; }
 fi
 export HIP_REMOTE_WORKER
-# CuPy runs `hipcc -x hip -E -v /dev/null` for include directories; our hipcc drives a system
-# clang (clang++-14 to -19 or clang++; it says "(no compiler: ...)" when it finds none).
-"$ROCM/bin/hipcc" --version 2>/dev/null | grep -q "(no compiler:" &&
-  echo "cupy: our hipcc finds no clang here: CuPy's \`hipcc -E -v\` query will fail (docs/CUPY.md)"
+# CuPy runs `hipcc -x hip -E -v /dev/null` for include directories (answered without a
+# compiler); our hipcc names the clang it drives on a `Compiler:` line, when it finds one.
+"$ROCM/bin/hipcc" --version 2>/dev/null | grep -q "^Compiler: " ||
+  echo "cupy: our hipcc finds no clang here (it answers CuPy's \`hipcc -E -v\` query without one)"
 if (cd "$PACK/cupy/tests" && PYTHONPATH=$SITE timeout 600 "$PY" -m pytest -q -p no:cacheprovider -rs . >"$OUT/cupy-tests.log" 2>&1); then
   echo "PASS CuPy for ROCm against $HIP_REMOTE_WORKER ($(tail -n 1 "$OUT/cupy-tests.log"))"
 else

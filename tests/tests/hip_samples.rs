@@ -45,11 +45,11 @@ fn built() -> &'static Built {
             return Built::Skipped(format!("HIP samples: our hipcc is not built ({} is missing)", hipcc.display()));
         }
         // Our hipcc drives the system clang (clang++-15 on Debian 12); `hipcc --version` names
-        // the one it found, or says "(no compiler: <why>)".
+        // the one it found on a `Compiler: ` line, or says on stderr why there is none.
         let version = Command::new(&hipcc).arg("--version").output().unwrap_or_else(|e| panic!("cannot run {}: {e}", hipcc.display()));
-        let version = String::from_utf8_lossy(&version.stdout);
-        if let Some(why) = version.lines().find_map(|line| line.strip_prefix("(no compiler: ")) {
-            return Built::Skipped(format!("HIP samples: our hipcc finds no clang here ({}", why.trim()));
+        if !String::from_utf8_lossy(&version.stdout).lines().any(|line| line.starts_with("Compiler: ")) {
+            let why = String::from_utf8_lossy(&version.stderr);
+            return Built::Skipped(format!("HIP samples: our hipcc finds no clang here ({})", why.trim()));
         }
         let out_dir = target_debug_dir().join("hip-samples");
         std::fs::create_dir_all(&out_dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", out_dir.display()));

@@ -110,8 +110,8 @@ fn hipcc_build(name: &str, out_dir: &Path) -> Result<PathBuf, String> {
         return Err(format!("our hipcc is not built ({} is missing)", hipcc.display()));
     }
     let version = Command::new(&hipcc).arg("--version").output().map_err(|e| format!("cannot run {}: {e}", hipcc.display()))?;
-    if let Some(why) = String::from_utf8_lossy(&version.stdout).lines().find_map(|l| l.strip_prefix("(no compiler: ")) {
-        return Err(format!("our hipcc finds no clang here ({}", why.trim()));
+    if !String::from_utf8_lossy(&version.stdout).lines().any(|l| l.starts_with("Compiler: ")) {
+        return Err(format!("our hipcc finds no clang here ({})", String::from_utf8_lossy(&version.stderr).trim()));
     }
     let src = workspace_root().join(format!("tests/hip/tenants/{name}.hip"));
     let exe = out_dir.join(name);

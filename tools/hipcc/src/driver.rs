@@ -12,7 +12,7 @@ use hip_code_object::portable::{SourceEntry, PTX_ENTRY_PREFIX, SOURCE_ENTRY_ID};
 
 use crate::args::{Args, Mode, Source};
 use crate::device_source::{self, DeviceSource};
-use crate::toolchain::Toolchain;
+use crate::toolchain::{self, Layout, Toolchain};
 use crate::{ast, HIP_VERSION};
 
 /// The header every HIP pass force-includes: the kernel language on clang.
@@ -27,6 +27,11 @@ const HOST_PASS_OFFLOAD_ARCH: &str = "--offload-arch=gfx90a";
 pub fn run(args: &Args) -> Result<(), String> {
     if args.mode == Mode::Version {
         return version();
+    }
+    if args.mode == Mode::Preprocess {
+        if let Err(no_clang) = toolchain::find_clang() {
+            return preprocess_without_clang(args, &no_clang);
+        }
     }
     let tc = Toolchain::find()?;
     if args.mode == Mode::Preprocess {
@@ -55,15 +60,18 @@ pub fn run(args: &Args) -> Result<(), String> {
     Ok(())
 }
 
+/// ROCm's `hipcc --version`: the HIP version line, then the compiler's own version text (which
+/// names where it is installed) when there is a compiler; nothing else needs one.
 fn version() -> Result<(), String> {
     println!("HIP version: {HIP_VERSION}");
     println!("hip-remote hipcc {} (HIP programs for any hip-remote worker)", env!("CARGO_PKG_VERSION"));
-    match Toolchain::find() {
-        Ok(tc) => {
-            let out = tc.clang().arg("--version").output().map_err(|e| e.to_string())?;
+    match toolchain::find_clang() {
+        Ok(clang) => {
+            let out = Command::new(&clang).arg("--version").output().map_err(|e| format!("{}: {e}", clang.display()))?;
+            println!("Compiler: {}", clang.display());
             print!("{}", String::from_utf8_lossy(&out.stdout));
         }
-        Err(e) => println!("(no compiler: {e})"),
+        Err(e) => eprintln!("hipcc: note: {e} (compiling needs one; this answer does not)"),
     }
     Ok(())
 }
@@ -298,6 +306,73 @@ fn preprocess(tc: &Toolchain, args: &Args) -> Result<(), String> {
     }
     exec(cmd, args.verbose)
 }
+
+/// `-E` with no clang installed. `-v` prints the include search list in clang's words (what
+/// CuPy's `hipcc -x hip -E -v /dev/null` reads: the kernels themselves compile on the worker);
+/// empty inputs preprocess to nothing; anything else needs the compiler.
+fn preprocess_without_clang(args: &Args, no_clang: &str) -> Result<(), String> {
+    let layout = Layout::find()?;
+    if args.verbose {
+        eprint!("{}", include_search_list(args, &layout));
+    }
+    for source in &args.sources {
+        let text = std::fs::read(&source.path).map_err(|e| format!("{}: {e}", source.path.display()))?;
+        if !text.is_empty() {
+            return Err(format!("{}: preprocessing needs a compiler: {no_clang}", source.path.display()));
+        }
+    }
+    if let Some(out) = &args.output {
+        std::fs::write(out, "").map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    Ok(())
+}
+
+/// The directories a HIP pass searches, listed as clang's `-v` lists them: `-iquote` for
+/// `#include "..."`; for `#include <...>`, `-I`, `-isystem`, our headers, the system
+/// directories and `-idirafter`, in that order.
+fn include_search_list(args: &Args, layout: &Layout) -> String {
+    let mut quote = Vec::new();
+    let (mut user, mut system, mut after) = (Vec::new(), Vec::new(), Vec::new());
+    let mut flags = args.preprocessor.iter();
+    while let Some(flag) = flags.next() {
+        let list = match flag.as_str() {
+            "-iquote" => &mut quote,
+            "-isystem" => &mut system,
+            "-idirafter" => &mut after,
+            _ => {
+                if let Some(dir) = flag.strip_prefix("-I") {
+                    user.push(PathBuf::from(dir));
+                }
+                continue;
+            }
+        };
+        if let Some(dir) = flags.next() {
+            list.push(PathBuf::from(dir));
+        }
+    }
+    let standard = SYSTEM_INCLUDE_DIRS.iter().map(PathBuf::from).filter(|d| d.is_dir());
+    let named = user.into_iter().chain(system).chain([layout.include_dir.clone()]);
+    let angle: Vec<PathBuf> = named.chain(standard).chain(after).collect();
+    // As clang: named directories that do not exist are reported and left out.
+    let mut text = String::new();
+    for dir in quote.iter().chain(&angle).filter(|d| !d.is_dir()) {
+        text += &format!("ignoring nonexistent directory \"{}\"\n", dir.display());
+    }
+    let (quote, angle): (Vec<PathBuf>, Vec<PathBuf>) =
+        (quote.into_iter().filter(|d| d.is_dir()).collect(), angle.into_iter().filter(|d| d.is_dir()).collect());
+    text += "#include \"...\" search starts here:\n";
+    for dir in quote {
+        text += &format!(" {}\n", dir.display());
+    }
+    text += "#include <...> search starts here:\n";
+    for dir in angle {
+        text += &format!(" {}\n", dir.display());
+    }
+    text + "End of search list.\n"
+}
+
+/// The system header directories clang searches on Linux (those that exist are listed).
+const SYSTEM_INCLUDE_DIRS: &[&str] = &["/usr/local/include", "/usr/include/x86_64-linux-gnu", "/usr/include"];
 
 /// Links against our `libamdhip64` (found at run time through the rpath).
 fn link(tc: &Toolchain, args: &Args, objects: &[PathBuf]) -> Result<(), String> {

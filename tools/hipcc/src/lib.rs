@@ -16,5 +16,7 @@ pub mod device_source;
 pub mod driver;
 pub mod toolchain;
 
-/// The HIP version hipcc and hipconfig report: the ROCm release whose ABI our headers carry.
-pub const HIP_VERSION: &str = "7.2.53211-hip-remote";
+/// The HIP version hipcc and hipconfig report, in ROCm's form `MAJOR.MINOR.PATCH-GITHASH`
+/// (upstream's CMake splits it there): the ROCm release whose ABI our headers carry, and this
+/// build's commit (`unknown` when built outside a git checkout).
+pub const HIP_VERSION: &str = concat!("7.2.53211-", env!("HIP_REMOTE_GITHASH"));

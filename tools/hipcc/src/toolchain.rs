@@ -28,8 +28,21 @@ pub struct Toolchain {
     pub prefix: PathBuf,
 }
 
-impl Toolchain {
-    /// Finds everything, or says what is missing.
+/// Where our headers and libraries are: all that hipconfig, `hipcc --version` and the include
+/// list of `hipcc -E -v` need (no compiler).
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// Our HIP headers (`hip/hip_runtime.h`, `hip_remote/hipcc_device.h`).
+    pub include_dir: PathBuf,
+    /// Where `libamdhip64.so` is.
+    pub lib_dir: PathBuf,
+    /// The installation prefix (`hipconfig --path`).
+    pub prefix: PathBuf,
+}
+
+impl Layout {
+    /// Finds the headers and libraries (an installed prefix, `ROCM_PATH`, or a source tree), or
+    /// says what is missing.
     pub fn find() -> Result<Self, String> {
         let exe = std::env::current_exe().map_err(|e| format!("cannot locate hipcc itself: {e}"))?;
         let exe_dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -51,6 +64,14 @@ impl Toolchain {
         if !include_dir.join(INCLUDE_MARKER).is_file() {
             return Err(format!("hip-remote's headers are not at {} (set ROCM_PATH to an installed prefix)", include_dir.display()));
         }
+        Ok(Self { include_dir, lib_dir, prefix })
+    }
+}
+
+impl Toolchain {
+    /// Finds everything, or says what is missing.
+    pub fn find() -> Result<Self, String> {
+        let Layout { include_dir, lib_dir, prefix } = Layout::find()?;
         Ok(Self { clang: find_clang()?, include_dir, lib_dir, libdevice: find_libdevice(), prefix })
     }
 
@@ -64,9 +85,13 @@ fn runs(program: &Path) -> bool {
     Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success())
 }
 
-fn find_clang() -> Result<PathBuf, String> {
+/// The clang++ hipcc drives: `HIP_REMOTE_CLANG`, else `HIP_CLANG_PATH/clang++`, else the first
+/// of the usual names on `PATH` that runs.
+/// The path is absolute when found on `PATH`, so its directory can be reported
+/// (`hipconfig --hipclangpath`).
+pub fn find_clang() -> Result<PathBuf, String> {
     if let Some(named) = std::env::var_os(CLANG_ENV) {
-        let named = PathBuf::from(named);
+        let named = on_path(Path::new(&named));
         return if runs(&named) { Ok(named) } else { Err(format!("{CLANG_ENV}={} does not run", named.display())) };
     }
     if let Some(dir) = std::env::var_os("HIP_CLANG_PATH") {
@@ -75,13 +100,22 @@ fn find_clang() -> Result<PathBuf, String> {
             return Ok(clang);
         }
     }
-    CLANG_CANDIDATES.iter().map(PathBuf::from).find(|c| runs(c)).ok_or_else(|| {
+    CLANG_CANDIDATES.iter().map(|name| on_path(Path::new(name))).find(|c| runs(c)).ok_or_else(|| {
         format!(
             "no clang++ found (tried {}): hip-remote's hipcc drives the system clang (14 or newer, with the \
              NVPTX target); install clang or name one with {CLANG_ENV}",
             CLANG_CANDIDATES.join(", ")
         )
     })
+}
+
+/// `program` as the shell would find it: a bare name looked up on `PATH` (itself when absent).
+fn on_path(program: &Path) -> PathBuf {
+    if program.components().count() != 1 {
+        return program.to_path_buf();
+    }
+    let dirs = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&dirs).map(|dir| dir.join(program)).find(|p| p.is_file()).unwrap_or_else(|| program.to_path_buf())
 }
 
 fn find_libdevice() -> Option<PathBuf> {

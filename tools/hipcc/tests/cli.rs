@@ -2,7 +2,7 @@
 //! `--genco` writes (its entries parsed back). Compiling needs a clang; without one those
 //! checks are skipped (and counted as skips by the test command).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use hip_code_object::fatbin::Bundle;
@@ -14,7 +14,38 @@ fn hipcc() -> Command {
 
 fn have_clang() -> bool {
     let out = hipcc().arg("--version").output().unwrap();
-    !String::from_utf8_lossy(&out.stdout).contains("(no compiler:")
+    String::from_utf8_lossy(&out.stdout).lines().any(|l| l.starts_with("Compiler: "))
+}
+
+fn hipconfig() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_hipconfig"))
+}
+
+/// Both tools with the clang lookup pointed at `clang` (a path that may not exist) and no
+/// other way to find one.
+fn with_clang(mut cmd: Command, clang: &Path) -> Command {
+    cmd.env("HIP_REMOTE_CLANG", clang).env_remove("HIP_CLANG_PATH");
+    cmd
+}
+
+/// A stand-in clang++ that answers `--version` (all hipconfig and `hipcc --version` ask of it).
+fn fake_clang(dir: &Path, name: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, "#!/bin/sh\necho \"fake clang version 99.0.0\"\necho \"InstalledDir: $(dirname \"$0\")\"\n").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The commit this build was made from, as `git rev-parse` gives it (the oracle for the hash
+/// in `hipconfig --version`), or `None` outside a git checkout.
+fn build_commit() -> Option<String> {
+    let out = Command::new("git").args(["rev-parse", "--short=9", "HEAD"]).current_dir(env!("CARGO_MANIFEST_DIR")).output().ok()?;
+    out.status.success().then(|| text(&out.stdout).trim().to_string())
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -27,14 +58,95 @@ fn scratch(name: &str) -> PathBuf {
 fn version_lines_are_what_tools_parse() {
     let out = hipcc().arg("--version").output().unwrap();
     assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.lines().next().unwrap().starts_with("HIP version: 7.2."), "{text}");
-    let config = Command::new(env!("CARGO_BIN_EXE_hipconfig")).arg("--version").output().unwrap();
-    if config.status.success() {
-        assert_eq!(String::from_utf8_lossy(&config.stdout), "7.2.53211");
-        let platform = Command::new(env!("CARGO_BIN_EXE_hipconfig")).arg("--platform").output().unwrap();
-        assert_eq!(String::from_utf8_lossy(&platform.stdout), "amd");
+    let hipcc_says = text(&out.stdout);
+    assert!(hipcc_says.lines().next().unwrap().starts_with("HIP version: 7.2."), "{hipcc_says}");
+    // ROCm's `MAJOR.MINOR.PATCH-GITHASH`, no newline: upstream's CMake splits it at the dash.
+    let config = hipconfig().arg("--version").output().unwrap();
+    assert!(config.status.success(), "{}", text(&config.stderr));
+    let version = text(&config.stdout);
+    let (number, hash) = version.split_once('-').unwrap_or_else(|| panic!("no -GITHASH in {version:?}"));
+    assert_eq!(number, "7.2.53211");
+    assert_eq!(hash, build_commit().unwrap_or_else(|| "unknown".into()), "{version:?}");
+    assert_eq!(hipcc_says.lines().next().unwrap(), format!("HIP version: {version}"), "hipcc and hipconfig agree");
+    let platform = hipconfig().arg("--platform").output().unwrap();
+    assert_eq!(text(&platform.stdout), "amd");
+    let newline = hipconfig().args(["--version", "--newline"]).output().unwrap();
+    assert_eq!(text(&newline.stdout), format!("{version}\n"));
+}
+
+#[test]
+fn queries_need_no_compiler() {
+    let dir = scratch("no-clang");
+    let missing = dir.join("no-such-clang++");
+    let ours = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../client-capi/include").canonicalize().unwrap();
+
+    // `hipcc --version`: the HIP version, no compiler line, a note on stderr.
+    let out = with_clang(hipcc(), &missing).arg("--version").output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("HIP version: 7.2.53211-"), "{stdout}");
+    assert!(!stdout.contains("Compiler"), "{stdout}");
+    assert!(text(&out.stderr).contains("HIP_REMOTE_CLANG"), "{}", text(&out.stderr));
+
+    // CuPy's include query: clang's search list on stderr, nothing on stdout, success.
+    let user = dir.join("user-include");
+    std::fs::create_dir_all(&user).unwrap();
+    let mut cmd = with_clang(hipcc(), &missing);
+    cmd.args(["-x", "hip", "-E", "-v", "/dev/null"]).arg(format!("-I{}", user.display())).arg("-Inot/there");
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "");
+    let stderr = text(&out.stderr);
+    let list: Vec<&str> =
+        stderr.lines().skip_while(|l| *l != "#include <...> search starts here:").skip(1).take_while(|l| *l != "End of search list.").collect();
+    assert!(stderr.contains("End of search list."), "{stderr}");
+    assert_eq!(list.first().map(|l| l.trim()), Some(user.to_str().unwrap()), "-I first: {stderr}");
+    assert_eq!(list.get(1).map(|l| l.trim()), Some(ours.to_str().unwrap()), "then our headers: {stderr}");
+    assert!(list.iter().all(|l| l.starts_with(' ') && Path::new(l.trim()).is_dir()), "{stderr}");
+    assert!(stderr.contains("ignoring nonexistent directory \"not/there\""), "{stderr}");
+
+    // Source that needs preprocessing needs the compiler: the list, then a clear error.
+    let source = dir.join("k.hip");
+    std::fs::write(&source, "int x;\n").unwrap();
+    let out = with_clang(hipcc(), &missing).args(["-x", "hip", "-E", "-v"]).arg(&source).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("End of search list.") && stderr.contains("preprocessing needs a compiler"), "{stderr}");
+
+    // hipconfig: every answer but the compiler's directory.
+    for option in ["--path", "--rocmpath", "--version", "--platform", "--compiler", "--runtime", "--cpp_config", "--full"] {
+        let out = with_clang(hipconfig(), &missing).arg(option).output().unwrap();
+        assert!(out.status.success() && !out.stdout.is_empty(), "hipconfig {option}: {}", text(&out.stderr));
     }
+    let cpp = with_clang(hipconfig(), &missing).arg("--cpp_config").output().unwrap();
+    assert!(text(&cpp.stdout).ends_with(&format!("-I{}", ours.display())), "{}", text(&cpp.stdout));
+    // `-l` with no clang: an error that says why, not an empty line.
+    let out = with_clang(hipconfig(), &missing).arg("-l").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout), "");
+    assert!(text(&out.stderr).contains(missing.to_str().unwrap()), "{}", text(&out.stderr));
+}
+
+#[test]
+fn the_compiler_found_is_named() {
+    let dir = scratch("fake-clang");
+    let clang = fake_clang(&dir, "clang++");
+    let out = with_clang(hipcc(), &clang).arg("--version").output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains(&format!("Compiler: {}\n", clang.display())) && stdout.contains("fake clang version 99.0.0"), "{stdout}");
+    let out = with_clang(hipconfig(), &clang).arg("--hipclangpath").output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), dir.to_str().unwrap());
+
+    // Found on PATH by name: the directory it is in (not an empty line).
+    let on_path = scratch("fake-clang-path");
+    fake_clang(&on_path, "clang++-15");
+    let mut cmd = hipconfig();
+    cmd.env_remove("HIP_REMOTE_CLANG").env_remove("HIP_CLANG_PATH").env("PATH", &on_path).arg("-l");
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), on_path.to_str().unwrap());
 }
 
 #[test]

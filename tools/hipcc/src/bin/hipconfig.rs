@@ -1,43 +1,61 @@
 //! `hipconfig`: what build tools ask a HIP installation (`--path`, `--version`, `--platform`,
-//! `--compiler`, `--runtime`, `--cpp_config`, `--full`).
+//! `--compiler`, `--runtime`, `--cpp_config`, `--hipclangpath`, `--full`, `--check`), in ROCm's
+//! formats (no trailing newline unless `--newline`). Only `--hipclangpath` and `--check` look for
+//! a compiler; nothing else needs one.
 
-use hip_remote_hipcc::toolchain::Toolchain;
+use hip_remote_hipcc::toolchain::{find_clang, Layout};
 use hip_remote_hipcc::HIP_VERSION;
 
+fn fail(message: &str) -> ! {
+    eprintln!("hipconfig: error: {message}");
+    std::process::exit(1);
+}
+
 fn main() {
-    let tc = match Toolchain::find() {
-        Ok(tc) => tc,
-        Err(e) => {
-            eprintln!("hipconfig: error: {e}");
-            std::process::exit(1);
-        }
-    };
-    let cpp_config = format!("-D__HIP_PLATFORM_AMD__= -D__HIP_PLATFORM_HCC__= -I{}", tc.include_dir.display());
-    let version = HIP_VERSION.split('-').next().unwrap_or(HIP_VERSION);
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let first = args.first().map(String::as_str).unwrap_or("--full");
-    match first {
-        "--path" | "-p" => print!("{}", tc.prefix.display()),
-        "--rocmpath" | "-R" => print!("{}", tc.prefix.display()),
-        "--version" | "-v" => print!("{version}"),
-        "--platform" | "-P" => print!("amd"),
-        "--compiler" | "-c" => print!("clang"),
-        "--runtime" | "-r" => print!("rocclr"),
-        "--cpp_config" | "--cxx_config" | "-C" => print!("{cpp_config}"),
-        "--hipclangpath" | "-l" => print!("{}", tc.clang.parent().map(|p| p.display().to_string()).unwrap_or_default()),
-        "--check" => println!("hip-remote: clang {}, headers {}, libraries {}", tc.clang.display(), tc.include_dir.display(), tc.lib_dir.display()),
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let newline = args.iter().any(|a| a == "--newline" || a == "-n");
+    args.retain(|a| a != "--newline" && a != "-n");
+    let layout = Layout::find().unwrap_or_else(|e| fail(&e));
+    let cpp_config = format!("-D__HIP_PLATFORM_AMD__= -D__HIP_PLATFORM_HCC__= -I{}", layout.include_dir.display());
+    let answer = match args.first().map(String::as_str).unwrap_or("--full") {
+        "--path" | "-p" | "--rocmpath" | "-R" => layout.prefix.display().to_string(),
+        // ROCm's form, `MAJOR.MINOR.PATCH-GITHASH`: upstream's CMake splits it at the dash.
+        "--version" | "-v" => HIP_VERSION.to_string(),
+        "--platform" | "-P" => "amd".to_string(),
+        "--compiler" | "-c" => "clang".to_string(),
+        "--runtime" | "-r" => "rocclr".to_string(),
+        "--cpp_config" | "--cxx_config" | "-C" => cpp_config,
+        // The directory of the clang hipcc drives (ROCm: `<rocm>/llvm/bin`).
+        "--hipclangpath" | "-l" => match find_clang() {
+            Ok(clang) => match clang.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+                Some(dir) => dir.display().to_string(),
+                None => fail(&format!("cannot tell the directory of {}", clang.display())),
+            },
+            Err(e) => fail(&e),
+        },
+        "--check" => match find_clang() {
+            Ok(clang) => {
+                format!("hip-remote: clang {}, headers {}, libraries {}\n", clang.display(), layout.include_dir.display(), layout.lib_dir.display())
+            }
+            Err(e) => fail(&e),
+        },
         "--full" | "-f" | "--help" | "-h" => {
-            println!("HIP version  : {HIP_VERSION}");
-            println!("HIP path     : {}", tc.prefix.display());
-            println!("Platform     : amd (hip-remote: kernels run on the worker's device)");
-            println!("Compiler     : {}", tc.clang.display());
-            println!("Includes     : {}", tc.include_dir.display());
-            println!("Libraries    : {}", tc.lib_dir.display());
-            println!("CPP config   : {cpp_config}");
+            let compiler = find_clang().map(|c| c.display().to_string()).unwrap_or_else(|e| format!("none ({e})"));
+            let lines = [
+                format!("HIP version  : {HIP_VERSION}"),
+                format!("HIP path     : {}", layout.prefix.display()),
+                "Platform     : amd (hip-remote: kernels run on the worker's device)".to_string(),
+                format!("Compiler     : {compiler}"),
+                format!("Includes     : {}", layout.include_dir.display()),
+                format!("Libraries    : {}", layout.lib_dir.display()),
+                format!("CPP config   : {}", cpp_config),
+            ];
+            lines.join("\n") + "\n"
         }
-        other => {
-            eprintln!("hipconfig: unknown option {other} (try --full)");
-            std::process::exit(1);
-        }
+        other => fail(&format!("unknown option {other} (try --full)")),
+    };
+    print!("{answer}");
+    if newline && !answer.ends_with('\n') {
+        println!();
     }
 }
