@@ -31,6 +31,7 @@ use proto_core::opcode::assert_postable;
 use proto_core::wire;
 use proto_core::{calls, Bulk, Call, Caller, Calls, FrameHeader, Opcode, Request, Response};
 pub use shared_host::{is_shared_host_allocation, SHM_STAGED_COPY_MIN_BYTES, SHM_STAGING_REGIONS, SHM_STAGING_REGION_BYTES};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 use transport_core::{FrameSink, FrameSource, TransportError};
 
@@ -313,7 +314,7 @@ impl Conn {
     /// (`send_now`) or queued behind fire-and-forget frames. Its ticket.
     fn transmit(&mut self, req: &Request<'_>, delivery: Expect, send_now: bool) -> Result<Ticket, CallError> {
         // Managed memory: the CPU's writes reach the device before work that may read them.
-        crate::state::managed::before_request(self, req.opcode())?;
+        self.before_request(req.opcode())?;
         let out = self.session.submit(req, delivery)?;
         let sent = if send_now { self.sink.send(out.head, out.bulk) } else { self.sink.queue(out.head, out.bulk) };
         sent.map_err(transport_error)?;
@@ -326,7 +327,7 @@ impl Conn {
     /// # Safety
     /// `dst` must be valid for writes of the landing until its reply has been received.
     unsafe fn queue_landing(&mut self, req: &Request<'_>, landing: Landing, awaited: bool) -> Result<Ticket, CallError> {
-        crate::state::managed::before_request(self, req.opcode())?;
+        self.before_request(req.opcode())?;
         let out = self.session.submit(req, Expect::Landing { landing, awaited })?;
         if landing.rows.is_none() {
             // SAFETY: `dst` is writable for `len` bytes until the reply has been received
@@ -465,7 +466,7 @@ impl Conn {
                 if let Some(e) = self.take_deferred() {
                     return Err(CallError::new(e, "host-to-device copy failed on the worker"));
                 }
-                crate::state::managed::after_sync(self)?;
+                self.after_sync()?;
             }
             return Ok(());
         }
@@ -492,7 +493,7 @@ impl Conn {
                 if let Some(e) = earlier {
                     return Err(CallError::new(e, "host-to-device copy failed on the worker"));
                 }
-                crate::state::managed::after_sync(self)?;
+                self.after_sync()?;
             } else {
                 self.post::<calls::MemcpyHtoD>(req)?;
             }
@@ -513,14 +514,14 @@ impl Conn {
         // before it returns.
         if let Some(result) = unsafe { self.download_shared(dst, src, len, stream, wait) } {
             result?;
-            return if wait { crate::state::managed::after_sync(self) } else { Ok(()) };
+            return if wait { self.after_sync() } else { Ok(()) };
         }
         if self.striped(len) {
             // SAFETY: `dst` is valid for `len` bytes of writes until the copy has landed
             // (caller contract), which the striped copy does before it returns.
             if let Some(result) = unsafe { self.download_striped(dst, src, len, stream) } {
                 result?;
-                return if wait { crate::state::managed::after_sync(self) } else { Ok(()) };
+                return if wait { self.after_sync() } else { Ok(()) };
             }
         }
         let mut ids = Vec::with_capacity(len.div_ceil(DEFAULT_COPY_CHUNK));
@@ -539,7 +540,7 @@ impl Conn {
             return Ok(());
         }
         self.wait_landings(&ids)?;
-        crate::state::managed::after_sync(self)
+        self.after_sync()
     }
 
     /// Whether a copy of `len` bytes goes over the stripes (opened by the first such copy).
@@ -922,10 +923,39 @@ impl Conn {
         };
         if complete {
             let (control, bulk) = (self.control.clone(), self.bulk.clone());
-            crate::state::managed::after_sync(self)?;
+            self.after_sync()?;
             (self.control, self.bulk) = (control, bulk);
         }
         Ok(())
+    }
+}
+
+/// What the layers above do around the requests the driver sends: managed memory's coherence
+/// (`state::managed`: the CPU's writes pushed before work that may read them, the device's
+/// pulled back after a synchronisation). Given to the driver by that layer when it first
+/// mirrors memory ([`give_request_hooks`]); the driver itself knows no managed memory.
+#[derive(Clone, Copy)]
+pub struct RequestHooks {
+    /// Before a request of `opcode` is submitted.
+    pub before_request: fn(&mut Conn, Opcode) -> Result<(), CallError>,
+    /// After a synchronising call succeeded.
+    pub after_sync: fn(&mut Conn) -> Result<(), CallError>,
+}
+
+static REQUEST_HOOKS: OnceLock<RequestHooks> = OnceLock::new();
+
+/// Gives the driver the hooks of every connection from now on (the first given stay).
+pub fn give_request_hooks(hooks: RequestHooks) {
+    let _ = REQUEST_HOOKS.set(hooks);
+}
+
+impl Conn {
+    fn before_request(&mut self, opcode: Opcode) -> Result<(), CallError> {
+        REQUEST_HOOKS.get().map_or(Ok(()), |hooks| (hooks.before_request)(self, opcode))
+    }
+
+    fn after_sync(&mut self) -> Result<(), CallError> {
+        REQUEST_HOOKS.get().map_or(Ok(()), |hooks| (hooks.after_sync)(self))
     }
 }
 
