@@ -2,7 +2,9 @@
 """The import graph of client-capi/src by module (api and state families apart): its circles,
 the arrows that run against the layering lib.rs declares, and the API families that use each
 other. `crate::` paths outside comments and `#[cfg(test)]` modules; `super::` inside api/ and
-state/. Run from anywhere: scripts/client_imports.py. Listed in docs/CLIENT.md."""
+state/. Run from anywhere: scripts/client_imports.py. Listed in docs/CLIENT.md.
+With --check it exits 1 when there is a circle or an arrow against the layering (API families
+using each other aside): client-capi's test `imports` runs it so."""
 import os,re,collections,sys
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'client-capi', 'src'))
 def node_of(path):
@@ -66,13 +68,19 @@ for v in sorted(nodes):
 big=[s for s in sccs if len(s)>1]
 print("circles:", [sorted(s) for s in big] or "none")
 print("against layering:")
+against=[]
 for a in sorted(edges):
     for b in sorted(edges[a]):
-        if rank(b)>rank(a) or (rank(a)==rank(b)==5 and a.startswith('api::') and b.startswith('api::')):
+        between_families=rank(a)==rank(b)==5 and a.startswith('api::') and b.startswith('api::')
+        if rank(b)>rank(a) or between_families:
             print(f"  {a} -> {b}: {', '.join(where[(a,b)][:3])}")
+            if not between_families: against.append((a,b))
 for comp in big:
   print("inside the circle", sorted(comp))
   S=set(comp)
   for a in sorted(S):
     for b in sorted(edges[a]&S):
         print(f"  {a} -> {b}: {', '.join(where[(a,b)][:2])}")
+if '--check' in sys.argv[1:] and (big or against):
+    print("client-capi's imports must form no circle and run down the layers (docs/CLIENT.md)", file=sys.stderr)
+    sys.exit(1)

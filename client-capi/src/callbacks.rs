@@ -70,7 +70,7 @@ pub fn persistent_callback(token: u64) -> Option<Callback> {
 /// device, where null-stream work runs).
 pub fn enqueue(stream: u64, device: u32, callback: Callback) -> Result<(), CallError> {
     ensure_channel()?;
-    if crate::api::capture::captures(stream)? {
+    if crate::state::capture::captures(stream)? {
         // Recorded as a graph's host node: it runs at every replay.
         let token = register_persistent(callback)?;
         return with_conn(|c| c.stream_add_callback(wire::StreamAddCallback { stream, device, token }).map(drop));

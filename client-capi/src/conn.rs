@@ -23,6 +23,7 @@ mod shared_host;
 pub mod stripes;
 use client_core::client_handles::ClientHandles;
 use client_core::client_memory::{ClientMemory, DeviceRange};
+pub use client_core::WelcomeInfo;
 pub use client_core::{status_to_hip, CallError, LOST};
 use client_core::{ClientSession, Expect, Flush, Inbound, Landing, SessionConfig, Ticket};
 use proto_core::auth::{auth_response, AuthContext};
@@ -31,6 +32,7 @@ use proto_core::opcode::assert_postable;
 use proto_core::wire;
 use proto_core::{calls, Bulk, Call, Caller, Calls, FrameHeader, Opcode, Request, Response};
 pub use shared_host::{is_shared_host_allocation, SHM_STAGED_COPY_MIN_BYTES, SHM_STAGING_REGIONS, SHM_STAGING_REGION_BYTES};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 use transport_core::{FrameSink, FrameSource, TransportError};
 
@@ -48,11 +50,6 @@ pub struct Conn {
     /// The reader's usual spin, and its spin while a call waits for device work.
     spin: Duration,
     device_wait_spin: Duration,
-    /// What the worker told us in WELCOME.
-    pub welcome: WelcomeInfo,
-    /// Whether operations go without a round trip (`CLIENT_ALLOCATION` negotiated and
-    /// `HIP_REMOTE_CLIENT_ALLOC` not off): client-chosen handles, posted small uploads.
-    without_round_trip: bool,
     /// The session's stripe connections, when the worker granted some.
     stripes: Option<Stripes>,
     /// Until the first copy large enough to be striped: how to open the stripes then (a
@@ -72,26 +69,6 @@ pub const SMALL_UPLOAD_NO_WAIT_BYTES: usize = 64 << 10;
 
 /// Whether a synchronous upload of `len` bytes to `dst` may return once its bytes are sent.
 pub type SentIsEnough = fn(u64, usize) -> bool;
-
-/// Facts from the handshake.
-#[derive(Debug, Clone, Default)]
-pub struct WelcomeInfo {
-    /// Session id.
-    pub session_id: u64,
-    /// Worker identification.
-    pub worker_name: String,
-    /// Backend name.
-    pub backend: String,
-    /// Negotiated protocol version.
-    pub version: u16,
-    /// Negotiated features.
-    pub features: u64,
-    /// The worker's RDMA listener (`host:port`, empty: none).
-    pub rdma_endpoint: String,
-    /// The worker's shared-memory socket, when it runs on this machine (it said so to our
-    /// `SameHostOffer`).
-    pub same_host_socket: Option<String>,
-}
 
 fn transport_error(e: TransportError) -> CallError {
     CallError::new(HipError::NOT_INITIALIZED, format!("{LOST}: {e}"))
@@ -177,12 +154,12 @@ impl Conn {
     /// the TCP one is closed with GOODBYE).
     pub fn open(config: &ClientConfig) -> Result<Self, CallError> {
         let mut conn = Self::open_at(&config.worker, config, 0)?;
-        let offered = conn.welcome.features & wire::features::RDMA != 0 && !conn.welcome.rdma_endpoint.is_empty();
+        let offered = conn.session.welcome().features & wire::features::RDMA != 0 && !conn.session.welcome().rdma_endpoint.is_empty();
         if config.rdma_kept_off_by_tls && offered {
             eprintln!("hip-remote: the worker offers RDMA, but RDMA is not encrypted: staying on TLS (HIP_REMOTE_RDMA_WITHOUT_TLS=1 moves anyway)");
         }
         if config.prefer_rdma && offered && !config.worker.starts_with("rdma://") {
-            let target = rdma_target(&conn.welcome.rdma_endpoint, &config.worker);
+            let target = rdma_target(&conn.session.welcome().rdma_endpoint, &config.worker);
             match Self::open_at(&target, config, 0) {
                 Ok(rdma) => {
                     let _ = conn.goodbye(wire::Empty {});
@@ -192,7 +169,7 @@ impl Conn {
             }
         }
         // A local worker's shared memory, unless RDMA was asked for explicitly (above).
-        if let Some(socket) = conn.welcome.same_host_socket.clone() {
+        if let Some(socket) = conn.session.welcome().same_host_socket.clone() {
             let target = format!("shm://{socket}");
             match Self::open_at(&target, config, 0) {
                 Ok(shm) => {
@@ -205,7 +182,7 @@ impl Conn {
                 ),
             }
         }
-        if conn.welcome.features & wire::features::STRIPED_BULK != 0 {
+        if conn.session.welcome().features & wire::features::STRIPED_BULK != 0 {
             conn.stripes_to_open = Some(Box::new(config.clone()));
         }
         Ok(conn)
@@ -234,8 +211,6 @@ impl Conn {
             transmit_buf: Vec::new(),
             spin: config.tcp.spin,
             device_wait_spin: config.device_wait_spin.max(config.tcp.spin),
-            welcome: WelcomeInfo::default(),
-            without_round_trip: false,
             stripes: None,
             stripes_to_open: None,
             stripe_min_bytes: config.stripe_min_bytes,
@@ -272,24 +247,17 @@ impl Conn {
             };
             config.token.as_deref().map(|token| auth_response(token.as_bytes(), &cx))
         });
-        conn.welcome = WelcomeInfo {
-            session_id: w.session_id,
-            worker_name: w.worker_name.as_str().to_owned(),
-            backend: w.backend.as_str().to_owned(),
-            version: w.version,
-            features: w.features,
-            rdma_endpoint: w.rdma_endpoint.as_str().to_owned(),
-            same_host_socket: None,
-        };
-        conn.without_round_trip = config.client_alloc && conn.welcome.features & wire::features::CLIENT_ALLOCATION != 0;
-        if conn.welcome.features & wire::features::SHARED_MEMORY != 0 {
+        let welcome = WelcomeInfo::from_wire(&w);
+        conn.session.handle_welcome(welcome, config.client_alloc);
+        if conn.session.welcome().features & wire::features::SHARED_MEMORY != 0 {
             conn.shared_host = descriptors.map(SharedHost::new);
         }
-        if let (Some(machine), true) = (same_host, conn.welcome.features & wire::features::SHARED_MEMORY != 0) {
-            let proof = proto_core::auth::same_host_proof(&machine, conn.welcome.session_id, &nonce);
+        if let (Some(machine), true) = (same_host, conn.session.welcome().features & wire::features::SHARED_MEMORY != 0) {
+            let proof = proto_core::auth::same_host_proof(&machine, conn.session.welcome().session_id, &nonce);
             // A worker that cannot answer leaves the client where it is.
             if let Ok(answer) = conn.same_host_offer(wire::SameHostOffer { proof: proof[..].into() }) {
-                conn.welcome.same_host_socket = Some(answer.socket.as_str().to_owned()).filter(|s| !s.is_empty());
+                let socket = Some(answer.socket.as_str().to_owned()).filter(|s| !s.is_empty());
+                conn.session.set_same_host_socket(socket);
             }
         }
         match auth {
@@ -313,7 +281,7 @@ impl Conn {
     /// (`send_now`) or queued behind fire-and-forget frames. Its ticket.
     fn transmit(&mut self, req: &Request<'_>, delivery: Expect, send_now: bool) -> Result<Ticket, CallError> {
         // Managed memory: the CPU's writes reach the device before work that may read them.
-        crate::state::managed::before_request(self, req.opcode())?;
+        self.before_request(req.opcode())?;
         let out = self.session.submit(req, delivery)?;
         let sent = if send_now { self.sink.send(out.head, out.bulk) } else { self.sink.queue(out.head, out.bulk) };
         sent.map_err(transport_error)?;
@@ -326,7 +294,7 @@ impl Conn {
     /// # Safety
     /// `dst` must be valid for writes of the landing until its reply has been received.
     unsafe fn queue_landing(&mut self, req: &Request<'_>, landing: Landing, awaited: bool) -> Result<Ticket, CallError> {
-        crate::state::managed::before_request(self, req.opcode())?;
+        self.before_request(req.opcode())?;
         let out = self.session.submit(req, Expect::Landing { landing, awaited })?;
         if landing.rows.is_none() {
             // SAFETY: `dst` is writable for `len` bytes until the reply has been received
@@ -377,7 +345,12 @@ impl Conn {
 
     /// Whether streams, events and small uploads go without a round trip on this connection.
     pub fn without_round_trip(&self) -> bool {
-        self.without_round_trip
+        self.session.without_round_trip()
+    }
+
+    /// What the worker told us in WELCOME.
+    pub fn welcome(&self) -> &WelcomeInfo {
+        self.session.welcome()
     }
 
     /// `hipMalloc` of `size` bytes on `device` placed here ([`client_core::client_memory`]):
@@ -385,7 +358,7 @@ impl Conn {
     /// Posted while the free-memory budget allows; otherwise the worker's answer is awaited,
     /// so running out of memory is reported here.
     pub fn client_malloc(&mut self, device: u32, size: u64) -> Result<Option<u64>, CallError> {
-        if !self.without_round_trip || size == 0 || self.session.client_memory().refused(device) {
+        if !self.session.without_round_trip() || size == 0 || self.session.client_memory().refused(device) {
             return Ok(None);
         }
         if self.session.client_memory().range(device).is_none() {
@@ -465,7 +438,7 @@ impl Conn {
                 if let Some(e) = self.take_deferred() {
                     return Err(CallError::new(e, "host-to-device copy failed on the worker"));
                 }
-                crate::state::managed::after_sync(self)?;
+                self.after_sync()?;
             }
             return Ok(());
         }
@@ -473,7 +446,7 @@ impl Conn {
         if src.is_empty() {
             return Ok(());
         }
-        let no_wait = sync && self.without_round_trip && src.len() <= SMALL_UPLOAD_NO_WAIT_BYTES && sent_is_enough(dst, src.len());
+        let no_wait = sync && self.session.without_round_trip() && src.len() <= SMALL_UPLOAD_NO_WAIT_BYTES && sent_is_enough(dst, src.len());
         while let Some((i, chunk)) = chunks.next() {
             let last = chunks.peek().is_none();
             // Only the last chunk says `sync`: the worker completes a posted one before going on.
@@ -492,7 +465,7 @@ impl Conn {
                 if let Some(e) = earlier {
                     return Err(CallError::new(e, "host-to-device copy failed on the worker"));
                 }
-                crate::state::managed::after_sync(self)?;
+                self.after_sync()?;
             } else {
                 self.post::<calls::MemcpyHtoD>(req)?;
             }
@@ -513,14 +486,14 @@ impl Conn {
         // before it returns.
         if let Some(result) = unsafe { self.download_shared(dst, src, len, stream, wait) } {
             result?;
-            return if wait { crate::state::managed::after_sync(self) } else { Ok(()) };
+            return if wait { self.after_sync() } else { Ok(()) };
         }
         if self.striped(len) {
             // SAFETY: `dst` is valid for `len` bytes of writes until the copy has landed
             // (caller contract), which the striped copy does before it returns.
             if let Some(result) = unsafe { self.download_striped(dst, src, len, stream) } {
                 result?;
-                return if wait { crate::state::managed::after_sync(self) } else { Ok(()) };
+                return if wait { self.after_sync() } else { Ok(()) };
             }
         }
         let mut ids = Vec::with_capacity(len.div_ceil(DEFAULT_COPY_CHUNK));
@@ -539,7 +512,7 @@ impl Conn {
             return Ok(());
         }
         self.wait_landings(&ids)?;
-        crate::state::managed::after_sync(self)
+        self.after_sync()
     }
 
     /// Whether a copy of `len` bytes goes over the stripes (opened by the first such copy).
@@ -922,10 +895,39 @@ impl Conn {
         };
         if complete {
             let (control, bulk) = (self.control.clone(), self.bulk.clone());
-            crate::state::managed::after_sync(self)?;
+            self.after_sync()?;
             (self.control, self.bulk) = (control, bulk);
         }
         Ok(())
+    }
+}
+
+/// What the layers above do around the requests the driver sends: managed memory's coherence
+/// (`state::managed`: the CPU's writes pushed before work that may read them, the device's
+/// pulled back after a synchronisation). Given to the driver by that layer when it first
+/// mirrors memory ([`give_request_hooks`]); the driver itself knows no managed memory.
+#[derive(Clone, Copy)]
+pub struct RequestHooks {
+    /// Before a request of `opcode` is submitted.
+    pub before_request: fn(&mut Conn, Opcode) -> Result<(), CallError>,
+    /// After a synchronising call succeeded.
+    pub after_sync: fn(&mut Conn) -> Result<(), CallError>,
+}
+
+static REQUEST_HOOKS: OnceLock<RequestHooks> = OnceLock::new();
+
+/// Gives the driver the hooks of every connection from now on (the first given stay).
+pub fn give_request_hooks(hooks: RequestHooks) {
+    let _ = REQUEST_HOOKS.set(hooks);
+}
+
+impl Conn {
+    fn before_request(&mut self, opcode: Opcode) -> Result<(), CallError> {
+        REQUEST_HOOKS.get().map_or(Ok(()), |hooks| (hooks.before_request)(self, opcode))
+    }
+
+    fn after_sync(&mut self) -> Result<(), CallError> {
+        REQUEST_HOOKS.get().map_or(Ok(()), |hooks| (hooks.after_sync)(self))
     }
 }
 

@@ -5,7 +5,8 @@ use crate::client_handles::ClientHandles;
 use crate::client_memory::ClientMemory;
 use crate::error::{status_to_hip, CallError, HipError, LOST};
 use crate::liveness::{Expired, Timers};
-use proto_core::wire::{self, ErrorReply};
+use crate::welcome::WelcomeInfo;
+use proto_core::wire::{self, features, ErrorReply};
 use proto_core::{calls, Call, Flags, FrameHeader, Message, Opcode, Request, Status};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -115,6 +116,11 @@ pub struct ClientSession {
     client_handles: ClientHandles,
     /// Device memory placed here (`hipMalloc` without a round trip).
     client_memory: ClientMemory,
+    /// What the worker told us in WELCOME.
+    welcome: WelcomeInfo,
+    /// Whether operations go without a round trip (`CLIENT_ALLOCATION` negotiated and the
+    /// client's configuration allowing it): client-chosen handles, posted small uploads.
+    without_round_trip: bool,
 }
 
 impl ClientSession {
@@ -130,7 +136,32 @@ impl ClientSession {
             timers: Timers::new(config.heartbeat, config.liveness_timeout, config.call_timeout),
             client_handles: ClientHandles::default(),
             client_memory: ClientMemory::default(),
+            welcome: WelcomeInfo::default(),
+            without_round_trip: false,
         }
+    }
+
+    /// The handshake settled `welcome`; `client_alloc`: whether the client's configuration
+    /// lets it place handles and memory itself (`HIP_REMOTE_CLIENT_ALLOC`).
+    pub fn handle_welcome(&mut self, welcome: WelcomeInfo, client_alloc: bool) {
+        self.without_round_trip = client_alloc && welcome.has(features::CLIENT_ALLOCATION);
+        self.welcome = welcome;
+    }
+
+    /// What the worker told us in WELCOME (default until the handshake).
+    pub fn welcome(&self) -> &WelcomeInfo {
+        &self.welcome
+    }
+
+    /// The worker's shared-memory socket, from its answer to the client's `SameHostOffer`.
+    pub fn set_same_host_socket(&mut self, socket: Option<String>) {
+        self.welcome.same_host_socket = socket;
+    }
+
+    /// Whether streams, events and small uploads go without a round trip: the worker
+    /// negotiated `CLIENT_ALLOCATION` and the client's configuration allowed it.
+    pub fn without_round_trip(&self) -> bool {
+        self.without_round_trip
     }
 
     /// Encodes `req` as the next request; the returned head and bulk go to the transport
@@ -341,6 +372,36 @@ mod tests {
 
     fn session(call_timeout: Option<Duration>) -> ClientSession {
         ClientSession::new(SessionConfig { heartbeat: BEAT, liveness_timeout: LIVENESS, call_timeout })
+    }
+
+    /// Operations go without a round trip only where the worker negotiated
+    /// `CLIENT_ALLOCATION` and the client's configuration allows it; the WELCOME's facts are
+    /// kept as the worker gave them, and the same-host socket is added later.
+    #[test]
+    fn welcome_decides_operations_without_round_trip() {
+        let worker_name = "worker-a".to_owned();
+        let welcome = |features| wire::Welcome {
+            version: 7,
+            features,
+            session_id: 42,
+            resumed: false,
+            worker_name: worker_name.as_str().into(),
+            backend: "host".into(),
+            auth_challenge: Default::default(),
+            rdma_endpoint: "10.0.0.1:7000".into(),
+        };
+        for (negotiated, allowed, expected) in [(true, true, true), (true, false, false), (false, true, false), (false, false, false)] {
+            let mut s = session(None);
+            assert!(!s.without_round_trip(), "nothing goes without a round trip before the handshake");
+            let features = features::FIRE_AND_FORGET | if negotiated { features::CLIENT_ALLOCATION } else { 0 };
+            s.handle_welcome(WelcomeInfo::from_wire(&welcome(features)), allowed);
+            assert_eq!(s.without_round_trip(), expected, "negotiated {negotiated}, allowed {allowed}");
+            assert_eq!((s.welcome().session_id, s.welcome().version, s.welcome().features), (42, 7, features));
+            assert_eq!((s.welcome().worker_name.as_str(), s.welcome().backend.as_str()), ("worker-a", "host"));
+            assert_eq!((s.welcome().rdma_endpoint.as_str(), s.welcome().same_host_socket.as_deref()), ("10.0.0.1:7000", None));
+            s.set_same_host_socket(Some("/run/hip-remote/worker.sock".into()));
+            assert_eq!(s.welcome().same_host_socket.as_deref(), Some("/run/hip-remote/worker.sock"));
+        }
     }
 
     /// A frame as the driver reads it: header and control part.

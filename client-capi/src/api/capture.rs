@@ -7,19 +7,16 @@
 use crate::abi::*;
 use crate::handle::{spt, stream_id};
 use crate::remote::with_conn;
+use crate::state::capture;
 use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::ffi::{c_uint, c_ulonglong};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use zerocopy::byteorder::little_endian::U64;
-
-/// Captures this process began and has not ended: while there are none, calls HIP forbids
-/// during capture need no question to the worker.
-static ACTIVE_CAPTURES: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
     /// The calling thread's id in capture messages (HIP's capture rules are per thread, and
@@ -38,12 +35,6 @@ fn invalid(message: impl Into<String>) -> CallError {
     CallError::new(HipError::INVALID_VALUE, message)
 }
 
-/// Whether a capture this process began may still run: calls whose failure during capture
-/// must be reported at once wait for the worker then.
-pub fn any_active() -> bool {
-    ACTIVE_CAPTURES.load(Ordering::Acquire) != 0
-}
-
 /// HIP's rule for calls that may not run during capture (`hipMalloc`, `hipFree`,
 /// `hipHostMalloc`, `hipMallocManaged`, `hipModuleUnload`): in global or thread-local mode,
 /// not while this thread captures, and in global mode not while any global capture runs
@@ -51,33 +42,10 @@ pub fn any_active() -> bool {
 /// a capture may be running.
 pub fn check_call_permitted() -> Result<(), CallError> {
     let mode = thread_capture_mode();
-    if ACTIVE_CAPTURES.load(Ordering::Acquire) == 0 || mode == hipStreamCaptureModeRelaxed {
+    if !capture::any_active() || mode == hipStreamCaptureModeRelaxed {
         return Ok(());
     }
     with_conn(|c| c.capture_check(wire::CaptureCheck { thread: thread(), mode })).map(drop)
-}
-
-/// Copies to or from client memory cannot be captured (graph memcpy nodes of host memory are
-/// not supported): on a capturing stream the copy is refused with
-/// `hipErrorStreamCaptureUnsupported` before any byte is sent, and the capture invalidated.
-pub fn refuse_host_copy(stream: u64) -> Result<(), CallError> {
-    if ACTIVE_CAPTURES.load(Ordering::Acquire) == 0 {
-        return Ok(());
-    }
-    // A stream query applies HIP's rule for what a capture cannot record: on a capturing
-    // stream it invalidates the capture and fails (on the legacy stream while a blocking
-    // stream captures, with hipErrorStreamCaptureImplicit); elsewhere it only queries.
-    with_conn(|c| c.stream_query(wire::StreamRef { stream })).map(drop)
-}
-
-/// Whether `stream` (a wire id) captures now: its callbacks become host nodes, which need a
-/// token that outlives one run. Asks the worker only while a capture may be running.
-pub fn captures(stream: u64) -> Result<bool, CallError> {
-    if stream == 0 || ACTIVE_CAPTURES.load(Ordering::Acquire) == 0 {
-        return Ok(false);
-    }
-    let status = with_conn(|c| c.stream_capture_query(wire::StreamCaptureQuery { stream }).map(|r| r.status))?;
-    Ok(status == hipStreamCaptureStatusActive)
 }
 
 /// The dependency handles of a capture call, none NULL.
@@ -100,7 +68,7 @@ unsafe fn dependencies(deps: *const hipGraphNode_t, count: usize) -> Result<Vec<
 fn begin(stream: hipStream_t, mode: hipStreamCaptureMode, graph: u64, deps: &[U64]) -> Result<(), CallError> {
     let req = wire::StreamBeginCapture { stream: stream_id(stream), mode, thread: thread(), graph, dependencies: proto_core::field::List(deps) };
     with_conn(|c| c.stream_begin_capture(req))?;
-    ACTIVE_CAPTURES.fetch_add(1, Ordering::AcqRel);
+    capture::began();
     Ok(())
 }
 
@@ -112,7 +80,7 @@ unsafe fn end(stream: hipStream_t, graph: *mut hipGraph_t) -> Result<(), CallErr
     // These end the capture too (its graph gone); the other errors leave it running.
     let over = matches!(&ended, Err(e) if e.code == HipError::STREAM_CAPTURE_INVALIDATED || e.code == HipError::STREAM_CAPTURE_UNJOINED);
     if ended.is_ok() || over {
-        let _ = ACTIVE_CAPTURES.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
+        capture::ended();
     }
     match ended {
         Ok(r) => try_out!(graph, r.graph as usize as hipGraph_t),

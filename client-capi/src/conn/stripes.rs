@@ -100,7 +100,7 @@ impl Stripes {
     /// Asks the worker `conn` is connected to for stripes and joins them; `None` when the
     /// worker grants none (or none could join): copies then all take the main connection.
     pub fn open(conn: &mut Conn, config: &ClientConfig) -> Option<Self> {
-        if config.stripes < 2 || conn.welcome.features & wire::features::STRIPED_BULK == 0 {
+        if config.stripes < 2 || conn.welcome().features & wire::features::STRIPED_BULK == 0 {
             return None;
         }
         let grant = match conn.stripes_open(wire::StripesOpen { count: config.stripes.min(MAX_STRIPES) }) {
@@ -112,7 +112,7 @@ impl Stripes {
             }
         };
         let (granted, chunk_bytes, key) = grant;
-        let session_id = conn.welcome.session_id;
+        let session_id = conn.welcome().session_id;
         let mut lanes = Vec::new();
         for index in 0..granted {
             match join(config, session_id, index, &key) {

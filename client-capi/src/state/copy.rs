@@ -55,7 +55,7 @@ pub fn direction(dst: *const c_void, src: *const c_void, kind: hipMemcpyKind) ->
 /// knowable.
 pub fn sent_is_enough(dst: u64, len: usize) -> bool {
     !crate::state::managed::mirrors_active()
-        && !crate::api::capture::any_active()
+        && !crate::state::capture::any_active()
         && crate::state::allocations::find_device_range(dst)
             .is_some_and(|(base, r)| r.kind == crate::state::allocations::RangeKind::Device && dst - base + len as u64 <= r.size)
 }
@@ -74,7 +74,7 @@ pub unsafe fn copy(dst: *mut c_void, src: *const c_void, len: usize, kind: hipMe
     let stream = stream.unwrap_or(0);
     let direction = direction(dst, src, kind)?;
     if !sync && direction != Direction::DeviceToDevice {
-        crate::api::capture::refuse_host_copy(stream)?;
+        crate::state::capture::refuse_host_copy(stream)?;
     }
     match direction {
         Direction::HostToHost => {

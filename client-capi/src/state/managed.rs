@@ -169,6 +169,7 @@ pub fn engine() -> MutexGuard<'static, Engine> {
 
 /// Adds a range.
 pub fn insert(mirror: Mirror) {
+    crate::conn::give_request_hooks(crate::conn::RequestHooks { before_request, after_sync });
     let mut engine = engine();
     engine.mirrors.insert(mirror.owned_start, mirror);
     MIRRORS.store(engine.mirrors.len(), Ordering::Release);

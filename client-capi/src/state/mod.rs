@@ -4,6 +4,7 @@
 //! memory placed without a round trip) is `client_core`'s [`ClientSession`](client_core::ClientSession).
 
 pub mod allocations;
+pub mod capture;
 pub mod copy;
 pub mod devices;
 pub mod managed;
