@@ -162,6 +162,25 @@ else
   kill "$WPID" 2>/dev/null
 fi
 
+# Memory handed between tenants: one session fills and frees buffers, the next one's new
+# buffers (client-placed, then with the client placing none) hold none of it, in both modes.
+FREED="$PACK/tests/freed_memory"
+if [ -x "$FREED" ]; then
+  for mode in shared process; do
+    for alloc in on off; do
+      if start_worker "freed-$mode-$alloc" "$mode"; then
+        HIP_REMOTE_CLIENT_ALLOC=$alloc timeout 60 "$FREED" fill > "$OUT/freed-$mode-$alloc.txt" 2>&1
+        if HIP_REMOTE_CLIENT_ALLOC=$alloc timeout 60 "$FREED" scan >> "$OUT/freed-$mode-$alloc.txt" 2>&1; then
+          ok "$mode mode, client allocation $alloc: a new session's buffers hold nothing another session freed"
+        else
+          bad "$mode mode, client allocation $alloc: $(tail -1 "$OUT/freed-$mode-$alloc.txt")"
+        fi
+        kill "$WPID" 2>/dev/null
+      fi
+    done
+  done
+fi
+
 # Control: the same on one shared context (reported only; another change heals a shared
 # context after a sticky fault).
 if start_worker shared shared; then

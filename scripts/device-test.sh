@@ -36,7 +36,7 @@ pass=0; fail=0
 for t in "$PACK"/tests/*; do
   name=$(basename "$t")
   # Programs of device-fault-heal.sh, which starts the workers they need.
-  case "$name" in device_fault_heal|kernel_watchdog) continue ;; esac
+  case "$name" in device_fault_heal|kernel_watchdog|freed_memory) continue ;; esac
   args=()
   # CuPy's headers, packed by pack-device.sh (a directory only this client has).
   [ "$name" = rtc_cupy_kernels ] && args=("$PACK/cupy-include")

@@ -335,6 +335,21 @@ fn a_worker_killed_midcopy_fails_the_copy_not_the_application() {
     }
 }
 
+/// Memory handed between tenants: a session fills and frees buffers, the next session's new
+/// buffers hold none of it (on GPU workers in shared mode the backend zeroes what the driver
+/// hands out again; scripts/device-isolation.sh runs it there).
+#[test]
+fn a_session_never_gets_memory_another_filled_and_freed() {
+    let sandbox = Sandbox::new("freed_memory");
+    let exe = sandbox.compile("freed_memory");
+    let worker = sandbox.start_worker();
+    let filled = worker.run(&exe, &["fill"]);
+    filled.assert_success();
+    let scanned = worker.run(&exe, &["scan"]);
+    scanned.assert_success();
+    assert!(scanned.stdout.contains("PASS"), "{}", scanned.report());
+}
+
 /// Two client processes at once against the same worker.
 #[test]
 fn two_clients_at_once() {

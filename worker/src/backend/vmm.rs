@@ -47,4 +47,13 @@ pub trait VmmBackend {
 
     /// Sets `dev`'s access ([`access`]) to the mapping at `ptr`, the whole of it.
     fn vmm_set_access(&self, ptr: DevicePtr, size: u64, dev: DeviceIndex, flags: u32) -> Result<(), BackendError>;
+
+    /// Zeroes the fresh mapping at `ptr` (`size` bytes, `dev` given access) before its first
+    /// owner sees it: physical memory the driver hands out may hold what another session of
+    /// this process released. Default: nothing to do (the host backend's memory is new from
+    /// the kernel, which zeroes it).
+    fn vmm_scrub(&self, ptr: DevicePtr, size: u64, dev: DeviceIndex) -> Result<(), BackendError> {
+        let _ = (ptr, size, dev);
+        Ok(())
+    }
 }

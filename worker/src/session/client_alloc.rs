@@ -244,6 +244,8 @@ impl Session {
         // From here the backing owns the mapping and the memory.
         let backing = Arc::new(Backing { backend: Arc::clone(&self.backend), base, size, physical, _reservation: reservation });
         self.backend.vmm_set_access(DevicePtr(base), size, dev, access::READ_WRITE)?;
+        // New physical memory may hold what another session of this process released.
+        self.backend.vmm_scrub(DevicePtr(base), size, dev)?;
         let range = self.client_ranges.ranges.get_mut(&dev).expect("checked by the caller");
         range.units.insert(base, Unit { size, backing, users: 1, released_at: 0, exported: false });
         Ok(())

@@ -121,4 +121,9 @@ impl VmmBackend for CudaBackend {
         // SAFETY: one valid descriptor; a mapping of this backend.
         unsafe { sys::cuMemSetAccess(ptr.0, host_len(size)?, &desc, 1) }.check("cuMemSetAccess")
     }
+
+    fn vmm_scrub(&self, ptr: DevicePtr, size: u64, dev: DeviceIndex) -> Result<(), BackendError> {
+        self.enter(dev)?;
+        self.scrub_now(dev, ptr.0, host_len(size)?)
+    }
 }

@@ -137,4 +137,10 @@ impl VmmBackend for HipBackend {
         // SAFETY: one valid descriptor; a mapping of this backend.
         unsafe { set(ptr.0 as *mut c_void, host_len(size)?, &desc, 1) }.check("hipMemSetAccess")
     }
+
+    fn vmm_scrub(&self, ptr: DevicePtr, size: u64, dev: DeviceIndex) -> Result<(), BackendError> {
+        let len = usize::try_from(size).map_err(|_| BackendError::OutOfMemory(format!("{size} bytes exceed the address space")))?;
+        self.enter(dev)?;
+        self.scrub_now(dev, ptr.0 as *mut std::ffi::c_void, len)
+    }
 }
