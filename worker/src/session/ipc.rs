@@ -452,17 +452,7 @@ mod tests {
         let opened = b.ipc_open_event_handle(&mut io, wire::IpcOpenEventHandle { token0: exported.token0, token1: exported.token1 }).unwrap().event;
         assert!(b.event_query(&mut io, wire::EventRef { event: opened }).unwrap().complete, "never recorded: complete");
         // A stream of b's blocked behind a host function keeps b's record pending, which a sees.
-        let stream = b.stream_create(&mut io, wire::StreamCreate { device: 0, flags: 0, priority: 0 }).unwrap().stream;
-        let (go, wait) = std::sync::mpsc::channel::<()>();
-        let handle = b.streams.get(stream).unwrap().0;
-        b.backend
-            .launch_host_func(
-                handle,
-                Box::new(move || {
-                    let _ = wait.recv();
-                }),
-            )
-            .unwrap();
+        let (stream, go) = blocked_stream(&mut b, &mut io);
         b.event_record(&mut io, wire::EventRecord { event: opened, stream }).unwrap();
         assert!(!a.event_query(&mut io, wire::EventRef { event }).unwrap().complete);
         go.send(()).unwrap();
@@ -486,6 +476,23 @@ mod tests {
         let mut session = Session::new(backend.clone(), Arc::new(config));
         session.adopt_handshake(1, "test".into(), Some(tenant.into()));
         (session, backend, worker)
+    }
+
+    /// A new stream of `session` held behind a host function until the sender sends.
+    fn blocked_stream(session: &mut Session, io: &mut CallCx) -> (u64, std::sync::mpsc::Sender<()>) {
+        let stream = session.stream_create(io, wire::StreamCreate { device: 0, flags: 0, priority: 0 }).unwrap().stream;
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let handle = session.streams.get(stream).unwrap().0;
+        session
+            .backend
+            .launch_host_func(
+                handle,
+                Box::new(move || {
+                    let _ = wait.recv();
+                }),
+            )
+            .unwrap();
+        (stream, go)
     }
 
     /// What the registry holds for a token.
@@ -544,17 +551,7 @@ mod tests {
         assert_eq!(status(stranger.ipc_open_event_handle(&mut io, open_event.clone())), Status::INVALID_VALUE);
         let opened_event = b.ipc_open_event_handle(&mut io, open_event.clone()).unwrap().event;
         // b records behind a blocked stream of its own: a sees the record pending, then done.
-        let stream = b.stream_create(&mut io, wire::StreamCreate { device: 0, flags: 0, priority: 0 }).unwrap().stream;
-        let (go, wait) = std::sync::mpsc::channel::<()>();
-        let handle = b.streams.get(stream).unwrap().0;
-        b.backend
-            .launch_host_func(
-                handle,
-                Box::new(move || {
-                    let _ = wait.recv();
-                }),
-            )
-            .unwrap();
+        let (stream, go) = blocked_stream(&mut b, &mut io);
         b.event_record(&mut io, wire::EventRecord { event: opened_event, stream }).unwrap();
         assert!(!a.event_query(&mut io, wire::EventRef { event }).unwrap().complete);
         go.send(()).unwrap();
