@@ -4,6 +4,8 @@
 # modes, each measured twice, printed as one table:
 #
 #   native        8 native CUDA processes (contexts of their own, time-sliced)
+#   native-threads  8 threads of one native process sharing one context, a stream each: the
+#                 most one context launches with no worker in between (the ceiling of `shared`)
 #   shared        one worker, sessions sharing its context   (hip-worker --isolation shared)
 #   process       one worker, a session process per client   (hip-worker --isolation process)
 #   process+mps   the same under CUDA MPS                    (... --isolation process --mps)
@@ -15,7 +17,8 @@
 # A mode the worker does not offer (no --isolation flag, no MPS) is reported as n/a with the
 # reason. On the GPU machine, after scripts/pack-device.sh:  bash device-pack/device-tenants.sh
 # Settings: TENANT_CLIENTS (8), TENANT_SECONDS (3 per kernel and round), TENANT_ROUNDS (2),
-# TENANT_KERNELS (small,fill);
+# TENANT_KERNELS (small,fill); TENANT_BATCHES (launches between synchronizations, "32"; e.g.
+# "32 1": a second pass of small kernels with every launch waited for, shown as MODE/b1);
 # TENANT_BACKEND=host checks the script without a GPU (host emulation, --allow-host-code; from a
 # pack or with TENANT_PACK=target/release-like dir holding bin/ and lib/).
 set -uo pipefail
@@ -31,6 +34,8 @@ CLIENTS=${TENANT_CLIENTS:-8}
 SECONDS_EACH=${TENANT_SECONDS:-3}
 ROUNDS=${TENANT_ROUNDS:-2}
 KERNELS=${TENANT_KERNELS:-small,fill}
+BATCHES=${TENANT_BATCHES:-32}
+BATCH=32
 PORT=${TENANT_PORT:-18640}
 WORK=$(mktemp -d)
 RESULTS=$WORK/results
@@ -69,17 +74,20 @@ na() { echo "TENANTS mode=$1 kernel=- clients=$CLIENTS kernels_per_s=n/a spread=
 
 run_mode() {
   local mode=$1 round=$2; shift 2
-  local out=$WORK/$mode-$round.out
-  if [ "$mode" = native ]; then
-    "$BIN/hip-remote" tenants --side native --backend "$BACKEND" --clients "$CLIENTS" --seconds "$SECONDS_EACH" --kernel "$KERNELS" --label native >"$out" 2>&1 \
-      || { na native "$(tail -1 "$out")"; return; }
+  local kernels=$KERNELS
+  # Passes other than the first batch size measure small kernels only, labelled MODE/bN.
+  if [ "$BATCH" != "${BATCHES%% *}" ]; then mode=$mode/b$BATCH; kernels=small; fi
+  local out=$WORK/${mode//\//_}-$round.out
+  if [ "${mode%%/*}" = native ] || [ "${mode%%/*}" = native-threads ]; then
+    "$BIN/hip-remote" tenants --side "${mode%%/*}" --backend "$BACKEND" --clients "$CLIENTS" --seconds "$SECONDS_EACH" --kernel "$kernels" --batch "$BATCH" --label "$mode" >"$out" 2>&1 \
+      || { na "$mode" "$(tail -1 "$out")"; return; }
   else
-    local log=$WORK/$mode-$round.log
+    local log=$WORK/${mode//\//_}-$round.log
     if ! start_worker "$log" "$@"; then
       na "$mode" "$(grep -m1 -E 'hip-worker: |error' "$log" || tail -1 "$log")"
       return
     fi
-    "$BIN/hip-remote" tenants --worker "127.0.0.1:$PORT" --clients "$CLIENTS" --seconds "$SECONDS_EACH" --kernel "$KERNELS" --label "$mode" >"$out" 2>&1 \
+    "$BIN/hip-remote" tenants --worker "127.0.0.1:$PORT" --clients "$CLIENTS" --seconds "$SECONDS_EACH" --kernel "$kernels" --batch "$BATCH" --label "$mode" >"$out" 2>&1 \
       || na "$mode" "$(tail -1 "$out")"
     local seconds
     seconds=$("$BIN/hip-remote" smi --json --worker "127.0.0.1:$((PORT + 1000))" 2>/dev/null | tr -d ' \n' | grep -o '"device_seconds":[0-9.e+-]*' | awk -F: '{ s += $2 } END { if (NR) print s }')
@@ -94,8 +102,10 @@ isolation=no
 echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 echo "clients $CLIENTS, ${SECONDS_EACH} s per kernel, $ROUNDS rounds; worker --isolation: $isolation"
 started=$(date +%s)
+for BATCH in $BATCHES; do
 for round in $(seq "$ROUNDS"); do
   run_mode native "$round"
+  run_mode native-threads "$round"
   if [ $isolation = yes ]; then
     run_mode shared "$round" --isolation shared
     WORKER_ENV=HIP_WORKER_DEVICE_TIME=off run_mode shared-no-time "$round" --isolation shared
@@ -108,6 +118,7 @@ for round in $(seq "$ROUNDS"); do
     na process "this hip-worker has no --isolation flag"
     na process+mps "this hip-worker has no --isolation flag"
   fi
+done
 done
 echo
 printf '%-12s %-6s %7s %14s %16s  %s\n' mode kernel clients kernels/s fastest/slowest "per client"

@@ -124,6 +124,9 @@ enum Command {
         /// Name of this mode in the table (e.g. `shared`, `process+mps`).
         #[arg(long)]
         label: Option<String>,
+        /// Launches between two synchronizations of each client (1: every kernel waited for).
+        #[arg(long, default_value_t = tenants::DEFAULT_BATCH, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=tenants::MAX_BATCH as u64))]
+        batch: usize,
     },
     /// One client of `tenants` (internal).
     #[command(hide = true)]
@@ -134,6 +137,8 @@ enum Command {
         backend: BackendKind,
         #[arg(long, value_enum)]
         kernel: tenants::KernelSize,
+        #[arg(long)]
+        batch: usize,
         #[arg(long)]
         lib: PathBuf,
     },
@@ -407,6 +412,7 @@ fn tenants_command(
     worker: Option<String>,
     lib: Option<PathBuf>,
     label: Option<String>,
+    batch: usize,
 ) -> Result<(), String> {
     if !(0.1..=600.0).contains(&seconds) {
         return Err(format!("--seconds {seconds}: give 0.1 to 600"));
@@ -420,10 +426,17 @@ fn tenants_command(
     }
     let lib = lib.unwrap_or_else(default_lib);
     let kernels = if kernels.is_empty() { vec![tenants::KernelSize::Small, tenants::KernelSize::Fill] } else { kernels };
-    let mode = label.unwrap_or_else(|| if side == tenants::Side::Native { "native".into() } else { "worker".into() });
+    let mode = label.unwrap_or_else(|| {
+        match side {
+            tenants::Side::Native => "native",
+            tenants::Side::NativeThreads => "native-threads",
+            tenants::Side::Remote => "worker",
+        }
+        .into()
+    });
     let mut rows = Vec::new();
     for kernel in kernels {
-        let outcome = tenants::run(side, backend, &lib, clients, kernel, Duration::from_secs_f64(seconds))?;
+        let outcome = tenants::run(side, backend, &lib, clients, kernel, Duration::from_secs_f64(seconds), batch)?;
         rows.push((mode.clone(), outcome));
     }
     print!("{}", tenants::table(&rows));
@@ -758,10 +771,10 @@ fn main() -> std::process::ExitCode {
         }
         Command::Bench(args) => bench(args),
         Command::BenchChild { lib, bytes, reps } => child::child_main(&lib, bytes, reps),
-        Command::Tenants { clients, seconds, kernel, side, backend, worker, lib, label } => {
-            tenants_command(clients, seconds, kernel, side, backend, worker, lib, label)
+        Command::Tenants { clients, seconds, kernel, side, backend, worker, lib, label, batch } => {
+            tenants_command(clients, seconds, kernel, side, backend, worker, lib, label, batch)
         }
-        Command::TenantsChild { side, backend, kernel, lib } => tenants::child_main(side, backend, &lib, kernel),
+        Command::TenantsChild { side, backend, kernel, batch, lib } => tenants::child_main(side, backend, &lib, kernel, batch),
         Command::BenchVariant { lib, big_bytes, big_reps, samples, allocs, alloc_bytes, profile } => {
             let plan = variants::Plan { big_bytes, big_reps, samples, allocs, alloc_bytes };
             variants::child_main(&lib, &plan, profile.as_deref())

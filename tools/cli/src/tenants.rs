@@ -5,9 +5,13 @@
 //! The command re-executes itself as `hip-remote tenants-child` (hidden), once per client.
 //! Each child loads the kernel, launches one warm-up batch and prints `ready`; the parent then
 //! sends every child the same `go START END` (`CLOCK_MONOTONIC` nanoseconds, so all windows
-//! coincide), each child launches batches of [`BATCH`] kernels on its stream, synchronizing
+//! coincide), each child launches batches of `--batch` kernels ([`DEFAULT_BATCH`]) on its stream, synchronizing
 //! after each, from START until END, and prints `count N`. The aggregate is the sum of the
 //! counts over the window; the spread is the most any client did over the least.
+//!
+//! `--side native-threads` runs the clients as threads of this one process sharing one
+//! context (a stream each): what one context can launch with no worker in between, the
+//! ceiling of a worker whose sessions share a context (`--isolation shared`).
 
 use crate::native::{make_backend, BackendKind, NativeGpu};
 use crate::workload::{Arg, Gpu, RemoteGpu};
@@ -17,8 +21,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
-/// Launches between two synchronizations of a client.
-pub const BATCH: usize = 32;
+/// Launches between two synchronizations of a client, unless `--batch` says otherwise.
+pub const DEFAULT_BATCH: usize = 32;
+/// The most launches `--batch` may put between two synchronizations.
+pub const MAX_BATCH: usize = 4096;
 /// Threads per block of both kernels.
 pub const BLOCK_THREADS: u32 = 256;
 /// Blocks of the small kernel (a few of an H200's 132 SMs).
@@ -82,6 +88,8 @@ pub enum Side {
     Remote,
     /// In each client process itself (the cuda backend; `auto` falls back to host emulation).
     Native,
+    /// Threads of this one process sharing one context, a stream each (no worker).
+    NativeThreads,
 }
 
 /// One measured run.
@@ -139,13 +147,24 @@ impl Drop for Client {
 }
 
 /// Runs `clients` children launching `kernel` for `window`.
-pub fn run(side: Side, backend: BackendKind, lib: &Path, clients: usize, kernel: KernelSize, window: Duration) -> Result<Outcome, String> {
+pub fn run(
+    side: Side,
+    backend: BackendKind,
+    lib: &Path,
+    clients: usize,
+    kernel: KernelSize,
+    window: Duration,
+    batch: usize,
+) -> Result<Outcome, String> {
+    if side == Side::NativeThreads {
+        return run_threads(backend, clients, kernel, window, batch);
+    }
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut children = Vec::with_capacity(clients);
     for _ in 0..clients {
         let side_arg = match side {
             Side::Remote => "remote",
-            Side::Native => "native",
+            Side::Native | Side::NativeThreads => "native",
         };
         let backend_arg = match backend {
             BackendKind::Auto => "auto",
@@ -153,7 +172,9 @@ pub fn run(side: Side, backend: BackendKind, lib: &Path, clients: usize, kernel:
             BackendKind::Cuda => "cuda",
         };
         let mut child = Command::new(&exe)
-            .args(["tenants-child", "--side", side_arg, "--backend", backend_arg, "--kernel", kernel.label(), "--lib"])
+            .args(["tenants-child", "--side", side_arg, "--backend", backend_arg, "--kernel", kernel.label(), "--batch"])
+            .arg(batch.to_string())
+            .arg("--lib")
             .arg(lib)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -180,11 +201,99 @@ pub fn run(side: Side, backend: BackendKind, lib: &Path, clients: usize, kernel:
     Ok(Outcome { kernel, clients, counts, window })
 }
 
+/// The threads' side: `clients` threads of this process, one backend (one context), a stream
+/// each, with the same window for all.
+fn run_threads(backend: BackendKind, clients: usize, kernel: KernelSize, window: Duration, batch: usize) -> Result<Outcome, String> {
+    let backend = make_backend(backend)?;
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel::<()>();
+    let mut go_senders = Vec::with_capacity(clients);
+    let mut threads = Vec::with_capacity(clients);
+    for _ in 0..clients {
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<(u64, u64)>();
+        go_senders.push(go_tx);
+        let (backend, ready_tx) = (backend.clone(), ready_tx.clone());
+        threads.push(std::thread::spawn(move || -> Result<u64, String> {
+            let mut gpu = NativeGpu::new(backend)?;
+            let workload = Workload::prepare(&mut gpu, kernel, batch)?;
+            ready_tx.send(()).map_err(|_| "the parent stopped waiting".to_string())?;
+            let (start, end) = go_rx.recv().map_err(|_| "no `go` from the parent".to_string())?;
+            workload.run_window(&mut gpu, start, end)
+        }));
+    }
+    drop(ready_tx);
+    for _ in 0..clients {
+        if ready_rx.recv().is_err() {
+            break; // a thread failed before `ready`: its error is collected below
+        }
+    }
+    let start = monotonic_nanos() + START_DELAY.as_nanos() as u64;
+    for go in &go_senders {
+        let _ = go.send((start, start + window.as_nanos() as u64));
+    }
+    let mut counts = Vec::with_capacity(clients);
+    for thread in threads {
+        counts.push(thread.join().map_err(|_| "a tenant thread panicked".to_string())??);
+    }
+    Ok(Outcome { kernel, clients, counts, window })
+}
+
+/// One client's work: its buffer, kernel and batch, loaded and warmed up.
+struct Workload {
+    f: usize,
+    data: u64,
+    blocks: u32,
+    args: [Arg; 3],
+    batch: usize,
+}
+
+impl Workload {
+    /// Loads the kernel, fills the buffer and launches one warm-up batch.
+    fn prepare(gpu: &mut dyn Gpu, kernel: KernelSize, batch: usize) -> Result<Self, String> {
+        gpu.load(SOURCE)?;
+        let f = gpu.function("tenant_work")?;
+        let blocks = kernel.blocks();
+        let n = (blocks * BLOCK_THREADS) as usize;
+        let data = gpu.alloc(n * 4)?;
+        gpu.upload(data, &vec![0u8; n * 4])?;
+        let args = [Arg::Ptr(data), Arg::I32(n as i32), Arg::I32(kernel.iterations())];
+        let workload = Self { f, data, blocks, args, batch };
+        workload.batch(gpu)?;
+        Ok(workload)
+    }
+
+    fn batch(&self, gpu: &mut dyn Gpu) -> Result<(), String> {
+        for _ in 0..self.batch {
+            gpu.launch(self.f, [self.blocks, 1, 1], [BLOCK_THREADS, 1, 1], &self.args)?;
+        }
+        gpu.synchronize()
+    }
+
+    /// Launches batches from `start` until `end` (`CLOCK_MONOTONIC` ns); the kernels run, checked
+    /// by the buffer's value.
+    fn run_window(&self, gpu: &mut dyn Gpu, start: u64, end: u64) -> Result<u64, String> {
+        while monotonic_nanos() < start {
+            std::thread::sleep(Duration::from_micros(100));
+        }
+        let mut count = 0u64;
+        while monotonic_nanos() < end {
+            self.batch(gpu)?;
+            count += self.batch as u64;
+        }
+        let mut check = [0u8; 4];
+        gpu.read_after_sync(self.data, &mut check)?;
+        let value = f32::from_ne_bytes(check);
+        if !value.is_finite() || value <= 0.0 {
+            return Err(format!("the kernel's result {value} is not what {count} launches give"));
+        }
+        Ok(count)
+    }
+}
+
 /// The child's side: one client.
-pub fn child_main(side: Side, backend: BackendKind, lib: &PathBuf, kernel: KernelSize) -> Result<(), String> {
+pub fn child_main(side: Side, backend: BackendKind, lib: &PathBuf, kernel: KernelSize, batch: usize) -> Result<(), String> {
     let hip;
     let mut gpu: Box<dyn Gpu + '_> = match side {
-        Side::Native => Box::new(NativeGpu::new(make_backend(backend)?)?),
+        Side::Native | Side::NativeThreads => Box::new(NativeGpu::new(make_backend(backend)?)?),
         Side::Remote => {
             if std::env::var_os("HIP_REMOTE_WORKER").is_none() {
                 return Err("tenants-child --side remote needs HIP_REMOTE_WORKER".into());
@@ -193,20 +302,7 @@ pub fn child_main(side: Side, backend: BackendKind, lib: &PathBuf, kernel: Kerne
             Box::new(RemoteGpu::new(&hip)?)
         }
     };
-    gpu.load(SOURCE)?;
-    let f = gpu.function("tenant_work")?;
-    let blocks = kernel.blocks();
-    let n = (blocks * BLOCK_THREADS) as usize;
-    let data = gpu.alloc(n * 4)?;
-    gpu.upload(data, &vec![0u8; n * 4])?;
-    let args = [Arg::Ptr(data), Arg::I32(n as i32), Arg::I32(kernel.iterations())];
-    let batch = |gpu: &mut dyn Gpu| -> Result<(), String> {
-        for _ in 0..BATCH {
-            gpu.launch(f, [blocks, 1, 1], [BLOCK_THREADS, 1, 1], &args)?;
-        }
-        gpu.synchronize()
-    };
-    batch(&mut *gpu)?;
+    let workload = Workload::prepare(&mut *gpu, kernel, batch)?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "ready").and_then(|_| out.flush()).map_err(|e| e.to_string())?;
     let mut line = String::new();
@@ -216,20 +312,7 @@ pub fn child_main(side: Side, backend: BackendKind, lib: &PathBuf, kernel: Kerne
         return Err(format!("expected `go START END`, got {line:?}"));
     };
     let (start, end): (u64, u64) = (start.parse().map_err(|e| format!("{e}"))?, end.parse().map_err(|e| format!("{e}"))?);
-    while monotonic_nanos() < start {
-        std::thread::sleep(Duration::from_micros(100));
-    }
-    let mut count = 0u64;
-    while monotonic_nanos() < end {
-        batch(&mut *gpu)?;
-        count += BATCH as u64;
-    }
-    let mut check = [0u8; 4];
-    gpu.read_after_sync(data, &mut check)?;
-    let value = f32::from_ne_bytes(check);
-    if !value.is_finite() || value <= 0.0 {
-        return Err(format!("the kernel's result {value} is not what {count} launches give"));
-    }
+    let count = workload.run_window(&mut *gpu, start, end)?;
     writeln!(out, "count {count}").and_then(|_| out.flush()).map_err(|e| e.to_string())
 }
 
