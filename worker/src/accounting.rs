@@ -24,6 +24,14 @@
 //! kernel's fair scheduler places a waking task). The wait is bounded so that a session
 //! process misreporting its time can only slow the others by that much per operation.
 //!
+//! **Pacing queued GPU work in shared serving.** Sessions served by one shared session process
+//! launch into one GPU context; the driver serialises their launches behind a lock that is
+//! not fair, and small kernels (where launching is the work) drifted 1.1–1.2× apart between
+//! equal clients. There each session's row also paces the GPU work it queues: every operation
+//! adds [`QUEUED_OP_VIRTUAL_COST`] to its virtual time and waits, as above, while the session is
+//! ahead. Session processes with a context each are not paced so: the driver time-slices
+//! their contexts evenly.
+//!
 //! [`StreamBackend::account_stream`]: crate::backend::StreamBackend::account_stream
 
 use crate::backend::host::usage::{monotonic_nanos, process_cpu_nanos, SharedUsage};
@@ -53,6 +61,10 @@ pub const PACE_FORFEIT: Duration = Duration::from_millis(2);
 /// The longest one operation waits for the others to catch up.
 pub const MAX_PACE_WAIT: Duration = Duration::from_millis(5);
 
+/// Virtual time one operation queued on a GPU stream adds to its session in shared serving
+/// (about what launching it costs the context's submission path on an H200).
+pub const QUEUED_OP_VIRTUAL_COST: Duration = Duration::from_micros(2);
+
 /// The variable that turns device-time accounting (and pacing) off: `HIP_WORKER_DEVICE_TIME=off`,
 /// for measuring what it costs.
 pub const DEVICE_TIME_VAR: &str = "HIP_WORKER_DEVICE_TIME";
@@ -73,6 +85,8 @@ pub struct DeviceTime {
     nanos: AtomicU64,
     tenant: OnceLock<Arc<TenantUsage>>,
     shared_row: OnceLock<(Arc<SharedUsage>, usize)>,
+    /// Whether queued GPU work is paced (sessions sharing one context; see the module).
+    paces_queued_work: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for DeviceTime {
@@ -156,6 +170,24 @@ impl DeviceTime {
             least = usage.least_active_virtual(*row, now.saturating_sub(window));
         }
         usage.mark_active(*row, now, None);
+    }
+
+    /// Paces this session's queued GPU work from now on (a session of the shared session
+    /// process, whose sessions launch into one context).
+    pub fn pace_queued_work(&self) {
+        self.paces_queued_work.store(true, Relaxed);
+    }
+
+    /// Before one operation is queued on a GPU stream of this session: waits while the
+    /// session is ahead of the others sharing its context, then adds the operation's
+    /// [`QUEUED_OP_VIRTUAL_COST`]. Nothing unless [`pace_queued_work`](Self::pace_queued_work).
+    pub fn pace_queued_op(&self) {
+        if !self.paces_queued_work.load(Relaxed) {
+            return;
+        }
+        let Some((usage, row)) = self.shared_row.get() else { return };
+        self.pace();
+        usage.add_virtual(*row, QUEUED_OP_VIRTUAL_COST.as_nanos() as u64);
     }
 
     /// Device time of the session so far, nanoseconds.
@@ -334,6 +366,55 @@ mod tests {
         ahead.run(|| ());
         assert!(started.elapsed() < MAX_PACE_WAIT, "waited {:?} for a competitor that left its share", started.elapsed());
         assert!(usage.pace_state(2).0 + PACE_SLACK.as_nanos() as u64 >= mine, "the idle one was raised to this one's level");
+    }
+
+    #[test]
+    fn queued_gpu_work_is_paced_only_when_sessions_share_a_context() {
+        let usage = Arc::new(SharedUsage::create(1, 8).unwrap());
+        for row in [1, 2] {
+            usage.note_row_used(row);
+        }
+        let (eager, other) = (Arc::new(DeviceTime::default()), DeviceTime::default());
+        eager.report_to(Arc::clone(&usage), 1);
+        other.report_to(Arc::clone(&usage), 2);
+        let slack_ops = PACE_SLACK.as_nanos() / QUEUED_OP_VIRTUAL_COST.as_nanos();
+        // A session process of its own (not marked): queued work adds nothing and never waits.
+        for _ in 0..10 {
+            eager.pace_queued_op();
+        }
+        assert_eq!(usage.pace_state(1).0, 0, "an unpaced session's queued work counted");
+        // Sharing a context with a session that keeps working at a lower rate: the eager one
+        // may run ahead by the slack, not more.
+        eager.pace_queued_work();
+        other.pace_queued_work();
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let slow = std::thread::spawn({
+            let stop = Arc::clone(&stop);
+            move || {
+                let mut ops = 0u64;
+                while !stop.load(Relaxed) {
+                    other.pace_queued_op();
+                    ops += 1;
+                    std::thread::sleep(Duration::from_micros(20));
+                }
+                ops
+            }
+        });
+        let started = std::time::Instant::now();
+        let mut eager_ops = 0u64;
+        while started.elapsed() < Duration::from_millis(300) {
+            eager.pace_queued_op();
+            eager_ops += 1;
+        }
+        stop.store(true, Relaxed);
+        let slow_ops = slow.join().unwrap();
+        assert!(slow_ops > 0);
+        // Unpaced, the eager thread queues millions of operations in 300 ms; paced, at most the
+        // slack and what forfeits grant beyond the other's count.
+        assert!(
+            eager_ops <= slow_ops * 3 + slack_ops as u64 * 4,
+            "the eager session queued {eager_ops} operations against the other's {slow_ops} (slack {slack_ops})"
+        );
     }
 
     #[test]

@@ -621,6 +621,8 @@ pub fn serve_sessions(control: UnixStream, backend: Arc<dyn Backend>, usage: Arc
         let id = ident.session_id;
         session.adopt_handshake(id, ident.client_name, ident.tenant);
         session.device_time().report_to(Arc::clone(&usage), ident.usage_row);
+        // One context for all these sessions: the driver's launch path is theirs to share.
+        session.device_time().pace_queued_work();
         if let Err(e) = session.bridge_callbacks(UnixStream::from(bridge)) {
             tracing::warn!(%e, session = id, "no callback bridge to the worker: stream callbacks will fail");
         }

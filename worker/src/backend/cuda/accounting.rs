@@ -93,6 +93,7 @@ impl StreamAccount {
     /// Before an operation is queued on `s` (context current): opens a bracket, or ends a
     /// full one and opens the next.
     pub(super) fn before_work(&self, s: CUstream) {
+        self.device_time.pace_queued_op();
         let mut b = lock(&self.brackets);
         if b.open.is_some_and(|(_, ops)| ops >= BRACKET_OPS) && b.closed.len() < MAX_PENDING_BRACKETS {
             b.close(s);
