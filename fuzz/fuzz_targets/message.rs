@@ -1,5 +1,5 @@
-//! One message without framing: the first two bytes (LE, modulo the table size) pick an opcode
-//! from `Opcode::ALL`, the next byte splits the rest into control part and bulk section
+//! One message without framing: the first two bytes are a raw opcode (LE; a number the table
+//! does not hold picks `Opcode::ALL[raw % len]`, so every input reaches a decoder), the next byte splits the rest into control part and bulk section
 //! (`0..=254`: that many control bytes, the remainder bulk; `255`: everything is control),
 //! and both are parsed as request and as response. What parses must re-encode to the same
 //! control bytes and the same borrowed bulk (rustls `fuzz/fuzzers/message.rs`).
@@ -12,7 +12,8 @@ use proto_core::{Flags, Opcode, Request, Response};
 
 fuzz_target!(|data: &[u8]| {
     let [lo, hi, split, rest @ ..] = data else { return };
-    let op = Opcode::ALL[usize::from(u16::from_le_bytes([*lo, *hi])) % Opcode::ALL.len()];
+    let raw = u16::from_le_bytes([*lo, *hi]);
+    let op = Opcode::from_u16(raw).unwrap_or(Opcode::ALL[usize::from(raw) % Opcode::ALL.len()]);
     let (control, bulk) = match *split {
         255 => (rest, &[][..]),
         n => rest.split_at(usize::from(n).min(rest.len())),

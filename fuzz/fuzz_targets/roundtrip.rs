@@ -1,6 +1,6 @@
 //! Structured direction: a request or response of any opcode built by `arbitrary_for`
-//! (byte 0 picks the opcode from `Opcode::ALL`, bit 0 of byte 1 the direction, the rest feeds
-//! `Unstructured`), encoded with `Request::encode_frame`/`Response::encode_frame`, parsed back with `parse_frame` and
+//! (bytes 0–1 a raw opcode, LE — a number the table does not hold picks `Opcode::ALL[raw % len]`;
+//! bit 0 of byte 2 the direction; the rest feeds `Unstructured`), encoded with `Request::encode_frame`/`Response::encode_frame`, parsed back with `parse_frame` and
 //! `Request::parse`/`Response::parse`. Asserts: the generators only make encodable values;
 //! a too-small buffer reports the exact size needed and leaves no parseable header behind;
 //! the parsed value is Debug-equal to the original (Debug, not PartialEq, so NaN floats
@@ -33,8 +33,9 @@ fn encode_checked<'a>(msg: &dyn core::fmt::Debug, mut encode: impl FnMut(&mut [u
 }
 
 fuzz_target!(|data: &[u8]| {
-    let [op, dir, rest @ ..] = data else { return };
-    let op = Opcode::ALL[usize::from(*op) % Opcode::ALL.len()];
+    let [lo, hi, dir, rest @ ..] = data else { return };
+    let raw = u16::from_le_bytes([*lo, *hi]);
+    let op = Opcode::from_u16(raw).unwrap_or(Opcode::ALL[usize::from(raw) % Opcode::ALL.len()]);
     let mut u = Unstructured::new(rest);
     if dir & 1 == 0 {
         let Ok(req) = Request::arbitrary_for(op, &mut u) else { return };
