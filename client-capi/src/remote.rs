@@ -8,6 +8,8 @@ use crate::abi::HipError;
 use crate::config::ClientConfig;
 use crate::conn::Conn;
 use client_core::CallError;
+use proto_core::limits::MAX_CLIENT_DEVICES;
+use proto_core::{wire, Calls};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use transport_core::MemoryRegistry;
@@ -79,20 +81,53 @@ enum State {
     Failed(CallError),
 }
 
-struct Remote {
+/// One worker of the device list: its address and its connection.
+struct Slot {
+    /// The configuration with `worker` set to this worker's address.
     config: ClientConfig,
     state: Mutex<State>,
 }
 
+/// Where one worker's devices sit in the client's device list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    /// The client's ordinal of the worker's device 0.
+    pub base: u32,
+    /// How many devices the worker serves this session.
+    pub count: u32,
+}
+
+struct Remote {
+    config: ClientConfig,
+    /// The workers of `HIP_REMOTE_WORKER`, in the list's order (one for the single form).
+    slots: Vec<Slot>,
+    /// Each worker's devices in the list: learnt once, when the first call needs a worker of
+    /// a list of several (every worker is opened then, in order; numbering never shifts).
+    spans: OnceLock<Result<Vec<Span>, CallError>>,
+}
+
 fn remote() -> &'static Remote {
     static REMOTE: OnceLock<Remote> = OnceLock::new();
-    REMOTE.get_or_init(|| match ClientConfig::from_env() {
-        Ok(config) => Remote { config, state: Mutex::new(State::Unopened) },
-        Err(e) => {
-            let error = CallError::new(HipError::NOT_INITIALIZED, format!("environment refused: {e}; no HIP call will run"));
+    REMOTE.get_or_init(|| {
+        let refused = |message: String, config: ClientConfig| {
+            let error = CallError::new(HipError::NOT_INITIALIZED, message);
             eprintln!("hip-remote: {}", error.message);
             open_host_memory(None);
-            Remote { config: ClientConfig::defaults(), state: Mutex::new(State::Failed(error)) }
+            Remote { slots: vec![Slot { config: config.clone(), state: Mutex::new(State::Failed(error)) }], config, spans: OnceLock::new() }
+        };
+        let config = match ClientConfig::from_env() {
+            Ok(config) => config,
+            Err(e) => return refused(format!("environment refused: {e}; no HIP call will run"), ClientConfig::defaults()),
+        };
+        match config.resolve_workers(&crate::config::system_resolver) {
+            Ok(addresses) => {
+                let slots = addresses
+                    .into_iter()
+                    .map(|worker| Slot { config: ClientConfig { worker, ..config.clone() }, state: Mutex::new(State::Unopened) })
+                    .collect();
+                Remote { config, slots, spans: OnceLock::new() }
+            }
+            Err(e) => refused(format!("HIP_REMOTE_WORKER: {e}; no HIP call will run"), config),
         }
     })
 }
@@ -118,9 +153,106 @@ pub fn config() -> &'static ClientConfig {
     &remote().config
 }
 
+thread_local! {
+    /// The calling thread's current device (`hipSetDevice`): calls go to its worker.
+    static THREAD_DEVICE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// A device that calls go to instead, while [`on_device`] runs (a call about another
+    /// device than the current one: its properties, a stream or pointer of its own).
+    static ROUTE: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
+}
+
+/// The calling thread's current device; `state::devices` keeps it here so calls reach its
+/// worker.
+pub fn thread_device() -> u32 {
+    THREAD_DEVICE.with(|d| d.get())
+}
+
+/// Sets the calling thread's current device (already validated).
+pub fn set_thread_device(device: u32) {
+    THREAD_DEVICE.with(|d| d.set(device));
+}
+
+/// Runs `f` with its calls going to `device`'s worker (the device is the client's ordinal;
+/// already validated or refused by the worker). Nests; the previous route comes back after.
+pub fn on_device<R>(device: u32, f: impl FnOnce() -> R) -> R {
+    let previous = ROUTE.with(|r| r.replace(Some(device)));
+    let out = f();
+    ROUTE.with(|r| r.set(previous));
+    out
+}
+
+/// How many workers `HIP_REMOTE_WORKER` names (resolved).
+pub fn worker_count() -> usize {
+    remote().slots.len()
+}
+
+/// Every worker's devices in the device list, opening every connection the first time. A
+/// worker that cannot be reached then fails the whole list (later ones would be renumbered).
+pub fn spans() -> Result<&'static [Span], CallError> {
+    let r = remote();
+    r.spans.get_or_init(|| learn_spans(r)).as_deref().map_err(Clone::clone)
+}
+
+fn learn_spans(r: &'static Remote) -> Result<Vec<Span>, CallError> {
+    let mut spans = Vec::with_capacity(r.slots.len());
+    let mut base = 0u32;
+    for (index, slot) in r.slots.iter().enumerate() {
+        let named = |e: CallError| CallError::new(e.code, format!("worker {index} of the device list ({}): {}", slot.config.worker, e.message));
+        let count = with_slot(r, index, |c| c.get_device_count(wire::Empty {}).map(|d| d.count)).map_err(named)?;
+        if base.saturating_add(count) > MAX_CLIENT_DEVICES {
+            return Err(named(CallError::new(
+                HipError::NOT_INITIALIZED,
+                format!("its {count} devices after {base} others exceed the {MAX_CLIENT_DEVICES} devices a client can number"),
+            )));
+        }
+        if r.slots.len() > 1 {
+            // Even at base 0: a worker too old for device lists is refused here, not later.
+            with_slot(r, index, |c| c.session_device_base(wire::DeviceBase { base })).map_err(|e| {
+                named(CallError::new(e.code, format!("{} (a worker of a device list must know SessionDeviceBase: upgrade it)", e.message)))
+            })?;
+        }
+        spans.push(Span { base, count });
+        base += count;
+    }
+    Ok(spans)
+}
+
+/// The total device count: the one worker's, or the sum over the list.
+pub fn device_count() -> Result<u32, CallError> {
+    if worker_count() == 1 {
+        return with_conn(|c| c.get_device_count(wire::Empty {}).map(|d| d.count));
+    }
+    Ok(spans()?.iter().map(|s| s.count).sum())
+}
+
+/// The worker serving `device` (the client's ordinal), by index in the list.
+pub fn worker_of_device(device: u32) -> Result<usize, CallError> {
+    if worker_count() == 1 {
+        return Ok(0);
+    }
+    let spans = spans()?;
+    spans.iter().position(|s| device >= s.base && device - s.base < s.count).ok_or_else(|| {
+        let total: u32 = spans.iter().map(|s| s.count).sum();
+        CallError::new(HipError::INVALID_DEVICE, format!("device {device} out of range (the device list has {total})"))
+    })
+}
+
+/// The worker this thread's calls go to now: that of [`on_device`]'s device, else of the
+/// current device.
+pub fn routed_worker() -> Result<usize, CallError> {
+    if worker_count() == 1 {
+        return Ok(0);
+    }
+    worker_of_device(ROUTE.with(|r| r.get()).unwrap_or_else(thread_device))
+}
+
 /// Runs `f` with the connection, opening it first if needed. A connection that failed in
 /// the middle of an exchange is closed and stays failed: its session (and every allocation)
 /// is gone on the worker, so silently reconnecting would hand out dangling pointers.
+///
+/// With several workers (`HIP_REMOTE_WORKER=a,b`), the connection is that of the worker
+/// serving the current device, or the device [`on_device`] names; one worker's failure
+/// fails only the calls that go to it.
 ///
 /// A stream callback calling HIP fails with `hipErrorIllegalState`: the thread that waits for
 /// the callback may hold the connection (CUDA and HIP forbid such calls too).
@@ -128,17 +260,44 @@ pub fn with_conn<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result
     if in_callback() {
         return Err(CallError::new(HipError::ILLEGAL_STATE, "a stream callback must not call HIP"));
     }
+    let index = routed_worker()?;
+    with_slot(remote(), index, f)
+}
+
+/// [`with_conn`] with the connection of worker `index` of the list.
+pub fn with_worker<R>(index: usize, f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result<R, CallError> {
+    if in_callback() {
+        return Err(CallError::new(HipError::ILLEGAL_STATE, "a stream callback must not call HIP"));
+    }
+    with_slot(remote(), index, f)
+}
+
+/// The configuration of worker `index` of the list (its `worker` is that worker's address).
+pub fn worker_config(index: usize) -> &'static ClientConfig {
     let r = remote();
-    let mut state = r.state.lock().unwrap_or_else(|p| p.into_inner());
+    &r.slots.get(index).unwrap_or(&r.slots[0]).config
+}
+
+fn with_slot<R>(r: &'static Remote, index: usize, f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result<R, CallError> {
+    let Some(slot) = r.slots.get(index) else {
+        return Err(CallError::new(HipError::INVALID_DEVICE, format!("no worker {index} in the device list")));
+    };
+    let mut state = slot.state.lock().unwrap_or_else(|p| p.into_inner());
     if let State::Unopened = *state {
-        *state = match Conn::open(&r.config) {
+        *state = match Conn::open(&slot.config) {
             Ok(conn) => {
-                open_host_memory(conn.memory_registry());
+                // Pinned host memory is announced to the first worker's transport only (an
+                // optimisation of RDMA registration; other workers copy as without one).
+                if index == 0 {
+                    open_host_memory(conn.memory_registry());
+                }
                 State::Open(Box::new(conn))
             }
             Err(e) => {
                 eprintln!("hip-remote: {}", e.message);
-                open_host_memory(None);
+                if index == 0 {
+                    open_host_memory(None);
+                }
                 State::Failed(e)
             }
         };
@@ -169,5 +328,5 @@ pub fn with_conn<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result
 
 /// Whether a connection has been opened (used by calls that must not connect, e.g. at exit).
 pub fn is_open() -> bool {
-    matches!(*remote().state.lock().unwrap_or_else(|p| p.into_inner()), State::Open(_))
+    remote().slots.iter().any(|s| matches!(*s.state.lock().unwrap_or_else(|p| p.into_inner()), State::Open(_)))
 }

@@ -372,7 +372,7 @@ impl VmmHandler for Session {
 
     fn mem_get_properties(&mut self, _cx: &mut CallCx, req: wire::PhysicalRef) -> Result<wire::PhysicalInfo, Failure> {
         let shared = &self.vmm.entry(req.handle)?.shared;
-        Ok(wire::PhysicalInfo { device: shared.device, size: shared.size, handle_type: shared.handle_type })
+        Ok(wire::PhysicalInfo { device: self.client_device(shared.device), size: shared.size, handle_type: shared.handle_type })
     }
 
     fn mem_retain(&mut self, _cx: &mut CallCx, req: wire::VmmAddress) -> Result<wire::PhysicalRef, Failure> {
