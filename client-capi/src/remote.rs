@@ -159,6 +159,73 @@ thread_local! {
     /// A device that calls go to instead, while [`on_device`] runs (a call about another
     /// device than the current one: its properties, a stream or pointer of its own).
     static ROUTE: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
+    /// The device of the first stream or event handle the running C call named
+    /// ([`note_handle`]); cleared by [`CallRoute`] at each boundary.
+    static HANDLE_ROUTE: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
+}
+
+/// Scope of one C call's routing ([`crate::boundary`]): a handle noted by the call routes
+/// only that call; a nested export starts afresh and gives the outer one its route back.
+pub struct CallRoute(Option<u32>);
+
+impl CallRoute {
+    pub fn begin() -> Self {
+        Self(HANDLE_ROUTE.with(|h| h.replace(None)))
+    }
+}
+
+impl Drop for CallRoute {
+    fn drop(&mut self) {
+        let outer = self.0;
+        // `try_with`: a call from a thread-exit destructor may outlive the slot.
+        let _ = HANDLE_ROUTE.try_with(|h| h.set(outer));
+    }
+}
+
+/// The device whose worker issued handle `id` in a device list of several workers: a
+/// per-thread default stream names its device, a tagged handle its worker's device base
+/// (bits 40..48, `SessionDeviceBase`). `None` for what carries no owner (the null stream,
+/// this library's own module and function handles).
+pub fn device_of_handle(id: u64) -> Option<u32> {
+    use client_core::client_handles::NAMESPACE_SHIFT;
+    use wire::{CLIENT_HANDLE_TAG_MASK, PER_THREAD_STREAM_TAG, PER_THREAD_STREAM_TAG_MASK};
+    if id & PER_THREAD_STREAM_TAG_MASK == PER_THREAD_STREAM_TAG {
+        return Some((id & 0xff) as u32);
+    }
+    if id & CLIENT_HANDLE_TAG_MASK == 0 {
+        return None;
+    }
+    Some(((id >> NAMESPACE_SHIFT) & 0xff) as u32)
+}
+
+/// Notes a handle the running C call names: the call's requests go to the handle's worker
+/// (the first one noted wins; [`on_device`] still overrides). Free with a single worker.
+pub fn note_handle(id: u64) {
+    if worker_count() == 1 {
+        return;
+    }
+    if let Some(device) = device_of_handle(id) {
+        let _ = HANDLE_ROUTE.try_with(|h| {
+            if h.get().is_none() {
+                h.set(Some(device));
+            }
+        });
+    }
+}
+
+/// Runs `f` with its calls going to the worker that issued handle `id` (a module, function
+/// or other worker handle), whatever the current device; as is with a single worker or a
+/// handle that names no worker.
+pub fn on_handle<R>(id: u64, f: impl FnOnce() -> R) -> R {
+    match device_of_handle(id).filter(|_| worker_count() > 1) {
+        Some(device) => on_device(device, f),
+        None => f(),
+    }
+}
+
+/// Whether devices `a` and `b` are served by the same worker.
+pub fn same_worker(a: u32, b: u32) -> Result<bool, CallError> {
+    Ok(worker_of_device(a)? == worker_of_device(b)?)
 }
 
 /// The calling thread's current device; `state::devices` keeps it here so calls reach its
@@ -199,6 +266,9 @@ fn learn_spans(r: &'static Remote) -> Result<Vec<Span>, CallError> {
     for (index, slot) in r.slots.iter().enumerate() {
         let named = |e: CallError| CallError::new(e.code, format!("worker {index} of the device list ({}): {}", slot.config.worker, e.message));
         let count = with_slot(r, index, |c| c.get_device_count(wire::Empty {}).map(|d| d.count)).map_err(named)?;
+        if count == 0 && r.slots.len() > 1 {
+            return Err(named(CallError::new(HipError::NO_DEVICE, "it serves no device: leave it out of the list")));
+        }
         if base.saturating_add(count) > MAX_CLIENT_DEVICES {
             return Err(named(CallError::new(
                 HipError::NOT_INITIALIZED,
@@ -207,9 +277,13 @@ fn learn_spans(r: &'static Remote) -> Result<Vec<Span>, CallError> {
         }
         if r.slots.len() > 1 {
             // Even at base 0: a worker too old for device lists is refused here, not later.
-            with_slot(r, index, |c| c.session_device_base(wire::DeviceBase { base })).map_err(|e| {
-                named(CallError::new(e.code, format!("{} (a worker of a device list must know SessionDeviceBase: upgrade it)", e.message)))
-            })?;
+            with_slot(r, index, |c| {
+                c.session_device_base(wire::DeviceBase { base })?;
+                // Handles this library picks carry the base as the worker's do.
+                c.client_handles().set_namespace(base as u8);
+                Ok(())
+            })
+            .map_err(|e| named(CallError::new(e.code, format!("{} (a worker of a device list must know SessionDeviceBase: upgrade it)", e.message))))?;
         }
         spans.push(Span { base, count });
         base += count;
@@ -243,7 +317,8 @@ pub fn routed_worker() -> Result<usize, CallError> {
     if worker_count() == 1 {
         return Ok(0);
     }
-    worker_of_device(ROUTE.with(|r| r.get()).unwrap_or_else(thread_device))
+    let device = ROUTE.with(|r| r.get()).or_else(|| HANDLE_ROUTE.with(|h| h.get())).unwrap_or_else(thread_device);
+    worker_of_device(device)
 }
 
 /// Runs `f` with the connection, opening it first if needed. A connection that failed in

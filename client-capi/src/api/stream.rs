@@ -99,6 +99,20 @@ pub extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, fla
             return Err(CallError::new(HipError::INVALID_HANDLE, "event is NULL"));
         }
         let req = wire::StreamWaitEvent { stream: stream_id(stream), event: event.id(), flags: 0 };
+        if crate::remote::worker_count() > 1 {
+            let stream_device = crate::remote::device_of_handle(req.stream).unwrap_or_else(current_device);
+            if let Some(event_device) = crate::remote::device_of_handle(req.event) {
+                if !crate::remote::same_worker(stream_device, event_device)? {
+                    // Another worker's event: this thread waits until it has completed (a
+                    // round trip to the event's worker), so the stream's later work is queued
+                    // after it. Work queued on the stream earlier is not held back, as with a
+                    // wait on a device.
+                    let event = wire::EventRef { event: req.event };
+                    return crate::remote::on_device(event_device, || call_sync(|c| c.event_synchronize(event)));
+                }
+            }
+            return crate::remote::on_device(stream_device, || with_conn(|c| c.post::<calls::StreamWaitEvent>(req)));
+        }
         with_conn(|c| c.post::<calls::StreamWaitEvent>(req))
     })
 }

@@ -35,7 +35,7 @@ pub fn set_current_device(dev: u32) {
 pub fn with_current_device<R>(dev: u32, f: impl FnOnce() -> R) -> R {
     let (old, was_set) = (current_device(), DEVICE_SET.with(|s| s.get()));
     crate::remote::set_thread_device(dev);
-    let out = f();
+    let out = crate::remote::on_device(dev, f);
     crate::remote::set_thread_device(old);
     DEVICE_SET.with(|s| s.set(was_set));
     out

@@ -147,6 +147,21 @@ impl SessionHandler for Session {
             return Err(Failure::new(Status::INVALID_VALUE, "the device base is set before the session allocates or creates anything"));
         }
         self.device_base = req.base;
+        // Handles carry the base too: the client routes a call by the handles it names.
+        let space = req.base as u8;
+        self.streams.set_namespace(space);
+        self.events.set_namespace(space);
+        self.modules.set_namespace(space);
+        self.functions.set_namespace(space);
+        self.blas.set_namespace(space);
+        self.arrays.arrays.set_namespace(space);
+        self.arrays.mipmaps.set_namespace(space);
+        self.arrays.texture_ids.set_namespace(space);
+        self.graphs.graphs.set_namespace(space);
+        self.graphs.nodes.set_namespace(space);
+        self.graphs.execs.set_namespace(space);
+        self.pools.pools.set_namespace(space);
+        self.vmm.physical.set_namespace(space);
         Ok(wire::Empty {})
     }
 

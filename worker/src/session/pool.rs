@@ -186,7 +186,7 @@ struct LiveBlock {
 /// use by address.
 #[derive(Debug)]
 pub struct Pools {
-    pools: super::tables::Handles<Pool>,
+    pub(super) pools: super::tables::Handles<Pool>,
     defaults: HashMap<DeviceIndex, u64>,
     current: HashMap<DeviceIndex, u64>,
     live: HashMap<u64, LiveBlock>,

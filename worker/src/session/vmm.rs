@@ -70,7 +70,7 @@ fn lock_exports() -> std::sync::MutexGuard<'static, HashMap<u64, Weak<SharedPhys
 }
 
 /// A physical allocation handle of the session.
-struct PhysicalEntry {
+pub(super) struct PhysicalEntry {
     shared: Arc<SharedPhysical>,
     /// The client's references (create/import, retain); released ones make the handle
     /// unusable, and it goes once no mapping names it either.
@@ -89,7 +89,7 @@ struct Mapping {
 pub struct Vmm {
     reservations: BTreeMap<u64, u64>,
     reserved_bytes: u64,
-    physical: Handles<PhysicalEntry>,
+    pub(super) physical: Handles<PhysicalEntry>,
     mappings: BTreeMap<u64, Mapping>,
 }
 
