@@ -380,7 +380,8 @@ pub unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) -> 
     hip_boundary!("hipFreeAsync", {
         non_null!(ptr);
         // A round trip, so a pointer that is no allocation is reported here, not later.
-        call_sync(|c| c.free_async(wire::FreeAsync { ptr: ptr as u64, stream: stream_id(stream) }))?;
+        let req = wire::FreeAsync { ptr: ptr as u64, stream: stream_id(stream) };
+        on_pointer(ptr as u64, || call_sync(|c| c.free_async(req)))?;
         forget_device_range(ptr as u64);
         Ok(())
     })

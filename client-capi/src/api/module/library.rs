@@ -140,7 +140,7 @@ pub extern "C" fn hipLibraryUnload(library: hipLibrary_t) -> hipError_t {
         let functions: Vec<u64> = tables().modules.get(&module).map(|m| m.functions.values().copied().collect()).unwrap_or_default();
         forget_library(module, &functions);
         let worker = forget_module(module).ok_or_else(|| CallError::new(HipError::INVALID_HANDLE, format!("{library:p} was already unloaded")))?;
-        call_sync(|c| c.module_unload(wire::ModuleRef { module: worker }))
+        crate::remote::on_handle(worker, || call_sync(|c| c.module_unload(wire::ModuleRef { module: worker })))
     })
 }
 
