@@ -317,8 +317,15 @@ pub fn routed_worker() -> Result<usize, CallError> {
     if worker_count() == 1 {
         return Ok(0);
     }
-    let device = ROUTE.with(|r| r.get()).or_else(|| HANDLE_ROUTE.with(|h| h.get())).unwrap_or_else(thread_device);
-    worker_of_device(device)
+    worker_of_device(routed_device())
+}
+
+/// The device this thread's calls go to now: [`on_device`]'s, else that of the handle the
+/// running call named (a worker's first device for a handle it issued), else the current
+/// device. What a request names as "the device of the null stream" when a stream handle
+/// routes it to another worker (the worker checks it, and uses the stream's own device).
+pub fn routed_device() -> u32 {
+    ROUTE.with(|r| r.get()).or_else(|| HANDLE_ROUTE.with(|h| h.get())).unwrap_or_else(thread_device)
 }
 
 /// Runs `f` with the connection, opening it first if needed. A connection that failed in

@@ -156,6 +156,8 @@ static void kernels(void) {
   for (int d = 0; d < count; d++) CHECK(hipModuleUnload(modules[d]));
 }
 
+static void mark_host(void* flag) { *(volatile int*)flag = 1; }
+
 static void streams_and_events(void) {
   step("streams and events belong to their device's worker");
   hipStream_t streams[MAX_DEVICES];
@@ -204,6 +206,14 @@ static void streams_and_events(void) {
   REQUIRE(observed[0] == 1, "device 0's kernel did not mark (%d)", observed[0]);
   CHECK(hipMemsetAsync(buffers[last], 0x33, 4, streams[last]));
   CHECK(hipStreamSynchronize(streams[last]));
+
+  step("a host function on each worker's stream (each worker's callback channel)");
+  for (int d = count - 1; d >= 0; d--) {
+    static volatile int ran[MAX_DEVICES];
+    CHECK(hipLaunchHostFunc(streams[d], mark_host, (void*)&ran[d]));
+    CHECK(hipStreamSynchronize(streams[d]));
+    REQUIRE(ran[d] == 1, "the host function on device %d's stream did not run", d);
+  }
   /* A wait within one worker stays a device-side wait. */
   if (count >= 2 && expected_mib[1] == expected_mib[0]) {
     CHECK(hipStreamWaitEvent(streams[1], events[0], 0));
