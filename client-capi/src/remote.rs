@@ -170,7 +170,9 @@ pub struct CallRoute(Option<u32>);
 
 impl CallRoute {
     pub fn begin() -> Self {
-        Self(HANDLE_ROUTE.with(|h| h.replace(None)))
+        // `try_with`: an export may run from another thread-local's destructor, outside the
+        // boundary's panic catcher.
+        Self(HANDLE_ROUTE.try_with(|h| h.replace(None)).ok().flatten())
     }
 }
 
@@ -283,7 +285,9 @@ fn learn_spans(r: &'static Remote) -> Result<Vec<Span>, CallError> {
                 c.client_handles().set_namespace(base as u8);
                 Ok(())
             })
-            .map_err(|e| named(CallError::new(e.code, format!("{} (a worker of a device list must know SessionDeviceBase: upgrade it)", e.message))))?;
+            .map_err(|e| {
+                named(CallError::new(e.code, format!("{} (a worker of a device list must know SessionDeviceBase: upgrade it)", e.message)))
+            })?;
         }
         spans.push(Span { base, count });
         base += count;

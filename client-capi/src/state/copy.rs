@@ -109,13 +109,7 @@ pub unsafe fn copy(dst: *mut c_void, src: *const c_void, len: usize, kind: hipMe
         Direction::DeviceToDevice => {
             refuse_across_workers(device_of_pointer(dst as u64), device_of_pointer(src as u64))?;
             let req = wire::MemcpyDtoD { dst: dst as u64, src: src as u64, len: len as u64, stream, sync };
-            on_pointer(src as u64, || {
-                if sync {
-                    call_sync(|c| c.memcpy_dtod(req))
-                } else {
-                    with_conn(|c| c.post::<calls::MemcpyDtoD>(req))
-                }
-            })
+            on_pointer(src as u64, || if sync { call_sync(|c| c.memcpy_dtod(req)) } else { with_conn(|c| c.post::<calls::MemcpyDtoD>(req)) })
         }
     }
 }

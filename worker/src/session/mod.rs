@@ -520,7 +520,11 @@ impl Session {
             _ if self.device_base == 0 => Err(Failure::new(Status::INVALID_DEVICE, format!("device {device} out of range (worker has {count})"))),
             _ => Err(Failure::new(
                 Status::INVALID_DEVICE,
-                format!("device {device} is not on this worker (its devices are {}..{} of the client's list)", self.device_base, self.device_base + count),
+                format!(
+                    "device {device} is not on this worker (its devices are {}..{} of the client's list)",
+                    self.device_base,
+                    self.device_base + count
+                ),
             )),
         }
     }

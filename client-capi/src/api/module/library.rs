@@ -56,7 +56,9 @@ fn library_module(library: hipLibrary_t) -> Result<u64, CallError> {
 /// The kernel names of a module, asked of the worker.
 fn kernel_names(module: u64) -> Result<Vec<String>, CallError> {
     let (worker, _) = module_worker(module)?;
-    crate::remote::on_handle(worker, || with_conn(|c| c.module_function_names(wire::ModuleRef { module: worker }).map(|r| r.names.iter().map(str::to_string).collect())))
+    crate::remote::on_handle(worker, || {
+        with_conn(|c| c.module_function_names(wire::ModuleRef { module: worker }).map(|r| r.names.iter().map(str::to_string).collect()))
+    })
 }
 
 /// Refuses JIT or library options given as a count without their arrays.
