@@ -117,6 +117,12 @@ static void memory(void) {
     REQUIRE(memcmp(back, host[d], sizeof back) == 0, "device %d's buffer differs", d);
     REQUIRE(device_of(buffers[d]) == d, "buffer of device %d reported on device %d", d, device_of(buffers[d]));
   }
+  /* 2D copies routed by their device pointer: rows of 16 ints, pitch 32 ints. */
+  CHECK(hipMemcpy2D(buffers[count - 1], 32 * sizeof(int), host[0], 16 * sizeof(int), 16 * sizeof(int), 4, hipMemcpyHostToDevice));
+  static int rows[4][16];
+  CHECK(hipMemcpy2D(rows, 16 * sizeof(int), buffers[count - 1], 32 * sizeof(int), 16 * sizeof(int), 4, hipMemcpyDeviceToHost));
+  REQUIRE(memcmp(rows, host[0], sizeof rows) == 0, "2D round trip on the last device differs");
+  CHECK(hipMemcpy(buffers[count - 1], host[count - 1], sizeof host[count - 1], hipMemcpyHostToDevice));
   /* A memset routed by its pointer. */
   CHECK(hipMemset(buffers[count - 1], 0x11, 16));
   static int back[N];

@@ -483,7 +483,7 @@ pub(crate) unsafe fn copy_2d(
             }
             Ok(())
         }
-        Direction::HostToDevice => {
+        Direction::HostToDevice => on_pointer(dst as u64, || {
             // SAFETY: `src`'s rows are readable host memory (caller contract).
             with_conn(|c| unsafe {
                 c.upload_2d(
@@ -498,13 +498,14 @@ pub(crate) unsafe fn copy_2d(
                     crate::state::copy::sent_is_enough,
                 )
             })
-        }
-        Direction::DeviceToHost => {
+        }),
+        Direction::DeviceToHost => on_pointer(src as u64, || {
             // SAFETY: `dst`'s rows are writable host memory until the copy is synchronised
             // (HIP's contract for async copies; immediately for sync ones).
             with_conn(|c| unsafe { c.download_2d(dst as *mut u8, dst_pitch, src as u64, src_pitch as u64, width, height, stream, sync) })
-        }
+        }),
         Direction::DeviceToDevice => {
+            crate::state::copy::refuse_across_workers(device_of_pointer(dst as u64), device_of_pointer(src as u64))?;
             let req = wire::MemcpyDtoD2D {
                 dst: dst as u64,
                 dst_pitch: dst_pitch as u64,
@@ -515,11 +516,7 @@ pub(crate) unsafe fn copy_2d(
                 stream,
                 sync,
             };
-            if sync {
-                call_sync(|c| c.memcpy_dtod_2d(req))
-            } else {
-                with_conn(|c| c.post::<calls::MemcpyDtoD2D>(req))
-            }
+            on_pointer(src as u64, || if sync { call_sync(|c| c.memcpy_dtod_2d(req)) } else { with_conn(|c| c.post::<calls::MemcpyDtoD2D>(req)) })
         }
     }
 }
