@@ -212,15 +212,22 @@ impl ClientConfig {
         };
         let workers: Vec<String> = workers.into_iter().map(|w| if w.contains(':') { w } else { format!("{w}:{DEFAULT_PORT}") }).collect();
         let worker = workers[0].clone();
+        // A resolved address is an IP: over TLS, the certificate is checked for the name
+        // asked, when the list's TCP workers all come from that one name (another host of the
+        // list keeps its own name; HIP_REMOTE_TLS_SERVER_NAME overrides both).
         #[cfg(feature = "tls")]
-        let tls = match (tls, workers.iter().find_map(|w| w.strip_prefix(DNS_SCHEME))) {
-            // A resolved address is an IP: the certificate is checked for the name asked.
-            (Some(mut tls), Some(dns)) if tls.server_name.is_none() => {
-                let (name, _) = dns_target(dns).map_err(|expected| EnvError { name: "HIP_REMOTE_WORKER".into(), value: dns.into(), expected })?;
-                tls.server_name = transport_tcp::tls::server_name_of(&format!("{name}:0")).ok();
-                Some(tls)
+        let tls = {
+            let tcp: Vec<&String> = workers.iter().filter(|w| !w.starts_with("shm://") && !w.starts_with("rdma://")).collect();
+            let names: Vec<&str> = tcp.iter().filter_map(|w| w.strip_prefix(DNS_SCHEME)).map(|t| dns_target(t).map_or(t, |(name, _)| name)).collect();
+            match tls {
+                Some(mut tls)
+                    if tls.server_name.is_none() && !names.is_empty() && names.len() == tcp.len() && names.iter().all(|n| *n == names[0]) =>
+                {
+                    tls.server_name = transport_tcp::tls::server_name_of(&format!("{}:0", names[0])).ok();
+                    Some(tls)
+                }
+                tls => tls,
             }
-            (tls, _) => tls,
         };
         if workers.iter().all(|w| w.starts_with("shm://")) && tls.is_some() {
             return Err(EnvError {
@@ -460,6 +467,24 @@ mod test {
     fn rdma_is_preferred_only_where_it_loses_no_encryption() {
         let c = from(&[("HIP_REMOTE_PREFER_RDMA", "1")]).unwrap();
         assert!(c.prefer_rdma && !c.rdma_kept_off_by_tls);
+    }
+
+    #[cfg(feature = "tls")]
+    #[test]
+    fn a_dns_list_over_tls_checks_certificates_for_the_name() {
+        let ca = std::env::temp_dir().join(format!("hip-remote-config-dns-ca-{}.pem", std::process::id()));
+        let cert = rcgen::generate_simple_self_signed(vec!["svc".into()]).expect("a certificate");
+        std::fs::write(&ca, cert.cert.pem()).expect("write the CA");
+        let ca_path = ca.to_str().expect("a UTF-8 path");
+        let name = |worker: &str| {
+            let c = from(&[("HIP_REMOTE_WORKER", worker), ("HIP_REMOTE_TLS", "1"), ("HIP_REMOTE_TLS_CA", ca_path)]).unwrap();
+            c.tls.expect("TLS").server_name.map(|n| format!("{n:?}"))
+        };
+        assert!(name("dns:///gpus.svc.cluster.local:18515").is_some_and(|n| n.contains("\"gpus.svc.cluster.local\"")));
+        assert!(name("dns:///a:1,shm:///tmp/w.sock").is_some_and(|n| n.contains("\"a\"")), "shared memory has no certificate");
+        assert_eq!(name("dns:///a:1,gpu9:1"), None, "gpu9 keeps its own name");
+        assert_eq!(name("dns:///a:1,dns:///b:1"), None, "two names: each address is checked for itself");
+        let _ = std::fs::remove_file(ca);
     }
 
     #[cfg(feature = "tls")]
