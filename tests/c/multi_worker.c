@@ -3,7 +3,8 @@
  * against worker A emulating two devices and worker B emulating one, each with its own memory
  * size, so each device's total memory says which worker answered for it.
  *
- *   multi_worker MIB0 MIB1 ...   the device list: one emulated memory size (MiB) per device
+ *   multi_worker W:MIB ...       the device list: per device, its worker (a letter) and its memory
+ *                                size in MiB (0: not checked, as on GPUs; scripts/device-multi-worker.sh)
  *   multi_worker hold DEV        allocates on device 0 and DEV, prints READY, waits for a line
  *                                (the test kills DEV's worker), then checks that device 0
  *                                still works and DEV fails
@@ -69,6 +70,8 @@ static int device_of(const void* ptr) {
 
 static int count;
 static size_t expected_mib[MAX_DEVICES];
+/* The worker of each device, as the test says: devices of one worker are peers, others not. */
+static char worker_of[MAX_DEVICES];
 static int* buffers[MAX_DEVICES];
 static int host[MAX_DEVICES][N];
 
@@ -78,16 +81,16 @@ static void device_list(void) {
   for (int d = 0; d < count; d++) {
     hipDeviceProp_t prop;
     CHECK(hipGetDeviceProperties(&prop, d));
-    REQUIRE(prop.totalGlobalMem == expected_mib[d] << 20, "device %d has %zu bytes, expected %zu MiB", d, prop.totalGlobalMem,
-            expected_mib[d]);
+    size_t want = expected_mib[d] ? expected_mib[d] << 20 : prop.totalGlobalMem;
+    REQUIRE(prop.totalGlobalMem == want, "device %d has %zu bytes, expected %zu MiB", d, prop.totalGlobalMem, expected_mib[d]);
     size_t total = 0;
     CHECK(hipDeviceTotalMem(&total, d));
-    REQUIRE(total == expected_mib[d] << 20, "hipDeviceTotalMem(%d) = %zu", d, total);
+    REQUIRE(total == want, "hipDeviceTotalMem(%d) = %zu", d, total);
     /* hipMemGetInfo asks the current device's worker. */
     CHECK(hipSetDevice(d));
     size_t free_bytes = 0;
     CHECK(hipMemGetInfo(&free_bytes, &total));
-    REQUIRE(total == expected_mib[d] << 20, "hipMemGetInfo on device %d: total %zu", d, total);
+    REQUIRE(total == want, "hipMemGetInfo on device %d: total %zu", d, total);
     int cur = -1;
     CHECK(hipGetDevice(&cur));
     REQUIRE(cur == d, "hipGetDevice = %d after hipSetDevice(%d)", cur, d);
@@ -221,7 +224,7 @@ static void streams_and_events(void) {
     REQUIRE(ran[d] == 1, "the host function on device %d's stream did not run", d);
   }
   /* A wait within one worker stays a device-side wait. */
-  if (count >= 2 && expected_mib[1] == expected_mib[0]) {
+  if (count >= 2 && worker_of[1] == worker_of[0]) {
     CHECK(hipStreamWaitEvent(streams[1], events[0], 0));
     CHECK(hipStreamSynchronize(streams[1]));
   }
@@ -244,9 +247,9 @@ static void peers(void) {
   CHECK(hipSetDevice(0));
   EXPECT_ERR(hipDeviceEnablePeerAccess(last, 0), hipErrorInvalidDevice);
   EXPECT_ERR(hipDeviceDisablePeerAccess(last), hipErrorInvalidDevice);
-  /* Neighbours of one worker (the test gives each worker its own memory size) are peers. */
+  /* Neighbours of one worker are peers there (the host backend's and, on one board, GPUs'). */
   for (int d = 0; d + 1 < count; d++) {
-    if (expected_mib[d] != expected_mib[d + 1]) continue;
+    if (worker_of[d] != worker_of[d + 1]) continue;
     CHECK(hipDeviceCanAccessPeer(&can, d, d + 1));
     REQUIRE(can == 1, "devices %d and %d of one worker are not peers (%d)", d, d + 1, can);
   }
@@ -294,8 +297,13 @@ static int hold(int dev) {
 int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "hold") == 0) return hold(atoi(argv[2]));
   begin("multi_worker");
-  REQUIRE(argc >= 3 && argc - 1 <= MAX_DEVICES, "usage: multi_worker MIB0 MIB1 ... (at least two devices)");
-  for (int d = 0; d < argc - 1; d++) expected_mib[d] = (size_t)atol(argv[d + 1]);
+  REQUIRE(argc >= 3 && argc - 1 <= MAX_DEVICES, "usage: multi_worker W:MIB W:MIB ... (at least two devices)");
+  for (int d = 0; d < argc - 1; d++) {
+    REQUIRE(strlen(argv[d + 1]) > 2 && argv[d + 1][1] == ':', "device %d: %s is not W:MIB", d, argv[d + 1]);
+    worker_of[d] = argv[d + 1][0];
+    expected_mib[d] = (size_t)atol(argv[d + 1] + 2);
+  }
+  REQUIRE(worker_of[0] != worker_of[argc - 2], "the first and last devices must be on different workers");
   device_list();
   REQUIRE(count == argc - 1, "%d devices, expected %d", count, argc - 1);
   memory();

@@ -18,8 +18,9 @@ fn two_workers(sandbox: &Sandbox) -> (WorkerProcess, WorkerProcess) {
     (a, b)
 }
 
+/// The program's arguments for the list `A,B`: each device's worker and memory size.
 fn device_sizes() -> [String; 3] {
-    [A_MIB, A_MIB, B_MIB].map(|m| m.to_string())
+    [format!("a:{A_MIB}"), format!("a:{A_MIB}"), format!("b:{B_MIB}")]
 }
 
 /// `A,B` as one list of three devices: A's two, then B's.
@@ -44,7 +45,7 @@ fn the_list_order_is_the_device_order() {
     let exe = sandbox.compile("multi_worker");
     let (a, b) = two_workers(&sandbox);
     let mut cmd = client_command(&exe, &format!("{},{}", b.addr(), a.addr()));
-    cmd.args([B_MIB, A_MIB, A_MIB].map(|m| m.to_string()));
+    cmd.args([format!("b:{B_MIB}"), format!("a:{A_MIB}"), format!("a:{A_MIB}")]);
     let out = run_with_timeout(cmd, RUN_TIMEOUT);
     out.assert_success();
 }
@@ -99,7 +100,7 @@ fn an_unreachable_worker_fails_the_list_by_name() {
     let a = sandbox.start_worker();
     let gone = format!("127.0.0.1:{}", hip_remote_tests::closed_port());
     let mut cmd = client_command(&exe, &format!("{},{gone}", a.addr()));
-    cmd.args(["64", "64"]);
+    cmd.args(["a:64", "b:64"]);
     let out = run_with_timeout(cmd, RUN_TIMEOUT);
     assert!(!out.success(), "{}", out.report());
     assert!(out.stderr.contains(&format!("worker 1 of the device list ({gone})")), "{}", out.report());
