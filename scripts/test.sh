@@ -143,6 +143,11 @@ else
   skip "systemd-analyze not here: deploy/hip-worker.service was not verified"
 fi
 
+# deploy/kubernetes/ against the Kubernetes API schema (kubernetes-validate from PyPI) and
+# against each other and the worker's flags; a counted skip only when the validator cannot be
+# installed.
+run "Kubernetes manifests (kubernetes-validate --strict, references)" bash scripts/check-manifests.sh
+
 if [ -f scripts/rdma-test.sh ]; then
   run "RDMA over real verbs (Soft-RoCE guest)" bash scripts/rdma-test.sh
 fi

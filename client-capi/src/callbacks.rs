@@ -36,7 +36,8 @@ enum Channel {
     Failed(CallError),
 }
 
-static CHANNEL: Mutex<Channel> = Mutex::new(Channel::Unopened);
+/// The callback channel of each worker of the device list (by index; one for a single worker).
+static CHANNELS: Mutex<BTreeMap<usize, Channel>> = Mutex::new(BTreeMap::new());
 static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
 
 /// Callbacks queued and not yet run, by token.
@@ -84,37 +85,43 @@ pub fn enqueue(stream: u64, device: u32, callback: Callback) -> Result<(), CallE
     added
 }
 
-/// Opens the callback channel and starts its thread, once.
+/// Opens the callback channel of the worker this call goes to and starts its thread, once
+/// per worker.
 fn ensure_channel() -> Result<(), CallError> {
-    let mut channel = CHANNEL.lock().unwrap_or_else(|p| p.into_inner());
-    match &*channel {
+    let worker = crate::remote::routed_worker()?;
+    let mut channels = CHANNELS.lock().unwrap_or_else(|p| p.into_inner());
+    match channels.get(&worker).unwrap_or(&Channel::Unopened) {
         Channel::Open => return Ok(()),
         Channel::Failed(e) => return Err(e.clone()),
         Channel::Unopened => {}
     }
-    let opened = open_channel();
-    *channel = match &opened {
-        Ok(()) => Channel::Open,
-        Err(e) => Channel::Failed(e.clone()),
-    };
+    let opened = open_channel(worker);
+    channels.insert(
+        worker,
+        match &opened {
+            Ok(()) => Channel::Open,
+            Err(e) => Channel::Failed(e.clone()),
+        },
+    );
     opened
 }
 
-fn open_channel() -> Result<(), CallError> {
-    let ticket =
-        with_conn(|c| c.callback_channel_open(wire::Empty {}).map(|t| wire::CallbackTicket { secret_hi: t.secret_hi, secret_lo: t.secret_lo }))?;
-    let mut conn = Conn::open_callback_channel(config())?;
+fn open_channel(worker: usize) -> Result<(), CallError> {
+    let ticket = crate::remote::with_worker(worker, |c| {
+        c.callback_channel_open(wire::Empty {}).map(|t| wire::CallbackTicket { secret_hi: t.secret_hi, secret_lo: t.secret_lo })
+    })?;
+    let mut conn = Conn::open_callback_channel(crate::remote::worker_config(worker))?;
     conn.callback_channel_attach(ticket)?;
     std::thread::Builder::new()
         .name("hip-remote-callbacks".into())
-        .spawn(move || serve(conn))
+        .spawn(move || serve(worker, conn))
         .map_err(|e| CallError::new(HipError::OUT_OF_MEMORY, format!("cannot start the callback thread: {e}")))?;
     Ok(())
 }
 
 /// The callback thread: fetch, run, answer (with the next fetch), in order, until the
 /// channel ends.
-fn serve(mut conn: Conn) {
+fn serve(worker: usize, mut conn: Conn) {
     crate::remote::mark_callback_thread();
     let mut done = 0;
     loop {
@@ -124,7 +131,7 @@ fn serve(mut conn: Conn) {
                 if config().debug {
                     eprintln!("hip-remote: callback channel ended: {}", e.message);
                 }
-                *CHANNEL.lock().unwrap_or_else(|p| p.into_inner()) = Channel::Failed(e);
+                CHANNELS.lock().unwrap_or_else(|p| p.into_inner()).insert(worker, Channel::Failed(e));
                 return;
             }
         };

@@ -7,6 +7,12 @@
 //!   else the system's store, for the address's host name or `HIP_REMOTE_TLS_SERVER_NAME`;
 //!   `HIP_REMOTE_TLS_CERT` and `HIP_REMOTE_TLS_KEY` (PEM) give a client certificate for
 //!   workers that require one (`--tls-client-ca`).
+//! - `HIP_REMOTE_WORKER=a:port,b:port` (each entry any of the forms above and below):
+//!   several workers as one device list, numbered in the list's order, each worker's devices
+//!   in its own order (`docs/CLIENT.md`, "Several workers"). At most [`MAX_WORKERS`].
+//! - `HIP_REMOTE_WORKER=dns:///name:port`: every address `name` resolves to (a headless
+//!   Service's A and AAAA records) is one worker of the list, in [`sort_addresses`]' order:
+//!   IPv4 before IPv6, then by address.
 //! - `HIP_REMOTE_TOKEN`: authentication token for workers started with `--token`.
 //! - `HIP_REMOTE_CONNECT_TIMEOUT`, `HIP_REMOTE_IO_TIMEOUT`: seconds; the I/O timeout is the
 //!   deadline of a whole call's reply (see `transport_core::config`).
@@ -83,11 +89,19 @@ pub const MAX_STRIPES: u32 = 16;
 /// H100 by the lead.
 pub const DEFAULT_STRIPE_MIN_BYTES: usize = 8 << 20;
 
+/// Most workers one `HIP_REMOTE_WORKER` list may name (after `dns:///` names are resolved).
+pub const MAX_WORKERS: usize = 64;
+/// Longest `HIP_REMOTE_WORKER` value read, bytes.
+pub const MAX_WORKER_LIST_LEN: usize = 16 << 10;
+
 /// Where and how to reach the worker.
 #[derive(Debug, Clone)]
 pub struct ClientConfig {
-    /// `host:port`.
+    /// `host:port` (the first entry of a list; a `dns:///` entry until it is resolved).
     pub worker: String,
+    /// Every entry of `HIP_REMOTE_WORKER`, as `worker` is written (`dns:///` entries are
+    /// resolved by [`ClientConfig::resolve_workers`]).
+    pub workers: Vec<String>,
     /// Token presented in HELLO.
     pub token: Option<String>,
     /// Socket settings.
@@ -132,6 +146,7 @@ impl ClientConfig {
     pub fn defaults() -> Self {
         let worker = format!("127.0.0.1:{DEFAULT_PORT}");
         Self {
+            workers: vec![worker.clone()],
             worker,
             token: None,
             tcp: TcpConfig::default(),
@@ -154,7 +169,20 @@ impl ClientConfig {
     pub fn from_lookup(lookup: &Lookup<'_>) -> Result<Self, EnvError> {
         let var = |name: &str| env::text(lookup, name);
         let named = var("HIP_REMOTE_WORKER")?;
-        let tls_scheme = named.as_deref().is_some_and(|w| w.starts_with("tls://"));
+        let entries = match &named {
+            Some(list) => worker_entries(list)?,
+            None => Vec::new(),
+        };
+        let tls_entries = entries.iter().filter(|w| w.starts_with("tls://")).count();
+        let tcp_entries = entries.iter().filter(|w| !w.starts_with("shm://") && !w.starts_with("rdma://")).count();
+        if tls_entries > 0 && tls_entries != tcp_entries {
+            return Err(EnvError {
+                name: "HIP_REMOTE_WORKER".into(),
+                value: named.unwrap_or_default(),
+                expected: "every TCP entry tls:// or none (HIP_REMOTE_TLS=1 puts every one on TLS)".into(),
+            });
+        }
+        let tls_scheme = tls_entries > 0;
         let tls = match (tls_scheme, env::flag(lookup, "HIP_REMOTE_TLS")?) {
             (true, Some(false)) => {
                 return Err(EnvError {
@@ -175,16 +203,33 @@ impl ClientConfig {
             }
             (false, _) => None,
         };
-        let worker = match named {
-            Some(w) => w.trim_start_matches("tcp://").trim_start_matches("tls://").to_string(),
-            None => {
-                let host = var("TF_WORKER_HOST")?.unwrap_or_else(|| "127.0.0.1".into());
-                let port = env::uint(lookup, "TF_WORKER_PORT", 1..=u64::from(u16::MAX), "port numbers")?.unwrap_or(u64::from(DEFAULT_PORT));
-                format!("{host}:{port}")
+        let workers: Vec<String> = if entries.is_empty() {
+            let host = var("TF_WORKER_HOST")?.unwrap_or_else(|| "127.0.0.1".into());
+            let port = env::uint(lookup, "TF_WORKER_PORT", 1..=u64::from(u16::MAX), "port numbers")?.unwrap_or(u64::from(DEFAULT_PORT));
+            vec![format!("{host}:{port}")]
+        } else {
+            entries.iter().map(|w| w.trim_start_matches("tcp://").trim_start_matches("tls://").to_string()).collect()
+        };
+        let workers: Vec<String> = workers.into_iter().map(|w| if w.contains(':') { w } else { format!("{w}:{DEFAULT_PORT}") }).collect();
+        let worker = workers[0].clone();
+        // A resolved address is an IP: over TLS, the certificate is checked for the name
+        // asked, when the list's TCP workers all come from that one name (another host of the
+        // list keeps its own name; HIP_REMOTE_TLS_SERVER_NAME overrides both).
+        #[cfg(feature = "tls")]
+        let tls = {
+            let tcp: Vec<&String> = workers.iter().filter(|w| !w.starts_with("shm://") && !w.starts_with("rdma://")).collect();
+            let names: Vec<&str> = tcp.iter().filter_map(|w| w.strip_prefix(DNS_SCHEME)).map(|t| dns_target(t).map_or(t, |(name, _)| name)).collect();
+            match tls {
+                Some(mut tls)
+                    if tls.server_name.is_none() && !names.is_empty() && names.len() == tcp.len() && names.iter().all(|n| *n == names[0]) =>
+                {
+                    tls.server_name = transport_tcp::tls::server_name_of(&format!("{}:0", names[0])).ok();
+                    Some(tls)
+                }
+                tls => tls,
             }
         };
-        let worker = if worker.contains(':') { worker } else { format!("{worker}:{DEFAULT_PORT}") };
-        if worker.starts_with("shm://") && tls.is_some() {
+        if workers.iter().all(|w| w.starts_with("shm://")) && tls.is_some() {
             return Err(EnvError {
                 name: "HIP_REMOTE_TLS".into(),
                 value: "1".into(),
@@ -217,6 +262,7 @@ impl ClientConfig {
         let tcp = TcpConfig { stall_timeout: Some(liveness.timeout), ..TcpConfig::from_lookup(lookup)? };
         Ok(Self {
             worker,
+            workers,
             token: var("HIP_REMOTE_TOKEN")?,
             tcp,
             tls,
@@ -233,6 +279,87 @@ impl ClientConfig {
             #[cfg(feature = "rdma")]
             rdma: transport_rdma::RdmaConfig::from_lookup(lookup)?,
         })
+    }
+}
+
+/// The scheme of an entry naming every address of a DNS name.
+pub const DNS_SCHEME: &str = "dns:///";
+
+/// Splits a `HIP_REMOTE_WORKER` list into its entries, refusing empty ones and overlong lists.
+fn worker_entries(list: &str) -> Result<Vec<String>, EnvError> {
+    let refused = |expected: String| EnvError { name: "HIP_REMOTE_WORKER".into(), value: list.chars().take(200).collect(), expected };
+    if list.len() > MAX_WORKER_LIST_LEN {
+        return Err(refused(format!("at most {MAX_WORKER_LIST_LEN} bytes")));
+    }
+    let entries: Vec<String> = list.split(',').map(|e| e.trim().to_string()).collect();
+    if entries.iter().any(String::is_empty) {
+        return Err(refused("host:port entries separated by commas, none empty".into()));
+    }
+    if entries.len() > MAX_WORKERS {
+        return Err(refused(format!("at most {MAX_WORKERS} workers")));
+    }
+    for entry in &entries {
+        if let Some(dns) = entry.strip_prefix(DNS_SCHEME) {
+            dns_target(dns).map_err(refused)?;
+        } else if entry.starts_with("dns:") {
+            return Err(refused(format!("dns:///name:port (three slashes), not {entry}")));
+        }
+    }
+    Ok(entries)
+}
+
+/// The name and port of a `dns:///name[:port]` entry (after the scheme).
+fn dns_target(target: &str) -> Result<(&str, u16), String> {
+    let (name, port) = match target.rsplit_once(':') {
+        Some((name, port)) => (name, port.parse::<u16>().ok().filter(|p| *p != 0).ok_or_else(|| format!("a port number in dns:///{target}"))?),
+        None => (target, DEFAULT_PORT),
+    };
+    if name.is_empty() || name.contains(['/', '[', ']']) {
+        return Err(format!("dns:///name:port with a host name, not dns:///{target}"));
+    }
+    Ok((name, port))
+}
+
+/// Resolves `name` to every address it has (each A and AAAA record), as `dns:///` entries
+/// are resolved in production: the system's resolver (`getaddrinfo`).
+pub fn system_resolver(name: &str, port: u16) -> std::io::Result<Vec<std::net::SocketAddr>> {
+    use std::net::ToSocketAddrs;
+    Ok((name, port).to_socket_addrs()?.collect())
+}
+
+/// The order of a resolved name's workers, the device list's order: IPv4 addresses before
+/// IPv6, each family by address (numerically), then by port; duplicates (one address per
+/// socket type) once. Every client of a headless Service so numbers its devices alike.
+pub fn sort_addresses(mut addresses: Vec<std::net::SocketAddr>) -> Vec<std::net::SocketAddr> {
+    addresses.sort_by_key(|a| (a.is_ipv6(), a.ip(), a.port()));
+    addresses.dedup();
+    addresses
+}
+
+impl ClientConfig {
+    /// The list's workers, `dns:///` entries replaced by every address their name resolves
+    /// to (through `resolve`, in [`sort_addresses`]' order); refused past [`MAX_WORKERS`] or
+    /// when a name resolves to nothing.
+    pub fn resolve_workers(&self, resolve: &dyn Fn(&str, u16) -> std::io::Result<Vec<std::net::SocketAddr>>) -> Result<Vec<String>, String> {
+        let mut out = Vec::new();
+        for entry in &self.workers {
+            match entry.strip_prefix(DNS_SCHEME) {
+                Some(target) => {
+                    let (name, port) = dns_target(target)?;
+                    let found = resolve(name, port).map_err(|e| format!("{entry} does not resolve: {e}"))?;
+                    let found = sort_addresses(found);
+                    if found.is_empty() {
+                        return Err(format!("{entry} resolves to no address"));
+                    }
+                    out.extend(found.iter().map(|a| a.to_string()));
+                }
+                None => out.push(entry.clone()),
+            }
+            if out.len() > MAX_WORKERS {
+                return Err(format!("{} workers after resolving {entry}: at most {MAX_WORKERS}", out.len()));
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -256,6 +383,49 @@ mod test {
         assert_eq!(c.tcp.read_timeout(), Some(Duration::from_secs(8)));
         assert_eq!(from(&[("HIP_REMOTE_WORKER", "tcp://h")]).unwrap().worker, "h:18515");
         assert!(from(&[("HIP_REMOTE_WORKER", "h:1")]).unwrap().tls.is_none());
+    }
+
+    #[test]
+    fn a_list_names_several_workers_in_order() {
+        let c = from(&[("HIP_REMOTE_WORKER", "tcp://a:1, b ,shm:///tmp/w.sock,dns:///svc:7000")]).unwrap();
+        assert_eq!(c.workers, ["a:1", "b:18515", "shm:///tmp/w.sock", "dns:///svc:7000"]);
+        assert_eq!(c.worker, "a:1");
+        assert_eq!(from(&[("HIP_REMOTE_WORKER", "h:1")]).unwrap().workers, ["h:1"]);
+        for bad in ["a:1,,b:2", "a:1,", "dns://svc:1", "dns:///svc:http", "dns:///:1", "dns:///svc:0"] {
+            assert_eq!(from(&[("HIP_REMOTE_WORKER", bad)]).expect_err(bad).name, "HIP_REMOTE_WORKER", "{bad}");
+        }
+        let many = vec!["h:1"; MAX_WORKERS + 1].join(",");
+        assert!(from(&[("HIP_REMOTE_WORKER", &many)]).is_err());
+        assert_eq!(from(&[("HIP_REMOTE_WORKER", &many[4..])]).unwrap().workers.len(), MAX_WORKERS);
+    }
+
+    #[test]
+    fn dns_names_expand_to_every_address_sorted() {
+        use std::net::SocketAddr;
+        let records = |name: &str, port: u16| -> std::io::Result<Vec<SocketAddr>> {
+            match name {
+                // In no particular order, one duplicate (as getaddrinfo gives per socket type).
+                "gpus.svc" => Ok(["[::1]", "10.0.0.9", "10.0.0.10", "[fd00::2]", "10.0.0.9", "9.1.1.1"]
+                    .iter()
+                    .map(|ip| format!("{ip}:{port}").parse().unwrap())
+                    .collect()),
+                "empty.svc" => Ok(Vec::new()),
+                _ => Err(std::io::Error::new(std::io::ErrorKind::NotFound, "no such name")),
+            }
+        };
+        let c = from(&[("HIP_REMOTE_WORKER", "first:5,dns:///gpus.svc:7000")]).unwrap();
+        assert_eq!(
+            c.resolve_workers(&records).unwrap(),
+            ["first:5", "9.1.1.1:7000", "10.0.0.9:7000", "10.0.0.10:7000", "[::1]:7000", "[fd00::2]:7000"]
+        );
+        assert_eq!(from(&[("HIP_REMOTE_WORKER", "dns:///gpus.svc")]).unwrap().resolve_workers(&records).unwrap()[0], "9.1.1.1:18515");
+        let e = from(&[("HIP_REMOTE_WORKER", "dns:///empty.svc:1")]).unwrap().resolve_workers(&records).unwrap_err();
+        assert!(e.contains("no address"), "{e}");
+        let e = from(&[("HIP_REMOTE_WORKER", "dns:///nowhere.svc:1")]).unwrap().resolve_workers(&records).unwrap_err();
+        assert!(e.contains("does not resolve"), "{e}");
+        // The system resolver: localhost is at least the IPv4 loopback.
+        let local = from(&[("HIP_REMOTE_WORKER", "dns:///localhost:7000")]).unwrap().resolve_workers(&system_resolver).unwrap();
+        assert_eq!(local[0], "127.0.0.1:7000", "{local:?}");
     }
 
     #[cfg(feature = "tls")]
@@ -297,6 +467,24 @@ mod test {
     fn rdma_is_preferred_only_where_it_loses_no_encryption() {
         let c = from(&[("HIP_REMOTE_PREFER_RDMA", "1")]).unwrap();
         assert!(c.prefer_rdma && !c.rdma_kept_off_by_tls);
+    }
+
+    #[cfg(feature = "tls")]
+    #[test]
+    fn a_dns_list_over_tls_checks_certificates_for_the_name() {
+        let ca = std::env::temp_dir().join(format!("hip-remote-config-dns-ca-{}.pem", std::process::id()));
+        let cert = rcgen::generate_simple_self_signed(vec!["svc".into()]).expect("a certificate");
+        std::fs::write(&ca, cert.cert.pem()).expect("write the CA");
+        let ca_path = ca.to_str().expect("a UTF-8 path");
+        let name = |worker: &str| {
+            let c = from(&[("HIP_REMOTE_WORKER", worker), ("HIP_REMOTE_TLS", "1"), ("HIP_REMOTE_TLS_CA", ca_path)]).unwrap();
+            c.tls.expect("TLS").server_name.map(|n| format!("{n:?}"))
+        };
+        assert!(name("dns:///gpus.svc.cluster.local:18515").is_some_and(|n| n.contains("\"gpus.svc.cluster.local\"")));
+        assert!(name("dns:///a:1,shm:///tmp/w.sock").is_some_and(|n| n.contains("\"a\"")), "shared memory has no certificate");
+        assert_eq!(name("dns:///a:1,gpu9:1"), None, "gpu9 keeps its own name");
+        assert_eq!(name("dns:///a:1,dns:///b:1"), None, "two names: each address is checked for itself");
+        let _ = std::fs::remove_file(ca);
     }
 
     #[cfg(feature = "tls")]

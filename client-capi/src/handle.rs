@@ -20,7 +20,10 @@ macro_rules! handles {
     ($($t:ty),*) => {$(
         impl Handle for $t {
             fn id(self) -> u64 {
-                self as usize as u64
+                let id = self as usize as u64;
+                // With several workers, the call goes to the handle's worker.
+                crate::remote::note_handle(id);
+                id
             }
             fn from_id(id: u64) -> Result<Self, CallError> {
                 // An integer-to-pointer cast: the value is an id, never dereferenced.
@@ -39,7 +42,11 @@ handles!(hipStream_t, hipEvent_t, hipModule_t, hipFunction_t);
 pub fn stream_id(stream: hipStream_t) -> u64 {
     match stream.id() {
         1 => 0, // hipStreamLegacy
-        2 => per_thread_stream_id(crate::state::devices::current_device()),
+        2 => {
+            let id = per_thread_stream_id(crate::state::devices::current_device());
+            crate::remote::note_handle(id);
+            id
+        }
         id => id,
     }
 }
@@ -75,7 +82,11 @@ impl Drop for PerThread {
         // session's end frees what this misses.
         let _ = std::panic::catch_unwind(|| {
             for stream in streams {
-                let _ = crate::remote::with_conn(|c| proto_core::Calls::stream_destroy(c, proto_core::wire::StreamRef { stream }).map(drop));
+                // On the stream's device's worker (several workers).
+                let device = (stream & 0xff) as u32;
+                let _ = crate::remote::on_device(device, || {
+                    crate::remote::with_conn(|c| proto_core::Calls::stream_destroy(c, proto_core::wire::StreamRef { stream }).map(drop))
+                });
             }
         });
     }

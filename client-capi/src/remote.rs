@@ -8,6 +8,8 @@ use crate::abi::HipError;
 use crate::config::ClientConfig;
 use crate::conn::Conn;
 use client_core::CallError;
+use proto_core::limits::MAX_CLIENT_DEVICES;
+use proto_core::{wire, Calls};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use transport_core::MemoryRegistry;
@@ -79,20 +81,53 @@ enum State {
     Failed(CallError),
 }
 
-struct Remote {
+/// One worker of the device list: its address and its connection.
+struct Slot {
+    /// The configuration with `worker` set to this worker's address.
     config: ClientConfig,
     state: Mutex<State>,
 }
 
+/// Where one worker's devices sit in the client's device list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    /// The client's ordinal of the worker's device 0.
+    pub base: u32,
+    /// How many devices the worker serves this session.
+    pub count: u32,
+}
+
+struct Remote {
+    config: ClientConfig,
+    /// The workers of `HIP_REMOTE_WORKER`, in the list's order (one for the single form).
+    slots: Vec<Slot>,
+    /// Each worker's devices in the list: learnt once, when the first call needs a worker of
+    /// a list of several (every worker is opened then, in order; numbering never shifts).
+    spans: OnceLock<Result<Vec<Span>, CallError>>,
+}
+
 fn remote() -> &'static Remote {
     static REMOTE: OnceLock<Remote> = OnceLock::new();
-    REMOTE.get_or_init(|| match ClientConfig::from_env() {
-        Ok(config) => Remote { config, state: Mutex::new(State::Unopened) },
-        Err(e) => {
-            let error = CallError::new(HipError::NOT_INITIALIZED, format!("environment refused: {e}; no HIP call will run"));
+    REMOTE.get_or_init(|| {
+        let refused = |message: String, config: ClientConfig| {
+            let error = CallError::new(HipError::NOT_INITIALIZED, message);
             eprintln!("hip-remote: {}", error.message);
             open_host_memory(None);
-            Remote { config: ClientConfig::defaults(), state: Mutex::new(State::Failed(error)) }
+            Remote { slots: vec![Slot { config: config.clone(), state: Mutex::new(State::Failed(error)) }], config, spans: OnceLock::new() }
+        };
+        let config = match ClientConfig::from_env() {
+            Ok(config) => config,
+            Err(e) => return refused(format!("environment refused: {e}; no HIP call will run"), ClientConfig::defaults()),
+        };
+        match config.resolve_workers(&crate::config::system_resolver) {
+            Ok(addresses) => {
+                let slots = addresses
+                    .into_iter()
+                    .map(|worker| Slot { config: ClientConfig { worker, ..config.clone() }, state: Mutex::new(State::Unopened) })
+                    .collect();
+                Remote { config, slots, spans: OnceLock::new() }
+            }
+            Err(e) => refused(format!("HIP_REMOTE_WORKER: {e}; no HIP call will run"), config),
         }
     })
 }
@@ -118,9 +153,192 @@ pub fn config() -> &'static ClientConfig {
     &remote().config
 }
 
+thread_local! {
+    /// The calling thread's current device (`hipSetDevice`): calls go to its worker.
+    static THREAD_DEVICE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// A device that calls go to instead, while [`on_device`] runs (a call about another
+    /// device than the current one: its properties, a stream or pointer of its own).
+    static ROUTE: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
+    /// The device of the first stream or event handle the running C call named
+    /// ([`note_handle`]); cleared by [`CallRoute`] at each boundary.
+    static HANDLE_ROUTE: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
+}
+
+/// Scope of one C call's routing ([`crate::boundary`]): a handle noted by the call routes
+/// only that call; a nested export starts afresh and gives the outer one its route back.
+pub struct CallRoute(Option<u32>);
+
+impl CallRoute {
+    pub fn begin() -> Self {
+        // `try_with`: an export may run from another thread-local's destructor, outside the
+        // boundary's panic catcher.
+        Self(HANDLE_ROUTE.try_with(|h| h.replace(None)).ok().flatten())
+    }
+}
+
+impl Drop for CallRoute {
+    fn drop(&mut self) {
+        let outer = self.0;
+        // `try_with`: a call from a thread-exit destructor may outlive the slot.
+        let _ = HANDLE_ROUTE.try_with(|h| h.set(outer));
+    }
+}
+
+/// The device whose worker issued handle `id` in a device list of several workers: a
+/// per-thread default stream names its device, a tagged handle its worker's device base
+/// (bits 40..48, `SessionDeviceBase`). `None` for what carries no owner (the null stream,
+/// this library's own module and function handles).
+pub fn device_of_handle(id: u64) -> Option<u32> {
+    use client_core::client_handles::NAMESPACE_SHIFT;
+    use wire::{CLIENT_HANDLE_TAG_MASK, PER_THREAD_STREAM_TAG, PER_THREAD_STREAM_TAG_MASK};
+    if id & PER_THREAD_STREAM_TAG_MASK == PER_THREAD_STREAM_TAG {
+        return Some((id & 0xff) as u32);
+    }
+    if id & CLIENT_HANDLE_TAG_MASK == 0 {
+        return None;
+    }
+    Some(((id >> NAMESPACE_SHIFT) & 0xff) as u32)
+}
+
+/// Notes a handle the running C call names: the call's requests go to the handle's worker
+/// (the first one noted wins; [`on_device`] still overrides). Free with a single worker.
+pub fn note_handle(id: u64) {
+    if worker_count() == 1 {
+        return;
+    }
+    if let Some(device) = device_of_handle(id) {
+        let _ = HANDLE_ROUTE.try_with(|h| {
+            if h.get().is_none() {
+                h.set(Some(device));
+            }
+        });
+    }
+}
+
+/// Runs `f` with its calls going to the worker that issued handle `id` (a module, function
+/// or other worker handle), whatever the current device; as is with a single worker or a
+/// handle that names no worker.
+pub fn on_handle<R>(id: u64, f: impl FnOnce() -> R) -> R {
+    match device_of_handle(id).filter(|_| worker_count() > 1) {
+        Some(device) => on_device(device, f),
+        None => f(),
+    }
+}
+
+/// Whether devices `a` and `b` are served by the same worker.
+pub fn same_worker(a: u32, b: u32) -> Result<bool, CallError> {
+    Ok(worker_of_device(a)? == worker_of_device(b)?)
+}
+
+/// The calling thread's current device; `state::devices` keeps it here so calls reach its
+/// worker.
+pub fn thread_device() -> u32 {
+    THREAD_DEVICE.with(|d| d.get())
+}
+
+/// Sets the calling thread's current device (already validated).
+pub fn set_thread_device(device: u32) {
+    THREAD_DEVICE.with(|d| d.set(device));
+}
+
+/// Runs `f` with its calls going to `device`'s worker (the device is the client's ordinal;
+/// already validated or refused by the worker). Nests; the previous route comes back after.
+pub fn on_device<R>(device: u32, f: impl FnOnce() -> R) -> R {
+    let previous = ROUTE.with(|r| r.replace(Some(device)));
+    let out = f();
+    ROUTE.with(|r| r.set(previous));
+    out
+}
+
+/// How many workers `HIP_REMOTE_WORKER` names (resolved).
+pub fn worker_count() -> usize {
+    remote().slots.len()
+}
+
+/// Every worker's devices in the device list, opening every connection the first time. A
+/// worker that cannot be reached then fails the whole list (later ones would be renumbered).
+pub fn spans() -> Result<&'static [Span], CallError> {
+    let r = remote();
+    r.spans.get_or_init(|| learn_spans(r)).as_deref().map_err(Clone::clone)
+}
+
+fn learn_spans(r: &'static Remote) -> Result<Vec<Span>, CallError> {
+    let mut spans = Vec::with_capacity(r.slots.len());
+    let mut base = 0u32;
+    for (index, slot) in r.slots.iter().enumerate() {
+        let named = |e: CallError| CallError::new(e.code, format!("worker {index} of the device list ({}): {}", slot.config.worker, e.message));
+        let count = with_slot(r, index, |c| c.get_device_count(wire::Empty {}).map(|d| d.count)).map_err(named)?;
+        if count == 0 && r.slots.len() > 1 {
+            return Err(named(CallError::new(HipError::NO_DEVICE, "it serves no device: leave it out of the list")));
+        }
+        if base.saturating_add(count) > MAX_CLIENT_DEVICES {
+            return Err(named(CallError::new(
+                HipError::NOT_INITIALIZED,
+                format!("its {count} devices after {base} others exceed the {MAX_CLIENT_DEVICES} devices a client can number"),
+            )));
+        }
+        if r.slots.len() > 1 {
+            // Even at base 0: a worker too old for device lists is refused here, not later.
+            with_slot(r, index, |c| {
+                c.session_device_base(wire::DeviceBase { base })?;
+                // Handles this library picks carry the base as the worker's do.
+                c.client_handles().set_namespace(base as u8);
+                Ok(())
+            })
+            .map_err(|e| {
+                named(CallError::new(e.code, format!("{} (a worker of a device list must know SessionDeviceBase: upgrade it)", e.message)))
+            })?;
+        }
+        spans.push(Span { base, count });
+        base += count;
+    }
+    Ok(spans)
+}
+
+/// The total device count: the one worker's, or the sum over the list.
+pub fn device_count() -> Result<u32, CallError> {
+    if worker_count() == 1 {
+        return with_conn(|c| c.get_device_count(wire::Empty {}).map(|d| d.count));
+    }
+    Ok(spans()?.iter().map(|s| s.count).sum())
+}
+
+/// The worker serving `device` (the client's ordinal), by index in the list.
+pub fn worker_of_device(device: u32) -> Result<usize, CallError> {
+    if worker_count() == 1 {
+        return Ok(0);
+    }
+    let spans = spans()?;
+    spans.iter().position(|s| device >= s.base && device - s.base < s.count).ok_or_else(|| {
+        let total: u32 = spans.iter().map(|s| s.count).sum();
+        CallError::new(HipError::INVALID_DEVICE, format!("device {device} out of range (the device list has {total})"))
+    })
+}
+
+/// The worker this thread's calls go to now: that of [`on_device`]'s device, else of the
+/// current device.
+pub fn routed_worker() -> Result<usize, CallError> {
+    if worker_count() == 1 {
+        return Ok(0);
+    }
+    worker_of_device(routed_device())
+}
+
+/// The device this thread's calls go to now: [`on_device`]'s, else that of the handle the
+/// running call named (a worker's first device for a handle it issued), else the current
+/// device. What a request names as "the device of the null stream" when a stream handle
+/// routes it to another worker (the worker checks it, and uses the stream's own device).
+pub fn routed_device() -> u32 {
+    ROUTE.with(|r| r.get()).or_else(|| HANDLE_ROUTE.with(|h| h.get())).unwrap_or_else(thread_device)
+}
+
 /// Runs `f` with the connection, opening it first if needed. A connection that failed in
 /// the middle of an exchange is closed and stays failed: its session (and every allocation)
 /// is gone on the worker, so silently reconnecting would hand out dangling pointers.
+///
+/// With several workers (`HIP_REMOTE_WORKER=a,b`), the connection is that of the worker
+/// serving the current device, or the device [`on_device`] names; one worker's failure
+/// fails only the calls that go to it.
 ///
 /// A stream callback calling HIP fails with `hipErrorIllegalState`: the thread that waits for
 /// the callback may hold the connection (CUDA and HIP forbid such calls too).
@@ -128,17 +346,44 @@ pub fn with_conn<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result
     if in_callback() {
         return Err(CallError::new(HipError::ILLEGAL_STATE, "a stream callback must not call HIP"));
     }
+    let index = routed_worker()?;
+    with_slot(remote(), index, f)
+}
+
+/// [`with_conn`] with the connection of worker `index` of the list.
+pub fn with_worker<R>(index: usize, f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result<R, CallError> {
+    if in_callback() {
+        return Err(CallError::new(HipError::ILLEGAL_STATE, "a stream callback must not call HIP"));
+    }
+    with_slot(remote(), index, f)
+}
+
+/// The configuration of worker `index` of the list (its `worker` is that worker's address).
+pub fn worker_config(index: usize) -> &'static ClientConfig {
     let r = remote();
-    let mut state = r.state.lock().unwrap_or_else(|p| p.into_inner());
+    &r.slots.get(index).unwrap_or(&r.slots[0]).config
+}
+
+fn with_slot<R>(r: &'static Remote, index: usize, f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result<R, CallError> {
+    let Some(slot) = r.slots.get(index) else {
+        return Err(CallError::new(HipError::INVALID_DEVICE, format!("no worker {index} in the device list")));
+    };
+    let mut state = slot.state.lock().unwrap_or_else(|p| p.into_inner());
     if let State::Unopened = *state {
-        *state = match Conn::open(&r.config) {
+        *state = match Conn::open(&slot.config) {
             Ok(conn) => {
-                open_host_memory(conn.memory_registry());
+                // Pinned host memory is announced to the first worker's transport only (an
+                // optimisation of RDMA registration; other workers copy as without one).
+                if index == 0 {
+                    open_host_memory(conn.memory_registry());
+                }
                 State::Open(Box::new(conn))
             }
             Err(e) => {
                 eprintln!("hip-remote: {}", e.message);
-                open_host_memory(None);
+                if index == 0 {
+                    open_host_memory(None);
+                }
                 State::Failed(e)
             }
         };
@@ -169,5 +414,5 @@ pub fn with_conn<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result
 
 /// Whether a connection has been opened (used by calls that must not connect, e.g. at exit).
 pub fn is_open() -> bool {
-    matches!(*remote().state.lock().unwrap_or_else(|p| p.into_inner()), State::Open(_))
+    remote().slots.iter().any(|s| matches!(*s.state.lock().unwrap_or_else(|p| p.into_inner()), State::Open(_)))
 }

@@ -55,3 +55,9 @@ pub const DEVICE_NAME_CAP: usize = 256;
 
 /// Capacity of the architecture name (as `hipDeviceProp_t::gcnArchName`).
 pub const ARCH_NAME_CAP: usize = 256;
+
+/// Most devices in a client's device list of several workers (`SessionDeviceBase`): per-thread
+/// stream ids carry a device in 8 bits (`wire::PER_THREAD_STREAM_TAG`).
+pub const MAX_CLIENT_DEVICES: u32 = 256;
+/// Largest `SessionDeviceBase` a worker accepts: its device 0 must still fit the list.
+pub const MAX_DEVICE_BASE: u32 = MAX_CLIENT_DEVICES - 1;

@@ -613,6 +613,10 @@ opcodes! { <'a>
         /// After WELCOME (before AUTHENTICATE too): the client shows it runs on the worker's
         /// machine and learns the shared-memory socket to move to.
         0x0018 SameHostOffer same_host_offer: SameHostOffer<'a> => SameHostAnswer<'a>, none, call, after_greeting;
+        /// The session's place in a client's device list of several workers: the client's
+        /// global index of this worker's device 0. Device ordinals of later requests and
+        /// replies are global (`docs/CLIENT.md`, "Several workers").
+        0x0019 SessionDeviceBase session_device_base: DeviceBase => Empty, none, call;
     }
 
     /// Device queries and control.

@@ -13,11 +13,16 @@ use std::collections::HashMap;
 
 /// Counters below this stay inside the tag's range (`wire::CLIENT_HANDLE_TAG_MASK`).
 const COUNTER_LIMIT: u64 = 1 << 48;
+/// Where a handle carries its worker's namespace in a device list of several workers (the
+/// worker's device base, as the worker's own handles carry it after `SessionDeviceBase`).
+pub const NAMESPACE_SHIFT: u32 = 40;
 
 /// The connection's client-chosen handles.
 #[derive(Debug, Default)]
 pub struct ClientHandles {
     next: u64,
+    /// The namespace's bits ([`ClientHandles::set_namespace`]); 0 for a single worker.
+    namespace: u64,
     /// Live handles and their devices.
     streams: HashMap<u64, u32>,
     events: HashMap<u64, u32>,
@@ -46,12 +51,19 @@ impl ClientHandles {
     /// spent (the caller then lets the worker choose).
     pub fn create(&mut self, kind: Kind, device: u32) -> Option<u64> {
         self.next += 1;
-        if self.next >= COUNTER_LIMIT {
+        let limit = if self.namespace == 0 { COUNTER_LIMIT } else { 1 << NAMESPACE_SHIFT };
+        if self.next >= limit {
             return None;
         }
-        let handle = kind.tag() | self.next;
+        let handle = kind.tag() | self.namespace | self.next;
         self.live(kind).insert(handle, device);
         Some(handle)
+    }
+
+    /// Puts the handles created from now on in namespace `space` (bits 40..48): the
+    /// connection is to a worker of a device list whose first device is `space`.
+    pub fn set_namespace(&mut self, space: u8) {
+        self.namespace = u64::from(space) << NAMESPACE_SHIFT;
     }
 
     /// Forgets `handle`; whether it was a live handle of `kind` created here.
@@ -92,5 +104,15 @@ mod test {
         assert!(!handles.destroy(Kind::Event, event), "a reset device's handles are gone");
         handles.next = COUNTER_LIMIT - 1;
         assert_eq!(handles.create(Kind::Stream, 0), None, "a spent counter falls back to the worker");
+    }
+
+    #[test]
+    fn a_namespace_sets_the_handles_worker_bits() {
+        let mut handles = ClientHandles::default();
+        handles.set_namespace(2);
+        let stream = handles.create(Kind::Stream, 2).unwrap();
+        assert_eq!(stream, wire::CLIENT_STREAM_TAG | 2 << NAMESPACE_SHIFT | 1);
+        handles.next = (1 << NAMESPACE_SHIFT) - 1;
+        assert_eq!(handles.create(Kind::Event, 2), None, "a counter never spills into the next namespace");
     }
 }

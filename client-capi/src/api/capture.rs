@@ -76,7 +76,8 @@ fn begin(stream: hipStream_t, mode: hipStreamCaptureMode, graph: u64, deps: &[U6
 /// `graph` is NULL or writable.
 unsafe fn end(stream: hipStream_t, graph: *mut hipGraph_t) -> Result<(), CallError> {
     non_null!(graph);
-    let ended = with_conn(|c| c.stream_end_capture(wire::StreamEndCapture { stream: stream_id(stream), thread: thread() }));
+    let stream = stream_id(stream);
+    let ended = with_conn(|c| c.stream_end_capture(wire::StreamEndCapture { stream, thread: thread() }));
     // These end the capture too (its graph gone); the other errors leave it running.
     let over = matches!(&ended, Err(e) if e.code == HipError::STREAM_CAPTURE_INVALIDATED || e.code == HipError::STREAM_CAPTURE_UNJOINED);
     if ended.is_ok() || over {

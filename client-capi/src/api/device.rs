@@ -450,7 +450,9 @@ pub unsafe extern "C" fn hipDeviceCanAccessPeer(canAccessPeer: *mut c_int, devic
             return Ok(());
         }
         let (device, peer) = (check_device(deviceId)?, check_device(peerDeviceId)?);
-        let can = with_conn(|c| c.device_can_access_peer(wire::PeerQuery { device, peer }))?.can_access;
+        // Devices of two workers of a device list never reach each other's memory.
+        let can = crate::remote::same_worker(device, peer)?
+            && crate::remote::on_device(device, || with_conn(|c| c.device_can_access_peer(wire::PeerQuery { device, peer })))?.can_access;
         try_out!(canAccessPeer, c_int::from(can));
         Ok(())
     })
@@ -479,6 +481,13 @@ pub extern "C" fn hipDeviceDisablePeerAccess(peerDeviceId: c_int) -> hipError_t 
 
 fn set_peer_access(peer: c_int, enable: bool) -> Result<(), CallError> {
     let peer = check_device(peer)?;
+    if !crate::remote::same_worker(current_device(), peer)? {
+        // ROCm's answer for a device that cannot access the peer (hipDeviceCanAccessPeer 0).
+        return Err(CallError::new(
+            HipError::INVALID_DEVICE,
+            format!("device {} cannot access device {peer}'s memory: they are on different workers", current_device()),
+        ));
+    }
     let req = wire::PeerAccessChange { device: current_device(), peer, enable };
     with_conn(|c| c.device_set_peer_access(req)).map(drop)
 }

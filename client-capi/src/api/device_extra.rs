@@ -33,7 +33,7 @@ pub(crate) fn remote_attribute(device: u32, attr: hipDeviceAttribute_t) -> Resul
     let value = match cached {
         Some(v) => v,
         None => {
-            let reply = with_conn(|c| c.device_get_attribute(wire::AttributeQuery { device, attr }))?;
+            let reply = crate::remote::on_device(device, || with_conn(|c| c.device_get_attribute(wire::AttributeQuery { device, attr })))?;
             if !reply.known {
                 return Err(invalid(format!("device attribute {attr} is not reported by device {device}")));
             }
@@ -143,7 +143,11 @@ pub extern "C" fn hipSetDeviceFlags(flags: c_uint) -> hipError_t {
 
 fn peer_attribute(device: c_int, peer: c_int, attr: u32) -> Result<i64, CallError> {
     let (device, peer) = (check_device(device)?, check_device(peer)?);
-    Ok(with_conn(|c| c.device_get_peer_attribute(wire::PeerAttributeQuery { device, peer, attr }))?.value)
+    if !crate::remote::same_worker(device, peer)? {
+        // No link between workers' devices: no access, no atomics, no rank, no hops.
+        return Ok(0);
+    }
+    Ok(crate::remote::on_device(device, || with_conn(|c| c.device_get_peer_attribute(wire::PeerAttributeQuery { device, peer, attr })))?.value)
 }
 
 /// ROCm's order: the value pointer, then the devices (a device and itself is

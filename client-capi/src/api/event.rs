@@ -29,7 +29,8 @@ fn create(event: *mut hipEvent_t, flags: c_uint) -> Result<(), CallError> {
 }
 
 fn query(event: hipEvent_t, what: &str) -> Result<(), CallError> {
-    let complete = with_conn(|c| c.event_query(wire::EventRef { event: event.id() }))?.complete;
+    let event = event.id();
+    let complete = with_conn(|c| c.event_query(wire::EventRef { event }))?.complete;
     if complete {
         Ok(())
     } else {
@@ -60,7 +61,8 @@ pub extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipE
 pub extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
     hip_boundary!("hipEventSynchronize", {
         non_null!(event);
-        call_sync(|c| c.event_synchronize(wire::EventRef { event: event.id() }))
+        let event = event.id();
+        call_sync(|c| c.event_synchronize(wire::EventRef { event }))
     })
 }
 

@@ -585,7 +585,8 @@ pub unsafe extern "C" fn hipGraphInstantiateWithFlags(pGraphExec: *mut hipGraphE
 pub unsafe extern "C" fn hipGraphLaunch(graphExec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipGraphLaunch", {
         non_null!(graphExec);
-        with_conn(|c| c.post::<calls::GraphLaunch>(wire::GraphLaunch { exec: id(graphExec), stream: stream_id(stream) }))
+        let req = wire::GraphLaunch { exec: id(graphExec), stream: stream_id(stream) };
+        with_conn(|c| c.post::<calls::GraphLaunch>(req))
     })
 }
 

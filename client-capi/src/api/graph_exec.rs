@@ -321,7 +321,8 @@ pub unsafe extern "C" fn hipGraphNodeGetEnabled(hGraphExec: hipGraphExec_t, hNod
 
 fn upload(exec: hipGraphExec_t, stream: hipStream_t) -> Result<(), CallError> {
     non_null!(exec);
-    with_conn(|c| c.graph_upload(wire::GraphUpload { exec: id(exec), stream: stream_id(stream) }))?;
+    let req = wire::GraphUpload { exec: id(exec), stream: stream_id(stream) };
+    with_conn(|c| c.graph_upload(req))?;
     Ok(())
 }
 
@@ -375,7 +376,8 @@ pub unsafe extern "C" fn hipGraphExecGetFlags(graphExec: hipGraphExec_t, flags: 
 pub unsafe extern "C" fn hipGraphLaunch_spt(graphExec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipGraphLaunch_spt", {
         non_null!(graphExec);
-        with_conn(|c| c.post::<calls::GraphLaunch>(wire::GraphLaunch { exec: id(graphExec), stream: stream_id(spt(stream)) }))
+        let req = wire::GraphLaunch { exec: id(graphExec), stream: stream_id(spt(stream)) };
+        with_conn(|c| c.post::<calls::GraphLaunch>(req))
     })
 }
 

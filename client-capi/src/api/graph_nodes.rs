@@ -52,7 +52,8 @@ fn get_event(node: hipGraphNode_t, out: *mut hipEvent_t, wait: bool) -> Result<(
 fn set_event(node: hipGraphNode_t, event: hipEvent_t, wait: bool) -> Result<(), CallError> {
     non_null!(node);
     non_null!(event);
-    with_conn(|c| c.graph_event_node_set_event(wire::GraphEventNodeSet { node: id(node), event: event.id(), wait }))?;
+    let req = wire::GraphEventNodeSet { node: id(node), event: event.id(), wait };
+    with_conn(|c| c.graph_event_node_set_event(req))?;
     Ok(())
 }
 

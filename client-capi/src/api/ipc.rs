@@ -203,7 +203,8 @@ pub unsafe extern "C" fn hipIpcGetEventHandle(handle: *mut hipIpcEventHandle_t, 
     hip_boundary!("hipIpcGetEventHandle", {
         non_null!(handle);
         non_null!(event);
-        let exported = with_conn(|c| c.ipc_get_event_handle(wire::EventRef { event: event.id() }))?;
+        let event = event.id();
+        let exported = with_conn(|c| c.ipc_get_event_handle(wire::EventRef { event }))?;
         let packed = Packed { process: process_id(), token0: exported.token0, token1: exported.token1, ..Packed::default() };
         try_out!(handle, hipIpcEventHandle_t { reserved: pack(EVENT_MAGIC, packed) });
         Ok(())

@@ -26,18 +26,56 @@ pub const HOST_ALLOC_ALIGN: usize = 4096;
 /// NumaUser, Coherent, NonCoherent). Placement hints do not apply to client memory.
 const HOST_MALLOC_FLAGS: c_uint = 0x1 | 0x2 | 0x4 | 0x2000_0000 | 0x4000_0000 | 0x8000_0000;
 
+/// How many allocations a device of a list of several workers may hold back while it looks
+/// for an address no other worker's memory uses ([`collides_with_other_worker`]).
+pub const MAX_ADDRESS_COLLISION_RETRIES: usize = 8;
+
 fn malloc_on(device: u32, size: usize, flags: u32) -> Result<u64, CallError> {
-    let ptr = with_conn(|c| {
-        // Plain device memory is placed by the library where the worker allows it.
-        if flags == 0 {
-            if let Some(ptr) = c.client_malloc(device, size as u64)? {
-                return Ok(ptr);
+    crate::remote::on_device(device, || {
+        let allocate = || {
+            with_conn(|c| {
+                // Plain device memory is placed by the library where the worker allows it.
+                if flags == 0 {
+                    if let Some(ptr) = c.client_malloc(device, size as u64)? {
+                        return Ok(ptr);
+                    }
+                }
+                c.malloc(wire::Malloc { device, size: size as u64, flags }).map(|a| a.ptr)
+            })
+        };
+        let mut held = Vec::new();
+        let mut ptr = allocate()?;
+        while ptr != 0 && collides_with_other_worker(ptr, size as u64, device) {
+            held.push(ptr);
+            if held.len() > MAX_ADDRESS_COLLISION_RETRIES {
+                break;
             }
+            ptr = allocate()?;
         }
-        c.malloc(wire::Malloc { device, size: size as u64, flags }).map(|a| a.ptr)
-    })?;
-    record_device_range(ptr, size as u64, device, flags);
-    Ok(ptr)
+        let found = held.last() != Some(&ptr);
+        // Given back only now, so the worker could not hand the same address out again.
+        for p in held {
+            let _ = free_device(p);
+        }
+        if !found {
+            return Err(CallError::new(
+                HipError::OUT_OF_MEMORY,
+                format!(
+                    "device {device}: {MAX_ADDRESS_COLLISION_RETRIES} allocations of {size} bytes in a row overlapped another worker's memory (addresses must name one worker)"
+                ),
+            ));
+        }
+        record_device_range(ptr, size as u64, device, flags);
+        Ok(ptr)
+    })
+}
+
+/// Frees device memory the client placed or the worker allocated (already routed).
+fn free_device(ptr: u64) -> Result<(), CallError> {
+    if !with_conn(|c| c.client_free(ptr))? {
+        call_sync(|c| c.free(wire::Free { ptr }))?;
+    }
+    Ok(())
 }
 
 #[no_mangle]
@@ -61,9 +99,7 @@ pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
         if crate::api::managed::free_mirrored(ptr as usize, crate::state::managed::MirrorKind::Managed)? {
             return Ok(());
         }
-        if !with_conn(|c| c.client_free(ptr as u64))? {
-            call_sync(|c| c.free(wire::Free { ptr: ptr as u64 }))?;
-        }
+        on_pointer(ptr as u64, || free_device(ptr as u64))?;
         forget_device_range(ptr as u64);
         Ok(())
     })
@@ -123,10 +159,10 @@ pub(crate) fn memset(dst: *mut c_void, value: u32, width: MemsetWidth, count: us
     }
     non_null!(dst);
     let req = wire::Memset { dst: dst as u64, value, width, count: count as u64, stream: stream.unwrap_or(0), sync: stream.is_none() };
-    match stream {
+    on_pointer(dst as u64, || match stream {
         None => call_sync(|c| c.memset(req)),
         Some(_) => with_conn(|c| c.post::<calls::Memset>(req)),
-    }
+    })
 }
 
 #[no_mangle]
@@ -344,7 +380,8 @@ pub unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) -> 
     hip_boundary!("hipFreeAsync", {
         non_null!(ptr);
         // A round trip, so a pointer that is no allocation is reported here, not later.
-        call_sync(|c| c.free_async(wire::FreeAsync { ptr: ptr as u64, stream: stream_id(stream) }))?;
+        let req = wire::FreeAsync { ptr: ptr as u64, stream: stream_id(stream) };
+        on_pointer(ptr as u64, || call_sync(|c| c.free_async(req)))?;
         forget_device_range(ptr as u64);
         Ok(())
     })
@@ -371,6 +408,7 @@ fn memcpy_peer(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_devi
     if len == 0 {
         return Ok(());
     }
+    crate::state::copy::refuse_across_workers(Some(dst_device), Some(src_device))?;
     let req = wire::MemcpyPeer {
         dst: dst as u64,
         dst_device,
@@ -380,10 +418,10 @@ fn memcpy_peer(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_devi
         stream: stream.unwrap_or(0),
         sync: stream.is_none(),
     };
-    match stream {
+    crate::remote::on_device(src_device, || match stream {
         None => call_sync(|c| c.memcpy_peer(req)),
         Some(_) => with_conn(|c| c.post::<calls::MemcpyPeer>(req)),
-    }
+    })
 }
 
 #[no_mangle]
@@ -445,7 +483,7 @@ pub(crate) unsafe fn copy_2d(
             }
             Ok(())
         }
-        Direction::HostToDevice => {
+        Direction::HostToDevice => on_pointer(dst as u64, || {
             // SAFETY: `src`'s rows are readable host memory (caller contract).
             with_conn(|c| unsafe {
                 c.upload_2d(
@@ -460,13 +498,14 @@ pub(crate) unsafe fn copy_2d(
                     crate::state::copy::sent_is_enough,
                 )
             })
-        }
-        Direction::DeviceToHost => {
+        }),
+        Direction::DeviceToHost => on_pointer(src as u64, || {
             // SAFETY: `dst`'s rows are writable host memory until the copy is synchronised
             // (HIP's contract for async copies; immediately for sync ones).
             with_conn(|c| unsafe { c.download_2d(dst as *mut u8, dst_pitch, src as u64, src_pitch as u64, width, height, stream, sync) })
-        }
+        }),
         Direction::DeviceToDevice => {
+            crate::state::copy::refuse_across_workers(device_of_pointer(dst as u64), device_of_pointer(src as u64))?;
             let req = wire::MemcpyDtoD2D {
                 dst: dst as u64,
                 dst_pitch: dst_pitch as u64,
@@ -477,11 +516,7 @@ pub(crate) unsafe fn copy_2d(
                 stream,
                 sync,
             };
-            if sync {
-                call_sync(|c| c.memcpy_dtod_2d(req))
-            } else {
-                with_conn(|c| c.post::<calls::MemcpyDtoD2D>(req))
-            }
+            on_pointer(src as u64, || if sync { call_sync(|c| c.memcpy_dtod_2d(req)) } else { with_conn(|c| c.post::<calls::MemcpyDtoD2D>(req)) })
         }
     }
 }

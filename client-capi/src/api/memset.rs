@@ -41,10 +41,10 @@ fn memset_pitched(dst: *mut c_void, value: u32, elem: MemsetWidth, e: Extent, st
         stream: stream.unwrap_or(0),
         sync: stream.is_none(),
     };
-    match stream {
+    crate::state::allocations::on_pointer(dst as u64, || match stream {
         None => call_sync(|c| c.memset_pitched(req)),
         Some(_) => with_conn(|c| c.post::<calls::MemsetPitched>(req)),
-    }
+    })
 }
 
 fn extent_2d(pitch: usize, width: usize, height: usize) -> Extent {

@@ -9,7 +9,6 @@ use crate::abi::*;
 use crate::handle::stream_id;
 use crate::remote::with_conn;
 use crate::state::allocations::{record_range_of_kind, RangeKind};
-use crate::state::devices::current_device;
 use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
@@ -35,7 +34,8 @@ fn ordinal(device: c_int) -> u32 {
 
 fn malloc_from_pool(ptr: *mut *mut c_void, size: usize, pool: u64, stream: hipStream_t) -> Result<(), CallError> {
     non_null!(ptr);
-    let req = wire::MallocFromPool { pool, device: current_device(), size: size as u64, stream: stream_id(stream) };
+    let stream = stream_id(stream);
+    let req = wire::MallocFromPool { pool, device: crate::remote::routed_device(), size: size as u64, stream };
     let (p, device) = with_conn(|c| c.malloc_from_pool(req).map(|a| (a.ptr, a.device)))?;
     if p != 0 {
         record_range_of_kind(p, size as u64, device, 0, RangeKind::Pool);

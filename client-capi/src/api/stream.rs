@@ -72,13 +72,17 @@ pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
 
 #[no_mangle]
 pub extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
-    hip_boundary!("hipStreamSynchronize", { call_sync(|c| c.stream_synchronize(wire::StreamRef { stream: stream_id(stream) })) })
+    hip_boundary!("hipStreamSynchronize", {
+        let stream = stream_id(stream);
+        call_sync(|c| c.stream_synchronize(wire::StreamRef { stream }))
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipStreamQuery", {
-        let complete = with_conn(|c| c.stream_query(wire::StreamRef { stream: stream_id(stream) }).map(|q| q.complete))?;
+        let stream = stream_id(stream);
+        let complete = with_conn(|c| c.stream_query(wire::StreamRef { stream }).map(|q| q.complete))?;
         if complete {
             Ok(())
         } else {
@@ -99,6 +103,20 @@ pub extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, fla
             return Err(CallError::new(HipError::INVALID_HANDLE, "event is NULL"));
         }
         let req = wire::StreamWaitEvent { stream: stream_id(stream), event: event.id(), flags: 0 };
+        if crate::remote::worker_count() > 1 {
+            let stream_device = crate::remote::device_of_handle(req.stream).unwrap_or_else(current_device);
+            if let Some(event_device) = crate::remote::device_of_handle(req.event) {
+                if !crate::remote::same_worker(stream_device, event_device)? {
+                    // Another worker's event: this thread waits until it has completed (a
+                    // round trip to the event's worker), so the stream's later work is queued
+                    // after it. Work queued on the stream earlier is not held back, as with a
+                    // wait on a device.
+                    let event = wire::EventRef { event: req.event };
+                    return crate::remote::on_device(event_device, || call_sync(|c| c.event_synchronize(event)));
+                }
+            }
+            return crate::remote::on_device(stream_device, || with_conn(|c| c.post::<calls::StreamWaitEvent>(req)));
+        }
         with_conn(|c| c.post::<calls::StreamWaitEvent>(req))
     })
 }
@@ -112,7 +130,8 @@ fn is_implicit_stream(stream: hipStream_t) -> bool {
 /// Flags, priority and device of a created stream. A destroyed or unknown handle is
 /// `hipErrorContextIsDestroyed`, ROCm's answer for a stream it cannot find.
 fn stream_info(stream: hipStream_t) -> Result<wire::StreamInfo, CallError> {
-    with_conn(|c| c.stream_get_info(wire::StreamRef { stream: stream_id(stream) })).map_err(|e| {
+    let stream = stream_id(stream);
+    with_conn(|c| c.stream_get_info(wire::StreamRef { stream })).map_err(|e| {
         if e.code == HipError::INVALID_HANDLE {
             CallError::new(HipError::CONTEXT_IS_DESTROYED, e.message)
         } else {

@@ -38,12 +38,14 @@ fn add_callback(stream: hipStream_t, callback: hipStreamCallback_t, user: *mut c
         return Err(CallError::new(HipError::INVALID_VALUE, "callback is NULL or flags are not 0"));
     };
     let cb = Callback::Stream { f, stream: stream as usize, user: user as usize };
-    callbacks::enqueue(stream_id(stream), current_device(), cb)
+    let stream = stream_id(stream);
+    callbacks::enqueue(stream, crate::remote::routed_device(), cb)
 }
 
 fn launch_host_func(stream: hipStream_t, f: hipHostFn_t, user: *mut c_void) -> Result<(), CallError> {
     let f = f.ok_or_else(|| CallError::new(HipError::INVALID_VALUE, "host function is NULL"))?;
-    callbacks::enqueue(stream_id(stream), current_device(), Callback::Host { f, user: user as usize })
+    let stream = stream_id(stream);
+    callbacks::enqueue(stream, crate::remote::routed_device(), Callback::Host { f, user: user as usize })
 }
 
 /// # Safety

@@ -78,6 +78,34 @@ pub fn find_host_allocation(ptr: usize) -> Option<(usize, HostAllocation)> {
     allocs.range(..=ptr).next_back().filter(|(base, h)| ptr - **base < h.layout.size()).map(|(b, h)| (*b, *h))
 }
 
+/// The device of the recorded range holding `ptr` (device memory of any kind).
+pub fn device_of_pointer(ptr: u64) -> Option<u32> {
+    find_device_range(ptr).filter(|(_, r)| r.kind != RangeKind::HostMapped).map(|(_, r)| r.device)
+}
+
+/// Runs `f` with its calls going to the worker of the device memory at `ptr` (several
+/// workers: a pointer names its worker, whatever the current device); as is otherwise.
+pub fn on_pointer<R>(ptr: u64, f: impl FnOnce() -> R) -> R {
+    match device_of_pointer(ptr).filter(|_| crate::remote::worker_count() > 1) {
+        Some(device) => crate::remote::on_device(device, f),
+        None => f(),
+    }
+}
+
+/// Whether `[ptr, ptr + size)`, just allocated on `device`, overlaps memory recorded for a
+/// device of another worker. Workers place memory independently (the host backend's device
+/// addresses are its process's), so two may hand out the same address; the client keeps
+/// every device address unique to one worker so that a pointer names its worker.
+pub fn collides_with_other_worker(ptr: u64, size: u64, device: u32) -> bool {
+    if crate::remote::worker_count() == 1 {
+        return false;
+    }
+    let end = ptr.saturating_add(size.max(1));
+    let allocs = device_allocs().lock().unwrap_or_else(|p| p.into_inner());
+    let before = allocs.range(..ptr).next_back().filter(|(base, r)| base.saturating_add(r.size.max(1)) > ptr);
+    before.into_iter().chain(allocs.range(ptr..end)).any(|(_, r)| !crate::remote::same_worker(r.device, device).unwrap_or(false))
+}
+
 /// Whether `ptr` lies inside one of this process's device allocations. Device-visible host
 /// memory (registered, mapped) is host memory to copies: its bytes live here.
 pub fn is_device_pointer(ptr: u64) -> bool {

@@ -2,7 +2,7 @@
 //! moves the bytes (locally, or as an upload, download or worker-side copy). Shared by the
 //! memory family and the symbol copies of registered device variables.
 
-use super::allocations::is_device_pointer;
+use super::allocations::{device_of_pointer, is_device_pointer, on_pointer};
 use crate::abi::*;
 use crate::remote::with_conn;
 use crate::state::sync::call_sync;
@@ -60,6 +60,22 @@ pub fn sent_is_enough(dst: u64, len: usize) -> bool {
             .is_some_and(|(base, r)| r.kind == crate::state::allocations::RangeKind::Device && dst - base + len as u64 <= r.size)
 }
 
+/// Refuses a copy between devices of two workers of a device list: the bytes would have to
+/// cross from one worker to the other, which is not implemented (and must not pass through
+/// the client's own links). `None`: a device the client does not know, left to the worker.
+pub fn refuse_across_workers(dst_device: Option<u32>, src_device: Option<u32>) -> Result<(), CallError> {
+    let (Some(dst), Some(src)) = (dst_device, src_device) else { return Ok(()) };
+    if crate::remote::same_worker(dst, src)? {
+        return Ok(());
+    }
+    Err(CallError::new(
+        HipError::NOT_SUPPORTED,
+        format!(
+            "a copy from device {src} to device {dst} crosses workers of the device list: copies between workers are not implemented (copy through host memory)"
+        ),
+    ))
+}
+
 /// One copy of `len` bytes; `stream` is `None` for the synchronous API.
 ///
 /// # Safety
@@ -85,18 +101,15 @@ pub unsafe fn copy(dst: *mut c_void, src: *const c_void, len: usize, kind: hipMe
         Direction::HostToDevice => {
             // SAFETY: `src` is a host buffer of `len` bytes (caller contract).
             let data = unsafe { std::slice::from_raw_parts(src as *const u8, len) };
-            with_conn(|c| c.upload(dst as u64, data, stream, sync, sent_is_enough))
+            on_pointer(dst as u64, || with_conn(|c| c.upload(dst as u64, data, stream, sync, sent_is_enough)))
         }
         // SAFETY: `dst` is a host buffer of `len` bytes that stays valid until the copy is
         // synchronised (HIP's contract for async copies; immediately for sync ones).
-        Direction::DeviceToHost => with_conn(|c| unsafe { c.download(dst as *mut u8, src as u64, len, stream, sync) }),
+        Direction::DeviceToHost => on_pointer(src as u64, || with_conn(|c| unsafe { c.download(dst as *mut u8, src as u64, len, stream, sync) })),
         Direction::DeviceToDevice => {
+            refuse_across_workers(device_of_pointer(dst as u64), device_of_pointer(src as u64))?;
             let req = wire::MemcpyDtoD { dst: dst as u64, src: src as u64, len: len as u64, stream, sync };
-            if sync {
-                call_sync(|c| c.memcpy_dtod(req))
-            } else {
-                with_conn(|c| c.post::<calls::MemcpyDtoD>(req))
-            }
+            on_pointer(src as u64, || if sync { call_sync(|c| c.memcpy_dtod(req)) } else { with_conn(|c| c.post::<calls::MemcpyDtoD>(req)) })
         }
     }
 }

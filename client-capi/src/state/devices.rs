@@ -13,19 +13,19 @@ use std::ffi::{c_int, c_uint};
 use std::sync::{Mutex, OnceLock};
 
 thread_local! {
-    static CURRENT_DEVICE: Cell<u32> = const { Cell::new(0) };
     /// Whether `hipSetDevice` ran on this thread (then `hipSetValidDevices` changes nothing).
     static DEVICE_SET: Cell<bool> = const { Cell::new(false) };
 }
 
 /// The calling thread's current device (`hipSetDevice`); never crosses the network.
 pub fn current_device() -> u32 {
-    CURRENT_DEVICE.with(|d| d.get())
+    // Kept by the connection layer: with several workers, calls go to this device's.
+    crate::remote::thread_device()
 }
 
 /// Sets the calling thread's current device (already validated): `hipSetDevice`.
 pub fn set_current_device(dev: u32) {
-    CURRENT_DEVICE.with(|d| d.set(dev));
+    crate::remote::set_thread_device(dev);
     DEVICE_SET.with(|s| s.set(true));
 }
 
@@ -34,9 +34,9 @@ pub fn set_current_device(dev: u32) {
 /// stream's device this way).
 pub fn with_current_device<R>(dev: u32, f: impl FnOnce() -> R) -> R {
     let (old, was_set) = (current_device(), DEVICE_SET.with(|s| s.get()));
-    CURRENT_DEVICE.with(|d| d.set(dev));
-    let out = f();
-    CURRENT_DEVICE.with(|d| d.set(old));
+    crate::remote::set_thread_device(dev);
+    let out = crate::remote::on_device(dev, f);
+    crate::remote::set_thread_device(old);
     DEVICE_SET.with(|s| s.set(was_set));
     out
 }
@@ -45,7 +45,7 @@ pub fn with_current_device<R>(dev: u32, f: impl FnOnce() -> R) -> R {
 /// thread: `hipSetValidDevices`, as ROCm does it.
 pub fn prefer_device(dev: u32) {
     if !DEVICE_SET.with(|s| s.get()) {
-        CURRENT_DEVICE.with(|d| d.set(dev));
+        crate::remote::set_thread_device(dev);
     }
 }
 
@@ -55,7 +55,8 @@ pub fn device_count() -> Result<u32, CallError> {
     if let Some(n) = COUNT.get() {
         return Ok(*n);
     }
-    let n = with_conn(|c| c.get_device_count(wire::Empty {}).map(|d| d.count))?;
+    // The sum over the workers of a device list.
+    let n = crate::remote::device_count()?;
     Ok(*COUNT.get_or_init(|| n))
 }
 
@@ -64,7 +65,7 @@ pub fn check_device(device: c_int) -> Result<u32, CallError> {
     let count = device_count()?;
     match u32::try_from(device) {
         Ok(d) if d < count => Ok(d),
-        _ => Err(CallError::new(HipError::INVALID_DEVICE, format!("device {device} out of range (worker has {count})"))),
+        _ => Err(CallError::new(HipError::INVALID_DEVICE, format!("device {device} out of range (the workers have {count})"))),
     }
 }
 
@@ -75,7 +76,7 @@ pub fn properties(device: u32) -> Result<wire::DeviceProperties, CallError> {
     if let Some(p) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&device) {
         return Ok(p.clone());
     }
-    let mut props = with_conn(|c| c.get_device_properties(wire::DeviceRef { device }))?;
+    let mut props = crate::remote::on_device(device, || with_conn(|c| c.get_device_properties(wire::DeviceRef { device })))?;
     // Managed and mapped host memory are the client's coherence engine, whatever the worker's
     // device does: available, but the CPU may not touch managed memory while device work
     // runs (it becomes coherent at synchronisation; docs/MANAGED_MEMORY.md).

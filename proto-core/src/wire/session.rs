@@ -147,3 +147,12 @@ message! {
         pub data: Bulk<'a>,
     }
 }
+
+message! {
+    /// `SessionDeviceBase`: where this worker's devices start in the client's device list.
+    pub struct DeviceBase {
+        /// The client's ordinal of this worker's device 0 (at most
+        /// [`MAX_DEVICE_BASE`](crate::limits::MAX_DEVICE_BASE)).
+        pub base: u32,
+    }
+}

@@ -65,12 +65,12 @@ pub struct TextureEntry {
 /// The session's arrays, mipmapped arrays and texture objects.
 #[derive(Debug)]
 pub struct Arrays {
-    arrays: Handles<ArrayEntry>,
-    mipmaps: Handles<MipmapEntry>,
+    pub(super) arrays: Handles<ArrayEntry>,
+    pub(super) mipmaps: Handles<MipmapEntry>,
     /// By the value the client holds: the backend's texture object, or a handle of `ids`.
     textures: HashMap<u64, TextureEntry>,
     /// Handles for texture objects of backends without their own.
-    texture_ids: Handles<()>,
+    pub(super) texture_ids: Handles<()>,
 }
 
 impl Default for Arrays {

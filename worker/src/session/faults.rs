@@ -115,6 +115,11 @@ impl Session {
         (0..count).filter(|&d| self.holds_device(d)).collect()
     }
 
+    /// Whether the session holds nothing on any device (`SessionDeviceBase` may still move it).
+    pub(super) fn holds_nothing(&self) -> bool {
+        self.held_devices().is_empty()
+    }
+
     fn holds_device(&self, device: DeviceIndex) -> bool {
         self.allocations.iter().any(|(_, a)| a.device == device)
             || self.streams.values().any(|(_, d, _)| *d == device)

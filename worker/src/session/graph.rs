@@ -107,7 +107,7 @@ impl Graph {
 
 /// An executable graph: the backend's object and the nodes it was made from, for the
 /// checks every launch repeats and the updates of `graph_exec` (which builds it).
-struct Exec {
+pub(super) struct Exec {
     exec: ExecGraph,
     device: DeviceIndex,
     /// The nodes in launch order.
@@ -167,7 +167,7 @@ impl Session {
 pub(super) struct Graphs {
     pub(super) graphs: super::Handles<Graph>,
     pub(super) nodes: super::Handles<Node>,
-    execs: super::Handles<Exec>,
+    pub(super) execs: super::Handles<Exec>,
     /// Child graph ownership and clone origins (`graph_nodes.rs`).
     pub(super) links: super::graph_nodes::GraphLinks,
     /// The latest node or edge list answered, which the reply borrows.

@@ -656,7 +656,7 @@ impl Session {
 
     pub(super) fn mem_alloc_node_get_params(&mut self, req: wire::GraphNodeRef) -> Result<wire::GraphMemAllocParams, Failure> {
         match self.graph_node_of_kind(req.node, GraphNodeKind::MemAlloc)? {
-            NodeParams::MemAlloc { ptr, size, device } => Ok(wire::GraphMemAllocParams { device: *device, size: *size, ptr: *ptr }),
+            &NodeParams::MemAlloc { ptr, size, device } => Ok(wire::GraphMemAllocParams { device: self.client_device(device), size, ptr }),
             _ => Err(invalid("not a memory allocation node")),
         }
     }

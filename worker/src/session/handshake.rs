@@ -8,6 +8,7 @@
 use super::{CallCx, Failure, Session};
 use proto_core::auth::{AuthContext, AUTH_NONCE_LEN};
 use proto_core::header::{MIN_PROTOCOL_VERSION, PROTOCOL_VERSION};
+use proto_core::limits::{MAX_CLIENT_DEVICES, MAX_DEVICE_BASE};
 use proto_core::opcode::SessionHandler;
 use proto_core::wire::{self, features};
 use proto_core::Status;
@@ -129,6 +130,38 @@ impl SessionHandler for Session {
 
     fn goodbye(&mut self, cx: &mut CallCx, _req: wire::Empty) -> Result<wire::Empty, Failure> {
         cx.close_after_reply = true;
+        Ok(wire::Empty {})
+    }
+
+    /// Places the session in a client's device list of several workers. Set once, before
+    /// the session holds anything (a later change would renumber what it holds).
+    fn session_device_base(&mut self, _cx: &mut CallCx, req: wire::DeviceBase) -> Result<wire::Empty, Failure> {
+        let count = self.backend.device_count()?;
+        if req.base > MAX_DEVICE_BASE || req.base.saturating_add(count) > MAX_CLIENT_DEVICES {
+            return Err(Failure::new(
+                Status::INVALID_VALUE,
+                format!("device base {} with this worker's {count} devices exceeds a client's {MAX_CLIENT_DEVICES} devices", req.base),
+            ));
+        }
+        if req.base != self.device_base && !self.holds_nothing() {
+            return Err(Failure::new(Status::INVALID_VALUE, "the device base is set before the session allocates or creates anything"));
+        }
+        self.device_base = req.base;
+        // Handles carry the base too: the client routes a call by the handles it names.
+        let space = req.base as u8;
+        self.streams.set_namespace(space);
+        self.events.set_namespace(space);
+        self.modules.set_namespace(space);
+        self.functions.set_namespace(space);
+        self.blas.set_namespace(space);
+        self.arrays.arrays.set_namespace(space);
+        self.arrays.mipmaps.set_namespace(space);
+        self.arrays.texture_ids.set_namespace(space);
+        self.graphs.graphs.set_namespace(space);
+        self.graphs.nodes.set_namespace(space);
+        self.graphs.execs.set_namespace(space);
+        self.pools.pools.set_namespace(space);
+        self.vmm.physical.set_namespace(space);
         Ok(wire::Empty {})
     }
 

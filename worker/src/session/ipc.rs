@@ -248,7 +248,7 @@ impl IpcHandler for Session {
             }
         };
         let (token0, token1) = token_words(&token);
-        Ok(wire::IpcMemExported { token0, token1, size: share_size, offset: req.ptr - share_base, device: info.device })
+        Ok(wire::IpcMemExported { token0, token1, size: share_size, offset: req.ptr - share_base, device: self.client_device(info.device) })
     }
 
     fn ipc_open_mem_handle(&mut self, _cx: &mut CallCx, req: wire::IpcOpenMemHandle) -> Result<wire::IpcMemOpened, Failure> {
@@ -294,7 +294,7 @@ impl IpcHandler for Session {
         self.allocations.insert(base, AllocInfo { size, device, module: None });
         self.remember_allocation(base, size);
         self.ipc.imports.insert(base, Import { token, mapped, _keep: keep });
-        Ok(wire::IpcMemOpened { base, size, device })
+        Ok(wire::IpcMemOpened { base, size, device: self.client_device(device) })
     }
 
     fn ipc_close_mem_handle(&mut self, _cx: &mut CallCx, req: wire::IpcMemRef) -> Result<wire::Empty, Failure> {

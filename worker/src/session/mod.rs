@@ -250,6 +250,10 @@ pub struct Session {
     limits: HashMap<(DeviceIndex, DeviceLimit), u64>,
     /// `(device, peer)` pairs this session enabled (`hipDeviceEnablePeerAccess`).
     peer_access: std::collections::HashSet<(DeviceIndex, DeviceIndex)>,
+    /// The client's ordinal of this worker's device 0 when the worker is one of several in
+    /// the client's device list (`SessionDeviceBase`; 0 otherwise): device ordinals on the
+    /// wire are the client's, [`Self::device`] turns them into the backend's.
+    device_base: u32,
     /// The latest hiprtc result, borrowed by its reply.
     rtc_reply: RtcReply,
     /// Kernels were launched since kernel output was last forwarded: a blocking copy to the
@@ -349,6 +353,7 @@ impl Session {
             legacy_order: legacy_order::LegacyOrder::default(),
             limits: HashMap::new(),
             peer_access: Default::default(),
+            device_base: 0,
             rtc_reply: RtcReply::default(),
             launched_since_output: std::sync::atomic::AtomicBool::new(false),
             function_names: String::new(),
@@ -506,13 +511,27 @@ impl Session {
         &self.client_name
     }
 
+    /// The backend's device for the client's ordinal `device` (the session's device base
+    /// subtracted: a device of another worker in the client's list is out of range here).
     fn device(&self, device: u32) -> Result<DeviceIndex, Failure> {
         let count = self.backend.device_count()?;
-        if device < count {
-            Ok(device)
-        } else {
-            Err(Failure::new(Status::INVALID_DEVICE, format!("device {device} out of range (worker has {count})")))
+        match device.checked_sub(self.device_base) {
+            Some(local) if local < count => Ok(local),
+            _ if self.device_base == 0 => Err(Failure::new(Status::INVALID_DEVICE, format!("device {device} out of range (worker has {count})"))),
+            _ => Err(Failure::new(
+                Status::INVALID_DEVICE,
+                format!(
+                    "device {device} is not on this worker (its devices are {}..{} of the client's list)",
+                    self.device_base,
+                    self.device_base + count
+                ),
+            )),
         }
+    }
+
+    /// The client's ordinal of the backend's device `device` (replies that name a device).
+    fn client_device(&self, device: DeviceIndex) -> u32 {
+        device.saturating_add(self.device_base)
     }
 
     /// Resolves a client stream handle for work about to be queued; 0 is the null stream of

@@ -186,7 +186,7 @@ struct LiveBlock {
 /// use by address.
 #[derive(Debug)]
 pub struct Pools {
-    pools: super::tables::Handles<Pool>,
+    pub(super) pools: super::tables::Handles<Pool>,
     defaults: HashMap<DeviceIndex, u64>,
     current: HashMap<DeviceIndex, u64>,
     live: HashMap<u64, LiveBlock>,
@@ -476,7 +476,7 @@ impl PoolHandler for Session {
             pool => pool,
         };
         let (ptr, device) = self.pool_allocate(pool, req.stream, req.size)?;
-        Ok(wire::AsyncAllocation { ptr, device })
+        Ok(wire::AsyncAllocation { ptr, device: self.client_device(device) })
     }
 
     fn pool_get_attribute(&mut self, _cx: &mut CallCx, req: wire::PoolAttrQuery) -> Result<wire::PoolAttrValue, Failure> {
@@ -623,7 +623,7 @@ impl PoolHandler for Session {
             self.allocations.insert(ptr, AllocInfo { size: block.size, device, module: Some(IMPORTED_OWNER) });
             self.pools.imported.insert(ptr, block);
         }
-        Ok(wire::AsyncAllocation { ptr, device })
+        Ok(wire::AsyncAllocation { ptr, device: self.client_device(device) })
     }
 }
 

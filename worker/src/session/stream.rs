@@ -92,7 +92,7 @@ impl StreamHandler for Session {
         self.materialize_per_thread(req.stream)?;
         let (handle, device, _) = *self.streams.get(req.stream)?;
         let (flags, priority) = self.backend.stream_info(handle)?;
-        Ok(wire::StreamInfo { device, flags, priority })
+        Ok(wire::StreamInfo { device: self.client_device(device), flags, priority })
     }
 
     fn stream_mem_op(&mut self, _cx: &mut CallCx, req: wire::StreamMemOp) -> Result<wire::Empty, Failure> {

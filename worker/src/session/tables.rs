@@ -103,6 +103,12 @@ impl Allocations {
     }
 }
 
+/// The bits of a handle its kind's tag occupies.
+const HANDLE_TAG_MASK: u64 = 0xffff_0000_0000_0000;
+/// Where a handle carries its session's namespace ([`Handles::set_namespace`]).
+pub const HANDLE_NAMESPACE_SHIFT: u32 = 40;
+const HANDLE_NAMESPACE_MASK: u64 = 0xff << HANDLE_NAMESPACE_SHIFT;
+
 /// Opaque client handles for backend objects. Values carry a per-kind tag so a stream handle
 /// passed as an event is refused, and are never reused within a session.
 #[derive(Debug)]
@@ -117,6 +123,16 @@ impl<T> Handles<T> {
     /// A table of `kind` handles starting at `tag + 1`, holding at most `capacity`.
     pub fn new(kind: &'static str, tag: u64, capacity: usize) -> Self {
         Self { kind, next: tag + 1, capacity, live: Default::default() }
+    }
+
+    /// Moves the handles still to be issued into namespace `space` (bits 40..48 under the
+    /// tag): a client's device list tells its workers' handles apart by it
+    /// (`SessionDeviceBase`). Only before the first handle is issued.
+    pub fn set_namespace(&mut self, space: u8) {
+        let tag = self.next & HANDLE_TAG_MASK;
+        if self.next & !HANDLE_TAG_MASK & !HANDLE_NAMESPACE_MASK == 1 {
+            self.next = tag | (u64::from(space) << HANDLE_NAMESPACE_SHIFT) | 1;
+        }
     }
 
     /// Fails with `QUOTA_EXCEEDED`-style `hipErrorOutOfMemory` when the table is full.
@@ -214,6 +230,20 @@ mod test {
         assert!(a.remove(0x1001).is_none());
         assert!(a.remove(0x1000).is_some());
         assert_eq!(a.total_bytes(), 0);
+    }
+
+    #[test]
+    fn a_namespace_moves_handles_only_before_the_first() {
+        let mut h = Handles::new("stream", 0x5354_0000_0000_0000, 4);
+        h.set_namespace(3);
+        assert_eq!(h.insert(()), 0x5354_0300_0000_0001);
+        h.set_namespace(3);
+        assert_eq!(h.insert(()), 0x5354_0300_0000_0002, "the same namespace again changes nothing");
+        h.set_namespace(5);
+        assert_eq!(h.insert(()), 0x5354_0300_0000_0003, "issued handles keep their namespace");
+        let mut plain = Handles::new("event", 0x4556_0000_0000_0000, 1);
+        plain.set_namespace(0);
+        assert_eq!(plain.insert(()), 0x4556_0000_0000_0001, "namespace 0 is the single worker's numbering");
     }
 
     #[test]

@@ -354,3 +354,37 @@ fn host_code_is_refused_unless_the_operator_allows_it() {
     let alloc = session.malloc(&mut cx, wire::Malloc { device: 0, size: 4096, flags: 0 }).expect("memory is still served");
     assert_ne!(alloc.ptr, 0);
 }
+
+/// `SessionDeviceBase`: ordinals in requests and replies are the client's, handles carry the
+/// base, other workers' ordinals are refused, and the base is fixed once the session holds
+/// anything.
+#[test]
+fn a_device_base_renumbers_the_session_and_namespaces_its_handles() {
+    use proto_core::opcode::{DeviceHandler, EventHandler, SessionHandler};
+    let backend = Arc::new(HostBackend::new(HostConfig { devices: 2, memory_per_device: 16 << 20, ..HostConfig::default() }));
+    let mut session = Session::new(backend, Arc::new(SessionConfig::default()));
+    let mut cx = CallCx::new(1, proto_core::Opcode::Ping, false, 0);
+    let (code, _) = status(session.session_device_base(&mut cx, wire::DeviceBase { base: 255 }));
+    assert_eq!(code, Status::INVALID_VALUE, "two devices from 255 pass the client's 256");
+    session.session_device_base(&mut cx, wire::DeviceBase { base: 3 }).expect("base 3");
+
+    assert_eq!(session.get_device_count(&mut cx, wire::Empty {}).unwrap().count, 2, "the count stays the worker's");
+    for other in [0, 2, 5] {
+        let (code, message) = status(session.get_device_properties(&mut cx, wire::DeviceRef { device: other }));
+        assert_eq!(code, Status::INVALID_DEVICE, "device {other}");
+        assert!(message.contains("3..5"), "{message}");
+    }
+    session.get_device_properties(&mut cx, wire::DeviceRef { device: 4 }).expect("the worker's device 1");
+    let ptr = session.malloc(&mut cx, wire::Malloc { device: 4, size: 4096, flags: 0 }).unwrap().ptr;
+    assert_eq!(session.allocations.get(ptr).map(|a| a.device), Some(1), "client device 4 is the backend's device 1");
+
+    let stream = session.stream_create(&mut cx, wire::StreamCreate { device: 4, flags: 0, priority: 0 }).unwrap().stream;
+    assert_eq!(stream >> 40 & 0xff, 3, "the stream handle {stream:#x} carries the base");
+    assert_eq!(session.stream_get_info(&mut cx, wire::StreamRef { stream }).unwrap().device, 4, "replies name the client's device");
+    let event = session.event_create(&mut cx, wire::EventCreate { device: 3, flags: 0 }).unwrap().event;
+    assert_eq!(event >> 40 & 0xff, 3, "the event handle {event:#x} carries the base");
+
+    let (code, _) = status(session.session_device_base(&mut cx, wire::DeviceBase { base: 7 }));
+    assert_eq!(code, Status::INVALID_VALUE, "no renumbering once the session holds memory");
+    session.session_device_base(&mut cx, wire::DeviceBase { base: 3 }).expect("the same base again is harmless");
+}

@@ -70,7 +70,7 @@ fn lock_exports() -> std::sync::MutexGuard<'static, HashMap<u64, Weak<SharedPhys
 }
 
 /// A physical allocation handle of the session.
-struct PhysicalEntry {
+pub(super) struct PhysicalEntry {
     shared: Arc<SharedPhysical>,
     /// The client's references (create/import, retain); released ones make the handle
     /// unusable, and it goes once no mapping names it either.
@@ -89,7 +89,7 @@ struct Mapping {
 pub struct Vmm {
     reservations: BTreeMap<u64, u64>,
     reserved_bytes: u64,
-    physical: Handles<PhysicalEntry>,
+    pub(super) physical: Handles<PhysicalEntry>,
     mappings: BTreeMap<u64, Mapping>,
 }
 
@@ -372,7 +372,7 @@ impl VmmHandler for Session {
 
     fn mem_get_properties(&mut self, _cx: &mut CallCx, req: wire::PhysicalRef) -> Result<wire::PhysicalInfo, Failure> {
         let shared = &self.vmm.entry(req.handle)?.shared;
-        Ok(wire::PhysicalInfo { device: shared.device, size: shared.size, handle_type: shared.handle_type })
+        Ok(wire::PhysicalInfo { device: self.client_device(shared.device), size: shared.size, handle_type: shared.handle_type })
     }
 
     fn mem_retain(&mut self, _cx: &mut CallCx, req: wire::VmmAddress) -> Result<wire::PhysicalRef, Failure> {

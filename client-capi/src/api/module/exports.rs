@@ -71,7 +71,7 @@ pub extern "C" fn hipModuleUnload(module: hipModule_t) -> hipError_t {
         library::forget_library(module.id(), &functions);
         let worker =
             forget_module(module.id()).ok_or_else(|| CallError::new(HipError::INVALID_HANDLE, format!("{module:p} is not a loaded hipModule_t")))?;
-        call_sync(|c| c.module_unload(wire::ModuleRef { module: worker }))
+        crate::remote::on_handle(worker, || call_sync(|c| c.module_unload(wire::ModuleRef { module: worker })))
     })
 }
 

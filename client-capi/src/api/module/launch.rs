@@ -282,10 +282,10 @@ pub(crate) unsafe fn launch_as(
 
 fn send_launch(f: &Function, g: Geometry, shared_mem: u32, args: &[u8], kind: LaunchKind) -> Result<(), CallError> {
     let req = wire::LaunchKernel { function: f.worker, grid: g.grid, block: g.block, shared_mem, stream: stream_id(g.stream), args: args.into() };
-    match kind {
+    crate::remote::on_handle(f.worker, || match kind {
         LaunchKind::Plain => with_conn(|c| c.post::<calls::LaunchKernel>(req)),
         LaunchKind::Cooperative => call_sync(|c| c.launch_cooperative(req)),
-    }
+    })
 }
 
 /// `hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`.
@@ -295,7 +295,7 @@ pub(crate) fn occupancy_blocks(f: &Function, block_size: c_int, dynamic_shared: 
         .filter(|&b| b > 0)
         .ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("block size {block_size}")))?;
     let req = wire::OccupancyQuery { function: f.worker, block_size, dynamic_shared: dynamic_shared as u64, flags };
-    let blocks = with_conn(|c| c.occupancy_max_active_blocks(req))?.blocks;
+    let blocks = crate::remote::on_handle(f.worker, || with_conn(|c| c.occupancy_max_active_blocks(req)))?.blocks;
     Ok(c_int::try_from(blocks).unwrap_or(c_int::MAX))
 }
 
@@ -303,6 +303,6 @@ pub(crate) fn occupancy_blocks(f: &Function, block_size: c_int, dynamic_shared: 
 pub(crate) fn occupancy_block_size(f: &Function, dynamic_shared: usize, limit: c_int, flags: c_uint) -> Result<(c_int, c_int), CallError> {
     let limit = u32::try_from(limit).map_err(|_| CallError::new(HipError::INVALID_VALUE, format!("block size limit {limit}")))?;
     let req = wire::BlockSizeQuery { function: f.worker, dynamic_shared: dynamic_shared as u64, block_size_limit: limit, flags };
-    let b = with_conn(|c| c.occupancy_max_potential_block_size(req))?;
+    let b = crate::remote::on_handle(f.worker, || with_conn(|c| c.occupancy_max_potential_block_size(req)))?;
     Ok((c_int::try_from(b.min_grid_size).unwrap_or(c_int::MAX), c_int::try_from(b.block_size).unwrap_or(c_int::MAX)))
 }

@@ -56,7 +56,9 @@ fn library_module(library: hipLibrary_t) -> Result<u64, CallError> {
 /// The kernel names of a module, asked of the worker.
 fn kernel_names(module: u64) -> Result<Vec<String>, CallError> {
     let (worker, _) = module_worker(module)?;
-    with_conn(|c| c.module_function_names(wire::ModuleRef { module: worker }).map(|r| r.names.iter().map(str::to_string).collect()))
+    crate::remote::on_handle(worker, || {
+        with_conn(|c| c.module_function_names(wire::ModuleRef { module: worker }).map(|r| r.names.iter().map(str::to_string).collect()))
+    })
 }
 
 /// Refuses JIT or library options given as a count without their arrays.
@@ -140,7 +142,7 @@ pub extern "C" fn hipLibraryUnload(library: hipLibrary_t) -> hipError_t {
         let functions: Vec<u64> = tables().modules.get(&module).map(|m| m.functions.values().copied().collect()).unwrap_or_default();
         forget_library(module, &functions);
         let worker = forget_module(module).ok_or_else(|| CallError::new(HipError::INVALID_HANDLE, format!("{library:p} was already unloaded")))?;
-        call_sync(|c| c.module_unload(wire::ModuleRef { module: worker }))
+        crate::remote::on_handle(worker, || call_sync(|c| c.module_unload(wire::ModuleRef { module: worker })))
     })
 }
 

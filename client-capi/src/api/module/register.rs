@@ -235,7 +235,8 @@ pub unsafe extern "C" fn __hipUnregisterFatBinary(modules: *mut *mut c_void) {
             if let LoadState::Loaded(m) = *state {
                 if let Some(worker) = module::forget_module(m) {
                     if remote::is_open() {
-                        let _ = remote::with_conn(|c| c.post::<calls::ModuleUnload>(wire::ModuleRef { module: worker }));
+                        let _ =
+                            remote::on_handle(worker, || remote::with_conn(|c| c.post::<calls::ModuleUnload>(wire::ModuleRef { module: worker })));
                     }
                 }
             }

@@ -123,9 +123,11 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
         // so neither side blocks writing while the other is not reading.
         let mut replies = Vec::with_capacity(reqs.len());
         for batch in reqs.chunks(LOOKUP_BATCH) {
-            replies.extend(with_conn(|c| {
-                c.call_batch::<calls::ModuleGetFunction, _>(batch.iter().cloned(), |_, f| {
-                    (f.function, f.params.0.iter().map(|p| (p.offset.get(), p.size.get())).collect::<Vec<_>>())
+            replies.extend(crate::remote::on_handle(worker, || {
+                with_conn(|c| {
+                    c.call_batch::<calls::ModuleGetFunction, _>(batch.iter().cloned(), |_, f| {
+                        (f.function, f.params.0.iter().map(|p| (p.offset.get(), p.size.get())).collect::<Vec<_>>())
+                    })
                 })
             })?);
         }
@@ -170,7 +172,7 @@ pub(crate) fn get_global(module: u64, name: &str) -> Result<(u64, u64), CallErro
     }
     let alias = tables().modules.get(&module).and_then(|m| m.aliases.get(name).cloned());
     let req = wire::SymbolLookup { module: worker, name: wire_name(alias.as_deref().unwrap_or(name)).into() };
-    let global = with_conn(|c| c.module_get_global(req).map(|g| (g.ptr, g.size)))
+    let global = crate::remote::on_handle(worker, || with_conn(|c| c.module_get_global(req).map(|g| (g.ptr, g.size))))
         .map_err(|e| CallError::new(e.code, format!("{origin}: global {name}: {}", e.message)))?;
     let mut device = current_device();
     if let Some(m) = tables().modules.get_mut(&module) {
@@ -198,7 +200,7 @@ pub(crate) fn attributes(f: &Function) -> Result<wire::FuncAttributes, CallError
     if let Some(a) = f.attributes.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
         return Ok(a.clone());
     }
-    let a = with_conn(|c| c.func_get_attributes(wire::FunctionRef { function: f.worker }))?;
+    let a = crate::remote::on_handle(f.worker, || with_conn(|c| c.func_get_attributes(wire::FunctionRef { function: f.worker })))?;
     *f.attributes.lock().unwrap_or_else(|p| p.into_inner()) = Some(a.clone());
     Ok(a)
 }
@@ -206,7 +208,7 @@ pub(crate) fn attributes(f: &Function) -> Result<wire::FuncAttributes, CallError
 /// `hipFuncSetAttribute` on the worker; the cached attributes are dropped so the next
 /// `hipFuncGetAttributes` reports the new value.
 pub(crate) fn set_attribute(f: &Function, attribute: u32, value: i32) -> Result<(), CallError> {
-    with_conn(|c| c.func_set_attribute(wire::FuncSetAttribute { function: f.worker, attribute, value }))?;
+    crate::remote::on_handle(f.worker, || with_conn(|c| c.func_set_attribute(wire::FuncSetAttribute { function: f.worker, attribute, value })))?;
     *f.attributes.lock().unwrap_or_else(|p| p.into_inner()) = None;
     Ok(())
 }

@@ -1,0 +1,317 @@
+/*
+ * Several workers as one device list (HIP_REMOTE_WORKER=a,b): run by tests/multi_worker.rs
+ * against worker A emulating two devices and worker B emulating one, each with its own memory
+ * size, so each device's total memory says which worker answered for it.
+ *
+ *   multi_worker W:MIB ...       the device list: per device, its worker (a letter) and its memory
+ *                                size in MiB (0: not checked, as on GPUs; scripts/device-multi-worker.sh)
+ *   multi_worker hold DEV        allocates on device 0 and DEV, prints READY, waits for a line
+ *                                (the test kills DEV's worker), then checks that device 0
+ *                                still works and DEV fails
+ */
+#include "check.h"
+
+#include <hip/hiprtc.h>
+
+#define N 1024
+#define MAX_DEVICES 8
+
+static const char* SOURCE =
+    "#include <hip/hip_runtime.h>\n"
+    "__device__ int bias;\n"
+    "extern \"C\" __global__ void fill(int* out, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) out[i] = i + bias;\n"
+    "}\n"
+    "extern \"C\" __global__ void spin_then_mark(volatile int* mark, long rounds) {\n"
+    "  long acc = 0;\n"
+    "  for (long k = 0; k < rounds; k++) acc += k ^ mark[1];\n"
+    "  mark[0] = 1 + (int)(acc & 0);\n"
+    "}\n";
+
+#define RTC_CHECK(expr)                                                                            \
+  do {                                                                                             \
+    hiprtcResult r_ = (expr);                                                                      \
+    if (r_ != HIPRTC_SUCCESS) {                                                                    \
+      printf("FAIL %s:%d: %s returned %s\n", __FILE__, __LINE__, #expr, hiprtcGetErrorString(r_)); \
+      exit(1);                                                                                     \
+    }                                                                                              \
+  } while (0)
+
+/* Compiles SOURCE on the worker of the calling thread's current device and loads it there. */
+static hipModule_t load_module(void) {
+  hiprtcProgram prog;
+  RTC_CHECK(hiprtcCreateProgram(&prog, SOURCE, "multi_worker.hip", 0, NULL, NULL));
+  hiprtcResult compiled = hiprtcCompileProgram(prog, 0, NULL);
+  if (compiled != HIPRTC_SUCCESS) {
+    size_t log_size = 0;
+    RTC_CHECK(hiprtcGetProgramLogSize(prog, &log_size));
+    char* log = malloc(log_size + 1);
+    RTC_CHECK(hiprtcGetProgramLog(prog, log));
+    printf("FAIL compile: %s\n%s\n", hiprtcGetErrorString(compiled), log);
+    exit(1);
+  }
+  size_t size = 0;
+  RTC_CHECK(hiprtcGetCodeSize(prog, &size));
+  char* code = malloc(size);
+  RTC_CHECK(hiprtcGetCode(prog, code));
+  RTC_CHECK(hiprtcDestroyProgram(&prog));
+  hipModule_t module;
+  CHECK(hipModuleLoadData(&module, code));
+  free(code);
+  return module;
+}
+
+static int device_of(const void* ptr) {
+  hipPointerAttribute_t attr;
+  CHECK(hipPointerGetAttributes(&attr, ptr));
+  return attr.device;
+}
+
+static int count;
+static size_t expected_mib[MAX_DEVICES];
+/* The worker of each device, as the test says: devices of one worker are peers, others not. */
+static char worker_of[MAX_DEVICES];
+static int* buffers[MAX_DEVICES];
+static int host[MAX_DEVICES][N];
+
+static void device_list(void) {
+  step("device count and properties: each device answered by its own worker");
+  CHECK(hipGetDeviceCount(&count));
+  for (int d = 0; d < count; d++) {
+    hipDeviceProp_t prop;
+    CHECK(hipGetDeviceProperties(&prop, d));
+    size_t want = expected_mib[d] ? expected_mib[d] << 20 : prop.totalGlobalMem;
+    REQUIRE(prop.totalGlobalMem == want, "device %d has %zu bytes, expected %zu MiB", d, prop.totalGlobalMem, expected_mib[d]);
+    size_t total = 0;
+    CHECK(hipDeviceTotalMem(&total, d));
+    REQUIRE(total == want, "hipDeviceTotalMem(%d) = %zu", d, total);
+    /* hipMemGetInfo asks the current device's worker. */
+    CHECK(hipSetDevice(d));
+    size_t free_bytes = 0;
+    CHECK(hipMemGetInfo(&free_bytes, &total));
+    REQUIRE(total == want, "hipMemGetInfo on device %d: total %zu", d, total);
+    int cur = -1;
+    CHECK(hipGetDevice(&cur));
+    REQUIRE(cur == d, "hipGetDevice = %d after hipSetDevice(%d)", cur, d);
+  }
+  hipDeviceProp_t prop;
+  EXPECT_ERR(hipGetDeviceProperties(&prop, count), hipErrorInvalidDevice);
+  EXPECT_ERR(hipSetDevice(count), hipErrorInvalidDevice);
+}
+
+static void memory(void) {
+  step("memory on each device, read back with another device current");
+  for (int d = 0; d < count; d++) {
+    CHECK(hipSetDevice(d));
+    CHECK(hipMalloc((void**)&buffers[d], sizeof host[d]));
+    for (int i = 0; i < N; i++) host[d][i] = d * 100000 + i;
+    CHECK(hipMemcpy(buffers[d], host[d], sizeof host[d], hipMemcpyHostToDevice));
+  }
+  for (int d = 0; d < count; d++)
+    for (int e = 0; e < d; e++)
+      REQUIRE(buffers[d] != buffers[e], "devices %d and %d were given the same address %p", d, e, (void*)buffers[d]);
+  /* A pointer names its worker whatever the current device. */
+  CHECK(hipSetDevice(0));
+  for (int d = count - 1; d >= 0; d--) {
+    static int back[N];
+    memset(back, 0, sizeof back);
+    CHECK(hipMemcpy(back, buffers[d], sizeof back, hipMemcpyDefault));
+    REQUIRE(memcmp(back, host[d], sizeof back) == 0, "device %d's buffer differs", d);
+    REQUIRE(device_of(buffers[d]) == d, "buffer of device %d reported on device %d", d, device_of(buffers[d]));
+  }
+  /* 2D copies routed by their device pointer: rows of 16 ints, pitch 32 ints. */
+  CHECK(hipMemcpy2D(buffers[count - 1], 32 * sizeof(int), host[0], 16 * sizeof(int), 16 * sizeof(int), 4, hipMemcpyHostToDevice));
+  static int rows[4][16];
+  CHECK(hipMemcpy2D(rows, 16 * sizeof(int), buffers[count - 1], 32 * sizeof(int), 16 * sizeof(int), 4, hipMemcpyDeviceToHost));
+  REQUIRE(memcmp(rows, host[0], sizeof rows) == 0, "2D round trip on the last device differs");
+  CHECK(hipMemcpy(buffers[count - 1], host[count - 1], sizeof host[count - 1], hipMemcpyHostToDevice));
+  /* A memset routed by its pointer. */
+  CHECK(hipMemset(buffers[count - 1], 0x11, 16));
+  static int back[N];
+  CHECK(hipMemcpy(back, buffers[count - 1], sizeof back, hipMemcpyDeviceToHost));
+  REQUIRE(back[0] == 0x11111111 && back[4] == host[count - 1][4], "memset on the last device: %#x %d", back[0], back[4]);
+  memcpy(host[count - 1], back, sizeof back);
+}
+
+static void kernels(void) {
+  step("a kernel on each device, launched with another device current");
+  hipModule_t modules[MAX_DEVICES];
+  hipFunction_t fills[MAX_DEVICES];
+  for (int d = 0; d < count; d++) {
+    CHECK(hipSetDevice(d));
+    modules[d] = load_module();
+    CHECK(hipModuleGetFunction(&fills[d], modules[d], "fill"));
+    hipDeviceptr_t bias;
+    size_t bias_size = 0;
+    CHECK(hipModuleGetGlobal(&bias, &bias_size, modules[d], "bias"));
+    REQUIRE(device_of((void*)bias) == d, "device %d's module global is on device %d", d, device_of((void*)bias));
+    int value = 1000 * (d + 1);
+    CHECK(hipMemcpyHtoD(bias, &value, sizeof value));
+  }
+  CHECK(hipSetDevice(0));
+  for (int d = 0; d < count; d++) {
+    int n = N;
+    void* params[] = {&buffers[d], &n};
+    CHECK(hipModuleLaunchKernel(fills[d], N / 256, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+  }
+  for (int d = 0; d < count; d++) {
+    CHECK(hipSetDevice(d));
+    CHECK(hipDeviceSynchronize());
+    static int out[N];
+    CHECK(hipMemcpy(out, buffers[d], sizeof out, hipMemcpyDeviceToHost));
+    for (int i = 0; i < N; i++) REQUIRE(out[i] == i + 1000 * (d + 1), "device %d: out[%d] = %d", d, i, out[i]);
+  }
+  for (int d = 0; d < count; d++) CHECK(hipModuleUnload(modules[d]));
+}
+
+static void mark_host(void* flag) { *(volatile int*)flag = 1; }
+
+static void streams_and_events(void) {
+  step("streams and events belong to their device's worker");
+  hipStream_t streams[MAX_DEVICES];
+  hipEvent_t events[MAX_DEVICES];
+  for (int d = 0; d < count; d++) {
+    CHECK(hipSetDevice(d));
+    CHECK(hipStreamCreate(&streams[d]));
+    CHECK(hipEventCreate(&events[d]));
+  }
+  for (int d = 0; d < count; d++)
+    for (int e = 0; e < d; e++) {
+      REQUIRE(streams[d] != streams[e], "devices %d and %d have the same stream handle", d, e);
+      REQUIRE(events[d] != events[e], "devices %d and %d have the same event handle", d, e);
+    }
+  CHECK(hipSetDevice(0));
+  for (int d = 0; d < count; d++) {
+    int dev = -1;
+    CHECK(hipStreamGetDevice(streams[d], &dev));
+    REQUIRE(dev == d, "stream of device %d reports device %d", d, dev);
+    CHECK(hipMemsetAsync(buffers[d], 0x22, 8, streams[d]));
+    CHECK(hipEventRecord(events[d], streams[d]));
+    CHECK(hipStreamSynchronize(streams[d]));
+    CHECK(hipEventSynchronize(events[d]));
+    CHECK(hipEventQuery(events[d]));
+  }
+
+  step("hipStreamWaitEvent on another worker's event orders the stream after it");
+  int last = count - 1;
+  CHECK(hipSetDevice(0));
+  hipModule_t module = load_module();
+  hipFunction_t spin;
+  CHECK(hipModuleGetFunction(&spin, module, "spin_then_mark"));
+  int* mark;
+  CHECK(hipMalloc((void**)&mark, 2 * sizeof(int)));
+  CHECK(hipMemset(mark, 0, 2 * sizeof(int)));
+  long rounds = 20 * 1000 * 1000;
+  void* params[] = {&mark, &rounds};
+  CHECK(hipModuleLaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0, streams[0], params, NULL));
+  CHECK(hipEventRecord(events[0], streams[0]));
+  /* The last device's stream waits for device 0's event (another worker). */
+  CHECK(hipStreamWaitEvent(streams[last], events[0], 0));
+  /* Whatever is queued after the wait runs after the event: the kernel has marked by then. */
+  EXPECT_ERR(hipEventQuery(events[0]), hipSuccess);
+  static int observed[2];
+  CHECK(hipMemcpy(observed, mark, sizeof observed, hipMemcpyDeviceToHost));
+  REQUIRE(observed[0] == 1, "device 0's kernel did not mark (%d)", observed[0]);
+  CHECK(hipMemsetAsync(buffers[last], 0x33, 4, streams[last]));
+  CHECK(hipStreamSynchronize(streams[last]));
+
+  step("a host function on each worker's stream (each worker's callback channel)");
+  for (int d = count - 1; d >= 0; d--) {
+    static volatile int ran[MAX_DEVICES];
+    CHECK(hipLaunchHostFunc(streams[d], mark_host, (void*)&ran[d]));
+    CHECK(hipStreamSynchronize(streams[d]));
+    REQUIRE(ran[d] == 1, "the host function on device %d's stream did not run", d);
+  }
+  /* A wait within one worker stays a device-side wait. */
+  if (count >= 2 && worker_of[1] == worker_of[0]) {
+    CHECK(hipStreamWaitEvent(streams[1], events[0], 0));
+    CHECK(hipStreamSynchronize(streams[1]));
+  }
+  CHECK(hipFree(mark));
+  CHECK(hipModuleUnload(module));
+  for (int d = 0; d < count; d++) {
+    CHECK(hipStreamDestroy(streams[d]));
+    CHECK(hipEventDestroy(events[d]));
+  }
+}
+
+static void peers(void) {
+  step("peers: devices of different workers are not peers");
+  int last = count - 1;
+  int can = -1;
+  CHECK(hipDeviceCanAccessPeer(&can, 0, last));
+  REQUIRE(can == 0, "device 0 can access device %d across workers (%d)", last, can);
+  CHECK(hipDeviceCanAccessPeer(&can, last, 0));
+  REQUIRE(can == 0, "device %d can access device 0 across workers (%d)", last, can);
+  CHECK(hipSetDevice(0));
+  EXPECT_ERR(hipDeviceEnablePeerAccess(last, 0), hipErrorInvalidDevice);
+  EXPECT_ERR(hipDeviceDisablePeerAccess(last), hipErrorInvalidDevice);
+  /* Neighbours of one worker are peers there (the host backend's and, on one board, GPUs'). */
+  for (int d = 0; d + 1 < count; d++) {
+    if (worker_of[d] != worker_of[d + 1]) continue;
+    CHECK(hipDeviceCanAccessPeer(&can, d, d + 1));
+    REQUIRE(can == 1, "devices %d and %d of one worker are not peers (%d)", d, d + 1, can);
+  }
+}
+
+static void cross_worker_copies(void) {
+  step("copies between devices of different workers are refused, clearly");
+  int last = count - 1;
+  static int before[N], after[N];
+  CHECK(hipMemcpy(before, buffers[last], sizeof before, hipMemcpyDeviceToHost));
+  EXPECT_ERR(hipMemcpyPeer(buffers[last], last, buffers[0], 0, sizeof before), hipErrorNotSupported);
+  EXPECT_ERR(hipMemcpy(buffers[last], buffers[0], sizeof before, hipMemcpyDeviceToDevice), hipErrorNotSupported);
+  EXPECT_ERR(hipMemcpy(buffers[last], buffers[0], sizeof before, hipMemcpyDefault), hipErrorNotSupported);
+  CHECK(hipMemcpy(after, buffers[last], sizeof after, hipMemcpyDeviceToHost));
+  REQUIRE(memcmp(before, after, sizeof after) == 0, "a refused copy changed the destination");
+}
+
+static int hold(int dev) {
+  begin("multi_worker hold");
+  int* on0;
+  int* on_dev;
+  CHECK(hipSetDevice(0));
+  CHECK(hipMalloc((void**)&on0, N * sizeof(int)));
+  CHECK(hipSetDevice(dev));
+  CHECK(hipMalloc((void**)&on_dev, N * sizeof(int)));
+  printf("READY\n");
+  char line[64];
+  if (!fgets(line, sizeof line, stdin)) return 1;
+  /* The other worker is gone: its device fails, device 0 goes on. */
+  static int data[N], back[N];
+  for (int i = 0; i < N; i++) data[i] = 7 * i;
+  /* A download: it needs the worker's answer (a small upload may return once sent). */
+  hipError_t lost = hipMemcpy(back, on_dev, sizeof back, hipMemcpyDeviceToHost);
+  REQUIRE(lost != hipSuccess, "a copy to the killed worker's device succeeded");
+  CHECK(hipSetDevice(0));
+  CHECK(hipMemcpy(on0, data, sizeof data, hipMemcpyHostToDevice));
+  CHECK(hipMemcpy(back, on0, sizeof back, hipMemcpyDeviceToHost));
+  REQUIRE(memcmp(back, data, sizeof back) == 0, "device 0's copy differs after the other worker died");
+  CHECK(hipDeviceSynchronize());
+  CHECK(hipFree(on0));
+  printf("PASS multi_worker hold (lost: %s)\n", hipGetErrorName(lost));
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 3 && strcmp(argv[1], "hold") == 0) return hold(atoi(argv[2]));
+  begin("multi_worker");
+  REQUIRE(argc >= 3 && argc - 1 <= MAX_DEVICES, "usage: multi_worker W:MIB W:MIB ... (at least two devices)");
+  for (int d = 0; d < argc - 1; d++) {
+    REQUIRE(strlen(argv[d + 1]) > 2 && argv[d + 1][1] == ':', "device %d: %s is not W:MIB", d, argv[d + 1]);
+    worker_of[d] = argv[d + 1][0];
+    expected_mib[d] = (size_t)atol(argv[d + 1] + 2);
+  }
+  REQUIRE(worker_of[0] != worker_of[argc - 2], "the first and last devices must be on different workers");
+  device_list();
+  REQUIRE(count == argc - 1, "%d devices, expected %d", count, argc - 1);
+  memory();
+  kernels();
+  streams_and_events();
+  peers();
+  cross_worker_copies();
+  for (int d = 0; d < count; d++) CHECK(hipFree(buffers[d]));
+  printf("PASS multi_worker\n");
+  return 0;
+}

@@ -1,0 +1,107 @@
+//! Several workers as one device list (`HIP_REMOTE_WORKER=a,b`, `dns:///name:port`): device
+//! count and properties, memory, kernels, streams and events on each worker's devices,
+//! cross-worker event waits and peer answers (`tests/c/multi_worker.c`), and one worker's
+//! loss leaving the other's devices working.
+
+use hip_remote_tests::{artifacts, client_command, run_with_timeout, Interactive, Sandbox, WorkerProcess, RUN_TIMEOUT};
+use std::time::Duration;
+
+/// Emulated memory per device of worker A (two devices) and worker B (one): each device's
+/// total memory tells which worker answered for it.
+const A_MIB: u64 = 96;
+const B_MIB: u64 = 64;
+
+fn two_workers(sandbox: &Sandbox) -> (WorkerProcess, WorkerProcess) {
+    let worker = artifacts().worker;
+    let a = WorkerProcess::start_with_args(&worker, A_MIB, &sandbox.path().join("worker-a.log"), &["--host-devices", "2"]);
+    let b = WorkerProcess::start_with_args(&worker, B_MIB, &sandbox.path().join("worker-b.log"), &[]);
+    (a, b)
+}
+
+/// The program's arguments for the list `A,B`: each device's worker and memory size.
+fn device_sizes() -> [String; 3] {
+    [format!("a:{A_MIB}"), format!("a:{A_MIB}"), format!("b:{B_MIB}")]
+}
+
+/// `A,B` as one list of three devices: A's two, then B's.
+#[test]
+fn two_workers_are_one_device_list() {
+    let sandbox = Sandbox::new("multi_worker");
+    let exe = sandbox.compile("multi_worker");
+    let (mut a, mut b) = two_workers(&sandbox);
+    let mut cmd = client_command(&exe, &format!("{},{}", a.addr(), b.addr()));
+    cmd.args(device_sizes());
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS multi_worker"), "no PASS line: {}", out.report());
+    a.assert_alive();
+    b.assert_alive();
+}
+
+/// The list's order is the device order: `B,A` puts B's device first.
+#[test]
+fn the_list_order_is_the_device_order() {
+    let sandbox = Sandbox::new("multi_worker_order");
+    let exe = sandbox.compile("multi_worker");
+    let (a, b) = two_workers(&sandbox);
+    let mut cmd = client_command(&exe, &format!("{},{}", b.addr(), a.addr()));
+    cmd.args([format!("b:{B_MIB}"), format!("a:{A_MIB}"), format!("a:{A_MIB}")]);
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    out.assert_success();
+}
+
+/// `dns:///localhost:PORT` resolves to the loopback address(es) the first worker listens on.
+#[test]
+fn a_dns_name_expands_into_the_list() {
+    let sandbox = Sandbox::new("multi_worker_dns");
+    let exe = sandbox.compile("multi_worker");
+    let (a, b) = two_workers(&sandbox);
+    let port = a.addr().rsplit_once(':').expect("host:port").1;
+    let resolved: Vec<std::net::SocketAddr> =
+        std::net::ToSocketAddrs::to_socket_addrs(&("localhost", port.parse::<u16>().expect("a port"))).expect("localhost resolves").collect();
+    if resolved.iter().any(|addr| addr.ip().to_string() != "127.0.0.1") {
+        // Another address of localhost (::1) would be a worker the test did not start there.
+        transport_core::test_skip::skip("dns list: localhost resolves to more than 127.0.0.1 here");
+        return;
+    }
+    let mut cmd = client_command(&exe, &format!("dns:///localhost:{port},{}", b.addr()));
+    cmd.args(device_sizes());
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    out.assert_success();
+}
+
+/// A worker of the list that dies fails only the calls to its devices.
+#[test]
+fn one_workers_loss_leaves_the_others_devices_working() {
+    let sandbox = Sandbox::new("multi_worker_loss");
+    let exe = sandbox.compile("multi_worker");
+    let worker = artifacts().worker;
+    let mut a = WorkerProcess::start_with_args(&worker, A_MIB, &sandbox.path().join("worker-a.log"), &["--host-devices", "2"]);
+    // Sessions in the worker's own process: killing it ends the session too.
+    let mut b = WorkerProcess::start_in_one_process(&worker, B_MIB, &sandbox.path().join("worker-b.log"));
+    let mut cmd = client_command(&exe, &format!("{},{}", a.addr(), b.addr()));
+    cmd.args(["hold", "2"]);
+    let mut client = Interactive::spawn(cmd);
+    client.expect_line("READY", Duration::from_secs(30));
+    b.kill();
+    client.send_line("go");
+    let out = client.finish(RUN_TIMEOUT);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS multi_worker hold"), "{}", out.report());
+    a.assert_alive();
+}
+
+/// A list naming an unreachable worker fails every call at once, naming that worker (the
+/// numbering of the others would otherwise shift).
+#[test]
+fn an_unreachable_worker_fails_the_list_by_name() {
+    let sandbox = Sandbox::new("multi_worker_unreachable");
+    let exe = sandbox.compile("multi_worker");
+    let a = sandbox.start_worker();
+    let gone = format!("127.0.0.1:{}", hip_remote_tests::closed_port());
+    let mut cmd = client_command(&exe, &format!("{},{gone}", a.addr()));
+    cmd.args(["a:64", "b:64"]);
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    assert!(!out.success(), "{}", out.report());
+    assert!(out.stderr.contains(&format!("worker 1 of the device list ({gone})")), "{}", out.report());
+}
