@@ -2,7 +2,7 @@
 //! limits and peers.
 
 use super::{CallCx, Failure, Session};
-use crate::backend::PeerAttribute;
+use crate::backend::{DeviceLimit, PeerAttribute};
 use proto_core::opcode::DeviceHandler;
 use proto_core::wire;
 use proto_core::{FixedStr, Status};
@@ -56,9 +56,12 @@ impl DeviceHandler for Session {
     fn device_get_limit(&mut self, _cx: &mut CallCx, req: wire::LimitRef) -> Result<wire::LimitValue, Failure> {
         let dev = self.device(req.device)?;
         let limit = Self::limit(req.limit)?;
+        if !limit.readable() {
+            return Err(unsupported_limit(limit, "read"));
+        }
         let value = match self.limits.get(&(dev, limit)) {
             Some(&v) => v,
-            None => self.backend.device_limit(dev, limit)?,
+            None => self.backend.device_limit(dev, limit).map_err(|e| scratch_unsupported(limit, e))?,
         };
         Ok(wire::LimitValue { value })
     }
@@ -66,7 +69,10 @@ impl DeviceHandler for Session {
     fn device_set_limit(&mut self, _cx: &mut CallCx, req: wire::SetLimit) -> Result<wire::LimitValue, Failure> {
         let dev = self.device(req.device)?;
         let limit = Self::limit(req.limit)?;
-        let value = self.backend.set_device_limit(dev, limit, req.value)?;
+        if !limit.settable() {
+            return Err(unsupported_limit(limit, "set"));
+        }
+        let value = self.backend.set_device_limit(dev, limit, req.value).map_err(|e| scratch_unsupported(limit, e))?;
         self.limits.insert((dev, limit), value);
         Ok(wire::LimitValue { value })
     }
@@ -181,3 +187,18 @@ fn to_wire_properties(p: &crate::backend::DeviceProperties) -> wire::DevicePrope
 
 /// Version numbers reported as HIP 7.0 (`HIP_VERSION` = major·10⁷ + minor·10⁵ + patch).
 pub const REPORTED_HIP_VERSION: i32 = 70_000_000;
+
+/// ROCm 7's `hipErrorUnsupportedLimit` for a limit its `hipDeviceGetLimit` or
+/// `hipDeviceSetLimit` does not handle (the printf FIFO size; setting the scratch bounds).
+fn unsupported_limit(limit: DeviceLimit, what: &str) -> Failure {
+    Failure::new(Status::UNSUPPORTED_LIMIT, format!("hipLimit_t {:#x} cannot be {what} (ROCm answers hipErrorUnsupportedLimit)", limit.raw()))
+}
+
+/// The scratch limits exist on AMD GPUs only: another backend's "not supported" is
+/// `hipErrorUnsupportedLimit`, ROCm's answer on a GPU without them.
+fn scratch_unsupported(limit: DeviceLimit, e: crate::backend::BackendError) -> Failure {
+    match e {
+        crate::backend::BackendError::NotSupported(message) if limit.is_scratch() => Failure::new(Status::UNSUPPORTED_LIMIT, message),
+        other => other.into(),
+    }
+}

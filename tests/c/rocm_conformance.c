@@ -1,0 +1,109 @@
+/*
+ * Where hip-remote once drifted from ROCm 7's runtime (clr hipamd/src), each step a place the
+ * answer must be ROCm's: errors at the call that raised them (not on a later, unrelated call),
+ * ROCm's codes for NULL and destroyed handles, memsets of pinned host memory.
+ */
+#include "check.h"
+
+/* The error of `call` must be reported by it, and the next call must not inherit it. */
+static void expect_at_call(hipError_t got, hipError_t want, const char* what) {
+  REQUIRE(got == want, "%s returned %s, expected %s", what, hipGetErrorName(got), hipGetErrorName(want));
+  (void)hipGetLastError();
+  hipError_t next = hipDeviceSynchronize();
+  REQUIRE(next == hipSuccess, "after %s the next call failed with %s", what, hipGetErrorName(next));
+}
+
+static void posted_errors_at_the_call(void) {
+  step("a posted call on a destroyed stream fails at the call (clr hipEventRecord_common)");
+  hipStream_t s;
+  hipEvent_t e;
+  CHECK(hipStreamCreate(&s));
+  CHECK(hipEventCreate(&e));
+  CHECK(hipStreamDestroy(s));
+  expect_at_call(hipEventRecord(e, s), hipErrorContextIsDestroyed, "hipEventRecord on a destroyed stream");
+  expect_at_call(hipStreamWaitEvent(s, e, 0), hipErrorInvalidHandle, "hipStreamWaitEvent on a destroyed stream");
+  CHECK(hipEventRecord(e, NULL));
+  CHECK(hipEventSynchronize(e));
+
+  step("hipMemsetAsync of memory HIP did not allocate fails at the call (clr ihipMemset_validate)");
+  static uint8_t not_hip[4096];
+  expect_at_call(hipMemsetAsync(not_hip, 0, sizeof not_hip, NULL), hipErrorInvalidValue, "hipMemsetAsync of a static array");
+  expect_at_call(hipMemsetD32Async((hipDeviceptr_t)not_hip, 0, 16, NULL), hipErrorInvalidValue, "hipMemsetD32Async of a static array");
+  expect_at_call(hipMemset2DAsync(not_hip, 64, 0, 64, 4, NULL), hipErrorInvalidValue, "hipMemset2DAsync of a static array");
+  uint8_t* d = NULL;
+  CHECK(hipMalloc((void**)&d, 4096));
+  expect_at_call(hipMemsetAsync(d + 4000, 0, 200, NULL), hipErrorInvalidValue, "hipMemsetAsync past the allocation's end");
+  CHECK(hipFree(d));
+  expect_at_call(hipMemsetAsync(d, 0, 16, NULL), hipErrorInvalidValue, "hipMemsetAsync of freed memory");
+  CHECK(hipEventDestroy(e));
+}
+
+static void null_events(void) {
+  step("NULL events are hipErrorInvalidHandle (clr hip_event.cpp)");
+  EXPECT_ERR(hipEventRecord(NULL, NULL), hipErrorInvalidHandle);
+  EXPECT_ERR(hipEventRecordWithFlags(NULL, NULL, 0), hipErrorInvalidHandle);
+  EXPECT_ERR(hipEventSynchronize(NULL), hipErrorInvalidHandle);
+  EXPECT_ERR(hipEventQuery(NULL), hipErrorInvalidHandle);
+  EXPECT_ERR(hipEventDestroy(NULL), hipErrorInvalidHandle);
+  float ms;
+  EXPECT_ERR(hipEventElapsedTime(&ms, NULL, NULL), hipErrorInvalidHandle);
+  (void)hipGetLastError();
+}
+
+/* Fills host memory of this process through HIP and checks each byte against memset. */
+static void check_host_fill(uint8_t* p, size_t n, const char* what) {
+  hipStream_t s;
+  CHECK(hipStreamCreate(&s));
+  memset(p, 0x11, n);
+  CHECK(hipMemset(p, 0x5a, n / 2));
+  for (size_t i = 0; i < n; i++) {
+    uint8_t want = i < n / 2 ? 0x5a : 0x11;
+    REQUIRE(p[i] == want, "%s: byte %zu is %#x after hipMemset, expected %#x", what, i, p[i], want);
+  }
+  CHECK(hipMemsetD32Async(p, 0xdeadbeef, n / 8, s));
+  CHECK(hipStreamSynchronize(s));
+  for (size_t i = 0; i < n / 8; i++) {
+    uint32_t v;
+    memcpy(&v, p + 4 * i, 4);
+    REQUIRE(v == 0xdeadbeef, "%s: word %zu is %#x after hipMemsetD32Async", what, i, v);
+  }
+  CHECK(hipMemset2DAsync(p, 64, 0x77, 16, 4, s));
+  CHECK(hipStreamSynchronize(s));
+  for (size_t row = 0; row < 4; row++)
+    for (size_t i = 0; i < 64; i++) {
+      uint8_t got = p[row * 64 + i];
+      if (i < 16) REQUIRE(got == 0x77, "%s: row %zu byte %zu is %#x after hipMemset2DAsync", what, row, i, got);
+      else REQUIRE(got != 0x77, "%s: hipMemset2DAsync wrote past its width at row %zu byte %zu", what, row, i);
+    }
+  EXPECT_ERR(hipMemset(p, 0, n + 1), hipErrorInvalidValue);
+  CHECK(hipStreamDestroy(s));
+}
+
+static void memset_of_pinned_host_memory(void) {
+  step("hipMemset* of hipHostMalloc and hipHostRegister memory (ROCm fills pinned host memory)");
+  const size_t n = 8192;
+  uint8_t* pinned = NULL;
+  CHECK(hipHostMalloc((void**)&pinned, n, 0));
+  check_host_fill(pinned, n, "hipHostMalloc");
+  CHECK(hipHostFree(pinned));
+  uint8_t* mapped = NULL;
+  CHECK(hipHostMalloc((void**)&mapped, n, hipHostMallocMapped));
+  check_host_fill(mapped, n, "hipHostMallocMapped");
+  CHECK(hipHostFree(mapped));
+  uint8_t* registered = aligned_alloc(4096, n);
+  REQUIRE(registered != NULL, "aligned_alloc");
+  CHECK(hipHostRegister(registered, n, 0));
+  check_host_fill(registered, n, "hipHostRegister");
+  CHECK(hipHostUnregister(registered));
+  free(registered);
+}
+
+int main(void) {
+  begin("rocm_conformance");
+  CHECK(hipSetDevice(0));
+  posted_errors_at_the_call();
+  null_events();
+  memset_of_pinned_host_memory();
+  printf("PASS rocm_conformance\n");
+  return 0;
+}
