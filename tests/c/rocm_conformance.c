@@ -98,12 +98,67 @@ static void memset_of_pinned_host_memory(void) {
   free(registered);
 }
 
+/* ROCm (hip_graph.cpp capturehipMemcpyAsync, capturehipMallocAsync): host copies and stream
+ * ordered allocations are captured as nodes; a memcpy node reads its host memory each time the
+ * graph runs and writes its host destination by the time the launch stream is synchronised. */
+static void graphs_with_host_memory(void) {
+  step("hipMemcpyAsync of host memory and hipMallocAsync captured into a graph");
+  enum { N = 1024 };
+  static int in[N], out[N];
+  hipStream_t s;
+  CHECK(hipStreamCreateWithFlags(&s, hipStreamNonBlocking));
+  hipGraph_t graph;
+  int* scratch = NULL;
+  CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+  CHECK(hipMallocAsync((void**)&scratch, sizeof in, s));
+  CHECK(hipMemcpyAsync(scratch, in, sizeof in, hipMemcpyHostToDevice, s));
+  CHECK(hipMemcpyAsync(out, scratch, sizeof out, hipMemcpyDeviceToHost, s));
+  CHECK(hipFreeAsync(scratch, s));
+  CHECK(hipStreamEndCapture(s, &graph));
+  size_t count = 0;
+  CHECK(hipGraphGetNodes(graph, NULL, &count));
+  REQUIRE(count == 4, "the capture made %zu nodes, expected alloc, two copies, free", count);
+  hipGraphExec_t exec;
+  CHECK(hipGraphInstantiate(&exec, graph, NULL, NULL, 0));
+  for (int round = 1; round <= 2; round++) {
+    for (int i = 0; i < N; i++) in[i] = round * 100000 + i;
+    memset(out, 0, sizeof out);
+    CHECK(hipGraphLaunch(exec, s));
+    CHECK(hipStreamSynchronize(s));
+    for (int i = 0; i < N; i++)
+      REQUIRE(out[i] == in[i], "launch %d: out[%d] = %d, expected %d (the host source as it was at launch)", round, i, out[i], in[i]);
+  }
+  CHECK(hipGraphExecDestroy(exec));
+  CHECK(hipGraphDestroy(graph));
+
+  step("hipGraphAddMemcpyNode1D with host memory");
+  int* d = NULL;
+  CHECK(hipMalloc((void**)&d, sizeof in));
+  CHECK(hipGraphCreate(&graph, 0));
+  hipGraphNode_t up, down;
+  CHECK(hipGraphAddMemcpyNode1D(&up, graph, NULL, 0, d, in, sizeof in, hipMemcpyHostToDevice));
+  CHECK(hipGraphAddMemcpyNode1D(&down, graph, &up, 1, out, d, sizeof out, hipMemcpyDefault));
+  CHECK(hipGraphInstantiate(&exec, graph, NULL, NULL, 0));
+  for (int round = 3; round <= 4; round++) {
+    for (int i = 0; i < N; i++) in[i] = round * 7 + i;
+    memset(out, 0, sizeof out);
+    CHECK(hipGraphLaunch(exec, s));
+    CHECK(hipStreamSynchronize(s));
+    for (int i = 0; i < N; i++) REQUIRE(out[i] == in[i], "node launch %d: out[%d] = %d, expected %d", round, i, out[i], in[i]);
+  }
+  CHECK(hipGraphExecDestroy(exec));
+  CHECK(hipGraphDestroy(graph));
+  CHECK(hipFree(d));
+  CHECK(hipStreamDestroy(s));
+}
+
 int main(void) {
   begin("rocm_conformance");
   CHECK(hipSetDevice(0));
   posted_errors_at_the_call();
   null_events();
   memset_of_pinned_host_memory();
+  graphs_with_host_memory();
   printf("PASS rocm_conformance\n");
   return 0;
 }

@@ -475,6 +475,10 @@ impl PoolHandler for Session {
             }
             pool => pool,
         };
+        let pool_device = self.pools.pool(pool)?.device;
+        if let Some(captured) = self.capture_mem_alloc(req.stream, pool_device, req.size)? {
+            return Ok(captured);
+        }
         let (ptr, device) = self.pool_allocate(pool, req.stream, req.size)?;
         Ok(wire::AsyncAllocation { ptr, device })
     }
