@@ -110,6 +110,16 @@ pub struct DeviceProperties {
     pub async_engine_count: i32,
     pub mem_pitch: u64,
     pub texture_alignment: u64,
+    /// 32-bit registers available to the blocks resident on one multiprocessor.
+    pub regs_per_multiprocessor: i32,
+    /// Most blocks resident on one multiprocessor.
+    pub max_blocks_per_multiprocessor: i32,
+    /// Most L2 bytes set aside for persisting accesses (0 without the feature).
+    pub persisting_l2_cache_max_size: i32,
+    /// `hipLaunchCooperativeKernelMultiDevice` is supported.
+    pub cooperative_multi_device_launch: bool,
+    /// Rate of the counter device `clock64()` reads, in kHz.
+    pub clock_instruction_rate_khz: i32,
 }
 
 /// The device family (`hipGetDeviceCount`, `hipGetDeviceProperties`, `hipDeviceSynchronize`,

@@ -79,7 +79,12 @@ impl DeviceHandler for Session {
 
     fn device_get_attribute(&mut self, _cx: &mut CallCx, req: wire::AttributeQuery) -> Result<wire::AttributeValue, Failure> {
         let dev = self.device(req.device)?;
-        let value = self.backend.device_attribute(dev, req.attr)?;
+        // Arrays (and so textures) larger than the worker's limits are refused whatever the
+        // driver allows: the limit reported is the smaller, as `maxTexture*` in the properties.
+        let value = self.backend.device_attribute(dev, req.attr)?.map(|v| match array_limit(req.attr) {
+            Some(limit) => v.min(limit),
+            None => v,
+        });
         Ok(wire::AttributeValue { known: value.is_some(), value: value.unwrap_or(0) })
     }
 
@@ -165,23 +170,23 @@ fn to_wire_properties(p: &crate::backend::DeviceProperties) -> wire::DevicePrope
         memory_clock_rate_khz: u(p.memory_clock_rate_khz),
         memory_bus_width: u(p.memory_bus_width),
         l2_cache_size: u(p.l2_cache_size),
-        persisting_l2_cache_max_size: 0,
+        persisting_l2_cache_max_size: u(p.persisting_l2_cache_max_size),
         max_threads_per_multiprocessor: u(p.max_threads_per_multiprocessor),
         stream_priorities_supported: true,
         global_l1_cache_supported: true,
         local_l1_cache_supported: true,
         shared_mem_per_multiprocessor: p.max_shared_memory_per_multiprocessor,
-        regs_per_multiprocessor: u(p.regs_per_block),
+        regs_per_multiprocessor: u(p.regs_per_multiprocessor),
         managed_memory: p.managed_memory,
         is_multi_gpu_board: p.is_multi_gpu_board,
         pageable_memory_access: p.pageable_memory_access,
         concurrent_managed_access: p.concurrent_managed_access,
         cooperative_launch: p.cooperative_launch,
-        cooperative_multi_device_launch: false,
+        cooperative_multi_device_launch: p.cooperative_multi_device_launch,
         shared_mem_per_block_optin: p.shared_mem_per_block_optin,
-        max_blocks_per_multiprocessor: u(p.max_threads_per_multiprocessor / p.warp_size.max(1)).max(1),
+        max_blocks_per_multiprocessor: u(p.max_blocks_per_multiprocessor),
         host_native_atomic_supported: true,
-        clock_instruction_rate_khz: u(p.clock_rate_khz),
+        clock_instruction_rate_khz: u(p.clock_instruction_rate_khz),
     }
 }
 
@@ -201,4 +206,19 @@ fn scratch_unsupported(limit: DeviceLimit, e: crate::backend::BackendError) -> F
         crate::backend::BackendError::NotSupported(message) if limit.is_scratch() => Failure::new(Status::UNSUPPORTED_LIMIT, message),
         other => other.into(),
     }
+}
+
+/// The worker's array limit behind a `hipDeviceAttributeMaxTexture*` dimension (ROCm 7
+/// numbers: 1D width 39, 2D width 43 and height 44, 3D width 49, height 50, depth 51).
+fn array_limit(attr: u32) -> Option<i64> {
+    let limit = match attr {
+        39 => wire::MAX_ARRAY_1D_WIDTH,
+        43 => wire::MAX_ARRAY_2D[0],
+        44 => wire::MAX_ARRAY_2D[1],
+        49 => wire::MAX_ARRAY_3D[0],
+        50 => wire::MAX_ARRAY_3D[1],
+        51 => wire::MAX_ARRAY_3D[2],
+        _ => return None,
+    };
+    i64::try_from(limit).ok()
 }
