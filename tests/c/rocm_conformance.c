@@ -152,6 +152,29 @@ static void graphs_with_host_memory(void) {
   CHECK(hipStreamDestroy(s));
 }
 
+static volatile int callback_released; /* set by main once hipStreamAddCallback returned */
+static volatile int callback_saw_release = -1;
+
+static void HIPRT_CB wait_for_release(hipStream_t stream, hipError_t status, void* user) {
+  (void)stream;
+  (void)status;
+  (void)user;
+  /* At most ~5 s: long enough for main to return from the call, short enough to fail fast. */
+  for (int i = 0; i < 5000 && !callback_released; i++) {
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+  }
+  callback_saw_release = callback_released;
+}
+
+static void callback_on_null_stream_does_not_wait(void) {
+  step("hipStreamAddCallback on the null stream returns before the callback runs to its end");
+  CHECK(hipStreamAddCallback(NULL, wait_for_release, NULL, 0));
+  callback_released = 1;
+  CHECK(hipStreamSynchronize(NULL));
+  REQUIRE(callback_saw_release == 1, "the callback ran to its end before hipStreamAddCallback returned");
+}
+
 int main(void) {
   begin("rocm_conformance");
   CHECK(hipSetDevice(0));
@@ -159,6 +182,7 @@ int main(void) {
   null_events();
   memset_of_pinned_host_memory();
   graphs_with_host_memory();
+  callback_on_null_stream_does_not_wait();
   printf("PASS rocm_conformance\n");
   return 0;
 }
