@@ -175,6 +175,35 @@ static void callback_on_null_stream_does_not_wait(void) {
   REQUIRE(callback_saw_release == 1, "the callback ran to its end before hipStreamAddCallback returned");
 }
 
+/* HIP 5.2's hipstream_operations test: signal memory is host-accessible, and a stream waiting
+ * on it is released by a host write. */
+static void signal_memory_is_host_memory(void) {
+  step("hipMallocSignalMemory: written by the host and by hipStreamWriteValue64, waited on");
+  int64_t* signal = NULL;
+  CHECK(hipExtMallocWithFlags((void**)&signal, 8, hipMallocSignalMemory));
+  *signal = 0; /* the host writes it: no SIGSEGV */
+  hipStream_t s;
+  CHECK(hipStreamCreate(&s));
+  CHECK(hipStreamWriteValue64(s, signal, 0x7FFF0000FFFF0000LL, 0));
+  CHECK(hipStreamSynchronize(s));
+  REQUIRE(*signal == 0x7FFF0000FFFF0000LL, "signal reads %#llx after hipStreamWriteValue64", (long long)*signal);
+  int64_t* data = aligned_alloc(4096, 4096);
+  REQUIRE(data != NULL, "aligned_alloc");
+  *data = 0x1234;
+  CHECK(hipHostRegister(data, 4096, 0));
+  *signal = 3;
+  CHECK(hipStreamWaitValue64(s, signal, 4, hipStreamWaitValueGte, ~0ULL));
+  CHECK(hipStreamWriteValue64(s, data, 0x4321, 0));
+  EXPECT_ERR(hipStreamQuery(s), hipErrorNotReady);
+  *signal = 6; /* releases the wait */
+  CHECK(hipStreamSynchronize(s));
+  REQUIRE(*data == 0x4321, "data reads %#llx after the released wait", (long long)*data);
+  CHECK(hipHostUnregister(data));
+  free(data);
+  CHECK(hipFree(signal));
+  CHECK(hipStreamDestroy(s));
+}
+
 int main(void) {
   begin("rocm_conformance");
   CHECK(hipSetDevice(0));
@@ -183,6 +212,7 @@ int main(void) {
   memset_of_pinned_host_memory();
   graphs_with_host_memory();
   callback_on_null_stream_does_not_wait();
+  signal_memory_is_host_memory();
   printf("PASS rocm_conformance\n");
   return 0;
 }

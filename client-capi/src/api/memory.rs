@@ -61,6 +61,10 @@ pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
         if crate::api::managed::free_mirrored(ptr as usize, crate::state::managed::MirrorKind::Managed)? {
             return Ok(());
         }
+        let is_signal = find_host_allocation(ptr as usize).is_some_and(|(base, h)| base == ptr as usize && h.flags == MALLOC_SIGNAL_MEMORY);
+        if is_signal && crate::api::managed::free_mirrored(ptr as usize, crate::state::managed::MirrorKind::MappedHost)? {
+            return Ok(());
+        }
         if !with_conn(|c| c.client_free(ptr as u64))? {
             call_sync(|c| c.free(wire::Free { ptr: ptr as u64 }))?;
         }
@@ -365,7 +369,14 @@ pub unsafe extern "C" fn hipExtMallocWithFlags(ptr: *mut *mut c_void, size: usiz
             return Err(CallError::new(HipError::INVALID_VALUE, format!("hipExtMallocWithFlags({size} bytes, flags {flags:#x}): not a valid kind")));
         }
         non_null!(ptr);
-        let p = malloc_on(current_device(), size, flags)?;
+        // Signal memory is read and written by the host as well (ROCm's is host-coherent;
+        // HIP's own stream-operation tests poke it directly): mapped host memory here, its
+        // device twin what hipStreamWaitValue*/WriteValue* and kernels use.
+        let p = if flags == MALLOC_SIGNAL_MEMORY {
+            crate::api::managed::alloc_mirrored(crate::state::managed::MirrorKind::MappedHost, size, flags)? as u64
+        } else {
+            malloc_on(current_device(), size, flags)?
+        };
         try_out!(ptr, p as *mut c_void);
         Ok(())
     })
