@@ -50,8 +50,9 @@ impl DeviceHandler for Session {
 
     fn stream_priority_range(&mut self, _cx: &mut CallCx, req: wire::DeviceRef) -> Result<wire::PriorityRange, Failure> {
         let dev = self.device(req.device)?;
-        let (least, greatest) = self.backend.stream_priority_range(dev)?;
-        Ok(wire::PriorityRange { least, greatest })
+        // ROCm 7's range whatever the backend's (streams map onto it when created).
+        self.backend.stream_priority_range(dev)?;
+        Ok(wire::PriorityRange { least: super::hip_priority::LEAST, greatest: super::hip_priority::GREATEST })
     }
     fn device_get_limit(&mut self, _cx: &mut CallCx, req: wire::LimitRef) -> Result<wire::LimitValue, Failure> {
         let dev = self.device(req.device)?;
