@@ -204,6 +204,36 @@ static void signal_memory_is_host_memory(void) {
   CHECK(hipStreamDestroy(s));
 }
 
+static void trimmed_graph_memory_is_gone(void) {
+  step("graph memory freed by a free node and trimmed is no longer reported live");
+  hipGraph_t g;
+  CHECK(hipGraphCreate(&g, 0));
+  hipMemAllocNodeParams params;
+  memset(&params, 0, sizeof params);
+  params.poolProps.allocType = hipMemAllocationTypePinned;
+  params.poolProps.location.type = hipMemLocationTypeDevice;
+  params.poolProps.location.id = 0;
+  params.bytesize = 1 << 20;
+  hipGraphNode_t alloc, release;
+  CHECK(hipGraphAddMemAllocNode(&alloc, g, NULL, 0, &params));
+  void* mem = params.dptr;
+  CHECK(hipGraphAddMemFreeNode(&release, g, &alloc, 1, mem));
+  hipGraphExec_t exec;
+  CHECK(hipGraphInstantiate(&exec, g, NULL, NULL, 0));
+  CHECK(hipGraphLaunch(exec, NULL));
+  CHECK(hipStreamSynchronize(NULL));
+  hipPointerAttribute_t attrs;
+  CHECK(hipPointerGetAttributes(&attrs, mem));
+  REQUIRE(attrs.type == hipMemoryTypeDevice, "graph memory before the trim is type %d", (int)attrs.type);
+  CHECK(hipGraphExecDestroy(exec));
+  CHECK(hipGraphDestroy(g));
+  CHECK(hipDeviceGraphMemTrim(0));
+  CHECK(hipPointerGetAttributes(&attrs, mem));
+  REQUIRE(attrs.type == hipMemoryTypeUnregistered, "trimmed graph memory is still reported as type %d", (int)attrs.type);
+  EXPECT_ERR(hipMemsetAsync(mem, 0, 16, NULL), hipErrorInvalidValue);
+  (void)hipGetLastError();
+}
+
 int main(void) {
   begin("rocm_conformance");
   CHECK(hipSetDevice(0));
@@ -213,6 +243,7 @@ int main(void) {
   graphs_with_host_memory();
   callback_on_null_stream_does_not_wait();
   signal_memory_is_host_memory();
+  trimmed_graph_memory_is_gone();
   printf("PASS rocm_conformance\n");
   return 0;
 }

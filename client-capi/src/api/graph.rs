@@ -162,6 +162,7 @@ pub unsafe extern "C" fn hipGraphDestroy(graph: hipGraph_t) -> hipError_t {
         }
         drop(local);
         user_object::graph_destroyed(id(graph));
+        crate::state::allocations::graph_memory_graph_destroyed(id(graph));
         crate::state::graph_host::graph_destroyed(id(graph))
     })
 }

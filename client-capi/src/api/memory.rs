@@ -68,6 +68,7 @@ pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
         if !with_conn(|c| c.client_free(ptr as u64))? {
             call_sync(|c| c.free(wire::Free { ptr: ptr as u64 }))?;
         }
+        graph_memory_released(ptr as u64);
         forget_device_range(ptr as u64);
         Ok(())
     })
@@ -434,8 +435,15 @@ pub unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) -> 
     hip_boundary!("hipFreeAsync", {
         non_null!(ptr);
         // A round trip, so a pointer that is no allocation is reported here, not later.
+        let captured = is_unfreed_graph_memory(ptr as u64) && crate::state::graph_host::capturing_graph(stream_id(stream))?.is_some();
         call_sync(|c| c.free_async(wire::FreeAsync { ptr: ptr as u64, stream: stream_id(stream) }))?;
-        forget_device_range(ptr as u64);
+        if captured {
+            // A free node of the capture's graph: the memory stays the graph pool's.
+            graph_memory_freed(ptr as u64);
+        } else {
+            graph_memory_released(ptr as u64);
+            forget_device_range(ptr as u64);
+        }
         Ok(())
     })
 }

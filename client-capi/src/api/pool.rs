@@ -36,9 +36,13 @@ fn ordinal(device: c_int) -> u32 {
 fn malloc_from_pool(ptr: *mut *mut c_void, size: usize, pool: u64, stream: hipStream_t) -> Result<(), CallError> {
     non_null!(ptr);
     let req = wire::MallocFromPool { pool, device: current_device(), size: size as u64, stream: stream_id(stream) };
+    let capturing = crate::state::graph_host::capturing_graph(req.stream)?;
     let (p, device) = with_conn(|c| c.malloc_from_pool(req).map(|a| (a.ptr, a.device)))?;
-    if p != 0 {
-        record_range_of_kind(p, size as u64, device, 0, RangeKind::Pool);
+    match (p, capturing) {
+        (0, _) => {}
+        // An allocation node of the capture's graph (the worker made one).
+        (p, Some(graph)) => crate::state::allocations::record_graph_memory(p, size as u64, device, graph),
+        (p, None) => record_range_of_kind(p, size as u64, device, 0, RangeKind::Pool),
     }
     try_out!(ptr, p as *mut c_void);
     Ok(())
