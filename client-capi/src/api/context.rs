@@ -305,6 +305,9 @@ pub extern "C" fn hipDevicePrimaryCtxReset(_dev: hipDevice_t) -> hipError_t {
 pub extern "C" fn hipDevicePrimaryCtxSetFlags(dev: hipDevice_t, _flags: c_uint) -> hipError_t {
     hip_boundary!("hipDevicePrimaryCtxSetFlags", {
         let device = check_device(dev)?;
-        Err(CallError::new(HipError::CONTEXT_ALREADY_IN_USE, format!("the primary context of device {device} is in use (ROCm's answer); set flags with hipSetDeviceFlags")))
+        Err(CallError::new(
+            HipError::CONTEXT_ALREADY_IN_USE,
+            format!("the primary context of device {device} is in use (ROCm's answer); set flags with hipSetDeviceFlags"),
+        ))
     })
 }

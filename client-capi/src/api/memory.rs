@@ -173,7 +173,15 @@ pub(crate) fn fill_target(dst: u64, span: u64) -> Result<FillTarget, CallError> 
 /// # Safety
 /// The caller checked with [`fill_target`] that the whole extent lies in one live host
 /// allocation or registration of this process.
-pub(crate) unsafe fn fill_host(dst: u64, value: u32, elem: MemsetWidth, pitch: u64, width: u64, rows: u64, stream: Option<u64>) -> Result<(), CallError> {
+pub(crate) unsafe fn fill_host(
+    dst: u64,
+    value: u32,
+    elem: MemsetWidth,
+    pitch: u64,
+    width: u64,
+    rows: u64,
+    stream: Option<u64>,
+) -> Result<(), CallError> {
     let stream = stream.unwrap_or(0);
     call_sync(|c| c.stream_synchronize(wire::StreamRef { stream }))?;
     let pattern: Vec<u8> = match elem {

@@ -291,7 +291,8 @@ pub unsafe extern "C" fn hipMemPoolImportPointer(
         }
         let token = u64::from_le_bytes(data.reserved[8..16].try_into().unwrap_or_default());
         // The worker bounds-checks every use of the imported range.
-        let (p, device) = with_conn(|c| c.pool_import_pointer(wire::PoolImportPointer { pool: pool_id(mem_pool), token }).map(|a| (a.ptr, a.device)))?;
+        let (p, device) =
+            with_conn(|c| c.pool_import_pointer(wire::PoolImportPointer { pool: pool_id(mem_pool), token }).map(|a| (a.ptr, a.device)))?;
         // Known as device memory here (memsets, copies, pointer queries); its extent is the
         // worker's alone (size 0: unknown).
         record_range_of_kind(p, 0, device, 0, RangeKind::Pool);

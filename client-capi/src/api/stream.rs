@@ -65,7 +65,10 @@ pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
         } else {
             let id = req.stream;
             call_sync(|c| c.stream_destroy(req))?;
-            with_conn(|c| Ok(c.client_handles().note_destroyed_stream(id)))?;
+            with_conn(|c| {
+                c.client_handles().note_destroyed_stream(id);
+                Ok(())
+            })?;
         }
         crate::state::streams::forget_stream(stream_id(stream));
         Ok(())

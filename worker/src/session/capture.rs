@@ -119,7 +119,12 @@ impl Session {
 
     /// `hipMallocAsync` on a capturing stream: a memory allocation node, as ROCm captures it
     /// (`capturehipMallocAsync`), the memory the graph's from now on; `None`: not capturing.
-    pub(super) fn capture_mem_alloc(&mut self, stream: u64, device: crate::backend::DeviceIndex, size: u64) -> Result<Option<wire::AsyncAllocation>, Failure> {
+    pub(super) fn capture_mem_alloc(
+        &mut self,
+        stream: u64,
+        device: crate::backend::DeviceIndex,
+        size: u64,
+    ) -> Result<Option<wire::AsyncAllocation>, Failure> {
         let Some((id, tails)) = self.captures.streams.get(&stream) else {
             return Ok(None);
         };
