@@ -120,15 +120,26 @@ static void pci_bus_ids(void) {
 static void limits(void) {
   step("hipDeviceGetLimit / hipDeviceSetLimit");
   size_t v = 0;
-  const hipLimit_t supported[] = {hipLimitStackSize, hipLimitPrintfFifoSize, hipLimitMallocHeapSize};
-  const size_t wanted[] = {2048, (size_t)2 << 20, (size_t)32 << 20};
-  for (int i = 0; i < 3; i++) {
+  /* ROCm 7 (clr hip_device_runtime.cpp) reads and sets the stack and heap sizes. */
+  const hipLimit_t supported[] = {hipLimitStackSize, hipLimitMallocHeapSize};
+  const size_t wanted[] = {2048, (size_t)32 << 20};
+  for (int i = 0; i < 2; i++) {
     CHECK(hipDeviceGetLimit(&v, supported[i]));
     printf("limit %d: %zu\n", (int)supported[i], v);
     CHECK(hipDeviceSetLimit(supported[i], wanted[i]));
     CHECK(hipDeviceGetLimit(&v, supported[i]));
     /* A backend may round up (CUDA's stack granularity), never down. */
     REQUIRE(v >= wanted[i] && v < wanted[i] * 2, "limit %d set to %zu reads %zu", (int)supported[i], wanted[i], v);
+  }
+  /* It answers hipErrorUnsupportedLimit for the printf FIFO size, both ways, and never sets
+   * the scratch bounds; the scratch limits themselves exist on AMD GPUs only. */
+  EXPECT_ERR(hipDeviceGetLimit(&v, hipLimitPrintfFifoSize), hipErrorUnsupportedLimit);
+  EXPECT_ERR(hipDeviceSetLimit(hipLimitPrintfFifoSize, (size_t)2 << 20), hipErrorUnsupportedLimit);
+  EXPECT_ERR(hipDeviceSetLimit(hipExtLimitScratchMin, 0), hipErrorUnsupportedLimit);
+  EXPECT_ERR(hipDeviceSetLimit(hipExtLimitScratchMax, 0), hipErrorUnsupportedLimit);
+  if (on_host) {
+    EXPECT_ERR(hipDeviceGetLimit(&v, hipExtLimitScratchMax), hipErrorUnsupportedLimit);
+    EXPECT_ERR(hipDeviceSetLimit(hipExtLimitScratchCurrent, 0), hipErrorUnsupportedLimit);
   }
   if (on_host) {
     CHECK(hipDeviceGetLimit(&v, hipLimitStackSize));
@@ -145,7 +156,7 @@ static void limits(void) {
     CHECK(hipDeviceSetLimit(hipLimitMallocHeapSize, (size_t)48 << 20));
     CHECK(hipSetDevice(0));
     CHECK(hipDeviceGetLimit(&other, hipLimitMallocHeapSize));
-    REQUIRE(other >= wanted[2] && other < (size_t)48 << 20, "device 1's heap limit leaked to device 0 (%zu)", other);
+    REQUIRE(other >= wanted[1] && other < (size_t)48 << 20, "device 1's heap limit leaked to device 0 (%zu)", other);
     CHECK(hipSetDevice(1));
     CHECK(hipDeviceSetLimit(hipLimitMallocHeapSize, before));
     CHECK(hipSetDevice(0));

@@ -102,6 +102,26 @@ static void attributes(void) {
   REQUIRE(attr_of(hipDeviceAttributeCooperativeMultiDeviceLaunch, 0) == p.cooperativeMultiDeviceLaunch, "coop multi");
   REQUIRE(attr_of(hipDeviceAttributeHostNativeAtomicSupported, 0) == p.hostNativeAtomicSupported, "host atomics");
   REQUIRE(attr_of(hipDeviceAttributePersistingL2CacheMaxSize, 0) == p.persistingL2CacheMaxSize, "persisting L2");
+  /* The values themselves, from a source independent of this library's cache: on the host
+   * backend its documented figures (worker/src/backend/host/properties.rs: registers and
+   * blocks per core, no persisting L2, single-device cooperative launches, a 1 GHz clock64,
+   * textures as large as the worker's arrays); on a GPU the worker reads them from the
+   * driver (cuDeviceGetAttribute, hipGetDeviceProperties). */
+  if (strcmp(p.gcnArchName, "host") == 0) {
+    REQUIRE(p.regsPerMultiprocessor == 65536, "host regs/MP %d", p.regsPerMultiprocessor);
+    REQUIRE(p.maxBlocksPerMultiProcessor == 1024 / p.warpSize, "host blocks/MP %d", p.maxBlocksPerMultiProcessor);
+    REQUIRE(p.persistingL2CacheMaxSize == 0, "host persisting L2 %d", p.persistingL2CacheMaxSize);
+    REQUIRE(p.cooperativeMultiDeviceLaunch == 0, "host multi-device cooperative launch %d", p.cooperativeMultiDeviceLaunch);
+    REQUIRE(p.clockInstructionRate == 1000000, "host clock64 rate %d kHz", p.clockInstructionRate);
+    REQUIRE(attr_of(hipDeviceAttributeMaxTexture1DWidth, 0) == 16384, "host 1D texture width");
+    REQUIRE(attr_of(hipDeviceAttributeMaxTexture3DDepth, 0) == 8192, "host 3D texture depth");
+  }
+  REQUIRE(attr_of(hipDeviceAttributeClockInstructionRate, 0) == p.clockInstructionRate, "clock instruction rate");
+  REQUIRE(attr_of(hipDeviceAttributeMaxTexture1DWidth, 0) == p.maxTexture1D, "1D texture width");
+  REQUIRE(attr_of(hipDeviceAttributeMaxTexture2DWidth, 0) == p.maxTexture2D[0], "2D texture width");
+  REQUIRE(attr_of(hipDeviceAttributeMaxTexture2DHeight, 0) == p.maxTexture2D[1], "2D texture height");
+  REQUIRE(attr_of(hipDeviceAttributeMaxTexture3DWidth, 0) == p.maxTexture3D[0], "3D texture width");
+  REQUIRE(attr_of(hipDeviceAttributeMaxTexture3DDepth, 0) == p.maxTexture3D[2], "3D texture depth");
   int max_pitch = attr_of(hipDeviceAttributeMaxPitch, 0);
   REQUIRE(max_pitch > 0 && max_pitch == (p.memPitch > (size_t)INT_MAX ? INT_MAX : (int)p.memPitch),
           "max pitch %d, memPitch %zu (ROCm clamps it to INT_MAX)", max_pitch, p.memPitch);

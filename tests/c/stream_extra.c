@@ -201,7 +201,7 @@ int main(void) {
   CHECK(hipEventRecordWithFlags(e, s, hipEventRecordExternal));
   CHECK(hipEventSynchronize(e));
   EXPECT_ERR(hipEventRecordWithFlags(e, s, 2), hipErrorInvalidValue);
-  EXPECT_ERR(hipEventRecordWithFlags(NULL, s, 0), hipErrorInvalidValue);
+  EXPECT_ERR(hipEventRecordWithFlags(NULL, s, 0), hipErrorInvalidHandle); /* ROCm 7: a NULL event */
   /* A record after a held wait completes only once the wait is released. */
   CHECK(hipMemset(word, 0, 4));
   CHECK(hipStreamWaitValue32(s, word, 1, hipStreamWaitValueEq, 0xffffffff));

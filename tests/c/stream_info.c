@@ -11,6 +11,8 @@ int main(void) {
   int least = 0, greatest = 0;
   CHECK(hipDeviceGetStreamPriorityRange(&least, &greatest));
   printf("%d device(s), priorities %d (least) .. %d (greatest)\n", count, least, greatest);
+  /* ROCm 7's range on every backend (clr hip::Stream::Priority: Low 1, High -1). */
+  REQUIRE(least == 1 && greatest == -1, "priority range %d .. %d, ROCm's is 1 .. -1", least, greatest);
 
   step("flags");
   hipStream_t plain, nonblocking;
@@ -49,6 +51,11 @@ int main(void) {
   CHECK(hipStreamGetPriority(beyond, &prio));
   REQUIRE(prio == greatest, "priority beyond the range reads %d, not %d", prio, greatest);
   CHECK(hipStreamDestroy(beyond));
+  hipStream_t normal;
+  CHECK(hipStreamCreateWithPriority(&normal, 0, 0));
+  CHECK(hipStreamGetPriority(normal, &prio));
+  REQUIRE(prio == 0, "normal-priority stream reads %d", prio);
+  CHECK(hipStreamDestroy(normal));
   prio = 99;
   CHECK(hipStreamGetPriority(NULL, &prio));
   REQUIRE(prio == 0, "null stream priority %d", prio);

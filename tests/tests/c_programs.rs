@@ -800,3 +800,38 @@ fn client_killed_mid_striped_copy_leaks_nothing() {
     out.assert_success();
     assert!(out.stdout.contains("PASS stripes"), "no PASS line: {}", out.report());
 }
+
+/// ROCm 7's answers where hip-remote once drifted: errors of posted calls at the call
+/// (destroyed streams, memory HIP did not allocate), NULL events, memsets of pinned host memory.
+#[test]
+fn rocm_conformance() {
+    run_program("rocm_conformance");
+}
+
+/// `hip/hip_runtime.h` under a plain C++ compiler (`$CXX`, else `c++`): standard headers after
+/// it, `hipCreateChannelDesc<T>()`, the kernel-typed occupancy forms, `hipChooseDevice`.
+#[test]
+fn cxx_host_headers() {
+    let cxx = std::env::var("CXX").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| "c++".into());
+    let sandbox = Sandbox::new("cxx_host_headers");
+    let src = sandbox.artifacts.c_dir.join("../cxx/host_headers.cpp");
+    let exe = sandbox.path().join("host_headers");
+    let lib = sandbox.lib_dir();
+    let out = std::process::Command::new(&cxx)
+        .args(["-std=c++17", "-Wall", "-Werror", "-I"])
+        .arg(&sandbox.artifacts.include)
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .arg(format!("-L{}", lib.display()))
+        .arg("-lamdhip64")
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run the C++ compiler `{cxx}`: {e}"));
+    assert!(out.status.success(), "compiling host_headers.cpp failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let mut worker = sandbox.start_worker();
+    let run = worker.run(&exe, &[]);
+    run.assert_success();
+    assert!(run.stdout.contains("PASS host_headers"), "no PASS line: {}", run.report());
+    worker.assert_alive();
+}

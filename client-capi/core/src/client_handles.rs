@@ -9,13 +9,18 @@
 //! or never made here) goes as a waiting call, so HIP's synchronous error stays.
 
 use proto_core::wire;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Counters below this stay inside the tag's range (`wire::CLIENT_HANDLE_TAG_MASK`).
 const COUNTER_LIMIT: u64 = 1 << 48;
 /// Where a handle carries its worker's namespace in a device list of several workers (the
 /// worker's device base, as the worker's own handles carry it after `SessionDeviceBase`).
 pub const NAMESPACE_SHIFT: u32 = 40;
+
+/// Most destroyed worker-chosen stream handles remembered (a handle created here needs no
+/// memory: its counter says it was made). Past it, a use of a destroyed worker-chosen handle
+/// is refused by the worker, at the next synchronising call.
+pub const MAX_REMEMBERED_DESTROYED_STREAMS: usize = 1 << 16;
 
 /// The connection's client-chosen handles.
 #[derive(Debug, Default)]
@@ -26,6 +31,8 @@ pub struct ClientHandles {
     /// Live handles and their devices.
     streams: HashMap<u64, u32>,
     events: HashMap<u64, u32>,
+    /// Worker-chosen stream handles destroyed through this connection.
+    destroyed_worker_streams: HashSet<u64>,
 }
 
 /// What kind of object a handle names.
@@ -71,6 +78,25 @@ impl ClientHandles {
         self.live(kind).remove(&handle).is_some()
     }
 
+    /// Remembers that the worker-chosen stream `handle` was destroyed (up to
+    /// [`MAX_REMEMBERED_DESTROYED_STREAMS`]).
+    pub fn note_destroyed_stream(&mut self, handle: u64) {
+        if self.destroyed_worker_streams.len() < MAX_REMEMBERED_DESTROYED_STREAMS {
+            self.destroyed_worker_streams.insert(handle);
+        }
+    }
+
+    /// Whether `handle` names a stream known to be gone: made here and since destroyed (or
+    /// lost with its device's reset), or a destroyed worker-chosen one. HIP refuses such a
+    /// stream at the call; the worker would only find out after the call was posted.
+    pub fn is_destroyed_stream(&self, handle: u64) -> bool {
+        if handle & wire::CLIENT_HANDLE_TAG_MASK == wire::CLIENT_STREAM_TAG {
+            let counter = handle & !wire::CLIENT_HANDLE_TAG_MASK;
+            return counter != 0 && counter <= self.next && !self.streams.contains_key(&handle);
+        }
+        self.destroyed_worker_streams.contains(&handle)
+    }
+
     /// Forgets the handles of `device` (`hipDeviceReset` destroys them on the worker).
     pub fn forget_device(&mut self, device: u32) {
         self.streams.retain(|_, d| *d != device);
@@ -102,6 +128,15 @@ mod test {
         assert!(!handles.destroy(Kind::Stream, stream), "a second destroy waits for the worker's answer");
         handles.forget_device(1);
         assert!(!handles.destroy(Kind::Event, event), "a reset device's handles are gone");
+        assert!(handles.is_destroyed_stream(stream), "a destroyed stream made here is known dead");
+        let live = handles.create(Kind::Stream, 0).unwrap();
+        assert!(!handles.is_destroyed_stream(live));
+        assert!(!handles.is_destroyed_stream(live + 1), "a handle not made yet is not known dead");
+        assert!(!handles.is_destroyed_stream(0x1234), "worker-chosen handles are dead only once destroyed");
+        handles.note_destroyed_stream(0x1234);
+        assert!(handles.is_destroyed_stream(0x1234));
+        handles.forget_device(0);
+        assert!(handles.is_destroyed_stream(live), "a reset device's streams are gone");
         handles.next = COUNTER_LIMIT - 1;
         assert_eq!(handles.create(Kind::Stream, 0), None, "a spent counter falls back to the worker");
     }

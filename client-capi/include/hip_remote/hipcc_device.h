@@ -53,10 +53,13 @@
 #define HIP_SYMBOL(symbol) (&(symbol))
 #define HIP_DYNAMIC_SHARED(type, var) extern __shared__ type var[];
 #define HIP_DYNAMIC_SHARED_ATTRIBUTE
-#define hipLaunchKernelGGL(kernel_name, num_blocks, num_threads, shared_bytes, stream, ...) \
-  do {                                                                                      \
-    kernel_name<<<(num_blocks), (num_threads), (shared_bytes), (stream)>>>(__VA_ARGS__);     \
+/* ROCm's shape: variadic after the kernel's name, so a kernel without arguments launches as
+ * hipLaunchKernelGGL(k, grid, block, 0, 0). */
+#define hipLaunchKernelGGLInternal(kernel_name, num_blocks, num_threads, shared_bytes, stream, ...) \
+  do {                                                                                              \
+    kernel_name<<<(num_blocks), (num_threads), (shared_bytes), (stream)>>>(__VA_ARGS__);             \
   } while (0)
+#define hipLaunchKernelGGL(kernel_name, ...) hipLaunchKernelGGLInternal((kernel_name), __VA_ARGS__)
 #if !defined(__NVPTX__)
 /* <<<grid, block>>> may leave out the shared-memory size and the stream. */
 extern "C" hipError_t __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shared_bytes = 0, hipStream_t stream = 0);

@@ -1,17 +1,14 @@
 //! Context family (`hipCtx*`, `hipDevicePrimaryCtx*`), as ROCm's runtime models it: a context
 //! is its device (ROCm hands out the device object itself), each thread has a stack of
 //! contexts, and making a context current makes its device the thread's current device.
-//! Everything lives in the client except what touches the device (synchronize, peer access,
-//! primary-context reset), which goes to the worker through the device family's calls.
+//! Everything lives in the client except peer access, which goes to the worker through the
+//! device family's calls. The deprecated calls ROCm 7 does not implement answer its
+//! `hipErrorNotSupported`; `hipDevicePrimaryCtxReset` is its no-op.
 
 use crate::abi::*;
-use crate::api::device::{hipDeviceDisablePeerAccess, hipDeviceEnablePeerAccess, hipDeviceSynchronize, RUNTIME_VERSION};
-use crate::state::allocations::forget_device_allocations;
+use crate::api::device::{hipDeviceDisablePeerAccess, hipDeviceEnablePeerAccess};
 use crate::state::devices::{check_device, current_device, device_count, set_current_device};
-use crate::state::sync::call_sync;
 use client_core::CallError;
-use proto_core::wire;
-use proto_core::Calls;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{c_int, c_uint};
@@ -38,10 +35,6 @@ thread_local! {
 struct ContextState {
     /// `hipDevicePrimaryCtxRetain` and `hipCtxCreate` minus releases and destroys.
     retained: u32,
-    /// Flags given to `hipCtxCreate` / `hipDevicePrimaryCtxSetFlags`.
-    flags: c_uint,
-    /// `hipCtxSetCacheConfig`'s preference.
-    cache_config: hipFuncCache_t,
 }
 
 fn states() -> &'static Mutex<HashMap<u32, ContextState>> {
@@ -97,10 +90,7 @@ pub unsafe extern "C" fn hipCtxCreate(ctx: *mut hipCtx_t, flags: c_uint, device:
         if flags & !CONTEXT_FLAGS != 0 {
             return Err(CallError::new(HipError::INVALID_VALUE, format!("hipCtxCreate flags {flags:#x}")));
         }
-        with_state(device, |s| {
-            s.retained += 1;
-            s.flags = flags;
-        });
+        with_state(device, |s| s.retained += 1);
         push(device);
         try_out!(ctx, handle_of(device));
         Ok(())
@@ -191,37 +181,36 @@ pub unsafe extern "C" fn hipCtxGetDevice(device: *mut hipDevice_t) -> hipError_t
     })
 }
 
-/// The API version of a context: this library's HIP version (NULL asks about the current one).
+/// ROCm 7 answers `hipErrorNotSupported` (clr `hip_context.cpp`), as for the other
+/// deprecated context queries below.
 #[no_mangle]
-pub unsafe extern "C" fn hipCtxGetApiVersion(ctx: hipCtx_t, apiVersion: *mut c_uint) -> hipError_t {
-    hip_boundary!("hipCtxGetApiVersion", {
-        if !ctx.is_null() {
-            device_of(ctx, HipError::INVALID_CONTEXT)?;
-        }
-        try_out!(apiVersion, RUNTIME_VERSION as c_uint);
-        Ok(())
-    })
+pub unsafe extern "C" fn hipCtxGetApiVersion(_ctx: hipCtx_t, _apiVersion: *mut c_uint) -> hipError_t {
+    hip_boundary!("hipCtxGetApiVersion", { not_supported("hipCtxGetApiVersion") })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipCtxGetCacheConfig(cacheConfig: *mut hipFuncCache_t) -> hipError_t {
-    hip_boundary!("hipCtxGetCacheConfig", {
-        try_out!(cacheConfig, with_state(current_device(), |s| s.cache_config));
-        Ok(())
-    })
+pub unsafe extern "C" fn hipCtxGetCacheConfig(_cacheConfig: *mut hipFuncCache_t) -> hipError_t {
+    hip_boundary!("hipCtxGetCacheConfig", { not_supported("hipCtxGetCacheConfig") })
 }
 
-/// The preference is recorded and reported back; the L1/shared split is fixed on the
-/// devices a worker serves, so it changes nothing else (as on AMD GPUs).
+/// A value outside `hipFuncCache_t` is `hipErrorInvalidValue`, any other `hipErrorNotSupported`
+/// (ROCm 7).
 #[no_mangle]
 pub extern "C" fn hipCtxSetCacheConfig(cacheConfig: hipFuncCache_t) -> hipError_t {
     hip_boundary!("hipCtxSetCacheConfig", {
         if cacheConfig > hipFuncCachePreferEqual {
             return Err(CallError::new(HipError::INVALID_VALUE, format!("hipFuncCache_t {cacheConfig}")));
         }
-        with_state(current_device(), |s| s.cache_config = cacheConfig);
-        Ok(())
+        not_supported("hipCtxSetCacheConfig")
     })
+}
+
+/// ROCm 7's answer for the deprecated context calls it does not implement.
+fn not_supported(what: &str) -> Result<(), CallError> {
+    Err(CallError::new(
+        HipError::NOT_SUPPORTED,
+        format!("{what} is not supported by ROCm 7's HIP runtime (deprecated context API); use the hipDevice* equivalent"),
+    ))
 }
 
 /// Shared memory banks are four bytes wide, whatever was asked (ROCm answers the same).
@@ -235,25 +224,18 @@ pub unsafe extern "C" fn hipCtxGetSharedMemConfig(pConfig: *mut hipSharedMemConf
 
 #[no_mangle]
 pub extern "C" fn hipCtxSetSharedMemConfig(config: hipSharedMemConfig) -> hipError_t {
-    hip_boundary!("hipCtxSetSharedMemConfig", {
-        if config > hipSharedMemBankSizeEightByte {
-            return Err(CallError::new(HipError::INVALID_VALUE, format!("hipSharedMemConfig {config}")));
-        }
-        Ok(())
-    })
+    let _ = config;
+    hip_boundary!("hipCtxSetSharedMemConfig", { not_supported("hipCtxSetSharedMemConfig") })
 }
 
 #[no_mangle]
 pub extern "C" fn hipCtxSynchronize() -> hipError_t {
-    hip_boundary!("hipCtxSynchronize", { from_code(hipDeviceSynchronize(), "hipCtxSynchronize") })
+    hip_boundary!("hipCtxSynchronize", { not_supported("hipCtxSynchronize") })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipCtxGetFlags(flags: *mut c_uint) -> hipError_t {
-    hip_boundary!("hipCtxGetFlags", {
-        try_out!(flags, with_state(current_device(), |s| s.flags));
-        Ok(())
-    })
+pub unsafe extern "C" fn hipCtxGetFlags(_flags: *mut c_uint) -> hipError_t {
+    hip_boundary!("hipCtxGetFlags", { not_supported("hipCtxGetFlags") })
 }
 
 #[no_mangle]
@@ -279,9 +261,10 @@ pub unsafe extern "C" fn hipDevicePrimaryCtxGetState(dev: hipDevice_t, flags: *m
     hip_boundary!("hipDevicePrimaryCtxGetState", {
         let device = check_device(dev)?;
         let state = with_state(device, |s| *s);
-        // Both out-parameters are optional, as in ROCm.
+        // Both out-parameters are optional; the flags are always 0 (ROCm 7: its primary
+        // context takes none).
         if !flags.is_null() {
-            try_out!(flags, state.flags);
+            try_out!(flags, 0);
         }
         if !active.is_null() {
             try_out!(active, c_int::from(state.retained > 0));
@@ -310,38 +293,21 @@ pub extern "C" fn hipDevicePrimaryCtxRelease(dev: hipDevice_t) -> hipError_t {
     })
 }
 
-/// Resets the device (its memory, streams and events go, as with `hipDeviceReset` on it)
-/// and the primary context's flags and count.
+/// A no-op that succeeds, as in ROCm 7 (`hip_context.cpp`): the session's memory, streams and
+/// events stay (`hipDeviceReset` is the call that releases them).
 #[no_mangle]
-pub extern "C" fn hipDevicePrimaryCtxReset(dev: hipDevice_t) -> hipError_t {
-    hip_boundary!("hipDevicePrimaryCtxReset", {
-        let device = check_device(dev)?;
-        forget_device_allocations(device);
-        call_sync(|c| {
-            c.client_handles().forget_device(device);
-            c.client_memory().forget_device(device);
-            c.device_reset(wire::DeviceRef { device })
-        })?;
-        with_state(device, |s| *s = ContextState::default());
-        Ok(())
-    })
+pub extern "C" fn hipDevicePrimaryCtxReset(_dev: hipDevice_t) -> hipError_t {
+    hip_boundary!("hipDevicePrimaryCtxReset", { Ok(()) })
 }
 
-/// Flags can be set while the primary context is not active; an active one is
-/// `hipErrorContextAlreadyInUse` (ROCm's answer, whose primary context is always active).
+/// ROCm 7's primary context is always in use: a valid device is `hipErrorContextAlreadyInUse`.
 #[no_mangle]
-pub extern "C" fn hipDevicePrimaryCtxSetFlags(dev: hipDevice_t, flags: c_uint) -> hipError_t {
+pub extern "C" fn hipDevicePrimaryCtxSetFlags(dev: hipDevice_t, _flags: c_uint) -> hipError_t {
     hip_boundary!("hipDevicePrimaryCtxSetFlags", {
         let device = check_device(dev)?;
-        if flags & !CONTEXT_FLAGS != 0 {
-            return Err(CallError::new(HipError::INVALID_VALUE, format!("primary context flags {flags:#x}")));
-        }
-        with_state(device, |s| {
-            if s.retained > 0 {
-                return Err(CallError::new(HipError::CONTEXT_ALREADY_IN_USE, format!("the primary context of device {device} is active")));
-            }
-            s.flags = flags;
-            Ok(())
-        })
+        Err(CallError::new(
+            HipError::CONTEXT_ALREADY_IN_USE,
+            format!("the primary context of device {device} is in use (ROCm's answer); set flags with hipSetDeviceFlags"),
+        ))
     })
 }

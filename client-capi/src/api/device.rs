@@ -563,8 +563,9 @@ fn limit_value(reply: Result<wire::LimitValue, CallError>) -> Result<usize, Call
     usize::try_from(value).map_err(|_| CallError::new(HipError::UNKNOWN, format!("limit {value} does not fit size_t")))
 }
 
-/// `hipDeviceGetLimit` of the current device: stack, printf FIFO and heap sizes; the worker
-/// answers `hipErrorUnsupportedLimit` for the other `hipLimit_t` values.
+/// `hipDeviceGetLimit` of the current device: stack and heap sizes, and AMD's scratch limits;
+/// the worker answers `hipErrorUnsupportedLimit` for the others, as ROCm 7 does (the printf
+/// FIFO size included).
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceGetLimit(pValue: *mut usize, limit: hipLimit_t) -> hipError_t {
     hip_boundary!("hipDeviceGetLimit", {

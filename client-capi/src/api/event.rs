@@ -28,6 +28,24 @@ fn create(event: *mut hipEvent_t, flags: c_uint) -> Result<(), CallError> {
     Ok(())
 }
 
+/// ROCm answers a NULL event with `hipErrorInvalidHandle` (record, synchronize, query,
+/// destroy, elapsed time), not `hipErrorInvalidValue`.
+fn non_null_event(event: hipEvent_t) -> Result<(), CallError> {
+    if event.is_null() {
+        return Err(CallError::new(HipError::INVALID_HANDLE, "event is NULL"));
+    }
+    Ok(())
+}
+
+/// Refuses, at the call, a stream this library knows was destroyed: the posted request would
+/// only fail at the next synchronising call. `code` is ROCm's answer for the calling API.
+pub(crate) fn check_stream_not_destroyed(stream: u64, code: HipError) -> Result<(), CallError> {
+    if with_conn(|c| Ok(c.client_handles().is_destroyed_stream(stream)))? {
+        return Err(CallError::new(code, format!("stream {stream:#x} was destroyed")));
+    }
+    Ok(())
+}
+
 fn query(event: hipEvent_t, what: &str) -> Result<(), CallError> {
     let event = event.id();
     let complete = with_conn(|c| c.event_query(wire::EventRef { event }))?.complete;
@@ -51,8 +69,9 @@ pub unsafe extern "C" fn hipEventCreateWithFlags(event: *mut hipEvent_t, flags: 
 #[no_mangle]
 pub extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipEventRecord", {
-        non_null!(event);
+        non_null_event(event)?;
         let req = wire::EventRecord { event: event.id(), stream: stream_id(stream) };
+        check_stream_not_destroyed(req.stream, HipError::CONTEXT_IS_DESTROYED)?;
         with_conn(|c| c.post::<calls::EventRecord>(req))
     })
 }
@@ -60,16 +79,15 @@ pub extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipE
 #[no_mangle]
 pub extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
     hip_boundary!("hipEventSynchronize", {
-        non_null!(event);
-        let event = event.id();
-        call_sync(|c| c.event_synchronize(wire::EventRef { event }))
+        non_null_event(event)?;
+        call_sync(|c| c.event_synchronize(wire::EventRef { event: event.id() }))
     })
 }
 
 #[no_mangle]
 pub extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
     hip_boundary!("hipEventQuery", {
-        non_null!(event);
+        non_null_event(event)?;
         query(event, "event")
     })
 }
@@ -91,7 +109,7 @@ pub unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: hipEvent_t, st
 #[no_mangle]
 pub extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
     hip_boundary!("hipEventDestroy", {
-        non_null!(event);
+        non_null_event(event)?;
         let req = wire::EventRef { event: event.id() };
         // A live event created here: posted (see hipStreamDestroy).
         if with_conn(|c| Ok(c.client_handles().destroy(Kind::Event, req.event)))? {

@@ -9,7 +9,9 @@ use crate::abi::*;
 use crate::api::module::{self, register::resolve_function, Function};
 use crate::handle::stream_id;
 use crate::remote::with_conn;
-use crate::state::allocations::is_device_pointer;
+use crate::state::allocations::find_device_range;
+use crate::state::copy::Direction;
+use crate::state::devices::current_device;
 use client_core::CallError;
 use proto_core::wire::{self, GraphNodeKind};
 use proto_core::{calls, Caller, Calls};
@@ -160,7 +162,8 @@ pub unsafe extern "C" fn hipGraphDestroy(graph: hipGraph_t) -> hipError_t {
         }
         drop(local);
         user_object::graph_destroyed(id(graph));
-        Ok(())
+        crate::state::allocations::graph_memory_graph_destroyed(id(graph));
+        crate::state::graph_host::graph_destroyed(id(graph))
     })
 }
 
@@ -246,24 +249,33 @@ pub unsafe extern "C" fn hipGraphAddMemcpyNode1D(
     hip_boundary!("hipGraphAddMemcpyNode1D", {
         non_null!(dst);
         non_null!(src);
-        if (kind != hipMemcpyDeviceToDevice && kind != hipMemcpyDefault) || !is_device_pointer(dst as u64) || !is_device_pointer(src as u64) {
-            // A node reading or writing the client's host memory at every replay would need
-            // the bytes to cross at launch time: not yet.
-            return Err(CallError::new(
-                HipError::NOT_SUPPORTED,
-                format!("memcpy nodes copy device to device only for now (kind {kind}, dst {dst:p}, src {src:p})"),
-            ));
-        }
+        non_null!(graph);
+        // A node of host memory copies through a staging buffer whose host side every launch
+        // moves (`state::graph_host`), as ROCm's node reads host memory when it runs.
+        let (dst, src) = match crate::state::copy::direction(dst, src, kind)? {
+            Direction::DeviceToDevice => (dst as u64, src as u64),
+            Direction::HostToDevice => (dst as u64, stage_for(graph, dst as u64, src as usize, count, true)?),
+            Direction::DeviceToHost => (stage_for(graph, src as u64, dst as usize, count, false)?, src as u64),
+            Direction::HostToHost => {
+                return Err(CallError::new(HipError::INVALID_VALUE, format!("a memcpy node between two host buffers ({dst:p}, {src:p})")))
+            }
+        };
         // SAFETY: HIP's contract for the dependency array.
         unsafe {
             add_node(pGraphNode, graph, pDependencies, numDependencies, GraphNodeKind::Memcpy, &[], |req| {
-                req.dst = dst as u64;
-                req.src = src as u64;
+                req.dst = dst;
+                req.src = src;
                 req.width = count as u64;
             })
         }
         .map(drop)
     })
+}
+
+/// The staging buffer of a memcpy node between `host` and the device memory at `device_side`.
+fn stage_for(graph: hipGraph_t, device_side: u64, host: usize, len: usize, to_device: bool) -> Result<u64, CallError> {
+    let device = find_device_range(device_side).map_or_else(current_device, |(_, r)| r.device);
+    crate::state::graph_host::stage(id(graph), device, host, len, to_device)
 }
 
 #[no_mangle]
@@ -545,6 +557,7 @@ fn instantiate(out: *mut hipGraphExec_t, graph: hipGraph_t, flags: u64) -> Resul
     non_null!(graph);
     let exec = with_conn(|c| c.graph_instantiate(wire::GraphInstantiate { graph: id(graph), flags }))?.exec;
     user_object::exec_instantiated(id(graph), exec);
+    crate::state::graph_host::exec_instantiated(id(graph), exec);
     try_out!(out, as_handle(exec));
     Ok(())
 }
@@ -581,12 +594,19 @@ pub unsafe extern "C" fn hipGraphInstantiateWithFlags(pGraphExec: *mut hipGraphE
     hip_boundary!("hipGraphInstantiateWithFlags", { instantiate(pGraphExec, graph, flags) })
 }
 
+/// One launch of `exec` on the wire stream `stream`, with the host side of its memcpy nodes of
+/// host memory moved before and after it ([`crate::state::graph_host`]).
+pub(super) fn launch(exec: hipGraphExec_t, stream: u64) -> Result<(), CallError> {
+    crate::state::graph_host::before_launch(id(exec), stream)?;
+    with_conn(|c| c.post::<calls::GraphLaunch>(wire::GraphLaunch { exec: id(exec), stream }))?;
+    crate::state::graph_host::after_launch(id(exec), stream)
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn hipGraphLaunch(graphExec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipGraphLaunch", {
         non_null!(graphExec);
-        let req = wire::GraphLaunch { exec: id(graphExec), stream: stream_id(stream) };
-        with_conn(|c| c.post::<calls::GraphLaunch>(req))
+        launch(graphExec, stream_id(stream))
     })
 }
 
@@ -596,7 +616,7 @@ pub unsafe extern "C" fn hipGraphExecDestroy(graphExec: hipGraphExec_t) -> hipEr
         non_null!(graphExec);
         with_conn(|c| c.graph_exec_destroy(wire::GraphExecRef { exec: id(graphExec) }))?;
         user_object::exec_destroyed(id(graphExec));
-        Ok(())
+        crate::state::graph_host::exec_destroyed(id(graphExec))
     })
 }
 
@@ -607,6 +627,7 @@ pub unsafe extern "C" fn hipGraphClone(pGraphClone: *mut hipGraph_t, originalGra
         non_null!(originalGraph);
         let clone = with_conn(|c| c.graph_clone(wire::GraphRef { graph: id(originalGraph) }))?.graph;
         user_object::graph_cloned(id(originalGraph), clone);
+        crate::state::graph_host::graph_cloned(id(originalGraph), clone);
         try_out!(pGraphClone, as_handle(clone));
         Ok(())
     })

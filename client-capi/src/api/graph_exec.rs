@@ -13,7 +13,7 @@ use crate::remote::with_conn;
 use crate::state::allocations::is_device_pointer;
 use client_core::CallError;
 use proto_core::wire::{self, GraphExecUpdateResult, GraphNodeKind};
-use proto_core::{calls, Caller, Calls};
+use proto_core::Calls;
 use std::ffi::{c_uint, c_ulonglong, c_void};
 
 /// `hipGraphInstantiateFlag{AutoFreeOnLaunch, Upload, DeviceLaunch, UseNodePriority}`: HIP
@@ -376,8 +376,7 @@ pub unsafe extern "C" fn hipGraphExecGetFlags(graphExec: hipGraphExec_t, flags: 
 pub unsafe extern "C" fn hipGraphLaunch_spt(graphExec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipGraphLaunch_spt", {
         non_null!(graphExec);
-        let req = wire::GraphLaunch { exec: id(graphExec), stream: stream_id(spt(stream)) };
-        with_conn(|c| c.post::<calls::GraphLaunch>(req))
+        super::launch(graphExec, stream_id(spt(stream)))
     })
 }
 

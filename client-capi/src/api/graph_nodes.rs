@@ -744,7 +744,7 @@ pub unsafe extern "C" fn hipGraphAddMemAllocNode(
         let deps = unsafe { dependencies(pDependencies, numDependencies)? };
         let req = wire::GraphAddMemAllocNode { graph: id(graph), dependencies: proto_core::field::List(&deps), device, size: params.bytesize as u64 };
         let added = with_conn(|c| c.graph_add_mem_alloc_node(req))?;
-        crate::state::allocations::record_device_range(added.ptr, params.bytesize as u64, device, 0);
+        crate::state::allocations::record_graph_memory(added.ptr, params.bytesize as u64, device, id(graph));
         params.dptr = added.ptr as usize as *mut c_void;
         try_out!(pGraphNode, as_handle(added.node));
         Ok(())
@@ -774,6 +774,7 @@ unsafe fn add_free_node(
     let deps = unsafe { dependencies(deps, count)? };
     let req = wire::GraphAddMemFreeNode { graph: id(graph), dependencies: proto_core::field::List(&deps), ptr: ptr as u64, any_memory };
     let node = with_conn(|c| c.graph_add_mem_free_node(req))?.node;
+    crate::state::allocations::graph_memory_freed(ptr as u64);
     try_out!(out, as_handle(node));
     Ok(())
 }
@@ -839,6 +840,7 @@ pub extern "C" fn hipDeviceGraphMemTrim(device: c_int) -> hipError_t {
     hip_boundary!("hipDeviceGraphMemTrim", {
         let device = check_device(device)?;
         with_conn(|c| c.graph_mem_trim(wire::GraphMemDevice { device }))?;
+        crate::state::allocations::graph_memory_trimmed(device);
         Ok(())
     })
 }

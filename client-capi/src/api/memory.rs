@@ -99,7 +99,12 @@ pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
         if crate::api::managed::free_mirrored(ptr as usize, crate::state::managed::MirrorKind::Managed)? {
             return Ok(());
         }
+        let is_signal = find_host_allocation(ptr as usize).is_some_and(|(base, h)| base == ptr as usize && h.flags == MALLOC_SIGNAL_MEMORY);
+        if is_signal && crate::api::managed::free_mirrored(ptr as usize, crate::state::managed::MirrorKind::MappedHost)? {
+            return Ok(());
+        }
         on_pointer(ptr as u64, || free_device(ptr as u64))?;
+        graph_memory_released(ptr as u64);
         forget_device_range(ptr as u64);
         Ok(())
     })
@@ -153,11 +158,98 @@ pub unsafe extern "C" fn hipMemcpyDtoDAsync(dst: hipDeviceptr_t, src: hipDevicep
     hip_boundary!("hipMemcpyDtoDAsync", { unsafe { copy(dst, src, size, hipMemcpyDeviceToDevice, Some(stream_id(stream))) } })
 }
 
+/// Where a memset's bytes go.
+pub(crate) enum FillTarget {
+    /// Device memory (or a device twin the worker fills): the request goes to the worker.
+    Worker,
+    /// Pinned or registered host memory of this process (`hipHostMalloc`, `hipHostRegister`):
+    /// ROCm fills it as device-visible memory; its bytes live here, so they are filled here.
+    Host,
+}
+
+/// Classifies a fill of `span` bytes from `dst` with this library's record of memory, so a bad
+/// destination fails at the call with ROCm's `hipErrorInvalidValue` (an address no HIP call
+/// made, or a span past its allocation's end) instead of on a later, unrelated call.
+pub(crate) fn fill_target(dst: u64, span: u64) -> Result<FillTarget, CallError> {
+    let past_end = |base: u64, size: u64| {
+        CallError::new(HipError::INVALID_VALUE, format!("{span} bytes from {dst:#x} run past the end of its {size}-byte allocation at {base:#x}"))
+    };
+    if let Some((base, range)) = find_device_range(dst) {
+        // A size of 0: an imported pool pointer, whose extent the worker alone knows and checks.
+        if range.size != 0 && (dst - base).checked_add(span).is_none_or(|end| end > range.size) {
+            return Err(past_end(base, range.size));
+        }
+        // Host-side memory is filled here while no capture runs (a capture records the fill
+        // as a graph node instead).
+        if range.kind != RangeKind::HostMapped || crate::state::capture::any_active() {
+            return Ok(FillTarget::Worker);
+        }
+        return Ok(FillTarget::Host);
+    }
+    if let Some((base, alloc)) = find_host_allocation(dst as usize) {
+        let size = alloc.layout.size() as u64;
+        if (dst - base as u64).checked_add(span).is_none_or(|end| end > size) {
+            return Err(past_end(base as u64, size));
+        }
+        if crate::state::capture::any_active() {
+            return Err(CallError::new(
+                HipError::STREAM_CAPTURE_UNSUPPORTED,
+                "a memset of pinned host memory cannot be captured: this library fills it in the calling process",
+            ));
+        }
+        return Ok(FillTarget::Host);
+    }
+    Err(CallError::new(HipError::INVALID_VALUE, format!("{dst:#x} is not memory a HIP call allocated or registered")))
+}
+
+/// Fills host memory of this process in stream order: the work queued before it on `stream`
+/// (the null stream for the synchronous forms) finishes first, then `rows` rows of `width`
+/// elements of `elem` bytes each, `pitch` bytes apart, are written from `dst`.
+///
+/// # Safety
+/// The caller checked with [`fill_target`] that the whole extent lies in one live host
+/// allocation or registration of this process.
+pub(crate) unsafe fn fill_host(
+    dst: u64,
+    value: u32,
+    elem: MemsetWidth,
+    pitch: u64,
+    width: u64,
+    rows: u64,
+    stream: Option<u64>,
+) -> Result<(), CallError> {
+    let stream = stream.unwrap_or(0);
+    call_sync(|c| c.stream_synchronize(wire::StreamRef { stream }))?;
+    let pattern: Vec<u8> = match elem {
+        MemsetWidth::Byte => vec![value as u8],
+        MemsetWidth::Half => (value as u16).to_ne_bytes().to_vec(),
+        MemsetWidth::Word => value.to_ne_bytes().to_vec(),
+    };
+    let row_bytes = width as usize * pattern.len();
+    for row in 0..rows {
+        let start = (dst + row * pitch) as *mut u8;
+        // SAFETY: the caller's contract: each row lies in live memory of this process, which
+        // no device work queued before the fill still touches (the stream was synchronised).
+        let bytes = unsafe { std::slice::from_raw_parts_mut(start, row_bytes) };
+        for chunk in bytes.chunks_exact_mut(pattern.len()) {
+            chunk.copy_from_slice(&pattern);
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn memset(dst: *mut c_void, value: u32, width: MemsetWidth, count: usize, stream: Option<u64>) -> Result<(), CallError> {
     if count == 0 {
         return Ok(());
     }
     non_null!(dst);
+    let span = (count as u64)
+        .checked_mul(u64::from(width.raw()))
+        .ok_or_else(|| CallError::new(HipError::INVALID_VALUE, format!("{count} elements overflow")))?;
+    if let FillTarget::Host = fill_target(dst as u64, span)? {
+        // SAFETY: `fill_target` found the whole span in host memory of this process.
+        return unsafe { fill_host(dst as u64, value, width, span, count as u64, 1, stream) };
+    }
     let req = wire::Memset { dst: dst as u64, value, width, count: count as u64, stream: stream.unwrap_or(0), sync: stream.is_none() };
     on_pointer(dst as u64, || match stream {
         None => call_sync(|c| c.memset(req)),
@@ -322,7 +414,14 @@ pub unsafe extern "C" fn hipExtMallocWithFlags(ptr: *mut *mut c_void, size: usiz
             return Err(CallError::new(HipError::INVALID_VALUE, format!("hipExtMallocWithFlags({size} bytes, flags {flags:#x}): not a valid kind")));
         }
         non_null!(ptr);
-        let p = malloc_on(current_device(), size, flags)?;
+        // Signal memory is read and written by the host as well (ROCm's is host-coherent;
+        // HIP's own stream-operation tests poke it directly): mapped host memory here, its
+        // device twin what hipStreamWaitValue*/WriteValue* and kernels use.
+        let p = if flags == MALLOC_SIGNAL_MEMORY {
+            crate::api::managed::alloc_mirrored(crate::state::managed::MirrorKind::MappedHost, size, flags)? as u64
+        } else {
+            malloc_on(current_device(), size, flags)?
+        };
         try_out!(ptr, p as *mut c_void);
         Ok(())
     })
@@ -380,9 +479,16 @@ pub unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) -> 
     hip_boundary!("hipFreeAsync", {
         non_null!(ptr);
         // A round trip, so a pointer that is no allocation is reported here, not later.
+        let captured = is_unfreed_graph_memory(ptr as u64) && crate::state::graph_host::capturing_graph(stream_id(stream))?.is_some();
         let req = wire::FreeAsync { ptr: ptr as u64, stream: stream_id(stream) };
         on_pointer(ptr as u64, || call_sync(|c| c.free_async(req)))?;
-        forget_device_range(ptr as u64);
+        if captured {
+            // A free node of the capture's graph: the memory stays the graph pool's.
+            graph_memory_freed(ptr as u64);
+        } else {
+            graph_memory_released(ptr as u64);
+            forget_device_range(ptr as u64);
+        }
         Ok(())
     })
 }

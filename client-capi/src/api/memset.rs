@@ -4,6 +4,7 @@
 
 use super::copy_streams::{per_thread_stream, synchronously_on};
 use crate::abi::*;
+use crate::api::memory::{fill_host, fill_target, FillTarget};
 use crate::handle::{spt, stream_id};
 use crate::remote::with_conn;
 use crate::state::sync::call_sync;
@@ -29,6 +30,21 @@ fn memset_pitched(dst: *mut c_void, value: u32, elem: MemsetWidth, e: Extent, st
         return Ok(());
     }
     non_null!(dst);
+    // The last byte the fill touches, from `dst`.
+    let span = (e.depth as u64 - 1)
+        .checked_mul(e.slice_pitch as u64)
+        .and_then(|s| s.checked_add((e.height as u64 - 1).checked_mul(e.pitch as u64)?))
+        .and_then(|s| s.checked_add((e.width as u64).checked_mul(u64::from(elem.raw()))?))
+        .ok_or_else(|| CallError::new(HipError::INVALID_VALUE, "the memset's extent overflows"))?;
+    if let FillTarget::Host = fill_target(dst as u64, span)? {
+        // One row per slice and row; the record showed the whole extent is host memory here.
+        for slice in 0..e.depth as u64 {
+            let slice_start = dst as u64 + slice * e.slice_pitch as u64;
+            // SAFETY: `fill_target` found every row of the extent in host memory of this process.
+            unsafe { fill_host(slice_start, value, elem, e.pitch as u64, e.width as u64, e.height as u64, stream) }?;
+        }
+        return Ok(());
+    }
     let req = wire::MemsetPitched {
         dst: dst as u64,
         pitch: e.pitch as u64,

@@ -34,11 +34,14 @@ fn ordinal(device: c_int) -> u32 {
 
 fn malloc_from_pool(ptr: *mut *mut c_void, size: usize, pool: u64, stream: hipStream_t) -> Result<(), CallError> {
     non_null!(ptr);
-    let stream = stream_id(stream);
-    let req = wire::MallocFromPool { pool, device: crate::remote::routed_device(), size: size as u64, stream };
+    let req = wire::MallocFromPool { pool, device: crate::remote::routed_device(), size: size as u64, stream: stream_id(stream) };
+    let capturing = crate::state::graph_host::capturing_graph(req.stream)?;
     let (p, device) = with_conn(|c| c.malloc_from_pool(req).map(|a| (a.ptr, a.device)))?;
-    if p != 0 {
-        record_range_of_kind(p, size as u64, device, 0, RangeKind::Pool);
+    match (p, capturing) {
+        (0, _) => {}
+        // An allocation node of the capture's graph (the worker made one).
+        (p, Some(graph)) => crate::state::allocations::record_graph_memory(p, size as u64, device, graph),
+        (p, None) => record_range_of_kind(p, size as u64, device, 0, RangeKind::Pool),
     }
     try_out!(ptr, p as *mut c_void);
     Ok(())
@@ -287,7 +290,11 @@ pub unsafe extern "C" fn hipMemPoolImportPointer(
         }
         let token = u64::from_le_bytes(data.reserved[8..16].try_into().unwrap_or_default());
         // The worker bounds-checks every use of the imported range.
-        let p = with_conn(|c| c.pool_import_pointer(wire::PoolImportPointer { pool: pool_id(mem_pool), token }).map(|a| a.ptr))?;
+        let (p, device) =
+            with_conn(|c| c.pool_import_pointer(wire::PoolImportPointer { pool: pool_id(mem_pool), token }).map(|a| (a.ptr, a.device)))?;
+        // Known as device memory here (memsets, copies, pointer queries); its extent is the
+        // worker's alone (size 0: unknown).
+        record_range_of_kind(p, 0, device, 0, RangeKind::Pool);
         try_out!(ptr, p as *mut c_void);
         Ok(())
     })

@@ -63,7 +63,12 @@ pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
         if with_conn(|c| Ok(c.client_handles().destroy(Kind::Stream, req.stream)))? {
             with_conn(|c| c.post::<calls::StreamDestroy>(req))?;
         } else {
+            let id = req.stream;
             call_sync(|c| c.stream_destroy(req))?;
+            with_conn(|c| {
+                c.client_handles().note_destroyed_stream(id);
+                Ok(())
+            })?;
         }
         crate::state::streams::forget_stream(stream_id(stream));
         Ok(())
@@ -103,6 +108,8 @@ pub extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: hipEvent_t, fla
             return Err(CallError::new(HipError::INVALID_HANDLE, "event is NULL"));
         }
         let req = wire::StreamWaitEvent { stream: stream_id(stream), event: event.id(), flags: 0 };
+        // ROCm: a stream it cannot find is an invalid handle here.
+        crate::api::event::check_stream_not_destroyed(req.stream, HipError::INVALID_HANDLE)?;
         if crate::remote::worker_count() > 1 {
             let stream_device = crate::remote::device_of_handle(req.stream).unwrap_or_else(current_device);
             if let Some(event_device) = crate::remote::device_of_handle(req.event) {

@@ -151,3 +151,59 @@ pub fn record_host_allocation(ptr: usize, layout: Layout, flags: c_uint, device:
 pub fn take_host_allocation(ptr: usize) -> Option<Layout> {
     host_allocs().lock().unwrap_or_else(|p| p.into_inner()).remove(&ptr).map(|h| h.layout)
 }
+
+/// Memory of a graph memory allocation node (`hipGraphAddMemAllocNode`, or `hipMallocAsync`
+/// captured into a graph), mirroring the worker's graph memory model: it stays allocated
+/// until `hipDeviceGraphMemTrim` releases it to the device, which it does once a free node
+/// frees it and the graph holding its allocation node is gone.
+#[derive(Debug, Clone, Copy)]
+struct GraphMemory {
+    graph: u64,
+    device: u32,
+    freed: bool,
+    alloc_node_gone: bool,
+}
+
+fn graph_memory() -> std::sync::MutexGuard<'static, BTreeMap<u64, GraphMemory>> {
+    static MEMORY: OnceLock<Mutex<BTreeMap<u64, GraphMemory>>> = OnceLock::new();
+    MEMORY.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Records `size` bytes at `ptr` made by an allocation node of `graph` on `device`.
+pub fn record_graph_memory(ptr: u64, size: u64, device: u32, graph: u64) {
+    record_device_range(ptr, size, device, 0);
+    graph_memory().insert(ptr, GraphMemory { graph, device, freed: false, alloc_node_gone: false });
+}
+
+/// Whether `ptr` is graph memory no free node frees yet.
+pub fn is_unfreed_graph_memory(ptr: u64) -> bool {
+    graph_memory().get(&ptr).is_some_and(|m| !m.freed)
+}
+
+/// A free node now frees the graph memory at `ptr`.
+pub fn graph_memory_freed(ptr: u64) {
+    if let Some(m) = graph_memory().get_mut(&ptr) {
+        m.freed = true;
+    }
+}
+
+/// `graph` was destroyed: the allocation nodes it held are gone.
+pub fn graph_memory_graph_destroyed(graph: u64) {
+    for m in graph_memory().values_mut().filter(|m| m.graph == graph) {
+        m.alloc_node_gone = true;
+    }
+}
+
+/// `hipDeviceGraphMemTrim(device)` succeeded: the memory it released is no longer HIP's.
+pub fn graph_memory_trimmed(device: u32) {
+    let released: Vec<u64> = graph_memory().iter().filter(|(_, m)| m.device == device && m.freed && m.alloc_node_gone).map(|(&p, _)| p).collect();
+    for ptr in released {
+        graph_memory().remove(&ptr);
+        forget_device_range(ptr);
+    }
+}
+
+/// `hipFree` of graph memory: the application's to release, no longer the graph pool's.
+pub fn graph_memory_released(ptr: u64) {
+    graph_memory().remove(&ptr);
+}

@@ -89,6 +89,11 @@ pub unsafe fn copy(dst: *mut c_void, src: *const c_void, len: usize, kind: hipMe
     let sync = stream.is_none();
     let stream = stream.unwrap_or(0);
     let direction = direction(dst, src, kind)?;
+    if !sync && matches!(direction, Direction::HostToDevice | Direction::DeviceToHost) && crate::state::capture::any_active() {
+        if let Some(graph) = crate::state::graph_host::capturing_graph(stream)? {
+            return capture_host_copy(graph, dst as u64, src as u64, len, direction == Direction::HostToDevice, stream);
+        }
+    }
     if !sync && direction != Direction::DeviceToDevice {
         crate::state::capture::refuse_host_copy(stream)?;
     }
@@ -112,4 +117,15 @@ pub unsafe fn copy(dst: *mut c_void, src: *const c_void, len: usize, kind: hipMe
             on_pointer(src as u64, || if sync { call_sync(|c| c.memcpy_dtod(req)) } else { with_conn(|c| c.post::<calls::MemcpyDtoD>(req)) })
         }
     }
+}
+
+/// A host-to-device (`to_device`) or device-to-host copy on a stream capturing into `graph`:
+/// a device-to-device memcpy node through a staging buffer whose host side every launch of
+/// the graph moves ([`crate::state::graph_host`]), as ROCm's node reads host memory when it runs.
+fn capture_host_copy(graph: u64, dst: u64, src: u64, len: usize, to_device: bool, stream: u64) -> Result<(), CallError> {
+    let (device_side, host) = if to_device { (dst, src) } else { (src, dst) };
+    let device = crate::state::allocations::find_device_range(device_side).map_or_else(crate::state::devices::current_device, |(_, r)| r.device);
+    let staging = crate::state::graph_host::stage(graph, device, host as usize, len, to_device)?;
+    let (dst, src) = if to_device { (dst, staging) } else { (staging, src) };
+    with_conn(|c| c.post::<calls::MemcpyDtoD>(wire::MemcpyDtoD { dst, src, len: len as u64, stream, sync: false }))
 }

@@ -207,6 +207,11 @@ pub fn stats() -> (u64, u64) {
     (PUSHED_BYTES.load(Ordering::Relaxed), PULLED_BYTES.load(Ordering::Relaxed))
 }
 
+/// Whether `op` waits for (or polls) device work, which may itself wait for a CPU write.
+fn waits_on_device_work(op: Opcode) -> bool {
+    matches!(op, Opcode::DeviceSynchronize | Opcode::StreamSynchronize | Opcode::StreamQuery | Opcode::EventSynchronize | Opcode::EventQuery)
+}
+
 /// Whether the worker-side work of `op` may read or write device memory: its request must
 /// see the CPU's writes, and a later synchronisation must bring back the device's.
 fn touches_device_memory(op: Opcode) -> bool {
@@ -223,6 +228,11 @@ fn touches_device_memory(op: Opcode) -> bool {
 pub fn before_request(conn: &mut Conn, op: Opcode) -> Result<(), CallError> {
     if MIRRORS.load(Ordering::Acquire) == 0 || op.family() == Family::Managed {
         return Ok(());
+    }
+    if waits_on_device_work(op) {
+        // Device work may be waiting on a value the CPU wrote (hipStreamWaitValue* on mapped
+        // or signal memory): the wait must see it.
+        push_all(conn)?;
     }
     if op == Opcode::DeviceSynchronize {
         let mut engine = engine();

@@ -12,15 +12,51 @@ pub enum DeviceLimit {
     PrintfFifoSize,
     /// `hipLimitMallocHeapSize`: bytes of the device-side `malloc` heap.
     MallocHeapSize,
+    /// `hipExtLimitScratchMin`: the least scratch (private) memory the device can be limited to.
+    ScratchMin,
+    /// `hipExtLimitScratchMax`: the most scratch memory the device can use.
+    ScratchMax,
+    /// `hipExtLimitScratchCurrent`: the scratch memory limit in effect.
+    ScratchCurrent,
 }
 
 impl DeviceLimit {
+    /// The `hipLimit_t` number of the limit.
+    pub fn raw(self) -> u32 {
+        match self {
+            Self::StackSize => 0,
+            Self::PrintfFifoSize => 1,
+            Self::MallocHeapSize => 2,
+            Self::ScratchMin => 0x1000,
+            Self::ScratchMax => 0x1001,
+            Self::ScratchCurrent => 0x1002,
+        }
+    }
+
+    /// Whether ROCm 7's `hipDeviceGetLimit` answers it: all but the printf FIFO size.
+    pub fn readable(self) -> bool {
+        self != Self::PrintfFifoSize
+    }
+
+    /// Whether ROCm 7's `hipDeviceSetLimit` sets it: the stack, the heap, the current scratch.
+    pub fn settable(self) -> bool {
+        matches!(self, Self::StackSize | Self::MallocHeapSize | Self::ScratchCurrent)
+    }
+
+    /// Whether it is one of AMD's scratch limits (no other GPU has them).
+    pub fn is_scratch(self) -> bool {
+        matches!(self, Self::ScratchMin | Self::ScratchMax | Self::ScratchCurrent)
+    }
+
     /// The limit for a `hipLimit_t` number, `None` for the unsupported ones.
     pub fn from_raw(raw: u32) -> Option<Self> {
         match raw {
             0 => Some(Self::StackSize),
             1 => Some(Self::PrintfFifoSize),
             2 => Some(Self::MallocHeapSize),
+            0x1000 => Some(Self::ScratchMin),
+            0x1001 => Some(Self::ScratchMax),
+            0x1002 => Some(Self::ScratchCurrent),
             _ => None,
         }
     }
@@ -74,6 +110,16 @@ pub struct DeviceProperties {
     pub async_engine_count: i32,
     pub mem_pitch: u64,
     pub texture_alignment: u64,
+    /// 32-bit registers available to the blocks resident on one multiprocessor.
+    pub regs_per_multiprocessor: i32,
+    /// Most blocks resident on one multiprocessor.
+    pub max_blocks_per_multiprocessor: i32,
+    /// Most L2 bytes set aside for persisting accesses (0 without the feature).
+    pub persisting_l2_cache_max_size: i32,
+    /// `hipLaunchCooperativeKernelMultiDevice` is supported.
+    pub cooperative_multi_device_launch: bool,
+    /// Rate of the counter device `clock64()` reads, in kHz.
+    pub clock_instruction_rate_khz: i32,
 }
 
 /// The device family (`hipGetDeviceCount`, `hipGetDeviceProperties`, `hipDeviceSynchronize`,

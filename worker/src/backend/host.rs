@@ -481,11 +481,14 @@ impl DeviceBackend for HostBackend {
             DeviceLimit::StackSize => KERNEL_STACK_BYTES,
             DeviceLimit::PrintfFifoSize => DEFAULT_PRINTF_FIFO_BYTES,
             DeviceLimit::MallocHeapSize => DEFAULT_MALLOC_HEAP_BYTES,
+            DeviceLimit::ScratchMin | DeviceLimit::ScratchMax | DeviceLimit::ScratchCurrent => {
+                return Err(BackendError::NotSupported("scratch limits exist on AMD GPUs only; the host backend has none".into()))
+            }
         })
     }
 
     fn set_device_limit(&self, dev: DeviceIndex, limit: DeviceLimit, value: u64) -> Result<u64, BackendError> {
-        self.device(dev)?;
+        self.device_limit(dev, limit)?;
         if limit == DeviceLimit::StackSize && value > KERNEL_STACK_BYTES {
             return Err(BackendError::InvalidValue(format!(
                 "a stack of {value} bytes per thread exceeds the {KERNEL_STACK_BYTES} the host \

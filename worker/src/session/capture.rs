@@ -117,6 +117,55 @@ impl Session {
         self.capture_work(stream, || NodeParams::Copy3D(Box::new(wire::Copy3D { stream: 0, sync: false, ..copy.clone() })))
     }
 
+    /// `hipMallocAsync` on a capturing stream: a memory allocation node, as ROCm captures it
+    /// (`capturehipMallocAsync`), the memory the graph's from now on; `None`: not capturing.
+    pub(super) fn capture_mem_alloc(
+        &mut self,
+        stream: u64,
+        device: crate::backend::DeviceIndex,
+        size: u64,
+    ) -> Result<Option<wire::AsyncAllocation>, Failure> {
+        let Some((id, tails)) = self.captures.streams.get(&stream) else {
+            return Ok(None);
+        };
+        let id = *id;
+        let sequence = &self.captures.sequences[&id];
+        if sequence.invalidated {
+            return Err(invalidated());
+        }
+        if size == 0 {
+            return Ok(Some(wire::AsyncAllocation { ptr: 0, device }));
+        }
+        let graph = sequence.graph;
+        let dependencies: Vec<U64> = tails.iter().map(|&n| U64::new(n)).collect();
+        let req = wire::GraphAddMemAllocNode { graph, dependencies: proto_core::field::List(&dependencies), device, size };
+        let added = self.add_mem_alloc_node(req)?;
+        self.captures.streams.insert(stream, (id, vec![added.node]));
+        Ok(Some(wire::AsyncAllocation { ptr: added.ptr, device }))
+    }
+
+    /// `hipFreeAsync` on a capturing stream of memory a capture or an allocation node made: a
+    /// memory free node (`capturehipFreeAsync`); `false`: not capturing, or other memory.
+    pub(super) fn capture_mem_free(&mut self, stream: u64, ptr: u64) -> Result<bool, Failure> {
+        let Some((id, tails)) = self.captures.streams.get(&stream) else {
+            return Ok(false);
+        };
+        if !self.graph_memory_unfreed(ptr) {
+            return Ok(false);
+        }
+        let id = *id;
+        let sequence = &self.captures.sequences[&id];
+        if sequence.invalidated {
+            return Err(invalidated());
+        }
+        let graph = sequence.graph;
+        let dependencies: Vec<U64> = tails.iter().map(|&n| U64::new(n)).collect();
+        let req = wire::GraphAddMemFreeNode { graph, dependencies: proto_core::field::List(&dependencies), ptr, any_memory: false };
+        let node = self.add_mem_free_node(req)?.node;
+        self.captures.streams.insert(stream, (id, vec![node]));
+        Ok(true)
+    }
+
     /// A host function (`hipLaunchHostFunc`, `hipStreamAddCallback`) on a capturing stream: a
     /// host node, whose callback the client registered to run at every replay.
     pub(super) fn capture_host(&mut self, stream: u64, token: u64) -> Result<bool, Failure> {

@@ -2,7 +2,7 @@
 //! limits and peers.
 
 use super::{CallCx, Failure, Session};
-use crate::backend::PeerAttribute;
+use crate::backend::{DeviceLimit, PeerAttribute};
 use proto_core::opcode::DeviceHandler;
 use proto_core::wire;
 use proto_core::{FixedStr, Status};
@@ -50,15 +50,19 @@ impl DeviceHandler for Session {
 
     fn stream_priority_range(&mut self, _cx: &mut CallCx, req: wire::DeviceRef) -> Result<wire::PriorityRange, Failure> {
         let dev = self.device(req.device)?;
-        let (least, greatest) = self.backend.stream_priority_range(dev)?;
-        Ok(wire::PriorityRange { least, greatest })
+        // ROCm 7's range whatever the backend's (streams map onto it when created).
+        self.backend.stream_priority_range(dev)?;
+        Ok(wire::PriorityRange { least: super::hip_priority::LEAST, greatest: super::hip_priority::GREATEST })
     }
     fn device_get_limit(&mut self, _cx: &mut CallCx, req: wire::LimitRef) -> Result<wire::LimitValue, Failure> {
         let dev = self.device(req.device)?;
         let limit = Self::limit(req.limit)?;
+        if !limit.readable() {
+            return Err(unsupported_limit(limit, "read"));
+        }
         let value = match self.limits.get(&(dev, limit)) {
             Some(&v) => v,
-            None => self.backend.device_limit(dev, limit)?,
+            None => self.backend.device_limit(dev, limit).map_err(|e| scratch_unsupported(limit, e))?,
         };
         Ok(wire::LimitValue { value })
     }
@@ -66,14 +70,22 @@ impl DeviceHandler for Session {
     fn device_set_limit(&mut self, _cx: &mut CallCx, req: wire::SetLimit) -> Result<wire::LimitValue, Failure> {
         let dev = self.device(req.device)?;
         let limit = Self::limit(req.limit)?;
-        let value = self.backend.set_device_limit(dev, limit, req.value)?;
+        if !limit.settable() {
+            return Err(unsupported_limit(limit, "set"));
+        }
+        let value = self.backend.set_device_limit(dev, limit, req.value).map_err(|e| scratch_unsupported(limit, e))?;
         self.limits.insert((dev, limit), value);
         Ok(wire::LimitValue { value })
     }
 
     fn device_get_attribute(&mut self, _cx: &mut CallCx, req: wire::AttributeQuery) -> Result<wire::AttributeValue, Failure> {
         let dev = self.device(req.device)?;
-        let value = self.backend.device_attribute(dev, req.attr)?;
+        // Arrays (and so textures) larger than the worker's limits are refused whatever the
+        // driver allows: the limit reported is the smaller, as `maxTexture*` in the properties.
+        let value = self.backend.device_attribute(dev, req.attr)?.map(|v| match array_limit(req.attr) {
+            Some(limit) => v.min(limit),
+            None => v,
+        });
         Ok(wire::AttributeValue { known: value.is_some(), value: value.unwrap_or(0) })
     }
 
@@ -159,25 +171,55 @@ fn to_wire_properties(p: &crate::backend::DeviceProperties) -> wire::DevicePrope
         memory_clock_rate_khz: u(p.memory_clock_rate_khz),
         memory_bus_width: u(p.memory_bus_width),
         l2_cache_size: u(p.l2_cache_size),
-        persisting_l2_cache_max_size: 0,
+        persisting_l2_cache_max_size: u(p.persisting_l2_cache_max_size),
         max_threads_per_multiprocessor: u(p.max_threads_per_multiprocessor),
         stream_priorities_supported: true,
         global_l1_cache_supported: true,
         local_l1_cache_supported: true,
         shared_mem_per_multiprocessor: p.max_shared_memory_per_multiprocessor,
-        regs_per_multiprocessor: u(p.regs_per_block),
+        regs_per_multiprocessor: u(p.regs_per_multiprocessor),
         managed_memory: p.managed_memory,
         is_multi_gpu_board: p.is_multi_gpu_board,
         pageable_memory_access: p.pageable_memory_access,
         concurrent_managed_access: p.concurrent_managed_access,
         cooperative_launch: p.cooperative_launch,
-        cooperative_multi_device_launch: false,
+        cooperative_multi_device_launch: p.cooperative_multi_device_launch,
         shared_mem_per_block_optin: p.shared_mem_per_block_optin,
-        max_blocks_per_multiprocessor: u(p.max_threads_per_multiprocessor / p.warp_size.max(1)).max(1),
+        max_blocks_per_multiprocessor: u(p.max_blocks_per_multiprocessor),
         host_native_atomic_supported: true,
-        clock_instruction_rate_khz: u(p.clock_rate_khz),
+        clock_instruction_rate_khz: u(p.clock_instruction_rate_khz),
     }
 }
 
 /// Version numbers reported as HIP 7.0 (`HIP_VERSION` = major·10⁷ + minor·10⁵ + patch).
 pub const REPORTED_HIP_VERSION: i32 = 70_000_000;
+
+/// ROCm 7's `hipErrorUnsupportedLimit` for a limit its `hipDeviceGetLimit` or
+/// `hipDeviceSetLimit` does not handle (the printf FIFO size; setting the scratch bounds).
+fn unsupported_limit(limit: DeviceLimit, what: &str) -> Failure {
+    Failure::new(Status::UNSUPPORTED_LIMIT, format!("hipLimit_t {:#x} cannot be {what} (ROCm answers hipErrorUnsupportedLimit)", limit.raw()))
+}
+
+/// The scratch limits exist on AMD GPUs only: another backend's "not supported" is
+/// `hipErrorUnsupportedLimit`, ROCm's answer on a GPU without them.
+fn scratch_unsupported(limit: DeviceLimit, e: crate::backend::BackendError) -> Failure {
+    match e {
+        crate::backend::BackendError::NotSupported(message) if limit.is_scratch() => Failure::new(Status::UNSUPPORTED_LIMIT, message),
+        other => other.into(),
+    }
+}
+
+/// The worker's array limit behind a `hipDeviceAttributeMaxTexture*` dimension (ROCm 7
+/// numbers: 1D width 39, 2D width 43 and height 44, 3D width 49, height 50, depth 51).
+fn array_limit(attr: u32) -> Option<i64> {
+    let limit = match attr {
+        39 => wire::MAX_ARRAY_1D_WIDTH,
+        43 => wire::MAX_ARRAY_2D[0],
+        44 => wire::MAX_ARRAY_2D[1],
+        49 => wire::MAX_ARRAY_3D[0],
+        50 => wire::MAX_ARRAY_3D[1],
+        51 => wire::MAX_ARRAY_3D[2],
+        _ => return None,
+    };
+    i64::try_from(limit).ok()
+}

@@ -152,6 +152,7 @@ impl Session {
         let streams = self.streams.drain_where(|(_, d, _)| *d == device).into_iter().map(|(_, (s, _, _))| s);
         for stream in streams.chain(nulls) {
             self.legacy_order.forget(stream);
+            self.stream_priorities.remove(&stream);
             self.release_worker_stream();
         }
         drop(self.events.drain_where(|(_, d)| *d == device));

@@ -639,6 +639,11 @@ impl Session {
         Ok(wire::GraphMemAllocNode { node, ptr: ptr.0 })
     }
 
+    /// Whether `ptr` is graph memory no free node frees yet.
+    pub(super) fn graph_memory_unfreed(&self, ptr: u64) -> bool {
+        self.graphs.links.memory.get(&ptr).is_some_and(|m| !m.freed)
+    }
+
     pub(super) fn add_mem_free_node(&mut self, req: wire::GraphAddMemFreeNode<'_>) -> Result<wire::GraphNodeRef, Failure> {
         self.graphs.graphs.get(req.graph).map_err(unknown)?;
         if req.any_memory {

@@ -100,7 +100,10 @@ impl ManagedHandler for Session {
         if pages.windows(2).any(|w| w[0].get() >= w[1].get()) || pages.last().is_some_and(|p| p.get() as usize >= page_count) {
             return Err(invalid(format!("managed push pages are not ascending pages of the {page_count}-page allocation")));
         }
-        let stream = self.stream(0, self.device_of(req.ptr))?;
+        // Not ordered behind the session's blocking streams as legacy null-stream work is: a
+        // stream may be waiting for exactly these bytes (hipStreamWaitValue* on mapped or
+        // signal memory, released by a CPU write), and the copy below is synchronous.
+        let stream = Some(self.null_stream(self.device_of(req.ptr))?);
         // Consecutive pages go to the device as one copy.
         let mut i = 0;
         while i < pages.len() {

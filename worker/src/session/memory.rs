@@ -43,6 +43,9 @@ impl MemoryHandler for Session {
     }
 
     fn free_async(&mut self, _cx: &mut CallCx, req: wire::FreeAsync) -> Result<wire::Empty, Failure> {
+        if self.capture_mem_free(req.stream, req.ptr)? {
+            return Ok(wire::Empty {});
+        }
         if self.free_imported_pointer(req.ptr) {
             return Ok(wire::Empty {});
         }

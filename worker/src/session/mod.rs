@@ -243,6 +243,8 @@ pub struct Session {
     null_streams: crate::backend::HandleMap<DeviceIndex, StreamHandle>,
     /// Which legacy-stream waits are already in place.
     legacy_order: legacy_order::LegacyOrder,
+    /// The HIP priority (`hip_priority`) each created stream was given, by backend handle.
+    stream_priorities: HashMap<StreamHandle, i32>,
     events: Handles<(EventHandle, DeviceIndex)>,
     modules: Handles<ModuleEntry>,
     functions: Handles<FunctionEntry>,
@@ -351,6 +353,7 @@ impl Session {
             functions: Handles::new("function", 0x4655_0000_0000_0000, MAX_FUNCTIONS_PER_SESSION),
             null_streams: Default::default(),
             legacy_order: legacy_order::LegacyOrder::default(),
+            stream_priorities: HashMap::new(),
             limits: HashMap::new(),
             peer_access: Default::default(),
             device_base: 0,
@@ -584,11 +587,14 @@ impl Session {
     }
 
     /// Creates a backend stream whose device time is this session's, charged to its tenant.
-    fn create_backend_stream(&self, device: DeviceIndex, flags: u32, priority: i32) -> Result<StreamHandle, crate::backend::BackendError> {
+    fn create_backend_stream(&mut self, device: DeviceIndex, flags: u32, priority: i32) -> Result<StreamHandle, crate::backend::BackendError> {
         if !self.device_time.is_charged() {
             self.device_time.charge(self.config.metrics.tenants().get(self.tenant.as_deref()));
         }
-        let handle = self.backend.stream_create(device, flags, priority)?;
+        let priority = hip_priority::clamp(priority);
+        let (least, greatest) = self.backend.stream_priority_range(device)?;
+        let handle = self.backend.stream_create(device, flags, hip_priority::to_backend(priority, least, greatest))?;
+        self.stream_priorities.insert(handle, priority);
         if !crate::accounting::enabled() {
             return Ok(handle);
         }
@@ -705,6 +711,7 @@ impl Session {
         let streams = self.streams.drain_where(|(_, d, _)| on_device(*d)).into_iter().map(|(_, (s, _, _))| s);
         for stream in streams.chain(nulls) {
             self.legacy_order.forget(stream);
+            self.stream_priorities.remove(&stream);
             self.release_worker_stream();
             if let Err(e) = self.backend.stream_destroy(stream) {
                 tracing::warn!(session = self.id, %e, "destroying stream during cleanup failed");
@@ -756,4 +763,42 @@ impl Drop for Session {
 impl proto_core::HandlerTypes for Session {
     type Error = Failure;
     type Cx = CallCx;
+}
+
+/// Stream priorities as ROCm 7 numbers them (`hip::Stream::Priority`): 1 the least, -1 the
+/// greatest, 0 normal, whatever the backend's own range; a request beyond them is clamped.
+pub(crate) mod hip_priority {
+    /// `hipDeviceGetStreamPriorityRange`'s least priority.
+    pub const LEAST: i32 = 1;
+    /// Its greatest priority.
+    pub const GREATEST: i32 = -1;
+
+    pub fn clamp(priority: i32) -> i32 {
+        priority.clamp(GREATEST, LEAST)
+    }
+
+    /// The backend priority for a HIP one: the ends of the backend's range for HIP's ends, its
+    /// default (0, within the range) for normal.
+    pub fn to_backend(priority: i32, least: i32, greatest: i32) -> i32 {
+        match priority {
+            GREATEST => greatest,
+            LEAST => least,
+            _ => 0.clamp(greatest.min(least), greatest.max(least)),
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn hip_priorities_map_onto_any_backend_range() {
+            assert_eq!(super::clamp(-7), -1);
+            assert_eq!(super::clamp(5), 1);
+            // CUDA's range on an H200: least 0, greatest -5.
+            assert_eq!([-1, 0, 1].map(|p| super::to_backend(p, 0, -5)), [-5, 0, 0]);
+            // A backend without priorities (least = greatest = 0).
+            assert_eq!([-1, 0, 1].map(|p| super::to_backend(p, 0, 0)), [0, 0, 0]);
+            // ROCm's own range maps onto itself.
+            assert_eq!([-1, 0, 1].map(|p| super::to_backend(p, 1, -1)), [-1, 0, 1]);
+        }
+    }
 }

@@ -475,6 +475,10 @@ impl PoolHandler for Session {
             }
             pool => pool,
         };
+        let pool_device = self.pools.pool(pool)?.device;
+        if let Some(captured) = self.capture_mem_alloc(req.stream, pool_device, req.size)? {
+            return Ok(captured);
+        }
         let (ptr, device) = self.pool_allocate(pool, req.stream, req.size)?;
         Ok(wire::AsyncAllocation { ptr, device: self.client_device(device) })
     }
@@ -531,9 +535,18 @@ impl PoolHandler for Session {
             }
             return Ok(wire::Empty {});
         }
-        if req.flags != 0 && !self.backend.can_access_peer(device, pool.device)? {
-            return Err(invalid(format!("device {device} cannot access device {}'s memory", pool.device)));
+        let owner = pool.device;
+        if req.flags != 0 {
+            if !self.backend.can_access_peer(device, owner)? {
+                return Err(invalid(format!("device {device} cannot access device {owner}'s memory")));
+            }
+            // A session's pool is ordinary device memory of its device: kernels on `device`
+            // reach it once the backend maps `owner`'s memory for them (cuCtxEnablePeerAccess,
+            // hipDeviceEnablePeerAccess; nothing on the host backend, one address space).
+            self.backend.enable_peer_access(device, owner)?;
         }
+        // Revoking is recorded only: the mapping is the worker's, shared by every session on
+        // the pair, and stays (as hipDeviceDisablePeerAccess leaves it).
         let pool = self.pools.pool_mut(req.pool)?;
         pool.access.insert(device, req.flags);
         Ok(wire::Empty {})

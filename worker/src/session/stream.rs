@@ -31,6 +31,7 @@ impl StreamHandler for Session {
             return Ok(wire::Empty {});
         }
         let (handle, _, _) = self.streams.remove(req.stream)?;
+        self.stream_priorities.remove(&handle);
         self.capture_forget_stream(req.stream);
         self.release_worker_stream();
         self.legacy_order.forget(handle);
@@ -91,7 +92,9 @@ impl StreamHandler for Session {
         }
         self.materialize_per_thread(req.stream)?;
         let (handle, device, _) = *self.streams.get(req.stream)?;
-        let (flags, priority) = self.backend.stream_info(handle)?;
+        let (flags, _) = self.backend.stream_info(handle)?;
+        // The HIP priority it was created with (per-thread streams: normal).
+        let priority = self.stream_priorities.get(&handle).copied().unwrap_or(0);
         Ok(wire::StreamInfo { device: self.client_device(device), flags, priority })
     }
 

@@ -42,12 +42,15 @@ use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 /// Size of one pinned staging buffer (the client's copy chunk size).
 pub const STAGING_BYTES: usize = proto_core::limits::DEFAULT_COPY_CHUNK;
 /// The driver's number for a limit.
-fn cu_limit(limit: DeviceLimit) -> sys::CUlimit {
-    match limit {
+fn cu_limit(limit: DeviceLimit) -> Result<sys::CUlimit, BackendError> {
+    Ok(match limit {
         DeviceLimit::StackSize => sys::CUlimit::CU_LIMIT_STACK_SIZE,
         DeviceLimit::PrintfFifoSize => sys::CUlimit::CU_LIMIT_PRINTF_FIFO_SIZE,
         DeviceLimit::MallocHeapSize => sys::CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE,
-    }
+        DeviceLimit::ScratchMin | DeviceLimit::ScratchMax | DeviceLimit::ScratchCurrent => {
+            return Err(BackendError::NotSupported("scratch limits exist on AMD GPUs only; CUDA has no such limit".into()))
+        }
+    })
 }
 
 /// Pinned staging buffers kept for reuse: as many as a striped upload keeps in flight
@@ -424,8 +427,9 @@ impl DeviceBackend for CudaBackend {
     fn device_limit(&self, dev: DeviceIndex, limit: DeviceLimit) -> Result<u64, BackendError> {
         self.enter(dev)?;
         let mut value = 0usize;
+        let limit = cu_limit(limit)?;
         // SAFETY: valid out-pointer, the device's primary context current.
-        unsafe { sys::cuCtxGetLimit(&mut value, cu_limit(limit)) }.check("cuCtxGetLimit")?;
+        unsafe { sys::cuCtxGetLimit(&mut value, limit) }.check("cuCtxGetLimit")?;
         Ok(value as u64)
     }
 
@@ -435,8 +439,9 @@ impl DeviceBackend for CudaBackend {
     fn set_device_limit(&self, dev: DeviceIndex, limit: DeviceLimit, value: u64) -> Result<u64, BackendError> {
         let value = usize::try_from(value).map_err(|_| BackendError::InvalidValue(format!("limit value {value} does not fit usize")))?;
         self.enter(dev)?;
+        let cu = cu_limit(limit)?;
         // SAFETY: the device's primary context current.
-        unsafe { sys::cuCtxSetLimit(cu_limit(limit), value) }.check("cuCtxSetLimit")?;
+        unsafe { sys::cuCtxSetLimit(cu, value) }.check("cuCtxSetLimit")?;
         // The driver may round (the stack size to its granularity): report what it applied.
         self.device_limit(dev, limit)
     }

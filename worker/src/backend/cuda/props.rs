@@ -72,5 +72,13 @@ pub fn read(dev: CUdevice) -> Result<DeviceProperties, BackendError> {
         async_engine_count: a(A::CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT)?,
         mem_pitch: a(A::CU_DEVICE_ATTRIBUTE_MAX_PITCH)? as u64,
         texture_alignment: a(A::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT)? as u64,
+        regs_per_multiprocessor: a(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)?,
+        max_blocks_per_multiprocessor: a(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)?,
+        // Drivers before CUDA 11 lack it: no persisting L2 there.
+        persisting_l2_cache_max_size: a(A::CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE).unwrap_or(0),
+        cooperative_multi_device_launch: a(A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH).unwrap_or(0) != 0,
+        // CUDA's clock64() counts SM cycles: the SM clock (HIP's NVIDIA backend reports the
+        // same, `clockInstructionRate = clockRate`).
+        clock_instruction_rate_khz: a(A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE).unwrap_or(0),
     })
 }

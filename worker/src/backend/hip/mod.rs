@@ -159,11 +159,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// The runtime's number for a limit (`hipLimit_t`).
 fn hip_limit(limit: DeviceLimit) -> c_int {
-    match limit {
-        DeviceLimit::StackSize => 0,
-        DeviceLimit::PrintfFifoSize => 1,
-        DeviceLimit::MallocHeapSize => 2,
-    }
+    limit.raw() as c_int
 }
 
 impl HipBackend {

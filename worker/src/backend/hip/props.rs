@@ -177,6 +177,11 @@ impl HipDeviceProp {
             async_engine_count: self.asyncEngineCount,
             mem_pitch: self.memPitch as u64,
             texture_alignment: self.textureAlignment as u64,
+            regs_per_multiprocessor: self.regsPerMultiprocessor,
+            max_blocks_per_multiprocessor: self.maxBlocksPerMultiProcessor,
+            persisting_l2_cache_max_size: self.persistingL2CacheMaxSize,
+            cooperative_multi_device_launch: self.cooperativeMultiDeviceLaunch != 0,
+            clock_instruction_rate_khz: self.clockInstructionRate,
         }
     }
 }

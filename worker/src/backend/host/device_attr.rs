@@ -4,6 +4,7 @@
 
 use super::HostBackend;
 use crate::backend::{link_type, BackendError, DeviceAttributeBackend, DeviceIndex, PeerAttribute};
+use proto_core::wire::{MAX_ARRAY_1D_WIDTH, MAX_ARRAY_2D, MAX_ARRAY_3D};
 
 /// FNV-1a over `bytes`, from `seed`.
 fn fnv1a(seed: u64, bytes: &[u8]) -> u64 {
@@ -40,8 +41,12 @@ impl DeviceAttributeBackend for HostBackend {
             1 | 7 | 22 | 73 => 0,
             // Client memory lives on another machine: the device cannot use it directly.
             4 | 13 | 66 => 0,
-            // No texture or surface units: every texture/surface limit is 0, as on a device
-            // without image support.
+            // Textures are sampled in software from the worker's arrays: their limits.
+            39 => MAX_ARRAY_1D_WIDTH as i64,
+            43 | 44 => MAX_ARRAY_2D[(attr - 43) as usize] as i64,
+            49..=51 => MAX_ARRAY_3D[(attr - 49) as usize] as i64,
+            // No surfaces, layered, gathered, mipmapped, cubemap or linear-pitch textures: their
+            // limits are 0, as on a device without them.
             32..=54 | 79 | 82 => 0,
             62 => i64::from(dev),
             // Stream-ordered pools, VMM and host registration are served by the worker; no

@@ -20,6 +20,14 @@ const DEFAULT_CAPACITY_CAP: u64 = 16 << 30;
 /// hiprtc's prelude (`rtc/prelude.hpp`) defines the same `warpSize` for its warp operations.
 pub(super) const HOST_WARP_SIZE: i32 = 32;
 
+/// Blocks the host backend reports resident on one multiprocessor (a core): its most threads
+/// per multiprocessor in blocks of one warp, the shape occupancy calculators expect.
+pub(super) const HOST_MAX_BLOCKS_PER_MULTIPROCESSOR: i32 = 1024 / HOST_WARP_SIZE;
+
+/// Rate of device `clock64()` in host kernels: it reads `CLOCK_MONOTONIC` in nanoseconds
+/// (`rtc/prelude.hpp`), a 1 GHz counter.
+pub(super) const HOST_CLOCK64_RATE_KHZ: i32 = 1_000_000;
+
 /// What the host CPU tells about itself.
 #[derive(Debug, Clone)]
 pub(super) struct CpuInfo {
@@ -120,6 +128,14 @@ pub(super) fn host_properties(dev: DeviceIndex, capacity: u64, cpu: &CpuInfo) ->
         async_engine_count: 1,
         mem_pitch: capacity,
         texture_alignment: 256,
+        // One block's worth per core: a core runs the blocks it is given one after another.
+        regs_per_multiprocessor: 65_536,
+        max_blocks_per_multiprocessor: HOST_MAX_BLOCKS_PER_MULTIPROCESSOR,
+        // No L2 set-aside on a CPU.
+        persisting_l2_cache_max_size: 0,
+        // Cooperative launches span one device only.
+        cooperative_multi_device_launch: false,
+        clock_instruction_rate_khz: HOST_CLOCK64_RATE_KHZ,
     }
 }
 

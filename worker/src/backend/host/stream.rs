@@ -327,7 +327,14 @@ impl Stream {
         }
         state.submitted += 1;
         let ticket = state.submitted;
-        if self.inline {
+        // A host function on the inline stream is queued, not run here: it waits for the
+        // client's callback thread, and the call that added it (hipStreamAddCallback,
+        // hipLaunchHostFunc) must return without waiting for the callback, as HIP's does.
+        // The inline operations after it wait for it, keeping the stream's order.
+        if self.inline && !matches!(op, StreamOp::HostFunc(_) | StreamOp::Checked(_)) {
+            while state.completed + 1 < ticket {
+                state = wait(&self.queue.progress, state);
+            }
             drop(state);
             let outcome = op.execute_accounted(self.queue.account.get().map(|a| &**a));
             lock(&self.queue.state).completed += 1;

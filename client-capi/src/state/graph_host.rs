@@ -1,0 +1,143 @@
+//! Graph memcpy nodes that read or write this process's host memory: `hipGraphAddMemcpyNode1D`
+//! with a host pointer, and a host-to-device or device-to-host `hipMemcpyAsync` captured from
+//! a stream. ROCm's node reads (or writes) the host memory each time the graph runs; here the
+//! host bytes live in this process and the graph runs on the worker, so each such node is a
+//! device-to-device copy through a staging buffer of its own, and every `hipGraphLaunch` of
+//! an executable graph holding some
+//! - sends the host bytes of its uploads into their staging buffers before the launch, and
+//! - lands its downloads' staging buffers in host memory after it,
+//!
+//! both in the launch stream's order. So an upload node reads the host memory as it is when
+//! the graph is launched (ROCm: when the node runs), and a download's bytes are in host memory
+//! once the launch stream is synchronised, as HIP defines.
+//!
+//! Not covered: nodes of a graph run as a child graph node (the child's own host copies are
+//! not replayed through its parent), concurrent launches of one executable graph on streams
+//! not ordered with each other (they share the staging buffers), and 2D/3D memcpy nodes with
+//! host memory (`hipGraphAddMemcpyNode`): refused with `hipErrorNotSupported`.
+
+use crate::abi::*;
+use crate::remote::with_conn;
+use crate::state::allocations::{forget_device_range, record_device_range};
+use crate::state::sync::call_sync;
+use client_core::CallError;
+use proto_core::wire;
+use proto_core::Calls;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+/// Most host-memory copy nodes one graph may hold (each owns a staging buffer).
+pub const MAX_HOST_COPIES_PER_GRAPH: usize = 4096;
+
+/// One node's host binding: `len` bytes between `host` and the staging buffer `staging`.
+#[derive(Debug)]
+pub struct HostCopy {
+    host: usize,
+    staging: u64,
+    len: usize,
+    to_device: bool,
+}
+
+#[derive(Default)]
+struct Tables {
+    /// By graph handle: the bindings of its nodes.
+    graphs: HashMap<u64, Vec<Arc<HostCopy>>>,
+    /// By executable graph handle: the bindings of the graph it was instantiated from.
+    execs: HashMap<u64, Vec<Arc<HostCopy>>>,
+}
+
+fn tables() -> MutexGuard<'static, Tables> {
+    static TABLES: OnceLock<Mutex<Tables>> = OnceLock::new();
+    TABLES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Makes the staging buffer of a node copying `len` bytes between `host` and device memory
+/// of `device` in `graph`, and binds it to the graph; answers the staging address the node
+/// copies to (`to_device`) or from.
+pub fn stage(graph: u64, device: u32, host: usize, len: usize, to_device: bool) -> Result<u64, CallError> {
+    if tables().graphs.get(&graph).is_some_and(|b| b.len() >= MAX_HOST_COPIES_PER_GRAPH) {
+        return Err(CallError::new(
+            HipError::OUT_OF_MEMORY,
+            format!("a graph holds at most {MAX_HOST_COPIES_PER_GRAPH} memcpy nodes of host memory"),
+        ));
+    }
+    let staging = with_conn(|c| c.malloc(wire::Malloc { device, size: len as u64, flags: 0 }).map(|a| a.ptr))?;
+    record_device_range(staging, len as u64, device, 0);
+    let copy = Arc::new(HostCopy { host, staging, len, to_device });
+    tables().graphs.entry(graph).or_default().push(copy);
+    Ok(staging)
+}
+
+/// Frees the staging buffers of bindings no graph or executable graph holds any more.
+fn release(copies: Vec<Arc<HostCopy>>) -> Result<(), CallError> {
+    for copy in copies.into_iter().filter_map(Arc::into_inner) {
+        forget_device_range(copy.staging);
+        call_sync(|c| c.free(wire::Free { ptr: copy.staging }))?;
+    }
+    Ok(())
+}
+
+/// `graph` was cloned into `clone`: the clone's nodes copy through the same staging buffers.
+pub fn graph_cloned(graph: u64, clone: u64) {
+    let mut t = tables();
+    if let Some(copies) = t.graphs.get(&graph).cloned() {
+        t.graphs.insert(clone, copies);
+    }
+}
+
+/// `exec` was instantiated from `graph`: its launches move the graph's host bytes.
+pub fn exec_instantiated(graph: u64, exec: u64) {
+    let mut t = tables();
+    if let Some(copies) = t.graphs.get(&graph).cloned() {
+        t.execs.insert(exec, copies);
+    }
+}
+
+/// `graph` was destroyed (or its capture abandoned).
+pub fn graph_destroyed(graph: u64) -> Result<(), CallError> {
+    let copies = tables().graphs.remove(&graph).unwrap_or_default();
+    release(copies)
+}
+
+/// `exec` was destroyed.
+pub fn exec_destroyed(exec: u64) -> Result<(), CallError> {
+    let copies = tables().execs.remove(&exec).unwrap_or_default();
+    release(copies)
+}
+
+/// The bindings of `exec` (cloned out of the lock: the copies below take the connection).
+fn exec_copies(exec: u64) -> Vec<Arc<HostCopy>> {
+    tables().execs.get(&exec).cloned().unwrap_or_default()
+}
+
+/// Before `exec` is launched on `stream`: its uploads' host bytes into their staging buffers.
+pub fn before_launch(exec: u64, stream: u64) -> Result<(), CallError> {
+    for copy in exec_copies(exec).iter().filter(|c| c.to_device) {
+        // SAFETY: the node's host memory, `len` bytes, which HIP's contract keeps valid while
+        // the graph holding the node may run.
+        unsafe { crate::state::copy::copy(copy.staging as *mut c_void, copy.host as *const c_void, copy.len, hipMemcpyHostToDevice, Some(stream)) }?;
+    }
+    Ok(())
+}
+
+/// After `exec` was launched on `stream`: its downloads' staging buffers into host memory,
+/// there once the stream is synchronised.
+pub fn after_launch(exec: u64, stream: u64) -> Result<(), CallError> {
+    for copy in exec_copies(exec).iter().filter(|c| !c.to_device) {
+        // SAFETY: as in `before_launch`; HIP's contract keeps the destination valid until the
+        // launch stream is synchronised.
+        unsafe { crate::state::copy::copy(copy.host as *mut c_void, copy.staging as *const c_void, copy.len, hipMemcpyDeviceToHost, Some(stream)) }?;
+    }
+    Ok(())
+}
+
+/// The graph `stream` captures into, if it captures (asks the worker only while a capture may
+/// run).
+pub fn capturing_graph(stream: u64) -> Result<Option<u64>, CallError> {
+    if !crate::state::capture::any_active() {
+        return Ok(None);
+    }
+    let info = with_conn(|c| c.stream_capture_query(wire::StreamCaptureQuery { stream }).map(|r| (r.status, r.graph)))?;
+    Ok((info.0 == hipStreamCaptureStatusActive).then_some(info.1))
+}
