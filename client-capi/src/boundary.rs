@@ -66,6 +66,7 @@ fn finish_inner(name: &str, result: Result<(), client_core::CallError>) -> HipEr
 /// `Result<(), CallError>` expression; panics become `hipErrorUnknown`.
 macro_rules! hip_boundary {
     ($name:literal, $body:block) => {{
+        $crate::conn::profile::entering($name);
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<(), ::client_core::CallError> { $body })) {
             Ok(result) => $crate::boundary::finish($name, result),
             Err(_) => {

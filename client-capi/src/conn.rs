@@ -19,6 +19,7 @@ use crate::config::ClientConfig;
 use shared_host::{DescriptorChannel, SharedHost};
 use stripes::{StripedResult, Stripes};
 
+pub mod profile;
 mod shared_host;
 pub mod stripes;
 use client_core::client_handles::ClientHandles;
@@ -543,7 +544,10 @@ impl Conn {
         let pending = unsafe { stripes.start_upload(copy_id, src.as_ptr(), src.len()) };
         let req = wire::MemcpyHtoDStriped { dst, len: src.len() as u64, stream, sync, copy_id, stripes: count };
         let reply = self.memcpy_htod_striped(req).map(drop);
-        match pending.wait() {
+        let since = Instant::now();
+        let outcome = pending.wait();
+        profile::waited(|| "striped host-to-device data".into(), since);
+        match outcome {
             StripedResult::Done => Some(reply),
             StripedResult::Failed(e) => Some(reply.and(Err(e))),
             StripedResult::Broken(why) => {
@@ -565,7 +569,10 @@ impl Conn {
         // `wait` below returns only once every stripe is done writing it.
         let pending = unsafe { stripes.start_download(copy_id, dst, len) };
         let reply = self.memcpy_dtoh_striped(wire::MemcpyDtoHStriped { src, len: len as u64, stream, copy_id, stripes: count }).map(drop);
-        match pending.wait() {
+        let since = Instant::now();
+        let outcome = pending.wait();
+        profile::waited(|| "striped device-to-host data".into(), since);
+        match outcome {
             StripedResult::Done => Some(reply),
             StripedResult::Failed(e) => Some(reply.and(Err(e))),
             StripedResult::Broken(why) => {
@@ -692,7 +699,14 @@ impl Conn {
     /// Waits until the replies of `ids` (awaited landings) have landed; the first failure
     /// among them is returned.
     fn wait_landings(&mut self, ids: &[Ticket]) -> Result<(), CallError> {
-        self.session.arm_deadline(Instant::now());
+        let since = Instant::now();
+        let waited = self.wait_landings_since(ids, since);
+        profile::waited(|| "device-to-host data".into(), since);
+        waited
+    }
+
+    fn wait_landings_since(&mut self, ids: &[Ticket], since: Instant) -> Result<(), CallError> {
+        self.session.arm_deadline(since);
         let mut first_error = None;
         for &id in ids {
             while self.session.is_pending(id) {
@@ -758,7 +772,8 @@ impl Conn {
             ids.push(self.transmit(&C::wrap(req), Expect::Reply, false)?);
         }
         self.flush()?;
-        self.session.arm_deadline(Instant::now());
+        let since = Instant::now();
+        self.session.arm_deadline(since);
         let mut results: Vec<Option<Result<R, CallError>>> = ids.iter().map(|_| None).collect();
         let mut open = ids.clone();
         while !open.is_empty() {
@@ -777,6 +792,7 @@ impl Conn {
                 (other, _) => self.defer_unclaimed(other),
             }
         }
+        profile::waited(|| format!("{} ×{} (one batch)", C::OPCODE, ids.len()), since);
         Ok(results.into_iter().map(|r| r.unwrap_or_else(|| Err(CallError::new(HipError::UNKNOWN, "reply missing")))).collect())
     }
 
@@ -936,8 +952,11 @@ impl Caller for Conn {
 
     fn call<'s, C: Call>(&'s mut self, req: C::Request<'_>) -> Result<C::Reply<'s>, CallError> {
         let ticket = self.transmit(&C::wrap(req), Expect::Reply, true)?;
-        self.session.arm_deadline(Instant::now());
-        let header = self.wait_reply(ticket)?;
+        let since = Instant::now();
+        self.session.arm_deadline(since);
+        let header = self.wait_reply(ticket);
+        profile::waited(|| C::OPCODE.to_string(), since);
+        let header = header?;
         if matches!(C::OPCODE, Opcode::StreamQuery | Opcode::EventQuery) {
             self.after_completed_query(C::OPCODE, &header)?;
         }

@@ -12,9 +12,9 @@
 //! one extra round trip, what its TCP handshake (SYN, SYN-ACK) would cost.
 //!
 //! **Round trips**, counted over all connections of one proxy (one client: its main connection
-//! and its stripes): each TCP connect, plus the number of client→worker *bursts*. A burst
-//! begins with the first client bytes after a connect or after bytes were *delivered* to the
-//! client. Posted calls sent back to back are one burst; a call
+//! and its stripes): client→worker *bursts*. A burst begins with a TCP connect (its SYN,
+//! SYN-ACK), with the first client bytes after a connect, and with the first client bytes
+//! after bytes were *delivered* to the client; connects back to back (stripes) are one. Posted calls sent back to back are one burst; a call
 //! that waits for its reply ends the burst, so the client's next send begins a new one. A phase
 //! of a program that sends once and waits once costs one round trip. Bytes that the worker
 //! sends unasked (a heartbeat) and that the client answers also count; none occur in the
@@ -74,6 +74,7 @@ impl Counts {
 
 const CLIENT_SENT: u8 = 1;
 const CLIENT_RECEIVED: u8 = 2;
+const CLIENT_CONNECTED: u8 = 3;
 
 #[derive(Default)]
 struct Counters {
@@ -89,6 +90,13 @@ struct Counters {
 impl Counters {
     fn client_sends(&self) {
         if self.last.swap(CLIENT_SENT, Ordering::SeqCst) != CLIENT_SENT {
+            self.round_trips.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Connects made together (stripes) are one round trip.
+    fn client_connects(&self) {
+        if self.last.swap(CLIENT_CONNECTED, Ordering::SeqCst) != CLIENT_CONNECTED {
             self.round_trips.fetch_add(1, Ordering::SeqCst);
         }
     }
@@ -153,8 +161,7 @@ fn accept_loop(listener: TcpListener, to: SocketAddr, link: Link, counters: Arc<
         let accepted = Instant::now();
         // A TCP connect is a round trip of its own (SYN, SYN-ACK): the client's first bytes
         // on it begin the next one.
-        counters.round_trips.fetch_add(1, Ordering::SeqCst);
-        counters.last.store(CLIENT_RECEIVED, Ordering::SeqCst);
+        counters.client_connects();
         counters.connections.fetch_add(1, Ordering::SeqCst);
         let worker = match TcpStream::connect(to) {
             Ok(w) => w,
