@@ -60,6 +60,9 @@ pub struct Conn {
     stripe_min_bytes: usize,
     /// Shared registered host memory (a same-host connection whose worker offers it).
     shared_host: Option<SharedHost>,
+    /// AUTHENTICATE, sent without waiting (its reply comes before any later one), and the
+    /// worker's address for the message should it be refused.
+    auth_pending: Option<(Ticket, String)>,
 }
 
 /// Largest synchronous host-to-device `hipMemcpy` that returns once its bytes are sent
@@ -216,6 +219,7 @@ impl Conn {
             stripes_to_open: None,
             stripe_min_bytes: config.stripe_min_bytes,
             shared_host: None,
+            auth_pending: None,
         };
         let client_name = format!("{} pid {}", std::env::args().next().unwrap_or_else(|| "hip-app".into()), std::process::id());
         // Only the main connection of a plain TCP client looks for a worker on its machine
@@ -270,9 +274,12 @@ impl Conn {
                 ))
             }
             Some(Some(response)) => {
-                conn.authenticate(wire::Authenticate { response: response.as_slice().into() }).map_err(|e| {
-                    CallError::new(HipError::NOT_INITIALIZED, format!("the hip-worker at {worker} refused HIP_REMOTE_TOKEN: {}", e.message))
-                })?;
+                // Sent now, not waited for: the program's first call follows in the same
+                // round trip, and the worker answers in order, so the reply (or refusal) is
+                // read before that call's ([`Conn::receive_one`]).
+                let req = Request::Authenticate(wire::Authenticate { response: response.as_slice().into() });
+                let ticket = conn.transmit(&req, Expect::Reply, true)?;
+                conn.auth_pending = Some((ticket, worker.to_string()));
             }
         }
         Ok(conn)
@@ -824,6 +831,17 @@ impl Conn {
         self.control.clear();
         self.control.extend_from_slice(head.control);
         let inbound = self.session.handle_frame(Instant::now(), &header, &self.control)?;
+        if let (Some((ticket, worker)), Inbound::Reply(id, outcome)) = (&self.auth_pending, &inbound) {
+            if id == ticket {
+                let refused = outcome.as_ref().err().map(|e| {
+                    CallError::new(HipError::NOT_INITIALIZED, format!("the hip-worker at {worker} refused HIP_REMOTE_TOKEN: {}", e.message))
+                });
+                self.auth_pending = None;
+                if let Some(e) = refused {
+                    return Err(e);
+                }
+            }
+        }
         match &inbound {
             Inbound::Reply(_, Ok(())) => {
                 self.bulk.clear();

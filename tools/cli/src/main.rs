@@ -369,6 +369,9 @@ fn wan_bench(a: WanArgs) -> Result<(), String> {
     // The code object the children load: compiled once, on the worker, for its device.
     let code = {
         let hip = Hip::load(&lib)?;
+        let mut devices = 0;
+        // SAFETY: a valid out-pointer.
+        hip.check("hipGetDeviceCount", unsafe { (hip.get_device_count)(&mut devices) })?;
         workload::remote_compile(&hip, workload::SOURCE)?
     };
     let code_path = std::env::temp_dir().join(format!("hip-remote-wan-{}.code", std::process::id()));

@@ -1,0 +1,110 @@
+//! `hip-remote wan-bench` on the host backend through the WAN proxy: round trips of a steady
+//! step within the target, the proxy's delay visible in the times, `HIP_REMOTE_PROFILE=1`'s
+//! table of waited calls, and a wrong token still refused with a clear message now that
+//! AUTHENTICATE is not waited for.
+//!
+//! Needs the client library built next to the executable (`cargo build --workspace` first, as
+//! CI does) and a C++ compiler for the host backend's kernels.
+
+use hip_worker::{Worker, WorkerConfig};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+fn library(exe: &Path) -> PathBuf {
+    let name = if cfg!(target_os = "macos") { "libamdhip64.dylib" } else { "libamdhip64.so" };
+    let lib = exe.parent().expect("a directory").join(name);
+    assert!(lib.is_file(), "the client library is missing at {}; run `cargo build --workspace` first", lib.display());
+    lib
+}
+
+fn have_cxx() -> bool {
+    let cxx = std::env::var("HIP_REMOTE_CXX").unwrap_or_else(|_| "c++".into());
+    Command::new(cxx).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+fn wan_bench(extra_env: &[(&str, &str)], rtts: &str, json: &Path) -> std::process::Output {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_hip-remote"));
+    let lib = library(&exe);
+    let mut cmd = Command::new(&exe);
+    cmd.args(["wan-bench", "--backend", "host", "--rtt", rtts, "--weights-mib", "2", "--steps", "3", "--train-steps", "2", "--lib"])
+        .arg(&lib)
+        .arg("--json")
+        .arg(json)
+        .env_remove("HIP_REMOTE_WORKER")
+        .env_remove("HIP_REMOTE_PROFILE");
+    cmd.envs(extra_env.iter().copied());
+    cmd.output().expect("hip-remote runs")
+}
+
+#[test]
+fn steady_step_is_one_round_trip_and_delay_shows() {
+    if !have_cxx() {
+        eprintln!("no C++ compiler: the host backend cannot build kernels; skipped");
+        return;
+    }
+    let json_path = std::env::temp_dir().join(format!("hip-remote-wan-{}.json", std::process::id()));
+    let out = wan_bench(&[("HIP_REMOTE_PROFILE", "1")], "0,20", &json_path);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "wan-bench failed:\n{stderr}\n{}", String::from_utf8_lossy(&out.stdout));
+    let rows: Value = serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).expect("JSON");
+    let _ = std::fs::remove_file(&json_path);
+    let rows = rows.as_array().expect("one row per RTT");
+    assert_eq!(rows.len(), 2);
+    for r in rows {
+        // The targets (tools/cli/src/wan.rs): a steady step sends once and waits once.
+        let step = r["step"]["round_trips"].as_f64().unwrap();
+        assert!(step <= 1.0, "a steady step took {step} round trips: {r}");
+        let train = r["train"]["round_trips"].as_f64().unwrap();
+        assert!(train <= 1.0, "a training step took {train} round trips: {r}");
+        assert!(r["weights"]["up_bytes"].as_u64().unwrap() >= 2 << 20, "{r}");
+    }
+    // The proxy's delay: every round trip of a 20 ms link costs ≥ 20 ms.
+    let slow = &rows[1];
+    assert_eq!(slow["rtt_ms"], 20.0);
+    // Connect, HELLO, AUTHENTICATE with the first call, module load, function, the first
+    // launch's device properties, synchronize: 7 today (the target is 4). Only on a real
+    // delay: on loopback a reply can reach the client before its next send, which then
+    // counts as a round trip of its own.
+    let start = slow["start"]["round_trips"].as_u64().unwrap();
+    assert!((3..=7).contains(&start), "the start took {start} round trips: {slow}");
+    let (rt, ms) = (slow["start"]["round_trips"].as_f64().unwrap(), slow["start"]["ms"].as_f64().unwrap());
+    assert!(ms >= 20.0 * rt * 0.9, "start: {rt} round trips in {ms} ms over a 20 ms link");
+    assert!(slow["step"]["ms"].as_f64().unwrap() >= 18.0, "{slow}");
+    assert!(rows[0]["step"]["ms"].as_f64().unwrap() < slow["step"]["ms"].as_f64().unwrap(), "{rows:?}");
+
+    // HIP_REMOTE_PROFILE=1: each client process printed which calls waited.
+    assert!(stderr.contains("hip-remote profile (HIP_REMOTE_PROFILE=1): calls that waited for the worker"), "{stderr}");
+    let table_has = |call: &str, what: &str| stderr.lines().any(|l| l.starts_with(call) && l.contains(what));
+    assert!(table_has("hipStreamSynchronize", "StreamSynchronize"), "{stderr}");
+    assert!(table_has("hipGetDeviceCount", "Hello"), "{stderr}");
+    assert!(table_has("hipModuleLoadData", "ModuleLoad"), "{stderr}");
+    // Posted calls never wait.
+    assert!(!table_has("hipModuleLaunchKernel", "ModuleLaunchKernel"), "{stderr}");
+}
+
+#[test]
+fn a_wrong_token_is_still_refused_clearly() {
+    let backend = Arc::new(hip_worker::backend::HostBackend::new(hip_worker::backend::HostConfig::default()));
+    let tokens = hip_worker::auth::TokenStore::new(Some("the-right-token"), None).unwrap();
+    let session = hip_worker::session::SessionConfig { tokens: Some(Arc::new(tokens)), ..Default::default() };
+    let worker = Worker::start("127.0.0.1:0", backend, WorkerConfig { session, ..WorkerConfig::default() }).unwrap();
+    let json_path = std::env::temp_dir().join(format!("hip-remote-wan-token-{}.json", std::process::id()));
+    let addr = worker.local_addr().to_string();
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_hip-remote"));
+    let out = Command::new(&exe)
+        .args(["wan-bench", "--rtt", "0", "--weights-mib", "1", "--lib"])
+        .arg(library(&exe))
+        .arg("--json")
+        .arg(&json_path)
+        .env("HIP_REMOTE_WORKER", &addr)
+        .env("HIP_REMOTE_TOKEN", "a-wrong-token")
+        // The library explains failed calls on stderr.
+        .env("HIP_REMOTE_DEBUG", "1")
+        .output()
+        .expect("hip-remote runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains(&format!("the hip-worker at {addr} refused HIP_REMOTE_TOKEN")), "{stderr}");
+}
