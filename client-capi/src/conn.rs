@@ -803,6 +803,35 @@ impl Conn {
         Ok(results.into_iter().map(|r| r.unwrap_or_else(|| Err(CallError::new(HipError::UNKNOWN, "reply missing")))).collect())
     }
 
+    /// Sends `first` and `second` back to back, then reads both replies: one round trip for
+    /// two calls (the device count with device 0's properties). The outer error is the
+    /// first call's or a failed connection; the second call's own failure is the inner one.
+    pub fn call_pair<A: Call, B: Call, RA, RB>(
+        &mut self,
+        first: A::Request<'_>,
+        second: B::Request<'_>,
+        on_first: impl FnOnce(A::Reply<'_>) -> RA,
+        on_second: impl FnOnce(B::Reply<'_>) -> RB,
+    ) -> Result<(RA, Result<RB, CallError>), CallError> {
+        let ta = self.transmit(&A::wrap(first), Expect::Reply, false)?;
+        let tb = self.transmit(&B::wrap(second), Expect::Reply, true)?;
+        let since = Instant::now();
+        self.session.arm_deadline(since);
+        let wrong = |op: Opcode| CallError::new(HipError::UNKNOWN, format!("worker answered {op} with another reply"));
+        let ra = match self.wait_reply(ta) {
+            Ok(header) => self.parse_wanted(A::OPCODE.raw(), &header).and_then(|r| A::unwrap(r).map(on_first).ok_or_else(|| wrong(A::OPCODE))),
+            Err(e) => Err(e),
+        };
+        // The second reply is read whatever the first said, so no failure of it is left to
+        // surface in a later call.
+        let rb = match self.wait_reply(tb) {
+            Ok(header) => self.parse_wanted(B::OPCODE.raw(), &header).and_then(|r| B::unwrap(r).map(on_second).ok_or_else(|| wrong(B::OPCODE))),
+            Err(e) => Err(e),
+        };
+        profile::waited(|| format!("{} + {} (one round trip)", A::OPCODE, B::OPCODE), since);
+        Ok((ra?, rb))
+    }
+
     /// Waits until the next frame begins, running the session's timers: each heartbeat of
     /// silence sends its PING; silence for the liveness timeout, or the call's deadline
     /// passing, ends the connection.
