@@ -28,6 +28,7 @@ pub use client_core::WelcomeInfo;
 pub use client_core::{status_to_hip, CallError, LOST};
 use client_core::{ClientSession, Expect, Flush, Inbound, Landing, SessionConfig, Ticket};
 use proto_core::auth::{auth_response, AuthContext};
+use proto_core::content::{content_hash, CONTENT_ADDRESSED_MIN_BYTES};
 use proto_core::limits::DEFAULT_COPY_CHUNK;
 use proto_core::opcode::assert_postable;
 use proto_core::wire;
@@ -63,6 +64,16 @@ pub struct Conn {
     /// AUTHENTICATE, sent without waiting (its reply comes before any later one), and the
     /// worker's address for the message should it be refused.
     auth_pending: Option<(Ticket, String)>,
+    /// Large uploads are named by hash first (`HIP_REMOTE_CONTENT_STORE`, and the worker
+    /// offers `CONTENT_STORE`).
+    content_store: bool,
+}
+
+/// Whether `worker` (`HOST:PORT`, any scheme) names this machine's loopback interface.
+fn is_loopback(worker: &str) -> bool {
+    let host_port = worker.rsplit("://").next().unwrap_or(worker);
+    let host = host_port.rsplit_once(':').map_or(host_port, |(h, _)| h).trim_start_matches('[').trim_end_matches(']');
+    host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 /// Largest synchronous host-to-device `hipMemcpy` that returns once its bytes are sent
@@ -220,7 +231,10 @@ impl Conn {
             stripe_min_bytes: config.stripe_min_bytes,
             shared_host: None,
             auth_pending: None,
+            content_store: false,
         };
+        // Over TCP (not shared memory or RDMA, where bytes cost less than hashing them).
+        let wants_content_store = !worker.contains("://") && config.content_store.unwrap_or_else(|| !is_loopback(worker));
         let client_name = format!("{} pid {}", std::env::args().next().unwrap_or_else(|| "hip-app".into()), std::process::id());
         // Only the main connection of a plain TCP client looks for a worker on its machine
         // (TLS stays TLS; a callback channel carries no bulk).
@@ -233,6 +247,7 @@ impl Conn {
                 | if extra_features == 0 && config.stripes >= 2 { wire::features::STRIPED_BULK } else { 0 }
                 | if cfg!(feature = "rdma") { wire::features::RDMA } else { 0 }
                 | if config.client_alloc { wire::features::CLIENT_ALLOCATION } else { 0 }
+                | if wants_content_store && extra_features == 0 { wire::features::CONTENT_STORE } else { 0 }
                 | if same_host.is_some() || descriptors.is_some() { wire::features::SHARED_MEMORY } else { 0 }
                 | extra_features,
             client_name: client_name.as_str().into(),
@@ -253,6 +268,7 @@ impl Conn {
             config.token.as_deref().map(|token| auth_response(token.as_bytes(), &cx))
         });
         let welcome = WelcomeInfo::from_wire(&w);
+        conn.content_store = welcome.features & wire::features::CONTENT_STORE != 0;
         conn.session.handle_welcome(welcome, config.client_alloc);
         if conn.session.welcome().features & wire::features::SHARED_MEMORY != 0 {
             conn.shared_host = descriptors.map(SharedHost::new);
@@ -434,6 +450,24 @@ impl Conn {
     /// but the reply would report what the application must hear (the layers above know:
     /// managed mirrors, captures, the process's allocations; [`crate::state::copy::sent_is_enough`]).
     pub fn upload(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool, sent_is_enough: SentIsEnough) -> Result<(), CallError> {
+        if !self.content_store || src.len() < CONTENT_ADDRESSED_MIN_BYTES {
+            return self.upload_bytes(dst, src, stream, sync, sent_is_enough);
+        }
+        // Named by hash first: a worker that holds these bytes for our tenant copies them
+        // itself (one round trip, no bytes); else they go as usual and the worker keeps them.
+        let hash = content_hash(src);
+        let req = wire::MemcpyHtoDByHash { dst, len: src.len() as u64, stream, sync, hash: hash[..].into() };
+        if self.memcpy_htod_by_hash(req)?.found {
+            if sync {
+                self.after_sync()?;
+            }
+            return Ok(());
+        }
+        self.upload_bytes(dst, src, stream, sync, sent_is_enough)?;
+        self.post::<calls::ContentRemember>(wire::ContentRemember { src: dst, len: src.len() as u64, stream, hash: hash[..].into() })
+    }
+
+    fn upload_bytes(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool, sent_is_enough: SentIsEnough) -> Result<(), CallError> {
         // Shared memory first, then the stripes; each answers `None` when it does not apply.
         let done = match self.upload_shared(dst, src, stream, sync) {
             Some(result) => Some(result),

@@ -205,6 +205,8 @@ enum Command {
         steps: usize,
         #[arg(long)]
         train_steps: usize,
+        #[arg(long)]
+        weights_seed: u64,
     },
     /// Install a ROCm-style layout: DIR/lib (libamdhip64.so*, libhiprtc.so*, the shims of the
     /// other ROCm libraries), DIR/include, DIR/bin (hipcc, hipconfig, hip-worker, hip-remote);
@@ -352,6 +354,13 @@ struct WanArgs {
     /// Timed training steps per round-trip time.
     #[arg(long, default_value_t = 5)]
     train_steps: usize,
+    /// The weights' content (the same seed: the same bytes, as a program run again uploads
+    /// them) [a fresh one per run].
+    #[arg(long)]
+    weights_seed: Option<u64>,
+    /// Name large uploads by hash first (HIP_REMOTE_CONTENT_STORE for the clients).
+    #[arg(long, value_parser = ["on", "off"], default_value = "on")]
+    content_store: String,
     /// Write the figures as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -376,8 +385,24 @@ fn wan_bench(a: WanArgs) -> Result<(), String> {
     };
     let code_path = std::env::temp_dir().join(format!("hip-remote-wan-{}.code", std::process::id()));
     std::fs::write(&code_path, &code).map_err(|e| format!("{}: {e}", code_path.display()))?;
-    let plan = wan::Plan { weights_bytes: a.weights_mib << 20, steps: a.steps, train_steps: a.train_steps, jitter: link_jitter, bandwidth };
-    let rows = rtts.iter().map(|&rtt| wan::run_child(&lib, &code_path, rtt, &plan)).collect::<Result<Vec<_>, _>>();
+    let fresh = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    let plan = wan::Plan {
+        weights_bytes: a.weights_mib << 20,
+        steps: a.steps,
+        train_steps: a.train_steps,
+        jitter: link_jitter,
+        bandwidth,
+        weights_seed: a.weights_seed.unwrap_or(fresh),
+        content_store: a.content_store == "on",
+    };
+    // Each round-trip time uploads its own weights (a first run), unless a seed was given.
+    let rows = (0u64..)
+        .zip(&rtts)
+        .map(|(i, &rtt)| {
+            let seed = if a.weights_seed.is_some() { plan.weights_seed } else { plan.weights_seed.wrapping_add(i) };
+            wan::run_child(&lib, &code_path, rtt, &wan::Plan { weights_seed: seed, ..plan.clone() })
+        })
+        .collect::<Result<Vec<_>, _>>();
     let _ = std::fs::remove_file(&code_path);
     let rows = rows?;
     print!("{}", wan::table(&rows, &plan, &worker));
@@ -886,8 +911,9 @@ fn main() -> std::process::ExitCode {
             proxy::serve(&listen, &to, link)
         })(),
         Command::WanBench(args) => wan_bench(args),
-        Command::WanChild { lib, code, rtt_us, jitter_us, bandwidth, weights_bytes, steps, train_steps } => {
-            let plan = wan::Plan { weights_bytes, steps, train_steps, jitter: Duration::from_micros(jitter_us), bandwidth };
+        Command::WanChild { lib, code, rtt_us, jitter_us, bandwidth, weights_bytes, steps, train_steps, weights_seed } => {
+            let content_store = std::env::var("HIP_REMOTE_CONTENT_STORE").is_ok_and(|v| v == "on");
+            let plan = wan::Plan { weights_bytes, steps, train_steps, jitter: Duration::from_micros(jitter_us), bandwidth, weights_seed, content_store };
             wan::child_main(&lib, &code, Duration::from_micros(rtt_us), &plan)
         }
     };

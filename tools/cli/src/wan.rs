@@ -39,6 +39,11 @@ pub struct Plan {
     pub train_steps: usize,
     pub jitter: Duration,
     pub bandwidth: Option<f64>,
+    /// The weights' content: the same seed gives the same bytes (a program run again).
+    pub weights_seed: u64,
+    /// `HIP_REMOTE_CONTENT_STORE` for the children (the proxy is on loopback, where the
+    /// library's `auto` turns it off).
+    pub content_store: bool,
 }
 
 /// One child's figures.
@@ -54,6 +59,10 @@ pub struct Figures {
     pub weights_rt: u64,
     pub weights_ms: f64,
     pub weights_up_bytes: u64,
+    /// The same bytes uploaded again to another buffer (the content store's hit).
+    pub again_rt: u64,
+    pub again_ms: f64,
+    pub again_up_bytes: u64,
     pub train_rt: f64,
     pub train_ms: f64,
 }
@@ -66,6 +75,7 @@ impl Figures {
                       "calls": self.start_calls.iter().map(|(n, rt, ms)| json!({"call": n, "round_trips": rt, "ms": ms})).collect::<Vec<_>>()},
             "step": {"round_trips": self.step_rt, "ms": self.step_ms},
             "weights": {"round_trips": self.weights_rt, "ms": self.weights_ms, "up_bytes": self.weights_up_bytes},
+            "weights_again": {"round_trips": self.again_rt, "ms": self.again_ms, "up_bytes": self.again_up_bytes},
             "train": {"round_trips": self.train_rt, "ms": self.train_ms},
         })
     }
@@ -88,6 +98,9 @@ impl Figures {
             weights_rt: f(&["weights", "round_trips"])? as u64,
             weights_ms: f(&["weights", "ms"])?,
             weights_up_bytes: f(&["weights", "up_bytes"])? as u64,
+            again_rt: f(&["weights_again", "round_trips"])? as u64,
+            again_ms: f(&["weights_again", "ms"])?,
+            again_up_bytes: f(&["weights_again", "up_bytes"])? as u64,
             train_rt: f(&["train", "round_trips"])?,
             train_ms: f(&["train", "ms"])?,
         })
@@ -101,7 +114,8 @@ pub fn run_child(lib: &Path, code: &Path, rtt: Duration, plan: &Plan) -> Result<
     cmd.args(["wan-child", "--lib"]).arg(lib).arg("--code").arg(code);
     cmd.args(["--rtt-us", &rtt.as_micros().to_string(), "--jitter-us", &plan.jitter.as_micros().to_string()]);
     cmd.args(["--weights-bytes", &plan.weights_bytes.to_string(), "--steps", &plan.steps.to_string()]);
-    cmd.args(["--train-steps", &plan.train_steps.to_string()]);
+    cmd.args(["--train-steps", &plan.train_steps.to_string(), "--weights-seed", &plan.weights_seed.to_string()]);
+    cmd.env("HIP_REMOTE_CONTENT_STORE", if plan.content_store { "on" } else { "off" });
     if let Some(bw) = plan.bandwidth {
         cmd.args(["--bandwidth", &format!("{bw}")]);
     }
@@ -126,7 +140,7 @@ pub fn child_main(lib: &PathBuf, code: &Path, rtt: Duration, plan: &Plan) -> Res
     let mut figures = Figures { rtt_ms: rtt.as_secs_f64() * 1e3, ..Figures::default() };
     start(&hip, &proxy, &code, &mut figures)?;
     step(&hip, &proxy, plan.steps, &mut figures)?;
-    weights(&hip, &proxy, plan.weights_bytes, &mut figures)?;
+    weights(&hip, &proxy, plan.weights_bytes, plan.weights_seed, &mut figures)?;
     train(&hip, &proxy, plan.train_steps, &mut figures)?;
     println!("result {}", figures.json());
     Ok(())
@@ -210,12 +224,15 @@ fn step(hip: &Hip, proxy: &Proxy, steps: usize, fig: &mut Figures) -> Result<(),
     Ok(())
 }
 
-fn weights(hip: &Hip, proxy: &Proxy, bytes: usize, fig: &mut Figures) -> Result<(), String> {
-    let mut dev = std::ptr::null_mut();
-    // SAFETY: valid out-pointer.
-    hip.check("hipMalloc", unsafe { (hip.malloc)(&mut dev, bytes) })?;
+fn weights(hip: &Hip, proxy: &Proxy, bytes: usize, seed: u64, fig: &mut Figures) -> Result<(), String> {
+    let (mut dev, mut again) = (std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: valid out-pointers.
+    unsafe {
+        hip.check("hipMalloc", (hip.malloc)(&mut dev, bytes))?;
+        hip.check("hipMalloc", (hip.malloc)(&mut again, bytes))?;
+    }
     // Incompressible bytes, as trained weights are.
-    let mut state = 0x853c_49e6_748f_ea9bu64;
+    let mut state = 0x853c_49e6_748f_ea9bu64 ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let host: Vec<u8> = (0..bytes)
         .map(|_| {
             state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
@@ -227,8 +244,23 @@ fn weights(hip: &Hip, proxy: &Proxy, bytes: usize, fig: &mut Figures) -> Result<
     fig.weights_rt = c.round_trips;
     fig.weights_ms = ms;
     fig.weights_up_bytes = c.up_bytes;
+    // SAFETY: as above.
+    let ((), c, ms) = measured(proxy, || hip.check("hipMemcpy", unsafe { (hip.memcpy)(again, host.as_ptr().cast(), bytes, 1) }))?;
+    (fig.again_rt, fig.again_ms, fig.again_up_bytes) = (c.round_trips, ms, c.up_bytes);
+    // Both copies arrived whole: the device's bytes read back.
+    let mut back = vec![0u8; bytes];
+    for (name, ptr) in [("first", dev), ("second", again)] {
+        // SAFETY: `ptr` holds `bytes` bytes, `back` too.
+        hip.check("hipMemcpy", unsafe { (hip.memcpy)(back.as_mut_ptr().cast(), ptr, bytes, 2) })?;
+        if back != host {
+            return Err(format!("the {name} weight upload reads back different bytes"));
+        }
+    }
     // SAFETY: from hipMalloc above.
-    hip.check("hipFree", unsafe { (hip.free)(dev) })
+    unsafe {
+        hip.check("hipFree", (hip.free)(dev))?;
+        hip.check("hipFree", (hip.free)(again))
+    }
 }
 
 /// The training step's [`Gpu`]: the remote one, noting the proxy's counts after each
@@ -297,14 +329,27 @@ pub fn table(rows: &[Figures], plan: &Plan, worker: &str) -> String {
         plan.bandwidth.map_or("unlimited".to_string(), |b| format!("{:.1} MB/s", b / 1e6))
     ));
     s.push_str(&format!(
-        "| RTT ms | start RT | start ms | step RT | step ms | {} MiB upload RT | upload ms | train step RT | train step ms |\n",
+        "| RTT ms | start RT | start ms | step RT | step ms | {} MiB upload RT | upload ms | up MiB | again RT | again ms | again up MiB | train step RT | train step ms |\n",
         plan.weights_bytes >> 20
     ));
-    s.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    s.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
     for r in rows {
         s.push_str(&format!(
-            "| {} | {} | {:.1} | {:.2} | {:.2} | {} | {:.1} | {:.2} | {:.2} |\n",
-            r.rtt_ms, r.start_rt, r.start_ms, r.step_rt, r.step_ms, r.weights_rt, r.weights_ms, r.train_rt, r.train_ms
+            "| {} | {} | {:.1} | {:.2} | {:.2} | {} | {:.1} | {:.1} | {} | {:.1} | {:.3} | {:.2} | {:.2} |\n",
+            r.rtt_ms,
+            r.start_rt,
+            r.start_ms,
+            r.step_rt,
+            r.step_ms,
+            r.weights_rt,
+            r.weights_ms,
+            mib(r.weights_up_bytes),
+            r.again_rt,
+            r.again_ms,
+            mib(r.again_up_bytes),
+            r.train_rt,
+            r.train_ms
         ));
     }
     if let Some(last) = rows.last() {

@@ -48,6 +48,10 @@ impl SessionHandler for Session {
         if self.offers_stripes() {
             offered |= features::STRIPED_BULK;
         }
+        // Content is kept per tenant: a worker without tenants keeps none.
+        if self.config.tokens.is_some() {
+            offered |= features::CONTENT_STORE;
+        }
         if (self.config.same_host.machine.is_some() && self.config.same_host.socket.get().is_some()) || self.offers_shared_host_memory() {
             offered |= features::SHARED_MEMORY;
         }
