@@ -109,3 +109,67 @@ fn a_wrong_token_is_still_refused_clearly() {
     assert!(!out.status.success(), "{stderr}");
     assert!(stderr.contains(&format!("the hip-worker at {addr} refused HIP_REMOTE_TOKEN")), "{stderr}");
 }
+
+/// A worker (host backend, kernels allowed) whose tenants are `alice` and `bob`.
+fn two_tenant_worker(dir: &Path) -> Worker {
+    let file = dir.join("tokens");
+    std::fs::write(&file, "alice:alice-token\nbob:bob-token\n").unwrap();
+    let tokens = hip_worker::auth::TokenStore::new(None, Some(&file)).unwrap();
+    let host = hip_worker::backend::HostConfig { memory_per_device: 256 << 20, allow_host_code: true, ..Default::default() };
+    let backend = Arc::new(hip_worker::backend::HostBackend::new(host));
+    let session = hip_worker::session::SessionConfig { tokens: Some(Arc::new(tokens)), ..Default::default() };
+    Worker::start("127.0.0.1:0", backend, WorkerConfig { session, ..WorkerConfig::default() }).unwrap()
+}
+
+/// One `wan-bench` run as `token`'s tenant: the bytes its first weight upload sent and the
+/// bytes of the same upload again in that run.
+fn weights_run(worker: &str, token: &str, seed: &str, store: &str, json: &Path) -> (u64, u64) {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_hip-remote"));
+    let out = Command::new(&exe)
+        .args(["wan-bench", "--rtt", "0", "--weights-mib", "4", "--steps", "1", "--train-steps", "2", "--weights-seed", seed])
+        .args(["--content-store", store, "--lib"])
+        .arg(library(&exe))
+        .arg("--json")
+        .arg(json)
+        .env("HIP_REMOTE_WORKER", worker)
+        .env("HIP_REMOTE_TOKEN", token)
+        .env_remove("HIP_REMOTE_PROFILE")
+        .output()
+        .expect("hip-remote runs");
+    assert!(out.status.success(), "wan-bench failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    let r = &rows[0];
+    (r["weights"]["up_bytes"].as_u64().unwrap(), r["weights_again"]["up_bytes"].as_u64().unwrap())
+}
+
+#[test]
+fn a_second_run_sends_the_same_weights_by_hash_and_never_across_tenants() {
+    if !have_cxx() {
+        eprintln!("no C++ compiler: the host backend cannot build kernels; skipped");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("hip-remote-wan-content-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let worker = two_tenant_worker(&dir);
+    let addr = worker.local_addr().to_string();
+    let json = dir.join("run.json");
+    let weights = 4u64 << 20;
+    let one_percent = weights / 100;
+
+    // Without the store every upload sends its bytes (the oracle for "sent").
+    let (first, again) = weights_run(&addr, "alice-token", "11", "off", &json);
+    assert!(first >= weights && again >= weights, "store off: {first} and {again} bytes for {weights}");
+
+    // Alice's first run sends the bytes once; the same bytes again in that run go by hash.
+    let (first, again) = weights_run(&addr, "alice-token", "12", "on", &json);
+    assert!(first >= weights, "a first upload sent {first} bytes of {weights}");
+    assert!(again <= one_percent, "the same bytes again sent {again} bytes");
+    // Her next run (a new process, a new session) finds them.
+    let (first, again) = weights_run(&addr, "alice-token", "12", "on", &json);
+    assert!(first <= one_percent && again <= one_percent, "a second run sent {first} + {again} bytes of {weights}");
+    // Bob uploads the very same bytes: he must send them all (he never sees Alice's store).
+    let (first, again) = weights_run(&addr, "bob-token", "12", "on", &json);
+    assert!(first >= weights, "another tenant's first upload sent only {first} bytes of {weights}");
+    assert!(again <= one_percent, "bob's own second upload sent {again} bytes");
+    let _ = std::fs::remove_dir_all(&dir);
+}
