@@ -913,7 +913,8 @@ fn main() -> std::process::ExitCode {
         Command::WanBench(args) => wan_bench(args),
         Command::WanChild { lib, code, rtt_us, jitter_us, bandwidth, weights_bytes, steps, train_steps, weights_seed } => {
             let content_store = std::env::var("HIP_REMOTE_CONTENT_STORE").is_ok_and(|v| v == "on");
-            let plan = wan::Plan { weights_bytes, steps, train_steps, jitter: Duration::from_micros(jitter_us), bandwidth, weights_seed, content_store };
+            let plan =
+                wan::Plan { weights_bytes, steps, train_steps, jitter: Duration::from_micros(jitter_us), bandwidth, weights_seed, content_store };
             wan::child_main(&lib, &code, Duration::from_micros(rtt_us), &plan)
         }
     };

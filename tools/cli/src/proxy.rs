@@ -5,8 +5,9 @@
 //! Each accepted connection gets a connection to `--to` and two pumps, one per direction. A
 //! pump's reader takes at most [`MAX_CHUNK`] bytes at a time, waits while the link is still
 //! serialising earlier bytes (`--bandwidth`: the reader falls behind, so the sender feels the
-//! cap as a real link's back-pressure), and stamps the chunk with its delivery time: serialised
-//! + delay + a jitter sample, but never before the chunk before it (bytes stay in order). Its
+//! cap as a real link's back-pressure), and stamps the chunk with its delivery time: when it
+//! is serialised, plus the delay and a jitter sample, but never before the chunk before it
+//! (bytes stay in order). Its
 //! writer delivers each chunk at its time. At most [`MAX_IN_FLIGHT_CHUNKS`] chunks wait per
 //! direction (as a TCP window bounds what is in flight); a new connection's first bytes are held
 //! one extra round trip, what its TCP handshake (SYN, SYN-ACK) would cost.
@@ -224,7 +225,15 @@ fn pump(
     Ok(())
 }
 
-fn read_side(mut src: TcpStream, link: Link, dir: Direction, not_before: Instant, seed: u64, counters: &Counters, tx: SyncSender<(Instant, Vec<u8>)>) {
+fn read_side(
+    mut src: TcpStream,
+    link: Link,
+    dir: Direction,
+    not_before: Instant,
+    seed: u64,
+    counters: &Counters,
+    tx: SyncSender<(Instant, Vec<u8>)>,
+) {
     let mut rng = seed | 1;
     let mut serialised = not_before;
     let mut last_delivery = not_before;

@@ -89,7 +89,9 @@ impl Figures {
             rtt_ms: f(&["rtt_ms"])?,
             start_calls: calls
                 .iter()
-                .map(|c| (c["call"].as_str().unwrap_or("?").to_string(), c["round_trips"].as_u64().unwrap_or(0), c["ms"].as_f64().unwrap_or(f64::NAN)))
+                .map(|c| {
+                    (c["call"].as_str().unwrap_or("?").to_string(), c["round_trips"].as_u64().unwrap_or(0), c["ms"].as_f64().unwrap_or(f64::NAN))
+                })
                 .collect(),
             start_rt: f(&["start", "round_trips"])? as u64,
             start_ms: f(&["start", "ms"])?,
@@ -122,7 +124,10 @@ pub fn run_child(lib: &Path, code: &Path, rtt: Duration, plan: &Plan) -> Result<
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::inherit());
     let out = cmd.output().map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout.lines().find_map(|l| l.strip_prefix("result ")).ok_or_else(|| format!("the wan child gave no result ({}; its stderr is above)", out.status))?;
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("result "))
+        .ok_or_else(|| format!("the wan child gave no result ({}; its stderr is above)", out.status))?;
     Figures::from_json(&serde_json::from_str(line).map_err(|e| format!("the wan child's result: {e}"))?)
 }
 
@@ -171,7 +176,10 @@ fn start(hip: &Hip, proxy: &Proxy, code: &[u8], fig: &mut Figures) -> Result<(),
         call("hipModuleLoadData", &mut || hip.check("hipModuleLoadData", (hip.module_load_data)(&mut module, code.as_ptr().cast())))?;
         call("hipModuleGetFunction", &mut || hip.check("hipModuleGetFunction", (hip.module_get_function)(&mut function, module, c"empty".as_ptr())))?;
         call("hipModuleLaunchKernel", &mut || {
-            hip.check("hipModuleLaunchKernel", (hip.module_launch_kernel)(function, 1, 1, 1, 1, 1, 1, 0, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut()))
+            hip.check(
+                "hipModuleLaunchKernel",
+                (hip.module_launch_kernel)(function, 1, 1, 1, 1, 1, 1, 0, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut()),
+            )
         })?;
         call("hipDeviceSynchronize", &mut || hip.check("hipDeviceSynchronize", (hip.device_synchronize)()))?;
     }
@@ -306,7 +314,8 @@ impl Gpu for StepCounter<'_> {
 fn train(hip: &Hip, proxy: &Proxy, steps: usize, fig: &mut Figures) -> Result<(), String> {
     let mut counter = StepCounter { gpu: RemoteGpu::new(hip)?, proxy, ends: Vec::new() };
     let (kernels, _) = workload::Kernels::load(&mut counter)?;
-    let cfg = workload::MlpConfig { batch: 64, input: 64, hidden: 128, classes: 8, micro: 1, steps: steps.max(2), warmup: 1, lr: 0.2, data_batches: 4 };
+    let cfg =
+        workload::MlpConfig { batch: 64, input: 64, hidden: 128, classes: 8, micro: 1, steps: steps.max(2), warmup: 1, lr: 0.2, data_batches: 4 };
     let run = workload::mlp(&mut counter, &kernels, &cfg)?;
     if !run.losses.iter().all(|l| l.is_finite()) {
         return Err(format!("training losses not finite: {:?}", run.losses));
