@@ -26,6 +26,7 @@ use client_core::client_handles::ClientHandles;
 use client_core::client_memory::{ClientMemory, DeviceRange};
 pub use client_core::WelcomeInfo;
 pub use client_core::{status_to_hip, CallError, LOST};
+use client_core::compression::{Compression, COMPRESS_MIN_BYTES, COMPRESS_SAMPLE_BYTES};
 use client_core::{ClientSession, Expect, Flush, Inbound, Landing, SessionConfig, Ticket};
 use proto_core::auth::{auth_response, AuthContext};
 use proto_core::content::{content_hash, CONTENT_ADDRESSED_MIN_BYTES};
@@ -67,6 +68,10 @@ pub struct Conn {
     /// Large uploads are named by hash first (`HIP_REMOTE_CONTENT_STORE`, and the worker
     /// offers `CONTENT_STORE`).
     content_store: bool,
+    /// Large uploads may go compressed where that is faster (the worker offers
+    /// `COMPRESSED_BULK`; [`Compression`] decides per copy).
+    compressed_bulk: bool,
+    compression: Compression,
 }
 
 /// Whether `worker` (`HOST:PORT`, any scheme) names this machine's loopback interface.
@@ -232,6 +237,8 @@ impl Conn {
             shared_host: None,
             auth_pending: None,
             content_store: false,
+            compressed_bulk: false,
+            compression: Compression::default(),
         };
         // Over TCP (not shared memory or RDMA, where bytes cost less than hashing them).
         let wants_content_store = !worker.contains("://") && config.content_store.unwrap_or_else(|| !is_loopback(worker));
@@ -248,6 +255,7 @@ impl Conn {
                 | if cfg!(feature = "rdma") { wire::features::RDMA } else { 0 }
                 | if config.client_alloc { wire::features::CLIENT_ALLOCATION } else { 0 }
                 | if wants_content_store && extra_features == 0 { wire::features::CONTENT_STORE } else { 0 }
+                | if !worker.contains("://") && extra_features == 0 { wire::features::COMPRESSED_BULK } else { 0 }
                 | if same_host.is_some() || descriptors.is_some() { wire::features::SHARED_MEMORY } else { 0 }
                 | extra_features,
             client_name: client_name.as_str().into(),
@@ -269,6 +277,7 @@ impl Conn {
         });
         let welcome = WelcomeInfo::from_wire(&w);
         conn.content_store = welcome.features & wire::features::CONTENT_STORE != 0;
+        conn.compressed_bulk = welcome.features & wire::features::COMPRESSED_BULK != 0;
         conn.session.handle_welcome(welcome, config.client_alloc);
         if conn.session.welcome().features & wire::features::SHARED_MEMORY != 0 {
             conn.shared_host = descriptors.map(SharedHost::new);
@@ -468,6 +477,65 @@ impl Conn {
     }
 
     fn upload_bytes(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool, sent_is_enough: SentIsEnough) -> Result<(), CallError> {
+        if self.compressed_bulk && src.len() >= COMPRESS_MIN_BYTES {
+            if let Some(done) = self.upload_compressed(dst, src, stream, sync) {
+                return done;
+            }
+        }
+        let started = Instant::now();
+        let sent = self.upload_uncompressed(dst, src, stream, sync, sent_is_enough);
+        if self.compressed_bulk && sync && sent.is_ok() {
+            // What the link does with bytes as they are, for the compression policy.
+            self.compression.link_measured(src.len(), started.elapsed().as_secs_f64());
+        }
+        sent
+    }
+
+    /// A host-to-device copy sent compressed, when [`Compression`] finds that faster (a
+    /// sample of the bytes compressed and timed); `None`: send it as it is.
+    fn upload_compressed(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool) -> Option<Result<(), CallError>> {
+        let sample = &src[..src.len().min(COMPRESS_SAMPLE_BYTES)];
+        let started = Instant::now();
+        let packed = lz4_flex::block::compress(sample);
+        if !self.compression.compress(src.len(), sample.len(), packed.len(), started.elapsed().as_secs_f64()) {
+            return None;
+        }
+        let mut chunks = src.chunks(DEFAULT_COPY_CHUNK).enumerate().peekable();
+        let sent = (|| {
+            while let Some((i, chunk)) = chunks.next() {
+                let wait = sync && chunks.peek().is_none();
+                let at = dst + (i * DEFAULT_COPY_CHUNK) as u64;
+                let packed = lz4_flex::block::compress(chunk);
+                if packed.len() >= chunk.len() {
+                    // This part does not shrink: as it is.
+                    let req = wire::MemcpyHtoD { dst: at, stream, sync: wait, data: Bulk(chunk) };
+                    if wait {
+                        self.memcpy_htod(req)?;
+                    } else {
+                        self.post::<calls::MemcpyHtoD>(req)?;
+                    }
+                    continue;
+                }
+                let req = wire::MemcpyHtoDCompressed { dst: at, len: chunk.len() as u64, stream, sync: wait, data: Bulk(&packed) };
+                if wait {
+                    self.memcpy_htod_compressed(req)?;
+                } else {
+                    self.post::<calls::MemcpyHtoDCompressed>(req)?;
+                }
+            }
+            if sync {
+                // The last part's reply carries any failure of the earlier ones (aux).
+                if let Some(e) = self.take_deferred() {
+                    return Err(CallError::new(e, "host-to-device copy failed on the worker"));
+                }
+                self.after_sync()?;
+            }
+            Ok(())
+        })();
+        Some(sent)
+    }
+
+    fn upload_uncompressed(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool, sent_is_enough: SentIsEnough) -> Result<(), CallError> {
         // Shared memory first, then the stripes; each answers `None` when it does not apply.
         let done = match self.upload_shared(dst, src, stream, sync) {
             Some(result) => Some(result),

@@ -98,6 +98,24 @@ message! {
 }
 
 message! {
+    /// Host-to-device copy whose bulk is the LZ4 block (`lz4_flex::block`, no size prefix)
+    /// of `len` bytes (`features::COMPRESSED_BULK`): the worker decompresses it, refusing a
+    /// block that does not give exactly `len` bytes, then copies as [`MemcpyHtoD`].
+    pub struct MemcpyHtoDCompressed<'a> {
+        /// Destination device address.
+        pub dst: u64,
+        /// Bytes once decompressed (at most `MAX_BULK_LEN`).
+        pub len: u64,
+        /// Stream (0 = null stream).
+        pub stream: u64,
+        /// Complete the copy before responding.
+        pub sync: bool,
+        /// The compressed bytes.
+        pub data: Bulk<'a>,
+    }
+}
+
+message! {
     /// Whether the worker held the content named ([`MemcpyHtoDByHash`]).
     pub struct ContentFound {
         /// The worker held it and copied it.

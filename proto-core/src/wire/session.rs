@@ -33,6 +33,9 @@ pub mod features {
     /// hash first ([`MemcpyHtoDByHash`](super::MemcpyHtoDByHash)) and have content kept
     /// ([`ContentRemember`](super::ContentRemember)); `crate::content`.
     pub const CONTENT_STORE: u64 = 1 << 9;
+    /// The worker takes host-to-device copies compressed (LZ4 block format,
+    /// [`MemcpyHtoDCompressed`](super::MemcpyHtoDCompressed)).
+    pub const COMPRESSED_BULK: u64 = 1 << 10;
     /// Every bit this version defines.
     pub const ALL: u64 = RDMA
         | TLS
@@ -43,7 +46,8 @@ pub mod features {
         | STRIPED_BULK
         | SHARED_MEMORY
         | CLIENT_ALLOCATION
-        | CONTENT_STORE;
+        | CONTENT_STORE
+        | COMPRESSED_BULK;
 }
 
 message! {

@@ -207,6 +207,8 @@ enum Command {
         train_steps: usize,
         #[arg(long)]
         weights_seed: u64,
+        #[arg(long)]
+        compressible: bool,
     },
     /// Install a ROCm-style layout: DIR/lib (libamdhip64.so*, libhiprtc.so*, the shims of the
     /// other ROCm libraries), DIR/include, DIR/bin (hipcc, hipconfig, hip-worker, hip-remote);
@@ -361,6 +363,9 @@ struct WanArgs {
     /// Name large uploads by hash first (HIP_REMOTE_CONTENT_STORE for the clients).
     #[arg(long, value_parser = ["on", "off"], default_value = "on")]
     content_store: String,
+    /// Weights that compress (sparse: 3 of 4 64-byte blocks zero) instead of random bytes.
+    #[arg(long)]
+    compressible_weights: bool,
     /// Write the figures as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -394,6 +399,7 @@ fn wan_bench(a: WanArgs) -> Result<(), String> {
         bandwidth,
         weights_seed: a.weights_seed.unwrap_or(fresh),
         content_store: a.content_store == "on",
+        compressible: a.compressible_weights,
     };
     // Each round-trip time uploads its own weights (a first run), unless a seed was given.
     let rows = (0u64..)
@@ -911,10 +917,10 @@ fn main() -> std::process::ExitCode {
             proxy::serve(&listen, &to, link)
         })(),
         Command::WanBench(args) => wan_bench(args),
-        Command::WanChild { lib, code, rtt_us, jitter_us, bandwidth, weights_bytes, steps, train_steps, weights_seed } => {
+        Command::WanChild { lib, code, rtt_us, jitter_us, bandwidth, weights_bytes, steps, train_steps, weights_seed, compressible } => {
             let content_store = std::env::var("HIP_REMOTE_CONTENT_STORE").is_ok_and(|v| v == "on");
-            let plan =
-                wan::Plan { weights_bytes, steps, train_steps, jitter: Duration::from_micros(jitter_us), bandwidth, weights_seed, content_store };
+            let jitter = Duration::from_micros(jitter_us);
+            let plan = wan::Plan { weights_bytes, steps, train_steps, jitter, bandwidth, weights_seed, content_store, compressible };
             wan::child_main(&lib, &code, Duration::from_micros(rtt_us), &plan)
         }
     };

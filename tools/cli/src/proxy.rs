@@ -86,6 +86,10 @@ struct Counters {
     open: AtomicU64,
     /// The last event seen from the client's side: it sent, or bytes reached it.
     last: AtomicU8,
+    /// When the link has serialised what it was given, per direction: one link for all
+    /// connections (stripes share the bandwidth, as on a real network).
+    up_free: Mutex<Option<Instant>>,
+    down_free: Mutex<Option<Instant>>,
 }
 
 impl Counters {
@@ -235,7 +239,7 @@ fn read_side(
     tx: SyncSender<(Instant, Vec<u8>)>,
 ) {
     let mut rng = seed | 1;
-    let mut serialised = not_before;
+    let mut serialised;
     let mut last_delivery = not_before;
     // At most 2 ms of the link per chunk, so the cap is smooth at low rates.
     let chunk = link.bandwidth.map_or(MAX_CHUNK, |bw| ((bw * 0.002) as usize).clamp(1500, MAX_CHUNK));
@@ -257,7 +261,11 @@ fn read_side(
         // Bytes leave no earlier than the (simulated) connection is up.
         let now = Instant::now().max(not_before);
         if let Some(bw) = link.bandwidth {
-            serialised = serialised.max(now) + Duration::from_secs_f64(n as f64 / bw);
+            let free = if dir == Direction::Up { &counters.up_free } else { &counters.down_free };
+            let mut free = free.lock().unwrap_or_else(|p| p.into_inner());
+            serialised = free.map_or(now, |f| f.max(now)) + Duration::from_secs_f64(n as f64 / bw);
+            *free = Some(serialised);
+            drop(free);
             let real_now = Instant::now();
             if serialised > real_now {
                 std::thread::sleep(serialised - real_now);

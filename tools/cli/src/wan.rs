@@ -44,6 +44,9 @@ pub struct Plan {
     /// `HIP_REMOTE_CONTENT_STORE` for the children (the proxy is on loopback, where the
     /// library's `auto` turns it off).
     pub content_store: bool,
+    /// Weights that compress (3 of 4 64-byte blocks zero, as sparse weights) rather than
+    /// random bytes.
+    pub compressible: bool,
 }
 
 /// One child's figures.
@@ -59,7 +62,8 @@ pub struct Figures {
     pub weights_rt: u64,
     pub weights_ms: f64,
     pub weights_up_bytes: u64,
-    /// The same bytes uploaded again to another buffer (the content store's hit).
+    /// The same bytes uploaded again to another buffer (the content store's hit, or with the
+    /// store off, a copy the compression policy may send compressed).
     pub again_rt: u64,
     pub again_ms: f64,
     pub again_up_bytes: u64,
@@ -118,6 +122,9 @@ pub fn run_child(lib: &Path, code: &Path, rtt: Duration, plan: &Plan) -> Result<
     cmd.args(["--weights-bytes", &plan.weights_bytes.to_string(), "--steps", &plan.steps.to_string()]);
     cmd.args(["--train-steps", &plan.train_steps.to_string(), "--weights-seed", &plan.weights_seed.to_string()]);
     cmd.env("HIP_REMOTE_CONTENT_STORE", if plan.content_store { "on" } else { "off" });
+    if plan.compressible {
+        cmd.arg("--compressible");
+    }
     if let Some(bw) = plan.bandwidth {
         cmd.args(["--bandwidth", &format!("{bw}")]);
     }
@@ -145,7 +152,7 @@ pub fn child_main(lib: &PathBuf, code: &Path, rtt: Duration, plan: &Plan) -> Res
     let mut figures = Figures { rtt_ms: rtt.as_secs_f64() * 1e3, ..Figures::default() };
     start(&hip, &proxy, &code, &mut figures)?;
     step(&hip, &proxy, plan.steps, &mut figures)?;
-    weights(&hip, &proxy, plan.weights_bytes, plan.weights_seed, &mut figures)?;
+    weights(&hip, &proxy, plan, &mut figures)?;
     train(&hip, &proxy, plan.train_steps, &mut figures)?;
     println!("result {}", figures.json());
     Ok(())
@@ -232,7 +239,8 @@ fn step(hip: &Hip, proxy: &Proxy, steps: usize, fig: &mut Figures) -> Result<(),
     Ok(())
 }
 
-fn weights(hip: &Hip, proxy: &Proxy, bytes: usize, seed: u64, fig: &mut Figures) -> Result<(), String> {
+fn weights(hip: &Hip, proxy: &Proxy, plan: &Plan, fig: &mut Figures) -> Result<(), String> {
+    let (bytes, seed) = (plan.weights_bytes, plan.weights_seed);
     let (mut dev, mut again) = (std::ptr::null_mut(), std::ptr::null_mut());
     // SAFETY: valid out-pointers.
     unsafe {
@@ -241,12 +249,19 @@ fn weights(hip: &Hip, proxy: &Proxy, bytes: usize, seed: u64, fig: &mut Figures)
     }
     // Incompressible bytes, as trained weights are.
     let mut state = 0x853c_49e6_748f_ea9bu64 ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    let host: Vec<u8> = (0..bytes)
+    let mut host: Vec<u8> = (0..bytes)
         .map(|_| {
             state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
             (state >> 56) as u8
         })
         .collect();
+    if plan.compressible {
+        for (i, block) in host.chunks_mut(64).enumerate() {
+            if (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(seed) >> 62 != 0 {
+                block.fill(0);
+            }
+        }
+    }
     // SAFETY: `dev` and `host` hold `bytes` bytes.
     let ((), c, ms) = measured(proxy, || hip.check("hipMemcpy", unsafe { (hip.memcpy)(dev, host.as_ptr().cast(), bytes, 1) }))?;
     fig.weights_rt = c.round_trips;

@@ -173,3 +173,46 @@ fn a_second_run_sends_the_same_weights_by_hash_and_never_across_tenants() {
     assert!(again <= one_percent, "bob's own second upload sent {again} bytes");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One weights run through a 20 MB/s link with the content store off: (first upload bytes,
+/// ms; the same upload again: bytes, ms). The child checks both read back exactly.
+fn compression_run(compressible: bool, json: &Path) -> (u64, f64, u64, f64) {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_hip-remote"));
+    let mut cmd = Command::new(&exe);
+    cmd.args(["wan-bench", "--backend", "host", "--rtt", "2", "--bandwidth", "20MB", "--weights-mib", "4", "--steps", "1"])
+        .args(["--train-steps", "2", "--content-store", "off", "--lib"])
+        .arg(library(&exe))
+        .arg("--json")
+        .arg(json)
+        .env_remove("HIP_REMOTE_WORKER")
+        .env_remove("HIP_REMOTE_PROFILE");
+    if compressible {
+        cmd.arg("--compressible-weights");
+    }
+    let out = cmd.output().expect("hip-remote runs");
+    assert!(out.status.success(), "wan-bench failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    let (w, a) = (&rows[0]["weights"], &rows[0]["weights_again"]);
+    (w["up_bytes"].as_u64().unwrap(), w["ms"].as_f64().unwrap(), a["up_bytes"].as_u64().unwrap(), a["ms"].as_f64().unwrap())
+}
+
+#[test]
+fn bulk_is_compressed_only_where_that_is_faster() {
+    if !have_cxx() {
+        eprintln!("no C++ compiler: the host backend cannot build kernels; skipped");
+        return;
+    }
+    let json = std::env::temp_dir().join(format!("hip-remote-wan-compress-{}.json", std::process::id()));
+    let weights = 4u64 << 20;
+    // The first upload measures the link (uncompressed); the second, of sparse weights over
+    // a slow link, goes compressed: fewer bytes, and not more time.
+    let (first, first_ms, again, again_ms) = compression_run(true, &json);
+    assert!(first >= weights, "the first upload sent {first} bytes");
+    assert!(again < weights * 6 / 10, "compressible weights over 20 MB/s sent {again} of {weights} bytes");
+    // Never slower (generous: the tests of this file share two cores).
+    assert!(again_ms < first_ms * 1.25, "compressed {again_ms:.0} ms, uncompressed {first_ms:.0} ms");
+    // Random bytes never shrink: sent as they are.
+    let (_, _, again, _) = compression_run(false, &json);
+    assert!(again >= weights, "incompressible weights sent {again} of {weights} bytes");
+    let _ = std::fs::remove_file(&json);
+}
