@@ -41,8 +41,11 @@ impl SessionHandler for Session {
                 "HELLO carried a token, which crossed the network in clear: refused (clients answer the WELCOME's challenge instead; consider that token disclosed)",
             ));
         }
-        let mut offered =
-            features::FIRE_AND_FORGET | features::BULK_STREAMING | features::CALLBACK_CHANNEL | features::CLIENT_ALLOCATION | features::COMPRESSED_BULK;
+        let mut offered = features::FIRE_AND_FORGET
+            | features::BULK_STREAMING
+            | features::CALLBACK_CHANNEL
+            | features::CLIENT_ALLOCATION
+            | features::COMPRESSED_BULK;
         if self.config.rdma_endpoint.is_some() {
             offered |= features::RDMA;
         }

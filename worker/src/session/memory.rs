@@ -159,7 +159,10 @@ impl MemoryHandler for Session {
     fn memcpy_htod_compressed(&mut self, _cx: &mut CallCx, req: wire::MemcpyHtoDCompressed<'_>) -> Result<wire::Empty, Failure> {
         // The bound is checked before anything is allocated for the output.
         if req.len as usize > MAX_BULK_LEN {
-            return Err(Failure::new(Status::INVALID_VALUE, format!("compressed copy of {} bytes exceeds the per-frame limit {MAX_BULK_LEN}; split it", req.len)));
+            return Err(Failure::new(
+                Status::INVALID_VALUE,
+                format!("compressed copy of {} bytes exceeds the per-frame limit {MAX_BULK_LEN}; split it", req.len),
+            ));
         }
         if req.len == 0 {
             return Ok(wire::Empty {});
