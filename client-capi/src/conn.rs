@@ -242,6 +242,7 @@ impl Conn {
         };
         // Over TCP (not shared memory or RDMA, where bytes cost less than hashing them).
         let wants_content_store = !worker.contains("://") && config.content_store.unwrap_or_else(|| !is_loopback(worker));
+        let wants_compression = !worker.contains("://") && config.compression.unwrap_or_else(|| !is_loopback(worker));
         let client_name = format!("{} pid {}", std::env::args().next().unwrap_or_else(|| "hip-app".into()), std::process::id());
         // Only the main connection of a plain TCP client looks for a worker on its machine
         // (TLS stays TLS; a callback channel carries no bulk).
@@ -255,7 +256,7 @@ impl Conn {
                 | if cfg!(feature = "rdma") { wire::features::RDMA } else { 0 }
                 | if config.client_alloc { wire::features::CLIENT_ALLOCATION } else { 0 }
                 | if wants_content_store && extra_features == 0 { wire::features::CONTENT_STORE } else { 0 }
-                | if !worker.contains("://") && extra_features == 0 { wire::features::COMPRESSED_BULK } else { 0 }
+                | if wants_compression && extra_features == 0 { wire::features::COMPRESSED_BULK } else { 0 }
                 | if same_host.is_some() || descriptors.is_some() { wire::features::SHARED_MEMORY } else { 0 }
                 | extra_features,
             client_name: client_name.as_str().into(),

@@ -122,6 +122,8 @@ pub fn run_child(lib: &Path, code: &Path, rtt: Duration, plan: &Plan) -> Result<
     cmd.args(["--weights-bytes", &plan.weights_bytes.to_string(), "--steps", &plan.steps.to_string()]);
     cmd.args(["--train-steps", &plan.train_steps.to_string(), "--weights-seed", &plan.weights_seed.to_string()]);
     cmd.env("HIP_REMOTE_CONTENT_STORE", if plan.content_store { "on" } else { "off" });
+    // The policy decides; `auto` would keep it off for the proxy's loopback address.
+    cmd.env("HIP_REMOTE_COMPRESSION", "on");
     if plan.compressible {
         cmd.arg("--compressible");
     }
