@@ -2,7 +2,7 @@
 # The WAN benchmark on a GPU machine (docs/BENCHMARKS.md, "Over a WAN"): an embedded cuda
 # worker, the client library through `hip-remote proxy` at RTT 0, 2, 20 and 100 ms with 1 GiB
 # of weights; then the content store and compression rows at 20 ms and 100 Mbit/s.
-# Usage: scripts/wan-bench-gpu.sh [OUT_DIR]   (release build; needs an NVIDIA GPU)
+# Usage: scripts/device-wan-bench.sh [OUT_DIR]   (release build; needs an NVIDIA GPU)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-target/wan-bench}
