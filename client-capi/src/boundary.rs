@@ -68,6 +68,7 @@ macro_rules! hip_boundary {
     ($name:literal, $body:block) => {{
         // Which worker this call's requests go to, when it names a handle (several workers).
         let _route = $crate::remote::CallRoute::begin();
+        $crate::conn::profile::entering($name);
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<(), ::client_core::CallError> { $body })) {
             Ok(result) => $crate::boundary::finish($name, result),
             Err(_) => {

@@ -36,6 +36,13 @@
 //!   the worker offers them (`CLIENT_ALLOCATION`): streams and events created with handles
 //!   the library picks, small synchronous host-to-device copies that return once sent
 //!   (`docs/ALLOCATION.md`); off keeps every one of them a waiting call.
+//! - `HIP_REMOTE_CONTENT_STORE=auto|on|off` (default auto): name host-to-device copies of
+//!   at least 1 MiB by their hash first, so a worker that holds the bytes for this tenant
+//!   (an earlier run's upload) copies them itself (`proto_core::content`); auto: on unless
+//!   the worker's address is a loopback one (there the hash costs more than the bytes).
+//! - `HIP_REMOTE_COMPRESSION=auto|on|off` (default auto): large host-to-device copies may
+//!   go compressed where the library predicts that faster (measured link, a sample's ratio
+//!   and compression speed; `client_core::compression`); auto: not to a loopback address.
 //! - `HIP_REMOTE_LOG=FILTER` (tracing syntax, e.g. `transport_rdma=debug`): the library's own
 //!   log on stderr.
 //!
@@ -126,6 +133,12 @@ pub struct ClientConfig {
     /// Create streams and events and send small `hipMemcpy` uploads without waiting, where
     /// the worker offers it (`HIP_REMOTE_CLIENT_ALLOC`, default on).
     pub client_alloc: bool,
+    /// Name large uploads by hash first (`HIP_REMOTE_CONTENT_STORE`): `Some(on)`, or `None`
+    /// for auto (on unless the worker's address is a loopback one).
+    pub content_store: Option<bool>,
+    /// Let the compression policy send large uploads compressed (`HIP_REMOTE_COMPRESSION`):
+    /// `Some(on)`, or `None` for auto (on unless the worker's address is a loopback one).
+    pub compression: Option<bool>,
     /// Stripe connections to ask for (`HIP_REMOTE_STRIPES`; 0 or 1: none).
     pub stripes: u32,
     /// Smallest copy sent over the stripes (`HIP_REMOTE_STRIPE_MIN_BYTES`).
@@ -158,6 +171,8 @@ impl ClientConfig {
             device_wait_spin: default_device_wait_spin(),
             liveness: Liveness::default(),
             client_alloc: true,
+            content_store: None,
+            compression: None,
             stripes: DEFAULT_STRIPES,
             stripe_min_bytes: DEFAULT_STRIPE_MIN_BYTES,
             #[cfg(feature = "rdma")]
@@ -241,6 +256,18 @@ impl ClientConfig {
             Some("off") => false,
             Some(other) => return Err(EnvError { name: "HIP_REMOTE_SHM".into(), value: other.into(), expected: "auto or off".into() }),
         };
+        let content_store = match var("HIP_REMOTE_CONTENT_STORE")?.as_deref() {
+            None | Some("auto") => None,
+            Some("on" | "1") => Some(true),
+            Some("off" | "0") => Some(false),
+            Some(other) => return Err(EnvError { name: "HIP_REMOTE_CONTENT_STORE".into(), value: other.into(), expected: "auto, on or off".into() }),
+        };
+        let compression = match var("HIP_REMOTE_COMPRESSION")?.as_deref() {
+            None | Some("auto") => None,
+            Some("on" | "1") => Some(true),
+            Some("off" | "0") => Some(false),
+            Some(other) => return Err(EnvError { name: "HIP_REMOTE_COMPRESSION".into(), value: other.into(), expected: "auto, on or off".into() }),
+        };
         let debug = env::flag(lookup, "HIP_REMOTE_DEBUG")?.or(env::flag(lookup, "TF_DEBUG")?).unwrap_or(false);
         if let Some(filter) = var("HIP_REMOTE_LOG")? {
             // The library's own log (transports, connection) on stderr, e.g.
@@ -273,6 +300,8 @@ impl ClientConfig {
             device_wait_spin: env::spin(lookup, "HIP_REMOTE_SYNC_SPIN_US")?.unwrap_or_else(default_device_wait_spin),
             liveness,
             client_alloc: env::flag(lookup, "HIP_REMOTE_CLIENT_ALLOC")?.unwrap_or(true),
+            content_store,
+            compression,
             stripes: env::uint(lookup, "HIP_REMOTE_STRIPES", 0..=u64::from(MAX_STRIPES), "stripes")?.map_or(DEFAULT_STRIPES, |n| n as u32),
             stripe_min_bytes: env::uint(lookup, "HIP_REMOTE_STRIPE_MIN_BYTES", 1..=1 << 40, "bytes")?
                 .map_or(DEFAULT_STRIPE_MIN_BYTES, |n| usize::try_from(n).unwrap_or(usize::MAX)),

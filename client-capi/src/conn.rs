@@ -19,14 +19,17 @@ use crate::config::ClientConfig;
 use shared_host::{DescriptorChannel, SharedHost};
 use stripes::{StripedResult, Stripes};
 
+pub mod profile;
 mod shared_host;
 pub mod stripes;
 use client_core::client_handles::ClientHandles;
 use client_core::client_memory::{ClientMemory, DeviceRange};
+use client_core::compression::{Compression, COMPRESS_MIN_BYTES, COMPRESS_SAMPLE_BYTES};
 pub use client_core::WelcomeInfo;
 pub use client_core::{status_to_hip, CallError, LOST};
 use client_core::{ClientSession, Expect, Flush, Inbound, Landing, SessionConfig, Ticket};
 use proto_core::auth::{auth_response, AuthContext};
+use proto_core::content::{content_hash, CONTENT_ADDRESSED_MIN_BYTES};
 use proto_core::limits::DEFAULT_COPY_CHUNK;
 use proto_core::opcode::assert_postable;
 use proto_core::wire;
@@ -59,6 +62,23 @@ pub struct Conn {
     stripe_min_bytes: usize,
     /// Shared registered host memory (a same-host connection whose worker offers it).
     shared_host: Option<SharedHost>,
+    /// AUTHENTICATE, sent without waiting (its reply comes before any later one), and the
+    /// worker's address for the message should it be refused.
+    auth_pending: Option<(Ticket, String)>,
+    /// Large uploads are named by hash first (`HIP_REMOTE_CONTENT_STORE`, and the worker
+    /// offers `CONTENT_STORE`).
+    content_store: bool,
+    /// Large uploads may go compressed where that is faster (the worker offers
+    /// `COMPRESSED_BULK`; [`Compression`] decides per copy).
+    compressed_bulk: bool,
+    compression: Compression,
+}
+
+/// Whether `worker` (`HOST:PORT`, any scheme) names this machine's loopback interface.
+fn is_loopback(worker: &str) -> bool {
+    let host_port = worker.rsplit("://").next().unwrap_or(worker);
+    let host = host_port.rsplit_once(':').map_or(host_port, |(h, _)| h).trim_start_matches('[').trim_end_matches(']');
+    host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 /// Largest synchronous host-to-device `hipMemcpy` that returns once its bytes are sent
@@ -215,7 +235,14 @@ impl Conn {
             stripes_to_open: None,
             stripe_min_bytes: config.stripe_min_bytes,
             shared_host: None,
+            auth_pending: None,
+            content_store: false,
+            compressed_bulk: false,
+            compression: Compression::default(),
         };
+        // Over TCP (not shared memory or RDMA, where bytes cost less than hashing them).
+        let wants_content_store = !worker.contains("://") && config.content_store.unwrap_or_else(|| !is_loopback(worker));
+        let wants_compression = !worker.contains("://") && config.compression.unwrap_or_else(|| !is_loopback(worker));
         let client_name = format!("{} pid {}", std::env::args().next().unwrap_or_else(|| "hip-app".into()), std::process::id());
         // Only the main connection of a plain TCP client looks for a worker on its machine
         // (TLS stays TLS; a callback channel carries no bulk).
@@ -228,6 +255,8 @@ impl Conn {
                 | if extra_features == 0 && config.stripes >= 2 { wire::features::STRIPED_BULK } else { 0 }
                 | if cfg!(feature = "rdma") { wire::features::RDMA } else { 0 }
                 | if config.client_alloc { wire::features::CLIENT_ALLOCATION } else { 0 }
+                | if wants_content_store && extra_features == 0 { wire::features::CONTENT_STORE } else { 0 }
+                | if wants_compression && extra_features == 0 { wire::features::COMPRESSED_BULK } else { 0 }
                 | if same_host.is_some() || descriptors.is_some() { wire::features::SHARED_MEMORY } else { 0 }
                 | extra_features,
             client_name: client_name.as_str().into(),
@@ -248,6 +277,8 @@ impl Conn {
             config.token.as_deref().map(|token| auth_response(token.as_bytes(), &cx))
         });
         let welcome = WelcomeInfo::from_wire(&w);
+        conn.content_store = welcome.features & wire::features::CONTENT_STORE != 0;
+        conn.compressed_bulk = welcome.features & wire::features::COMPRESSED_BULK != 0;
         conn.session.handle_welcome(welcome, config.client_alloc);
         if conn.session.welcome().features & wire::features::SHARED_MEMORY != 0 {
             conn.shared_host = descriptors.map(SharedHost::new);
@@ -269,9 +300,12 @@ impl Conn {
                 ))
             }
             Some(Some(response)) => {
-                conn.authenticate(wire::Authenticate { response: response.as_slice().into() }).map_err(|e| {
-                    CallError::new(HipError::NOT_INITIALIZED, format!("the hip-worker at {worker} refused HIP_REMOTE_TOKEN: {}", e.message))
-                })?;
+                // Sent now, not waited for: the program's first call follows in the same
+                // round trip, and the worker answers in order, so the reply (or refusal) is
+                // read before that call's ([`Conn::receive_one`]).
+                let req = Request::Authenticate(wire::Authenticate { response: response.as_slice().into() });
+                let ticket = conn.transmit(&req, Expect::Reply, true)?;
+                conn.auth_pending = Some((ticket, worker.to_string()));
             }
         }
         Ok(conn)
@@ -426,6 +460,83 @@ impl Conn {
     /// but the reply would report what the application must hear (the layers above know:
     /// managed mirrors, captures, the process's allocations; [`crate::state::copy::sent_is_enough`]).
     pub fn upload(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool, sent_is_enough: SentIsEnough) -> Result<(), CallError> {
+        if !self.content_store || src.len() < CONTENT_ADDRESSED_MIN_BYTES {
+            return self.upload_bytes(dst, src, stream, sync, sent_is_enough);
+        }
+        // Named by hash first: a worker that holds these bytes for our tenant copies them
+        // itself (one round trip, no bytes); else they go as usual and the worker keeps them.
+        let hash = content_hash(src);
+        let req = wire::MemcpyHtoDByHash { dst, len: src.len() as u64, stream, sync, hash: hash[..].into() };
+        if self.memcpy_htod_by_hash(req)?.found {
+            if sync {
+                self.after_sync()?;
+            }
+            return Ok(());
+        }
+        self.upload_bytes(dst, src, stream, sync, sent_is_enough)?;
+        self.post::<calls::ContentRemember>(wire::ContentRemember { src: dst, len: src.len() as u64, stream, hash: hash[..].into() })
+    }
+
+    fn upload_bytes(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool, sent_is_enough: SentIsEnough) -> Result<(), CallError> {
+        if self.compressed_bulk && src.len() >= COMPRESS_MIN_BYTES {
+            if let Some(done) = self.upload_compressed(dst, src, stream, sync) {
+                return done;
+            }
+        }
+        let started = Instant::now();
+        let sent = self.upload_uncompressed(dst, src, stream, sync, sent_is_enough);
+        if self.compressed_bulk && sync && sent.is_ok() {
+            // What the link does with bytes as they are, for the compression policy.
+            self.compression.link_measured(src.len(), started.elapsed().as_secs_f64());
+        }
+        sent
+    }
+
+    /// A host-to-device copy sent compressed, when [`Compression`] finds that faster (a
+    /// sample of the bytes compressed and timed); `None`: send it as it is.
+    fn upload_compressed(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool) -> Option<Result<(), CallError>> {
+        let sample = &src[..src.len().min(COMPRESS_SAMPLE_BYTES)];
+        let started = Instant::now();
+        let packed = lz4_flex::block::compress(sample);
+        if !self.compression.compress(src.len(), sample.len(), packed.len(), started.elapsed().as_secs_f64()) {
+            return None;
+        }
+        let mut chunks = src.chunks(DEFAULT_COPY_CHUNK).enumerate().peekable();
+        let sent = (|| {
+            while let Some((i, chunk)) = chunks.next() {
+                let wait = sync && chunks.peek().is_none();
+                let at = dst + (i * DEFAULT_COPY_CHUNK) as u64;
+                let packed = lz4_flex::block::compress(chunk);
+                if packed.len() >= chunk.len() {
+                    // This part does not shrink: as it is.
+                    let req = wire::MemcpyHtoD { dst: at, stream, sync: wait, data: Bulk(chunk) };
+                    if wait {
+                        self.memcpy_htod(req)?;
+                    } else {
+                        self.post::<calls::MemcpyHtoD>(req)?;
+                    }
+                    continue;
+                }
+                let req = wire::MemcpyHtoDCompressed { dst: at, len: chunk.len() as u64, stream, sync: wait, data: Bulk(&packed) };
+                if wait {
+                    self.memcpy_htod_compressed(req)?;
+                } else {
+                    self.post::<calls::MemcpyHtoDCompressed>(req)?;
+                }
+            }
+            if sync {
+                // The last part's reply carries any failure of the earlier ones (aux).
+                if let Some(e) = self.take_deferred() {
+                    return Err(CallError::new(e, "host-to-device copy failed on the worker"));
+                }
+                self.after_sync()?;
+            }
+            Ok(())
+        })();
+        Some(sent)
+    }
+
+    fn upload_uncompressed(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool, sent_is_enough: SentIsEnough) -> Result<(), CallError> {
         // Shared memory first, then the stripes; each answers `None` when it does not apply.
         let done = match self.upload_shared(dst, src, stream, sync) {
             Some(result) => Some(result),
@@ -543,7 +654,10 @@ impl Conn {
         let pending = unsafe { stripes.start_upload(copy_id, src.as_ptr(), src.len()) };
         let req = wire::MemcpyHtoDStriped { dst, len: src.len() as u64, stream, sync, copy_id, stripes: count };
         let reply = self.memcpy_htod_striped(req).map(drop);
-        match pending.wait() {
+        let since = Instant::now();
+        let outcome = pending.wait();
+        profile::waited(|| "striped host-to-device data".into(), since);
+        match outcome {
             StripedResult::Done => Some(reply),
             StripedResult::Failed(e) => Some(reply.and(Err(e))),
             StripedResult::Broken(why) => {
@@ -565,7 +679,10 @@ impl Conn {
         // `wait` below returns only once every stripe is done writing it.
         let pending = unsafe { stripes.start_download(copy_id, dst, len) };
         let reply = self.memcpy_dtoh_striped(wire::MemcpyDtoHStriped { src, len: len as u64, stream, copy_id, stripes: count }).map(drop);
-        match pending.wait() {
+        let since = Instant::now();
+        let outcome = pending.wait();
+        profile::waited(|| "striped device-to-host data".into(), since);
+        match outcome {
             StripedResult::Done => Some(reply),
             StripedResult::Failed(e) => Some(reply.and(Err(e))),
             StripedResult::Broken(why) => {
@@ -692,7 +809,14 @@ impl Conn {
     /// Waits until the replies of `ids` (awaited landings) have landed; the first failure
     /// among them is returned.
     fn wait_landings(&mut self, ids: &[Ticket]) -> Result<(), CallError> {
-        self.session.arm_deadline(Instant::now());
+        let since = Instant::now();
+        let waited = self.wait_landings_since(ids, since);
+        profile::waited(|| "device-to-host data".into(), since);
+        waited
+    }
+
+    fn wait_landings_since(&mut self, ids: &[Ticket], since: Instant) -> Result<(), CallError> {
+        self.session.arm_deadline(since);
         let mut first_error = None;
         for &id in ids {
             while self.session.is_pending(id) {
@@ -758,7 +882,8 @@ impl Conn {
             ids.push(self.transmit(&C::wrap(req), Expect::Reply, false)?);
         }
         self.flush()?;
-        self.session.arm_deadline(Instant::now());
+        let since = Instant::now();
+        self.session.arm_deadline(since);
         let mut results: Vec<Option<Result<R, CallError>>> = ids.iter().map(|_| None).collect();
         let mut open = ids.clone();
         while !open.is_empty() {
@@ -777,7 +902,37 @@ impl Conn {
                 (other, _) => self.defer_unclaimed(other),
             }
         }
+        profile::waited(|| format!("{} ×{} (one batch)", C::OPCODE, ids.len()), since);
         Ok(results.into_iter().map(|r| r.unwrap_or_else(|| Err(CallError::new(HipError::UNKNOWN, "reply missing")))).collect())
+    }
+
+    /// Sends `first` and `second` back to back, then reads both replies: one round trip for
+    /// two calls (the device count with device 0's properties). The outer error is the
+    /// first call's or a failed connection; the second call's own failure is the inner one.
+    pub fn call_pair<A: Call, B: Call, RA, RB>(
+        &mut self,
+        first: A::Request<'_>,
+        second: B::Request<'_>,
+        on_first: impl FnOnce(A::Reply<'_>) -> RA,
+        on_second: impl FnOnce(B::Reply<'_>) -> RB,
+    ) -> Result<(RA, Result<RB, CallError>), CallError> {
+        let ta = self.transmit(&A::wrap(first), Expect::Reply, false)?;
+        let tb = self.transmit(&B::wrap(second), Expect::Reply, true)?;
+        let since = Instant::now();
+        self.session.arm_deadline(since);
+        let wrong = |op: Opcode| CallError::new(HipError::UNKNOWN, format!("worker answered {op} with another reply"));
+        let ra = match self.wait_reply(ta) {
+            Ok(header) => self.parse_wanted(A::OPCODE.raw(), &header).and_then(|r| A::unwrap(r).map(on_first).ok_or_else(|| wrong(A::OPCODE))),
+            Err(e) => Err(e),
+        };
+        // The second reply is read whatever the first said, so no failure of it is left to
+        // surface in a later call.
+        let rb = match self.wait_reply(tb) {
+            Ok(header) => self.parse_wanted(B::OPCODE.raw(), &header).and_then(|r| B::unwrap(r).map(on_second).ok_or_else(|| wrong(B::OPCODE))),
+            Err(e) => Err(e),
+        };
+        profile::waited(|| format!("{} + {} (one round trip)", A::OPCODE, B::OPCODE), since);
+        Ok((ra?, rb))
     }
 
     /// Waits until the next frame begins, running the session's timers: each heartbeat of
@@ -808,6 +963,17 @@ impl Conn {
         self.control.clear();
         self.control.extend_from_slice(head.control);
         let inbound = self.session.handle_frame(Instant::now(), &header, &self.control)?;
+        if let (Some((ticket, worker)), Inbound::Reply(id, outcome)) = (&self.auth_pending, &inbound) {
+            if id == ticket {
+                let refused = outcome.as_ref().err().map(|e| {
+                    CallError::new(HipError::NOT_INITIALIZED, format!("the hip-worker at {worker} refused HIP_REMOTE_TOKEN: {}", e.message))
+                });
+                self.auth_pending = None;
+                if let Some(e) = refused {
+                    return Err(e);
+                }
+            }
+        }
         match &inbound {
             Inbound::Reply(_, Ok(())) => {
                 self.bulk.clear();
@@ -936,8 +1102,11 @@ impl Caller for Conn {
 
     fn call<'s, C: Call>(&'s mut self, req: C::Request<'_>) -> Result<C::Reply<'s>, CallError> {
         let ticket = self.transmit(&C::wrap(req), Expect::Reply, true)?;
-        self.session.arm_deadline(Instant::now());
-        let header = self.wait_reply(ticket)?;
+        let since = Instant::now();
+        self.session.arm_deadline(since);
+        let header = self.wait_reply(ticket);
+        profile::waited(|| C::OPCODE.to_string(), since);
+        let header = header?;
         if matches!(C::OPCODE, Opcode::StreamQuery | Opcode::EventQuery) {
             self.after_completed_query(C::OPCODE, &header)?;
         }

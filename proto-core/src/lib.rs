@@ -28,6 +28,7 @@ mod macros;
 pub mod auth;
 pub mod blas_entry;
 pub mod codec;
+pub mod content;
 pub mod deframe;
 pub mod error;
 pub mod field;

@@ -681,6 +681,12 @@ opcodes! { <'a>
         0x0240 ClientRangeReserve client_range_reserve: DeviceRef => ClientRange, none, call;
         /// `hipMalloc` at a client-chosen address (posted; a call when the client must know).
         0x0241 MallocAt malloc_at: MallocAt => Empty, none, post;
+        /// A host-to-device copy named by its content hash (`features::CONTENT_STORE`).
+        0x0250 MemcpyHtoDByHash memcpy_htod_by_hash: MemcpyHtoDByHash<'a> => ContentFound, none, call;
+        /// Keeps a copied range as the tenant's content (`features::CONTENT_STORE`).
+        0x0251 ContentRemember content_remember: ContentRemember<'a> => Empty, none, post;
+        /// A host-to-device copy sent compressed (`features::COMPRESSED_BULK`).
+        0x0252 MemcpyHtoDCompressed memcpy_htod_compressed: MemcpyHtoDCompressed<'a> => Empty, request, post;
         /// `hipFree` without waiting for the reply (memory the client placed itself).
         0x0242 FreeAt free_at: Free => Empty, none, post;
         /// Host-to-device copy whose bytes travel on the session's stripes.

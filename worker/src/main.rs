@@ -708,6 +708,7 @@ fn main() -> std::process::ExitCode {
             rtc_cache_dir: rtc_cache_root(cli.rtc_cache_dir.as_deref()).map(hip_worker::session::RtcCacheDir::Root),
             device_faults: Arc::default(),
             kernel_watchdog: cli.max_kernel_ms.map(std::time::Duration::from_millis),
+            content: Arc::default(),
         },
         tcp,
         limits: ConnectionLimits {

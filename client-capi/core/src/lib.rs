@@ -20,6 +20,7 @@
 mod batching;
 pub mod client_handles;
 pub mod client_memory;
+pub mod compression;
 mod error;
 mod liveness;
 mod session;

@@ -113,9 +113,16 @@ impl Stripes {
         };
         let (granted, chunk_bytes, key) = grant;
         let session_id = conn.welcome().session_id;
+        // All stripes connect and join at once: one connect and one join of round trip in
+        // all, not two per stripe (which a long link makes seconds).
+        let joined: Vec<Result<Lane, String>> = std::thread::scope(|scope| {
+            let key = &key;
+            let joins: Vec<_> = (0..granted).map(|index| scope.spawn(move || join(config, session_id, index, key))).collect();
+            joins.into_iter().map(|j| j.join().unwrap_or_else(|_| Err("the joining thread panicked".into()))).collect()
+        });
         let mut lanes = Vec::new();
-        for index in 0..granted {
-            match join(config, session_id, index, &key) {
+        for (index, lane) in (0..).zip(joined) {
+            match lane {
                 Ok(lane) => lanes.push(lane),
                 Err(why) => {
                     // The joined ones carry the copies (the worker stripes over as many).

@@ -6,7 +6,7 @@ use crate::abi::HipError;
 use crate::remote::with_conn;
 use client_core::CallError;
 use proto_core::wire;
-use proto_core::Calls;
+use proto_core::{calls, Calls};
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::ffi::{c_int, c_uint};
@@ -55,9 +55,37 @@ pub fn device_count() -> Result<u32, CallError> {
     if let Some(n) = COUNT.get() {
         return Ok(*n);
     }
-    // The sum over the workers of a device list.
-    let n = crate::remote::device_count()?;
+    let n = if crate::remote::worker_count() > 1 {
+        // The sum over the workers of a device list.
+        crate::remote::device_count()?
+    } else {
+        // Device 0's properties come in the same round trip: the first launch checks its block
+        // size against them, and most programs ask for them anyway.
+        let (n, first) = with_conn(|c| {
+            c.call_pair::<calls::GetDeviceCount, calls::GetDeviceProperties, _, _>(wire::Empty {}, wire::DeviceRef { device: 0 }, |d| d.count, |p| p)
+        })?;
+        if let (true, Ok(props)) = (n > 0, first) {
+            remember_properties(0, props);
+        }
+        n
+    };
     Ok(*COUNT.get_or_init(|| n))
+}
+
+/// Properties of each device asked for so far (fixed for the process).
+static PROPERTIES: OnceLock<Mutex<HashMap<u32, wire::DeviceProperties>>> = OnceLock::new();
+
+/// Caches `props` of `device` as the process sees them; returns them so.
+fn remember_properties(device: u32, mut props: wire::DeviceProperties) -> wire::DeviceProperties {
+    // Managed and mapped host memory are the client's coherence engine, whatever the worker's
+    // device does: available, but the CPU may not touch managed memory while device work
+    // runs (it becomes coherent at synchronisation; docs/MANAGED_MEMORY.md).
+    props.managed_memory = true;
+    props.can_map_host_memory = true;
+    props.concurrent_managed_access = false;
+    props.pageable_memory_access = false;
+    PROPERTIES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner()).insert(device, props.clone());
+    props
 }
 
 /// Validates a device ordinal against the worker's count.
@@ -71,21 +99,11 @@ pub fn check_device(device: c_int) -> Result<u32, CallError> {
 
 /// Properties of `device` (cached).
 pub fn properties(device: u32) -> Result<wire::DeviceProperties, CallError> {
-    static CACHE: OnceLock<Mutex<HashMap<u32, wire::DeviceProperties>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(p) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&device) {
+    if let Some(p) = PROPERTIES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner()).get(&device) {
         return Ok(p.clone());
     }
-    let mut props = crate::remote::on_device(device, || with_conn(|c| c.get_device_properties(wire::DeviceRef { device })))?;
-    // Managed and mapped host memory are the client's coherence engine, whatever the worker's
-    // device does: available, but the CPU may not touch managed memory while device work
-    // runs (it becomes coherent at synchronisation; docs/MANAGED_MEMORY.md).
-    props.managed_memory = true;
-    props.can_map_host_memory = true;
-    props.concurrent_managed_access = false;
-    props.pageable_memory_access = false;
-    cache.lock().unwrap_or_else(|p| p.into_inner()).insert(device, props.clone());
-    Ok(props)
+    let props = crate::remote::on_device(device, || with_conn(|c| c.get_device_properties(wire::DeviceRef { device })))?;
+    Ok(remember_properties(device, props))
 }
 
 /// `maxThreadsPerBlock` of `device`, from a per-thread cache: launches check it every time,

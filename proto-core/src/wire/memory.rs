@@ -5,7 +5,7 @@
 //! semantics), the others are queued on their stream. Copies larger than one frame's bulk
 //! limit are split by the client into chunks of consecutive addresses.
 
-use crate::field::Bulk;
+use crate::field::{Blob, Bulk};
 
 message! {
     /// `hipMalloc`.
@@ -75,6 +75,67 @@ message! {
         pub sync: bool,
         /// The bytes.
         pub data: Bulk<'a>,
+    }
+}
+
+message! {
+    /// Host-to-device copy of `len` bytes named by their content hash
+    /// ([`crate::content::content_hash`]; `features::CONTENT_STORE`): a worker that holds the
+    /// content for the session's tenant copies it as [`MemcpyHtoD`] would (`sync` as there)
+    /// and answers `found`; otherwise it does nothing and the client sends the bytes.
+    pub struct MemcpyHtoDByHash<'a> {
+        /// Destination device address.
+        pub dst: u64,
+        /// Bytes.
+        pub len: u64,
+        /// Stream (0 = null stream).
+        pub stream: u64,
+        /// Complete the copy before responding.
+        pub sync: bool,
+        /// The content hash (`CONTENT_HASH_LEN` bytes).
+        pub hash: Blob<'a>,
+    }
+}
+
+message! {
+    /// Host-to-device copy whose bulk is the LZ4 block (`lz4_flex::block`, no size prefix)
+    /// of `len` bytes (`features::COMPRESSED_BULK`): the worker decompresses it, refusing a
+    /// block that does not give exactly `len` bytes, then copies as [`MemcpyHtoD`].
+    pub struct MemcpyHtoDCompressed<'a> {
+        /// Destination device address.
+        pub dst: u64,
+        /// Bytes once decompressed (at most `MAX_BULK_LEN`).
+        pub len: u64,
+        /// Stream (0 = null stream).
+        pub stream: u64,
+        /// Complete the copy before responding.
+        pub sync: bool,
+        /// The compressed bytes.
+        pub data: Bulk<'a>,
+    }
+}
+
+message! {
+    /// Whether the worker held the content named ([`MemcpyHtoDByHash`]).
+    pub struct ContentFound {
+        /// The worker held it and copied it.
+        pub found: bool,
+    }
+}
+
+message! {
+    /// After a copy the worker did not hold: keep the `len` bytes now at `src` (once earlier
+    /// work on `stream` is done) as content `hash` of the session's tenant. The worker reads
+    /// them back and keeps them only if they hash to `hash`.
+    pub struct ContentRemember<'a> {
+        /// Device address the bytes were copied to.
+        pub src: u64,
+        /// Bytes.
+        pub len: u64,
+        /// Stream the copy went to (0 = null stream).
+        pub stream: u64,
+        /// The content hash (`CONTENT_HASH_LEN` bytes).
+        pub hash: Blob<'a>,
     }
 }
 

@@ -29,9 +29,25 @@ pub mod features {
     /// The worker serves clients on its machine through shared memory: a client that shows
     /// it runs there ([`SameHostOffer`](super::SameHostOffer)) learns the socket to move to.
     pub const SHARED_MEMORY: u64 = 1 << 7;
+    /// The worker keeps large uploads' content per tenant: the client may name a copy by its
+    /// hash first ([`MemcpyHtoDByHash`](super::MemcpyHtoDByHash)) and have content kept
+    /// ([`ContentRemember`](super::ContentRemember)); `crate::content`.
+    pub const CONTENT_STORE: u64 = 1 << 9;
+    /// The worker takes host-to-device copies compressed (LZ4 block format,
+    /// [`MemcpyHtoDCompressed`](super::MemcpyHtoDCompressed)).
+    pub const COMPRESSED_BULK: u64 = 1 << 10;
     /// Every bit this version defines.
-    pub const ALL: u64 =
-        RDMA | TLS | FIRE_AND_FORGET | BULK_STREAMING | AUTH_REQUIRED | CALLBACK_CHANNEL | STRIPED_BULK | SHARED_MEMORY | CLIENT_ALLOCATION;
+    pub const ALL: u64 = RDMA
+        | TLS
+        | FIRE_AND_FORGET
+        | BULK_STREAMING
+        | AUTH_REQUIRED
+        | CALLBACK_CHANNEL
+        | STRIPED_BULK
+        | SHARED_MEMORY
+        | CLIENT_ALLOCATION
+        | CONTENT_STORE
+        | COMPRESSED_BULK;
 }
 
 message! {

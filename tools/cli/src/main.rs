@@ -10,6 +10,9 @@
 //! - `hip-remote ping`: round trips to a worker, and what it serves.
 //! - `hip-remote smi`: each worker's devices, memory in use and sessions, read from its
 //!   metrics endpoint (`hip-worker --metrics`); see `smi.rs`.
+//! - `hip-remote proxy`: a user-space WAN (delay, jitter, bandwidth) that counts round trips;
+//!   `hip-remote wan-bench`: the client library through it at several round-trip times; see
+//!   `proxy.rs` and `wan.rs`.
 //! - `hip-remote install --prefix DIR`: an installed ROCm-style layout (`lib/`, `include/`,
 //!   `bin/`); see `install.rs`.
 
@@ -22,9 +25,11 @@ mod install;
 mod native;
 mod plot;
 mod profile;
+mod proxy;
 mod smi;
 mod tenants;
 mod variants;
+mod wan;
 mod workload;
 
 use clap::{Parser, Subcommand};
@@ -163,6 +168,53 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// A user-space WAN between clients and a worker: one-way delay per direction, jitter
+    /// (bytes stay in order), a bandwidth cap; prints round trips and bytes as they change.
+    Proxy {
+        /// Where clients connect (HOST:PORT).
+        #[arg(long)]
+        listen: String,
+        /// The worker (HOST:PORT).
+        #[arg(long)]
+        to: String,
+        /// One-way delay in each direction, ms (the round trip is twice this).
+        #[arg(long, default_value_t = 0.0)]
+        delay: f64,
+        /// Extra delay per chunk, uniform in 0..=JITTER ms (order kept).
+        #[arg(long, default_value_t = 0.0)]
+        jitter: f64,
+        /// Bandwidth in each direction: 100mbit, 1gbit, 50MB (bytes/s) ... [unlimited].
+        #[arg(long)]
+        bandwidth: Option<String>,
+    },
+    /// The client library through `proxy` at several round-trip times: round trips and time of
+    /// program start, a launch-heavy step, a weight upload and a training step
+    /// (docs/BENCHMARKS.md, "Over a WAN").
+    WanBench(WanArgs),
+    /// One round-trip time of `wan-bench` (internal).
+    #[command(hide = true)]
+    WanChild {
+        #[arg(long)]
+        lib: PathBuf,
+        #[arg(long)]
+        code: PathBuf,
+        #[arg(long)]
+        rtt_us: u64,
+        #[arg(long)]
+        jitter_us: u64,
+        #[arg(long)]
+        bandwidth: Option<f64>,
+        #[arg(long)]
+        weights_bytes: usize,
+        #[arg(long)]
+        steps: usize,
+        #[arg(long)]
+        train_steps: usize,
+        #[arg(long)]
+        weights_seed: u64,
+        #[arg(long)]
+        compressible: bool,
+    },
     /// Install a ROCm-style layout: DIR/lib (libamdhip64.so*, libhiprtc.so*, the shims of the
     /// other ROCm libraries), DIR/include, DIR/bin (hipcc, hipconfig, hip-worker, hip-remote);
     /// then ROCM_PATH=DIR ROCM_HOME=DIR LD_LIBRARY_PATH=DIR/lib is all a program needs.
@@ -281,6 +333,95 @@ struct BenchArgs {
     /// hipMalloc(1 MiB) + hipFree pairs of the link section's allocation figure [10000; quick 200].
     #[arg(long)]
     allocs: Option<usize>,
+}
+
+#[derive(clap::Args)]
+struct WanArgs {
+    /// The client library (default: libamdhip64.so next to this executable, or in ../lib).
+    #[arg(long, env = "HIP_REMOTE_LIB")]
+    lib: Option<PathBuf>,
+    /// Backend of the embedded worker (unless HIP_REMOTE_WORKER names a worker).
+    #[arg(long, value_enum, default_value = "auto")]
+    backend: BackendKind,
+    /// Round-trip times to measure, ms.
+    #[arg(long, value_delimiter = ',', default_value = "0,2,20,100")]
+    rtt: Vec<f64>,
+    /// Jitter, ms (see `proxy --jitter`).
+    #[arg(long, default_value_t = 0.0)]
+    jitter: f64,
+    /// Bandwidth cap (see `proxy --bandwidth`) [unlimited].
+    #[arg(long)]
+    bandwidth: Option<String>,
+    /// Size of the weight upload, MiB.
+    #[arg(long, default_value_t = 1024)]
+    weights_mib: usize,
+    /// Timed launch-heavy steps per round-trip time.
+    #[arg(long, default_value_t = 10)]
+    steps: usize,
+    /// Timed training steps per round-trip time.
+    #[arg(long, default_value_t = 5)]
+    train_steps: usize,
+    /// The weights' content (the same seed: the same bytes, as a program run again uploads
+    /// them) [a fresh one per run].
+    #[arg(long)]
+    weights_seed: Option<u64>,
+    /// Name large uploads by hash first (HIP_REMOTE_CONTENT_STORE for the clients).
+    #[arg(long, value_parser = ["on", "off"], default_value = "on")]
+    content_store: String,
+    /// Weights that compress (sparse: 3 of 4 64-byte blocks zero) instead of random bytes.
+    #[arg(long)]
+    compressible_weights: bool,
+    /// Write the figures as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+fn wan_bench(a: WanArgs) -> Result<(), String> {
+    let link_jitter = proxy::millis("jitter", a.jitter)?;
+    let bandwidth = a.bandwidth.as_deref().map(proxy::parse_rate).transpose()?;
+    if a.weights_mib == 0 || a.weights_mib > 4096 {
+        return Err(format!("--weights-mib {}: give 1 to 4096", a.weights_mib));
+    }
+    let rtts = a.rtt.iter().map(|&ms| proxy::millis("rtt", ms)).collect::<Result<Vec<_>, _>>()?;
+    let (_embedded, worker) = embedded_worker(native::make_backend(a.backend)?, false)?;
+    let lib = a.lib.unwrap_or_else(default_lib);
+    // The code object the children load: compiled once, on the worker, for its device.
+    let code = {
+        let hip = Hip::load(&lib)?;
+        let mut devices = 0;
+        // SAFETY: a valid out-pointer.
+        hip.check("hipGetDeviceCount", unsafe { (hip.get_device_count)(&mut devices) })?;
+        workload::remote_compile(&hip, workload::SOURCE)?
+    };
+    let code_path = std::env::temp_dir().join(format!("hip-remote-wan-{}.code", std::process::id()));
+    std::fs::write(&code_path, &code).map_err(|e| format!("{}: {e}", code_path.display()))?;
+    let fresh = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    let plan = wan::Plan {
+        weights_bytes: a.weights_mib << 20,
+        steps: a.steps,
+        train_steps: a.train_steps,
+        jitter: link_jitter,
+        bandwidth,
+        weights_seed: a.weights_seed.unwrap_or(fresh),
+        content_store: a.content_store == "on",
+        compressible: a.compressible_weights,
+    };
+    // Each round-trip time uploads its own weights (a first run), unless a seed was given.
+    let rows = (0u64..)
+        .zip(&rtts)
+        .map(|(i, &rtt)| {
+            let seed = if a.weights_seed.is_some() { plan.weights_seed } else { plan.weights_seed.wrapping_add(i) };
+            wan::run_child(&lib, &code_path, rtt, &wan::Plan { weights_seed: seed, ..plan.clone() })
+        })
+        .collect::<Result<Vec<_>, _>>();
+    let _ = std::fs::remove_file(&code_path);
+    let rows = rows?;
+    print!("{}", wan::table(&rows, &plan, &worker));
+    if let Some(path) = &a.json {
+        let text = serde_json::to_string_pretty(&wan::json(&rows)).map_err(|e| e.to_string())?;
+        std::fs::write(path, format!("{text}\n")).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 fn worker_addr(explicit: Option<String>) -> String {
@@ -780,6 +921,21 @@ fn main() -> std::process::ExitCode {
             variants::child_main(&lib, &plan, profile.as_deref())
         }
         Command::Install { prefix, from } => install::install(&prefix, from),
+        Command::Proxy { listen, to, delay, jitter, bandwidth } => (|| {
+            let link = proxy::Link {
+                delay: proxy::millis("delay", delay)?,
+                jitter: proxy::millis("jitter", jitter)?,
+                bandwidth: bandwidth.as_deref().map(proxy::parse_rate).transpose()?,
+            };
+            proxy::serve(&listen, &to, link)
+        })(),
+        Command::WanBench(args) => wan_bench(args),
+        Command::WanChild { lib, code, rtt_us, jitter_us, bandwidth, weights_bytes, steps, train_steps, weights_seed, compressible } => {
+            let content_store = std::env::var("HIP_REMOTE_CONTENT_STORE").is_ok_and(|v| v == "on");
+            let jitter = Duration::from_micros(jitter_us);
+            let plan = wan::Plan { weights_bytes, steps, train_steps, jitter, bandwidth, weights_seed, content_store, compressible };
+            wan::child_main(&lib, &code, Duration::from_micros(rtt_us), &plan)
+        }
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

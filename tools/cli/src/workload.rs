@@ -173,6 +173,11 @@ impl<'a> RemoteGpu<'a> {
         hip.check("hipStreamCreate", unsafe { (hip.stream_create)(&mut stream) })?;
         Ok(Self { hip, stream, module: std::ptr::null_mut(), functions: Vec::new(), allocations: Vec::new(), graphs: Vec::new(), execs: Vec::new() })
     }
+
+    /// The `hipStream_t` its work goes to.
+    pub fn stream(&self) -> *mut c_void {
+        self.stream
+    }
 }
 
 /// Calls `f` with HIP's `kernelParams` for `args`: one pointer per argument, each to a value

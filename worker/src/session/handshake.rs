@@ -42,12 +42,20 @@ impl SessionHandler for Session {
                 "HELLO carried a token, which crossed the network in clear: refused (clients answer the WELCOME's challenge instead; consider that token disclosed)",
             ));
         }
-        let mut offered = features::FIRE_AND_FORGET | features::BULK_STREAMING | features::CALLBACK_CHANNEL | features::CLIENT_ALLOCATION;
+        let mut offered = features::FIRE_AND_FORGET
+            | features::BULK_STREAMING
+            | features::CALLBACK_CHANNEL
+            | features::CLIENT_ALLOCATION
+            | features::COMPRESSED_BULK;
         if self.config.rdma_endpoint.is_some() {
             offered |= features::RDMA;
         }
         if self.offers_stripes() {
             offered |= features::STRIPED_BULK;
+        }
+        // Content is kept per tenant: a worker without tenants keeps none.
+        if self.config.tokens.is_some() {
+            offered |= features::CONTENT_STORE;
         }
         if (self.config.same_host.machine.is_some() && self.config.same_host.socket.get().is_some()) || self.offers_shared_host_memory() {
             offered |= features::SHARED_MEMORY;

@@ -142,6 +142,69 @@ impl MemoryHandler for Session {
         Ok(wire::Empty {})
     }
 
+    fn memcpy_htod_by_hash(&mut self, _cx: &mut CallCx, req: wire::MemcpyHtoDByHash<'_>) -> Result<wire::ContentFound, Failure> {
+        const MISS: wire::ContentFound = wire::ContentFound { found: false };
+        let Some(tenant) = self.tenant.as_deref() else { return Ok(MISS) };
+        let Some(bytes) = self.config.content.get(tenant, req.hash.0).filter(|b| b.len() as u64 == req.len) else { return Ok(MISS) };
+        let stream = self.stream(req.stream, self.device_of(req.dst))?;
+        self.allocations.resolve(req.dst, req.len, "hipMemcpy destination")?;
+        let dst = DevicePtr(req.dst);
+        if req.sync {
+            self.backend.memcpy_htod_sync(stream, dst, &bytes)?;
+        } else {
+            // Queued behind earlier work on the stream, as an uploaded copy is.
+            let data = PendingUpload::new(bytes.to_vec(), &self.pending_bytes);
+            self.backend.memcpy_htod(stream, dst, HostData::from_buffer(data))?;
+        }
+        Ok(wire::ContentFound { found: true })
+    }
+
+    fn memcpy_htod_compressed(&mut self, _cx: &mut CallCx, req: wire::MemcpyHtoDCompressed<'_>) -> Result<wire::Empty, Failure> {
+        // The bound is checked before anything is allocated for the output.
+        if req.len as usize > MAX_BULK_LEN {
+            return Err(Failure::new(
+                Status::INVALID_VALUE,
+                format!("compressed copy of {} bytes exceeds the per-frame limit {MAX_BULK_LEN}; split it", req.len),
+            ));
+        }
+        if req.len == 0 {
+            return Ok(wire::Empty {});
+        }
+        self.allocations.resolve(req.dst, req.len, "hipMemcpy destination")?;
+        let mut data = vec![0u8; req.len as usize];
+        match lz4_flex::block::decompress_into(req.data.0, &mut data) {
+            Ok(n) if n == data.len() => {}
+            Ok(n) => return Err(Failure::new(Status::INVALID_VALUE, format!("compressed copy gave {n} bytes, not the {} announced", req.len))),
+            Err(e) => return Err(Failure::new(Status::INVALID_VALUE, format!("compressed copy is not a valid LZ4 block: {e}"))),
+        }
+        let stream = self.stream(req.stream, self.device_of(req.dst))?;
+        let dst = DevicePtr(req.dst);
+        if req.sync {
+            self.backend.memcpy_htod_sync(stream, dst, &data)?;
+        } else {
+            let data = PendingUpload::new(data, &self.pending_bytes);
+            self.backend.memcpy_htod(stream, dst, HostData::from_buffer(data))?;
+        }
+        Ok(wire::Empty {})
+    }
+
+    fn content_remember(&mut self, _cx: &mut CallCx, req: wire::ContentRemember<'_>) -> Result<wire::Empty, Failure> {
+        // Content the store could not keep anyway is not read back.
+        let Some(tenant) = self.tenant.clone() else { return Ok(wire::Empty {}) };
+        if req.len > super::content::MAX_CONTENT_BYTES_PER_TENANT || req.len == 0 {
+            return Ok(wire::Empty {});
+        }
+        let (_, alloc) = self.allocations.resolve(req.src, req.len, "content source")?;
+        let stream = self.stream(req.stream, alloc.device)?;
+        let mut bytes = vec![0u8; req.len as usize];
+        // After the copy that wrote them, whichever stream it went to.
+        self.backend.memcpy_dtoh_sync(stream, DevicePtr(req.src), &mut bytes)?;
+        if !self.config.content.put(&tenant, req.hash.0, bytes) {
+            tracing::debug!(session = self.id, len = req.len, "content not kept (hash mismatch or too large)");
+        }
+        Ok(wire::Empty {})
+    }
+
     fn memcpy_dtoh<'a>(&'a mut self, cx: &mut CallCx, req: wire::MemcpyDtoH) -> Result<Outcome<wire::MemcpyData<'a>>, Failure> {
         if req.len as usize > MAX_BULK_LEN {
             return Err(Failure::new(

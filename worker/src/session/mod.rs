@@ -20,6 +20,7 @@ mod blas;
 mod callbacks;
 mod capture;
 mod client_alloc;
+pub mod content;
 mod cx;
 mod device;
 mod event;
@@ -174,6 +175,8 @@ pub struct SessionConfig {
     /// The longest a kernel may run (`--max-kernel-ms`, [`crate::watchdog`]); `None`: no
     /// limit.
     pub kernel_watchdog: Option<std::time::Duration>,
+    /// Large uploads kept per tenant, shared by the sessions of this process ([`content`]).
+    pub content: Arc<content::ContentStore>,
 }
 
 /// The worker's same-host transport, as its sessions offer it.
@@ -210,6 +213,7 @@ impl Default for SessionConfig {
             rtc_cache_dir: None,
             device_faults: Arc::default(),
             kernel_watchdog: None,
+            content: Arc::default(),
         }
     }
 }
