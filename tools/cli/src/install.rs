@@ -7,7 +7,8 @@
 //!   `hip-remote-shims` (real file named by the soname, link `lib<name>.so`);
 //! - `DIR/include`: the client's headers (`hip/`, `hip_remote/`), embedded in this binary;
 //! - `DIR/bin`: `hipcc`, `hipconfig` (which find `DIR/include` and `DIR/lib` from where they
-//!   are), `hip-worker` and `hip-remote`;
+//!   are), `hip-worker` and `hip-remote`; `rocminfo` and `rocm_agent_enumerator`, links to
+//!   `hip-remote` that show the worker's devices in ROCm's formats;
 //! - `DIR/.info/version`: the ROCm version, as ROCm writes it.
 //!
 //! The libraries and programs are taken from the directory of this executable (a cargo
@@ -28,6 +29,10 @@ const FORWARDING_LIBRARIES: &[(&str, &str)] = &[("libhipblas.so", "libhipblas.so
 
 /// The programs taken from the build directory (`hip-remote` is this executable).
 const PROGRAMS: &[&str] = &["hipcc", "hipconfig", "hip-worker"];
+
+/// ROCm's probe tools, installed as links to `hip-remote`, which answers to these names with
+/// the worker's devices (`rocminfo.rs`).
+pub const PROBE_LINKS: &[&str] = &["rocminfo", "rocm_agent_enumerator"];
 
 /// What `cargo build` must have made for an install.
 pub const BUILD_COMMAND: &str =
@@ -105,13 +110,16 @@ pub fn install(prefix: &Path, from: Option<PathBuf>) -> Result<(), String> {
         copy(source, &bin.join(name))?;
     }
     copy(&exe, &bin.join("hip-remote"))?;
+    for name in PROBE_LINKS {
+        symlink("hip-remote", &bin.join(name))?;
+    }
     write(&info.join("version"), format!("{major}.{minor}.0\n").as_bytes())?;
 
     println!(
         "installed hip-remote (HIP {major}.{minor}.{patch}) into {}:\n  \
          lib/      libamdhip64.so*, libhiprtc.so*, {} shim libraries\n  \
          include/  {} headers (hip/, hip_remote/)\n  \
-         bin/      hipcc, hipconfig, hip-worker, hip-remote\n\
+         bin/      hipcc, hipconfig, hip-worker, hip-remote, rocminfo, rocm_agent_enumerator\n\
          use it with: export ROCM_PATH={p} ROCM_HOME={p} LD_LIBRARY_PATH={p}/lib",
         prefix.display(),
         shims.len(),
