@@ -347,6 +347,37 @@ fn render_devices(o: &mut String, backend: &dyn Backend) {
     for (dev, info) in &infos {
         line(o, "hip_worker_device_memory_total_bytes", &[("device", dev)], info.total);
     }
+    // Live figures (crate::telemetry): a device whose source lacks one has no sample.
+    let telemetry: Vec<_> = (0..count)
+        .filter_map(|dev| backend.device_properties(dev).ok().map(|props| (dev.to_string(), crate::telemetry::read(backend.name(), &props))))
+        .collect();
+    type Figure = fn(&crate::telemetry::DeviceTelemetry) -> Option<f64>;
+    let figures: [(&str, &str, Figure); 4] = [
+        ("hip_worker_device_utilization_ratio", "Busy share of the device's compute engine (0 to 1; the CPU's on the host backend).", |t| t.utilization),
+        ("hip_worker_device_power_watts", "Board power now.", |t| t.power_watts),
+        ("hip_worker_device_power_limit_watts", "Enforced power limit.", |t| t.power_limit_watts),
+        ("hip_worker_device_temperature_celsius", "Core temperature.", |t| t.temperature_celsius),
+    ];
+    for (name, help, figure) in figures {
+        metric(o, name, "gauge", help);
+        for (dev, t) in &telemetry {
+            if let Some(value) = figure(t) {
+                line(o, name, &[("device", dev)], value);
+            }
+        }
+    }
+    metric(o, "hip_worker_device_clock_mhz", "gauge", "Clock now, by domain (gfx, mem).");
+    metric(o, "hip_worker_device_clock_max_mhz", "gauge", "Highest clock, by domain (gfx, mem).");
+    for (dev, t) in &telemetry {
+        for (domain, now, max) in [("gfx", t.gfx_clock_mhz, t.gfx_clock_max_mhz), ("mem", t.mem_clock_mhz, t.mem_clock_max_mhz)] {
+            if let Some(now) = now {
+                line(o, "hip_worker_device_clock_mhz", &[("device", dev), ("domain", domain)], now);
+            }
+            if let Some(max) = max {
+                line(o, "hip_worker_device_clock_max_mhz", &[("device", dev), ("domain", domain)], max);
+            }
+        }
+    }
 }
 
 fn render_histogram(o: &mut String, family: &str, histogram: &Histogram) {
