@@ -331,11 +331,14 @@ fn render_devices(o: &mut String, backend: &dyn Backend) {
     let count = backend.device_count().unwrap_or(0);
     metric(o, "hip_worker_devices", "gauge", "Devices the backend exposes.");
     line(o, "hip_worker_devices", &[], count);
-    metric(o, "hip_worker_device_info", "gauge", "Each device's name and architecture (always 1).");
+    metric(o, "hip_worker_device_info", "gauge", "Each device's name, architecture, PCI address and compute units (always 1).");
     for dev in 0..count {
         if let Ok(props) = backend.device_properties(dev) {
             let dev_label = dev.to_string();
-            line(o, "hip_worker_device_info", &[("device", &dev_label), ("name", &props.name), ("arch", &props.gcn_arch_name)], 1);
+            let pci = crate::telemetry::pci_address(&props);
+            let compute_units = props.multi_processor_count.to_string();
+            let labels = [("device", dev_label.as_str()), ("name", &props.name), ("arch", &props.gcn_arch_name), ("pci", &pci), ("compute_units", &compute_units)];
+            line(o, "hip_worker_device_info", &labels, 1);
         }
     }
     metric(o, "hip_worker_device_memory_used_bytes", "gauge", "Device memory in use, by every session (total minus free).");

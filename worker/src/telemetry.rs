@@ -10,7 +10,9 @@
 //! library as `AMDSMI_STATUS_NOT_SUPPORTED`, never as a made-up number.
 
 use crate::backend::DeviceProperties;
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
+#[cfg(any(feature = "cuda", feature = "hip"))]
+use std::sync::OnceLock;
 
 /// One device's live figures.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -33,6 +35,7 @@ pub struct DeviceTelemetry {
 
 /// Telemetry of `props`' device on a backend named `backend`.
 pub fn read(backend: &str, props: &DeviceProperties) -> DeviceTelemetry {
+    let _ = props; // only the GPU sources match a device
     match backend {
         #[cfg(feature = "cuda")]
         "cuda" => nvml::read(props).unwrap_or_default(),
@@ -64,7 +67,7 @@ fn host_cpu_busy() -> Option<f64> {
 }
 
 /// `DDDDDDDD:BB:DD.0`, as NVML and AMD SMI name a PCI device.
-fn pci_address(props: &DeviceProperties) -> String {
+pub fn pci_address(props: &DeviceProperties) -> String {
     format!("{:08x}:{:02x}:{:02x}.0", props.pci_domain_id, props.pci_bus_id, props.pci_device_id)
 }
 
