@@ -15,6 +15,7 @@
 
 #![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 
+mod amdsmi_cli;
 mod bench;
 mod child;
 mod hip;
@@ -35,7 +36,7 @@ use hip_worker::backend::Backend;
 use hip_worker::{Worker, WorkerConfig};
 use native::BackendKind;
 use proto_core::wire;
-use proto_core::{Flags, Request, Response};
+use proto_core::Request;
 use std::ffi::{c_char, CStr};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -690,14 +691,15 @@ fn demo(lib: Option<PathBuf>, backend: BackendKind, mib: usize, tls: bool) -> Re
 
 /// The ROCm tools `hip-remote` also is, by the name it was started as (the installed layout
 /// links them to it).
-const PROBE_TOOLS: &[&str] = &["rocminfo", "rocm_agent_enumerator"];
+const PROBE_TOOLS: &[&str] = &["rocminfo", "rocm_agent_enumerator", "amd-smi"];
 
 fn main() -> std::process::ExitCode {
     let argv0 = std::env::args().next().unwrap_or_default();
     let tool = std::path::Path::new(&argv0).file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
     if PROBE_TOOLS.contains(&tool.as_str()) {
         let args: Vec<String> = std::env::args().skip(1).collect();
-        return match rocminfo::run(&tool, &args, &worker_addr(None)) {
+        let ran = if tool == "amd-smi" { amdsmi_cli::run(&args) } else { rocminfo::run(&tool, &args, &worker_addr(None)) };
+        return match ran {
             Ok(()) => std::process::ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("{tool}: {e}");

@@ -101,17 +101,6 @@ impl WorkerSession {
         Ok(devices)
     }
 
-    /// Free and total memory of `device` (`hipMemGetInfo`).
-    pub fn memory(&mut self, device: u32) -> Result<(u64, u64), String> {
-        let mut info = None;
-        self.call(&Request::MemGetInfo(wire::DeviceRef { device }), &mut |r| {
-            if let Response::MemGetInfo(m) = r {
-                info = Some((m.free, m.total));
-            }
-        })?;
-        info.ok_or_else(|| "the worker answered a memory query with something else".into())
-    }
-
     /// Ends the session politely.
     pub fn close(mut self) {
         let _ = self.call(&Request::Goodbye(wire::Empty {}), &mut |_| {});

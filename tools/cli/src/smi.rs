@@ -11,93 +11,8 @@
 //! (`hip_worker::telemetry`: NVML, AMD SMI, or the CPU's busy share on the host backend), else
 //! "n/a" rather than a made-up figure.
 
+use amd_smi::snapshot::{fetch, parse_exposition, Sample};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
-use std::time::Duration;
-
-/// How long one worker may take to connect and answer.
-const TIMEOUT: Duration = Duration::from_secs(5);
-/// Largest `/metrics` answer read.
-const MAX_RESPONSE: u64 = 16 << 20;
-
-/// One sample of the exposition: name, labels, value.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Sample {
-    pub name: String,
-    pub labels: BTreeMap<String, String>,
-    pub value: f64,
-}
-
-/// Parses Prometheus' text format (comments skipped; lines that do not parse are ignored, as
-/// a scraper would rather show what it understood).
-pub fn parse_exposition(text: &str) -> Vec<Sample> {
-    text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).filter_map(parse_line).collect()
-}
-
-fn parse_line(line: &str) -> Option<Sample> {
-    let number = |text: &str| text.split_whitespace().next()?.parse().ok();
-    let Some(open) = line.find('{') else {
-        let (name, value) = line.split_once(' ')?;
-        return Some(Sample { name: name.into(), labels: BTreeMap::new(), value: number(value)? });
-    };
-    let name = &line[..open];
-    let mut rest = &line[open + 1..];
-    let mut labels = BTreeMap::new();
-    loop {
-        rest = rest.trim_start_matches(',');
-        if let Some(after) = rest.strip_prefix('}') {
-            return Some(Sample { name: name.into(), labels, value: number(after)? });
-        }
-        let (key, after) = rest.split_once("=\"")?;
-        let mut value = String::new();
-        let mut chars = after.char_indices();
-        let end = loop {
-            match chars.next()? {
-                (i, '"') => break i + 1,
-                (_, '\\') => match chars.next()?.1 {
-                    'n' => value.push('\n'),
-                    c => value.push(c),
-                },
-                (_, c) => value.push(c),
-            }
-        };
-        labels.insert(key.to_string(), value);
-        rest = &after[end..];
-    }
-}
-
-/// The `/metrics` URL for `worker`: `HOST:PORT`, `http://HOST:PORT` or a full URL.
-fn split_url(worker: &str) -> Result<(String, String), String> {
-    let rest = worker.strip_prefix("http://").unwrap_or(worker);
-    if worker.starts_with("https://") {
-        return Err(format!("{worker}: the metrics endpoint speaks plain HTTP"));
-    }
-    let (host, path) = match rest.find('/') {
-        Some(slash) => (&rest[..slash], &rest[slash..]),
-        None => (rest, "/metrics"),
-    };
-    Ok((host.to_string(), path.to_string()))
-}
-
-/// Fetches a worker's `/metrics`.
-pub fn fetch(worker: &str) -> Result<String, String> {
-    let (host, path) = split_url(worker)?;
-    let addr = host.to_socket_addrs().map_err(|e| format!("{host}: {e}"))?.next().ok_or_else(|| format!("{host}: no address"))?;
-    let mut stream = TcpStream::connect_timeout(&addr, TIMEOUT).map_err(|e| format!("{host}: {e}"))?;
-    stream.set_read_timeout(Some(TIMEOUT)).and_then(|()| stream.set_write_timeout(Some(TIMEOUT))).map_err(|e| e.to_string())?;
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").map_err(|e| format!("{host}: {e}"))?;
-    let mut response = Vec::new();
-    stream.take(MAX_RESPONSE).read_to_end(&mut response).map_err(|e| format!("{host}: {e}"))?;
-    let response = String::from_utf8_lossy(&response);
-    let (head, body) = response.split_once("\r\n\r\n").ok_or_else(|| format!("{host}: not an HTTP response"))?;
-    let status = head.lines().next().unwrap_or_default();
-    if !status.contains(" 200 ") {
-        return Err(format!("{host}{path}: {status}"));
-    }
-    Ok(body.to_string())
-}
 
 /// What smi shows of one worker, as JSON (the table is printed from it too).
 pub fn summarize(worker: &str, samples: &[Sample]) -> Value {
@@ -246,22 +161,5 @@ mod tests {
         let samples = parse_exposition(&metrics.render(&HostBackend::new(HostConfig::default())));
         let summary = summarize("w", &samples);
         assert_eq!(summary["tenants"], json!([{ "tenant": "team \"a\"", "device_seconds": 1.5 }]));
-    }
-
-    #[test]
-    fn escaped_labels_and_bare_samples() {
-        let samples = parse_exposition("# HELP x y\nm{a=\"q\\\"uo,te\",b=\"\\\\\"} 2.5\nplain 7\nbroken{a=\"x\" 1\n");
-        assert_eq!(samples.len(), 2, "{samples:?}");
-        assert_eq!(samples[0].labels["a"], "q\"uo,te");
-        assert_eq!(samples[0].labels["b"], "\\");
-        assert_eq!(samples[0].value, 2.5);
-        assert_eq!(samples[1], Sample { name: "plain".into(), labels: BTreeMap::new(), value: 7.0 });
-    }
-
-    #[test]
-    fn worker_urls() {
-        assert_eq!(split_url("h:1").unwrap(), ("h:1".into(), "/metrics".into()));
-        assert_eq!(split_url("http://h:1/x").unwrap(), ("h:1".into(), "/x".into()));
-        assert!(split_url("https://h:1").is_err());
     }
 }
