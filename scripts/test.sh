@@ -117,6 +117,8 @@ fi
 run "hip-python client tests" bash scripts/python-test.sh
 # CuPy for ROCm, unchanged, on an installed layout against a host worker (docs/CUPY.md).
 run "CuPy for ROCm client tests" bash scripts/cupy-test.sh
+# The PyPI amdsmi package, rocminfo and rocm_agent_enumerator over a host worker (docs/PROBES.md).
+run "amdsmi, rocminfo and rocm_agent_enumerator" bash scripts/probes-test.sh
 
 # The chained worker: worker A runs --backend hip on our own libamdhip64.so, whose
 # calls go to host worker B; the C conformance programs, the examples, the HIP samples

@@ -234,18 +234,12 @@ pub fn bdf_bits(address: &str) -> Option<u64> {
     Some(field(function, 3)? | field(device, 5)? << 3 | field(bus, 8)? << 8 | field(domain, 48)? << 16)
 }
 
-/// KFD's `gfx_target_version` (`gfx942` → 90402), 0 for a target that is not a gfx one.
+/// amdsmi's `target_graphics_version`: the gfx name's digits read as hexadecimal (`gfx942` →
+/// 0x942, `gfx90a` → 0x90a; amdsmi's Python prints `"gfx" + hex(value)`), 0 for a target that
+/// is not a gfx one.
 pub fn target_graphics_version(arch: &str) -> u64 {
     let digits = arch.split(':').next().unwrap_or_default().strip_prefix("gfx").unwrap_or_default();
-    if digits.len() < 3 {
-        return 0;
-    }
-    let (major, rest) = digits.split_at(digits.len() - 2);
-    let parse = |s: &str, radix| u64::from_str_radix(s, radix).ok();
-    match (parse(major, 10), parse(&rest[..1], 16), parse(&rest[1..], 16)) {
-        (Some(major), Some(minor), Some(step)) => major * 10000 + minor * 100 + step,
-        _ => 0,
-    }
+    u64::from_str_radix(digits, 16).unwrap_or(0)
 }
 
 fn vendor(device: &Device) -> (u32, &'static str) {
@@ -370,15 +364,13 @@ pub extern "C" fn amdsmi_get_gpu_asic_info(processor: Handle, info: *mut amdsmi_
         info.vendor_id = vendor_id;
         copy_str(&mut info.vendor_name, vendor_name);
         info.subvendor_id = vendor_id;
-        info.device_id = NA64;
-        info.rev_id = NA32;
-        copy_str(&mut info.asic_serial, "N/A");
+        // Unknown here: 0 and an empty serial, which amdsmi's Python shows as "N/A".
+        info.device_id = 0;
+        info.rev_id = 0;
+        copy_str(&mut info.asic_serial, "");
         info.oam_id = NA32;
         info.num_of_compute_units = device.compute_units.unwrap_or(NA32);
-        info.target_graphics_version = match target_graphics_version(&device.arch) {
-            0 => NA64,
-            v => v,
-        };
+        info.target_graphics_version = target_graphics_version(&device.arch);
         info.subsystem_id = NA32;
         info.reserved = [0; 21];
         Ok(())

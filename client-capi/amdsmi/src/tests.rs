@@ -21,9 +21,9 @@ fn every_entry_point_of_the_python_package_is_exported() {
 fn bdf_and_target_versions() {
     assert_eq!(bdf_bits("00000000:1b:03.1"), Some(1 | 3 << 3 | 0x1b << 8));
     assert_eq!(bdf_bits("0000:1b:03"), None);
-    assert_eq!(target_graphics_version("gfx942:sramecc+:xnack-"), 90402);
-    assert_eq!(target_graphics_version("gfx90a"), 90010);
-    assert_eq!(target_graphics_version("gfx1100"), 110000);
+    assert_eq!(target_graphics_version("gfx942:sramecc+:xnack-"), 0x942);
+    assert_eq!(target_graphics_version("gfx90a"), 0x90a);
+    assert_eq!(target_graphics_version("gfx1100"), 0x1100);
     assert_eq!(target_graphics_version("sm_90"), 0);
 }
 
