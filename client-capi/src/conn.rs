@@ -74,6 +74,34 @@ fn transport_error(e: TransportError) -> CallError {
     CallError::new(HipError::NOT_INITIALIZED, format!("{LOST}: {e}"))
 }
 
+/// A refused handshake whose cause is a protocol version neither side shares, said with both
+/// sides' versions and what to do; any other error unchanged. Either the worker could parse
+/// HELLO and answered `UnsupportedVersion` (its message names its release and protocols), or
+/// its reply's frame header carries a protocol this library cannot read (then only that
+/// number is known: the transport reports `unsupported protocol version N`).
+fn version_mismatch(e: CallError, worker: &str) -> CallError {
+    const UNREADABLE: &str = "unsupported protocol version ";
+    let (min, max) = (proto_core::header::MIN_PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION);
+    let client = format!("client libamdhip64 (hip-remote {}) speaks protocol {min}..={max}", hip_remote_build_info::VERSION);
+    let worker_side = if e.message.contains("worker hip-worker ") && e.message.contains(" speaks protocol ") {
+        // The worker's own words, which name its release.
+        e.message.rsplit_once("worker hip-worker ").map(|(_, rest)| format!("worker hip-worker {rest}"))
+    } else {
+        e.message.split_once(UNREADABLE).and_then(|(_, rest)| rest.split(|c: char| !c.is_ascii_digit()).next().filter(|v| !v.is_empty())).map(
+            |version| format!("worker speaks protocol {version} (its release is unknown: its refusal is in a frame format this client cannot read)"),
+        )
+    };
+    match worker_side {
+        Some(worker_side) => CallError::new(
+            HipError::NOT_INITIALIZED,
+            format!(
+                "version mismatch with the hip-worker at {worker}: {client}, {worker_side}: upgrade the older side (the client library or hip-worker) so that both speak one protocol"
+            ),
+        ),
+        None => e,
+    }
+}
+
 /// Opens the transport `worker` names: `rdma://host:port` (feature `rdma`), `shm:///path`
 /// (a worker on this machine, Linux), or TCP (with TLS when the configuration has TLS
 /// settings).
@@ -235,7 +263,15 @@ impl Conn {
             // The token never crosses the wire: the worker refuses one here.
             auth_token: Default::default(),
         };
-        let w = conn.hello(hello)?;
+        let w = conn.hello(hello).map_err(|e| version_mismatch(e, worker))?;
+        tracing::info!(
+            worker = %w.worker_name.as_str(),
+            backend = %w.backend.as_str(),
+            protocol = w.version,
+            session = w.session_id,
+            client_version = hip_remote_build_info::VERSION,
+            "WELCOME"
+        );
         let nonce = w.auth_challenge.0.to_vec();
         let auth = (w.features & wire::features::AUTH_REQUIRED != 0).then(|| {
             let cx = AuthContext {
@@ -1044,6 +1080,61 @@ mod test {
             }
         });
         (addr, thread)
+    }
+
+    /// A worker that answers HELLO with an `UnsupportedVersion` error frame carrying
+    /// `message`, in a frame header of protocol `header_version`.
+    fn refusing_worker(header_version: u16, message: String) -> (String, JoinHandle<()>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let thread = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let (mut sink, mut source) = transport_tcp::tcp::split(stream, &TcpConfig { io_timeout: None, ..TcpConfig::default() }).unwrap();
+            let head = source.recv_head().unwrap();
+            let request_id = head.header.request_id;
+            source.skip_bulk().unwrap();
+            let reply = wire::ErrorReply { status: proto_core::Status::UNSUPPORTED_VERSION, message: message.as_str().into() };
+            let meta = proto_core::frame::FrameMeta {
+                opcode: proto_core::Opcode::Hello.raw(),
+                flags: proto_core::Flags::RESPONSE | proto_core::Flags::ERROR,
+                request_id,
+                credits: 0,
+                aux: 0,
+            };
+            let mut buf = vec![0u8; 4096];
+            let frame = proto_core::frame::encode_frame(&mut buf, meta, &reply).unwrap();
+            let head_len = frame.head_len;
+            // The protocol number sits right after the 4-byte magic (docs/PROTOCOL.md).
+            buf[4..6].copy_from_slice(&header_version.to_le_bytes());
+            let _ = sink.send(&buf[..head_len], &[]);
+            // Hold the connection until the client has read the refusal.
+            let _ = source.recv_head();
+        });
+        (addr, thread)
+    }
+
+    /// A worker of another protocol: the error names both sides' releases and protocols and
+    /// says what to do, rather than reading as a lost connection.
+    #[test]
+    fn a_version_mismatch_names_both_sides() {
+        let newer = proto_core::PROTOCOL_VERSION + 1;
+        // A newer worker, whose refusal frame this client cannot parse: only its protocol is known.
+        let (addr, worker) = refusing_worker(newer, format!("frame refused: unsupported protocol version {}", proto_core::PROTOCOL_VERSION));
+        let e = Conn::open(&config(addr.clone(), Duration::from_secs(5), Some(Duration::from_secs(5)))).map(|_| ()).expect_err("refused");
+        worker.join().unwrap();
+        assert_eq!(e.code, HipError::NOT_INITIALIZED);
+        let client = format!("hip-remote {}) speaks protocol {}..={}", hip_remote_build_info::VERSION, proto_core::header::MIN_PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION);
+        assert!(e.message.starts_with(&format!("version mismatch with the hip-worker at {addr}: client libamdhip64 (")), "{}", e.message);
+        assert!(e.message.contains(&client) && e.message.contains(&format!("worker speaks protocol {newer} ")), "{}", e.message);
+        assert!(e.message.contains("upgrade the older side") && !e.message.contains(LOST), "{}", e.message);
+
+        // A worker that can still write a frame this client reads: its release is named too.
+        let words = format!("frame refused: unsupported protocol version 9: worker hip-worker 9.9.9 (abcdef1) speaks protocol {0}..={0}", proto_core::PROTOCOL_VERSION);
+        let (addr, worker) = refusing_worker(proto_core::PROTOCOL_VERSION, words);
+        let e = Conn::open(&config(addr, Duration::from_secs(5), Some(Duration::from_secs(5)))).map(|_| ()).expect_err("refused");
+        worker.join().unwrap();
+        assert!(e.message.contains(&client), "{}", e.message);
+        assert!(e.message.contains(&format!("worker hip-worker 9.9.9 (abcdef1) speaks protocol {0}..={0}: upgrade", proto_core::PROTOCOL_VERSION)), "{}", e.message);
     }
 
     fn config(worker: String, liveness: Duration, io: Option<Duration>) -> ClientConfig {

@@ -176,7 +176,7 @@ impl Metrics {
         let mut out = String::with_capacity(16 << 10);
         let o = &mut out;
         metric(o, "hip_worker_info", "gauge", "The worker's build and backend (always 1).");
-        line(o, "hip_worker_info", &[("version", env!("CARGO_PKG_VERSION")), ("backend", backend.name())], 1);
+        line(o, "hip_worker_info", &[("version", hip_remote_build_info::VERSION), ("backend", backend.name())], 1);
         metric(o, "hip_worker_sessions_open", "gauge", "Sessions (connections) being served.");
         line(o, "hip_worker_sessions_open", &[], self.sessions_open.load(Relaxed));
         metric(o, "hip_worker_sessions_total", "counter", "Sessions (connections) served since the worker started.");

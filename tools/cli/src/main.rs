@@ -44,7 +44,7 @@ use std::time::{Duration, Instant};
 use transport_core::{FrameSink, FrameSource};
 
 #[derive(Parser)]
-#[command(name = "hip-remote", version, about = "Remote HIP execution: demo and diagnostics")]
+#[command(name = "hip-remote", version = hip_remote_build_info::VERSION, about = "Remote HIP execution: demo and diagnostics")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

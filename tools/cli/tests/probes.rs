@@ -68,3 +68,9 @@ fn probe_tools_show_the_workers_devices() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains(&dead), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn version_names_the_commit() {
+    let out = Command::new(env!("CARGO_BIN_EXE_hip-remote")).arg("--version").output().unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("hip-remote {}\n", hip_remote_build_info::VERSION));
+}
