@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PACK=device-pack
-cargo build --release -p hip-worker -p hip-remote -p client-capi -p client-hiprtc -p client-hipblas -p client-amdsmi -p hip-remote-hipcc
+cargo build --release -p hip-worker -p hip-remote --features hip-remote/profiling -p client-capi -p client-hiprtc -p client-hipblas -p client-amdsmi -p hip-remote-hipcc
 if [ "${HIP_REMOTE_PACK_CUPY:-0}" = 1 ]; then
   # A pack of its own for CuPy for ROCm on the cuda worker (scripts/device-cupy.sh): CuPy,
   # numpy and pytest for the GPU machine's python3.12 come to ~42 MB with xz -9 (CuPy's

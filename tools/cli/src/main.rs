@@ -23,6 +23,10 @@ mod install;
 mod native;
 mod plot;
 mod probe;
+#[cfg(feature = "profiling")]
+mod profile;
+#[cfg(not(feature = "profiling"))]
+#[path = "profile_disabled.rs"]
 mod profile;
 mod rocminfo;
 mod smi;
