@@ -12,11 +12,12 @@ fn git(args: &[&str]) -> Option<String> {
 fn main() {
     let commit = std::env::var("HIP_REMOTE_GIT_COMMIT").ok().filter(|c| !c.is_empty()).or_else(|| git(&["rev-parse", "--short", "HEAD"]));
     let commit = commit.unwrap_or_else(|| "unknown".into());
-    // A worktree's HEAD and reflog live in its own git directory.
-    for path in ["HEAD", "logs/HEAD"] {
-        if let Some(file) = git(&["rev-parse", "--git-path", path]) {
-            println!("cargo:rerun-if-changed={file}");
-        }
+    // HEAD (a worktree's own), the reflog that every commit appends to, and the branch's ref;
+    // only files that exist: a missing one would rerun this script on every build.
+    let mut watched: Vec<String> = ["HEAD", "logs/HEAD", "packed-refs"].iter().filter_map(|p| git(&["rev-parse", "--git-path", p])).collect();
+    watched.extend(git(&["symbolic-ref", "-q", "HEAD"]).and_then(|branch| git(&["rev-parse", "--git-path", &branch])));
+    for file in watched.iter().filter(|f| std::path::Path::new(f).is_file()) {
+        println!("cargo:rerun-if-changed={file}");
     }
     println!("cargo:rerun-if-env-changed=HIP_REMOTE_GIT_COMMIT");
     println!("cargo:rustc-env=HIP_REMOTE_GIT_COMMIT={commit}");
