@@ -40,7 +40,7 @@ pub const PROBE_LINKS: &[&str] = &["rocminfo", "rocm_agent_enumerator", "amd-smi
 
 /// What `cargo build` must have made for an install.
 pub const BUILD_COMMAND: &str =
-    "cargo build --profile install -p client-capi -p client-hiprtc -p client-hipblas -p client-amdsmi -p hip-remote-hipcc -p hip-worker -p hip-remote";
+    "cargo build --profile dist -p client-capi -p client-hiprtc -p client-hipblas -p client-amdsmi -p hip-remote-hipcc -p hip-worker -p hip-remote";
 
 /// `(major, minor, patch)` from the embedded `hip/hip_version.h`.
 pub fn hip_version() -> Result<(u32, u32, u32), String> {
