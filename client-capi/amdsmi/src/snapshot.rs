@@ -6,8 +6,6 @@
 //! need no tenant token, and a monitoring agent polls it on the operator's network anyway.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
 /// The worker's metrics port when none is given (hip-worker's `DEFAULT_METRICS_PORT`).
@@ -77,24 +75,14 @@ pub fn split_url(worker: &str) -> Result<(String, String), String> {
     Ok((host.to_string(), path.to_string()))
 }
 
-/// Fetches a worker's `/metrics`.
+/// Fetches a worker's `/metrics` (a plain HTTP GET by `ureq`, bounded in time and size).
 pub fn fetch(worker: &str) -> Result<String, String> {
     let (host, path) = split_url(worker)?;
-    let addr = host.to_socket_addrs().map_err(|e| format!("{host}: {e}"))?.next().ok_or_else(|| format!("{host}: no address"))?;
-    let mut stream = TcpStream::connect_timeout(&addr, TIMEOUT).map_err(|e| format!("{host}: {e}"))?;
-    stream.set_read_timeout(Some(TIMEOUT)).and_then(|()| stream.set_write_timeout(Some(TIMEOUT))).map_err(|e| e.to_string())?;
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").map_err(|e| format!("{host}: {e}"))?;
-    let mut response = Vec::new();
-    stream.take(MAX_RESPONSE).read_to_end(&mut response).map_err(|e| format!("{host}: {e}"))?;
-    let response = String::from_utf8_lossy(&response);
-    let (head, body) = response.split_once("\r\n\r\n").ok_or_else(|| format!("{host}: not an HTTP response"))?;
-    let status = head.lines().next().unwrap_or_default();
-    if !status.contains(" 200 ") {
-        return Err(format!("{host}{path}: {status}"));
-    }
-    Ok(body.to_string())
+    let url = format!("http://{host}{path}");
+    let agent: ureq::Agent = ureq::Agent::config_builder().timeout_global(Some(TIMEOUT)).max_redirects(0).build().into();
+    let mut response = agent.get(&url).call().map_err(|e| format!("{url}: {e}"))?;
+    response.body_mut().with_config().limit(MAX_RESPONSE).read_to_string().map_err(|e| format!("{url}: {e}"))
 }
-
 
 /// One device as the endpoint shows it; `None` where the worker has no figure.
 #[derive(Debug, Clone, Default, PartialEq)]
