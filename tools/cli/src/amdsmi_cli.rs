@@ -175,7 +175,11 @@ fn render(command: Command, snapshot: &Snapshot, gpus: &[u32], as_json: bool) ->
         .map(|d| device_object(command, d, snapshot, as_json))
         .collect();
     if as_json {
-        return serde_json::to_string_pretty(&objects).map(|s| s + "\n").map_err(|e| e.to_string());
+        // amdsmi_cli writes json.dumps(..., indent=4).
+        let mut out = Vec::new();
+        let formatter = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+        serde::Serialize::serialize(&objects, &mut serde_json::Serializer::with_formatter(&mut out, formatter)).map_err(|e| e.to_string())?;
+        return String::from_utf8(out).map(|s| s + "\n").map_err(|e| e.to_string());
     }
     let mut out = String::new();
     for object in &objects {
@@ -250,6 +254,7 @@ mod tests {
     #[test]
     fn metric_json_as_amd_smi_writes_it() {
         let text = render(Command::Metric, &snapshot(), &[0], true).unwrap();
+        assert!(text.starts_with("[\n    {\n        \"gpu\": 0,\n"), "{text}");
         let parsed: Value = serde_json::from_str(&text).unwrap();
         let gpu = &parsed[0];
         assert_eq!(parsed.as_array().unwrap().len(), 1);

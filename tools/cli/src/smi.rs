@@ -65,32 +65,46 @@ pub fn print_table(summary: &Value) {
         summary["sessions_open"],
         summary["sessions_total"]
     );
-    println!("{:<4} {:<40} {:<24} {:>12} {:>12} {:>6} {:>6}", "DEV", "NAME", "ARCH", "MEM USED MiB", "TOTAL MiB", "MEM%", "UTIL%");
+    let mut devices = table(&["DEV", "NAME", "ARCH", "MEM USED MiB", "TOTAL MiB", "MEM%", "UTIL%"], &[3, 4, 5, 6]);
     for dev in summary["devices"].as_array().into_iter().flatten() {
         let share = match (dev["memory_used_bytes"].as_u64(), dev["memory_total_bytes"].as_u64()) {
             (Some(used), Some(total)) if total > 0 => format!("{:.0}", used as f64 * 100.0 / total as f64),
             _ => "n/a".into(),
         };
         let util = dev["utilization"].as_f64().map_or_else(|| "n/a".into(), |u| format!("{:.0}", u * 100.0));
-        println!(
-            "{:<4} {:<40} {:<24} {:>12} {:>12} {:>6} {:>6}",
+        devices.add_row(vec![
             dev["device"].to_string(),
             text(&dev["name"]),
             text(&dev["arch"]),
             mib(&dev["memory_used_bytes"]),
             mib(&dev["memory_total_bytes"]),
             share,
-            util
-        );
+            util,
+        ]);
     }
+    println!("{devices}");
     let tenants = summary["tenants"].as_array().filter(|t| !t.is_empty());
     if let Some(tenants) = tenants {
-        println!("{:<40} {:>16}", "TENANT", "DEVICE SECONDS");
+        let mut rows = table(&["TENANT", "DEVICE SECONDS"], &[1]);
         for tenant in tenants {
             let seconds = tenant["device_seconds"].as_f64().map_or_else(|| "n/a".into(), |s| format!("{s:.3}"));
-            println!("{:<40} {:>16}", text(&tenant["tenant"]), seconds);
+            rows.add_row(vec![text(&tenant["tenant"]), seconds]);
+        }
+        println!("{rows}");
+    }
+}
+
+/// A borderless table (`comfy-table`) with `header`; the columns in `right` right-aligned.
+fn table(header: &[&str], right: &[usize]) -> comfy_table::Table {
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::NOTHING).set_header(header.to_vec());
+    for (i, column) in table.column_iter_mut().enumerate() {
+        column.set_padding((0, 2));
+        if right.contains(&i) {
+            column.set_cell_alignment(comfy_table::CellAlignment::Right);
         }
     }
+    table
 }
 
 /// `hip-remote smi`: every worker in turn; fails (after showing the others) when one cannot be
