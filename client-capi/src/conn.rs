@@ -1123,18 +1123,30 @@ mod test {
         let e = Conn::open(&config(addr.clone(), Duration::from_secs(5), Some(Duration::from_secs(5)))).map(|_| ()).expect_err("refused");
         worker.join().unwrap();
         assert_eq!(e.code, HipError::NOT_INITIALIZED);
-        let client = format!("hip-remote {}) speaks protocol {}..={}", hip_remote_build_info::VERSION, proto_core::header::MIN_PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION);
+        let client = format!(
+            "hip-remote {}) speaks protocol {}..={}",
+            hip_remote_build_info::VERSION,
+            proto_core::header::MIN_PROTOCOL_VERSION,
+            proto_core::PROTOCOL_VERSION
+        );
         assert!(e.message.starts_with(&format!("version mismatch with the hip-worker at {addr}: client libamdhip64 (")), "{}", e.message);
         assert!(e.message.contains(&client) && e.message.contains(&format!("worker speaks protocol {newer} ")), "{}", e.message);
         assert!(e.message.contains("upgrade the older side") && !e.message.contains(LOST), "{}", e.message);
 
         // A worker that can still write a frame this client reads: its release is named too.
-        let words = format!("frame refused: unsupported protocol version 9: worker hip-worker 9.9.9 (abcdef1) speaks protocol {0}..={0}", proto_core::PROTOCOL_VERSION);
+        let words = format!(
+            "frame refused: unsupported protocol version 9: worker hip-worker 9.9.9 (abcdef1) speaks protocol {0}..={0}",
+            proto_core::PROTOCOL_VERSION
+        );
         let (addr, worker) = refusing_worker(proto_core::PROTOCOL_VERSION, words);
         let e = Conn::open(&config(addr, Duration::from_secs(5), Some(Duration::from_secs(5)))).map(|_| ()).expect_err("refused");
         worker.join().unwrap();
         assert!(e.message.contains(&client), "{}", e.message);
-        assert!(e.message.contains(&format!("worker hip-worker 9.9.9 (abcdef1) speaks protocol {0}..={0}: upgrade", proto_core::PROTOCOL_VERSION)), "{}", e.message);
+        assert!(
+            e.message.contains(&format!("worker hip-worker 9.9.9 (abcdef1) speaks protocol {0}..={0}: upgrade", proto_core::PROTOCOL_VERSION)),
+            "{}",
+            e.message
+        );
     }
 
     fn config(worker: String, liveness: Duration, io: Option<Duration>) -> ClientConfig {

@@ -337,7 +337,13 @@ fn render_devices(o: &mut String, backend: &dyn Backend) {
             let dev_label = dev.to_string();
             let pci = crate::telemetry::pci_address(&props);
             let compute_units = props.multi_processor_count.to_string();
-            let labels = [("device", dev_label.as_str()), ("name", &props.name), ("arch", &props.gcn_arch_name), ("pci", &pci), ("compute_units", &compute_units)];
+            let labels = [
+                ("device", dev_label.as_str()),
+                ("name", &props.name),
+                ("arch", &props.gcn_arch_name),
+                ("pci", &pci),
+                ("compute_units", &compute_units),
+            ];
             line(o, "hip_worker_device_info", &labels, 1);
         }
     }
@@ -356,7 +362,9 @@ fn render_devices(o: &mut String, backend: &dyn Backend) {
         .collect();
     type Figure = fn(&crate::telemetry::DeviceTelemetry) -> Option<f64>;
     let figures: [(&str, &str, Figure); 4] = [
-        ("hip_worker_device_utilization_ratio", "Busy share of the device's compute engine (0 to 1; the CPU's on the host backend).", |t| t.utilization),
+        ("hip_worker_device_utilization_ratio", "Busy share of the device's compute engine (0 to 1; the CPU's on the host backend).", |t| {
+            t.utilization
+        }),
         ("hip_worker_device_power_watts", "Board power now.", |t| t.power_watts),
         ("hip_worker_device_power_limit_watts", "Enforced power limit.", |t| t.power_limit_watts),
         ("hip_worker_device_temperature_celsius", "Core temperature.", |t| t.temperature_celsius),

@@ -172,7 +172,8 @@ mod amdsmi {
                 lib.get(b"amdsmi_get_socket_handles").map_err(|e| e.to_string())?;
             let processors: libloading::Symbol<unsafe extern "C" fn(Handle, *mut u32, *mut Handle) -> u32> =
                 lib.get(b"amdsmi_get_processor_handles").map_err(|e| e.to_string())?;
-            let bdf: libloading::Symbol<unsafe extern "C" fn(Handle, *mut u64) -> u32> = lib.get(b"amdsmi_get_gpu_device_bdf").map_err(|e| e.to_string())?;
+            let bdf: libloading::Symbol<unsafe extern "C" fn(Handle, *mut u64) -> u32> =
+                lib.get(b"amdsmi_get_gpu_device_bdf").map_err(|e| e.to_string())?;
             if init(INIT_AMD_GPUS) != 0 {
                 return Err("amdsmi_init failed".into());
             }
@@ -208,11 +209,7 @@ mod amdsmi {
 
     fn library() -> Option<&'static AmdSmi> {
         static AMDSMI: OnceLock<Option<AmdSmi>> = OnceLock::new();
-        AMDSMI
-            .get_or_init(|| {
-                load().map_err(|e| tracing::info!(%e, "AMD SMI not available: no device telemetry")).ok()
-            })
-            .as_ref()
+        AMDSMI.get_or_init(|| load().map_err(|e| tracing::info!(%e, "AMD SMI not available: no device telemetry")).ok()).as_ref()
     }
 
     pub(super) fn read(props: &DeviceProperties) -> Option<DeviceTelemetry> {
@@ -235,7 +232,9 @@ mod amdsmi {
             if (smi.get_temp_metric)(handle, TEMPERATURE_TYPE_HOTSPOT, TEMP_CURRENT, &mut temp) == 0 {
                 t.temperature_celsius = Some(temp as f64);
             }
-            for (clock, now, max) in [(CLK_TYPE_GFX, &mut t.gfx_clock_mhz, &mut t.gfx_clock_max_mhz), (CLK_TYPE_MEM, &mut t.mem_clock_mhz, &mut t.mem_clock_max_mhz)] {
+            for (clock, now, max) in
+                [(CLK_TYPE_GFX, &mut t.gfx_clock_mhz, &mut t.gfx_clock_max_mhz), (CLK_TYPE_MEM, &mut t.mem_clock_mhz, &mut t.mem_clock_max_mhz)]
+            {
                 let mut info = ClkInfo::default();
                 if (smi.get_clock_info)(handle, clock, &mut info) == 0 {
                     (*now, *max) = (Some(info.clk), Some(info.max_clk));

@@ -269,9 +269,7 @@ pub extern "C" fn amdsmi_init(_flags: u64) -> amdsmi_status_t {
 
 #[no_mangle]
 pub extern "C" fn amdsmi_shut_down() -> amdsmi_status_t {
-    boundary(|| {
-        state().take().map(|_| ()).ok_or(AMDSMI_STATUS_NOT_INIT)
-    })
+    boundary(|| state().take().map(|_| ()).ok_or(AMDSMI_STATUS_NOT_INIT))
 }
 
 #[no_mangle]

@@ -79,10 +79,7 @@ fn device_object(command: Command, device: &Device, snapshot: &Snapshot, as_json
                 }),
             );
             o.insert("bus".into(), json!({ "bdf": bdf(device) }));
-            o.insert(
-                "limit".into(),
-                json!({ "max_power": unit(device.power_limit_watts.map(|w| w.round() as u64), "W", as_json) }),
-            );
+            o.insert("limit".into(), json!({ "max_power": unit(device.power_limit_watts.map(|w| w.round() as u64), "W", as_json) }));
             o.insert(
                 "driver".into(),
                 json!({ "name": format!("hip-remote ({})", snapshot.backend.as_deref().unwrap_or("N/A")), "version": snapshot.version.as_deref().unwrap_or("N/A") }),
@@ -106,9 +103,7 @@ fn device_object(command: Command, device: &Device, snapshot: &Snapshot, as_json
                     "power_management": "N/A",
                 }),
             );
-            let clock = |now: Option<u32>, max: Option<u32>| {
-                json!({ "clk": unit(now, "MHz", as_json), "min_clk": "N/A", "max_clk": unit(max, "MHz", as_json), "clk_locked": "N/A", "deep_sleep": "N/A" })
-            };
+            let clock = |now: Option<u32>, max: Option<u32>| json!({ "clk": unit(now, "MHz", as_json), "min_clk": "N/A", "max_clk": unit(max, "MHz", as_json), "clk_locked": "N/A", "deep_sleep": "N/A" });
             o.insert(
                 "clock".into(),
                 json!({ "gfx_0": clock(device.gfx_clock_mhz, device.gfx_clock_max_mhz), "mem_0": clock(device.mem_clock_mhz, device.mem_clock_max_mhz) }),
@@ -166,7 +161,11 @@ fn human(value: &Value, level: usize, out: &mut String) {
 /// when empty).
 fn render(command: Command, snapshot: &Snapshot, gpus: &[u32], as_json: bool) -> Result<String, String> {
     if let Some(missing) = gpus.iter().find(|g| !snapshot.devices.iter().any(|d| d.index == **g)) {
-        return Err(format!("GPU {missing} does not exist: the worker has {} (0 to {})", snapshot.devices.len(), snapshot.devices.len().saturating_sub(1)));
+        return Err(format!(
+            "GPU {missing} does not exist: the worker has {} (0 to {})",
+            snapshot.devices.len(),
+            snapshot.devices.len().saturating_sub(1)
+        ));
     }
     let objects: Vec<Value> = snapshot
         .devices
@@ -218,7 +217,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let command = command.ok_or(USAGE)?;
     let endpoint = amd_smi::snapshot::endpoint_from_env();
-    let snapshot = Snapshot::fetch(&endpoint).map_err(|e| format!("cannot read the worker's metrics at {endpoint}: {e} (start hip-worker with --metrics; set HIP_REMOTE_METRICS=HOST:PORT)"))?;
+    let snapshot = Snapshot::fetch(&endpoint).map_err(|e| {
+        format!("cannot read the worker's metrics at {endpoint}: {e} (start hip-worker with --metrics; set HIP_REMOTE_METRICS=HOST:PORT)")
+    })?;
     print!("{}", render(command, &snapshot, &gpus, as_json)?);
     Ok(())
 }

@@ -317,10 +317,7 @@ fn connect(addr: &str) -> Result<Halves, String> {
 
 fn ping(addr: &str, count: usize) -> Result<(), String> {
     let mut session = probe::WorkerSession::open(addr, "hip-remote ping")?;
-    println!(
-        "worker      {} (backend {}, protocol v{}, session {})",
-        session.worker_name, session.backend, session.version, session.session_id
-    );
+    println!("worker      {} (backend {}, protocol v{}, session {})", session.worker_name, session.backend, session.version, session.session_id);
     for (device, p) in session.devices()?.iter().enumerate() {
         println!(
             "device {device}    {} [{}] {:.1} GiB, {} multiprocessors",

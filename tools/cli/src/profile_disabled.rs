@@ -10,7 +10,8 @@ pub struct SectionProfile {
 
 impl SectionProfile {
     pub fn start(_dir: &Path, _name: &str) -> Result<Self, String> {
-        Err("this hip-remote was built without profiling: build it with `cargo build --release -p hip-remote --features profiling` for --profile".into())
+        Err("this hip-remote was built without profiling: build it with `cargo build --release -p hip-remote --features profiling` for --profile"
+            .into())
     }
 
     pub fn finish(self) -> Result<Vec<PathBuf>, String> {

@@ -37,11 +37,8 @@ impl CpuAgent {
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let field = |name: &str| cpuinfo.lines().find_map(|l| l.split_once(':').filter(|(k, _)| k.trim() == name).map(|(_, v)| v.trim().to_string()));
         let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
-        let memory_kib: u64 = meminfo
-            .lines()
-            .find_map(|l| l.strip_prefix("MemTotal:"))
-            .and_then(|v| v.split_whitespace().next()?.parse().ok())
-            .unwrap_or(0);
+        let memory_kib: u64 =
+            meminfo.lines().find_map(|l| l.strip_prefix("MemTotal:")).and_then(|v| v.split_whitespace().next()?.parse().ok()).unwrap_or(0);
         Self {
             model: field("model name").unwrap_or_else(|| std::env::consts::ARCH.to_string()),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),

@@ -174,7 +174,11 @@ fn bench_sections_and_profiles() {
     let profiles = dir.join("profiles");
     let bench = |profile: bool| {
         let mut command = Command::new(&exe);
-        command.args(["bench", "--quick", "--backend", "host", "--sections", "latency,link", "--variants", "tcp,shm", "--lib"]).arg(&lib).arg("--json").arg(&json_path);
+        command
+            .args(["bench", "--quick", "--backend", "host", "--sections", "latency,link", "--variants", "tcp,shm", "--lib"])
+            .arg(&lib)
+            .arg("--json")
+            .arg(&json_path);
         if profile {
             command.arg("--profile").arg(&profiles);
         }
