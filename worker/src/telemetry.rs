@@ -174,6 +174,21 @@ mod amdsmi {
                 lib.get(b"amdsmi_get_processor_handles").map_err(|e| e.to_string())?;
             let bdf: libloading::Symbol<unsafe extern "C" fn(Handle, *mut u64) -> u32> =
                 lib.get(b"amdsmi_get_gpu_device_bdf").map_err(|e| e.to_string())?;
+            // hip-remote's own forwarding library (an installed layout on the loader's path)
+            // would ask this worker's endpoint about itself: only ROCm's will do.
+            #[repr(C)]
+            struct Version {
+                major: u32,
+                minor: u32,
+                release: u32,
+                build: *const std::ffi::c_char,
+            }
+            let version: libloading::Symbol<unsafe extern "C" fn(*mut Version) -> u32> =
+                lib.get(b"amdsmi_get_lib_version").map_err(|e| e.to_string())?;
+            let mut v = Version { major: 0, minor: 0, release: 0, build: std::ptr::null() };
+            if version(&mut v) == 0 && !v.build.is_null() && std::ffi::CStr::from_ptr(v.build).to_bytes() == b"hip-remote" {
+                return Err("the libamd_smi.so found is hip-remote's forwarding library, not ROCm's: put ROCm's lib directory first on the worker's loader path".into());
+            }
             if init(INIT_AMD_GPUS) != 0 {
                 return Err("amdsmi_init failed".into());
             }
