@@ -24,7 +24,7 @@ pub mod stripes;
 use client_core::client_handles::ClientHandles;
 use client_core::client_memory::{ClientMemory, DeviceRange};
 pub use client_core::WelcomeInfo;
-pub use client_core::{status_to_hip, CallError, LOST};
+pub use client_core::{status_to_hip, version_mismatch, CallError, LOST};
 use client_core::{ClientSession, Expect, Flush, Inbound, Landing, SessionConfig, Ticket};
 use proto_core::auth::{auth_response, AuthContext};
 use proto_core::limits::DEFAULT_COPY_CHUNK;
@@ -72,34 +72,6 @@ pub type SentIsEnough = fn(u64, usize) -> bool;
 
 fn transport_error(e: TransportError) -> CallError {
     CallError::new(HipError::NOT_INITIALIZED, format!("{LOST}: {e}"))
-}
-
-/// A refused handshake whose cause is a protocol version neither side shares, said with both
-/// sides' versions and what to do; any other error unchanged. Either the worker could parse
-/// HELLO and answered `UnsupportedVersion` (its message names its release and protocols), or
-/// its reply's frame header carries a protocol this library cannot read (then only that
-/// number is known: the transport reports `unsupported protocol version N`).
-fn version_mismatch(e: CallError, worker: &str) -> CallError {
-    const UNREADABLE: &str = "unsupported protocol version ";
-    let (min, max) = (proto_core::header::MIN_PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION);
-    let client = format!("client libamdhip64 (hip-remote {}) speaks protocol {min}..={max}", hip_remote_build_info::VERSION);
-    let worker_side = if e.message.contains("worker hip-worker ") && e.message.contains(" speaks protocol ") {
-        // The worker's own words, which name its release.
-        e.message.rsplit_once("worker hip-worker ").map(|(_, rest)| format!("worker hip-worker {rest}"))
-    } else {
-        e.message.split_once(UNREADABLE).and_then(|(_, rest)| rest.split(|c: char| !c.is_ascii_digit()).next().filter(|v| !v.is_empty())).map(
-            |version| format!("worker speaks protocol {version} (its release is unknown: its refusal is in a frame format this client cannot read)"),
-        )
-    };
-    match worker_side {
-        Some(worker_side) => CallError::new(
-            HipError::NOT_INITIALIZED,
-            format!(
-                "version mismatch with the hip-worker at {worker}: {client}, {worker_side}: upgrade the older side (the client library or hip-worker) so that both speak one protocol"
-            ),
-        ),
-        None => e,
-    }
 }
 
 /// Opens the transport `worker` names: `rdma://host:port` (feature `rdma`), `shm:///path`
@@ -263,7 +235,7 @@ impl Conn {
             // The token never crosses the wire: the worker refuses one here.
             auth_token: Default::default(),
         };
-        let w = conn.hello(hello).map_err(|e| version_mismatch(e, worker))?;
+        let w = conn.hello(hello).map_err(|e| version_mismatch(e, worker, "client libamdhip64"))?;
         tracing::info!(
             worker = %w.worker_name.as_str(),
             backend = %w.backend.as_str(),

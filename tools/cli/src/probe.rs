@@ -37,7 +37,7 @@ impl WorkerSession {
         let token = std::env::var("HIP_REMOTE_TOKEN").ok();
         let mut auth = None;
         let mut welcome = None;
-        session.call(&hello, &mut |r| {
+        let said = session.call(&hello, &mut |r| {
             if let Response::Hello(w) = r {
                 welcome = Some((w.worker_name.as_str().to_owned(), w.backend.as_str().to_owned(), w.version, w.session_id));
                 if w.features & wire::features::AUTH_REQUIRED != 0 {
@@ -51,6 +51,10 @@ impl WorkerSession {
                     auth = Some(token.as_deref().map(|t| proto_core::auth::auth_response(t.as_bytes(), &cx)));
                 }
             }
+        });
+        // A protocol neither side shares: say both releases, as the client library does.
+        said.map_err(|e| {
+            client_core::version_mismatch(client_core::CallError::new(client_core::HipError::NOT_INITIALIZED, e), addr, client_name).message
         })?;
         let (worker_name, backend, version, session_id) = welcome.ok_or("the worker answered HELLO with something else")?;
         (session.worker_name, session.backend, session.version, session.session_id) = (worker_name, backend, version, session_id);

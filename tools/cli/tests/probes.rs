@@ -74,3 +74,37 @@ fn version_names_the_commit() {
     let out = Command::new(env!("CARGO_BIN_EXE_hip-remote")).arg("--version").output().unwrap();
     assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("hip-remote {}\n", hip_remote_build_info::VERSION));
 }
+
+/// A worker of a newer protocol: rocminfo says both sides' versions and what to do.
+#[test]
+fn a_newer_worker_is_named_as_such() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let newer = proto_core::PROTOCOL_VERSION + 1;
+    let worker = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut hello = [0u8; 64];
+        let _ = stream.read(&mut hello).unwrap();
+        let reply = proto_core::wire::ErrorReply { status: proto_core::Status::UNSUPPORTED_VERSION, message: "frame refused".into() };
+        let meta = proto_core::frame::FrameMeta {
+            opcode: proto_core::Opcode::Hello.raw(),
+            flags: proto_core::Flags::RESPONSE | proto_core::Flags::ERROR,
+            request_id: 0,
+            credits: 0,
+            aux: 0,
+        };
+        let mut buf = vec![0u8; 512];
+        let len = proto_core::frame::encode_frame(&mut buf, meta, &reply).unwrap().head_len;
+        buf[4..6].copy_from_slice(&newer.to_le_bytes());
+        stream.write_all(&buf[..len]).unwrap();
+        let _ = stream.read(&mut hello);
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(tool(&dir, "rocminfo")).env("HIP_REMOTE_WORKER", &addr).env_remove("HIP_REMOTE_TOKEN").output().unwrap();
+    worker.join().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains(&format!("rocminfo (hip-remote {})", hip_remote_build_info::VERSION)), "{stderr}");
+    assert!(stderr.contains(&format!("worker speaks protocol {newer} ")) && stderr.contains("upgrade the older side"), "{stderr}");
+}
