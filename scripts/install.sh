@@ -11,6 +11,6 @@ mkdir -p "$prefix"
 prefix=$(cd "$prefix" && pwd)
 cd "$(dirname "$0")/.."
 command -v cc >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc; }
-cargo build --release -p client-capi -p client-hiprtc -p client-hipblas -p hip-remote-hipcc -p hip-worker -p hip-remote
+cargo build --profile dist -p client-capi -p client-hiprtc -p client-hipblas -p client-amdsmi -p hip-remote-hipcc -p hip-worker -p hip-remote
 target_dir=${CARGO_TARGET_DIR:-target}
-exec "$target_dir/release/hip-remote" install --prefix "$prefix" "$@"
+exec "$target_dir/dist/hip-remote" install --prefix "$prefix" "$@"

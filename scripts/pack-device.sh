@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PACK=device-pack
-cargo build --release -p hip-worker -p hip-remote -p client-capi -p client-hiprtc -p client-hipblas -p hip-remote-hipcc
+cargo build --release -p hip-worker -p hip-remote --features hip-remote/profiling -p client-capi -p client-hiprtc -p client-hipblas -p client-amdsmi -p hip-remote-hipcc
 if [ "${HIP_REMOTE_PACK_CUPY:-0}" = 1 ]; then
   # A pack of its own for CuPy for ROCm on the cuda worker (scripts/device-cupy.sh): CuPy,
   # numpy and pytest for the GPU machine's python3.12 come to ~42 MB with xz -9 (CuPy's
@@ -106,7 +106,7 @@ mkdir -p "$PACK/bench"
 target/release/hipcc -O2 -o "$PACK/bench/first_launch" benches/hip/first_launch.hip
 patchelf --set-rpath '$ORIGIN/../lib' "$PACK/bench/first_launch" 2>/dev/null || true
 cp scripts/device-test.sh scripts/device-fault-heal.sh scripts/device-ab.sh scripts/device-tls.sh scripts/device-first-launch.sh scripts/device-cupy.sh \
-   scripts/device-isolation.sh scripts/device-tenants.sh scripts/device-isolation-bench.sh scripts/device-multi-worker.sh "$PACK/"
+   scripts/device-isolation.sh scripts/device-tenants.sh scripts/device-isolation-bench.sh scripts/device-multi-worker.sh scripts/device-probes.sh "$PACK/"
 # One client, process isolation against shared serving (device-isolation-bench.sh).
 cc -std=c11 -O2 -I client-capi/include scripts/session-process-bench.c -o "$PACK/bench/session-process-bench" \
    -L "$PACK/lib" -lhiprtc -lamdhip64 -Wl,-rpath,'$ORIGIN/../lib'

@@ -85,6 +85,8 @@ fi
 run "build workspace" cargo build --workspace --all-targets
 # The attack suite (tests/tests/attack.rs, `mod attack`) is a check of its own.
 run "cargo test (workspace)" cargo test --workspace --no-fail-fast -- --skip attack::
+# bench --profile needs the CLI's non-default `profiling` feature (pprof).
+run "bench --profile (hip-remote --features profiling)" cargo test -p hip-remote --features profiling --test bench_quick bench_sections_and_profiles
 run "attack suite (hostile peers, a frozen worker)" cargo test -p hip-remote-tests --test attack
 if cargo clippy --version >/dev/null 2>&1 || rustup component add clippy >/dev/null 2>&1; then
   run "clippy (workspace, all targets, warnings denied)" cargo clippy --workspace --all-targets -- -D warnings
@@ -117,6 +119,8 @@ fi
 run "hip-python client tests" bash scripts/python-test.sh
 # CuPy for ROCm, unchanged, on an installed layout against a host worker (docs/CUPY.md).
 run "CuPy for ROCm client tests" bash scripts/cupy-test.sh
+# The PyPI amdsmi package, rocminfo and rocm_agent_enumerator over a host worker (docs/PROBES.md).
+run "amdsmi, rocminfo and rocm_agent_enumerator" bash scripts/probes-test.sh
 
 # The chained worker: worker A runs --backend hip on our own libamdhip64.so, whose
 # calls go to host worker B; the C conformance programs, the examples, the HIP samples

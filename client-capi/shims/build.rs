@@ -1,6 +1,6 @@
 //! Builds the shim libraries (see `src/libraries.rs`) into the profile directory, beside
 //! `libamdhip64.so`: for each, C generated from `client-capi/symbols/<list>_functions.txt`,
-//! compiled by the system C compiler (`CC`, default `cc`) with the library's soname and a
+//! compiled by the system C compiler (found by the `cc` crate: `CC`, default `cc`) with the library's soname and a
 //! version script that exports exactly the listed functions (under the version node clients'
 //! references carry, for roctracer and roctx). The real file is named by the soname; the
 //! development link `lib<name>.so` points at it.
@@ -19,7 +19,6 @@ use std::env;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn main() {
     let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
@@ -42,7 +41,10 @@ fn main() {
     let Some(profile_dir) = out_dir.ancestors().nth(3) else {
         panic!("OUT_DIR {} has no profile directory", out_dir.display());
     };
-    let cc = env::var("CC").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| "cc".into());
+    // The C compiler as the `cc` crate finds it (CC, CFLAGS, the target's default), run here
+    // as the linker of a shared library, which `cc::Build` itself does not make.
+    let compiler = cc::Build::new().cargo_metadata(false).get_compiler();
+    let cc = compiler.path().display().to_string();
     for shim in SHIMS {
         let list_path = symbols.join(format!("{}_functions.txt", shim.list));
         let list = fs::read_to_string(&list_path).unwrap_or_else(|e| panic!("{}: {e}", list_path.display()));
@@ -53,7 +55,8 @@ fn main() {
         let built = out_dir.join(shim.soname);
         fs::write(&src, c_source(shim, &functions)).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
         fs::write(&script, version_script(shim, &functions)).unwrap_or_else(|e| panic!("{}: {e}", script.display()));
-        let status = Command::new(&cc)
+        let status = compiler
+            .to_command()
             .args(["-shared", "-fPIC", "-O2", "-std=gnu11", "-fvisibility=hidden"])
             .arg(format!("-Wl,-soname,{}", shim.soname))
             .arg(format!("-Wl,--version-script={}", script.display()))

@@ -26,7 +26,7 @@ use client_core::client_handles::ClientHandles;
 use client_core::client_memory::{ClientMemory, DeviceRange};
 use client_core::compression::{Compression, COMPRESS_MIN_BYTES, COMPRESS_SAMPLE_BYTES};
 pub use client_core::WelcomeInfo;
-pub use client_core::{status_to_hip, CallError, LOST};
+pub use client_core::{status_to_hip, version_mismatch, CallError, LOST};
 use client_core::{ClientSession, Expect, Flush, Inbound, Landing, SessionConfig, Ticket};
 use proto_core::auth::{auth_response, AuthContext};
 use proto_core::content::{content_hash, CONTENT_ADDRESSED_MIN_BYTES};
@@ -264,7 +264,15 @@ impl Conn {
             // The token never crosses the wire: the worker refuses one here.
             auth_token: Default::default(),
         };
-        let w = conn.hello(hello)?;
+        let w = conn.hello(hello).map_err(|e| version_mismatch(e, worker, "client libamdhip64"))?;
+        tracing::info!(
+            worker = %w.worker_name.as_str(),
+            backend = %w.backend.as_str(),
+            protocol = w.version,
+            session = w.session_id,
+            client_version = hip_remote_build_info::VERSION,
+            "WELCOME"
+        );
         let nonce = w.auth_challenge.0.to_vec();
         let auth = (w.features & wire::features::AUTH_REQUIRED != 0).then(|| {
             let cx = AuthContext {
@@ -1213,6 +1221,73 @@ mod test {
             }
         });
         (addr, thread)
+    }
+
+    /// A worker that answers HELLO with an `UnsupportedVersion` error frame carrying
+    /// `message`, in a frame header of protocol `header_version`.
+    fn refusing_worker(header_version: u16, message: String) -> (String, JoinHandle<()>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let thread = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let (mut sink, mut source) = transport_tcp::tcp::split(stream, &TcpConfig { io_timeout: None, ..TcpConfig::default() }).unwrap();
+            let head = source.recv_head().unwrap();
+            let request_id = head.header.request_id;
+            source.skip_bulk().unwrap();
+            let reply = wire::ErrorReply { status: proto_core::Status::UNSUPPORTED_VERSION, message: message.as_str().into() };
+            let meta = proto_core::frame::FrameMeta {
+                opcode: proto_core::Opcode::Hello.raw(),
+                flags: proto_core::Flags::RESPONSE | proto_core::Flags::ERROR,
+                request_id,
+                credits: 0,
+                aux: 0,
+            };
+            let mut buf = vec![0u8; 4096];
+            let frame = proto_core::frame::encode_frame(&mut buf, meta, &reply).unwrap();
+            let head_len = frame.head_len;
+            // The protocol number sits right after the 4-byte magic (docs/PROTOCOL.md).
+            buf[4..6].copy_from_slice(&header_version.to_le_bytes());
+            let _ = sink.send(&buf[..head_len], &[]);
+            // Hold the connection until the client has read the refusal.
+            let _ = source.recv_head();
+        });
+        (addr, thread)
+    }
+
+    /// A worker of another protocol: the error names both sides' releases and protocols and
+    /// says what to do, rather than reading as a lost connection.
+    #[test]
+    fn a_version_mismatch_names_both_sides() {
+        let newer = proto_core::PROTOCOL_VERSION + 1;
+        // A newer worker, whose refusal frame this client cannot parse: only its protocol is known.
+        let (addr, worker) = refusing_worker(newer, format!("frame refused: unsupported protocol version {}", proto_core::PROTOCOL_VERSION));
+        let e = Conn::open(&config(addr.clone(), Duration::from_secs(5), Some(Duration::from_secs(5)))).map(|_| ()).expect_err("refused");
+        worker.join().unwrap();
+        assert_eq!(e.code, HipError::NOT_INITIALIZED);
+        let client = format!(
+            "hip-remote {}) speaks protocol {}..={}",
+            hip_remote_build_info::VERSION,
+            proto_core::header::MIN_PROTOCOL_VERSION,
+            proto_core::PROTOCOL_VERSION
+        );
+        assert!(e.message.starts_with(&format!("version mismatch with the hip-worker at {addr}: client libamdhip64 (")), "{}", e.message);
+        assert!(e.message.contains(&client) && e.message.contains(&format!("worker speaks protocol {newer} ")), "{}", e.message);
+        assert!(e.message.contains("upgrade the older side") && !e.message.contains(LOST), "{}", e.message);
+
+        // A worker that can still write a frame this client reads: its release is named too.
+        let words = format!(
+            "frame refused: unsupported protocol version 9: worker hip-worker 9.9.9 (abcdef1) speaks protocol {0}..={0}",
+            proto_core::PROTOCOL_VERSION
+        );
+        let (addr, worker) = refusing_worker(proto_core::PROTOCOL_VERSION, words);
+        let e = Conn::open(&config(addr, Duration::from_secs(5), Some(Duration::from_secs(5)))).map(|_| ()).expect_err("refused");
+        worker.join().unwrap();
+        assert!(e.message.contains(&client), "{}", e.message);
+        assert!(
+            e.message.contains(&format!("worker hip-worker 9.9.9 (abcdef1) speaks protocol {0}..={0}: upgrade", proto_core::PROTOCOL_VERSION)),
+            "{}",
+            e.message
+        );
     }
 
     fn config(worker: String, liveness: Duration, io: Option<Duration>) -> ClientConfig {

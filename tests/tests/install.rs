@@ -87,8 +87,13 @@ fn layout_has_rocm_names() {
         "bin/hipconfig",
         "bin/hip-worker",
         "bin/hip-remote",
+        "lib/libamd_smi.so",
     ] {
         assert!(prefix.join(file).is_file(), "{file} is missing");
+    }
+    // ROCm's probe tools are hip-remote under their own names (docs/PROBES.md).
+    for tool in ["rocminfo", "rocm_agent_enumerator", "amd-smi"] {
+        assert_eq!(link_target(prefix.join("bin").join(tool)), "hip-remote", "bin/{tool}");
     }
     let version = std::fs::read_to_string(prefix.join(".info/version")).unwrap();
     assert!(version.starts_with("7."), "{version:?}");

@@ -98,6 +98,10 @@ fn hello_version_mismatch_is_refused() {
         assert_eq!(status, Status::UNSUPPORTED_VERSION, "{message}");
         assert_eq!(status.0, 10001);
         assert!(message.contains(&proto_core::PROTOCOL_VERSION.to_string()), "the message should name the worker's versions: {message:?}");
+        assert!(
+            message.contains(&format!("worker hip-worker {}", hip_remote_build_info::VERSION)),
+            "the message should name the worker's release: {message:?}"
+        );
         c.expect_closed();
 
         // An inverted range.
@@ -113,7 +117,15 @@ fn hello_version_mismatch_is_refused() {
         c.send_raw(&header);
         let reply = c.recv();
         assert_eq!(reply.header.request_id, 0);
-        assert_eq!(reply.error().0, Status::UNSUPPORTED_VERSION);
+        let (status, message) = reply.error();
+        assert_eq!(status, Status::UNSUPPORTED_VERSION);
+        let speaks = format!(
+            "worker hip-worker {} speaks protocol {}..={}",
+            hip_remote_build_info::VERSION,
+            proto_core::header::MIN_PROTOCOL_VERSION,
+            proto_core::PROTOCOL_VERSION
+        );
+        assert!(message.ends_with(&speaks), "{message:?}");
         c.expect_closed();
     });
 }

@@ -316,7 +316,16 @@ fn serve_until(
                     DecodeError::TooLarge { .. } => Status::TOO_LARGE,
                     _ => Status::MALFORMED_FRAME,
                 };
-                let _ = replies.send_error(0, 0, status, &format!("frame refused: {e}"));
+                let message = match e {
+                    DecodeError::UnsupportedVersion { .. } => format!(
+                        "frame refused: {e}: worker hip-worker {} speaks protocol {}..={}",
+                        hip_remote_build_info::VERSION,
+                        proto_core::header::MIN_PROTOCOL_VERSION,
+                        proto_core::PROTOCOL_VERSION
+                    ),
+                    _ => format!("frame refused: {e}"),
+                };
+                let _ = replies.send_error(0, 0, status, &message);
                 return Err(TransportError::Malformed(e));
             }
             Err(e) => return Err(e),

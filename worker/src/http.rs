@@ -7,6 +7,9 @@
 //! must survive anyone who reaches it: a request head is bounded ([`MAX_REQUEST_BYTES`]),
 //! and a connection gets [`REQUEST_DEADLINE`] in all to send it, so a silent or trickling peer
 //! holds the endpoint up for at most that long and never touches the protocol port.
+//!
+//! Hand-made rather than `tiny_http`: that server bounds neither the size of a request head nor
+//! the time a peer may take to send it, the two limits this endpoint exists to keep.
 
 use crate::backend::Backend;
 use crate::metrics::Metrics;

@@ -29,6 +29,7 @@ pub mod session;
 #[cfg(target_os = "linux")]
 pub mod shm;
 pub mod stripes;
+pub mod telemetry;
 pub mod tls;
 pub mod watchdog;
 

@@ -41,7 +41,7 @@ enum Isolation {
 
 /// Serve HIP runtime calls from hip-remote clients over TCP.
 #[derive(Debug, Parser)]
-#[command(name = "hip-worker", version)]
+#[command(name = "hip-worker", version = hip_remote_build_info::VERSION)]
 struct Cli {
     /// Address to listen on (ADDR:PORT).
     #[arg(long, env = "HIP_REMOTE_LISTEN")]
@@ -688,7 +688,7 @@ fn main() -> std::process::ExitCode {
     #[allow(unused_mut)] // set when an RDMA listener runs
     let mut config = WorkerConfig {
         session: hip_worker::session::SessionConfig {
-            worker_name: format!("hip-worker {} ({})", env!("CARGO_PKG_VERSION"), backend.name()),
+            worker_name: format!("hip-worker {}, {} backend", hip_remote_build_info::VERSION, backend.name()),
             tokens: (!tokens.is_empty() || cli.token_file.is_some()).then(|| tokens.clone()),
             rdma_endpoint: None,
             same_host: Arc::new(hip_worker::session::SameHost { machine: same_host_machine(), ..Default::default() }),

@@ -176,7 +176,7 @@ impl Metrics {
         let mut out = String::with_capacity(16 << 10);
         let o = &mut out;
         metric(o, "hip_worker_info", "gauge", "The worker's build and backend (always 1).");
-        line(o, "hip_worker_info", &[("version", env!("CARGO_PKG_VERSION")), ("backend", backend.name())], 1);
+        line(o, "hip_worker_info", &[("version", hip_remote_build_info::VERSION), ("backend", backend.name())], 1);
         metric(o, "hip_worker_sessions_open", "gauge", "Sessions (connections) being served.");
         line(o, "hip_worker_sessions_open", &[], self.sessions_open.load(Relaxed));
         metric(o, "hip_worker_sessions_total", "counter", "Sessions (connections) served since the worker started.");
@@ -331,11 +331,20 @@ fn render_devices(o: &mut String, backend: &dyn Backend) {
     let count = backend.device_count().unwrap_or(0);
     metric(o, "hip_worker_devices", "gauge", "Devices the backend exposes.");
     line(o, "hip_worker_devices", &[], count);
-    metric(o, "hip_worker_device_info", "gauge", "Each device's name and architecture (always 1).");
+    metric(o, "hip_worker_device_info", "gauge", "Each device's name, architecture, PCI address and compute units (always 1).");
     for dev in 0..count {
         if let Ok(props) = backend.device_properties(dev) {
             let dev_label = dev.to_string();
-            line(o, "hip_worker_device_info", &[("device", &dev_label), ("name", &props.name), ("arch", &props.gcn_arch_name)], 1);
+            let pci = crate::telemetry::pci_address(&props);
+            let compute_units = props.multi_processor_count.to_string();
+            let labels = [
+                ("device", dev_label.as_str()),
+                ("name", &props.name),
+                ("arch", &props.gcn_arch_name),
+                ("pci", &pci),
+                ("compute_units", &compute_units),
+            ];
+            line(o, "hip_worker_device_info", &labels, 1);
         }
     }
     metric(o, "hip_worker_device_memory_used_bytes", "gauge", "Device memory in use, by every session (total minus free).");
@@ -346,6 +355,39 @@ fn render_devices(o: &mut String, backend: &dyn Backend) {
     metric(o, "hip_worker_device_memory_total_bytes", "gauge", "Device memory capacity.");
     for (dev, info) in &infos {
         line(o, "hip_worker_device_memory_total_bytes", &[("device", dev)], info.total);
+    }
+    // Live figures (crate::telemetry): a device whose source lacks one has no sample.
+    let telemetry: Vec<_> = (0..count)
+        .filter_map(|dev| backend.device_properties(dev).ok().map(|props| (dev.to_string(), crate::telemetry::read(backend.name(), &props))))
+        .collect();
+    type Figure = fn(&crate::telemetry::DeviceTelemetry) -> Option<f64>;
+    let figures: [(&str, &str, Figure); 4] = [
+        ("hip_worker_device_utilization_ratio", "Busy share of the device's compute engine (0 to 1; the CPU's on the host backend).", |t| {
+            t.utilization
+        }),
+        ("hip_worker_device_power_watts", "Board power now.", |t| t.power_watts),
+        ("hip_worker_device_power_limit_watts", "Enforced power limit.", |t| t.power_limit_watts),
+        ("hip_worker_device_temperature_celsius", "Core temperature.", |t| t.temperature_celsius),
+    ];
+    for (name, help, figure) in figures {
+        metric(o, name, "gauge", help);
+        for (dev, t) in &telemetry {
+            if let Some(value) = figure(t) {
+                line(o, name, &[("device", dev)], value);
+            }
+        }
+    }
+    metric(o, "hip_worker_device_clock_mhz", "gauge", "Clock now, by domain (gfx, mem).");
+    metric(o, "hip_worker_device_clock_max_mhz", "gauge", "Highest clock, by domain (gfx, mem).");
+    for (dev, t) in &telemetry {
+        for (domain, now, max) in [("gfx", t.gfx_clock_mhz, t.gfx_clock_max_mhz), ("mem", t.mem_clock_mhz, t.mem_clock_max_mhz)] {
+            if let Some(now) = now {
+                line(o, "hip_worker_device_clock_mhz", &[("device", dev), ("domain", domain)], now);
+            }
+            if let Some(max) = max {
+                line(o, "hip_worker_device_clock_max_mhz", &[("device", dev), ("domain", domain)], max);
+            }
+        }
     }
 }
 

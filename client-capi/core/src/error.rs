@@ -116,6 +116,35 @@ pub fn status_to_hip(status: Status) -> HipError {
     }
 }
 
+/// A refused handshake whose cause is a protocol version neither side shares, said with both
+/// sides' versions and what to do; any other error unchanged. Either the worker could parse
+/// HELLO and answered `UnsupportedVersion` (its message names its release and protocols), or
+/// its reply's frame header carries a protocol this library cannot read (then only that
+/// number is known: the transport reports `unsupported protocol version N`). `client_name`
+/// names this side (`client libamdhip64`, `hip-remote ping`).
+pub fn version_mismatch(e: CallError, worker: &str, client_name: &str) -> CallError {
+    const UNREADABLE: &str = "unsupported protocol version ";
+    let (min, max) = (proto_core::header::MIN_PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION);
+    let client = format!("{client_name} (hip-remote {}) speaks protocol {min}..={max}", hip_remote_build_info::VERSION);
+    let worker_side = if e.message.contains("worker hip-worker ") && e.message.contains(" speaks protocol ") {
+        // The worker's own words, which name its release.
+        e.message.rsplit_once("worker hip-worker ").map(|(_, rest)| format!("worker hip-worker {rest}"))
+    } else {
+        e.message.split_once(UNREADABLE).and_then(|(_, rest)| rest.split(|c: char| !c.is_ascii_digit()).next().filter(|v| !v.is_empty())).map(
+            |version| format!("worker speaks protocol {version} (its release is unknown: its refusal is in a frame format this client cannot read)"),
+        )
+    };
+    match worker_side {
+        Some(worker_side) => CallError::new(
+            HipError::NOT_INITIALIZED,
+            format!(
+                "version mismatch with the hip-worker at {worker}: {client}, {worker_side}: upgrade the older side (the client library or hip-worker) so that both speak one protocol"
+            ),
+        ),
+        None => e,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,11 +3,13 @@
 //!
 //! - `DIR/lib`: `libamdhip64.so.<major>.<minor>.<patch>` (the real file, named from
 //!   `hip/hip_version.h` as ROCm names it) with the links `libamdhip64.so.7` and
-//!   `libamdhip64.so`; `libhiprtc.so` the same way; the shim libraries of
+//!   `libamdhip64.so`; `libhiprtc.so` the same way; `libamd_smi.so` (AMD SMI for the
+//!   worker's devices, `client-capi/amdsmi`); the shim libraries of
 //!   `hip-remote-shims` (real file named by the soname, link `lib<name>.so`);
 //! - `DIR/include`: the client's headers (`hip/`, `hip_remote/`), embedded in this binary;
 //! - `DIR/bin`: `hipcc`, `hipconfig` (which find `DIR/include` and `DIR/lib` from where they
-//!   are), `hip-worker` and `hip-remote`;
+//!   are), `hip-worker` and `hip-remote`; `rocminfo` and `rocm_agent_enumerator`, links to
+//!   `hip-remote` that show the worker's devices in ROCm's formats;
 //! - `DIR/.info/version`: the ROCm version, as ROCm writes it.
 //!
 //! The libraries and programs are taken from the directory of this executable (a cargo
@@ -25,13 +27,20 @@ const VERSIONED_LIBRARIES: &[(&str, &str)] = &[("libamdhip64.so", "libamdhip64.s
 /// Libraries installed under their soname with the usual link name: hipBLAS (forwarded to the
 /// worker's BLAS, docs/BLAS.md).
 const FORWARDING_LIBRARIES: &[(&str, &str)] = &[("libhipblas.so", "libhipblas.so.3")];
+/// Libraries installed under their plain name only: AMD SMI, which its users (the PyPI
+/// `amdsmi` package) load as `libamd_smi.so` from `ROCM_PATH/lib` or the loader's path.
+const PLAIN_LIBRARIES: &[&str] = &["libamd_smi.so"];
 
 /// The programs taken from the build directory (`hip-remote` is this executable).
 const PROGRAMS: &[&str] = &["hipcc", "hipconfig", "hip-worker"];
 
+/// ROCm's probe tools, installed as links to `hip-remote`, which answers to these names with
+/// the worker's devices (`rocminfo.rs`).
+pub const PROBE_LINKS: &[&str] = &["rocminfo", "rocm_agent_enumerator", "amd-smi"];
+
 /// What `cargo build` must have made for an install.
 pub const BUILD_COMMAND: &str =
-    "cargo build --release -p client-capi -p client-hiprtc -p client-hipblas -p hip-remote-hipcc -p hip-worker -p hip-remote";
+    "cargo build --profile dist -p client-capi -p client-hiprtc -p client-hipblas -p client-amdsmi -p hip-remote-hipcc -p hip-worker -p hip-remote";
 
 /// `(major, minor, patch)` from the embedded `hip/hip_version.h`.
 pub fn hip_version() -> Result<(u32, u32, u32), String> {
@@ -69,6 +78,7 @@ pub fn install(prefix: &Path, from: Option<PathBuf>) -> Result<(), String> {
     };
     let libraries: Vec<(PathBuf, &str)> = VERSIONED_LIBRARIES.iter().map(|(file, soname)| (need(file), *soname)).collect();
     let forwarding: Vec<(PathBuf, &str)> = FORWARDING_LIBRARIES.iter().map(|(file, soname)| (need(file), *soname)).collect();
+    let plain: Vec<(PathBuf, &str)> = PLAIN_LIBRARIES.iter().map(|name| (need(name), *name)).collect();
     let shims: Vec<(PathBuf, &hip_remote_shims::ShimLibrary)> = hip_remote_shims::SHIMS.iter().map(|s| (need(s.soname), s)).collect();
     let programs: Vec<(PathBuf, &str)> = PROGRAMS.iter().map(|name| (need(name), *name)).collect();
     if !missing.is_empty() {
@@ -94,6 +104,9 @@ pub fn install(prefix: &Path, from: Option<PathBuf>) -> Result<(), String> {
         copy(source, &lib.join(soname))?;
         symlink(soname, &lib.join(soname.rsplit_once('.').map_or(*soname, |(stem, _)| stem)))?;
     }
+    for (source, name) in &plain {
+        copy(source, &lib.join(name))?;
+    }
     for (source, shim) in &shims {
         copy(source, &lib.join(shim.soname))?;
         symlink(shim.soname, &lib.join(shim.link_name()))?;
@@ -105,13 +118,16 @@ pub fn install(prefix: &Path, from: Option<PathBuf>) -> Result<(), String> {
         copy(source, &bin.join(name))?;
     }
     copy(&exe, &bin.join("hip-remote"))?;
+    for name in PROBE_LINKS {
+        symlink("hip-remote", &bin.join(name))?;
+    }
     write(&info.join("version"), format!("{major}.{minor}.0\n").as_bytes())?;
 
     println!(
         "installed hip-remote (HIP {major}.{minor}.{patch}) into {}:\n  \
-         lib/      libamdhip64.so*, libhiprtc.so*, {} shim libraries\n  \
+         lib/      libamdhip64.so*, libhiprtc.so*, libamd_smi.so, {} shim libraries\n  \
          include/  {} headers (hip/, hip_remote/)\n  \
-         bin/      hipcc, hipconfig, hip-worker, hip-remote\n\
+         bin/      hipcc, hipconfig, hip-worker, hip-remote, rocminfo, rocm_agent_enumerator, amd-smi\n\
          use it with: export ROCM_PATH={p} ROCM_HOME={p} LD_LIBRARY_PATH={p}/lib",
         prefix.display(),
         shims.len(),

@@ -18,14 +18,21 @@
 
 #![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 
+mod amdsmi_cli;
 mod bench;
 mod child;
 mod hip;
 mod install;
 mod native;
 mod plot;
+mod probe;
+#[cfg(feature = "profiling")]
+mod profile;
+#[cfg(not(feature = "profiling"))]
+#[path = "profile_disabled.rs"]
 mod profile;
 mod proxy;
+mod rocminfo;
 mod smi;
 mod tenants;
 mod variants;
@@ -38,7 +45,7 @@ use hip_worker::backend::Backend;
 use hip_worker::{Worker, WorkerConfig};
 use native::BackendKind;
 use proto_core::wire;
-use proto_core::{Flags, Request, Response};
+use proto_core::Request;
 use std::ffi::{c_char, CStr};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -46,7 +53,7 @@ use std::time::{Duration, Instant};
 use transport_core::{FrameSink, FrameSource};
 
 #[derive(Parser)]
-#[command(name = "hip-remote", version, about = "Remote HIP execution: demo and diagnostics")]
+#[command(name = "hip-remote", version = hip_remote_build_info::VERSION, about = "Remote HIP execution: demo and diagnostics")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -455,78 +462,21 @@ fn connect(addr: &str) -> Result<Halves, String> {
 }
 
 fn ping(addr: &str, count: usize) -> Result<(), String> {
-    let (mut tx, mut rx) = connect(addr)?;
-    let mut buf = vec![0u8; 4096];
-    let mut id = 0u64;
-    let mut exchange = |req: &Request<'_>, on: &mut dyn FnMut(Response<'_>)| -> Result<(), String> {
-        id += 1;
-        let f = req.encode_frame(&mut buf, Flags::empty(), id).map_err(|e| e.to_string())?;
-        tx.send(&buf[..f.head_len], f.bulk).map_err(|e| e.to_string())?;
-        let head = rx.recv_head().map_err(|e| e.to_string())?;
-        let (header, control) = (head.header, head.control.to_vec());
-        let mut bulk = vec![0u8; rx.bulk_remaining()];
-        rx.recv_bulk(&mut bulk).map_err(|e| e.to_string())?;
-        if header.flags.contains(Flags::ERROR) {
-            let e = <wire::ErrorReply as proto_core::Message>::parse(&control, &[]).map_err(|e| e.to_string())?;
-            return Err(format!("{:?}: {}", e.status, e.message.as_str()));
-        }
-        on(Response::parse(header.opcode, &control, &bulk).map_err(|e| e.to_string())?);
-        Ok(())
-    };
-    let token = std::env::var("HIP_REMOTE_TOKEN").ok();
-    let client_name = "hip-remote ping";
-    let hello = Request::Hello(wire::Hello {
-        min_version: proto_core::header::MIN_PROTOCOL_VERSION,
-        max_version: proto_core::PROTOCOL_VERSION,
-        features: 0,
-        client_name: client_name.into(),
-        resume_session: 0,
-        auth_token: Default::default(),
-    });
-    let mut auth = None;
-    exchange(&hello, &mut |r| {
-        if let Response::Hello(w) = r {
-            println!("worker      {} (backend {}, protocol v{}, session {})", w.worker_name.as_str(), w.backend.as_str(), w.version, w.session_id);
-            if w.features & wire::features::AUTH_REQUIRED != 0 {
-                let cx = proto_core::auth::AuthContext {
-                    nonce: w.auth_challenge.0,
-                    session_id: w.session_id,
-                    client_name,
-                    version: w.version,
-                    features: w.features,
-                };
-                auth = Some(token.as_deref().map(|t| proto_core::auth::auth_response(t.as_bytes(), &cx)));
-            }
-        }
-    })?;
-    match auth {
-        None => {}
-        Some(None) => return Err("the worker requires authentication: set HIP_REMOTE_TOKEN".into()),
-        Some(Some(response)) => exchange(&Request::Authenticate(wire::Authenticate { response: response.as_slice().into() }), &mut |_| {})?,
-    }
-    let mut devices = 0;
-    exchange(&Request::GetDeviceCount(wire::Empty {}), &mut |r| {
-        if let Response::GetDeviceCount(c) = r {
-            devices = c.count;
-        }
-    })?;
-    for device in 0..devices {
-        exchange(&Request::GetDeviceProperties(wire::DeviceRef { device }), &mut |r| {
-            if let Response::GetDeviceProperties(p) = r {
-                println!(
-                    "device {device}    {} [{}] {:.1} GiB, {} multiprocessors",
-                    p.name.as_str(),
-                    p.arch_name.as_str(),
-                    p.total_global_mem as f64 / (1u64 << 30) as f64,
-                    p.multi_processor_count
-                );
-            }
-        })?;
+    let mut session = probe::WorkerSession::open(addr, "hip-remote ping")?;
+    println!("worker      {} (backend {}, protocol v{}, session {})", session.worker_name, session.backend, session.version, session.session_id);
+    for (device, p) in session.devices()?.iter().enumerate() {
+        println!(
+            "device {device}    {} [{}] {:.1} GiB, {} multiprocessors",
+            p.name.as_str(),
+            p.arch_name.as_str(),
+            p.total_global_mem as f64 / (1u64 << 30) as f64,
+            p.multi_processor_count
+        );
     }
     let mut rtts = Vec::with_capacity(count);
     for n in 0..count.max(1) {
         let start = Instant::now();
-        exchange(&Request::Ping(wire::Ping { nonce: n as u64, payload: Default::default() }), &mut |_| {})?;
+        session.call(&Request::Ping(wire::Ping { nonce: n as u64, payload: Default::default() }), &mut |_| {})?;
         rtts.push(start.elapsed());
     }
     rtts.sort();
@@ -537,7 +487,7 @@ fn ping(addr: &str, count: usize) -> Result<(), String> {
         percentile(&rtts, 0.999).as_secs_f64() * 1e6,
         rtts.len()
     );
-    let _ = exchange(&Request::Goodbye(wire::Empty {}), &mut |_| {});
+    session.close();
     Ok(())
 }
 
@@ -894,7 +844,24 @@ fn demo(lib: Option<PathBuf>, backend: BackendKind, mib: usize, tls: bool) -> Re
     Ok(())
 }
 
+/// The ROCm tools `hip-remote` also is, by the name it was started as (the installed layout
+/// links them to it).
+const PROBE_TOOLS: &[&str] = &["rocminfo", "rocm_agent_enumerator", "amd-smi"];
+
 fn main() -> std::process::ExitCode {
+    let argv0 = std::env::args().next().unwrap_or_default();
+    let tool = std::path::Path::new(&argv0).file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+    if PROBE_TOOLS.contains(&tool.as_str()) {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        let ran = if tool == "amd-smi" { amdsmi_cli::run(&args) } else { rocminfo::run(&tool, &args, &worker_addr(None)) };
+        return match ran {
+            Ok(()) => std::process::ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("{tool}: {e}");
+                std::process::ExitCode::FAILURE
+            }
+        };
+    }
     let cli = Cli::parse();
     // The embedded worker's logs (warnings and up unless HIP_REMOTE_LOG says otherwise).
     if let Err(e) = hip_worker::logging::init(&std::env::var("HIP_REMOTE_LOG").unwrap_or_else(|_| "warn".into()), "HIP_REMOTE_LOG") {

@@ -7,97 +7,12 @@
 //! session can see — and it needs no token and takes no session slot of the worker. So a
 //! worker must run with `--metrics` for smi to see it.
 //!
-//! Utilisation is shown where the worker exports `hip_worker_device_utilization_ratio`; no
-//! backend reports it today (the cuda backend has no NVML through cudarc, the host backend has
-//! nothing to measure), so it reads "n/a" rather than a made-up figure.
+//! Utilisation is shown where the worker exports `hip_worker_device_utilization_ratio`
+//! (`hip_worker::telemetry`: NVML, AMD SMI, or the CPU's busy share on the host backend), else
+//! "n/a" rather than a made-up figure.
 
+use amd_smi::snapshot::{fetch, parse_exposition, Sample};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
-use std::time::Duration;
-
-/// How long one worker may take to connect and answer.
-const TIMEOUT: Duration = Duration::from_secs(5);
-/// Largest `/metrics` answer read.
-const MAX_RESPONSE: u64 = 16 << 20;
-
-/// One sample of the exposition: name, labels, value.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Sample {
-    pub name: String,
-    pub labels: BTreeMap<String, String>,
-    pub value: f64,
-}
-
-/// Parses Prometheus' text format (comments skipped; lines that do not parse are ignored, as
-/// a scraper would rather show what it understood).
-pub fn parse_exposition(text: &str) -> Vec<Sample> {
-    text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).filter_map(parse_line).collect()
-}
-
-fn parse_line(line: &str) -> Option<Sample> {
-    let number = |text: &str| text.split_whitespace().next()?.parse().ok();
-    let Some(open) = line.find('{') else {
-        let (name, value) = line.split_once(' ')?;
-        return Some(Sample { name: name.into(), labels: BTreeMap::new(), value: number(value)? });
-    };
-    let name = &line[..open];
-    let mut rest = &line[open + 1..];
-    let mut labels = BTreeMap::new();
-    loop {
-        rest = rest.trim_start_matches(',');
-        if let Some(after) = rest.strip_prefix('}') {
-            return Some(Sample { name: name.into(), labels, value: number(after)? });
-        }
-        let (key, after) = rest.split_once("=\"")?;
-        let mut value = String::new();
-        let mut chars = after.char_indices();
-        let end = loop {
-            match chars.next()? {
-                (i, '"') => break i + 1,
-                (_, '\\') => match chars.next()?.1 {
-                    'n' => value.push('\n'),
-                    c => value.push(c),
-                },
-                (_, c) => value.push(c),
-            }
-        };
-        labels.insert(key.to_string(), value);
-        rest = &after[end..];
-    }
-}
-
-/// The `/metrics` URL for `worker`: `HOST:PORT`, `http://HOST:PORT` or a full URL.
-fn split_url(worker: &str) -> Result<(String, String), String> {
-    let rest = worker.strip_prefix("http://").unwrap_or(worker);
-    if worker.starts_with("https://") {
-        return Err(format!("{worker}: the metrics endpoint speaks plain HTTP"));
-    }
-    let (host, path) = match rest.find('/') {
-        Some(slash) => (&rest[..slash], &rest[slash..]),
-        None => (rest, "/metrics"),
-    };
-    Ok((host.to_string(), path.to_string()))
-}
-
-/// Fetches a worker's `/metrics`.
-pub fn fetch(worker: &str) -> Result<String, String> {
-    let (host, path) = split_url(worker)?;
-    let addr = host.to_socket_addrs().map_err(|e| format!("{host}: {e}"))?.next().ok_or_else(|| format!("{host}: no address"))?;
-    let mut stream = TcpStream::connect_timeout(&addr, TIMEOUT).map_err(|e| format!("{host}: {e}"))?;
-    stream.set_read_timeout(Some(TIMEOUT)).and_then(|()| stream.set_write_timeout(Some(TIMEOUT))).map_err(|e| e.to_string())?;
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").map_err(|e| format!("{host}: {e}"))?;
-    let mut response = Vec::new();
-    stream.take(MAX_RESPONSE).read_to_end(&mut response).map_err(|e| format!("{host}: {e}"))?;
-    let response = String::from_utf8_lossy(&response);
-    let (head, body) = response.split_once("\r\n\r\n").ok_or_else(|| format!("{host}: not an HTTP response"))?;
-    let status = head.lines().next().unwrap_or_default();
-    if !status.contains(" 200 ") {
-        return Err(format!("{host}{path}: {status}"));
-    }
-    Ok(body.to_string())
-}
 
 /// What smi shows of one worker, as JSON (the table is printed from it too).
 pub fn summarize(worker: &str, samples: &[Sample]) -> Value {
@@ -150,32 +65,46 @@ pub fn print_table(summary: &Value) {
         summary["sessions_open"],
         summary["sessions_total"]
     );
-    println!("{:<4} {:<40} {:<24} {:>12} {:>12} {:>6} {:>6}", "DEV", "NAME", "ARCH", "MEM USED MiB", "TOTAL MiB", "MEM%", "UTIL%");
+    let mut devices = table(&["DEV", "NAME", "ARCH", "MEM USED MiB", "TOTAL MiB", "MEM%", "UTIL%"], &[3, 4, 5, 6]);
     for dev in summary["devices"].as_array().into_iter().flatten() {
         let share = match (dev["memory_used_bytes"].as_u64(), dev["memory_total_bytes"].as_u64()) {
             (Some(used), Some(total)) if total > 0 => format!("{:.0}", used as f64 * 100.0 / total as f64),
             _ => "n/a".into(),
         };
         let util = dev["utilization"].as_f64().map_or_else(|| "n/a".into(), |u| format!("{:.0}", u * 100.0));
-        println!(
-            "{:<4} {:<40} {:<24} {:>12} {:>12} {:>6} {:>6}",
+        devices.add_row(vec![
             dev["device"].to_string(),
             text(&dev["name"]),
             text(&dev["arch"]),
             mib(&dev["memory_used_bytes"]),
             mib(&dev["memory_total_bytes"]),
             share,
-            util
-        );
+            util,
+        ]);
     }
+    println!("{devices}");
     let tenants = summary["tenants"].as_array().filter(|t| !t.is_empty());
     if let Some(tenants) = tenants {
-        println!("{:<40} {:>16}", "TENANT", "DEVICE SECONDS");
+        let mut rows = table(&["TENANT", "DEVICE SECONDS"], &[1]);
         for tenant in tenants {
             let seconds = tenant["device_seconds"].as_f64().map_or_else(|| "n/a".into(), |s| format!("{s:.3}"));
-            println!("{:<40} {:>16}", text(&tenant["tenant"]), seconds);
+            rows.add_row(vec![text(&tenant["tenant"]), seconds]);
+        }
+        println!("{rows}");
+    }
+}
+
+/// A borderless table (`comfy-table`) with `header`; the columns in `right` right-aligned.
+fn table(header: &[&str], right: &[usize]) -> comfy_table::Table {
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::NOTHING).set_header(header.to_vec());
+    for (i, column) in table.column_iter_mut().enumerate() {
+        column.set_padding((0, 2));
+        if right.contains(&i) {
+            column.set_cell_alignment(comfy_table::CellAlignment::Right);
         }
     }
+    table
 }
 
 /// `hip-remote smi`: every worker in turn; fails (after showing the others) when one cannot be
@@ -232,7 +161,8 @@ mod tests {
         assert_eq!(devices[1]["memory_used_bytes"], 3u64 << 20);
         assert_eq!(devices[1]["memory_total_bytes"], 64u64 << 20);
         assert_eq!(devices[1]["arch"], "host");
-        assert!(devices[1]["utilization"].is_null());
+        // The host backend reports the CPU's busy share (crate::telemetry).
+        assert!((0.0..=1.0).contains(&devices[1]["utilization"].as_f64().unwrap()), "{}", devices[1]);
         assert_eq!(summary["tenants"].as_array().unwrap().len(), 0);
     }
 
@@ -245,22 +175,5 @@ mod tests {
         let samples = parse_exposition(&metrics.render(&HostBackend::new(HostConfig::default())));
         let summary = summarize("w", &samples);
         assert_eq!(summary["tenants"], json!([{ "tenant": "team \"a\"", "device_seconds": 1.5 }]));
-    }
-
-    #[test]
-    fn escaped_labels_and_bare_samples() {
-        let samples = parse_exposition("# HELP x y\nm{a=\"q\\\"uo,te\",b=\"\\\\\"} 2.5\nplain 7\nbroken{a=\"x\" 1\n");
-        assert_eq!(samples.len(), 2, "{samples:?}");
-        assert_eq!(samples[0].labels["a"], "q\"uo,te");
-        assert_eq!(samples[0].labels["b"], "\\");
-        assert_eq!(samples[0].value, 2.5);
-        assert_eq!(samples[1], Sample { name: "plain".into(), labels: BTreeMap::new(), value: 7.0 });
-    }
-
-    #[test]
-    fn worker_urls() {
-        assert_eq!(split_url("h:1").unwrap(), ("h:1".into(), "/metrics".into()));
-        assert_eq!(split_url("http://h:1/x").unwrap(), ("h:1".into(), "/x".into()));
-        assert!(split_url("https://h:1").is_err());
     }
 }

@@ -161,7 +161,8 @@ fn check_link_table(json: &Value, compiler: bool) {
 }
 
 /// `--sections` runs only the sections named; `--profile` writes a flamegraph and a top list
-/// per section (and per variant child); an unknown section is refused.
+/// per section (and per variant child) in a build with the `profiling` feature, and is refused
+/// with the build command without it; an unknown section is refused.
 #[test]
 fn bench_sections_and_profiles() {
     let exe = PathBuf::from(env!("CARGO_BIN_EXE_hip-remote"));
@@ -171,16 +172,24 @@ fn bench_sections_and_profiles() {
     std::fs::create_dir_all(&dir).unwrap();
     let json_path = dir.join("bench.json");
     let profiles = dir.join("profiles");
-    let out = Command::new(&exe)
-        .args(["bench", "--quick", "--backend", "host", "--sections", "latency,link", "--variants", "tcp,shm", "--lib"])
-        .arg(&lib)
-        .arg("--json")
-        .arg(&json_path)
-        .arg("--profile")
-        .arg(&profiles)
-        .env_remove("HIP_REMOTE_WORKER")
-        .output()
-        .expect("hip-remote runs");
+    let bench = |profile: bool| {
+        let mut command = Command::new(&exe);
+        command
+            .args(["bench", "--quick", "--backend", "host", "--sections", "latency,link", "--variants", "tcp,shm", "--lib"])
+            .arg(&lib)
+            .arg("--json")
+            .arg(&json_path);
+        if profile {
+            command.arg("--profile").arg(&profiles);
+        }
+        command.env_remove("HIP_REMOTE_WORKER").output().expect("hip-remote runs")
+    };
+    if !cfg!(feature = "profiling") {
+        let refused = bench(true);
+        assert!(!refused.status.success());
+        assert!(String::from_utf8_lossy(&refused.stderr).contains("--features profiling"), "{}", String::from_utf8_lossy(&refused.stderr));
+    }
+    let out = bench(cfg!(feature = "profiling"));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "bench failed:\n{stderr}");
     let json: Value = serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).expect("valid JSON");
@@ -192,15 +201,18 @@ fn bench_sections_and_profiles() {
     let rows = json["link"]["rows"].as_array().expect("link rows");
     assert_eq!(rows.iter().filter(|r| r["variant"] == "tcp").count(), 8, "{rows:?}");
     assert!(rows.iter().all(|r| r["variant"] != "tcp-striped"), "only the named variants: {rows:?}");
-    for name in ["latency.svg", "latency.txt", "link.svg", "link.txt", "variant-tcp/client.svg", "variant-tcp/client.txt"] {
+    let names = ["latency.svg", "latency.txt", "link.svg", "link.txt", "variant-tcp/client.svg", "variant-tcp/client.txt"];
+    for name in names.iter().filter(|_| cfg!(feature = "profiling")) {
         let path = profiles.join(name);
         let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(!bytes.is_empty(), "{name} is empty");
     }
-    let svg = std::fs::read_to_string(profiles.join("link.svg")).unwrap();
-    assert!(svg.contains("<svg"), "a flamegraph SVG");
-    let top = std::fs::read_to_string(profiles.join("link.txt")).unwrap();
-    assert!(top.contains("## samples per thread") && top.contains("## top 40 functions by itself"), "{top}");
+    if cfg!(feature = "profiling") {
+        let svg = std::fs::read_to_string(profiles.join("link.svg")).unwrap();
+        assert!(svg.contains("<svg"), "a flamegraph SVG");
+        let top = std::fs::read_to_string(profiles.join("link.txt")).unwrap();
+        assert!(top.contains("## samples per thread") && top.contains("## top 40 functions by itself"), "{top}");
+    }
 
     let bad = Command::new(&exe)
         .args(["bench", "--quick", "--backend", "host", "--sections", "nope", "--lib"])

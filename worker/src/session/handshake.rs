@@ -30,8 +30,10 @@ impl SessionHandler for Session {
             return Err(Failure::new(
                 Status::UNSUPPORTED_VERSION,
                 format!(
-                    "client speaks protocol {}..={}, worker speaks {MIN_PROTOCOL_VERSION}..={PROTOCOL_VERSION}",
-                    req.min_version, req.max_version
+                    "client speaks protocol {}..={}, worker hip-worker {} speaks protocol {MIN_PROTOCOL_VERSION}..={PROTOCOL_VERSION}",
+                    req.min_version,
+                    req.max_version,
+                    hip_remote_build_info::VERSION
                 ),
             ));
         }
@@ -76,7 +78,7 @@ impl SessionHandler for Session {
         self.callback_connection = session_features & features::CALLBACK_CHANNEL != 0;
         self.note_striped_bulk(session_features);
         self.client_name = req.client_name.as_str().to_owned();
-        tracing::info!(session = self.id, client = %self.client_name, resume = req.resume_session, needs_auth, "session opened");
+        tracing::info!(session = self.id, client = %self.client_name, resume = req.resume_session, needs_auth, worker_version = hip_remote_build_info::VERSION, "session opened");
         Ok(wire::Welcome {
             version,
             features: session_features,
