@@ -594,12 +594,33 @@ pub unsafe extern "C" fn hipGraphInstantiateWithFlags(pGraphExec: *mut hipGraphE
     hip_boundary!("hipGraphInstantiateWithFlags", { instantiate(pGraphExec, graph, flags) })
 }
 
+/// Before `exec` is launched on `stream`: its uploads' host bytes into their staging buffers.
+fn before_launch(exec: u64, stream: u64) -> Result<(), CallError> {
+    for copy in crate::state::graph_host::exec_copies(exec).iter().filter(|c| c.to_device) {
+        // SAFETY: the node's host memory, `len` bytes, which HIP's contract keeps valid while
+        // the graph holding the node may run.
+        unsafe { crate::state::copy::copy(copy.staging as *mut c_void, copy.host as *const c_void, copy.len, hipMemcpyHostToDevice, Some(stream)) }?;
+    }
+    Ok(())
+}
+
+/// After `exec` was launched on `stream`: its downloads' staging buffers into host memory,
+/// there once the stream is synchronised.
+fn after_launch(exec: u64, stream: u64) -> Result<(), CallError> {
+    for copy in crate::state::graph_host::exec_copies(exec).iter().filter(|c| !c.to_device) {
+        // SAFETY: as in `before_launch`; HIP's contract keeps the destination valid until the
+        // launch stream is synchronised.
+        unsafe { crate::state::copy::copy(copy.host as *mut c_void, copy.staging as *const c_void, copy.len, hipMemcpyDeviceToHost, Some(stream)) }?;
+    }
+    Ok(())
+}
+
 /// One launch of `exec` on the wire stream `stream`, with the host side of its memcpy nodes of
 /// host memory moved before and after it ([`crate::state::graph_host`]).
 pub(super) fn launch(exec: hipGraphExec_t, stream: u64) -> Result<(), CallError> {
-    crate::state::graph_host::before_launch(id(exec), stream)?;
+    before_launch(id(exec), stream)?;
     with_conn(|c| c.post::<calls::GraphLaunch>(wire::GraphLaunch { exec: id(exec), stream }))?;
-    crate::state::graph_host::after_launch(id(exec), stream)
+    after_launch(id(exec), stream)
 }
 
 #[no_mangle]

@@ -24,7 +24,6 @@ use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::collections::HashMap;
-use std::ffi::c_void;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 /// Most host-memory copy nodes one graph may hold (each owns a staging buffer).
@@ -33,10 +32,13 @@ pub const MAX_HOST_COPIES_PER_GRAPH: usize = 4096;
 /// One node's host binding: `len` bytes between `host` and the staging buffer `staging`.
 #[derive(Debug)]
 pub struct HostCopy {
-    host: usize,
-    staging: u64,
-    len: usize,
-    to_device: bool,
+    /// The application's memory the node reads or fills.
+    pub host: usize,
+    /// The device buffer the node's device-to-device copy uses in its place.
+    pub staging: u64,
+    pub len: usize,
+    /// Host to device (moved before each launch), else device to host (after it).
+    pub to_device: bool,
 }
 
 #[derive(Default)]
@@ -106,30 +108,10 @@ pub fn exec_destroyed(exec: u64) -> Result<(), CallError> {
     release(copies)
 }
 
-/// The bindings of `exec` (cloned out of the lock: the copies below take the connection).
-fn exec_copies(exec: u64) -> Vec<Arc<HostCopy>> {
+/// The bindings of `exec` (cloned out of the lock: moving their bytes takes the connection;
+/// `api::graph`'s launch does it, before and after the launch).
+pub fn exec_copies(exec: u64) -> Vec<Arc<HostCopy>> {
     tables().execs.get(&exec).cloned().unwrap_or_default()
-}
-
-/// Before `exec` is launched on `stream`: its uploads' host bytes into their staging buffers.
-pub fn before_launch(exec: u64, stream: u64) -> Result<(), CallError> {
-    for copy in exec_copies(exec).iter().filter(|c| c.to_device) {
-        // SAFETY: the node's host memory, `len` bytes, which HIP's contract keeps valid while
-        // the graph holding the node may run.
-        unsafe { crate::state::copy::copy(copy.staging as *mut c_void, copy.host as *const c_void, copy.len, hipMemcpyHostToDevice, Some(stream)) }?;
-    }
-    Ok(())
-}
-
-/// After `exec` was launched on `stream`: its downloads' staging buffers into host memory,
-/// there once the stream is synchronised.
-pub fn after_launch(exec: u64, stream: u64) -> Result<(), CallError> {
-    for copy in exec_copies(exec).iter().filter(|c| !c.to_device) {
-        // SAFETY: as in `before_launch`; HIP's contract keeps the destination valid until the
-        // launch stream is synchronised.
-        unsafe { crate::state::copy::copy(copy.host as *mut c_void, copy.staging as *const c_void, copy.len, hipMemcpyDeviceToHost, Some(stream)) }?;
-    }
-    Ok(())
 }
 
 /// The graph `stream` captures into, if it captures (asks the worker only while a capture may
