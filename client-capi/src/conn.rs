@@ -1016,6 +1016,7 @@ mod test {
                             backend: "none".into(),
                             auth_challenge: Default::default(),
                             rdma_endpoint: "".into(),
+                            resume_secret: Default::default(),
                         };
                         assert!(send_response(&mut sink, header.request_id, &Response::Hello(welcome)));
                     }

@@ -55,3 +55,6 @@ pub const DEVICE_NAME_CAP: usize = 256;
 
 /// Capacity of the architecture name (as `hipDeviceProp_t::gcnArchName`).
 pub const ARCH_NAME_CAP: usize = 256;
+
+/// Length of a session's resume secret (WELCOME's `resume_secret`, `features::RESUME`).
+pub const RESUME_SECRET_LEN: usize = 32;

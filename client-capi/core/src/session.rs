@@ -389,6 +389,7 @@ mod tests {
             backend: "host".into(),
             auth_challenge: Default::default(),
             rdma_endpoint: "10.0.0.1:7000".into(),
+            resume_secret: Default::default(),
         };
         for (negotiated, allowed, expected) in [(true, true, true), (true, false, false), (false, true, false), (false, false, false)] {
             let mut s = session(None);
