@@ -22,11 +22,12 @@ pub mod client_handles;
 pub mod client_memory;
 mod error;
 mod liveness;
+pub mod resume;
 mod session;
 mod welcome;
 
 pub use batching::{Batching, Flush, FIRST_BATCH_BYTES, STREAMING_BATCH_BYTES, STREAMING_WINDOW_BYTES};
 pub use error::{status_to_hip, CallError, HipError, LOST};
 pub use liveness::{Expired, Timers};
-pub use session::{ClientSession, Expect, Inbound, Landing, SessionConfig, Submitted, Ticket};
+pub use session::{resume_failed, ClientSession, Expect, Inbound, Landing, SessionConfig, Submitted, Ticket};
 pub use welcome::WelcomeInfo;
