@@ -162,7 +162,8 @@ impl Pair {
 
     /// A pair past HELLO/WELCOME whose session outlives its connection (`RESUME`).
     fn resumable(grace: Duration) -> Self {
-        let mut pair = Self::with_grace(None, grace);
+        // A call deadline: a reply that never comes fails the test instead of hanging it.
+        let mut pair = Self::with_grace(Some(Duration::from_secs(600)), grace);
         pair.hello(wire::features::FIRE_AND_FORGET | wire::features::RESUME);
         assert!(pair.client.session.resumable(), "the worker offered RESUME and gave a secret");
         pair
