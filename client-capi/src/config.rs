@@ -112,6 +112,9 @@ pub struct ClientConfig {
     /// Create streams and events and send small `hipMemcpy` uploads without waiting, where
     /// the worker offers it (`HIP_REMOTE_CLIENT_ALLOC`, default on).
     pub client_alloc: bool,
+    /// Resume the session over a new connection when the connection breaks, where the
+    /// worker offers it (`HIP_REMOTE_RESUME`, default on; TCP and TLS connections).
+    pub resume: bool,
     /// Stripe connections to ask for (`HIP_REMOTE_STRIPES`; 0 or 1: none).
     pub stripes: u32,
     /// Smallest copy sent over the stripes (`HIP_REMOTE_STRIPE_MIN_BYTES`).
@@ -143,6 +146,7 @@ impl ClientConfig {
             device_wait_spin: default_device_wait_spin(),
             liveness: Liveness::default(),
             client_alloc: true,
+            resume: true,
             stripes: DEFAULT_STRIPES,
             stripe_min_bytes: DEFAULT_STRIPE_MIN_BYTES,
             #[cfg(feature = "rdma")]
@@ -227,6 +231,7 @@ impl ClientConfig {
             device_wait_spin: env::spin(lookup, "HIP_REMOTE_SYNC_SPIN_US")?.unwrap_or_else(default_device_wait_spin),
             liveness,
             client_alloc: env::flag(lookup, "HIP_REMOTE_CLIENT_ALLOC")?.unwrap_or(true),
+            resume: env::flag(lookup, "HIP_REMOTE_RESUME")?.unwrap_or(true),
             stripes: env::uint(lookup, "HIP_REMOTE_STRIPES", 0..=u64::from(MAX_STRIPES), "stripes")?.map_or(DEFAULT_STRIPES, |n| n as u32),
             stripe_min_bytes: env::uint(lookup, "HIP_REMOTE_STRIPE_MIN_BYTES", 1..=1 << 40, "bytes")?
                 .map_or(DEFAULT_STRIPE_MIN_BYTES, |n| usize::try_from(n).unwrap_or(usize::MAX)),
