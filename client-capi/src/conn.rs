@@ -218,8 +218,14 @@ impl Conn {
     /// Connects to `worker` and performs the handshake; `resume_session`: the session this
     /// connection is to resume (it sends `Resume` next).
     fn open_at(worker: &str, config: &ClientConfig, extra_features: u64, resume_session: u64) -> Result<Self, CallError> {
-        let (sink, source, descriptors) = connect_transport_with_descriptors(worker, config)
+        let opened = connect_transport_with_descriptors(worker, config)
             .map_err(|e| CallError::new(HipError::NOT_INITIALIZED, format!("cannot connect to hip-worker at {worker}: {e}")))?;
+        Self::handshake_on(opened, worker, config, extra_features, resume_session)
+    }
+
+    /// The handshake on a connection to `worker` just opened.
+    fn handshake_on(opened: Opened, worker: &str, config: &ClientConfig, extra_features: u64, resume_session: u64) -> Result<Self, CallError> {
+        let (sink, source, descriptors) = opened;
         let mut conn = Self {
             sink,
             source,
@@ -313,6 +319,7 @@ impl Conn {
     fn transmit(&mut self, req: &Request<'_>, delivery: Expect, send_now: bool) -> Result<Ticket, CallError> {
         // Managed memory: the CPU's writes reach the device before work that may read them.
         self.before_request(req.opcode())?;
+        self.bound_unacked()?;
         let out = self.session.submit(req, delivery)?;
         let ticket = out.ticket;
         let sent = if send_now { self.sink.send(out.head, out.bulk) } else { self.sink.queue(out.head, out.bulk) };
@@ -320,14 +327,15 @@ impl Conn {
             // Kept by the session: a resume sends it again.
             self.recover(e)?;
         }
-        self.bound_unacked()?;
         Ok(ticket)
     }
 
     /// Past the bound on requests kept for a resume, asks the worker to acknowledge them (a
-    /// PING round trip: its reply shows every earlier request executed).
+    /// PING round trip: its reply shows every earlier request executed). Not while a reply
+    /// is awaited: the wait for the PONG would take it from its waiter (that reply
+    /// acknowledges as much).
     fn bound_unacked(&mut self) -> Result<(), CallError> {
-        if self.acking || !self.session.needs_ack_before(0) {
+        if self.acking || !self.session.needs_ack_before(0) || self.session.has_pending_replies() {
             return Ok(());
         }
         self.acking = true;
@@ -371,7 +379,14 @@ impl Conn {
 
     /// One attempt: a new connection, the handshake, `Resume`, then the requests to send again.
     fn try_resume(&mut self, worker: &str, config: &ClientConfig) -> Result<(), ResumeAttempt> {
-        let mut fresh = Self::open_at(worker, config, 0, self.session.welcome().session_id).map_err(|e| ResumeAttempt::Again(e.message))?;
+        let opened = connect_transport_with_descriptors(worker, config).map_err(|e| match e.kind() {
+            // Nothing listens there: the worker has stopped, and its sessions with it.
+            std::io::ErrorKind::ConnectionRefused => {
+                ResumeAttempt::Refused(client_core::resume_failed(&format!("the worker at {worker} refuses connections (it has stopped): {e}")))
+            }
+            _ => ResumeAttempt::Again(format!("cannot connect to hip-worker at {worker}: {e}")),
+        })?;
+        let mut fresh = Self::handshake_on(opened, worker, config, 0, self.session.welcome().session_id).map_err(|e| ResumeAttempt::Again(e.message))?;
         let resumed = match fresh.resume(self.session.resume_request()) {
             Ok(resumed) => resumed,
             // The worker has not seen the old connection break yet.
@@ -400,6 +415,7 @@ impl Conn {
     /// `dst` must be valid for writes of the landing until its reply has been received.
     unsafe fn queue_landing(&mut self, req: &Request<'_>, landing: Landing, awaited: bool) -> Result<Ticket, CallError> {
         self.before_request(req.opcode())?;
+        self.bound_unacked()?;
         let out = self.session.submit(req, Expect::Landing { landing, awaited })?;
         let ticket = out.ticket;
         if landing.rows.is_none() {
@@ -410,7 +426,6 @@ impl Conn {
         if let Err(e) = self.sink.queue(out.head, out.bulk) {
             self.recover(e)?;
         }
-        self.bound_unacked()?;
         Ok(ticket)
     }
 

@@ -442,6 +442,11 @@ impl ClientSession {
         self.pending.contains_key(&ticket.0)
     }
 
+    /// Whether a reply (not a landing) is still expected: its waiter reads it.
+    pub fn has_pending_replies(&self) -> bool {
+        self.pending.values().any(|p| matches!(p, Pending::Reply))
+    }
+
     /// Whether asynchronous copies are still to land.
     pub fn has_pending_landings(&self) -> bool {
         self.pending.values().any(|p| matches!(p, Pending::Landing { .. }))
