@@ -510,7 +510,6 @@ mod tests {
             auth_challenge: Default::default(),
             rdma_endpoint: "10.0.0.1:7000".into(),
             resume_secret: Default::default(),
-            resume_secret: Default::default(),
         };
         for (negotiated, allowed, expected) in [(true, true, true), (true, false, false), (false, true, false), (false, false, false)] {
             let mut s = session(None);
@@ -743,6 +742,100 @@ mod tests {
         assert!(s.handle_frame(t0, &h, &c).is_ok());
         let later = s.submit(&calls::GetDeviceCount::wrap(wire::Empty {}), Expect::Reply).map(|o| o.ticket).unwrap_err();
         assert_eq!(later.code, HipError::LAUNCH_TIME_OUT);
+    }
+
+    /// A session whose WELCOME offered `RESUME` with a secret.
+    fn resumable() -> ClientSession {
+        let mut s = session(None);
+        let secret = [9u8; 32];
+        let w = wire::Welcome {
+            version: 2,
+            features: features::FIRE_AND_FORGET | features::RESUME,
+            session_id: 5,
+            resumed: false,
+            worker_name: "w".into(),
+            backend: "host".into(),
+            auth_challenge: Default::default(),
+            rdma_endpoint: "".into(),
+            resume_secret: secret[..].into(),
+        };
+        s.handle_welcome(WelcomeInfo::from_wire(&w), true);
+        assert!(s.resumable());
+        s
+    }
+
+    fn memset_req() -> Request<'static> {
+        calls::Memset::wrap(wire::Memset { dst: 0x1000, value: 1, width: wire::MemsetWidth::Byte, count: 16, stream: 0, sync: false })
+    }
+
+    /// Requests are kept (with their bulk) until a reply shows the worker executed them; a
+    /// resume drops what the worker executed and hands back the rest, in order, as sent.
+    #[test]
+    fn a_resumable_session_keeps_what_the_worker_has_not_acknowledged() {
+        let t0 = Instant::now();
+        let mut s = session(None);
+        s.submit(&memset_req(), Expect::NoReply).expect("submit");
+        assert_eq!(s.unacked_bytes(), 0, "nothing is kept without RESUME");
+        let mut s = resumable();
+        let data = [7u8; 100];
+        let upload = calls::MemcpyHtoD::wrap(wire::MemcpyHtoD { dst: 0x2000, stream: 0, sync: false, data: Bulk(&data) });
+        let mut sent = Vec::new();
+        for req in [&memset_req(), &upload, &memset_req()] {
+            let out = s.submit(req, Expect::NoReply).expect("submit");
+            sent.push((out.ticket.request_id(), [out.head, out.bulk].concat()));
+        }
+        let call = device_count(&mut s, Expect::Reply);
+        assert_eq!(s.unacked_frames().count(), 4);
+        assert!(s.unacked_bytes() > data.len());
+        assert_eq!(s.resume_request().received_through, 3, "every reply up to the call's is read");
+        // The worker executed up to the upload: the memset after it and the call go again.
+        s.handle_resumed(&wire::Resumed { executed_through: 2, evicted_through: 0 }).expect("resumed");
+        let again: Vec<_> = s.unacked_frames().map(|(id, frame, _)| (id, frame.to_vec())).collect();
+        assert_eq!(again, vec![sent[2].clone(), (call.request_id(), again[1].1.clone())]);
+        // The call's reply acknowledges everything.
+        let (h, c) = reply(call.request_id(), &Response::GetDeviceCount(wire::DeviceCount { count: 1 }), 0);
+        assert_eq!(s.handle_frame(t0, &h, &c), Ok(Inbound::Reply(call, Ok(()))));
+        assert_eq!((s.unacked_bytes(), s.acked_through()), (0, call.request_id()));
+        // After the resume, a reply read before it comes again: skipped whole, even its aux.
+        let (h, c) = reply(call.request_id(), &Response::GetDeviceCount(wire::DeviceCount { count: 1 }), 700);
+        s.replay_skip_through = call.request_id();
+        assert_eq!(s.handle_frame(t0, &h, &c), Ok(Inbound::Skip));
+        assert_eq!(s.take_deferred(), None, "a re-sent reply's deferred status was counted once");
+    }
+
+    /// A resume fails with the lost connection's error when the worker no longer holds a
+    /// reply the application waits for, or a request that was not kept never reached it.
+    #[test]
+    fn a_resume_that_would_lose_a_reply_or_a_request_fails_as_a_lost_connection() {
+        let mut s = resumable();
+        let call = device_count(&mut s, Expect::Reply);
+        let e = s.handle_resumed(&wire::Resumed { executed_through: 1, evicted_through: 1 }).expect_err("reply evicted");
+        assert!(e.is_lost() && e.message.contains(&format!("reply to request {}", call.request_id())), "{}", e.message);
+        let mut s = resumable();
+        let striped = calls::MemcpyHtoDStriped::wrap(wire::MemcpyHtoDStriped { dst: 0, len: 1 << 20, stream: 0, sync: true, copy_id: 1, stripes: 2 });
+        let id = s.submit(&striped, Expect::Reply).expect("submit").ticket.request_id();
+        assert_eq!(s.unacked_bytes(), 0, "a striped copy's bytes are on the stripes: not kept");
+        let e = s.handle_resumed(&wire::Resumed { executed_through: id - 1, evicted_through: 0 }).expect_err("not kept");
+        assert!(e.is_lost() && e.code == HipError::NOT_INITIALIZED && e.message.contains("striped"), "{}", e.message);
+        // Executed, it needs nothing kept: its reply comes from the worker's record.
+        assert!(s.handle_resumed(&wire::Resumed { executed_through: id, evicted_through: 0 }).is_ok());
+    }
+
+    /// The driver is told to ask for an acknowledgement once the bound is reached.
+    #[test]
+    fn the_requests_kept_are_bounded() {
+        let mut s = resumable();
+        let mut n = 0;
+        while !s.needs_ack_before(0) {
+            s.submit(&memset_req(), Expect::NoReply).expect("submit");
+            n += 1;
+            assert!(n <= crate::resume::MAX_UNACKED_REQUESTS, "no bound");
+        }
+        assert_eq!(n, crate::resume::MAX_UNACKED_REQUESTS);
+        let t = device_count(&mut s, Expect::Reply);
+        let (h, c) = reply(t.request_id(), &Response::GetDeviceCount(wire::DeviceCount { count: 1 }), 0);
+        assert!(s.handle_frame(Instant::now(), &h, &c).is_ok());
+        assert!(!s.needs_ack_before(0) && s.unacked_bytes() == 0);
     }
 
     #[test]
