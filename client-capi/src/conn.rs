@@ -63,6 +63,8 @@ pub struct Conn {
     resume_with: Option<(String, Box<ClientConfig>)>,
     /// A round trip for the worker's acknowledgement is under way (not to be nested).
     acking: bool,
+    /// The session was resumed on a new connection: the stripes go before the next copy.
+    stripes_stale: bool,
 }
 
 /// How long a client whose connection broke tries to reach its worker again and resume the
@@ -245,6 +247,7 @@ impl Conn {
             shared_host: None,
             resume_with: None,
             acking: false,
+            stripes_stale: false,
         };
         // The main connection over TCP or TLS outlives a break (same-host and RDMA
         // connections, stripes and the callback channel are not resumed).
@@ -399,8 +402,9 @@ impl Conn {
         std::mem::swap(&mut self.sink, &mut fresh.sink);
         std::mem::swap(&mut self.source, &mut fresh.source);
         self.source.set_wait_spin(self.spin);
-        // Stripes are not resumed: large copies take this connection from now on.
-        self.stripes = None;
+        // Stripes are not resumed: large copies take this connection from the next one on
+        // (a striped copy under way sees its stripes broken and ends first).
+        self.stripes_stale = true;
         self.stripes_to_open = None;
         for (_, frame, head_len) in self.session.unacked_frames() {
             self.sink.queue(&frame[..head_len], &frame[head_len..]).map_err(|e| ResumeAttempt::Again(e.to_string()))?;
@@ -644,6 +648,9 @@ impl Conn {
 
     /// Whether a copy of `len` bytes goes over the stripes (opened by the first such copy).
     fn striped(&mut self, len: usize) -> bool {
+        if std::mem::take(&mut self.stripes_stale) {
+            self.stripes = None;
+        }
         if len < self.stripe_min_bytes {
             return false;
         }

@@ -239,6 +239,11 @@ impl ResumeHub {
         Ok((p.session, p.late))
     }
 
+    /// Whether session `id` waits for its client.
+    pub fn is_parked(&self, id: u64) -> bool {
+        lock(&self.parked).contains_key(&id)
+    }
+
     /// Sessions parked now.
     pub fn parked_count(&self) -> usize {
         lock(&self.parked).len()

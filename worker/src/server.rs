@@ -299,8 +299,11 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
         max_stripes: u32::try_from(config.stripes.max_stripes).unwrap_or(u32::MAX),
     });
     let (session, result) = run_session_in(sink, source, session, isolated, Some(&stopping));
+    let parked = |id| config.session.resume.as_ref().is_some_and(|hub| hub.is_parked(id));
     match result {
         Ok(()) if session == STRIPE_HANDED => tracing::info!("{transport} stripe connection handed to its session's process"),
+        Ok(()) if parked(session) => tracing::info!(session, "{transport} connection ended; session kept for its client to resume"),
+        Err(e) if parked(session) => tracing::info!(session, %e, "{transport} connection ended; session kept for its client to resume"),
         Ok(()) => tracing::info!(session, "{transport} connection ended; session freed"),
         Err(e) => tracing::info!(session, %e, "{transport} connection ended; session freed"),
     }
@@ -400,9 +403,11 @@ fn run_session_in<Source: FrameSource + 'static>(
     session.set_memory_registry(registry.clone());
     let mut late = session.late_replies();
     let mut replies = ReplyWriter::start(Box::new(sink), Arc::clone(&late), session.replay_record(), session.metrics());
+    let mut resume_refused = false;
     let result = match isolated {
         None => {
             let mut result = driver::serve(&mut session, &mut source, &replies);
+            // The handshake's own session of a refused `Resume` is not kept.
             // A `Resume`: this connection goes on with the session it names.
             while let Some(ask) = session.take_resume_ask() {
                 let Some(hub) = session.config().resume.clone() else { break };
@@ -439,6 +444,7 @@ fn run_session_in<Source: FrameSource + 'static>(
                         tracing::info!(session = ask.session_id, reason = message, "resume refused");
                         let status = if refused == Refused::StillAttached { Status::ILLEGAL_STATE } else { Status::SESSION_NOT_FOUND };
                         let _ = replies.send_error(ask.request_id, Opcode::Resume.raw(), status, message);
+                        resume_refused = true;
                         break;
                     }
                 }
@@ -477,7 +483,7 @@ fn run_session_in<Source: FrameSource + 'static>(
     };
     let id = session.id();
     if let Some(hub) = session.config().resume.clone().filter(|_| session.resumable()) {
-        let broke = session.trusted() && !session.said_goodbye() && session.take_resume_ask().is_none();
+        let broke = session.trusted() && !session.said_goodbye() && !resume_refused && session.take_resume_ask().is_none();
         if broke && stopping.is_some_and(|stopping| !stopping()) {
             // The session waits for its client to come back (`crate::resume`); this
             // connection's writer takes none of its late replies from now on.
