@@ -63,6 +63,9 @@ int main(int argc, char** argv) {
     CHECK(hipMemsetAsync(d_value, i % 250 + 1, 4, 0));
     CHECK(hipMemcpyAsync(d_slots + (size_t)i * 4, d_value, 4, hipMemcpyDeviceToDevice, 0));
   }
+  /* A call sends what the transport still holds of the storm (the cut comes in this phase). */
+  hipError_t query = hipStreamQuery(0);
+  REQUIRE(query == hipSuccess || query == hipErrorNotReady, "hipStreamQuery returned %s", hipGetErrorName(query));
   printf("STORM SENT\n");
 
   wait_go("sync");

@@ -48,11 +48,12 @@ impl RelayState {
     }
 
     fn cut_all(&self) {
+        // Counted first: the client may resume and go on before the loop below ends.
+        self.cuts.fetch_add(1, Ordering::SeqCst);
         for (client, worker) in self.links.lock().unwrap().drain(..) {
             let _ = client.shutdown(Shutdown::Both);
             let _ = worker.shutdown(Shutdown::Both);
         }
-        self.cuts.fetch_add(1, Ordering::SeqCst);
     }
 }
 
