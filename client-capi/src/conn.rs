@@ -389,7 +389,8 @@ impl Conn {
             }
             _ => ResumeAttempt::Again(format!("cannot connect to hip-worker at {worker}: {e}")),
         })?;
-        let mut fresh = Self::handshake_on(opened, worker, config, 0, self.session.welcome().session_id).map_err(|e| ResumeAttempt::Again(e.message))?;
+        let mut fresh =
+            Self::handshake_on(opened, worker, config, 0, self.session.welcome().session_id).map_err(|e| ResumeAttempt::Again(e.message))?;
         let resumed = match fresh.resume(self.session.resume_request()) {
             Ok(resumed) => resumed,
             // The worker has not seen the old connection break yet.

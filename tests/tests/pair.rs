@@ -790,7 +790,9 @@ fn a_connection_broken_at_any_frame_is_resumed_and_nothing_runs_twice() {
 /// resume with a wrong secret.
 #[test]
 fn a_resume_after_the_grace_period_or_with_a_wrong_secret_gets_the_lost_connection_error() {
-    for (grace, resume_after, wrong_secret) in [(Duration::from_millis(20), Duration::from_millis(200), false), (Duration::from_secs(60), Duration::ZERO, true)] {
+    for (grace, resume_after, wrong_secret) in
+        [(Duration::from_millis(20), Duration::from_millis(200), false), (Duration::from_secs(60), Duration::ZERO, true)]
+    {
         let mut pair = Pair::resumable(grace);
         let ptr = try_malloc(&mut pair, 4096).expect("hipMalloc");
         pair.link.resume_after = resume_after;

@@ -81,7 +81,9 @@ impl Relay {
                 let _ = (client.set_nodelay(true), upstream.set_nodelay(true));
                 let pair = (client.try_clone().unwrap(), upstream.try_clone().unwrap());
                 accept_state.links.lock().unwrap().push(pair);
-                for (from, to, way) in [(client.try_clone().unwrap(), upstream.try_clone().unwrap(), Way::ToWorker), (upstream, client, Way::ToClient)] {
+                for (from, to, way) in
+                    [(client.try_clone().unwrap(), upstream.try_clone().unwrap(), Way::ToWorker), (upstream, client, Way::ToClient)]
+                {
                     let state = Arc::clone(&accept_state);
                     std::thread::spawn(move || pump(from, to, way, &state));
                 }
@@ -139,7 +141,8 @@ fn cuts_mid_upload_download_storm_and_synchronize_are_resumed() {
     // Striped copies are not resumed (docs/CLIENT.md, "Resume"): the plain connection here.
     cmd.env("HIP_REMOTE_STRIPES", "0");
     let mut client = Interactive::spawn(cmd);
-    let phases = [("upload", Way::ToWorker, 6 << 20), ("download", Way::ToClient, 6 << 20), ("storm", Way::ToWorker, 100 << 10), ("sync", Way::ToClient, 1)];
+    let phases =
+        [("upload", Way::ToWorker, 6 << 20), ("download", Way::ToClient, 6 << 20), ("storm", Way::ToWorker, 100 << 10), ("sync", Way::ToClient, 1)];
     for (i, (phase, way, bytes)) in phases.into_iter().enumerate() {
         client.expect_line(&format!("PHASE {phase}"), Duration::from_secs(120));
         assert_eq!(relay.cuts(), i, "one cut per phase before {phase}");

@@ -65,8 +65,7 @@ impl ReplyWriter {
     /// ends once `late` is closed and empty.
     pub fn start(sink: Box<dyn FrameSink>, late: Arc<LateReplies>, replay: Arc<Mutex<ReplayRecord>>, metrics: Arc<Metrics>) -> Arc<Self> {
         let state = SinkState { sink, buf: vec![0; 4096], broken: false, retired: false, last_sent: Instant::now() };
-        let writer =
-            Arc::new(Self { sink: Mutex::new(state), late, replay, metrics, busy: AtomicBool::new(false), started: Instant::now() });
+        let writer = Arc::new(Self { sink: Mutex::new(state), late, replay, metrics, busy: AtomicBool::new(false), started: Instant::now() });
         let thread_writer = Arc::clone(&writer);
         let spawned = std::thread::Builder::new().name("hip-session-writer".into()).spawn(move || thread_writer.writer_loop());
         if let Err(e) = spawned {

@@ -9,11 +9,11 @@ use crate::config::{ConnectionLimits, WorkerConfig};
 use crate::driver::{self, ReplyWriter};
 use crate::listener::{Accepted, Connection, Hangup, Listener};
 use crate::metrics::Refusal;
+use crate::resume::{Refused, ResumeAsk};
 use crate::sandbox::handover::{self, Handed, Terms};
 use crate::sandbox::SessionProcess;
 use crate::session::Session;
 use crate::stripes::StripeHub;
-use crate::resume::{Refused, ResumeAsk};
 use proto_core::wire::Resumed;
 use proto_core::{Opcode, Status};
 use std::collections::HashMap;
@@ -432,13 +432,16 @@ fn run_session_in<Source: FrameSource + 'static>(
                             Err(e) => {
                                 // Broke again before the session was back: it stays parked.
                                 result = Err(e);
-                                replies = ReplyWriter::start(Box::new(driver::RetiredSink), Arc::clone(&late), session.replay_record(), session.metrics());
+                                replies =
+                                    ReplyWriter::start(Box::new(driver::RetiredSink), Arc::clone(&late), session.replay_record(), session.metrics());
                             }
                         }
                     }
                     Err(refused) => {
                         let message = match refused {
-                            Refused::NotFound => "no session to resume: it ended (the worker's resume grace period passed), or the secret or tenant does not match",
+                            Refused::NotFound => {
+                                "no session to resume: it ended (the worker's resume grace period passed), or the secret or tenant does not match"
+                            }
                             Refused::StillAttached => "the session still has its old connection: try again shortly",
                         };
                         tracing::info!(session = ask.session_id, reason = message, "resume refused");

@@ -417,10 +417,7 @@ impl ClientSession {
             return Err(lost("this session kept nothing to resume with".into()));
         };
         if retention.unkept_through > resumed.executed_through {
-            return Err(lost(format!(
-                "request {} (a striped copy, or one too large to keep) had not reached the worker",
-                retention.unkept_through
-            )));
+            return Err(lost(format!("request {} (a striped copy, or one too large to keep) had not reached the worker", retention.unkept_through)));
         }
         let gone_through = resumed.evicted_through.min(resumed.executed_through);
         if let Some(id) = self.pending.keys().copied().filter(|&id| id <= gone_through).min() {

@@ -34,16 +34,8 @@ pub mod features {
     /// worker's grace period; nothing the worker executed runs twice.
     pub const RESUME: u64 = 1 << 9;
     /// Every bit this version defines.
-    pub const ALL: u64 = RDMA
-        | TLS
-        | FIRE_AND_FORGET
-        | BULK_STREAMING
-        | AUTH_REQUIRED
-        | CALLBACK_CHANNEL
-        | STRIPED_BULK
-        | SHARED_MEMORY
-        | CLIENT_ALLOCATION
-        | RESUME;
+    pub const ALL: u64 =
+        RDMA | TLS | FIRE_AND_FORGET | BULK_STREAMING | AUTH_REQUIRED | CALLBACK_CHANNEL | STRIPED_BULK | SHARED_MEMORY | CLIENT_ALLOCATION | RESUME;
 }
 
 message! {

@@ -72,7 +72,8 @@ impl SessionHandler for Session {
         self.note_striped_bulk(session_features);
         self.client_name = req.client_name.as_str().to_owned();
         if session_features & features::RESUME != 0 {
-            let secret = crate::resume::new_secret().map_err(|e| Failure::new(Status::UNKNOWN, format!("no randomness for the resume secret: {e}")))?;
+            let secret =
+                crate::resume::new_secret().map_err(|e| Failure::new(Status::UNKNOWN, format!("no randomness for the resume secret: {e}")))?;
             self.resume_secret = secret.to_vec();
             self.replay.lock().unwrap_or_else(|p| p.into_inner()).enable();
             if let Some(hub) = &self.config.resume {
@@ -150,7 +151,10 @@ impl SessionHandler for Session {
     /// request loop ends ([`crate::resume`]), which answers it.
     fn resume<'a>(&'a mut self, cx: &mut CallCx, req: wire::Resume<'a>) -> Result<wire::Resumed, Failure> {
         if self.config.resume.is_none() {
-            return Err(Failure::new(Status::SESSION_NOT_FOUND, "this worker does not resume sessions (--resume-grace-s 0, or sessions run in session processes)"));
+            return Err(Failure::new(
+                Status::SESSION_NOT_FOUND,
+                "this worker does not resume sessions (--resume-grace-s 0, or sessions run in session processes)",
+            ));
         }
         self.resume_ask = Some(crate::resume::ResumeAsk {
             request_id: cx.request_id,
