@@ -262,3 +262,58 @@ pub fn new_secret() -> std::io::Result<[u8; RESUME_SECRET_LEN]> {
     getrandom::fill(&mut secret).map_err(|e| std::io::Error::other(e.to_string()))?;
     Ok(secret)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(id: u64, len: usize) -> Vec<u8> {
+        let mut f = vec![id as u8; len];
+        f[0] = 0xa5;
+        f
+    }
+
+    /// Replies are kept only once recording is on, not for id 0, and handed back after the
+    /// client's `received_through`, in the order sent.
+    #[test]
+    fn the_record_keeps_replies_after_what_the_client_received() {
+        let mut r = ReplayRecord::default();
+        r.record(1, &frame(1, 40), &[]);
+        assert!(r.replies_after(0).is_empty(), "nothing recorded before RESUME");
+        r.enable();
+        r.record(0, &frame(0, 40), &[]);
+        for id in [3, 2, 5] {
+            r.record(id, &frame(id, 32), &[id as u8; 8]);
+        }
+        let after = r.replies_after(2);
+        let ids: Vec<u8> = after.iter().map(|(f, _)| f[1]).collect();
+        assert_eq!(ids, [3, 5], "late replies keep the order they were sent in");
+        assert!(after.iter().all(|(f, head)| f.len() == 40 && *head == 32));
+        assert_eq!(r.replies_after(0).len(), 2, "what the client received is dropped for good");
+        r.executed(7);
+        r.executed(4);
+        assert_eq!((r.executed_through(), r.evicted_through()), (7, 0));
+    }
+
+    /// The oldest replies go past the bounds, and the record says which ids it dropped; a
+    /// reply larger than the bound is not kept at all.
+    #[test]
+    fn the_record_is_bounded_and_says_what_it_dropped() {
+        let mut r = ReplayRecord::default();
+        r.enable();
+        for id in 1..=(MAX_REPLAY_REPLIES as u64 + 10) {
+            r.record(id, &frame(id, 16), &[]);
+        }
+        assert_eq!(r.evicted_through(), 10);
+        assert_eq!(r.replies_after(0).len(), MAX_REPLAY_REPLIES);
+        let mut r = ReplayRecord::default();
+        r.enable();
+        let big = vec![0u8; MAX_REPLAY_BYTES / 2];
+        r.record(1, &frame(1, 32), &big);
+        r.record(2, &frame(2, 32), &big);
+        assert_eq!(r.evicted_through(), 1, "bytes bound the record too");
+        r.record(3, &frame(3, 32), &vec![0u8; MAX_REPLAY_BYTES]);
+        assert_eq!(r.evicted_through(), 3, "a reply over the bound is not kept");
+        assert_eq!(r.replies_after(0).len(), 1);
+    }
+}
