@@ -397,7 +397,12 @@ impl Conn {
             Err(e) if e.code == HipError::ILLEGAL_STATE || e.is_lost() => return Err(ResumeAttempt::Again(e.message)),
             Err(e) => return Err(ResumeAttempt::Refused(client_core::resume_failed(&e.message))),
         };
-        self.session.handle_resumed(&resumed).map_err(ResumeAttempt::Refused)?;
+        if let Err(e) = self.session.handle_resumed(&resumed) {
+            // The worker gave the session to this connection: end it rather than leave it
+            // parked for the grace period.
+            let _ = fresh.goodbye(wire::Empty {});
+            return Err(ResumeAttempt::Refused(e));
+        }
         // The new connection is this one's now (the replies the worker re-sends follow its
         // answer in the same stream); the broken halves go with `fresh`.
         std::mem::swap(&mut self.sink, &mut fresh.sink);
