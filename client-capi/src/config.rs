@@ -139,6 +139,9 @@ pub struct ClientConfig {
     /// Let the compression policy send large uploads compressed (`HIP_REMOTE_COMPRESSION`):
     /// `Some(on)`, or `None` for auto (on unless the worker's address is a loopback one).
     pub compression: Option<bool>,
+    /// Resume the session over a new connection when the connection breaks, where the
+    /// worker offers it (`HIP_REMOTE_RESUME`, default on; TCP and TLS connections).
+    pub resume: bool,
     /// Stripe connections to ask for (`HIP_REMOTE_STRIPES`; 0 or 1: none).
     pub stripes: u32,
     /// Smallest copy sent over the stripes (`HIP_REMOTE_STRIPE_MIN_BYTES`).
@@ -173,6 +176,7 @@ impl ClientConfig {
             client_alloc: true,
             content_store: None,
             compression: None,
+            resume: true,
             stripes: DEFAULT_STRIPES,
             stripe_min_bytes: DEFAULT_STRIPE_MIN_BYTES,
             #[cfg(feature = "rdma")]
@@ -302,6 +306,7 @@ impl ClientConfig {
             client_alloc: env::flag(lookup, "HIP_REMOTE_CLIENT_ALLOC")?.unwrap_or(true),
             content_store,
             compression,
+            resume: env::flag(lookup, "HIP_REMOTE_RESUME")?.unwrap_or(true),
             stripes: env::uint(lookup, "HIP_REMOTE_STRIPES", 0..=u64::from(MAX_STRIPES), "stripes")?.map_or(DEFAULT_STRIPES, |n| n as u32),
             stripe_min_bytes: env::uint(lookup, "HIP_REMOTE_STRIPE_MIN_BYTES", 1..=1 << 40, "bytes")?
                 .map_or(DEFAULT_STRIPE_MIN_BYTES, |n| usize::try_from(n).unwrap_or(usize::MAX)),

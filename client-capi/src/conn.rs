@@ -72,6 +72,12 @@ pub struct Conn {
     /// `COMPRESSED_BULK`; [`Compression`] decides per copy).
     compressed_bulk: bool,
     compression: Compression,
+    /// With `RESUME`: where and how to reconnect when the connection breaks.
+    resume_with: Option<(String, Box<ClientConfig>)>,
+    /// A round trip for the worker's acknowledgement is under way (not to be nested).
+    acking: bool,
+    /// The session was resumed on a new connection: the stripes go before the next copy.
+    stripes_stale: bool,
 }
 
 /// Whether `worker` (`HOST:PORT`, any scheme) names this machine's loopback interface.
@@ -79,6 +85,22 @@ fn is_loopback(worker: &str) -> bool {
     let host_port = worker.rsplit("://").next().unwrap_or(worker);
     let host = host_port.rsplit_once(':').map_or(host_port, |(h, _)| h).trim_start_matches('[').trim_end_matches(']');
     host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// How long a client whose connection broke tries to reach its worker again and resume the
+/// session (the worker keeps it for its grace period, 60 s by default).
+pub const RESUME_WINDOW: Duration = Duration::from_secs(30);
+
+/// First pause between attempts to resume; it doubles up to [`RESUME_MAX_BACKOFF`].
+const RESUME_FIRST_BACKOFF: Duration = Duration::from_millis(20);
+const RESUME_MAX_BACKOFF: Duration = Duration::from_secs(1);
+
+/// Why an attempt to resume failed.
+enum ResumeAttempt {
+    /// Worth another attempt (the worker unreachable, or not yet aware of the break).
+    Again(String),
+    /// The session cannot be resumed.
+    Refused(CallError),
 }
 
 /// Largest synchronous host-to-device `hipMemcpy` that returns once its bytes are sent
@@ -173,14 +195,14 @@ impl Conn {
     /// `prefer_rdma`, then moves to the RDMA listener WELCOME advertises (a new session there;
     /// the TCP one is closed with GOODBYE).
     pub fn open(config: &ClientConfig) -> Result<Self, CallError> {
-        let mut conn = Self::open_at(&config.worker, config, 0)?;
+        let mut conn = Self::open_at(&config.worker, config, 0, 0)?;
         let offered = conn.session.welcome().features & wire::features::RDMA != 0 && !conn.session.welcome().rdma_endpoint.is_empty();
         if config.rdma_kept_off_by_tls && offered {
             eprintln!("hip-remote: the worker offers RDMA, but RDMA is not encrypted: staying on TLS (HIP_REMOTE_RDMA_WITHOUT_TLS=1 moves anyway)");
         }
         if config.prefer_rdma && offered && !config.worker.starts_with("rdma://") {
             let target = rdma_target(&conn.session.welcome().rdma_endpoint, &config.worker);
-            match Self::open_at(&target, config, 0) {
+            match Self::open_at(&target, config, 0, 0) {
                 Ok(rdma) => {
                     let _ = conn.goodbye(wire::Empty {});
                     return Ok(rdma);
@@ -191,7 +213,7 @@ impl Conn {
         // A local worker's shared memory, unless RDMA was asked for explicitly (above).
         if let Some(socket) = conn.session.welcome().same_host_socket.clone() {
             let target = format!("shm://{socket}");
-            match Self::open_at(&target, config, 0) {
+            match Self::open_at(&target, config, 0, 0) {
                 Ok(shm) => {
                     let _ = conn.goodbye(wire::Empty {});
                     return Ok(shm);
@@ -212,12 +234,20 @@ impl Conn {
     /// callback channel (`wire::features::CALLBACK_CHANNEL`): it carries no bulk data, so it
     /// stays on the configured address (TCP unless that is an `rdma://` one).
     pub fn open_callback_channel(config: &ClientConfig) -> Result<Self, CallError> {
-        Self::open_at(&config.worker, config, wire::features::CALLBACK_CHANNEL)
+        Self::open_at(&config.worker, config, wire::features::CALLBACK_CHANNEL, 0)
     }
 
-    fn open_at(worker: &str, config: &ClientConfig, extra_features: u64) -> Result<Self, CallError> {
-        let (sink, source, descriptors) = connect_transport_with_descriptors(worker, config)
+    /// Connects to `worker` and performs the handshake; `resume_session`: the session this
+    /// connection is to resume (it sends `Resume` next).
+    fn open_at(worker: &str, config: &ClientConfig, extra_features: u64, resume_session: u64) -> Result<Self, CallError> {
+        let opened = connect_transport_with_descriptors(worker, config)
             .map_err(|e| CallError::new(HipError::NOT_INITIALIZED, format!("cannot connect to hip-worker at {worker}: {e}")))?;
+        Self::handshake_on(opened, worker, config, extra_features, resume_session)
+    }
+
+    /// The handshake on a connection to `worker` just opened.
+    fn handshake_on(opened: Opened, worker: &str, config: &ClientConfig, extra_features: u64, resume_session: u64) -> Result<Self, CallError> {
+        let (sink, source, descriptors) = opened;
         let mut conn = Self {
             sink,
             source,
@@ -239,10 +269,16 @@ impl Conn {
             content_store: false,
             compressed_bulk: false,
             compression: Compression::default(),
+                    resume_with: None,
+            acking: false,
+            stripes_stale: false,
         };
         // Over TCP (not shared memory or RDMA, where bytes cost less than hashing them).
         let wants_content_store = !worker.contains("://") && config.content_store.unwrap_or_else(|| !is_loopback(worker));
         let wants_compression = !worker.contains("://") && config.compression.unwrap_or_else(|| !is_loopback(worker));
+        // The main connection over TCP or TLS outlives a break (same-host and RDMA
+        // connections, stripes and the callback channel are not resumed).
+        let resumable = config.resume && extra_features == 0 && !worker.contains("://");
         let client_name = format!("{} pid {}", std::env::args().next().unwrap_or_else(|| "hip-app".into()), std::process::id());
         // Only the main connection of a plain TCP client looks for a worker on its machine
         // (TLS stays TLS; a callback channel carries no bulk).
@@ -258,9 +294,10 @@ impl Conn {
                 | if wants_content_store && extra_features == 0 { wire::features::CONTENT_STORE } else { 0 }
                 | if wants_compression && extra_features == 0 { wire::features::COMPRESSED_BULK } else { 0 }
                 | if same_host.is_some() || descriptors.is_some() { wire::features::SHARED_MEMORY } else { 0 }
+                | if resumable { wire::features::RESUME } else { 0 }
                 | extra_features,
             client_name: client_name.as_str().into(),
-            resume_session: 0,
+            resume_session,
             // The token never crosses the wire: the worker refuses one here.
             auth_token: Default::default(),
         };
@@ -288,6 +325,9 @@ impl Conn {
         conn.content_store = welcome.features & wire::features::CONTENT_STORE != 0;
         conn.compressed_bulk = welcome.features & wire::features::COMPRESSED_BULK != 0;
         conn.session.handle_welcome(welcome, config.client_alloc);
+        if conn.session.resumable() && resume_session == 0 {
+            conn.resume_with = Some((worker.to_owned(), Box::new(config.clone())));
+        }
         if conn.session.welcome().features & wire::features::SHARED_MEMORY != 0 {
             conn.shared_host = descriptors.map(SharedHost::new);
         }
@@ -324,10 +364,100 @@ impl Conn {
     fn transmit(&mut self, req: &Request<'_>, delivery: Expect, send_now: bool) -> Result<Ticket, CallError> {
         // Managed memory: the CPU's writes reach the device before work that may read them.
         self.before_request(req.opcode())?;
+        self.bound_unacked()?;
         let out = self.session.submit(req, delivery)?;
+        let ticket = out.ticket;
         let sent = if send_now { self.sink.send(out.head, out.bulk) } else { self.sink.queue(out.head, out.bulk) };
-        sent.map_err(transport_error)?;
-        Ok(out.ticket)
+        if let Err(e) = sent {
+            // Kept by the session: a resume sends it again.
+            self.recover(e)?;
+        }
+        Ok(ticket)
+    }
+
+    /// Past the bound on requests kept for a resume, asks the worker to acknowledge them (a
+    /// PING round trip: its reply shows every earlier request executed). Not while a reply
+    /// is awaited: the wait for the PONG would take it from its waiter (that reply
+    /// acknowledges as much).
+    fn bound_unacked(&mut self) -> Result<(), CallError> {
+        if self.acking || !self.session.needs_ack_before(0) || self.session.has_pending_replies() {
+            return Ok(());
+        }
+        self.acking = true;
+        let acked = self.ping(wire::Ping { nonce: 0, payload: Default::default() }).map(drop);
+        self.acking = false;
+        acked
+    }
+
+    /// The connection broke with `e`: resumes the session on a new connection where it can
+    /// (the worker re-sends the replies lost with the old one, and gets again the requests it
+    /// never read), else the error of a lost connection.
+    fn recover(&mut self, e: TransportError) -> Result<(), CallError> {
+        let Some((worker, config)) = self.resume_with.clone() else { return Err(transport_error(e)) };
+        if let Some(ended) = self.session.ended() {
+            return Err(ended.clone());
+        }
+        eprintln!("hip-remote: the connection to {worker} broke ({e}); resuming the session");
+        let deadline = Instant::now() + RESUME_WINDOW;
+        let mut backoff = RESUME_FIRST_BACKOFF;
+        loop {
+            match self.try_resume(&worker, &config) {
+                Ok(()) => {
+                    eprintln!("hip-remote: session resumed on a new connection to {worker}");
+                    return Ok(());
+                }
+                Err(ResumeAttempt::Refused(e)) => {
+                    self.resume_with = None;
+                    return Err(e);
+                }
+                Err(ResumeAttempt::Again(_)) if Instant::now() + backoff < deadline => {
+                    std::thread::sleep(backoff);
+                    backoff = (backoff * 2).min(RESUME_MAX_BACKOFF);
+                }
+                Err(ResumeAttempt::Again(why)) => {
+                    self.resume_with = None;
+                    return Err(client_core::resume_failed(&format!("{worker} was not reached again within {} s: {why}", RESUME_WINDOW.as_secs())));
+                }
+            }
+        }
+    }
+
+    /// One attempt: a new connection, the handshake, `Resume`, then the requests to send again.
+    fn try_resume(&mut self, worker: &str, config: &ClientConfig) -> Result<(), ResumeAttempt> {
+        let opened = connect_transport_with_descriptors(worker, config).map_err(|e| match e.kind() {
+            // Nothing listens there: the worker has stopped, and its sessions with it.
+            std::io::ErrorKind::ConnectionRefused => {
+                ResumeAttempt::Refused(client_core::resume_failed(&format!("the worker at {worker} refuses connections (it has stopped): {e}")))
+            }
+            _ => ResumeAttempt::Again(format!("cannot connect to hip-worker at {worker}: {e}")),
+        })?;
+        let mut fresh =
+            Self::handshake_on(opened, worker, config, 0, self.session.welcome().session_id).map_err(|e| ResumeAttempt::Again(e.message))?;
+        let resumed = match fresh.resume(self.session.resume_request()) {
+            Ok(resumed) => resumed,
+            // The worker has not seen the old connection break yet.
+            Err(e) if e.code == HipError::ILLEGAL_STATE || e.is_lost() => return Err(ResumeAttempt::Again(e.message)),
+            Err(e) => return Err(ResumeAttempt::Refused(client_core::resume_failed(&e.message))),
+        };
+        if let Err(e) = self.session.handle_resumed(&resumed) {
+            // The worker gave the session to this connection: end it rather than leave it
+            // parked for the grace period.
+            let _ = fresh.goodbye(wire::Empty {});
+            return Err(ResumeAttempt::Refused(e));
+        }
+        // The new connection is this one's now (the replies the worker re-sends follow its
+        // answer in the same stream); the broken halves go with `fresh`.
+        std::mem::swap(&mut self.sink, &mut fresh.sink);
+        std::mem::swap(&mut self.source, &mut fresh.source);
+        self.source.set_wait_spin(self.spin);
+        // Stripes are not resumed: large copies take this connection from the next one on
+        // (a striped copy under way sees its stripes broken and ends first).
+        self.stripes_stale = true;
+        self.stripes_to_open = None;
+        for (_, frame, head_len) in self.session.unacked_frames() {
+            self.sink.queue(&frame[..head_len], &frame[head_len..]).map_err(|e| ResumeAttempt::Again(e.to_string()))?;
+        }
+        self.sink.flush().map_err(|e| ResumeAttempt::Again(e.to_string()))
     }
 
     /// Queues a device-to-host copy's request whose reply lands `len` bytes at `dst`
@@ -337,19 +467,26 @@ impl Conn {
     /// `dst` must be valid for writes of the landing until its reply has been received.
     unsafe fn queue_landing(&mut self, req: &Request<'_>, landing: Landing, awaited: bool) -> Result<Ticket, CallError> {
         self.before_request(req.opcode())?;
+        self.bound_unacked()?;
         let out = self.session.submit(req, Expect::Landing { landing, awaited })?;
+        let ticket = out.ticket;
         if landing.rows.is_none() {
             // SAFETY: `dst` is writable for `len` bytes until the reply has been received
             // (caller contract).
             unsafe { self.sink.offer_landing(out.ticket.request_id(), landing.dst as *mut u8, landing.len) }.map_err(transport_error)?;
         }
-        self.sink.queue(out.head, out.bulk).map_err(transport_error)?;
-        Ok(out.ticket)
+        if let Err(e) = self.sink.queue(out.head, out.bulk) {
+            self.recover(e)?;
+        }
+        Ok(ticket)
     }
 
     /// Sends queued fire-and-forget requests now.
     pub fn flush(&mut self) -> Result<(), CallError> {
-        self.sink.flush().map_err(transport_error)
+        match self.sink.flush() {
+            Ok(()) => Ok(()),
+            Err(e) => self.recover(e),
+        }
     }
 
     /// Runs `f`, a call that waits for device work, with the reader spinning for the device
@@ -636,6 +773,9 @@ impl Conn {
 
     /// Whether a copy of `len` bytes goes over the stripes (opened by the first such copy).
     fn striped(&mut self, len: usize) -> bool {
+        if std::mem::take(&mut self.stripes_stale) {
+            self.stripes = None;
+        }
         if len < self.stripe_min_bytes {
             return false;
         }
@@ -952,11 +1092,18 @@ impl Conn {
             let now = Instant::now();
             self.session.handle_timeout(now)?;
             while let Some(len) = self.session.poll_transmit(now, &mut self.transmit_buf) {
-                self.sink.send(&self.transmit_buf[..len], &[]).map_err(transport_error)?;
+                if let Err(e) = self.sink.send(&self.transmit_buf[..len], &[]) {
+                    self.recover(e)?;
+                }
             }
             let wait = self.session.poll_timeout().map_or(Duration::ZERO, |at| at.saturating_duration_since(now));
-            if self.source.wait_readable(wait).map_err(transport_error)? {
-                return Ok(());
+            match self.source.wait_readable(wait) {
+                Ok(true) => return Ok(()),
+                Ok(false) => {}
+                Err(e) => {
+                    self.recover(e)?;
+                    self.session.awaiting_frame(Instant::now());
+                }
             }
         }
     }
@@ -965,47 +1112,66 @@ impl Conn {
     /// output, keep an awaited reply's control part and bulk in `self.control` and
     /// `self.bulk`, or skip it. What the session made of it, and its header.
     fn receive_one(&mut self) -> Result<(Inbound, FrameHeader), CallError> {
-        self.await_frame()?;
-        let head = self.source.recv_head().map_err(transport_error)?;
-        let header = head.header;
-        self.control.clear();
-        self.control.extend_from_slice(head.control);
-        let inbound = self.session.handle_frame(Instant::now(), &header, &self.control)?;
-        if let (Some((ticket, worker)), Inbound::Reply(id, outcome)) = (&self.auth_pending, &inbound) {
-            if id == ticket {
-                let refused = outcome.as_ref().err().map(|e| {
-                    CallError::new(HipError::NOT_INITIALIZED, format!("the hip-worker at {worker} refused HIP_REMOTE_TOKEN: {}", e.message))
-                });
-                self.auth_pending = None;
-                if let Some(e) = refused {
-                    return Err(e);
+        loop {
+            self.await_frame()?;
+            let head = match self.source.recv_head() {
+                Ok(head) => head,
+                Err(e) => {
+                    self.recover(e)?;
+                    continue;
+                }
+            };
+            let header = head.header;
+            self.control.clear();
+            self.control.extend_from_slice(head.control);
+            let inbound = self.session.handle_frame(Instant::now(), &header, &self.control)?;
+            if let (Some((ticket, worker)), Inbound::Reply(id, outcome)) = (&self.auth_pending, &inbound) {
+                if id == ticket {
+                    let refused = outcome.as_ref().err().map(|e| {
+                        CallError::new(HipError::NOT_INITIALIZED, format!("the hip-worker at {worker} refused HIP_REMOTE_TOKEN: {}", e.message))
+                    });
+                    self.auth_pending = None;
+                    if let Some(e) = refused {
+                        return Err(e);
+                    }
+                }
+            }
+            let read = match &inbound {
+                Inbound::Reply(_, Ok(())) => {
+                    self.bulk.clear();
+                    self.bulk.resize(header.bulk_len as usize, 0);
+                    self.source.recv_bulk(&mut self.bulk)
+                }
+                Inbound::Land(_, landing) => self.land(landing),
+                Inbound::KernelOutput => {
+                    // What kernels printed, sent ahead of a synchronize's reply: the program's
+                    // own standard output, as a GPU runtime prints it.
+                    let mut text = vec![0; header.bulk_len as usize];
+                    let read = self.source.recv_bulk(&mut text);
+                    if read.is_ok() {
+                        print_kernel_output(&text);
+                    }
+                    read
+                }
+                Inbound::Reply(_, Err(_)) | Inbound::Failed(..) | Inbound::Skip => self.source.skip_bulk(),
+            };
+            match read {
+                Ok(()) => return Ok((inbound, header)),
+                Err(e) => {
+                    // The frame's reply or landing is expected again: the resumed worker
+                    // re-sends it whole.
+                    self.session.restore_last();
+                    self.recover(e)?;
                 }
             }
         }
-        match &inbound {
-            Inbound::Reply(_, Ok(())) => {
-                self.bulk.clear();
-                self.bulk.resize(header.bulk_len as usize, 0);
-                self.source.recv_bulk(&mut self.bulk).map_err(transport_error)?;
-            }
-            Inbound::Land(_, landing) => self.land(landing)?,
-            Inbound::KernelOutput => {
-                // What kernels printed, sent ahead of a synchronize's reply: the program's own
-                // standard output, as a GPU runtime prints it.
-                let mut text = vec![0; header.bulk_len as usize];
-                self.source.recv_bulk(&mut text).map_err(transport_error)?;
-                print_kernel_output(&text);
-            }
-            Inbound::Reply(_, Err(_)) | Inbound::Failed(..) | Inbound::Skip => self.source.skip_bulk().map_err(transport_error)?,
-        }
-        Ok((inbound, header))
     }
 
     /// Reads a landing's bytes (the session checked their length) into the application's buffer.
-    fn land(&mut self, landing: &Landing) -> Result<(), CallError> {
+    fn land(&mut self, landing: &Landing) -> Result<(), TransportError> {
         if let Some((width, pitch)) = landing.rows {
             let mut packed = vec![0; landing.len];
-            self.source.recv_bulk(&mut packed).map_err(transport_error)?;
+            self.source.recv_bulk(&mut packed)?;
             for (i, row) in packed.chunks_exact(width).enumerate() {
                 // SAFETY: `dst` was handed to a HIP 2D copy call whose contract keeps its
                 // rows (`width` bytes every `pitch`) valid until the copy is synchronised;
@@ -1019,7 +1185,7 @@ impl Conn {
         // valid for `len` bytes until the copy is synchronised; we are inside such a call
         // (or a later synchronising one) now, under the connection lock.
         let dst = unsafe { std::slice::from_raw_parts_mut(landing.dst as *mut u8, landing.len) };
-        self.source.recv_bulk(dst).map_err(transport_error)
+        self.source.recv_bulk(dst)
     }
 }
 
@@ -1126,7 +1292,7 @@ impl Caller for Conn {
         const { assert_postable::<C>() };
         self.transmit(&C::wrap(req), Expect::NoReply, false)?;
         if self.session.batch_queued(self.sink.pending()) == Flush::Now {
-            self.sink.flush().map_err(transport_error)?;
+            self.flush()?;
         }
         Ok(())
     }
@@ -1193,6 +1359,7 @@ mod test {
                             backend: "none".into(),
                             auth_challenge: Default::default(),
                             rdma_endpoint: "".into(),
+                            resume_secret: Default::default(),
                         };
                         assert!(send_response(&mut sink, header.request_id, &Response::Hello(welcome)));
                     }

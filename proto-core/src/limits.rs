@@ -61,3 +61,5 @@ pub const ARCH_NAME_CAP: usize = 256;
 pub const MAX_CLIENT_DEVICES: u32 = 256;
 /// Largest `SessionDeviceBase` a worker accepts: its device 0 must still fit the list.
 pub const MAX_DEVICE_BASE: u32 = MAX_CLIENT_DEVICES - 1;
+/// Length of a session's resume secret (WELCOME's `resume_secret`, `features::RESUME`).
+pub const RESUME_SECRET_LEN: usize = 32;

@@ -591,6 +591,9 @@ opcodes! { <'a>
         0x0003 Ping ping: Ping<'a> => Pong<'a>, none, call;
         /// Orderly end of the session (the worker frees everything it holds).
         0x0004 Goodbye goodbye: Empty => Empty, none, call;
+        /// On a new authenticated connection: continues a session whose connection broke
+        /// (`features::RESUME`).
+        0x0005 Resume resume: Resume<'a> => Resumed, none, call;
         /// Issues the secret a second connection presents to become this session's
         /// callback channel (stream callbacks, `hipLaunchHostFunc`).
         0x0010 CallbackChannelOpen callback_channel_open: Empty => CallbackTicket, none, call;

@@ -86,6 +86,7 @@ fn vector(name: &str) -> Vector<'static> {
                 backend: Str("hip"),
                 auth_challenge: Bytes(b""),
                 rdma_endpoint: Str(""),
+                resume_secret: Bytes(b""),
             }),
             1,
             0,

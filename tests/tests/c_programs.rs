@@ -758,7 +758,9 @@ fn client_killed_mid_striped_copy_leaks_nothing() {
     let meminfo = sandbox.compile("meminfo");
     let victim = sandbox.compile("kill_midcopy");
     let striped = sandbox.compile("stripes");
-    let mut worker = sandbox.start_worker_in_one_process();
+    // Without a resume grace period: a session whose connection broke is freed at once
+    // rather than kept for its client to resume it (docs/CLIENT.md, "Resume").
+    let mut worker = sandbox.start_worker_in_one_process_args(&["--resume-grace-s".into(), "0".into()]);
     let pid = worker.pid();
 
     let before = worker.run(&meminfo, &[]);

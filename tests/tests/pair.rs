@@ -10,8 +10,9 @@
 //! `hip_worker::driver` does with a frame (place the bulk, dispatch, reply with the deferred
 //! status in `aux`, heartbeats while busy).
 
-use client_core::{CallError, ClientSession, Expect, Flush, HipError, Inbound, Landing, SessionConfig, Ticket, FIRST_BATCH_BYTES};
+use client_core::{resume_failed, CallError, ClientSession, Expect, Flush, HipError, Inbound, Landing, SessionConfig, Ticket, FIRST_BATCH_BYTES};
 use hip_worker::backend::{HostBackend, HostConfig};
+use hip_worker::resume::{Refused, ResumeHub};
 use hip_worker::session::{BulkDestination, CallCx, Failure, LateReplies, PlacedBulk, Session, SessionConfig as WorkerSessionConfig};
 use proto_core::frame::FrameMeta;
 use proto_core::opcode::dispatch;
@@ -19,7 +20,7 @@ use proto_core::wire::{self, ErrorReply};
 use proto_core::{
     calls, encode_frame, Bulk, BulkWay, Call, DeframedHead, Flags, FrameDecoder, FrameHeader, Opcode, Outcome, Request, Response, Status,
 };
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -64,7 +65,27 @@ struct WorkerEnd {
     outstanding: usize,
     /// Opcodes and flags of every frame it read.
     received: Vec<(Opcode, Flags)>,
+    /// How many times each request id was executed (a resumed session runs each once).
+    executions: HashMap<u64, usize>,
     started: Instant,
+}
+
+/// The link between the ends: frames that cross it, and a break after a given count.
+#[derive(Default)]
+struct Link {
+    /// Frames that crossed so far, both ways.
+    crossed: usize,
+    /// The link breaks when this many frames have crossed: that frame and every one in
+    /// flight are lost.
+    break_at: Option<usize>,
+    broken: bool,
+    /// Times the client resumed the session.
+    resumes: usize,
+    /// Real time between the break and the client's `Resume` (the worker's grace period
+    /// runs on the real clock).
+    resume_after: Duration,
+    /// The client presents a secret other than its WELCOME's.
+    wrong_secret: bool,
 }
 
 struct ClientEnd {
@@ -82,13 +103,24 @@ struct ClientEnd {
 struct Pair {
     client: ClientEnd,
     worker: WorkerEnd,
+    link: Link,
+    /// Where the worker keeps a session whose connection broke (`hip_worker::resume`).
+    hub: Arc<ResumeHub>,
+    backend: Arc<HostBackend>,
+    worker_config: Arc<WorkerSessionConfig>,
     now: Instant,
 }
 
 impl Pair {
     fn new(call_timeout: Option<Duration>) -> Self {
+        Self::with_grace(call_timeout, hip_worker::resume::DEFAULT_RESUME_GRACE)
+    }
+
+    fn with_grace(call_timeout: Option<Duration>, grace: Duration) -> Self {
         let backend = Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 64 << 20, ..HostConfig::default() }));
-        let session = Session::new(backend, Arc::new(WorkerSessionConfig { worker_name: "pair".into(), ..Default::default() }));
+        let hub = ResumeHub::new(grace);
+        let worker_config = Arc::new(WorkerSessionConfig { worker_name: "pair".into(), resume: Some(hub.clone()), ..Default::default() });
+        let session = Session::new(backend.clone(), worker_config.clone());
         let late = session.late_replies();
         let now = Instant::now();
         let config = SessionConfig { heartbeat: HEARTBEAT, liveness_timeout: LIVENESS_TIMEOUT, call_timeout };
@@ -110,8 +142,13 @@ impl Pair {
                 busy_until: None,
                 outstanding: 0,
                 received: Vec::new(),
+                executions: HashMap::new(),
                 started: now,
             },
+            link: Link::default(),
+            hub,
+            backend,
+            worker_config,
             now,
         }
     }
@@ -119,26 +156,132 @@ impl Pair {
     /// A pair past HELLO/WELCOME.
     fn greeted(call_timeout: Option<Duration>) -> Self {
         let mut pair = Self::new(call_timeout);
+        pair.hello(wire::features::FIRE_AND_FORGET);
+        pair
+    }
+
+    /// A pair past HELLO/WELCOME whose session outlives its connection (`RESUME`).
+    fn resumable(grace: Duration) -> Self {
+        // A call deadline: a reply that never comes fails the test instead of hanging it.
+        let mut pair = Self::with_grace(Some(Duration::from_secs(600)), grace);
+        pair.hello(wire::features::FIRE_AND_FORGET | wire::features::RESUME);
+        assert!(pair.client.session.resumable(), "the worker offered RESUME and gave a secret");
+        pair
+    }
+
+    fn hello(&mut self, features: u64) {
         let hello = wire::Hello {
             min_version: proto_core::header::MIN_PROTOCOL_VERSION,
             max_version: proto_core::PROTOCOL_VERSION,
-            features: wire::features::FIRE_AND_FORGET,
+            features,
             client_name: "pair".into(),
             resume_session: 0,
             auth_token: Default::default(),
         };
-        let ticket = pair.submit(&calls::Hello::wrap(hello), Expect::Reply, true);
-        pair.wait_reply(ticket).expect("WELCOME");
-        match pair.reply::<calls::Hello>() {
-            Response::Hello(w) => assert_eq!(w.worker_name.as_str(), "pair"),
+        let ticket = self.submit(&calls::Hello::wrap(hello), Expect::Reply, true);
+        self.wait_reply(ticket).expect("WELCOME");
+        let welcome = match self.reply::<calls::Hello>() {
+            Response::Hello(w) => {
+                assert_eq!(w.worker_name.as_str(), "pair");
+                client_core::WelcomeInfo::from_wire(&w)
+            }
             other => panic!("{other:?}"),
+        };
+        self.client.session.handle_welcome(welcome, false);
+    }
+
+    // ---- the link -----------------------------------------------------------------------
+
+    /// A frame crosses the link, unless it is broken or breaks now.
+    fn crosses(&mut self) -> bool {
+        if self.link.broken {
+            return false;
         }
-        pair
+        self.link.crossed += 1;
+        if self.link.break_at == Some(self.link.crossed) {
+            self.link.broken = true;
+            self.client.inbound.clear();
+            self.worker.inbound.clear();
+            return false;
+        }
+        true
+    }
+
+    /// What the drivers do when the connection breaks: the worker parks the session, the
+    /// client reconnects (a fresh connection and session: HELLO, then `Resume`), the worker
+    /// answers with the replies it recorded, the client sends again what was not executed.
+    fn resume(&mut self) -> Result<(), CallError> {
+        self.link.broken = false;
+        self.link.resumes += 1;
+        self.client.queued.clear();
+        self.client.inbound.clear();
+        self.worker.inbound.clear();
+        self.worker.busy_until = None;
+        // The worker: the broken connection's session waits in the hub; a new connection
+        // gets a session of its own for its handshake.
+        let fresh = Session::new(self.backend.clone(), self.worker_config.clone());
+        let fresh_late = fresh.late_replies();
+        let old = std::mem::replace(&mut self.worker.session, fresh);
+        let old_late = std::mem::replace(&mut self.worker.late, fresh_late);
+        self.hub.park(old, old_late);
+        std::thread::sleep(self.link.resume_after);
+        // The client's handshake on the new connection, straight into the fresh session's
+        // handlers (the frames themselves are the end-to-end test's).
+        let hello = wire::Hello {
+            min_version: proto_core::header::MIN_PROTOCOL_VERSION,
+            max_version: proto_core::PROTOCOL_VERSION,
+            features: wire::features::FIRE_AND_FORGET | wire::features::RESUME,
+            client_name: "pair".into(),
+            resume_session: self.client.session.welcome().session_id,
+            auth_token: Default::default(),
+        };
+        let mut cx = CallCx::new(1, Opcode::Hello, false, 0);
+        dispatch(&mut self.worker.session, &mut cx, calls::Hello::wrap(hello)).map_err(|e| resume_failed(&format!("{e:?}")))?;
+        let ask = self.client.session.resume_request();
+        let received_through = ask.received_through;
+        let mut secret = ask.secret.0.to_vec();
+        if self.link.wrong_secret {
+            secret[0] ^= 1;
+        }
+        let ask = wire::Resume { secret: secret.as_slice().into(), ..ask };
+        let mut cx = CallCx::new(2, Opcode::Resume, false, 0);
+        match dispatch(&mut self.worker.session, &mut cx, calls::Resume::wrap(ask)) {
+            Err(Failure::ReplyDeferred) => {}
+            other => panic!("Resume is answered by the driver, not the handler: {:?}", other.map(|_| ())),
+        }
+        let ask = self.worker.session.take_resume_ask().expect("the handler recorded the ask");
+        assert_eq!(ask.received_through, received_through);
+        let (resumed, resumed_late) = self.hub.take(&ask, self.worker.session.tenant_name()).map_err(|refused| {
+            resume_failed(match refused {
+                Refused::NotFound => "no session to resume (grace period passed, or a wrong secret)",
+                Refused::StillAttached => "still attached",
+            })
+        })?;
+        self.worker.session = resumed;
+        self.worker.late = resumed_late;
+        let record = self.worker.session.replay_record();
+        let (answer, replays) = {
+            let mut record = record.lock().unwrap();
+            let replays = record.replies_after(ask.received_through);
+            (wire::Resumed { executed_through: record.executed_through(), evicted_through: record.evicted_through() }, replays)
+        };
+        for (frame, _) in replays {
+            self.wire_to_client(frame, self.now);
+        }
+        self.client.session.handle_resumed(&answer)?;
+        let resend: Vec<Vec<u8>> = self.client.session.unacked_frames().map(|(_, frame, _)| frame.to_vec()).collect();
+        for frame in resend {
+            self.wire_to_worker(frame);
+        }
+        Ok(())
     }
 
     // ---- the client's driver ------------------------------------------------------------
 
     fn wire_to_worker(&mut self, bytes: Vec<u8>) {
+        if !self.crosses() {
+            return;
+        }
         let at = self.now + LATENCY;
         push_sorted(&mut self.worker.inbound, InFlight { bytes, at });
     }
@@ -202,6 +345,9 @@ impl Pair {
     fn receive_one(&mut self) -> Result<Inbound, CallError> {
         self.client.session.awaiting_frame(self.now);
         loop {
+            if self.link.broken && self.client.session.resumable() {
+                self.resume()?;
+            }
             self.run_worker();
             if self.client.inbound.front().is_some_and(|f| f.at <= self.now) {
                 let frame = self.client.inbound.pop_front().expect("checked");
@@ -253,6 +399,12 @@ impl Pair {
     }
 
     fn wire_to_client(&mut self, bytes: Vec<u8>, at: Instant) {
+        // Recorded before it is sent, as `hip_worker::driver`'s reply writer does.
+        let id = split(&bytes).0.request_id;
+        self.worker.session.replay_record().lock().unwrap().record(id, &bytes, &[]);
+        if !self.crosses() {
+            return;
+        }
         push_sorted(&mut self.client.inbound, InFlight { bytes, at: at + LATENCY });
     }
 
@@ -327,7 +479,13 @@ impl Pair {
                 Err(Failure::ReplyDeferred) => return done,
             }
         }
-        match dispatch(&mut w.session, &mut cx, request) {
+        let record = w.session.resumable().then(|| w.session.replay_record());
+        let outcome = dispatch(&mut w.session, &mut cx, request);
+        if let Some(record) = record {
+            record.lock().unwrap().executed(id);
+            *w.executions.entry(id).or_default() += 1;
+        }
+        match outcome {
             Ok(_) if no_reply => {}
             Ok(Outcome::Reply(response)) => replies.push(response_frame(id, &response, w.late.take_deferred())),
             Ok(Outcome::ReplyFromDevice { reply, ptr, len }) => {
@@ -523,4 +681,128 @@ fn a_session_ended_by_the_worker_fails_the_waiting_call_and_every_later_one() {
     assert_eq!(later, e, "sticky");
     let posted = pair.client.session.submit(&memset(0, 0, 1), Expect::NoReply).map(|o| o.ticket).unwrap_err();
     assert_eq!(posted, e);
+}
+
+// ---- resume ---------------------------------------------------------------------------------
+
+/// Bytes of the workload's source buffer and of each slot of its result buffer.
+const SLOT: usize = 4096;
+const SLOTS: usize = 8;
+/// Where the workload's downloads land in the client's memory.
+const B_AT: usize = 0;
+const A_AT: usize = SLOTS * SLOT;
+
+fn source_bytes() -> Vec<u8> {
+    (0..4 * SLOT).map(|i| (i * 31 % 253) as u8).collect()
+}
+
+fn try_malloc(pair: &mut Pair, size: u64) -> Result<u64, CallError> {
+    match pair.call::<calls::Malloc>(wire::Malloc { device: 0, size, flags: 0 })? {
+        Response::Malloc(a) => Ok(a.ptr),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A device-to-host copy of `len` bytes at `src` in chunks whose replies land at `at`.
+fn download_at(pair: &mut Pair, src: u64, len: usize, at: usize, chunk: usize) -> Result<(), CallError> {
+    let mut tickets = Vec::new();
+    for offset in (0..len).step_by(chunk) {
+        let n = chunk.min(len - offset);
+        let req = calls::MemcpyDtoH::wrap(wire::MemcpyDtoH { src: src + offset as u64, len: n as u64, stream: 0 });
+        let landing = Landing { dst: at + offset, len: n, rows: None };
+        tickets.push(pair.submit(&req, Expect::Landing { landing, awaited: true }, false));
+    }
+    pair.flush();
+    pair.wait_landings(&tickets)
+}
+
+/// Allocates, uploads, then eight times sets the source's first slot to a new value and
+/// copies it to the next slot of the result (a memset or copy run again later would leave
+/// a later value in an earlier slot), downloads the result, synchronizes, downloads the
+/// source. Its results land in the client's memory at `B_AT` and `A_AT`.
+fn workload(pair: &mut Pair) -> Result<(), CallError> {
+    let a = try_malloc(pair, (4 * SLOT) as u64)?;
+    let b = try_malloc(pair, (SLOTS * SLOT) as u64)?;
+    let data = source_bytes();
+    for (i, half) in data.chunks(2 * SLOT).enumerate() {
+        let dst = a + (i * 2 * SLOT) as u64;
+        pair.post(&calls::MemcpyHtoD::wrap(wire::MemcpyHtoD { dst, stream: 0, sync: false, data: Bulk(half) }));
+    }
+    for slot in 0..SLOTS {
+        pair.post(&memset(a, slot as u32 + 1, SLOT as u64));
+        let dst = b + (slot * SLOT) as u64;
+        pair.post(&calls::MemcpyDtoD::wrap(wire::MemcpyDtoD { dst, src: a, len: SLOT as u64, stream: 0, sync: false }));
+    }
+    download_at(pair, b, SLOTS * SLOT, B_AT, 2 * SLOT)?;
+    pair.call::<calls::DeviceSynchronize>(wire::DeviceRef { device: 0 })?;
+    download_at(pair, a, 4 * SLOT, A_AT, 4 * SLOT)
+}
+
+/// What the workload must leave, computed on the host.
+fn workload_oracle() -> (Vec<u8>, Vec<u8>) {
+    let b: Vec<u8> = (0..SLOTS).flat_map(|slot| std::iter::repeat_n(slot as u8 + 1, SLOT)).collect();
+    let mut a = source_bytes();
+    a[..SLOT].fill(SLOTS as u8);
+    (b, a)
+}
+
+fn check_workload(pair: &mut Pair, what: &str) {
+    let (b, a) = workload_oracle();
+    let memory = &pair.client.memory;
+    assert!(memory[B_AT..B_AT + b.len()] == b[..], "{what}: the result slots differ from the oracle");
+    assert!(memory[A_AT..A_AT + a.len()] == a[..], "{what}: the source buffer differs from the oracle");
+    assert_eq!(pair.client.session.take_deferred(), None, "{what}: no failure was deferred");
+}
+
+/// The connection breaks at every frame of a workload in turn (requests lost before the
+/// worker read them, replies lost after it executed their requests, landings): each time
+/// the client resumes the session, gets the lost replies from the worker's record, sends
+/// again only what the worker never executed, and the workload's results match the oracle;
+/// every request was executed exactly once.
+#[test]
+fn a_connection_broken_at_any_frame_is_resumed_and_nothing_runs_twice() {
+    // The clean run: how many frames the workload sends and receives, which requests run.
+    let mut clean = Pair::resumable(hip_worker::resume::DEFAULT_RESUME_GRACE);
+    let (crossed_before, executed_before) = (clean.link.crossed, clean.worker.executions.len());
+    workload(&mut clean).expect("the workload without a break");
+    check_workload(&mut clean, "without a break");
+    let frames = clean.link.crossed - crossed_before;
+    let requests = clean.worker.executions.len() - executed_before;
+    assert!(frames > 2 * requests / 2 && requests > 2 * SLOTS, "{frames} frames, {requests} requests");
+    assert_eq!(clean.link.resumes, 0);
+    for at in 1..=frames {
+        let mut pair = Pair::resumable(hip_worker::resume::DEFAULT_RESUME_GRACE);
+        pair.link.break_at = Some(pair.link.crossed + at);
+        let what = format!("broken at frame {at} of {frames}");
+        workload(&mut pair).unwrap_or_else(|e| panic!("{what}: {}", e.message));
+        check_workload(&mut pair, &what);
+        assert_eq!(pair.link.resumes, 1, "{what}: resumed once");
+        let twice: Vec<_> = pair.worker.executions.iter().filter(|(_, &n)| n != 1).collect();
+        assert!(twice.is_empty(), "{what}: requests executed more than once: {twice:?}");
+        assert_eq!(pair.worker.executions.len() - executed_before, requests, "{what}: every request executed");
+        assert_eq!(pair.client.session.unacked_bytes(), 0, "{what}: every request acknowledged, none kept");
+        assert_eq!(pair.hub.parked_count(), 0, "{what}: the session was taken back");
+    }
+}
+
+/// Past the worker's grace period the session is gone: the waiting call fails with the
+/// lost connection's error (hipErrorNotInitialized) instead of hanging, and so does a
+/// resume with a wrong secret.
+#[test]
+fn a_resume_after_the_grace_period_or_with_a_wrong_secret_gets_the_lost_connection_error() {
+    for (grace, resume_after, wrong_secret) in
+        [(Duration::from_millis(20), Duration::from_millis(200), false), (Duration::from_secs(60), Duration::ZERO, true)]
+    {
+        let mut pair = Pair::resumable(grace);
+        let ptr = try_malloc(&mut pair, 4096).expect("hipMalloc");
+        pair.link.resume_after = resume_after;
+        pair.link.wrong_secret = wrong_secret;
+        // The memset reaches the worker; its reply is lost.
+        pair.link.break_at = Some(pair.link.crossed + 2);
+        let ticket = pair.submit(&memset(ptr, 1, 16), Expect::Reply, true);
+        let e = pair.wait_reply(ticket).expect_err("nothing to resume");
+        assert_eq!(e.code, HipError::NOT_INITIALIZED, "{}", e.message);
+        assert!(e.is_lost() && e.message.contains("could not be resumed"), "{}", e.message);
+        assert_eq!(pair.link.resumes, 1);
+    }
 }

@@ -17,6 +17,7 @@
 //! can take down the worker or another session.
 
 use crate::metrics::{Metrics, OpenSession, Refusal};
+use crate::resume::ReplayRecord;
 use crate::session::{BulkDestination, CallCx, Failure, LateReplies, PlacedBulk, Session};
 use crate::stripes::{self, StripeWork, StripedCopy};
 use proto_core::frame::{encode_frame, FrameMeta};
@@ -40,6 +41,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub struct ReplyWriter {
     sink: Mutex<SinkState>,
     late: Arc<LateReplies>,
+    /// The session's record of the replies it sent (kept only with `RESUME`).
+    replay: Arc<Mutex<ReplayRecord>>,
     metrics: Arc<Metrics>,
     /// A request is being handled: heartbeats are due while nothing else is sent.
     busy: AtomicBool,
@@ -50,6 +53,9 @@ struct SinkState {
     sink: Box<dyn FrameSink>,
     buf: Vec<u8>,
     broken: bool,
+    /// The session moved on without this connection ([`ReplyWriter::retire`]): nothing more
+    /// is taken from its late replies here.
+    retired: bool,
     /// When the last frame went out.
     last_sent: Instant,
 }
@@ -57,9 +63,9 @@ struct SinkState {
 impl ReplyWriter {
     /// Wraps the connection's sending half and starts the writer thread for `late`, which
     /// ends once `late` is closed and empty.
-    pub fn start(sink: Box<dyn FrameSink>, late: Arc<LateReplies>, metrics: Arc<Metrics>) -> Arc<Self> {
-        let state = SinkState { sink, buf: vec![0; 4096], broken: false, last_sent: Instant::now() };
-        let writer = Arc::new(Self { sink: Mutex::new(state), late, metrics, busy: AtomicBool::new(false), started: Instant::now() });
+    pub fn start(sink: Box<dyn FrameSink>, late: Arc<LateReplies>, replay: Arc<Mutex<ReplayRecord>>, metrics: Arc<Metrics>) -> Arc<Self> {
+        let state = SinkState { sink, buf: vec![0; 4096], broken: false, retired: false, last_sent: Instant::now() };
+        let writer = Arc::new(Self { sink: Mutex::new(state), late, replay, metrics, busy: AtomicBool::new(false), started: Instant::now() });
         let thread_writer = Arc::clone(&writer);
         let spawned = std::thread::Builder::new().name("hip-session-writer".into()).spawn(move || thread_writer.writer_loop());
         if let Err(e) = spawned {
@@ -74,7 +80,16 @@ impl ReplyWriter {
                 Some(false) => return,
                 Some(true) => {
                     let mut sink = lock(&self.sink);
+                    if sink.retired {
+                        return;
+                    }
                     if self.drain(&mut sink).is_err() {
+                        if lock(&self.replay).enabled() {
+                            // A resumable session keeps its late replies for the connection
+                            // that resumes it; this writer stops taking them.
+                            sink.retired = true;
+                            return;
+                        }
                         self.late.clear();
                     }
                 }
@@ -116,10 +131,14 @@ impl ReplyWriter {
 
     /// Writes every queued late reply; called with the sink locked.
     fn drain(&self, state: &mut SinkState) -> Result<(), TransportError> {
-        while let Some((frame, head_len)) = self.late.pop() {
-            if state.broken {
+        loop {
+            if state.retired || state.broken {
                 return Err(TransportError::Closed);
             }
+            let Some((frame, head_len)) = self.late.pop() else { return Ok(()) };
+            // Recorded before it is sent: a reply lost with the connection is re-sent, never
+            // made again.
+            lock(&self.replay).record(request_id_of(&frame), &frame[..head_len], &frame[head_len..]);
             if let Err(e) = state.sink.send(&frame[..head_len], &frame[head_len..]) {
                 state.broken = true;
                 return Err(e);
@@ -127,7 +146,22 @@ impl ReplyWriter {
             self.metrics.add_bytes_out(frame.len() as u64);
             state.last_sent = Instant::now();
         }
-        Ok(())
+    }
+
+    /// The session goes on without this connection (it broke, or the session moved to a
+    /// resumed one): this writer sends nothing more and takes no late reply. The sending
+    /// half, for a connection whose session is to be another ([`crate::resume`]).
+    pub fn retire(&self) -> Box<dyn FrameSink> {
+        let mut state = lock(&self.sink);
+        state.retired = true;
+        std::mem::replace(&mut state.sink, Box::new(RetiredSink))
+    }
+
+    /// Locks the sink after draining the queue; whether the link is still up.
+    fn lock_for_reply(&self) -> (MutexGuard<'_, SinkState>, bool) {
+        let mut state = lock(&self.sink);
+        let up = self.drain(&mut state).is_ok() && !state.broken;
+        (state, up)
     }
 
     /// Locks the sink after draining the queue; fails if the link is broken.
@@ -141,7 +175,9 @@ impl ReplyWriter {
     }
 
     fn send_encoded<'b>(&self, encode: impl Fn(&mut [u8], i32) -> Result<proto_core::EncodedFrame<'b>, EncodeError>) -> Result<(), TransportError> {
-        let mut guard = self.ready()?;
+        // A broken link still records the reply: the executed request's answer is re-sent to
+        // a client that resumes the session.
+        let (mut guard, link_up) = self.lock_for_reply();
         let state = &mut *guard;
         let aux = self.late.take_deferred();
         let frame = loop {
@@ -155,6 +191,10 @@ impl ReplyWriter {
                 }
             }
         };
+        lock(&self.replay).record(request_id_of(&state.buf), &state.buf[..frame.head_len], frame.bulk);
+        if !link_up {
+            return Err(TransportError::Closed);
+        }
         let result = state.sink.send(&state.buf[..frame.head_len], frame.bulk);
         if result.is_err() {
             state.broken = true;
@@ -194,11 +234,15 @@ impl ReplyWriter {
     /// Sends a response whose bulk section is `bulk` (the response itself was encoded
     /// without one into `head`, see [`encode_head`]).
     pub fn send_head_with_bulk(&self, head: &mut [u8], bulk: &[u8]) -> Result<(), TransportError> {
-        let mut state = self.ready()?;
+        let (mut state, link_up) = self.lock_for_reply();
         let aux = self.late.take_deferred();
         if patch_head(head, bulk.len() as u64, aux).is_none() {
             self.late.restore_deferred(aux);
             return Err(TransportError::Io(std::io::Error::other("reply bulk over the frame limit")));
+        }
+        lock(&self.replay).record(request_id_of(head), head, bulk);
+        if !link_up {
+            return Err(TransportError::Closed);
         }
         let result = state.sink.send(head, bulk);
         if result.is_err() {
@@ -234,6 +278,29 @@ impl ReplyWriter {
                 Err(e)
             }
         }
+    }
+}
+
+/// The request id of an encoded frame (0 when it has none).
+fn request_id_of(frame: &[u8]) -> u64 {
+    proto_core::FrameHeader::parse(&frame[..proto_core::header::HEADER_LEN.min(frame.len())]).map_or(0, |h| h.request_id)
+}
+
+/// The sending half a retired [`ReplyWriter`] keeps: it sends nothing.
+pub struct RetiredSink;
+
+impl FrameSink for RetiredSink {
+    fn send(&mut self, _head: &[u8], _bulk: &[u8]) -> Result<(), TransportError> {
+        Err(TransportError::Closed)
+    }
+    fn queue(&mut self, _head: &[u8], _bulk: &[u8]) -> Result<(), TransportError> {
+        Err(TransportError::Closed)
+    }
+    fn flush(&mut self) -> Result<(), TransportError> {
+        Err(TransportError::Closed)
+    }
+    fn pending(&self) -> usize {
+        0
     }
 }
 
@@ -496,7 +563,12 @@ fn handle(
             }
         }
         tracing::trace!(session = session.id(), request_id, %opcode, no_reply, "request");
+        let record = session.resumable().then(|| session.replay_record());
         let outcome = dispatch(session, &mut cx, request);
+        // Executed: a client that resumes the session after a break does not send it again.
+        if let Some(record) = &record {
+            lock(record).executed(request_id);
+        }
         let close = cx.close_after_reply;
         match outcome {
             Ok(_) if no_reply => {}

@@ -23,6 +23,7 @@ pub mod metrics;
 pub mod mps;
 #[cfg(feature = "rdma")]
 pub mod rdma;
+pub mod resume;
 pub mod sandbox;
 pub mod server;
 pub mod session;

@@ -169,6 +169,12 @@ struct Cli {
     #[arg(long, default_value_t = hip_worker::stripes::DEFAULT_MAX_STRIPES,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=hip_worker::stripes::MAX_STRIPES as u64))]
     max_stripes: usize,
+    /// Seconds a session whose connection broke is kept for its client to resume it (the
+    /// client reconnects, and nothing runs twice; docs/CLIENT.md, "Resume"); 0 frees it at
+    /// once. Not offered to sessions in session processes.
+    #[arg(long, default_value_t = hip_worker::resume::DEFAULT_RESUME_GRACE.as_secs(),
+          value_parser = clap::value_parser!(u64).range(0..=hip_worker::resume::MAX_RESUME_GRACE.as_secs()))]
+    resume_grace_s: u64,
     /// Most streams of all sessions together; more are refused with hipErrorOutOfMemory.
     #[arg(long, default_value_t = hip_worker::session::MAX_WORKER_STREAMS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_worker_streams: usize,
@@ -709,6 +715,9 @@ fn main() -> std::process::ExitCode {
             device_faults: Arc::default(),
             kernel_watchdog: cli.max_kernel_ms.map(std::time::Duration::from_millis),
             content: Arc::default(),
+            // Sessions in session processes end with their connection.
+            resume: (cli.resume_grace_s > 0 && session_process.is_none())
+                .then(|| hip_worker::resume::ResumeHub::new(Duration::from_secs(cli.resume_grace_s))),
         },
         tcp,
         limits: ConnectionLimits {

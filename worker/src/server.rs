@@ -9,11 +9,13 @@ use crate::config::{ConnectionLimits, WorkerConfig};
 use crate::driver::{self, ReplyWriter};
 use crate::listener::{Accepted, Connection, Hangup, Listener};
 use crate::metrics::Refusal;
+use crate::resume::{Refused, ResumeAsk};
 use crate::sandbox::handover::{self, Handed, Terms};
 use crate::sandbox::SessionProcess;
 use crate::session::Session;
 use crate::stripes::StripeHub;
-use proto_core::Status;
+use proto_core::wire::Resumed;
+use proto_core::{Opcode, Status};
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::net::{IpAddr, SocketAddr, TcpListener};
@@ -296,9 +298,12 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
         peer,
         max_stripes: u32::try_from(config.stripes.max_stripes).unwrap_or(u32::MAX),
     });
-    let (session, result) = run_session_in(sink, source, session, isolated);
+    let (session, result) = run_session_in(sink, source, session, isolated, Some(&stopping));
+    let parked = |id| config.session.resume.as_ref().is_some_and(|hub| hub.is_parked(id));
     match result {
         Ok(()) if session == STRIPE_HANDED => tracing::info!("{transport} stripe connection handed to its session's process"),
+        Ok(()) if parked(session) => tracing::info!(session, "{transport} connection ended; session kept for its client to resume"),
+        Err(e) if parked(session) => tracing::info!(session, %e, "{transport} connection ended; session kept for its client to resume"),
         Ok(()) => tracing::info!(session, "{transport} connection ended; session freed"),
         Err(e) => tracing::info!(session, %e, "{transport} connection ended; session freed"),
     }
@@ -350,7 +355,7 @@ pub(crate) fn run_session<Source: FrameSource + 'static>(
     source: Source,
     session: Session,
 ) -> (u64, Result<(), TransportError>) {
-    run_session_in(sink, source, session, None)
+    run_session_in(sink, source, session, None, None)
 }
 
 /// The environment variable that makes the worker relay every session process's connection,
@@ -392,13 +397,63 @@ fn run_session_in<Source: FrameSource + 'static>(
     mut source: Source,
     mut session: Session,
     isolated: Option<Isolated<'_, Source>>,
+    stopping: Option<&(dyn Fn() -> bool + Sync)>,
 ) -> (u64, Result<(), TransportError>) {
     let registry = sink.memory_registry();
-    session.set_memory_registry(registry);
-    let late = session.late_replies();
-    let replies = ReplyWriter::start(Box::new(sink), Arc::clone(&late), session.metrics());
+    session.set_memory_registry(registry.clone());
+    let mut late = session.late_replies();
+    let mut replies = ReplyWriter::start(Box::new(sink), Arc::clone(&late), session.replay_record(), session.metrics());
+    let mut resume_refused = false;
     let result = match isolated {
-        None => driver::serve(&mut session, &mut source, &replies),
+        None => {
+            let mut result = driver::serve(&mut session, &mut source, &replies);
+            // The handshake's own session of a refused `Resume` is not kept.
+            // A `Resume`: this connection goes on with the session it names.
+            while let Some(ask) = session.take_resume_ask() {
+                let Some(hub) = session.config().resume.clone() else { break };
+                match hub.take(&ask, session.tenant_name()) {
+                    Ok((mut resumed, resumed_late)) => {
+                        let sink = replies.retire();
+                        hub.detach(session.id());
+                        tracing::info!(session = resumed.id(), handshake = session.id(), "session resumed on a new connection");
+                        // The handshake's own session goes; the resumed one takes its place.
+                        drop(std::mem::replace(&mut session, {
+                            resumed.set_memory_registry(registry.clone());
+                            resumed
+                        }));
+                        late.close();
+                        late = resumed_late;
+                        match resume_on(sink, &session, &ask) {
+                            Ok(sink) => {
+                                hub.attach(session.id());
+                                replies = ReplyWriter::start(sink, Arc::clone(&late), session.replay_record(), session.metrics());
+                                result = driver::serve(&mut session, &mut source, &replies);
+                            }
+                            Err(e) => {
+                                // Broke again before the session was back: it stays parked.
+                                result = Err(e);
+                                replies =
+                                    ReplyWriter::start(Box::new(driver::RetiredSink), Arc::clone(&late), session.replay_record(), session.metrics());
+                            }
+                        }
+                    }
+                    Err(refused) => {
+                        let message = match refused {
+                            Refused::NotFound => {
+                                "no session to resume: it ended (the worker's resume grace period passed), or the secret or tenant does not match"
+                            }
+                            Refused::StillAttached => "the session still has its old connection: try again shortly",
+                        };
+                        tracing::info!(session = ask.session_id, reason = message, "resume refused");
+                        let status = if refused == Refused::StillAttached { Status::ILLEGAL_STATE } else { Status::SESSION_NOT_FOUND };
+                        let _ = replies.send_error(ask.request_id, Opcode::Resume.raw(), status, message);
+                        resume_refused = true;
+                        break;
+                    }
+                }
+            }
+            result
+        }
         Some(isolated) => match driver::serve_handshake(&mut session, &mut source, &replies) {
             // A callback channel runs no client code: served here, where its tickets are.
             Ok(Some(open)) if session.is_callback_connection() => driver::serve_trusted(&mut session, &mut source, &replies, open),
@@ -430,11 +485,43 @@ fn run_session_in<Source: FrameSource + 'static>(
         },
     };
     let id = session.id();
+    if let Some(hub) = session.config().resume.clone().filter(|_| session.resumable()) {
+        let broke = session.trusted() && !session.said_goodbye() && !resume_refused && session.take_resume_ask().is_none();
+        if broke && stopping.is_some_and(|stopping| !stopping()) {
+            // The session waits for its client to come back (`crate::resume`); this
+            // connection's writer takes none of its late replies from now on.
+            drop(replies.retire());
+            hub.park(session, late);
+            return (id, result);
+        }
+        hub.detach(id);
+    }
     // Free the session's resources (draining its streams, whose callbacks may still queue
     // replies) before the writer is told to finish.
     drop(session);
     late.close();
     (id, result)
+}
+
+/// Sends a resumed session's answer to `Resume` and the replies it recorded after the
+/// client's `received_through`, in the order they were first sent; the sink, to serve the
+/// session on.
+fn resume_on(mut sink: Box<dyn FrameSink>, session: &Session, ask: &ResumeAsk) -> Result<Box<dyn FrameSink>, TransportError> {
+    let record = session.replay_record();
+    let (resumed, frames) = {
+        let mut record = record.lock().unwrap_or_else(|p| p.into_inner());
+        let frames = record.replies_after(ask.received_through);
+        (Resumed { executed_through: record.executed_through(), evicted_through: record.evicted_through() }, frames)
+    };
+    let executed_through = resumed.executed_through;
+    let head = driver::encode_head(ask.request_id, &proto_core::Response::Resume(resumed))
+        .map_err(|e| TransportError::Io(std::io::Error::other(format!("Resumed not encodable: {e}"))))?;
+    sink.send(&head, &[])?;
+    for (frame, head_len) in &frames {
+        sink.send(&frame[..*head_len], &frame[*head_len..])?;
+    }
+    tracing::info!(session = session.id(), replayed = frames.len(), executed_through, "session resumed");
+    Ok(sink)
 }
 
 /// Hands a stripe connection whose `StripeJoin` (`frame`) names session `session_id` to the

@@ -23,11 +23,12 @@ pub mod client_memory;
 pub mod compression;
 mod error;
 mod liveness;
+pub mod resume;
 mod session;
 mod welcome;
 
 pub use batching::{Batching, Flush, FIRST_BATCH_BYTES, STREAMING_BATCH_BYTES, STREAMING_WINDOW_BYTES};
 pub use error::{status_to_hip, version_mismatch, CallError, HipError, LOST};
 pub use liveness::{Expired, Timers};
-pub use session::{ClientSession, Expect, Inbound, Landing, SessionConfig, Submitted, Ticket};
+pub use session::{resume_failed, ClientSession, Expect, Inbound, Landing, SessionConfig, Submitted, Ticket};
 pub use welcome::WelcomeInfo;

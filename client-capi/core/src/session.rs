@@ -5,11 +5,18 @@ use crate::client_handles::ClientHandles;
 use crate::client_memory::ClientMemory;
 use crate::error::{status_to_hip, CallError, HipError, LOST};
 use crate::liveness::{Expired, Timers};
+use crate::resume::Retention;
 use crate::welcome::WelcomeInfo;
 use proto_core::wire::{self, features, ErrorReply};
 use proto_core::{calls, Call, Flags, FrameHeader, Message, Opcode, Request, Status};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
+
+/// The error the application sees when a broken connection could not be resumed (the
+/// worker refused, with `why`, or could not be reached again): the lost connection's.
+pub fn resume_failed(why: &str) -> CallError {
+    CallError::new(HipError::NOT_INITIALIZED, format!("{LOST}: the session could not be resumed: {why}"))
+}
 
 /// The settings a session's timers need.
 #[derive(Debug, Clone, Copy)]
@@ -93,6 +100,7 @@ pub enum Inbound {
     Skip,
 }
 
+#[derive(Debug, Clone, Copy)]
 enum Pending {
     Reply,
     Landing { landing: Landing, awaited: bool },
@@ -121,6 +129,16 @@ pub struct ClientSession {
     /// Whether operations go without a round trip (`CLIENT_ALLOCATION` negotiated and the
     /// client's configuration allowing it): client-chosen handles, posted small uploads.
     without_round_trip: bool,
+    /// With `RESUME`: the requests the worker has not shown it executed.
+    retention: Option<Retention>,
+    /// Highest request id of any reply read.
+    received_max: u64,
+    /// After a resume: replies up to this id that nobody waits for are ones read before
+    /// (the worker re-sends what it recorded): skipped whole, their `aux` already counted.
+    replay_skip_through: u64,
+    /// The expectation the last frame answered, until its bulk is read (put back if the
+    /// connection breaks meanwhile).
+    last_taken: Option<(u64, Pending)>,
 }
 
 impl ClientSession {
@@ -138,6 +156,10 @@ impl ClientSession {
             client_memory: ClientMemory::default(),
             welcome: WelcomeInfo::default(),
             without_round_trip: false,
+            retention: None,
+            received_max: 0,
+            replay_skip_through: 0,
+            last_taken: None,
         }
     }
 
@@ -145,6 +167,9 @@ impl ClientSession {
     /// lets it place handles and memory itself (`HIP_REMOTE_CLIENT_ALLOC`).
     pub fn handle_welcome(&mut self, welcome: WelcomeInfo, client_alloc: bool) {
         self.without_round_trip = client_alloc && welcome.has(features::CLIENT_ALLOCATION);
+        if welcome.has(features::RESUME) && !welcome.resume_secret.is_empty() {
+            self.retention = Some(Retention::default());
+        }
         self.welcome = welcome;
     }
 
@@ -175,6 +200,14 @@ impl ClientSession {
         self.next_id += 1;
         let flags = if delivery == Expect::NoReply { Flags::NO_REPLY } else { Flags::empty() };
         let (head_len, bulk) = self.encode(req, flags, id)?;
+        if let Some(retention) = &mut self.retention {
+            if matches!(req.opcode(), Opcode::MemcpyHtoDStriped | Opcode::MemcpyDtoHStriped) {
+                // Its bytes travel on the stripes, which are not resumed.
+                retention.unkept_through = id;
+            } else {
+                retention.keep(id, &self.encode_buf[..head_len], bulk);
+            }
+        }
         match delivery {
             Expect::Reply => {
                 self.pending.insert(id, Pending::Reply);
@@ -268,6 +301,18 @@ impl ClientSession {
     pub fn handle_frame(&mut self, _now: Instant, header: &FrameHeader, control: &[u8]) -> Result<Inbound, CallError> {
         self.timers.frame_received();
         let id = header.request_id;
+        self.last_taken = None;
+        if id != 0 {
+            if id <= self.replay_skip_through && !self.pending.contains_key(&id) {
+                // Re-sent after a resume, and read before it.
+                return Ok(Inbound::Skip);
+            }
+            self.received_max = self.received_max.max(id);
+            // The worker reads a connection's requests in order: it executed all up to `id`.
+            if let Some(retention) = &mut self.retention {
+                retention.acked(id);
+            }
+        }
         if header.aux != 0 {
             let code = status_to_hip(Status(header.aux));
             self.deferred.get_or_insert(code);
@@ -302,7 +347,11 @@ impl ClientSession {
         if id == 0 && header.opcode == Opcode::KernelOutput.raw() {
             return Ok(Inbound::KernelOutput);
         }
-        Ok(match self.pending.remove(&id) {
+        let taken = self.pending.remove(&id);
+        if let Some(pending) = taken {
+            self.last_taken = Some((id, pending));
+        }
+        Ok(match taken {
             Some(Pending::Reply) => {
                 self.batching.reply_received();
                 Inbound::Reply(Ticket(id), Ok(()))
@@ -322,9 +371,77 @@ impl ClientSession {
         })
     }
 
+    /// The connection broke while the bulk of the frame [`Self::handle_frame`] handled last was
+    /// read: its reply or landing is expected again (a resumed worker re-sends it).
+    pub fn restore_last(&mut self) {
+        if let Some((id, pending)) = self.last_taken.take() {
+            self.pending.insert(id, pending);
+        }
+    }
+
+    /// Whether the session outlives its connection (`RESUME` negotiated).
+    pub fn resumable(&self) -> bool {
+        self.retention.is_some()
+    }
+
+    /// Whether a request of `len` bytes may be submitted only after the worker acknowledged
+    /// earlier ones ([`crate::resume::MAX_UNACKED_BYTES`], [`crate::resume::MAX_UNACKED_REQUESTS`]):
+    /// the driver then makes a round trip first.
+    pub fn needs_ack_before(&self, len: usize) -> bool {
+        self.retention.as_ref().is_some_and(|r| r.full_for(len))
+    }
+
+    /// Request bytes kept for a resume.
+    pub fn unacked_bytes(&self) -> usize {
+        self.retention.as_ref().map_or(0, Retention::bytes)
+    }
+
+    /// Highest request id the worker has shown it executed.
+    pub fn acked_through(&self) -> u64 {
+        self.retention.as_ref().map_or(0, Retention::acked_through)
+    }
+
+    /// What to send as `Resume` on a new connection: the session, its secret, and the
+    /// highest request id below which every reply has been read.
+    pub fn resume_request(&self) -> wire::Resume<'_> {
+        let received_through = self.pending.keys().min().map_or(self.next_id - 1, |first| first - 1);
+        wire::Resume { session_id: self.welcome.session_id, secret: self.welcome.resume_secret.as_slice().into(), received_through }
+    }
+
+    /// The worker resumed the session: checks nothing the application waits for is lost and
+    /// drops the requests it executed; [`Self::unacked_frames`] are then to be sent again,
+    /// in order, before anything new.
+    pub fn handle_resumed(&mut self, resumed: &wire::Resumed) -> Result<(), CallError> {
+        let lost = |why: String| CallError::new(HipError::NOT_INITIALIZED, format!("{LOST}: the session was resumed, but {why}"));
+        let Some(retention) = &mut self.retention else {
+            return Err(lost("this session kept nothing to resume with".into()));
+        };
+        if retention.unkept_through > resumed.executed_through {
+            return Err(lost(format!("request {} (a striped copy, or one too large to keep) had not reached the worker", retention.unkept_through)));
+        }
+        let gone_through = resumed.evicted_through.min(resumed.executed_through);
+        if let Some(id) = self.pending.keys().copied().filter(|&id| id <= gone_through).min() {
+            return Err(lost(format!("the worker no longer holds the reply to request {id} (its record of replies overflowed)")));
+        }
+        retention.acked(resumed.executed_through);
+        self.replay_skip_through = self.received_max;
+        Ok(())
+    }
+
+    /// The requests to send again after a resume (request id, frame, where its bulk starts),
+    /// in the order they were first submitted.
+    pub fn unacked_frames(&self) -> impl Iterator<Item = (u64, &[u8], usize)> {
+        self.retention.iter().flat_map(Retention::frames)
+    }
+
     /// Whether `ticket`'s reply or landing is still expected.
     pub fn is_pending(&self, ticket: Ticket) -> bool {
         self.pending.contains_key(&ticket.0)
+    }
+
+    /// Whether a reply (not a landing) is still expected: its waiter reads it.
+    pub fn has_pending_replies(&self) -> bool {
+        self.pending.values().any(|p| matches!(p, Pending::Reply))
     }
 
     /// Whether asynchronous copies are still to land.
@@ -389,6 +506,7 @@ mod tests {
             backend: "host".into(),
             auth_challenge: Default::default(),
             rdma_endpoint: "10.0.0.1:7000".into(),
+            resume_secret: Default::default(),
         };
         for (negotiated, allowed, expected) in [(true, true, true), (true, false, false), (false, true, false), (false, false, false)] {
             let mut s = session(None);
@@ -621,6 +739,100 @@ mod tests {
         assert!(s.handle_frame(t0, &h, &c).is_ok());
         let later = s.submit(&calls::GetDeviceCount::wrap(wire::Empty {}), Expect::Reply).map(|o| o.ticket).unwrap_err();
         assert_eq!(later.code, HipError::LAUNCH_TIME_OUT);
+    }
+
+    /// A session whose WELCOME offered `RESUME` with a secret.
+    fn resumable() -> ClientSession {
+        let mut s = session(None);
+        let secret = [9u8; 32];
+        let w = wire::Welcome {
+            version: 2,
+            features: features::FIRE_AND_FORGET | features::RESUME,
+            session_id: 5,
+            resumed: false,
+            worker_name: "w".into(),
+            backend: "host".into(),
+            auth_challenge: Default::default(),
+            rdma_endpoint: "".into(),
+            resume_secret: secret[..].into(),
+        };
+        s.handle_welcome(WelcomeInfo::from_wire(&w), true);
+        assert!(s.resumable());
+        s
+    }
+
+    fn memset_req() -> Request<'static> {
+        calls::Memset::wrap(wire::Memset { dst: 0x1000, value: 1, width: wire::MemsetWidth::Byte, count: 16, stream: 0, sync: false })
+    }
+
+    /// Requests are kept (with their bulk) until a reply shows the worker executed them; a
+    /// resume drops what the worker executed and hands back the rest, in order, as sent.
+    #[test]
+    fn a_resumable_session_keeps_what_the_worker_has_not_acknowledged() {
+        let t0 = Instant::now();
+        let mut s = session(None);
+        s.submit(&memset_req(), Expect::NoReply).expect("submit");
+        assert_eq!(s.unacked_bytes(), 0, "nothing is kept without RESUME");
+        let mut s = resumable();
+        let data = [7u8; 100];
+        let upload = calls::MemcpyHtoD::wrap(wire::MemcpyHtoD { dst: 0x2000, stream: 0, sync: false, data: Bulk(&data) });
+        let mut sent = Vec::new();
+        for req in [&memset_req(), &upload, &memset_req()] {
+            let out = s.submit(req, Expect::NoReply).expect("submit");
+            sent.push((out.ticket.request_id(), [out.head, out.bulk].concat()));
+        }
+        let call = device_count(&mut s, Expect::Reply);
+        assert_eq!(s.unacked_frames().count(), 4);
+        assert!(s.unacked_bytes() > data.len());
+        assert_eq!(s.resume_request().received_through, 3, "every reply up to the call's is read");
+        // The worker executed up to the upload: the memset after it and the call go again.
+        s.handle_resumed(&wire::Resumed { executed_through: 2, evicted_through: 0 }).expect("resumed");
+        let again: Vec<_> = s.unacked_frames().map(|(id, frame, _)| (id, frame.to_vec())).collect();
+        assert_eq!(again, vec![sent[2].clone(), (call.request_id(), again[1].1.clone())]);
+        // The call's reply acknowledges everything.
+        let (h, c) = reply(call.request_id(), &Response::GetDeviceCount(wire::DeviceCount { count: 1 }), 0);
+        assert_eq!(s.handle_frame(t0, &h, &c), Ok(Inbound::Reply(call, Ok(()))));
+        assert_eq!((s.unacked_bytes(), s.acked_through()), (0, call.request_id()));
+        // After the resume, a reply read before it comes again: skipped whole, even its aux.
+        let (h, c) = reply(call.request_id(), &Response::GetDeviceCount(wire::DeviceCount { count: 1 }), 700);
+        s.replay_skip_through = call.request_id();
+        assert_eq!(s.handle_frame(t0, &h, &c), Ok(Inbound::Skip));
+        assert_eq!(s.take_deferred(), None, "a re-sent reply's deferred status was counted once");
+    }
+
+    /// A resume fails with the lost connection's error when the worker no longer holds a
+    /// reply the application waits for, or a request that was not kept never reached it.
+    #[test]
+    fn a_resume_that_would_lose_a_reply_or_a_request_fails_as_a_lost_connection() {
+        let mut s = resumable();
+        let call = device_count(&mut s, Expect::Reply);
+        let e = s.handle_resumed(&wire::Resumed { executed_through: 1, evicted_through: 1 }).expect_err("reply evicted");
+        assert!(e.is_lost() && e.message.contains(&format!("reply to request {}", call.request_id())), "{}", e.message);
+        let mut s = resumable();
+        let striped = calls::MemcpyHtoDStriped::wrap(wire::MemcpyHtoDStriped { dst: 0, len: 1 << 20, stream: 0, sync: true, copy_id: 1, stripes: 2 });
+        let id = s.submit(&striped, Expect::Reply).expect("submit").ticket.request_id();
+        assert_eq!(s.unacked_bytes(), 0, "a striped copy's bytes are on the stripes: not kept");
+        let e = s.handle_resumed(&wire::Resumed { executed_through: id - 1, evicted_through: 0 }).expect_err("not kept");
+        assert!(e.is_lost() && e.code == HipError::NOT_INITIALIZED && e.message.contains("striped"), "{}", e.message);
+        // Executed, it needs nothing kept: its reply comes from the worker's record.
+        assert!(s.handle_resumed(&wire::Resumed { executed_through: id, evicted_through: 0 }).is_ok());
+    }
+
+    /// The driver is told to ask for an acknowledgement once the bound is reached.
+    #[test]
+    fn the_requests_kept_are_bounded() {
+        let mut s = resumable();
+        let mut n = 0;
+        while !s.needs_ack_before(0) {
+            s.submit(&memset_req(), Expect::NoReply).expect("submit");
+            n += 1;
+            assert!(n <= crate::resume::MAX_UNACKED_REQUESTS, "no bound");
+        }
+        assert_eq!(n, crate::resume::MAX_UNACKED_REQUESTS);
+        let t = device_count(&mut s, Expect::Reply);
+        let (h, c) = reply(t.request_id(), &Response::GetDeviceCount(wire::DeviceCount { count: 1 }), 0);
+        assert!(s.handle_frame(Instant::now(), &h, &c).is_ok());
+        assert!(!s.needs_ack_before(0) && s.unacked_bytes() == 0);
     }
 
     #[test]

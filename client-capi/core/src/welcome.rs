@@ -20,6 +20,8 @@ pub struct WelcomeInfo {
     /// The worker's shared-memory socket, when it runs on this machine (it said so to the
     /// client's `SameHostOffer`).
     pub same_host_socket: Option<String>,
+    /// With `RESUME`: the secret that resumes the session on a new connection.
+    pub resume_secret: Vec<u8>,
 }
 
 impl WelcomeInfo {
@@ -33,6 +35,7 @@ impl WelcomeInfo {
             features: w.features,
             rdma_endpoint: w.rdma_endpoint.as_str().to_owned(),
             same_host_socket: None,
+            resume_secret: w.resume_secret.0.to_vec(),
         }
     }
 

@@ -36,6 +36,10 @@ pub mod features {
     /// The worker takes host-to-device copies compressed (LZ4 block format,
     /// [`MemcpyHtoDCompressed`](super::MemcpyHtoDCompressed)).
     pub const COMPRESSED_BULK: u64 = 1 << 10;
+    /// The session outlives its connection: WELCOME carries a resume secret, and a client
+    /// whose connection broke reconnects and sends [`Resume`](super::Resume) within the
+    /// worker's grace period; nothing the worker executed runs twice.
+    pub const RESUME: u64 = 1 << 11;
     /// Every bit this version defines.
     pub const ALL: u64 = RDMA
         | TLS
@@ -47,7 +51,8 @@ pub mod features {
         | SHARED_MEMORY
         | CLIENT_ALLOCATION
         | CONTENT_STORE
-        | COMPRESSED_BULK;
+        | COMPRESSED_BULK
+        | RESUME;
 }
 
 message! {
@@ -88,6 +93,36 @@ message! {
         /// The worker's RDMA listener, `host:port` (empty: none). With the `RDMA` feature a
         /// client told to prefer RDMA reconnects there (`rdma://`).
         pub rdma_endpoint: Name<'a>,
+        /// With `RESUME`: the secret that resumes this session on a new connection
+        /// ([`Resume`]; `RESUME_SECRET_LEN` random bytes). Empty otherwise.
+        pub resume_secret: Blob<'a>,
+    }
+}
+
+message! {
+    /// First request after authentication on a new connection of a client whose connection
+    /// to session `session_id` broke: continue that session here.
+    pub struct Resume<'a> {
+        /// The session to continue (its WELCOME's `session_id`).
+        pub session_id: u64,
+        /// That WELCOME's `resume_secret`.
+        pub secret: Blob<'a>,
+        /// The client has every reply to requests up to this id: the worker re-sends the
+        /// replies it recorded for later ones.
+        pub received_through: u64,
+    }
+}
+
+message! {
+    /// Answer to [`Resume`]: the session goes on over this connection. The recorded replies
+    /// to requests after `received_through` follow; the client re-sends what it sent after
+    /// `executed_through`.
+    pub struct Resumed {
+        /// Highest request id the session has executed: later ones are to be sent again.
+        pub executed_through: u64,
+        /// Highest request id whose reply the worker's record no longer holds (0: none
+        /// dropped); a reply the client still waits for at or below it is lost.
+        pub evicted_through: u64,
     }
 }
 

@@ -62,6 +62,10 @@ impl SessionHandler for Session {
         if (self.config.same_host.machine.is_some() && self.config.same_host.socket.get().is_some()) || self.offers_shared_host_memory() {
             offered |= features::SHARED_MEMORY;
         }
+        // A callback channel carries no session state of its own to resume.
+        if self.config.resume.is_some() && req.features & features::CALLBACK_CHANNEL == 0 {
+            offered |= features::RESUME;
+        }
         let version = req.max_version.min(PROTOCOL_VERSION);
         let mut session_features = req.features & offered;
         // A configured store that is empty (every tenant revoked) refuses everyone.
@@ -78,18 +82,28 @@ impl SessionHandler for Session {
         self.callback_connection = session_features & features::CALLBACK_CHANNEL != 0;
         self.note_striped_bulk(session_features);
         self.client_name = req.client_name.as_str().to_owned();
+        if session_features & features::RESUME != 0 {
+            let secret =
+                crate::resume::new_secret().map_err(|e| Failure::new(Status::UNKNOWN, format!("no randomness for the resume secret: {e}")))?;
+            self.resume_secret = secret.to_vec();
+            self.replay.lock().unwrap_or_else(|p| p.into_inner()).enable();
+            if let Some(hub) = &self.config.resume {
+                hub.attach(self.id);
+            }
+        }
         tracing::info!(session = self.id, client = %self.client_name, resume = req.resume_session, needs_auth, worker_version = hip_remote_build_info::VERSION, "session opened");
         Ok(wire::Welcome {
             version,
             features: session_features,
             session_id: self.id,
-            // Session state lives and dies with its connection: resume is refused by
-            // answering with a fresh session, which the client sees in `resumed`.
+            // A session is resumed by `Resume` after authentication, never by HELLO: this
+            // is always a fresh session.
             resumed: false,
             worker_name: self.config.worker_name.as_str().into(),
             backend: self.backend.name().into(),
             auth_challenge: self.challenge.as_ref().map_or(&[][..], |c| &c.nonce[..]).into(),
             rdma_endpoint: self.config.rdma_endpoint.as_deref().unwrap_or("").into(),
+            resume_secret: self.resume_secret.as_slice().into(),
         })
     }
 
@@ -140,6 +154,7 @@ impl SessionHandler for Session {
 
     fn goodbye(&mut self, cx: &mut CallCx, _req: wire::Empty) -> Result<wire::Empty, Failure> {
         cx.close_after_reply = true;
+        self.said_goodbye = true;
         Ok(wire::Empty {})
     }
 
@@ -173,6 +188,25 @@ impl SessionHandler for Session {
         self.pools.pools.set_namespace(space);
         self.vmm.physical.set_namespace(space);
         Ok(wire::Empty {})
+    }
+
+    /// Records the ask; the server hands this connection to the parked session once this
+    /// request loop ends ([`crate::resume`]), which answers it.
+    fn resume<'a>(&'a mut self, cx: &mut CallCx, req: wire::Resume<'a>) -> Result<wire::Resumed, Failure> {
+        if self.config.resume.is_none() {
+            return Err(Failure::new(
+                Status::SESSION_NOT_FOUND,
+                "this worker does not resume sessions (--resume-grace-s 0, or sessions run in session processes)",
+            ));
+        }
+        self.resume_ask = Some(crate::resume::ResumeAsk {
+            request_id: cx.request_id,
+            session_id: req.session_id,
+            secret: req.secret.0.to_vec(),
+            received_through: req.received_through,
+        });
+        cx.close_after_reply = true;
+        Err(Failure::ReplyDeferred)
     }
 
     fn callback_channel_open(&mut self, _cx: &mut CallCx, _req: wire::Empty) -> Result<wire::CallbackTicket, Failure> {

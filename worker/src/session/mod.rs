@@ -60,7 +60,7 @@ use crate::backend::{Backend, BackendError, DeviceIndex, DeviceLimit, EventHandl
 use proto_core::Status;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use transport_core::MemoryRegistry;
 
 /// Most live allocations one session may hold.
@@ -177,6 +177,9 @@ pub struct SessionConfig {
     pub kernel_watchdog: Option<std::time::Duration>,
     /// Large uploads kept per tenant, shared by the sessions of this process ([`content`]).
     pub content: Arc<content::ContentStore>,
+    /// Where sessions whose connection broke wait for their client (`--resume-grace-s`);
+    /// `None`: sessions end with their connection (and `RESUME` is not offered).
+    pub resume: Option<Arc<crate::resume::ResumeHub>>,
 }
 
 /// The worker's same-host transport, as its sessions offer it.
@@ -214,6 +217,7 @@ impl Default for SessionConfig {
             device_faults: Arc::default(),
             kernel_watchdog: None,
             content: Arc::default(),
+            resume: None,
         }
     }
 }
@@ -328,6 +332,14 @@ pub struct Session {
     /// The devices' generations as this session knows them, and the devices it lost to a
     /// fault.
     faults: faults::FaultView,
+    /// With `RESUME`: the replies sent and the highest request executed ([`crate::resume`]).
+    replay: Arc<Mutex<crate::resume::ReplayRecord>>,
+    /// With `RESUME`: the secret a new connection presents to take this session back.
+    resume_secret: Vec<u8>,
+    /// A `Resume` this connection asked for: the server hands the connection to that session.
+    resume_ask: Option<crate::resume::ResumeAsk>,
+    /// The client said GOODBYE.
+    said_goodbye: bool,
 }
 
 impl Session {
@@ -389,6 +401,10 @@ impl Session {
             descriptors: None,
             shared_regions: shared_host::SharedRegions::default(),
             faults: faults::FaultView::current(&config_faults),
+            replay: Arc::default(),
+            resume_secret: Vec::new(),
+            resume_ask: None,
+            said_goodbye: false,
         }
     }
 
@@ -496,6 +512,37 @@ impl Session {
     /// Session id (as sent in WELCOME).
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// The replies this session sent and the highest request it executed (recorded only
+    /// with `RESUME`), shared with the connection's reply writer.
+    pub fn replay_record(&self) -> Arc<Mutex<crate::resume::ReplayRecord>> {
+        Arc::clone(&self.replay)
+    }
+
+    /// Whether the session outlives its connection (`RESUME` negotiated).
+    pub fn resumable(&self) -> bool {
+        !self.resume_secret.is_empty()
+    }
+
+    /// The secret that resumes this session (empty: not resumable).
+    pub fn resume_secret(&self) -> &[u8] {
+        &self.resume_secret
+    }
+
+    /// The tenant the client authenticated as (`None`: a worker without tokens).
+    pub fn tenant_name(&self) -> Option<&str> {
+        self.tenant.as_deref()
+    }
+
+    /// Whether the client ended the session with GOODBYE (nothing to resume).
+    pub fn said_goodbye(&self) -> bool {
+        self.said_goodbye
+    }
+
+    /// The `Resume` this connection asked for, once.
+    pub fn take_resume_ask(&mut self) -> Option<crate::resume::ResumeAsk> {
+        self.resume_ask.take()
     }
 
     /// The session's queue of late replies and deferred statuses (the driver sends them).
