@@ -8,6 +8,11 @@
 //! - `DIR/include`: the client's headers (`hip/`, `hip_remote/`), embedded in this binary;
 //! - `DIR/bin`: `hipcc`, `hipconfig` (which find `DIR/include` and `DIR/lib` from where they
 //!   are), `hip-worker` and `hip-remote`;
+//! - `DIR/lib/llvm/bin`: `clang++` and `clang`, links to `bin/hipcc`, which acts as a clang there
+//!   (where ROCm keeps its clang: `hipconfig -l` names it; CMake's HIP language compiles with it);
+//! - `DIR/lib/cmake`: the CMake packages `hip`, `hip-lang`, `hiprtc`, `hipblas`, `rocblas`, and
+//!   `DIR/lib/pkgconfig`: `hip.pc`, `hiprtc.pc`, `hipblas.pc` (from `tools/cli/layout`,
+//!   embedded in this binary; all find the prefix from their own place);
 //! - `DIR/.info/version`: the ROCm version, as ROCm writes it.
 //!
 //! The libraries and programs are taken from the directory of this executable (a cargo
@@ -25,6 +30,11 @@ const VERSIONED_LIBRARIES: &[(&str, &str)] = &[("libamdhip64.so", "libamdhip64.s
 /// Libraries installed under their soname with the usual link name: hipBLAS (forwarded to the
 /// worker's BLAS, docs/BLAS.md).
 const FORWARDING_LIBRARIES: &[(&str, &str)] = &[("libhipblas.so", "libhipblas.so.3")];
+
+/// Where the clang-compatible driver goes (ROCm's clang directory), and what its `clang++`
+/// links to from there: hipcc, which acts as a clang when called by that name.
+const CLANG_DRIVER_DIR: &str = "lib/llvm/bin";
+const CLANG_DRIVER_TARGET: &str = "../../../bin/hipcc";
 
 /// The programs taken from the build directory (`hip-remote` is this executable).
 const PROGRAMS: &[&str] = &["hipcc", "hipconfig", "hip-worker"];
@@ -101,9 +111,16 @@ pub fn install(prefix: &Path, from: Option<PathBuf>) -> Result<(), String> {
     for (relative, bytes) in HEADERS {
         write(&include.join(relative), bytes)?;
     }
+    for (relative, bytes) in LAYOUT_FILES {
+        write(&prefix.join(relative), bytes)?;
+    }
     for (source, name) in &programs {
         copy(source, &bin.join(name))?;
     }
+    let clang_dir = prefix.join(CLANG_DRIVER_DIR);
+    std::fs::create_dir_all(&clang_dir).map_err(|e| format!("{}: {e}", clang_dir.display()))?;
+    symlink(CLANG_DRIVER_TARGET, &clang_dir.join("clang++"))?;
+    symlink("clang++", &clang_dir.join("clang"))?;
     copy(&exe, &bin.join("hip-remote"))?;
     write(&info.join("version"), format!("{major}.{minor}.0\n").as_bytes())?;
 
@@ -111,8 +128,9 @@ pub fn install(prefix: &Path, from: Option<PathBuf>) -> Result<(), String> {
         "installed hip-remote (HIP {major}.{minor}.{patch}) into {}:\n  \
          lib/      libamdhip64.so*, libhiprtc.so*, {} shim libraries\n  \
          include/  {} headers (hip/, hip_remote/)\n  \
-         bin/      hipcc, hipconfig, hip-worker, hip-remote\n\
-         use it with: export ROCM_PATH={p} ROCM_HOME={p} LD_LIBRARY_PATH={p}/lib",
+         bin/      hipcc, hipconfig, hip-worker, hip-remote; lib/llvm/bin/clang++ (for CMake's HIP language)\n  \
+         lib/cmake, lib/pkgconfig: hip, hip-lang, hiprtc, hipblas, rocblas; hip.pc, hiprtc.pc, hipblas.pc\n\
+         use it with: export ROCM_PATH={p} ROCM_HOME={p} LD_LIBRARY_PATH={p}/lib (CMake: -DCMAKE_PREFIX_PATH={p})",
         prefix.display(),
         shims.len(),
         HEADERS.len(),
