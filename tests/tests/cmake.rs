@@ -8,7 +8,10 @@
 //!
 //! `tests/cmake/saxpy` also finds hiprtc, hipblas and rocblas, and fails its configure unless
 //! `find_package(hip)` found HIP 7.2 (ours, not Debian's ROCm 5.2 in `/usr`, when that is
-//! installed). The pkg-config files are checked by compiling and linking a C program with them.
+//! installed). Three of AMD's rocm-examples (`tests/third_party/rocm-examples`) are built by their
+//! own CMakeLists.txt (`-DROCM_ROOT=` the layout) and run: two check their own results, saxpy's
+//! printed elements are compared with a*x+y. The pkg-config files are checked by compiling and
+//! linking a C program with them.
 //! Skipped (a counted skip) without cmake or clang.
 
 use hip_remote_tests::{client_command, run_with_timeout, target_debug_dir, workspace_root, TempDir, WorkerProcess, DEFAULT_WORKER_MIB, RUN_TIMEOUT};
@@ -57,35 +60,50 @@ fn install(prefix: &Path) {
     assert!(out.status.success(), "hip-remote install failed:\n{}", text(&out));
 }
 
+/// The clang-compatible driver, as ROCm's documentation finds it: the clang that
+/// `hipconfig -l` names.
+fn hip_compiler(prefix: &Path) -> PathBuf {
+    let out = clean(prefix.join("bin/hipconfig"), prefix).arg("-l").output().unwrap();
+    assert!(out.status.success(), "hipconfig -l: {}", text(&out));
+    let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    assert_eq!(dir, prefix.join("lib/llvm/bin"), "hipconfig -l names the layout's clang directory");
+    dir.join("clang++")
+}
+
+/// Configures `source` in `build` with `compiler` as `HIPCXX` or `CXX` and builds it; the
+/// configure log.
+fn configure_and_build(prefix: &Path, source: &Path, build: &Path, compiler: (&str, PathBuf), defines: &[String]) -> String {
+    let mut configure = clean("cmake", prefix);
+    configure.arg("-S").arg(source).arg("-B").arg(build).args(defines).env(compiler.0, &compiler.1);
+    let out = configure.output().expect("run cmake");
+    let log = text(&out);
+    assert!(out.status.success(), "{}: cmake configure failed:\n{log}", source.display());
+    let out = clean("cmake", prefix).arg("--build").arg(build).arg("--verbose").output().expect("run cmake --build");
+    assert!(out.status.success(), "{}: build failed:\n{}", source.display(), text(&out));
+    log
+}
+
 /// Configures and builds `tests/cmake/saxpy` in `build` the given way; the program's path.
 fn build_saxpy(prefix: &Path, build: &Path, style: &str) -> PathBuf {
     let source = workspace_root().join("tests/cmake/saxpy");
-    let mut configure = clean("cmake", prefix);
-    configure.arg("-S").arg(&source).arg("-B").arg(build);
-    configure.arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display())).arg(format!("-DHIP_REMOTE_STYLE={style}"));
-    match style {
-        "language" => {
-            // As ROCm's documentation says: the clang that `hipconfig -l` names.
-            let out = clean(prefix.join("bin/hipconfig"), prefix).arg("-l").output().unwrap();
-            assert!(out.status.success(), "hipconfig -l: {}", text(&out));
-            let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-            assert_eq!(dir, prefix.join("lib/llvm/bin"), "hipconfig -l names the layout's clang directory");
-            configure.env("HIPCXX", dir.join("clang++"));
-        }
-        _ => {
-            configure.env("CXX", prefix.join("bin/hipcc"));
-        }
-    }
-    let out = configure.output().expect("run cmake");
-    assert!(out.status.success(), "{style}: cmake configure failed:\n{}", text(&out));
-    let log = text(&out);
+    let compiler = match style {
+        "language" => ("HIPCXX", hip_compiler(prefix)),
+        _ => ("CXX", prefix.join("bin/hipcc")),
+    };
+    let defines = [format!("-DCMAKE_PREFIX_PATH={}", prefix.display()), format!("-DHIP_REMOTE_STYLE={style}")];
+    let log = configure_and_build(prefix, &source, build, compiler, &defines);
     assert!(log.contains(&format!("hip 7.2.53211 from {}", prefix.join("lib/cmake/hip").display())), "{style}: {log}");
     if style == "language" {
         assert!(log.contains("The HIP compiler identification is Clang"), "{style}: {log}");
     }
-    let out = clean("cmake", prefix).arg("--build").arg(build).arg("--verbose").output().expect("run cmake --build");
-    assert!(out.status.success(), "{style}: build failed:\n{}", text(&out));
     build.join("saxpy")
+}
+
+/// Builds the vendored rocm-examples samples; `(sample, program)` pairs.
+fn build_rocm_examples(prefix: &Path, build: &Path) -> Vec<(String, PathBuf)> {
+    let source = workspace_root().join("tests/cmake/rocm-examples");
+    configure_and_build(prefix, &source, build, ("HIPCXX", hip_compiler(prefix)), &[format!("-DROCM_ROOT={}", prefix.display())]);
+    ["saxpy", "matrix_multiplication", "shared_memory"].iter().map(|s| (s.to_string(), build.join(s).join(format!("hip_{s}")))).collect()
 }
 
 #[test]
@@ -102,27 +120,44 @@ fn cmake_projects_build_both_ways_and_run() {
         transport_core::test_skip::skip("CMake projects: the installed hipcc finds no clang here");
         return;
     }
-    // The two builds in parallel: each is mostly waiting on clang.
-    let builds: Vec<(String, PathBuf)> = std::thread::scope(|s| {
-        let handles: Vec<_> = ["language", "hipcc"]
+    // The builds in parallel: each is mostly waiting on clang.
+    let (saxpy_builds, samples) = std::thread::scope(|s| {
+        let samples = s.spawn(|| build_rocm_examples(&prefix, &tmp.path().join("build-rocm-examples")));
+        let styles: Vec<_> = ["language", "hipcc"]
             .into_iter()
             .map(|style| {
                 let (prefix, build) = (prefix.clone(), tmp.path().join(format!("build-{style}")));
                 s.spawn(move || (style.to_string(), build_saxpy(&prefix, &build, style)))
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("build thread")).collect()
+        let builds: Vec<(String, PathBuf)> = styles.into_iter().map(|h| h.join().expect("build thread")).collect();
+        (builds, samples.join().expect("rocm-examples build thread"))
     });
 
     let worker = WorkerProcess::start(&prefix.join("bin/hip-worker"), DEFAULT_WORKER_MIB, &tmp.path().join("worker.log"));
-    for (style, exe) in &builds {
+    let run = |exe: &Path| {
         let mut run = client_command(exe, worker.addr());
         run.env("LD_LIBRARY_PATH", prefix.join("lib")).env_remove("HIP_REMOTE_DEBUG");
         let out = run_with_timeout(run, RUN_TIMEOUT);
         out.assert_success();
+        out
+    };
+    for (style, exe) in &saxpy_builds {
+        let out = run(exe);
         // The program compares every element with the host's a*x+y; hiprtc answers 7.2.
         let expected = format!("style {style}: 0 of {SAXPY_ELEMENTS} elements wrong; hiprtc 7.2");
         assert!(out.stdout.contains(&expected) && out.stdout.contains("PASSED"), "{style}: {}", out.report());
+    }
+    for (sample, exe) in &samples {
+        let out = run(exe);
+        if sample == "saxpy" {
+            // y = 2 * x + 1 with x = 1, 2, 3, ... (the sample prints its first ten elements).
+            let first: Vec<String> = (1..=10).map(|x| (2 * x + 1).to_string()).collect();
+            let expected = format!("[ {} ]", first.join(", "));
+            assert!(out.stdout.contains(&expected), "rocm-examples {sample}: expected {expected}: {}", out.report());
+        } else {
+            assert!(out.stdout.contains("Validation passed."), "rocm-examples {sample}: {}", out.report());
+        }
     }
 }
 
