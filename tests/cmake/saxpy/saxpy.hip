@@ -3,7 +3,6 @@
 // named is loaded and answers.
 #include <hip/hip_runtime.h>
 #include <hip/hiprtc.h>
-#include <hipblas/hipblas.h>
 
 #include <cstdio>
 #include <vector>
