@@ -87,9 +87,24 @@ fn layout_has_rocm_names() {
         "bin/hipconfig",
         "bin/hip-worker",
         "bin/hip-remote",
+        "lib/cmake/hip/hip-config.cmake",
+        "lib/cmake/hip/hip-config-version.cmake",
+        "lib/cmake/hip/hip-targets.cmake",
+        "lib/cmake/hip-lang/hip-lang-config.cmake",
+        "lib/cmake/hiprtc/hiprtc-config.cmake",
+        "lib/cmake/hipblas/hipblas-config.cmake",
+        "lib/cmake/rocblas/rocblas-config.cmake",
+        "lib/pkgconfig/hip.pc",
     ] {
         assert!(prefix.join(file).is_file(), "{file} is missing");
     }
+    // ROCm's clang directory holds our clang-compatible driver: hipcc, called as clang++.
+    assert_eq!(link_target(prefix.join("lib/llvm/bin/clang++")), "../../../bin/hipcc");
+    assert_eq!(link_target(prefix.join("lib/llvm/bin/clang")), "clang++");
+    assert_eq!(std::fs::canonicalize(prefix.join("lib/llvm/bin/clang++")).unwrap(), std::fs::canonicalize(prefix.join("bin/hipcc")).unwrap());
+    let out = in_layout(Command::new(prefix.join("bin/hipconfig")), &prefix).arg("-l").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), prefix.join("lib/llvm/bin").to_str().unwrap());
     let version = std::fs::read_to_string(prefix.join(".info/version")).unwrap();
     assert!(version.starts_with("7."), "{version:?}");
     // hipconfig names the layout, with or without a compiler on this machine.
