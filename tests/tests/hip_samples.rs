@@ -24,6 +24,7 @@ const SAMPLES: &[&str] = &[
     "kernel_assert",
     "template_kernel",
     "dynamic_shared",
+    "half_precision",
 ];
 
 /// What building the samples gave: each sample's executable or the compiler's complaint.
@@ -382,6 +383,13 @@ fn cupy_style_genco_bundle_loads_and_runs() {
     run.assert_success();
     assert!(run.stdout.contains("PASS genco_module"), "no PASS line: {}", run.report());
     worker.assert_alive();
+}
+
+/// hip_fp16.h and hip_bf16.h on a host worker: half, half2 and bfloat16 results against a
+/// float oracle and known rounding bit patterns (the sample checks and prints PASS).
+#[test]
+fn half_precision() {
+    run_sample("half_precision");
 }
 
 /// Entries of the large sample's device table: about 1.3 MB of source, more than one

@@ -176,3 +176,34 @@ fn device_math_algorithms_match_libm() {
     assert!(out.status.success(), "device math outside its limits:\n{report}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// hip_fp16.h and hip_bf16.h: the half-precision sample through the NVIDIA pass (PTX, assembled
+/// when ptxas is here) and the host pass; and each header alone, as C and as C++, under the
+/// system compilers (C sees nothing; C++ gets the types on the host).
+#[test]
+fn half_precision_headers_compile_everywhere() {
+    let source = "tests/hip/samples/half_precision.hip";
+    for (compiler, lang, body) in [
+        ("cc", "c", "int main(void) { return 0; }"),
+        ("c++", "c++", "int main() { half2 h = make_half2(1.0f, 2.0f); __hip_bfloat16 b = 1.5f; return (int)(__low2float(h) + float(b)) - 2; }"),
+    ] {
+        let dir = scratch(&format!("half-{lang}"));
+        let file = dir.join(format!("t.{lang}"));
+        std::fs::write(&file, format!("#include <hip/hip_fp16.h>\n#include <hip/hip_bf16.h>\n{body}\n")).unwrap();
+        let mut cmd = Command::new(compiler);
+        cmd.args(["-x", lang, "-Wall", "-Werror", "-I", "client-capi/include", "-fsyntax-only"]).arg(&file);
+        run(cmd, &format!("{compiler} -x {lang} with hip_fp16.h and hip_bf16.h"));
+    }
+    let Some(clang) = clang() else {
+        transport_core::test_skip::skip("half-precision headers through hipcc's passes: clang++-15 not found (set HIP_REMOTE_CLANG)");
+        return;
+    };
+    let dir = scratch("half");
+    host_pass(&clang, source, &dir.join("half.o"));
+    let ptx = dir.join("half.ptx");
+    nvidia_pass(&clang, source, &ptx, &["-O2"]);
+    check_ptx(&ptx, &["_Z8half_opsPKfS0_Pf", "_Z9roundingsPt"]);
+    if let Some(ptxas) = ptxas() {
+        assemble(&ptxas, &ptx);
+    }
+}
