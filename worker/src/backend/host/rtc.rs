@@ -52,7 +52,6 @@ const STUB_HEADERS: &[&str] = &[
     "hip/hip_runtime.h",
     "hip/hip_runtime_api.h",
     "hip/hip_vector_types.h",
-    "hip/hip_math_constants.h",
     "hip/math_functions.h",
     "hip/device_functions.h",
     "hip/hip_common.h",
@@ -64,6 +63,7 @@ const STUB_HEADERS: &[&str] = &[
 const CLIENT_HEADERS: &[(&str, &str)] = &[
     ("hip/hip_fp16.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_fp16.h"))),
     ("hip/hip_bf16.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_bf16.h"))),
+    ("hip/hip_math_constants.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_math_constants.h"))),
 ];
 /// The compile directory's folder of the program's headers (embedded and sent by the client).
 const HEADER_DIR: &str = "include";
