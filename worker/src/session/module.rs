@@ -424,7 +424,7 @@ impl Session {
     fn compile_program<'a>(&'a mut self, device: u32, request: &RtcRequest<'_>) -> Result<Outcome<wire::RtcCompiled<'a>>, Failure> {
         let dev = self.device(device)?;
         let arch = self.backend.device_properties(dev).map(|p| p.gcn_arch_name).unwrap_or_default();
-        let key = super::rtc_cache::key(self.backend.name(), &arch, &request);
+        let key = super::rtc_cache::key(self.backend.name(), &arch, request);
         let dir = self.rtc_cache_dir();
         let started = std::time::Instant::now();
         let mut output = match self.config().rtc_cache.get(&key, dir.as_deref()) {
@@ -433,7 +433,7 @@ impl Session {
                 hit
             }
             None => {
-                let out = self.backend.rtc_compile(dev, &request)?;
+                let out = self.backend.rtc_compile(dev, request)?;
                 tracing::debug!(program = request.name, ms = started.elapsed().as_millis() as u64, success = out.success, "hiprtc: compiled");
                 self.config().rtc_cache.put(&key, &out, dir.as_deref());
                 out
