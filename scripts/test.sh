@@ -43,6 +43,8 @@ need_pkgs=()
 command -v cc >/dev/null || need_pkgs+=(gcc)
 command -v c++ >/dev/null || need_pkgs+=(g++)
 command -v pkg-config >/dev/null || need_pkgs+=(pkg-config)
+# CMake projects against an installed layout, both HIP styles (tests/tests/cmake.rs).
+command -v cmake >/dev/null || need_pkgs+=(cmake)
 # The Windows client check compiles ring's C (TLS) for the target.
 command -v x86_64-w64-mingw32-gcc >/dev/null || need_pkgs+=(gcc-mingw-w64-x86-64)
 # Debian's hipcc (ROCm 5.2) builds real AMD code objects for the metadata test

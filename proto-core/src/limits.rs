@@ -49,6 +49,10 @@ pub const MAX_RTC_HEADER_BYTES: usize = MAX_TEXT_LEN;
 
 /// Most headers one hiprtc compile carries (embedded plus resolved): one list's item limit.
 pub const MAX_RTC_HEADERS: usize = MAX_LIST_ITEMS;
+/// Most bytes of program text (source and headers together) one session may stage with
+/// `RtcStage` for an `RtcCompileStaged`: programs beyond one control frame (a device source of
+/// megabytes). Checked by the worker before it keeps anything.
+pub const MAX_RTC_STAGED_BYTES: usize = 32 << 20;
 
 /// Capacity of fixed-size device-name strings (as `hipDeviceProp_t::name`).
 pub const DEVICE_NAME_CAP: usize = 256;

@@ -778,6 +778,11 @@ opcodes! { <'a>
     Rtc RtcHandler {
         /// `hiprtcCompileProgram`, compiled by the worker for its device.
         0x0601 RtcCompile rtc_compile: RtcCompile<'a> => RtcCompiled<'a>, reply, call;
+        /// A piece of a program too large for one `RtcCompile` (a device source of megabytes),
+        /// kept by the session for the next `RtcCompileStaged`.
+        0x0602 RtcStage rtc_stage: RtcStage<'a> => Empty, request, call;
+        /// `RtcCompile` of the program staged by `RtcStage`.
+        0x0603 RtcCompileStaged rtc_compile_staged: RtcCompileStaged<'a> => RtcCompiled<'a>, reply, call;
         /// `hipLinkComplete`: the inputs linked by the worker; the image stays with the session.
         0x0610 RtcLink rtc_link: RtcLink<'a> => RtcLinked<'a>, request, call;
         /// The image of the latest successful `RtcLink`, taken.

@@ -176,3 +176,77 @@ fn device_math_algorithms_match_libm() {
     assert!(out.status.success(), "device math outside its limits:\n{report}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// hip_fp16.h and hip_bf16.h: the half-precision sample through the NVIDIA pass (PTX, assembled
+/// when ptxas is here) and the host pass; and each header alone, as C and as C++, under the
+/// system compilers (C sees nothing; C++ gets the types on the host).
+#[test]
+fn half_precision_headers_compile_everywhere() {
+    let source = "tests/hip/samples/half_precision.hip";
+    for (compiler, lang, body) in [
+        ("cc", "c", "int main(void) { return 0; }"),
+        ("c++", "c++", "int main() { half2 h = make_half2(1.0f, 2.0f); __hip_bfloat16 b = 1.5f; return (int)(__low2float(h) + float(b)) - 2; }"),
+    ] {
+        let dir = scratch(&format!("half-{lang}"));
+        let file = dir.join(format!("t.{lang}"));
+        std::fs::write(&file, format!("#include <hip/hip_fp16.h>\n#include <hip/hip_bf16.h>\n{body}\n")).unwrap();
+        let mut cmd = Command::new(compiler);
+        cmd.args(["-x", lang, "-Wall", "-Werror", "-I", "client-capi/include", "-fsyntax-only"]).arg(&file);
+        run(cmd, &format!("{compiler} -x {lang} with hip_fp16.h and hip_bf16.h"));
+    }
+    let Some(clang) = clang() else {
+        transport_core::test_skip::skip("half-precision headers through hipcc's passes: clang++-15 not found (set HIP_REMOTE_CLANG)");
+        return;
+    };
+    let dir = scratch("half");
+    host_pass(&clang, source, &dir.join("half.o"));
+    let ptx = dir.join("half.ptx");
+    nvidia_pass(&clang, source, &ptx, &["-O2"]);
+    check_ptx(&ptx, &["_Z8half_opsPKfS0_Pf", "_Z9roundingsPt"]);
+    if let Some(ptxas) = ptxas() {
+        assemble(&ptxas, &ptx);
+    }
+}
+
+/// hip_math_constants.h: every named constant against the C library's (`<math.h>`,
+/// `<float.h>`), in a C and a C++ program built and run with the system compilers.
+#[test]
+fn math_constants_are_the_correctly_rounded_values() {
+    let program = r#"#define _GNU_SOURCE 1
+#include <hip/hip_math_constants.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#define CHECK(a, b) if ((a) != (b)) { printf("%s != %s\n", #a, #b); bad = 1; }
+int main(void) {
+    int bad = 0;
+    CHECK(HIP_PI, M_PI) CHECK(HIP_PIO2, M_PI_2) CHECK(HIP_PIO4, M_PI_4) CHECK(HIP_2_OVER_PI, M_2_PI)
+    CHECK(HIP_SQRT_TWO, M_SQRT2) CHECK(HIP_SQRT_HALF, M_SQRT1_2) CHECK(HIP_LN2, M_LN2) CHECK(HIP_LNT, M_LN10)
+    CHECK(HIP_L2E, M_LOG2E) CHECK(HIP_LGE, M_LOG10E) CHECK(HIP_2PI, 2 * M_PI) CHECK(HIP_LG2, log10(2.0))
+    CHECK(HIP_L2T, log2(10.0)) CHECK(HIP_LNPI, log(M_PI)) CHECK(HIP_SQRT_PI, sqrt(M_PI)) CHECK(HIP_SQRT_2PI, sqrt(2 * M_PI))
+    CHECK(HIP_MAX_NORMAL, DBL_MAX) CHECK(HIP_MIN_DENORM, DBL_TRUE_MIN) CHECK(HIP_TWO_TO_M1022, DBL_MIN)
+    CHECK(HIP_THIRD, 1.0 / 3) CHECK(HIP_TWOTHIRD, 2.0 / 3) CHECK(HIP_3PIO4, 3 * M_PI_4)
+    CHECK(HIP_PI_F, (float)M_PI) CHECK(HIP_PIO2_F, (float)M_PI_2) CHECK(HIP_PIO4_F, (float)M_PI_4) CHECK(HIP_3PIO4_F, (float)(3 * M_PI_4))
+    CHECK(HIP_2_OVER_PI_F, (float)M_2_PI) CHECK(HIP_SQRT_2_OVER_PI_F, (float)sqrt(M_2_PI)) CHECK(HIP_SQRT_TWO_F, (float)M_SQRT2)
+    CHECK(HIP_SQRT_HALF_F, (float)M_SQRT1_2) CHECK(HIP_LN2_F, (float)M_LN2) CHECK(HIP_LNT_F, (float)M_LN10) CHECK(HIP_L2E_F, (float)M_LOG2E)
+    CHECK(HIP_L2T_F, (float)log2(10.0)) CHECK(HIP_LG2_F, (float)log10(2.0)) CHECK(HIP_LGE_F, (float)M_LOG10E) CHECK(HIP_LNPI_F, (float)log(M_PI))
+    CHECK(HIP_THIRD_F, (float)(1.0 / 3)) CHECK(HIP_MAX_NORMAL_F, FLT_MAX) CHECK(HIP_MIN_DENORM_F, FLT_TRUE_MIN) CHECK(HIP_TWO_TO_M126_F, FLT_MIN)
+    CHECK(HIP_TWO_TO_126_F, ldexpf(1.0f, 126)) CHECK(HIP_TWO_TO_24_F, 16777216.0f) CHECK(HIP_TWO_TO_52, ldexp(1.0, 52)) CHECK(HIP_TWO_TO_M54, ldexp(1.0, -54))
+    CHECK(HIP_SQRT_HALF_HI_F + HIP_SQRT_HALF_LO_F, (float)M_SQRT1_2)
+    if (!isinf(HIP_INF_F) || !isnan(HIP_NAN_F) || !isinf(HIP_INF) || !isnan(HIP_NAN) || !signbit(HIP_NEG_ZERO)) { printf("special values\n"); bad = 1; }
+    if (!bad) printf("ok\n");
+    return bad;
+}
+"#;
+    for (compiler, lang) in [("cc", "c"), ("c++", "c++")] {
+        let dir = scratch(&format!("constants-{lang}"));
+        let file = dir.join(format!("constants.{lang}"));
+        std::fs::write(&file, program).unwrap();
+        let exe = dir.join("constants");
+        let mut cmd = Command::new(compiler);
+        cmd.args(["-x", lang, "-O0", "-I", "client-capi/include"]).arg(&file).arg("-o").arg(&exe).arg("-lm");
+        run(cmd, &format!("{compiler} -x {lang} with hip_math_constants.h"));
+        let out = Command::new(&exe).output().unwrap();
+        assert!(out.status.success(), "{lang}: {}", String::from_utf8_lossy(&out.stdout));
+    }
+}

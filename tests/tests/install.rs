@@ -88,9 +88,24 @@ fn layout_has_rocm_names() {
         "bin/hip-worker",
         "bin/hip-remote",
         "lib/libamd_smi.so",
+        "lib/cmake/hip/hip-config.cmake",
+        "lib/cmake/hip/hip-config-version.cmake",
+        "lib/cmake/hip/hip-targets.cmake",
+        "lib/cmake/hip-lang/hip-lang-config.cmake",
+        "lib/cmake/hiprtc/hiprtc-config.cmake",
+        "lib/cmake/hipblas/hipblas-config.cmake",
+        "lib/cmake/rocblas/rocblas-config.cmake",
+        "lib/pkgconfig/hip.pc",
     ] {
         assert!(prefix.join(file).is_file(), "{file} is missing");
     }
+    // ROCm's clang directory holds our clang-compatible driver: hipcc, called as clang++.
+    assert_eq!(link_target(prefix.join("lib/llvm/bin/clang++")), "../../../bin/hipcc");
+    assert_eq!(link_target(prefix.join("lib/llvm/bin/clang")), "clang++");
+    assert_eq!(std::fs::canonicalize(prefix.join("lib/llvm/bin/clang++")).unwrap(), std::fs::canonicalize(prefix.join("bin/hipcc")).unwrap());
+    let out = in_layout(Command::new(prefix.join("bin/hipconfig")), &prefix).arg("-l").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), prefix.join("lib/llvm/bin").to_str().unwrap());
     // ROCm's probe tools are hip-remote under their own names (docs/PROBES.md).
     for tool in ["rocminfo", "rocm_agent_enumerator", "amd-smi"] {
         assert_eq!(link_target(prefix.join("bin").join(tool)), "hip-remote", "bin/{tool}");

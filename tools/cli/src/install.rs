@@ -10,6 +10,11 @@
 //! - `DIR/bin`: `hipcc`, `hipconfig` (which find `DIR/include` and `DIR/lib` from where they
 //!   are), `hip-worker` and `hip-remote`; `rocminfo` and `rocm_agent_enumerator`, links to
 //!   `hip-remote` that show the worker's devices in ROCm's formats;
+//! - `DIR/lib/llvm/bin`: `clang++` and `clang`, links to `bin/hipcc`, which acts as a clang there
+//!   (where ROCm keeps its clang: `hipconfig -l` names it; CMake's HIP language compiles with it);
+//! - `DIR/lib/cmake`: the CMake packages `hip`, `hip-lang`, `hiprtc`, `hipblas`, `rocblas`, and
+//!   `DIR/lib/pkgconfig`: `hip.pc`, `hiprtc.pc`, `hipblas.pc` (from `tools/cli/layout`,
+//!   embedded in this binary; all find the prefix from their own place);
 //! - `DIR/.info/version`: the ROCm version, as ROCm writes it.
 //!
 //! The libraries and programs are taken from the directory of this executable (a cargo
@@ -30,6 +35,11 @@ const FORWARDING_LIBRARIES: &[(&str, &str)] = &[("libhipblas.so", "libhipblas.so
 /// Libraries installed under their plain name only: AMD SMI, which its users (the PyPI
 /// `amdsmi` package) load as `libamd_smi.so` from `ROCM_PATH/lib` or the loader's path.
 const PLAIN_LIBRARIES: &[&str] = &["libamd_smi.so"];
+
+/// Where the clang-compatible driver goes (ROCm's clang directory), and what its `clang++`
+/// links to from there: hipcc, which acts as a clang when called by that name.
+const CLANG_DRIVER_DIR: &str = "lib/llvm/bin";
+const CLANG_DRIVER_TARGET: &str = "../../../bin/hipcc";
 
 /// The programs taken from the build directory (`hip-remote` is this executable).
 const PROGRAMS: &[&str] = &["hipcc", "hipconfig", "hip-worker"];
@@ -114,9 +124,16 @@ pub fn install(prefix: &Path, from: Option<PathBuf>) -> Result<(), String> {
     for (relative, bytes) in HEADERS {
         write(&include.join(relative), bytes)?;
     }
+    for (relative, bytes) in LAYOUT_FILES {
+        write(&prefix.join(relative), bytes)?;
+    }
     for (source, name) in &programs {
         copy(source, &bin.join(name))?;
     }
+    let clang_dir = prefix.join(CLANG_DRIVER_DIR);
+    std::fs::create_dir_all(&clang_dir).map_err(|e| format!("{}: {e}", clang_dir.display()))?;
+    symlink(CLANG_DRIVER_TARGET, &clang_dir.join("clang++"))?;
+    symlink("clang++", &clang_dir.join("clang"))?;
     copy(&exe, &bin.join("hip-remote"))?;
     for name in PROBE_LINKS {
         symlink("hip-remote", &bin.join(name))?;
@@ -127,8 +144,10 @@ pub fn install(prefix: &Path, from: Option<PathBuf>) -> Result<(), String> {
         "installed hip-remote (HIP {major}.{minor}.{patch}) into {}:\n  \
          lib/      libamdhip64.so*, libhiprtc.so*, libamd_smi.so, {} shim libraries\n  \
          include/  {} headers (hip/, hip_remote/)\n  \
-         bin/      hipcc, hipconfig, hip-worker, hip-remote, rocminfo, rocm_agent_enumerator, amd-smi\n\
-         use it with: export ROCM_PATH={p} ROCM_HOME={p} LD_LIBRARY_PATH={p}/lib",
+         bin/      hipcc, hipconfig, hip-worker, hip-remote, rocminfo, rocm_agent_enumerator, amd-smi\n  \
+         lib/llvm/bin/clang++ (for CMake's HIP language)\n  \
+         lib/cmake, lib/pkgconfig: hip, hip-lang, hiprtc, hipblas, rocblas; hip.pc, hiprtc.pc, hipblas.pc\n\
+         use it with: export ROCM_PATH={p} ROCM_HOME={p} LD_LIBRARY_PATH={p}/lib (CMake: -DCMAKE_PREFIX_PATH={p})",
         prefix.display(),
         shims.len(),
         HEADERS.len(),

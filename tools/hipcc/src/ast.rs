@@ -5,6 +5,10 @@
 //!
 //! clang elides a location's `file` when it equals the previous printed location's, so every
 //! location of the dump is visited in order to know which file an offset belongs to.
+//!
+//! Dumps nest as deep as the program's expressions do (a sum of a thousand terms is a thousand
+//! levels): the reader has no depth limit, and grows its stack on the heap as it descends
+//! (`serde_stacker`), so any depth clang writes is read.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -84,7 +88,9 @@ fn keeps_children(kind: &str) -> bool {
 pub fn parse(json: impl std::io::Read) -> Result<Decl, String> {
     let last_file = RefCell::new(Rc::from(""));
     let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 20, json));
-    let node = NodeSeed { last_file: &last_file, keep: true }.deserialize(&mut de).map_err(|e| format!("clang's AST dump: {e}"))?;
+    de.disable_recursion_limit();
+    let de = serde_stacker::Deserializer::new(&mut de);
+    let node = NodeSeed { last_file: &last_file, keep: true }.deserialize(de).map_err(|e| format!("clang's AST dump: {e}"))?;
     node.ok_or_else(|| "clang's AST dump is not an object".to_string())
 }
 
@@ -289,6 +295,31 @@ impl<'de> Visitor<'de> for RangeSeed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A kernel whose body holds an expression nested `depth` levels deep, as clang dumps
+    /// `x + x + … + x`.
+    fn deep_dump(depth: usize) -> String {
+        let open = r#"{"kind":"BinaryOperator","range":{"begin":{"offset":40,"tokLen":1},"end":{"offset":41,"tokLen":1}},"inner":["#;
+        let leaf = r#"{"kind":"DeclRefExpr","range":{"begin":{"offset":40,"tokLen":1},"end":{"offset":40,"tokLen":1}}}"#;
+        let expr = format!("{}{leaf}{}", open.repeat(depth), "]}".repeat(depth));
+        format!(
+            r#"{{"kind":"TranslationUnitDecl","inner":[{{"kind":"FunctionDecl","name":"k","mangledName":"_Z1kv",
+               "loc":{{"offset":20,"file":"/k.hip","tokLen":1}},
+               "range":{{"begin":{{"offset":0,"tokLen":10}},"end":{{"offset":99,"tokLen":1}}}},
+               "inner":[{{"kind":"CompoundStmt","inner":[{expr}]}},{{"kind":"CUDAGlobalAttr"}}]}}]}}"#
+        )
+    }
+
+    #[test]
+    fn any_depth_is_read() {
+        // serde_json alone gives up past 128 levels; 50 000 would overflow a plain stack.
+        for depth in [127, 129, 5_000, 50_000] {
+            let tu = parse(deep_dump(depth).as_bytes()).unwrap_or_else(|e| panic!("depth {depth}: {e}"));
+            let k = &tu.children[0];
+            assert!(k.targets.global && k.has_body && k.name == "k", "depth {depth}");
+            assert_eq!(k.extent(), Some((Rc::from("/k.hip"), 0..100)), "depth {depth}");
+        }
+    }
 
     #[test]
     fn elided_files_follow_the_previous_location() {

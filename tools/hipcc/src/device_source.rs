@@ -73,7 +73,7 @@ pub fn build(main: &Path, tu: &Decl, user_files: &[PathBuf], include_dirs: &[Pat
                     add_kernel(&mut kernels, &instance.mangled);
                 }
             }
-            if !targets.on_device() {
+            if !targets.on_device() && !in_template {
                 blank(decl, &mut in_user_file, &mut blanks);
             }
         } else if function && !in_template {
@@ -169,14 +169,17 @@ pub fn build(main: &Path, tu: &Decl, user_files: &[PathBuf], include_dirs: &[Pat
 }
 
 /// Calls `f` on every declaration under `decl` (namespaces, linkage specifications and
-/// classes are entered; a class template's members are "in a template").
+/// classes are entered; the members of a class template, and of a class holding one, are "in
+/// a template": kept whole).
 fn visit(decl: &Decl, f: &mut impl FnMut(&Decl, bool)) {
     fn walk(decl: &Decl, in_template: bool, f: &mut impl FnMut(&Decl, bool)) {
         for child in &decl.children {
             f(child, in_template);
             match child.kind.as_str() {
                 "NamespaceDecl" | "LinkageSpecDecl" => walk(child, in_template, f),
-                "CXXRecordDecl" => walk(child, in_template, f),
+                // A class with a nested class template: that template's members are kept whole
+                // and may call any member of the class, so its members are kept whole too.
+                "CXXRecordDecl" => walk(child, in_template || child.children.iter().any(|c| c.kind == "ClassTemplateDecl"), f),
                 "ClassTemplateDecl" => walk(child, true, f),
                 _ => {}
             }
@@ -312,6 +315,23 @@ mod tests {
         assert_eq!(got["_Z1fPi"], "static_cast<void(*)(int*)>(&f)");
         assert_eq!(got["_Z1fPf"], "static_cast<void(*)(float*)>(&f)");
         assert_eq!(got["plain"], "plain");
+    }
+
+    #[test]
+    fn a_class_holding_a_class_template_is_kept_whole() {
+        let decl = |kind: &str, name: &str, children: Vec<Decl>| Decl { kind: kind.into(), name: name.into(), children, ..Decl::default() };
+        // class Parser { template <class T> class Arg { bool parse() { Parser::parse(); } }; static int parse(); };
+        // struct Plain { void host_only(); };
+        let arg = decl("ClassTemplateDecl", "Arg", vec![decl("CXXRecordDecl", "Arg", vec![decl("CXXMethodDecl", "arg_parse", vec![])])]);
+        let parser = decl("CXXRecordDecl", "Parser", vec![arg, decl("CXXMethodDecl", "parse", vec![])]);
+        let plain = decl("CXXRecordDecl", "Plain", vec![decl("CXXMethodDecl", "host_only", vec![])]);
+        let tu = decl("TranslationUnitDecl", "", vec![parser, plain]);
+        let mut seen = HashMap::new();
+        visit(&tu, &mut |d: &Decl, in_template| {
+            seen.insert(d.name.clone(), in_template);
+        });
+        assert!(seen["parse"] && seen["arg_parse"], "members of a class holding a template are kept: {seen:?}");
+        assert!(!seen["host_only"], "other classes' host-only members are not: {seen:?}");
     }
 
     #[test]

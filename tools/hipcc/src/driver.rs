@@ -10,18 +10,48 @@ use std::process::{Command, Stdio};
 use hip_code_object::fatbin::write_bundle;
 use hip_code_object::portable::{SourceEntry, PTX_ENTRY_PREFIX, SOURCE_ENTRY_ID};
 
-use crate::args::{Args, Mode, Source};
+use crate::args::{parse_as, Args, Dialect, Mode, Source, PORTABLE_ARCH};
 use crate::device_source::{self, DeviceSource};
 use crate::toolchain::{self, Layout, Toolchain};
 use crate::{ast, HIP_VERSION};
 
 /// The header every HIP pass force-includes: the kernel language on clang.
 const DEVICE_HEADER: &str = "hip_remote/hipcc_device.h";
+/// Names AMD's ROCm for AMD code objects (`--offload-arch=gfx…`).
+const AMD_ROCM_ENV: &str = "HIP_REMOTE_AMD_ROCM_PATH";
+/// Warnings about flags a device pass has no use for (host-only `-f…` options): not the user's
+/// concern, and fatal under `-Werror`.
+const DEVICE_PASS_QUIET: &str = "-Wno-unused-command-line-argument";
 /// Entry id of the (empty) host entry clang's bundles carry.
 const HOST_ENTRY_ID: &str = "host-x86_64-unknown-linux-gnu--";
 /// The AMD processor named to clang in host passes: clang wants one for `-x hip`; no AMD code
 /// comes from those passes.
 const HOST_PASS_OFFLOAD_ARCH: &str = "--offload-arch=gfx90a";
+
+/// The clang-compatible driver (`PREFIX/lib/llvm/bin/clang++`, what CMake's HIP language
+/// compiles with): HIP work — a HIP source, `--hip-link`, an offload target named — goes
+/// through hip-remote's passes into portable fat binaries; everything else (C and C++ sources,
+/// plain links, queries such as `--version` or `-print-targets`) goes to the system clang
+/// unchanged, its exit status passed on. With `-v` it names our installation as clang names
+/// ROCm's (`Found HIP installation: PREFIX, version …`), which CMake reads for its ROCm root.
+pub fn run_as_clang(argv: &[String]) -> Result<(), String> {
+    if argv.iter().any(|a| a == "-v") {
+        // Without our headers there is no installation to name; the clang work goes on.
+        if let Ok(layout) = Layout::find() {
+            let number = HIP_VERSION.split_once('-').map_or(HIP_VERSION, |(n, _)| n);
+            eprintln!("Found HIP installation: {}, version {number}", layout.prefix.display());
+        }
+    }
+    let ours = parse_as(argv, Dialect::Clang).ok().filter(|a| {
+        a.mode != Mode::Version && (a.hip_link || a.sources.iter().any(|s| s.hip) || argv.iter().any(|f| f.starts_with("--offload-arch=")))
+    });
+    if let Some(args) = ours {
+        return run(&args);
+    }
+    let clang = toolchain::find_clang()?;
+    let status = Command::new(&clang).args(argv).status().map_err(|e| format!("cannot run {}: {e}", clang.display()))?;
+    std::process::exit(status.code().unwrap_or(1));
+}
 
 /// Runs the whole invocation.
 pub fn run(args: &Args) -> Result<(), String> {
@@ -122,7 +152,7 @@ fn host_pass(tc: &Toolchain, args: &Args, source: &Source, bundle: Option<&Path>
 }
 
 fn compile(tc: &Toolchain, args: &Args, source: &Source, object: &Path, scratch: &Path) -> Result<(), String> {
-    if !source.hip {
+    if !source.hip || args.host_only_object {
         return host_pass(tc, args, source, None, object);
     }
     let bundle = fat_binary(tc, args, source, scratch)?;
@@ -135,10 +165,22 @@ fn compile(tc: &Toolchain, args: &Args, source: &Source, object: &Path, scratch:
 /// The offload bundle of one HIP source.
 fn fat_binary(tc: &Toolchain, args: &Args, source: &Source, scratch: &Path) -> Result<Vec<u8>, String> {
     let mut entries: Vec<(String, Vec<u8>)> = vec![(HOST_ENTRY_ID.to_string(), Vec::new())];
+    // clang's dialect leaves AMD processors to the device source unless AMD's ROCm is named.
+    let amd_rocm_named = std::env::var_os(AMD_ROCM_ENV).is_some();
+    let amd_archs: &[String] = if args.dialect == Dialect::Clang && !amd_rocm_named { &[] } else { &args.amd_archs };
+    if args.verbose && args.dialect == Dialect::Clang {
+        // As clang's `-v` names its device target (CMake takes its default
+        // CMAKE_HIP_ARCHITECTURES from the first ` -target-cpu NAME `).
+        eprintln!(
+            " hip-remote offload -target-cpu {PORTABLE_ARCH} (PTX for {}; the device source for every other device{})",
+            args.ptx_archs.join(", "),
+            if args.amd_archs.len() > amd_archs.len() { format!(", {} included", args.amd_archs.join(", ")) } else { String::new() }
+        );
+    }
     for sm in &args.ptx_archs {
         entries.push((format!("{PTX_ENTRY_PREFIX}{sm}"), ptx_pass(tc, args, source, sm, scratch)?));
     }
-    for arch in &args.amd_archs {
+    for arch in amd_archs {
         entries.push((format!("hipv4-amdgcn-amd-amdhsa--{arch}"), amd_pass(tc, args, source, arch, scratch)?));
     }
     if args.device_source {
@@ -187,6 +229,11 @@ fn ptx_pass(tc: &Toolchain, args: &Args, source: &Source, sm: &str, scratch: &Pa
     let mut cmd = tc.clang();
     cmd.args(["-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib"]).arg(format!("--cuda-gpu-arch={sm}"));
     common_hip_flags(tc, args, &mut cmd);
+    // The NVPTX back end has no __float128, which clang still announces from the host
+    // (x86-64) side: under `-std=gnu++…` libstdc++ then declares overloads for it and the pass
+    // fails. Without the macros libstdc++ leaves them out, as under `-std=c++…`.
+    cmd.args(["-U__FLOAT128__", "-U__SIZEOF_FLOAT128__"]);
+    cmd.arg(DEVICE_PASS_QUIET).args(args.device_pass_flags());
     if args.optimization.is_none() {
         cmd.arg("-O2");
     }
@@ -203,7 +250,7 @@ fn ptx_pass(tc: &Toolchain, args: &Args, source: &Source, sm: &str, scratch: &Pa
 /// An AMD code object for `arch`, from the system's HIP installation (ROCm's device headers
 /// and device libraries): the only pass that uses AMD's headers rather than ours.
 fn amd_pass(tc: &Toolchain, args: &Args, source: &Source, arch: &str, scratch: &Path) -> Result<Vec<u8>, String> {
-    let rocm = ["ROCM_DEVICE_PATH", "HIP_REMOTE_AMD_ROCM_PATH"]
+    let rocm = ["ROCM_DEVICE_PATH", AMD_ROCM_ENV]
         .iter()
         .filter_map(std::env::var_os)
         .map(PathBuf::from)
@@ -226,7 +273,9 @@ fn amd_pass(tc: &Toolchain, args: &Args, source: &Source, arch: &str, scratch: &
         .arg(format!("--offload-arch={arch}"))
         .arg(format!("--rocm-path={}", rocm.display()))
         .arg(format!("--rocm-device-lib-path={}", bitcode.display()))
-        .args(&args.preprocessor);
+        .args(&args.preprocessor)
+        .arg(DEVICE_PASS_QUIET)
+        .args(args.device_pass_flags());
     if let Some(o) = &args.optimization {
         cmd.arg(o);
     }
@@ -241,6 +290,7 @@ fn device_source_pass(tc: &Toolchain, args: &Args, source: &Source, scratch: &Pa
     let mut cmd = tc.clang();
     cmd.args(["-x", "hip", "--cuda-host-only", "-nogpuinc", "-nogpulib", HOST_PASS_OFFLOAD_ARCH]);
     common_hip_flags(tc, args, &mut cmd);
+    cmd.args(args.device_pass_flags());
     cmd.args(["-fsyntax-only", "-Wno-everything", "-Xclang", "-ast-dump=json", "-MMD", "-MF"]).arg(&deps).arg(&source.path);
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     if args.verbose {
@@ -257,11 +307,14 @@ fn device_source_pass(tc: &Toolchain, args: &Args, source: &Source, scratch: &Pa
     let parsed = ast::parse(stdout);
     let status = child.wait().map_err(|e| e.to_string())?;
     let errors = errors.join().unwrap_or_default();
-    if !status.success() {
+    // clang's own words first, whatever went wrong: they are what the user can act on.
+    if !status.success() || parsed.is_err() {
         eprint!("{errors}");
-        return Err(format!("{}: compilation failed", source.path.display()));
     }
-    let tu = parsed?;
+    if !status.success() {
+        return Err(format!("{}: compilation failed ({status})", source.path.display()));
+    }
+    let tu = parsed.map_err(|e| format!("{}: the device-source pass: {e}", source.path.display()))?;
     let listed = std::fs::read_to_string(&deps).map_err(|e| format!("{}: {e}", deps.display()))?;
     let ours = tc.include_dir.canonicalize().unwrap_or_else(|_| tc.include_dir.clone());
     let user_files: Vec<PathBuf> =
@@ -378,7 +431,9 @@ const SYSTEM_INCLUDE_DIRS: &[&str] = &["/usr/local/include", "/usr/include/x86_6
 fn link(tc: &Toolchain, args: &Args, objects: &[PathBuf]) -> Result<(), String> {
     let mut cmd = tc.clang();
     cmd.args(objects).args(&args.link_inputs).args(&args.link);
-    cmd.arg("-L").arg(&tc.lib_dir).arg(format!("-Wl,-rpath,{}", tc.lib_dir.display())).arg("-lamdhip64");
+    if args.hip_link {
+        cmd.arg("-L").arg(&tc.lib_dir).arg(format!("-Wl,-rpath,{}", tc.lib_dir.display())).arg("-lamdhip64");
+    }
     cmd.args(args.host_only.iter().filter(|f| f.starts_with("-g") || f.starts_with("-f") || f.starts_with("-m") || *f == "-v"));
     if let Some(out) = &args.output {
         cmd.arg("-o").arg(out);

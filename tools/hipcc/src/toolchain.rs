@@ -13,6 +13,13 @@ const CLANG_CANDIDATES: &[&str] = &["clang++-15", "clang++-16", "clang++-17", "c
 pub const LIBDEVICE_ENV: &str = "HIP_REMOTE_LIBDEVICE";
 /// A file that marks a directory as our include directory.
 const INCLUDE_MARKER: &str = "hip_remote/hipcc_device.h";
+/// Where an installed layout keeps its clang-compatible driver (`clang`, `clang++`: links to
+/// `bin/hipcc`), relative to the prefix: ROCm keeps its clang in `lib/llvm/bin`, which
+/// `hipconfig --hipclangpath` names and CMake's HIP language looks in.
+pub const CLANG_DRIVER_DIR: &str = "lib/llvm/bin";
+/// How far above the executable's directory an installed prefix is looked for
+/// (`PREFIX/bin/hipcc`, `PREFIX/lib/llvm/bin/clang++`).
+const MAX_PREFIX_DEPTH: usize = 3;
 
 /// The paths hipcc works with.
 #[derive(Clone, Debug)]
@@ -51,7 +58,8 @@ impl Layout {
             .filter_map(std::env::var_os)
             .map(PathBuf::from)
             .find(|p| p.join("include").join(INCLUDE_MARKER).is_file());
-        let installed = exe_dir.parent().map(Path::to_path_buf).filter(|p| p.join("include").join(INCLUDE_MARKER).is_file());
+        let installed =
+            exe_dir.ancestors().skip(1).take(MAX_PREFIX_DEPTH).find(|p| p.join("include").join(INCLUDE_MARKER).is_file()).map(Path::to_path_buf);
         let (prefix, include_dir, lib_dir) = match env_prefix.or(installed) {
             Some(prefix) => (prefix.clone(), prefix.join("include"), prefix.join("lib")),
             None => {
@@ -65,6 +73,12 @@ impl Layout {
             return Err(format!("hip-remote's headers are not at {} (set ROCM_PATH to an installed prefix)", include_dir.display()));
         }
         Ok(Self { include_dir, lib_dir, prefix })
+    }
+
+    /// The clang-compatible driver's directory when this layout has one (an installed prefix).
+    pub fn clang_driver_dir(&self) -> Option<PathBuf> {
+        let dir = self.prefix.join(CLANG_DRIVER_DIR);
+        dir.join("clang++").is_file().then_some(dir)
     }
 }
 
@@ -81,7 +95,13 @@ impl Toolchain {
     }
 }
 
+/// Whether `program` is a clang that runs, and not this very driver (`PREFIX/lib/llvm/bin/
+/// clang++` links to hipcc: driving it would call ourselves forever).
 fn runs(program: &Path) -> bool {
+    let ourselves = std::env::current_exe().and_then(std::fs::canonicalize).ok();
+    if ourselves.is_some() && std::fs::canonicalize(program).ok() == ourselves {
+        return false;
+    }
     Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success())
 }
 

@@ -273,6 +273,9 @@ pub struct Session {
     /// The latest `ModuleFunctionNames` answer (NUL-separated), which the reply borrows.
     function_names: String,
     /// The image of the latest successful `RtcLink`, until `RtcLinkedImage` takes it.
+    /// Program text staged by `RtcStage` for the next `RtcCompileStaged` (part 0 the source,
+    /// `1 + i` header `i`), at most `MAX_RTC_STAGED_BYTES` in all.
+    rtc_staged: Vec<Vec<u8>>,
     linked_image: Vec<u8>,
     /// The image `RtcLinkedImage` last sent, which its reply borrows.
     linked_image_sent: Vec<u8>,
@@ -376,6 +379,7 @@ impl Session {
             rtc_reply: RtcReply::default(),
             launched_since_output: std::sync::atomic::AtomicBool::new(false),
             function_names: String::new(),
+            rtc_staged: Vec::new(),
             linked_image: Vec::new(),
             linked_image_sent: Vec::new(),
             link_log: String::new(),

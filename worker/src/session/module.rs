@@ -21,7 +21,7 @@ use super::{CallCx, Failure, Session};
 use crate::backend::{
     self, BackendError, DeviceIndex, FunctionAttribute, FunctionHandle, LaunchConfig, LinkInput, ModuleHandle, RtcOutput, RtcRequest,
 };
-use proto_core::limits::{MAX_KERNEL_PARAMS, MAX_LIST_ITEMS, MAX_NAME_LEN, MAX_TEXT_LEN};
+use proto_core::limits::{MAX_KERNEL_PARAMS, MAX_LIST_ITEMS, MAX_NAME_LEN, MAX_RTC_HEADERS, MAX_RTC_STAGED_BYTES, MAX_TEXT_LEN};
 use proto_core::opcode::{ModuleHandler, RtcHandler};
 use proto_core::wire::{self, ModuleFormat, ParamDesc};
 use proto_core::{Bulk, List, Outcome, Status, StrList};
@@ -366,9 +366,65 @@ impl RtcHandler for Session {
             options: req.options.iter().collect(),
             name_expressions: req.name_expressions.iter().collect(),
         };
-        let dev = self.device(req.device)?;
+        self.compile_program(req.device, &request)
+    }
+
+    fn rtc_stage(&mut self, _cx: &mut CallCx, req: wire::RtcStage<'_>) -> Result<wire::Empty, Failure> {
+        let part = req.part as usize;
+        if part > MAX_RTC_HEADERS {
+            return Err(Failure::new(
+                Status::INVALID_VALUE,
+                format!("staged part {part}: a program has its source (part 0) and at most {MAX_RTC_HEADERS} headers"),
+            ));
+        }
+        let staged: usize = self.rtc_staged.iter().map(Vec::len).sum();
+        if staged + req.text.0.len() > MAX_RTC_STAGED_BYTES {
+            self.rtc_staged = Vec::new();
+            return Err(Failure::new(
+                Status::TOO_LARGE,
+                format!(
+                    "a staged program may hold {MAX_RTC_STAGED_BYTES} bytes of text; this piece would make it {} (the staged text is dropped)",
+                    staged + req.text.0.len()
+                ),
+            ));
+        }
+        if self.rtc_staged.len() <= part {
+            self.rtc_staged.resize_with(part + 1, Vec::new);
+        }
+        self.rtc_staged[part].extend_from_slice(req.text.0);
+        Ok(wire::Empty {})
+    }
+
+    fn rtc_compile_staged<'a>(&'a mut self, _cx: &mut CallCx, req: wire::RtcCompileStaged<'_>) -> Result<Outcome<wire::RtcCompiled<'a>>, Failure> {
+        // Taken whatever the outcome: the next program starts from nothing.
+        let staged = std::mem::take(&mut self.rtc_staged);
+        let names: Vec<&str> = req.header_names.iter().collect();
+        if staged.len() > names.len() + 1 {
+            return Err(Failure::new(Status::INVALID_VALUE, format!("{} header names but {} staged headers", names.len(), staged.len() - 1)));
+        }
+        let mut texts = Vec::with_capacity(names.len() + 1);
+        for i in 0..=names.len() {
+            let bytes = staged.get(i).map_or(&[][..], Vec::as_slice);
+            let what = if i == 0 { "the source".to_string() } else { format!("header {}", names[i - 1]) };
+            texts.push(std::str::from_utf8(bytes).map_err(|e| Failure::new(Status::INVALID_VALUE, format!("staged {what} is not UTF-8: {e}")))?);
+        }
+        let request = RtcRequest {
+            name: req.name.as_str(),
+            source: texts[0],
+            headers: names.into_iter().zip(texts[1..].iter().copied()).collect(),
+            options: req.options.iter().collect(),
+            name_expressions: req.name_expressions.iter().collect(),
+        };
+        self.compile_program(req.device, &request)
+    }
+}
+
+impl Session {
+    /// Compiles `request` for device `device` (through the compile cache) and keeps the reply.
+    fn compile_program<'a>(&'a mut self, device: u32, request: &RtcRequest<'_>) -> Result<Outcome<wire::RtcCompiled<'a>>, Failure> {
+        let dev = self.device(device)?;
         let arch = self.backend.device_properties(dev).map(|p| p.gcn_arch_name).unwrap_or_default();
-        let key = super::rtc_cache::key(self.backend.name(), &arch, &request);
+        let key = super::rtc_cache::key(self.backend.name(), &arch, request);
         let dir = self.rtc_cache_dir();
         let started = std::time::Instant::now();
         let mut output = match self.config().rtc_cache.get(&key, dir.as_deref()) {
@@ -377,7 +433,7 @@ impl RtcHandler for Session {
                 hit
             }
             None => {
-                let out = self.backend.rtc_compile(dev, &request)?;
+                let out = self.backend.rtc_compile(dev, request)?;
                 tracing::debug!(program = request.name, ms = started.elapsed().as_millis() as u64, success = out.success, "hiprtc: compiled");
                 self.config().rtc_cache.put(&key, &out, dir.as_deref());
                 out

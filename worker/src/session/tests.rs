@@ -388,3 +388,86 @@ fn a_device_base_renumbers_the_session_and_namespaces_its_handles() {
     assert_eq!(code, Status::INVALID_VALUE, "no renumbering once the session holds memory");
     session.session_device_base(&mut cx, wire::DeviceBase { base: 3 }).expect("the same base again is harmless");
 }
+
+/// `RtcCompileStaged` of `names`, with no options or name expressions.
+fn compile_staged<'a>(session: &'a mut Session, io: &mut CallCx, names: &'a str) -> Result<proto_core::Outcome<wire::RtcCompiled<'a>>, Failure> {
+    let req = wire::RtcCompileStaged {
+        device: 0,
+        name: "big.hip".into(),
+        header_names: StrList::from_packed(names).unwrap(),
+        options: StrList::default(),
+        name_expressions: StrList::default(),
+    };
+    session.rtc_compile_staged(io, req)
+}
+
+#[test]
+fn staged_programs_are_bounded_and_checked() {
+    use proto_core::limits::{MAX_RTC_HEADERS, MAX_RTC_STAGED_BYTES};
+    let backend = Arc::new(HostBackend::new(HostConfig { memory_per_device: 16 << 20, allow_host_code: true, ..HostConfig::default() }));
+    let mut session = Session::new(backend, Arc::new(SessionConfig::default()));
+    let io = &mut CallCx::new(1, proto_core::Opcode::Ping, false, 0);
+    let stage =
+        |session: &mut Session, io: &mut CallCx, part: u32, text: &[u8]| status(session.rtc_stage(io, wire::RtcStage { part, text: Bulk(text) }));
+
+    // A part beyond the source and MAX_RTC_HEADERS headers is refused.
+    assert_eq!(stage(&mut session, io, MAX_RTC_HEADERS as u32 + 1, b"x").0, Status::INVALID_VALUE);
+    // Pieces add up to MAX_RTC_STAGED_BYTES; one byte more is refused and drops the rest.
+    let big = vec![b' '; MAX_RTC_STAGED_BYTES / 2];
+    session.rtc_stage(io, wire::RtcStage { part: 0, text: Bulk(&big) }).unwrap();
+    session.rtc_stage(io, wire::RtcStage { part: 1, text: Bulk(&big) }).unwrap();
+    let (code, message) = stage(&mut session, io, 2, b"x");
+    assert_eq!(code, Status::TOO_LARGE, "{message}");
+    assert!(session.rtc_staged.is_empty(), "the staged text is dropped");
+    // More staged headers than names; text that is not UTF-8: refused, and the stage is empty
+    // afterwards either way.
+    session.rtc_stage(io, wire::RtcStage { part: 2, text: Bulk(b"int x;") }).unwrap();
+    let one = list(&["a.h"]);
+    let (code, message) = status(compile_staged(&mut session, io, &one).map(|_| ()));
+    assert_eq!(code, Status::INVALID_VALUE, "{message}");
+    assert!(session.rtc_staged.is_empty());
+    session.rtc_stage(io, wire::RtcStage { part: 1, text: Bulk(b"\xff\xfe") }).unwrap();
+    let (code, message) = status(compile_staged(&mut session, io, &one).map(|_| ()));
+    assert!(code == Status::INVALID_VALUE && message.contains("a.h"), "{message}");
+    assert!(session.rtc_staged.is_empty());
+}
+
+#[test]
+fn a_staged_program_beyond_one_frame_compiles_and_runs() {
+    if !have_compiler() {
+        return;
+    }
+    let backend = Arc::new(HostBackend::new(HostConfig { memory_per_device: 16 << 20, allow_host_code: true, ..HostConfig::default() }));
+    let mut session = Session::new(backend.clone(), Arc::new(SessionConfig::default()));
+    let io = &mut CallCx::new(1, proto_core::Opcode::Ping, false, 0);
+    // 1.2 MB of source (more than MAX_TEXT_LEN and than a control part) in two pieces, the
+    // kernel reading a constant from a staged header.
+    let padding = format!("/*{}*/\n", "x".repeat(1_200_000));
+    assert!(padding.len() > proto_core::limits::MAX_CONTROL_LEN);
+    let source = format!("#include \"scale.h\"\n{padding}{SOURCE}\nextern \"C\" __global__ void scale(int* p) {{ p[threadIdx.x] *= SCALE; }}\n");
+    let (first, second) = source.as_bytes().split_at(source.len() / 2);
+    for piece in [first, second] {
+        session.rtc_stage(io, wire::RtcStage { part: 0, text: Bulk(piece) }).unwrap();
+    }
+    session.rtc_stage(io, wire::RtcStage { part: 1, text: Bulk(b"#define SCALE 7\n") }).unwrap();
+    let names = list(&["scale.h"]);
+    let compiled = compile_staged(&mut session, io, &names).unwrap().into_reply().unwrap();
+    assert!(compiled.success, "{}", compiled.log.as_str());
+    let code = compiled.code.0.to_vec();
+    let module = session
+        .module_load(io, wire::ModuleLoad { device: 0, format: ModuleFormat::HostModule, origin: "big.hip".into(), image: Bulk(&code) })
+        .unwrap()
+        .module;
+    let function = session.module_get_function(io, wire::SymbolLookup { module, name: "scale".into() }).unwrap().function;
+    let n = 32usize;
+    let ptr = session.malloc(io, wire::Malloc { device: 0, size: 4 * n as u64, flags: 0 }).unwrap().ptr;
+    let values: Vec<i32> = (0..n as i32).collect();
+    session.memcpy_htod(io, wire::MemcpyHtoD { dst: ptr, stream: 0, sync: true, data: Bulk(&bytes_of(&values)) }).unwrap();
+    let args = ptr.to_le_bytes();
+    let launch = wire::LaunchKernel { function, grid: [1, 1, 1], block: [n as u32, 1, 1], shared_mem: 0, stream: 0, args: args.as_slice().into() };
+    session.launch_kernel(io, launch).unwrap();
+    let mut out = vec![0u8; 4 * n];
+    backend.memcpy_dtoh_sync(None, DevicePtr(ptr), &mut out).unwrap();
+    let expected: Vec<i32> = values.iter().map(|v| v * 7).collect();
+    assert_eq!(out, bytes_of(&expected));
+}

@@ -2,6 +2,8 @@
 //! runs before they are sent; the bounds of an image handed over as a bare pointer.
 
 use super::*;
+use proto_core::limits::{MAX_RTC_STAGED_BYTES, MAX_TEXT_LEN};
+use proto_core::Bulk;
 
 // ------------------------------------------------------------------------------------------------
 // Loading
@@ -89,18 +91,47 @@ fn compile_source(bytes: &[u8], origin: &str) -> Result<(Vec<u8>, HashMap<String
     fn list<'s>(packed: &'s str, origin: &str) -> Result<StrList<'s>, CallError> {
         StrList::from_packed(packed).ok_or_else(|| invalid_image(origin, "device source: a list exceeds the protocol's limits"))
     }
-    let req = wire::RtcCompile {
-        device: current_device(),
-        name: wire_name(entry.name).into(),
-        source: entry.source.into(),
-        header_names: list(&header_names, origin)?,
-        header_sources: list(&header_texts, origin)?,
-        options: list(&options, origin)?,
-        name_expressions: list(&expressions, origin)?,
-    };
-    let compiled = with_conn(|c| {
-        c.rtc_compile(req).map(|out| (out.success, out.log.as_str().to_string(), out.code.0.to_vec(), out.lowered_names.packed().to_string()))
-    })
+    let result =
+        |out: wire::RtcCompiled<'_>| (out.success, out.log.as_str().to_string(), out.code.0.to_vec(), out.lowered_names.packed().to_string());
+    // A program beyond what one RtcCompile carries (a device source of megabytes, or many
+    // headers) travels as bulk pieces staged on the worker, then compiled by name.
+    let fits = entry.source.len() + header_texts.len() <= MAX_TEXT_LEN;
+    let compiled = if fits {
+        let req = wire::RtcCompile {
+            device: current_device(),
+            name: wire_name(entry.name).into(),
+            source: entry.source.into(),
+            header_names: list(&header_names, origin)?,
+            header_sources: list(&header_texts, origin)?,
+            options: list(&options, origin)?,
+            name_expressions: list(&expressions, origin)?,
+        };
+        with_conn(|c| c.rtc_compile(req).map(result))
+    } else {
+        let staged: usize = entry.source.len() + entry.headers.iter().map(|(_, t)| t.len()).sum::<usize>();
+        if staged > MAX_RTC_STAGED_BYTES {
+            return Err(invalid_image(
+                origin,
+                format!("device source: {staged} bytes of text, more than the {MAX_RTC_STAGED_BYTES} a worker compiles"),
+            ));
+        }
+        let req = wire::RtcCompileStaged {
+            device: current_device(),
+            name: wire_name(entry.name).into(),
+            header_names: list(&header_names, origin)?,
+            options: list(&options, origin)?,
+            name_expressions: list(&expressions, origin)?,
+        };
+        let parts = std::iter::once(entry.source).chain(entry.headers.iter().map(|(_, t)| *t));
+        with_conn(|c| {
+            for (part, text) in parts.enumerate() {
+                for piece in text.as_bytes().chunks(MAX_BULK_LEN) {
+                    c.rtc_stage(wire::RtcStage { part: part as u32, text: Bulk(piece) })?;
+                }
+            }
+            c.rtc_compile_staged(req).map(result)
+        })
+    }
     .map_err(|e| CallError::new(e.code, format!("{origin}: compiling its device source on the worker: {}", e.message)))?;
     let (success, log, code, lowered) = compiled;
     if !success {

@@ -25,8 +25,10 @@ fn main() {
         "--compiler" | "-c" => "clang".to_string(),
         "--runtime" | "-r" => "rocclr".to_string(),
         "--cpp_config" | "--cxx_config" | "-C" => cpp_config,
-        // The directory of the clang hipcc drives (ROCm: `<rocm>/llvm/bin`).
-        "--hipclangpath" | "-l" => match find_clang() {
+        // ROCm's clang directory (`<rocm>/lib/llvm/bin`): in an installed layout, that of our
+        // clang-compatible driver (CMake's HIP language compiles with it); in a source tree,
+        // that of the clang hipcc drives.
+        "--hipclangpath" | "-l" => match layout.clang_driver_dir().map(|dir| dir.join("clang++")).ok_or(()).or_else(|()| find_clang()) {
             Ok(clang) => match clang.parent().filter(|dir| !dir.as_os_str().is_empty()) {
                 Some(dir) => dir.display().to_string(),
                 None => fail(&format!("cannot tell the directory of {}", clang.display())),

@@ -52,12 +52,18 @@ const STUB_HEADERS: &[&str] = &[
     "hip/hip_runtime.h",
     "hip/hip_runtime_api.h",
     "hip/hip_vector_types.h",
-    "hip/hip_math_constants.h",
     "hip/math_functions.h",
     "hip/device_functions.h",
     "hip/hip_common.h",
     "hip/hip_version.h",
-    "hip/hip_fp16.h",
+];
+/// HIP headers served as the client has them (`client-capi/include`): portable C++ that the
+/// prelude does not replace (`hip_fp16.h` adds `__half2` and the rest to the prelude's scalar
+/// `__half`).
+const CLIENT_HEADERS: &[(&str, &str)] = &[
+    ("hip/hip_fp16.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_fp16.h"))),
+    ("hip/hip_bf16.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_bf16.h"))),
+    ("hip/hip_math_constants.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_math_constants.h"))),
 ];
 /// The compile directory's folder of the program's headers (embedded and sent by the client).
 const HEADER_DIR: &str = "include";
@@ -135,6 +141,9 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
     write_file(&dir.path.join("sys/hip_remote_prelude.hpp"), PRELUDE).map_err(io)?;
     for stub in STUB_HEADERS {
         write_file(&dir.path.join("sys").join(stub), "/* hip-remote host backend: provided by the hiprtc prelude. */\n").map_err(io)?;
+    }
+    for (header, text) in CLIENT_HEADERS {
+        write_file(&dir.path.join("sys").join(header), text).map_err(io)?;
     }
     for (fallback, text) in FALLBACK_HEADERS {
         if !headers.iter().any(|(header, _)| header == fallback) {
