@@ -60,6 +60,12 @@ fn default_device_wait_spin() -> Duration {
         Duration::ZERO
     }
 }
+
+/// Why `shm://` is refused off Linux, and what to use instead (the same-host transport passes
+/// memfd descriptors over a Unix socket: Linux only).
+pub const SHM_NEEDS_LINUX: &str = "HOST:PORT (TCP) or tls://HOST:PORT; shm:// (same-host shared memory) needs Linux, \
+     on both the client and the worker";
+
 #[cfg(feature = "tls")]
 use transport_tcp::tls::TlsClient;
 use transport_tcp::TcpConfig;
@@ -184,6 +190,10 @@ impl ClientConfig {
             }
         };
         let worker = if worker.contains(':') { worker } else { format!("{worker}:{DEFAULT_PORT}") };
+        #[cfg(not(target_os = "linux"))]
+        if worker.starts_with("shm://") {
+            return Err(EnvError { name: "HIP_REMOTE_WORKER".into(), value: worker, expected: SHM_NEEDS_LINUX.into() });
+        }
         if worker.starts_with("shm://") && tls.is_some() {
             return Err(EnvError {
                 name: "HIP_REMOTE_TLS".into(),

@@ -17,6 +17,12 @@ use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
+/// `hip-worker --metrics`' default port (the worker's own constant, kept equal where both are
+/// built).
+pub const DEFAULT_METRICS_PORT: u16 = 18516;
+#[cfg(target_os = "linux")]
+const _: () = assert!(DEFAULT_METRICS_PORT == hip_worker::http::DEFAULT_METRICS_PORT);
+
 /// How long one worker may take to connect and answer.
 const TIMEOUT: Duration = Duration::from_secs(5);
 /// Largest `/metrics` answer read.
