@@ -113,7 +113,8 @@ fn install_client(prefix: &Path, from: &Path, platform: Platform) -> Result<(), 
     }
     write(&info.join("version"), format!("{major}.{minor}.0\n").as_bytes())?;
     println!(
-        "installed the hip-remote client for {platform:?} (HIP {major}.{minor}.{patch}) into {}: {} libraries, {} headers, {}",
+        "installed the hip-remote client for {} (HIP {major}.{minor}.{patch}) into {}: {} libraries, {} headers, {}",
+        if platform == Platform::Macos { "macOS" } else { "Windows" },
         prefix.display(),
         libraries.len(),
         HEADERS.len(),
