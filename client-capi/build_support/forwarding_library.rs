@@ -51,9 +51,11 @@ fn needs_libamdhip64(out_dir: &std::path::Path, library: &str) {
         .status()
         .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}` (set CC): {e}"));
     assert!(status.success(), "`{cc}` failed to build {}: {status}", stub.display());
-    println!("cargo:rustc-cdylib-link-arg=-Wl,--push-state,--no-as-needed");
+    // `--as-needed` again after it, not `--push-state`/`--pop-state`: rustc links Linux
+    // cdylibs `--as-needed` throughout, and zig's linker (cross builds) has no state stack.
+    println!("cargo:rustc-cdylib-link-arg=-Wl,--no-as-needed");
     println!("cargo:rustc-cdylib-link-arg={}", stub.display());
-    println!("cargo:rustc-cdylib-link-arg=-Wl,--pop-state");
+    println!("cargo:rustc-cdylib-link-arg=-Wl,--as-needed");
     println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,$ORIGIN");
 }
 
