@@ -102,17 +102,10 @@ if rustup target list --installed 2>/dev/null | grep -qx thumbv7em-none-eabihf; 
 else
   skip "thumbv7em-none-eabihf target not installable here: the no_std build was not checked"
 fi
-for t in aarch64-apple-darwin x86_64-pc-windows-gnu; do
-  if rustup target list --installed 2>/dev/null | grep -qx "$t"; then
-    # ring (TLS) compiles C for the target: macOS's needs the macOS SDK, absent here, so the
-    # macOS check leaves TLS out; the Windows one (mingw) keeps it.
-    features=()
-    [ "$t" = aarch64-apple-darwin ] && features=(--no-default-features)
-    run "client side checks for $t${features:+ (without tls)}" cargo check --target "$t" -p proto-core -p transport-tcp -p client-capi "${features[@]}"
-  else
-    skip "target $t not installable here: the client-side check for it was not run"
-  fi
-done
+# The Windows client linked (MinGW-w64) and run under Wine against Linux workers, over TCP and
+# TLS; the macOS client linked by zig's Mach-O linker, its exports and C programs checked.
+run "Windows client: C programs, hip-remote.exe under Wine over TCP and TLS" bash scripts/windows-test.sh
+run "macOS client: dylibs and programs linked (zig), exports and C programs checked" bash scripts/macos-link.sh
 
 if [ -x scripts/fuzz-smoke.sh ] || [ -f scripts/fuzz-smoke.sh ]; then
   run "fuzz smoke" bash scripts/fuzz-smoke.sh "${FUZZ_SECONDS:-20}"

@@ -1,5 +1,5 @@
 // Shared by `client-capi/hiprtc/build.rs` and `client-capi/hipblas/build.rs` (`include!`d by
-// both, after `soname_link.rs`): the link settings of a library that reaches libamdhip64
+// both, after `soname_link.rs` and `target_cc.rs`): the link settings of a library that reaches libamdhip64
 // through `dlsym` only.
 
 /// Link settings of `<library>.so` with soname `<soname>`: the soname, `NEEDED
@@ -36,16 +36,14 @@ fn forwarding_library(library: &str, soname: &str) {
 /// its soname and nothing else: no symbol is resolved from it. At run time the loader finds
 /// the real `libamdhip64.so.7` (or reuses the one already loaded).
 fn needs_libamdhip64(out_dir: &std::path::Path, library: &str) {
-    if std::env::var("TARGET").ok() != std::env::var("HOST").ok() {
-        // The host's C compiler would build the stub for the wrong machine.
-        println!("cargo:warning=cross build: {library}.so gets no NEEDED libamdhip64.so.7");
+    let Some(cc) = target_cc() else {
+        println!("cargo:warning=cross build without a C compiler for the target (CC_<target>): {library}.so gets no NEEDED libamdhip64.so.7");
         return;
-    }
+    };
     let src = out_dir.join("libamdhip64_stub.c");
     let stub = out_dir.join("libamdhip64.so.7");
     std::fs::write(&src, "/* Link-time stand-in for hip-remote's libamdhip64.so.7 (see build.rs). */\n")
         .unwrap_or_else(|e| panic!("{}: {e}", src.display()));
-    let cc = std::env::var("CC").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| "cc".into());
     let status = std::process::Command::new(&cc)
         .args(["-shared", "-fPIC", "-nostdlib", "-Wl,-soname,libamdhip64.so.7", "-o"])
         .arg(&stub)
@@ -53,9 +51,11 @@ fn needs_libamdhip64(out_dir: &std::path::Path, library: &str) {
         .status()
         .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}` (set CC): {e}"));
     assert!(status.success(), "`{cc}` failed to build {}: {status}", stub.display());
-    println!("cargo:rustc-cdylib-link-arg=-Wl,--push-state,--no-as-needed");
+    // `--as-needed` again after it, not `--push-state`/`--pop-state`: rustc links Linux
+    // cdylibs `--as-needed` throughout, and zig's linker (cross builds) has no state stack.
+    println!("cargo:rustc-cdylib-link-arg=-Wl,--no-as-needed");
     println!("cargo:rustc-cdylib-link-arg={}", stub.display());
-    println!("cargo:rustc-cdylib-link-arg=-Wl,--pop-state");
+    println!("cargo:rustc-cdylib-link-arg=-Wl,--as-needed");
     println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,$ORIGIN");
 }
 

@@ -7,4 +7,5 @@ fn main() {
 }
 
 include!("../build_support/soname_link.rs");
+include!("../build_support/target_cc.rs");
 include!("../build_support/forwarding_library.rs");

@@ -10,10 +10,12 @@
 //! versioned one by GNU ld. The functions do nothing but answer a status, so C is the smaller
 //! and more exact tool here: the version script and soname are the whole point.
 //!
-//! Linux only (ELF sonames and symbol versions); elsewhere, or when cross-compiling, nothing
-//! is built and a warning says so.
+//! Linux only (ELF sonames and symbol versions); elsewhere, or when cross-compiling without a C
+//! compiler for the target (`CC_<target>`, as cargo-zigbuild sets), nothing is built and a
+//! warning says so.
 
 include!("src/libraries.rs");
+include!("../build_support/target_cc.rs");
 
 use std::env;
 use std::fmt::Write as _;
@@ -34,8 +36,8 @@ fn main() {
         println!("cargo:warning=the ROCm library shims are ELF libraries: not built for this target");
         return;
     }
-    if env::var("TARGET").ok() != env::var("HOST").ok() {
-        println!("cargo:warning=cross build: the ROCm library shims are not built (the host's C compiler would build them for the wrong machine)");
+    if target_cc().is_none() {
+        println!("cargo:warning=cross build without a C compiler for the target (CC_<target>): the ROCm library shims are not built");
         return;
     }
     let Some(profile_dir) = out_dir.ancestors().nth(3) else {

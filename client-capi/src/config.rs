@@ -73,6 +73,12 @@ fn default_device_wait_spin() -> Duration {
         Duration::ZERO
     }
 }
+
+/// Why `shm://` is refused off Linux, and what to use instead (the same-host transport passes
+/// memfd descriptors over a Unix socket: Linux only).
+pub const SHM_NEEDS_LINUX: &str = "HOST:PORT (TCP) or tls://HOST:PORT; shm:// (same-host shared memory) needs Linux, \
+     on both the client and the worker";
+
 #[cfg(feature = "tls")]
 use transport_tcp::tls::TlsClient;
 use transport_tcp::TcpConfig;
@@ -248,6 +254,10 @@ impl ClientConfig {
                 tls => tls,
             }
         };
+        #[cfg(not(target_os = "linux"))]
+        if let Some(shm) = workers.iter().find(|w| w.starts_with("shm://")) {
+            return Err(EnvError { name: "HIP_REMOTE_WORKER".into(), value: shm.clone(), expected: SHM_NEEDS_LINUX.into() });
+        }
         if workers.iter().all(|w| w.starts_with("shm://")) && tls.is_some() {
             return Err(EnvError {
                 name: "HIP_REMOTE_TLS".into(),

@@ -140,7 +140,7 @@ fn connect_transport_with_descriptors(worker: &str, config: &ClientConfig) -> st
             return Ok((Box::new(sink), Box::new(source), Some(descriptors)));
         }
         #[cfg(not(target_os = "linux"))]
-        return Err(std::io::Error::new(std::io::ErrorKind::Unsupported, format!("shm://{path}: the same-host transport needs Linux")));
+        return Err(std::io::Error::new(std::io::ErrorKind::Unsupported, format!("shm://{path}: use {}", crate::config::SHM_NEEDS_LINUX)));
     }
     if let Some(addr) = worker.strip_prefix("rdma://") {
         let addr = if addr.contains(':') { addr.to_string() } else { format!("{addr}:{}", crate::config::DEFAULT_PORT) };
@@ -269,7 +269,7 @@ impl Conn {
             content_store: false,
             compressed_bulk: false,
             compression: Compression::default(),
-                    resume_with: None,
+            resume_with: None,
             acking: false,
             stripes_stale: false,
         };

@@ -10,6 +10,7 @@
 #include "rtc_module.h"
 
 #include <sys/stat.h>
+#include <unistd.h> /* mkdtemp on macOS */
 
 static void write_file(const char* dir, const char* name, const char* text) {
   char path[512];

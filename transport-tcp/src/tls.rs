@@ -171,6 +171,7 @@ impl TlsClient {
 }
 
 /// The system's trusted CA certificates.
+#[cfg(not(target_os = "macos"))]
 fn system_roots() -> Result<RootCertStore, String> {
     let found = rustls_native_certs::load_native_certs();
     let mut roots = RootCertStore::empty();
@@ -180,6 +181,19 @@ fn system_roots() -> Result<RootCertStore, String> {
         return Err(format!("no usable CA certificate in the system store ({why}); set HIP_REMOTE_TLS_CA"));
     }
     Ok(roots)
+}
+
+/// macOS's bundle of its system trust roots (kept by the system, as LibreSSL reads them).
+#[cfg(target_os = "macos")]
+pub const MACOS_SYSTEM_ROOTS: &str = "/etc/ssl/cert.pem";
+
+/// The system's trusted CA certificates, on macOS from [`MACOS_SYSTEM_ROOTS`]: reading the
+/// Keychain (rustls-native-certs) links Apple's Security framework, which a build without
+/// the macOS SDK (hip-remote's cross-built macOS client) cannot link. A CA trusted only in the
+/// Keychain is given with HIP_REMOTE_TLS_CA.
+#[cfg(target_os = "macos")]
+fn system_roots() -> Result<RootCertStore, String> {
+    load_roots(Path::new(MACOS_SYSTEM_ROOTS)).map_err(|e| format!("no usable system CA bundle ({e}); set HIP_REMOTE_TLS_CA"))
 }
 
 /// The host part of `host:port` (brackets of an IPv6 address removed) as a server name.

@@ -93,7 +93,10 @@ type Status = c_int;
 
 #[cfg(target_os = "macos")]
 const LIBAMDHIP64: &str = "libamdhip64.dylib";
-#[cfg(not(target_os = "macos"))]
+/// AMD's Windows name (cargo builds `amdhip64.dll`; `scripts/dist.sh` installs it under this one).
+#[cfg(windows)]
+const LIBAMDHIP64: &str = "amdhip64_7.dll";
+#[cfg(not(any(target_os = "macos", windows)))]
 const LIBAMDHIP64: &str = "libamdhip64.so.7";
 
 /// `hipGetDevice`, for the device a new handle lives on.

@@ -75,8 +75,9 @@ pub use proto_core::rtc_entry::{RtcCompileFn as CompileFn, RtcResultFn as Result
 
 #[cfg(target_os = "macos")]
 const LIBAMDHIP64: &str = "libamdhip64.dylib";
+/// AMD's Windows name (cargo builds `amdhip64.dll`; `scripts/dist.sh` installs it under this one).
 #[cfg(windows)]
-const LIBAMDHIP64: &str = "amdhip64.dll";
+const LIBAMDHIP64: &str = "amdhip64_7.dll";
 #[cfg(not(any(target_os = "macos", windows)))]
 const LIBAMDHIP64: &str = "libamdhip64.so.7";
 

@@ -17,6 +17,15 @@
 //!   embedded in this binary; all find the prefix from their own place);
 //! - `DIR/.info/version`: the ROCm version, as ROCm writes it.
 //!
+//! `--platform macos|windows` lays out a client built for that system instead (what
+//! `scripts/dist.sh` archives; the worker, the shims and the links are Linux's):
+//! - macOS: `lib/libamdhip64.dylib`, `libhiprtc.dylib`, `libhipblas.dylib` (install names
+//!   `@rpath/<file>`), `include/`, `bin/` `hipcc`, `hipconfig`, `hip-remote`;
+//! - Windows: `bin/` AMD's DLL names `amdhip64_7.dll`, `hiprtc0702.dll`, `hipblas.dll` beside
+//!   `hipcc.exe`, `hipconfig.exe`, `hip-remote.exe` (Windows finds DLLs beside the program or on
+//!   `PATH`), `include/`; the import libraries (`lib/amdhip64.lib`, ...) name those DLLs and are
+//!   made by `scripts/dist.sh` with the MinGW `dlltool`.
+//!
 //! The libraries and programs are taken from the directory of this executable (a cargo
 //! profile directory: `scripts/install.sh` builds them) or `--from`. Files are written under a
 //! temporary name and renamed into place, so reinstalling over a layout that a running process
@@ -48,6 +57,23 @@ const PROGRAMS: &[&str] = &["hipcc", "hipconfig", "hip-worker"];
 /// the worker's devices (`rocminfo.rs`).
 pub const PROBE_LINKS: &[&str] = &["rocminfo", "rocm_agent_enumerator", "amd-smi"];
 
+/// The system a layout is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Platform {
+    Linux,
+    Macos,
+    Windows,
+}
+
+/// macOS: cargo's file names are the installed ones (the install names are `@rpath/<file>`).
+const MACOS_LIBRARIES: &[(&str, &str)] =
+    &[("libamdhip64.dylib", "libamdhip64.dylib"), ("libhiprtc.dylib", "libhiprtc.dylib"), ("libhipblas.dylib", "libhipblas.dylib")];
+/// Windows: cargo's DLL names and AMD's (HIP 7: `amdhip64_7.dll`; hiprtc by major and minor).
+pub const WINDOWS_LIBRARIES: &[(&str, &str)] =
+    &[("amdhip64.dll", "amdhip64_7.dll"), ("hiprtc.dll", "hiprtc0702.dll"), ("hipblas.dll", "hipblas.dll")];
+/// The client programs of a macOS or Windows layout (there is no worker there).
+const CLIENT_PROGRAMS: &[&str] = &["hipcc", "hipconfig", "hip-remote"];
+
 /// What `cargo build` must have made for an install.
 pub const BUILD_COMMAND: &str =
     "cargo build --profile dist -p client-capi -p client-hiprtc -p client-hipblas -p client-amdsmi -p hip-remote-hipcc -p hip-worker -p hip-remote";
@@ -68,7 +94,55 @@ pub fn hip_version() -> Result<(u32, u32, u32), String> {
     Ok((field("HIP_VERSION_MAJOR")?, field("HIP_VERSION_MINOR")?, field("HIP_VERSION_PATCH")?))
 }
 
-pub fn install(prefix: &Path, from: Option<PathBuf>) -> Result<(), String> {
+pub fn install(prefix: &Path, from: Option<PathBuf>, platform: Platform) -> Result<(), String> {
+    match platform {
+        Platform::Linux => install_linux(prefix, from),
+        Platform::Macos | Platform::Windows => {
+            let from = from.ok_or("--platform macos or windows needs --from: the build directory of that target (scripts/dist.sh)")?;
+            install_client(prefix, &from, platform)
+        }
+    }
+}
+
+/// A macOS or Windows client layout (see the module's documentation) from `from`.
+fn install_client(prefix: &Path, from: &Path, platform: Platform) -> Result<(), String> {
+    let (major, minor, patch) = hip_version()?;
+    let (libraries, library_dir, exe_suffix) = match platform {
+        Platform::Macos => (MACOS_LIBRARIES, prefix.join("lib"), ""),
+        _ => (WINDOWS_LIBRARIES, prefix.join("bin"), ".exe"),
+    };
+    let programs: Vec<String> = CLIENT_PROGRAMS.iter().map(|p| format!("{p}{exe_suffix}")).collect();
+    let missing: Vec<&str> =
+        libraries.iter().map(|(file, _)| *file).chain(programs.iter().map(String::as_str)).filter(|name| !from.join(name).is_file()).collect();
+    if !missing.is_empty() {
+        return Err(format!("{} lacks {} (build them: scripts/dist.sh TARGET)", from.display(), missing.join(", ")));
+    }
+    let (include, bin, info) = (prefix.join("include"), prefix.join("bin"), prefix.join(".info"));
+    for dir in [&library_dir, &include, &bin, &info] {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    for (file, installed) in libraries {
+        copy(&from.join(file), &library_dir.join(installed))?;
+    }
+    for name in &programs {
+        copy(&from.join(name), &bin.join(name))?;
+    }
+    for (relative, bytes) in HEADERS {
+        write(&include.join(relative), bytes)?;
+    }
+    write(&info.join("version"), format!("{major}.{minor}.0\n").as_bytes())?;
+    println!(
+        "installed the hip-remote client for {} (HIP {major}.{minor}.{patch}) into {}: {} libraries, {} headers, {}",
+        if platform == Platform::Macos { "macOS" } else { "Windows" },
+        prefix.display(),
+        libraries.len(),
+        HEADERS.len(),
+        programs.join(", ")
+    );
+    Ok(())
+}
+
+fn install_linux(prefix: &Path, from: Option<PathBuf>) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot locate hip-remote itself: {e}"))?;
     let from = match from {
         Some(dir) => dir,
@@ -134,7 +208,9 @@ pub fn install(prefix: &Path, from: Option<PathBuf>) -> Result<(), String> {
     std::fs::create_dir_all(&clang_dir).map_err(|e| format!("{}: {e}", clang_dir.display()))?;
     symlink(CLANG_DRIVER_TARGET, &clang_dir.join("clang++"))?;
     symlink("clang++", &clang_dir.join("clang"))?;
-    copy(&exe, &bin.join("hip-remote"))?;
+    // A build directory's own hip-remote (another machine's, for a cross build), else this one.
+    let built = from.join("hip-remote");
+    copy(if built.is_file() { &built } else { &exe }, &bin.join("hip-remote"))?;
     for name in PROBE_LINKS {
         symlink("hip-remote", &bin.join(name))?;
     }

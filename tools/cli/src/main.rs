@@ -15,39 +15,59 @@
 //!   `proxy.rs` and `wan.rs`.
 //! - `hip-remote install --prefix DIR`: an installed ROCm-style layout (`lib/`, `include/`,
 //!   `bin/`); see `install.rs`.
+//!
+//! The embedded worker is Linux-only (as `hip-worker` is), and so are `bench`, `tenants` and
+//! `install`. On macOS and Windows `hip-remote` is the client side: `ping`, `smi`, and `demo`
+//! against the worker `HIP_REMOTE_WORKER` names.
 
 #![deny(clippy::undocumented_unsafe_blocks, unsafe_op_in_unsafe_fn)]
 
 mod amdsmi_cli;
+#[cfg(target_os = "linux")]
 mod bench;
+#[cfg(target_os = "linux")]
 mod child;
+// The demo uses part of it; the bench (Linux) the rest.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 mod hip;
+#[cfg(target_os = "linux")]
 mod install;
+#[cfg(target_os = "linux")]
 mod native;
+#[cfg(target_os = "linux")]
 mod plot;
 mod probe;
-#[cfg(feature = "profiling")]
+#[cfg(all(target_os = "linux", feature = "profiling"))]
 mod profile;
-#[cfg(not(feature = "profiling"))]
+#[cfg(all(target_os = "linux", not(feature = "profiling")))]
 #[path = "profile_disabled.rs"]
 mod profile;
 mod proxy;
 mod rocminfo;
 mod smi;
+#[cfg(target_os = "linux")]
 mod tenants;
+#[cfg(target_os = "linux")]
 mod variants;
+#[cfg(target_os = "linux")]
 mod wan;
+// The demo's kernel uses one of its helpers; the bench (Linux) uses the rest.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 mod workload;
 
 use clap::{Parser, Subcommand};
 use hip::Hip;
+#[cfg(target_os = "linux")]
 use hip_worker::backend::Backend;
+#[cfg(target_os = "linux")]
 use hip_worker::{Worker, WorkerConfig};
+#[cfg(target_os = "linux")]
 use native::BackendKind;
 use proto_core::wire;
 use proto_core::Request;
 use std::ffi::{c_char, CStr};
 use std::path::PathBuf;
+#[cfg(target_os = "linux")]
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use transport_core::{FrameSink, FrameSource};
@@ -68,18 +88,22 @@ enum Command {
         #[arg(long, env = "HIP_REMOTE_LIB")]
         lib: Option<PathBuf>,
         /// Backend of the embedded worker.
+        #[cfg(target_os = "linux")]
         #[arg(long, value_enum, default_value = "host")]
         backend: BackendKind,
         /// Bytes for the bandwidth figure, in MiB.
         #[arg(long, default_value_t = 64)]
         mib: usize,
         /// The embedded worker serves TLS (see `bench --tls`).
+        #[cfg(target_os = "linux")]
         #[arg(long)]
         tls: bool,
     },
     /// Native (backend in-process) vs remote (client library over loopback TCP) vs raw TCP:
     /// round trips, async ops, kernel launch rate, an MLP training loop, copy bandwidth.
+    #[cfg(target_os = "linux")]
     Bench(BenchArgs),
+    #[cfg(target_os = "linux")]
     /// One process of the bench's parallel copies (internal).
     #[command(hide = true)]
     BenchChild {
@@ -90,6 +114,7 @@ enum Command {
         #[arg(long)]
         reps: usize,
     },
+    #[cfg(target_os = "linux")]
     /// One client variant of the bench's link figures (internal; see `variants.rs`).
     #[command(hide = true)]
     BenchVariant {
@@ -108,6 +133,7 @@ enum Command {
         #[arg(long)]
         profile: Option<PathBuf>,
     },
+    #[cfg(target_os = "linux")]
     /// N client processes with equal work on one GPU, through a worker (`--worker`) or each
     /// natively (`--side native`): aggregate kernels/s and fastest/slowest client, for small
     /// (16-block) and GPU-filling kernels (docs/BENCHMARKS.md, "Tenants sharing one GPU").
@@ -140,6 +166,7 @@ enum Command {
         #[arg(long, default_value_t = tenants::DEFAULT_BATCH, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=tenants::MAX_BATCH as u64))]
         batch: usize,
     },
+    #[cfg(target_os = "linux")]
     /// One client of `tenants` (internal).
     #[command(hide = true)]
     TenantsChild {
@@ -197,8 +224,10 @@ enum Command {
     /// The client library through `proxy` at several round-trip times: round trips and time of
     /// program start, a launch-heavy step, a weight upload and a training step
     /// (docs/BENCHMARKS.md, "Over a WAN").
+    #[cfg(target_os = "linux")]
     WanBench(WanArgs),
     /// One round-trip time of `wan-bench` (internal).
+    #[cfg(target_os = "linux")]
     #[command(hide = true)]
     WanChild {
         #[arg(long)]
@@ -222,6 +251,7 @@ enum Command {
         #[arg(long)]
         compressible: bool,
     },
+    #[cfg(target_os = "linux")]
     /// Install a ROCm-style layout: DIR/lib (libamdhip64.so*, libhiprtc.so*, the shims of the
     /// other ROCm libraries), DIR/include, DIR/bin (hipcc, hipconfig, hip-worker, hip-remote);
     /// then ROCM_PATH=DIR ROCM_HOME=DIR LD_LIBRARY_PATH=DIR/lib is all a program needs.
@@ -232,9 +262,14 @@ enum Command {
         /// Where the built libraries and programs are (default: this executable's directory).
         #[arg(long, value_name = "DIR")]
         from: Option<PathBuf>,
+        /// The system the built files are for: macos and windows lay out a client (no worker,
+        /// no shims); they need --from.
+        #[arg(long, value_enum, default_value = "linux")]
+        platform: install::Platform,
     },
 }
 
+#[cfg(target_os = "linux")]
 #[derive(clap::Args)]
 struct BenchArgs {
     /// The client library (default: libamdhip64.so next to this executable, or in ../lib).
@@ -491,8 +526,7 @@ fn ping(addr: &str, count: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// `libamdhip64.so` beside this executable (a build directory), else in `../lib` (an installed
-/// layout: `DIR/bin/hip-remote`).
+#[cfg(target_os = "linux")]
 #[allow(clippy::too_many_arguments)] // the subcommand's flags, parsed once
 fn tenants_command(
     clients: usize,
@@ -534,10 +568,20 @@ fn tenants_command(
     Ok(())
 }
 
+/// The client library beside this executable (a build directory; on Windows, where DLLs sit
+/// beside the programs, an installed layout too), else in `../lib` (an installed layout:
+/// `DIR/bin/hip-remote`).
 fn default_lib() -> PathBuf {
     let exe = std::env::current_exe().unwrap_or_default();
     let dir = exe.parent().map(PathBuf::from).unwrap_or_default();
-    let name = if cfg!(target_os = "macos") { "libamdhip64.dylib" } else { "libamdhip64.so" };
+    let name = if cfg!(target_os = "macos") {
+        "libamdhip64.dylib"
+    } else if cfg!(windows) {
+        // AMD's name, which scripts/dist.sh gives cargo's amdhip64.dll.
+        "amdhip64_7.dll"
+    } else {
+        "libamdhip64.so"
+    };
     let installed = dir.join("../lib").join(name);
     if !dir.join(name).exists() && installed.exists() {
         return installed;
@@ -545,6 +589,7 @@ fn default_lib() -> PathBuf {
     dir.join(name)
 }
 
+#[cfg(target_os = "linux")]
 /// A running embedded worker (stopped on drop) and, with TLS, the directory of its
 /// certificate and CA (removed on drop).
 struct Embedded {
@@ -555,6 +600,7 @@ struct Embedded {
     shm: Option<(Box<dyn std::any::Any>, String)>,
 }
 
+#[cfg(target_os = "linux")]
 impl Drop for Embedded {
     fn drop(&mut self) {
         if let Some(dir) = &self.pki {
@@ -563,6 +609,7 @@ impl Drop for Embedded {
     }
 }
 
+#[cfg(target_os = "linux")]
 /// Makes a CA and a certificate for 127.0.0.1 signed by it in a fresh directory:
 /// `ca.pem`, `worker.pem`, `worker.key`.
 fn throwaway_pki() -> Result<PathBuf, String> {
@@ -586,6 +633,7 @@ fn throwaway_pki() -> Result<PathBuf, String> {
     made.map(|()| dir).map_err(|e| format!("cannot make a TLS certificate: {e}"))
 }
 
+#[cfg(target_os = "linux")]
 /// Starts an embedded worker on `backend` (serving TLS when `tls`) unless `HIP_REMOTE_WORKER`
 /// names one; returns it and where the worker is, in words.
 fn embedded_worker(backend: Arc<dyn Backend>, tls: bool) -> Result<(Option<Embedded>, String), String> {
@@ -629,6 +677,7 @@ fn embedded_worker(backend: Arc<dyn Backend>, tls: bool) -> Result<(Option<Embed
     })
 }
 
+#[cfg(target_os = "linux")]
 /// A same-host listener for the embedded worker at a fresh path (Linux); `None` elsewhere or
 /// when it cannot be bound (the shm variant is then reported as not available).
 fn embedded_shm(backend: Arc<dyn Backend>, config: WorkerConfig) -> Option<(Box<dyn std::any::Any>, String)> {
@@ -645,6 +694,7 @@ fn embedded_shm(backend: Arc<dyn Backend>, config: WorkerConfig) -> Option<(Box<
     None
 }
 
+#[cfg(target_os = "linux")]
 fn bench(a: BenchArgs) -> Result<(), String> {
     let q = a.quick;
     let pick = |v: Option<usize>, full: usize, quick: usize| v.unwrap_or(if q { quick } else { full });
@@ -785,8 +835,18 @@ unsafe fn demo_kernel(hip: &Hip) -> Result<(), String> {
     Ok(())
 }
 
-fn demo(lib: Option<PathBuf>, backend: BackendKind, mib: usize, tls: bool) -> Result<(), String> {
+#[cfg(target_os = "linux")]
+fn demo_embedded(lib: Option<PathBuf>, backend: BackendKind, mib: usize, tls: bool) -> Result<(), String> {
     let _embedded = embedded_worker(native::make_backend(backend)?, tls)?;
+    demo(lib, mib)
+}
+
+fn demo(lib: Option<PathBuf>, mib: usize) -> Result<(), String> {
+    if cfg!(not(target_os = "linux")) && std::env::var_os("HIP_REMOTE_WORKER").is_none() {
+        return Err("demo: set HIP_REMOTE_WORKER=HOST:PORT or tls://HOST:PORT (and HIP_REMOTE_TOKEN if the worker asks for one): \
+                    the embedded worker needs Linux"
+            .into());
+    }
     let path = lib.unwrap_or_else(default_lib);
     let hip = Hip::load(&path)?;
     println!("loaded the client library {}", path.display());
@@ -864,30 +924,40 @@ fn main() -> std::process::ExitCode {
     }
     let cli = Cli::parse();
     // The embedded worker's logs (warnings and up unless HIP_REMOTE_LOG says otherwise).
+    #[cfg(target_os = "linux")]
     if let Err(e) = hip_worker::logging::init(&std::env::var("HIP_REMOTE_LOG").unwrap_or_else(|_| "warn".into()), "HIP_REMOTE_LOG") {
         eprintln!("hip-remote: {e}");
         return std::process::ExitCode::from(2);
     }
     let result = match cli.command {
-        Command::Demo { lib, backend, mib, tls } => demo(lib, backend, mib, tls),
+        #[cfg(target_os = "linux")]
+        Command::Demo { lib, backend, mib, tls } => demo_embedded(lib, backend, mib, tls),
+        #[cfg(not(target_os = "linux"))]
+        Command::Demo { lib, mib } => demo(lib, mib),
         Command::Ping { worker, count } => ping(&worker_addr(worker), count),
         Command::Smi { mut workers, json } => {
             if workers.is_empty() {
-                workers.push(format!("127.0.0.1:{}", hip_worker::http::DEFAULT_METRICS_PORT));
+                workers.push(format!("127.0.0.1:{}", smi::DEFAULT_METRICS_PORT));
             }
             smi::smi(&workers, json)
         }
+        #[cfg(target_os = "linux")]
         Command::Bench(args) => bench(args),
+        #[cfg(target_os = "linux")]
         Command::BenchChild { lib, bytes, reps } => child::child_main(&lib, bytes, reps),
+        #[cfg(target_os = "linux")]
         Command::Tenants { clients, seconds, kernel, side, backend, worker, lib, label, batch } => {
             tenants_command(clients, seconds, kernel, side, backend, worker, lib, label, batch)
         }
+        #[cfg(target_os = "linux")]
         Command::TenantsChild { side, backend, kernel, batch, lib } => tenants::child_main(side, backend, &lib, kernel, batch),
+        #[cfg(target_os = "linux")]
         Command::BenchVariant { lib, big_bytes, big_reps, samples, allocs, alloc_bytes, profile } => {
             let plan = variants::Plan { big_bytes, big_reps, samples, allocs, alloc_bytes };
             variants::child_main(&lib, &plan, profile.as_deref())
         }
-        Command::Install { prefix, from } => install::install(&prefix, from),
+        #[cfg(target_os = "linux")]
+        Command::Install { prefix, from, platform } => install::install(&prefix, from, platform),
         Command::Proxy { listen, to, delay, jitter, bandwidth } => (|| {
             let link = proxy::Link {
                 delay: proxy::millis("delay", delay)?,
@@ -896,7 +966,9 @@ fn main() -> std::process::ExitCode {
             };
             proxy::serve(&listen, &to, link)
         })(),
+        #[cfg(target_os = "linux")]
         Command::WanBench(args) => wan_bench(args),
+        #[cfg(target_os = "linux")]
         Command::WanChild { lib, code, rtt_us, jitter_us, bandwidth, weights_bytes, steps, train_steps, weights_seed, compressible } => {
             let content_store = std::env::var("HIP_REMOTE_CONTENT_STORE").is_ok_and(|v| v == "on");
             let jitter = Duration::from_micros(jitter_us);

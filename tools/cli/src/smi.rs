@@ -14,6 +14,12 @@
 use amd_smi::snapshot::{fetch, parse_exposition, Sample};
 use serde_json::{json, Value};
 
+/// `hip-worker --metrics`' default port (the worker's own constant, kept equal where both are
+/// built).
+pub const DEFAULT_METRICS_PORT: u16 = 18516;
+#[cfg(target_os = "linux")]
+const _: () = assert!(DEFAULT_METRICS_PORT == hip_worker::http::DEFAULT_METRICS_PORT);
+
 /// What smi shows of one worker, as JSON (the table is printed from it too).
 pub fn summarize(worker: &str, samples: &[Sample]) -> Value {
     let get = |name: &str, labels: &[(&str, &str)]| {
