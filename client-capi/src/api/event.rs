@@ -80,7 +80,10 @@ pub extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipE
 pub extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
     hip_boundary!("hipEventSynchronize", {
         non_null_event(event)?;
-        call_sync(|c| c.event_synchronize(wire::EventRef { event: event.id() }))
+        // The id is taken before the call: taking it notes the handle, which routes the call
+        // to the event's worker (several workers).
+        let event = event.id();
+        call_sync(|c| c.event_synchronize(wire::EventRef { event }))
     })
 }
 
