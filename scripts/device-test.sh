@@ -35,8 +35,9 @@ echo "worker at $ADDR"
 pass=0; fail=0
 for t in "$PACK"/tests/*; do
   name=$(basename "$t")
-  # Programs of device-fault-heal.sh, which starts the workers they need.
-  case "$name" in device_fault_heal|kernel_watchdog|freed_memory) continue ;; esac
+  # Programs of device-fault-heal.sh and device-multi-worker.sh, which start the workers
+  # they need.
+  case "$name" in device_fault_heal|kernel_watchdog|freed_memory|multi_worker) continue ;; esac
   args=()
   # CuPy's headers, packed by pack-device.sh (a directory only this client has).
   [ "$name" = rtc_cupy_kernels ] && args=("$PACK/cupy-include")
