@@ -6,6 +6,12 @@
 set -uo pipefail
 PACK=$(cd "$(dirname "$0")" && pwd)
 ROCM=$PACK/rocm
+# The pack carries no installed layout (it would pass what the device tool carries): the
+# tools are hip-remote under their own names, so links to the packed one make them.
+if [ ! -x "$ROCM/bin/amd-smi" ]; then
+  ROCM=$(mktemp -d); mkdir -p "$ROCM/bin"
+  for tool in rocminfo rocm_agent_enumerator amd-smi; do ln -s "$PACK/bin/hip-remote" "$ROCM/bin/$tool"; done
+fi
 OUT=${OUT:-/tmp/device-probes}; mkdir -p "$OUT"
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
