@@ -461,6 +461,9 @@ mod tests {
         // Destroying the opened event leaves the exporter's.
         b.event_destroy(&mut io, wire::EventRef { event: opened }).unwrap();
         a.event_record(&mut io, wire::EventRecord { event, stream: 0 }).unwrap();
+        // The null stream queues the record behind whatever it holds (as HIP's does): wait
+        // for it, then it reads complete.
+        a.event_synchronize(&mut io, wire::EventRef { event }).unwrap();
         assert!(a.event_query(&mut io, wire::EventRef { event }).unwrap().complete);
         assert_eq!(status(b.ipc_open_event_handle(&mut io, wire::IpcOpenEventHandle { token0: 1, token1: 2 })), Status::INVALID_VALUE);
     }
