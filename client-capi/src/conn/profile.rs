@@ -26,6 +26,11 @@ struct Stat {
     max: Duration,
 }
 
+// C's own `atexit` (ISO C: every platform's C library has it, Windows' included).
+extern "C" {
+    fn atexit(callback: extern "C" fn()) -> std::ffi::c_int;
+}
+
 static ROWS: Mutex<Option<HashMap<(&'static str, String), Stat>>> = Mutex::new(None);
 
 /// Whether `HIP_REMOTE_PROFILE` asks for the table (`1`/`on`; read once).
@@ -35,7 +40,7 @@ pub fn enabled() -> bool {
         Err(_) | Ok("" | "0" | "off") => false,
         Ok("1" | "on") => {
             // SAFETY: registering a plain `extern "C" fn()` that takes no arguments.
-            if unsafe { libc::atexit(print_at_exit) } != 0 {
+            if unsafe { atexit(print_at_exit) } != 0 {
                 eprintln!("hip-remote: HIP_REMOTE_PROFILE: cannot register the exit report");
             }
             true

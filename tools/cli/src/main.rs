@@ -377,6 +377,7 @@ struct BenchArgs {
     allocs: Option<usize>,
 }
 
+#[cfg(target_os = "linux")]
 #[derive(clap::Args)]
 struct WanArgs {
     /// The client library (default: libamdhip64.so next to this executable, or in ../lib).
@@ -418,6 +419,7 @@ struct WanArgs {
     json: Option<PathBuf>,
 }
 
+#[cfg(target_os = "linux")]
 fn wan_bench(a: WanArgs) -> Result<(), String> {
     let link_jitter = proxy::millis("jitter", a.jitter)?;
     let bandwidth = a.bandwidth.as_deref().map(proxy::parse_rate).transpose()?;

@@ -63,6 +63,7 @@ pub struct Counts {
 
 impl Counts {
     /// What happened between `earlier` and `self`.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))] // wan-bench's (Linux)
     pub fn since(&self, earlier: &Counts) -> Counts {
         Counts {
             round_trips: self.round_trips - earlier.round_trips,
