@@ -311,8 +311,18 @@ impl WorkerProcess {
         upstream_args.extend(extra.iter().map(|a| a.to_string()));
         let upstream = Self::spawn(worker, &upstream_args, &[], &log.with_extension("upstream.log"));
         let library = artifacts().library;
-        let args =
-            ["--listen".to_string(), "127.0.0.1:0".into(), "--backend".into(), "hip".into(), "--hip-library".into(), library.display().to_string()];
+        // Sessions of A end with their connection (no resume grace): tests of killed clients
+        // expect their memory back at once; resume has tests of its own.
+        let args = [
+            "--listen".to_string(),
+            "127.0.0.1:0".into(),
+            "--backend".into(),
+            "hip".into(),
+            "--hip-library".into(),
+            library.display().to_string(),
+            "--resume-grace-s".into(),
+            "0".into(),
+        ];
         // HIP_REMOTE_DEBUG: the library in A explains each failed call in A's log, with the
         // message B gave (a device assert's text, for one), which HIP's API cannot pass on.
         let env = [("HIP_REMOTE_WORKER", upstream.addr.clone()), ("HIP_REMOTE_TOKEN", TEST_TOKEN.to_string()), ("HIP_REMOTE_DEBUG", "1".to_string())];

@@ -29,6 +29,8 @@ pub fn map(call: &str, code: c_int) -> BackendError {
         hip_code::LAUNCH_TIME_OUT => BackendError::LaunchTimeOut(msg),
         hip_code::ASSERT => BackendError::Assert(msg),
         hip_code::NOT_SUPPORTED => BackendError::NotSupported(msg),
+        // A limit the device does not have (the session answers hipErrorUnsupportedLimit).
+        hip_code::UNSUPPORTED_LIMIT => BackendError::NotSupported(msg),
         _ => BackendError::Unknown(msg),
     }
 }
