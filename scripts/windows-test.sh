@@ -57,7 +57,7 @@ declare -A posix_only=(
 declare -A refused=(
   [host_register]="hipHostMalloc|mapped host memory needs mmap to place pages at the device's address"
   [managed]="hipMallocManaged|managed memory needs mmap to place pages at the device's address"
-  [memory_extra]="hipHostMalloc|mapped host memory needs mmap to place pages at the device's address"
+  [memory_extra]="hipExtMallocWithFlags|signal memory is mapped host memory, which needs mmap to place pages at the device's address"
   [mempool]="hipMemPoolExportToShareableHandle|POSIX file-descriptor handles do not exist on Windows"
   [vmm]="hipMemExportToShareableHandle|POSIX file-descriptor handles do not exist on Windows"
 )
