@@ -10,6 +10,7 @@
  *                                still works and DEV fails
  */
 #include "check.h"
+#include "rtc_module.h"
 
 #include <hip/hiprtc.h>
 
@@ -29,38 +30,8 @@ static const char* SOURCE =
     "  mark[0] = 1 + (int)(acc & 0);\n"
     "}\n";
 
-#define RTC_CHECK(expr)                                                                            \
-  do {                                                                                             \
-    hiprtcResult r_ = (expr);                                                                      \
-    if (r_ != HIPRTC_SUCCESS) {                                                                    \
-      printf("FAIL %s:%d: %s returned %s\n", __FILE__, __LINE__, #expr, hiprtcGetErrorString(r_)); \
-      exit(1);                                                                                     \
-    }                                                                                              \
-  } while (0)
-
 /* Compiles SOURCE on the worker of the calling thread's current device and loads it there. */
-static hipModule_t load_module(void) {
-  hiprtcProgram prog;
-  RTC_CHECK(hiprtcCreateProgram(&prog, SOURCE, "multi_worker.hip", 0, NULL, NULL));
-  hiprtcResult compiled = hiprtcCompileProgram(prog, 0, NULL);
-  if (compiled != HIPRTC_SUCCESS) {
-    size_t log_size = 0;
-    RTC_CHECK(hiprtcGetProgramLogSize(prog, &log_size));
-    char* log = malloc(log_size + 1);
-    RTC_CHECK(hiprtcGetProgramLog(prog, log));
-    printf("FAIL compile: %s\n%s\n", hiprtcGetErrorString(compiled), log);
-    exit(1);
-  }
-  size_t size = 0;
-  RTC_CHECK(hiprtcGetCodeSize(prog, &size));
-  char* code = malloc(size);
-  RTC_CHECK(hiprtcGetCode(prog, code));
-  RTC_CHECK(hiprtcDestroyProgram(&prog));
-  hipModule_t module;
-  CHECK(hipModuleLoadData(&module, code));
-  free(code);
-  return module;
-}
+static hipModule_t load_module(void) { return rtc_module(SOURCE, "multi_worker.hip", NULL); }
 
 static int device_of(const void* ptr) {
   hipPointerAttribute_t attr;
