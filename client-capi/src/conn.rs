@@ -19,6 +19,7 @@ use crate::config::ClientConfig;
 use shared_host::{DescriptorChannel, SharedHost};
 use stripes::{StripedResult, Stripes};
 
+mod mirrors;
 pub mod profile;
 mod shared_host;
 pub mod stripes;
@@ -35,7 +36,6 @@ use proto_core::opcode::assert_postable;
 use proto_core::wire;
 use proto_core::{calls, Bulk, Call, Caller, Calls, FrameHeader, Opcode, Request, Response};
 pub use shared_host::{is_shared_host_allocation, SHM_STAGED_COPY_MIN_BYTES, SHM_STAGING_REGIONS, SHM_STAGING_REGION_BYTES};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 use transport_core::{FrameSink, FrameSource, TransportError};
 
@@ -603,7 +603,8 @@ impl Conn {
     /// does next finds it done, and a failure is deferred to the next synchronising call.
     /// Otherwise it is queued on `stream`. `sent_is_enough(dst, len)` says whether nothing
     /// but the reply would report what the application must hear (the layers above know:
-    /// managed mirrors, captures, the process's allocations; [`crate::state::copy::sent_is_enough`]).
+    /// captures, the process's allocations; [`crate::state::copy::sent_is_enough`]; the
+    /// session's managed mirrors the driver asks itself).
     pub fn upload(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool, sent_is_enough: SentIsEnough) -> Result<(), CallError> {
         if !self.content_store || src.len() < CONTENT_ADDRESSED_MIN_BYTES {
             return self.upload_bytes(dst, src, stream, sync, sent_is_enough);
@@ -702,7 +703,12 @@ impl Conn {
         if src.is_empty() {
             return Ok(());
         }
-        let no_wait = sync && self.session.without_round_trip() && src.len() <= SMALL_UPLOAD_NO_WAIT_BYTES && sent_is_enough(dst, src.len());
+        // Managed mirrors are pulled back only after a reply.
+        let no_wait = sync
+            && self.session.without_round_trip()
+            && src.len() <= SMALL_UPLOAD_NO_WAIT_BYTES
+            && self.session.managed().is_empty()
+            && sent_is_enough(dst, src.len());
         while let Some((i, chunk)) = chunks.next() {
             let last = chunks.peek().is_none();
             // Only the last chunk says `sync`: the worker completes a posted one before going on.
@@ -1239,35 +1245,6 @@ impl Conn {
             (self.control, self.bulk) = (control, bulk);
         }
         Ok(())
-    }
-}
-
-/// What the layers above do around the requests the driver sends: managed memory's coherence
-/// (`state::managed`: the CPU's writes pushed before work that may read them, the device's
-/// pulled back after a synchronisation). Given to the driver by that layer when it first
-/// mirrors memory ([`give_request_hooks`]); the driver itself knows no managed memory.
-#[derive(Clone, Copy)]
-pub struct RequestHooks {
-    /// Before a request of `opcode` is submitted.
-    pub before_request: fn(&mut Conn, Opcode) -> Result<(), CallError>,
-    /// After a synchronising call succeeded.
-    pub after_sync: fn(&mut Conn) -> Result<(), CallError>,
-}
-
-static REQUEST_HOOKS: OnceLock<RequestHooks> = OnceLock::new();
-
-/// Gives the driver the hooks of every connection from now on (the first given stay).
-pub fn give_request_hooks(hooks: RequestHooks) {
-    let _ = REQUEST_HOOKS.set(hooks);
-}
-
-impl Conn {
-    fn before_request(&mut self, opcode: Opcode) -> Result<(), CallError> {
-        REQUEST_HOOKS.get().map_or(Ok(()), |hooks| (hooks.before_request)(self, opcode))
-    }
-
-    fn after_sync(&mut self) -> Result<(), CallError> {
-        REQUEST_HOOKS.get().map_or(Ok(()), |hooks| (hooks.after_sync)(self))
     }
 }
 

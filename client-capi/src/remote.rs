@@ -358,6 +358,29 @@ pub fn with_worker<R>(index: usize, f: impl FnOnce(&mut Conn) -> Result<R, CallE
     with_slot(remote(), index, f)
 }
 
+/// [`with_conn`] if the connection of the worker this call goes to is open: `None` when it
+/// is not (never opens one: for state that lives only as long as a session, such as managed
+/// mirrors).
+pub fn with_open_conn<R>(f: impl FnOnce(&mut Conn) -> R) -> Result<Option<R>, CallError> {
+    if in_callback() {
+        return Err(CallError::new(HipError::ILLEGAL_STATE, "a stream callback must not call HIP"));
+    }
+    Ok(with_open_worker(routed_worker()?, f))
+}
+
+/// Runs `f` with the connection of worker `index` if it is open (`None` otherwise, and on the
+/// callback thread).
+pub fn with_open_worker<R>(index: usize, f: impl FnOnce(&mut Conn) -> R) -> Option<R> {
+    if in_callback() {
+        return None;
+    }
+    let slot = remote().slots.get(index)?;
+    match &mut *slot.state.lock().unwrap_or_else(|p| p.into_inner()) {
+        State::Open(conn) => Some(f(conn)),
+        _ => None,
+    }
+}
+
 /// The configuration of worker `index` of the list (its `worker` is that worker's address).
 pub fn worker_config(index: usize) -> &'static ClientConfig {
     let r = remote();

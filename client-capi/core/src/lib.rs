@@ -23,6 +23,7 @@ pub mod client_memory;
 pub mod compression;
 mod error;
 mod liveness;
+pub mod managed;
 pub mod resume;
 mod session;
 mod welcome;

@@ -5,6 +5,7 @@ use crate::client_handles::ClientHandles;
 use crate::client_memory::ClientMemory;
 use crate::error::{status_to_hip, CallError, HipError, LOST};
 use crate::liveness::{Expired, Timers};
+use crate::managed::ManagedMirrors;
 use crate::resume::Retention;
 use crate::welcome::WelcomeInfo;
 use proto_core::wire::{self, features, ErrorReply};
@@ -124,6 +125,8 @@ pub struct ClientSession {
     client_handles: ClientHandles,
     /// Device memory placed here (`hipMalloc` without a round trip).
     client_memory: ClientMemory,
+    /// Managed and device-visible host memory mirrored in the application's process.
+    managed: ManagedMirrors,
     /// What the worker told us in WELCOME.
     welcome: WelcomeInfo,
     /// Whether operations go without a round trip (`CLIENT_ALLOCATION` negotiated and the
@@ -154,6 +157,7 @@ impl ClientSession {
             timers: Timers::new(config.heartbeat, config.liveness_timeout, config.call_timeout),
             client_handles: ClientHandles::default(),
             client_memory: ClientMemory::default(),
+            managed: ManagedMirrors::default(),
             welcome: WelcomeInfo::default(),
             without_round_trip: false,
             retention: None,
@@ -474,6 +478,11 @@ impl ClientSession {
     /// Device memory placed by the client (`hipMalloc` without a round trip).
     pub fn client_memory(&mut self) -> &mut ClientMemory {
         &mut self.client_memory
+    }
+
+    /// Managed and device-visible host memory mirrored in the application's process.
+    pub fn managed(&mut self) -> &mut ManagedMirrors {
+        &mut self.managed
     }
 }
 

@@ -246,7 +246,7 @@ fn mem_op(stream: hipStream_t, ptr: *mut c_void, op: u32, value: u64, mask: u64,
     // Mapped host memory (signal memory among it) is this process's mirror: the operation
     // reads or writes its device twin, which the mirror is brought level with around
     // requests and synchronisations.
-    let ptr = crate::state::managed::engine().find(ptr as usize).map_or(ptr as u64, |m| m.device_address(ptr as usize));
+    let ptr = crate::state::managed::find(ptr as usize, |m| m.device_address(ptr as usize))?.unwrap_or(ptr as u64);
     let req = wire::StreamMemOp { stream: stream_id(stream), ptr, value, mask, op, flags };
     with_conn(|c| c.stream_mem_op(req).map(drop)).map_err(|e| {
         // ROCm's answers: a stream it cannot find is a destroyed context; memory it does not
