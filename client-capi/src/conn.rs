@@ -521,6 +521,11 @@ impl Conn {
         self.session.client_memory()
     }
 
+    /// Stream captures begun on this session and not ended.
+    pub fn captures(&self) -> &client_core::capture::CaptureCount {
+        self.session.captures()
+    }
+
     /// Whether streams, events and small uploads go without a round trip on this connection.
     pub fn without_round_trip(&self) -> bool {
         self.session.without_round_trip()

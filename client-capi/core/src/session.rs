@@ -1,6 +1,7 @@
 //! [`ClientSession`]: what one client connection knows, without the connection.
 
 use crate::batching::{Batching, Flush};
+use crate::capture::CaptureCount;
 use crate::client_handles::ClientHandles;
 use crate::client_memory::ClientMemory;
 use crate::error::{status_to_hip, CallError, HipError, LOST};
@@ -127,6 +128,8 @@ pub struct ClientSession {
     client_memory: ClientMemory,
     /// Managed and device-visible host memory mirrored in the application's process.
     managed: ManagedMirrors,
+    /// Stream captures begun and not ended.
+    captures: CaptureCount,
     /// What the worker told us in WELCOME.
     welcome: WelcomeInfo,
     /// Whether operations go without a round trip (`CLIENT_ALLOCATION` negotiated and the
@@ -158,6 +161,7 @@ impl ClientSession {
             client_handles: ClientHandles::default(),
             client_memory: ClientMemory::default(),
             managed: ManagedMirrors::default(),
+            captures: CaptureCount::default(),
             welcome: WelcomeInfo::default(),
             without_round_trip: false,
             retention: None,
@@ -483,6 +487,11 @@ impl ClientSession {
     /// Managed and device-visible host memory mirrored in the application's process.
     pub fn managed(&mut self) -> &mut ManagedMirrors {
         &mut self.managed
+    }
+
+    /// Stream captures begun and not ended (a clone reads the count without the session).
+    pub fn captures(&self) -> &CaptureCount {
+        &self.captures
     }
 }
 

@@ -67,9 +67,11 @@ unsafe fn dependencies(deps: *const hipGraphNode_t, count: usize) -> Result<Vec<
 
 fn begin(stream: hipStream_t, mode: hipStreamCaptureMode, graph: u64, deps: &[U64]) -> Result<(), CallError> {
     let req = wire::StreamBeginCapture { stream: stream_id(stream), mode, thread: thread(), graph, dependencies: proto_core::field::List(deps) };
-    with_conn(|c| c.stream_begin_capture(req))?;
-    capture::began();
-    Ok(())
+    with_conn(|c| {
+        c.stream_begin_capture(req)?;
+        c.captures().began();
+        Ok(())
+    })
 }
 
 /// # Safety
@@ -77,12 +79,17 @@ fn begin(stream: hipStream_t, mode: hipStreamCaptureMode, graph: u64, deps: &[U6
 unsafe fn end(stream: hipStream_t, graph: *mut hipGraph_t) -> Result<(), CallError> {
     non_null!(graph);
     let stream = stream_id(stream);
-    let ended = with_conn(|c| c.stream_end_capture(wire::StreamEndCapture { stream, thread: thread() }));
     // These end the capture too (its graph gone); the other errors leave it running.
-    let over = matches!(&ended, Err(e) if e.code == HipError::STREAM_CAPTURE_INVALIDATED || e.code == HipError::STREAM_CAPTURE_UNJOINED);
-    if ended.is_ok() || over {
-        capture::ended();
-    }
+    let over = |e: &CallError| e.code == HipError::STREAM_CAPTURE_INVALIDATED || e.code == HipError::STREAM_CAPTURE_UNJOINED;
+    let ended = with_conn(|c| {
+        let ended = c.stream_end_capture(wire::StreamEndCapture { stream, thread: thread() });
+        match &ended {
+            Err(e) if !over(e) => {}
+            _ => c.captures().ended(),
+        }
+        ended
+    });
+    let over = ended.as_ref().err().is_some_and(over);
     match ended {
         Ok(r) => try_out!(graph, r.graph as usize as hipGraph_t),
         Err(e) => {
