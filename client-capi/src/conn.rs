@@ -526,6 +526,16 @@ impl Conn {
         self.session.captures()
     }
 
+    /// Dependency arrays handed to the application by capture queries.
+    pub fn dependency_arrays(&mut self) -> &mut client_core::capture::DependencyArrays {
+        self.session.dependency_arrays()
+    }
+
+    /// Stream attributes kept on the client (CU masks, synchronization policies).
+    pub fn streams(&mut self) -> &mut client_core::streams::StreamTable {
+        self.session.streams()
+    }
+
     /// Whether streams, events and small uploads go without a round trip on this connection.
     pub fn without_round_trip(&self) -> bool {
         self.session.without_round_trip()

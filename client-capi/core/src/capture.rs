@@ -4,6 +4,7 @@
 //! Read on every copy and callback without the connection's lock, so the count is an atomic
 //! the driver's owner may hold a reader of ([`CaptureCount::clone`]).
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -28,6 +29,20 @@ impl CaptureCount {
     }
 }
 
+/// Dependency arrays handed out by `hipStreamGetCaptureInfo_v2`, per stream: each stays
+/// where it is until the next query of that stream (HIP's stay valid until the stream's next
+/// captured work).
+#[derive(Debug, Default)]
+pub struct DependencyArrays(HashMap<u64, Box<[usize]>>);
+
+impl DependencyArrays {
+    /// Keeps `nodes` as `stream`'s array (dropping its previous one) and answers it; its
+    /// address holds until the next `keep` for that stream or the session's end.
+    pub fn keep(&mut self, stream: u64, nodes: Box<[usize]>) -> &[usize] {
+        self.0.entry(stream).insert_entry(nodes).into_mut()
+    }
+}
+
 #[cfg(test)]
 mod test {
     use super::*;
@@ -46,5 +61,15 @@ mod test {
         assert!(!reader.any());
         count.began();
         assert!(reader.any(), "an extra end did not drive the count below zero");
+    }
+
+    #[test]
+    fn a_streams_dependency_array_stays_put_while_another_streams_changes() {
+        let mut arrays = DependencyArrays::default();
+        let first = arrays.keep(1, vec![10, 11].into_boxed_slice()).as_ptr();
+        let _ = arrays.keep(2, vec![20].into_boxed_slice());
+        assert_eq!(arrays.0[&1].as_ptr(), first);
+        assert_eq!(&*arrays.0[&1], &[10, 11]);
+        assert_eq!(arrays.keep(1, vec![12].into_boxed_slice()), &[12]);
     }
 }

@@ -27,6 +27,7 @@ mod liveness;
 pub mod managed;
 pub mod resume;
 mod session;
+pub mod streams;
 mod welcome;
 
 pub use batching::{Batching, Flush, FIRST_BATCH_BYTES, STREAMING_BATCH_BYTES, STREAMING_WINDOW_BYTES};
