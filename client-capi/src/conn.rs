@@ -19,6 +19,7 @@ use crate::config::ClientConfig;
 use shared_host::{DescriptorChannel, SharedHost};
 use stripes::{StripedResult, Stripes};
 
+mod mirrors;
 pub mod profile;
 mod shared_host;
 pub mod stripes;
@@ -35,9 +36,8 @@ use proto_core::opcode::assert_postable;
 use proto_core::wire;
 use proto_core::{calls, Bulk, Call, Caller, Calls, FrameHeader, Opcode, Request, Response};
 pub use shared_host::{is_shared_host_allocation, SHM_STAGED_COPY_MIN_BYTES, SHM_STAGING_REGIONS, SHM_STAGING_REGION_BYTES};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-use transport_core::{FrameSink, FrameSource, TransportError};
+use transport_core::{Connected, Connector, FrameSink, FrameSource, TransportError};
 
 /// An established session with a worker.
 pub struct Conn {
@@ -116,9 +116,7 @@ fn transport_error(e: TransportError) -> CallError {
     CallError::new(HipError::NOT_INITIALIZED, format!("{LOST}: {e}"))
 }
 
-/// Opens the transport `worker` names: `rdma://host:port` (feature `rdma`), `shm:///path`
-/// (a worker on this machine, Linux), or TCP (with TLS when the configuration has TLS
-/// settings).
+/// Opens the transport `worker` names (through [`connector_for`]).
 pub(crate) fn connect_transport(worker: &str, config: &ClientConfig) -> std::io::Result<(Box<dyn FrameSink>, Box<dyn FrameSource>)> {
     connect_transport_with_descriptors(worker, config).map(|(sink, source, _)| (sink, source))
 }
@@ -128,44 +126,45 @@ type Opened = (Box<dyn FrameSink>, Box<dyn FrameSource>, Option<DescriptorChanne
 
 /// [`connect_transport`], keeping a same-host connection's descriptor channel.
 fn connect_transport_with_descriptors(worker: &str, config: &ClientConfig) -> std::io::Result<Opened> {
-    if let Some(path) = worker.strip_prefix("shm://") {
-        #[cfg(target_os = "linux")]
-        {
-            let shm = transport_shm::ShmConfig {
+    let (connector, target) = connector_for(worker, config);
+    let Connected { sink, source, descriptors } = connector.connect(&target)?;
+    Ok((sink, source, descriptors))
+}
+
+/// The one place the driver picks a transport: the [`Connector`] for the scheme `worker`
+/// names (`shm:///path`: a worker on this machine, Linux; `rdma://host[:port]`, feature
+/// `rdma`; else TCP, with TLS when the configuration has TLS settings), and the target it
+/// connects to.
+fn connector_for<'a>(worker: &'a str, config: &'a ClientConfig) -> (Box<dyn Connector<DescriptorChannel> + 'a>, String) {
+    use transport_core::Scheme;
+    match Scheme::of(worker) {
+        (Scheme::Shm, path) => {
+            #[cfg(target_os = "linux")]
+            let connector = Box::new(transport_shm::ShmConnector(transport_shm::ShmConfig {
                 spin: config.tcp.spin,
                 stall_timeout: Some(config.liveness.timeout),
                 connect_timeout: config.tcp.connect_timeout,
-            };
-            let (sink, source, descriptors) = transport_shm::connect_with_fds(std::path::Path::new(path), &shm)?;
-            return Ok((Box::new(sink), Box::new(source), Some(descriptors)));
+            }));
+            #[cfg(not(target_os = "linux"))]
+            let connector = Box::new(transport_core::connector::Unsupported(format!("use {}", crate::config::SHM_NEEDS_LINUX)));
+            (connector, path.to_string())
         }
-        #[cfg(not(target_os = "linux"))]
-        return Err(std::io::Error::new(std::io::ErrorKind::Unsupported, format!("shm://{path}: use {}", crate::config::SHM_NEEDS_LINUX)));
-    }
-    if let Some(addr) = worker.strip_prefix("rdma://") {
-        let addr = if addr.contains(':') { addr.to_string() } else { format!("{addr}:{}", crate::config::DEFAULT_PORT) };
-        #[cfg(feature = "rdma")]
-        {
-            let (sink, source) = transport_rdma::connect(&addr, &config.rdma)?;
-            return Ok((Box::new(sink), Box::new(source), None));
+        (Scheme::Rdma, addr) => {
+            let addr = if addr.contains(':') { addr.to_string() } else { format!("{addr}:{}", crate::config::DEFAULT_PORT) };
+            #[cfg(feature = "rdma")]
+            let connector = Box::new(transport_rdma::RdmaConnector(&config.rdma));
+            #[cfg(not(feature = "rdma"))]
+            let connector = Box::new(transport_core::connector::Unsupported("this libamdhip64 was built without the `rdma` feature".into()));
+            (connector, addr)
         }
-        #[cfg(not(feature = "rdma"))]
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::Unsupported,
-            format!("rdma://{addr}: this libamdhip64 was built without the `rdma` feature"),
-        ));
+        (Scheme::Tcp, addr) => match &config.tls {
+            #[cfg(feature = "tls")]
+            Some(tls) => (Box::new(transport_tcp::tls::TlsConnector(&config.tcp, tls)), addr.to_string()),
+            #[cfg(not(feature = "tls"))]
+            Some(tls) => match *tls {},
+            None => (Box::new(transport_tcp::tcp::TcpConnector(&config.tcp)), addr.to_string()),
+        },
     }
-    if let Some(tls) = &config.tls {
-        #[cfg(feature = "tls")]
-        {
-            let (sink, source) = transport_tcp::tls::connect(worker, &config.tcp, tls)?;
-            return Ok((Box::new(sink), Box::new(source), None));
-        }
-        #[cfg(not(feature = "tls"))]
-        match *tls {}
-    }
-    let (sink, source) = transport_tcp::connect(worker, &config.tcp)?;
-    Ok((Box::new(sink), Box::new(source), None))
 }
 
 /// This machine's identity when `worker` is a plain TCP address and the configuration lets
@@ -200,7 +199,7 @@ impl Conn {
         if config.rdma_kept_off_by_tls && offered {
             eprintln!("hip-remote: the worker offers RDMA, but RDMA is not encrypted: staying on TLS (HIP_REMOTE_RDMA_WITHOUT_TLS=1 moves anyway)");
         }
-        if config.prefer_rdma && offered && !config.worker.starts_with("rdma://") {
+        if config.prefer_rdma && offered && transport_core::Scheme::of(&config.worker).0 != transport_core::Scheme::Rdma {
             let target = rdma_target(&conn.session.welcome().rdma_endpoint, &config.worker);
             match Self::open_at(&target, config, 0, 0) {
                 Ok(rdma) => {
@@ -522,6 +521,21 @@ impl Conn {
         self.session.client_memory()
     }
 
+    /// Stream captures begun on this session and not ended.
+    pub fn captures(&self) -> &client_core::capture::CaptureCount {
+        self.session.captures()
+    }
+
+    /// Dependency arrays handed to the application by capture queries.
+    pub fn dependency_arrays(&mut self) -> &mut client_core::capture::DependencyArrays {
+        self.session.dependency_arrays()
+    }
+
+    /// Stream attributes kept on the client (CU masks, synchronization policies).
+    pub fn streams(&mut self) -> &mut client_core::streams::StreamTable {
+        self.session.streams()
+    }
+
     /// Whether streams, events and small uploads go without a round trip on this connection.
     pub fn without_round_trip(&self) -> bool {
         self.session.without_round_trip()
@@ -603,7 +617,8 @@ impl Conn {
     /// does next finds it done, and a failure is deferred to the next synchronising call.
     /// Otherwise it is queued on `stream`. `sent_is_enough(dst, len)` says whether nothing
     /// but the reply would report what the application must hear (the layers above know:
-    /// managed mirrors, captures, the process's allocations; [`crate::state::copy::sent_is_enough`]).
+    /// captures, the process's allocations; [`crate::state::copy::sent_is_enough`]; the
+    /// session's managed mirrors the driver asks itself).
     pub fn upload(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool, sent_is_enough: SentIsEnough) -> Result<(), CallError> {
         if !self.content_store || src.len() < CONTENT_ADDRESSED_MIN_BYTES {
             return self.upload_bytes(dst, src, stream, sync, sent_is_enough);
@@ -702,7 +717,12 @@ impl Conn {
         if src.is_empty() {
             return Ok(());
         }
-        let no_wait = sync && self.session.without_round_trip() && src.len() <= SMALL_UPLOAD_NO_WAIT_BYTES && sent_is_enough(dst, src.len());
+        // Managed mirrors are pulled back only after a reply.
+        let no_wait = sync
+            && self.session.without_round_trip()
+            && src.len() <= SMALL_UPLOAD_NO_WAIT_BYTES
+            && self.session.managed().is_empty()
+            && sent_is_enough(dst, src.len());
         while let Some((i, chunk)) = chunks.next() {
             let last = chunks.peek().is_none();
             // Only the last chunk says `sync`: the worker completes a posted one before going on.
@@ -1239,35 +1259,6 @@ impl Conn {
             (self.control, self.bulk) = (control, bulk);
         }
         Ok(())
-    }
-}
-
-/// What the layers above do around the requests the driver sends: managed memory's coherence
-/// (`state::managed`: the CPU's writes pushed before work that may read them, the device's
-/// pulled back after a synchronisation). Given to the driver by that layer when it first
-/// mirrors memory ([`give_request_hooks`]); the driver itself knows no managed memory.
-#[derive(Clone, Copy)]
-pub struct RequestHooks {
-    /// Before a request of `opcode` is submitted.
-    pub before_request: fn(&mut Conn, Opcode) -> Result<(), CallError>,
-    /// After a synchronising call succeeded.
-    pub after_sync: fn(&mut Conn) -> Result<(), CallError>,
-}
-
-static REQUEST_HOOKS: OnceLock<RequestHooks> = OnceLock::new();
-
-/// Gives the driver the hooks of every connection from now on (the first given stay).
-pub fn give_request_hooks(hooks: RequestHooks) {
-    let _ = REQUEST_HOOKS.set(hooks);
-}
-
-impl Conn {
-    fn before_request(&mut self, opcode: Opcode) -> Result<(), CallError> {
-        REQUEST_HOOKS.get().map_or(Ok(()), |hooks| (hooks.before_request)(self, opcode))
-    }
-
-    fn after_sync(&mut self) -> Result<(), CallError> {
-        REQUEST_HOOKS.get().map_or(Ok(()), |hooks| (hooks.after_sync)(self))
     }
 }
 

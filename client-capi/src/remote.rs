@@ -7,6 +7,7 @@
 use crate::abi::HipError;
 use crate::config::ClientConfig;
 use crate::conn::Conn;
+use client_core::capture::CaptureCount;
 use client_core::CallError;
 use proto_core::limits::MAX_CLIENT_DEVICES;
 use proto_core::{wire, Calls};
@@ -86,6 +87,9 @@ struct Slot {
     /// The configuration with `worker` set to this worker's address.
     config: ClientConfig,
     state: Mutex<State>,
+    /// The session's count of running captures, read without the connection's lock (set
+    /// when the connection opens).
+    captures: OnceLock<CaptureCount>,
 }
 
 /// Where one worker's devices sit in the client's device list.
@@ -113,7 +117,11 @@ fn remote() -> &'static Remote {
             let error = CallError::new(HipError::NOT_INITIALIZED, message);
             eprintln!("hip-remote: {}", error.message);
             open_host_memory(None);
-            Remote { slots: vec![Slot { config: config.clone(), state: Mutex::new(State::Failed(error)) }], config, spans: OnceLock::new() }
+            Remote {
+                slots: vec![Slot { config: config.clone(), state: Mutex::new(State::Failed(error)), captures: OnceLock::new() }],
+                config,
+                spans: OnceLock::new(),
+            }
         };
         let config = match ClientConfig::from_env() {
             Ok(config) => config,
@@ -123,7 +131,11 @@ fn remote() -> &'static Remote {
             Ok(addresses) => {
                 let slots = addresses
                     .into_iter()
-                    .map(|worker| Slot { config: ClientConfig { worker, ..config.clone() }, state: Mutex::new(State::Unopened) })
+                    .map(|worker| Slot {
+                        config: ClientConfig { worker, ..config.clone() },
+                        state: Mutex::new(State::Unopened),
+                        captures: OnceLock::new(),
+                    })
                     .collect();
                 Remote { config, slots, spans: OnceLock::new() }
             }
@@ -358,6 +370,29 @@ pub fn with_worker<R>(index: usize, f: impl FnOnce(&mut Conn) -> Result<R, CallE
     with_slot(remote(), index, f)
 }
 
+/// [`with_conn`] if the connection of the worker this call goes to is open: `None` when it
+/// is not (never opens one: for state that lives only as long as a session, such as managed
+/// mirrors).
+pub fn with_open_conn<R>(f: impl FnOnce(&mut Conn) -> R) -> Result<Option<R>, CallError> {
+    if in_callback() {
+        return Err(CallError::new(HipError::ILLEGAL_STATE, "a stream callback must not call HIP"));
+    }
+    Ok(with_open_worker(routed_worker()?, f))
+}
+
+/// Runs `f` with the connection of worker `index` if it is open (`None` otherwise, and on the
+/// callback thread).
+pub fn with_open_worker<R>(index: usize, f: impl FnOnce(&mut Conn) -> R) -> Option<R> {
+    if in_callback() {
+        return None;
+    }
+    let slot = remote().slots.get(index)?;
+    match &mut *slot.state.lock().unwrap_or_else(|p| p.into_inner()) {
+        State::Open(conn) => Some(f(conn)),
+        _ => None,
+    }
+}
+
 /// The configuration of worker `index` of the list (its `worker` is that worker's address).
 pub fn worker_config(index: usize) -> &'static ClientConfig {
     let r = remote();
@@ -377,6 +412,7 @@ fn with_slot<R>(r: &'static Remote, index: usize, f: impl FnOnce(&mut Conn) -> R
                 if index == 0 {
                     open_host_memory(conn.memory_registry());
                 }
+                let _ = slot.captures.set(conn.captures().clone());
                 State::Open(Box::new(conn))
             }
             Err(e) => {
@@ -410,6 +446,13 @@ fn with_slot<R>(r: &'static Remote, index: usize, f: impl FnOnce(&mut Conn) -> R
         State::Failed(e) => Err(e.clone()),
         State::Unopened => unreachable!("opened above"),
     }
+}
+
+/// Whether a stream capture begun on any worker's session may still run: calls HIP
+/// forbids during capture ask the worker only then. Takes no lock (the copy and callback
+/// paths ask).
+pub fn captures_active() -> bool {
+    remote().slots.iter().any(|s| s.captures.get().is_some_and(CaptureCount::any))
 }
 
 /// Whether a connection has been opened (used by calls that must not connect, e.g. at exit).

@@ -46,7 +46,7 @@ mod attack {
 
     /// Reads the frame answering `id`, passing over the worker's heartbeats (unsolicited
     /// PONGs with request id 0, sent while a request takes long).
-    fn reply_to(c: &mut Client, id: u64) -> Reply {
+    fn reply_to(c: &mut SessionDriver, id: u64) -> Reply {
         loop {
             let reply = c.recv();
             if reply.header.request_id == 0 && reply.header.opcode == Opcode::Ping.raw() {
@@ -63,7 +63,7 @@ mod attack {
     #[test]
     fn malformed_frames_for_every_opcode() {
         with_bystander(|worker| {
-            let mut c = Client::greeted(worker);
+            let mut c = SessionDriver::greeted(worker);
             let mut answered_with_error = 0;
             for &opcode in Opcode::ALL {
                 if opcode == Opcode::Goodbye {
@@ -73,7 +73,7 @@ mod attack {
                 for (i, control) in hostile_control_parts().iter().enumerate() {
                     let id = 1_000 + i as u64;
                     let head = raw_header(opcode.raw(), Flags::empty(), id, control.len() as u32, 0);
-                    c.send_raw(&[&head[..], control].concat());
+                    c.hostile().send_raw(&[&head[..], control].concat());
                     let reply = reply_to(&mut c, id);
                     assert_eq!(reply.header.opcode, opcode.raw(), "answer with another opcode: {:?}", reply.header);
                     if reply.is_error() {
@@ -97,7 +97,7 @@ mod attack {
     fn client_killed_mid_transfer_frees_everything() {
         const BYTES: u32 = 32 << 20;
         with_bystander_on(TestWorker::tcp(config_with(None)), |worker| {
-            let mut uploader = Client::greeted(worker);
+            let mut uploader = SessionDriver::greeted(worker);
             let dst = uploader.malloc(BYTES.into());
             let part = vec![0x5a; 4 << 20];
             let request = Request::MemcpyHtoD(wire::MemcpyHtoD { dst, stream: 0, sync: true, data: Bulk(&part) });
@@ -106,10 +106,10 @@ mod attack {
             let control = &buf[proto_core::header::HEADER_LEN..frame.head_len];
             // The header announces the whole 32 MiB; only 4 MiB follow before the end.
             let head = raw_header(Opcode::MemcpyHtoD.raw(), Flags::BULK, 7, control.len() as u32, BYTES);
-            uploader.sink.send(&[&head[..], control].concat(), &part).expect("send the first part");
+            uploader.hostile().sink.send(&[&head[..], control].concat(), &part).expect("send the first part");
             drop(uploader);
 
-            let mut downloader = Client::greeted(worker);
+            let mut downloader = SessionDriver::greeted(worker);
             let src = downloader.malloc(BYTES.into());
             downloader.send(&Request::MemcpyDtoH(wire::MemcpyDtoH { src, len: BYTES.into(), stream: 0 }), Flags::empty());
             drop(downloader);
@@ -125,7 +125,7 @@ mod attack {
         let mut config = config_with(None);
         config.limits.preauth_deadline = DEADLINE;
         with_bystander_on(TestWorker::tcp(config), |worker| {
-            let mut c = Client::connect(worker);
+            let mut c = SessionDriver::connect(worker);
             let mut buf = vec![0; 512];
             let frame = hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")
                 .encode_frame(&mut buf, Flags::empty(), 1)
@@ -133,7 +133,7 @@ mod attack {
             let started = Instant::now();
             let mut closed_after = None;
             for &byte in &buf[..frame.head_len - 1] {
-                if c.sink.send(&[byte], &[]).is_err() {
+                if c.hostile().sink.send(&[byte], &[]).is_err() {
                     closed_after = Some(started.elapsed());
                     break;
                 }
@@ -161,19 +161,19 @@ mod attack {
         config.limits.max_connections = LIMIT + 1; // the bystander's and LIMIT idle ones
         config.limits.preauth_deadline = Duration::from_millis(300);
         let worker = TestWorker::tcp(config);
-        let mut bystander = Client::connect(&worker);
+        let mut bystander = SessionDriver::connect(&worker);
         let reply = authenticate(&mut bystander, b"sesame");
         assert!(!reply.is_error(), "AUTHENTICATE refused: {:?}", reply.error());
-        let mut idle: Vec<Client> = (0..LIMIT).map(|_| Client::connect(&worker)).collect();
+        let mut idle: Vec<SessionDriver> = (0..LIMIT).map(|_| SessionDriver::connect(&worker)).collect();
         bystander.ping(1);
-        let mut refused = Client::connect(&worker);
+        let mut refused = SessionDriver::connect(&worker);
         let (status, message) = refused.recv().error();
         assert_eq!(status, Status::TOO_MANY_CONNECTIONS, "{message}");
         let mut admitted = None;
         let started = Instant::now();
         while admitted.is_none() && started.elapsed() < Duration::from_secs(10) {
             std::thread::sleep(Duration::from_millis(50));
-            let mut c = Client::connect(&worker);
+            let mut c = SessionDriver::connect(&worker);
             c.send(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, ""), Flags::empty());
             if !c.recv().is_error() {
                 admitted = Some(c);
@@ -293,9 +293,9 @@ mod attack {
     fn one_clients_queued_work_does_not_delay_anothers_synchronous_calls() {
         use std::time::Instant;
         with_bystander(|worker| {
-            let mut a = Client::greeted(worker);
+            let mut a = SessionDriver::greeted(worker);
             let (a_ptr, a_stream) = (a.malloc(FLOOD_BYTES), a.stream_create(0));
-            let mut b = Client::greeted(worker);
+            let mut b = SessionDriver::greeted(worker);
             let b_ptr = b.malloc(4096);
             b.small_sync_copy(b_ptr);
 
@@ -341,7 +341,7 @@ mod attack {
             status.lines().find_map(|l| l.strip_prefix("Threads:")).and_then(|v| v.trim().parse().ok()).unwrap_or(0)
         }
         with_bystander(|worker| {
-            let mut greedy = Client::greeted(worker);
+            let mut greedy = SessionDriver::greeted(worker);
             let ptr = greedy.malloc(4096);
             let (mut streams, mut refused) = (Vec::new(), 0);
             for _ in 0..4096 {
@@ -365,7 +365,7 @@ mod attack {
             }
             let peak = threads();
             assert!(peak < 256, "{peak} threads for {} streams", streams.len());
-            let mut polite = Client::greeted(worker);
+            let mut polite = SessionDriver::greeted(worker);
             polite.round_trip(5);
             let r = greedy.call(&Request::DeviceSynchronize(wire::DeviceRef { device: 0 }));
             assert!(matches!(r.response(), Response::DeviceSynchronize(_)));
@@ -388,7 +388,7 @@ mod attack {
         let mut config = config_with(None);
         config.session.max_queued_reply_bytes = BOUND;
         with_bystander_on(TestWorker::tcp(config), |worker| {
-            let mut greedy = Client::greeted(worker);
+            let mut greedy = SessionDriver::greeted(worker);
             let ptr = greedy.malloc(COPY as u64);
             let stream = match greedy.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 1, priority: 0 })).response() {
                 Response::StreamCreate(s) => s.stream,
@@ -405,7 +405,7 @@ mod attack {
             assert!(grown < 96 << 20, "worker memory grew by {} MiB for unread replies", grown >> 20);
 
             // A well-behaved client is served while the greedy one's replies sit unread.
-            let mut polite = Client::greeted(worker);
+            let mut polite = SessionDriver::greeted(worker);
             polite.round_trip(7);
 
             let (mut data, mut refused) = (0, 0);

@@ -28,7 +28,7 @@ fn bounded(scenario: impl FnOnce() + Send + 'static) {
     }
 }
 
-fn ticket(c: &mut Client) -> wire::CallbackTicket {
+fn ticket(c: &mut SessionDriver) -> wire::CallbackTicket {
     match c.call(&Request::CallbackChannelOpen(wire::Empty {})).response() {
         Response::CallbackChannelOpen(t) => t,
         other => panic!("CallbackChannelOpen answered with {other:?}"),
@@ -37,8 +37,8 @@ fn ticket(c: &mut Client) -> wire::CallbackTicket {
 
 /// A second connection that declares itself a callback channel at HELLO and attaches with
 /// `ticket`; answers the attach's reply.
-fn channel(worker: &TestWorker, ticket: wire::CallbackTicket) -> (Client, Reply) {
-    let mut c = Client::connect(worker);
+fn channel(worker: &TestWorker, ticket: wire::CallbackTicket) -> (SessionDriver, Reply) {
+    let mut c = SessionDriver::connect(worker);
     let reply = c.call(&Request::Hello(wire::Hello {
         min_version: proto_core::header::MIN_PROTOCOL_VERSION,
         max_version: proto_core::PROTOCOL_VERSION,
@@ -53,7 +53,7 @@ fn channel(worker: &TestWorker, ticket: wire::CallbackTicket) -> (Client, Reply)
 }
 
 /// Fetches until a callback is handed out; answers `(seq, token)`.
-fn next_callback(chan: &mut Client, done: u64) -> (u64, u64) {
+fn next_callback(chan: &mut SessionDriver, done: u64) -> (u64, u64) {
     let started = Instant::now();
     let mut done = done;
     loop {
@@ -66,14 +66,14 @@ fn next_callback(chan: &mut Client, done: u64) -> (u64, u64) {
     }
 }
 
-fn add_callback(c: &mut Client, stream: u64, token: u64) -> Reply {
+fn add_callback(c: &mut SessionDriver, stream: u64, token: u64) -> Reply {
     c.call(&Request::StreamAddCallback(wire::StreamAddCallback { stream, device: 0, token }))
 }
 
 #[test]
 fn callbacks_run_in_order_and_release_their_stream() {
     let worker = TestWorker::tcp(config_with(None));
-    let mut main = Client::greeted(&worker);
+    let mut main = SessionDriver::greeted(&worker);
     let stream = main.stream_create(0);
     let t = ticket(&mut main);
     let (mut chan, attached) = channel(&worker, t);
@@ -97,7 +97,7 @@ fn callbacks_run_in_order_and_release_their_stream() {
 #[test]
 fn tickets_bind_once_and_only_their_session() {
     let worker = TestWorker::tcp(config_with(None));
-    let mut main = Client::greeted(&worker);
+    let mut main = SessionDriver::greeted(&worker);
     let t = ticket(&mut main);
     let forged = wire::CallbackTicket { secret_hi: t.secret_hi ^ 1, secret_lo: t.secret_lo };
     let (_, refused) = channel(&worker, forged);
@@ -108,7 +108,7 @@ fn tickets_bind_once_and_only_their_session() {
     let (_, again) = channel(&worker, again_ticket);
     assert_eq!(again.error().0, Status::INVALID_VALUE, "a ticket attached twice");
     // Without a channel, a callback is refused at once rather than held forever.
-    let mut lonely = Client::greeted(&worker);
+    let mut lonely = SessionDriver::greeted(&worker);
     let stream = lonely.stream_create(0);
     assert_eq!(add_callback(&mut lonely, stream, 1).error().0, Status::ILLEGAL_STATE);
     let fetch = lonely.call(&Request::CallbackNext(wire::CallbackNext { done: 0 }));
@@ -122,7 +122,7 @@ fn tickets_bind_once_and_only_their_session() {
 fn channel_that_disconnects_during_a_callback_releases_the_stream() {
     let worker = TestWorker::tcp(config_with(None));
     let streams = worker.config.session.limits.worker_streams.clone();
-    let mut main = Client::greeted(&worker);
+    let mut main = SessionDriver::greeted(&worker);
     let stream = main.stream_create(0);
     let t = ticket(&mut main);
     let (mut chan, _) = channel(&worker, t);
@@ -145,7 +145,7 @@ fn channel_that_disconnects_during_a_callback_releases_the_stream() {
 fn client_that_disconnects_during_a_callback_frees_the_stream() {
     let worker = TestWorker::tcp(config_with(None));
     let streams = worker.config.session.limits.worker_streams.clone();
-    let mut main = Client::greeted(&worker);
+    let mut main = SessionDriver::greeted(&worker);
     let stream = main.stream_create(0);
     let t = ticket(&mut main);
     let (mut chan, _) = channel(&worker, t);
@@ -180,7 +180,7 @@ fn wait_for_zero(count: &std::sync::atomic::AtomicUsize, what: &str) {
 #[test]
 fn one_ticket_per_session() {
     let worker = TestWorker::tcp(config_with(None));
-    let mut main = Client::greeted(&worker);
+    let mut main = SessionDriver::greeted(&worker);
     let (a, b) = (ticket(&mut main), ticket(&mut main));
     assert_eq!((a.secret_hi, a.secret_lo), (b.secret_hi, b.secret_lo));
     let (_chan, attached) = channel(&worker, a);

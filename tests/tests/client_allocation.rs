@@ -14,11 +14,11 @@ use proto_core::{Bulk, Flags, Request, Response, Status};
 const STREAM_A: u64 = wire::CLIENT_STREAM_TAG | 1;
 const EVENT_A: u64 = wire::CLIENT_EVENT_TAG | 2;
 
-fn post(c: &mut Client, req: &Request<'_>) {
+fn post(c: &mut SessionDriver, req: &Request<'_>) {
     c.send(req, Flags::NO_REPLY);
 }
 
-fn download(c: &mut Client, src: u64, len: u64, stream: u64) -> Vec<u8> {
+fn download(c: &mut SessionDriver, src: u64, len: u64, stream: u64) -> Vec<u8> {
     match c.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src, len, stream })).response() {
         Response::MemcpyDtoH(d) => d.data.0.to_vec(),
         other => panic!("MemcpyDtoH answered with {other:?}"),
@@ -28,7 +28,7 @@ fn download(c: &mut Client, src: u64, len: u64, stream: u64) -> Vec<u8> {
 #[test]
 fn the_worker_offers_client_allocation() {
     with_bystander(|worker| {
-        let mut c = Client::connect(worker);
+        let mut c = SessionDriver::connect(worker);
         let reply = c.call(&Request::Hello(wire::Hello {
             min_version: proto_core::PROTOCOL_VERSION,
             max_version: proto_core::PROTOCOL_VERSION,
@@ -46,7 +46,7 @@ fn the_worker_offers_client_allocation() {
 #[test]
 fn streams_and_events_created_without_waiting_are_used_and_destroyed() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         let len = 64 << 10;
         let ptr = c.malloc(len);
         let data: Vec<u8> = (0..len as u32).map(|i| (i * 7 + 3) as u8).collect();
@@ -90,7 +90,7 @@ fn streams_and_events_created_without_waiting_are_used_and_destroyed() {
 #[test]
 fn a_failed_posted_creation_is_deferred_and_the_handle_stays_unknown() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         // A handle without the client tag (here the worker's own stream tag) is refused.
         post(&mut c, &Request::StreamCreateAt(wire::StreamCreateAt { stream: 0x5354_0000_0000_0001, device: 0, flags: 0, priority: 0 }));
         assert_eq!(c.ping(1).header.aux, Status::INVALID_HANDLE.0);
@@ -127,7 +127,7 @@ fn posted_creations_respect_the_session_limits() {
     let mut config = config_with(None);
     config.session = SessionConfig { limits, ..config.session };
     with_bystander_on(TestWorker::in_memory(WorkerConfig { ..config }), |worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         for i in 1..=3 {
             post(&mut c, &Request::StreamCreateAt(wire::StreamCreateAt { stream: wire::CLIENT_STREAM_TAG | i, device: 0, flags: 0, priority: 0 }));
         }
@@ -144,7 +144,7 @@ fn posted_creations_respect_the_session_limits() {
 #[test]
 fn a_posted_sync_upload_is_complete_before_the_next_request() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         let len = 4096u64;
         let ptr = c.malloc(len);
         let other = c.stream_create(1); // non-blocking: not ordered after the null stream
@@ -168,25 +168,25 @@ fn a_posted_sync_upload_is_complete_before_the_next_request() {
     });
 }
 
-fn reserve(c: &mut Client) -> wire::ClientRange {
+fn reserve(c: &mut SessionDriver) -> wire::ClientRange {
     match c.call(&Request::ClientRangeReserve(wire::DeviceRef { device: 0 })).response() {
         Response::ClientRangeReserve(r) => wire::ClientRange { base: r.base, len: r.len, granularity: r.granularity, free: r.free },
         other => panic!("ClientRangeReserve answered with {other:?}"),
     }
 }
 
-fn malloc_at(c: &mut Client, ptr: u64, size: u64) {
+fn malloc_at(c: &mut SessionDriver, ptr: u64, size: u64) {
     post(c, &Request::MallocAt(wire::MallocAt { device: 0, ptr, size }));
 }
 
-fn free_at(c: &mut Client, ptr: u64) {
+fn free_at(c: &mut SessionDriver, ptr: u64) {
     post(c, &Request::FreeAt(wire::Free { ptr }));
 }
 
 #[test]
 fn client_placed_allocations_work_like_hipmalloc_ones() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         let range = reserve(&mut c);
         assert!(range.len >= DEVICE_BYTES && range.granularity >= 256 && range.free <= DEVICE_BYTES);
         assert_eq!(reserve(&mut c).base, range.base, "one range per device and session");
@@ -240,7 +240,7 @@ fn client_placed_allocations_work_like_hipmalloc_ones() {
 #[test]
 fn hostile_placements_are_refused_and_the_worker_serves_on() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         // Before any range.
         malloc_at(&mut c, 0x1000_0000, 4096);
         assert_eq!(c.ping(1).header.aux, Status::INVALID_VALUE.0);
@@ -272,7 +272,7 @@ fn hostile_placements_are_refused_and_the_worker_serves_on() {
         assert_eq!(status, Status::INVALID_VALUE);
         assert!(message.contains("not a device allocation"), "{message}");
         // Another client is served throughout, with its own range.
-        let mut other = Client::greeted(worker);
+        let mut other = SessionDriver::greeted(worker);
         let theirs = reserve(&mut other);
         assert_ne!(theirs.base, range.base);
         malloc_at(&mut other, theirs.base, 4096);
@@ -288,7 +288,7 @@ fn placements_past_the_session_memory_bound_are_refused() {
     let mut config = config_with(None);
     config.session = SessionConfig { limits: SessionLimits { max_memory: Some(8 << 20), ..SessionLimits::default() }, ..config.session };
     with_bystander_on(TestWorker::in_memory(config), |worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         let range = reserve(&mut c);
         assert_eq!(range.free, 8 << 20, "the reservation reports what the session may still take");
         let g = range.granularity;
@@ -305,7 +305,7 @@ fn placements_past_the_session_memory_bound_are_refused() {
 #[test]
 fn device_reset_releases_the_range_and_its_allocations() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         let free = c.free_mem();
         let range = reserve(&mut c);
         malloc_at(&mut c, range.base, 4 * range.granularity);

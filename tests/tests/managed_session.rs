@@ -12,7 +12,7 @@ use zerocopy::byteorder::little_endian::U32;
 
 const PAGE: usize = MANAGED_PAGE as usize;
 
-fn alloc(c: &mut Client, size: u64) -> u64 {
+fn alloc(c: &mut SessionDriver, size: u64) -> u64 {
     match c.call(&Request::ManagedAlloc(wire::ManagedAlloc { device: 0, size, hint: 0 })).response() {
         Response::ManagedAlloc(a) => a.ptr,
         other => panic!("ManagedAlloc answered with {other:?}"),
@@ -20,7 +20,7 @@ fn alloc(c: &mut Client, size: u64) -> u64 {
 }
 
 /// Pulls every changed page: `(index, bytes)`.
-fn pull(c: &mut Client, ptr: u64) -> Vec<(u32, Vec<u8>)> {
+fn pull(c: &mut SessionDriver, ptr: u64) -> Vec<(u32, Vec<u8>)> {
     match c.call(&Request::ManagedPull(wire::ManagedPull { ptr, from: 0 })).response() {
         Response::ManagedPull(p) => {
             assert_eq!(p.data.0.len(), p.pages.0.len() * PAGE);
@@ -30,7 +30,7 @@ fn pull(c: &mut Client, ptr: u64) -> Vec<(u32, Vec<u8>)> {
     }
 }
 
-fn push(c: &mut Client, ptr: u64, pages: &[u32], data: &[u8]) -> Reply {
+fn push(c: &mut SessionDriver, ptr: u64, pages: &[u32], data: &[u8]) -> Reply {
     let pages: Vec<U32> = pages.iter().map(|&p| U32::new(p)).collect();
     c.call(&Request::ManagedPush(wire::ManagedPush { ptr, pages: List(&pages), data: Bulk(data) }))
 }
@@ -38,7 +38,7 @@ fn push(c: &mut Client, ptr: u64, pages: &[u32], data: &[u8]) -> Reply {
 #[test]
 fn only_pages_that_changed_come_back() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         let ptr = alloc(&mut c, 3 * MANAGED_PAGE);
         assert!(pull(&mut c, ptr).is_empty(), "a fresh allocation is zero on both sides");
 
@@ -71,7 +71,7 @@ fn only_pages_that_changed_come_back() {
 #[test]
 fn bad_managed_requests_are_refused() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         let bad_alloc = |size| Request::ManagedAlloc(wire::ManagedAlloc { device: 0, size, hint: 0 });
         assert_eq!(c.call(&bad_alloc(100)).error().0, Status::INVALID_VALUE);
         assert_eq!(c.call(&bad_alloc(0)).error().0, Status::INVALID_VALUE);

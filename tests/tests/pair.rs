@@ -806,3 +806,136 @@ fn a_resume_after_the_grace_period_or_with_a_wrong_secret_gets_the_lost_connecti
         assert_eq!(pair.link.resumes, 1);
     }
 }
+
+// ---- managed mirrors ------------------------------------------------------------------------
+
+const PAGE: usize = wire::MANAGED_PAGE as usize;
+/// Where the mirror's application memory "is" (an address the session only records).
+const MIRROR_BASE: usize = 0x7000_0000;
+const MIRROR_PAGES: usize = 4;
+
+/// The application's side of one managed range, and the driver's part of the coherence
+/// engine as `client-capi`'s `conn/mirrors.rs` does it, on a buffer instead of raw memory.
+struct ManagedHost {
+    bytes: Vec<u8>,
+}
+
+impl ManagedHost {
+    /// Before a request: pushes every page that changed when the session's book asks.
+    fn before(&self, pair: &mut Pair, op: Opcode) {
+        if !pair.client.session.managed().before_request(op) {
+            return;
+        }
+        let mut book = std::mem::take(pair.client.session.managed());
+        let mut pushed = 0;
+        for mirror in book.iter_mut() {
+            let (mut pages, mut data) = (Vec::new(), Vec::new());
+            for (i, page) in self.bytes.chunks_exact(PAGE).enumerate() {
+                if mirror.note_local(i, wire::page_hash(page)) {
+                    pages.push(zerocopy::byteorder::little_endian::U32::new(i as u32));
+                    data.extend_from_slice(page);
+                }
+            }
+            if !pages.is_empty() {
+                pushed += data.len();
+                let push = wire::ManagedPush { ptr: mirror.device_base, pages: proto_core::List(&pages), data: Bulk(&data) };
+                pair.post(&calls::ManagedPush::wrap(push));
+            }
+        }
+        book.note_pushed_bytes(pushed);
+        *pair.client.session.managed() = book;
+    }
+
+    /// After a synchronising call: pulls the device's changes when the book says they may exist.
+    fn after_sync(&mut self, pair: &mut Pair) {
+        let Some(due) = pair.client.session.managed().pull_due() else { return };
+        let mut book = std::mem::take(pair.client.session.managed());
+        let mut pulled = 0;
+        for mirror in book.iter_mut() {
+            let reply = pair.call::<calls::ManagedPull>(wire::ManagedPull { ptr: mirror.device_base, from: 0 }).expect("ManagedPull");
+            let Response::ManagedPull(p) = reply else { panic!("{reply:?}") };
+            assert_eq!(p.next as usize, MIRROR_PAGES, "one reply holds the whole range");
+            for (index, page) in p.pages.0.iter().zip(p.data.0.chunks_exact(PAGE)) {
+                let i = index.get() as usize;
+                self.bytes[i * PAGE..(i + 1) * PAGE].copy_from_slice(page);
+                mirror.note_pulled(i, wire::page_hash(page));
+                pulled += PAGE;
+            }
+        }
+        book.note_pulled_bytes(pulled);
+        book.pulled(due);
+        *pair.client.session.managed() = book;
+    }
+
+    fn post(&self, pair: &mut Pair, req: &Request<'_>) {
+        self.before(pair, req.opcode());
+        pair.post(req);
+    }
+
+    fn device_synchronize(&mut self, pair: &mut Pair) {
+        self.before(pair, Opcode::DeviceSynchronize);
+        pair.call::<calls::DeviceSynchronize>(wire::DeviceRef { device: 0 }).expect("hipDeviceSynchronize");
+        self.after_sync(pair);
+    }
+}
+
+/// Managed memory through the session's book of mirrors against the host backend: the CPU's
+/// writes reach the device before the work that reads them, the device's come back after a
+/// synchronisation, only changed pages move (counted both ways), and a device-wide
+/// synchronisation that pulled everything leaves nothing to pull until new device work.
+#[test]
+fn managed_mirrors_move_only_changed_pages_and_match_the_host_oracle() {
+    let mut pair = Pair::greeted(None);
+    let size = (MIRROR_PAGES * PAGE) as u64;
+    let device_base = match pair.call::<calls::ManagedAlloc>(wire::ManagedAlloc { device: 0, size, hint: 0 }).expect("ManagedAlloc") {
+        Response::ManagedAlloc(a) => a.ptr,
+        other => panic!("{other:?}"),
+    };
+    let end = MIRROR_BASE + MIRROR_PAGES * PAGE;
+    let mirror = client_core::managed::Mirror::new(
+        client_core::managed::MirrorKind::Managed,
+        MIRROR_BASE,
+        MIRROR_PAGES * PAGE,
+        (MIRROR_BASE, end),
+        device_base,
+        0,
+        0,
+    );
+    pair.client.session.managed().insert(mirror);
+    let mut host = ManagedHost { bytes: vec![0; MIRROR_PAGES * PAGE] };
+    let mut oracle = vec![0u8; MIRROR_PAGES * PAGE];
+
+    // The CPU writes page 0 and ten bytes of page 3; the device sets page 1 and reads page 0
+    // (a device-to-device copy of it into page 2).
+    host.bytes[..PAGE].fill(0x11);
+    host.bytes[3 * PAGE..3 * PAGE + 10].fill(0x33);
+    oracle.clone_from(&host.bytes);
+    host.post(&mut pair, &memset(device_base + PAGE as u64, 0x22, PAGE as u64));
+    oracle[PAGE..2 * PAGE].fill(0x22);
+    let copy = wire::MemcpyDtoD { dst: device_base + 2 * PAGE as u64, src: device_base, len: 64, stream: 0, sync: false };
+    host.post(&mut pair, &calls::MemcpyDtoD::wrap(copy));
+    oracle[2 * PAGE..2 * PAGE + 64].fill(0x11);
+    host.device_synchronize(&mut pair);
+
+    assert!(host.bytes == oracle, "the application's memory differs from the host oracle");
+    let (pushed, pulled) = pair.client.session.managed().stats();
+    assert_eq!(pushed, 2 * PAGE as u64, "pages 0 and 3 changed on the CPU, pushed once");
+    assert_eq!(pulled, 2 * PAGE as u64, "pages 1 and 2 changed on the device, pulled once");
+
+    // Covered by the device-wide synchronisation: nothing moves, nor is asked for, until new
+    // device work.
+    let pulls = |pair: &Pair| pair.worker.received.iter().filter(|(op, _)| *op == Opcode::ManagedPull).count();
+    let pulls_before = pulls(&pair);
+    host.device_synchronize(&mut pair);
+    assert_eq!(pair.client.session.managed().stats(), (pushed, pulled));
+    assert_eq!(pulls(&pair), pulls_before, "a covered synchronisation asks the worker for nothing");
+    host.bytes[PAGE] = 0x44;
+    oracle[PAGE] = 0x44;
+    host.post(&mut pair, &memset(device_base + 3 * PAGE as u64, 0x55, 4));
+    oracle[3 * PAGE..3 * PAGE + 4].fill(0x55);
+    host.device_synchronize(&mut pair);
+    assert!(host.bytes == oracle, "after the second round the application's memory differs from the oracle");
+    assert_eq!(pair.client.session.managed().stats(), (pushed + PAGE as u64, pulled + PAGE as u64));
+    assert_eq!(download(&mut pair, device_base, 4 * PAGE).expect("download"), oracle, "the device twin matches too");
+    assert_eq!(pair.client.session.take_deferred(), None);
+}

@@ -1,8 +1,9 @@
 //! The worker's driver and session, spoken to directly as an in-memory pair: each client is
 //! connected to its own session through `transport_core::mem` (the driver and session exactly
 //! as over TCP, framed by the same decoder, no socket), over one shared `HostBackend`; frames
-//! are built with `proto_core` (or by hand, where a test needs a frame no encoder would
-//! produce). Tests about connections themselves use a TCP `hip_worker::Worker`.
+//! are sent and read by the real client session (`client_core::ClientSession`, through
+//! `common::SessionDriver`), or by `common::HostilePeer` where a test needs a frame no client
+//! would send. Tests about connections themselves use a TCP `hip_worker::Worker`.
 //!
 //! Every test keeps a second, well-behaved connection ("bystander") open throughout and checks
 //! at the end that the worker still serves it: nothing one client sends may take down the
@@ -22,14 +23,14 @@ use transport_tcp::TcpConfig;
 #[test]
 fn hello_is_required_first() {
     with_bystander(|worker| {
-        let mut c = Client::connect(worker);
+        let mut c = SessionDriver::connect(worker);
         let reply = c.call(&Request::GetDeviceCount(wire::Empty {}));
         let (status, message) = reply.error();
         assert_eq!(status, Status::HELLO_REQUIRED, "{message}");
         c.expect_closed();
 
         // Allocation before HELLO is refused the same way (and allocates nothing).
-        let mut c = Client::connect(worker);
+        let mut c = SessionDriver::connect(worker);
         let (status, _) = c.call(&Request::Malloc(wire::Malloc { device: 0, size: 1 << 20, flags: 0 })).error();
         assert_eq!(status, Status::HELLO_REQUIRED);
         c.expect_closed();
@@ -39,7 +40,7 @@ fn hello_is_required_first() {
 #[test]
 fn handshake_welcome_and_features() {
     with_bystander(|worker| {
-        let mut c = Client::connect(worker);
+        let mut c = SessionDriver::connect(worker);
         let reply = c.call(&Request::Hello(wire::Hello {
             min_version: proto_core::header::MIN_PROTOCOL_VERSION,
             max_version: 7, // a newer client: the worker picks its own newest
@@ -69,7 +70,7 @@ fn welcome_advertises_the_rdma_listener_to_clients_that_can_use_it() {
     let session = SessionConfig { worker_name: "w".into(), rdma_endpoint: Some("10.0.0.5:18516".into()), ..Default::default() };
     let worker = TestWorker::in_memory(WorkerConfig { session, tcp: TcpConfig::default(), ..Default::default() });
     for (client_features, expect_rdma) in [(wire::features::RDMA | wire::features::FIRE_AND_FORGET, true), (wire::features::FIRE_AND_FORGET, false)] {
-        let mut c = Client::connect(&worker);
+        let mut c = SessionDriver::connect(&worker);
         let reply = c.call(&Request::Hello(wire::Hello {
             min_version: proto_core::header::MIN_PROTOCOL_VERSION,
             max_version: proto_core::PROTOCOL_VERSION,
@@ -92,7 +93,7 @@ fn welcome_advertises_the_rdma_listener_to_clients_that_can_use_it() {
 fn hello_version_mismatch_is_refused() {
     with_bystander(|worker| {
         // HELLO's range excludes the worker's version.
-        let mut c = Client::connect(worker);
+        let mut c = SessionDriver::connect(worker);
         let reply = c.call(&hello(proto_core::PROTOCOL_VERSION + 1, proto_core::PROTOCOL_VERSION + 5, ""));
         let (status, message) = reply.error();
         assert_eq!(status, Status::UNSUPPORTED_VERSION, "{message}");
@@ -105,13 +106,13 @@ fn hello_version_mismatch_is_refused() {
         c.expect_closed();
 
         // An inverted range.
-        let mut c = Client::connect(worker);
+        let mut c = SessionDriver::connect(worker);
         let (status, _) = c.call(&hello(1, 0, "")).error();
         assert_eq!(status, Status::UNSUPPORTED_VERSION);
         c.expect_closed();
 
         // A frame header of an unknown version: connection-level error, request id 0.
-        let mut c = Client::connect(worker);
+        let mut c = HostilePeer::connect(worker);
         let mut header = raw_header(Opcode::Hello.raw(), Flags::empty(), 1, 0, 0);
         header[4] = proto_core::PROTOCOL_VERSION as u8 + 1;
         c.send_raw(&header);
@@ -133,21 +134,21 @@ fn hello_version_mismatch_is_refused() {
 #[test]
 fn challenge_response_authenticates_and_wrong_responses_are_refused() {
     let worker = start_worker_with(Some("sesame"));
-    let mut good = Client::connect(&worker);
+    let mut good = SessionDriver::connect(&worker);
     assert!(matches!(authenticate(&mut good, b"sesame").response(), Response::Authenticate(_)));
     for token in [&b""[..], b"sesam", b"sesame!", b"SESAME"] {
-        let mut c = Client::connect(&worker);
+        let mut c = SessionDriver::connect(&worker);
         let (status, _) = authenticate(&mut c, token).error();
         assert_eq!(status, Status::AUTH_FAILED, "token {token:?}");
         c.expect_closed();
     }
     // A response of the wrong length, and none at all: AUTHENTICATE skipped.
-    let mut c = Client::connect(&worker);
+    let mut c = SessionDriver::connect(&worker);
     assert!(matches!(c.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")).response(), Response::Hello(_)));
     let (status, _) = c.call(&Request::Authenticate(wire::Authenticate { response: b"short".as_slice().into() })).error();
     assert_eq!(status, Status::AUTH_FAILED);
     c.expect_closed();
-    let mut c = Client::connect(&worker);
+    let mut c = SessionDriver::connect(&worker);
     assert!(matches!(c.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")).response(), Response::Hello(_)));
     let (status, _) = c.call(&Request::GetDeviceCount(wire::Empty {})).error();
     assert_eq!(status, Status::AUTH_REQUIRED);
@@ -159,14 +160,14 @@ fn challenge_response_authenticates_and_wrong_responses_are_refused() {
 #[test]
 fn token_in_hello_is_refused() {
     let worker = start_worker_with(Some("sesame"));
-    let mut c = Client::connect(&worker);
+    let mut c = SessionDriver::connect(&worker);
     let (status, message) = c.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "sesame")).error();
     assert_eq!(status, Status::AUTH_FAILED, "{message}");
     assert!(message.contains("clear"), "{message}");
     c.expect_closed();
     // Also on a worker without tokens: the client believed it needed one.
     let worker = start_worker();
-    let mut c = Client::connect(&worker);
+    let mut c = SessionDriver::connect(&worker);
     assert_eq!(c.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "sesame")).error().0, Status::AUTH_FAILED);
     c.expect_closed();
 }
@@ -176,7 +177,7 @@ fn token_in_hello_is_refused() {
 #[test]
 fn replayed_authenticate_is_refused() {
     let worker = start_worker_with(Some("sesame"));
-    let mut first = Client::connect(&worker);
+    let mut first = SessionDriver::connect(&worker);
     let welcome = first.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, ""));
     let recorded = match welcome.response() {
         Response::Hello(w) => auth_response(
@@ -189,7 +190,7 @@ fn replayed_authenticate_is_refused() {
         first.call(&Request::Authenticate(wire::Authenticate { response: recorded.as_slice().into() })).response(),
         Response::Authenticate(_)
     ));
-    let mut replay = Client::connect(&worker);
+    let mut replay = SessionDriver::connect(&worker);
     assert!(matches!(replay.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")).response(), Response::Hello(_)));
     let (status, _) = replay.call(&Request::Authenticate(wire::Authenticate { response: recorded.as_slice().into() })).error();
     assert_eq!(status, Status::AUTH_FAILED);
@@ -205,11 +206,11 @@ fn replayed_authenticate_is_refused() {
 #[test]
 fn preauth_bulk_is_refused_from_the_header() {
     let tcp_worker = TestWorker::tcp(config_with(Some("sesame")));
-    let mut good = Client::connect(&tcp_worker);
+    let mut good = SessionDriver::connect(&tcp_worker);
     assert!(matches!(authenticate(&mut good, b"sesame").response(), Response::Authenticate(_)));
     let scenario = |worker: &TestWorker| {
         for opcode in [Opcode::Hello, Opcode::MemcpyHtoD] {
-            let mut c = Client::connect(worker);
+            let mut c = HostilePeer::connect(worker);
             let bulk_len = proto_core::limits::MAX_BULK_LEN as u32;
             c.send_raw(&raw_header(opcode.raw(), Flags::BULK, 1, 0, bulk_len));
             let (status, message) = c.recv().error();
@@ -217,15 +218,15 @@ fn preauth_bulk_is_refused_from_the_header() {
             c.expect_closed();
         }
         // A control part over the pre-authentication limit: refused before it is read.
-        let mut c = Client::connect(worker);
+        let mut c = HostilePeer::connect(worker);
         c.send_raw(&raw_header(Opcode::Hello.raw(), Flags::empty(), 1, (proto_core::limits::MAX_PREAUTH_CONTROL_LEN + 1) as u32, 0));
         let reply = c.recv();
         assert_eq!(reply.error().0, Status::TOO_LARGE);
         c.expect_closed();
         // The same after HELLO, before AUTHENTICATE.
-        let mut c = Client::connect(worker);
+        let mut c = SessionDriver::connect(worker);
         assert!(matches!(c.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")).response(), Response::Hello(_)));
-        c.send_raw(&raw_header(Opcode::Authenticate.raw(), Flags::BULK, 2, 0, 1 << 20));
+        c.hostile().send_raw(&raw_header(Opcode::Authenticate.raw(), Flags::BULK, 2, 0, 1 << 20));
         assert_eq!(c.recv().error().0, Status::AUTH_REQUIRED);
         c.expect_closed();
     };
@@ -243,7 +244,7 @@ fn preauth_bulk_does_not_allocate() {
     let rss_before = resident_bytes();
     let mut held = Vec::new();
     for i in 0..16 {
-        let mut c = Client::connect(&worker);
+        let mut c = HostilePeer::connect(&worker);
         c.send_raw(&raw_header(Opcode::Hello.raw(), Flags::BULK, i, 0, proto_core::limits::MAX_BULK_LEN as u32));
         c.send_raw(&[0xa5; 4096]);
         held.push(c);
@@ -253,7 +254,7 @@ fn preauth_bulk_does_not_allocate() {
     }
     let grown = resident_bytes().saturating_sub(rss_before);
     assert!(grown < 256 << 20, "16 x 64 MiB announced before authentication grew the worker by {} MiB", grown >> 20);
-    let mut good = Client::connect(&worker);
+    let mut good = SessionDriver::connect(&worker);
     assert!(matches!(authenticate(&mut good, b"sesame").response(), Response::Authenticate(_)));
     good.round_trip(5);
     drop((held, good));
@@ -268,10 +269,10 @@ fn idle_preauth_connection_is_closed_after_the_deadline() {
     config.limits.preauth_deadline = Duration::from_millis(300);
     let worker = TestWorker::tcp(config);
     let started = std::time::Instant::now();
-    let mut idle = Client::connect(&worker);
-    let mut greeted_only = Client::connect(&worker);
+    let mut idle = SessionDriver::connect(&worker);
+    let mut greeted_only = SessionDriver::connect(&worker);
     assert!(matches!(greeted_only.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")).response(), Response::Hello(_)));
-    let mut good = Client::connect(&worker);
+    let mut good = SessionDriver::connect(&worker);
     assert!(matches!(authenticate(&mut good, b"sesame").response(), Response::Authenticate(_)));
     idle.expect_closed();
     greeted_only.expect_closed();
@@ -296,12 +297,12 @@ fn connection_floods_get_an_error_frame() {
             config.limits.max_connections = 4;
         }
         let worker = TestWorker::tcp(config);
-        let mut good = Client::greeted(&worker);
-        let idle: Vec<Client> = (0..3).map(|_| Client::connect(&worker)).collect();
+        let mut good = SessionDriver::greeted(&worker);
+        let idle: Vec<SessionDriver> = (0..3).map(|_| SessionDriver::connect(&worker)).collect();
         // Let the worker accept them before the flood.
         good.ping(1);
         for _ in 0..8 {
-            let mut refused = Client::connect(&worker);
+            let mut refused = SessionDriver::connect(&worker);
             let reply = refused.recv();
             let (status, message) = reply.error();
             assert_eq!(status, Status::TOO_MANY_CONNECTIONS, "{message}");
@@ -314,7 +315,7 @@ fn connection_floods_get_an_error_frame() {
         // Slots are given back: a new client gets in once the idle ones are gone.
         let mut admitted = None;
         for _ in 0..100 {
-            let mut c = Client::connect(&worker);
+            let mut c = SessionDriver::connect(&worker);
             c.send(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, ""), Flags::empty());
             // Refused (the error frame, request id 0) until the worker has seen the idle ones go.
             if !c.recv().is_error() {
@@ -338,7 +339,7 @@ fn accept_blocks_in_the_kernel_and_wakes_on_shutdown() {
     let mut slowest = Duration::ZERO;
     for _ in 0..5 {
         let started = std::time::Instant::now();
-        let mut c = Client::greeted(&worker);
+        let mut c = SessionDriver::greeted(&worker);
         slowest = slowest.max(started.elapsed());
         drop(c.ping(1));
         std::thread::sleep(Duration::from_millis(70));
@@ -352,7 +353,7 @@ fn accept_blocks_in_the_kernel_and_wakes_on_shutdown() {
 #[test]
 fn second_hello_is_refused() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         let (status, _) = c.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")).error();
         assert_eq!(status, Status::INVALID_VALUE);
     });
@@ -366,7 +367,7 @@ fn second_hello_is_refused() {
 #[test]
 fn second_hello_keeps_the_session() {
     let worker = start_worker();
-    let mut c = Client::greeted(&worker);
+    let mut c = SessionDriver::greeted(&worker);
     let ptr = c.malloc(4096);
     let (status, _) = c.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")).error();
     assert_eq!(status, Status::INVALID_VALUE);
@@ -377,12 +378,12 @@ fn second_hello_keeps_the_session() {
 #[test]
 fn malformed_control_part_is_answered_and_the_connection_keeps_serving() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
 
         // Malloc's control part is 16 bytes; send 3.
         let mut frame = raw_header(Opcode::Malloc.raw(), Flags::empty(), 100, 3, 0).to_vec();
         frame.extend_from_slice(&[1, 2, 3]);
-        c.send_raw(&frame);
+        c.hostile().send_raw(&frame);
         let reply = c.recv();
         assert_eq!(reply.header.request_id, 100);
         assert_eq!(reply.header.opcode, Opcode::Malloc.raw());
@@ -398,7 +399,7 @@ fn malformed_control_part_is_answered_and_the_connection_keeps_serving() {
         let mut frame = raw_header(Opcode::Malloc.raw(), Flags::empty(), 101, control_len + 1, 0).to_vec();
         frame.extend_from_slice(&buf[32..len]);
         frame.push(0);
-        c.send_raw(&frame);
+        c.hostile().send_raw(&frame);
         let reply = c.recv();
         assert_eq!(reply.header.request_id, 101);
         assert_eq!(reply.error().0, Status::MALFORMED_FRAME);
@@ -409,14 +410,14 @@ fn malformed_control_part_is_answered_and_the_connection_keeps_serving() {
         let mut frame = buf[..len].to_vec();
         // Fields: dst u64, value u32, width u8 → the width byte is at control offset 12.
         frame[32 + 12] = 0x7f;
-        c.send_raw(&frame);
+        c.hostile().send_raw(&frame);
         let reply = c.recv();
         assert_eq!(reply.header.request_id, 102);
         assert_eq!(reply.error().0, Status::MALFORMED_FRAME);
 
         // A frame flagged as a response, sent to the worker.
         let req = Request::GetDeviceCount(wire::Empty {});
-        let id = c.send(&req, Flags::RESPONSE);
+        let id = c.hostile().send_frame(&req, Flags::RESPONSE, 103);
         let reply = c.recv();
         assert_eq!(reply.header.request_id, id);
         assert_eq!(reply.error().0, Status::MALFORMED_FRAME);
@@ -429,9 +430,9 @@ fn malformed_control_part_is_answered_and_the_connection_keeps_serving() {
 #[test]
 fn unknown_opcode_is_answered_and_the_connection_keeps_serving() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         for (id, opcode) in [(200u64, 0x7f01u16), (201, 0x0000), (202, 0x00ff), (203, 0xffff)] {
-            c.send_raw(&raw_header(opcode, Flags::empty(), id, 0, 0));
+            c.hostile().send_raw(&raw_header(opcode, Flags::empty(), id, 0, 0));
             let reply = c.recv();
             assert_eq!(reply.header.request_id, id);
             assert_eq!(reply.header.opcode, opcode);
@@ -442,7 +443,7 @@ fn unknown_opcode_is_answered_and_the_connection_keeps_serving() {
         // With a control part and a bulk section that the worker must skip.
         let mut frame = raw_header(0x7f02, Flags::BULK, 204, 5, 70_000).to_vec();
         frame.extend_from_slice(&vec![0xa5u8; 5 + 70_000]);
-        c.send_raw(&frame);
+        c.hostile().send_raw(&frame);
         let reply = c.recv();
         assert_eq!(reply.header.request_id, 204);
         assert_eq!(reply.error().0, Status::UNKNOWN_OPCODE);
@@ -478,10 +479,10 @@ fn hostile_header_lengths_are_refused_and_the_connection_closed() {
             ("undefined flag bit", raw_header(Opcode::Ping.raw(), Flags::empty(), 7, 0, 0).map_flags(0x0100), Status::MALFORMED_FRAME),
         ];
         for (what, header, want) in cases {
-            let mut c = Client::greeted(worker);
+            let mut c = SessionDriver::greeted(worker);
             let ptr = c.malloc(8 << 20); // released when the worker drops the connection
             assert_ne!(ptr, 0);
-            c.send_raw(&header);
+            c.hostile().send_raw(&header);
             let reply = c.recv();
             assert_eq!(reply.header.request_id, 0, "{what}: a refused header is answered with request id 0");
             let (status, message) = reply.error();
@@ -508,7 +509,7 @@ impl MapFlags for [u8; 32] {
 #[test]
 fn no_reply_is_refused_for_calls_that_must_answer() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         let id = c.send(&Request::Malloc(wire::Malloc { device: 0, size: 4096, flags: 0 }), Flags::NO_REPLY);
         let reply = c.recv();
         assert_eq!(reply.header.request_id, id);
@@ -525,7 +526,7 @@ fn no_reply_is_refused_for_calls_that_must_answer() {
 #[test]
 fn fire_and_forget_failure_is_reported_in_the_next_aux() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         // A failing NO_REPLY request gets no answer of its own.
         let bad_memset = wire::Memset { dst: 0xdead_0000, value: 0, width: wire::MemsetWidth::Byte, count: 16, stream: 0, sync: false };
         c.send(&Request::Memset(bad_memset), Flags::NO_REPLY);
@@ -558,11 +559,11 @@ fn fire_and_forget_failure_is_reported_in_the_next_aux() {
         assert_eq!(reply.header.aux, Status::INVALID_HANDLE.0);
 
         // Protocol-level failures of NO_REPLY requests are deferred as well.
-        c.send_raw(&raw_header(0x7f33, Flags::NO_REPLY, 300, 0, 0));
+        c.hostile().send_raw(&raw_header(0x7f33, Flags::NO_REPLY, 300, 0, 0));
         assert_eq!(c.ping(4).header.aux, Status::UNKNOWN_OPCODE.0);
         let mut frame = raw_header(Opcode::Memset.raw(), Flags::NO_REPLY, 301, 2, 0).to_vec();
         frame.extend_from_slice(&[0, 0]);
-        c.send_raw(&frame);
+        c.hostile().send_raw(&frame);
         assert_eq!(c.ping(5).header.aux, Status::MALFORMED_FRAME.0);
         assert_eq!(c.ping(6).header.aux, 0);
     });
@@ -571,7 +572,7 @@ fn fire_and_forget_failure_is_reported_in_the_next_aux() {
 #[test]
 fn async_device_to_host_replies_arrive() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         let len = 3 << 20;
         let data: Vec<u8> = (0..len as u32).map(|i| (i ^ (i >> 9)) as u8).collect();
         let ptr = c.malloc(len as u64);
@@ -618,7 +619,7 @@ fn async_device_to_host_replies_arrive() {
 #[test]
 fn goodbye_closes_and_frees_the_session() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         let ptr = c.malloc(16 << 20);
         assert_ne!(ptr, 0);
         let reply = c.call(&Request::Goodbye(wire::Empty {}));
@@ -631,8 +632,8 @@ fn goodbye_closes_and_frees_the_session() {
 #[test]
 fn sessions_are_isolated() {
     with_bystander(|worker| {
-        let mut a = Client::greeted(worker);
-        let mut b = Client::greeted(worker);
+        let mut a = SessionDriver::greeted(worker);
+        let mut b = SessionDriver::greeted(worker);
         let ptr = a.malloc(4096);
         let (status, _) = b.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: 16, stream: 0 })).error();
         assert_eq!(status, Status::INVALID_VALUE);
@@ -661,7 +662,7 @@ fn many_connections_come_and_go() {
                     for round in 0..5u8 {
                         let cfg = TcpConfig { io_timeout: Some(Duration::from_secs(20)), ..TcpConfig::default() };
                         let (sink, source) = transport_tcp::connect(&addr, &cfg).expect("connect");
-                        let mut c = Client { sink: Box::new(sink), source: Box::new(source), buf: vec![0; 1 << 16], next_id: 1 };
+                        let mut c = SessionDriver::over(Box::new(sink), Box::new(source));
                         assert!(matches!(
                             c.call(&hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")).response(),
                             Response::Hello(_)
@@ -681,9 +682,9 @@ fn many_connections_come_and_go() {
 #[test]
 fn limits_stream_info_peers_and_function_attributes_are_checked_per_session() {
     with_bystander(|worker| {
-        let mut a = Client::greeted(worker);
-        let mut b = Client::greeted(worker);
-        let get_stack = |c: &mut Client| match c.call(&Request::DeviceGetLimit(wire::LimitRef { device: 0, limit: 0 })).response() {
+        let mut a = SessionDriver::greeted(worker);
+        let mut b = SessionDriver::greeted(worker);
+        let get_stack = |c: &mut SessionDriver| match c.call(&Request::DeviceGetLimit(wire::LimitRef { device: 0, limit: 0 })).response() {
             Response::DeviceGetLimit(v) => v.value,
             other => panic!("{other:?}"),
         };
@@ -744,10 +745,10 @@ fn limits_stream_info_peers_and_function_attributes_are_checked_per_session() {
 #[test]
 fn pitched_peer_and_stream_ordered_memory_are_checked() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
-        let mut other = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
+        let mut other = SessionDriver::greeted(worker);
         let foreign = other.malloc(4096);
-        let status = |c: &mut Client, req: &Request<'_>| c.call(req).error().0;
+        let status = |c: &mut SessionDriver, req: &Request<'_>| c.call(req).error().0;
         let ptr = c.malloc(4096);
 
         // 2D upload: 3 rows of 10 bytes, 100 bytes apart; downloaded back packed.
@@ -829,7 +830,7 @@ fn pitched_peer_and_stream_ordered_memory_are_checked() {
 fn a_long_synchronize_sends_heartbeats_until_its_reply() {
     use std::time::Instant;
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         // Long-running work on one of the client's streams (what a long kernel is to the null
         // stream's synchronize): memsets queued for about 3.5 s.
         let (ptr, stream) = (c.malloc(FLOOD_BYTES), c.stream_create(0));
@@ -873,7 +874,7 @@ fn session_and_worker_limits_answer_out_of_memory_and_recover() {
     config.session.limits =
         SessionLimits { max_events: 2, max_memory: Some(48 * MIB), max_pending_bytes: MIB as usize, max_worker_streams: 4, ..Default::default() };
     with_bystander_on(TestWorker::in_memory(config), |worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         // Device memory per session.
         let big = c.malloc(40 * MIB);
         refused(c.call(&Request::Malloc(wire::Malloc { device: 0, size: 16 * MIB, flags: 0 })));
@@ -882,7 +883,7 @@ fn session_and_worker_limits_answer_out_of_memory_and_recover() {
         assert!(matches!(c.call(&Request::Free(wire::Free { ptr: big })).response(), Response::Free(_)));
 
         // Events per session.
-        let event = |c: &mut Client| c.call(&Request::EventCreate(wire::EventCreate { device: 0, flags: 0 }));
+        let event = |c: &mut SessionDriver| c.call(&Request::EventCreate(wire::EventCreate { device: 0, flags: 0 }));
         let first = match event(&mut c).response() {
             Response::EventCreate(e) => e.event,
             other => panic!("{other:?}"),
@@ -895,7 +896,7 @@ fn session_and_worker_limits_answer_out_of_memory_and_recover() {
         // Streams of the whole worker: the bystander's null stream holds one of the 4.
         let streams: Vec<u64> = (0..3).map(|_| c.stream_create(0)).collect();
         refused(c.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 0, priority: 0 })));
-        let mut other = Client::greeted(worker);
+        let mut other = SessionDriver::greeted(worker);
         refused(other.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags: 0, priority: 0 })));
         for stream in &streams[1..] {
             assert!(!c.call(&Request::StreamDestroy(wire::StreamRef { stream: *stream })).is_error());
@@ -906,7 +907,7 @@ fn session_and_worker_limits_answer_out_of_memory_and_recover() {
         let (ptr, stream) = (c.malloc(FLOOD_BYTES), streams[0]);
         c.flood(ptr, stream, Duration::from_secs(1));
         let chunk = vec![3u8; 512 << 10];
-        let upload = |c: &mut Client| c.call(&Request::MemcpyHtoD(wire::MemcpyHtoD { dst: ptr, stream, sync: false, data: Bulk(&chunk) }));
+        let upload = |c: &mut SessionDriver| c.call(&Request::MemcpyHtoD(wire::MemcpyHtoD { dst: ptr, stream, sync: false, data: Bulk(&chunk) }));
         assert!(!upload(&mut c).is_error());
         assert!(!upload(&mut c).is_error());
         refused(upload(&mut c));
@@ -934,7 +935,7 @@ fn session_memory_counts_allocations_and_queued_replies_together() {
     let mut config = config_with(None);
     config.session.limits = SessionLimits { max_memory: Some(FLOOD_BYTES + 8 * MIB), ..Default::default() };
     with_bystander_on(TestWorker::in_memory(config), |worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         let src = c.malloc(FLOOD_BYTES);
         let stream = c.stream_create(0);
         c.flood(src, stream, Duration::from_secs(1));
@@ -963,9 +964,9 @@ fn session_memory_counts_allocations_and_queued_replies_together() {
 #[test]
 fn peer_access_and_module_devices_on_a_two_device_worker() {
     with_bystander_on(TestWorker::in_memory_devices(config_with(None), 2), |worker| {
-        let mut a = Client::greeted(worker);
-        let mut b = Client::greeted(worker);
-        let set = |c: &mut Client, device, peer, enable| c.call(&Request::DeviceSetPeerAccess(wire::PeerAccessChange { device, peer, enable }));
+        let mut a = SessionDriver::greeted(worker);
+        let mut b = SessionDriver::greeted(worker);
+        let set = |c: &mut SessionDriver, device, peer, enable| c.call(&Request::DeviceSetPeerAccess(wire::PeerAccessChange { device, peer, enable }));
         match a.call(&Request::DeviceCanAccessPeer(wire::PeerQuery { device: 0, peer: 1 })).response() {
             Response::DeviceCanAccessPeer(p) => assert!(p.can_access, "emulated devices share one address space"),
             other => panic!("{other:?}"),
@@ -1002,11 +1003,11 @@ fn peer_access_and_module_devices_on_a_two_device_worker() {
 #[test]
 fn pitched_memsets_and_attribute_queries_are_checked() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
-        let mut other = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
+        let mut other = SessionDriver::greeted(worker);
         let foreign = other.malloc(4096);
         let ptr = c.malloc(4096);
-        let status = |c: &mut Client, req: &Request<'_>| c.call(req).error().0;
+        let status = |c: &mut SessionDriver, req: &Request<'_>| c.call(req).error().0;
         let fill = |dst, pitch, slice_pitch, width, height, depth| {
             Request::MemsetPitched(wire::MemsetPitched {
                 dst,
@@ -1062,9 +1063,9 @@ fn pitched_memsets_and_attribute_queries_are_checked() {
 #[test]
 fn link_requests_kernel_names_and_cooperative_launches_are_checked() {
     with_bystander(|worker| {
-        let mut c = Client::greeted(worker);
+        let mut c = SessionDriver::greeted(worker);
         let input = |kind: u32, len: u32| wire::LinkInput { kind: kind.into(), len: len.into() };
-        let link = |c: &mut Client, inputs: &[wire::LinkInput], names: &str, data: &[u8]| {
+        let link = |c: &mut SessionDriver, inputs: &[wire::LinkInput], names: &str, data: &[u8]| {
             let req = wire::RtcLink {
                 device: 0,
                 inputs: proto_core::List(inputs),
@@ -1102,8 +1103,8 @@ fn link_requests_kernel_names_and_cooperative_launches_are_checked() {
 fn graphs_are_per_session_and_bounded() {
     use hip_worker::session::MAX_GRAPHS_PER_SESSION;
     with_bystander(|worker| {
-        let mut a = Client::greeted(worker);
-        let mut b = Client::greeted(worker);
+        let mut a = SessionDriver::greeted(worker);
+        let mut b = SessionDriver::greeted(worker);
         let create = Request::GraphCreate(wire::GraphCreate { flags: 0 });
         let Response::GraphCreate(g) = a.call(&create).response() else { panic!("GraphCreate answered otherwise") };
         let graph = g.graph;
@@ -1162,14 +1163,14 @@ fn graphs_are_per_session_and_bounded() {
 #[test]
 fn executable_graphs_are_per_session() {
     with_bystander(|worker| {
-        let mut a = Client::greeted(worker);
-        let mut b = Client::greeted(worker);
+        let mut a = SessionDriver::greeted(worker);
+        let mut b = SessionDriver::greeted(worker);
         let none: [zerocopy::byteorder::little_endian::U64; 0] = [];
-        let new_graph = |c: &mut Client| {
+        let new_graph = |c: &mut SessionDriver| {
             let Response::GraphCreate(g) = c.call(&Request::GraphCreate(wire::GraphCreate { flags: 0 })).response() else { panic!("GraphCreate") };
             g.graph
         };
-        let add_empty = |c: &mut Client, graph: u64| {
+        let add_empty = |c: &mut SessionDriver, graph: u64| {
             let add =
                 wire::GraphAddNode { graph, kind: wire::GraphNodeKind::Empty, dependencies: proto_core::field::List(&none), ..Default::default() };
             let Response::GraphAddNode(n) = c.call(&Request::GraphAddNode(add)).response() else { panic!("GraphAddNode") };
@@ -1227,8 +1228,8 @@ fn executable_graphs_are_per_session() {
 fn capture_records_in_the_session_instead_of_running() {
     use zerocopy::byteorder::little_endian::U64;
     with_bystander(|worker| {
-        let mut a = Client::greeted(worker);
-        let mut b = Client::greeted(worker);
+        let mut a = SessionDriver::greeted(worker);
+        let mut b = SessionDriver::greeted(worker);
         let Response::Malloc(m) = a.call(&Request::Malloc(wire::Malloc { device: 0, size: 64, flags: 0 })).response() else { panic!("Malloc") };
         let ptr = m.ptr;
         let clear = wire::Memset { dst: ptr, value: 0, width: wire::MemsetWidth::Byte, count: 64, stream: 0, sync: true };
@@ -1256,7 +1257,7 @@ fn capture_records_in_the_session_instead_of_running() {
         assert_eq!((info.status, info.id, info.dependencies.0.len()), (1, 1, 1));
         assert_eq!(a.call(&Request::StreamEndCapture(wire::StreamEndCapture { stream, thread: 8 })).error().0, Status::STREAM_CAPTURE_WRONG_THREAD);
         let Response::StreamEndCapture(g) = a.call(&Request::StreamEndCapture(end)).response() else { panic!("StreamEndCapture") };
-        let read = |c: &mut Client| match c.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: 64, stream: 0 })).response() {
+        let read = |c: &mut SessionDriver| match c.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: 64, stream: 0 })).response() {
             Response::MemcpyDtoH(d) => d.data.0.to_vec(),
             other => panic!("{other:?}"),
         };
@@ -1288,7 +1289,7 @@ fn same_host_offer_answers_only_a_proof_of_this_machine_for_this_session() {
     same_host.socket.set("/run/hip-remote-test.sock".into()).unwrap();
     config.session.same_host = std::sync::Arc::new(same_host);
     let worker = TestWorker::in_memory(config);
-    let answer = |c: &mut Client, proof: &[u8]| match c.call(&Request::SameHostOffer(wire::SameHostOffer { proof: proof.into() })).response() {
+    let answer = |c: &mut SessionDriver, proof: &[u8]| match c.call(&Request::SameHostOffer(wire::SameHostOffer { proof: proof.into() })).response() {
         Response::SameHostOffer(a) => a.socket.as_str().to_string(),
         other => panic!("{other:?}"),
     };
@@ -1304,7 +1305,7 @@ fn same_host_offer_answers_only_a_proof_of_this_machine_for_this_session() {
         })
     };
 
-    let mut c = Client::connect(&worker);
+    let mut c = SessionDriver::connect(&worker);
     let (session_id, nonce) = match c.call(&hello_with(wire::features::FIRE_AND_FORGET | wire::features::SHARED_MEMORY)).response() {
         Response::Hello(w) => {
             assert_ne!(w.features & wire::features::SHARED_MEMORY, 0, "features {:#x}", w.features);
@@ -1326,7 +1327,7 @@ fn same_host_offer_answers_only_a_proof_of_this_machine_for_this_session() {
     // get nothing.
     let plain = start_worker_with(Some("tok"));
     for (w, features) in [(&worker, wire::features::FIRE_AND_FORGET), (&plain, wire::features::ALL)] {
-        let mut c = Client::connect(w);
+        let mut c = SessionDriver::connect(w);
         let (session_id, nonce) = match c.call(&hello_with(features)).response() {
             Response::Hello(w) => {
                 assert_eq!(w.features & wire::features::SHARED_MEMORY, 0);

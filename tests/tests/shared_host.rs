@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{config_with, Client, TestWorker};
+use common::{config_with, SessionDriver, TestWorker};
 use hip_worker::shm::ShmWorker;
 use proto_core::wire::{self, features};
 use proto_core::{Request, Response, Status, PROTOCOL_VERSION};
@@ -19,9 +19,9 @@ use transport_shm::FdChannel;
 
 /// A greeted client of `worker`'s socket that asked for shared memory, with its descriptor
 /// channel.
-fn shm_client(path: &std::path::Path) -> (Client, FdChannel) {
+fn shm_client(path: &std::path::Path) -> (SessionDriver, FdChannel) {
     let (sink, source, descriptors) = transport_shm::connect_with_fds(path, &transport_shm::ShmConfig::default()).expect("connect");
-    let mut c = Client { sink: Box::new(sink), source: Box::new(source), buf: vec![0; 1 << 16], next_id: 1 };
+    let mut c = SessionDriver::over(Box::new(sink), Box::new(source));
     let hello = Request::Hello(wire::Hello {
         min_version: PROTOCOL_VERSION,
         max_version: PROTOCOL_VERSION,
@@ -38,7 +38,7 @@ fn shm_client(path: &std::path::Path) -> (Client, FdChannel) {
 }
 
 /// Makes a region of `size` bytes: (id, its mapping here).
-fn region(c: &mut Client, descriptors: &FdChannel, size: u64) -> (u64, Mapping) {
+fn region(c: &mut SessionDriver, descriptors: &FdChannel, size: u64) -> (u64, Mapping) {
     let reply = c.call(&Request::HostAllocShared(wire::HostAllocShared { size, flags: 0 }));
     let Response::HostAllocShared(r) = reply.response() else { panic!("not a SharedRegion") };
     assert!(r.size >= size && r.size.is_multiple_of(4096), "{r:?}");
@@ -52,7 +52,7 @@ fn bytes(map: &mut Mapping) -> &mut [u8] {
     unsafe { std::slice::from_raw_parts_mut(map.as_ptr(), map.len()) }
 }
 
-fn expect_error(c: &mut Client, req: &Request<'_>, status: Status, needle: &str) {
+fn expect_error(c: &mut SessionDriver, req: &Request<'_>, status: Status, needle: &str) {
     let (got, message) = c.call(req).error();
     assert_eq!(got, status, "{req:?}: {message}");
     assert!(message.contains(needle), "{req:?}: {message:?} should say {needle:?}");
@@ -109,7 +109,7 @@ fn shared_regions_copy_both_ways_and_hostile_requests_are_refused() {
 
     // A connection without a descriptor channel (here in memory; TCP, TLS, RDMA, session
     // processes alike) refuses shared host memory: the client keeps its memory local.
-    let mut plain = Client::greeted(&local);
+    let mut plain = SessionDriver::greeted(&local);
     expect_error(&mut plain, &alloc(4096), Status::NOT_SUPPORTED, "same-host");
     drop((a, b_client, plain));
     worker.shutdown();

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{authenticate, Client};
+use common::{authenticate, SessionDriver};
 use hip_remote_tests::{TempDir, WorkerProcess, TEST_TOKEN};
 use proto_core::wire;
 use proto_core::{Request, Response};
@@ -25,10 +25,10 @@ const LAUNCH_FAILURE: i32 = 719;
 /// room for a loaded CI machine).
 const EXIT_WAIT: Duration = Duration::from_secs(20);
 
-fn client(worker: &WorkerProcess) -> Client {
+fn client(worker: &WorkerProcess) -> SessionDriver {
     let cfg = TcpConfig { io_timeout: Some(Duration::from_secs(20)), ..TcpConfig::default() };
     let (sink, source) = transport_tcp::connect(worker.addr(), &cfg).expect("connect");
-    let mut c = Client { sink: Box::new(sink), source: Box::new(source), buf: vec![0; 1 << 16], next_id: 1 };
+    let mut c = SessionDriver::over(Box::new(sink), Box::new(source));
     let reply = authenticate(&mut c, TEST_TOKEN.as_bytes());
     assert!(!reply.is_error(), "authentication failed: {:?}", reply.error());
     c
@@ -48,7 +48,7 @@ fn metric(port: u16, name: &str) -> u64 {
     line.rsplit(' ').next().unwrap().parse().unwrap_or_else(|e| panic!("{line}: {e}"))
 }
 
-fn malloc(c: &mut Client, size: u64) -> Result<u64, (i32, String)> {
+fn malloc(c: &mut SessionDriver, size: u64) -> Result<u64, (i32, String)> {
     let reply = c.call(&Request::Malloc(wire::Malloc { device: 0, size, flags: 0 }));
     if reply.is_error() {
         let (status, message) = reply.error();

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{config_with, hello, with_bystander_on, Client, TestWorker};
+use common::{config_with, hello, with_bystander_on, SessionDriver, TestWorker};
 use hip_worker::backend::HostConfig;
 use hip_worker::sandbox::SessionProcess;
 use hip_worker::WorkerConfig;
@@ -16,15 +16,15 @@ use std::sync::Arc;
 
 /// A session that asked for stripes and joined them.
 struct Striped {
-    main: Client,
-    stripes: Vec<Client>,
+    main: SessionDriver,
+    stripes: Vec<SessionDriver>,
     chunk_bytes: u64,
     next_copy: u64,
 }
 
 /// HELLO with `STRIPED_BULK`: the WELCOME's features and session id.
-fn greet_striped(worker: &TestWorker) -> (Client, u64, u64) {
-    let mut main = Client::connect(worker);
+fn greet_striped(worker: &TestWorker) -> (SessionDriver, u64, u64) {
+    let mut main = SessionDriver::connect(worker);
     let mut req = hello(PROTOCOL_VERSION, PROTOCOL_VERSION, "");
     if let Request::Hello(h) = &mut req {
         h.features |= wire::features::STRIPED_BULK;
@@ -37,7 +37,7 @@ fn greet_striped(worker: &TestWorker) -> (Client, u64, u64) {
 }
 
 /// `StripesOpen { count }`: granted, chunk size, key.
-fn open_stripes(main: &mut Client, count: u32) -> (u32, u64, Vec<u8>) {
+fn open_stripes(main: &mut SessionDriver, count: u32) -> (u32, u64, Vec<u8>) {
     match main.call(&Request::StripesOpen(wire::StripesOpen { count })).response() {
         Response::StripesOpen(g) => (g.granted, g.chunk_bytes, g.join_key.0.to_vec()),
         other => panic!("StripesOpen answered with {other:?}"),
@@ -45,8 +45,8 @@ fn open_stripes(main: &mut Client, count: u32) -> (u32, u64, Vec<u8>) {
 }
 
 /// A new connection's `StripeJoin`: the reply.
-fn join(worker: &TestWorker, session_id: u64, index: u32, key: &[u8]) -> (Client, common::Reply) {
-    let mut c = Client::connect(worker);
+fn join(worker: &TestWorker, session_id: u64, index: u32, key: &[u8]) -> (SessionDriver, common::Reply) {
+    let mut c = SessionDriver::connect(worker);
     let reply = c.call(&Request::StripeJoin(wire::StripeJoin { session_id, index, join_key: key.into() }));
     (c, reply)
 }

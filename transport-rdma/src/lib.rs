@@ -65,7 +65,7 @@ pub use engine::{Role, Sink, Source};
 pub use fabric::Fabric;
 
 #[cfg(all(target_os = "linux", feature = "verbs"))]
-pub use verbs::{connect, Incoming, RdmaListener, RdmaSink, RdmaSource, VerbsFabric};
+pub use verbs::{connect, Incoming, RdmaConnector, RdmaListener, RdmaSink, RdmaSource, VerbsFabric};
 
 /// Whether this build can open verbs devices (feature `verbs` on Linux).
 pub const HAS_VERBS: bool = cfg!(all(target_os = "linux", feature = "verbs"));

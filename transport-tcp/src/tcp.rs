@@ -9,7 +9,7 @@ use socket2::{Domain, Protocol, SockAddr, Socket, TcpKeepalive, Type};
 use std::io::{self, IoSlice, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::time::Duration;
-use transport_core::{FrameSink, FrameSource, Received, TransportError};
+use transport_core::{Connected, Connector, FrameSink, FrameSource, Received, TransportError};
 
 /// Applies hip-remote's socket options: no Nagle delay (small synchronous calls dominate),
 /// keepalive (a dead peer is noticed even while idle), large buffers, I/O timeouts.
@@ -43,6 +43,20 @@ pub fn connect(addr: &str, cfg: &TcpConfig) -> io::Result<(TcpSink, TcpSource)> 
         }
     }
     Err(last_err.unwrap_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{addr}: no address"))))
+}
+
+/// Plain TCP as a [`Connector`]: `host:port` addresses.
+pub struct TcpConnector<'a>(pub &'a TcpConfig);
+
+impl<D> Connector<D> for TcpConnector<'_> {
+    fn name(&self) -> &'static str {
+        "TCP"
+    }
+
+    fn connect(&self, target: &str) -> io::Result<Connected<D>> {
+        let (sink, source) = connect(target, self.0)?;
+        Ok(Connected::new(sink, source))
+    }
 }
 
 fn connect_one(sa: SocketAddr, cfg: &TcpConfig) -> io::Result<TcpStream> {

@@ -28,6 +28,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 use transport_core::config::{self as env, EnvError, Lookup};
+use transport_core::{Connected, Connector};
 use transport_core::{FrameSink, FrameSource, Received, TransportError};
 
 /// Plaintext encrypted per lock of the connection before the records go to the socket: large
@@ -224,6 +225,21 @@ pub fn connect(addr: &str, cfg: &TcpConfig, tls: &TlsClient) -> io::Result<(TlsS
         return establish(stream, conn.into(), cfg, cfg.connect_timeout).map_err(|e| handshake_error(addr, e));
     }
     Err(last_err.unwrap_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{addr}: no address"))))
+}
+
+/// TCP with TLS as a [`Connector`]: `host:port` addresses, the certificate checked for the
+/// host (or the configured server name).
+pub struct TlsConnector<'a>(pub &'a TcpConfig, pub &'a TlsClient);
+
+impl<D> Connector<D> for TlsConnector<'_> {
+    fn name(&self) -> &'static str {
+        "TLS"
+    }
+
+    fn connect(&self, target: &str) -> io::Result<Connected<D>> {
+        let (sink, source) = connect(target, self.0, self.1)?;
+        Ok(Connected::new(sink, source))
+    }
 }
 
 /// Completes the server side of the handshake on an accepted stream within

@@ -18,13 +18,16 @@
 #![deny(missing_docs)]
 
 mod batching;
+pub mod capture;
 pub mod client_handles;
 pub mod client_memory;
 pub mod compression;
 mod error;
 mod liveness;
+pub mod managed;
 pub mod resume;
 mod session;
+pub mod streams;
 mod welcome;
 
 pub use batching::{Batching, Flush, FIRST_BATCH_BYTES, STREAMING_BATCH_BYTES, STREAMING_WINDOW_BYTES};

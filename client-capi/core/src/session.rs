@@ -1,11 +1,14 @@
 //! [`ClientSession`]: what one client connection knows, without the connection.
 
 use crate::batching::{Batching, Flush};
+use crate::capture::{CaptureCount, DependencyArrays};
 use crate::client_handles::ClientHandles;
 use crate::client_memory::ClientMemory;
 use crate::error::{status_to_hip, CallError, HipError, LOST};
 use crate::liveness::{Expired, Timers};
+use crate::managed::ManagedMirrors;
 use crate::resume::Retention;
+use crate::streams::StreamTable;
 use crate::welcome::WelcomeInfo;
 use proto_core::wire::{self, features, ErrorReply};
 use proto_core::{calls, Call, Flags, FrameHeader, Message, Opcode, Request, Status};
@@ -124,6 +127,14 @@ pub struct ClientSession {
     client_handles: ClientHandles,
     /// Device memory placed here (`hipMalloc` without a round trip).
     client_memory: ClientMemory,
+    /// Managed and device-visible host memory mirrored in the application's process.
+    managed: ManagedMirrors,
+    /// Stream captures begun and not ended.
+    captures: CaptureCount,
+    /// Dependency arrays handed to the application by capture queries.
+    dependency_arrays: DependencyArrays,
+    /// Stream attributes the worker does not hold.
+    streams: StreamTable,
     /// What the worker told us in WELCOME.
     welcome: WelcomeInfo,
     /// Whether operations go without a round trip (`CLIENT_ALLOCATION` negotiated and the
@@ -154,6 +165,10 @@ impl ClientSession {
             timers: Timers::new(config.heartbeat, config.liveness_timeout, config.call_timeout),
             client_handles: ClientHandles::default(),
             client_memory: ClientMemory::default(),
+            managed: ManagedMirrors::default(),
+            captures: CaptureCount::default(),
+            dependency_arrays: DependencyArrays::default(),
+            streams: StreamTable::default(),
             welcome: WelcomeInfo::default(),
             without_round_trip: false,
             retention: None,
@@ -474,6 +489,26 @@ impl ClientSession {
     /// Device memory placed by the client (`hipMalloc` without a round trip).
     pub fn client_memory(&mut self) -> &mut ClientMemory {
         &mut self.client_memory
+    }
+
+    /// Managed and device-visible host memory mirrored in the application's process.
+    pub fn managed(&mut self) -> &mut ManagedMirrors {
+        &mut self.managed
+    }
+
+    /// Stream captures begun and not ended (a clone reads the count without the session).
+    pub fn captures(&self) -> &CaptureCount {
+        &self.captures
+    }
+
+    /// Dependency arrays handed to the application by capture queries.
+    pub fn dependency_arrays(&mut self) -> &mut DependencyArrays {
+        &mut self.dependency_arrays
+    }
+
+    /// Stream attributes the worker does not hold (CU masks, synchronization policies).
+    pub fn streams(&mut self) -> &mut StreamTable {
+        &mut self.streams
     }
 }
 

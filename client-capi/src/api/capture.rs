@@ -12,10 +12,8 @@ use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::ffi::{c_uint, c_ulonglong};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
 use zerocopy::byteorder::little_endian::U64;
 
 thread_local! {
@@ -67,9 +65,11 @@ unsafe fn dependencies(deps: *const hipGraphNode_t, count: usize) -> Result<Vec<
 
 fn begin(stream: hipStream_t, mode: hipStreamCaptureMode, graph: u64, deps: &[U64]) -> Result<(), CallError> {
     let req = wire::StreamBeginCapture { stream: stream_id(stream), mode, thread: thread(), graph, dependencies: proto_core::field::List(deps) };
-    with_conn(|c| c.stream_begin_capture(req))?;
-    capture::began();
-    Ok(())
+    with_conn(|c| {
+        c.stream_begin_capture(req)?;
+        c.captures().began();
+        Ok(())
+    })
 }
 
 /// # Safety
@@ -77,12 +77,17 @@ fn begin(stream: hipStream_t, mode: hipStreamCaptureMode, graph: u64, deps: &[U6
 unsafe fn end(stream: hipStream_t, graph: *mut hipGraph_t) -> Result<(), CallError> {
     non_null!(graph);
     let stream = stream_id(stream);
-    let ended = with_conn(|c| c.stream_end_capture(wire::StreamEndCapture { stream, thread: thread() }));
     // These end the capture too (its graph gone); the other errors leave it running.
-    let over = matches!(&ended, Err(e) if e.code == HipError::STREAM_CAPTURE_INVALIDATED || e.code == HipError::STREAM_CAPTURE_UNJOINED);
-    if ended.is_ok() || over {
-        capture::ended();
-    }
+    let over = |e: &CallError| e.code == HipError::STREAM_CAPTURE_INVALIDATED || e.code == HipError::STREAM_CAPTURE_UNJOINED;
+    let ended = with_conn(|c| {
+        let ended = c.stream_end_capture(wire::StreamEndCapture { stream, thread: thread() });
+        match &ended {
+            Err(e) if !over(e) => {}
+            _ => c.captures().ended(),
+        }
+        ended
+    });
+    let over = ended.as_ref().err().is_some_and(over);
     match ended {
         Ok(r) => try_out!(graph, r.graph as usize as hipGraph_t),
         Err(e) => {
@@ -93,13 +98,6 @@ unsafe fn end(stream: hipStream_t, graph: *mut hipGraph_t) -> Result<(), CallErr
         }
     }
     Ok(())
-}
-
-/// Dependency arrays handed out by `hipStreamGetCaptureInfo_v2`, per stream: valid until the
-/// next query of that stream (HIP's stay valid until the stream's next captured work).
-fn dependency_arrays() -> std::sync::MutexGuard<'static, HashMap<u64, Box<[usize]>>> {
-    static ARRAYS: OnceLock<Mutex<HashMap<u64, Box<[usize]>>>> = OnceLock::new();
-    ARRAYS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// What `hipStreamGetCaptureInfo_v2` reports.
@@ -113,16 +111,15 @@ struct Info {
 
 fn info(stream: hipStream_t) -> Result<Info, CallError> {
     let stream = stream_id(stream);
-    let (status, id, graph, nodes) = with_conn(|c| {
+    with_conn(|c| {
         let r = c.stream_capture_query(wire::StreamCaptureQuery { stream })?;
-        Ok((r.status, r.id, r.graph, r.dependencies.0.iter().map(|n| n.get() as usize).collect::<Box<[usize]>>()))
-    })?;
-    let count = nodes.len();
-    let mut arrays = dependency_arrays();
-    // A node handle is the worker's id as a pointer, so the array of ids is the array of
-    // handles.
-    let dependencies = arrays.entry(stream).insert_entry(nodes).get().as_ptr() as *const hipGraphNode_t;
-    Ok(Info { status, id, graph, dependencies, count })
+        let (status, id, graph) = (r.status, r.id, r.graph);
+        let nodes = r.dependencies.0.iter().map(|n| n.get() as usize).collect::<Box<[usize]>>();
+        // A node handle is the worker's id as a pointer, so the array of ids is the array of
+        // handles; the session keeps it until the stream's next query.
+        let nodes = c.dependency_arrays().keep(stream, nodes);
+        Ok(Info { status, id, graph, dependencies: nodes.as_ptr() as *const hipGraphNode_t, count: nodes.len() })
+    })
 }
 
 /// # Safety

@@ -358,7 +358,7 @@ pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
 pub extern "C" fn hipDeviceReset() -> hipError_t {
     hip_boundary!("hipDeviceReset", {
         let device = current_device();
-        forget_device_allocations(device);
+        forget_device_allocations(device)?;
         crate::api::array::forget_device_arrays(device);
         crate::api::texture::forget_device_textures(device);
         call_sync(|c| {

@@ -11,7 +11,7 @@ use crate::state::allocations::{
     find_device_range, find_host_allocation, forget_device_range, record_host_allocation, record_range_of_kind, take_host_allocation, RangeKind,
 };
 use crate::state::devices::{current_device, device_count};
-use crate::state::managed::{self, engine, os, Mirror, MirrorKind, PageAdvice};
+use crate::state::managed::{self, os, with_mirrors, Mirror, MirrorKind, PageAdvice};
 use client_core::CallError;
 use proto_core::wire::{self, MANAGED_PAGE};
 use proto_core::Calls;
@@ -57,7 +57,7 @@ pub fn alloc_mirrored(kind: MirrorKind, size: usize, flags: c_uint) -> Result<us
         }
         device_base as usize
     };
-    managed::insert(Mirror::new(kind, base, len, (base, base + size), device_base, device, flags));
+    with_mirrors(|m| m.insert(Mirror::new(kind, base, len, (base, base + size), device_base, device, flags)))?;
     let range_kind = if kind == MirrorKind::Managed { RangeKind::Managed } else { RangeKind::HostMapped };
     record_range_of_kind(base as u64, size as u64, device, flags, range_kind);
     if kind == MirrorKind::MappedHost {
@@ -72,7 +72,7 @@ pub fn alloc_mirrored(kind: MirrorKind, size: usize, flags: c_uint) -> Result<us
 /// Frees the mirrored range whose application part starts at `ptr` if it is of `kind`:
 /// `Ok(false)` when it is not one.
 pub fn free_mirrored(ptr: usize, kind: MirrorKind) -> Result<bool, CallError> {
-    let Some(mirror) = managed::remove_if(ptr, |m| m.kind == kind) else { return Ok(false) };
+    let Some(mirror) = managed::remove_if(ptr, |m| m.kind == kind)? else { return Ok(false) };
     forget_device_range(ptr as u64);
     if kind == MirrorKind::MappedHost {
         take_host_allocation(ptr);
@@ -133,13 +133,15 @@ fn check_target_device(device: c_int) -> Result<(), CallError> {
 /// Runs `f` on the mirrored range holding all of `[ptr, ptr + count)` and the pages it spans.
 fn with_range<R>(ptr: *const c_void, count: usize, what: &str, f: impl FnOnce(&mut Mirror, std::ops::Range<usize>) -> R) -> Result<R, CallError> {
     let addr = ptr as usize;
-    let mut engine = engine();
-    let mirror = engine.find_mut(addr).ok_or_else(|| invalid(format!("{what}: {ptr:?} is not managed or mapped memory")))?;
-    if count > mirror.owned_end - addr {
-        return Err(invalid(format!("{what}: {count} bytes from {ptr:?} pass the end of its allocation")));
-    }
-    let span = mirror.page_span(addr, count);
-    Ok(f(mirror, span))
+    managed::peek_mirrors(|mirrors| {
+        let mirror = mirrors.find_mut(addr).ok_or_else(|| invalid(format!("{what}: {ptr:?} is not managed or mapped memory")))?;
+        if count > mirror.owned_end - addr {
+            return Err(invalid(format!("{what}: {count} bytes from {ptr:?} pass the end of its allocation")));
+        }
+        let span = mirror.page_span(addr, count);
+        Ok(f(mirror, span))
+    })?
+    .unwrap_or_else(|| Err(invalid(format!("{what}: {ptr:?} is not managed or mapped memory"))))
 }
 
 fn mem_advise(ptr: *const c_void, count: usize, advice: hipMemoryAdvise, location: hipMemLocation) -> Result<(), CallError> {
@@ -199,7 +201,7 @@ fn prefetch(ptr: *const c_void, count: usize, location: hipMemLocation) -> Resul
     if !cpu {
         check_target_device(target)?;
     }
-    if engine().find(ptr as usize).is_none() {
+    if managed::find(ptr as usize, |_| ())?.is_none() {
         return match find_device_range(ptr as u64) {
             Some((base, range)) if (ptr as u64 - base).saturating_add(count as u64) <= range.size => Ok(()),
             Some(_) => Err(invalid(format!("hipMemPrefetchAsync: {count} bytes from {ptr:?} pass the end of its allocation"))),
@@ -212,7 +214,7 @@ fn prefetch(ptr: *const c_void, count: usize, location: hipMemLocation) -> Resul
         }
     })?;
     if !cpu {
-        with_conn(managed::push_all)?;
+        managed::push_all()?;
     }
     Ok(())
 }
@@ -398,19 +400,24 @@ pub unsafe extern "C" fn hipStreamAttachMemAsync(stream: hipStream_t, dev_ptr: *
         if flags == hipMemAttachSingle && stream.is_null() {
             return Err(invalid("hipMemAttachSingle needs a stream"));
         }
-        let mut engine = engine();
-        let Some(mirror) = engine.find_mut(dev_ptr as usize) else {
+        let stream = crate::handle::stream_id(stream);
+        let attached = managed::peek_mirrors(|mirrors| {
+            let mirror = mirrors.find_mut(dev_ptr as usize)?;
+            if length != 0 && length != mirror.owned_end - mirror.owned_start {
+                return Some(Err(invalid(format!("hipStreamAttachMemAsync: length {length} is neither 0 nor the allocation's size"))));
+            }
+            mirror.attached = Some((stream, flags));
+            Some(Ok(()))
+        })?
+        .flatten();
+        match attached {
+            Some(done) => done,
             // Other memory HIP allocated is accepted as ROCm accepts it; nothing to record.
-            return match find_device_range(dev_ptr as u64) {
+            None => match find_device_range(dev_ptr as u64) {
                 Some(_) => Ok(()),
                 None => Err(invalid(format!("{dev_ptr:?} is not memory HIP allocated"))),
-            };
-        };
-        if length != 0 && length != mirror.owned_end - mirror.owned_start {
-            return Err(invalid(format!("hipStreamAttachMemAsync: length {length} is neither 0 nor the allocation's size")));
+            },
         }
-        mirror.attached = Some((crate::handle::stream_id(stream), flags));
-        Ok(())
     })
 }
 
@@ -427,7 +434,7 @@ pub unsafe extern "C" fn hipHostRegister(host_ptr: *mut c_void, size_bytes: usiz
         }
         let start = host_ptr as usize;
         let end = start.checked_add(size_bytes).ok_or_else(|| invalid("hipHostRegister range wraps"))?;
-        if engine().overlaps(start, end) || find_host_allocation(start).is_some() {
+        if managed::peek_mirrors(|m| m.overlaps(start, end))?.unwrap_or(false) || find_host_allocation(start).is_some() {
             return Err(CallError::new(HipError::HOST_MEMORY_ALREADY_REGISTERED, format!("{host_ptr:?}: already registered or mapped")));
         }
         register(start, size_bytes, flags)?;
@@ -447,7 +454,7 @@ fn register(start: usize, size: usize, flags: c_uint) -> Result<u64, CallError> 
     let device_base = with_conn(|c| c.managed_alloc(wire::ManagedAlloc { device, size: len as u64, hint: base as u64 }).map(|a| a.ptr))?;
     let mirror = Mirror::new(MirrorKind::Registered, base, len, (start, end), device_base, device, flags);
     let device_ptr = mirror.device_address(start);
-    managed::insert(mirror);
+    with_mirrors(|m| m.insert(mirror))?;
     record_range_of_kind(start as u64, size as u64, device, flags, RangeKind::HostMapped);
     Ok(device_ptr)
 }
@@ -471,7 +478,7 @@ pub unsafe extern "C" fn hipHostGetDevicePointer(dev_ptr: *mut *mut c_void, host
         if flags != 0 {
             return Err(invalid(format!("hipHostGetDevicePointer flags {flags:#x} must be 0")));
         }
-        let mirrored = engine().find(host_ptr as usize).filter(|m| m.kind != MirrorKind::Managed).map(|m| m.device_address(host_ptr as usize));
+        let mirrored = managed::find(host_ptr as usize, |m| (m.kind != MirrorKind::Managed).then(|| m.device_address(host_ptr as usize)))?.flatten();
         let device_ptr = match mirrored {
             Some(ptr) => ptr,
             // ROCm maps all pinned memory: plain hipHostMalloc memory gets its twin now.
@@ -493,7 +500,7 @@ pub unsafe extern "C" fn hipHostGetFlags(flags_ptr: *mut c_uint, host_ptr: *mut 
     hip_boundary!("hipHostGetFlags", {
         non_null!(flags_ptr);
         non_null!(host_ptr);
-        let mirrored = engine().find(host_ptr as usize).filter(|m| m.kind != MirrorKind::Managed).map(|m| m.flags);
+        let mirrored = managed::find(host_ptr as usize, |m| (m.kind != MirrorKind::Managed).then_some(m.flags))?.flatten();
         let flags = mirrored
             .or_else(|| find_host_allocation(host_ptr as usize).map(|(_, h)| h.flags))
             .ok_or_else(|| invalid(format!("{host_ptr:?} is not host memory HIP allocated or registered")))?;

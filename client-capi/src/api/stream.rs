@@ -70,7 +70,7 @@ pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
                 Ok(())
             })?;
         }
-        crate::state::streams::forget_stream(stream_id(stream));
+        crate::state::streams::forget_stream(stream_id(stream))?;
         Ok(())
     })
 }

@@ -10,7 +10,7 @@ use crate::callbacks::{self, Callback};
 use crate::handle::{spt, stream_id, Handle};
 use crate::remote::with_conn;
 use crate::state::devices::{check_device, current_device, properties};
-use crate::state::streams::extras;
+use crate::state::streams::with_extras;
 use client_core::CallError;
 use proto_core::wire::{self, stream_mem_op};
 use proto_core::Calls;
@@ -118,7 +118,7 @@ pub unsafe extern "C" fn hipExtStreamCreateWithCUMask(stream: *mut hipStream_t, 
         }
         // SAFETY: just written by hipStreamCreate.
         let id = unsafe { *stream }.id();
-        extras().entry(id).or_default().cu_mask = mask;
+        with_extras(|t| t.entry(id).cu_mask = mask)?;
         Ok(())
     })
 }
@@ -136,8 +136,11 @@ pub unsafe extern "C" fn hipExtStreamGetCUMask(stream: hipStream_t, cuMaskSize: 
         if (cuMaskSize as usize) < all.len() {
             return Err(CallError::new(HipError::INVALID_VALUE, format!("the device's CU mask needs {} words", all.len())));
         }
-        let own =
-            if matches!(stream.id(), 0 | 2) { Vec::new() } else { extras().get(&stream_id(stream)).map(|e| e.cu_mask.clone()).unwrap_or_default() };
+        let own = if matches!(stream.id(), 0 | 2) {
+            Vec::new()
+        } else {
+            with_extras(|t| t.get(stream_id(stream)).map(|e| e.cu_mask.clone()))?.unwrap_or_default()
+        };
         let mut mask: Vec<u32> = own.iter().zip(&all).map(|(o, a)| o & a).collect();
         if mask.iter().all(|&w| w == 0) {
             mask = all;
@@ -166,7 +169,7 @@ pub unsafe extern "C" fn hipStreamSetAttribute(stream: hipStream_t, attr: hipLau
         if !(hipSyncPolicyAuto..=hipSyncPolicyBlockingSync).contains(&policy) {
             return Err(CallError::new(HipError::INVALID_VALUE, format!("unknown synchronization policy {policy}")));
         }
-        extras().entry(id).or_default().sync_policy = Some(policy);
+        with_extras(|t| t.entry(id).sync_policy = Some(policy))?;
         Ok(())
     })
 }
@@ -185,7 +188,7 @@ pub unsafe extern "C" fn hipStreamGetAttribute(
         let id = valid_stream(stream)?;
         match attr {
             hipLaunchAttributeSynchronizationPolicy => {
-                let policy = extras().get(&id).and_then(|e| e.sync_policy).unwrap_or(DEFAULT_SYNC_POLICY);
+                let policy = with_extras(|t| t.get(id).and_then(|e| e.sync_policy))?.unwrap_or(DEFAULT_SYNC_POLICY);
                 // SAFETY: non-null and writable; writing one member of the union.
                 unsafe { (*value_out).syncPolicy = policy };
             }
@@ -211,10 +214,10 @@ pub extern "C" fn hipStreamCopyAttributes(dst: hipStream_t, src: hipStream_t) ->
     hip_boundary!("hipStreamCopyAttributes", {
         let src = valid_stream(src)?;
         let dst = valid_stream(dst)?;
-        let mut extras = extras();
-        let policy = extras.get(&src).and_then(|e| e.sync_policy);
-        extras.entry(dst).or_default().sync_policy = policy;
-        Ok(())
+        with_extras(|t| {
+            let policy = t.get(src).and_then(|e| e.sync_policy);
+            t.entry(dst).sync_policy = policy;
+        })
     })
 }
 
@@ -246,7 +249,7 @@ fn mem_op(stream: hipStream_t, ptr: *mut c_void, op: u32, value: u64, mask: u64,
     // Mapped host memory (signal memory among it) is this process's mirror: the operation
     // reads or writes its device twin, which the mirror is brought level with around
     // requests and synchronisations.
-    let ptr = crate::state::managed::engine().find(ptr as usize).map_or(ptr as u64, |m| m.device_address(ptr as usize));
+    let ptr = crate::state::managed::find(ptr as usize, |m| m.device_address(ptr as usize))?.unwrap_or(ptr as u64);
     let req = wire::StreamMemOp { stream: stream_id(stream), ptr, value, mask, op, flags };
     with_conn(|c| c.stream_mem_op(req).map(drop)).map_err(|e| {
         // ROCm's answers: a stream it cannot find is a destroyed context; memory it does not

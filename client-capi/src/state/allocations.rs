@@ -3,6 +3,7 @@
 //! addressing does on a local GPU) and the pinned host allocations of this process
 //! (`hipHostMalloc`; the worker never sees them).
 
+use client_core::CallError;
 use std::alloc::Layout;
 use std::collections::BTreeMap;
 use std::ffi::c_uint;
@@ -131,9 +132,10 @@ pub fn note_device_range(ptr: u64, size: u64, device: u32) {
 }
 
 /// Drops the client-side record of a device's allocations (after `hipDeviceReset`).
-pub fn forget_device_allocations(device: u32) {
-    super::managed::forget_device(device);
+pub fn forget_device_allocations(device: u32) -> Result<(), CallError> {
+    super::managed::forget_device(device)?;
     device_allocs().lock().unwrap_or_else(|p| p.into_inner()).retain(|_, r| r.device != device);
+    Ok(())
 }
 
 /// Drops the record of the device allocation at `ptr` (after it was freed).

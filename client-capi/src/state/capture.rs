@@ -1,4 +1,4 @@
-//! What the process knows of its stream captures: how many it began and has not ended. The
+//! What the process knows of its stream captures: whether any it began has not ended. The
 //! C-side thread state of capture (the thread's id in capture messages, its capture mode) and
 //! the capture calls themselves are `api::capture`'s; the layers below the API ask here.
 
@@ -7,26 +7,12 @@ use crate::remote::with_conn;
 use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Captures this process began and has not ended: while there are none, calls HIP forbids
-/// during capture need no question to the worker.
-static ACTIVE_CAPTURES: AtomicUsize = AtomicUsize::new(0);
-
-/// Whether a capture this process began may still run: calls whose failure during capture
-/// must be reported at once wait for the worker then.
+/// Whether a capture this process began may still run (on any worker's session): calls
+/// whose failure during capture must be reported at once wait for the worker then. The
+/// count lives in each session (`client_core::capture`); reading it takes no lock.
 pub fn any_active() -> bool {
-    ACTIVE_CAPTURES.load(Ordering::Acquire) != 0
-}
-
-/// A capture began.
-pub fn began() {
-    ACTIVE_CAPTURES.fetch_add(1, Ordering::AcqRel);
-}
-
-/// A capture ended (its graph made, or the capture invalidated).
-pub fn ended() {
-    let _ = ACTIVE_CAPTURES.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
+    crate::remote::captures_active()
 }
 
 /// Copies to or from client memory cannot be captured (graph memcpy nodes of host memory are

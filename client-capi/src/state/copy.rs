@@ -49,13 +49,12 @@ pub fn direction(dst: *const c_void, src: *const c_void, kind: hipMemcpyKind) ->
 }
 
 /// Whether a synchronous upload of `len` bytes to `dst` may return once its bytes are sent
-/// ([`crate::conn::Conn::upload`]). Managed mirrors are pulled back, and a capture's refusal
-/// reported, only by a reply. A destination this process did not allocate (freed, another
-/// session's, made up) waits too, so HIP's immediate `hipErrorInvalidValue` stays where it is
-/// knowable.
+/// ([`crate::conn::Conn::upload`], which asks its session's managed mirrors itself: they
+/// are pulled back only after a reply). A capture's refusal is reported only by a reply. A
+/// destination this process did not allocate (freed, another session's, made up) waits too,
+/// so HIP's immediate `hipErrorInvalidValue` stays where it is knowable.
 pub fn sent_is_enough(dst: u64, len: usize) -> bool {
-    !crate::state::managed::mirrors_active()
-        && !crate::state::capture::any_active()
+    !crate::state::capture::any_active()
         && crate::state::allocations::find_device_range(dst)
             .is_some_and(|(base, r)| r.kind == crate::state::allocations::RangeKind::Device && dst - base + len as u64 <= r.size)
 }

@@ -1,27 +1,20 @@
 //! What this library keeps per created stream: the attributes HIP lets a program set and the
-//! worker does not hold (its CU mask, its synchronization policy).
+//! worker does not hold (its CU mask, its synchronization policy). They live in the session
+//! of the stream's worker (`client_core::streams`).
 
-use crate::abi::hipSynchronizationPolicy;
-use std::collections::BTreeMap;
-use std::sync::{Mutex, MutexGuard};
+use crate::remote::with_conn;
+use client_core::streams::StreamTable;
+use client_core::CallError;
 
-/// A stream's attributes kept here. Dropped with the stream's entry when the stream is
-/// destroyed ([`forget_stream`]).
-#[derive(Clone, Default)]
-pub struct StreamExtras {
-    /// The CU mask it was created with (`hipExtStreamCreateWithCUMask`).
-    pub cu_mask: Vec<u32>,
-    /// Its synchronization policy, if one was set.
-    pub sync_policy: Option<hipSynchronizationPolicy>,
-}
+pub use client_core::streams::StreamExtras;
 
-/// The attributes of every stream that has some, by wire stream id.
-pub fn extras() -> MutexGuard<'static, BTreeMap<u64, StreamExtras>> {
-    static EXTRAS: Mutex<BTreeMap<u64, StreamExtras>> = Mutex::new(BTreeMap::new());
-    EXTRAS.lock().unwrap_or_else(|p| p.into_inner())
+/// Runs `f` on the stream attributes of the worker this call goes to (a stream handle the
+/// call named routes it to the stream's worker).
+pub fn with_extras<R>(f: impl FnOnce(&mut StreamTable) -> R) -> Result<R, CallError> {
+    with_conn(|c| Ok(f(c.streams())))
 }
 
 /// Forgets what was kept about a destroyed stream.
-pub fn forget_stream(id: u64) {
-    extras().remove(&id);
+pub fn forget_stream(id: u64) -> Result<(), CallError> {
+    with_extras(|t| t.forget(id))
 }

@@ -14,7 +14,7 @@ pub fn call_sync<R>(f: impl FnOnce(&mut Conn) -> Result<R, CallError>) -> Result
         match c.take_deferred() {
             Some(code) => Err(CallError::new(code, "an earlier asynchronous operation failed on the worker")),
             // Device work that finished may have written managed memory: the CPU sees it now.
-            None => super::managed::after_sync(c),
+            None => c.after_sync(),
         }
     })
 }

@@ -1,7 +1,12 @@
 //! What the session and attack tests share: a worker on a host backend (in memory or over
-//! TCP), a raw protocol client that builds frames with `proto_core` (or by hand), and the
-//! bystander check that a scenario left the worker serving others with its memory back.
+//! TCP), the real client session (`client_core::ClientSession`) driven over a connection to it,
+//! a [`hostile_peer`] for frames no real client sends, and the bystander check that a scenario
+//! left the worker serving others with its memory back.
 #![allow(dead_code)] // each test crate uses a part
+
+pub mod hostile_peer;
+
+pub use hostile_peer::{raw_header, HostilePeer};
 
 use hip_worker::auth::TokenStore;
 use hip_worker::backend::{HostBackend, HostConfig};
@@ -11,11 +16,12 @@ use hip_worker::{Worker, WorkerConfig};
 use proto_core::auth::{auth_response, AuthContext, AUTH_NONCE_LEN};
 use proto_core::wire::{self, ErrorReply};
 use proto_core::PROTOCOL_VERSION;
+use client_core::{CallError, ClientSession, Expect, Inbound, SessionConfig as ClientConfig};
 use proto_core::{Bulk, Flags, FrameHeader, Message, Request, Response, Status};
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use transport_core::{FrameSink, FrameSource, TransportError};
 use transport_tcp::TcpConfig;
 
@@ -94,6 +100,8 @@ pub struct Reply {
     pub header: FrameHeader,
     pub control: Vec<u8>,
     pub bulk: Vec<u8>,
+    /// What the real client session made of the frame (`None`: read by a hostile peer).
+    pub outcome: Option<Result<Inbound, CallError>>,
 }
 
 impl Reply {
@@ -107,7 +115,17 @@ impl Reply {
         assert!(self.header.flags.contains(Flags::RESPONSE), "error reply without RESPONSE: {:?}", self.header);
         assert!(self.bulk.is_empty(), "error reply with bulk data");
         let reply = ErrorReply::parse(&self.control, &[]).expect("ErrorReply parses");
-        (reply.status, reply.message.as_str().to_owned())
+        let (status, message) = (reply.status, reply.message.as_str().to_owned());
+        // The client session saw the same error (unless nobody waited for the frame).
+        let seen = match &self.outcome {
+            Some(Err(e)) | Some(Ok(Inbound::Reply(_, Err(e)))) | Some(Ok(Inbound::Failed(_, e))) => Some(e),
+            _ => None,
+        };
+        if let Some(e) = seen {
+            assert_eq!(e.code, client_core::status_to_hip(status), "the client session's code for {status:?}");
+            assert_eq!(e.message, message, "the client session's message");
+        }
+        (status, message)
     }
 
     /// The success response (as the response to `opcode`); panics on an error reply.
@@ -120,18 +138,28 @@ impl Reply {
     }
 }
 
-/// A raw protocol client.
-pub struct Client {
-    pub sink: Box<dyn FrameSink>,
-    pub source: Box<dyn FrameSource>,
-    pub buf: Vec<u8>,
-    pub next_id: u64,
+/// The real client session ([`ClientSession`]) driven over one connection: it numbers and
+/// encodes every request and matches every frame that comes back, as `libamdhip64`'s driver
+/// does; this driver only moves the bytes and keeps each frame for the test to inspect.
+pub struct SessionDriver {
+    pub session: ClientSession,
+    peer: HostilePeer,
 }
 
-impl Client {
+impl SessionDriver {
     pub fn connect(worker: &TestWorker) -> Self {
         let (sink, source) = worker.connect();
-        Self { sink, source, buf: vec![0; 1 << 16], next_id: 1 }
+        Self::over(sink, source)
+    }
+
+    /// Over a connection made elsewhere (TLS, a same-host socket, a worker process).
+    pub fn over(sink: Box<dyn FrameSink>, source: Box<dyn FrameSource>) -> Self {
+        let config = ClientConfig {
+            heartbeat: transport_core::config::DEFAULT_HEARTBEAT,
+            liveness_timeout: transport_core::config::DEFAULT_LIVENESS_TIMEOUT,
+            call_timeout: None,
+        };
+        Self { session: ClientSession::new(config), peer: HostilePeer::over(sink, source) }
     }
 
     /// A connected client that has completed the handshake.
@@ -149,33 +177,29 @@ impl Client {
         c
     }
 
-    /// Sends `req` with `flags`; returns its request id.
+    /// This connection as a hostile peer: hand-made frames, ids of the test's choosing.
+    pub fn hostile(&mut self) -> &mut HostilePeer {
+        &mut self.peer
+    }
+
+    /// Submits `req` to the client session (`flags`: empty, or `NO_REPLY` for fire-and-forget)
+    /// and sends the frame; returns its request id.
     pub fn send(&mut self, req: &Request<'_>, flags: Flags) -> u64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        let frame = loop {
-            match req.encode_frame(&mut self.buf, flags, id) {
-                Ok(frame) => break frame,
-                Err(proto_core::EncodeError::BufferTooSmall { required }) => self.buf.resize(required, 0),
-                Err(e) => panic!("encode {:?}: {e}", req.opcode()),
-            }
+        let expect = match flags {
+            f if f == Flags::empty() => Expect::Reply,
+            f if f == Flags::NO_REPLY => Expect::NoReply,
+            other => panic!("a client sends no {other:?} frame: use hostile()"),
         };
-        self.sink.send(&self.buf[..frame.head_len], frame.bulk).expect("send");
-        id
+        let submitted = self.session.submit(req, expect).unwrap_or_else(|e| panic!("submit {:?}: {e:?}", req.opcode()));
+        self.peer.sink.send(submitted.head, submitted.bulk).expect("send");
+        submitted.ticket.request_id()
     }
 
-    /// Sends bytes exactly as given (a hand-made frame).
-    pub fn send_raw(&mut self, bytes: &[u8]) {
-        self.sink.send(bytes, &[]).expect("send raw");
-    }
-
+    /// The next frame, handed to the client session first.
     pub fn try_recv(&mut self) -> Result<Reply, TransportError> {
-        let head = self.source.recv_head()?;
-        let header = head.header;
-        let control = head.control.to_vec();
-        let mut bulk = vec![0; header.bulk_len as usize];
-        self.source.recv_bulk(&mut bulk)?;
-        Ok(Reply { header, control, bulk })
+        let mut reply = self.peer.try_recv()?;
+        reply.outcome = Some(self.session.handle_frame(Instant::now(), &reply.header, &reply.control));
+        Ok(reply)
     }
 
     pub fn recv(&mut self) -> Reply {
@@ -188,16 +212,19 @@ impl Client {
         let reply = self.recv();
         assert_eq!(reply.header.request_id, id, "reply to another request: {:?}", reply.header);
         assert_eq!(reply.header.opcode, req.opcode().raw(), "reply with another opcode: {:?}", reply.header);
+        match &reply.outcome {
+            Some(Ok(Inbound::Reply(ticket, result))) => {
+                assert_eq!(ticket.request_id(), id);
+                assert_eq!(result.is_err(), reply.is_error(), "the client session read the reply otherwise: {result:?}");
+            }
+            other => panic!("the client session did not take frame {:?} as the reply: {other:?}", reply.header),
+        }
         reply
     }
 
     /// The worker has closed the connection: the next read ends.
     pub fn expect_closed(&mut self) {
-        match self.try_recv() {
-            Err(TransportError::Closed) | Err(TransportError::Io(_)) => {}
-            Ok(frame) => panic!("expected the worker to close the connection, got {:?}", frame.header),
-            Err(e) => panic!("expected a closed connection, got {e}"),
-        }
+        self.peer.expect_closed()
     }
 
     pub fn ping(&mut self, nonce: u64) -> Reply {
@@ -256,11 +283,6 @@ pub fn hello<'a>(min_version: u16, max_version: u16, token: &'a str) -> Request<
     })
 }
 
-/// A hand-made header (lengths as given; `emit` computes `payload_len = control + bulk`).
-pub fn raw_header(opcode: u16, flags: Flags, request_id: u64, control_len: u32, bulk_len: u32) -> [u8; 32] {
-    FrameHeader { version: proto_core::PROTOCOL_VERSION, opcode, flags, credits: 0, request_id, control_len, bulk_len, aux: 0 }.emit()
-}
-
 /// Runs `scenario` on a fresh worker while a bystander session stays connected; checks the
 /// bystander is still served afterwards and that the worker's memory is back to where it was
 /// once every scenario connection is gone.
@@ -269,7 +291,7 @@ pub fn with_bystander(scenario: impl FnOnce(&TestWorker)) {
 }
 
 pub fn with_bystander_on(worker: TestWorker, scenario: impl FnOnce(&TestWorker)) {
-    let mut bystander = Client::greeted(&worker);
+    let mut bystander = SessionDriver::greeted(&worker);
     bystander.round_trip(1);
     let free_before = bystander.free_mem();
     scenario(&worker);
@@ -291,7 +313,7 @@ pub fn with_bystander_on(worker: TestWorker, scenario: impl FnOnce(&TestWorker))
 }
 
 /// The HELLO of `greeted`, answered by AUTHENTICATE with `token`'s HMAC over the WELCOME.
-pub fn authenticate(c: &mut Client, token: &[u8]) -> Reply {
+pub fn authenticate(c: &mut SessionDriver, token: &[u8]) -> Reply {
     let reply = c.call(&hello(PROTOCOL_VERSION, PROTOCOL_VERSION, ""));
     let response = match reply.response() {
         Response::Hello(w) => {
@@ -316,7 +338,7 @@ pub fn authenticate(c: &mut Client, token: &[u8]) -> Reply {
 /// Bytes each flooding memset writes.
 pub const FLOOD_BYTES: u64 = 32 << 20;
 
-impl Client {
+impl SessionDriver {
     pub fn stream_create(&mut self, flags: u32) -> u64 {
         match self.call(&Request::StreamCreate(wire::StreamCreate { device: 0, flags, priority: 0 })).response() {
             Response::StreamCreate(s) => s.stream,

@@ -624,6 +624,20 @@ pub fn connect(addr: &str, cfg: &RdmaConfig) -> io::Result<(RdmaSink, RdmaSource
     Err(last.unwrap_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{addr}: no address"))))
 }
 
+/// RDMA verbs as a [`Connector`]: `host:port` of an RDMA device's netdev or IPoIB address.
+pub struct RdmaConnector<'a>(pub &'a RdmaConfig);
+
+impl<D> transport_core::Connector<D> for RdmaConnector<'_> {
+    fn name(&self) -> &'static str {
+        "RDMA"
+    }
+
+    fn connect(&self, target: &str) -> io::Result<transport_core::Connected<D>> {
+        let (sink, source) = connect(target, self.0)?;
+        Ok(transport_core::Connected::new(sink, source))
+    }
+}
+
 fn connect_one(sa: &SocketAddr, cfg: &RdmaConfig) -> io::Result<VerbsFabric> {
     let started = Instant::now();
     let left = |what: &str| {

@@ -19,7 +19,7 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use transport_core::{FrameSink, FrameSource, Received, TransportError};
+use transport_core::{Connected, Connector, FrameSink, FrameSource, Received, TransportError};
 
 /// What the worker's bootstrap message says (with the memfd and the doorbell socket).
 const BOOTSTRAP: &[u8; 8] = b"HIPSHM01";
@@ -436,6 +436,20 @@ pub fn connect_with_fds(path: &Path, config: &ShmConfig) -> io::Result<(ShmSink,
     let descriptors = FdChannel::new(UnixStream::from(descriptors))?;
     // The client waits for its descriptors with a timeout (`FdChannel::recv` polls).
     Ok((sink, source, descriptors))
+}
+
+/// Shared memory as a [`Connector`]: the worker's socket path; keeps the descriptor channel.
+pub struct ShmConnector(pub ShmConfig);
+
+impl Connector<FdChannel> for ShmConnector {
+    fn name(&self) -> &'static str {
+        "shared memory"
+    }
+
+    fn connect(&self, target: &str) -> io::Result<Connected<FdChannel>> {
+        let (sink, source, descriptors) = connect_with_fds(Path::new(target), &self.0)?;
+        Ok(Connected { sink: Box::new(sink), source: Box::new(source), descriptors: Some(descriptors) })
+    }
 }
 
 /// The worker's listening socket; the socket file is removed when dropped.

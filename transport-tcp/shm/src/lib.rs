@@ -21,7 +21,9 @@ pub mod ring;
 pub mod sys;
 
 #[cfg(target_os = "linux")]
-pub use conn::{connect, connect_with_fds, worker_from_parts, ShmAccepted, ShmConfig, ShmHangup, ShmListener, ShmParts, ShmSink, ShmSource};
+pub use conn::{
+    connect, connect_with_fds, worker_from_parts, ShmAccepted, ShmConfig, ShmConnector, ShmHangup, ShmListener, ShmParts, ShmSink, ShmSource,
+};
 #[cfg(target_os = "linux")]
 pub use fds::FdChannel;
 
