@@ -682,8 +682,16 @@ impl Conn {
     }
 
     fn upload_uncompressed(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool, sent_is_enough: SentIsEnough) -> Result<(), CallError> {
-        // Shared memory first, then the stripes; each answers `None` when it does not apply.
-        let done = match self.upload_shared(dst, src, stream, sync) {
+        if src.is_empty() {
+            return Ok(());
+        }
+        let no_wait = sync && self.session.without_round_trip() && src.len() <= SMALL_UPLOAD_NO_WAIT_BYTES && sent_is_enough(dst, src.len());
+        // Shared memory first (unless the copy may go without waiting: then its bytes go
+        // inline, as a copy from anywhere else does, rather than a request that must wait for
+        // the device to read the shared pages), then the stripes; each answers `None` when it
+        // does not apply.
+        let shared = if no_wait { None } else { self.upload_shared(dst, src, stream, sync) };
+        let done = match shared {
             Some(result) => Some(result),
             None if self.striped(src.len()) => self.upload_striped(dst, src, stream, sync),
             None => None,
@@ -699,10 +707,6 @@ impl Conn {
             return Ok(());
         }
         let mut chunks = src.chunks(DEFAULT_COPY_CHUNK).enumerate().peekable();
-        if src.is_empty() {
-            return Ok(());
-        }
-        let no_wait = sync && self.session.without_round_trip() && src.len() <= SMALL_UPLOAD_NO_WAIT_BYTES && sent_is_enough(dst, src.len());
         while let Some((i, chunk)) = chunks.next() {
             let last = chunks.peek().is_none();
             // Only the last chunk says `sync`: the worker completes a posted one before going on.

@@ -196,6 +196,27 @@ impl MemoryBackend for CudaBackend {
         self.launch_host(s, Box::new(move || drop(src)))
     }
 
+    /// One DMA from the registered region, waited for: the caller holds the region, so no
+    /// host function (whose callback thread's wake-up a synchronize would wait for).
+    fn memcpy_htod_registered_sync(&self, stream: Option<StreamHandle>, dst: DevicePtr, src: &RegionSlice) -> Result<(), BackendError> {
+        let dev = self.device_of(dst)?;
+        let s = self.work_stream(stream, dev)?;
+        // SAFETY: destination validated by the session; the source lies in registered host
+        // memory that the caller's `src` keeps mapped until the synchronize below returns.
+        unsafe { sys::cuMemcpyHtoDAsync_v2(dst.0, src.addr() as *const c_void, src.len(), s) }.check("cuMemcpyHtoDAsync")?;
+        self.copy_waiting_for_stream(stream, || self.sync_raw(stream, s))
+    }
+
+    /// One DMA into the registered region, waited for (as the upload above).
+    fn memcpy_dtoh_registered_sync(&self, stream: Option<StreamHandle>, src: DevicePtr, dst: &RegionSlice) -> Result<(), BackendError> {
+        let dev = self.device_of(src)?;
+        let s = self.work_stream(stream, dev)?;
+        // SAFETY: source validated by the session; the destination lies in registered host
+        // memory that the caller's `dst` keeps mapped until the synchronize below returns.
+        unsafe { sys::cuMemcpyDtoHAsync_v2(dst.addr() as *mut c_void, src.0, dst.len(), s) }.check("cuMemcpyDtoHAsync")?;
+        self.copy_waiting_for_stream(stream, || self.sync_raw(stream, s))
+    }
+
     /// One DMA straight into the registered region; `done` once the stream has passed it.
     fn memcpy_dtoh_registered(
         &self,
