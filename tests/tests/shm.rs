@@ -386,7 +386,7 @@ fn profiled_waits(stderr: &str, call: &str, opcode: &str) -> u64 {
 fn small_pinned_uploads_over_shared_memory_do_not_wait_for_the_worker() {
     let sandbox = Sandbox::new("shm_small");
     let exe = sandbox.compile("shm_small_copies");
-    let worker = sandbox.start_worker_in_one_process();
+    let mut worker = sandbox.start_worker_in_one_process();
     let mut cmd = shm_command(&worker, &exe);
     cmd.env("HIP_REMOTE_PROFILE", "1");
     let out = run_with_timeout(cmd, RUN_TIMEOUT);
