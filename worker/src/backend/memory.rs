@@ -247,6 +247,21 @@ pub trait MemoryBackend {
         self.memcpy_dtoh(stream, src, dst.len() as u64, Box::new(move |bytes| done(bytes.map(|b| dst.write(&b)))))
     }
 
+    /// [`MemoryBackend::with_device_bytes_mut`] followed by
+    /// [`MemoryBackend::finish_device_writes`]: the bytes are in device memory on return. GPU
+    /// backends wait for their staging copy here rather than queue a host function to give the
+    /// staging buffer back (which the wait would then have to wait for).
+    fn with_device_bytes_mut_finished(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: DevicePtr,
+        len: u64,
+        fill: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<(), BackendError> {
+        self.with_device_bytes_mut(stream, dst, len, fill)?;
+        self.finish_device_writes(stream, dst)
+    }
+
     /// [`MemoryBackend::memcpy_htod_registered`], complete on return (after `stream`'s
     /// earlier work). The caller holds `src` until then, so nothing is queued to hold it:
     /// a host function per copy would put the driver's callback thread, and its wake-up,
