@@ -622,6 +622,25 @@ impl Conn {
         self.post::<calls::ContentRemember>(wire::ContentRemember { src: dst, len: src.len() as u64, stream, hash: hash[..].into() })
     }
 
+    /// Loads the module image `code` onto `device`: its worker handle. An image of at least
+    /// `CONTENT_ADDRESSED_MIN_BYTES` on a connection with the content store is named by its
+    /// hash first: a worker that keeps it for our tenant loads it without the bytes (a program
+    /// run again, or another process of the tenant); else the image goes with the load and
+    /// the worker keeps it.
+    pub fn load_module(&mut self, device: u32, format: wire::ModuleFormat, origin: &str, code: &[u8]) -> Result<u64, CallError> {
+        if !self.content_store || code.len() < CONTENT_ADDRESSED_MIN_BYTES {
+            return Ok(self.module_load(wire::ModuleLoad { device, format, origin: origin.into(), image: Bulk(code) })?.module);
+        }
+        let hash = content_hash(code);
+        let named = wire::ModuleLoadByHash { device, format, origin: origin.into(), len: code.len() as u64, hash: hash[..].into() };
+        let found = self.module_load_by_hash(named)?;
+        if found.found {
+            return Ok(found.module);
+        }
+        let req = wire::ModuleLoadKeep { device, format, origin: origin.into(), hash: hash[..].into(), image: Bulk(code) };
+        Ok(self.module_load_keep(req)?.module)
+    }
+
     fn upload_bytes(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool, sent_is_enough: SentIsEnough) -> Result<(), CallError> {
         if self.compressed_bulk && src.len() >= COMPRESS_MIN_BYTES {
             if let Some(done) = self.upload_compressed(dst, src, stream, sync) {

@@ -254,13 +254,14 @@ pub fn link_figures(
     let mid = crate::variants::MID_COPY.min(big);
     let mid_reps = crate::variants::mid_copy_reps(samples);
     let small_reps = samples.max(1);
-    let (mid_pinned, small_pinned_h2d_us) = match cuda_pinned_gbps(b, bufs.dev, &[(mid, mid_reps), (crate::variants::SMALL_COPY.min(big), small_reps)]) {
-        Some(r) => {
-            let r = r?;
-            (r[0], crate::variants::SMALL_COPY as f64 / (r[1].0 * 1e9) * 1e6)
-        }
-        None => ((bufs.gbps(true, mid, mid_reps)?, bufs.gbps(false, mid, mid_reps)?), small_h2d_p50_us),
-    };
+    let (mid_pinned, small_pinned_h2d_us) =
+        match cuda_pinned_gbps(b, bufs.dev, &[(mid, mid_reps), (crate::variants::SMALL_COPY.min(big), small_reps)]) {
+            Some(r) => {
+                let r = r?;
+                (r[0], crate::variants::SMALL_COPY as f64 / (r[1].0 * 1e9) * 1e6)
+            }
+            None => ((bufs.gbps(true, mid, mid_reps)?, bufs.gbps(false, mid, mid_reps)?), small_h2d_p50_us),
+        };
     let sync_p50_us = crate::variants::p50_us(sync_samples(b, samples)?);
     drop(bufs.take_host());
     let t = Instant::now();
