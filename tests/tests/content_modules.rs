@@ -8,7 +8,7 @@ mod common;
 use common::{authenticate, config_with, Client, TestWorker};
 use proto_core::content::content_hash;
 use proto_core::wire::{self, ModuleFormat};
-use proto_core::{Bulk, Request, Response};
+use proto_core::{Bulk, Flags, Request, Response};
 
 const TOKEN: &str = "content-modules-token";
 
@@ -45,7 +45,16 @@ fn a_module_image_kept_once_is_loaded_by_hash_in_the_next_session_of_its_tenant(
     let worker = TestWorker::in_memory(config_with(Some(TOKEN)));
     let mut first = tenant_client(&worker);
     let compile = wire::RtcCompile { device: 0, name: "add_one.hip".into(), source: SOURCE.into(), ..Default::default() };
-    let image = match first.call(&Request::RtcCompile(compile)).response() {
+    // The compile takes long enough for the worker's heartbeats (request id 0) to come first.
+    let id = first.send(&Request::RtcCompile(compile), Flags::empty());
+    let reply = loop {
+        let frame = first.recv();
+        if frame.header.request_id == id {
+            break frame;
+        }
+        assert_eq!(frame.header.request_id, 0, "only heartbeats come before the compile's reply: {:?}", frame.header);
+    };
+    let image = match reply.response() {
         Response::RtcCompile(out) => {
             assert!(out.success, "compiled: {}", out.log.as_str());
             out.code.0.to_vec()
@@ -71,4 +80,34 @@ fn a_module_image_kept_once_is_loaded_by_hash_in_the_next_session_of_its_tenant(
     assert!(found.found && found.module != 0, "{found:?}");
     assert!(has_function(&mut second, found.module), "the module loaded by hash has its function");
     assert!(!by_hash(&mut second, image.len() + 1, &hash).found, "a length that differs is not the same content");
+}
+
+/// The client's side, end to end: a program loads a module image of over 1 MiB twice (its
+/// kernel run and checked each time) with the content store on. The first load names the image
+/// by hash, misses and sends it with `ModuleLoadKeep`; the second loads it by hash alone.
+/// Counted in the program's `HIP_REMOTE_PROFILE=1` table.
+#[test]
+fn a_large_module_loaded_again_goes_by_hash() {
+    use hip_remote_tests::{client_command, run_with_timeout, Sandbox, RUN_TIMEOUT};
+    let sandbox = Sandbox::new("module_by_hash");
+    let exe = sandbox.compile("module_by_hash");
+    let mut worker = sandbox.start_worker();
+    let mut cmd = client_command(&exe, worker.addr());
+    cmd.env("HIP_REMOTE_CONTENT_STORE", "on").env("HIP_REMOTE_PROFILE", "1");
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS module_by_hash"), "{}", out.report());
+    let waits = |opcode: &str| -> u64 {
+        out.stderr
+            .lines()
+            .filter_map(|l| {
+                let cells: Vec<&str> = l.split_whitespace().collect();
+                (cells.len() >= 3 && cells[0] == "hipModuleLoadData" && cells[1] == opcode).then(|| cells[2].parse::<u64>().unwrap_or(0))
+            })
+            .sum()
+    };
+    assert_eq!(waits("ModuleLoadByHash"), 2, "both loads name the image first: {}", out.report());
+    assert_eq!(waits("ModuleLoadKeep"), 1, "only the first sends it: {}", out.report());
+    assert_eq!(waits("ModuleLoad"), 0, "no plain load: {}", out.report());
+    worker.assert_alive();
 }
