@@ -207,7 +207,7 @@ fn bench_sections_and_profiles() {
         "only the named sections run"
     );
     let rows = json["link"]["rows"].as_array().expect("link rows");
-    assert_eq!(rows.iter().filter(|r| r["variant"] == "tcp").count(), 8, "{rows:?}");
+    assert_eq!(rows.iter().filter(|r| r["variant"] == "tcp").count(), 11, "{rows:?}");
     assert!(rows.iter().all(|r| r["variant"] != "tcp-striped"), "only the named variants: {rows:?}");
     let names = ["latency.svg", "latency.txt", "link.svg", "link.txt", "variant-tcp/client.svg", "variant-tcp/client.txt"];
     for name in names.iter().filter(|_| cfg!(feature = "profiling")) {
