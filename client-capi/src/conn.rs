@@ -637,6 +637,25 @@ impl Conn {
         self.post::<calls::ContentRemember>(wire::ContentRemember { src: dst, len: src.len() as u64, stream, hash: hash[..].into() })
     }
 
+    /// Loads the module image `code` onto `device`: its worker handle. An image of at least
+    /// `CONTENT_ADDRESSED_MIN_BYTES` on a connection with the content store is named by its
+    /// hash first: a worker that keeps it for our tenant loads it without the bytes (a program
+    /// run again, or another process of the tenant); else the image goes with the load and
+    /// the worker keeps it.
+    pub fn load_module(&mut self, device: u32, format: wire::ModuleFormat, origin: &str, code: &[u8]) -> Result<u64, CallError> {
+        if !self.content_store || code.len() < CONTENT_ADDRESSED_MIN_BYTES {
+            return Ok(self.module_load(wire::ModuleLoad { device, format, origin: origin.into(), image: Bulk(code) })?.module);
+        }
+        let hash = content_hash(code);
+        let named = wire::ModuleLoadByHash { device, format, origin: origin.into(), len: code.len() as u64, hash: hash[..].into() };
+        let found = self.module_load_by_hash(named)?;
+        if found.found {
+            return Ok(found.module);
+        }
+        let req = wire::ModuleLoadKeep { device, format, origin: origin.into(), hash: hash[..].into(), image: Bulk(code) };
+        Ok(self.module_load_keep(req)?.module)
+    }
+
     fn upload_bytes(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool, sent_is_enough: SentIsEnough) -> Result<(), CallError> {
         if self.compressed_bulk && src.len() >= COMPRESS_MIN_BYTES {
             if let Some(done) = self.upload_compressed(dst, src, stream, sync) {
@@ -697,8 +716,21 @@ impl Conn {
     }
 
     fn upload_uncompressed(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool, sent_is_enough: SentIsEnough) -> Result<(), CallError> {
-        // Shared memory first, then the stripes; each answers `None` when it does not apply.
-        let done = match self.upload_shared(dst, src, stream, sync) {
+        if src.is_empty() {
+            return Ok(());
+        }
+        // Managed mirrors are pulled back only after a reply.
+        let no_wait = sync
+            && self.session.without_round_trip()
+            && src.len() <= SMALL_UPLOAD_NO_WAIT_BYTES
+            && self.session.managed().is_empty()
+            && sent_is_enough(dst, src.len());
+        // Shared memory first (unless the copy may go without waiting: then its bytes go
+        // inline, as a copy from anywhere else does, rather than a request that must wait for
+        // the device to read the shared pages), then the stripes; each answers `None` when it
+        // does not apply.
+        let shared = if no_wait { None } else { self.upload_shared(dst, src, stream, sync) };
+        let done = match shared {
             Some(result) => Some(result),
             None if self.striped(src.len()) => self.upload_striped(dst, src, stream, sync),
             None => None,
@@ -714,15 +746,6 @@ impl Conn {
             return Ok(());
         }
         let mut chunks = src.chunks(DEFAULT_COPY_CHUNK).enumerate().peekable();
-        if src.is_empty() {
-            return Ok(());
-        }
-        // Managed mirrors are pulled back only after a reply.
-        let no_wait = sync
-            && self.session.without_round_trip()
-            && src.len() <= SMALL_UPLOAD_NO_WAIT_BYTES
-            && self.session.managed().is_empty()
-            && sent_is_enough(dst, src.len());
         while let Some((i, chunk)) = chunks.next() {
             let last = chunks.peek().is_none();
             // Only the last chunk says `sync`: the worker completes a posted one before going on.

@@ -772,6 +772,10 @@ opcodes! { <'a>
         /// `hipLaunchAttributeCooperative`: every block resident at once. A call, so that a grid
         /// too large to be co-resident is refused at once, as AMD's runtime refuses it.
         0x0511 LaunchCooperative launch_cooperative: LaunchKernel<'a> => Empty, none, call;
+        /// A module load named by its image's content hash (`features::CONTENT_STORE`).
+        0x0512 ModuleLoadByHash module_load_by_hash: ModuleLoadByHash<'a> => ModuleFoundByHash, none, call;
+        /// A module load whose image the worker keeps as the tenant's content (`features::CONTENT_STORE`).
+        0x0513 ModuleLoadKeep module_load_keep: ModuleLoadKeep<'a> => ModuleLoaded, request, call;
     }
 
     /// Runtime compilation.

@@ -652,12 +652,17 @@ enum Placement {
 /// Reads the bulk section of a to-device request where the session says.
 fn place_bulk(session: &mut Session, source: &mut dyn FrameSource, request: &Request<'_>, len: usize) -> Result<PlacedBulk, Placement> {
     match session.bulk_destination(request, len).map_err(Placement::Refused)? {
-        BulkDestination::Device { stream, ptr, direct } => {
+        BulkDestination::Device { stream, ptr, direct, finish } => {
             if direct && source.recv_bulk_to_device(ptr.0, len).map_err(Placement::LinkFailed)? {
                 return Ok(PlacedBulk::InDevice { len, direct: true });
             }
             let mut received = Ok(());
-            session.receive_into_device(stream, ptr, len as u64, &mut |bytes| received = source.recv_bulk(bytes)).map_err(Placement::Refused)?;
+            let mut fill = |bytes: &mut [u8]| received = source.recv_bulk(bytes);
+            if finish {
+                session.receive_into_device_finished(stream, ptr, len as u64, &mut fill).map_err(Placement::Refused)?;
+            } else {
+                session.receive_into_device(stream, ptr, len as u64, &mut fill).map_err(Placement::Refused)?;
+            }
             received.map_err(Placement::LinkFailed)?;
             Ok(PlacedBulk::InDevice { len, direct: false })
         }

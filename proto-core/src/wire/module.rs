@@ -1,7 +1,7 @@
 //! Modules, functions and kernel launches. Fat-binary registration (`__hipRegisterFatBinary`)
 //! travels as a [`ModuleLoad`] of format [`ModuleFormat::OffloadBundle`].
 
-use crate::field::{ArgBlob, Bulk, List, Name};
+use crate::field::{ArgBlob, Blob, Bulk, List, Name};
 use crate::limits::MAX_KERNEL_PARAMS;
 use zerocopy::byteorder::little_endian::U32;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
@@ -46,6 +46,54 @@ message! {
     pub struct ModuleLoaded {
         /// Session-scoped handle.
         pub module: u64,
+    }
+}
+
+message! {
+    /// `hipModuleLoad*` of an image named by its content hash
+    /// ([`crate::content::content_hash`]; `features::CONTENT_STORE`): a worker that holds
+    /// content of that hash and length for the session's tenant loads it as [`ModuleLoad`]
+    /// would and answers `found` with the module; otherwise it loads nothing and the client
+    /// sends the image ([`ModuleLoadKeep`]).
+    pub struct ModuleLoadByHash<'a> {
+        /// Device to load onto (as [`ModuleLoad`]).
+        pub device: u32,
+        /// Image format.
+        pub format: ModuleFormat,
+        /// Where the image came from, for error messages.
+        pub origin: Name<'a>,
+        /// Bytes of the image.
+        pub len: u64,
+        /// The content hash (`CONTENT_HASH_LEN` bytes).
+        pub hash: Blob<'a>,
+    }
+}
+
+message! {
+    /// Whether the worker held the image named ([`ModuleLoadByHash`]), and the module it
+    /// loaded from it.
+    pub struct ModuleFoundByHash {
+        /// The worker held the image and loaded it.
+        pub found: bool,
+        /// Session-scoped handle of the loaded module (0 when not found).
+        pub module: u64,
+    }
+}
+
+message! {
+    /// [`ModuleLoad`] whose image the worker also keeps as the tenant's content `hash`, if
+    /// it hashes to that (after a [`ModuleLoadByHash`] that missed).
+    pub struct ModuleLoadKeep<'a> {
+        /// Device to load onto (as [`ModuleLoad`]).
+        pub device: u32,
+        /// Image format.
+        pub format: ModuleFormat,
+        /// Where the image came from, for error messages.
+        pub origin: Name<'a>,
+        /// The content hash of the image (`CONTENT_HASH_LEN` bytes).
+        pub hash: Blob<'a>,
+        /// The image, as the frame's bulk section.
+        pub image: Bulk<'a>,
     }
 }
 

@@ -88,6 +88,9 @@ pub const SECTIONS: &[&str] = &["latency", "async", "sgemm", "kernels", "graphs"
 /// The link figures: native, and each variant's (or why it did not run).
 struct LinkFigures {
     native: native::NativeLinkFigures,
+    /// The loopback's own ceilings for the TCP variants: raw one-stream TCP GB/s of 1 MiB
+    /// messages, and of the large copy's bytes over [`RAW_STRIPES`] streams at once.
+    raw_tcp: Option<(f64, f64)>,
     runs: Vec<(variants::Variant, Result<variants::Figures, String>)>,
 }
 
@@ -305,6 +308,23 @@ fn raw_stream_gbps(len: usize, reps: usize) -> Result<f64, String> {
     let t = Instant::now();
     ch.send(reps)?;
     Ok((len * reps) as f64 / t.elapsed().as_secs_f64() / 1e9)
+}
+
+/// Streams of the raw TCP ceiling of striped copies (the client's default stripe count).
+const RAW_STRIPES: usize = 8;
+
+/// Raw TCP GB/s of `streams` channels at once, each sending `reps` messages of `len` bytes.
+fn raw_streams_gbps(streams: usize, len: usize, reps: usize) -> Result<f64, String> {
+    let mut channels = (0..streams).map(|_| RawChannel::new(len).map_err(|e| e.to_string())).collect::<Result<Vec<_>, _>>()?;
+    for ch in &mut channels {
+        ch.send(1)?;
+    }
+    let t = Instant::now();
+    std::thread::scope(|scope| {
+        let sends: Vec<_> = channels.iter_mut().map(|ch| scope.spawn(move || ch.send(reps))).collect();
+        sends.into_iter().try_for_each(|h| h.join().map_err(|_| "a raw TCP sender panicked".to_string())?)
+    })?;
+    Ok((streams * len * reps) as f64 / t.elapsed().as_secs_f64() / 1e9)
 }
 
 /// Runs `k` threads that each `setup` (including a warm-up), then do `work(h2d = true)` and
@@ -720,8 +740,17 @@ pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) ->
         let plan = &opts.link;
         let native = native::link_figures(nb, plan.big_bytes, plan.big_reps, plan.samples, plan.allocs, plan.alloc_bytes)?;
         eprintln!(
-            "bench:   native: pinned {:.2}/{:.2}, pageable {:.2}/{:.2} GB/s; 4 KiB H2D p50 {:.1} µs; sync p50 {:.1} µs; allocations {:.1} ms",
-            native.pinned.0, native.pinned.1, native.pageable.0, native.pageable.1, native.small_h2d_p50_us, native.sync_p50_us, native.allocs_ms
+            "bench:   native: pinned {:.2}/{:.2}, 1 MiB pinned {:.2}/{:.2}, pageable {:.2}/{:.2} GB/s; 4 KiB H2D pinned {:.1}, pageable p50 {:.1} µs; sync p50 {:.1} µs; allocations {:.1} ms",
+            native.pinned.0,
+            native.pinned.1,
+            native.mid_pinned.0,
+            native.mid_pinned.1,
+            native.pageable.0,
+            native.pageable.1,
+            native.small_pinned_h2d_us,
+            native.small_h2d_p50_us,
+            native.sync_p50_us,
+            native.allocs_ms
         );
         let mut runs = Vec::new();
         for v in variants::variants(&opts.variants, opts.shm_worker.as_deref())? {
@@ -731,8 +760,18 @@ pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) ->
             };
             match &figures {
                 Ok(f) => eprintln!(
-                    "bench:   {}: pinned {:.2}/{:.2}, pageable {:.2}/{:.2} GB/s; 4 KiB H2D p50 {:.1} µs; sync p50 {:.1} µs; allocations {:.1} ms",
-                    v.name, f.h2d_pinned, f.d2h_pinned, f.h2d_pageable, f.d2h_pageable, f.small_h2d_p50_us, f.sync_p50_us, f.allocs_ms
+                    "bench:   {}: pinned {:.2}/{:.2}, 1 MiB pinned {:.2}/{:.2}, pageable {:.2}/{:.2} GB/s; 4 KiB H2D p50 pinned {:.1}, pageable {:.1} µs; sync p50 {:.1} µs; allocations {:.1} ms",
+                    v.name,
+                    f.h2d_pinned,
+                    f.d2h_pinned,
+                    f.mid_pinned.0,
+                    f.mid_pinned.1,
+                    f.h2d_pageable,
+                    f.d2h_pageable,
+                    f.small_pinned_h2d_p50_us,
+                    f.small_h2d_p50_us,
+                    f.sync_p50_us,
+                    f.allocs_ms
                 ),
                 Err(e) => eprintln!("bench:   {}: {e}", v.name),
             }
@@ -743,7 +782,23 @@ pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) ->
             .filter(|(v, f)| v.unavailable.is_none() && f.is_err())
             .map(|(v, f)| format!("{}: {}", v.name, f.as_ref().err().cloned().unwrap_or_default()))
             .collect();
-        r.link = Some(LinkFigures { native, runs });
+        // What loopback TCP itself moves, measured here as the variants were.
+        let raw_tcp = (|| -> Result<(f64, f64), String> {
+            let mid = variants::MID_COPY.min(plan.big_bytes);
+            let striped = (plan.big_bytes / RAW_STRIPES).max(1);
+            Ok((raw_stream_gbps(mid, variants::mid_copy_reps(plan.samples))?, raw_streams_gbps(RAW_STRIPES, striped, plan.big_reps.max(1))?))
+        })();
+        let raw_tcp = match raw_tcp {
+            Ok(r) => {
+                eprintln!("bench:   raw TCP: 1 MiB one stream {:.2} GB/s, {RAW_STRIPES} streams {:.2} GB/s", r.0, r.1);
+                Some(r)
+            }
+            Err(e) => {
+                eprintln!("bench:   raw TCP: {e}");
+                None
+            }
+        };
+        r.link = Some(LinkFigures { native, raw_tcp, runs });
         if failed.is_empty() {
             Ok(())
         } else {
@@ -887,6 +942,20 @@ fn link_table(r: &Results, opts: &BenchOptions) -> (String, Value) {
             let pinned_goal = if shm { Goal::RatioAtLeast(0.8) } else { Goal::AtLeast(22.0) };
             rows.push(row(format!("{mb} pinned H2D"), "GB/s", n.pinned.0, f.h2d_pinned, f.h2d_pinned / n.pinned.0, pinned_goal));
             rows.push(row(format!("{mb} pinned D2H"), "GB/s", n.pinned.1, f.d2h_pinned, f.d2h_pinned / n.pinned.1, pinned_goal));
+            // 1 MiB (below the stripes' threshold): a third of native over one TCP
+            // connection, 0.8× over the same-host transport.
+            let mid_goal = Goal::RatioAtLeast(if shm { 0.8 } else { 0.3 });
+            let mid = size_label(crate::variants::MID_COPY.min(opts.link.big_bytes));
+            rows.push(row(format!("{mid} pinned H2D"), "GB/s", n.mid_pinned.0, f.mid_pinned.0, f.mid_pinned.0 / n.mid_pinned.0, mid_goal));
+            rows.push(row(format!("{mid} pinned D2H"), "GB/s", n.mid_pinned.1, f.mid_pinned.1, f.mid_pinned.1 / n.mid_pinned.1, mid_goal));
+            rows.push(row(
+                "4 KiB pinned H2D `hipMemcpy` p50, worker idle (native: mean of back-to-back copies)".into(),
+                "µs",
+                n.small_pinned_h2d_us,
+                f.small_pinned_h2d_p50_us,
+                f.small_pinned_h2d_p50_us / n.small_pinned_h2d_us,
+                if shm { Goal::RatioAtMost(1.0) } else { Goal::None },
+            ));
             rows.push(row(
                 format!("{mb} pageable H2D"),
                 "GB/s",
@@ -936,6 +1005,29 @@ fn link_table(r: &Results, opts: &BenchOptions) -> (String, Value) {
                 Goal::RatioAtMost(1.5),
             ));
         }
+    }
+    if let Some((one, striped)) = r.link.as_ref().and_then(|i| i.raw_tcp) {
+        // The loopback's ceilings for the TCP variants (ratio: / native pinned).
+        let n = &r.link.as_ref().expect("link figures").native;
+        let mid = size_label(crate::variants::MID_COPY.min(opts.link.big_bytes));
+        rows.push(Row {
+            figure: format!("{mid} messages, raw TCP, one stream (the ceiling of `tcp`)"),
+            variant: "raw TCP".into(),
+            unit: "GB/s",
+            native: n.mid_pinned.0,
+            remote: one,
+            ratio: one / n.mid_pinned.0,
+            goal: Goal::None,
+        });
+        rows.push(Row {
+            figure: format!("{mb} over {RAW_STRIPES} raw TCP streams (the ceiling of `tcp-striped`)"),
+            variant: "raw TCP".into(),
+            unit: "GB/s",
+            native: n.pinned.0,
+            remote: striped,
+            ratio: striped / n.pinned.0,
+            goal: Goal::None,
+        });
     }
     let worker_transport = if opts.worker.starts_with("the worker at") { "the configured worker" } else { "loopback TCP" };
     if let Some(l) = &r.launches {

@@ -204,6 +204,12 @@ pub struct NativeLinkFigures {
     pub pinned: (f64, f64),
     /// The same from pageable (`malloc`) memory: CUDA's own pageable path on cuda.
     pub pageable: (f64, f64),
+    /// `(h2d, d2h)` GB/s of 1 MiB copies (`variants::MID_COPY`) from page-locked memory, as
+    /// `pinned`.
+    pub mid_pinned: (f64, f64),
+    /// 4 KiB host-to-device copy from page-locked memory, µs each (mean of back-to-back
+    /// `cuMemcpyHtoD`s on cuda; the backend's p50 below on host).
+    pub small_pinned_h2d_us: f64,
     /// 4 KiB host-to-device copy (the backend's, from pageable memory), p50 µs.
     pub small_h2d_p50_us: f64,
     /// `device_synchronize`, p50 µs.
@@ -245,6 +251,17 @@ pub fn link_figures(
         }
     }
     let small_h2d_p50_us = crate::variants::p50_us(small);
+    let mid = crate::variants::MID_COPY.min(big);
+    let mid_reps = crate::variants::mid_copy_reps(samples);
+    let small_reps = samples.max(1);
+    let (mid_pinned, small_pinned_h2d_us) =
+        match cuda_pinned_gbps(b, bufs.dev, &[(mid, mid_reps), (crate::variants::SMALL_COPY.min(big), small_reps)]) {
+            Some(r) => {
+                let r = r?;
+                (r[0], crate::variants::SMALL_COPY as f64 / (r[1].0 * 1e9) * 1e6)
+            }
+            None => ((bufs.gbps(true, mid, mid_reps)?, bufs.gbps(false, mid, mid_reps)?), small_h2d_p50_us),
+        };
     let sync_p50_us = crate::variants::p50_us(sync_samples(b, samples)?);
     drop(bufs.take_host());
     let t = Instant::now();
@@ -254,7 +271,7 @@ pub fn link_figures(
     }
     b.device_synchronize(0).map_err(be("device_synchronize"))?;
     let allocs_ms = t.elapsed().as_secs_f64() * 1e3;
-    Ok(NativeLinkFigures { pinned, pageable, small_h2d_p50_us, sync_p50_us, allocs_ms, how })
+    Ok(NativeLinkFigures { pinned, pageable, mid_pinned, small_pinned_h2d_us, small_h2d_p50_us, sync_p50_us, allocs_ms, how })
 }
 
 /// `[pinned, pageable]` `(h2d, d2h)` GB/s of `reps` synchronous `cuMemcpy`s of `size` bytes

@@ -32,6 +32,16 @@ pub struct Plan {
 /// Bytes of the small host-to-device copy.
 pub const SMALL_COPY: usize = 4096;
 
+/// Bytes of the middle-sized pinned copy (one 1 MiB `hipMemcpy`: below the stripes'
+/// threshold, so one connection's or the same-host transport's own rate).
+pub const MID_COPY: usize = 1 << 20;
+
+/// Middle-sized copies per figure from `samples` (after one warm-up): enough to average
+/// out a scheduling hiccup, few enough for a quick run.
+pub fn mid_copy_reps(samples: usize) -> usize {
+    (samples / 10).clamp(8, 200)
+}
+
 /// A client configuration to measure.
 #[derive(Clone, Debug)]
 pub struct Variant {
@@ -83,6 +93,10 @@ pub struct Figures {
     pub d2h_pinned: f64,
     pub h2d_pageable: f64,
     pub d2h_pageable: f64,
+    /// `(h2d, d2h)` GB/s of [`MID_COPY`]-byte `hipMemcpy`s from and to `hipHostMalloc` memory.
+    pub mid_pinned: (f64, f64),
+    /// 4 KiB host-to-device `hipMemcpy` from `hipHostMalloc` memory, worker idle, p50 µs.
+    pub small_pinned_h2d_p50_us: f64,
     /// 4 KiB host-to-device `hipMemcpy` from pageable memory, p50 µs, each copy made with
     /// the worker idle (an untimed `hipDeviceSynchronize` before it): the call's latency.
     pub small_h2d_p50_us: f64,
@@ -100,6 +114,7 @@ impl Figures {
         json!({
             "h2d_pinned_gbps": self.h2d_pinned, "d2h_pinned_gbps": self.d2h_pinned,
             "h2d_pageable_gbps": self.h2d_pageable, "d2h_pageable_gbps": self.d2h_pageable,
+            "h2d_pinned_1mib_gbps": self.mid_pinned.0, "d2h_pinned_1mib_gbps": self.mid_pinned.1, "small_pinned_h2d_p50_us": self.small_pinned_h2d_p50_us,
             "small_h2d_p50_us": self.small_h2d_p50_us, "small_h2d_back_to_back_us": self.small_h2d_back_to_back_us, "sync_p50_us": self.sync_p50_us, "allocs_ms": self.allocs_ms,
         })
     }
@@ -111,6 +126,8 @@ impl Figures {
             d2h_pinned: f("d2h_pinned_gbps")?,
             h2d_pageable: f("h2d_pageable_gbps")?,
             d2h_pageable: f("d2h_pageable_gbps")?,
+            mid_pinned: (f("h2d_pinned_1mib_gbps")?, f("d2h_pinned_1mib_gbps")?),
+            small_pinned_h2d_p50_us: f("small_pinned_h2d_p50_us")?,
             small_h2d_p50_us: f("small_h2d_p50_us")?,
             small_h2d_back_to_back_us: f("small_h2d_back_to_back_us")?,
             sync_p50_us: f("sync_p50_us")?,
@@ -179,36 +196,44 @@ fn measure(hip: &Hip, plan: &Plan) -> Result<Figures, String> {
     }
     let mut pageable = vec![6u8; big];
     let result = (|| -> Result<(), String> {
-        let gbps = |h2d: bool, host: *mut c_void| -> Result<f64, String> {
+        let gbps = |h2d: bool, host: *mut c_void, len: usize, reps: usize| -> Result<f64, String> {
             let (dst, src, kind) = if h2d { (dev, host as *const c_void, 1) } else { (host, dev as *const c_void, 2) };
-            // SAFETY: `dev` and `host` hold `big` bytes.
-            let once = || hip.check("hipMemcpy", unsafe { (hip.memcpy)(dst, src, big, kind) });
+            // SAFETY: `dev` and `host` hold `big` bytes, at least `len`.
+            let once = || hip.check("hipMemcpy", unsafe { (hip.memcpy)(dst, src, len, kind) });
             once()?;
             let t = Instant::now();
-            for _ in 0..plan.big_reps.max(1) {
+            for _ in 0..reps.max(1) {
                 once()?;
             }
-            Ok((big * plan.big_reps.max(1)) as f64 / t.elapsed().as_secs_f64() / 1e9)
+            Ok((len * reps.max(1)) as f64 / t.elapsed().as_secs_f64() / 1e9)
         };
-        figures.h2d_pinned = gbps(true, pinned)?;
-        figures.d2h_pinned = gbps(false, pinned)?;
-        figures.h2d_pageable = gbps(true, pageable.as_mut_ptr().cast())?;
-        figures.d2h_pageable = gbps(false, pageable.as_mut_ptr().cast())?;
+        figures.h2d_pinned = gbps(true, pinned, big, plan.big_reps)?;
+        figures.d2h_pinned = gbps(false, pinned, big, plan.big_reps)?;
+        figures.h2d_pageable = gbps(true, pageable.as_mut_ptr().cast(), big, plan.big_reps)?;
+        figures.d2h_pageable = gbps(false, pageable.as_mut_ptr().cast(), big, plan.big_reps)?;
+        let mid = MID_COPY.min(big);
+        figures.mid_pinned = (gbps(true, pinned, mid, mid_copy_reps(plan.samples))?, gbps(false, pinned, mid, mid_copy_reps(plan.samples))?);
 
+        // 4 KiB copies, each made with the worker idle (an untimed synchronize before it).
+        let idle_p50 = |host: *const c_void| -> Result<f64, String> {
+            let mut samples = Vec::with_capacity(plan.samples);
+            for i in 0..plan.samples + plan.samples / 10 {
+                // SAFETY: no arguments.
+                hip.check("hipDeviceSynchronize", unsafe { (hip.device_synchronize)() })?;
+                let t = Instant::now();
+                // SAFETY: `host` holds at least 4 KiB, `dev` too.
+                hip.check("hipMemcpy", unsafe { (hip.memcpy)(dev, host, SMALL_COPY, 1) })?;
+                if i >= plan.samples / 10 {
+                    samples.push(t.elapsed());
+                }
+            }
+            Ok(p50_us(samples))
+        };
+        figures.small_pinned_h2d_p50_us = idle_p50(pinned as *const c_void)?;
         let small = pageable.as_ptr().cast::<c_void>();
         // SAFETY: `small` holds at least 4 KiB, `dev` too.
         let copy_small = || hip.check("hipMemcpy", unsafe { (hip.memcpy)(dev, small, SMALL_COPY, 1) });
-        let mut samples = Vec::with_capacity(plan.samples);
-        for i in 0..plan.samples + plan.samples / 10 {
-            // SAFETY: no arguments.
-            hip.check("hipDeviceSynchronize", unsafe { (hip.device_synchronize)() })?;
-            let t = Instant::now();
-            copy_small()?;
-            if i >= plan.samples / 10 {
-                samples.push(t.elapsed());
-            }
-        }
-        figures.small_h2d_p50_us = p50_us(samples);
+        figures.small_h2d_p50_us = idle_p50(small)?;
         // SAFETY: no arguments.
         hip.check("hipDeviceSynchronize", unsafe { (hip.device_synchronize)() })?;
         let t = Instant::now();

@@ -144,7 +144,7 @@ fn check_link_table(json: &Value, compiler: bool) {
     let rows = json["link"]["rows"].as_array().expect("link rows");
     for variant in ["tcp", "tcp-striped", "shm"] {
         let figures: Vec<&Value> = rows.iter().filter(|r| r["variant"] == variant).collect();
-        assert_eq!(figures.len(), 8, "{variant}: {figures:?}");
+        assert_eq!(figures.len(), 11, "{variant}: {figures:?}");
         for r in &figures {
             assert!(r["native"].as_f64().is_some_and(|v| v > 0.0) && r["remote"].as_f64().is_some_and(|v| v > 0.0), "{r}");
             assert!(r["ratio"].as_f64().is_some_and(|v| v > 0.0), "{r}");
@@ -152,6 +152,14 @@ fn check_link_table(json: &Value, compiler: bool) {
         let pinned_target = if variant == "shm" { "≥ 0.8× native" } else { "≥ 22 GB/s" };
         assert!(figures.iter().any(|r| r["figure"] == "4 MiB pinned H2D" && r["target"] == pinned_target && r["met"].is_boolean()), "{figures:?}");
         assert!(figures.iter().any(|r| r["figure"].as_str().unwrap().starts_with("200 × (hipMalloc 1 MiB + hipFree)")), "{figures:?}");
+        // The copy targets of a fast link: 1 MiB pinned both ways, the 4 KiB pinned copy.
+        let mid_target = if variant == "shm" { "≥ 0.8× native" } else { "≥ 0.3× native" };
+        for way in ["H2D", "D2H"] {
+            let figure = format!("1 MiB pinned {way}");
+            assert!(figures.iter().any(|r| r["figure"] == figure.as_str() && r["target"] == mid_target && r["met"].is_boolean()), "{figures:?}");
+        }
+        let small = figures.iter().find(|r| r["figure"].as_str().unwrap().starts_with("4 KiB pinned H2D")).expect("the 4 KiB pinned row");
+        assert_eq!(small["met"].is_boolean(), variant == "shm", "{small}");
     }
     assert!(rows.iter().all(|r| r["unavailable"].is_null()), "every variant ran: {rows:?}");
     if compiler {
@@ -199,7 +207,7 @@ fn bench_sections_and_profiles() {
         "only the named sections run"
     );
     let rows = json["link"]["rows"].as_array().expect("link rows");
-    assert_eq!(rows.iter().filter(|r| r["variant"] == "tcp").count(), 8, "{rows:?}");
+    assert_eq!(rows.iter().filter(|r| r["variant"] == "tcp").count(), 11, "{rows:?}");
     assert!(rows.iter().all(|r| r["variant"] != "tcp-striped"), "only the named variants: {rows:?}");
     let names = ["latency.svg", "latency.txt", "link.svg", "link.txt", "variant-tcp/client.svg", "variant-tcp/client.txt"];
     for name in names.iter().filter(|_| cfg!(feature = "profiling")) {

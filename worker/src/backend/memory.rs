@@ -247,6 +247,39 @@ pub trait MemoryBackend {
         self.memcpy_dtoh(stream, src, dst.len() as u64, Box::new(move |bytes| done(bytes.map(|b| dst.write(&b)))))
     }
 
+    /// [`MemoryBackend::with_device_bytes_mut`] followed by
+    /// [`MemoryBackend::finish_device_writes`]: the bytes are in device memory on return. GPU
+    /// backends wait for their staging copy here rather than queue a host function to give the
+    /// staging buffer back (which the wait would then have to wait for).
+    fn with_device_bytes_mut_finished(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: DevicePtr,
+        len: u64,
+        fill: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<(), BackendError> {
+        self.with_device_bytes_mut(stream, dst, len, fill)?;
+        self.finish_device_writes(stream, dst)
+    }
+
+    /// [`MemoryBackend::memcpy_htod_registered`], complete on return (after `stream`'s
+    /// earlier work). The caller holds `src` until then, so nothing is queued to hold it:
+    /// a host function per copy would put the driver's callback thread, and its wake-up,
+    /// into every synchronous copy. Default: [`MemoryBackend::memcpy_htod_sync`].
+    fn memcpy_htod_registered_sync(&self, stream: Option<StreamHandle>, dst: DevicePtr, src: &RegionSlice) -> Result<(), BackendError> {
+        self.memcpy_htod_sync(stream, dst, src.as_ref())
+    }
+
+    /// [`MemoryBackend::memcpy_dtoh_registered`], complete on return, nothing queued to
+    /// hold `dst` (as [`MemoryBackend::memcpy_htod_registered_sync`]). Default: through a
+    /// buffer and [`MemoryBackend::memcpy_dtoh_sync`].
+    fn memcpy_dtoh_registered_sync(&self, stream: Option<StreamHandle>, src: DevicePtr, dst: &RegionSlice) -> Result<(), BackendError> {
+        let mut bytes = zeroed_buffer(dst.len() as u64)?;
+        self.memcpy_dtoh_sync(stream, src, &mut bytes)?;
+        dst.write(&bytes);
+        Ok(())
+    }
+
     /// Waits for `stream`, then copies `out.len()` bytes at `src` into `out`.
     fn memcpy_dtoh_sync(&self, stream: Option<StreamHandle>, src: DevicePtr, out: &mut [u8]) -> Result<(), BackendError>;
 

@@ -19,7 +19,9 @@ use std::sync::Arc;
 pub enum BulkDestination {
     /// Into device memory at `ptr`, ordered on `stream`; with `direct`, the transport may
     /// write it there itself (GPUDirect), else through [`Session::receive_into_device`].
-    Device { stream: Option<StreamHandle>, ptr: DevicePtr, direct: bool },
+    /// With `finish`, the copy completes before its reply (a synchronous upload): the bytes
+    /// are to be in device memory when [`Session::receive_into_device`] returns.
+    Device { stream: Option<StreamHandle>, ptr: DevicePtr, direct: bool, finish: bool },
     /// Into a buffer the handler takes over (the copy is queued behind a stream's work).
     Owned,
 }
@@ -409,7 +411,7 @@ impl Session {
             // before this copy is done.
             self.wait_before_direct(stream)?;
         }
-        Ok(BulkDestination::Device { stream, ptr, direct })
+        Ok(BulkDestination::Device { stream, ptr, direct, finish: req.sync })
     }
 
     /// Lends `fill` the `len` bytes of device memory at `ptr` to write (the memory itself on
@@ -422,6 +424,21 @@ impl Session {
         fill: &mut dyn FnMut(&mut [u8]),
     ) -> Result<(), Failure> {
         self.backend.with_device_bytes_mut(stream, ptr, len, fill)?;
+        Ok(())
+    }
+
+    /// [`Session::receive_into_device`] for a copy that completes before its reply: the bytes
+    /// are in device memory on return, and nothing was queued on the stream to get there (a
+    /// GPU's staging buffer goes back once the copy is waited for, not from a host function
+    /// whose wake-up the handler's wait would pay).
+    pub fn receive_into_device_finished(
+        &self,
+        stream: Option<StreamHandle>,
+        ptr: DevicePtr,
+        len: u64,
+        fill: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<(), Failure> {
+        self.backend.with_device_bytes_mut_finished(stream, ptr, len, fill)?;
         Ok(())
     }
 

@@ -94,6 +94,19 @@ fn failure_in(context: &str, e: BackendError) -> Failure {
 }
 
 impl Session {
+    /// Loads `image` onto `device` as a new module of the session: its handle.
+    fn load_module(&mut self, device: u32, format: ModuleFormat, origin: &str, image: &[u8]) -> Result<u64, Failure> {
+        self.modules.check_capacity()?;
+        let dev = self.device(device)?;
+        let origin = match origin {
+            "" => "hipModuleLoadData",
+            origin => origin,
+        };
+        let handle = self.backend.module_load(dev, backend_format(format), image).map_err(|e| failure_in(origin, e))?;
+        let entry = ModuleEntry { handle, device: dev, functions: HashMap::new(), globals: Vec::new() };
+        Ok(self.modules.insert(entry))
+    }
+
     /// Drops a removed module's functions and globals from the session's tables.
     pub(super) fn forget_module(&mut self, entry: &ModuleEntry) {
         for function in entry.functions.values() {
@@ -121,15 +134,27 @@ impl Session {
 
 impl ModuleHandler for Session {
     fn module_load(&mut self, _cx: &mut CallCx, req: wire::ModuleLoad<'_>) -> Result<wire::ModuleLoaded, Failure> {
-        self.modules.check_capacity()?;
-        let dev = self.device(req.device)?;
-        let origin = match req.origin.as_str() {
-            "" => "hipModuleLoadData",
-            origin => origin,
-        };
-        let handle = self.backend.module_load(dev, backend_format(req.format), req.image.0).map_err(|e| failure_in(origin, e))?;
-        let entry = ModuleEntry { handle, device: dev, functions: HashMap::new(), globals: Vec::new() };
-        Ok(wire::ModuleLoaded { module: self.modules.insert(entry) })
+        let module = self.load_module(req.device, req.format, req.origin.as_str(), req.image.0)?;
+        Ok(wire::ModuleLoaded { module })
+    }
+
+    fn module_load_by_hash(&mut self, _cx: &mut CallCx, req: wire::ModuleLoadByHash<'_>) -> Result<wire::ModuleFoundByHash, Failure> {
+        const MISS: wire::ModuleFoundByHash = wire::ModuleFoundByHash { found: false, module: 0 };
+        let Some(tenant) = self.tenant.as_deref() else { return Ok(MISS) };
+        let Some(image) = self.config.content.get(tenant, req.hash.0).filter(|b| b.len() as u64 == req.len) else { return Ok(MISS) };
+        let module = self.load_module(req.device, req.format, req.origin.as_str(), &image)?;
+        Ok(wire::ModuleFoundByHash { found: true, module })
+    }
+
+    fn module_load_keep(&mut self, _cx: &mut CallCx, req: wire::ModuleLoadKeep<'_>) -> Result<wire::ModuleLoaded, Failure> {
+        let module = self.load_module(req.device, req.format, req.origin.as_str(), req.image.0)?;
+        // Kept only once it loaded, for a tenant, and when it hashes to what the client named.
+        if let Some(tenant) = self.tenant.clone() {
+            if !self.config.content.put(&tenant, req.hash.0, req.image.0.to_vec()) {
+                tracing::debug!(session = self.id, len = req.image.0.len(), "module image not kept (hash mismatch or too large)");
+            }
+        }
+        Ok(wire::ModuleLoaded { module })
     }
 
     fn module_unload(&mut self, _cx: &mut CallCx, req: wire::ModuleRef) -> Result<wire::Empty, Failure> {

@@ -140,9 +140,11 @@ impl Session {
         }
         self.allocations.resolve(req.dst, req.len, "hipMemcpy destination")?;
         let stream = self.stream(req.stream, self.device_of(req.dst))?;
-        self.backend.memcpy_htod_registered(stream, DevicePtr(req.dst), src)?;
         if req.sync {
-            self.sync_stream(stream)?;
+            // Complete before the reply, the region held here: nothing queued to hold it.
+            self.backend.memcpy_htod_registered_sync(stream, DevicePtr(req.dst), &src)?;
+        } else {
+            self.backend.memcpy_htod_registered(stream, DevicePtr(req.dst), src)?;
         }
         Ok(wire::Empty {})
     }
@@ -157,6 +159,10 @@ impl Session {
         let stream = self.stream(req.stream, device)?;
         if req.stream == 0 {
             self.forward_output_before_copy(stream, device);
+        }
+        if req.sync {
+            self.backend.memcpy_dtoh_registered_sync(stream, DevicePtr(req.src), &dst)?;
+            return Ok(wire::Empty {});
         }
         let failed: Arc<Mutex<Option<BackendError>>> = Arc::default();
         let slot = Arc::clone(&failed);

@@ -169,8 +169,7 @@ pub(crate) fn load_image(image: &[u8], origin: &str) -> Result<u64, CallError> {
         ));
     }
     let device = current_device();
-    let req = wire::ModuleLoad { device, format, origin: wire_name(origin).into(), image: Bulk(&code) };
-    let worker = with_conn(|c| c.module_load(req))?.module;
+    let worker = with_conn(|c| c.load_module(device, format, wire_name(origin), &code))?;
     let handle = next_handle();
     let entry = ModuleEntry { worker, origin: origin.to_string(), device, functions: HashMap::new(), globals: HashMap::new(), aliases };
     tables().modules.insert(handle, entry);

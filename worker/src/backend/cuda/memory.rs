@@ -149,6 +149,35 @@ impl MemoryBackend for CudaBackend {
         )
     }
 
+    /// One staging buffer, its DMA waited for here, the buffer back at once: no host function
+    /// on the stream, so the wait is the copy's, not the driver's callback thread's wake-up.
+    fn with_device_bytes_mut_finished(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: DevicePtr,
+        len: u64,
+        fill: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<(), BackendError> {
+        let len = usize::try_from(len).map_err(|_| BackendError::InvalidValue("copy too large".into()))?;
+        if len > STAGING_BYTES {
+            self.with_device_bytes_mut(stream, dst, len as u64, fill)?;
+            return self.finish_device_writes(stream, dst);
+        }
+        let dev = self.device_of(dst)?;
+        let s = self.work_stream(stream, dev)?;
+        let mut pinned = self.take_staging()?;
+        fill(pinned.slice(len));
+        // SAFETY: validated destination; the pinned source is not reused before the
+        // synchronize below has returned (on its failure it is never reused).
+        if let Err(e) = unsafe { sys::cuMemcpyHtoDAsync_v2(dst.0, pinned.ptr.0.cast(), len, s) }.check("cuMemcpyHtoDAsync") {
+            self.return_staging(pinned);
+            return Err(e);
+        }
+        self.sync_raw(stream, s)?;
+        self.return_staging(pinned);
+        Ok(())
+    }
+
     fn finish_device_writes(&self, stream: Option<StreamHandle>, near: DevicePtr) -> Result<(), BackendError> {
         let dev = self.device_of(near)?;
         let s = self.stream(stream, dev)?;
@@ -194,6 +223,27 @@ impl MemoryBackend for CudaBackend {
         // The session synchronises before it lets go of a region, so this is never the last
         // hold (whose drop unregisters, a CUDA call a host function may not make).
         self.launch_host(s, Box::new(move || drop(src)))
+    }
+
+    /// One DMA from the registered region, waited for: the caller holds the region, so no
+    /// host function (whose callback thread's wake-up a synchronize would wait for).
+    fn memcpy_htod_registered_sync(&self, stream: Option<StreamHandle>, dst: DevicePtr, src: &RegionSlice) -> Result<(), BackendError> {
+        let dev = self.device_of(dst)?;
+        let s = self.work_stream(stream, dev)?;
+        // SAFETY: destination validated by the session; the source lies in registered host
+        // memory that the caller's `src` keeps mapped until the synchronize below returns.
+        unsafe { sys::cuMemcpyHtoDAsync_v2(dst.0, src.addr() as *const c_void, src.len(), s) }.check("cuMemcpyHtoDAsync")?;
+        self.wait_registered_copy(stream, s)
+    }
+
+    /// One DMA into the registered region, waited for (as the upload above).
+    fn memcpy_dtoh_registered_sync(&self, stream: Option<StreamHandle>, src: DevicePtr, dst: &RegionSlice) -> Result<(), BackendError> {
+        let dev = self.device_of(src)?;
+        let s = self.work_stream(stream, dev)?;
+        // SAFETY: source validated by the session; the destination lies in registered host
+        // memory that the caller's `dst` keeps mapped until the synchronize below returns.
+        unsafe { sys::cuMemcpyDtoHAsync_v2(dst.addr() as *mut c_void, src.0, dst.len(), s) }.check("cuMemcpyDtoHAsync")?;
+        self.wait_registered_copy(stream, s)
     }
 
     /// One DMA straight into the registered region; `done` once the stream has passed it.
@@ -482,5 +532,16 @@ fn copy_2d(src: Side, dst: Side, width: usize, height: usize) -> sys::CUDA_MEMCP
         dstPitch: dst_pitch,
         WidthInBytes: width,
         Height: height,
+    }
+}
+
+impl CudaBackend {
+    /// Waits for a copy just queued on `s` as a stream synchronize does (device logs read,
+    /// a latched fault reported), for the synchronous copies with registered memory.
+    fn wait_registered_copy(&self, stream: Option<StreamHandle>, s: sys::CUstream) -> Result<(), BackendError> {
+        match stream {
+            Some(handle) => self.synchronize_stream(handle, s),
+            None => self.copy_waiting_for_stream(None, || self.sync_raw(None, s)),
+        }
     }
 }

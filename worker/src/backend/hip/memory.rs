@@ -147,6 +147,25 @@ impl MemoryBackend for HipBackend {
         queued
     }
 
+    /// One DMA into the registered region, waited for: no callback holds the region (the
+    /// caller does until this returns).
+    fn memcpy_dtoh_registered_sync(
+        &self,
+        stream: Option<StreamHandle>,
+        src: DevicePtr,
+        dst: &crate::backend::host_region::RegionSlice,
+    ) -> Result<(), BackendError> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        let (s, _) = self.stream_near(stream, src)?;
+        // SAFETY: source validated by the session; the destination lies in registered host
+        // memory that the caller's `dst` keeps mapped until the synchronize below returns.
+        unsafe { (self.api.hipMemcpyAsync)(dst.addr() as *mut c_void, device_ptr(src) as *const c_void, dst.len(), DEVICE_TO_HOST, s) }
+            .check("hipMemcpyAsync")?;
+        self.synchronize(s)
+    }
+
     fn memcpy_htod_sync(&self, stream: Option<StreamHandle>, dst: DevicePtr, data: &[u8]) -> Result<(), BackendError> {
         if data.is_empty() {
             return Ok(());

@@ -32,6 +32,7 @@ use std::sync::{Arc, RwLock};
 use super::stream::StreamOp;
 use super::{read_lock, write_lock, HostBackend};
 
+use crate::backend::host_region::RegionSlice;
 use crate::backend::{BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows, StreamHandle};
 
 /// Capacity granularity: usage is counted in pages, as a GPU allocator would round.
@@ -629,6 +630,15 @@ impl MemoryBackend for HostBackend {
         let src = self.resolve(src, out.len() as u64)?;
         self.wait_for_stream(stream, &[src.device()])?;
         src.read_into(out);
+        Ok(())
+    }
+
+    /// After the stream, straight from device memory into the region: no buffer, nothing
+    /// queued.
+    fn memcpy_dtoh_registered_sync(&self, stream: Option<StreamHandle>, src: DevicePtr, dst: &RegionSlice) -> Result<(), BackendError> {
+        let src = self.resolve(src, dst.len() as u64)?;
+        self.wait_for_stream(stream, &[src.device()])?;
+        src.with_bytes(|bytes| dst.write(bytes));
         Ok(())
     }
 

@@ -472,3 +472,36 @@ fn free_async_releases_after_queued_work() {
     assert_eq!(rx.recv_timeout(Duration::from_secs(10)).unwrap().unwrap(), data);
     backend.stream_synchronize(stream).unwrap();
 }
+
+/// A synchronous copy with shared host memory runs on the calling thread once the stream is
+/// done: nothing is queued to hold the region (on a GPU that would be a host function per
+/// copy, whose callback thread's wake-up every such copy would wait for).
+#[test]
+fn synchronous_shared_host_copies_queue_nothing_on_the_stream() {
+    use crate::backend::host_region::HostRegion;
+    let host = Arc::new(backend());
+    let as_backend: Arc<dyn crate::backend::Backend> = host.clone();
+    let stream = host.stream_create(0, 0, 0).unwrap();
+    let dev = host.malloc(0, PAGE).unwrap();
+    let (region, _fd) = HostRegion::create(as_backend, PAGE as usize).unwrap();
+    let pattern: Vec<u8> = (0..PAGE).map(|i| (i * 7 % 251) as u8).collect();
+    let whole = || region.slice(0, PAGE).unwrap();
+    whole().write(&pattern);
+    let queued = || host.stream(stream).unwrap().last_ticket();
+    let before = queued();
+
+    host.memcpy_htod_registered_sync(Some(stream), dev, &whole()).unwrap();
+    assert_eq!(read_back(&host, dev, PAGE as usize), pattern, "the upload landed");
+    whole().write(&vec![0; PAGE as usize]);
+    host.memcpy_dtoh_registered_sync(Some(stream), dev, &whole()).unwrap();
+    assert_eq!(whole().as_ref(), &pattern[..], "the download landed");
+    assert_eq!(queued(), before, "synchronous shared copies queue no stream operation");
+
+    // The queued form does queue one (what the count above would see if the synchronous
+    // form went through it).
+    host.memcpy_htod_registered(Some(stream), dev, whole()).unwrap();
+    host.stream_synchronize(stream).unwrap();
+    assert_eq!(queued(), before + 1);
+    host.free(dev).unwrap();
+    host.stream_destroy(stream).unwrap();
+}
