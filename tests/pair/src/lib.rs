@@ -10,6 +10,8 @@
 //! `hip_worker::driver` does with a frame (place the bulk, dispatch, reply with the deferred
 //! status in `aux`, heartbeats while busy).
 
+pub mod ops;
+
 use client_core::{resume_failed, CallError, ClientSession, Expect, Flush, Inbound, Landing, SessionConfig, Ticket};
 use hip_worker::backend::{HostBackend, HostConfig};
 use hip_worker::resume::{Refused, ResumeHub};
