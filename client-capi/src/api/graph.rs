@@ -314,10 +314,7 @@ pub unsafe extern "C" fn hipGraphAddMemcpyNode(
         let c = unsafe { crate::api::array::graph_copy_3d(pCopyParams)? };
         // SAFETY: HIP's contract for the dependency array.
         let deps = unsafe { dependencies(pDependencies, numDependencies)? };
-        let req = proto_core::copy_box!(wire::GraphAddCopyNode {
-            graph: id(graph),
-            dependencies: proto_core::field::List(&deps),
-        } from c);
+        let req = wire::GraphAddCopyNode { graph: id(graph), dependencies: proto_core::field::List(&deps), copy: c.copy };
         let node = with_conn(|c| c.graph_add_copy_node(req))?.node;
         try_out!(pGraphNode, as_handle(node));
         Ok(())

@@ -128,10 +128,7 @@ unsafe fn set_memcpy_3d(exec: hipGraphExec_t, node: hipGraphNode_t, params: *con
 
 /// A checked copy as the new parameters of the memcpy node `node` of `exec`.
 fn set_copy(exec: hipGraphExec_t, node: hipGraphNode_t, c: &wire::Copy3D) -> Result<(), CallError> {
-    let req = proto_core::copy_box!(wire::GraphExecSetCopyNode {
-        exec: id(exec),
-        node: id(node),
-    } from c);
+    let req = wire::GraphExecSetCopyNode { exec: id(exec), node: id(node), copy: c.copy.clone() };
     with_conn(|c| c.graph_exec_set_copy_node(req))?;
     Ok(())
 }

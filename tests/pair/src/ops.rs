@@ -556,10 +556,10 @@ impl Run {
                 if m.buffers.is_empty() {
                     return;
                 }
-                let i = usize::from(buf) % m.buffers.len();
-                let ptr = m.buffers[i].ptr;
+                let ptr = m.buffers[usize::from(buf) % m.buffers.len()].ptr;
                 let req = calls::Free::wrap(wire::Free { ptr });
-                if m.buffers[i].live {
+                // A freed buffer's address may belong to a later allocation again.
+                if let Some(i) = m.buffers.iter().position(|b| b.live && b.ptr == ptr) {
                     let result = self.call(&req);
                     if self.ok(result, "hipFree") {
                         // hipFree synchronizes the device first.
