@@ -170,7 +170,7 @@ fn create_array(out: *mut hipArray_t, desc: ArrayDesc) -> Result<(), CallError> 
     };
     let handle = with_conn(|c| c.array_create(req).map(|a| a.handle))?;
     tables().arrays.insert(handle, (desc, device));
-    try_out!(out, handle as usize as hipArray_t);
+    try_out!(out, crate::handle::from_id(handle)?);
     Ok(())
 }
 
@@ -395,7 +395,7 @@ fn mipmap_level(out: *mut hipArray_t, mipmap: hipMipmappedArray_const_t, level: 
         m.level_arrays.push(array);
     }
     drop(t);
-    try_out!(out, array as usize as hipArray_t);
+    try_out!(out, crate::handle::from_id(array)?);
     Ok(())
 }
 

@@ -285,7 +285,7 @@ pub unsafe extern "C" fn hipGraphExecUpdate(
         let reply = with_conn(|c| c.graph_exec_update(wire::GraphExecUpdate { exec: id(hGraphExec), graph: id(hGraph) }))?;
         // SAFETY: both checked non-null; HIP's contract for the out-parameters.
         unsafe {
-            hErrorNode_out.write(as_handle(reply.error_node));
+            hErrorNode_out.write(as_handle(reply.error_node)?);
             updateResult_out.write(reply.result as hipGraphExecUpdateResult);
         }
         match reply.result {

@@ -37,7 +37,7 @@ unsafe fn add_event_node(
     let deps = unsafe { dependencies(deps, count)? };
     let req = wire::GraphAddEventNode { graph: id(graph), dependencies: proto_core::field::List(&deps), event: event.id(), wait };
     let node = with_conn(|c| c.graph_add_event_node(req))?.node;
-    try_out!(out, as_handle(node));
+    try_out!(out, as_handle(node)?);
     Ok(())
 }
 
@@ -117,7 +117,7 @@ pub unsafe extern "C" fn hipGraphAddChildGraphNode(
         let deps = unsafe { dependencies(pDependencies, numDependencies)? };
         let req = wire::GraphAddChildNode { graph: id(graph), dependencies: proto_core::field::List(&deps), child: id(childGraph) };
         let node = with_conn(|c| c.graph_add_child_node(req))?.node;
-        try_out!(pGraphNode, as_handle(node));
+        try_out!(pGraphNode, as_handle(node)?);
         Ok(())
     })
 }
@@ -128,7 +128,7 @@ pub unsafe extern "C" fn hipGraphChildGraphNodeGetGraph(node: hipGraphNode_t, pG
         non_null!(node);
         non_null!(pGraph);
         let graph = with_conn(|c| c.graph_child_node_get_graph(wire::GraphNodeRef { node: id(node) }))?.graph;
-        try_out!(pGraph, as_handle(graph));
+        try_out!(pGraph, as_handle(graph)?);
         Ok(())
     })
 }
@@ -153,7 +153,7 @@ pub unsafe extern "C" fn hipGraphNodeFindInClone(pNode: *mut hipGraphNode_t, ori
         non_null!(clonedGraph);
         let req = wire::GraphNodeFindInClone { original: id(originalNode), clone: id(clonedGraph) };
         let node = with_conn(|c| c.graph_node_find_in_clone(req))?.node;
-        try_out!(pNode, as_handle(node));
+        try_out!(pNode, as_handle(node)?);
         Ok(())
     })
 }
@@ -254,7 +254,7 @@ unsafe fn add_copy(out: *mut hipGraphNode_t, graph: hipGraph_t, deps: *const hip
     let deps = unsafe { dependencies(deps, count)? };
     let req = wire::GraphAddCopyNode { graph: id(graph), dependencies: proto_core::field::List(&deps), copy: c.copy };
     let node = with_conn(|c| c.graph_add_copy_node(req))?.node;
-    try_out!(out, as_handle(node));
+    try_out!(out, as_handle(node)?);
     Ok(())
 }
 
@@ -298,7 +298,7 @@ pub unsafe extern "C" fn hipGraphMemcpyNodeGetParams(node: hipGraphNode_t, pNode
     hip_boundary!("hipGraphMemcpyNodeGetParams", {
         non_null!(pNodeParams);
         let c = get_copy(node)?;
-        let elem = |array: u64| if array == 0 { Ok(1) } else { array_element_size(array as usize as hipArray_const_t) };
+        let elem = |array: u64| if array == 0 { Ok(1) } else { array_element_size(crate::handle::from_id(array)?) };
         let (dst_elem, src_elem) = (elem(c.copy.dst.array)?, elem(c.copy.src.array)?);
         let width_elem = if c.copy.dst.array != 0 { dst_elem } else { src_elem };
         let pitched = |ptr: u64, pitch: u64, rows: u64| hipPitchedPtr {
@@ -308,10 +308,10 @@ pub unsafe extern "C" fn hipGraphMemcpyNodeGetParams(node: hipGraphNode_t, pNode
             ysize: rows as usize,
         };
         let params = hipMemcpy3DParms {
-            srcArray: c.copy.src.array as usize as hipArray_t,
+            srcArray: crate::handle::from_id(c.copy.src.array)?,
             srcPos: hipPos { x: (c.copy.src.x / src_elem) as usize, y: c.copy.src.y as usize, z: c.copy.src.z as usize },
             srcPtr: pitched(c.copy.src.ptr, c.copy.src.pitch, c.copy.src.height),
-            dstArray: c.copy.dst.array as usize as hipArray_t,
+            dstArray: crate::handle::from_id(c.copy.dst.array)?,
             dstPos: hipPos { x: (c.copy.dst.x / dst_elem) as usize, y: c.copy.dst.y as usize, z: c.copy.dst.z as usize },
             dstPtr: pitched(c.copy.dst.ptr, c.copy.dst.pitch, c.copy.dst.height),
             extent: hipExtent { width: (c.copy.extent.width / width_elem) as usize, height: c.copy.extent.height as usize, depth: c.copy.extent.depth as usize },
@@ -379,7 +379,7 @@ pub unsafe extern "C" fn hipDrvGraphMemcpyNodeGetParams(hNode: hipGraphNode_t, n
             srcMemoryType: memory_type(c.copy.src.array),
             srcHost: std::ptr::null(),
             srcDevice: c.copy.src.ptr as usize as hipDeviceptr_t,
-            srcArray: c.copy.src.array as usize as hipArray_t,
+            srcArray: crate::handle::from_id(c.copy.src.array)?,
             srcPitch: c.copy.src.pitch as usize,
             srcHeight: c.copy.src.height as usize,
             dstXInBytes: c.copy.dst.x as usize,
@@ -389,7 +389,7 @@ pub unsafe extern "C" fn hipDrvGraphMemcpyNodeGetParams(hNode: hipGraphNode_t, n
             dstMemoryType: memory_type(c.copy.dst.array),
             dstHost: std::ptr::null_mut(),
             dstDevice: c.copy.dst.ptr as usize as hipDeviceptr_t,
-            dstArray: c.copy.dst.array as usize as hipArray_t,
+            dstArray: crate::handle::from_id(c.copy.dst.array)?,
             dstPitch: c.copy.dst.pitch as usize,
             dstHeight: c.copy.dst.height as usize,
             WidthInBytes: c.copy.extent.width as usize,
@@ -732,7 +732,7 @@ pub unsafe extern "C" fn hipGraphAddMemAllocNode(
         let added = with_conn(|c| c.graph_add_mem_alloc_node(req))?;
         crate::state::allocations::record_graph_memory(added.ptr, params.bytesize as u64, device, id(graph));
         params.dptr = added.ptr as usize as *mut c_void;
-        try_out!(pGraphNode, as_handle(added.node));
+        try_out!(pGraphNode, as_handle(added.node)?);
         Ok(())
     })
 }
@@ -761,7 +761,7 @@ unsafe fn add_free_node(
     let req = wire::GraphAddMemFreeNode { graph: id(graph), dependencies: proto_core::field::List(&deps), ptr: ptr as u64, any_memory };
     let node = with_conn(|c| c.graph_add_mem_free_node(req))?.node;
     crate::state::allocations::graph_memory_freed(ptr as u64);
-    try_out!(out, as_handle(node));
+    try_out!(out, as_handle(node)?);
     Ok(())
 }
 
@@ -946,7 +946,7 @@ pub unsafe extern "C" fn hipGraphAddBatchMemOpNode(
             ops: proto_core::field::List(&ops),
         };
         let node = with_conn(|c| c.graph_add_batch_mem_op_node(req))?.node;
-        try_out!(phGraphNode, as_handle(node));
+        try_out!(phGraphNode, as_handle(node)?);
         Ok(())
     })
 }
