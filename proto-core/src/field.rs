@@ -65,6 +65,15 @@ pub trait WireField<'a>: Sized {
     fn encode(&self, cx: &mut EncodeCx<'_, 'a>, what: &'static str) -> Result<(), EncodeError>;
 }
 
+/// The larger of two lengths, in a `const` (a tagged union's widest variant).
+pub const fn max_len(a: usize, b: usize) -> usize {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
 macro_rules! le_scalar {
     ($($native:ty => $le:ty),* $(,)?) => {$(
         impl<'a> WireField<'a> for $native {

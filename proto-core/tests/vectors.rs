@@ -242,13 +242,36 @@ fn print_vectors() {
     }
 }
 
-/// Type name and field names, in wire order, of a message as its `Debug` form shows them.
+/// Type name and field names, in wire order, of a message as its `Debug` form shows them; the
+/// fields of a nested message are named with its field's name in front (`copy.dst.array`).
 fn shape(debug: &str) -> (String, Vec<String>) {
-    // "Variant(Type { a: .., b: .. })" or "Variant(Type)"; values of default messages contain
-    // neither ": " nor "{ ".
+    // "Variant(Type { a: .., b: Inner { c: .. } })" or "Variant(Type)"; values of default
+    // messages are numbers, empty strings and lists, and nested messages.
     let inner = &debug[debug.find('(').unwrap() + 1..];
     let ty: String = inner.chars().take_while(|c| c.is_alphanumeric()).collect();
-    let fields = inner.split([',', '{']).filter_map(|part| part.trim_start().split_once(": ").map(|(name, _)| name.to_string())).collect();
+    let mut fields = Vec::new();
+    let mut path: Vec<String> = Vec::new();
+    let body = inner.find('{').map_or("", |at| &inner[at + 1..]);
+    let mut rest = body;
+    while let Some(at) = rest.find(|c| c == ':' || c == '}') {
+        if rest.as_bytes()[at] == b'}' {
+            if path.pop().is_none() {
+                break;
+            }
+            rest = &rest[at + 1..];
+            continue;
+        }
+        let name = rest[..at].rsplit([',', '{', ' ']).next().unwrap().to_string();
+        let value = rest[at + 1..].trim_start();
+        let nested: String = value.chars().take_while(|c| c.is_alphanumeric()).collect();
+        if !nested.is_empty() && value[nested.len()..].starts_with(" {") {
+            path.push(name);
+            rest = &value[nested.len() + 2..];
+        } else {
+            fields.push(path.iter().chain([&name]).cloned().collect::<Vec<_>>().join("."));
+            rest = &rest[at + 1..];
+        }
+    }
     (ty, fields)
 }
 

@@ -170,7 +170,7 @@ fn create_array(out: *mut hipArray_t, desc: ArrayDesc) -> Result<(), CallError> 
     };
     let handle = with_conn(|c| c.array_create(req).map(|a| a.handle))?;
     tables().arrays.insert(handle, (desc, device));
-    try_out!(out, handle as usize as hipArray_t);
+    try_out!(out, crate::handle::from_id(handle)?);
     Ok(())
 }
 
@@ -395,7 +395,7 @@ fn mipmap_level(out: *mut hipArray_t, mipmap: hipMipmappedArray_const_t, level: 
         m.level_arrays.push(array);
     }
     drop(t);
-    try_out!(out, array as usize as hipArray_t);
+    try_out!(out, crate::handle::from_id(array)?);
     Ok(())
 }
 
@@ -494,11 +494,11 @@ impl At {
     }
 
     /// The wire fields of a non-host side, offset by `(dx, dy, dz)` more (a piece of the box).
-    fn wire(&self, dx: u64, dy: u64, dz: u64) -> (u64, u64, u64, u64, [u64; 3]) {
-        let offset = [self.x + dx, self.y + dy, self.z + dz];
+    fn wire(&self, dx: u64, dy: u64, dz: u64) -> wire::CopyPlace {
+        let (x, y, z) = (self.x + dx, self.y + dy, self.z + dz);
         match self.place {
-            Place::Array { handle } => (handle, 0, 0, 0, offset),
-            Place::Device { ptr, pitch, height } => (0, ptr, pitch, height, offset),
+            Place::Array { handle } => wire::CopyPlace { array: handle, x, y, z, ..Default::default() },
+            Place::Device { ptr, pitch, height } => wire::CopyPlace { array: 0, ptr, pitch, height, x, y, z },
             Place::Host { .. } => unreachable!("host sides travel as bulk"),
         }
     }
@@ -621,18 +621,9 @@ unsafe fn copy_3d(dst: At, src: At, width: u64, height: u64, depth: u64, stream:
                         packed.extend_from_slice(row);
                     }
                 }
-                let (array, ptr, pitch, rows, [x, y, z]) = dst.wire(p.dx, p.dy, p.dz);
                 let req = wire::Copy3DFromHost {
-                    dst_array: array,
-                    dst_ptr: ptr,
-                    dst_pitch: pitch,
-                    dst_height: rows,
-                    dst_x: x,
-                    dst_y: y,
-                    dst_z: z,
-                    width: p.width,
-                    height: p.height,
-                    depth: p.depth,
+                    dst: dst.wire(p.dx, p.dy, p.dz),
+                    extent: wire::CopyExtent { width: p.width, height: p.height, depth: p.depth },
                     stream,
                     sync,
                     data: Bulk(&packed),
@@ -647,18 +638,9 @@ unsafe fn copy_3d(dst: At, src: At, width: u64, height: u64, depth: u64, stream:
         }
         (true, false) => {
             for p in pieces(width, height, depth, DEFAULT_COPY_CHUNK as u64) {
-                let (array, ptr, pitch, rows, [x, y, z]) = src.wire(p.dx, p.dy, p.dz);
                 let req = wire::Copy3DToHost {
-                    src_array: array,
-                    src_ptr: ptr,
-                    src_pitch: pitch,
-                    src_height: rows,
-                    src_x: x,
-                    src_y: y,
-                    src_z: z,
-                    width: p.width,
-                    height: p.height,
-                    depth: p.depth,
+                    src: src.wire(p.dx, p.dy, p.dz),
+                    extent: wire::CopyExtent { width: p.width, height: p.height, depth: p.depth },
                     stream,
                 };
                 with_conn(|c| {
@@ -1175,29 +1157,8 @@ fn graph_copy(dst: At, src: At, width: u64, height: u64, depth: u64) -> Result<w
 
 /// The worker-side copy of a box (width in bytes, height, depth) between device memory and arrays.
 fn device_copy(dst: &At, src: &At, [width, height, depth]: [u64; 3], stream: u64, sync: bool) -> wire::Copy3D {
-    let (dst_array, dst_ptr, dst_pitch, dst_height, [dst_x, dst_y, dst_z]) = dst.wire(0, 0, 0);
-    let (src_array, src_ptr, src_pitch, src_height, [src_x, src_y, src_z]) = src.wire(0, 0, 0);
-    wire::Copy3D {
-        dst_array,
-        dst_ptr,
-        dst_pitch,
-        dst_height,
-        dst_x,
-        dst_y,
-        dst_z,
-        src_array,
-        src_ptr,
-        src_pitch,
-        src_height,
-        src_x,
-        src_y,
-        src_z,
-        width,
-        height,
-        depth,
-        stream,
-        sync,
-    }
+    let extent = wire::CopyExtent { width, height, depth };
+    wire::Copy3D { copy: wire::CopyBox { dst: dst.wire(0, 0, 0), src: src.wire(0, 0, 0), extent }, stream, sync }
 }
 
 #[no_mangle]

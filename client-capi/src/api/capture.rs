@@ -89,7 +89,7 @@ unsafe fn end(stream: hipStream_t, graph: *mut hipGraph_t) -> Result<(), CallErr
     });
     let over = ended.as_ref().err().is_some_and(over);
     match ended {
-        Ok(r) => try_out!(graph, r.graph as usize as hipGraph_t),
+        Ok(r) => try_out!(graph, crate::handle::from_id(r.graph)?),
         Err(e) => {
             if over {
                 try_out!(graph, std::ptr::null_mut());
@@ -152,7 +152,7 @@ unsafe fn capture_info_v2(
             try_out!(id, i.id);
         }
         if !graph.is_null() {
-            try_out!(graph, i.graph as usize as hipGraph_t);
+            try_out!(graph, crate::handle::from_id(i.graph)?);
         }
         if !deps.is_null() {
             try_out!(deps, i.dependencies);

@@ -31,13 +31,7 @@ pub(super) fn invalid(message: impl Into<String>) -> CallError {
 }
 
 /// A worker handle as the opaque pointer HIP hands out (never dereferenced).
-pub(super) fn as_handle<T>(id: u64) -> *mut T {
-    id as usize as *mut T
-}
-
-pub(super) fn id<T>(handle: *mut T) -> u64 {
-    handle as usize as u64
-}
+pub(super) use crate::handle::{from_id as as_handle, id};
 
 /// What the client remembers of a kernel node: the `func` it was given (HIP returns that one)
 /// and the storage that `hipGraphKernelNodeGetParams`'s `kernelParams` point into.
@@ -136,7 +130,7 @@ unsafe fn add_node(
     req.args = args.into();
     fill(&mut req);
     let node = with_conn(|c| c.graph_add_node(req))?.node;
-    try_out!(out, as_handle(node));
+    try_out!(out, as_handle(node)?);
     Ok(node)
 }
 
@@ -145,7 +139,7 @@ pub unsafe extern "C" fn hipGraphCreate(pGraph: *mut hipGraph_t, flags: c_uint) 
     hip_boundary!("hipGraphCreate", {
         non_null!(pGraph);
         let graph = with_conn(|c| c.graph_create(wire::GraphCreate { flags }))?.graph;
-        try_out!(pGraph, as_handle(graph));
+        try_out!(pGraph, as_handle(graph)?);
         Ok(())
     })
 }
@@ -314,12 +308,9 @@ pub unsafe extern "C" fn hipGraphAddMemcpyNode(
         let c = unsafe { crate::api::array::graph_copy_3d(pCopyParams)? };
         // SAFETY: HIP's contract for the dependency array.
         let deps = unsafe { dependencies(pDependencies, numDependencies)? };
-        let req = proto_core::copy_box!(wire::GraphAddCopyNode {
-            graph: id(graph),
-            dependencies: proto_core::field::List(&deps),
-        } from c);
+        let req = wire::GraphAddCopyNode { graph: id(graph), dependencies: proto_core::field::List(&deps), copy: c.copy };
         let node = with_conn(|c| c.graph_add_copy_node(req))?.node;
-        try_out!(pGraphNode, as_handle(node));
+        try_out!(pGraphNode, as_handle(node)?);
         Ok(())
     })
 }
@@ -395,7 +386,10 @@ unsafe fn write_list(items: &[u64], out: *mut hipGraphNode_t, count: *mut usize)
     // SAFETY: the caller's array holds `room` slots.
     let slots = unsafe { std::slice::from_raw_parts_mut(out, room) };
     for (i, slot) in slots.iter_mut().enumerate() {
-        *slot = items.get(i).map_or(std::ptr::null_mut(), |&n| as_handle(n));
+        *slot = match items.get(i) {
+            Some(&n) => as_handle(n)?,
+            None => std::ptr::null_mut(),
+        };
     }
     // SAFETY: checked non-null; caller contract.
     unsafe { count.write(room.min(items.len())) };
@@ -558,7 +552,7 @@ fn instantiate(out: *mut hipGraphExec_t, graph: hipGraph_t, flags: u64) -> Resul
     let exec = with_conn(|c| c.graph_instantiate(wire::GraphInstantiate { graph: id(graph), flags }))?.exec;
     user_object::exec_instantiated(id(graph), exec);
     crate::state::graph_host::exec_instantiated(id(graph), exec);
-    try_out!(out, as_handle(exec));
+    try_out!(out, as_handle(exec)?);
     Ok(())
 }
 
@@ -649,7 +643,7 @@ pub unsafe extern "C" fn hipGraphClone(pGraphClone: *mut hipGraph_t, originalGra
         let clone = with_conn(|c| c.graph_clone(wire::GraphRef { graph: id(originalGraph) }))?.graph;
         user_object::graph_cloned(id(originalGraph), clone);
         crate::state::graph_host::graph_cloned(id(originalGraph), clone);
-        try_out!(pGraphClone, as_handle(clone));
+        try_out!(pGraphClone, as_handle(clone)?);
         Ok(())
     })
 }
@@ -661,7 +655,7 @@ fn dot_text(graph: hipGraph_t) -> Result<String, CallError> {
     let (from, to) = graph_edges(graph)?;
     let mut dot = format!("digraph hipGraph_{:x} {{\n  compound=true;\n  node [shape=record];\n", id(graph));
     for (i, &node) in nodes.iter().enumerate() {
-        let label = match node_kind(as_handle(node))? {
+        let label = match node_kind(as_handle(node)?)? {
             GraphNodeKind::Kernel => {
                 let (function, grid, block) = with_conn(|c| {
                     let p = c.graph_kernel_node_get_params(wire::GraphNodeRef { node })?;

@@ -128,10 +128,7 @@ unsafe fn set_memcpy_3d(exec: hipGraphExec_t, node: hipGraphNode_t, params: *con
 
 /// A checked copy as the new parameters of the memcpy node `node` of `exec`.
 fn set_copy(exec: hipGraphExec_t, node: hipGraphNode_t, c: &wire::Copy3D) -> Result<(), CallError> {
-    let req = proto_core::copy_box!(wire::GraphExecSetCopyNode {
-        exec: id(exec),
-        node: id(node),
-    } from c);
+    let req = wire::GraphExecSetCopyNode { exec: id(exec), node: id(node), copy: c.copy.clone() };
     with_conn(|c| c.graph_exec_set_copy_node(req))?;
     Ok(())
 }
@@ -288,7 +285,7 @@ pub unsafe extern "C" fn hipGraphExecUpdate(
         let reply = with_conn(|c| c.graph_exec_update(wire::GraphExecUpdate { exec: id(hGraphExec), graph: id(hGraph) }))?;
         // SAFETY: both checked non-null; HIP's contract for the out-parameters.
         unsafe {
-            hErrorNode_out.write(as_handle(reply.error_node));
+            hErrorNode_out.write(as_handle(reply.error_node)?);
             updateResult_out.write(reply.result as hipGraphExecUpdateResult);
         }
         match reply.result {

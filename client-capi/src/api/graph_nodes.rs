@@ -37,7 +37,7 @@ unsafe fn add_event_node(
     let deps = unsafe { dependencies(deps, count)? };
     let req = wire::GraphAddEventNode { graph: id(graph), dependencies: proto_core::field::List(&deps), event: event.id(), wait };
     let node = with_conn(|c| c.graph_add_event_node(req))?.node;
-    try_out!(out, as_handle(node));
+    try_out!(out, as_handle(node)?);
     Ok(())
 }
 
@@ -117,7 +117,7 @@ pub unsafe extern "C" fn hipGraphAddChildGraphNode(
         let deps = unsafe { dependencies(pDependencies, numDependencies)? };
         let req = wire::GraphAddChildNode { graph: id(graph), dependencies: proto_core::field::List(&deps), child: id(childGraph) };
         let node = with_conn(|c| c.graph_add_child_node(req))?.node;
-        try_out!(pGraphNode, as_handle(node));
+        try_out!(pGraphNode, as_handle(node)?);
         Ok(())
     })
 }
@@ -128,7 +128,7 @@ pub unsafe extern "C" fn hipGraphChildGraphNodeGetGraph(node: hipGraphNode_t, pG
         non_null!(node);
         non_null!(pGraph);
         let graph = with_conn(|c| c.graph_child_node_get_graph(wire::GraphNodeRef { node: id(node) }))?.graph;
-        try_out!(pGraph, as_handle(graph));
+        try_out!(pGraph, as_handle(graph)?);
         Ok(())
     })
 }
@@ -153,7 +153,7 @@ pub unsafe extern "C" fn hipGraphNodeFindInClone(pNode: *mut hipGraphNode_t, ori
         non_null!(clonedGraph);
         let req = wire::GraphNodeFindInClone { original: id(originalNode), clone: id(clonedGraph) };
         let node = with_conn(|c| c.graph_node_find_in_clone(req))?.node;
-        try_out!(pNode, as_handle(node));
+        try_out!(pNode, as_handle(node)?);
         Ok(())
     })
 }
@@ -220,9 +220,7 @@ pub unsafe extern "C" fn hipDrvGraphAddMemsetNode(
 
 /// The set request of a copy, from the wire form of a checked copy.
 fn copy_request(node: hipGraphNode_t, c: &wire::Copy3D) -> wire::GraphCopyNodeSet {
-    proto_core::copy_box!(wire::GraphCopyNodeSet {
-        node: id(node),
-    } from c)
+    wire::GraphCopyNodeSet { node: id(node), copy: c.copy.clone() }
 }
 
 /// A device-to-device copy of `count` bytes as one row (1D and symbol nodes); a side in host
@@ -240,18 +238,9 @@ fn copy_1d(dst: *mut c_void, src: *const c_void, count: usize, kind: hipMemcpyKi
         return Err(invalid("memcpy node of 0 bytes"));
     }
     let len = count as u64;
-    Ok(wire::Copy3D {
-        dst_ptr: dst as u64,
-        dst_pitch: len,
-        dst_height: 1,
-        src_ptr: src as u64,
-        src_pitch: len,
-        src_height: 1,
-        width: len,
-        height: 1,
-        depth: 1,
-        ..Default::default()
-    })
+    let row = |ptr| wire::CopyPlace { ptr, pitch: len, height: 1, ..Default::default() };
+    let extent = wire::CopyExtent { width: len, height: 1, depth: 1 };
+    Ok(wire::Copy3D { copy: wire::CopyBox { dst: row(dst as u64), src: row(src as u64), extent }, ..Default::default() })
 }
 
 /// Adds a checked copy as a memcpy node.
@@ -263,12 +252,9 @@ unsafe fn add_copy(out: *mut hipGraphNode_t, graph: hipGraph_t, deps: *const hip
     non_null!(graph);
     // SAFETY: forwarded caller contract.
     let deps = unsafe { dependencies(deps, count)? };
-    let req = proto_core::copy_box!(wire::GraphAddCopyNode {
-        graph: id(graph),
-        dependencies: proto_core::field::List(&deps),
-    } from c);
+    let req = wire::GraphAddCopyNode { graph: id(graph), dependencies: proto_core::field::List(&deps), copy: c.copy };
     let node = with_conn(|c| c.graph_add_copy_node(req))?.node;
-    try_out!(out, as_handle(node));
+    try_out!(out, as_handle(node)?);
     Ok(())
 }
 
@@ -312,23 +298,23 @@ pub unsafe extern "C" fn hipGraphMemcpyNodeGetParams(node: hipGraphNode_t, pNode
     hip_boundary!("hipGraphMemcpyNodeGetParams", {
         non_null!(pNodeParams);
         let c = get_copy(node)?;
-        let elem = |array: u64| if array == 0 { Ok(1) } else { array_element_size(array as usize as hipArray_const_t) };
-        let (dst_elem, src_elem) = (elem(c.dst_array)?, elem(c.src_array)?);
-        let width_elem = if c.dst_array != 0 { dst_elem } else { src_elem };
+        let elem = |array: u64| if array == 0 { Ok(1) } else { array_element_size(crate::handle::from_id(array)?) };
+        let (dst_elem, src_elem) = (elem(c.copy.dst.array)?, elem(c.copy.src.array)?);
+        let width_elem = if c.copy.dst.array != 0 { dst_elem } else { src_elem };
         let pitched = |ptr: u64, pitch: u64, rows: u64| hipPitchedPtr {
             ptr: ptr as usize as *mut c_void,
             pitch: pitch as usize,
-            xsize: c.width as usize,
+            xsize: c.copy.extent.width as usize,
             ysize: rows as usize,
         };
         let params = hipMemcpy3DParms {
-            srcArray: c.src_array as usize as hipArray_t,
-            srcPos: hipPos { x: (c.src_x / src_elem) as usize, y: c.src_y as usize, z: c.src_z as usize },
-            srcPtr: pitched(c.src_ptr, c.src_pitch, c.src_height),
-            dstArray: c.dst_array as usize as hipArray_t,
-            dstPos: hipPos { x: (c.dst_x / dst_elem) as usize, y: c.dst_y as usize, z: c.dst_z as usize },
-            dstPtr: pitched(c.dst_ptr, c.dst_pitch, c.dst_height),
-            extent: hipExtent { width: (c.width / width_elem) as usize, height: c.height as usize, depth: c.depth as usize },
+            srcArray: crate::handle::from_id(c.copy.src.array)?,
+            srcPos: hipPos { x: (c.copy.src.x / src_elem) as usize, y: c.copy.src.y as usize, z: c.copy.src.z as usize },
+            srcPtr: pitched(c.copy.src.ptr, c.copy.src.pitch, c.copy.src.height),
+            dstArray: crate::handle::from_id(c.copy.dst.array)?,
+            dstPos: hipPos { x: (c.copy.dst.x / dst_elem) as usize, y: c.copy.dst.y as usize, z: c.copy.dst.z as usize },
+            dstPtr: pitched(c.copy.dst.ptr, c.copy.dst.pitch, c.copy.dst.height),
+            extent: hipExtent { width: (c.copy.extent.width / width_elem) as usize, height: c.copy.extent.height as usize, depth: c.copy.extent.depth as usize },
             kind: hipMemcpyDeviceToDevice,
         };
         try_out!(pNodeParams, params);
@@ -386,29 +372,29 @@ pub unsafe extern "C" fn hipDrvGraphMemcpyNodeGetParams(hNode: hipGraphNode_t, n
         let c = get_copy(hNode)?;
         let memory_type = |array: u64| if array == 0 { hipMemoryTypeDevice } else { hipMemoryTypeArray };
         let params = HIP_MEMCPY3D {
-            srcXInBytes: c.src_x as usize,
-            srcY: c.src_y as usize,
-            srcZ: c.src_z as usize,
+            srcXInBytes: c.copy.src.x as usize,
+            srcY: c.copy.src.y as usize,
+            srcZ: c.copy.src.z as usize,
             srcLOD: 0,
-            srcMemoryType: memory_type(c.src_array),
+            srcMemoryType: memory_type(c.copy.src.array),
             srcHost: std::ptr::null(),
-            srcDevice: c.src_ptr as usize as hipDeviceptr_t,
-            srcArray: c.src_array as usize as hipArray_t,
-            srcPitch: c.src_pitch as usize,
-            srcHeight: c.src_height as usize,
-            dstXInBytes: c.dst_x as usize,
-            dstY: c.dst_y as usize,
-            dstZ: c.dst_z as usize,
+            srcDevice: c.copy.src.ptr as usize as hipDeviceptr_t,
+            srcArray: crate::handle::from_id(c.copy.src.array)?,
+            srcPitch: c.copy.src.pitch as usize,
+            srcHeight: c.copy.src.height as usize,
+            dstXInBytes: c.copy.dst.x as usize,
+            dstY: c.copy.dst.y as usize,
+            dstZ: c.copy.dst.z as usize,
             dstLOD: 0,
-            dstMemoryType: memory_type(c.dst_array),
+            dstMemoryType: memory_type(c.copy.dst.array),
             dstHost: std::ptr::null_mut(),
-            dstDevice: c.dst_ptr as usize as hipDeviceptr_t,
-            dstArray: c.dst_array as usize as hipArray_t,
-            dstPitch: c.dst_pitch as usize,
-            dstHeight: c.dst_height as usize,
-            WidthInBytes: c.width as usize,
-            Height: c.height as usize,
-            Depth: c.depth as usize,
+            dstDevice: c.copy.dst.ptr as usize as hipDeviceptr_t,
+            dstArray: crate::handle::from_id(c.copy.dst.array)?,
+            dstPitch: c.copy.dst.pitch as usize,
+            dstHeight: c.copy.dst.height as usize,
+            WidthInBytes: c.copy.extent.width as usize,
+            Height: c.copy.extent.height as usize,
+            Depth: c.copy.extent.depth as usize,
         };
         try_out!(nodeParams, params);
         Ok(())
@@ -746,7 +732,7 @@ pub unsafe extern "C" fn hipGraphAddMemAllocNode(
         let added = with_conn(|c| c.graph_add_mem_alloc_node(req))?;
         crate::state::allocations::record_graph_memory(added.ptr, params.bytesize as u64, device, id(graph));
         params.dptr = added.ptr as usize as *mut c_void;
-        try_out!(pGraphNode, as_handle(added.node));
+        try_out!(pGraphNode, as_handle(added.node)?);
         Ok(())
     })
 }
@@ -775,7 +761,7 @@ unsafe fn add_free_node(
     let req = wire::GraphAddMemFreeNode { graph: id(graph), dependencies: proto_core::field::List(&deps), ptr: ptr as u64, any_memory };
     let node = with_conn(|c| c.graph_add_mem_free_node(req))?.node;
     crate::state::allocations::graph_memory_freed(ptr as u64);
-    try_out!(out, as_handle(node));
+    try_out!(out, as_handle(node)?);
     Ok(())
 }
 
@@ -960,7 +946,7 @@ pub unsafe extern "C" fn hipGraphAddBatchMemOpNode(
             ops: proto_core::field::List(&ops),
         };
         let node = with_conn(|c| c.graph_add_batch_mem_op_node(req))?.node;
-        try_out!(phGraphNode, as_handle(node));
+        try_out!(phGraphNode, as_handle(node)?);
         Ok(())
     })
 }

@@ -18,9 +18,8 @@ fn pool_id(pool: hipMemPool_t) -> u64 {
     pool as usize as u64
 }
 
-fn pool_handle(id: u64) -> hipMemPool_t {
-    // An id dressed as a pointer, never dereferenced.
-    id as usize as hipMemPool_t
+fn pool_handle(id: u64) -> Result<hipMemPool_t, CallError> {
+    crate::handle::from_id(id)
 }
 
 fn invalid(message: impl Into<String>) -> CallError {
@@ -67,7 +66,7 @@ pub unsafe extern "C" fn hipDeviceGetDefaultMemPool(mem_pool: *mut hipMemPool_t,
     hip_boundary!("hipDeviceGetDefaultMemPool", {
         non_null!(mem_pool);
         let pool = with_conn(|c| c.device_get_pool(wire::DevicePoolQuery { device: ordinal(device), default: true }).map(|p| p.pool))?;
-        try_out!(mem_pool, pool_handle(pool));
+        try_out!(mem_pool, pool_handle(pool)?);
         Ok(())
     })
 }
@@ -77,7 +76,7 @@ pub unsafe extern "C" fn hipDeviceGetMemPool(mem_pool: *mut hipMemPool_t, device
     hip_boundary!("hipDeviceGetMemPool", {
         non_null!(mem_pool);
         let pool = with_conn(|c| c.device_get_pool(wire::DevicePoolQuery { device: ordinal(device), default: false }).map(|p| p.pool))?;
-        try_out!(mem_pool, pool_handle(pool));
+        try_out!(mem_pool, pool_handle(pool)?);
         Ok(())
     })
 }
@@ -113,7 +112,7 @@ pub unsafe extern "C" fn hipMemPoolCreate(mem_pool: *mut hipMemPool_t, pool_prop
         }
         let req = wire::PoolCreate { device: props.location.id as u32, max_size: props.maxSize as u64, handle_types: props.handleTypes };
         let pool = with_conn(|c| c.pool_create(req).map(|p| p.pool))?;
-        try_out!(mem_pool, pool_handle(pool));
+        try_out!(mem_pool, pool_handle(pool)?);
         Ok(())
     })
 }
@@ -254,7 +253,7 @@ pub unsafe extern "C" fn hipMemPoolImportFromShareableHandle(
         // As in CUDA, the descriptor itself is passed, cast to a pointer.
         let token = super::vmm::read_token(shared_handle as usize as c_int)?;
         let pool = with_conn(|c| c.pool_import(wire::PoolImport { token, handle_type }).map(|p| p.pool))?;
-        try_out!(mem_pool, pool_handle(pool));
+        try_out!(mem_pool, pool_handle(pool)?);
         Ok(())
     })
 }

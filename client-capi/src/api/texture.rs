@@ -118,7 +118,7 @@ fn create(out: *mut hipTextureObject_t, texture: Texture) -> Result<(), CallErro
     };
     let value = with_conn(|c| c.texture_create(req).map(|t| t.texture))?;
     textures().insert(value, texture);
-    try_out!(out, value as usize as hipTextureObject_t);
+    try_out!(out, crate::handle::from_id(value)?);
     Ok(())
 }
 

@@ -155,7 +155,7 @@ pub unsafe extern "C" fn hipUserObjectCreate(
             r.objects.insert(object, UserObject { destroy, ptr: ptr as usize, references });
             object
         };
-        try_out!(object_out, object as usize as hipUserObject_t);
+        try_out!(object_out, crate::handle::from_id(object)?);
         Ok(())
     })
 }

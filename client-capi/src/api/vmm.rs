@@ -27,12 +27,11 @@ fn invalid(message: impl Into<String>) -> CallError {
 }
 
 fn handle_id(handle: hipMemGenericAllocationHandle_t) -> u64 {
-    handle as usize as u64
+    crate::handle::id(handle)
 }
 
-fn handle_of(id: u64) -> hipMemGenericAllocationHandle_t {
-    // An id dressed as a pointer, never dereferenced.
-    id as usize as hipMemGenericAllocationHandle_t
+fn handle_of(id: u64) -> Result<hipMemGenericAllocationHandle_t, CallError> {
+    crate::handle::from_id(id)
 }
 
 /// The device of a `hipMemAllocationProp` ROCm accepts: pinned memory on a device.
@@ -114,7 +113,7 @@ pub unsafe extern "C" fn hipMemCreate(
         let (device, handle_type) = prop_device(prop)?;
         let req = wire::MemCreate { device, size: size as u64, handle_type };
         let id = with_conn(|c| c.mem_create(req).map(|p| p.handle))?;
-        try_out!(handle, handle_of(id));
+        try_out!(handle, handle_of(id)?);
         Ok(())
     })
 }
@@ -229,7 +228,7 @@ pub unsafe extern "C" fn hipMemRetainAllocationHandle(handle: *mut hipMemGeneric
         non_null!(handle);
         non_null!(addr);
         let id = with_conn(|c| c.mem_retain(wire::VmmAddress { ptr: addr as u64 }).map(|p| p.handle))?;
-        try_out!(handle, handle_of(id));
+        try_out!(handle, handle_of(id)?);
         Ok(())
     })
 }
@@ -285,7 +284,7 @@ pub unsafe extern "C" fn hipMemImportFromShareableHandle(
         let fd = os_handle as usize as c_int;
         let token = read_token(fd)?;
         let id = with_conn(|c| c.mem_import(wire::MemImport { token, handle_type }).map(|p| p.handle))?;
-        try_out!(handle, handle_of(id));
+        try_out!(handle, handle_of(id)?);
         Ok(())
     })
 }

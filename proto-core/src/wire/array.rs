@@ -69,29 +69,60 @@ message! {
 }
 
 message! {
+    /// One side of a 3D copy: an array (`array` non-zero; `x` in bytes, `y`, `z` its offset)
+    /// or pitched device memory (`array` 0: rows `pitch` bytes apart, slices `pitch * height`
+    /// bytes apart from `ptr`, offset by `x` bytes, `y` rows and `z` slices).
+    pub struct CopyPlace {
+        /// Array handle, or 0 for pitched device memory.
+        pub array: u64,
+        /// Device address (pitched memory; 0 for an array).
+        pub ptr: u64,
+        /// Bytes between rows (pitched memory).
+        pub pitch: u64,
+        /// Rows between slices (pitched memory).
+        pub height: u64,
+        /// Offset in bytes within a row.
+        pub x: u64,
+        /// Offset in rows.
+        pub y: u64,
+        /// Offset in slices.
+        pub z: u64,
+    }
+}
+
+message! {
+    /// The box a 3D copy moves.
+    pub struct CopyExtent {
+        /// Bytes per row.
+        pub width: u64,
+        /// Rows per slice.
+        pub height: u64,
+        /// Slices.
+        pub depth: u64,
+    }
+}
+
+message! {
+    /// A 3D copy between device memory and arrays: both sides and the box. Nested in every
+    /// message that carries such a copy ([`Copy3D`] and the graph copy messages).
+    pub struct CopyBox {
+        /// Destination.
+        pub dst: CopyPlace,
+        /// Source.
+        pub src: CopyPlace,
+        /// The box.
+        pub extent: CopyExtent,
+    }
+}
+
+message! {
     /// Host-to-array/device 3D copy: `data` is the box packed (`width * height * depth`
     /// bytes); the worker scatters it into the destination.
     pub struct Copy3DFromHost<'a> {
-        /// Destination: array handle, or 0 for pitched device memory.
-        pub dst_array: u64,
-        /// Destination: device address (pitched memory; 0 for an array).
-        pub dst_ptr: u64,
-        /// Destination: bytes between rows (pitched memory).
-        pub dst_pitch: u64,
-        /// Destination: rows between slices (pitched memory).
-        pub dst_height: u64,
-        /// Destination: offset in bytes within a row.
-        pub dst_x: u64,
-        /// Destination: offset in rows.
-        pub dst_y: u64,
-        /// Destination: offset in slices.
-        pub dst_z: u64,
-        /// Bytes per row of the box.
-        pub width: u64,
-        /// Rows per slice of the box.
-        pub height: u64,
-        /// Slices of the box.
-        pub depth: u64,
+        /// Destination.
+        pub dst: CopyPlace,
+        /// The box.
+        pub extent: CopyExtent,
         /// Stream (0 = null stream).
         pub stream: u64,
         /// Complete the copy before responding.
@@ -105,99 +136,20 @@ message! {
     /// Array/device-to-host 3D copy: the worker gathers the box and answers it packed in one
     /// `MemcpyData` (at most one frame's bulk limit), when the stream reaches the copy.
     pub struct Copy3DToHost {
-        /// Source: array handle, or 0 for pitched device memory.
-        pub src_array: u64,
-        /// Source: device address (pitched memory; 0 for an array).
-        pub src_ptr: u64,
-        /// Source: bytes between rows (pitched memory).
-        pub src_pitch: u64,
-        /// Source: rows between slices (pitched memory).
-        pub src_height: u64,
-        /// Source: offset in bytes within a row.
-        pub src_x: u64,
-        /// Source: offset in rows.
-        pub src_y: u64,
-        /// Source: offset in slices.
-        pub src_z: u64,
-        /// Bytes per row of the box.
-        pub width: u64,
-        /// Rows per slice of the box.
-        pub height: u64,
-        /// Slices of the box.
-        pub depth: u64,
+        /// Source.
+        pub src: CopyPlace,
+        /// The box.
+        pub extent: CopyExtent,
         /// Stream (0 = null stream).
         pub stream: u64,
     }
 }
 
-/// A message carrying a 3D copy's two sides and box (the 17 fields of [`Copy3D`] without its
-/// stream), built from another that carries them: `copy_box!(GraphAddCopyNode { graph, ..
-/// } from copy)` fills in the copy's fields and takes the others as given. The graph copy
-/// messages all repeat those fields, so they convert through this one list.
-#[macro_export]
-macro_rules! copy_box {
-    ($target:path { $($field:ident: $value:expr),* $(,)? } from $source:expr) => {{
-        let c = &$source;
-        $target {
-            dst_array: c.dst_array,
-            dst_ptr: c.dst_ptr,
-            dst_pitch: c.dst_pitch,
-            dst_height: c.dst_height,
-            dst_x: c.dst_x,
-            dst_y: c.dst_y,
-            dst_z: c.dst_z,
-            src_array: c.src_array,
-            src_ptr: c.src_ptr,
-            src_pitch: c.src_pitch,
-            src_height: c.src_height,
-            src_x: c.src_x,
-            src_y: c.src_y,
-            src_z: c.src_z,
-            width: c.width,
-            height: c.height,
-            depth: c.depth,
-            $($field: $value),*
-        }
-    }};
-}
-
 message! {
     /// Array/device-to-array/device 3D copy, done on the worker.
     pub struct Copy3D {
-        /// Destination: array handle, or 0 for pitched device memory.
-        pub dst_array: u64,
-        /// Destination: device address (pitched memory; 0 for an array).
-        pub dst_ptr: u64,
-        /// Destination: bytes between rows (pitched memory).
-        pub dst_pitch: u64,
-        /// Destination: rows between slices (pitched memory).
-        pub dst_height: u64,
-        /// Destination: offset in bytes within a row.
-        pub dst_x: u64,
-        /// Destination: offset in rows.
-        pub dst_y: u64,
-        /// Destination: offset in slices.
-        pub dst_z: u64,
-        /// Source: array handle, or 0 for pitched device memory.
-        pub src_array: u64,
-        /// Source: device address (pitched memory; 0 for an array).
-        pub src_ptr: u64,
-        /// Source: bytes between rows (pitched memory).
-        pub src_pitch: u64,
-        /// Source: rows between slices (pitched memory).
-        pub src_height: u64,
-        /// Source: offset in bytes within a row.
-        pub src_x: u64,
-        /// Source: offset in rows.
-        pub src_y: u64,
-        /// Source: offset in slices.
-        pub src_z: u64,
-        /// Bytes per row of the box.
-        pub width: u64,
-        /// Rows per slice of the box.
-        pub height: u64,
-        /// Slices of the box.
-        pub depth: u64,
+        /// Both sides and the box.
+        pub copy: CopyBox,
         /// Stream (0 = null stream).
         pub stream: u64,
         /// Complete the copy before responding.

@@ -4,7 +4,7 @@
 //! adding the node was, and takes effect at the next launch.
 
 use crate::field::ArgBlob;
-use crate::wire::GraphNodeKind;
+use crate::wire::{CopyBox, GraphNodeKind};
 
 wire_enum! {
     /// `hipGraphExecUpdateResult`: why a whole-graph update was refused.
@@ -78,40 +78,8 @@ message! {
         pub exec: u64,
         /// Node handle (of the original graph).
         pub node: u64,
-        /// Destination: array handle, or 0 for pitched device memory.
-        pub dst_array: u64,
-        /// Destination: device address (pitched memory; 0 for an array).
-        pub dst_ptr: u64,
-        /// Destination: bytes between rows (pitched memory).
-        pub dst_pitch: u64,
-        /// Destination: rows between slices (pitched memory).
-        pub dst_height: u64,
-        /// Destination: offset in bytes within a row.
-        pub dst_x: u64,
-        /// Destination: offset in rows.
-        pub dst_y: u64,
-        /// Destination: offset in slices.
-        pub dst_z: u64,
-        /// Source: array handle, or 0 for pitched device memory.
-        pub src_array: u64,
-        /// Source: device address (pitched memory; 0 for an array).
-        pub src_ptr: u64,
-        /// Source: bytes between rows (pitched memory).
-        pub src_pitch: u64,
-        /// Source: rows between slices (pitched memory).
-        pub src_height: u64,
-        /// Source: offset in bytes within a row.
-        pub src_x: u64,
-        /// Source: offset in rows.
-        pub src_y: u64,
-        /// Source: offset in slices.
-        pub src_z: u64,
-        /// Bytes per row of the box.
-        pub width: u64,
-        /// Rows per slice of the box.
-        pub height: u64,
-        /// Slices of the box.
-        pub depth: u64,
+        /// Both sides and the box.
+        pub copy: CopyBox,
     }
 }
 

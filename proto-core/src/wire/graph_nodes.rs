@@ -4,6 +4,7 @@
 
 use super::graph::MAX_GRAPH_NODES;
 use crate::field::List;
+use crate::wire::CopyBox;
 use zerocopy::byteorder::little_endian::U64;
 
 message! {
@@ -121,40 +122,8 @@ message! {
     /// A memcpy node's copy (`hipGraphMemcpyNodeGetParams`): the fields of
     /// [`Copy3D`](crate::wire::Copy3D) without stream; a 1D copy is one row of pitched memory.
     pub struct GraphCopyParams {
-        /// Destination: array handle, or 0 for pitched device memory.
-        pub dst_array: u64,
-        /// Destination: device address (pitched memory; 0 for an array).
-        pub dst_ptr: u64,
-        /// Destination: bytes between rows (pitched memory).
-        pub dst_pitch: u64,
-        /// Destination: rows between slices (pitched memory).
-        pub dst_height: u64,
-        /// Destination: offset in bytes within a row.
-        pub dst_x: u64,
-        /// Destination: offset in rows.
-        pub dst_y: u64,
-        /// Destination: offset in slices.
-        pub dst_z: u64,
-        /// Source: array handle, or 0 for pitched device memory.
-        pub src_array: u64,
-        /// Source: device address (pitched memory; 0 for an array).
-        pub src_ptr: u64,
-        /// Source: bytes between rows (pitched memory).
-        pub src_pitch: u64,
-        /// Source: rows between slices (pitched memory).
-        pub src_height: u64,
-        /// Source: offset in bytes within a row.
-        pub src_x: u64,
-        /// Source: offset in rows.
-        pub src_y: u64,
-        /// Source: offset in slices.
-        pub src_z: u64,
-        /// Bytes per row of the box.
-        pub width: u64,
-        /// Rows per slice of the box.
-        pub height: u64,
-        /// Slices of the box.
-        pub depth: u64,
+        /// Both sides and the box.
+        pub copy: CopyBox,
     }
 }
 
@@ -164,40 +133,8 @@ message! {
     pub struct GraphCopyNodeSet {
         /// Node handle.
         pub node: u64,
-        /// Destination: array handle, or 0 for pitched device memory.
-        pub dst_array: u64,
-        /// Destination: device address (pitched memory; 0 for an array).
-        pub dst_ptr: u64,
-        /// Destination: bytes between rows (pitched memory).
-        pub dst_pitch: u64,
-        /// Destination: rows between slices (pitched memory).
-        pub dst_height: u64,
-        /// Destination: offset in bytes within a row.
-        pub dst_x: u64,
-        /// Destination: offset in rows.
-        pub dst_y: u64,
-        /// Destination: offset in slices.
-        pub dst_z: u64,
-        /// Source: array handle, or 0 for pitched device memory.
-        pub src_array: u64,
-        /// Source: device address (pitched memory; 0 for an array).
-        pub src_ptr: u64,
-        /// Source: bytes between rows (pitched memory).
-        pub src_pitch: u64,
-        /// Source: rows between slices (pitched memory).
-        pub src_height: u64,
-        /// Source: offset in bytes within a row.
-        pub src_x: u64,
-        /// Source: offset in rows.
-        pub src_y: u64,
-        /// Source: offset in slices.
-        pub src_z: u64,
-        /// Bytes per row of the box.
-        pub width: u64,
-        /// Rows per slice of the box.
-        pub height: u64,
-        /// Slices of the box.
-        pub depth: u64,
+        /// Both sides and the box.
+        pub copy: CopyBox,
     }
 }
 

@@ -290,6 +290,7 @@ pub trait BlasBackend {
 /// read and write it (a complex double with one aligned 16-byte access; a misaligned one
 /// faults the whole worker).
 #[repr(C, align(16))]
+#[cfg_attr(not(feature = "hip"), allow(dead_code))]
 pub(crate) struct Aligned16(pub(crate) [u8; 16]);
 
 #[cfg(test)]

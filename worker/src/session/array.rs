@@ -185,16 +185,15 @@ impl ArrayHandler for Session {
     }
 
     fn copy_3d_from_host(&mut self, _cx: &mut CallCx, req: wire::Copy3DFromHost<'_>) -> Result<wire::Empty, Failure> {
-        let extent = Extent { width: req.width, height: req.height, depth: req.depth };
+        let extent = extent(&req.extent);
         let len = extent.packed_len().ok_or_else(|| invalid("3D copy size overflows"))?;
         if len != req.data.0.len() as u64 {
-            return Err(invalid(format!("3D copy of {}x{}x{} bytes carries {} bytes", req.width, req.height, req.depth, req.data.0.len())));
+            return Err(invalid(format!("3D copy of {}x{}x{} bytes carries {} bytes", extent.width, extent.height, extent.depth, req.data.0.len())));
         }
         if len == 0 {
             return Ok(wire::Empty {});
         }
-        let (dst, dev) =
-            self.place(&side(req.dst_array, req.dst_ptr, req.dst_pitch, req.dst_height, [req.dst_x, req.dst_y, req.dst_z]), extent, "destination")?;
+        let (dst, dev) = self.place(&req.dst, extent, "destination")?;
         let stream = self.stream(req.stream, dev)?;
         let data = if req.sync || req.stream == 0 {
             req.data.0.to_vec().into()
@@ -218,15 +217,14 @@ impl ArrayHandler for Session {
     }
 
     fn copy_3d_to_host<'a>(&'a mut self, cx: &mut CallCx, req: wire::Copy3DToHost) -> Result<Outcome<wire::MemcpyData<'a>>, Failure> {
-        let extent = Extent { width: req.width, height: req.height, depth: req.depth };
+        let extent = extent(&req.extent);
         let len = extent.packed_len().filter(|&n| n as usize <= MAX_BULK_LEN).ok_or_else(|| {
-            invalid(format!("3D copy of {}x{}x{} bytes exceeds the per-frame limit {MAX_BULK_LEN}; split it", req.width, req.height, req.depth))
+            invalid(format!("3D copy of {}x{}x{} bytes exceeds the per-frame limit {MAX_BULK_LEN}; split it", extent.width, extent.height, extent.depth))
         })?;
         if len == 0 {
             return Ok(wire::MemcpyData { data: Default::default() }.into());
         }
-        let (src, dev) =
-            self.place(&side(req.src_array, req.src_ptr, req.src_pitch, req.src_height, [req.src_x, req.src_y, req.src_z]), extent, "source")?;
+        let (src, dev) = self.place(&req.src, extent, "source")?;
         let stream = self.stream(req.stream, dev)?;
         self.check_session_memory(if cx.no_reply { 0 } else { len }, "device-to-host reply")?;
         let done = deferred_data_reply::<calls::Copy3DToHost>(&self.late, cx, len as usize)?;
@@ -331,29 +329,19 @@ impl Session {
     /// destination's device; `None` for an empty box. (Also a graph's copy nodes, at every
     /// launch.)
     pub(super) fn copy_3d_places(&self, req: &wire::Copy3D) -> Result<Option<(Place, Place, Extent, DeviceIndex)>, Failure> {
-        let extent = Extent { width: req.width, height: req.height, depth: req.depth };
+        let extent = extent(&req.copy.extent);
         if extent.packed_len().ok_or_else(|| invalid("3D copy size overflows"))? == 0 {
             return Ok(None);
         }
-        let (dst, dev) =
-            self.place(&side(req.dst_array, req.dst_ptr, req.dst_pitch, req.dst_height, [req.dst_x, req.dst_y, req.dst_z]), extent, "destination")?;
-        let (src, _) =
-            self.place(&side(req.src_array, req.src_ptr, req.src_pitch, req.src_height, [req.src_x, req.src_y, req.src_z]), extent, "source")?;
+        let (dst, dev) = self.place(&req.copy.dst, extent, "destination")?;
+        let (src, _) = self.place(&req.copy.src, extent, "source")?;
         Ok(Some((dst, src, extent, dev)))
     }
 }
 
-/// One side of a copy as the wire has it.
-struct Side {
-    array: u64,
-    ptr: u64,
-    pitch: u64,
-    height: u64,
-    offset: [u64; 3],
-}
-
-fn side(array: u64, ptr: u64, pitch: u64, height: u64, offset: [u64; 3]) -> Side {
-    Side { array, ptr, pitch, height, offset }
+/// A copy's box as the backends take it.
+fn extent(e: &wire::CopyExtent) -> Extent {
+    Extent { width: e.width, height: e.height, depth: e.depth }
 }
 
 impl Session {
@@ -381,8 +369,8 @@ impl Session {
 
     /// Resolves one side of a copy, checking that the box lies inside the array or inside
     /// one allocation of the session; answers the place and its device.
-    fn place(&self, side: &Side, extent: Extent, what: &str) -> Result<(Place, DeviceIndex), Failure> {
-        let [x, y, z] = side.offset;
+    fn place(&self, side: &wire::CopyPlace, extent: Extent, what: &str) -> Result<(Place, DeviceIndex), Failure> {
+        let (x, y, z) = (side.x, side.y, side.z);
         let ends = |start: u64, len: u64| start.checked_add(len);
         if side.array != 0 {
             let entry = self.array(side.array)?;

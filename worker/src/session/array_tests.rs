@@ -33,7 +33,13 @@ fn status<T: std::fmt::Debug>(result: Result<T, Failure>) -> Status {
 }
 
 fn upload(array: u64, x: u64, width: u64, data: &[u8]) -> wire::Copy3DFromHost<'_> {
-    wire::Copy3DFromHost { dst_array: array, dst_x: x, width, height: 1, depth: 1, sync: true, data: proto_core::Bulk(data), ..Default::default() }
+    wire::Copy3DFromHost {
+        dst: wire::CopyPlace { array, x, ..Default::default() },
+        extent: wire::CopyExtent { width, height: 1, depth: 1 },
+        sync: true,
+        data: proto_core::Bulk(data),
+        ..Default::default()
+    }
 }
 
 #[test]
@@ -59,19 +65,18 @@ fn hostile_places_are_errors() {
     assert_eq!(status(s.copy_3d_from_host(&mut io(), upload(array, 60, 8, &data))), Status::INVALID_VALUE);
     assert_eq!(status(s.copy_3d_from_host(&mut io(), upload(array, u64::MAX - 2, 8, &data))), Status::INVALID_VALUE);
     assert_eq!(status(s.copy_3d_from_host(&mut io(), upload(array, 0, 4, &data))), Status::INVALID_VALUE);
-    let huge = wire::Copy3D { dst_array: array, src_array: array, width: 8, height: u64::MAX, depth: u64::MAX, ..Default::default() };
+    let on_array = wire::CopyPlace { array, ..Default::default() };
+    let extent = wire::CopyExtent { width: 8, height: u64::MAX, depth: u64::MAX };
+    let huge = wire::Copy3D { copy: wire::CopyBox { dst: on_array.clone(), src: on_array.clone(), extent }, ..Default::default() };
     assert_eq!(status(s.copy_3d(&mut io(), huge)), Status::INVALID_VALUE);
     // Device memory: outside the allocation, overflowing pitch arithmetic, a pitch too small.
     let ptr = s.malloc(&mut io(), wire::Malloc { device: 0, size: 256, flags: 0 }).unwrap().ptr;
     let to_device = |pitch, height, y, depth| wire::Copy3D {
-        dst_ptr: ptr,
-        dst_pitch: pitch,
-        dst_height: height,
-        dst_y: y,
-        src_array: array,
-        width: 64,
-        height: 1,
-        depth,
+        copy: wire::CopyBox {
+            dst: wire::CopyPlace { ptr, pitch, height, y, ..Default::default() },
+            src: on_array.clone(),
+            extent: wire::CopyExtent { width: 64, height: 1, depth },
+        },
         ..Default::default()
     };
     s.copy_3d(&mut io(), to_device(64, 4, 3, 1)).unwrap();
@@ -144,10 +149,8 @@ fn queued_3d_uploads_are_bounded() {
     let stream = s.stream_create(&mut io(), wire::StreamCreate { device: 0, flags: 0, priority: 0 }).unwrap().stream;
     let data = [7u8; 128];
     let upload = |stream, sync| wire::Copy3DFromHost {
-        dst_array: array,
-        width: 128,
-        height: 1,
-        depth: 1,
+        dst: wire::CopyPlace { array, ..Default::default() },
+        extent: wire::CopyExtent { width: 128, height: 1, depth: 1 },
         stream,
         sync,
         data: proto_core::Bulk(&data),

@@ -454,25 +454,7 @@ impl Session {
 
 /// A pitched device-to-device 2D copy as the 3D copy a memcpy node holds.
 pub(super) fn copy_2d(req: &wire::MemcpyDtoD2D) -> wire::Copy3D {
-    wire::Copy3D {
-        dst_array: 0,
-        dst_ptr: req.dst,
-        dst_pitch: req.dst_pitch,
-        dst_height: req.height,
-        dst_x: 0,
-        dst_y: 0,
-        dst_z: 0,
-        src_array: 0,
-        src_ptr: req.src,
-        src_pitch: req.src_pitch,
-        src_height: req.height,
-        src_x: 0,
-        src_y: 0,
-        src_z: 0,
-        width: req.width,
-        height: req.height,
-        depth: 1,
-        stream: 0,
-        sync: false,
-    }
+    let side = |ptr, pitch| wire::CopyPlace { ptr, pitch, height: req.height, ..Default::default() };
+    let extent = wire::CopyExtent { width: req.width, height: req.height, depth: 1 };
+    wire::Copy3D { copy: wire::CopyBox { dst: side(req.dst, req.dst_pitch), src: side(req.src, req.src_pitch), extent }, stream: 0, sync: false }
 }

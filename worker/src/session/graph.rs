@@ -421,10 +421,7 @@ impl GraphHandler for Session {
 
     fn graph_add_copy_node(&mut self, _cx: &mut CallCx, req: wire::GraphAddCopyNode<'_>) -> Result<wire::GraphNodeRef, Failure> {
         self.graphs.graphs.get(req.graph).map_err(unknown)?;
-        let copy = proto_core::copy_box!(wire::Copy3D {
-            stream: 0,
-            sync: false,
-        } from req);
+        let copy = wire::Copy3D { copy: req.copy, stream: 0, sync: false };
         let params = NodeParams::Copy3D(Box::new(copy));
         self.graph_node_op(&params)?;
         self.graph_insert_node(req.graph, req.dependencies.0, params)

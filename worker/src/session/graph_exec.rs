@@ -171,10 +171,7 @@ impl GraphExecHandler for Session {
 
     fn graph_exec_set_copy_node(&mut self, _cx: &mut CallCx, req: wire::GraphExecSetCopyNode) -> Result<wire::Empty, Failure> {
         self.graph_exec_node(req.exec, req.node)?;
-        let copy = proto_core::copy_box!(wire::Copy3D {
-            stream: 0,
-            sync: false,
-        } from req);
+        let copy = wire::Copy3D { copy: req.copy, stream: 0, sync: false };
         let params = NodeParams::Copy3D(Box::new(copy));
         self.graph_node_op(&params)?;
         self.graph_exec_set_params(req.exec, req.node, params)?;

@@ -353,46 +353,30 @@ impl Session {
 /// The parameters of a memcpy node as one 3D copy (a 1D copy is one row of pitched memory).
 fn copy_params(params: &NodeParams) -> Option<wire::GraphCopyParams> {
     Some(match params {
-        NodeParams::Memcpy { dst, src, len } => wire::GraphCopyParams {
-            dst_array: 0,
-            dst_ptr: *dst,
-            dst_pitch: *len,
-            dst_height: 1,
-            dst_x: 0,
-            dst_y: 0,
-            dst_z: 0,
-            src_array: 0,
-            src_ptr: *src,
-            src_pitch: *len,
-            src_height: 1,
-            src_x: 0,
-            src_y: 0,
-            src_z: 0,
-            width: *len,
-            height: 1,
-            depth: 1,
-        },
-        NodeParams::Copy3D(c) => proto_core::copy_box!(wire::GraphCopyParams {} from c),
+        NodeParams::Memcpy { dst, src, len } => {
+            let row = |ptr| wire::CopyPlace { ptr, pitch: *len, height: 1, ..Default::default() };
+            let extent = wire::CopyExtent { width: *len, height: 1, depth: 1 };
+            wire::GraphCopyParams { copy: wire::CopyBox { dst: row(*dst), src: row(*src), extent } }
+        }
+        NodeParams::Copy3D(c) => wire::GraphCopyParams { copy: c.copy.clone() },
         _ => return None,
     })
 }
 
 /// A memcpy node's parameters from a 3D copy: one row between two device addresses is a
 /// plain device-to-device copy (which native graphs take), anything else a 3D copy.
-fn copy_node_params(c: &wire::GraphCopyNodeSet) -> Result<NodeParams, Failure> {
-    if c.width == 0 || c.height == 0 || c.depth == 0 {
-        return Err(invalid(format!("copy node of an empty box ({} x {} x {})", c.width, c.height, c.depth)));
+fn copy_node_params(req: &wire::GraphCopyNodeSet) -> Result<NodeParams, Failure> {
+    let (dst, src, e) = (&req.copy.dst, &req.copy.src, &req.copy.extent);
+    if e.width == 0 || e.height == 0 || e.depth == 0 {
+        return Err(invalid(format!("copy node of an empty box ({} x {} x {})", e.width, e.height, e.depth)));
     }
-    let one_row = c.height == 1 && c.depth == 1 && c.dst_y == 0 && c.dst_z == 0 && c.src_y == 0 && c.src_z == 0;
-    if one_row && c.dst_array == 0 && c.src_array == 0 {
-        let dst = c.dst_ptr.checked_add(c.dst_x).ok_or_else(|| invalid("copy node destination overflows"))?;
-        let src = c.src_ptr.checked_add(c.src_x).ok_or_else(|| invalid("copy node source overflows"))?;
-        return Ok(NodeParams::Memcpy { dst, src, len: c.width });
+    let one_row = e.height == 1 && e.depth == 1 && dst.y == 0 && dst.z == 0 && src.y == 0 && src.z == 0;
+    if one_row && dst.array == 0 && src.array == 0 {
+        let dst = dst.ptr.checked_add(dst.x).ok_or_else(|| invalid("copy node destination overflows"))?;
+        let src = src.ptr.checked_add(src.x).ok_or_else(|| invalid("copy node source overflows"))?;
+        return Ok(NodeParams::Memcpy { dst, src, len: e.width });
     }
-    Ok(NodeParams::Copy3D(Box::new(proto_core::copy_box!(wire::Copy3D {
-        stream: 0,
-        sync: false,
-    } from c))))
+    Ok(NodeParams::Copy3D(Box::new(wire::Copy3D { copy: req.copy.clone(), stream: 0, sync: false })))
 }
 
 impl Session {

@@ -64,7 +64,7 @@ pub unsafe extern "C" fn __hipRemoteBlasCall(
             }
             Some(op @ (Opcode::BlasLaunch | Opcode::BlasReduce)) => {
                 let mut req = wire::BlasOp::parse(bytes, &[]).map_err(malformed)?;
-                req.stream = stream_id(stream as hipStream_t);
+                req.stream = stream_id(crate::handle::from_id(stream as u64)?);
                 if op == Opcode::BlasLaunch {
                     return with_conn(|c| c.post::<calls::BlasLaunch>(req));
                 }

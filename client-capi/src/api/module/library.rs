@@ -71,8 +71,7 @@ fn check_options(count: c_uint, keys: *const c_void, values: *const c_void, what
 
 fn register_library(library: *mut hipLibrary_t, module: u64) -> Result<(), CallError> {
     libraries().modules.insert(module);
-    let handle = usize::try_from(module).map_err(|_| CallError::new(HipError::UNKNOWN, "library id does not fit a pointer"))?;
-    try_out!(library, handle as hipLibrary_t);
+    try_out!(library, crate::handle::from_id(module)?);
     Ok(())
 }
 
@@ -154,7 +153,7 @@ pub unsafe extern "C" fn hipLibraryGetKernel(pKernel: *mut hipKernel_t, library:
         let name = unsafe { c_str(name, "name")? };
         let module = library_module(library)?;
         let handle = get_function(module, name)?;
-        try_out!(pKernel, hipFunction_t::from_id(handle)? as hipKernel_t);
+        try_out!(pKernel, crate::handle::from_id(handle)?);
         Ok(())
     })
 }
@@ -181,7 +180,7 @@ pub unsafe extern "C" fn hipLibraryEnumerateKernels(kernels: *mut hipKernel_t, n
         let names = kernel_names(module)?;
         let wanted: Vec<&str> = names.iter().map(String::as_str).take(numKernels as usize).collect();
         for (i, handle) in get_functions(module, &wanted)?.into_iter().enumerate() {
-            let handle = hipFunction_t::from_id(handle?)? as hipKernel_t;
+            let handle: hipKernel_t = crate::handle::from_id(handle?)?;
             // SAFETY: the array holds `numKernels` entries (HIP's contract); i < numKernels.
             unsafe { kernels.add(i).write(handle) };
         }
@@ -216,8 +215,7 @@ pub unsafe extern "C" fn hipKernelGetLibrary(library: *mut hipLibrary_t, kernel:
         if !libraries().modules.contains(&f.module) {
             return Err(CallError::new(HipError::INVALID_HANDLE, format!("{kernel:p} belongs to a module, not a library")));
         }
-        let handle = usize::try_from(f.module).map_err(|_| CallError::new(HipError::UNKNOWN, "library id does not fit a pointer"))?;
-        try_out!(library, handle as hipLibrary_t);
+        try_out!(library, crate::handle::from_id(f.module)?);
         Ok(())
     })
 }

@@ -105,9 +105,9 @@ pub unsafe extern "C" fn hipLinkCreate(
         // SAFETY: forwarded caller contract.
         let (info_log, error_log) = unsafe { log_buffers(numOptions, options, optionValues)? };
         let id = next_handle();
-        let handle = usize::try_from(id).map_err(|_| CallError::new(HipError::UNKNOWN, "link id does not fit a pointer"))?;
+        let handle: hipLinkState_t = crate::handle::from_id(id)?;
         links().insert(id, LinkState { info_log, error_log, ..LinkState::default() });
-        try_out!(stateOut, handle as hipLinkState_t);
+        try_out!(stateOut, handle);
         Ok(())
     })
 }

@@ -244,13 +244,13 @@ mod test {
     fn test_bad_handles_are_errors() {
         assert_eq!(function(0xdead_beef).unwrap_err().code, HipError::INVALID_HANDLE);
         assert_eq!(module_worker(0).unwrap_err().code, HipError::INVALID_HANDLE);
-        assert_eq!(hipModuleUnload(0x1234 as hipModule_t), HipError::INVALID_HANDLE);
+        assert_eq!(hipModuleUnload(crate::handle::from_id(0x1234).unwrap()), HipError::INVALID_HANDLE);
         let mut v = 0;
         // SAFETY: valid output pointer; the handle is checked before use.
-        assert_eq!(unsafe { hipFuncGetAttribute(&mut v, 0, 0x4321 as hipFunction_t) }, HipError::INVALID_HANDLE);
+        assert_eq!(unsafe { hipFuncGetAttribute(&mut v, 0, crate::handle::from_id(0x4321).unwrap()) }, HipError::INVALID_HANDLE);
         // SAFETY: as above; nothing is dereferenced for a bad handle.
         let r = unsafe {
-            hipModuleLaunchKernel(0x4321 as hipFunction_t, 1, 1, 1, 1, 1, 1, 0, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut())
+            hipModuleLaunchKernel(crate::handle::from_id(0x4321).unwrap(), 1, 1, 1, 1, 1, 1, 0, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut())
         };
         assert_eq!(r, HipError::INVALID_HANDLE);
     }

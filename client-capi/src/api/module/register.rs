@@ -764,7 +764,7 @@ mod test {
         let mut q: hipStream_t = std::ptr::null_mut();
         // SAFETY: valid outputs.
         assert_eq!(unsafe { __hipPopCallConfiguration(&mut g, &mut b, &mut s, &mut q) }, HipError::MISSING_CONFIGURATION);
-        assert_eq!(__hipPushCallConfiguration(dim3::new(1, 2, 3), dim3::new(4, 5, 6), 7, 8 as hipStream_t), HipError::SUCCESS);
+        assert_eq!(__hipPushCallConfiguration(dim3::new(1, 2, 3), dim3::new(4, 5, 6), 7, crate::handle::from_id(8).unwrap()), HipError::SUCCESS);
         assert_eq!(__hipPushCallConfiguration(dim3::new(9, 9, 9), dim3::new(1, 1, 1), 0, std::ptr::null_mut()), HipError::SUCCESS);
         // SAFETY: valid outputs.
         assert_eq!(unsafe { __hipPopCallConfiguration(&mut g, &mut b, &mut s, &mut q) }, HipError::SUCCESS);
