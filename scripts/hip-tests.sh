@@ -135,7 +135,7 @@ export LD_LIBRARY_PATH="$PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export HIP_CATCH_EXCLUDE_FILE=$STAGE/disabled.json
 WPID=""
 if [ -z "${HIP_REMOTE_WORKER:-}" ]; then
-  "$PREFIX/bin/hip-worker" --listen 127.0.0.1:0 --backend host --shm-socket none > "$BUILD/worker.stdout" 2> "$BUILD/worker.log" &
+  "$PREFIX/bin/hip-worker" --listen 127.0.0.1:0 --backend host --allow-host-code --shm-socket none > "$BUILD/worker.stdout" 2> "$BUILD/worker.log" &
   WPID=$!
   for _ in $(seq 100); do grep -q "listening on" "$BUILD/worker.stdout" 2>/dev/null && break; sleep 0.1; done
   HIP_REMOTE_WORKER=$(sed -n 's/.*listening on //p' "$BUILD/worker.stdout" | head -1)

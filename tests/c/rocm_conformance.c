@@ -47,6 +47,11 @@ static void null_events(void) {
   EXPECT_ERR(hipEventDestroy(NULL), hipErrorInvalidHandle);
   float ms;
   EXPECT_ERR(hipEventElapsedTime(&ms, NULL, NULL), hipErrorInvalidHandle);
+  /* ROCm's own hip-tests (Unit_hipEventDestroy_Negative) expect this of a second destroy. */
+  hipEvent_t twice;
+  CHECK(hipEventCreate(&twice));
+  CHECK(hipEventDestroy(twice));
+  EXPECT_ERR(hipEventDestroy(twice), hipErrorContextIsDestroyed);
   (void)hipGetLastError();
 }
 
