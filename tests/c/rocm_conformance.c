@@ -33,6 +33,16 @@ static void posted_errors_at_the_call(void) {
   uint8_t* d = NULL;
   CHECK(hipMalloc((void**)&d, 4096));
   expect_at_call(hipMemsetAsync(d + 4000, 0, 200, NULL), hipErrorInvalidValue, "hipMemsetAsync past the allocation's end");
+  step("an asynchronous copy past a device allocation's end fails at the call (clr ihipMemcpy_validate)");
+  static uint8_t host[8192];
+  hipStream_t cs;
+  CHECK(hipStreamCreate(&cs));
+  expect_at_call(hipMemcpyDtoHAsync(host, (hipDeviceptr_t)d, 8192, cs), hipErrorInvalidValue, "hipMemcpyDtoHAsync of twice the allocation");
+  expect_at_call(hipMemcpyHtoDAsync((hipDeviceptr_t)(d + 4000), host, 200, cs), hipErrorInvalidValue, "hipMemcpyHtoDAsync past the end");
+  expect_at_call(hipMemcpyAsync(host, d + 100, 4096, hipMemcpyDeviceToHost, cs), hipErrorInvalidValue, "hipMemcpyAsync past the end");
+  CHECK(hipMemcpyDtoHAsync(host, (hipDeviceptr_t)d, 4096, cs)); /* the whole allocation is fine */
+  CHECK(hipStreamSynchronize(cs));
+  CHECK(hipStreamDestroy(cs));
   CHECK(hipFree(d));
   expect_at_call(hipMemsetAsync(d, 0, 16, NULL), hipErrorInvalidValue, "hipMemsetAsync of freed memory");
   CHECK(hipEventDestroy(e));
