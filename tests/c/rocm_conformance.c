@@ -57,11 +57,16 @@ static void null_events(void) {
   EXPECT_ERR(hipEventDestroy(NULL), hipErrorInvalidHandle);
   float ms;
   EXPECT_ERR(hipEventElapsedTime(&ms, NULL, NULL), hipErrorInvalidHandle);
-  /* ROCm's own hip-tests (Unit_hipEventDestroy_Negative) expect this of a second destroy. */
+  /* ROCm's own hip-tests (Unit_hipEventDestroy_Negative, Unit_hipStreamDestroy_Negative_DoubleDestroy)
+   * expect this of a second destroy. */
   hipEvent_t twice;
   CHECK(hipEventCreate(&twice));
   CHECK(hipEventDestroy(twice));
   EXPECT_ERR(hipEventDestroy(twice), hipErrorContextIsDestroyed);
+  hipStream_t twice_stream;
+  CHECK(hipStreamCreate(&twice_stream));
+  CHECK(hipStreamDestroy(twice_stream));
+  EXPECT_ERR(hipStreamDestroy(twice_stream), hipErrorContextIsDestroyed);
   (void)hipGetLastError();
 }
 

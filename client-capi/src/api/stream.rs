@@ -64,6 +64,10 @@ pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
             with_conn(|c| c.post::<calls::StreamDestroy>(req))?;
         } else {
             let id = req.stream;
+            // Destroyed already: ROCm's answer, not the worker's unknown-handle one.
+            if with_conn(|c| Ok(c.client_handles().is_destroyed_stream(id)))? {
+                return Err(CallError::new(HipError::CONTEXT_IS_DESTROYED, format!("stream {id:#x} was destroyed")));
+            }
             call_sync(|c| c.stream_destroy(req))?;
             with_conn(|c| {
                 c.client_handles().note_destroyed_stream(id);
