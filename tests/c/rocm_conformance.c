@@ -67,6 +67,8 @@ static void null_events(void) {
   CHECK(hipStreamCreate(&twice_stream));
   CHECK(hipStreamDestroy(twice_stream));
   EXPECT_ERR(hipStreamDestroy(twice_stream), hipErrorContextIsDestroyed);
+  EXPECT_ERR(hipStreamQuery(twice_stream), hipErrorContextIsDestroyed);
+  EXPECT_ERR(hipStreamSynchronize(twice_stream), hipErrorContextIsDestroyed);
   (void)hipGetLastError();
 }
 
