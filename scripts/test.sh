@@ -114,6 +114,10 @@ fi
 run "hip-python client tests" bash scripts/python-test.sh
 # CuPy for ROCm, unchanged, on an installed layout against a host worker (docs/CUPY.md).
 run "CuPy for ROCm client tests" bash scripts/cupy-test.sh
+# ROCm's own conformance tests (ROCm/hip-tests catch/unit, pinned) built by upstream's CMake
+# with our hipcc and run on a host worker: the families that fit CI's time, with the pass, fail
+# and skip counts printed (docs/CONFORMANCE.md; every family: scripts/hip-tests.sh --all).
+run "ROCm hip-tests (upstream CMake, host worker)" bash scripts/hip-tests.sh
 # The PyPI amdsmi package, rocminfo and rocm_agent_enumerator over a host worker (docs/PROBES.md).
 run "amdsmi, rocminfo and rocm_agent_enumerator" bash scripts/probes-test.sh
 

@@ -8,13 +8,16 @@ mod symbols;
 #[path = "../tools/coverage.rs"]
 mod coverage;
 
+#[path = "../tools/evidence.rs"]
+mod evidence;
+
 use std::path::Path;
 
 #[test]
 fn api_coverage_doc_is_current() {
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let doc = manifest_dir.join("../docs/API_COVERAGE.md");
-    let mut want = coverage::render(&symbols::Coverage::compute(manifest_dir), &coverage::reasons(manifest_dir));
+    let mut want = coverage::render(&symbols::Coverage::compute(manifest_dir), &coverage::reasons(manifest_dir), manifest_dir);
     want.push_str(&coverage::render_libraries(&coverage::LibraryList::all(manifest_dir)));
     if std::env::var_os("UPDATE_API_COVERAGE").is_some_and(|v| v != "0") {
         std::fs::write(&doc, &want).unwrap_or_else(|e| panic!("{}: {e}", doc.display()));
@@ -32,6 +35,39 @@ fn api_coverage_doc_is_current() {
             coverage::REGENERATE
         );
     }
+}
+
+/// Nothing is called real without a result-checking test: every entry of
+/// `symbols/result_tests.txt` names an exported function, a `tests/c` program that calls it, and
+/// that program is run on the cuda worker too (packed by `scripts/pack-device.sh`).
+#[test]
+fn real_functions_have_result_checking_tests() {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cov = symbols::Coverage::compute(manifest_dir);
+    let exported: std::collections::BTreeSet<&str> = cov.implemented.keys().map(String::as_str).collect();
+    let results = evidence::ResultTests::load(manifest_dir);
+    assert!(!results.by_function.is_empty(), "result_tests.txt names no function");
+    let problems = results.problems(&manifest_dir.join(".."), &exported);
+    assert!(problems.is_empty(), "client-capi/symbols/result_tests.txt:\n  {}", problems.join("\n  "));
+}
+
+/// The checker refuses what it must: a program that does not call the function, one not packed
+/// for the GPU run, a function that is not exported.
+#[test]
+fn result_test_checker_refuses_bad_entries() {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = manifest_dir.join("..");
+    let exported: std::collections::BTreeSet<&str> = ["hipMalloc", "hipGraphLaunch"].into_iter().collect();
+    let mut by_function = std::collections::BTreeMap::new();
+    by_function.insert("hipGraphLaunch".to_string(), vec!["tests/c/memory.c".to_string()]);
+    by_function.insert("hipMalloc".to_string(), vec!["tests/c/exports_match.c".to_string()]);
+    by_function.insert("hipNotAFunction".to_string(), vec!["tests/c/memory.c".to_string()]);
+    let problems = evidence::ResultTests { by_function }.problems(&root, &exported);
+    let text = problems.join("\n");
+    assert!(text.contains("hipGraphLaunch: tests/c/memory.c does not call it"), "{text}");
+    assert!(text.contains("hipMalloc: tests/c/exports_match.c is not a tests/c program that scripts/pack-device.sh packs"), "{text}");
+    assert!(text.contains("hipNotAFunction: named in result_tests.txt but not exported"), "{text}");
+    assert!(evidence::gpu_packed_programs(&root).contains("memory"), "pack-device.sh's list was not read");
 }
 
 /// A reason is given only for a function of the list that really is not supported.

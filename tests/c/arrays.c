@@ -204,8 +204,15 @@ static void copies_2d(void) {
              hipErrorInvalidMemcpyDirection);
   EXPECT_ERR(hipMemcpy2DToArray(a, 0, 0, NULL, pitch, row, h, hipMemcpyHostToDevice),
              hipErrorInvalidValue);
+  /* A NULL array is an invalid handle to ROCm (hip-tests hipMemcpy2DToArray/FromArray[Async]). */
   EXPECT_ERR(hipMemcpy2DToArray(NULL, 0, 0, src, pitch, row, h, hipMemcpyHostToDevice),
-             hipErrorInvalidValue);
+             hipErrorInvalidHandle);
+  EXPECT_ERR(hipMemcpy2DToArrayAsync(NULL, 0, 0, src, pitch, row, h, hipMemcpyHostToDevice, NULL),
+             hipErrorInvalidHandle);
+  EXPECT_ERR(hipMemcpy2DFromArray(out, pitch, NULL, 0, 0, row, h, hipMemcpyDeviceToHost),
+             hipErrorInvalidHandle);
+  EXPECT_ERR(hipMemcpy2DFromArrayAsync(out, pitch, NULL, 0, 0, row, h, hipMemcpyDeviceToHost, NULL),
+             hipErrorInvalidHandle);
   EXPECT_ERR(hipMemcpy2DArrayToArray(a, 0, 0, (hipArray_t)(uintptr_t)0x99, 0, 0, 4, 1,
                                      hipMemcpyDeviceToDevice),
              hipErrorInvalidValue);

@@ -33,6 +33,16 @@ static void posted_errors_at_the_call(void) {
   uint8_t* d = NULL;
   CHECK(hipMalloc((void**)&d, 4096));
   expect_at_call(hipMemsetAsync(d + 4000, 0, 200, NULL), hipErrorInvalidValue, "hipMemsetAsync past the allocation's end");
+  step("an asynchronous copy past a device allocation's end fails at the call (clr ihipMemcpy_validate)");
+  static uint8_t host[8192];
+  hipStream_t cs;
+  CHECK(hipStreamCreate(&cs));
+  expect_at_call(hipMemcpyDtoHAsync(host, (hipDeviceptr_t)d, 8192, cs), hipErrorInvalidValue, "hipMemcpyDtoHAsync of twice the allocation");
+  expect_at_call(hipMemcpyHtoDAsync((hipDeviceptr_t)(d + 4000), host, 200, cs), hipErrorInvalidValue, "hipMemcpyHtoDAsync past the end");
+  expect_at_call(hipMemcpyAsync(host, d + 100, 4096, hipMemcpyDeviceToHost, cs), hipErrorInvalidValue, "hipMemcpyAsync past the end");
+  CHECK(hipMemcpyDtoHAsync(host, (hipDeviceptr_t)d, 4096, cs)); /* the whole allocation is fine */
+  CHECK(hipStreamSynchronize(cs));
+  CHECK(hipStreamDestroy(cs));
   CHECK(hipFree(d));
   expect_at_call(hipMemsetAsync(d, 0, 16, NULL), hipErrorInvalidValue, "hipMemsetAsync of freed memory");
   CHECK(hipEventDestroy(e));
@@ -47,6 +57,18 @@ static void null_events(void) {
   EXPECT_ERR(hipEventDestroy(NULL), hipErrorInvalidHandle);
   float ms;
   EXPECT_ERR(hipEventElapsedTime(&ms, NULL, NULL), hipErrorInvalidHandle);
+  /* ROCm's own hip-tests (Unit_hipEventDestroy_Negative, Unit_hipStreamDestroy_Negative_DoubleDestroy)
+   * expect this of a second destroy. */
+  hipEvent_t twice;
+  CHECK(hipEventCreate(&twice));
+  CHECK(hipEventDestroy(twice));
+  EXPECT_ERR(hipEventDestroy(twice), hipErrorContextIsDestroyed);
+  hipStream_t twice_stream;
+  CHECK(hipStreamCreate(&twice_stream));
+  CHECK(hipStreamDestroy(twice_stream));
+  EXPECT_ERR(hipStreamDestroy(twice_stream), hipErrorContextIsDestroyed);
+  EXPECT_ERR(hipStreamQuery(twice_stream), hipErrorContextIsDestroyed);
+  EXPECT_ERR(hipStreamSynchronize(twice_stream), hipErrorContextIsDestroyed);
   (void)hipGetLastError();
 }
 

@@ -1,7 +1,7 @@
 /*
  * hip/hip_runtime.h under a plain C++ compiler (g++, no hipcc), as a host-only translation
  * unit of a HIP program sees it: standard headers included after it still compile, and the
- * C++ forms of ROCm's headers (hipCreateChannelDesc<T>(), the kernel-typed occupancy
+ * C++ forms of ROCm's headers (hipCreateChannelDesc<T>() and the half channels, the kernel-typed occupancy
  * functions, hipChooseDevice on hipDeviceProp_t) compile and answer as their C forms do.
  */
 #include <hip/hip_runtime.h>
@@ -40,6 +40,11 @@ int main() {
   REQUIRE(i1.x == 32 && i1.y == 0 && i1.f == hipChannelFormatKindSigned);
   hipChannelFormatDesc none = hipCreateChannelDesc<double>();
   REQUIRE(none.x == 0 && none.f == hipChannelFormatKindNone);
+  /* Half-precision channels (ROCm's hipCreateChannelDescHalf*): 16-bit float components. */
+  hipChannelFormatDesc h = hipCreateChannelDescHalf(), h1 = hipCreateChannelDescHalf1(), h2 = hipCreateChannelDescHalf2();
+  REQUIRE(h.x == 16 && h.y == 0 && h.f == hipChannelFormatKindFloat);
+  REQUIRE(h1.x == 16 && h1.y == 0 && h1.z == 0 && h1.f == hipChannelFormatKindFloat);
+  REQUIRE(h2.x == 16 && h2.y == 16 && h2.z == 0 && h2.w == 0 && h2.f == hipChannelFormatKindFloat);
 
   /* hipChooseDevice maps to hipChooseDeviceR0600 with hipDeviceProp_t (ROCm 7's layout). */
   hipDeviceProp_t want;

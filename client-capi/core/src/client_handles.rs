@@ -97,6 +97,17 @@ impl ClientHandles {
         self.destroyed_worker_streams.contains(&handle)
     }
 
+    /// Whether `handle` names an event made here and since destroyed (or lost with its
+    /// device's reset): ROCm answers `hipErrorContextIsDestroyed` when such an event is
+    /// destroyed again.
+    pub fn is_destroyed_event(&self, handle: u64) -> bool {
+        if handle & wire::CLIENT_HANDLE_TAG_MASK != wire::CLIENT_EVENT_TAG {
+            return false;
+        }
+        let counter = handle & !wire::CLIENT_HANDLE_TAG_MASK;
+        counter != 0 && counter <= self.next && !self.events.contains_key(&handle)
+    }
+
     /// Forgets the handles of `device` (`hipDeviceReset` destroys them on the worker).
     pub fn forget_device(&mut self, device: u32) {
         self.streams.retain(|_, d| *d != device);
@@ -139,6 +150,20 @@ mod test {
         assert!(handles.is_destroyed_stream(live), "a reset device's streams are gone");
         handles.next = COUNTER_LIMIT - 1;
         assert_eq!(handles.create(Kind::Stream, 0), None, "a spent counter falls back to the worker");
+    }
+
+    #[test]
+    fn destroyed_events_made_here_are_known() {
+        let mut handles = ClientHandles::default();
+        let event = handles.create(Kind::Event, 0).unwrap();
+        let stream = handles.create(Kind::Stream, 0).unwrap();
+        assert!(!handles.is_destroyed_event(event), "a live event");
+        assert!(!handles.is_destroyed_event(event + 2), "an event not made yet");
+        assert!(handles.destroy(Kind::Event, event));
+        assert!(handles.is_destroyed_event(event));
+        assert!(handles.destroy(Kind::Stream, stream));
+        assert!(!handles.is_destroyed_event(stream), "a stream is not an event");
+        assert!(!handles.is_destroyed_event(0x1234), "a worker-chosen handle is the worker's to judge");
     }
 
     #[test]

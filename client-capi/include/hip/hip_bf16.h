@@ -17,32 +17,13 @@
 #if defined(__cplusplus)
 
 #include <hip/hip_vector_types.h>
+#include <hip_remote/small_float.h>
 
-#ifndef __host__
-#define __host__
-#endif
-#ifndef __device__
-#define __device__
-#endif
-#define HIP_REMOTE_BF16_FN static inline __host__ __device__
+#define HIP_REMOTE_BF16_FN HIP_REMOTE_FLOAT_FN
 
 namespace __hip_remote_bf16 {
-HIP_REMOTE_BF16_FN unsigned int float_bits(float f) {
-    union {
-        float f;
-        unsigned int u;
-    } v;
-    v.f = f;
-    return v.u;
-}
-HIP_REMOTE_BF16_FN float bits_float(unsigned int u) {
-    union {
-        float f;
-        unsigned int u;
-    } v;
-    v.u = u;
-    return v.f;
-}
+using __hip_remote_float::bits_float;
+using __hip_remote_float::float_bits;
 HIP_REMOTE_BF16_FN unsigned short float_to_bf16_bits(float f) {
     unsigned int x = float_bits(f);
     if ((x & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((x >> 16) | 0x0040u); /* quiet NaN */
@@ -67,11 +48,18 @@ struct __hip_bfloat16 {
 };
 typedef __hip_bfloat16 hip_bfloat16_t;
 
+struct __hip_bfloat162_raw {
+    unsigned short x;
+    unsigned short y;
+};
 struct __hip_bfloat162 {
     __hip_bfloat16 x;
     __hip_bfloat16 y;
     __hip_bfloat162() = default;
     __host__ __device__ __hip_bfloat162(__hip_bfloat16 a, __hip_bfloat16 b) : x(a), y(b) {}
+    __host__ __device__ __hip_bfloat162(const __hip_bfloat162_raw& raw)
+        : x(__hip_bfloat16_raw{raw.x}), y(__hip_bfloat16_raw{raw.y}) {}
+    __host__ __device__ operator __hip_bfloat162_raw() const { return __hip_bfloat162_raw{x.data, y.data}; }
 };
 
 HIP_REMOTE_BF16_FN __hip_bfloat16 __float2bfloat16(float f) { return __hip_bfloat16(f); }

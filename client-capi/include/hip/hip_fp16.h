@@ -19,35 +19,16 @@
 #if defined(__cplusplus)
 
 #include <hip/hip_vector_types.h>
+#include <hip_remote/small_float.h>
 
-#ifndef __host__
-#define __host__
-#endif
-#ifndef __device__
-#define __device__
-#endif
-#define HIP_REMOTE_FP16_FN static inline __host__ __device__
+#define HIP_REMOTE_FP16_FN HIP_REMOTE_FLOAT_FN
 
 /* The worker's host backend defines the scalar __half in its prelude (hiprtc programs see it
  * without an include); everything else here is shared. */
 #if !defined(__HIP_REMOTE_HOST__)
 namespace __hip_remote_fp16 {
-HIP_REMOTE_FP16_FN unsigned int float_bits(float f) {
-    union {
-        float f;
-        unsigned int u;
-    } v;
-    v.f = f;
-    return v.u;
-}
-HIP_REMOTE_FP16_FN float bits_float(unsigned int u) {
-    union {
-        float f;
-        unsigned int u;
-    } v;
-    v.u = u;
-    return v.f;
-}
+using __hip_remote_float::bits_float;
+using __hip_remote_float::float_bits;
 /* float to binary16, round to nearest even; NaN stays NaN, overflow is infinity. */
 HIP_REMOTE_FP16_FN unsigned short float_to_half_bits(float f) {
     unsigned int x = float_bits(f);
@@ -152,11 +133,17 @@ HIP_REMOTE_FP16_FN __half __float2half_rz(float f) {
     return h;
 }
 
+struct __half2_raw {
+    unsigned short x;
+    unsigned short y;
+};
 struct __half2 {
     __half x;
     __half y;
     __half2() = default;
     __host__ __device__ __half2(__half a, __half b) : x(a), y(b) {}
+    __host__ __device__ __half2(const __half2_raw& raw) : x(__ushort_as_half(raw.x)), y(__ushort_as_half(raw.y)) {}
+    __host__ __device__ operator __half2_raw() const { return __half2_raw{__half_as_ushort(x), __half_as_ushort(y)}; }
 };
 typedef __half2 half2;
 

@@ -135,6 +135,16 @@ HIP_REMOTE_CHANNEL_DESCS(ulong, unsigned long, hipChannelFormatKindUnsigned)
 HIP_REMOTE_CHANNEL_DESCS(float, float, hipChannelFormatKindFloat)
 #undef HIP_REMOTE_CHANNEL_DESCS
 #undef HIP_REMOTE_CHANNEL_DESC
+/* Half-precision channels, as ROCm's amd_channel_descriptor.h: 16-bit float components. */
+static inline hipChannelFormatDesc hipCreateChannelDescHalf() {
+  int e = (int)sizeof(unsigned short) * 8;
+  return hipCreateChannelDesc(e, 0, 0, 0, hipChannelFormatKindFloat);
+}
+static inline hipChannelFormatDesc hipCreateChannelDescHalf1() { return hipCreateChannelDescHalf(); }
+static inline hipChannelFormatDesc hipCreateChannelDescHalf2() {
+  int e = (int)sizeof(unsigned short) * 8;
+  return hipCreateChannelDesc(e, e, 0, 0, hipChannelFormatKindFloat);
+}
 
 /* The kernel-typed occupancy forms of ROCm's hip_runtime_api.h (rocm-examples' occupancy
  * calls them with a __global__ function): the kernel's host-side address. */

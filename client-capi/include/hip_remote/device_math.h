@@ -24,8 +24,8 @@
 #define HIP_REMOTE_DEVICE_MATH_H
 
 #define __HIP_REMOTE_MATH_NAMES(X)                                                                            \
-  X(sqrt) X(exp) X(exp2) X(log) X(log2) X(log10) X(sin) X(cos) X(tan) X(fabs) X(floor) X(ceil) X(trunc) X(round) \
-      X(rint)
+  X(sqrt) X(exp) X(exp2) X(log) X(log2) X(log10) X(sin) X(cos) X(tan) X(fabs) X(floor) X(ceil) X(trunc) \
+      X(round) X(rint)
 
 #if defined(__NVPTX__)
 #define __HIP_REMOTE_MATH static __device__ inline __attribute__((always_inline))
@@ -48,10 +48,14 @@ __HIP_REMOTE_MATH float fma(float, float, float);
 __HIP_REMOTE_MATH double fma(double, double, double);
 __HIP_REMOTE_MATH float copysign(float, float);
 __HIP_REMOTE_MATH double copysign(double, double);
+__HIP_REMOTE_MATH float tanh(float);
+__HIP_REMOTE_MATH float ldexp(float, int);
+__HIP_REMOTE_MATH double ldexp(double, int);
 #define __HIP_REMOTE_MATH_USING(name) using ::name;
 namespace std {
 __HIP_REMOTE_MATH_NAMES(__HIP_REMOTE_MATH_USING)
 using ::copysign;
+using ::ldexp;
 using ::fma;
 using ::fmax;
 using ::fmin;
@@ -123,6 +127,8 @@ __device__ float __nv_tanf(float);
 __device__ double __nv_tan(double);
 __device__ float __nv_powf(float, float);
 __device__ double __nv_pow(double, double);
+__device__ float __nv_tanhf(float);
+__device__ double __nv_tanh(double);
 }
 #define __HIP_REMOTE_TRANSCENDENTAL(name, fallback) __nv_##name
 #else
@@ -153,6 +159,26 @@ __HIP_REMOTE_DEVICE_FN double fma(double x, double y, double z) __HIP_REMOTE_BOD
 __HIP_REMOTE_DEVICE_FN float copysignf(float x, float y) __HIP_REMOTE_BODY({ return __builtin_copysignf(x, y); })
 __HIP_REMOTE_DEVICE_FN double copysign(double x, double y) __HIP_REMOTE_BODY({ return __builtin_copysign(x, y); })
 
+/* x * 2^e, rounded once: exact in double for every float x and |e| <= 300 (beyond, the
+ * float result is 0 or infinity anyway). */
+__HIP_REMOTE_DEVICE_FN double __hip_remote_pow2(int e) __HIP_REMOTE_BODY({
+  return __builtin_bit_cast(double, (unsigned long long)(e + 1023) << 52);
+})
+__HIP_REMOTE_DEVICE_FN float ldexpf(float x, int e) __HIP_REMOTE_BODY({
+  e = e > 300 ? 300 : e < -300 ? -300 : e;
+  return (float)((double)x * __hip_remote_pow2(e));
+})
+/* Double: in steps of at most 2^1000, so each product but a subnormal last one is exact. */
+__HIP_REMOTE_DEVICE_FN double ldexp(double x, int e) __HIP_REMOTE_BODY({
+  e = e > 2200 ? 2200 : e < -2200 ? -2200 : e;
+  while (e > 1000) { x *= __hip_remote_pow2(1000); e -= 1000; }
+  while (e < -1000) { x *= __hip_remote_pow2(-1000); e += 1000; }
+  return x * __hip_remote_pow2(e);
+})
+__HIP_REMOTE_DEVICE_FN float ldexp(float x, int e) __HIP_REMOTE_BODY({ return ldexpf(x, e); })
+__HIP_REMOTE_DEVICE_FN float scalbnf(float x, int e) __HIP_REMOTE_BODY({ return ldexpf(x, e); })
+__HIP_REMOTE_DEVICE_FN double scalbn(double x, int e) __HIP_REMOTE_BODY({ return ldexp(x, e); })
+
 /* Transcendental functions: libdevice when linked, else this file's double algorithms. */
 __HIP_REMOTE_DEVICE_FN float expf(float x) __HIP_REMOTE_BODY({ return __HIP_REMOTE_TRANSCENDENTAL(expf, (float)__hip_remote_exp)(x); })
 __HIP_REMOTE_DEVICE_FN double exp(double x) __HIP_REMOTE_BODY({ return __HIP_REMOTE_TRANSCENDENTAL(exp, __hip_remote_exp)(x); })
@@ -172,6 +198,25 @@ __HIP_REMOTE_DEVICE_FN float tanf(float x) __HIP_REMOTE_BODY({ return __HIP_REMO
 __HIP_REMOTE_DEVICE_FN double tan(double x) __HIP_REMOTE_BODY({ return __HIP_REMOTE_TRANSCENDENTAL(tan, __hip_remote_tan)(x); })
 __HIP_REMOTE_DEVICE_FN float powf(float x, float y) __HIP_REMOTE_BODY({ return __HIP_REMOTE_TRANSCENDENTAL(powf, (float)__hip_remote_pow)(x, y); })
 __HIP_REMOTE_DEVICE_FN double pow(double x, double y) __HIP_REMOTE_BODY({ return __HIP_REMOTE_TRANSCENDENTAL(pow, __hip_remote_pow)(x, y); })
+/* tanh of float in double: (e^2|x| - 1) / (e^2|x| + 1) loses at most 2^-41 relative for
+ * |x| >= 2^-12, below which x - x^3/3 is exact to far under an ulp; rounded once. */
+__HIP_REMOTE_DEVICE_FN float __hip_remote_tanhf(float x) __HIP_REMOTE_BODY({
+  double a = __nvvm_fabs_d((double)x), r;
+  if (a != a) return x;
+  if (a > 10.0) r = 1.0;
+  else if (a < 0x1p-12) r = a - a * a * a / 3.0;
+  else { double t = __hip_remote_exp(2.0 * a); r = (t - 1.0) / (t + 1.0); }
+  return (float)__builtin_copysign(r, (double)x);
+})
+__HIP_REMOTE_DEVICE_FN float tanhf(float x) __HIP_REMOTE_BODY({ return __HIP_REMOTE_TRANSCENDENTAL(tanhf, __hip_remote_tanhf)(x); })
+__HIP_REMOTE_DEVICE_FN float tanh(float x) __HIP_REMOTE_BODY({ return tanhf(x); })
+#if defined(__HIP_REMOTE_LIBDEVICE__)
+__HIP_REMOTE_DEVICE_FN double tanh(double x) __HIP_REMOTE_BODY({ return __nv_tanh(x); })
+#else
+/* tanh of double without libdevice: not to double accuracy by these algorithms, so a
+ * compile error naming it (as the other functions this file lacks). */
+__device__ double tanh(double x) __attribute__((unavailable("tanh(double) in a kernel needs libdevice: set HIP_REMOTE_LIBDEVICE or CUDA_PATH for hipcc")));
+#endif
 __HIP_REMOTE_DEVICE_FN void sincosf(float x, float* s, float* c) __HIP_REMOTE_BODY({ *s = sinf(x); *c = cosf(x); })
 __HIP_REMOTE_DEVICE_FN void sincos(double x, double* s, double* c) __HIP_REMOTE_BODY({ *s = sin(x); *c = cos(x); })
 

@@ -47,6 +47,11 @@
 #define __HIP_REMOTE_MATH_DEFINITIONS 1
 #include "device_math.h"
 #include "device_vector_ops.h"
+#include "amd_device_functions.h"
+
+/* ---- C library functions kernels call: memcpy and memset (clang expands them inline) */
+__HIP_REMOTE_DEVICE_FN void* memcpy(void* dst, const void* src, size_t n) __HIP_REMOTE_BODY({ return __builtin_memcpy(dst, src, n); })
+__HIP_REMOTE_DEVICE_FN void* memset(void* dst, int value, size_t n) __HIP_REMOTE_BODY({ return __builtin_memset(dst, value, n); })
 
 /* ---- launches */
 #define HIP_KERNEL_NAME(...) __VA_ARGS__
@@ -74,12 +79,16 @@ template <typename... Args>
 __device__ int printf(const char* format, Args... args);
 extern "C" __device__ void __assert_fail(const char* expression, const char* file, unsigned int line,
                                          const char* function);
+__device__ void abort();
 #else
 #include "device_log.h"
 template <typename... Args>
 static __device__ inline int printf(const char* format, Args... args) {
   return __hip_remote_printf(format, args...);
 }
+/* abort() in a kernel: a failed assertion's record and the thread's end, not a trap (which
+ * would end the CUDA context every session on the GPU shares). */
+static __device__ inline void abort() { __hip_remote_assert_fail("abort()", "", 0, "kernel"); }
 /* glibc's assert() calls __assert_fail: a device overload writes the device log instead. */
 extern "C" {
 static __device__ inline void __assert_fail(const char* expression, const char* file, unsigned int line,

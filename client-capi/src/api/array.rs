@@ -718,6 +718,7 @@ unsafe fn copy_2d_to_array(
     kind: hipMemcpyKind,
     stream: Option<hipStream_t>,
 ) -> Result<(), CallError> {
+    null_array_is_invalid_handle(dst)?;
     let kind = check_kind(kind)?;
     non_null!(src);
     let dst = At::array(dst, w_offset as u64, h_offset as u64, 0)?;
@@ -727,6 +728,14 @@ unsafe fn copy_2d_to_array(
     let src = At::pointer(src, spitch as u64, height as u64, pointer_is_device(src, kind, true), 0, 0, 0);
     // SAFETY: forwarded caller contract.
     unsafe { copy_3d(dst, src, width as u64, height as u64, 1, stream_of(stream)) }
+}
+
+/// ROCm's 2D copies to and from arrays answer a NULL array with `hipErrorInvalidHandle`.
+fn null_array_is_invalid_handle(array: hipArray_const_t) -> Result<(), CallError> {
+    if array.is_null() {
+        return Err(CallError::new(HipError::INVALID_HANDLE, "the array is NULL"));
+    }
+    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)] // hipMemcpy2DFromArray's own parameters
@@ -741,6 +750,7 @@ unsafe fn copy_2d_from_array(
     kind: hipMemcpyKind,
     stream: Option<hipStream_t>,
 ) -> Result<(), CallError> {
+    null_array_is_invalid_handle(src)?;
     let kind = check_kind(kind)?;
     non_null!(dst);
     let src = At::array(src, w_offset as u64, h_offset as u64, 0)?;

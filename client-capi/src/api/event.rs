@@ -118,6 +118,10 @@ pub extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
         if with_conn(|c| Ok(c.client_handles().destroy(Kind::Event, req.event)))? {
             return with_conn(|c| c.post::<calls::EventDestroy>(req));
         }
+        // Destroyed already: ROCm's answer, not the worker's unknown-handle one.
+        if with_conn(|c| Ok(c.client_handles().is_destroyed_event(req.event)))? {
+            return Err(CallError::new(HipError::CONTEXT_IS_DESTROYED, format!("event {:#x} was destroyed", req.event)));
+        }
         call_sync(|c| c.event_destroy(req))
     })
 }

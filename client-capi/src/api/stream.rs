@@ -64,6 +64,10 @@ pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
             with_conn(|c| c.post::<calls::StreamDestroy>(req))?;
         } else {
             let id = req.stream;
+            // Destroyed already: ROCm's answer, not the worker's unknown-handle one.
+            if with_conn(|c| Ok(c.client_handles().is_destroyed_stream(id)))? {
+                return Err(CallError::new(HipError::CONTEXT_IS_DESTROYED, format!("stream {id:#x} was destroyed")));
+            }
             call_sync(|c| c.stream_destroy(req))?;
             with_conn(|c| {
                 c.client_handles().note_destroyed_stream(id);
@@ -79,6 +83,8 @@ pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
 pub extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipStreamSynchronize", {
         let stream = stream_id(stream);
+        // ROCm (`hip::isValid`): a destroyed stream is hipErrorContextIsDestroyed.
+        crate::api::event::check_stream_not_destroyed(stream, HipError::CONTEXT_IS_DESTROYED)?;
         call_sync(|c| c.stream_synchronize(wire::StreamRef { stream }))
     })
 }
@@ -87,6 +93,7 @@ pub extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
 pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipStreamQuery", {
         let stream = stream_id(stream);
+        crate::api::event::check_stream_not_destroyed(stream, HipError::CONTEXT_IS_DESTROYED)?;
         let complete = with_conn(|c| c.stream_query(wire::StreamRef { stream }).map(|q| q.complete))?;
         if complete {
             Ok(())

@@ -75,6 +75,21 @@ pub fn refuse_across_workers(dst_device: Option<u32>, src_device: Option<u32>) -
     ))
 }
 
+/// Refuses a copy whose `len` bytes from `ptr` run past the end of the device allocation
+/// holding `ptr`, at the call, as ROCm does (`ihipMemcpy_validate`: `hipErrorInvalidValue`);
+/// otherwise an asynchronous copy would be posted and fail at a later, unrelated call.
+/// Memory this library has no record of is left to the worker.
+fn within_allocation(ptr: u64, len: usize) -> Result<(), CallError> {
+    use crate::state::allocations::{find_device_range, RangeKind};
+    match find_device_range(ptr) {
+        Some((base, r)) if r.kind == RangeKind::Device && (ptr - base).saturating_add(len as u64) > r.size => Err(CallError::new(
+            HipError::INVALID_VALUE,
+            format!("a copy of {len} bytes at {ptr:#x} runs past the end of its allocation ({} bytes at {base:#x})", r.size),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// One copy of `len` bytes; `stream` is `None` for the synchronous API.
 ///
 /// # Safety
@@ -88,6 +103,12 @@ pub unsafe fn copy(dst: *mut c_void, src: *const c_void, len: usize, kind: hipMe
     let sync = stream.is_none();
     let stream = stream.unwrap_or(0);
     let direction = direction(dst, src, kind)?;
+    if matches!(direction, Direction::HostToDevice | Direction::DeviceToDevice) {
+        within_allocation(dst as u64, len)?;
+    }
+    if matches!(direction, Direction::DeviceToHost | Direction::DeviceToDevice) {
+        within_allocation(src as u64, len)?;
+    }
     if !sync && matches!(direction, Direction::HostToDevice | Direction::DeviceToHost) && crate::state::capture::any_active() {
         if let Some(graph) = crate::state::graph_host::capturing_graph(stream)? {
             return capture_host_copy(graph, dst as u64, src as u64, len, direction == Direction::HostToDevice, stream);

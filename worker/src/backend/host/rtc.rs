@@ -64,6 +64,7 @@ const CLIENT_HEADERS: &[(&str, &str)] = &[
     ("hip/hip_fp16.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_fp16.h"))),
     ("hip/hip_bf16.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_bf16.h"))),
     ("hip/hip_math_constants.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_math_constants.h"))),
+    ("hip_remote/amd_device_functions.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip_remote/amd_device_functions.h"))),
 ];
 /// The compile directory's folder of the program's headers (embedded and sent by the client).
 const HEADER_DIR: &str = "include";

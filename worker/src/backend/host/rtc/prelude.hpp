@@ -941,6 +941,17 @@ static inline T __shfl_down_sync(M, T var, unsigned int delta, int width = warpS
 template <typename M, typename T>
 static inline T __shfl_xor_sync(M, T var, int lane_mask, int width = warpSize) { return __shfl_xor(var, lane_mask, width); }
 
+// HIP's AMD-specific device functions (__bitextract_*, __builtin_amdgcn_perm & co): the same
+// portable file hipcc's NVIDIA pass uses, served beside the prelude.
+#include <hip_remote/amd_device_functions.h>
+// abort() in a kernel ends the launch with an error, as on a GPU, not the worker: defined
+// here, hidden inside the module, as printf above.
+extern "C" __attribute__((visibility("hidden"), weak, noreturn)) void abort() noexcept {
+    ::__hip_remote::fault(HIP_REMOTE_FAULT_LAUNCH, "abort() in a kernel");
+    ::__hip_remote::end_block();
+    __builtin_unreachable();
+}
+
 // ---- kernel table machinery (used by the generated tail) --------------------------------
 namespace {
 namespace __hip_remote {
