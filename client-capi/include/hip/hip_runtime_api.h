@@ -184,14 +184,8 @@ typedef struct hipDeviceProp_tR0600 {
   int asicRevision;
 } hipDeviceProp_tR0600;
 
-typedef enum hipMemoryType {
-  hipMemoryTypeUnregistered = 0,
-  hipMemoryTypeHost = 1,
-  hipMemoryTypeDevice = 2,
-  hipMemoryTypeManaged = 3,
-  hipMemoryTypeArray = 10,
-  hipMemoryTypeUnified = 11,
-} hipMemoryType;
+/* hipMemoryType and the copy descriptors: driver_types.h, as in ROCm. */
+#include <hip/driver_types.h>
 
 typedef struct hipPointerAttribute_t {
   hipMemoryType type;

@@ -160,6 +160,17 @@ __HIP_REMOTE_AMD_FN unsigned int __builtin_amdgcn_udot4(unsigned int a, unsigned
   if (clamp && sum > 0xffffffffull) return 0xffffffffu;
   return (unsigned int)sum;
 }
+/* Mixed signedness: each operand's bytes signed when its flag says so. */
+__HIP_REMOTE_AMD_FN int __builtin_amdgcn_sudot4(bool a_signed, int a, bool b_signed, int b, int c, bool clamp) {
+  long long sum = c;
+  for (int i = 0; i < 4; ++i) {
+    long long x = a_signed ? (long long)(signed char)(a >> (8 * i)) : (long long)((a >> (8 * i)) & 0xff);
+    long long y = b_signed ? (long long)(signed char)(b >> (8 * i)) : (long long)((b >> (8 * i)) & 0xff);
+    sum += x * y;
+  }
+  if (clamp) return sum > 2147483647LL ? 2147483647 : sum < -2147483647LL - 1 ? (int)(-2147483647LL - 1) : (int)sum;
+  return (int)(unsigned int)(unsigned long long)sum;
+}
 __HIP_REMOTE_AMD_FN float __builtin_amdgcn_fmed3f(float a, float b, float c) { return fmaxf(fminf(a, b), fminf(fmaxf(a, b), c)); }
 __HIP_REMOTE_AMD_FN float __builtin_amdgcn_rcpf(float x) { return 1.0f / x; }
 __HIP_REMOTE_AMD_FN float __builtin_amdgcn_rsqf(float x) { return 1.0f / sqrtf(x); }
@@ -211,6 +222,7 @@ __HIP_REMOTE_AMD_FN void __builtin_amdgcn_fence(int order, const char* scope) {
 /* Scheduling and wait-count hints: nothing to do off AMD hardware. */
 __HIP_REMOTE_AMD_FN void __builtin_amdgcn_s_waitcnt(int) {}
 __HIP_REMOTE_AMD_FN void __builtin_amdgcn_sched_barrier(int) {}
+__HIP_REMOTE_AMD_FN void __builtin_amdgcn_sched_group_barrier(int, int, int) {}
 __HIP_REMOTE_AMD_FN void __builtin_amdgcn_s_setprio(short) {}
 __HIP_REMOTE_AMD_FN void __builtin_amdgcn_s_dcache_inv() {}
 

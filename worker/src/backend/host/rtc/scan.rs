@@ -14,7 +14,7 @@
 
 /// Identifiers that need the threads of a block to run as fibers (they wait for each other).
 const FIBER_IDENTS: &[&str] =
-    &["__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp", "__activemask", "__ballot", "__any", "__all"];
+    &["__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp", "__activemask", "__ballot", "__any", "__all", "cooperative_groups"];
 /// Prefixes of such identifiers (`__shfl`, `__shfl_down_sync`, ...).
 const FIBER_PREFIXES: &[&str] = &["__shfl", "__ballot_", "__any_", "__all_", "__match_"];
 
