@@ -8,8 +8,11 @@
 #   scripts/llama-cpp.sh run BUILD [OPS]          run test-backend-ops (mode test) on the HIP
 #                                                 backend against $HIP_REMOTE_WORKER; OPS is a
 #                                                 comma list for -o (default: a few-minute set)
-#   scripts/llama-cpp.sh pack BUILD PACK          copy what the GPU machine needs (the test,
-#                                                 ggml's libraries) into PACK/llama
+#   scripts/llama-cpp.sh pack BUILD PACK PREFIX   copy what the GPU machine needs (the test,
+#                                                 ggml's libraries, the install's rocBLAS
+#                                                 stand-in) into PACK/llama; PACK is
+#                                                 scripts/pack-device.sh's (our libraries in
+#                                                 PACK/lib, the worker in PACK/bin)
 #   PACK/llama/llama-cpp.sh gpu                   on the GPU machine (no network, no cargo):
 #                                                 starts a cuda worker from PACK/bin, runs all
 #                                                 of test-backend-ops, writes $OUT/llama-*.log
@@ -51,8 +54,9 @@ run)
   summarize "$log"
   ;;
 pack)
-  build=$1 pack=$2
+  build=$1 pack=$2 prefix=$3
   mkdir -p "$pack/llama/lib"
+  cp -P "$prefix"/lib/librocblas.so* "$pack/llama/lib/"
   cp "$(find "$build" -name test-backend-ops -type f -perm -u+x | head -1)" "$pack/llama/"
   find "$build" -name 'libggml*.so*' -exec cp -P {} "$pack/llama/lib/" \;
   cp "$0" "$pack/llama/llama-cpp.sh"

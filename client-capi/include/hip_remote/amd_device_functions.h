@@ -226,6 +226,12 @@ __HIP_REMOTE_AMD_FN void __builtin_amdgcn_sched_group_barrier(int, int, int) {}
 __HIP_REMOTE_AMD_FN void __builtin_amdgcn_s_setprio(short) {}
 __HIP_REMOTE_AMD_FN void __builtin_amdgcn_s_dcache_inv() {}
 
+#elif defined(__clang__) && __clang_major__ < 16
+/* hipcc's host pass: clang knows the AMD builtins of its own version; these two came later
+ * (ggml's flash attention calls sched_group_barrier). Declared only: the host pass emits no
+ * device code. */
+__device__ void __builtin_amdgcn_sched_group_barrier(int, int, int);
+__device__ unsigned int __builtin_amdgcn_wavefrontsize();
 #endif /* __NVPTX__ || __HIP_REMOTE_HOST__ */
 
 #undef __HIP_REMOTE_AMD_FN

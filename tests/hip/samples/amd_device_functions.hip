@@ -38,7 +38,7 @@ __global__ void functions(const unsigned int* a, const unsigned int* b, const un
     o[15] = (unsigned int)min((int)a[i], b[i]);  // mixed: compares as unsigned
     o[16] = __float_as_uint(ldexpf(x[i], (int)(c[i] % 61) - 30));
     o[17] = __float_as_uint(tanhf(x[i]));
-    o[18] = __lane_id();
+    o[18] = __builtin_amdgcn_wavefrontsize() == (unsigned int)warpSize ? __lane_id() : 999u;
     o[19] = (unsigned int)__ballot64(threadIdx.x % 3 == 0);
     o[20] = __builtin_amdgcn_mbcnt_lo(0x55555555u, 7u);
     o[21] = (unsigned int)__builtin_amdgcn_ds_bpermute((int)((threadIdx.x ^ 5) % 32) * 4, (int)threadIdx.x);
@@ -50,6 +50,7 @@ __global__ void functions(const unsigned int* a, const unsigned int* b, const un
     memcpy(&picked, bytes + 1, 4);
     o[23] = picked;
     __builtin_amdgcn_s_sleep(1);
+    __builtin_amdgcn_sched_group_barrier(0x20, 1, 0);
     __builtin_amdgcn_s_barrier();
     __builtin_amdgcn_wave_barrier();
     __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent");

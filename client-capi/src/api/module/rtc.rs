@@ -143,8 +143,9 @@ pub(super) unsafe fn rtc_compile(
             name: name.into(),
             source: source.into(),
             header_names,
-            header_sources: StrList::from_packed(header_sources)
-                .ok_or_else(|| CallError::new(HipError::INVALID_VALUE, "header_sources: not NUL-terminated items, or more than the protocol's limits"))?,
+            header_sources: StrList::from_packed(header_sources).ok_or_else(|| {
+                CallError::new(HipError::INVALID_VALUE, "header_sources: not NUL-terminated items, or more than the protocol's limits")
+            })?,
             options,
             name_expressions,
         };

@@ -72,7 +72,10 @@ const CLIENT_HEADERS: &[(&str, &str)] = &[
     ("hip/hip_complex.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_complex.h"))),
     ("hip/hip_cooperative_groups.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_cooperative_groups.h"))),
     ("hip_remote/small_float.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip_remote/small_float.h"))),
-    ("hip_remote/amd_device_functions.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip_remote/amd_device_functions.h"))),
+    (
+        "hip_remote/amd_device_functions.h",
+        include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip_remote/amd_device_functions.h")),
+    ),
 ];
 /// The compile directory's folder of the program's headers (embedded and sent by the client).
 const HEADER_DIR: &str = "include";

@@ -13,8 +13,19 @@
 //! initializers, not into them.
 
 /// Identifiers that need the threads of a block to run as fibers (they wait for each other).
-const FIBER_IDENTS: &[&str] =
-    &["__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp", "__activemask", "__ballot", "__ballot64", "__any", "__all", "cooperative_groups"];
+const FIBER_IDENTS: &[&str] = &[
+    "__syncthreads",
+    "__syncthreads_count",
+    "__syncthreads_and",
+    "__syncthreads_or",
+    "__syncwarp",
+    "__activemask",
+    "__ballot",
+    "__ballot64",
+    "__any",
+    "__all",
+    "cooperative_groups",
+];
 /// Prefixes of such identifiers (`__shfl`, `__shfl_down_sync`, ...).
 /// `__builtin_amdgcn_*` too: its lane reads and barriers (readlane, ds_bpermute, s_barrier)
 /// are warp and block operations.
