@@ -10,7 +10,7 @@
 #include <vector>
 
 constexpr int n = 512;
-constexpr int per_item = 24;
+constexpr int per_item = 27;
 
 __global__ void functions(const unsigned int* a, const unsigned int* b, const unsigned int* c, const float* x, unsigned int* out) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -49,6 +49,9 @@ __global__ void functions(const unsigned int* a, const unsigned int* b, const un
     unsigned int picked;
     memcpy(&picked, bytes + 1, 4);
     o[23] = picked;
+    o[24] = (unsigned int)__float2int_rn(x[i] * 2.5f);  // ties to even at the halves
+    o[25] = __float2uint_rd(x[i] * 1e9f);                // negative: 0; beyond 2^32 - 1: saturated
+    o[26] = (unsigned int)__double2int_ru((double)x[i] * 1e3);
     __builtin_amdgcn_s_sleep(1);
     __builtin_amdgcn_sched_group_barrier(0x20, 1, 0);
     __builtin_amdgcn_s_barrier();
@@ -153,7 +156,10 @@ int main() {
             (unsigned int)(wide >> (c[i] & 31)), ext, (unsigned int)std::min((int)a[i], (int)b[i]), std::max(a[i], b[i]),
             std::min(a[i], b[i]), scaled_bits, tanh_bits, (unsigned int)lane, ballot,
             7u + (unsigned int)__builtin_popcount(0x55555555u & ((1u << lane) - 1u)), (unsigned int)((i % 64) / 32 * 32 + ((lane ^ 5) % 32)),
-            (unsigned int)((i % 64) / 32 * 32 + 100), picked};
+            (unsigned int)((i % 64) / 32 * 32 + 100), picked,
+            (unsigned int)(int)std::nearbyint(x[i] * 2.5f),
+            x[i] * 1e9f <= 0.0f ? 0u : (double)(x[i] * 1e9f) >= 4294967295.0 ? 4294967295u : (unsigned int)std::floor(x[i] * 1e9f),
+            (unsigned int)(int)std::ceil((double)x[i] * 1e3)};
         for (int k = 0; k < per_item; ++k) {
             unsigned int got = out[i * per_item + k];
             // tanhf: within 2 ulp of the correctly rounded value (HIP's and CUDA's documented bound;
