@@ -25,6 +25,9 @@ const SAMPLES: &[&str] = &[
     "template_kernel",
     "dynamic_shared",
     "half_precision",
+    "low_precision",
+    "cooperative_groups",
+    "amd_device_functions",
 ];
 
 /// What building the samples gave: each sample's executable or the compiler's complaint.
@@ -390,6 +393,27 @@ fn cupy_style_genco_bundle_loads_and_runs() {
 #[test]
 fn half_precision() {
     run_sample("half_precision");
+}
+
+/// hip_fp8.h, hip_fp6.h, hip_fp4.h and hip_complex.h on a host worker: every code decoded,
+/// every value, tie and out-of-range input encoded, against the sample's own oracle.
+#[test]
+fn low_precision() {
+    run_sample("low_precision");
+}
+
+/// hip_cooperative_groups.h on a host worker: blocks, tiles (shuffles, votes, reduce),
+/// coalesced groups, and grid sync across the blocks of a cooperative launch.
+#[test]
+fn cooperative_groups() {
+    run_sample("cooperative_groups");
+}
+
+/// HIP's AMD-specific device functions (`__builtin_amdgcn_perm` & co, `__bitextract_*`,
+/// min/max, ldexpf, tanhf, device memcpy) on a host worker against the sample's oracle.
+#[test]
+fn amd_device_functions() {
+    run_sample("amd_device_functions");
 }
 
 /// Entries of the large sample's device table: about 1.3 MB of source, more than one

@@ -250,3 +250,95 @@ int main(void) {
         assert!(out.status.success(), "{lang}: {}", String::from_utf8_lossy(&out.stdout));
     }
 }
+
+/// ROCm 7.2's top-level `include/hip/` headers (ROCm's `clr`/`HIP` trees), all of which
+/// hip-remote installs.
+const ROCM_HEADERS: &[&str] = &[
+    "channel_descriptor.h",
+    "device_functions.h",
+    "driver_types.h",
+    "hip_bf16.h",
+    "hip_bfloat16.h",
+    "hip_common.h",
+    "hip_complex.h",
+    "hip_cooperative_groups.h",
+    "hip_deprecated.h",
+    "hip_ext.h",
+    "hip_ext_ocp.h",
+    "hip_fp16.h",
+    "hip_fp4.h",
+    "hip_fp6.h",
+    "hip_fp8.h",
+    "hip_gl_interop.h",
+    "hip_hcc.h",
+    "hip_math_constants.h",
+    "hip_profile.h",
+    "hip_runtime.h",
+    "hip_runtime_api.h",
+    "hip_texture_types.h",
+    "hip_vector_types.h",
+    "hip_version.h",
+    "hiprtc.h",
+    "library_types.h",
+    "linker_types.h",
+    "math_functions.h",
+    "surface_types.h",
+    "texture_types.h",
+];
+
+/// Every ROCm header alone in a program, as C and C++ under the system compilers (warnings
+/// are errors), then all of them together with a kernel through both of hipcc's clang passes.
+#[test]
+fn every_rocm_header_compiles_alone() {
+    let dir = scratch("rocm-headers");
+    for header in ROCM_HEADERS {
+        assert!(repo_root().join("client-capi/include/hip").join(header).is_file(), "hip/{header} is missing");
+        for (compiler, lang) in [("cc", "c"), ("c++", "c++")] {
+            let file = dir.join(format!("t.{lang}"));
+            std::fs::write(&file, format!("#include <hip/{header}>\nint main(void) {{ return 0; }}\n")).unwrap();
+            let mut cmd = Command::new(compiler);
+            cmd.args(["-x", lang, "-Wall", "-Werror", "-I", "client-capi/include", "-fsyntax-only"]).arg(&file);
+            run(cmd, &format!("{compiler} -x {lang} with hip/{header} alone"));
+        }
+    }
+    let Some(clang) = clang() else {
+        transport_core::test_skip::skip("ROCm headers through hipcc's passes: clang++-15 not found (set HIP_REMOTE_CLANG)");
+        return;
+    };
+    let all: String = ROCM_HEADERS.iter().map(|h| format!("#include <hip/{h}>\n")).collect();
+    let source = dir.join("all.hip");
+    std::fs::write(&source, format!("{all}__global__ void k(float* x) {{ x[0] = __half2float(__float2half(x[1])); }}\n")).unwrap();
+    let source = source.to_str().unwrap();
+    host_pass(&clang, source, &dir.join("all.o"));
+    let ptx = dir.join("all.ptx");
+    nvidia_pass(&clang, source, &ptx, &["-O2", "-Wall"]);
+    check_ptx(&ptx, &["_Z1kPf"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The new samples' kernels (fp8/fp6/fp4/complex, cooperative groups, AMD device functions)
+/// through both passes, PTX checked (and assembled when ptxas is here); they run on a host
+/// worker in `hip_samples.rs` and on NVIDIA through `scripts/device-test.sh`.
+#[test]
+fn header_samples_compile_for_nvidia() {
+    let Some(clang) = clang() else {
+        transport_core::test_skip::skip("header samples through hipcc's passes: clang++-15 not found (set HIP_REMOTE_CLANG)");
+        return;
+    };
+    let dir = scratch("header-samples");
+    for (name, entries) in [
+        ("low_precision", &["_Z6encodePKfiPh", "_Z6decodePfPt", "_Z11complex_opsPfPd"][..]),
+        ("cooperative_groups", &["_Z6groupsPi", "_Z13grid_exchangePiS_"][..]),
+        ("amd_device_functions", &["_Z9functionsPKjS0_S0_PKfPj"][..]),
+    ] {
+        let source = format!("tests/hip/samples/{name}.hip");
+        host_pass(&clang, &source, &dir.join(format!("{name}.o")));
+        let ptx = dir.join(format!("{name}.ptx"));
+        nvidia_pass(&clang, &source, &ptx, &["-O2"]);
+        check_ptx(&ptx, entries);
+        if let Some(ptxas) = ptxas() {
+            assemble(&ptxas, &ptx);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

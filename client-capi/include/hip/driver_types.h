@@ -16,6 +16,15 @@
 #include <stdint.h>
 #include <hip/hip_common.h>
 
+typedef enum hipMemoryType {
+  hipMemoryTypeUnregistered = 0,
+  hipMemoryTypeHost = 1,
+  hipMemoryTypeDevice = 2,
+  hipMemoryTypeManaged = 3,
+  hipMemoryTypeArray = 10,
+  hipMemoryTypeUnified = 11,
+} hipMemoryType;
+
 #define HIP_TRSA_OVERRIDE_FORMAT 1
 #define HIP_TRSF_READ_AS_INTEGER 1
 #define HIP_TRSF_NORMALIZED_COORDINATES 2

@@ -122,6 +122,8 @@ HIP_REMOTE_BF16_FN __hip_bfloat162 operator-(__hip_bfloat162 a, __hip_bfloat162 
 HIP_REMOTE_BF16_FN __hip_bfloat162 operator*(__hip_bfloat162 a, __hip_bfloat162 b) { return __hmul2(a, b); }
 HIP_REMOTE_BF16_FN __hip_bfloat162 operator/(__hip_bfloat162 a, __hip_bfloat162 b) { return __h2div(a, b); }
 
+HIP_REMOTE_SHUFFLES(__hip_bfloat16)
+HIP_REMOTE_SHUFFLES(__hip_bfloat162)
 #undef HIP_REMOTE_BF16_FN
 #endif /* __cplusplus */
 #endif /* HIP_REMOTE_HIP_BF16_H */

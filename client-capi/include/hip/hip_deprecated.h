@@ -12,6 +12,9 @@
 #ifndef HIP_INCLUDE_HIP_HIP_DEPRECATED_H
 #define HIP_INCLUDE_HIP_HIP_DEPRECATED_H
 
+/* Included on its own, it needs the runtime's types (which include this file at their end). */
+#include <hip/hip_runtime_api.h>
+
 /* Layout of hipDeviceProp_t before ROCm 6.0: what hipGetDevicePropertiesR0000 fills in. ROCm's
  * library also still exports the unsuffixed symbols hipGetDeviceProperties and hipChooseDevice
  * (version hip_4.2) with this R0000 layout, for binaries built before ROCm 6; source code never

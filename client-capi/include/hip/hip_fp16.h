@@ -197,6 +197,8 @@ HIP_REMOTE_FP16_FN __half2& operator/=(__half2& a, __half2 b) { return a = a / b
 HIP_REMOTE_FP16_FN bool operator==(__half2 a, __half2 b) { return __hbeq2(a, b); }
 HIP_REMOTE_FP16_FN bool operator!=(__half2 a, __half2 b) { return !__hbeq2(a, b); }
 
+HIP_REMOTE_SHUFFLES(__half)
+HIP_REMOTE_SHUFFLES(__half2)
 #undef HIP_REMOTE_FP16_FN
 #endif /* __cplusplus */
 #endif /* HIP_REMOTE_HIP_FP16_H */

@@ -184,14 +184,8 @@ typedef struct hipDeviceProp_tR0600 {
   int asicRevision;
 } hipDeviceProp_tR0600;
 
-typedef enum hipMemoryType {
-  hipMemoryTypeUnregistered = 0,
-  hipMemoryTypeHost = 1,
-  hipMemoryTypeDevice = 2,
-  hipMemoryTypeManaged = 3,
-  hipMemoryTypeArray = 10,
-  hipMemoryTypeUnified = 11,
-} hipMemoryType;
+/* hipMemoryType and the copy descriptors: driver_types.h, as in ROCm. */
+#include <hip/driver_types.h>
 
 typedef struct hipPointerAttribute_t {
   hipMemoryType type;
@@ -1274,7 +1268,7 @@ hipError_t hipDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPrio
 hipError_t hipStreamDestroy(hipStream_t stream);
 hipError_t hipStreamQuery(hipStream_t stream);
 hipError_t hipStreamSynchronize(hipStream_t stream);
-hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags);
+hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags __dparm(0));
 hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int* flags);
 hipError_t hipStreamGetId(hipStream_t stream, unsigned long long* streamId);
 hipError_t hipStreamGetPriority(hipStream_t stream, int* priority);
@@ -1704,7 +1698,7 @@ hipError_t hipMemcpy2DToArrayAsync_spt(hipArray_t dst, size_t wOffset, size_t hO
 hipError_t hipStreamQuery_spt(hipStream_t stream);
 hipError_t hipStreamSynchronize_spt(hipStream_t stream);
 hipError_t hipStreamGetPriority_spt(hipStream_t stream, int* priority);
-hipError_t hipStreamWaitEvent_spt(hipStream_t stream, hipEvent_t event, unsigned int flags);
+hipError_t hipStreamWaitEvent_spt(hipStream_t stream, hipEvent_t event, unsigned int flags __dparm(0));
 hipError_t hipStreamGetFlags_spt(hipStream_t stream, unsigned int* flags);
 hipError_t hipStreamAddCallback_spt(hipStream_t stream, hipStreamCallback_t callback, void* userData, unsigned int flags);
 hipError_t hipEventRecord_spt(hipEvent_t event, hipStream_t stream);

@@ -7,7 +7,8 @@
  * C++, so the NVIDIA PTX and the host backend give the same results:
  *
  *  - HIP's device functions ROCm defines for every target: __bitextract_*, __bitinsert_*,
- *    __ballot64, the integer min/max overloads (CUDA's set, mixed signedness included);
+ *    __ballot64, the integer min/max overloads (CUDA's set, mixed signedness included), the
+ *    conversions with a rounding mode (__float2int_rn & co);
  *  - the common `__builtin_amdgcn_*` compiler builtins (byte permute, bit-field extract,
  *    lane reads, mbcnt, dot products, sleeps, barriers, scheduling hints) for code that calls
  *    them under `__HIP_PLATFORM_AMD__` without a processor check. Where AMD's wavefront is
@@ -81,6 +82,51 @@ __HIP_REMOTE_AMD_FN int __bitinsert_s32(int dst, int src, unsigned int offset, u
 __HIP_REMOTE_AMD_FN long long __bitinsert_s64(long long dst, long long src, unsigned int offset, unsigned int width) {
   return (long long)__bitinsert_u64((unsigned long long)dst, (unsigned long long)src, offset, width);
 }
+
+/* ---- conversions with a rounding mode: rn to nearest even, rz toward zero, ru up, rd down;
+ * out of range saturates and NaN is 0, as the hardware conversions do */
+namespace __hip_remote_cvt {
+template <typename I>
+__HIP_REMOTE_AMD_FN I saturate(double r, double lo, double hi) {
+  if (r != r) return 0;
+  if (r <= lo) return (I)lo;
+  if (r >= hi) return r >= 18446744073709551615.0 && hi >= 18446744073709551615.0 ? (I)~0ull : (I)hi;
+  return (I)r;
+}
+__HIP_REMOTE_AMD_FN double rn(double x) { return rint(x); }
+__HIP_REMOTE_AMD_FN double rz(double x) { return trunc(x); }
+__HIP_REMOTE_AMD_FN double ru(double x) { return ceil(x); }
+__HIP_REMOTE_AMD_FN double rd(double x) { return floor(x); }
+}  // namespace __hip_remote_cvt
+#define __HIP_REMOTE_CVT(from, name, mode, I, lo, hi)                                                   \
+  __HIP_REMOTE_AMD_FN I __##from##2##name##_##mode(from x) {                                            \
+    return __hip_remote_cvt::saturate<I>(__hip_remote_cvt::mode((double)x), lo, hi);                     \
+  }
+#define __HIP_REMOTE_CVT_MODES(from, name, I, lo, hi) \
+  __HIP_REMOTE_CVT(from, name, rn, I, lo, hi)         \
+  __HIP_REMOTE_CVT(from, name, rz, I, lo, hi)         \
+  __HIP_REMOTE_CVT(from, name, ru, I, lo, hi)         \
+  __HIP_REMOTE_CVT(from, name, rd, I, lo, hi)
+__HIP_REMOTE_CVT_MODES(float, int, int, -2147483648.0, 2147483647.0)
+__HIP_REMOTE_CVT_MODES(float, uint, unsigned int, 0.0, 4294967295.0)
+__HIP_REMOTE_CVT_MODES(float, ll, long long, -9223372036854775808.0, 9223372036854775807.0)
+__HIP_REMOTE_CVT_MODES(float, ull, unsigned long long, 0.0, 18446744073709551615.0)
+__HIP_REMOTE_CVT_MODES(double, int, int, -2147483648.0, 2147483647.0)
+__HIP_REMOTE_CVT_MODES(double, uint, unsigned int, 0.0, 4294967295.0)
+__HIP_REMOTE_CVT_MODES(double, ll, long long, -9223372036854775808.0, 9223372036854775807.0)
+__HIP_REMOTE_CVT_MODES(double, ull, unsigned long long, 0.0, 18446744073709551615.0)
+#undef __HIP_REMOTE_CVT_MODES
+#undef __HIP_REMOTE_CVT
+/* To floating point, to nearest even (a C conversion). */
+__HIP_REMOTE_AMD_FN float __int2float_rn(int x) { return (float)x; }
+__HIP_REMOTE_AMD_FN float __uint2float_rn(unsigned int x) { return (float)x; }
+__HIP_REMOTE_AMD_FN float __ll2float_rn(long long x) { return (float)x; }
+__HIP_REMOTE_AMD_FN float __ull2float_rn(unsigned long long x) { return (float)x; }
+__HIP_REMOTE_AMD_FN double __int2double_rn(int x) { return (double)x; }
+__HIP_REMOTE_AMD_FN double __uint2double_rn(unsigned int x) { return (double)x; }
+__HIP_REMOTE_AMD_FN double __ll2double_rn(long long x) { return (double)x; }
+__HIP_REMOTE_AMD_FN double __ull2double_rn(unsigned long long x) { return (double)x; }
+__HIP_REMOTE_AMD_FN float __double2float_rn(double x) { return (float)x; }
 
 /* ---- warp votes under ROCm's 64-bit name */
 __HIP_REMOTE_AMD_FN unsigned long long __ballot64(int predicate) { return __ballot(predicate); }
@@ -160,6 +206,17 @@ __HIP_REMOTE_AMD_FN unsigned int __builtin_amdgcn_udot4(unsigned int a, unsigned
   if (clamp && sum > 0xffffffffull) return 0xffffffffu;
   return (unsigned int)sum;
 }
+/* Mixed signedness: each operand's bytes signed when its flag says so. */
+__HIP_REMOTE_AMD_FN int __builtin_amdgcn_sudot4(bool a_signed, int a, bool b_signed, int b, int c, bool clamp) {
+  long long sum = c;
+  for (int i = 0; i < 4; ++i) {
+    long long x = a_signed ? (long long)(signed char)(a >> (8 * i)) : (long long)((a >> (8 * i)) & 0xff);
+    long long y = b_signed ? (long long)(signed char)(b >> (8 * i)) : (long long)((b >> (8 * i)) & 0xff);
+    sum += x * y;
+  }
+  if (clamp) return sum > 2147483647LL ? 2147483647 : sum < -2147483647LL - 1 ? (int)(-2147483647LL - 1) : (int)sum;
+  return (int)(unsigned int)(unsigned long long)sum;
+}
 __HIP_REMOTE_AMD_FN float __builtin_amdgcn_fmed3f(float a, float b, float c) { return fmaxf(fminf(a, b), fminf(fmaxf(a, b), c)); }
 __HIP_REMOTE_AMD_FN float __builtin_amdgcn_rcpf(float x) { return 1.0f / x; }
 __HIP_REMOTE_AMD_FN float __builtin_amdgcn_rsqf(float x) { return 1.0f / sqrtf(x); }
@@ -211,9 +268,16 @@ __HIP_REMOTE_AMD_FN void __builtin_amdgcn_fence(int order, const char* scope) {
 /* Scheduling and wait-count hints: nothing to do off AMD hardware. */
 __HIP_REMOTE_AMD_FN void __builtin_amdgcn_s_waitcnt(int) {}
 __HIP_REMOTE_AMD_FN void __builtin_amdgcn_sched_barrier(int) {}
+__HIP_REMOTE_AMD_FN void __builtin_amdgcn_sched_group_barrier(int, int, int) {}
 __HIP_REMOTE_AMD_FN void __builtin_amdgcn_s_setprio(short) {}
 __HIP_REMOTE_AMD_FN void __builtin_amdgcn_s_dcache_inv() {}
 
+#elif defined(__clang__) && __clang_major__ < 16
+/* hipcc's host pass: clang knows the AMD builtins of its own version; these two came later
+ * (ggml's flash attention calls sched_group_barrier). Declared only: the host pass emits no
+ * device code. */
+__device__ void __builtin_amdgcn_sched_group_barrier(int, int, int);
+__device__ unsigned int __builtin_amdgcn_wavefrontsize();
 #endif /* __NVPTX__ || __HIP_REMOTE_HOST__ */
 
 #undef __HIP_REMOTE_AMD_FN

@@ -139,4 +139,47 @@ HIP_REMOTE_FLOAT_FN format e2m1() { return format{2, 1, 1, no_specials, 0x7u}; }
 
 }  // namespace __hip_remote_float
 
+/* Warp shuffles of a 2- or 4-byte type T (half, half2, bfloat16 ...) through an unsigned
+ * int, as ROCm's half headers provide them; only where the kernel language is (our hipcc's
+ * passes, the host backend's prelude), which defines the unsigned int shuffles first. */
+#if defined(__HIP__) || defined(__HIP_REMOTE_HOST__)
+#define HIP_REMOTE_SHUFFLES(T)                                                                                    \
+  static __device__ inline unsigned int __hip_remote_to_lane(T v) {                                               \
+    unsigned int bits = 0;                                                                                        \
+    __builtin_memcpy(&bits, &v, sizeof(T));                                                                       \
+    return bits;                                                                                                  \
+  }                                                                                                               \
+  static __device__ inline T __hip_remote_from_lane(unsigned int bits, const T*) {                                \
+    T v;                                                                                                          \
+    __builtin_memcpy(&v, &bits, sizeof(T));                                                                       \
+    return v;                                                                                                     \
+  }                                                                                                               \
+  static __device__ inline T __shfl(T var, int src_lane, int width = warpSize) {                                  \
+    return __hip_remote_from_lane(__shfl(__hip_remote_to_lane(var), src_lane, width), (const T*)0);              \
+  }                                                                                                               \
+  static __device__ inline T __shfl_up(T var, unsigned int delta, int width = warpSize) {                         \
+    return __hip_remote_from_lane(__shfl_up(__hip_remote_to_lane(var), delta, width), (const T*)0);              \
+  }                                                                                                               \
+  static __device__ inline T __shfl_down(T var, unsigned int delta, int width = warpSize) {                       \
+    return __hip_remote_from_lane(__shfl_down(__hip_remote_to_lane(var), delta, width), (const T*)0);            \
+  }                                                                                                               \
+  static __device__ inline T __shfl_xor(T var, int lane_mask, int width = warpSize) {                             \
+    return __hip_remote_from_lane(__shfl_xor(__hip_remote_to_lane(var), lane_mask, width), (const T*)0);         \
+  }                                                                                                               \
+  static __device__ inline T __shfl_sync(unsigned long long mask, T var, int src_lane, int width = warpSize) {    \
+    return __hip_remote_from_lane(__shfl_sync(mask, __hip_remote_to_lane(var), src_lane, width), (const T*)0);   \
+  }                                                                                                               \
+  static __device__ inline T __shfl_up_sync(unsigned long long mask, T var, unsigned int delta, int width = warpSize) { \
+    return __hip_remote_from_lane(__shfl_up_sync(mask, __hip_remote_to_lane(var), delta, width), (const T*)0);   \
+  }                                                                                                               \
+  static __device__ inline T __shfl_down_sync(unsigned long long mask, T var, unsigned int delta, int width = warpSize) { \
+    return __hip_remote_from_lane(__shfl_down_sync(mask, __hip_remote_to_lane(var), delta, width), (const T*)0); \
+  }                                                                                                               \
+  static __device__ inline T __shfl_xor_sync(unsigned long long mask, T var, int lane_mask, int width = warpSize) { \
+    return __hip_remote_from_lane(__shfl_xor_sync(mask, __hip_remote_to_lane(var), lane_mask, width), (const T*)0); \
+  }
+#else
+#define HIP_REMOTE_SHUFFLES(T)
+#endif
+
 #endif /* HIP_REMOTE_SMALL_FLOAT_H */

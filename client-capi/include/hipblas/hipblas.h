@@ -57,6 +57,26 @@ typedef enum {
   HIPBLAS_COMPUTE_32I_PEDANTIC = 10
 } hipblasComputeType_t;
 
+/* hipBLAS 2's data-type names, which code written for both (ggml's CUDA_R_16F is
+ * HIPBLAS_R_16F) still passes where hipBLAS 3 takes a hipDataType: the same values. */
+typedef hipDataType hipblasDatatype_t;
+#define HIPBLAS_R_16F HIP_R_16F
+#define HIPBLAS_R_32F HIP_R_32F
+#define HIPBLAS_R_64F HIP_R_64F
+#define HIPBLAS_C_16F HIP_C_16F
+#define HIPBLAS_C_32F HIP_C_32F
+#define HIPBLAS_C_64F HIP_C_64F
+#define HIPBLAS_R_8I HIP_R_8I
+#define HIPBLAS_R_8U HIP_R_8U
+#define HIPBLAS_R_32I HIP_R_32I
+#define HIPBLAS_R_32U HIP_R_32U
+#define HIPBLAS_C_8I HIP_C_8I
+#define HIPBLAS_C_8U HIP_C_8U
+#define HIPBLAS_C_32I HIP_C_32I
+#define HIPBLAS_C_32U HIP_C_32U
+#define HIPBLAS_R_16B HIP_R_16BF
+#define HIPBLAS_C_16B HIP_C_16BF
+
 
 hipblasStatus_t hipblasCreate(hipblasHandle_t* handle);
 hipblasStatus_t hipblasDestroy(hipblasHandle_t handle);

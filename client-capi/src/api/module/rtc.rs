@@ -1,6 +1,8 @@
 //! libhiprtc's entry point: compiles on the worker over this library's connection.
 
 use super::*;
+use proto_core::limits::{MAX_RTC_STAGED_BYTES, MAX_TEXT_LEN};
+use proto_core::Bulk;
 
 // ------------------------------------------------------------------------------------------------
 // libhiprtc's entry point
@@ -130,16 +132,45 @@ pub(super) unsafe fn rtc_compile(
     deliver: impl FnOnce(&wire::RtcCompiled<'_>),
 ) -> Result<(), CallError> {
     // SAFETY: forwarded caller contract.
-    let req = unsafe {
-        wire::RtcCompile {
+    let (name, source, header_sources) =
+        unsafe { (wire_name(text(name, name_len, "name")?), text(source, source_len, "source")?, text(hs, hs_len, "header_sources")?) };
+    // SAFETY: forwarded caller contract.
+    let (header_names, options, name_expressions) =
+        unsafe { (str_list(hn, hn_len, "header_names")?, str_list(opts, opts_len, "options")?, str_list(ne, ne_len, "name_expressions")?) };
+    if source.len() + header_sources.len() <= MAX_TEXT_LEN {
+        let req = wire::RtcCompile {
             device: current_device(),
-            name: wire_name(text(name, name_len, "name")?).into(),
-            source: text(source, source_len, "source")?.into(),
-            header_names: str_list(hn, hn_len, "header_names")?,
-            header_sources: str_list(hs, hs_len, "header_sources")?,
-            options: str_list(opts, opts_len, "options")?,
-            name_expressions: str_list(ne, ne_len, "name_expressions")?,
+            name: name.into(),
+            source: source.into(),
+            header_names,
+            header_sources: StrList::from_packed(header_sources).ok_or_else(|| {
+                CallError::new(HipError::INVALID_VALUE, "header_sources: not NUL-terminated items, or more than the protocol's limits")
+            })?,
+            options,
+            name_expressions,
+        };
+        return with_conn(|c| c.rtc_compile(req).map(|out| deliver(&out)));
+    }
+    // A program beyond one control frame travels as bulk pieces staged on the worker (the
+    // source, then each header), then compiles by name: as a device source of hipcc's does.
+    let headers: Vec<&str> = header_sources.split_terminator('\0').collect();
+    if !header_sources.is_empty() && !header_sources.ends_with('\0') {
+        return Err(CallError::new(HipError::INVALID_VALUE, "header_sources: not NUL-terminated items"));
+    }
+    let staged = source.len() + headers.iter().map(|h| h.len()).sum::<usize>();
+    if staged > MAX_RTC_STAGED_BYTES {
+        return Err(CallError::new(
+            HipError::INVALID_VALUE,
+            format!("the program and its headers are {staged} bytes of text, more than the {MAX_RTC_STAGED_BYTES} a worker compiles"),
+        ));
+    }
+    let req = wire::RtcCompileStaged { device: current_device(), name: name.into(), header_names, options, name_expressions };
+    with_conn(|c| {
+        for (part, text) in std::iter::once(source).chain(headers.iter().copied()).enumerate() {
+            for piece in text.as_bytes().chunks(MAX_BULK_LEN) {
+                c.rtc_stage(wire::RtcStage { part: part as u32, text: Bulk(piece) })?;
+            }
         }
-    };
-    with_conn(|c| c.rtc_compile(req).map(|out| deliver(&out)))
+        c.rtc_compile_staged(req).map(|out| deliver(&out))
+    })
 }

@@ -64,7 +64,18 @@ const CLIENT_HEADERS: &[(&str, &str)] = &[
     ("hip/hip_fp16.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_fp16.h"))),
     ("hip/hip_bf16.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_bf16.h"))),
     ("hip/hip_math_constants.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_math_constants.h"))),
-    ("hip_remote/amd_device_functions.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip_remote/amd_device_functions.h"))),
+    ("hip/hip_fp8.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_fp8.h"))),
+    ("hip/hip_fp4.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_fp4.h"))),
+    ("hip/hip_fp6.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_fp6.h"))),
+    ("hip/hip_bfloat16.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_bfloat16.h"))),
+    ("hip/hip_profile.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_profile.h"))),
+    ("hip/hip_complex.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_complex.h"))),
+    ("hip/hip_cooperative_groups.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_cooperative_groups.h"))),
+    ("hip_remote/small_float.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip_remote/small_float.h"))),
+    (
+        "hip_remote/amd_device_functions.h",
+        include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip_remote/amd_device_functions.h")),
+    ),
 ];
 /// The compile directory's folder of the program's headers (embedded and sent by the client).
 const HEADER_DIR: &str = "include";

@@ -13,10 +13,23 @@
 //! initializers, not into them.
 
 /// Identifiers that need the threads of a block to run as fibers (they wait for each other).
-const FIBER_IDENTS: &[&str] =
-    &["__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp", "__activemask", "__ballot", "__any", "__all"];
+const FIBER_IDENTS: &[&str] = &[
+    "__syncthreads",
+    "__syncthreads_count",
+    "__syncthreads_and",
+    "__syncthreads_or",
+    "__syncwarp",
+    "__activemask",
+    "__ballot",
+    "__ballot64",
+    "__any",
+    "__all",
+    "cooperative_groups",
+];
 /// Prefixes of such identifiers (`__shfl`, `__shfl_down_sync`, ...).
-const FIBER_PREFIXES: &[&str] = &["__shfl", "__ballot_", "__any_", "__all_", "__match_"];
+/// `__builtin_amdgcn_*` too: its lane reads and barriers (readlane, ds_bpermute, s_barrier)
+/// are warp and block operations.
+const FIBER_PREFIXES: &[&str] = &["__shfl", "__ballot_", "__any_", "__all_", "__match_", "__builtin_amdgcn_"];
 
 /// Attribute-like identifiers followed by a parenthesised argument list that is not the
 /// declarator's parameter list.
@@ -620,6 +633,12 @@ __device__ std::array<int, 3> templ;
         assert_eq!(first_fiber_use(source), Some(FiberUse { ident: "__shfl_down".into(), line: 4 }));
         assert_eq!(first_fiber_use("const char* s = \"__syncthreads\"; __shared__ int t[2];"), None);
         assert_eq!(first_fiber_use("auto s = R\"x(__syncthreads)x\";"), None);
+        // Cooperative groups and AMD's lane builtins wait for other threads too.
+        let cg = "namespace cg = cooperative_groups;";
+        assert_eq!(first_fiber_use(cg), Some(FiberUse { ident: "cooperative_groups".into(), line: 1 }));
+        let perm = "int v = __builtin_amdgcn_ds_bpermute(4, x);";
+        assert_eq!(first_fiber_use(perm), Some(FiberUse { ident: "__builtin_amdgcn_ds_bpermute".into(), line: 1 }));
+        assert_eq!(first_fiber_use("unsigned long long b = __ballot64(1);").map(|u| u.ident), Some("__ballot64".into()));
     }
 
     #[test]
