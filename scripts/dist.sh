@@ -122,14 +122,17 @@ if [ "$keep_stage" = 1 ]; then
 fi
 mkdir -p dist
 parent=$(dirname "$stage")
+# Dev builds (what CI checks) are large and thrown away after the check: fastest compression.
+level=6
+[ "$profile" = dev ] && level=1
 if [ "$platform" = windows ]; then
   archive=$ROOT/dist/$name.zip
   rm -f "$archive"
   # The folder in the archive is named as the archive, whatever the stage's name.
-  python3 - "$archive" "$stage" "$name" <<'PY'
+  python3 - "$archive" "$stage" "$name" "$level" <<'PY'
 import os, sys, zipfile
-archive, stage, name = sys.argv[1:]
-with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
+archive, stage, name, level = sys.argv[1:]
+with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED, compresslevel=int(level)) as z:
     for folder, _, files in os.walk(stage):
         for f in sorted(files):
             path = os.path.join(folder, f)
@@ -138,7 +141,7 @@ PY
 else
   archive=$ROOT/dist/$name.tar.gz
   # The folder in the archive is named as the archive, whatever the stage's name.
-  tar -C "$parent" -czf "$archive" --transform "s#^$(basename "$stage")#$name#" "$(basename "$stage")"
+  tar -C "$parent" -I "gzip -$level" -cf "$archive" --transform "s#^$(basename "$stage")#$name#" "$(basename "$stage")"
 fi
 [ "$keep_stage" = 1 ] || rm -rf "$parent"
 echo "dist: wrote $archive ($(du -h "$archive" | cut -f1))"
