@@ -185,7 +185,8 @@ if [ "$run" = 1 ]; then
   worker_pid=$!
   addr=
   for _ in $(seq 100); do
-    addr=$(sed -n 's/^hip-worker listening on //p' "$WORK/worker.out")
+    # The TCP address (the worker also prints its same-host shm:// address).
+    addr=$(sed -n 's#^hip-worker listening on \([0-9.]*:[0-9]*\)$#\1#p' "$WORK/worker.out" | head -n 1)
     [ -n "$addr" ] && break
     sleep 0.1
   done

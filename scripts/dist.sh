@@ -2,7 +2,7 @@
 # Builds hip-remote for TARGET and writes dist/hip-remote-<version>-<TARGET>.tar.gz (.zip for
 # Windows): the layout `hip-remote install` makes (tools/cli/src/install.rs; `--platform`
 # macos|windows for a client built for those systems) in a folder of that name.
-#   scripts/dist.sh TARGET [--profile dist|release|dev] [--stage DIR [--archive]]
+#   scripts/dist.sh TARGET [--profile dist|release|dev] [--stage DIR [--archive]] [--no-build]
 # TARGET: x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu, x86_64-pc-windows-gnu,
 #         aarch64-apple-darwin, x86_64-apple-darwin.
 # --profile: cargo's; `dist` (the default) is release code without debug information, what a
@@ -11,7 +11,10 @@
 #   scripts/macos-link.sh check the layout this way, with the dev profile); with --archive,
 #   the archive too (from DIR). scripts/dist-check.sh checks an archive's contents.
 # The build machine's own target (x86_64 Linux here) builds into cargo's plain profile
-# directory (target/debug for dev), so a tree already built for the tests is reused.
+# directory (target/debug for dev), so a tree already built for the tests is reused;
+# --no-build takes that directory as it is (CI: `cargo build --workspace --all-targets` made
+# every file, with the features the whole workspace unifies, which a build of these packages
+# alone would redo).
 # How each is built here, on Linux: Windows with MinGW-w64 (apt gcc-mingw-w64-x86-64); macOS
 # and aarch64 Linux with cargo-zigbuild, zig being the C compiler (ring, the shims) and the
 # linker (a real Mach-O linker for macOS), both from PyPI in .venv-zig. Release builds are
@@ -22,12 +25,13 @@ ROOT=$PWD
 usage() { echo "usage: scripts/dist.sh TARGET [--profile release|dev] [--stage DIR]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 target=$1; shift
-profile=dist stage= archive_too=0
+profile=dist stage= archive_too=0 no_build=0
 while [ $# -gt 0 ]; do
   case $1 in
     --profile) profile=${2:?}; shift 2 ;;
     --stage) stage=${2:?}; shift 2 ;;
     --archive) archive_too=1; shift ;;
+    --no-build) no_build=1; shift ;;
     *) usage ;;
   esac
 done
@@ -76,7 +80,7 @@ case $target in
     zig_tools
     build=(cargo zigbuild) ;;
 esac
-"${build[@]}" "${target_flag[@]}" "${profile_flag[@]}" "${packages[@]}"
+[ "$no_build" = 1 ] || "${build[@]}" "${target_flag[@]}" "${profile_flag[@]}" "${packages[@]}"
 from=${CARGO_TARGET_DIR:-$ROOT/target}/$target_dir$profile_dir
 
 version=$(sed -n '/^\[workspace.package\]/,/^\[/s/^version *= *"\(.*\)"/\1/p' Cargo.toml)
