@@ -12,12 +12,12 @@
 //! [`SessionConfig`](crate::session::SessionConfig)); [`crate::http`] serves it.
 
 use crate::backend::Backend;
-use proto_core::opcode::Family;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::prometheus_text;
 use prometheus_client::encoding::{DescriptorEncoder, NoLabelSet};
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Registry;
+use proto_core::opcode::Family;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -433,7 +433,11 @@ enum Value {
     /// An info metric's `1`.
     Info,
     /// Per-bucket (not cumulative) counts with their upper bounds; `+Inf` last.
-    Histogram { sum: f64, count: u64, buckets: Vec<(f64, u64)> },
+    Histogram {
+        sum: f64,
+        count: u64,
+        buckets: Vec<(f64, u64)>,
+    },
 }
 
 impl Scrape {

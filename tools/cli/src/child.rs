@@ -81,12 +81,8 @@ impl LineChild {
     /// Starts `command` (this executable's `name` subcommand) with piped stdin and stdout; its
     /// stderr is ours.
     pub fn spawn(mut command: Command, name: &'static str) -> Result<Self, String> {
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| format!("cannot start {name}: {e}"))?;
+        let mut child =
+            command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().map_err(|e| format!("cannot start {name}: {e}"))?;
         let stdin = child.stdin.take().ok_or("no child stdin")?;
         let stdout = BufReader::new(child.stdout.take().ok_or("no child stdout")?);
         Ok(Self { name, child, stdin, stdout })

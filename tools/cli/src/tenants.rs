@@ -13,9 +13,9 @@
 //! context (a stream each): what one context can launch with no worker in between, the
 //! ceiling of a worker whose sessions share a context (`--isolation shared`).
 
+use crate::child::LineChild;
 use crate::native::{make_backend, BackendKind, NativeGpu};
 use crate::workload::{Arg, Gpu, RemoteGpu};
-use crate::child::LineChild;
 use hip_worker::backend::host::usage::monotonic_nanos;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
