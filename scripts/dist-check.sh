@@ -47,6 +47,12 @@ def check(ok, what):
 
 # path under the top folder -> (kind: file|link|dir, first bytes, link target)
 entries = {}
+
+def head_bytes(path):
+    # Enough for a binary's headers; an import library whole (the DLL name follows its
+    # symbol index, which is as long as the export list).
+    return -1 if path.endswith(".lib") else 4096
+
 outside = []
 if kind == "zip":
     with zipfile.ZipFile(archive) as z:
@@ -58,7 +64,7 @@ if kind == "zip":
             if info.is_dir() or not rest:
                 continue
             with z.open(info) as f:
-                entries[rest.rstrip("/")] = ("file", f.read(4096), None)
+                entries[rest.rstrip("/")] = ("file", f.read(head_bytes(rest)), None)
 else:
     with tarfile.open(archive) as t:
         for member in t.getmembers():
@@ -73,7 +79,7 @@ else:
             elif member.isdir():
                 entries[rest] = ("dir", b"", None)
             else:
-                entries[rest] = ("file", t.extractfile(member).read(4096), None)
+                entries[rest] = ("file", t.extractfile(member).read(head_bytes(rest)), None)
 check(not outside, f"entries outside the folder {name}/: {outside[:5]}")
 print(f"dist-check: {base}: {sum(1 for e in entries.values() if e[0] != 'dir')} files and links")
 
