@@ -36,9 +36,14 @@ cargo build -q -p client-capi -p client-hiprtc -p client-hipblas || exit 1
 LINUX=${CARGO_TARGET_DIR:-$ROOT/target}/debug
 linux_exports() { llvm-nm -D --defined-only "$LINUX/$1" | awk '{print $3}' | sed 's/@.*//' | sort -u; }
 
+version=$(sed -n '/^\[workspace.package\]/,/^\[/s/^version *= *"\(.*\)"/\1/p' Cargo.toml)
 for target in "${targets[@]}"; do
   stage=$WORK/$target
-  bash scripts/dist.sh "$target" --profile dev --stage "$stage" || { fail "$target: scripts/dist.sh"; continue; }
+  bash scripts/dist.sh "$target" --profile dev --stage "$stage" --archive || { fail "$target: scripts/dist.sh"; continue; }
+  # The .tar.gz a user downloads, from the same layout: its contents checked, then dropped.
+  archive=$ROOT/dist/hip-remote-$version-$target.tar.gz
+  if bash scripts/dist-check.sh "$archive"; then ok; else fail "$target: the archive's contents"; fi
+  rm -f "$archive"
   echo "macos-link: $target built and laid out at $((SECONDS - t0)) s"
   case $target in aarch64-*) arch=arm64 zig_target=aarch64-macos ;; *) arch=x86_64 zig_target=x86_64-macos ;; esac
   for pair in libamdhip64:libamdhip64.so libhiprtc:libhiprtc.so libhipblas:libhipblas.so; do

@@ -75,7 +75,7 @@ if [ -z "${HIP_REMOTE_PTXAS:-}" ]; then
 fi
 
 step "rust targets"
-for t in thumbv7em-none-eabihf aarch64-apple-darwin x86_64-pc-windows-gnu; do
+for t in thumbv7em-none-eabihf aarch64-apple-darwin x86_64-apple-darwin x86_64-pc-windows-gnu aarch64-unknown-linux-gnu; do
   rustup target list --installed 2>/dev/null | grep -qx "$t" || rustup target add "$t" >/dev/null 2>&1 || echo "could not add target $t"
 done
 
@@ -106,6 +106,25 @@ fi
 # TLS; the macOS client linked by zig's Mach-O linker, its exports and C programs checked.
 run "Windows client: C programs, hip-remote.exe under Wine over TCP and TLS" bash scripts/windows-test.sh
 run "macOS client: dylibs and programs linked (zig), exports and C programs checked" bash scripts/macos-link.sh
+# The release archives of the Linux targets (scripts/dist.sh, dev profile): x86_64 from the
+# workspace build above as it is, unpacked and run (C programs against its lib/ and include/,
+# through its own worker); aarch64 cross-built with zig and its contents checked. Windows' and
+# macOS' archives are checked by the two steps above, from the builds they make anyway.
+dist_linux() { # dist_linux TARGET [dist.sh options] [-- dist-check options]
+  local version archive target=$1 dist_opts=() check_opts=()
+  shift
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do dist_opts+=("$1"); shift; done
+  [ "${1:-}" = -- ] && shift
+  check_opts=("$@")
+  version=$(sed -n '/^\[workspace.package\]/,/^\[/s/^version *= *"\(.*\)"/\1/p' Cargo.toml)
+  archive=dist/hip-remote-$version-$target.tar.gz
+  bash scripts/dist.sh "$target" --profile dev "${dist_opts[@]}" && bash scripts/dist-check.sh "$archive" "${check_opts[@]}"
+  local rc=$?
+  rm -f "$archive"
+  return "$rc"
+}
+run "release archive, x86_64 Linux: contents; C programs built and run against it" dist_linux x86_64-unknown-linux-gnu --no-build -- --run
+run "release archive, aarch64 Linux (zig): built, contents checked" dist_linux aarch64-unknown-linux-gnu
 
 if [ -x scripts/fuzz-smoke.sh ] || [ -f scripts/fuzz-smoke.sh ]; then
   run "fuzz smoke" bash scripts/fuzz-smoke.sh "${FUZZ_SECONDS:-20}"

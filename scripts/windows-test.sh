@@ -33,7 +33,13 @@ export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 
 # The layout (the same as the release archive's) and the Linux worker.
 STAGE=$WORK/hip-remote
-bash scripts/dist.sh x86_64-pc-windows-gnu --profile dev --stage "$STAGE" || exit 1
+bash scripts/dist.sh x86_64-pc-windows-gnu --profile dev --stage "$STAGE" --archive || exit 1
+# The .zip a user downloads, from the same layout: its contents checked, then dropped (large).
+version=$(sed -n '/^\[workspace.package\]/,/^\[/s/^version *= *"\(.*\)"/\1/p' Cargo.toml)
+ZIP=$ROOT/dist/hip-remote-$version-x86_64-pc-windows-gnu.zip
+archive_ok=1
+bash scripts/dist-check.sh "$ZIP" || archive_ok=0
+rm -f "$ZIP"
 cargo build -q -p hip-worker || exit 1
 WORKER=${CARGO_TARGET_DIR:-$ROOT/target}/debug/hip-worker
 echo "windows-test: built in $((SECONDS - t0)) s"
@@ -78,6 +84,7 @@ failures=() skips=()
 fail() { echo "FAIL $*"; failed=$((failed + 1)); failures+=("$*"); }
 pass() { passed=$((passed + 1)); }
 skip() { skipped=$((skipped + 1)); skips+=("$*"); }
+if [ "$archive_ok" = 1 ]; then pass; else fail "the Windows archive's contents (scripts/dist-check.sh)"; fi
 compiled=()
 for name in "${one_device[@]}" "${two_devices[@]}" "${!refused[@]}"; do
   if compile "$name" "tests/c/$name.c" 2>"$WORK/$name.cc.log"; then compiled+=("$name"); else fail "$name: does not compile: $(head -3 "$WORK/$name.cc.log")"; fi

@@ -219,6 +219,11 @@ fn the_endpoint_refuses_what_it_does_not_serve() {
     assert_eq!(http(addr, b"GET /healthz HTTP/1.1\r\n\r\n"), (200, "ok\n".into()));
     assert_eq!(http(addr, b"GET /nothing HTTP/1.1\r\n\r\n").0, 404);
     assert_eq!(http(addr, b"POST /metrics HTTP/1.1\r\n\r\n").0, 405);
+    // A malformed request line (a control byte in the target) and a head of more header lines
+    // than a scraper sends are refused as such (httparse), not routed.
+    assert_eq!(http(addr, b"GET /metrics\x01 HTTP/1.1\r\n\r\n").0, 400);
+    let many: String = (0..100).map(|i| format!("X-{i}: y\r\n")).collect();
+    assert_eq!(http(addr, format!("GET /metrics HTTP/1.1\r\n{many}\r\n").as_bytes()).0, 431);
     // A head that never ends within the bound is refused, not buffered.
     let mut huge = b"GET /metrics HTTP/1.1\r\nX: ".to_vec();
     huge.resize(MAX_REQUEST_BYTES * 4, b'a');

@@ -8,8 +8,10 @@
 //! and a connection gets [`REQUEST_DEADLINE`] in all to send it, so a silent or trickling peer
 //! holds the endpoint up for at most that long and never touches the protocol port.
 //!
-//! Hand-made rather than `tiny_http`: that server bounds neither the size of a request head nor
-//! the time a peer may take to send it, the two limits this endpoint exists to keep.
+//! The loop is ours, the parsing `httparse`'s (hyper's parser), the text `prometheus-client`'s.
+//! Not `tiny_http`: that server bounds neither the size of a request head nor the time a peer may
+//! take to send it, the two limits this endpoint exists to keep; not hyper or axum: they need an
+//! async runtime, which this synchronous worker has nowhere else, for two fixed pages.
 
 use crate::backend::Backend;
 use crate::metrics::Metrics;
@@ -127,12 +129,28 @@ fn linger(stream: &mut TcpStream) {
     }
 }
 
-/// The request head, or the status line refusing it.
-fn read_head(stream: &mut TcpStream) -> std::io::Result<Result<String, &'static str>> {
+/// The request's method and path, or the status line refusing it. The head is parsed by
+/// `httparse` once its blank line has arrived, within [`MAX_REQUEST_BYTES`] and
+/// [`REQUEST_DEADLINE`].
+fn read_head(stream: &mut TcpStream) -> std::io::Result<Result<(String, String), &'static str>> {
+    /// Header lines parsed; a scraper sends a handful.
+    const MAX_HEADERS: usize = 64;
     let deadline = Instant::now() + REQUEST_DEADLINE;
     let mut head = Vec::with_capacity(512);
     let mut chunk = [0u8; 1024];
-    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+    loop {
+        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+        let mut request = httparse::Request::new(&mut headers);
+        match request.parse(&head) {
+            Ok(httparse::Status::Complete(_)) => {
+                let method = request.method.unwrap_or_default().to_string();
+                let path = request.path.unwrap_or_default();
+                return Ok(Ok((method, path.split('?').next().unwrap_or_default().to_string())));
+            }
+            Ok(httparse::Status::Partial) => {}
+            Err(httparse::Error::TooManyHeaders) => return Ok(Err("431 Request Header Fields Too Large")),
+            Err(_) => return Ok(Err("400 Bad Request")),
+        }
         if head.len() > MAX_REQUEST_BYTES {
             return Ok(Err("431 Request Header Fields Too Large"));
         }
@@ -149,19 +167,15 @@ fn read_head(stream: &mut TcpStream) -> std::io::Result<Result<String, &'static 
         };
         head.extend_from_slice(&chunk[..n]);
     }
-    Ok(String::from_utf8(head).map_err(|_| "400 Bad Request"))
 }
 
-fn route(head: &str, backend: &dyn Backend, metrics: &Metrics) -> (&'static str, &'static str, String) {
+fn route((method, path): &(String, String), backend: &dyn Backend, metrics: &Metrics) -> (&'static str, &'static str, String) {
     const TEXT: &str = "text/plain; charset=utf-8";
-    let mut request_line = head.lines().next().unwrap_or_default().split(' ');
-    let (method, target) = (request_line.next().unwrap_or_default(), request_line.next().unwrap_or_default());
-    let path = target.split('?').next().unwrap_or_default();
     if method != "GET" {
         return ("405 Method Not Allowed", TEXT, "only GET\n".into());
     }
-    match path {
-        "/metrics" => ("200 OK", "text/plain; version=0.0.4; charset=utf-8", metrics.render(backend)),
+    match path.as_str() {
+        "/metrics" => ("200 OK", prometheus_client::encoding::prometheus_text::CONTENT_TYPE, metrics.render(backend)),
         "/healthz" => match backend.device_count() {
             Ok(_) => ("200 OK", TEXT, "ok\n".into()),
             Err(e) => ("503 Service Unavailable", TEXT, format!("backend not answering: {e}\n")),

@@ -1,19 +1,24 @@
 //! The worker's metrics, in Prometheus' text format.
 //!
-//! Hand-made rather than `prometheus-client`: that crate's histograms take a lock on every
-//! observation and its label families a map lookup under a lock, while every request of every
-//! session records here. The label sets are all known in advance (opcode families, refusal
-//! reasons), so each series is a plain atomic in a fixed array and recording is a few relaxed
-//! atomic adds — no lock, no allocation. Device figures (memory in use and total, names) are
-//! read from the backend when a scrape asks, not recorded.
+//! Recording is ours, the text is `prometheus-client`'s: that crate's histograms take a lock on
+//! every observation and its label families a map lookup under a lock, while every request of
+//! every session records here. The label sets are all known in advance (opcode families,
+//! refusal reasons), so each series is a plain atomic in a fixed array and recording is a few
+//! relaxed atomic adds — no lock, no allocation. A scrape reads them (and the device figures:
+//! memory in use and total, names, telemetry, from the backend) into a [`Scrape`], which the
+//! crate's collector interface encodes in Prometheus' text format.
 //!
 //! [`Metrics`] is shared by every session of a worker (it travels in
 //! [`SessionConfig`](crate::session::SessionConfig)); [`crate::http`] serves it.
 
 use crate::backend::Backend;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::prometheus_text;
+use prometheus_client::encoding::{DescriptorEncoder, NoLabelSet};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::registry::Registry;
 use proto_core::opcode::Family;
 use std::cell::Cell;
-use std::fmt::Write as _;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
@@ -84,6 +89,13 @@ impl Histogram {
         let bucket = LATENCY_BUCKETS.iter().position(|&bound| seconds <= bound).unwrap_or(LATENCY_BUCKETS.len());
         self.buckets[bucket].fetch_add(1, Relaxed);
         self.sum_nanos.fetch_add(nanos, Relaxed);
+    }
+
+    fn snapshot(&self) -> Value {
+        let buckets: Vec<(f64, u64)> =
+            LATENCY_BUCKETS.iter().copied().chain([f64::INFINITY]).zip(&self.buckets).map(|(bound, n)| (bound, n.load(Relaxed))).collect();
+        let count = buckets.iter().map(|&(_, n)| n).sum();
+        Value::Histogram { sum: self.sum_nanos.load(Relaxed) as f64 * 1e-9, count, buckets }
     }
 }
 
@@ -170,73 +182,76 @@ impl Metrics {
         CallRecord { metrics: self, started, slot: Cell::new(UNKNOWN_FAMILY), failed: Cell::new(false) }
     }
 
-    /// Renders every metric in Prometheus' text exposition format (version 0.0.4), asking
-    /// `backend` for the device figures.
+    /// Renders every metric in Prometheus' text exposition format (version 0.0.4, by
+    /// `prometheus-client`), asking `backend` for the device figures.
     pub fn render(&self, backend: &dyn Backend) -> String {
-        let mut out = String::with_capacity(16 << 10);
-        let o = &mut out;
-        metric(o, "hip_worker_info", "gauge", "The worker's build and backend (always 1).");
-        line(o, "hip_worker_info", &[("version", hip_remote_build_info::VERSION), ("backend", backend.name())], 1);
-        metric(o, "hip_worker_sessions_open", "gauge", "Sessions (connections) being served.");
-        line(o, "hip_worker_sessions_open", &[], self.sessions_open.load(Relaxed));
-        metric(o, "hip_worker_sessions_total", "counter", "Sessions (connections) served since the worker started.");
-        line(o, "hip_worker_sessions_total", &[], self.sessions_total.load(Relaxed));
-        metric(o, "hip_worker_received_bytes_total", "counter", "Bytes received from clients (whole frames).");
-        line(o, "hip_worker_received_bytes_total", &[], self.bytes_in.load(Relaxed));
-        metric(o, "hip_worker_sent_bytes_total", "counter", "Bytes sent to clients (whole frames).");
-        line(o, "hip_worker_sent_bytes_total", &[], self.bytes_out.load(Relaxed));
-        metric(o, "hip_worker_calls_total", "counter", "Requests handled, by opcode family.");
+        let mut scrape = Scrape::default();
+        let s = &mut scrape;
+        let info = s.family("hip_worker", "The worker's build and backend (always 1).", MetricType::Info);
+        info.push(&[("version", hip_remote_build_info::VERSION), ("backend", backend.name())], Value::Info);
+        s.family("hip_worker_sessions_open", "Sessions (connections) being served.", MetricType::Gauge)
+            .push(&[], Value::Signed(self.sessions_open.load(Relaxed)));
+        s.family("hip_worker_sessions", "Sessions (connections) served since the worker started.", MetricType::Counter)
+            .push(&[], Value::Count(self.sessions_total.load(Relaxed)));
+        s.family("hip_worker_received_bytes", "Bytes received from clients (whole frames).", MetricType::Counter)
+            .push(&[], Value::Count(self.bytes_in.load(Relaxed)));
+        s.family("hip_worker_sent_bytes", "Bytes sent to clients (whole frames).", MetricType::Counter)
+            .push(&[], Value::Count(self.bytes_out.load(Relaxed)));
+        let calls = s.family("hip_worker_calls", "Requests handled, by opcode family.", MetricType::Counter);
         for (slot, stats) in self.families.iter().enumerate() {
-            line(o, "hip_worker_calls_total", &[("family", family_label(slot))], stats.calls.load(Relaxed));
+            calls.push(&[("family", family_label(slot))], Value::Count(stats.calls.load(Relaxed)));
         }
-        metric(o, "hip_worker_call_errors_total", "counter", "Requests answered with an error (or a deferred one), by opcode family.");
+        let errors =
+            s.family("hip_worker_call_errors", "Requests answered with an error (or a deferred one), by opcode family.", MetricType::Counter);
         for (slot, stats) in self.families.iter().enumerate() {
-            line(o, "hip_worker_call_errors_total", &[("family", family_label(slot))], stats.errors.load(Relaxed));
+            errors.push(&[("family", family_label(slot))], Value::Count(stats.errors.load(Relaxed)));
         }
-        metric(o, "hip_worker_call_duration_seconds", "histogram", "Time from a request's header to its reply being sent, by opcode family.");
+        let durations = s.family(
+            "hip_worker_call_duration_seconds",
+            "Time from a request's header to its reply being sent, by opcode family.",
+            MetricType::Histogram,
+        );
         for (slot, stats) in self.families.iter().enumerate() {
-            render_histogram(o, family_label(slot), &stats.latency);
+            durations.push(&[("family", family_label(slot))], stats.latency.snapshot());
         }
-        metric(o, "hip_worker_refused_total", "counter", "Connections and logins turned away, by reason.");
+        let refused = s.family("hip_worker_refused", "Connections and logins turned away, by reason.", MetricType::Counter);
         for why in Refusal::ALL {
-            line(o, "hip_worker_refused_total", &[("reason", why.label())], self.refused[why as usize].load(Relaxed));
+            refused.push(&[("reason", why.label())], Value::Count(self.refused[why as usize].load(Relaxed)));
         }
-        metric(
-            o,
-            "hip_worker_session_processes_total",
-            "counter",
+        let processes = s.family(
+            "hip_worker_session_processes",
             "Session processes started, by how they get their connection (handed over: the process serves it, the worker sees none of its requests).",
+            MetricType::Counter,
         );
         for (label, count) in [("relayed", &self.session_processes[0]), ("handed_over", &self.session_processes[1])] {
-            line(o, "hip_worker_session_processes_total", &[("connection", label)], count.load(Relaxed));
+            processes.push(&[("connection", label)], Value::Count(count.load(Relaxed)));
         }
-        metric(
-            o,
-            "hip_worker_tenant_device_seconds_total",
-            "counter",
+        let tenants = s.family(
+            "hip_worker_tenant_device_seconds",
             "Device time the tenant's sessions used (host: copies, memsets and kernels as they ran; GPU: batches of stream work between events).",
+            MetricType::Counter,
         );
         for (tenant, seconds) in self.tenants.device_seconds() {
-            line(o, "hip_worker_tenant_device_seconds_total", &[("tenant", &tenant)], seconds);
+            tenants.push(&[("tenant", &tenant)], Value::Float(seconds));
         }
-        metric(o, "hip_worker_device_resets_total", "counter", "Device contexts reset after a sticky fault (--isolation shared), by device.");
         let faults: Vec<(u32, DeviceFaultCounts)> = self.fault_counts().iter().map(|(&d, &c)| (d, c)).collect();
+        let resets =
+            s.family("hip_worker_device_resets", "Device contexts reset after a sticky fault (--isolation shared), by device.", MetricType::Counter);
         for (device, counts) in &faults {
-            line(o, "hip_worker_device_resets_total", &[("device", &device.to_string())], counts.resets);
+            resets.push(&[("device", &device.to_string())], Value::Count(counts.resets));
         }
-        metric(
-            o,
-            "hip_worker_sessions_ended_by_fault_total",
-            "counter",
+        let ended = s.family(
+            "hip_worker_sessions_ended_by_fault",
             "Sessions that lost their work on a device to a sticky fault there, by device.",
+            MetricType::Counter,
         );
         for (device, counts) in &faults {
-            line(o, "hip_worker_sessions_ended_by_fault_total", &[("device", &device.to_string())], counts.sessions_ended);
+            ended.push(&[("device", &device.to_string())], Value::Count(counts.sessions_ended));
         }
-        metric(o, "hip_worker_kernel_timeouts_total", "counter", "Sessions ended because a kernel ran longer than --max-kernel-ms.");
-        line(o, "hip_worker_kernel_timeouts_total", &[], self.kernel_timeouts.load(Relaxed));
-        render_devices(o, backend);
-        out
+        s.family("hip_worker_kernel_timeouts", "Sessions ended because a kernel ran longer than --max-kernel-ms.", MetricType::Counter)
+            .push(&[], Value::Count(self.kernel_timeouts.load(Relaxed)));
+        device_families(s, backend);
+        scrape.encode()
     }
 }
 
@@ -327,11 +342,10 @@ impl Metrics {
     }
 }
 
-fn render_devices(o: &mut String, backend: &dyn Backend) {
+fn device_families(s: &mut Scrape, backend: &dyn Backend) {
     let count = backend.device_count().unwrap_or(0);
-    metric(o, "hip_worker_devices", "gauge", "Devices the backend exposes.");
-    line(o, "hip_worker_devices", &[], count);
-    metric(o, "hip_worker_device_info", "gauge", "Each device's name, architecture, PCI address and compute units (always 1).");
+    s.family("hip_worker_devices", "Devices the backend exposes.", MetricType::Gauge).push(&[], Value::Signed(i64::from(count)));
+    let info = s.family("hip_worker_device", "Each device's name, architecture, PCI address and compute units (always 1).", MetricType::Info);
     for dev in 0..count {
         if let Ok(props) = backend.device_properties(dev) {
             let dev_label = dev.to_string();
@@ -344,24 +358,24 @@ fn render_devices(o: &mut String, backend: &dyn Backend) {
                 ("pci", &pci),
                 ("compute_units", &compute_units),
             ];
-            line(o, "hip_worker_device_info", &labels, 1);
+            info.push(&labels, Value::Info);
         }
     }
-    metric(o, "hip_worker_device_memory_used_bytes", "gauge", "Device memory in use, by every session (total minus free).");
     let infos: Vec<_> = (0..count).filter_map(|dev| backend.mem_get_info(dev).ok().map(|info| (dev.to_string(), info))).collect();
+    let used = s.family("hip_worker_device_memory_used_bytes", "Device memory in use, by every session (total minus free).", MetricType::Gauge);
     for (dev, info) in &infos {
-        line(o, "hip_worker_device_memory_used_bytes", &[("device", dev)], info.total.saturating_sub(info.free));
+        used.push(&[("device", dev)], Value::Count(info.total.saturating_sub(info.free)));
     }
-    metric(o, "hip_worker_device_memory_total_bytes", "gauge", "Device memory capacity.");
+    let total = s.family("hip_worker_device_memory_total_bytes", "Device memory capacity.", MetricType::Gauge);
     for (dev, info) in &infos {
-        line(o, "hip_worker_device_memory_total_bytes", &[("device", dev)], info.total);
+        total.push(&[("device", dev)], Value::Count(info.total));
     }
     // Live figures (crate::telemetry): a device whose source lacks one has no sample.
     let telemetry: Vec<_> = (0..count)
         .filter_map(|dev| backend.device_properties(dev).ok().map(|props| (dev.to_string(), crate::telemetry::read(backend.name(), &props))))
         .collect();
     type Figure = fn(&crate::telemetry::DeviceTelemetry) -> Option<f64>;
-    let figures: [(&str, &str, Figure); 4] = [
+    let figures: [(&'static str, &'static str, Figure); 4] = [
         ("hip_worker_device_utilization_ratio", "Busy share of the device's compute engine (0 to 1; the CPU's on the host backend).", |t| {
             t.utilization
         }),
@@ -370,70 +384,106 @@ fn render_devices(o: &mut String, backend: &dyn Backend) {
         ("hip_worker_device_temperature_celsius", "Core temperature.", |t| t.temperature_celsius),
     ];
     for (name, help, figure) in figures {
-        metric(o, name, "gauge", help);
+        let family = s.family(name, help, MetricType::Gauge);
         for (dev, t) in &telemetry {
             if let Some(value) = figure(t) {
-                line(o, name, &[("device", dev)], value);
+                family.push(&[("device", dev)], Value::Float(value));
             }
         }
     }
-    metric(o, "hip_worker_device_clock_mhz", "gauge", "Clock now, by domain (gfx, mem).");
-    metric(o, "hip_worker_device_clock_max_mhz", "gauge", "Highest clock, by domain (gfx, mem).");
-    for (dev, t) in &telemetry {
-        for (domain, now, max) in [("gfx", t.gfx_clock_mhz, t.gfx_clock_max_mhz), ("mem", t.mem_clock_mhz, t.mem_clock_max_mhz)] {
-            if let Some(now) = now {
-                line(o, "hip_worker_device_clock_mhz", &[("device", dev), ("domain", domain)], now);
-            }
-            if let Some(max) = max {
-                line(o, "hip_worker_device_clock_max_mhz", &[("device", dev), ("domain", domain)], max);
+    for (name, help, pick) in [
+        ("hip_worker_device_clock_mhz", "Clock now, by domain (gfx, mem).", false),
+        ("hip_worker_device_clock_max_mhz", "Highest clock, by domain (gfx, mem).", true),
+    ] {
+        let family = s.family(name, help, MetricType::Gauge);
+        for (dev, t) in &telemetry {
+            for (domain, now, max) in [("gfx", t.gfx_clock_mhz, t.gfx_clock_max_mhz), ("mem", t.mem_clock_mhz, t.mem_clock_max_mhz)] {
+                if let Some(mhz) = if pick { max } else { now } {
+                    family.push(&[("device", dev), ("domain", domain)], Value::Count(u64::from(mhz)));
+                }
             }
         }
     }
 }
 
-fn render_histogram(o: &mut String, family: &str, histogram: &Histogram) {
-    let name = "hip_worker_call_duration_seconds";
-    let mut cumulative = 0u64;
-    for (i, count) in histogram.buckets.iter().enumerate() {
-        cumulative += count.load(Relaxed);
-        let le = LATENCY_BUCKETS.get(i).map_or_else(|| "+Inf".to_string(), |bound| bound.to_string());
-        line(o, &format!("{name}_bucket"), &[("family", family), ("le", &le)], cumulative);
+/// One scrape's figures, read from the atomics and the backend and owned, for
+/// `prometheus-client`'s text encoder (its collectors must own what they encode). Recording
+/// stays on the atomics above: the crate's own histograms and label families lock.
+#[derive(Debug, Default)]
+struct Scrape {
+    families: Vec<ScrapedFamily>,
+}
+
+/// One metric: name as `prometheus-client` takes it (without the `_total` of a counter or the
+/// `_info` of an info metric, which the encoder appends), help, type and series.
+#[derive(Debug)]
+struct ScrapedFamily {
+    name: &'static str,
+    help: &'static str,
+    kind: MetricType,
+    series: Vec<(Vec<(&'static str, String)>, Value)>,
+}
+
+#[derive(Debug, Clone)]
+enum Value {
+    Count(u64),
+    Signed(i64),
+    /// Any float figure (seconds, watts, MHz, ratios).
+    Float(f64),
+    /// An info metric's `1`.
+    Info,
+    /// Per-bucket (not cumulative) counts with their upper bounds; `+Inf` last.
+    Histogram {
+        sum: f64,
+        count: u64,
+        buckets: Vec<(f64, u64)>,
+    },
+}
+
+impl Scrape {
+    fn family(&mut self, name: &'static str, help: &'static str, kind: MetricType) -> &mut ScrapedFamily {
+        self.families.push(ScrapedFamily { name, help, kind, series: Vec::new() });
+        self.families.last_mut().expect("just pushed")
     }
-    let sum = histogram.sum_nanos.load(Relaxed) as f64 * 1e-9;
-    line(o, &format!("{name}_sum"), &[("family", family)], sum);
-    line(o, &format!("{name}_count"), &[("family", family)], cumulative);
+
+    fn encode(self) -> String {
+        let mut registry = Registry::default();
+        registry.register_collector(Box::new(self));
+        let mut out = String::with_capacity(16 << 10);
+        // Writing into a String cannot fail.
+        let _ = prometheus_text::encode(&mut out, &registry);
+        out
+    }
 }
 
-fn metric(o: &mut String, name: &str, kind: &str, help: &str) {
-    let _ = writeln!(o, "# HELP {name} {help}\n# TYPE {name} {kind}");
+impl ScrapedFamily {
+    fn push(&mut self, labels: &[(&'static str, &str)], value: Value) {
+        self.series.push((labels.iter().map(|&(key, value)| (key, value.to_string())).collect(), value));
+    }
 }
 
-fn line(o: &mut String, name: &str, labels: &[(&str, &str)], value: impl std::fmt::Display) {
-    o.push_str(name);
-    if !labels.is_empty() {
-        o.push('{');
-        for (i, (key, value)) in labels.iter().enumerate() {
-            if i > 0 {
-                o.push(',');
+impl Collector for Scrape {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        for family in &self.families {
+            let mut metric = encoder.encode_descriptor(family.name, family.help, None, family.kind)?;
+            for (labels, value) in &family.series {
+                if let Value::Info = value {
+                    metric.encode_info(labels)?;
+                    continue;
+                }
+                let mut series = metric.encode_family(labels)?;
+                match value {
+                    Value::Count(v) if family.kind == MetricType::Counter => series.encode_counter::<NoLabelSet, _, u64>(v, None)?,
+                    Value::Count(v) => series.encode_gauge(v)?,
+                    Value::Signed(v) => series.encode_gauge(v)?,
+                    Value::Float(v) if family.kind == MetricType::Counter => series.encode_counter::<NoLabelSet, _, f64>(v, None)?,
+                    Value::Float(v) => series.encode_gauge(v)?,
+                    Value::Histogram { sum, count, buckets } => series.encode_histogram::<NoLabelSet>(*sum, *count, buckets, None)?,
+                    Value::Info => unreachable!("handled above"),
+                }
             }
-            let _ = write!(o, "{key}=\"");
-            escape_label(o, value);
-            o.push('"');
         }
-        o.push('}');
-    }
-    let _ = writeln!(o, " {value}");
-}
-
-/// Label values escape backslash, double quote and newline (the text format's rule).
-fn escape_label(o: &mut String, value: &str) {
-    for c in value.chars() {
-        match c {
-            '\\' => o.push_str("\\\\"),
-            '"' => o.push_str("\\\""),
-            '\n' => o.push_str("\\n"),
-            c => o.push(c),
-        }
+        Ok(())
     }
 }
 
@@ -455,8 +505,8 @@ mod tests {
         }
         let text = metrics.render(&HostBackend::new(HostConfig::default()));
         assert!(text.contains("hip_worker_calls_total{family=\"memory\"} 3\n"), "{text}");
-        assert!(text.contains("hip_worker_call_duration_seconds_bucket{family=\"memory\",le=\"0.00001\"} 1\n"), "{text}");
-        assert!(text.contains("hip_worker_call_duration_seconds_bucket{family=\"memory\",le=\"0.000025\"} 2\n"), "{text}");
+        assert!(text.contains("hip_worker_call_duration_seconds_bucket{family=\"memory\",le=\"1e-05\"} 1\n"), "{text}");
+        assert!(text.contains("hip_worker_call_duration_seconds_bucket{family=\"memory\",le=\"2.5e-05\"} 2\n"), "{text}");
         assert!(text.contains("hip_worker_call_duration_seconds_bucket{family=\"memory\",le=\"10\"} 2\n"), "{text}");
         assert!(text.contains("hip_worker_call_duration_seconds_bucket{family=\"memory\",le=\"+Inf\"} 3\n"), "{text}");
         assert!(text.contains("hip_worker_call_duration_seconds_count{family=\"memory\"} 3\n"), "{text}");
@@ -464,9 +514,31 @@ mod tests {
 
     #[test]
     fn label_values_are_escaped() {
-        let mut out = String::new();
-        line(&mut out, "m", &[("name", "a\"b\\c\nd")], 1);
-        assert_eq!(out, "m{name=\"a\\\"b\\\\c\\nd\"} 1\n");
+        let mut scrape = Scrape::default();
+        scrape.family("m", "A gauge.", MetricType::Gauge).push(&[("name", "a\"b\\c\nd")], Value::Count(1));
+        assert_eq!(scrape.encode(), "# HELP m A gauge.\n# TYPE m gauge\nm{name=\"a\\\"b\\\\c\\nd\"} 1\n");
+    }
+
+    #[test]
+    fn names_types_and_values_keep_their_text() {
+        let metrics = Metrics::default();
+        metrics.refused(Refusal::Authentication);
+        let text = metrics.render(&HostBackend::new(HostConfig::default()));
+        for expected in [
+            "# TYPE hip_worker_info gauge\nhip_worker_info{version=\"",
+            "# TYPE hip_worker_sessions_open gauge\nhip_worker_sessions_open 0\n",
+            "# TYPE hip_worker_refused_total counter\n",
+            "hip_worker_refused_total{reason=\"authentication\"} 1\n",
+            "# TYPE hip_worker_call_duration_seconds histogram\n",
+            "hip_worker_call_duration_seconds_sum{family=\"session\"} 0.0\n",
+            "hip_worker_devices 1\n",
+        ] {
+            assert!(text.contains(expected), "{expected:?} not in\n{text}");
+        }
+        // One HELP and one TYPE per metric, none repeated.
+        let types: Vec<&str> = text.lines().filter(|l| l.starts_with("# TYPE ")).collect();
+        let unique: std::collections::BTreeSet<&str> = types.iter().copied().collect();
+        assert_eq!(types.len(), unique.len(), "{text}");
     }
 
     #[test]

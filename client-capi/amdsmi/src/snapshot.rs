@@ -113,7 +113,18 @@ pub struct Snapshot {
     pub version: Option<String>,
     pub backend: Option<String>,
     pub sessions_open: Option<u64>,
+    /// Sessions served since the worker started.
+    pub sessions_total: Option<u64>,
     pub devices: Vec<Device>,
+    /// Device time each tenant's sessions used, in the order the worker lists them.
+    pub tenants: Vec<TenantUsage>,
+}
+
+/// One tenant's device time (`hip_worker_tenant_device_seconds_total`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TenantUsage {
+    pub tenant: String,
+    pub device_seconds: f64,
 }
 
 impl Snapshot {
@@ -152,7 +163,13 @@ impl Snapshot {
             version: label("version"),
             backend: label("backend"),
             sessions_open: get("hip_worker_sessions_open", &[]).map(|v| v as u64),
+            sessions_total: get("hip_worker_sessions_total", &[]).map(|v| v as u64),
             devices,
+            tenants: samples
+                .iter()
+                .filter(|s| s.name == "hip_worker_tenant_device_seconds_total")
+                .map(|s| TenantUsage { tenant: s.labels.get("tenant").cloned().unwrap_or_default(), device_seconds: s.value })
+                .collect(),
         }
     }
 

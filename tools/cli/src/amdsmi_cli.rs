@@ -249,6 +249,7 @@ mod tests {
                 },
                 Device { index: 1, name: "B".into(), arch: "gfx942:sramecc+:xnack-".into(), ..Device::default() },
             ],
+            ..Snapshot::default()
         }
     }
 

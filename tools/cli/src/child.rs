@@ -63,37 +63,64 @@ pub fn child_main(lib: &PathBuf, bytes: usize, reps: usize) -> Result<(), String
     Ok(())
 }
 
-struct Kid {
+/// How long a child may take to leave after `exit` before it is killed.
+const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A child process driven one line at a time on its stdin and stdout: `bench-child` here,
+/// `tenants-child` (`crate::tenants`). Dropped, it is sent `exit` and given [`EXIT_GRACE`] to
+/// release its HIP resources, then killed.
+pub struct LineChild {
+    /// The child's subcommand, for errors.
+    name: &'static str,
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
 }
 
-impl Kid {
-    /// Reads lines until `word`; an early end of output is the child's failure.
-    fn expect(&mut self, word: &str) -> Result<(), String> {
+impl LineChild {
+    /// Starts `command` (this executable's `name` subcommand) with piped stdin and stdout; its
+    /// stderr is ours.
+    pub fn spawn(mut command: Command, name: &'static str) -> Result<Self, String> {
+        let mut child =
+            command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().map_err(|e| format!("cannot start {name}: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no child stdin")?;
+        let stdout = BufReader::new(child.stdout.take().ok_or("no child stdout")?);
+        Ok(Self { name, child, stdin, stdout })
+    }
+
+    /// The rest of the next line that starts with `word` (other lines are skipped); an early
+    /// end of output is the child's failure.
+    pub fn expect(&mut self, word: &str) -> Result<String, String> {
         let mut line = String::new();
         loop {
             line.clear();
-            let n = self.stdout.read_line(&mut line).map_err(|e| e.to_string())?;
-            if n == 0 {
+            if self.stdout.read_line(&mut line).map_err(|e| e.to_string())? == 0 {
                 let status = self.child.wait().map(|s| s.to_string()).unwrap_or_default();
-                return Err(format!("a bench-child ended before `{word}` ({status}; its stderr is above)"));
+                return Err(format!("a {} ended before `{word}` ({status}; its stderr is above)", self.name));
             }
-            if line.trim() == word {
-                return Ok(());
+            if let Some(rest) = line.trim().strip_prefix(word) {
+                return Ok(rest.trim().to_owned());
             }
         }
     }
 
-    fn send(&mut self, word: &str) -> Result<(), String> {
-        writeln!(self.stdin, "{word}").and_then(|_| self.stdin.flush()).map_err(|e| e.to_string())
+    /// Sends one line.
+    pub fn send(&mut self, line: &str) -> Result<(), String> {
+        writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush()).map_err(|e| e.to_string())
     }
 }
 
-impl Drop for Kid {
+impl Drop for LineChild {
     fn drop(&mut self) {
         let _ = self.send("exit");
+        let deadline = Instant::now() + EXIT_GRACE;
+        while Instant::now() < deadline {
+            match self.child.try_wait() {
+                Ok(None) => std::thread::sleep(std::time::Duration::from_millis(10)),
+                _ => return,
+            }
+        }
+        let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }
@@ -103,18 +130,9 @@ pub fn processes_gbps(lib: &Path, k: usize, bytes: usize, reps: usize) -> Result
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut kids = Vec::new();
     for _ in 0..k {
-        let mut child = Command::new(&exe)
-            .args(["bench-child", "--lib"])
-            .arg(lib)
-            .args(["--bytes", &bytes.to_string(), "--reps", &reps.to_string()])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
-        let stdin = child.stdin.take().ok_or("no child stdin")?;
-        let stdout = BufReader::new(child.stdout.take().ok_or("no child stdout")?);
-        kids.push(Kid { child, stdin, stdout });
+        let mut command = Command::new(&exe);
+        command.args(["bench-child", "--lib"]).arg(lib).args(["--bytes", &bytes.to_string(), "--reps", &reps.to_string()]);
+        kids.push(LineChild::spawn(command, "bench-child")?);
     }
     for kid in &mut kids {
         kid.expect("ready")?;

@@ -11,7 +11,7 @@
 //! (`hip_worker::telemetry`: NVML, AMD SMI, or the CPU's busy share on the host backend), else
 //! "n/a" rather than a made-up figure.
 
-use amd_smi::snapshot::{fetch, parse_exposition, Sample};
+use amd_smi::snapshot::{fetch, parse_exposition, Sample, Snapshot};
 use serde_json::{json, Value};
 
 /// `hip-worker --metrics`' default port (the worker's own constant, kept equal where both are
@@ -20,37 +20,31 @@ pub const DEFAULT_METRICS_PORT: u16 = 18516;
 #[cfg(target_os = "linux")]
 const _: () = assert!(DEFAULT_METRICS_PORT == hip_worker::http::DEFAULT_METRICS_PORT);
 
-/// What smi shows of one worker, as JSON (the table is printed from it too).
+/// What smi shows of one worker, as JSON (the table is printed from it too): the figures of
+/// [`Snapshot`], which `libamd_smi.so` and `amd-smi` read too.
 pub fn summarize(worker: &str, samples: &[Sample]) -> Value {
-    let get = |name: &str, labels: &[(&str, &str)]| {
-        samples.iter().find(|s| s.name == name && labels.iter().all(|(k, v)| s.labels.get(*k).map(String::as_str) == Some(*v))).map(|s| s.value)
-    };
-    let info = samples.iter().find(|s| s.name == "hip_worker_info");
-    let label = |key: &str| info.and_then(|s| s.labels.get(key)).cloned();
-    let mut devices = Vec::new();
-    for sample in samples.iter().filter(|s| s.name == "hip_worker_device_info") {
-        let dev = sample.labels.get("device").cloned().unwrap_or_default();
-        let dev_label = [("device", dev.as_str())];
-        devices.push(json!({
-            "device": dev.parse::<u32>().ok(),
-            "name": sample.labels.get("name"),
-            "arch": sample.labels.get("arch"),
-            "memory_used_bytes": get("hip_worker_device_memory_used_bytes", &dev_label).map(|v| v as u64),
-            "memory_total_bytes": get("hip_worker_device_memory_total_bytes", &dev_label).map(|v| v as u64),
-            "utilization": get("hip_worker_device_utilization_ratio", &dev_label),
-        }));
-    }
-    let tenants: Vec<Value> = samples
+    let snapshot = Snapshot::from_samples(samples);
+    let devices: Vec<Value> = snapshot
+        .devices
         .iter()
-        .filter(|s| s.name == "hip_worker_tenant_device_seconds_total")
-        .map(|s| json!({ "tenant": s.labels.get("tenant"), "device_seconds": s.value }))
+        .map(|d| {
+            json!({
+                "device": d.index,
+                "name": d.name,
+                "arch": d.arch,
+                "memory_used_bytes": d.memory_used_bytes,
+                "memory_total_bytes": d.memory_total_bytes,
+                "utilization": d.utilization,
+            })
+        })
         .collect();
+    let tenants: Vec<Value> = snapshot.tenants.iter().map(|t| json!({ "tenant": t.tenant, "device_seconds": t.device_seconds })).collect();
     json!({
         "worker": worker,
-        "version": label("version"),
-        "backend": label("backend"),
-        "sessions_open": get("hip_worker_sessions_open", &[]).map(|v| v as i64),
-        "sessions_total": get("hip_worker_sessions_total", &[]).map(|v| v as u64),
+        "version": snapshot.version,
+        "backend": snapshot.backend,
+        "sessions_open": snapshot.sessions_open,
+        "sessions_total": snapshot.sessions_total,
         "devices": devices,
         "tenants": tenants,
     })

@@ -13,12 +13,13 @@
 //! context (a stream each): what one context can launch with no worker in between, the
 //! ceiling of a worker whose sessions share a context (`--isolation shared`).
 
+use crate::child::LineChild;
 use crate::native::{make_backend, BackendKind, NativeGpu};
 use crate::workload::{Arg, Gpu, RemoteGpu};
 use hip_worker::backend::host::usage::monotonic_nanos;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 /// Launches between two synchronizations of a client, unless `--batch` says otherwise.
@@ -115,37 +116,6 @@ impl Outcome {
     }
 }
 
-/// A running child.
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-}
-
-impl Client {
-    /// The next line that starts with `word`, its rest; an early end is the child's failure.
-    fn expect(&mut self, word: &str) -> Result<String, String> {
-        let mut line = String::new();
-        loop {
-            line.clear();
-            if self.stdout.read_line(&mut line).map_err(|e| e.to_string())? == 0 {
-                let status = self.child.wait().map(|s| s.to_string()).unwrap_or_default();
-                return Err(format!("a tenants-child ended before `{word}` ({status}; its stderr is above)"));
-            }
-            if let Some(rest) = line.trim().strip_prefix(word) {
-                return Ok(rest.trim().to_owned());
-            }
-        }
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Runs `clients` children launching `kernel` for `window`.
 pub fn run(
     side: Side,
@@ -171,27 +141,21 @@ pub fn run(
             BackendKind::Host => "host",
             BackendKind::Cuda => "cuda",
         };
-        let mut child = Command::new(&exe)
+        let mut command = Command::new(&exe);
+        command
             .args(["tenants-child", "--side", side_arg, "--backend", backend_arg, "--kernel", kernel.label(), "--batch"])
             .arg(batch.to_string())
             .arg("--lib")
-            .arg(lib)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
-        let stdin = child.stdin.take().ok_or("no child stdin")?;
-        let stdout = BufReader::new(child.stdout.take().ok_or("no child stdout")?);
-        children.push(Client { child, stdin, stdout });
+            .arg(lib);
+        children.push(LineChild::spawn(command, "tenants-child")?);
     }
     for child in &mut children {
         child.expect("ready")?;
     }
     let start = monotonic_nanos() + START_DELAY.as_nanos() as u64;
-    let go = format!("go {start} {}\n", start + window.as_nanos() as u64);
+    let go = format!("go {start} {}", start + window.as_nanos() as u64);
     for child in &mut children {
-        child.stdin.write_all(go.as_bytes()).and_then(|_| child.stdin.flush()).map_err(|e| e.to_string())?;
+        child.send(&go)?;
     }
     let mut counts = Vec::with_capacity(clients);
     for child in &mut children {
