@@ -31,6 +31,7 @@ pub mod session;
 pub mod shm;
 pub mod stripes;
 pub mod telemetry;
+pub mod transfer;
 pub mod tls;
 pub mod watchdog;
 

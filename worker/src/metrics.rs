@@ -102,6 +102,9 @@ pub struct Metrics {
     sessions_total: AtomicU64,
     bytes_in: AtomicU64,
     bytes_out: AtomicU64,
+    /// Bytes of copies between workers: fetched from other workers, answered to them.
+    transfer_bytes_in: AtomicU64,
+    transfer_bytes_out: AtomicU64,
     families: [FamilyStats; FAMILY_SLOTS],
     refused: [AtomicU64; Refusal::ALL.len()],
     /// Session processes started, [connection relayed, connection handed over].
@@ -141,6 +144,16 @@ impl Metrics {
     /// Bytes sent to clients (whole frames).
     pub fn add_bytes_out(&self, bytes: u64) {
         self.bytes_out.fetch_add(bytes, Relaxed);
+    }
+
+    /// Bytes a copy between workers fetched from another worker.
+    pub fn add_transfer_bytes_in(&self, bytes: u64) {
+        self.transfer_bytes_in.fetch_add(bytes, Relaxed);
+    }
+
+    /// Bytes this worker answered to another worker's fetch (also in the sent bytes).
+    pub fn add_transfer_bytes_out(&self, bytes: u64) {
+        self.transfer_bytes_out.fetch_add(bytes, Relaxed);
     }
 
     /// A session process started; `handed_over`: it serves its connection itself (else the
@@ -185,6 +198,10 @@ impl Metrics {
         line(o, "hip_worker_received_bytes_total", &[], self.bytes_in.load(Relaxed));
         metric(o, "hip_worker_sent_bytes_total", "counter", "Bytes sent to clients (whole frames).");
         line(o, "hip_worker_sent_bytes_total", &[], self.bytes_out.load(Relaxed));
+        metric(o, "hip_worker_transfer_received_bytes_total", "counter", "Bytes of copies between workers fetched from other workers.");
+        line(o, "hip_worker_transfer_received_bytes_total", &[], self.transfer_bytes_in.load(Relaxed));
+        metric(o, "hip_worker_transfer_sent_bytes_total", "counter", "Bytes of copies between workers answered to other workers' fetches.");
+        line(o, "hip_worker_transfer_sent_bytes_total", &[], self.transfer_bytes_out.load(Relaxed));
         metric(o, "hip_worker_calls_total", "counter", "Requests handled, by opcode family.");
         for (slot, stats) in self.families.iter().enumerate() {
             line(o, "hip_worker_calls_total", &[("family", family_label(slot))], stats.calls.load(Relaxed));

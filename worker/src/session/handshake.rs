@@ -234,6 +234,18 @@ impl SessionHandler for Session {
         Err(Failure::new(Status::ILLEGAL_STATE, "StripeChunk is valid only on a joined stripe connection, within a striped copy"))
     }
 
+    fn transfer_offer<'a>(&'a mut self, _cx: &mut CallCx, req: wire::TransferOffer<'a>) -> Result<wire::Empty, Failure> {
+        self.offer_transfer(req)
+    }
+
+    fn transfer_pull<'a>(&'a mut self, _cx: &mut CallCx, req: wire::TransferPull<'a>) -> Result<wire::Empty, Failure> {
+        self.pull_transfer(req)
+    }
+
+    fn transfer_fetch<'a>(&'a mut self, cx: &mut CallCx, req: wire::TransferFetch<'a>) -> Result<proto_core::Outcome<wire::TransferData<'a>>, Failure> {
+        self.answer_fetch(cx, req)
+    }
+
     fn kernel_output<'a>(&'a mut self, _cx: &mut CallCx, _req: wire::Empty) -> Result<proto_core::Outcome<wire::KernelOutputText<'a>>, Failure> {
         Err(Failure::new(Status::INVALID_VALUE, "KernelOutput is sent by the worker, not asked for"))
     }
