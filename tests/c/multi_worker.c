@@ -8,6 +8,11 @@
  *   multi_worker hold DEV        allocates on device 0 and DEV, prints READY, waits for a line
  *                                (the test kills DEV's worker), then checks that device 0
  *                                still works and DEV fails
+ *   multi_worker copies          copies between device 0 and the last device, of two workers
+ *                                that serve sessions in their own process and may dial each
+ *                                other (--dial-workers): both ways, sync and async, verified
+ *                                against a pattern; ordered after another worker's event;
+ *                                prints what went worker to worker and what was uploaded
  */
 #include "check.h"
 #include "rtc_module.h"
@@ -238,6 +243,142 @@ static void cross_worker_copies(void) {
   REQUIRE(memcmp(before, after, sizeof after) == 0, "a refused copy changed the destination");
 }
 
+/* Bytes of each buffer of the copies mode. */
+#define COPY_BYTES (4u << 20)
+#define COPY_INTS (COPY_BYTES / sizeof(int))
+
+static unsigned pattern_at(size_t i, unsigned seed) { return (unsigned)(i * 2654435761u) ^ seed; }
+
+static void fill_pattern(unsigned* out, size_t n, unsigned seed) {
+  for (size_t i = 0; i < n; i++) out[i] = pattern_at(i, seed);
+}
+
+/* Reads `len` bytes at device pointer `src` and compares them with `want`. */
+static void expect_device(const void* src, const void* want, size_t len, const char* what) {
+  static unsigned back[COPY_INTS];
+  memset(back, 0, sizeof back);
+  CHECK(hipMemcpy(back, src, len, hipMemcpyDeviceToHost));
+  if (memcmp(back, want, len) != 0) {
+    size_t i = 0;
+    while (i < len / sizeof(unsigned) && back[i] == ((const unsigned*)want)[i]) i++;
+    REQUIRE(0, "%s: bytes differ from word %zu (%#x, expected %#x)", what, i, back[i], ((const unsigned*)want)[i]);
+  }
+}
+
+static int copies(void) {
+  begin("multi_worker copies");
+  CHECK(hipGetDeviceCount(&count));
+  REQUIRE(count >= 2, "%d devices", count);
+  int a = 0, b = count - 1;
+  static unsigned p[COPY_INTS], q[COPY_INTS], marks[COPY_INTS];
+  fill_pattern(p, COPY_INTS, 0xa5a5a5a5u);
+  fill_pattern(q, COPY_INTS, 0x3c3c0f0fu);
+  unsigned long long to_a = 0, to_b = 0, uploaded_a = 0, uploaded_b = 0;
+  void *pa, *pa2, *pb, *pb2;
+  CHECK(hipSetDevice(a));
+  CHECK(hipMalloc(&pa, COPY_BYTES));
+  CHECK(hipMalloc(&pa2, COPY_BYTES));
+  CHECK(hipMemcpy(pa, p, COPY_BYTES, hipMemcpyHostToDevice));
+  uploaded_a += COPY_BYTES;
+  CHECK(hipSetDevice(b));
+  CHECK(hipMalloc(&pb, COPY_BYTES));
+  CHECK(hipMalloc(&pb2, COPY_BYTES));
+  CHECK(hipMemcpy(pb, q, COPY_BYTES, hipMemcpyHostToDevice));
+  uploaded_b += COPY_BYTES;
+
+  step("hipMemcpyPeer and hipMemcpy, both ways, synchronous");
+  CHECK(hipSetDevice(a));
+  CHECK(hipMemcpyPeer(pb2, b, pa, a, COPY_BYTES));
+  to_b += COPY_BYTES;
+  expect_device(pb2, p, COPY_BYTES, "hipMemcpyPeer a -> b");
+  CHECK(hipMemcpy(pa2, pb, COPY_BYTES, hipMemcpyDeviceToDevice));
+  to_a += COPY_BYTES;
+  expect_device(pa2, q, COPY_BYTES, "hipMemcpy(DeviceToDevice) b -> a");
+  /* A part of a buffer, at odd offsets, with hipMemcpyDefault: only that range changes. */
+  CHECK(hipMemcpy((char*)pa2 + 4096, (const char*)pa + 12, 12345, hipMemcpyDefault));
+  to_a += 12345;
+  static unsigned want[COPY_INTS];
+  memcpy(want, q, COPY_BYTES);
+  memcpy((char*)want + 4096, (const char*)p + 12, 12345);
+  expect_device(pa2, want, COPY_BYTES, "hipMemcpy(Default) of a range b <- a");
+
+  step("hipMemcpyPeerAsync and hipMemcpyDtoDAsync, both ways, on either worker's stream");
+  hipStream_t sa, sb;
+  CHECK(hipSetDevice(a));
+  CHECK(hipStreamCreate(&sa));
+  CHECK(hipSetDevice(b));
+  CHECK(hipStreamCreate(&sb));
+  CHECK(hipSetDevice(a));
+  /* The destination's stream orders the write: the memset queued before it is overwritten. */
+  CHECK(hipMemsetAsync(pb2, 0, COPY_BYTES, sb));
+  CHECK(hipMemcpyPeerAsync(pb2, b, pa, a, COPY_BYTES, sb));
+  to_b += COPY_BYTES;
+  CHECK(hipStreamSynchronize(sb));
+  expect_device(pb2, p, COPY_BYTES, "hipMemcpyPeerAsync a -> b on b's stream");
+  /* The source's stream orders the read: it sees the memset queued before it. */
+  CHECK(hipMemsetAsync(pb, 0x77, COPY_BYTES, sb));
+  CHECK(hipStreamSynchronize(sb));
+  CHECK(hipMemsetAsync(pa, 0x11, 64, sa));
+  CHECK(hipMemcpyDtoDAsync(pb2, pa, COPY_BYTES, sa));
+  to_b += COPY_BYTES;
+  memcpy(want, p, COPY_BYTES);
+  memset(want, 0x11, 64);
+  CHECK(hipStreamSynchronize(sa));
+  CHECK(hipSetDevice(b));
+  CHECK(hipDeviceSynchronize());
+  expect_device(pb2, want, COPY_BYTES, "hipMemcpyDtoDAsync a -> b on a's stream");
+  CHECK(hipMemcpyAsync(pa2, pb, COPY_BYTES, hipMemcpyDeviceToDevice, NULL));
+  to_a += COPY_BYTES;
+  memset(want, 0x77, COPY_BYTES);
+  CHECK(hipSetDevice(a));
+  CHECK(hipDeviceSynchronize());
+  expect_device(pa2, want, COPY_BYTES, "hipMemcpyAsync b -> a on the null stream");
+
+  step("a copy on b's stream after b waits for a's event reads what a wrote before it");
+  hipStream_t slow;
+  hipEvent_t written;
+  CHECK(hipSetDevice(a));
+  /* Non-blocking: a's null stream, where the copy's read is ordered, does not wait for it. */
+  CHECK(hipStreamCreateWithFlags(&slow, hipStreamNonBlocking));
+  CHECK(hipEventCreate(&written));
+  for (int round = 0; round < 24; round++) CHECK(hipMemsetAsync(pa, round, COPY_BYTES, slow));
+  CHECK(hipMemsetAsync(pa, 0x5a, COPY_BYTES, slow));
+  CHECK(hipEventRecord(written, slow));
+  CHECK(hipStreamWaitEvent(sb, written, 0));
+  CHECK(hipMemcpyPeerAsync(pb2, b, pa, a, COPY_BYTES, sb));
+  to_b += COPY_BYTES;
+  CHECK(hipStreamSynchronize(sb));
+  memset(marks, 0x5a, COPY_BYTES);
+  expect_device(pb2, marks, COPY_BYTES, "the copy after the wait");
+  CHECK(hipEventSynchronize(written));
+  CHECK(hipEventQuery(written));
+  hipEvent_t on_b;
+  CHECK(hipSetDevice(b));
+  CHECK(hipEventCreate(&on_b));
+  CHECK(hipEventRecord(on_b, sb));
+  CHECK(hipEventSynchronize(on_b));
+  float ms = 0;
+  /* ROCm: events of two devices are an invalid handle here. */
+  EXPECT_ERR(hipEventElapsedTime(&ms, written, on_b), hipErrorInvalidHandle);
+
+  step("a 2D copy between workers is refused, clearly");
+  EXPECT_ERR(hipMemcpy2D(pb2, 256, pa, 256, 256, 4, hipMemcpyDeviceToDevice), hipErrorNotSupported);
+
+  CHECK(hipEventDestroy(written));
+  CHECK(hipEventDestroy(on_b));
+  CHECK(hipStreamDestroy(sa));
+  CHECK(hipStreamDestroy(sb));
+  CHECK(hipStreamDestroy(slow));
+  CHECK(hipFree(pa));
+  CHECK(hipFree(pa2));
+  CHECK(hipFree(pb));
+  CHECK(hipFree(pb2));
+  printf("TRANSFERRED a:%llu b:%llu\n", to_a, to_b);
+  printf("UPLOADED a:%llu b:%llu\n", uploaded_a, uploaded_b);
+  printf("PASS multi_worker copies\n");
+  return 0;
+}
+
 static int hold(int dev) {
   begin("multi_worker hold");
   int* on0;
@@ -267,6 +408,7 @@ static int hold(int dev) {
 
 int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "hold") == 0) return hold(atoi(argv[2]));
+  if (argc == 2 && strcmp(argv[1], "copies") == 0) return copies();
   begin("multi_worker");
   REQUIRE(argc >= 3 && argc - 1 <= MAX_DEVICES, "usage: multi_worker W:MIB W:MIB ... (at least two devices)");
   for (int d = 0; d < argc - 1; d++) {

@@ -66,6 +66,12 @@ impl SessionHandler for Session {
         if self.config.resume.is_some() && req.features & features::CALLBACK_CHANNEL == 0 {
             offered |= features::RESUME;
         }
+        if let Some(hub) = &self.config.transfers {
+            offered |= features::TRANSFER_SOURCE;
+            if hub.may_dial() {
+                offered |= features::TRANSFER_PULL;
+            }
+        }
         let version = req.max_version.min(PROTOCOL_VERSION);
         let mut session_features = req.features & offered;
         // A configured store that is empty (every tenant revoked) refuses everyone.
