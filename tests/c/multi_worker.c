@@ -247,10 +247,10 @@ static void cross_worker_copies(void) {
 #define COPY_BYTES (4u << 20)
 #define COPY_INTS (COPY_BYTES / sizeof(int))
 
-static unsigned pattern_at(size_t i, unsigned seed) { return (unsigned)(i * 2654435761u) ^ seed; }
+static unsigned word_at(size_t i, unsigned seed) { return (unsigned)(i * 2654435761u) ^ seed; }
 
-static void fill_pattern(unsigned* out, size_t n, unsigned seed) {
-  for (size_t i = 0; i < n; i++) out[i] = pattern_at(i, seed);
+static void fill_words(unsigned* out, size_t n, unsigned seed) {
+  for (size_t i = 0; i < n; i++) out[i] = word_at(i, seed);
 }
 
 /* Reads `len` bytes at device pointer `src` and compares them with `want`. */
@@ -271,8 +271,8 @@ static int copies(void) {
   REQUIRE(count >= 2, "%d devices", count);
   int a = 0, b = count - 1;
   static unsigned p[COPY_INTS], q[COPY_INTS], marks[COPY_INTS];
-  fill_pattern(p, COPY_INTS, 0xa5a5a5a5u);
-  fill_pattern(q, COPY_INTS, 0x3c3c0f0fu);
+  fill_words(p, COPY_INTS, 0xa5a5a5a5u);
+  fill_words(q, COPY_INTS, 0x3c3c0f0fu);
   unsigned long long to_a = 0, to_b = 0, uploaded_a = 0, uploaded_b = 0;
   void *pa, *pa2, *pb, *pb2;
   CHECK(hipSetDevice(a));
@@ -295,12 +295,12 @@ static int copies(void) {
   to_a += COPY_BYTES;
   expect_device(pa2, q, COPY_BYTES, "hipMemcpy(DeviceToDevice) b -> a");
   /* A part of a buffer, at odd offsets, with hipMemcpyDefault: only that range changes. */
-  CHECK(hipMemcpy((char*)pa2 + 4096, (const char*)pa + 12, 12345, hipMemcpyDefault));
+  CHECK(hipMemcpy((char*)pa2 + 4096, (const char*)pb2 + 12, 12345, hipMemcpyDefault));
   to_a += 12345;
   static unsigned want[COPY_INTS];
   memcpy(want, q, COPY_BYTES);
   memcpy((char*)want + 4096, (const char*)p + 12, 12345);
-  expect_device(pa2, want, COPY_BYTES, "hipMemcpy(Default) of a range b <- a");
+  expect_device(pa2, want, COPY_BYTES, "hipMemcpy(Default) of a range, b -> a");
 
   step("hipMemcpyPeerAsync and hipMemcpyDtoDAsync, both ways, on either worker's stream");
   hipStream_t sa, sb;
