@@ -341,7 +341,10 @@ static int copies(void) {
   /* Non-blocking: a's null stream, where the copy's read is ordered, does not wait for it. */
   CHECK(hipStreamCreateWithFlags(&slow, hipStreamNonBlocking));
   CHECK(hipEventCreate(&written));
-  for (int round = 0; round < 24; round++) CHECK(hipMemsetAsync(pa, round, COPY_BYTES, slow));
+  /* Slow work first (hundreds of MiB of fills), then what the copy must see. */
+  void* big;
+  CHECK(hipMalloc(&big, 12 * COPY_BYTES));
+  for (int round = 0; round < 12; round++) CHECK(hipMemsetAsync(big, round, 12 * COPY_BYTES, slow));
   CHECK(hipMemsetAsync(pa, 0x5a, COPY_BYTES, slow));
   CHECK(hipEventRecord(written, slow));
   CHECK(hipStreamWaitEvent(sb, written, 0));
@@ -352,6 +355,7 @@ static int copies(void) {
   expect_device(pb2, marks, COPY_BYTES, "the copy after the wait");
   CHECK(hipEventSynchronize(written));
   CHECK(hipEventQuery(written));
+  CHECK(hipFree(big));
   hipEvent_t on_b;
   CHECK(hipSetDevice(b));
   CHECK(hipEventCreate(&on_b));
