@@ -13,6 +13,8 @@
  *                                other (--dial-workers): both ways, sync and async, verified
  *                                against a pattern; ordered after another worker's event;
  *                                prints what went worker to worker and what was uploaded
+ *   multi_worker bench MIB ROUNDS  the bandwidth of copies between the two workers, both ways,
+ *                                against a device-to-device copy within the first worker
  */
 #include "check.h"
 #include "rtc_module.h"
@@ -232,7 +234,9 @@ static void peers(void) {
 }
 
 static void cross_worker_copies(void) {
-  step("copies between devices of different workers are refused, clearly");
+  /* These workers serve sessions in session processes (--allow-host-code), which take no
+   * part in copies between workers: refused before anything moves (`copies` runs them). */
+  step("copies between workers whose sessions run in session processes are refused, clearly");
   int last = count - 1;
   static int before[N], after[N];
   CHECK(hipMemcpy(before, buffers[last], sizeof before, hipMemcpyDeviceToHost));
@@ -383,6 +387,48 @@ static int copies(void) {
   return 0;
 }
 
+/* Seconds since an arbitrary start. */
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Bandwidth of `rounds` synchronous copies of `bytes` from `src` to `dst`, in GB/s. */
+static double copy_rate(void* dst, int dst_device, const void* src, int src_device, size_t bytes, int rounds) {
+  CHECK(hipMemcpyPeer(dst, dst_device, src, src_device, bytes)); /* warm-up */
+  double start = now_s();
+  for (int i = 0; i < rounds; i++) CHECK(hipMemcpyPeer(dst, dst_device, src, src_device, bytes));
+  return (double)bytes * rounds / (now_s() - start) / 1e9;
+}
+
+/* multi_worker bench MIB ROUNDS: hipMemcpyPeer between the workers of device 0 and the last
+ * device, both ways, against a device-to-device copy within device 0's worker. */
+static int bench(size_t mib, int rounds) {
+  begin("multi_worker bench");
+  CHECK(hipGetDeviceCount(&count));
+  size_t bytes = mib << 20;
+  int a = 0, b = count - 1;
+  void *a1, *a2, *b1;
+  CHECK(hipSetDevice(a));
+  CHECK(hipMalloc(&a1, bytes));
+  CHECK(hipMalloc(&a2, bytes));
+  CHECK(hipMemset(a1, 0x42, bytes));
+  CHECK(hipSetDevice(b));
+  CHECK(hipMalloc(&b1, bytes));
+  CHECK(hipMemset(b1, 0x24, bytes));
+  double within = copy_rate(a2, a, a1, a, bytes, rounds);
+  double a_to_b = copy_rate(b1, b, a1, a, bytes, rounds);
+  double b_to_a = copy_rate(a2, a, b1, b, bytes, rounds);
+  printf("BENCH copy %zu MiB x %d: within worker a %.2f GB/s; worker a -> b %.2f GB/s; b -> a %.2f GB/s\n", mib, rounds, within, a_to_b,
+         b_to_a);
+  CHECK(hipFree(a1));
+  CHECK(hipFree(a2));
+  CHECK(hipFree(b1));
+  printf("PASS multi_worker bench\n");
+  return 0;
+}
+
 static int hold(int dev) {
   begin("multi_worker hold");
   int* on0;
@@ -413,6 +459,7 @@ static int hold(int dev) {
 int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "hold") == 0) return hold(atoi(argv[2]));
   if (argc == 2 && strcmp(argv[1], "copies") == 0) return copies();
+  if (argc == 4 && strcmp(argv[1], "bench") == 0) return bench((size_t)atol(argv[2]), atoi(argv[3]));
   begin("multi_worker");
   REQUIRE(argc >= 3 && argc - 1 <= MAX_DEVICES, "usage: multi_worker W:MIB W:MIB ... (at least two devices)");
   for (int d = 0; d < argc - 1; d++) {

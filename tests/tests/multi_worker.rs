@@ -163,6 +163,13 @@ fn copies_between_workers_go_worker_to_worker() {
     assert!(got[0] < uploaded_a + slack, "worker a received {} bytes; the client uploaded {uploaded_a}, {to_a} were copied in", got[0]);
     assert!(got[1] < uploaded_b + slack, "worker b received {} bytes; the client uploaded {uploaded_b}, {to_b} were copied in", got[1]);
     assert!(to_a >= 2 * (4 << 20) && to_b >= 2 * (4 << 20), "{}", out.report());
+    // The bench line (no bound on the figures: a shared CI machine's timing says little).
+    let mut cmd = client_command(&exe, &format!("{},{}", a.addr(), b.addr()));
+    cmd.args(["bench", "16", "4"]);
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    out.assert_success();
+    let line = out.stdout.lines().find(|l| l.starts_with("BENCH")).unwrap_or_else(|| panic!("no BENCH line: {}", out.report()));
+    eprintln!("{line}");
     a.assert_alive();
     b.assert_alive();
 }
