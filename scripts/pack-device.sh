@@ -106,7 +106,7 @@ mkdir -p "$PACK/bench"
 target/release/hipcc -O2 -o "$PACK/bench/first_launch" benches/hip/first_launch.hip
 patchelf --set-rpath '$ORIGIN/../lib' "$PACK/bench/first_launch" 2>/dev/null || true
 cp scripts/device-test.sh scripts/device-fault-heal.sh scripts/device-ab.sh scripts/device-tls.sh scripts/device-first-launch.sh scripts/device-cupy.sh \
-   scripts/device-isolation.sh scripts/device-tenants.sh scripts/device-isolation-bench.sh scripts/device-multi-worker.sh scripts/device-probes.sh scripts/device-wan-bench.sh "$PACK/"
+   scripts/device-isolation.sh scripts/device-tenants.sh scripts/device-isolation-bench.sh scripts/device-multi-worker.sh scripts/device-cross-worker.sh scripts/device-probes.sh scripts/device-wan-bench.sh "$PACK/"
 # One client, process isolation against shared serving (device-isolation-bench.sh).
 cc -std=c11 -O2 -I client-capi/include scripts/session-process-bench.c -o "$PACK/bench/session-process-bench" \
    -L "$PACK/lib" -lhiprtc -lamdhip64 -Wl,-rpath,'$ORIGIN/../lib'
