@@ -106,9 +106,21 @@ fn forged_replayed_and_mismatched_grants_are_refused_and_the_worker_serves_on() 
     assert!(reply.is_error(), "a fetch after HELLO was answered");
 
     // An offer the session cannot make: memory it does not hold, a short secret.
-    let r = owner.call(&Request::TransferOffer(wire::TransferOffer { grant_id: 3, secret: proto_core::field::Bytes(&SECRET), src: 0x10, len: 16, stream: 0 }));
+    let r = owner.call(&Request::TransferOffer(wire::TransferOffer {
+        grant_id: 3,
+        secret: proto_core::field::Bytes(&SECRET),
+        src: 0x10,
+        len: 16,
+        stream: 0,
+    }));
     assert!(r.is_error());
-    let r = owner.call(&Request::TransferOffer(wire::TransferOffer { grant_id: 4, secret: proto_core::field::Bytes(&SECRET[..8]), src, len: 16, stream: 0 }));
+    let r = owner.call(&Request::TransferOffer(wire::TransferOffer {
+        grant_id: 4,
+        secret: proto_core::field::Bytes(&SECRET[..8]),
+        src,
+        len: 16,
+        stream: 0,
+    }));
     assert_eq!(r.error().0, Status::INVALID_VALUE);
 
     // The worker serves on: the owner and a new client.

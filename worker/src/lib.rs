@@ -31,8 +31,8 @@ pub mod session;
 pub mod shm;
 pub mod stripes;
 pub mod telemetry;
-pub mod transfer;
 pub mod tls;
+pub mod transfer;
 pub mod watchdog;
 
 pub use config::WorkerConfig;

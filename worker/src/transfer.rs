@@ -260,7 +260,9 @@ fn dialable(source: &str) -> Result<&str, Failure> {
 /// (`host:port` or `tcp://host:port`): one connection, one request, its bytes.
 pub fn fetch(source: &str, session_id: u64, grant_id: u64, secret: &[u8], len: u64) -> Result<Vec<u8>, Failure> {
     let target = dialable(source)?;
-    let unreachable = |e: std::io::Error| Failure::new(Status::NOT_SUPPORTED, format!("the source worker {source} cannot be reached for a copy between workers: {e}"));
+    let unreachable = |e: std::io::Error| {
+        Failure::new(Status::NOT_SUPPORTED, format!("the source worker {source} cannot be reached for a copy between workers: {e}"))
+    };
     let addr = target.to_socket_addrs().map_err(unreachable)?.next().ok_or_else(|| unreachable(std::io::Error::other("no address")))?;
     let mut socket = TcpStream::connect_timeout(&addr, TRANSFER_CONNECT_TIMEOUT).map_err(unreachable)?;
     let broke = |e: std::io::Error| Failure::new(Status::UNKNOWN, format!("the transfer connection to {source} broke: {e}"));

@@ -116,12 +116,14 @@ pub fn copy_across_workers(dst: u64, dst_device: u32, src: u64, src_device: u32,
             format!("a copy from device {src_device} to device {dst_device} crosses workers, and worker {worker} of the device list ({}) {why} (copy through host memory)", worker_config(worker).worker),
         )
     };
-    const IN_PROCESSES: &str = "serves sessions in session processes, which take no part in copies between workers (GPU backends, the host backend with --allow-host-code)";
+    const IN_PROCESSES: &str =
+        "serves sessions in session processes, which take no part in copies between workers (GPU backends, the host backend with --allow-host-code)";
     if !has(src_device, wire::features::TRANSFER_SOURCE)? {
         return Err(cannot(src_worker, IN_PROCESSES));
     }
     if !has(dst_device, wire::features::TRANSFER_PULL)? {
-        let why = if has(dst_device, wire::features::TRANSFER_SOURCE)? { "may not dial other workers: start it with --dial-workers" } else { IN_PROCESSES };
+        let why =
+            if has(dst_device, wire::features::TRANSFER_SOURCE)? { "may not dial other workers: start it with --dial-workers" } else { IN_PROCESSES };
         return Err(cannot(dst_worker, why));
     }
     let source = worker_config(src_worker).worker.clone();

@@ -248,7 +248,11 @@ impl SessionHandler for Session {
         self.pull_transfer(req)
     }
 
-    fn transfer_fetch<'a>(&'a mut self, cx: &mut CallCx, req: wire::TransferFetch<'a>) -> Result<proto_core::Outcome<wire::TransferData<'a>>, Failure> {
+    fn transfer_fetch<'a>(
+        &'a mut self,
+        cx: &mut CallCx,
+        req: wire::TransferFetch<'a>,
+    ) -> Result<proto_core::Outcome<wire::TransferData<'a>>, Failure> {
         self.answer_fetch(cx, req)
     }
 

@@ -40,11 +40,11 @@ pub mod shared_host;
 mod stream;
 mod stripes;
 mod tables;
-mod transfer;
 #[cfg(test)]
 mod tenant_memory_tests;
 #[cfg(test)]
 mod tests;
+mod transfer;
 mod vmm;
 
 pub use callbacks::{CallbackChannel, CALLBACK_POLL, MAX_OUTSTANDING_CALLBACKS, MAX_PER_THREAD_STREAMS};

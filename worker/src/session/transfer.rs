@@ -23,7 +23,10 @@ impl Session {
     pub(super) fn offer_transfer(&mut self, req: wire::TransferOffer<'_>) -> Result<wire::Empty, Failure> {
         let hub = self.transfer_hub()?;
         if req.len == 0 || req.len > wire::MAX_TRANSFER_BYTES {
-            return Err(Failure::new(Status::INVALID_VALUE, format!("a transfer grant covers 1 to {} bytes, not {}", wire::MAX_TRANSFER_BYTES, req.len)));
+            return Err(Failure::new(
+                Status::INVALID_VALUE,
+                format!("a transfer grant covers 1 to {} bytes, not {}", wire::MAX_TRANSFER_BYTES, req.len),
+            ));
         }
         let (_, alloc) = self.allocations.resolve(req.src, req.len, "source of a copy between workers")?;
         let stream = self.stream(req.stream, alloc.device)?;
@@ -49,7 +52,10 @@ impl Session {
             ));
         }
         if req.len == 0 || req.len > wire::MAX_TRANSFER_BYTES {
-            return Err(Failure::new(Status::INVALID_VALUE, format!("a transfer grant covers 1 to {} bytes, not {}", wire::MAX_TRANSFER_BYTES, req.len)));
+            return Err(Failure::new(
+                Status::INVALID_VALUE,
+                format!("a transfer grant covers 1 to {} bytes, not {}", wire::MAX_TRANSFER_BYTES, req.len),
+            ));
         }
         let (_, alloc) = self.allocations.resolve(req.dst, req.len, "destination of a copy between workers")?;
         let stream = self.stream(req.stream, alloc.device)?;
@@ -59,7 +65,10 @@ impl Session {
             if pending.saturating_add(req.len as usize) > max {
                 return Err(Failure::new(
                     Status::OUT_OF_MEMORY,
-                    format!("{}-byte copy refused: the session's queued uploads would pass {max} bytes (--max-pending-mib); synchronize first", req.len),
+                    format!(
+                        "{}-byte copy refused: the session's queued uploads would pass {max} bytes (--max-pending-mib); synchronize first",
+                        req.len
+                    ),
                 ));
             }
         }
