@@ -33,8 +33,9 @@ pub const MAX_GRANTS_PER_SESSION: usize = 16;
 /// Bytes all grants of this worker may hold at once: an offer beyond it is refused before its
 /// bytes are read (`hipErrorOutOfMemory`).
 pub const MAX_GRANTED_BYTES: u64 = 1 << 30;
-/// How long a grant whose bytes are ready waits for its fetch before it is dropped.
-pub const TRANSFER_GRANT_TTL: Duration = Duration::from_secs(30);
+/// How long a grant whose bytes are ready waits for its fetch before it is dropped: as long
+/// as a fetch waits, since the destination's request loop may be as far behind the source's.
+pub const TRANSFER_GRANT_TTL: Duration = TRANSFER_WAIT;
 /// How long a fetch waits for its grant: to be offered (the source session's request loop
 /// may be behind the destination's) and its bytes read (the source stream's earlier work).
 pub const TRANSFER_WAIT: Duration = Duration::from_secs(120);
