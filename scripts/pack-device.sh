@@ -105,8 +105,8 @@ patchelf --set-rpath '$ORIGIN/../lib' "$PACK/isolation/isolation_probe" 2>/dev/n
 mkdir -p "$PACK/bench"
 target/release/hipcc -O2 -o "$PACK/bench/first_launch" benches/hip/first_launch.hip
 patchelf --set-rpath '$ORIGIN/../lib' "$PACK/bench/first_launch" 2>/dev/null || true
-cp scripts/device-test.sh scripts/device-fault-heal.sh scripts/device-ab.sh scripts/device-tls.sh scripts/device-first-launch.sh scripts/device-cupy.sh \
-   scripts/device-isolation.sh scripts/device-tenants.sh scripts/device-isolation-bench.sh scripts/device-multi-worker.sh scripts/device-probes.sh scripts/device-wan-bench.sh scripts/device-perf-compare.sh scripts/device-copy-bench.sh "$PACK/"
+# Every GPU-machine script (scripts/device-*.sh).
+cp scripts/device-*.sh "$PACK/"
 # An earlier build for device-perf-compare.sh (HIP_REMOTE_PERF_BEFORE=DIR holding its hip-remote,
 # libamdhip64.so and a COMMIT line).
 if [ -n "${HIP_REMOTE_PERF_BEFORE:-}" ]; then mkdir -p "$PACK/perf-before"; cp "$HIP_REMOTE_PERF_BEFORE"/* "$PACK/perf-before/"; fi

@@ -292,6 +292,7 @@ impl Conn {
                 | if config.client_alloc { wire::features::CLIENT_ALLOCATION } else { 0 }
                 | if wants_content_store && extra_features == 0 { wire::features::CONTENT_STORE } else { 0 }
                 | if wants_compression && extra_features == 0 { wire::features::COMPRESSED_BULK } else { 0 }
+                | if extra_features == 0 { wire::features::TRANSFER_SOURCE | wire::features::TRANSFER_PULL } else { 0 }
                 | if same_host.is_some() || descriptors.is_some() { wire::features::SHARED_MEMORY } else { 0 }
                 | if resumable { wire::features::RESUME } else { 0 }
                 | extra_features,

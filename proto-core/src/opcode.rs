@@ -104,6 +104,9 @@ pub enum Admission {
     AfterGreeting,
     /// The first and only request of a stripe connection (its join key is the proof).
     StripeGreeting,
+    /// The first and only request of a worker-to-worker transfer connection (its grant's
+    /// secret is the proof).
+    PeerGreeting,
 }
 
 /// What a handler produces besides a plain reply (for calls whose reply carries bulk data).
@@ -232,6 +235,9 @@ macro_rules! admission {
     };
     (stripe_greeting) => {
         Admission::StripeGreeting
+    };
+    (peer_greeting) => {
+        Admission::PeerGreeting
     };
 }
 
@@ -620,6 +626,14 @@ opcodes! { <'a>
         /// global index of this worker's device 0. Device ordinals of later requests and
         /// replies are global (`docs/CLIENT.md`, "Several workers").
         0x0019 SessionDeviceBase session_device_base: DeviceBase => Empty, none, call;
+        /// Source side of a copy between workers: keeps a range for one fetch under a grant.
+        0x001a TransferOffer transfer_offer: TransferOffer<'a> => Empty, none, post;
+        /// Destination side of a copy between workers: fetches a grant from the source worker
+        /// and writes its bytes in stream order.
+        0x001b TransferPull transfer_pull: TransferPull<'a> => Empty, none, post;
+        /// Worker to worker, first and only request of a transfer connection: the granted
+        /// bytes. Allowed before authentication (the grant's secret is the proof).
+        0x001c TransferFetch transfer_fetch: TransferFetch<'a> => TransferData<'a>, reply, call, peer_greeting;
     }
 
     /// Device queries and control.
@@ -1084,10 +1098,13 @@ mod test {
                 (Opcode::Authenticate, Admission::Authentication),
                 (Opcode::StripeJoin, Admission::StripeGreeting),
                 (Opcode::SameHostOffer, Admission::AfterGreeting),
+                (Opcode::TransferFetch, Admission::PeerGreeting),
             ]
         );
         for (op, _) in &admitted {
-            assert_eq!((op.family(), op.bulk(), op.delivery()), (Family::Session, BulkWay::None, Delivery::Call), "{op}");
+            // A transfer fetch's reply carries the granted bytes; its request has no bulk.
+            let bulk = if *op == Opcode::TransferFetch { BulkWay::Reply } else { BulkWay::None };
+            assert_eq!((op.family(), op.bulk(), op.delivery()), (Family::Session, bulk, Delivery::Call), "{op}");
         }
     }
 }

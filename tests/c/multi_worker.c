@@ -8,6 +8,13 @@
  *   multi_worker hold DEV        allocates on device 0 and DEV, prints READY, waits for a line
  *                                (the test kills DEV's worker), then checks that device 0
  *                                still works and DEV fails
+ *   multi_worker copies          copies between device 0 and the last device, of two workers
+ *                                that serve sessions in their own process and may dial each
+ *                                other (--dial-workers): both ways, sync and async, verified
+ *                                against a pattern; ordered after another worker's event;
+ *                                prints what went worker to worker and what was uploaded
+ *   multi_worker bench MIB ROUNDS  the bandwidth of copies between the two workers, both ways,
+ *                                against a device-to-device copy within the first worker
  */
 #include "check.h"
 #include "rtc_module.h"
@@ -227,7 +234,9 @@ static void peers(void) {
 }
 
 static void cross_worker_copies(void) {
-  step("copies between devices of different workers are refused, clearly");
+  /* These workers serve sessions in session processes (--allow-host-code), which take no
+   * part in copies between workers: refused before anything moves (`copies` runs them). */
+  step("copies between workers whose sessions run in session processes are refused, clearly");
   int last = count - 1;
   static int before[N], after[N];
   CHECK(hipMemcpy(before, buffers[last], sizeof before, hipMemcpyDeviceToHost));
@@ -236,6 +245,188 @@ static void cross_worker_copies(void) {
   EXPECT_ERR(hipMemcpy(buffers[last], buffers[0], sizeof before, hipMemcpyDefault), hipErrorNotSupported);
   CHECK(hipMemcpy(after, buffers[last], sizeof after, hipMemcpyDeviceToHost));
   REQUIRE(memcmp(before, after, sizeof after) == 0, "a refused copy changed the destination");
+}
+
+/* Bytes of each buffer of the copies mode. */
+#define COPY_BYTES (4u << 20)
+#define COPY_INTS (COPY_BYTES / sizeof(int))
+
+static unsigned word_at(size_t i, unsigned seed) { return (unsigned)(i * 2654435761u) ^ seed; }
+
+static void fill_words(unsigned* out, size_t n, unsigned seed) {
+  for (size_t i = 0; i < n; i++) out[i] = word_at(i, seed);
+}
+
+/* Reads `len` bytes at device pointer `src` and compares them with `want`. */
+static void expect_device(const void* src, const void* want, size_t len, const char* what) {
+  static unsigned back[COPY_INTS];
+  memset(back, 0, sizeof back);
+  CHECK(hipMemcpy(back, src, len, hipMemcpyDeviceToHost));
+  if (memcmp(back, want, len) != 0) {
+    size_t i = 0;
+    while (i < len / sizeof(unsigned) && back[i] == ((const unsigned*)want)[i]) i++;
+    REQUIRE(0, "%s: bytes differ from word %zu (%#x, expected %#x)", what, i, back[i], ((const unsigned*)want)[i]);
+  }
+}
+
+static int copies(void) {
+  begin("multi_worker copies");
+  CHECK(hipGetDeviceCount(&count));
+  REQUIRE(count >= 2, "%d devices", count);
+  int a = 0, b = count - 1;
+  static unsigned p[COPY_INTS], q[COPY_INTS], marks[COPY_INTS];
+  fill_words(p, COPY_INTS, 0xa5a5a5a5u);
+  fill_words(q, COPY_INTS, 0x3c3c0f0fu);
+  unsigned long long to_a = 0, to_b = 0, uploaded_a = 0, uploaded_b = 0;
+  void *pa, *pa2, *pb, *pb2;
+  CHECK(hipSetDevice(a));
+  CHECK(hipMalloc(&pa, COPY_BYTES));
+  CHECK(hipMalloc(&pa2, COPY_BYTES));
+  CHECK(hipMemcpy(pa, p, COPY_BYTES, hipMemcpyHostToDevice));
+  uploaded_a += COPY_BYTES;
+  CHECK(hipSetDevice(b));
+  CHECK(hipMalloc(&pb, COPY_BYTES));
+  CHECK(hipMalloc(&pb2, COPY_BYTES));
+  CHECK(hipMemcpy(pb, q, COPY_BYTES, hipMemcpyHostToDevice));
+  uploaded_b += COPY_BYTES;
+
+  step("hipMemcpyPeer and hipMemcpy, both ways, synchronous");
+  CHECK(hipSetDevice(a));
+  CHECK(hipMemcpyPeer(pb2, b, pa, a, COPY_BYTES));
+  to_b += COPY_BYTES;
+  expect_device(pb2, p, COPY_BYTES, "hipMemcpyPeer a -> b");
+  CHECK(hipMemcpy(pa2, pb, COPY_BYTES, hipMemcpyDeviceToDevice));
+  to_a += COPY_BYTES;
+  expect_device(pa2, q, COPY_BYTES, "hipMemcpy(DeviceToDevice) b -> a");
+  /* A part of a buffer, at odd offsets, with hipMemcpyDefault: only that range changes. */
+  CHECK(hipMemcpy((char*)pa2 + 4096, (const char*)pb2 + 12, 12345, hipMemcpyDefault));
+  to_a += 12345;
+  static unsigned want[COPY_INTS];
+  memcpy(want, q, COPY_BYTES);
+  memcpy((char*)want + 4096, (const char*)p + 12, 12345);
+  expect_device(pa2, want, COPY_BYTES, "hipMemcpy(Default) of a range, b -> a");
+
+  step("hipMemcpyPeerAsync and hipMemcpyDtoDAsync, both ways, on either worker's stream");
+  hipStream_t sa, sb;
+  CHECK(hipSetDevice(a));
+  CHECK(hipStreamCreate(&sa));
+  CHECK(hipSetDevice(b));
+  CHECK(hipStreamCreate(&sb));
+  CHECK(hipSetDevice(a));
+  /* The destination's stream orders the write: the memset queued before it is overwritten. */
+  CHECK(hipMemsetAsync(pb2, 0, COPY_BYTES, sb));
+  CHECK(hipMemcpyPeerAsync(pb2, b, pa, a, COPY_BYTES, sb));
+  to_b += COPY_BYTES;
+  CHECK(hipStreamSynchronize(sb));
+  expect_device(pb2, p, COPY_BYTES, "hipMemcpyPeerAsync a -> b on b's stream");
+  /* The source's stream orders the read: it sees the memset queued before it. */
+  CHECK(hipMemsetAsync(pb, 0x77, COPY_BYTES, sb));
+  CHECK(hipStreamSynchronize(sb));
+  CHECK(hipMemsetAsync(pa, 0x11, 64, sa));
+  CHECK(hipMemcpyDtoDAsync(pb2, pa, COPY_BYTES, sa));
+  to_b += COPY_BYTES;
+  memcpy(want, p, COPY_BYTES);
+  memset(want, 0x11, 64);
+  CHECK(hipStreamSynchronize(sa));
+  CHECK(hipSetDevice(b));
+  CHECK(hipDeviceSynchronize());
+  expect_device(pb2, want, COPY_BYTES, "hipMemcpyDtoDAsync a -> b on a's stream");
+  CHECK(hipMemcpyAsync(pa2, pb, COPY_BYTES, hipMemcpyDeviceToDevice, NULL));
+  to_a += COPY_BYTES;
+  memset(want, 0x77, COPY_BYTES);
+  CHECK(hipSetDevice(a));
+  CHECK(hipDeviceSynchronize());
+  expect_device(pa2, want, COPY_BYTES, "hipMemcpyAsync b -> a on the null stream");
+
+  step("a copy on b's stream after b waits for a's event reads what a wrote before it");
+  hipStream_t slow;
+  hipEvent_t written;
+  CHECK(hipSetDevice(a));
+  /* Non-blocking: a's null stream, where the copy's read is ordered, does not wait for it. */
+  CHECK(hipStreamCreateWithFlags(&slow, hipStreamNonBlocking));
+  CHECK(hipEventCreate(&written));
+  /* Slow work first (hundreds of MiB of fills), then what the copy must see. */
+  void* big;
+  CHECK(hipMalloc(&big, 12 * COPY_BYTES));
+  for (int round = 0; round < 12; round++) CHECK(hipMemsetAsync(big, round, 12 * COPY_BYTES, slow));
+  CHECK(hipMemsetAsync(pa, 0x5a, COPY_BYTES, slow));
+  CHECK(hipEventRecord(written, slow));
+  CHECK(hipStreamWaitEvent(sb, written, 0));
+  CHECK(hipMemcpyPeerAsync(pb2, b, pa, a, COPY_BYTES, sb));
+  to_b += COPY_BYTES;
+  CHECK(hipStreamSynchronize(sb));
+  memset(marks, 0x5a, COPY_BYTES);
+  expect_device(pb2, marks, COPY_BYTES, "the copy after the wait");
+  CHECK(hipEventSynchronize(written));
+  CHECK(hipEventQuery(written));
+  CHECK(hipFree(big));
+  hipEvent_t on_b;
+  CHECK(hipSetDevice(b));
+  CHECK(hipEventCreate(&on_b));
+  CHECK(hipEventRecord(on_b, sb));
+  CHECK(hipEventSynchronize(on_b));
+  float ms = 0;
+  /* ROCm: events of two devices are an invalid handle here. */
+  EXPECT_ERR(hipEventElapsedTime(&ms, written, on_b), hipErrorInvalidHandle);
+
+  step("a 2D copy between workers is refused, clearly");
+  EXPECT_ERR(hipMemcpy2D(pb2, 256, pa, 256, 256, 4, hipMemcpyDeviceToDevice), hipErrorNotSupported);
+
+  CHECK(hipEventDestroy(written));
+  CHECK(hipEventDestroy(on_b));
+  CHECK(hipStreamDestroy(sa));
+  CHECK(hipStreamDestroy(sb));
+  CHECK(hipStreamDestroy(slow));
+  CHECK(hipFree(pa));
+  CHECK(hipFree(pa2));
+  CHECK(hipFree(pb));
+  CHECK(hipFree(pb2));
+  printf("TRANSFERRED a:%llu b:%llu\n", to_a, to_b);
+  printf("UPLOADED a:%llu b:%llu\n", uploaded_a, uploaded_b);
+  printf("PASS multi_worker copies\n");
+  return 0;
+}
+
+/* Seconds since an arbitrary start. */
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Bandwidth of `rounds` synchronous copies of `bytes` from `src` to `dst`, in GB/s. */
+static double copy_rate(void* dst, int dst_device, const void* src, int src_device, size_t bytes, int rounds) {
+  CHECK(hipMemcpyPeer(dst, dst_device, src, src_device, bytes)); /* warm-up */
+  double start = now_s();
+  for (int i = 0; i < rounds; i++) CHECK(hipMemcpyPeer(dst, dst_device, src, src_device, bytes));
+  return (double)bytes * rounds / (now_s() - start) / 1e9;
+}
+
+/* multi_worker bench MIB ROUNDS: hipMemcpyPeer between the workers of device 0 and the last
+ * device, both ways, against a device-to-device copy within device 0's worker. */
+static int bench(size_t mib, int rounds) {
+  begin("multi_worker bench");
+  CHECK(hipGetDeviceCount(&count));
+  size_t bytes = mib << 20;
+  int a = 0, b = count - 1;
+  void *a1, *a2, *b1;
+  CHECK(hipSetDevice(a));
+  CHECK(hipMalloc(&a1, bytes));
+  CHECK(hipMalloc(&a2, bytes));
+  CHECK(hipMemset(a1, 0x42, bytes));
+  CHECK(hipSetDevice(b));
+  CHECK(hipMalloc(&b1, bytes));
+  CHECK(hipMemset(b1, 0x24, bytes));
+  double within = copy_rate(a2, a, a1, a, bytes, rounds);
+  double a_to_b = copy_rate(b1, b, a1, a, bytes, rounds);
+  double b_to_a = copy_rate(a2, a, b1, b, bytes, rounds);
+  printf("BENCH copy %zu MiB x %d: within worker a %.2f GB/s; worker a -> b %.2f GB/s; b -> a %.2f GB/s\n", mib, rounds, within, a_to_b,
+         b_to_a);
+  CHECK(hipFree(a1));
+  CHECK(hipFree(a2));
+  CHECK(hipFree(b1));
+  printf("PASS multi_worker bench\n");
+  return 0;
 }
 
 static int hold(int dev) {
@@ -267,6 +458,8 @@ static int hold(int dev) {
 
 int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "hold") == 0) return hold(atoi(argv[2]));
+  if (argc == 2 && strcmp(argv[1], "copies") == 0) return copies();
+  if (argc == 4 && strcmp(argv[1], "bench") == 0) return bench((size_t)atol(argv[2]), atoi(argv[3]));
   begin("multi_worker");
   REQUIRE(argc >= 3 && argc - 1 <= MAX_DEVICES, "usage: multi_worker W:MIB W:MIB ... (at least two devices)");
   for (int d = 0; d < argc - 1; d++) {

@@ -293,10 +293,16 @@ impl WorkerProcess {
     /// backend, whose sessions otherwise run in processes of their own). Chained as
     /// [`WorkerProcess::start_with_args`] with `HIP_REMOTE_TEST_CHAIN=1`.
     pub fn start_in_one_process(worker: &Path, mib: u64, log: &Path) -> Self {
+        Self::start_in_one_process_with_args(worker, mib, log, &[])
+    }
+
+    /// [`WorkerProcess::start_in_one_process`] with more command-line arguments.
+    pub fn start_in_one_process_with_args(worker: &Path, mib: u64, log: &Path, extra: &[&str]) -> Self {
         if chain_requested() {
-            return Self::start_chain(worker, mib, log, &[]);
+            return Self::start_chain(worker, mib, log, extra);
         }
-        let args = ["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", &mib.to_string()].map(String::from).to_vec();
+        let mut args = ["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", &mib.to_string()].map(String::from).to_vec();
+        args.extend(extra.iter().map(|a| a.to_string()));
         Self::spawn(worker, &args, &[], log)
     }
 

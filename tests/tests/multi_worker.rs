@@ -105,3 +105,91 @@ fn an_unreachable_worker_fails_the_list_by_name() {
     assert!(!out.success(), "{}", out.report());
     assert!(out.stderr.contains(&format!("worker 1 of the device list ({gone})")), "{}", out.report());
 }
+
+/// One counter of a worker's `/metrics` text.
+fn metric(addr: &str, name: &str) -> u64 {
+    use std::io::{Read, Write};
+    let mut conn = std::net::TcpStream::connect(addr).expect("metrics endpoint");
+    conn.write_all(b"GET /metrics HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").unwrap();
+    let mut text = String::new();
+    conn.read_to_string(&mut text).unwrap();
+    let line = text.lines().find(|l| l.starts_with(name) && l[name.len()..].starts_with(' ')).unwrap_or_else(|| panic!("no {name} in:\n{text}"));
+    line.rsplit(' ').next().unwrap().parse().unwrap_or_else(|e| panic!("{line}: {e}"))
+}
+
+/// `NAME a:N b:M` from the program's output.
+fn pair(stdout: &str, name: &str) -> (u64, u64) {
+    let line = stdout.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name} line"));
+    let value = |w: &str| line.split_whitespace().find_map(|p| p.strip_prefix(w)).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("{line}"));
+    (value("a:"), value("b:"))
+}
+
+/// Copies between devices of two workers go worker to worker, both ways, synchronous and
+/// asynchronous, ordered in the streams of either side and after another worker's event;
+/// the workers' counters show the bytes crossed between them and not through the client.
+#[test]
+fn copies_between_workers_go_worker_to_worker() {
+    if hip_remote_tests::chain_requested() {
+        transport_core::test_skip::skip("copies between workers: a chained run serves sessions in session processes");
+        return;
+    }
+    let sandbox = Sandbox::new("multi_worker_copies");
+    let exe = sandbox.compile("multi_worker");
+    let worker = artifacts().worker;
+    let metrics = [hip_remote_tests::closed_port(), hip_remote_tests::closed_port()].map(|port| format!("127.0.0.1:{port}"));
+    let start = |name: &str, metrics: &str| {
+        let log = sandbox.path().join(format!("worker-{name}.log"));
+        WorkerProcess::start_in_one_process_with_args(&worker, A_MIB, &log, &["--dial-workers", "--metrics", metrics])
+    };
+    let (mut a, mut b) = (start("a", &metrics[0]), start("b", &metrics[1]));
+    let received = |m: &str| metric(m, "hip_worker_received_bytes_total");
+    let fetched = |m: &str| metric(m, "hip_worker_transfer_received_bytes_total");
+    let answered = |m: &str| metric(m, "hip_worker_transfer_sent_bytes_total");
+    let before = [received(&metrics[0]), received(&metrics[1])];
+    let mut cmd = client_command(&exe, &format!("{},{}", a.addr(), b.addr()));
+    cmd.arg("copies");
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS multi_worker copies"), "{}", out.report());
+    let (to_a, to_b) = pair(&out.stdout, "TRANSFERRED");
+    let (uploaded_a, uploaded_b) = pair(&out.stdout, "UPLOADED");
+    // Every byte copied into a worker came from the other worker, which answered it.
+    assert_eq!((fetched(&metrics[0]), fetched(&metrics[1])), (to_a, to_b), "bytes fetched from the other worker");
+    assert_eq!((answered(&metrics[0]), answered(&metrics[1])), (to_b, to_a), "bytes answered to the other worker");
+    // What each received on its connections is the client's uploads and control frames, not
+    // the copies (at least 2 copies of 4 MiB each way: they would show).
+    let slack = 1 << 20;
+    let got = [received(&metrics[0]) - before[0], received(&metrics[1]) - before[1]];
+    assert!(got[0] < uploaded_a + slack, "worker a received {} bytes; the client uploaded {uploaded_a}, {to_a} were copied in", got[0]);
+    assert!(got[1] < uploaded_b + slack, "worker b received {} bytes; the client uploaded {uploaded_b}, {to_b} were copied in", got[1]);
+    assert!(to_a >= 2 * (4 << 20) && to_b >= 2 * (4 << 20), "{}", out.report());
+    // The bench line (no bound on the figures: a shared CI machine's timing says little).
+    let mut cmd = client_command(&exe, &format!("{},{}", a.addr(), b.addr()));
+    cmd.args(["bench", "16", "4"]);
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    out.assert_success();
+    let line = out.stdout.lines().find(|l| l.starts_with("BENCH")).unwrap_or_else(|| panic!("no BENCH line: {}", out.report()));
+    eprintln!("{line}");
+    a.assert_alive();
+    b.assert_alive();
+}
+
+/// Without `--dial-workers` the destination worker refuses to fetch: the copy fails with
+/// `hipErrorNotSupported` and says which flag allows it.
+#[test]
+fn a_worker_that_may_not_dial_refuses_copies_between_workers() {
+    if hip_remote_tests::chain_requested() {
+        transport_core::test_skip::skip("copies between workers: a chained run serves sessions in session processes");
+        return;
+    }
+    let sandbox = Sandbox::new("multi_worker_no_dial");
+    let exe = sandbox.compile("multi_worker");
+    let worker = artifacts().worker;
+    let a = WorkerProcess::start_in_one_process(&worker, A_MIB, &sandbox.path().join("worker-a.log"));
+    let b = WorkerProcess::start_in_one_process(&worker, A_MIB, &sandbox.path().join("worker-b.log"));
+    let mut cmd = client_command(&exe, &format!("{},{}", a.addr(), b.addr()));
+    cmd.arg("copies");
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    assert!(!out.success(), "{}", out.report());
+    assert!(out.stdout.contains("hipErrorNotSupported"), "{}", out.report());
+}

@@ -621,7 +621,7 @@ fn refused_before_trust(session: &Session, header: &FrameHeader) -> Option<(Stat
     // The opcode table says which calls an untrusted connection may send, and when.
     let admission = Opcode::from_u16(header.opcode).map_or(Admission::Trusted, Opcode::admission);
     let admitted = match admission {
-        Admission::Greeting | Admission::StripeGreeting => !session.greeted(),
+        Admission::Greeting | Admission::StripeGreeting | Admission::PeerGreeting => !session.greeted(),
         Admission::Authentication | Admission::AfterGreeting => session.greeted(),
         Admission::Trusted => false,
     };

@@ -32,6 +32,7 @@ pub mod shm;
 pub mod stripes;
 pub mod telemetry;
 pub mod tls;
+pub mod transfer;
 pub mod watchdog;
 
 pub use config::WorkerConfig;

@@ -175,6 +175,14 @@ struct Cli {
     #[arg(long, default_value_t = hip_worker::resume::DEFAULT_RESUME_GRACE.as_secs(),
           value_parser = clap::value_parser!(u64).range(0..=hip_worker::resume::MAX_RESUME_GRACE.as_secs()))]
     resume_grace_s: u64,
+    /// Let this worker's sessions open connections to other workers, to take the bytes of a
+    /// copy between devices of two workers of a client's device list from the source worker
+    /// (docs/CLIENT.md, "Copies between workers"). Off by default: a client then makes the
+    /// worker connect to an address it names. Serving such copies as the source needs no flag.
+    /// Sessions in session processes open no connections: copies between workers need
+    /// sessions served in the worker (the host backend without --allow-host-code).
+    #[arg(long)]
+    dial_workers: bool,
     /// Most streams of all sessions together; more are refused with hipErrorOutOfMemory.
     #[arg(long, default_value_t = hip_worker::session::MAX_WORKER_STREAMS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_worker_streams: usize,
@@ -718,6 +726,8 @@ fn main() -> std::process::ExitCode {
             // Sessions in session processes end with their connection.
             resume: (cli.resume_grace_s > 0 && session_process.is_none())
                 .then(|| hip_worker::resume::ResumeHub::new(Duration::from_secs(cli.resume_grace_s))),
+            // Session processes open no connections and serve no fetches.
+            transfers: session_process.is_none().then(|| hip_worker::transfer::TransferHub::new(cli.dial_workers)),
         },
         tcp,
         limits: ConnectionLimits {

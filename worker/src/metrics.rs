@@ -114,6 +114,9 @@ pub struct Metrics {
     sessions_total: AtomicU64,
     bytes_in: AtomicU64,
     bytes_out: AtomicU64,
+    /// Bytes of copies between workers: fetched from other workers, answered to them.
+    transfer_bytes_in: AtomicU64,
+    transfer_bytes_out: AtomicU64,
     families: [FamilyStats; FAMILY_SLOTS],
     refused: [AtomicU64; Refusal::ALL.len()],
     /// Session processes started, [connection relayed, connection handed over].
@@ -153,6 +156,16 @@ impl Metrics {
     /// Bytes sent to clients (whole frames).
     pub fn add_bytes_out(&self, bytes: u64) {
         self.bytes_out.fetch_add(bytes, Relaxed);
+    }
+
+    /// Bytes a copy between workers fetched from another worker.
+    pub fn add_transfer_bytes_in(&self, bytes: u64) {
+        self.transfer_bytes_in.fetch_add(bytes, Relaxed);
+    }
+
+    /// Bytes this worker answered to another worker's fetch (also in the sent bytes).
+    pub fn add_transfer_bytes_out(&self, bytes: u64) {
+        self.transfer_bytes_out.fetch_add(bytes, Relaxed);
     }
 
     /// A session process started; `handed_over`: it serves its connection itself (else the
@@ -197,6 +210,10 @@ impl Metrics {
             .push(&[], Value::Count(self.bytes_in.load(Relaxed)));
         s.family("hip_worker_sent_bytes", "Bytes sent to clients (whole frames).", MetricType::Counter)
             .push(&[], Value::Count(self.bytes_out.load(Relaxed)));
+        s.family("hip_worker_transfer_received_bytes", "Bytes of copies between workers fetched from other workers.", MetricType::Counter)
+            .push(&[], Value::Count(self.transfer_bytes_in.load(Relaxed)));
+        s.family("hip_worker_transfer_sent_bytes", "Bytes of copies between workers answered to other workers' fetches.", MetricType::Counter)
+            .push(&[], Value::Count(self.transfer_bytes_out.load(Relaxed)));
         let calls = s.family("hip_worker_calls", "Requests handled, by opcode family.", MetricType::Counter);
         for (slot, stats) in self.families.iter().enumerate() {
             calls.push(&[("family", family_label(slot))], Value::Count(stats.calls.load(Relaxed)));

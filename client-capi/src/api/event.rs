@@ -102,7 +102,16 @@ pub unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: hipEvent_t, st
         if start.is_null() || stop.is_null() {
             return Err(CallError::new(HipError::INVALID_HANDLE, "event is NULL"));
         }
-        let req = wire::EventElapsed { start: start as u64, end: stop as u64 };
+        // `id()` notes the handles: the call goes to the start event's worker.
+        let req = wire::EventElapsed { start: start.id(), end: stop.id() };
+        if crate::remote::worker_count() > 1 {
+            if let (Some(a), Some(b)) = (crate::remote::device_of_handle(req.start), crate::remote::device_of_handle(req.end)) {
+                if !crate::remote::same_worker(a, b)? {
+                    // ROCm's clr: events of two devices are an invalid handle here.
+                    return Err(CallError::new(HipError::INVALID_HANDLE, "the start and stop events belong to devices of two workers"));
+                }
+            }
+        }
         let elapsed = with_conn(|c| c.event_elapsed_time(req))?.ms;
         try_out!(ms, elapsed);
         Ok(())

@@ -514,7 +514,9 @@ fn memcpy_peer(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_devi
     if len == 0 {
         return Ok(());
     }
-    crate::state::copy::refuse_across_workers(Some(dst_device), Some(src_device))?;
+    if crate::state::copy::crosses_workers(Some(dst_device), Some(src_device))? {
+        return crate::state::copy::copy_across_workers(dst as u64, dst_device, src as u64, src_device, len as u64, stream);
+    }
     let req = wire::MemcpyPeer {
         dst: dst as u64,
         dst_device,

@@ -59,9 +59,8 @@ pub fn sent_is_enough(dst: u64, len: usize) -> bool {
             .is_some_and(|(base, r)| r.kind == crate::state::allocations::RangeKind::Device && dst - base + len as u64 <= r.size)
 }
 
-/// Refuses a copy between devices of two workers of a device list: the bytes would have to
-/// cross from one worker to the other, which is not implemented (and must not pass through
-/// the client's own links). `None`: a device the client does not know, left to the worker.
+/// Refuses a 2D copy between devices of two workers of a device list (only linear copies
+/// go from worker to worker). `None`: a device the client does not know, left to the worker.
 pub fn refuse_across_workers(dst_device: Option<u32>, src_device: Option<u32>) -> Result<(), CallError> {
     let (Some(dst), Some(src)) = (dst_device, src_device) else { return Ok(()) };
     if crate::remote::same_worker(dst, src)? {
@@ -69,9 +68,7 @@ pub fn refuse_across_workers(dst_device: Option<u32>, src_device: Option<u32>) -
     }
     Err(CallError::new(
         HipError::NOT_SUPPORTED,
-        format!(
-            "a copy from device {src} to device {dst} crosses workers of the device list: copies between workers are not implemented (copy through host memory)"
-        ),
+        format!("a 2D copy from device {src} to device {dst} crosses workers of the device list: only linear copies go from worker to worker (copy row by row, or through host memory)"),
     ))
 }
 
@@ -88,6 +85,101 @@ fn within_allocation(ptr: u64, len: usize) -> Result<(), CallError> {
         )),
         _ => Ok(()),
     }
+}
+
+/// Names each grant of a copy between workers within the source session.
+static NEXT_GRANT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// Whether `dst_device` and `src_device` are devices of two different workers of the list.
+pub fn crosses_workers(dst_device: Option<u32>, src_device: Option<u32>) -> Result<bool, CallError> {
+    match (dst_device, src_device) {
+        (Some(dst), Some(src)) if crate::remote::worker_count() > 1 => Ok(!crate::remote::same_worker(dst, src)?),
+        _ => Ok(false),
+    }
+}
+
+/// A copy of `len` bytes from `src` on `src_device` to `dst` on `dst_device`, devices of two
+/// workers: worker to worker, never through this process (docs/CLIENT.md, "Copies between
+/// workers"). Per piece of at most [`wire::MAX_TRANSFER_BYTES`], the source worker is offered a
+/// one-time grant (an id and a secret drawn here), read in its stream's order, and the
+/// destination worker told to fetch it from the source's address and write it in its own
+/// stream's order. Both are posted: an asynchronous copy returns without a round trip; a
+/// synchronous one waits for the destination's answer. `stream` (`None`: synchronous) orders
+/// the side of the worker it belongs to; the other side uses its null stream.
+pub fn copy_across_workers(dst: u64, dst_device: u32, src: u64, src_device: u32, len: u64, stream: Option<u64>) -> Result<(), CallError> {
+    use crate::remote::{device_of_handle, on_device, with_conn, worker_config, worker_of_device};
+    let (src_worker, dst_worker) = (worker_of_device(src_device)?, worker_of_device(dst_device)?);
+    let sync = stream.is_none();
+    let stream = stream.unwrap_or(0);
+    let (src_stream, dst_stream) = match device_of_handle(stream).map(worker_of_device).transpose()? {
+        None => (0, 0),
+        Some(w) if w == src_worker => (stream, 0),
+        Some(w) if w == dst_worker => (0, stream),
+        Some(w) => {
+            return Err(CallError::new(
+                HipError::INVALID_HANDLE,
+                format!("the stream of a copy from device {src_device} to device {dst_device} belongs to worker {w}, neither the source's nor the destination's"),
+            ))
+        }
+    };
+    // Refused before anything moves when either worker cannot take part (WELCOME says).
+    let has = |device: u32, feature: u64| on_device(device, || with_conn(|c| Ok(c.welcome().has(feature))));
+    let cannot = |worker: usize, why: &str| {
+        CallError::new(
+            HipError::NOT_SUPPORTED,
+            format!("a copy from device {src_device} to device {dst_device} crosses workers, and worker {worker} of the device list ({}) {why} (copy through host memory)", worker_config(worker).worker),
+        )
+    };
+    const IN_PROCESSES: &str =
+        "serves sessions in session processes, which take no part in copies between workers (GPU backends, the host backend with --allow-host-code)";
+    if !has(src_device, wire::features::TRANSFER_SOURCE)? {
+        return Err(cannot(src_worker, IN_PROCESSES));
+    }
+    if !has(dst_device, wire::features::TRANSFER_PULL)? {
+        let why =
+            if has(dst_device, wire::features::TRANSFER_SOURCE)? { "may not dial other workers: start it with --dial-workers" } else { IN_PROCESSES };
+        return Err(cannot(dst_worker, why));
+    }
+    let source = worker_config(src_worker).worker.clone();
+    let source_session = on_device(src_device, || with_conn(|c| Ok(c.welcome().session_id)))?;
+    let mut done = 0u64;
+    while done < len {
+        let piece = (len - done).min(wire::MAX_TRANSFER_BYTES);
+        let grant_id = NEXT_GRANT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut secret = [0u8; wire::TRANSFER_SECRET_LEN];
+        getrandom::fill(&mut secret).map_err(|e| CallError::new(HipError::UNKNOWN, format!("no randomness for a copy between workers: {e}")))?;
+        let offer = wire::TransferOffer { grant_id, secret: proto_core::field::Bytes(&secret), src: src + done, len: piece, stream: src_stream };
+        // Sent at once: the destination's fetch waits for it.
+        on_device(src_device, || {
+            with_conn(|c| {
+                c.post::<calls::TransferOffer>(offer)?;
+                c.flush()
+            })
+        })?;
+        let pull = wire::TransferPull {
+            grant_id,
+            secret: proto_core::field::Bytes(&secret),
+            source_session,
+            source: proto_core::field::Str(&source),
+            dst: dst + done,
+            len: piece,
+            stream: dst_stream,
+            sync,
+        };
+        on_device(dst_device, || {
+            if sync {
+                call_sync(|c| c.transfer_pull(pull))
+            } else {
+                // Sent at once too: the grant waits for its fetch a bounded time.
+                with_conn(|c| {
+                    c.post::<calls::TransferPull>(pull)?;
+                    c.flush()
+                })
+            }
+        })?;
+        done += piece;
+    }
+    Ok(())
 }
 
 /// One copy of `len` bytes; `stream` is `None` for the synchronous API.
@@ -132,7 +224,10 @@ pub unsafe fn copy(dst: *mut c_void, src: *const c_void, len: usize, kind: hipMe
         // synchronised (HIP's contract for async copies; immediately for sync ones).
         Direction::DeviceToHost => on_pointer(src as u64, || with_conn(|c| unsafe { c.download(dst as *mut u8, src as u64, len, stream, sync) })),
         Direction::DeviceToDevice => {
-            refuse_across_workers(device_of_pointer(dst as u64), device_of_pointer(src as u64))?;
+            let (dst_device, src_device) = (device_of_pointer(dst as u64), device_of_pointer(src as u64));
+            if let (true, Some(dst_device), Some(src_device)) = (crosses_workers(dst_device, src_device)?, dst_device, src_device) {
+                return copy_across_workers(dst as u64, dst_device, src as u64, src_device, len as u64, (!sync).then_some(stream));
+            }
             let req = wire::MemcpyDtoD { dst: dst as u64, src: src as u64, len: len as u64, stream, sync };
             on_pointer(src as u64, || if sync { call_sync(|c| c.memcpy_dtod(req)) } else { with_conn(|c| c.post::<calls::MemcpyDtoD>(req)) })
         }

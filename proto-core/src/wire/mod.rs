@@ -27,6 +27,7 @@ pub mod shared_host;
 pub mod stream;
 pub mod stream_ops;
 pub mod stripes;
+pub mod transfer;
 pub mod vmm;
 
 pub use array::*;
@@ -51,4 +52,5 @@ pub use shared_host::*;
 pub use stream::*;
 pub use stream_ops::*;
 pub use stripes::*;
+pub use transfer::*;
 pub use vmm::*;

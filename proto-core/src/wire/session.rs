@@ -40,6 +40,12 @@ pub mod features {
     /// whose connection broke reconnects and sends [`Resume`](super::Resume) within the
     /// worker's grace period; nothing the worker executed runs twice.
     pub const RESUME: u64 = 1 << 11;
+    /// The session can be the source of a copy between workers of a client's device list
+    /// ([`TransferOffer`](super::TransferOffer)): it is served in the worker's own process.
+    pub const TRANSFER_SOURCE: u64 = 1 << 12;
+    /// The session can be the destination of a copy between workers
+    /// ([`TransferPull`](super::TransferPull)): the worker may dial other workers.
+    pub const TRANSFER_PULL: u64 = 1 << 13;
     /// Every bit this version defines.
     pub const ALL: u64 = RDMA
         | TLS
@@ -52,7 +58,9 @@ pub mod features {
         | CLIENT_ALLOCATION
         | CONTENT_STORE
         | COMPRESSED_BULK
-        | RESUME;
+        | RESUME
+        | TRANSFER_SOURCE
+        | TRANSFER_PULL;
 }
 
 message! {

@@ -66,6 +66,12 @@ impl SessionHandler for Session {
         if self.config.resume.is_some() && req.features & features::CALLBACK_CHANNEL == 0 {
             offered |= features::RESUME;
         }
+        if let Some(hub) = &self.config.transfers {
+            offered |= features::TRANSFER_SOURCE;
+            if hub.may_dial() {
+                offered |= features::TRANSFER_PULL;
+            }
+        }
         let version = req.max_version.min(PROTOCOL_VERSION);
         let mut session_features = req.features & offered;
         // A configured store that is empty (every tenant revoked) refuses everyone.
@@ -232,6 +238,22 @@ impl SessionHandler for Session {
 
     fn stripe_chunk<'a>(&'a mut self, _cx: &mut CallCx, _req: wire::StripeChunk<'a>) -> Result<wire::Empty, Failure> {
         Err(Failure::new(Status::ILLEGAL_STATE, "StripeChunk is valid only on a joined stripe connection, within a striped copy"))
+    }
+
+    fn transfer_offer<'a>(&'a mut self, _cx: &mut CallCx, req: wire::TransferOffer<'a>) -> Result<wire::Empty, Failure> {
+        self.offer_transfer(req)
+    }
+
+    fn transfer_pull<'a>(&'a mut self, _cx: &mut CallCx, req: wire::TransferPull<'a>) -> Result<wire::Empty, Failure> {
+        self.pull_transfer(req)
+    }
+
+    fn transfer_fetch<'a>(
+        &'a mut self,
+        cx: &mut CallCx,
+        req: wire::TransferFetch<'a>,
+    ) -> Result<proto_core::Outcome<wire::TransferData<'a>>, Failure> {
+        self.answer_fetch(cx, req)
     }
 
     fn kernel_output<'a>(&'a mut self, _cx: &mut CallCx, _req: wire::Empty) -> Result<proto_core::Outcome<wire::KernelOutputText<'a>>, Failure> {

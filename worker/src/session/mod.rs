@@ -44,6 +44,7 @@ mod tables;
 mod tenant_memory_tests;
 #[cfg(test)]
 mod tests;
+mod transfer;
 mod vmm;
 
 pub use callbacks::{CallbackChannel, CALLBACK_POLL, MAX_OUTSTANDING_CALLBACKS, MAX_PER_THREAD_STREAMS};
@@ -180,6 +181,10 @@ pub struct SessionConfig {
     /// Where sessions whose connection broke wait for their client (`--resume-grace-s`);
     /// `None`: sessions end with their connection (and `RESUME` is not offered).
     pub resume: Option<Arc<crate::resume::ResumeHub>>,
+    /// Grants of copies between workers, and whether sessions may dial other workers
+    /// ([`crate::transfer`]); `None`: sessions in session processes, which open no
+    /// connections (copies between workers are refused).
+    pub transfers: Option<Arc<crate::transfer::TransferHub>>,
 }
 
 /// The worker's same-host transport, as its sessions offer it.
@@ -218,6 +223,7 @@ impl Default for SessionConfig {
             kernel_watchdog: None,
             content: Arc::default(),
             resume: None,
+            transfers: None,
         }
     }
 }
@@ -323,6 +329,8 @@ pub struct Session {
     stripes_join_elsewhere: bool,
     /// The session a `StripeJoin` named, and its frame, once kept.
     kept_stripe_join: Option<(u64, Vec<u8>)>,
+    /// The bytes a `TransferFetch` answers with (the reply borrows them).
+    fetched: Vec<u8>,
     /// WELCOME offered the same-host transport (`SameHostOffer` is answered), or, on a
     /// same-host connection, shared host memory.
     shared_memory_offered: bool,
@@ -401,6 +409,7 @@ impl Session {
             striped_bulk: false,
             stripes_join_elsewhere: false,
             kept_stripe_join: None,
+            fetched: Vec::new(),
             shared_memory_offered: false,
             descriptors: None,
             shared_regions: shared_host::SharedRegions::default(),

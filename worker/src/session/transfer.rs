@@ -1,0 +1,100 @@
+//! Session side of copies between workers ([`crate::transfer`]): the source's offer (a read
+//! queued in stream order into the grant), the destination's pull (a fetch from the source,
+//! then a write queued in stream order), and the fetch a source answers.
+
+use super::memory::PendingUpload;
+use super::{CallCx, Failure, Session};
+use crate::backend::{DevicePtr, DtohDone, HostData};
+use proto_core::wire;
+use proto_core::{Outcome, Status};
+use std::sync::Arc;
+
+/// Why a session here takes no part in copies between workers.
+const SERVED_IN_SESSION_PROCESS: &str = "copies between workers need sessions served in the worker's own process; this worker serves them in \
+     session processes, which open no connections (GPU backends, the host backend with --allow-host-code): copy through host memory";
+
+impl Session {
+    fn transfer_hub(&self) -> Result<Arc<crate::transfer::TransferHub>, Failure> {
+        self.config.transfers.clone().ok_or_else(|| Failure::new(Status::NOT_SUPPORTED, SERVED_IN_SESSION_PROCESS))
+    }
+
+    /// `TransferOffer`: registers the grant, then queues the read of the range behind the
+    /// stream's earlier work; the request loop goes on meanwhile.
+    pub(super) fn offer_transfer(&mut self, req: wire::TransferOffer<'_>) -> Result<wire::Empty, Failure> {
+        let hub = self.transfer_hub()?;
+        if req.len == 0 || req.len > wire::MAX_TRANSFER_BYTES {
+            return Err(Failure::new(
+                Status::INVALID_VALUE,
+                format!("a transfer grant covers 1 to {} bytes, not {}", wire::MAX_TRANSFER_BYTES, req.len),
+            ));
+        }
+        let (_, alloc) = self.allocations.resolve(req.src, req.len, "source of a copy between workers")?;
+        let stream = self.stream(req.stream, alloc.device)?;
+        let (session, grant) = (self.id, req.grant_id);
+        hub.offer(session, grant, req.secret.0, req.len)?;
+        let completer = Arc::clone(&hub);
+        let done: DtohDone = Box::new(move |read| completer.complete(session, grant, read));
+        if let Err(e) = self.backend.memcpy_dtoh(stream, DevicePtr(req.src), req.len, done) {
+            hub.withdraw(session, grant);
+            return Err(e.into());
+        }
+        Ok(wire::Empty {})
+    }
+
+    /// `TransferPull`: fetches the grant from the source worker (this request loop waits for
+    /// it) and queues the write behind the stream's earlier work.
+    pub(super) fn pull_transfer(&mut self, req: wire::TransferPull<'_>) -> Result<wire::Empty, Failure> {
+        let hub = self.transfer_hub()?;
+        if !hub.may_dial() {
+            return Err(Failure::new(
+                Status::NOT_SUPPORTED,
+                "this worker may not dial other workers, so it takes no copies from them: start it with --dial-workers (or copy through host memory)",
+            ));
+        }
+        if req.len == 0 || req.len > wire::MAX_TRANSFER_BYTES {
+            return Err(Failure::new(
+                Status::INVALID_VALUE,
+                format!("a transfer grant covers 1 to {} bytes, not {}", wire::MAX_TRANSFER_BYTES, req.len),
+            ));
+        }
+        let (_, alloc) = self.allocations.resolve(req.dst, req.len, "destination of a copy between workers")?;
+        let stream = self.stream(req.stream, alloc.device)?;
+        if !req.sync {
+            // Buffered until the stream runs the write: bounded with the session's uploads.
+            let (pending, max) = (self.pending_bytes.load(std::sync::atomic::Ordering::Acquire), self.config.limits.max_pending_bytes);
+            if pending.saturating_add(req.len as usize) > max {
+                return Err(Failure::new(
+                    Status::OUT_OF_MEMORY,
+                    format!(
+                        "{}-byte copy refused: the session's queued uploads would pass {max} bytes (--max-pending-mib); synchronize first",
+                        req.len
+                    ),
+                ));
+            }
+        }
+        let bytes = crate::transfer::fetch(req.source.0, req.source_session, req.grant_id, req.secret.0, req.len)?;
+        self.metrics().add_transfer_bytes_in(bytes.len() as u64);
+        let dst = DevicePtr(req.dst);
+        if req.sync {
+            self.backend.memcpy_htod_sync(stream, dst, &bytes)?;
+        } else {
+            let data = PendingUpload::new(bytes, &self.pending_bytes);
+            self.backend.memcpy_htod(stream, dst, HostData::from_buffer(data))?;
+        }
+        Ok(wire::Empty {})
+    }
+
+    /// `TransferFetch`, the first and only request of a transfer connection: the grant's
+    /// bytes, once; the connection closes after the answer.
+    pub(super) fn answer_fetch<'a>(&'a mut self, cx: &mut CallCx, req: wire::TransferFetch<'_>) -> Result<Outcome<wire::TransferData<'a>>, Failure> {
+        cx.close_after_reply = true;
+        if self.trusted() || self.greeted() {
+            return Err(Failure::new(Status::ILLEGAL_STATE, "TransferFetch must be the first and only request of a transfer connection"));
+        }
+        let hub = self.transfer_hub()?;
+        self.fetched = hub.take(req.session_id, req.grant_id, req.secret.0, req.len)?;
+        self.metrics().add_transfer_bytes_out(self.fetched.len() as u64);
+        tracing::debug!(session = req.session_id, grant = req.grant_id, len = req.len, "transfer grant fetched");
+        Ok(Outcome::Reply(wire::TransferData { data: proto_core::Bulk(&self.fetched) }))
+    }
+}

@@ -1,0 +1,372 @@
+//! Copies between workers of one client's device list (`docs/CLIENT.md`, "Copies between
+//! workers"; wire: `docs/PROTOCOL.md`, "Copies between workers").
+//!
+//! The client offers a range of its session on the source worker under a one-time grant
+//! (`TransferOffer`: an id and a 32-byte secret the client drew), and tells the destination
+//! worker to pull it (`TransferPull`, naming the source worker's address as the client reached
+//! it). The source session reads the range in the order of its stream (queued like a
+//! device-to-host copy, so its request loop does not wait) into the [`TransferHub`]; the
+//! destination dials the source's listener ([`fetch`]), presents the grant as the first and
+//! only request of that connection (`TransferFetch`), and writes the bytes it gets in the order
+//! of its own stream. The bytes never pass through the client.
+//!
+//! A grant serves one fetch: a wrong secret, a grant already fetched, one past its expiry or
+//! another length is refused with `AUTH_FAILED` and the connection closed; the worker goes on
+//! serving. Like [`crate::driver`] and [`crate::stripes`], this is code that opens and reads
+//! connections; the session only validates and names ranges.
+
+use crate::backend::BackendError;
+use crate::session::Failure;
+use proto_core::frame::{encode_frame, FrameMeta};
+use proto_core::header::HEADER_LEN;
+use proto_core::wire::{self, TRANSFER_SECRET_LEN};
+use proto_core::{FrameHeader, Message, Opcode, Status};
+use std::collections::{HashMap, VecDeque};
+use std::io::{Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use subtle::ConstantTimeEq;
+
+/// Grants a session may hold at once (offered, not fetched yet).
+pub const MAX_GRANTS_PER_SESSION: usize = 16;
+/// Bytes all grants of this worker may hold at once: an offer beyond it is refused before its
+/// bytes are read (`hipErrorOutOfMemory`).
+pub const MAX_GRANTED_BYTES: u64 = 1 << 30;
+/// How long a grant whose bytes are ready waits for its fetch before it is dropped: as long
+/// as a fetch waits, since the destination's request loop may be as far behind the source's.
+pub const TRANSFER_GRANT_TTL: Duration = TRANSFER_WAIT;
+/// How long a fetch waits for its grant: to be offered (the source session's request loop
+/// may be behind the destination's) and its bytes read (the source stream's earlier work).
+pub const TRANSFER_WAIT: Duration = Duration::from_secs(120);
+/// Fetches that may wait for their grant at once; more are refused at once.
+pub const MAX_WAITING_FETCHES: usize = 64;
+/// Fetched or refused grant ids remembered, so a replay is refused at once instead of
+/// waiting for an offer that will not come.
+pub const MAX_SPENT_GRANTS: usize = 4096;
+/// How long the destination tries to reach the source worker.
+pub const TRANSFER_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest silence on a transfer connection: the fetch's wait, plus time to send the bytes.
+pub const TRANSFER_IO_TIMEOUT: Duration = Duration::from_secs(TRANSFER_WAIT.as_secs() + 60);
+
+type GrantKey = (u64, u64);
+
+enum GrantState {
+    /// Offered; the source stream has not reached the read yet.
+    Pending,
+    Ready(Vec<u8>),
+    /// The read failed on the source device.
+    Failed(Status, String),
+}
+
+struct Grant {
+    secret: [u8; TRANSFER_SECRET_LEN],
+    len: u64,
+    state: GrantState,
+    /// When the grant is dropped unfetched: [`TRANSFER_GRANT_TTL`] after its bytes are ready
+    /// (or its read failed).
+    expires: Option<Instant>,
+}
+
+#[derive(Default)]
+struct HubState {
+    grants: HashMap<GrantKey, Grant>,
+    /// Bytes reserved by live grants (counted from the offer, before the read).
+    bytes: u64,
+    spent: VecDeque<GrantKey>,
+    waiting: usize,
+}
+
+impl HubState {
+    fn drop_expired(&mut self, now: Instant) {
+        let expired: Vec<GrantKey> = self.grants.iter().filter(|(_, g)| g.expires.is_some_and(|t| t <= now)).map(|(k, _)| *k).collect();
+        for key in expired {
+            self.remove(key);
+        }
+    }
+
+    fn remove(&mut self, key: GrantKey) -> Option<Grant> {
+        let grant = self.grants.remove(&key)?;
+        self.bytes -= grant.len;
+        if self.spent.len() >= MAX_SPENT_GRANTS {
+            self.spent.pop_front();
+        }
+        self.spent.push_back(key);
+        Some(grant)
+    }
+}
+
+/// The grants of the sessions this process serves, and whether its sessions may dial other
+/// workers.
+pub struct TransferHub {
+    may_dial: bool,
+    state: Mutex<HubState>,
+    changed: Condvar,
+}
+
+impl std::fmt::Debug for TransferHub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = self.lock();
+        f.debug_struct("TransferHub").field("may_dial", &self.may_dial).field("grants", &state.grants.len()).field("bytes", &state.bytes).finish()
+    }
+}
+
+fn refused(message: impl Into<String>) -> Failure {
+    Failure::new(Status::AUTH_FAILED, message)
+}
+
+/// What every refusal of a presented grant says (which of the causes, a peer need not learn).
+const GRANT_REFUSED: &str = "transfer grant refused: unknown, expired, already fetched, or the secret or length does not match";
+
+impl TransferHub {
+    /// `may_dial`: whether sessions of this process may fetch from other workers
+    /// (`--dial-workers`); serving fetches of its own grants needs no permission.
+    pub fn new(may_dial: bool) -> Arc<Self> {
+        Arc::new(Self { may_dial, state: Mutex::default(), changed: Condvar::new() })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HubState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether sessions of this process may dial other workers.
+    pub fn may_dial(&self) -> bool {
+        self.may_dial
+    }
+
+    /// Registers grant `grant_id` of `session` for `len` bytes, not ready yet; the caller
+    /// then queues the read and hands its result to [`TransferHub::complete`].
+    pub fn offer(&self, session: u64, grant_id: u64, secret: &[u8], len: u64) -> Result<(), Failure> {
+        let secret: [u8; TRANSFER_SECRET_LEN] = secret
+            .try_into()
+            .map_err(|_| Failure::new(Status::INVALID_VALUE, format!("a transfer secret is {TRANSFER_SECRET_LEN} bytes, not {}", secret.len())))?;
+        if len == 0 || len > wire::MAX_TRANSFER_BYTES {
+            return Err(Failure::new(Status::INVALID_VALUE, format!("a transfer grant covers 1 to {} bytes, not {len}", wire::MAX_TRANSFER_BYTES)));
+        }
+        let mut state = self.lock();
+        state.drop_expired(Instant::now());
+        let key = (session, grant_id);
+        if state.grants.contains_key(&key) || state.spent.contains(&key) {
+            return Err(Failure::new(Status::INVALID_VALUE, format!("transfer grant {grant_id} was offered before: a grant id serves once")));
+        }
+        if state.grants.keys().filter(|(s, _)| *s == session).count() >= MAX_GRANTS_PER_SESSION {
+            return Err(Failure::new(
+                Status::OUT_OF_MEMORY,
+                format!("the session holds {MAX_GRANTS_PER_SESSION} transfer grants not fetched yet: synchronize the destination first"),
+            ));
+        }
+        if state.bytes.saturating_add(len) > MAX_GRANTED_BYTES {
+            return Err(Failure::new(
+                Status::OUT_OF_MEMORY,
+                format!("a {len}-byte transfer grant would pass the worker's {MAX_GRANTED_BYTES} bytes of grants waiting for their fetch"),
+            ));
+        }
+        state.bytes += len;
+        // A read that never completes (its stream destroyed under it) does not hold the grant
+        // past the longest a fetch would wait for it.
+        let expires = Some(Instant::now() + TRANSFER_WAIT + TRANSFER_GRANT_TTL);
+        state.grants.insert(key, Grant { secret, len, state: GrantState::Pending, expires });
+        Ok(())
+    }
+
+    /// The source stream's read of grant `grant_id` of `session` finished.
+    pub fn complete(&self, session: u64, grant_id: u64, read: Result<Vec<u8>, BackendError>) {
+        let mut state = self.lock();
+        if let Some(grant) = state.grants.get_mut(&(session, grant_id)) {
+            grant.state = match read {
+                Ok(bytes) if bytes.len() as u64 == grant.len => GrantState::Ready(bytes),
+                Ok(bytes) => GrantState::Failed(Status::UNKNOWN, format!("the source read {} bytes of {}", bytes.len(), grant.len)),
+                Err(e) => GrantState::Failed(Status(e.hip_code()), format!("reading the source range failed: {e}")),
+            };
+            grant.expires = Some(Instant::now() + TRANSFER_GRANT_TTL);
+        }
+        drop(state);
+        self.changed.notify_all();
+    }
+
+    /// Withdraws a grant whose read could not be queued.
+    pub fn withdraw(&self, session: u64, grant_id: u64) {
+        self.lock().remove((session, grant_id));
+        self.changed.notify_all();
+    }
+
+    /// The bytes of grant `grant_id` of `session`, for a fetch presenting `secret` and `len`:
+    /// waits (at most [`TRANSFER_WAIT`]) while the grant is not offered yet or its bytes are
+    /// not read yet. A grant is fetched once.
+    pub fn take(&self, session: u64, grant_id: u64, secret: &[u8], len: u64) -> Result<Vec<u8>, Failure> {
+        let key = (session, grant_id);
+        let deadline = Instant::now() + TRANSFER_WAIT;
+        let mut state = self.lock();
+        let mut counted = false;
+        let result = loop {
+            let now = Instant::now();
+            state.drop_expired(now);
+            match state.grants.get(&key) {
+                Some(grant) => {
+                    // Constant time: a peer learns nothing of the secret from the timing.
+                    if !bool::from(grant.secret.ct_eq(secret)) || grant.len != len {
+                        break Err(refused(GRANT_REFUSED));
+                    }
+                    match &grant.state {
+                        GrantState::Pending => {}
+                        GrantState::Ready(_) | GrantState::Failed(..) => {
+                            let grant = state.remove(key).expect("present above");
+                            break match grant.state {
+                                GrantState::Ready(bytes) => Ok(bytes),
+                                GrantState::Failed(status, message) => Err(Failure::new(status, message)),
+                                GrantState::Pending => unreachable!("matched above"),
+                            };
+                        }
+                    }
+                }
+                None if state.spent.contains(&key) => break Err(refused(GRANT_REFUSED)),
+                None => {}
+            }
+            if now >= deadline {
+                break Err(refused(format!("{GRANT_REFUSED} (none was ready within {} s)", TRANSFER_WAIT.as_secs())));
+            }
+            if !counted {
+                if state.waiting >= MAX_WAITING_FETCHES {
+                    return Err(refused(format!("{MAX_WAITING_FETCHES} transfer fetches wait already; try again")));
+                }
+                state.waiting += 1;
+                counted = true;
+            }
+            state = self.changed.wait_timeout(state, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
+        };
+        if counted {
+            state.waiting -= 1;
+        }
+        result
+    }
+}
+
+/// Where a session may fetch from: the source worker's address as the client reached it.
+fn dialable(source: &str) -> Result<&str, Failure> {
+    if let Some(rest) = source.strip_prefix("tcp://") {
+        return Ok(rest);
+    }
+    if let Some((scheme, _)) = source.split_once("://") {
+        return Err(Failure::new(
+            Status::NOT_SUPPORTED,
+            format!(
+                "a copy between workers needs the source worker reached over plain TCP; the client reached it over {scheme}:// (copy through host memory)"
+            ),
+        ));
+    }
+    Ok(source)
+}
+
+/// Fetches grant `grant_id` of session `session_id` (`len` bytes) from the worker at `source`
+/// (`host:port` or `tcp://host:port`): one connection, one request, its bytes.
+pub fn fetch(source: &str, session_id: u64, grant_id: u64, secret: &[u8], len: u64) -> Result<Vec<u8>, Failure> {
+    let target = dialable(source)?;
+    let unreachable = |e: std::io::Error| {
+        Failure::new(Status::NOT_SUPPORTED, format!("the source worker {source} cannot be reached for a copy between workers: {e}"))
+    };
+    let addr = target.to_socket_addrs().map_err(unreachable)?.next().ok_or_else(|| unreachable(std::io::Error::other("no address")))?;
+    let mut socket = TcpStream::connect_timeout(&addr, TRANSFER_CONNECT_TIMEOUT).map_err(unreachable)?;
+    let broke = |e: std::io::Error| Failure::new(Status::UNKNOWN, format!("the transfer connection to {source} broke: {e}"));
+    socket.set_read_timeout(Some(TRANSFER_IO_TIMEOUT)).map_err(broke)?;
+    socket.set_write_timeout(Some(TRANSFER_IO_TIMEOUT)).map_err(broke)?;
+    let _ = socket.set_nodelay(true);
+    let request = wire::TransferFetch { session_id, grant_id, secret: proto_core::field::Bytes(secret), len };
+    let mut buf = [0u8; HEADER_LEN + 128];
+    let meta = FrameMeta { opcode: Opcode::TransferFetch.raw(), flags: proto_core::Flags::empty(), request_id: 1, credits: 0, aux: 0 };
+    let frame = encode_frame(&mut buf, meta, &request).map_err(|e| Failure::new(Status::INVALID_VALUE, format!("TransferFetch: {e}")))?;
+    socket.write_all(&buf[..frame.head_len]).map_err(broke)?;
+    let mut head = [0u8; HEADER_LEN];
+    socket.read_exact(&mut head).map_err(broke)?;
+    let header = FrameHeader::parse(&head).map_err(|e| broke(std::io::Error::other(format!("a malformed reply: {e}"))))?;
+    // Bounded before anything is allocated: an error reply's control part, or the grant.
+    let max_control = proto_core::limits::MAX_PREAUTH_CONTROL_LEN;
+    if header.opcode != Opcode::TransferFetch.raw() || header.control_len as usize > max_control || u64::from(header.bulk_len) > len {
+        return Err(broke(std::io::Error::other("a reply that is no answer to TransferFetch")));
+    }
+    let mut control = vec![0u8; header.control_len as usize];
+    socket.read_exact(&mut control).map_err(broke)?;
+    if header.flags.contains(proto_core::Flags::ERROR) {
+        let error = wire::ErrorReply::parse(&control, &[]).map_err(|e| broke(std::io::Error::other(format!("a malformed error reply: {e}"))))?;
+        // The source's refusal (AUTH_FAILED) is not a HIP code: the client sees an invalid value.
+        let status = if error.status.0 < 10_000 { error.status } else { Status::INVALID_VALUE };
+        return Err(Failure::new(status, format!("the source worker {source} refused the transfer: {}", error.message.0)));
+    }
+    if u64::from(header.bulk_len) != len {
+        return Err(broke(std::io::Error::other(format!("{} bytes answered for a {len}-byte grant", header.bulk_len))));
+    }
+    let mut bytes = vec![0u8; len as usize];
+    socket.read_exact(&mut bytes).map_err(broke)?;
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRET: [u8; TRANSFER_SECRET_LEN] = [7; TRANSFER_SECRET_LEN];
+
+    #[test]
+    fn a_grant_is_fetched_once_with_its_secret_and_length() {
+        let hub = TransferHub::new(false);
+        hub.offer(1, 10, &SECRET, 4).unwrap();
+        hub.complete(1, 10, Ok(vec![1, 2, 3, 4]));
+        let mut wrong = SECRET;
+        wrong[31] ^= 1;
+        assert!(matches!(hub.take(1, 10, &wrong, 4), Err(Failure::Status(Status::AUTH_FAILED, _))), "wrong secret");
+        assert!(matches!(hub.take(1, 10, &SECRET, 5), Err(Failure::Status(Status::AUTH_FAILED, _))), "wrong length");
+        assert_eq!(hub.take(1, 10, &SECRET, 4).unwrap(), vec![1, 2, 3, 4]);
+        let started = Instant::now();
+        assert!(matches!(hub.take(1, 10, &SECRET, 4), Err(Failure::Status(Status::AUTH_FAILED, _))), "a replay");
+        assert!(started.elapsed() < Duration::from_secs(1), "a replay is refused at once");
+        assert!(hub.offer(1, 10, &SECRET, 4).is_err(), "a grant id serves once");
+        assert_eq!(hub.lock().bytes, 0);
+    }
+
+    #[test]
+    fn a_fetch_waits_for_the_source_read() {
+        let hub = TransferHub::new(false);
+        hub.offer(1, 11, &SECRET, 3).unwrap();
+        let waiter = {
+            let hub = Arc::clone(&hub);
+            std::thread::spawn(move || hub.take(1, 11, &SECRET, 3))
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        hub.complete(1, 11, Ok(vec![9, 8, 7]));
+        assert_eq!(waiter.join().unwrap().unwrap(), vec![9, 8, 7]);
+    }
+
+    #[test]
+    fn offers_are_bounded_before_anything_is_read() {
+        let hub = TransferHub::new(false);
+        assert!(hub.offer(1, 1, &SECRET[..8], 4).is_err(), "a short secret");
+        assert!(hub.offer(1, 1, &SECRET, 0).is_err());
+        assert!(hub.offer(1, 1, &SECRET, wire::MAX_TRANSFER_BYTES + 1).is_err());
+        for id in 0..MAX_GRANTS_PER_SESSION as u64 {
+            hub.offer(1, 100 + id, &SECRET, 1).unwrap();
+        }
+        assert!(matches!(hub.offer(1, 999, &SECRET, 1), Err(Failure::Status(Status::OUT_OF_MEMORY, _))));
+        hub.offer(2, 999, &SECRET, 1).unwrap();
+        let per_grant = wire::MAX_TRANSFER_BYTES;
+        let room = (MAX_GRANTED_BYTES - hub.lock().bytes) / per_grant;
+        for id in 0..room {
+            hub.offer(3 + id, 1, &SECRET, per_grant).unwrap();
+        }
+        assert!(matches!(hub.offer(1000, 1, &SECRET, per_grant), Err(Failure::Status(Status::OUT_OF_MEMORY, _))));
+    }
+
+    #[test]
+    fn a_failed_read_reaches_the_fetch() {
+        let hub = TransferHub::new(false);
+        hub.offer(1, 12, &SECRET, 3).unwrap();
+        hub.complete(1, 12, Ok(vec![1]));
+        assert!(matches!(hub.take(1, 12, &SECRET, 3), Err(Failure::Status(Status::UNKNOWN, _))));
+    }
+
+    #[test]
+    fn only_plain_tcp_sources_are_dialled() {
+        assert_eq!(dialable("127.0.0.1:5").ok(), Some("127.0.0.1:5"));
+        assert_eq!(dialable("tcp://h:5").ok(), Some("h:5"));
+        assert!(matches!(dialable("tls://h:5"), Err(Failure::Status(Status::NOT_SUPPORTED, _))));
+        assert!(matches!(dialable("shm:///tmp/s"), Err(Failure::Status(Status::NOT_SUPPORTED, _))));
+    }
+}
