@@ -13,7 +13,7 @@ use zerocopy::byteorder::little_endian::U32;
 const PAGE: usize = MANAGED_PAGE as usize;
 
 fn alloc(c: &mut Client, size: u64) -> u64 {
-    match c.call(&Request::ManagedAlloc(wire::ManagedAlloc { device: 0, size, hint: 0 })).response() {
+    match c.call(&Request::ManagedAlloc(wire::ManagedAlloc { device: 0, size, hint: 0, twin: wire::TWIN_MANAGED })).response() {
         Response::ManagedAlloc(a) => a.ptr,
         other => panic!("ManagedAlloc answered with {other:?}"),
     }
@@ -72,10 +72,10 @@ fn only_pages_that_changed_come_back() {
 fn bad_managed_requests_are_refused() {
     with_bystander(|worker| {
         let mut c = Client::greeted(worker);
-        let bad_alloc = |size| Request::ManagedAlloc(wire::ManagedAlloc { device: 0, size, hint: 0 });
+        let bad_alloc = |size| Request::ManagedAlloc(wire::ManagedAlloc { device: 0, size, hint: 0, twin: wire::TWIN_MANAGED });
         assert_eq!(c.call(&bad_alloc(100)).error().0, Status::INVALID_VALUE);
         assert_eq!(c.call(&bad_alloc(0)).error().0, Status::INVALID_VALUE);
-        let (status, _) = c.call(&Request::ManagedAlloc(wire::ManagedAlloc { device: 9, size: 4096, hint: 0 })).error();
+        let (status, _) = c.call(&Request::ManagedAlloc(wire::ManagedAlloc { device: 9, size: 4096, hint: 0, twin: wire::TWIN_MANAGED })).error();
         assert_eq!(status, Status(101), "hipErrorInvalidDevice");
         assert_eq!(c.call(&bad_alloc(1 << 50)).error().0, Status::OUT_OF_MEMORY);
 

@@ -1,0 +1,175 @@
+//! The cuda backend's result layer: one safe function per CUDA driver entry point the backend
+//! calls, each answering `Result` with the driver's own error ([`CudaError`]: the entry
+//! point and cudarc's `DriverError`), as cudarc's `driver::result` does. cudarc's functions
+//! are used where it has them; the others call `cudarc::driver::sys` here. Families above
+//! this file call no raw FFI: every `unsafe` block of the families lives here.
+//!
+//! Contract of every function: handles (`CUstream`, `CUevent`, `CUmemoryPool`, contexts) are
+//! live ones the backend created or retained and has not released — its tables guarantee it,
+//! and a stale handle is a bug there, not a value the driver is asked to judge; device
+//! addresses are any values (the driver checks them and answers an error); host memory is
+//! passed as Rust references or slices, so its length is the one the driver is told.
+//! NVIDIA's reference for each call: <https://docs.nvidia.com/cuda/cuda-driver-api/>.
+
+use crate::backend::BackendError;
+use cudarc::driver::sys::{self, CUdevice, CUdeviceptr, CUmemoryPool, CUresult, CUstream};
+use cudarc::driver::DriverError;
+
+/// A failed driver call: which entry point, and the driver's error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CudaError {
+    /// The entry point that failed.
+    pub call: &'static str,
+    /// The driver's error.
+    pub error: DriverError,
+}
+
+impl CudaError {
+    /// The driver's result code.
+    pub fn code(&self) -> CUresult {
+        self.error.0
+    }
+}
+
+impl From<CudaError> for BackendError {
+    fn from(e: CudaError) -> Self {
+        super::error::map(e.call, e.error)
+    }
+}
+
+impl std::fmt::Display for CudaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {:?}", self.call, self.error.0)
+    }
+}
+
+/// `CUresult` → `Result`, naming the entry point.
+fn check(call: &'static str, result: CUresult) -> Result<(), CudaError> {
+    result.result().map_err(|error| CudaError { call, error })
+}
+
+/// Peer access between devices and their contexts.
+pub mod peer {
+    use super::*;
+
+    /// `cuDeviceCanAccessPeer`: whether kernels on `dev` can reach memory of `peer`.
+    pub fn can_access(dev: CUdevice, peer: CUdevice) -> Result<bool, CudaError> {
+        let mut can = 0;
+        // SAFETY: a valid out-pointer; device ordinals are checked by the driver.
+        check("cuDeviceCanAccessPeer", unsafe { sys::cuDeviceCanAccessPeer(&mut can, dev, peer) })?;
+        Ok(can != 0)
+    }
+
+    /// `cuCtxEnablePeerAccess` from the current context to `peer_ctx`'s memory (flags 0).
+    pub fn enable(peer_ctx: sys::CUcontext) -> Result<(), CudaError> {
+        // SAFETY: `peer_ctx` is a retained primary context (module contract); flags must be 0.
+        check("cuCtxEnablePeerAccess", unsafe { sys::cuCtxEnablePeerAccess(peer_ctx, 0) })
+    }
+}
+
+/// Stream-ordered memory pools (`cuMemAllocAsync`'s).
+pub mod mem_pool {
+    use super::*;
+    use sys::{CUmemAccessDesc, CUmemAccess_flags, CUmemLocation, CUmemLocationType};
+
+    /// `cuDeviceGetMemPool`: the pool `cuMemAllocAsync` allocates from on `dev`.
+    pub fn of_device(dev: CUdevice) -> Result<CUmemoryPool, CudaError> {
+        // SAFETY: cudarc's wrapper writes the out-pointer it owns; the ordinal is checked by
+        // the driver.
+        unsafe { cudarc::driver::result::device::get_mem_pool(dev) }.map_err(|error| CudaError { call: "cuDeviceGetMemPool", error })
+    }
+
+    fn device_location(ordinal: CUdevice) -> CUmemLocation {
+        CUmemLocation { type_: CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id: ordinal }
+    }
+
+    /// `cuMemPoolSetAccess` for one device.
+    pub fn set_access(pool: CUmemoryPool, ordinal: CUdevice, flags: CUmemAccess_flags) -> Result<(), CudaError> {
+        let desc = CUmemAccessDesc { location: device_location(ordinal), flags };
+        // SAFETY: one descriptor, `count` 1; `pool` is live (module contract).
+        check("cuMemPoolSetAccess", unsafe { sys::cuMemPoolSetAccess(pool, &desc, 1) })
+    }
+
+    /// `cuMemPoolGetAccess` of one device.
+    pub fn access(pool: CUmemoryPool, ordinal: CUdevice) -> Result<CUmemAccess_flags, CudaError> {
+        let mut flags = CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_NONE;
+        let mut location = device_location(ordinal);
+        // SAFETY: valid out-pointer and location; `pool` is live (module contract).
+        check("cuMemPoolGetAccess", unsafe { sys::cuMemPoolGetAccess(&mut flags, pool, &mut location) })?;
+        Ok(flags)
+    }
+}
+
+/// Stream memory operations (`cuStreamWaitValue*`, `cuStreamWriteValue*`).
+pub mod stream_op {
+    use super::*;
+
+    /// `cuStreamWaitValue32_v2`.
+    pub fn wait32(stream: CUstream, addr: CUdeviceptr, value: u32, flags: u32) -> Result<(), CudaError> {
+        // SAFETY: `stream` is live (module contract); the driver checks `addr`.
+        check("cuStreamWaitValue32", unsafe { sys::cuStreamWaitValue32_v2(stream, addr, value, flags) })
+    }
+
+    /// `cuStreamWaitValue64_v2`.
+    pub fn wait64(stream: CUstream, addr: CUdeviceptr, value: u64, flags: u32) -> Result<(), CudaError> {
+        // SAFETY: as in `wait32`.
+        check("cuStreamWaitValue64", unsafe { sys::cuStreamWaitValue64_v2(stream, addr, value, flags) })
+    }
+
+    /// `cuStreamWriteValue32_v2` (flags 0).
+    pub fn write32(stream: CUstream, addr: CUdeviceptr, value: u32) -> Result<(), CudaError> {
+        // SAFETY: as in `wait32`.
+        check("cuStreamWriteValue32", unsafe { sys::cuStreamWriteValue32_v2(stream, addr, value, 0) })
+    }
+
+    /// `cuStreamWriteValue64_v2` (flags 0).
+    pub fn write64(stream: CUstream, addr: CUdeviceptr, value: u64) -> Result<(), CudaError> {
+        // SAFETY: as in `wait32`.
+        check("cuStreamWriteValue64", unsafe { sys::cuStreamWriteValue64_v2(stream, addr, value, 0) })
+    }
+}
+
+/// Device memory.
+pub mod mem {
+    use super::*;
+
+    /// `CU_MEM_ATTACH_GLOBAL`: every stream may access managed memory.
+    const ATTACH_GLOBAL: u32 = 0x1;
+
+    /// `cuMemGetInfo`: (free, total) bytes of the current context's device.
+    pub fn info() -> Result<(usize, usize), CudaError> {
+        cudarc::driver::result::mem_get_info().map_err(|error| CudaError { call: "cuMemGetInfo", error })
+    }
+
+    /// `cuMemAllocManaged`, attached globally; freed with [`free`].
+    pub fn alloc_managed(bytes: usize) -> Result<CUdeviceptr, CudaError> {
+        let mut ptr = 0;
+        // SAFETY: a valid out-pointer; the caller made a context current.
+        check("cuMemAllocManaged", unsafe { sys::cuMemAllocManaged(&mut ptr, bytes, ATTACH_GLOBAL) })?;
+        Ok(ptr)
+    }
+
+    /// `cuMemFree`.
+    pub fn free(ptr: CUdeviceptr) -> Result<(), CudaError> {
+        // SAFETY: the driver refuses addresses that are not allocation bases; callers free
+        // each allocation once, after taking it out of the backend's tables.
+        unsafe { cudarc::driver::result::free_sync(ptr) }.map_err(|error| CudaError { call: "cuMemFree", error })
+    }
+
+    /// `cuMemsetD8Async`.
+    pub fn set_d8_async(ptr: CUdeviceptr, value: u8, len: usize, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: `stream` is live (module contract); the driver checks the device range.
+        check("cuMemsetD8Async", unsafe { sys::cuMemsetD8Async(ptr, value, len, stream) })
+    }
+}
+
+/// Streams.
+pub mod stream {
+    use super::*;
+
+    /// `cuStreamSynchronize`.
+    pub fn synchronize(stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: `stream` is live (module contract).
+        check("cuStreamSynchronize", unsafe { sys::cuStreamSynchronize(stream) })
+    }
+}
