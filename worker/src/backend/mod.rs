@@ -49,6 +49,8 @@ mod device_attr;
 pub mod device_log;
 pub mod error;
 mod event;
+#[cfg(any(feature = "cuda", feature = "hip"))]
+pub(crate) mod gpu;
 mod graph;
 mod handles;
 #[cfg(feature = "hip")]
