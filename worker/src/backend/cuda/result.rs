@@ -156,10 +156,72 @@ pub mod mem {
         unsafe { cudarc::driver::result::free_sync(ptr) }.map_err(|error| CudaError { call: "cuMemFree", error })
     }
 
+    /// `cuMemsetD2D{8,16,32}Async`: `height` rows of `width` elements, `pitch` bytes apart.
+    pub fn set_2d_async(ptr: CUdeviceptr, pitch: usize, pattern: crate::backend::MemsetPattern, width: usize, height: usize, stream: CUstream) -> Result<(), CudaError> {
+        use crate::backend::MemsetPattern;
+        // SAFETY: `stream` is live (module contract); the driver checks the device range.
+        let result = unsafe {
+            match pattern {
+                MemsetPattern::U8(v) => sys::cuMemsetD2D8Async(ptr, pitch, v, width, height, stream),
+                MemsetPattern::U16(v) => sys::cuMemsetD2D16Async(ptr, pitch, v, width, height, stream),
+                MemsetPattern::U32(v) => sys::cuMemsetD2D32Async(ptr, pitch, v, width, height, stream),
+            }
+        };
+        check("cuMemsetD2DAsync", result)
+    }
+
     /// `cuMemsetD8Async`.
     pub fn set_d8_async(ptr: CUdeviceptr, value: u8, len: usize, stream: CUstream) -> Result<(), CudaError> {
         // SAFETY: `stream` is live (module contract); the driver checks the device range.
         check("cuMemsetD8Async", unsafe { sys::cuMemsetD8Async(ptr, value, len, stream) })
+    }
+}
+
+/// Events.
+pub mod event {
+    use super::*;
+    use sys::CUevent;
+
+    /// `cuEventCreate` in the current context.
+    pub fn create(flags: u32) -> Result<CUevent, CudaError> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the driver checks the flags.
+        check("cuEventCreate", unsafe { sys::cuEventCreate(&mut raw, flags) })?;
+        Ok(raw)
+    }
+
+    /// `cuEventDestroy_v2`: callers destroy each event once, after taking it out of their
+    /// tables.
+    pub fn destroy(event: CUevent) -> Result<(), CudaError> {
+        // SAFETY: `event` is live (module contract).
+        check("cuEventDestroy", unsafe { sys::cuEventDestroy_v2(event) })
+    }
+
+    /// `cuEventRecord`.
+    pub fn record(event: CUevent, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: live event and stream (module contract).
+        check("cuEventRecord", unsafe { sys::cuEventRecord(event, stream) })
+    }
+
+    /// `cuEventSynchronize`.
+    pub fn synchronize(event: CUevent) -> Result<(), CudaError> {
+        // SAFETY: `event` is live (module contract).
+        check("cuEventSynchronize", unsafe { sys::cuEventSynchronize(event) })
+    }
+
+    /// `cuEventQuery`: `Ok(true)` done, `Ok(false)` not yet (`CUDA_ERROR_NOT_READY`).
+    pub fn query(event: CUevent) -> Result<bool, CudaError> {
+        // SAFETY: `event` is live (module contract).
+        match unsafe { sys::cuEventQuery(event) } {
+            CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            result => check("cuEventQuery", result).map(|()| true),
+        }
+    }
+
+    /// `cuEventElapsedTime` in milliseconds.
+    pub fn elapsed_ms(start: CUevent, end: CUevent) -> Result<f32, CudaError> {
+        // SAFETY: both live (module contract); cudarc writes its own out-pointer.
+        unsafe { cudarc::driver::result::event::elapsed(start, end) }.map_err(|error| CudaError { call: "cuEventElapsedTime", error })
     }
 }
 
