@@ -234,4 +234,58 @@ pub mod stream {
         // SAFETY: `stream` is live (module contract).
         check("cuStreamSynchronize", unsafe { sys::cuStreamSynchronize(stream) })
     }
+
+    /// `cuStreamCreateWithPriority` in the current context.
+    pub fn create_with_priority(flags: u32, priority: i32) -> Result<CUstream, CudaError> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the driver checks flags and priority.
+        check("cuStreamCreateWithPriority", unsafe { sys::cuStreamCreateWithPriority(&mut raw, flags, priority) })?;
+        Ok(raw)
+    }
+
+    /// `cuStreamDestroy_v2`: callers destroy each stream once, after taking it out of their
+    /// tables.
+    pub fn destroy(stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: `stream` is live (module contract).
+        check("cuStreamDestroy", unsafe { sys::cuStreamDestroy_v2(stream) })
+    }
+
+    /// `cuStreamQuery`: `Ok(true)` idle, `Ok(false)` work pending (`CUDA_ERROR_NOT_READY`).
+    pub fn query(stream: CUstream) -> Result<bool, CudaError> {
+        // SAFETY: `stream` is live (module contract).
+        match unsafe { sys::cuStreamQuery(stream) } {
+            CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            result => check("cuStreamQuery", result).map(|()| true),
+        }
+    }
+
+    /// `cuStreamWaitEvent` (flags 0).
+    pub fn wait_event(stream: CUstream, event: sys::CUevent) -> Result<(), CudaError> {
+        // SAFETY: live stream and event (module contract).
+        check("cuStreamWaitEvent", unsafe { sys::cuStreamWaitEvent(stream, event, 0) })
+    }
+
+    /// `cuCtxGetStreamPriorityRange` of the current context: (least, greatest).
+    pub fn priority_range() -> Result<(i32, i32), CudaError> {
+        let (mut least, mut greatest) = (0, 0);
+        // SAFETY: valid out-pointers.
+        check("cuCtxGetStreamPriorityRange", unsafe { sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) })?;
+        Ok((least, greatest))
+    }
+
+    /// `cuStreamGetFlags`.
+    pub fn flags(stream: CUstream) -> Result<u32, CudaError> {
+        let mut flags = 0;
+        // SAFETY: `stream` is live (module contract); a valid out-pointer.
+        check("cuStreamGetFlags", unsafe { sys::cuStreamGetFlags(stream, &mut flags) })?;
+        Ok(flags)
+    }
+
+    /// `cuStreamGetPriority`.
+    pub fn priority(stream: CUstream) -> Result<i32, CudaError> {
+        let mut priority = 0;
+        // SAFETY: `stream` is live (module contract); a valid out-pointer.
+        check("cuStreamGetPriority", unsafe { sys::cuStreamGetPriority(stream, &mut priority) })?;
+        Ok(priority)
+    }
 }
