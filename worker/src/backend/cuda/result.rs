@@ -289,3 +289,88 @@ pub mod stream {
         Ok(priority)
     }
 }
+
+/// Virtual memory management (`cuMemAddressReserve`, `cuMemCreate`, `cuMemMap`, ...).
+/// Reservations and mappings are device address space: the driver checks every address and
+/// handle value against its own tables and answers an error.
+pub mod vmm {
+    use super::*;
+    use sys::{CUmemAccessDesc, CUmemAllocationGranularity_flags, CUmemAllocationProp, CUmemGenericAllocationHandle};
+
+    /// An all-zero `CUmemAllocationProp`, its documented default.
+    pub fn zeroed_prop() -> CUmemAllocationProp {
+        // SAFETY: a plain C struct of integers and enums whose zero value is valid.
+        unsafe { std::mem::zeroed() }
+    }
+
+    /// `cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED)`.
+    pub fn posix_fd_supported(dev: CUdevice) -> Result<bool, CudaError> {
+        let mut supported = 0;
+        let attribute = sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED;
+        // SAFETY: a valid out-pointer; the driver checks the ordinal.
+        check("cuDeviceGetAttribute", unsafe { sys::cuDeviceGetAttribute(&mut supported, attribute, dev) })?;
+        Ok(supported != 0)
+    }
+
+    /// `cuMemGetAllocationPropertiesFromHandle`.
+    pub fn properties_of(handle: CUmemGenericAllocationHandle) -> Result<CUmemAllocationProp, CudaError> {
+        let mut prop = zeroed_prop();
+        // SAFETY: a valid out-pointer; the driver checks the handle.
+        check("cuMemGetAllocationPropertiesFromHandle", unsafe { sys::cuMemGetAllocationPropertiesFromHandle(&mut prop, handle) })?;
+        Ok(prop)
+    }
+
+    /// `cuMemGetAllocationGranularity`.
+    pub fn granularity(prop: &CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> Result<usize, CudaError> {
+        let mut granularity = 0usize;
+        // SAFETY: valid pointers.
+        check("cuMemGetAllocationGranularity", unsafe { sys::cuMemGetAllocationGranularity(&mut granularity, prop, option) })?;
+        Ok(granularity)
+    }
+
+    /// `cuMemAddressReserve` (no fixed address, flags 0).
+    pub fn reserve(size: usize, alignment: usize) -> Result<CUdeviceptr, CudaError> {
+        let mut ptr = 0;
+        // SAFETY: a valid out-pointer.
+        check("cuMemAddressReserve", unsafe { sys::cuMemAddressReserve(&mut ptr, size, alignment, 0, 0) })?;
+        Ok(ptr)
+    }
+
+    /// `cuMemAddressFree`.
+    pub fn free_reservation(ptr: CUdeviceptr, size: usize) -> Result<(), CudaError> {
+        // SAFETY: device address space only; the driver checks the range.
+        check("cuMemAddressFree", unsafe { sys::cuMemAddressFree(ptr, size) })
+    }
+
+    /// `cuMemCreate` (flags 0).
+    pub fn create(size: usize, prop: &CUmemAllocationProp) -> Result<CUmemGenericAllocationHandle, CudaError> {
+        let mut handle = 0;
+        // SAFETY: valid pointers.
+        check("cuMemCreate", unsafe { sys::cuMemCreate(&mut handle, size, prop, 0) })?;
+        Ok(handle)
+    }
+
+    /// `cuMemRelease`.
+    pub fn release(handle: CUmemGenericAllocationHandle) -> Result<(), CudaError> {
+        // SAFETY: the driver checks the handle; callers release each once.
+        check("cuMemRelease", unsafe { sys::cuMemRelease(handle) })
+    }
+
+    /// `cuMemMap` of the whole allocation (offset 0, flags 0).
+    pub fn map(ptr: CUdeviceptr, size: usize, handle: CUmemGenericAllocationHandle) -> Result<(), CudaError> {
+        // SAFETY: device address space only; the driver checks range and handle.
+        check("cuMemMap", unsafe { sys::cuMemMap(ptr, size, 0, handle, 0) })
+    }
+
+    /// `cuMemUnmap`.
+    pub fn unmap(ptr: CUdeviceptr, size: usize) -> Result<(), CudaError> {
+        // SAFETY: device address space only; the driver checks the range.
+        check("cuMemUnmap", unsafe { sys::cuMemUnmap(ptr, size) })
+    }
+
+    /// `cuMemSetAccess` with one descriptor.
+    pub fn set_access(ptr: CUdeviceptr, size: usize, desc: &CUmemAccessDesc) -> Result<(), CudaError> {
+        // SAFETY: one valid descriptor, count 1; the driver checks the range.
+        check("cuMemSetAccess", unsafe { sys::cuMemSetAccess(ptr, size, desc, 1) })
+    }
+}
