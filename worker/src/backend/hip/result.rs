@@ -11,7 +11,7 @@
 //! runtime writes is memory of the right type and size.
 
 use super::api::{HipApi, HipError, Stream};
-use super::vmm::{MemAccessDesc, MemLocation, LOCATION_TYPE_DEVICE};
+use super::vmm::{MemAccessDesc, MemAllocationProp, MemLocation, LOCATION_TYPE_DEVICE};
 use crate::backend::{hip_code, BackendError};
 use std::ffi::{c_int, c_void};
 
@@ -20,12 +20,17 @@ use std::ffi::{c_int, c_void};
 pub struct HipCallError {
     /// The entry point that failed.
     pub call: &'static str,
-    /// The runtime's `hipError_t`.
+    /// The runtime's `hipError_t` (`hipErrorNotSupported` where the entry point is missing).
     pub code: HipError,
+    /// The loaded runtime lacks the entry point (an optional one).
+    pub missing: bool,
 }
 
 impl From<HipCallError> for BackendError {
     fn from(e: HipCallError) -> Self {
+        if e.missing {
+            return BackendError::NotSupported(format!("the HIP runtime lacks {}", e.call));
+        }
         super::error::map(e.call, e.code)
     }
 }
@@ -41,13 +46,13 @@ fn check(call: &'static str, code: HipError) -> Result<(), HipCallError> {
     if code == 0 {
         Ok(())
     } else {
-        Err(HipCallError { call, code })
+        Err(HipCallError { call, code, missing: false })
     }
 }
 
 /// An optional entry point the runtime lacks.
 fn missing(call: &'static str) -> HipCallError {
-    HipCallError { call, code: hip_code::NOT_SUPPORTED }
+    HipCallError { call, code: hip_code::NOT_SUPPORTED, missing: true }
 }
 
 /// `hipMemPool_t`.
@@ -155,6 +160,38 @@ impl HipApi {
         check("hipMemsetAsync", unsafe { (self.hipMemsetAsync)(ptr, value, len, stream) })
     }
 
+    /// `hipMemset2DAsync` of bytes.
+    pub fn memset_2d_async(&self, ptr: u64, pitch: usize, value: u8, width: usize, height: usize, stream: Stream) -> Result<(), HipCallError> {
+        // SAFETY: `stream` is live (module contract); the runtime checks the device range.
+        check("hipMemset2DAsync", unsafe { (self.hipMemset2DAsync)(ptr as *mut c_void, pitch, c_int::from(value), width, height, stream) })
+    }
+
+    /// `hipMemsetD2D16Async` where the runtime has it (`None`: it does not).
+    pub fn memset_d2d16_async(&self, ptr: u64, pitch: usize, value: u16, width: usize, height: usize, stream: Stream) -> Option<Result<(), HipCallError>> {
+        let f = self.hipMemsetD2D16Async?;
+        // SAFETY: as in `memset_2d_async`.
+        Some(check("hipMemsetD2D16Async", unsafe { f(ptr as *mut c_void, pitch, value, width, height, stream) }))
+    }
+
+    /// `hipMemsetD2D32Async` where the runtime has it (`None`: it does not).
+    pub fn memset_d2d32_async(&self, ptr: u64, pitch: usize, value: u32, width: usize, height: usize, stream: Stream) -> Option<Result<(), HipCallError>> {
+        let f = self.hipMemsetD2D32Async?;
+        // SAFETY: as in `memset_2d_async`.
+        Some(check("hipMemsetD2D32Async", unsafe { f(ptr as *mut c_void, pitch, value, width, height, stream) }))
+    }
+
+    /// `hipMemsetD16Async`: `count` 16-bit elements.
+    pub fn memset_d16_async(&self, ptr: u64, value: u16, count: usize, stream: Stream) -> Result<(), HipCallError> {
+        // SAFETY: as in `memset_2d_async`.
+        check("hipMemsetD16Async", unsafe { (self.hipMemsetD16Async)(ptr as *mut c_void, value, count, stream) })
+    }
+
+    /// `hipMemsetD32Async`: `count` 32-bit elements.
+    pub fn memset_d32_async(&self, ptr: u64, value: u32, count: usize, stream: Stream) -> Result<(), HipCallError> {
+        // SAFETY: as in `memset_2d_async`.
+        check("hipMemsetD32Async", unsafe { (self.hipMemsetD32Async)(ptr as *mut c_void, value as c_int, count, stream) })
+    }
+
     // ---- streams ------------------------------------------------------------------------------
 
     /// `hipStreamCreateWithPriority`.
@@ -169,5 +206,78 @@ impl HipApi {
     pub fn stream_synchronize(&self, stream: Stream) -> Result<(), HipCallError> {
         // SAFETY: `stream` is live (module contract).
         check("hipStreamSynchronize", unsafe { (self.hipStreamSynchronize)(stream) })
+    }
+
+    // ---- virtual memory management ------------------------------------------------------------
+    // Reservations and mappings are device address space: the runtime checks every address and
+    // handle value against its own tables and answers an error.
+
+    /// `hipMemGetAllocationPropertiesFromHandle`.
+    pub fn mem_allocation_properties(&self, handle: *mut c_void, into: &mut MemAllocationProp) -> Result<(), HipCallError> {
+        let f = self.hipMemGetAllocationPropertiesFromHandle.ok_or(missing("hipMemGetAllocationPropertiesFromHandle"))?;
+        // SAFETY: a valid out-pointer; the runtime checks the handle.
+        check("hipMemGetAllocationPropertiesFromHandle", unsafe { f(into, handle) })
+    }
+
+    /// `hipMemGetAllocationGranularity` (`option` 1: recommended, 0: minimum).
+    pub fn mem_granularity(&self, prop: &MemAllocationProp, option: c_int) -> Result<usize, HipCallError> {
+        let f = self.hipMemGetAllocationGranularity.ok_or(missing("hipMemGetAllocationGranularity"))?;
+        let mut granularity = 0usize;
+        // SAFETY: valid pointers.
+        check("hipMemGetAllocationGranularity", unsafe { f(&mut granularity, prop, option) })?;
+        Ok(granularity)
+    }
+
+    /// `hipMemAddressReserve` (no fixed address, flags 0).
+    pub fn mem_address_reserve(&self, size: usize, alignment: usize) -> Result<u64, HipCallError> {
+        let f = self.hipMemAddressReserve.ok_or(missing("hipMemAddressReserve"))?;
+        let mut ptr = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        check("hipMemAddressReserve", unsafe { f(&mut ptr, size, alignment, std::ptr::null_mut(), 0) })?;
+        Ok(ptr as u64)
+    }
+
+    /// `hipMemAddressFree`.
+    pub fn mem_address_free(&self, ptr: u64, size: usize) -> Result<(), HipCallError> {
+        let f = self.hipMemAddressFree.ok_or(missing("hipMemAddressFree"))?;
+        // SAFETY: device address space only; the runtime checks the range.
+        check("hipMemAddressFree", unsafe { f(ptr as *mut c_void, size) })
+    }
+
+    /// `hipMemCreate` (flags 0).
+    pub fn mem_create(&self, size: usize, prop: &MemAllocationProp) -> Result<u64, HipCallError> {
+        let f = self.hipMemCreate.ok_or(missing("hipMemCreate"))?;
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: valid pointers.
+        check("hipMemCreate", unsafe { f(&mut handle, size, prop, 0) })?;
+        Ok(handle as u64)
+    }
+
+    /// `hipMemRelease`.
+    pub fn mem_release(&self, handle: u64) -> Result<(), HipCallError> {
+        let f = self.hipMemRelease.ok_or(missing("hipMemRelease"))?;
+        // SAFETY: the runtime checks the handle; callers release each once.
+        check("hipMemRelease", unsafe { f(handle as *mut c_void) })
+    }
+
+    /// `hipMemMap` of the whole allocation (offset 0, flags 0).
+    pub fn mem_map(&self, ptr: u64, size: usize, handle: u64) -> Result<(), HipCallError> {
+        let f = self.hipMemMap.ok_or(missing("hipMemMap"))?;
+        // SAFETY: device address space only; the runtime checks range and handle.
+        check("hipMemMap", unsafe { f(ptr as *mut c_void, size, 0, handle as *mut c_void, 0) })
+    }
+
+    /// `hipMemUnmap`.
+    pub fn mem_unmap(&self, ptr: u64, size: usize) -> Result<(), HipCallError> {
+        let f = self.hipMemUnmap.ok_or(missing("hipMemUnmap"))?;
+        // SAFETY: device address space only; the runtime checks the range.
+        check("hipMemUnmap", unsafe { f(ptr as *mut c_void, size) })
+    }
+
+    /// `hipMemSetAccess` with one descriptor.
+    pub fn mem_set_access(&self, ptr: u64, size: usize, desc: &MemAccessDesc) -> Result<(), HipCallError> {
+        let f = self.hipMemSetAccess.ok_or(missing("hipMemSetAccess"))?;
+        // SAFETY: one valid descriptor, count 1; the runtime checks the range.
+        check("hipMemSetAccess", unsafe { f(ptr as *mut c_void, size, desc, 1) })
     }
 }
