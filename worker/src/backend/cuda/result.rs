@@ -48,6 +48,63 @@ fn check(call: &'static str, result: CUresult) -> Result<(), CudaError> {
     result.result().map_err(|error| CudaError { call, error })
 }
 
+/// Device queries.
+pub mod device {
+    use super::*;
+
+    /// `cuDeviceGetAttribute`.
+    pub fn attribute(dev: CUdevice, attribute: sys::CUdevice_attribute) -> Result<i32, CudaError> {
+        let mut v = 0;
+        // SAFETY: a valid out-pointer; the driver checks the ordinal and attribute.
+        check("cuDeviceGetAttribute", unsafe { sys::cuDeviceGetAttribute(&mut v, attribute, dev) })?;
+        Ok(v)
+    }
+
+    /// `cuDeviceGetName`.
+    pub fn name(dev: CUdevice) -> Result<String, CudaError> {
+        let mut name = [0 as std::ffi::c_char; 256];
+        // SAFETY: the buffer is 256 bytes, as passed.
+        check("cuDeviceGetName", unsafe { sys::cuDeviceGetName(name.as_mut_ptr(), name.len() as i32, dev) })?;
+        // The driver NUL-terminates within the buffer; a last NUL of our own bounds it anyway.
+        name[name.len() - 1] = 0;
+        // SAFETY: NUL-terminated within the buffer (above).
+        Ok(unsafe { std::ffi::CStr::from_ptr(name.as_ptr()) }.to_string_lossy().into_owned())
+    }
+
+    /// `cuDeviceTotalMem_v2`.
+    pub fn total_mem(dev: CUdevice) -> Result<usize, CudaError> {
+        let mut total = 0usize;
+        // SAFETY: a valid out-pointer; the driver checks the ordinal.
+        check("cuDeviceTotalMem", unsafe { sys::cuDeviceTotalMem_v2(&mut total, dev) })?;
+        Ok(total)
+    }
+
+    /// `cuDeviceGetUuid_v2`.
+    pub fn uuid(dev: CUdevice) -> Result<[u8; 16], CudaError> {
+        let mut uuid = sys::CUuuid { bytes: [0; 16] };
+        // SAFETY: a valid out-pointer; the driver checks the ordinal.
+        check("cuDeviceGetUuid_v2", unsafe { sys::cuDeviceGetUuid_v2(&mut uuid, dev) })?;
+        Ok(uuid.bytes.map(|b| b as u8))
+    }
+
+    /// `cuDeviceGetP2PAttribute` of `dev` towards `peer`.
+    pub fn p2p_attribute(attribute: sys::CUdevice_P2PAttribute, dev: CUdevice, peer: CUdevice) -> Result<i32, CudaError> {
+        let mut v = 0;
+        // SAFETY: a valid out-pointer; the driver checks the ordinals.
+        check("cuDeviceGetP2PAttribute", unsafe { sys::cuDeviceGetP2PAttribute(&mut v, attribute, dev, peer) })?;
+        Ok(v)
+    }
+
+    /// `cuDeviceGetTexture1DLinearMaxWidth` for one-byte, one-channel elements.
+    pub fn texture_1d_linear_max_width(dev: CUdevice) -> Result<usize, CudaError> {
+        let mut width = 0usize;
+        let format = sys::CUarray_format::CU_AD_FORMAT_UNSIGNED_INT8;
+        // SAFETY: a valid out-pointer; the driver checks the ordinal.
+        check("cuDeviceGetTexture1DLinearMaxWidth", unsafe { sys::cuDeviceGetTexture1DLinearMaxWidth(&mut width, format, 1, dev) })?;
+        Ok(width)
+    }
+}
+
 /// Peer access between devices and their contexts.
 pub mod peer {
     use super::*;

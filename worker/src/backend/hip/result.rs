@@ -59,6 +59,41 @@ fn missing(call: &'static str) -> HipCallError {
 pub type MemPool = *mut c_void;
 
 impl HipApi {
+    // ---- devices ------------------------------------------------------------------------------
+
+    /// `hipDeviceGetAttribute` of an attribute that writes one `int` (callers keep out the
+    /// ones ROCm writes wider values through).
+    pub fn device_attribute(&self, attribute: c_int, dev: c_int) -> Result<c_int, HipCallError> {
+        let mut value = 0;
+        // SAFETY: a valid out-pointer; the runtime checks ordinal and attribute.
+        check("hipDeviceGetAttribute", unsafe { (self.hipDeviceGetAttribute)(&mut value, attribute, dev) })?;
+        Ok(value)
+    }
+
+    /// `hipDeviceGetUuid`.
+    pub fn device_uuid(&self, dev: c_int) -> Result<[u8; 16], HipCallError> {
+        let mut uuid = [0u8; 16];
+        // SAFETY: `hipUUID` is 16 bytes; the runtime checks the ordinal.
+        check("hipDeviceGetUuid", unsafe { (self.hipDeviceGetUuid)(&mut uuid, dev) })?;
+        Ok(uuid)
+    }
+
+    /// `hipDeviceGetP2PAttribute` of `dev` towards `peer`.
+    pub fn device_p2p_attribute(&self, attribute: c_int, dev: c_int, peer: c_int) -> Result<c_int, HipCallError> {
+        let mut v = 0;
+        // SAFETY: a valid out-pointer; the runtime checks the ordinals.
+        check("hipDeviceGetP2PAttribute", unsafe { (self.hipDeviceGetP2PAttribute)(&mut v, attribute, dev, peer) })?;
+        Ok(v)
+    }
+
+    /// `hipExtGetLinkTypeAndHopCount`: (link type, hops).
+    pub fn link_type_and_hop_count(&self, dev: c_int, peer: c_int) -> Result<(u32, u32), HipCallError> {
+        let (mut link_type, mut hops) = (0, 0);
+        // SAFETY: valid out-pointers; the runtime checks the ordinals.
+        check("hipExtGetLinkTypeAndHopCount", unsafe { (self.hipExtGetLinkTypeAndHopCount)(dev, peer, &mut link_type, &mut hops) })?;
+        Ok((link_type, hops))
+    }
+
     // ---- peers ----------------------------------------------------------------------------
 
     /// `hipDeviceCanAccessPeer`.
