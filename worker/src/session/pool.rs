@@ -534,7 +534,10 @@ impl PoolHandler for Session {
     fn pool_set_access(&mut self, _cx: &mut CallCx, req: wire::PoolSetAccess) -> Result<wire::Empty, Failure> {
         let device = self.device(req.device)?;
         if req.flags == ACCESS_NONE {
-            return Err(Failure::new(Status::INVALID_DEVICE, format!("hipMemAccessFlagsProtNone for device {}: access cannot be revoked", req.device)));
+            return Err(Failure::new(
+                Status::INVALID_DEVICE,
+                format!("hipMemAccessFlagsProtNone for device {}: access cannot be revoked", req.device),
+            ));
         }
         if req.flags > ACCESS_READ_WRITE {
             return Err(invalid(format!("hipMemAccessFlags {} does not exist", req.flags)));

@@ -8,7 +8,8 @@ use super::{error, lock, result, sys, CudaBackend, Raw, STAGING_BYTES};
 
 use crate::backend::host_region::RegionSlice;
 use crate::backend::{
-    BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, PoolAccess, RegisteredDone, Rows, StreamHandle,
+    BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, PoolAccess, RegisteredDone, Rows,
+    StreamHandle,
 };
 
 impl MemoryBackend for CudaBackend {

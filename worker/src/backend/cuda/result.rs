@@ -214,7 +214,14 @@ pub mod mem {
     }
 
     /// `cuMemsetD2D{8,16,32}Async`: `height` rows of `width` elements, `pitch` bytes apart.
-    pub fn set_2d_async(ptr: CUdeviceptr, pitch: usize, pattern: crate::backend::MemsetPattern, width: usize, height: usize, stream: CUstream) -> Result<(), CudaError> {
+    pub fn set_2d_async(
+        ptr: CUdeviceptr,
+        pitch: usize,
+        pattern: crate::backend::MemsetPattern,
+        width: usize,
+        height: usize,
+        stream: CUstream,
+    ) -> Result<(), CudaError> {
         use crate::backend::MemsetPattern;
         // SAFETY: `stream` is live (module contract); the driver checks the device range.
         let result = unsafe {

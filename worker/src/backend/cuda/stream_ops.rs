@@ -33,16 +33,17 @@ impl StreamOpsBackend for CudaBackend {
                     return Err(BackendError::NotSupported(format!("CUDA has no masked {condition:?} wait (mask {mask:#x})")));
                 };
                 let flags = condition as u32;
-                Ok(match width {
+                match width {
                     Width::W32 => result::stream_op::wait32(s, ptr.0, value as u32, flags)?,
                     Width::W64 => result::stream_op::wait64(s, ptr.0, value, flags)?,
-                })
+                }
             }
-            MemOp::Write { ptr, width, value } => Ok(match width {
+            MemOp::Write { ptr, width, value } => match width {
                 Width::W32 => result::stream_op::write32(s, ptr.0, value as u32)?,
                 Width::W64 => result::stream_op::write64(s, ptr.0, value)?,
-            }),
+            },
         }
+        Ok(())
     }
 
     fn launch_checked_host_func(&self, stream: StreamHandle, f: CheckedHostFn) -> Result<(), BackendError> {

@@ -304,8 +304,9 @@ impl BlasLibrary {
                         self.check(d.gemm_batched_ex, status)
                     } else if call.batch != 1 {
                         let (sa, sb, sc, batch) = (call.a.stride, call.b.stride, call.c.stride, dim(call.batch)?);
-                        let status =
-                            (self.gemm_strided_batched_ex)(h, ta, tb, m, n, k, alpha, a, at, lda, sa, b, at, ldb, sb, beta, c, ct, ldc, sc, batch, comp, algo);
+                        let status = (self.gemm_strided_batched_ex)(
+                            h, ta, tb, m, n, k, alpha, a, at, lda, sa, b, at, ldb, sb, beta, c, ct, ldc, sc, batch, comp, algo,
+                        );
                         self.check(d.gemm_strided_batched_ex, status)
                     } else {
                         self.check(d.gemm_ex, (self.gemm_ex)(h, ta, tb, m, n, k, alpha, a, at, lda, b, at, ldb, beta, c, ct, ldc, comp, algo))
@@ -348,9 +349,10 @@ impl BlasLibrary {
                     let name = format!("{}{body}{}", d.prefix, d.typed_suffix);
                     self.check(&name, self.typed::<ReduceFn>(&body)?(h, m, a, lda, result))
                 }
-                Routine::Gemv => {
-                    self.check("gemv", self.typed::<GemvFn>(&format!("{}gemv", p?))?(h, (d.op)(call.trans[0]), m, n, alpha, a, lda, b, ldb, beta, c, ldc))
-                }
+                Routine::Gemv => self.check(
+                    "gemv",
+                    self.typed::<GemvFn>(&format!("{}gemv", p?))?(h, (d.op)(call.trans[0]), m, n, alpha, a, lda, b, ldb, beta, c, ldc),
+                ),
                 Routine::Ger | Routine::Gerc => {
                     let p = p?;
                     let body = match (p, call.routine) {

@@ -64,8 +64,10 @@ fn hipblas() -> Result<&'static BlasLibrary, BackendError> {
     HIPBLAS
         .get_or_init(|| {
             let dir = LIBRARY_DIR.get().cloned().unwrap_or_default();
-            let candidates: Vec<_> =
-                ["libhipblas.so", "libhipblas.so.3"].iter().map(|name| if dir.as_os_str().is_empty() { name.into() } else { dir.join(name) }).collect();
+            let candidates: Vec<_> = ["libhipblas.so", "libhipblas.so.3"]
+                .iter()
+                .map(|name| if dir.as_os_str().is_empty() { name.into() } else { dir.join(name) })
+                .collect();
             BlasLibrary::load(&HIPBLAS_DIALECT, &candidates)
         })
         .as_ref()

@@ -6,7 +6,8 @@
 use super::error::Check;
 use super::{lock, HipBackend};
 use crate::backend::{
-    zeroed_buffer, BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, PoolAccess, Rows, StreamHandle,
+    zeroed_buffer, BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, PoolAccess, Rows,
+    StreamHandle,
 };
 use std::ffi::{c_int, c_void};
 

@@ -202,14 +202,30 @@ impl HipApi {
     }
 
     /// `hipMemsetD2D16Async` where the runtime has it (`None`: it does not).
-    pub fn memset_d2d16_async(&self, ptr: u64, pitch: usize, value: u16, width: usize, height: usize, stream: Stream) -> Option<Result<(), HipCallError>> {
+    pub fn memset_d2d16_async(
+        &self,
+        ptr: u64,
+        pitch: usize,
+        value: u16,
+        width: usize,
+        height: usize,
+        stream: Stream,
+    ) -> Option<Result<(), HipCallError>> {
         let f = self.hipMemsetD2D16Async?;
         // SAFETY: as in `memset_2d_async`.
         Some(check("hipMemsetD2D16Async", unsafe { f(ptr as *mut c_void, pitch, value, width, height, stream) }))
     }
 
     /// `hipMemsetD2D32Async` where the runtime has it (`None`: it does not).
-    pub fn memset_d2d32_async(&self, ptr: u64, pitch: usize, value: u32, width: usize, height: usize, stream: Stream) -> Option<Result<(), HipCallError>> {
+    pub fn memset_d2d32_async(
+        &self,
+        ptr: u64,
+        pitch: usize,
+        value: u32,
+        width: usize,
+        height: usize,
+        stream: Stream,
+    ) -> Option<Result<(), HipCallError>> {
         let f = self.hipMemsetD2D32Async?;
         // SAFETY: as in `memset_2d_async`.
         Some(check("hipMemsetD2D32Async", unsafe { f(ptr as *mut c_void, pitch, value, width, height, stream) }))

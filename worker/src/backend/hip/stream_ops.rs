@@ -15,14 +15,15 @@ impl StreamOpsBackend for HipBackend {
     fn stream_mem_op(&self, stream: StreamHandle, op: MemOp) -> Result<(), BackendError> {
         let (s, _) = self.stream_and_device(Some(stream), 0)?;
         let api = &self.api;
-        Ok(match op {
+        match op {
             MemOp::Wait { ptr, width: Width::W32, value, mask, condition } => {
                 api.stream_wait_value32(s, ptr.0, value as u32, condition as u32, mask as u32)?
             }
             MemOp::Wait { ptr, width: Width::W64, value, mask, condition } => api.stream_wait_value64(s, ptr.0, value, condition as u32, mask)?,
             MemOp::Write { ptr, width: Width::W32, value } => api.stream_write_value32(s, ptr.0, value as u32)?,
             MemOp::Write { ptr, width: Width::W64, value } => api.stream_write_value64(s, ptr.0, value)?,
-        })
+        }
+        Ok(())
     }
 
     /// `hipLaunchHostFunc`: unlike [`crate::backend::StreamBackend::launch_host_func`] here

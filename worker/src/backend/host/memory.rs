@@ -32,7 +32,9 @@ use std::sync::{Arc, RwLock};
 use super::stream::StreamOp;
 use super::{read_lock, write_lock, HostBackend};
 
-use crate::backend::{BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, PoolAccess, Rows, StreamHandle};
+use crate::backend::{
+    BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, PoolAccess, Rows, StreamHandle,
+};
 
 /// Capacity granularity: usage is counted in pages, as a GPU allocator would round.
 pub(super) const PAGE: u64 = 4096;
