@@ -3,7 +3,9 @@
  * hipSetDevice is per thread and chooses the worker device; hiprtc compiles, and modules load,
  * for the calling thread's current device, and their kernels run there, leaving device 0's
  * memory alone; hipMemcpyPeer / hipMemcpyPeerAsync copy both ways; hipDeviceCanAccessPeer,
- * hipDeviceEnablePeerAccess and hipDeviceDisablePeerAccess answer with ROCm's codes.
+ * hipDeviceEnablePeerAccess and hipDeviceDisablePeerAccess answer with ROCm's codes;
+ * hipMemPoolSetAccess grants device 1 access to a device-0 pool, whose memory a kernel on
+ * device 1 then reads.
  */
 #include "check.h"
 
@@ -19,6 +21,10 @@ static const char* SOURCE =
     "extern \"C\" __global__ void fill(int* out, int n) {\n"
     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "  if (i < n) out[i] = i + bias;\n"
+    "}\n"
+    "extern \"C\" __global__ void scaled_copy(int* out, const int* in, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) out[i] = 2 * in[i] + 1;\n"
     "}\n";
 
 #define RTC_CHECK(expr)                                                                       \
@@ -170,6 +176,97 @@ static void* on_device_1(void* arg) {
   return NULL;
 }
 
+/* hipMemPoolSetAccess with ROCm 7's answers, then a kernel on device 1 reading memory of a
+ * device-0 pool it was granted (on a GPU the grant is what maps it: peer access of the
+ * contexts does not cover stream-ordered pools). */
+static void pool_access(void) {
+  step("hipMemPoolSetAccess / hipMemPoolGetAccess; device 1 reads device 0's pool memory");
+  int count = 0;
+  CHECK(hipGetDeviceCount(&count));
+  CHECK(hipSetDevice(0));
+  hipMemPoolProps props;
+  memset(&props, 0, sizeof props);
+  props.allocType = hipMemAllocationTypePinned;
+  props.location.type = hipMemLocationTypeDevice;
+  props.location.id = 0;
+  hipMemPool_t pool;
+  CHECK(hipMemPoolCreate(&pool, &props));
+
+  hipMemLocation own = {hipMemLocationTypeDevice, 0}, peer = {hipMemLocationTypeDevice, 1};
+  hipMemAccessFlags flags = (hipMemAccessFlags)-1;
+  CHECK(hipMemPoolGetAccess(&flags, pool, &own));
+  REQUIRE(flags == hipMemAccessFlagsProtReadWrite, "the pool's own device has access %d", (int)flags);
+  CHECK(hipMemPoolGetAccess(&flags, pool, &peer));
+  REQUIRE(flags == hipMemAccessFlagsProtNone, "device 1 starts with access %d", (int)flags);
+  hipMemLocation beyond = {hipMemLocationTypeDevice, count};
+  EXPECT_ERR(hipMemPoolGetAccess(&flags, pool, &beyond), hipErrorInvalidValue);
+
+  /* ROCm 7's refusals (clr hipMemPoolSetAccess): revoking and a device out of range are
+   * invalid devices, an unknown flag or a non-device location invalid values, and more
+   * descriptors than devices an invalid device. */
+  hipMemAccessDesc desc = {peer, hipMemAccessFlagsProtNone};
+  EXPECT_ERR(hipMemPoolSetAccess(pool, &desc, 1), hipErrorInvalidDevice);
+  desc.flags = (hipMemAccessFlags)4;
+  EXPECT_ERR(hipMemPoolSetAccess(pool, &desc, 1), hipErrorInvalidValue);
+  desc.location = beyond;
+  desc.flags = hipMemAccessFlagsProtReadWrite;
+  EXPECT_ERR(hipMemPoolSetAccess(pool, &desc, 1), hipErrorInvalidDevice);
+  desc.location.type = hipMemLocationTypeHost;
+  desc.location.id = 0;
+  EXPECT_ERR(hipMemPoolSetAccess(pool, &desc, 1), hipErrorInvalidValue);
+  hipMemAccessDesc too_many[8];
+  REQUIRE(count < 8, "%d devices", count);
+  for (int i = 0; i <= count; i++) too_many[i] = (hipMemAccessDesc){peer, hipMemAccessFlagsProtReadWrite};
+  EXPECT_ERR(hipMemPoolSetAccess(pool, too_many, (size_t)count + 1), hipErrorInvalidDevice);
+  CHECK(hipMemPoolGetAccess(&flags, pool, &peer));
+  REQUIRE(flags == hipMemAccessFlagsProtNone, "refused calls left device 1 with access %d", (int)flags);
+  /* The pool's own device keeps read-write, whatever it is given. */
+  desc = (hipMemAccessDesc){own, hipMemAccessFlagsProtRead};
+  CHECK(hipMemPoolSetAccess(pool, &desc, 1));
+  CHECK(hipMemPoolGetAccess(&flags, pool, &own));
+  REQUIRE(flags == hipMemAccessFlagsProtReadWrite, "the pool's own device now has access %d", (int)flags);
+
+  /* Device 0's pool memory, filled on device 0. */
+  static int host[N], back[N];
+  for (int i = 0; i < N; i++) host[i] = 5 * i - 3;
+  hipStream_t s0;
+  CHECK(hipStreamCreate(&s0));
+  int* pooled = NULL;
+  CHECK(hipMallocFromPoolAsync((void**)&pooled, sizeof host, pool, s0));
+  CHECK(hipMemcpyAsync(pooled, host, sizeof host, hipMemcpyHostToDevice, s0));
+  CHECK(hipStreamSynchronize(s0));
+
+  desc = (hipMemAccessDesc){peer, hipMemAccessFlagsProtReadWrite};
+  CHECK(hipMemPoolSetAccess(pool, &desc, 1));
+  CHECK(hipMemPoolGetAccess(&flags, pool, &peer));
+  REQUIRE(flags == hipMemAccessFlagsProtReadWrite, "device 1's access reads back as %d", (int)flags);
+
+  /* A kernel on device 1 reads it. */
+  CHECK(hipSetDevice(1));
+  char* code = compile();
+  hipModule_t module;
+  hipFunction_t scaled_copy;
+  CHECK(hipModuleLoadData(&module, code));
+  free(code);
+  CHECK(hipModuleGetFunction(&scaled_copy, module, "scaled_copy"));
+  int* out;
+  CHECK(hipMalloc((void**)&out, sizeof back));
+  int n = N;
+  void* params[] = {&out, &pooled, &n};
+  CHECK(hipModuleLaunchKernel(scaled_copy, N / 256, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+  CHECK(hipDeviceSynchronize());
+  CHECK(hipMemcpy(back, out, sizeof back, hipMemcpyDeviceToHost));
+  for (int i = 0; i < N; i++) REQUIRE(back[i] == 2 * host[i] + 1, "device 1 read %d at %d of device 0's pool memory, expected %d", back[i], i, 2 * host[i] + 1);
+  CHECK(hipFree(out));
+  CHECK(hipModuleUnload(module));
+
+  CHECK(hipSetDevice(0));
+  CHECK(hipFreeAsync(pooled, s0));
+  CHECK(hipStreamSynchronize(s0));
+  CHECK(hipStreamDestroy(s0));
+  CHECK(hipMemPoolDestroy(pool));
+}
+
 static void per_device_modules(void) {
   step("hiprtc + module + launch on device 1 (its own thread), device 0 untouched");
   CHECK(hipSetDevice(0));
@@ -204,6 +301,7 @@ int main(void) {
   REQUIRE(count >= 2, "the worker serves %d device(s); this program needs 2", count);
   peers();
   peer_copies();
+  pool_access();
   per_device_modules();
   printf("PASS multi_device\n");
   return 0;

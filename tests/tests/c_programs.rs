@@ -807,13 +807,6 @@ fn client_killed_mid_striped_copy_leaks_nothing() {
 /// (destroyed streams, memory HIP did not allocate), NULL events, memsets of pinned host memory.
 #[test]
 fn rocm_conformance() {
-    if hip_remote_tests::chain_requested() {
-        // Signal memory's device twin is managed memory, and stream memory operations on
-        // managed memory are refused by the hip backend's runtime (as by CUDA's; the H200
-        // finding in docs/ROCM_CONFORMANCE.md): the program stops at that step in a chain.
-        transport_core::test_skip::skip("rocm_conformance in a chain: stream memory operations on signal memory's managed twin");
-        return;
-    }
     run_program("rocm_conformance");
 }
 

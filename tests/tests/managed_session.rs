@@ -13,7 +13,11 @@ use zerocopy::byteorder::little_endian::U32;
 const PAGE: usize = MANAGED_PAGE as usize;
 
 fn alloc(c: &mut SessionDriver, size: u64) -> u64 {
-    match c.call(&Request::ManagedAlloc(wire::ManagedAlloc { device: 0, size, hint: 0 })).response() {
+    alloc_twin(c, size, wire::TWIN_MANAGED)
+}
+
+fn alloc_twin(c: &mut SessionDriver, size: u64, twin: u32) -> u64 {
+    match c.call(&Request::ManagedAlloc(wire::ManagedAlloc { device: 0, size, hint: 0, twin })).response() {
         Response::ManagedAlloc(a) => a.ptr,
         other => panic!("ManagedAlloc answered with {other:?}"),
     }
@@ -35,11 +39,19 @@ fn push(c: &mut SessionDriver, ptr: u64, pages: &[u32], data: &[u8]) -> Reply {
     c.call(&Request::ManagedPush(wire::ManagedPush { ptr, pages: List(&pages), data: Bulk(data) }))
 }
 
+/// Both kinds of device side (managed memory; plain device memory, which signal and
+/// registered memory use) are kept coherent alike.
 #[test]
 fn only_pages_that_changed_come_back() {
+    for twin in [wire::TWIN_MANAGED, wire::TWIN_DEVICE] {
+        pages_that_changed_come_back(twin);
+    }
+}
+
+fn pages_that_changed_come_back(twin: u32) {
     with_bystander(|worker| {
         let mut c = SessionDriver::greeted(worker);
-        let ptr = alloc(&mut c, 3 * MANAGED_PAGE);
+        let ptr = alloc_twin(&mut c, 3 * MANAGED_PAGE, twin);
         assert!(pull(&mut c, ptr).is_empty(), "a fresh allocation is zero on both sides");
 
         // A pushed page is what the client has: it does not come back.
@@ -72,12 +84,14 @@ fn only_pages_that_changed_come_back() {
 fn bad_managed_requests_are_refused() {
     with_bystander(|worker| {
         let mut c = SessionDriver::greeted(worker);
-        let bad_alloc = |size| Request::ManagedAlloc(wire::ManagedAlloc { device: 0, size, hint: 0 });
+        let bad_alloc = |size| Request::ManagedAlloc(wire::ManagedAlloc { device: 0, size, hint: 0, twin: wire::TWIN_MANAGED });
         assert_eq!(c.call(&bad_alloc(100)).error().0, Status::INVALID_VALUE);
         assert_eq!(c.call(&bad_alloc(0)).error().0, Status::INVALID_VALUE);
-        let (status, _) = c.call(&Request::ManagedAlloc(wire::ManagedAlloc { device: 9, size: 4096, hint: 0 })).error();
+        let (status, _) = c.call(&Request::ManagedAlloc(wire::ManagedAlloc { device: 9, size: 4096, hint: 0, twin: wire::TWIN_MANAGED })).error();
         assert_eq!(status, Status(101), "hipErrorInvalidDevice");
         assert_eq!(c.call(&bad_alloc(1 << 50)).error().0, Status::OUT_OF_MEMORY);
+        let unknown_twin = Request::ManagedAlloc(wire::ManagedAlloc { device: 0, size: 4096, hint: 0, twin: 2 });
+        assert_eq!(c.call(&unknown_twin).error().0, Status::INVALID_VALUE, "a device side that does not exist");
 
         let ptr = alloc(&mut c, 2 * MANAGED_PAGE);
         assert_eq!(push(&mut c, ptr, &[1, 0], &[0; 2 * PAGE]).error().0, Status::INVALID_VALUE, "descending");

@@ -31,11 +31,13 @@ fn invalid(message: impl Into<String>) -> CallError {
 
 /// Allocates `size` bytes of managed or mapped host memory: pages of ours with a device twin
 /// at the same address (managed: always; mapped host: when the worker can place it there).
-pub fn alloc_mirrored(kind: MirrorKind, size: usize, flags: c_uint) -> Result<usize, CallError> {
+/// `twin` is what the device side is (`wire::TWIN_MANAGED`, or `wire::TWIN_DEVICE` for memory
+/// stream memory operations address: GPU drivers refuse them on managed memory).
+pub fn alloc_mirrored(kind: MirrorKind, size: usize, flags: c_uint, twin: u32) -> Result<usize, CallError> {
     let len = size.checked_next_multiple_of(PAGE).ok_or_else(|| CallError::new(HipError::OUT_OF_MEMORY, format!("{size} bytes")))?;
     let device = current_device();
     let reserved = os::map_anywhere(len)?;
-    let placed = with_conn(|c| c.managed_alloc(wire::ManagedAlloc { device, size: len as u64, hint: reserved as u64 }).map(|a| a.ptr));
+    let placed = with_conn(|c| c.managed_alloc(wire::ManagedAlloc { device, size: len as u64, hint: reserved as u64, twin }).map(|a| a.ptr));
     let device_base = match placed {
         Ok(ptr) => ptr,
         Err(e) => {
@@ -95,7 +97,7 @@ pub unsafe extern "C" fn hipMallocManaged(dev_ptr: *mut *mut c_void, size: usize
         if flags != hipMemAttachGlobal && flags != hipMemAttachHost {
             return Err(invalid(format!("hipMallocManaged flags {flags:#x} are neither hipMemAttachGlobal nor hipMemAttachHost")));
         }
-        let ptr = alloc_mirrored(MirrorKind::Managed, size, flags)?;
+        let ptr = alloc_mirrored(MirrorKind::Managed, size, flags, wire::TWIN_MANAGED)?;
         try_out!(dev_ptr, ptr as *mut c_void);
         Ok(())
     })
@@ -451,7 +453,11 @@ fn register(start: usize, size: usize, flags: c_uint) -> Result<u64, CallError> 
     let base = start / PAGE * PAGE;
     let len = end.next_multiple_of(PAGE) - base;
     let device = current_device();
-    let device_base = with_conn(|c| c.managed_alloc(wire::ManagedAlloc { device, size: len as u64, hint: base as u64 }).map(|a| a.ptr))?;
+    // Plain device memory: `hipStreamWriteValue*`/`WaitValue*` address registered memory (HIP's
+    // stream-operation tests do), which GPU drivers refuse on managed memory; the twin is then
+    // the current device's memory.
+    let alloc = wire::ManagedAlloc { device, size: len as u64, hint: base as u64, twin: wire::TWIN_DEVICE };
+    let device_base = with_conn(|c| c.managed_alloc(alloc).map(|a| a.ptr))?;
     let mirror = Mirror::new(MirrorKind::Registered, base, len, (start, end), device_base, device, flags);
     let device_ptr = mirror.device_address(start);
     with_mirrors(|m| m.insert(mirror))?;

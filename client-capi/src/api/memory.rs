@@ -309,7 +309,7 @@ fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> Result<(), 
     }
     if flags & hipHostMallocMapped != 0 {
         // Device-addressable: a mirrored range the coherence engine keeps in step.
-        let mem = crate::api::managed::alloc_mirrored(crate::state::managed::MirrorKind::MappedHost, size, flags)?;
+        let mem = crate::api::managed::alloc_mirrored(crate::state::managed::MirrorKind::MappedHost, size, flags, wire::TWIN_MANAGED)?;
         try_out!(ptr, mem as *mut c_void);
         return Ok(());
     }
@@ -416,9 +416,10 @@ pub unsafe extern "C" fn hipExtMallocWithFlags(ptr: *mut *mut c_void, size: usiz
         non_null!(ptr);
         // Signal memory is read and written by the host as well (ROCm's is host-coherent;
         // HIP's own stream-operation tests poke it directly): mapped host memory here, its
-        // device twin what hipStreamWaitValue*/WriteValue* and kernels use.
+        // device twin what hipStreamWaitValue*/WriteValue* and kernels use — plain device
+        // memory, as GPU drivers refuse stream memory operations on managed memory.
         let p = if flags == MALLOC_SIGNAL_MEMORY {
-            crate::api::managed::alloc_mirrored(crate::state::managed::MirrorKind::MappedHost, size, flags)? as u64
+            crate::api::managed::alloc_mirrored(crate::state::managed::MirrorKind::MappedHost, size, flags, wire::TWIN_DEVICE)? as u64
         } else {
             malloc_on(current_device(), size, flags)?
         };

@@ -179,6 +179,11 @@ pub unsafe extern "C" fn hipMemPoolSetAccess(mem_pool: hipMemPool_t, desc_list: 
     hip_boundary!("hipMemPoolSetAccess", {
         non_null!(mem_pool);
         non_null!(desc_list);
+        // ROCm 7: more descriptors than devices is an invalid device.
+        let devices = crate::state::devices::device_count()?;
+        if count > devices as usize {
+            return Err(CallError::new(HipError::INVALID_DEVICE, format!("{count} access descriptors for {devices} device(s)")));
+        }
         for i in 0..count {
             // SAFETY: checked non-null; HIP's contract: `count` descriptors.
             let desc = unsafe { desc_list.add(i).read() };

@@ -27,8 +27,16 @@ message! {
         pub size: u64,
         /// Address the client would like the range at (its own reservation); 0: anywhere.
         pub hint: u64,
+        /// What the device side is: [`TWIN_MANAGED`] or [`TWIN_DEVICE`].
+        pub twin: u32,
     }
 }
+
+/// [`ManagedAlloc::twin`]: managed memory (`hipMallocManaged`, `hipHostMalloc` mapped).
+pub const TWIN_MANAGED: u32 = 0;
+/// [`ManagedAlloc::twin`]: plain device memory, which stream memory operations address
+/// (signal memory, registered memory); GPU drivers refuse them on managed memory.
+pub const TWIN_DEVICE: u32 = 1;
 
 message! {
     /// The device range of a managed or mapped allocation (its contents are zero).

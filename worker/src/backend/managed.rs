@@ -11,4 +11,12 @@ pub trait ManagedBackend {
     /// side at the returned address, or uses it as the device pointer of registered memory).
     /// Freed with [`MemoryBackend::free`](super::MemoryBackend::free).
     fn malloc_managed(&self, device: DeviceIndex, size: u64, hint: u64) -> Result<DevicePtr, BackendError>;
+
+    /// Allocates the device side of host memory that stream memory operations address
+    /// (`hipMallocSignalMemory`, `hipHostRegister`): memory `hipStreamWaitValue*` and
+    /// `hipStreamWriteValue*` accept — plain device memory on the GPU backends, whose drivers
+    /// refuse managed memory there — placed as [`malloc_managed`](Self::malloc_managed) places
+    /// where the backend can. The session keeps it coherent with the same copies. Freed with
+    /// [`MemoryBackend::free`](super::MemoryBackend::free).
+    fn malloc_device_twin(&self, device: DeviceIndex, size: u64, hint: u64) -> Result<DevicePtr, BackendError>;
 }

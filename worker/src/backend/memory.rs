@@ -327,6 +327,48 @@ pub trait MemoryBackend {
     /// Frees the allocation starting at `ptr` once `stream` has finished its earlier work
     /// (`hipFreeAsync`); the address is invalid for new work from the call on.
     fn free_async(&self, stream: Option<StreamHandle>, ptr: DevicePtr) -> Result<(), BackendError>;
+
+    /// Gives kernels on `peer` the access `access` to the memory [`malloc_async`] hands out
+    /// on `owner` (`hipMemPoolSetAccess` for a pool of `owner`), and answers the access now
+    /// in effect, read back from the driver. Called for pairs `peer != owner` that
+    /// [`DeviceBackend::can_access_peer`](super::DeviceBackend::can_access_peer) accepts, with
+    /// read or read-write access. One driver pool per device backs every session's pools on
+    /// it, so the grant is the worker's: ROCm has no revocation through this call either.
+    ///
+    /// [`malloc_async`]: MemoryBackend::malloc_async
+    fn set_pool_access(&self, owner: DeviceIndex, peer: DeviceIndex, access: PoolAccess) -> Result<PoolAccess, BackendError>;
+}
+
+/// `hipMemAccessFlags` a pool grants a peer device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PoolAccess {
+    /// `hipMemAccessFlagsProtNone`.
+    None,
+    /// `hipMemAccessFlagsProtRead`.
+    Read,
+    /// `hipMemAccessFlagsProtReadWrite`.
+    ReadWrite,
+}
+
+impl PoolAccess {
+    /// The `hipMemAccessFlags` value (CUDA's `CUmemAccess_flags` has the same numbers).
+    pub fn flags(self) -> u32 {
+        match self {
+            PoolAccess::None => 0,
+            PoolAccess::Read => 1,
+            PoolAccess::ReadWrite => 3,
+        }
+    }
+
+    /// The access of a `hipMemAccessFlags` value; `None` for a value that names none.
+    pub fn from_flags(flags: u32) -> Option<Self> {
+        match flags {
+            0 => Some(PoolAccess::None),
+            1 => Some(PoolAccess::Read),
+            3 => Some(PoolAccess::ReadWrite),
+            _ => None,
+        }
+    }
 }
 
 /// A zero-filled staging buffer of `len` bytes, refusing sizes the host cannot hold instead of

@@ -49,6 +49,8 @@ mod device_attr;
 pub mod device_log;
 pub mod error;
 mod event;
+#[cfg(any(feature = "cuda", feature = "hip"))]
+pub(crate) mod gpu;
 mod graph;
 mod handles;
 #[cfg(feature = "hip")]
@@ -81,7 +83,7 @@ pub use ipc::{DriverIpcHandle, IpcBackend, IpcEventShare, IpcReach, IpcShare, Sh
 pub use managed::ManagedBackend;
 #[cfg(any(feature = "cuda", feature = "hip"))]
 pub(crate) use memory::zeroed_buffer;
-pub use memory::{DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, RegisteredDone, Rows};
+pub use memory::{DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, PoolAccess, RegisteredDone, Rows};
 pub use memset::{MemsetBackend, PitchedFill};
 pub use module::{args_len, FunctionAttribute, FunctionAttributes, KernelFunction, LaunchConfig, ModuleBackend, ModuleFormat, ParamLayout};
 pub use rtc::{jit_input, LinkInput, RtcBackend, RtcOutput, RtcRequest, FALLBACK_HEADERS};

@@ -60,7 +60,11 @@ impl ManagedHandler for Session {
             ));
         }
         self.check_allocation_capacity(req.size)?;
-        let ptr = self.backend.malloc_managed(dev, req.size, req.hint)?;
+        let ptr = match req.twin {
+            wire::TWIN_MANAGED => self.backend.malloc_managed(dev, req.size, req.hint)?,
+            wire::TWIN_DEVICE => self.backend.malloc_device_twin(dev, req.size, req.hint)?,
+            other => return Err(invalid(format!("managed allocation with device side {other} (0: managed, 1: device memory)"))),
+        };
         // Both sides start from zeroed pages (the client's fresh mapping is zero too).
         let stream = self.stream(0, dev)?;
         let zeroed = self.backend.memset(stream, ptr, MemsetPattern::U8(0), req.size).and_then(|()| match stream {

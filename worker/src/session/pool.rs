@@ -43,6 +43,9 @@ mod attr {
 /// `hipMemAccessFlagsProtReadWrite`, the highest access flag.
 const ACCESS_READ_WRITE: u32 = 3;
 
+/// `hipMemAccessFlagsProtNone`.
+const ACCESS_NONE: u32 = 0;
+
 /// `hipMemHandleTypePosixFileDescriptor`, the one shareable handle type.
 const HANDLE_TYPE_POSIX_FD: u32 = 1;
 
@@ -522,33 +525,40 @@ impl PoolHandler for Session {
         Ok(wire::Empty {})
     }
 
+    /// ROCm 7's `hipMemPoolSetAccess` for one descriptor: a device out of range and "no
+    /// access" are `hipErrorInvalidDevice` (ROCm has no revocation through this call), a flag
+    /// above read-write `hipErrorInvalidValue`; the pool's own device is left as it is (always
+    /// read-write). A peer's read or read-write access is applied by the backend to the
+    /// memory the pool hands out, and what the backend reads back is what
+    /// `hipMemPoolGetAccess` answers.
     fn pool_set_access(&mut self, _cx: &mut CallCx, req: wire::PoolSetAccess) -> Result<wire::Empty, Failure> {
-        let device = self.device(req.device).map_err(|_| invalid(format!("device {} does not exist", req.device)))?;
-        if req.flags > ACCESS_READ_WRITE || req.flags == 2 {
+        let device = self.device(req.device)?;
+        if req.flags == ACCESS_NONE {
+            return Err(Failure::new(
+                Status::INVALID_DEVICE,
+                format!("hipMemAccessFlagsProtNone for device {}: access cannot be revoked", req.device),
+            ));
+        }
+        if req.flags > ACCESS_READ_WRITE {
             return Err(invalid(format!("hipMemAccessFlags {} does not exist", req.flags)));
         }
         let pool = self.pools.pool_mut(req.pool)?;
         if device == pool.device {
-            // The owning device always has read-write access (CUDA refuses to change it).
-            if req.flags != ACCESS_READ_WRITE {
-                return Err(invalid("the pool's own device keeps read-write access"));
-            }
             return Ok(wire::Empty {});
         }
         let owner = pool.device;
-        if req.flags != 0 {
-            if !self.backend.can_access_peer(device, owner)? {
-                return Err(invalid(format!("device {device} cannot access device {owner}'s memory")));
+        // ROCm records a value between read and read-write (2) without granting anything.
+        let applied = match crate::backend::PoolAccess::from_flags(req.flags) {
+            Some(access) => {
+                if !self.backend.can_access_peer(device, owner)? {
+                    return Err(Failure::new(Status::INVALID_DEVICE, format!("device {device} cannot access device {owner}'s memory")));
+                }
+                self.backend.set_pool_access(owner, device, access)?.flags()
             }
-            // A session's pool is ordinary device memory of its device: kernels on `device`
-            // reach it once the backend maps `owner`'s memory for them (cuCtxEnablePeerAccess,
-            // hipDeviceEnablePeerAccess; nothing on the host backend, one address space).
-            self.backend.enable_peer_access(device, owner)?;
-        }
-        // Revoking is recorded only: the mapping is the worker's, shared by every session on
-        // the pair, and stays (as hipDeviceDisablePeerAccess leaves it).
+            None => req.flags,
+        };
         let pool = self.pools.pool_mut(req.pool)?;
-        pool.access.insert(device, req.flags);
+        pool.access.insert(device, applied);
         Ok(wire::Empty {})
     }
 

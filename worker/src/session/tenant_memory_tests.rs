@@ -41,7 +41,12 @@ fn allocate(session: &mut Session, path: Path, size: u64) -> Held {
         Path::Managed => {
             // The client asks for whole pages (it mirrors them).
             let size = size.next_multiple_of(4096);
-            Held { ptr: session.managed_alloc(cx, wire::ManagedAlloc { device: 0, size, hint: 0 }).unwrap().ptr, size, path, handle: 0 }
+            Held {
+                ptr: session.managed_alloc(cx, wire::ManagedAlloc { device: 0, size, hint: 0, twin: wire::TWIN_MANAGED }).unwrap().ptr,
+                size,
+                path,
+                handle: 0,
+            }
         }
         Path::Vmm => {
             let granularity = session.vmm_get_granularity(cx, wire::VmmGranularityQuery { device: 0, recommended: false }).unwrap().granularity;

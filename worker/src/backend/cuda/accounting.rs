@@ -8,8 +8,7 @@
 //! batch's first operation to its last: idle gaps inside a batch (a client submitting more
 //! slowly than the GPU runs its work, without synchronizing) count too.
 
-use super::error::Check;
-use super::{lock, read, sys, CudaBackend, Raw};
+use super::{lock, read, result, sys, CudaBackend, Raw};
 use crate::accounting::DeviceTime;
 use crate::backend::{BackendError, StreamHandle};
 use cudarc::driver::sys::{CUevent, CUstream};
@@ -42,10 +41,8 @@ impl Brackets {
         if let Some(event) = self.spare.pop() {
             return Ok(event);
         }
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: valid out-pointer; the stream's context is current (the caller entered it).
-        unsafe { sys::cuEventCreate(&mut raw, sys::CUevent_flags::CU_EVENT_DEFAULT as u32) }.check("cuEventCreate")?;
-        Ok(Raw(raw))
+        // The stream's context is current (the caller entered it).
+        Ok(Raw(result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT as u32)?))
     }
 
     /// Records the end of the open bracket on `s`.
@@ -53,8 +50,7 @@ impl Brackets {
         let Some((start, _)) = self.open.take() else { return };
         match self.event() {
             Ok(end) => {
-                // SAFETY: live event and stream of the current context.
-                if unsafe { sys::cuEventRecord(end.0, s) }.check("cuEventRecord").is_ok() {
+                if result::event::record(end.0, s).is_ok() {
                     self.closed.push_back((start, end));
                     return;
                 }
@@ -67,12 +63,12 @@ impl Brackets {
     /// Adds the closed brackets whose end was reached to `account`, oldest first.
     fn settle(&mut self, account: &DeviceTime) {
         while let Some(&(start, end)) = self.closed.front() {
-            // SAFETY: live events of the current context, both recorded.
-            match unsafe { sys::cuEventQuery(end.0) }.check("cuEventQuery") {
-                Err(BackendError::NotReady(_)) => return,
-                Ok(()) => {
-                    // SAFETY: as above; both events completed.
-                    if let Ok(ms) = unsafe { cudarc::driver::result::event::elapsed(start.0, end.0) } {
+            // Live events of the current context, both recorded.
+            match result::event::query(end.0) {
+                Ok(false) => return,
+                Ok(true) => {
+                    // Both events completed.
+                    if let Ok(ms) = result::event::elapsed_ms(start.0, end.0) {
                         account.add(std::time::Duration::from_secs_f64(f64::from(ms.max(0.0)) * 1e-3));
                     }
                 }
@@ -101,8 +97,7 @@ impl StreamAccount {
         }
         if b.open.is_none() {
             let Ok(start) = b.event() else { return };
-            // SAFETY: live event and stream of the current context.
-            if unsafe { sys::cuEventRecord(start.0, s) }.check("cuEventRecord").is_err() {
+            if result::event::record(start.0, s).is_err() {
                 b.spare.push(start);
                 return;
             }
@@ -131,8 +126,8 @@ impl StreamAccount {
         let Brackets { open, closed, spare } = std::mem::take(&mut *b);
         let events = open.map(|(start, _)| start).into_iter().chain(closed.into_iter().flat_map(|(s, e)| [s, e])).chain(spare);
         for event in events {
-            // SAFETY: ours, no longer recorded into a live stream's pending work.
-            let _ = unsafe { sys::cuEventDestroy_v2(event.0) };
+            // Ours, no longer recorded into a live stream's pending work.
+            let _ = result::event::destroy(event.0);
         }
     }
 }
@@ -165,8 +160,8 @@ impl CudaBackend {
         if let Some(account) = &account {
             account.close(s);
         }
-        // SAFETY: a live stream of the current context (the caller's contract).
-        let result = unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize");
+        // A live stream of the current context (the caller's contract).
+        let result = result::stream::synchronize(s).map_err(BackendError::from);
         if let Some(account) = &account {
             account.settle();
         }

@@ -2,9 +2,8 @@
 //! CUDA defines for it; the device UUID (`cuDeviceGetUuid`); link attributes
 //! (`cuDeviceGetP2PAttribute`).
 
-use super::error::Check;
 use super::props::attr;
-use super::{sys, CudaBackend};
+use super::{result, CudaBackend};
 use crate::backend::{link_type, BackendError, DeviceAttributeBackend, DeviceIndex, PeerAttribute};
 use cudarc::driver::sys::{CUdevice_P2PAttribute as P, CUdevice_attribute as A};
 
@@ -71,10 +70,7 @@ impl DeviceAttributeBackend for CudaBackend {
         if hip == ATTR_MAX_TEXTURE_1D_LINEAR {
             // The attribute CUDA had for it is deprecated: ask for the width in one-byte
             // elements, which is the limit in bytes ROCm reports.
-            let mut width = 0usize;
-            // SAFETY: a valid device and out-pointer.
-            unsafe { sys::cuDeviceGetTexture1DLinearMaxWidth(&mut width, sys::CUarray_format::CU_AD_FORMAT_UNSIGNED_INT8, 1, d) }
-                .check("cuDeviceGetTexture1DLinearMaxWidth")?;
+            let width = result::device::texture_1d_linear_max_width(d)?;
             return Ok(Some(i64::try_from(width).unwrap_or(i64::MAX)));
         }
         // AMD-specific attributes, with what they mean on an NVIDIA device.
@@ -95,20 +91,12 @@ impl DeviceAttributeBackend for CudaBackend {
 
     fn device_uuid(&self, dev: DeviceIndex) -> Result<[u8; 16], BackendError> {
         let d = self.device(dev)?.dev;
-        let mut uuid = sys::CUuuid { bytes: [0; 16] };
-        // SAFETY: a device from cuDeviceGet; a valid out-pointer.
-        unsafe { sys::cuDeviceGetUuid_v2(&mut uuid, d) }.check("cuDeviceGetUuid_v2")?;
-        Ok(uuid.bytes.map(|b| b as u8))
+        Ok(result::device::uuid(d)?)
     }
 
     fn peer_attribute(&self, dev: DeviceIndex, peer: DeviceIndex, attr: PeerAttribute) -> Result<i64, BackendError> {
         let (d, p) = (self.device(dev)?.dev, self.device(peer)?.dev);
-        let query = |a: P| -> Result<i64, BackendError> {
-            let mut v = 0;
-            // SAFETY: two valid devices; a valid out-pointer.
-            unsafe { sys::cuDeviceGetP2PAttribute(&mut v, a, d, p) }.check("cuDeviceGetP2PAttribute")?;
-            Ok(i64::from(v))
-        };
+        let query = |a: P| -> Result<i64, BackendError> { Ok(i64::from(result::device::p2p_attribute(a, d, p)?)) };
         match attr {
             PeerAttribute::PerformanceRank => query(P::CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK),
             PeerAttribute::AccessSupported => query(P::CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED),

@@ -2,8 +2,7 @@
 
 use cudarc::driver::sys::CUevent;
 
-use super::error::Check;
-use super::{error, lock, read, sys, CudaBackend, EventEntry, Raw};
+use super::{lock, read, result, CudaBackend, EventEntry, Raw};
 
 use crate::backend::{validate_event_flags, BackendError, DeviceIndex, EventBackend, EventHandle, StreamHandle};
 
@@ -16,9 +15,8 @@ impl EventBackend for CudaBackend {
         // a confined session process cannot reach; sharing gives an event a page of its own
         // (`ipc.rs`), and the session keeps the flag.
         let cu_flags = flags & (crate::backend::event_flags::BLOCKING_SYNC | crate::backend::event_flags::DISABLE_TIMING);
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: valid out-pointer, context current; flag bits equal CUDA's.
-        unsafe { sys::cuEventCreate(&mut raw, cu_flags) }.check("cuEventCreate")?;
+        // The context is current; the flag bits equal CUDA's.
+        let raw = result::event::create(cu_flags)?;
         let id = self.handle();
         lock(&self.events)
             .insert(id, EventEntry { raw: Raw(raw), device: dev, stream: super::device_log::stream_key(None), timing, recorded: false });
@@ -29,8 +27,8 @@ impl EventBackend for CudaBackend {
         let e = lock(&self.events).remove(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
         self.drop_event_page(event, e.device);
         self.enter(e.device)?;
-        // SAFETY: removed from the table; destroyed once.
-        unsafe { sys::cuEventDestroy_v2(e.raw.0) }.check("cuEventDestroy")
+        // Removed from the table: destroyed once.
+        Ok(result::event::destroy(e.raw.0)?)
     }
 
     fn event_record(&self, event: EventHandle, stream: Option<StreamHandle>) -> Result<(), BackendError> {
@@ -45,8 +43,7 @@ impl EventBackend for CudaBackend {
             account.close(s);
             account.settle();
         }
-        // SAFETY: live event and stream.
-        unsafe { sys::cuEventRecord(raw.0, s) }.check("cuEventRecord")?;
+        result::event::record(raw.0, s)?;
         if let Some(page) = self.event_page(event) {
             self.record_event_page(&page, s)?;
         }
@@ -69,10 +66,7 @@ impl EventBackend for CudaBackend {
         }
         let stream = lock(&self.events).get(&event.as_raw()).map_or(super::device_log::stream_key(None), |e| e.stream);
         self.enter(device)?;
-        self.wait_for_event(stream, || {
-            // SAFETY: a live event.
-            unsafe { sys::cuEventSynchronize(raw.0) }.check("cuEventSynchronize")
-        })
+        self.wait_for_event(stream, || Ok(result::event::synchronize(raw.0)?))
     }
 
     fn event_query(&self, event: EventHandle) -> Result<bool, BackendError> {
@@ -84,12 +78,7 @@ impl EventBackend for CudaBackend {
             return Ok(true);
         }
         self.enter(device)?;
-        // SAFETY: a live event.
-        match unsafe { sys::cuEventQuery(raw.0) }.check("cuEventQuery") {
-            Ok(()) => Ok(true),
-            Err(BackendError::NotReady(_)) => Ok(false),
-            Err(e) => Err(e),
-        }
+        Ok(result::event::query(raw.0)?)
     }
 
     fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32, BackendError> {
@@ -104,8 +93,8 @@ impl EventBackend for CudaBackend {
         let (a, dev) = timing(start)?;
         let (b, _) = timing(end)?;
         self.enter(dev)?;
-        // SAFETY: both live, recorded timing events.
-        unsafe { cudarc::driver::result::event::elapsed(a.0, b.0) }.map_err(|e| error::map("cuEventElapsedTime", e))
+        // Both recorded timing events.
+        Ok(result::event::elapsed_ms(a.0, b.0)?)
     }
 }
 

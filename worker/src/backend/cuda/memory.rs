@@ -4,11 +4,12 @@ use super::error::Check;
 use std::collections::HashMap;
 use std::ffi::c_void;
 
-use super::{error, lock, sys, CudaBackend, Raw, STAGING_BYTES};
+use super::{error, lock, result, sys, CudaBackend, Raw, STAGING_BYTES};
 
 use crate::backend::host_region::RegionSlice;
 use crate::backend::{
-    BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, RegisteredDone, Rows, StreamHandle,
+    BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, PoolAccess, RegisteredDone, Rows,
+    StreamHandle,
 };
 
 impl MemoryBackend for CudaBackend {
@@ -492,6 +493,24 @@ impl MemoryBackend for CudaBackend {
         // SAFETY: a live cuMemAlloc allocation removed from the table above, unused by the
         // stream's earlier work (drained above).
         unsafe { cudarc::driver::result::free_sync(ptr.0) }.check("cuMemFree")
+    }
+
+    fn set_pool_access(&self, owner: DeviceIndex, peer: DeviceIndex, access: PoolAccess) -> Result<PoolAccess, BackendError> {
+        let (owner_dev, peer_dev) = (self.device(owner)?.dev, self.device(peer)?.dev);
+        self.enter(owner)?;
+        // The pool cuMemAllocAsync allocates from (the worker never replaces it): peer access
+        // to its memory is the pool's, not the context's (cuCtxEnablePeerAccess does not cover
+        // it).
+        let pool = result::mem_pool::of_device(owner_dev)?;
+        let flags = match access {
+            PoolAccess::None => sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_NONE,
+            PoolAccess::Read => sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READ,
+            PoolAccess::ReadWrite => sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+        };
+        result::mem_pool::set_access(pool, peer_dev, flags)?;
+        let applied = result::mem_pool::access(pool, peer_dev)?;
+        PoolAccess::from_flags(applied as u32)
+            .ok_or_else(|| BackendError::Unknown(format!("cuMemPoolGetAccess answered access flags {} for device {peer}", applied as u32)))
     }
 }
 

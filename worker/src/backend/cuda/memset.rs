@@ -1,8 +1,7 @@
 //! Pitched memsets on CUDA: `cuMemsetD2D{8,16,32}Async`, one call for the whole extent when
 //! its slices are contiguous rows, else one per slice.
 
-use super::error::Check;
-use super::{sys, CudaBackend};
+use super::{result, CudaBackend};
 use crate::backend::{BackendError, MemsetBackend, MemsetPattern, PitchedFill, StreamHandle};
 
 fn size(v: u64) -> Result<usize, BackendError> {
@@ -24,17 +23,9 @@ impl MemsetBackend for CudaBackend {
         };
         let (pitch, width, height) = (size(fill.pitch)?, size(fill.width)?, size(height)?);
         for offset in slices {
-            let dst = fill.ptr.0 + offset;
-            // SAFETY: the session checked that every row lies inside one live allocation and
-            // that rows do not overlap; `s` is a stream of the allocation's context.
-            unsafe {
-                match pattern {
-                    MemsetPattern::U8(v) => sys::cuMemsetD2D8Async(dst, pitch, v, width, height, s),
-                    MemsetPattern::U16(v) => sys::cuMemsetD2D16Async(dst, pitch, v, width, height, s),
-                    MemsetPattern::U32(v) => sys::cuMemsetD2D32Async(dst, pitch, v, width, height, s),
-                }
-            }
-            .check("cuMemsetD2DAsync")?;
+            // The session checked that every row lies inside one live allocation and that rows
+            // do not overlap; `s` is a stream of the allocation's context.
+            result::mem::set_2d_async(fill.ptr.0 + offset, pitch, pattern, width, height, s)?;
         }
         Ok(())
     }

@@ -24,6 +24,7 @@ mod memset;
 mod module;
 mod props;
 mod reset;
+mod result;
 mod rtc;
 mod scrub;
 mod stream;
@@ -448,21 +449,16 @@ impl DeviceBackend for CudaBackend {
 
     fn can_access_peer(&self, dev: DeviceIndex, peer: DeviceIndex) -> Result<bool, BackendError> {
         let (d, p) = (self.device(dev)?.dev, self.device(peer)?.dev);
-        let mut can = 0;
-        // SAFETY: two valid device ordinals; valid out-pointer.
-        unsafe { sys::cuDeviceCanAccessPeer(&mut can, d, p) }.check("cuDeviceCanAccessPeer")?;
-        Ok(can != 0)
+        Ok(result::peer::can_access(d, p)?)
     }
 
     fn enable_peer_access(&self, dev: DeviceIndex, peer: DeviceIndex) -> Result<(), BackendError> {
         let peer_ctx = self.device(peer)?.ctx.0;
         self.enter(dev)?;
-        // SAFETY: `dev`'s primary context is current and `peer_ctx` is a retained primary
-        // context; flags must be 0.
-        match unsafe { sys::cuCtxEnablePeerAccess(peer_ctx, 0) } {
+        match result::peer::enable(peer_ctx) {
             // Another session enabled the pair first: the mapping is shared.
-            sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
-            result => result.check("cuCtxEnablePeerAccess"),
+            Err(e) if e.code() == sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
+            other => Ok(other?),
         }
     }
 }

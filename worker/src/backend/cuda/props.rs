@@ -1,27 +1,18 @@
 //! `hipDeviceProp_t` from `cuDeviceGetAttribute`, field by field. `gcn_arch_name` reports the
 //! SM architecture (`sm_90` on an H100), which is what NVRTC and PTX loading target.
 
-use super::error::Check;
+use super::result;
 use crate::backend::{BackendError, DeviceProperties};
-use cudarc::driver::sys::{self, CUdevice, CUdevice_attribute as A};
+use cudarc::driver::sys::{CUdevice, CUdevice_attribute as A};
 
 pub(super) fn attr(dev: CUdevice, a: A) -> Result<i32, BackendError> {
-    let mut v = 0;
-    // SAFETY: `dev` came from cuDeviceGet; `v` is a valid out-pointer.
-    unsafe { sys::cuDeviceGetAttribute(&mut v, a, dev) }.check("cuDeviceGetAttribute")?;
-    Ok(v)
+    Ok(result::device::attribute(dev, a)?)
 }
 
 /// Reads every property the wire reports.
 pub fn read(dev: CUdevice) -> Result<DeviceProperties, BackendError> {
-    let mut name = [0 as std::ffi::c_char; 256];
-    // SAFETY: the buffer is 256 bytes as passed.
-    unsafe { sys::cuDeviceGetName(name.as_mut_ptr(), name.len() as i32, dev) }.check("cuDeviceGetName")?;
-    // SAFETY: cuDeviceGetName NUL-terminates within the buffer.
-    let name = unsafe { std::ffi::CStr::from_ptr(name.as_ptr()) }.to_string_lossy().into_owned();
-    let mut total = 0usize;
-    // SAFETY: valid out-pointer and device.
-    unsafe { sys::cuDeviceTotalMem_v2(&mut total, dev) }.check("cuDeviceTotalMem")?;
+    let name = result::device::name(dev)?;
+    let total = result::device::total_mem(dev)?;
     let major = attr(dev, A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
     let minor = attr(dev, A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
     let a = |x| attr(dev, x);

@@ -6,7 +6,7 @@
 //! `cuDevicePrimaryCtxRetain` answers the same error), so the process holding it is replaced
 //! (`crate::sandbox::shared`).
 
-use super::error::Check;
+use super::result;
 use super::CudaBackend;
 use crate::backend::DeviceIndex;
 use cudarc::driver::sys;
@@ -15,14 +15,12 @@ impl CudaBackend {
     /// Records an event after a launch on `stream` (the watchdog is on).
     pub(super) fn watch_launch(&self, stream: sys::CUstream, dev: DeviceIndex) {
         self.launch_watch.launched((stream as usize, dev), || {
-            let mut event = std::ptr::null_mut();
-            // SAFETY: a valid out-pointer; the stream's context is current (just launched).
-            unsafe { sys::cuEventCreate(&mut event, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) }.check("cuEventCreate")?;
-            // SAFETY: an event just created and a live stream of the current context.
-            if let Err(e) = unsafe { sys::cuEventRecord(event, stream) }.check("cuEventRecord") {
-                // SAFETY: the event just created, used by nothing.
-                let _ = unsafe { sys::cuEventDestroy_v2(event) };
-                return Err(e);
+            // The stream's context is current (just launched).
+            let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32)?;
+            if let Err(e) = result::event::record(event, stream) {
+                // The event just created, used by nothing.
+                let _ = result::event::destroy(event);
+                return Err(crate::backend::BackendError::from(e));
             }
             Ok(super::Raw(event))
         });
@@ -35,17 +33,17 @@ impl CudaBackend {
             if self.enter(dev).is_err() {
                 return Reached::Failed;
             }
-            // SAFETY: an event recorded by `watch_launch` in `dev`'s context, not destroyed.
-            match unsafe { sys::cuEventQuery(event.0) } {
-                sys::CUresult::CUDA_SUCCESS => Reached::Done,
-                sys::CUresult::CUDA_ERROR_NOT_READY => Reached::Running,
-                _ => Reached::Failed,
+            // An event recorded by `watch_launch` in `dev`'s context, not destroyed.
+            match result::event::query(event.0) {
+                Ok(true) => Reached::Done,
+                Ok(false) => Reached::Running,
+                Err(_) => Reached::Failed,
             }
         };
         let destroy = |dev: DeviceIndex, event: super::Raw<sys::CUevent>| {
             if self.enter(dev).is_ok() {
-                // SAFETY: a reached event of `dev`'s context, forgotten by the watch.
-                let _ = unsafe { sys::cuEventDestroy_v2(event.0) };
+                // A reached event of `dev`'s context, forgotten by the watch.
+                let _ = result::event::destroy(event.0);
             }
         };
         self.launch_watch.overrun(limit, query, destroy)

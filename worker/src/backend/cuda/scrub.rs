@@ -4,24 +4,22 @@
 //! zeros before its pointer is returned (blocking allocations on the device's internal
 //! stream, waited for; stream-ordered ones on their own stream, ahead of any use).
 
-use super::error::Check;
-use super::CudaBackend;
+use super::{result, CudaBackend};
 use crate::backend::{BackendError, DeviceIndex};
-use cudarc::driver::sys::{self, CUstream};
+use cudarc::driver::sys::CUstream;
 
 impl CudaBackend {
     /// Zeroes `[ptr, ptr + len)` of `dev` and waits for it (the device's context current).
     pub(super) fn scrub_now(&self, dev: DeviceIndex, ptr: u64, len: usize) -> Result<(), BackendError> {
         let stream = self.log_stream(dev)?;
         self.scrub_on(ptr, len, stream)?;
-        // SAFETY: the device's internal stream, live until the backend drops.
-        unsafe { sys::cuStreamSynchronize(stream) }.check("cuStreamSynchronize")
+        // The device's internal stream, live until the backend drops.
+        Ok(result::stream::synchronize(stream)?)
     }
 
     /// Queues zeroing `[ptr, ptr + len)` on `stream` (stream-ordered memory).
     pub(super) fn scrub_on(&self, ptr: u64, len: usize, stream: CUstream) -> Result<(), BackendError> {
-        // SAFETY: `[ptr, ptr + len)` is an allocation just made in the current context;
-        // `stream` is live in it.
-        unsafe { sys::cuMemsetD8Async(ptr, 0, len, stream) }.check("cuMemsetD8Async")
+        // `[ptr, ptr + len)` is an allocation just made in the current context.
+        Ok(result::mem::set_d8_async(ptr, 0, len, stream)?)
     }
 }

@@ -1,7 +1,6 @@
 //! Streams on CUDA: `CUstream`s of the device's primary context.
 
-use super::error::Check;
-use super::{lock, sys, write, CudaBackend, Raw, StreamEntry};
+use super::{lock, result, sys, write, CudaBackend, Raw, StreamEntry};
 use crate::backend::{BackendError, DeviceIndex, EventHandle, HostFn, StreamBackend, StreamHandle};
 
 impl StreamBackend for CudaBackend {
@@ -16,9 +15,7 @@ impl StreamBackend for CudaBackend {
         self.enter(dev)?;
         let (least, greatest) = self.stream_priority_range(dev)?;
         let priority = priority.clamp(greatest.min(least), greatest.max(least));
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: valid out-pointer, context current.
-        unsafe { sys::cuStreamCreateWithPriority(&mut raw, flags, priority) }.check("cuStreamCreateWithPriority")?;
+        let raw = result::stream::create_with_priority(flags, priority)?;
         let id = self.handle();
         write(&self.streams).insert(id, StreamEntry { raw: Raw(raw), device: dev, account: None });
         Ok(StreamHandle::from_raw(id))
@@ -38,8 +35,8 @@ impl StreamBackend for CudaBackend {
         if let Some(account) = &entry.account {
             account.release();
         }
-        // SAFETY: removed from the table; destroyed once.
-        unsafe { sys::cuStreamDestroy_v2(entry.raw.0) }.check("cuStreamDestroy")?;
+        // Removed from the table: destroyed once.
+        result::stream::destroy(entry.raw.0)?;
         match sync {
             // A kernel's failed assert is for synchronizes to report, as on the host backend.
             Err(BackendError::Assert(_)) => Ok(()),
@@ -66,12 +63,7 @@ impl StreamBackend for CudaBackend {
     fn stream_query(&self, stream: StreamHandle) -> Result<bool, BackendError> {
         let s = self.stream(Some(stream), 0)?;
         self.latched(stream.as_raw())?;
-        // SAFETY: a live stream, context entered.
-        match unsafe { sys::cuStreamQuery(s) }.check("cuStreamQuery") {
-            Ok(()) => Ok(true),
-            Err(BackendError::NotReady(_)) => Ok(false),
-            Err(e) => Err(e),
-        }
+        Ok(result::stream::query(s)?)
     }
 
     fn stream_wait_event(&self, stream: Option<StreamHandle>, event: EventHandle) -> Result<(), BackendError> {
@@ -89,42 +81,28 @@ impl StreamBackend for CudaBackend {
             return Ok(());
         }
         let s = self.stream(stream, device)?;
-        // SAFETY: live stream and event.
-        unsafe { sys::cuStreamWaitEvent(s, raw.0, 0) }.check("cuStreamWaitEvent")
+        Ok(result::stream::wait_event(s, raw.0)?)
     }
 
     fn stream_priority_range(&self, dev: DeviceIndex) -> Result<(i32, i32), BackendError> {
         self.enter(dev)?;
-        let (mut least, mut greatest) = (0, 0);
-        // SAFETY: valid out-pointers, context current.
-        unsafe { sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) }.check("cuCtxGetStreamPriorityRange")?;
-        Ok((least, greatest))
+        Ok(result::stream::priority_range()?)
     }
 
     fn stream_info(&self, stream: StreamHandle) -> Result<(u32, i32), BackendError> {
         let s = self.stream(Some(stream), 0)?;
-        let (mut flags, mut priority) = (0, 0);
-        // SAFETY: a live stream, context entered; valid out-pointers.
-        unsafe { sys::cuStreamGetFlags(s, &mut flags) }.check("cuStreamGetFlags")?;
-        // SAFETY: as above.
-        unsafe { sys::cuStreamGetPriority(s, &mut priority) }.check("cuStreamGetPriority")?;
-        Ok((flags, priority))
+        Ok((result::stream::flags(s)?, result::stream::priority(s)?))
     }
 
     fn stream_order_after(&self, waiter: StreamHandle, waited: StreamHandle) -> Result<(), BackendError> {
         let waited = self.stream(Some(waited), 0)?;
         let waiter = self.stream(Some(waiter), 0)?;
-        let mut event = std::ptr::null_mut();
-        // SAFETY: valid out-pointer; the streams' context is current (entered above).
-        unsafe { sys::cuEventCreate(&mut event, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) }.check("cuEventCreate")?;
-        // SAFETY: a live event and stream of the current context.
-        let ordered = unsafe { sys::cuEventRecord(event, waited) }
-            .check("cuEventRecord")
-            // SAFETY: as above.
-            .and_then(|()| unsafe { sys::cuStreamWaitEvent(waiter, event, 0) }.check("cuStreamWaitEvent"));
-        // SAFETY: ours; the driver keeps a recorded event alive until the wait is resolved.
-        let _ = unsafe { sys::cuEventDestroy_v2(event) };
-        ordered
+        // The streams' context is current (entered above).
+        let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32)?;
+        let ordered = result::event::record(event, waited).and_then(|()| result::stream::wait_event(waiter, event));
+        // Ours; the driver keeps a recorded event alive until the wait is resolved.
+        let _ = result::event::destroy(event);
+        Ok(ordered?)
     }
 
     fn launch_host_func(&self, stream: StreamHandle, f: HostFn) -> Result<(), BackendError> {

@@ -3,8 +3,7 @@
 //! AND or NOR wait folds a partial mask into its value exactly; a GEQ or EQ wait with a
 //! partial mask has no CUDA form and is `hipErrorNotSupported` here.
 
-use super::error::Check;
-use super::{sys, CudaBackend};
+use super::{result, CudaBackend};
 use crate::backend::{BackendError, CheckedHostFn, MemOp, StreamHandle, StreamOpsBackend, WaitCondition, Width};
 
 /// The unmasked value a CUDA wait needs for HIP's masked condition, if there is one:
@@ -35,20 +34,16 @@ impl StreamOpsBackend for CudaBackend {
                 };
                 let flags = condition as u32;
                 match width {
-                    // SAFETY: a live stream of the entered context; `ptr` is a device address
-                    // of the session's, checked by the session.
-                    Width::W32 => unsafe { sys::cuStreamWaitValue32_v2(s, ptr.0, value as u32, flags) }.check("cuStreamWaitValue32"),
-                    // SAFETY: as above.
-                    Width::W64 => unsafe { sys::cuStreamWaitValue64_v2(s, ptr.0, value, flags) }.check("cuStreamWaitValue64"),
+                    Width::W32 => result::stream_op::wait32(s, ptr.0, value as u32, flags)?,
+                    Width::W64 => result::stream_op::wait64(s, ptr.0, value, flags)?,
                 }
             }
             MemOp::Write { ptr, width, value } => match width {
-                // SAFETY: as above.
-                Width::W32 => unsafe { sys::cuStreamWriteValue32_v2(s, ptr.0, value as u32, 0) }.check("cuStreamWriteValue32"),
-                // SAFETY: as above.
-                Width::W64 => unsafe { sys::cuStreamWriteValue64_v2(s, ptr.0, value, 0) }.check("cuStreamWriteValue64"),
+                Width::W32 => result::stream_op::write32(s, ptr.0, value as u32)?,
+                Width::W64 => result::stream_op::write64(s, ptr.0, value)?,
             },
         }
+        Ok(())
     }
 
     fn launch_checked_host_func(&self, stream: StreamHandle, f: CheckedHostFn) -> Result<(), BackendError> {

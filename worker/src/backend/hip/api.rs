@@ -134,6 +134,10 @@ entry_points! {
         hipHostUnregister: fn(*mut c_void) -> HipError;
         // Managed memory (the chained test's own library has it; some builds may not).
         hipMallocManaged: fn(*mut *mut c_void, usize, c_uint) -> HipError;
+        // Stream-ordered pools: peer access to `hipMallocAsync` memory.
+        hipDeviceGetMemPool: fn(*mut *mut c_void, c_int) -> HipError;
+        hipMemPoolSetAccess: fn(*mut c_void, *const MemAccessDesc, usize) -> HipError;
+        hipMemPoolGetAccess: fn(*mut u32, *mut c_void, *mut super::vmm::MemLocation) -> HipError;
         // dma-buf export for GPUDirect RDMA (ROCm 6+ on kernels with dma-buf support).
         hipMemGetHandleForAddressRange: fn(*mut c_void, *mut c_void, usize, c_int, u64) -> HipError;
         // hip-remote's own library: the parameter layout its worker reported (chained workers).

@@ -2,7 +2,6 @@
 //! (`hipDeviceGetAttribute`, `hipDeviceGetUuid`, `hipDeviceGetP2PAttribute`,
 //! `hipExtGetLinkTypeAndHopCount`), so they are exactly what ROCm reports.
 
-use super::error::Check;
 use super::HipBackend;
 use crate::backend::{hip_code, BackendError, DeviceAttributeBackend, DeviceIndex, PeerAttribute};
 use std::ffi::c_int;
@@ -18,39 +17,24 @@ impl DeviceAttributeBackend for HipBackend {
         if HDP_FLUSH_ATTRIBUTES.contains(&attr) {
             return Ok(None);
         }
-        let mut value = 0;
-        // SAFETY: a valid ordinal and out-pointer; the attributes that write more than an int
-        // are excluded above.
-        match unsafe { (self.api.hipDeviceGetAttribute)(&mut value, raw, ordinal) } {
-            0 => Ok(Some(i64::from(value))),
+        // The attributes that write more than an int are excluded above.
+        match self.api.device_attribute(raw, ordinal) {
+            Ok(value) => Ok(Some(i64::from(value))),
             // The runtime does not report this attribute.
-            hip_code::INVALID_VALUE => Ok(None),
-            other => other.check("hipDeviceGetAttribute").map(|_| None),
+            Err(e) if e.code == hip_code::INVALID_VALUE => Ok(None),
+            Err(e) => Err(e.into()),
         }
     }
 
     fn device_uuid(&self, dev: DeviceIndex) -> Result<[u8; 16], BackendError> {
         let ordinal = self.ordinal(dev)?;
-        let mut uuid = [0u8; 16];
-        // SAFETY: a valid ordinal; `hipUUID` is 16 bytes.
-        unsafe { (self.api.hipDeviceGetUuid)(&mut uuid, ordinal) }.check("hipDeviceGetUuid")?;
-        Ok(uuid)
+        Ok(self.api.device_uuid(ordinal)?)
     }
 
     fn peer_attribute(&self, dev: DeviceIndex, peer: DeviceIndex, attr: PeerAttribute) -> Result<i64, BackendError> {
         let (d, p) = (self.ordinal(dev)?, self.ordinal(peer)?);
-        let p2p = |a: c_int| -> Result<i64, BackendError> {
-            let mut v = 0;
-            // SAFETY: valid ordinals and out-pointer.
-            unsafe { (self.api.hipDeviceGetP2PAttribute)(&mut v, a, d, p) }.check("hipDeviceGetP2PAttribute")?;
-            Ok(i64::from(v))
-        };
-        let link = || -> Result<(u32, u32), BackendError> {
-            let (mut link_type, mut hops) = (0, 0);
-            // SAFETY: valid ordinals and out-pointers.
-            unsafe { (self.api.hipExtGetLinkTypeAndHopCount)(d, p, &mut link_type, &mut hops) }.check("hipExtGetLinkTypeAndHopCount")?;
-            Ok((link_type, hops))
-        };
+        let p2p = |a: c_int| -> Result<i64, BackendError> { Ok(i64::from(self.api.device_p2p_attribute(a, d, p)?)) };
+        let link = || -> Result<(u32, u32), BackendError> { Ok(self.api.link_type_and_hop_count(d, p)?) };
         match attr {
             PeerAttribute::PerformanceRank => p2p(0),
             PeerAttribute::AccessSupported => p2p(1),

@@ -6,7 +6,8 @@
 use super::error::Check;
 use super::{lock, HipBackend};
 use crate::backend::{
-    zeroed_buffer, BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows, StreamHandle,
+    zeroed_buffer, BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, PoolAccess, Rows,
+    StreamHandle,
 };
 use std::ffi::{c_int, c_void};
 
@@ -362,5 +363,17 @@ impl MemoryBackend for HipBackend {
         // SAFETY: a live allocation removed from the table above; the runtime frees it once
         // the stream's earlier work is done.
         unsafe { (self.api.hipFreeAsync)(device_ptr(ptr), s) }.check("hipFreeAsync")
+    }
+
+    fn set_pool_access(&self, owner: DeviceIndex, peer: DeviceIndex, access: PoolAccess) -> Result<PoolAccess, BackendError> {
+        let (owner_ordinal, peer_ordinal) = (self.ordinal(owner)?, self.ordinal(peer)?);
+        self.enter(owner)?;
+        // The pool hipMallocAsync allocates from (the worker never replaces it): peer access to
+        // its memory is the pool's, not hipDeviceEnablePeerAccess's.
+        let pool = self.api.device_mem_pool(owner_ordinal)?;
+        self.api.mem_pool_set_access(pool, peer_ordinal, access.flags())?;
+        let applied = self.api.mem_pool_access(pool, peer_ordinal)?;
+        PoolAccess::from_flags(applied)
+            .ok_or_else(|| BackendError::Unknown(format!("hipMemPoolGetAccess answered access flags {applied} for device {peer}")))
     }
 }

@@ -1,10 +1,9 @@
 //! Pitched memsets on HIP: `hipMemset2DAsync` for bytes, `hipMemsetD2D{16,32}Async` for wider
 //! elements (row by row where the runtime predates them), one call per slice.
 
-use super::error::Check;
+use super::api::Stream;
 use super::HipBackend;
 use crate::backend::{BackendError, MemsetBackend, MemsetPattern, PitchedFill, StreamHandle};
-use std::ffi::{c_int, c_void};
 
 fn size(v: u64) -> Result<usize, BackendError> {
     usize::try_from(v).map_err(|_| BackendError::InvalidValue(format!("{v} exceeds the address space")))
@@ -21,44 +20,37 @@ impl MemsetBackend for HipBackend {
         };
         let (s, _) = self.work_stream(stream, dev)?;
         let (pitch, width, height) = (size(fill.pitch)?, size(fill.width)?, size(fill.height)?);
+        let api = &self.api;
         for offset in fill.slice_offsets() {
-            let dst = (fill.ptr.0 + offset) as *mut c_void;
+            let dst = fill.ptr.0 + offset;
             // The session checked that every row lies inside one live allocation and that
             // rows do not overlap; `s` belongs to the entered device.
-            let status = match pattern {
-                // SAFETY: see above.
-                MemsetPattern::U8(v) => unsafe { (self.api.hipMemset2DAsync)(dst, pitch, c_int::from(v), width, height, s) },
-                MemsetPattern::U16(v) => match self.api.hipMemsetD2D16Async {
-                    // SAFETY: see above.
-                    Some(fill_2d) => unsafe { fill_2d(dst, pitch, v, width, height, s) },
-                    None => {
-                        let fill_row = self.api.hipMemsetD16Async;
-                        // SAFETY: each row is `width` elements inside the checked extent.
-                        return self.rows_one_by_one(fill, offset, |row| unsafe { fill_row(row, v, width, s) });
-                    }
-                },
-                MemsetPattern::U32(v) => match self.api.hipMemsetD2D32Async {
-                    // SAFETY: see above.
-                    Some(fill_2d) => unsafe { fill_2d(dst, pitch, v, width, height, s) },
-                    None => {
-                        let fill_row = self.api.hipMemsetD32Async;
-                        // SAFETY: each row is `width` elements inside the checked extent.
-                        return self.rows_one_by_one(fill, offset, |row| unsafe { fill_row(row, v as c_int, width, s) });
-                    }
-                },
+            let filled = match pattern {
+                MemsetPattern::U8(v) => Some(api.memset_2d_async(dst, pitch, v, width, height, s)),
+                MemsetPattern::U16(v) => api.memset_d2d16_async(dst, pitch, v, width, height, s),
+                MemsetPattern::U32(v) => api.memset_d2d32_async(dst, pitch, v, width, height, s),
             };
-            status.check("hipMemset2DAsync")?;
+            match filled {
+                Some(result) => result?,
+                // A runtime without the 2D forms for wide elements: row by row.
+                None => return self.rows_one_by_one(fill, offset, pattern, width, s),
+            }
         }
         Ok(())
     }
 }
 
 impl HipBackend {
-    /// Fills the rows of every slice from `first_slice` on with `fill_row` (a runtime without
+    /// Fills the rows of every slice from `first_slice` on, one call a row (a runtime without
     /// the 2D forms for wide elements).
-    fn rows_one_by_one(&self, fill: PitchedFill, first_slice: u64, fill_row: impl Fn(*mut c_void) -> c_int) -> Result<(), BackendError> {
+    fn rows_one_by_one(&self, fill: PitchedFill, first_slice: u64, pattern: MemsetPattern, width: usize, s: Stream) -> Result<(), BackendError> {
         for offset in fill.row_offsets().filter(|&o| o >= first_slice) {
-            fill_row((fill.ptr.0 + offset) as *mut c_void).check("hipMemsetD16/D32Async")?;
+            let row = fill.ptr.0 + offset;
+            match pattern {
+                MemsetPattern::U8(v) => self.api.memset_2d_async(row, width, v, width, 1, s)?,
+                MemsetPattern::U16(v) => self.api.memset_d16_async(row, v, width, s)?,
+                MemsetPattern::U32(v) => self.api.memset_d32_async(row, v, width, s)?,
+            }
         }
         Ok(())
     }

@@ -35,6 +35,7 @@ mod memory;
 mod memset;
 mod module;
 mod props;
+mod result;
 mod rtc;
 mod scrub;
 mod stream;
@@ -385,20 +386,16 @@ impl DeviceBackend for HipBackend {
     fn can_access_peer(&self, dev: DeviceIndex, peer: DeviceIndex) -> Result<bool, BackendError> {
         self.device(dev)?;
         self.device(peer)?;
-        let mut can = 0;
-        // SAFETY: two device ordinals in range; a valid out-pointer.
-        unsafe { (self.api.hipDeviceCanAccessPeer)(&mut can, self.ordinal(dev)?, self.ordinal(peer)?) }.check("hipDeviceCanAccessPeer")?;
-        Ok(can != 0)
+        Ok(self.api.device_can_access_peer(self.ordinal(dev)?, self.ordinal(peer)?)?)
     }
 
     fn enable_peer_access(&self, dev: DeviceIndex, peer: DeviceIndex) -> Result<(), BackendError> {
         let peer_ordinal = self.ordinal(peer)?;
         self.enter(dev)?;
-        // SAFETY: `dev` is current and `peer` is a device ordinal in range; flags must be 0.
-        match unsafe { (self.api.hipDeviceEnablePeerAccess)(peer_ordinal, 0) } {
+        match self.api.device_enable_peer_access(peer_ordinal) {
             // Another session enabled the pair first: the mapping is shared.
-            HIP_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
-            result => result.check("hipDeviceEnablePeerAccess"),
+            Err(e) if e.code == HIP_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
+            other => Ok(other?),
         }
     }
 }

@@ -3,7 +3,6 @@
 //! process, so each new allocation is filled with zeros before its pointer is returned.
 
 use super::api::Stream;
-use super::error::Check;
 use super::{lock, HipBackend, Raw};
 use crate::backend::{BackendError, DeviceIndex};
 use std::ffi::c_void;
@@ -20,23 +19,22 @@ impl HipBackend {
             match streams.get(&dev) {
                 Some(s) => s.0,
                 None => {
-                    let mut raw: Stream = std::ptr::null_mut();
-                    // SAFETY: a valid out-pointer; the device is current; kept until the
-                    // device is reset or the process ends.
-                    unsafe { (self.api.hipStreamCreateWithPriority)(&mut raw, STREAM_NON_BLOCKING, 0) }.check("hipStreamCreateWithPriority")?;
+                    // The device is current; kept until the device is reset or the process
+                    // ends.
+                    let raw = self.api.stream_create_with_priority(STREAM_NON_BLOCKING, 0)?;
                     streams.insert(dev, Raw(raw));
                     raw
                 }
             }
         };
         self.scrub_on(ptr, len, stream)?;
-        // SAFETY: the device's internal stream, live.
-        unsafe { (self.api.hipStreamSynchronize)(stream) }.check("hipStreamSynchronize")
+        // The device's internal stream, live.
+        Ok(self.api.stream_synchronize(stream)?)
     }
 
     /// Queues zeroing `[ptr, ptr + len)` on `stream` (stream-ordered memory).
     pub(super) fn scrub_on(&self, ptr: *mut c_void, len: usize, stream: Stream) -> Result<(), BackendError> {
-        // SAFETY: an allocation just made on the current device; `stream` is live on it.
-        unsafe { (self.api.hipMemsetAsync)(ptr, 0, len, stream) }.check("hipMemsetAsync")
+        // An allocation just made on the current device.
+        Ok(self.api.memset_async(ptr, 0, len, stream)?)
     }
 }

@@ -15,30 +15,15 @@ impl StreamOpsBackend for HipBackend {
     fn stream_mem_op(&self, stream: StreamHandle, op: MemOp) -> Result<(), BackendError> {
         let (s, _) = self.stream_and_device(Some(stream), 0)?;
         let api = &self.api;
-        let ptr = |p: crate::backend::DevicePtr| p.0 as *mut c_void;
         match op {
-            MemOp::Wait { ptr: p, width: Width::W32, value, mask, condition } => {
-                let f = api.hipStreamWaitValue32.ok_or_else(|| missing("hipStreamWaitValue32"))?;
-                // SAFETY: a live stream of the current device; `p` is a device address the
-                // session checked; the signature is the HIP header's.
-                unsafe { f(s, ptr(p), value as u32, condition as u32, mask as u32) }.check("hipStreamWaitValue32")
+            MemOp::Wait { ptr, width: Width::W32, value, mask, condition } => {
+                api.stream_wait_value32(s, ptr.0, value as u32, condition as u32, mask as u32)?
             }
-            MemOp::Wait { ptr: p, width: Width::W64, value, mask, condition } => {
-                let f = api.hipStreamWaitValue64.ok_or_else(|| missing("hipStreamWaitValue64"))?;
-                // SAFETY: as above.
-                unsafe { f(s, ptr(p), value, condition as u32, mask) }.check("hipStreamWaitValue64")
-            }
-            MemOp::Write { ptr: p, width: Width::W32, value } => {
-                let f = api.hipStreamWriteValue32.ok_or_else(|| missing("hipStreamWriteValue32"))?;
-                // SAFETY: as above.
-                unsafe { f(s, ptr(p), value as u32, 0) }.check("hipStreamWriteValue32")
-            }
-            MemOp::Write { ptr: p, width: Width::W64, value } => {
-                let f = api.hipStreamWriteValue64.ok_or_else(|| missing("hipStreamWriteValue64"))?;
-                // SAFETY: as above.
-                unsafe { f(s, ptr(p), value, 0) }.check("hipStreamWriteValue64")
-            }
+            MemOp::Wait { ptr, width: Width::W64, value, mask, condition } => api.stream_wait_value64(s, ptr.0, value, condition as u32, mask)?,
+            MemOp::Write { ptr, width: Width::W32, value } => api.stream_write_value32(s, ptr.0, value as u32)?,
+            MemOp::Write { ptr, width: Width::W64, value } => api.stream_write_value64(s, ptr.0, value)?,
         }
+        Ok(())
     }
 
     /// `hipLaunchHostFunc`: unlike [`crate::backend::StreamBackend::launch_host_func`] here

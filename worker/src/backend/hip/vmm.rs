@@ -3,7 +3,6 @@
 //! `hipErrorNotSupported`). Mapped ranges join the never-freeable ranges (with module
 //! globals), so copies find their device.
 
-use super::error::Check;
 use super::{lock, HipBackend};
 use crate::backend::vmm::{PhysicalHandle, VmmBackend};
 use crate::backend::{BackendError, DeviceIndex, DevicePtr};
@@ -66,10 +65,9 @@ impl HipBackend {
     }
 
     fn physical_device(&self, handle: PhysicalHandle) -> Result<DeviceIndex, BackendError> {
-        let get = entry(self.api.hipMemGetAllocationPropertiesFromHandle, "hipMemGetAllocationPropertiesFromHandle")?;
         let mut prop = self.allocation_prop(0)?;
-        // SAFETY: a valid out-pointer; the handle came from `vmm_create`.
-        unsafe { get(&mut prop, handle.0 as *mut c_void) }.check("hipMemGetAllocationPropertiesFromHandle")?;
+        // The handle came from `vmm_create`.
+        self.api.mem_allocation_properties(handle.0 as *mut c_void, &mut prop)?;
         (0..self.devices.len() as DeviceIndex)
             .find(|&d| self.ordinal(d).is_ok_and(|o| o == prop.location.id))
             .ok_or_else(|| BackendError::InvalidValue(format!("physical allocation on HIP device {} is not served", prop.location.id)))
@@ -78,64 +76,49 @@ impl HipBackend {
 
 impl VmmBackend for HipBackend {
     fn vmm_granularity(&self, dev: DeviceIndex, recommended: bool) -> Result<u64, BackendError> {
-        let get = entry(self.api.hipMemGetAllocationGranularity, "hipMemGetAllocationGranularity")?;
         let prop = self.allocation_prop(dev)?;
-        let mut granularity = 0usize;
-        // SAFETY: valid pointers.
-        unsafe { get(&mut granularity, &prop, recommended as c_int) }.check("hipMemGetAllocationGranularity")?;
-        Ok(granularity as u64)
+        Ok(self.api.mem_granularity(&prop, recommended as c_int)? as u64)
     }
 
     fn vmm_reserve(&self, size: u64, alignment: u64) -> Result<DevicePtr, BackendError> {
-        let reserve = entry(self.api.hipMemAddressReserve, "hipMemAddressReserve")?;
-        let mut ptr = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer.
-        unsafe { reserve(&mut ptr, host_len(size)?, host_len(alignment)?, std::ptr::null_mut(), 0) }.check("hipMemAddressReserve")?;
-        Ok(DevicePtr(ptr as u64))
+        Ok(DevicePtr(self.api.mem_address_reserve(host_len(size)?, host_len(alignment)?)?))
     }
 
     fn vmm_free_reservation(&self, ptr: DevicePtr, size: u64) -> Result<(), BackendError> {
-        let free = entry(self.api.hipMemAddressFree, "hipMemAddressFree")?;
-        // SAFETY: a reservation of this backend without mappings (the session checked).
-        unsafe { free(ptr.0 as *mut c_void, host_len(size)?) }.check("hipMemAddressFree")
+        // A reservation of this backend without mappings (the session checked).
+        Ok(self.api.mem_address_free(ptr.0, host_len(size)?)?)
     }
 
     fn vmm_create(&self, dev: DeviceIndex, size: u64) -> Result<PhysicalHandle, BackendError> {
-        let create = entry(self.api.hipMemCreate, "hipMemCreate")?;
         let prop = self.allocation_prop(dev)?;
-        let mut handle = std::ptr::null_mut();
-        // SAFETY: valid pointers.
-        unsafe { create(&mut handle, host_len(size)?, &prop, 0) }.check("hipMemCreate")?;
-        Ok(PhysicalHandle(handle as u64))
+        Ok(PhysicalHandle(self.api.mem_create(host_len(size)?, &prop)?))
     }
 
     fn vmm_release(&self, handle: PhysicalHandle) -> Result<(), BackendError> {
-        let release = entry(self.api.hipMemRelease, "hipMemRelease")?;
-        // SAFETY: a handle of `vmm_create`, released once.
-        unsafe { release(handle.0 as *mut c_void) }.check("hipMemRelease")
+        // A handle of `vmm_create`, released once.
+        Ok(self.api.mem_release(handle.0)?)
     }
 
     fn vmm_map(&self, ptr: DevicePtr, size: u64, handle: PhysicalHandle) -> Result<(), BackendError> {
-        let map = entry(self.api.hipMemMap, "hipMemMap")?;
         let dev = self.physical_device(handle)?;
-        // SAFETY: an unmapped range inside a reservation and a live handle (the session checked).
-        unsafe { map(ptr.0 as *mut c_void, host_len(size)?, 0, handle.0 as *mut c_void, 0) }.check("hipMemMap")?;
+        // An unmapped range inside a reservation and a live handle (the session checked).
+        self.api.mem_map(ptr.0, host_len(size)?, handle.0)?;
         lock(&self.globals).insert(ptr.0, (size, dev));
         Ok(())
     }
 
     fn vmm_unmap(&self, ptr: DevicePtr, size: u64) -> Result<(), BackendError> {
-        let unmap = entry(self.api.hipMemUnmap, "hipMemUnmap")?;
+        if self.api.hipMemUnmap.is_none() {
+            return Err(BackendError::NotSupported("the HIP runtime lacks hipMemUnmap".into()));
+        }
         lock(&self.globals).remove(&ptr.0).ok_or_else(|| BackendError::InvalidValue(format!("{ptr} is not mapped")))?;
-        // SAFETY: a mapping of this backend; no queued work uses it (the session waited).
-        unsafe { unmap(ptr.0 as *mut c_void, host_len(size)?) }.check("hipMemUnmap")
+        // A mapping of this backend; no queued work uses it (the session waited).
+        Ok(self.api.mem_unmap(ptr.0, host_len(size)?)?)
     }
 
     fn vmm_set_access(&self, ptr: DevicePtr, size: u64, dev: DeviceIndex, flags: u32) -> Result<(), BackendError> {
-        let set = entry(self.api.hipMemSetAccess, "hipMemSetAccess")?;
         let desc = MemAccessDesc { location: MemLocation { kind: LOCATION_TYPE_DEVICE, id: self.ordinal(dev)? }, flags };
-        // SAFETY: one valid descriptor; a mapping of this backend.
-        unsafe { set(ptr.0 as *mut c_void, host_len(size)?, &desc, 1) }.check("hipMemSetAccess")
+        Ok(self.api.mem_set_access(ptr.0, host_len(size)?, &desc)?)
     }
 
     fn vmm_scrub(&self, ptr: DevicePtr, size: u64, dev: DeviceIndex) -> Result<(), BackendError> {

@@ -76,4 +76,10 @@ impl ManagedBackend for HostBackend {
         let pages = PlacedPages::map(len, hint)?;
         self.address_space.map_placed(device, pages, capacity)
     }
+
+    fn malloc_device_twin(&self, device: DeviceIndex, size: u64, hint: u64) -> Result<DevicePtr, BackendError> {
+        // Emulated managed memory is plain memory of one address space, which stream memory
+        // operations address like any other: placed at `hint`, one address on both sides.
+        self.malloc_managed(device, size, hint)
+    }
 }

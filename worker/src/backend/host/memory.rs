@@ -33,7 +33,9 @@ use super::stream::StreamOp;
 use super::{read_lock, write_lock, HostBackend};
 
 use crate::backend::host_region::RegionSlice;
-use crate::backend::{BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, Rows, StreamHandle};
+use crate::backend::{
+    BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, PoolAccess, Rows, StreamHandle,
+};
 
 /// Capacity granularity: usage is counted in pages, as a GPU allocator would round.
 pub(super) const PAGE: u64 = 4096;
@@ -720,6 +722,17 @@ impl MemoryBackend for HostBackend {
         // their regions (and launches their allocations, through `kernels_in_flight`), so
         // the bytes are released only after the stream's earlier work.
         self.free(ptr)
+    }
+
+    fn set_pool_access(&self, owner: DeviceIndex, peer: DeviceIndex, access: PoolAccess) -> Result<PoolAccess, BackendError> {
+        self.device(owner)?;
+        self.device(peer)?;
+        if owner == peer {
+            return Err(BackendError::InvalidDevice(format!("device {owner}'s own pool memory needs no access grant")));
+        }
+        // One address space: every emulated device already reaches the memory, so the access
+        // asked for is the access in effect.
+        Ok(access)
     }
 }
 

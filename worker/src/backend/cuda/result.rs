@@ -1,0 +1,440 @@
+//! The cuda backend's result layer: one safe function per CUDA driver entry point the backend
+//! calls, each answering `Result` with the driver's own error ([`CudaError`]: the entry
+//! point and cudarc's `DriverError`), as cudarc's `driver::result` does. cudarc's functions
+//! are used where it has them; the others call `cudarc::driver::sys` here. Families above
+//! this file call no raw FFI: every `unsafe` block of the families lives here.
+//!
+//! Contract of every function: handles (`CUstream`, `CUevent`, `CUmemoryPool`, contexts) are
+//! live ones the backend created or retained and has not released — its tables guarantee it,
+//! and a stale handle is a bug there, not a value the driver is asked to judge; device
+//! addresses are any values (the driver checks them and answers an error); host memory is
+//! passed as Rust references or slices, so its length is the one the driver is told.
+//! NVIDIA's reference for each call: <https://docs.nvidia.com/cuda/cuda-driver-api/>.
+
+use crate::backend::BackendError;
+use cudarc::driver::sys::{self, CUdevice, CUdeviceptr, CUmemoryPool, CUresult, CUstream};
+use cudarc::driver::DriverError;
+
+/// A failed driver call: which entry point, and the driver's error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CudaError {
+    /// The entry point that failed.
+    pub call: &'static str,
+    /// The driver's error.
+    pub error: DriverError,
+}
+
+impl CudaError {
+    /// The driver's result code.
+    pub fn code(&self) -> CUresult {
+        self.error.0
+    }
+}
+
+impl From<CudaError> for BackendError {
+    fn from(e: CudaError) -> Self {
+        super::error::map(e.call, e.error)
+    }
+}
+
+impl std::fmt::Display for CudaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {:?}", self.call, self.error.0)
+    }
+}
+
+/// `CUresult` → `Result`, naming the entry point.
+fn check(call: &'static str, result: CUresult) -> Result<(), CudaError> {
+    result.result().map_err(|error| CudaError { call, error })
+}
+
+/// Device queries.
+pub mod device {
+    use super::*;
+
+    /// `cuDeviceGetAttribute`.
+    pub fn attribute(dev: CUdevice, attribute: sys::CUdevice_attribute) -> Result<i32, CudaError> {
+        let mut v = 0;
+        // SAFETY: a valid out-pointer; the driver checks the ordinal and attribute.
+        check("cuDeviceGetAttribute", unsafe { sys::cuDeviceGetAttribute(&mut v, attribute, dev) })?;
+        Ok(v)
+    }
+
+    /// `cuDeviceGetName`.
+    pub fn name(dev: CUdevice) -> Result<String, CudaError> {
+        let mut name = [0 as std::ffi::c_char; 256];
+        // SAFETY: the buffer is 256 bytes, as passed.
+        check("cuDeviceGetName", unsafe { sys::cuDeviceGetName(name.as_mut_ptr(), name.len() as i32, dev) })?;
+        // The driver NUL-terminates within the buffer; a last NUL of our own bounds it anyway.
+        name[name.len() - 1] = 0;
+        // SAFETY: NUL-terminated within the buffer (above).
+        Ok(unsafe { std::ffi::CStr::from_ptr(name.as_ptr()) }.to_string_lossy().into_owned())
+    }
+
+    /// `cuDeviceTotalMem_v2`.
+    pub fn total_mem(dev: CUdevice) -> Result<usize, CudaError> {
+        let mut total = 0usize;
+        // SAFETY: a valid out-pointer; the driver checks the ordinal.
+        check("cuDeviceTotalMem", unsafe { sys::cuDeviceTotalMem_v2(&mut total, dev) })?;
+        Ok(total)
+    }
+
+    /// `cuDeviceGetUuid_v2`.
+    pub fn uuid(dev: CUdevice) -> Result<[u8; 16], CudaError> {
+        let mut uuid = sys::CUuuid { bytes: [0; 16] };
+        // SAFETY: a valid out-pointer; the driver checks the ordinal.
+        check("cuDeviceGetUuid_v2", unsafe { sys::cuDeviceGetUuid_v2(&mut uuid, dev) })?;
+        Ok(uuid.bytes.map(|b| b as u8))
+    }
+
+    /// `cuDeviceGetP2PAttribute` of `dev` towards `peer`.
+    pub fn p2p_attribute(attribute: sys::CUdevice_P2PAttribute, dev: CUdevice, peer: CUdevice) -> Result<i32, CudaError> {
+        let mut v = 0;
+        // SAFETY: a valid out-pointer; the driver checks the ordinals.
+        check("cuDeviceGetP2PAttribute", unsafe { sys::cuDeviceGetP2PAttribute(&mut v, attribute, dev, peer) })?;
+        Ok(v)
+    }
+
+    /// `cuDeviceGetTexture1DLinearMaxWidth` for one-byte, one-channel elements.
+    pub fn texture_1d_linear_max_width(dev: CUdevice) -> Result<usize, CudaError> {
+        let mut width = 0usize;
+        let format = sys::CUarray_format::CU_AD_FORMAT_UNSIGNED_INT8;
+        // SAFETY: a valid out-pointer; the driver checks the ordinal.
+        check("cuDeviceGetTexture1DLinearMaxWidth", unsafe { sys::cuDeviceGetTexture1DLinearMaxWidth(&mut width, format, 1, dev) })?;
+        Ok(width)
+    }
+}
+
+/// Peer access between devices and their contexts.
+pub mod peer {
+    use super::*;
+
+    /// `cuDeviceCanAccessPeer`: whether kernels on `dev` can reach memory of `peer`.
+    pub fn can_access(dev: CUdevice, peer: CUdevice) -> Result<bool, CudaError> {
+        let mut can = 0;
+        // SAFETY: a valid out-pointer; device ordinals are checked by the driver.
+        check("cuDeviceCanAccessPeer", unsafe { sys::cuDeviceCanAccessPeer(&mut can, dev, peer) })?;
+        Ok(can != 0)
+    }
+
+    /// `cuCtxEnablePeerAccess` from the current context to `peer_ctx`'s memory (flags 0).
+    pub fn enable(peer_ctx: sys::CUcontext) -> Result<(), CudaError> {
+        // SAFETY: `peer_ctx` is a retained primary context (module contract); flags must be 0.
+        check("cuCtxEnablePeerAccess", unsafe { sys::cuCtxEnablePeerAccess(peer_ctx, 0) })
+    }
+}
+
+/// Stream-ordered memory pools (`cuMemAllocAsync`'s).
+pub mod mem_pool {
+    use super::*;
+    use sys::{CUmemAccessDesc, CUmemAccess_flags, CUmemLocation, CUmemLocationType};
+
+    /// `cuDeviceGetMemPool`: the pool `cuMemAllocAsync` allocates from on `dev`.
+    pub fn of_device(dev: CUdevice) -> Result<CUmemoryPool, CudaError> {
+        // SAFETY: cudarc's wrapper writes the out-pointer it owns; the ordinal is checked by
+        // the driver.
+        unsafe { cudarc::driver::result::device::get_mem_pool(dev) }.map_err(|error| CudaError { call: "cuDeviceGetMemPool", error })
+    }
+
+    fn device_location(ordinal: CUdevice) -> CUmemLocation {
+        CUmemLocation { type_: CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id: ordinal }
+    }
+
+    /// `cuMemPoolSetAccess` for one device.
+    pub fn set_access(pool: CUmemoryPool, ordinal: CUdevice, flags: CUmemAccess_flags) -> Result<(), CudaError> {
+        let desc = CUmemAccessDesc { location: device_location(ordinal), flags };
+        // SAFETY: one descriptor, `count` 1; `pool` is live (module contract).
+        check("cuMemPoolSetAccess", unsafe { sys::cuMemPoolSetAccess(pool, &desc, 1) })
+    }
+
+    /// `cuMemPoolGetAccess` of one device.
+    pub fn access(pool: CUmemoryPool, ordinal: CUdevice) -> Result<CUmemAccess_flags, CudaError> {
+        let mut flags = CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_NONE;
+        let mut location = device_location(ordinal);
+        // SAFETY: valid out-pointer and location; `pool` is live (module contract).
+        check("cuMemPoolGetAccess", unsafe { sys::cuMemPoolGetAccess(&mut flags, pool, &mut location) })?;
+        Ok(flags)
+    }
+}
+
+/// Stream memory operations (`cuStreamWaitValue*`, `cuStreamWriteValue*`).
+pub mod stream_op {
+    use super::*;
+
+    /// `cuStreamWaitValue32_v2`.
+    pub fn wait32(stream: CUstream, addr: CUdeviceptr, value: u32, flags: u32) -> Result<(), CudaError> {
+        // SAFETY: `stream` is live (module contract); the driver checks `addr`.
+        check("cuStreamWaitValue32", unsafe { sys::cuStreamWaitValue32_v2(stream, addr, value, flags) })
+    }
+
+    /// `cuStreamWaitValue64_v2`.
+    pub fn wait64(stream: CUstream, addr: CUdeviceptr, value: u64, flags: u32) -> Result<(), CudaError> {
+        // SAFETY: as in `wait32`.
+        check("cuStreamWaitValue64", unsafe { sys::cuStreamWaitValue64_v2(stream, addr, value, flags) })
+    }
+
+    /// `cuStreamWriteValue32_v2` (flags 0).
+    pub fn write32(stream: CUstream, addr: CUdeviceptr, value: u32) -> Result<(), CudaError> {
+        // SAFETY: as in `wait32`.
+        check("cuStreamWriteValue32", unsafe { sys::cuStreamWriteValue32_v2(stream, addr, value, 0) })
+    }
+
+    /// `cuStreamWriteValue64_v2` (flags 0).
+    pub fn write64(stream: CUstream, addr: CUdeviceptr, value: u64) -> Result<(), CudaError> {
+        // SAFETY: as in `wait32`.
+        check("cuStreamWriteValue64", unsafe { sys::cuStreamWriteValue64_v2(stream, addr, value, 0) })
+    }
+}
+
+/// Device memory.
+pub mod mem {
+    use super::*;
+
+    /// `CU_MEM_ATTACH_GLOBAL`: every stream may access managed memory.
+    const ATTACH_GLOBAL: u32 = 0x1;
+
+    /// `cuMemGetInfo`: (free, total) bytes of the current context's device.
+    pub fn info() -> Result<(usize, usize), CudaError> {
+        cudarc::driver::result::mem_get_info().map_err(|error| CudaError { call: "cuMemGetInfo", error })
+    }
+
+    /// `cuMemAllocManaged`, attached globally; freed with [`free`].
+    pub fn alloc_managed(bytes: usize) -> Result<CUdeviceptr, CudaError> {
+        let mut ptr = 0;
+        // SAFETY: a valid out-pointer; the caller made a context current.
+        check("cuMemAllocManaged", unsafe { sys::cuMemAllocManaged(&mut ptr, bytes, ATTACH_GLOBAL) })?;
+        Ok(ptr)
+    }
+
+    /// `cuMemFree`.
+    pub fn free(ptr: CUdeviceptr) -> Result<(), CudaError> {
+        // SAFETY: the driver refuses addresses that are not allocation bases; callers free
+        // each allocation once, after taking it out of the backend's tables.
+        unsafe { cudarc::driver::result::free_sync(ptr) }.map_err(|error| CudaError { call: "cuMemFree", error })
+    }
+
+    /// `cuMemsetD2D{8,16,32}Async`: `height` rows of `width` elements, `pitch` bytes apart.
+    pub fn set_2d_async(
+        ptr: CUdeviceptr,
+        pitch: usize,
+        pattern: crate::backend::MemsetPattern,
+        width: usize,
+        height: usize,
+        stream: CUstream,
+    ) -> Result<(), CudaError> {
+        use crate::backend::MemsetPattern;
+        // SAFETY: `stream` is live (module contract); the driver checks the device range.
+        let result = unsafe {
+            match pattern {
+                MemsetPattern::U8(v) => sys::cuMemsetD2D8Async(ptr, pitch, v, width, height, stream),
+                MemsetPattern::U16(v) => sys::cuMemsetD2D16Async(ptr, pitch, v, width, height, stream),
+                MemsetPattern::U32(v) => sys::cuMemsetD2D32Async(ptr, pitch, v, width, height, stream),
+            }
+        };
+        check("cuMemsetD2DAsync", result)
+    }
+
+    /// `cuMemsetD8Async`.
+    pub fn set_d8_async(ptr: CUdeviceptr, value: u8, len: usize, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: `stream` is live (module contract); the driver checks the device range.
+        check("cuMemsetD8Async", unsafe { sys::cuMemsetD8Async(ptr, value, len, stream) })
+    }
+}
+
+/// Events.
+pub mod event {
+    use super::*;
+    use sys::CUevent;
+
+    /// `cuEventCreate` in the current context.
+    pub fn create(flags: u32) -> Result<CUevent, CudaError> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the driver checks the flags.
+        check("cuEventCreate", unsafe { sys::cuEventCreate(&mut raw, flags) })?;
+        Ok(raw)
+    }
+
+    /// `cuEventDestroy_v2`: callers destroy each event once, after taking it out of their
+    /// tables.
+    pub fn destroy(event: CUevent) -> Result<(), CudaError> {
+        // SAFETY: `event` is live (module contract).
+        check("cuEventDestroy", unsafe { sys::cuEventDestroy_v2(event) })
+    }
+
+    /// `cuEventRecord`.
+    pub fn record(event: CUevent, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: live event and stream (module contract).
+        check("cuEventRecord", unsafe { sys::cuEventRecord(event, stream) })
+    }
+
+    /// `cuEventSynchronize`.
+    pub fn synchronize(event: CUevent) -> Result<(), CudaError> {
+        // SAFETY: `event` is live (module contract).
+        check("cuEventSynchronize", unsafe { sys::cuEventSynchronize(event) })
+    }
+
+    /// `cuEventQuery`: `Ok(true)` done, `Ok(false)` not yet (`CUDA_ERROR_NOT_READY`).
+    pub fn query(event: CUevent) -> Result<bool, CudaError> {
+        // SAFETY: `event` is live (module contract).
+        match unsafe { sys::cuEventQuery(event) } {
+            CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            result => check("cuEventQuery", result).map(|()| true),
+        }
+    }
+
+    /// `cuEventElapsedTime` in milliseconds.
+    pub fn elapsed_ms(start: CUevent, end: CUevent) -> Result<f32, CudaError> {
+        // SAFETY: both live (module contract); cudarc writes its own out-pointer.
+        unsafe { cudarc::driver::result::event::elapsed(start, end) }.map_err(|error| CudaError { call: "cuEventElapsedTime", error })
+    }
+}
+
+/// Streams.
+pub mod stream {
+    use super::*;
+
+    /// `cuStreamSynchronize`.
+    pub fn synchronize(stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: `stream` is live (module contract).
+        check("cuStreamSynchronize", unsafe { sys::cuStreamSynchronize(stream) })
+    }
+
+    /// `cuStreamCreateWithPriority` in the current context.
+    pub fn create_with_priority(flags: u32, priority: i32) -> Result<CUstream, CudaError> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the driver checks flags and priority.
+        check("cuStreamCreateWithPriority", unsafe { sys::cuStreamCreateWithPriority(&mut raw, flags, priority) })?;
+        Ok(raw)
+    }
+
+    /// `cuStreamDestroy_v2`: callers destroy each stream once, after taking it out of their
+    /// tables.
+    pub fn destroy(stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: `stream` is live (module contract).
+        check("cuStreamDestroy", unsafe { sys::cuStreamDestroy_v2(stream) })
+    }
+
+    /// `cuStreamQuery`: `Ok(true)` idle, `Ok(false)` work pending (`CUDA_ERROR_NOT_READY`).
+    pub fn query(stream: CUstream) -> Result<bool, CudaError> {
+        // SAFETY: `stream` is live (module contract).
+        match unsafe { sys::cuStreamQuery(stream) } {
+            CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            result => check("cuStreamQuery", result).map(|()| true),
+        }
+    }
+
+    /// `cuStreamWaitEvent` (flags 0).
+    pub fn wait_event(stream: CUstream, event: sys::CUevent) -> Result<(), CudaError> {
+        // SAFETY: live stream and event (module contract).
+        check("cuStreamWaitEvent", unsafe { sys::cuStreamWaitEvent(stream, event, 0) })
+    }
+
+    /// `cuCtxGetStreamPriorityRange` of the current context: (least, greatest).
+    pub fn priority_range() -> Result<(i32, i32), CudaError> {
+        let (mut least, mut greatest) = (0, 0);
+        // SAFETY: valid out-pointers.
+        check("cuCtxGetStreamPriorityRange", unsafe { sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) })?;
+        Ok((least, greatest))
+    }
+
+    /// `cuStreamGetFlags`.
+    pub fn flags(stream: CUstream) -> Result<u32, CudaError> {
+        let mut flags = 0;
+        // SAFETY: `stream` is live (module contract); a valid out-pointer.
+        check("cuStreamGetFlags", unsafe { sys::cuStreamGetFlags(stream, &mut flags) })?;
+        Ok(flags)
+    }
+
+    /// `cuStreamGetPriority`.
+    pub fn priority(stream: CUstream) -> Result<i32, CudaError> {
+        let mut priority = 0;
+        // SAFETY: `stream` is live (module contract); a valid out-pointer.
+        check("cuStreamGetPriority", unsafe { sys::cuStreamGetPriority(stream, &mut priority) })?;
+        Ok(priority)
+    }
+}
+
+/// Virtual memory management (`cuMemAddressReserve`, `cuMemCreate`, `cuMemMap`, ...).
+/// Reservations and mappings are device address space: the driver checks every address and
+/// handle value against its own tables and answers an error.
+pub mod vmm {
+    use super::*;
+    use sys::{CUmemAccessDesc, CUmemAllocationGranularity_flags, CUmemAllocationProp, CUmemGenericAllocationHandle};
+
+    /// An all-zero `CUmemAllocationProp`, its documented default.
+    pub fn zeroed_prop() -> CUmemAllocationProp {
+        // SAFETY: a plain C struct of integers and enums whose zero value is valid.
+        unsafe { std::mem::zeroed() }
+    }
+
+    /// `cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED)`.
+    pub fn posix_fd_supported(dev: CUdevice) -> Result<bool, CudaError> {
+        let mut supported = 0;
+        let attribute = sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED;
+        // SAFETY: a valid out-pointer; the driver checks the ordinal.
+        check("cuDeviceGetAttribute", unsafe { sys::cuDeviceGetAttribute(&mut supported, attribute, dev) })?;
+        Ok(supported != 0)
+    }
+
+    /// `cuMemGetAllocationPropertiesFromHandle`.
+    pub fn properties_of(handle: CUmemGenericAllocationHandle) -> Result<CUmemAllocationProp, CudaError> {
+        let mut prop = zeroed_prop();
+        // SAFETY: a valid out-pointer; the driver checks the handle.
+        check("cuMemGetAllocationPropertiesFromHandle", unsafe { sys::cuMemGetAllocationPropertiesFromHandle(&mut prop, handle) })?;
+        Ok(prop)
+    }
+
+    /// `cuMemGetAllocationGranularity`.
+    pub fn granularity(prop: &CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> Result<usize, CudaError> {
+        let mut granularity = 0usize;
+        // SAFETY: valid pointers.
+        check("cuMemGetAllocationGranularity", unsafe { sys::cuMemGetAllocationGranularity(&mut granularity, prop, option) })?;
+        Ok(granularity)
+    }
+
+    /// `cuMemAddressReserve` (no fixed address, flags 0).
+    pub fn reserve(size: usize, alignment: usize) -> Result<CUdeviceptr, CudaError> {
+        let mut ptr = 0;
+        // SAFETY: a valid out-pointer.
+        check("cuMemAddressReserve", unsafe { sys::cuMemAddressReserve(&mut ptr, size, alignment, 0, 0) })?;
+        Ok(ptr)
+    }
+
+    /// `cuMemAddressFree`.
+    pub fn free_reservation(ptr: CUdeviceptr, size: usize) -> Result<(), CudaError> {
+        // SAFETY: device address space only; the driver checks the range.
+        check("cuMemAddressFree", unsafe { sys::cuMemAddressFree(ptr, size) })
+    }
+
+    /// `cuMemCreate` (flags 0).
+    pub fn create(size: usize, prop: &CUmemAllocationProp) -> Result<CUmemGenericAllocationHandle, CudaError> {
+        let mut handle = 0;
+        // SAFETY: valid pointers.
+        check("cuMemCreate", unsafe { sys::cuMemCreate(&mut handle, size, prop, 0) })?;
+        Ok(handle)
+    }
+
+    /// `cuMemRelease`.
+    pub fn release(handle: CUmemGenericAllocationHandle) -> Result<(), CudaError> {
+        // SAFETY: the driver checks the handle; callers release each once.
+        check("cuMemRelease", unsafe { sys::cuMemRelease(handle) })
+    }
+
+    /// `cuMemMap` of the whole allocation (offset 0, flags 0).
+    pub fn map(ptr: CUdeviceptr, size: usize, handle: CUmemGenericAllocationHandle) -> Result<(), CudaError> {
+        // SAFETY: device address space only; the driver checks range and handle.
+        check("cuMemMap", unsafe { sys::cuMemMap(ptr, size, 0, handle, 0) })
+    }
+
+    /// `cuMemUnmap`.
+    pub fn unmap(ptr: CUdeviceptr, size: usize) -> Result<(), CudaError> {
+        // SAFETY: device address space only; the driver checks the range.
+        check("cuMemUnmap", unsafe { sys::cuMemUnmap(ptr, size) })
+    }
+
+    /// `cuMemSetAccess` with one descriptor.
+    pub fn set_access(ptr: CUdeviceptr, size: usize, desc: &CUmemAccessDesc) -> Result<(), CudaError> {
+        // SAFETY: one valid descriptor, count 1; the driver checks the range.
+        check("cuMemSetAccess", unsafe { sys::cuMemSetAccess(ptr, size, desc, 1) })
+    }
+}

@@ -1,0 +1,334 @@
+//! The hip backend's result layer: one safe function per HIP runtime entry point the backend
+//! calls (over the tables of `api.rs`), each answering `Result` with the runtime's own error
+//! ([`HipCallError`]: the entry point and its `hipError_t`), as cudarc's `driver::result` does
+//! for CUDA. An optional entry point the loaded runtime lacks answers
+//! `hipErrorNotSupported`, naming it. Families above this file call no raw FFI.
+//!
+//! Contract of every function: handles (streams, pools) are live ones the backend created or
+//! obtained and has not released — its tables guarantee it, and a stale handle is a bug there,
+//! not a value the runtime is asked to judge; device addresses are any values (the runtime
+//! checks them and answers an error); host memory is passed as Rust references, so what the
+//! runtime writes is memory of the right type and size.
+
+use super::api::{HipApi, HipError, Stream};
+use super::vmm::{MemAccessDesc, MemAllocationProp, MemLocation, LOCATION_TYPE_DEVICE};
+use crate::backend::{hip_code, BackendError};
+use std::ffi::{c_int, c_void};
+
+/// A failed runtime call: which entry point, and the `hipError_t` it answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HipCallError {
+    /// The entry point that failed.
+    pub call: &'static str,
+    /// The runtime's `hipError_t` (`hipErrorNotSupported` where the entry point is missing).
+    pub code: HipError,
+    /// The loaded runtime lacks the entry point (an optional one).
+    pub missing: bool,
+}
+
+impl From<HipCallError> for BackendError {
+    fn from(e: HipCallError) -> Self {
+        if e.missing {
+            return BackendError::NotSupported(format!("the HIP runtime lacks {}", e.call));
+        }
+        super::error::map(e.call, e.code)
+    }
+}
+
+impl std::fmt::Display for HipCallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.call, proto_core::hip_error::name(self.code).to_string_lossy())
+    }
+}
+
+/// `hipError_t` → `Result`, naming the entry point.
+fn check(call: &'static str, code: HipError) -> Result<(), HipCallError> {
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(HipCallError { call, code, missing: false })
+    }
+}
+
+/// An optional entry point the runtime lacks.
+fn missing(call: &'static str) -> HipCallError {
+    HipCallError { call, code: hip_code::NOT_SUPPORTED, missing: true }
+}
+
+/// `hipMemPool_t`.
+pub type MemPool = *mut c_void;
+
+impl HipApi {
+    // ---- devices ------------------------------------------------------------------------------
+
+    /// `hipDeviceGetAttribute` of an attribute that writes one `int` (callers keep out the
+    /// ones ROCm writes wider values through).
+    pub fn device_attribute(&self, attribute: c_int, dev: c_int) -> Result<c_int, HipCallError> {
+        let mut value = 0;
+        // SAFETY: a valid out-pointer; the runtime checks ordinal and attribute.
+        check("hipDeviceGetAttribute", unsafe { (self.hipDeviceGetAttribute)(&mut value, attribute, dev) })?;
+        Ok(value)
+    }
+
+    /// `hipDeviceGetUuid`.
+    pub fn device_uuid(&self, dev: c_int) -> Result<[u8; 16], HipCallError> {
+        let mut uuid = [0u8; 16];
+        // SAFETY: `hipUUID` is 16 bytes; the runtime checks the ordinal.
+        check("hipDeviceGetUuid", unsafe { (self.hipDeviceGetUuid)(&mut uuid, dev) })?;
+        Ok(uuid)
+    }
+
+    /// `hipDeviceGetP2PAttribute` of `dev` towards `peer`.
+    pub fn device_p2p_attribute(&self, attribute: c_int, dev: c_int, peer: c_int) -> Result<c_int, HipCallError> {
+        let mut v = 0;
+        // SAFETY: a valid out-pointer; the runtime checks the ordinals.
+        check("hipDeviceGetP2PAttribute", unsafe { (self.hipDeviceGetP2PAttribute)(&mut v, attribute, dev, peer) })?;
+        Ok(v)
+    }
+
+    /// `hipExtGetLinkTypeAndHopCount`: (link type, hops).
+    pub fn link_type_and_hop_count(&self, dev: c_int, peer: c_int) -> Result<(u32, u32), HipCallError> {
+        let (mut link_type, mut hops) = (0, 0);
+        // SAFETY: valid out-pointers; the runtime checks the ordinals.
+        check("hipExtGetLinkTypeAndHopCount", unsafe { (self.hipExtGetLinkTypeAndHopCount)(dev, peer, &mut link_type, &mut hops) })?;
+        Ok((link_type, hops))
+    }
+
+    // ---- peers ----------------------------------------------------------------------------
+
+    /// `hipDeviceCanAccessPeer`.
+    pub fn device_can_access_peer(&self, dev: c_int, peer: c_int) -> Result<bool, HipCallError> {
+        let mut can = 0;
+        // SAFETY: a valid out-pointer; the ordinals are checked by the runtime.
+        check("hipDeviceCanAccessPeer", unsafe { (self.hipDeviceCanAccessPeer)(&mut can, dev, peer) })?;
+        Ok(can != 0)
+    }
+
+    /// `hipDeviceEnablePeerAccess` from the current device (flags 0).
+    pub fn device_enable_peer_access(&self, peer: c_int) -> Result<(), HipCallError> {
+        // SAFETY: plain values; the runtime checks the ordinal.
+        check("hipDeviceEnablePeerAccess", unsafe { (self.hipDeviceEnablePeerAccess)(peer, 0) })
+    }
+
+    // ---- stream-ordered pools ---------------------------------------------------------------
+
+    /// `hipDeviceGetMemPool`: the pool `hipMallocAsync` allocates from on `dev`.
+    pub fn device_mem_pool(&self, dev: c_int) -> Result<MemPool, HipCallError> {
+        let f = self.hipDeviceGetMemPool.ok_or(missing("hipDeviceGetMemPool"))?;
+        let mut pool = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the runtime checks the ordinal.
+        check("hipDeviceGetMemPool", unsafe { f(&mut pool, dev) })?;
+        Ok(pool)
+    }
+
+    /// `hipMemPoolSetAccess` for one device.
+    pub fn mem_pool_set_access(&self, pool: MemPool, dev: c_int, flags: u32) -> Result<(), HipCallError> {
+        let f = self.hipMemPoolSetAccess.ok_or(missing("hipMemPoolSetAccess"))?;
+        let desc = MemAccessDesc { location: MemLocation { kind: LOCATION_TYPE_DEVICE, id: dev }, flags };
+        // SAFETY: one descriptor, count 1; `pool` is live (module contract).
+        check("hipMemPoolSetAccess", unsafe { f(pool, &desc, 1) })
+    }
+
+    /// `hipMemPoolGetAccess` of one device.
+    pub fn mem_pool_access(&self, pool: MemPool, dev: c_int) -> Result<u32, HipCallError> {
+        let f = self.hipMemPoolGetAccess.ok_or(missing("hipMemPoolGetAccess"))?;
+        let mut flags = 0;
+        let mut location = MemLocation { kind: LOCATION_TYPE_DEVICE, id: dev };
+        // SAFETY: valid out-pointer and location; `pool` is live (module contract).
+        check("hipMemPoolGetAccess", unsafe { f(&mut flags, pool, &mut location) })?;
+        Ok(flags)
+    }
+
+    // ---- stream memory operations -----------------------------------------------------------
+
+    /// `hipStreamWaitValue32`.
+    pub fn stream_wait_value32(&self, stream: Stream, addr: u64, value: u32, flags: u32, mask: u32) -> Result<(), HipCallError> {
+        let f = self.hipStreamWaitValue32.ok_or(missing("hipStreamWaitValue32"))?;
+        // SAFETY: `stream` is live (module contract); the runtime checks `addr`.
+        check("hipStreamWaitValue32", unsafe { f(stream, addr as *mut c_void, value, flags, mask) })
+    }
+
+    /// `hipStreamWaitValue64`.
+    pub fn stream_wait_value64(&self, stream: Stream, addr: u64, value: u64, flags: u32, mask: u64) -> Result<(), HipCallError> {
+        let f = self.hipStreamWaitValue64.ok_or(missing("hipStreamWaitValue64"))?;
+        // SAFETY: as in `stream_wait_value32`.
+        check("hipStreamWaitValue64", unsafe { f(stream, addr as *mut c_void, value, flags, mask) })
+    }
+
+    /// `hipStreamWriteValue32` (flags 0: AMD's runtime ignores them).
+    pub fn stream_write_value32(&self, stream: Stream, addr: u64, value: u32) -> Result<(), HipCallError> {
+        let f = self.hipStreamWriteValue32.ok_or(missing("hipStreamWriteValue32"))?;
+        // SAFETY: as in `stream_wait_value32`.
+        check("hipStreamWriteValue32", unsafe { f(stream, addr as *mut c_void, value, 0) })
+    }
+
+    /// `hipStreamWriteValue64` (flags 0).
+    pub fn stream_write_value64(&self, stream: Stream, addr: u64, value: u64) -> Result<(), HipCallError> {
+        let f = self.hipStreamWriteValue64.ok_or(missing("hipStreamWriteValue64"))?;
+        // SAFETY: as in `stream_wait_value32`.
+        check("hipStreamWriteValue64", unsafe { f(stream, addr as *mut c_void, value, 0) })
+    }
+
+    // ---- memory -------------------------------------------------------------------------------
+
+    /// `hipMallocManaged`, attached globally; freed with [`HipApi::free`].
+    pub fn malloc_managed(&self, bytes: usize) -> Result<*mut c_void, HipCallError> {
+        /// `hipMemAttachGlobal`.
+        const ATTACH_GLOBAL: u32 = 0x1;
+        let f = self.hipMallocManaged.ok_or(missing("hipMallocManaged"))?;
+        let mut ptr = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        check("hipMallocManaged", unsafe { f(&mut ptr, bytes, ATTACH_GLOBAL) })?;
+        Ok(ptr)
+    }
+
+    /// `hipFree`.
+    pub fn free(&self, ptr: *mut c_void) -> Result<(), HipCallError> {
+        // SAFETY: the runtime refuses addresses that are not allocation bases; callers free
+        // each allocation once, after taking it out of the backend's tables.
+        check("hipFree", unsafe { (self.hipFree)(ptr) })
+    }
+
+    /// `hipMemsetAsync`.
+    pub fn memset_async(&self, ptr: *mut c_void, value: c_int, len: usize, stream: Stream) -> Result<(), HipCallError> {
+        // SAFETY: `stream` is live (module contract); the runtime checks the device range.
+        check("hipMemsetAsync", unsafe { (self.hipMemsetAsync)(ptr, value, len, stream) })
+    }
+
+    /// `hipMemset2DAsync` of bytes.
+    pub fn memset_2d_async(&self, ptr: u64, pitch: usize, value: u8, width: usize, height: usize, stream: Stream) -> Result<(), HipCallError> {
+        // SAFETY: `stream` is live (module contract); the runtime checks the device range.
+        check("hipMemset2DAsync", unsafe { (self.hipMemset2DAsync)(ptr as *mut c_void, pitch, c_int::from(value), width, height, stream) })
+    }
+
+    /// `hipMemsetD2D16Async` where the runtime has it (`None`: it does not).
+    pub fn memset_d2d16_async(
+        &self,
+        ptr: u64,
+        pitch: usize,
+        value: u16,
+        width: usize,
+        height: usize,
+        stream: Stream,
+    ) -> Option<Result<(), HipCallError>> {
+        let f = self.hipMemsetD2D16Async?;
+        // SAFETY: as in `memset_2d_async`.
+        Some(check("hipMemsetD2D16Async", unsafe { f(ptr as *mut c_void, pitch, value, width, height, stream) }))
+    }
+
+    /// `hipMemsetD2D32Async` where the runtime has it (`None`: it does not).
+    pub fn memset_d2d32_async(
+        &self,
+        ptr: u64,
+        pitch: usize,
+        value: u32,
+        width: usize,
+        height: usize,
+        stream: Stream,
+    ) -> Option<Result<(), HipCallError>> {
+        let f = self.hipMemsetD2D32Async?;
+        // SAFETY: as in `memset_2d_async`.
+        Some(check("hipMemsetD2D32Async", unsafe { f(ptr as *mut c_void, pitch, value, width, height, stream) }))
+    }
+
+    /// `hipMemsetD16Async`: `count` 16-bit elements.
+    pub fn memset_d16_async(&self, ptr: u64, value: u16, count: usize, stream: Stream) -> Result<(), HipCallError> {
+        // SAFETY: as in `memset_2d_async`.
+        check("hipMemsetD16Async", unsafe { (self.hipMemsetD16Async)(ptr as *mut c_void, value, count, stream) })
+    }
+
+    /// `hipMemsetD32Async`: `count` 32-bit elements.
+    pub fn memset_d32_async(&self, ptr: u64, value: u32, count: usize, stream: Stream) -> Result<(), HipCallError> {
+        // SAFETY: as in `memset_2d_async`.
+        check("hipMemsetD32Async", unsafe { (self.hipMemsetD32Async)(ptr as *mut c_void, value as c_int, count, stream) })
+    }
+
+    // ---- streams ------------------------------------------------------------------------------
+
+    /// `hipStreamCreateWithPriority`.
+    pub fn stream_create_with_priority(&self, flags: u32, priority: c_int) -> Result<Stream, HipCallError> {
+        let mut raw: Stream = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        check("hipStreamCreateWithPriority", unsafe { (self.hipStreamCreateWithPriority)(&mut raw, flags, priority) })?;
+        Ok(raw)
+    }
+
+    /// `hipStreamSynchronize`.
+    pub fn stream_synchronize(&self, stream: Stream) -> Result<(), HipCallError> {
+        // SAFETY: `stream` is live (module contract).
+        check("hipStreamSynchronize", unsafe { (self.hipStreamSynchronize)(stream) })
+    }
+
+    // ---- virtual memory management ------------------------------------------------------------
+    // Reservations and mappings are device address space: the runtime checks every address and
+    // handle value against its own tables and answers an error.
+
+    /// `hipMemGetAllocationPropertiesFromHandle`.
+    pub fn mem_allocation_properties(&self, handle: *mut c_void, into: &mut MemAllocationProp) -> Result<(), HipCallError> {
+        let f = self.hipMemGetAllocationPropertiesFromHandle.ok_or(missing("hipMemGetAllocationPropertiesFromHandle"))?;
+        // SAFETY: a valid out-pointer; the runtime checks the handle.
+        check("hipMemGetAllocationPropertiesFromHandle", unsafe { f(into, handle) })
+    }
+
+    /// `hipMemGetAllocationGranularity` (`option` 1: recommended, 0: minimum).
+    pub fn mem_granularity(&self, prop: &MemAllocationProp, option: c_int) -> Result<usize, HipCallError> {
+        let f = self.hipMemGetAllocationGranularity.ok_or(missing("hipMemGetAllocationGranularity"))?;
+        let mut granularity = 0usize;
+        // SAFETY: valid pointers.
+        check("hipMemGetAllocationGranularity", unsafe { f(&mut granularity, prop, option) })?;
+        Ok(granularity)
+    }
+
+    /// `hipMemAddressReserve` (no fixed address, flags 0).
+    pub fn mem_address_reserve(&self, size: usize, alignment: usize) -> Result<u64, HipCallError> {
+        let f = self.hipMemAddressReserve.ok_or(missing("hipMemAddressReserve"))?;
+        let mut ptr = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        check("hipMemAddressReserve", unsafe { f(&mut ptr, size, alignment, std::ptr::null_mut(), 0) })?;
+        Ok(ptr as u64)
+    }
+
+    /// `hipMemAddressFree`.
+    pub fn mem_address_free(&self, ptr: u64, size: usize) -> Result<(), HipCallError> {
+        let f = self.hipMemAddressFree.ok_or(missing("hipMemAddressFree"))?;
+        // SAFETY: device address space only; the runtime checks the range.
+        check("hipMemAddressFree", unsafe { f(ptr as *mut c_void, size) })
+    }
+
+    /// `hipMemCreate` (flags 0).
+    pub fn mem_create(&self, size: usize, prop: &MemAllocationProp) -> Result<u64, HipCallError> {
+        let f = self.hipMemCreate.ok_or(missing("hipMemCreate"))?;
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: valid pointers.
+        check("hipMemCreate", unsafe { f(&mut handle, size, prop, 0) })?;
+        Ok(handle as u64)
+    }
+
+    /// `hipMemRelease`.
+    pub fn mem_release(&self, handle: u64) -> Result<(), HipCallError> {
+        let f = self.hipMemRelease.ok_or(missing("hipMemRelease"))?;
+        // SAFETY: the runtime checks the handle; callers release each once.
+        check("hipMemRelease", unsafe { f(handle as *mut c_void) })
+    }
+
+    /// `hipMemMap` of the whole allocation (offset 0, flags 0).
+    pub fn mem_map(&self, ptr: u64, size: usize, handle: u64) -> Result<(), HipCallError> {
+        let f = self.hipMemMap.ok_or(missing("hipMemMap"))?;
+        // SAFETY: device address space only; the runtime checks range and handle.
+        check("hipMemMap", unsafe { f(ptr as *mut c_void, size, 0, handle as *mut c_void, 0) })
+    }
+
+    /// `hipMemUnmap`.
+    pub fn mem_unmap(&self, ptr: u64, size: usize) -> Result<(), HipCallError> {
+        let f = self.hipMemUnmap.ok_or(missing("hipMemUnmap"))?;
+        // SAFETY: device address space only; the runtime checks the range.
+        check("hipMemUnmap", unsafe { f(ptr as *mut c_void, size) })
+    }
+
+    /// `hipMemSetAccess` with one descriptor.
+    pub fn mem_set_access(&self, ptr: u64, size: usize, desc: &MemAccessDesc) -> Result<(), HipCallError> {
+        let f = self.hipMemSetAccess.ok_or(missing("hipMemSetAccess"))?;
+        // SAFETY: one valid descriptor, count 1; the runtime checks the range.
+        check("hipMemSetAccess", unsafe { f(ptr as *mut c_void, size, desc, 1) })
+    }
+}
