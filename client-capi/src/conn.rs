@@ -39,6 +39,20 @@ pub use shared_host::{is_shared_host_allocation, SHM_STAGED_COPY_MIN_BYTES, SHM_
 use std::time::{Duration, Instant};
 use transport_core::{Connected, Connector, FrameSink, FrameSource, TransportError};
 
+/// Where the client allocation ranges of a device list of several workers start: device `d`'s
+/// window is `CLIENT_RANGE_WINDOWS_BASE + d * CLIENT_RANGE_WINDOW`. Workers on one machine
+/// (one GPU's contexts, host-backend processes) would otherwise reserve the same addresses.
+/// 256 devices' windows end at 96 TiB, inside a 47-bit user address space.
+pub const CLIENT_RANGE_WINDOWS_BASE: u64 = 32 << 40;
+/// Bytes of address space of one device's window (its range: at most this, at least the
+/// device's memory where the driver honours the address).
+pub const CLIENT_RANGE_WINDOW: u64 = 256 << 30;
+
+/// The window of device `device` (the client's ordinal): its first address and length.
+pub fn range_window(device: u32) -> (u64, u64) {
+    (CLIENT_RANGE_WINDOWS_BASE + u64::from(device) * CLIENT_RANGE_WINDOW, CLIENT_RANGE_WINDOW)
+}
+
 /// An established session with a worker.
 pub struct Conn {
     sink: Box<dyn FrameSink>,
@@ -78,6 +92,9 @@ pub struct Conn {
     acking: bool,
     /// The session was resumed on a new connection: the stripes go before the next copy.
     stripes_stale: bool,
+    /// In a device list of several workers: client allocation ranges are asked for in each
+    /// device's window ([`range_window`]), so two workers never place memory at one address.
+    range_windows: bool,
 }
 
 /// Whether `worker` (`HOST:PORT`, any scheme) names this machine's loopback interface.
@@ -271,6 +288,7 @@ impl Conn {
             resume_with: None,
             acking: false,
             stripes_stale: false,
+            range_windows: false,
         };
         // Over TCP (not shared memory or RDMA, where bytes cost less than hashing them).
         let wants_content_store = !worker.contains("://") && config.content_store.unwrap_or_else(|| !is_loopback(worker));
@@ -542,6 +560,12 @@ impl Conn {
         self.session.without_round_trip()
     }
 
+    /// Client allocation ranges from now on in each device's window ([`range_window`]): the
+    /// connection is one of a device list of several workers.
+    pub fn use_range_windows(&mut self) {
+        self.range_windows = true;
+    }
+
     /// What the worker told us in WELCOME.
     pub fn welcome(&self) -> &WelcomeInfo {
         self.session.welcome()
@@ -558,8 +582,17 @@ impl Conn {
         if self.session.client_memory().range(device).is_none() {
             // First use on this device: one round trip reserves the range (refused where the
             // backend has no virtual memory management; hipMalloc then always waits).
-            let range = match self.client_range_reserve(wire::DeviceRef { device }) {
-                Ok(r) => Some(DeviceRange::new(r.base, r.len, r.granularity, r.free)),
+            let reserved = if self.range_windows {
+                let (hint, window) = range_window(device);
+                // A range outside its window could overlap another worker's memory: such a
+                // device's hipMalloc goes to the worker (with its collision check) instead.
+                self.client_range_reserve_at(wire::ClientRangeAt { device, hint, max_len: window })
+                    .map(|r| (r.base >= hint && r.base.saturating_add(r.len) <= hint + window).then_some(r))
+            } else {
+                self.client_range_reserve(wire::DeviceRef { device }).map(Some)
+            };
+            let range = match reserved {
+                Ok(r) => r.map(|r| DeviceRange::new(r.base, r.len, r.granularity, r.free)),
                 Err(e) if e.is_lost() => return Err(e),
                 Err(_) => None,
             };

@@ -295,6 +295,8 @@ fn learn_spans(r: &'static Remote) -> Result<Vec<Span>, CallError> {
                 c.session_device_base(wire::DeviceBase { base })?;
                 // Handles this library picks carry the base as the worker's do.
                 c.client_handles().set_namespace(base as u8);
+                // Its memory in windows of its own devices: never at another worker's address.
+                c.use_range_windows();
                 Ok(())
             })
             .map_err(|e| {

@@ -706,6 +706,9 @@ opcodes! { <'a>
         0x0252 MemcpyHtoDCompressed memcpy_htod_compressed: MemcpyHtoDCompressed<'a> => Empty, request, post;
         /// `hipFree` without waiting for the reply (memory the client placed itself).
         0x0242 FreeAt free_at: Free => Empty, none, post;
+        /// [`ClientRangeReserve`](Opcode::ClientRangeReserve) at a client-chosen address and
+        /// at most a given length (a device list of several workers).
+        0x0243 ClientRangeReserveAt client_range_reserve_at: ClientRangeAt => ClientRange, none, call;
         /// Host-to-device copy whose bytes travel on the session's stripes.
         0x0220 MemcpyHtoDStriped memcpy_htod_striped: MemcpyHtoDStriped => Empty, none, call;
         /// Device-to-host copy whose bytes travel back on the session's stripes.

@@ -269,6 +269,16 @@ static void expect_device(const void* src, const void* want, size_t len, const c
   }
 }
 
+/* The client allocation windows of a device list (client-capi/src/conn.rs:
+ * CLIENT_RANGE_WINDOWS_BASE, CLIENT_RANGE_WINDOW): device d's memory lies in window d. */
+#define RANGE_WINDOWS_BASE (32ull << 40)
+#define RANGE_WINDOW (256ull << 30)
+
+static int in_window(const void* p, int device) {
+  uint64_t at = (uint64_t)(uintptr_t)p, start = RANGE_WINDOWS_BASE + (uint64_t)device * RANGE_WINDOW;
+  return at >= start && at < start + RANGE_WINDOW;
+}
+
 static int copies(void) {
   begin("multi_worker copies");
   CHECK(hipGetDeviceCount(&count));
@@ -289,6 +299,13 @@ static int copies(void) {
   CHECK(hipMalloc(&pb2, COPY_BYTES));
   CHECK(hipMemcpy(pb, q, COPY_BYTES, hipMemcpyHostToDevice));
   uploaded_b += COPY_BYTES;
+
+  step("memory the client places lies in its device's window: two workers never share an address");
+  const char* client_alloc = getenv("HIP_REMOTE_CLIENT_ALLOC");
+  if (!client_alloc || (strcmp(client_alloc, "off") != 0 && strcmp(client_alloc, "0") != 0)) {
+    REQUIRE(in_window(pa, a) && in_window(pa2, a), "device %d's memory %p %p lies outside its window", a, pa, pa2);
+    REQUIRE(in_window(pb, b) && in_window(pb2, b), "device %d's memory %p %p lies outside its window", b, pb, pb2);
+  }
 
   step("hipMemcpyPeer and hipMemcpy, both ways, synchronous");
   CHECK(hipSetDevice(a));

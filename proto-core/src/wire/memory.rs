@@ -45,6 +45,19 @@ message! {
 }
 
 message! {
+    /// `ClientRangeReserveAt`: the device's client allocation range, asked at an address the
+    /// client chose (workers of one client's device list get disjoint windows).
+    pub struct ClientRangeAt {
+        /// Device ordinal.
+        pub device: u32,
+        /// Where the client would have the range start (the worker may place it elsewhere).
+        pub hint: u64,
+        /// Most bytes the range may span (its window).
+        pub max_len: u64,
+    }
+}
+
+message! {
     /// `hipMalloc` at an address the client chose inside its [`ClientRange`].
     pub struct MallocAt {
         /// Device ordinal.

@@ -29,6 +29,13 @@ pub trait VmmBackend {
     /// granularity); nothing is accessible there until mapped.
     fn vmm_reserve(&self, size: u64, alignment: u64) -> Result<DevicePtr, BackendError>;
 
+    /// [`VmmBackend::vmm_reserve`] preferably at `hint` (the driver may place it elsewhere,
+    /// as `cuMemAddressReserve`'s `addr` does). Default: the hint is not passed on.
+    fn vmm_reserve_at(&self, size: u64, alignment: u64, hint: u64) -> Result<DevicePtr, BackendError> {
+        let _ = hint;
+        self.vmm_reserve(size, alignment)
+    }
+
     /// Gives a reservation back (its mappings are gone already).
     fn vmm_free_reservation(&self, ptr: DevicePtr, size: u64) -> Result<(), BackendError>;
 

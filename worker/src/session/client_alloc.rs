@@ -137,8 +137,9 @@ fn invalid(message: impl Into<String>) -> Failure {
 }
 
 impl Session {
-    /// `ClientRangeReserve`: the device's range, reserved on first ask.
-    pub(super) fn client_range(&mut self, device: u32) -> Result<wire::ClientRange, Failure> {
+    /// `ClientRangeReserve`: the device's range, reserved on first ask; `at`: preferably at
+    /// this address and at most this long (`ClientRangeReserveAt`).
+    pub(super) fn client_range(&mut self, device: u32, at: Option<(u64, u64)>) -> Result<wire::ClientRange, Failure> {
         let dev = self.device(device)?;
         let info = self.backend.mem_get_info(dev)?;
         let total = info.total;
@@ -154,9 +155,18 @@ impl Session {
         // The recommended granularity (2 MiB on CUDA and the host backend): fewer units to
         // create and map, small allocations packed into shared ones.
         let granularity = self.backend.vmm_granularity(dev, true)?.max(CLIENT_ALLOC_ALIGNMENT);
-        let len = total.saturating_mul(CLIENT_RANGE_MEMORY_FACTOR).clamp(granularity, MAX_CLIENT_RANGE_BYTES).next_multiple_of(granularity);
+        let mut len = total.saturating_mul(CLIENT_RANGE_MEMORY_FACTOR).clamp(granularity, MAX_CLIENT_RANGE_BYTES).next_multiple_of(granularity);
+        if let Some((_, max_len)) = at {
+            if max_len < granularity {
+                return Err(invalid(format!("a client allocation range of at most {max_len} bytes is below the granularity {granularity}")));
+            }
+            len = len.min(max_len - max_len % granularity);
+        }
         // A backend without virtual memory management refuses here: the client keeps hipMalloc.
-        let base = self.backend.vmm_reserve(len, granularity)?;
+        let base = match at {
+            Some((hint, _)) => self.backend.vmm_reserve_at(len, granularity, hint)?,
+            None => self.backend.vmm_reserve(len, granularity)?,
+        };
         let reservation = Arc::new(Reservation { backend: Arc::clone(&self.backend), base: base.0, len });
         self.client_ranges.ranges.insert(dev, Range { reservation, granularity, units: BTreeMap::new(), retired: BTreeMap::new() });
         tracing::debug!(session = self.id, device = dev, base = base.0, len, granularity, "client allocation range reserved");

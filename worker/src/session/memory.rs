@@ -72,7 +72,11 @@ impl MemoryHandler for Session {
     }
 
     fn client_range_reserve(&mut self, _cx: &mut CallCx, req: wire::DeviceRef) -> Result<wire::ClientRange, Failure> {
-        self.client_range(req.device)
+        self.client_range(req.device, None)
+    }
+
+    fn client_range_reserve_at(&mut self, _cx: &mut CallCx, req: wire::ClientRangeAt) -> Result<wire::ClientRange, Failure> {
+        self.client_range(req.device, Some((req.hint, req.max_len)))
     }
 
     fn malloc_at(&mut self, _cx: &mut CallCx, req: wire::MallocAt) -> Result<wire::Empty, Failure> {

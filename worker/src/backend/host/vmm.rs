@@ -76,13 +76,25 @@ impl VmmBackend for HostBackend {
     }
 
     fn vmm_reserve(&self, size: u64, alignment: u64) -> Result<DevicePtr, BackendError> {
+        self.vmm_reserve_at(size, alignment, 0)
+    }
+
+    fn vmm_reserve_at(&self, size: u64, alignment: u64, hint: u64) -> Result<DevicePtr, BackendError> {
         let alignment = alignment.max(PAGE);
         let len = host_len(size)?;
         let padded = host_len(size.checked_add(alignment).ok_or_else(|| BackendError::OutOfMemory("reservation size overflows".into()))?)?;
-        // SAFETY: a fresh anonymous PROT_NONE mapping chosen by the kernel; nothing else
+        // SAFETY: a fresh anonymous PROT_NONE mapping; `hint` is only a hint (no MAP_FIXED):
+        // the kernel places it elsewhere rather than over anything mapped. Nothing else
         // refers to it.
         let addr = unsafe {
-            libc::mmap(std::ptr::null_mut(), padded, libc::PROT_NONE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0)
+            libc::mmap(
+                hint as usize as *mut libc::c_void,
+                padded,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
         };
         if addr == libc::MAP_FAILED {
             return Err(os_error("mmap reservation"));
