@@ -6,6 +6,7 @@
 
 pub mod hostile_peer;
 
+#[allow(unused_imports)] // each test crate uses a part
 pub use hostile_peer::{raw_header, HostilePeer};
 
 use hip_worker::auth::TokenStore;
