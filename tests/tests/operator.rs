@@ -3,13 +3,13 @@
 
 mod common;
 
+use common::{authenticate, SessionDriver};
 use hip_worker::auth::TokenStore;
 use hip_worker::backend::{HostBackend, HostConfig};
 use hip_worker::config::ConnectionLimits;
 use hip_worker::http::{MetricsServer, MAX_REQUEST_BYTES};
 use hip_worker::session::SessionConfig;
 use hip_worker::{Worker, WorkerConfig};
-use common::{authenticate, SessionDriver};
 use proto_core::wire;
 use proto_core::{Bulk, Request, Response, Status};
 use std::io::{Read, Write};

@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::{authenticate, SessionDriver};
 use hip_remote_tests::{assert_lost_worker_cleanly, client_command, kill_worker_midcopy, run_with_timeout, Sandbox, TestPki};
 use hip_worker::auth::TokenStore;
 use hip_worker::backend::{HostBackend, HostConfig};
@@ -11,7 +12,6 @@ use hip_worker::config::ConnectionLimits;
 use hip_worker::session::SessionConfig;
 use hip_worker::tls::{server_config, TlsWorker};
 use hip_worker::{Worker, WorkerConfig};
-use common::{authenticate, SessionDriver};
 use proto_core::wire;
 use proto_core::{Flags, Request, Response, Status};
 use std::sync::Arc;
@@ -161,7 +161,7 @@ fn a_required_client_certificate_must_be_shown() {
         Ok((sink, source)) => {
             let mut c = SessionDriver::over(Box::new(sink), Box::new(source));
             c.send(&ping_request(), Flags::empty());
-            let err = c.try_recv().err().expect("no reply without a client certificate");
+            let err = c.try_recv().expect_err("no reply without a client certificate");
             assert!(err.to_string().contains("CertificateRequired") || err.to_string().contains("certificate"), "{err}");
         }
     }

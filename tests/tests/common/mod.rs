@@ -9,6 +9,7 @@ pub mod hostile_peer;
 #[allow(unused_imports)] // each test crate uses a part
 pub use hostile_peer::{raw_header, HostilePeer};
 
+use client_core::{CallError, ClientSession, Expect, Inbound, SessionConfig as ClientConfig};
 use hip_worker::auth::TokenStore;
 use hip_worker::backend::{HostBackend, HostConfig};
 use hip_worker::config::ConnectionLimits;
@@ -17,7 +18,6 @@ use hip_worker::{Worker, WorkerConfig};
 use proto_core::auth::{auth_response, AuthContext, AUTH_NONCE_LEN};
 use proto_core::wire::{self, ErrorReply};
 use proto_core::PROTOCOL_VERSION;
-use client_core::{CallError, ClientSession, Expect, Inbound, SessionConfig as ClientConfig};
 use proto_core::{Bulk, Flags, FrameHeader, Message, Request, Response, Status};
 use std::sync::Arc;
 use std::sync::Mutex;
