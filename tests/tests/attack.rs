@@ -125,7 +125,7 @@ mod attack {
         let mut config = config_with(None);
         config.limits.preauth_deadline = DEADLINE;
         with_bystander_on(TestWorker::tcp(config), |worker| {
-            let mut c = SessionDriver::connect(worker);
+            let mut c = HostilePeer::connect(worker);
             let mut buf = vec![0; 512];
             let frame = hello(proto_core::PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, "")
                 .encode_frame(&mut buf, Flags::empty(), 1)
@@ -133,7 +133,7 @@ mod attack {
             let started = Instant::now();
             let mut closed_after = None;
             for &byte in &buf[..frame.head_len - 1] {
-                if c.hostile().sink.send(&[byte], &[]).is_err() {
+                if c.sink.send(&[byte], &[]).is_err() {
                     closed_after = Some(started.elapsed());
                     break;
                 }

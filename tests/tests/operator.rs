@@ -1,20 +1,21 @@
 //! The operator's endpoint: a TCP worker with `/metrics` and `/healthz` (as `hip-worker
-//! --metrics` starts them), scraped over HTTP while raw protocol clients work.
+//! --metrics` starts them), scraped over HTTP while client sessions work.
 
+mod common;
+
+use common::{authenticate, SessionDriver};
 use hip_worker::auth::TokenStore;
 use hip_worker::backend::{HostBackend, HostConfig};
 use hip_worker::config::ConnectionLimits;
 use hip_worker::http::{MetricsServer, MAX_REQUEST_BYTES};
 use hip_worker::session::SessionConfig;
 use hip_worker::{Worker, WorkerConfig};
-use proto_core::auth::{auth_response, AuthContext};
 use proto_core::wire;
-use proto_core::{Bulk, Flags, Request, Response};
+use proto_core::{Bulk, Request, Response, Status};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::Duration;
-use transport_core::{FrameSink, FrameSource};
 use transport_tcp::TcpConfig;
 
 const DEVICE_BYTES: u64 = 256 << 20;
@@ -71,80 +72,36 @@ fn value(text: &str, series: &str) -> f64 {
         .expect("a number")
 }
 
-struct Client {
-    sink: transport_tcp::TcpSink,
-    source: transport_tcp::TcpSource,
-    buf: Vec<u8>,
-    next_id: u64,
+/// A client session over TCP to `addr` (the real client core; `common::SessionDriver`).
+fn connect(addr: &str) -> SessionDriver {
+    let cfg = TcpConfig { io_timeout: Some(Duration::from_secs(20)), ..TcpConfig::default() };
+    let (sink, source) = transport_tcp::connect(addr, &cfg).expect("connect");
+    SessionDriver::over(Box::new(sink), Box::new(source))
 }
 
-impl Client {
-    fn connect(worker: &Worker) -> Self {
-        let cfg = TcpConfig { io_timeout: Some(Duration::from_secs(20)), ..TcpConfig::default() };
-        let (sink, source) = transport_tcp::connect(&worker.local_addr().to_string(), &cfg).expect("connect");
-        Self { sink, source, buf: vec![0; 1 << 16], next_id: 1 }
+/// HELLO presenting `token` (empty: none); whether the worker welcomed it.
+fn hello(c: &mut SessionDriver, token: &str) -> Result<(), Status> {
+    let reply = c.call(&common::hello(proto_core::header::MIN_PROTOCOL_VERSION, proto_core::PROTOCOL_VERSION, token));
+    if reply.is_error() {
+        return Err(reply.error().0);
     }
+    assert!(matches!(reply.response(), Response::Hello(_)));
+    Ok(())
+}
 
-    /// Sends `req`; returns whether it succeeded, and the response's control bytes.
-    fn call(&mut self, req: &Request<'_>) -> Result<Vec<u8>, ()> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let frame = loop {
-            match req.encode_frame(&mut self.buf, Flags::empty(), id) {
-                Ok(frame) => break frame,
-                Err(proto_core::EncodeError::BufferTooSmall { required }) => self.buf.resize(required, 0),
-                Err(e) => panic!("encode: {e}"),
-            }
-        };
-        self.sink.send(&self.buf[..frame.head_len], frame.bulk).expect("send");
-        let head = self.source.recv_head().expect("reply");
-        let (header, control) = (head.header, head.control.to_vec());
-        let mut bulk = vec![0; header.bulk_len as usize];
-        self.source.recv_bulk(&mut bulk).expect("reply bulk");
-        assert_eq!(header.request_id, id);
-        if header.flags.contains(Flags::ERROR) {
-            Err(())
-        } else {
-            Ok(control)
-        }
+/// `Ok` for a success reply, the status of an error reply.
+fn outcome(reply: common::Reply) -> Result<(), Status> {
+    if reply.is_error() {
+        Err(reply.error().0)
+    } else {
+        Ok(())
     }
+}
 
-    fn hello(&mut self, token: &str) -> Result<Vec<u8>, ()> {
-        self.call(&Request::Hello(wire::Hello {
-            min_version: proto_core::header::MIN_PROTOCOL_VERSION,
-            max_version: proto_core::PROTOCOL_VERSION,
-            features: 0,
-            client_name: "operator.rs".into(),
-            resume_session: 0,
-            auth_token: token.as_bytes().into(),
-        }))
-    }
-
-    /// HELLO without a token, then AUTHENTICATE with `token`'s HMAC over the WELCOME.
-    fn login(&mut self, token: &str) -> Result<Vec<u8>, ()> {
-        let welcome = self.hello("")?;
-        let response = match Response::parse(proto_core::Opcode::Hello.raw(), &welcome, &[]).expect("parse WELCOME") {
-            Response::Hello(w) => auth_response(
-                token.as_bytes(),
-                &AuthContext {
-                    nonce: w.auth_challenge.0,
-                    session_id: w.session_id,
-                    client_name: "operator.rs",
-                    version: w.version,
-                    features: w.features,
-                },
-            ),
-            other => panic!("{other:?}"),
-        };
-        self.call(&Request::Authenticate(wire::Authenticate { response: response.as_slice().into() }))
-    }
-
-    fn malloc(&mut self, device: u32, size: u64) -> u64 {
-        let control = self.call(&Request::Malloc(wire::Malloc { device, size, flags: 0 })).expect("malloc");
-        match Response::parse(proto_core::Opcode::Malloc.raw(), &control, &[]).expect("parse") {
-            Response::Malloc(a) => a.ptr,
-            other => panic!("{other:?}"),
-        }
+fn malloc(c: &mut SessionDriver, device: u32, size: u64) -> u64 {
+    match c.call(&Request::Malloc(wire::Malloc { device, size, flags: 0 })).response() {
+        Response::Malloc(a) => a.ptr,
+        other => panic!("{other:?}"),
     }
 }
 
@@ -158,15 +115,15 @@ fn metrics_move_while_a_client_works() {
     assert_eq!(value(&before, "hip_worker_device_memory_used_bytes{device=\"1\"}"), 0.0);
     assert!(before.contains("hip_worker_device_info{device=\"0\",name=\""), "{before}");
 
-    let mut client = Client::connect(&op.worker);
-    client.hello("").expect("hello");
-    let ptr = client.malloc(1, 8 << 20);
+    let mut client = connect(&op.worker.local_addr().to_string());
+    hello(&mut client, "").expect("hello");
+    let ptr = malloc(&mut client, 1, 8 << 20);
     let data = vec![7u8; 1 << 20];
     for _ in 0..10 {
-        client.call(&Request::MemcpyHtoD(wire::MemcpyHtoD { dst: ptr, stream: 0, sync: true, data: Bulk(&data) })).expect("copy");
+        outcome(client.call(&Request::MemcpyHtoD(wire::MemcpyHtoD { dst: ptr, stream: 0, sync: true, data: Bulk(&data) }))).expect("copy");
     }
     // A pointer the session never handed out: an error in the memory family.
-    assert!(client.call(&Request::Free(wire::Free { ptr: 0xdead_0000 })).is_err());
+    assert_eq!(outcome(client.call(&Request::Free(wire::Free { ptr: 0xdead_0000 }))), Err(Status::INVALID_VALUE));
 
     let during = scrape(addr);
     assert_eq!(value(&during, "hip_worker_sessions_open"), 1.0, "{during}");
@@ -181,7 +138,7 @@ fn metrics_move_while_a_client_works() {
     assert!(value(&during, "hip_worker_received_bytes_total") >= (10u64 << 20) as f64, "{during}");
     assert!(value(&during, "hip_worker_sent_bytes_total") > 0.0);
 
-    client.call(&Request::Free(wire::Free { ptr })).expect("free");
+    outcome(client.call(&Request::Free(wire::Free { ptr }))).expect("free");
     drop(client);
     // The session ends (and frees) once the worker sees the close.
     let mut after = scrape(addr);
@@ -200,12 +157,13 @@ fn metrics_move_while_a_client_works() {
 #[test]
 fn refused_logins_are_counted_by_reason() {
     let op = start(Some("secret"));
-    let mut wrong = Client::connect(&op.worker);
-    assert!(wrong.hello("guess").is_err());
-    let mut impatient = Client::connect(&op.worker);
-    assert!(impatient.call(&Request::GetDeviceCount(wire::Empty {})).is_err());
-    let mut good = Client::connect(&op.worker);
-    good.login("secret").expect("the right token");
+    let addr = op.worker.local_addr().to_string();
+    let mut wrong = connect(&addr);
+    assert_eq!(hello(&mut wrong, "guess"), Err(Status::AUTH_FAILED));
+    let mut impatient = connect(&addr);
+    assert_eq!(outcome(impatient.call(&Request::GetDeviceCount(wire::Empty {}))), Err(Status::HELLO_REQUIRED));
+    let mut good = connect(&addr);
+    outcome(authenticate(&mut good, b"secret")).expect("the right token");
     let text = scrape(op.metrics.local_addr());
     assert_eq!(value(&text, "hip_worker_refused_total{reason=\"authentication\"}"), 1.0, "{text}");
     assert_eq!(value(&text, "hip_worker_refused_total{reason=\"handshake\"}"), 1.0, "{text}");
@@ -260,9 +218,9 @@ fn refused_login_is_logged_plainly_with_its_peer() {
     let addr = ready.trim().strip_prefix("hip-worker listening on ").unwrap_or_else(|| panic!("ready line: {ready:?}"));
     let cfg = TcpConfig { io_timeout: Some(Duration::from_secs(20)), ..TcpConfig::default() };
     let (sink, source) = transport_tcp::connect(addr, &cfg).expect("connect");
-    let mut client = Client { sink, source, buf: vec![0; 4096], next_id: 1 };
-    let local = client.sink.stream().local_addr().unwrap().to_string();
-    assert!(client.hello("wrong").is_err());
+    let local = sink.stream().local_addr().unwrap().to_string();
+    let mut client = SessionDriver::over(Box::new(sink), Box::new(source));
+    assert_eq!(hello(&mut client, "wrong"), Err(Status::AUTH_FAILED));
     let mut text = String::new();
     for _ in 0..500 {
         text = std::fs::read_to_string(&log).unwrap_or_default();

@@ -534,8 +534,11 @@ fn fire_and_forget_failure_is_reported_in_the_next_aux() {
         c.send(&Request::StreamWaitEvent(wire::StreamWaitEvent { stream: 0xbad, event: 0xbad, flags: 0 }), Flags::NO_REPLY);
         let reply = c.ping(1);
         assert_eq!(reply.header.aux, Status::INVALID_VALUE.0, "aux of the response after a failed NO_REPLY Memset");
+        // The client session holds it for the application's next call.
+        assert_eq!(c.session.take_deferred(), Some(client_core::HipError::INVALID_VALUE));
         // Reported once.
         assert_eq!(c.ping(2).header.aux, 0);
+        assert_eq!(c.session.take_deferred(), None);
 
         // Successful NO_REPLY requests defer nothing.
         let ptr = c.malloc(4096);
@@ -557,6 +560,8 @@ fn fire_and_forget_failure_is_reported_in_the_next_aux() {
         let reply = c.call(&Request::GetDeviceCount(wire::Empty {}));
         assert!(matches!(reply.response(), Response::GetDeviceCount(d) if d.count == 1));
         assert_eq!(reply.header.aux, Status::INVALID_HANDLE.0);
+        // The first deferred failure wins in the client session too (the memset's).
+        assert_eq!(c.session.take_deferred(), Some(client_core::HipError::INVALID_VALUE));
 
         // Protocol-level failures of NO_REPLY requests are deferred as well.
         c.hostile().send_raw(&raw_header(0x7f33, Flags::NO_REPLY, 300, 0, 0));
@@ -966,7 +971,8 @@ fn peer_access_and_module_devices_on_a_two_device_worker() {
     with_bystander_on(TestWorker::in_memory_devices(config_with(None), 2), |worker| {
         let mut a = SessionDriver::greeted(worker);
         let mut b = SessionDriver::greeted(worker);
-        let set = |c: &mut SessionDriver, device, peer, enable| c.call(&Request::DeviceSetPeerAccess(wire::PeerAccessChange { device, peer, enable }));
+        let set =
+            |c: &mut SessionDriver, device, peer, enable| c.call(&Request::DeviceSetPeerAccess(wire::PeerAccessChange { device, peer, enable }));
         match a.call(&Request::DeviceCanAccessPeer(wire::PeerQuery { device: 0, peer: 1 })).response() {
             Response::DeviceCanAccessPeer(p) => assert!(p.can_access, "emulated devices share one address space"),
             other => panic!("{other:?}"),

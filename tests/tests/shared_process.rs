@@ -103,7 +103,15 @@ fn fault_then_new_process(relayed: bool) {
     // A's call faults the device: A gets the sticky code, on that call and every later one.
     let (code, message) = malloc(&mut a, FAULT_SIZE).expect_err("the fault trigger");
     assert_eq!(code, ILLEGAL_ADDRESS, "{message}");
-    assert_eq!(malloc(&mut a, 4096).map_err(|e| e.0), Err(ILLEGAL_ADDRESS));
+    // The client session answers every later call itself, as HIP does after a sticky error...
+    let small = Request::Malloc(wire::Malloc { device: 0, size: 4096, flags: 0 });
+    let local = a.session.submit(&small, client_core::Expect::Reply).expect_err("a sticky error ends the client session");
+    assert_eq!(local.code.0, ILLEGAL_ADDRESS, "{}", local.message);
+    // ...and the worker, asked anyway (a client that ignores it), answers with the same code.
+    a.hostile().send_frame(&small, proto_core::Flags::empty(), 1_000);
+    let reply = a.hostile().recv();
+    assert_eq!(reply.header.request_id, 1_000);
+    assert_eq!(reply.error().0 .0, ILLEGAL_ADDRESS);
     // B held work on the device: it gets the same code.
     let (code, message) = malloc(&mut b, 4096).expect_err("B is fenced");
     assert_eq!(code, ILLEGAL_ADDRESS, "{message}");

@@ -2,6 +2,9 @@
 //! in-process TLS worker spoken to through `transport_tcp::tls`, and the C programs through
 //! the real client library over `tls://`.
 
+mod common;
+
+use common::{authenticate, SessionDriver};
 use hip_remote_tests::{assert_lost_worker_cleanly, client_command, kill_worker_midcopy, run_with_timeout, Sandbox, TestPki};
 use hip_worker::auth::TokenStore;
 use hip_worker::backend::{HostBackend, HostConfig};
@@ -9,12 +12,10 @@ use hip_worker::config::ConnectionLimits;
 use hip_worker::session::SessionConfig;
 use hip_worker::tls::{server_config, TlsWorker};
 use hip_worker::{Worker, WorkerConfig};
-use proto_core::auth::{auth_response, AuthContext};
-use proto_core::wire::{self, ErrorReply};
-use proto_core::{Bulk, Flags, FrameHeader, Message, Request, Response, Status};
+use proto_core::wire;
+use proto_core::{Flags, Request, Response, Status};
 use std::sync::Arc;
 use std::time::Duration;
-use transport_core::{FrameSink, FrameSource, TransportError};
 use transport_tcp::tls::TlsClient;
 use transport_tcp::TcpConfig;
 
@@ -48,120 +49,30 @@ fn client_tcp() -> TcpConfig {
     TcpConfig { io_timeout: Some(Duration::from_secs(20)), ..TcpConfig::default() }
 }
 
-/// A raw protocol client over any transport.
-struct Client {
-    sink: Box<dyn FrameSink>,
-    source: Box<dyn FrameSource>,
-    buf: Vec<u8>,
-    next_id: u64,
+/// A client session over TLS to `worker` (the real client core; `common::SessionDriver`).
+fn tls_client(worker: &TlsWorker, tls: &TlsClient) -> SessionDriver {
+    let (sink, source) = transport_tcp::tls::connect(&worker.local_addr().to_string(), &client_tcp(), tls).expect("TLS connect");
+    SessionDriver::over(Box::new(sink), Box::new(source))
 }
 
-/// One received frame, owned.
-struct Reply {
-    header: FrameHeader,
-    control: Vec<u8>,
-    bulk: Vec<u8>,
+/// HELLO, then AUTHENTICATE with the token's HMAC over the WELCOME.
+fn greet(c: &mut SessionDriver) {
+    let reply = authenticate(c, TOKEN.as_bytes());
+    assert!(matches!(reply.response(), Response::Authenticate(_)));
 }
 
-impl Reply {
-    fn response(&self) -> Response<'_> {
-        assert!(!self.header.flags.contains(Flags::ERROR), "error reply: {:?}", self.error());
-        Response::parse(self.header.opcode, &self.control, &self.bulk).expect("response parses")
-    }
-
-    fn error(&self) -> (Status, String) {
-        let reply = ErrorReply::parse(&self.control, &[]).expect("ErrorReply parses");
-        (reply.status, reply.message.as_str().to_owned())
-    }
-}
-
-impl Client {
-    fn over(sink: impl FrameSink + 'static, source: impl FrameSource + 'static) -> Self {
-        Self { sink: Box::new(sink), source: Box::new(source), buf: vec![0; 1 << 16], next_id: 1 }
-    }
-
-    fn tls(worker: &TlsWorker, tls: &TlsClient) -> Self {
-        let (sink, source) = transport_tcp::tls::connect(&worker.local_addr().to_string(), &client_tcp(), tls).expect("TLS connect");
-        Self::over(sink, source)
-    }
-
-    fn send(&mut self, req: &Request<'_>, flags: Flags) -> u64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        let frame = req.encode_frame(&mut self.buf, flags, id).expect("encode");
-        self.sink.send(&self.buf[..frame.head_len], frame.bulk).expect("send");
-        id
-    }
-
-    /// Queues a fire-and-forget request (coalesced until the next [`send`](Self::send)).
-    fn post(&mut self, req: &Request<'_>) {
-        let frame = req.encode_frame(&mut self.buf, Flags::NO_REPLY, self.next_id).expect("encode");
-        self.next_id += 1;
-        self.sink.queue(&self.buf[..frame.head_len], frame.bulk).expect("queue");
-    }
-
-    fn try_recv(&mut self) -> Result<Reply, TransportError> {
-        let head = self.source.recv_head()?;
-        let (header, control) = (head.header, head.control.to_vec());
-        let mut bulk = vec![0; header.bulk_len as usize];
-        self.source.recv_bulk(&mut bulk)?;
-        Ok(Reply { header, control, bulk })
-    }
-
-    fn call(&mut self, req: &Request<'_>) -> Reply {
-        let id = self.send(req, Flags::empty());
-        let reply = self.try_recv().expect("reply");
-        assert_eq!(reply.header.request_id, id);
-        reply
-    }
-
-    /// HELLO, then AUTHENTICATE with the token's HMAC over the WELCOME.
-    fn greet(&mut self) {
-        let hello = Request::Hello(wire::Hello {
-            min_version: proto_core::header::MIN_PROTOCOL_VERSION,
-            max_version: proto_core::PROTOCOL_VERSION,
-            features: wire::features::FIRE_AND_FORGET | wire::features::BULK_STREAMING,
-            client_name: "tls.rs".into(),
-            resume_session: 0,
-            auth_token: Default::default(),
-        });
-        let reply = self.call(&hello);
-        let Response::Hello(w) = reply.response() else { panic!("HELLO not answered with WELCOME") };
-        let cx = AuthContext { nonce: w.auth_challenge.0, session_id: w.session_id, client_name: "tls.rs", version: w.version, features: w.features };
-        let response = auth_response(TOKEN.as_bytes(), &cx);
-        self.call(&Request::Authenticate(wire::Authenticate { response: response.as_slice().into() })).response();
-    }
-
-    /// Malloc, upload, download (compared), free.
-    fn round_trip(&mut self, len: usize, seed: u8) {
-        let data: Vec<u8> = (0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect();
-        let Response::Malloc(a) = self.call(&Request::Malloc(wire::Malloc { device: 0, size: len as u64, flags: 0 })).response() else {
-            panic!("Malloc")
-        };
-        self.call(&Request::MemcpyHtoD(wire::MemcpyHtoD { dst: a.ptr, stream: 0, sync: true, data: Bulk(&data) })).response();
-        match self.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: a.ptr, len: len as u64, stream: 0 })).response() {
-            Response::MemcpyDtoH(d) => assert!(d.data.0 == data.as_slice(), "downloaded bytes differ"),
-            other => panic!("MemcpyDtoH answered with {other:?}"),
-        }
-        self.call(&Request::Free(wire::Free { ptr: a.ptr })).response();
-    }
-
-    fn ping(&mut self, nonce: u64) {
-        match self.call(&Request::Ping(wire::Ping { nonce, payload: b"tls".as_slice().into() })).response() {
-            Response::Ping(p) => assert_eq!(p.nonce, nonce),
-            other => panic!("PING answered with {other:?}"),
-        }
-    }
+fn ping_request() -> Request<'static> {
+    Request::Ping(wire::Ping { nonce: 1, payload: Default::default() })
 }
 
 #[test]
 fn a_tls_client_authenticates_copies_megabytes_both_ways_and_makes_many_small_calls() {
     let pki = TestPki::new("tls-serve");
     let worker = tls_worker(&pki, false);
-    let mut c = Client::tls(&worker, &client_tls(&pki, false));
-    c.greet();
+    let mut c = tls_client(&worker, &client_tls(&pki, false));
+    greet(&mut c);
     for (len, seed) in [(1, 1), (100_000, 2), (6 << 20, 3), ((8 << 20) + 13, 4)] {
-        c.round_trip(len, seed);
+        c.round_trip_of(len, seed);
     }
     for n in 0..3000 {
         c.ping(n);
@@ -186,9 +97,9 @@ fn a_worker_certificate_from_another_ca_is_refused_and_the_worker_serves_others(
     let worker = tls_worker(&pki, false);
     let err = transport_tcp::tls::connect(&worker.local_addr().to_string(), &client_tcp(), &client_tls(&other, false)).expect_err("untrusted");
     assert!(err.to_string().contains("TLS handshake") && err.to_string().contains("invalid peer certificate"), "{err}");
-    let mut c = Client::tls(&worker, &client_tls(&pki, false));
-    c.greet();
-    c.round_trip(4096, 5);
+    let mut c = tls_client(&worker, &client_tls(&pki, false));
+    greet(&mut c);
+    c.round_trip_of(4096, 5);
     worker.shutdown();
 }
 
@@ -196,16 +107,16 @@ fn a_worker_certificate_from_another_ca_is_refused_and_the_worker_serves_others(
 fn a_plain_client_is_told_to_use_tls_and_the_worker_serves_others() {
     let pki = TestPki::new("tls-plain");
     let worker = tls_worker(&pki, false);
-    let mut tls_client = Client::tls(&worker, &client_tls(&pki, false));
-    tls_client.greet();
+    let mut tls_client = tls_client(&worker, &client_tls(&pki, false));
+    greet(&mut tls_client);
     let (sink, source) = transport_tcp::connect(&worker.local_addr().to_string(), &client_tcp()).expect("plain connect");
-    let mut plain = Client::over(sink, source);
-    plain.send(&Request::Ping(wire::Ping { nonce: 1, payload: Default::default() }), Flags::empty());
+    let mut plain = SessionDriver::over(Box::new(sink), Box::new(source));
+    plain.send(&ping_request(), Flags::empty());
     let refusal = plain.try_recv().expect("an error frame in clear");
     let (status, message) = refusal.error();
     assert_eq!(status, Status::AUTH_REQUIRED);
     assert!(message.contains("tls://"), "{message}");
-    tls_client.round_trip(1 << 20, 6);
+    tls_client.round_trip_of(1 << 20, 6);
     worker.shutdown();
 }
 
@@ -217,16 +128,16 @@ fn a_tls_client_over_the_connection_limit_is_told_why_inside_tls() {
     let mut config = worker_config();
     config.limits = ConnectionLimits { max_connections: 1, ..config.limits };
     let worker = TlsWorker::start_tls("127.0.0.1:0", backend(), config, tls).expect("start TLS worker");
-    let mut first = Client::tls(&worker, &client_tls(&pki, false));
-    first.greet();
-    let mut refused = Client::tls(&worker, &client_tls(&pki, false));
-    refused.send(&Request::Ping(wire::Ping { nonce: 1, payload: Default::default() }), Flags::empty());
+    let mut first = tls_client(&worker, &client_tls(&pki, false));
+    greet(&mut first);
+    let mut refused = tls_client(&worker, &client_tls(&pki, false));
+    refused.send(&ping_request(), Flags::empty());
     let refusal = refused.try_recv().expect("an error frame inside TLS");
     assert_eq!(refusal.header.request_id, 0, "a connection-level error");
     let (status, message) = refusal.error();
     assert_eq!(status, Status::TOO_MANY_CONNECTIONS);
     assert!(message.contains("most connections"), "{message}");
-    first.round_trip(1 << 16, 3);
+    first.round_trip_of(1 << 16, 3);
     worker.shutdown();
 }
 
@@ -248,15 +159,15 @@ fn a_required_client_certificate_must_be_shown() {
     match transport_tcp::tls::connect(&worker.local_addr().to_string(), &client_tcp(), &client_tls(&pki, false)) {
         Err(e) => assert!(e.to_string().contains("TLS handshake"), "{e}"),
         Ok((sink, source)) => {
-            let mut c = Client::over(sink, source);
-            c.send(&Request::Ping(wire::Ping { nonce: 1, payload: Default::default() }), Flags::empty());
-            let err = c.try_recv().err().expect("no reply without a client certificate");
+            let mut c = SessionDriver::over(Box::new(sink), Box::new(source));
+            c.send(&ping_request(), Flags::empty());
+            let err = c.try_recv().expect_err("no reply without a client certificate");
             assert!(err.to_string().contains("CertificateRequired") || err.to_string().contains("certificate"), "{err}");
         }
     }
-    let mut c = Client::tls(&worker, &client_tls(&pki, true));
-    c.greet();
-    c.round_trip(1 << 20, 7);
+    let mut c = tls_client(&worker, &client_tls(&pki, true));
+    greet(&mut c);
+    c.round_trip_of(1 << 20, 7);
     worker.shutdown();
 }
 
@@ -365,15 +276,15 @@ fn slowloris_handshakes_do_not_keep_tls_clients_out_past_the_deadline() {
     let attackers: Vec<Slowloris> = (0..2).map(|_| Slowloris::start(&worker, &hello, pace)).collect();
     // While they hold both slots, a real client is refused (inside TLS, saying why).
     std::thread::sleep(deadline / 5);
-    let mut refused = Client::tls(&worker, &client_tls(&pki, false));
-    refused.send(&Request::Ping(wire::Ping { nonce: 1, payload: Default::default() }), Flags::empty());
+    let mut refused = tls_client(&worker, &client_tls(&pki, false));
+    refused.send(&ping_request(), Flags::empty());
     let (status, message) = refused.try_recv().expect("an error frame inside TLS").error();
     assert_eq!(status, Status::TOO_MANY_CONNECTIONS, "{message}");
     for attacker in &attackers {
         attacker.closed_within(deadline * 5).expect("a slowloris connection was kept past five deadlines");
     }
-    let mut client = Client::tls(&worker, &client_tls(&pki, false));
-    client.greet();
+    let mut client = tls_client(&worker, &client_tls(&pki, false));
+    greet(&mut client);
     client.ping(7);
     worker.shutdown();
 }

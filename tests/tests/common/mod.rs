@@ -6,8 +6,10 @@
 
 pub mod hostile_peer;
 
+#[allow(unused_imports)] // each test crate uses a part
 pub use hostile_peer::{raw_header, HostilePeer};
 
+use client_core::{CallError, ClientSession, Expect, Inbound, SessionConfig as ClientConfig};
 use hip_worker::auth::TokenStore;
 use hip_worker::backend::{HostBackend, HostConfig};
 use hip_worker::config::ConnectionLimits;
@@ -16,7 +18,6 @@ use hip_worker::{Worker, WorkerConfig};
 use proto_core::auth::{auth_response, AuthContext, AUTH_NONCE_LEN};
 use proto_core::wire::{self, ErrorReply};
 use proto_core::PROTOCOL_VERSION;
-use client_core::{CallError, ClientSession, Expect, Inbound, SessionConfig as ClientConfig};
 use proto_core::{Bulk, Flags, FrameHeader, Message, Request, Response, Status};
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -195,6 +196,14 @@ impl SessionDriver {
         submitted.ticket.request_id()
     }
 
+    /// Submits a fire-and-forget request and queues its frame in the sink's coalescing
+    /// buffer: the next [`Self::send`] sends it first (as the client library batches).
+    pub fn post(&mut self, req: &Request<'_>) -> u64 {
+        let submitted = self.session.submit(req, Expect::NoReply).unwrap_or_else(|e| panic!("submit {:?}: {e:?}", req.opcode()));
+        self.peer.sink.queue(submitted.head, submitted.bulk).expect("queue");
+        submitted.ticket.request_id()
+    }
+
     /// The next frame, handed to the client session first.
     pub fn try_recv(&mut self) -> Result<Reply, TransportError> {
         let mut reply = self.peer.try_recv()?;
@@ -256,9 +265,14 @@ impl SessionDriver {
         }
     }
 
-    /// A full malloc / upload / download / free round trip.
+    /// A full malloc / upload / download / free round trip of 100 000 bytes.
     pub fn round_trip(&mut self, seed: u8) {
-        let data: Vec<u8> = (0..100_000u32).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect();
+        self.round_trip_of(100_000, seed)
+    }
+
+    /// A malloc / upload / download (compared) / free round trip of `len` bytes.
+    pub fn round_trip_of(&mut self, len: usize, seed: u8) {
+        let data: Vec<u8> = (0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect();
         let ptr = self.malloc(data.len() as u64);
         let r = self.call(&Request::MemcpyHtoD(wire::MemcpyHtoD { dst: ptr, stream: 0, sync: true, data: Bulk(&data) }));
         assert!(matches!(r.response(), Response::MemcpyHtoD(_)));
