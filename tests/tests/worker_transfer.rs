@@ -22,8 +22,8 @@ fn addr(worker: &TestWorker) -> String {
 }
 
 /// A greeted client and its session id.
-fn session(worker: &TestWorker) -> (Client, u64) {
-    let mut c = Client::connect(worker);
+fn session(worker: &TestWorker) -> (SessionDriver, u64) {
+    let mut c = SessionDriver::connect(worker);
     let reply = c.call(&hello(PROTOCOL_VERSION, PROTOCOL_VERSION, ""));
     let id = match reply.response() {
         Response::Hello(w) => w.session_id,
@@ -32,21 +32,21 @@ fn session(worker: &TestWorker) -> (Client, u64) {
     (c, id)
 }
 
-fn upload(c: &mut Client, data: &[u8]) -> u64 {
+fn upload(c: &mut SessionDriver, data: &[u8]) -> u64 {
     let ptr = c.malloc(data.len() as u64);
     let r = c.call(&Request::MemcpyHtoD(wire::MemcpyHtoD { dst: ptr, stream: 0, sync: true, data: Bulk(data) }));
     assert!(matches!(r.response(), Response::MemcpyHtoD(_)));
     ptr
 }
 
-fn download(c: &mut Client, ptr: u64, len: usize) -> Vec<u8> {
+fn download(c: &mut SessionDriver, ptr: u64, len: usize) -> Vec<u8> {
     match c.call(&Request::MemcpyDtoH(wire::MemcpyDtoH { src: ptr, len: len as u64, stream: 0 })).response() {
         Response::MemcpyDtoH(d) => d.data.0.to_vec(),
         other => panic!("MemcpyDtoH answered with {other:?}"),
     }
 }
 
-fn offer(c: &mut Client, grant_id: u64, secret: &[u8], src: u64, len: u64) {
+fn offer(c: &mut SessionDriver, grant_id: u64, secret: &[u8], src: u64, len: u64) {
     let offer = wire::TransferOffer { grant_id, secret: proto_core::field::Bytes(secret), src, len, stream: 0 };
     c.send(&Request::TransferOffer(offer), Flags::NO_REPLY);
 }
@@ -54,7 +54,7 @@ fn offer(c: &mut Client, grant_id: u64, secret: &[u8], src: u64, len: u64) {
 /// A hostile peer's fetch on a fresh connection to `worker`: the worker's answer, then the
 /// connection must be closed.
 fn fetch(worker: &TestWorker, session_id: u64, grant_id: u64, secret: &[u8], len: u64) -> Reply {
-    let mut peer = Client::connect(worker);
+    let mut peer = SessionDriver::connect(worker);
     let req = wire::TransferFetch { session_id, grant_id, secret: proto_core::field::Bytes(secret), len };
     let reply = peer.call(&Request::TransferFetch(req));
     peer.expect_closed();

@@ -394,9 +394,14 @@ pub mod vmm {
 
     /// `cuMemAddressReserve` (no fixed address, flags 0).
     pub fn reserve(size: usize, alignment: usize) -> Result<CUdeviceptr, CudaError> {
+        reserve_at(size, alignment, 0)
+    }
+
+    /// `cuMemAddressReserve` near `hint` (flags 0): the driver may reserve elsewhere.
+    pub fn reserve_at(size: usize, alignment: usize, hint: CUdeviceptr) -> Result<CUdeviceptr, CudaError> {
         let mut ptr = 0;
-        // SAFETY: a valid out-pointer.
-        check("cuMemAddressReserve", unsafe { sys::cuMemAddressReserve(&mut ptr, size, alignment, 0, 0) })?;
+        // SAFETY: a valid out-pointer; `hint` is only a hint.
+        check("cuMemAddressReserve", unsafe { sys::cuMemAddressReserve(&mut ptr, size, alignment, hint, 0) })?;
         Ok(ptr)
     }
 

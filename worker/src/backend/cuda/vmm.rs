@@ -56,11 +56,7 @@ impl VmmBackend for CudaBackend {
 
     fn vmm_reserve_at(&self, size: u64, alignment: u64, hint: u64) -> Result<DevicePtr, BackendError> {
         self.enter(0)?;
-        let mut ptr = 0;
-        // SAFETY: a valid out-pointer; a context is current; `addr` is a hint the driver may
-        // not honour (it then reserves elsewhere).
-        unsafe { sys::cuMemAddressReserve(&mut ptr, host_len(size)?, host_len(alignment)?, hint, 0) }.check("cuMemAddressReserve")?;
-        Ok(DevicePtr(ptr))
+        Ok(DevicePtr(result::vmm::reserve_at(host_len(size)?, host_len(alignment)?, hint)?))
     }
 
     fn vmm_free_reservation(&self, ptr: DevicePtr, size: u64) -> Result<(), BackendError> {

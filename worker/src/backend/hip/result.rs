@@ -281,10 +281,15 @@ impl HipApi {
 
     /// `hipMemAddressReserve` (no fixed address, flags 0).
     pub fn mem_address_reserve(&self, size: usize, alignment: usize) -> Result<u64, HipCallError> {
+        self.mem_address_reserve_at(size, alignment, 0)
+    }
+
+    /// `hipMemAddressReserve` near `hint` (flags 0): the runtime may reserve elsewhere.
+    pub fn mem_address_reserve_at(&self, size: usize, alignment: usize, hint: u64) -> Result<u64, HipCallError> {
         let f = self.hipMemAddressReserve.ok_or(missing("hipMemAddressReserve"))?;
         let mut ptr = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer.
-        check("hipMemAddressReserve", unsafe { f(&mut ptr, size, alignment, std::ptr::null_mut(), 0) })?;
+        // SAFETY: a valid out-pointer; `hint` is only a hint.
+        check("hipMemAddressReserve", unsafe { f(&mut ptr, size, alignment, hint as usize as *mut std::ffi::c_void, 0) })?;
         Ok(ptr as u64)
     }
 

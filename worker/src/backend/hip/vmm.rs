@@ -85,12 +85,7 @@ impl VmmBackend for HipBackend {
     }
 
     fn vmm_reserve_at(&self, size: u64, alignment: u64, hint: u64) -> Result<DevicePtr, BackendError> {
-        let reserve = entry(self.api.hipMemAddressReserve, "hipMemAddressReserve")?;
-        let mut ptr = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; `addr` is a hint the runtime may not honour.
-        unsafe { reserve(&mut ptr, host_len(size)?, host_len(alignment)?, hint as usize as *mut std::ffi::c_void, 0) }
-            .check("hipMemAddressReserve")?;
-        Ok(DevicePtr(ptr as u64))
+        Ok(DevicePtr(self.api.mem_address_reserve_at(host_len(size)?, host_len(alignment)?, hint)?))
     }
 
     fn vmm_free_reservation(&self, ptr: DevicePtr, size: u64) -> Result<(), BackendError> {
