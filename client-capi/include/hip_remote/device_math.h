@@ -128,6 +128,7 @@ __device__ double __nv_tan(double);
 __device__ float __nv_powf(float, float);
 __device__ double __nv_pow(double, double);
 __device__ float __nv_tanhf(float);
+__device__ float __nv_log1pf(float);
 __device__ double __nv_tanh(double);
 }
 #define __HIP_REMOTE_TRANSCENDENTAL(name, fallback) __nv_##name
@@ -217,6 +218,21 @@ __HIP_REMOTE_DEVICE_FN double tanh(double x) __HIP_REMOTE_BODY({ return __nv_tan
  * compile error naming it (as the other functions this file lacks). */
 __device__ double tanh(double x) __attribute__((unavailable("tanh(double) in a kernel needs libdevice: set HIP_REMOTE_LIBDEVICE or CUDA_PATH for hipcc")));
 #endif
+/* log1p of float: in double, log(u) * x / (u - 1) with u = 1 + x keeps the small-x accuracy
+ * (Goldberg's formula); rounded once. */
+__HIP_REMOTE_DEVICE_FN float __hip_remote_log1pf(float x) __HIP_REMOTE_BODY({
+  double u = 1.0 + (double)x;
+  if (u == 1.0) return x;
+  return (float)(__hip_remote_log(u) * (double)x / (u - 1.0));
+})
+__HIP_REMOTE_DEVICE_FN float log1pf(float x) __HIP_REMOTE_BODY({ return __HIP_REMOTE_TRANSCENDENTAL(log1pf, __hip_remote_log1pf)(x); })
+/* glibc's classification names, which code calls on the device too. */
+__HIP_REMOTE_DEVICE_FN int __isnanf(float x) __HIP_REMOTE_BODY({ return __builtin_isnan(x); })
+__HIP_REMOTE_DEVICE_FN int __isinff(float x) __HIP_REMOTE_BODY({ return __builtin_isinf_sign(x); })
+__HIP_REMOTE_DEVICE_FN int __finitef(float x) __HIP_REMOTE_BODY({ return __builtin_isfinite(x); })
+__HIP_REMOTE_DEVICE_FN int __isnan(double x) __HIP_REMOTE_BODY({ return __builtin_isnan(x); })
+__HIP_REMOTE_DEVICE_FN int __isinf(double x) __HIP_REMOTE_BODY({ return __builtin_isinf_sign(x); })
+__HIP_REMOTE_DEVICE_FN int __finite(double x) __HIP_REMOTE_BODY({ return __builtin_isfinite(x); })
 __HIP_REMOTE_DEVICE_FN void sincosf(float x, float* s, float* c) __HIP_REMOTE_BODY({ *s = sinf(x); *c = cosf(x); })
 __HIP_REMOTE_DEVICE_FN void sincos(double x, double* s, double* c) __HIP_REMOTE_BODY({ *s = sin(x); *c = cos(x); })
 
