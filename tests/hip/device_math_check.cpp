@@ -75,6 +75,30 @@ int main() {
                 (long long)c.double_limit, (long long)worst_float);
     failures += !ok;
   }
+  // The float functions computed in double: within 1 ulp of libm's double result rounded.
+  struct FloatCase {
+    const char* name;
+    double (*mine)(float);
+    double (*ref)(double);
+    float lo, hi;
+  };
+  const FloatCase float_cases[] = {
+      {"tanhf", __hip_remote_tanhf, tanh, -12, 12},     {"tanhf tiny", __hip_remote_tanhf, tanh, -1e-3f, 1e-3f},
+      {"log1pf", __hip_remote_log1pf, log1p, -0.999f, 1e6f}, {"log1pf tiny", __hip_remote_log1pf, log1p, -1e-4f, 1e-4f},
+      {"expm1f", __hip_remote_expm1f, expm1, -40, 88},  {"expm1f tiny", __hip_remote_expm1f, expm1, -1e-4f, 1e-4f},
+      {"erff", __hip_remote_erff, erf, -5, 5},          {"erff tiny", __hip_remote_erff, erf, -1e-3f, 1e-3f},
+  };
+  for (const FloatCase& c : float_cases) {
+    int64_t worst = 0;
+    for (int i = 0; i < 200000; ++i) {
+      float x = (float)(c.lo + (c.hi - c.lo) * uniform());
+      int64_t e = ulpsf((float)c.mine(x), (float)c.ref((double)x));
+      if (e > worst) worst = e;
+    }
+    bool ok = worst <= 1;
+    std::printf("%s %-11s float %lld ulp\n", ok ? "ok  " : "FAIL", c.name, (long long)worst);
+    failures += !ok;
+  }
   // pow: float within 1 ulp, double within 2 ulp.
   int64_t worst_float = 0, worst_double = 0;
   double worst_rel = 0;

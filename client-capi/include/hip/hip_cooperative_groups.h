@@ -151,7 +151,9 @@ class coalesced_group : public thread_group {
   HIP_REMOTE_CG_FN T shfl(T var, unsigned int rank) const {
     unsigned long long m = mask_;
     for (unsigned int i = 0; i < rank % size_; ++i) m &= m - 1ull;
-    return __shfl_sync(mask_, var, __ffsll((long long)m) - 1);
+    /* Every argument spelled out: code that defines __shfl_sync as a 4-argument macro (ggml)
+     * still reads it. */
+    return __shfl_sync(mask_, var, __ffsll((long long)m) - 1, warpSize);
   }
   HIP_REMOTE_CG_FN unsigned long long ballot(int predicate) const {
     unsigned long long lanes = __ballot_sync(mask_, predicate), out = 0;

@@ -128,6 +128,9 @@ __device__ double __nv_tan(double);
 __device__ float __nv_powf(float, float);
 __device__ double __nv_pow(double, double);
 __device__ float __nv_tanhf(float);
+__device__ float __nv_log1pf(float);
+__device__ float __nv_expm1f(float);
+__device__ float __nv_erff(float);
 __device__ double __nv_tanh(double);
 }
 #define __HIP_REMOTE_TRANSCENDENTAL(name, fallback) __nv_##name
@@ -200,15 +203,7 @@ __HIP_REMOTE_DEVICE_FN float powf(float x, float y) __HIP_REMOTE_BODY({ return _
 __HIP_REMOTE_DEVICE_FN double pow(double x, double y) __HIP_REMOTE_BODY({ return __HIP_REMOTE_TRANSCENDENTAL(pow, __hip_remote_pow)(x, y); })
 /* tanh of float in double: (e^2|x| - 1) / (e^2|x| + 1) loses at most 2^-41 relative for
  * |x| >= 2^-12, below which x - x^3/3 is exact to far under an ulp; rounded once. */
-__HIP_REMOTE_DEVICE_FN float __hip_remote_tanhf(float x) __HIP_REMOTE_BODY({
-  double a = __nvvm_fabs_d((double)x), r;
-  if (a != a) return x;
-  if (a > 10.0) r = 1.0;
-  else if (a < 0x1p-12) r = a - a * a * a / 3.0;
-  else { double t = __hip_remote_exp(2.0 * a); r = (t - 1.0) / (t + 1.0); }
-  return (float)__builtin_copysign(r, (double)x);
-})
-__HIP_REMOTE_DEVICE_FN float tanhf(float x) __HIP_REMOTE_BODY({ return __HIP_REMOTE_TRANSCENDENTAL(tanhf, __hip_remote_tanhf)(x); })
+__HIP_REMOTE_DEVICE_FN float tanhf(float x) __HIP_REMOTE_BODY({ return __HIP_REMOTE_TRANSCENDENTAL(tanhf, (float)__hip_remote_tanhf)(x); })
 __HIP_REMOTE_DEVICE_FN float tanh(float x) __HIP_REMOTE_BODY({ return tanhf(x); })
 #if defined(__HIP_REMOTE_LIBDEVICE__)
 __HIP_REMOTE_DEVICE_FN double tanh(double x) __HIP_REMOTE_BODY({ return __nv_tanh(x); })
@@ -217,6 +212,20 @@ __HIP_REMOTE_DEVICE_FN double tanh(double x) __HIP_REMOTE_BODY({ return __nv_tan
  * compile error naming it (as the other functions this file lacks). */
 __device__ double tanh(double x) __attribute__((unavailable("tanh(double) in a kernel needs libdevice: set HIP_REMOTE_LIBDEVICE or CUDA_PATH for hipcc")));
 #endif
+/* log1p of float: in double, log(u) * x / (u - 1) with u = 1 + x keeps the small-x accuracy
+ * (Goldberg's formula); rounded once. */
+__HIP_REMOTE_DEVICE_FN float log1pf(float x) __HIP_REMOTE_BODY({ return __HIP_REMOTE_TRANSCENDENTAL(log1pf, (float)__hip_remote_log1pf)(x); })
+/* expm1 of float: Kahan's (u - 1) * x / log(u) with u = e^x in double keeps the small-x
+ * accuracy; rounded once. */
+__HIP_REMOTE_DEVICE_FN float expm1f(float x) __HIP_REMOTE_BODY({ return __HIP_REMOTE_TRANSCENDENTAL(expm1f, (float)__hip_remote_expm1f)(x); })
+__HIP_REMOTE_DEVICE_FN float erff(float x) __HIP_REMOTE_BODY({ return __HIP_REMOTE_TRANSCENDENTAL(erff, (float)__hip_remote_erff)(x); })
+/* glibc's classification names, which code calls on the device too. */
+__HIP_REMOTE_DEVICE_FN int __isnanf(float x) __HIP_REMOTE_BODY({ return __builtin_isnan(x); })
+__HIP_REMOTE_DEVICE_FN int __isinff(float x) __HIP_REMOTE_BODY({ return __builtin_isinf_sign(x); })
+__HIP_REMOTE_DEVICE_FN int __finitef(float x) __HIP_REMOTE_BODY({ return __builtin_isfinite(x); })
+__HIP_REMOTE_DEVICE_FN int __isnan(double x) __HIP_REMOTE_BODY({ return __builtin_isnan(x); })
+__HIP_REMOTE_DEVICE_FN int __isinf(double x) __HIP_REMOTE_BODY({ return __builtin_isinf_sign(x); })
+__HIP_REMOTE_DEVICE_FN int __finite(double x) __HIP_REMOTE_BODY({ return __builtin_isfinite(x); })
 __HIP_REMOTE_DEVICE_FN void sincosf(float x, float* s, float* c) __HIP_REMOTE_BODY({ *s = sinf(x); *c = cosf(x); })
 __HIP_REMOTE_DEVICE_FN void sincos(double x, double* s, double* c) __HIP_REMOTE_BODY({ *s = sin(x); *c = cos(x); })
 

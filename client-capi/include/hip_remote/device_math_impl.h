@@ -244,4 +244,51 @@ __HIP_REMOTE_MATH_IMPL double __hip_remote_pow(double x, double y) {
   return (__builtin_signbit(x) && y_odd) ? -r : r;
 }
 
+/* Float functions computed in double and rounded once by the caller
+ * (tests/hip/device_math_check.cpp holds them to 1 ulp of the host's libm). */
+/* tanh: (e^2|x| - 1) / (e^2|x| + 1) loses at most 2^-41 relative for |x| >= 2^-12, below
+ * which x - x^3/3 is exact to far under a float ulp. */
+__HIP_REMOTE_MATH_IMPL double __hip_remote_tanhf(float x) {
+  double a = __builtin_fabs((double)x), r;
+  if (a != a) return x;
+  if (a > 10.0) r = 1.0;
+  else if (a < 0x1p-12) r = a - a * a * a / 3.0;
+  else {
+    double t = __hip_remote_exp(2.0 * a);
+    r = (t - 1.0) / (t + 1.0);
+  }
+  return __builtin_copysign(r, (double)x);
+}
+/* log1p: log(u) * x / (u - 1) with u = 1 + x keeps the small-x accuracy (Goldberg). */
+__HIP_REMOTE_MATH_IMPL double __hip_remote_log1pf(float x) {
+  double u = 1.0 + (double)x;
+  if (u == 1.0) return x;
+  return __hip_remote_log(u) * (double)x / (u - 1.0);
+}
+/* expm1: (u - 1) * x / log(u) with u = e^x (Kahan). */
+__HIP_REMOTE_MATH_IMPL double __hip_remote_expm1f(float x) {
+  if (x != x) return x;
+  if (x > 89.0f) return __builtin_inf();
+  if (x < -30.0f) return -1.0;
+  double u = __hip_remote_exp((double)x);
+  if (u == 1.0) return x;
+  return (u - 1.0) * (double)x / __hip_remote_log(u);
+}
+/* erf: its Taylor series (|x| < 4: at most 100 terms, the largest about e^16, so over 8 of
+ * double's 16 digits survive), +-1 beyond. */
+__HIP_REMOTE_MATH_IMPL double __hip_remote_erff(float x) {
+  if (x != x) return x;
+  double a = __builtin_fabs((double)x);
+  if (a >= 4.0) return x > 0 ? 1.0 : -1.0;
+  double x2 = a * a, term = a, sum = a;
+  for (int n = 1; n < 100; ++n) {
+    term *= -x2 / n;
+    double next = term / (2 * n + 1);
+    sum += next;
+    if (__builtin_fabs(next) < 1e-17 * __builtin_fabs(sum)) break;
+  }
+  double r = sum * 1.1283791670955126; /* 2 / sqrt(pi) */
+  return x < 0 ? -r : r;
+}
+
 #endif /* HIP_REMOTE_DEVICE_MATH_IMPL_H */

@@ -57,6 +57,18 @@ typedef enum {
   HIPBLAS_COMPUTE_32I_PEDANTIC = 10
 } hipblasComputeType_t;
 
+typedef enum { HIPBLAS_FILL_MODE_UPPER = 121, HIPBLAS_FILL_MODE_LOWER = 122, HIPBLAS_FILL_MODE_FULL = 123 } hipblasFillMode_t;
+typedef enum { HIPBLAS_DIAG_NON_UNIT = 131, HIPBLAS_DIAG_UNIT = 132 } hipblasDiagType_t;
+typedef enum { HIPBLAS_SIDE_LEFT = 141, HIPBLAS_SIDE_RIGHT = 142, HIPBLAS_SIDE_BOTH = 143 } hipblasSideMode_t;
+
+/* Exported, answering HIPBLAS_STATUS_NOT_SUPPORTED (docs/BLAS.md): declared so that code
+ * that calls them (ggml's triangular solve) builds and gets that status at run time. */
+hipblasStatus_t hipblasStrsm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, hipblasOperation_t transA,
+                             hipblasDiagType_t diag, int m, int n, const float* alpha, const float* AP, int lda, float* BP, int ldb);
+hipblasStatus_t hipblasStrsmBatched(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo,
+                                    hipblasOperation_t transA, hipblasDiagType_t diag, int m, int n, const float* alpha,
+                                    const float* const AP[], int lda, float* const BP[], int ldb, int batchCount);
+
 /* hipBLAS 2's data-type names, which code written for both (ggml's CUDA_R_16F is
  * HIPBLAS_R_16F) still passes where hipBLAS 3 takes a hipDataType: the same values. */
 typedef hipDataType hipblasDatatype_t;
