@@ -15,7 +15,8 @@
 # pinned tree hash), HIP_TESTS_BUILD (build tree, default $TMPDIR/hip-tests-build, removed
 # afterwards unless HIP_TESTS_KEEP=1), HIP_TESTS_JOBS (make and test parallelism, default
 # nproc), HIP_TESTS_TIMEOUT (seconds per test case, 120), HIP_REMOTE_WORKER (test against that
-# worker instead of starting a host-backend one), HIP_TESTS_RESULTS (where results.tsv and
+# worker instead of starting a host-backend one), HIP_TESTS_HOST_CODE=1 (the host worker runs
+# kernels: --allow-host-code), HIP_TESTS_RESULTS (where results.tsv and
 # summary.md go, default target/hip-tests). Needs cmake, make, python3 and clang (as hipcc does).
 # Exits 77 with a SKIP line when the source or a tool is missing; non-zero when a test case
 # fails and HIP_TESTS_STRICT=1.
@@ -25,8 +26,11 @@ ROOT=$PWD
 HIP_TESTS_COMMIT=87c8a0417c6f4ef2c7d905b71eb42e02a0c4ef4a
 # sha256 over "sha256  path" lines of every file under catch/ (sorted), for a downloaded tree.
 HIP_TESTS_TREE_SHA256=3852a635492bff4fd6d156b07d15317ae27e793676530d2bc63345cdd9e918c6
-# The families CI builds and runs (about 10-15 minutes on two cores).
-CI_FAMILIES="event stream errorHandling context channelDescriptor"
+# The families CI builds and runs (about 10-15 minutes on two cores), and the fewest of their
+# test cases that must pass on a host worker (docs/CONFORMANCE.md has the measured figure):
+# fewer is a regression and fails the check.
+CI_FAMILIES="event stream errorHandling context channelDescriptor device executionControl occupancy callback"
+CI_MIN_PASSED=170
 
 skip() { echo "hip-tests: SKIP: $*"; exit 77; }
 families=$CI_FAMILIES pack="" 
@@ -135,7 +139,13 @@ export LD_LIBRARY_PATH="$PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export HIP_CATCH_EXCLUDE_FILE=$STAGE/disabled.json
 WPID=""
 if [ -z "${HIP_REMOTE_WORKER:-}" ]; then
-  "$PREFIX/bin/hip-worker" --listen 127.0.0.1:0 --backend host --allow-host-code --shm-socket none > "$BUILD/worker.stdout" 2> "$BUILD/worker.log" &
+  # Kernels run on a host worker only with --allow-host-code (HIP_TESTS_HOST_CODE=1). Off by
+  # default: hip-tests' device sources do not compile for the host backend yet
+  # (docs/CONFORMANCE.md), and each test case's failing compile would cost seconds of CI time;
+  # without it each launch is refused at once (hipErrorNotSupported). Either way those cases fail.
+  host_code=()
+  [ "${HIP_TESTS_HOST_CODE:-0}" = 1 ] && host_code=(--allow-host-code)
+  "$PREFIX/bin/hip-worker" --listen 127.0.0.1:0 --backend host "${host_code[@]}" --shm-socket none > "$BUILD/worker.stdout" 2> "$BUILD/worker.log" &
   WPID=$!
   for _ in $(seq 100); do grep -q "listening on" "$BUILD/worker.stdout" 2>/dev/null && break; sleep 0.1; done
   HIP_REMOTE_WORKER=$(sed -n 's/.*listening on //p' "$BUILD/worker.stdout" | head -1)
@@ -146,4 +156,9 @@ trap '[ -n "$WPID" ] && kill "$WPID" 2>/dev/null; [ "${HIP_TESTS_KEEP:-0}" = 1 ]
 t0=$SECONDS
 python3 scripts/hip_tests.py run "$STAGE" --jobs "$JOBS" --timeout "${HIP_TESTS_TIMEOUT:-120}" --results "$RESULTS"
 echo "ran in $((SECONDS - t0)) s; every test case: $RESULTS/results.tsv"
+passed=$(grep -c $'\tpass\t' "$RESULTS/results.tsv" || true)
+if [ "$families" = "$CI_FAMILIES" ] && [ "$passed" -lt "$CI_MIN_PASSED" ]; then
+  echo "hip-tests: $passed test cases passed, fewer than the $CI_MIN_PASSED this commit passed before: a regression"
+  exit 1
+fi
 if [ "${HIP_TESTS_STRICT:-0}" = 1 ] && grep -q $'\tfail\t' "$RESULTS/results.tsv"; then exit 1; fi

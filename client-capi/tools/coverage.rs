@@ -194,7 +194,8 @@ pub fn render(cov: &Coverage, reasons: &BTreeMap<String, String>, manifest_dir: 
         let real = fns.iter().filter(|(n, r)| is_real(n, *r)).count();
         let _ = writeln!(s, "| [{fam}](#{fam}) | {real} | {} | {} | {} |", implemented - real, fns.len() - implemented, fns.len());
     }
-    let _ = writeln!(s, "| **total** | **{real_total}** | **{}** | **{}** | **{total}** |", implemented_total - real_total, total - implemented_total);
+    let _ =
+        writeln!(s, "| **total** | **{real_total}** | **{}** | **{}** | **{total}** |", implemented_total - real_total, total - implemented_total);
 
     for fam in FAMILIES {
         let Some(fns) = by_family.get(fam) else {
@@ -224,10 +225,7 @@ pub fn render(cov: &Coverage, reasons: &BTreeMap<String, String>, manifest_dir: 
                         }
                         None => (EXPORTED_ONLY, "—".to_string(), "—".to_string()),
                     };
-                    let _ = writeln!(
-                        s,
-                        "| `{name}` | {status} | `{file}` | {fwd} | {host} | {cuda} | validated on AMD hardware: no | {tests} |"
-                    );
+                    let _ = writeln!(s, "| `{name}` | {status} | `{file}` | {fwd} | {host} | {cuda} | validated on AMD hardware: no | {tests} |");
                 }
                 None => {
                     let why = reasons.get(*name).map_or(String::new(), |w| format!(": {w}"));

@@ -71,6 +71,9 @@ int main(void) {
   REQUIRE(dev == 0, "stream of device 0 reports %d", dev);
   CHECK(hipStreamGetDevice(NULL, &dev));
   REQUIRE(dev == 0, "null stream reports %d", dev);
+  /* AMD's hipGetStreamDeviceId: the stream's device, the current one for the null stream. */
+  REQUIRE(hipGetStreamDeviceId(plain) == 0, "hipGetStreamDeviceId of a device-0 stream: %d", hipGetStreamDeviceId(plain));
+  REQUIRE(hipGetStreamDeviceId(NULL) == 0, "hipGetStreamDeviceId of the null stream: %d", hipGetStreamDeviceId(NULL));
   if (count > 1) {
     CHECK(hipSetDevice(count - 1));
     hipStream_t other;
