@@ -10,7 +10,7 @@
 //! checks them and answers an error); host memory is passed as Rust references, so what the
 //! runtime writes is memory of the right type and size.
 
-use super::api::{HipApi, HipError, Stream};
+use super::api::{Event, HipApi, HipError, Stream};
 use super::vmm::{MemAccessDesc, MemAllocationProp, MemLocation, LOCATION_TYPE_DEVICE};
 use crate::backend::{hip_code, BackendError};
 use std::ffi::{c_int, c_void};
@@ -241,6 +241,45 @@ impl HipApi {
     pub fn memset_d32_async(&self, ptr: u64, value: u32, count: usize, stream: Stream) -> Result<(), HipCallError> {
         // SAFETY: as in `memset_2d_async`.
         check("hipMemsetD32Async", unsafe { (self.hipMemsetD32Async)(ptr as *mut c_void, value as c_int, count, stream) })
+    }
+
+    // ---- events -------------------------------------------------------------------------------
+
+    /// `hipEventCreateWithFlags` on the current device.
+    pub fn event_create_with_flags(&self, flags: u32) -> Result<Event, HipCallError> {
+        let mut raw: Event = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the runtime checks the flags.
+        check("hipEventCreateWithFlags", unsafe { (self.hipEventCreateWithFlags)(&mut raw, flags) })?;
+        Ok(raw)
+    }
+
+    /// `hipEventDestroy`: callers destroy each event once, after taking it out of their tables.
+    pub fn event_destroy(&self, event: Event) -> Result<(), HipCallError> {
+        // SAFETY: `event` is live (module contract).
+        check("hipEventDestroy", unsafe { (self.hipEventDestroy)(event) })
+    }
+
+    /// `hipEventRecord`.
+    pub fn event_record(&self, event: Event, stream: Stream) -> Result<(), HipCallError> {
+        // SAFETY: live event and stream (module contract).
+        check("hipEventRecord", unsafe { (self.hipEventRecord)(event, stream) })
+    }
+
+    /// `hipEventQuery`: `Ok(true)` done, `Ok(false)` not yet (`hipErrorNotReady`).
+    pub fn event_query(&self, event: Event) -> Result<bool, HipCallError> {
+        // SAFETY: `event` is live (module contract).
+        match unsafe { (self.hipEventQuery)(event) } {
+            hip_code::NOT_READY => Ok(false),
+            code => check("hipEventQuery", code).map(|()| true),
+        }
+    }
+
+    /// `hipEventElapsedTime` in milliseconds.
+    pub fn event_elapsed_ms(&self, start: Event, end: Event) -> Result<f32, HipCallError> {
+        let mut ms = 0f32;
+        // SAFETY: a valid out-pointer; live events (module contract).
+        check("hipEventElapsedTime", unsafe { (self.hipEventElapsedTime)(&mut ms, start, end) })?;
+        Ok(ms)
     }
 
     // ---- streams ------------------------------------------------------------------------------
