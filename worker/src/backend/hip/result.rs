@@ -292,6 +292,58 @@ impl HipApi {
         Ok(raw)
     }
 
+    /// `hipStreamDestroy`: callers destroy each stream once, after taking it out of their
+    /// tables.
+    pub fn stream_destroy(&self, stream: Stream) -> Result<(), HipCallError> {
+        // SAFETY: `stream` is live (module contract).
+        check("hipStreamDestroy", unsafe { (self.hipStreamDestroy)(stream) })
+    }
+
+    /// `hipStreamQuery`: `Ok(true)` idle, `Ok(false)` work pending (`hipErrorNotReady`).
+    pub fn stream_query(&self, stream: Stream) -> Result<bool, HipCallError> {
+        // SAFETY: `stream` is live (module contract).
+        match unsafe { (self.hipStreamQuery)(stream) } {
+            hip_code::NOT_READY => Ok(false),
+            code => check("hipStreamQuery", code).map(|()| true),
+        }
+    }
+
+    /// `hipStreamWaitEvent` (flags 0).
+    pub fn stream_wait_event(&self, stream: Stream, event: Event) -> Result<(), HipCallError> {
+        // SAFETY: live stream and event (module contract).
+        check("hipStreamWaitEvent", unsafe { (self.hipStreamWaitEvent)(stream, event, 0) })
+    }
+
+    /// `hipDeviceGetStreamPriorityRange` of the current device: (least, greatest).
+    pub fn stream_priority_range(&self) -> Result<(c_int, c_int), HipCallError> {
+        let (mut least, mut greatest) = (0, 0);
+        // SAFETY: valid out-pointers.
+        check("hipDeviceGetStreamPriorityRange", unsafe { (self.hipDeviceGetStreamPriorityRange)(&mut least, &mut greatest) })?;
+        Ok((least, greatest))
+    }
+
+    /// `hipStreamGetFlags`.
+    pub fn stream_flags(&self, stream: Stream) -> Result<u32, HipCallError> {
+        let mut flags = 0;
+        // SAFETY: `stream` is live (module contract); a valid out-pointer.
+        check("hipStreamGetFlags", unsafe { (self.hipStreamGetFlags)(stream, &mut flags) })?;
+        Ok(flags)
+    }
+
+    /// `hipStreamGetPriority`.
+    pub fn stream_priority(&self, stream: Stream) -> Result<c_int, HipCallError> {
+        let mut priority = 0;
+        // SAFETY: `stream` is live (module contract); a valid out-pointer.
+        check("hipStreamGetPriority", unsafe { (self.hipStreamGetPriority)(stream, &mut priority) })?;
+        Ok(priority)
+    }
+
+    /// `hipEventSynchronize`.
+    pub fn event_synchronize(&self, event: Event) -> Result<(), HipCallError> {
+        // SAFETY: `event` is live (module contract).
+        check("hipEventSynchronize", unsafe { (self.hipEventSynchronize)(event) })
+    }
+
     /// `hipStreamSynchronize`.
     pub fn stream_synchronize(&self, stream: Stream) -> Result<(), HipCallError> {
         // SAFETY: `stream` is live (module contract).
