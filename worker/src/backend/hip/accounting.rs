@@ -10,7 +10,6 @@
 //! slowly than the GPU runs its work, without synchronizing) count too.
 
 use super::api::{Event, HipApi, Stream};
-use super::error::Check;
 use super::{lock, HipBackend, Raw};
 use crate::accounting::DeviceTime;
 use crate::backend::{BackendError, StreamHandle};
@@ -44,11 +43,8 @@ impl Brackets {
         if let Some(event) = self.spare.pop() {
             return Ok(event);
         }
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: valid out-pointer; the stream's device is current (the caller entered it);
-        // flags 0: a timing event.
-        unsafe { (api.hipEventCreateWithFlags)(&mut raw, 0) }.check("hipEventCreateWithFlags")?;
-        Ok(Raw(raw))
+        // The stream's device is current (the caller entered it); flags 0: a timing event.
+        Ok(Raw(api.event_create_with_flags(0)?))
     }
 
     /// Records the end of the open bracket on `s`.
@@ -56,8 +52,7 @@ impl Brackets {
         let Some((start, _)) = self.open.take() else { return };
         match self.event(api) {
             Ok(end) => {
-                // SAFETY: live event and stream of the current device.
-                if unsafe { (api.hipEventRecord)(end.0, s) }.check("hipEventRecord").is_ok() {
+                if api.event_record(end.0, s).is_ok() {
                     self.closed.push_back((start, end));
                     return;
                 }
@@ -70,13 +65,12 @@ impl Brackets {
     /// Adds the closed brackets whose end was reached to `account`, oldest first.
     fn settle(&mut self, api: &HipApi, account: &DeviceTime) {
         while let Some(&(start, end)) = self.closed.front() {
-            // SAFETY: live events, both recorded.
-            match unsafe { (api.hipEventQuery)(end.0) }.check("hipEventQuery") {
-                Err(BackendError::NotReady(_)) => return,
-                Ok(()) => {
-                    let mut ms = 0f32;
-                    // SAFETY: a valid out-pointer; both events recorded and completed.
-                    if unsafe { (api.hipEventElapsedTime)(&mut ms, start.0, end.0) }.check("hipEventElapsedTime").is_ok() {
+            // Live events, both recorded.
+            match api.event_query(end.0) {
+                Ok(false) => return,
+                Ok(true) => {
+                    // Both events recorded and completed.
+                    if let Ok(ms) = api.event_elapsed_ms(start.0, end.0) {
                         account.add(std::time::Duration::from_secs_f64(f64::from(ms.max(0.0)) * 1e-3));
                     }
                 }
@@ -106,7 +100,7 @@ impl StreamAccount {
         if b.open.is_none() {
             let Ok(start) = b.event(&self.api) else { return };
             // SAFETY: live event and stream of the current device.
-            if unsafe { (self.api.hipEventRecord)(start.0, s) }.check("hipEventRecord").is_err() {
+            if self.api.event_record(start.0, s).is_err() {
                 b.spare.push(start);
                 return;
             }
@@ -135,8 +129,8 @@ impl StreamAccount {
         let Brackets { open, closed, spare } = std::mem::take(&mut *b);
         let events = open.map(|(start, _)| start).into_iter().chain(closed.into_iter().flat_map(|(s, e)| [s, e])).chain(spare);
         for event in events {
-            // SAFETY: ours, no longer recorded into a live stream's pending work.
-            let _ = unsafe { (self.api.hipEventDestroy)(event.0) };
+            // Ours, no longer recorded into a live stream's pending work.
+            let _ = self.api.event_destroy(event.0);
         }
     }
 }

@@ -10,7 +10,7 @@
 //! checks them and answers an error); host memory is passed as Rust references, so what the
 //! runtime writes is memory of the right type and size.
 
-use super::api::{HipApi, HipError, Stream};
+use super::api::{Event, HipApi, HipError, Stream};
 use super::vmm::{MemAccessDesc, MemAllocationProp, MemLocation, LOCATION_TYPE_DEVICE};
 use crate::backend::{hip_code, BackendError};
 use std::ffi::{c_int, c_void};
@@ -243,6 +243,45 @@ impl HipApi {
         check("hipMemsetD32Async", unsafe { (self.hipMemsetD32Async)(ptr as *mut c_void, value as c_int, count, stream) })
     }
 
+    // ---- events -------------------------------------------------------------------------------
+
+    /// `hipEventCreateWithFlags` on the current device.
+    pub fn event_create_with_flags(&self, flags: u32) -> Result<Event, HipCallError> {
+        let mut raw: Event = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the runtime checks the flags.
+        check("hipEventCreateWithFlags", unsafe { (self.hipEventCreateWithFlags)(&mut raw, flags) })?;
+        Ok(raw)
+    }
+
+    /// `hipEventDestroy`: callers destroy each event once, after taking it out of their tables.
+    pub fn event_destroy(&self, event: Event) -> Result<(), HipCallError> {
+        // SAFETY: `event` is live (module contract).
+        check("hipEventDestroy", unsafe { (self.hipEventDestroy)(event) })
+    }
+
+    /// `hipEventRecord`.
+    pub fn event_record(&self, event: Event, stream: Stream) -> Result<(), HipCallError> {
+        // SAFETY: live event and stream (module contract).
+        check("hipEventRecord", unsafe { (self.hipEventRecord)(event, stream) })
+    }
+
+    /// `hipEventQuery`: `Ok(true)` done, `Ok(false)` not yet (`hipErrorNotReady`).
+    pub fn event_query(&self, event: Event) -> Result<bool, HipCallError> {
+        // SAFETY: `event` is live (module contract).
+        match unsafe { (self.hipEventQuery)(event) } {
+            hip_code::NOT_READY => Ok(false),
+            code => check("hipEventQuery", code).map(|()| true),
+        }
+    }
+
+    /// `hipEventElapsedTime` in milliseconds.
+    pub fn event_elapsed_ms(&self, start: Event, end: Event) -> Result<f32, HipCallError> {
+        let mut ms = 0f32;
+        // SAFETY: a valid out-pointer; live events (module contract).
+        check("hipEventElapsedTime", unsafe { (self.hipEventElapsedTime)(&mut ms, start, end) })?;
+        Ok(ms)
+    }
+
     // ---- streams ------------------------------------------------------------------------------
 
     /// `hipStreamCreateWithPriority`.
@@ -251,6 +290,58 @@ impl HipApi {
         // SAFETY: a valid out-pointer.
         check("hipStreamCreateWithPriority", unsafe { (self.hipStreamCreateWithPriority)(&mut raw, flags, priority) })?;
         Ok(raw)
+    }
+
+    /// `hipStreamDestroy`: callers destroy each stream once, after taking it out of their
+    /// tables.
+    pub fn stream_destroy(&self, stream: Stream) -> Result<(), HipCallError> {
+        // SAFETY: `stream` is live (module contract).
+        check("hipStreamDestroy", unsafe { (self.hipStreamDestroy)(stream) })
+    }
+
+    /// `hipStreamQuery`: `Ok(true)` idle, `Ok(false)` work pending (`hipErrorNotReady`).
+    pub fn stream_query(&self, stream: Stream) -> Result<bool, HipCallError> {
+        // SAFETY: `stream` is live (module contract).
+        match unsafe { (self.hipStreamQuery)(stream) } {
+            hip_code::NOT_READY => Ok(false),
+            code => check("hipStreamQuery", code).map(|()| true),
+        }
+    }
+
+    /// `hipStreamWaitEvent` (flags 0).
+    pub fn stream_wait_event(&self, stream: Stream, event: Event) -> Result<(), HipCallError> {
+        // SAFETY: live stream and event (module contract).
+        check("hipStreamWaitEvent", unsafe { (self.hipStreamWaitEvent)(stream, event, 0) })
+    }
+
+    /// `hipDeviceGetStreamPriorityRange` of the current device: (least, greatest).
+    pub fn stream_priority_range(&self) -> Result<(c_int, c_int), HipCallError> {
+        let (mut least, mut greatest) = (0, 0);
+        // SAFETY: valid out-pointers.
+        check("hipDeviceGetStreamPriorityRange", unsafe { (self.hipDeviceGetStreamPriorityRange)(&mut least, &mut greatest) })?;
+        Ok((least, greatest))
+    }
+
+    /// `hipStreamGetFlags`.
+    pub fn stream_flags(&self, stream: Stream) -> Result<u32, HipCallError> {
+        let mut flags = 0;
+        // SAFETY: `stream` is live (module contract); a valid out-pointer.
+        check("hipStreamGetFlags", unsafe { (self.hipStreamGetFlags)(stream, &mut flags) })?;
+        Ok(flags)
+    }
+
+    /// `hipStreamGetPriority`.
+    pub fn stream_priority(&self, stream: Stream) -> Result<c_int, HipCallError> {
+        let mut priority = 0;
+        // SAFETY: `stream` is live (module contract); a valid out-pointer.
+        check("hipStreamGetPriority", unsafe { (self.hipStreamGetPriority)(stream, &mut priority) })?;
+        Ok(priority)
+    }
+
+    /// `hipEventSynchronize`.
+    pub fn event_synchronize(&self, event: Event) -> Result<(), HipCallError> {
+        // SAFETY: `event` is live (module contract).
+        check("hipEventSynchronize", unsafe { (self.hipEventSynchronize)(event) })
     }
 
     /// `hipStreamSynchronize`.

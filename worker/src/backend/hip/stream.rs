@@ -1,6 +1,5 @@
 //! Streams and events on HIP: the runtime's `hipStream_t`s and `hipEvent_t`s.
 
-use super::error::Check;
 use super::{lock, EventEntry, HipBackend, Raw, StreamEntry, EVENT_DISABLE_TIMING};
 use crate::backend::{validate_event_flags, BackendError, DeviceIndex, EventBackend, EventHandle, HostFn, StreamBackend, StreamHandle};
 use std::sync::Arc;
@@ -41,9 +40,8 @@ impl StreamBackend for HipBackend {
         let flags = if flags & SESSION_DEFAULT != 0 { NON_BLOCKING } else { flags };
         let (least, greatest) = self.stream_priority_range(dev)?;
         let priority = priority.clamp(greatest.min(least), greatest.max(least));
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; the device is current (entered by the range query).
-        unsafe { (self.api.hipStreamCreateWithPriority)(&mut raw, flags, priority) }.check("hipStreamCreateWithPriority")?;
+        // The device is current (entered by the range query).
+        let raw = self.api.stream_create_with_priority(flags, priority)?;
         let id = self.handle();
         lock(&self.streams).insert(id, StreamEntry { raw: Raw(raw), device: dev, account: None });
         Ok(StreamHandle::from_raw(id))
@@ -58,13 +56,13 @@ impl StreamBackend for HipBackend {
         if let Some(account) = &entry.account {
             account.close(entry.raw.0);
         }
-        // SAFETY: a live stream we own.
-        let drained = unsafe { (self.api.hipStreamSynchronize)(entry.raw.0) }.check("hipStreamSynchronize");
+        // A live stream we own.
+        let drained = self.api.stream_synchronize(entry.raw.0).map_err(BackendError::from);
         if let Some(account) = &entry.account {
             account.release();
         }
-        // SAFETY: removed from the table; destroyed once.
-        unsafe { (self.api.hipStreamDestroy)(entry.raw.0) }.check("hipStreamDestroy")?;
+        // Removed from the table: destroyed once.
+        self.api.stream_destroy(entry.raw.0)?;
         // The stream's own failure (a kernel's assert) belongs to its synchronizations, as on
         // the other backends: destroying it succeeds. A client that posts its destroys would
         // otherwise meet that error on an unrelated later call.
@@ -80,8 +78,7 @@ impl StreamBackend for HipBackend {
         if let Some(account) = &account {
             account.close(s);
         }
-        // SAFETY: a live stream of the current device.
-        let synced = unsafe { (self.api.hipStreamSynchronize)(s) }.check("hipStreamSynchronize");
+        let synced = self.api.stream_synchronize(s);
         if let Some(account) = &account {
             account.settle();
         }
@@ -94,14 +91,9 @@ impl StreamBackend for HipBackend {
     fn stream_query(&self, stream: StreamHandle) -> Result<bool, BackendError> {
         let (s, device) = self.stream_and_device(Some(stream), 0)?;
         let last = lock(&self.last_completion).get(&(s as usize, device)).copied().unwrap_or(0);
-        // SAFETY: a live stream of the current device.
-        match unsafe { (self.api.hipStreamQuery)(s) }.check("hipStreamQuery") {
-            // Idle, and its own completions (copies' buffers, host functions) have run:
-            // another session's work in flight does not make this stream busy.
-            Ok(()) => Ok(self.progress.reached(last)),
-            Err(BackendError::NotReady(_)) => Ok(false),
-            Err(e) => Err(e),
-        }
+        // Idle, and its own completions (copies' buffers, host functions) have run: another
+        // session's work in flight does not make this stream busy.
+        Ok(self.api.stream_query(s)? && self.progress.reached(last))
     }
 
     fn stream_wait_event(&self, stream: Option<StreamHandle>, event: EventHandle) -> Result<(), BackendError> {
@@ -115,42 +107,28 @@ impl StreamBackend for HipBackend {
             return Ok(());
         }
         let s = self.stream(stream, device)?;
-        // SAFETY: a live stream and event.
-        unsafe { (self.api.hipStreamWaitEvent)(s, raw.0, 0) }.check("hipStreamWaitEvent")
+        Ok(self.api.stream_wait_event(s, raw.0)?)
     }
 
     fn stream_priority_range(&self, dev: DeviceIndex) -> Result<(i32, i32), BackendError> {
         self.enter(dev)?;
-        let (mut least, mut greatest) = (0, 0);
-        // SAFETY: valid out-pointers; the device is current.
-        unsafe { (self.api.hipDeviceGetStreamPriorityRange)(&mut least, &mut greatest) }.check("hipDeviceGetStreamPriorityRange")?;
-        Ok((least, greatest))
+        Ok(self.api.stream_priority_range()?)
     }
 
     fn stream_info(&self, stream: StreamHandle) -> Result<(u32, i32), BackendError> {
         let s = self.stream(Some(stream), 0)?;
-        let (mut flags, mut priority) = (0, 0);
-        // SAFETY: a live stream of the current device; valid out-pointers.
-        unsafe { (self.api.hipStreamGetFlags)(s, &mut flags) }.check("hipStreamGetFlags")?;
-        // SAFETY: as above.
-        unsafe { (self.api.hipStreamGetPriority)(s, &mut priority) }.check("hipStreamGetPriority")?;
-        Ok((flags, priority))
+        Ok((self.api.stream_flags(s)?, self.api.stream_priority(s)?))
     }
 
     fn stream_order_after(&self, waiter: StreamHandle, waited: StreamHandle) -> Result<(), BackendError> {
         let waited = self.stream(Some(waited), 0)?;
         let waiter = self.stream(Some(waiter), 0)?;
-        let mut event = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; the streams' device is current.
-        unsafe { (self.api.hipEventCreateWithFlags)(&mut event, EVENT_DISABLE_TIMING) }.check("hipEventCreateWithFlags")?;
-        // SAFETY: a live event and stream.
-        let ordered = unsafe { (self.api.hipEventRecord)(event, waited) }
-            .check("hipEventRecord")
-            // SAFETY: as above.
-            .and_then(|()| unsafe { (self.api.hipStreamWaitEvent)(waiter, event, 0) }.check("hipStreamWaitEvent"));
-        // SAFETY: ours; the runtime keeps a recorded event alive until the wait is resolved.
-        let _ = unsafe { (self.api.hipEventDestroy)(event) };
-        ordered
+        // The streams' device is current.
+        let event = self.api.event_create_with_flags(EVENT_DISABLE_TIMING)?;
+        let ordered = self.api.event_record(event, waited).and_then(|()| self.api.stream_wait_event(waiter, event));
+        // Ours; the runtime keeps a recorded event alive until the wait is resolved.
+        let _ = self.api.event_destroy(event);
+        Ok(ordered?)
     }
 
     /// Runs `f` on the completion thread once the stream reaches this point; unlike
@@ -179,9 +157,8 @@ impl EventBackend for HipBackend {
         // a confined session process cannot reach; sharing gives an event a page of its own
         // (`ipc.rs`), and the session keeps the flag.
         let flags = flags & !crate::backend::event_flags::INTERPROCESS;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; the device is current; the flags are HIP's own.
-        unsafe { (self.api.hipEventCreateWithFlags)(&mut raw, flags) }.check("hipEventCreateWithFlags")?;
+        // The device is current; the flags are HIP's own.
+        let raw = self.api.event_create_with_flags(flags)?;
         let id = self.handle();
         lock(&self.events).insert(id, EventEntry { raw: Raw(raw), device: dev, timing, recorded: false, completions_before: 0 });
         Ok(EventHandle::from_raw(id))
@@ -191,8 +168,8 @@ impl EventBackend for HipBackend {
         let e = lock(&self.events).remove(&event.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("event {:#x}", event.as_raw())))?;
         self.drop_event_page(event, e.device);
         self.enter(e.device)?;
-        // SAFETY: removed from the table; destroyed once.
-        unsafe { (self.api.hipEventDestroy)(e.raw.0) }.check("hipEventDestroy")
+        // Removed from the table: destroyed once.
+        Ok(self.api.event_destroy(e.raw.0)?)
     }
 
     fn event_record(&self, event: EventHandle, stream: Option<StreamHandle>) -> Result<(), BackendError> {
@@ -207,8 +184,7 @@ impl EventBackend for HipBackend {
             account.close(s);
             account.settle();
         }
-        // SAFETY: a live event and stream of the current device.
-        unsafe { (self.api.hipEventRecord)(raw.0, s) }.check("hipEventRecord")?;
+        self.api.event_record(raw.0, s)?;
         if let Some(page) = self.event_page(event) {
             self.record_event_page(&page, s)?;
         }
@@ -230,8 +206,7 @@ impl EventBackend for HipBackend {
             return Ok(());
         }
         self.enter(device)?;
-        // SAFETY: a live event.
-        unsafe { (self.api.hipEventSynchronize)(raw.0) }.check("hipEventSynchronize")?;
+        self.api.event_synchronize(raw.0)?;
         self.progress.fence();
         Ok(())
     }
@@ -246,14 +221,9 @@ impl EventBackend for HipBackend {
         }
         let completions_before = lock(&self.events).get(&event.as_raw()).map_or(0, |e| e.completions_before);
         self.enter(device)?;
-        // SAFETY: a live event.
-        match unsafe { (self.api.hipEventQuery)(raw.0) }.check("hipEventQuery") {
-            // Reached, and the completions queued before it ran: another session's later
-            // work in flight does not make this event pending.
-            Ok(()) => Ok(self.progress.reached(completions_before)),
-            Err(BackendError::NotReady(_)) => Ok(false),
-            Err(e) => Err(e),
-        }
+        // Reached, and the completions queued before it ran: another session's later work in
+        // flight does not make this event pending.
+        Ok(self.api.event_query(raw.0)? && self.progress.reached(completions_before))
     }
 
     fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32, BackendError> {
@@ -268,9 +238,7 @@ impl EventBackend for HipBackend {
         let (a, dev) = timing(start)?;
         let (b, _) = timing(end)?;
         self.enter(dev)?;
-        let mut ms = 0f32;
-        // SAFETY: two live, recorded timing events; a valid out-pointer.
-        unsafe { (self.api.hipEventElapsedTime)(&mut ms, a.0, b.0) }.check("hipEventElapsedTime")?;
-        Ok(ms)
+        // Two live, recorded timing events.
+        Ok(self.api.event_elapsed_ms(a.0, b.0)?)
     }
 }
