@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{authenticate, config_with, Client, TestWorker};
+use common::{authenticate, config_with, SessionDriver, TestWorker};
 use proto_core::content::content_hash;
 use proto_core::wire::{self, ModuleFormat};
 use proto_core::{Bulk, Flags, Request, Response};
@@ -14,13 +14,13 @@ const TOKEN: &str = "content-modules-token";
 
 const SOURCE: &str = r#"extern "C" __global__ void add_one(int* p) { p[threadIdx.x] += 1; }"#;
 
-fn tenant_client(worker: &TestWorker) -> Client {
-    let mut c = Client::connect(worker);
+fn tenant_client(worker: &TestWorker) -> SessionDriver {
+    let mut c = SessionDriver::connect(worker);
     assert!(!authenticate(&mut c, TOKEN.as_bytes()).is_error(), "authenticated");
     c
 }
 
-fn by_hash(c: &mut Client, len: usize, hash: &[u8]) -> wire::ModuleFoundByHash {
+fn by_hash(c: &mut SessionDriver, len: usize, hash: &[u8]) -> wire::ModuleFoundByHash {
     let req = wire::ModuleLoadByHash { device: 0, format: ModuleFormat::Auto, origin: "add_one.hip".into(), len: len as u64, hash: hash.into() };
     match c.call(&Request::ModuleLoadByHash(req)).response() {
         Response::ModuleLoadByHash(found) => found,
@@ -28,7 +28,7 @@ fn by_hash(c: &mut Client, len: usize, hash: &[u8]) -> wire::ModuleFoundByHash {
     }
 }
 
-fn keep(c: &mut Client, image: &[u8], hash: &[u8]) -> u64 {
+fn keep(c: &mut SessionDriver, image: &[u8], hash: &[u8]) -> u64 {
     let req = wire::ModuleLoadKeep { device: 0, format: ModuleFormat::Auto, origin: "add_one.hip".into(), hash: hash.into(), image: Bulk(image) };
     match c.call(&Request::ModuleLoadKeep(req)).response() {
         Response::ModuleLoadKeep(loaded) => loaded.module,
@@ -36,7 +36,7 @@ fn keep(c: &mut Client, image: &[u8], hash: &[u8]) -> u64 {
     }
 }
 
-fn has_function(c: &mut Client, module: u64) -> bool {
+fn has_function(c: &mut SessionDriver, module: u64) -> bool {
     !c.call(&Request::ModuleGetFunction(wire::SymbolLookup { module, name: "add_one".into() })).is_error()
 }
 

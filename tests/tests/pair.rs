@@ -4,7 +4,7 @@
 use client_core::{CallError, Expect, HipError, Landing, FIRST_BATCH_BYTES};
 use hip_remote_pair::*;
 use proto_core::wire;
-use proto_core::{calls, Bulk, Call, Opcode, Response, Status};
+use proto_core::{calls, Bulk, Call, Opcode, Request, Response, Status};
 use std::time::Duration;
 
 #[test]
@@ -308,7 +308,7 @@ impl ManagedHost {
 fn managed_mirrors_move_only_changed_pages_and_match_the_host_oracle() {
     let mut pair = Pair::greeted(None);
     let size = (MIRROR_PAGES * PAGE) as u64;
-    let device_base = match pair.call::<calls::ManagedAlloc>(wire::ManagedAlloc { device: 0, size, hint: 0 }).expect("ManagedAlloc") {
+    let device_base = match pair.call::<calls::ManagedAlloc>(wire::ManagedAlloc { device: 0, size, hint: 0, twin: wire::TWIN_MANAGED }).expect("ManagedAlloc") {
         Response::ManagedAlloc(a) => a.ptr,
         other => panic!("{other:?}"),
     };
