@@ -8,6 +8,7 @@
 #   - the C conformance programs of tests/c and the hiprtc example link against the layout
 #     (zig cc -target <arch>-macos), every symbol resolved;
 #   - arm64 binaries carry a code signature (Apple silicon runs no unsigned code).
+#   - the .tar.gz made from the same layout holds what it should (scripts/dist-check.sh).
 # Nothing runs: there is no macOS here.
 #   scripts/macos-link.sh [TARGET...]   (default: both)
 set -uo pipefail

@@ -4,7 +4,8 @@
 # hip-remote.exe, hipconfig.exe), the C conformance programs of tests/c and the hiprtc example
 # compiled against it with MinGW-w64, run under Wine against Linux host-backend workers on
 # loopback, over TCP and over TLS. Also: hip-remote.exe ping and demo, hipconfig.exe, and
-# shm:// refused with the message that names the transports that work.
+# shm:// refused with the message that names the transports that work. The .zip made from the
+# same layout is checked by scripts/dist-check.sh.
 # Prints "windows-test: N passed, N failed, N skipped" and each skip's reason; exits non-zero on
 # any failure.
 set -uo pipefail
