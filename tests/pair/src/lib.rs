@@ -19,9 +19,7 @@ use hip_worker::session::{BulkDestination, CallCx, Failure, LateReplies, PlacedB
 use proto_core::frame::FrameMeta;
 use proto_core::opcode::dispatch;
 use proto_core::wire::{self, ErrorReply};
-use proto_core::{
-    calls, encode_frame, BulkWay, Call, DeframedHead, Flags, FrameDecoder, FrameHeader, Opcode, Outcome, Request, Response, Status,
-};
+use proto_core::{calls, encode_frame, BulkWay, Call, DeframedHead, Flags, FrameDecoder, FrameHeader, Opcode, Outcome, Request, Response, Status};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
