@@ -275,7 +275,7 @@ mod tests {
         let (bytes, sent) = encode(&outer);
         assert_eq!(bytes[..], [1, 9, 1, 2, 3, 4, 5, 6, 3, 0, 0, 0]);
         assert_eq!(sent, Some(&bulk[..]), "the nested message's bulk is the frame's");
-        assert!(Outer::HAS_BULK);
+        const { assert!(Outer::HAS_BULK) };
         assert_eq!(Outer::MAX_CONTROL_LEN, 1 + (1 + 6) + 4, "a union is as long as its tag and widest variant");
         assert_eq!(Outer::parse(&bytes, &bulk), Ok(outer));
 
