@@ -45,8 +45,10 @@ build() {
     local root=$PWD
     out=${out:-$root/fuzz/campaign-$sanitizer}
     cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
-    # One target directory per sanitizer, so switching does not rebuild everything.
-    local target_dir=$root/fuzz/target-$sanitizer
+    # One target directory per sanitizer, so switching does not rebuild everything
+    # (FUZZ_TARGET_DIR overrides it: fuzz/target is cargo-fuzz's own).
+    local target_dir=${FUZZ_TARGET_DIR:-$root/fuzz/target-$sanitizer}
+    case $target_dir in /*) ;; *) target_dir=$root/$target_dir ;; esac
     local start=$SECONDS
     cargo +nightly fuzz build -s "$sanitizer" --target-dir "$target_dir"
     echo "fuzz-campaign: built in $((SECONDS - start)) s (sanitizer $sanitizer)"
