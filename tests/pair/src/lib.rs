@@ -492,6 +492,11 @@ impl Pair {
             match placed {
                 Ok(placed) => cx.placed = placed,
                 Err(Failure::Status(status, message)) => {
+                    // Answered, so executed (as `hip_worker::driver` marks it).
+                    if w.session.resumable() {
+                        w.session.replay_record().lock().unwrap().executed(id);
+                        *w.executions.entry(id).or_default() += 1;
+                    }
                     fail(&mut replies, status, &message);
                     self.send_all(replies, done);
                     return done;
