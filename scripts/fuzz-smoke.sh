@@ -51,6 +51,13 @@ for target in $(cargo +nightly fuzz list); do
     fi
     seeds=$(find "$corpus" -type f | wc -l)
     log="$work/$target.log"
+    # Kept crash inputs (docs/FUZZING.md) first: each must run clean.
+    if [ -d "fuzz/regressions/$target" ] && [ -n "$(ls -A "fuzz/regressions/$target")" ]; then
+        if ! cargo +nightly fuzz run "$target" fuzz/regressions/"$target"/* -- -runs=0 >"$log" 2>&1; then
+            failed+=("$target (regression)")
+            tail -n 60 "$log"
+        fi
+    fi
     echo "fuzz smoke: $target for ${secs}s over $seeds seeds"
     if cargo +nightly fuzz run "$target" "$corpus" -- \
         -max_total_time="$secs" -timeout=10 -print_final_stats=1 >"$log" 2>&1; then

@@ -145,7 +145,9 @@ fn serve(worker: usize, mut conn: Conn) {
         match callback {
             // SAFETY: the application's callback, called as HIP calls it, with the arguments it
             // gave with it (the user data is its own pointer, passed back unchanged).
-            Callback::Stream { f, stream, user } => unsafe { f(crate::handle::from_id(stream as u64).unwrap_or(std::ptr::null_mut()), HipError(status), user as *mut c_void) },
+            Callback::Stream { f, stream, user } => unsafe {
+                f(crate::handle::from_id(stream as u64).unwrap_or(std::ptr::null_mut()), HipError(status), user as *mut c_void)
+            },
             // SAFETY: as above.
             Callback::Host { f, user } => unsafe { f(user as *mut c_void) },
         }

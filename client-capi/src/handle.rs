@@ -10,9 +10,9 @@
 //! one is refused here ([`Handle::checked_id`]).
 
 use crate::abi::{
-    hipArray_const_t, hipArray_t, hipEvent_t, hipFunction_t, hipGraphExec_t, hipGraphNode_t, hipGraph_t, hipKernel_t, hipLibrary_t,
-    hipLinkState_t, hipMemGenericAllocationHandle_t, hipMemPool_t, hipMipmappedArray_const_t, hipMipmappedArray_t, hipModule_t,
-    hipStream_t, hipSurfaceObject_t, hipTextureObject_t, hipUserObject_t, HipError,
+    hipArray_const_t, hipArray_t, hipEvent_t, hipFunction_t, hipGraphExec_t, hipGraphNode_t, hipGraph_t, hipKernel_t, hipLibrary_t, hipLinkState_t,
+    hipMemGenericAllocationHandle_t, hipMemPool_t, hipMipmappedArray_const_t, hipMipmappedArray_t, hipModule_t, hipStream_t, hipSurfaceObject_t,
+    hipTextureObject_t, hipUserObject_t, HipError,
 };
 use client_core::CallError;
 
@@ -212,14 +212,45 @@ mod tests {
     #[test]
     fn no_bare_handle_casts_outside_this_module() {
         const TYPES: &[&str] = &[
-            "hipStream_t", "hipEvent_t", "hipModule_t", "hipFunction_t", "hipGraph_t", "hipGraphExec_t", "hipGraphNode_t", "hipArray_t",
-            "hipArray_const_t", "hipMipmappedArray_t", "hipMipmappedArray_const_t", "hipTextureObject_t", "hipSurfaceObject_t",
-            "hipMemPool_t", "hipUserObject_t", "hipLibrary_t", "hipKernel_t", "hipLinkState_t", "hipMemGenericAllocationHandle_t",
+            "hipStream_t",
+            "hipEvent_t",
+            "hipModule_t",
+            "hipFunction_t",
+            "hipGraph_t",
+            "hipGraphExec_t",
+            "hipGraphNode_t",
+            "hipArray_t",
+            "hipArray_const_t",
+            "hipMipmappedArray_t",
+            "hipMipmappedArray_const_t",
+            "hipTextureObject_t",
+            "hipSurfaceObject_t",
+            "hipMemPool_t",
+            "hipUserObject_t",
+            "hipLibrary_t",
+            "hipKernel_t",
+            "hipLinkState_t",
+            "hipMemGenericAllocationHandle_t",
         ];
         const POINTEES: &[&str] = &[
-            "ihipStream_t", "ihipEvent_t", "ihipModule_t", "ihipModuleSymbol_t", "ihipGraph", "hipGraphNode", "hipGraphExec", "hipArray",
-            "hipMipmappedArray", "__hip_texture", "__hip_surface", "ihipMemPoolHandle_t", "hipUserObject", "ihipLibrary_t",
-            "ihipKernel_t", "ihipLinkState_t", "ihipMemGenericAllocationHandle", "T",
+            "ihipStream_t",
+            "ihipEvent_t",
+            "ihipModule_t",
+            "ihipModuleSymbol_t",
+            "ihipGraph",
+            "hipGraphNode",
+            "hipGraphExec",
+            "hipArray",
+            "hipMipmappedArray",
+            "__hip_texture",
+            "__hip_surface",
+            "ihipMemPoolHandle_t",
+            "hipUserObject",
+            "ihipLibrary_t",
+            "ihipKernel_t",
+            "ihipLinkState_t",
+            "ihipMemGenericAllocationHandle",
+            "T",
         ];
         let is_ident = |c: char| c.is_alphanumeric() || c == '_';
         let word_at = |line: &str, at: usize, words: &[&str]| {

@@ -248,7 +248,11 @@ mod tests {
     #[test]
     fn a_nested_message_goes_on_the_wire_as_its_fields_in_place() {
         let place = |base: u64| CopyPlace { array: base, ptr: base + 1, pitch: base + 2, height: base + 3, x: base + 4, y: base + 5, z: base + 6 };
-        let copy = Copy3D { copy: CopyBox { dst: place(10), src: place(20), extent: CopyExtent { width: 30, height: 31, depth: 32 } }, stream: 40, sync: true };
+        let copy = Copy3D {
+            copy: CopyBox { dst: place(10), src: place(20), extent: CopyExtent { width: 30, height: 31, depth: 32 } },
+            stream: 40,
+            sync: true,
+        };
         let (bytes, _) = encode(&copy);
         // The 17 fields of the box, then stream and sync: exactly the flat layout.
         let mut want = heapless::Vec::<u8, 256>::new();
@@ -271,7 +275,7 @@ mod tests {
         let (bytes, sent) = encode(&outer);
         assert_eq!(bytes[..], [1, 9, 1, 2, 3, 4, 5, 6, 3, 0, 0, 0]);
         assert_eq!(sent, Some(&bulk[..]), "the nested message's bulk is the frame's");
-        assert!(Outer::HAS_BULK);
+        const { assert!(Outer::HAS_BULK) };
         assert_eq!(Outer::MAX_CONTROL_LEN, 1 + (1 + 6) + 4, "a union is as long as its tag and widest variant");
         assert_eq!(Outer::parse(&bytes, &bulk), Ok(outer));
 

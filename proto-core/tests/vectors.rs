@@ -253,7 +253,7 @@ fn shape(debug: &str) -> (String, Vec<String>) {
     let mut path: Vec<String> = Vec::new();
     let body = inner.find('{').map_or("", |at| &inner[at + 1..]);
     let mut rest = body;
-    while let Some(at) = rest.find(|c| c == ':' || c == '}') {
+    while let Some(at) = rest.find([':', '}']) {
         if rest.as_bytes()[at] == b'}' {
             if path.pop().is_none() {
                 break;

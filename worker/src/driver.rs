@@ -531,14 +531,24 @@ fn handle(
                 return join_stripe(session, source, replies, request_id, join);
             }
         }
+        // A request answered without reaching its handler (a refusal, a striped copy) counts as
+        // executed too: a client that resumes the session after a break must not send it again
+        // (its second answer would reach the client as a stray failure of a later call).
+        let answered = |session: &Session| {
+            if session.resumable() {
+                lock(&session.replay_record()).executed(request_id);
+            }
+        };
         if session.trusted() {
             // After a sticky fault on one of its devices the session answers only errors.
             if let Err(Failure::Status(status, message)) = session.fault_gate() {
+                answered(session);
                 refuse(&mut source, status, &message)?;
                 return Ok(Handled::Next);
             }
         }
         if let Some(copied) = session.stripe_lease().is_some().then(|| striped_copy(session, &request)).flatten() {
+            answered(session);
             match copied {
                 Ok(reply) => replies.send_response(request_id, &reply)?,
                 Err(Failure::Status(status, message)) => reply_error(status, &message)?,
@@ -555,6 +565,7 @@ fn handle(
             match placed {
                 Ok(placed) => cx.placed = placed,
                 Err(Placement::Refused(Failure::Status(status, message))) => {
+                    answered(session);
                     refuse(&mut source, status, &message)?;
                     return Ok(Handled::Next);
                 }

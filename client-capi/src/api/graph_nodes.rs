@@ -314,7 +314,11 @@ pub unsafe extern "C" fn hipGraphMemcpyNodeGetParams(node: hipGraphNode_t, pNode
             dstArray: crate::handle::from_id(c.copy.dst.array)?,
             dstPos: hipPos { x: (c.copy.dst.x / dst_elem) as usize, y: c.copy.dst.y as usize, z: c.copy.dst.z as usize },
             dstPtr: pitched(c.copy.dst.ptr, c.copy.dst.pitch, c.copy.dst.height),
-            extent: hipExtent { width: (c.copy.extent.width / width_elem) as usize, height: c.copy.extent.height as usize, depth: c.copy.extent.depth as usize },
+            extent: hipExtent {
+                width: (c.copy.extent.width / width_elem) as usize,
+                height: c.copy.extent.height as usize,
+                depth: c.copy.extent.depth as usize,
+            },
             kind: hipMemcpyDeviceToDevice,
         };
         try_out!(pNodeParams, params);

@@ -19,9 +19,7 @@ use hip_worker::session::{BulkDestination, CallCx, Failure, LateReplies, PlacedB
 use proto_core::frame::FrameMeta;
 use proto_core::opcode::dispatch;
 use proto_core::wire::{self, ErrorReply};
-use proto_core::{
-    calls, encode_frame, BulkWay, Call, DeframedHead, Flags, FrameDecoder, FrameHeader, Opcode, Outcome, Request, Response, Status,
-};
+use proto_core::{calls, encode_frame, BulkWay, Call, DeframedHead, Flags, FrameDecoder, FrameHeader, Opcode, Outcome, Request, Response, Status};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -494,6 +492,11 @@ impl Pair {
             match placed {
                 Ok(placed) => cx.placed = placed,
                 Err(Failure::Status(status, message)) => {
+                    // Answered, so executed (as `hip_worker::driver` marks it).
+                    if w.session.resumable() {
+                        w.session.replay_record().lock().unwrap().executed(id);
+                        *w.executions.entry(id).or_default() += 1;
+                    }
                     fail(&mut replies, status, &message);
                     self.send_all(replies, done);
                     return done;

@@ -219,7 +219,10 @@ impl ArrayHandler for Session {
     fn copy_3d_to_host<'a>(&'a mut self, cx: &mut CallCx, req: wire::Copy3DToHost) -> Result<Outcome<wire::MemcpyData<'a>>, Failure> {
         let extent = extent(&req.extent);
         let len = extent.packed_len().filter(|&n| n as usize <= MAX_BULK_LEN).ok_or_else(|| {
-            invalid(format!("3D copy of {}x{}x{} bytes exceeds the per-frame limit {MAX_BULK_LEN}; split it", extent.width, extent.height, extent.depth))
+            invalid(format!(
+                "3D copy of {}x{}x{} bytes exceeds the per-frame limit {MAX_BULK_LEN}; split it",
+                extent.width, extent.height, extent.depth
+            ))
         })?;
         if len == 0 {
             return Ok(wire::MemcpyData { data: Default::default() }.into());

@@ -154,7 +154,6 @@ fn queued_3d_uploads_are_bounded() {
         stream,
         sync,
         data: proto_core::Bulk(&data),
-        ..Default::default()
     };
     // Queued behind a stream: 128 bytes pass the 100-byte bound.
     assert_eq!(status(s.copy_3d_from_host(&mut io(), upload(stream, false))), Status::OUT_OF_MEMORY);

@@ -250,7 +250,19 @@ mod test {
         assert_eq!(unsafe { hipFuncGetAttribute(&mut v, 0, crate::handle::from_id(0x4321).unwrap()) }, HipError::INVALID_HANDLE);
         // SAFETY: as above; nothing is dereferenced for a bad handle.
         let r = unsafe {
-            hipModuleLaunchKernel(crate::handle::from_id(0x4321).unwrap(), 1, 1, 1, 1, 1, 1, 0, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut())
+            hipModuleLaunchKernel(
+                crate::handle::from_id(0x4321).unwrap(),
+                1,
+                1,
+                1,
+                1,
+                1,
+                1,
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
         };
         assert_eq!(r, HipError::INVALID_HANDLE);
     }
