@@ -67,6 +67,14 @@ impl ClientHandles {
         Some(handle)
     }
 
+    /// A fresh handle carrying `tag` (a module or function of this connection), not tracked
+    /// here: its table in the library knows it. `None` once the counter is spent.
+    pub fn fresh(&mut self, tag: u64) -> Option<u64> {
+        self.next += 1;
+        let limit = if self.namespace == 0 { COUNTER_LIMIT } else { 1 << NAMESPACE_SHIFT };
+        (self.next < limit).then_some(tag | self.namespace | self.next)
+    }
+
     /// Puts the handles created from now on in namespace `space` (bits 40..48): the
     /// connection is to a worker of a device list whose first device is `space`.
     pub fn set_namespace(&mut self, space: u8) {
