@@ -32,7 +32,30 @@ impl Function {
         if let Some(layout) = self.layout.get() {
             return Ok(layout);
         }
+        // Every layout of the module still unknown, in one round trip: a program launches
+        // most of the kernels it looked up.
         let (worker, origin) = module_worker(self.module)?;
+        let pending: Vec<Arc<Function>> = {
+            let t = tables();
+            let mut pending: Vec<Arc<Function>> = t.functions.values().filter(|f| f.module == self.module && f.layout.get().is_none()).cloned().collect();
+            pending.truncate(LOOKUP_BATCH);
+            pending
+        };
+        let reqs = pending.iter().map(|f| wire::SymbolLookup { module: worker, name: wire_name(&f.worker_name).into() });
+        let replies = crate::remote::on_handle(worker, || {
+            with_conn(|c| {
+                c.call_batch::<calls::ModuleGetFunction, _>(reqs, |_, f| f.params.0.iter().map(|p| (p.offset.get(), p.size.get())).collect::<Vec<_>>())
+            })
+        })?;
+        for (f, reply) in pending.iter().zip(replies) {
+            if let Ok(layout) = reply.and_then(|params| ArgLayout::new(params)) {
+                let _ = f.layout.set(layout);
+            }
+        }
+        if let Some(layout) = self.layout.get() {
+            return Ok(layout);
+        }
+        // Not among the batch, or refused: asked alone, for its own error.
         let req = wire::SymbolLookup { module: worker, name: wire_name(&self.worker_name).into() };
         let params = crate::remote::on_handle(worker, || {
             with_conn(|c| c.module_get_function(req).map(|f| f.params.0.iter().map(|p| (p.offset.get(), p.size.get())).collect::<Vec<_>>()))
