@@ -178,7 +178,14 @@ impl ModuleHandler for Session {
         if self.modules.get(req.module)?.functions.contains_key(name) {
             return Err(Failure::new(Status::INVALID_VALUE, format!("kernel `{name}` of module {:#x} already has a handle", req.module)));
         }
-        let function = self.module_get_function(cx, wire::SymbolLookup { module: req.module, name: req.name })?.function;
+        // A name the module lacks is no error here: the handle stays unknown, and the client
+        // asks for the layout (a waiting lookup, answering `hipErrorNotFound`) before any
+        // launch with arguments; a launch without fails as an unknown function.
+        let function = match self.module_get_function(cx, wire::SymbolLookup { module: req.module, name: req.name }) {
+            Ok(info) => info.function,
+            Err(Failure::Status(Status::NOT_FOUND, _)) => return Ok(wire::Empty {}),
+            Err(failure) => return Err(failure),
+        };
         let entry = self.functions.remove(function)?;
         self.functions.insert_at(req.function, entry);
         self.modules.get_mut(req.module)?.functions.insert(name.to_string(), req.function);

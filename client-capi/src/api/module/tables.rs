@@ -265,6 +265,16 @@ pub(crate) fn get_global(module: u64, name: &str) -> Result<(u64, u64), CallErro
     Ok(global)
 }
 
+/// Drops a function whose kernel turned out missing, so a later lookup asks again.
+pub(crate) fn forget_function(handle: u64) {
+    let mut t = tables();
+    if let Some(f) = t.functions.remove(&handle) {
+        if let Some(m) = t.modules.get_mut(&f.module) {
+            m.functions.retain(|_, h| *h != handle);
+        }
+    }
+}
+
 /// Drops `module` and its functions from the tables; returns its worker handle.
 pub(crate) fn forget_module(module: u64) -> Option<u64> {
     let mut t = tables();
