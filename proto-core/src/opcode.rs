@@ -780,7 +780,7 @@ opcodes! { <'a>
         /// the module's handle; a failed load is the connection's deferred error.
         0x0514 ModuleLoadAt module_load_at: ModuleLoadAt<'a> => Empty, request, post;
         /// `hipModuleGetFunction` without a round trip (`CLIENT_ALLOCATION`): the client names
-        /// the function's handle and knows its layout; a failed lookup is deferred.
+        /// the function's handle and asks for the layout when a launch needs it.
         0x0515 ModuleGetFunctionAt module_get_function_at: FunctionAt<'a> => Empty, none, post;
     }
 

@@ -133,8 +133,9 @@ message! {
 
 message! {
     /// `hipModuleGetFunction` without a round trip: the client names the function's handle
-    /// (carrying [`CLIENT_FUNCTION_TAG`]) and packs launches by the layout it read from the
-    /// code object itself; a failed lookup is deferred as for [`ModuleLoadAt`].
+    /// (carrying [`CLIENT_FUNCTION_TAG`]) and asks for the layout (a waiting `ModuleGetFunction`)
+    /// before the first launch that passes arguments; a failed lookup is deferred as for
+    /// [`ModuleLoadAt`].
     pub struct FunctionAt<'a> {
         /// Module handle.
         pub module: u64,
