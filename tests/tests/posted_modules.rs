@@ -73,9 +73,7 @@ fn a_module_loaded_and_looked_up_without_waiting_runs_its_kernel() {
 
     // The layout, asked by name, comes under the client's handle.
     let reply = c.call(&Request::ModuleGetFunction(wire::SymbolLookup { module: MODULE, name: "add_one".into() }));
-    let Response::ModuleGetFunction(info) = reply.response() else {
-        panic!("ModuleGetFunction reply")
-    };
+    let Response::ModuleGetFunction(info) = reply.response() else { panic!("ModuleGetFunction reply") };
     assert_eq!(info.function, ADD_ONE);
     assert_eq!(info.params.0.len(), 1);
     assert_eq!(info.params.0[0].size.get(), 8);

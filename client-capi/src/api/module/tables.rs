@@ -37,18 +37,21 @@ impl Function {
         let (worker, origin) = module_worker(self.module)?;
         let pending: Vec<Arc<Function>> = {
             let t = tables();
-            let mut pending: Vec<Arc<Function>> = t.functions.values().filter(|f| f.module == self.module && f.layout.get().is_none()).cloned().collect();
+            let mut pending: Vec<Arc<Function>> =
+                t.functions.values().filter(|f| f.module == self.module && f.layout.get().is_none()).cloned().collect();
             pending.truncate(LOOKUP_BATCH);
             pending
         };
         let reqs = pending.iter().map(|f| wire::SymbolLookup { module: worker, name: wire_name(&f.worker_name).into() });
         let replies = crate::remote::on_handle(worker, || {
             with_conn(|c| {
-                c.call_batch::<calls::ModuleGetFunction, _>(reqs, |_, f| f.params.0.iter().map(|p| (p.offset.get(), p.size.get())).collect::<Vec<_>>())
+                c.call_batch::<calls::ModuleGetFunction, _>(reqs, |_, f| {
+                    f.params.0.iter().map(|p| (p.offset.get(), p.size.get())).collect::<Vec<_>>()
+                })
             })
         })?;
         for (f, reply) in pending.iter().zip(replies) {
-            if let Ok(layout) = reply.and_then(|params| ArgLayout::new(params)) {
+            if let Ok(layout) = reply.and_then(ArgLayout::new) {
                 let _ = f.layout.set(layout);
             }
         }
@@ -183,7 +186,14 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
             };
             let h = next_handle();
             m.functions.insert(names[i].to_string(), h);
-            let f = Function { worker: worker_fn, module, name: names[i].to_string(), layout: OnceLock::new(), worker_name, attributes: Mutex::new(None) };
+            let f = Function {
+                worker: worker_fn,
+                module,
+                name: names[i].to_string(),
+                layout: OnceLock::new(),
+                worker_name,
+                attributes: Mutex::new(None),
+            };
             t.functions.insert(h, Arc::new(f));
             out[i] = Some(Ok(h));
         }
