@@ -145,8 +145,12 @@ mod test {
         assert!(handles.is_destroyed_stream(0x1234));
         handles.forget_device(0);
         assert!(handles.is_destroyed_stream(live), "a reset device's streams are gone");
+        let module = handles.fresh(wire::CLIENT_MODULE_TAG).unwrap();
+        assert_eq!(module & wire::CLIENT_HANDLE_TAG_MASK, wire::CLIENT_MODULE_TAG);
+        assert_ne!(module & !wire::CLIENT_HANDLE_TAG_MASK, live & !wire::CLIENT_HANDLE_TAG_MASK, "one counter for every kind");
         handles.next = COUNTER_LIMIT - 1;
         assert_eq!(handles.create(Kind::Stream, 0), None, "a spent counter falls back to the worker");
+        assert_eq!(handles.fresh(wire::CLIENT_FUNCTION_TAG), None, "and for modules and functions too");
     }
 
     #[test]
