@@ -690,6 +690,29 @@ impl Conn {
         Ok(self.module_load_keep(req)?.module)
     }
 
+    /// A module load posted under a handle chosen here (`ModuleLoadAt`), where the worker
+    /// allows it and the image goes as it is (not by hash): `None` means load it waiting.
+    /// A failure of the load is the connection's deferred error, with the load's status.
+    pub fn post_module_load(&mut self, device: u32, format: wire::ModuleFormat, origin: &str, code: &[u8]) -> Result<Option<u64>, CallError> {
+        if !self.without_round_trip() || (self.content_store && code.len() >= CONTENT_ADDRESSED_MIN_BYTES) {
+            return Ok(None);
+        }
+        let Some(module) = self.client_handles().fresh(wire::CLIENT_MODULE_TAG) else { return Ok(None) };
+        self.post::<calls::ModuleLoadAt>(wire::ModuleLoadAt { module, device, format, origin: origin.into(), image: Bulk(code) })?;
+        Ok(Some(module))
+    }
+
+    /// A function lookup posted under a handle chosen here (`ModuleGetFunctionAt`) in a module
+    /// loaded the same way; `None`: look it up waiting.
+    pub fn post_function_lookup(&mut self, module: u64, name: &str) -> Result<Option<u64>, CallError> {
+        if module & wire::CLIENT_HANDLE_TAG_MASK != wire::CLIENT_MODULE_TAG || !self.without_round_trip() {
+            return Ok(None);
+        }
+        let Some(function) = self.client_handles().fresh(wire::CLIENT_FUNCTION_TAG) else { return Ok(None) };
+        self.post::<calls::ModuleGetFunctionAt>(wire::FunctionAt { module, function, name: name.into() })?;
+        Ok(Some(function))
+    }
+
     fn upload_bytes(&mut self, dst: u64, src: &[u8], stream: u64, sync: bool, sent_is_enough: SentIsEnough) -> Result<(), CallError> {
         if self.compressed_bulk && src.len() >= COMPRESS_MIN_BYTES {
             if let Some(done) = self.upload_compressed(dst, src, stream, sync) {

@@ -793,6 +793,12 @@ opcodes! { <'a>
         0x0512 ModuleLoadByHash module_load_by_hash: ModuleLoadByHash<'a> => ModuleFoundByHash, none, call;
         /// A module load whose image the worker keeps as the tenant's content (`features::CONTENT_STORE`).
         0x0513 ModuleLoadKeep module_load_keep: ModuleLoadKeep<'a> => ModuleLoaded, request, call;
+        /// `hipModuleLoadData*` without a round trip (`CLIENT_ALLOCATION`): the client names
+        /// the module's handle; a failed load is the connection's deferred error.
+        0x0514 ModuleLoadAt module_load_at: ModuleLoadAt<'a> => Empty, request, post;
+        /// `hipModuleGetFunction` without a round trip (`CLIENT_ALLOCATION`): the client names
+        /// the function's handle and asks for the layout when a launch needs it.
+        0x0515 ModuleGetFunctionAt module_get_function_at: FunctionAt<'a> => Empty, none, post;
     }
 
     /// Runtime compilation.

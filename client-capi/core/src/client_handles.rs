@@ -67,6 +67,14 @@ impl ClientHandles {
         Some(handle)
     }
 
+    /// A fresh handle carrying `tag` (a module or function of this connection), not tracked
+    /// here: its table in the library knows it. `None` once the counter is spent.
+    pub fn fresh(&mut self, tag: u64) -> Option<u64> {
+        self.next += 1;
+        let limit = if self.namespace == 0 { COUNTER_LIMIT } else { 1 << NAMESPACE_SHIFT };
+        (self.next < limit).then_some(tag | self.namespace | self.next)
+    }
+
     /// Puts the handles created from now on in namespace `space` (bits 40..48): the
     /// connection is to a worker of a device list whose first device is `space`.
     pub fn set_namespace(&mut self, space: u8) {
@@ -148,8 +156,12 @@ mod test {
         assert!(handles.is_destroyed_stream(0x1234));
         handles.forget_device(0);
         assert!(handles.is_destroyed_stream(live), "a reset device's streams are gone");
+        let module = handles.fresh(wire::CLIENT_MODULE_TAG).unwrap();
+        assert_eq!(module & wire::CLIENT_HANDLE_TAG_MASK, wire::CLIENT_MODULE_TAG);
+        assert_ne!(module & !wire::CLIENT_HANDLE_TAG_MASK, live & !wire::CLIENT_HANDLE_TAG_MASK, "one counter for every kind");
         handles.next = COUNTER_LIMIT - 1;
         assert_eq!(handles.create(Kind::Stream, 0), None, "a spent counter falls back to the worker");
+        assert_eq!(handles.fresh(wire::CLIENT_FUNCTION_TAG), None, "and for modules and functions too");
     }
 
     #[test]

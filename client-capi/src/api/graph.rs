@@ -63,9 +63,9 @@ unsafe fn kernel_launch(params: *const hipKernelNodeParams) -> Result<(Arc<Funct
     let args = match (p.kernelParams.is_null(), p.extra.is_null()) {
         (false, false) => return Err(invalid("kernelParams and extra are both given; pass one")),
         // SAFETY: HIP's contract for `extra`.
-        (true, false) => f.layout.check_buffer(unsafe { module::extra_buffer(p.extra)? })?.to_vec(),
+        (true, false) => f.layout()?.check_buffer(unsafe { module::extra_buffer(p.extra)? })?.to_vec(),
         // SAFETY: HIP's contract for `kernelParams` (one pointer per parameter).
-        _ => unsafe { f.layout.pack_pointers(p.kernelParams)? },
+        _ => unsafe { f.layout()?.pack_pointers(p.kernelParams)? },
     };
     Ok((f, p, args))
 }
@@ -509,7 +509,7 @@ pub unsafe extern "C" fn hipGraphKernelNodeGetParams(node: hipGraphNode_t, pNode
             // A node this process did not add (a clone): the hipFunction_t of its function.
             entry.func = module::function_by_worker(function).unwrap_or(0) as usize;
         }
-        let layout = module::function(entry.func as u64).or_else(|_| resolve_function(entry.func as *const c_void))?.layout.clone();
+        let layout = module::function(entry.func as u64).or_else(|_| resolve_function(entry.func as *const c_void))?.layout()?.clone();
         entry.args = args;
         let base = entry.args.as_ptr() as usize;
         entry.pointers = layout.params().iter().map(|p| base + p.offset).collect();

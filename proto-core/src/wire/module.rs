@@ -105,6 +105,47 @@ message! {
     }
 }
 
+/// Tag of the module handles a client chooses itself ([`ModuleLoadAt`], with the
+/// `CLIENT_ALLOCATION` feature): `tag | n`, `n` below 2^48 (the tag's bits:
+/// [`crate::wire::CLIENT_HANDLE_TAG_MASK`]).
+pub const CLIENT_MODULE_TAG: u64 = 0x434d_0000_0000_0000;
+/// Tag of the function handles a client chooses itself ([`FunctionAt`]).
+pub const CLIENT_FUNCTION_TAG: u64 = 0x4346_0000_0000_0000;
+
+message! {
+    /// `hipModuleLoadData*` without a round trip: the client names the handle (carrying
+    /// [`CLIENT_MODULE_TAG`]); the worker loads the image when it reaches the request, and a
+    /// failure (with the load's own status) is deferred to the next synchronising call; later
+    /// uses of the handle fail as an unknown module.
+    pub struct ModuleLoadAt<'a> {
+        /// The handle the client chose.
+        pub module: u64,
+        /// Device to load onto, as in [`ModuleLoad`].
+        pub device: u32,
+        /// Image format.
+        pub format: ModuleFormat,
+        /// Where the image came from, for error messages.
+        pub origin: Name<'a>,
+        /// The image, as the frame's bulk section.
+        pub image: Bulk<'a>,
+    }
+}
+
+message! {
+    /// `hipModuleGetFunction` without a round trip: the client names the function's handle
+    /// (carrying [`CLIENT_FUNCTION_TAG`]) and asks for the layout (a waiting `ModuleGetFunction`)
+    /// before the first launch that passes arguments; a failed lookup is deferred as for
+    /// [`ModuleLoadAt`].
+    pub struct FunctionAt<'a> {
+        /// Module handle.
+        pub module: u64,
+        /// The handle the client chose.
+        pub function: u64,
+        /// Symbol name (mangled as in the image).
+        pub name: Name<'a>,
+    }
+}
+
 message! {
     /// `hipModuleGetFunction` / `hipModuleGetGlobal`.
     pub struct SymbolLookup<'a> {

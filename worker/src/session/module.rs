@@ -157,6 +157,41 @@ impl ModuleHandler for Session {
         Ok(wire::ModuleLoaded { module })
     }
 
+    fn module_load_at(&mut self, _cx: &mut CallCx, req: wire::ModuleLoadAt<'_>) -> Result<wire::Empty, Failure> {
+        client_chosen(req.module, wire::CLIENT_MODULE_TAG, "module")?;
+        if self.modules.get(req.module).is_ok() {
+            return Err(Failure::new(Status::INVALID_HANDLE, format!("module {:#x} already exists", req.module)));
+        }
+        let module = self.load_module(req.device, req.format, req.origin.as_str(), req.image.0)?;
+        let entry = self.modules.remove(module)?;
+        self.modules.insert_at(req.module, entry);
+        Ok(wire::Empty {})
+    }
+
+    fn module_get_function_at(&mut self, cx: &mut CallCx, req: wire::FunctionAt<'_>) -> Result<wire::Empty, Failure> {
+        client_chosen(req.function, wire::CLIENT_FUNCTION_TAG, "function")?;
+        if self.functions.get(req.function).is_ok() {
+            return Err(Failure::new(Status::INVALID_HANDLE, format!("function {:#x} already exists", req.function)));
+        }
+        let name = req.name.as_str();
+        // One handle per kernel of a module: a second name for it would outlive the unload.
+        if self.modules.get(req.module)?.functions.contains_key(name) {
+            return Err(Failure::new(Status::INVALID_VALUE, format!("kernel `{name}` of module {:#x} already has a handle", req.module)));
+        }
+        // A name the module lacks is no error here: the handle stays unknown, and the client
+        // asks for the layout (a waiting lookup, answering `hipErrorNotFound`) before any
+        // launch with arguments; a launch without fails as an unknown function.
+        let function = match self.module_get_function(cx, wire::SymbolLookup { module: req.module, name: req.name }) {
+            Ok(info) => info.function,
+            Err(Failure::Status(Status::NOT_FOUND, _)) => return Ok(wire::Empty {}),
+            Err(failure) => return Err(failure),
+        };
+        let entry = self.functions.remove(function)?;
+        self.functions.insert_at(req.function, entry);
+        self.modules.get_mut(req.module)?.functions.insert(name.to_string(), req.function);
+        Ok(wire::Empty {})
+    }
+
     fn module_unload(&mut self, _cx: &mut CallCx, req: wire::ModuleRef) -> Result<wire::Empty, Failure> {
         let entry = self.modules.remove(req.module)?;
         self.forget_module(&entry);
@@ -499,4 +534,12 @@ impl Session {
         }
         .into())
     }
+}
+
+/// Refuses a handle that does not carry `tag` (the client's own range of the table).
+fn client_chosen(handle: u64, tag: u64, kind: &str) -> Result<(), Failure> {
+    if handle & wire::CLIENT_HANDLE_TAG_MASK != tag || handle == tag {
+        return Err(Failure::new(Status::INVALID_HANDLE, format!("{handle:#x} is not a client-chosen {kind} handle")));
+    }
+    Ok(())
 }

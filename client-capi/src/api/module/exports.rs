@@ -250,7 +250,7 @@ pub unsafe extern "C" fn hipRemoteFunctionParamLayout(
     hip_boundary!("hipRemoteFunctionParamLayout", {
         non_null!(count);
         let f = function(f.id())?;
-        let params = f.layout.params();
+        let params = f.layout()?.params();
         if capacity > 0 && (offsets.is_null() || sizes.is_null()) {
             return Err(CallError::new(HipError::INVALID_VALUE, "offsets and sizes must not be NULL when capacity > 0"));
         }

@@ -499,8 +499,8 @@ pub unsafe extern "C" fn hipLaunchByPtr(func: *const c_void) -> hipError_t {
         let g = Geometry { grid: dims(call.grid), block: dims(call.block), shared_mem: call.shared_mem, stream: call.stream };
         let mut args = call.args;
         // The kernel's layout may end past the last argument placed (tail padding).
-        if args.len() < f.layout.len() {
-            args.resize(f.layout.len(), 0);
+        if args.len() < f.layout()?.len() {
+            args.resize(f.layout()?.len(), 0);
         }
         let mut size = args.len();
         let mut extra: [*mut c_void; 5] = [

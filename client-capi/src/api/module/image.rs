@@ -169,7 +169,14 @@ pub(crate) fn load_image(image: &[u8], origin: &str) -> Result<u64, CallError> {
         ));
     }
     let device = current_device();
-    let worker = with_conn(|c| c.load_module(device, format, wire_name(origin), &code))?;
+    // Posted where the worker allows (a failed load then fails the first synchronising call
+    // with its own status, and every later use of the module); one worker only, as the
+    // handle carries no device namespace of a device list.
+    let single_worker = crate::remote::worker_count() <= 1;
+    let worker = with_conn(|c| match single_worker.then(|| c.post_module_load(device, format, wire_name(origin), &code)).transpose()?.flatten() {
+        Some(module) => Ok(module),
+        None => c.load_module(device, format, wire_name(origin), &code),
+    })?;
     let handle = next_handle();
     let entry = ModuleEntry { worker, origin: origin.to_string(), device, functions: HashMap::new(), globals: HashMap::new(), aliases };
     tables().modules.insert(handle, entry);

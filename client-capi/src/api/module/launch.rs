@@ -251,7 +251,7 @@ pub(crate) unsafe fn launch_as(
     let shared_mem = u32::try_from(g.shared_mem).map_err(|_| CallError::new(bad_dims, format!("{} bytes of dynamic shared memory", g.shared_mem)))?;
     if kernel_params.is_null() && !extra.is_null() {
         // SAFETY: forwarded caller contract.
-        let args = f.layout.check_buffer(unsafe { extra_buffer(extra)? })?;
+        let args = f.layout()?.check_buffer(unsafe { extra_buffer(extra)? })?;
         return send_launch(f, g, shared_mem, args, kind);
     }
     if !extra.is_null() {
@@ -274,8 +274,14 @@ pub(crate) unsafe fn launch_as(
                 &mut own
             }
         };
-        // SAFETY: forwarded caller contract (a null array is refused when the kernel has parameters).
-        unsafe { f.layout.pack_pointers_into(blob, kernel_params)? };
+        if kernel_params.is_null() && !f.layout_known() {
+            // No arguments, and the layout not read yet: the worker checks the (empty) blob
+            // against it, a kernel that has parameters then failing as a deferred error.
+            blob.clear();
+        } else {
+            // SAFETY: forwarded caller contract (a null array is refused when the kernel has parameters).
+            unsafe { f.layout()?.pack_pointers_into(blob, kernel_params)? };
+        }
         send_launch(f, g, shared_mem, blob, kind)
     })
 }

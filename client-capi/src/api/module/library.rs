@@ -153,6 +153,12 @@ pub unsafe extern "C" fn hipLibraryGetKernel(pKernel: *mut hipKernel_t, library:
         let name = unsafe { c_str(name, "name")? };
         let module = library_module(library)?;
         let handle = get_function(module, name)?;
+        // A lookup posted without a round trip has not shown yet that the kernel exists: its
+        // layout, asked now, does (hipErrorNotFound as HIP answers here).
+        if let Err(e) = function(handle)?.layout() {
+            forget_function(handle);
+            return Err(e);
+        }
         try_out!(pKernel, crate::handle::from_id(handle)?);
         Ok(())
     })

@@ -8,13 +8,17 @@
 //! launch needs without asking the worker: the worker's handle and the parameter layout that
 //! `ModuleGetFunction` returned (and the attributes once asked for).
 //!
-//! **Round trips.** `hipModuleLoad*` is one round trip (the image travels as the frame's bulk
-//! section; a fat binary is reduced to the one code object the worker's device runs before
-//! it is sent). `hipModuleGetFunction` is one round trip the first time a module+name is asked
-//! for and none after (cached); `get_functions` resolves many names in one round trip
-//! (pipelined), which the lazy loading of `<<<>>>` fat binaries uses for all their kernels at
-//! once. Launches are fire-and-forget (their failures surface at the next synchronising call,
-//! as on a GPU).
+//! **Round trips.** Where the worker offers `CLIENT_ALLOCATION`, `hipModuleLoad*` and
+//! `hipModuleGetFunction` are posted under handles chosen here (`ModuleLoadAt`,
+//! `ModuleGetFunctionAt`; failures surface at the next synchronising call) and a kernel's
+//! layout is asked for at its first launch with arguments, for all the module's pending
+//! kernels in one round trip. Otherwise `hipModuleLoad*` is one round trip (the image travels
+//! as the frame's bulk section; a fat binary is reduced to the one code object the worker's
+//! device runs before it is sent), and `hipModuleGetFunction` one the first time a
+//! module+name is asked for and none after (cached); `get_functions` resolves many names in
+//! one round trip (pipelined), which the lazy loading of `<<<>>>` fat binaries uses for all
+//! their kernels at once. Launches are fire-and-forget (their failures surface at the next
+//! synchronising call, as on a GPU).
 //!
 //! **Arguments.** `kernelParams[i]` points at parameter `i`; exactly `size` bytes of it are
 //! copied to `offset` in one blob, by the layout the worker reported (never a guessed 8

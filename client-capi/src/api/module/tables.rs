@@ -16,10 +16,62 @@ pub struct Function {
     pub module: u64,
     /// Its (mangled) name.
     pub name: String,
-    /// Its parameter layout.
-    pub layout: ArgLayout,
+    /// Its parameter layout: read when first needed for a function looked up without a
+    /// round trip ([`Function::layout`]).
+    layout: OnceLock<ArgLayout>,
+    /// The name the worker knows it by (an alias of `name` for modules built from source).
+    worker_name: String,
     /// Cached `hipFuncGetAttributes` answer; `hipFuncSetAttribute` drops it.
     attributes: Mutex<Option<wire::FuncAttributes>>,
+}
+
+impl Function {
+    /// Its parameter layout, asked of the worker (one round trip) the first time it is needed
+    /// when the lookup was posted.
+    pub fn layout(&self) -> Result<&ArgLayout, CallError> {
+        if let Some(layout) = self.layout.get() {
+            return Ok(layout);
+        }
+        // Every layout of the module still unknown, in one round trip: a program launches
+        // most of the kernels it looked up.
+        let (worker, origin) = module_worker(self.module)?;
+        let pending: Vec<Arc<Function>> = {
+            let t = tables();
+            let mut pending: Vec<Arc<Function>> =
+                t.functions.values().filter(|f| f.module == self.module && f.layout.get().is_none()).cloned().collect();
+            pending.truncate(LOOKUP_BATCH);
+            pending
+        };
+        let reqs = pending.iter().map(|f| wire::SymbolLookup { module: worker, name: wire_name(&f.worker_name).into() });
+        let replies = crate::remote::on_handle(worker, || {
+            with_conn(|c| {
+                c.call_batch::<calls::ModuleGetFunction, _>(reqs, |_, f| {
+                    f.params.0.iter().map(|p| (p.offset.get(), p.size.get())).collect::<Vec<_>>()
+                })
+            })
+        })?;
+        for (f, reply) in pending.iter().zip(replies) {
+            if let Ok(layout) = reply.and_then(ArgLayout::new) {
+                let _ = f.layout.set(layout);
+            }
+        }
+        if let Some(layout) = self.layout.get() {
+            return Ok(layout);
+        }
+        // Not among the batch, or refused: asked alone, for its own error.
+        let req = wire::SymbolLookup { module: worker, name: wire_name(&self.worker_name).into() };
+        let params = crate::remote::on_handle(worker, || {
+            with_conn(|c| c.module_get_function(req).map(|f| f.params.0.iter().map(|p| (p.offset.get(), p.size.get())).collect::<Vec<_>>()))
+        })
+        .map_err(|e| CallError::new(e.code, format!("{origin}: kernel {}: {}", self.name, e.message)))?;
+        let layout = ArgLayout::new(params)?;
+        Ok(self.layout.get_or_init(|| layout))
+    }
+
+    /// Whether the layout is known without asking the worker.
+    pub fn layout_known(&self) -> bool {
+        self.layout.get().is_some()
+    }
 }
 
 pub(super) struct ModuleEntry {
@@ -110,13 +162,44 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
         };
         names.iter().map(|n| m.functions.get(*n).map(|&h| Ok(h))).collect()
     };
-    let missing: Vec<usize> = (0..names.len()).filter(|&i| out[i].is_none()).collect();
+    let mut missing: Vec<usize> = (0..names.len()).filter(|&i| out[i].is_none()).collect();
+    // The names as the worker knows them, one per missing name.
+    let mut aliased: Vec<String> = {
+        let t = tables();
+        let aliases = t.modules.get(&module).map(|m| &m.aliases);
+        missing.iter().map(|&i| aliases.and_then(|a| a.get(names[i])).map_or(names[i], |w| w.as_str()).to_string()).collect()
+    };
     if !missing.is_empty() {
-        let aliased: Vec<String> = {
-            let t = tables();
-            let aliases = t.modules.get(&module).map(|m| &m.aliases);
-            missing.iter().map(|&i| aliases.and_then(|a| a.get(names[i])).map_or(names[i], |w| w.as_str()).to_string()).collect()
-        };
+        // In a module loaded without a round trip, lookups go the same way: the handle is
+        // chosen here, the layout asked for at the first launch that passes arguments.
+        let mut waiting = (Vec::new(), Vec::new());
+        for (i, worker_name) in missing.drain(..).zip(aliased.drain(..)) {
+            let posted = crate::remote::on_handle(worker, || with_conn(|c| c.post_function_lookup(worker, wire_name(&worker_name))))?;
+            let Some(worker_fn) = posted else {
+                waiting.0.push(i);
+                waiting.1.push(worker_name);
+                continue;
+            };
+            let mut t = tables();
+            let Some(m) = t.modules.get_mut(&module) else {
+                return Err(CallError::new(HipError::INVALID_HANDLE, "module unloaded while its functions were looked up"));
+            };
+            let h = next_handle();
+            m.functions.insert(names[i].to_string(), h);
+            let f = Function {
+                worker: worker_fn,
+                module,
+                name: names[i].to_string(),
+                layout: OnceLock::new(),
+                worker_name,
+                attributes: Mutex::new(None),
+            };
+            t.functions.insert(h, Arc::new(f));
+            out[i] = Some(Ok(h));
+        }
+        (missing, aliased) = waiting;
+    }
+    if !missing.is_empty() {
         let reqs: Vec<wire::SymbolLookup<'_>> =
             aliased.iter().map(|name| wire::SymbolLookup { module: worker, name: wire_name(name).into() }).collect();
         // Pipelined in bounded batches: both directions' socket buffers hold a whole batch,
@@ -146,7 +229,14 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
                         None => {
                             let h = next_handle();
                             m.functions.insert(names[i].to_string(), h);
-                            let f = Function { worker: worker_fn, module, name: names[i].to_string(), layout, attributes: Mutex::new(None) };
+                            let f = Function {
+                                worker: worker_fn,
+                                module,
+                                name: names[i].to_string(),
+                                layout: OnceLock::from(layout),
+                                worker_name: aliased[missing.iter().position(|&m| m == i).unwrap_or(0)].clone(),
+                                attributes: Mutex::new(None),
+                            };
                             t.functions.insert(h, Arc::new(f));
                             h
                         }
@@ -183,6 +273,16 @@ pub(crate) fn get_global(module: u64, name: &str) -> Result<(u64, u64), CallErro
     // hipPointerGetAttributes must see it as such.
     crate::state::allocations::note_device_range(global.0, global.1, device);
     Ok(global)
+}
+
+/// Drops a function whose kernel turned out missing, so a later lookup asks again.
+pub(crate) fn forget_function(handle: u64) {
+    let mut t = tables();
+    if let Some(f) = t.functions.remove(&handle) {
+        if let Some(m) = t.modules.get_mut(&f.module) {
+            m.functions.retain(|_, h| *h != handle);
+        }
+    }
 }
 
 /// Drops `module` and its functions from the tables; returns its worker handle.
