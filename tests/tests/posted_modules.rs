@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{authenticate, config_with, Client, TestWorker};
+use common::{authenticate, config_with, SessionDriver, TestWorker};
 use proto_core::wire::{self, ModuleFormat};
 use proto_core::{Bulk, Flags, Request, Response, Status};
 
@@ -17,11 +17,11 @@ const MODULE: u64 = wire::CLIENT_MODULE_TAG | 1;
 const ADD_ONE: u64 = wire::CLIENT_FUNCTION_TAG | 2;
 const MISSING: u64 = wire::CLIENT_FUNCTION_TAG | 3;
 
-fn post(c: &mut Client, req: &Request<'_>) {
+fn post(c: &mut SessionDriver, req: &Request<'_>) {
     c.send(req, Flags::NO_REPLY);
 }
 
-fn compiled(c: &mut Client) -> Vec<u8> {
+fn compiled(c: &mut SessionDriver) -> Vec<u8> {
     let compile = wire::RtcCompile { device: 0, name: "add_one.hip".into(), source: SOURCE.into(), ..Default::default() };
     // The compile takes long enough for the worker's heartbeats (request id 0) to come first.
     let id = c.send(&Request::RtcCompile(compile), Flags::empty());
@@ -52,7 +52,7 @@ fn lookup_at(module: u64, function: u64, name: &str) -> Request<'_> {
 #[test]
 fn a_module_loaded_and_looked_up_without_waiting_runs_its_kernel() {
     let worker = TestWorker::in_memory(config_with(Some(TOKEN)));
-    let mut c = Client::connect(&worker);
+    let mut c = SessionDriver::connect(&worker);
     assert!(!authenticate(&mut c, TOKEN.as_bytes()).is_error(), "authenticated");
     let image = compiled(&mut c);
     let ptr = c.malloc(4 * 32);
@@ -106,7 +106,7 @@ fn a_module_loaded_and_looked_up_without_waiting_runs_its_kernel() {
 #[test]
 fn a_failed_posted_load_is_deferred_with_the_loads_own_status() {
     let worker = TestWorker::in_memory(config_with(Some(TOKEN)));
-    let mut c = Client::connect(&worker);
+    let mut c = SessionDriver::connect(&worker);
     assert!(!authenticate(&mut c, TOKEN.as_bytes()).is_error(), "authenticated");
     let garbage = vec![0x5au8; 4096];
     // The oracle: what a waiting load of the same bytes answers.
