@@ -308,10 +308,11 @@ impl ManagedHost {
 fn managed_mirrors_move_only_changed_pages_and_match_the_host_oracle() {
     let mut pair = Pair::greeted(None);
     let size = (MIRROR_PAGES * PAGE) as u64;
-    let device_base = match pair.call::<calls::ManagedAlloc>(wire::ManagedAlloc { device: 0, size, hint: 0, twin: wire::TWIN_MANAGED }).expect("ManagedAlloc") {
-        Response::ManagedAlloc(a) => a.ptr,
-        other => panic!("{other:?}"),
-    };
+    let device_base =
+        match pair.call::<calls::ManagedAlloc>(wire::ManagedAlloc { device: 0, size, hint: 0, twin: wire::TWIN_MANAGED }).expect("ManagedAlloc") {
+            Response::ManagedAlloc(a) => a.ptr,
+            other => panic!("{other:?}"),
+        };
     let end = MIRROR_BASE + MIRROR_PAGES * PAGE;
     let mirror = client_core::managed::Mirror::new(
         client_core::managed::MirrorKind::Managed,
