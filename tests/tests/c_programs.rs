@@ -538,6 +538,12 @@ fn module_extra() {
     run_program_on("module_extra", 2);
 }
 
+/// Kernel lookups from 8 threads at once: one handle per kernel, no error left for later.
+#[test]
+fn module_lookup_threads() {
+    run_program("module_lookup_threads");
+}
+
 /// The linker: two -fgpu-rdc pieces linked on the worker into one module.
 #[test]
 fn module_link() {

@@ -153,6 +153,9 @@ pub(super) const LOOKUP_BATCH: usize = 128;
 
 /// Resolves `names` in `module`: cached ones at once, the rest pipelined (one round trip per
 /// [`LOOKUP_BATCH`] names).
+/// Held while names are looked up (see [`get_functions`]).
+static POSTED_LOOKUPS: Mutex<()> = Mutex::new(());
+
 pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u64, CallError>>, CallError> {
     let (worker, origin) = module_worker(module)?;
     let mut out: Vec<Option<Result<u64, CallError>>> = {
@@ -171,7 +174,26 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
     };
     if !missing.is_empty() {
         // In a module loaded without a round trip, lookups go the same way: the handle is
-        // chosen here, the layout asked for at the first launch that passes arguments.
+        // chosen here, the layout asked for at the first launch that passes arguments. One
+        // thread at a time, and names another thread looked up meanwhile are taken as they
+        // are: the worker gives a kernel one handle only, so a second posted lookup of the
+        // same name would fail later, at an unrelated call.
+        let _one_at_a_time = POSTED_LOOKUPS.lock().unwrap_or_else(|e| e.into_inner());
+        {
+            let t = tables();
+            if let Some(m) = t.modules.get(&module) {
+                let mut k = 0;
+                while k < missing.len() {
+                    if let Some(&h) = m.functions.get(names[missing[k]]) {
+                        out[missing[k]] = Some(Ok(h));
+                        missing.remove(k);
+                        aliased.remove(k);
+                    } else {
+                        k += 1;
+                    }
+                }
+            }
+        }
         let mut waiting = (Vec::new(), Vec::new());
         for (i, worker_name) in missing.drain(..).zip(aliased.drain(..)) {
             let posted = crate::remote::on_handle(worker, || with_conn(|c| c.post_function_lookup(worker, wire_name(&worker_name))))?;
