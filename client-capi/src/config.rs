@@ -32,6 +32,8 @@
 //!   polls for its reply before it blocks, µs (at most 10 000; default 10 000 on a machine of
 //!   4 cores or more, else 0: the transport's usual spin). A GPU runtime's synchronize spins by default too; `hipSetDeviceFlags` with
 //!   `hipDeviceScheduleBlockingSync` turns it off for that device.
+//! - `HIP_REMOTE_POSTED_LOOKUPS=on|off` (default off): `hipModuleGetFunction` without a round
+//!   trip; a missing kernel is then reported at its first launch instead of by the lookup.
 //! - `HIP_REMOTE_CLIENT_ALLOC=on|off` (default on): operations without a round trip where
 //!   the worker offers them (`CLIENT_ALLOCATION`): streams and events created with handles
 //!   the library picks, small synchronous host-to-device copies that return once sent
@@ -139,6 +141,10 @@ pub struct ClientConfig {
     /// Create streams and events and send small `hipMemcpy` uploads without waiting, where
     /// the worker offers it (`HIP_REMOTE_CLIENT_ALLOC`, default on).
     pub client_alloc: bool,
+    /// Post `hipModuleGetFunction` without waiting (`HIP_REMOTE_POSTED_LOOKUPS`, default off):
+    /// one round trip less at program start, but a kernel name the module lacks is reported
+    /// at its first launch instead of by the lookup (`hipErrorNotFound`), as HIP does.
+    pub posted_lookups: bool,
     /// Name large uploads by hash first (`HIP_REMOTE_CONTENT_STORE`): `Some(on)`, or `None`
     /// for auto (on unless the worker's address is a loopback one).
     pub content_store: Option<bool>,
@@ -180,6 +186,7 @@ impl ClientConfig {
             device_wait_spin: default_device_wait_spin(),
             liveness: Liveness::default(),
             client_alloc: true,
+            posted_lookups: false,
             content_store: None,
             compression: None,
             resume: true,
@@ -314,6 +321,7 @@ impl ClientConfig {
             device_wait_spin: env::spin(lookup, "HIP_REMOTE_SYNC_SPIN_US")?.unwrap_or_else(default_device_wait_spin),
             liveness,
             client_alloc: env::flag(lookup, "HIP_REMOTE_CLIENT_ALLOC")?.unwrap_or(true),
+            posted_lookups: env::flag(lookup, "HIP_REMOTE_POSTED_LOOKUPS")?.unwrap_or(false),
             content_store,
             compression,
             resume: env::flag(lookup, "HIP_REMOTE_RESUME")?.unwrap_or(true),

@@ -17,6 +17,7 @@ const OUTSIDE_THE_BOUNDARY: &[(&str, &str)] = &[
     ("hipCreateChannelDesc", "returns a struct by value; cannot panic"),
     ("hipGetDeviceProperties", "forwards to hipGetDevicePropertiesR0000, which has the boundary"),
     ("hipChooseDevice", "forwards to hipChooseDeviceR0000, which has the boundary"),
+    ("hipGetStreamDeviceId", "returns a device number and records no error, as ROCm; catches panics itself"),
     ("__hipRegisterFatBinary", "returns a handle; catches panics itself"),
     ("__hipRegisterFunction", "returns nothing; catches panics itself"),
     ("__hipRegisterVar", "returns nothing; catches panics itself"),

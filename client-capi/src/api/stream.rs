@@ -214,15 +214,18 @@ pub unsafe extern "C" fn hipStreamGetPriority_spt(stream: hipStream_t, priority:
     })
 }
 
-/// The null and implicit streams belong to the current device.
 /// AMD's `hipGetStreamDeviceId`: the device of `stream` (the current device for the null
 /// stream); -1, ROCm's answer, for a stream it does not know. Records no error.
 #[no_mangle]
 pub extern "C" fn hipGetStreamDeviceId(stream: hipStream_t) -> c_int {
-    if stream_id(stream) == 0 {
-        return current_device() as c_int;
-    }
-    stream_info(stream).map_or(-1, |info| info.device as c_int)
+    // No hip_boundary (it would record the result as the last error): panics are caught here.
+    std::panic::catch_unwind(|| {
+        if stream_id(stream) == 0 {
+            return current_device() as c_int;
+        }
+        stream_info(stream).map_or(-1, |info| info.device as c_int)
+    })
+    .unwrap_or(-1)
 }
 
 #[no_mangle]

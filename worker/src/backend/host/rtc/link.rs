@@ -82,6 +82,10 @@ pub(in crate::backend::host) fn link(inputs: &[LinkInput<'_>], limits: &ModuleLi
     for stub in STUB_HEADERS {
         write_file(&dir.path.join("sys").join(stub), "/* hip-remote host backend: provided by the hiprtc prelude. */\n").map_err(io)?;
     }
+    // The prelude includes some of the client's headers (AMD's device functions).
+    for (header, text) in super::CLIENT_HEADERS {
+        write_file(&dir.path.join("sys").join(header), text).map_err(io)?;
+    }
     write_file(&dir.path.join("__hip_remote_link.cpp"), &stub_source()).map_err(io)?;
     let mut objects = Vec::with_capacity(inputs.len());
     for (i, input) in inputs.iter().enumerate() {
