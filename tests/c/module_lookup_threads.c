@@ -6,6 +6,8 @@
 #include "rtc_module.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 
 #define THREADS 8
 #define N 4096
@@ -18,11 +20,14 @@ static const char* source =
 
 static hipModule_t module;
 static hipFunction_t found[THREADS][2];
-static pthread_barrier_t start;
+/* A start line (macOS has no pthread barriers): every thread waits for it, then all look up. */
+static atomic_int waiting;
+static atomic_int go;
 
 static void* look_up(void* arg) {
   size_t id = (size_t)arg;
-  pthread_barrier_wait(&start);
+  atomic_fetch_add(&waiting, 1);
+  while (!atomic_load(&go)) sched_yield();
   const char* first = id % 2 ? "twice" : "add_one";
   const char* second = id % 2 ? "add_one" : "twice";
   CHECK(hipModuleGetFunction(&found[id][id % 2], module, first));
@@ -33,10 +38,11 @@ static void* look_up(void* arg) {
 int main(void) {
   begin("module_lookup_threads");
   module = rtc_module(source, "lookup_threads.hip", NULL);
-  REQUIRE(pthread_barrier_init(&start, NULL, THREADS) == 0, "pthread_barrier_init");
   pthread_t threads[THREADS];
   for (size_t i = 0; i < THREADS; i++)
     REQUIRE(pthread_create(&threads[i], NULL, look_up, (void*)i) == 0, "pthread_create %zu", i);
+  while (atomic_load(&waiting) < THREADS) sched_yield();
+  atomic_store(&go, 1);
   for (int i = 0; i < THREADS; i++) REQUIRE(pthread_join(threads[i], NULL) == 0, "pthread_join %d", i);
   for (int i = 1; i < THREADS; i++)
     for (int k = 0; k < 2; k++)
