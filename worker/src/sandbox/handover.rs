@@ -207,9 +207,10 @@ struct HandedSession {
     control: Arc<UnixStream>,
     /// Stripes join only from the main connection's address.
     peer: Option<IpAddr>,
-    /// Held while sending on `control` when other sessions' messages go over it too (a
-    /// shared session process): a message must not land between two of another's.
-    sending: Option<Arc<Mutex<()>>>,
+    /// Held while sending on `control`: stripes join on connections of their own, served by
+    /// threads of their own, and a message (descriptors, header, unread bytes) must not land
+    /// between two parts of another's. A shared session process's sessions share one.
+    sending: Arc<Mutex<()>>,
 }
 
 impl HandedSessions {
@@ -224,16 +225,19 @@ impl HandedSessions {
             if session.peer != peer.map(|p| p.ip()) {
                 return Err(REFUSED);
             }
-            (Arc::clone(&session.control), session.sending.clone())
+            (Arc::clone(&session.control), Arc::clone(&session.sending))
         };
-        let _sending = sending.as_ref().map(|lock| lock.lock().unwrap_or_else(|p| p.into_inner()));
+        let _sending = sending.lock().unwrap_or_else(|p| p.into_inner());
         Handed::Stripe { session: session_id, socket, unread, peer }.send(&control).map_err(|e| {
             tracing::warn!(%e, session_id, "cannot hand a stripe to its session process");
             "stripe join refused: the session's process does not take it"
         })
     }
 
+    /// `sending`: the lock of a control channel other sessions send over too; `None` for a
+    /// channel of this session alone (it gets a lock of its own).
     pub(super) fn insert(&self, session_id: u64, control: Arc<UnixStream>, peer: Option<IpAddr>, sending: Option<Arc<Mutex<()>>>) {
+        let sending = sending.unwrap_or_default();
         self.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(session_id, HandedSession { control, peer, sending });
     }
 
@@ -468,5 +472,41 @@ mod tests {
         assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::RelaySocket { .. })));
         sender.join().unwrap();
         assert!(Handed::recv(&child).unwrap().is_none(), "the worker's end closed");
+    }
+
+    /// Stripes of one session join on connections of their own, handed over by threads of
+    /// their own: every message must arrive whole, whatever the interleaving.
+    #[test]
+    fn stripes_handed_at_once_arrive_whole() {
+        const STRIPES: u64 = 8;
+        let (worker, child) = UnixStream::pair().unwrap();
+        let sessions = Arc::new(HandedSessions::default());
+        let peer: SocketAddr = "127.0.0.1:9".parse().unwrap();
+        sessions.insert(3, Arc::new(worker), Some(peer.ip()), None);
+        let senders: Vec<_> = (0..STRIPES)
+            .map(|stripe| {
+                let sessions = Arc::clone(&sessions);
+                std::thread::spawn(move || {
+                    for round in 0..20u64 {
+                        let unread = vec![(stripe * 31 + round) as u8; 3000 + stripe as usize * 977];
+                        let socket = OwnedFd::from(UnixStream::pair().unwrap().0);
+                        sessions.hand_stripe(3, socket, unread, Some(peer)).unwrap();
+                    }
+                })
+            })
+            .collect();
+        let mut seen = std::collections::HashMap::<usize, u32>::new();
+        for _ in 0..STRIPES * 20 {
+            let Some(Handed::Stripe { session: 3, unread, peer: Some(got), .. }) = Handed::recv(&child).unwrap() else {
+                panic!("a stripe of session 3")
+            };
+            assert_eq!(got, peer);
+            let stripe = (unread.len() - 3000) / 977;
+            assert!(unread.iter().all(|&b| b == unread[0]), "the unread bytes of one stripe, not a mix");
+            *seen.entry(stripe).or_default() += 1;
+        }
+        senders.into_iter().for_each(|s| s.join().unwrap());
+        assert_eq!(seen.len() as u64, STRIPES);
+        assert!(seen.values().all(|&n| n == 20));
     }
 }
