@@ -21,6 +21,10 @@ use crate::fatbin::{compatibility, Arch, Bundle, Entry, TargetId};
 pub const SOURCE_ENTRY_ID: &str = "hip_remote-source-unknown-unknown--portable";
 /// Prefix of a PTX entry's id; the virtual architecture (`sm_70`) follows.
 pub const PTX_ENTRY_PREFIX: &str = "hipv4-nvptx64-nvidia-cuda--";
+/// The macro hipcc defines (`-D…=1`) in the options of the device source it embeds: the
+/// program is a whole HIP program (host code left out), not a hiprtc program, so the worker
+/// lets `hip/hip_runtime.h` declare the host API as a HIP compile would.
+pub const DEVICE_SOURCE_MACRO: &str = "__HIP_REMOTE_DEVICE_SOURCE__";
 /// Magic number opening a device-source entry ("HRSRC", version 1).
 pub const SOURCE_MAGIC: &[u8; 8] = b"HRSRC\0\0\x01";
 /// Most items (files, options, symbols) one device-source entry may hold.

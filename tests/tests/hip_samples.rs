@@ -28,6 +28,7 @@ const SAMPLES: &[&str] = &[
     "low_precision",
     "cooperative_groups",
     "amd_device_functions",
+    "host_code_in_headers",
 ];
 
 /// What building the samples gave: each sample's executable or the compiler's complaint.
@@ -101,7 +102,7 @@ fn build_sample(hipcc: &Path, src_dir: &Path, out_dir: &Path, name: &str) -> Res
 fn build_key(hipcc: &Path, src_dir: &Path, src: &Path) -> String {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    for file in [src.to_path_buf(), src_dir.join("sample_utils.hpp")] {
+    for file in [src.to_path_buf(), src_dir.join("sample_utils.hpp"), src_dir.join("host_code_in_headers.hpp")] {
         std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display())).hash(&mut hasher);
     }
     let mut stamped = vec![hipcc.to_path_buf()];
@@ -187,6 +188,16 @@ fn warp_reduce() {
 #[test]
 fn histogram() {
     run_sample("histogram");
+}
+
+/// A program whose headers hold host code of the kinds test frameworks have (Catch2's, hip-tests'):
+/// a kept class template naming host functions and variables, a registration macro, a context
+/// class of HIP host types, `using` declarations of host variables, the platform macro and
+/// `hip/hiprtc.h`. Its device source compiles on the host worker and its kernel runs.
+#[test]
+fn host_code_in_headers() {
+    let Some(SampleRun { out, .. }) = run_sample("host_code_in_headers") else { return };
+    assert!(out.stdout.contains("platform amd, 1000 items: correct"), "{}", out.report());
 }
 
 /// One kernel template launched for `float` and `double`.

@@ -96,77 +96,7 @@
 #endif
 #endif
 
-#if defined(__cplusplus)
-/* hipCreateChannelDesc<T>(), as ROCm's amd_channel_descriptor.h: the channel layout of an
- * element type; a type without one is hipChannelFormatKindNone with no bits. */
-template <typename T>
-static inline hipChannelFormatDesc hipCreateChannelDesc() {
-  return hipCreateChannelDesc(0, 0, 0, 0, hipChannelFormatKindNone);
-}
-#define HIP_REMOTE_CHANNEL_DESC(type, scalar, n, kind)                                        \
-  template <>                                                                                 \
-  inline hipChannelFormatDesc hipCreateChannelDesc<type>() {                                  \
-    int e = (int)sizeof(scalar) * 8;                                                          \
-    return hipCreateChannelDesc(e, (n) > 1 ? e : 0, (n) > 2 ? e : 0, (n) > 3 ? e : 0, kind);  \
-  }
-#define HIP_REMOTE_CHANNEL_DESCS(prefix, scalar, kind)    \
-  HIP_REMOTE_CHANNEL_DESC(prefix##1, scalar, 1, kind)     \
-  HIP_REMOTE_CHANNEL_DESC(prefix##2, scalar, 2, kind)     \
-  HIP_REMOTE_CHANNEL_DESC(prefix##3, scalar, 3, kind)     \
-  HIP_REMOTE_CHANNEL_DESC(prefix##4, scalar, 4, kind)
-HIP_REMOTE_CHANNEL_DESC(char, char, 1, hipChannelFormatKindSigned)
-HIP_REMOTE_CHANNEL_DESC(signed char, signed char, 1, hipChannelFormatKindSigned)
-HIP_REMOTE_CHANNEL_DESC(unsigned char, unsigned char, 1, hipChannelFormatKindUnsigned)
-HIP_REMOTE_CHANNEL_DESC(signed short, signed short, 1, hipChannelFormatKindSigned)
-HIP_REMOTE_CHANNEL_DESC(unsigned short, unsigned short, 1, hipChannelFormatKindUnsigned)
-HIP_REMOTE_CHANNEL_DESC(signed int, signed int, 1, hipChannelFormatKindSigned)
-HIP_REMOTE_CHANNEL_DESC(unsigned int, unsigned int, 1, hipChannelFormatKindUnsigned)
-HIP_REMOTE_CHANNEL_DESC(signed long, signed long, 1, hipChannelFormatKindSigned)
-HIP_REMOTE_CHANNEL_DESC(unsigned long, unsigned long, 1, hipChannelFormatKindUnsigned)
-HIP_REMOTE_CHANNEL_DESC(float, float, 1, hipChannelFormatKindFloat)
-HIP_REMOTE_CHANNEL_DESCS(char, signed char, hipChannelFormatKindSigned)
-HIP_REMOTE_CHANNEL_DESCS(uchar, unsigned char, hipChannelFormatKindUnsigned)
-HIP_REMOTE_CHANNEL_DESCS(short, signed short, hipChannelFormatKindSigned)
-HIP_REMOTE_CHANNEL_DESCS(ushort, unsigned short, hipChannelFormatKindUnsigned)
-HIP_REMOTE_CHANNEL_DESCS(int, signed int, hipChannelFormatKindSigned)
-HIP_REMOTE_CHANNEL_DESCS(uint, unsigned int, hipChannelFormatKindUnsigned)
-HIP_REMOTE_CHANNEL_DESCS(long, signed long, hipChannelFormatKindSigned)
-HIP_REMOTE_CHANNEL_DESCS(ulong, unsigned long, hipChannelFormatKindUnsigned)
-HIP_REMOTE_CHANNEL_DESCS(float, float, hipChannelFormatKindFloat)
-#undef HIP_REMOTE_CHANNEL_DESCS
-#undef HIP_REMOTE_CHANNEL_DESC
-/* Half-precision channels, as ROCm's amd_channel_descriptor.h: 16-bit float components. */
-static inline hipChannelFormatDesc hipCreateChannelDescHalf() {
-  int e = (int)sizeof(unsigned short) * 8;
-  return hipCreateChannelDesc(e, 0, 0, 0, hipChannelFormatKindFloat);
-}
-static inline hipChannelFormatDesc hipCreateChannelDescHalf1() { return hipCreateChannelDescHalf(); }
-static inline hipChannelFormatDesc hipCreateChannelDescHalf2() {
-  int e = (int)sizeof(unsigned short) * 8;
-  return hipCreateChannelDesc(e, e, 0, 0, hipChannelFormatKindFloat);
-}
-
-/* The kernel-typed occupancy forms of ROCm's hip_runtime_api.h (rocm-examples' occupancy
- * calls them with a __global__ function): the kernel's host-side address. */
-template <class T>
-static inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, T f, int blockSize,
-                                                                     size_t dynSharedMemPerBlk) {
-  return hipOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, reinterpret_cast<const void*>(f), blockSize,
-                                                      dynSharedMemPerBlk);
-}
-template <class T>
-static inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, T f, int blockSize,
-                                                                              size_t dynSharedMemPerBlk,
-                                                                              unsigned int flags) {
-  return hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, reinterpret_cast<const void*>(f), blockSize,
-                                                               dynSharedMemPerBlk, flags);
-}
-template <class T>
-static inline hipError_t hipOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, T f,
-                                                           size_t dynSharedMemPerBlk = 0, int blockSizeLimit = 0) {
-  return hipOccupancyMaxPotentialBlockSize(gridSize, blockSize, reinterpret_cast<const void*>(f), dynSharedMemPerBlk,
-                                           blockSizeLimit);
-}
-#endif
+/* The host API's C++ templates (hipCreateChannelDesc<T>(), the kernel-typed occupancy forms). */
+#include <hip_remote/host_templates.h>
 
 #endif /* HIP_INCLUDE_HIP_HIP_RUNTIME_H */

@@ -12,6 +12,19 @@
 #ifndef HIP_INCLUDE_HIP_HIP_RUNTIME_API_H
 #define HIP_INCLUDE_HIP_HIP_RUNTIME_API_H
 
+#if defined(__HIP_REMOTE_HOST__)
+/* The host backend's hiprtc prelude spells the builtin variables as macros; here they are
+ * the names of parameters and fields. */
+#pragma push_macro("threadIdx")
+#pragma push_macro("blockIdx")
+#pragma push_macro("blockDim")
+#pragma push_macro("gridDim")
+#undef threadIdx
+#undef blockIdx
+#undef blockDim
+#undef gridDim
+#endif
+
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -702,6 +715,7 @@ typedef enum hipSharedMemConfig {
   hipSharedMemBankSizeEightByte = 2,
 } hipSharedMemConfig;
 
+#if !defined(__HIP_REMOTE_HOST__) /* the host backend's hiprtc prelude has its own */
 typedef struct dim3 {
   uint32_t x; /* x */
   uint32_t y; /* y */
@@ -710,6 +724,7 @@ typedef struct dim3 {
   constexpr dim3(uint32_t _x = 1, uint32_t _y = 1, uint32_t _z = 1) : x(_x), y(_y), z(_z) {}
 #endif
 } dim3;
+#endif
 
 typedef struct hipLaunchParams_t {
   void* func;
@@ -1765,6 +1780,13 @@ static inline hipError_t hipMallocFromPoolAsync(T** devPtr, size_t size, hipMemP
                                                 hipStream_t stream) {
   return hipMallocFromPoolAsync(reinterpret_cast<void**>(devPtr), size, memPool, stream);
 }
+#endif
+
+#if defined(__HIP_REMOTE_HOST__)
+#pragma pop_macro("threadIdx")
+#pragma pop_macro("blockIdx")
+#pragma pop_macro("blockDim")
+#pragma pop_macro("gridDim")
 #endif
 
 #endif /* HIP_INCLUDE_HIP_HIP_RUNTIME_API_H */

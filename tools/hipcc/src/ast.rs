@@ -25,6 +25,9 @@ pub struct Loc {
     pub offset: usize,
     /// Length of the token.
     pub tok_len: usize,
+    /// The token comes from a macro expansion: `offset` is where the macro's name is written,
+    /// and `tok_len` that name's length.
+    pub macro_expansion: bool,
 }
 
 /// CUDA/HIP attributes of a declaration.
@@ -58,6 +61,22 @@ pub struct Decl {
     pub targets: Targets,
     /// A function with a body.
     pub has_body: bool,
+    /// Where the name is (`loc`).
+    pub loc: Option<Loc>,
+    /// The function's body, `{` to `}` (a `CompoundStmt`; `None` for a function-try-block).
+    pub body: Option<(Loc, Loc)>,
+    /// A redeclaration (`previousDecl`): an earlier declaration of it exists.
+    pub redeclaration: bool,
+    /// Declared `constexpr`.
+    pub constexpr: bool,
+    /// `= default` (clang gives such a function a body it made itself).
+    pub defaulted: bool,
+    /// Declared `extern` (storage class).
+    pub extern_storage: bool,
+    /// A variable with an initialiser.
+    pub has_init: bool,
+    /// The declared type with typedefs resolved (`desugaredQualType`), when it differs.
+    pub desugared_type: String,
     /// Declarations inside (namespaces, linkage specifications, classes, templates).
     pub children: Vec<Decl>,
 }
@@ -123,9 +142,24 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
                 "type" if self.keep => {
                     let t: TypeInfo = map.next_value()?;
                     decl.qual_type = t.qual_type;
+                    decl.desugared_type = t.desugared;
+                }
+                "previousDecl" if self.keep => {
+                    map.next_value::<IgnoredAny>()?;
+                    decl.redeclaration = true;
+                }
+                "constexpr" if self.keep => decl.constexpr = map.next_value()?,
+                "explicitlyDefaulted" if self.keep => {
+                    map.next_value::<IgnoredAny>()?;
+                    decl.defaulted = true;
+                }
+                "storageClass" if self.keep => decl.extern_storage = map.next_value::<String>()? == "extern",
+                "init" if self.keep => {
+                    map.next_value::<IgnoredAny>()?;
+                    decl.has_init = true;
                 }
                 "loc" => {
-                    map.next_value_seed(LocSeed { last_file: self.last_file })?;
+                    decl.loc = map.next_value_seed(LocSeed { last_file: self.last_file })?;
                 }
                 "range" => {
                     let (b, e) = map.next_value_seed(RangeSeed { last_file: self.last_file })?;
@@ -142,7 +176,11 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
                             "CUDAConstantAttr" => decl.targets.constant = true,
                             "CUDASharedAttr" => decl.targets.shared = true,
                             "HIPManagedAttr" => decl.targets.managed = true,
-                            "CompoundStmt" | "CXXTryStmt" => decl.has_body = true,
+                            "CompoundStmt" => {
+                                decl.has_body = true;
+                                decl.body = child.begin.clone().zip(child.end.clone());
+                            }
+                            "CXXTryStmt" => decl.has_body = true,
                             _ if keep_children && child.kind.ends_with("Decl") => decl.children.push(child),
                             _ => {}
                         }
@@ -183,6 +221,8 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
 struct TypeInfo {
     #[serde(rename = "qualType", default)]
     qual_type: String,
+    #[serde(rename = "desugaredQualType", default)]
+    desugared: String,
 }
 
 /// The children of a node. Only the kept ones and attribute/body markers are returned.
@@ -248,14 +288,16 @@ impl<'de> Visitor<'de> for LocSeed<'_> {
                 "spellingLoc" => {
                     map.next_value_seed(LocSeed { last_file: self.last_file })?;
                 }
-                "expansionLoc" => expansion = map.next_value_seed(LocSeed { last_file: self.last_file })?,
+                "expansionLoc" => {
+                    expansion = map.next_value_seed(LocSeed { last_file: self.last_file })?.map(|l| Loc { macro_expansion: true, ..l })
+                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
         }
         if bare {
-            return Ok(offset.map(|offset| Loc { file: self.last_file.borrow().clone(), offset, tok_len }));
+            return Ok(offset.map(|offset| Loc { file: self.last_file.borrow().clone(), offset, tok_len, macro_expansion: false }));
         }
         Ok(expansion)
     }

@@ -50,7 +50,7 @@ pub fn build(main: &Path, tu: &Decl, user_files: &[PathBuf], include_dirs: &[Pat
     let main = canonical(main);
     let files: Vec<PathBuf> = user_files.iter().map(|p| canonical(p)).collect();
     let by_clang_name: HashMap<Rc<str>, PathBuf> = HashMap::new();
-    let mut blanks: HashMap<PathBuf, Vec<std::ops::Range<usize>>> = HashMap::new();
+    let mut blanks: HashMap<PathBuf, Vec<Cut>> = HashMap::new();
     let mut kernels = BTreeMap::new();
     let mut variables = BTreeMap::new();
     let mut resolve_cache = by_clang_name;
@@ -58,7 +58,8 @@ pub fn build(main: &Path, tu: &Decl, user_files: &[PathBuf], include_dirs: &[Pat
         let path = resolve_cache.entry(file.clone()).or_insert_with(|| canonical(Path::new(file.as_ref())));
         files.contains(path).then(|| path.clone())
     };
-    visit(tu, &mut |decl: &Decl, in_template: bool| {
+    visit(tu, &mut |decl: &Decl, scope: Scope| {
+        let in_template = scope.in_template;
         let function =
             matches!(decl.kind.as_str(), "FunctionDecl" | "CXXMethodDecl" | "CXXConstructorDecl" | "CXXDestructorDecl" | "CXXConversionDecl");
         let template = decl.kind == "FunctionTemplateDecl";
@@ -73,15 +74,15 @@ pub fn build(main: &Path, tu: &Decl, user_files: &[PathBuf], include_dirs: &[Pat
                     add_kernel(&mut kernels, &instance.mangled);
                 }
             }
-            if !targets.on_device() && !in_template {
-                blank(decl, &mut in_user_file, &mut blanks);
+            if let (Some(pattern), false) = (pattern, targets.on_device() || in_template) {
+                blank(host_function_cut(decl, pattern), &mut in_user_file, &mut blanks);
             }
         } else if function && !in_template {
             if decl.targets.global && decl.has_body && !decl.mangled.is_empty() {
                 add_kernel(&mut kernels, &decl.mangled);
             }
             if !decl.targets.on_device() {
-                blank(decl, &mut in_user_file, &mut blanks);
+                blank(host_function_cut(decl, decl), &mut in_user_file, &mut blanks);
             }
         } else if decl.kind == "VarDecl" {
             if decl.targets.device || decl.targets.constant {
@@ -90,8 +91,8 @@ pub fn build(main: &Path, tu: &Decl, user_files: &[PathBuf], include_dirs: &[Pat
                     let expression = demangled(&name).unwrap_or_else(|| name.clone()).replace("(anonymous namespace)::", "");
                     variables.insert(name.clone(), Symbol { registered: name, expression });
                 }
-            } else if !decl.targets.on_device() && decl.qual_type.contains("hip") {
-                blank(decl, &mut in_user_file, &mut blanks);
+            } else if !decl.targets.on_device() && !in_template && !scope.in_class && !usable_on_device(decl) {
+                blank(host_variable_cut(decl), &mut in_user_file, &mut blanks);
             }
         }
     });
@@ -103,15 +104,8 @@ pub fn build(main: &Path, tu: &Decl, user_files: &[PathBuf], include_dirs: &[Pat
     let mut texts: HashMap<PathBuf, String> = HashMap::new();
     for file in &files {
         let mut bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
-        if let Some(ranges) = blanks.get_mut(file) {
-            ranges.sort_by_key(|r| r.start);
-            for r in ranges.iter() {
-                for b in bytes.iter_mut().take(r.end).skip(r.start) {
-                    if *b != b'\n' {
-                        *b = b' ';
-                    }
-                }
-            }
+        if let Some(cuts) = blanks.get_mut(file) {
+            bytes = apply_cuts(bytes, cuts);
         }
         let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", file.display()))?;
         texts.insert(file.clone(), text);
@@ -168,33 +162,285 @@ pub fn build(main: &Path, tu: &Decl, user_files: &[PathBuf], include_dirs: &[Pat
     Ok(DeviceSource { main_name, main_text, headers, kernels: expressions(kernels), variables: variables.into_values().collect() })
 }
 
+/// Where a declaration is: inside a class, inside a template (kept whole).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Scope {
+    in_template: bool,
+    in_class: bool,
+}
+
 /// Calls `f` on every declaration under `decl` (namespaces, linkage specifications and
 /// classes are entered; the members of a class template, and of a class holding one, are "in
 /// a template": kept whole).
-fn visit(decl: &Decl, f: &mut impl FnMut(&Decl, bool)) {
-    fn walk(decl: &Decl, in_template: bool, f: &mut impl FnMut(&Decl, bool)) {
+fn visit(decl: &Decl, f: &mut impl FnMut(&Decl, Scope)) {
+    fn walk(decl: &Decl, scope: Scope, f: &mut impl FnMut(&Decl, Scope)) {
         for child in &decl.children {
-            f(child, in_template);
+            f(child, scope);
             match child.kind.as_str() {
-                "NamespaceDecl" | "LinkageSpecDecl" => walk(child, in_template, f),
+                "NamespaceDecl" | "LinkageSpecDecl" => walk(child, scope, f),
                 // A class with a nested class template: that template's members are kept whole
                 // and may call any member of the class, so its members are kept whole too.
-                "CXXRecordDecl" => walk(child, in_template || child.children.iter().any(|c| c.kind == "ClassTemplateDecl"), f),
-                "ClassTemplateDecl" => walk(child, true, f),
+                "CXXRecordDecl" => {
+                    let in_template = scope.in_template || child.children.iter().any(|c| c.kind == "ClassTemplateDecl");
+                    walk(child, Scope { in_template, in_class: true }, f)
+                }
+                "ClassTemplateDecl" => walk(child, Scope { in_template: true, in_class: true }, f),
                 _ => {}
             }
         }
     }
-    walk(decl, false, f)
+    walk(decl, Scope::default(), f)
 }
 
-/// Blanks `decl`'s extent when it lies in one of the program's files.
-fn blank(decl: &Decl, in_user_file: &mut impl FnMut(&Rc<str>) -> Option<PathBuf>, blanks: &mut HashMap<PathBuf, Vec<std::ops::Range<usize>>>) {
-    if let Some((file, range)) = decl.extent() {
-        if let Some(path) = in_user_file(&file) {
-            blanks.entry(path).or_default().push(range);
+/// What of a host declaration the device source leaves out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum CutKind {
+    /// The whole declaration.
+    Whole,
+    /// A function's body (`{` … `}`), replaced by `;`: the declaration stays, so that kept
+    /// code (class and function templates, whose bodies are kept whole) still finds the name.
+    Body,
+    /// A constructor's member initialisers and body (from the `:` after the parameter list,
+    /// found by scanning from the name at this offset), replaced by `;`.
+    ConstructorBody { name: usize },
+    /// A host variable becomes a declaration (`extern`, its initialiser left out: the range is
+    /// the whole declaration; the name ends at `name_end`), so that kept code naming it (a
+    /// `using` declaration, a template) still compiles, while no host code runs on the worker.
+    ExternVariable { name_end: usize },
+}
+
+/// A part of one file to blank out (newlines kept).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Cut {
+    file: Rc<str>,
+    range: std::ops::Range<usize>,
+    kind: CutKind,
+    /// The range ends inside a macro expansion: the blank runs on to the end of the
+    /// macro's invocation (its name and parenthesised arguments).
+    ends_in_macro: bool,
+}
+
+impl Cut {
+    /// The whole extent of `decl`, if it lies in one file.
+    fn whole(decl: &Decl) -> Option<Cut> {
+        let (file, range) = decl.extent()?;
+        Some(Cut { file, range, kind: CutKind::Whole, ends_in_macro: decl.end.as_ref().is_some_and(|e| e.macro_expansion) })
+    }
+}
+
+/// What to leave out of the host function `decl` (a function, or a function template whose
+/// pattern is `pattern`): its body where the declaration can stand alone, else all of it.
+/// `None`: nothing (a declaration without a body, or a `constexpr` function, which device
+/// code may call).
+fn host_function_cut(decl: &Decl, pattern: &Decl) -> Option<Cut> {
+    if !pattern.has_body || pattern.constexpr || pattern.defaulted {
+        return None;
+    }
+    let in_macro = |l: &Option<crate::ast::Loc>| l.as_ref().is_some_and(|l| l.macro_expansion);
+    // A definition whose declaration exists elsewhere (out-of-line members, `ns::f`) cannot
+    // be left as a bare declaration; neither can one written by a macro, a function-try-block,
+    // nor one whose return type is deduced from its body.
+    let deduced = pattern.qual_type.starts_with("auto") && !pattern.qual_type.contains("->");
+    let body = pattern.body.as_ref().filter(|(b, e)| !b.macro_expansion && !e.macro_expansion && b.file == e.file);
+    let whole = decl.redeclaration
+        || pattern.redeclaration
+        || deduced
+        || in_macro(&decl.begin)
+        || in_macro(&pattern.loc)
+        || body.is_none();
+    if whole {
+        return Cut::whole(decl);
+    }
+    let (open, close) = body?;
+    let kind = match (pattern.kind.as_str(), &pattern.loc) {
+        ("CXXConstructorDecl", Some(name)) if name.file == open.file && name.offset < open.offset => CutKind::ConstructorBody { name: name.offset },
+        _ => CutKind::Body,
+    };
+    Some(Cut { file: open.file.clone(), range: open.offset..close.offset + close.tok_len, kind, ends_in_macro: false })
+}
+
+/// What to leave out of a host variable at namespace scope: its initialiser, the rest made an
+/// `extern` declaration; all of it when it redeclares one (an out-of-line static member), or a
+/// macro writes it.
+fn host_variable_cut(decl: &Decl) -> Option<Cut> {
+    let mut cut = Cut::whole(decl)?;
+    let in_macro = |l: &Option<crate::ast::Loc>| l.as_ref().is_some_and(|l| l.macro_expansion);
+    if decl.redeclaration || in_macro(&decl.begin) || in_macro(&decl.end) || in_macro(&decl.loc) {
+        return Some(cut);
+    }
+    let name = decl.loc.as_ref().filter(|n| n.file == cut.file && cut.range.contains(&n.offset))?;
+    cut.kind = CutKind::ExternVariable { name_end: name.offset + name.tok_len };
+    Some(cut)
+}
+
+/// Whether device code may use the host variable `decl` (so it stays): `constexpr`, a
+/// declaration (`extern`, no initialiser), or a constant of a scalar type. Any other host
+/// variable is left out: device code cannot use it, and its initialiser would run host code.
+fn usable_on_device(decl: &Decl) -> bool {
+    if decl.constexpr || (decl.extern_storage && !decl.has_init) {
+        return true;
+    }
+    let ty = if decl.desugared_type.is_empty() { &decl.qual_type } else { &decl.desugared_type };
+    // Array bounds do not matter; `const` must qualify the variable itself (after the last `*`).
+    let ty: String = ty.split('[').next().unwrap_or_default().to_string();
+    let words = |t: &str| -> Vec<String> { t.split(|c: char| c.is_whitespace() || c == '*').filter(|w| !w.is_empty()).map(str::to_string).collect() };
+    const SCALAR: &[&str] = &[
+        "const", "volatile", "unsigned", "signed", "char", "short", "int", "long", "float", "double", "bool", "wchar_t", "char8_t",
+        "char16_t", "char32_t", "_Float16", "__int128", "void",
+    ];
+    let top_level = ty.rsplit('*').next().unwrap_or_default();
+    words(top_level).iter().any(|w| w == "const") && words(&ty).iter().all(|w| SCALAR.contains(&w.as_str()))
+}
+
+/// Blanks `cut` when it lies in one of the program's files.
+fn blank(cut: Option<Cut>, in_user_file: &mut impl FnMut(&Rc<str>) -> Option<PathBuf>, blanks: &mut HashMap<PathBuf, Vec<Cut>>) {
+    if let Some(cut) = cut {
+        if let Some(path) = in_user_file(&cut.file) {
+            blanks.entry(path).or_default().push(cut);
         }
     }
+}
+
+/// Applies every cut of one file, keeping newlines so that lines stay where they were: bodies
+/// become `;`, variables `extern` declarations, whole declarations blanks (a cut inside a
+/// whole one is dropped).
+fn apply_cuts(mut bytes: Vec<u8>, cuts: &[Cut]) -> Vec<u8> {
+    // Resolve each cut's range against the text.
+    let mut resolved: Vec<(std::ops::Range<usize>, &Cut)> = cuts
+        .iter()
+        .map(|cut| {
+            let mut range = cut.range.start.min(bytes.len())..cut.range.end.min(bytes.len());
+            if cut.ends_in_macro {
+                range.end = macro_invocation_end(&bytes, range.end);
+            }
+            if let CutKind::ConstructorBody { name } = cut.kind {
+                range.start = initialiser_colon(&bytes, name, range.start).unwrap_or(range.start);
+            }
+            (range, cut)
+        })
+        .collect();
+    let wholes: Vec<std::ops::Range<usize>> = resolved.iter().filter(|(_, c)| c.kind == CutKind::Whole).map(|(r, _)| r.clone()).collect();
+    resolved.retain(|(r, c)| !wholes.iter().any(|w| w.start <= r.start && r.end <= w.end && (c.kind != CutKind::Whole || w != r)));
+    resolved.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
+    resolved.dedup_by_key(|(r, _)| r.start);
+    let spaces = |bytes: &mut [u8]| {
+        for b in bytes {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    };
+    // From the end backwards, so that an insertion does not move what is still to be cut.
+    for (range, cut) in resolved {
+        if range.is_empty() {
+            continue;
+        }
+        match cut.kind {
+            CutKind::Whole => spaces(&mut bytes[range]),
+            CutKind::Body | CutKind::ConstructorBody { .. } => {
+                spaces(&mut bytes[range.clone()]);
+                bytes[range.start] = b';';
+            }
+            CutKind::ExternVariable { name_end } => match extern_declaration(&bytes, range.clone(), name_end) {
+                Some(init) => {
+                    spaces(&mut bytes[init..range.end]);
+                    if bytes[range.start..].starts_with(b"static") {
+                        bytes[range.start..range.start + 6].copy_from_slice(b"extern");
+                    } else {
+                        bytes.splice(range.start..range.start, b"extern ".iter().copied());
+                    }
+                }
+                None => spaces(&mut bytes[range]),
+            },
+        }
+    }
+    bytes
+}
+
+/// Where the initialiser of the variable declared in `range` (its name ending at `name_end`)
+/// starts (`range.end` when it has none), if the declaration can be made `extern`: not
+/// `inline`, nor of a deduced type (`auto`).
+fn extern_declaration(bytes: &[u8], range: std::ops::Range<usize>, name_end: usize) -> Option<usize> {
+    if !(range.start..=range.end).contains(&name_end) {
+        return None;
+    }
+    let head = std::str::from_utf8(&bytes[range.start..name_end]).ok()?;
+    let words: Vec<&str> = head.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).collect();
+    if words.iter().any(|w| matches!(*w, "inline" | "auto" | "decltype" | "constinit" | "extern")) {
+        return None;
+    }
+    // After the name: array bounds and attributes, then `=`, `(` or `{`.
+    let mut i = name_end;
+    let mut depth = 0usize;
+    while i < range.end {
+        match bytes[i] {
+            b'[' => depth += 1,
+            b']' => depth = depth.saturating_sub(1),
+            b'=' | b'(' | b'{' if depth == 0 => {
+                if bytes[name_end..i].windows(13).any(|w| w == b"__attribute__") {
+                    return None;
+                }
+                return Some(i);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Some(range.end)
+}
+
+/// The end of a macro invocation whose name ends at `at`: past its parenthesised arguments,
+/// if any follow.
+fn macro_invocation_end(bytes: &[u8], at: usize) -> usize {
+    let mut i = at;
+    while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    if bytes.get(i) != Some(&b'(') {
+        return at;
+    }
+    let mut depth = 0usize;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    at
+}
+
+/// The `:` that starts a constructor's member initialisers: after the parameter list that
+/// follows the name at `name`, before the body at `body`.
+fn initialiser_colon(bytes: &[u8], name: usize, body: usize) -> Option<usize> {
+    let text = bytes.get(name..body)?;
+    let open = text.iter().position(|&b| b == b'(')?;
+    let mut depth = 0usize;
+    let mut close = None;
+    for (i, &b) in text.iter().enumerate().skip(open) {
+        match b {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let after = close? + 1;
+    let rest = &text[after..];
+    (0..rest.len())
+        .find(|&i| rest[i] == b':' && rest.get(i + 1) != Some(&b':') && (i == 0 || rest[i - 1] != b':'))
+        .map(|i| name + after + i)
 }
 
 /// The name the host side registers for the kernel whose stub is `stub_mangled`
@@ -327,11 +573,71 @@ mod tests {
         let plain = decl("CXXRecordDecl", "Plain", vec![decl("CXXMethodDecl", "host_only", vec![])]);
         let tu = decl("TranslationUnitDecl", "", vec![parser, plain]);
         let mut seen = HashMap::new();
-        visit(&tu, &mut |d: &Decl, in_template| {
-            seen.insert(d.name.clone(), in_template);
+        visit(&tu, &mut |d: &Decl, scope: Scope| {
+            seen.insert(d.name.clone(), scope.in_template);
         });
         assert!(seen["parse"] && seen["arg_parse"], "members of a class holding a template are kept: {seen:?}");
         assert!(!seen["host_only"], "other classes' host-only members are not: {seen:?}");
+    }
+
+    /// A cut of `what` (the first occurrence of it in `text`) of the given kind.
+    fn cut_of(text: &str, what: &str, kind: CutKind) -> Cut {
+        let start = text.find(what).unwrap_or_else(|| panic!("{what:?} not in the text"));
+        Cut { file: Rc::from("f"), range: start..start + what.len(), kind, ends_in_macro: false }
+    }
+
+    fn applied(text: &str, cuts: &[Cut]) -> String {
+        let out = String::from_utf8(apply_cuts(text.as_bytes().to_vec(), cuts)).unwrap();
+        assert_eq!(out.lines().count(), text.lines().count(), "lines stay where they were:\n{out}");
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn host_bodies_leave_declarations() {
+        let text = "std::string f(int x) {\n  return g(x);\n}\nstruct S { S(int a) : m(a), n{a} { run(); } int m, n; };\n";
+        let body = cut_of(text, "{\n  return g(x);\n}", CutKind::Body);
+        let ctor_name = text.find("S(int").unwrap();
+        let ctor = cut_of(text, "{ run(); }", CutKind::ConstructorBody { name: ctor_name });
+        assert_eq!(applied(text, &[body, ctor]), "std::string f(int x) ; struct S { S(int a) ; int m, n; };");
+    }
+
+    #[test]
+    fn host_variables_become_extern_declarations() {
+        let text = "Registry registry(1, 2);\nstatic int counts[4] = {1};\nbool done = false;\nauto lambda = [] {};\nFoo plain;\n";
+        let cuts: Vec<Cut> = [("Registry registry(1, 2)", "Registry registry"), ("static int counts[4] = {1}", "static int counts"),
+            ("bool done = false", "bool done"), ("auto lambda = [] {}", "auto lambda"), ("Foo plain", "Foo plain")]
+            .iter()
+            .map(|(decl, name)| {
+                let name_end = text.find(name).unwrap() + name.len();
+                cut_of(text, decl, CutKind::ExternVariable { name_end })
+            })
+            .collect();
+        assert_eq!(
+            applied(text, &cuts),
+            "extern Registry registry ; extern int counts[4] ; extern bool done ; ; extern Foo plain;"
+        );
+    }
+
+    #[test]
+    fn a_whole_cut_covers_the_cuts_inside_it_and_macro_arguments() {
+        let text = "TEST(\"a\", x) { body(); }\nREGISTER(thing, (1, 2));\nint keep;\n";
+        let test = cut_of(text, "TEST(\"a\", x) { body(); }", CutKind::Whole);
+        let inner = cut_of(text, "{ body(); }", CutKind::Body);
+        // A declaration a macro writes: clang puts both its ends at the macro's name.
+        let register = Cut { ends_in_macro: true, ..cut_of(text, "REGISTER", CutKind::Whole) };
+        assert_eq!(applied(text, &[inner, test, register]), "; int keep;");
+    }
+
+    #[test]
+    fn only_constant_scalars_stay_as_host_variables() {
+        let var = |qual_type: &str, desugared: &str| Decl { kind: "VarDecl".into(), qual_type: qual_type.into(), desugared_type: desugared.into(), ..Decl::default() };
+        assert!(usable_on_device(&var("const int", "")));
+        assert!(usable_on_device(&var("const size_t", "const unsigned long")));
+        assert!(usable_on_device(&var("const char *const", "")));
+        assert!(usable_on_device(&Decl { constexpr: true, ..var("Foo", "") }));
+        assert!(!usable_on_device(&var("int", "")));
+        assert!(!usable_on_device(&var("const std::string", "const std::basic_string<char>")));
+        assert!(!usable_on_device(&var("const char *", "")), "a pointer to const is not itself constant");
     }
 
     #[test]

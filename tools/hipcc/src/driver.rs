@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use hip_code_object::fatbin::write_bundle;
-use hip_code_object::portable::{SourceEntry, PTX_ENTRY_PREFIX, SOURCE_ENTRY_ID};
+use hip_code_object::portable::{SourceEntry, DEVICE_SOURCE_MACRO, PTX_ENTRY_PREFIX, SOURCE_ENTRY_ID};
 
 use crate::args::{parse_as, Args, Dialect, Mode, Source, PORTABLE_ARCH};
 use crate::device_source::{self, DeviceSource};
@@ -185,7 +185,9 @@ fn fat_binary(tc: &Toolchain, args: &Args, source: &Source, scratch: &Path) -> R
     }
     if args.device_source {
         let ds = device_source_pass(tc, args, source, scratch)?;
-        let options: Vec<&str> = device_source_options(args);
+        let marker = format!("-D{DEVICE_SOURCE_MACRO}=1");
+        let mut options: Vec<&str> = vec![&marker];
+        options.extend(device_source_options(args));
         let entry = SourceEntry {
             name: &ds.main_name,
             source: &ds.main_text,

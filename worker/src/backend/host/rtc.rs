@@ -48,19 +48,39 @@ const PRELUDE: &str = include_str!("rtc/prelude.hpp");
 /// The module ABI header the prelude includes.
 const HOST_MODULE_H: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/include/hip_remote/host_module.h"));
 /// HIP headers a program may include; the prelude already provides what they would.
-const STUB_HEADERS: &[&str] = &[
-    "hip/hip_runtime.h",
-    "hip/hip_runtime_api.h",
-    "hip/hip_vector_types.h",
-    "hip/math_functions.h",
-    "hip/device_functions.h",
-    "hip/hip_common.h",
-    "hip/hip_version.h",
+const STUB_HEADERS: &[(&str, &str)] = &[
+    ("hip/hip_runtime.h", HIP_RUNTIME_STUB),
+    ("hip/hip_vector_types.h", STUB_TEXT),
+    ("hip/math_functions.h", STUB_TEXT),
+    ("hip/device_functions.h", STUB_TEXT),
+    ("hip/hip_version.h", STUB_TEXT),
 ];
+const STUB_TEXT: &str = "/* hip-remote host backend: provided by the hiprtc prelude. */\n";
+/// `hip/hip_runtime.h`: the prelude is the device side. A device source of hipcc (a whole HIP
+/// program, which hipcc marks with `hip_code_object::portable::DEVICE_SOURCE_MACRO`) also gets the host API's
+/// declarations, as a HIP compile sees them: its host code is left out, but the declarations
+/// it keeps name HIP's host types.
+const HIP_RUNTIME_STUB: &str = "/* hip-remote host backend: the device side is the hiprtc prelude. */\n\
+    #if defined(__HIP_REMOTE_DEVICE_SOURCE__)\n#include <hip/hip_runtime_api.h>\n#include <hip_remote/host_templates.h>\n#endif\n";
 /// HIP headers served as the client has them (`client-capi/include`): portable C++ that the
 /// prelude does not replace (`hip_fp16.h` adds `__half2` and the rest to the prelude's scalar
 /// `__half`).
 const CLIENT_HEADERS: &[(&str, &str)] = &[
+    // The host API's declarations and types (`hipError_t`, `hipStream_t`, …) and hiprtc's: a
+    // program's host-side declarations name them, and nothing of them needs the runtime.
+    ("hip/hip_runtime_api.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_runtime_api.h"))),
+    ("hip/hip_common.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_common.h"))),
+    ("hip/driver_types.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/driver_types.h"))),
+    ("hip/linker_types.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/linker_types.h"))),
+    ("hip/library_types.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/library_types.h"))),
+    ("hip/texture_types.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/texture_types.h"))),
+    ("hip/hip_texture_types.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_texture_types.h"))),
+    ("hip/surface_types.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/surface_types.h"))),
+    ("hip/hip_deprecated.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_deprecated.h"))),
+    ("hip/hiprtc.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hiprtc.h"))),
+    ("hip_remote/host_templates.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip_remote/host_templates.h"))),
+    ("hip/channel_descriptor.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/channel_descriptor.h"))),
+    ("hip/hip_hcc.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_hcc.h"))),
     ("hip/hip_fp16.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_fp16.h"))),
     ("hip/hip_bf16.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_bf16.h"))),
     ("hip/hip_math_constants.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_math_constants.h"))),
@@ -151,8 +171,8 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
     let io = |e: std::io::Error| BackendError::Unknown(format!("hiprtc scratch files: {}", explain_limit(e)));
     write_file(&dir.path.join("sys/hip_remote/host_module.h"), HOST_MODULE_H).map_err(io)?;
     write_file(&dir.path.join("sys/hip_remote_prelude.hpp"), PRELUDE).map_err(io)?;
-    for stub in STUB_HEADERS {
-        write_file(&dir.path.join("sys").join(stub), "/* hip-remote host backend: provided by the hiprtc prelude. */\n").map_err(io)?;
+    for (stub, text) in STUB_HEADERS {
+        write_file(&dir.path.join("sys").join(stub), text).map_err(io)?;
     }
     for (header, text) in CLIENT_HEADERS {
         write_file(&dir.path.join("sys").join(header), text).map_err(io)?;

@@ -79,8 +79,8 @@ pub(in crate::backend::host) fn link(inputs: &[LinkInput<'_>], limits: &ModuleLi
     let io = |e: std::io::Error| BackendError::Unknown(format!("link scratch files: {}", crate::sandbox::confine::explain_limit(e)));
     write_file(&dir.path.join("sys/hip_remote/host_module.h"), HOST_MODULE_H).map_err(io)?;
     write_file(&dir.path.join("sys/hip_remote_prelude.hpp"), PRELUDE).map_err(io)?;
-    for stub in STUB_HEADERS {
-        write_file(&dir.path.join("sys").join(stub), "/* hip-remote host backend: provided by the hiprtc prelude. */\n").map_err(io)?;
+    for (stub, text) in STUB_HEADERS {
+        write_file(&dir.path.join("sys").join(stub), text).map_err(io)?;
     }
     // The prelude includes some of the client's headers (AMD's device functions).
     for (header, text) in super::CLIENT_HEADERS {

@@ -44,6 +44,10 @@
 // no AMD GPU builtins exist here.
 #define __HIPCC_RTC__ 1
 #define __HIP_REMOTE_HOST__ 1
+// The platform, as AMD's hiprtc defines it (the host backend stands in for an AMD device).
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__ 1
+#endif
 // hiprtc also defines __HIPCC__, and its programs see HIP's version without including
 // <hip/hip_version.h> (CuPy's headers test both). The values are hip-remote's HIP version.
 #define __HIPCC__ 1
@@ -69,6 +73,8 @@
 
 // ---- vector types ----------------------------------------------------------------------
 #define HIP_REMOTE_VECTOR_TYPES(T, name)                                                     \
+    struct name##1 { T x; };                                                                 \
+    static inline name##1 make_##name##1(T x) { return name##1{x}; }                         \
     struct alignas(sizeof(T) * 2 > 16 ? 16 : sizeof(T) * 2) name##2 { T x, y; };           \
     struct name##3 { T x, y, z; };                                                           \
     struct alignas(sizeof(T) * 4 > 16 ? 16 : sizeof(T) * 4) name##4 { T x, y, z, w; };       \
