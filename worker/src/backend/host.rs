@@ -14,8 +14,11 @@
 //!   devices involved has finished the work it had when the call began: HIP's legacy-stream
 //!   semantics. Non-blocking streams are not waited for. This `None` stream is per device,
 //!   as on a real GPU shared by one process; sessions never use it: each has its own
-//!   stand-in per device (`stream_flags::SESSION_DEFAULT`), which runs on the caller's thread
-//!   like it, with the session ordering it after its own blocking streams only.
+//!   stand-in per device (`stream_flags::SESSION_DEFAULT`), with the session ordering it
+//!   after its own blocking streams only. The stand-in runs copies, memsets and event records
+//!   on the caller's thread when nothing is queued before them (their errors are the call's),
+//!   and queues kernels, host functions and waits, and whatever follows them until it is
+//!   idle again: for its caller it is asynchronous, as HIP's null stream is.
 //! * **Memory** is zeroed host memory, counted against a per-device capacity shared by all
 //!   sessions. Requests beyond the free capacity fail before anything is allocated; a host
 //!   allocator refusal is `OutOfMemory`, never an abort. **Device pointers are host

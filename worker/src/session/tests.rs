@@ -111,6 +111,8 @@ fn modules_load_on_the_device_the_request_names() {
     args.extend_from_slice(&n.to_le_bytes());
     let launch = wire::LaunchKernel { function, grid: [1, 1, 1], block: [64, 1, 1], shared_mem: 0, stream: 0, args: args.as_slice().into() };
     session.launch_kernel(io, launch).unwrap();
+    // The null stream is asynchronous: its launch has finished once it is synchronized.
+    session.stream_synchronize(io, wire::StreamRef { stream: 0 }).unwrap();
     let mut out = vec![0u8; 4 * n as usize];
     backend.memcpy_dtoh_sync(None, DevicePtr(ptrs[2]), &mut out).unwrap();
     assert_eq!(out, bytes_of(&vec![10; n as usize]));
@@ -466,6 +468,7 @@ fn a_staged_program_beyond_one_frame_compiles_and_runs() {
     let args = ptr.to_le_bytes();
     let launch = wire::LaunchKernel { function, grid: [1, 1, 1], block: [n as u32, 1, 1], shared_mem: 0, stream: 0, args: args.as_slice().into() };
     session.launch_kernel(io, launch).unwrap();
+    session.stream_synchronize(io, wire::StreamRef { stream: 0 }).unwrap();
     let mut out = vec![0u8; 4 * n];
     backend.memcpy_dtoh_sync(None, DevicePtr(ptr), &mut out).unwrap();
     let expected: Vec<i32> = values.iter().map(|v| v * 7).collect();

@@ -11,7 +11,8 @@ use std::time::Duration;
 use super::*;
 use crate::backend::{hip_code, ParamLayout, RtcRequest};
 use crate::backend::{
-    stream_flags, DeviceBackend, LaunchConfig, MemoryBackend, MemsetPattern, ModuleBackend, ModuleFormat, RtcBackend, RtcOutput, StreamBackend,
+    stream_flags, DeviceBackend, EventBackend, LaunchConfig, MemoryBackend, MemsetPattern, ModuleBackend, ModuleFormat, RtcBackend, RtcOutput,
+    StreamBackend,
 };
 
 const MIB: u64 = 1 << 20;
@@ -727,6 +728,42 @@ fn kernels_may_run_for_a_while_without_blocking_other_streams() {
         thread::sleep(Duration::from_millis(1));
     }
     assert_eq!(download::<i32>(&backend, out, 4), [1; 4]);
+}
+
+/// A session's stand-in for the null stream is asynchronous for its caller, as HIP's null
+/// stream is: a launch on it returns at once, and an event record or memset behind the running
+/// kernel neither waits for it nor completes early (hip-tests' `hipErrorNotReady` checks).
+#[test]
+fn the_session_null_stream_queues_behind_a_running_kernel() {
+    if !have("c++") {
+        return;
+    }
+    let backend = backend();
+    let module = compile_and_load(
+        &backend,
+        "extern \"C\" __global__ void spin(volatile int* flag, int* out) {\n\
+         \x20 for (long i = 0; i < 2000000000 && !*flag; ++i) {}\n\
+         \x20 out[0] = *flag;\n}\n",
+    );
+    let spin = backend.module_function(module, "spin").unwrap();
+    let flag = backend.malloc(0, 4).unwrap();
+    let out = backend.malloc(0, 8).unwrap();
+    let null = backend.stream_create(0, stream_flags::SESSION_DEFAULT, 0).unwrap();
+    let event = backend.event_create(0, 0).unwrap();
+    let config = LaunchConfig { grid: [1, 1, 1], block: [1, 1, 1], shared_mem: 0 };
+    backend.launch_kernel(Some(null), spin.handle, config, &pack(&spin.params, &[le(flag.0), le(out.0)])).unwrap();
+    // Queued behind the kernel: these return while it spins.
+    backend.event_record(event, Some(null)).unwrap();
+    backend.memset(Some(null), DevicePtr(out.0 + 4), MemsetPattern::U32(7), 1).unwrap();
+    assert!(!backend.event_query(event).unwrap(), "the event completed before the kernel ahead of it");
+    assert!(!backend.stream_query(null).unwrap(), "the stream is idle with a kernel running");
+    // The kernel reads the flag the test sets through the device pointer (a host address).
+    // SAFETY: `flag` is a live 4-byte allocation of this backend; device pointers are host
+    // addresses on it, and the kernel only reads the flag.
+    unsafe { std::ptr::write_volatile(flag.0 as *mut i32, 1) };
+    backend.stream_synchronize(null).unwrap();
+    assert!(backend.event_query(event).unwrap());
+    assert_eq!(download::<i32>(&backend, out, 2), [1, 7], "the kernel, then the memset behind it");
 }
 
 #[test]

@@ -260,8 +260,9 @@ pub(super) struct Stream {
     device: DeviceIndex,
     /// Not created with `hipStreamNonBlocking`: the null stream waits for it.
     blocking: bool,
-    /// Runs each operation on the submitting thread, returning its error (the legacy null
-    /// stream's behaviour, for a session's stand-in: see `stream_flags::SESSION_DEFAULT`).
+    /// Runs a short operation on the submitting thread, returning its error, when nothing is
+    /// queued before it (for a session's stand-in for the null stream: see
+    /// `stream_flags::SESSION_DEFAULT`); kernels and waits are queued (see [`Stream::submit`]).
     inline: bool,
     queue: Arc<Queue>,
     pool: Arc<Pool>,
@@ -318,8 +319,8 @@ impl Stream {
         self.blocking
     }
 
-    /// Queues `op`; returns its ticket. An inline stream runs `op` now and returns its
-    /// failure instead.
+    /// Queues `op`; returns its ticket. An inline stream with nothing queued runs a short
+    /// `op` now and returns its failure instead.
     pub(super) fn submit(&self, op: StreamOp) -> Result<u64, BackendError> {
         let mut state = lock(&self.queue.state);
         if state.closing {
@@ -327,14 +328,14 @@ impl Stream {
         }
         state.submitted += 1;
         let ticket = state.submitted;
-        // A host function on the inline stream is queued, not run here: it waits for the
-        // client's callback thread, and the call that added it (hipStreamAddCallback,
-        // hipLaunchHostFunc) must return without waiting for the callback, as HIP's does.
-        // The inline operations after it wait for it, keeping the stream's order.
-        if self.inline && !matches!(op, StreamOp::HostFunc(_) | StreamOp::Checked(_)) {
-            while state.completed + 1 < ticket {
-                state = wait(&self.queue.progress, state);
-            }
+        // On the inline stream, an operation runs here only when nothing before it is still
+        // queued and it cannot take long: kernels, host functions (which wait for the client's
+        // callback thread) and waits on other streams are queued, and so is everything after
+        // them until the queue is empty again. The null stream is asynchronous for its caller,
+        // as HIP's is: a launch returns at once, and a query or event record behind a running
+        // kernel neither blocks the session nor completes early.
+        let queued_kind = matches!(op, StreamOp::HostFunc(_) | StreamOp::Checked(_) | StreamOp::Kernel(_) | StreamOp::WaitEvent(_));
+        if self.inline && !queued_kind && state.completed + 1 == ticket {
             drop(state);
             let outcome = op.execute_accounted(self.queue.account.get().map(|a| &**a));
             lock(&self.queue.state).completed += 1;
@@ -354,10 +355,6 @@ impl Stream {
     /// Adds the device time of this stream's work to `account` from now on (once).
     pub(super) fn set_account(&self, account: Arc<crate::accounting::DeviceTime>) {
         let _ = self.queue.account.set(account);
-    }
-
-    pub(super) fn is_inline(&self) -> bool {
-        self.inline
     }
 
     /// Whether everything submitted has run.
@@ -504,11 +501,6 @@ impl StreamBackend for HostBackend {
     fn stream_order_after(&self, waiter: StreamHandle, waited: StreamHandle) -> Result<(), BackendError> {
         let (waiter, waited) = (self.stream(waiter)?, self.stream(waited)?);
         if waited.is_idle() {
-            return Ok(());
-        }
-        if waiter.is_inline() {
-            // Its next operation runs on the caller's thread right after this returns.
-            waited.drain();
             return Ok(());
         }
         let signal = Arc::new(Signal::new());
