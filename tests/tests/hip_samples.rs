@@ -442,12 +442,6 @@ fn large_table_entry(k: u32) -> u32 {
 /// the kernel's reads match the table.
 #[test]
 fn device_source_beyond_one_frame() {
-    if hip_remote_tests::chain_requested() {
-        // The chained worker compiles through our libhiprtc, whose plain hiprtcCompileProgram
-        // still sends the source in one frame (docs/HIPCC.md, Limits).
-        transport_core::test_skip::skip("a device source beyond one frame through a chain: hiprtcCompileProgram is not staged yet");
-        return;
-    }
     let hipcc = target_debug_dir().join("hipcc");
     let version = Command::new(&hipcc).arg("--version").output();
     if !version.is_ok_and(|v| String::from_utf8_lossy(&v.stdout).lines().any(|l| l.starts_with("Compiler: "))) {
