@@ -15,8 +15,8 @@
 # pinned tree hash), HIP_TESTS_BUILD (build tree, default $TMPDIR/hip-tests-build, removed
 # afterwards unless HIP_TESTS_KEEP=1), HIP_TESTS_JOBS (make and test parallelism, default
 # nproc), HIP_TESTS_TIMEOUT (seconds per test case, 120), HIP_REMOTE_WORKER (test against that
-# worker instead of starting a host-backend one), HIP_TESTS_HOST_CODE=1 (the host worker runs
-# kernels: --allow-host-code), HIP_TESTS_RESULTS (where results.tsv and
+# worker instead of starting a host-backend one), HIP_TESTS_HOST_CODE=0 (the host worker runs
+# no kernels: without --allow-host-code; default 1), HIP_TESTS_RESULTS (where results.tsv and
 # summary.md go, default target/hip-tests). Needs cmake, make, python3 and clang (as hipcc does).
 # Exits 77 with a SKIP line when the source or a tool is missing; non-zero when a test case
 # fails and HIP_TESTS_STRICT=1.
@@ -145,12 +145,11 @@ export LD_LIBRARY_PATH="$PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export HIP_CATCH_EXCLUDE_FILE=$STAGE/disabled.json
 WPID=""
 if [ -z "${HIP_REMOTE_WORKER:-}" ]; then
-  # Kernels run on a host worker only with --allow-host-code (HIP_TESTS_HOST_CODE=1). Off by
-  # default: hip-tests' device sources do not compile for the host backend yet
-  # (docs/CONFORMANCE.md), and each test case's failing compile would cost seconds of CI time;
-  # without it each launch is refused at once (hipErrorNotSupported). Either way those cases fail.
+  # Kernels run on a host worker only with --allow-host-code: the programs' device sources
+  # are compiled there (once each: the worker's compile cache keeps them for later test cases).
+  # HIP_TESTS_HOST_CODE=0 leaves it off: every launch is then refused (hipErrorNotSupported).
   host_code=()
-  [ "${HIP_TESTS_HOST_CODE:-0}" = 1 ] && host_code=(--allow-host-code)
+  [ "${HIP_TESTS_HOST_CODE:-1}" = 1 ] && host_code=(--allow-host-code)
   "$PREFIX/bin/hip-worker" --listen 127.0.0.1:0 --backend host "${host_code[@]}" --shm-socket none > "$BUILD/worker.stdout" 2> "$BUILD/worker.log" &
   WPID=$!
   for _ in $(seq 100); do grep -q "listening on" "$BUILD/worker.stdout" 2>/dev/null && break; sleep 0.1; done
