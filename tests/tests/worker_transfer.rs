@@ -6,14 +6,15 @@
 mod common;
 
 use common::*;
-use hip_worker::transfer::TransferHub;
+use hip_worker::transfer::{DialPolicy, TransferHub};
 use proto_core::wire::{self, TRANSFER_SECRET_LEN};
 use proto_core::{Bulk, Flags, Request, Response, Status, PROTOCOL_VERSION};
 use std::time::{Duration, Instant};
 
-fn transfer_worker(may_dial: bool) -> TestWorker {
+/// A worker whose sessions may dial `dial` (`--dial-workers`).
+fn transfer_worker(dial: &[String]) -> TestWorker {
     let mut config = config_with(None);
-    config.session.transfers = Some(TransferHub::new(may_dial));
+    config.session.transfers = Some(TransferHub::direct(DialPolicy::new(dial.iter().cloned()).expect("a dial policy")));
     TestWorker::tcp(config)
 }
 
@@ -71,7 +72,7 @@ const SECRET: [u8; TRANSFER_SECRET_LEN] = [0x5c; TRANSFER_SECRET_LEN];
 
 #[test]
 fn forged_replayed_and_mismatched_grants_are_refused_and_the_worker_serves_on() {
-    let source = transfer_worker(false);
+    let source = transfer_worker(&[]);
     let (mut owner, session_id) = session(&source);
     let data: Vec<u8> = (0..50_000u32).map(|i| (i * 7) as u8).collect();
     let src = upload(&mut owner, &data);
@@ -133,7 +134,8 @@ fn forged_replayed_and_mismatched_grants_are_refused_and_the_worker_serves_on() 
 
 #[test]
 fn a_pull_fetches_from_the_source_worker_and_refuses_a_replay() {
-    let (source, destination) = (transfer_worker(false), transfer_worker(true));
+    let source = transfer_worker(&[]);
+    let destination = transfer_worker(&[addr(&source)]);
     let (mut on_source, session_id) = session(&source);
     let (mut on_destination, _) = session(&destination);
     let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
@@ -165,6 +167,17 @@ fn a_pull_fetches_from_the_source_worker_and_refuses_a_replay() {
     let (status, message) = r.error();
     assert_eq!(status, Status::NOT_SUPPORTED, "{message}");
     assert!(message.contains("--dial-workers"), "{message}");
+    // A source the destination's --dial-workers does not name: refused before any connect.
+    let elsewhere = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let elsewhere_addr = elsewhere.local_addr().unwrap().to_string();
+    let mut unlisted = pull(9);
+    unlisted.source = proto_core::field::Str(&elsewhere_addr);
+    let r = on_destination.call(&Request::TransferPull(unlisted));
+    let (status, message) = r.error();
+    assert_eq!(status, Status::NOT_SUPPORTED, "{message}");
+    assert!(message.contains("--dial-workers") && message.contains(&source_addr), "{message}");
+    elsewhere.set_nonblocking(true).unwrap();
+    assert!(elsewhere.accept().is_err(), "the unlisted address was dialled");
     on_destination.round_trip(5);
     on_source.round_trip(6);
     drop((on_source, on_destination));

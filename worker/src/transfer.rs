@@ -186,7 +186,7 @@ impl DialPolicy {
 }
 
 /// Why a worker without `--dial-workers` takes no copies from other workers.
-const NO_DIALLING: &str = "this worker may not dial other workers, so it takes no copies from them: start it with --dial-workers naming \
+pub const NO_DIALLING: &str = "this worker may not dial other workers, so it takes no copies from them: start it with --dial-workers naming \
      the workers it may take copies from (or copy through host memory)";
 
 /// How this process's sessions reach a source worker.

@@ -44,6 +44,9 @@ impl Session {
     /// it) and queues the write behind the stream's earlier work.
     pub(super) fn pull_transfer(&mut self, req: wire::TransferPull<'_>) -> Result<wire::Empty, Failure> {
         let hub = self.transfer_hub()?;
+        if !hub.may_dial() {
+            return Err(Failure::new(Status::NOT_SUPPORTED, crate::transfer::NO_DIALLING));
+        }
         if req.len == 0 || req.len > wire::MAX_TRANSFER_BYTES {
             return Err(Failure::new(
                 Status::INVALID_VALUE,
