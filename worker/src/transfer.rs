@@ -410,7 +410,14 @@ fn dialable(source: &str) -> Result<&str, Failure> {
 /// Fetches grant `grant_id` of session `session_id` (`len` bytes) over `socket`, connected to
 /// the worker at `source` ([`TransferHub::connect`]): one connection, one request, its bytes.
 pub fn fetch(mut socket: TcpStream, source: &str, session_id: u64, grant_id: u64, secret: &[u8], len: u64) -> Result<Vec<u8>, Failure> {
-    let broke = |e: std::io::Error| Failure::new(Status::UNKNOWN, format!("the transfer connection to {source} broke: {e}"));
+    let broke = |e: std::io::Error| {
+        let message = if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            format!("the source worker {source} closed the transfer connection before its answer: the source session, its process or the worker ended")
+        } else {
+            format!("the transfer connection to {source} broke: {e}")
+        };
+        Failure::new(Status::UNKNOWN, message)
+    };
     let request = wire::TransferFetch { session_id, grant_id, secret: proto_core::field::Bytes(secret), len };
     let mut buf = [0u8; HEADER_LEN + 128];
     let meta = FrameMeta { opcode: Opcode::TransferFetch.raw(), flags: proto_core::Flags::empty(), request_id: 1, credits: 0, aux: 0 };
