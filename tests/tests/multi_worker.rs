@@ -182,6 +182,18 @@ fn copies_go_worker_to_worker(serving: Serving) {
     let (uploaded_a, uploaded_b) = pair(&out.stdout, "UPLOADED");
     // Every byte copied into a worker came from the other worker, which answered it (a
     // session process tells its worker what it moved).
+    // (Read again a moment later when short: a process's notes reach its worker just after.)
+    let settled = |read: &dyn Fn() -> (u64, u64), want: (u64, u64)| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let mut got = read();
+        while got != want && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+            got = read();
+        }
+        got
+    };
+    settled(&|| (fetched(&metrics[0]), fetched(&metrics[1])), (to_a, to_b));
+    settled(&|| (answered(&metrics[0]), answered(&metrics[1])), (to_b, to_a));
     assert_eq!((fetched(&metrics[0]), fetched(&metrics[1])), (to_a, to_b), "bytes fetched from the other worker");
     assert_eq!((answered(&metrics[0]), answered(&metrics[1])), (to_b, to_a), "bytes answered to the other worker");
     assert!(to_a >= 2 * (4 << 20) && to_b >= 2 * (4 << 20), "{}", out.report());

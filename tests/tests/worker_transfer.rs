@@ -196,12 +196,16 @@ const SHARED: &str = "--shared-process";
 /// A host worker serving its sessions in session processes (`mode`), with a metrics endpoint,
 /// that may dial `dial`.
 fn process_worker(dir: &TempDir, name: &str, mode: &str, dial: Option<&str>) -> (WorkerProcess, String) {
+    process_worker_with(dir, name, mode, dial, &[])
+}
+
+fn process_worker_with(dir: &TempDir, name: &str, mode: &str, dial: Option<&str>, env: &[(&str, String)]) -> (WorkerProcess, String) {
     let metrics = format!("127.0.0.1:{}", hip_remote_tests::closed_port());
     let mut args = vec!["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", "96", mode, "--metrics", &metrics];
     if let Some(dial) = dial {
         args.extend(["--dial-workers", dial]);
     }
-    let worker = WorkerProcess::start_exactly(&hip_remote_tests::artifacts().worker, &args, &[], &dir.path().join(format!("{name}.log")));
+    let worker = WorkerProcess::start_exactly(&hip_remote_tests::artifacts().worker, &args, env, &dir.path().join(format!("{name}.log")));
     (worker, metrics)
 }
 
@@ -246,6 +250,19 @@ fn metric(addr: &str, name: &str) -> u64 {
     line.rsplit(' ').next().unwrap().parse().unwrap()
 }
 
+/// `name` at `addr` once it reads `want` (a session process's notes reach its worker a moment
+/// after the answer), or what it reads after a generous wait.
+fn metric_settled(addr: &str, name: &str, want: u64) -> u64 {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let got = metric(addr, name);
+        if got == want || Instant::now() >= deadline {
+            return got;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn pull_of<'a>(grant_id: u64, session: u64, source: &'a str, dst: u64, len: u64) -> wire::TransferPull<'a> {
     wire::TransferPull {
         grant_id,
@@ -263,10 +280,13 @@ fn pull_of<'a>(grant_id: u64, session: u64, source: &'a str, dst: u64, len: u64)
 /// (within its --dial-workers), the source worker hands the fetch to the source session's
 /// process; forged grants, unknown sessions and unlisted sources get clear errors, and both
 /// workers serve on.
-fn pull_between_session_processes(mode: &str) {
+/// `relay_destination`: the destination worker relays its sessions' frames (as TLS and RDMA
+/// connections are), so its process's control channel is the session's link.
+fn pull_between_session_processes(mode: &str, relay_destination: bool) {
     let dir = TempDir::new("transfer_processes");
     let (mut source, source_metrics) = process_worker(&dir, "source", mode, None);
-    let (mut destination, destination_metrics) = process_worker(&dir, "destination", mode, Some(source.addr()));
+    let relay = if relay_destination { vec![(hip_worker::server::RELAY_EVERY_SESSION_ENV, "1".to_string())] } else { Vec::new() };
+    let (mut destination, destination_metrics) = process_worker_with(&dir, "destination", mode, Some(source.addr()), &relay);
     let (mut on_source, session_id) = process_session(&source);
     let data: Vec<u8> = (0..300_000u32).map(|i| (i % 253) as u8).collect();
     let len = data.len() as u64;
@@ -291,8 +311,8 @@ fn pull_between_session_processes(mode: &str) {
     assert!(matches!(r.response(), Response::TransferPull(_)), "{:?}", r.error());
     assert!(download(&mut on_destination, dst, data.len()) == data, "pulled bytes differ");
     // The workers count what their processes moved.
-    assert_eq!(metric(&source_metrics, "hip_worker_transfer_sent_bytes_total"), len);
-    assert_eq!(metric(&destination_metrics, "hip_worker_transfer_received_bytes_total"), len);
+    assert_eq!(metric_settled(&source_metrics, "hip_worker_transfer_sent_bytes_total", len), len);
+    assert_eq!(metric_settled(&destination_metrics, "hip_worker_transfer_received_bytes_total", len), len);
     // A replay: the source's process refuses it, the destination reports so.
     let r = on_destination.call(&Request::TransferPull(pull_of(7, session_id, source.addr(), dst, len)));
     let (status, message) = r.error();
@@ -325,12 +345,18 @@ fn pull_between_session_processes(mode: &str) {
 
 #[test]
 fn sessions_in_session_processes_pull_from_each_other_and_refuse_hostile_requests() {
-    pull_between_session_processes(DEDICATED);
+    pull_between_session_processes(DEDICATED, false);
 }
 
 #[test]
 fn sessions_of_shared_session_processes_pull_from_each_other_and_refuse_hostile_requests() {
-    pull_between_session_processes(SHARED);
+    pull_between_session_processes(SHARED, false);
+}
+
+#[test]
+fn relayed_sessions_in_session_processes_pull_alike() {
+    pull_between_session_processes(DEDICATED, true);
+    pull_between_session_processes(SHARED, true);
 }
 
 /// The source session's process dies while the destination waits for its fetch (the read
