@@ -423,11 +423,25 @@ pub fn fetch(mut socket: TcpStream, source: &str, session_id: u64, grant_id: u64
     let meta = FrameMeta { opcode: Opcode::TransferFetch.raw(), flags: proto_core::Flags::empty(), request_id: 1, credits: 0, aux: 0 };
     let frame = encode_frame(&mut buf, meta, &request).map_err(|e| Failure::new(Status::INVALID_VALUE, format!("TransferFetch: {e}")))?;
     socket.write_all(&buf[..frame.head_len]).map_err(broke)?;
-    let mut head = [0u8; HEADER_LEN];
-    socket.read_exact(&mut head).map_err(broke)?;
-    let header = FrameHeader::parse(&head).map_err(|e| broke(std::io::Error::other(format!("a malformed reply: {e}"))))?;
     // Bounded before anything is allocated: an error reply's control part, or the grant.
     let max_control = proto_core::limits::MAX_PREAUTH_CONTROL_LEN;
+    let mut head = [0u8; HEADER_LEN];
+    // While the source waits for the read (the source stream's earlier work), its writer sends
+    // heartbeats (unsolicited PONGs, request id 0) every second: skipped, within the wait.
+    let deadline = Instant::now() + TRANSFER_IO_TIMEOUT;
+    let header = loop {
+        socket.read_exact(&mut head).map_err(broke)?;
+        let header = FrameHeader::parse(&head).map_err(|e| broke(std::io::Error::other(format!("a malformed reply: {e}"))))?;
+        let heartbeat = header.opcode == Opcode::Ping.raw() && header.request_id == 0 && header.bulk_len == 0;
+        if !heartbeat || header.control_len as usize > max_control {
+            break header;
+        }
+        let mut pong = [0u8; proto_core::limits::MAX_PREAUTH_CONTROL_LEN];
+        socket.read_exact(&mut pong[..header.control_len as usize]).map_err(broke)?;
+        if Instant::now() >= deadline {
+            return Err(broke(std::io::Error::other(format!("no answer within {} s, only heartbeats", TRANSFER_IO_TIMEOUT.as_secs()))));
+        }
+    };
     if header.opcode != Opcode::TransferFetch.raw() || header.control_len as usize > max_control || u64::from(header.bulk_len) > len {
         return Err(broke(std::io::Error::other("a reply that is no answer to TransferFetch")));
     }
@@ -531,6 +545,38 @@ mod tests {
         if "localhost:1".to_socket_addrs().is_ok_and(|mut a| a.any(|a| a.ip().is_loopback() && a.is_ipv4())) {
             allowed.connect(&listening).expect("a name in the policy covers the addresses it resolves to");
         }
+    }
+
+    /// A source whose read takes a while sends heartbeats before the answer: the fetch skips
+    /// them (it failed with "a reply that is no answer" when a read took over a second).
+    #[test]
+    fn a_fetch_skips_the_sources_heartbeats() {
+        use proto_core::{Bulk, Response};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let source = std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            let mut head = [0u8; HEADER_LEN];
+            conn.read_exact(&mut head).unwrap();
+            let header = FrameHeader::parse(&head).unwrap();
+            let mut rest = vec![0u8; header.control_len as usize];
+            conn.read_exact(&mut rest).unwrap();
+            let mut buf = vec![0u8; 4096];
+            for _ in 0..3 {
+                let pong = wire::Pong { nonce: 0, worker_time_ns: 1, payload: (&[][..]).into() };
+                let frame = Response::Ping(pong).encode_frame(&mut buf, 0, 0).unwrap();
+                let head_len = frame.head_len;
+                conn.write_all(&buf[..head_len]).unwrap();
+            }
+            let data = [9u8; 5];
+            let frame = Response::TransferFetch(wire::TransferData { data: Bulk(&data) }).encode_frame(&mut buf, header.request_id, 0).unwrap();
+            let (head_len, bulk) = (frame.head_len, frame.bulk.to_vec());
+            conn.write_all(&buf[..head_len]).unwrap();
+            conn.write_all(&bulk).unwrap();
+        });
+        let socket = TcpStream::connect(&addr).unwrap();
+        assert_eq!(fetch(socket, &addr, 1, 2, &SECRET, 5).unwrap(), vec![9u8; 5]);
+        source.join().unwrap();
     }
 
     #[test]
