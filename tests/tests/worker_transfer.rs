@@ -222,7 +222,13 @@ fn process_session(worker: &WorkerProcess) -> (SessionDriver, u64) {
     let reply = c.call(&hello(PROTOCOL_VERSION, PROTOCOL_VERSION, ""));
     let (id, response) = match reply.response() {
         Response::Hello(w) => {
-            let context = AuthContext { nonce: w.auth_challenge.0, session_id: w.session_id, client_name: "session.rs", version: w.version, features: w.features };
+            let context = AuthContext {
+                nonce: w.auth_challenge.0,
+                session_id: w.session_id,
+                client_name: "session.rs",
+                version: w.version,
+                features: w.features,
+            };
             (w.session_id, auth_response(TEST_TOKEN.as_bytes(), &context))
         }
         other => panic!("HELLO answered with {other:?}"),
@@ -386,9 +392,10 @@ fn a_source_process_killed_mid_fetch_fails_the_pull_clearly() {
     let log = source.log_text();
     let pid: u32 = log
         .lines()
+        .rev()
         .filter(|l| l.contains("session process started"))
         .filter_map(|l| l.split("pid=").nth(1)?.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
-        .last()
+        .next()
         .unwrap_or_else(|| panic!("no session process in the source's log:\n{log}"));
     let killed = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status().expect("run kill");
     assert!(killed.success());

@@ -304,7 +304,9 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
     let (session, result) = run_session_in(sink, source, session, isolated, Some(&stopping));
     let parked = |id| config.session.resume.as_ref().is_some_and(|hub| hub.is_parked(id));
     match result {
-        Ok(()) if session == STRIPE_HANDED => tracing::info!("{transport} connection handed to its session's process (a stripe, or another worker's fetch)"),
+        Ok(()) if session == STRIPE_HANDED => {
+            tracing::info!("{transport} connection handed to its session's process (a stripe, or another worker's fetch)")
+        }
         Ok(()) if parked(session) => tracing::info!(session, "{transport} connection ended; session kept for its client to resume"),
         Err(e) if parked(session) => tracing::info!(session, %e, "{transport} connection ended; session kept for its client to resume"),
         Ok(()) => tracing::info!(session, "{transport} connection ended; session freed"),

@@ -412,7 +412,9 @@ fn dialable(source: &str) -> Result<&str, Failure> {
 pub fn fetch(mut socket: TcpStream, source: &str, session_id: u64, grant_id: u64, secret: &[u8], len: u64) -> Result<Vec<u8>, Failure> {
     let broke = |e: std::io::Error| {
         let message = if e.kind() == std::io::ErrorKind::UnexpectedEof {
-            format!("the source worker {source} closed the transfer connection before its answer: the source session, its process or the worker ended")
+            format!(
+                "the source worker {source} closed the transfer connection before its answer: the source session, its process or the worker ended"
+            )
         } else {
             format!("the transfer connection to {source} broke: {e}")
         };

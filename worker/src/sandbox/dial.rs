@@ -97,7 +97,8 @@ fn serve_channel(channel: OwnedFd, policy: DialPolicy, metrics: &Metrics) {
                 let address = String::from_utf8_lossy(&buf[REQUEST_HEAD..n]).into_owned();
                 if in_flight.fetch_add(1, Ordering::AcqRel) >= MAX_DIALS_IN_FLIGHT {
                     in_flight.fetch_sub(1, Ordering::AcqRel);
-                    let busy = Failure::new(Status::OUT_OF_MEMORY, format!("{MAX_DIALS_IN_FLIGHT} dials of this session process run already; try again"));
+                    let busy =
+                        Failure::new(Status::OUT_OF_MEMORY, format!("{MAX_DIALS_IN_FLIGHT} dials of this session process run already; try again"));
                     if answer(&channel, id, Err(busy)).is_err() {
                         return;
                     }

@@ -497,7 +497,9 @@ mod tests {
         b.read_exact(&mut two).unwrap();
         assert_eq!(&two, b"hi");
         assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::Stripe { session: 9, ref unread, peer: None, .. }) if unread == &[1, 2, 3]));
-        assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::Fetch { session: 11, ref unread, peer: Some(p), .. }) if unread == &[4, 5] && p == peer));
+        assert!(
+            matches!(Handed::recv(&child).unwrap(), Some(Handed::Fetch { session: 11, ref unread, peer: Some(p), .. }) if unread == &[4, 5] && p == peer)
+        );
         assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::Relay)));
         assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::Session { ref args, .. }) if args == b"session=5"));
         assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::RelaySocket { .. })));

@@ -52,8 +52,8 @@ pub use cx::{truncate_utf8, CallCx, LateReplies, PlacedBulk};
 pub use device::REPORTED_HIP_VERSION;
 pub use graph::{MAX_GRAPHS_PER_SESSION, MAX_GRAPH_EXECS_PER_SESSION, MAX_GRAPH_NODES_PER_SESSION};
 pub use memory::BulkDestination;
-pub use stripes::Handoff;
 pub use module::{MAX_FUNCTIONS_PER_SESSION, MAX_MODULES_PER_SESSION};
+pub use stripes::Handoff;
 pub use tables::{Allocations, Handles};
 
 use module::{FunctionEntry, ModuleEntry, RtcReply};
