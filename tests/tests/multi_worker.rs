@@ -124,24 +124,51 @@ fn pair(stdout: &str, name: &str) -> (u64, u64) {
     (value("a:"), value("b:"))
 }
 
+/// Where the two workers of a copy test serve their sessions.
+#[derive(Clone, Copy, Debug)]
+enum Serving {
+    /// In the worker's own process (the host backend without host code).
+    InWorker,
+    /// Each session in a confined process of its own (`--allow-host-code`, as GPU workers'
+    /// `--isolation process`).
+    SessionProcesses,
+    /// Every session in one confined shared process (`--shared-process`, as GPU workers'
+    /// `--isolation shared`).
+    SharedProcess,
+}
+
+/// Two workers that may dial each other (`--dial-workers` naming the other's address, so
+/// their ports are chosen first), serving as `serving`, each with a metrics endpoint.
+fn dialling_workers(sandbox: &Sandbox, serving: Serving) -> ([WorkerProcess; 2], [String; 2]) {
+    let worker = artifacts().worker;
+    let listen = [hip_remote_tests::closed_port(), hip_remote_tests::closed_port()].map(|port| format!("127.0.0.1:{port}"));
+    let metrics = [hip_remote_tests::closed_port(), hip_remote_tests::closed_port()].map(|port| format!("127.0.0.1:{port}"));
+    let start = |me: usize| {
+        let mib = A_MIB.to_string();
+        let mut args = vec!["--listen", &listen[me], "--backend", "host", "--host-memory-mib", &mib];
+        args.extend(["--dial-workers", &listen[1 - me], "--metrics", &metrics[me]]);
+        match serving {
+            Serving::InWorker => {}
+            Serving::SessionProcesses => args.push("--allow-host-code"),
+            Serving::SharedProcess => args.push("--shared-process"),
+        }
+        WorkerProcess::start_exactly(&worker, &args, &[], &sandbox.path().join(format!("worker-{me}.log")))
+    };
+    ([start(0), start(1)], metrics)
+}
+
 /// Copies between devices of two workers go worker to worker, both ways, synchronous and
 /// asynchronous, ordered in the streams of either side and after another worker's event;
-/// the workers' counters show the bytes crossed between them and not through the client.
-#[test]
-fn copies_between_workers_go_worker_to_worker() {
+/// the workers' counters show the bytes crossed between them, and what the client wrote
+/// shows they did not pass through it.
+fn copies_go_worker_to_worker(serving: Serving) {
     if hip_remote_tests::chain_requested() {
-        transport_core::test_skip::skip("copies between workers: a chained run serves sessions in session processes");
+        transport_core::test_skip::skip("copies between workers: a chained run starts its workers itself");
         return;
     }
-    let sandbox = Sandbox::new("multi_worker_copies");
+    let sandbox = Sandbox::new(&format!("multi_worker_copies_{serving:?}"));
     let exe = sandbox.compile("multi_worker");
-    let worker = artifacts().worker;
-    let metrics = [hip_remote_tests::closed_port(), hip_remote_tests::closed_port()].map(|port| format!("127.0.0.1:{port}"));
-    let start = |name: &str, metrics: &str| {
-        let log = sandbox.path().join(format!("worker-{name}.log"));
-        WorkerProcess::start_in_one_process_with_args(&worker, A_MIB, &log, &["--dial-workers", "--metrics", metrics])
-    };
-    let (mut a, mut b) = (start("a", &metrics[0]), start("b", &metrics[1]));
+    let ([mut a, mut b], metrics) = dialling_workers(&sandbox, serving);
     let received = |m: &str| metric(m, "hip_worker_received_bytes_total");
     let fetched = |m: &str| metric(m, "hip_worker_transfer_received_bytes_total");
     let answered = |m: &str| metric(m, "hip_worker_transfer_sent_bytes_total");
@@ -153,25 +180,70 @@ fn copies_between_workers_go_worker_to_worker() {
     assert!(out.stdout.contains("PASS multi_worker copies"), "{}", out.report());
     let (to_a, to_b) = pair(&out.stdout, "TRANSFERRED");
     let (uploaded_a, uploaded_b) = pair(&out.stdout, "UPLOADED");
-    // Every byte copied into a worker came from the other worker, which answered it.
+    // Every byte copied into a worker came from the other worker, which answered it (a
+    // session process tells its worker what it moved).
+    // (Read again a moment later when short: a process's notes reach its worker just after.)
+    let settled = |read: &dyn Fn() -> (u64, u64), want: (u64, u64)| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let mut got = read();
+        while got != want && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+            got = read();
+        }
+        got
+    };
+    settled(&|| (fetched(&metrics[0]), fetched(&metrics[1])), (to_a, to_b));
+    settled(&|| (answered(&metrics[0]), answered(&metrics[1])), (to_b, to_a));
     assert_eq!((fetched(&metrics[0]), fetched(&metrics[1])), (to_a, to_b), "bytes fetched from the other worker");
     assert_eq!((answered(&metrics[0]), answered(&metrics[1])), (to_b, to_a), "bytes answered to the other worker");
-    // What each received on its connections is the client's uploads and control frames, not
-    // the copies (at least 2 copies of 4 MiB each way: they would show).
+    assert!(to_a >= 2 * (4 << 20) && to_b >= 2 * (4 << 20), "{}", out.report());
+    // The client sent its uploads and small requests, not the copies (at least 2 copies of
+    // 4 MiB each way would show): what its TCP connections had acknowledged.
     let slack = 1 << 20;
+    let sent: u64 = out
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("CLIENT_SENT "))
+        .unwrap_or_else(|| panic!("no CLIENT_SENT line: {}", out.report()))
+        .trim()
+        .parse()
+        .expect("a byte count");
+    let uploaded = uploaded_a + uploaded_b;
+    eprintln!("{serving:?}: the client sent {sent} bytes over TCP, uploaded {uploaded}, copied {}", to_a + to_b);
+    assert!(sent >= uploaded / 2, "the client's TCP counters show {sent} bytes sent, less than its uploads ({uploaded}) could compress to");
+    assert!(sent < uploaded + slack, "the client sent {sent} bytes; it uploaded {uploaded}: copies went through it");
+    // Sessions in the worker's process: what each received on its connections is the
+    // client's uploads and control frames, not the copies.
     let got = [received(&metrics[0]) - before[0], received(&metrics[1]) - before[1]];
     assert!(got[0] < uploaded_a + slack, "worker a received {} bytes; the client uploaded {uploaded_a}, {to_a} were copied in", got[0]);
     assert!(got[1] < uploaded_b + slack, "worker b received {} bytes; the client uploaded {uploaded_b}, {to_b} were copied in", got[1]);
-    assert!(to_a >= 2 * (4 << 20) && to_b >= 2 * (4 << 20), "{}", out.report());
     // The bench line (no bound on the figures: a shared CI machine's timing says little).
     let mut cmd = client_command(&exe, &format!("{},{}", a.addr(), b.addr()));
     cmd.args(["bench", "16", "4"]);
     let out = run_with_timeout(cmd, RUN_TIMEOUT);
     out.assert_success();
     let line = out.stdout.lines().find(|l| l.starts_with("BENCH")).unwrap_or_else(|| panic!("no BENCH line: {}", out.report()));
-    eprintln!("{line}");
+    eprintln!("{serving:?}: {line}");
     a.assert_alive();
     b.assert_alive();
+}
+
+#[test]
+fn copies_between_workers_go_worker_to_worker() {
+    copies_go_worker_to_worker(Serving::InWorker);
+}
+
+/// As GPU workers serve sessions (`--isolation process`): the worker dials for the
+/// destination's process and hands the source's process the fetch.
+#[test]
+fn copies_between_workers_in_session_processes_go_worker_to_worker() {
+    copies_go_worker_to_worker(Serving::SessionProcesses);
+}
+
+/// As GPU workers with `--isolation shared` serve sessions.
+#[test]
+fn copies_between_workers_in_shared_session_processes_go_worker_to_worker() {
+    copies_go_worker_to_worker(Serving::SharedProcess);
 }
 
 /// Without `--dial-workers` the destination worker refuses to fetch: the copy fails with

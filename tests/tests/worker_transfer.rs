@@ -6,14 +6,15 @@
 mod common;
 
 use common::*;
-use hip_worker::transfer::TransferHub;
+use hip_worker::transfer::{DialPolicy, TransferHub};
 use proto_core::wire::{self, TRANSFER_SECRET_LEN};
 use proto_core::{Bulk, Flags, Request, Response, Status, PROTOCOL_VERSION};
 use std::time::{Duration, Instant};
 
-fn transfer_worker(may_dial: bool) -> TestWorker {
+/// A worker whose sessions may dial `dial` (`--dial-workers`).
+fn transfer_worker(dial: &[String]) -> TestWorker {
     let mut config = config_with(None);
-    config.session.transfers = Some(TransferHub::new(may_dial));
+    config.session.transfers = Some(TransferHub::direct(DialPolicy::new(dial.iter().cloned()).expect("a dial policy")));
     TestWorker::tcp(config)
 }
 
@@ -71,7 +72,7 @@ const SECRET: [u8; TRANSFER_SECRET_LEN] = [0x5c; TRANSFER_SECRET_LEN];
 
 #[test]
 fn forged_replayed_and_mismatched_grants_are_refused_and_the_worker_serves_on() {
-    let source = transfer_worker(false);
+    let source = transfer_worker(&[]);
     let (mut owner, session_id) = session(&source);
     let data: Vec<u8> = (0..50_000u32).map(|i| (i * 7) as u8).collect();
     let src = upload(&mut owner, &data);
@@ -133,7 +134,8 @@ fn forged_replayed_and_mismatched_grants_are_refused_and_the_worker_serves_on() 
 
 #[test]
 fn a_pull_fetches_from_the_source_worker_and_refuses_a_replay() {
-    let (source, destination) = (transfer_worker(false), transfer_worker(true));
+    let source = transfer_worker(&[]);
+    let destination = transfer_worker(&[addr(&source)]);
     let (mut on_source, session_id) = session(&source);
     let (mut on_destination, _) = session(&destination);
     let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
@@ -165,9 +167,247 @@ fn a_pull_fetches_from_the_source_worker_and_refuses_a_replay() {
     let (status, message) = r.error();
     assert_eq!(status, Status::NOT_SUPPORTED, "{message}");
     assert!(message.contains("--dial-workers"), "{message}");
+    // A source the destination's --dial-workers does not name: refused before any connect.
+    let elsewhere = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let elsewhere_addr = elsewhere.local_addr().unwrap().to_string();
+    let mut unlisted = pull(9);
+    unlisted.source = proto_core::field::Str(&elsewhere_addr);
+    let r = on_destination.call(&Request::TransferPull(unlisted));
+    let (status, message) = r.error();
+    assert_eq!(status, Status::NOT_SUPPORTED, "{message}");
+    assert!(message.contains("--dial-workers") && message.contains(&source_addr), "{message}");
+    elsewhere.set_nonblocking(true).unwrap();
+    assert!(elsewhere.accept().is_err(), "the unlisted address was dialled");
     on_destination.round_trip(5);
     on_source.round_trip(6);
     drop((on_source, on_destination));
     source.shutdown();
     destination.shutdown();
+}
+
+// ---- Workers whose sessions run in session processes (as GPU workers' do) ----
+
+use hip_remote_tests::{TempDir, WorkerProcess, TEST_TOKEN};
+
+/// How the workers below serve their sessions.
+const DEDICATED: &str = "--allow-host-code";
+const SHARED: &str = "--shared-process";
+
+/// A host worker serving its sessions in session processes (`mode`), with a metrics endpoint,
+/// that may dial `dial`.
+fn process_worker(dir: &TempDir, name: &str, mode: &str, dial: Option<&str>) -> (WorkerProcess, String) {
+    process_worker_with(dir, name, mode, dial, &[])
+}
+
+fn process_worker_with(dir: &TempDir, name: &str, mode: &str, dial: Option<&str>, env: &[(&str, String)]) -> (WorkerProcess, String) {
+    let metrics = format!("127.0.0.1:{}", hip_remote_tests::closed_port());
+    let mut args = vec!["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", "96", mode, "--metrics", &metrics];
+    if let Some(dial) = dial {
+        args.extend(["--dial-workers", dial]);
+    }
+    let worker = WorkerProcess::start_exactly(&hip_remote_tests::artifacts().worker, &args, env, &dir.path().join(format!("{name}.log")));
+    (worker, metrics)
+}
+
+fn tcp_driver(addr: &str) -> SessionDriver {
+    let cfg = transport_tcp::TcpConfig { io_timeout: Some(Duration::from_secs(60)), ..transport_tcp::TcpConfig::default() };
+    let (sink, source) = transport_tcp::connect(addr, &cfg).expect("connect");
+    SessionDriver::over(Box::new(sink), Box::new(source))
+}
+
+/// An authenticated client of a worker process, and its session id.
+fn process_session(worker: &WorkerProcess) -> (SessionDriver, u64) {
+    use proto_core::auth::{auth_response, AuthContext};
+    let mut c = tcp_driver(worker.addr());
+    let reply = c.call(&hello(PROTOCOL_VERSION, PROTOCOL_VERSION, ""));
+    let (id, response) = match reply.response() {
+        Response::Hello(w) => {
+            let context = AuthContext {
+                nonce: w.auth_challenge.0,
+                session_id: w.session_id,
+                client_name: "session.rs",
+                version: w.version,
+                features: w.features,
+            };
+            (w.session_id, auth_response(TEST_TOKEN.as_bytes(), &context))
+        }
+        other => panic!("HELLO answered with {other:?}"),
+    };
+    let reply = c.call(&Request::Authenticate(wire::Authenticate { response: response.as_slice().into() }));
+    assert!(!reply.is_error(), "authentication failed: {:?}", reply.error());
+    (c, id)
+}
+
+/// A hostile peer's fetch at `addr`: the answer, then the connection must be closed.
+fn fetch_at(addr: &str, session_id: u64, grant_id: u64, secret: &[u8], len: u64) -> Reply {
+    let mut peer = tcp_driver(addr);
+    let reply = peer.call(&Request::TransferFetch(wire::TransferFetch { session_id, grant_id, secret: proto_core::field::Bytes(secret), len }));
+    peer.expect_closed();
+    reply
+}
+
+fn metric(addr: &str, name: &str) -> u64 {
+    use std::io::{Read, Write};
+    let mut conn = std::net::TcpStream::connect(addr).expect("metrics endpoint");
+    conn.write_all(b"GET /metrics HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").unwrap();
+    let mut text = String::new();
+    conn.read_to_string(&mut text).unwrap();
+    let line = text.lines().find(|l| l.starts_with(name) && l[name.len()..].starts_with(' ')).unwrap_or_else(|| panic!("no {name} in:\n{text}"));
+    line.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+/// `name` at `addr` once it reads `want` (a session process's notes reach its worker a moment
+/// after the answer), or what it reads after a generous wait.
+fn metric_settled(addr: &str, name: &str, want: u64) -> u64 {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let got = metric(addr, name);
+        if got == want || Instant::now() >= deadline {
+            return got;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn pull_of<'a>(grant_id: u64, session: u64, source: &'a str, dst: u64, len: u64) -> wire::TransferPull<'a> {
+    wire::TransferPull {
+        grant_id,
+        secret: proto_core::field::Bytes(&SECRET),
+        source_session: session,
+        source: proto_core::field::Str(source),
+        dst,
+        len,
+        stream: 0,
+        sync: true,
+    }
+}
+
+/// Sessions in session processes: the destination's process has the worker dial the source
+/// (within its --dial-workers), the source worker hands the fetch to the source session's
+/// process; forged grants, unknown sessions and unlisted sources get clear errors, and both
+/// workers serve on.
+/// `relay_destination`: the destination worker relays its sessions' frames (as TLS and RDMA
+/// connections are), so its process's control channel is the session's link.
+fn pull_between_session_processes(mode: &str, relay_destination: bool) {
+    let dir = TempDir::new("transfer_processes");
+    let (mut source, source_metrics) = process_worker(&dir, "source", mode, None);
+    let relay = if relay_destination { vec![(hip_worker::server::RELAY_EVERY_SESSION_ENV, "1".to_string())] } else { Vec::new() };
+    let (mut destination, destination_metrics) = process_worker_with(&dir, "destination", mode, Some(source.addr()), &relay);
+    let (mut on_source, session_id) = process_session(&source);
+    let data: Vec<u8> = (0..300_000u32).map(|i| (i % 253) as u8).collect();
+    let len = data.len() as u64;
+    let src = upload(&mut on_source, &data);
+    offer(&mut on_source, 7, &SECRET, src, len);
+    on_source.ping(1);
+
+    // Forged: the source session's process refuses it; the grant stays for its genuine fetch.
+    let started = Instant::now();
+    let mut forged = SECRET;
+    forged[3] ^= 0x40;
+    let message = refused(&fetch_at(source.addr(), session_id, 7, &forged, len));
+    assert!(message.contains("transfer grant refused"), "{message}");
+    // A session the source worker does not serve: refused by the worker, at once.
+    let message = refused(&fetch_at(source.addr(), session_id + 1000, 7, &SECRET, len));
+    assert!(message.contains("transfer grant refused"), "{message}");
+    assert!(started.elapsed() < Duration::from_secs(10), "refusals took {:?}", started.elapsed());
+
+    let (mut on_destination, _) = process_session(&destination);
+    let dst = on_destination.malloc(len);
+    let r = on_destination.call(&Request::TransferPull(pull_of(7, session_id, source.addr(), dst, len)));
+    assert!(matches!(r.response(), Response::TransferPull(_)), "{:?}", r.error());
+    assert!(download(&mut on_destination, dst, data.len()) == data, "pulled bytes differ");
+    // The workers count what their processes moved.
+    assert_eq!(metric_settled(&source_metrics, "hip_worker_transfer_sent_bytes_total", len), len);
+    assert_eq!(metric_settled(&destination_metrics, "hip_worker_transfer_received_bytes_total", len), len);
+    // A replay: the source's process refuses it, the destination reports so.
+    let r = on_destination.call(&Request::TransferPull(pull_of(7, session_id, source.addr(), dst, len)));
+    let (status, message) = r.error();
+    assert_eq!(status, Status::INVALID_VALUE, "{message}");
+    assert!(message.contains("refused the transfer"), "{message}");
+    // A source the destination worker's --dial-workers does not name: the worker refuses to
+    // dial for its session process.
+    let elsewhere = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let elsewhere_addr = elsewhere.local_addr().unwrap().to_string();
+    let r = on_destination.call(&Request::TransferPull(pull_of(8, session_id, &elsewhere_addr, dst, 16)));
+    let (status, message) = r.error();
+    assert_eq!(status, Status::NOT_SUPPORTED, "{message}");
+    assert!(message.contains("--dial-workers") && message.contains(source.addr()), "{message}");
+    elsewhere.set_nonblocking(true).unwrap();
+    assert!(elsewhere.accept().is_err(), "the unlisted address was dialled");
+    // The source worker may not dial at all: it says which flag would allow it.
+    let r = on_source.call(&Request::TransferPull(pull_of(9, session_id, destination.addr(), src, 16)));
+    let (status, message) = r.error();
+    assert_eq!(status, Status::NOT_SUPPORTED, "{message}");
+    assert!(message.contains("--dial-workers"), "{message}");
+
+    // Both serve on: these sessions and new ones.
+    on_destination.round_trip(5);
+    on_source.round_trip(6);
+    process_session(&source).0.round_trip(7);
+    process_session(&destination).0.round_trip(8);
+    source.assert_alive();
+    destination.assert_alive();
+}
+
+#[test]
+fn sessions_in_session_processes_pull_from_each_other_and_refuse_hostile_requests() {
+    pull_between_session_processes(DEDICATED, false);
+}
+
+#[test]
+fn sessions_of_shared_session_processes_pull_from_each_other_and_refuse_hostile_requests() {
+    pull_between_session_processes(SHARED, false);
+}
+
+#[test]
+fn relayed_sessions_in_session_processes_pull_alike() {
+    pull_between_session_processes(DEDICATED, true);
+    pull_between_session_processes(SHARED, true);
+}
+
+/// The source session's process dies while the destination waits for its fetch (the read
+/// held behind seconds of work on the source stream): the pull fails with a clear error, and
+/// both workers serve on.
+#[test]
+fn a_source_process_killed_mid_fetch_fails_the_pull_clearly() {
+    let dir = TempDir::new("transfer_killed_source");
+    let (mut source, _) = process_worker(&dir, "source", DEDICATED, None);
+    let (mut destination, _) = process_worker(&dir, "destination", DEDICATED, Some(source.addr()));
+    let (mut on_source, session_id) = process_session(&source);
+    let data = vec![0x3cu8; 100_000];
+    let src = upload(&mut on_source, &data);
+    let busy = on_source.malloc(FLOOD_BYTES);
+    let stream = on_source.stream_create(0);
+    on_source.flood(busy, stream, Duration::from_secs(20));
+    let offer = wire::TransferOffer { grant_id: 1, secret: proto_core::field::Bytes(&SECRET), src, len: data.len() as u64, stream };
+    on_source.send(&Request::TransferOffer(offer), Flags::NO_REPLY);
+    on_source.ping(1);
+
+    let (mut on_destination, _) = process_session(&destination);
+    let dst = on_destination.malloc(data.len() as u64);
+    let started = Instant::now();
+    on_destination.send(&Request::TransferPull(pull_of(1, session_id, source.addr(), dst, data.len() as u64)), Flags::empty());
+    // The fetch reaches the source session's process and waits for the read; then it dies.
+    std::thread::sleep(Duration::from_millis(500));
+    let log = source.log_text();
+    let pid: u32 = log
+        .lines()
+        .rev()
+        .filter(|l| l.contains("session process started"))
+        .filter_map(|l| l.split("pid=").nth(1)?.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
+        .next()
+        .unwrap_or_else(|| panic!("no session process in the source's log:\n{log}"));
+    let killed = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status().expect("run kill");
+    assert!(killed.success());
+    let reply = on_destination.recv();
+    let (status, message) = reply.error();
+    eprintln!("the pull after the kill: {status:?} {message}");
+    assert_ne!(status, Status(0), "{message}");
+    assert!(message.contains(source.addr()), "the error names the source worker: {message}");
+    assert!(started.elapsed() < Duration::from_secs(15), "the pull failed only after {:?}", started.elapsed());
+    // Both serve on.
+    on_destination.round_trip(3);
+    process_session(&source).0.round_trip(4);
+    source.assert_alive();
+    destination.assert_alive();
 }

@@ -525,10 +525,20 @@ fn handle(
                     if header.bulk_len > 0 {
                         frame.extend_from_slice(bulk);
                     }
-                    session.keep_stripe_join(join.session_id, frame);
+                    session.keep_handoff(crate::session::Handoff::Stripe, join.session_id, frame);
                     return Ok(Handled::Close);
                 }
                 return join_stripe(session, source, replies, request_id, join);
+            }
+        }
+        if let Request::TransferFetch(fetch) = &request {
+            if !session.trusted() && !session.greeted() && session.fetches_elsewhere() {
+                // The grant is the source session's process's to check: the server hands it
+                // this connection, with the frame, once this loop returns.
+                let mut frame = header.emit().to_vec();
+                frame.extend_from_slice(control);
+                session.keep_handoff(crate::session::Handoff::Fetch, fetch.session_id, frame);
+                return Ok(Handled::Close);
             }
         }
         // A request answered without reaching its handler (a refusal, a striped copy) counts as

@@ -175,14 +175,15 @@ struct Cli {
     #[arg(long, default_value_t = hip_worker::resume::DEFAULT_RESUME_GRACE.as_secs(),
           value_parser = clap::value_parser!(u64).range(0..=hip_worker::resume::MAX_RESUME_GRACE.as_secs()))]
     resume_grace_s: u64,
-    /// Let this worker's sessions open connections to other workers, to take the bytes of a
-    /// copy between devices of two workers of a client's device list from the source worker
-    /// (docs/CLIENT.md, "Copies between workers"). Off by default: a client then makes the
-    /// worker connect to an address it names. Serving such copies as the source needs no flag.
-    /// Sessions in session processes open no connections: copies between workers need
-    /// sessions served in the worker (the host backend without --allow-host-code).
-    #[arg(long)]
-    dial_workers: bool,
+    /// Workers (HOST:PORT, comma-separated or the flag repeated) this worker may connect to,
+    /// to take the bytes of a copy between devices of two workers of a client's device list
+    /// from the source worker (docs/CLIENT.md, "Copies between workers"). A name stands for
+    /// every address it resolves to at each copy (a headless Service's pods). None by
+    /// default: the client names the address, so only these are dialled. Serving such copies
+    /// as the source needs no flag. Sessions in session processes ask the worker, which
+    /// checks this list and connects for them.
+    #[arg(long, value_name = "HOST:PORT", value_delimiter = ',')]
+    dial_workers: Vec<String>,
     /// Most streams of all sessions together; more are refused with hipErrorOutOfMemory.
     #[arg(long, default_value_t = hip_worker::session::MAX_WORKER_STREAMS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_worker_streams: usize,
@@ -699,6 +700,16 @@ fn main() -> std::process::ExitCode {
     } else {
         tracing::info!(tenants = ?tokens.tenant_names(), "clients must authenticate");
     }
+    let dial_policy = match hip_worker::transfer::DialPolicy::new(cli.dial_workers.iter().cloned()) {
+        Ok(policy) => policy,
+        Err(e) => {
+            eprintln!("hip-worker: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    if dial_policy.may_dial() {
+        tracing::info!(workers = ?cli.dial_workers, "sessions may take copies from these workers (--dial-workers)");
+    }
     #[allow(unused_mut)] // set when an RDMA listener runs
     let mut config = WorkerConfig {
         session: hip_worker::session::SessionConfig {
@@ -726,8 +737,8 @@ fn main() -> std::process::ExitCode {
             // Sessions in session processes end with their connection.
             resume: (cli.resume_grace_s > 0 && session_process.is_none())
                 .then(|| hip_worker::resume::ResumeHub::new(Duration::from_secs(cli.resume_grace_s))),
-            // Session processes open no connections and serve no fetches.
-            transfers: session_process.is_none().then(|| hip_worker::transfer::TransferHub::new(cli.dial_workers)),
+            // Session processes have hubs of their own; the worker's policy checks their dials.
+            transfers: Some(hip_worker::transfer::TransferHub::direct(dial_policy)),
         },
         tcp,
         limits: ConnectionLimits {

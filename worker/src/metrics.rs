@@ -168,6 +168,16 @@ impl Metrics {
         self.transfer_bytes_out.fetch_add(bytes, Relaxed);
     }
 
+    /// Bytes of copies between workers fetched from other workers so far.
+    pub fn transfer_bytes_in(&self) -> u64 {
+        self.transfer_bytes_in.load(Relaxed)
+    }
+
+    /// Bytes answered to other workers' fetches so far.
+    pub fn transfer_bytes_out(&self) -> u64 {
+        self.transfer_bytes_out.load(Relaxed)
+    }
+
     /// A session process started; `handed_over`: it serves its connection itself (else the
     /// worker relays its frames).
     pub fn session_process_started(&self, handed_over: bool) {

@@ -283,6 +283,9 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
             session.set_stripes_join_elsewhere();
         }
     }
+    if config.session_process.is_some() {
+        session.set_fetches_elsewhere();
+    }
     // Same-host connections only; a session process is handed the channel with the rest.
     if let Some(sender) = descriptors {
         session.set_descriptor_sender(sender);
@@ -301,7 +304,9 @@ fn serve_accepted<L: Listener>(accepted: L::Accepted, slot: Slot, backend: Arc<d
     let (session, result) = run_session_in(sink, source, session, isolated, Some(&stopping));
     let parked = |id| config.session.resume.as_ref().is_some_and(|hub| hub.is_parked(id));
     match result {
-        Ok(()) if session == STRIPE_HANDED => tracing::info!("{transport} stripe connection handed to its session's process"),
+        Ok(()) if session == STRIPE_HANDED => {
+            tracing::info!("{transport} connection handed to its session's process (a stripe, or another worker's fetch)")
+        }
         Ok(()) if parked(session) => tracing::info!(session, "{transport} connection ended; session kept for its client to resume"),
         Err(e) if parked(session) => tracing::info!(session, %e, "{transport} connection ended; session kept for its client to resume"),
         Ok(()) => tracing::info!(session, "{transport} connection ended; session freed"),
@@ -469,9 +474,9 @@ fn run_session_in<Source: FrameSource + 'static>(
                     Err(mut source) => crate::sandbox::relay::relay(&session, &mut source, &replies, isolated.process, open, isolated.hang_up),
                 }
             }
-            Ok(None) => match session.take_stripe_join() {
-                Some((session_id, frame)) => {
-                    let handed = hand_stripe(session_id, frame, source, &replies, &session.metrics(), &isolated);
+            Ok(None) => match session.take_handoff() {
+                Some((kind, session_id, frame)) => {
+                    let handed = hand_over_to_session(kind, session_id, frame, source, &replies, &session.metrics(), &isolated);
                     if handed.as_ref().is_ok_and(|&handed| handed) {
                         drop(session);
                         late.close();
@@ -524,10 +529,13 @@ fn resume_on(mut sink: Box<dyn FrameSink>, session: &Session, ask: &ResumeAsk) -
     Ok(sink)
 }
 
-/// Hands a stripe connection whose `StripeJoin` (`frame`) names session `session_id` to the
-/// process serving that session, which checks the join as the worker would; refuses it here
-/// when no such session is served by a process, or from another address. `Ok(true)`: handed.
-fn hand_stripe<Source>(
+/// Hands a connection whose first request (`frame`) names session `session_id` to the
+/// process serving that session: a stripe (`StripeJoin`), which the process checks as the
+/// worker would, or another worker's fetch of a grant (`TransferFetch`), whose grant the
+/// process checks. Refuses it here when no such session is served by a process, or a stripe
+/// from another address. `Ok(true)`: handed.
+fn hand_over_to_session<Source>(
+    kind: crate::session::Handoff,
     session_id: u64,
     frame: Vec<u8>,
     source: Source,
@@ -535,21 +543,33 @@ fn hand_stripe<Source>(
     metrics: &crate::metrics::Metrics,
     isolated: &Isolated<'_, Source>,
 ) -> Result<bool, TransportError> {
+    use crate::session::Handoff;
     let request_id = proto_core::FrameHeader::parse(&frame[..proto_core::header::HEADER_LEN.min(frame.len())]).map_or(0, |h| h.request_id);
+    let (opcode, what) = match kind {
+        Handoff::Stripe => (proto_core::Opcode::StripeJoin, "stripe join refused"),
+        Handoff::Fetch => (proto_core::Opcode::TransferFetch, "transfer fetch refused"),
+    };
     let refused = match (isolated.hand_over)(source, isolated.peer, Terms::default()) {
         Ok(Handed::Tcp { socket, unread, peer, .. }) => {
             let mut bytes = frame;
             bytes.extend_from_slice(&unread);
-            match isolated.process.handed.hand_stripe(session_id, socket, bytes, peer) {
+            let handed = match kind {
+                Handoff::Stripe => isolated.process.handed.hand_stripe(session_id, socket, bytes, peer),
+                Handoff::Fetch => isolated.process.handed.hand_fetch(session_id, socket, bytes, peer),
+            };
+            match handed {
                 Ok(()) => return Ok(true),
                 Err(why) => why,
             }
         }
-        _ => "stripe join refused: this connection cannot join a session served by a session process",
+        _ => match kind {
+            Handoff::Stripe => "stripe join refused: this connection cannot join a session served by a session process",
+            Handoff::Fetch => "transfer fetch refused: a fetch of a grant of a session served by a session process comes over plain TCP",
+        },
     };
     metrics.refused(crate::metrics::Refusal::Authentication);
-    tracing::warn!(reason = refused, "stripe join refused");
-    replies.send_error(request_id, proto_core::Opcode::StripeJoin.raw(), Status::AUTH_FAILED, refused).map(|()| false)
+    tracing::warn!(reason = refused, "{what}");
+    replies.send_error(request_id, opcode.raw(), Status::AUTH_FAILED, refused).map(|()| false)
 }
 
 /// Serves one session over an in-memory connection, in a thread of its own: the same driver

@@ -23,7 +23,7 @@ use proto_core::wire::{self, TRANSFER_SECRET_LEN};
 use proto_core::{FrameHeader, Message, Opcode, Status};
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use subtle::ConstantTimeEq;
@@ -96,10 +96,130 @@ impl HubState {
     }
 }
 
-/// The grants of the sessions this process serves, and whether its sessions may dial other
-/// workers.
+/// Longest source address a session may have dialled (`host:port`, `tcp://host:port`).
+pub const MAX_DIAL_ADDRESS_LEN: usize = 1024;
+/// Most workers `--dial-workers` may name.
+pub const MAX_DIAL_WORKERS: usize = 256;
+
+/// The workers this worker's sessions may fetch from (`--dial-workers`): the client names the
+/// address the worker connects to, so only the operator's list is dialled. An entry is
+/// `host:port` (a name stands for every address it resolves to, looked up at each dial, so a
+/// headless Service's name covers its pods); a source is dialled only at an address one of the
+/// entries resolves to, port included.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DialPolicy {
+    allowed: Vec<String>,
+}
+
+impl DialPolicy {
+    /// The policy of `--dial-workers` entries (`host:port` or `tcp://host:port`); empty: no
+    /// dialling.
+    pub fn new(entries: impl IntoIterator<Item = String>) -> Result<Self, String> {
+        let mut allowed = Vec::new();
+        for entry in entries {
+            let entry = entry.trim();
+            if entry.is_empty() {
+                continue;
+            }
+            let plain = entry.strip_prefix("tcp://").unwrap_or(entry);
+            let port = plain.rsplit_once(':').map(|(host, port)| (host, port.parse::<u16>()));
+            if !matches!(port, Some((host, Ok(_))) if !host.is_empty()) || plain.contains("://") || plain.len() > MAX_DIAL_ADDRESS_LEN {
+                return Err(format!("--dial-workers: {entry:?} is not HOST:PORT (a worker's plain TCP listener)"));
+            }
+            allowed.push(plain.to_owned());
+        }
+        if allowed.len() > MAX_DIAL_WORKERS {
+            return Err(format!("--dial-workers names {} workers, at most {MAX_DIAL_WORKERS}", allowed.len()));
+        }
+        Ok(Self { allowed })
+    }
+
+    /// Whether any worker may be dialled.
+    pub fn may_dial(&self) -> bool {
+        !self.allowed.is_empty()
+    }
+
+    /// Connects to `source` (the source worker's address as the client reached it) if the
+    /// policy allows it: a connected, configured socket, or why not.
+    pub fn connect(&self, source: &str) -> Result<TcpStream, Failure> {
+        if source.len() > MAX_DIAL_ADDRESS_LEN {
+            return Err(Failure::new(Status::INVALID_VALUE, format!("a source worker's address is at most {MAX_DIAL_ADDRESS_LEN} bytes")));
+        }
+        let target = dialable(source)?;
+        if !self.may_dial() {
+            return Err(Failure::new(Status::NOT_SUPPORTED, NO_DIALLING));
+        }
+        let unreachable = |e: std::io::Error| {
+            Failure::new(Status::NOT_SUPPORTED, format!("the source worker {source} cannot be reached for a copy between workers: {e}"))
+        };
+        let allowed: std::collections::HashSet<SocketAddr> = self
+            .allowed
+            .iter()
+            .filter_map(|entry| entry.to_socket_addrs().inspect_err(|e| tracing::warn!(entry, %e, "a --dial-workers entry does not resolve")).ok())
+            .flatten()
+            .collect();
+        let permitted: Vec<SocketAddr> = target.to_socket_addrs().map_err(unreachable)?.filter(|addr| allowed.contains(addr)).collect();
+        if permitted.is_empty() {
+            return Err(Failure::new(
+                Status::NOT_SUPPORTED,
+                format!(
+                    "this worker may not dial {source}: it is none of the workers --dial-workers names ({}); add the source worker there (or copy through host memory)",
+                    self.allowed.join(",")
+                ),
+            ));
+        }
+        let mut last = std::io::Error::other("no address");
+        for addr in permitted {
+            match TcpStream::connect_timeout(&addr, TRANSFER_CONNECT_TIMEOUT) {
+                Ok(socket) => {
+                    let broke = |e: std::io::Error| Failure::new(Status::UNKNOWN, format!("the transfer connection to {source} broke: {e}"));
+                    socket.set_read_timeout(Some(TRANSFER_IO_TIMEOUT)).map_err(broke)?;
+                    socket.set_write_timeout(Some(TRANSFER_IO_TIMEOUT)).map_err(broke)?;
+                    let _ = socket.set_nodelay(true);
+                    return Ok(socket);
+                }
+                Err(e) => last = e,
+            }
+        }
+        Err(unreachable(last))
+    }
+}
+
+/// Why a worker without `--dial-workers` takes no copies from other workers.
+pub const NO_DIALLING: &str = "this worker may not dial other workers, so it takes no copies from them: start it with --dial-workers naming \
+     the workers it may take copies from (or copy through host memory)";
+
+/// How this process's sessions reach a source worker.
+#[derive(Debug)]
+pub enum Dialer {
+    /// Sessions of the worker's own process connect themselves, within the policy.
+    Direct(DialPolicy),
+    /// Sessions in a session process, which opens no sockets: the worker connects for them,
+    /// within its policy, and hands over the socket ([`crate::sandbox::dial`]).
+    Worker(Arc<crate::sandbox::dial::WorkerDialer>),
+}
+
+impl Dialer {
+    fn connect(&self, source: &str) -> Result<TcpStream, Failure> {
+        match self {
+            Dialer::Direct(policy) => policy.connect(source),
+            Dialer::Worker(worker) => worker.dial(source),
+        }
+    }
+}
+
+/// Which way the bytes of a copy between workers went, for the worker's counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moved {
+    /// Fetched from another worker.
+    In,
+    /// Answered to another worker's fetch.
+    Out,
+}
+
+/// The grants of the sessions this process serves, and how its sessions dial other workers.
 pub struct TransferHub {
-    may_dial: bool,
+    dialer: Dialer,
     state: Mutex<HubState>,
     changed: Condvar,
 }
@@ -107,7 +227,7 @@ pub struct TransferHub {
 impl std::fmt::Debug for TransferHub {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let state = self.lock();
-        f.debug_struct("TransferHub").field("may_dial", &self.may_dial).field("grants", &state.grants.len()).field("bytes", &state.bytes).finish()
+        f.debug_struct("TransferHub").field("dialer", &self.dialer).field("grants", &state.grants.len()).field("bytes", &state.bytes).finish()
     }
 }
 
@@ -116,22 +236,52 @@ fn refused(message: impl Into<String>) -> Failure {
 }
 
 /// What every refusal of a presented grant says (which of the causes, a peer need not learn).
-const GRANT_REFUSED: &str = "transfer grant refused: unknown, expired, already fetched, or the secret or length does not match";
+pub const GRANT_REFUSED: &str = "transfer grant refused: unknown, expired, already fetched, or the secret or length does not match";
 
 impl TransferHub {
-    /// `may_dial`: whether sessions of this process may fetch from other workers
-    /// (`--dial-workers`); serving fetches of its own grants needs no permission.
-    pub fn new(may_dial: bool) -> Arc<Self> {
-        Arc::new(Self { may_dial, state: Mutex::default(), changed: Condvar::new() })
+    /// `dialer`: how sessions of this process fetch from other workers (`--dial-workers`);
+    /// serving fetches of its own grants needs no permission.
+    pub fn new(dialer: Dialer) -> Arc<Self> {
+        Arc::new(Self { dialer, state: Mutex::default(), changed: Condvar::new() })
+    }
+
+    /// A hub of the worker's own process whose sessions dial within `policy`.
+    pub fn direct(policy: DialPolicy) -> Arc<Self> {
+        Self::new(Dialer::Direct(policy))
     }
 
     fn lock(&self) -> MutexGuard<'_, HubState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Whether sessions of this process may dial other workers.
+    /// Whether WELCOME may say sessions here take copies from other workers: the worker's
+    /// policy names some (a session process asks the worker, which checks each dial).
     pub fn may_dial(&self) -> bool {
-        self.may_dial
+        match &self.dialer {
+            Dialer::Direct(policy) => policy.may_dial(),
+            Dialer::Worker(_) => true,
+        }
+    }
+
+    /// The worker's policy, for the session processes it serves (`None` in a session process).
+    pub fn policy(&self) -> Option<&DialPolicy> {
+        match &self.dialer {
+            Dialer::Direct(policy) => Some(policy),
+            Dialer::Worker(_) => None,
+        }
+    }
+
+    /// Connects to the source worker `source` for a pull.
+    pub fn connect(&self, source: &str) -> Result<TcpStream, Failure> {
+        self.dialer.connect(source)
+    }
+
+    /// Counts `bytes` of a copy between workers that moved `way`: a session process tells the
+    /// worker, whose metrics count them (the worker's own sessions count them themselves).
+    pub fn note_moved(&self, way: Moved, bytes: u64) {
+        if let Dialer::Worker(worker) = &self.dialer {
+            worker.note_moved(way, bytes);
+        }
     }
 
     /// Registers grant `grant_id` of `session` for `len` bytes, not ready yet; the caller
@@ -257,29 +407,43 @@ fn dialable(source: &str) -> Result<&str, Failure> {
     Ok(source)
 }
 
-/// Fetches grant `grant_id` of session `session_id` (`len` bytes) from the worker at `source`
-/// (`host:port` or `tcp://host:port`): one connection, one request, its bytes.
-pub fn fetch(source: &str, session_id: u64, grant_id: u64, secret: &[u8], len: u64) -> Result<Vec<u8>, Failure> {
-    let target = dialable(source)?;
-    let unreachable = |e: std::io::Error| {
-        Failure::new(Status::NOT_SUPPORTED, format!("the source worker {source} cannot be reached for a copy between workers: {e}"))
+/// Fetches grant `grant_id` of session `session_id` (`len` bytes) over `socket`, connected to
+/// the worker at `source` ([`TransferHub::connect`]): one connection, one request, its bytes.
+pub fn fetch(mut socket: TcpStream, source: &str, session_id: u64, grant_id: u64, secret: &[u8], len: u64) -> Result<Vec<u8>, Failure> {
+    let broke = |e: std::io::Error| {
+        let message = if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            format!(
+                "the source worker {source} closed the transfer connection before its answer: the source session, its process or the worker ended"
+            )
+        } else {
+            format!("the transfer connection to {source} broke: {e}")
+        };
+        Failure::new(Status::UNKNOWN, message)
     };
-    let addr = target.to_socket_addrs().map_err(unreachable)?.next().ok_or_else(|| unreachable(std::io::Error::other("no address")))?;
-    let mut socket = TcpStream::connect_timeout(&addr, TRANSFER_CONNECT_TIMEOUT).map_err(unreachable)?;
-    let broke = |e: std::io::Error| Failure::new(Status::UNKNOWN, format!("the transfer connection to {source} broke: {e}"));
-    socket.set_read_timeout(Some(TRANSFER_IO_TIMEOUT)).map_err(broke)?;
-    socket.set_write_timeout(Some(TRANSFER_IO_TIMEOUT)).map_err(broke)?;
-    let _ = socket.set_nodelay(true);
     let request = wire::TransferFetch { session_id, grant_id, secret: proto_core::field::Bytes(secret), len };
     let mut buf = [0u8; HEADER_LEN + 128];
     let meta = FrameMeta { opcode: Opcode::TransferFetch.raw(), flags: proto_core::Flags::empty(), request_id: 1, credits: 0, aux: 0 };
     let frame = encode_frame(&mut buf, meta, &request).map_err(|e| Failure::new(Status::INVALID_VALUE, format!("TransferFetch: {e}")))?;
     socket.write_all(&buf[..frame.head_len]).map_err(broke)?;
-    let mut head = [0u8; HEADER_LEN];
-    socket.read_exact(&mut head).map_err(broke)?;
-    let header = FrameHeader::parse(&head).map_err(|e| broke(std::io::Error::other(format!("a malformed reply: {e}"))))?;
     // Bounded before anything is allocated: an error reply's control part, or the grant.
     let max_control = proto_core::limits::MAX_PREAUTH_CONTROL_LEN;
+    let mut head = [0u8; HEADER_LEN];
+    // While the source waits for the read (the source stream's earlier work), its writer sends
+    // heartbeats (unsolicited PONGs, request id 0) every second: skipped, within the wait.
+    let deadline = Instant::now() + TRANSFER_IO_TIMEOUT;
+    let header = loop {
+        socket.read_exact(&mut head).map_err(broke)?;
+        let header = FrameHeader::parse(&head).map_err(|e| broke(std::io::Error::other(format!("a malformed reply: {e}"))))?;
+        let heartbeat = header.opcode == Opcode::Ping.raw() && header.request_id == 0 && header.bulk_len == 0;
+        if !heartbeat || header.control_len as usize > max_control {
+            break header;
+        }
+        let mut pong = [0u8; proto_core::limits::MAX_PREAUTH_CONTROL_LEN];
+        socket.read_exact(&mut pong[..header.control_len as usize]).map_err(broke)?;
+        if Instant::now() >= deadline {
+            return Err(broke(std::io::Error::other(format!("no answer within {} s, only heartbeats", TRANSFER_IO_TIMEOUT.as_secs()))));
+        }
+    };
     if header.opcode != Opcode::TransferFetch.raw() || header.control_len as usize > max_control || u64::from(header.bulk_len) > len {
         return Err(broke(std::io::Error::other("a reply that is no answer to TransferFetch")));
     }
@@ -307,7 +471,7 @@ mod tests {
 
     #[test]
     fn a_grant_is_fetched_once_with_its_secret_and_length() {
-        let hub = TransferHub::new(false);
+        let hub = TransferHub::direct(DialPolicy::default());
         hub.offer(1, 10, &SECRET, 4).unwrap();
         hub.complete(1, 10, Ok(vec![1, 2, 3, 4]));
         let mut wrong = SECRET;
@@ -324,7 +488,7 @@ mod tests {
 
     #[test]
     fn a_fetch_waits_for_the_source_read() {
-        let hub = TransferHub::new(false);
+        let hub = TransferHub::direct(DialPolicy::default());
         hub.offer(1, 11, &SECRET, 3).unwrap();
         let waiter = {
             let hub = Arc::clone(&hub);
@@ -337,7 +501,7 @@ mod tests {
 
     #[test]
     fn offers_are_bounded_before_anything_is_read() {
-        let hub = TransferHub::new(false);
+        let hub = TransferHub::direct(DialPolicy::default());
         assert!(hub.offer(1, 1, &SECRET[..8], 4).is_err(), "a short secret");
         assert!(hub.offer(1, 1, &SECRET, 0).is_err());
         assert!(hub.offer(1, 1, &SECRET, wire::MAX_TRANSFER_BYTES + 1).is_err());
@@ -356,10 +520,65 @@ mod tests {
 
     #[test]
     fn a_failed_read_reaches_the_fetch() {
-        let hub = TransferHub::new(false);
+        let hub = TransferHub::direct(DialPolicy::default());
         hub.offer(1, 12, &SECRET, 3).unwrap();
         hub.complete(1, 12, Ok(vec![1]));
         assert!(matches!(hub.take(1, 12, &SECRET, 3), Err(Failure::Status(Status::UNKNOWN, _))));
+    }
+
+    #[test]
+    fn the_dial_policy_takes_host_port_entries_only() {
+        let policy = DialPolicy::new(["127.0.0.1:7000".to_string(), " tcp://workers.ns.svc:7001".into(), String::new()]).unwrap();
+        assert!(policy.may_dial());
+        assert_eq!(policy.allowed, ["127.0.0.1:7000", "workers.ns.svc:7001"]);
+        assert!(!DialPolicy::new(Vec::<String>::new()).unwrap().may_dial());
+        for bad in ["host", "host:port", ":7000", "tls://h:1", "h:70000", "*"] {
+            assert!(DialPolicy::new([bad.to_string()]).is_err(), "{bad} accepted");
+        }
+        assert!(DialPolicy::new((0..=MAX_DIAL_WORKERS).map(|i| format!("h{i}:1"))).is_err());
+        // A source the policy does not name is refused before any connect.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let listening = listener.local_addr().unwrap().to_string();
+        match policy.connect(&listening) {
+            Err(Failure::Status(Status::NOT_SUPPORTED, why)) => assert!(why.contains("--dial-workers"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        let allowed = DialPolicy::new([format!("localhost:{}", listener.local_addr().unwrap().port())]).unwrap();
+        if "localhost:1".to_socket_addrs().is_ok_and(|mut a| a.any(|a| a.ip().is_loopback() && a.is_ipv4())) {
+            allowed.connect(&listening).expect("a name in the policy covers the addresses it resolves to");
+        }
+    }
+
+    /// A source whose read takes a while sends heartbeats before the answer: the fetch skips
+    /// them (it failed with "a reply that is no answer" when a read took over a second).
+    #[test]
+    fn a_fetch_skips_the_sources_heartbeats() {
+        use proto_core::{Bulk, Response};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let source = std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            let mut head = [0u8; HEADER_LEN];
+            conn.read_exact(&mut head).unwrap();
+            let header = FrameHeader::parse(&head).unwrap();
+            let mut rest = vec![0u8; header.control_len as usize];
+            conn.read_exact(&mut rest).unwrap();
+            let mut buf = vec![0u8; 4096];
+            for _ in 0..3 {
+                let pong = wire::Pong { nonce: 0, worker_time_ns: 1, payload: (&[][..]).into() };
+                let frame = Response::Ping(pong).encode_frame(&mut buf, 0, 0).unwrap();
+                let head_len = frame.head_len;
+                conn.write_all(&buf[..head_len]).unwrap();
+            }
+            let data = [9u8; 5];
+            let frame = Response::TransferFetch(wire::TransferData { data: Bulk(&data) }).encode_frame(&mut buf, header.request_id, 0).unwrap();
+            let (head_len, bulk) = (frame.head_len, frame.bulk.to_vec());
+            conn.write_all(&buf[..head_len]).unwrap();
+            conn.write_all(&bulk).unwrap();
+        });
+        let socket = TcpStream::connect(&addr).unwrap();
+        assert_eq!(fetch(socket, &addr, 1, 2, &SECRET, 5).unwrap(), vec![9u8; 5]);
+        source.join().unwrap();
     }
 
     #[test]

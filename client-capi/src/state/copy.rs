@@ -130,15 +130,18 @@ pub fn copy_across_workers(dst: u64, dst_device: u32, src: u64, src_device: u32,
             format!("a copy from device {src_device} to device {dst_device} crosses workers, and worker {worker} of the device list ({}) {why} (copy through host memory)", worker_config(worker).worker),
         )
     };
-    const IN_PROCESSES: &str =
-        "serves sessions in session processes, which take no part in copies between workers (GPU backends, the host backend with --allow-host-code)";
+    // An older worker does not say it takes part.
+    const TAKES_NO_PART: &str = "takes no part in copies between workers";
     if !has(src_device, wire::features::TRANSFER_SOURCE)? {
-        return Err(cannot(src_worker, IN_PROCESSES));
+        return Err(cannot(src_worker, TAKES_NO_PART));
     }
     if !has(dst_device, wire::features::TRANSFER_PULL)? {
-        let why =
-            if has(dst_device, wire::features::TRANSFER_SOURCE)? { "may not dial other workers: start it with --dial-workers" } else { IN_PROCESSES };
-        return Err(cannot(dst_worker, why));
+        let why = if has(dst_device, wire::features::TRANSFER_SOURCE)? {
+            format!("may not dial other workers: start it with --dial-workers naming {}", worker_config(src_worker).worker)
+        } else {
+            TAKES_NO_PART.to_owned()
+        };
+        return Err(cannot(dst_worker, &why));
     }
     let source = worker_config(src_worker).worker.clone();
     let source_session = on_device(src_device, || with_conn(|c| Ok(c.welcome().session_id)))?;

@@ -262,8 +262,18 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
             return ExitCode::from(EXIT_SETUP_FAILED);
         }
     };
+    // SAFETY: the worker passed the dial channel as this descriptor, which nothing else owns.
+    let dial_channel = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(super::DIAL_FD) };
+    // Grants of this process's sessions; their pulls dial through the worker.
+    let transfers = match super::dial::WorkerDialer::new(dial_channel) {
+        Ok(dialer) => crate::transfer::TransferHub::new(crate::transfer::Dialer::Worker(dialer)),
+        Err(e) => {
+            tracing::error!(%e, "no thread for the dial channel");
+            return ExitCode::from(EXIT_SETUP_FAILED);
+        }
+    };
     if args.shared {
-        return super::shared::serve_sessions(link, backend, usage, &args);
+        return super::shared::serve_sessions(link, backend, usage, transfers, &args);
     }
     let limits = SessionLimits {
         max_streams: args.limits.max_streams,
@@ -280,6 +290,7 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
         limits,
         ipc: Arc::new(crate::ipc::ChildBroker::new(ipc_channel)),
         rtc_cache_dir: args.rtc_cache.clone().map(crate::session::RtcCacheDir::Tenant),
+        transfers: Some(transfers),
         ..SessionConfig::default()
     };
     let mut session = Session::new(backend, Arc::new(config));
@@ -433,7 +444,7 @@ pub(super) fn serve_handed(
             session.set_descriptor_sender(Arc::new(crate::shm::Descriptors(descriptors)));
             crate::server::run_session(sink, source, session)
         }
-        Handed::Stripe { .. } | Handed::Session { .. } => {
+        Handed::Stripe { .. } | Handed::Fetch { .. } | Handed::Session { .. } => {
             return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "a control message came where the session's connection was due"));
         }
     };
@@ -451,11 +462,13 @@ pub(super) struct StripeSessions {
 impl StripeSessions {
     /// Serves each stripe connection the worker hands over, on a thread of its own, until
     /// the worker closes the channel. Its first frame is its `StripeJoin`, checked against
-    /// this process's grant (key, index, address, expiry) by the normal driver.
+    /// this process's grant (key, index, address, expiry) by the normal driver. Fetches of
+    /// this session's grants by other workers come the same way ([`serve_fetch`]).
     fn take_from(self, control: &UnixStream) {
         loop {
             match Handed::recv(control) {
                 Ok(Some(Handed::Stripe { socket, unread, peer, .. })) => self.serve_one(socket, unread, peer),
+                Ok(Some(Handed::Fetch { socket, unread, peer, .. })) => serve_fetch(&self.backend, &self.config, socket, unread, peer, self.spin),
                 Ok(None) => return,
                 Ok(Some(other)) => {
                     tracing::warn!(?other, "unexpected control message; the stripes are not taken any more");
@@ -490,5 +503,37 @@ impl StripeSessions {
         if let Err(e) = spawned {
             tracing::warn!(%e, "no thread for a stripe connection");
         }
+    }
+}
+
+/// Serves a connection another worker opened to fetch a grant of a session of this process
+/// (`TransferFetch`, its first and only request, in `unread`), on a thread of its own: the
+/// normal driver checks the grant against this process's hub (`config.transfers`) and
+/// answers its bytes once.
+pub(super) fn serve_fetch(
+    backend: &Arc<dyn crate::backend::Backend>,
+    config: &Arc<SessionConfig>,
+    socket: OwnedFd,
+    unread: Vec<u8>,
+    peer: Option<std::net::SocketAddr>,
+    spin: std::time::Duration,
+) {
+    let (sink, source) = match transport_tcp::tcp::from_parts(std::net::TcpStream::from(socket), &unread, spin) {
+        Ok(halves) => halves,
+        Err(e) => {
+            tracing::warn!(%e, "transfer connection unusable");
+            return;
+        }
+    };
+    let mut fetch = Session::new(Arc::clone(backend), Arc::clone(config));
+    fetch.set_peer(peer);
+    let span = tracing::Span::current();
+    let spawned = std::thread::Builder::new().name("hip-fetch".into()).spawn(move || {
+        let _in_span = span.enter();
+        let (_, result) = crate::server::run_session(sink, source, fetch);
+        tracing::debug!(?result, "transfer connection ended");
+    });
+    if let Err(e) = spawned {
+        tracing::warn!(%e, "no thread for a transfer connection");
     }
 }

@@ -51,6 +51,7 @@ const KIND_SHM: u32 = 3;
 const KIND_STRIPE: u32 = 4;
 const KIND_SESSION: u32 = 5;
 const KIND_RELAY_SOCKET: u32 = 6;
+const KIND_FETCH: u32 = 7;
 
 /// What the handshake settled that the session process needs to serve the connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -77,6 +78,10 @@ pub enum Handed {
     /// `StripeJoin` frame: the session process checks the join as the worker would.
     /// `session`: the session it joins (a shared session process serves several).
     Stripe { session: u64, socket: OwnedFd, unread: Vec<u8>, peer: Option<SocketAddr> },
+    /// A connection another worker opened to fetch a grant of session `session` (a copy
+    /// between workers, [`crate::transfer`]), whose unread bytes begin with its
+    /// `TransferFetch` frame: the session process checks the grant itself.
+    Fetch { session: u64, socket: OwnedFd, unread: Vec<u8>, peer: Option<SocketAddr> },
     /// To a shared session process ([`super::shared`]): the identity of the next session
     /// (its [`super::shared::SessionArgs`] as text), with the session's callback bridge; its
     /// connection follows in the next message.
@@ -110,6 +115,10 @@ impl Handed {
             Handed::Stripe { session, socket, unread, peer } => {
                 header[8..16].copy_from_slice(&session.to_le_bytes());
                 (KIND_STRIPE, unread, *peer, vec![socket.as_fd()])
+            }
+            Handed::Fetch { session, socket, unread, peer } => {
+                header[8..16].copy_from_slice(&session.to_le_bytes());
+                (KIND_FETCH, unread, *peer, vec![socket.as_fd()])
             }
             Handed::Session { args, bridge } => (KIND_SESSION, args, None, vec![bridge.as_fd()]),
             Handed::RelaySocket { socket } => (KIND_RELAY_SOCKET, &[], None, vec![socket.as_fd()]),
@@ -172,6 +181,7 @@ impl Handed {
             KIND_RELAY => Handed::Relay,
             KIND_TCP => Handed::Tcp { socket: fds.next().ok_or_else(|| wrong(1))?, unread, peer, terms },
             KIND_STRIPE => Handed::Stripe { session: long(8), socket: fds.next().ok_or_else(|| wrong(1))?, unread, peer },
+            KIND_FETCH => Handed::Fetch { session: long(8), socket: fds.next().ok_or_else(|| wrong(1))?, unread, peer },
             KIND_SESSION => Handed::Session { args: unread, bridge: fds.next().ok_or_else(|| wrong(1))? },
             KIND_RELAY_SOCKET => Handed::RelaySocket { socket: fds.next().ok_or_else(|| wrong(1))? },
             #[cfg(target_os = "linux")]
@@ -196,7 +206,7 @@ impl Handed {
 }
 
 /// Sessions whose connections their processes serve, by session id: where their stripe
-/// connections are handed.
+/// connections, and other workers' fetches of their grants, are handed.
 #[derive(Default, Debug)]
 pub struct HandedSessions {
     sessions: Mutex<std::collections::HashMap<u64, HandedSession>>,
@@ -231,6 +241,23 @@ impl HandedSessions {
         Handed::Stripe { session: session_id, socket, unread, peer }.send(&control).map_err(|e| {
             tracing::warn!(%e, session_id, "cannot hand a stripe to its session process");
             "stripe join refused: the session's process does not take it"
+        })
+    }
+
+    /// Hands a connection another worker opened to fetch a grant of session `session_id`
+    /// (its `TransferFetch` frame and what followed in `unread`) to the process serving that
+    /// session, which checks the grant. Unlike a stripe's, it comes from another worker, not
+    /// from the client's address. `Err`: no such session here (refused as a wrong grant is).
+    pub fn hand_fetch(&self, session_id: u64, socket: OwnedFd, unread: Vec<u8>, peer: Option<SocketAddr>) -> Result<(), &'static str> {
+        let (control, sending) = {
+            let sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+            let session = sessions.get(&session_id).ok_or(crate::transfer::GRANT_REFUSED)?;
+            (Arc::clone(&session.control), Arc::clone(&session.sending))
+        };
+        let _sending = sending.lock().unwrap_or_else(|p| p.into_inner());
+        Handed::Fetch { session: session_id, socket, unread, peer }.send(&control).map_err(|e| {
+            tracing::warn!(%e, session_id, "cannot hand a transfer fetch to its session process");
+            "transfer fetch refused: the session's process does not take it"
         })
     }
 
@@ -452,6 +479,9 @@ mod tests {
                 Handed::Stripe { session: 9, socket: OwnedFd::from(UnixStream::pair().unwrap().0), unread: vec![1, 2, 3], peer: None }
                     .send(&worker)
                     .unwrap();
+                Handed::Fetch { session: 11, socket: OwnedFd::from(UnixStream::pair().unwrap().0), unread: vec![4, 5], peer: Some(peer) }
+                    .send(&worker)
+                    .unwrap();
                 Handed::Relay.send(&worker).unwrap();
                 Handed::Session { args: b"session=5".to_vec(), bridge: OwnedFd::from(UnixStream::pair().unwrap().0) }.send(&worker).unwrap();
                 Handed::RelaySocket { socket: OwnedFd::from(UnixStream::pair().unwrap().0) }.send(&worker).unwrap();
@@ -467,6 +497,9 @@ mod tests {
         b.read_exact(&mut two).unwrap();
         assert_eq!(&two, b"hi");
         assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::Stripe { session: 9, ref unread, peer: None, .. }) if unread == &[1, 2, 3]));
+        assert!(
+            matches!(Handed::recv(&child).unwrap(), Some(Handed::Fetch { session: 11, ref unread, peer: Some(p), .. }) if unread == &[4, 5] && p == peer)
+        );
         assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::Relay)));
         assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::Session { ref args, .. }) if args == b"session=5"));
         assert!(matches!(Handed::recv(&child).unwrap(), Some(Handed::RelaySocket { .. })));

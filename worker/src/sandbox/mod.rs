@@ -21,6 +21,7 @@
 
 pub mod child;
 pub mod confine;
+pub mod dial;
 pub mod handover;
 pub mod link;
 pub mod relay;
@@ -43,9 +44,12 @@ pub const IPC_FD: i32 = 4;
 /// The descriptor by which a session process inherits its end of the callback bridge
 /// ([`crate::session::CallbackChannel`]).
 pub const CALLBACK_FD: i32 = 5;
+/// The descriptor of a session process's channel on which it asks the worker to connect to
+/// other workers for it ([`dial`]).
+pub const DIAL_FD: i32 = 6;
 /// The first descriptor above every inherited one: sources are moved here before the dup2s
 /// that place them, and a session process closes everything from here up.
-pub const FIRST_FREE_FD: i32 = 6;
+pub const FIRST_FREE_FD: i32 = 7;
 
 /// How the worker starts session processes.
 #[derive(Debug)]

@@ -4,7 +4,7 @@
 
 use super::child::{ChildArgs, ChildLimits};
 use super::link::{head_bytes, LinkSink, LinkSource};
-use super::{SessionProcess, CALLBACK_FD, CHILD_ARG, FIRST_FREE_FD, IPC_FD, USAGE_FD};
+use super::{SessionProcess, CALLBACK_FD, CHILD_ARG, DIAL_FD, FIRST_FREE_FD, IPC_FD, USAGE_FD};
 use crate::driver::ReplyWriter;
 use crate::metrics::{Metrics, OpenSession};
 use crate::session::Session;
@@ -290,6 +290,16 @@ pub(super) fn start(
     // SAFETY: a fresh descriptor owned by nobody else.
     let ipc_theirs = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(ipc_raw) };
     let ipc_fd = ipc_theirs.as_raw_fd();
+    let (dial_ours, dial_theirs) = crate::ipc::channel_pair()?;
+    // SAFETY: F_DUPFD_CLOEXEC on a valid descriptor; the result is checked.
+    let dial_raw = unsafe { libc::fcntl(dial_theirs.as_raw_fd(), libc::F_DUPFD_CLOEXEC, FIRST_FREE_FD) };
+    if dial_raw < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    drop(dial_theirs);
+    // SAFETY: a fresh descriptor owned by nobody else.
+    let dial_theirs = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(dial_raw) };
+    let dial_fd = dial_theirs.as_raw_fd();
     // SAFETY: the closure runs in the forked child before exec and only makes system calls
     // that are async-signal-safe (dup2, fcntl), allocating nothing; `bridge_fd` stays open
     // in the parent until after spawn.
@@ -311,6 +321,9 @@ pub(super) fn start(
             if libc::dup2(bridge_fd, CALLBACK_FD) < 0 {
                 return Err(std::io::Error::last_os_error());
             }
+            if libc::dup2(dial_fd, DIAL_FD) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
             Ok(())
         })
     };
@@ -318,6 +331,12 @@ pub(super) fn start(
     // The process has its copies: the worker's must go, so the channels end with the process.
     drop(ipc_theirs);
     drop(their_bridge);
+    drop(dial_theirs);
+    // The process's dials, checked against the worker's --dial-workers, until it ends.
+    let policy = session.config().transfers.as_ref().and_then(|hub| hub.policy().cloned()).unwrap_or_default();
+    if let Err(e) = super::dial::serve(dial_ours, policy, session.metrics(), child.id()) {
+        tracing::warn!(%e, "no dial service for the session process: its copies from other workers will fail");
+    }
     // Kept alive by its relay thread until either end closes.
     crate::session::CallbackChannel::bridge_worker(bridge)?;
     Ok((child, ours, ipc_ours, scratch))

@@ -523,10 +523,23 @@ fn enter(session: &Session, handed: Handed, process: &SessionProcess) -> io::Res
 /// `main` of a shared session process, after confinement and the backend: serves every
 /// session the worker hands over `control` on a thread of its own, until the worker closes
 /// the channel (it is poisoned, or the worker ends) and its last session has ended.
-pub fn serve_sessions(control: UnixStream, backend: Arc<dyn Backend>, usage: Arc<SharedUsage>, args: &ChildArgs) -> ExitCode {
+pub fn serve_sessions(
+    control: UnixStream,
+    backend: Arc<dyn Backend>,
+    usage: Arc<SharedUsage>,
+    transfers: Arc<crate::transfer::TransferHub>,
+    args: &ChildArgs,
+) -> ExitCode {
     let faults = Arc::new(DeviceFaults::default());
     let ipc = Arc::new(crate::ipc::LocalBroker::default());
     let metrics = Arc::new(Metrics::default());
+    // Fetches of any session's grants by other workers: the hub is the process's.
+    let fetch_config = Arc::new(SessionConfig {
+        transfers: Some(Arc::clone(&transfers)),
+        metrics: Arc::clone(&metrics),
+        device_faults: Arc::clone(&faults),
+        ..SessionConfig::default()
+    });
     let reports = match control.try_clone() {
         Ok(reports) => Arc::new(Mutex::new(reports)),
         Err(e) => {
@@ -578,6 +591,10 @@ pub fn serve_sessions(control: UnixStream, backend: Arc<dyn Backend>, usage: Arc
                 }
                 continue;
             }
+            Handed::Fetch { socket, unread, peer, .. } => {
+                super::child::serve_fetch(&backend, &fetch_config, socket, unread, peer, args.spin);
+                continue;
+            }
             other => {
                 tracing::warn!(?other, "a connection without its session's identity; dropped");
                 continue;
@@ -615,6 +632,7 @@ pub fn serve_sessions(control: UnixStream, backend: Arc<dyn Backend>, usage: Arc
             rtc_cache_dir: ident.rtc_cache.clone().map(RtcCacheDir::Tenant),
             device_faults: Arc::clone(&faults),
             metrics: Arc::clone(&metrics),
+            transfers: Some(Arc::clone(&transfers)),
             ..SessionConfig::default()
         };
         let mut session = Session::new(Arc::clone(&backend), Arc::new(config));

@@ -53,6 +53,7 @@ pub use device::REPORTED_HIP_VERSION;
 pub use graph::{MAX_GRAPHS_PER_SESSION, MAX_GRAPH_EXECS_PER_SESSION, MAX_GRAPH_NODES_PER_SESSION};
 pub use memory::BulkDestination;
 pub use module::{MAX_FUNCTIONS_PER_SESSION, MAX_MODULES_PER_SESSION};
+pub use stripes::Handoff;
 pub use tables::{Allocations, Handles};
 
 use module::{FunctionEntry, ModuleEntry, RtcReply};
@@ -325,10 +326,13 @@ pub struct Session {
     /// Whether STRIPED_BULK was negotiated at HELLO.
     striped_bulk: bool,
     /// Stripes join sessions served in session processes: a `StripeJoin` on this connection
-    /// is kept ([`Session::take_stripe_join`]) for the connection to be handed over.
+    /// is kept ([`Session::take_handoff`]) for the connection to be handed over.
     stripes_join_elsewhere: bool,
-    /// The session a `StripeJoin` named, and its frame, once kept.
-    kept_stripe_join: Option<(u64, Vec<u8>)>,
+    /// Grants of sessions served in session processes are fetched there: a `TransferFetch` on
+    /// this connection is kept for the connection to be handed over.
+    fetches_elsewhere: bool,
+    /// What a kept `StripeJoin` or `TransferFetch` is, the session it named, and its frame.
+    kept_handoff: Option<(stripes::Handoff, u64, Vec<u8>)>,
     /// The bytes a `TransferFetch` answers with (the reply borrows them).
     fetched: Vec<u8>,
     /// WELCOME offered the same-host transport (`SameHostOffer` is answered), or, on a
@@ -408,7 +412,8 @@ impl Session {
             stripes: None,
             striped_bulk: false,
             stripes_join_elsewhere: false,
-            kept_stripe_join: None,
+            fetches_elsewhere: false,
+            kept_handoff: None,
             fetched: Vec::new(),
             shared_memory_offered: false,
             descriptors: None,

@@ -10,6 +10,16 @@ use proto_core::Status;
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
+/// A first request that makes a connection part of a session served in a session process:
+/// the server hands the connection there ([`Session::take_handoff`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handoff {
+    /// A stripe joining its session (`StripeJoin`).
+    Stripe,
+    /// Another worker fetching a grant of the session (`TransferFetch`).
+    Fetch,
+}
+
 impl Session {
     /// Lets this connection be granted stripes, or join a session's as one.
     pub fn set_stripe_hub(&mut self, hub: Arc<StripeHub>) {
@@ -51,14 +61,26 @@ impl Session {
         self.stripes_join_elsewhere
     }
 
-    /// Keeps a `StripeJoin` naming `session_id`, whose whole frame is `frame`.
-    pub fn keep_stripe_join(&mut self, session_id: u64, frame: Vec<u8>) {
-        self.kept_stripe_join = Some((session_id, frame));
+    /// Makes a `TransferFetch` on this connection be kept for the session process serving
+    /// the session it names rather than answered here ([`crate::sandbox::handover`]).
+    pub fn set_fetches_elsewhere(&mut self) {
+        self.fetches_elsewhere = true;
     }
 
-    /// The kept `StripeJoin`: the session it names and its frame.
-    pub fn take_stripe_join(&mut self) -> Option<(u64, Vec<u8>)> {
-        self.kept_stripe_join.take()
+    /// Whether a `TransferFetch` is kept rather than answered here.
+    pub fn fetches_elsewhere(&self) -> bool {
+        self.fetches_elsewhere
+    }
+
+    /// Keeps a `StripeJoin` or `TransferFetch` (`kind`) naming `session_id`, whose whole
+    /// frame is `frame`.
+    pub fn keep_handoff(&mut self, kind: Handoff, session_id: u64, frame: Vec<u8>) {
+        self.kept_handoff = Some((kind, session_id, frame));
+    }
+
+    /// The kept `StripeJoin` or `TransferFetch`: which, the session it names and its frame.
+    pub fn take_handoff(&mut self) -> Option<(Handoff, u64, Vec<u8>)> {
+        self.kept_handoff.take()
     }
 
     /// The features of WELCOME that a session process serving this session honours itself.

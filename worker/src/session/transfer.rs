@@ -10,12 +10,11 @@ use proto_core::{Outcome, Status};
 use std::sync::Arc;
 
 /// Why a session here takes no part in copies between workers.
-const SERVED_IN_SESSION_PROCESS: &str = "copies between workers need sessions served in the worker's own process; this worker serves them in \
-     session processes, which open no connections (GPU backends, the host backend with --allow-host-code): copy through host memory";
+const NO_TRANSFERS: &str = "this worker takes no part in copies between workers (copy through host memory)";
 
 impl Session {
     fn transfer_hub(&self) -> Result<Arc<crate::transfer::TransferHub>, Failure> {
-        self.config.transfers.clone().ok_or_else(|| Failure::new(Status::NOT_SUPPORTED, SERVED_IN_SESSION_PROCESS))
+        self.config.transfers.clone().ok_or_else(|| Failure::new(Status::NOT_SUPPORTED, NO_TRANSFERS))
     }
 
     /// `TransferOffer`: registers the grant, then queues the read of the range behind the
@@ -46,10 +45,7 @@ impl Session {
     pub(super) fn pull_transfer(&mut self, req: wire::TransferPull<'_>) -> Result<wire::Empty, Failure> {
         let hub = self.transfer_hub()?;
         if !hub.may_dial() {
-            return Err(Failure::new(
-                Status::NOT_SUPPORTED,
-                "this worker may not dial other workers, so it takes no copies from them: start it with --dial-workers (or copy through host memory)",
-            ));
+            return Err(Failure::new(Status::NOT_SUPPORTED, crate::transfer::NO_DIALLING));
         }
         if req.len == 0 || req.len > wire::MAX_TRANSFER_BYTES {
             return Err(Failure::new(
@@ -72,8 +68,12 @@ impl Session {
                 ));
             }
         }
-        let bytes = crate::transfer::fetch(req.source.0, req.source_session, req.grant_id, req.secret.0, req.len)?;
+        // The policy (--dial-workers) is checked where the socket is made: here, or in the
+        // worker for a session process.
+        let socket = hub.connect(req.source.0)?;
+        let bytes = crate::transfer::fetch(socket, req.source.0, req.source_session, req.grant_id, req.secret.0, req.len)?;
         self.metrics().add_transfer_bytes_in(bytes.len() as u64);
+        hub.note_moved(crate::transfer::Moved::In, bytes.len() as u64);
         let dst = DevicePtr(req.dst);
         if req.sync {
             self.backend.memcpy_htod_sync(stream, dst, &bytes)?;
@@ -94,6 +94,7 @@ impl Session {
         let hub = self.transfer_hub()?;
         self.fetched = hub.take(req.session_id, req.grant_id, req.secret.0, req.len)?;
         self.metrics().add_transfer_bytes_out(self.fetched.len() as u64);
+        hub.note_moved(crate::transfer::Moved::Out, self.fetched.len() as u64);
         tracing::debug!(session = req.session_id, grant = req.grant_id, len = req.len, "transfer grant fetched");
         Ok(Outcome::Reply(wire::TransferData { data: proto_core::Bulk(&self.fetched) }))
     }
