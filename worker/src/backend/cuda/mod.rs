@@ -350,10 +350,9 @@ impl CudaBackend {
     /// # Safety
     /// The copy's host and device ranges must be valid until this returns.
     unsafe fn copy_2d_blocking(&self, copy: &sys::CUDA_MEMCPY2D, stream: CUstream) -> Result<(), BackendError> {
-        // SAFETY: ranges valid (caller contract); `stream` is live in the current context.
-        unsafe { sys::cuMemcpy2DAsync_v2(copy, stream) }.check("cuMemcpy2DAsync")?;
-        // SAFETY: as above.
-        unsafe { sys::cuStreamSynchronize(stream) }.check("cuStreamSynchronize")
+        // SAFETY: the ranges stay valid until this returns (caller contract), after the copy.
+        unsafe { result::mem::copy_2d_async(copy, stream) }?;
+        Ok(result::stream::synchronize(stream)?)
     }
 
     fn launch_host(&self, stream: CUstream, f: HostFn) -> Result<(), BackendError> {

@@ -239,6 +239,152 @@ pub mod mem {
         // SAFETY: `stream` is live (module contract); the driver checks the device range.
         check("cuMemsetD8Async", unsafe { sys::cuMemsetD8Async(ptr, value, len, stream) })
     }
+
+    /// `cuMemsetD{8,16,32}Async` of `count` elements (named `cuMemsetAsync` in errors).
+    pub fn set_async(ptr: CUdeviceptr, pattern: crate::backend::MemsetPattern, count: usize, stream: CUstream) -> Result<(), CudaError> {
+        use crate::backend::MemsetPattern;
+        // SAFETY: `stream` is live (module contract); the driver checks the device range.
+        let result = unsafe {
+            match pattern {
+                MemsetPattern::U8(v) => sys::cuMemsetD8Async(ptr, v, count, stream),
+                MemsetPattern::U16(v) => sys::cuMemsetD16Async(ptr, v, count, stream),
+                MemsetPattern::U32(v) => sys::cuMemsetD32Async(ptr, v, count, stream),
+            }
+        };
+        check("cuMemsetAsync", result)
+    }
+
+    /// `cuMemAlloc_v2` in the current context; freed with [`free`].
+    pub fn alloc(bytes: usize) -> Result<CUdeviceptr, CudaError> {
+        // SAFETY: cudarc's wrapper writes the out-pointer it owns; the caller made a context
+        // current.
+        unsafe { cudarc::driver::result::malloc_sync(bytes) }.map_err(|error| CudaError { call: "cuMemAlloc", error })
+    }
+
+    /// `cuMemAllocAsync` from the device's default pool, in `stream`'s order; freed with
+    /// [`free_async`].
+    pub fn alloc_async(bytes: usize, stream: CUstream) -> Result<CUdeviceptr, CudaError> {
+        let mut ptr = 0;
+        // SAFETY: a valid out-pointer; `stream` is live (module contract).
+        check("cuMemAllocAsync", unsafe { sys::cuMemAllocAsync(&mut ptr, bytes, stream) })?;
+        Ok(ptr)
+    }
+
+    /// `cuMemFreeAsync`: the driver frees `ptr` once `stream`'s earlier work is done.
+    pub fn free_async(ptr: CUdeviceptr, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: `stream` is live (module contract); the driver refuses addresses that are
+        // not pool allocations; callers free each once, after taking it out of their tables.
+        check("cuMemFreeAsync", unsafe { sys::cuMemFreeAsync(ptr, stream) })
+    }
+
+    /// `cuMemcpyHtoDAsync_v2` of `len` bytes from host memory at `src`.
+    ///
+    /// # Safety
+    /// `src..src + len` is readable host memory that stays alive and unchanged until `stream`
+    /// has passed the copy (pinned or registered memory: the DMA runs later).
+    pub unsafe fn copy_htod_async(dst: CUdeviceptr, src: *const u8, len: usize, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: the source range is the caller's contract; `stream` is live.
+        check("cuMemcpyHtoDAsync", unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.cast(), len, stream) })
+    }
+
+    /// `cuMemcpyDtoHAsync_v2` of `len` bytes into host memory at `dst`.
+    ///
+    /// # Safety
+    /// `dst..dst + len` is writable host memory that stays alive, and is neither read nor
+    /// written by anyone else, until `stream` has passed the copy.
+    pub unsafe fn copy_dtoh_async(dst: *mut u8, src: CUdeviceptr, len: usize, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: the destination range is the caller's contract; `stream` is live.
+        check("cuMemcpyDtoHAsync", unsafe { sys::cuMemcpyDtoHAsync_v2(dst.cast(), src, len, stream) })
+    }
+
+    /// `cuMemcpyDtoDAsync_v2`.
+    pub fn copy_dtod_async(dst: CUdeviceptr, src: CUdeviceptr, len: usize, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: device memory only (the driver checks both ranges); `stream` is live.
+        check("cuMemcpyDtoDAsync", unsafe { sys::cuMemcpyDtoDAsync_v2(dst, src, len, stream) })
+    }
+
+    /// `cuMemcpyPeerAsync` between the memory of two contexts.
+    pub fn copy_peer_async(
+        dst: CUdeviceptr,
+        dst_ctx: sys::CUcontext,
+        src: CUdeviceptr,
+        src_ctx: sys::CUcontext,
+        len: usize,
+        stream: CUstream,
+    ) -> Result<(), CudaError> {
+        // SAFETY: device memory only (the driver checks both ranges); retained contexts and a
+        // live stream (module contract).
+        check("cuMemcpyPeerAsync", unsafe { sys::cuMemcpyPeerAsync(dst, dst_ctx, src, src_ctx, len, stream) })
+    }
+
+    /// One side of a 2D copy: host memory or device memory, with its row pitch.
+    pub enum Side2d {
+        /// A host address and pitch.
+        Host(*mut std::ffi::c_void, usize),
+        /// A device address and pitch.
+        Device(CUdeviceptr, usize),
+    }
+
+    /// The `CUDA_MEMCPY2D` description of copying `height` rows of `width` bytes. Every field
+    /// is written out: `CUmemorytype` has no zero value, so an all-zero struct is not a valid
+    /// one (`mem::zeroed` of it panics, and the panic cannot unwind out of the driver-facing
+    /// code: it aborted the worker on the H100).
+    pub fn copy_2d_desc(src: Side2d, dst: Side2d, width: usize, height: usize) -> sys::CUDA_MEMCPY2D {
+        use std::ffi::c_void;
+        use sys::CUmemorytype::{CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_HOST};
+        let (src_type, src_host, src_device, src_pitch) = match src {
+            Side2d::Host(ptr, pitch) => (CU_MEMORYTYPE_HOST, ptr as *const c_void, 0, pitch),
+            Side2d::Device(ptr, pitch) => (CU_MEMORYTYPE_DEVICE, std::ptr::null(), ptr, pitch),
+        };
+        let (dst_type, dst_host, dst_device, dst_pitch) = match dst {
+            Side2d::Host(ptr, pitch) => (CU_MEMORYTYPE_HOST, ptr, 0, pitch),
+            Side2d::Device(ptr, pitch) => (CU_MEMORYTYPE_DEVICE, std::ptr::null_mut(), ptr, pitch),
+        };
+        sys::CUDA_MEMCPY2D {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcMemoryType: src_type,
+            srcHost: src_host,
+            srcDevice: src_device,
+            srcArray: std::ptr::null_mut(),
+            srcPitch: src_pitch,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstMemoryType: dst_type,
+            dstHost: dst_host,
+            dstDevice: dst_device,
+            dstArray: std::ptr::null_mut(),
+            dstPitch: dst_pitch,
+            WidthInBytes: width,
+            Height: height,
+        }
+    }
+
+    /// `cuMemcpy2DAsync_v2`.
+    ///
+    /// # Safety
+    /// Every host range `copy` names (rows of `WidthInBytes`, `Pitch` apart) stays alive until
+    /// `stream` has passed the copy; a host destination is touched by nobody else until then.
+    pub unsafe fn copy_2d_async(copy: &sys::CUDA_MEMCPY2D, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: host ranges are the caller's contract; the driver checks device ranges;
+        // `stream` is live.
+        check("cuMemcpy2DAsync", unsafe { sys::cuMemcpy2DAsync_v2(copy, stream) })
+    }
+
+    /// `cuMemcpy2DAsync_v2` between two pitched device areas.
+    pub fn copy_2d_dtod_async(
+        dst: CUdeviceptr,
+        dst_pitch: usize,
+        src: CUdeviceptr,
+        src_pitch: usize,
+        width: usize,
+        height: usize,
+        stream: CUstream,
+    ) -> Result<(), CudaError> {
+        let copy = copy_2d_desc(Side2d::Device(src, src_pitch), Side2d::Device(dst, dst_pitch), width, height);
+        // SAFETY: both sides are device memory (the driver checks them): no host range.
+        unsafe { copy_2d_async(&copy, stream) }
+    }
 }
 
 /// Events.

@@ -55,6 +55,11 @@ fn missing(call: &'static str) -> HipCallError {
     HipCallError { call, code: hip_code::NOT_SUPPORTED, missing: true }
 }
 
+/// `hipMemcpyKind` values.
+const MEMCPY_HOST_TO_DEVICE: c_int = 1;
+const MEMCPY_DEVICE_TO_HOST: c_int = 2;
+const MEMCPY_DEVICE_TO_DEVICE: c_int = 3;
+
 /// `hipMemPool_t`.
 pub type MemPool = *mut c_void;
 
@@ -243,6 +248,132 @@ impl HipApi {
         check("hipMemsetD32Async", unsafe { (self.hipMemsetD32Async)(ptr as *mut c_void, value as c_int, count, stream) })
     }
 
+    /// `hipMemGetInfo` of the current device: (free, total) bytes.
+    pub fn mem_get_info(&self) -> Result<(usize, usize), HipCallError> {
+        let (mut free, mut total) = (0usize, 0usize);
+        // SAFETY: valid out-pointers.
+        check("hipMemGetInfo", unsafe { (self.hipMemGetInfo)(&mut free, &mut total) })?;
+        Ok((free, total))
+    }
+
+    /// `hipMalloc` on the current device; freed with [`HipApi::free`].
+    pub fn malloc(&self, bytes: usize) -> Result<*mut c_void, HipCallError> {
+        let mut ptr = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        check("hipMalloc", unsafe { (self.hipMalloc)(&mut ptr, bytes) })?;
+        Ok(ptr)
+    }
+
+    /// `hipMallocAsync` in `stream`'s order; freed with [`HipApi::free_async`].
+    pub fn malloc_async(&self, bytes: usize, stream: Stream) -> Result<*mut c_void, HipCallError> {
+        let mut ptr = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; `stream` is live (module contract).
+        check("hipMallocAsync", unsafe { (self.hipMallocAsync)(&mut ptr, bytes, stream) })?;
+        Ok(ptr)
+    }
+
+    /// `hipFreeAsync`: the runtime frees `ptr` once `stream`'s earlier work is done.
+    pub fn free_async(&self, ptr: *mut c_void, stream: Stream) -> Result<(), HipCallError> {
+        // SAFETY: `stream` is live (module contract); the runtime refuses addresses that are
+        // not allocation bases; callers free each once, after taking it out of their tables.
+        check("hipFreeAsync", unsafe { (self.hipFreeAsync)(ptr, stream) })
+    }
+
+    /// `hipMemcpyAsync(hipMemcpyHostToDevice)` of `len` bytes from host memory at `src`.
+    ///
+    /// # Safety
+    /// `src..src + len` is readable host memory that stays alive and unchanged until `stream`
+    /// has passed the copy.
+    pub unsafe fn memcpy_htod_async(&self, dst: u64, src: *const u8, len: usize, stream: Stream) -> Result<(), HipCallError> {
+        // SAFETY: the source range is the caller's contract; the runtime checks `dst`.
+        check("hipMemcpyAsync", unsafe { (self.hipMemcpyAsync)(dst as *mut c_void, src.cast(), len, MEMCPY_HOST_TO_DEVICE, stream) })
+    }
+
+    /// `hipMemcpyAsync(hipMemcpyDeviceToHost)` of `len` bytes into host memory at `dst`.
+    ///
+    /// # Safety
+    /// `dst..dst + len` is writable host memory that stays alive, and is neither read nor
+    /// written by anyone else, until `stream` has passed the copy.
+    pub unsafe fn memcpy_dtoh_async(&self, dst: *mut u8, src: u64, len: usize, stream: Stream) -> Result<(), HipCallError> {
+        // SAFETY: the destination range is the caller's contract; the runtime checks `src`.
+        check("hipMemcpyAsync", unsafe { (self.hipMemcpyAsync)(dst.cast(), src as *const c_void, len, MEMCPY_DEVICE_TO_HOST, stream) })
+    }
+
+    /// `hipMemcpyAsync(hipMemcpyDeviceToDevice)`.
+    pub fn memcpy_dtod_async(&self, dst: u64, src: u64, len: usize, stream: Stream) -> Result<(), HipCallError> {
+        // SAFETY: device memory only (the runtime checks both ranges); `stream` is live.
+        check("hipMemcpyAsync", unsafe { (self.hipMemcpyAsync)(dst as *mut c_void, src as *const c_void, len, MEMCPY_DEVICE_TO_DEVICE, stream) })
+    }
+
+    /// `hipMemcpy2DAsync(hipMemcpyHostToDevice)`: `height` packed rows of `width` bytes from
+    /// `src` to rows `dst_pitch` apart.
+    ///
+    /// # Safety
+    /// `src..src + width * height` is readable host memory that stays alive and unchanged until
+    /// `stream` has passed the copy.
+    pub unsafe fn memcpy_2d_htod_async(
+        &self,
+        dst: u64,
+        dst_pitch: usize,
+        src: *const u8,
+        width: usize,
+        height: usize,
+        stream: Stream,
+    ) -> Result<(), HipCallError> {
+        // SAFETY: the source range is the caller's contract; the runtime checks the rows at
+        // `dst`.
+        check("hipMemcpy2DAsync", unsafe {
+            (self.hipMemcpy2DAsync)(dst as *mut c_void, dst_pitch, src.cast(), width, width, height, MEMCPY_HOST_TO_DEVICE, stream)
+        })
+    }
+
+    /// `hipMemcpy2DAsync(hipMemcpyDeviceToHost)`: rows `src_pitch` apart into `height` packed
+    /// rows of `width` bytes at `dst`.
+    ///
+    /// # Safety
+    /// `dst..dst + width * height` is writable host memory that stays alive, and is neither
+    /// read nor written by anyone else, until `stream` has passed the copy.
+    pub unsafe fn memcpy_2d_dtoh_async(
+        &self,
+        dst: *mut u8,
+        src: u64,
+        src_pitch: usize,
+        width: usize,
+        height: usize,
+        stream: Stream,
+    ) -> Result<(), HipCallError> {
+        // SAFETY: the destination range is the caller's contract; the runtime checks the rows
+        // at `src`.
+        check("hipMemcpy2DAsync", unsafe {
+            (self.hipMemcpy2DAsync)(dst.cast(), width, src as *const c_void, src_pitch, width, height, MEMCPY_DEVICE_TO_HOST, stream)
+        })
+    }
+
+    /// `hipMemcpy2DAsync(hipMemcpyDeviceToDevice)`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn memcpy_2d_dtod_async(
+        &self,
+        dst: u64,
+        dst_pitch: usize,
+        src: u64,
+        src_pitch: usize,
+        width: usize,
+        height: usize,
+        stream: Stream,
+    ) -> Result<(), HipCallError> {
+        // SAFETY: device memory only (the runtime checks both areas); `stream` is live.
+        check("hipMemcpy2DAsync", unsafe {
+            (self.hipMemcpy2DAsync)(dst as *mut c_void, dst_pitch, src as *const c_void, src_pitch, width, height, MEMCPY_DEVICE_TO_DEVICE, stream)
+        })
+    }
+
+    /// `hipMemcpyPeerAsync` between device ordinals.
+    pub fn memcpy_peer_async(&self, dst: u64, dst_dev: c_int, src: u64, src_dev: c_int, len: usize, stream: Stream) -> Result<(), HipCallError> {
+        // SAFETY: device memory only (the runtime checks both ranges and ordinals); `stream`
+        // is live.
+        check("hipMemcpyPeerAsync", unsafe { (self.hipMemcpyPeerAsync)(dst as *mut c_void, dst_dev, src as *const c_void, src_dev, len, stream) })
+    }
+
     // ---- events -------------------------------------------------------------------------------
 
     /// `hipEventCreateWithFlags` on the current device.
@@ -426,5 +557,25 @@ impl HipApi {
         let f = self.hipMemSetAccess.ok_or(missing("hipMemSetAccess"))?;
         // SAFETY: one valid descriptor, count 1; the runtime checks the range.
         check("hipMemSetAccess", unsafe { f(ptr as *mut c_void, size, desc, 1) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failed call keeps its `hipError_t` and names its entry point; a missing optional
+    /// entry point is `hipErrorNotSupported`, named too.
+    #[test]
+    fn call_errors_reach_the_client_with_their_code() {
+        for code in [hip_code::INVALID_VALUE, hip_code::OUT_OF_MEMORY, hip_code::INVALID_HANDLE, hip_code::ILLEGAL_ADDRESS, hip_code::NOT_READY] {
+            let e = BackendError::from(check("hipMemcpyAsync", code).unwrap_err());
+            assert_eq!(e.hip_code(), code);
+            assert!(e.message().starts_with("hipMemcpyAsync: "), "{e}");
+        }
+        assert_eq!(check("hipMemcpyAsync", 0), Ok(()));
+        let e = BackendError::from(missing("hipGraphCreate"));
+        assert_eq!(e.hip_code(), hip_code::NOT_SUPPORTED);
+        assert_eq!(e.message(), "the HIP runtime lacks hipGraphCreate");
     }
 }
