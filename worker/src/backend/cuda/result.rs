@@ -589,3 +589,196 @@ pub mod vmm {
         check("cuMemSetAccess", unsafe { sys::cuMemSetAccess(ptr, size, desc, 1) })
     }
 }
+
+/// The current context.
+pub mod ctx {
+    use super::*;
+
+    /// `cuCtxSynchronize`: waits for all work of the current context.
+    pub fn synchronize() -> Result<(), CudaError> {
+        cudarc::driver::result::ctx::synchronize().map_err(|error| CudaError { call: "cuCtxSynchronize", error })
+    }
+}
+
+/// Modules and their functions and globals.
+pub mod module {
+    use super::*;
+    use std::ffi::CStr;
+    use sys::{CUfunction, CUmodule};
+
+    /// `cuModuleLoadData` in the current context.
+    ///
+    /// The image is read during the call only (the driver copies what it keeps); a PTX image
+    /// must end in NUL, which callers append.
+    pub fn load_data(image: &[u8]) -> Result<CUmodule, CudaError> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; `image` is a complete image in memory for the call.
+        check("cuModuleLoadData", unsafe { sys::cuModuleLoadData(&mut raw, image.as_ptr().cast()) })?;
+        Ok(raw)
+    }
+
+    /// `cuModuleUnload`: callers unload each module once, after taking it out of their tables.
+    pub fn unload(module: CUmodule) -> Result<(), CudaError> {
+        // SAFETY: `module` is live (module contract).
+        check("cuModuleUnload", unsafe { sys::cuModuleUnload(module) })
+    }
+
+    /// `cuModuleGetFunction`.
+    pub fn function(module: CUmodule, name: &CStr) -> Result<CUfunction, CudaError> {
+        let mut f = std::ptr::null_mut();
+        // SAFETY: a live module; a NUL-terminated name; a valid out-pointer.
+        check("cuModuleGetFunction", unsafe { sys::cuModuleGetFunction(&mut f, module, name.as_ptr()) })?;
+        Ok(f)
+    }
+
+    /// `cuModuleGetGlobal_v2`: (address, bytes).
+    pub fn global(module: CUmodule, name: &CStr) -> Result<(CUdeviceptr, usize), CudaError> {
+        let (mut ptr, mut size) = (0, 0usize);
+        // SAFETY: a live module; a NUL-terminated name; valid out-pointers.
+        check("cuModuleGetGlobal", unsafe { sys::cuModuleGetGlobal_v2(&mut ptr, &mut size, module, name.as_ptr()) })?;
+        Ok((ptr, size))
+    }
+
+    /// `cuModuleGetFunctionCount` (CUDA 12.4).
+    pub fn function_count(module: CUmodule) -> Result<u32, CudaError> {
+        let mut n = 0;
+        // SAFETY: a live module; a valid out-pointer.
+        check("cuModuleGetFunctionCount", unsafe { sys::cuModuleGetFunctionCount(&mut n, module) })?;
+        Ok(n)
+    }
+
+    /// `cuModuleEnumerateFunctions` (CUDA 12.4): the first `count` functions.
+    pub fn functions(module: CUmodule, count: u32) -> Result<Vec<CUfunction>, CudaError> {
+        let mut functions: Vec<CUfunction> = vec![std::ptr::null_mut(); count as usize];
+        // SAFETY: a live module; the array holds `count` entries, as passed.
+        check("cuModuleEnumerateFunctions", unsafe { sys::cuModuleEnumerateFunctions(functions.as_mut_ptr(), count, module) })?;
+        Ok(functions)
+    }
+}
+
+/// Functions (kernels): attributes, parameters, names.
+pub mod func {
+    use super::*;
+    use sys::{CUfunction, CUfunction_attribute};
+
+    /// `cuFuncGetAttribute`.
+    pub fn attribute(f: CUfunction, attribute: CUfunction_attribute) -> Result<i32, CudaError> {
+        let mut v = 0;
+        // SAFETY: a live function (module contract) and a valid out-pointer.
+        check("cuFuncGetAttribute", unsafe { sys::cuFuncGetAttribute(&mut v, attribute, f) })?;
+        Ok(v)
+    }
+
+    /// `cuFuncSetAttribute` (the driver validates the value).
+    pub fn set_attribute(f: CUfunction, attribute: CUfunction_attribute, value: i32) -> Result<(), CudaError> {
+        // SAFETY: a live function of the current context (module contract).
+        check("cuFuncSetAttribute", unsafe { sys::cuFuncSetAttribute(f, attribute, value) })
+    }
+
+    /// `cuFuncGetParamInfo`: (offset, size) of parameter `index`; past the last parameter the
+    /// driver answers `CUDA_ERROR_INVALID_VALUE`.
+    pub fn param_info(f: CUfunction, index: usize) -> Result<(usize, usize), CudaError> {
+        let (mut offset, mut size) = (0usize, 0usize);
+        // SAFETY: a live function; valid out-pointers.
+        check("cuFuncGetParamInfo", unsafe { sys::cuFuncGetParamInfo(f, index, &mut offset, &mut size) })?;
+        Ok((offset, size))
+    }
+
+    /// `cuFuncGetName` (CUDA 12.3): `None` when the driver gives no name.
+    pub fn name(f: CUfunction) -> Result<Option<String>, CudaError> {
+        let mut name = std::ptr::null();
+        // SAFETY: a live function; a valid out-pointer.
+        check("cuFuncGetName", unsafe { sys::cuFuncGetName(&mut name, f) })?;
+        if name.is_null() {
+            return Ok(None);
+        }
+        // SAFETY: a NUL-terminated name owned by the function's module, copied at once.
+        Ok(Some(unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().into_owned()))
+    }
+}
+
+/// Kernel launches.
+pub mod launch {
+    use super::*;
+    use crate::backend::{LaunchConfig, ParamLayout};
+    use std::ffi::c_void;
+    use sys::CUfunction;
+
+    /// `CU_LAUNCH_PARAM_BUFFER_POINTER`, `_SIZE` and `_END`: the markers of `extra`.
+    const BUFFER_POINTER: usize = 1;
+    const BUFFER_SIZE: usize = 2;
+    const END: usize = 0;
+
+    /// `extra` for `cuLaunchKernel` / kernel nodes: the packed blob `args` (of `*size` bytes,
+    /// `size` kept alive by the caller), read by the driver during the call only.
+    pub(super) fn packed_extra(args: &[u8], size: &mut usize) -> [*mut c_void; 5] {
+        *size = args.len();
+        [
+            BUFFER_POINTER as *mut c_void,
+            // The driver only reads the blob (CUDA's `extra` array is not const-qualified).
+            args.as_ptr().cast_mut().cast(),
+            BUFFER_SIZE as *mut c_void,
+            (size as *mut usize).cast(),
+            END as *mut c_void,
+        ]
+    }
+
+    /// `cuLaunchKernel` with the client's packed arguments (`extra`), exactly as packed.
+    pub fn kernel(f: CUfunction, config: &LaunchConfig, stream: CUstream, args: &[u8]) -> Result<(), CudaError> {
+        let mut size = 0;
+        let mut extra = packed_extra(args, &mut size);
+        let [gx, gy, gz] = config.grid;
+        let [bx, by, bz] = config.block;
+        // SAFETY: a live function of the current context and a live stream (module
+        // contract); `extra` describes `args` by its true length, alive for the call (the
+        // driver copies the arguments at launch).
+        check("cuLaunchKernel", unsafe {
+            sys::cuLaunchKernel(f, gx, gy, gz, bx, by, bz, config.shared_mem, stream, std::ptr::null_mut(), extra.as_mut_ptr())
+        })
+    }
+
+    /// `cuLaunchCooperativeKernel`: one pointer per parameter of `params`, into `args`; a
+    /// parameter reaching past `args` is `CUDA_ERROR_INVALID_VALUE` (callers check first).
+    pub fn cooperative(f: CUfunction, config: &LaunchConfig, stream: CUstream, args: &mut [u8], params: &[ParamLayout]) -> Result<(), CudaError> {
+        let fits = |p: &ParamLayout| (p.offset as usize).checked_add(p.size as usize).is_some_and(|end| end <= args.len());
+        if !params.iter().all(fits) {
+            return Err(CudaError { call: "cuLaunchCooperativeKernel", error: DriverError(CUresult::CUDA_ERROR_INVALID_VALUE) });
+        }
+        let base = args.as_mut_ptr();
+        let mut pointers: Vec<*mut c_void> = params.iter().map(|p| base.wrapping_add(p.offset as usize).cast()).collect();
+        let [gx, gy, gz] = config.grid;
+        let [bx, by, bz] = config.block;
+        // SAFETY: a live function and stream (module contract); each pointer addresses its
+        // parameter's bytes inside `args` (checked above), alive for the call (the driver
+        // copies them).
+        check("cuLaunchCooperativeKernel", unsafe {
+            sys::cuLaunchCooperativeKernel(f, gx, gy, gz, bx, by, bz, config.shared_mem, stream, pointers.as_mut_ptr())
+        })
+    }
+}
+
+/// Occupancy queries.
+pub mod occupancy {
+    use super::*;
+    use sys::CUfunction;
+
+    /// `cuOccupancyMaxActiveBlocksPerMultiprocessor`.
+    pub fn max_active_blocks(f: CUfunction, block_size: i32, dynamic_shared: usize) -> Result<i32, CudaError> {
+        let mut n = 0;
+        // SAFETY: a live function (module contract); a valid out-pointer.
+        check("cuOccupancyMaxActiveBlocksPerMultiprocessor", unsafe {
+            sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, f, block_size, dynamic_shared)
+        })?;
+        Ok(n)
+    }
+
+    /// `cuOccupancyMaxPotentialBlockSize` (no per-block-size callback): (grid, block).
+    pub fn max_potential_block_size(f: CUfunction, dynamic_shared: usize, limit: i32) -> Result<(i32, i32), CudaError> {
+        let (mut grid, mut block) = (0, 0);
+        // SAFETY: a live function (module contract); valid out-pointers.
+        check("cuOccupancyMaxPotentialBlockSize", unsafe {
+            sys::cuOccupancyMaxPotentialBlockSize(&mut grid, &mut block, f, None, dynamic_shared, limit)
+        })?;
+        Ok((grid, block))
+    }
+}

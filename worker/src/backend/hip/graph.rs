@@ -5,7 +5,7 @@
 
 use super::api::{Graph, GraphExec, GraphNode};
 use super::error::Check;
-use super::module::{LAUNCH_PARAM_BUFFER_POINTER, LAUNCH_PARAM_BUFFER_SIZE, LAUNCH_PARAM_END};
+use super::result::{LAUNCH_PARAM_BUFFER_POINTER, LAUNCH_PARAM_BUFFER_SIZE, LAUNCH_PARAM_END};
 use super::HipBackend;
 use crate::backend::{BackendError, ExecGraph, GraphBackend, GraphOp, GraphPlan, MemsetPattern, StreamHandle};
 use std::ffi::{c_uint, c_void};

@@ -10,10 +10,10 @@
 //! checks them and answers an error); host memory is passed as Rust references, so what the
 //! runtime writes is memory of the right type and size.
 
-use super::api::{Event, HipApi, HipError, Stream};
+use super::api::{Event, Function, HipApi, HipError, Module, Stream};
 use super::vmm::{MemAccessDesc, MemAllocationProp, MemLocation, LOCATION_TYPE_DEVICE};
-use crate::backend::{hip_code, BackendError};
-use std::ffi::{c_int, c_void};
+use crate::backend::{hip_code, BackendError, LaunchConfig, ParamLayout};
+use std::ffi::{c_int, c_void, CStr};
 
 /// A failed runtime call: which entry point, and the `hipError_t` it answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +59,33 @@ fn missing(call: &'static str) -> HipCallError {
 const MEMCPY_HOST_TO_DEVICE: c_int = 1;
 const MEMCPY_DEVICE_TO_HOST: c_int = 2;
 const MEMCPY_DEVICE_TO_DEVICE: c_int = 3;
+
+/// `HIP_LAUNCH_PARAM_BUFFER_POINTER`, `_SIZE`, `_END`: the markers of `extra`.
+pub(super) const LAUNCH_PARAM_BUFFER_POINTER: usize = 1;
+pub(super) const LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
+pub(super) const LAUNCH_PARAM_END: usize = 3;
+
+/// `extra` for `hipModuleLaunchKernel` / kernel nodes: the packed blob `args` (of `*size`
+/// bytes, `size` kept alive by the caller), read by the runtime during the call only.
+pub(super) fn packed_extra(args: &[u8], size: &mut usize) -> [*mut c_void; 5] {
+    *size = args.len();
+    [
+        LAUNCH_PARAM_BUFFER_POINTER as *mut c_void,
+        // The runtime only reads the blob (HIP's `extra` array is not const-qualified).
+        args.as_ptr().cast_mut().cast(),
+        LAUNCH_PARAM_BUFFER_SIZE as *mut c_void,
+        (size as *mut usize).cast(),
+        LAUNCH_PARAM_END as *mut c_void,
+    ]
+}
+
+/// A list the runtime reports, or how many items it has where that is more than asked for.
+pub enum Bounded<T> {
+    /// All the items.
+    Within(Vec<T>),
+    /// The count the runtime reported, above the limit.
+    TooMany(u32),
+}
 
 /// `hipMemPool_t`.
 pub type MemPool = *mut c_void;
@@ -479,6 +506,184 @@ impl HipApi {
     pub fn stream_synchronize(&self, stream: Stream) -> Result<(), HipCallError> {
         // SAFETY: `stream` is live (module contract).
         check("hipStreamSynchronize", unsafe { (self.hipStreamSynchronize)(stream) })
+    }
+
+    // ---- modules, functions, launches ---------------------------------------------------------
+
+    /// `hipDeviceSynchronize`: waits for all work of the current device.
+    pub fn device_synchronize(&self) -> Result<(), HipCallError> {
+        // SAFETY: no arguments.
+        check("hipDeviceSynchronize", unsafe { (self.hipDeviceSynchronize)() })
+    }
+
+    /// `hipModuleLoadData` on the current device: the image is read during the call only
+    /// (the runtime copies what it keeps).
+    pub fn module_load_data(&self, image: &[u8]) -> Result<Module, HipCallError> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; `image` is a complete image in memory for the call.
+        check("hipModuleLoadData", unsafe { (self.hipModuleLoadData)(&mut raw, image.as_ptr().cast()) })?;
+        Ok(raw)
+    }
+
+    /// `hipModuleUnload`: callers unload each module once, after taking it out of their
+    /// tables.
+    pub fn module_unload(&self, module: Module) -> Result<(), HipCallError> {
+        // SAFETY: `module` is live (module contract).
+        check("hipModuleUnload", unsafe { (self.hipModuleUnload)(module) })
+    }
+
+    /// `hipModuleGetFunction`.
+    pub fn module_get_function(&self, module: Module, name: &CStr) -> Result<Function, HipCallError> {
+        let mut f = std::ptr::null_mut();
+        // SAFETY: a live module; a NUL-terminated name; a valid out-pointer.
+        check("hipModuleGetFunction", unsafe { (self.hipModuleGetFunction)(&mut f, module, name.as_ptr()) })?;
+        Ok(f)
+    }
+
+    /// `hipModuleGetGlobal`: (address, bytes).
+    pub fn module_get_global(&self, module: Module, name: &CStr) -> Result<(u64, usize), HipCallError> {
+        let (mut ptr, mut size) = (std::ptr::null_mut::<c_void>(), 0usize);
+        // SAFETY: a live module; a NUL-terminated name; valid out-pointers.
+        check("hipModuleGetGlobal", unsafe { (self.hipModuleGetGlobal)(&mut ptr, &mut size, module, name.as_ptr()) })?;
+        Ok((ptr as u64, size))
+    }
+
+    /// `hipFuncGetAttribute`.
+    pub fn func_get_attribute(&self, f: Function, attribute: c_int) -> Result<c_int, HipCallError> {
+        let mut v = 0;
+        // SAFETY: a live function (module contract); a valid out-pointer.
+        check("hipFuncGetAttribute", unsafe { (self.hipFuncGetAttribute)(&mut v, attribute, f) })?;
+        Ok(v)
+    }
+
+    /// `hipFuncSetAttribute` with the `hipFunction_t` (the runtime validates the value).
+    pub fn func_set_attribute(&self, f: Function, attribute: c_int, value: c_int) -> Result<(), HipCallError> {
+        // SAFETY: a live function of the current device (module contract).
+        check("hipFuncSetAttribute", unsafe { (self.hipFuncSetAttribute)(f as *const c_void, attribute, value) })
+    }
+
+    /// `hipRemoteFunctionParamLayout` (hip-remote's own library) where the runtime has it
+    /// (`None`: it does not): (offset, size) of each parameter, at most `max` of them.
+    pub fn remote_function_param_layout(&self, f: Function, max: usize) -> Option<Result<Bounded<(u32, u32)>, HipCallError>> {
+        let report = self.hipRemoteFunctionParamLayout?;
+        let (mut offsets, mut sizes) = (vec![0u32; max], vec![0u32; max]);
+        let mut count = 0u32;
+        // SAFETY: a live function; both arrays hold `max` elements, as passed.
+        let reported = check("hipRemoteFunctionParamLayout", unsafe { report(f, &mut count, offsets.as_mut_ptr(), sizes.as_mut_ptr(), max as u32) });
+        Some(reported.map(|()| {
+            if count as usize > max {
+                return Bounded::TooMany(count);
+            }
+            Bounded::Within(offsets.into_iter().zip(sizes).take(count as usize).collect())
+        }))
+    }
+
+    /// `hipModuleLaunchKernel` with the client's packed arguments (`extra`), exactly as packed.
+    pub fn module_launch_kernel(&self, f: Function, config: &LaunchConfig, stream: Stream, args: &[u8]) -> Result<(), HipCallError> {
+        let mut size = 0;
+        let mut extra = packed_extra(args, &mut size);
+        let [gx, gy, gz] = config.grid;
+        let [bx, by, bz] = config.block;
+        // SAFETY: a live function of the current device and a live stream (module contract);
+        // `extra` describes `args` by its true length, alive for the call (the runtime copies
+        // the arguments at launch).
+        check("hipModuleLaunchKernel", unsafe {
+            (self.hipModuleLaunchKernel)(f, gx, gy, gz, bx, by, bz, config.shared_mem, stream, std::ptr::null_mut(), extra.as_mut_ptr())
+        })
+    }
+
+    /// `hipModuleLaunchCooperativeKernel`: one pointer per parameter of `params`, into
+    /// `args`; a parameter reaching past `args` is `hipErrorInvalidValue` (callers check
+    /// first).
+    pub fn module_launch_cooperative_kernel(
+        &self,
+        f: Function,
+        config: &LaunchConfig,
+        stream: Stream,
+        args: &mut [u8],
+        params: &[ParamLayout],
+    ) -> Result<(), HipCallError> {
+        const CALL: &str = "hipModuleLaunchCooperativeKernel";
+        let launch = self.hipModuleLaunchCooperativeKernel.ok_or(missing(CALL))?;
+        let fits = |p: &ParamLayout| (p.offset as usize).checked_add(p.size as usize).is_some_and(|end| end <= args.len());
+        if !params.iter().all(fits) {
+            return check(CALL, hip_code::INVALID_VALUE);
+        }
+        let base = args.as_mut_ptr();
+        let mut pointers: Vec<*mut c_void> = params.iter().map(|p| base.wrapping_add(p.offset as usize).cast()).collect();
+        let [gx, gy, gz] = config.grid;
+        let [bx, by, bz] = config.block;
+        // SAFETY: a live function and stream (module contract); each pointer addresses its
+        // parameter's bytes inside `args` (checked above), alive for the call (the runtime
+        // copies them).
+        check(CALL, unsafe { launch(f, gx, gy, gz, bx, by, bz, config.shared_mem, stream, pointers.as_mut_ptr()) })
+    }
+
+    /// `hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`.
+    pub fn occupancy_max_active_blocks(&self, f: Function, block_size: c_int, dynamic_shared: usize) -> Result<c_int, HipCallError> {
+        let mut n = 0;
+        // SAFETY: a live function (module contract); a valid out-pointer.
+        check("hipModuleOccupancyMaxActiveBlocksPerMultiprocessor", unsafe {
+            (self.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor)(&mut n, f, block_size, dynamic_shared)
+        })?;
+        Ok(n)
+    }
+
+    /// `hipModuleOccupancyMaxPotentialBlockSize`: (grid, block).
+    pub fn occupancy_max_potential_block_size(&self, f: Function, dynamic_shared: usize, limit: c_int) -> Result<(c_int, c_int), HipCallError> {
+        let (mut grid, mut block) = (0, 0);
+        // SAFETY: a live function (module contract); valid out-pointers.
+        check("hipModuleOccupancyMaxPotentialBlockSize", unsafe {
+            (self.hipModuleOccupancyMaxPotentialBlockSize)(&mut grid, &mut block, f, dynamic_shared, limit)
+        })?;
+        Ok((grid, block))
+    }
+
+    /// The names of the kernels of `image`, loaded once more as a library
+    /// (`hipLibraryLoadData`, `hipLibraryGetKernelCount`, `hipLibraryEnumerateKernels`,
+    /// `hipKernelGetName`; ROCm 7) and unloaded again (`None`: the runtime gave a kernel no
+    /// name), at most `max` of them. The image is read during the load only.
+    pub fn library_kernel_names(&self, image: &[u8], max: usize) -> Result<Bounded<Option<String>>, HipCallError> {
+        let load = self.hipLibraryLoadData.ok_or(missing("hipLibraryLoadData"))?;
+        let unload = self.hipLibraryUnload.ok_or(missing("hipLibraryUnload"))?;
+        let count = self.hipLibraryGetKernelCount.ok_or(missing("hipLibraryGetKernelCount"))?;
+        let enumerate = self.hipLibraryEnumerateKernels.ok_or(missing("hipLibraryEnumerateKernels"))?;
+        let name_of = self.hipKernelGetName.ok_or(missing("hipKernelGetName"))?;
+        let mut library = std::ptr::null_mut();
+        let (no_options, no_values) = (std::ptr::null_mut(), std::ptr::null_mut());
+        // SAFETY: the image is complete in memory for the call; no options are passed.
+        check("hipLibraryLoadData", unsafe { load(&mut library, image.as_ptr().cast(), no_options, no_values, 0, no_options, no_values, 0) })?;
+        let names = (|| {
+            let mut n = 0;
+            // SAFETY: a live library; a valid out-pointer.
+            check("hipLibraryGetKernelCount", unsafe { count(&mut n, library) })?;
+            if n as usize > max {
+                return Ok(Bounded::TooMany(n));
+            }
+            let mut kernels = vec![std::ptr::null_mut(); n as usize];
+            // SAFETY: the array holds `n` entries, as passed.
+            check("hipLibraryEnumerateKernels", unsafe { enumerate(kernels.as_mut_ptr(), n, library) })?;
+            let mut names = Vec::with_capacity(kernels.len());
+            for k in kernels {
+                let mut name = std::ptr::null();
+                // SAFETY: a kernel of the live library; a valid out-pointer.
+                check("hipKernelGetName", unsafe { name_of(&mut name, k) })?;
+                let name = if name.is_null() {
+                    None
+                } else {
+                    // SAFETY: a NUL-terminated name owned by the library, copied before it is
+                    // unloaded.
+                    Some(unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned())
+                };
+                names.push(name);
+            }
+            Ok(Bounded::Within(names))
+        })();
+        // SAFETY: the library loaded above, used by nothing else, unloaded once.
+        let unloaded = check("hipLibraryUnload", unsafe { unload(library) });
+        let names = names?;
+        unloaded?;
+        Ok(names)
     }
 
     // ---- virtual memory management ------------------------------------------------------------
