@@ -782,3 +782,193 @@ pub mod occupancy {
         Ok((grid, block))
     }
 }
+
+/// Graphs: a `CUgraph` built node by node, instantiated into a `CUgraphExec`.
+pub mod graph {
+    use super::*;
+    use crate::backend::LaunchConfig;
+    use sys::{CUcontext, CUevent, CUfunction, CUgraph, CUgraphExec, CUgraphNode};
+
+    /// A `CUgraph` this module created, destroyed when dropped (an executable graph made from
+    /// it does not need it).
+    pub struct Graph(CUgraph);
+
+    impl Drop for Graph {
+        fn drop(&mut self) {
+            // SAFETY: a graph `create` made and nothing else holds, destroyed once.
+            unsafe { sys::cuGraphDestroy(self.0) };
+        }
+    }
+
+    /// A node of the graph: `Ok(node)` from the driver's result and its out-parameter.
+    fn node(call: &'static str, result: CUresult, node: CUgraphNode) -> Result<CUgraphNode, CudaError> {
+        check(call, result).map(|()| node)
+    }
+
+    impl Graph {
+        /// `cuGraphCreate` (flags 0).
+        pub fn create() -> Result<Self, CudaError> {
+            let mut raw: CUgraph = std::ptr::null_mut();
+            // SAFETY: a valid out-pointer; flags must be 0.
+            check("cuGraphCreate", unsafe { sys::cuGraphCreate(&mut raw, 0) })?;
+            Ok(Self(raw))
+        }
+
+        /// `cuGraphAddKernelNode_v2` with the client's packed arguments (`extra`), after
+        /// `deps` (nodes of this graph).
+        pub fn add_kernel_node(&self, deps: &[CUgraphNode], f: CUfunction, config: &LaunchConfig, args: &[u8]) -> Result<CUgraphNode, CudaError> {
+            let mut size = 0;
+            let mut extra = super::launch::packed_extra(args, &mut size);
+            // SAFETY: a C struct of integers and pointers, for which all zeros is the "not
+            // given" value of every optional field (kern, ctx).
+            let mut params: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { std::mem::zeroed() };
+            params.func = f;
+            [params.gridDimX, params.gridDimY, params.gridDimZ] = config.grid;
+            [params.blockDimX, params.blockDimY, params.blockDimZ] = config.block;
+            params.sharedMemBytes = config.shared_mem;
+            params.extra = extra.as_mut_ptr();
+            let mut n = std::ptr::null_mut();
+            // SAFETY: a live function (module contract); `extra` describes `args` by its true
+            // length, alive for the call (the driver copies the arguments into the node);
+            // `deps` are nodes of this graph.
+            let r = unsafe { sys::cuGraphAddKernelNode_v2(&mut n, self.0, deps.as_ptr(), deps.len(), &params) };
+            node("cuGraphAddKernelNode", r, n)
+        }
+
+        /// `cuGraphAddMemsetNode`: `height` rows of `width` elements of `element_size` bytes,
+        /// `pitch` bytes apart, in `ctx`.
+        #[allow(clippy::too_many_arguments)]
+        pub fn add_memset_node(
+            &self,
+            deps: &[CUgraphNode],
+            dst: CUdeviceptr,
+            pitch: usize,
+            element_size: u32,
+            value: u32,
+            width: usize,
+            height: usize,
+            ctx: CUcontext,
+        ) -> Result<CUgraphNode, CudaError> {
+            // SAFETY: plain C struct; every field is set below or zero by design.
+            let mut params: sys::CUDA_MEMSET_NODE_PARAMS = unsafe { std::mem::zeroed() };
+            params.dst = dst;
+            params.pitch = pitch;
+            params.elementSize = element_size;
+            params.value = value;
+            params.width = width;
+            params.height = height;
+            let mut n = std::ptr::null_mut();
+            // SAFETY: device memory only (the driver checks it); `ctx` is retained (module
+            // contract); `deps` are nodes of this graph.
+            let r = unsafe { sys::cuGraphAddMemsetNode(&mut n, self.0, deps.as_ptr(), deps.len(), &params, ctx) };
+            node("cuGraphAddMemsetNode", r, n)
+        }
+
+        /// `cuGraphAddMemcpyNode` of `len` bytes from device memory to device memory, in `ctx`.
+        pub fn add_memcpy_dtod_node(
+            &self,
+            deps: &[CUgraphNode],
+            dst: CUdeviceptr,
+            src: CUdeviceptr,
+            len: usize,
+            ctx: CUcontext,
+        ) -> Result<CUgraphNode, CudaError> {
+            use sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+            // Every field written out: all-zero is not a valid CUDA_MEMCPY3D (its memory types
+            // have no zero value), and zero-initialising it aborts the worker. One row of
+            // `len` bytes on each side.
+            let copy = sys::CUDA_MEMCPY3D {
+                srcXInBytes: 0,
+                srcY: 0,
+                srcZ: 0,
+                srcLOD: 0,
+                srcMemoryType: CU_MEMORYTYPE_DEVICE,
+                srcHost: std::ptr::null(),
+                srcDevice: src,
+                srcArray: std::ptr::null_mut(),
+                reserved0: std::ptr::null_mut(),
+                srcPitch: len,
+                srcHeight: 1,
+                dstXInBytes: 0,
+                dstY: 0,
+                dstZ: 0,
+                dstLOD: 0,
+                dstMemoryType: CU_MEMORYTYPE_DEVICE,
+                dstHost: std::ptr::null_mut(),
+                dstDevice: dst,
+                dstArray: std::ptr::null_mut(),
+                reserved1: std::ptr::null_mut(),
+                dstPitch: len,
+                dstHeight: 1,
+                WidthInBytes: len,
+                Height: 1,
+                Depth: 1,
+            };
+            let mut n = std::ptr::null_mut();
+            // SAFETY: device memory only (the driver checks both ranges); `ctx` is retained
+            // (module contract); `deps` are nodes of this graph.
+            let r = unsafe { sys::cuGraphAddMemcpyNode(&mut n, self.0, deps.as_ptr(), deps.len(), &copy, ctx) };
+            node("cuGraphAddMemcpyNode", r, n)
+        }
+
+        /// `cuGraphAddEmptyNode`.
+        pub fn add_empty_node(&self, deps: &[CUgraphNode]) -> Result<CUgraphNode, CudaError> {
+            let mut n = std::ptr::null_mut();
+            // SAFETY: `deps` are nodes of this graph; a valid out-pointer.
+            let r = unsafe { sys::cuGraphAddEmptyNode(&mut n, self.0, deps.as_ptr(), deps.len()) };
+            node("cuGraphAddEmptyNode", r, n)
+        }
+
+        /// `cuGraphAddEventRecordNode`.
+        pub fn add_event_record_node(&self, deps: &[CUgraphNode], event: CUevent) -> Result<CUgraphNode, CudaError> {
+            let mut n = std::ptr::null_mut();
+            // SAFETY: a live event (module contract); `deps` are nodes of this graph.
+            let r = unsafe { sys::cuGraphAddEventRecordNode(&mut n, self.0, deps.as_ptr(), deps.len(), event) };
+            node("cuGraphAddEventRecordNode", r, n)
+        }
+
+        /// `cuGraphAddEventWaitNode`.
+        pub fn add_event_wait_node(&self, deps: &[CUgraphNode], event: CUevent) -> Result<CUgraphNode, CudaError> {
+            let mut n = std::ptr::null_mut();
+            // SAFETY: a live event (module contract); `deps` are nodes of this graph.
+            let r = unsafe { sys::cuGraphAddEventWaitNode(&mut n, self.0, deps.as_ptr(), deps.len(), event) };
+            node("cuGraphAddEventWaitNode", r, n)
+        }
+
+        /// `cuGraphInstantiateWithFlags` (flags 0) in the current context; destroyed with
+        /// [`exec_destroy`].
+        pub fn instantiate(&self) -> Result<CUgraphExec, CudaError> {
+            let mut exec: CUgraphExec = std::ptr::null_mut();
+            // SAFETY: a complete graph; a valid out-pointer.
+            check("cuGraphInstantiate", unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, self.0, 0) })?;
+            Ok(exec)
+        }
+
+        /// `cuGraphExecUpdate_v2`: `exec` takes this graph's node parameters where the
+        /// topology and node kinds match (an error otherwise, `exec` unchanged).
+        pub fn update(&self, exec: CUgraphExec) -> Result<(), CudaError> {
+            let mut info = std::mem::MaybeUninit::<sys::CUgraphExecUpdateResultInfo>::uninit();
+            // SAFETY: a live executable graph (module contract) and a complete graph of the
+            // same context; `info` is an out-parameter never read.
+            check("cuGraphExecUpdate", unsafe { sys::cuGraphExecUpdate_v2(exec, self.0, info.as_mut_ptr()) })
+        }
+    }
+
+    /// `cuGraphLaunch`.
+    pub fn launch(exec: CUgraphExec, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: a live executable graph and stream (module contract).
+        check("cuGraphLaunch", unsafe { sys::cuGraphLaunch(exec, stream) })
+    }
+
+    /// `cuGraphUpload`.
+    pub fn upload(exec: CUgraphExec, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: a live executable graph and stream (module contract).
+        check("cuGraphUpload", unsafe { sys::cuGraphUpload(exec, stream) })
+    }
+
+    /// `cuGraphExecDestroy`: callers destroy each executable graph once.
+    pub fn exec_destroy(exec: CUgraphExec) -> Result<(), CudaError> {
+        // SAFETY: a live executable graph (module contract).
+        check("cuGraphExecDestroy", unsafe { sys::cuGraphExecDestroy(exec) })
+    }
+}

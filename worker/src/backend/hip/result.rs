@@ -10,7 +10,8 @@
 //! checks them and answers an error); host memory is passed as Rust references, so what the
 //! runtime writes is memory of the right type and size.
 
-use super::api::{Event, Function, HipApi, HipError, Module, Stream};
+use super::api::{Event, Function, Graph, GraphExec, GraphNode, HipApi, HipError, Module, Stream};
+use super::graph::{KernelNodeParams, MemsetParams};
 use super::vmm::{MemAccessDesc, MemAllocationProp, MemLocation, LOCATION_TYPE_DEVICE};
 use crate::backend::{hip_code, BackendError, LaunchConfig, ParamLayout};
 use std::ffi::{c_int, c_void, CStr};
@@ -61,13 +62,13 @@ const MEMCPY_DEVICE_TO_HOST: c_int = 2;
 const MEMCPY_DEVICE_TO_DEVICE: c_int = 3;
 
 /// `HIP_LAUNCH_PARAM_BUFFER_POINTER`, `_SIZE`, `_END`: the markers of `extra`.
-pub(super) const LAUNCH_PARAM_BUFFER_POINTER: usize = 1;
-pub(super) const LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
-pub(super) const LAUNCH_PARAM_END: usize = 3;
+const LAUNCH_PARAM_BUFFER_POINTER: usize = 1;
+const LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
+const LAUNCH_PARAM_END: usize = 3;
 
 /// `extra` for `hipModuleLaunchKernel` / kernel nodes: the packed blob `args` (of `*size`
 /// bytes, `size` kept alive by the caller), read by the runtime during the call only.
-pub(super) fn packed_extra(args: &[u8], size: &mut usize) -> [*mut c_void; 5] {
+fn packed_extra(args: &[u8], size: &mut usize) -> [*mut c_void; 5] {
     *size = args.len();
     [
         LAUNCH_PARAM_BUFFER_POINTER as *mut c_void,
@@ -684,6 +685,141 @@ impl HipApi {
         let names = names?;
         unloaded?;
         Ok(names)
+    }
+
+    // ---- graphs -------------------------------------------------------------------------------
+
+    /// Whether the runtime has every entry point a native graph needs (without them the
+    /// backend replays the recorded node list).
+    pub fn has_graphs(&self) -> bool {
+        self.hipGraphCreate.is_some()
+            && self.hipGraphDestroy.is_some()
+            && self.hipGraphAddKernelNode.is_some()
+            && self.hipGraphAddMemsetNode.is_some()
+            && self.hipGraphAddMemcpyNode1D.is_some()
+            && self.hipGraphAddEmptyNode.is_some()
+            && self.hipGraphInstantiateWithFlags.is_some()
+            && self.hipGraphLaunch.is_some()
+            && self.hipGraphExecDestroy.is_some()
+    }
+
+    /// `hipGraphCreate` (flags 0); destroyed with [`HipApi::graph_destroy`].
+    pub fn graph_create(&self) -> Result<Graph, HipCallError> {
+        let f = self.hipGraphCreate.ok_or(missing("hipGraphCreate"))?;
+        let mut graph: Graph = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; flags must be 0.
+        check("hipGraphCreate", unsafe { f(&mut graph, 0) })?;
+        Ok(graph)
+    }
+
+    /// `hipGraphDestroy`: callers destroy each graph once.
+    pub fn graph_destroy(&self, graph: Graph) -> Result<(), HipCallError> {
+        let f = self.hipGraphDestroy.ok_or(missing("hipGraphDestroy"))?;
+        // SAFETY: a live graph (module contract).
+        check("hipGraphDestroy", unsafe { f(graph) })
+    }
+
+    /// `hipGraphAddKernelNode` with the client's packed arguments (`extra`), after `deps`
+    /// (nodes of `graph`).
+    pub fn graph_add_kernel_node(
+        &self,
+        graph: Graph,
+        deps: &[GraphNode],
+        f: Function,
+        config: &LaunchConfig,
+        args: &[u8],
+    ) -> Result<GraphNode, HipCallError> {
+        let add = self.hipGraphAddKernelNode.ok_or(missing("hipGraphAddKernelNode"))?;
+        let mut size = 0;
+        let mut extra = packed_extra(args, &mut size);
+        let params = KernelNodeParams::new(f, config, extra.as_mut_ptr());
+        let mut node = std::ptr::null_mut();
+        // SAFETY: a live function and graph (module contract); `extra` describes `args` by its
+        // true length, alive for the call (the runtime copies the arguments into the node).
+        check("hipGraphAddKernelNode", unsafe { add(&mut node, graph, deps.as_ptr(), deps.len(), &params) })?;
+        Ok(node)
+    }
+
+    /// `hipGraphAddMemsetNode`: `height` rows of `width` elements of `element_size` bytes,
+    /// `pitch` bytes apart.
+    #[allow(clippy::too_many_arguments)]
+    pub fn graph_add_memset_node(
+        &self,
+        graph: Graph,
+        deps: &[GraphNode],
+        dst: u64,
+        pitch: usize,
+        element_size: u32,
+        value: u32,
+        width: usize,
+        height: usize,
+    ) -> Result<GraphNode, HipCallError> {
+        let add = self.hipGraphAddMemsetNode.ok_or(missing("hipGraphAddMemsetNode"))?;
+        let params = MemsetParams::new(dst, pitch, element_size, value, width, height);
+        let mut node = std::ptr::null_mut();
+        // SAFETY: device memory only (the runtime checks it); a live graph (module contract).
+        check("hipGraphAddMemsetNode", unsafe { add(&mut node, graph, deps.as_ptr(), deps.len(), &params) })?;
+        Ok(node)
+    }
+
+    /// `hipGraphAddMemcpyNode1D` from device memory to device memory.
+    pub fn graph_add_memcpy_dtod_node(&self, graph: Graph, deps: &[GraphNode], dst: u64, src: u64, len: usize) -> Result<GraphNode, HipCallError> {
+        let add = self.hipGraphAddMemcpyNode1D.ok_or(missing("hipGraphAddMemcpyNode1D"))?;
+        let mut node = std::ptr::null_mut();
+        // SAFETY: device memory only (the runtime checks both ranges); a live graph.
+        check("hipGraphAddMemcpyNode1D", unsafe {
+            add(&mut node, graph, deps.as_ptr(), deps.len(), dst as *mut c_void, src as *const c_void, len, MEMCPY_DEVICE_TO_DEVICE)
+        })?;
+        Ok(node)
+    }
+
+    /// `hipGraphAddEmptyNode`.
+    pub fn graph_add_empty_node(&self, graph: Graph, deps: &[GraphNode]) -> Result<GraphNode, HipCallError> {
+        let add = self.hipGraphAddEmptyNode.ok_or(missing("hipGraphAddEmptyNode"))?;
+        let mut node = std::ptr::null_mut();
+        // SAFETY: a live graph; `deps` are nodes of it.
+        check("hipGraphAddEmptyNode", unsafe { add(&mut node, graph, deps.as_ptr(), deps.len()) })?;
+        Ok(node)
+    }
+
+    /// `hipGraphInstantiateWithFlags` (flags 0); destroyed with [`HipApi::graph_exec_destroy`].
+    pub fn graph_instantiate(&self, graph: Graph) -> Result<GraphExec, HipCallError> {
+        let f = self.hipGraphInstantiateWithFlags.ok_or(missing("hipGraphInstantiateWithFlags"))?;
+        let mut exec: GraphExec = std::ptr::null_mut();
+        // SAFETY: a complete, live graph; a valid out-pointer.
+        check("hipGraphInstantiateWithFlags", unsafe { f(&mut exec, graph, 0) })?;
+        Ok(exec)
+    }
+
+    /// `hipGraphExecUpdate`: `exec` takes `graph`'s node parameters where the topology and
+    /// node kinds match (an error otherwise).
+    pub fn graph_exec_update(&self, exec: GraphExec, graph: Graph) -> Result<(), HipCallError> {
+        let f = self.hipGraphExecUpdate.ok_or(missing("hipGraphExecUpdate"))?;
+        let (mut error_node, mut result): (GraphNode, std::ffi::c_uint) = (std::ptr::null_mut(), 0);
+        // SAFETY: a live executable graph and a complete graph (module contract); valid
+        // out-pointers.
+        check("hipGraphExecUpdate", unsafe { f(exec, graph, &mut error_node, &mut result) })
+    }
+
+    /// `hipGraphLaunch`.
+    pub fn graph_launch(&self, exec: GraphExec, stream: Stream) -> Result<(), HipCallError> {
+        let f = self.hipGraphLaunch.ok_or(missing("hipGraphLaunch"))?;
+        // SAFETY: a live executable graph and stream (module contract).
+        check("hipGraphLaunch", unsafe { f(exec, stream) })
+    }
+
+    /// `hipGraphUpload`.
+    pub fn graph_upload(&self, exec: GraphExec, stream: Stream) -> Result<(), HipCallError> {
+        let f = self.hipGraphUpload.ok_or(missing("hipGraphUpload"))?;
+        // SAFETY: a live executable graph and stream (module contract).
+        check("hipGraphUpload", unsafe { f(exec, stream) })
+    }
+
+    /// `hipGraphExecDestroy`: callers destroy each executable graph once.
+    pub fn graph_exec_destroy(&self, exec: GraphExec) -> Result<(), HipCallError> {
+        let f = self.hipGraphExecDestroy.ok_or(missing("hipGraphExecDestroy"))?;
+        // SAFETY: a live executable graph (module contract).
+        check("hipGraphExecDestroy", unsafe { f(exec) })
     }
 
     // ---- virtual memory management ------------------------------------------------------------
