@@ -972,3 +972,110 @@ pub mod graph {
         check("cuGraphExecDestroy", unsafe { sys::cuGraphExecDestroy(exec) })
     }
 }
+
+/// Page-locked registration of host memory the worker mapped.
+pub mod host {
+    use super::*;
+    use std::ffi::c_void;
+
+    /// `cuMemHostRegister_v2` of `len` bytes at `ptr` with `flags`.
+    ///
+    /// # Safety
+    /// `ptr..ptr + len` is a mapping of the caller's that stays mapped until [`unregister`]
+    /// has returned: the device may read and write it (through copies, or its device address)
+    /// while it is registered.
+    pub unsafe fn register(ptr: *mut c_void, len: usize, flags: u32) -> Result<(), CudaError> {
+        // SAFETY: the mapping outlives the registration (the caller's contract).
+        check("cuMemHostRegister", unsafe { sys::cuMemHostRegister_v2(ptr, len, flags) })
+    }
+
+    /// `cuMemHostUnregister`: the device no longer reaches the range registered at `ptr`
+    /// (the host memory itself is not touched; the driver refuses an unregistered `ptr`).
+    pub fn unregister(ptr: *mut c_void) -> Result<(), CudaError> {
+        // SAFETY: ends the device's access only; the driver checks `ptr`.
+        check("cuMemHostUnregister", unsafe { sys::cuMemHostUnregister(ptr) })
+    }
+
+    /// `cuMemHostGetDevicePointer_v2` (flags 0): the device address of registered host
+    /// memory at `ptr`.
+    pub fn device_pointer(ptr: *mut c_void) -> Result<CUdeviceptr, CudaError> {
+        let mut device = 0;
+        // SAFETY: a valid out-pointer; a lookup only (the driver checks `ptr`).
+        check("cuMemHostGetDevicePointer", unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device, ptr, 0) })?;
+        Ok(device)
+    }
+}
+
+/// Legacy interprocess memory handles (`cuIpc*MemHandle`).
+pub mod ipc {
+    use super::*;
+    use std::ffi::c_char;
+
+    /// Bytes of a `CUipcMemHandle`.
+    pub const HANDLE_BYTES: usize = 64;
+
+    /// `cuIpcGetMemHandle` of the `cuMemAlloc` allocation at `ptr`.
+    pub fn get_mem_handle(ptr: CUdeviceptr) -> Result<[c_char; HANDLE_BYTES], CudaError> {
+        let mut handle = sys::CUipcMemHandle { reserved: [0; HANDLE_BYTES] };
+        // SAFETY: a valid out-pointer; the driver checks `ptr`.
+        check("cuIpcGetMemHandle", unsafe { sys::cuIpcGetMemHandle(&mut handle, ptr) })?;
+        Ok(handle.reserved)
+    }
+
+    /// `cuIpcOpenMemHandle_v2`; closed with [`close_mem_handle`].
+    pub fn open_mem_handle(handle: [c_char; HANDLE_BYTES], flags: u32) -> Result<CUdeviceptr, CudaError> {
+        let mut ptr = 0;
+        // SAFETY: a valid out-pointer; the handle's bytes are the driver's to check.
+        check("cuIpcOpenMemHandle", unsafe { sys::cuIpcOpenMemHandle_v2(&mut ptr, sys::CUipcMemHandle { reserved: handle }, flags) })?;
+        Ok(ptr)
+    }
+
+    /// `cuIpcCloseMemHandle`: callers close each opened address once, after the work queued
+    /// on it has finished.
+    pub fn close_mem_handle(ptr: CUdeviceptr) -> Result<(), CudaError> {
+        // SAFETY: device address space only; the driver checks `ptr`.
+        check("cuIpcCloseMemHandle", unsafe { sys::cuIpcCloseMemHandle(ptr) })
+    }
+}
+
+/// Physical allocations shared between processes as POSIX file descriptors.
+pub mod shareable {
+    use super::*;
+    use std::ffi::{c_int, c_void};
+    use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+    use sys::CUmemGenericAllocationHandle;
+
+    const POSIX_FD: sys::CUmemAllocationHandleType = sys::CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+
+    /// `cuMemRetainAllocationHandle`: a new reference to the physical allocation mapped at
+    /// `ptr`, released with [`super::vmm::release`].
+    pub fn retain(ptr: CUdeviceptr) -> Result<CUmemGenericAllocationHandle, CudaError> {
+        let mut handle = 0;
+        // SAFETY: a valid out-pointer; a lookup in device address space (the driver checks
+        // `ptr`).
+        check("cuMemRetainAllocationHandle", unsafe { sys::cuMemRetainAllocationHandle(&mut handle, ptr as *mut c_void) })?;
+        Ok(handle)
+    }
+
+    /// `cuMemExportToShareableHandle` as a POSIX file descriptor (flags 0).
+    pub fn export_fd(handle: CUmemGenericAllocationHandle) -> Result<OwnedFd, CudaError> {
+        let mut fd: c_int = -1;
+        // SAFETY: for POSIX descriptors the shareable handle is an `int` written through the
+        // pointer; the driver checks `handle`.
+        check("cuMemExportToShareableHandle", unsafe { sys::cuMemExportToShareableHandle((&mut fd as *mut c_int).cast(), handle, POSIX_FD, 0) })?;
+        // SAFETY: a fresh descriptor the driver created for this call, owned by nobody else.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    }
+
+    /// `cuMemImportFromShareableHandle` of a POSIX file descriptor (the driver dups what it
+    /// keeps); released with [`super::vmm::release`].
+    pub fn import_fd(fd: BorrowedFd<'_>) -> Result<CUmemGenericAllocationHandle, CudaError> {
+        let mut handle = 0;
+        // SAFETY: for POSIX descriptors the OS handle is the descriptor's number cast to a
+        // pointer; `fd` is open for the call.
+        check("cuMemImportFromShareableHandle", unsafe {
+            sys::cuMemImportFromShareableHandle(&mut handle, fd.as_raw_fd() as isize as *mut c_void, POSIX_FD)
+        })?;
+        Ok(handle)
+    }
+}

@@ -12,9 +12,11 @@
 
 use super::api::{Event, Function, Graph, GraphExec, GraphNode, HipApi, HipError, Module, Stream};
 use super::graph::{KernelNodeParams, MemsetParams};
+use super::ipc::{IpcHandle, HANDLE_TYPE_POSIX_FD};
 use super::vmm::{MemAccessDesc, MemAllocationProp, MemLocation, LOCATION_TYPE_DEVICE};
 use crate::backend::{hip_code, BackendError, LaunchConfig, ParamLayout};
 use std::ffi::{c_int, c_void, CStr};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 
 /// A failed runtime call: which entry point, and the `hipError_t` it answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -820,6 +822,96 @@ impl HipApi {
         let f = self.hipGraphExecDestroy.ok_or(missing("hipGraphExecDestroy"))?;
         // SAFETY: a live executable graph (module contract).
         check("hipGraphExecDestroy", unsafe { f(exec) })
+    }
+
+    // ---- host memory registration and interprocess sharing ---------------------------------
+
+    /// `hipHostRegister` of `len` bytes at `ptr` with `flags`.
+    ///
+    /// # Safety
+    /// `ptr..ptr + len` is a mapping of the caller's that stays mapped until
+    /// [`HipApi::host_unregister`] has returned: the device may read and write it while it is
+    /// registered.
+    pub unsafe fn host_register(&self, ptr: *mut c_void, len: usize, flags: u32) -> Result<(), HipCallError> {
+        let f = self.hipHostRegister.ok_or(missing("hipHostRegister"))?;
+        // SAFETY: the mapping outlives the registration (the caller's contract).
+        check("hipHostRegister", unsafe { f(ptr, len, flags) })
+    }
+
+    /// `hipHostUnregister`: the device no longer reaches the range registered at `ptr` (the
+    /// host memory itself is not touched; the runtime refuses an unregistered `ptr`).
+    pub fn host_unregister(&self, ptr: *mut c_void) -> Result<(), HipCallError> {
+        let f = self.hipHostUnregister.ok_or(missing("hipHostUnregister"))?;
+        // SAFETY: ends the device's access only; the runtime checks `ptr`.
+        check("hipHostUnregister", unsafe { f(ptr) })
+    }
+
+    /// `hipHostGetDevicePointer` (flags 0): the device address of registered host memory.
+    pub fn host_get_device_pointer(&self, ptr: *mut c_void) -> Result<u64, HipCallError> {
+        let f = self.hipHostGetDevicePointer.ok_or(missing("hipHostGetDevicePointer"))?;
+        let mut device = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; a lookup only (the runtime checks `ptr`).
+        check("hipHostGetDevicePointer", unsafe { f(&mut device, ptr, 0) })?;
+        Ok(device as u64)
+    }
+
+    /// `hipIpcGetMemHandle` of the allocation at `ptr`.
+    pub fn ipc_get_mem_handle(&self, ptr: u64) -> Result<IpcHandle, HipCallError> {
+        let f = self.hipIpcGetMemHandle.ok_or(missing("hipIpcGetMemHandle"))?;
+        let mut handle = IpcHandle::zeroed();
+        // SAFETY: a valid out-pointer; the runtime checks `ptr`.
+        check("hipIpcGetMemHandle", unsafe { f(&mut handle, ptr as *mut c_void) })?;
+        Ok(handle)
+    }
+
+    /// `hipIpcOpenMemHandle`; closed with [`HipApi::ipc_close_mem_handle`].
+    pub fn ipc_open_mem_handle(&self, handle: IpcHandle, flags: u32) -> Result<u64, HipCallError> {
+        let f = self.hipIpcOpenMemHandle.ok_or(missing("hipIpcOpenMemHandle"))?;
+        let mut ptr = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the handle's bytes are the runtime's to check.
+        check("hipIpcOpenMemHandle", unsafe { f(&mut ptr, handle, flags) })?;
+        Ok(ptr as u64)
+    }
+
+    /// `hipIpcCloseMemHandle`: callers close each opened address once, after the work queued
+    /// on it has finished.
+    pub fn ipc_close_mem_handle(&self, ptr: u64) -> Result<(), HipCallError> {
+        let f = self.hipIpcCloseMemHandle.ok_or(missing("hipIpcCloseMemHandle"))?;
+        // SAFETY: device address space only; the runtime checks `ptr`.
+        check("hipIpcCloseMemHandle", unsafe { f(ptr as *mut c_void) })
+    }
+
+    /// `hipMemRetainAllocationHandle`: a new reference to the physical allocation mapped at
+    /// `ptr`, released with [`HipApi::mem_release`].
+    pub fn mem_retain_allocation_handle(&self, ptr: u64) -> Result<u64, HipCallError> {
+        let f = self.hipMemRetainAllocationHandle.ok_or(missing("hipMemRetainAllocationHandle"))?;
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; a lookup in device address space (the runtime checks
+        // `ptr`).
+        check("hipMemRetainAllocationHandle", unsafe { f(&mut handle, ptr as *mut c_void) })?;
+        Ok(handle as u64)
+    }
+
+    /// `hipMemExportToShareableHandle` as a POSIX file descriptor (flags 0).
+    pub fn mem_export_fd(&self, handle: u64) -> Result<OwnedFd, HipCallError> {
+        let f = self.hipMemExportToShareableHandle.ok_or(missing("hipMemExportToShareableHandle"))?;
+        let mut fd: c_int = -1;
+        // SAFETY: for POSIX descriptors the shareable handle is an `int` written through the
+        // pointer; the runtime checks `handle`.
+        check("hipMemExportToShareableHandle", unsafe { f((&mut fd as *mut c_int).cast(), handle as *mut c_void, HANDLE_TYPE_POSIX_FD, 0) })?;
+        // SAFETY: a fresh descriptor the runtime created for this call, owned by nobody else.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    }
+
+    /// `hipMemImportFromShareableHandle` of a POSIX file descriptor (the runtime dups what it
+    /// keeps); released with [`HipApi::mem_release`].
+    pub fn mem_import_fd(&self, fd: BorrowedFd<'_>) -> Result<u64, HipCallError> {
+        let f = self.hipMemImportFromShareableHandle.ok_or(missing("hipMemImportFromShareableHandle"))?;
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: for POSIX descriptors the OS handle is the descriptor's number cast to a
+        // pointer; `fd` is open for the call.
+        check("hipMemImportFromShareableHandle", unsafe { f(&mut handle, fd.as_raw_fd() as isize as *mut c_void, HANDLE_TYPE_POSIX_FD) })?;
+        Ok(handle as u64)
     }
 
     // ---- virtual memory management ------------------------------------------------------------
