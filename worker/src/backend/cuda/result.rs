@@ -1079,3 +1079,203 @@ pub mod shareable {
         Ok(handle)
     }
 }
+
+/// The driver's JIT linker (`cuLink*`).
+pub mod link {
+    use super::*;
+    use std::ffi::{c_void, CStr};
+    use sys::{CUjitInputType, CUjit_option as Opt, CUlinkState};
+
+    /// A link in progress with its error log buffer, destroyed when dropped.
+    pub struct LinkState {
+        raw: CUlinkState,
+        /// Where the driver writes its error log (the state keeps a pointer to it).
+        error_log: Box<[u8]>,
+    }
+
+    impl LinkState {
+        /// `cuLinkCreate_v2` in the current context, its error log kept in `log_len` bytes.
+        pub fn create(log_len: usize) -> Result<Self, CudaError> {
+            let mut error_log = vec![0u8; log_len].into_boxed_slice();
+            let mut options = [Opt::CU_JIT_ERROR_LOG_BUFFER, Opt::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
+            let mut values: [*mut c_void; 2] = [error_log.as_mut_ptr().cast(), log_len as *mut c_void];
+            let mut raw = std::ptr::null_mut();
+            // SAFETY: two options with their values; the log buffer is a heap allocation that
+            // moves with `Self` without moving and outlives the state (dropped after it).
+            check("cuLinkCreate", unsafe { sys::cuLinkCreate_v2(2, options.as_mut_ptr(), values.as_mut_ptr(), &mut raw) })?;
+            Ok(Self { raw, error_log })
+        }
+
+        /// `cuLinkAddData_v2` of one input (no per-input options); PTX must end in NUL, which
+        /// callers append. The driver copies the data.
+        pub fn add_data(&mut self, kind: CUjitInputType, data: &[u8], name: &CStr) -> Result<(), CudaError> {
+            // SAFETY: a live link state; `data` is valid for its length during the call (the
+            // driver only reads it); no options.
+            check("cuLinkAddData", unsafe {
+                sys::cuLinkAddData_v2(
+                    self.raw,
+                    kind,
+                    data.as_ptr() as *mut c_void,
+                    data.len(),
+                    name.as_ptr(),
+                    0,
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                )
+            })
+        }
+
+        /// `cuLinkComplete`: a copy of the linked image (`None`: the driver gave none).
+        pub fn complete(&mut self) -> Result<Option<Vec<u8>>, CudaError> {
+            let (mut image, mut size) = (std::ptr::null_mut(), 0usize);
+            // SAFETY: a live link state; valid out-pointers. The image belongs to the state.
+            check("cuLinkComplete", unsafe { sys::cuLinkComplete(self.raw, &mut image, &mut size) })?;
+            if image.is_null() {
+                return Ok(None);
+            }
+            // SAFETY: the driver's image of `size` bytes, alive until the state is destroyed,
+            // copied now.
+            Ok(Some(unsafe { std::slice::from_raw_parts(image as *const u8, size) }.to_vec()))
+        }
+
+        /// The driver's error log so far (up to its NUL).
+        pub fn error_log(&self) -> String {
+            let end = self.error_log.iter().position(|&b| b == 0).unwrap_or(self.error_log.len());
+            String::from_utf8_lossy(&self.error_log[..end]).into_owned()
+        }
+    }
+
+    impl Drop for LinkState {
+        fn drop(&mut self) {
+            // SAFETY: the state `create` made, destroyed once; the log buffer is freed after.
+            unsafe { sys::cuLinkDestroy(self.raw) };
+        }
+    }
+}
+
+/// NVRTC, the runtime compiler: one safe function per entry point, errors as
+/// [`NvrtcError`].
+pub mod nvrtc {
+    use crate::backend::BackendError;
+    use cudarc::nvrtc::sys::{self, nvrtcResult};
+    use std::ffi::{c_char, CStr, CString};
+
+    /// A failed NVRTC call: which entry point, and its result.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct NvrtcError {
+        /// The entry point that failed.
+        pub call: &'static str,
+        /// NVRTC's result.
+        pub result: nvrtcResult,
+    }
+
+    impl From<NvrtcError> for BackendError {
+        fn from(e: NvrtcError) -> Self {
+            BackendError::Unknown(format!("{}: {:?}", e.call, e.result))
+        }
+    }
+
+    fn check(call: &'static str, result: nvrtcResult) -> Result<(), NvrtcError> {
+        if result == nvrtcResult::NVRTC_SUCCESS {
+            Ok(())
+        } else {
+            Err(NvrtcError { call, result })
+        }
+    }
+
+    /// Whether libnvrtc can be loaded.
+    pub fn is_available() -> bool {
+        // SAFETY: only checks whether libnvrtc can be dlopen'ed.
+        unsafe { sys::is_culib_present() }
+    }
+
+    /// An NVRTC program, destroyed when dropped.
+    pub struct Program(sys::nvrtcProgram);
+
+    impl Program {
+        /// `nvrtcCreateProgram` of `source` named `name`, with in-memory headers
+        /// (`header_sources[i]` served as `header_names[i]`; unequal lengths are
+        /// `NVRTC_ERROR_INVALID_INPUT`).
+        pub fn create(source: &CStr, name: &CStr, header_sources: &[CString], header_names: &[CString]) -> Result<Self, NvrtcError> {
+            const CALL: &str = "nvrtcCreateProgram";
+            if header_sources.len() != header_names.len() {
+                return Err(NvrtcError { call: CALL, result: nvrtcResult::NVRTC_ERROR_INVALID_INPUT });
+            }
+            let count = i32::try_from(header_sources.len()).map_err(|_| NvrtcError { call: CALL, result: nvrtcResult::NVRTC_ERROR_INVALID_INPUT })?;
+            let src_ptrs: Vec<*const c_char> = header_sources.iter().map(|s| s.as_ptr()).collect();
+            let name_ptrs: Vec<*const c_char> = header_names.iter().map(|s| s.as_ptr()).collect();
+            let mut prog: sys::nvrtcProgram = std::ptr::null_mut();
+            // SAFETY: all strings outlive the call; `count` entries in both arrays.
+            check(CALL, unsafe { sys::nvrtcCreateProgram(&mut prog, source.as_ptr(), name.as_ptr(), count, src_ptrs.as_ptr(), name_ptrs.as_ptr()) })?;
+            Ok(Self(prog))
+        }
+
+        /// `nvrtcAddNameExpression`.
+        pub fn add_name_expression(&self, expression: &CStr) -> Result<(), NvrtcError> {
+            // SAFETY: a live program, a NUL-terminated expression.
+            check("nvrtcAddNameExpression", unsafe { sys::nvrtcAddNameExpression(self.0, expression.as_ptr()) })
+        }
+
+        /// `nvrtcCompileProgram`: `Err` where the program did not compile (the log says why).
+        pub fn compile(&self, options: &[CString]) -> Result<(), NvrtcError> {
+            let ptrs: Vec<*const c_char> = options.iter().map(|o| o.as_ptr()).collect();
+            // SAFETY: a live program; the option strings outlive the call.
+            check("nvrtcCompileProgram", unsafe { sys::nvrtcCompileProgram(self.0, ptrs.len() as i32, ptrs.as_ptr()) })
+        }
+
+        /// `nvrtcGetProgramLogSize` / `nvrtcGetProgramLog`: the log's bytes (at least one).
+        pub fn log(&self) -> Result<Vec<u8>, NvrtcError> {
+            let mut len = 0usize;
+            // SAFETY: a live program, a valid out-pointer.
+            check("nvrtcGetProgramLogSize", unsafe { sys::nvrtcGetProgramLogSize(self.0, &mut len) })?;
+            let mut log = vec![0u8; len.max(1)];
+            // SAFETY: a buffer of the size NVRTC reported.
+            check("nvrtcGetProgramLog", unsafe { sys::nvrtcGetProgramLog(self.0, log.as_mut_ptr().cast()) })?;
+            Ok(log)
+        }
+
+        /// `nvrtcGetPTXSize` / `nvrtcGetPTX`: the PTX, NUL included.
+        pub fn ptx(&self) -> Result<Vec<u8>, NvrtcError> {
+            let mut len = 0usize;
+            // SAFETY: a live program, a valid out-pointer.
+            check("nvrtcGetPTXSize", unsafe { sys::nvrtcGetPTXSize(self.0, &mut len) })?;
+            let mut ptx = vec![0u8; len];
+            // SAFETY: a buffer of the size NVRTC reported (includes the NUL).
+            check("nvrtcGetPTX", unsafe { sys::nvrtcGetPTX(self.0, ptx.as_mut_ptr().cast()) })?;
+            Ok(ptx)
+        }
+
+        /// `nvrtcGetLoweredName` of an expression added before compiling (`None`: NVRTC gave
+        /// no name).
+        pub fn lowered_name(&self, expression: &CStr) -> Result<Option<String>, NvrtcError> {
+            let mut lowered: *const c_char = std::ptr::null();
+            // SAFETY: a live program; a NUL-terminated expression; a valid out-pointer.
+            check("nvrtcGetLoweredName", unsafe { sys::nvrtcGetLoweredName(self.0, expression.as_ptr(), &mut lowered) })?;
+            if lowered.is_null() {
+                return Ok(None);
+            }
+            // SAFETY: a NUL-terminated string owned by the program (alive here), copied now.
+            Ok(Some(unsafe { CStr::from_ptr(lowered) }.to_string_lossy().into_owned()))
+        }
+    }
+
+    impl Drop for Program {
+        fn drop(&mut self) {
+            // SAFETY: created by `create`, destroyed once.
+            let _ = unsafe { sys::nvrtcDestroyProgram(&mut self.0) };
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// NVRTC failures reach the client as hipErrorUnknown naming the call and result.
+        #[test]
+        fn nvrtc_errors_are_unknown_with_call_and_result() {
+            let e = BackendError::from(NvrtcError { call: "nvrtcGetPTX", result: nvrtcResult::NVRTC_ERROR_INVALID_PROGRAM });
+            assert_eq!(e, BackendError::Unknown("nvrtcGetPTX: NVRTC_ERROR_INVALID_PROGRAM".into()));
+            assert_eq!(check("nvrtcGetPTX", nvrtcResult::NVRTC_SUCCESS), Ok(()));
+        }
+    }
+}

@@ -10,12 +10,12 @@
 //! checks them and answers an error); host memory is passed as Rust references, so what the
 //! runtime writes is memory of the right type and size.
 
-use super::api::{Event, Function, Graph, GraphExec, GraphNode, HipApi, HipError, Module, Stream};
+use super::api::{Event, Function, Graph, GraphExec, GraphNode, HipApi, HipError, LinkState as LinkStateHandle, Module, Program, RtcApi, Stream};
 use super::graph::{KernelNodeParams, MemsetParams};
 use super::ipc::{IpcHandle, HANDLE_TYPE_POSIX_FD};
 use super::vmm::{MemAccessDesc, MemAllocationProp, MemLocation, LOCATION_TYPE_DEVICE};
 use crate::backend::{hip_code, BackendError, LaunchConfig, ParamLayout};
-use std::ffi::{c_int, c_void, CStr};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 
 /// A failed runtime call: which entry point, and the `hipError_t` it answered.
@@ -993,6 +993,192 @@ impl HipApi {
     }
 }
 
+/// A failed hiprtc call: which entry point, and its `hiprtcResult`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RtcCallError {
+    /// The entry point that failed.
+    pub call: &'static str,
+    /// hiprtc's result.
+    pub code: c_int,
+}
+
+impl From<RtcCallError> for BackendError {
+    fn from(e: RtcCallError) -> Self {
+        let name =
+            proto_core::hip_error::rtc_name(e.code).map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| format!("hiprtcResult {}", e.code));
+        BackendError::Unknown(format!("{}: {name}", e.call))
+    }
+}
+
+fn check_rtc(call: &'static str, code: c_int) -> Result<(), RtcCallError> {
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(RtcCallError { call, code })
+    }
+}
+
+/// A hiprtc program, destroyed when dropped.
+pub struct RtcProgram<'a> {
+    api: &'a RtcApi,
+    raw: Program,
+}
+
+impl RtcApi {
+    /// `hiprtcCreateProgram` of `source` named `name`, with in-memory headers
+    /// (`header_sources[i]` served as `header_names[i]`; unequal lengths are
+    /// `HIPRTC_ERROR_INVALID_INPUT`).
+    pub fn create_program(
+        &self,
+        source: &CStr,
+        name: &CStr,
+        header_sources: &[CString],
+        header_names: &[CString],
+    ) -> Result<RtcProgram<'_>, RtcCallError> {
+        const CALL: &str = "hiprtcCreateProgram";
+        const INVALID_INPUT: c_int = proto_core::hip_error::rtc_code::ERROR_INVALID_INPUT;
+        if header_sources.len() != header_names.len() {
+            return Err(RtcCallError { call: CALL, code: INVALID_INPUT });
+        }
+        let count = c_int::try_from(header_sources.len()).map_err(|_| RtcCallError { call: CALL, code: INVALID_INPUT })?;
+        let source_ptrs: Vec<*const c_char> = header_sources.iter().map(|s| s.as_ptr()).collect();
+        let name_ptrs: Vec<*const c_char> = header_names.iter().map(|s| s.as_ptr()).collect();
+        let mut raw: Program = std::ptr::null_mut();
+        // SAFETY: every string outlives the call; `count` entries in both arrays.
+        check_rtc(CALL, unsafe {
+            (self.hiprtcCreateProgram)(&mut raw, source.as_ptr(), name.as_ptr(), count, source_ptrs.as_ptr(), name_ptrs.as_ptr())
+        })?;
+        Ok(RtcProgram { api: self, raw })
+    }
+}
+
+impl RtcProgram<'_> {
+    /// `hiprtcAddNameExpression`.
+    pub fn add_name_expression(&self, expression: &CStr) -> Result<(), RtcCallError> {
+        // SAFETY: a live program, a NUL-terminated expression.
+        check_rtc("hiprtcAddNameExpression", unsafe { (self.api.hiprtcAddNameExpression)(self.raw, expression.as_ptr()) })
+    }
+
+    /// `hiprtcCompileProgram`: `Err` where the program did not compile (the log says why).
+    pub fn compile(&self, options: &[CString]) -> Result<(), RtcCallError> {
+        let ptrs: Vec<*const c_char> = options.iter().map(|o| o.as_ptr()).collect();
+        // SAFETY: a live program; the option strings outlive the call.
+        check_rtc("hiprtcCompileProgram", unsafe { (self.api.hiprtcCompileProgram)(self.raw, ptrs.len() as c_int, ptrs.as_ptr()) })
+    }
+
+    /// `hiprtcGetProgramLogSize` / `hiprtcGetProgramLog`: the log's bytes (at least one).
+    pub fn log(&self) -> Result<Vec<u8>, RtcCallError> {
+        let mut len = 0usize;
+        // SAFETY: a live program, a valid out-pointer.
+        check_rtc("hiprtcGetProgramLogSize", unsafe { (self.api.hiprtcGetProgramLogSize)(self.raw, &mut len) })?;
+        let mut log = vec![0u8; len.max(1)];
+        // SAFETY: a buffer of the size hiprtc reported.
+        check_rtc("hiprtcGetProgramLog", unsafe { (self.api.hiprtcGetProgramLog)(self.raw, log.as_mut_ptr().cast()) })?;
+        Ok(log)
+    }
+
+    /// `hiprtcGetCodeSize` / `hiprtcGetCode`: the code object.
+    pub fn code(&self) -> Result<Vec<u8>, RtcCallError> {
+        let mut len = 0usize;
+        // SAFETY: a live program, a valid out-pointer.
+        check_rtc("hiprtcGetCodeSize", unsafe { (self.api.hiprtcGetCodeSize)(self.raw, &mut len) })?;
+        let mut code = vec![0u8; len];
+        // SAFETY: a buffer of the size hiprtc reported.
+        check_rtc("hiprtcGetCode", unsafe { (self.api.hiprtcGetCode)(self.raw, code.as_mut_ptr().cast()) })?;
+        Ok(code)
+    }
+
+    /// `hiprtcGetLoweredName` of an expression added before compiling (`None`: hiprtc gave
+    /// no name).
+    pub fn lowered_name(&self, expression: &CStr) -> Result<Option<String>, RtcCallError> {
+        let mut lowered: *const c_char = std::ptr::null();
+        // SAFETY: a live program; a NUL-terminated expression; a valid out-pointer.
+        check_rtc("hiprtcGetLoweredName", unsafe { (self.api.hiprtcGetLoweredName)(self.raw, expression.as_ptr(), &mut lowered) })?;
+        if lowered.is_null() {
+            return Ok(None);
+        }
+        // SAFETY: a NUL-terminated string owned by the program (alive here), copied now.
+        Ok(Some(unsafe { CStr::from_ptr(lowered) }.to_string_lossy().into_owned()))
+    }
+}
+
+impl Drop for RtcProgram<'_> {
+    fn drop(&mut self) {
+        // SAFETY: created by `create_program`, destroyed once.
+        let _ = unsafe { (self.api.hiprtcDestroyProgram)(&mut self.raw) };
+    }
+}
+
+/// A link in progress (`hipLink*`) with its error log buffer, destroyed when dropped.
+pub struct LinkState<'a> {
+    api: &'a HipApi,
+    raw: LinkStateHandle,
+    /// Where the runtime writes its error log (the state keeps a pointer to it).
+    error_log: Box<[u8]>,
+}
+
+impl HipApi {
+    /// `hipLinkCreate` on the current device, its error log kept in `log_len` bytes.
+    pub fn link_create(&self, log_len: usize) -> Result<LinkState<'_>, HipCallError> {
+        /// `hipJitOptionErrorLogBuffer`, `hipJitOptionErrorLogBufferSizeBytes`.
+        const ERROR_LOG_BUFFER: c_int = 5;
+        const ERROR_LOG_BUFFER_SIZE_BYTES: c_int = 6;
+        let create = self.hipLinkCreate.ok_or(missing("hipLinkCreate"))?;
+        self.hipLinkDestroy.ok_or(missing("hipLinkDestroy"))?;
+        let mut error_log = vec![0u8; log_len].into_boxed_slice();
+        let mut options: [c_int; 2] = [ERROR_LOG_BUFFER, ERROR_LOG_BUFFER_SIZE_BYTES];
+        let mut values: [*mut c_void; 2] = [error_log.as_mut_ptr().cast(), log_len as *mut c_void];
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: two options with their values; the log buffer is a heap allocation that
+        // moves with the state without moving and outlives it (dropped after it).
+        check("hipLinkCreate", unsafe { create(2, options.as_mut_ptr(), values.as_mut_ptr(), &mut raw) })?;
+        Ok(LinkState { api: self, raw, error_log })
+    }
+}
+
+impl LinkState<'_> {
+    /// `hipLinkAddData` of one input of `hipJitInputType` `kind` (no per-input options); the
+    /// runtime copies the data.
+    pub fn add_data(&mut self, kind: c_int, data: &[u8], name: &CStr) -> Result<(), HipCallError> {
+        let add = self.api.hipLinkAddData.ok_or(missing("hipLinkAddData"))?;
+        // SAFETY: a live link state; `data` is valid for its length during the call (the
+        // runtime only reads it); no options.
+        check("hipLinkAddData", unsafe {
+            add(self.raw, kind, data.as_ptr() as *mut c_void, data.len(), name.as_ptr(), 0, std::ptr::null_mut(), std::ptr::null_mut())
+        })
+    }
+
+    /// `hipLinkComplete`: a copy of the linked image (`None`: the runtime gave none).
+    pub fn complete(&mut self) -> Result<Option<Vec<u8>>, HipCallError> {
+        let complete = self.api.hipLinkComplete.ok_or(missing("hipLinkComplete"))?;
+        let (mut image, mut size) = (std::ptr::null_mut(), 0usize);
+        // SAFETY: a live link state; valid out-pointers. The image belongs to the state.
+        check("hipLinkComplete", unsafe { complete(self.raw, &mut image, &mut size) })?;
+        if image.is_null() {
+            return Ok(None);
+        }
+        // SAFETY: the runtime's image of `size` bytes, alive until the state is destroyed,
+        // copied now.
+        Ok(Some(unsafe { std::slice::from_raw_parts(image as *const u8, size) }.to_vec()))
+    }
+
+    /// The runtime's error log so far (up to its NUL).
+    pub fn error_log(&self) -> String {
+        let end = self.error_log.iter().position(|&b| b == 0).unwrap_or(self.error_log.len());
+        String::from_utf8_lossy(&self.error_log[..end]).into_owned()
+    }
+}
+
+impl Drop for LinkState<'_> {
+    fn drop(&mut self) {
+        if let Some(destroy) = self.api.hipLinkDestroy {
+            // SAFETY: the state `link_create` made, destroyed once; the log buffer is freed
+            // after.
+            let _ = unsafe { destroy(self.raw) };
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1010,5 +1196,15 @@ mod tests {
         let e = BackendError::from(missing("hipGraphCreate"));
         assert_eq!(e.hip_code(), hip_code::NOT_SUPPORTED);
         assert_eq!(e.message(), "the HIP runtime lacks hipGraphCreate");
+    }
+
+    /// hiprtc failures reach the client as hipErrorUnknown naming the call and result.
+    #[test]
+    fn rtc_errors_are_unknown_with_call_and_result_name() {
+        let e = BackendError::from(check_rtc("hiprtcGetCode", 4).unwrap_err());
+        assert_eq!(e, BackendError::Unknown("hiprtcGetCode: HIPRTC_ERROR_INVALID_PROGRAM".into()));
+        let e = BackendError::from(check_rtc("hiprtcGetCode", 9999).unwrap_err());
+        assert_eq!(e, BackendError::Unknown("hiprtcGetCode: hiprtcResult 9999".into()));
+        assert_eq!(check_rtc("hiprtcGetCode", 0), Ok(()));
     }
 }
