@@ -28,12 +28,11 @@
 //! hands out the handle).
 
 use std::collections::HashMap;
-use std::ffi::{c_int, c_void};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::ffi::c_void;
+use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
 
-use super::error::Check;
-use super::{lock, sys, CudaBackend, EventEntry, Raw};
+use super::{lock, result, sys, CudaBackend, EventEntry, Raw};
 use crate::backend::{
     BackendError, DeviceIndex, DevicePtr, DriverIpcHandle, EventHandle, IpcBackend, IpcEventShare, IpcReach, IpcShare, SharedEventPage,
     DRIVER_IPC_HANDLE_BYTES, EVENT_PAGE_BYTES,
@@ -87,15 +86,15 @@ impl CudaBackend {
         let flags = sys::CU_MEMHOSTREGISTER_PORTABLE | sys::CU_MEMHOSTREGISTER_DEVICEMAP;
         // SAFETY: a mapping of EVENT_PAGE_BYTES that outlives the registration (unregistered
         // in `drop_event_page`, or below, before the mapping goes).
-        unsafe { sys::cuMemHostRegister_v2(host, EVENT_PAGE_BYTES as usize, flags) }.check("cuMemHostRegister")?;
-        let mut device_address = 0;
-        // SAFETY: a valid out-pointer; the page registered above.
-        if let Err(e) = unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device_address, host, 0) }.check("cuMemHostGetDevicePointer") {
-            // SAFETY: registered above, known to nobody else.
-            unsafe { sys::cuMemHostUnregister(host) };
-            return Err(e);
+        unsafe { result::host::register(host, EVENT_PAGE_BYTES as usize, flags) }?;
+        match result::host::device_pointer(host) {
+            Ok(device_address) => Ok(EventPage { page, device_address }),
+            Err(e) => {
+                // Registered above, known to nobody else.
+                let _ = result::host::unregister(host);
+                Err(e.into())
+            }
         }
-        Ok(EventPage { page, device_address })
     }
 
     /// The shared page of `event`, if it was exported to or opened from another process.
@@ -110,12 +109,11 @@ impl CudaBackend {
             if !page.page.complete() {
                 // A record of this process's may still be on its way to the page: the
                 // device must not write it once it is unregistered and unmapped.
-                // SAFETY: the context entered above.
-                let _ = unsafe { sys::cuCtxSynchronize() }.check("cuCtxSynchronize");
+                let _ = result::ctx::synchronize();
             }
-            // SAFETY: registered in `register_event_page`; the page is unmapped only when
-            // `page` drops, after this.
-            unsafe { sys::cuMemHostUnregister(page.page.host_address() as *mut c_void) };
+            // Registered in `register_event_page`; the page is unmapped only when `page`
+            // drops, after this.
+            let _ = result::host::unregister(page.page.host_address() as *mut c_void);
         }
     }
 
@@ -124,14 +122,14 @@ impl CudaBackend {
     pub(super) fn record_event_page(&self, page: &EventPage, stream: sys::CUstream) -> Result<(), BackendError> {
         let n = page.page.next_record();
         let completed = page.device_address + SharedEventPage::COMPLETED_OFFSET;
-        // SAFETY: a live stream of the current context; the page registered on it. Flags 0:
-        // the write follows a memory fence.
-        let written = unsafe { sys::cuStreamWriteValue64_v2(stream, completed, n, 0) }.check("cuStreamWriteValue64");
+        // A live stream of the current context; the page registered on it. Flags 0: the
+        // write follows a memory fence.
+        let written = result::stream_op::write64(stream, completed, n);
         if written.is_err() {
             // Never reached otherwise: waiters would wait for good.
             page.page.mark_reached(n);
         }
-        written
+        Ok(written?)
     }
 
     /// Whether the latest record of `page` has been reached.
@@ -151,41 +149,26 @@ impl CudaBackend {
             return Ok(());
         }
         let completed = page.device_address + SharedEventPage::COMPLETED_OFFSET;
-        // SAFETY: a live stream of the current context; the page registered on it. Flags 0:
+        // A live stream of the current context; the page registered on it. Flags 0:
         // CU_STREAM_WAIT_VALUE_GEQ.
-        unsafe { sys::cuStreamWaitValue64_v2(stream, completed, n, 0) }.check("cuStreamWaitValue64")
+        Ok(result::stream_op::wait64(stream, completed, n, 0)?)
     }
 
     /// Exports the virtual-memory mapping at `base` (`size` bytes) as a file descriptor of
     /// its physical memory.
     fn export_mapping(&self, base: DevicePtr, size: u64, dev: DeviceIndex) -> Result<IpcShare, BackendError> {
         self.enter(dev)?;
-        let mut physical = 0;
-        // SAFETY: a valid out-pointer; `base` is the start of a mapping of this backend.
-        unsafe { sys::cuMemRetainAllocationHandle(&mut physical, base.0 as *mut c_void) }.check("cuMemRetainAllocationHandle")?;
-        let mut fd: c_int = -1;
-        // SAFETY: for POSIX descriptors the shareable handle is an `int` written through the
-        // pointer; `physical` is live (retained above).
-        let exported = unsafe {
-            sys::cuMemExportToShareableHandle(
-                (&mut fd as *mut c_int).cast(),
-                physical,
-                sys::CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
-                0,
-            )
-        }
-        .check("cuMemExportToShareableHandle");
-        // SAFETY: releases the reference `cuMemRetainAllocationHandle` took; the mapping keeps
-        // its own.
-        let released = unsafe { sys::cuMemRelease(physical) }.check("cuMemRelease");
-        exported.map_err(|e| match e {
+        // `base` is the start of a mapping of this backend.
+        let physical = result::shareable::retain(base.0)?;
+        let exported = result::shareable::export_fd(physical);
+        // Releases the reference the retain took; the mapping keeps its own.
+        let released = result::vmm::release(physical);
+        let fd = exported.map_err(|e| match BackendError::from(e) {
             BackendError::InvalidValue(m) | BackendError::NotSupported(m) => BackendError::NotSupported(format!(
                 "{m} (this memory was created without a shareable handle type: the driver lacks POSIX descriptor support)"
             )),
             other => other,
         })?;
-        // SAFETY: a fresh descriptor the driver created for this call, owned by nobody else.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
         released?;
         Ok(IpcShare::Fd { fd: Arc::new(fd), len: size })
     }
@@ -196,39 +179,25 @@ impl CudaBackend {
         let bytes = usize::try_from(len).map_err(|_| BackendError::InvalidValue(format!("{len} bytes exceed the address space")))?;
         let location = self.allocation_prop(dev)?.location;
         self.enter(dev)?;
-        let mut physical = 0;
-        // SAFETY: for POSIX descriptors the OS handle is the descriptor's number cast to a
-        // pointer; the driver dups what it keeps.
-        unsafe {
-            sys::cuMemImportFromShareableHandle(
-                &mut physical,
-                fd.as_raw_fd() as isize as *mut c_void,
-                sys::CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
-            )
-        }
-        .check("cuMemImportFromShareableHandle")?;
-        let mut base = 0;
-        // SAFETY: a valid out-pointer; a context is current.
-        let mapped = unsafe { sys::cuMemAddressReserve(&mut base, bytes, 0, 0, 0) }.check("cuMemAddressReserve").and_then(|()| {
-            // SAFETY: a fresh reservation of `bytes` and a live physical handle of at least
-            // that size (the driver checks).
-            unsafe { sys::cuMemMap(base, bytes, 0, physical, 0) }.check("cuMemMap").inspect_err(|_| {
-                // SAFETY: the reservation made above, with nothing mapped.
-                unsafe { sys::cuMemAddressFree(base, bytes) };
+        let physical = result::shareable::import_fd(fd.as_fd())?;
+        // A context is current.
+        let mapped = result::vmm::reserve(bytes, 0).and_then(|base| {
+            // A fresh reservation of `bytes` and a live physical handle of at least that size
+            // (the driver checks).
+            result::vmm::map(base, bytes, physical).map(|()| base).inspect_err(|_| {
+                // The reservation made above, with nothing mapped.
+                let _ = result::vmm::free_reservation(base, bytes);
             })
         });
-        // SAFETY: the import's reference; a mapping made above keeps its own.
-        unsafe { sys::cuMemRelease(physical) };
-        mapped?;
+        // The import's reference; a mapping made above keeps its own.
+        let _ = result::vmm::release(physical);
+        let base = mapped?;
         let access = sys::CUmemAccessDesc { location, flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
-        // SAFETY: one valid descriptor; the mapping made above.
-        if let Err(e) = unsafe { sys::cuMemSetAccess(base, bytes, &access, 1) }.check("cuMemSetAccess") {
-            // SAFETY: the mapping and reservation made above, not yet known to anyone.
-            unsafe {
-                sys::cuMemUnmap(base, bytes);
-                sys::cuMemAddressFree(base, bytes);
-            }
-            return Err(e);
+        if let Err(e) = result::vmm::set_access(base, bytes, &access) {
+            // The mapping and reservation made above, not yet known to anyone.
+            let _ = result::vmm::unmap(base, bytes);
+            let _ = result::vmm::free_reservation(base, bytes);
+            return Err(e.into());
         }
         Ok(DevicePtr(base))
     }
@@ -249,12 +218,9 @@ impl IpcBackend for CudaBackend {
         let allocated = lock(&self.allocations).get(&base.0).map(|(_, dev)| *dev);
         if let Some(dev) = allocated {
             self.enter(dev)?;
-            // SAFETY: a plain C struct; all-zero is a valid value to overwrite.
-            let mut handle: sys::CUipcMemHandle = unsafe { std::mem::zeroed() };
-            // SAFETY: a valid out-pointer; `base` is a live cuMemAlloc allocation of this
-            // context (the handle names the whole allocation).
-            unsafe { sys::cuIpcGetMemHandle(&mut handle, base.0) }.check("cuIpcGetMemHandle")?;
-            return Ok(IpcShare::Driver(from_c(handle.reserved)));
+            // `base` is a live cuMemAlloc allocation of this context (the handle names the
+            // whole allocation).
+            return Ok(IpcShare::Driver(from_c(result::ipc::get_mem_handle(base.0)?)));
         }
         let mapped = lock(&self.globals).get(&base.0).map(|(_, dev)| *dev);
         match mapped {
@@ -268,12 +234,8 @@ impl IpcBackend for CudaBackend {
             IpcShare::Pointer(ptr) => return Ok(*ptr),
             IpcShare::Driver(handle) => {
                 self.enter(device)?;
-                let handle = sys::CUipcMemHandle { reserved: to_c(handle.0) };
-                let mut base = 0;
-                // SAFETY: a valid out-pointer; the handle's bytes are the driver's to check.
-                unsafe { sys::cuIpcOpenMemHandle_v2(&mut base, handle, sys::CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS as u32) }
-                    .check("cuIpcOpenMemHandle")
-                    .map_err(not_attachable)?;
+                let flags = sys::CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS as u32;
+                let base = result::ipc::open_mem_handle(to_c(handle.0), flags).map_err(|e| not_attachable(e.into()))?;
                 (base, Opened::IpcHandle)
             }
             IpcShare::Fd { fd, len } => {
@@ -297,15 +259,14 @@ impl IpcBackend for CudaBackend {
         lock(&self.globals).remove(&base.0);
         self.enter(dev)?;
         match opened {
-            // SAFETY: memory this backend opened with cuIpcOpenMemHandle, closed once (removed
-            // from the table above); the session let queued work on it finish.
-            Opened::IpcHandle => unsafe { sys::cuIpcCloseMemHandle(base.0) }.check("cuIpcCloseMemHandle"),
+            // Memory this backend opened with cuIpcOpenMemHandle, closed once (removed from
+            // the table above); the session let queued work on it finish.
+            Opened::IpcHandle => Ok(result::ipc::close_mem_handle(base.0)?),
             Opened::Mapped { len } => {
                 let bytes = usize::try_from(len).map_err(|_| BackendError::InvalidValue(format!("{len} bytes")))?;
-                // SAFETY: the mapping and reservation `import_mapping` made, released once.
-                unsafe { sys::cuMemUnmap(base.0, bytes) }.check("cuMemUnmap")?;
-                // SAFETY: as above; nothing is mapped in it any more.
-                unsafe { sys::cuMemAddressFree(base.0, bytes) }.check("cuMemAddressFree")
+                // The mapping and reservation `import_mapping` made, released once.
+                result::vmm::unmap(base.0, bytes)?;
+                Ok(result::vmm::free_reservation(base.0, bytes)?)
             }
         }
     }
@@ -322,8 +283,7 @@ impl IpcBackend for CudaBackend {
             // Records made before the export live in the driver's event only: the page
             // starts where they are reached.
             self.enter(device)?;
-            // SAFETY: a live event of this backend.
-            unsafe { sys::cuEventSynchronize(raw.0) }.check("cuEventSynchronize")?;
+            result::event::synchronize(raw.0)?;
         }
         let page = Arc::new(self.register_event_page(SharedEventPage::create()?, device)?);
         lock(&self.event_pages).insert(event.as_raw(), Arc::clone(&page));
@@ -338,13 +298,15 @@ impl IpcBackend for CudaBackend {
         let page = Arc::new(self.register_event_page(SharedEventPage::open(fd)?, device)?);
         // A driver event of its own, so every event path finds one; the page decides
         // completion. Interprocess events have no timing.
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; the device's context is current (entered above).
-        if let Err(e) = unsafe { sys::cuEventCreate(&mut raw, crate::backend::event_flags::DISABLE_TIMING) }.check("cuEventCreate") {
-            // SAFETY: registered by `map_event_page`, known to nobody else.
-            unsafe { sys::cuMemHostUnregister(page.page.host_address() as *mut c_void) };
-            return Err(e);
-        }
+        // The device's context is current (entered above).
+        let raw = match result::event::create(crate::backend::event_flags::DISABLE_TIMING) {
+            Ok(raw) => raw,
+            Err(e) => {
+                // Registered by `register_event_page`, known to nobody else.
+                let _ = result::host::unregister(page.page.host_address() as *mut c_void);
+                return Err(e.into());
+            }
+        };
         let id = self.handle();
         let entry = EventEntry { raw: Raw(raw), device, stream: super::device_log::stream_key(None), timing: false, recorded: false };
         lock(&self.events).insert(id, entry);

@@ -1,10 +1,9 @@
 //! Device memory on CUDA: allocations, copies through pinned staging buffers, memset.
 
-use super::error::Check;
 use std::collections::HashMap;
-use std::ffi::c_void;
 
-use super::{error, lock, result, sys, CudaBackend, Raw, STAGING_BYTES};
+use super::result::mem::{copy_2d_desc as copy_2d, Side2d as Side};
+use super::{lock, result, sys, CudaBackend, Pinned, Raw, STAGING_BYTES};
 
 use crate::backend::host_region::RegionSlice;
 use crate::backend::{
@@ -15,7 +14,7 @@ use crate::backend::{
 impl MemoryBackend for CudaBackend {
     fn mem_get_info(&self, dev: DeviceIndex) -> Result<MemInfo, BackendError> {
         self.enter(dev)?;
-        let (free, total) = cudarc::driver::result::mem_get_info().map_err(|e| error::map("cuMemGetInfo", e))?;
+        let (free, total) = result::mem::info()?;
         Ok(MemInfo { free: free as u64, total: total as u64 })
     }
 
@@ -33,16 +32,16 @@ impl MemoryBackend for CudaBackend {
         }
         self.enter(dev)?;
         let size_usize = usize::try_from(size).map_err(|_| BackendError::OutOfMemory(format!("{size} bytes")))?;
-        let (free, _) = cudarc::driver::result::mem_get_info().map_err(|e| error::map("cuMemGetInfo", e))?;
+        let (free, _) = result::mem::info()?;
         if size_usize > free {
             return Err(BackendError::OutOfMemory(format!("{size} bytes requested, {free} free on device {dev}")));
         }
-        // SAFETY: context current; freed by `free`.
-        let ptr = unsafe { cudarc::driver::result::malloc_sync(size_usize) }.map_err(|e| error::map("cuMemAlloc", e))?;
+        // Freed by `free`.
+        let ptr = result::mem::alloc(size_usize)?;
         // The context may hand out what another session freed: zeros first.
         if let Err(e) = self.scrub_now(dev, ptr, size_usize) {
-            // SAFETY: the allocation just made, never handed out.
-            let _ = unsafe { cudarc::driver::result::free_sync(ptr) };
+            // The allocation just made, never handed out.
+            let _ = result::mem::free(ptr);
             return Err(e);
         }
         lock(&self.allocations).insert(ptr, (size, dev));
@@ -60,15 +59,12 @@ impl MemoryBackend for CudaBackend {
         if lock(&self.pool_allocations).remove(&ptr.0) {
             // Pool memory goes back the way it came, on the legacy null stream (which waits
             // for the blocking streams), and is released before we return, like cuMemFree.
-            // SAFETY: a live cuMemAllocAsync allocation, removed from the tables above; the
-            // legacy null stream of the current context.
-            return unsafe { sys::cuMemFreeAsync(ptr.0, std::ptr::null_mut()) }
-                .check("cuMemFreeAsync")
-                // SAFETY: the legacy null stream of the current context.
-                .and_then(|_| unsafe { sys::cuStreamSynchronize(std::ptr::null_mut()) }.check("cuStreamSynchronize"));
+            let null_stream = std::ptr::null_mut();
+            result::mem::free_async(ptr.0, null_stream)?;
+            return Ok(result::stream::synchronize(null_stream)?);
         }
-        // SAFETY: a live allocation from cuMemAlloc, removed from the table above.
-        unsafe { cudarc::driver::result::free_sync(ptr.0) }.check("cuMemFree")
+        // A live allocation from cuMemAlloc, removed from the table above.
+        Ok(result::mem::free(ptr.0)?)
     }
 
     fn memcpy_htod(&self, stream: Option<StreamHandle>, dst: DevicePtr, data: HostData) -> Result<(), BackendError> {
@@ -79,21 +75,10 @@ impl MemoryBackend for CudaBackend {
         for (i, chunk) in data.as_bytes().chunks(STAGING_BYTES).enumerate() {
             let mut pinned = self.take_staging()?;
             pinned.slice(chunk.len()).copy_from_slice(chunk);
-            // SAFETY: destination validated by the session; source is pinned and stays alive
-            // until the host function below returns it to the pool.
-            unsafe { sys::cuMemcpyHtoDAsync_v2(dst.0 + (i * STAGING_BYTES) as u64, pinned.ptr.0.cast(), chunk.len(), s) }
-                .check("cuMemcpyHtoDAsync")?;
-            let pool: *const Self = self;
-            let pool = Raw(pool);
-            self.launch_host(
-                s,
-                Box::new(move || {
-                    let pool = pool;
-                    // SAFETY: the backend outlives every stream (streams are drained before
-                    // it is dropped); no CUDA call is made here.
-                    unsafe { &*pool.0 }.return_staging_from_host_fn(pinned);
-                }),
-            )?;
+            // SAFETY: the source is pinned and stays alive until the host function queued
+            // below returns it to the pool.
+            unsafe { result::mem::copy_htod_async(dst.0 + (i * STAGING_BYTES) as u64, pinned.ptr.0, chunk.len(), s) }?;
+            self.return_staging_when_passed(s, pinned)?;
         }
         Ok(())
     }
@@ -105,9 +90,8 @@ impl MemoryBackend for CudaBackend {
         let result = (|| {
             for (i, chunk) in data.chunks(STAGING_BYTES).enumerate() {
                 pinned.slice(chunk.len()).copy_from_slice(chunk);
-                // SAFETY: validated destination; pinned source synchronised before reuse.
-                unsafe { sys::cuMemcpyHtoDAsync_v2(dst.0 + (i * STAGING_BYTES) as u64, pinned.ptr.0.cast(), chunk.len(), s) }
-                    .check("cuMemcpyHtoDAsync")?;
+                // SAFETY: the pinned source is synchronised before reuse.
+                unsafe { result::mem::copy_htod_async(dst.0 + (i * STAGING_BYTES) as u64, pinned.ptr.0, chunk.len(), s) }?;
                 self.sync_raw(stream, s)?;
             }
             Ok(())
@@ -123,31 +107,10 @@ impl MemoryBackend for CudaBackend {
         len: u64,
         fill: &mut dyn FnMut(&mut [u8]),
     ) -> Result<(), BackendError> {
-        let len = usize::try_from(len).map_err(|_| BackendError::InvalidValue("copy too large".into()))?;
-        if len > STAGING_BYTES {
-            let mut staging = crate::backend::zeroed_buffer(len as u64)?;
-            fill(&mut staging);
-            return self.memcpy_htod_sync(stream, dst, &staging);
-        }
-        let dev = self.device_of(dst)?;
-        let s = self.work_stream(stream, dev)?;
-        let mut pinned = self.take_staging()?;
         // Double buffering: the socket is read straight into pinned memory, the DMA is
         // started and we return at once, so the next chunk is received while this one
         // travels; the buffer goes back to the pool when the stream has consumed it.
-        fill(pinned.slice(len));
-        // SAFETY: validated destination; the pinned source stays alive until the host
-        // function below returns it to the pool.
-        unsafe { sys::cuMemcpyHtoDAsync_v2(dst.0, pinned.ptr.0.cast(), len, s) }.check("cuMemcpyHtoDAsync")?;
-        let pool = Raw(self as *const Self);
-        self.launch_host(
-            s,
-            Box::new(move || {
-                let pool = pool;
-                // SAFETY: the backend outlives its streams; no CUDA call is made here.
-                unsafe { &*pool.0 }.return_staging_from_host_fn(pinned);
-            }),
-        )
+        self.upload_staged(stream, dst, len, fill, StagedUpload::ReturnOnStream)
     }
 
     /// One staging buffer, its DMA waited for here, the buffer back at once: no host function
@@ -159,24 +122,7 @@ impl MemoryBackend for CudaBackend {
         len: u64,
         fill: &mut dyn FnMut(&mut [u8]),
     ) -> Result<(), BackendError> {
-        let len = usize::try_from(len).map_err(|_| BackendError::InvalidValue("copy too large".into()))?;
-        if len > STAGING_BYTES {
-            self.with_device_bytes_mut(stream, dst, len as u64, fill)?;
-            return self.finish_device_writes(stream, dst);
-        }
-        let dev = self.device_of(dst)?;
-        let s = self.work_stream(stream, dev)?;
-        let mut pinned = self.take_staging()?;
-        fill(pinned.slice(len));
-        // SAFETY: validated destination; the pinned source is not reused before the
-        // synchronize below has returned (on its failure it is never reused).
-        if let Err(e) = unsafe { sys::cuMemcpyHtoDAsync_v2(dst.0, pinned.ptr.0.cast(), len, s) }.check("cuMemcpyHtoDAsync") {
-            self.return_staging(pinned);
-            return Err(e);
-        }
-        self.sync_raw(stream, s)?;
-        self.return_staging(pinned);
-        Ok(())
+        self.upload_staged(stream, dst, len, fill, StagedUpload::Wait)
     }
 
     fn finish_device_writes(&self, stream: Option<StreamHandle>, near: DevicePtr) -> Result<(), BackendError> {
@@ -195,21 +141,11 @@ impl MemoryBackend for CudaBackend {
             done(Ok(out));
             return Ok(());
         }
-        let mut pinned = self.take_staging()?;
-        // SAFETY: validated source; the pinned destination stays alive until the host
-        // function below has copied it out and returned it to the pool.
-        unsafe { sys::cuMemcpyDtoHAsync_v2(pinned.ptr.0.cast(), src.0, len, s) }.check("cuMemcpyDtoHAsync")?;
-        let pool = Raw(self as *const Self);
-        self.launch_host(
-            s,
-            Box::new(move || {
-                let pool = pool;
-                let bytes = pinned.slice(len).to_vec();
-                // SAFETY: the backend outlives its streams; no CUDA call is made here.
-                unsafe { &*pool.0 }.return_staging_from_host_fn(pinned);
-                done(Ok(bytes));
-            }),
-        )
+        let pinned = self.take_staging()?;
+        // SAFETY: the pinned destination stays alive, untouched, until the host function
+        // queued below has copied it out and returned it to the pool.
+        unsafe { result::mem::copy_dtoh_async(pinned.ptr.0, src.0, len, s) }?;
+        self.deliver_staging_when_passed(s, pinned, len, done)
     }
 
     /// One DMA straight from the registered region (no staging); the region is held until
@@ -217,10 +153,10 @@ impl MemoryBackend for CudaBackend {
     fn memcpy_htod_registered(&self, stream: Option<StreamHandle>, dst: DevicePtr, src: RegionSlice) -> Result<(), BackendError> {
         let dev = self.device_of(dst)?;
         let s = self.work_stream(stream, dev)?;
-        // SAFETY: destination validated by the session; the source lies in host memory
-        // registered with `cuMemHostRegister` that `src` keeps mapped until the host function
-        // below has run (after the copy, in stream order).
-        unsafe { sys::cuMemcpyHtoDAsync_v2(dst.0, src.addr() as *const c_void, src.len(), s) }.check("cuMemcpyHtoDAsync")?;
+        // SAFETY: the source lies in host memory registered with `cuMemHostRegister` that
+        // `src` keeps mapped until the host function below has run (after the copy, in stream
+        // order).
+        unsafe { result::mem::copy_htod_async(dst.0, src.addr() as *const u8, src.len(), s) }?;
         // The session synchronises before it lets go of a region, so this is never the last
         // hold (whose drop unregisters, a CUDA call a host function may not make).
         self.launch_host(s, Box::new(move || drop(src)))
@@ -231,9 +167,9 @@ impl MemoryBackend for CudaBackend {
     fn memcpy_htod_registered_sync(&self, stream: Option<StreamHandle>, dst: DevicePtr, src: &RegionSlice) -> Result<(), BackendError> {
         let dev = self.device_of(dst)?;
         let s = self.work_stream(stream, dev)?;
-        // SAFETY: destination validated by the session; the source lies in registered host
-        // memory that the caller's `src` keeps mapped until the synchronize below returns.
-        unsafe { sys::cuMemcpyHtoDAsync_v2(dst.0, src.addr() as *const c_void, src.len(), s) }.check("cuMemcpyHtoDAsync")?;
+        // SAFETY: the source lies in registered host memory that the caller's `src` keeps
+        // mapped until the synchronize below returns.
+        unsafe { result::mem::copy_htod_async(dst.0, src.addr() as *const u8, src.len(), s) }?;
         self.wait_registered_copy(stream, s)
     }
 
@@ -241,9 +177,9 @@ impl MemoryBackend for CudaBackend {
     fn memcpy_dtoh_registered_sync(&self, stream: Option<StreamHandle>, src: DevicePtr, dst: &RegionSlice) -> Result<(), BackendError> {
         let dev = self.device_of(src)?;
         let s = self.work_stream(stream, dev)?;
-        // SAFETY: source validated by the session; the destination lies in registered host
-        // memory that the caller's `dst` keeps mapped until the synchronize below returns.
-        unsafe { sys::cuMemcpyDtoHAsync_v2(dst.addr() as *mut c_void, src.0, dst.len(), s) }.check("cuMemcpyDtoHAsync")?;
+        // SAFETY: the destination lies in registered host memory that the caller's `dst`
+        // keeps mapped until the synchronize below returns.
+        unsafe { result::mem::copy_dtoh_async(dst.addr() as *mut u8, src.0, dst.len(), s) }?;
         self.wait_registered_copy(stream, s)
     }
 
@@ -257,9 +193,9 @@ impl MemoryBackend for CudaBackend {
     ) -> Result<(), BackendError> {
         let dev = self.device_of(src)?;
         let s = self.work_stream(stream, dev)?;
-        // SAFETY: source validated by the session; the destination lies in registered host
-        // memory that `dst` keeps mapped until the host function below has run.
-        unsafe { sys::cuMemcpyDtoHAsync_v2(dst.addr() as *mut c_void, src.0, dst.len(), s) }.check("cuMemcpyDtoHAsync")?;
+        // SAFETY: the destination lies in registered host memory that `dst` keeps mapped
+        // until the host function below has run.
+        unsafe { result::mem::copy_dtoh_async(dst.addr() as *mut u8, src.0, dst.len(), s) }?;
         self.launch_host(
             s,
             Box::new(move || {
@@ -275,9 +211,8 @@ impl MemoryBackend for CudaBackend {
         let mut pinned = self.take_staging()?;
         let result = self.copy_waiting_for_stream(stream, || {
             for (i, chunk) in out.chunks_mut(STAGING_BYTES).enumerate() {
-                // SAFETY: validated source; pinned destination synchronised before reading.
-                unsafe { sys::cuMemcpyDtoHAsync_v2(pinned.ptr.0.cast(), src.0 + (i * STAGING_BYTES) as u64, chunk.len(), s) }
-                    .check("cuMemcpyDtoHAsync")?;
+                // SAFETY: the pinned destination is synchronised before it is read.
+                unsafe { result::mem::copy_dtoh_async(pinned.ptr.0, src.0 + (i * STAGING_BYTES) as u64, chunk.len(), s) }?;
                 self.sync_raw(stream, s)?;
                 chunk.copy_from_slice(pinned.slice(chunk.len()));
             }
@@ -299,8 +234,9 @@ impl MemoryBackend for CudaBackend {
         let s = self.work_stream(stream, dev)?;
         let mut pinned = self.take_staging()?;
         let r = self.copy_waiting_for_stream(stream, || {
-            // SAFETY: validated source; synchronised before the bytes are read.
-            unsafe { sys::cuMemcpyDtoHAsync_v2(pinned.ptr.0.cast(), src.0, len, s) }.check("cuMemcpyDtoHAsync").and_then(|_| self.sync_raw(stream, s))
+            // SAFETY: the pinned destination is synchronised before the bytes are read.
+            unsafe { result::mem::copy_dtoh_async(pinned.ptr.0, src.0, len, s) }?;
+            self.sync_raw(stream, s)
         });
         if r.is_ok() {
             // The bytes go from pinned memory straight to the socket.
@@ -314,23 +250,13 @@ impl MemoryBackend for CudaBackend {
         let dev = self.device_of(dst)?;
         self.device_of(src)?;
         let s = self.work_stream(stream, dev)?;
-        // SAFETY: both ranges validated by the session against live allocations.
-        unsafe { sys::cuMemcpyDtoDAsync_v2(dst.0, src.0, len as usize, s) }.check("cuMemcpyDtoDAsync")
+        Ok(result::mem::copy_dtod_async(dst.0, src.0, len as usize, s)?)
     }
 
     fn memset(&self, stream: Option<StreamHandle>, dst: DevicePtr, pattern: MemsetPattern, count: u64) -> Result<(), BackendError> {
         let dev = self.device_of(dst)?;
         let s = self.work_stream(stream, dev)?;
-        let n = count as usize;
-        // SAFETY: the range was validated by the session.
-        unsafe {
-            match pattern {
-                MemsetPattern::U8(v) => sys::cuMemsetD8Async(dst.0, v, n, s),
-                MemsetPattern::U16(v) => sys::cuMemsetD16Async(dst.0, v, n, s),
-                MemsetPattern::U32(v) => sys::cuMemsetD32Async(dst.0, v, n, s),
-            }
-        }
-        .check("cuMemsetAsync")
+        Ok(result::mem::set_async(dst.0, pattern, count as usize, s)?)
     }
 
     fn memcpy_htod_2d(&self, stream: Option<StreamHandle>, dst: Pitched, width: u64, data: HostData) -> Result<(), BackendError> {
@@ -363,18 +289,10 @@ impl MemoryBackend for CudaBackend {
                 width,
                 chunk.len() / width,
             );
-            // SAFETY: destination rows validated by the session; the pinned source stays
-            // alive until the host function below returns it to the pool.
-            unsafe { sys::cuMemcpy2DAsync_v2(&copy, s) }.check("cuMemcpy2DAsync")?;
-            let pool = Raw(self as *const Self);
-            self.launch_host(
-                s,
-                Box::new(move || {
-                    let pool = pool;
-                    // SAFETY: the backend outlives its streams; no CUDA call is made here.
-                    unsafe { &*pool.0 }.return_staging_from_host_fn(pinned);
-                }),
-            )?;
+            // SAFETY: the pinned source stays alive until the host function queued below
+            // returns it to the pool.
+            unsafe { result::mem::copy_2d_async(&copy, s) }?;
+            self.return_staging_when_passed(s, pinned)?;
         }
         Ok(())
     }
@@ -398,11 +316,11 @@ impl MemoryBackend for CudaBackend {
         let len = len as usize;
         let mut pinned = self.take_staging()?;
         let copy = copy_2d(Side::Device(src.ptr.0, src.pitch as usize), Side::Host(pinned.ptr.0.cast(), width), width, height);
-        // SAFETY: source rows validated by the session; the pinned destination stays alive
-        // until it is read (below, or in the host function) and returned to the pool.
-        if let Err(e) = unsafe { sys::cuMemcpy2DAsync_v2(&copy, s) }.check("cuMemcpy2DAsync") {
+        // SAFETY: the pinned destination stays alive, untouched, until it is read (below, or
+        // in the host function) and returned to the pool.
+        if let Err(e) = unsafe { result::mem::copy_2d_async(&copy, s) } {
             self.return_staging(pinned);
-            return Err(e);
+            return Err(e.into());
         }
         if stream.is_none() {
             // Null stream: the copy is due now (as `memcpy_dtoh` does).
@@ -412,31 +330,22 @@ impl MemoryBackend for CudaBackend {
             done(bytes);
             return Ok(());
         }
-        let pool = Raw(self as *const Self);
-        self.launch_host(
-            s,
-            Box::new(move || {
-                let pool = pool;
-                let bytes = pinned.slice(len).to_vec();
-                // SAFETY: the backend outlives its streams; no CUDA call is made here.
-                unsafe { &*pool.0 }.return_staging_from_host_fn(pinned);
-                done(Ok(bytes));
-            }),
-        )
+        self.deliver_staging_when_passed(s, pinned, len, done)
     }
 
     fn memcpy_dtod_2d(&self, stream: Option<StreamHandle>, dst: Pitched, src: Pitched, rows: Rows) -> Result<(), BackendError> {
         let dev = self.device_of(dst.ptr)?;
         self.device_of(src.ptr)?;
         let s = self.work_stream(stream, dev)?;
-        let copy = copy_2d(
-            Side::Device(src.ptr.0, src.pitch as usize),
-            Side::Device(dst.ptr.0, dst.pitch as usize),
+        Ok(result::mem::copy_2d_dtod_async(
+            dst.ptr.0,
+            dst.pitch as usize,
+            src.ptr.0,
+            src.pitch as usize,
             rows.width as usize,
             rows.height as usize,
-        );
-        // SAFETY: both row sets validated by the session against live allocations.
-        unsafe { sys::cuMemcpy2DAsync_v2(&copy, s) }.check("cuMemcpy2DAsync")
+            s,
+        )?)
     }
 
     fn memcpy_peer(
@@ -451,9 +360,7 @@ impl MemoryBackend for CudaBackend {
         let (dst_ctx, src_ctx) = (self.device(dst_dev)?.ctx.0, self.device(src_dev)?.ctx.0);
         // The null stream is the destination device's, as for other copies.
         let s = self.work_stream(stream, dst_dev)?;
-        // SAFETY: both ranges validated by the session; the contexts are retained primary
-        // contexts of the named devices.
-        unsafe { sys::cuMemcpyPeerAsync(dst.0, dst_ctx, src.0, src_ctx, len as usize, s) }.check("cuMemcpyPeerAsync")
+        Ok(result::mem::copy_peer_async(dst.0, dst_ctx, src.0, src_ctx, len as usize, s)?)
     }
 
     fn malloc_async(&self, stream: Option<StreamHandle>, dev: DeviceIndex, size: u64) -> Result<DevicePtr, BackendError> {
@@ -462,14 +369,13 @@ impl MemoryBackend for CudaBackend {
         }
         let s = self.stream(stream, dev)?;
         let size_usize = usize::try_from(size).map_err(|_| BackendError::OutOfMemory(format!("{size} bytes")))?;
-        let mut ptr = 0;
-        // SAFETY: valid out-pointer; `s` is a live stream (or the null stream) of `dev`, whose
-        // context is current; freed by `free_async` or `free`.
-        unsafe { sys::cuMemAllocAsync(&mut ptr, size_usize, s) }.check("cuMemAllocAsync")?;
+        // `s` is a live stream (or the null stream) of `dev`, whose context is current; freed
+        // by `free_async` or `free`.
+        let ptr = result::mem::alloc_async(size_usize, s)?;
         // The pool may hand out what another session freed: zeros first, in stream order.
         if let Err(e) = self.scrub_on(ptr, size_usize, s) {
-            // SAFETY: the allocation just made on `s`, never handed out.
-            let _ = unsafe { sys::cuMemFreeAsync(ptr, s) };
+            // The allocation just made on `s`, never handed out.
+            let _ = result::mem::free_async(ptr, s);
             return Err(e);
         }
         lock(&self.allocations).insert(ptr, (size, dev));
@@ -484,15 +390,15 @@ impl MemoryBackend for CudaBackend {
         // Out of the tables first: the address is invalid for new work from now on.
         lock(&self.allocations).remove(&ptr.0);
         if lock(&self.pool_allocations).remove(&ptr.0) {
-            // SAFETY: a live cuMemAllocAsync allocation removed from the tables above; the
-            // driver frees it once the stream's earlier work is done.
-            return unsafe { sys::cuMemFreeAsync(ptr.0, s) }.check("cuMemFreeAsync");
+            // A live cuMemAllocAsync allocation removed from the tables above; the driver
+            // frees it once the stream's earlier work is done.
+            return Ok(result::mem::free_async(ptr.0, s)?);
         }
         // hipMalloc memory freed in stream order: wait for the stream, then free it plainly.
         self.sync_raw(stream, s)?;
-        // SAFETY: a live cuMemAlloc allocation removed from the table above, unused by the
-        // stream's earlier work (drained above).
-        unsafe { cudarc::driver::result::free_sync(ptr.0) }.check("cuMemFree")
+        // A live cuMemAlloc allocation removed from the table above, unused by the stream's
+        // earlier work (drained above).
+        Ok(result::mem::free(ptr.0)?)
     }
 
     fn set_pool_access(&self, owner: DeviceIndex, peer: DeviceIndex, access: PoolAccess) -> Result<PoolAccess, BackendError> {
@@ -514,47 +420,88 @@ impl MemoryBackend for CudaBackend {
     }
 }
 
-/// One side of a 2D copy: a host buffer or device memory, with its row pitch.
-enum Side {
-    Host(*mut c_void, usize),
-    Device(u64, usize),
-}
-
-/// The `CUDA_MEMCPY2D` description of copying `height` rows of `width` bytes. Every field is
-/// written out: `CUmemorytype` has no zero value, so an all-zero struct is not a valid one
-/// (`mem::zeroed` of it panics, and the panic cannot unwind out of the driver-facing code:
-/// it aborted the worker on the H100).
-fn copy_2d(src: Side, dst: Side, width: usize, height: usize) -> sys::CUDA_MEMCPY2D {
-    use sys::CUmemorytype::{CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_HOST};
-    let (src_type, src_host, src_device, src_pitch) = match src {
-        Side::Host(ptr, pitch) => (CU_MEMORYTYPE_HOST, ptr as *const c_void, 0, pitch),
-        Side::Device(ptr, pitch) => (CU_MEMORYTYPE_DEVICE, std::ptr::null(), ptr, pitch),
-    };
-    let (dst_type, dst_host, dst_device, dst_pitch) = match dst {
-        Side::Host(ptr, pitch) => (CU_MEMORYTYPE_HOST, ptr, 0, pitch),
-        Side::Device(ptr, pitch) => (CU_MEMORYTYPE_DEVICE, std::ptr::null_mut(), ptr, pitch),
-    };
-    sys::CUDA_MEMCPY2D {
-        srcXInBytes: 0,
-        srcY: 0,
-        srcMemoryType: src_type,
-        srcHost: src_host,
-        srcDevice: src_device,
-        srcArray: std::ptr::null_mut(),
-        srcPitch: src_pitch,
-        dstXInBytes: 0,
-        dstY: 0,
-        dstMemoryType: dst_type,
-        dstHost: dst_host,
-        dstDevice: dst_device,
-        dstArray: std::ptr::null_mut(),
-        dstPitch: dst_pitch,
-        WidthInBytes: width,
-        Height: height,
-    }
+/// What an upload through one staging buffer does once its DMA is queued.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StagedUpload {
+    /// Return at once; a host function gives the buffer back when the stream has passed it.
+    ReturnOnStream,
+    /// Wait for the DMA here and give the buffer back before returning.
+    Wait,
 }
 
 impl CudaBackend {
+    /// `fill` writes `len` bytes that go to `dst`: straight into a pinned staging buffer when
+    /// they fit one, else into a plain buffer copied chunk by chunk (and waited for).
+    fn upload_staged(
+        &self,
+        stream: Option<StreamHandle>,
+        dst: DevicePtr,
+        len: u64,
+        fill: &mut dyn FnMut(&mut [u8]),
+        then: StagedUpload,
+    ) -> Result<(), BackendError> {
+        let len = usize::try_from(len).map_err(|_| BackendError::InvalidValue("copy too large".into()))?;
+        if len > STAGING_BYTES {
+            let mut staging = crate::backend::zeroed_buffer(len as u64)?;
+            fill(&mut staging);
+            self.memcpy_htod_sync(stream, dst, &staging)?;
+            return match then {
+                StagedUpload::ReturnOnStream => Ok(()),
+                StagedUpload::Wait => self.finish_device_writes(stream, dst),
+            };
+        }
+        let dev = self.device_of(dst)?;
+        let s = self.work_stream(stream, dev)?;
+        let mut pinned = self.take_staging()?;
+        fill(pinned.slice(len));
+        // SAFETY: the pinned source is not reused before the stream has passed the copy: the
+        // host function below returns it, or the synchronize below has returned (on a failure
+        // the copy never runs).
+        if let Err(e) = unsafe { result::mem::copy_htod_async(dst.0, pinned.ptr.0, len, s) } {
+            self.return_staging(pinned);
+            return Err(e.into());
+        }
+        match then {
+            StagedUpload::ReturnOnStream => self.return_staging_when_passed(s, pinned),
+            StagedUpload::Wait => {
+                self.sync_raw(stream, s)?;
+                self.return_staging(pinned);
+                Ok(())
+            }
+        }
+    }
+
+    /// Gives `pinned` back to the pool from a host function once `s` has passed the work
+    /// queued so far.
+    fn return_staging_when_passed(&self, s: sys::CUstream, pinned: Pinned) -> Result<(), BackendError> {
+        let pool = Raw(self as *const Self);
+        self.launch_host(
+            s,
+            Box::new(move || {
+                let pool = pool;
+                // SAFETY: the backend outlives every stream (streams are drained before it is
+                // dropped); no CUDA call is made here.
+                unsafe { &*pool.0 }.return_staging_from_host_fn(pinned);
+            }),
+        )
+    }
+
+    /// Once `s` has passed the download into `pinned`: its first `len` bytes to `done`, the
+    /// buffer back to the pool.
+    fn deliver_staging_when_passed(&self, s: sys::CUstream, mut pinned: Pinned, len: usize, done: DtohDone) -> Result<(), BackendError> {
+        let pool = Raw(self as *const Self);
+        self.launch_host(
+            s,
+            Box::new(move || {
+                let pool = pool;
+                let bytes = pinned.slice(len).to_vec();
+                // SAFETY: the backend outlives its streams; no CUDA call is made here.
+                unsafe { &*pool.0 }.return_staging_from_host_fn(pinned);
+                done(Ok(bytes));
+            }),
+        )
+    }
+
     /// Waits for a copy just queued on `s` as a stream synchronize does (device logs read,
     /// a latched fault reported), for the synchronous copies with registered memory.
     fn wait_registered_copy(&self, stream: Option<StreamHandle>, s: sys::CUstream) -> Result<(), BackendError> {

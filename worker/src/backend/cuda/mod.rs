@@ -350,10 +350,9 @@ impl CudaBackend {
     /// # Safety
     /// The copy's host and device ranges must be valid until this returns.
     unsafe fn copy_2d_blocking(&self, copy: &sys::CUDA_MEMCPY2D, stream: CUstream) -> Result<(), BackendError> {
-        // SAFETY: ranges valid (caller contract); `stream` is live in the current context.
-        unsafe { sys::cuMemcpy2DAsync_v2(copy, stream) }.check("cuMemcpy2DAsync")?;
-        // SAFETY: as above.
-        unsafe { sys::cuStreamSynchronize(stream) }.check("cuStreamSynchronize")
+        // SAFETY: the ranges stay valid until this returns (caller contract), after the copy.
+        unsafe { result::mem::copy_2d_async(copy, stream) }?;
+        Ok(result::stream::synchronize(stream)?)
     }
 
     fn launch_host(&self, stream: CUstream, f: HostFn) -> Result<(), BackendError> {
@@ -471,13 +470,13 @@ impl TransportHooks for CudaBackend {
         let flags = sys::CU_MEMHOSTREGISTER_PORTABLE | sys::CU_MEMHOSTREGISTER_DEVICEMAP;
         // SAFETY: `[addr, addr + len)` is a live shared mapping of the caller's, page-aligned,
         // unregistered before it is unmapped.
-        unsafe { sys::cuMemHostRegister_v2(addr as *mut c_void, len, flags) }.check("cuMemHostRegister")
+        Ok(unsafe { result::host::register(addr as *mut c_void, len, flags) }?)
     }
 
     fn unregister_host_memory(&self, addr: usize) -> Result<(), BackendError> {
         self.enter(0)?;
-        // SAFETY: `addr` is the start of a range registered by `register_host_memory`.
-        unsafe { sys::cuMemHostUnregister(addr as *mut c_void) }.check("cuMemHostUnregister")
+        // `addr` is the start of a range registered by `register_host_memory`.
+        Ok(result::host::unregister(addr as *mut c_void)?)
     }
 
     fn staging_buffers(&self) -> Vec<(usize, usize)> {

@@ -3,16 +3,15 @@
 //! fails (driver 580 has no `cuFuncGetParamCount`); launches pass the client's packed blob
 //! through `cuLaunchKernel`'s `extra` (`CU_LAUNCH_PARAM_BUFFER_POINTER`), exactly as packed.
 
-use super::error::Check;
-use super::{lock, read, write, CudaBackend, Raw};
+use super::{lock, read, result, write, CudaBackend, Raw};
 use crate::backend::HandleMap;
 use crate::backend::{
     BackendError, DeviceIndex, DevicePtr, FunctionAttribute, FunctionAttributes, FunctionHandle, KernelFunction, LaunchConfig, ModuleBackend,
     ModuleFormat, ModuleHandle, ParamLayout, StreamHandle,
 };
-use cudarc::driver::sys::{self, CUfunction, CUfunction_attribute as FA, CUmodule};
+use cudarc::driver::sys::{CUfunction, CUfunction_attribute as FA, CUmodule};
 use std::collections::HashMap;
-use std::ffi::{c_void, CString};
+use std::ffi::CString;
 
 /// Most parameters read from one kernel (the protocol's limit).
 const MAX_PARAMS: usize = proto_core::limits::MAX_KERNEL_PARAMS;
@@ -40,10 +39,7 @@ pub(super) struct ModuleTables {
 }
 
 fn func_attr(f: CUfunction, a: FA) -> Result<i32, BackendError> {
-    let mut v = 0;
-    // SAFETY: a live function handle and a valid out-pointer.
-    unsafe { sys::cuFuncGetAttribute(&mut v, a, f) }.check("cuFuncGetAttribute")?;
-    Ok(v)
+    Ok(result::func::attribute(f, a)?)
 }
 
 fn attributes(f: CUfunction) -> Result<FunctionAttributes, BackendError> {
@@ -65,13 +61,8 @@ fn attributes(f: CUfunction) -> Result<FunctionAttributes, BackendError> {
 fn param_layout(f: CUfunction) -> Vec<ParamLayout> {
     let mut params = Vec::new();
     for index in 0..MAX_PARAMS {
-        let (mut offset, mut size) = (0usize, 0usize);
-        // SAFETY: a live function handle; out-pointers valid. An index past the last
-        // parameter returns CUDA_ERROR_INVALID_VALUE, which ends the loop.
-        let r = unsafe { sys::cuFuncGetParamInfo(f, index, &mut offset, &mut size) };
-        if r != sys::CUresult::CUDA_SUCCESS {
-            break;
-        }
+        // An index past the last parameter is CUDA_ERROR_INVALID_VALUE, which ends the loop.
+        let Ok((offset, size)) = result::func::param_info(f, index) else { break };
         params.push(ParamLayout { offset: offset as u32, size: size as u32 });
     }
     params
@@ -105,9 +96,7 @@ impl ModuleBackend for CudaBackend {
         } else {
             image
         };
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: `image` is a complete image in memory for the duration of the call.
-        unsafe { sys::cuModuleLoadData(&mut raw, image.as_ptr().cast()) }.check("cuModuleLoadData")?;
+        let raw = result::module::load_data(image)?;
         let id = self.handle();
         write(&self.modules).modules.insert(id, ModuleEntry { raw: Raw(raw), device: dev, functions: HashMap::new(), globals: Vec::new() });
         self.open_device_log(id, raw, dev);
@@ -134,7 +123,7 @@ impl ModuleBackend for CudaBackend {
             return Err(e);
         }
         // Launches already queued must finish before their code goes away.
-        let synced = cudarc::driver::result::ctx::synchronize().check("cuCtxSynchronize");
+        let synced = result::ctx::synchronize();
         // What its kernels printed since the last read goes to the stream of their latest
         // launch (a failed assert is latched there).
         let mut memory = super::device_log::CudaLogMemory(self);
@@ -145,8 +134,8 @@ impl ModuleBackend for CudaBackend {
         }
         synced?;
         self.enter(entry.device)?;
-        // SAFETY: removed from the tables; unloaded once.
-        unsafe { sys::cuModuleUnload(entry.raw.0) }.check("cuModuleUnload")
+        // Removed from the tables; unloaded once.
+        Ok(result::module::unload(entry.raw.0)?)
     }
 
     fn module_function(&self, module: ModuleHandle, name: &str) -> Result<KernelFunction, BackendError> {
@@ -164,9 +153,7 @@ impl ModuleBackend for CudaBackend {
         }
         self.enter(device)?;
         let cname = CString::new(name).map_err(|_| BackendError::InvalidValue("NUL in kernel name".into()))?;
-        let mut f = std::ptr::null_mut();
-        // SAFETY: a live module; NUL-terminated name.
-        unsafe { sys::cuModuleGetFunction(&mut f, raw.0, cname.as_ptr()) }.check("cuModuleGetFunction").map_err(|e| match e {
+        let f = result::module::function(raw.0, &cname).map_err(|e| match BackendError::from(e) {
             BackendError::NotFound(m) => BackendError::NotFound(format!("kernel '{name}': {m}")),
             other => other,
         })?;
@@ -189,9 +176,7 @@ impl ModuleBackend for CudaBackend {
         };
         self.enter(device)?;
         let cname = CString::new(name).map_err(|_| BackendError::InvalidValue("NUL in symbol name".into()))?;
-        let (mut ptr, mut size) = (0u64, 0usize);
-        // SAFETY: a live module; valid out-pointers.
-        unsafe { sys::cuModuleGetGlobal_v2(&mut ptr, &mut size, raw.0, cname.as_ptr()) }.check("cuModuleGetGlobal")?;
+        let (ptr, size) = result::module::global(raw.0, &cname)?;
         lock(&self.globals).insert(ptr, (size as u64, device));
         if let Some(m) = write(&self.modules).modules.get_mut(&module.as_raw()) {
             m.globals.push(ptr);
@@ -212,8 +197,7 @@ impl ModuleBackend for CudaBackend {
             FunctionAttribute::MaxDynamicSharedSize => FA::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             FunctionAttribute::PreferredSharedCarveout => FA::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
         };
-        // SAFETY: a live function of the current context.
-        unsafe { sys::cuFuncSetAttribute(f.0, attrib, value) }.check("cuFuncSetAttribute")?;
+        result::func::set_attribute(f.0, attrib, value)?;
         if let Some(e) = write(&self.modules).functions.get_mut(&function.as_raw()) {
             match attribute {
                 FunctionAttribute::MaxDynamicSharedSize => e.attributes.max_dynamic_shared_size = value,
@@ -232,23 +216,7 @@ impl ModuleBackend for CudaBackend {
             return Err(BackendError::InvalidConfiguration(format!("grid {:?} / block {:?} has a zero dimension", config.grid, config.block)));
         }
         let s = self.work_stream(stream, device)?;
-        let mut size = args.len();
-        let mut extra: [*mut c_void; 5] = [
-            std::ptr::dangling_mut::<c_void>(), // CU_LAUNCH_PARAM_BUFFER_POINTER
-            // The driver only reads the blob (CUDA's `extra` array is not const-qualified).
-            args.as_ptr().cast_mut().cast(),
-            2 as *mut c_void, // CU_LAUNCH_PARAM_BUFFER_SIZE
-            (&mut size as *mut usize).cast(),
-            std::ptr::null_mut(), // CU_LAUNCH_PARAM_END
-        ];
-        let [gx, gy, gz] = config.grid;
-        let [bx, by, bz] = config.block;
-        let launched = self.launch_logged(module, stream, || {
-            // SAFETY: a live function of the current context; `extra` describes a buffer that
-            // outlives the call (the driver copies the arguments at launch).
-            unsafe { sys::cuLaunchKernel(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, std::ptr::null_mut(), extra.as_mut_ptr()) }
-                .check("cuLaunchKernel")
-        });
+        let launched = self.launch_logged(module, stream, || Ok(result::launch::kernel(f.0, &config, s, args)?));
         if launched.is_ok() && self.launch_watch.enabled() {
             self.watch_launch(s, device);
         }
@@ -264,27 +232,13 @@ impl ModuleBackend for CudaBackend {
             (m.raw, m.device)
         };
         self.enter(device)?;
-        let mut n = 0;
-        // SAFETY: a live module; a valid out-pointer.
-        unsafe { sys::cuModuleGetFunctionCount(&mut n, raw.0) }.check("cuModuleGetFunctionCount")?;
+        let n = result::module::function_count(raw.0)?;
         if n as usize > proto_core::limits::MAX_LIST_ITEMS {
             return Err(BackendError::NotSupported(format!("{n} kernels in one module")));
         }
-        let mut functions: Vec<CUfunction> = vec![std::ptr::null_mut(); n as usize];
-        // SAFETY: the array holds `n` entries, as passed.
-        unsafe { sys::cuModuleEnumerateFunctions(functions.as_mut_ptr(), n, raw.0) }.check("cuModuleEnumerateFunctions")?;
-        functions
+        result::module::functions(raw.0, n)?
             .into_iter()
-            .map(|f| {
-                let mut name = std::ptr::null();
-                // SAFETY: a function of the live module; a valid out-pointer.
-                unsafe { sys::cuFuncGetName(&mut name, f) }.check("cuFuncGetName")?;
-                if name.is_null() {
-                    return Err(BackendError::Unknown("cuFuncGetName gave no name".into()));
-                }
-                // SAFETY: a NUL-terminated name owned by the module, copied at once.
-                Ok(unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().into_owned())
-            })
+            .map(|f| result::func::name(f)?.ok_or_else(|| BackendError::Unknown("cuFuncGetName gave no name".into())))
             .collect()
     }
 
@@ -305,17 +259,7 @@ impl ModuleBackend for CudaBackend {
         let s = self.work_stream(stream, device)?;
         // cuLaunchCooperativeKernel takes kernelParams only: one pointer per parameter, into
         // the packed blob.
-        let base = args.as_mut_ptr();
-        // SAFETY: every offset lies inside the blob (its length was checked above).
-        let mut pointers: Vec<*mut c_void> = params.iter().map(|p| unsafe { base.add(p.offset as usize) }.cast()).collect();
-        let [gx, gy, gz] = config.grid;
-        let [bx, by, bz] = config.block;
-        self.launch_logged(module, stream, || {
-            // SAFETY: a live function of the current context; each pointer addresses its
-            // parameter's bytes in `args`, which outlives the call (the driver copies them).
-            unsafe { sys::cuLaunchCooperativeKernel(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, pointers.as_mut_ptr()) }
-                .check("cuLaunchCooperativeKernel")
-        })
+        self.launch_logged(module, stream, || Ok(result::launch::cooperative(f.0, &config, s, &mut args, &params)?))
     }
 
     fn cooperative_max_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u64, BackendError> {
@@ -327,20 +271,14 @@ impl ModuleBackend for CudaBackend {
     fn occupancy_max_active_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError> {
         let (f, device) = self.function_entry(function, |e| (e.raw, e.device))?;
         self.enter(device)?;
-        let mut n = 0;
-        // SAFETY: a live function; valid out-pointer.
-        unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, f.0, block_size as i32, dynamic_shared as usize) }
-            .check("cuOccupancyMaxActiveBlocksPerMultiprocessor")?;
+        let n = result::occupancy::max_active_blocks(f.0, block_size as i32, dynamic_shared as usize)?;
         Ok(n.max(0) as u32)
     }
 
     fn occupancy_max_potential_block_size(&self, function: FunctionHandle, dynamic_shared: u64, limit: u32) -> Result<(u32, u32), BackendError> {
         let (f, device) = self.function_entry(function, |e| (e.raw, e.device))?;
         self.enter(device)?;
-        let (mut grid, mut block) = (0, 0);
-        // SAFETY: a live function; valid out-pointers; no per-block-size callback.
-        unsafe { sys::cuOccupancyMaxPotentialBlockSize(&mut grid, &mut block, f.0, None, dynamic_shared as usize, limit as i32) }
-            .check("cuOccupancyMaxPotentialBlockSize")?;
+        let (grid, block) = result::occupancy::max_potential_block_size(f.0, dynamic_shared as usize, limit as i32)?;
         Ok((grid.max(0) as u32, block.max(0) as u32))
     }
 }

@@ -239,6 +239,152 @@ pub mod mem {
         // SAFETY: `stream` is live (module contract); the driver checks the device range.
         check("cuMemsetD8Async", unsafe { sys::cuMemsetD8Async(ptr, value, len, stream) })
     }
+
+    /// `cuMemsetD{8,16,32}Async` of `count` elements (named `cuMemsetAsync` in errors).
+    pub fn set_async(ptr: CUdeviceptr, pattern: crate::backend::MemsetPattern, count: usize, stream: CUstream) -> Result<(), CudaError> {
+        use crate::backend::MemsetPattern;
+        // SAFETY: `stream` is live (module contract); the driver checks the device range.
+        let result = unsafe {
+            match pattern {
+                MemsetPattern::U8(v) => sys::cuMemsetD8Async(ptr, v, count, stream),
+                MemsetPattern::U16(v) => sys::cuMemsetD16Async(ptr, v, count, stream),
+                MemsetPattern::U32(v) => sys::cuMemsetD32Async(ptr, v, count, stream),
+            }
+        };
+        check("cuMemsetAsync", result)
+    }
+
+    /// `cuMemAlloc_v2` in the current context; freed with [`free`].
+    pub fn alloc(bytes: usize) -> Result<CUdeviceptr, CudaError> {
+        // SAFETY: cudarc's wrapper writes the out-pointer it owns; the caller made a context
+        // current.
+        unsafe { cudarc::driver::result::malloc_sync(bytes) }.map_err(|error| CudaError { call: "cuMemAlloc", error })
+    }
+
+    /// `cuMemAllocAsync` from the device's default pool, in `stream`'s order; freed with
+    /// [`free_async`].
+    pub fn alloc_async(bytes: usize, stream: CUstream) -> Result<CUdeviceptr, CudaError> {
+        let mut ptr = 0;
+        // SAFETY: a valid out-pointer; `stream` is live (module contract).
+        check("cuMemAllocAsync", unsafe { sys::cuMemAllocAsync(&mut ptr, bytes, stream) })?;
+        Ok(ptr)
+    }
+
+    /// `cuMemFreeAsync`: the driver frees `ptr` once `stream`'s earlier work is done.
+    pub fn free_async(ptr: CUdeviceptr, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: `stream` is live (module contract); the driver refuses addresses that are
+        // not pool allocations; callers free each once, after taking it out of their tables.
+        check("cuMemFreeAsync", unsafe { sys::cuMemFreeAsync(ptr, stream) })
+    }
+
+    /// `cuMemcpyHtoDAsync_v2` of `len` bytes from host memory at `src`.
+    ///
+    /// # Safety
+    /// `src..src + len` is readable host memory that stays alive and unchanged until `stream`
+    /// has passed the copy (pinned or registered memory: the DMA runs later).
+    pub unsafe fn copy_htod_async(dst: CUdeviceptr, src: *const u8, len: usize, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: the source range is the caller's contract; `stream` is live.
+        check("cuMemcpyHtoDAsync", unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.cast(), len, stream) })
+    }
+
+    /// `cuMemcpyDtoHAsync_v2` of `len` bytes into host memory at `dst`.
+    ///
+    /// # Safety
+    /// `dst..dst + len` is writable host memory that stays alive, and is neither read nor
+    /// written by anyone else, until `stream` has passed the copy.
+    pub unsafe fn copy_dtoh_async(dst: *mut u8, src: CUdeviceptr, len: usize, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: the destination range is the caller's contract; `stream` is live.
+        check("cuMemcpyDtoHAsync", unsafe { sys::cuMemcpyDtoHAsync_v2(dst.cast(), src, len, stream) })
+    }
+
+    /// `cuMemcpyDtoDAsync_v2`.
+    pub fn copy_dtod_async(dst: CUdeviceptr, src: CUdeviceptr, len: usize, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: device memory only (the driver checks both ranges); `stream` is live.
+        check("cuMemcpyDtoDAsync", unsafe { sys::cuMemcpyDtoDAsync_v2(dst, src, len, stream) })
+    }
+
+    /// `cuMemcpyPeerAsync` between the memory of two contexts.
+    pub fn copy_peer_async(
+        dst: CUdeviceptr,
+        dst_ctx: sys::CUcontext,
+        src: CUdeviceptr,
+        src_ctx: sys::CUcontext,
+        len: usize,
+        stream: CUstream,
+    ) -> Result<(), CudaError> {
+        // SAFETY: device memory only (the driver checks both ranges); retained contexts and a
+        // live stream (module contract).
+        check("cuMemcpyPeerAsync", unsafe { sys::cuMemcpyPeerAsync(dst, dst_ctx, src, src_ctx, len, stream) })
+    }
+
+    /// One side of a 2D copy: host memory or device memory, with its row pitch.
+    pub enum Side2d {
+        /// A host address and pitch.
+        Host(*mut std::ffi::c_void, usize),
+        /// A device address and pitch.
+        Device(CUdeviceptr, usize),
+    }
+
+    /// The `CUDA_MEMCPY2D` description of copying `height` rows of `width` bytes. Every field
+    /// is written out: `CUmemorytype` has no zero value, so an all-zero struct is not a valid
+    /// one (`mem::zeroed` of it panics, and the panic cannot unwind out of the driver-facing
+    /// code: it aborted the worker on the H100).
+    pub fn copy_2d_desc(src: Side2d, dst: Side2d, width: usize, height: usize) -> sys::CUDA_MEMCPY2D {
+        use std::ffi::c_void;
+        use sys::CUmemorytype::{CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_HOST};
+        let (src_type, src_host, src_device, src_pitch) = match src {
+            Side2d::Host(ptr, pitch) => (CU_MEMORYTYPE_HOST, ptr as *const c_void, 0, pitch),
+            Side2d::Device(ptr, pitch) => (CU_MEMORYTYPE_DEVICE, std::ptr::null(), ptr, pitch),
+        };
+        let (dst_type, dst_host, dst_device, dst_pitch) = match dst {
+            Side2d::Host(ptr, pitch) => (CU_MEMORYTYPE_HOST, ptr, 0, pitch),
+            Side2d::Device(ptr, pitch) => (CU_MEMORYTYPE_DEVICE, std::ptr::null_mut(), ptr, pitch),
+        };
+        sys::CUDA_MEMCPY2D {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcMemoryType: src_type,
+            srcHost: src_host,
+            srcDevice: src_device,
+            srcArray: std::ptr::null_mut(),
+            srcPitch: src_pitch,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstMemoryType: dst_type,
+            dstHost: dst_host,
+            dstDevice: dst_device,
+            dstArray: std::ptr::null_mut(),
+            dstPitch: dst_pitch,
+            WidthInBytes: width,
+            Height: height,
+        }
+    }
+
+    /// `cuMemcpy2DAsync_v2`.
+    ///
+    /// # Safety
+    /// Every host range `copy` names (rows of `WidthInBytes`, `Pitch` apart) stays alive until
+    /// `stream` has passed the copy; a host destination is touched by nobody else until then.
+    pub unsafe fn copy_2d_async(copy: &sys::CUDA_MEMCPY2D, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: host ranges are the caller's contract; the driver checks device ranges;
+        // `stream` is live.
+        check("cuMemcpy2DAsync", unsafe { sys::cuMemcpy2DAsync_v2(copy, stream) })
+    }
+
+    /// `cuMemcpy2DAsync_v2` between two pitched device areas.
+    pub fn copy_2d_dtod_async(
+        dst: CUdeviceptr,
+        dst_pitch: usize,
+        src: CUdeviceptr,
+        src_pitch: usize,
+        width: usize,
+        height: usize,
+        stream: CUstream,
+    ) -> Result<(), CudaError> {
+        let copy = copy_2d_desc(Side2d::Device(src, src_pitch), Side2d::Device(dst, dst_pitch), width, height);
+        // SAFETY: both sides are device memory (the driver checks them): no host range.
+        unsafe { copy_2d_async(&copy, stream) }
+    }
 }
 
 /// Events.
@@ -441,5 +587,695 @@ pub mod vmm {
     pub fn set_access(ptr: CUdeviceptr, size: usize, desc: &CUmemAccessDesc) -> Result<(), CudaError> {
         // SAFETY: one valid descriptor, count 1; the driver checks the range.
         check("cuMemSetAccess", unsafe { sys::cuMemSetAccess(ptr, size, desc, 1) })
+    }
+}
+
+/// The current context.
+pub mod ctx {
+    use super::*;
+
+    /// `cuCtxSynchronize`: waits for all work of the current context.
+    pub fn synchronize() -> Result<(), CudaError> {
+        cudarc::driver::result::ctx::synchronize().map_err(|error| CudaError { call: "cuCtxSynchronize", error })
+    }
+}
+
+/// Modules and their functions and globals.
+pub mod module {
+    use super::*;
+    use std::ffi::CStr;
+    use sys::{CUfunction, CUmodule};
+
+    /// `cuModuleLoadData` in the current context.
+    ///
+    /// The image is read during the call only (the driver copies what it keeps); a PTX image
+    /// must end in NUL, which callers append.
+    pub fn load_data(image: &[u8]) -> Result<CUmodule, CudaError> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; `image` is a complete image in memory for the call.
+        check("cuModuleLoadData", unsafe { sys::cuModuleLoadData(&mut raw, image.as_ptr().cast()) })?;
+        Ok(raw)
+    }
+
+    /// `cuModuleUnload`: callers unload each module once, after taking it out of their tables.
+    pub fn unload(module: CUmodule) -> Result<(), CudaError> {
+        // SAFETY: `module` is live (module contract).
+        check("cuModuleUnload", unsafe { sys::cuModuleUnload(module) })
+    }
+
+    /// `cuModuleGetFunction`.
+    pub fn function(module: CUmodule, name: &CStr) -> Result<CUfunction, CudaError> {
+        let mut f = std::ptr::null_mut();
+        // SAFETY: a live module; a NUL-terminated name; a valid out-pointer.
+        check("cuModuleGetFunction", unsafe { sys::cuModuleGetFunction(&mut f, module, name.as_ptr()) })?;
+        Ok(f)
+    }
+
+    /// `cuModuleGetGlobal_v2`: (address, bytes).
+    pub fn global(module: CUmodule, name: &CStr) -> Result<(CUdeviceptr, usize), CudaError> {
+        let (mut ptr, mut size) = (0, 0usize);
+        // SAFETY: a live module; a NUL-terminated name; valid out-pointers.
+        check("cuModuleGetGlobal", unsafe { sys::cuModuleGetGlobal_v2(&mut ptr, &mut size, module, name.as_ptr()) })?;
+        Ok((ptr, size))
+    }
+
+    /// `cuModuleGetFunctionCount` (CUDA 12.4).
+    pub fn function_count(module: CUmodule) -> Result<u32, CudaError> {
+        let mut n = 0;
+        // SAFETY: a live module; a valid out-pointer.
+        check("cuModuleGetFunctionCount", unsafe { sys::cuModuleGetFunctionCount(&mut n, module) })?;
+        Ok(n)
+    }
+
+    /// `cuModuleEnumerateFunctions` (CUDA 12.4): the first `count` functions.
+    pub fn functions(module: CUmodule, count: u32) -> Result<Vec<CUfunction>, CudaError> {
+        let mut functions: Vec<CUfunction> = vec![std::ptr::null_mut(); count as usize];
+        // SAFETY: a live module; the array holds `count` entries, as passed.
+        check("cuModuleEnumerateFunctions", unsafe { sys::cuModuleEnumerateFunctions(functions.as_mut_ptr(), count, module) })?;
+        Ok(functions)
+    }
+}
+
+/// Functions (kernels): attributes, parameters, names.
+pub mod func {
+    use super::*;
+    use sys::{CUfunction, CUfunction_attribute};
+
+    /// `cuFuncGetAttribute`.
+    pub fn attribute(f: CUfunction, attribute: CUfunction_attribute) -> Result<i32, CudaError> {
+        let mut v = 0;
+        // SAFETY: a live function (module contract) and a valid out-pointer.
+        check("cuFuncGetAttribute", unsafe { sys::cuFuncGetAttribute(&mut v, attribute, f) })?;
+        Ok(v)
+    }
+
+    /// `cuFuncSetAttribute` (the driver validates the value).
+    pub fn set_attribute(f: CUfunction, attribute: CUfunction_attribute, value: i32) -> Result<(), CudaError> {
+        // SAFETY: a live function of the current context (module contract).
+        check("cuFuncSetAttribute", unsafe { sys::cuFuncSetAttribute(f, attribute, value) })
+    }
+
+    /// `cuFuncGetParamInfo`: (offset, size) of parameter `index`; past the last parameter the
+    /// driver answers `CUDA_ERROR_INVALID_VALUE`.
+    pub fn param_info(f: CUfunction, index: usize) -> Result<(usize, usize), CudaError> {
+        let (mut offset, mut size) = (0usize, 0usize);
+        // SAFETY: a live function; valid out-pointers.
+        check("cuFuncGetParamInfo", unsafe { sys::cuFuncGetParamInfo(f, index, &mut offset, &mut size) })?;
+        Ok((offset, size))
+    }
+
+    /// `cuFuncGetName` (CUDA 12.3): `None` when the driver gives no name.
+    pub fn name(f: CUfunction) -> Result<Option<String>, CudaError> {
+        let mut name = std::ptr::null();
+        // SAFETY: a live function; a valid out-pointer.
+        check("cuFuncGetName", unsafe { sys::cuFuncGetName(&mut name, f) })?;
+        if name.is_null() {
+            return Ok(None);
+        }
+        // SAFETY: a NUL-terminated name owned by the function's module, copied at once.
+        Ok(Some(unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().into_owned()))
+    }
+}
+
+/// Kernel launches.
+pub mod launch {
+    use super::*;
+    use crate::backend::{LaunchConfig, ParamLayout};
+    use std::ffi::c_void;
+    use sys::CUfunction;
+
+    /// `CU_LAUNCH_PARAM_BUFFER_POINTER`, `_SIZE` and `_END`: the markers of `extra`.
+    const BUFFER_POINTER: usize = 1;
+    const BUFFER_SIZE: usize = 2;
+    const END: usize = 0;
+
+    /// `extra` for `cuLaunchKernel` / kernel nodes: the packed blob `args` (of `*size` bytes,
+    /// `size` kept alive by the caller), read by the driver during the call only.
+    pub(super) fn packed_extra(args: &[u8], size: &mut usize) -> [*mut c_void; 5] {
+        *size = args.len();
+        [
+            BUFFER_POINTER as *mut c_void,
+            // The driver only reads the blob (CUDA's `extra` array is not const-qualified).
+            args.as_ptr().cast_mut().cast(),
+            BUFFER_SIZE as *mut c_void,
+            (size as *mut usize).cast(),
+            END as *mut c_void,
+        ]
+    }
+
+    /// `cuLaunchKernel` with the client's packed arguments (`extra`), exactly as packed.
+    pub fn kernel(f: CUfunction, config: &LaunchConfig, stream: CUstream, args: &[u8]) -> Result<(), CudaError> {
+        let mut size = 0;
+        let mut extra = packed_extra(args, &mut size);
+        let [gx, gy, gz] = config.grid;
+        let [bx, by, bz] = config.block;
+        // SAFETY: a live function of the current context and a live stream (module
+        // contract); `extra` describes `args` by its true length, alive for the call (the
+        // driver copies the arguments at launch).
+        check("cuLaunchKernel", unsafe {
+            sys::cuLaunchKernel(f, gx, gy, gz, bx, by, bz, config.shared_mem, stream, std::ptr::null_mut(), extra.as_mut_ptr())
+        })
+    }
+
+    /// `cuLaunchCooperativeKernel`: one pointer per parameter of `params`, into `args`; a
+    /// parameter reaching past `args` is `CUDA_ERROR_INVALID_VALUE` (callers check first).
+    pub fn cooperative(f: CUfunction, config: &LaunchConfig, stream: CUstream, args: &mut [u8], params: &[ParamLayout]) -> Result<(), CudaError> {
+        let fits = |p: &ParamLayout| (p.offset as usize).checked_add(p.size as usize).is_some_and(|end| end <= args.len());
+        if !params.iter().all(fits) {
+            return Err(CudaError { call: "cuLaunchCooperativeKernel", error: DriverError(CUresult::CUDA_ERROR_INVALID_VALUE) });
+        }
+        let base = args.as_mut_ptr();
+        let mut pointers: Vec<*mut c_void> = params.iter().map(|p| base.wrapping_add(p.offset as usize).cast()).collect();
+        let [gx, gy, gz] = config.grid;
+        let [bx, by, bz] = config.block;
+        // SAFETY: a live function and stream (module contract); each pointer addresses its
+        // parameter's bytes inside `args` (checked above), alive for the call (the driver
+        // copies them).
+        check("cuLaunchCooperativeKernel", unsafe {
+            sys::cuLaunchCooperativeKernel(f, gx, gy, gz, bx, by, bz, config.shared_mem, stream, pointers.as_mut_ptr())
+        })
+    }
+}
+
+/// Occupancy queries.
+pub mod occupancy {
+    use super::*;
+    use sys::CUfunction;
+
+    /// `cuOccupancyMaxActiveBlocksPerMultiprocessor`.
+    pub fn max_active_blocks(f: CUfunction, block_size: i32, dynamic_shared: usize) -> Result<i32, CudaError> {
+        let mut n = 0;
+        // SAFETY: a live function (module contract); a valid out-pointer.
+        check("cuOccupancyMaxActiveBlocksPerMultiprocessor", unsafe {
+            sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, f, block_size, dynamic_shared)
+        })?;
+        Ok(n)
+    }
+
+    /// `cuOccupancyMaxPotentialBlockSize` (no per-block-size callback): (grid, block).
+    pub fn max_potential_block_size(f: CUfunction, dynamic_shared: usize, limit: i32) -> Result<(i32, i32), CudaError> {
+        let (mut grid, mut block) = (0, 0);
+        // SAFETY: a live function (module contract); valid out-pointers.
+        check("cuOccupancyMaxPotentialBlockSize", unsafe {
+            sys::cuOccupancyMaxPotentialBlockSize(&mut grid, &mut block, f, None, dynamic_shared, limit)
+        })?;
+        Ok((grid, block))
+    }
+}
+
+/// Graphs: a `CUgraph` built node by node, instantiated into a `CUgraphExec`.
+pub mod graph {
+    use super::*;
+    use crate::backend::LaunchConfig;
+    use sys::{CUcontext, CUevent, CUfunction, CUgraph, CUgraphExec, CUgraphNode};
+
+    /// A `CUgraph` this module created, destroyed when dropped (an executable graph made from
+    /// it does not need it).
+    pub struct Graph(CUgraph);
+
+    impl Drop for Graph {
+        fn drop(&mut self) {
+            // SAFETY: a graph `create` made and nothing else holds, destroyed once.
+            unsafe { sys::cuGraphDestroy(self.0) };
+        }
+    }
+
+    /// A node of the graph: `Ok(node)` from the driver's result and its out-parameter.
+    fn node(call: &'static str, result: CUresult, node: CUgraphNode) -> Result<CUgraphNode, CudaError> {
+        check(call, result).map(|()| node)
+    }
+
+    impl Graph {
+        /// `cuGraphCreate` (flags 0).
+        pub fn create() -> Result<Self, CudaError> {
+            let mut raw: CUgraph = std::ptr::null_mut();
+            // SAFETY: a valid out-pointer; flags must be 0.
+            check("cuGraphCreate", unsafe { sys::cuGraphCreate(&mut raw, 0) })?;
+            Ok(Self(raw))
+        }
+
+        /// `cuGraphAddKernelNode_v2` with the client's packed arguments (`extra`), after
+        /// `deps` (nodes of this graph).
+        pub fn add_kernel_node(&self, deps: &[CUgraphNode], f: CUfunction, config: &LaunchConfig, args: &[u8]) -> Result<CUgraphNode, CudaError> {
+            let mut size = 0;
+            let mut extra = super::launch::packed_extra(args, &mut size);
+            // SAFETY: a C struct of integers and pointers, for which all zeros is the "not
+            // given" value of every optional field (kern, ctx).
+            let mut params: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { std::mem::zeroed() };
+            params.func = f;
+            [params.gridDimX, params.gridDimY, params.gridDimZ] = config.grid;
+            [params.blockDimX, params.blockDimY, params.blockDimZ] = config.block;
+            params.sharedMemBytes = config.shared_mem;
+            params.extra = extra.as_mut_ptr();
+            let mut n = std::ptr::null_mut();
+            // SAFETY: a live function (module contract); `extra` describes `args` by its true
+            // length, alive for the call (the driver copies the arguments into the node);
+            // `deps` are nodes of this graph.
+            let r = unsafe { sys::cuGraphAddKernelNode_v2(&mut n, self.0, deps.as_ptr(), deps.len(), &params) };
+            node("cuGraphAddKernelNode", r, n)
+        }
+
+        /// `cuGraphAddMemsetNode`: `height` rows of `width` elements of `element_size` bytes,
+        /// `pitch` bytes apart, in `ctx`.
+        #[allow(clippy::too_many_arguments)]
+        pub fn add_memset_node(
+            &self,
+            deps: &[CUgraphNode],
+            dst: CUdeviceptr,
+            pitch: usize,
+            element_size: u32,
+            value: u32,
+            width: usize,
+            height: usize,
+            ctx: CUcontext,
+        ) -> Result<CUgraphNode, CudaError> {
+            // SAFETY: plain C struct; every field is set below or zero by design.
+            let mut params: sys::CUDA_MEMSET_NODE_PARAMS = unsafe { std::mem::zeroed() };
+            params.dst = dst;
+            params.pitch = pitch;
+            params.elementSize = element_size;
+            params.value = value;
+            params.width = width;
+            params.height = height;
+            let mut n = std::ptr::null_mut();
+            // SAFETY: device memory only (the driver checks it); `ctx` is retained (module
+            // contract); `deps` are nodes of this graph.
+            let r = unsafe { sys::cuGraphAddMemsetNode(&mut n, self.0, deps.as_ptr(), deps.len(), &params, ctx) };
+            node("cuGraphAddMemsetNode", r, n)
+        }
+
+        /// `cuGraphAddMemcpyNode` of `len` bytes from device memory to device memory, in `ctx`.
+        pub fn add_memcpy_dtod_node(
+            &self,
+            deps: &[CUgraphNode],
+            dst: CUdeviceptr,
+            src: CUdeviceptr,
+            len: usize,
+            ctx: CUcontext,
+        ) -> Result<CUgraphNode, CudaError> {
+            use sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+            // Every field written out: all-zero is not a valid CUDA_MEMCPY3D (its memory types
+            // have no zero value), and zero-initialising it aborts the worker. One row of
+            // `len` bytes on each side.
+            let copy = sys::CUDA_MEMCPY3D {
+                srcXInBytes: 0,
+                srcY: 0,
+                srcZ: 0,
+                srcLOD: 0,
+                srcMemoryType: CU_MEMORYTYPE_DEVICE,
+                srcHost: std::ptr::null(),
+                srcDevice: src,
+                srcArray: std::ptr::null_mut(),
+                reserved0: std::ptr::null_mut(),
+                srcPitch: len,
+                srcHeight: 1,
+                dstXInBytes: 0,
+                dstY: 0,
+                dstZ: 0,
+                dstLOD: 0,
+                dstMemoryType: CU_MEMORYTYPE_DEVICE,
+                dstHost: std::ptr::null_mut(),
+                dstDevice: dst,
+                dstArray: std::ptr::null_mut(),
+                reserved1: std::ptr::null_mut(),
+                dstPitch: len,
+                dstHeight: 1,
+                WidthInBytes: len,
+                Height: 1,
+                Depth: 1,
+            };
+            let mut n = std::ptr::null_mut();
+            // SAFETY: device memory only (the driver checks both ranges); `ctx` is retained
+            // (module contract); `deps` are nodes of this graph.
+            let r = unsafe { sys::cuGraphAddMemcpyNode(&mut n, self.0, deps.as_ptr(), deps.len(), &copy, ctx) };
+            node("cuGraphAddMemcpyNode", r, n)
+        }
+
+        /// `cuGraphAddEmptyNode`.
+        pub fn add_empty_node(&self, deps: &[CUgraphNode]) -> Result<CUgraphNode, CudaError> {
+            let mut n = std::ptr::null_mut();
+            // SAFETY: `deps` are nodes of this graph; a valid out-pointer.
+            let r = unsafe { sys::cuGraphAddEmptyNode(&mut n, self.0, deps.as_ptr(), deps.len()) };
+            node("cuGraphAddEmptyNode", r, n)
+        }
+
+        /// `cuGraphAddEventRecordNode`.
+        pub fn add_event_record_node(&self, deps: &[CUgraphNode], event: CUevent) -> Result<CUgraphNode, CudaError> {
+            let mut n = std::ptr::null_mut();
+            // SAFETY: a live event (module contract); `deps` are nodes of this graph.
+            let r = unsafe { sys::cuGraphAddEventRecordNode(&mut n, self.0, deps.as_ptr(), deps.len(), event) };
+            node("cuGraphAddEventRecordNode", r, n)
+        }
+
+        /// `cuGraphAddEventWaitNode`.
+        pub fn add_event_wait_node(&self, deps: &[CUgraphNode], event: CUevent) -> Result<CUgraphNode, CudaError> {
+            let mut n = std::ptr::null_mut();
+            // SAFETY: a live event (module contract); `deps` are nodes of this graph.
+            let r = unsafe { sys::cuGraphAddEventWaitNode(&mut n, self.0, deps.as_ptr(), deps.len(), event) };
+            node("cuGraphAddEventWaitNode", r, n)
+        }
+
+        /// `cuGraphInstantiateWithFlags` (flags 0) in the current context; destroyed with
+        /// [`exec_destroy`].
+        pub fn instantiate(&self) -> Result<CUgraphExec, CudaError> {
+            let mut exec: CUgraphExec = std::ptr::null_mut();
+            // SAFETY: a complete graph; a valid out-pointer.
+            check("cuGraphInstantiate", unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, self.0, 0) })?;
+            Ok(exec)
+        }
+
+        /// `cuGraphExecUpdate_v2`: `exec` takes this graph's node parameters where the
+        /// topology and node kinds match (an error otherwise, `exec` unchanged).
+        pub fn update(&self, exec: CUgraphExec) -> Result<(), CudaError> {
+            let mut info = std::mem::MaybeUninit::<sys::CUgraphExecUpdateResultInfo>::uninit();
+            // SAFETY: a live executable graph (module contract) and a complete graph of the
+            // same context; `info` is an out-parameter never read.
+            check("cuGraphExecUpdate", unsafe { sys::cuGraphExecUpdate_v2(exec, self.0, info.as_mut_ptr()) })
+        }
+    }
+
+    /// `cuGraphLaunch`.
+    pub fn launch(exec: CUgraphExec, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: a live executable graph and stream (module contract).
+        check("cuGraphLaunch", unsafe { sys::cuGraphLaunch(exec, stream) })
+    }
+
+    /// `cuGraphUpload`.
+    pub fn upload(exec: CUgraphExec, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: a live executable graph and stream (module contract).
+        check("cuGraphUpload", unsafe { sys::cuGraphUpload(exec, stream) })
+    }
+
+    /// `cuGraphExecDestroy`: callers destroy each executable graph once.
+    pub fn exec_destroy(exec: CUgraphExec) -> Result<(), CudaError> {
+        // SAFETY: a live executable graph (module contract).
+        check("cuGraphExecDestroy", unsafe { sys::cuGraphExecDestroy(exec) })
+    }
+}
+
+/// Page-locked registration of host memory the worker mapped.
+pub mod host {
+    use super::*;
+    use std::ffi::c_void;
+
+    /// `cuMemHostRegister_v2` of `len` bytes at `ptr` with `flags`.
+    ///
+    /// # Safety
+    /// `ptr..ptr + len` is a mapping of the caller's that stays mapped until [`unregister`]
+    /// has returned: the device may read and write it (through copies, or its device address)
+    /// while it is registered.
+    pub unsafe fn register(ptr: *mut c_void, len: usize, flags: u32) -> Result<(), CudaError> {
+        // SAFETY: the mapping outlives the registration (the caller's contract).
+        check("cuMemHostRegister", unsafe { sys::cuMemHostRegister_v2(ptr, len, flags) })
+    }
+
+    /// `cuMemHostUnregister`: the device no longer reaches the range registered at `ptr`
+    /// (the host memory itself is not touched; the driver refuses an unregistered `ptr`).
+    pub fn unregister(ptr: *mut c_void) -> Result<(), CudaError> {
+        // SAFETY: ends the device's access only; the driver checks `ptr`.
+        check("cuMemHostUnregister", unsafe { sys::cuMemHostUnregister(ptr) })
+    }
+
+    /// `cuMemHostGetDevicePointer_v2` (flags 0): the device address of registered host
+    /// memory at `ptr`.
+    pub fn device_pointer(ptr: *mut c_void) -> Result<CUdeviceptr, CudaError> {
+        let mut device = 0;
+        // SAFETY: a valid out-pointer; a lookup only (the driver checks `ptr`).
+        check("cuMemHostGetDevicePointer", unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device, ptr, 0) })?;
+        Ok(device)
+    }
+}
+
+/// Legacy interprocess memory handles (`cuIpc*MemHandle`).
+pub mod ipc {
+    use super::*;
+    use std::ffi::c_char;
+
+    /// Bytes of a `CUipcMemHandle`.
+    pub const HANDLE_BYTES: usize = 64;
+
+    /// `cuIpcGetMemHandle` of the `cuMemAlloc` allocation at `ptr`.
+    pub fn get_mem_handle(ptr: CUdeviceptr) -> Result<[c_char; HANDLE_BYTES], CudaError> {
+        let mut handle = sys::CUipcMemHandle { reserved: [0; HANDLE_BYTES] };
+        // SAFETY: a valid out-pointer; the driver checks `ptr`.
+        check("cuIpcGetMemHandle", unsafe { sys::cuIpcGetMemHandle(&mut handle, ptr) })?;
+        Ok(handle.reserved)
+    }
+
+    /// `cuIpcOpenMemHandle_v2`; closed with [`close_mem_handle`].
+    pub fn open_mem_handle(handle: [c_char; HANDLE_BYTES], flags: u32) -> Result<CUdeviceptr, CudaError> {
+        let mut ptr = 0;
+        // SAFETY: a valid out-pointer; the handle's bytes are the driver's to check.
+        check("cuIpcOpenMemHandle", unsafe { sys::cuIpcOpenMemHandle_v2(&mut ptr, sys::CUipcMemHandle { reserved: handle }, flags) })?;
+        Ok(ptr)
+    }
+
+    /// `cuIpcCloseMemHandle`: callers close each opened address once, after the work queued
+    /// on it has finished.
+    pub fn close_mem_handle(ptr: CUdeviceptr) -> Result<(), CudaError> {
+        // SAFETY: device address space only; the driver checks `ptr`.
+        check("cuIpcCloseMemHandle", unsafe { sys::cuIpcCloseMemHandle(ptr) })
+    }
+}
+
+/// Physical allocations shared between processes as POSIX file descriptors.
+pub mod shareable {
+    use super::*;
+    use std::ffi::{c_int, c_void};
+    use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+    use sys::CUmemGenericAllocationHandle;
+
+    const POSIX_FD: sys::CUmemAllocationHandleType = sys::CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+
+    /// `cuMemRetainAllocationHandle`: a new reference to the physical allocation mapped at
+    /// `ptr`, released with [`super::vmm::release`].
+    pub fn retain(ptr: CUdeviceptr) -> Result<CUmemGenericAllocationHandle, CudaError> {
+        let mut handle = 0;
+        // SAFETY: a valid out-pointer; a lookup in device address space (the driver checks
+        // `ptr`).
+        check("cuMemRetainAllocationHandle", unsafe { sys::cuMemRetainAllocationHandle(&mut handle, ptr as *mut c_void) })?;
+        Ok(handle)
+    }
+
+    /// `cuMemExportToShareableHandle` as a POSIX file descriptor (flags 0).
+    pub fn export_fd(handle: CUmemGenericAllocationHandle) -> Result<OwnedFd, CudaError> {
+        let mut fd: c_int = -1;
+        // SAFETY: for POSIX descriptors the shareable handle is an `int` written through the
+        // pointer; the driver checks `handle`.
+        check("cuMemExportToShareableHandle", unsafe { sys::cuMemExportToShareableHandle((&mut fd as *mut c_int).cast(), handle, POSIX_FD, 0) })?;
+        // SAFETY: a fresh descriptor the driver created for this call, owned by nobody else.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    }
+
+    /// `cuMemImportFromShareableHandle` of a POSIX file descriptor (the driver dups what it
+    /// keeps); released with [`super::vmm::release`].
+    pub fn import_fd(fd: BorrowedFd<'_>) -> Result<CUmemGenericAllocationHandle, CudaError> {
+        let mut handle = 0;
+        // SAFETY: for POSIX descriptors the OS handle is the descriptor's number cast to a
+        // pointer; `fd` is open for the call.
+        check("cuMemImportFromShareableHandle", unsafe {
+            sys::cuMemImportFromShareableHandle(&mut handle, fd.as_raw_fd() as isize as *mut c_void, POSIX_FD)
+        })?;
+        Ok(handle)
+    }
+}
+
+/// The driver's JIT linker (`cuLink*`).
+pub mod link {
+    use super::*;
+    use std::ffi::{c_void, CStr};
+    use sys::{CUjitInputType, CUjit_option as Opt, CUlinkState};
+
+    /// A link in progress with its error log buffer, destroyed when dropped.
+    pub struct LinkState {
+        raw: CUlinkState,
+        /// Where the driver writes its error log (the state keeps a pointer to it).
+        error_log: Box<[u8]>,
+    }
+
+    impl LinkState {
+        /// `cuLinkCreate_v2` in the current context, its error log kept in `log_len` bytes.
+        pub fn create(log_len: usize) -> Result<Self, CudaError> {
+            let mut error_log = vec![0u8; log_len].into_boxed_slice();
+            let mut options = [Opt::CU_JIT_ERROR_LOG_BUFFER, Opt::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
+            let mut values: [*mut c_void; 2] = [error_log.as_mut_ptr().cast(), log_len as *mut c_void];
+            let mut raw = std::ptr::null_mut();
+            // SAFETY: two options with their values; the log buffer is a heap allocation that
+            // moves with `Self` without moving and outlives the state (dropped after it).
+            check("cuLinkCreate", unsafe { sys::cuLinkCreate_v2(2, options.as_mut_ptr(), values.as_mut_ptr(), &mut raw) })?;
+            Ok(Self { raw, error_log })
+        }
+
+        /// `cuLinkAddData_v2` of one input (no per-input options); PTX must end in NUL, which
+        /// callers append. The driver copies the data.
+        pub fn add_data(&mut self, kind: CUjitInputType, data: &[u8], name: &CStr) -> Result<(), CudaError> {
+            // SAFETY: a live link state; `data` is valid for its length during the call (the
+            // driver only reads it); no options.
+            check("cuLinkAddData", unsafe {
+                sys::cuLinkAddData_v2(
+                    self.raw,
+                    kind,
+                    data.as_ptr() as *mut c_void,
+                    data.len(),
+                    name.as_ptr(),
+                    0,
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                )
+            })
+        }
+
+        /// `cuLinkComplete`: a copy of the linked image (`None`: the driver gave none).
+        pub fn complete(&mut self) -> Result<Option<Vec<u8>>, CudaError> {
+            let (mut image, mut size) = (std::ptr::null_mut(), 0usize);
+            // SAFETY: a live link state; valid out-pointers. The image belongs to the state.
+            check("cuLinkComplete", unsafe { sys::cuLinkComplete(self.raw, &mut image, &mut size) })?;
+            if image.is_null() {
+                return Ok(None);
+            }
+            // SAFETY: the driver's image of `size` bytes, alive until the state is destroyed,
+            // copied now.
+            Ok(Some(unsafe { std::slice::from_raw_parts(image as *const u8, size) }.to_vec()))
+        }
+
+        /// The driver's error log so far (up to its NUL).
+        pub fn error_log(&self) -> String {
+            let end = self.error_log.iter().position(|&b| b == 0).unwrap_or(self.error_log.len());
+            String::from_utf8_lossy(&self.error_log[..end]).into_owned()
+        }
+    }
+
+    impl Drop for LinkState {
+        fn drop(&mut self) {
+            // SAFETY: the state `create` made, destroyed once; the log buffer is freed after.
+            unsafe { sys::cuLinkDestroy(self.raw) };
+        }
+    }
+}
+
+/// NVRTC, the runtime compiler: one safe function per entry point, errors as
+/// [`NvrtcError`].
+pub mod nvrtc {
+    use crate::backend::BackendError;
+    use cudarc::nvrtc::sys::{self, nvrtcResult};
+    use std::ffi::{c_char, CStr, CString};
+
+    /// A failed NVRTC call: which entry point, and its result.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct NvrtcError {
+        /// The entry point that failed.
+        pub call: &'static str,
+        /// NVRTC's result.
+        pub result: nvrtcResult,
+    }
+
+    impl From<NvrtcError> for BackendError {
+        fn from(e: NvrtcError) -> Self {
+            BackendError::Unknown(format!("{}: {:?}", e.call, e.result))
+        }
+    }
+
+    fn check(call: &'static str, result: nvrtcResult) -> Result<(), NvrtcError> {
+        if result == nvrtcResult::NVRTC_SUCCESS {
+            Ok(())
+        } else {
+            Err(NvrtcError { call, result })
+        }
+    }
+
+    /// Whether libnvrtc can be loaded.
+    pub fn is_available() -> bool {
+        // SAFETY: only checks whether libnvrtc can be dlopen'ed.
+        unsafe { sys::is_culib_present() }
+    }
+
+    /// An NVRTC program, destroyed when dropped.
+    pub struct Program(sys::nvrtcProgram);
+
+    impl Program {
+        /// `nvrtcCreateProgram` of `source` named `name`, with in-memory headers
+        /// (`header_sources[i]` served as `header_names[i]`; unequal lengths are
+        /// `NVRTC_ERROR_INVALID_INPUT`).
+        pub fn create(source: &CStr, name: &CStr, header_sources: &[CString], header_names: &[CString]) -> Result<Self, NvrtcError> {
+            const CALL: &str = "nvrtcCreateProgram";
+            if header_sources.len() != header_names.len() {
+                return Err(NvrtcError { call: CALL, result: nvrtcResult::NVRTC_ERROR_INVALID_INPUT });
+            }
+            let count = i32::try_from(header_sources.len()).map_err(|_| NvrtcError { call: CALL, result: nvrtcResult::NVRTC_ERROR_INVALID_INPUT })?;
+            let src_ptrs: Vec<*const c_char> = header_sources.iter().map(|s| s.as_ptr()).collect();
+            let name_ptrs: Vec<*const c_char> = header_names.iter().map(|s| s.as_ptr()).collect();
+            let mut prog: sys::nvrtcProgram = std::ptr::null_mut();
+            // SAFETY: all strings outlive the call; `count` entries in both arrays.
+            check(CALL, unsafe { sys::nvrtcCreateProgram(&mut prog, source.as_ptr(), name.as_ptr(), count, src_ptrs.as_ptr(), name_ptrs.as_ptr()) })?;
+            Ok(Self(prog))
+        }
+
+        /// `nvrtcAddNameExpression`.
+        pub fn add_name_expression(&self, expression: &CStr) -> Result<(), NvrtcError> {
+            // SAFETY: a live program, a NUL-terminated expression.
+            check("nvrtcAddNameExpression", unsafe { sys::nvrtcAddNameExpression(self.0, expression.as_ptr()) })
+        }
+
+        /// `nvrtcCompileProgram`: `Err` where the program did not compile (the log says why).
+        pub fn compile(&self, options: &[CString]) -> Result<(), NvrtcError> {
+            let ptrs: Vec<*const c_char> = options.iter().map(|o| o.as_ptr()).collect();
+            // SAFETY: a live program; the option strings outlive the call.
+            check("nvrtcCompileProgram", unsafe { sys::nvrtcCompileProgram(self.0, ptrs.len() as i32, ptrs.as_ptr()) })
+        }
+
+        /// `nvrtcGetProgramLogSize` / `nvrtcGetProgramLog`: the log's bytes (at least one).
+        pub fn log(&self) -> Result<Vec<u8>, NvrtcError> {
+            let mut len = 0usize;
+            // SAFETY: a live program, a valid out-pointer.
+            check("nvrtcGetProgramLogSize", unsafe { sys::nvrtcGetProgramLogSize(self.0, &mut len) })?;
+            let mut log = vec![0u8; len.max(1)];
+            // SAFETY: a buffer of the size NVRTC reported.
+            check("nvrtcGetProgramLog", unsafe { sys::nvrtcGetProgramLog(self.0, log.as_mut_ptr().cast()) })?;
+            Ok(log)
+        }
+
+        /// `nvrtcGetPTXSize` / `nvrtcGetPTX`: the PTX, NUL included.
+        pub fn ptx(&self) -> Result<Vec<u8>, NvrtcError> {
+            let mut len = 0usize;
+            // SAFETY: a live program, a valid out-pointer.
+            check("nvrtcGetPTXSize", unsafe { sys::nvrtcGetPTXSize(self.0, &mut len) })?;
+            let mut ptx = vec![0u8; len];
+            // SAFETY: a buffer of the size NVRTC reported (includes the NUL).
+            check("nvrtcGetPTX", unsafe { sys::nvrtcGetPTX(self.0, ptx.as_mut_ptr().cast()) })?;
+            Ok(ptx)
+        }
+
+        /// `nvrtcGetLoweredName` of an expression added before compiling (`None`: NVRTC gave
+        /// no name).
+        pub fn lowered_name(&self, expression: &CStr) -> Result<Option<String>, NvrtcError> {
+            let mut lowered: *const c_char = std::ptr::null();
+            // SAFETY: a live program; a NUL-terminated expression; a valid out-pointer.
+            check("nvrtcGetLoweredName", unsafe { sys::nvrtcGetLoweredName(self.0, expression.as_ptr(), &mut lowered) })?;
+            if lowered.is_null() {
+                return Ok(None);
+            }
+            // SAFETY: a NUL-terminated string owned by the program (alive here), copied now.
+            Ok(Some(unsafe { CStr::from_ptr(lowered) }.to_string_lossy().into_owned()))
+        }
+    }
+
+    impl Drop for Program {
+        fn drop(&mut self) {
+            // SAFETY: created by `create`, destroyed once.
+            let _ = unsafe { sys::nvrtcDestroyProgram(&mut self.0) };
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// NVRTC failures reach the client as hipErrorUnknown naming the call and result.
+        #[test]
+        fn nvrtc_errors_are_unknown_with_call_and_result() {
+            let e = BackendError::from(NvrtcError { call: "nvrtcGetPTX", result: nvrtcResult::NVRTC_ERROR_INVALID_PROGRAM });
+            assert_eq!(e, BackendError::Unknown("nvrtcGetPTX: NVRTC_ERROR_INVALID_PROGRAM".into()));
+            assert_eq!(check("nvrtcGetPTX", nvrtcResult::NVRTC_SUCCESS), Ok(()));
+        }
     }
 }

@@ -3,11 +3,10 @@
 //! device's own architecture. HIP-only options are translated or dropped with a log line;
 //! the compile log is returned verbatim. The result is PTX, which `cuModuleLoadData` JITs.
 
-use std::ffi::{c_char, c_void, CStr, CString};
+use std::ffi::CString;
 
-use cudarc::nvrtc::sys;
-
-use super::error::Check;
+use super::result::link::LinkState;
+use super::result::nvrtc::{self, Program};
 use super::CudaBackend;
 use crate::backend::{jit_input, BackendError, DeviceIndex, LinkInput, RtcBackend, RtcOutput, RtcRequest};
 
@@ -47,14 +46,6 @@ pub struct NvrtcOutput {
     pub ptx: Vec<u8>,
     /// Lowered names, one per name expression.
     pub lowered_names: Vec<String>,
-}
-
-fn nvrtc(call: &str, r: sys::nvrtcResult) -> Result<(), BackendError> {
-    if r == sys::nvrtcResult::NVRTC_SUCCESS {
-        Ok(())
-    } else {
-        Err(BackendError::Unknown(format!("{call}: {r:?}")))
-    }
 }
 
 /// The CUDA toolkit's include directory on the worker, when it holds `cuda_fp16.h`
@@ -185,8 +176,7 @@ pub fn compile(
     name_expressions: &[&str],
     sm: &str,
 ) -> Result<NvrtcOutput, BackendError> {
-    // SAFETY: only checks whether libnvrtc can be dlopen'ed.
-    if !unsafe { sys::is_culib_present() } {
+    if !nvrtc::is_available() {
         return Err(BackendError::NotSupported("libnvrtc could not be loaded on the worker".into()));
     }
     let cstr = |s: &str| CString::new(s).map_err(|_| BackendError::InvalidValue("NUL in compile input".into()));
@@ -210,59 +200,32 @@ pub fn compile(
             header_srcs.push(cstr(s)?);
         }
     }
-    let src_ptrs: Vec<*const c_char> = header_srcs.iter().map(|s| s.as_ptr()).collect();
-    let name_ptrs: Vec<*const c_char> = header_names.iter().map(|s| s.as_ptr()).collect();
-    let mut prog: sys::nvrtcProgram = std::ptr::null_mut();
-    // SAFETY: all strings outlive the call; counts match the arrays.
-    nvrtc("nvrtcCreateProgram", unsafe {
-        sys::nvrtcCreateProgram(&mut prog, src.as_ptr(), pname.as_ptr(), src_ptrs.len() as i32, src_ptrs.as_ptr(), name_ptrs.as_ptr())
-    })?;
-    let result = (|| {
-        let exprs: Vec<CString> = name_expressions.iter().map(|e| cstr(e)).collect::<Result<_, _>>()?;
-        for e in &exprs {
-            // SAFETY: live program, NUL-terminated expression.
-            nvrtc("nvrtcAddNameExpression", unsafe { sys::nvrtcAddNameExpression(prog, e.as_ptr()) })?;
-        }
-        let mut notes = String::new();
-        let mut opts = translate_options(options, sm, &mut notes);
-        if let Some(dir) = cuda_include_dir() {
-            // The toolkit's cuda_fp16.h for <hip/hip_fp16.h> (NVRTC has no built-in copy).
-            opts.push(format!("--include-path={}", dir.display()));
-            opts.push("-DHIP_REMOTE_HAVE_CUDA_FP16=1".to_string());
-        }
-        let copts: Vec<CString> = opts.iter().map(|o| cstr(o)).collect::<Result<_, _>>()?;
-        let opt_ptrs: Vec<*const c_char> = copts.iter().map(|o| o.as_ptr()).collect();
-        // SAFETY: live program; option strings outlive the call.
-        let compiled = unsafe { sys::nvrtcCompileProgram(prog, opt_ptrs.len() as i32, opt_ptrs.as_ptr()) };
-        let mut log_len = 0usize;
-        // SAFETY: live program, valid out-pointer.
-        nvrtc("nvrtcGetProgramLogSize", unsafe { sys::nvrtcGetProgramLogSize(prog, &mut log_len) })?;
-        let mut log = vec![0u8; log_len.max(1)];
-        // SAFETY: buffer of the size NVRTC reported.
-        nvrtc("nvrtcGetProgramLog", unsafe { sys::nvrtcGetProgramLog(prog, log.as_mut_ptr().cast()) })?;
-        let log = notes + String::from_utf8_lossy(&log).trim_end_matches('\0');
-        if compiled != sys::nvrtcResult::NVRTC_SUCCESS {
-            return Ok(NvrtcOutput { success: false, log, ..Default::default() });
-        }
-        let mut ptx_len = 0usize;
-        // SAFETY: compiled program, valid out-pointer.
-        nvrtc("nvrtcGetPTXSize", unsafe { sys::nvrtcGetPTXSize(prog, &mut ptx_len) })?;
-        let mut ptx = vec![0u8; ptx_len];
-        // SAFETY: buffer of the size NVRTC reported (includes the NUL).
-        nvrtc("nvrtcGetPTX", unsafe { sys::nvrtcGetPTX(prog, ptx.as_mut_ptr().cast()) })?;
-        let mut lowered_names = Vec::new();
-        for e in &exprs {
-            let mut lowered: *const c_char = std::ptr::null();
-            // SAFETY: compiled program; the expression was added before compiling.
-            nvrtc("nvrtcGetLoweredName", unsafe { sys::nvrtcGetLoweredName(prog, e.as_ptr(), &mut lowered) })?;
-            // SAFETY: NVRTC returns a NUL-terminated string owned by the program (alive here).
-            lowered_names.push(unsafe { CStr::from_ptr(lowered) }.to_string_lossy().into_owned());
-        }
-        Ok(NvrtcOutput { success: true, log, ptx, lowered_names })
-    })();
-    // SAFETY: created above, destroyed once.
-    let _ = unsafe { sys::nvrtcDestroyProgram(&mut prog) };
-    result
+    let program = Program::create(&src, &pname, &header_srcs, &header_names)?;
+    let exprs: Vec<CString> = name_expressions.iter().map(|e| cstr(e)).collect::<Result<_, _>>()?;
+    for e in &exprs {
+        program.add_name_expression(e)?;
+    }
+    let mut notes = String::new();
+    let mut opts = translate_options(options, sm, &mut notes);
+    if let Some(dir) = cuda_include_dir() {
+        // The toolkit's cuda_fp16.h for <hip/hip_fp16.h> (NVRTC has no built-in copy).
+        opts.push(format!("--include-path={}", dir.display()));
+        opts.push("-DHIP_REMOTE_HAVE_CUDA_FP16=1".to_string());
+    }
+    let copts: Vec<CString> = opts.iter().map(|o| cstr(o)).collect::<Result<_, _>>()?;
+    let compiled = program.compile(&copts);
+    let log = program.log()?;
+    let log = notes + String::from_utf8_lossy(&log).trim_end_matches('\0');
+    if compiled.is_err() {
+        return Ok(NvrtcOutput { success: false, log, ..Default::default() });
+    }
+    let ptx = program.ptx()?;
+    let mut lowered_names = Vec::new();
+    for e in &exprs {
+        let lowered = program.lowered_name(e)?.ok_or_else(|| BackendError::Unknown(format!("nvrtcGetLoweredName gave no name for {e:?}")))?;
+        lowered_names.push(lowered);
+    }
+    Ok(NvrtcOutput { success: true, log, ptx, lowered_names })
 }
 
 impl RtcBackend for CudaBackend {
@@ -277,14 +240,9 @@ impl RtcBackend for CudaBackend {
     /// compiled with `-fgpu-rdc`, i.e. `--relocatable-device-code=true`). The error log goes
     /// into the result's log.
     fn rtc_link(&self, dev: DeviceIndex, inputs: &[LinkInput<'_>]) -> Result<RtcOutput, BackendError> {
-        use cudarc::driver::sys::{self as drv, CUjitInputType as In, CUjit_option as Opt};
+        use cudarc::driver::sys::CUjitInputType as In;
         self.enter(dev)?;
-        let mut error_log = vec![0u8; LINK_LOG_LEN];
-        let mut options = [Opt::CU_JIT_ERROR_LOG_BUFFER, Opt::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
-        let mut values: [*mut c_void; 2] = [error_log.as_mut_ptr().cast(), LINK_LOG_LEN as *mut c_void];
-        let mut state = std::ptr::null_mut();
-        // SAFETY: two options with their values; the log buffer outlives the link state.
-        unsafe { drv::cuLinkCreate_v2(2, options.as_mut_ptr(), values.as_mut_ptr(), &mut state) }.check("cuLinkCreate")?;
+        let mut state = LinkState::create(LINK_LOG_LEN)?;
         let mut log = String::new();
         let linked = (|| {
             for input in inputs {
@@ -296,7 +254,7 @@ impl RtcBackend for CudaBackend {
                     jit_input::LIBRARY => In::CU_JIT_INPUT_LIBRARY,
                     other => {
                         log.push_str(&format!("hip-remote: input `{}` is hipJitInputType {other}, which CUDA cannot link\n", input.name));
-                        return Ok(None);
+                        return None;
                     }
                 };
                 // PTX must be NUL-terminated.
@@ -308,37 +266,13 @@ impl RtcBackend for CudaBackend {
                     input.data
                 };
                 let name = CString::new(input.name).unwrap_or_default();
-                // SAFETY: a live link state; `data` is valid for its length during the call (the
-                // driver copies it); no per-input options.
-                let added = unsafe {
-                    drv::cuLinkAddData_v2(
-                        state,
-                        kind,
-                        data.as_ptr() as *mut c_void,
-                        data.len(),
-                        name.as_ptr(),
-                        0,
-                        std::ptr::null_mut(),
-                        std::ptr::null_mut(),
-                    )
-                };
-                if added.check("cuLinkAddData").is_err() {
-                    return Ok(None);
-                }
+                state.add_data(kind, data, &name).ok()?;
             }
-            let (mut image, mut size) = (std::ptr::null_mut(), 0usize);
-            // SAFETY: a live link state; valid out-pointers. The image belongs to the state.
-            if unsafe { drv::cuLinkComplete(state, &mut image, &mut size) }.check("cuLinkComplete").is_err() || image.is_null() {
-                return Ok(None);
-            }
-            // SAFETY: the driver's image of `size` bytes, copied before the state is destroyed.
-            Ok::<_, BackendError>(Some(unsafe { std::slice::from_raw_parts(image as *const u8, size) }.to_vec()))
+            state.complete().ok().flatten()
         })();
-        // SAFETY: the state created above, destroyed once.
-        unsafe { drv::cuLinkDestroy(state) };
-        let end = error_log.iter().position(|&b| b == 0).unwrap_or(error_log.len());
-        log.push_str(&String::from_utf8_lossy(&error_log[..end]));
-        Ok(match linked? {
+        log.push_str(&state.error_log());
+        drop(state);
+        Ok(match linked {
             Some(code) => RtcOutput { success: true, log, code, lowered_names: Vec::new() },
             None => RtcOutput { success: false, log, code: Vec::new(), lowered_names: Vec::new() },
         })

@@ -20,11 +20,10 @@
 //!   synchronizes (the CUDA backend's `ipc.rs` says more).
 
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_uint, c_void};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::ffi::{c_char, c_int, c_void};
+use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
 
-use super::error::Check;
 use super::vmm::{entry, host_len, MemAccessDesc, MemLocation, LOCATION_TYPE_DEVICE};
 use super::{lock, EventEntry, HipBackend, Raw};
 use crate::backend::{
@@ -44,7 +43,7 @@ impl IpcHandle {
         Self { reserved: handle.0.map(|b| b as c_char) }
     }
 
-    fn zeroed() -> Self {
+    pub(super) fn zeroed() -> Self {
         Self { reserved: [0; DRIVER_IPC_HANDLE_BYTES] }
     }
 
@@ -61,20 +60,14 @@ pub(super) const HANDLE_TYPE_POSIX_FD: c_int = 1;
 const ACCESS_READ_WRITE: u32 = 3;
 
 /// `hipStreamWaitValueGte`.
-const WAIT_VALUE_GEQ: c_uint = 0;
+const WAIT_VALUE_GEQ: u32 = 0;
 
 /// An interprocess event's shared page as this process's device sees it.
 pub(super) struct EventPage {
     pub(super) page: SharedEventPage,
     /// The page's device address (registered with `hipHostRegister`).
-    device_address: *mut c_void,
+    device_address: u64,
 }
-
-// SAFETY: the device address is a plain number the runtime handed out for the registered
-// page, valid in every thread of the process.
-unsafe impl Send for EventPage {}
-// SAFETY: as above; the page itself is shared through atomics.
-unsafe impl Sync for EventPage {}
 
 /// Interprocess events with a shared page, by event handle.
 pub(super) type EventPages = HashMap<u64, Arc<EventPage>>;
@@ -92,8 +85,8 @@ pub(super) enum Opened {
 pub(super) type OpenedTable = HashMap<u64, (Opened, DeviceIndex)>;
 
 /// The device address of `page`'s "reached" counter.
-fn device_word(page: &EventPage) -> *mut c_void {
-    page.device_address.wrapping_byte_add(SharedEventPage::COMPLETED_OFFSET as usize)
+fn device_word(page: &EventPage) -> u64 {
+    page.device_address.wrapping_add(SharedEventPage::COMPLETED_OFFSET)
 }
 
 /// A runtime refusal to open memory, as ROCm answers a handle it cannot attach
@@ -108,24 +101,24 @@ fn not_attachable(e: BackendError) -> BackendError {
 impl HipBackend {
     /// Registers `page` with the runtime on `dev`.
     fn register_event_page(&self, page: SharedEventPage, dev: DeviceIndex) -> Result<EventPage, BackendError> {
-        let register = entry(self.api.hipHostRegister, "hipHostRegister")?;
-        let unregister = entry(self.api.hipHostUnregister, "hipHostUnregister")?;
-        let device_pointer = entry(self.api.hipHostGetDevicePointer, "hipHostGetDevicePointer")?;
+        entry(self.api.hipHostRegister, "hipHostRegister")?;
+        entry(self.api.hipHostUnregister, "hipHostUnregister")?;
+        entry(self.api.hipHostGetDevicePointer, "hipHostGetDevicePointer")?;
         entry(self.api.hipStreamWriteValue64, "hipStreamWriteValue64")?;
         entry(self.api.hipStreamWaitValue64, "hipStreamWaitValue64")?;
         self.enter(dev)?;
         let host = page.host_address() as *mut c_void;
         // SAFETY: a mapping of a page that outlives the registration (unregistered in
         // `drop_event_page`, or below, before the mapping goes).
-        unsafe { register(host, crate::backend::EVENT_PAGE_BYTES as usize, super::HOST_REGISTER_PORTABLE_MAPPED) }.check("hipHostRegister")?;
-        let mut device_address = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; the page registered above.
-        if let Err(e) = unsafe { device_pointer(&mut device_address, host, 0) }.check("hipHostGetDevicePointer") {
-            // SAFETY: registered above, known to nobody else.
-            unsafe { unregister(host) };
-            return Err(e);
+        unsafe { self.api.host_register(host, crate::backend::EVENT_PAGE_BYTES as usize, super::HOST_REGISTER_PORTABLE_MAPPED) }?;
+        match self.api.host_get_device_pointer(host) {
+            Ok(device_address) => Ok(EventPage { page, device_address }),
+            Err(e) => {
+                // Registered above, known to nobody else.
+                let _ = self.api.host_unregister(host);
+                Err(e.into())
+            }
         }
-        Ok(EventPage { page, device_address })
     }
 
     /// The shared page of `event`, if it was exported to or opened from another process.
@@ -136,63 +129,58 @@ impl HipBackend {
     /// Unregisters and forgets `event`'s page (`event_destroy`).
     pub(super) fn drop_event_page(&self, event: EventHandle, dev: DeviceIndex) {
         let Some(page) = lock(&self.event_pages).remove(&event.as_raw()) else { return };
-        let Some(unregister) = self.api.hipHostUnregister else { return };
+        if self.api.hipHostUnregister.is_none() {
+            return;
+        }
         if self.enter(dev).is_ok() {
             if !page.page.complete() {
                 // A record of this process's may still be on its way to the page: the
                 // device must not write it once it is unregistered and unmapped.
-                // SAFETY: the device entered above.
-                let _ = unsafe { (self.api.hipDeviceSynchronize)() }.check("hipDeviceSynchronize");
+                let _ = self.api.device_synchronize();
             }
-            // SAFETY: registered in `register_event_page`; unmapped only when `page` drops.
-            unsafe { unregister(page.page.host_address() as *mut c_void) };
+            // Registered in `register_event_page`; unmapped only when `page` drops.
+            let _ = self.api.host_unregister(page.page.host_address() as *mut c_void);
         }
     }
 
     /// Records `page` on `stream`: the next record number, reached when the stream gets
     /// there.
     pub(super) fn record_event_page(&self, page: &EventPage, stream: super::Stream) -> Result<(), BackendError> {
-        let write = entry(self.api.hipStreamWriteValue64, "hipStreamWriteValue64")?;
+        entry(self.api.hipStreamWriteValue64, "hipStreamWriteValue64")?;
         let n = page.page.next_record();
-        // SAFETY: a live stream of the current device; the registered page's device address.
-        let written = unsafe { write(stream, device_word(page), n, 0) }.check("hipStreamWriteValue64");
+        // A live stream of the current device; the registered page's device address.
+        let written = self.api.stream_write_value64(stream, device_word(page), n);
         if written.is_err() {
             // Never reached otherwise: waiters would wait for good.
             page.page.mark_reached(n);
         }
-        written
+        Ok(written?)
     }
 
     /// Makes `stream` wait for the latest record of `page`.
     pub(super) fn stream_wait_event_page(&self, page: &EventPage, stream: super::Stream) -> Result<(), BackendError> {
-        let wait = entry(self.api.hipStreamWaitValue64, "hipStreamWaitValue64")?;
+        entry(self.api.hipStreamWaitValue64, "hipStreamWaitValue64")?;
         let n = page.page.latest();
         if page.page.reached(n) {
             return Ok(());
         }
-        // SAFETY: a live stream of the current device; the registered page's device address.
-        unsafe { wait(stream, device_word(page), n, WAIT_VALUE_GEQ, u64::MAX) }.check("hipStreamWaitValue64")
+        // A live stream of the current device; the registered page's device address.
+        Ok(self.api.stream_wait_value64(stream, device_word(page), n, WAIT_VALUE_GEQ, u64::MAX)?)
     }
 
     /// Exports the virtual-memory mapping at `base` as a file descriptor of its physical
     /// memory.
     fn export_mapping(&self, base: DevicePtr, size: u64, dev: DeviceIndex) -> Result<IpcShare, BackendError> {
-        let retain = entry(self.api.hipMemRetainAllocationHandle, "hipMemRetainAllocationHandle")?;
-        let export = entry(self.api.hipMemExportToShareableHandle, "hipMemExportToShareableHandle")?;
-        let release = entry(self.api.hipMemRelease, "hipMemRelease")?;
+        entry(self.api.hipMemRetainAllocationHandle, "hipMemRetainAllocationHandle")?;
+        entry(self.api.hipMemExportToShareableHandle, "hipMemExportToShareableHandle")?;
+        entry(self.api.hipMemRelease, "hipMemRelease")?;
         self.enter(dev)?;
-        let mut physical = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; `base` starts a mapping of this backend.
-        unsafe { retain(&mut physical, base.0 as *mut c_void) }.check("hipMemRetainAllocationHandle")?;
-        let mut fd: c_int = -1;
-        // SAFETY: for POSIX descriptors the shareable handle is an `int` written through the
-        // pointer; `physical` is live (retained above).
-        let exported = unsafe { export((&mut fd as *mut c_int).cast(), physical, HANDLE_TYPE_POSIX_FD, 0) }.check("hipMemExportToShareableHandle");
-        // SAFETY: the reference taken by the retain above; the mapping keeps its own.
-        let released = unsafe { release(physical) }.check("hipMemRelease");
-        exported?;
-        // SAFETY: a fresh descriptor the runtime created for this call, owned by nobody else.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        // `base` starts a mapping of this backend.
+        let physical = self.api.mem_retain_allocation_handle(base.0)?;
+        let exported = self.api.mem_export_fd(physical);
+        // The reference taken by the retain above; the mapping keeps its own.
+        let released = self.api.mem_release(physical);
+        let fd = exported?;
         released?;
         Ok(IpcShare::Fd { fd: Arc::new(fd), len: size })
     }
@@ -200,43 +188,35 @@ impl HipBackend {
     /// Imports physical memory shared as `fd` and maps its `len` bytes into a reservation
     /// of this process, read-write from `dev`; answers the mapping's base.
     fn import_mapping(&self, fd: &OwnedFd, len: u64, dev: DeviceIndex) -> Result<DevicePtr, BackendError> {
-        let import = entry(self.api.hipMemImportFromShareableHandle, "hipMemImportFromShareableHandle")?;
-        let reserve = entry(self.api.hipMemAddressReserve, "hipMemAddressReserve")?;
-        let free = entry(self.api.hipMemAddressFree, "hipMemAddressFree")?;
-        let map = entry(self.api.hipMemMap, "hipMemMap")?;
-        let unmap = entry(self.api.hipMemUnmap, "hipMemUnmap")?;
-        let release = entry(self.api.hipMemRelease, "hipMemRelease")?;
-        let set_access = entry(self.api.hipMemSetAccess, "hipMemSetAccess")?;
+        entry(self.api.hipMemImportFromShareableHandle, "hipMemImportFromShareableHandle")?;
+        entry(self.api.hipMemAddressReserve, "hipMemAddressReserve")?;
+        entry(self.api.hipMemAddressFree, "hipMemAddressFree")?;
+        entry(self.api.hipMemMap, "hipMemMap")?;
+        entry(self.api.hipMemUnmap, "hipMemUnmap")?;
+        entry(self.api.hipMemRelease, "hipMemRelease")?;
+        entry(self.api.hipMemSetAccess, "hipMemSetAccess")?;
         let bytes = host_len(len)?;
         let desc = MemAccessDesc { location: MemLocation { kind: LOCATION_TYPE_DEVICE, id: self.ordinal(dev)? }, flags: ACCESS_READ_WRITE };
         self.enter(dev)?;
-        let mut physical = std::ptr::null_mut();
-        // SAFETY: for POSIX descriptors the OS handle is the descriptor's number cast to a
-        // pointer; the runtime dups what it keeps.
-        unsafe { import(&mut physical, fd.as_raw_fd() as isize as *mut c_void, HANDLE_TYPE_POSIX_FD) }.check("hipMemImportFromShareableHandle")?;
-        let mut base = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer.
-        let mapped = unsafe { reserve(&mut base, bytes, 0, std::ptr::null_mut(), 0) }.check("hipMemAddressReserve").and_then(|()| {
-            // SAFETY: a fresh reservation of `bytes` and a live physical handle (the runtime
-            // checks its size).
-            unsafe { map(base, bytes, 0, physical, 0) }.check("hipMemMap").inspect_err(|_| {
-                // SAFETY: the reservation made above, with nothing mapped.
-                unsafe { free(base, bytes) };
+        let physical = self.api.mem_import_fd(fd.as_fd())?;
+        let mapped = self.api.mem_address_reserve(bytes, 0).and_then(|base| {
+            // A fresh reservation of `bytes` and a live physical handle (the runtime checks
+            // its size).
+            self.api.mem_map(base, bytes, physical).map(|()| base).inspect_err(|_| {
+                // The reservation made above, with nothing mapped.
+                let _ = self.api.mem_address_free(base, bytes);
             })
         });
-        // SAFETY: the import's reference; a mapping made above keeps its own.
-        unsafe { release(physical) };
-        mapped?;
-        // SAFETY: one valid descriptor; the mapping made above.
-        if let Err(e) = unsafe { set_access(base, bytes, &desc, 1) }.check("hipMemSetAccess") {
-            // SAFETY: the mapping and reservation made above, known to nobody else.
-            unsafe {
-                unmap(base, bytes);
-                free(base, bytes);
-            }
-            return Err(e);
+        // The import's reference; a mapping made above keeps its own.
+        let _ = self.api.mem_release(physical);
+        let base = mapped?;
+        if let Err(e) = self.api.mem_set_access(base, bytes, &desc) {
+            // The mapping and reservation made above, known to nobody else.
+            let _ = self.api.mem_unmap(base, bytes);
+            let _ = self.api.mem_address_free(base, bytes);
+            return Err(e.into());
         }
-        Ok(DevicePtr(base as u64))
+        Ok(DevicePtr(base))
     }
 }
 
@@ -247,12 +227,10 @@ impl IpcBackend for HipBackend {
         }
         let allocated = lock(&self.allocations).get(&base.0).map(|(_, dev)| *dev);
         if let Some(dev) = allocated {
-            let get = entry(self.api.hipIpcGetMemHandle, "hipIpcGetMemHandle")?;
+            entry(self.api.hipIpcGetMemHandle, "hipIpcGetMemHandle")?;
             self.enter(dev)?;
-            let mut handle = IpcHandle::zeroed();
-            // SAFETY: a valid out-pointer; `base` is a live allocation of this runtime.
-            unsafe { get(&mut handle, base.0 as *mut c_void) }.check("hipIpcGetMemHandle")?;
-            return Ok(IpcShare::Driver(handle.bytes()));
+            // `base` is a live allocation of this runtime.
+            return Ok(IpcShare::Driver(self.api.ipc_get_mem_handle(base.0)?.bytes()));
         }
         let mapped = lock(&self.globals).get(&base.0).map(|(_, dev)| *dev);
         match mapped {
@@ -265,14 +243,11 @@ impl IpcBackend for HipBackend {
         let (base, opened) = match share {
             IpcShare::Pointer(ptr) => return Ok(*ptr),
             IpcShare::Driver(handle) => {
-                let open = entry(self.api.hipIpcOpenMemHandle, "hipIpcOpenMemHandle")?;
+                entry(self.api.hipIpcOpenMemHandle, "hipIpcOpenMemHandle")?;
                 self.enter(device)?;
-                let mut base = std::ptr::null_mut();
-                // SAFETY: a valid out-pointer; the handle's bytes are the runtime's to check.
-                unsafe { open(&mut base, IpcHandle::of(handle), IPC_MEM_LAZY_ENABLE_PEER_ACCESS) }
-                    .check("hipIpcOpenMemHandle")
-                    .map_err(not_attachable)?;
-                (base as u64, Opened::IpcHandle)
+                let base =
+                    self.api.ipc_open_mem_handle(IpcHandle::of(handle), IPC_MEM_LAZY_ENABLE_PEER_ACCESS).map_err(|e| not_attachable(e.into()))?;
+                (base, Opened::IpcHandle)
             }
             IpcShare::Fd { fd, len } => {
                 if size > *len {
@@ -296,18 +271,16 @@ impl IpcBackend for HipBackend {
         self.enter(dev)?;
         match opened {
             Opened::IpcHandle => {
-                let close = entry(self.api.hipIpcCloseMemHandle, "hipIpcCloseMemHandle")?;
-                // SAFETY: memory opened with hipIpcOpenMemHandle, closed once (removed above).
-                unsafe { close(base.0 as *mut c_void) }.check("hipIpcCloseMemHandle")
+                // Memory opened with hipIpcOpenMemHandle, closed once (removed above).
+                Ok(self.api.ipc_close_mem_handle(base.0)?)
             }
             Opened::Mapped { len } => {
-                let unmap = entry(self.api.hipMemUnmap, "hipMemUnmap")?;
-                let free = entry(self.api.hipMemAddressFree, "hipMemAddressFree")?;
+                entry(self.api.hipMemUnmap, "hipMemUnmap")?;
+                entry(self.api.hipMemAddressFree, "hipMemAddressFree")?;
                 let bytes = host_len(len)?;
-                // SAFETY: the mapping and reservation `import_mapping` made, released once.
-                unsafe { unmap(base.0 as *mut c_void, bytes) }.check("hipMemUnmap")?;
-                // SAFETY: as above; nothing is mapped in it any more.
-                unsafe { free(base.0 as *mut c_void, bytes) }.check("hipMemAddressFree")
+                // The mapping and reservation `import_mapping` made, released once.
+                self.api.mem_unmap(base.0, bytes)?;
+                Ok(self.api.mem_address_free(base.0, bytes)?)
             }
         }
     }
@@ -324,8 +297,7 @@ impl IpcBackend for HipBackend {
             // Records made before the export live in the runtime's event only: the page
             // starts where they are reached.
             self.enter(device)?;
-            // SAFETY: a live event of this backend.
-            unsafe { (self.api.hipEventSynchronize)(raw.0) }.check("hipEventSynchronize")?;
+            self.api.event_synchronize(raw.0)?;
         }
         let page = Arc::new(self.register_event_page(SharedEventPage::create()?, device)?);
         lock(&self.event_pages).insert(event.as_raw(), Arc::clone(&page));
@@ -340,15 +312,15 @@ impl IpcBackend for HipBackend {
         let page = Arc::new(self.register_event_page(SharedEventPage::open(fd)?, device)?);
         // A runtime event of its own, so every event path finds one; the page decides
         // completion. Interprocess events have no timing.
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; the device is current (entered above).
-        if let Err(e) = unsafe { (self.api.hipEventCreateWithFlags)(&mut raw, super::EVENT_DISABLE_TIMING) }.check("hipEventCreateWithFlags") {
-            if let Some(unregister) = self.api.hipHostUnregister {
-                // SAFETY: registered by `register_event_page`, known to nobody else.
-                unsafe { unregister(page.page.host_address() as *mut c_void) };
+        // The device is current (entered above).
+        let raw = match self.api.event_create_with_flags(super::EVENT_DISABLE_TIMING) {
+            Ok(raw) => raw,
+            Err(e) => {
+                // Registered by `register_event_page`, known to nobody else.
+                let _ = self.api.host_unregister(page.page.host_address() as *mut c_void);
+                return Err(e.into());
             }
-            return Err(e);
-        }
+        };
         let id = self.handle();
         lock(&self.events).insert(id, EventEntry { raw: Raw(raw), device, timing: false, recorded: false, completions_before: 0 });
         lock(&self.event_pages).insert(id, page);

@@ -3,18 +3,12 @@
 //! keep their source alive until the stream reaches them; asynchronous copies to the host land
 //! in a buffer handed to the session then (see [`HipBackend::when_reached`]).
 
-use super::error::Check;
 use super::{lock, HipBackend};
 use crate::backend::{
     zeroed_buffer, BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemInfo, MemoryBackend, MemsetPattern, Pitched, PoolAccess, Rows,
     StreamHandle,
 };
-use std::ffi::{c_int, c_void};
-
-/// `hipMemcpyKind`.
-const HOST_TO_DEVICE: c_int = 1;
-const DEVICE_TO_HOST: c_int = 2;
-const DEVICE_TO_DEVICE: c_int = 3;
+use std::ffi::c_void;
 
 fn usize_of(len: u64) -> Result<usize, BackendError> {
     usize::try_from(len).map_err(|_| BackendError::InvalidValue(format!("{len} bytes exceed the address space")))
@@ -39,8 +33,8 @@ impl HipBackend {
         if let Some(account) = &account {
             account.close(stream);
         }
-        // SAFETY: a live stream (or the null stream) of the current device.
-        let synced = unsafe { (self.api.hipStreamSynchronize)(stream) }.check("hipStreamSynchronize");
+        // A live stream (or the null stream) of the current device.
+        let synced = self.api.stream_synchronize(stream);
         if let Some(account) = &account {
             account.settle();
         }
@@ -58,9 +52,7 @@ impl HipBackend {
 impl MemoryBackend for HipBackend {
     fn mem_get_info(&self, dev: DeviceIndex) -> Result<MemInfo, BackendError> {
         self.enter(dev)?;
-        let (mut free, mut total) = (0usize, 0usize);
-        // SAFETY: valid out-pointers; the device is current.
-        unsafe { (self.api.hipMemGetInfo)(&mut free, &mut total) }.check("hipMemGetInfo")?;
+        let (free, total) = self.api.mem_get_info()?;
         Ok(MemInfo { free: free as u64, total: total as u64 })
     }
 
@@ -76,13 +68,11 @@ impl MemoryBackend for HipBackend {
         }
         let bytes = usize::try_from(size).map_err(|_| BackendError::OutOfMemory(format!("{size} bytes exceed the address space")))?;
         self.enter(dev)?;
-        let mut ptr = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; the device is current.
-        unsafe { (self.api.hipMalloc)(&mut ptr, bytes) }.check("hipMalloc")?;
+        let ptr = self.api.malloc(bytes)?;
         // The runtime may hand out what another session freed: zeros first.
         if let Err(e) = self.scrub_now(dev, ptr, bytes) {
-            // SAFETY: the allocation just made, never handed out.
-            let _ = unsafe { (self.api.hipFree)(ptr) };
+            // The allocation just made, never handed out.
+            let _ = self.api.free(ptr);
             return Err(e);
         }
         lock(&self.allocations).insert(ptr as u64, (size, dev));
@@ -99,8 +89,8 @@ impl MemoryBackend for HipBackend {
             .remove(&ptr.0)
             .ok_or_else(|| BackendError::InvalidDevicePointer(format!("{ptr} is not a HIP allocation base")))?;
         self.enter(dev)?;
-        // SAFETY: a live allocation removed from the table above; freed once.
-        unsafe { (self.api.hipFree)(device_ptr(ptr)) }.check("hipFree")
+        // A live allocation removed from the table above; freed once.
+        Ok(self.api.free(device_ptr(ptr))?)
     }
 
     fn memcpy_htod(&self, stream: Option<StreamHandle>, dst: DevicePtr, data: HostData) -> Result<(), BackendError> {
@@ -109,9 +99,8 @@ impl MemoryBackend for HipBackend {
         }
         let (s, dev) = self.stream_near(stream, dst)?;
         let bytes = data.as_bytes();
-        // SAFETY: `data` stays alive until the stream reaches the copy (kept below); `dst`
-        // is device memory the session checked.
-        unsafe { (self.api.hipMemcpyAsync)(device_ptr(dst), bytes.as_ptr().cast(), bytes.len(), HOST_TO_DEVICE, s) }.check("hipMemcpyAsync")?;
+        // SAFETY: `data` stays alive until the stream reaches the copy (kept below).
+        unsafe { self.api.memcpy_htod_async(dst.0, bytes.as_ptr(), bytes.len(), s) }?;
         if let Err(e) = self.keep_until_reached(s, dev, data) {
             // The copy is queued but nothing would keep its source alive: wait for it here.
             self.synchronize(s)?;
@@ -129,10 +118,9 @@ impl MemoryBackend for HipBackend {
         done: crate::backend::RegisteredDone,
     ) -> Result<(), BackendError> {
         let (s, dev) = self.stream_near(stream, src)?;
-        // SAFETY: source validated by the session; the destination lies in host memory that
-        // `dst` keeps mapped until the stream has passed the copy (moved into the callback).
-        unsafe { (self.api.hipMemcpyAsync)(dst.addr() as *mut c_void, device_ptr(src) as *const c_void, dst.len(), DEVICE_TO_HOST, s) }
-            .check("hipMemcpyAsync")?;
+        // SAFETY: the destination lies in host memory that `dst` keeps mapped until the
+        // stream has passed the copy (moved into the callback).
+        unsafe { self.api.memcpy_dtoh_async(dst.addr() as *mut u8, src.0, dst.len(), s) }?;
         let queued = self.when_reached(
             s,
             dev,
@@ -160,10 +148,9 @@ impl MemoryBackend for HipBackend {
             return Ok(());
         }
         let (s, _) = self.stream_near(stream, src)?;
-        // SAFETY: source validated by the session; the destination lies in registered host
-        // memory that the caller's `dst` keeps mapped until the synchronize below returns.
-        unsafe { (self.api.hipMemcpyAsync)(dst.addr() as *mut c_void, device_ptr(src) as *const c_void, dst.len(), DEVICE_TO_HOST, s) }
-            .check("hipMemcpyAsync")?;
+        // SAFETY: the destination lies in registered host memory that the caller's `dst`
+        // keeps mapped until the synchronize below returns.
+        unsafe { self.api.memcpy_dtoh_async(dst.addr() as *mut u8, src.0, dst.len(), s) }?;
         self.synchronize(s)
     }
 
@@ -173,7 +160,7 @@ impl MemoryBackend for HipBackend {
         }
         let (s, _) = self.stream_near(stream, dst)?;
         // SAFETY: `data` outlives the copy: the stream is synchronized before returning.
-        unsafe { (self.api.hipMemcpyAsync)(device_ptr(dst), data.as_ptr().cast(), data.len(), HOST_TO_DEVICE, s) }.check("hipMemcpyAsync")?;
+        unsafe { self.api.memcpy_htod_async(dst.0, data.as_ptr(), data.len(), s) }?;
         self.synchronize(s)
     }
 
@@ -185,9 +172,8 @@ impl MemoryBackend for HipBackend {
         }
         let (s, dev) = self.stream_near(stream, src)?;
         // SAFETY: `out`'s heap buffer does not move when `out` moves into the completion
-        // below, which keeps it alive until the stream has reached the copy.
-        unsafe { (self.api.hipMemcpyAsync)(out.as_mut_ptr().cast(), device_ptr(src) as *const c_void, out.len(), DEVICE_TO_HOST, s) }
-            .check("hipMemcpyAsync")?;
+        // below, which keeps it alive, untouched, until the stream has reached the copy.
+        unsafe { self.api.memcpy_dtoh_async(out.as_mut_ptr(), src.0, out.len(), s) }?;
         self.when_reached(s, dev, Box::new(move |reached| done(reached.map(|()| out))))
     }
 
@@ -197,8 +183,7 @@ impl MemoryBackend for HipBackend {
         }
         let (s, _) = self.stream_near(stream, src)?;
         // SAFETY: `out` outlives the copy: the stream is synchronized before returning.
-        unsafe { (self.api.hipMemcpyAsync)(out.as_mut_ptr().cast(), device_ptr(src) as *const c_void, out.len(), DEVICE_TO_HOST, s) }
-            .check("hipMemcpyAsync")?;
+        unsafe { self.api.memcpy_dtoh_async(out.as_mut_ptr(), src.0, out.len(), s) }?;
         self.synchronize(s)
     }
 
@@ -207,9 +192,7 @@ impl MemoryBackend for HipBackend {
             return Ok(());
         }
         let (s, _) = self.stream_near(stream, dst)?;
-        // SAFETY: both ranges are device memory the session checked.
-        unsafe { (self.api.hipMemcpyAsync)(device_ptr(dst), device_ptr(src) as *const c_void, usize_of(len)?, DEVICE_TO_DEVICE, s) }
-            .check("hipMemcpyAsync")
+        Ok(self.api.memcpy_dtod_async(dst.0, src.0, usize_of(len)?, s)?)
     }
 
     fn memset(&self, stream: Option<StreamHandle>, dst: DevicePtr, pattern: MemsetPattern, count: u64) -> Result<(), BackendError> {
@@ -218,15 +201,11 @@ impl MemoryBackend for HipBackend {
         }
         let (s, _) = self.stream_near(stream, dst)?;
         let count = usize_of(count)?;
-        let d = device_ptr(dst);
-        match pattern {
-            // SAFETY: `count` bytes at `dst` are device memory the session checked.
-            MemsetPattern::U8(v) => unsafe { (self.api.hipMemsetAsync)(d, c_int::from(v), count, s) }.check("hipMemsetAsync"),
-            // SAFETY: `count` 16-bit elements at `dst`, likewise.
-            MemsetPattern::U16(v) => unsafe { (self.api.hipMemsetD16Async)(d, v, count, s) }.check("hipMemsetD16Async"),
-            // SAFETY: `count` 32-bit elements at `dst`, likewise.
-            MemsetPattern::U32(v) => unsafe { (self.api.hipMemsetD32Async)(d, v as c_int, count, s) }.check("hipMemsetD32Async"),
-        }
+        Ok(match pattern {
+            MemsetPattern::U8(v) => self.api.memset_async(device_ptr(dst), std::ffi::c_int::from(v), count, s),
+            MemsetPattern::U16(v) => self.api.memset_d16_async(dst.0, v, count, s),
+            MemsetPattern::U32(v) => self.api.memset_d32_async(dst.0, v, count, s),
+        }?)
     }
 
     fn memcpy_htod_2d(&self, stream: Option<StreamHandle>, dst: Pitched, width: u64, data: HostData) -> Result<(), BackendError> {
@@ -236,21 +215,10 @@ impl MemoryBackend for HipBackend {
         let height = data.len() as u64 / width;
         let (s, dev) = self.stream_near(stream, dst.ptr)?;
         let bytes = data.as_bytes();
+        let (dst_pitch, width, height) = (usize_of(dst.pitch)?, usize_of(width)?, usize_of(height)?);
         // SAFETY: `data` holds `height` packed rows and stays alive until the stream reaches
-        // the copy; the pitched rows are device memory the session checked.
-        unsafe {
-            (self.api.hipMemcpy2DAsync)(
-                device_ptr(dst.ptr),
-                usize_of(dst.pitch)?,
-                bytes.as_ptr().cast(),
-                usize_of(width)?,
-                usize_of(width)?,
-                usize_of(height)?,
-                HOST_TO_DEVICE,
-                s,
-            )
-        }
-        .check("hipMemcpy2DAsync")?;
+        // the copy.
+        unsafe { self.api.memcpy_2d_htod_async(dst.ptr.0, dst_pitch, bytes.as_ptr(), width, height, s) }?;
         if self.keep_until_reached(s, dev, data).is_err() {
             self.synchronize(s)?;
         }
@@ -265,21 +233,10 @@ impl MemoryBackend for HipBackend {
             return Ok(());
         }
         let (s, dev) = self.stream_near(stream, src.ptr)?;
+        let (src_pitch, width, height) = (usize_of(src.pitch)?, usize_of(rows.width)?, usize_of(rows.height)?);
         // SAFETY: `out` holds `height` packed rows and moves (without its heap buffer moving)
-        // into the completion, alive until the stream reaches the copy.
-        unsafe {
-            (self.api.hipMemcpy2DAsync)(
-                out.as_mut_ptr().cast(),
-                usize_of(rows.width)?,
-                device_ptr(src.ptr) as *const c_void,
-                usize_of(src.pitch)?,
-                usize_of(rows.width)?,
-                usize_of(rows.height)?,
-                DEVICE_TO_HOST,
-                s,
-            )
-        }
-        .check("hipMemcpy2DAsync")?;
+        // into the completion, alive and untouched until the stream reaches the copy.
+        unsafe { self.api.memcpy_2d_dtoh_async(out.as_mut_ptr(), src.ptr.0, src_pitch, width, height, s) }?;
         self.when_reached(s, dev, Box::new(move |reached| done(reached.map(|()| out))))
     }
 
@@ -288,20 +245,8 @@ impl MemoryBackend for HipBackend {
             return Ok(());
         }
         let (s, _) = self.stream_near(stream, dst.ptr)?;
-        // SAFETY: both pitched areas are device memory the session checked.
-        unsafe {
-            (self.api.hipMemcpy2DAsync)(
-                device_ptr(dst.ptr),
-                usize_of(dst.pitch)?,
-                device_ptr(src.ptr) as *const c_void,
-                usize_of(src.pitch)?,
-                usize_of(rows.width)?,
-                usize_of(rows.height)?,
-                DEVICE_TO_DEVICE,
-                s,
-            )
-        }
-        .check("hipMemcpy2DAsync")
+        let (dst_pitch, src_pitch) = (usize_of(dst.pitch)?, usize_of(src.pitch)?);
+        Ok(self.api.memcpy_2d_dtod_async(dst.ptr.0, dst_pitch, src.ptr.0, src_pitch, usize_of(rows.width)?, usize_of(rows.height)?, s)?)
     }
 
     fn memcpy_peer(
@@ -319,18 +264,7 @@ impl MemoryBackend for HipBackend {
             return Ok(());
         }
         let (s, _) = self.work_stream(stream, src_dev)?;
-        // SAFETY: both ranges are device memory of the named devices, checked by the session.
-        unsafe {
-            (self.api.hipMemcpyPeerAsync)(
-                device_ptr(dst),
-                self.ordinal(dst_dev)?,
-                device_ptr(src) as *const c_void,
-                self.ordinal(src_dev)?,
-                usize_of(len)?,
-                s,
-            )
-        }
-        .check("hipMemcpyPeerAsync")
+        Ok(self.api.memcpy_peer_async(dst.0, self.ordinal(dst_dev)?, src.0, self.ordinal(src_dev)?, usize_of(len)?, s)?)
     }
 
     fn malloc_async(&self, stream: Option<StreamHandle>, dev: DeviceIndex, size: u64) -> Result<DevicePtr, BackendError> {
@@ -339,13 +273,12 @@ impl MemoryBackend for HipBackend {
         }
         let bytes = usize::try_from(size).map_err(|_| BackendError::OutOfMemory(format!("{size} bytes exceed the address space")))?;
         let s = self.stream(stream, dev)?;
-        let mut ptr = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; a live stream of the current device.
-        unsafe { (self.api.hipMallocAsync)(&mut ptr, bytes, s) }.check("hipMallocAsync")?;
+        // A live stream of the current device.
+        let ptr = self.api.malloc_async(bytes, s)?;
         // The pool may hand out what another session freed: zeros first, in stream order.
         if let Err(e) = self.scrub_on(ptr, bytes, s) {
-            // SAFETY: the allocation just made on `s`, never handed out.
-            let _ = unsafe { (self.api.hipFreeAsync)(ptr, s) };
+            // The allocation just made on `s`, never handed out.
+            let _ = self.api.free_async(ptr, s);
             return Err(e);
         }
         lock(&self.allocations).insert(ptr as u64, (size, dev));
@@ -360,9 +293,9 @@ impl MemoryBackend for HipBackend {
             .remove(&ptr.0)
             .ok_or_else(|| BackendError::InvalidDevicePointer(format!("{ptr} is not a HIP allocation base")))?;
         let s = self.stream(stream, dev)?;
-        // SAFETY: a live allocation removed from the table above; the runtime frees it once
-        // the stream's earlier work is done.
-        unsafe { (self.api.hipFreeAsync)(device_ptr(ptr), s) }.check("hipFreeAsync")
+        // A live allocation removed from the table above; the runtime frees it once the
+        // stream's earlier work is done.
+        Ok(self.api.free_async(device_ptr(ptr), s)?)
     }
 
     fn set_pool_access(&self, owner: DeviceIndex, peer: DeviceIndex, access: PoolAccess) -> Result<PoolAccess, BackendError> {

@@ -6,14 +6,14 @@
 //! (`HIP_LAUNCH_PARAM_BUFFER_POINTER`), exactly as packed.
 
 use super::api::{Function, Module};
-use super::error::Check;
+use super::result::Bounded;
 use super::{layout, lock, HipBackend, Raw};
 use crate::backend::{
     BackendError, DeviceIndex, DevicePtr, FunctionAttribute, FunctionAttributes, FunctionHandle, KernelFunction, LaunchConfig, ModuleBackend,
     ModuleFormat, ModuleHandle, ParamLayout, StreamHandle,
 };
 use std::collections::HashMap;
-use std::ffi::{c_int, c_void, CString};
+use std::ffi::{c_int, CString};
 use std::sync::Arc;
 
 /// Most parameters read from one kernel (the protocol's limit).
@@ -32,11 +32,6 @@ mod attr {
     pub const MAX_DYNAMIC_SHARED_SIZE_BYTES: i32 = 8;
     pub const PREFERRED_SHARED_MEMORY_CARVEOUT: i32 = 9;
 }
-
-/// `HIP_LAUNCH_PARAM_BUFFER_POINTER`, `_SIZE`, `_END`: `extra`'s markers.
-pub(super) const LAUNCH_PARAM_BUFFER_POINTER: usize = 1;
-pub(super) const LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
-pub(super) const LAUNCH_PARAM_END: usize = 3;
 
 pub(super) struct ModuleEntry {
     raw: Raw<Module>,
@@ -63,10 +58,7 @@ pub(super) struct ModuleTables {
 
 impl HipBackend {
     fn func_attr(&self, f: Function, attribute: i32) -> Result<i32, BackendError> {
-        let mut v = 0;
-        // SAFETY: a live function; a valid out-pointer.
-        unsafe { (self.api.hipFuncGetAttribute)(&mut v, attribute, f) }.check("hipFuncGetAttribute")?;
-        Ok(v)
+        Ok(self.api.func_get_attribute(f, attribute)?)
     }
 
     fn attributes(&self, f: Function) -> Result<FunctionAttributes, BackendError> {
@@ -86,17 +78,13 @@ impl HipBackend {
 
     /// The kernel's parameters: from the runtime when it reports them, else from the image.
     fn param_layout(&self, f: Function, image: Option<&[u8]>, name: &str, arch: &str) -> Result<Vec<ParamLayout>, BackendError> {
-        let Some(report) = self.api.hipRemoteFunctionParamLayout else {
+        let Some(reported) = self.api.remote_function_param_layout(f, MAX_PARAMS) else {
             return layout::kernel_params(image.unwrap_or_default(), name, arch);
         };
-        let (mut offsets, mut sizes) = (vec![0u32; MAX_PARAMS], vec![0u32; MAX_PARAMS]);
-        let mut count = 0u32;
-        // SAFETY: a live function; both arrays hold MAX_PARAMS elements, as passed.
-        unsafe { report(f, &mut count, offsets.as_mut_ptr(), sizes.as_mut_ptr(), MAX_PARAMS as u32) }.check("hipRemoteFunctionParamLayout")?;
-        if count as usize > MAX_PARAMS {
-            return Err(BackendError::InvalidImage(format!("kernel '{name}' has {count} parameters (limit {MAX_PARAMS})")));
+        match reported? {
+            Bounded::Within(params) => Ok(params.into_iter().map(|(offset, size)| ParamLayout { offset, size }).collect()),
+            Bounded::TooMany(count) => Err(BackendError::InvalidImage(format!("kernel '{name}' has {count} parameters (limit {MAX_PARAMS})"))),
         }
-        Ok(offsets.iter().zip(&sizes).take(count as usize).map(|(&offset, &size)| ParamLayout { offset, size }).collect())
     }
 
     pub(super) fn function_entry<R>(&self, function: FunctionHandle, f: impl FnOnce(&FunctionEntry) -> R) -> Result<R, BackendError> {
@@ -118,10 +106,7 @@ impl ModuleBackend for HipBackend {
             )));
         }
         self.enter(dev)?;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: `image` is a complete image in memory for the duration of the call (the
-        // runtime copies what it keeps).
-        unsafe { (self.api.hipModuleLoadData)(&mut raw, image.as_ptr().cast()) }.check("hipModuleLoadData")?;
+        let raw = self.api.module_load_data(image)?;
         let image = Arc::from(image);
         let id = self.handle();
         lock(&self.modules).modules.insert(id, ModuleEntry { raw: Raw(raw), device: dev, functions: HashMap::new(), globals: Vec::new(), image });
@@ -145,10 +130,9 @@ impl ModuleBackend for HipBackend {
         }
         self.enter(entry.device)?;
         // Launches already queued must finish before their code goes away.
-        // SAFETY: no arguments; the device is current.
-        unsafe { (self.api.hipDeviceSynchronize)() }.check("hipDeviceSynchronize")?;
-        // SAFETY: removed from the tables; unloaded once.
-        unsafe { (self.api.hipModuleUnload)(entry.raw.0) }.check("hipModuleUnload")
+        self.api.device_synchronize()?;
+        // Removed from the tables; unloaded once.
+        Ok(self.api.module_unload(entry.raw.0)?)
     }
 
     fn module_function(&self, module: ModuleHandle, name: &str) -> Result<KernelFunction, BackendError> {
@@ -166,9 +150,7 @@ impl ModuleBackend for HipBackend {
         }
         self.enter(device)?;
         let cname = CString::new(name).map_err(|_| BackendError::InvalidValue("NUL in kernel name".into()))?;
-        let mut f = std::ptr::null_mut();
-        // SAFETY: a live module; a NUL-terminated name.
-        unsafe { (self.api.hipModuleGetFunction)(&mut f, raw.0, cname.as_ptr()) }.check("hipModuleGetFunction").map_err(|e| match e {
+        let f = self.api.module_get_function(raw.0, &cname).map_err(|e| match BackendError::from(e) {
             BackendError::NotFound(m) => BackendError::NotFound(format!("kernel '{name}': {m}")),
             other => other,
         })?;
@@ -192,14 +174,12 @@ impl ModuleBackend for HipBackend {
         };
         self.enter(device)?;
         let cname = CString::new(name).map_err(|_| BackendError::InvalidValue("NUL in symbol name".into()))?;
-        let (mut ptr, mut size) = (std::ptr::null_mut::<c_void>(), 0usize);
-        // SAFETY: a live module; valid out-pointers.
-        unsafe { (self.api.hipModuleGetGlobal)(&mut ptr, &mut size, raw.0, cname.as_ptr()) }.check("hipModuleGetGlobal")?;
-        lock(&self.globals).insert(ptr as u64, (size as u64, device));
+        let (ptr, size) = self.api.module_get_global(raw.0, &cname)?;
+        lock(&self.globals).insert(ptr, (size as u64, device));
         if let Some(m) = lock(&self.modules).modules.get_mut(&module.as_raw()) {
-            m.globals.push(ptr as u64);
+            m.globals.push(ptr);
         }
-        Ok((DevicePtr(ptr as u64), size as u64))
+        Ok((DevicePtr(ptr), size as u64))
     }
 
     fn function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes, BackendError> {
@@ -215,8 +195,7 @@ impl ModuleBackend for HipBackend {
             FunctionAttribute::MaxDynamicSharedSize => attr::MAX_DYNAMIC_SHARED_SIZE_BYTES,
             FunctionAttribute::PreferredSharedCarveout => attr::PREFERRED_SHARED_MEMORY_CARVEOUT,
         };
-        // SAFETY: a live function of the current device.
-        unsafe { (self.api.hipFuncSetAttribute)(f.0 as *const c_void, number, value) }.check("hipFuncSetAttribute")?;
+        self.api.func_set_attribute(f.0, number, value)?;
         if let Some(e) = lock(&self.modules).functions.get_mut(&function.as_raw()) {
             match attribute {
                 FunctionAttribute::MaxDynamicSharedSize => e.attributes.max_dynamic_shared_size = value,
@@ -235,22 +214,7 @@ impl ModuleBackend for HipBackend {
             return Err(BackendError::InvalidConfiguration(format!("grid {:?} / block {:?} has a zero dimension", config.grid, config.block)));
         }
         let (s, _) = self.work_stream(stream, device)?;
-        let mut size = args.len();
-        let mut extra: [*mut c_void; 5] = [
-            LAUNCH_PARAM_BUFFER_POINTER as *mut c_void,
-            // The runtime only reads the blob (HIP's `extra` array is not const-qualified).
-            args.as_ptr().cast_mut().cast(),
-            LAUNCH_PARAM_BUFFER_SIZE as *mut c_void,
-            (&mut size as *mut usize).cast(),
-            LAUNCH_PARAM_END as *mut c_void,
-        ];
-        let [gx, gy, gz] = config.grid;
-        let [bx, by, bz] = config.block;
-        // SAFETY: a live function of the current device; `extra` describes a buffer that
-        // outlives the call (the runtime copies the arguments at launch).
-        let launched =
-            unsafe { (self.api.hipModuleLaunchKernel)(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, std::ptr::null_mut(), extra.as_mut_ptr()) }
-                .check("hipModuleLaunchKernel");
+        let launched = self.api.module_launch_kernel(f.0, &config, s, args).map_err(BackendError::from);
         if launched.is_ok() && self.launch_watch.enabled() {
             self.watch_launch(s, device);
         }
@@ -265,48 +229,22 @@ impl ModuleBackend for HipBackend {
             let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
             (m.device, Arc::clone(&m.image))
         };
-        let missing = || BackendError::NotSupported("the HIP runtime has no hipLibrary* functions (ROCm 7 has them)".into());
-        let (load, unload, count, enumerate, name_of) = (
-            self.api.hipLibraryLoadData.ok_or_else(missing)?,
-            self.api.hipLibraryUnload.ok_or_else(missing)?,
-            self.api.hipLibraryGetKernelCount.ok_or_else(missing)?,
-            self.api.hipLibraryEnumerateKernels.ok_or_else(missing)?,
-            self.api.hipKernelGetName.ok_or_else(missing)?,
-        );
+        let api = &self.api;
+        let has_library = api.hipLibraryLoadData.is_some()
+            && api.hipLibraryUnload.is_some()
+            && api.hipLibraryGetKernelCount.is_some()
+            && api.hipLibraryEnumerateKernels.is_some()
+            && api.hipKernelGetName.is_some();
+        if !has_library {
+            return Err(BackendError::NotSupported("the HIP runtime has no hipLibrary* functions (ROCm 7 has them)".into()));
+        }
         self.enter(device)?;
-        let mut library = std::ptr::null_mut();
-        let (no_options, no_values) = (std::ptr::null_mut(), std::ptr::null_mut());
-        // SAFETY: the image is complete in memory for the call; no options are passed.
-        unsafe { load(&mut library, image.as_ptr().cast(), no_options, no_values, 0, no_options, no_values, 0) }.check("hipLibraryLoadData")?;
-        let names = (|| {
-            let mut n = 0;
-            // SAFETY: a live library; a valid out-pointer.
-            unsafe { count(&mut n, library) }.check("hipLibraryGetKernelCount")?;
-            if n as usize > proto_core::limits::MAX_LIST_ITEMS {
-                return Err(BackendError::NotSupported(format!("{n} kernels in one module")));
+        match api.library_kernel_names(&image, proto_core::limits::MAX_LIST_ITEMS)? {
+            Bounded::TooMany(n) => Err(BackendError::NotSupported(format!("{n} kernels in one module"))),
+            Bounded::Within(names) => {
+                names.into_iter().map(|name| name.ok_or_else(|| BackendError::Unknown("hipKernelGetName gave no name".into()))).collect()
             }
-            let mut kernels = vec![std::ptr::null_mut(); n as usize];
-            // SAFETY: the array holds `n` entries, as passed.
-            unsafe { enumerate(kernels.as_mut_ptr(), n, library) }.check("hipLibraryEnumerateKernels")?;
-            kernels
-                .into_iter()
-                .map(|k| {
-                    let mut name = std::ptr::null();
-                    // SAFETY: a kernel of the live library; a valid out-pointer.
-                    unsafe { name_of(&mut name, k) }.check("hipKernelGetName")?;
-                    if name.is_null() {
-                        return Err(BackendError::Unknown("hipKernelGetName gave no name".into()));
-                    }
-                    // SAFETY: a NUL-terminated name owned by the library, copied before it is unloaded.
-                    Ok(unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().into_owned())
-                })
-                .collect::<Result<Vec<_>, _>>()
-        })();
-        // SAFETY: the library loaded above, used by nothing else.
-        let unloaded = unsafe { unload(library) }.check("hipLibraryUnload");
-        let names = names?;
-        unloaded?;
-        Ok(names)
+        }
     }
 
     fn launch_cooperative(
@@ -316,10 +254,9 @@ impl ModuleBackend for HipBackend {
         config: LaunchConfig,
         mut args: Vec<u8>,
     ) -> Result<(), BackendError> {
-        let launch = self
-            .api
-            .hipModuleLaunchCooperativeKernel
-            .ok_or_else(|| BackendError::NotSupported("the HIP runtime has no hipModuleLaunchCooperativeKernel".into()))?;
+        if self.api.hipModuleLaunchCooperativeKernel.is_none() {
+            return Err(BackendError::NotSupported("the HIP runtime has no hipModuleLaunchCooperativeKernel".into()));
+        }
         let (f, device, params) = self.function_entry(function, |e| (e.raw, e.device, e.params.clone()))?;
         if (args.len() as u64) < crate::backend::args_len(&params) {
             return Err(BackendError::InvalidValue(format!("kernel arguments are {} bytes; the kernel's parameters need more", args.len())));
@@ -327,14 +264,7 @@ impl ModuleBackend for HipBackend {
         let (s, _) = self.work_stream(stream, device)?;
         // The cooperative entry point takes kernelParams only: one pointer per parameter,
         // into the packed blob.
-        let base = args.as_mut_ptr();
-        // SAFETY: every offset lies inside the blob (its length was checked above).
-        let mut pointers: Vec<*mut c_void> = params.iter().map(|p| unsafe { base.add(p.offset as usize) }.cast()).collect();
-        let [gx, gy, gz] = config.grid;
-        let [bx, by, bz] = config.block;
-        // SAFETY: a live function of the current device; each pointer addresses its
-        // parameter's bytes in `args`, which outlives the call (the runtime copies them).
-        unsafe { launch(f.0, gx, gy, gz, bx, by, bz, config.shared_mem, s, pointers.as_mut_ptr()) }.check("hipModuleLaunchCooperativeKernel")
+        Ok(self.api.module_launch_cooperative_kernel(f.0, &config, s, &mut args, &params)?)
     }
 
     fn cooperative_max_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u64, BackendError> {
@@ -346,22 +276,16 @@ impl ModuleBackend for HipBackend {
     fn occupancy_max_active_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError> {
         let (f, device) = self.function_entry(function, |e| (e.raw, e.device))?;
         self.enter(device)?;
-        let mut n = 0;
         let block = c_int::try_from(block_size).map_err(|_| BackendError::InvalidValue(format!("block size {block_size}")))?;
-        // SAFETY: a live function; a valid out-pointer.
-        unsafe { (self.api.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor)(&mut n, f.0, block, dynamic_shared as usize) }
-            .check("hipModuleOccupancyMaxActiveBlocksPerMultiprocessor")?;
+        let n = self.api.occupancy_max_active_blocks(f.0, block, dynamic_shared as usize)?;
         Ok(n.max(0) as u32)
     }
 
     fn occupancy_max_potential_block_size(&self, function: FunctionHandle, dynamic_shared: u64, limit: u32) -> Result<(u32, u32), BackendError> {
         let (f, device) = self.function_entry(function, |e| (e.raw, e.device))?;
         self.enter(device)?;
-        let (mut grid, mut block) = (0, 0);
         let limit = c_int::try_from(limit).unwrap_or(c_int::MAX);
-        // SAFETY: a live function; valid out-pointers.
-        unsafe { (self.api.hipModuleOccupancyMaxPotentialBlockSize)(&mut grid, &mut block, f.0, dynamic_shared as usize, limit) }
-            .check("hipModuleOccupancyMaxPotentialBlockSize")?;
+        let (grid, block) = self.api.occupancy_max_potential_block_size(f.0, dynamic_shared as usize, limit)?;
         Ok((grid.max(0) as u32, block.max(0) as u32))
     }
 }

@@ -2,22 +2,10 @@
 //! device's `gcnArchName` (`--offload-arch=` added unless the client chose one). The result
 //! is a code object `hipModuleLoadData` accepts.
 
-use super::api::{Program, RtcApi};
-use super::error::Check;
+use super::result::RtcProgram;
 use super::HipBackend;
 use crate::backend::{BackendError, DeviceIndex, LinkInput, RtcBackend, RtcOutput, RtcRequest, FALLBACK_HEADERS};
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
-
-fn rtc(call: &str, result: c_int) -> Result<(), BackendError> {
-    match result {
-        0 => Ok(()),
-        code => {
-            let name =
-                proto_core::hip_error::rtc_name(code).map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| format!("hiprtcResult {code}"));
-            Err(BackendError::Unknown(format!("{call}: {name}")))
-        }
-    }
-}
+use std::ffi::{c_int, CString};
 
 fn cstring(s: &str) -> Result<CString, BackendError> {
     CString::new(s).map_err(|_| BackendError::InvalidValue("NUL in compile input".into()))
@@ -42,43 +30,24 @@ fn options_for(options: &[&str], arch: &str) -> Vec<String> {
     out
 }
 
-/// Compiles on a created program; the caller destroys it.
-fn compile(api: &RtcApi, prog: Program, request: &RtcRequest<'_>, arch: &str) -> Result<RtcOutput, BackendError> {
+/// Compiles on a created program.
+fn compile(prog: &RtcProgram<'_>, request: &RtcRequest<'_>, arch: &str) -> Result<RtcOutput, BackendError> {
     let exprs: Vec<CString> = request.name_expressions.iter().map(|e| cstring(e)).collect::<Result<_, _>>()?;
     for e in &exprs {
-        // SAFETY: a live program, a NUL-terminated expression.
-        rtc("hiprtcAddNameExpression", unsafe { (api.hiprtcAddNameExpression)(prog, e.as_ptr()) })?;
+        prog.add_name_expression(e)?;
     }
     let options: Vec<CString> = options_for(&request.options, arch).iter().map(|o| cstring(o)).collect::<Result<_, _>>()?;
-    let option_ptrs: Vec<*const c_char> = options.iter().map(|o| o.as_ptr()).collect();
-    // SAFETY: a live program; the option strings outlive the call.
-    let compiled = unsafe { (api.hiprtcCompileProgram)(prog, option_ptrs.len() as c_int, option_ptrs.as_ptr()) };
-    let mut log_len = 0usize;
-    // SAFETY: a live program, a valid out-pointer.
-    rtc("hiprtcGetProgramLogSize", unsafe { (api.hiprtcGetProgramLogSize)(prog, &mut log_len) })?;
-    let mut log = vec![0u8; log_len.max(1)];
-    // SAFETY: a buffer of the size hiprtc reported.
-    rtc("hiprtcGetProgramLog", unsafe { (api.hiprtcGetProgramLog)(prog, log.as_mut_ptr().cast()) })?;
+    let compiled = prog.compile(&options);
+    let log = prog.log()?;
     let log = String::from_utf8_lossy(&log).trim_end_matches('\0').to_string();
-    if compiled != 0 {
+    if compiled.is_err() {
         return Ok(RtcOutput { success: false, log, ..Default::default() });
     }
-    let mut code_len = 0usize;
-    // SAFETY: a compiled program, a valid out-pointer.
-    rtc("hiprtcGetCodeSize", unsafe { (api.hiprtcGetCodeSize)(prog, &mut code_len) })?;
-    let mut code = vec![0u8; code_len];
-    // SAFETY: a buffer of the size hiprtc reported.
-    rtc("hiprtcGetCode", unsafe { (api.hiprtcGetCode)(prog, code.as_mut_ptr().cast()) })?;
+    let code = prog.code()?;
     let mut lowered_names = Vec::new();
     for e in &exprs {
-        let mut lowered: *const c_char = std::ptr::null();
-        // SAFETY: a compiled program; the expression was added before compiling.
-        rtc("hiprtcGetLoweredName", unsafe { (api.hiprtcGetLoweredName)(prog, e.as_ptr(), &mut lowered) })?;
-        if lowered.is_null() {
-            return Err(BackendError::Unknown(format!("hiprtcGetLoweredName gave no name for {e:?}")));
-        }
-        // SAFETY: a NUL-terminated string owned by the program (alive here).
-        lowered_names.push(unsafe { CStr::from_ptr(lowered) }.to_string_lossy().into_owned());
+        let lowered = prog.lowered_name(e)?.ok_or_else(|| BackendError::Unknown(format!("hiprtcGetLoweredName gave no name for {e:?}")))?;
+        lowered_names.push(lowered);
     }
     Ok(RtcOutput { success: true, log, code, lowered_names })
 }
@@ -88,59 +57,32 @@ impl RtcBackend for HipBackend {
     /// every `hipJitInputType` it takes: LLVM bitcode from hiprtc's `-fgpu-rdc`, objects…);
     /// its error log goes into the result's log.
     fn rtc_link(&self, dev: DeviceIndex, inputs: &[LinkInput<'_>]) -> Result<RtcOutput, BackendError> {
-        let missing = || BackendError::NotSupported("the HIP runtime has no hipLink* functions".into());
-        let (create, add, complete, destroy) = (
-            self.api.hipLinkCreate.ok_or_else(missing)?,
-            self.api.hipLinkAddData.ok_or_else(missing)?,
-            self.api.hipLinkComplete.ok_or_else(missing)?,
-            self.api.hipLinkDestroy.ok_or_else(missing)?,
-        );
+        let api = &self.api;
+        if api.hipLinkCreate.is_none() || api.hipLinkAddData.is_none() || api.hipLinkComplete.is_none() || api.hipLinkDestroy.is_none() {
+            return Err(BackendError::NotSupported("the HIP runtime has no hipLink* functions".into()));
+        }
         self.enter(dev)?;
-        let mut error_log = vec![0u8; LINK_LOG_LEN];
-        // hipJitOptionErrorLogBuffer, hipJitOptionErrorLogBufferSizeBytes.
-        let mut options: [c_int; 2] = [5, 6];
-        let mut values: [*mut c_void; 2] = [error_log.as_mut_ptr().cast(), LINK_LOG_LEN as *mut c_void];
-        let mut state = std::ptr::null_mut();
-        // SAFETY: two options with their values; the log buffer outlives the link state.
-        unsafe { create(2, options.as_mut_ptr(), values.as_mut_ptr(), &mut state) }.check("hipLinkCreate")?;
+        let mut state = api.link_create(LINK_LOG_LEN)?;
         let mut log = String::new();
         let mut linked = None;
         let mut added_all = true;
         for input in inputs {
             let name = CString::new(input.name).unwrap_or_default();
-            // SAFETY: a live link state; the data is valid for its length during the call.
-            let r = unsafe {
-                add(
-                    state,
-                    input.kind as c_int,
-                    input.data.as_ptr() as *mut c_void,
-                    input.data.len(),
-                    name.as_ptr(),
-                    0,
-                    std::ptr::null_mut(),
-                    std::ptr::null_mut(),
-                )
-            };
-            if let Err(e) = r.check("hipLinkAddData") {
-                log.push_str(&format!("hip-remote: input `{}`: {e}\n", input.name));
+            if let Err(e) = state.add_data(input.kind as c_int, input.data, &name) {
+                log.push_str(&format!("hip-remote: input `{}`: {}\n", input.name, BackendError::from(e)));
                 added_all = false;
                 break;
             }
         }
         if added_all {
-            let (mut image, mut size) = (std::ptr::null_mut(), 0usize);
-            // SAFETY: a live link state; valid out-pointers; the image belongs to the state.
-            match unsafe { complete(state, &mut image, &mut size) }.check("hipLinkComplete") {
-                // SAFETY: the runtime's image of `size` bytes, copied before the state is destroyed.
-                Ok(()) if !image.is_null() => linked = Some(unsafe { std::slice::from_raw_parts(image as *const u8, size) }.to_vec()),
-                Ok(()) => log.push_str("hip-remote: hipLinkComplete returned no image\n"),
-                Err(e) => log.push_str(&format!("hip-remote: {e}\n")),
+            match state.complete() {
+                Ok(Some(image)) => linked = Some(image),
+                Ok(None) => log.push_str("hip-remote: hipLinkComplete returned no image\n"),
+                Err(e) => log.push_str(&format!("hip-remote: {}\n", BackendError::from(e))),
             }
         }
-        // SAFETY: the state created above, destroyed once.
-        let _ = unsafe { destroy(state) };
-        let end = error_log.iter().position(|&b| b == 0).unwrap_or(error_log.len());
-        log.push_str(&String::from_utf8_lossy(&error_log[..end]));
+        log.push_str(&state.error_log());
+        drop(state);
         Ok(match linked {
             Some(code) => RtcOutput { success: true, log, code, lowered_names: Vec::new() },
             None => RtcOutput { success: false, log, code: Vec::new(), lowered_names: Vec::new() },
@@ -160,17 +102,8 @@ impl RtcBackend for HipBackend {
         let headers: Vec<(&str, &str)> = request.headers.iter().copied().chain(fallbacks.copied()).collect();
         let header_sources: Vec<CString> = headers.iter().map(|(_, s)| cstring(s)).collect::<Result<_, _>>()?;
         let header_names: Vec<CString> = headers.iter().map(|(n, _)| cstring(n)).collect::<Result<_, _>>()?;
-        let source_ptrs: Vec<*const c_char> = header_sources.iter().map(|s| s.as_ptr()).collect();
-        let name_ptrs: Vec<*const c_char> = header_names.iter().map(|s| s.as_ptr()).collect();
-        let mut prog: Program = std::ptr::null_mut();
-        // SAFETY: every string outlives the call; the counts match the arrays.
-        rtc("hiprtcCreateProgram", unsafe {
-            (api.hiprtcCreateProgram)(&mut prog, source.as_ptr(), name.as_ptr(), source_ptrs.len() as c_int, source_ptrs.as_ptr(), name_ptrs.as_ptr())
-        })?;
-        let result = compile(api, prog, request, &arch);
-        // SAFETY: created above; destroyed once.
-        let _ = unsafe { (api.hiprtcDestroyProgram)(&mut prog) };
-        result
+        let prog = api.create_program(&source, &name, &header_sources, &header_names)?;
+        compile(&prog, request, &arch)
     }
 }
 
