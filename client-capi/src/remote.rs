@@ -490,6 +490,15 @@ pub fn published_if_known(device: u32) -> Option<&'static Published> {
     Some(&r.slots[index].published)
 }
 
+/// What the session of the worker that issued handle `id` publishes (a graph's host copies):
+/// with several workers, the worker its tag names, else the worker this call goes to.
+pub fn published_for_handle(id: u64) -> &'static Published {
+    if worker_count() == 1 {
+        return published(0);
+    }
+    device_of_handle(id).and_then(published_if_known).unwrap_or_else(|| published(routed_worker().unwrap_or(0)))
+}
+
 /// What every worker's session publishes, in the list's order.
 pub fn every_published() -> impl Iterator<Item = &'static Published> {
     remote().slots.iter().map(|s| &*s.published)
