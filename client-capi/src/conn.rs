@@ -544,6 +544,12 @@ impl Conn {
         self.session.client_memory()
     }
 
+    /// Keeps the session's state that is read without the connection in `published` (see
+    /// [`client_core::ClientSession::publish_to`]): the owner made it before the connection.
+    pub fn publish_to(&mut self, published: std::sync::Arc<client_core::published::Published>) {
+        self.session.publish_to(published);
+    }
+
     /// Stream captures begun on this session and not ended.
     pub fn captures(&self) -> &client_core::capture::CaptureCount {
         self.session.captures()

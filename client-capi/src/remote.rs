@@ -7,7 +7,7 @@
 use crate::abi::HipError;
 use crate::config::ClientConfig;
 use crate::conn::Conn;
-use client_core::capture::CaptureCount;
+use client_core::published::Published;
 use client_core::CallError;
 use proto_core::limits::MAX_CLIENT_DEVICES;
 use proto_core::{wire, Calls};
@@ -87,9 +87,16 @@ struct Slot {
     /// The configuration with `worker` set to this worker's address.
     config: ClientConfig,
     state: Mutex<State>,
-    /// The session's count of running captures, read without the connection's lock (set
-    /// when the connection opens).
-    captures: OnceLock<CaptureCount>,
+    /// The state its session publishes (device properties and flags, known device memory,
+    /// running captures...), read without the connection's lock: made with the slot, handed
+    /// to the session when the connection opens.
+    published: Arc<Published>,
+}
+
+impl Slot {
+    fn new(config: ClientConfig, state: State) -> Self {
+        Self { config, state: Mutex::new(state), published: Published::new_shared() }
+    }
 }
 
 /// Where one worker's devices sit in the client's device list.
@@ -108,6 +115,8 @@ struct Remote {
     /// Each worker's devices in the list: learnt once, when the first call needs a worker of
     /// a list of several (every worker is opened then, in order; numbering never shifts).
     spans: OnceLock<Result<Vec<Span>, CallError>>,
+    /// The whole list's device count, once a call learnt it (fixed for the process).
+    device_count: OnceLock<u32>,
 }
 
 fn remote() -> &'static Remote {
@@ -117,11 +126,7 @@ fn remote() -> &'static Remote {
             let error = CallError::new(HipError::NOT_INITIALIZED, message);
             eprintln!("hip-remote: {}", error.message);
             open_host_memory(None);
-            Remote {
-                slots: vec![Slot { config: config.clone(), state: Mutex::new(State::Failed(error)), captures: OnceLock::new() }],
-                config,
-                spans: OnceLock::new(),
-            }
+            Remote { slots: vec![Slot::new(config.clone(), State::Failed(error))], config, spans: OnceLock::new(), device_count: OnceLock::new() }
         };
         let config = match ClientConfig::from_env() {
             Ok(config) => config,
@@ -129,15 +134,8 @@ fn remote() -> &'static Remote {
         };
         match config.resolve_workers(&crate::config::system_resolver) {
             Ok(addresses) => {
-                let slots = addresses
-                    .into_iter()
-                    .map(|worker| Slot {
-                        config: ClientConfig { worker, ..config.clone() },
-                        state: Mutex::new(State::Unopened),
-                        captures: OnceLock::new(),
-                    })
-                    .collect();
-                Remote { config, slots, spans: OnceLock::new() }
+                let slots = addresses.into_iter().map(|worker| Slot::new(ClientConfig { worker, ..config.clone() }, State::Unopened)).collect();
+                Remote { config, slots, spans: OnceLock::new(), device_count: OnceLock::new() }
             }
             Err(e) => refused(format!("HIP_REMOTE_WORKER: {e}; no HIP call will run"), config),
         }
@@ -309,6 +307,16 @@ fn learn_spans(r: &'static Remote) -> Result<Vec<Span>, CallError> {
     Ok(spans)
 }
 
+/// The device count learnt so far ([`keep_device_count`]).
+pub fn known_device_count() -> Option<u32> {
+    remote().device_count.get().copied()
+}
+
+/// Keeps the list's device count `n` for the process (the first one kept wins); answers it.
+pub fn keep_device_count(n: u32) -> u32 {
+    *remote().device_count.get_or_init(|| n)
+}
+
 /// The total device count: the one worker's, or the sum over the list.
 pub fn device_count() -> Result<u32, CallError> {
     if worker_count() == 1 {
@@ -408,13 +416,13 @@ fn with_slot<R>(r: &'static Remote, index: usize, f: impl FnOnce(&mut Conn) -> R
     let mut state = slot.state.lock().unwrap_or_else(|p| p.into_inner());
     if let State::Unopened = *state {
         *state = match Conn::open(&slot.config) {
-            Ok(conn) => {
+            Ok(mut conn) => {
+                conn.publish_to(slot.published.clone());
                 // Pinned host memory is announced to the first worker's transport only (an
                 // optimisation of RDMA registration; other workers copy as without one).
                 if index == 0 {
                     open_host_memory(conn.memory_registry());
                 }
-                let _ = slot.captures.set(conn.captures().clone());
                 State::Open(Box::new(conn))
             }
             Err(e) => {
@@ -454,7 +462,46 @@ fn with_slot<R>(r: &'static Remote, index: usize, f: impl FnOnce(&mut Conn) -> R
 /// forbids during capture ask the worker only then. Takes no lock (the copy and callback
 /// paths ask).
 pub fn captures_active() -> bool {
-    remote().slots.iter().any(|s| s.captures.get().is_some_and(CaptureCount::any))
+    remote().slots.iter().any(|s| s.published.captures().any())
+}
+
+/// What the session of worker `index` publishes (device state, known memory), read without
+/// its connection's lock, opened or not (empty until it opens; worker 0's for an index past
+/// the list, which only a refused environment's single slot meets).
+pub fn published(index: usize) -> &'static Published {
+    let r = remote();
+    &r.slots.get(index).unwrap_or(&r.slots[0]).published
+}
+
+/// What the session serving `device` publishes: [`published`] of [`worker_of_device`].
+pub fn published_for_device(device: u32) -> Result<&'static Published, CallError> {
+    Ok(published(worker_of_device(device)?))
+}
+
+/// What the session serving `device` publishes, if the device list is known already (never
+/// opens a connection: for lookups, where an unknown list means nothing was recorded).
+pub fn published_if_known(device: u32) -> Option<&'static Published> {
+    let r = remote();
+    if r.slots.len() == 1 {
+        return Some(&r.slots[0].published);
+    }
+    let spans = r.spans.get()?.as_ref().ok()?;
+    let index = spans.iter().position(|s| device >= s.base && device - s.base < s.count)?;
+    Some(&r.slots[index].published)
+}
+
+/// What the session of the worker that issued handle `id` publishes (a graph's host copies):
+/// with several workers, the worker its tag names, else the worker this call goes to.
+pub fn published_for_handle(id: u64) -> &'static Published {
+    if worker_count() == 1 {
+        return published(0);
+    }
+    device_of_handle(id).and_then(published_if_known).unwrap_or_else(|| published(routed_worker().unwrap_or(0)))
+}
+
+/// What every worker's session publishes, in the list's order.
+pub fn every_published() -> impl Iterator<Item = &'static Published> {
+    remote().slots.iter().map(|s| &*s.published)
 }
 
 /// Whether a connection has been opened (used by calls that must not connect, e.g. at exit).

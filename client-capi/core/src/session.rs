@@ -7,12 +7,14 @@ use crate::client_memory::ClientMemory;
 use crate::error::{status_to_hip, CallError, HipError, LOST};
 use crate::liveness::{Expired, Timers};
 use crate::managed::ManagedMirrors;
+use crate::published::Published;
 use crate::resume::Retention;
 use crate::streams::StreamTable;
 use crate::welcome::WelcomeInfo;
 use proto_core::wire::{self, features, ErrorReply};
 use proto_core::{calls, Call, Flags, FrameHeader, Message, Opcode, Request, Status};
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The error the application sees when a broken connection could not be resumed (the
@@ -129,8 +131,9 @@ pub struct ClientSession {
     client_memory: ClientMemory,
     /// Managed and device-visible host memory mirrored in the application's process.
     managed: ManagedMirrors,
-    /// Stream captures begun and not ended.
-    captures: CaptureCount,
+    /// What readers that must not wait for the connection see: the count of running
+    /// captures, device properties and flags, known device memory, graph host copies.
+    published: Arc<Published>,
     /// Dependency arrays handed to the application by capture queries.
     dependency_arrays: DependencyArrays,
     /// Stream attributes the worker does not hold.
@@ -166,7 +169,7 @@ impl ClientSession {
             client_handles: ClientHandles::default(),
             client_memory: ClientMemory::default(),
             managed: ManagedMirrors::default(),
-            captures: CaptureCount::default(),
+            published: Published::new_shared(),
             dependency_arrays: DependencyArrays::default(),
             streams: StreamTable::default(),
             welcome: WelcomeInfo::default(),
@@ -498,7 +501,19 @@ impl ClientSession {
 
     /// Stream captures begun and not ended (a clone reads the count without the session).
     pub fn captures(&self) -> &CaptureCount {
-        &self.captures
+        self.published.captures()
+    }
+
+    /// The state readers see without the session (a clone of the `Arc` reads it).
+    pub fn published(&self) -> &Arc<Published> {
+        &self.published
+    }
+
+    /// Keeps the [`Published`] state in `published` from now on, which the driver's owner
+    /// made before the session existed and reads without it. Call it before the session's
+    /// first call: what the session published until then is dropped.
+    pub fn publish_to(&mut self, published: Arc<Published>) {
+        self.published = published;
     }
 
     /// Dependency arrays handed to the application by capture queries.

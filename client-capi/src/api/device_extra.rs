@@ -7,13 +7,11 @@
 use crate::abi::*;
 use crate::boundary::take_last_command_result;
 use crate::remote::with_conn;
-use crate::state::devices::{check_device, current_device, device_count, device_flags, properties};
+use crate::state::devices::{check_device, current_device, device_count, properties, schedule_flag, set_schedule_flag};
 use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
-use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_uint};
-use std::sync::{Mutex, OnceLock};
 
 /// `hipDeviceAttributeMaxTexture1DLinear`.
 const ATTR_MAX_TEXTURE_1D_LINEAR: u32 = 41;
@@ -25,11 +23,11 @@ fn invalid(why: impl Into<String>) -> CallError {
     CallError::new(HipError::INVALID_VALUE, why)
 }
 
-/// An attribute the cached properties do not carry, asked of the worker once per device.
+/// An attribute the cached properties do not carry, asked of the worker once per device (kept
+/// by the session of the device's worker, read without its connection's lock).
 pub(crate) fn remote_attribute(device: u32, attr: hipDeviceAttribute_t) -> Result<c_int, CallError> {
-    static CACHE: OnceLock<Mutex<HashMap<(u32, u32), i64>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let cached = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&(device, attr)).copied();
+    let published = crate::remote::published_for_device(device)?;
+    let cached = published.devices().attribute(device, attr);
     let value = match cached {
         Some(v) => v,
         None => {
@@ -37,7 +35,7 @@ pub(crate) fn remote_attribute(device: u32, attr: hipDeviceAttribute_t) -> Resul
             if !reply.known {
                 return Err(invalid(format!("device attribute {attr} is not reported by device {device}")));
             }
-            cache.lock().unwrap_or_else(|p| p.into_inner()).insert((device, attr), reply.value);
+            published.devices().remember_attribute(device, attr, reply.value);
             reply.value
         }
     };
@@ -115,7 +113,7 @@ pub unsafe extern "C" fn hipGetDeviceFlags(flags: *mut c_uint) -> hipError_t {
     hip_boundary!("hipGetDeviceFlags", {
         non_null!(flags);
         let device = current_device();
-        let value = device_flags().lock().unwrap_or_else(|p| p.into_inner()).get(&device).copied().unwrap_or(hipDeviceScheduleSpin);
+        let value = schedule_flag(device);
         try_out!(flags, value);
         Ok(())
     })
@@ -136,7 +134,7 @@ pub extern "C" fn hipSetDeviceFlags(flags: c_uint) -> hipError_t {
         if flags & !(hipDeviceScheduleMask | hipDeviceMapHost | hipDeviceLmemResizeToMax) != 0 {
             return Err(invalid(format!("device flags {flags:#x} include undefined bits")));
         }
-        device_flags().lock().unwrap_or_else(|p| p.into_inner()).insert(current_device(), schedule);
+        set_schedule_flag(current_device(), schedule)?;
         Ok(())
     })
 }

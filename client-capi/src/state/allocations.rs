@@ -1,7 +1,9 @@
 //! The client's record of memory: the device ranges it allocated or looked up (so
 //! `hipMemcpyDefault` and pointer queries can tell device from host addresses, as unified
-//! addressing does on a local GPU) and the pinned host allocations of this process
-//! (`hipHostMalloc`; the worker never sees them).
+//! addressing does on a local GPU), each in the book of its worker's session
+//! (`client_core::memory_book`, read without the connection's lock: the copy path asks), and
+//! the pinned host allocations of this process (`hipHostMalloc`; no worker sees them, and
+//! they are made before any connection opens, so they stay the process's).
 
 use client_core::CallError;
 use std::alloc::Layout;
@@ -10,36 +12,7 @@ use std::ffi::c_uint;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-/// What kind of memory a recorded range is (pointer attributes and `hipMemcpyDefault`
-/// answer from it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RangeKind {
-    /// `hipMalloc` and friends, module globals.
-    #[default]
-    Device,
-    /// Stream-ordered allocation from a memory pool (`hipMallocAsync`, `hipMallocFromPoolAsync`).
-    Pool,
-    /// A mapped range of a virtual memory reservation (`hipMemMap`).
-    Vmm,
-    /// Memory of another session opened through an IPC handle.
-    Ipc,
-    /// `hipMallocManaged`.
-    Managed,
-    /// Host memory the device can address (`hipHostRegister`, `hipHostMallocMapped`).
-    HostMapped,
-}
-
-/// A device range this client knows: its allocations and the module globals it looked up.
-#[derive(Debug, Clone, Copy)]
-pub struct DeviceRange {
-    pub size: u64,
-    pub device: u32,
-    /// `hipExtMallocWithFlags` kind (0 otherwise).
-    pub flags: u32,
-    /// Unique id (`HIP_POINTER_ATTRIBUTE_BUFFER_ID`).
-    pub id: u32,
-    pub kind: RangeKind,
-}
+pub use client_core::memory_book::{DeviceRange, RangeKind};
 
 /// A `hipHostMalloc` allocation of this process.
 #[derive(Debug, Clone, Copy)]
@@ -51,17 +24,13 @@ pub struct HostAllocation {
     pub id: u32,
 }
 
-fn device_allocs() -> &'static Mutex<BTreeMap<u64, DeviceRange>> {
-    static ALLOCS: OnceLock<Mutex<BTreeMap<u64, DeviceRange>>> = OnceLock::new();
-    ALLOCS.get_or_init(Default::default)
-}
-
 fn host_allocs() -> &'static Mutex<BTreeMap<usize, HostAllocation>> {
     static ALLOCS: OnceLock<Mutex<BTreeMap<usize, HostAllocation>>> = OnceLock::new();
     ALLOCS.get_or_init(Default::default)
 }
 
-/// A fresh buffer id (ROCm numbers its memory objects from 1).
+/// A fresh buffer id (ROCm numbers its memory objects from 1, once per process: two workers'
+/// allocations never share one).
 fn next_buffer_id() -> u32 {
     static NEXT: AtomicU32 = AtomicU32::new(1);
     NEXT.fetch_add(1, Ordering::Relaxed)
@@ -69,8 +38,8 @@ fn next_buffer_id() -> u32 {
 
 /// The device range containing `ptr`: its base and record.
 pub fn find_device_range(ptr: u64) -> Option<(u64, DeviceRange)> {
-    let allocs = device_allocs().lock().unwrap_or_else(|p| p.into_inner());
-    allocs.range(..=ptr).next_back().filter(|(base, r)| ptr - **base < r.size.max(1)).map(|(b, r)| (*b, *r))
+    // An address belongs to one worker's memory (`collides_with_other_worker`).
+    crate::remote::every_published().find_map(|p| p.memory().find(ptr))
 }
 
 /// The `hipHostMalloc` allocation containing `ptr`: its base and record.
@@ -101,10 +70,10 @@ pub fn collides_with_other_worker(ptr: u64, size: u64, device: u32) -> bool {
     if crate::remote::worker_count() == 1 {
         return false;
     }
-    let end = ptr.saturating_add(size.max(1));
-    let allocs = device_allocs().lock().unwrap_or_else(|p| p.into_inner());
-    let before = allocs.range(..ptr).next_back().filter(|(base, r)| base.saturating_add(r.size.max(1)) > ptr);
-    before.into_iter().chain(allocs.range(ptr..end)).any(|(_, r)| !crate::remote::same_worker(r.device, device).unwrap_or(false))
+    let Ok(own) = crate::remote::published_for_device(device) else {
+        return false;
+    };
+    crate::remote::every_published().filter(|p| !std::ptr::eq(*p, own)).any(|p| p.memory().overlaps(ptr, size))
 }
 
 /// Whether `ptr` lies inside one of this process's device allocations. Device-visible host
@@ -119,9 +88,12 @@ pub fn record_device_range(ptr: u64, size: u64, device: u32, flags: u32) {
 
 /// Records a range of a given [`RangeKind`] (pools, VMM mappings, IPC, managed, mapped host).
 pub fn record_range_of_kind(ptr: u64, size: u64, device: u32, flags: u32, kind: RangeKind) {
-    if ptr != 0 {
-        let range = DeviceRange { size, device, flags, id: next_buffer_id(), kind };
-        device_allocs().lock().unwrap_or_else(|p| p.into_inner()).insert(ptr, range);
+    if ptr == 0 {
+        return;
+    }
+    // The device was checked by the call that made the range (so its worker is known).
+    if let Ok(published) = crate::remote::published_for_device(device) {
+        published.memory().record(ptr, DeviceRange { size, device, flags, id: next_buffer_id(), kind });
     }
 }
 
@@ -134,13 +106,13 @@ pub fn note_device_range(ptr: u64, size: u64, device: u32) {
 /// Drops the client-side record of a device's allocations (after `hipDeviceReset`).
 pub fn forget_device_allocations(device: u32) -> Result<(), CallError> {
     super::managed::forget_device(device)?;
-    device_allocs().lock().unwrap_or_else(|p| p.into_inner()).retain(|_, r| r.device != device);
+    crate::remote::published_for_device(device)?.memory().forget_device(device);
     Ok(())
 }
 
 /// Drops the record of the device allocation at `ptr` (after it was freed).
 pub fn forget_device_range(ptr: u64) {
-    device_allocs().lock().unwrap_or_else(|p| p.into_inner()).remove(&ptr);
+    let _ = crate::remote::every_published().any(|p| p.memory().forget(ptr));
 }
 
 /// Records a `hipHostMalloc` allocation made with `layout`.
@@ -154,58 +126,38 @@ pub fn take_host_allocation(ptr: usize) -> Option<Layout> {
     host_allocs().lock().unwrap_or_else(|p| p.into_inner()).remove(&ptr).map(|h| h.layout)
 }
 
-/// Memory of a graph memory allocation node (`hipGraphAddMemAllocNode`, or `hipMallocAsync`
-/// captured into a graph), mirroring the worker's graph memory model: it stays allocated
-/// until `hipDeviceGraphMemTrim` releases it to the device, which it does once a free node
-/// frees it and the graph holding its allocation node is gone.
-#[derive(Debug, Clone, Copy)]
-struct GraphMemory {
-    graph: u64,
-    device: u32,
-    freed: bool,
-    alloc_node_gone: bool,
-}
-
-fn graph_memory() -> std::sync::MutexGuard<'static, BTreeMap<u64, GraphMemory>> {
-    static MEMORY: OnceLock<Mutex<BTreeMap<u64, GraphMemory>>> = OnceLock::new();
-    MEMORY.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Records `size` bytes at `ptr` made by an allocation node of `graph` on `device`.
+/// Records `size` bytes at `ptr` made by an allocation node of `graph` on `device` (graph
+/// memory, which `hipDeviceGraphMemTrim` releases: `client_core::memory_book`).
 pub fn record_graph_memory(ptr: u64, size: u64, device: u32, graph: u64) {
     record_device_range(ptr, size, device, 0);
-    graph_memory().insert(ptr, GraphMemory { graph, device, freed: false, alloc_node_gone: false });
+    if let Ok(published) = crate::remote::published_for_device(device) {
+        published.memory().record_graph_memory(ptr, device, graph);
+    }
 }
 
 /// Whether `ptr` is graph memory no free node frees yet.
 pub fn is_unfreed_graph_memory(ptr: u64) -> bool {
-    graph_memory().get(&ptr).is_some_and(|m| !m.freed)
+    crate::remote::every_published().any(|p| p.memory().is_unfreed_graph_memory(ptr))
 }
 
 /// A free node now frees the graph memory at `ptr`.
 pub fn graph_memory_freed(ptr: u64) {
-    if let Some(m) = graph_memory().get_mut(&ptr) {
-        m.freed = true;
-    }
+    crate::remote::every_published().for_each(|p| p.memory().graph_memory_freed(ptr));
 }
 
 /// `graph` was destroyed: the allocation nodes it held are gone.
 pub fn graph_memory_graph_destroyed(graph: u64) {
-    for m in graph_memory().values_mut().filter(|m| m.graph == graph) {
-        m.alloc_node_gone = true;
-    }
+    crate::remote::every_published().for_each(|p| p.memory().graph_destroyed(graph));
 }
 
 /// `hipDeviceGraphMemTrim(device)` succeeded: the memory it released is no longer HIP's.
 pub fn graph_memory_trimmed(device: u32) {
-    let released: Vec<u64> = graph_memory().iter().filter(|(_, m)| m.device == device && m.freed && m.alloc_node_gone).map(|(&p, _)| p).collect();
-    for ptr in released {
-        graph_memory().remove(&ptr);
-        forget_device_range(ptr);
+    if let Ok(published) = crate::remote::published_for_device(device) {
+        published.memory().graph_memory_trimmed(device);
     }
 }
 
 /// `hipFree` of graph memory: the application's to release, no longer the graph pool's.
 pub fn graph_memory_released(ptr: u64) {
-    graph_memory().remove(&ptr);
+    crate::remote::every_published().for_each(|p| p.memory().graph_memory_released(ptr));
 }

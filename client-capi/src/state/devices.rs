@@ -8,9 +8,7 @@ use client_core::CallError;
 use proto_core::wire;
 use proto_core::{calls, Calls};
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::ffi::{c_int, c_uint};
-use std::sync::{Mutex, OnceLock};
 
 thread_local! {
     /// Whether `hipSetDevice` ran on this thread (then `hipSetValidDevices` changes nothing).
@@ -51,9 +49,8 @@ pub fn prefer_device(dev: u32) {
 
 /// Number of devices the worker exposes (cached after the first successful query).
 pub fn device_count() -> Result<u32, CallError> {
-    static COUNT: OnceLock<u32> = OnceLock::new();
-    if let Some(n) = COUNT.get() {
-        return Ok(*n);
+    if let Some(n) = crate::remote::known_device_count() {
+        return Ok(n);
     }
     let n = if crate::remote::worker_count() > 1 {
         // The sum over the workers of a device list.
@@ -69,11 +66,8 @@ pub fn device_count() -> Result<u32, CallError> {
         }
         n
     };
-    Ok(*COUNT.get_or_init(|| n))
+    Ok(crate::remote::keep_device_count(n))
 }
-
-/// Properties of each device asked for so far (fixed for the process).
-static PROPERTIES: OnceLock<Mutex<HashMap<u32, wire::DeviceProperties>>> = OnceLock::new();
 
 /// Caches `props` of `device` as the process sees them; returns them so.
 fn remember_properties(device: u32, mut props: wire::DeviceProperties) -> wire::DeviceProperties {
@@ -84,7 +78,9 @@ fn remember_properties(device: u32, mut props: wire::DeviceProperties) -> wire::
     props.can_map_host_memory = true;
     props.concurrent_managed_access = false;
     props.pageable_memory_access = false;
-    PROPERTIES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner()).insert(device, props.clone());
+    if let Some(published) = crate::remote::published_if_known(device) {
+        published.devices().remember_properties(device, props.clone());
+    }
     props
 }
 
@@ -99,8 +95,8 @@ pub fn check_device(device: c_int) -> Result<u32, CallError> {
 
 /// Properties of `device` (cached).
 pub fn properties(device: u32) -> Result<wire::DeviceProperties, CallError> {
-    if let Some(p) = PROPERTIES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner()).get(&device) {
-        return Ok(p.clone());
+    if let Some(p) = crate::remote::published_if_known(device).and_then(|p| p.devices().properties(device).cloned()) {
+        return Ok(p);
     }
     let props = crate::remote::on_device(device, || with_conn(|c| c.get_device_properties(wire::DeviceRef { device })))?;
     Ok(remember_properties(device, props))
@@ -122,15 +118,20 @@ pub fn max_threads_per_block(device: u32) -> Result<u32, CallError> {
     Ok(max)
 }
 
-/// Scheduling flags per device, as ROCm keeps them on its device object (every thread sees a
-/// device's flags); a device starts with `hipDeviceScheduleSpin`, as in ROCm.
-pub fn device_flags() -> &'static Mutex<HashMap<u32, c_uint>> {
-    static FLAGS: OnceLock<Mutex<HashMap<u32, c_uint>>> = OnceLock::new();
-    FLAGS.get_or_init(Default::default)
+/// `device`'s scheduling flag, as ROCm keeps it on its device object (every thread sees a
+/// device's flag); a device starts with `hipDeviceScheduleSpin`, as in ROCm. Opens nothing.
+pub fn schedule_flag(device: u32) -> c_uint {
+    crate::remote::published_if_known(device).and_then(|p| p.devices().schedule(device)).unwrap_or(crate::abi::hipDeviceScheduleSpin)
+}
+
+/// Sets `device`'s scheduling flag (`hipSetDeviceFlags`; the device list is known by then).
+pub fn set_schedule_flag(device: u32, flag: c_uint) -> Result<(), CallError> {
+    crate::remote::published_for_device(device)?.devices().set_schedule(device, flag);
+    Ok(())
 }
 
 /// Whether `device`'s scheduling flag is `hipDeviceScheduleBlockingSync`: its synchronizing
 /// calls block at once rather than spin.
 pub fn blocking_sync(device: u32) -> bool {
-    device_flags().lock().unwrap_or_else(|p| p.into_inner()).get(&device) == Some(&crate::abi::hipDeviceScheduleBlockingSync)
+    schedule_flag(device) == crate::abi::hipDeviceScheduleBlockingSync
 }

@@ -20,45 +20,29 @@ use crate::abi::*;
 use crate::remote::with_conn;
 use crate::state::allocations::{forget_device_range, record_device_range};
 use crate::state::sync::call_sync;
+use client_core::graph_host::HostCopies;
 use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, MutexGuard};
 
 /// Most host-memory copy nodes one graph may hold (each owns a staging buffer).
 pub const MAX_HOST_COPIES_PER_GRAPH: usize = 4096;
 
-/// One node's host binding: `len` bytes between `host` and the staging buffer `staging`.
-#[derive(Debug)]
-pub struct HostCopy {
-    /// The application's memory the node reads or fills.
-    pub host: usize,
-    /// The device buffer the node's device-to-device copy uses in its place.
-    pub staging: u64,
-    pub len: usize,
-    /// Host to device (moved before each launch), else device to host (after it).
-    pub to_device: bool,
-}
+pub use client_core::graph_host::HostCopy;
 
-#[derive(Default)]
-struct Tables {
-    /// By graph handle: the bindings of its nodes.
-    graphs: HashMap<u64, Vec<Arc<HostCopy>>>,
-    /// By executable graph handle: the bindings of the graph it was instantiated from.
-    execs: HashMap<u64, Vec<Arc<HostCopy>>>,
-}
-
-fn tables() -> MutexGuard<'static, Tables> {
-    static TABLES: OnceLock<Mutex<Tables>> = OnceLock::new();
-    TABLES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+/// The host bindings of the graphs of the worker that issued `handle` (a graph or executable
+/// graph), kept by its session (read without the connection's lock: a launch reads them
+/// before it takes the connection).
+fn tables(handle: u64) -> MutexGuard<'static, HostCopies> {
+    crate::remote::published_for_handle(handle).host_copies()
 }
 
 /// Makes the staging buffer of a node copying `len` bytes between `host` and device memory
 /// of `device` in `graph`, and binds it to the graph; answers the staging address the node
 /// copies to (`to_device`) or from.
 pub fn stage(graph: u64, device: u32, host: usize, len: usize, to_device: bool) -> Result<u64, CallError> {
-    if tables().graphs.get(&graph).is_some_and(|b| b.len() >= MAX_HOST_COPIES_PER_GRAPH) {
+    if tables(graph).count(graph) >= MAX_HOST_COPIES_PER_GRAPH {
         return Err(CallError::new(
             HipError::OUT_OF_MEMORY,
             format!("a graph holds at most {MAX_HOST_COPIES_PER_GRAPH} memcpy nodes of host memory"),
@@ -66,8 +50,7 @@ pub fn stage(graph: u64, device: u32, host: usize, len: usize, to_device: bool) 
     }
     let staging = with_conn(|c| c.malloc(wire::Malloc { device, size: len as u64, flags: 0 }).map(|a| a.ptr))?;
     record_device_range(staging, len as u64, device, 0);
-    let copy = Arc::new(HostCopy { host, staging, len, to_device });
-    tables().graphs.entry(graph).or_default().push(copy);
+    tables(graph).bind(graph, HostCopy { host, staging, len, to_device });
     Ok(staging)
 }
 
@@ -82,36 +65,30 @@ fn release(copies: Vec<Arc<HostCopy>>) -> Result<(), CallError> {
 
 /// `graph` was cloned into `clone`: the clone's nodes copy through the same staging buffers.
 pub fn graph_cloned(graph: u64, clone: u64) {
-    let mut t = tables();
-    if let Some(copies) = t.graphs.get(&graph).cloned() {
-        t.graphs.insert(clone, copies);
-    }
+    tables(graph).graph_cloned(graph, clone);
 }
 
 /// `exec` was instantiated from `graph`: its launches move the graph's host bytes.
 pub fn exec_instantiated(graph: u64, exec: u64) {
-    let mut t = tables();
-    if let Some(copies) = t.graphs.get(&graph).cloned() {
-        t.execs.insert(exec, copies);
-    }
+    tables(graph).exec_instantiated(graph, exec);
 }
 
 /// `graph` was destroyed (or its capture abandoned).
 pub fn graph_destroyed(graph: u64) -> Result<(), CallError> {
-    let copies = tables().graphs.remove(&graph).unwrap_or_default();
+    let copies = tables(graph).graph_destroyed(graph);
     release(copies)
 }
 
 /// `exec` was destroyed.
 pub fn exec_destroyed(exec: u64) -> Result<(), CallError> {
-    let copies = tables().execs.remove(&exec).unwrap_or_default();
+    let copies = tables(exec).exec_destroyed(exec);
     release(copies)
 }
 
 /// The bindings of `exec` (cloned out of the lock: moving their bytes takes the connection;
 /// `api::graph`'s launch does it, before and after the launch).
 pub fn exec_copies(exec: u64) -> Vec<Arc<HostCopy>> {
-    tables().execs.get(&exec).cloned().unwrap_or_default()
+    tables(exec).exec_copies(exec)
 }
 
 /// The graph `stream` captures into, if it captures (asks the worker only while a capture may
