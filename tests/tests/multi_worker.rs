@@ -162,6 +162,12 @@ fn dialling_workers(sandbox: &Sandbox, serving: Serving) -> ([WorkerProcess; 2],
 /// the workers' counters show the bytes crossed between them, and what the client wrote
 /// shows they did not pass through it.
 fn copies_go_worker_to_worker(serving: Serving) {
+    copies_between(serving, false);
+}
+
+/// `same_host`: the client reaches both workers over the same-host transport (it moves there
+/// from the TCP address it was given, which is the source address the destination dials).
+fn copies_between(serving: Serving, same_host: bool) {
     if hip_remote_tests::chain_requested() {
         transport_core::test_skip::skip("copies between workers: a chained run starts its workers itself");
         return;
@@ -175,6 +181,9 @@ fn copies_go_worker_to_worker(serving: Serving) {
     let before = [received(&metrics[0]), received(&metrics[1])];
     let mut cmd = client_command(&exe, &format!("{},{}", a.addr(), b.addr()));
     cmd.arg("copies");
+    if same_host {
+        cmd.env("HIP_REMOTE_SHM", "auto");
+    }
     let out = run_with_timeout(cmd, RUN_TIMEOUT);
     out.assert_success();
     assert!(out.stdout.contains("PASS multi_worker copies"), "{}", out.report());
@@ -197,6 +206,12 @@ fn copies_go_worker_to_worker(serving: Serving) {
     assert_eq!((fetched(&metrics[0]), fetched(&metrics[1])), (to_a, to_b), "bytes fetched from the other worker");
     assert_eq!((answered(&metrics[0]), answered(&metrics[1])), (to_b, to_a), "bytes answered to the other worker");
     assert!(to_a >= 2 * (4 << 20) && to_b >= 2 * (4 << 20), "{}", out.report());
+    if same_host {
+        // Over shared memory the client's TCP counters see nothing: the workers' say enough.
+        a.assert_alive();
+        b.assert_alive();
+        return;
+    }
     // The client sent its uploads and small requests, not the copies (at least 2 copies of
     // 4 MiB each way would show): what its TCP connections had acknowledged.
     let slack = 1 << 20;
@@ -238,6 +253,14 @@ fn copies_between_workers_go_worker_to_worker() {
 #[test]
 fn copies_between_workers_in_session_processes_go_worker_to_worker() {
     copies_go_worker_to_worker(Serving::SessionProcesses);
+}
+
+/// A client on the workers' machine reaches them over shared memory: the source session's
+/// process (dedicated or shared) still takes other workers' fetches.
+#[test]
+fn copies_between_workers_in_session_processes_reached_over_shared_memory() {
+    copies_between(Serving::SessionProcesses, true);
+    copies_between(Serving::SharedProcess, true);
 }
 
 /// As GPU workers with `--isolation shared` serve sessions.

@@ -269,6 +269,17 @@ fn metric_settled(addr: &str, name: &str, want: u64) -> u64 {
     }
 }
 
+/// The answer to request `id`, past the worker's heartbeats (request id 0) while it works.
+fn answer_to(c: &mut SessionDriver, id: u64) -> Reply {
+    loop {
+        let reply = c.recv();
+        if reply.header.request_id == id {
+            return reply;
+        }
+        assert_eq!(reply.header.request_id, 0, "a frame answering another request: {:?}", reply.header);
+    }
+}
+
 fn pull_of<'a>(grant_id: u64, session: u64, source: &'a str, dst: u64, len: u64) -> wire::TransferPull<'a> {
     wire::TransferPull {
         grant_id,
@@ -386,7 +397,7 @@ fn a_source_process_killed_mid_fetch_fails_the_pull_clearly() {
     let (mut on_destination, _) = process_session(&destination);
     let dst = on_destination.malloc(data.len() as u64);
     let started = Instant::now();
-    on_destination.send(&Request::TransferPull(pull_of(1, session_id, source.addr(), dst, data.len() as u64)), Flags::empty());
+    let pull = on_destination.send(&Request::TransferPull(pull_of(1, session_id, source.addr(), dst, data.len() as u64)), Flags::empty());
     // The fetch reaches the source session's process and waits for the read; then it dies.
     std::thread::sleep(Duration::from_millis(500));
     let log = source.log_text();
@@ -399,7 +410,7 @@ fn a_source_process_killed_mid_fetch_fails_the_pull_clearly() {
         .unwrap_or_else(|| panic!("no session process in the source's log:\n{log}"));
     let killed = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status().expect("run kill");
     assert!(killed.success());
-    let reply = on_destination.recv();
+    let reply = answer_to(&mut on_destination, pull);
     let (status, message) = reply.error();
     eprintln!("the pull after the kill: {status:?} {message}");
     assert_ne!(status, Status(0), "{message}");
@@ -410,4 +421,41 @@ fn a_source_process_killed_mid_fetch_fails_the_pull_clearly() {
     process_session(&source).0.round_trip(4);
     source.assert_alive();
     destination.assert_alive();
+}
+
+/// A fetch whose grant's read waits longer than the pre-authentication deadline (the source
+/// stream busy) is not cut by it: the deadline stops reading further requests, and the fetch
+/// is already in flight.
+#[test]
+fn a_fetch_waiting_for_a_slow_read_outlives_the_preauth_deadline() {
+    let deadline = Duration::from_millis(400);
+    let worker = |dial: &[String]| {
+        let mut config = config_with(None);
+        config.limits.preauth_deadline = deadline;
+        config.session.transfers = Some(TransferHub::direct(DialPolicy::new(dial.iter().cloned()).expect("a dial policy")));
+        TestWorker::tcp(config)
+    };
+    let source = worker(&[]);
+    let destination = worker(&[addr(&source)]);
+    let (mut on_source, session_id) = session(&source);
+    let data: Vec<u8> = (0..70_000u32).map(|i| (i % 241) as u8).collect();
+    let src = upload(&mut on_source, &data);
+    let busy = on_source.malloc(FLOOD_BYTES);
+    let stream = on_source.stream_create(0);
+    on_source.flood(busy, stream, deadline * 4);
+    let offer = wire::TransferOffer { grant_id: 1, secret: proto_core::field::Bytes(&SECRET), src, len: data.len() as u64, stream };
+    on_source.send(&Request::TransferOffer(offer), Flags::NO_REPLY);
+    on_source.ping(1);
+    let (mut on_destination, _) = session(&destination);
+    let dst = on_destination.malloc(data.len() as u64);
+    let source_addr = addr(&source);
+    let started = Instant::now();
+    let pull = on_destination.send(&Request::TransferPull(pull_of(1, session_id, &source_addr, dst, data.len() as u64)), Flags::empty());
+    let r = answer_to(&mut on_destination, pull);
+    assert!(!r.is_error(), "{:?}", r.error());
+    assert!(started.elapsed() > deadline, "the read did not outlast the deadline ({:?}): the test shows nothing", started.elapsed());
+    assert!(download(&mut on_destination, dst, data.len()) == data, "pulled bytes differ");
+    drop((on_source, on_destination));
+    source.shutdown();
+    destination.shutdown();
 }

@@ -442,6 +442,10 @@ pub(super) fn serve_handed(
             let (sink, source, _hangup, descriptors) = transport_shm::worker_from_parts(parts, &shm)?;
             session.adopt_features(terms.features);
             session.set_descriptor_sender(Arc::new(crate::shm::Descriptors(descriptors)));
+            // No stripes (the session gets no stripe hub), but other workers' fetches of its
+            // grants come over the control channel as a TCP session's do.
+            let hub = StripeHub::new(StripeConfig { max_stripes: 0 });
+            stripes_go(StripeSessions { backend: session.shared_backend(), config: Arc::new(session.config().clone()), hub, spin })?;
             crate::server::run_session(sink, source, session)
         }
         Handed::Stripe { .. } | Handed::Fetch { .. } | Handed::Session { .. } => {

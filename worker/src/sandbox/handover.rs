@@ -311,7 +311,10 @@ pub fn serve(
         Handed::Tcp { peer, .. } => *peer,
         _ => None,
     };
-    let is_tcp = matches!(handed, Handed::Tcp { .. });
+    // A session whose connection the process serves itself takes stripes (TCP, from the
+    // client's address) and other workers' fetches (TCP and same-host) over the control
+    // channel; a relayed one's control channel is its link.
+    let takes_handoffs = !matches!(handed, Handed::Relay);
     if let Err(e) = handed.send(&control) {
         tracing::error!(%e, "cannot hand the connection to the session process");
         relay::lock(&child).kill();
@@ -327,7 +330,7 @@ pub fn serve(
         tracing::warn!(%e, "no write timeout on the control channel");
     }
     let control = Arc::new(control);
-    if is_tcp {
+    if takes_handoffs {
         process.handed.insert(session.id(), Arc::clone(&control), client_peer.map(|p| p.ip()), None);
     }
     let status = std::thread::scope(|scope| {

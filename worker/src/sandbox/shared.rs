@@ -348,7 +348,8 @@ pub fn serve(
         _ => None,
     };
     let notice = DeathNotice::of(&handed);
-    let is_tcp = matches!(handed, Handed::Tcp { .. });
+    // Every session of the shared process takes other workers' fetches over its control
+    // channel; stripes only from a TCP client's address (`peer`).
     let entered = match enter(session, handed, process) {
         Ok(entered) => entered,
         Err(e) => {
@@ -357,9 +358,7 @@ pub fn serve(
             return Err(TransportError::Io(e));
         }
     };
-    if is_tcp {
-        process.handed.insert(session.id(), Arc::clone(&entered.instance.control), peer.map(|p| p.ip()), Some(Arc::clone(&entered.instance.sending)));
-    }
+    process.handed.insert(session.id(), Arc::clone(&entered.instance.control), peer.map(|p| p.ip()), Some(Arc::clone(&entered.instance.sending)));
     let ending = entered.wait(stopping);
     process.handed.remove(session.id());
     if let Ending::ProcessEnded = ending {
@@ -395,6 +394,8 @@ pub fn relay(
         Ok(reader) => (LinkSink::new(ours), LinkSource::new(reader, process.spin)),
         Err(e) => return Err(TransportError::Io(e)),
     };
+    // Other workers' fetches of this session's grants come over the process's control channel.
+    process.handed.insert(session.id(), Arc::clone(&entered.instance.control), None, Some(Arc::clone(&entered.instance.sending)));
     let up = std::thread::scope(|scope| {
         let up = std::thread::Builder::new()
             .name(format!("hip-relay-{}", session.id()))
@@ -410,6 +411,7 @@ pub fn relay(
         hang_up();
         up.join().unwrap_or_else(|_| Err(TransportError::Io(io::Error::other("relay thread panicked"))))
     });
+    process.handed.remove(session.id());
     match up {
         Err(TransportError::Closed) => Ok(()),
         other => other,
