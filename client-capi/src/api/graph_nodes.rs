@@ -497,7 +497,7 @@ pub unsafe extern "C" fn hipGraphHostNodeGetParams(node: hipGraphNode_t, pNodePa
         non_null!(node);
         non_null!(pNodeParams);
         let token = with_conn(|c| c.graph_host_node_get_params(wire::GraphNodeRef { node: id(node) }))?.token;
-        let Some(Callback::Host { f, user }) = crate::callbacks::persistent_callback(token) else {
+        let Some((f, user)) = crate::callbacks::persistent_host_function(token)? else {
             return Err(CallError::new(HipError::UNKNOWN, format!("host node callback {token} is unknown to this process")));
         };
         try_out!(pNodeParams, hipHostNodeParams { fn_: Some(f), userData: user as *mut c_void });

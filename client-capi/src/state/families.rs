@@ -1,0 +1,18 @@
+//! The tables API families keep in each worker's session (`client_core::published`'s
+//! [`FamilyTable`](client_core::published::FamilyTable)s): one slot each, numbered here so no
+//! two families share one. A family reaches its table through the session of the worker its
+//! key belongs to (a handle's issuer, a device's worker), without the connection's lock.
+
+/// The slot of each family's table.
+#[derive(Debug, Clone, Copy)]
+pub enum Family {
+    /// `callbacks`: the application's callbacks the worker may ask for, by token.
+    Callbacks,
+}
+
+impl Family {
+    /// Its slot in a session's tables.
+    pub const fn slot(self) -> usize {
+        self as usize
+    }
+}
