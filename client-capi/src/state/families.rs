@@ -6,6 +6,14 @@
 /// The slot of each family's table.
 #[derive(Debug, Clone, Copy)]
 pub enum Family {
+    /// `api::texture`: texture objects by handle.
+    Textures,
+    /// `api::graph`: kernel nodes' `func` and argument storage, by node.
+    KernelNodes,
+    /// `api::graph_nodes`: batch memory operation nodes' parameter arrays, by node.
+    BatchNodeArrays,
+    /// `api::context`: each device's primary context reference count.
+    Contexts,
     /// `callbacks`: the application's callbacks the worker may ask for, by token.
     Callbacks,
 }
