@@ -14,6 +14,10 @@ pub enum Family {
     BatchNodeArrays,
     /// `api::context`: each device's primary context reference count.
     Contexts,
+    /// `api::pointer`: `HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS` by buffer id.
+    SyncMemops,
+    /// `api::ipc`: opened memory whose recorded range starts inside its mapping.
+    IpcOpenedInside,
     /// `callbacks`: the application's callbacks the worker may ask for, by token.
     Callbacks,
 }
