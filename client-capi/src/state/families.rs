@@ -18,6 +18,8 @@ pub enum Family {
     SyncMemops,
     /// `api::ipc`: opened memory whose recorded range starts inside its mapping.
     IpcOpenedInside,
+    /// `api::array`: arrays by handle, mipmapped arrays by the address handed out.
+    Arrays,
     /// `callbacks`: the application's callbacks the worker may ask for, by token.
     Callbacks,
 }
