@@ -152,8 +152,7 @@ mod test {
     fn a_reader_sees_what_the_session_publishes_while_the_session_is_busy() {
         let published = Published::new_shared();
         let reader = published.clone();
-        let mut props = wire::DeviceProperties::default();
-        props.max_threads_per_block = 1024;
+        let props = wire::DeviceProperties { max_threads_per_block: 1024, ..Default::default() };
         published.devices().remember_properties(3, props);
         published.devices().set_schedule(3, 4);
         published.devices().remember_attribute(3, 41, 1 << 27);
