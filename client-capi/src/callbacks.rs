@@ -13,12 +13,13 @@
 use crate::abi::*;
 use crate::conn::Conn;
 use crate::remote::{config, with_conn};
+use crate::state::families::Family;
+use client_core::callbacks::{CallbackBook, CallbackChannel};
+use client_core::published::{FamilyTable, Published};
 use client_core::CallError;
 use proto_core::{wire, Calls};
-use std::collections::BTreeMap;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::MutexGuard;
 
 /// A callback the worker may ask for: the function and what it is called with.
 #[derive(Clone, Copy)]
@@ -30,80 +31,69 @@ pub enum Callback {
     Host { f: unsafe extern "C" fn(*mut c_void), user: usize },
 }
 
-enum Channel {
-    Unopened,
-    Open,
-    Failed(CallError),
+const CALLBACKS: FamilyTable<CallbackBook<Callback>> = FamilyTable::new(Family::Callbacks.slot());
+
+/// The callbacks `session`'s worker may ask for. The callback thread takes them from here
+/// while an application thread may wait in the connection.
+fn book(session: &'static Published) -> MutexGuard<'static, CallbackBook<Callback>> {
+    session.family(&CALLBACKS)
 }
 
-/// The callback channel of each worker of the device list (by index; one for a single worker).
-static CHANNELS: Mutex<BTreeMap<usize, Channel>> = Mutex::new(BTreeMap::new());
-static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
-
-/// Callbacks queued and not yet run, by token.
-fn registered() -> MutexGuard<'static, BTreeMap<u64, Callback>> {
-    static REGISTERED: Mutex<BTreeMap<u64, Callback>> = Mutex::new(BTreeMap::new());
-    REGISTERED.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Callbacks that run at every launch of a graph (host nodes), by token. They stay for the
-/// process's life: an executable graph may outlive its graph and is not tracked here.
-fn persistent() -> MutexGuard<'static, BTreeMap<u64, Callback>> {
-    static PERSISTENT: Mutex<BTreeMap<u64, Callback>> = Mutex::new(BTreeMap::new());
-    PERSISTENT.lock().unwrap_or_else(|p| p.into_inner())
+/// The callbacks of the worker this call goes to are kept by its session.
+fn routed_session() -> Result<&'static Published, CallError> {
+    Ok(crate::remote::published(crate::remote::routed_worker()?))
 }
 
 /// Registers `callback` to run each time the worker names the returned token (a graph's
 /// host node), opening the callback channel if need be.
 pub fn register_persistent(callback: Callback) -> Result<u64, CallError> {
-    ensure_channel()?;
-    let token = NEXT_TOKEN.fetch_add(1, Ordering::Relaxed);
-    persistent().insert(token, callback);
-    Ok(token)
+    let session = ensure_channel()?;
+    Ok(book(session).register_persistent(callback))
 }
 
-/// The callback a host node's token names (`hipGraphHostNodeGetParams`).
-pub fn persistent_callback(token: u64) -> Option<Callback> {
-    persistent().get(&token).copied()
+/// The host function and user data a host node's token names (`hipGraphHostNodeGetParams`),
+/// on the worker this call goes to.
+pub fn persistent_host_function(token: u64) -> Result<Option<(unsafe extern "C" fn(*mut c_void), usize)>, CallError> {
+    Ok(match book(routed_session()?).persistent(token) {
+        Some(Callback::Host { f, user }) => Some((*f, *user)),
+        _ => None,
+    })
 }
 
 /// Queues `callback` on `stream` (a wire stream id; `device` is the calling thread's current
 /// device, where null-stream work runs).
 pub fn enqueue(stream: u64, device: u32, callback: Callback) -> Result<(), CallError> {
-    ensure_channel()?;
+    let session = ensure_channel()?;
     if crate::state::capture::captures(stream)? {
         // Recorded as a graph's host node: it runs at every replay.
         let token = register_persistent(callback)?;
         return with_conn(|c| c.stream_add_callback(wire::StreamAddCallback { stream, device, token }).map(drop));
     }
-    let token = NEXT_TOKEN.fetch_add(1, Ordering::Relaxed);
-    registered().insert(token, callback);
+    let token = book(session).register_once(callback);
     let added = with_conn(|c| c.stream_add_callback(wire::StreamAddCallback { stream, device, token }).map(drop));
     if added.is_err() {
-        registered().remove(&token);
+        book(session).withdraw(token);
     }
     added
 }
 
 /// Opens the callback channel of the worker this call goes to and starts its thread, once
-/// per worker.
-fn ensure_channel() -> Result<(), CallError> {
+/// per worker; answers that worker's session.
+fn ensure_channel() -> Result<&'static Published, CallError> {
     let worker = crate::remote::routed_worker()?;
-    let mut channels = CHANNELS.lock().unwrap_or_else(|p| p.into_inner());
-    match channels.get(&worker).unwrap_or(&Channel::Unopened) {
-        Channel::Open => return Ok(()),
-        Channel::Failed(e) => return Err(e.clone()),
-        Channel::Unopened => {}
+    let session = crate::remote::published(worker);
+    let mut channel = session.callback_channel();
+    match &*channel {
+        CallbackChannel::Open => return Ok(session),
+        CallbackChannel::Failed(e) => return Err(e.clone()),
+        CallbackChannel::Unopened => {}
     }
     let opened = open_channel(worker);
-    channels.insert(
-        worker,
-        match &opened {
-            Ok(()) => Channel::Open,
-            Err(e) => Channel::Failed(e.clone()),
-        },
-    );
-    opened
+    *channel = match &opened {
+        Ok(()) => CallbackChannel::Open,
+        Err(e) => CallbackChannel::Failed(e.clone()),
+    };
+    opened.map(|()| session)
 }
 
 fn open_channel(worker: usize) -> Result<(), CallError> {
@@ -114,14 +104,14 @@ fn open_channel(worker: usize) -> Result<(), CallError> {
     conn.callback_channel_attach(ticket)?;
     std::thread::Builder::new()
         .name("hip-remote-callbacks".into())
-        .spawn(move || serve(worker, conn))
+        .spawn(move || serve(crate::remote::published(worker), conn))
         .map_err(|e| CallError::new(HipError::OUT_OF_MEMORY, format!("cannot start the callback thread: {e}")))?;
     Ok(())
 }
 
-/// The callback thread: fetch, run, answer (with the next fetch), in order, until the
-/// channel ends.
-fn serve(worker: usize, mut conn: Conn) {
+/// The callback thread of one worker's session: fetch, run, answer (with the next fetch), in
+/// order, until the channel ends. It runs only callbacks that session registered.
+fn serve(session: &'static Published, mut conn: Conn) {
     crate::remote::mark_callback_thread();
     let mut done = 0;
     loop {
@@ -131,7 +121,7 @@ fn serve(worker: usize, mut conn: Conn) {
                 if config().debug {
                     eprintln!("hip-remote: callback channel ended: {}", e.message);
                 }
-                CHANNELS.lock().unwrap_or_else(|p| p.into_inner()).insert(worker, Channel::Failed(e));
+                *session.callback_channel() = CallbackChannel::Failed(e);
                 return;
             }
         };
@@ -140,8 +130,9 @@ fn serve(worker: usize, mut conn: Conn) {
         if seq == 0 {
             continue;
         }
-        let one_shot = registered().remove(&token);
-        let Some(callback) = one_shot.or_else(|| persistent().get(&token).copied()) else { continue };
+        // Taken out of the book before it runs: the callback may take long, and threads
+        // registering callbacks must not wait for it.
+        let Some(callback) = book(session).take_to_run(token) else { continue };
         match callback {
             // SAFETY: the application's callback, called as HIP calls it, with the arguments it
             // gave with it (the user data is its own pointer, passed back unchanged).

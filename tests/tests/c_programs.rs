@@ -89,6 +89,13 @@ fn threads() {
     run_program("threads");
 }
 
+/// Device, attribute, flag and pointer queries answer while another thread's
+/// `hipStreamSynchronize` holds the connection (from what the sessions publish).
+#[test]
+fn queries_do_not_wait_for_a_synchronize() {
+    run_program("queries_during_sync");
+}
+
 /// A program that calls only hiprtc, linked `-Wl,--as-needed -lhiprtc` (no `-lamdhip64`):
 /// libhiprtc's own `NEEDED libamdhip64.so.7` must bring in the library whose connection
 /// carries the compilation.

@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 mod batching;
+pub mod callbacks;
 pub mod capture;
 pub mod client_handles;
 pub mod client_memory;

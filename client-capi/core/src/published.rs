@@ -6,12 +6,40 @@
 //! pointer, and whose?" must not wait behind it. So the session keeps that state here, in an
 //! [`Arc`] the owner clones once: every part has its own short lock that no I/O ever holds.
 
+use crate::callbacks::CallbackChannel;
 use crate::capture::CaptureCount;
 use crate::graph_host::HostCopies;
 use crate::memory_book::MemoryBook;
 use proto_core::wire;
+use std::any::Any;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+/// How many tables the API families above this crate may keep in a session
+/// ([`FamilyTable`]).
+pub const MAX_FAMILY_TABLES: usize = 16;
+
+/// Names one table an API family of the layer above keeps in every session (texture objects,
+/// graph kernel nodes...): its slot and its type. The layer above gives each table its own
+/// slot; this crate never looks inside.
+pub struct FamilyTable<T> {
+    slot: usize,
+    table: PhantomData<fn() -> T>,
+}
+
+impl<T> FamilyTable<T> {
+    /// The table in `slot` (below [`MAX_FAMILY_TABLES`], checked when compiled in a `const`).
+    pub const fn new(slot: usize) -> Self {
+        assert!(slot < MAX_FAMILY_TABLES, "a family table's slot is below MAX_FAMILY_TABLES");
+        Self { slot, table: PhantomData }
+    }
+
+    /// Its slot.
+    pub const fn slot(&self) -> usize {
+        self.slot
+    }
+}
 
 /// The session's state readable without its connection (see the module's documentation).
 #[derive(Debug, Default)]
@@ -20,6 +48,9 @@ pub struct Published {
     devices: Mutex<DeviceBook>,
     memory: Mutex<MemoryBook>,
     host_copies: Mutex<HostCopies>,
+    callback_channel: Mutex<CallbackChannel>,
+    /// The API families' tables, each made on first use.
+    families: [OnceLock<Box<dyn Any + Send + Sync>>; MAX_FAMILY_TABLES],
 }
 
 /// A lock's guard whether or not a panic poisoned it: every part stays consistent between
@@ -52,6 +83,21 @@ impl Published {
     /// Graph memcpy nodes of the application's host memory, by graph and executable graph.
     pub fn host_copies(&self) -> MutexGuard<'_, HostCopies> {
         guard(&self.host_copies)
+    }
+
+    /// The state of the session's callback channel (held while it opens: one opening).
+    pub fn callback_channel(&self) -> MutexGuard<'_, CallbackChannel> {
+        guard(&self.callback_channel)
+    }
+
+    /// An API family's table in this session (empty until first used), behind its own lock.
+    ///
+    /// # Panics
+    /// When two tables of different types were given one slot: a mistake of the layer above,
+    /// which a test of its own rules out.
+    pub fn family<T: Default + Send + 'static>(&self, table: &FamilyTable<T>) -> MutexGuard<'_, T> {
+        let made = self.families[table.slot].get_or_init(|| Box::new(Mutex::new(T::default())));
+        guard(made.downcast_ref::<Mutex<T>>().expect("two family tables of different types share a slot"))
     }
 }
 
@@ -106,8 +152,7 @@ mod test {
     fn a_reader_sees_what_the_session_publishes_while_the_session_is_busy() {
         let published = Published::new_shared();
         let reader = published.clone();
-        let mut props = wire::DeviceProperties::default();
-        props.max_threads_per_block = 1024;
+        let props = wire::DeviceProperties { max_threads_per_block: 1024, ..Default::default() };
         published.devices().remember_properties(3, props);
         published.devices().set_schedule(3, 4);
         published.devices().remember_attribute(3, 41, 1 << 27);
@@ -120,6 +165,26 @@ mod test {
         assert_eq!(reader.devices().schedule(2), None);
         assert_eq!(reader.devices().attribute(3, 40), None);
         drop(memory);
+    }
+
+    #[test]
+    fn each_family_table_is_the_sessions_own() {
+        const NAMES: FamilyTable<HashMap<u64, String>> = FamilyTable::new(0);
+        const COUNT: FamilyTable<u32> = FamilyTable::new(MAX_FAMILY_TABLES - 1);
+        let (a, b) = (Published::new_shared(), Published::new_shared());
+        a.family(&NAMES).insert(7, "a's".into());
+        *b.family(&COUNT) += 2;
+        assert_eq!(a.family(&NAMES).get(&7).map(String::as_str), Some("a's"));
+        assert!(b.family(&NAMES).is_empty(), "another session's table is its own");
+        assert_eq!((*a.family(&COUNT), *b.family(&COUNT)), (0, 2));
+    }
+
+    #[test]
+    #[should_panic(expected = "share a slot")]
+    fn two_tables_in_one_slot_are_refused() {
+        let published = Published::new_shared();
+        let _ = *published.family(&FamilyTable::<u32>::new(1));
+        let _ = *published.family(&FamilyTable::<u64>::new(1));
     }
 
     #[test]

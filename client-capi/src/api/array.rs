@@ -19,14 +19,16 @@ use crate::handle::{spt, stream_id};
 use crate::remote::with_conn;
 use crate::state::allocations::is_device_pointer;
 use crate::state::devices::{check_device, current_device};
+use crate::state::families::Family;
 use crate::state::sync::call_sync;
+use client_core::published::FamilyTable;
 use client_core::CallError;
 use proto_core::limits::DEFAULT_COPY_CHUNK;
 use proto_core::wire;
 use proto_core::{calls, Bulk, Caller, Calls};
 use std::collections::HashMap;
 use std::ffi::{c_uint, c_ulonglong, c_void};
-use std::sync::{Mutex, OnceLock};
+use std::sync::MutexGuard;
 
 /// What this process knows of an array: its descriptor (the worker holds the same).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,17 +118,27 @@ struct Mipmap {
     level_arrays: Vec<u64>,
 }
 
-fn tables() -> std::sync::MutexGuard<'static, Tables> {
-    static TABLES: OnceLock<Mutex<Tables>> = OnceLock::new();
-    TABLES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+const TABLES: FamilyTable<Tables> = FamilyTable::new(Family::Arrays.slot());
+
+/// The arrays and mipmapped arrays of the worker that issued `handle`, kept by its session.
+fn tables(handle: u64) -> MutexGuard<'static, Tables> {
+    crate::remote::published_for_handle(handle).family(&TABLES)
+}
+
+/// The tables holding the mipmapped array at `mipmap` (an address this library handed out:
+/// it names no worker, so each session is asked in turn).
+fn tables_of_mipmap(mipmap: usize) -> Option<MutexGuard<'static, Tables>> {
+    crate::remote::every_published().map(|p| p.family(&TABLES)).find(|t| t.mipmaps.contains_key(&mipmap))
 }
 
 /// Forgets the arrays of `device` (`hipDeviceReset` frees them on the worker). Mipmapped
 /// arrays stay readable (programs may still look at them) but name nothing any more.
 pub fn forget_device_arrays(device: u32) {
-    let mut t = tables();
-    t.arrays.retain(|_, (_, d)| *d != device);
-    t.mipmaps.retain(|_, m| m.device != device);
+    if let Some(published) = crate::remote::published_if_known(device) {
+        let mut t = published.family(&TABLES);
+        t.arrays.retain(|_, (_, d)| *d != device);
+        t.mipmaps.retain(|_, m| m.device != device);
+    }
 }
 
 /// The channel description of `channels` channels of `format` (texture queries).
@@ -141,7 +153,7 @@ pub(crate) fn is_array(array: hipArray_const_t) -> bool {
 
 /// The worker handle of a mipmapped array of this process.
 pub(crate) fn mipmap_handle(mipmap: hipMipmappedArray_const_t) -> Option<u64> {
-    tables().mipmaps.get(&(mipmap as usize)).map(|m| m.handle)
+    tables_of_mipmap(mipmap as usize).and_then(|t| t.mipmaps.get(&(mipmap as usize)).map(|m| m.handle))
 }
 
 fn invalid(message: impl Into<String>) -> CallError {
@@ -152,7 +164,7 @@ fn array_desc(array: hipArray_const_t) -> Result<ArrayDesc, CallError> {
     if array.is_null() {
         return Err(invalid("array is NULL"));
     }
-    tables().arrays.get(&(array as u64)).map(|&(desc, _)| desc).ok_or_else(|| invalid(format!("{array:?} is no array of this process")))
+    tables(array as u64).arrays.get(&(array as u64)).map(|&(desc, _)| desc).ok_or_else(|| invalid(format!("{array:?} is no array of this process")))
 }
 
 fn create_array(out: *mut hipArray_t, desc: ArrayDesc) -> Result<(), CallError> {
@@ -169,7 +181,7 @@ fn create_array(out: *mut hipArray_t, desc: ArrayDesc) -> Result<(), CallError> 
         levels: 0,
     };
     let handle = with_conn(|c| c.array_create(req).map(|a| a.handle))?;
-    tables().arrays.insert(handle, (desc, device));
+    tables(handle).arrays.insert(handle, (desc, device));
     try_out!(out, crate::handle::from_id(handle)?);
     Ok(())
 }
@@ -177,7 +189,7 @@ fn create_array(out: *mut hipArray_t, desc: ArrayDesc) -> Result<(), CallError> 
 fn destroy_array(array: hipArray_t) -> Result<(), CallError> {
     array_desc(array)?;
     call_sync(|c| c.array_destroy(wire::ArrayRef { handle: array as u64 }))?;
-    tables().arrays.remove(&(array as u64));
+    tables(array as u64).arrays.remove(&(array as u64));
     Ok(())
 }
 
@@ -355,19 +367,17 @@ fn create_mipmap(out: *mut hipMipmappedArray_t, desc: ArrayDesc, levels: u32) ->
         format: desc.format,
         num_channels: desc.channels,
     }));
-    tables().mipmaps.insert(mipmap as usize, Mipmap { handle, desc, device, levels, level_arrays: Vec::new() });
+    tables(handle).mipmaps.insert(mipmap as usize, Mipmap { handle, desc, device, levels, level_arrays: Vec::new() });
     try_out!(out, mipmap);
     Ok(())
 }
 
 fn destroy_mipmap(mipmap: hipMipmappedArray_t) -> Result<(), CallError> {
-    let handle = tables()
-        .mipmaps
-        .get(&(mipmap as usize))
-        .map(|m| m.handle)
+    let handle = tables_of_mipmap(mipmap as usize)
+        .and_then(|t| t.mipmaps.get(&(mipmap as usize)).map(|m| m.handle))
         .ok_or_else(|| invalid(format!("{mipmap:?} is no mipmapped array of this process")))?;
     call_sync(|c| c.mipmap_destroy(wire::ArrayRef { handle }))?;
-    let mut t = tables();
+    let mut t = tables(handle);
     if let Some(m) = t.mipmaps.remove(&(mipmap as usize)) {
         for level in m.level_arrays {
             t.arrays.remove(&level);
@@ -380,16 +390,14 @@ fn destroy_mipmap(mipmap: hipMipmappedArray_t) -> Result<(), CallError> {
 
 fn mipmap_level(out: *mut hipArray_t, mipmap: hipMipmappedArray_const_t, level: u32) -> Result<(), CallError> {
     non_null!(out);
-    let (handle, desc, levels, device) = tables()
-        .mipmaps
-        .get(&(mipmap as usize))
-        .map(|m| (m.handle, m.desc, m.levels, m.device))
+    let (handle, desc, levels, device) = tables_of_mipmap(mipmap as usize)
+        .and_then(|t| t.mipmaps.get(&(mipmap as usize)).map(|m| (m.handle, m.desc, m.levels, m.device)))
         .ok_or_else(|| invalid(format!("{mipmap:?} is no mipmapped array of this process")))?;
     if level >= levels {
         return Err(invalid(format!("level {level} of a mipmapped array of {levels} levels")));
     }
     let array = with_conn(|c| c.mipmap_get_level(wire::MipmapLevel { mipmap: handle, level }).map(|a| a.handle))?;
-    let mut t = tables();
+    let mut t = tables(handle);
     t.arrays.insert(array, (desc.level(level), device));
     if let Some(m) = t.mipmaps.get_mut(&(mipmap as usize)) {
         m.level_arrays.push(array);

@@ -8,11 +8,12 @@
 use crate::abi::*;
 use crate::api::device::{hipDeviceDisablePeerAccess, hipDeviceEnablePeerAccess};
 use crate::state::devices::{check_device, current_device, device_count, set_current_device};
+use crate::state::families::Family;
+use client_core::published::FamilyTable;
 use client_core::CallError;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{c_int, c_uint};
-use std::sync::{Mutex, OnceLock};
 
 /// Most devices a context handle can name (a worker exposes far fewer).
 const MAX_CONTEXT_DEVICES: usize = 256;
@@ -37,13 +38,15 @@ struct ContextState {
     retained: u32,
 }
 
-fn states() -> &'static Mutex<HashMap<u32, ContextState>> {
-    static STATES: OnceLock<Mutex<HashMap<u32, ContextState>>> = OnceLock::new();
-    STATES.get_or_init(Default::default)
-}
+const CONTEXTS: FamilyTable<HashMap<u32, ContextState>> = FamilyTable::new(Family::Contexts.slot());
 
+/// Runs `f` on `device`'s context state, kept by the session of its worker (the device was
+/// checked, so its worker is known; otherwise `f` sees a fresh state that is not kept).
 fn with_state<R>(device: u32, f: impl FnOnce(&mut ContextState) -> R) -> R {
-    f(states().lock().unwrap_or_else(|p| p.into_inner()).entry(device).or_default())
+    match crate::remote::published_if_known(device) {
+        Some(published) => f(published.family(&CONTEXTS).entry(device).or_default()),
+        None => f(&mut ContextState::default()),
+    }
 }
 
 /// The handle of `device`'s context.

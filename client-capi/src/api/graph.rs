@@ -12,13 +12,15 @@ use crate::remote::with_conn;
 use crate::state::allocations::find_device_range;
 use crate::state::copy::Direction;
 use crate::state::devices::current_device;
+use crate::state::families::Family;
+use client_core::published::FamilyTable;
 use client_core::CallError;
 use proto_core::wire::{self, GraphNodeKind};
 use proto_core::{calls, Caller, Calls};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_uint, c_ulonglong, c_void, CStr};
 use std::io::Write as _;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, MutexGuard};
 use zerocopy::byteorder::little_endian::U64;
 
 #[path = "graph_exec.rs"]
@@ -43,9 +45,12 @@ pub(super) struct KernelNodeLocal {
     pointers: Vec<usize>,
 }
 
-pub(super) fn kernel_nodes() -> MutexGuard<'static, HashMap<u64, KernelNodeLocal>> {
-    static NODES: OnceLock<Mutex<HashMap<u64, KernelNodeLocal>>> = OnceLock::new();
-    NODES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+const KERNEL_NODES: FamilyTable<HashMap<u64, KernelNodeLocal>> = FamilyTable::new(Family::KernelNodes.slot());
+
+/// The kernel nodes of the worker that issued `handle` (a node, or its graph), kept by its
+/// session.
+pub(super) fn kernel_nodes(handle: u64) -> MutexGuard<'static, HashMap<u64, KernelNodeLocal>> {
+    crate::remote::published_for_handle(handle).family(&KERNEL_NODES)
 }
 
 /// Graph, kernel node geometry and packed arguments of `params`.
@@ -150,7 +155,7 @@ pub unsafe extern "C" fn hipGraphDestroy(graph: hipGraph_t) -> hipError_t {
         non_null!(graph);
         let nodes = graph_nodes(graph, false)?;
         with_conn(|c| c.graph_destroy(wire::GraphRef { graph: id(graph) }))?;
-        let mut local = kernel_nodes();
+        let mut local = kernel_nodes(id(graph));
         for node in nodes {
             local.remove(&node);
         }
@@ -196,7 +201,7 @@ pub unsafe extern "C" fn hipGraphAddKernelNode(
                 req.shared_mem = p.sharedMemBytes;
             })?
         };
-        kernel_nodes().insert(node, KernelNodeLocal { func: p.func as usize, ..Default::default() });
+        kernel_nodes(node).insert(node, KernelNodeLocal { func: p.func as usize, ..Default::default() });
         Ok(())
     })
 }
@@ -503,7 +508,7 @@ pub unsafe extern "C" fn hipGraphKernelNodeGetParams(node: hipGraphNode_t, pNode
             let p = c.graph_kernel_node_get_params(wire::GraphNodeRef { node: id(node) })?;
             Ok((p.function, p.grid, p.block, p.shared_mem, p.args.0.to_vec()))
         })?;
-        let mut local = kernel_nodes();
+        let mut local = kernel_nodes(id(node));
         let entry = local.entry(id(node)).or_default();
         if entry.func == 0 {
             // A node this process did not add (a clone): the hipFunction_t of its function.
@@ -541,7 +546,7 @@ pub unsafe extern "C" fn hipGraphKernelNodeSetParams(node: hipGraphNode_t, pNode
             args: args.as_slice().into(),
         };
         with_conn(|c| c.graph_kernel_node_set_params(req))?;
-        kernel_nodes().insert(id(node), KernelNodeLocal { func: p.func as usize, ..Default::default() });
+        kernel_nodes(id(node)).insert(id(node), KernelNodeLocal { func: p.func as usize, ..Default::default() });
         Ok(())
     })
 }

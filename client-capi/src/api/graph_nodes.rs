@@ -140,7 +140,7 @@ pub unsafe extern "C" fn hipGraphDestroyNode(node: hipGraphNode_t) -> hipError_t
             return Err(invalid("node is NULL"));
         }
         with_conn(|c| c.graph_destroy_node(wire::GraphNodeRef { node: id(node) }))?;
-        kernel_nodes().remove(&id(node));
+        kernel_nodes(id(node)).remove(&id(node));
         Ok(())
     })
 }
@@ -497,7 +497,7 @@ pub unsafe extern "C" fn hipGraphHostNodeGetParams(node: hipGraphNode_t, pNodePa
         non_null!(node);
         non_null!(pNodeParams);
         let token = with_conn(|c| c.graph_host_node_get_params(wire::GraphNodeRef { node: id(node) }))?.token;
-        let Some(Callback::Host { f, user }) = crate::callbacks::persistent_callback(token) else {
+        let Some((f, user)) = crate::callbacks::persistent_host_function(token)? else {
             return Err(CallError::new(HipError::UNKNOWN, format!("host node callback {token} is unknown to this process")));
         };
         try_out!(pNodeParams, hipHostNodeParams { fn_: Some(f), userData: user as *mut c_void });
@@ -923,9 +923,10 @@ struct OpArray(Vec<hipStreamBatchMemOpParams>);
 unsafe impl Send for OpArray {}
 
 /// Storage that `hipGraphBatchMemOpNodeGetParams`'s `paramArray` points into, per node.
-fn batch_node_arrays() -> std::sync::MutexGuard<'static, HashMap<u64, OpArray>> {
-    static ARRAYS: std::sync::OnceLock<std::sync::Mutex<HashMap<u64, OpArray>>> = std::sync::OnceLock::new();
-    ARRAYS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+fn batch_node_arrays(node: u64) -> std::sync::MutexGuard<'static, HashMap<u64, OpArray>> {
+    const ARRAYS: client_core::published::FamilyTable<HashMap<u64, OpArray>> =
+        client_core::published::FamilyTable::new(crate::state::families::Family::BatchNodeArrays.slot());
+    crate::remote::published_for_handle(node).family(&ARRAYS)
 }
 
 #[no_mangle]
@@ -1006,7 +1007,7 @@ pub unsafe extern "C" fn hipGraphBatchMemOpNodeGetParams(hNode: hipGraphNode_t, 
                 op
             })
             .collect();
-        let mut arrays = batch_node_arrays();
+        let mut arrays = batch_node_arrays(id(hNode));
         let stored = &mut arrays.entry(id(hNode)).or_default().0;
         *stored = ops;
         let params = hipBatchMemOpNodeParams { ctx: std::ptr::null_mut(), count: stored.len() as c_uint, paramArray: stored.as_mut_ptr(), flags };

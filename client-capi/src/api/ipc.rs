@@ -26,12 +26,14 @@ use crate::handle::Handle;
 use crate::remote::with_conn;
 use crate::state::allocations::{find_device_range, forget_device_range, record_range_of_kind, RangeKind};
 use crate::state::devices::current_device;
+use crate::state::families::Family;
+use client_core::published::FamilyTable;
 use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_uint, c_void};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{MutexGuard, OnceLock};
 
 const MEMORY_MAGIC: &[u8; 8] = b"HRIPCMEM";
 const EVENT_MAGIC: &[u8; 8] = b"HRIPCEVT";
@@ -65,9 +67,11 @@ struct Packed {
 
 /// Opened memory whose recorded range starts inside its mapping (client-placed memory):
 /// recorded base → the mapping's base, which closing names.
-fn opened_inside() -> &'static Mutex<HashMap<u64, u64>> {
-    static OPENED: OnceLock<Mutex<HashMap<u64, u64>>> = OnceLock::new();
-    OPENED.get_or_init(Default::default)
+/// Kept by the session of the memory's device.
+const OPENED_INSIDE: FamilyTable<HashMap<u64, u64>> = FamilyTable::new(Family::IpcOpenedInside.slot());
+
+fn opened_inside(device: u32) -> Result<MutexGuard<'static, HashMap<u64, u64>>, CallError> {
+    Ok(crate::remote::published_for_device(device)?.family(&OPENED_INSIDE))
 }
 
 fn pack(magic: &[u8; 8], p: Packed) -> [c_char; 64] {
@@ -172,7 +176,7 @@ pub unsafe extern "C" fn hipIpcOpenMemHandle(devPtr: *mut *mut c_void, handle: h
         if packed.extent != 0 && u64::from(packed.within) + packed.extent <= opened.size {
             let start = opened.base + u64::from(packed.within);
             record_range_of_kind(start, packed.extent, opened.device, 0, RangeKind::Ipc);
-            opened_inside().lock().unwrap_or_else(|p| p.into_inner()).insert(start, opened.base);
+            opened_inside(opened.device)?.insert(start, opened.base);
         } else {
             record_range_of_kind(opened.base, opened.size, opened.device, 0, RangeKind::Ipc);
         }
@@ -186,13 +190,13 @@ pub unsafe extern "C" fn hipIpcCloseMemHandle(devPtr: *mut c_void) -> hipError_t
     hip_boundary!("hipIpcCloseMemHandle", {
         non_null!(devPtr);
         // The pointer hipIpcOpenMemHandle answered may lie inside the mapping.
-        let base = match find_device_range(devPtr as u64) {
-            Some((base, range)) if range.kind == RangeKind::Ipc => base,
+        let (base, device) = match find_device_range(devPtr as u64) {
+            Some((base, range)) if range.kind == RangeKind::Ipc => (base, range.device),
             _ => return Err(CallError::new(HipError::INVALID_VALUE, format!("{devPtr:?} is not memory opened with hipIpcOpenMemHandle"))),
         };
-        let mapping = opened_inside().lock().unwrap_or_else(|p| p.into_inner()).get(&base).copied().unwrap_or(base);
+        let mapping = opened_inside(device)?.get(&base).copied().unwrap_or(base);
         with_conn(|c| c.ipc_close_mem_handle(wire::IpcMemRef { base: mapping })).map_err(|e| as_code(e, HipError::INVALID_VALUE))?;
-        opened_inside().lock().unwrap_or_else(|p| p.into_inner()).remove(&base);
+        opened_inside(device)?.remove(&base);
         forget_device_range(base);
         Ok(())
     })

@@ -10,10 +10,11 @@
 
 use crate::abi::*;
 use crate::state::allocations::*;
+use crate::state::families::Family;
+use client_core::published::FamilyTable;
 use client_core::CallError;
 use std::collections::HashMap;
 use std::ffi::{c_int, c_uint, c_void};
-use std::sync::{Mutex, OnceLock};
 
 /// What this client knows about an address.
 #[derive(Debug, Clone, Copy)]
@@ -89,16 +90,15 @@ impl Known {
     }
 
     fn sync_memops(self) -> bool {
-        sync_memops().lock().unwrap_or_else(|p| p.into_inner()).get(&self.id()).copied().unwrap_or(false)
+        let device = self.device() as u32;
+        crate::remote::published_if_known(device).and_then(|p| p.family(&SYNC_MEMOPS).get(&self.id()).copied()).unwrap_or(false)
     }
 }
 
 /// `HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS` of the allocations it was set on, by buffer id (ids are
-/// never reused, so a freed allocation's entry can never answer for another).
-fn sync_memops() -> &'static Mutex<HashMap<u32, bool>> {
-    static SYNC: OnceLock<Mutex<HashMap<u32, bool>>> = OnceLock::new();
-    SYNC.get_or_init(Default::default)
-}
+/// never reused, so a freed allocation's entry can never answer for another), in the session
+/// of the allocation's device.
+const SYNC_MEMOPS: FamilyTable<HashMap<u32, bool>> = FamilyTable::new(Family::SyncMemops.slot());
 
 #[no_mangle]
 pub unsafe extern "C" fn hipPointerGetAttributes(attributes: *mut hipPointerAttribute_t, ptr: *const c_void) -> hipError_t {
@@ -250,7 +250,7 @@ pub unsafe extern "C" fn hipPointerSetAttribute(value: *const c_void, attribute:
         }
         let known =
             Known::find(ptr as u64).ok_or_else(|| CallError::new(HipError::INVALID_DEVICE_POINTER, format!("{ptr:?} is no HIP allocation")))?;
-        sync_memops().lock().unwrap_or_else(|p| p.into_inner()).insert(known.id(), sync == 1);
+        crate::remote::published_for_device(known.device() as u32)?.family(&SYNC_MEMOPS).insert(known.id(), sync == 1);
         Ok(())
     })
 }

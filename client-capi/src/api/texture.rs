@@ -12,12 +12,14 @@ use super::array::{channel_desc_of, format_of, is_array, mipmap_handle};
 use crate::abi::*;
 use crate::remote::with_conn;
 use crate::state::devices::current_device;
+use crate::state::families::Family;
 use crate::state::sync::call_sync;
+use client_core::published::FamilyTable;
 use client_core::CallError;
 use proto_core::wire;
 use proto_core::Calls;
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::MutexGuard;
 
 /// What a texture object reads, as the application named it.
 #[derive(Clone, Copy)]
@@ -40,14 +42,18 @@ struct Texture {
 // SAFETY: the pointers are handles and device addresses, never dereferenced here.
 unsafe impl Send for Texture {}
 
-fn textures() -> MutexGuard<'static, HashMap<u64, Texture>> {
-    static TEXTURES: OnceLock<Mutex<HashMap<u64, Texture>>> = OnceLock::new();
-    TEXTURES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+const TEXTURES: FamilyTable<HashMap<u64, Texture>> = FamilyTable::new(Family::Textures.slot());
+
+/// The texture objects of the worker that issued `handle`, kept by its session.
+fn textures(handle: u64) -> MutexGuard<'static, HashMap<u64, Texture>> {
+    crate::remote::published_for_handle(handle).family(&TEXTURES)
 }
 
 /// Forgets the texture objects of `device` (`hipDeviceReset` destroys them on the worker).
 pub fn forget_device_textures(device: u32) {
-    textures().retain(|_, t| t.device != device);
+    if let Some(published) = crate::remote::published_if_known(device) {
+        published.family(&TEXTURES).retain(|_, t| t.device != device);
+    }
 }
 
 fn invalid(message: impl Into<String>) -> CallError {
@@ -117,7 +123,7 @@ fn create(out: *mut hipTextureObject_t, texture: Texture) -> Result<(), CallErro
         view_last_layer: v.lastLayer,
     };
     let value = with_conn(|c| c.texture_create(req).map(|t| t.texture))?;
-    textures().insert(value, texture);
+    textures(value).insert(value, texture);
     try_out!(out, crate::handle::from_id(value)?);
     Ok(())
 }
@@ -125,17 +131,17 @@ fn create(out: *mut hipTextureObject_t, texture: Texture) -> Result<(), CallErro
 fn destroy(texture: hipTextureObject_t) -> Result<(), CallError> {
     non_null!(texture);
     let value = texture as u64;
-    if !textures().contains_key(&value) {
+    if !textures(value).contains_key(&value) {
         return Err(invalid(format!("{texture:?} is no texture object of this process")));
     }
     call_sync(|c| c.texture_destroy(wire::ArrayRef { handle: value }))?;
-    textures().remove(&value);
+    textures(value).remove(&value);
     Ok(())
 }
 
 fn texture(texture: hipTextureObject_t) -> Result<Texture, CallError> {
     non_null!(texture);
-    textures().get(&(texture as u64)).copied().ok_or_else(|| invalid(format!("{texture:?} is no texture object of this process")))
+    textures(texture as u64).get(&(texture as u64)).copied().ok_or_else(|| invalid(format!("{texture:?} is no texture object of this process")))
 }
 
 fn view_of(view: &hipResourceViewDesc) -> HIP_RESOURCE_VIEW_DESC {

@@ -7,6 +7,7 @@ pub mod allocations;
 pub mod capture;
 pub mod copy;
 pub mod devices;
+pub mod families;
 pub mod graph_host;
 pub mod managed;
 pub mod streams;
