@@ -19,7 +19,8 @@ pub(crate) struct ModuleEntry<M, I> {
     /// Addresses of the globals looked up so far (the backend's globals table holds their
     /// ranges until the module goes).
     globals: Vec<u64>,
-    /// What the backend keeps with the module besides.
+    /// What the backend keeps with the module besides (only the hip backend reads it).
+    #[cfg_attr(not(feature = "hip"), allow(dead_code))]
     pub(crate) extra: I,
 }
 
@@ -34,7 +35,8 @@ impl<M, I> ModuleEntry<M, I> {
 pub(crate) struct FunctionEntry<F> {
     /// The driver's function.
     pub(crate) raw: F,
-    /// The module it belongs to.
+    /// The module it belongs to (the cuda backend's device logs are per module).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     pub(crate) module: u64,
     /// The device of its module.
     pub(crate) device: DeviceIndex,
