@@ -445,6 +445,14 @@ pub mod stream {
         check("cuStreamSynchronize", unsafe { sys::cuStreamSynchronize(stream) })
     }
 
+    /// `cuStreamCreate` in the current context.
+    pub fn create(flags: u32) -> Result<CUstream, CudaError> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the driver checks the flags.
+        check("cuStreamCreate", unsafe { sys::cuStreamCreate(&mut raw, flags) })?;
+        Ok(raw)
+    }
+
     /// `cuStreamCreateWithPriority` in the current context.
     pub fn create_with_priority(flags: u32, priority: i32) -> Result<CUstream, CudaError> {
         let mut raw = std::ptr::null_mut();
