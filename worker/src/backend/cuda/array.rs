@@ -2,8 +2,7 @@
 //! surface objects can later be made over them, and every 3D copy as one
 //! `cuMemcpy3DAsync` between arrays, pitched device memory and host buffers.
 
-use super::error::Check;
-use super::{sys, CudaBackend};
+use super::{result, sys, CudaBackend};
 use crate::backend::{
     ArrayBackend, ArrayDesc, ArrayHandle, BackendError, DeviceIndex, DtohDone, Extent, HostData, MipmapHandle, Place, StreamHandle,
 };
@@ -119,66 +118,47 @@ fn cu_descriptor(desc: &ArrayDesc) -> Result<sys::CUDA_ARRAY3D_DESCRIPTOR, Backe
 impl ArrayBackend for CudaBackend {
     fn array_create(&self, dev: DeviceIndex, desc: &ArrayDesc) -> Result<ArrayHandle, BackendError> {
         self.enter(dev)?;
-        let d = cu_descriptor(desc)?;
-        let mut array: sys::CUarray = std::ptr::null_mut();
-        // SAFETY: a valid descriptor and out-pointer; the device's context is current.
-        unsafe { sys::cuArray3DCreate_v2(&mut array, &d) }.check("cuArray3DCreate")?;
+        let array = result::array::create(&cu_descriptor(desc)?)?;
         Ok(ArrayHandle(array as u64))
     }
 
     fn array_destroy(&self, array: ArrayHandle) -> Result<(), BackendError> {
-        // SAFETY: an array from array_create, destroyed once (the session forgets it).
-        unsafe { sys::cuArrayDestroy(array.0 as sys::CUarray) }.check("cuArrayDestroy")
+        // An array from array_create, destroyed once (the session forgets it).
+        Ok(result::array::destroy(array.0 as sys::CUarray)?)
     }
 
     fn mipmap_create(&self, dev: DeviceIndex, desc: &ArrayDesc, levels: u32) -> Result<(MipmapHandle, Vec<ArrayHandle>), BackendError> {
         self.enter(dev)?;
-        let d = cu_descriptor(desc)?;
-        let mut mipmap: sys::CUmipmappedArray = std::ptr::null_mut();
-        // SAFETY: a valid descriptor and out-pointer; the device's context is current.
-        unsafe { sys::cuMipmappedArrayCreate(&mut mipmap, &d, levels) }.check("cuMipmappedArrayCreate")?;
+        let mipmap = result::array::mipmap_create(&cu_descriptor(desc)?, levels)?;
         let mut arrays = Vec::with_capacity(levels as usize);
         for level in 0..levels {
-            let mut array: sys::CUarray = std::ptr::null_mut();
-            // SAFETY: a live mipmapped array with `levels` levels; a valid out-pointer.
-            if let Err(e) = unsafe { sys::cuMipmappedArrayGetLevel(&mut array, mipmap, level) }.check("cuMipmappedArrayGetLevel") {
-                // SAFETY: ours, not handed out.
-                let _ = unsafe { sys::cuMipmappedArrayDestroy(mipmap) };
-                return Err(e);
+            match result::array::mipmap_level(mipmap, level) {
+                Ok(array) => arrays.push(ArrayHandle(array as u64)),
+                Err(e) => {
+                    // Ours, not handed out.
+                    let _ = result::array::mipmap_destroy(mipmap);
+                    return Err(e.into());
+                }
             }
-            arrays.push(ArrayHandle(array as u64));
         }
         Ok((MipmapHandle(mipmap as u64), arrays))
     }
 
     fn mipmap_destroy(&self, mipmap: MipmapHandle, _levels: &[ArrayHandle]) -> Result<(), BackendError> {
-        // SAFETY: a mipmapped array from mipmap_create, destroyed once with its levels.
-        unsafe { sys::cuMipmappedArrayDestroy(mipmap.0 as sys::CUmipmappedArray) }.check("cuMipmappedArrayDestroy")
+        // A mipmapped array from mipmap_create, destroyed once with its levels.
+        Ok(result::array::mipmap_destroy(mipmap.0 as sys::CUmipmappedArray)?)
     }
 
     fn texture_create(&self, dev: DeviceIndex, spec: &TextureSpec) -> Result<Option<u64>, BackendError> {
         self.enter(dev)?;
         let resource = ResourceDesc::of(&spec.resource);
-        let view = spec.view.as_ref().map_or(std::ptr::null(), |v| (v as *const crate::backend::ResourceViewDesc).cast());
-        let mut texture: sys::CUtexObject = 0;
-        // SAFETY: the three structs have the layout of CUDA_RESOURCE_DESC, CUDA_TEXTURE_DESC
-        // and CUDA_RESOURCE_VIEW_DESC (backend::texture) with values the session checked;
-        // the resource is an array or memory of this device; a valid out-pointer.
-        unsafe {
-            sys::cuTexObjectCreate(
-                &mut texture,
-                (&resource as *const ResourceDesc).cast(),
-                (&spec.texture as *const crate::backend::TextureDesc).cast(),
-                view,
-            )
-        }
-        .check("cuTexObjectCreate")?;
-        Ok(Some(texture))
+        // Values the session checked; the resource is an array or memory of this device.
+        Ok(Some(result::array::texture_create(&resource, &spec.texture, spec.view.as_ref())?))
     }
 
     fn texture_destroy(&self, texture: u64) -> Result<(), BackendError> {
-        // SAFETY: a texture object from texture_create, destroyed once.
-        unsafe { sys::cuTexObjectDestroy(texture) }.check("cuTexObjectDestroy")
+        // A texture object from texture_create, destroyed once.
+        Ok(result::array::texture_destroy(texture)?)
     }
 
     fn copy_3d_from_host(
@@ -191,9 +171,8 @@ impl ArrayBackend for CudaBackend {
     ) -> Result<(), BackendError> {
         let s = self.work_stream(stream, dev)?;
         let src = Side::host(data.as_bytes().as_ptr().cast_mut().cast(), extent);
-        // SAFETY: the destination was checked by the session; `data` stays alive until the
-        // host function below runs, after the copy.
-        unsafe { sys::cuMemcpy3DAsync_v2(&memcpy_3d(&Side::of(dst), &src, extent), s) }.check("cuMemcpy3DAsync")?;
+        // SAFETY: `data` stays alive until the host function below runs, after the copy.
+        unsafe { result::array::copy_3d_async(&memcpy_3d(&Side::of(dst), &src, extent), s) }?;
         self.launch_host(s, Box::new(move || drop(data)))
     }
 
@@ -209,9 +188,9 @@ impl ArrayBackend for CudaBackend {
         let len = extent.packed_len().ok_or_else(|| BackendError::InvalidValue("3D copy size overflows".into()))?;
         let mut out = crate::backend::zeroed_buffer(len)?;
         let dst = Side::host(out.as_mut_ptr().cast(), extent);
-        // SAFETY: the source was checked by the session; `out` holds the packed box and its
-        // heap buffer stays put until the copy is done (below, or in the host function).
-        unsafe { sys::cuMemcpy3DAsync_v2(&memcpy_3d(&dst, &Side::of(src), extent), s) }.check("cuMemcpy3DAsync")?;
+        // SAFETY: `out` holds the packed box and its heap buffer stays put, untouched, until
+        // the copy is done (below, or in the host function).
+        unsafe { result::array::copy_3d_async(&memcpy_3d(&dst, &Side::of(src), extent), s) }?;
         if stream.is_none() {
             // Null stream: due now, as `memcpy_dtoh_2d` does.
             let r = self.sync_raw(stream, s);
@@ -223,8 +202,7 @@ impl ArrayBackend for CudaBackend {
 
     fn copy_3d(&self, stream: Option<StreamHandle>, dev: DeviceIndex, dst: &Place, src: &Place, extent: Extent) -> Result<(), BackendError> {
         let s = self.work_stream(stream, dev)?;
-        // SAFETY: both places were checked by the session.
-        unsafe { sys::cuMemcpy3DAsync_v2(&memcpy_3d(&Side::of(dst), &Side::of(src), extent), s) }.check("cuMemcpy3DAsync")
+        Ok(result::array::copy_3d_device_async(&memcpy_3d(&Side::of(dst), &Side::of(src), extent), s)?)
     }
 }
 

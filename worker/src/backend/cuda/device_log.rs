@@ -5,8 +5,7 @@
 //! a failed assert latched on the stream as `hipErrorAssert`, as the host backend does. The
 //! device side ends an asserting thread without a trap, so the shared context stays usable.
 
-use super::error::Check;
-use super::{lock, read, sys, CudaBackend, Raw};
+use super::{lock, read, result, sys, CudaBackend, Raw};
 use crate::backend::device_log::{Delivery, DeviceLog, LogMemory, Waited, HEADER_BYTES, NULL_STREAM, SYMBOL};
 use crate::backend::{BackendError, DeviceIndex, StreamHandle};
 use cudarc::driver::sys::{CUmodule, CUstream};
@@ -20,21 +19,19 @@ pub(super) struct CudaLogMemory<'a>(pub(super) &'a CudaBackend);
 impl LogMemory for CudaLogMemory<'_> {
     fn read(&mut self, device: DeviceIndex, address: u64, out: &mut [u8]) -> Result<(), BackendError> {
         let s = self.0.log_stream(device)?;
-        // SAFETY: `address` is a module global of at least the bytes read (DeviceLog keeps
-        // every read inside the global it opened); `out` is writable for its length and the
-        // copy is finished before this returns.
-        unsafe { sys::cuMemcpyDtoHAsync_v2(out.as_mut_ptr().cast(), address, out.len(), s) }.check("cuMemcpyDtoHAsync")?;
-        // SAFETY: a live stream of the current context.
-        unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")
+        // SAFETY: `out` is writable for its length and the copy is finished (synchronized
+        // below) before this returns; `address` is a module global of at least the bytes read
+        // (DeviceLog keeps every read inside the global it opened).
+        unsafe { result::mem::copy_dtoh_async(out.as_mut_ptr(), address, out.len(), s) }?;
+        Ok(result::stream::synchronize(s)?)
     }
 
     fn zero(&mut self, device: DeviceIndex, address: u64, len: u64) -> Result<(), BackendError> {
         let s = self.0.log_stream(device)?;
-        // SAFETY: a range inside a module global (see `read`), written while no kernel
-        // writes the log (DeviceLog resets only a settled log).
-        unsafe { sys::cuMemsetD8Async(address, 0, len as usize, s) }.check("cuMemsetD8Async")?;
-        // SAFETY: a live stream of the current context.
-        unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")
+        // A range inside a module global (see `read`), written while no kernel writes the log
+        // (DeviceLog resets only a settled log).
+        result::mem::set_d8_async(address, 0, len as usize, s)?;
+        Ok(result::stream::synchronize(s)?)
     }
 }
 
@@ -54,9 +51,8 @@ impl CudaBackend {
         if let Some(s) = streams.get(&device) {
             return Ok(s.0);
         }
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: valid out-pointer, the device's context current; destroyed in Drop.
-        unsafe { sys::cuStreamCreate(&mut raw, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32) }.check("cuStreamCreate")?;
+        // The device's context is current; destroyed in Drop.
+        let raw = result::stream::create(sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32)?;
         streams.insert(device, Raw(raw));
         Ok(raw)
     }
@@ -64,13 +60,11 @@ impl CudaBackend {
     /// Finds a freshly loaded module's device log, if it has one, and starts tracking it.
     pub(super) fn open_device_log(&self, module: u64, raw: CUmodule, device: DeviceIndex) {
         let name = CString::new(SYMBOL).expect("no NUL");
-        let (mut address, mut size) = (0u64, 0usize);
-        // SAFETY: a live module of the current context; valid out-pointers.
-        if unsafe { sys::cuModuleGetGlobal_v2(&mut address, &mut size, raw, name.as_ptr()) } != sys::CUresult::CUDA_SUCCESS {
+        let Ok((address, size)) = result::module::global(raw, &name) else {
             // Not compiled by hip-remote (or without printf support): kernel printf, if any,
             // goes to the driver's own FIFO and the worker's stdout.
             return;
-        }
+        };
         match DeviceLog::open(&mut CudaLogMemory(self), device, address, size as u64) {
             Ok(Some(log)) => lock(&self.logs).add_module(module, log),
             Ok(None) => {}
@@ -176,8 +170,7 @@ impl CudaBackend {
         if let Some(account) = account {
             account.close(s);
         }
-        // SAFETY: a live stream of the current context.
-        let result = unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize");
+        let result = result::stream::synchronize(s).map_err(BackendError::from);
         if let Some(account) = account {
             account.settle();
         }
@@ -210,14 +203,13 @@ impl CudaBackend {
         let count = logs.len().min(super::STAGING_BYTES / HEADER);
         let base = pinned.slice(count * HEADER).as_mut_ptr();
         for (i, &(_, address)) in logs[..count].iter().enumerate() {
-            // SAFETY: the header of a live module's log; the pinned buffer holds `count`
-            // headers and is kept until the stream is synchronized.
-            let queued = unsafe { sys::cuMemcpyDtoHAsync_v2(base.add(i * HEADER).cast(), address, HEADER, s) };
-            if queued != sys::CUresult::CUDA_SUCCESS {
+            // SAFETY: the pinned buffer holds `count` headers, untouched until the stream is
+            // synchronized; the header of a live module's log.
+            let queued = unsafe { result::mem::copy_dtoh_async(base.wrapping_add(i * HEADER), address, HEADER, s) };
+            if queued.is_err() {
                 // The copies already queued finish with the synchronize; the buffer is
                 // given back only after it.
-                // SAFETY: a live stream of the current context.
-                let _ = unsafe { sys::cuStreamSynchronize(s) };
+                let _ = result::stream::synchronize(s);
                 self.return_staging(pinned);
                 return None;
             }

@@ -4,39 +4,19 @@
 //! through `cuLaunchKernel`'s `extra` (`CU_LAUNCH_PARAM_BUFFER_POINTER`), exactly as packed.
 
 use super::{lock, read, result, write, CudaBackend, Raw};
-use crate::backend::HandleMap;
+use crate::backend::gpu::modules::{self, FunctionEntry};
 use crate::backend::{
     BackendError, DeviceIndex, DevicePtr, FunctionAttribute, FunctionAttributes, FunctionHandle, KernelFunction, LaunchConfig, ModuleBackend,
     ModuleFormat, ModuleHandle, ParamLayout, StreamHandle,
 };
 use cudarc::driver::sys::{CUfunction, CUfunction_attribute as FA, CUmodule};
-use std::collections::HashMap;
 use std::ffi::CString;
 
 /// Most parameters read from one kernel (the protocol's limit).
 const MAX_PARAMS: usize = proto_core::limits::MAX_KERNEL_PARAMS;
 
-pub(super) struct ModuleEntry {
-    raw: Raw<CUmodule>,
-    pub(super) device: DeviceIndex,
-    functions: HashMap<String, u64>,
-    globals: Vec<u64>,
-}
-
-pub(super) struct FunctionEntry {
-    pub(super) raw: Raw<CUfunction>,
-    /// The module it belongs to (its device log).
-    pub(super) module: u64,
-    device: DeviceIndex,
-    params: Vec<ParamLayout>,
-    attributes: FunctionAttributes,
-}
-
-#[derive(Default)]
-pub(super) struct ModuleTables {
-    pub(super) modules: HandleMap<u64, ModuleEntry>,
-    pub(super) functions: HandleMap<u64, FunctionEntry>,
-}
+/// The backend's modules and functions (no more kept with a module).
+pub(super) type ModuleTables = modules::ModuleTables<Raw<CUmodule>, Raw<CUfunction>, ()>;
 
 fn func_attr(f: CUfunction, a: FA) -> Result<i32, BackendError> {
     Ok(result::func::attribute(f, a)?)
@@ -69,10 +49,12 @@ fn param_layout(f: CUfunction) -> Vec<ParamLayout> {
 }
 
 impl CudaBackend {
-    pub(super) fn function_entry<R>(&self, function: FunctionHandle, f: impl FnOnce(&FunctionEntry) -> R) -> Result<R, BackendError> {
-        let t = read(&self.modules);
-        let e = t.functions.get(&function.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("function {:#x}", function.as_raw())))?;
-        Ok(f(e))
+    pub(super) fn function_entry<R>(
+        &self,
+        function: FunctionHandle,
+        f: impl FnOnce(&FunctionEntry<Raw<CUfunction>>) -> R,
+    ) -> Result<R, BackendError> {
+        Ok(f(read(&self.modules).function(function)?))
     }
 }
 
@@ -98,23 +80,16 @@ impl ModuleBackend for CudaBackend {
         };
         let raw = result::module::load_data(image)?;
         let id = self.handle();
-        write(&self.modules).modules.insert(id, ModuleEntry { raw: Raw(raw), device: dev, functions: HashMap::new(), globals: Vec::new() });
+        write(&self.modules).insert_module(id, Raw(raw), dev, ());
         self.open_device_log(id, raw, dev);
         Ok(ModuleHandle::from_raw(id))
     }
 
     fn module_unload(&self, module: ModuleHandle) -> Result<(), BackendError> {
-        let entry = {
-            let mut t = write(&self.modules);
-            let entry = t.modules.remove(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
-            for f in entry.functions.values() {
-                t.functions.remove(f);
-            }
-            entry
-        };
+        let entry = write(&self.modules).remove_module(module)?;
         {
             let mut globals = lock(&self.globals);
-            for g in &entry.globals {
+            for g in entry.globals() {
                 globals.remove(g);
             }
         }
@@ -141,15 +116,11 @@ impl ModuleBackend for CudaBackend {
     fn module_function(&self, module: ModuleHandle, name: &str) -> Result<KernelFunction, BackendError> {
         let (raw, device, known) = {
             let t = read(&self.modules);
-            let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
-            (m.raw, m.device, m.functions.get(name).copied())
+            let m = t.module(module)?;
+            (m.raw, m.device, t.function_named(module, name))
         };
         if let Some(id) = known {
-            return self.function_entry(FunctionHandle::from_raw(id), |e| KernelFunction {
-                handle: FunctionHandle::from_raw(id),
-                params: e.params.clone(),
-                attributes: e.attributes,
-            });
+            return read(&self.modules).kernel_function(FunctionHandle::from_raw(id));
         }
         self.enter(device)?;
         let cname = CString::new(name).map_err(|_| BackendError::InvalidValue("NUL in kernel name".into()))?;
@@ -160,27 +131,17 @@ impl ModuleBackend for CudaBackend {
         let params = param_layout(f);
         let attrs = attributes(f)?;
         let id = self.handle();
-        let mut t = write(&self.modules);
-        t.functions.insert(id, FunctionEntry { raw: Raw(f), module: module.as_raw(), device, params: params.clone(), attributes: attrs });
-        if let Some(m) = t.modules.get_mut(&module.as_raw()) {
-            m.functions.insert(name.to_string(), id);
-        }
-        Ok(KernelFunction { handle: FunctionHandle::from_raw(id), params, attributes: attrs })
+        let entry = FunctionEntry { raw: Raw(f), module: module.as_raw(), device, params, attributes: attrs };
+        Ok(write(&self.modules).insert_function(module, name, id, entry))
     }
 
     fn module_global(&self, module: ModuleHandle, name: &str) -> Result<(DevicePtr, u64), BackendError> {
-        let (raw, device) = {
-            let t = read(&self.modules);
-            let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
-            (m.raw, m.device)
-        };
+        let (raw, device) = read(&self.modules).module(module).map(|m| (m.raw, m.device))?;
         self.enter(device)?;
         let cname = CString::new(name).map_err(|_| BackendError::InvalidValue("NUL in symbol name".into()))?;
         let (ptr, size) = result::module::global(raw.0, &cname)?;
         lock(&self.globals).insert(ptr, (size as u64, device));
-        if let Some(m) = write(&self.modules).modules.get_mut(&module.as_raw()) {
-            m.globals.push(ptr);
-        }
+        write(&self.modules).add_global(module, ptr);
         Ok((DevicePtr(ptr), size as u64))
     }
 
@@ -198,12 +159,7 @@ impl ModuleBackend for CudaBackend {
             FunctionAttribute::PreferredSharedCarveout => FA::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
         };
         result::func::set_attribute(f.0, attrib, value)?;
-        if let Some(e) = write(&self.modules).functions.get_mut(&function.as_raw()) {
-            match attribute {
-                FunctionAttribute::MaxDynamicSharedSize => e.attributes.max_dynamic_shared_size = value,
-                FunctionAttribute::PreferredSharedCarveout => e.attributes.preferred_shmem_carveout = value,
-            }
-        }
+        write(&self.modules).set_attribute(function, attribute, value);
         Ok(())
     }
 
@@ -226,11 +182,7 @@ impl ModuleBackend for CudaBackend {
     /// `cuModuleGetFunctionCount` / `cuModuleEnumerateFunctions` (CUDA 12.4) and
     /// `cuFuncGetName` (12.3).
     fn module_function_names(&self, module: ModuleHandle) -> Result<Vec<String>, BackendError> {
-        let (raw, device) = {
-            let t = read(&self.modules);
-            let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
-            (m.raw, m.device)
-        };
+        let (raw, device) = read(&self.modules).module(module).map(|m| (m.raw, m.device))?;
         self.enter(device)?;
         let n = result::module::function_count(raw.0)?;
         if n as usize > proto_core::limits::MAX_LIST_ITEMS {

@@ -445,6 +445,14 @@ pub mod stream {
         check("cuStreamSynchronize", unsafe { sys::cuStreamSynchronize(stream) })
     }
 
+    /// `cuStreamCreate` in the current context.
+    pub fn create(flags: u32) -> Result<CUstream, CudaError> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the driver checks the flags.
+        check("cuStreamCreate", unsafe { sys::cuStreamCreate(&mut raw, flags) })?;
+        Ok(raw)
+    }
+
     /// `cuStreamCreateWithPriority` in the current context.
     pub fn create_with_priority(flags: u32, priority: i32) -> Result<CUstream, CudaError> {
         let mut raw = std::ptr::null_mut();
@@ -1277,5 +1285,91 @@ pub mod nvrtc {
             assert_eq!(e, BackendError::Unknown("nvrtcGetPTX: NVRTC_ERROR_INVALID_PROGRAM".into()));
             assert_eq!(check("nvrtcGetPTX", nvrtcResult::NVRTC_SUCCESS), Ok(()));
         }
+    }
+}
+
+/// Arrays, mipmapped arrays, texture objects and 3D copies.
+pub mod array {
+    use super::*;
+    use crate::backend::{ResourceDesc, ResourceViewDesc, TextureDesc};
+    use sys::{CUarray, CUmemorytype, CUmipmappedArray, CUDA_ARRAY3D_DESCRIPTOR, CUDA_MEMCPY3D};
+
+    /// `cuArray3DCreate_v2` in the current context.
+    pub fn create(desc: &CUDA_ARRAY3D_DESCRIPTOR) -> Result<CUarray, CudaError> {
+        let mut array: CUarray = std::ptr::null_mut();
+        // SAFETY: a valid descriptor and out-pointer; the driver checks the descriptor.
+        check("cuArray3DCreate", unsafe { sys::cuArray3DCreate_v2(&mut array, desc) })?;
+        Ok(array)
+    }
+
+    /// `cuArrayDestroy`: callers destroy each array once.
+    pub fn destroy(array: CUarray) -> Result<(), CudaError> {
+        // SAFETY: a live array (module contract).
+        check("cuArrayDestroy", unsafe { sys::cuArrayDestroy(array) })
+    }
+
+    /// `cuMipmappedArrayCreate` in the current context.
+    pub fn mipmap_create(desc: &CUDA_ARRAY3D_DESCRIPTOR, levels: u32) -> Result<CUmipmappedArray, CudaError> {
+        let mut mipmap: CUmipmappedArray = std::ptr::null_mut();
+        // SAFETY: a valid descriptor and out-pointer; the driver checks the descriptor.
+        check("cuMipmappedArrayCreate", unsafe { sys::cuMipmappedArrayCreate(&mut mipmap, desc, levels) })?;
+        Ok(mipmap)
+    }
+
+    /// `cuMipmappedArrayGetLevel`.
+    pub fn mipmap_level(mipmap: CUmipmappedArray, level: u32) -> Result<CUarray, CudaError> {
+        let mut array: CUarray = std::ptr::null_mut();
+        // SAFETY: a live mipmapped array (module contract); a valid out-pointer; the driver
+        // checks the level.
+        check("cuMipmappedArrayGetLevel", unsafe { sys::cuMipmappedArrayGetLevel(&mut array, mipmap, level) })?;
+        Ok(array)
+    }
+
+    /// `cuMipmappedArrayDestroy` (its levels with it): callers destroy each once.
+    pub fn mipmap_destroy(mipmap: CUmipmappedArray) -> Result<(), CudaError> {
+        // SAFETY: a live mipmapped array (module contract).
+        check("cuMipmappedArrayDestroy", unsafe { sys::cuMipmappedArrayDestroy(mipmap) })
+    }
+
+    /// `cuTexObjectCreate` from the driver-form structs of `backend::texture` (CUDA's
+    /// `CUDA_RESOURCE_DESC`, `CUDA_TEXTURE_DESC`, `CUDA_RESOURCE_VIEW_DESC` field for field,
+    /// asserted in `array.rs`).
+    pub fn texture_create(resource: &ResourceDesc, texture: &TextureDesc, view: Option<&ResourceViewDesc>) -> Result<sys::CUtexObject, CudaError> {
+        let view = view.map_or(std::ptr::null(), |v| (v as *const ResourceViewDesc).cast());
+        let mut object: sys::CUtexObject = 0;
+        // SAFETY: the three structs have CUDA's layouts (above); the resource names an array
+        // or device memory (module contract), which the driver checks; a valid out-pointer.
+        check("cuTexObjectCreate", unsafe {
+            sys::cuTexObjectCreate(&mut object, (resource as *const ResourceDesc).cast(), (texture as *const TextureDesc).cast(), view)
+        })?;
+        Ok(object)
+    }
+
+    /// `cuTexObjectDestroy`: callers destroy each texture object once.
+    pub fn texture_destroy(texture: sys::CUtexObject) -> Result<(), CudaError> {
+        // SAFETY: the driver checks the object.
+        check("cuTexObjectDestroy", unsafe { sys::cuTexObjectDestroy(texture) })
+    }
+
+    /// `cuMemcpy3DAsync_v2`.
+    ///
+    /// # Safety
+    /// Every host box `copy` names stays alive until `stream` has passed the copy; a host
+    /// destination is touched by nobody else until then.
+    pub unsafe fn copy_3d_async(copy: &CUDA_MEMCPY3D, stream: CUstream) -> Result<(), CudaError> {
+        // SAFETY: host boxes are the caller's contract; the driver checks device memory and
+        // arrays; `stream` is live.
+        check("cuMemcpy3DAsync", unsafe { sys::cuMemcpy3DAsync_v2(copy, stream) })
+    }
+
+    /// `cuMemcpy3DAsync_v2` between device memory and arrays only: a copy naming host memory
+    /// (or unified memory, which may be host memory) is `CUDA_ERROR_INVALID_VALUE`.
+    pub fn copy_3d_device_async(copy: &CUDA_MEMCPY3D, stream: CUstream) -> Result<(), CudaError> {
+        let on_device = |t: CUmemorytype| matches!(t, CUmemorytype::CU_MEMORYTYPE_DEVICE | CUmemorytype::CU_MEMORYTYPE_ARRAY);
+        if !on_device(copy.srcMemoryType) || !on_device(copy.dstMemoryType) {
+            return Err(CudaError { call: "cuMemcpy3DAsync", error: DriverError(CUresult::CUDA_ERROR_INVALID_VALUE) });
+        }
+        // SAFETY: no host memory (checked above).
+        unsafe { copy_3d_async(copy, stream) }
     }
 }

@@ -2,3 +2,4 @@
 //! (`cuda/result.rs`, `hip/result.rs`), written once.
 
 pub(crate) mod blas;
+pub(crate) mod modules;

@@ -3,7 +3,6 @@
 //! alive until the stream reaches the copy. A runtime without these entry points gets the
 //! linear arrays of [`crate::backend::linear_arrays`].
 
-use super::error::Check;
 use super::HipBackend;
 use crate::backend::{
     linear_arrays, zeroed_buffer, ArrayBackend, ArrayDesc, ArrayHandle, BackendError, DeviceIndex, DtohDone, Extent, HostData, MipmapHandle, Place,
@@ -141,13 +140,23 @@ impl HipBackend {
     }
 
     /// Queues one `hipDrvMemcpy3DAsync` on `stream` (the null stream of `dev` for `None`).
-    fn queue_memcpy_3d(&self, stream: Option<StreamHandle>, dev: DeviceIndex, copy: &Memcpy3D) -> Result<(super::Stream, DeviceIndex), BackendError> {
-        let memcpy = self.api.hipDrvMemcpy3DAsync.ok_or_else(|| BackendError::NotSupported("hipDrvMemcpy3DAsync".into()))?;
+    ///
+    /// # Safety
+    /// As [`super::api::HipApi::drv_memcpy_3d_async`]: every host box `copy` names stays
+    /// alive, and a host destination untouched, until the stream has passed the copy.
+    unsafe fn queue_memcpy_3d(
+        &self,
+        stream: Option<StreamHandle>,
+        dev: DeviceIndex,
+        copy: &Memcpy3D,
+    ) -> Result<(super::Stream, DeviceIndex), BackendError> {
+        if self.api.hipDrvMemcpy3DAsync.is_none() {
+            return Err(BackendError::NotSupported("hipDrvMemcpy3DAsync".into()));
+        }
         let (s, dev) = self.stream_and_device(stream, dev)?;
-        // SAFETY: the places were checked by the session (arrays of this backend, device
-        // memory inside allocations); host buffers outlive the copy (callers keep them until
-        // the stream reaches it).
-        unsafe { memcpy(copy, s) }.check("hipDrvMemcpy3DAsync")?;
+        // SAFETY: host boxes are the caller's contract; the places were checked by the
+        // session (arrays of this backend, device memory inside allocations).
+        unsafe { self.api.drv_memcpy_3d_async(copy, s) }?;
         Ok((s, dev))
     }
 }
@@ -165,77 +174,69 @@ fn descriptor(desc: &ArrayDesc) -> Array3DDescriptor {
 
 impl ArrayBackend for HipBackend {
     fn array_create(&self, dev: DeviceIndex, desc: &ArrayDesc) -> Result<ArrayHandle, BackendError> {
-        let Some(create) = self.api.hipArray3DCreate.filter(|_| self.has_arrays()) else {
+        if !self.has_arrays() {
             return linear_arrays::array_create(self, dev, desc);
-        };
+        }
         self.enter(dev)?;
-        let d = descriptor(desc);
-        let mut array = std::ptr::null_mut();
-        // SAFETY: a valid descriptor and out-pointer; the device is current.
-        unsafe { create(&mut array, &d) }.check("hipArray3DCreate")?;
+        let array = self.api.array_3d_create(&descriptor(desc))?;
         Ok(ArrayHandle(array as u64))
     }
 
     fn array_destroy(&self, array: ArrayHandle) -> Result<(), BackendError> {
-        match self.api.hipArrayDestroy.filter(|_| self.has_arrays()) {
-            // SAFETY: an array from array_create, destroyed once (the session forgets it).
-            Some(destroy) => unsafe { destroy(array.0 as *mut c_void) }.check("hipArrayDestroy"),
-            None => crate::backend::MemoryBackend::free(self, crate::backend::DevicePtr(array.0)),
+        if !self.has_arrays() {
+            return crate::backend::MemoryBackend::free(self, crate::backend::DevicePtr(array.0));
         }
+        // An array from array_create, destroyed once (the session forgets it).
+        Ok(self.api.array_destroy(array.0 as *mut c_void)?)
     }
 
     fn mipmap_create(&self, dev: DeviceIndex, desc: &ArrayDesc, levels: u32) -> Result<(MipmapHandle, Vec<ArrayHandle>), BackendError> {
         let api = &self.api;
         // Levels are runtime arrays, so copies must go through the runtime's arrays too.
-        let (Some(create), Some(level_of), Some(destroy), true) =
-            (api.hipMipmappedArrayCreate, api.hipMipmappedArrayGetLevel, api.hipMipmappedArrayDestroy, self.has_arrays())
-        else {
+        let has_mipmaps = api.hipMipmappedArrayCreate.is_some() && api.hipMipmappedArrayGetLevel.is_some() && api.hipMipmappedArrayDestroy.is_some();
+        if !has_mipmaps || !self.has_arrays() {
             return linear_arrays::mipmap_create(self, dev, desc, levels);
-        };
+        }
         self.enter(dev)?;
-        let mut mipmap = std::ptr::null_mut();
-        // SAFETY: a valid descriptor and out-pointer; the device is current.
-        unsafe { create(&mut mipmap, &descriptor(desc), levels) }.check("hipMipmappedArrayCreate")?;
+        let mipmap = api.mipmapped_array_create(&descriptor(desc), levels)?;
         let mut arrays = Vec::with_capacity(levels as usize);
         for level in 0..levels {
-            let mut array = std::ptr::null_mut();
-            // SAFETY: a live mipmapped array of `levels` levels; a valid out-pointer.
-            if let Err(e) = unsafe { level_of(&mut array, mipmap, level) }.check("hipMipmappedArrayGetLevel") {
-                // SAFETY: ours, not handed out.
-                let _ = unsafe { destroy(mipmap) };
-                return Err(e);
+            match api.mipmapped_array_get_level(mipmap, level) {
+                Ok(array) => arrays.push(ArrayHandle(array as u64)),
+                Err(e) => {
+                    // Ours, not handed out.
+                    let _ = api.mipmapped_array_destroy(mipmap);
+                    return Err(e.into());
+                }
             }
-            arrays.push(ArrayHandle(array as u64));
         }
         Ok((MipmapHandle(mipmap as u64), arrays))
     }
 
     fn mipmap_destroy(&self, mipmap: MipmapHandle, levels: &[ArrayHandle]) -> Result<(), BackendError> {
-        match self.api.hipMipmappedArrayDestroy.filter(|_| mipmap.0 != 0) {
-            // SAFETY: a mipmapped array from mipmap_create, destroyed once with its levels.
-            Some(destroy) => unsafe { destroy(mipmap.0 as *mut c_void) }.check("hipMipmappedArrayDestroy"),
-            None => linear_arrays::mipmap_destroy(self, levels),
+        if self.api.hipMipmappedArrayDestroy.is_none() || mipmap.0 == 0 {
+            return linear_arrays::mipmap_destroy(self, levels);
         }
+        // A mipmapped array from mipmap_create, destroyed once with its levels.
+        Ok(self.api.mipmapped_array_destroy(mipmap.0 as *mut c_void)?)
     }
 
     fn texture_create(&self, dev: DeviceIndex, spec: &TextureSpec) -> Result<Option<u64>, BackendError> {
-        let (Some(create), Some(_)) = (self.api.hipTexObjectCreate, self.api.hipTexObjectDestroy) else {
+        if self.api.hipTexObjectCreate.is_none() || self.api.hipTexObjectDestroy.is_none() {
             return Err(BackendError::NotSupported("the HIP runtime has no hipTexObjectCreate".into()));
-        };
+        }
         self.enter(dev)?;
         let resource = ResourceDesc::of(&spec.resource);
-        let view = spec.view.as_ref().map_or(std::ptr::null(), |v| v as *const _);
-        let mut texture = std::ptr::null_mut();
-        // SAFETY: HIP_RESOURCE_DESC, HIP_TEXTURE_DESC and HIP_RESOURCE_VIEW_DESC layouts
-        // (backend::texture) with values the session checked; a valid out-pointer.
-        unsafe { create(&mut texture, &resource, &spec.texture, view) }.check("hipTexObjectCreate")?;
-        Ok(Some(texture as u64))
+        // Values the session checked.
+        Ok(Some(self.api.tex_object_create(&resource, &spec.texture, spec.view.as_ref())?))
     }
 
     fn texture_destroy(&self, texture: u64) -> Result<(), BackendError> {
-        let destroy = self.api.hipTexObjectDestroy.ok_or_else(|| BackendError::NotSupported("hipTexObjectDestroy".into()))?;
-        // SAFETY: a texture object from texture_create, destroyed once.
-        unsafe { destroy(texture as *mut c_void) }.check("hipTexObjectDestroy")
+        if self.api.hipTexObjectDestroy.is_none() {
+            return Err(BackendError::NotSupported("hipTexObjectDestroy".into()));
+        }
+        // A texture object from texture_create, destroyed once.
+        Ok(self.api.tex_object_destroy(texture)?)
     }
 
     fn copy_3d_from_host(
@@ -250,10 +251,11 @@ impl ArrayBackend for HipBackend {
             return linear_arrays::copy_3d_from_host(self, stream, dst, extent, data);
         }
         let src = Side::host(data.as_bytes().as_ptr() as *mut c_void, extent);
-        let (s, dev) = self.queue_memcpy_3d(stream, dev, &memcpy_3d(&Side::of(dst), &src, extent))?;
+        // SAFETY: `data` stays alive until the stream reaches the copy (kept below, or waited
+        // for).
+        let (s, dev) = unsafe { self.queue_memcpy_3d(stream, dev, &memcpy_3d(&Side::of(dst), &src, extent)) }?;
         if self.when_reached(s, dev, Box::new(move |_| drop(data))).is_err() {
-            // SAFETY: a live stream of the current device.
-            unsafe { (self.api.hipStreamSynchronize)(s) }.check("hipStreamSynchronize")?;
+            self.api.stream_synchronize(s)?;
         }
         Ok(())
     }
@@ -272,8 +274,9 @@ impl ArrayBackend for HipBackend {
         let len = extent.packed_len().ok_or_else(|| BackendError::InvalidValue("3D copy size overflows".into()))?;
         let mut out = zeroed_buffer(len)?;
         let dst = Side::host(out.as_mut_ptr().cast(), extent);
-        // `out`'s heap buffer does not move when `out` moves into the completion.
-        let (s, dev) = self.queue_memcpy_3d(stream, dev, &memcpy_3d(&dst, &Side::of(src), extent))?;
+        // SAFETY: `out`'s heap buffer does not move when `out` moves into the completion,
+        // which keeps it, untouched, until the stream has reached the copy.
+        let (s, dev) = unsafe { self.queue_memcpy_3d(stream, dev, &memcpy_3d(&dst, &Side::of(src), extent)) }?;
         self.when_reached(s, dev, Box::new(move |reached| done(reached.map(|()| out))))
     }
 
@@ -281,7 +284,8 @@ impl ArrayBackend for HipBackend {
         if !self.has_arrays() {
             return linear_arrays::copy_3d(self, stream, dst, src, extent);
         }
-        self.queue_memcpy_3d(stream, dev, &memcpy_3d(&Side::of(dst), &Side::of(src), extent))?;
+        // SAFETY: arrays and device memory only (`Side::of`): no host box.
+        unsafe { self.queue_memcpy_3d(stream, dev, &memcpy_3d(&Side::of(dst), &Side::of(src), extent)) }?;
         Ok(())
     }
 }

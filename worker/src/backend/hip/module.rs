@@ -8,11 +8,11 @@
 use super::api::{Function, Module};
 use super::result::Bounded;
 use super::{layout, lock, HipBackend, Raw};
+use crate::backend::gpu::modules::{self, FunctionEntry};
 use crate::backend::{
     BackendError, DeviceIndex, DevicePtr, FunctionAttribute, FunctionAttributes, FunctionHandle, KernelFunction, LaunchConfig, ModuleBackend,
     ModuleFormat, ModuleHandle, ParamLayout, StreamHandle,
 };
-use std::collections::HashMap;
 use std::ffi::{c_int, CString};
 use std::sync::Arc;
 
@@ -33,28 +33,10 @@ mod attr {
     pub const PREFERRED_SHARED_MEMORY_CARVEOUT: i32 = 9;
 }
 
-pub(super) struct ModuleEntry {
-    raw: Raw<Module>,
-    device: DeviceIndex,
-    functions: HashMap<String, u64>,
-    globals: Vec<u64>,
-    /// The image: layouts come from its metadata where the runtime does not report them,
-    /// and kernel names from loading it as a library.
-    image: Arc<[u8]>,
-}
-
-pub(super) struct FunctionEntry {
-    pub(super) raw: Raw<Function>,
-    pub(super) device: DeviceIndex,
-    params: Vec<ParamLayout>,
-    attributes: FunctionAttributes,
-}
-
-#[derive(Default)]
-pub(super) struct ModuleTables {
-    modules: HashMap<u64, ModuleEntry>,
-    functions: HashMap<u64, FunctionEntry>,
-}
+/// The backend's modules and functions; each module keeps its image (layouts come from
+/// its metadata where the runtime does not report them, and kernel names from loading it as
+/// a library).
+pub(super) type ModuleTables = modules::ModuleTables<Raw<Module>, Raw<Function>, Arc<[u8]>>;
 
 impl HipBackend {
     fn func_attr(&self, f: Function, attribute: i32) -> Result<i32, BackendError> {
@@ -87,10 +69,8 @@ impl HipBackend {
         }
     }
 
-    pub(super) fn function_entry<R>(&self, function: FunctionHandle, f: impl FnOnce(&FunctionEntry) -> R) -> Result<R, BackendError> {
-        let t = lock(&self.modules);
-        let e = t.functions.get(&function.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("function {:#x}", function.as_raw())))?;
-        Ok(f(e))
+    pub(super) fn function_entry<R>(&self, function: FunctionHandle, f: impl FnOnce(&FunctionEntry<Raw<Function>>) -> R) -> Result<R, BackendError> {
+        Ok(f(lock(&self.modules).function(function)?))
     }
 }
 
@@ -109,22 +89,15 @@ impl ModuleBackend for HipBackend {
         let raw = self.api.module_load_data(image)?;
         let image = Arc::from(image);
         let id = self.handle();
-        lock(&self.modules).modules.insert(id, ModuleEntry { raw: Raw(raw), device: dev, functions: HashMap::new(), globals: Vec::new(), image });
+        lock(&self.modules).insert_module(id, Raw(raw), dev, image);
         Ok(ModuleHandle::from_raw(id))
     }
 
     fn module_unload(&self, module: ModuleHandle) -> Result<(), BackendError> {
-        let entry = {
-            let mut t = lock(&self.modules);
-            let entry = t.modules.remove(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
-            for f in entry.functions.values() {
-                t.functions.remove(f);
-            }
-            entry
-        };
+        let entry = lock(&self.modules).remove_module(module)?;
         {
             let mut globals = lock(&self.globals);
-            for g in &entry.globals {
+            for g in entry.globals() {
                 globals.remove(g);
             }
         }
@@ -138,15 +111,11 @@ impl ModuleBackend for HipBackend {
     fn module_function(&self, module: ModuleHandle, name: &str) -> Result<KernelFunction, BackendError> {
         let (raw, device, known, image) = {
             let t = lock(&self.modules);
-            let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
-            (m.raw, m.device, m.functions.get(name).copied(), m.image.clone())
+            let m = t.module(module)?;
+            (m.raw, m.device, t.function_named(module, name), m.extra.clone())
         };
         if let Some(id) = known {
-            return self.function_entry(FunctionHandle::from_raw(id), |e| KernelFunction {
-                handle: FunctionHandle::from_raw(id),
-                params: e.params.clone(),
-                attributes: e.attributes,
-            });
+            return lock(&self.modules).kernel_function(FunctionHandle::from_raw(id));
         }
         self.enter(device)?;
         let cname = CString::new(name).map_err(|_| BackendError::InvalidValue("NUL in kernel name".into()))?;
@@ -158,27 +127,17 @@ impl ModuleBackend for HipBackend {
         let params = self.param_layout(f, Some(&image), name, &arch)?;
         let attributes = self.attributes(f)?;
         let id = self.handle();
-        let mut t = lock(&self.modules);
-        t.functions.insert(id, FunctionEntry { raw: Raw(f), device, params: params.clone(), attributes });
-        if let Some(m) = t.modules.get_mut(&module.as_raw()) {
-            m.functions.insert(name.to_string(), id);
-        }
-        Ok(KernelFunction { handle: FunctionHandle::from_raw(id), params, attributes })
+        let entry = FunctionEntry { raw: Raw(f), module: module.as_raw(), device, params, attributes };
+        Ok(lock(&self.modules).insert_function(module, name, id, entry))
     }
 
     fn module_global(&self, module: ModuleHandle, name: &str) -> Result<(DevicePtr, u64), BackendError> {
-        let (raw, device) = {
-            let t = lock(&self.modules);
-            let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
-            (m.raw, m.device)
-        };
+        let (raw, device) = lock(&self.modules).module(module).map(|m| (m.raw, m.device))?;
         self.enter(device)?;
         let cname = CString::new(name).map_err(|_| BackendError::InvalidValue("NUL in symbol name".into()))?;
         let (ptr, size) = self.api.module_get_global(raw.0, &cname)?;
         lock(&self.globals).insert(ptr, (size as u64, device));
-        if let Some(m) = lock(&self.modules).modules.get_mut(&module.as_raw()) {
-            m.globals.push(ptr);
-        }
+        lock(&self.modules).add_global(module, ptr);
         Ok((DevicePtr(ptr), size as u64))
     }
 
@@ -196,12 +155,7 @@ impl ModuleBackend for HipBackend {
             FunctionAttribute::PreferredSharedCarveout => attr::PREFERRED_SHARED_MEMORY_CARVEOUT,
         };
         self.api.func_set_attribute(f.0, number, value)?;
-        if let Some(e) = lock(&self.modules).functions.get_mut(&function.as_raw()) {
-            match attribute {
-                FunctionAttribute::MaxDynamicSharedSize => e.attributes.max_dynamic_shared_size = value,
-                FunctionAttribute::PreferredSharedCarveout => e.attributes.preferred_shmem_carveout = value,
-            }
-        }
+        lock(&self.modules).set_attribute(function, attribute, value);
         Ok(())
     }
 
@@ -224,11 +178,7 @@ impl ModuleBackend for HipBackend {
     /// HIP has no enumeration of a module's functions: the image is loaded once more as a
     /// library (`hipLibraryLoadData`, ROCm 7), whose kernels are enumerated and named.
     fn module_function_names(&self, module: ModuleHandle) -> Result<Vec<String>, BackendError> {
-        let (device, image) = {
-            let t = lock(&self.modules);
-            let m = t.modules.get(&module.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("module {:#x}", module.as_raw())))?;
-            (m.device, Arc::clone(&m.image))
-        };
+        let (device, image) = lock(&self.modules).module(module).map(|m| (m.device, Arc::clone(&m.extra)))?;
         let api = &self.api;
         let has_library = api.hipLibraryLoadData.is_some()
             && api.hipLibraryUnload.is_some()

@@ -11,10 +11,11 @@
 //! runtime writes is memory of the right type and size.
 
 use super::api::{Event, Function, Graph, GraphExec, GraphNode, HipApi, HipError, LinkState as LinkStateHandle, Module, Program, RtcApi, Stream};
+use super::array::{Array3DDescriptor, Memcpy3D};
 use super::graph::{KernelNodeParams, MemsetParams};
 use super::ipc::{IpcHandle, HANDLE_TYPE_POSIX_FD};
 use super::vmm::{MemAccessDesc, MemAllocationProp, MemLocation, LOCATION_TYPE_DEVICE};
-use crate::backend::{hip_code, BackendError, LaunchConfig, ParamLayout};
+use crate::backend::{hip_code, BackendError, LaunchConfig, ParamLayout, ResourceDesc, ResourceViewDesc, TextureDesc};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 
@@ -912,6 +913,81 @@ impl HipApi {
         // pointer; `fd` is open for the call.
         check("hipMemImportFromShareableHandle", unsafe { f(&mut handle, fd.as_raw_fd() as isize as *mut c_void, HANDLE_TYPE_POSIX_FD) })?;
         Ok(handle as u64)
+    }
+
+    // ---- arrays, texture objects, 3D copies -------------------------------------------------
+
+    /// `hipArray3DCreate` on the current device.
+    pub fn array_3d_create(&self, desc: &Array3DDescriptor) -> Result<*mut c_void, HipCallError> {
+        let f = self.hipArray3DCreate.ok_or(missing("hipArray3DCreate"))?;
+        let mut array = std::ptr::null_mut();
+        // SAFETY: a valid descriptor and out-pointer; the runtime checks the descriptor.
+        check("hipArray3DCreate", unsafe { f(&mut array, desc) })?;
+        Ok(array)
+    }
+
+    /// `hipArrayDestroy`: callers destroy each array once.
+    pub fn array_destroy(&self, array: *mut c_void) -> Result<(), HipCallError> {
+        let f = self.hipArrayDestroy.ok_or(missing("hipArrayDestroy"))?;
+        // SAFETY: a live array (module contract).
+        check("hipArrayDestroy", unsafe { f(array) })
+    }
+
+    /// `hipMipmappedArrayCreate` on the current device.
+    pub fn mipmapped_array_create(&self, desc: &Array3DDescriptor, levels: u32) -> Result<*mut c_void, HipCallError> {
+        let f = self.hipMipmappedArrayCreate.ok_or(missing("hipMipmappedArrayCreate"))?;
+        let mut mipmap = std::ptr::null_mut();
+        // SAFETY: a valid descriptor and out-pointer; the runtime checks the descriptor.
+        check("hipMipmappedArrayCreate", unsafe { f(&mut mipmap, desc, levels) })?;
+        Ok(mipmap)
+    }
+
+    /// `hipMipmappedArrayGetLevel`.
+    pub fn mipmapped_array_get_level(&self, mipmap: *mut c_void, level: u32) -> Result<*mut c_void, HipCallError> {
+        let f = self.hipMipmappedArrayGetLevel.ok_or(missing("hipMipmappedArrayGetLevel"))?;
+        let mut array = std::ptr::null_mut();
+        // SAFETY: a live mipmapped array (module contract); a valid out-pointer; the runtime
+        // checks the level.
+        check("hipMipmappedArrayGetLevel", unsafe { f(&mut array, mipmap, level) })?;
+        Ok(array)
+    }
+
+    /// `hipMipmappedArrayDestroy` (its levels with it): callers destroy each once.
+    pub fn mipmapped_array_destroy(&self, mipmap: *mut c_void) -> Result<(), HipCallError> {
+        let f = self.hipMipmappedArrayDestroy.ok_or(missing("hipMipmappedArrayDestroy"))?;
+        // SAFETY: a live mipmapped array (module contract).
+        check("hipMipmappedArrayDestroy", unsafe { f(mipmap) })
+    }
+
+    /// `hipTexObjectCreate` from the driver-form structs of `backend::texture`
+    /// (`HIP_RESOURCE_DESC`, `HIP_TEXTURE_DESC`, `HIP_RESOURCE_VIEW_DESC`).
+    pub fn tex_object_create(&self, resource: &ResourceDesc, texture: &TextureDesc, view: Option<&ResourceViewDesc>) -> Result<u64, HipCallError> {
+        let f = self.hipTexObjectCreate.ok_or(missing("hipTexObjectCreate"))?;
+        let view = view.map_or(std::ptr::null(), |v| v as *const _);
+        let mut object = std::ptr::null_mut();
+        // SAFETY: the runtime's struct layouts; the resource names an array or device memory
+        // (module contract), which the runtime checks; a valid out-pointer.
+        check("hipTexObjectCreate", unsafe { f(&mut object, resource, texture, view) })?;
+        Ok(object as u64)
+    }
+
+    /// `hipTexObjectDestroy`: callers destroy each texture object once.
+    pub fn tex_object_destroy(&self, texture: u64) -> Result<(), HipCallError> {
+        let f = self.hipTexObjectDestroy.ok_or(missing("hipTexObjectDestroy"))?;
+        // SAFETY: the runtime checks the object.
+        check("hipTexObjectDestroy", unsafe { f(texture as *mut c_void) })
+    }
+
+    /// `hipDrvMemcpy3DAsync`.
+    ///
+    /// # Safety
+    /// Every host box `copy` names stays alive until `stream` has passed the copy; a host
+    /// destination is touched by nobody else until then.
+    pub unsafe fn drv_memcpy_3d_async(&self, copy: &Memcpy3D, stream: Stream) -> Result<(), HipCallError> {
+        let f = self.hipDrvMemcpy3DAsync.ok_or(missing("hipDrvMemcpy3DAsync"))?;
+        // SAFETY: host boxes are the caller's contract; the runtime checks device memory and
+        // arrays; `stream` is live.
+        check("hipDrvMemcpy3DAsync", unsafe { f(copy, stream) })
     }
 
     // ---- virtual memory management ------------------------------------------------------------
