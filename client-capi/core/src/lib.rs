@@ -25,6 +25,7 @@ pub mod compression;
 mod error;
 mod liveness;
 pub mod managed;
+mod pending;
 pub mod resume;
 mod session;
 pub mod streams;
