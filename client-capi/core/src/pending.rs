@@ -73,7 +73,7 @@ mod tests {
         // some answered out of order; checked against a BTreeMap after every step.
         let mut table = PendingTable::default();
         let mut oracle = BTreeMap::new();
-        let mut check = |table: &PendingTable<u64>, oracle: &BTreeMap<u64, u64>| {
+        let check = |table: &PendingTable<u64>, oracle: &BTreeMap<u64, u64>| {
             assert_eq!(table.first_id(), oracle.keys().next().copied());
             assert_eq!(table.values().copied().collect::<Vec<_>>(), oracle.values().copied().collect::<Vec<_>>());
         };
