@@ -1195,11 +1195,12 @@ impl Conn {
 
     /// Waits until the next frame begins, running the session's timers: each heartbeat of
     /// silence sends its PING; silence for the liveness timeout, or the call's deadline
-    /// passing, ends the connection.
-    fn await_frame(&mut self) -> Result<(), CallError> {
-        self.session.awaiting_frame(Instant::now());
+    /// passing, ends the connection. When the frame began. One clock read before the wait and
+    /// one after it: every call that waits pays for them.
+    fn await_frame(&mut self) -> Result<Instant, CallError> {
+        let mut now = Instant::now();
+        self.session.awaiting_frame(now);
         loop {
-            let now = Instant::now();
             self.session.handle_timeout(now)?;
             while let Some(len) = self.session.poll_transmit(now, &mut self.transmit_buf) {
                 if let Err(e) = self.sink.send(&self.transmit_buf[..len], &[]) {
@@ -1207,12 +1208,15 @@ impl Conn {
                 }
             }
             let wait = self.session.poll_timeout().map_or(Duration::ZERO, |at| at.saturating_duration_since(now));
-            match self.source.wait_readable(wait) {
-                Ok(true) => return Ok(()),
+            let readable = self.source.wait_readable(wait);
+            now = Instant::now();
+            match readable {
+                Ok(true) => return Ok(now),
                 Ok(false) => {}
                 Err(e) => {
                     self.recover(e)?;
-                    self.session.awaiting_frame(Instant::now());
+                    now = Instant::now();
+                    self.session.awaiting_frame(now);
                 }
             }
         }
@@ -1223,7 +1227,7 @@ impl Conn {
     /// `self.bulk`, or skip it. What the session made of it, and its header.
     fn receive_one(&mut self) -> Result<(Inbound, FrameHeader), CallError> {
         loop {
-            self.await_frame()?;
+            let began = self.await_frame()?;
             let head = match self.source.recv_head() {
                 Ok(head) => head,
                 Err(e) => {
@@ -1234,7 +1238,7 @@ impl Conn {
             let header = head.header;
             self.control.clear();
             self.control.extend_from_slice(head.control);
-            let inbound = self.session.handle_frame(Instant::now(), &header, &self.control)?;
+            let inbound = self.session.handle_frame(began, &header, &self.control)?;
             if let (Some((ticket, worker)), Inbound::Reply(id, outcome)) = (&self.auth_pending, &inbound) {
                 if id == ticket {
                     let refused = outcome.as_ref().err().map(|e| {

@@ -138,7 +138,7 @@ impl ReplyWriter {
             let Some((frame, head_len)) = self.late.pop() else { return Ok(()) };
             // Recorded before it is sent: a reply lost with the connection is re-sent, never
             // made again.
-            lock(&self.replay).record(request_id_of(&frame), &frame[..head_len], &frame[head_len..]);
+            self.record_reply(&frame[..head_len], &frame[head_len..]);
             if let Err(e) = state.sink.send(&frame[..head_len], &frame[head_len..]) {
                 state.broken = true;
                 return Err(e);
@@ -155,6 +155,16 @@ impl ReplyWriter {
         let mut state = lock(&self.sink);
         state.retired = true;
         std::mem::replace(&mut state.sink, Box::new(RetiredSink))
+    }
+
+    /// Keeps a reply frame (`head`, whose header names its request, then `bulk`) for a resume,
+    /// when the session records replies; without `RESUME` (the default) the header is not
+    /// even parsed.
+    fn record_reply(&self, head: &[u8], bulk: &[u8]) {
+        let mut replay = lock(&self.replay);
+        if replay.enabled() {
+            replay.record(request_id_of(head), head, bulk);
+        }
     }
 
     /// Locks the sink after draining the queue; whether the link is still up.
@@ -191,7 +201,7 @@ impl ReplyWriter {
                 }
             }
         };
-        lock(&self.replay).record(request_id_of(&state.buf), &state.buf[..frame.head_len], frame.bulk);
+        self.record_reply(&state.buf[..frame.head_len], frame.bulk);
         if !link_up {
             return Err(TransportError::Closed);
         }
@@ -240,7 +250,7 @@ impl ReplyWriter {
             self.late.restore_deferred(aux);
             return Err(TransportError::Io(std::io::Error::other("reply bulk over the frame limit")));
         }
-        lock(&self.replay).record(request_id_of(head), head, bulk);
+        self.record_reply(head, bulk);
         if !link_up {
             return Err(TransportError::Closed);
         }

@@ -28,6 +28,7 @@ pub mod graph_host;
 mod liveness;
 pub mod managed;
 pub mod memory_book;
+mod pending;
 pub mod published;
 pub mod resume;
 mod session;

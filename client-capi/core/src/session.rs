@@ -7,13 +7,13 @@ use crate::client_memory::ClientMemory;
 use crate::error::{status_to_hip, CallError, HipError, LOST};
 use crate::liveness::{Expired, Timers};
 use crate::managed::ManagedMirrors;
+use crate::pending::PendingTable;
 use crate::published::Published;
 use crate::resume::Retention;
 use crate::streams::StreamTable;
 use crate::welcome::WelcomeInfo;
 use proto_core::wire::{self, features, ErrorReply};
 use proto_core::{calls, Call, Flags, FrameHeader, Message, Opcode, Request, Status};
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -117,7 +117,8 @@ enum Pending {
 pub struct ClientSession {
     next_id: u64,
     encode_buf: Vec<u8>,
-    pending: HashMap<u64, Pending>,
+    /// Replies and landings expected, by request id.
+    pending: PendingTable<Pending>,
     /// First failure of a fire-and-forget request not yet reported to the application.
     deferred: Option<HipError>,
     /// The worker ended the session with an error frame of request id 0 (a refusal, or the
@@ -161,7 +162,7 @@ impl ClientSession {
         Self {
             next_id: 1,
             encode_buf: vec![0; 64 << 10],
-            pending: HashMap::new(),
+            pending: PendingTable::default(),
             deferred: None,
             ended: None,
             batching: Batching::default(),
@@ -321,7 +322,7 @@ impl ClientSession {
         let id = header.request_id;
         self.last_taken = None;
         if id != 0 {
-            if id <= self.replay_skip_through && !self.pending.contains_key(&id) {
+            if id <= self.replay_skip_through && !self.pending.contains_key(id) {
                 // Re-sent after a resume, and read before it.
                 return Ok(Inbound::Skip);
             }
@@ -353,7 +354,7 @@ impl ClientSession {
                 self.ended.get_or_insert_with(|| error.clone());
                 return Err(error);
             }
-            return Ok(match self.pending.remove(&id) {
+            return Ok(match self.pending.remove(id) {
                 Some(Pending::Reply) => Inbound::Reply(Ticket(id), Err(error)),
                 Some(Pending::Landing { awaited: true, .. }) => Inbound::Failed(Ticket(id), error),
                 Some(Pending::Landing { awaited: false, .. }) | None => {
@@ -365,7 +366,7 @@ impl ClientSession {
         if id == 0 && header.opcode == Opcode::KernelOutput.raw() {
             return Ok(Inbound::KernelOutput);
         }
-        let taken = self.pending.remove(&id);
+        let taken = self.pending.remove(id);
         if let Some(pending) = taken {
             self.last_taken = Some((id, pending));
         }
@@ -422,7 +423,7 @@ impl ClientSession {
     /// What to send as `Resume` on a new connection: the session, its secret, and the
     /// highest request id below which every reply has been read.
     pub fn resume_request(&self) -> wire::Resume<'_> {
-        let received_through = self.pending.keys().min().map_or(self.next_id - 1, |first| first - 1);
+        let received_through = self.pending.first_id().map_or(self.next_id - 1, |first| first - 1);
         wire::Resume { session_id: self.welcome.session_id, secret: self.welcome.resume_secret.as_slice().into(), received_through }
     }
 
@@ -438,7 +439,7 @@ impl ClientSession {
             return Err(lost(format!("request {} (a striped copy, or one too large to keep) had not reached the worker", retention.unkept_through)));
         }
         let gone_through = resumed.evicted_through.min(resumed.executed_through);
-        if let Some(id) = self.pending.keys().copied().filter(|&id| id <= gone_through).min() {
+        if let Some(id) = self.pending.first_id().filter(|&id| id <= gone_through) {
             return Err(lost(format!("the worker no longer holds the reply to request {id} (its record of replies overflowed)")));
         }
         retention.acked(resumed.executed_through);
@@ -454,7 +455,7 @@ impl ClientSession {
 
     /// Whether `ticket`'s reply or landing is still expected.
     pub fn is_pending(&self, ticket: Ticket) -> bool {
-        self.pending.contains_key(&ticket.0)
+        self.pending.contains_key(ticket.0)
     }
 
     /// Whether a reply (not a landing) is still expected: its waiter reads it.

@@ -56,7 +56,11 @@ pub fn device_of_pointer(ptr: u64) -> Option<u32> {
 /// Runs `f` with its calls going to the worker of the device memory at `ptr` (several
 /// workers: a pointer names its worker, whatever the current device); as is otherwise.
 pub fn on_pointer<R>(ptr: u64, f: impl FnOnce() -> R) -> R {
-    match device_of_pointer(ptr).filter(|_| crate::remote::worker_count() > 1) {
+    // The worker count first: with one worker (the usual case) no lookup, no lock.
+    if crate::remote::worker_count() == 1 {
+        return f();
+    }
+    match device_of_pointer(ptr) {
         Some(device) => crate::remote::on_device(device, f),
         None => f(),
     }

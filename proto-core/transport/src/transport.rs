@@ -154,6 +154,11 @@ pub trait FrameSource: Send {
     /// [`recv_bulk`](Self::recv_bulk) into a small scratch buffer; a transport that can drop
     /// bytes without reading them (RDMA) overrides it.
     fn skip_bulk(&mut self) -> Result<(), TransportError> {
+        // Every frame's head read starts here: with nothing to skip (the usual case), return
+        // before zeroing the scratch buffer.
+        if self.bulk_remaining() == 0 {
+            return Ok(());
+        }
         let mut scratch = [0u8; 8192];
         loop {
             let n = self.bulk_remaining().min(scratch.len());
