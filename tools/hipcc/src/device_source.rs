@@ -242,12 +242,7 @@ fn host_function_cut(decl: &Decl, pattern: &Decl) -> Option<Cut> {
     // nor one whose return type is deduced from its body.
     let deduced = pattern.qual_type.starts_with("auto") && !pattern.qual_type.contains("->");
     let body = pattern.body.as_ref().filter(|(b, e)| !b.macro_expansion && !e.macro_expansion && b.file == e.file);
-    let whole = decl.redeclaration
-        || pattern.redeclaration
-        || deduced
-        || in_macro(&decl.begin)
-        || in_macro(&pattern.loc)
-        || body.is_none();
+    let whole = decl.redeclaration || pattern.redeclaration || deduced || in_macro(&decl.begin) || in_macro(&pattern.loc) || body.is_none();
     if whole {
         return Cut::whole(decl);
     }
@@ -285,8 +280,8 @@ fn usable_on_device(decl: &Decl) -> bool {
     let ty: String = ty.split('[').next().unwrap_or_default().to_string();
     let words = |t: &str| -> Vec<String> { t.split(|c: char| c.is_whitespace() || c == '*').filter(|w| !w.is_empty()).map(str::to_string).collect() };
     const SCALAR: &[&str] = &[
-        "const", "volatile", "unsigned", "signed", "char", "short", "int", "long", "float", "double", "bool", "wchar_t", "char8_t",
-        "char16_t", "char32_t", "_Float16", "__int128", "void",
+        "const", "volatile", "unsigned", "signed", "char", "short", "int", "long", "float", "double", "bool", "wchar_t", "char8_t", "char16_t",
+        "char32_t", "_Float16", "__int128", "void",
     ];
     let top_level = ty.rsplit('*').next().unwrap_or_default();
     words(top_level).iter().any(|w| w == "const") && words(&ty).iter().all(|w| SCALAR.contains(&w.as_str()))
@@ -438,9 +433,7 @@ fn initialiser_colon(bytes: &[u8], name: usize, body: usize) -> Option<usize> {
     }
     let after = close? + 1;
     let rest = &text[after..];
-    (0..rest.len())
-        .find(|&i| rest[i] == b':' && rest.get(i + 1) != Some(&b':') && (i == 0 || rest[i - 1] != b':'))
-        .map(|i| name + after + i)
+    (0..rest.len()).find(|&i| rest[i] == b':' && rest.get(i + 1) != Some(&b':') && (i == 0 || rest[i - 1] != b':')).map(|i| name + after + i)
 }
 
 /// The name the host side registers for the kernel whose stub is `stub_mangled`
@@ -604,18 +597,20 @@ mod tests {
     #[test]
     fn host_variables_become_extern_declarations() {
         let text = "Registry registry(1, 2);\nstatic int counts[4] = {1};\nbool done = false;\nauto lambda = [] {};\nFoo plain;\n";
-        let cuts: Vec<Cut> = [("Registry registry(1, 2)", "Registry registry"), ("static int counts[4] = {1}", "static int counts"),
-            ("bool done = false", "bool done"), ("auto lambda = [] {}", "auto lambda"), ("Foo plain", "Foo plain")]
-            .iter()
-            .map(|(decl, name)| {
-                let name_end = text.find(name).unwrap() + name.len();
-                cut_of(text, decl, CutKind::ExternVariable { name_end })
-            })
-            .collect();
-        assert_eq!(
-            applied(text, &cuts),
-            "extern Registry registry ; extern int counts[4] ; extern bool done ; ; extern Foo plain;"
-        );
+        let cuts: Vec<Cut> = [
+            ("Registry registry(1, 2)", "Registry registry"),
+            ("static int counts[4] = {1}", "static int counts"),
+            ("bool done = false", "bool done"),
+            ("auto lambda = [] {}", "auto lambda"),
+            ("Foo plain", "Foo plain"),
+        ]
+        .iter()
+        .map(|(decl, name)| {
+            let name_end = text.find(name).unwrap() + name.len();
+            cut_of(text, decl, CutKind::ExternVariable { name_end })
+        })
+        .collect();
+        assert_eq!(applied(text, &cuts), "extern Registry registry ; extern int counts[4] ; extern bool done ; ; extern Foo plain;");
     }
 
     #[test]
@@ -630,7 +625,12 @@ mod tests {
 
     #[test]
     fn only_constant_scalars_stay_as_host_variables() {
-        let var = |qual_type: &str, desugared: &str| Decl { kind: "VarDecl".into(), qual_type: qual_type.into(), desugared_type: desugared.into(), ..Decl::default() };
+        let var = |qual_type: &str, desugared: &str| Decl {
+            kind: "VarDecl".into(),
+            qual_type: qual_type.into(),
+            desugared_type: desugared.into(),
+            ..Decl::default()
+        };
         assert!(usable_on_device(&var("const int", "")));
         assert!(usable_on_device(&var("const size_t", "const unsigned long")));
         assert!(usable_on_device(&var("const char *const", "")));
