@@ -260,7 +260,9 @@ fn host_function_cut(decl: &Decl, pattern: &Decl) -> Option<Cut> {
 fn host_variable_cut(decl: &Decl) -> Option<Cut> {
     let mut cut = Cut::whole(decl)?;
     let in_macro = |l: &Option<crate::ast::Loc>| l.as_ref().is_some_and(|l| l.macro_expansion);
-    if decl.redeclaration || in_macro(&decl.begin) || in_macro(&decl.end) || in_macro(&decl.loc) {
+    // An initialiser ending in a macro (`= 4 * MIB`) is fine: the cut runs on through the
+    // macro's arguments (`ends_in_macro`).
+    if decl.redeclaration || in_macro(&decl.begin) || in_macro(&decl.loc) {
         return Some(cut);
     }
     let name = decl.loc.as_ref().filter(|n| n.file == cut.file && cut.range.contains(&n.offset))?;
@@ -611,6 +613,25 @@ mod tests {
         })
         .collect();
         assert_eq!(applied(text, &cuts), "extern Registry registry ; extern int counts[4] ; extern bool done ; ; extern Foo plain;");
+    }
+
+    #[test]
+    fn a_variable_whose_initialiser_ends_in_a_macro_stays_declared() {
+        use crate::ast::Loc;
+        let text = "size_t N = 4 * MIB_OF(2);\n";
+        let loc = |offset: usize, tok_len: usize, macro_expansion: bool| Some(Loc { file: Rc::from("f"), offset, tok_len, macro_expansion });
+        // clang puts the end of `4 * MIB_OF(2)` at the macro's name.
+        let var = Decl {
+            kind: "VarDecl".into(),
+            begin: loc(0, 6, false),
+            loc: loc(7, 1, false),
+            end: loc(15, 6, true),
+            qual_type: "size_t".into(),
+            ..Decl::default()
+        };
+        let cut = host_variable_cut(&var).unwrap();
+        assert!(matches!(cut.kind, CutKind::ExternVariable { .. }) && cut.ends_in_macro, "{cut:?}");
+        assert_eq!(applied(text, &[cut]), "extern size_t N ;");
     }
 
     #[test]
