@@ -40,6 +40,9 @@ int main() {
   REQUIRE(i1.x == 32 && i1.y == 0 && i1.f == hipChannelFormatKindSigned);
   hipChannelFormatDesc none = hipCreateChannelDesc<double>();
   REQUIRE(none.x == 0 && none.f == hipChannelFormatKindNone);
+  /* 64-bit longs have no channel layout on LP64 (ROCm's amd_channel_descriptor.h): generic. */
+  hipChannelFormatDesc l = hipCreateChannelDesc<long>(), ul2 = hipCreateChannelDesc<ulong2>();
+  REQUIRE(l.x == 0 && l.f == hipChannelFormatKindNone && ul2.x == 0 && ul2.y == 0 && ul2.f == hipChannelFormatKindNone);
   /* Half-precision channels (ROCm's hipCreateChannelDescHalf*): 16-bit float components. */
   hipChannelFormatDesc h = hipCreateChannelDescHalf(), h1 = hipCreateChannelDescHalf1(), h2 = hipCreateChannelDescHalf2();
   REQUIRE(h.x == 16 && h.y == 0 && h.f == hipChannelFormatKindFloat);

@@ -36,8 +36,10 @@ HIP_REMOTE_CHANNEL_DESC(signed short, signed short, 1, hipChannelFormatKindSigne
 HIP_REMOTE_CHANNEL_DESC(unsigned short, unsigned short, 1, hipChannelFormatKindUnsigned)
 HIP_REMOTE_CHANNEL_DESC(signed int, signed int, 1, hipChannelFormatKindSigned)
 HIP_REMOTE_CHANNEL_DESC(unsigned int, unsigned int, 1, hipChannelFormatKindUnsigned)
+#if !defined(__LP64__) /* as ROCm: 64-bit longs have no channel layout (the generic answer) */
 HIP_REMOTE_CHANNEL_DESC(signed long, signed long, 1, hipChannelFormatKindSigned)
 HIP_REMOTE_CHANNEL_DESC(unsigned long, unsigned long, 1, hipChannelFormatKindUnsigned)
+#endif
 HIP_REMOTE_CHANNEL_DESC(float, float, 1, hipChannelFormatKindFloat)
 HIP_REMOTE_CHANNEL_DESCS(char, signed char, hipChannelFormatKindSigned)
 HIP_REMOTE_CHANNEL_DESCS(uchar, unsigned char, hipChannelFormatKindUnsigned)
@@ -45,8 +47,10 @@ HIP_REMOTE_CHANNEL_DESCS(short, signed short, hipChannelFormatKindSigned)
 HIP_REMOTE_CHANNEL_DESCS(ushort, unsigned short, hipChannelFormatKindUnsigned)
 HIP_REMOTE_CHANNEL_DESCS(int, signed int, hipChannelFormatKindSigned)
 HIP_REMOTE_CHANNEL_DESCS(uint, unsigned int, hipChannelFormatKindUnsigned)
+#if !defined(__LP64__)
 HIP_REMOTE_CHANNEL_DESCS(long, signed long, hipChannelFormatKindSigned)
 HIP_REMOTE_CHANNEL_DESCS(ulong, unsigned long, hipChannelFormatKindUnsigned)
+#endif
 HIP_REMOTE_CHANNEL_DESCS(float, float, hipChannelFormatKindFloat)
 #undef HIP_REMOTE_CHANNEL_DESCS
 #undef HIP_REMOTE_CHANNEL_DESC
