@@ -236,11 +236,17 @@ fn host_function_cut(decl: &Decl, pattern: &Decl) -> Option<Cut> {
     if !pattern.has_body || pattern.constexpr || pattern.defaulted {
         return None;
     }
+    let deduced = pattern.qual_type.starts_with("auto") && !pattern.qual_type.contains("->");
+    // A function template whose return type its body deduces: kept whole, since a declaration
+    // alone cannot be called by the kept code that names it, and a template emits nothing
+    // unless device code instantiates it.
+    if deduced && decl.kind == "FunctionTemplateDecl" {
+        return None;
+    }
     let in_macro = |l: &Option<crate::ast::Loc>| l.as_ref().is_some_and(|l| l.macro_expansion);
     // A definition whose declaration exists elsewhere (out-of-line members, `ns::f`) cannot
     // be left as a bare declaration; neither can one written by a macro, a function-try-block,
     // nor one whose return type is deduced from its body.
-    let deduced = pattern.qual_type.starts_with("auto") && !pattern.qual_type.contains("->");
     let body = pattern.body.as_ref().filter(|(b, e)| !b.macro_expansion && !e.macro_expansion && b.file == e.file);
     let whole = decl.redeclaration || pattern.redeclaration || deduced || in_macro(&decl.begin) || in_macro(&pattern.loc) || body.is_none();
     if whole {
@@ -320,10 +326,19 @@ fn apply_cuts(mut bytes: Vec<u8>, cuts: &[Cut]) -> Vec<u8> {
     resolved.retain(|(r, c)| !wholes.iter().any(|w| w.start <= r.start && r.end <= w.end && (c.kind != CutKind::Whole || w != r)));
     resolved.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
     resolved.dedup_by_key(|(r, _)| r.start);
+    // Blanks, but keeps the lines of conditional and macro directives inside the cut: a
+    // definition may span `#if … #else … #endif` (one macro invocation per branch), and
+    // cutting a directive would unbalance the rest of the file.
     let spaces = |bytes: &mut [u8]| {
-        for b in bytes {
-            if *b != b'\n' {
-                *b = b' ';
+        let mut line_start = true;
+        let mut keep = false;
+        for i in 0..bytes.len() {
+            if line_start {
+                keep = is_kept_directive(&bytes[i..]);
+            }
+            line_start = bytes[i] == b'\n';
+            if !keep && bytes[i] != b'\n' {
+                bytes[i] = b' ';
             }
         }
     };
@@ -352,6 +367,16 @@ fn apply_cuts(mut bytes: Vec<u8>, cuts: &[Cut]) -> Vec<u8> {
         }
     }
     bytes
+}
+
+/// Whether a line (from its start) is a preprocessor directive a cut keeps: conditionals
+/// (`#if`, `#ifdef`, `#ifndef`, `#elif`, `#else`, `#endif`) and `#define`/`#undef`.
+fn is_kept_directive(line: &[u8]) -> bool {
+    let text = line.iter().position(|&b| b != b' ' && b != b'\t').map_or(&line[..0], |i| &line[i..]);
+    let Some(rest) = text.strip_prefix(b"#") else { return false };
+    let word_start = rest.iter().position(|&b| b != b' ' && b != b'\t').unwrap_or(rest.len());
+    let word: Vec<u8> = rest[word_start..].iter().copied().take_while(|b| b.is_ascii_alphabetic()).collect();
+    matches!(word.as_slice(), b"if" | b"ifdef" | b"ifndef" | b"elif" | b"else" | b"endif" | b"define" | b"undef")
 }
 
 /// Where the initialiser of the variable declared in `range` (its name ending at `name_end`)
@@ -632,6 +657,16 @@ mod tests {
         let cut = host_variable_cut(&var).unwrap();
         assert!(matches!(cut.kind, CutKind::ExternVariable { .. }) && cut.ends_in_macro, "{cut:?}");
         assert_eq!(applied(text, &[cut]), "extern size_t N ;");
+    }
+
+    #[test]
+    fn a_cut_across_conditional_branches_keeps_the_directives() {
+        // One macro-written definition per branch (hip-tests' TEMPLATE_TEST_CASE under `#if HT_AMD`).
+        let text = "#if A\nTEST(x, 1) {\n#else\nTEST(x, 2) {\n#endif\n  body();\n}\nint keep;\n";
+        let cut = cut_of(text, "TEST(x, 1) {\n#else\nTEST(x, 2) {\n#endif\n  body();\n}", CutKind::Whole);
+        let out = String::from_utf8(apply_cuts(text.as_bytes().to_vec(), &[cut])).unwrap();
+        let lines: Vec<&str> = out.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        assert_eq!(lines, ["#if A", "#else", "#endif", "int keep;"]);
     }
 
     #[test]
