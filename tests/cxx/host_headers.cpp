@@ -40,6 +40,9 @@ int main() {
   REQUIRE(i1.x == 32 && i1.y == 0 && i1.f == hipChannelFormatKindSigned);
   hipChannelFormatDesc none = hipCreateChannelDesc<double>();
   REQUIRE(none.x == 0 && none.f == hipChannelFormatKindNone);
+  /* 64-bit longs have no channel layout on LP64 (ROCm's amd_channel_descriptor.h): generic. */
+  hipChannelFormatDesc l = hipCreateChannelDesc<long>(), ul2 = hipCreateChannelDesc<ulong2>();
+  REQUIRE(l.x == 0 && l.f == hipChannelFormatKindNone && ul2.x == 0 && ul2.y == 0 && ul2.f == hipChannelFormatKindNone);
   /* Half-precision channels (ROCm's hipCreateChannelDescHalf*): 16-bit float components. */
   hipChannelFormatDesc h = hipCreateChannelDescHalf(), h1 = hipCreateChannelDescHalf1(), h2 = hipCreateChannelDescHalf2();
   REQUIRE(h.x == 16 && h.y == 0 && h.f == hipChannelFormatKindFloat);
@@ -67,6 +70,27 @@ int main() {
   typed = hipOccupancyMaxPotentialBlockSize(&grid, &block, not_registered);
   plain = hipOccupancyMaxPotentialBlockSize(&grid_c, &block_c, reinterpret_cast<const void*>(not_registered), 0, 0);
   REQUIRE(typed == plain && grid == grid_c && block == block_c);
+  /* The variable-shared-memory search (ROCm's templates): NULL outputs and a NULL kernel are
+   * hipErrorInvalidValue; for a kernel no fat binary registered it answers what
+   * hipFuncGetAttributes does, before calling the size function. */
+  auto per_thread = [](int n) { return static_cast<size_t>(n) * 4; };
+  REQUIRE(hipOccupancyMaxPotentialBlockSizeVariableSMem(nullptr, &block, not_registered, per_thread) == hipErrorInvalidValue);
+  REQUIRE(hipOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(&grid, nullptr, not_registered, per_thread, 0, 0) ==
+          hipErrorInvalidValue);
+  typedef size_t (*SizeFunction)(int);
+  typedef void (*Kernel)(int*);
+  const hipError_t null_kernel =
+      hipOccupancyMaxPotentialBlockSizeVariableSMemWithFlags<SizeFunction, Kernel>(&grid, &block, nullptr, nullptr, 0, 0);
+  REQUIRE(null_kernel == hipErrorInvalidValue);
+  hipFuncAttributes attributes;
+  const hipError_t unknown = hipFuncGetAttributes(&attributes, reinterpret_cast<const void*>(not_registered));
+  bool size_function_called = false;
+  REQUIRE(unknown != hipSuccess);
+  REQUIRE(hipOccupancyMaxPotentialBlockSizeVariableSMem(&grid, &block, not_registered, [&](int) {
+            size_function_called = true;
+            return size_t{0};
+          }) == unknown);
+  REQUIRE(!size_function_called);
   (void)hipGetLastError();
 
   std::cout << "PASS host_headers\n";

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <vector>
 
+using host_patterns::buffer_bytes;
 using host_patterns::registrations;
 using host_patterns::registry;
 
@@ -69,7 +70,16 @@ int main() {
                   << report << std::endl;
         ++errors;
     }
-    if (host_only_sum({1, 2, 3}) != 6 || host_patterns::Reporter<int>::channel().x != 32 || !context.ok()) ++errors;
+    if (buffer_bytes != 4u << 20 || host_only_sum({1, 2, 3}) != 6 || host_patterns::Reporter<int>::channel().x != 32 || !context.ok()) ++errors;
+    // The kernel's device name, as ROCm's hipKernelNameRefByPtr gives it (Itanium mangling of
+    // step_kernel<float>(const int*, float*, int)); NULL for a pointer that is no kernel.
+    const char* name = hipKernelNameRefByPtr(reinterpret_cast<const void*>(&step_kernel<float>), nullptr);
+    if (name == nullptr || std::string(name) != "_Z11step_kernelIfEvPKiPT_i" ||
+        hipKernelNameRefByPtr(reinterpret_cast<const void*>(&host_only_sum), nullptr) != nullptr ||
+        hipKernelNameRefByPtr(nullptr, nullptr) != nullptr) {
+        std::cout << "hipKernelNameRefByPtr: " << (name ? name : "NULL") << std::endl;
+        ++errors;
+    }
     std::cout << "platform " << HOST_PATTERNS_PLATFORM << ", " << n << " items: " << (errors ? "wrong" : "correct") << std::endl;
     return report_validation(errors);
 }

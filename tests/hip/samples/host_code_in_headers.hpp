@@ -42,6 +42,8 @@ struct Registry {
 };
 Registry registry;
 int registrations = 0;
+#define HOST_PATTERNS_MIB (1u << 20)
+size_t buffer_bytes = 4 * HOST_PATTERNS_MIB;
 static const char* const registry_label = "tests";
 
 // A class template, kept whole in the device source: its members name the host function, the

@@ -288,9 +288,7 @@ impl<'de> Visitor<'de> for LocSeed<'_> {
                 "spellingLoc" => {
                     map.next_value_seed(LocSeed { last_file: self.last_file })?;
                 }
-                "expansionLoc" => {
-                    expansion = map.next_value_seed(LocSeed { last_file: self.last_file })?.map(|l| Loc { macro_expansion: true, ..l })
-                }
+                "expansionLoc" => expansion = map.next_value_seed(LocSeed { last_file: self.last_file })?.map(|l| Loc { macro_expansion: true, ..l }),
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }

@@ -236,18 +236,19 @@ fn host_function_cut(decl: &Decl, pattern: &Decl) -> Option<Cut> {
     if !pattern.has_body || pattern.constexpr || pattern.defaulted {
         return None;
     }
+    let deduced = pattern.qual_type.starts_with("auto") && !pattern.qual_type.contains("->");
+    // A function template whose return type its body deduces: kept whole, since a declaration
+    // alone cannot be called by the kept code that names it, and a template emits nothing
+    // unless device code instantiates it.
+    if deduced && decl.kind == "FunctionTemplateDecl" {
+        return None;
+    }
     let in_macro = |l: &Option<crate::ast::Loc>| l.as_ref().is_some_and(|l| l.macro_expansion);
     // A definition whose declaration exists elsewhere (out-of-line members, `ns::f`) cannot
     // be left as a bare declaration; neither can one written by a macro, a function-try-block,
     // nor one whose return type is deduced from its body.
-    let deduced = pattern.qual_type.starts_with("auto") && !pattern.qual_type.contains("->");
     let body = pattern.body.as_ref().filter(|(b, e)| !b.macro_expansion && !e.macro_expansion && b.file == e.file);
-    let whole = decl.redeclaration
-        || pattern.redeclaration
-        || deduced
-        || in_macro(&decl.begin)
-        || in_macro(&pattern.loc)
-        || body.is_none();
+    let whole = decl.redeclaration || pattern.redeclaration || deduced || in_macro(&decl.begin) || in_macro(&pattern.loc) || body.is_none();
     if whole {
         return Cut::whole(decl);
     }
@@ -265,7 +266,9 @@ fn host_function_cut(decl: &Decl, pattern: &Decl) -> Option<Cut> {
 fn host_variable_cut(decl: &Decl) -> Option<Cut> {
     let mut cut = Cut::whole(decl)?;
     let in_macro = |l: &Option<crate::ast::Loc>| l.as_ref().is_some_and(|l| l.macro_expansion);
-    if decl.redeclaration || in_macro(&decl.begin) || in_macro(&decl.end) || in_macro(&decl.loc) {
+    // An initialiser ending in a macro (`= 4 * MIB`) is fine: the cut runs on through the
+    // macro's arguments (`ends_in_macro`).
+    if decl.redeclaration || in_macro(&decl.begin) || in_macro(&decl.loc) {
         return Some(cut);
     }
     let name = decl.loc.as_ref().filter(|n| n.file == cut.file && cut.range.contains(&n.offset))?;
@@ -285,8 +288,8 @@ fn usable_on_device(decl: &Decl) -> bool {
     let ty: String = ty.split('[').next().unwrap_or_default().to_string();
     let words = |t: &str| -> Vec<String> { t.split(|c: char| c.is_whitespace() || c == '*').filter(|w| !w.is_empty()).map(str::to_string).collect() };
     const SCALAR: &[&str] = &[
-        "const", "volatile", "unsigned", "signed", "char", "short", "int", "long", "float", "double", "bool", "wchar_t", "char8_t",
-        "char16_t", "char32_t", "_Float16", "__int128", "void",
+        "const", "volatile", "unsigned", "signed", "char", "short", "int", "long", "float", "double", "bool", "wchar_t", "char8_t", "char16_t",
+        "char32_t", "_Float16", "__int128", "void",
     ];
     let top_level = ty.rsplit('*').next().unwrap_or_default();
     words(top_level).iter().any(|w| w == "const") && words(&ty).iter().all(|w| SCALAR.contains(&w.as_str()))
@@ -323,10 +326,19 @@ fn apply_cuts(mut bytes: Vec<u8>, cuts: &[Cut]) -> Vec<u8> {
     resolved.retain(|(r, c)| !wholes.iter().any(|w| w.start <= r.start && r.end <= w.end && (c.kind != CutKind::Whole || w != r)));
     resolved.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
     resolved.dedup_by_key(|(r, _)| r.start);
+    // Blanks, but keeps the lines of conditional and macro directives inside the cut: a
+    // definition may span `#if … #else … #endif` (one macro invocation per branch), and
+    // cutting a directive would unbalance the rest of the file.
     let spaces = |bytes: &mut [u8]| {
-        for b in bytes {
-            if *b != b'\n' {
-                *b = b' ';
+        let mut line_start = true;
+        let mut keep = false;
+        for i in 0..bytes.len() {
+            if line_start {
+                keep = is_kept_directive(&bytes[i..]);
+            }
+            line_start = bytes[i] == b'\n';
+            if !keep && bytes[i] != b'\n' {
+                bytes[i] = b' ';
             }
         }
     };
@@ -355,6 +367,16 @@ fn apply_cuts(mut bytes: Vec<u8>, cuts: &[Cut]) -> Vec<u8> {
         }
     }
     bytes
+}
+
+/// Whether a line (from its start) is a preprocessor directive a cut keeps: conditionals
+/// (`#if`, `#ifdef`, `#ifndef`, `#elif`, `#else`, `#endif`) and `#define`/`#undef`.
+fn is_kept_directive(line: &[u8]) -> bool {
+    let text = line.iter().position(|&b| b != b' ' && b != b'\t').map_or(&line[..0], |i| &line[i..]);
+    let Some(rest) = text.strip_prefix(b"#") else { return false };
+    let word_start = rest.iter().position(|&b| b != b' ' && b != b'\t').unwrap_or(rest.len());
+    let word: Vec<u8> = rest[word_start..].iter().copied().take_while(|b| b.is_ascii_alphabetic()).collect();
+    matches!(word.as_slice(), b"if" | b"ifdef" | b"ifndef" | b"elif" | b"else" | b"endif" | b"define" | b"undef")
 }
 
 /// Where the initialiser of the variable declared in `range` (its name ending at `name_end`)
@@ -438,9 +460,7 @@ fn initialiser_colon(bytes: &[u8], name: usize, body: usize) -> Option<usize> {
     }
     let after = close? + 1;
     let rest = &text[after..];
-    (0..rest.len())
-        .find(|&i| rest[i] == b':' && rest.get(i + 1) != Some(&b':') && (i == 0 || rest[i - 1] != b':'))
-        .map(|i| name + after + i)
+    (0..rest.len()).find(|&i| rest[i] == b':' && rest.get(i + 1) != Some(&b':') && (i == 0 || rest[i - 1] != b':')).map(|i| name + after + i)
 }
 
 /// The name the host side registers for the kernel whose stub is `stub_mangled`
@@ -604,18 +624,49 @@ mod tests {
     #[test]
     fn host_variables_become_extern_declarations() {
         let text = "Registry registry(1, 2);\nstatic int counts[4] = {1};\nbool done = false;\nauto lambda = [] {};\nFoo plain;\n";
-        let cuts: Vec<Cut> = [("Registry registry(1, 2)", "Registry registry"), ("static int counts[4] = {1}", "static int counts"),
-            ("bool done = false", "bool done"), ("auto lambda = [] {}", "auto lambda"), ("Foo plain", "Foo plain")]
-            .iter()
-            .map(|(decl, name)| {
-                let name_end = text.find(name).unwrap() + name.len();
-                cut_of(text, decl, CutKind::ExternVariable { name_end })
-            })
-            .collect();
-        assert_eq!(
-            applied(text, &cuts),
-            "extern Registry registry ; extern int counts[4] ; extern bool done ; ; extern Foo plain;"
-        );
+        let cuts: Vec<Cut> = [
+            ("Registry registry(1, 2)", "Registry registry"),
+            ("static int counts[4] = {1}", "static int counts"),
+            ("bool done = false", "bool done"),
+            ("auto lambda = [] {}", "auto lambda"),
+            ("Foo plain", "Foo plain"),
+        ]
+        .iter()
+        .map(|(decl, name)| {
+            let name_end = text.find(name).unwrap() + name.len();
+            cut_of(text, decl, CutKind::ExternVariable { name_end })
+        })
+        .collect();
+        assert_eq!(applied(text, &cuts), "extern Registry registry ; extern int counts[4] ; extern bool done ; ; extern Foo plain;");
+    }
+
+    #[test]
+    fn a_variable_whose_initialiser_ends_in_a_macro_stays_declared() {
+        use crate::ast::Loc;
+        let text = "size_t N = 4 * MIB_OF(2);\n";
+        let loc = |offset: usize, tok_len: usize, macro_expansion: bool| Some(Loc { file: Rc::from("f"), offset, tok_len, macro_expansion });
+        // clang puts the end of `4 * MIB_OF(2)` at the macro's name.
+        let var = Decl {
+            kind: "VarDecl".into(),
+            begin: loc(0, 6, false),
+            loc: loc(7, 1, false),
+            end: loc(15, 6, true),
+            qual_type: "size_t".into(),
+            ..Decl::default()
+        };
+        let cut = host_variable_cut(&var).unwrap();
+        assert!(matches!(cut.kind, CutKind::ExternVariable { .. }) && cut.ends_in_macro, "{cut:?}");
+        assert_eq!(applied(text, &[cut]), "extern size_t N ;");
+    }
+
+    #[test]
+    fn a_cut_across_conditional_branches_keeps_the_directives() {
+        // One macro-written definition per branch (hip-tests' TEMPLATE_TEST_CASE under `#if HT_AMD`).
+        let text = "#if A\nTEST(x, 1) {\n#else\nTEST(x, 2) {\n#endif\n  body();\n}\nint keep;\n";
+        let cut = cut_of(text, "TEST(x, 1) {\n#else\nTEST(x, 2) {\n#endif\n  body();\n}", CutKind::Whole);
+        let out = String::from_utf8(apply_cuts(text.as_bytes().to_vec(), &[cut])).unwrap();
+        let lines: Vec<&str> = out.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        assert_eq!(lines, ["#if A", "#else", "#endif", "int keep;"]);
     }
 
     #[test]
@@ -630,7 +681,12 @@ mod tests {
 
     #[test]
     fn only_constant_scalars_stay_as_host_variables() {
-        let var = |qual_type: &str, desugared: &str| Decl { kind: "VarDecl".into(), qual_type: qual_type.into(), desugared_type: desugared.into(), ..Decl::default() };
+        let var = |qual_type: &str, desugared: &str| Decl {
+            kind: "VarDecl".into(),
+            qual_type: qual_type.into(),
+            desugared_type: desugared.into(),
+            ..Decl::default()
+        };
         assert!(usable_on_device(&var("const int", "")));
         assert!(usable_on_device(&var("const size_t", "const unsigned long")));
         assert!(usable_on_device(&var("const char *const", "")));

@@ -655,6 +655,36 @@ pub unsafe extern "C" fn hipGetSymbolSize(size: *mut usize, symbol: *const c_voi
     })
 }
 
+/// The device name registered for the kernel whose host stub is `host_fn` (what the compiler
+/// gave `__hipRegisterFunction`), as a C string that lives as long as the process: each name
+/// is made once, on first request, so at most one per registered kernel.
+fn registered_name(host_fn: *const c_void) -> Option<&'static std::ffi::CStr> {
+    static NAMES: OnceLock<Mutex<HashMap<usize, &'static std::ffi::CStr>>> = OnceLock::new();
+    let mut names = NAMES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(name) = names.get(&(host_fn as usize)) {
+        return Some(name);
+    }
+    let name = std::ffi::CString::new(registry().functions.get(&(host_fn as usize))?.name.clone()).ok()?;
+    let name: &'static std::ffi::CStr = Box::leak(name.into_boxed_c_str());
+    names.insert(host_fn as usize, name);
+    Some(name)
+}
+
+/// `hipKernelNameRefByPtr`: the device name of the kernel whose host stub is `hostFunction`,
+/// as ROCm's clr answers it: NULL for a NULL function, a stream of no device, or a function
+/// no fat binary registered.
+#[no_mangle]
+pub extern "C" fn hipKernelNameRefByPtr(hostFunction: *const c_void, stream: hipStream_t) -> *const std::ffi::c_char {
+    // No hip_boundary (the answer is a name, not an error to record): panics are caught here.
+    std::panic::catch_unwind(|| {
+        if hostFunction.is_null() || crate::api::stream::hipGetStreamDeviceId(stream) == -1 {
+            return std::ptr::null();
+        }
+        registered_name(hostFunction).map_or(std::ptr::null(), |name| name.as_ptr())
+    })
+    .unwrap_or(std::ptr::null())
+}
+
 #[cfg(test)]
 mod test {
     use super::*;
