@@ -1099,19 +1099,25 @@ pub mod link {
         raw: CUlinkState,
         /// Where the driver writes its error log (the state keeps a pointer to it).
         error_log: Box<[u8]>,
+        /// The options and their values: the driver reads them until the state is destroyed
+        /// (`cuLinkCreate`: they must stay valid for the state's life), so they live on the
+        /// heap with it, not in `create`'s frame.
+        _options: Box<[Opt; 2]>,
+        _values: Box<[*mut c_void; 2]>,
     }
 
     impl LinkState {
         /// `cuLinkCreate_v2` in the current context, its error log kept in `log_len` bytes.
         pub fn create(log_len: usize) -> Result<Self, CudaError> {
             let mut error_log = vec![0u8; log_len].into_boxed_slice();
-            let mut options = [Opt::CU_JIT_ERROR_LOG_BUFFER, Opt::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
-            let mut values: [*mut c_void; 2] = [error_log.as_mut_ptr().cast(), log_len as *mut c_void];
+            let mut options = Box::new([Opt::CU_JIT_ERROR_LOG_BUFFER, Opt::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES]);
+            let mut values: Box<[*mut c_void; 2]> = Box::new([error_log.as_mut_ptr().cast(), log_len as *mut c_void]);
             let mut raw = std::ptr::null_mut();
-            // SAFETY: two options with their values; the log buffer is a heap allocation that
-            // moves with `Self` without moving and outlives the state (dropped after it).
+            // SAFETY: two options with their values; the arrays and the log buffer are heap
+            // allocations that move with `Self` without moving and outlive the state (their
+            // fields are dropped after `Drop` destroys it).
             check("cuLinkCreate", unsafe { sys::cuLinkCreate_v2(2, options.as_mut_ptr(), values.as_mut_ptr(), &mut raw) })?;
-            Ok(Self { raw, error_log })
+            Ok(Self { raw, error_log, _options: options, _values: values })
         }
 
         /// `cuLinkAddData_v2` of one input (no per-input options); PTX must end in NUL, which

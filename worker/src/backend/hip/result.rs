@@ -1191,6 +1191,9 @@ pub struct LinkState<'a> {
     raw: LinkStateHandle,
     /// Where the runtime writes its error log (the state keeps a pointer to it).
     error_log: Box<[u8]>,
+    /// The options and their values, kept for the state's life (see `link_create`).
+    _options: Box<[c_int; 2]>,
+    _values: Box<[*mut c_void; 2]>,
 }
 
 impl HipApi {
@@ -1202,13 +1205,14 @@ impl HipApi {
         let create = self.hipLinkCreate.ok_or(missing("hipLinkCreate"))?;
         self.hipLinkDestroy.ok_or(missing("hipLinkDestroy"))?;
         let mut error_log = vec![0u8; log_len].into_boxed_slice();
-        let mut options: [c_int; 2] = [ERROR_LOG_BUFFER, ERROR_LOG_BUFFER_SIZE_BYTES];
-        let mut values: [*mut c_void; 2] = [error_log.as_mut_ptr().cast(), log_len as *mut c_void];
+        let mut options: Box<[c_int; 2]> = Box::new([ERROR_LOG_BUFFER, ERROR_LOG_BUFFER_SIZE_BYTES]);
+        let mut values: Box<[*mut c_void; 2]> = Box::new([error_log.as_mut_ptr().cast(), log_len as *mut c_void]);
         let mut raw = std::ptr::null_mut();
-        // SAFETY: two options with their values; the log buffer is a heap allocation that
-        // moves with the state without moving and outlives it (dropped after it).
+        // SAFETY: two options with their values; the arrays and the log buffer are heap
+        // allocations that move with the state without moving and outlive it (dropped after
+        // it): a linker may read its options until it is destroyed, as CUDA's does.
         check("hipLinkCreate", unsafe { create(2, options.as_mut_ptr(), values.as_mut_ptr(), &mut raw) })?;
-        Ok(LinkState { api: self, raw, error_log })
+        Ok(LinkState { api: self, raw, error_log, _options: options, _values: values })
     }
 }
 
