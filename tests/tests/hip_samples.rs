@@ -28,6 +28,7 @@ const SAMPLES: &[&str] = &[
     "low_precision",
     "cooperative_groups",
     "amd_device_functions",
+    "library_header_kernel",
 ];
 
 /// What building the samples gave: each sample's executable or the compiler's complaint.
@@ -414,6 +415,14 @@ fn cooperative_groups() {
 #[test]
 fn amd_device_functions() {
     run_sample("amd_device_functions");
+}
+
+/// A kernel file including <hipblas/hipblas.h> (as ggml's HIP backend does in every one) and
+/// using its enumerations in device code: the host worker compiles its device source with the
+/// header; the transpose and the element sizes are checked against the sample's oracle.
+#[test]
+fn library_header_kernel() {
+    run_sample("library_header_kernel");
 }
 
 /// Entries of the large sample's device table: about 1.3 MB of source, more than one

@@ -71,6 +71,11 @@ const CLIENT_HEADERS: &[(&str, &str)] = &[
     ("hip/hip_profile.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_profile.h"))),
     ("hip/hip_complex.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_complex.h"))),
     ("hip/hip_cooperative_groups.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_cooperative_groups.h"))),
+    // A HIP library's header in a kernel file (ggml's `vendors/hip.h` includes hipBLAS's in
+    // every one): its types and enumerations compile in device code; its host functions are
+    // only declared (the prelude gives the handle types they take).
+    ("hip/library_types.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/library_types.h"))),
+    ("hipblas/hipblas.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hipblas/hipblas.h"))),
     ("hip_remote/small_float.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip_remote/small_float.h"))),
     (
         "hip_remote/amd_device_functions.h",

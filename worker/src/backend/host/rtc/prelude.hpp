@@ -96,6 +96,11 @@ struct dim3 {
     constexpr operator uint3() const { return uint3{x, y, z}; }
 };
 
+// HIP's opaque host API handles, as hip_runtime_api.h declares them: a library header in a
+// kernel file (hipBLAS's) declares host functions over them; device code never calls those.
+typedef struct ihipStream_t* hipStream_t;
+typedef struct ihipEvent_t* hipEvent_t;
+
 // ---- block state -----------------------------------------------------------------------
 namespace {
 namespace __hip_remote {
