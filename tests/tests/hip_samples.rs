@@ -28,7 +28,7 @@ const SAMPLES: &[&str] = &[
     "low_precision",
     "cooperative_groups",
     "amd_device_functions",
-    "library_header_kernel",
+    "header_patterns",
 ];
 
 /// What building the samples gave: each sample's executable or the compiler's complaint.
@@ -421,8 +421,8 @@ fn amd_device_functions() {
 /// using its enumerations in device code: the host worker compiles its device source with the
 /// header; the transpose and the element sizes are checked against the sample's oracle.
 #[test]
-fn library_header_kernel() {
-    run_sample("library_header_kernel");
+fn header_patterns() {
+    run_sample("header_patterns");
 }
 
 /// Entries of the large sample's device table: about 1.3 MB of source, more than one

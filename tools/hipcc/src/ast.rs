@@ -25,6 +25,9 @@ pub struct Loc {
     pub offset: usize,
     /// Length of the token.
     pub tok_len: usize,
+    /// Whether the token came from a macro expansion: the position is then the macro's name
+    /// where it is used (its arguments and body are not in this range).
+    pub in_macro: bool,
 }
 
 /// CUDA/HIP attributes of a declaration.
@@ -67,6 +70,12 @@ impl Decl {
     pub fn extent(&self) -> Option<(Rc<str>, std::ops::Range<usize>)> {
         let (b, e) = (self.begin.as_ref()?, self.end.as_ref()?);
         (b.file == e.file && b.offset <= e.offset).then(|| (b.file.clone(), b.offset..e.offset + e.tok_len))
+    }
+
+    /// Whether the declaration ends inside a macro's expansion (`DEPRECATED(int f(int), "…")`):
+    /// [`Decl::extent`] then ends at the macro's name, not at the end of its use.
+    pub fn ends_in_macro(&self) -> bool {
+        self.end.as_ref().is_some_and(|e| e.in_macro)
     }
 }
 
@@ -119,7 +128,8 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
                 "kind" => decl.kind = map.next_value()?,
                 "name" if self.keep => decl.name = map.next_value()?,
                 "mangledName" if self.keep => decl.mangled = map.next_value()?,
-                "isImplicit" | "implicit" => decl.implicit = map.next_value()?,
+                // An inherited attribute repeats an earlier declaration's (and its range).
+                "isImplicit" | "implicit" | "inherited" => decl.implicit |= map.next_value::<bool>()?,
                 "type" if self.keep => {
                     let t: TypeInfo = map.next_value()?;
                     decl.qual_type = t.qual_type;
@@ -143,6 +153,15 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
                             "CUDASharedAttr" => decl.targets.shared = true,
                             "HIPManagedAttr" => decl.targets.managed = true,
                             "CompoundStmt" | "CXXTryStmt" => decl.has_body = true,
+                            // `[[noreturn]] void f();`: the declaration's range starts after a
+                            // leading attribute; its extent must take the attribute in.
+                            kind if kind.ends_with("Attr") && !child.implicit => {
+                                if let (Some(attr), Some(begin)) = (&child.begin, &decl.begin) {
+                                    if attr.file == begin.file && attr.offset < begin.offset {
+                                        decl.begin = Some(attr.clone());
+                                    }
+                                }
+                            }
                             _ if keep_children && child.kind.ends_with("Decl") => decl.children.push(child),
                             _ => {}
                         }
@@ -255,9 +274,9 @@ impl<'de> Visitor<'de> for LocSeed<'_> {
             }
         }
         if bare {
-            return Ok(offset.map(|offset| Loc { file: self.last_file.borrow().clone(), offset, tok_len }));
+            return Ok(offset.map(|offset| Loc { file: self.last_file.borrow().clone(), offset, tok_len, in_macro: false }));
         }
-        Ok(expansion)
+        Ok(expansion.map(|loc| Loc { in_macro: true, ..loc }))
     }
 }
 

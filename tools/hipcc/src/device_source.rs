@@ -50,7 +50,7 @@ pub fn build(main: &Path, tu: &Decl, user_files: &[PathBuf], include_dirs: &[Pat
     let main = canonical(main);
     let files: Vec<PathBuf> = user_files.iter().map(|p| canonical(p)).collect();
     let by_clang_name: HashMap<Rc<str>, PathBuf> = HashMap::new();
-    let mut blanks: HashMap<PathBuf, Vec<std::ops::Range<usize>>> = HashMap::new();
+    let mut blanks: Blanks = HashMap::new();
     let mut kernels = BTreeMap::new();
     let mut variables = BTreeMap::new();
     let mut resolve_cache = by_clang_name;
@@ -80,7 +80,10 @@ pub fn build(main: &Path, tu: &Decl, user_files: &[PathBuf], include_dirs: &[Pat
             if decl.targets.global && decl.has_body && !decl.mangled.is_empty() {
                 add_kernel(&mut kernels, &decl.mangled);
             }
-            if !decl.targets.on_device() {
+            // A host declaration without a body stays when its type names no HIP runtime
+            // type: kept class templates' host members may call it (ggml's
+            // `ggml_cuda_pool_alloc<T>` calls `ggml_abort` and `ggml_cuda_pool::alloc`).
+            if !decl.targets.on_device() && (decl.has_body || decl.qual_type.contains("hip")) {
                 blank(decl, &mut in_user_file, &mut blanks);
             }
         } else if decl.kind == "VarDecl" {
@@ -104,6 +107,12 @@ pub fn build(main: &Path, tu: &Decl, user_files: &[PathBuf], include_dirs: &[Pat
     for file in &files {
         let mut bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
         if let Some(ranges) = blanks.get_mut(file) {
+            for (r, ends_in_macro) in ranges.iter_mut() {
+                if *ends_in_macro {
+                    r.end = macro_use_end(&bytes, r.end);
+                }
+            }
+            let mut ranges: Vec<_> = ranges.iter().map(|(r, _)| r.clone()).collect();
             ranges.sort_by_key(|r| r.start);
             for r in ranges.iter() {
                 for b in bytes.iter_mut().take(r.end).skip(r.start) {
@@ -189,12 +198,54 @@ fn visit(decl: &Decl, f: &mut impl FnMut(&Decl, bool)) {
 }
 
 /// Blanks `decl`'s extent when it lies in one of the program's files.
-fn blank(decl: &Decl, in_user_file: &mut impl FnMut(&Rc<str>) -> Option<PathBuf>, blanks: &mut HashMap<PathBuf, Vec<std::ops::Range<usize>>>) {
+/// Byte ranges to blank per file, each marked when it ends at a macro's name (to be widened
+/// over the macro's arguments once the file's text is read).
+type Blanks = HashMap<PathBuf, Vec<(std::ops::Range<usize>, bool)>>;
+
+fn blank(decl: &Decl, in_user_file: &mut impl FnMut(&Rc<str>) -> Option<PathBuf>, blanks: &mut Blanks) {
     if let Some((file, range)) = decl.extent() {
         if let Some(path) = in_user_file(&file) {
-            blanks.entry(path).or_default().push(range);
+            blanks.entry(path).or_default().push((range, decl.ends_in_macro()));
         }
     }
+}
+
+/// The end of a macro's use whose name ends at `name_end`: past its balanced argument list
+/// when one follows (`GGML_DEPRECATED(int f(int), "hint")`), else the name itself. Quotes and
+/// character literals are skipped so parentheses inside them do not count; an unbalanced list
+/// leaves the name alone (better a compile error naming the line than a blanked file).
+fn macro_use_end(text: &[u8], name_end: usize) -> usize {
+    let mut i = name_end;
+    while i < text.len() && text[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    if text.get(i) != Some(&b'(') {
+        return name_end;
+    }
+    let mut depth = 0usize;
+    while i < text.len() {
+        match text[i] {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            quote @ (b'"' | b'\'') => {
+                i += 1;
+                while i < text.len() && text[i] != quote {
+                    if text[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    name_end
 }
 
 /// The name the host side registers for the kernel whose stub is `stub_mangled`
@@ -290,6 +341,19 @@ fn include_target(line: &str) -> Option<(bool, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_macro_use_ends_after_its_arguments() {
+        let text = b"DEP(int f(int a,\n int b), \"use g()\");\nATTR int h;";
+        // `DEP` ends at 3: its balanced list (a parenthesis inside the string ignored) ends at `)`.
+        assert_eq!(macro_use_end(text, 3), text.iter().position(|&c| c == b';').unwrap());
+        // An object-like macro (no list follows): the name alone.
+        let attr = text.windows(4).position(|w| w == b"ATTR").unwrap() + 4;
+        assert_eq!(macro_use_end(text, attr), attr);
+        // An unbalanced list: the name alone.
+        assert_eq!(macro_use_end(b"DEP(int f(", 3), 3);
+        assert_eq!(macro_use_end(b"DEP  (x)", 3), 8);
+    }
 
     #[test]
     fn stub_names_become_device_names() {

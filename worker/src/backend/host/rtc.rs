@@ -102,6 +102,31 @@ const CXX_ENV: &str = "HIP_REMOTE_CXX";
 /// buffered `printf` (not `__printf_chk` or `puts`).
 const BASE_FLAGS: &[&str] =
     &["-std=c++17", "-O2", "-shared", "-fPIC", "-fno-gnu-unique", "-U_FORTIFY_SOURCE", "-fno-builtin-printf", "-Wl,--no-undefined"];
+/// Flags of [`BASE_FLAGS`] and [`RDC_FLAGS`] that only GCC knows. clang never makes
+/// `STB_GNU_UNIQUE` symbols, so it needs no `-fno-gnu-unique` (and refuses it).
+const GCC_ONLY_FLAGS: &[&str] = &["-fno-gnu-unique"];
+
+/// `flags` for the C++ compiler `cxx`: without [`GCC_ONLY_FLAGS`] when it is clang (device code
+/// using clang's vector extensions, as ggml's `ext_vector_type` does, needs `HIP_REMOTE_CXX`
+/// to name a clang). Whether a compiler is clang is asked once (`--version`) and remembered.
+pub(crate) fn compiler_flags(cxx: &str, flags: &[&'static str]) -> Vec<&'static str> {
+    static IS_CLANG: Mutex<Vec<(String, bool)>> = Mutex::new(Vec::new());
+    let mut known = IS_CLANG.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let is_clang = match known.iter().find(|(name, _)| name == cxx) {
+        Some(&(_, is_clang)) => is_clang,
+        None => {
+            let is_clang = Command::new(cxx)
+                .arg("--version")
+                .stdin(Stdio::null())
+                .output()
+                .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains("clang version"));
+            known.push((cxx.to_string(), is_clang));
+            is_clang
+        }
+    };
+    flags.iter().copied().filter(|flag| !(is_clang && GCC_ONLY_FLAGS.contains(flag))).collect()
+}
+
 /// The define that makes the prelude run a program's blocks as fibers.
 const FIBERS_DEFINE: &str = "-DHIP_REMOTE_FIBERS=1";
 /// Longest a compile may run before it is killed.
@@ -179,7 +204,7 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
     let mut command = Command::new(&cxx);
     command
         .current_dir(&dir.path)
-        .args(if rdc { RDC_FLAGS } else { BASE_FLAGS })
+        .args(compiler_flags(&cxx, if rdc { RDC_FLAGS } else { BASE_FLAGS }))
         .arg("-I")
         .arg(dir.path.join("sys"))
         .arg("-I")

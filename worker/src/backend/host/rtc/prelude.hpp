@@ -44,6 +44,10 @@
 // no AMD GPU builtins exist here.
 #define __HIPCC_RTC__ 1
 #define __HIP_REMOTE_HOST__ 1
+// As hip/hip_common.h says (a stub here): the runtime is AMD's HIP platform.
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__ 1
+#endif
 // hiprtc also defines __HIPCC__, and its programs see HIP's version without including
 // <hip/hip_version.h> (CuPy's headers test both). The values are hip-remote's HIP version.
 #define __HIPCC__ 1

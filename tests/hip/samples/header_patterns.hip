@@ -1,9 +1,54 @@
-// A kernel file that includes a HIP library's header, as llama.cpp's ggml does
-// (`vendors/hip.h` includes <hipblas/hipblas.h> in every kernel file), and uses its types in
-// device code: the worker compiling the device source must have the header too.
+// Header patterns of real projects in a kernel file, as llama.cpp's ggml has them:
+// - a HIP library's header (`vendors/hip.h` includes <hipblas/hipblas.h> in every kernel file)
+//   whose types device code uses: the worker compiling the device source must have it too;
+// - host declarations wrapped in a function-like attribute macro (ggml.h's GGML_DEPRECATED):
+//   hipcc's device source must remove the whole use of the macro, arguments included;
+// - a host declaration after a leading attribute (`GGML_NORETURN void ggml_abort(...)`): the
+//   attribute goes with it;
+// - a class template's host members calling host declarations and a plain struct's pure
+//   virtual members (ggml's `ggml_cuda_pool_alloc<T>` over `ggml_cuda_pool`): those
+//   declarations stay in the device source, so the template still compiles there.
 #include "sample_utils.hpp"
 
 #include <hipblas/hipblas.h>
+
+#define SAMPLE_DEPRECATED(func, hint) func __attribute__((deprecated(hint)))
+#define SAMPLE_API extern
+
+SAMPLE_DEPRECATED(SAMPLE_API int old_host_api(int first,
+                                              int second),
+                  "use new_host_api (a parenthesis in the hint: (x))");
+SAMPLE_API int new_host_api(int first, int second);
+
+#define SAMPLE_NORETURN [[noreturn]]
+SAMPLE_NORETURN void sample_abort(const char* why);
+[[noreturn]] void sample_abort_plain(const char* why);
+
+struct sample_pool
+{
+    virtual ~sample_pool()                 = default;
+    virtual void* alloc(size_t size)       = 0;
+    virtual void  release(void* ptr)       = 0;
+};
+
+template<typename T>
+struct sample_pool_alloc
+{
+    sample_pool* pool = nullptr;
+    T*           ptr  = nullptr;
+    T*           alloc(size_t count)
+    {
+        if(pool == nullptr)
+            sample_abort("no pool");
+        ptr = static_cast<T*>(pool->alloc(count * sizeof(T)));
+        return ptr;
+    }
+    ~sample_pool_alloc()
+    {
+        if(ptr != nullptr)
+            pool->release(ptr);
+    }
+};
 
 #include <vector>
 
