@@ -131,6 +131,22 @@ pub(crate) fn compiler_flags(cxx: &str, flags: &[&'static str]) -> Vec<&'static 
 const FIBERS_DEFINE: &str = "-DHIP_REMOTE_FIBERS=1";
 /// Longest a compile may run before it is killed.
 pub(crate) const COMPILE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Environment variable replacing [`COMPILE_TIMEOUT`] (whole seconds, at most
+/// [`MAX_COMPILE_TIMEOUT`]): kernel files of megabytes (ggml's) take the C++ compiler minutes.
+pub(crate) const COMPILE_TIMEOUT_ENV: &str = "HIP_REMOTE_CXX_TIMEOUT";
+/// Upper bound of [`COMPILE_TIMEOUT_ENV`].
+pub(crate) const MAX_COMPILE_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// How long one compile may run: [`COMPILE_TIMEOUT_ENV`] when it holds whole seconds from 1
+/// to [`MAX_COMPILE_TIMEOUT`]'s, else [`COMPILE_TIMEOUT`].
+pub(crate) fn compile_timeout() -> Duration {
+    std::env::var(COMPILE_TIMEOUT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_secs)
+        .filter(|t| !t.is_zero() && *t <= MAX_COMPILE_TIMEOUT)
+        .unwrap_or(COMPILE_TIMEOUT)
+}
 /// Longest log returned; the rest is cut with a note. Well inside the wire's `MAX_TEXT_LEN`.
 pub(crate) const MAX_LOG_LEN: usize = 256 << 10;
 // The log, with its truncation note, fits the wire's text field.
@@ -233,7 +249,11 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
     log.push_str(&compiler_log);
     match status {
         CompilerStatus::TimedOut => {
-            let _ = writeln!(log, "hip-remote: the compiler was stopped after {} s", COMPILE_TIMEOUT.as_secs());
+            let _ = writeln!(
+                log,
+                "hip-remote: the compiler was stopped after {} s (the worker's {COMPILE_TIMEOUT_ENV} sets the limit)",
+                compile_timeout().as_secs()
+            );
             return Ok(failure(log));
         }
         CompilerStatus::Failed => {
@@ -557,7 +577,7 @@ enum CompilerStatus {
 }
 
 /// Runs the compiler with stdout and stderr in `log_path`, killing its whole process group
-/// after [`COMPILE_TIMEOUT`]. `Err` when it cannot be started.
+/// after [`compile_timeout`]. `Err` when it cannot be started.
 fn run_compiler(mut command: Command, log_path: &Path) -> std::io::Result<(CompilerStatus, String)> {
     let log_file = fs::File::create(log_path)?;
     command
@@ -567,7 +587,7 @@ fn run_compiler(mut command: Command, log_path: &Path) -> std::io::Result<(Compi
         // Its own process group, so the driver's children (cc1plus, as, ld) go with it.
         .process_group(0);
     let mut child = command.spawn()?;
-    let deadline = Instant::now() + COMPILE_TIMEOUT;
+    let deadline = Instant::now() + compile_timeout();
     let mut pause = Duration::from_millis(5);
     let status = loop {
         if let Some(status) = child.try_wait()? {

@@ -117,7 +117,7 @@ pub(in crate::backend::host) fn link(inputs: &[LinkInput<'_>], limits: &ModuleLi
     log.push_str(&linker_log);
     match status {
         CompilerStatus::TimedOut => {
-            let _ = writeln!(log, "hip-remote: the linker was stopped after {} s", super::COMPILE_TIMEOUT.as_secs());
+            let _ = writeln!(log, "hip-remote: the linker was stopped after {} s", super::compile_timeout().as_secs());
             return Ok(failure(log));
         }
         CompilerStatus::Failed => {
