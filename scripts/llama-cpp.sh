@@ -17,16 +17,19 @@
 #   scripts/llama-cpp.sh ci                      the smoke step on the measured sources (the PyPI
 #                                                sdist below, downloaded and checked) and an
 #                                                install of this checkout's debug build
-#   scripts/llama-cpp.sh pack BUILD OUT.tar.xz   what the GPU machine needs beside
+#   scripts/llama-cpp.sh pack BUILD OUT.tar.xz [SRC]
+#                                                what the GPU machine needs beside
 #                                                scripts/pack-device.sh's pack: the two programs,
 #                                                ggml's and llama's libraries, the rocBLAS
 #                                                stand-in, a tiny model (scripts/llama-tiny-model.py)
 #                                                and this script, as llama/ in one archive
+#                                                (with SRC: its sources too, for `native`)
 #   bash device-pack/llama/llama-cpp.sh gpu      on the GPU machine (no network, no cargo): a cuda
-#                                                worker from device-pack/bin, all of
-#                                                test-backend-ops on ROCm0 and llama-bench, logs
-#                                                and a summary in $OUT/llama-*
-#   bash device-pack/llama/llama-cpp.sh native SRC.tar.xz
+#                                                worker from device-pack/bin, test-backend-ops
+#                                                on ROCm0 ($GPU_OPS; OPS=all for every case)
+#                                                and llama-bench, logs and a summary in
+#                                                $OUT/llama-*
+#   bash device-pack/llama/llama-cpp.sh native [SRC.tar.xz]
 #                                                on the GPU machine: ggml's own CUDA build of the
 #                                                same sources (nvcc, sm_90, the same options) and
 #                                                the same two runs, for the comparison
@@ -53,6 +56,10 @@ LLAMA_OPTIONS=(-DCMAKE_BUILD_TYPE=Release -DGGML_HIP=ON -DGGML_CUDA_FA=OFF -DGGM
 # The host worker's subset (CI-sized): element-wise, normalisation, softmax, copies and row
 # gathers, whose kernel files the host backend compiles in seconds to a minute each.
 HOST_OPS=${HOST_OPS:-ADD,MUL,SUB,DIV,SCALE,SQR,SQRT,CLAMP,SOFT_MAX,RMS_NORM,NORM,GET_ROWS,CPY,SUM_ROWS,ARGMAX,CONCAT,ROPE}
+
+# The GPU machine's default set: the host subset and the matrix products (every type), the
+# comparison with ggml's own CUDA build in a couple of minutes.
+GPU_OPS=${GPU_OPS:-$HOST_OPS,MUL_MAT}
 
 summarize() { # LOG: test-backend-ops' own counts (passed/total), FAIL and "not supported" lines
   local log=$1 ok fail unsupported total
@@ -141,14 +148,19 @@ pack)
   trap 'rm -rf "$stage"' EXIT
   mkdir -p "$stage/llama/lib"
   for exe in test-backend-ops llama-bench; do
-    cp "$(find "$build" -name "$exe" -type f -perm -u+x | head -1)" "$stage/llama/"
+    found=$(find "$build" -name "$exe" -type f -perm -u+x | head -1)
+    if [ -n "$found" ]; then cp "$found" "$stage/llama/"; else echo "note: no $exe under $build (not packed)"; fi
   done
   find "$build" \( -name 'libggml*.so*' -o -name 'libllama*.so*' -o -name 'libmtmd*.so*' \) -exec cp -P {} "$stage/llama/lib/" \;
   prefix=${PREFIX:-$(dirname "$(dirname "$(command -v hipcc)")")}
   cp -P "$prefix"/lib/librocblas.so* "$stage/llama/lib/"
-  strip --strip-unneeded "$stage/llama/test-backend-ops" "$stage/llama/llama-bench" 2>/dev/null || true
-  python3 "$here/llama-tiny-model.py" "$stage/llama/tiny-q8_0.gguf"
+  strip --strip-unneeded "$stage/llama/"test-backend-ops* "$stage/llama/"llama-bench* 2>/dev/null || true
+  "${PYTHON:-python3}" "$here/llama-tiny-model.py" "$stage/llama/tiny-q8_0.gguf"  # needs pip's gguf
   cp "$here/llama-cpp.sh" "$stage/llama/llama-cpp.sh"
+  if [ -n "${3:-}" ]; then # SRC: the sources for the native build on the GPU machine (~8 MB)
+    tar -C "$3" --exclude='*.gguf' -cf - CMakeLists.txt cmake include ggml src common tests tools vendor licenses LICENSE \
+      | xz -T0 -6 >"$stage/llama/llama-src.tar.xz"
+  fi
   tar -C "$stage" -cf - llama | xz -T0 -9 >"$out"
   du -h "$out"
   ;;
@@ -161,9 +173,8 @@ gpu | native)
     # ggml's own CUDA backend from the same sources and options (the FA and target choices
     # above; sm_90 is the H200's), built here with nvcc: the comparison's baseline.
     srcdir=$(mktemp -d)
-    tar -C "$srcdir" -xJf "$1"
-    src=$(find "$srcdir" -maxdepth 2 -name CMakeLists.txt -path '*llama*' -printf '%h\n' | head -1)
-    src=${src:-$srcdir}
+    tar -C "$srcdir" -xJf "${1:-$here/llama-src.tar.xz}"
+    src=$srcdir
     native=$srcdir/build
     t0=$SECONDS
     cmake -S "$src" -B "$native" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGGML_CUDA=ON -DGGML_CUDA_FA=OFF \
@@ -172,7 +183,9 @@ gpu | native)
       -DLLAMA_BUILD_SERVER=OFF >"$OUT/llama-native-build.log" 2>&1
     cmake --build "$native" --target test-backend-ops llama-bench -j "$(nproc)" >>"$OUT/llama-native-build.log" 2>&1
     echo "native build: $((SECONDS - t0)) s" | tee "$OUT/llama-native-summary.txt"
-    timeout "${TIMEOUT:-900}" "$native/bin/test-backend-ops" test -b CUDA0 >"$OUT/llama-native-test-backend-ops.log" 2>&1 || true
+    ops=${OPS:-$GPU_OPS}
+    [ "$ops" = all ] && ops=
+    timeout "${TIMEOUT:-900}" "$native/bin/test-backend-ops" test -b CUDA0 ${ops:+-o "$ops"} >"$OUT/llama-native-test-backend-ops.log" 2>&1 || true
     summarize "$OUT/llama-native-test-backend-ops.log" | tee -a "$OUT/llama-native-summary.txt"
     "$native/bin/llama-bench" -m "$here/tiny-q8_0.gguf" -ngl 99 -p 512 -n 128 -r 3 -o md \
       >"$OUT/llama-native-bench.md" 2>"$OUT/llama-native-bench.log" || true
@@ -183,15 +196,22 @@ gpu | native)
   start_worker "$pack/bin/hip-worker" "${BACKEND:-cuda}" "$OUT"
   trap 'kill $worker_pid 2>/dev/null' EXIT
   t0=$SECONDS
-  # All of test-backend-ops (OPS narrows it) on ROCm0, the cuda worker's GPU through our client.
-  timeout "${TIMEOUT:-150}" "$here/test-backend-ops" test -b ROCm0 ${OPS:+-o "$OPS"} >"$OUT/llama-test-backend-ops.log" 2>&1 || true
-  { echo "test-backend-ops: $((SECONDS - t0)) s"; summarize "$OUT/llama-test-backend-ops.log"; } | tee "$OUT/llama-summary.txt"
-  "$here/llama-bench" -m "$here/tiny-q8_0.gguf" -ngl 99 -p 512 -n 128 -r 3 -o md \
-    >"$OUT/llama-bench.md" 2>"$OUT/llama-bench.log" || true
-  tee -a "$OUT/llama-summary.txt" <"$OUT/llama-bench.md"
+  # test-backend-ops on ROCm0, the cuda worker's GPU through our client: $GPU_OPS by default
+  # (OPS=all: every case, which needs more than the few minutes a GPU session spares).
+  ops=${OPS:-$GPU_OPS}
+  [ "$ops" = all ] && ops=
+  timeout "${TIMEOUT:-150}" "$here/test-backend-ops" test -b ROCm0 ${ops:+-o "$ops"} >"$OUT/llama-test-backend-ops.log" 2>&1 || true
+  { echo "test-backend-ops (${ops:-all}): $((SECONDS - t0)) s"; summarize "$OUT/llama-test-backend-ops.log"; } | tee "$OUT/llama-summary.txt"
+  if [ -x "$here/llama-bench" ]; then
+    "$here/llama-bench" -m "$here/tiny-q8_0.gguf" -ngl 99 -p 512 -n 128 -r 3 -o md \
+      >"$OUT/llama-bench.md" 2>"$OUT/llama-bench.log" || true
+    tee -a "$OUT/llama-summary.txt" <"$OUT/llama-bench.md"
+  else
+    echo "llama-bench: not in this pack" | tee -a "$OUT/llama-summary.txt"
+  fi
   ;;
 *)
-  sed -n '2,32p' "$0"
+  sed -n '2,39p' "$0"
   exit 2
   ;;
 esac
