@@ -52,6 +52,12 @@ struct sample_pool_alloc
 
 #include <vector>
 
+// HIP's platform macro, as hip_common.h defines it, in the device source too (ggml's
+// vendors/hip.h stops with an #error without it).
+#if !defined(__HIP_PLATFORM_AMD__)
+#error "__HIP_PLATFORM_AMD__ is not defined"
+#endif
+
 // out = op(in) for a rows x cols row-major matrix, op chosen by hipBLAS's own enumeration.
 __global__ void apply_op(float* out, const float* in, int rows, int cols, hipblasOperation_t op)
 {

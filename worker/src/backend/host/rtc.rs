@@ -679,6 +679,24 @@ impl RtcBackend for HostBackend {
 mod tests {
     use super::*;
 
+    /// clang refuses GCC's `-fno-gnu-unique`; GCC keeps it (template statics stay local).
+    #[test]
+    fn gcc_only_flags_are_left_out_for_clang() {
+        let has = |cxx: &str| Command::new(cxx).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok();
+        for clang in ["clang++-15", "clang++"] {
+            if has(clang) {
+                let flags = compiler_flags(clang, BASE_FLAGS);
+                assert!(!flags.contains(&"-fno-gnu-unique") && flags.contains(&"-shared"), "{clang}: {flags:?}");
+                break;
+            }
+        }
+        if has("g++") {
+            assert!(compiler_flags("g++", BASE_FLAGS).contains(&"-fno-gnu-unique"));
+        }
+        // A compiler that cannot be run is not taken for clang: its flags stay as they are.
+        assert_eq!(compiler_flags("/nonexistent/c++", RDC_FLAGS), RDC_FLAGS.to_vec());
+    }
+
     #[test]
     fn options_are_sorted() {
         let mut log = String::new();
