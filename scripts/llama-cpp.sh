@@ -32,7 +32,8 @@
 #   bash device-pack/llama/llama-cpp.sh native [SRC.tar.xz]
 #                                                on the GPU machine: ggml's own CUDA build of the
 #                                                same sources (nvcc, sm_90, the same options) and
-#                                                the same two runs, for the comparison
+#                                                the same two runs, for the comparison; then its
+#                                                llama-bench over our ggml libraries (ROCm0)
 #
 # SRC is a llama.cpp tree; the one measured is the copy vendored in the PyPI sdist
 # llama_cpp_python-0.3.36 (vendor/llama.cpp; `pip download llama-cpp-python==0.3.36
@@ -189,7 +190,18 @@ gpu | native)
     summarize "$OUT/llama-native-test-backend-ops.log" | tee -a "$OUT/llama-native-summary.txt"
     "$native/bin/llama-bench" -m "$here/tiny-q8_0.gguf" -ngl 99 -p 512 -n 128 -r 3 -o md \
       >"$OUT/llama-native-bench.md" 2>"$OUT/llama-native-bench.log" || true
-    cat "$OUT/llama-native-bench.md" | tee -a "$OUT/llama-native-summary.txt"
+    tee -a "$OUT/llama-native-summary.txt" <"$OUT/llama-native-bench.md"
+    # Ours: the same llama-bench and libllama over our ggml libraries (GGML_HIP, ROCm0 on a cuda
+    # worker) when the pack has no llama-bench of its own: ggml's backends are found at run
+    # time, and LD_LIBRARY_PATH puts ours before the build's RUNPATH.
+    if [ ! -x "$here/llama-bench" ]; then
+      export LD_LIBRARY_PATH="$here/lib:$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+      start_worker "$pack/bin/hip-worker" "${BACKEND:-cuda}" "$OUT"
+      trap 'kill $worker_pid 2>/dev/null' EXIT
+      "$native/bin/llama-bench" -m "$here/tiny-q8_0.gguf" -ngl 99 -p 512 -n 128 -r 3 -o md \
+        >"$OUT/llama-bench.md" 2>"$OUT/llama-bench.log" || true
+      { echo "ours (ROCm0 through a cuda worker):"; cat "$OUT/llama-bench.md"; } | tee -a "$OUT/llama-native-summary.txt"
+    fi
     exit 0
   fi
   export LD_LIBRARY_PATH="$here/lib:$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
