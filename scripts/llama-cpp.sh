@@ -98,8 +98,10 @@ run)
   log=${LOG:-$build/test-backend-ops.log}
   if [ -z "${HIP_REMOTE_WORKER:-}" ]; then
     worker=${HIP_WORKER_BIN:-$(dirname "$(command -v hipcc)")/hip-worker}
-    HIP_REMOTE_CXX=${HIP_REMOTE_CXX:-$(command -v clang++-15 || command -v clang++)} \
-      HIP_REMOTE_CXX_TIMEOUT=${HIP_REMOTE_CXX_TIMEOUT:-1200} start_worker "$worker" host "$build"
+    HIP_REMOTE_CXX=${HIP_REMOTE_CXX:-$(command -v clang++-15 || command -v clang++)}
+    HIP_REMOTE_CXX_TIMEOUT=${HIP_REMOTE_CXX_TIMEOUT:-1200}
+    export HIP_REMOTE_CXX HIP_REMOTE_CXX_TIMEOUT
+    start_worker "$worker" host "$build"
     trap 'kill $worker_pid 2>/dev/null' EXIT
   fi
   timeout "${TIMEOUT:-3600}" "$exe" test -b ROCm0 -o "$ops" >"$log" 2>&1 || true
