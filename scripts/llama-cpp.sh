@@ -164,7 +164,7 @@ pack)
     tar -C "$3" --exclude='*.gguf' -cf - CMakeLists.txt cmake include ggml src common tests tools vendor licenses LICENSE \
       | xz -T0 -6 >"$stage/llama/llama-src.tar.xz"
   fi
-  tar -C "$stage" -cf - llama | xz -T0 -9 >"$out"
+  tar -C "$stage" -cf - llama | xz -T0 -6 >"$out"
   du -h "$out"
   ;;
 gpu | native)
