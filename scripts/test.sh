@@ -137,6 +137,10 @@ run "CuPy for ROCm client tests" bash scripts/cupy-test.sh
 # with our hipcc and run on a host worker: the families that fit CI's time, with the pass, fail
 # and skip counts printed (docs/CONFORMANCE.md; every family: scripts/hip-tests.sh --all).
 run "ROCm hip-tests (upstream CMake, host worker)" bash scripts/hip-tests.sh
+# llama.cpp's ggml HIP backend, unchanged (the copy in the PyPI sdist llama-cpp-python, pinned
+# by hash), configured by its own CMake against an install and two of its HIP objects built
+# with our hipcc; the whole build and test-backend-ops take hours here (docs/CONFORMANCE.md).
+run "llama.cpp's ggml HIP backend: configure and two objects (smoke)" bash scripts/llama-cpp.sh ci
 # The PyPI amdsmi package, rocminfo and rocm_agent_enumerator over a host worker (docs/PROBES.md).
 run "amdsmi, rocminfo and rocm_agent_enumerator" bash scripts/probes-test.sh
 

@@ -29,6 +29,7 @@ const SAMPLES: &[&str] = &[
     "cooperative_groups",
     "amd_device_functions",
     "host_code_in_headers",
+    "header_patterns",
 ];
 
 /// What building the samples gave: each sample's executable or the compiler's complaint.
@@ -425,6 +426,14 @@ fn cooperative_groups() {
 #[test]
 fn amd_device_functions() {
     run_sample("amd_device_functions");
+}
+
+/// A kernel file including <hipblas/hipblas.h> (as ggml's HIP backend does in every one) and
+/// using its enumerations in device code: the host worker compiles its device source with the
+/// header; the transpose and the element sizes are checked against the sample's oracle.
+#[test]
+fn header_patterns() {
+    run_sample("header_patterns");
 }
 
 /// Entries of the large sample's device table: about 1.3 MB of source, more than one

@@ -158,6 +158,17 @@ __HIP_REMOTE_MIN_MAX_MIXED(int, unsigned int)
 __HIP_REMOTE_MIN_MAX_MIXED(long long, unsigned long long)
 #undef __HIP_REMOTE_MIN_MAX_MIXED
 
+/* ---- __byte_perm (HIP's and CUDA's): byte n of the result is the byte of the 64-bit {y, x}
+ * that selector nibble n picks (its low 3 bits). NVIDIA's compiler and ROCm have their own. */
+#if defined(__HIP_REMOTE_HOST__)
+__HIP_REMOTE_AMD_FN unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) {
+  unsigned long long data = ((unsigned long long)y << 32) | x;
+  unsigned int out = 0;
+  for (int i = 0; i < 4; ++i) out |= (unsigned int)((data >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
+  return out;
+}
+#endif
+
 /* ---- __builtin_amdgcn_*: only where the compiler does not have them */
 #if defined(__NVPTX__) || defined(__HIP_REMOTE_HOST__)
 

@@ -1,4 +1,4 @@
-// HIP's AMD-specific device functions on every device: __builtin_amdgcn_perm & co,
+// HIP's AMD-specific device functions on every device: __builtin_amdgcn_perm & co, __byte_perm,
 // __bitextract/__bitinsert, dot products, lane functions, the integer min/max overloads,
 // ldexpf, tanhf, memcpy and memset in a kernel. The host recomputes each from the
 // instruction's definition (or the C library) and compares.
@@ -10,7 +10,7 @@
 #include <vector>
 
 constexpr int n = 512;
-constexpr int per_item = 30;
+constexpr int per_item = 31;
 
 __global__ void functions(const unsigned int* a, const unsigned int* b, const unsigned int* c, const float* x, unsigned int* out) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -55,6 +55,7 @@ __global__ void functions(const unsigned int* a, const unsigned int* b, const un
     o[27] = __float_as_uint(log1pf(fabsf(x[i]) * 0.01f));
     o[28] = __float_as_uint(expm1f(x[i] * 0.5f));
     o[29] = __float_as_uint(erff(x[i] * 0.4f));
+    o[30] = __byte_perm(a[i], b[i], c[i]);
     __builtin_amdgcn_s_sleep(1);
     __builtin_amdgcn_sched_group_barrier(0x20, 1, 0);
     __builtin_amdgcn_s_barrier();
@@ -63,6 +64,16 @@ __global__ void functions(const unsigned int* a, const unsigned int* b, const un
 }
 
 // ---- the oracle, from the instruction descriptions -----------------------------------------
+// CUDA's __byte_perm: result byte n is byte (selector nibble n & 7) of the bytes x0..x3 y0..y3.
+unsigned int byte_perm_oracle(unsigned int x, unsigned int y, unsigned int s) {
+    unsigned char bytes[8];
+    std::memcpy(bytes, &x, 4);
+    std::memcpy(bytes + 4, &y, 4);
+    unsigned int out = 0;
+    for (int n = 0; n < 4; ++n) out |= (unsigned int)bytes[(s >> (4 * n)) & 7u] << (8 * n);
+    return out;
+}
+
 unsigned int perm_oracle(unsigned int hi, unsigned int lo, unsigned int sel) {
     unsigned char bytes[8];
     for (int k = 0; k < 4; ++k) {
@@ -168,7 +179,8 @@ int main() {
             (unsigned int)((i % 64) / 32 * 32 + 100), picked,
             (unsigned int)(int)std::nearbyint(x[i] * 2.5f),
             x[i] * 1e9f <= 0.0f ? 0u : (double)(x[i] * 1e9f) >= 4294967295.0 ? 4294967295u : (unsigned int)std::floor(x[i] * 1e9f),
-            (unsigned int)(int)std::ceil((double)x[i] * 1e3), log1p_bits, expm1_bits, erf_bits};
+            (unsigned int)(int)std::ceil((double)x[i] * 1e3), log1p_bits, expm1_bits, erf_bits,
+            byte_perm_oracle(a[i], b[i], c[i])};
         for (int k = 0; k < per_item; ++k) {
             unsigned int got = out[i * per_item + k];
             // tanhf, log1pf, expm1f, erff: within 2 ulp of the correctly rounded value (HIP's and CUDA's

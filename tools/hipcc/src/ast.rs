@@ -138,7 +138,8 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
                 "kind" => decl.kind = map.next_value()?,
                 "name" if self.keep => decl.name = map.next_value()?,
                 "mangledName" if self.keep => decl.mangled = map.next_value()?,
-                "isImplicit" | "implicit" => decl.implicit = map.next_value()?,
+                // An inherited attribute repeats an earlier declaration's (and its range).
+                "isImplicit" | "implicit" | "inherited" => decl.implicit |= map.next_value::<bool>()?,
                 "type" if self.keep => {
                     let t: TypeInfo = map.next_value()?;
                     decl.qual_type = t.qual_type;
@@ -181,6 +182,15 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
                                 decl.body = child.begin.clone().zip(child.end.clone());
                             }
                             "CXXTryStmt" => decl.has_body = true,
+                            // `[[noreturn]] void f();`: the declaration's range starts after a
+                            // leading attribute; its extent must take the attribute in.
+                            kind if kind.ends_with("Attr") && !child.implicit => {
+                                if let (Some(attr), Some(begin)) = (&child.begin, &decl.begin) {
+                                    if attr.file == begin.file && attr.offset < begin.offset {
+                                        decl.begin = Some(attr.clone());
+                                    }
+                                }
+                            }
                             _ if keep_children && child.kind.ends_with("Decl") => decl.children.push(child),
                             _ => {}
                         }

@@ -534,13 +534,89 @@ fn expressions(kernels: BTreeMap<String, ()>) -> Vec<Symbol> {
         .into_iter()
         .map(|(registered, p)| {
             let expression = match p {
-                Some((name, params)) if uses.get(&name).copied().unwrap_or(0) > 1 => format!("static_cast<void(*)({params})>(&{name})"),
-                Some((name, _)) => name,
+                Some((name, params)) if uses.get(&name).copied().unwrap_or(0) > 1 => {
+                    format!("static_cast<void(*)({params})>(&{})", template_arguments_as_cpp(&name))
+                }
+                Some((name, _)) => template_arguments_as_cpp(&name),
                 None => registered.clone(),
             };
             Symbol { registered, expression }
         })
         .collect()
+}
+
+/// A demangled name's template arguments written as C++ takes them: the demangler's
+/// `k<&op_add(float, float), float>` (a function's address with its parameter list) becomes
+/// `k<&op_add, float>` (the template parameter's type picks the overload), and an empty
+/// parameter pack's trailing `, >` (`k<float, >`) becomes `k<float>`.
+fn template_arguments_as_cpp(name: &str) -> String {
+    let mut out = function_addresses_as_names(name);
+    while let Some(at) = out.find(", >") {
+        out.replace_range(at..at + 3, ">");
+    }
+    out
+}
+
+fn function_addresses_as_names(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len());
+    let mut i = 0;
+    while i < chars.len() {
+        out.push(chars[i]);
+        if chars[i] != '&' || !chars.get(i + 1).is_some_and(|c| c.is_alphabetic() || *c == '_' || *c == ':') {
+            i += 1;
+            continue;
+        }
+        // What follows `&` up to a top-level `(` (a function's parameter list), `,` or `>`.
+        let mut j = i + 1;
+        let mut angle = 0usize;
+        while j < chars.len() {
+            match chars[j] {
+                '<' => angle += 1,
+                '>' if angle == 0 => break,
+                '>' => angle -= 1,
+                '(' | ',' if angle == 0 => break,
+                _ => {}
+            }
+            j += 1;
+        }
+        if chars.get(j) != Some(&'(') {
+            i += 1;
+            continue;
+        }
+        // `&void f<int>(int*)`: a function template's instance comes with its return type
+        // first; the name is what follows the last top-level space.
+        let mut name_start = i + 1;
+        let mut angle = 0usize;
+        for (k, &c) in chars.iter().enumerate().take(j).skip(i + 1) {
+            match c {
+                '<' => angle += 1,
+                '>' => angle = angle.saturating_sub(1),
+                ' ' if angle == 0 => name_start = k + 1,
+                _ => {}
+            }
+        }
+        // Its own template arguments may hold further addresses.
+        out.push_str(&function_addresses_as_names(&chars[name_start..j].iter().collect::<String>()));
+        // The parameter list: dropped (balanced parentheses).
+        let mut depth = 0usize;
+        let mut k = j;
+        while k < chars.len() {
+            match chars[k] {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+        i = (k + 1).min(chars.len());
+    }
+    out
 }
 
 /// The target of an `#include` line: (quoted, spelled name).
@@ -702,5 +778,34 @@ mod tests {
         assert_eq!(include_target("  #  include <vector>  // x\n"), Some((false, "vector")));
         assert_eq!(include_target("#define include \"x\"\n"), None);
         assert_eq!(include_target("int x; // #include \"y\"\n"), None);
+    }
+
+    #[test]
+    fn function_addresses_in_template_arguments_are_names() {
+        assert_eq!(
+            function_addresses_as_names("k_bin_bcast<&op_add(float, float), __hip_bfloat16, __hip_bfloat16 const*>"),
+            "k_bin_bcast<&op_add, __hip_bfloat16, __hip_bfloat16 const*>"
+        );
+        assert_eq!(function_addresses_as_names("k<&ns::f<int>(int (*)(int)), 3>"), "k<&ns::f<int>, 3>");
+        assert_eq!(function_addresses_as_names("k<(ggml_type)2, true>"), "k<(ggml_type)2, true>");
+        assert_eq!(function_addresses_as_names("k<&g>"), "k<&g>");
+        assert_eq!(
+            function_addresses_as_names(
+                "k_get_rows_kq<__hip_bfloat16, &void dequantize_q2_K<__hip_bfloat16>(void const*, long, __hip_bfloat16*, int)>"
+            ),
+            "k_get_rows_kq<__hip_bfloat16, &dequantize_q2_K<__hip_bfloat16>>"
+        );
+        assert_eq!(function_addresses_as_names("c<&void one<a, b>(char const*, char*)>"), "c<&one<a, b>>");
+        assert_eq!(
+            function_addresses_as_names(
+                "cpy_q_f32<&void cpy_blck_q_f32<&dequantize_q4_0(void const*, long, int, float2&), 32>(char const*, char*), 32>"
+            ),
+            "cpy_q_f32<&cpy_blck_q_f32<&dequantize_q4_0, 32>, 32>"
+        );
+        assert_eq!(template_arguments_as_cpp("k<&op_repeat(float, float), float, >"), "k<&op_repeat, float>");
+        assert_eq!(template_arguments_as_cpp("k<a<int, >, >"), "k<a<int>>");
+        let mangled = "_Z11k_bin_bcastIXadL_ZL6op_addffEEffPKfEvv";
+        let got: Vec<Symbol> = expressions([(mangled.to_string(), ())].into_iter().collect());
+        assert_eq!(got[0].expression, "k_bin_bcast<&op_add, float, float, float const*>");
     }
 }

@@ -30,7 +30,7 @@ pub const GPU_ENVIRONMENT: &[&str] = &[
 ];
 
 /// Variables every session process inherits (the host hiprtc's compiler and the locale).
-pub const COMMON_ENVIRONMENT: &[&str] = &["HIP_REMOTE_CXX", "LANG", "LC_ALL"];
+pub const COMMON_ENVIRONMENT: &[&str] = &["HIP_REMOTE_CXX", "HIP_REMOTE_CXX_TIMEOUT", "LANG", "LC_ALL"];
 
 /// The CUDA driver's JIT cache of a tenant (PTX compiled for the device), inside the
 /// tenant's compile cache directory (whose sweep removes files, never this directory), so

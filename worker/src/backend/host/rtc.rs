@@ -91,6 +91,11 @@ const CLIENT_HEADERS: &[(&str, &str)] = &[
     ("hip/hip_profile.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_profile.h"))),
     ("hip/hip_complex.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_complex.h"))),
     ("hip/hip_cooperative_groups.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/hip_cooperative_groups.h"))),
+    // A HIP library's header in a kernel file (ggml's `vendors/hip.h` includes hipBLAS's in
+    // every one): its types and enumerations compile in device code; its host functions are
+    // only declared (the prelude gives the handle types they take).
+    ("hip/library_types.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip/library_types.h"))),
+    ("hipblas/hipblas.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hipblas/hipblas.h"))),
     ("hip_remote/small_float.h", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../client-capi/include/hip_remote/small_float.h"))),
     (
         "hip_remote/amd_device_functions.h",
@@ -117,10 +122,51 @@ const CXX_ENV: &str = "HIP_REMOTE_CXX";
 /// buffered `printf` (not `__printf_chk` or `puts`).
 const BASE_FLAGS: &[&str] =
     &["-std=c++17", "-O2", "-shared", "-fPIC", "-fno-gnu-unique", "-U_FORTIFY_SOURCE", "-fno-builtin-printf", "-Wl,--no-undefined"];
+/// Flags of [`BASE_FLAGS`] and [`RDC_FLAGS`] that only GCC knows. clang never makes
+/// `STB_GNU_UNIQUE` symbols, so it needs no `-fno-gnu-unique` (and refuses it).
+const GCC_ONLY_FLAGS: &[&str] = &["-fno-gnu-unique"];
+
+/// `flags` for the C++ compiler `cxx`: without [`GCC_ONLY_FLAGS`] when it is clang (device code
+/// using clang's vector extensions, as ggml's `ext_vector_type` does, needs `HIP_REMOTE_CXX`
+/// to name a clang). Whether a compiler is clang is asked once (`--version`) and remembered.
+pub(crate) fn compiler_flags(cxx: &str, flags: &[&'static str]) -> Vec<&'static str> {
+    static IS_CLANG: Mutex<Vec<(String, bool)>> = Mutex::new(Vec::new());
+    let mut known = IS_CLANG.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let is_clang = match known.iter().find(|(name, _)| name == cxx) {
+        Some(&(_, is_clang)) => is_clang,
+        None => {
+            let is_clang = Command::new(cxx)
+                .arg("--version")
+                .stdin(Stdio::null())
+                .output()
+                .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains("clang version"));
+            known.push((cxx.to_string(), is_clang));
+            is_clang
+        }
+    };
+    flags.iter().copied().filter(|flag| !(is_clang && GCC_ONLY_FLAGS.contains(flag))).collect()
+}
+
 /// The define that makes the prelude run a program's blocks as fibers.
 const FIBERS_DEFINE: &str = "-DHIP_REMOTE_FIBERS=1";
 /// Longest a compile may run before it is killed.
 pub(crate) const COMPILE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Environment variable replacing [`COMPILE_TIMEOUT`] (whole seconds, at most
+/// [`MAX_COMPILE_TIMEOUT`]): kernel files of megabytes (ggml's) take the C++ compiler minutes.
+pub(crate) const COMPILE_TIMEOUT_ENV: &str = "HIP_REMOTE_CXX_TIMEOUT";
+/// Upper bound of [`COMPILE_TIMEOUT_ENV`].
+pub(crate) const MAX_COMPILE_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// How long one compile may run: [`COMPILE_TIMEOUT_ENV`] when it holds whole seconds from 1
+/// to [`MAX_COMPILE_TIMEOUT`]'s, else [`COMPILE_TIMEOUT`].
+pub(crate) fn compile_timeout() -> Duration {
+    std::env::var(COMPILE_TIMEOUT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_secs)
+        .filter(|t| !t.is_zero() && *t <= MAX_COMPILE_TIMEOUT)
+        .unwrap_or(COMPILE_TIMEOUT)
+}
 /// Longest log returned; the rest is cut with a note. Well inside the wire's `MAX_TEXT_LEN`.
 pub(crate) const MAX_LOG_LEN: usize = 256 << 10;
 // The log, with its truncation note, fits the wire's text field.
@@ -194,7 +240,7 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
     let mut command = Command::new(&cxx);
     command
         .current_dir(&dir.path)
-        .args(if rdc { RDC_FLAGS } else { BASE_FLAGS })
+        .args(compiler_flags(&cxx, if rdc { RDC_FLAGS } else { BASE_FLAGS }))
         .arg("-I")
         .arg(dir.path.join("sys"))
         .arg("-I")
@@ -223,7 +269,11 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
     log.push_str(&compiler_log);
     match status {
         CompilerStatus::TimedOut => {
-            let _ = writeln!(log, "hip-remote: the compiler was stopped after {} s", COMPILE_TIMEOUT.as_secs());
+            let _ = writeln!(
+                log,
+                "hip-remote: the compiler was stopped after {} s (the worker's {COMPILE_TIMEOUT_ENV} sets the limit)",
+                compile_timeout().as_secs()
+            );
             return Ok(failure(log));
         }
         CompilerStatus::Failed => {
@@ -547,7 +597,7 @@ enum CompilerStatus {
 }
 
 /// Runs the compiler with stdout and stderr in `log_path`, killing its whole process group
-/// after [`COMPILE_TIMEOUT`]. `Err` when it cannot be started.
+/// after [`compile_timeout`]. `Err` when it cannot be started.
 fn run_compiler(mut command: Command, log_path: &Path) -> std::io::Result<(CompilerStatus, String)> {
     let log_file = fs::File::create(log_path)?;
     command
@@ -557,7 +607,7 @@ fn run_compiler(mut command: Command, log_path: &Path) -> std::io::Result<(Compi
         // Its own process group, so the driver's children (cc1plus, as, ld) go with it.
         .process_group(0);
     let mut child = command.spawn()?;
-    let deadline = Instant::now() + COMPILE_TIMEOUT;
+    let deadline = Instant::now() + compile_timeout();
     let mut pause = Duration::from_millis(5);
     let status = loop {
         if let Some(status) = child.try_wait()? {
@@ -648,6 +698,24 @@ impl RtcBackend for HostBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// clang refuses GCC's `-fno-gnu-unique`; GCC keeps it (template statics stay local).
+    #[test]
+    fn gcc_only_flags_are_left_out_for_clang() {
+        let has = |cxx: &str| Command::new(cxx).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok();
+        for clang in ["clang++-15", "clang++"] {
+            if has(clang) {
+                let flags = compiler_flags(clang, BASE_FLAGS);
+                assert!(!flags.contains(&"-fno-gnu-unique") && flags.contains(&"-shared"), "{clang}: {flags:?}");
+                break;
+            }
+        }
+        if has("g++") {
+            assert!(compiler_flags("g++", BASE_FLAGS).contains(&"-fno-gnu-unique"));
+        }
+        // A compiler that cannot be run is not taken for clang: its flags stay as they are.
+        assert_eq!(compiler_flags("/nonexistent/c++", RDC_FLAGS), RDC_FLAGS.to_vec());
+    }
 
     #[test]
     fn options_are_sorted() {

@@ -12,8 +12,8 @@
 use std::fmt::Write as _;
 
 use super::{
-    clean_log, failure, read_bounded, run_compiler, write_file, CompileSlot, CompilerStatus, TempDir, BASE_FLAGS, CXX_ENV, DEFAULT_CXX,
-    HOST_MODULE_H, MAX_CODE_LEN, PRELUDE, RDC_ADD_SYMBOL, STUB_HEADERS,
+    clean_log, compiler_flags, failure, read_bounded, run_compiler, write_file, CompileSlot, CompilerStatus, TempDir, BASE_FLAGS, CXX_ENV,
+    DEFAULT_CXX, HOST_MODULE_H, MAX_CODE_LEN, PRELUDE, RDC_ADD_SYMBOL, STUB_HEADERS,
 };
 use crate::backend::host::module::{HostModule, ModuleLimits};
 use crate::backend::{BackendError, LinkInput, RtcOutput};
@@ -99,7 +99,7 @@ pub(in crate::backend::host) fn link(inputs: &[LinkInput<'_>], limits: &ModuleLi
     let mut command = std::process::Command::new(&cxx);
     command
         .current_dir(&dir.path)
-        .args(BASE_FLAGS)
+        .args(compiler_flags(&cxx, BASE_FLAGS))
         .arg("-I")
         .arg(dir.path.join("sys"))
         .arg("-include")
@@ -117,7 +117,7 @@ pub(in crate::backend::host) fn link(inputs: &[LinkInput<'_>], limits: &ModuleLi
     log.push_str(&linker_log);
     match status {
         CompilerStatus::TimedOut => {
-            let _ = writeln!(log, "hip-remote: the linker was stopped after {} s", super::COMPILE_TIMEOUT.as_secs());
+            let _ = writeln!(log, "hip-remote: the linker was stopped after {} s", super::compile_timeout().as_secs());
             return Ok(failure(log));
         }
         CompilerStatus::Failed => {

@@ -102,6 +102,19 @@ struct dim3 {
     constexpr operator uint3() const { return uint3{x, y, z}; }
 };
 
+// HIP's opaque host API handles, as hip_runtime_api.h declares them: a library header in a
+// kernel file (hipBLAS's) declares host functions over them, and classes a kernel file shares
+// with its host code hold them (ggml's graph and event members); device code never uses them.
+typedef struct ihipStream_t* hipStream_t;
+typedef struct ihipEvent_t* hipEvent_t;
+typedef struct ihipGraph* hipGraph_t;
+typedef struct hipGraphExec* hipGraphExec_t;
+typedef struct hipGraphNode* hipGraphNode_t;
+typedef struct ihipModule_t* hipModule_t;
+typedef struct ihipModuleSymbol_t* hipFunction_t;
+typedef struct ihipMemPoolHandle_t* hipMemPool_t;
+typedef struct ihipCtx_t* hipCtx_t;
+
 // ---- block state -----------------------------------------------------------------------
 namespace {
 namespace __hip_remote {
