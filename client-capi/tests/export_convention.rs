@@ -18,6 +18,7 @@ const OUTSIDE_THE_BOUNDARY: &[(&str, &str)] = &[
     ("hipGetDeviceProperties", "forwards to hipGetDevicePropertiesR0000, which has the boundary"),
     ("hipChooseDevice", "forwards to hipChooseDeviceR0000, which has the boundary"),
     ("hipGetStreamDeviceId", "returns a device number and records no error, as ROCm; catches panics itself"),
+    ("hipKernelNameRefByPtr", "returns a name and records no error, as ROCm; catches panics itself"),
     ("__hipRegisterFatBinary", "returns a handle; catches panics itself"),
     ("__hipRegisterFunction", "returns nothing; catches panics itself"),
     ("__hipRegisterVar", "returns nothing; catches panics itself"),

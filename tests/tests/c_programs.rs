@@ -724,7 +724,7 @@ fn striped_copies() {
         return;
     }
     let log = run_striped(&mut sandbox.start_worker(), "session processes");
-    assert_eq!(log.matches("stripe connection handed to its session's process").count(), 4, "the stripes were not handed over:\n{log}");
+    assert_eq!(log.matches("connection handed to its session's process (a stripe").count(), 4, "the stripes were not handed over:\n{log}");
     assert!(
         log.lines().filter(|l| l.contains("stripe joined")).all(|l| l.contains("session-process{")),
         "the stripes joined elsewhere than in the session process:\n{log}"

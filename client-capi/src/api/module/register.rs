@@ -674,7 +674,7 @@ fn registered_name(host_fn: *const c_void) -> Option<&'static std::ffi::CStr> {
 /// as ROCm's clr answers it: NULL for a NULL function, a stream of no device, or a function
 /// no fat binary registered.
 #[no_mangle]
-pub extern "C" fn hipKernelNameRefByPtr(hostFunction: *const c_void, stream: hipStream_t) -> *const std::ffi::c_char {
+pub unsafe extern "C" fn hipKernelNameRefByPtr(hostFunction: *const c_void, stream: hipStream_t) -> *const std::ffi::c_char {
     // No hip_boundary (the answer is a name, not an error to record): panics are caught here.
     std::panic::catch_unwind(|| {
         if hostFunction.is_null() || crate::api::stream::hipGetStreamDeviceId(stream) == -1 {
