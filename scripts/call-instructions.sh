@@ -23,7 +23,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CG_DIR=${CG_DIR:-$(mktemp -d)}
 mkdir -p "$CG_DIR"
 EXE="$CG_DIR/call_cost"
-cc -std=c11 -O2 -g -I "$ROOT/client-capi/include" "$ROOT/benches/c/call_cost.c" -o "$EXE" \
+cc -std=c11 -O2 -g -I "$ROOT/client-capi/include" -I "$ROOT/tests/c" "$ROOT/benches/c/call_cost.c" -o "$EXE" \
   -L"$LIBDIR" -l:libamdhip64.so.7 -l:libhiprtc.so.7
 SHM=off
 case $WORKER in shm://*) SHM=auto ;; esac

@@ -20,50 +20,11 @@
 #include <time.h>
 #include <valgrind/callgrind.h>
 
-#define CHECK(expr)                                                                          \
-  do {                                                                                       \
-    hipError_t e_ = (expr);                                                                  \
-    if (e_ != hipSuccess) {                                                                  \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, hipGetErrorString(e_)); \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
-
-#define RTC_CHECK(expr)                                                                      \
-  do {                                                                                       \
-    hiprtcResult r_ = (expr);                                                                \
-    if (r_ != HIPRTC_SUCCESS) {                                                              \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, hiprtcGetErrorString(r_)); \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
+#include "rtc_module.h" /* tests/c: CHECK, RTC_CHECK, rtc_module() */
 
 static const char* SOURCE =
     "extern \"C\" __global__ void empty() {}\n"
     "extern \"C\" __global__ void axpy(float* x, float* y, int n, float a) {}\n";
-
-static hipModule_t load_module(void) {
-  hiprtcProgram prog;
-  RTC_CHECK(hiprtcCreateProgram(&prog, SOURCE, "call_cost.hip", 0, NULL, NULL));
-  const char* opts[] = {"-O3"};
-  if (hiprtcCompileProgram(prog, 1, opts) != HIPRTC_SUCCESS) {
-    size_t n = 0;
-    hiprtcGetProgramLogSize(prog, &n);
-    char* log = calloc(n + 1, 1);
-    hiprtcGetProgramLog(prog, log);
-    fprintf(stderr, "compile failed:\n%s\n", log);
-    exit(1);
-  }
-  size_t size = 0;
-  RTC_CHECK(hiprtcGetCodeSize(prog, &size));
-  char* code = malloc(size);
-  RTC_CHECK(hiprtcGetCode(prog, code));
-  RTC_CHECK(hiprtcDestroyProgram(&prog));
-  hipModule_t module;
-  CHECK(hipModuleLoadData(&module, code));
-  free(code);
-  return module;
-}
 
 static double now_s(void) {
   struct timespec t;
@@ -78,7 +39,7 @@ int main(int argc, char** argv) {
   }
   const char* mode = argv[1];
   long count = atol(argv[2]);
-  hipModule_t module = load_module();
+  hipModule_t module = rtc_module(SOURCE, "call_cost.hip", NULL);
   hipFunction_t empty, axpy;
   CHECK(hipModuleGetFunction(&empty, module, "empty"));
   CHECK(hipModuleGetFunction(&axpy, module, "axpy"));
