@@ -39,13 +39,23 @@ const PROCESSES: &str = "hip_worker_session_processes_total{connection=\"handed_
 
 /// One value of the worker's `/metrics` at `port`.
 fn metric(port: u16, name: &str) -> u64 {
+    let (value, body) = metric_if_reported(port, name);
+    value.unwrap_or_else(|| panic!("no {name} in:\n{body}"))
+}
+
+/// One value of the worker's `/metrics` at `port`, `None` while the worker has not reported it
+/// yet (a labelled counter appears with its first increment), with the whole page.
+fn metric_if_reported(port: u16, name: &str) -> (Option<u64>, String) {
     use std::io::{Read, Write};
     let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).expect("metrics endpoint");
     conn.write_all(b"GET /metrics HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").unwrap();
     let mut body = String::new();
     conn.read_to_string(&mut body).unwrap();
-    let line = body.lines().find(|l| l.starts_with(name) && !l.starts_with('#')).unwrap_or_else(|| panic!("no {name} in:\n{body}"));
-    line.rsplit(' ').next().unwrap().parse().unwrap_or_else(|e| panic!("{line}: {e}"))
+    let value = body
+        .lines()
+        .find(|l| l.starts_with(name) && !l.starts_with('#'))
+        .map(|line| line.rsplit(' ').next().unwrap().parse().unwrap_or_else(|e| panic!("{line}: {e}")));
+    (value, body)
 }
 
 fn malloc(c: &mut SessionDriver, size: u64) -> Result<u64, (i32, String)> {
@@ -117,8 +127,14 @@ fn fault_then_new_process(relayed: bool) {
     assert_eq!(code, ILLEGAL_ADDRESS, "{message}");
     // The worker counts the fault once and both fenced sessions (reported by the process).
     let deadline = Instant::now() + EXIT_WAIT;
-    while metric(port, "hip_worker_sessions_ended_by_fault_total{device=\"0\"}") < 2 {
-        assert!(Instant::now() < deadline, "the fenced sessions were not counted");
+    const FENCED: &str = "hip_worker_sessions_ended_by_fault_total{device=\"0\"}";
+    loop {
+        // The process reports its fenced sessions asynchronously: the counter may not exist yet.
+        let (fenced, body) = metric_if_reported(port, FENCED);
+        if fenced.unwrap_or(0) >= 2 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the fenced sessions were not counted ({fenced:?}):\n{body}");
         std::thread::sleep(Duration::from_millis(20));
     }
     assert_eq!(metric(port, "hip_worker_device_resets_total{device=\"0\"}"), 1);
