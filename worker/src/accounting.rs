@@ -371,33 +371,64 @@ mod tests {
     #[test]
     fn queued_gpu_work_is_paced_only_when_sessions_share_a_context() {
         let usage = Arc::new(SharedUsage::create(1, 8).unwrap());
-        for row in [1, 2] {
-            usage.note_row_used(row);
-        }
-        let (eager, other) = (Arc::new(DeviceTime::default()), DeviceTime::default());
+        usage.note_row_used(1);
+        let eager = DeviceTime::default();
         eager.report_to(Arc::clone(&usage), 1);
-        other.report_to(Arc::clone(&usage), 2);
-        let slack_ops = PACE_SLACK.as_nanos() / QUEUED_OP_VIRTUAL_COST.as_nanos();
         // A session process of its own (not marked): queued work adds nothing and never waits.
         for _ in 0..10 {
             eager.pace_queued_op();
         }
         assert_eq!(usage.pace_state(1).0, 0, "an unpaced session's queued work counted");
+
         // Sharing a context with a session that keeps working at a lower rate: the eager one
-        // may run ahead by the slack, not more.
+        // may run ahead by the slack, not more. The premise needs the slower thread to keep
+        // working: one starved by a loaded machine for a pacing window is idle by design (and
+        // not waited for), so such a measurement says nothing and is made again.
+        let slack_ops = (PACE_SLACK.as_nanos() / QUEUED_OP_VIRTUAL_COST.as_nanos()) as u64;
+        const ATTEMPTS: usize = 5;
+        for attempt in 1..=ATTEMPTS {
+            let Some((eager_ops, slow_ops)) = race_two_paced_sessions() else {
+                eprintln!("attempt {attempt}: the slower thread was starved for a pacing window; measuring again");
+                continue;
+            };
+            assert!(slow_ops > 0);
+            // Unpaced, the eager thread queues millions of operations in 300 ms; paced, at most
+            // the slack and what forfeits grant beyond the other's count.
+            assert!(
+                eager_ops <= slow_ops * 3 + slack_ops * 4,
+                "the eager session queued {eager_ops} operations against the other's {slow_ops} (slack {slack_ops})"
+            );
+            return;
+        }
+        panic!("in {ATTEMPTS} attempts the slower thread was always starved for a pacing window: the machine is too loaded to measure pacing");
+    }
+
+    /// Two paced sessions sharing a context for 300 ms, one queueing as fast as it can, the
+    /// other one operation every 20 µs: their operation counts, or `None` when the slower
+    /// one went a pacing window without an operation (starved by the machine, not competing).
+    fn race_two_paced_sessions() -> Option<(u64, u64)> {
+        let usage = Arc::new(SharedUsage::create(1, 8).unwrap());
+        for row in [1, 2] {
+            usage.note_row_used(row);
+        }
+        let (eager, other) = (DeviceTime::default(), DeviceTime::default());
+        eager.report_to(Arc::clone(&usage), 1);
+        other.report_to(Arc::clone(&usage), 2);
         eager.pace_queued_work();
         other.pace_queued_work();
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let slow = std::thread::spawn({
             let stop = Arc::clone(&stop);
             move || {
-                let mut ops = 0u64;
+                let (mut ops, mut longest_gap, mut last) = (0u64, Duration::ZERO, std::time::Instant::now());
                 while !stop.load(Relaxed) {
                     other.pace_queued_op();
                     ops += 1;
+                    longest_gap = longest_gap.max(last.elapsed());
+                    last = std::time::Instant::now();
                     std::thread::sleep(Duration::from_micros(20));
                 }
-                ops
+                (ops, longest_gap)
             }
         });
         let started = std::time::Instant::now();
@@ -407,14 +438,8 @@ mod tests {
             eager_ops += 1;
         }
         stop.store(true, Relaxed);
-        let slow_ops = slow.join().unwrap();
-        assert!(slow_ops > 0);
-        // Unpaced, the eager thread queues millions of operations in 300 ms; paced, at most the
-        // slack and what forfeits grant beyond the other's count.
-        assert!(
-            eager_ops <= slow_ops * 3 + slack_ops as u64 * 4,
-            "the eager session queued {eager_ops} operations against the other's {slow_ops} (slack {slack_ops})"
-        );
+        let (slow_ops, longest_gap) = slow.join().unwrap();
+        (longest_gap < PACE_ACTIVE_WINDOW / 2).then_some((eager_ops, slow_ops))
     }
 
     #[test]
