@@ -425,6 +425,10 @@ pub(super) fn serve_handed(
         }
         Handed::RelaySocket { socket } => {
             let link = UnixStream::from(socket);
+            // No stripes, but other workers' fetches of its grants come over the control
+            // channel, relayed by the worker (a relayed connection's own state cannot move).
+            let hub = StripeHub::new(StripeConfig { max_stripes: 0 });
+            stripes_go(StripeSessions { backend: session.shared_backend(), config: Arc::new(session.config().clone()), hub, spin })?;
             crate::server::run_session(LinkSink::new(link.try_clone()?), LinkSource::new(link, spin), session)
         }
         Handed::Tcp { socket, unread, peer, terms } => {

@@ -261,6 +261,23 @@ impl HandedSessions {
         })
     }
 
+    /// Hands a fetch that came over a connection the worker keeps (TLS, RDMA, a relayed one:
+    /// its state cannot move) to the process serving session `session_id`, as
+    /// [`HandedSessions::hand_fetch`] does with its end of a socket pair, and relays the
+    /// process's answer to `replies`: its heartbeats, then the answer. Returns once the answer
+    /// is sent; `Err`: not handed (refused as a wrong grant is).
+    pub fn relay_fetch(&self, session_id: u64, frame: Vec<u8>, peer: Option<SocketAddr>, replies: &ReplyWriter) -> Result<(), &'static str> {
+        let (ours, theirs) = UnixStream::pair().map_err(|e| {
+            tracing::warn!(%e, "no socket pair to relay a transfer fetch");
+            "transfer fetch refused: the worker cannot relay it now"
+        })?;
+        self.hand_fetch(session_id, theirs.into(), frame, peer)?;
+        if let Err(e) = relay_fetch_answer(ours, replies) {
+            tracing::info!(%e, session_id, "a relayed transfer fetch ended without its answer");
+        }
+        Ok(())
+    }
+
     /// `sending`: the lock of a control channel other sessions send over too; `None` for a
     /// channel of this session alone (it gets a lock of its own).
     pub(super) fn insert(&self, session_id: u64, control: Arc<UnixStream>, peer: Option<IpAddr>, sending: Option<Arc<Mutex<()>>>) {
@@ -270,6 +287,37 @@ impl HandedSessions {
 
     pub(super) fn remove(&self, session_id: u64) {
         self.sessions.lock().unwrap_or_else(|p| p.into_inner()).remove(&session_id);
+    }
+}
+
+/// Forwards what a session process answers a relayed fetch (its end of the pair is `from`)
+/// to the fetching worker (`replies`): heartbeats (unsolicited PONGs) until the answer, each
+/// frame bounded before it is read (control part within `MAX_PREAUTH_CONTROL_LEN`, bulk within
+/// `MAX_TRANSFER_BYTES`), all within [`crate::transfer::TRANSFER_IO_TIMEOUT`].
+fn relay_fetch_answer(mut from: UnixStream, replies: &ReplyWriter) -> io::Result<()> {
+    use proto_core::header::HEADER_LEN;
+    let deadline = Instant::now() + crate::transfer::TRANSFER_IO_TIMEOUT;
+    from.set_read_timeout(Some(crate::transfer::TRANSFER_IO_TIMEOUT))?;
+    loop {
+        let mut head = vec![0u8; HEADER_LEN];
+        from.read_exact(&mut head)?;
+        let header = proto_core::FrameHeader::parse(&head).map_err(|e| io::Error::other(format!("a malformed answer: {e}")))?;
+        let control = header.control_len as usize;
+        if control > proto_core::limits::MAX_PREAUTH_CONTROL_LEN || u64::from(header.bulk_len) > proto_core::wire::MAX_TRANSFER_BYTES {
+            return Err(io::Error::other("an answer larger than a fetch's"));
+        }
+        head.resize(HEADER_LEN + control, 0);
+        from.read_exact(&mut head[HEADER_LEN..])?;
+        let mut bulk = vec![0u8; header.bulk_len as usize];
+        from.read_exact(&mut bulk)?;
+        replies.forward(&head, &bulk).map_err(|e| io::Error::other(e.to_string()))?;
+        let heartbeat = header.opcode == proto_core::Opcode::Ping.raw() && header.request_id == 0;
+        if !heartbeat {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            return Err(io::Error::other("no answer in time, only heartbeats"));
+        }
     }
 }
 
