@@ -709,9 +709,12 @@ mod tests {
         assert!(policy.may_dial());
         assert_eq!(policy.listed(), "127.0.0.1:7000,workers.ns.svc:7001");
         assert!(!DialPolicy::new(Vec::<String>::new()).unwrap().may_dial());
-        for bad in ["host", "host:port", ":7000", "tls://h:1", "h:70000", "*", "shm://h:1"] {
+        for bad in ["host", "host:port", ":7000", "h:70000", "*", "shm://h:1", "tls://h"] {
             assert!(DialPolicy::new([bad.to_string()]).is_err(), "{bad} accepted");
         }
+        // A TLS entry needs the CA that signs its certificate (--dial-workers-ca).
+        let why = DialPolicy::new(["tls://h:1".to_string()]).unwrap_err();
+        assert!(why.contains("--dial-workers-ca"), "{why}");
         assert!(DialPolicy::new((0..=MAX_DIAL_WORKERS).map(|i| format!("h{i}:1"))).is_err());
         // A source the policy does not name is refused before any connect.
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -756,6 +759,54 @@ mod tests {
         let socket = TcpStream::connect(&addr).unwrap();
         assert_eq!(fetch(socket, &addr, 1, 2, &SECRET, 5).unwrap(), vec![9u8; 5]);
         source.join().unwrap();
+    }
+
+    /// The worker's relay between a session process and a TLS source (here a plain socket
+    /// stands for the TLS connection): the process's fetch goes out, the answer comes back
+    /// whole and the process then sees the end; anything but a fetch goes nowhere.
+    #[test]
+    fn a_relayed_fetch_passes_the_request_and_the_answer_only() {
+        use std::os::unix::net::UnixStream;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let source = std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            let mut head = [0u8; HEADER_LEN];
+            conn.read_exact(&mut head).unwrap();
+            let header = FrameHeader::parse(&head).unwrap();
+            assert_eq!(header.opcode, Opcode::TransferFetch.raw());
+            let mut rest = vec![0u8; header.control_len as usize];
+            conn.read_exact(&mut rest).unwrap();
+            let mut buf = vec![0u8; 4096];
+            let data = [4u8; 300];
+            let frame = proto_core::Response::TransferFetch(wire::TransferData { data: proto_core::Bulk(&data) })
+                .encode_frame(&mut buf, header.request_id, 0)
+                .unwrap();
+            let (head_len, bulk) = (frame.head_len, frame.bulk.to_vec());
+            conn.write_all(&buf[..head_len]).unwrap();
+            conn.write_all(&bulk).unwrap();
+        });
+        let (ours, theirs) = UnixStream::pair().unwrap();
+        let relay = std::thread::spawn(move || relay_fetch(SourceConnection::Tcp(TcpStream::connect(addr).unwrap()), ours));
+        // The process's side: the normal fetch over its end of the pair.
+        let got = fetch(theirs, "tls://source:1", 1, 2, &SECRET, 300).unwrap();
+        assert_eq!(got, vec![4u8; 300]);
+        relay.join().unwrap().unwrap();
+        source.join().unwrap();
+
+        // A process that sends something else: refused, and nothing reaches the source.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (ours, mut theirs) = UnixStream::pair().unwrap();
+        let relay = std::thread::spawn(move || relay_fetch(SourceConnection::Tcp(TcpStream::connect(addr).unwrap()), ours));
+        let mut buf = [0u8; 256];
+        let frame = proto_core::Request::Ping(wire::Ping { nonce: 1, payload: Default::default() }).encode_frame(&mut buf, proto_core::Flags::empty(), 1).unwrap();
+        theirs.write_all(&buf[..frame.head_len]).unwrap();
+        assert!(relay.join().unwrap().is_err());
+        let (mut conn, _) = listener.accept().unwrap();
+        let mut sent = Vec::new();
+        conn.read_to_end(&mut sent).unwrap();
+        assert!(sent.is_empty(), "the relay sent {} bytes to the source", sent.len());
     }
 
     #[test]
