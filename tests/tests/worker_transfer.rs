@@ -476,7 +476,8 @@ const IN_WORKER: &str = "";
 /// CA `dial_ca` and showing `pki`'s client certificate.
 fn tls_worker(dir: &TempDir, name: &str, pki: &TestPki, mode: &str, dial: Option<(&str, &std::path::Path)>) -> (WorkerProcess, String) {
     let metrics = format!("127.0.0.1:{}", hip_remote_tests::closed_port());
-    let mut args: Vec<String> = ["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", "96", "--metrics", &metrics].map(String::from).into();
+    let mut args: Vec<String> =
+        ["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", "96", "--metrics", &metrics].map(String::from).into();
     if !mode.is_empty() {
         args.push(mode.into());
     }
@@ -537,7 +538,12 @@ fn pull_over_tls(mode: &str) {
     // Hostile fetches over TLS: a forged secret, a session the worker does not serve.
     let fetch_tls = |session: u64, grant: u64, secret: &[u8]| {
         let mut peer = tls_driver(source.addr(), &pki);
-        let reply = peer.call(&Request::TransferFetch(wire::TransferFetch { session_id: session, grant_id: grant, secret: proto_core::field::Bytes(secret), len }));
+        let reply = peer.call(&Request::TransferFetch(wire::TransferFetch {
+            session_id: session,
+            grant_id: grant,
+            secret: proto_core::field::Bytes(secret),
+            len,
+        }));
         peer.expect_closed();
         reply
     };

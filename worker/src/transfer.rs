@@ -206,7 +206,8 @@ impl DialPolicy {
             .iter()
             .filter(|entry| entry.tls == over_tls)
             .filter_map(|entry| {
-                let addrs = entry.addr.to_socket_addrs().inspect_err(|e| tracing::warn!(entry = %entry, %e, "a --dial-workers entry does not resolve"));
+                let addrs =
+                    entry.addr.to_socket_addrs().inspect_err(|e| tracing::warn!(entry = %entry, %e, "a --dial-workers entry does not resolve"));
                 addrs.ok().map(|addrs| (entry, addrs.collect()))
             })
             .collect();
@@ -254,7 +255,8 @@ fn tls_handshake(mut socket: TcpStream, tls: &transport_tcp::tls::TlsClient, ent
     let broke = |e: std::io::Error| Failure::new(Status::UNKNOWN, format!("the transfer connection to {source} broke: {e}"));
     let name = match &tls.server_name {
         Some(name) => name.clone(),
-        None => transport_tcp::tls::server_name_of(&entry.addr).map_err(|e| Failure::new(Status::NOT_SUPPORTED, format!("--dial-workers {entry}: {e}")))?,
+        None => transport_tcp::tls::server_name_of(&entry.addr)
+            .map_err(|e| Failure::new(Status::NOT_SUPPORTED, format!("--dial-workers {entry}: {e}")))?,
     };
     let mut conn = rustls::ClientConnection::new(std::sync::Arc::clone(&tls.config), name.clone())
         .map_err(|e| Failure::new(Status::UNKNOWN, format!("no TLS connection to {source}: {e}")))?;
@@ -331,7 +333,10 @@ pub fn relay_fetch(mut remote: SourceConnection, mut local: std::os::unix::net::
     let mut request = vec![0u8; HEADER_LEN];
     local.read_exact(&mut request)?;
     let header = FrameHeader::parse(&request).map_err(|e| std::io::Error::other(format!("a malformed fetch request: {e}")))?;
-    if header.opcode != Opcode::TransferFetch.raw() || header.bulk_len != 0 || header.control_len as usize > proto_core::limits::MAX_PREAUTH_CONTROL_LEN {
+    if header.opcode != Opcode::TransferFetch.raw()
+        || header.bulk_len != 0
+        || header.control_len as usize > proto_core::limits::MAX_PREAUTH_CONTROL_LEN
+    {
         return Err(std::io::Error::other("the session process sent no TransferFetch"));
     }
     request.resize(HEADER_LEN + header.control_len as usize, 0);
@@ -800,7 +805,9 @@ mod tests {
         let (ours, mut theirs) = UnixStream::pair().unwrap();
         let relay = std::thread::spawn(move || relay_fetch(SourceConnection::Tcp(TcpStream::connect(addr).unwrap()), ours));
         let mut buf = [0u8; 256];
-        let frame = proto_core::Request::Ping(wire::Ping { nonce: 1, payload: Default::default() }).encode_frame(&mut buf, proto_core::Flags::empty(), 1).unwrap();
+        let frame = proto_core::Request::Ping(wire::Ping { nonce: 1, payload: Default::default() })
+            .encode_frame(&mut buf, proto_core::Flags::empty(), 1)
+            .unwrap();
         theirs.write_all(&buf[..frame.head_len]).unwrap();
         assert!(relay.join().unwrap().is_err());
         let (mut conn, _) = listener.accept().unwrap();

@@ -119,7 +119,9 @@ fn serve_channel(channel: OwnedFd, policy: DialPolicy, metrics: &Metrics) {
                         Ok(SourceConnection::Tcp(socket)) => (Ok(OwnedFd::from(socket)), None),
                         Ok(tls) => match UnixStream::pair() {
                             Ok((ours, theirs)) => (Ok(OwnedFd::from(theirs)), Some((tls, ours))),
-                            Err(e) => (Err(Failure::new(Status::UNKNOWN, format!("no socket pair to relay the TLS fetch from {address}: {e}"))), None),
+                            Err(e) => {
+                                (Err(Failure::new(Status::UNKNOWN, format!("no socket pair to relay the TLS fetch from {address}: {e}"))), None)
+                            }
                         },
                         Err(e) => (Err(e), None),
                     };
