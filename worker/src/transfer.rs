@@ -105,6 +105,11 @@ pub const MAX_DIAL_WORKERS: usize = 256;
 /// waits for its read, and the answer's header and control part.
 pub const MAX_RELAYED_FETCH_OVERHEAD: u64 = 1 << 20;
 
+/// Heartbeats the worker forwards from a session process before its answer to a fetch that
+/// came over a connection the worker keeps (TLS): the process's writer sends one a second
+/// while the fetch waits, so twice the longest wait's seconds is a generous bound.
+pub const MAX_RELAYED_HEARTBEATS: u64 = 2 * TRANSFER_IO_TIMEOUT.as_secs();
+
 /// A worker `--dial-workers` names: its address, and whether it is reached over TLS.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct DialEntry {

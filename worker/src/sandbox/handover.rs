@@ -291,14 +291,15 @@ impl HandedSessions {
 }
 
 /// Forwards what a session process answers a relayed fetch (its end of the pair is `from`)
-/// to the fetching worker (`replies`): heartbeats (unsolicited PONGs) until the answer, each
+/// to the fetching worker (`replies`): heartbeats (unsolicited PONGs, at most
+/// [`crate::transfer::MAX_RELAYED_HEARTBEATS`]) until the answer, each
 /// frame bounded before it is read (control part within `MAX_PREAUTH_CONTROL_LEN`, bulk within
 /// `MAX_TRANSFER_BYTES`), all within [`crate::transfer::TRANSFER_IO_TIMEOUT`].
 fn relay_fetch_answer(mut from: UnixStream, replies: &ReplyWriter) -> io::Result<()> {
     use proto_core::header::HEADER_LEN;
     let deadline = Instant::now() + crate::transfer::TRANSFER_IO_TIMEOUT;
     from.set_read_timeout(Some(crate::transfer::TRANSFER_IO_TIMEOUT))?;
-    loop {
+    for _ in 0..=crate::transfer::MAX_RELAYED_HEARTBEATS {
         let mut head = vec![0u8; HEADER_LEN];
         from.read_exact(&mut head)?;
         let header = proto_core::FrameHeader::parse(&head).map_err(|e| io::Error::other(format!("a malformed answer: {e}")))?;
@@ -319,6 +320,7 @@ fn relay_fetch_answer(mut from: UnixStream, replies: &ReplyWriter) -> io::Result
             return Err(io::Error::other("no answer in time, only heartbeats"));
         }
     }
+    Err(io::Error::other(format!("more than {} heartbeats and no answer", crate::transfer::MAX_RELAYED_HEARTBEATS)))
 }
 
 /// Starts the session process of `session` (just authenticated) and hands it the connection
