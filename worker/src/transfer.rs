@@ -364,7 +364,9 @@ pub fn relay_fetch(mut remote: SourceConnection, mut local: std::os::unix::net::
             return Err(std::io::Error::other(format!("no answer within {} s", TRANSFER_IO_TIMEOUT.as_secs())));
         }
     }
-    local.shutdown(std::net::Shutdown::Write)
+    // The process may have closed its end once it had the answer.
+    let _ = local.shutdown(std::net::Shutdown::Write);
+    Ok(())
 }
 
 /// Why a worker without `--dial-workers` takes no copies from other workers.

@@ -5,8 +5,9 @@
 //!
 //! The session process's stdin is its *control channel*: a Unix socket on which the worker
 //! sends [`Handed`] messages — first how the session's connection comes (handed over, or
-//! relayed over this very socket: TLS and RDMA, whose state cannot move between processes),
-//! then any stripe connections that join the session later. A message is a fixed header
+//! relayed by the worker over a socket pair of its own: TLS and RDMA, whose state cannot move
+//! between processes), then any stripe connections that join the session later and other
+//! workers' fetches of its grants. A message is a fixed header
 //! ([`HEADER_BYTES`]) sent with its descriptors, then its unread bytes.
 //!
 //! The worker keeps what it needs to stay responsible for the connection without reading it:
@@ -67,7 +68,8 @@ pub struct Terms {
 #[derive(Debug)]
 pub enum Handed {
     /// The session's connection stays with the worker, which relays its frames over the
-    /// control channel itself ([`relay`](super::relay)).
+    /// control channel itself. (The worker relays over [`Handed::RelaySocket`] instead, so
+    /// the control channel stays free for fetches; a process still takes this.)
     Relay,
     /// A TCP connection: its socket (configured) and the bytes read past the handshake.
     Tcp { socket: OwnedFd, unread: Vec<u8>, peer: Option<SocketAddr>, terms: Terms },
@@ -86,8 +88,8 @@ pub enum Handed {
     /// (its [`super::shared::SessionArgs`] as text), with the session's callback bridge; its
     /// connection follows in the next message.
     Session { args: Vec<u8>, bridge: OwnedFd },
-    /// To a shared session process: a session relayed by the worker (TLS, RDMA) over a
-    /// socket of its own, since the control channel serves every session.
+    /// A session relayed by the worker (TLS, RDMA) over a socket of its own, so the control
+    /// channel stays free for what else comes (a shared process's other sessions, fetches).
     RelaySocket { socket: OwnedFd },
 }
 
@@ -363,7 +365,7 @@ pub fn serve(
     };
     // A session whose connection the process serves itself takes stripes (TCP, from the
     // client's address) and other workers' fetches (TCP and same-host) over the control
-    // channel; a relayed one's control channel is its link.
+    // channel (a relayed one is served by `relay::relay`, which registers it alike).
     let takes_handoffs = !matches!(handed, Handed::Relay);
     if let Err(e) = handed.send(&control) {
         tracing::error!(%e, "cannot hand the connection to the session process");
