@@ -12,7 +12,11 @@
 # 2. gpu-process: two GPU workers of BACKEND (default cuda; GPU 0 and GPU 1, or both GPU 0)
 #    with --isolation process (the default: each session in a confined process of its own,
 #    which the worker dials for and hands other workers' fetches);
-# 3. gpu-shared: the same with --isolation shared (one confined process for every session).
+# 3. gpu-shared: the same with --isolation shared (one confined process for every session);
+# 4. gpu-tls: the gpu-process pair serving TLS (a CA and a certificate for 127.0.0.1 made
+#    here with openssl; skipped without it), the client reaching them as tls://, and each
+#    worker dialling the other over TLS (--dial-workers tls://..., --dial-workers-ca): the
+#    sessions are relayed by their workers, which relay the fetches too.
 # Then tests/c/multi_worker's full run on the last GPU pair (as device-multi-worker.sh).
 # When the client's allocation windows are not honoured by the driver (the `copies` log says
 # "outside its window"), `copies` is run again with HIP_REMOTE_CLIENT_ALLOC=off, so the
@@ -41,12 +45,22 @@ wait_listening() {
   done
   return 1
 }
+WORKERS=127.0.0.1:18625,127.0.0.1:18626
 client() { # client LOG ARGS...
   local log=$1
   shift
   # Over TCP (not the same-host transport), so the client's TCP counters see what it sends.
-  HIP_REMOTE_WORKER=127.0.0.1:18625,127.0.0.1:18626 HIP_REMOTE_TOKEN=$TOKEN HIP_REMOTE_DEBUG=1 HIP_REMOTE_SHM=off \
+  HIP_REMOTE_WORKER=$WORKERS HIP_REMOTE_TOKEN=$TOKEN HIP_REMOTE_DEBUG=1 HIP_REMOTE_SHM=off \
     timeout 300 "$PACK/tests/multi_worker" "$@" > "$OUT/$log" 2>&1
+}
+make_pki() { # make_pki DIR: ca.pem, and server.pem/server.key for 127.0.0.1 signed by it
+  local dir=$1
+  mkdir -p "$dir"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$dir/ca.key" -out "$dir/ca.pem" -days 2 \
+    -subj "/CN=hip-remote cross-worker check CA" -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" &&
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$dir/server.key" -out "$dir/server.csr" -subj "/CN=127.0.0.1" &&
+  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth,clientAuth\n' > "$dir/server.ext" &&
+  openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial -days 2 -extfile "$dir/server.ext" -out "$dir/server.pem"
 }
 metric() { # metric PORT NAME: one counter of a worker's /metrics
   local port=$1 name=$2 line
@@ -104,5 +118,15 @@ for isolation in process shared; do
   [ "$isolation" = shared ] && { client gpu-full.log a:0 b:0 && grep -q "PASS multi_worker" "$OUT/gpu-full.log" || { echo "multi_worker on GPU workers: FAILED"; failed=1; }; }
   cleanup
 done
+if command -v openssl > /dev/null && make_pki "$OUT/pki" > "$OUT/pki.log" 2>&1; then
+  tls=(--tls-cert "$OUT/pki/server.pem" --tls-key "$OUT/pki/server.key" --dial-workers-ca "$OUT/pki/ca.pem")
+  start gpu-tls-a 18625 --backend "$BACKEND" --devices 0 "${tls[@]}" --dial-workers tls://127.0.0.1:18626 --metrics 127.0.0.1:18635
+  start gpu-tls-b 18626 --backend "$BACKEND" --devices "$second" "${tls[@]}" --dial-workers tls://127.0.0.1:18625 --metrics 127.0.0.1:18636
+  wait_listening gpu-tls-a gpu-tls-b || { echo "device-cross-worker: TLS GPU workers did not start (see $OUT)"; exit 1; }
+  WORKERS=tls://127.0.0.1:18625,tls://127.0.0.1:18626 HIP_REMOTE_TLS_CA="$OUT/pki/ca.pem" check_pair gpu-tls
+  cleanup
+else
+  echo "gpu-tls: skipped (no openssl, or it could not make the certificates: see $OUT/pki.log)"
+fi
 [ "$failed" = 0 ] || { echo "device-cross-worker: FAILED (see $OUT)"; exit 1; }
 echo "device-cross-worker: passed"

@@ -288,3 +288,67 @@ fn a_worker_that_may_not_dial_refuses_copies_between_workers() {
     assert!(!out.success(), "{}", out.report());
     assert!(out.stdout.contains("hipErrorNotSupported"), "{}", out.report());
 }
+
+/// Two workers reached over TLS (`HIP_REMOTE_WORKER=tls://a,tls://b`) that may dial each
+/// other over TLS (`--dial-workers tls://...`, `--dial-workers-ca`): the client names each
+/// source with `tls://`, the copies go worker to worker over TLS, both ways, in the worker's
+/// process and in dedicated session processes (relayed sessions); the workers' counters show
+/// the bytes.
+fn copies_over_tls(serving: Serving) {
+    if hip_remote_tests::chain_requested() {
+        transport_core::test_skip::skip("copies between workers: a chained run starts its workers itself");
+        return;
+    }
+    let sandbox = Sandbox::new(&format!("multi_worker_tls_copies_{serving:?}"));
+    let exe = sandbox.compile("multi_worker");
+    let pki = hip_remote_tests::TestPki::new("multi-worker-tls");
+    let worker = artifacts().worker;
+    let listen = [hip_remote_tests::closed_port(), hip_remote_tests::closed_port()].map(|port| format!("127.0.0.1:{port}"));
+    let metrics = [hip_remote_tests::closed_port(), hip_remote_tests::closed_port()].map(|port| format!("127.0.0.1:{port}"));
+    let ca = pki.path("ca.pem").display().to_string();
+    let start = |me: usize| {
+        let mib = A_MIB.to_string();
+        let dial = format!("tls://{}", listen[1 - me]);
+        let mut args: Vec<String> = ["--listen", &listen[me], "--backend", "host", "--host-memory-mib", &mib].map(String::from).into();
+        args.extend(["--dial-workers".into(), dial, "--dial-workers-ca".into(), ca.clone(), "--metrics".into(), metrics[me].clone()]);
+        args.extend(pki.worker_args(false));
+        match serving {
+            Serving::InWorker => {}
+            Serving::SessionProcesses => args.push("--allow-host-code".into()),
+            Serving::SharedProcess => args.push("--shared-process".into()),
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        WorkerProcess::start_exactly(&worker, &args, &[], &sandbox.path().join(format!("worker-{me}.log")))
+    };
+    let (mut a, mut b) = (start(0), start(1));
+    assert!(a.addr().starts_with("tls://") && b.addr().starts_with("tls://"), "{} {}", a.addr(), b.addr());
+    let mut cmd = client_command(&exe, &format!("{},{}", a.addr(), b.addr()));
+    cmd.env("HIP_REMOTE_TLS_CA", &ca).arg("copies");
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS multi_worker copies"), "{}", out.report());
+    let (to_a, to_b) = pair(&out.stdout, "TRANSFERRED");
+    let fetched = |m: &str| metric(m, "hip_worker_transfer_received_bytes_total");
+    let answered = |m: &str| metric(m, "hip_worker_transfer_sent_bytes_total");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let read = || (fetched(&metrics[0]), fetched(&metrics[1]), answered(&metrics[0]), answered(&metrics[1]));
+    let mut got = read();
+    while got != (to_a, to_b, to_b, to_a) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        got = read();
+    }
+    assert_eq!(got, (to_a, to_b, to_b, to_a), "bytes fetched by a, by b; answered by a, by b");
+    assert!(to_a >= 2 * (4 << 20) && to_b >= 2 * (4 << 20), "{}", out.report());
+    a.assert_alive();
+    b.assert_alive();
+}
+
+#[test]
+fn copies_between_workers_go_worker_to_worker_over_tls() {
+    copies_over_tls(Serving::InWorker);
+}
+
+#[test]
+fn copies_between_workers_in_session_processes_go_worker_to_worker_over_tls() {
+    copies_over_tls(Serving::SessionProcesses);
+}

@@ -217,8 +217,12 @@ fn tcp_driver(addr: &str) -> SessionDriver {
 
 /// An authenticated client of a worker process, and its session id.
 fn process_session(worker: &WorkerProcess) -> (SessionDriver, u64) {
+    authenticated(tcp_driver(worker.addr()))
+}
+
+/// HELLO and AUTHENTICATE on `c`: the client and its session id.
+fn authenticated(mut c: SessionDriver) -> (SessionDriver, u64) {
     use proto_core::auth::{auth_response, AuthContext};
-    let mut c = tcp_driver(worker.addr());
     let reply = c.call(&hello(PROTOCOL_VERSION, PROTOCOL_VERSION, ""));
     let (id, response) = match reply.response() {
         Response::Hello(w) => {
@@ -382,9 +386,34 @@ fn relayed_sessions_in_session_processes_pull_alike() {
 #[test]
 fn a_source_process_killed_mid_fetch_fails_the_pull_clearly() {
     let dir = TempDir::new("transfer_killed_source");
-    let (mut source, _) = process_worker(&dir, "source", DEDICATED, None);
-    let (mut destination, _) = process_worker(&dir, "destination", DEDICATED, Some(source.addr()));
-    let (mut on_source, session_id) = process_session(&source);
+    let (source, _) = process_worker(&dir, "source", DEDICATED, None);
+    let (destination, _) = process_worker(&dir, "destination", DEDICATED, Some(source.addr()));
+    let (on_source, session_id) = process_session(&source);
+    kill_source_process_mid_fetch(source, destination, on_source, session_id, &process_session);
+}
+
+/// The same over TLS: the source session is relayed by its worker, which relays the fetch
+/// too; the destination's worker relays its process's fetch over TLS.
+#[test]
+fn a_relayed_tls_source_process_killed_mid_fetch_fails_the_pull_clearly() {
+    let dir = TempDir::new("transfer_killed_tls_source");
+    let pki = TestPki::new("transfer-killed-tls");
+    let (source, _) = tls_worker(&dir, "source", &pki, DEDICATED, None);
+    let (destination, _) = tls_worker(&dir, "destination", &pki, DEDICATED, Some((source.addr(), &pki.path("ca.pem"))));
+    let (on_source, session_id) = tls_session(&source, &pki);
+    kill_source_process_mid_fetch(source, destination, on_source, session_id, &|w| tls_session(w, &pki));
+}
+
+/// Holds the read of a grant behind 20 s of work on the source stream, has the destination
+/// pull it, kills the source session's process: the pull fails within seconds naming the
+/// source, and both workers serve on.
+fn kill_source_process_mid_fetch(
+    mut source: WorkerProcess,
+    mut destination: WorkerProcess,
+    mut on_source: SessionDriver,
+    session_id: u64,
+    new_session: &dyn Fn(&WorkerProcess) -> (SessionDriver, u64),
+) {
     let data = vec![0x3cu8; 100_000];
     let src = upload(&mut on_source, &data);
     let busy = on_source.malloc(FLOOD_BYTES);
@@ -394,7 +423,7 @@ fn a_source_process_killed_mid_fetch_fails_the_pull_clearly() {
     on_source.send(&Request::TransferOffer(offer), Flags::NO_REPLY);
     on_source.ping(1);
 
-    let (mut on_destination, _) = process_session(&destination);
+    let (mut on_destination, _) = new_session(&destination);
     let dst = on_destination.malloc(data.len() as u64);
     let started = Instant::now();
     let pull = on_destination.send(&Request::TransferPull(pull_of(1, session_id, source.addr(), dst, data.len() as u64)), Flags::empty());
@@ -416,9 +445,12 @@ fn a_source_process_killed_mid_fetch_fails_the_pull_clearly() {
     assert_ne!(status, Status(0), "{message}");
     assert!(message.contains(source.addr()), "the error names the source worker: {message}");
     assert!(started.elapsed() < Duration::from_secs(15), "the pull failed only after {:?}", started.elapsed());
-    // Both serve on.
-    on_destination.round_trip(3);
-    process_session(&source).0.round_trip(4);
+    // Both serve on. (The destination's writer may have sent a heartbeat just after the
+    // pull's answer: the next answer is looked for past it.)
+    let ping = on_destination.send(&Request::Ping(wire::Ping { nonce: 3, payload: Default::default() }), Flags::empty());
+    assert!(matches!(answer_to(&mut on_destination, ping).response(), Response::Ping(_)));
+    new_session(&source).0.round_trip(4);
+    drop(on_source);
     source.assert_alive();
     destination.assert_alive();
 }
@@ -458,4 +490,154 @@ fn a_fetch_waiting_for_a_slow_read_outlives_the_preauth_deadline() {
     drop((on_source, on_destination));
     source.shutdown();
     destination.shutdown();
+}
+
+// ---- Workers reached over TLS ----
+
+use hip_remote_tests::TestPki;
+
+/// The worker's own process serves the sessions (no session processes).
+const IN_WORKER: &str = "";
+
+/// A host worker serving TLS with `pki`'s certificate (client certificates required), its
+/// sessions served as `mode` says, with a metrics endpoint; it may dial `dial`, trusting the
+/// CA `dial_ca` and showing `pki`'s client certificate.
+fn tls_worker(dir: &TempDir, name: &str, pki: &TestPki, mode: &str, dial: Option<(&str, &std::path::Path)>) -> (WorkerProcess, String) {
+    let metrics = format!("127.0.0.1:{}", hip_remote_tests::closed_port());
+    let mut args: Vec<String> =
+        ["--listen", "127.0.0.1:0", "--backend", "host", "--host-memory-mib", "96", "--metrics", &metrics].map(String::from).into();
+    if !mode.is_empty() {
+        args.push(mode.into());
+    }
+    args.extend(pki.worker_args(true));
+    if let Some((dial, ca)) = dial {
+        let (cert, key) = (pki.path("client.pem"), pki.path("client.key"));
+        for (flag, value) in [("--dial-workers", dial.to_string()), ("--dial-workers-ca", ca.display().to_string())] {
+            args.extend([flag.to_string(), value]);
+        }
+        args.extend(["--dial-workers-cert".into(), cert.display().to_string(), "--dial-workers-key".into(), key.display().to_string()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let worker = WorkerProcess::start_exactly(&hip_remote_tests::artifacts().worker, &args, &[], &dir.path().join(format!("{name}.log")));
+    assert!(worker.addr().starts_with("tls://"), "not a TLS worker: {}", worker.addr());
+    (worker, metrics)
+}
+
+/// A raw client of the TLS worker at `addr` (`tls://host:port`), showing `pki`'s client
+/// certificate.
+fn tls_driver(addr: &str, pki: &TestPki) -> SessionDriver {
+    let (cert, key) = (pki.path("client.pem"), pki.path("client.key"));
+    let tls = transport_tcp::tls::TlsClient::new(Some(&pki.path("ca.pem")), Some((&cert, &key)), None).expect("client TLS");
+    let cfg = transport_tcp::TcpConfig { io_timeout: Some(Duration::from_secs(60)), ..transport_tcp::TcpConfig::default() };
+    let (sink, source) = transport_tcp::tls::connect(addr.strip_prefix("tls://").unwrap_or(addr), &cfg, &tls).expect("TLS connect");
+    SessionDriver::over(Box::new(sink), Box::new(source))
+}
+
+/// An authenticated TLS client of `worker` and its session id.
+fn tls_session(worker: &WorkerProcess, pki: &TestPki) -> (SessionDriver, u64) {
+    authenticated(tls_driver(worker.addr(), pki))
+}
+
+/// Copies between workers reached over TLS (`tls://` in --dial-workers, --dial-workers-ca):
+/// the destination fetches over TLS, checking the source's certificate (and showing its own,
+/// as the source requires client certificates); the source's session, relayed by its worker
+/// when it runs in a session process, answers through the worker. A destination that does
+/// not trust the source's certificate, a source named without its scheme, and forged grants
+/// get clear errors; every worker serves on.
+fn pull_over_tls(mode: &str) {
+    let dir = TempDir::new("transfer_tls");
+    let pki = TestPki::new("transfer-tls");
+    let stranger = TestPki::new("transfer-tls-stranger");
+    let (mut source, source_metrics) = tls_worker(&dir, "source", &pki, mode, None);
+    let source_host = source.addr().strip_prefix("tls://").expect("a tls:// address").to_string();
+    let dial = format!("tls://{source_host}");
+    let (mut destination, destination_metrics) = tls_worker(&dir, "destination", &pki, mode, Some((&dial, &pki.path("ca.pem"))));
+    // Trusts another CA: the source's certificate fails its check.
+    let (mut doubter, _) = tls_worker(&dir, "doubter", &pki, mode, Some((&dial, &stranger.path("ca.pem"))));
+
+    let (mut on_source, session_id) = tls_session(&source, &pki);
+    let data: Vec<u8> = (0..300_000u32).map(|i| (i * 13 % 251) as u8).collect();
+    let len = data.len() as u64;
+    let src = upload(&mut on_source, &data);
+    offer(&mut on_source, 7, &SECRET, src, len);
+    offer(&mut on_source, 8, &SECRET, src, len);
+    on_source.ping(1);
+
+    // Hostile fetches over TLS: a forged secret, a session the worker does not serve.
+    let fetch_tls = |session: u64, grant: u64, secret: &[u8]| {
+        let mut peer = tls_driver(source.addr(), &pki);
+        let reply = peer.call(&Request::TransferFetch(wire::TransferFetch {
+            session_id: session,
+            grant_id: grant,
+            secret: proto_core::field::Bytes(secret),
+            len,
+        }));
+        peer.expect_closed();
+        reply
+    };
+    let mut forged = SECRET;
+    forged[9] ^= 0x11;
+    let message = refused(&fetch_tls(session_id, 7, &forged));
+    assert!(message.contains("transfer grant refused"), "{message}");
+    if mode != IN_WORKER {
+        // The worker serves no such session in a process: refused at once (a worker's own
+        // sessions' fetch waits for its offer instead, as over TCP).
+        let message = refused(&fetch_tls(session_id + 1000, 7, &SECRET));
+        assert!(message.contains("transfer grant refused"), "{message}");
+    }
+
+    // The source's certificate is not trusted: refused before any grant is presented.
+    let (mut on_doubter, _) = tls_session(&doubter, &pki);
+    let doubter_dst = on_doubter.malloc(len);
+    let r = on_doubter.call(&Request::TransferPull(pull_of(8, session_id, source.addr(), doubter_dst, len)));
+    let (status, message) = r.error();
+    assert_eq!(status, Status::NOT_SUPPORTED, "{message}");
+    assert!(message.contains("TLS handshake") && message.contains("--dial-workers-ca") && message.contains(source.addr()), "{message}");
+
+    // The genuine pulls, byte for byte: grant 8 is still there (the doubter never presented it).
+    let (mut on_destination, _) = tls_session(&destination, &pki);
+    let mut dst = 0;
+    for grant in [7, 8] {
+        dst = on_destination.malloc(len);
+        let r = on_destination.call(&Request::TransferPull(pull_of(grant, session_id, source.addr(), dst, len)));
+        assert!(matches!(r.response(), Response::TransferPull(_)), "{:?}", r.error());
+        assert!(download(&mut on_destination, dst, data.len()) == data, "pulled bytes of grant {grant} differ");
+    }
+    assert_eq!(metric_settled(&source_metrics, "hip_worker_transfer_sent_bytes_total", 2 * len), 2 * len);
+    assert_eq!(metric_settled(&destination_metrics, "hip_worker_transfer_received_bytes_total", 2 * len), 2 * len);
+    // A replay: the source refuses it.
+    let r = on_destination.call(&Request::TransferPull(pull_of(7, session_id, source.addr(), dst, len)));
+    let (status, message) = r.error();
+    assert_eq!(status, Status::INVALID_VALUE, "{message}");
+    assert!(message.contains("refused the transfer"), "{message}");
+    // The source named as a plain TCP address: its --dial-workers entry is tls://, so refused.
+    let r = on_destination.call(&Request::TransferPull(pull_of(9, session_id, &source_host, dst, 16)));
+    let (status, message) = r.error();
+    assert_eq!(status, Status::NOT_SUPPORTED, "{message}");
+    assert!(message.contains("--dial-workers") && message.contains(&dial), "{message}");
+
+    // All serve on: these sessions and new ones.
+    on_destination.round_trip(5);
+    on_source.round_trip(6);
+    on_doubter.round_trip(7);
+    tls_session(&source, &pki).0.round_trip(8);
+    tls_session(&destination, &pki).0.round_trip(9);
+    source.assert_alive();
+    destination.assert_alive();
+    doubter.assert_alive();
+}
+
+#[test]
+fn workers_reached_over_tls_copy_between_them() {
+    pull_over_tls(IN_WORKER);
+}
+
+#[test]
+fn relayed_tls_sessions_in_session_processes_copy_between_workers() {
+    pull_over_tls(DEDICATED);
+}
+
+#[test]
+fn relayed_tls_sessions_of_shared_session_processes_copy_between_workers() {
+    pull_over_tls(SHARED);
 }

@@ -182,8 +182,21 @@ struct Cli {
     /// default: the client names the address, so only these are dialled. Serving such copies
     /// as the source needs no flag. Sessions in session processes ask the worker, which
     /// checks this list and connects for them.
+    /// A worker reached over TLS is named `tls://HOST:PORT`: its certificate must be signed
+    /// by a CA of --dial-workers-ca and name HOST.
     #[arg(long, value_name = "HOST:PORT", value_delimiter = ',')]
     dial_workers: Vec<String>,
+    /// The CA certificates (PEM) that sign the certificates of the workers --dial-workers
+    /// names as `tls://HOST:PORT`; needed for such entries.
+    #[arg(long, value_name = "PEM")]
+    dial_workers_ca: Option<std::path::PathBuf>,
+    /// The certificate (PEM chain) this worker shows to TLS source workers that require
+    /// client certificates (--tls-client-ca there); needs --dial-workers-key.
+    #[arg(long, value_name = "PEM", requires_all = ["dial_workers_key", "dial_workers_ca"])]
+    dial_workers_cert: Option<std::path::PathBuf>,
+    /// The private key of --dial-workers-cert (PEM).
+    #[arg(long, value_name = "PEM", requires = "dial_workers_cert")]
+    dial_workers_key: Option<std::path::PathBuf>,
     /// Most streams of all sessions together; more are refused with hipErrorOutOfMemory.
     #[arg(long, default_value_t = hip_worker::session::MAX_WORKER_STREAMS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_worker_streams: usize,
@@ -700,7 +713,20 @@ fn main() -> std::process::ExitCode {
     } else {
         tracing::info!(tenants = ?tokens.tenant_names(), "clients must authenticate");
     }
-    let dial_policy = match hip_worker::transfer::DialPolicy::new(cli.dial_workers.iter().cloned()) {
+    let dial_trust = match &cli.dial_workers_ca {
+        Some(ca) => {
+            let shown = cli.dial_workers_cert.as_deref().zip(cli.dial_workers_key.as_deref());
+            match transport_tcp::tls::TlsClient::new(Some(ca), shown, None) {
+                Ok(trust) => Some(trust),
+                Err(e) => {
+                    eprintln!("hip-worker: --dial-workers-ca/--dial-workers-cert: {e}");
+                    return std::process::ExitCode::from(2);
+                }
+            }
+        }
+        None => None,
+    };
+    let dial_policy = match hip_worker::transfer::DialPolicy::with_tls(cli.dial_workers.iter().cloned(), dial_trust) {
         Ok(policy) => policy,
         Err(e) => {
             eprintln!("hip-worker: {e}");

@@ -562,10 +562,16 @@ fn hand_over_to_session<Source>(
                 Err(why) => why,
             }
         }
-        _ => match kind {
-            Handoff::Stripe => "stripe join refused: this connection cannot join a session served by a session process",
-            Handoff::Fetch => "transfer fetch refused: a fetch of a grant of a session served by a session process comes over plain TCP",
-        },
+        // A connection the worker keeps (TLS, RDMA, a relayed one): the process answers over a
+        // socket pair, and the worker relays that answer. The connection stays open until then.
+        kept if matches!(kind, Handoff::Fetch) => {
+            let _kept = kept;
+            match isolated.process.handed.relay_fetch(session_id, frame, isolated.peer, replies) {
+                Ok(()) => return Ok(true),
+                Err(why) => why,
+            }
+        }
+        _ => "stripe join refused: this connection cannot join a session served by a session process",
     };
     metrics.refused(crate::metrics::Refusal::Authentication);
     tracing::warn!(reason = refused, "{what}");

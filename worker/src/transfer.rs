@@ -96,42 +96,91 @@ impl HubState {
     }
 }
 
-/// Longest source address a session may have dialled (`host:port`, `tcp://host:port`).
+/// Longest source address a session may have dialled (`host:port`, `tcp://host:port`,
+/// `tls://host:port`).
 pub const MAX_DIAL_ADDRESS_LEN: usize = 1024;
 /// Most workers `--dial-workers` may name.
 pub const MAX_DIAL_WORKERS: usize = 256;
+/// Bytes a relayed TLS fetch may carry past its answer's: the heartbeats sent while the source
+/// waits for its read, and the answer's header and control part.
+pub const MAX_RELAYED_FETCH_OVERHEAD: u64 = 1 << 20;
+
+/// Heartbeats the worker forwards from a session process before its answer to a fetch that
+/// came over a connection the worker keeps (TLS): the process's writer sends one a second
+/// while the fetch waits, so twice the longest wait's seconds is a generous bound.
+pub const MAX_RELAYED_HEARTBEATS: u64 = 2 * TRANSFER_IO_TIMEOUT.as_secs();
+
+/// A worker `--dial-workers` names: its address, and whether it is reached over TLS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DialEntry {
+    addr: String,
+    tls: bool,
+}
+
+impl std::fmt::Display for DialEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.tls {
+            write!(f, "tls://{}", self.addr)
+        } else {
+            f.write_str(&self.addr)
+        }
+    }
+}
 
 /// The workers this worker's sessions may fetch from (`--dial-workers`): the client names the
 /// address the worker connects to, so only the operator's list is dialled. An entry is
-/// `host:port` (a name stands for every address it resolves to, looked up at each dial, so a
-/// headless Service's name covers its pods); a source is dialled only at an address one of the
-/// entries resolves to, port included.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// `host:port` or `tcp://host:port` (a plain TCP listener) or `tls://host:port` (a TLS
+/// listener, its certificate checked against `--dial-workers-ca` for the entry's host); a
+/// name stands for every address it resolves to, looked up at each dial, so a headless
+/// Service's name covers its pods. A source is dialled only at an address an entry of its
+/// scheme resolves to, port included.
+#[derive(Debug, Clone, Default)]
 pub struct DialPolicy {
-    allowed: Vec<String>,
+    allowed: Vec<DialEntry>,
+    /// Whom a TLS source must prove it is, and what this worker shows when asked.
+    tls: Option<transport_tcp::tls::TlsClient>,
 }
 
+/// Why a `tls://` entry needs the CA flag.
+const NO_TLS_TRUST: &str = "needs --dial-workers-ca (the PEM file of the CA certificates that sign the source workers' certificates)";
+
 impl DialPolicy {
-    /// The policy of `--dial-workers` entries (`host:port` or `tcp://host:port`); empty: no
-    /// dialling.
+    /// The policy of `--dial-workers` entries (`host:port`, `tcp://host:port`); empty: no
+    /// dialling. A `tls://` entry needs [`DialPolicy::with_tls`].
     pub fn new(entries: impl IntoIterator<Item = String>) -> Result<Self, String> {
+        Self::with_tls(entries, None)
+    }
+
+    /// The policy of `--dial-workers` entries, `tls://` ones trusted with `tls`
+    /// (`--dial-workers-ca`, and `--dial-workers-cert` for sources that ask for a client
+    /// certificate).
+    pub fn with_tls(entries: impl IntoIterator<Item = String>, tls: Option<transport_tcp::tls::TlsClient>) -> Result<Self, String> {
         let mut allowed = Vec::new();
         for entry in entries {
             let entry = entry.trim();
             if entry.is_empty() {
                 continue;
             }
-            let plain = entry.strip_prefix("tcp://").unwrap_or(entry);
+            let (plain, tls_entry) = match entry.strip_prefix("tls://") {
+                Some(rest) => (rest, true),
+                None => (entry.strip_prefix("tcp://").unwrap_or(entry), false),
+            };
             let port = plain.rsplit_once(':').map(|(host, port)| (host, port.parse::<u16>()));
             if !matches!(port, Some((host, Ok(_))) if !host.is_empty()) || plain.contains("://") || plain.len() > MAX_DIAL_ADDRESS_LEN {
-                return Err(format!("--dial-workers: {entry:?} is not HOST:PORT (a worker's plain TCP listener)"));
+                return Err(format!("--dial-workers: {entry:?} is not HOST:PORT or tls://HOST:PORT (a worker's listener)"));
             }
-            allowed.push(plain.to_owned());
+            if tls_entry {
+                transport_tcp::tls::server_name_of(plain).map_err(|e| format!("--dial-workers: {entry:?}: {e}"))?;
+                if tls.is_none() {
+                    return Err(format!("--dial-workers: {entry:?} {NO_TLS_TRUST}"));
+                }
+            }
+            allowed.push(DialEntry { addr: plain.to_owned(), tls: tls_entry });
         }
         if allowed.len() > MAX_DIAL_WORKERS {
             return Err(format!("--dial-workers names {} workers, at most {MAX_DIAL_WORKERS}", allowed.len()));
         }
-        Ok(Self { allowed })
+        Ok(Self { allowed, tls })
     }
 
     /// Whether any worker may be dialled.
@@ -139,50 +188,185 @@ impl DialPolicy {
         !self.allowed.is_empty()
     }
 
+    fn listed(&self) -> String {
+        self.allowed.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
+    }
+
     /// Connects to `source` (the source worker's address as the client reached it) if the
-    /// policy allows it: a connected, configured socket, or why not.
-    pub fn connect(&self, source: &str) -> Result<TcpStream, Failure> {
+    /// policy allows it: a connected, configured socket (over TLS, its handshake done and the
+    /// source's certificate checked), or why not.
+    pub fn connect(&self, source: &str) -> Result<SourceConnection, Failure> {
         if source.len() > MAX_DIAL_ADDRESS_LEN {
             return Err(Failure::new(Status::INVALID_VALUE, format!("a source worker's address is at most {MAX_DIAL_ADDRESS_LEN} bytes")));
         }
-        let target = dialable(source)?;
+        let (target, over_tls) = dialable(source)?;
         if !self.may_dial() {
             return Err(Failure::new(Status::NOT_SUPPORTED, NO_DIALLING));
         }
         let unreachable = |e: std::io::Error| {
             Failure::new(Status::NOT_SUPPORTED, format!("the source worker {source} cannot be reached for a copy between workers: {e}"))
         };
-        let allowed: std::collections::HashSet<SocketAddr> = self
+        let entries: Vec<(&DialEntry, Vec<SocketAddr>)> = self
             .allowed
             .iter()
-            .filter_map(|entry| entry.to_socket_addrs().inspect_err(|e| tracing::warn!(entry, %e, "a --dial-workers entry does not resolve")).ok())
-            .flatten()
+            .filter(|entry| entry.tls == over_tls)
+            .filter_map(|entry| {
+                let addrs =
+                    entry.addr.to_socket_addrs().inspect_err(|e| tracing::warn!(entry = %entry, %e, "a --dial-workers entry does not resolve"));
+                addrs.ok().map(|addrs| (entry, addrs.collect()))
+            })
             .collect();
-        let permitted: Vec<SocketAddr> = target.to_socket_addrs().map_err(unreachable)?.filter(|addr| allowed.contains(addr)).collect();
+        // Each address of the source with the entry that allows it (its host is the name a
+        // TLS source's certificate must carry: the operator's, not the client's).
+        let permitted: Vec<(SocketAddr, &DialEntry)> = target
+            .to_socket_addrs()
+            .map_err(unreachable)?
+            .filter_map(|addr| entries.iter().find(|(_, addrs)| addrs.contains(&addr)).map(|(entry, _)| (addr, *entry)))
+            .collect();
         if permitted.is_empty() {
             return Err(Failure::new(
                 Status::NOT_SUPPORTED,
                 format!(
-                    "this worker may not dial {source}: it is none of the workers --dial-workers names ({}); add the source worker there (or copy through host memory)",
-                    self.allowed.join(",")
+                    "this worker may not dial {source}: it is none of the workers --dial-workers names ({}); add the source worker there, as the client reaches it (or copy through host memory)",
+                    self.listed()
                 ),
             ));
         }
         let mut last = std::io::Error::other("no address");
-        for addr in permitted {
+        for (addr, entry) in permitted {
             match TcpStream::connect_timeout(&addr, TRANSFER_CONNECT_TIMEOUT) {
                 Ok(socket) => {
                     let broke = |e: std::io::Error| Failure::new(Status::UNKNOWN, format!("the transfer connection to {source} broke: {e}"));
-                    socket.set_read_timeout(Some(TRANSFER_IO_TIMEOUT)).map_err(broke)?;
-                    socket.set_write_timeout(Some(TRANSFER_IO_TIMEOUT)).map_err(broke)?;
                     let _ = socket.set_nodelay(true);
-                    return Ok(socket);
+                    if !entry.tls {
+                        socket.set_read_timeout(Some(TRANSFER_IO_TIMEOUT)).map_err(broke)?;
+                        socket.set_write_timeout(Some(TRANSFER_IO_TIMEOUT)).map_err(broke)?;
+                        return Ok(SourceConnection::Tcp(socket));
+                    }
+                    let tls = self.tls.as_ref().ok_or_else(|| Failure::new(Status::NOT_SUPPORTED, format!("{entry} {NO_TLS_TRUST}")))?;
+                    return tls_handshake(socket, tls, entry, source);
                 }
                 Err(e) => last = e,
             }
         }
         Err(unreachable(last))
     }
+}
+
+/// Completes the TLS handshake with a source worker on `socket` within
+/// [`TRANSFER_CONNECT_TIMEOUT`], expecting a certificate for `entry`'s host (or the name
+/// the trust names) signed by a CA of `--dial-workers-ca`.
+fn tls_handshake(mut socket: TcpStream, tls: &transport_tcp::tls::TlsClient, entry: &DialEntry, source: &str) -> Result<SourceConnection, Failure> {
+    let broke = |e: std::io::Error| Failure::new(Status::UNKNOWN, format!("the transfer connection to {source} broke: {e}"));
+    let name = match &tls.server_name {
+        Some(name) => name.clone(),
+        None => transport_tcp::tls::server_name_of(&entry.addr)
+            .map_err(|e| Failure::new(Status::NOT_SUPPORTED, format!("--dial-workers {entry}: {e}")))?,
+    };
+    let mut conn = rustls::ClientConnection::new(std::sync::Arc::clone(&tls.config), name.clone())
+        .map_err(|e| Failure::new(Status::UNKNOWN, format!("no TLS connection to {source}: {e}")))?;
+    let deadline = Instant::now() + TRANSFER_CONNECT_TIMEOUT;
+    while conn.is_handshaking() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let refused = |why: String| {
+            Failure::new(
+                Status::NOT_SUPPORTED,
+                format!(
+                    "the TLS handshake with the source worker {source} failed: {why}; its certificate must be signed by a CA of this worker's --dial-workers-ca and name {} (--dial-workers {entry})",
+                    name.to_str()
+                ),
+            )
+        };
+        if left.is_zero() {
+            return Err(refused(format!("not done within {} s", TRANSFER_CONNECT_TIMEOUT.as_secs())));
+        }
+        socket.set_read_timeout(Some(left)).map_err(broke)?;
+        socket.set_write_timeout(Some(left)).map_err(broke)?;
+        if let Err(e) = conn.complete_io(&mut socket) {
+            return Err(refused(e.to_string()));
+        }
+    }
+    socket.set_read_timeout(Some(TRANSFER_IO_TIMEOUT)).map_err(broke)?;
+    socket.set_write_timeout(Some(TRANSFER_IO_TIMEOUT)).map_err(broke)?;
+    Ok(SourceConnection::Tls(Box::new(rustls::StreamOwned::new(conn, socket))))
+}
+
+/// A connection to a source worker for one fetch.
+#[derive(Debug)]
+pub enum SourceConnection {
+    /// Plain TCP, or a socket the worker connected for a session process (a plain one, or
+    /// its end of a pair the worker relays to a TLS source over, see [`relay_fetch`]).
+    Tcp(TcpStream),
+    /// TLS over TCP, its handshake done.
+    Tls(Box<rustls::StreamOwned<rustls::ClientConnection, TcpStream>>),
+}
+
+impl Read for SourceConnection {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            SourceConnection::Tcp(socket) => socket.read(buf),
+            SourceConnection::Tls(tls) => tls.read(buf),
+        }
+    }
+}
+
+impl Write for SourceConnection {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            SourceConnection::Tcp(socket) => socket.write(buf),
+            SourceConnection::Tls(tls) => tls.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            SourceConnection::Tcp(socket) => socket.flush(),
+            SourceConnection::Tls(tls) => tls.flush(),
+        }
+    }
+}
+
+/// Relays one fetch between a session process (`local`, its end of a socket pair: it speaks
+/// plain frames) and a source worker reached over TLS (`remote`): the process's one request
+/// (`TransferFetch`, bounded), then what the source answers until it closes, at most the
+/// longest answer ([`wire::MAX_TRANSFER_BYTES`] and [`MAX_RELAYED_FETCH_OVERHEAD`]) and within
+/// [`TRANSFER_IO_TIMEOUT`]. The process checks the answer itself.
+pub fn relay_fetch(mut remote: SourceConnection, mut local: std::os::unix::net::UnixStream) -> std::io::Result<()> {
+    let deadline = Instant::now() + TRANSFER_IO_TIMEOUT;
+    local.set_read_timeout(Some(TRANSFER_IO_TIMEOUT))?;
+    local.set_write_timeout(Some(TRANSFER_IO_TIMEOUT))?;
+    let mut request = vec![0u8; HEADER_LEN];
+    local.read_exact(&mut request)?;
+    let header = FrameHeader::parse(&request).map_err(|e| std::io::Error::other(format!("a malformed fetch request: {e}")))?;
+    if header.opcode != Opcode::TransferFetch.raw()
+        || header.bulk_len != 0
+        || header.control_len as usize > proto_core::limits::MAX_PREAUTH_CONTROL_LEN
+    {
+        return Err(std::io::Error::other("the session process sent no TransferFetch"));
+    }
+    request.resize(HEADER_LEN + header.control_len as usize, 0);
+    local.read_exact(&mut request[HEADER_LEN..])?;
+    remote.write_all(&request)?;
+    remote.flush()?;
+    let mut budget = wire::MAX_TRANSFER_BYTES + MAX_RELAYED_FETCH_OVERHEAD;
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        let n = match remote.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            // A source that closes without TLS's close_notify after its answer.
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+            Err(e) => return Err(e),
+        };
+        budget = budget.checked_sub(n as u64).ok_or_else(|| std::io::Error::other("the source answered more than a fetch's answer"))?;
+        local.write_all(&buf[..n])?;
+        if Instant::now() >= deadline {
+            return Err(std::io::Error::other(format!("no answer within {} s", TRANSFER_IO_TIMEOUT.as_secs())));
+        }
+    }
+    // The process may have closed its end once it had the answer.
+    let _ = local.shutdown(std::net::Shutdown::Write);
+    Ok(())
 }
 
 /// Why a worker without `--dial-workers` takes no copies from other workers.
@@ -200,10 +384,10 @@ pub enum Dialer {
 }
 
 impl Dialer {
-    fn connect(&self, source: &str) -> Result<TcpStream, Failure> {
+    fn connect(&self, source: &str) -> Result<SourceConnection, Failure> {
         match self {
             Dialer::Direct(policy) => policy.connect(source),
-            Dialer::Worker(worker) => worker.dial(source),
+            Dialer::Worker(worker) => worker.dial(source).map(SourceConnection::Tcp),
         }
     }
 }
@@ -272,7 +456,7 @@ impl TransferHub {
     }
 
     /// Connects to the source worker `source` for a pull.
-    pub fn connect(&self, source: &str) -> Result<TcpStream, Failure> {
+    pub fn connect(&self, source: &str) -> Result<SourceConnection, Failure> {
         self.dialer.connect(source)
     }
 
@@ -391,25 +575,29 @@ impl TransferHub {
     }
 }
 
-/// Where a session may fetch from: the source worker's address as the client reached it.
-fn dialable(source: &str) -> Result<&str, Failure> {
+/// Where a session may fetch from (the source worker's address as the client reached it),
+/// and whether over TLS.
+fn dialable(source: &str) -> Result<(&str, bool), Failure> {
     if let Some(rest) = source.strip_prefix("tcp://") {
-        return Ok(rest);
+        return Ok((rest, false));
+    }
+    if let Some(rest) = source.strip_prefix("tls://") {
+        return Ok((rest, true));
     }
     if let Some((scheme, _)) = source.split_once("://") {
         return Err(Failure::new(
             Status::NOT_SUPPORTED,
             format!(
-                "a copy between workers needs the source worker reached over plain TCP; the client reached it over {scheme}:// (copy through host memory)"
+                "a copy between workers needs the source worker reached over TCP or TLS; the client reached it over {scheme}:// (copy through host memory)"
             ),
         ));
     }
-    Ok(source)
+    Ok((source, false))
 }
 
 /// Fetches grant `grant_id` of session `session_id` (`len` bytes) over `socket`, connected to
 /// the worker at `source` ([`TransferHub::connect`]): one connection, one request, its bytes.
-pub fn fetch(mut socket: TcpStream, source: &str, session_id: u64, grant_id: u64, secret: &[u8], len: u64) -> Result<Vec<u8>, Failure> {
+pub fn fetch(mut socket: impl Read + Write, source: &str, session_id: u64, grant_id: u64, secret: &[u8], len: u64) -> Result<Vec<u8>, Failure> {
     let broke = |e: std::io::Error| {
         let message = if e.kind() == std::io::ErrorKind::UnexpectedEof {
             format!(
@@ -425,6 +613,7 @@ pub fn fetch(mut socket: TcpStream, source: &str, session_id: u64, grant_id: u64
     let meta = FrameMeta { opcode: Opcode::TransferFetch.raw(), flags: proto_core::Flags::empty(), request_id: 1, credits: 0, aux: 0 };
     let frame = encode_frame(&mut buf, meta, &request).map_err(|e| Failure::new(Status::INVALID_VALUE, format!("TransferFetch: {e}")))?;
     socket.write_all(&buf[..frame.head_len]).map_err(broke)?;
+    socket.flush().map_err(broke)?;
     // Bounded before anything is allocated: an error reply's control part, or the grant.
     let max_control = proto_core::limits::MAX_PREAUTH_CONTROL_LEN;
     let mut head = [0u8; HEADER_LEN];
@@ -530,11 +719,14 @@ mod tests {
     fn the_dial_policy_takes_host_port_entries_only() {
         let policy = DialPolicy::new(["127.0.0.1:7000".to_string(), " tcp://workers.ns.svc:7001".into(), String::new()]).unwrap();
         assert!(policy.may_dial());
-        assert_eq!(policy.allowed, ["127.0.0.1:7000", "workers.ns.svc:7001"]);
+        assert_eq!(policy.listed(), "127.0.0.1:7000,workers.ns.svc:7001");
         assert!(!DialPolicy::new(Vec::<String>::new()).unwrap().may_dial());
-        for bad in ["host", "host:port", ":7000", "tls://h:1", "h:70000", "*"] {
+        for bad in ["host", "host:port", ":7000", "h:70000", "*", "shm://h:1", "tls://h"] {
             assert!(DialPolicy::new([bad.to_string()]).is_err(), "{bad} accepted");
         }
+        // A TLS entry needs the CA that signs its certificate (--dial-workers-ca).
+        let why = DialPolicy::new(["tls://h:1".to_string()]).unwrap_err();
+        assert!(why.contains("--dial-workers-ca"), "{why}");
         assert!(DialPolicy::new((0..=MAX_DIAL_WORKERS).map(|i| format!("h{i}:1"))).is_err());
         // A source the policy does not name is refused before any connect.
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -581,11 +773,62 @@ mod tests {
         source.join().unwrap();
     }
 
+    /// The worker's relay between a session process and a TLS source (here a plain socket
+    /// stands for the TLS connection): the process's fetch goes out, the answer comes back
+    /// whole and the process then sees the end; anything but a fetch goes nowhere.
     #[test]
-    fn only_plain_tcp_sources_are_dialled() {
-        assert_eq!(dialable("127.0.0.1:5").ok(), Some("127.0.0.1:5"));
-        assert_eq!(dialable("tcp://h:5").ok(), Some("h:5"));
-        assert!(matches!(dialable("tls://h:5"), Err(Failure::Status(Status::NOT_SUPPORTED, _))));
+    fn a_relayed_fetch_passes_the_request_and_the_answer_only() {
+        use std::os::unix::net::UnixStream;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let source = std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            let mut head = [0u8; HEADER_LEN];
+            conn.read_exact(&mut head).unwrap();
+            let header = FrameHeader::parse(&head).unwrap();
+            assert_eq!(header.opcode, Opcode::TransferFetch.raw());
+            let mut rest = vec![0u8; header.control_len as usize];
+            conn.read_exact(&mut rest).unwrap();
+            let mut buf = vec![0u8; 4096];
+            let data = [4u8; 300];
+            let frame = proto_core::Response::TransferFetch(wire::TransferData { data: proto_core::Bulk(&data) })
+                .encode_frame(&mut buf, header.request_id, 0)
+                .unwrap();
+            let (head_len, bulk) = (frame.head_len, frame.bulk.to_vec());
+            conn.write_all(&buf[..head_len]).unwrap();
+            conn.write_all(&bulk).unwrap();
+        });
+        let (ours, theirs) = UnixStream::pair().unwrap();
+        let relay = std::thread::spawn(move || relay_fetch(SourceConnection::Tcp(TcpStream::connect(addr).unwrap()), ours));
+        // The process's side: the normal fetch over its end of the pair.
+        let got = fetch(theirs, "tls://source:1", 1, 2, &SECRET, 300).unwrap();
+        assert_eq!(got, vec![4u8; 300]);
+        relay.join().unwrap().unwrap();
+        source.join().unwrap();
+
+        // A process that sends something else: refused, and nothing reaches the source.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (ours, mut theirs) = UnixStream::pair().unwrap();
+        let relay = std::thread::spawn(move || relay_fetch(SourceConnection::Tcp(TcpStream::connect(addr).unwrap()), ours));
+        let mut buf = [0u8; 256];
+        let frame = proto_core::Request::Ping(wire::Ping { nonce: 1, payload: Default::default() })
+            .encode_frame(&mut buf, proto_core::Flags::empty(), 1)
+            .unwrap();
+        theirs.write_all(&buf[..frame.head_len]).unwrap();
+        assert!(relay.join().unwrap().is_err());
+        let (mut conn, _) = listener.accept().unwrap();
+        let mut sent = Vec::new();
+        conn.read_to_end(&mut sent).unwrap();
+        assert!(sent.is_empty(), "the relay sent {} bytes to the source", sent.len());
+    }
+
+    #[test]
+    fn only_tcp_and_tls_sources_are_dialled() {
+        assert_eq!(dialable("127.0.0.1:5").ok(), Some(("127.0.0.1:5", false)));
+        assert_eq!(dialable("tcp://h:5").ok(), Some(("h:5", false)));
+        assert_eq!(dialable("tls://h:5").ok(), Some(("h:5", true)));
         assert!(matches!(dialable("shm:///tmp/s"), Err(Failure::Status(Status::NOT_SUPPORTED, _))));
+        assert!(matches!(dialable("rdma://h:5"), Err(Failure::Status(Status::NOT_SUPPORTED, _))));
     }
 }

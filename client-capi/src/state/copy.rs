@@ -98,6 +98,15 @@ pub fn crosses_workers(dst_device: Option<u32>, src_device: Option<u32>) -> Resu
     }
 }
 
+/// The source worker's address as the destination is to dial it: as this client reached it,
+/// with `tls://` when it reached it over TLS (the destination then fetches over TLS too).
+fn source_address(config: &crate::config::ClientConfig) -> String {
+    if config.tls.is_some() && !config.worker.contains("://") {
+        return format!("tls://{}", config.worker);
+    }
+    config.worker.clone()
+}
+
 /// A copy of `len` bytes from `src` on `src_device` to `dst` on `dst_device`, devices of two
 /// workers: worker to worker, never through this process (docs/CLIENT.md, "Copies between
 /// workers"). Per piece of at most [`wire::MAX_TRANSFER_BYTES`], the source worker is offered a
@@ -143,7 +152,7 @@ pub fn copy_across_workers(dst: u64, dst_device: u32, src: u64, src_device: u32,
         };
         return Err(cannot(dst_worker, &why));
     }
-    let source = worker_config(src_worker).worker.clone();
+    let source = source_address(worker_config(src_worker));
     let source_session = on_device(src_device, || with_conn(|c| Ok(c.welcome().session_id)))?;
     let mut done = 0u64;
     while done < len {

@@ -37,7 +37,7 @@ message! {
         pub secret: Blob<'a>,
         /// The source worker's session id (its WELCOME to the client).
         pub source_session: u64,
-        /// The source worker's address as the client reached it (`host:port`, `tcp://`).
+        /// The source worker's address as the client reached it (`host:port`, `tcp://`, `tls://`).
         pub source: Name<'a>,
         /// Destination device address (an allocation of this session).
         pub dst: u64,

@@ -397,7 +397,8 @@ fn publish_usage(backend: Arc<dyn Backend>, usage: Arc<SharedUsage>, row: usize,
 /// Takes the session's connection from the control channel (`control`, [`Handed`]) and
 /// serves `session` over it until it ends: handed over (TCP, same-host), the process serves
 /// the connection itself, and a thread takes the session's stripes from the channel;
-/// relayed, the channel itself carries the frames. `Err`: no connection came.
+/// relayed, a socket pair of its own carries the frames and the channel other workers'
+/// fetches. `Err`: no connection came.
 fn serve_connection(control: &UnixStream, session: Session, spin: std::time::Duration) -> std::io::Result<Result<(), TransportError>> {
     let handed =
         Handed::recv(control)?.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the worker closed the control channel"))?;
@@ -425,6 +426,10 @@ pub(super) fn serve_handed(
         }
         Handed::RelaySocket { socket } => {
             let link = UnixStream::from(socket);
+            // No stripes, but other workers' fetches of its grants come over the control
+            // channel, relayed by the worker (a relayed connection's own state cannot move).
+            let hub = StripeHub::new(StripeConfig { max_stripes: 0 });
+            stripes_go(StripeSessions { backend: session.shared_backend(), config: Arc::new(session.config().clone()), hub, spin })?;
             crate::server::run_session(LinkSink::new(link.try_clone()?), LinkSource::new(link, spin), session)
         }
         Handed::Tcp { socket, unread, peer, terms } => {

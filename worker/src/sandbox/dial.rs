@@ -14,12 +14,13 @@
 
 use crate::metrics::Metrics;
 use crate::session::Failure;
-use crate::transfer::{DialPolicy, Moved, MAX_DIAL_ADDRESS_LEN};
+use crate::transfer::{DialPolicy, Moved, SourceConnection, MAX_DIAL_ADDRESS_LEN};
 use proto_core::Status;
 use std::collections::HashMap;
 use std::io;
 use std::net::TcpStream;
 use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
@@ -43,7 +44,7 @@ fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn answer(channel: &OwnedFd, id: u64, result: Result<TcpStream, Failure>) -> io::Result<()> {
+fn answer(channel: &OwnedFd, id: u64, result: Result<OwnedFd, Failure>) -> io::Result<()> {
     let mut message = vec![0u8; ANSWER_HEAD];
     message[0] = KIND_ANSWER;
     message[8..16].copy_from_slice(&id.to_le_bytes());
@@ -112,8 +113,24 @@ fn serve_channel(channel: OwnedFd, policy: DialPolicy, metrics: &Metrics) {
                     if let Err(Failure::Status(status, why)) = &result {
                         tracing::info!(?status, address, reason = %why, "a session process's dial refused or failed");
                     }
+                    // A TLS connection's state cannot cross to the process: it gets its end of
+                    // a socket pair, and this thread relays the fetch (its slot held meanwhile).
+                    let (result, relayed) = match result {
+                        Ok(SourceConnection::Tcp(socket)) => (Ok(OwnedFd::from(socket)), None),
+                        Ok(tls) => match UnixStream::pair() {
+                            Ok((ours, theirs)) => (Ok(OwnedFd::from(theirs)), Some((tls, ours))),
+                            Err(e) => {
+                                (Err(Failure::new(Status::UNKNOWN, format!("no socket pair to relay the TLS fetch from {address}: {e}"))), None)
+                            }
+                        },
+                        Err(e) => (Err(e), None),
+                    };
                     if let Err(e) = answer(&channel, id, result) {
                         tracing::debug!(%e, "a dial's answer not delivered: the session process is gone");
+                    } else if let Some((remote, ours)) = relayed {
+                        if let Err(e) = crate::transfer::relay_fetch(remote, ours) {
+                            tracing::info!(address, %e, "a relayed TLS fetch of a session process ended early");
+                        }
                     }
                     in_flight.fetch_sub(1, Ordering::AcqRel);
                 });

@@ -5,8 +5,9 @@
 //!
 //! The session process's stdin is its *control channel*: a Unix socket on which the worker
 //! sends [`Handed`] messages — first how the session's connection comes (handed over, or
-//! relayed over this very socket: TLS and RDMA, whose state cannot move between processes),
-//! then any stripe connections that join the session later. A message is a fixed header
+//! relayed by the worker over a socket pair of its own: TLS and RDMA, whose state cannot move
+//! between processes), then any stripe connections that join the session later and other
+//! workers' fetches of its grants. A message is a fixed header
 //! ([`HEADER_BYTES`]) sent with its descriptors, then its unread bytes.
 //!
 //! The worker keeps what it needs to stay responsible for the connection without reading it:
@@ -67,7 +68,8 @@ pub struct Terms {
 #[derive(Debug)]
 pub enum Handed {
     /// The session's connection stays with the worker, which relays its frames over the
-    /// control channel itself ([`relay`](super::relay)).
+    /// control channel itself. (The worker relays over [`Handed::RelaySocket`] instead, so
+    /// the control channel stays free for fetches; a process still takes this.)
     Relay,
     /// A TCP connection: its socket (configured) and the bytes read past the handshake.
     Tcp { socket: OwnedFd, unread: Vec<u8>, peer: Option<SocketAddr>, terms: Terms },
@@ -86,8 +88,8 @@ pub enum Handed {
     /// (its [`super::shared::SessionArgs`] as text), with the session's callback bridge; its
     /// connection follows in the next message.
     Session { args: Vec<u8>, bridge: OwnedFd },
-    /// To a shared session process: a session relayed by the worker (TLS, RDMA) over a
-    /// socket of its own, since the control channel serves every session.
+    /// A session relayed by the worker (TLS, RDMA) over a socket of its own, so the control
+    /// channel stays free for what else comes (a shared process's other sessions, fetches).
     RelaySocket { socket: OwnedFd },
 }
 
@@ -261,6 +263,23 @@ impl HandedSessions {
         })
     }
 
+    /// Hands a fetch that came over a connection the worker keeps (TLS, RDMA, a relayed one:
+    /// its state cannot move) to the process serving session `session_id`, as
+    /// [`HandedSessions::hand_fetch`] does with its end of a socket pair, and relays the
+    /// process's answer to `replies`: its heartbeats, then the answer. Returns once the answer
+    /// is sent; `Err`: not handed (refused as a wrong grant is).
+    pub fn relay_fetch(&self, session_id: u64, frame: Vec<u8>, peer: Option<SocketAddr>, replies: &ReplyWriter) -> Result<(), &'static str> {
+        let (ours, theirs) = UnixStream::pair().map_err(|e| {
+            tracing::warn!(%e, "no socket pair to relay a transfer fetch");
+            "transfer fetch refused: the worker cannot relay it now"
+        })?;
+        self.hand_fetch(session_id, theirs.into(), frame, peer)?;
+        if let Err(e) = relay_fetch_answer(ours, replies) {
+            tracing::info!(%e, session_id, "a relayed transfer fetch ended without its answer");
+        }
+        Ok(())
+    }
+
     /// `sending`: the lock of a control channel other sessions send over too; `None` for a
     /// channel of this session alone (it gets a lock of its own).
     pub(super) fn insert(&self, session_id: u64, control: Arc<UnixStream>, peer: Option<IpAddr>, sending: Option<Arc<Mutex<()>>>) {
@@ -271,6 +290,39 @@ impl HandedSessions {
     pub(super) fn remove(&self, session_id: u64) {
         self.sessions.lock().unwrap_or_else(|p| p.into_inner()).remove(&session_id);
     }
+}
+
+/// Forwards what a session process answers a relayed fetch (its end of the pair is `from`)
+/// to the fetching worker (`replies`): heartbeats (unsolicited PONGs, at most
+/// [`crate::transfer::MAX_RELAYED_HEARTBEATS`]) until the answer, each
+/// frame bounded before it is read (control part within `MAX_PREAUTH_CONTROL_LEN`, bulk within
+/// `MAX_TRANSFER_BYTES`), all within [`crate::transfer::TRANSFER_IO_TIMEOUT`].
+fn relay_fetch_answer(mut from: UnixStream, replies: &ReplyWriter) -> io::Result<()> {
+    use proto_core::header::HEADER_LEN;
+    let deadline = Instant::now() + crate::transfer::TRANSFER_IO_TIMEOUT;
+    from.set_read_timeout(Some(crate::transfer::TRANSFER_IO_TIMEOUT))?;
+    for _ in 0..=crate::transfer::MAX_RELAYED_HEARTBEATS {
+        let mut head = vec![0u8; HEADER_LEN];
+        from.read_exact(&mut head)?;
+        let header = proto_core::FrameHeader::parse(&head).map_err(|e| io::Error::other(format!("a malformed answer: {e}")))?;
+        let control = header.control_len as usize;
+        if control > proto_core::limits::MAX_PREAUTH_CONTROL_LEN || u64::from(header.bulk_len) > proto_core::wire::MAX_TRANSFER_BYTES {
+            return Err(io::Error::other("an answer larger than a fetch's"));
+        }
+        head.resize(HEADER_LEN + control, 0);
+        from.read_exact(&mut head[HEADER_LEN..])?;
+        let mut bulk = vec![0u8; header.bulk_len as usize];
+        from.read_exact(&mut bulk)?;
+        replies.forward(&head, &bulk).map_err(|e| io::Error::other(e.to_string()))?;
+        let heartbeat = header.opcode == proto_core::Opcode::Ping.raw() && header.request_id == 0;
+        if !heartbeat {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            return Err(io::Error::other("no answer in time, only heartbeats"));
+        }
+    }
+    Err(io::Error::other(format!("more than {} heartbeats and no answer", crate::transfer::MAX_RELAYED_HEARTBEATS)))
 }
 
 /// Starts the session process of `session` (just authenticated) and hands it the connection
@@ -313,7 +365,7 @@ pub fn serve(
     };
     // A session whose connection the process serves itself takes stripes (TCP, from the
     // client's address) and other workers' fetches (TCP and same-host) over the control
-    // channel; a relayed one's control channel is its link.
+    // channel (a relayed one is served by `relay::relay`, which registers it alike).
     let takes_handoffs = !matches!(handed, Handed::Relay);
     if let Err(e) = handed.send(&control) {
         tracing::error!(%e, "cannot hand the connection to the session process");

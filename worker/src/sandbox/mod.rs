@@ -5,8 +5,8 @@
 //! process — then starts `hip-worker --session-child` ([`child::main`]) with one end of a
 //! Unix socket pair as its stdin (its control channel) and hands it the connection: TCP and
 //! same-host connections are served by the process itself ([`handover`]); TLS and RDMA ones,
-//! whose state cannot move between processes, are relayed by the worker over that socket
-//! ([`relay::relay`]). The session process confines itself ([`confine`]) before it builds its own
+//! whose state cannot move between processes, are relayed by the worker over a socket pair
+//! it hands the process there ([`relay::relay`]). The session process confines itself ([`confine`]) before it builds its own
 //! host backend and serves the session; a crash in client code ends that process and that
 //! session only. A second socket ([`IPC_FD`]) lets the process use the worker's IPC registry
 //! ([`crate::ipc`]): memory files pass between session processes through the worker, which

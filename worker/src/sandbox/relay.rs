@@ -91,12 +91,25 @@ pub fn relay(
     let _tenant_row = metrics_tenant_row(session, process, _row.row);
     let pid = child.id();
     let child = Mutex::new(SessionChild::new(child));
-    // The control channel says the frames come over it, then becomes the link.
-    if let Err(e) = super::handover::Handed::Relay.send(&link) {
-        lock(&child).kill();
-        wait(&child, None);
-        return Err(TransportError::Io(e));
+    // The frames go over a socket pair of their own, so the control channel stays free to
+    // hand the process other workers' fetches of this session's grants.
+    let control = link;
+    let link = match UnixStream::pair().and_then(|(ours, theirs)| {
+        super::handover::Handed::RelaySocket { socket: theirs.into() }.send(&control)?;
+        Ok(ours)
+    }) {
+        Ok(link) => link,
+        Err(e) => {
+            lock(&child).kill();
+            wait(&child, None);
+            return Err(TransportError::Io(e));
+        }
+    };
+    if let Err(e) = control.set_write_timeout(Some(super::handover::CONTROL_WRITE_TIMEOUT)) {
+        tracing::warn!(%e, "no write timeout on the control channel");
     }
+    process.handed.insert(session.id(), Arc::new(control), None, None);
+    let _handed = HandedUntilEnd(process, session.id());
     session.metrics().session_process_started(false);
     tracing::info!(pid, "session process started; the connection is relayed");
     let metrics = session.metrics();
@@ -156,6 +169,16 @@ pub fn relay(
     match up {
         Err(TransportError::Closed) => Ok(()),
         other => other,
+    }
+}
+
+/// Keeps a relayed session among those whose fetches are handed to their process until it
+/// ends.
+struct HandedUntilEnd<'a>(&'a SessionProcess, u64);
+
+impl Drop for HandedUntilEnd<'_> {
+    fn drop(&mut self) {
+        self.0.handed.remove(self.1);
     }
 }
 
