@@ -124,6 +124,45 @@ static void blocking_wait(const struct wait_case* tc, enum where where, int wide
   CHECK(hipStreamDestroy(s));
 }
 
+/* A non-blocking stream waiting on device memory is released by the application's own
+ * hipMemcpy and hipMemset (on the null stream, which does not wait for a non-blocking stream;
+ * ROCm's test notes that with a blocking waiter hipMemcpy deadlocks, on AMD hardware too). */
+static void released_by_memcpy_and_memset(void) {
+  step("device memory released by hipMemcpy and hipMemset from the host thread");
+  hipStream_t s;
+  CHECK(hipStreamCreateWithFlags(&s, hipStreamNonBlocking));
+  uint32_t* word;
+  CHECK(hipMalloc((void**)&word, 64));
+  CHECK(hipMemset(word, 0, 64));
+  uint32_t* marker = calloc(1, 4096);
+  REQUIRE(marker != NULL, "calloc");
+  CHECK(hipHostRegister(marker, 4096, 0));
+  CHECK(hipDeviceSynchronize());
+
+  CHECK(hipStreamWaitValue32(s, word + 5, 7, hipStreamWaitValueEq, 0xffffffff));
+  CHECK(hipStreamWriteValue32(s, marker, 1, 0));
+  EXPECT_ERR(hipStreamQuery(s), hipErrorNotReady);
+  uint32_t seven = 7;
+  alarm(20);
+  CHECK(hipMemcpy(word + 5, &seven, 4, hipMemcpyHostToDevice));
+  CHECK(hipStreamSynchronize(s));
+  REQUIRE(*marker == 1, "the write after the wait released by hipMemcpy reads %u", *marker);
+
+  CHECK(hipStreamWaitValue32(s, word + 9, 0x01010101, hipStreamWaitValueEq, 0xffffffff));
+  CHECK(hipStreamWriteValue32(s, marker, 2, 0));
+  EXPECT_ERR(hipStreamQuery(s), hipErrorNotReady);
+  alarm(20);
+  CHECK(hipMemset(word + 8, 1, 8));
+  CHECK(hipStreamSynchronize(s));
+  REQUIRE(*marker == 2, "the write after the wait released by hipMemset reads %u", *marker);
+  alarm(0);
+
+  CHECK(hipHostUnregister(marker));
+  free(marker);
+  CHECK(hipFree(word));
+  CHECK(hipStreamDestroy(s));
+}
+
 int main(void) {
   begin("stream_wait_host");
   signal(SIGALRM, on_alarm);
@@ -152,6 +191,7 @@ int main(void) {
     }
   }
   alarm(0);
+  released_by_memcpy_and_memset();
   printf("PASS stream_wait_host\n");
   return 0;
 }
