@@ -8,6 +8,7 @@
  */
 #include "check.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -163,6 +164,73 @@ static void released_by_memcpy_and_memset(void) {
   CHECK(hipStreamDestroy(s));
 }
 
+/* Another thread releases the wait while this one is already inside a synchronising call:
+ * with a plain store to registered host memory, or with its own hipStreamWriteValue32 on
+ * device memory (a HIP call that must not queue behind the synchronize). */
+struct releaser {
+  volatile uint32_t* host_word;
+  uint32_t* device_word;
+  uint32_t value;
+};
+
+static void* release_later(void* arg) {
+  const struct releaser* r = arg;
+  struct timespec pause = {0, 100 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+  if (r->host_word) {
+    *r->host_word = r->value;
+  } else {
+    hipStream_t writer;
+    CHECK(hipStreamCreateWithFlags(&writer, hipStreamNonBlocking));
+    CHECK(hipStreamWriteValue32(writer, r->device_word, r->value, 0));
+    CHECK(hipStreamSynchronize(writer));
+    CHECK(hipStreamDestroy(writer));
+  }
+  return NULL;
+}
+
+enum sync_kind { SYNC_STREAM, SYNC_EVENT, SYNC_DEVICE };
+
+static void released_by_another_thread(int host, enum sync_kind how) {
+  static const char* how_name[] = {"hipStreamSynchronize", "hipEventSynchronize", "hipDeviceSynchronize"};
+  hipStream_t s;
+  CHECK(hipStreamCreate(&s));
+  hipEvent_t done;
+  CHECK(hipEventCreate(&done));
+  uint32_t* page = aligned_alloc(4096, 4096);
+  REQUIRE(page != NULL, "aligned_alloc");
+  memset(page, 0, 4096);
+  CHECK(hipHostRegister(page, 4096, 0));
+  uint32_t* device_word = NULL;
+  CHECK(hipMalloc((void**)&device_word, 4));
+  CHECK(hipMemset(device_word, 0, 4));
+  CHECK(hipDeviceSynchronize());
+
+  uint32_t* target = host ? &page[100] : device_word;
+  CHECK(hipStreamWaitValue32(s, target, 3, hipStreamWaitValueGte, 0xffffffff));
+  CHECK(hipStreamWriteValue32(s, &page[0], 0xfeed, 0));
+  CHECK(hipEventRecord(done, s));
+  struct releaser r = {host ? (volatile uint32_t*)&page[100] : NULL, device_word, 5};
+  pthread_t thread;
+  REQUIRE(pthread_create(&thread, NULL, release_later, &r) == 0, "pthread_create");
+  alarm(20);
+  if (how == SYNC_STREAM)
+    CHECK(hipStreamSynchronize(s));
+  else if (how == SYNC_EVENT)
+    CHECK(hipEventSynchronize(done));
+  else
+    CHECK(hipDeviceSynchronize());
+  alarm(0);
+  REQUIRE(pthread_join(thread, NULL) == 0, "pthread_join");
+  REQUIRE(page[0] == 0xfeed, "%s word, %s: the write after the wait reads %#x", host ? "host" : "device", how_name[how], page[0]);
+
+  CHECK(hipHostUnregister(page));
+  free(page);
+  CHECK(hipFree(device_word));
+  CHECK(hipEventDestroy(done));
+  CHECK(hipStreamDestroy(s));
+}
+
 int main(void) {
   begin("stream_wait_host");
   signal(SIGALRM, on_alarm);
@@ -192,6 +260,11 @@ int main(void) {
   }
   alarm(0);
   released_by_memcpy_and_memset();
+  step("released by another thread during hipStreamSynchronize, hipEventSynchronize, hipDeviceSynchronize");
+  for (int how = SYNC_STREAM; how <= SYNC_DEVICE; how++) {
+    released_by_another_thread(1, (enum sync_kind)how);
+    released_by_another_thread(0, (enum sync_kind)how);
+  }
   printf("PASS stream_wait_host\n");
   return 0;
 }
