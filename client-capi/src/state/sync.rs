@@ -92,3 +92,40 @@ pub fn synchronize_device(device: u32) -> Result<(), CallError> {
     pending().retain(|&(_, d)| d != device);
     Ok(())
 }
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use client_core::CallError;
+
+    #[test]
+    fn polling_ends_when_done_or_failed_and_backs_off_up_to_the_bound() {
+        let mut asked = 0;
+        let started = std::time::Instant::now();
+        poll_until(|| {
+            asked += 1;
+            Ok(asked == 12)
+        });
+        assert_eq!(asked, 12);
+        // 11 pauses: 20, 40, ... µs doubling, capped at 1 ms: at least 20+40+...+640 µs + 5 ms.
+        let least = Duration::from_micros(20 + 40 + 80 + 160 + 320 + 640) + 5 * STREAM_WAIT_POLL_MAX_PAUSE;
+        assert!(started.elapsed() >= least, "paused {:?}, less than {least:?}", started.elapsed());
+        let mut asked = 0;
+        poll_until(|| {
+            asked += 1;
+            Err(CallError::new(crate::abi::HipError::INVALID_HANDLE, "gone"))
+        });
+        assert_eq!(asked, 1, "a failed query ends the polling (the blocking call reports it)");
+    }
+
+    #[test]
+    fn a_stream_wait_is_pending_until_its_stream_settles() {
+        note_stream_wait(0xfeed_0001, 0);
+        note_stream_wait(0xfeed_0002, 1);
+        assert!(pending().contains(&(0xfeed_0001, 0)) && pending().contains(&(0xfeed_0002, 1)));
+        stream_waits_settled(0xfeed_0001);
+        assert!(!pending().contains(&(0xfeed_0001, 0)) && pending().contains(&(0xfeed_0002, 1)));
+        stream_waits_settled(0xfeed_0002);
+        assert!(!pending().iter().any(|&(s, _)| s >> 16 == 0xfeed));
+    }
+}
