@@ -691,6 +691,14 @@ fn stream_extra() {
     run_program("stream_extra");
 }
 
+/// A stream waiting on a word the application's host thread writes after the stream blocked
+/// (registered host memory, device memory, registered memory through its device pointer):
+/// released, and the stream's writes to registered memory visible after the synchronize.
+#[test]
+fn stream_wait_host() {
+    run_program("stream_wait_host");
+}
+
 #[test]
 fn per_thread_stream() {
     run_program("per_thread_stream");

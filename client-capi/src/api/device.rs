@@ -351,7 +351,7 @@ pub unsafe extern "C" fn hipDeviceGetStreamPriorityRange(least: *mut c_int, grea
 
 #[no_mangle]
 pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
-    hip_boundary!("hipDeviceSynchronize", { call_sync(|c| c.device_synchronize(wire::DeviceRef { device: current_device() })) })
+    hip_boundary!("hipDeviceSynchronize", { crate::state::sync::synchronize_device(current_device()) })
 }
 
 #[no_mangle]

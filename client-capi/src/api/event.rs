@@ -83,7 +83,7 @@ pub extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
         // The id is taken before the call: taking it notes the handle, which routes the call
         // to the event's worker (several workers).
         let event = event.id();
-        call_sync(|c| c.event_synchronize(wire::EventRef { event }))
+        crate::state::sync::synchronize_event(event)
     })
 }
 

@@ -58,6 +58,7 @@ pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
             return Err(CallError::new(HipError::INVALID_HANDLE, "the null and implicit streams cannot be destroyed"));
         }
         let req = wire::StreamRef { stream: stream_id(stream) };
+        crate::state::sync::stream_waits_settled(req.stream);
         // A live stream created here cannot be refused: posted. Any other handle waits for
         // the worker's verdict (HIP reports a bad handle at once).
         if with_conn(|c| Ok(c.client_handles().destroy(Kind::Stream, req.stream)))? {
@@ -85,7 +86,7 @@ pub extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
         let stream = stream_id(stream);
         // ROCm (`hip::isValid`): a destroyed stream is hipErrorContextIsDestroyed.
         crate::api::event::check_stream_not_destroyed(stream, HipError::CONTEXT_IS_DESTROYED)?;
-        call_sync(|c| c.stream_synchronize(wire::StreamRef { stream }))
+        crate::state::sync::synchronize_stream(stream)
     })
 }
 
@@ -96,6 +97,7 @@ pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
         crate::api::event::check_stream_not_destroyed(stream, HipError::CONTEXT_IS_DESTROYED)?;
         let complete = with_conn(|c| c.stream_query(wire::StreamRef { stream }).map(|q| q.complete))?;
         if complete {
+            crate::state::sync::stream_waits_settled(stream);
             Ok(())
         } else {
             Err(CallError::new(HipError::NOT_READY, "stream has pending work"))

@@ -251,6 +251,7 @@ fn mem_op(stream: hipStream_t, ptr: *mut c_void, op: u32, value: u64, mask: u64,
     // requests and synchronisations.
     let ptr = crate::state::managed::find(ptr as usize, |m| m.device_address(ptr as usize))?.unwrap_or(ptr as u64);
     let req = wire::StreamMemOp { stream: stream_id(stream), ptr, value, mask, op, flags };
+    let stream = req.stream;
     with_conn(|c| c.stream_mem_op(req).map(drop)).map_err(|e| {
         // ROCm's answers: a stream it cannot find is a destroyed context; memory it does not
         // know is an invalid value.
@@ -259,7 +260,12 @@ fn mem_op(stream: hipStream_t, ptr: *mut c_void, op: u32, value: u64, mask: u64,
             HipError::INVALID_DEVICE_POINTER => CallError::new(HipError::INVALID_VALUE, e.message),
             _ => e,
         }
-    })
+    })?;
+    if is_wait {
+        // Synchronising calls poll from now on until the stream is seen complete.
+        crate::state::sync::note_stream_wait(stream, crate::remote::routed_device());
+    }
+    Ok(())
 }
 
 /// # Safety

@@ -133,7 +133,10 @@ impl ManagedHandler for Session {
         if from > page_count {
             return Err(invalid(format!("managed pull from page {from} of a {page_count}-page allocation")));
         }
-        let stream = self.stream(0, self.device_of(req.ptr))?;
+        // A PULL follows a synchronising call, which has waited for the work it covers; like a
+        // PUSH it is not ordered behind the session's blocking streams, one of which may be
+        // held by a wait that only a later CPU write (pushed by a later request) releases.
+        let stream = Some(self.null_stream(self.device_of(req.ptr))?);
         let mut hashes = std::mem::take(self.managed.ranges.get_mut(&req.ptr).expect("checked above"));
         let (mut pages, mut data) = (std::mem::take(&mut self.managed.reply_pages), std::mem::take(&mut self.managed.reply_data));
         pages.clear();
