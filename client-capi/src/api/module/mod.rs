@@ -2,9 +2,12 @@
 //! launches with exactly packed arguments, function attributes and occupancy; and
 //! [`__hipRemoteRtcCompile`], libhiprtc's way onto this library's connection.
 //!
-//! **Handles.** `hipModule_t` and `hipFunction_t` are ids into this library's tables, drawn
-//! from one counter and never reused; they are never dereferenced, so a stale (unloaded) or
-//! made-up handle is `hipErrorInvalidHandle`, not a crash. A function entry holds everything a
+//! **Handles.** `hipModule_t` and `hipFunction_t` (and `hipLibrary_t`, `hipKernel_t`,
+//! `hipLinkState_t`) are ids into tables each worker's session keeps: a tag of the kind, the
+//! worker's namespace (its first device, bits 40..48, as the worker's own handles carry it) and
+//! a counter of that session, never reused. The namespace finds the session at once (no
+//! search on a launch); the handle is never dereferenced, so a stale (unloaded) or made-up
+//! handle is `hipErrorInvalidHandle`, not a crash. A function entry holds everything a
 //! launch needs without asking the worker: the worker's handle and the parameter layout that
 //! `ModuleGetFunction` returned (and the attributes once asked for).
 //!
@@ -69,7 +72,6 @@ use proto_core::{Bulk, StrList};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 #[cfg(test)]
