@@ -246,6 +246,32 @@ mod test {
         assert!(unsafe { extra_buffer(endless.as_ptr()) }.is_err());
     }
 
+    /// This library's handles carry their kind's tag, their worker's namespace (which
+    /// `device_of_handle` reads back, finding the session without a search) and a counter
+    /// that stops below the namespace bits.
+    #[test]
+    fn test_local_handles_name_their_kind_and_worker() {
+        use client_core::client_handles::NAMESPACE_SHIFT;
+        let mut issued = 0;
+        let namespace = 3 << NAMESPACE_SHIFT;
+        let f = issue_handle(&mut issued, FUNCTION_HANDLE_TAG, namespace, "function").unwrap();
+        assert_eq!(f, FUNCTION_HANDLE_TAG | 3 << NAMESPACE_SHIFT | 1);
+        assert_eq!(crate::remote::device_of_handle(f), Some(3), "the worker whose first device is 3");
+        assert_eq!(namespace_of(f), namespace);
+        let m = issue_handle(&mut issued, MODULE_HANDLE_TAG, 0, "module").unwrap();
+        assert_eq!(m, MODULE_HANDLE_TAG | 2, "one counter, never reused");
+        assert_eq!(crate::remote::device_of_handle(m), Some(0));
+        // A module handle is not a function's, nor a function's a module's.
+        assert_eq!(function(m).unwrap_err().code, HipError::INVALID_HANDLE);
+        assert_eq!(module_worker(f).unwrap_err().code, HipError::INVALID_HANDLE);
+        issued = MAX_LOCAL_HANDLES - 2;
+        let last = issue_handle(&mut issued, MODULE_HANDLE_TAG, namespace, "module").unwrap();
+        assert_eq!(namespace_of(last), namespace, "the last counter stays out of the namespace bits");
+        let spent = issue_handle(&mut issued, MODULE_HANDLE_TAG, namespace, "module").unwrap_err();
+        assert_eq!(spent.code, HipError::OUT_OF_MEMORY);
+        assert!(spent.message.contains("module handles"), "{}", spent.message);
+    }
+
     #[test]
     fn test_bad_handles_are_errors() {
         assert_eq!(function(0xdead_beef).unwrap_err().code, HipError::INVALID_HANDLE);
