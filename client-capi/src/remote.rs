@@ -244,7 +244,8 @@ pub fn handle_namespace(index: usize) -> Result<u64, CallError> {
     if worker_count() == 1 {
         return Ok(0);
     }
-    let span = spans()?.get(index).copied().ok_or_else(|| CallError::new(HipError::INVALID_DEVICE, format!("no worker {index} in the device list")))?;
+    let span =
+        spans()?.get(index).copied().ok_or_else(|| CallError::new(HipError::INVALID_DEVICE, format!("no worker {index} in the device list")))?;
     Ok(u64::from(span.base) << client_core::client_handles::NAMESPACE_SHIFT)
 }
 

@@ -1870,14 +1870,7 @@ macro_rules! zeroed_ctor {
         }
     )*};
 }
-zeroed_ctor!(
-    hipDeviceProp_tR0000,
-    hipFuncAttributes,
-    hipPointerAttribute_t,
-    hipChannelFormatDesc,
-    hipIpcMemHandle_t,
-    hipIpcEventHandle_t,
-);
+zeroed_ctor!(hipDeviceProp_tR0000, hipFuncAttributes, hipPointerAttribute_t, hipChannelFormatDesc, hipIpcMemHandle_t, hipIpcEventHandle_t);
 
 impl dim3 {
     pub const fn new(x: u32, y: u32, z: u32) -> Self {

@@ -31,14 +31,14 @@ use crate::remote;
 use crate::state::allocations::is_device_pointer;
 use crate::state::copy::copy;
 use crate::state::devices::current_device;
+use crate::state::families::Family;
+use client_core::published::FamilyTable;
 use client_core::CallError;
 use proto_core::{calls, wire, Caller};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-use crate::state::families::Family;
-use client_core::published::FamilyTable;
 
 /// What became of a registered fat binary on one device.
 #[derive(Default)]
@@ -316,11 +316,11 @@ fn ensure_loaded(id: u64, fatbin: &FatBinary, device: u32) -> Result<u64, CallEr
     // unregistered; `image_at` bounds it by the segment holding it.
     let image = match unsafe { module::image_at(fatbin.bundle as *const u8, &fatbin.origin) } {
         Ok(image) => image,
-        Err(e) => return Err(sticky(e, &mut *state)),
+        Err(e) => return Err(sticky(e, &mut state)),
     };
     let m = match module::load_image(image, &fatbin.origin) {
         Ok(m) => m,
-        Err(e) => return Err(sticky(e, &mut *state)),
+        Err(e) => return Err(sticky(e, &mut state)),
     };
     *state = LoadState::Loaded(m);
     drop(state);
