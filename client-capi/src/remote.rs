@@ -119,8 +119,9 @@ struct Remote {
     device_count: OnceLock<u32>,
 }
 
+static REMOTE: OnceLock<Remote> = OnceLock::new();
+
 fn remote() -> &'static Remote {
-    static REMOTE: OnceLock<Remote> = OnceLock::new();
     REMOTE.get_or_init(|| {
         let refused = |message: String, config: ClientConfig| {
             let error = CallError::new(HipError::NOT_INITIALIZED, message);
@@ -523,6 +524,12 @@ pub fn published_for_handle(id: u64) -> &'static Published {
 /// What every worker's session publishes, in the list's order.
 pub fn every_published() -> impl Iterator<Item = &'static Published> {
     remote().slots.iter().map(|s| &*s.published)
+}
+
+/// [`every_published`], or nothing when no call has read the configuration yet (for work at
+/// exit, which must not start reading the environment and resolving workers then).
+pub fn every_published_if_configured() -> impl Iterator<Item = &'static Published> {
+    REMOTE.get().into_iter().flat_map(|r| r.slots.iter().map(|s| &*s.published))
 }
 
 /// Whether a connection has been opened (used by calls that must not connect, e.g. at exit).

@@ -266,8 +266,9 @@ pub unsafe extern "C" fn __hipUnregisterFatBinary(modules: *mut *mut c_void) {
             r.vars.retain(|_, v| v.fatbin != id);
             (functions, vars)
         };
-        // Its loads, in every session that made one.
-        for published in remote::every_published() {
+        // Its loads, in every session that made one (none before any call: a program that
+        // exits without calling HIP reads no configuration here).
+        for published in remote::every_published_if_configured() {
             let states: Vec<Arc<Mutex<LoadState>>> = {
                 let mut loads = published.family(&LOADS);
                 loads.functions.retain(|(host, _), _| !functions.contains(host));
