@@ -119,8 +119,9 @@ struct Remote {
     device_count: OnceLock<u32>,
 }
 
+static REMOTE: OnceLock<Remote> = OnceLock::new();
+
 fn remote() -> &'static Remote {
-    static REMOTE: OnceLock<Remote> = OnceLock::new();
     REMOTE.get_or_init(|| {
         let refused = |message: String, config: ClientConfig| {
             let error = CallError::new(HipError::NOT_INITIALIZED, message);
@@ -196,8 +197,9 @@ impl Drop for CallRoute {
 
 /// The device whose worker issued handle `id` in a device list of several workers: a
 /// per-thread default stream names its device, a tagged handle its worker's device base
-/// (bits 40..48, `SessionDeviceBase`). `None` for what carries no owner (the null stream,
-/// this library's own module and function handles).
+/// (bits 40..48, `SessionDeviceBase`; this library's module, function and link-state handles
+/// carry it the same way, [`handle_namespace`]). `None` for what carries no owner (the null
+/// stream, a host address).
 pub fn device_of_handle(id: u64) -> Option<u32> {
     use client_core::client_handles::NAMESPACE_SHIFT;
     use wire::{CLIENT_HANDLE_TAG_MASK, PER_THREAD_STREAM_TAG, PER_THREAD_STREAM_TAG_MASK};
@@ -233,6 +235,26 @@ pub fn on_handle<R>(id: u64, f: impl FnOnce() -> R) -> R {
         Some(device) => on_device(device, f),
         None => f(),
     }
+}
+
+/// The namespace (bits 40..48) of the handles this library issues for objects of worker
+/// `index` of the list (modules, functions, link states): the worker's first device, as the
+/// worker's own handles carry it after `SessionDeviceBase`, so [`device_of_handle`] finds the
+/// session that keeps them. 0 with a single worker.
+pub fn handle_namespace(index: usize) -> Result<u64, CallError> {
+    if worker_count() == 1 {
+        return Ok(0);
+    }
+    let span =
+        spans()?.get(index).copied().ok_or_else(|| CallError::new(HipError::INVALID_DEVICE, format!("no worker {index} in the device list")))?;
+    Ok(u64::from(span.base) << client_core::client_handles::NAMESPACE_SHIFT)
+}
+
+/// The session of the worker this thread's calls go to now, and the namespace of the
+/// handles this library issues there ([`handle_namespace`]).
+pub fn routed_published() -> Result<(&'static Published, u64), CallError> {
+    let index = routed_worker()?;
+    Ok((published(index), handle_namespace(index)?))
 }
 
 /// Whether devices `a` and `b` are served by the same worker.
@@ -502,6 +524,12 @@ pub fn published_for_handle(id: u64) -> &'static Published {
 /// What every worker's session publishes, in the list's order.
 pub fn every_published() -> impl Iterator<Item = &'static Published> {
     remote().slots.iter().map(|s| &*s.published)
+}
+
+/// [`every_published`], or nothing when no call has read the configuration yet (for work at
+/// exit, which must not start reading the environment and resolving workers then).
+pub fn every_published_if_configured() -> impl Iterator<Item = &'static Published> {
+    REMOTE.get().into_iter().flat_map(|r| r.slots.iter().map(|s| &*s.published))
 }
 
 /// Whether a connection has been opened (used by calls that must not connect, e.g. at exit).

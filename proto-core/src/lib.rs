@@ -34,6 +34,7 @@ pub mod error;
 pub mod field;
 pub mod frame;
 pub mod header;
+pub mod hip_abi;
 pub mod hip_error;
 pub mod limits;
 pub mod opcode;

@@ -150,6 +150,98 @@ static void kernels(void) {
   for (int d = 0; d < count; d++) CHECK(hipModuleUnload(modules[d]));
 }
 
+/* SOURCE compiled on the worker of the current device: its code object (malloc'd). */
+static char* compile_code(void) {
+  hiprtcProgram prog;
+  RTC_CHECK(hiprtcCreateProgram(&prog, SOURCE, "multi_worker_lib.hip", 0, NULL, NULL));
+  RTC_CHECK(hiprtcCompileProgram(prog, 0, NULL));
+  size_t size = 0;
+  RTC_CHECK(hiprtcGetCodeSize(prog, &size));
+  char* code = malloc(size);
+  RTC_CHECK(hiprtcGetCode(prog, code));
+  RTC_CHECK(hiprtcDestroyProgram(&prog));
+  return code;
+}
+
+/* Fills the last device's buffer through `f` (launched with device `current` current) and
+ * checks it: out[i] = i + bias, bias being what the module's global holds there. */
+static void launch_fill(hipFunction_t f, int current, int bias, const char* what) {
+  int last = count - 1;
+  CHECK(hipSetDevice(current));
+  int n = N;
+  void* params[] = {&buffers[last], &n};
+  CHECK(hipModuleLaunchKernel(f, N / 256, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+  CHECK(hipSetDevice(last));
+  CHECK(hipDeviceSynchronize());
+  static int out[N];
+  CHECK(hipMemcpy(out, buffers[last], sizeof out, hipMemcpyDeviceToHost));
+  for (int i = 0; i < N; i++) REQUIRE(out[i] == i + bias, "%s: out[%d] = %d, want %d", what, i, out[i], i + bias);
+}
+
+static void modules_per_worker(void) {
+  step("modules, libraries and link states belong to their worker, whatever the current device");
+  int last = count - 1;
+  /* A library on the first worker, a module on the other. */
+  CHECK(hipSetDevice(0));
+  char* code = compile_code();
+  hipLibrary_t lib;
+  CHECK(hipLibraryLoadData(&lib, code, NULL, NULL, 0, NULL, NULL, 0));
+  CHECK(hipSetDevice(last));
+  hipModule_t module = load_module();
+  REQUIRE((void*)module != (void*)lib, "the two workers' first handles are one value %p", (void*)module);
+
+  /* The other worker's module, named with device 0 current: found in its own worker's tables. */
+  CHECK(hipSetDevice(0));
+  hipFunction_t fill;
+  CHECK(hipModuleGetFunction(&fill, module, "fill"));
+  hipDeviceptr_t bias;
+  size_t bias_size = 0;
+  CHECK(hipModuleGetGlobal(&bias, &bias_size, module, "bias"));
+  REQUIRE(device_of((void*)bias) == last, "the last device's module global is on device %d", device_of((void*)bias));
+  int value = 7;
+  CHECK(hipMemcpyHtoD(bias, &value, sizeof value));
+  hipFuncAttributes attr;
+  CHECK(hipFuncGetAttributes(&attr, (const void*)fill));
+  unsigned kernels = 0;
+  CHECK(hipModuleGetFunctionCount(&kernels, module));
+  REQUIRE(kernels == 2, "the module has %u kernels, want 2", kernels);
+  launch_fill(fill, 0, 7, "the last worker's module launched with device 0 current");
+
+  /* The first worker's library, named with the last device current. */
+  hipKernel_t kernel;
+  CHECK(hipLibraryGetKernel(&kernel, lib, "fill"));
+  hipLibrary_t owner = NULL;
+  CHECK(hipKernelGetLibrary(&owner, kernel));
+  REQUIRE(owner == lib, "the kernel belongs to %p, not %p", (void*)owner, (void*)lib);
+  const char* name = NULL;
+  CHECK(hipKernelGetName(&name, kernel));
+  REQUIRE(name != NULL && strcmp(name, "fill") == 0, "kernel name %s", name ? name : "(null)");
+  /* The other worker's module is not a library; one worker's handle is not the other's. */
+  EXPECT_ERR(hipKernelGetLibrary(&owner, (hipKernel_t)fill), hipErrorInvalidHandle);
+  EXPECT_ERR(hipLibraryGetKernelCount(&kernels, (hipLibrary_t)module), hipErrorInvalidHandle);
+
+  /* Unloading one worker's module leaves the other's library working. */
+  CHECK(hipSetDevice(0));
+  CHECK(hipModuleUnload(module));
+  EXPECT_ERR(hipModuleUnload(module), hipErrorInvalidHandle);
+  EXPECT_ERR(hipModuleGetFunction(&fill, module, "fill"), hipErrorInvalidHandle);
+  CHECK(hipSetDevice(last));
+  CHECK(hipLibraryGetKernelCount(&kernels, lib));
+  REQUIRE(kernels == 2, "the library has %u kernels, want 2", kernels);
+  CHECK(hipLibraryUnload(lib));
+  EXPECT_ERR(hipLibraryUnload(lib), hipErrorInvalidHandle);
+
+  /* A link state made with one device current, used and destroyed with another. */
+  CHECK(hipSetDevice(last));
+  hipLinkState_t link;
+  CHECK(hipLinkCreate(0, NULL, NULL, &link));
+  CHECK(hipSetDevice(0));
+  CHECK(hipLinkAddData(link, hipJitInputObject, code, 64, "piece", 0, NULL, NULL));
+  CHECK(hipLinkDestroy(link));
+  EXPECT_ERR(hipLinkDestroy(link), hipErrorInvalidHandle);
+  free(code);
+}
+
 static void mark_host(void* flag) { *(volatile int*)flag = 1; }
 
 static void streams_and_events(void) {
@@ -533,6 +625,7 @@ int main(int argc, char** argv) {
   REQUIRE(count == argc - 1, "%d devices, expected %d", count, argc - 1);
   memory();
   kernels();
+  modules_per_worker();
   streams_and_events();
   peers();
   cross_worker_copies();

@@ -18,6 +18,7 @@ mod layout;
 mod types;
 
 pub use error::*;
+pub use proto_core::hip_abi::{hipDeviceArch_t, hipDeviceProp_tR0600, hipUUID, hipUUID_t};
 pub use types::*;
 
 #[allow(unused_imports)] // each file takes what it needs through `use super::*`

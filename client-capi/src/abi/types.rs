@@ -189,124 +189,8 @@ pub const HIP_ERROR_INVALID_VALUE: c_uint = 1;
 pub const HIP_ERROR_NOT_INITIALIZED: c_uint = 2;
 pub const HIP_ERROR_LAUNCH_OUT_OF_RESOURCES: c_uint = 3;
 
-#[repr(C)]
-#[derive(Copy, Clone)]
-pub struct hipUUID_t {
-    pub bytes: [c_char; 16],
-}
-
-pub type hipUUID = hipUUID_t;
-#[repr(C)]
-#[derive(Copy, Clone)]
-pub struct hipDeviceProp_tR0600 {
-    pub name: [c_char; 256],
-    pub uuid: hipUUID,
-    pub luid: [c_char; 8],
-    pub luidDeviceNodeMask: c_uint,
-    pub totalGlobalMem: usize,
-    pub sharedMemPerBlock: usize,
-    pub regsPerBlock: c_int,
-    pub warpSize: c_int,
-    pub memPitch: usize,
-    pub maxThreadsPerBlock: c_int,
-    pub maxThreadsDim: [c_int; 3],
-    pub maxGridSize: [c_int; 3],
-    pub clockRate: c_int,
-    pub totalConstMem: usize,
-    pub major: c_int,
-    pub minor: c_int,
-    pub textureAlignment: usize,
-    pub texturePitchAlignment: usize,
-    pub deviceOverlap: c_int,
-    pub multiProcessorCount: c_int,
-    pub kernelExecTimeoutEnabled: c_int,
-    pub integrated: c_int,
-    pub canMapHostMemory: c_int,
-    pub computeMode: c_int,
-    pub maxTexture1D: c_int,
-    pub maxTexture1DMipmap: c_int,
-    pub maxTexture1DLinear: c_int,
-    pub maxTexture2D: [c_int; 2],
-    pub maxTexture2DMipmap: [c_int; 2],
-    pub maxTexture2DLinear: [c_int; 3],
-    pub maxTexture2DGather: [c_int; 2],
-    pub maxTexture3D: [c_int; 3],
-    pub maxTexture3DAlt: [c_int; 3],
-    pub maxTextureCubemap: c_int,
-    pub maxTexture1DLayered: [c_int; 2],
-    pub maxTexture2DLayered: [c_int; 3],
-    pub maxTextureCubemapLayered: [c_int; 2],
-    pub maxSurface1D: c_int,
-    pub maxSurface2D: [c_int; 2],
-    pub maxSurface3D: [c_int; 3],
-    pub maxSurface1DLayered: [c_int; 2],
-    pub maxSurface2DLayered: [c_int; 3],
-    pub maxSurfaceCubemap: c_int,
-    pub maxSurfaceCubemapLayered: [c_int; 2],
-    pub surfaceAlignment: usize,
-    pub concurrentKernels: c_int,
-    pub ECCEnabled: c_int,
-    pub pciBusID: c_int,
-    pub pciDeviceID: c_int,
-    pub pciDomainID: c_int,
-    pub tccDriver: c_int,
-    pub asyncEngineCount: c_int,
-    pub unifiedAddressing: c_int,
-    pub memoryClockRate: c_int,
-    pub memoryBusWidth: c_int,
-    pub l2CacheSize: c_int,
-    pub persistingL2CacheMaxSize: c_int,
-    pub maxThreadsPerMultiProcessor: c_int,
-    pub streamPrioritiesSupported: c_int,
-    pub globalL1CacheSupported: c_int,
-    pub localL1CacheSupported: c_int,
-    pub sharedMemPerMultiprocessor: usize,
-    pub regsPerMultiprocessor: c_int,
-    pub managedMemory: c_int,
-    pub isMultiGpuBoard: c_int,
-    pub multiGpuBoardGroupID: c_int,
-    pub hostNativeAtomicSupported: c_int,
-    pub singleToDoublePrecisionPerfRatio: c_int,
-    pub pageableMemoryAccess: c_int,
-    pub concurrentManagedAccess: c_int,
-    pub computePreemptionSupported: c_int,
-    pub canUseHostPointerForRegisteredMem: c_int,
-    pub cooperativeLaunch: c_int,
-    pub cooperativeMultiDeviceLaunch: c_int,
-    pub sharedMemPerBlockOptin: usize,
-    pub pageableMemoryAccessUsesHostPageTables: c_int,
-    pub directManagedMemAccessFromHost: c_int,
-    pub maxBlocksPerMultiProcessor: c_int,
-    pub accessPolicyMaxWindowSize: c_int,
-    pub reservedSharedMemPerBlock: usize,
-    pub hostRegisterSupported: c_int,
-    pub sparseHipArraySupported: c_int,
-    pub hostRegisterReadOnlySupported: c_int,
-    pub timelineSemaphoreInteropSupported: c_int,
-    pub memoryPoolsSupported: c_int,
-    pub gpuDirectRDMASupported: c_int,
-    pub gpuDirectRDMAFlushWritesOptions: c_uint,
-    pub gpuDirectRDMAWritesOrdering: c_int,
-    pub memoryPoolSupportedHandleTypes: c_uint,
-    pub deferredMappingHipArraySupported: c_int,
-    pub ipcEventSupported: c_int,
-    pub clusterLaunch: c_int,
-    pub unifiedFunctionPointers: c_int,
-    pub reserved: [c_int; 63],
-    pub hipReserved: [c_int; 32],
-    pub gcnArchName: [c_char; 256],
-    pub maxSharedMemoryPerMultiProcessor: usize,
-    pub clockInstructionRate: c_int,
-    pub arch: hipDeviceArch_t,
-    pub hdpMemFlushCntl: *mut c_uint,
-    pub hdpRegFlushCntl: *mut c_uint,
-    pub cooperativeMultiDeviceUnmatchedFunc: c_int,
-    pub cooperativeMultiDeviceUnmatchedGridDim: c_int,
-    pub cooperativeMultiDeviceUnmatchedBlockDim: c_int,
-    pub cooperativeMultiDeviceUnmatchedSharedMem: c_int,
-    pub isLargeBar: c_int,
-    pub asicRevision: c_int,
-}
+// `hipUUID_t`, `hipDeviceProp_tR0600` and `hipDeviceArch_t` are `proto_core::hip_abi`'s, shared
+// with the worker's HIP backend (re-exported by `abi`).
 
 pub type hipMemoryType = c_uint;
 pub const hipMemoryTypeUnregistered: hipMemoryType = 0;
@@ -1910,51 +1794,6 @@ pub type hipStreamCallback_t = Option<unsafe extern "C" fn(stream: hipStream_t, 
 // Hand-written: bit-field struct, legacy device properties, helpers
 // ------------------------------------------------------------------------------------------------
 
-/// `hipDeviceArch_t`: 17 one-bit `unsigned` bit-fields packed LSB-first into one 32-bit unit
-/// (x86-64 SysV), in declaration order.
-#[repr(C)]
-#[derive(Copy, Clone, Default, Debug, PartialEq, Eq)]
-pub struct hipDeviceArch_t {
-    pub bits: u32,
-}
-
-impl hipDeviceArch_t {
-    /// `hasGlobalInt32Atomics`
-    pub const HAS_GLOBAL_INT32_ATOMICS: u32 = 1 << 0;
-    /// `hasGlobalFloatAtomicExch`
-    pub const HAS_GLOBAL_FLOAT_ATOMIC_EXCH: u32 = 1 << 1;
-    /// `hasSharedInt32Atomics`
-    pub const HAS_SHARED_INT32_ATOMICS: u32 = 1 << 2;
-    /// `hasSharedFloatAtomicExch`
-    pub const HAS_SHARED_FLOAT_ATOMIC_EXCH: u32 = 1 << 3;
-    /// `hasFloatAtomicAdd`
-    pub const HAS_FLOAT_ATOMIC_ADD: u32 = 1 << 4;
-    /// `hasGlobalInt64Atomics`
-    pub const HAS_GLOBAL_INT64_ATOMICS: u32 = 1 << 5;
-    /// `hasSharedInt64Atomics`
-    pub const HAS_SHARED_INT64_ATOMICS: u32 = 1 << 6;
-    /// `hasDoubles`
-    pub const HAS_DOUBLES: u32 = 1 << 7;
-    /// `hasWarpVote`
-    pub const HAS_WARP_VOTE: u32 = 1 << 8;
-    /// `hasWarpBallot`
-    pub const HAS_WARP_BALLOT: u32 = 1 << 9;
-    /// `hasWarpShuffle`
-    pub const HAS_WARP_SHUFFLE: u32 = 1 << 10;
-    /// `hasFunnelShift`
-    pub const HAS_FUNNEL_SHIFT: u32 = 1 << 11;
-    /// `hasThreadFenceSystem`
-    pub const HAS_THREAD_FENCE_SYSTEM: u32 = 1 << 12;
-    /// `hasSyncThreadsExt`
-    pub const HAS_SYNC_THREADS_EXT: u32 = 1 << 13;
-    /// `hasSurfaceFuncs`
-    pub const HAS_SURFACE_FUNCS: u32 = 1 << 14;
-    /// `has3dGrid`
-    pub const HAS3D_GRID: u32 = 1 << 15;
-    /// `hasDynamicParallelism`
-    pub const HAS_DYNAMIC_PARALLELISM: u32 = 1 << 16;
-}
-
 /// `hipDeviceProp_tR0000`: the pre-ROCm-6 `hipDeviceProp_t`, still filled by
 /// `hipGetDevicePropertiesR0000` / `hipChooseDeviceR0000` and by the unsuffixed exported symbols
 /// `hipGetDeviceProperties` / `hipChooseDevice` (binaries built before ROCm 6 call those; ROCm 6+
@@ -2031,16 +1870,7 @@ macro_rules! zeroed_ctor {
         }
     )*};
 }
-zeroed_ctor!(
-    hipDeviceProp_tR0600,
-    hipDeviceProp_tR0000,
-    hipFuncAttributes,
-    hipPointerAttribute_t,
-    hipChannelFormatDesc,
-    hipIpcMemHandle_t,
-    hipIpcEventHandle_t,
-    hipUUID,
-);
+zeroed_ctor!(hipDeviceProp_tR0000, hipFuncAttributes, hipPointerAttribute_t, hipChannelFormatDesc, hipIpcMemHandle_t, hipIpcEventHandle_t);
 
 impl dim3 {
     pub const fn new(x: u32, y: u32, z: u32) -> Self {

@@ -22,6 +22,14 @@ pub enum Family {
     Arrays,
     /// `callbacks`: the application's callbacks the worker may ask for, by token.
     Callbacks,
+    /// `api::module`: modules (and libraries) and functions (and kernels), by this library's
+    /// handle, which names the worker.
+    Modules,
+    /// `api::module::register`: where each registered fat binary is loaded on the worker's
+    /// devices, and its kernels' and variables' resolutions there.
+    FatBinaryLoads,
+    /// `api::module::link`: link states (`hipLinkCreate`), by handle.
+    LinkStates,
 }
 
 impl Family {

@@ -67,8 +67,6 @@ pub unsafe extern "C" fn hipModuleLoadFatBinary(module: *mut hipModule_t, fatbin
 pub extern "C" fn hipModuleUnload(module: hipModule_t) -> hipError_t {
     hip_boundary!("hipModuleUnload", {
         crate::api::capture::check_call_permitted()?;
-        let functions: Vec<u64> = tables().modules.get(&module.id()).map(|m| m.functions.values().copied().collect()).unwrap_or_default();
-        library::forget_library(module.id(), &functions);
         let worker =
             forget_module(module.id()).ok_or_else(|| CallError::new(HipError::INVALID_HANDLE, format!("{module:p} is not a loaded hipModule_t")))?;
         crate::remote::on_handle(worker, || call_sync(|c| c.module_unload(wire::ModuleRef { module: worker })))

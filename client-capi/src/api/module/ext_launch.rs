@@ -539,7 +539,7 @@ pub unsafe extern "C" fn hipOccupancyAvailableDynamicSMemPerBlock(
         if blockSize > a.max_threads_per_block {
             return Err(CallError::new(HipError::INVALID_VALUE, format!("block size {blockSize} exceeds the kernel's {}", a.max_threads_per_block)));
         }
-        let device = tables().modules.get(&f.module).map_or_else(current_device, |m| m.device);
+        let device = tables_of(f.module).modules.get(&f.module).map_or_else(current_device, |m| m.device);
         let per_mp = properties(device)?.shared_mem_per_multiprocessor;
         let available = (per_mp / numBlocks as u64).saturating_sub(a.shared_size).min(a.max_dynamic_shared_size.max(0) as u64);
         try_out!(dynamicSmemSize, usize::try_from(available).unwrap_or(usize::MAX));

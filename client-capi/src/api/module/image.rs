@@ -177,9 +177,13 @@ pub(crate) fn load_image(image: &[u8], origin: &str) -> Result<u64, CallError> {
         Some(module) => Ok(module),
         None => c.load_module(device, format, wire_name(origin), &code),
     })?;
-    let handle = next_handle();
-    let entry = ModuleEntry { worker, origin: origin.to_string(), device, functions: HashMap::new(), globals: HashMap::new(), aliases };
-    tables().modules.insert(handle, entry);
+    // Kept in the session of the worker that loaded it; the handle names that worker.
+    let (published, namespace) = crate::remote::routed_published()?;
+    let mut tables = tables_in(published);
+    let handle = tables.issue(MODULE_HANDLE_TAG, namespace)?;
+    let entry =
+        ModuleEntry { worker, origin: origin.to_string(), device, functions: HashMap::new(), globals: HashMap::new(), aliases, library: false };
+    tables.modules.insert(handle, entry);
     Ok(handle)
 }
 

@@ -8,45 +8,26 @@
 //! (`ModuleFunctionNames`); enumerating resolves every kernel in one pipelined batch.
 
 use super::*;
-use std::collections::HashSet;
 use std::ffi::CString;
-
-/// The library side of the tables: which modules are libraries, and the kernels' names as C
-/// strings for `hipKernelGetName` (they live until their library is unloaded).
-#[derive(Default)]
-struct Libraries {
-    modules: HashSet<u64>,
-    names: HashMap<u64, CString>,
-}
-
-fn libraries() -> MutexGuard<'static, Libraries> {
-    static LIBRARIES: OnceLock<Mutex<Libraries>> = OnceLock::new();
-    LIBRARIES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
-}
 
 /// The ids `hipLibrary_t` and `hipKernel_t` carry (never dereferenced).
 fn library_id(library: hipLibrary_t) -> u64 {
-    library as usize as u64
+    library.id()
 }
 
 fn kernel_id(kernel: hipKernel_t) -> u64 {
-    kernel as usize as u64
+    kernel.id()
 }
 
-/// Forgets `module` as a library (when `hipModuleUnload` unloads one) and the names of
-/// `functions` handed out by `hipKernelGetName`.
-pub(super) fn forget_library(module: u64, functions: &[u64]) {
-    let mut libs = libraries();
-    libs.modules.remove(&module);
-    for f in functions {
-        libs.names.remove(f);
-    }
+/// Whether `module` is loaded, as a library.
+fn is_library(module: u64) -> bool {
+    module & LOCAL_HANDLE_TAG_MASK == MODULE_HANDLE_TAG && tables_of(module).modules.get(&module).is_some_and(|m| m.library)
 }
 
 /// The module of a loaded library.
 fn library_module(library: hipLibrary_t) -> Result<u64, CallError> {
     let id = library_id(library);
-    if libraries().modules.contains(&id) {
+    if is_library(id) {
         Ok(id)
     } else {
         Err(CallError::new(HipError::INVALID_HANDLE, format!("{library:p} is not a loaded hipLibrary_t")))
@@ -70,7 +51,9 @@ fn check_options(count: c_uint, keys: *const c_void, values: *const c_void, what
 }
 
 fn register_library(library: *mut hipLibrary_t, module: u64) -> Result<(), CallError> {
-    libraries().modules.insert(module);
+    if let Some(m) = tables_of(module).modules.get_mut(&module) {
+        m.library = true;
+    }
     try_out!(library, crate::handle::from_id(module)?);
     Ok(())
 }
@@ -138,8 +121,6 @@ pub unsafe extern "C" fn hipLibraryLoadFromFile(
 pub extern "C" fn hipLibraryUnload(library: hipLibrary_t) -> hipError_t {
     hip_boundary!("hipLibraryUnload", {
         let module = library_module(library)?;
-        let functions: Vec<u64> = tables().modules.get(&module).map(|m| m.functions.values().copied().collect()).unwrap_or_default();
-        forget_library(module, &functions);
         let worker = forget_module(module).ok_or_else(|| CallError::new(HipError::INVALID_HANDLE, format!("{library:p} was already unloaded")))?;
         crate::remote::on_handle(worker, || call_sync(|c| c.module_unload(wire::ModuleRef { module: worker })))
     })
@@ -199,15 +180,13 @@ pub unsafe extern "C" fn hipLibraryEnumerateKernels(kernels: *mut hipKernel_t, n
 pub unsafe extern "C" fn hipKernelGetName(name: *mut *const c_char, kernel: hipKernel_t) -> hipError_t {
     hip_boundary!("hipKernelGetName", {
         non_null!(name);
-        let id = kernel_id(kernel);
-        let f = function(id)?;
-        let mut libs = libraries();
-        let c_name = match libs.names.entry(id) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(CString::new(f.name.as_str()).map_err(|_| CallError::new(HipError::UNKNOWN, "kernel name with a NUL byte"))?)
-            }
-        };
+        let f = function(kernel_id(kernel))?;
+        if f.name.contains('\0') {
+            return Err(CallError::new(HipError::UNKNOWN, "kernel name with a NUL byte"));
+        }
+        let c_name = f.c_name.get_or_init(|| CString::new(f.name.as_str()).unwrap_or_default());
+        // The pointer stays valid while the function is in its table (until its library or
+        // module is unloaded), as HIP promises.
         try_out!(name, c_name.as_ptr());
         Ok(())
     })
@@ -218,7 +197,7 @@ pub unsafe extern "C" fn hipKernelGetLibrary(library: *mut hipLibrary_t, kernel:
     hip_boundary!("hipKernelGetLibrary", {
         non_null!(library);
         let f = function(kernel_id(kernel))?;
-        if !libraries().modules.contains(&f.module) {
+        if !is_library(f.module) {
             return Err(CallError::new(HipError::INVALID_HANDLE, format!("{kernel:p} belongs to a module, not a library")));
         }
         try_out!(library, crate::handle::from_id(f.module)?);

@@ -10,6 +10,8 @@
 //! linker's log (NUL-terminated, cut to the buffer).
 
 use super::*;
+use crate::state::families::Family;
+use client_core::published::FamilyTable;
 
 /// Most inputs of one link (the protocol's list limit).
 const MAX_LINK_INPUTS: usize = proto_core::limits::MAX_LIST_ITEMS;
@@ -49,13 +51,37 @@ struct LinkState {
     image: Option<Vec<u8>>,
 }
 
-fn links() -> MutexGuard<'static, HashMap<u64, LinkState>> {
-    static LINKS: OnceLock<Mutex<HashMap<u64, LinkState>>> = OnceLock::new();
-    LINKS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+/// Tag of this library's link-state handles ("ll": see [`MODULE_HANDLE_TAG`]).
+const LINK_HANDLE_TAG: u64 = 0x6c6c_0000_0000_0000;
+
+/// One session's link states: a link state belongs to the worker of the device current when
+/// it was made, and its handle names that worker.
+#[derive(Default)]
+struct LinkStates {
+    states: HashMap<u64, LinkState>,
+    /// The counter of the handles issued in this session.
+    issued: u64,
+}
+
+const LINK_STATES: FamilyTable<LinkStates> = FamilyTable::new(Family::LinkStates.slot());
+
+/// The link states of the session that issued `state`.
+fn links(state: hipLinkState_t) -> MutexGuard<'static, LinkStates> {
+    crate::remote::published_for_handle(link_id(state)).family(&LINK_STATES)
+}
+
+/// The link state behind `state`, if it is live.
+fn with_link<R>(state: hipLinkState_t, f: impl FnOnce(&mut LinkState) -> Result<R, CallError>) -> Result<R, CallError> {
+    if link_id(state) & LOCAL_HANDLE_TAG_MASK != LINK_HANDLE_TAG {
+        return Err(unknown(state));
+    }
+    let mut links = links(state);
+    let link = links.states.get_mut(&link_id(state)).ok_or_else(|| unknown(state))?;
+    f(link)
 }
 
 fn link_id(state: hipLinkState_t) -> u64 {
-    state as usize as u64
+    state.id()
 }
 
 fn unknown(state: hipLinkState_t) -> CallError {
@@ -104,9 +130,12 @@ pub unsafe extern "C" fn hipLinkCreate(
         non_null!(stateOut);
         // SAFETY: forwarded caller contract.
         let (info_log, error_log) = unsafe { log_buffers(numOptions, options, optionValues)? };
-        let id = next_handle();
+        let (published, namespace) = crate::remote::routed_published()?;
+        let mut links = published.family(&LINK_STATES);
+        let id = issue_handle(&mut links.issued, LINK_HANDLE_TAG, namespace, "link state")?;
         let handle: hipLinkState_t = crate::handle::from_id(id)?;
-        links().insert(id, LinkState { info_log, error_log, ..LinkState::default() });
+        links.states.insert(id, LinkState { info_log, error_log, ..LinkState::default() });
+        drop(links);
         try_out!(stateOut, handle);
         Ok(())
     })
@@ -118,17 +147,17 @@ fn add_input(state: hipLinkState_t, kind: hipJitInputType, name: &str, data: Vec
     if !known || kind == hipJitInputNvvm {
         return Err(CallError::new(HipError::INVALID_VALUE, format!("hipJitInputType {kind} cannot be linked")));
     }
-    let mut links = links();
-    let link = links.get_mut(&link_id(state)).ok_or_else(|| unknown(state))?;
-    if link.inputs.len() >= MAX_LINK_INPUTS || link.total + data.len() > MAX_BULK_LEN {
-        return Err(CallError::new(
-            HipError::INVALID_VALUE,
-            format!("the link would exceed {MAX_LINK_INPUTS} inputs or {MAX_BULK_LEN} bytes with `{name}` ({} bytes)", data.len()),
-        ));
-    }
-    link.total += data.len();
-    link.inputs.push((kind, name.to_string(), data));
-    Ok(())
+    with_link(state, |link| {
+        if link.inputs.len() >= MAX_LINK_INPUTS || link.total + data.len() > MAX_BULK_LEN {
+            return Err(CallError::new(
+                HipError::INVALID_VALUE,
+                format!("the link would exceed {MAX_LINK_INPUTS} inputs or {MAX_BULK_LEN} bytes with `{name}` ({} bytes)", data.len()),
+            ));
+        }
+        link.total += data.len();
+        link.inputs.push((kind, name.to_string(), data));
+        Ok(())
+    })
 }
 
 /// The per-input JIT options are accepted and ignored (see `hipLinkCreate`).
@@ -179,9 +208,7 @@ pub unsafe extern "C" fn hipLinkAddFile(
         let path = unsafe { c_str(path, "path")? };
         // SAFETY: forwarded caller contract (the options are only checked).
         unsafe { log_buffers(numOptions, options, optionValues)? };
-        if !links().contains_key(&link_id(state)) {
-            return Err(unknown(state));
-        }
+        with_link(state, |_| Ok(()))?;
         let bytes = std::fs::read(path).map_err(|e| CallError::new(HipError::FILE_NOT_FOUND, format!("{path}: {e}")))?;
         if bytes.is_empty() {
             return Err(CallError::new(HipError::INVALID_VALUE, format!("{path} is empty")));
@@ -197,9 +224,7 @@ pub unsafe extern "C" fn hipLinkComplete(state: hipLinkState_t, hipBinOut: *mut 
     hip_boundary!("hipLinkComplete", {
         non_null!(hipBinOut);
         non_null!(sizeOut);
-        let (inputs, names, data, info_log, error_log) = {
-            let links = links();
-            let link = links.get(&link_id(state)).ok_or_else(|| unknown(state))?;
+        let (inputs, names, data, info_log, error_log) = with_link(state, |link| {
             if link.inputs.is_empty() {
                 return Err(CallError::new(HipError::INVALID_VALUE, "hipLinkComplete without inputs"));
             }
@@ -212,8 +237,8 @@ pub unsafe extern "C" fn hipLinkComplete(state: hipLinkState_t, hipBinOut: *mut 
                 data.extend_from_slice(bytes);
                 inputs.push(wire::LinkInput { kind: (*kind).into(), len: (bytes.len() as u32).into() });
             }
-            (inputs, names, data, link.info_log, link.error_log)
-        };
+            Ok((inputs, names, data, link.info_log, link.error_log))
+        })?;
         let names =
             StrList::from_packed(&names).ok_or_else(|| CallError::new(HipError::INVALID_VALUE, "the inputs' names exceed the protocol's limits"))?;
         let req = wire::RtcLink { device: current_device(), inputs: proto_core::List(&inputs), names, data: Bulk(&data) };
@@ -227,19 +252,23 @@ pub unsafe extern "C" fn hipLinkComplete(state: hipLinkState_t, hipBinOut: *mut 
             return Err(CallError::new(HipError::INVALID_IMAGE, format!("the link failed: {}", log.trim_end())));
         }
         info_log.write(&log);
-        let mut links = links();
-        let link = links.get_mut(&link_id(state)).ok_or_else(|| unknown(state))?;
-        let image = link.image.insert(image);
-        // SAFETY: both checked non-null; the image lives in the link state until hipLinkDestroy.
-        unsafe {
-            hipBinOut.write(image.as_mut_ptr().cast());
-            sizeOut.write(image.len());
-        }
-        Ok(())
+        with_link(state, |link| {
+            let image = link.image.insert(image);
+            // SAFETY: both checked non-null; the image lives in the link state until
+            // hipLinkDestroy.
+            unsafe {
+                hipBinOut.write(image.as_mut_ptr().cast());
+                sizeOut.write(image.len());
+            }
+            Ok(())
+        })
     })
 }
 
 #[no_mangle]
 pub extern "C" fn hipLinkDestroy(state: hipLinkState_t) -> hipError_t {
-    hip_boundary!("hipLinkDestroy", { links().remove(&link_id(state)).map(drop).ok_or_else(|| unknown(state)) })
+    hip_boundary!("hipLinkDestroy", {
+        with_link(state, |_| Ok(()))?;
+        links(state).states.remove(&link_id(state)).map(drop).ok_or_else(|| unknown(state))
+    })
 }

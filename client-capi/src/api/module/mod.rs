@@ -2,9 +2,12 @@
 //! launches with exactly packed arguments, function attributes and occupancy; and
 //! [`__hipRemoteRtcCompile`], libhiprtc's way onto this library's connection.
 //!
-//! **Handles.** `hipModule_t` and `hipFunction_t` are ids into this library's tables, drawn
-//! from one counter and never reused; they are never dereferenced, so a stale (unloaded) or
-//! made-up handle is `hipErrorInvalidHandle`, not a crash. A function entry holds everything a
+//! **Handles.** `hipModule_t` and `hipFunction_t` (and `hipLibrary_t`, `hipKernel_t`,
+//! `hipLinkState_t`) are ids into tables each worker's session keeps: a tag of the kind, the
+//! worker's namespace (its first device, bits 40..48, as the worker's own handles carry it) and
+//! a counter of that session, never reused. The namespace finds the session at once (no
+//! search on a launch); the handle is never dereferenced, so a stale (unloaded) or made-up
+//! handle is `hipErrorInvalidHandle`, not a crash. A function entry holds everything a
 //! launch needs without asking the worker: the worker's handle and the parameter layout that
 //! `ModuleGetFunction` returned (and the attributes once asked for).
 //!
@@ -69,7 +72,6 @@ use proto_core::{Bulk, StrList};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 #[cfg(test)]
@@ -242,6 +244,32 @@ mod test {
         }
         // SAFETY: the array has MAX_EXTRA_ENTRIES * 2 entries, more than the scan reads.
         assert!(unsafe { extra_buffer(endless.as_ptr()) }.is_err());
+    }
+
+    /// This library's handles carry their kind's tag, their worker's namespace (which
+    /// `device_of_handle` reads back, finding the session without a search) and a counter
+    /// that stops below the namespace bits.
+    #[test]
+    fn test_local_handles_name_their_kind_and_worker() {
+        use client_core::client_handles::NAMESPACE_SHIFT;
+        let mut issued = 0;
+        let namespace = 3 << NAMESPACE_SHIFT;
+        let f = issue_handle(&mut issued, FUNCTION_HANDLE_TAG, namespace, "function").unwrap();
+        assert_eq!(f, FUNCTION_HANDLE_TAG | 3 << NAMESPACE_SHIFT | 1);
+        assert_eq!(crate::remote::device_of_handle(f), Some(3), "the worker whose first device is 3");
+        assert_eq!(namespace_of(f), namespace);
+        let m = issue_handle(&mut issued, MODULE_HANDLE_TAG, 0, "module").unwrap();
+        assert_eq!(m, MODULE_HANDLE_TAG | 2, "one counter, never reused");
+        assert_eq!(crate::remote::device_of_handle(m), Some(0));
+        // A module handle is not a function's, nor a function's a module's.
+        assert_eq!(function(m).unwrap_err().code, HipError::INVALID_HANDLE);
+        assert_eq!(module_worker(f).unwrap_err().code, HipError::INVALID_HANDLE);
+        issued = MAX_LOCAL_HANDLES - 2;
+        let last = issue_handle(&mut issued, MODULE_HANDLE_TAG, namespace, "module").unwrap();
+        assert_eq!(namespace_of(last), namespace, "the last counter stays out of the namespace bits");
+        let spent = issue_handle(&mut issued, MODULE_HANDLE_TAG, namespace, "module").unwrap_err();
+        assert_eq!(spent.code, HipError::OUT_OF_MEMORY);
+        assert!(spent.message.contains("module handles"), "{}", spent.message);
     }
 
     #[test]

@@ -16,8 +16,10 @@
 //! the same fat binary — fails with `hipErrorNoBinaryForGpu` and a message naming the
 //! architectures the program carries and the one the worker needs.
 //!
-//! The handle `__hipRegisterFatBinary` returns is an id from the same never-reused counter
-//! as `hipModule_t`, never dereferenced. Device variables are reached through
+//! The handle `__hipRegisterFatBinary` returns is an id of the process's registry (never
+//! reused, never dereferenced): registrations are the process's, made before any connection
+//! opens. Each load, and what the kernels and variables resolved to on a device, is kept in
+//! the session of that device's worker. Device variables are reached through
 //! `hipMemcpyToSymbol`/`hipMemcpyFromSymbol` (+`Async`), `hipGetSymbolAddress` and
 //! `hipGetSymbolSize`; the copies go through this library's ordinary copy paths.
 
@@ -29,6 +31,8 @@ use crate::remote;
 use crate::state::allocations::is_device_pointer;
 use crate::state::copy::copy;
 use crate::state::devices::current_device;
+use crate::state::families::Family;
+use client_core::published::FamilyTable;
 use client_core::CallError;
 use proto_core::{calls, wire, Caller};
 use std::cell::RefCell;
@@ -36,13 +40,15 @@ use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-/// What became of a registered fat binary.
+/// What became of a registered fat binary on one device.
+#[derive(Default)]
 enum LoadState {
     /// Not needed yet.
+    #[default]
     Unloaded,
     /// Loaded as this client module.
     Loaded(u64),
-    /// Cannot ever load in this process: bad image, or no code object for the device.
+    /// Cannot ever load on the device: bad image, or no code object for it.
     Failed(CallError),
 }
 
@@ -54,35 +60,54 @@ struct FatBinary {
     origin: String,
     /// Why the wrapper is unusable, when it is: no device ever loads it.
     unusable: Option<CallError>,
-    /// What became of it on each device. Held during a (first) load, so concurrent first
-    /// launches load once.
-    states: Mutex<HashMap<u32, LoadState>>,
 }
 
 struct RegisteredFunction {
     fatbin: u64,
     name: String,
-    /// The `hipFunction_t` of each device it was resolved on.
-    resolved: HashMap<u32, u64>,
+    /// `name` as a C string once `hipKernelNameRefByPtr` asked (valid while registered).
+    c_name: Option<std::ffi::CString>,
 }
 
 struct RegisteredVar {
     fatbin: u64,
     name: String,
-    /// The device address and size on each device it was resolved on.
-    resolved: HashMap<u32, (u64, u64)>,
 }
 
+/// What the program registered: the process's, made before `main` and before any connection
+/// opens, whatever devices it later runs on. Where each fat binary is loaded, and what its
+/// kernels and variables resolved to there, is each session's ([`Loads`]).
 #[derive(Default)]
 struct Registry {
     fatbins: HashMap<u64, Arc<FatBinary>>,
     functions: HashMap<usize, RegisteredFunction>,
     vars: HashMap<usize, RegisteredVar>,
+    /// The counter of fat binary handles (never 0, never reused).
+    issued: u64,
 }
 
 fn registry() -> MutexGuard<'static, Registry> {
     static REGISTRY: OnceLock<Mutex<Registry>> = OnceLock::new();
     REGISTRY.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// One session's loads of registered fat binaries, on the devices of its worker.
+#[derive(Default)]
+struct Loads {
+    /// Each fat binary's state on each device, by (fat binary, device). Held during a first
+    /// load, so concurrent first launches load once.
+    fatbins: HashMap<(u64, u32), Arc<Mutex<LoadState>>>,
+    /// The `hipFunction_t` a registered kernel (by its host stub) resolved to on a device.
+    functions: HashMap<(usize, u32), u64>,
+    /// The device address and size a registered variable (by its shadow) resolved to.
+    vars: HashMap<(usize, u32), (u64, u64)>,
+}
+
+const LOADS: FamilyTable<Loads> = FamilyTable::new(Family::FatBinaryLoads.slot());
+
+/// The loads of the session serving `device`.
+fn loads(device: u32) -> Result<MutexGuard<'static, Loads>, CallError> {
+    Ok(remote::published_for_device(device)?.family(&LOADS))
 }
 
 fn debug(msg: impl FnOnce() -> String) {
@@ -135,8 +160,11 @@ unsafe fn read_wrapper(data: *const c_void) -> Result<usize, CallError> {
 /// `data` must be the compiler-generated `__hip_fatbin_wrapper`.
 #[no_mangle]
 pub unsafe extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mut c_void {
-    let handle = module::next_handle();
     let registered = std::panic::catch_unwind(|| {
+        let mut r = registry();
+        r.issued += 1;
+        let handle = r.issued;
+        drop(r);
         // SAFETY: forwarded caller contract.
         let (bundle, unusable) = match unsafe { read_wrapper(data) } {
             Ok(b) => (b, None),
@@ -147,11 +175,15 @@ pub unsafe extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mu
             None => format!("fat binary at {bundle:#x}"),
         };
         debug(|| format!("registered {origin} as {handle:#x}"));
-        registry().fatbins.insert(handle, Arc::new(FatBinary { bundle, origin, unusable, states: Mutex::default() }));
+        registry().fatbins.insert(handle, Arc::new(FatBinary { bundle, origin, unusable }));
+        handle
     });
-    if registered.is_err() {
+    // Never null, so the generated constructor does not register it again; a handle no
+    // table knows fails its kernels' launches.
+    let handle = registered.unwrap_or_else(|_| {
         eprintln!("hip-remote: internal panic in __hipRegisterFatBinary; its kernels will not launch");
-    }
+        u64::MAX
+    });
     handle as *mut *mut c_void
 }
 
@@ -185,7 +217,7 @@ pub unsafe extern "C" fn __hipRegisterFunction(
             debug(|| format!("__hipRegisterFunction({name}) for unknown fat binary {modules:p}; ignored"));
             return;
         }
-        r.functions.insert(hostFunction as usize, RegisteredFunction { fatbin: modules as u64, name: name.to_string(), resolved: HashMap::new() });
+        r.functions.insert(hostFunction as usize, RegisteredFunction { fatbin: modules as u64, name: name.to_string(), c_name: None });
     });
 }
 
@@ -211,7 +243,7 @@ pub unsafe extern "C" fn __hipRegisterVar(
         let Ok(name) = name else { return };
         let mut r = registry();
         if r.fatbins.contains_key(&(modules as u64)) {
-            r.vars.insert(var as usize, RegisteredVar { fatbin: modules as u64, name: name.to_string(), resolved: HashMap::new() });
+            r.vars.insert(var as usize, RegisteredVar { fatbin: modules as u64, name: name.to_string() });
         }
     });
 }
@@ -223,20 +255,35 @@ pub unsafe extern "C" fn __hipRegisterVar(
 pub unsafe extern "C" fn __hipUnregisterFatBinary(modules: *mut *mut c_void) {
     let _ = std::panic::catch_unwind(|| {
         let id = modules as u64;
-        let fatbin = {
+        let (functions, vars) = {
             let mut r = registry();
+            if r.fatbins.remove(&id).is_none() {
+                return;
+            }
+            let functions: Vec<usize> = r.functions.iter().filter(|(_, f)| f.fatbin == id).map(|(&host, _)| host).collect();
+            let vars: Vec<usize> = r.vars.iter().filter(|(_, v)| v.fatbin == id).map(|(&shadow, _)| shadow).collect();
             r.functions.retain(|_, f| f.fatbin != id);
             r.vars.retain(|_, v| v.fatbin != id);
-            r.fatbins.remove(&id)
+            (functions, vars)
         };
-        let Some(fatbin) = fatbin else { return };
-        let states = fatbin.states.lock().unwrap_or_else(|p| p.into_inner());
-        for state in states.values() {
-            if let LoadState::Loaded(m) = *state {
-                if let Some(worker) = module::forget_module(m) {
-                    if remote::is_open() {
-                        let _ =
-                            remote::on_handle(worker, || remote::with_conn(|c| c.post::<calls::ModuleUnload>(wire::ModuleRef { module: worker })));
+        // Its loads, in every session that made one (none before any call: a program that
+        // exits without calling HIP reads no configuration here).
+        for published in remote::every_published_if_configured() {
+            let states: Vec<Arc<Mutex<LoadState>>> = {
+                let mut loads = published.family(&LOADS);
+                loads.functions.retain(|(host, _), _| !functions.contains(host));
+                loads.vars.retain(|(shadow, _), _| !vars.contains(shadow));
+                let mine: Vec<(u64, u32)> = loads.fatbins.keys().filter(|(fatbin, _)| *fatbin == id).copied().collect();
+                mine.iter().filter_map(|key| loads.fatbins.remove(key)).collect()
+            };
+            for state in states {
+                if let LoadState::Loaded(m) = *state.lock().unwrap_or_else(|p| p.into_inner()) {
+                    if let Some(worker) = module::forget_module(m) {
+                        if remote::is_open() {
+                            let _ = remote::on_handle(worker, || {
+                                remote::with_conn(|c| c.post::<calls::ModuleUnload>(wire::ModuleRef { module: worker }))
+                            });
+                        }
                     }
                 }
             }
@@ -250,8 +297,8 @@ fn ensure_loaded(id: u64, fatbin: &FatBinary, device: u32) -> Result<u64, CallEr
     if let Some(e) = &fatbin.unusable {
         return Err(e.clone());
     }
-    let mut states = fatbin.states.lock().unwrap_or_else(|p| p.into_inner());
-    let state = states.entry(device).or_insert(LoadState::Unloaded);
+    let slot = loads(device)?.fatbins.entry((id, device)).or_default().clone();
+    let mut state = slot.lock().unwrap_or_else(|p| p.into_inner());
     match &*state {
         LoadState::Loaded(m) => return Ok(*m),
         LoadState::Failed(e) => return Err(e.clone()),
@@ -270,22 +317,22 @@ fn ensure_loaded(id: u64, fatbin: &FatBinary, device: u32) -> Result<u64, CallEr
     // unregistered; `image_at` bounds it by the segment holding it.
     let image = match unsafe { module::image_at(fatbin.bundle as *const u8, &fatbin.origin) } {
         Ok(image) => image,
-        Err(e) => return Err(sticky(e, state)),
+        Err(e) => return Err(sticky(e, &mut state)),
     };
     let m = match module::load_image(image, &fatbin.origin) {
         Ok(m) => m,
-        Err(e) => return Err(sticky(e, state)),
+        Err(e) => return Err(sticky(e, &mut state)),
     };
     *state = LoadState::Loaded(m);
-    drop(states);
+    drop(state);
     let names: Vec<(usize, String)> = registry().functions.iter().filter(|(_, f)| f.fatbin == id).map(|(&host, f)| (host, f.name.clone())).collect();
     let refs: Vec<&str> = names.iter().map(|(_, n)| n.as_str()).collect();
     // Kernels that fail to resolve here report their error at their own launch.
     if let Ok(results) = module::get_functions(m, &refs) {
-        let mut r = registry();
+        let mut loads = loads(device)?;
         for ((host, _), res) in names.iter().zip(results) {
-            if let (Ok(h), Some(f)) = (res, r.functions.get_mut(host)) {
-                f.resolved.insert(device, h);
+            if let Ok(h) = res {
+                loads.functions.insert((*host, device), h);
             }
         }
     }
@@ -304,20 +351,17 @@ pub(crate) fn resolve_function(host_fn: *const c_void) -> Result<Arc<Function>, 
                 CallError::new(HipError::INVALID_DEVICE_FUNCTION, format!("{host_fn:p} is not a registered kernel (nor a hipFunction_t)"))
             });
         };
-        if let Some(&h) = reg.resolved.get(&device) {
-            if let Ok(f) = module::function(h) {
-                return Ok(f);
-            }
-        }
         let fatbin =
             r.fatbins.get(&reg.fatbin).cloned().ok_or_else(|| CallError::new(HipError::INVALID_DEVICE_FUNCTION, "fat binary unregistered"))?;
         (reg.fatbin, fatbin, reg.name.clone())
     };
+    let resolved = loads(device)?.functions.get(&(host_fn as usize, device)).copied();
+    if let Some(f) = resolved.and_then(|h| module::function(h).ok()) {
+        return Ok(f);
+    }
     let m = ensure_loaded(fatbin_id, &fatbin, device)?;
     let h = module::get_function(m, &name)?;
-    if let Some(f) = registry().functions.get_mut(&(host_fn as usize)) {
-        f.resolved.insert(device, h);
-    }
+    loads(device)?.functions.insert((host_fn as usize, device), h);
     module::function(h)
 }
 
@@ -330,17 +374,15 @@ fn resolve_var(symbol: *const c_void) -> Result<(u64, u64), CallError> {
             .vars
             .get(&(symbol as usize))
             .ok_or_else(|| CallError::new(HipError::INVALID_SYMBOL, format!("{symbol:p} is not a registered device variable")))?;
-        if let Some(&g) = reg.resolved.get(&device) {
-            return Ok(g);
-        }
         let fatbin = r.fatbins.get(&reg.fatbin).cloned().ok_or_else(|| CallError::new(HipError::INVALID_SYMBOL, "fat binary unregistered"))?;
         (reg.fatbin, fatbin, reg.name.clone())
     };
+    if let Some(&g) = loads(device)?.vars.get(&(symbol as usize, device)) {
+        return Ok(g);
+    }
     let m = ensure_loaded(fatbin_id, &fatbin, device)?;
     let g = module::get_global(m, &name)?;
-    if let Some(v) = registry().vars.get_mut(&(symbol as usize)) {
-        v.resolved.insert(device, g);
-    }
+    loads(device)?.vars.insert((symbol as usize, device), g);
     Ok(g)
 }
 
@@ -656,18 +698,16 @@ pub unsafe extern "C" fn hipGetSymbolSize(size: *mut usize, symbol: *const c_voi
 }
 
 /// The device name registered for the kernel whose host stub is `host_fn` (what the compiler
-/// gave `__hipRegisterFunction`), as a C string that lives as long as the process: each name
-/// is made once, on first request, so at most one per registered kernel.
-fn registered_name(host_fn: *const c_void) -> Option<&'static std::ffi::CStr> {
-    static NAMES: OnceLock<Mutex<HashMap<usize, &'static std::ffi::CStr>>> = OnceLock::new();
-    let mut names = NAMES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(name) = names.get(&(host_fn as usize)) {
-        return Some(name);
+/// gave `__hipRegisterFunction`), as a C string that lives until its fat binary is
+/// unregistered (made once, on first request); NULL for a function no fat binary registered.
+fn registered_name(host_fn: *const c_void) -> *const c_char {
+    let mut r = registry();
+    let Some(f) = r.functions.get_mut(&(host_fn as usize)) else { return std::ptr::null() };
+    if f.c_name.is_none() {
+        f.c_name = std::ffi::CString::new(f.name.as_str()).ok();
     }
-    let name = std::ffi::CString::new(registry().functions.get(&(host_fn as usize))?.name.clone()).ok()?;
-    let name: &'static std::ffi::CStr = Box::leak(name.into_boxed_c_str());
-    names.insert(host_fn as usize, name);
-    Some(name)
+    // The string lives in the registry until the fat binary is unregistered.
+    f.c_name.as_ref().map_or(std::ptr::null(), |name| name.as_ptr())
 }
 
 /// `hipKernelNameRefByPtr`: the device name of the kernel whose host stub is `hostFunction`,
@@ -680,7 +720,7 @@ pub unsafe extern "C" fn hipKernelNameRefByPtr(hostFunction: *const c_void, stre
         if hostFunction.is_null() || crate::api::stream::hipGetStreamDeviceId(stream) == -1 {
             return std::ptr::null();
         }
-        registered_name(hostFunction).map_or(std::ptr::null(), |name| name.as_ptr())
+        registered_name(hostFunction)
     })
     .unwrap_or(std::ptr::null())
 }
@@ -731,7 +771,9 @@ mod test {
             let fb = &r.fatbins[&(h as u64)];
             assert_eq!(fb.bundle, bundle.as_ptr() as usize);
             assert!(fb.unusable.is_none());
-            assert!(fb.states.lock().unwrap().is_empty(), "registration loads nothing");
+        }
+        for published in remote::every_published() {
+            assert!(!published.family(&LOADS).fatbins.keys().any(|(fatbin, _)| *fatbin == h as u64), "registration loads nothing");
         }
         // SAFETY: a handle registered above, unregistered once.
         unsafe { __hipUnregisterFatBinary(h) };

@@ -2,6 +2,8 @@
 //! lookups that fill them: functions (batched), globals, attributes.
 
 use super::*;
+use crate::state::families::Family;
+use client_core::published::FamilyTable;
 
 // ------------------------------------------------------------------------------------------------
 // Tables
@@ -23,6 +25,9 @@ pub struct Function {
     worker_name: String,
     /// Cached `hipFuncGetAttributes` answer; `hipFuncSetAttribute` drops it.
     attributes: Mutex<Option<wire::FuncAttributes>>,
+    /// Its name as a C string once `hipKernelGetName` asked (valid while the function is
+    /// in its table: until its module or library is unloaded).
+    pub(super) c_name: OnceLock<std::ffi::CString>,
 }
 
 impl Function {
@@ -36,7 +41,7 @@ impl Function {
         // most of the kernels it looked up.
         let (worker, origin) = module_worker(self.module)?;
         let pending: Vec<Arc<Function>> = {
-            let t = tables();
+            let t = tables_of(self.module);
             let mut pending: Vec<Arc<Function>> =
                 t.functions.values().filter(|f| f.module == self.module && f.layout.get().is_none()).cloned().collect();
             pending.truncate(LOOKUP_BATCH);
@@ -84,28 +89,74 @@ pub(super) struct ModuleEntry {
     /// The worker's name of a kernel or variable registered under another name (a module
     /// compiled from device source names its symbols as the worker's compiler did).
     pub(super) aliases: HashMap<String, String>,
+    /// Loaded as a `hipLibrary_t` (`hipLibraryLoad*`): its handle is also a library's.
+    pub(super) library: bool,
 }
 
+/// Tags of this library's own module and function handles. Lowercase ASCII pairs ("lm",
+/// "lf"): the worker's tags are uppercase pairs, so no value is both.
+pub(crate) const MODULE_HANDLE_TAG: u64 = 0x6c6d_0000_0000_0000;
+pub(crate) const FUNCTION_HANDLE_TAG: u64 = 0x6c66_0000_0000_0000;
+/// The bits a handle's tag occupies.
+pub(crate) const LOCAL_HANDLE_TAG_MASK: u64 = 0xffff_0000_0000_0000;
+/// Handles one session's table may issue: the counter stays below the namespace bits, which
+/// name the worker ([`crate::remote::handle_namespace`]).
+pub(crate) const MAX_LOCAL_HANDLES: u64 = 1 << client_core::client_handles::NAMESPACE_SHIFT;
+
+/// A fresh handle `tag | namespace | counter` from `issued` (a session's counter, never
+/// reused); `hipErrorOutOfMemory` once the counter is spent.
+pub(crate) fn issue_handle(issued: &mut u64, tag: u64, namespace: u64, what: &str) -> Result<u64, CallError> {
+    if *issued + 1 >= MAX_LOCAL_HANDLES {
+        return Err(CallError::new(
+            HipError::OUT_OF_MEMORY,
+            format!("this session has issued the {MAX_LOCAL_HANDLES} {what} handles a session can number; start a new process"),
+        ));
+    }
+    *issued += 1;
+    Ok(tag | namespace | *issued)
+}
+
+/// The namespace bits of a handle this library issued (its worker's).
+pub(crate) fn namespace_of(handle: u64) -> u64 {
+    handle & (0xff << client_core::client_handles::NAMESPACE_SHIFT)
+}
+
+/// One session's module tables (kept in what the session publishes: see
+/// `state::families`). A handle names its worker, so every lookup finds its session at once.
 #[derive(Default)]
 pub(super) struct Tables {
     pub(super) modules: HashMap<u64, ModuleEntry>,
     pub(super) functions: HashMap<u64, Arc<Function>>,
+    /// The counter of the module and function handles issued in this session.
+    issued: u64,
+    /// Held while names are looked up in a module of this session (see [`get_functions`]).
+    posted_lookups: Arc<Mutex<()>>,
 }
 
-pub(super) fn tables() -> MutexGuard<'static, Tables> {
-    static TABLES: OnceLock<Mutex<Tables>> = OnceLock::new();
-    TABLES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+impl Tables {
+    /// A fresh handle carrying `tag` and `namespace` (the session's worker).
+    pub(super) fn issue(&mut self, tag: u64, namespace: u64) -> Result<u64, CallError> {
+        issue_handle(&mut self.issued, tag, namespace, "module and function")
+    }
 }
 
-/// A fresh handle value for a module, function or registered fat binary (never 0, never reused).
-pub(crate) fn next_handle() -> u64 {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+const MODULES: FamilyTable<Tables> = FamilyTable::new(Family::Modules.slot());
+
+/// The module tables of the session that issued `handle` (a module, library, function or
+/// kernel handle); those of the worker this call goes to for a handle naming none.
+pub(super) fn tables_of(handle: u64) -> MutexGuard<'static, Tables> {
+    crate::remote::published_for_handle(handle).family(&MODULES)
+}
+
+/// The module tables of `published`'s session.
+pub(super) fn tables_in(published: &'static client_core::published::Published) -> MutexGuard<'static, Tables> {
+    published.family(&MODULES)
 }
 
 /// The function behind a `hipFunction_t`.
 pub fn function(handle: u64) -> Result<Arc<Function>, CallError> {
-    tables().functions.get(&handle).cloned().ok_or_else(|| {
+    let found = (handle & LOCAL_HANDLE_TAG_MASK == FUNCTION_HANDLE_TAG).then(|| tables_of(handle).functions.get(&handle).cloned()).flatten();
+    found.ok_or_else(|| {
         CallError::new(
             HipError::INVALID_HANDLE,
             format!("{handle:#x} is not a hipFunction_t of this process (bad handle, or its module was unloaded)"),
@@ -114,7 +165,10 @@ pub fn function(handle: u64) -> Result<Arc<Function>, CallError> {
 }
 
 pub(super) fn module_worker(module: u64) -> Result<(u64, String), CallError> {
-    tables().modules.get(&module).map(|m| (m.worker, m.origin.clone())).ok_or_else(|| {
+    let found = (module & LOCAL_HANDLE_TAG_MASK == MODULE_HANDLE_TAG)
+        .then(|| tables_of(module).modules.get(&module).map(|m| (m.worker, m.origin.clone())))
+        .flatten();
+    found.ok_or_else(|| {
         CallError::new(HipError::INVALID_HANDLE, format!("{module:#x} is not a hipModule_t of this process (bad handle, or already unloaded)"))
     })
 }
@@ -153,13 +207,10 @@ pub(super) const LOOKUP_BATCH: usize = 128;
 
 /// Resolves `names` in `module`: cached ones at once, the rest pipelined (one round trip per
 /// [`LOOKUP_BATCH`] names).
-/// Held while names are looked up (see [`get_functions`]).
-static POSTED_LOOKUPS: Mutex<()> = Mutex::new(());
-
 pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u64, CallError>>, CallError> {
     let (worker, origin) = module_worker(module)?;
     let mut out: Vec<Option<Result<u64, CallError>>> = {
-        let t = tables();
+        let t = tables_of(module);
         let Some(m) = t.modules.get(&module) else {
             return Err(CallError::new(HipError::INVALID_HANDLE, "module unloaded while its functions were looked up"));
         };
@@ -168,7 +219,7 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
     let mut missing: Vec<usize> = (0..names.len()).filter(|&i| out[i].is_none()).collect();
     // The names as the worker knows them, one per missing name.
     let mut aliased: Vec<String> = {
-        let t = tables();
+        let t = tables_of(module);
         let aliases = t.modules.get(&module).map(|m| &m.aliases);
         missing.iter().map(|&i| aliases.and_then(|a| a.get(names[i])).map_or(names[i], |w| w.as_str()).to_string()).collect()
     };
@@ -178,9 +229,10 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
         // thread at a time, and names another thread looked up meanwhile are taken as they
         // are: the worker gives a kernel one handle only, so a second posted lookup of the
         // same name would fail later, at an unrelated call.
-        let _one_at_a_time = POSTED_LOOKUPS.lock().unwrap_or_else(|e| e.into_inner());
+        let posted_lookups = tables_of(module).posted_lookups.clone();
+        let _one_at_a_time = posted_lookups.lock().unwrap_or_else(|e| e.into_inner());
         {
-            let t = tables();
+            let t = tables_of(module);
             if let Some(m) = t.modules.get(&module) {
                 let mut k = 0;
                 while k < missing.len() {
@@ -202,11 +254,11 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
                 waiting.1.push(worker_name);
                 continue;
             };
-            let mut t = tables();
+            let mut t = tables_of(module);
+            let h = t.issue(FUNCTION_HANDLE_TAG, namespace_of(module))?;
             let Some(m) = t.modules.get_mut(&module) else {
                 return Err(CallError::new(HipError::INVALID_HANDLE, "module unloaded while its functions were looked up"));
             };
-            let h = next_handle();
             m.functions.insert(names[i].to_string(), h);
             let f = Function {
                 worker: worker_fn,
@@ -215,6 +267,7 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
                 layout: OnceLock::new(),
                 worker_name,
                 attributes: Mutex::new(None),
+                c_name: OnceLock::new(),
             };
             t.functions.insert(h, Arc::new(f));
             out[i] = Some(Ok(h));
@@ -236,21 +289,23 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
                 })
             })?);
         }
-        let mut t = tables();
+        let mut t = tables_of(module);
         for (&i, reply) in missing.iter().zip(replies) {
             let resolved = reply.and_then(|(worker_fn, params)| Ok((worker_fn, ArgLayout::new(params)?)));
             out[i] = Some(match resolved {
                 Err(e) => Err(CallError::new(e.code, format!("{origin}: kernel {}: {}", names[i], e.message))),
                 Ok((worker_fn, layout)) => {
-                    let Some(m) = t.modules.get_mut(&module) else {
+                    let Some(m) = t.modules.get(&module) else {
                         return Err(CallError::new(HipError::INVALID_HANDLE, "module unloaded while its functions were looked up"));
                     };
                     // A concurrent lookup of the same name may have won: keep its handle.
                     let handle = match m.functions.get(names[i]) {
                         Some(&h) => h,
                         None => {
-                            let h = next_handle();
-                            m.functions.insert(names[i].to_string(), h);
+                            let h = t.issue(FUNCTION_HANDLE_TAG, namespace_of(module))?;
+                            if let Some(m) = t.modules.get_mut(&module) {
+                                m.functions.insert(names[i].to_string(), h);
+                            }
                             let f = Function {
                                 worker: worker_fn,
                                 module,
@@ -258,6 +313,7 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
                                 layout: OnceLock::from(layout),
                                 worker_name: aliased[missing.iter().position(|&m| m == i).unwrap_or(0)].clone(),
                                 attributes: Mutex::new(None),
+                                c_name: OnceLock::new(),
                             };
                             t.functions.insert(h, Arc::new(f));
                             h
@@ -279,15 +335,15 @@ pub(crate) fn get_function(module: u64, name: &str) -> Result<u64, CallError> {
 /// A device global of `module`: its address and size (cached).
 pub(crate) fn get_global(module: u64, name: &str) -> Result<(u64, u64), CallError> {
     let (worker, origin) = module_worker(module)?;
-    if let Some(&g) = tables().modules.get(&module).and_then(|m| m.globals.get(name)) {
+    if let Some(&g) = tables_of(module).modules.get(&module).and_then(|m| m.globals.get(name)) {
         return Ok(g);
     }
-    let alias = tables().modules.get(&module).and_then(|m| m.aliases.get(name).cloned());
+    let alias = tables_of(module).modules.get(&module).and_then(|m| m.aliases.get(name).cloned());
     let req = wire::SymbolLookup { module: worker, name: wire_name(alias.as_deref().unwrap_or(name)).into() };
     let global = crate::remote::on_handle(worker, || with_conn(|c| c.module_get_global(req).map(|g| (g.ptr, g.size))))
         .map_err(|e| CallError::new(e.code, format!("{origin}: global {name}: {}", e.message)))?;
     let mut device = current_device();
-    if let Some(m) = tables().modules.get_mut(&module) {
+    if let Some(m) = tables_of(module).modules.get_mut(&module) {
         m.globals.insert(name.to_string(), global);
         device = m.device;
     }
@@ -299,7 +355,7 @@ pub(crate) fn get_global(module: u64, name: &str) -> Result<(u64, u64), CallErro
 
 /// Drops a function whose kernel turned out missing, so a later lookup asks again.
 pub(crate) fn forget_function(handle: u64) {
-    let mut t = tables();
+    let mut t = tables_of(handle);
     if let Some(f) = t.functions.remove(&handle) {
         if let Some(m) = t.modules.get_mut(&f.module) {
             m.functions.retain(|_, h| *h != handle);
@@ -307,9 +363,13 @@ pub(crate) fn forget_function(handle: u64) {
     }
 }
 
-/// Drops `module` and its functions from the tables; returns its worker handle.
+/// Drops `module` and its functions from its session's tables (a library's kernel names with
+/// them); returns its worker handle.
 pub(crate) fn forget_module(module: u64) -> Option<u64> {
-    let mut t = tables();
+    if module & LOCAL_HANDLE_TAG_MASK != MODULE_HANDLE_TAG {
+        return None;
+    }
+    let mut t = tables_of(module);
     let entry = t.modules.remove(&module)?;
     for h in entry.functions.values() {
         t.functions.remove(h);
@@ -349,7 +409,8 @@ pub(crate) fn fill_attributes(out: &mut hipFuncAttributes, a: &wire::FuncAttribu
     out.sharedSizeBytes = a.shared_size as usize;
 }
 
-/// The `hipFunction_t` of this process whose worker handle is `worker`, if any.
+/// The `hipFunction_t` of this process whose worker handle is `worker`, if any (looked up in
+/// the session of the worker that handle names).
 pub fn function_by_worker(worker: u64) -> Option<u64> {
-    tables().functions.iter().find(|(_, f)| f.worker == worker).map(|(&h, _)| h)
+    tables_of(worker).functions.iter().find(|(_, f)| f.worker == worker).map(|(&h, _)| h)
 }

@@ -206,7 +206,7 @@ impl HipBackend {
             let mut prop = props::HipDeviceProp::zeroed();
             // SAFETY: `prop` has the R0600 layout this entry point fills.
             unsafe { (api.hipGetDevicePropertiesR0600)(&mut prop, ordinal) }.check("hipGetDevicePropertiesR0600")?;
-            let props = prop.properties();
+            let props = props::properties(&prop);
             tracing::info!(ordinal, served_as = devices.len(), name = %props.name, arch = %props.gcn_arch_name, "HIP device opened");
             devices.push(props);
         }
