@@ -330,6 +330,7 @@ fn apply_cuts(mut bytes: Vec<u8>, cuts: &[Cut]) -> Vec<u8> {
         .iter()
         .map(|cut| {
             let mut range = cut.range.start.min(bytes.len())..cut.range.end.min(bytes.len());
+            range.start = attribute_opening(&bytes, range.start);
             if cut.ends_in_macro {
                 range.end = macro_invocation_end(&bytes, range.end);
             }
@@ -395,6 +396,29 @@ fn apply_cuts(mut bytes: Vec<u8>, cuts: &[Cut]) -> Vec<u8> {
         }
     }
     bytes
+}
+
+/// Where the attribute list a declaration starts with opens, when `start` is inside one:
+/// clang begins a leading `[[noreturn]]` at `noreturn` and `__attribute__((cold))` at `cold`,
+/// and a cut must take the brackets too (`[[` alone would be left before the next line).
+fn attribute_opening(bytes: &[u8], start: usize) -> usize {
+    let before_spaces = |mut i: usize| {
+        while i > 0 && bytes[i - 1].is_ascii_whitespace() {
+            i -= 1;
+        }
+        i
+    };
+    let i = before_spaces(start);
+    if bytes[..i].ends_with(b"[[") {
+        return i - 2;
+    }
+    if bytes[..i].ends_with(b"((") {
+        let j = before_spaces(i - 2);
+        if bytes[..j].ends_with(b"__attribute__") {
+            return j - b"__attribute__".len();
+        }
+    }
+    start
 }
 
 /// Whether a line (from its start) is a preprocessor directive a cut keeps: conditionals
@@ -874,6 +898,20 @@ mod tests {
         let out = Command::new(cxx).args(["-std=c++17", "-fsyntax-only"]).arg(&file).output().unwrap();
         std::fs::remove_dir_all(&dir).ok();
         assert!(out.status.success(), "{cxx} rejects the device source:\n{source}\n{}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    #[test]
+    fn a_leading_attribute_goes_with_its_declaration() {
+        // clang's range of `[[noreturn]] void f()` (ggml_cuda_error) starts at `noreturn`.
+        let text = "[[noreturn]]\nvoid fail(const char* m) {\n  abort();\n}\n__attribute__ (( cold )) void slow() { x(); }\nint keep;\n";
+        let fail_from = text.find("noreturn").unwrap();
+        let fail = Cut { range: fail_from..text.find("}\n").unwrap() + 1, ..cut_of(text, "noreturn", CutKind::Whole) };
+        let slow_from = text.find("cold").unwrap();
+        let slow = Cut { range: slow_from..text.find("); }").unwrap() + 4, ..cut_of(text, "cold", CutKind::Whole) };
+        assert_eq!(applied(text, &[fail, slow]), "int keep;");
+        assert_eq!(attribute_opening(b"int a; [[x]]", 9), 7);
+        assert_eq!(attribute_opening(b"f((a)); int b;", 8), 8, "not an attribute");
+        assert_eq!(attribute_opening(b"x", 0), 0);
     }
 
     #[test]
