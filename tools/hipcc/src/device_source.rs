@@ -246,7 +246,7 @@ fn host_function_cut(decl: &Decl, pattern: &Decl) -> Option<Cut> {
     if !pattern.has_body || pattern.constexpr || pattern.defaulted {
         return None;
     }
-    let deduced = pattern.qual_type.starts_with("auto") && !pattern.qual_type.contains("->");
+    let deduced = (pattern.qual_type.starts_with("auto") || pattern.qual_type.starts_with("decltype(auto)")) && !pattern.qual_type.contains("->");
     // A function template whose return type its body deduces: kept whole, since a declaration
     // alone cannot be called by the kept code that names it, and a template emits nothing
     // unless device code instantiates it.
@@ -857,6 +857,10 @@ mod tests {
         let pattern = host_function(ctor, "CXXConstructorDecl", "S::S", "S(", "{", false);
         let cut = host_function_cut(&template_of(pattern.clone()), &pattern).unwrap();
         assert!(matches!(cut.kind, CutKind::ConstructorBody { .. }), "{cut:?}");
+
+        // A return type its body deduces: the template stays whole (a stub would deduce `void`).
+        let deduced = Decl { qual_type: "decltype(auto) (T)".into(), ..host_function(free, "FunctionDecl", "void", "launch", "{", false) };
+        assert!(host_function_cut(&template_of(deduced.clone()), &deduced).is_none());
 
         let plain = "int S::count(int v) const {\n  return helper(v);\n}\n";
         let function = host_function(plain, "CXXMethodDecl", "int", "count", "{", true);
