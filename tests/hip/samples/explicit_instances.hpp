@@ -45,7 +45,10 @@ __global__ void offset_kernel(T* y, T offset, int n)
     const int index = blockIdx.x * blockDim.x + threadIdx.x;
     if(index < n)
     {
-        y[index] += offset;
+        // `__align__` after `const`, as ggml's fattn-tile.cuh writes it (GNU's attribute may
+        // stand there; C++'s `alignas` may not).
+        const __align__(16) T offsets[4] = {offset, offset, offset, offset};
+        y[index] += offsets[index % 4];
     }
 }
 
