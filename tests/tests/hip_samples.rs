@@ -30,6 +30,7 @@ const SAMPLES: &[&str] = &[
     "amd_device_functions",
     "host_code_in_headers",
     "header_patterns",
+    "explicit_instances",
 ];
 
 /// What building the samples gave: each sample's executable or the compiler's complaint.
@@ -103,7 +104,9 @@ fn build_sample(hipcc: &Path, src_dir: &Path, out_dir: &Path, name: &str) -> Res
 fn build_key(hipcc: &Path, src_dir: &Path, src: &Path) -> String {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    for file in [src.to_path_buf(), src_dir.join("sample_utils.hpp"), src_dir.join("host_code_in_headers.hpp")] {
+    for file in
+        [src.to_path_buf(), src_dir.join("sample_utils.hpp"), src_dir.join("host_code_in_headers.hpp"), src_dir.join("explicit_instances.hpp")]
+    {
         std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display())).hash(&mut hasher);
     }
     let mut stamped = vec![hipcc.to_path_buf()];
@@ -199,6 +202,17 @@ fn histogram() {
 fn host_code_in_headers() {
     let Some(SampleRun { out, .. }) = run_sample("host_code_in_headers") else { return };
     assert!(out.stdout.contains("platform amd, 1000 items: correct"), "{}", out.report());
+}
+
+/// Kernels launched from host function templates instantiated explicitly, ggml's way: `extern`
+/// instantiations through a macro in the header, their definitions in the source file (an
+/// out-of-line member template too). Its device source compiles on the host worker.
+#[test]
+fn explicit_instances() {
+    let Some(SampleRun { out, .. }) = run_sample("explicit_instances") else { return };
+    for line in ["scale<float, 3> + 0.25 on 1000 items: correct", "scale<int, 5> on 1000 items: correct"] {
+        assert!(out.stdout.contains(line), "no {line:?}: {}", out.report());
+    }
 }
 
 /// One kernel template launched for `float` and `double`.

@@ -200,6 +200,12 @@ enum CutKind {
     /// A function's body (`{` … `}`), replaced by `;`: the declaration stays, so that kept
     /// code (class and function templates, whose bodies are kept whole) still finds the name.
     Body,
+    /// A function template's body, replaced by [`UNREACHABLE_BODY`]: the template stays
+    /// defined, so that explicit instantiations of it (`template void f<int>(int*);`, which
+    /// need a definition, and `extern template …`) compile, as ggml's instance files have them.
+    /// clang's AST does not say which instances are explicit, so every host function template
+    /// keeps a definition; one that never runs.
+    TemplateBody,
     /// A constructor's member initialisers and body (from the `:` after the parameter list,
     /// found by scanning from the name at this offset), replaced by `;`.
     ConstructorBody { name: usize },
@@ -208,6 +214,10 @@ enum CutKind {
     /// `using` declaration, a template) still compiles, while no host code runs on the worker.
     ExternVariable { name_end: usize },
 }
+
+/// What a host function template's body becomes: a definition that never runs, for any
+/// return type and on any host compiler (GCC and clang both know the builtin).
+const UNREACHABLE_BODY: &[u8] = b"{ __builtin_unreachable(); }";
 
 /// A part of one file to blank out (newlines kept).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -236,7 +246,7 @@ fn host_function_cut(decl: &Decl, pattern: &Decl) -> Option<Cut> {
     if !pattern.has_body || pattern.constexpr || pattern.defaulted {
         return None;
     }
-    let deduced = pattern.qual_type.starts_with("auto") && !pattern.qual_type.contains("->");
+    let deduced = (pattern.qual_type.starts_with("auto") || pattern.qual_type.starts_with("decltype(auto)")) && !pattern.qual_type.contains("->");
     // A function template whose return type its body deduces: kept whole, since a declaration
     // alone cannot be called by the kept code that names it, and a template emits nothing
     // unless device code instantiates it.
@@ -247,14 +257,21 @@ fn host_function_cut(decl: &Decl, pattern: &Decl) -> Option<Cut> {
     // A definition whose declaration exists elsewhere (out-of-line members, `ns::f`) cannot
     // be left as a bare declaration; neither can one written by a macro, a function-try-block,
     // nor one whose return type is deduced from its body.
+    // A function template's definition keeps a body that never runs instead (an out-of-line
+    // one too: `template <class T> void S::f(T) { … }` stays a valid definition); a
+    // constructor cannot, since its members and bases may need initialisers.
     let body = pattern.body.as_ref().filter(|(b, e)| !b.macro_expansion && !e.macro_expansion && b.file == e.file);
-    let whole = decl.redeclaration || pattern.redeclaration || deduced || in_macro(&decl.begin) || in_macro(&pattern.loc) || body.is_none();
+    let constructor = pattern.kind == "CXXConstructorDecl";
+    let template_body = decl.kind == "FunctionTemplateDecl" && !constructor;
+    let redeclaration = (decl.redeclaration || pattern.redeclaration) && !template_body;
+    let whole = redeclaration || deduced || in_macro(&decl.begin) || in_macro(&pattern.loc) || body.is_none();
     if whole {
         return Cut::whole(decl);
     }
     let (open, close) = body?;
-    let kind = match (pattern.kind.as_str(), &pattern.loc) {
-        ("CXXConstructorDecl", Some(name)) if name.file == open.file && name.offset < open.offset => CutKind::ConstructorBody { name: name.offset },
+    let kind = match &pattern.loc {
+        Some(name) if constructor && name.file == open.file && name.offset < open.offset => CutKind::ConstructorBody { name: name.offset },
+        _ if template_body => CutKind::TemplateBody,
         _ => CutKind::Body,
     };
     Some(Cut { file: open.file.clone(), range: open.offset..close.offset + close.tok_len, kind, ends_in_macro: false })
@@ -313,6 +330,7 @@ fn apply_cuts(mut bytes: Vec<u8>, cuts: &[Cut]) -> Vec<u8> {
         .iter()
         .map(|cut| {
             let mut range = cut.range.start.min(bytes.len())..cut.range.end.min(bytes.len());
+            range.start = attribute_opening(&bytes, range.start);
             if cut.ends_in_macro {
                 range.end = macro_invocation_end(&bytes, range.end);
             }
@@ -353,6 +371,17 @@ fn apply_cuts(mut bytes: Vec<u8>, cuts: &[Cut]) -> Vec<u8> {
                 spaces(&mut bytes[range.clone()]);
                 bytes[range.start] = b';';
             }
+            CutKind::TemplateBody => {
+                spaces(&mut bytes[range.clone()]);
+                // Over the blanked body where it fits on the body's first line, else inserted
+                // (that line grows; no line moves).
+                let first_line = bytes[range.clone()].iter().position(|&b| b == b'\n').unwrap_or(range.len());
+                if first_line >= UNREACHABLE_BODY.len() {
+                    bytes[range.start..range.start + UNREACHABLE_BODY.len()].copy_from_slice(UNREACHABLE_BODY);
+                } else {
+                    bytes.splice(range.start..range.start, UNREACHABLE_BODY.iter().copied());
+                }
+            }
             CutKind::ExternVariable { name_end } => match extern_declaration(&bytes, range.clone(), name_end) {
                 Some(init) => {
                     spaces(&mut bytes[init..range.end]);
@@ -367,6 +396,29 @@ fn apply_cuts(mut bytes: Vec<u8>, cuts: &[Cut]) -> Vec<u8> {
         }
     }
     bytes
+}
+
+/// Where the attribute list a declaration starts with opens, when `start` is inside one:
+/// clang begins a leading `[[noreturn]]` at `noreturn` and `__attribute__((cold))` at `cold`,
+/// and a cut must take the brackets too (`[[` alone would be left before the next line).
+fn attribute_opening(bytes: &[u8], start: usize) -> usize {
+    let before_spaces = |mut i: usize| {
+        while i > 0 && bytes[i - 1].is_ascii_whitespace() {
+            i -= 1;
+        }
+        i
+    };
+    let i = before_spaces(start);
+    if bytes[..i].ends_with(b"[[") {
+        return i - 2;
+    }
+    if bytes[..i].ends_with(b"((") {
+        let j = before_spaces(i - 2);
+        if bytes[..j].ends_with(b"__attribute__") {
+            return j - b"__attribute__".len();
+        }
+    }
+    start
 }
 
 /// Whether a line (from its start) is a preprocessor directive a cut keeps: conditionals
@@ -632,6 +684,7 @@ fn include_target(line: &str) -> Option<(bool, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::process::Command;
 
     #[test]
     fn stub_names_become_device_names() {
@@ -743,6 +796,126 @@ mod tests {
         let out = String::from_utf8(apply_cuts(text.as_bytes().to_vec(), &[cut])).unwrap();
         let lines: Vec<&str> = out.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
         assert_eq!(lines, ["#if A", "#else", "#endif", "int keep;"]);
+    }
+
+    /// A location in file `f` at the first occurrence of `what` after byte `from`.
+    fn loc_of(text: &str, what: &str, from: usize) -> crate::ast::Loc {
+        let offset = from + text[from..].find(what).unwrap_or_else(|| panic!("{what:?} not in the text after {from}"));
+        crate::ast::Loc { file: Rc::from("f"), offset, tok_len: what.len(), macro_expansion: false }
+    }
+
+    /// A host function (template) as clang's AST gives it: `decl` starts at `begin`, is named
+    /// `name`, and has the body from `open` to the last `}` of the text after it.
+    fn host_function(text: &str, kind: &str, begin: &str, name: &str, open: &str, redeclaration: bool) -> Decl {
+        let begin = loc_of(text, begin, 0);
+        let name = loc_of(text, name, begin.offset);
+        let open = loc_of(text, open, name.offset);
+        let close_at = open.offset + text[open.offset..].find("}\n").unwrap();
+        let close = crate::ast::Loc { offset: close_at, tok_len: 1, ..open.clone() };
+        Decl {
+            kind: kind.into(),
+            name: text[name.offset..name.offset + name.tok_len].into(),
+            begin: Some(begin),
+            loc: Some(name),
+            end: Some(close.clone()),
+            has_body: true,
+            body: Some((open, close)),
+            redeclaration,
+            ..Decl::default()
+        }
+    }
+
+    fn template_of(pattern: Decl) -> Decl {
+        let begin = pattern.begin.clone().map(|b| crate::ast::Loc { offset: 0, ..b });
+        Decl { kind: "FunctionTemplateDecl".into(), begin, end: pattern.end.clone(), children: vec![pattern], ..Decl::default() }
+    }
+
+    /// Explicit instantiation definitions need a definition of the template: a host function
+    /// template keeps one whose body never runs, an out-of-line member template too; a
+    /// constructor template and plain functions keep their former cuts.
+    #[test]
+    fn host_function_templates_stay_defined_for_explicit_instances() {
+        let free = "template <typename T>\nvoid launch(T* x, hipStream_t s) {\n  k<<<1, 1, 0, s>>>(x);\n}\n";
+        let pattern = host_function(free, "FunctionDecl", "void", "launch", "{", false);
+        let cut = host_function_cut(&template_of(pattern.clone()), &pattern).unwrap();
+        assert_eq!(cut.kind, CutKind::TemplateBody);
+        assert_eq!(applied(free, &[cut]), "template <typename T> void launch(T* x, hipStream_t s) { __builtin_unreachable(); }");
+
+        // Out of line (a redeclaration), and a body whose first line holds the whole stub.
+        let member = "template <typename T>\nint S::count(T v) const {   return helper(v);             }\n";
+        let pattern = host_function(member, "CXXMethodDecl", "int", "count", "{", true);
+        let cut = host_function_cut(&Decl { redeclaration: true, ..template_of(pattern.clone()) }, &pattern).unwrap();
+        assert_eq!(cut.kind, CutKind::TemplateBody);
+        let out = String::from_utf8(apply_cuts(member.as_bytes().to_vec(), &[cut])).unwrap();
+        assert_eq!(out.len(), member.len(), "written over the blanked body: {out:?}");
+        assert_eq!(
+            out.split_whitespace().collect::<Vec<_>>().join(" "),
+            "template <typename T> int S::count(T v) const { __builtin_unreachable(); }"
+        );
+
+        let ctor = "template <typename T>\nS::S(T v) : m(v) {\n  run();\n}\n";
+        let pattern = host_function(ctor, "CXXConstructorDecl", "S::S", "S(", "{", false);
+        let cut = host_function_cut(&template_of(pattern.clone()), &pattern).unwrap();
+        assert!(matches!(cut.kind, CutKind::ConstructorBody { .. }), "{cut:?}");
+
+        // A return type its body deduces: the template stays whole (a stub would deduce `void`).
+        let deduced = Decl { qual_type: "decltype(auto) (T)".into(), ..host_function(free, "FunctionDecl", "void", "launch", "{", false) };
+        assert!(host_function_cut(&template_of(deduced.clone()), &deduced).is_none());
+
+        let plain = "int S::count(int v) const {\n  return helper(v);\n}\n";
+        let function = host_function(plain, "CXXMethodDecl", "int", "count", "{", true);
+        assert_eq!(host_function_cut(&function, &function).unwrap().kind, CutKind::Whole, "a plain out-of-line definition still goes whole");
+    }
+
+    /// The device source of ggml's pattern compiles on a host compiler (the worker's oracle):
+    /// a host template in a header with `extern` instances, the instances defined after it.
+    #[test]
+    fn explicit_instances_of_host_templates_compile() {
+        let Some(cxx) = ["c++", "g++", "clang++"].into_iter().find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
+        else {
+            transport_core::test_skip::skip("no host C++ compiler to compile the device source with");
+            return;
+        };
+        let text = "typedef struct stream* hipStream_t;\n\
+                    template <typename T, int N>\nvoid launch(T* x, hipStream_t s) {\n  host_only_api(x, N, s);\n}\n\
+                    struct S { template <typename T> int count(T v) const; };\n\
+                    template <typename T>\nint S::count(T v) const {\n  return host_only_api(v);\n}\n\
+                    #define DECL_CASE(T, N) template void launch<T, N>(T* x, hipStream_t s)\n\
+                    extern DECL_CASE(float, 2);\nextern template int S::count<int>(int) const;\n\
+                    DECL_CASE(float, 2);\ntemplate int S::count<int>(int) const;\n";
+        let launch = host_function(text, "FunctionDecl", "void", "launch", "{", false);
+        let count = host_function(text, "CXXMethodDecl", "int S::count", "count", "{", true);
+        let launch_start = text.find("template <typename T, int N>").unwrap();
+        let count_start = text.rfind("template <typename T>\nint").unwrap();
+        let templates = [(launch, launch_start), (count, count_start)].map(|(pattern, start)| {
+            let mut decl = template_of(pattern.clone());
+            decl.begin.as_mut().unwrap().offset = start;
+            decl.redeclaration = pattern.redeclaration;
+            host_function_cut(&decl, &pattern).unwrap()
+        });
+        let source = String::from_utf8(apply_cuts(text.as_bytes().to_vec(), &templates)).unwrap();
+        assert!(!source.contains("host_only_api"), "{source}");
+        let dir = std::env::temp_dir().join(format!("hipcc-explicit-instances-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("device_source.cpp");
+        std::fs::write(&file, &source).unwrap();
+        let out = Command::new(cxx).args(["-std=c++17", "-fsyntax-only"]).arg(&file).output().unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+        assert!(out.status.success(), "{cxx} rejects the device source:\n{source}\n{}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    #[test]
+    fn a_leading_attribute_goes_with_its_declaration() {
+        // clang's range of `[[noreturn]] void f()` (ggml_cuda_error) starts at `noreturn`.
+        let text = "[[noreturn]]\nvoid fail(const char* m) {\n  abort();\n}\n__attribute__ (( cold )) void slow() { x(); }\nint keep;\n";
+        let fail_from = text.find("noreturn").unwrap();
+        let fail = Cut { range: fail_from..text.find("}\n").unwrap() + 1, ..cut_of(text, "noreturn", CutKind::Whole) };
+        let slow_from = text.find("cold").unwrap();
+        let slow = Cut { range: slow_from..text.find("); }").unwrap() + 4, ..cut_of(text, "cold", CutKind::Whole) };
+        assert_eq!(applied(text, &[fail, slow]), "int keep;");
+        assert_eq!(attribute_opening(b"int a; [[x]]", 9), 7);
+        assert_eq!(attribute_opening(b"f((a)); int b;", 8), 8, "not an attribute");
+        assert_eq!(attribute_opening(b"x", 0), 0);
     }
 
     #[test]

@@ -69,7 +69,8 @@
 #define __shared__ static thread_local
 #define __forceinline__ inline __attribute__((always_inline))
 #define __launch_bounds__(...)
-#define __align__(n) alignas(n)
+// As HIP defines it: GNU's attribute, which may follow `const` (`const __align__(16) half2 z[4]`).
+#define __align__(n) __attribute__((aligned(n)))
 
 // ---- vector types ----------------------------------------------------------------------
 #define HIP_REMOTE_VECTOR_TYPES(T, name)                                                     \
