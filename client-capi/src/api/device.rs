@@ -296,6 +296,15 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(value: *mut c_int, attr: hipDevic
     hip_boundary!("hipDeviceGetAttribute", {
         non_null!(value);
         let p = properties(check_device(device)?)?;
+        if attr == hipDeviceAttributeHdpMemFlushCntl || attr == hipDeviceAttributeHdpRegFlushCntl {
+            // ROCm writes a pointer through `value` here (the device's HDP flush register, as
+            // in hipDeviceProp_t), so the caller's storage holds one. A remote device's
+            // registers are not mapped into this process: NULL, as the properties report it.
+            // SAFETY: checked non-null; for these attributes HIP's caller passes
+            // pointer-sized storage (hip-tests pass a `uint32_t*` variable).
+            unsafe { value.cast::<*mut c_uint>().write_unaligned(std::ptr::null_mut()) };
+            return Ok(());
+        }
         // What the properties do not carry, the worker's backend answers.
         let v = match attribute(&p, attr) {
             Some(v) => v,
