@@ -450,7 +450,14 @@ pub unsafe extern "C" fn hipSignalExternalSemaphoresAsync(
         // SAFETY: the arrays hold `numExtSems` entries (HIP's contract); `paramsArray` is read
         // only when non-null and only below `numExtSems`.
         unsafe {
-            external_semaphores_op("hipSignalExternalSemaphoresAsync", extSemArray, !paramsArray.is_null(), |i| (*paramsArray.add(i)).flags, numExtSems, stream)
+            external_semaphores_op(
+                "hipSignalExternalSemaphoresAsync",
+                extSemArray,
+                !paramsArray.is_null(),
+                |i| (*paramsArray.add(i)).flags,
+                numExtSems,
+                stream,
+            )
         }
     })
 }
@@ -465,7 +472,14 @@ pub unsafe extern "C" fn hipWaitExternalSemaphoresAsync(
     hip_boundary!("hipWaitExternalSemaphoresAsync", {
         // SAFETY: as in hipSignalExternalSemaphoresAsync.
         unsafe {
-            external_semaphores_op("hipWaitExternalSemaphoresAsync", extSemArray, !paramsArray.is_null(), |i| (*paramsArray.add(i)).flags, numExtSems, stream)
+            external_semaphores_op(
+                "hipWaitExternalSemaphoresAsync",
+                extSemArray,
+                !paramsArray.is_null(),
+                |i| (*paramsArray.add(i)).flags,
+                numExtSems,
+                stream,
+            )
         }
     })
 }
