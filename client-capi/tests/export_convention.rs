@@ -19,6 +19,8 @@ const OUTSIDE_THE_BOUNDARY: &[(&str, &str)] = &[
     ("hipChooseDevice", "forwards to hipChooseDeviceR0000, which has the boundary"),
     ("hipGetStreamDeviceId", "returns a device number and records no error, as ROCm; catches panics itself"),
     ("hipKernelNameRefByPtr", "returns a name and records no error, as ROCm; catches panics itself"),
+    ("hipKernelNameRef", "returns a name and records no error, as ROCm; catches panics itself"),
+    ("hipApiName", "returns a static name from a table, as ROCm; cannot panic"),
     ("__hipRegisterFatBinary", "returns a handle; catches panics itself"),
     ("__hipRegisterFunction", "returns nothing; catches panics itself"),
     ("__hipRegisterVar", "returns nothing; catches panics itself"),

@@ -120,6 +120,14 @@ static void pci_bus_ids(void) {
 static void limits(void) {
   step("hipDeviceGetLimit / hipDeviceSetLimit");
   size_t v = 0;
+  /* Read the stack size and ask for a little more (hip-tests' set-get pattern): every backend
+   * must honour its own default plus a few bytes. */
+  size_t stack = 0;
+  CHECK(hipDeviceGetLimit(&stack, hipLimitStackSize));
+  REQUIRE(stack > 0, "the stack limit reads 0");
+  CHECK(hipDeviceSetLimit(hipLimitStackSize, stack + 8));
+  CHECK(hipDeviceGetLimit(&v, hipLimitStackSize));
+  REQUIRE(v >= stack + 8, "stack limit set to %zu reads %zu", stack + 8, v);
   /* ROCm 7 (clr hip_device_runtime.cpp) reads and sets the stack and heap sizes. */
   const hipLimit_t supported[] = {hipLimitStackSize, hipLimitMallocHeapSize};
   const size_t wanted[] = {2048, (size_t)32 << 20};

@@ -95,6 +95,14 @@ int main(void) {
   EXPECT_ATTR(hipDeviceAttributeL2CacheSize, props.l2CacheSize);
   EXPECT_ATTR(hipDeviceAttributeMaxSharedMemoryPerBlock, clamp_int(props.sharedMemPerBlock));
   EXPECT_ATTR(hipDeviceAttributeTotalGlobalMem, clamp_int(props.totalGlobalMem));
+  /* AMD's HDP flush registers: ROCm writes the properties' pointer through the int*
+   * (hip-tests' CheckAttrValues); a remote device's registers are mapped nowhere here. */
+  unsigned int* hdp = (unsigned int*)&hdp;
+  CHECK(hipDeviceGetAttribute((int*)&hdp, hipDeviceAttributeHdpMemFlushCntl, 0));
+  REQUIRE(hdp == props.hdpMemFlushCntl, "HdpMemFlushCntl %p, properties %p", (void*)hdp, (void*)props.hdpMemFlushCntl);
+  hdp = (unsigned int*)&hdp;
+  CHECK(hipDeviceGetAttribute((int*)&hdp, hipDeviceAttributeHdpRegFlushCntl, 0));
+  REQUIRE(hdp == props.hdpRegFlushCntl, "HdpRegFlushCntl %p, properties %p", (void*)hdp, (void*)props.hdpRegFlushCntl);
   int value = 0;
   EXPECT_ERR(hipDeviceGetAttribute(&value, hipDeviceAttributeWarpSize, count), hipErrorInvalidDevice);
   EXPECT_ERR(hipDeviceGetAttribute(NULL, hipDeviceAttributeWarpSize, 0), hipErrorInvalidValue);

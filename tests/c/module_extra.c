@@ -300,6 +300,26 @@ int main(void) {
   CHECK(hipMemcpy(got, d_out, sizeof got, hipMemcpyDeviceToHost));
   REQUIRE(got[0] == -5 && got[1] == 11, "mixed wrote %d %d, want -5 11", got[0], got[1]);
   CHECK(hipMemset(d_out, 0, N * sizeof(int)));
+  /* ROCm keeps one configuration stack per thread: __hipPushCallConfiguration (what a
+   * compiled <<<>>> launch pushes) configures hipLaunchByPtr as hipConfigureCall does, and
+   * __hipPopCallConfiguration takes what hipConfigureCall pushed. */
+  c = 7;
+  CHECK(__hipPushCallConfiguration(D3(1), D3(BLOCK), 0, stream));
+  CHECK(hipSetupArgument(&c, 1, 0));
+  CHECK(hipSetupArgument(&d, 8, 8));
+  CHECK(hipSetupArgument(&d_out, sizeof d_out, 16));
+  CHECK(hipLaunchByPtr((const void*)mixed));
+  CHECK(hipStreamSynchronize(stream));
+  CHECK(hipMemcpy(got, d_out, sizeof got, hipMemcpyDeviceToHost));
+  REQUIRE(got[0] == 7 && got[1] == 11, "mixed after __hipPushCallConfiguration wrote %d %d, want 7 11", got[0], got[1]);
+  CHECK(hipMemset(d_out, 0, N * sizeof(int)));
+  CHECK(hipConfigureCall((dim3){3, 2, 1}, D3(5), 24, stream));
+  dim3 popped_grid = D3(0), popped_block = D3(0);
+  size_t popped_shared = 0;
+  hipStream_t popped_stream = NULL;
+  CHECK(__hipPopCallConfiguration(&popped_grid, &popped_block, &popped_shared, &popped_stream));
+  REQUIRE(popped_grid.x == 3 && popped_grid.y == 2 && popped_block.x == 5 && popped_shared == 24 && popped_stream == stream,
+          "__hipPopCallConfiguration took grid %u,%u block %u shared %zu", popped_grid.x, popped_grid.y, popped_block.x, popped_shared);
   EXPECT_ERR(hipLaunchByPtr((const void*)mixed), hipErrorMissingConfiguration);
   EXPECT_ERR(hipSetupArgument(&c, 1, 0), hipErrorMissingConfiguration);
   CHECK(hipConfigureCall(D3(1), D3(1), 0, stream));

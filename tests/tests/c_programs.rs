@@ -824,6 +824,14 @@ fn client_killed_mid_striped_copy_leaks_nothing() {
     assert!(out.stdout.contains("PASS stripes"), "no PASS line: {}", out.report());
 }
 
+/// ROCm 7's answers that ROCm's hip-tests check: tracer API names, hipKernelNameRef, the
+/// external semaphore calls' argument checks, never-created streams, and a query of the null
+/// stream seeing the blocking streams' pending work.
+#[test]
+fn hip_tests_answers() {
+    run_program("hip_tests_answers");
+}
+
 /// ROCm 7's answers where hip-remote once drifted: errors of posted calls at the call
 /// (destroyed streams, memory HIP did not allocate), NULL events, memsets of pinned host memory.
 #[test]

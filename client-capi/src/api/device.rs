@@ -52,7 +52,7 @@ fn fill_r0600(out: &mut hipDeviceProp_tR0600, p: &wire::DeviceProperties) {
     out.sharedMemPerBlock = p.shared_mem_per_block as usize;
     out.regsPerBlock = int(p.regs_per_block);
     out.warpSize = int(p.warp_size);
-    out.memPitch = p.mem_pitch as usize;
+    out.memPitch = max_pitch(p.mem_pitch);
     out.maxThreadsPerBlock = int(p.max_threads_per_block);
     out.maxThreadsDim = p.max_threads_dim.map(int);
     out.maxGridSize = p.max_grid_size.map(int);
@@ -130,7 +130,7 @@ fn fill_r0000(out: &mut hipDeviceProp_tR0000, p: &wire::DeviceProperties) {
     out.integrated = p.integrated.into();
     out.cooperativeLaunch = p.cooperative_launch.into();
     out.cooperativeMultiDeviceLaunch = p.cooperative_multi_device_launch.into();
-    out.memPitch = p.mem_pitch as usize;
+    out.memPitch = max_pitch(p.mem_pitch);
     out.textureAlignment = p.texture_alignment as usize;
     fill_array_limits(&mut out.maxTexture1D, &mut out.maxTexture2D, &mut out.maxTexture3D);
     out.kernelExecTimeoutEnabled = p.kernel_exec_timeout.into();
@@ -296,6 +296,15 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(value: *mut c_int, attr: hipDevic
     hip_boundary!("hipDeviceGetAttribute", {
         non_null!(value);
         let p = properties(check_device(device)?)?;
+        if attr == hipDeviceAttributeHdpMemFlushCntl || attr == hipDeviceAttributeHdpRegFlushCntl {
+            // ROCm writes a pointer through `value` here (the device's HDP flush register, as
+            // in hipDeviceProp_t), so the caller's storage holds one. A remote device's
+            // registers are not mapped into this process: NULL, as the properties report it.
+            // SAFETY: checked non-null; for these attributes HIP's caller passes
+            // pointer-sized storage (hip-tests pass a `uint32_t*` variable).
+            unsafe { value.cast::<*mut c_uint>().write_unaligned(std::ptr::null_mut()) };
+            return Ok(());
+        }
         // What the properties do not carry, the worker's backend answers.
         let v = match attribute(&p, attr) {
             Some(v) => v,
@@ -556,6 +565,12 @@ pub unsafe extern "C" fn hipDeviceGetByPCIBusId(device: *mut c_int, pciBusId: *c
         }
         Err(not_found())
     })
+}
+
+/// ROCm's `memPitch`: the largest allocation, at most `INT32_MAX` (clr's `ihipGetDeviceProperties`),
+/// so the property and `hipDeviceAttributeMaxPitch` agree (hip-tests compare them as `int`).
+fn max_pitch(mem_pitch: u64) -> usize {
+    mem_pitch.min(i32::MAX as u64) as usize
 }
 
 fn limit_value(reply: Result<wire::LimitValue, CallError>) -> Result<usize, CallError> {

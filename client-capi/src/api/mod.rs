@@ -2,6 +2,7 @@
 //! here; `unsupported` exports the rest of ROCm 7's `hipError_t` functions as
 //! `hipErrorNotSupported` (generated from `symbols/hip_functions.txt` minus these).
 
+pub mod api_names;
 pub mod array;
 pub mod capture;
 pub mod context;

@@ -80,13 +80,25 @@ pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
     })
 }
 
+/// ROCm's `hip::isValid` answers every handle that names no live stream (never created, or
+/// destroyed) with `hipErrorContextIsDestroyed` in `hipStreamSynchronize` and
+/// `hipStreamQuery`; the worker's answer for a handle it does not know is
+/// `hipErrorInvalidHandle`.
+fn not_a_stream_is_destroyed(e: CallError) -> CallError {
+    if e.code == HipError::INVALID_HANDLE {
+        CallError::new(HipError::CONTEXT_IS_DESTROYED, e.message)
+    } else {
+        e
+    }
+}
+
 #[no_mangle]
 pub extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipStreamSynchronize", {
         let stream = stream_id(stream);
         // ROCm (`hip::isValid`): a destroyed stream is hipErrorContextIsDestroyed.
         crate::api::event::check_stream_not_destroyed(stream, HipError::CONTEXT_IS_DESTROYED)?;
-        crate::state::sync::synchronize_stream(stream)
+        crate::state::sync::synchronize_stream(stream).map_err(not_a_stream_is_destroyed)
     })
 }
 
@@ -95,7 +107,7 @@ pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipStreamQuery", {
         let stream = stream_id(stream);
         crate::api::event::check_stream_not_destroyed(stream, HipError::CONTEXT_IS_DESTROYED)?;
-        let complete = with_conn(|c| c.stream_query(wire::StreamRef { stream }).map(|q| q.complete))?;
+        let complete = with_conn(|c| c.stream_query(wire::StreamRef { stream }).map(|q| q.complete)).map_err(not_a_stream_is_destroyed)?;
         if complete {
             crate::state::sync::stream_waits_settled(stream);
             Ok(())

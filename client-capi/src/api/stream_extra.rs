@@ -400,3 +400,92 @@ pub extern "C" fn hipEventRecordWithFlags(event: hipEvent_t, stream: hipStream_t
         outcome(hipEventRecord(event, stream))
     })
 }
+
+// ---- external semaphores ----------------------------------------------------------------
+
+/// ROCm's argument checks of `hipSignalExternalSemaphoresAsync` and
+/// `hipWaitExternalSemaphoresAsync` (clr `hip_memory.cpp`), each `hipErrorInvalidValue`: NULL
+/// arrays, a stream that is not the null stream or a live stream of this session, a NULL
+/// semaphore, nonzero flags. What passes them names a semaphore, which only
+/// `hipImportExternalSemaphore` makes, and this library imports none (the Vulkan or Direct3D
+/// handle belongs to the client's process; a worker on another machine cannot open it).
+///
+/// # Safety
+/// `semaphores` and `flags` are NULL or hold `count` entries (HIP's contract).
+unsafe fn external_semaphores_op(
+    what: &str,
+    semaphores: *const hipExternalSemaphore_t,
+    has_params: bool,
+    flags: impl Fn(usize) -> c_uint,
+    count: c_uint,
+    stream: hipStream_t,
+) -> Result<(), CallError> {
+    if semaphores.is_null() || !has_params {
+        return Err(CallError::new(HipError::INVALID_VALUE, "the semaphore or parameter array is NULL"));
+    }
+    valid_stream(stream).map_err(|e| CallError::new(HipError::INVALID_VALUE, e.message))?;
+    for i in 0..count as usize {
+        // SAFETY: the array holds `count` entries (HIP's contract); i < count.
+        if unsafe { semaphores.add(i).read() }.is_null() {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("semaphore {i} is NULL")));
+        }
+        if flags(i) != 0 {
+            return Err(CallError::new(HipError::INVALID_VALUE, format!("semaphore {i}: flags must be 0 (NvSciSync is NVIDIA's only)")));
+        }
+    }
+    if count == 0 {
+        return Ok(());
+    }
+    Err(CallError::new(
+        HipError::NOT_SUPPORTED,
+        format!(
+            "{what}: external semaphores are not supported by hip-remote (hipImportExternalSemaphore \
+             imports none: the worker cannot open the client's Vulkan or Direct3D handle)"
+        ),
+    ))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipSignalExternalSemaphoresAsync(
+    extSemArray: *const hipExternalSemaphore_t,
+    paramsArray: *const hipExternalSemaphoreSignalParams,
+    numExtSems: c_uint,
+    stream: hipStream_t,
+) -> hipError_t {
+    hip_boundary!("hipSignalExternalSemaphoresAsync", {
+        // SAFETY: the arrays hold `numExtSems` entries (HIP's contract); `paramsArray` is read
+        // only when non-null and only below `numExtSems`.
+        unsafe {
+            external_semaphores_op(
+                "hipSignalExternalSemaphoresAsync",
+                extSemArray,
+                !paramsArray.is_null(),
+                |i| (*paramsArray.add(i)).flags,
+                numExtSems,
+                stream,
+            )
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipWaitExternalSemaphoresAsync(
+    extSemArray: *const hipExternalSemaphore_t,
+    paramsArray: *const hipExternalSemaphoreWaitParams,
+    numExtSems: c_uint,
+    stream: hipStream_t,
+) -> hipError_t {
+    hip_boundary!("hipWaitExternalSemaphoresAsync", {
+        // SAFETY: as in hipSignalExternalSemaphoresAsync.
+        unsafe {
+            external_semaphores_op(
+                "hipWaitExternalSemaphoresAsync",
+                extSemArray,
+                !paramsArray.is_null(),
+                |i| (*paramsArray.add(i)).flags,
+                numExtSems,
+                stream,
+            )
+        }
+    })
+}

@@ -48,8 +48,9 @@
 //! * **Warp size** is 32 (`properties::HOST_WARP_SIZE`), so clients sizing work by
 //!   `warpSize` get GPU-like shapes. Stream priorities are not supported: the range is
 //!   `(0, 0)` and every priority clamps to 0.
-//! * **Limits** report what the backend honours: a stack of [`KERNEL_STACK_BYTES`] per
-//!   thread (less may be asked for, more is `InvalidValue`); any printf FIFO and heap size
+//! * **Limits** report what the backend honours: a stack of [`DEFAULT_KERNEL_STACK_BYTES`]
+//!   per thread until a session asks for another, up to [`KERNEL_STACK_BYTES`] (more is
+//!   `InvalidValue`; every kernel thread has that much whatever was asked); any printf FIFO and heap size
 //!   (kernels print straight to the worker's output and allocate from its heap). The session
 //!   keeps what each client set, so limits are per session. **Peers**: every emulated device
 //!   is every other's peer (one address space). **`hipFuncSetAttribute`**: the maximum
@@ -177,6 +178,10 @@ struct KernelSettings {
 /// block run one after another on one OS thread, whose stack (2 MiB for the worker's threads)
 /// leaves at least this much to the kernel. Larger requests cannot be honoured.
 pub const KERNEL_STACK_BYTES: u64 = 1 << 20;
+/// `hipLimitStackSize` reported before a session sets one: GPU runtimes' default of 1 KiB per
+/// thread (well within [`KERNEL_STACK_BYTES`]), so a program that reads the limit and asks
+/// for a little more, as ROCm's hip-tests do, is honoured.
+pub const DEFAULT_KERNEL_STACK_BYTES: u64 = 1 << 10;
 /// `hipLimitPrintfFifoSize` reported before a session sets one. Host kernels print straight
 /// to the worker's output, so no FIFO can overflow and every size is honoured.
 pub const DEFAULT_PRINTF_FIFO_BYTES: u64 = 1 << 20;
@@ -481,7 +486,7 @@ impl DeviceBackend for HostBackend {
     fn device_limit(&self, dev: DeviceIndex, limit: DeviceLimit) -> Result<u64, BackendError> {
         self.device(dev)?;
         Ok(match limit {
-            DeviceLimit::StackSize => KERNEL_STACK_BYTES,
+            DeviceLimit::StackSize => DEFAULT_KERNEL_STACK_BYTES,
             DeviceLimit::PrintfFifoSize => DEFAULT_PRINTF_FIFO_BYTES,
             DeviceLimit::MallocHeapSize => DEFAULT_MALLOC_HEAP_BYTES,
             DeviceLimit::ScratchMin | DeviceLimit::ScratchMax | DeviceLimit::ScratchCurrent => {

@@ -60,11 +60,15 @@ impl StreamHandler for Session {
         self.materialize_per_thread(req.stream)?;
         self.capture_gate(req.stream)?;
         let complete = match req.stream {
+            // The legacy null stream: ROCm queries it after making it wait for the blocking
+            // streams, so it is ready only when they are too (the per-thread streams are
+            // blocking streams).
             0 => {
-                let nulls: Vec<_> = self.null_streams.values().copied().collect();
+                let blocking = self.streams.values().filter(|(_, _, blocking)| *blocking).map(|(s, _, _)| *s);
+                let all: Vec<_> = self.null_streams.values().copied().chain(blocking).collect();
                 let mut complete = true;
-                for null in nulls {
-                    complete &= self.backend.stream_query(null)?;
+                for stream in all {
+                    complete = complete && self.backend.stream_query(stream)?;
                 }
                 complete
             }

@@ -431,36 +431,46 @@ pub unsafe extern "C" fn hipDrvLaunchKernelEx(
 // hipConfigureCall / hipSetupArgument / hipLaunchByPtr
 // ------------------------------------------------------------------------------------------------
 
-/// One `hipConfigureCall`: the launch shape and the argument bytes placed so far.
-struct PendingCall {
-    grid: dim3,
-    block: dim3,
-    shared_mem: usize,
-    stream: hipStream_t,
+/// One `hipConfigureCall` (or `__hipPushCallConfiguration`): the launch shape and the
+/// argument bytes placed so far.
+pub(super) struct PendingCall {
+    pub(super) grid: dim3,
+    pub(super) block: dim3,
+    pub(super) shared_mem: usize,
+    pub(super) stream: hipStream_t,
     args: Vec<u8>,
 }
 
 thread_local! {
-    /// The calling thread's configured calls, innermost last (AMD's runtime keeps one stack
-    /// per thread too).
+    /// The calling thread's configured calls, innermost last: one stack for
+    /// `hipConfigureCall` and `__hipPushCallConfiguration`, as ROCm's per-thread exec stack,
+    /// so `hipLaunchByPtr` launches what either configured.
     static PENDING_CALLS: RefCell<Vec<PendingCall>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Most nested `hipConfigureCall`s without a launch.
+/// Most nested configured calls without a launch.
 const MAX_PENDING_CALLS: usize = 64;
+
+/// Pushes a launch configuration on the calling thread's stack.
+pub(super) fn push_call(grid: dim3, block: dim3, shared_mem: usize, stream: hipStream_t) -> Result<(), CallError> {
+    PENDING_CALLS.with(|calls| {
+        let mut calls = calls.borrow_mut();
+        if calls.len() >= MAX_PENDING_CALLS {
+            return Err(CallError::new(HipError::INVALID_CONFIGURATION, format!("{MAX_PENDING_CALLS} configured calls without a launch")));
+        }
+        calls.push(PendingCall { grid, block, shared_mem, stream, args: Vec::new() });
+        Ok(())
+    })
+}
+
+/// Takes the innermost launch configuration of the calling thread.
+pub(super) fn pop_call() -> Option<PendingCall> {
+    PENDING_CALLS.with(|calls| calls.borrow_mut().pop())
+}
 
 #[no_mangle]
 pub extern "C" fn hipConfigureCall(gridDim: dim3, blockDim: dim3, sharedMem: usize, stream: hipStream_t) -> hipError_t {
-    hip_boundary!("hipConfigureCall", {
-        PENDING_CALLS.with(|calls| {
-            let mut calls = calls.borrow_mut();
-            if calls.len() >= MAX_PENDING_CALLS {
-                return Err(CallError::new(HipError::INVALID_CONFIGURATION, format!("{MAX_PENDING_CALLS} configured calls without a launch")));
-            }
-            calls.push(PendingCall { grid: gridDim, block: blockDim, shared_mem: sharedMem, stream, args: Vec::new() });
-            Ok(())
-        })
-    })
+    hip_boundary!("hipConfigureCall", { push_call(gridDim, blockDim, sharedMem, stream) })
 }
 
 #[no_mangle]
@@ -492,9 +502,7 @@ pub unsafe extern "C" fn hipSetupArgument(arg: *const c_void, size: usize, offse
 #[no_mangle]
 pub unsafe extern "C" fn hipLaunchByPtr(func: *const c_void) -> hipError_t {
     hip_boundary!("hipLaunchByPtr", {
-        let call = PENDING_CALLS
-            .with(|calls| calls.borrow_mut().pop())
-            .ok_or_else(|| CallError::new(HipError::MISSING_CONFIGURATION, "hipLaunchByPtr without hipConfigureCall"))?;
+        let call = pop_call().ok_or_else(|| CallError::new(HipError::MISSING_CONFIGURATION, "hipLaunchByPtr without hipConfigureCall"))?;
         let f = resolve_function(func)?;
         let g = Geometry { grid: dims(call.grid), block: dims(call.block), shared_mem: call.shared_mem, stream: call.stream };
         let mut args = call.args;

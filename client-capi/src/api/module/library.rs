@@ -175,21 +175,40 @@ pub unsafe extern "C" fn hipLibraryEnumerateKernels(kernels: *mut hipKernel_t, n
     })
 }
 
+/// The name of function `id` as a C string kept until its module is unloaded.
+fn function_c_name(id: u64) -> Result<*const c_char, CallError> {
+    let f = function(id)?;
+    if f.name.contains('\0') {
+        return Err(CallError::new(HipError::UNKNOWN, "kernel name with a NUL byte"));
+    }
+    // The pointer stays valid while the function is in its table (until its library or
+    // module is unloaded), as HIP promises.
+    Ok(f.c_name.get_or_init(|| CString::new(f.name.as_str()).unwrap_or_default()).as_ptr())
+}
+
 /// The name stays valid until the kernel's library (or module) is unloaded.
 #[no_mangle]
 pub unsafe extern "C" fn hipKernelGetName(name: *mut *const c_char, kernel: hipKernel_t) -> hipError_t {
     hip_boundary!("hipKernelGetName", {
         non_null!(name);
-        let f = function(kernel_id(kernel))?;
-        if f.name.contains('\0') {
-            return Err(CallError::new(HipError::UNKNOWN, "kernel name with a NUL byte"));
-        }
-        let c_name = f.c_name.get_or_init(|| CString::new(f.name.as_str()).unwrap_or_default());
-        // The pointer stays valid while the function is in its table (until its library or
-        // module is unloaded), as HIP promises.
-        try_out!(name, c_name.as_ptr());
+        try_out!(name, function_c_name(kernel_id(kernel))?);
         Ok(())
     })
+}
+
+/// AMD's `hipKernelNameRef`: the device name of a module function, as ROCm's clr answers it
+/// (NULL for a NULL or unknown function; no error recorded). The name stays valid until the
+/// function's module is unloaded.
+#[no_mangle]
+pub extern "C" fn hipKernelNameRef(f: hipFunction_t) -> *const c_char {
+    // No hip_boundary (the answer is a name, not an error to record): panics are caught here.
+    std::panic::catch_unwind(|| {
+        if f.is_null() {
+            return std::ptr::null();
+        }
+        function_c_name(f.id()).unwrap_or(std::ptr::null())
+    })
+    .unwrap_or(std::ptr::null())
 }
 
 #[no_mangle]

@@ -35,7 +35,6 @@ use crate::state::families::Family;
 use client_core::published::FamilyTable;
 use client_core::CallError;
 use proto_core::{calls, wire, Caller};
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -390,17 +389,11 @@ fn resolve_var(symbol: *const c_void) -> Result<(u64, u64), CallError> {
 // Launch configuration and hipLaunchKernel
 // ------------------------------------------------------------------------------------------------
 
-type CallConfig = (dim3, dim3, usize, hipStream_t);
-
-thread_local! {
-    static CALL_CONFIGS: RefCell<Vec<CallConfig>> = const { RefCell::new(Vec::new()) };
-}
-
 #[no_mangle]
 pub extern "C" fn __hipPushCallConfiguration(gridDim: dim3, blockDim: dim3, sharedMem: usize, stream: hipStream_t) -> hipError_t {
     hip_boundary!("__hipPushCallConfiguration", {
-        CALL_CONFIGS.with(|c| c.borrow_mut().push((gridDim, blockDim, sharedMem, stream)));
-        Ok(())
+        // One stack with hipConfigureCall's, as in ROCm: either may be launched by hipLaunchByPtr.
+        super::ext_launch::push_call(gridDim, blockDim, sharedMem, stream)
     })
 }
 
@@ -412,9 +405,8 @@ pub unsafe extern "C" fn __hipPopCallConfiguration(
     stream: *mut hipStream_t,
 ) -> hipError_t {
     hip_boundary!("__hipPopCallConfiguration", {
-        let (g, b, s, q) = CALL_CONFIGS
-            .with(|c| c.borrow_mut().pop())
-            .ok_or_else(|| CallError::new(HipError::MISSING_CONFIGURATION, "no pushed launch configuration"))?;
+        let call = super::ext_launch::pop_call().ok_or_else(|| CallError::new(HipError::MISSING_CONFIGURATION, "no pushed launch configuration"))?;
+        let (g, b, s, q) = (call.grid, call.block, call.shared_mem, call.stream);
         // SAFETY: each output is written only when non-null (the stub passes all four).
         unsafe {
             if !gridDim.is_null() {
