@@ -98,7 +98,7 @@ pub extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
         let stream = stream_id(stream);
         // ROCm (`hip::isValid`): a destroyed stream is hipErrorContextIsDestroyed.
         crate::api::event::check_stream_not_destroyed(stream, HipError::CONTEXT_IS_DESTROYED)?;
-        crate::state::sync::synchronize_stream(stream).map_err(not_a_stream_is_destroyed)
+        crate::state::sync::synchronize_stream(stream, not_a_stream_is_destroyed)
     })
 }
 

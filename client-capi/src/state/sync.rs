@@ -64,11 +64,13 @@ fn poll_until(mut complete: impl FnMut() -> Result<bool, CallError>) {
 
 /// `hipStreamSynchronize(stream)`: polls first while any wait is pending (the stream may
 /// depend on a waiting one through an event or the null stream's order).
-pub fn synchronize_stream(stream: u64) -> Result<(), CallError> {
+/// `reply_error` maps the worker's own answer to the synchronize (not an error deferred from
+/// earlier work, which keeps its code).
+pub fn synchronize_stream(stream: u64, reply_error: fn(CallError) -> CallError) -> Result<(), CallError> {
     if !pending().is_empty() {
         poll_until(|| with_conn(|c| c.stream_query(wire::StreamRef { stream })).map(|q| q.complete));
     }
-    call_sync(|c| c.stream_synchronize(wire::StreamRef { stream }))?;
+    call_sync(|c| c.stream_synchronize(wire::StreamRef { stream }).map_err(reply_error))?;
     stream_waits_settled(stream);
     Ok(())
 }
