@@ -151,17 +151,7 @@ static void kernels(void) {
 }
 
 /* SOURCE compiled on the worker of the current device: its code object (malloc'd). */
-static char* compile_code(void) {
-  hiprtcProgram prog;
-  RTC_CHECK(hiprtcCreateProgram(&prog, SOURCE, "multi_worker_lib.hip", 0, NULL, NULL));
-  RTC_CHECK(hiprtcCompileProgram(prog, 0, NULL));
-  size_t size = 0;
-  RTC_CHECK(hiprtcGetCodeSize(prog, &size));
-  char* code = malloc(size);
-  RTC_CHECK(hiprtcGetCode(prog, code));
-  RTC_CHECK(hiprtcDestroyProgram(&prog));
-  return code;
-}
+static char* compile_code(void) { return rtc_code(SOURCE, "multi_worker_lib.hip", NULL); }
 
 /* Fills the last device's buffer through `f` (launched with device `current` current) and
  * checks it: out[i] = i + bias, bias being what the module's global holds there. */

@@ -1,7 +1,7 @@
 /*
  * hiprtc helpers of the C test programs whose kernels are HIP source compiled on the worker:
- * RTC_CHECK for hiprtc calls, and rtc_module() compiling a source into a loaded module (a
- * failed compile prints the compiler's log and exits 1).
+ * RTC_CHECK for hiprtc calls, rtc_code() compiling a source into a code object and rtc_module()
+ * into a loaded module (a failed compile prints the compiler's log and exits 1).
  */
 #ifndef HIP_REMOTE_TEST_RTC_MODULE_H
 #define HIP_REMOTE_TEST_RTC_MODULE_H
@@ -20,8 +20,8 @@
   } while (0)
 
 /* Compiles `source` (named `name` in logs) for `arch_name` (NULL: the worker's default
- * target) and loads it. */
-static inline hipModule_t rtc_module(const char* source, const char* name, const char* arch_name) {
+ * target): its code object, malloc'd. */
+static inline char* rtc_code(const char* source, const char* name, const char* arch_name) {
   hiprtcProgram prog;
   RTC_CHECK(hiprtcCreateProgram(&prog, source, name, 0, NULL, NULL));
   char arch[300];
@@ -45,6 +45,12 @@ static inline hipModule_t rtc_module(const char* source, const char* name, const
   char* code = malloc(code_size);
   RTC_CHECK(hiprtcGetCode(prog, code));
   RTC_CHECK(hiprtcDestroyProgram(&prog));
+  return code;
+}
+
+/* rtc_code() loaded as a module. */
+static inline hipModule_t rtc_module(const char* source, const char* name, const char* arch_name) {
+  char* code = rtc_code(source, name, arch_name);
   hipModule_t module;
   CHECK(hipModuleLoadData(&module, code));
   free(code);
