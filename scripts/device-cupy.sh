@@ -40,6 +40,8 @@ if [ -z "${HIP_REMOTE_WORKER:-}" ]; then
   [ -n "$HIP_REMOTE_WORKER" ] || { echo "cupy: worker did not start"; cat "$OUT/cupy-worker.log"; exit 1; }
 fi
 export HIP_REMOTE_WORKER
+# CuPy's multi-GPU tests (cupy.testing.multi_gpu) run up to this many devices.
+export CUPY_TEST_GPU_LIMIT=${CUPY_TEST_GPU_LIMIT:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 1)}
 # CuPy runs `hipcc -x hip -E -v /dev/null` for include directories (answered without a
 # compiler); our hipcc names the clang it drives on a `Compiler:` line, when it finds one.
 "$ROCM/bin/hipcc" --version 2>/dev/null | grep -q "^Compiler: " ||

@@ -5,7 +5,8 @@
  * memory alone; hipMemcpyPeer / hipMemcpyPeerAsync copy both ways; hipDeviceCanAccessPeer,
  * hipDeviceEnablePeerAccess and hipDeviceDisablePeerAccess answer with ROCm's codes;
  * hipMemPoolSetAccess grants device 1 access to a device-0 pool, whose memory a kernel on
- * device 1 then reads.
+ * device 1 then reads; after hipDeviceEnablePeerAccess a kernel on device 1 reads and writes
+ * device 0's hipMalloc memory.
  */
 #include "check.h"
 
@@ -267,6 +268,46 @@ static void pool_access(void) {
   CHECK(hipMemPoolDestroy(pool));
 }
 
+/* hipDeviceEnablePeerAccess, then a kernel on device 1 reading and writing device 0's
+ * hipMalloc memory through its device-0 pointer (on a GPU: over the peer mapping that the
+ * enable made; without it the access faults). */
+static void peer_kernel(void) {
+  step("a kernel on device 1 reads and writes device 0's memory after peer access");
+  static int host[N], back[N];
+  for (int i = 0; i < N; i++) host[i] = 3 * i + 11;
+  CHECK(hipSetDevice(0));
+  int *in0, *out0;
+  CHECK(hipMalloc((void**)&in0, sizeof host));
+  CHECK(hipMalloc((void**)&out0, sizeof host));
+  CHECK(hipMemcpy(in0, host, sizeof host, hipMemcpyHostToDevice));
+  CHECK(hipMemset(out0, 0, sizeof host));
+
+  CHECK(hipSetDevice(1));
+  int can = 0;
+  CHECK(hipDeviceCanAccessPeer(&can, 1, 0));
+  REQUIRE(can == 1, "device 1 cannot access device 0 (%d)", can);
+  CHECK(hipDeviceEnablePeerAccess(0, 0));
+  char* code = compile();
+  hipModule_t module;
+  hipFunction_t scaled_copy;
+  CHECK(hipModuleLoadData(&module, code));
+  free(code);
+  CHECK(hipModuleGetFunction(&scaled_copy, module, "scaled_copy"));
+  int n = N;
+  void* params[] = {&out0, &in0, &n};
+  CHECK(hipModuleLaunchKernel(scaled_copy, N / 256, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+  CHECK(hipDeviceSynchronize());
+  CHECK(hipModuleUnload(module));
+  CHECK(hipDeviceDisablePeerAccess(0));
+
+  CHECK(hipSetDevice(0));
+  CHECK(hipMemcpy(back, out0, sizeof back, hipMemcpyDeviceToHost));
+  for (int i = 0; i < N; i++)
+    REQUIRE(back[i] == 2 * host[i] + 1, "device 1's kernel left %d at %d of device 0's memory, expected %d", back[i], i, 2 * host[i] + 1);
+  CHECK(hipFree(in0));
+  CHECK(hipFree(out0));
+}
+
 static void per_device_modules(void) {
   step("hiprtc + module + launch on device 1 (its own thread), device 0 untouched");
   CHECK(hipSetDevice(0));
@@ -302,6 +343,7 @@ int main(void) {
   peers();
   peer_copies();
   pool_access();
+  peer_kernel();
   per_device_modules();
   printf("PASS multi_device\n");
   return 0;

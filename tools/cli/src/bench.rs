@@ -24,6 +24,7 @@
 
 use crate::hip::Hip;
 use crate::native::{self, CopyBuffers, NativeGpu};
+use crate::peer_bench;
 use crate::plot::{self, Axis, Canvas, Series, PALETTE};
 use crate::profile::SectionProfile;
 use crate::variants;
@@ -83,7 +84,7 @@ pub struct BenchOptions {
 }
 
 /// The section keys `--sections` takes, in run order.
-pub const SECTIONS: &[&str] = &["latency", "async", "sgemm", "kernels", "graphs", "copies", "parallel", "link"];
+pub const SECTIONS: &[&str] = &["latency", "async", "sgemm", "kernels", "graphs", "copies", "parallel", "peer", "link"];
 
 /// The link figures: native, and each variant's (or why it did not run).
 struct LinkFigures {
@@ -206,6 +207,7 @@ struct Results {
     copies: Vec<CopyRow>,
     cuda_pinned_note: Option<String>,
     parallel: Vec<ParRow>,
+    peer: Option<peer_bench::PeerRun>,
     link: Option<LinkFigures>,
     errors: Vec<String>,
 }
@@ -734,6 +736,17 @@ pub fn run(hip: &Hip, native_backend: &Arc<dyn Backend>, opts: &BenchOptions) ->
         Ok(())
     });
 
+    // 5b. Peer copies between devices 0 and 1 (a note, not a failure, with one device).
+    section("peer", "peer copies", &mut errors, &mut || {
+        let volume = if opts.quick { opts.copy_volume } else { peer_bench::PEER_VOLUME };
+        let run = peer_bench::run(nb, &opts.lib, opts.max_bytes, volume)?;
+        if let peer_bench::PeerRun::NotRun(why) = &run {
+            eprintln!("bench:   {why}");
+        }
+        r.peer = Some(run);
+        Ok(())
+    });
+
     // 6. The link figures: large copies, the small copy, the sync call and allocations,
     // native and per client variant (each a child process with its environment).
     section("link", "link figures", &mut errors, &mut || {
@@ -1151,6 +1164,11 @@ fn finish(r: Results, nb: &dyn Backend, hip: &Hip, opts: &BenchOptions) -> Repor
 
     let (link_md, link_json) = link_table(&r, opts);
     md.push_str(&link_md);
+    let peer_json = r.peer.as_ref().map(|run| {
+        let (peer_md, json) = peer_bench::report(run);
+        md.push_str(&peer_md);
+        json
+    });
 
     // Summary.
     let _ = writeln!(md, "## Summary\n");
@@ -1159,6 +1177,9 @@ fn finish(r: Results, nb: &dyn Backend, hip: &Hip, opts: &BenchOptions) -> Repor
     let mut j = serde_json::Map::new();
     j.insert("schema".into(), json!(2));
     j.insert("link".into(), link_json);
+    if let Some(peer) = peer_json {
+        j.insert("peer_copies".into(), peer);
+    }
     j.insert(
         "setup".into(),
         json!({

@@ -34,6 +34,7 @@ mod hip;
 mod install;
 #[cfg(target_os = "linux")]
 mod native;
+mod peer_bench;
 #[cfg(target_os = "linux")]
 mod plot;
 mod probe;
@@ -346,7 +347,7 @@ struct BenchArgs {
     #[arg(long)]
     tls: bool,
     /// Run only these sections (latency, async, sgemm, kernels, graphs, copies, parallel,
-    /// link). The link table (data at the speed of the link): `--sections link,kernels,graphs`.
+    /// peer, link; peer needs two devices). The link table (data at the speed of the link): `--sections link,kernels,graphs`.
     #[arg(long, value_delimiter = ',')]
     sections: Vec<String>,
     /// Sample the process during each section (client and embedded worker threads) and write

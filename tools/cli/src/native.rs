@@ -24,8 +24,9 @@ pub enum BackendKind {
 
 /// Builds the backend `kind` names (`auto`: cuda when it opens, else host, saying why).
 pub fn make_backend(kind: BackendKind) -> Result<Arc<dyn Backend>, String> {
+    // Two devices: the bench's peer section runs on the host backend too.
     let host = || {
-        Arc::new(HostBackend::new(HostConfig { devices: 1, memory_per_device: 4 << 30, allow_host_code: true, ..HostConfig::default() }))
+        Arc::new(HostBackend::new(HostConfig { devices: 2, memory_per_device: 4 << 30, allow_host_code: true, ..HostConfig::default() }))
             as Arc<dyn Backend>
     };
     match kind {

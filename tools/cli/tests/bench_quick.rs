@@ -90,6 +90,18 @@ fn bench_quick_host_backend_end_to_end() {
             );
         }
     }
+    // The host backend of the bench serves two devices: the peer section runs, both ways.
+    let peer = json["peer_copies"]["rows"].as_array().expect("peer_copies rows (two host devices)");
+    for (src, dst) in [(0, 1), (1, 0)] {
+        assert!(
+            peer.iter().any(|r| r["bytes"] == 1 << 20
+                && r["src"] == src
+                && r["dst"] == dst
+                && r["native_gbps"].as_f64().is_some_and(|v| v > 0.0)
+                && r["remote_gbps"].as_f64().is_some_and(|v| v > 0.0)),
+            "no 1 MiB peer row {src} → {dst}: {peer:?}"
+        );
+    }
     if compiler {
         let l = &json["launch_rate"];
         assert!(l["native_per_s"].as_f64().unwrap() > 0.0 && l["remote_per_s"].as_f64().unwrap() > 0.0, "{l}");
@@ -122,7 +134,7 @@ fn bench_quick_host_backend_end_to_end() {
     check_link_table(&json, compiler);
 
     let md = std::fs::read_to_string(&md_path).unwrap();
-    let mut headings = vec!["## Targets: data at the speed of the link", "## Summary", "## Copies (GB/s)", "## Parallel copies", "## Targets"];
+    let mut headings = vec!["## Targets: data at the speed of the link", "## Summary", "## Copies (GB/s)", "## Parallel copies", "## Peer copies (devices 0 and 1 of one worker)", "## Targets"];
     if compiler {
         headings.push("## Graphs: a step of 200 kernels");
     }
