@@ -5,7 +5,7 @@
 # HIP_REMOTE_PACK_CUPY=1 packs CuPy for ROCm instead (then: bash device-pack/device-cupy.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PACK=device-pack
+PACK=${HIP_REMOTE_PACK_DIR:-device-pack}  # HIP_REMOTE_PACK_DIR: another folder (e.g. a CuPy pack beside the main one)
 cargo build --release -p hip-worker -p hip-remote --features hip-remote/profiling -p client-capi -p client-hiprtc -p client-hipblas -p client-amdsmi -p hip-remote-hipcc
 if [ "${HIP_REMOTE_PACK_CUPY:-0}" = 1 ]; then
   # A pack of its own for CuPy for ROCm on the cuda worker (scripts/device-cupy.sh): CuPy,
@@ -42,8 +42,10 @@ for t in hipblas_ops hipblas_hostile; do
      -L "$PACK/lib" -lhipblas -lamdhip64 -lm -lpthread -Wl,-rpath,'$ORIGIN/../lib'
 done
 # The installed ROCm-style layout (lib/ with the shims, include/, bin/ with hipcc): what CuPy's
-# ROCM_HOME points at there.
+# ROCM_HOME points at there. Its hip-remote and hip-worker are links to bin/'s (within what the
+# device tool carries).
 target/release/hip-remote install --prefix "$PACK/rocm" >/dev/null
+for tool in hip-remote hip-worker; do ln -sf "../../bin/$tool" "$PACK/rocm/bin/$tool"; done
 # C conformance programs that run against any worker (the multi-process ones need the Rust
 # harness and run in CI instead).
 for t in device_query memory streams_events errors threads kernels device_control stream_info func_attributes memory2d memory_extra \

@@ -343,7 +343,7 @@ __HIP_REMOTE_DEVICE_FN unsigned long long __umul64hi(unsigned long long x, unsig
 __HIP_REMOTE_DEVICE_FN int __mul24(int x, int y) __HIP_REMOTE_BODY({ return __nvvm_mul24_i(x, y); })
 __HIP_REMOTE_DEVICE_FN unsigned int __umul24(unsigned int x, unsigned int y) __HIP_REMOTE_BODY({ return __nvvm_mul24_ui(x, y); })
 __HIP_REMOTE_DEVICE_FN unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s)
-    __HIP_REMOTE_BODY({ return __nvvm_prmt(x, y, s); })
+    __HIP_REMOTE_BODY({ return __nvvm_prmt(x, y, s & 0x7777u); }) /* HIP and CUDA take the low 3 bits of each nibble; PTX prmt reads bit 3 as sign replication */
 
 /* ---- clocks: the SM cycle counter */
 __HIP_REMOTE_DEVICE_FN long long clock64() __HIP_REMOTE_BODY({ return (long long)__nvvm_read_ptx_sreg_clock64(); })

@@ -254,10 +254,30 @@ impl Session {
         // From here the backing owns the mapping and the memory.
         let backing = Arc::new(Backing { backend: Arc::clone(&self.backend), base, size, physical, _reservation: reservation });
         self.backend.vmm_set_access(DevicePtr(base), size, dev, access::READ_WRITE)?;
+        // Devices this session let access `dev` reach new memory of `dev` too.
+        let peers: Vec<DeviceIndex> = self.peer_access.iter().filter(|(_, owner)| *owner == dev).map(|(accessor, _)| *accessor).collect();
+        for accessor in peers {
+            self.backend.vmm_set_access(DevicePtr(base), size, accessor, access::READ_WRITE)?;
+        }
         // New physical memory may hold what another session of this process released.
         self.backend.vmm_scrub(DevicePtr(base), size, dev)?;
         let range = self.client_ranges.ranges.get_mut(&dev).expect("checked by the caller");
         range.units.insert(base, Unit { size, backing, users: 1, released_at: 0, exported: false });
+        Ok(())
+    }
+
+    /// `hipDeviceEnablePeerAccess` for client allocations: `accessor` gets read-write access
+    /// to every unit backed on `owner`. They are mappings of their own (`cuMemMap`), which
+    /// the context-wide peer access of the backend does not cover, as HIP's does for all of
+    /// `owner`'s memory; units backed later get it in `back_unit`. Disabling does not take
+    /// it back: a correct program no longer touches the peer's memory, and on the host
+    /// backend access is per mapping, not per device.
+    pub(super) fn grant_peer_access_to_client_units(&mut self, accessor: DeviceIndex, owner: DeviceIndex) -> Result<(), Failure> {
+        let Some(range) = self.client_ranges.ranges.get(&owner) else { return Ok(()) };
+        let units: Vec<(u64, u64)> = range.units.iter().map(|(base, unit)| (*base, unit.size)).collect();
+        for (base, size) in units {
+            self.backend.vmm_set_access(DevicePtr(base), size, accessor, access::READ_WRITE)?;
+        }
         Ok(())
     }
 

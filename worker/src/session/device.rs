@@ -126,6 +126,7 @@ impl DeviceHandler for Session {
             (false, false) => Err(Failure::new(Status::PEER_ACCESS_NOT_ENABLED, format!("device {dev} was not given access to device {peer}"))),
             (true, false) => {
                 self.backend.enable_peer_access(dev, peer)?;
+                self.grant_peer_access_to_client_units(dev, peer)?;
                 self.peer_access.insert((dev, peer));
                 Ok(wire::Empty {})
             }
