@@ -323,9 +323,9 @@ static void peers(void) {
 }
 
 static void cross_worker_copies(void) {
-  /* These workers serve sessions in session processes (--allow-host-code), which take no
-   * part in copies between workers: refused before anything moves (`copies` runs them). */
-  step("copies between workers whose sessions run in session processes are refused, clearly");
+  /* The full run's workers may not dial each other (no --dial-workers): a copy between them
+   * is refused before anything moves (`copies` runs them between workers that may). */
+  step("copies between workers that may not dial each other are refused, clearly");
   int last = count - 1;
   static int before[N], after[N];
   CHECK(hipMemcpy(before, buffers[last], sizeof before, hipMemcpyDeviceToHost));
