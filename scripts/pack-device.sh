@@ -18,6 +18,9 @@ if [ "${HIP_REMOTE_PACK_CUPY:-0}" = 1 ]; then
   pip install -q --disable-pip-version-check --no-compile --target "$site" --only-binary=:all: \
       --python-version "$python" --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 --platform any \
       "cupy-rocm-7-0==14.2.0" numpy pytest
+  # HIP_REMOTE_CUPY_SYSTEM_NUMPY=1: the GPU machine's own numpy (it has one), within what the
+  # device tool carries.
+  if [ "${HIP_REMOTE_CUPY_SYSTEM_NUMPY:-0}" = 1 ]; then rm -rf "$site"/numpy "$site"/numpy-*.dist-info "$site"/numpy.libs; fi
   tar -C "$site" --exclude=./bin -cf - . | xz -T0 -9 > "$PACK/cupy/site-py${python/./}.tar.xz"
   rm -rf "$site"
   cp tests/python/cupy/*.py "$PACK/cupy/tests/"

@@ -343,6 +343,17 @@ int main(void) {
   EXPECT_ERR(hipGetProcAddress(NULL, &p, 702, 0, &status), hipErrorInvalidValue);
   EXPECT_ERR(hipGetProcAddress("hipMemset", NULL, 702, 0, &status), hipErrorInvalidValue);
   EXPECT_ERR(hipGetProcAddress("hipMemset", &p, 702, 8, &status), hipErrorInvalidValue);
+  /* HIP 6's hipDeviceProp_t: the plain name resolves to the R0600 form the headers use. */
+  void* props_fn = NULL;
+  CHECK(hipGetProcAddress("hipGetDeviceProperties", &props_fn, 702, 0, NULL));
+  hipDeviceProp_t direct, looked_up;
+  memset(&looked_up, 0, sizeof looked_up);
+  CHECK(hipGetDeviceProperties(&direct, 0));
+  CHECK(((hipError_t(*)(hipDeviceProp_t*, int))props_fn)(&looked_up, 0));
+  REQUIRE(looked_up.major == direct.major && looked_up.minor == direct.minor && strcmp(looked_up.name, direct.name) == 0 &&
+              looked_up.totalGlobalMem == direct.totalGlobalMem && looked_up.multiProcessorCount == direct.multiProcessorCount,
+          "hipGetProcAddress(hipGetDeviceProperties) fills another layout: major %d/%d, %zu/%zu bytes", looked_up.major, direct.major,
+          looked_up.totalGlobalMem, direct.totalGlobalMem);
   void *plain = NULL, *per_thread = NULL, *spt_direct = NULL;
   CHECK(hipGetProcAddress("hipLaunchKernel", &plain, 702, 0, NULL));
   CHECK(hipGetProcAddress("hipLaunchKernel", &per_thread, 702, 2, NULL));

@@ -25,7 +25,10 @@ pub struct PeerRow {
     pub src: c_int,
     pub dst: c_int,
     pub native_gbps: f64,
+    /// `hipMemcpyPeer`, which returns when the copy is done.
     pub remote_gbps: f64,
+    /// `hipMemcpyPeerAsync` on the null stream, one synchronize at the end (as native).
+    pub remote_async_gbps: f64,
 }
 
 /// What the section found.
@@ -42,6 +45,7 @@ fn native_err(what: &'static str) -> impl Fn(hip_worker::backend::BackendError) 
 type SetDeviceFn = unsafe extern "C" fn(c_int) -> c_int;
 type EnablePeerFn = unsafe extern "C" fn(c_int, u32) -> c_int;
 type MemcpyPeerFn = unsafe extern "C" fn(*mut c_void, c_int, *const c_void, c_int, usize) -> c_int;
+type MemcpyPeerAsyncFn = unsafe extern "C" fn(*mut c_void, c_int, *const c_void, c_int, usize, *mut c_void) -> c_int;
 type MallocFn = unsafe extern "C" fn(*mut *mut c_void, usize) -> c_int;
 type FreeFn = unsafe extern "C" fn(*mut c_void) -> c_int;
 type SyncFn = unsafe extern "C" fn() -> c_int;
@@ -55,6 +59,7 @@ struct RemotePeer {
     set_device: SetDeviceFn,
     enable_peer: EnablePeerFn,
     memcpy_peer: MemcpyPeerFn,
+    memcpy_peer_async: MemcpyPeerAsyncFn,
     malloc: MallocFn,
     free: FreeFn,
     synchronize: SyncFn,
@@ -72,6 +77,7 @@ impl RemotePeer {
                 set_device: *l.get::<SetDeviceFn>(b"hipSetDevice\0").map_err(get)?,
                 enable_peer: *l.get::<EnablePeerFn>(b"hipDeviceEnablePeerAccess\0").map_err(get)?,
                 memcpy_peer: *l.get::<MemcpyPeerFn>(b"hipMemcpyPeer\0").map_err(get)?,
+                memcpy_peer_async: *l.get::<MemcpyPeerAsyncFn>(b"hipMemcpyPeerAsync\0").map_err(get)?,
                 malloc: *l.get::<MallocFn>(b"hipMalloc\0").map_err(get)?,
                 free: *l.get::<FreeFn>(b"hipFree\0").map_err(get)?,
                 synchronize: *l.get::<SyncFn>(b"hipDeviceSynchronize\0").map_err(get)?,
@@ -125,13 +131,21 @@ pub fn run(nb: &dyn Backend, lib: &Path, max_bytes: usize, volume: usize) -> Res
             let reps = (volume / bytes).max(MIN_REPS);
             for (src, dst) in [(0usize, 1usize), (1, 0)] {
                 let native = native_gbps(nb, native_bufs, src, dst, bytes, reps)?;
-                let remote_figure = remote_gbps(&remote, remote_bufs, src, dst, bytes, reps)?;
+                let remote_figure = remote_gbps(&remote, remote_bufs, src, dst, bytes, reps, false)?;
+                let remote_async = remote_gbps(&remote, remote_bufs, src, dst, bytes, reps, true)?;
                 eprintln!(
-                    "bench:   {:>4} MiB {src} → {dst}: native {native:.1}, remote {remote_figure:.1} GB/s ({:.2}×)",
+                    "bench:   {:>4} MiB {src} → {dst}: native {native:.1}, remote {remote_figure:.1} (async {remote_async:.1}) GB/s",
                     bytes >> 20,
-                    remote_figure / native
                 );
-                rows.push(PeerRow { bytes, reps, src: src as c_int, dst: dst as c_int, native_gbps: native, remote_gbps: remote_figure });
+                rows.push(PeerRow {
+                    bytes,
+                    reps,
+                    src: src as c_int,
+                    dst: dst as c_int,
+                    native_gbps: native,
+                    remote_gbps: remote_figure,
+                    remote_async_gbps: remote_async,
+                });
             }
         }
         Ok(rows)
@@ -160,12 +174,18 @@ fn native_gbps(nb: &dyn Backend, bufs: [DevicePtr; 2], src: usize, dst: usize, b
     Ok((bytes * reps) as f64 / t.elapsed().as_secs_f64() / 1e9)
 }
 
-/// `hipMemcpyPeer` through the client library, timed the same way (the current device is 0;
-/// both devices synchronized at the end).
-fn remote_gbps(r: &RemotePeer, bufs: [*mut c_void; 2], src: usize, dst: usize, bytes: usize, reps: usize) -> Result<f64, String> {
+/// `hipMemcpyPeer` (or `hipMemcpyPeerAsync` on the null stream) through the client library,
+/// timed the same way (the current device is 0; both devices synchronized at the end).
+fn remote_gbps(r: &RemotePeer, bufs: [*mut c_void; 2], src: usize, dst: usize, bytes: usize, reps: usize, queued: bool) -> Result<f64, String> {
     let once = || {
-        // SAFETY: both buffers hold at least `bytes` bytes on their devices.
-        check("hipMemcpyPeer", unsafe { (r.memcpy_peer)(bufs[dst], dst as c_int, bufs[src], src as c_int, bytes) })
+        // SAFETY: both buffers hold at least `bytes` bytes on their devices; the null stream.
+        unsafe {
+            if queued {
+                check("hipMemcpyPeerAsync", (r.memcpy_peer_async)(bufs[dst], dst as c_int, bufs[src], src as c_int, bytes, std::ptr::null_mut()))
+            } else {
+                check("hipMemcpyPeer", (r.memcpy_peer)(bufs[dst], dst as c_int, bufs[src], src as c_int, bytes))
+            }
+        }
     };
     let sync_both = || -> Result<(), String> {
         // SAFETY: no pointers; devices 0 and 1 exist.
@@ -199,27 +219,30 @@ pub fn report(run: &PeerRun) -> (String, Value) {
         PeerRun::Rows(rows) => {
             let _ = writeln!(
                 md,
-                "Native: the backend's peer copy in-process (`cuMemcpyPeerAsync` on the cuda backend); remote: `hipMemcpyPeer` \
-                 through the client library. Peer access enabled both ways on both sides; each figure is `reps` copies and \
-                 one synchronize.\n"
+                "Native: the backend's peer copy in-process (`cuMemcpyPeerAsync` on the cuda backend, the null stream); remote: \
+                 `hipMemcpyPeer` (each returns when its copy is done) and `hipMemcpyPeerAsync` on the null stream through the \
+                 client library. Peer access enabled both ways on both sides; each figure is `reps` copies and one synchronize.\n"
             );
-            let _ = writeln!(md, "| size | direction | reps | native GB/s | remote GB/s | remote / native |");
-            let _ = writeln!(md, "|---:|---|---:|---:|---:|---:|");
+            let _ = writeln!(md, "| size | direction | reps | native GB/s | remote hipMemcpyPeer GB/s | remote / native | remote hipMemcpyPeerAsync GB/s | remote async / native |");
+            let _ = writeln!(md, "|---:|---|---:|---:|---:|---:|---:|---:|");
             let mut j = Vec::new();
             for r in rows {
                 let ratio = r.remote_gbps / r.native_gbps;
                 let _ = writeln!(
                     md,
-                    "| {} MiB | {} → {} | {} | {:.1} | {:.1} | {ratio:.2}× |",
+                    "| {} MiB | {} → {} | {} | {:.1} | {:.1} | {ratio:.2}× | {:.1} | {:.2}× |",
                     r.bytes >> 20,
                     r.src,
                     r.dst,
                     r.reps,
                     r.native_gbps,
-                    r.remote_gbps
+                    r.remote_gbps,
+                    r.remote_async_gbps,
+                    r.remote_async_gbps / r.native_gbps
                 );
                 j.push(json!({"bytes": r.bytes, "reps": r.reps, "src": r.src, "dst": r.dst,
-                    "native_gbps": (r.native_gbps * 1000.0).round() / 1000.0, "remote_gbps": (r.remote_gbps * 1000.0).round() / 1000.0}));
+                    "native_gbps": (r.native_gbps * 1000.0).round() / 1000.0, "remote_gbps": (r.remote_gbps * 1000.0).round() / 1000.0,
+                    "remote_async_gbps": (r.remote_async_gbps * 1000.0).round() / 1000.0}));
             }
             md.push('\n');
             (md, json!({"rows": j}))

@@ -98,7 +98,8 @@ fn bench_quick_host_backend_end_to_end() {
                 && r["src"] == src
                 && r["dst"] == dst
                 && r["native_gbps"].as_f64().is_some_and(|v| v > 0.0)
-                && r["remote_gbps"].as_f64().is_some_and(|v| v > 0.0)),
+                && r["remote_gbps"].as_f64().is_some_and(|v| v > 0.0)
+                && r["remote_async_gbps"].as_f64().is_some_and(|v| v > 0.0)),
             "no 1 MiB peer row {src} → {dst}: {peer:?}"
         );
     }

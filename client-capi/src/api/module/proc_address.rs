@@ -83,9 +83,15 @@ fn lookup(name: &str) -> Option<*mut c_void> {
     (!p.is_null()).then_some(p)
 }
 
+/// Entry points whose HIP 6 form is a symbol of its own (`hip_runtime_api.h` defines the plain
+/// name to it, for the HIP 6 `hipDeviceProp_t`). Every version `hipGetProcAddress` accepts is
+/// HIP 6.0 or later, so the caller's struct is HIP 6's and gets that form, as ROCm's does.
+const HIP6_FORMS: &[(&str, &str)] = &[("hipGetDeviceProperties", "hipGetDevicePropertiesR0600"), ("hipChooseDevice", "hipChooseDeviceR0600")];
+
 /// The symbol for `name` under `flags`: the `_spt` form for the per-thread flag when it
-/// exists, else the plain one.
+/// exists, else the plain one (HIP 6's form where it has one).
 fn resolve(name: &str, flags: u64) -> Result<Option<*mut c_void>, CallError> {
+    let name = HIP6_FORMS.iter().find(|(plain, _)| *plain == name).map_or(name, |(_, hip6)| *hip6);
     match flags {
         PROC_FLAG_DEFAULT | PROC_FLAG_LEGACY_STREAM => Ok(lookup(name)),
         PROC_FLAG_PER_THREAD_STREAM => Ok(lookup(&format!("{name}_spt")).or_else(|| lookup(name))),
