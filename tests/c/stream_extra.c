@@ -168,13 +168,14 @@ int main(void) {
   CHECK(hipStreamWriteValue64(other, wide, 0x100000001ull, 0));
   CHECK(hipStreamSynchronize(s));
   REQUIRE(read32(marker) == 2, "64-bit wait not released");
-  /* Masked 64-bit GTE (unsigned: the top bit set is the largest) and EQ. */
+  /* Masked 64-bit GTE and EQ. The first release satisfies GTE only, and only when compared
+   * unsigned (its top bit is set), as ROCm compares. */
   CHECK(hipMemset(wide, 0, 8));
   CHECK(hipMemset(marker, 0, 4));
   CHECK(hipStreamWaitValue64(s, wide, 0x10, hipStreamWaitValueGte, 0xffff0000000000ffull));
   CHECK(hipStreamWaitValue64(s, wide, 0x8000000000000011ull, hipStreamWaitValueEq, 0xf0000000000000ffull));
   CHECK(hipStreamWriteValue32(s, marker, 3, 0));
-  CHECK(hipStreamWriteValue64(other, wide, 0x0abc000000000010ull, 0));
+  CHECK(hipStreamWriteValue64(other, wide, 0x8abc000000000010ull, 0));
   sleep_ms(50);
   REQUIRE(read32(marker) == 0, "masked 64-bit waits passed early");
   CHECK(hipStreamWriteValue64(other, wide, 0x8abc000012345611ull, 0));
