@@ -160,6 +160,39 @@ mod tests {
         assert!(WAIT_KERNELS_PTX.ends_with('\0') && !WAIT_KERNELS_PTX[..WAIT_KERNELS_PTX.len() - 1].contains('\0'));
     }
 
+    /// The committed PTX is what the script makes of the source (where clang-15 is here), and
+    /// ptxas assembles it for Volta and Hopper with warnings as errors (where
+    /// `HIP_REMOTE_PTXAS` names ptxas, as `scripts/test.sh` sets it).
+    #[test]
+    fn the_committed_ptx_matches_its_source_and_assembles() {
+        use std::process::Command;
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let dir = std::env::temp_dir().join(format!("hip-remote-wait-kernels-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let committed = &WAIT_KERNELS_PTX[..WAIT_KERNELS_PTX.len() - 1];
+        let clang = std::env::var("CLANG").unwrap_or_else(|_| "clang++-15".into());
+        if Command::new(&clang).arg("--version").output().is_ok_and(|o| o.status.success()) {
+            let fresh = dir.join("wait_kernels.ptx");
+            let out = Command::new("bash").arg(repo.join("scripts/wait-kernels-ptx.sh")).arg(&fresh).output().unwrap();
+            assert!(out.status.success(), "scripts/wait-kernels-ptx.sh failed: {}", String::from_utf8_lossy(&out.stderr));
+            assert!(std::fs::read_to_string(&fresh).unwrap() == committed, "wait_kernels.ptx is stale: run scripts/wait-kernels-ptx.sh");
+        } else {
+            eprintln!("skipped: {clang} is not here to regenerate the PTX");
+        }
+        if let Some(ptxas) = std::env::var_os("HIP_REMOTE_PTXAS") {
+            let ptx = dir.join("committed.ptx");
+            std::fs::write(&ptx, committed).unwrap();
+            for arch in ["sm_70", "sm_90"] {
+                let out =
+                    Command::new(&ptxas).arg(format!("-arch={arch}")).arg("--warning-as-error").arg(&ptx).args(["-o", "/dev/null"]).output().unwrap();
+                assert!(out.status.success(), "ptxas -arch={arch}: {}", String::from_utf8_lossy(&out.stderr));
+            }
+        } else {
+            eprintln!("skipped: HIP_REMOTE_PTXAS is not set, the PTX is not assembled");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn parameters_are_packed_where_the_kernel_reads_them() {
         let ptr = DevicePtr(0x7f00_1234_5000);
