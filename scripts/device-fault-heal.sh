@@ -14,7 +14,7 @@
 # process exits once its clients have left. Then, on a worker with `--max-kernel-ms 2000`, a
 # kernel that never returns (tests/kernel_watchdog spin): the shared process is ended,
 # hipErrorLaunchTimeOut for its client within the timeout, and the next client is served by a
-# new process. Logs in $OUT.
+# new process; stream waits held past the limit are not ended. Logs in $OUT.
 set -uo pipefail
 PACK=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/device-out}
@@ -83,5 +83,8 @@ start_worker watchdog --max-kernel-ms 2000
 export HIP_REMOTE_WORKER=$ADDR
 timeout 60 "$SPIN" spin > "$OUT/spin.log" 2>&1; verdict $? "a kernel past --max-kernel-ms ends with hipErrorLaunchTimeOut ($(grep -o 'TIMEOUT [0-9]*' "$OUT/spin.log") ms)" "$OUT/spin.log"
 timeout 60 "$SPIN" serve > "$OUT/serve.log" 2>&1; verdict $? "the next client is served by a new shared process" "$OUT/serve.log"
+# Stream waits (a masked GTE: the worker's wait kernel; an unmasked EQ: CUDA's own) held 6 s,
+# a kernel behind them: a held wait is no runaway kernel.
+timeout 60 "$SPIN" held 6000 > "$OUT/held.log" 2>&1; verdict $? "stream waits held past --max-kernel-ms are not timed out" "$OUT/held.log"
 kill -0 "$WPID" 2>/dev/null; verdict $? "the watchdog's worker is still running" "$OUT/watchdog.log"
 exit $fail

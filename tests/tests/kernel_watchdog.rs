@@ -1,6 +1,6 @@
 //! The kernel watchdog (`--max-kernel-ms`, `docs/ISOLATION.md`): a kernel that never returns
 //! ends its session with hipErrorLaunchTimeOut within a few seconds, and the same worker
-//! serves the next client.
+//! serves the next client; stream waits held past the limit are not runaway kernels.
 
 use hip_remote_tests::{Sandbox, WorkerProcess, DEFAULT_WORKER_MIB};
 use std::time::Duration;
@@ -31,6 +31,13 @@ fn a_kernel_past_the_limit_ends_its_session_and_the_worker_serves_the_next() {
     assert!(took_ms >= LIMIT_MS as f64, "the error came after {took_ms} ms, before the {LIMIT_MS} ms limit");
     assert!(took_ms < MAX_WAIT.as_millis() as f64, "the error took {took_ms} ms");
     assert!(line.contains("--max-kernel-ms") || spun.stdout.contains("LaunchTimeOut") || line.contains("timed out"), "{line}");
+
+    // Stream waits held three times the limit, a kernel queued behind them: no timeout.
+    let hold = (3 * LIMIT_MS).to_string();
+    let held = worker.run(&exe, &["held", &hold]);
+    eprintln!("{}\n{}", held.stdout, held.stderr);
+    held.assert_success();
+    assert!(held.stdout.contains("HELD"), "{}", held.stdout);
 
     let served = worker.run(&exe, &["serve"]);
     served.assert_success();

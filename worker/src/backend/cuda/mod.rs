@@ -30,6 +30,7 @@ mod scrub;
 mod stream;
 mod stream_ops;
 mod vmm;
+mod wait_kernel;
 
 use super::{BackendError, DeviceBackend, DeviceIndex, DeviceLimit, DeviceProperties, DevicePtr, HandleMap, HostFn, StreamHandle, TransportHooks};
 use crate::devices::DeviceSelection;
@@ -146,6 +147,8 @@ pub struct CudaBackend {
     outputs: Mutex<crate::backend::device_log::StreamOutputs>,
     /// Launches in flight, while the kernel watchdog is on.
     launch_watch: crate::backend::launch_watch::LaunchWatch<Raw<CUevent>>,
+    /// Per device, the kernels serving masked stream waits (`wait_kernel.rs`), once loaded.
+    wait_kernels: Mutex<HashMap<DeviceIndex, wait_kernel::WaitKernels>>,
 }
 
 /// Instances of [`CudaBackend`] made so far (0 = none: the empty cache entry).
@@ -217,6 +220,7 @@ impl CudaBackend {
             log_streams: Mutex::default(),
             outputs: Mutex::default(),
             launch_watch: Default::default(),
+            wait_kernels: Mutex::default(),
         })
     }
 
@@ -288,16 +292,19 @@ impl CudaBackend {
                 self.enter(dev)?;
                 Ok(std::ptr::null_mut())
             }
-            Some(s) => {
-                let (raw, device) = {
-                    let streams = read(&self.streams);
-                    let e = streams.get(&s.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("stream {:#x}", s.as_raw())))?;
-                    (e.raw, e.device)
-                };
-                self.enter(device)?;
-                Ok(raw.0)
-            }
+            Some(s) => Ok(self.stream_on_device(s)?.0),
         }
+    }
+
+    /// Resolves a created stream to its handle and device, and enters the device.
+    fn stream_on_device(&self, s: StreamHandle) -> Result<(CUstream, DeviceIndex), BackendError> {
+        let (raw, device) = {
+            let streams = read(&self.streams);
+            let e = streams.get(&s.as_raw()).ok_or_else(|| BackendError::InvalidHandle(format!("stream {:#x}", s.as_raw())))?;
+            (e.raw, e.device)
+        };
+        self.enter(device)?;
+        Ok((raw.0, device))
     }
 
     fn alloc_staging(&self, reserved: bool) -> Result<Pinned, BackendError> {
@@ -385,6 +392,7 @@ impl Drop for CudaBackend {
                 let _ = unsafe { sys::cuStreamDestroy_v2(s.0) };
             }
         }
+        self.unload_wait_kernels();
         for d in &self.devices {
             // SAFETY: retained in `new`.
             let _ = unsafe { cudarc::driver::result::primary_ctx::release(d.dev) };

@@ -14,16 +14,14 @@ use cudarc::driver::sys;
 impl CudaBackend {
     /// Records an event after a launch on `stream` (the watchdog is on).
     pub(super) fn watch_launch(&self, stream: sys::CUstream, dev: DeviceIndex) {
-        self.launch_watch.launched((stream as usize, dev), || {
-            // The stream's context is current (just launched).
-            let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32)?;
-            if let Err(e) = result::event::record(event, stream) {
-                // The event just created, used by nothing.
-                let _ = result::event::destroy(event);
-                return Err(crate::backend::BackendError::from(e));
-            }
-            Ok(super::Raw(event))
-        });
+        self.launch_watch.launched((stream as usize, dev), || record_after(stream));
+    }
+
+    /// Records an event after a stream wait on `stream` (the watchdog is on): not a kernel of
+    /// the tenant's however long the application holds it, whether CUDA's own wait or our
+    /// wait kernel (`wait_kernel.rs`).
+    pub(super) fn watch_wait(&self, stream: sys::CUstream, dev: DeviceIndex) {
+        self.launch_watch.waited((stream as usize, dev), || record_after(stream));
     }
 
     /// The devices whose oldest unfinished launch of some stream ran past `limit`.
@@ -58,4 +56,15 @@ impl CudaBackend {
             Err(e) => Some(crate::device_faults::is_sticky(super::error::map("cuMemGetInfo", e).hip_code())),
         }
     }
+}
+
+/// An event recorded on `stream` after the work just queued there (its context current).
+fn record_after(stream: sys::CUstream) -> Result<super::Raw<sys::CUevent>, crate::backend::BackendError> {
+    let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32)?;
+    if let Err(e) = result::event::record(event, stream) {
+        // The event just created, used by nothing.
+        let _ = result::event::destroy(event);
+        return Err(crate::backend::BackendError::from(e));
+    }
+    Ok(super::Raw(event))
 }

@@ -1,14 +1,20 @@
 //! Stream memory operations on CUDA: `cuStreamWaitValue32/64` and `cuStreamWriteValue32/64`
 //! (HIP's wait conditions are CUDA's flags, value for value). CUDA's waits have no mask: an
-//! AND or NOR wait folds a partial mask into its value exactly; a GEQ or EQ wait with a
-//! partial mask has no CUDA form and is `hipErrorNotSupported` here.
+//! AND or NOR wait folds a partial mask into its value exactly; a GTE or EQ wait with a
+//! partial mask has no CUDA form and runs as a wait kernel of ours (`wait_kernel.rs`).
+//!
+//! With the kernel watchdog on, every wait (either kind) is recorded as a wait, not a launch:
+//! the application may hold it for any time, and the tenant's launches behind it count from
+//! its release (`crate::backend::launch_watch`).
 
+use super::wait_kernel::WaitLaunch;
 use super::{result, CudaBackend};
 use crate::backend::{BackendError, CheckedHostFn, MemOp, StreamHandle, StreamOpsBackend, WaitCondition, Width};
 
 /// The unmasked value a CUDA wait needs for HIP's masked condition, if there is one:
 /// AND `(*p & mask & v) != 0` is CUDA's AND with `v & mask`; NOR `~((*p | v) & mask) != 0`
 /// (some masked bit clear in both) is CUDA's NOR `~(*p | v') != 0` with `v' = (v & mask) | !mask`.
+/// `None`: no CUDA form (GTE and EQ under a partial mask).
 fn unmasked_value(condition: WaitCondition, value: u64, mask: u64, full: u64) -> Option<u64> {
     if mask & full == full {
         return Some(value);
@@ -22,20 +28,21 @@ fn unmasked_value(condition: WaitCondition, value: u64, mask: u64, full: u64) ->
 
 impl StreamOpsBackend for CudaBackend {
     fn stream_mem_op(&self, stream: StreamHandle, op: MemOp) -> Result<(), BackendError> {
-        let s = self.stream(Some(stream), 0)?;
+        let (s, device) = self.stream_on_device(stream)?;
         match op {
             MemOp::Wait { ptr, width, value, mask, condition } => {
                 let full = match width {
                     Width::W32 => u64::from(u32::MAX),
                     Width::W64 => u64::MAX,
                 };
-                let Some(value) = unmasked_value(condition, value, mask, full) else {
-                    return Err(BackendError::NotSupported(format!("CUDA has no masked {condition:?} wait (mask {mask:#x})")));
-                };
                 let flags = condition as u32;
-                match width {
-                    Width::W32 => result::stream_op::wait32(s, ptr.0, value as u32, flags)?,
-                    Width::W64 => result::stream_op::wait64(s, ptr.0, value, flags)?,
+                match (unmasked_value(condition, value, mask, full), width) {
+                    (Some(value), Width::W32) => result::stream_op::wait32(s, ptr.0, value as u32, flags)?,
+                    (Some(value), Width::W64) => result::stream_op::wait64(s, ptr.0, value, flags)?,
+                    (None, _) => self.launch_wait_kernel(s, device, &WaitLaunch::new(ptr, width, value, mask, condition))?,
+                }
+                if self.launch_watch.enabled() {
+                    self.watch_wait(s, device);
                 }
             }
             MemOp::Write { ptr, width, value } => match width {

@@ -13,7 +13,7 @@ fn missing(name: &str) -> BackendError {
 
 impl StreamOpsBackend for HipBackend {
     fn stream_mem_op(&self, stream: StreamHandle, op: MemOp) -> Result<(), BackendError> {
-        let (s, _) = self.stream_and_device(Some(stream), 0)?;
+        let (s, device) = self.stream_and_device(Some(stream), 0)?;
         let api = &self.api;
         match op {
             MemOp::Wait { ptr, width: Width::W32, value, mask, condition } => {
@@ -22,6 +22,10 @@ impl StreamOpsBackend for HipBackend {
             MemOp::Wait { ptr, width: Width::W64, value, mask, condition } => api.stream_wait_value64(s, ptr.0, value, condition as u32, mask)?,
             MemOp::Write { ptr, width: Width::W32, value } => api.stream_write_value32(s, ptr.0, value as u32)?,
             MemOp::Write { ptr, width: Width::W64, value } => api.stream_write_value64(s, ptr.0, value)?,
+        }
+        // The application may hold a wait for any time: not an overrun of the tenant's.
+        if matches!(op, MemOp::Wait { .. }) && self.launch_watch.enabled() {
+            self.watch_wait(s, device);
         }
         Ok(())
     }
