@@ -551,6 +551,25 @@ fn module_lookup_threads() {
     run_program("module_lookup_threads");
 }
 
+/// A kernel name the module lacks: `hipErrorNotFound` at `hipModuleGetFunction` by default,
+/// answered by the client from the module's image (the profile shows no lookup that waited;
+/// the kernel it holds is looked up without waiting too), nothing deferred to a later call.
+#[test]
+fn module_lookup_missing() {
+    let sandbox = Sandbox::new("module_lookup_missing");
+    let exe = sandbox.compile("module_lookup_missing");
+    let mut worker = sandbox.start_worker();
+    let mut cmd = worker.command(&exe);
+    cmd.env_remove("HIP_REMOTE_POSTED_LOOKUPS").env("HIP_REMOTE_PROFILE", "1");
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS module_lookup_missing"), "no PASS line: {}", out.report());
+    assert!(out.stderr.contains("hip-remote profile (HIP_REMOTE_PROFILE=1)"), "no profile: {}", out.report());
+    let waited = out.stderr.lines().any(|l| l.split_whitespace().next() == Some("hipModuleGetFunction"));
+    assert!(!waited, "a lookup waited for the worker: {}", out.report());
+    worker.assert_alive();
+}
+
 /// The linker: two -fgpu-rdc pieces linked on the worker into one module.
 #[test]
 fn module_link() {
