@@ -7,7 +7,7 @@
 //! | AMDGPU code object | its metadata note's `amdhsa.kernels` (`.name`; `.symbol` less `.kd`) | yes ([`crate::metadata`]) |
 //! | PTX | each `.entry NAME` (comments and strings skipped) | no |
 //! | cubin (`EM_CUDA`) | `.symtab` functions marked `STO_CUDA_ENTRY` | no |
-//! | host module | the note hip-remote's worker writes into what its hiprtc and linker return ([`annotate_host_module`]) | no |
+//! | host module | the note hip-remote's worker writes into what its hiprtc and linker return ([`annotate_host_module`]) | yes (the note's) |
 //!
 //! Offload bundles and fat binaries are read through the entry the device runs (the caller
 //! picks it). Anything else (an NVIDIA fatbin, a host module written by hand, whose kernel
@@ -38,6 +38,8 @@ pub const MAX_NAME_LEN: usize = metadata::MAX_NAME_LEN;
 pub const MAX_SYMBOLS: u64 = 1 << 20;
 /// Most section headers walked in one ELF image.
 pub const MAX_SECTIONS: u64 = fatbin::MAX_ELF_HEADERS;
+/// Most parameters of one kernel in a host module's note (as in code object metadata).
+pub const MAX_NOTED_PARAMS: usize = metadata::MAX_KERNEL_ARGS;
 /// Largest host-module kernel note read or written: 16 MiB.
 pub const MAX_NOTE_LEN: u64 = 16 << 20;
 
@@ -415,32 +417,46 @@ pub fn from_host_module(module: &[u8]) -> Result<KernelNames> {
     Err(unreadable("a host module without hip-remote's kernel note (one written by hand may fill its table in a constructor)"))
 }
 
+/// The note's descriptor: per kernel, its name and a NUL, a `u32` parameter count, then that
+/// many `(u32 offset, u32 size)` pairs, all little-endian and unaligned.
 fn kernel_note(desc: &[u8]) -> Result<KernelNames> {
     let mut names = KernelNames::default();
-    if desc.is_empty() {
-        return Ok(names);
-    }
-    let body = desc.strip_suffix(b"\0").ok_or_else(|| unreadable("the kernel note does not end in NUL"))?;
-    for name in body.split(|&b| b == 0) {
-        let name = std::str::from_utf8(name).map_err(|_| unreadable("a kernel name in the note is not UTF-8"))?;
+    let mut rest = desc;
+    let mut take_u32 = |rest: &mut &[u8]| -> Result<u32> {
+        let (word, tail) = rest.split_first_chunk::<4>().ok_or_else(|| unreadable("the kernel note ends inside a number"))?;
+        *rest = tail;
+        Ok(u32::from_le_bytes(*word))
+    };
+    while !rest.is_empty() {
+        let end = rest.iter().take(MAX_NAME_LEN + 1).position(|&b| b == 0).ok_or_else(|| unreadable("a kernel name in the note is unterminated or too long"))?;
+        let name = std::str::from_utf8(&rest[..end]).map_err(|_| unreadable("a kernel name in the note is not UTF-8"))?;
         if name.is_empty() {
             return Err(unreadable("an empty kernel name in the note"));
         }
-        names.add(name.to_string(), None)?;
+        rest = &rest[end + 1..];
+        let count = take_u32(&mut rest)? as usize;
+        if count > MAX_NOTED_PARAMS || count * 8 > rest.len() {
+            return Err(unreadable(format!("kernel {name}: {count} parameters (limit {MAX_NOTED_PARAMS}, or past the note's end)")));
+        }
+        let params = (0..count).map(|_| Ok((take_u32(&mut rest)?, take_u32(&mut rest)?))).collect::<Result<Vec<_>>>()?;
+        names.add(name.to_string(), Some(params))?;
     }
     Ok(names)
 }
 
 /// `module` (a host module: an ELF64 little-endian shared object) with a note listing
-/// `kernels`, the names its table holds once loaded, for [`from_host_module`]: a
-/// non-allocated `SHT_NOTE` section appended with a copy of the section headers. The loaded
-/// image is unchanged (no segment moves).
-pub fn annotate_host_module(module: &[u8], kernels: &[&str]) -> Result<Vec<u8>> {
+/// `kernels`, each `(name, parameters' (offset, size))` as its table holds them once loaded,
+/// for [`from_host_module`]: a non-allocated `SHT_NOTE` section appended with a copy of the
+/// section headers. The loaded image is unchanged (no segment moves).
+pub fn annotate_host_module(module: &[u8], kernels: &[(&str, &[(u32, u32)])]) -> Result<Vec<u8>> {
     if kernels.len() > MAX_LISTED_KERNELS {
         return Err(unreadable(format!("{} kernels (limit {MAX_LISTED_KERNELS})", kernels.len())));
     }
-    if let Some(bad) = kernels.iter().find(|k| k.is_empty() || k.len() > MAX_NAME_LEN || k.contains('\0')) {
+    if let Some((bad, _)) = kernels.iter().find(|(k, _)| k.is_empty() || k.len() > MAX_NAME_LEN || k.contains('\0')) {
         return Err(unreadable(format!("kernel name {bad:?} cannot be listed")));
+    }
+    if let Some((name, params)) = kernels.iter().find(|(_, p)| p.len() > MAX_NOTED_PARAMS) {
+        return Err(unreadable(format!("kernel {name}: {} parameters (limit {MAX_NOTED_PARAMS})", params.len())));
     }
     let (header, headers) = sections(module)?;
     let count = headers.len();
@@ -450,7 +466,16 @@ pub fn annotate_host_module(module: &[u8], kernels: &[&str]) -> Result<Vec<u8>> 
     if from_host_module(module).is_ok() {
         return Err(unreadable("the module already carries a kernel note"));
     }
-    let desc: Vec<u8> = kernels.iter().flat_map(|k| k.bytes().chain([0])).collect();
+    let mut desc = Vec::new();
+    for (name, params) in kernels {
+        desc.extend_from_slice(name.as_bytes());
+        desc.push(0);
+        desc.extend_from_slice(&(params.len() as u32).to_le_bytes());
+        for (offset, size) in *params {
+            desc.extend_from_slice(&offset.to_le_bytes());
+            desc.extend_from_slice(&size.to_le_bytes());
+        }
+    }
     let owner: Vec<u8> = HOST_NOTE_OWNER.iter().copied().chain([0]).collect();
     let note_len = NOTE_HEADER_LEN + owner.len().next_multiple_of(4) + desc.len().next_multiple_of(4);
     if note_len as u64 > MAX_NOTE_LEN {
@@ -685,19 +710,21 @@ mod tests {
     fn a_host_module_lists_its_kernels_only_once_annotated() {
         let plain = host_module();
         assert!(read(&plain).is_err(), "a host module without the note is unreadable");
-        let annotated = annotate_host_module(&plain, &["scale", "_Z4vaddPfS_"]).unwrap();
+        let annotated = annotate_host_module(&plain, &[("scale", &[(0, 8), (8, 4)]), ("_Z4vaddPfS_", &[])]).unwrap();
         assert_eq!(&annotated[ELF_HEADER_LEN..plain.len()], &plain[ELF_HEADER_LEN..], "the original bytes are kept");
         let names = read(&annotated).unwrap();
         assert_eq!(names.presence("scale"), Presence::Present);
         assert_eq!(names.presence("_Z4vaddPfS_"), Presence::Present);
         assert_eq!(names.presence("vadd"), Presence::Absent);
-        assert_eq!(names.params("scale"), None);
+        assert_eq!(names.params("scale"), Some(&[(0, 8), (8, 4)][..]));
+        assert_eq!(names.params("_Z4vaddPfS_"), Some(&[][..]));
         // Its extent, as a pointer-reading client learns it, covers the note.
         assert_eq!(fatbin::image_extent(&annotated).unwrap(), fatbin::Extent::Complete(annotated.len()));
         // Once only; no kernels is a list too.
-        assert!(annotate_host_module(&annotated, &["x"]).is_err());
+        assert!(annotate_host_module(&annotated, &[("x", &[])]).is_err());
         assert!(read(&annotate_host_module(&plain, &[]).unwrap()).unwrap().is_empty());
-        assert!(annotate_host_module(&plain, &["a\0b"]).is_err());
+        assert!(annotate_host_module(&plain, &[("a\0b", &[])]).is_err());
+        assert!(annotate_host_module(&plain, &[("many", &[(0, 1); MAX_NOTED_PARAMS + 1])]).is_err());
         // Every truncation is refused, never misread.
         for cut in (0..annotated.len()).step_by(7) {
             assert!(read(&annotated[..cut]).is_err(), "cut at {cut}");
@@ -706,17 +733,23 @@ mod tests {
 
     #[test]
     fn a_hostile_host_note_is_refused() {
-        let annotated = annotate_host_module(&host_module(), &["k"]).unwrap();
+        let annotated = annotate_host_module(&host_module(), &[("k", &[(0, 4)])]).unwrap();
         let note_at = annotated.windows(HOST_NOTE_OWNER.len()).position(|w| w == HOST_NOTE_OWNER).unwrap() - NOTE_HEADER_LEN;
         // A descriptor size past the section.
         let mut long = annotated.clone();
         long[note_at + 4..note_at + 8].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(read(&long).is_err());
-        // Not NUL-terminated.
-        let mut open = annotated.clone();
         let desc_at = note_at + NOTE_HEADER_LEN + 12;
-        open[desc_at + 1] = b'x';
+        // A name not NUL-terminated within the descriptor.
+        let mut open = annotated.clone();
+        open[desc_at + 1..desc_at + 14].fill(b'x');
         assert!(read(&open).is_err());
+        // A parameter count past the descriptor's end, or beyond the limit.
+        for count in [2u32, u32::MAX] {
+            let mut over = annotated.clone();
+            over[desc_at + 2..desc_at + 6].copy_from_slice(&count.to_le_bytes());
+            assert!(read(&over).is_err(), "{count} parameters");
+        }
     }
 
     #[test]

@@ -597,6 +597,10 @@ __global__ void twice(float* p) { p[0] = 2; }
     assert_eq!(noted.presence("_Z5twicePf"), Presence::Present);
     assert_eq!(noted.presence("fill"), Presence::Absent);
     assert_eq!(noted.presence(&lowered[2]), Presence::Absent, "a global is no kernel");
+    for name in &loaded {
+        let layout: Vec<(u32, u32)> = backend.module_function(module, name).unwrap().params.iter().map(|p| (p.offset, p.size)).collect();
+        assert_eq!(noted.params(name), Some(&layout[..]), "{name}: the layout a lookup answers");
+    }
 }
 
 #[test]

@@ -320,13 +320,15 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
     Ok(RtcOutput { success: true, log: clean_log(log), code, lowered_names })
 }
 
-/// `code` with a note listing `module`'s kernels as its table holds them once loaded
-/// (`hip_code_object::kernel_names`): a client loading it answers a lookup of a name it lacks
-/// itself (`hipErrorNotFound`) and posts the others without waiting. As it is where the note
-/// does not fit; the client then asks.
+/// `code` with a note listing `module`'s kernels and their parameter layouts as its table
+/// holds them once loaded (`hip_code_object::kernel_names`): a client loading it answers a
+/// lookup of a name it lacks itself (`hipErrorNotFound`), posts the others without waiting,
+/// and packs the first launch's arguments without asking. As it is where the note does not
+/// fit; the client then asks.
 pub(super) fn with_kernel_note(code: Vec<u8>, module: &HostModule) -> Vec<u8> {
-    let names: Vec<&str> = module.kernels().iter().map(|k| k.name.as_str()).collect();
-    match hip_code_object::kernel_names::annotate_host_module(&code, &names) {
+    let layouts: Vec<Vec<(u32, u32)>> = module.kernels().iter().map(|k| k.params.iter().map(|p| (p.offset, p.size)).collect()).collect();
+    let kernels: Vec<(&str, &[(u32, u32)])> = module.kernels().iter().zip(&layouts).map(|(k, l)| (k.name.as_str(), &l[..])).collect();
+    match hip_code_object::kernel_names::annotate_host_module(&code, &kernels) {
         Ok(annotated) if annotated.len() <= MAX_CODE_LEN => annotated,
         Ok(annotated) => {
             tracing::debug!(bytes = annotated.len(), "host module left without its kernel note: beyond the code limit");
