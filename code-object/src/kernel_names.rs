@@ -4,7 +4,7 @@
 //!
 //! | image | where the names are | parameter layouts |
 //! |---|---|---|
-//! | AMDGPU code object | its metadata note's `amdhsa.kernels` (`.name`; `.symbol` less `.kd`) | yes ([`crate::metadata`]) |
+//! | AMDGPU code object | its metadata note's `amdhsa.kernels` (`.name`) | yes ([`crate::metadata`]) |
 //! | PTX | each `.entry NAME` (comments and strings skipped) | no |
 //! | cubin (`EM_CUDA`) | `.symtab` functions marked `STO_CUDA_ENTRY` | no |
 //! | host module | the note hip-remote's worker writes into what its hiprtc and linker return ([`annotate_host_module`]) | yes (the note's) |
@@ -167,11 +167,17 @@ pub fn from_code_object(code_object: &[u8]) -> Result<KernelNames> {
     let mut names = KernelNames::default();
     for k in meta.kernels {
         let params: Vec<(u32, u32)> = k.params.iter().map(|p| (p.offset, p.size)).collect();
-        // The runtime finds a kernel by its descriptor's symbol too (`name.kd` less `.kd`).
+        // A descriptor symbol other than `name.kd` (no compiler emits one): whether a lookup
+        // by it succeeds is the runtime's affair, so it is asked.
         if let Some(symbol) = k.symbol.strip_suffix(".kd").filter(|s| *s != k.name) {
-            names.add(symbol.to_string(), Some(params.clone()))?;
+            if names.undecided.len() < MAX_LISTED_KERNELS {
+                names.undecided.insert(symbol.to_string());
+            }
         }
         names.add(k.name, Some(params))?;
+    }
+    for name in names.kernels.keys() {
+        names.undecided.remove(name);
     }
     Ok(names)
 }
@@ -347,10 +353,11 @@ fn sections(data: &[u8]) -> Result<(&ElfHeader, Vec<&SectionHeader>)> {
 }
 
 /// The NUL-terminated string at `at` in `table`, at most [`MAX_NAME_LEN`] bytes.
-fn string_at<'a>(table: &'a [u8], at: u32) -> Result<&'a str> {
+fn string_at(table: &[u8], at: u32) -> Result<&str> {
     let tail = table.get(at as usize..).ok_or_else(|| unreadable("a symbol name lies past its string table"))?;
     let tail = &tail[..tail.len().min(MAX_NAME_LEN + 1)];
-    let end = tail.iter().position(|&b| b == 0).ok_or_else(|| unreadable(format!("a symbol name longer than {MAX_NAME_LEN} bytes, or unterminated")))?;
+    let end =
+        tail.iter().position(|&b| b == 0).ok_or_else(|| unreadable(format!("a symbol name longer than {MAX_NAME_LEN} bytes, or unterminated")))?;
     std::str::from_utf8(&tail[..end]).map_err(|_| unreadable("a symbol name is not UTF-8"))
 }
 
@@ -422,13 +429,17 @@ pub fn from_host_module(module: &[u8]) -> Result<KernelNames> {
 fn kernel_note(desc: &[u8]) -> Result<KernelNames> {
     let mut names = KernelNames::default();
     let mut rest = desc;
-    let mut take_u32 = |rest: &mut &[u8]| -> Result<u32> {
+    let take_u32 = |rest: &mut &[u8]| -> Result<u32> {
         let (word, tail) = rest.split_first_chunk::<4>().ok_or_else(|| unreadable("the kernel note ends inside a number"))?;
         *rest = tail;
         Ok(u32::from_le_bytes(*word))
     };
     while !rest.is_empty() {
-        let end = rest.iter().take(MAX_NAME_LEN + 1).position(|&b| b == 0).ok_or_else(|| unreadable("a kernel name in the note is unterminated or too long"))?;
+        let end = rest
+            .iter()
+            .take(MAX_NAME_LEN + 1)
+            .position(|&b| b == 0)
+            .ok_or_else(|| unreadable("a kernel name in the note is unterminated or too long"))?;
         let name = std::str::from_utf8(&rest[..end]).map_err(|_| unreadable("a kernel name in the note is not UTF-8"))?;
         if name.is_empty() {
             return Err(unreadable("an empty kernel name in the note"));

@@ -2,9 +2,9 @@
 //! runs before they are sent; the bounds of an image handed over as a bare pointer.
 
 use super::*;
-use proto_core::limits::{MAX_RTC_STAGED_BYTES, MAX_TEXT_LEN};
 use crate::config::PostedLookups;
 use hip_code_object::kernel_names::{self, KernelNames};
+use proto_core::limits::{MAX_RTC_STAGED_BYTES, MAX_TEXT_LEN};
 use proto_core::Bulk;
 
 // ------------------------------------------------------------------------------------------------

@@ -4,8 +4,8 @@
 use super::*;
 use crate::config::PostedLookups;
 use crate::state::families::Family;
-use hip_code_object::kernel_names::{KernelNames, Presence};
 use client_core::published::FamilyTable;
+use hip_code_object::kernel_names::{KernelNames, Presence};
 
 // ------------------------------------------------------------------------------------------------
 // Tables
@@ -267,8 +267,11 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
                 PostedLookups::On => true,
                 PostedLookups::Off => false,
             };
-            let posted =
-                if post { crate::remote::on_handle(worker, || with_conn(|c| c.post_function_lookup(worker, wire_name(&worker_name))))? } else { None };
+            let posted = if post {
+                crate::remote::on_handle(worker, || with_conn(|c| c.post_function_lookup(worker, wire_name(&worker_name))))?
+            } else {
+                None
+            };
             let Some(worker_fn) = posted else {
                 waiting.0.push(i);
                 waiting.1.push(worker_name);
