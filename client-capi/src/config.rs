@@ -539,6 +539,20 @@ mod test {
     }
 
     #[test]
+    fn lookups_are_posted_where_the_image_shows_the_kernel_unless_told_otherwise() {
+        assert_eq!(from(&[]).unwrap().posted_lookups, PostedLookups::Auto);
+        for (value, want) in [
+            ("auto", PostedLookups::Auto),
+            ("on", PostedLookups::On),
+            ("1", PostedLookups::On),
+            ("off", PostedLookups::Off),
+            ("0", PostedLookups::Off),
+        ] {
+            assert_eq!(from(&[("HIP_REMOTE_POSTED_LOOKUPS", value)]).unwrap().posted_lookups, want, "{value}");
+        }
+    }
+
+    #[test]
     fn rdma_is_preferred_only_where_it_loses_no_encryption() {
         let c = from(&[("HIP_REMOTE_PREFER_RDMA", "1")]).unwrap();
         assert!(c.prefer_rdma && !c.rdma_kept_off_by_tls);
@@ -594,6 +608,7 @@ mod test {
             ("HIP_REMOTE_LIVENESS_TIMEOUT", "forever"),
             ("HIP_REMOTE_LOG", "[[["),
             ("HIP_REMOTE_TLS", "sometimes"),
+            ("HIP_REMOTE_POSTED_LOOKUPS", "yes"),
         ] {
             let e = from(&[(name, value)]).expect_err(name);
             assert_eq!(e.name, name, "{e}");
