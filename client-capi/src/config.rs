@@ -32,8 +32,11 @@
 //!   polls for its reply before it blocks, µs (at most 10 000; default 10 000 on a machine of
 //!   4 cores or more, else 0: the transport's usual spin). A GPU runtime's synchronize spins by default too; `hipSetDeviceFlags` with
 //!   `hipDeviceScheduleBlockingSync` turns it off for that device.
-//! - `HIP_REMOTE_POSTED_LOOKUPS=on|off` (default off): `hipModuleGetFunction` without a round
-//!   trip; a missing kernel is then reported at its first launch instead of by the lookup.
+//! - `HIP_REMOTE_POSTED_LOOKUPS=auto|on|off` (default auto): `hipModuleGetFunction` without a
+//!   round trip where the module's image shows the kernel (code objects, PTX, cubins,
+//!   hiprtc output), and `hipErrorNotFound` at once where it shows the name missing; where
+//!   the image does not tell, the lookup waits. `on` posts those too (a missing kernel is
+//!   then reported at its first launch); `off`: every lookup waits for the worker.
 //! - `HIP_REMOTE_CLIENT_ALLOC=on|off` (default on): operations without a round trip where
 //!   the worker offers them (`CLIENT_ALLOCATION`): streams and events created with handles
 //!   the library picks, small synchronous host-to-device copies that return once sent
@@ -109,6 +112,20 @@ pub const MAX_WORKERS: usize = 64;
 /// Longest `HIP_REMOTE_WORKER` value read, bytes.
 pub const MAX_WORKER_LIST_LEN: usize = 16 << 10;
 
+/// Which `hipModuleGetFunction` lookups are posted without waiting for the worker
+/// (`HIP_REMOTE_POSTED_LOOKUPS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PostedLookups {
+    /// Those of kernels the module's image shows (the client reads its kernel names); a name
+    /// the image shows missing answers `hipErrorNotFound` at once, as HIP does; the rest wait.
+    Auto,
+    /// Every lookup, also where the image does not tell: a kernel the module lacks is then
+    /// reported at its first launch instead of by the lookup.
+    On,
+    /// None: every lookup waits for the worker's answer.
+    Off,
+}
+
 /// Where and how to reach the worker.
 #[derive(Debug, Clone)]
 pub struct ClientConfig {
@@ -141,10 +158,8 @@ pub struct ClientConfig {
     /// Create streams and events and send small `hipMemcpy` uploads without waiting, where
     /// the worker offers it (`HIP_REMOTE_CLIENT_ALLOC`, default on).
     pub client_alloc: bool,
-    /// Post `hipModuleGetFunction` without waiting (`HIP_REMOTE_POSTED_LOOKUPS`, default off):
-    /// one round trip less at program start, but a kernel name the module lacks is reported
-    /// at its first launch instead of by the lookup (`hipErrorNotFound`), as HIP does.
-    pub posted_lookups: bool,
+    /// Which `hipModuleGetFunction` lookups go without waiting (`HIP_REMOTE_POSTED_LOOKUPS`).
+    pub posted_lookups: PostedLookups,
     /// Name large uploads by hash first (`HIP_REMOTE_CONTENT_STORE`): `Some(on)`, or `None`
     /// for auto (on unless the worker's address is a loopback one).
     pub content_store: Option<bool>,
@@ -186,7 +201,7 @@ impl ClientConfig {
             device_wait_spin: default_device_wait_spin(),
             liveness: Liveness::default(),
             client_alloc: true,
-            posted_lookups: false,
+            posted_lookups: PostedLookups::Auto,
             content_store: None,
             compression: None,
             resume: true,
@@ -283,6 +298,14 @@ impl ClientConfig {
             Some("off" | "0") => Some(false),
             Some(other) => return Err(EnvError { name: "HIP_REMOTE_CONTENT_STORE".into(), value: other.into(), expected: "auto, on or off".into() }),
         };
+        let posted_lookups = match var("HIP_REMOTE_POSTED_LOOKUPS")?.as_deref() {
+            None | Some("auto") => PostedLookups::Auto,
+            Some("on" | "1") => PostedLookups::On,
+            Some("off" | "0") => PostedLookups::Off,
+            Some(other) => {
+                return Err(EnvError { name: "HIP_REMOTE_POSTED_LOOKUPS".into(), value: other.into(), expected: "auto, on or off".into() })
+            }
+        };
         let compression = match var("HIP_REMOTE_COMPRESSION")?.as_deref() {
             None | Some("auto") => None,
             Some("on" | "1") => Some(true),
@@ -321,7 +344,7 @@ impl ClientConfig {
             device_wait_spin: env::spin(lookup, "HIP_REMOTE_SYNC_SPIN_US")?.unwrap_or_else(default_device_wait_spin),
             liveness,
             client_alloc: env::flag(lookup, "HIP_REMOTE_CLIENT_ALLOC")?.unwrap_or(true),
-            posted_lookups: env::flag(lookup, "HIP_REMOTE_POSTED_LOOKUPS")?.unwrap_or(false),
+            posted_lookups,
             content_store,
             compression,
             resume: env::flag(lookup, "HIP_REMOTE_RESUME")?.unwrap_or(true),
@@ -516,6 +539,20 @@ mod test {
     }
 
     #[test]
+    fn lookups_are_posted_where_the_image_shows_the_kernel_unless_told_otherwise() {
+        assert_eq!(from(&[]).unwrap().posted_lookups, PostedLookups::Auto);
+        for (value, want) in [
+            ("auto", PostedLookups::Auto),
+            ("on", PostedLookups::On),
+            ("1", PostedLookups::On),
+            ("off", PostedLookups::Off),
+            ("0", PostedLookups::Off),
+        ] {
+            assert_eq!(from(&[("HIP_REMOTE_POSTED_LOOKUPS", value)]).unwrap().posted_lookups, want, "{value}");
+        }
+    }
+
+    #[test]
     fn rdma_is_preferred_only_where_it_loses_no_encryption() {
         let c = from(&[("HIP_REMOTE_PREFER_RDMA", "1")]).unwrap();
         assert!(c.prefer_rdma && !c.rdma_kept_off_by_tls);
@@ -571,6 +608,7 @@ mod test {
             ("HIP_REMOTE_LIVENESS_TIMEOUT", "forever"),
             ("HIP_REMOTE_LOG", "[[["),
             ("HIP_REMOTE_TLS", "sometimes"),
+            ("HIP_REMOTE_POSTED_LOOKUPS", "yes"),
         ] {
             let e = from(&[(name, value)]).expect_err(name);
             assert_eq!(e.name, name, "{e}");

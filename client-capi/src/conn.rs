@@ -82,9 +82,6 @@ pub struct Conn {
     /// Large uploads are named by hash first (`HIP_REMOTE_CONTENT_STORE`, and the worker
     /// offers `CONTENT_STORE`).
     content_store: bool,
-    /// `hipModuleGetFunction` posted without a round trip (`HIP_REMOTE_POSTED_LOOKUPS=1`;
-    /// a missing kernel then shows at its first launch, not at the lookup as HIP answers).
-    posted_lookups: bool,
     /// Large uploads may go compressed where that is faster (the worker offers
     /// `COMPRESSED_BULK`; [`Compression`] decides per copy).
     compressed_bulk: bool,
@@ -283,7 +280,6 @@ impl Conn {
             stripes: None,
             stripes_to_open: None,
             stripe_min_bytes: config.stripe_min_bytes,
-            posted_lookups: config.posted_lookups,
             shared_host: None,
             auth_pending: None,
             content_store: false,
@@ -713,9 +709,10 @@ impl Conn {
     }
 
     /// A function lookup posted under a handle chosen here (`ModuleGetFunctionAt`) in a module
-    /// loaded the same way; `None`: look it up waiting.
+    /// loaded the same way; `None`: look it up waiting. Whether to post it at all is the
+    /// caller's choice (`HIP_REMOTE_POSTED_LOOKUPS`, what the module's image shows).
     pub fn post_function_lookup(&mut self, module: u64, name: &str) -> Result<Option<u64>, CallError> {
-        if !self.posted_lookups || module & wire::CLIENT_HANDLE_TAG_MASK != wire::CLIENT_MODULE_TAG || !self.without_round_trip() {
+        if module & wire::CLIENT_HANDLE_TAG_MASK != wire::CLIENT_MODULE_TAG || !self.without_round_trip() {
             return Ok(None);
         }
         let Some(function) = self.client_handles().fresh(wire::CLIENT_FUNCTION_TAG) else { return Ok(None) };

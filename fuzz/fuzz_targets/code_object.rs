@@ -1,16 +1,17 @@
 //! Arbitrary bytes as a HIP image, through every reader of `hip-code-object` a worker or the
 //! client library runs on untrusted images: `classify`, `image_extent` (grown as a pointer
 //! reader does), `Wrapper::parse`, `decompress`, `Bundle::parse` + `select`, and
-//! `metadata::parse` on the image and on every bundle entry. No panic; an extent never asks
-//! for fewer bytes than it was shown; every parsed kernel argument lies inside its kernarg
-//! segment. Seeds: `fuzz/corpus/code_object/` (hipcc-built code objects and bundles).
+//! `metadata::parse` and `kernel_names::read` on the image and on every bundle entry. No
+//! panic; an extent never asks for fewer bytes than it was shown; every parsed kernel argument
+//! lies inside its kernarg segment; kernel names stay within their limits. Seeds: `fuzz/corpus/code_object/` (hipcc-built code objects and bundles).
 #![no_main]
 
 use hip_code_object::fatbin::{self, Bundle, Extent, ImageKind, Wrapper};
-use hip_code_object::metadata;
+use hip_code_object::{kernel_names, metadata};
 use libfuzzer_sys::fuzz_target;
 
 fn check_metadata(code: &[u8]) {
+    check_kernel_names(code);
     if let Ok(m) = metadata::parse(code) {
         assert!(metadata::SUPPORTED_CODE_OBJECT_VERSIONS.contains(&m.code_object_version));
         for k in &m.kernels {
@@ -18,6 +19,16 @@ fn check_metadata(code: &[u8]) {
             for p in &k.params {
                 assert!(u64::from(p.offset) + u64::from(p.size) <= u64::from(k.kernarg_size), "{k:?}");
             }
+        }
+    }
+}
+
+fn check_kernel_names(code: &[u8]) {
+    if let Ok(names) = kernel_names::read(code) {
+        assert!(names.len() <= kernel_names::MAX_LISTED_KERNELS);
+        for name in names.names() {
+            assert!(!name.is_empty() && name.len() <= kernel_names::MAX_NAME_LEN, "{name:?}");
+            assert_eq!(names.presence(name), kernel_names::Presence::Present);
         }
     }
 }

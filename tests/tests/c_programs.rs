@@ -551,6 +551,35 @@ fn module_lookup_threads() {
     run_program("module_lookup_threads");
 }
 
+/// A kernel name the module lacks: `hipErrorNotFound` at `hipModuleGetFunction` by default,
+/// answered by the client from the module's image (the profile shows no lookup that waited;
+/// the kernel it holds is looked up without waiting too, and launched with arguments without
+/// asking for its layout), nothing deferred to a later call.
+#[test]
+fn module_lookup_missing() {
+    let sandbox = Sandbox::new("module_lookup_missing");
+    let exe = sandbox.compile("module_lookup_missing");
+    let mut worker = sandbox.start_worker();
+    let mut cmd = worker.command(&exe);
+    cmd.env_remove("HIP_REMOTE_POSTED_LOOKUPS").env("HIP_REMOTE_PROFILE", "1");
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS module_lookup_missing"), "no PASS line: {}", out.report());
+    assert!(out.stderr.contains("hip-remote profile (HIP_REMOTE_PROFILE=1)"), "no profile: {}", out.report());
+    // A row of the profile: the HIP call, then what it waited for.
+    let waited = |call: &str, what: &str| {
+        out.stderr.lines().any(|l| {
+            let mut columns = l.split_whitespace();
+            columns.next() == Some(call) && columns.next().is_some_and(|w| w.starts_with(what))
+        })
+    };
+    assert!(!waited("hipModuleGetFunction", "ModuleGetFunction"), "a lookup waited for the worker: {}", out.report());
+    // The kernel's parameter layout came with its name: the first launch with arguments
+    // packed them without asking.
+    assert!(!waited("hipModuleLaunchKernel", "ModuleGetFunction"), "the launch asked for the layout: {}", out.report());
+    worker.assert_alive();
+}
+
 /// The linker: two -fgpu-rdc pieces linked on the worker into one module.
 #[test]
 fn module_link() {

@@ -42,9 +42,8 @@ fn wan_bench(extra_env: &[(&str, &str)], rtts: &str, json: &Path) -> std::proces
         .arg(json)
         .env_remove("HIP_REMOTE_WORKER")
         .env_remove("HIP_REMOTE_PROFILE")
-        // Lookups posted too (off by default: a missing kernel then shows at its launch): the
-        // start in four round trips; by default it takes five.
-        .env("HIP_REMOTE_POSTED_LOOKUPS", "1");
+        // The default: lookups of kernels the module's image shows are posted.
+        .env_remove("HIP_REMOTE_POSTED_LOOKUPS");
     cmd.envs(extra_env.iter().copied());
     cmd.output().expect("hip-remote runs")
 }
@@ -76,8 +75,9 @@ fn steady_step_is_one_round_trip_and_delay_shows() {
     let slow = &rows[1];
     assert_eq!(slow["rtt_ms"], 20.0);
     // Connect, HELLO, AUTHENTICATE with the device count (and device 0's properties, which
-    // the first launch needs) in one burst, then the module load, the function lookup, the
-    // launch and the synchronize in one more: 4, the target. Only on a real delay: on
+    // the first launch needs) in one burst, then the module load, the function lookup (the
+    // hiprtc module lists its kernels, so the lookup is posted), the launch and the
+    // synchronize in one more: 4, the target, by default. Only on a real delay: on
     // loopback a reply can reach the client before its next send, which then counts as a
     // round trip of its own.
     let start = slow["start"]["round_trips"].as_u64().unwrap();

@@ -3,7 +3,7 @@
 //! from here the next time the same tenant asks for the same thing on the same kind of device.
 //!
 //! The key is a SHA-256 over everything a compile depends on: the backend and device
-//! architecture, the worker's version, and the request (name, source, headers, options, name
+//! architecture, the worker's version and output format, and the request (name, source, headers, options, name
 //! expressions), each length-prefixed. Only successful compiles are kept.
 //!
 //! Two tiers: memory (shared by the sessions of one process, bounded by bytes, oldest out
@@ -31,6 +31,11 @@ const MAX_ENTRY_BYTES: usize = MAX_BULK_LEN + 2 * MAX_TEXT_LEN;
 /// Magic number of a cache file.
 const FILE_MAGIC: &[u8; 8] = b"HRRTC\0\0\x01";
 
+/// What a compile's output holds beyond the compiler's bytes, in the key so that entries of
+/// a worker producing other output are not answered: the host backend's modules carry the
+/// note listing their kernels and layouts (`hip_code_object::kernel_names`).
+const OUTPUT_FORMAT: &str = "host-kernel-note-1";
+
 /// A cache key.
 pub type Key = [u8; 32];
 
@@ -42,6 +47,7 @@ pub fn key(backend: &str, arch: &str, request: &RtcRequest<'_>) -> Key {
         h.update(bytes);
     };
     field(env!("CARGO_PKG_VERSION").as_bytes());
+    field(OUTPUT_FORMAT.as_bytes());
     field(backend.as_bytes());
     field(arch.as_bytes());
     field(request.name.as_bytes());

@@ -2,6 +2,8 @@
 //! runs before they are sent; the bounds of an image handed over as a bare pointer.
 
 use super::*;
+use crate::config::PostedLookups;
+use hip_code_object::kernel_names::{self, KernelNames};
 use proto_core::limits::{MAX_RTC_STAGED_BYTES, MAX_TEXT_LEN};
 use proto_core::Bulk;
 
@@ -168,6 +170,7 @@ pub(crate) fn load_image(image: &[u8], origin: &str) -> Result<u64, CallError> {
             format!("{origin}: code object of {} bytes exceeds the protocol's {MAX_BULK_LEN}", code.len()),
         ));
     }
+    let kernels = readable_kernels(format, &code, origin);
     let device = current_device();
     // Posted where the worker allows (a failed load then fails the first synchronising call
     // with its own status, and every later use of the module); one worker only, as the
@@ -181,10 +184,42 @@ pub(crate) fn load_image(image: &[u8], origin: &str) -> Result<u64, CallError> {
     let (published, namespace) = crate::remote::routed_published()?;
     let mut tables = tables_in(published);
     let handle = tables.issue(MODULE_HANDLE_TAG, namespace)?;
-    let entry =
-        ModuleEntry { worker, origin: origin.to_string(), device, functions: HashMap::new(), globals: HashMap::new(), aliases, library: false };
+    let entry = ModuleEntry {
+        worker,
+        origin: origin.to_string(),
+        device,
+        functions: HashMap::new(),
+        globals: HashMap::new(),
+        aliases,
+        library: false,
+        kernels,
+    };
     tables.modules.insert(handle, entry);
     Ok(handle)
+}
+
+/// The kernels `code` holds as the worker loads it (`format`), where the client can read them
+/// (`hip_code_object::kernel_names`: code objects, PTX, cubins, hiprtc's host modules);
+/// `None` (a format that does not tell, or `HIP_REMOTE_POSTED_LOOKUPS=off`): lookups ask the
+/// worker.
+fn readable_kernels(format: ModuleFormat, code: &[u8], origin: &str) -> Option<Arc<KernelNames>> {
+    if crate::remote::config().posted_lookups == PostedLookups::Off {
+        return None;
+    }
+    let read = match format {
+        ModuleFormat::CodeObject => kernel_names::from_code_object(code),
+        ModuleFormat::Ptx => kernel_names::from_ptx(code),
+        ModuleFormat::Cubin => kernel_names::from_cubin(code),
+        ModuleFormat::HostModule | ModuleFormat::Auto => kernel_names::read(code),
+        _ => return None,
+    };
+    match read {
+        Ok(kernels) => Some(Arc::new(kernels)),
+        Err(e) => {
+            tracing::debug!(origin, "{e}; its lookups ask the worker");
+            None
+        }
+    }
 }
 
 /// Readable bytes from `addr` to the end of the loaded segment that holds it, when `addr` lies

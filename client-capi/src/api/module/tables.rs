@@ -2,8 +2,10 @@
 //! lookups that fill them: functions (batched), globals, attributes.
 
 use super::*;
+use crate::config::PostedLookups;
 use crate::state::families::Family;
 use client_core::published::FamilyTable;
+use hip_code_object::kernel_names::{KernelNames, Presence};
 
 // ------------------------------------------------------------------------------------------------
 // Tables
@@ -91,6 +93,9 @@ pub(super) struct ModuleEntry {
     pub(super) aliases: HashMap<String, String>,
     /// Loaded as a `hipLibrary_t` (`hipLibraryLoad*`): its handle is also a library's.
     pub(super) library: bool,
+    /// The kernels its image holds, where the client read them ([`get_functions`] answers
+    /// a missing name itself and posts the lookup of a present one); `None`: ask the worker.
+    pub(super) kernels: Option<Arc<KernelNames>>,
 }
 
 /// Tags of this library's own module and function handles. Lowercase ASCII pairs ("lm",
@@ -246,14 +251,39 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
                 }
             }
         }
+        // What the module's image shows: a name it lacks is answered here, as HIP answers it
+        // at the lookup; one it holds is posted (with its layout where the image has it).
+        let policy = crate::remote::config().posted_lookups;
+        let kernels = tables_of(module).modules.get(&module).and_then(|m| m.kernels.clone());
         let mut waiting = (Vec::new(), Vec::new());
         for (i, worker_name) in missing.drain(..).zip(aliased.drain(..)) {
-            let posted = crate::remote::on_handle(worker, || with_conn(|c| c.post_function_lookup(worker, wire_name(&worker_name))))?;
+            let presence = kernels.as_ref().map_or(Presence::Unknown, |k| k.presence(&worker_name));
+            if presence == Presence::Absent {
+                out[i] = Some(Err(not_in_image(&origin, names[i], kernels.as_deref())));
+                continue;
+            }
+            let post = match policy {
+                PostedLookups::Auto => presence == Presence::Present,
+                PostedLookups::On => true,
+                PostedLookups::Off => false,
+            };
+            let posted = if post {
+                crate::remote::on_handle(worker, || with_conn(|c| c.post_function_lookup(worker, wire_name(&worker_name))))?
+            } else {
+                None
+            };
             let Some(worker_fn) = posted else {
                 waiting.0.push(i);
                 waiting.1.push(worker_name);
                 continue;
             };
+            // A layout the image records, when it is one a launch can pack; else asked at the
+            // first launch with arguments.
+            let layout = kernels
+                .as_ref()
+                .and_then(|k| k.params(&worker_name))
+                .and_then(|params| ArgLayout::new(params.iter().copied()).ok())
+                .map_or_else(OnceLock::new, OnceLock::from);
             let mut t = tables_of(module);
             let h = t.issue(FUNCTION_HANDLE_TAG, namespace_of(module))?;
             let Some(m) = t.modules.get_mut(&module) else {
@@ -264,7 +294,7 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
                 worker: worker_fn,
                 module,
                 name: names[i].to_string(),
-                layout: OnceLock::new(),
+                layout,
                 worker_name,
                 attributes: Mutex::new(None),
                 c_name: OnceLock::new(),
@@ -325,6 +355,20 @@ pub(crate) fn get_functions(module: u64, names: &[&str]) -> Result<Vec<Result<u6
         }
     }
     Ok(out.into_iter().map(|r| r.expect("every name answered")).collect())
+}
+
+/// Most kernel names quoted in a not-found message.
+const MAX_QUOTED_KERNELS: usize = 8;
+
+/// `hipErrorNotFound` for kernel `name`, which the module's image shows it lacks.
+fn not_in_image(origin: &str, name: &str, kernels: Option<&KernelNames>) -> CallError {
+    let mut known: Vec<&str> = kernels.map(|k| k.names().collect()).unwrap_or_default();
+    known.sort_unstable();
+    let more = known.len().saturating_sub(MAX_QUOTED_KERNELS);
+    known.truncate(MAX_QUOTED_KERNELS);
+    let listed = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    CallError::new(HipError::NOT_FOUND, format!("{origin}: kernel {name}: the module has no such kernel (its kernels: {listed}{more})"))
 }
 
 /// Resolves one function of `module`.

@@ -583,6 +583,24 @@ __global__ void twice(float* p) { p[0] = 2; }
     let missing = backend.module_function(module, "fill").unwrap_err();
     assert_eq!(missing.hip_code(), hip_code::NOT_FOUND);
     assert!(missing.message().contains("plain"), "lists the kernels: {missing}");
+
+    // The code carries the note a client reads its kernels from: exactly the names the loaded
+    // table holds (resolved ones included), and no global.
+    use hip_code_object::kernel_names::{self, Presence};
+    let noted = kernel_names::read(&out.code).expect("hiprtc output carries its kernel note");
+    let mut listed: Vec<&str> = noted.names().collect();
+    listed.sort_unstable();
+    let mut loaded = backend.module_function_names(module).unwrap();
+    loaded.sort_unstable();
+    assert_eq!(listed, loaded);
+    assert_eq!(noted.presence(&lowered[0]), Presence::Present);
+    assert_eq!(noted.presence("_Z5twicePf"), Presence::Present);
+    assert_eq!(noted.presence("fill"), Presence::Absent);
+    assert_eq!(noted.presence(&lowered[2]), Presence::Absent, "a global is no kernel");
+    for name in &loaded {
+        let layout: Vec<(u32, u32)> = backend.module_function(module, name).unwrap().params.iter().map(|p| (p.offset, p.size)).collect();
+        assert_eq!(noted.params(name), Some(&layout[..]), "{name}: the layout a lookup answers");
+    }
 }
 
 #[test]

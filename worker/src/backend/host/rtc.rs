@@ -19,7 +19,8 @@
 //!    output becomes the log, verbatim (bounded by [`MAX_LOG_LEN`]).
 //! 5. The result is loaded once through the ordinary host-module loader, which validates it
 //!    and yields the lowered names (read from `hip_remote_rtc_lowered_names`); the shared
-//!    object's bytes are the returned `code`, for a later `ModuleLoad` (format `HostModule`).
+//!    object's bytes, with a note listing the kernels its table holds ([`with_kernel_note`]),
+//!    are the returned `code`, for a later `ModuleLoad` (format `HostModule`).
 
 mod link;
 mod scan;
@@ -314,8 +315,30 @@ pub(super) fn compile(request: &RtcRequest<'_>, limits: &ModuleLimits) -> Result
         }
     };
     let lowered_names = lowered_names(&module, &generated.lowered);
+    let code = with_kernel_note(code, &module);
     drop(module);
     Ok(RtcOutput { success: true, log: clean_log(log), code, lowered_names })
+}
+
+/// `code` with a note listing `module`'s kernels and their parameter layouts as its table
+/// holds them once loaded (`hip_code_object::kernel_names`): a client loading it answers a
+/// lookup of a name it lacks itself (`hipErrorNotFound`), posts the others without waiting,
+/// and packs the first launch's arguments without asking. As it is where the note does not
+/// fit; the client then asks.
+pub(super) fn with_kernel_note(code: Vec<u8>, module: &HostModule) -> Vec<u8> {
+    let layouts: Vec<Vec<(u32, u32)>> = module.kernels().iter().map(|k| k.params.iter().map(|p| (p.offset, p.size)).collect()).collect();
+    let kernels: Vec<(&str, &[(u32, u32)])> = module.kernels().iter().zip(&layouts).map(|(k, l)| (k.name.as_str(), &l[..])).collect();
+    match hip_code_object::kernel_names::annotate_host_module(&code, &kernels) {
+        Ok(annotated) if annotated.len() <= MAX_CODE_LEN => annotated,
+        Ok(annotated) => {
+            tracing::debug!(bytes = annotated.len(), "host module left without its kernel note: beyond the code limit");
+            code
+        }
+        Err(e) => {
+            tracing::debug!(error = %e, "host module left without its kernel note");
+            code
+        }
+    }
 }
 
 /// Adds to a failed compile's log which limit stopped it when the toolchain's messages say

@@ -136,10 +136,13 @@ pub(in crate::backend::host) fn link(inputs: &[LinkInput<'_>], limits: &ModuleLi
     };
     let names: Vec<&str> = inputs.iter().map(|i| i.name).collect();
     let origin = format!("linked module of {}", names.join(", "));
-    if let Err(e) = HostModule::load_path(&output, &origin, limits) {
-        let _ = writeln!(log, "hip-remote: the linked module does not load: {e}");
-        return Ok(failure(log));
-    }
+    let code = match HostModule::load_path(&output, &origin, limits) {
+        Ok(module) => super::with_kernel_note(code, &module),
+        Err(e) => {
+            let _ = writeln!(log, "hip-remote: the linked module does not load: {e}");
+            return Ok(failure(log));
+        }
+    };
     Ok(RtcOutput { success: true, log: clean_log(log), code, lowered_names: Vec::new() })
 }
 
