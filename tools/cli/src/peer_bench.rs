@@ -106,9 +106,7 @@ pub fn run(nb: &dyn Backend, lib: &Path, max_bytes: usize, volume: usize) -> Res
     // SAFETY: a valid out-pointer.
     check("hipGetDeviceCount", unsafe { (remote.count)(&mut remote_devices) })?;
     if native_devices < 2 || remote_devices < 2 {
-        return Ok(PeerRun::NotRun(format!(
-            "peer copies need two devices: the native backend has {native_devices}, the worker {remote_devices}"
-        )));
+        return Ok(PeerRun::NotRun(format!("peer copies need two devices: the native backend has {native_devices}, the worker {remote_devices}")));
     }
     let largest = PEER_SIZES.iter().copied().filter(|&s| s <= max_bytes.max(PEER_SIZES[0])).max().unwrap_or(PEER_SIZES[0]);
     nb.enable_peer_access(0, 1).map_err(native_err("enable_peer_access(0, 1)"))?;

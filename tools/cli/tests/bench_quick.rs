@@ -135,7 +135,14 @@ fn bench_quick_host_backend_end_to_end() {
     check_link_table(&json, compiler);
 
     let md = std::fs::read_to_string(&md_path).unwrap();
-    let mut headings = vec!["## Targets: data at the speed of the link", "## Summary", "## Copies (GB/s)", "## Parallel copies", "## Peer copies (devices 0 and 1 of one worker)", "## Targets"];
+    let mut headings = vec![
+        "## Targets: data at the speed of the link",
+        "## Summary",
+        "## Copies (GB/s)",
+        "## Parallel copies",
+        "## Peer copies (devices 0 and 1 of one worker)",
+        "## Targets",
+    ];
     if compiler {
         headings.push("## Graphs: a step of 200 kernels");
     }
