@@ -785,11 +785,23 @@ mod tests {
 
     const SECRET: [u8; TRANSFER_SECRET_LEN] = [7; TRANSFER_SECRET_LEN];
 
+    /// [`fetch`] into a buffer.
+    fn fetch_all(socket: impl Read + Write, source: &str, session_id: u64, grant_id: u64, secret: &[u8], len: u64) -> Result<Vec<u8>, Failure> {
+        let mut bytes = Vec::new();
+        fetch(socket, source, session_id, grant_id, secret, len, &mut |offset, n, fill| {
+            assert_eq!(offset as usize, bytes.len(), "pieces land in order");
+            bytes.resize(offset as usize + n, 0);
+            fill(&mut bytes[offset as usize..]);
+            Ok(())
+        })?;
+        Ok(bytes)
+    }
+
     #[test]
     fn a_grant_is_fetched_once_with_its_secret_and_length() {
         let hub = TransferHub::direct(DialPolicy::default());
         hub.offer(1, 10, &SECRET, 4).unwrap();
-        hub.complete(1, 10, Ok(vec![1, 2, 3, 4]));
+        hub.complete_chunk(1, 10, 0, Ok(vec![1, 2, 3, 4]));
         let mut wrong = SECRET;
         wrong[31] ^= 1;
         assert!(matches!(hub.take(1, 10, &wrong, 4), Err(Failure::Status(Status::AUTH_FAILED, _))), "wrong secret");
@@ -811,7 +823,7 @@ mod tests {
             std::thread::spawn(move || hub.take(1, 11, &SECRET, 3))
         };
         std::thread::sleep(Duration::from_millis(50));
-        hub.complete(1, 11, Ok(vec![9, 8, 7]));
+        hub.complete_chunk(1, 11, 0, Ok(vec![9, 8, 7]));
         assert_eq!(waiter.join().unwrap().unwrap(), vec![9, 8, 7]);
     }
 
@@ -838,8 +850,175 @@ mod tests {
     fn a_failed_read_reaches_the_fetch() {
         let hub = TransferHub::direct(DialPolicy::default());
         hub.offer(1, 12, &SECRET, 3).unwrap();
-        hub.complete(1, 12, Ok(vec![1]));
+        hub.complete_chunk(1, 12, 0, Ok(vec![1]));
         assert!(matches!(hub.take(1, 12, &SECRET, 3), Err(Failure::Status(Status::UNKNOWN, _))));
+    }
+
+    /// The pattern a test grant holds: no piece repeats another, so a piece out of place shows.
+    fn pattern(len: u64) -> Vec<u8> {
+        (0..len).map(|i| (i % 251) as u8 ^ (i / 251 % 256) as u8).collect()
+    }
+
+    /// Completes the pieces of grant `(session, grant)` from `bytes` on another thread, as a
+    /// stream executor would, the piece at `fail_at` (if any) failing.
+    fn read_pieces(hub: &Arc<TransferHub>, session: u64, grant: u64, bytes: Vec<u8>, fail_at: Option<u64>) -> std::thread::JoinHandle<()> {
+        let hub = Arc::clone(hub);
+        std::thread::spawn(move || {
+            for (offset, len) in grant_chunks(bytes.len() as u64) {
+                std::thread::sleep(Duration::from_millis(2));
+                let read = if fail_at == Some(offset) {
+                    Err(BackendError::InvalidValue("the device lost the range".into()))
+                } else {
+                    Ok(bytes[offset as usize..(offset + len) as usize].to_vec())
+                };
+                hub.complete_chunk(session, grant, offset, read);
+            }
+        })
+    }
+
+    #[test]
+    fn a_grant_of_several_pieces_arrives_whole_and_in_order() {
+        let hub = TransferHub::direct(DialPolicy::default());
+        let len = 2 * wire::TRANSFER_CHUNK_BYTES + 12_345;
+        let bytes = pattern(len);
+        assert_eq!(grant_chunks(len).count(), 3);
+        hub.offer(1, 20, &SECRET, len).unwrap();
+        let reader = read_pieces(&hub, 1, 20, bytes.clone(), None);
+        let mut claim = hub.claim(1, 20, &SECRET, len).unwrap();
+        let mut got = Vec::new();
+        while let Some(piece) = claim.next_chunk(TRANSFER_WAIT).unwrap() {
+            assert!(piece.len() as u64 <= wire::TRANSFER_CHUNK_BYTES);
+            got.extend_from_slice(&piece);
+        }
+        assert!(got == bytes, "the pieces joined differ from the range");
+        // Claimed once: a second fetch is refused at once, and the grant ends with its claim.
+        assert!(matches!(hub.claim(1, 20, &SECRET, len), Err(Failure::Status(Status::AUTH_FAILED, _))));
+        drop(claim);
+        reader.join().unwrap();
+        assert_eq!(hub.lock().bytes, 0, "the grant's bytes are released");
+        assert!(matches!(hub.claim(1, 20, &SECRET, len), Err(Failure::Status(Status::AUTH_FAILED, _))));
+    }
+
+    #[test]
+    fn a_piece_out_of_order_or_of_another_length_fails_the_grant() {
+        let hub = TransferHub::direct(DialPolicy::default());
+        let len = wire::TRANSFER_CHUNK_BYTES + 10;
+        hub.offer(1, 21, &SECRET, len).unwrap();
+        hub.complete_chunk(1, 21, wire::TRANSFER_CHUNK_BYTES, Ok(vec![0; 10]));
+        match hub.take(1, 21, &SECRET, len) {
+            Err(Failure::Status(Status::UNKNOWN, why)) => assert!(why.contains("offset"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A source whose read fails after the first piece: the fetch gets that piece, then the
+    /// read's error (not a short success), both from the hub and over the wire.
+    #[test]
+    fn a_read_failing_midway_ends_the_fetch_with_its_error() {
+        let hub = TransferHub::direct(DialPolicy::default());
+        let len = 3 * wire::TRANSFER_CHUNK_BYTES;
+        hub.offer(1, 22, &SECRET, len).unwrap();
+        let reader = read_pieces(&hub, 1, 22, pattern(len), Some(wire::TRANSFER_CHUNK_BYTES));
+        let mut claim = hub.claim(1, 22, &SECRET, len).unwrap();
+        assert_eq!(claim.next_chunk(TRANSFER_WAIT).unwrap().map(|p| p.len() as u64), Some(wire::TRANSFER_CHUNK_BYTES));
+        match claim.next_chunk(TRANSFER_WAIT) {
+            Err(Failure::Status(Status::INVALID_VALUE, why)) => {
+                assert!(why.contains("the device lost the range") && why.contains(&format!("at byte {}", wire::TRANSFER_CHUNK_BYTES)), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+        reader.join().unwrap();
+
+        // Over the wire: one piece, then the source's error frame.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let piece = pattern(1000);
+        let sent = piece.clone();
+        let source = std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            let mut head = [0u8; HEADER_LEN];
+            conn.read_exact(&mut head).unwrap();
+            let header = FrameHeader::parse(&head).unwrap();
+            conn.read_exact(&mut vec![0u8; header.control_len as usize]).unwrap();
+            let mut buf = vec![0u8; 4096];
+            let frame = proto_core::Response::TransferFetch(wire::TransferData { data: proto_core::Bulk(&sent) })
+                .encode_frame(&mut buf, header.request_id, 0)
+                .unwrap();
+            let (head_len, bulk) = (frame.head_len, frame.bulk.to_vec());
+            conn.write_all(&buf[..head_len]).unwrap();
+            conn.write_all(&bulk).unwrap();
+            let error = wire::ErrorReply { status: Status(1), message: "reading the source range failed at byte 1000: gone".into() };
+            let meta = FrameMeta {
+                opcode: Opcode::TransferFetch.raw(),
+                flags: proto_core::Flags::RESPONSE | proto_core::Flags::ERROR,
+                request_id: header.request_id,
+                credits: 0,
+                aux: 0,
+            };
+            let frame = encode_frame(&mut buf, meta, &error).unwrap();
+            let head_len = frame.head_len;
+            conn.write_all(&buf[..head_len]).unwrap();
+        });
+        let mut landed = Vec::new();
+        let result = fetch(TcpStream::connect(&addr).unwrap(), &addr, 1, 2, &SECRET, 3000, &mut |offset, n, fill| {
+            landed.resize(offset as usize + n, 0);
+            fill(&mut landed[offset as usize..]);
+            Ok(())
+        });
+        match result {
+            Err(Failure::Status(Status::INVALID_VALUE, why)) => {
+                assert!(why.contains("after 1000 of 3000 bytes") && why.contains("failed at byte 1000"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(landed == piece, "only the piece before the error landed");
+        source.join().unwrap();
+    }
+
+    /// A fetcher that takes nothing: the source queues at most its window of pieces for the
+    /// connection, then abandons the answer with a clear error and releases the grant.
+    #[test]
+    fn a_fetcher_that_reads_nothing_holds_the_source_to_its_window() {
+        let hub = TransferHub::direct(DialPolicy::default());
+        let len = (TRANSFER_WINDOW_CHUNKS as u64 + 3) * wire::TRANSFER_CHUNK_BYTES;
+        hub.offer(1, 23, &SECRET, len).unwrap();
+        let reader = read_pieces(&hub, 1, 23, pattern(len), None);
+        let late = LateReplies::with_limit(usize::MAX);
+        let mut claim = hub.claim(1, 23, &SECRET, len).unwrap();
+        match answer_claim(&mut claim, &late, 1, Duration::from_millis(300)) {
+            Err(Failure::Status(Status::UNKNOWN, why)) => assert!(why.contains("took no transfer bytes"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        let window = TRANSFER_WINDOW_CHUNKS * wire::TRANSFER_CHUNK_BYTES as usize;
+        assert_eq!(late.charged_bytes(), window, "queued for the connection: the window");
+        assert_eq!(late.len(), TRANSFER_WINDOW_CHUNKS);
+        drop(claim);
+        reader.join().unwrap();
+        assert_eq!(hub.lock().bytes, 0, "the abandoned grant's bytes are released");
+
+        // A fetcher that reads: every piece but the last through the queue, in order.
+        hub.offer(1, 24, &SECRET, len).unwrap();
+        let reader = read_pieces(&hub, 1, 24, pattern(len), None);
+        let late = Arc::new(LateReplies::with_limit(usize::MAX));
+        let drained = {
+            let late = Arc::clone(&late);
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                while late.wait() {
+                    while let Some((_, bulk)) = late.pop() {
+                        bytes.extend_from_slice(&bulk);
+                    }
+                }
+                bytes
+            })
+        };
+        let mut claim = hub.claim(1, 24, &SECRET, len).unwrap();
+        let last = answer_claim(&mut claim, &late, 1, Duration::from_secs(30)).unwrap();
+        late.close();
+        let mut got = drained.join().unwrap();
+        got.extend_from_slice(&last);
+        assert!(got == pattern(len), "the answer's pieces differ from the range");
+        reader.join().unwrap();
     }
 
     #[test]
@@ -896,7 +1075,7 @@ mod tests {
             conn.write_all(&bulk).unwrap();
         });
         let socket = TcpStream::connect(&addr).unwrap();
-        assert_eq!(fetch(socket, &addr, 1, 2, &SECRET, 5).unwrap(), vec![9u8; 5]);
+        assert_eq!(fetch_all(socket, &addr, 1, 2, &SECRET, 5).unwrap(), vec![9u8; 5]);
         source.join().unwrap();
     }
 
@@ -928,7 +1107,7 @@ mod tests {
         let (ours, theirs) = UnixStream::pair().unwrap();
         let relay = std::thread::spawn(move || relay_fetch(SourceConnection::Tcp(TcpStream::connect(addr).unwrap()), ours));
         // The process's side: the normal fetch over its end of the pair.
-        let got = fetch(theirs, "tls://source:1", 1, 2, &SECRET, 300).unwrap();
+        let got = fetch_all(theirs, "tls://source:1", 1, 2, &SECRET, 300).unwrap();
         assert_eq!(got, vec![4u8; 300]);
         relay.join().unwrap().unwrap();
         source.join().unwrap();
