@@ -83,8 +83,7 @@ struct HubState {
 
 impl HubState {
     fn drop_expired(&mut self, now: Instant) {
-        let expired: Vec<GrantKey> =
-            self.grants.iter().filter(|(_, g)| !g.claimed && g.expires.is_some_and(|t| t <= now)).map(|(k, _)| *k).collect();
+        let expired: Vec<GrantKey> = self.grants.iter().filter(|(_, g)| !g.claimed && g.expires.is_some_and(|t| t <= now)).map(|(k, _)| *k).collect();
         for key in expired {
             self.remove(key);
         }
@@ -527,7 +526,11 @@ impl TransferHub {
                         grant.chunks.push_back(bytes);
                     }
                     Ok(bytes) => {
-                        let why = format!("the source read {} bytes at offset {offset} of the grant, {expected} expected after {}", bytes.len(), grant.read);
+                        let why = format!(
+                            "the source read {} bytes at offset {offset} of the grant, {expected} expected after {}",
+                            bytes.len(),
+                            grant.read
+                        );
                         grant.failed = Some((Status::UNKNOWN, why));
                     }
                     Err(e) => grant.failed = Some((Status(e.hip_code()), format!("reading the source range failed at byte {offset}: {e}"))),
@@ -611,11 +614,6 @@ pub struct GrantClaim {
 }
 
 impl GrantClaim {
-    /// The grant's length.
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
     /// Whether every piece was taken.
     pub fn is_done(&self) -> bool {
         self.taken == self.len
@@ -678,7 +676,9 @@ pub fn answer_claim(claim: &mut GrantClaim, late: &LateReplies, request_id: u64,
             ));
         }
         let reserved = chunk.len();
-        late.push_reserved_bulk(request_id, chunk, reserved, |data| proto_core::Response::TransferFetch(wire::TransferData { data: proto_core::Bulk(data) }));
+        late.push_reserved_bulk(request_id, chunk, reserved, |data| {
+            proto_core::Response::TransferFetch(wire::TransferData { data: proto_core::Bulk(data) })
+        });
     }
 }
 
@@ -711,7 +711,15 @@ pub type Landing<'l> = dyn FnMut(u64, usize, &mut dyn FnMut(&mut [u8])) -> Resul
 /// answer's pieces, each received straight into `land` (at most
 /// [`wire::TRANSFER_CHUNK_BYTES`] at a time) while the source reads the next. On an error
 /// the pieces before it may have landed: the caller reports the copy failed.
-pub fn fetch(mut socket: impl Read + Write, source: &str, session_id: u64, grant_id: u64, secret: &[u8], len: u64, land: &mut Landing<'_>) -> Result<(), Failure> {
+pub fn fetch(
+    mut socket: impl Read + Write,
+    source: &str,
+    session_id: u64,
+    grant_id: u64,
+    secret: &[u8],
+    len: u64,
+    land: &mut Landing<'_>,
+) -> Result<(), Failure> {
     let broke = |e: std::io::Error| {
         let message = if e.kind() == std::io::ErrorKind::UnexpectedEof {
             format!(

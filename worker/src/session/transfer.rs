@@ -91,7 +91,9 @@ impl Session {
             // Buffered until the stream runs the write (checked against --max-pending-mib
             // above): a failed fetch leaves the destination untouched.
             let mut bytes = Vec::new();
-            bytes.try_reserve_exact(req.len as usize).map_err(|_| Failure::new(Status::OUT_OF_MEMORY, format!("no host memory to buffer a {}-byte copy", req.len)))?;
+            bytes
+                .try_reserve_exact(req.len as usize)
+                .map_err(|_| Failure::new(Status::OUT_OF_MEMORY, format!("no host memory to buffer a {}-byte copy", req.len)))?;
             fetch(&mut |offset, n, fill| {
                 let at = offset as usize;
                 bytes.resize(at + n, 0);
