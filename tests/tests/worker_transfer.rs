@@ -405,7 +405,8 @@ fn pull_between_session_processes(mode: &str, relay_destination: bool) {
     let relay = if relay_destination { vec![(hip_worker::server::RELAY_EVERY_SESSION_ENV, "1".to_string())] } else { Vec::new() };
     let (mut destination, destination_metrics) = process_worker_with(&dir, "destination", mode, Some(source.addr()), &relay);
     let (mut on_source, session_id) = process_session(&source);
-    let data: Vec<u8> = (0..300_000u32).map(|i| (i % 253) as u8).collect();
+    // Several answer pieces, handed or relayed to and from the session processes.
+    let data: Vec<u8> = (0..2 * wire::TRANSFER_CHUNK_BYTES as u32 + 300_000).map(|i| (i % 253) as u8 ^ (i >> 16) as u8).collect();
     let len = data.len() as u64;
     let src = upload(&mut on_source, &data);
     offer(&mut on_source, 7, &SECRET, src, len);
@@ -652,7 +653,8 @@ fn pull_over_tls(mode: &str) {
     let (mut doubter, _) = tls_worker(&dir, "doubter", &pki, mode, Some((&dial, &stranger.path("ca.pem"))));
 
     let (mut on_source, session_id) = tls_session(&source, &pki);
-    let data: Vec<u8> = (0..300_000u32).map(|i| (i * 13 % 251) as u8).collect();
+    // Several answer pieces: a relaying worker passes each on.
+    let data: Vec<u8> = (0..2 * wire::TRANSFER_CHUNK_BYTES as u32 + 300_000).map(|i| (i * 13 % 251) as u8 ^ (i >> 16) as u8).collect();
     let len = data.len() as u64;
     let src = upload(&mut on_source, &data);
     offer(&mut on_source, 7, &SECRET, src, len);
