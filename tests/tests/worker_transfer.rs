@@ -226,7 +226,8 @@ fn a_pull_larger_than_the_window_arrives_whole_sync_and_on_a_stream() {
 }
 
 /// A source that answers one piece, then its read's error: the pull fails with that error,
-/// saying how far it got, and the destination worker serves on.
+/// saying how far it got, and the destination worker serves on. Buffered for a stream, the
+/// failed copy leaves its destination as it was.
 #[test]
 fn a_source_failing_midway_fails_the_pull_with_its_error() {
     let fake = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -235,46 +236,57 @@ fn a_source_failing_midway_fails_the_pull_with_its_error() {
     let (mut on_destination, _) = session(&destination);
     let chunk = wire::TRANSFER_CHUNK_BYTES as usize;
     let len = 3 * chunk;
-    let dst = on_destination.malloc(len as u64);
     let source = std::thread::spawn(move || {
         use std::io::{Read, Write};
-        let (mut conn, _) = fake.accept().unwrap();
-        let mut head = [0u8; proto_core::header::HEADER_LEN];
-        conn.read_exact(&mut head).unwrap();
-        let header = proto_core::FrameHeader::parse(&head).unwrap();
-        conn.read_exact(&mut vec![0u8; header.control_len as usize]).unwrap();
-        let piece = vec![0x3cu8; chunk];
-        let mut buf = vec![0u8; 4096];
-        let frame = Response::TransferFetch(wire::TransferData { data: Bulk(&piece) }).encode_frame(&mut buf, header.request_id, 0).unwrap();
-        let head_len = frame.head_len;
-        conn.write_all(&buf[..head_len]).unwrap();
-        conn.write_all(&piece).unwrap();
-        let error = wire::ErrorReply { status: Status(999), message: "reading the source range failed at byte 4194304: injected".into() };
-        let meta = proto_core::frame::FrameMeta {
-            opcode: proto_core::Opcode::TransferFetch.raw(),
-            flags: Flags::RESPONSE | Flags::ERROR,
-            request_id: header.request_id,
-            credits: 0,
-            aux: 0,
-        };
-        let frame = proto_core::frame::encode_frame(&mut buf, meta, &error).unwrap();
-        let head_len = frame.head_len;
-        conn.write_all(&buf[..head_len]).unwrap();
+        for _ in 0..2 {
+            let (mut conn, _) = fake.accept().unwrap();
+            let mut head = [0u8; proto_core::header::HEADER_LEN];
+            conn.read_exact(&mut head).unwrap();
+            let header = proto_core::FrameHeader::parse(&head).unwrap();
+            conn.read_exact(&mut vec![0u8; header.control_len as usize]).unwrap();
+            let piece = vec![0x3cu8; chunk];
+            let mut buf = vec![0u8; 4096];
+            let frame = Response::TransferFetch(wire::TransferData { data: Bulk(&piece) }).encode_frame(&mut buf, header.request_id, 0).unwrap();
+            let head_len = frame.head_len;
+            conn.write_all(&buf[..head_len]).unwrap();
+            conn.write_all(&piece).unwrap();
+            let error = wire::ErrorReply { status: Status(999), message: "reading the source range failed at byte 4194304: injected".into() };
+            let meta = proto_core::frame::FrameMeta {
+                opcode: proto_core::Opcode::TransferFetch.raw(),
+                flags: Flags::RESPONSE | Flags::ERROR,
+                request_id: header.request_id,
+                credits: 0,
+                aux: 0,
+            };
+            let frame = proto_core::frame::encode_frame(&mut buf, meta, &error).unwrap();
+            let head_len = frame.head_len;
+            conn.write_all(&buf[..head_len]).unwrap();
+        }
     });
-    let pull = wire::TransferPull {
-        grant_id: 1,
-        secret: proto_core::field::Bytes(&SECRET),
-        source_session: 1,
-        source: proto_core::field::Str(&fake_addr),
-        dst,
-        len: len as u64,
-        stream: 0,
-        sync: true,
-    };
-    let r = on_destination.call(&Request::TransferPull(pull));
-    let (status, message) = r.error();
-    assert_eq!(status, Status(999), "{message}");
-    assert!(message.contains(&format!("after {chunk} of {len} bytes")) && message.contains("injected"), "{message}");
+    let before = vec![0x11u8; len];
+    let stream = on_destination.stream_create(0);
+    for (sync, on_stream) in [(true, 0), (false, stream)] {
+        let dst = upload(&mut on_destination, &before);
+        let pull = wire::TransferPull {
+            grant_id: 1,
+            secret: proto_core::field::Bytes(&SECRET),
+            source_session: 1,
+            source: proto_core::field::Str(&fake_addr),
+            dst,
+            len: len as u64,
+            stream: on_stream,
+            sync,
+        };
+        let r = on_destination.call(&Request::TransferPull(pull));
+        let (status, message) = r.error();
+        assert_eq!(status, Status(999), "{message}");
+        assert!(message.contains(&format!("after {chunk} of {len} bytes")) && message.contains("injected"), "{message}");
+        if !sync {
+            let r = on_destination.call(&Request::StreamSynchronize(wire::StreamRef { stream: on_stream }));
+            assert!(!r.is_error(), "the stream runs on");
+            assert!(download(&mut on_destination, dst, len) == before, "a failed buffered copy wrote its destination");
+        }
+    }
     source.join().unwrap();
     on_destination.round_trip(2);
     drop(on_destination);
