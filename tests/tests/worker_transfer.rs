@@ -185,6 +185,114 @@ fn a_pull_fetches_from_the_source_worker_and_refuses_a_replay() {
     destination.shutdown();
 }
 
+/// A range of several answer pieces, more than the source's window: pulled whole (checked
+/// against a pattern) synchronously, straight into device memory, and asynchronously on a
+/// stream, through a buffer.
+#[test]
+fn a_pull_larger_than_the_window_arrives_whole_sync_and_on_a_stream() {
+    let source = transfer_worker(&[]);
+    let destination = transfer_worker(&[addr(&source)]);
+    let (mut on_source, session_id) = session(&source);
+    let (mut on_destination, _) = session(&destination);
+    let chunk = wire::TRANSFER_CHUNK_BYTES as usize;
+    let len = (hip_worker::transfer::TRANSFER_WINDOW_CHUNKS + 2) * chunk + 777;
+    let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8 ^ (i / 251 % 256) as u8).collect();
+    let src = upload(&mut on_source, &data);
+    let source_addr = addr(&source);
+    let stream = on_destination.stream_create(0);
+    for (grant_id, sync, on_stream) in [(31, true, 0), (32, false, stream)] {
+        let dst = on_destination.malloc(len as u64);
+        offer(&mut on_source, grant_id, &SECRET, src, len as u64);
+        let pull = wire::TransferPull {
+            grant_id,
+            secret: proto_core::field::Bytes(&SECRET),
+            source_session: session_id,
+            source: proto_core::field::Str(&source_addr),
+            dst,
+            len: len as u64,
+            stream: on_stream,
+            sync,
+        };
+        let r = on_destination.call(&Request::TransferPull(pull));
+        assert!(matches!(r.response(), Response::TransferPull(_)), "pull {grant_id}");
+        let r = on_destination.call(&Request::StreamSynchronize(wire::StreamRef { stream: on_stream }));
+        assert!(!r.is_error(), "synchronize after pull {grant_id}");
+        assert!(download(&mut on_destination, dst, len) == data, "pull {grant_id}: the bytes differ from the source's");
+    }
+    on_source.round_trip(1);
+    drop((on_source, on_destination));
+    source.shutdown();
+    destination.shutdown();
+}
+
+/// A source that answers one piece, then its read's error: the pull fails with that error,
+/// saying how far it got, and the destination worker serves on. Buffered for a stream, the
+/// failed copy leaves its destination as it was.
+#[test]
+fn a_source_failing_midway_fails_the_pull_with_its_error() {
+    let fake = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let fake_addr = fake.local_addr().unwrap().to_string();
+    let destination = transfer_worker(std::slice::from_ref(&fake_addr));
+    let (mut on_destination, _) = session(&destination);
+    let chunk = wire::TRANSFER_CHUNK_BYTES as usize;
+    let len = 3 * chunk;
+    let source = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for _ in 0..2 {
+            let (mut conn, _) = fake.accept().unwrap();
+            let mut head = [0u8; proto_core::header::HEADER_LEN];
+            conn.read_exact(&mut head).unwrap();
+            let header = proto_core::FrameHeader::parse(&head).unwrap();
+            conn.read_exact(&mut vec![0u8; header.control_len as usize]).unwrap();
+            let piece = vec![0x3cu8; chunk];
+            let mut buf = vec![0u8; 4096];
+            let frame = Response::TransferFetch(wire::TransferData { data: Bulk(&piece) }).encode_frame(&mut buf, header.request_id, 0).unwrap();
+            let head_len = frame.head_len;
+            conn.write_all(&buf[..head_len]).unwrap();
+            conn.write_all(&piece).unwrap();
+            let error = wire::ErrorReply { status: Status(999), message: "reading the source range failed at byte 4194304: injected".into() };
+            let meta = proto_core::frame::FrameMeta {
+                opcode: proto_core::Opcode::TransferFetch.raw(),
+                flags: Flags::RESPONSE | Flags::ERROR,
+                request_id: header.request_id,
+                credits: 0,
+                aux: 0,
+            };
+            let frame = proto_core::frame::encode_frame(&mut buf, meta, &error).unwrap();
+            let head_len = frame.head_len;
+            conn.write_all(&buf[..head_len]).unwrap();
+        }
+    });
+    let before = vec![0x11u8; len];
+    let stream = on_destination.stream_create(0);
+    for (sync, on_stream) in [(true, 0), (false, stream)] {
+        let dst = upload(&mut on_destination, &before);
+        let pull = wire::TransferPull {
+            grant_id: 1,
+            secret: proto_core::field::Bytes(&SECRET),
+            source_session: 1,
+            source: proto_core::field::Str(&fake_addr),
+            dst,
+            len: len as u64,
+            stream: on_stream,
+            sync,
+        };
+        let r = on_destination.call(&Request::TransferPull(pull));
+        let (status, message) = r.error();
+        assert_eq!(status, Status(999), "{message}");
+        assert!(message.contains(&format!("after {chunk} of {len} bytes")) && message.contains("injected"), "{message}");
+        if !sync {
+            let r = on_destination.call(&Request::StreamSynchronize(wire::StreamRef { stream: on_stream }));
+            assert!(!r.is_error(), "the stream runs on");
+            assert!(download(&mut on_destination, dst, len) == before, "a failed buffered copy wrote its destination");
+        }
+    }
+    source.join().unwrap();
+    on_destination.round_trip(2);
+    drop(on_destination);
+    destination.shutdown();
+}
+
 // ---- Workers whose sessions run in session processes (as GPU workers' do) ----
 
 use hip_remote_tests::{TempDir, WorkerProcess, TEST_TOKEN};
@@ -309,7 +417,8 @@ fn pull_between_session_processes(mode: &str, relay_destination: bool) {
     let relay = if relay_destination { vec![(hip_worker::server::RELAY_EVERY_SESSION_ENV, "1".to_string())] } else { Vec::new() };
     let (mut destination, destination_metrics) = process_worker_with(&dir, "destination", mode, Some(source.addr()), &relay);
     let (mut on_source, session_id) = process_session(&source);
-    let data: Vec<u8> = (0..300_000u32).map(|i| (i % 253) as u8).collect();
+    // Several answer pieces, handed or relayed to and from the session processes.
+    let data: Vec<u8> = (0..2 * wire::TRANSFER_CHUNK_BYTES as u32 + 300_000).map(|i| (i % 253) as u8 ^ (i >> 16) as u8).collect();
     let len = data.len() as u64;
     let src = upload(&mut on_source, &data);
     offer(&mut on_source, 7, &SECRET, src, len);
@@ -556,7 +665,8 @@ fn pull_over_tls(mode: &str) {
     let (mut doubter, _) = tls_worker(&dir, "doubter", &pki, mode, Some((&dial, &stranger.path("ca.pem"))));
 
     let (mut on_source, session_id) = tls_session(&source, &pki);
-    let data: Vec<u8> = (0..300_000u32).map(|i| (i * 13 % 251) as u8).collect();
+    // Several answer pieces: a relaying worker passes each on.
+    let data: Vec<u8> = (0..2 * wire::TRANSFER_CHUNK_BYTES as u32 + 300_000).map(|i| (i * 13 % 251) as u8 ^ (i >> 16) as u8).collect();
     let len = data.len() as u64;
     let src = upload(&mut on_source, &data);
     offer(&mut on_source, 7, &SECRET, src, len);

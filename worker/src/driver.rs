@@ -135,15 +135,15 @@ impl ReplyWriter {
             if state.retired || state.broken {
                 return Err(TransportError::Closed);
             }
-            let Some((frame, head_len)) = self.late.pop() else { return Ok(()) };
+            let Some((head, bulk)) = self.late.pop() else { return Ok(()) };
             // Recorded before it is sent: a reply lost with the connection is re-sent, never
             // made again.
-            self.record_reply(&frame[..head_len], &frame[head_len..]);
-            if let Err(e) = state.sink.send(&frame[..head_len], &frame[head_len..]) {
+            self.record_reply(&head, &bulk);
+            if let Err(e) = state.sink.send(&head, &bulk) {
                 state.broken = true;
                 return Err(e);
             }
-            self.metrics.add_bytes_out(frame.len() as u64);
+            self.metrics.add_bytes_out((head.len() + bulk.len()) as u64);
             state.last_sent = Instant::now();
         }
     }

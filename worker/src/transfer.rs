@@ -16,7 +16,7 @@
 //! connections; the session only validates and names ranges.
 
 use crate::backend::BackendError;
-use crate::session::Failure;
+use crate::session::{Failure, LateReplies};
 use proto_core::frame::{encode_frame, FrameMeta};
 use proto_core::header::HEADER_LEN;
 use proto_core::wire::{self, TRANSFER_SECRET_LEN};
@@ -49,29 +49,33 @@ pub const TRANSFER_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest silence on a transfer connection: the fetch's wait, plus time to send the bytes.
 pub const TRANSFER_IO_TIMEOUT: Duration = Duration::from_secs(TRANSFER_WAIT.as_secs() + 60);
 
-type GrantKey = (u64, u64);
+/// Fetched pieces a source lets wait for the fetching worker at once (each at most
+/// [`wire::TRANSFER_CHUNK_BYTES`]): while they wait, the next ones are read from the device.
+pub const TRANSFER_WINDOW_CHUNKS: usize = 4;
 
-enum GrantState {
-    /// Offered; the source stream has not reached the read yet.
-    Pending,
-    Ready(Vec<u8>),
-    /// The read failed on the source device.
-    Failed(Status, String),
-}
+type GrantKey = (u64, u64);
 
 struct Grant {
     secret: [u8; TRANSFER_SECRET_LEN],
     len: u64,
-    state: GrantState,
+    /// Bytes the source stream has read so far (queued in `chunks` or sent).
+    read: u64,
+    /// Pieces read and not taken by the fetch yet, in order.
+    chunks: VecDeque<Vec<u8>>,
+    /// The read failed on the source device: the fetch gets the pieces before, then this.
+    failed: Option<(Status, String)>,
+    /// A fetch presented the grant and is being answered: no other fetch may.
+    claimed: bool,
     /// When the grant is dropped unfetched: [`TRANSFER_GRANT_TTL`] after its bytes are ready
-    /// (or its read failed).
+    /// (or its read failed); never while claimed (the claim drops it when it ends).
     expires: Option<Instant>,
 }
 
 #[derive(Default)]
 struct HubState {
     grants: HashMap<GrantKey, Grant>,
-    /// Bytes reserved by live grants (counted from the offer, before the read).
+    /// Bytes reserved by live grants (counted from the offer, before the read, until the
+    /// fetch's answer is done).
     bytes: u64,
     spent: VecDeque<GrantKey>,
     waiting: usize,
@@ -79,7 +83,7 @@ struct HubState {
 
 impl HubState {
     fn drop_expired(&mut self, now: Instant) {
-        let expired: Vec<GrantKey> = self.grants.iter().filter(|(_, g)| g.expires.is_some_and(|t| t <= now)).map(|(k, _)| *k).collect();
+        let expired: Vec<GrantKey> = self.grants.iter().filter(|(_, g)| !g.claimed && g.expires.is_some_and(|t| t <= now)).map(|(k, _)| *k).collect();
         for key in expired {
             self.remove(key);
         }
@@ -94,6 +98,11 @@ impl HubState {
         self.spent.push_back(key);
         Some(grant)
     }
+}
+
+/// The pieces a grant of `len` bytes is read in, in stream order: `(offset, length)`.
+pub fn grant_chunks(len: u64) -> impl Iterator<Item = (u64, u64)> {
+    (0..len).step_by(wire::TRANSFER_CHUNK_BYTES as usize).map(move |offset| (offset, (len - offset).min(wire::TRANSFER_CHUNK_BYTES)))
 }
 
 /// Longest source address a session may have dialled (`host:port`, `tcp://host:port`,
@@ -499,20 +508,37 @@ impl TransferHub {
         // A read that never completes (its stream destroyed under it) does not hold the grant
         // past the longest a fetch would wait for it.
         let expires = Some(Instant::now() + TRANSFER_WAIT + TRANSFER_GRANT_TTL);
-        state.grants.insert(key, Grant { secret, len, state: GrantState::Pending, expires });
+        let grant = Grant { secret, len, read: 0, chunks: VecDeque::new(), failed: None, claimed: false, expires };
+        state.grants.insert(key, grant);
         Ok(())
     }
 
-    /// The source stream's read of grant `grant_id` of `session` finished.
-    pub fn complete(&self, session: u64, grant_id: u64, read: Result<Vec<u8>, BackendError>) {
+    /// The source stream read the piece of grant `grant_id` of `session` at `offset` (the
+    /// pieces of [`grant_chunks`], in order), or failed to.
+    pub fn complete_chunk(&self, session: u64, grant_id: u64, offset: u64, read: Result<Vec<u8>, BackendError>) {
         let mut state = self.lock();
         if let Some(grant) = state.grants.get_mut(&(session, grant_id)) {
-            grant.state = match read {
-                Ok(bytes) if bytes.len() as u64 == grant.len => GrantState::Ready(bytes),
-                Ok(bytes) => GrantState::Failed(Status::UNKNOWN, format!("the source read {} bytes of {}", bytes.len(), grant.len)),
-                Err(e) => GrantState::Failed(Status(e.hip_code()), format!("reading the source range failed: {e}")),
-            };
-            grant.expires = Some(Instant::now() + TRANSFER_GRANT_TTL);
+            if grant.failed.is_none() {
+                let expected = grant.len.saturating_sub(offset).min(wire::TRANSFER_CHUNK_BYTES);
+                match read {
+                    Ok(bytes) if offset == grant.read && bytes.len() as u64 == expected && expected > 0 => {
+                        grant.read += expected;
+                        grant.chunks.push_back(bytes);
+                    }
+                    Ok(bytes) => {
+                        let why = format!(
+                            "the source read {} bytes at offset {offset} of the grant, {expected} expected after {}",
+                            bytes.len(),
+                            grant.read
+                        );
+                        grant.failed = Some((Status::UNKNOWN, why));
+                    }
+                    Err(e) => grant.failed = Some((Status(e.hip_code()), format!("reading the source range failed at byte {offset}: {e}"))),
+                }
+                if grant.read == grant.len || grant.failed.is_some() {
+                    grant.expires = Some(Instant::now() + TRANSFER_GRANT_TTL);
+                }
+            }
         }
         drop(state);
         self.changed.notify_all();
@@ -524,10 +550,10 @@ impl TransferHub {
         self.changed.notify_all();
     }
 
-    /// The bytes of grant `grant_id` of `session`, for a fetch presenting `secret` and `len`:
-    /// waits (at most [`TRANSFER_WAIT`]) while the grant is not offered yet or its bytes are
-    /// not read yet. A grant is fetched once.
-    pub fn take(&self, session: u64, grant_id: u64, secret: &[u8], len: u64) -> Result<Vec<u8>, Failure> {
+    /// Claims grant `grant_id` of `session` for the fetch presenting `secret` and `len`: waits
+    /// (at most [`TRANSFER_WAIT`]) while it is not offered yet. A grant is claimed once; its
+    /// pieces then come from [`GrantClaim::next_chunk`] as the source stream reads them.
+    pub fn claim(self: &Arc<Self>, session: u64, grant_id: u64, secret: &[u8], len: u64) -> Result<GrantClaim, Failure> {
         let key = (session, grant_id);
         let deadline = Instant::now() + TRANSFER_WAIT;
         let mut state = self.lock();
@@ -535,29 +561,21 @@ impl TransferHub {
         let result = loop {
             let now = Instant::now();
             state.drop_expired(now);
-            match state.grants.get(&key) {
+            let spent = state.spent.contains(&key);
+            match state.grants.get_mut(&key) {
                 Some(grant) => {
                     // Constant time: a peer learns nothing of the secret from the timing.
-                    if !bool::from(grant.secret.ct_eq(secret)) || grant.len != len {
+                    if !bool::from(grant.secret.ct_eq(secret)) || grant.len != len || grant.claimed {
                         break Err(refused(GRANT_REFUSED));
                     }
-                    match &grant.state {
-                        GrantState::Pending => {}
-                        GrantState::Ready(_) | GrantState::Failed(..) => {
-                            let grant = state.remove(key).expect("present above");
-                            break match grant.state {
-                                GrantState::Ready(bytes) => Ok(bytes),
-                                GrantState::Failed(status, message) => Err(Failure::new(status, message)),
-                                GrantState::Pending => unreachable!("matched above"),
-                            };
-                        }
-                    }
+                    grant.claimed = true;
+                    break Ok(GrantClaim { hub: Arc::clone(self), key, len, taken: 0 });
                 }
-                None if state.spent.contains(&key) => break Err(refused(GRANT_REFUSED)),
+                None if spent => break Err(refused(GRANT_REFUSED)),
                 None => {}
             }
             if now >= deadline {
-                break Err(refused(format!("{GRANT_REFUSED} (none was ready within {} s)", TRANSFER_WAIT.as_secs())));
+                break Err(refused(format!("{GRANT_REFUSED} (none was offered within {} s)", TRANSFER_WAIT.as_secs())));
             }
             if !counted {
                 if state.waiting >= MAX_WAITING_FETCHES {
@@ -572,6 +590,95 @@ impl TransferHub {
             state.waiting -= 1;
         }
         result
+    }
+
+    /// The whole grant (tests): its pieces joined.
+    #[cfg(test)]
+    fn take(self: &Arc<Self>, session: u64, grant_id: u64, secret: &[u8], len: u64) -> Result<Vec<u8>, Failure> {
+        let mut claim = self.claim(session, grant_id, secret, len)?;
+        let mut bytes = Vec::new();
+        while let Some(chunk) = claim.next_chunk(TRANSFER_WAIT)? {
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(bytes)
+    }
+}
+
+/// A grant a fetch presented: its pieces in order, each once the source stream has read it.
+/// Dropping it ends the grant (its bytes are released; a replay is refused).
+pub struct GrantClaim {
+    hub: Arc<TransferHub>,
+    key: GrantKey,
+    len: u64,
+    taken: u64,
+}
+
+impl GrantClaim {
+    /// Whether every piece was taken.
+    pub fn is_done(&self) -> bool {
+        self.taken == self.len
+    }
+
+    /// The next piece, waiting at most `wait` for the source stream to read it (its earlier
+    /// work first); `None` once every piece was taken. A failed read is its error, after the
+    /// pieces read before it.
+    pub fn next_chunk(&mut self, wait: Duration) -> Result<Option<Vec<u8>>, Failure> {
+        if self.is_done() {
+            return Ok(None);
+        }
+        let deadline = Instant::now() + wait;
+        let mut state = self.hub.lock();
+        loop {
+            let grant = state.grants.get_mut(&self.key).ok_or_else(|| Failure::new(Status::UNKNOWN, "the transfer grant ended under its fetch"))?;
+            if let Some(chunk) = grant.chunks.pop_front() {
+                self.taken += chunk.len() as u64;
+                return Ok(Some(chunk));
+            }
+            if let Some((status, message)) = &grant.failed {
+                return Err(Failure::new(*status, message.clone()));
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(Failure::new(
+                    Status::UNKNOWN,
+                    format!("the source stream read {} of the grant's {} bytes and no more within {} s", grant.read, self.len, wait.as_secs()),
+                ));
+            }
+            state = self.hub.changed.wait_timeout(state, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
+        }
+    }
+}
+
+impl Drop for GrantClaim {
+    fn drop(&mut self) {
+        self.hub.lock().remove(self.key);
+        self.hub.changed.notify_all();
+    }
+}
+
+/// Answers a claimed grant over a transfer connection: every piece but the last is queued on
+/// `late` (the connection's writer sends it) for request `request_id`, at most
+/// [`TRANSFER_WINDOW_CHUNKS`] waiting there at once, so a fetcher that reads slowly, or not
+/// at all, holds the source to that window; the last piece is returned for the direct reply
+/// (which the driver sends after the queued ones, then closes). `io_wait`: how long the
+/// fetcher may take to make room, and the source stream to read a piece.
+pub fn answer_claim(claim: &mut GrantClaim, late: &LateReplies, request_id: u64, io_wait: Duration) -> Result<Vec<u8>, Failure> {
+    let window = TRANSFER_WINDOW_CHUNKS * wire::TRANSFER_CHUNK_BYTES as usize;
+    loop {
+        let chunk = claim.next_chunk(io_wait)?.ok_or_else(|| Failure::new(Status::UNKNOWN, "a transfer grant with nothing to send"))?;
+        if claim.is_done() {
+            return Ok(chunk);
+        }
+        if !late.wait_charged_at_most(window - chunk.len(), io_wait) || !late.try_reserve(chunk.len()) {
+            return Err(Failure::new(
+                Status::UNKNOWN,
+                format!("the fetching worker took no transfer bytes for {} s: the answer is abandoned", io_wait.as_secs()),
+            ));
+        }
+        let reserved = chunk.len();
+        late.push_reserved_bulk(request_id, chunk, reserved, |data| {
+            proto_core::Response::TransferFetch(wire::TransferData { data: proto_core::Bulk(data) })
+        });
     }
 }
 
@@ -595,9 +702,24 @@ fn dialable(source: &str) -> Result<(&str, bool), Failure> {
     Ok((source, false))
 }
 
+/// Where a fetch lands each piece it receives: `land(offset, n, fill)` lends `fill` the `n`
+/// bytes at `offset` of the destination range (device memory, or a buffer) to receive into.
+pub type Landing<'l> = dyn FnMut(u64, usize, &mut dyn FnMut(&mut [u8])) -> Result<(), Failure> + 'l;
+
 /// Fetches grant `grant_id` of session `session_id` (`len` bytes) over `socket`, connected to
-/// the worker at `source` ([`TransferHub::connect`]): one connection, one request, its bytes.
-pub fn fetch(mut socket: impl Read + Write, source: &str, session_id: u64, grant_id: u64, secret: &[u8], len: u64) -> Result<Vec<u8>, Failure> {
+/// the worker at `source` ([`TransferHub::connect`]): one connection, one request, and its
+/// answer's pieces, each received straight into `land` (at most
+/// [`wire::TRANSFER_CHUNK_BYTES`] at a time) while the source reads the next. On an error
+/// the pieces before it may have landed: the caller reports the copy failed.
+pub fn fetch(
+    mut socket: impl Read + Write,
+    source: &str,
+    session_id: u64,
+    grant_id: u64,
+    secret: &[u8],
+    len: u64,
+    land: &mut Landing<'_>,
+) -> Result<(), Failure> {
     let broke = |e: std::io::Error| {
         let message = if e.kind() == std::io::ErrorKind::UnexpectedEof {
             format!(
@@ -614,42 +736,55 @@ pub fn fetch(mut socket: impl Read + Write, source: &str, session_id: u64, grant
     let frame = encode_frame(&mut buf, meta, &request).map_err(|e| Failure::new(Status::INVALID_VALUE, format!("TransferFetch: {e}")))?;
     socket.write_all(&buf[..frame.head_len]).map_err(broke)?;
     socket.flush().map_err(broke)?;
-    // Bounded before anything is allocated: an error reply's control part, or the grant.
+    // Bounded before anything is allocated: an error reply's control part, or a piece within
+    // what is left of the grant.
     let max_control = proto_core::limits::MAX_PREAUTH_CONTROL_LEN;
     let mut head = [0u8; HEADER_LEN];
-    // While the source waits for the read (the source stream's earlier work), its writer sends
-    // heartbeats (unsolicited PONGs, request id 0) every second: skipped, within the wait.
+    let mut control = [0u8; proto_core::limits::MAX_PREAUTH_CONTROL_LEN];
+    // While the source waits for its stream, its writer sends heartbeats (unsolicited PONGs,
+    // request id 0) every second: skipped, within the wait.
     let deadline = Instant::now() + TRANSFER_IO_TIMEOUT;
-    let header = loop {
+    let mut received = 0u64;
+    while received < len {
         socket.read_exact(&mut head).map_err(broke)?;
         let header = FrameHeader::parse(&head).map_err(|e| broke(std::io::Error::other(format!("a malformed reply: {e}"))))?;
+        if header.control_len as usize > max_control {
+            return Err(broke(std::io::Error::other("a reply that is no answer to TransferFetch")));
+        }
+        let control = &mut control[..header.control_len as usize];
         let heartbeat = header.opcode == Opcode::Ping.raw() && header.request_id == 0 && header.bulk_len == 0;
-        if !heartbeat || header.control_len as usize > max_control {
-            break header;
+        if heartbeat {
+            socket.read_exact(control).map_err(broke)?;
+            if Instant::now() >= deadline {
+                return Err(broke(std::io::Error::other(format!("no answer within {} s, only heartbeats", TRANSFER_IO_TIMEOUT.as_secs()))));
+            }
+            continue;
         }
-        let mut pong = [0u8; proto_core::limits::MAX_PREAUTH_CONTROL_LEN];
-        socket.read_exact(&mut pong[..header.control_len as usize]).map_err(broke)?;
-        if Instant::now() >= deadline {
-            return Err(broke(std::io::Error::other(format!("no answer within {} s, only heartbeats", TRANSFER_IO_TIMEOUT.as_secs()))));
+        if header.opcode != Opcode::TransferFetch.raw() || u64::from(header.bulk_len) > len - received {
+            return Err(broke(std::io::Error::other("a reply that is no answer to TransferFetch")));
         }
-    };
-    if header.opcode != Opcode::TransferFetch.raw() || header.control_len as usize > max_control || u64::from(header.bulk_len) > len {
-        return Err(broke(std::io::Error::other("a reply that is no answer to TransferFetch")));
+        socket.read_exact(control).map_err(broke)?;
+        if header.flags.contains(proto_core::Flags::ERROR) {
+            let error = wire::ErrorReply::parse(control, &[]).map_err(|e| broke(std::io::Error::other(format!("a malformed error reply: {e}"))))?;
+            // The source's refusal (AUTH_FAILED) is not a HIP code: the client sees an invalid value.
+            let status = if error.status.0 < 10_000 { error.status } else { Status::INVALID_VALUE };
+            let after = if received > 0 { format!(" after {received} of {len} bytes") } else { String::new() };
+            return Err(Failure::new(status, format!("the source worker {source} refused the transfer{after}: {}", error.message.0)));
+        }
+        if header.bulk_len == 0 {
+            return Err(broke(std::io::Error::other("an empty piece of a transfer")));
+        }
+        let mut left = u64::from(header.bulk_len);
+        while left > 0 {
+            let n = left.min(wire::TRANSFER_CHUNK_BYTES) as usize;
+            let mut io = Ok(());
+            land(received, n, &mut |bytes: &mut [u8]| io = socket.read_exact(bytes))?;
+            io.map_err(broke)?;
+            received += n as u64;
+            left -= n as u64;
+        }
     }
-    let mut control = vec![0u8; header.control_len as usize];
-    socket.read_exact(&mut control).map_err(broke)?;
-    if header.flags.contains(proto_core::Flags::ERROR) {
-        let error = wire::ErrorReply::parse(&control, &[]).map_err(|e| broke(std::io::Error::other(format!("a malformed error reply: {e}"))))?;
-        // The source's refusal (AUTH_FAILED) is not a HIP code: the client sees an invalid value.
-        let status = if error.status.0 < 10_000 { error.status } else { Status::INVALID_VALUE };
-        return Err(Failure::new(status, format!("the source worker {source} refused the transfer: {}", error.message.0)));
-    }
-    if u64::from(header.bulk_len) != len {
-        return Err(broke(std::io::Error::other(format!("{} bytes answered for a {len}-byte grant", header.bulk_len))));
-    }
-    let mut bytes = vec![0u8; len as usize];
-    socket.read_exact(&mut bytes).map_err(broke)?;
-    Ok(bytes)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -658,11 +793,23 @@ mod tests {
 
     const SECRET: [u8; TRANSFER_SECRET_LEN] = [7; TRANSFER_SECRET_LEN];
 
+    /// [`fetch`] into a buffer.
+    fn fetch_all(socket: impl Read + Write, source: &str, session_id: u64, grant_id: u64, secret: &[u8], len: u64) -> Result<Vec<u8>, Failure> {
+        let mut bytes = Vec::new();
+        fetch(socket, source, session_id, grant_id, secret, len, &mut |offset, n, fill| {
+            assert_eq!(offset as usize, bytes.len(), "pieces land in order");
+            bytes.resize(offset as usize + n, 0);
+            fill(&mut bytes[offset as usize..]);
+            Ok(())
+        })?;
+        Ok(bytes)
+    }
+
     #[test]
     fn a_grant_is_fetched_once_with_its_secret_and_length() {
         let hub = TransferHub::direct(DialPolicy::default());
         hub.offer(1, 10, &SECRET, 4).unwrap();
-        hub.complete(1, 10, Ok(vec![1, 2, 3, 4]));
+        hub.complete_chunk(1, 10, 0, Ok(vec![1, 2, 3, 4]));
         let mut wrong = SECRET;
         wrong[31] ^= 1;
         assert!(matches!(hub.take(1, 10, &wrong, 4), Err(Failure::Status(Status::AUTH_FAILED, _))), "wrong secret");
@@ -684,7 +831,7 @@ mod tests {
             std::thread::spawn(move || hub.take(1, 11, &SECRET, 3))
         };
         std::thread::sleep(Duration::from_millis(50));
-        hub.complete(1, 11, Ok(vec![9, 8, 7]));
+        hub.complete_chunk(1, 11, 0, Ok(vec![9, 8, 7]));
         assert_eq!(waiter.join().unwrap().unwrap(), vec![9, 8, 7]);
     }
 
@@ -711,8 +858,175 @@ mod tests {
     fn a_failed_read_reaches_the_fetch() {
         let hub = TransferHub::direct(DialPolicy::default());
         hub.offer(1, 12, &SECRET, 3).unwrap();
-        hub.complete(1, 12, Ok(vec![1]));
+        hub.complete_chunk(1, 12, 0, Ok(vec![1]));
         assert!(matches!(hub.take(1, 12, &SECRET, 3), Err(Failure::Status(Status::UNKNOWN, _))));
+    }
+
+    /// The pattern a test grant holds: no piece repeats another, so a piece out of place shows.
+    fn pattern(len: u64) -> Vec<u8> {
+        (0..len).map(|i| (i % 251) as u8 ^ (i / 251 % 256) as u8).collect()
+    }
+
+    /// Completes the pieces of grant `(session, grant)` from `bytes` on another thread, as a
+    /// stream executor would, the piece at `fail_at` (if any) failing.
+    fn read_pieces(hub: &Arc<TransferHub>, session: u64, grant: u64, bytes: Vec<u8>, fail_at: Option<u64>) -> std::thread::JoinHandle<()> {
+        let hub = Arc::clone(hub);
+        std::thread::spawn(move || {
+            for (offset, len) in grant_chunks(bytes.len() as u64) {
+                std::thread::sleep(Duration::from_millis(2));
+                let read = if fail_at == Some(offset) {
+                    Err(BackendError::InvalidValue("the device lost the range".into()))
+                } else {
+                    Ok(bytes[offset as usize..(offset + len) as usize].to_vec())
+                };
+                hub.complete_chunk(session, grant, offset, read);
+            }
+        })
+    }
+
+    #[test]
+    fn a_grant_of_several_pieces_arrives_whole_and_in_order() {
+        let hub = TransferHub::direct(DialPolicy::default());
+        let len = 2 * wire::TRANSFER_CHUNK_BYTES + 12_345;
+        let bytes = pattern(len);
+        assert_eq!(grant_chunks(len).count(), 3);
+        hub.offer(1, 20, &SECRET, len).unwrap();
+        let reader = read_pieces(&hub, 1, 20, bytes.clone(), None);
+        let mut claim = hub.claim(1, 20, &SECRET, len).unwrap();
+        let mut got = Vec::new();
+        while let Some(piece) = claim.next_chunk(TRANSFER_WAIT).unwrap() {
+            assert!(piece.len() as u64 <= wire::TRANSFER_CHUNK_BYTES);
+            got.extend_from_slice(&piece);
+        }
+        assert!(got == bytes, "the pieces joined differ from the range");
+        // Claimed once: a second fetch is refused at once, and the grant ends with its claim.
+        assert!(matches!(hub.claim(1, 20, &SECRET, len), Err(Failure::Status(Status::AUTH_FAILED, _))));
+        drop(claim);
+        reader.join().unwrap();
+        assert_eq!(hub.lock().bytes, 0, "the grant's bytes are released");
+        assert!(matches!(hub.claim(1, 20, &SECRET, len), Err(Failure::Status(Status::AUTH_FAILED, _))));
+    }
+
+    #[test]
+    fn a_piece_out_of_order_or_of_another_length_fails_the_grant() {
+        let hub = TransferHub::direct(DialPolicy::default());
+        let len = wire::TRANSFER_CHUNK_BYTES + 10;
+        hub.offer(1, 21, &SECRET, len).unwrap();
+        hub.complete_chunk(1, 21, wire::TRANSFER_CHUNK_BYTES, Ok(vec![0; 10]));
+        match hub.take(1, 21, &SECRET, len) {
+            Err(Failure::Status(Status::UNKNOWN, why)) => assert!(why.contains("offset"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A source whose read fails after the first piece: the fetch gets that piece, then the
+    /// read's error (not a short success), both from the hub and over the wire.
+    #[test]
+    fn a_read_failing_midway_ends_the_fetch_with_its_error() {
+        let hub = TransferHub::direct(DialPolicy::default());
+        let len = 3 * wire::TRANSFER_CHUNK_BYTES;
+        hub.offer(1, 22, &SECRET, len).unwrap();
+        let reader = read_pieces(&hub, 1, 22, pattern(len), Some(wire::TRANSFER_CHUNK_BYTES));
+        let mut claim = hub.claim(1, 22, &SECRET, len).unwrap();
+        assert_eq!(claim.next_chunk(TRANSFER_WAIT).unwrap().map(|p| p.len() as u64), Some(wire::TRANSFER_CHUNK_BYTES));
+        match claim.next_chunk(TRANSFER_WAIT) {
+            Err(Failure::Status(Status::INVALID_VALUE, why)) => {
+                assert!(why.contains("the device lost the range") && why.contains(&format!("at byte {}", wire::TRANSFER_CHUNK_BYTES)), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+        reader.join().unwrap();
+
+        // Over the wire: one piece, then the source's error frame.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let piece = pattern(1000);
+        let sent = piece.clone();
+        let source = std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            let mut head = [0u8; HEADER_LEN];
+            conn.read_exact(&mut head).unwrap();
+            let header = FrameHeader::parse(&head).unwrap();
+            conn.read_exact(&mut vec![0u8; header.control_len as usize]).unwrap();
+            let mut buf = vec![0u8; 4096];
+            let frame = proto_core::Response::TransferFetch(wire::TransferData { data: proto_core::Bulk(&sent) })
+                .encode_frame(&mut buf, header.request_id, 0)
+                .unwrap();
+            let (head_len, bulk) = (frame.head_len, frame.bulk.to_vec());
+            conn.write_all(&buf[..head_len]).unwrap();
+            conn.write_all(&bulk).unwrap();
+            let error = wire::ErrorReply { status: Status(1), message: "reading the source range failed at byte 1000: gone".into() };
+            let meta = FrameMeta {
+                opcode: Opcode::TransferFetch.raw(),
+                flags: proto_core::Flags::RESPONSE | proto_core::Flags::ERROR,
+                request_id: header.request_id,
+                credits: 0,
+                aux: 0,
+            };
+            let frame = encode_frame(&mut buf, meta, &error).unwrap();
+            let head_len = frame.head_len;
+            conn.write_all(&buf[..head_len]).unwrap();
+        });
+        let mut landed = Vec::new();
+        let result = fetch(TcpStream::connect(&addr).unwrap(), &addr, 1, 2, &SECRET, 3000, &mut |offset, n, fill| {
+            landed.resize(offset as usize + n, 0);
+            fill(&mut landed[offset as usize..]);
+            Ok(())
+        });
+        match result {
+            Err(Failure::Status(Status::INVALID_VALUE, why)) => {
+                assert!(why.contains("after 1000 of 3000 bytes") && why.contains("failed at byte 1000"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(landed == piece, "only the piece before the error landed");
+        source.join().unwrap();
+    }
+
+    /// A fetcher that takes nothing: the source queues at most its window of pieces for the
+    /// connection, then abandons the answer with a clear error and releases the grant.
+    #[test]
+    fn a_fetcher_that_reads_nothing_holds_the_source_to_its_window() {
+        let hub = TransferHub::direct(DialPolicy::default());
+        let len = (TRANSFER_WINDOW_CHUNKS as u64 + 3) * wire::TRANSFER_CHUNK_BYTES;
+        hub.offer(1, 23, &SECRET, len).unwrap();
+        let reader = read_pieces(&hub, 1, 23, pattern(len), None);
+        let late = LateReplies::with_limit(usize::MAX);
+        let mut claim = hub.claim(1, 23, &SECRET, len).unwrap();
+        match answer_claim(&mut claim, &late, 1, Duration::from_millis(300)) {
+            Err(Failure::Status(Status::UNKNOWN, why)) => assert!(why.contains("took no transfer bytes"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        let window = TRANSFER_WINDOW_CHUNKS * wire::TRANSFER_CHUNK_BYTES as usize;
+        assert_eq!(late.charged_bytes(), window, "queued for the connection: the window");
+        assert_eq!(late.len(), TRANSFER_WINDOW_CHUNKS);
+        drop(claim);
+        reader.join().unwrap();
+        assert_eq!(hub.lock().bytes, 0, "the abandoned grant's bytes are released");
+
+        // A fetcher that reads: every piece but the last through the queue, in order.
+        hub.offer(1, 24, &SECRET, len).unwrap();
+        let reader = read_pieces(&hub, 1, 24, pattern(len), None);
+        let late = Arc::new(LateReplies::with_limit(usize::MAX));
+        let drained = {
+            let late = Arc::clone(&late);
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                while late.wait() {
+                    while let Some((_, bulk)) = late.pop() {
+                        bytes.extend_from_slice(&bulk);
+                    }
+                }
+                bytes
+            })
+        };
+        let mut claim = hub.claim(1, 24, &SECRET, len).unwrap();
+        let last = answer_claim(&mut claim, &late, 1, Duration::from_secs(30)).unwrap();
+        late.close();
+        let mut got = drained.join().unwrap();
+        got.extend_from_slice(&last);
+        assert!(got == pattern(len), "the answer's pieces differ from the range");
+        reader.join().unwrap();
     }
 
     #[test]
@@ -769,7 +1083,7 @@ mod tests {
             conn.write_all(&bulk).unwrap();
         });
         let socket = TcpStream::connect(&addr).unwrap();
-        assert_eq!(fetch(socket, &addr, 1, 2, &SECRET, 5).unwrap(), vec![9u8; 5]);
+        assert_eq!(fetch_all(socket, &addr, 1, 2, &SECRET, 5).unwrap(), vec![9u8; 5]);
         source.join().unwrap();
     }
 
@@ -801,7 +1115,7 @@ mod tests {
         let (ours, theirs) = UnixStream::pair().unwrap();
         let relay = std::thread::spawn(move || relay_fetch(SourceConnection::Tcp(TcpStream::connect(addr).unwrap()), ours));
         // The process's side: the normal fetch over its end of the pair.
-        let got = fetch(theirs, "tls://source:1", 1, 2, &SECRET, 300).unwrap();
+        let got = fetch_all(theirs, "tls://source:1", 1, 2, &SECRET, 300).unwrap();
         assert_eq!(got, vec![4u8; 300]);
         relay.join().unwrap().unwrap();
         source.join().unwrap();

@@ -7,8 +7,12 @@ use crate::field::{Blob, Bulk, Name};
 
 /// Length of a transfer grant's secret ([`TransferOffer::secret`]).
 pub const TRANSFER_SECRET_LEN: usize = 32;
-/// Most bytes one grant covers: one reply's bulk section. A larger copy is several grants.
+/// Most bytes one grant covers. A larger copy is several grants.
 pub const MAX_TRANSFER_BYTES: u64 = crate::limits::MAX_BULK_LEN as u64;
+/// Most bytes one [`TransferData`] frame of a fetch's answer carries: the source sends each
+/// piece as soon as its stream has read it, and the destination writes it while the next
+/// one travels, so neither side holds more than a few of them per transfer.
+pub const TRANSFER_CHUNK_BYTES: u64 = crate::limits::DEFAULT_COPY_CHUNK as u64;
 
 message! {
     /// To the source worker: keep `len` bytes at `src`, as they are once the earlier work of
@@ -52,7 +56,8 @@ message! {
 
 message! {
     /// Worker to worker: the first and only request of a transfer connection, allowed before
-    /// authentication (the grant's secret is the proof); answered with the granted bytes.
+    /// authentication (the grant's secret is the proof); answered with the granted bytes, in
+    /// order, as [`TransferData`] frames of at most [`TRANSFER_CHUNK_BYTES`] each.
     pub struct TransferFetch<'a> {
         /// The source session's id.
         pub session_id: u64,
@@ -66,9 +71,11 @@ message! {
 }
 
 message! {
-    /// Answer to [`TransferFetch`].
+    /// Answer to [`TransferFetch`]: one piece of the granted bytes; the pieces follow each
+    /// other in order until they add up to the grant's length (an error frame ends the answer
+    /// early).
     pub struct TransferData<'a> {
-        /// The granted bytes, as the frame's bulk section.
+        /// The next granted bytes (1 to [`TRANSFER_CHUNK_BYTES`]), as the frame's bulk section.
         pub data: Bulk<'a>,
     }
 }

@@ -538,7 +538,8 @@ impl Pair {
 
     pub fn drain_late(&mut self) {
         loop {
-            while let Some((frame, _)) = self.worker.late.pop() {
+            while let Some((mut frame, bulk)) = self.worker.late.pop() {
+                frame.extend_from_slice(&bulk);
                 if split(&frame).0.request_id != 0 {
                     self.worker.outstanding = self.worker.outstanding.saturating_sub(1);
                 }

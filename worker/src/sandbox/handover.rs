@@ -273,8 +273,9 @@ impl HandedSessions {
             tracing::warn!(%e, "no socket pair to relay a transfer fetch");
             "transfer fetch refused: the worker cannot relay it now"
         })?;
+        let len = fetched_len(&frame).ok_or("transfer fetch refused: not a TransferFetch")?;
         self.hand_fetch(session_id, theirs.into(), frame, peer)?;
-        if let Err(e) = relay_fetch_answer(ours, replies) {
+        if let Err(e) = relay_fetch_answer(ours, replies, len) {
             tracing::info!(%e, session_id, "a relayed transfer fetch ended without its answer");
         }
         Ok(())
@@ -292,37 +293,58 @@ impl HandedSessions {
     }
 }
 
-/// Forwards what a session process answers a relayed fetch (its end of the pair is `from`)
-/// to the fetching worker (`replies`): heartbeats (unsolicited PONGs, at most
-/// [`crate::transfer::MAX_RELAYED_HEARTBEATS`]) until the answer, each
-/// frame bounded before it is read (control part within `MAX_PREAUTH_CONTROL_LEN`, bulk within
-/// `MAX_TRANSFER_BYTES`), all within [`crate::transfer::TRANSFER_IO_TIMEOUT`].
-fn relay_fetch_answer(mut from: UnixStream, replies: &ReplyWriter) -> io::Result<()> {
+/// The length a `TransferFetch` frame (header and control part) asks for.
+fn fetched_len(frame: &[u8]) -> Option<u64> {
+    use proto_core::header::HEADER_LEN;
+    let header = proto_core::FrameHeader::parse(frame.get(..HEADER_LEN)?).ok()?;
+    if header.opcode != proto_core::Opcode::TransferFetch.raw() {
+        return None;
+    }
+    let control = frame.get(HEADER_LEN..HEADER_LEN + header.control_len as usize)?;
+    <proto_core::wire::TransferFetch as proto_core::Message>::parse(control, &[]).ok().map(|fetch| fetch.len)
+}
+
+/// Forwards what a session process answers a relayed fetch of `len` bytes (its end of the
+/// pair is `from`) to the fetching worker (`replies`): heartbeats (unsolicited PONGs, at most
+/// [`crate::transfer::MAX_RELAYED_HEARTBEATS`]) and the answer's pieces until they add up to
+/// `len` or an error ends them, each frame bounded before it is read (control part within
+/// `MAX_PREAUTH_CONTROL_LEN`, bulk within what is left of `len`), all within
+/// [`crate::transfer::TRANSFER_IO_TIMEOUT`].
+fn relay_fetch_answer(mut from: UnixStream, replies: &ReplyWriter, len: u64) -> io::Result<()> {
     use proto_core::header::HEADER_LEN;
     let deadline = Instant::now() + crate::transfer::TRANSFER_IO_TIMEOUT;
     from.set_read_timeout(Some(crate::transfer::TRANSFER_IO_TIMEOUT))?;
-    for _ in 0..=crate::transfer::MAX_RELAYED_HEARTBEATS {
+    let (mut heartbeats, mut relayed) = (0u64, 0u64);
+    let mut bulk = Vec::new();
+    loop {
         let mut head = vec![0u8; HEADER_LEN];
         from.read_exact(&mut head)?;
         let header = proto_core::FrameHeader::parse(&head).map_err(|e| io::Error::other(format!("a malformed answer: {e}")))?;
         let control = header.control_len as usize;
-        if control > proto_core::limits::MAX_PREAUTH_CONTROL_LEN || u64::from(header.bulk_len) > proto_core::wire::MAX_TRANSFER_BYTES {
-            return Err(io::Error::other("an answer larger than a fetch's"));
+        if control > proto_core::limits::MAX_PREAUTH_CONTROL_LEN || u64::from(header.bulk_len) > len - relayed {
+            return Err(io::Error::other("an answer larger than the fetch's"));
         }
         head.resize(HEADER_LEN + control, 0);
         from.read_exact(&mut head[HEADER_LEN..])?;
-        let mut bulk = vec![0u8; header.bulk_len as usize];
+        bulk.resize(header.bulk_len as usize, 0);
         from.read_exact(&mut bulk)?;
         replies.forward(&head, &bulk).map_err(|e| io::Error::other(e.to_string()))?;
         let heartbeat = header.opcode == proto_core::Opcode::Ping.raw() && header.request_id == 0;
-        if !heartbeat {
-            return Ok(());
+        if heartbeat {
+            heartbeats += 1;
+            if heartbeats > crate::transfer::MAX_RELAYED_HEARTBEATS {
+                return Err(io::Error::other(format!("more than {} heartbeats and no answer", crate::transfer::MAX_RELAYED_HEARTBEATS)));
+            }
+        } else {
+            relayed += u64::from(header.bulk_len);
+            if header.flags.contains(proto_core::Flags::ERROR) || header.bulk_len == 0 || relayed == len {
+                return Ok(());
+            }
         }
         if Instant::now() >= deadline {
-            return Err(io::Error::other("no answer in time, only heartbeats"));
+            return Err(io::Error::other("no whole answer in time"));
         }
     }
-    Err(io::Error::other(format!("more than {} heartbeats and no answer", crate::transfer::MAX_RELAYED_HEARTBEATS)))
 }
 
 /// Starts the session process of `session` (just authenticated) and hands it the connection

@@ -67,14 +67,17 @@ pub struct LateReplies {
     /// Most bytes reserved or queued at once.
     limit: usize,
     queued: Condvar,
+    /// Signalled when a frame leaves the queue or the queue is cleared.
+    drained: Condvar,
     /// First failure of a fire-and-forget request since the last response, as a HIP status.
     deferred: AtomicI32,
 }
 
 #[derive(Debug, Default)]
 struct QueueState {
-    /// Encoded frames, where their bulk section starts, and the bytes reserved for them.
-    frames: VecDeque<(Vec<u8>, usize, usize)>,
+    /// Encoded frames (head and control part, then bulk section) and the bytes reserved for
+    /// them.
+    frames: VecDeque<(Vec<u8>, Vec<u8>, usize)>,
     /// Bytes reserved by copies in flight and by queued frames.
     charged: usize,
     closed: bool,
@@ -93,7 +96,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl LateReplies {
     /// An empty queue that holds at most `limit` reply bytes.
     pub fn with_limit(limit: usize) -> Self {
-        Self { queue: Mutex::default(), limit, queued: Condvar::new(), deferred: AtomicI32::new(0) }
+        Self { queue: Mutex::default(), limit, queued: Condvar::new(), drained: Condvar::new(), deferred: AtomicI32::new(0) }
     }
 
     /// Reserves `bytes` for a reply to come; `false` (nothing reserved) when the session's
@@ -119,6 +122,23 @@ impl LateReplies {
     /// Bytes reserved or queued now.
     pub fn charged_bytes(&self) -> usize {
         lock(&self.queue).charged
+    }
+
+    /// Waits until at most `bytes` are reserved or queued (the writer took the rest), at most
+    /// `timeout`; whether they are.
+    pub fn wait_charged_at_most(&self, bytes: usize, timeout: std::time::Duration) -> bool {
+        let until = std::time::Instant::now() + timeout;
+        let mut q = lock(&self.queue);
+        loop {
+            if q.charged <= bytes {
+                return true;
+            }
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            q = self.drained.wait_timeout(q, left).unwrap_or_else(|p| p.into_inner()).0;
+        }
     }
 
     /// The bound on [`charged_bytes`](Self::charged_bytes).
@@ -156,6 +176,21 @@ impl LateReplies {
         self.push_with(reserved, |buf, aux| response.encode_frame(buf, request_id, aux));
     }
 
+    /// [`push_reserved`](Self::push_reserved) for the response `response(&bulk)` whose bulk
+    /// section is `bulk`: the bytes are moved into the queue, not copied.
+    pub fn push_reserved_bulk(&self, request_id: u64, bulk: Vec<u8>, reserved: usize, response: impl for<'r> Fn(&'r [u8]) -> Response<'r>) {
+        let head = self.encode_head(reserved, |buf, aux| {
+            let frame = response(&bulk).encode_frame(buf, request_id, aux)?;
+            if frame.bulk.len() != bulk.len() {
+                return Err(EncodeError::InvalidValue { what: "a response whose bulk section is not the bytes given" });
+            }
+            Ok(frame.head_len)
+        });
+        if let Some(head) = head {
+            self.enqueue(head, bulk, reserved);
+        }
+    }
+
     /// Queues an error response for a request of raw opcode `opcode`.
     pub fn push_error(&self, request_id: u64, opcode: u16, status: Status, message: &str) {
         let reply = ErrorReply { status, message: truncate_utf8(message, proto_core::limits::MAX_NAME_LEN).into() };
@@ -166,39 +201,56 @@ impl LateReplies {
     }
 
     fn push_with<'b>(&self, reserved: usize, encode: impl Fn(&mut [u8], i32) -> Result<proto_core::EncodedFrame<'b>, EncodeError>) {
+        let mut bulk = Vec::new();
+        let head = self.encode_head(reserved, |buf, aux| {
+            let frame = encode(buf, aux)?;
+            bulk = frame.bulk.to_vec();
+            Ok(frame.head_len)
+        });
+        if let Some(head) = head {
+            self.enqueue(head, bulk, reserved);
+        }
+    }
+
+    /// The head (and control part) `encode` writes, or `None` when it cannot be encoded (the
+    /// reservation is given back).
+    fn encode_head(&self, reserved: usize, mut encode: impl FnMut(&mut [u8], i32) -> Result<usize, EncodeError>) -> Option<Vec<u8>> {
         let aux = self.take_deferred();
         let mut buf = vec![0u8; 256];
-        let frame = loop {
+        let head_len = loop {
             match encode(&mut buf, aux) {
-                Ok(frame) => break frame,
+                Ok(head_len) => break head_len,
                 Err(EncodeError::BufferTooSmall { required }) => buf.resize(required, 0),
                 Err(EncodeError::InvalidValue { what }) => {
                     tracing::error!(what, "response could not be encoded");
                     self.restore_deferred(aux);
                     self.release(reserved);
-                    return;
+                    return None;
                 }
             }
         };
-        let head_len = frame.head_len;
         buf.truncate(head_len);
-        buf.extend_from_slice(frame.bulk);
+        Some(buf)
+    }
+
+    fn enqueue(&self, head: Vec<u8>, bulk: Vec<u8>, reserved: usize) {
         let mut q = lock(&self.queue);
         if q.closed {
             q.charged = q.charged.saturating_sub(reserved);
         } else {
-            q.frames.push_back((buf, head_len, reserved));
+            q.frames.push_back((head, bulk, reserved));
             self.queued.notify_one();
         }
     }
 
-    /// The oldest queued frame (encoded, with its head length), if any. Its reservation is
-    /// given back: the frame is the caller's now, about to be written.
-    pub fn pop(&self) -> Option<(Vec<u8>, usize)> {
+    /// The oldest queued frame (its head and control part, and its bulk section), if any. Its
+    /// reservation is given back: the frame is the caller's now, about to be written.
+    pub fn pop(&self) -> Option<(Vec<u8>, Vec<u8>)> {
         let mut q = lock(&self.queue);
-        let (frame, head_len, reserved) = q.frames.pop_front()?;
+        let (head, bulk, reserved) = q.frames.pop_front()?;
         q.charged = q.charged.saturating_sub(reserved);
-        Some((frame, head_len))
+        self.drained.notify_all();
+        Some((head, bulk))
     }
 
     /// Waits until a frame is queued (`true`) or the queue is closed and empty (`false`).
@@ -235,6 +287,7 @@ impl LateReplies {
         let mut q = lock(&self.queue);
         let freed: usize = q.frames.drain(..).map(|(_, _, reserved)| reserved).sum();
         q.charged = q.charged.saturating_sub(freed);
+        self.drained.notify_all();
     }
 
     /// No more frames will be queued; [`wait`](Self::wait) returns `false` once empty.

@@ -18,7 +18,8 @@ impl Session {
     }
 
     /// `TransferOffer`: registers the grant, then queues the read of the range behind the
-    /// stream's earlier work; the request loop goes on meanwhile.
+    /// stream's earlier work, piece by piece, so the fetch sends the first pieces while the
+    /// next are read; the request loop goes on meanwhile.
     pub(super) fn offer_transfer(&mut self, req: wire::TransferOffer<'_>) -> Result<wire::Empty, Failure> {
         let hub = self.transfer_hub()?;
         if req.len == 0 || req.len > wire::MAX_TRANSFER_BYTES {
@@ -31,11 +32,14 @@ impl Session {
         let stream = self.stream(req.stream, alloc.device)?;
         let (session, grant) = (self.id, req.grant_id);
         hub.offer(session, grant, req.secret.0, req.len)?;
-        let completer = Arc::clone(&hub);
-        let done: DtohDone = Box::new(move |read| completer.complete(session, grant, read));
-        if let Err(e) = self.backend.memcpy_dtoh(stream, DevicePtr(req.src), req.len, done) {
-            hub.withdraw(session, grant);
-            return Err(e.into());
+        for (offset, len) in crate::transfer::grant_chunks(req.len) {
+            let completer = Arc::clone(&hub);
+            let done: DtohDone = Box::new(move |read| completer.complete_chunk(session, grant, offset, read));
+            if let Err(e) = self.backend.memcpy_dtoh(stream, DevicePtr(req.src + offset), len, done) {
+                // Pieces queued before still run; the fetch finds the grant gone.
+                hub.withdraw(session, grant);
+                return Err(e.into());
+            }
         }
         Ok(wire::Empty {})
     }
@@ -71,30 +75,53 @@ impl Session {
         // The policy (--dial-workers) is checked where the socket is made: here, or in the
         // worker for a session process.
         let socket = hub.connect(req.source.0)?;
-        let bytes = crate::transfer::fetch(socket, req.source.0, req.source_session, req.grant_id, req.secret.0, req.len)?;
-        self.metrics().add_transfer_bytes_in(bytes.len() as u64);
-        hub.note_moved(crate::transfer::Moved::In, bytes.len() as u64);
         let dst = DevicePtr(req.dst);
-        if req.sync {
-            self.backend.memcpy_htod_sync(stream, dst, &bytes)?;
+        let fetch = |land: &mut crate::transfer::Landing<'_>| {
+            crate::transfer::fetch(socket, req.source.0, req.source_session, req.grant_id, req.secret.0, req.len, land)
+        };
+        if req.sync || req.stream == 0 {
+            // Each piece is received straight into device memory once the stream's earlier
+            // work is done (a GPU's staging buffer, its DMA overlapping the next piece), as a
+            // synchronous or null-stream upload is.
+            fetch(&mut |offset, n, fill| self.receive_into_device(stream, DevicePtr(req.dst + offset), n as u64, fill))?;
+            if req.sync {
+                self.backend.finish_device_writes(stream, dst)?;
+            }
         } else {
+            // Buffered until the stream runs the write (checked against --max-pending-mib
+            // above): a failed fetch leaves the destination untouched.
+            let mut bytes = Vec::new();
+            bytes
+                .try_reserve_exact(req.len as usize)
+                .map_err(|_| Failure::new(Status::OUT_OF_MEMORY, format!("no host memory to buffer a {}-byte copy", req.len)))?;
+            fetch(&mut |offset, n, fill| {
+                let at = offset as usize;
+                bytes.resize(at + n, 0);
+                fill(&mut bytes[at..]);
+                Ok(())
+            })?;
             let data = PendingUpload::new(bytes, &self.pending_bytes);
             self.backend.memcpy_htod(stream, dst, HostData::from_buffer(data))?;
         }
+        self.metrics().add_transfer_bytes_in(req.len);
+        hub.note_moved(crate::transfer::Moved::In, req.len);
         Ok(wire::Empty {})
     }
 
     /// `TransferFetch`, the first and only request of a transfer connection: the grant's
-    /// bytes, once; the connection closes after the answer.
+    /// bytes, once, piece by piece as the source stream reads them (all but the last queued
+    /// for the connection's writer, the last as the reply); the connection closes after it.
     pub(super) fn answer_fetch<'a>(&'a mut self, cx: &mut CallCx, req: wire::TransferFetch<'_>) -> Result<Outcome<wire::TransferData<'a>>, Failure> {
         cx.close_after_reply = true;
         if self.trusted() || self.greeted() {
             return Err(Failure::new(Status::ILLEGAL_STATE, "TransferFetch must be the first and only request of a transfer connection"));
         }
         let hub = self.transfer_hub()?;
-        self.fetched = hub.take(req.session_id, req.grant_id, req.secret.0, req.len)?;
-        self.metrics().add_transfer_bytes_out(self.fetched.len() as u64);
-        hub.note_moved(crate::transfer::Moved::Out, self.fetched.len() as u64);
+        let mut claim = hub.claim(req.session_id, req.grant_id, req.secret.0, req.len)?;
+        self.fetched = crate::transfer::answer_claim(&mut claim, &self.late, cx.request_id, crate::transfer::TRANSFER_WAIT)?;
+        drop(claim);
+        self.metrics().add_transfer_bytes_out(req.len);
+        hub.note_moved(crate::transfer::Moved::Out, req.len);
         tracing::debug!(session = req.session_id, grant = req.grant_id, len = req.len, "transfer grant fetched");
         Ok(Outcome::Reply(wire::TransferData { data: proto_core::Bulk(&self.fetched) }))
     }
