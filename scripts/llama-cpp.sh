@@ -73,8 +73,10 @@ summarize() { # LOG: test-backend-ops' own counts (passed/total), FAIL and "not 
 }
 
 start_worker() { # BIN BACKEND LOGDIR: a worker on a free local port; sets HIP_REMOTE_WORKER, worker_pid
+  # WORKER_ARGS: more worker flags (e.g. `--devices 0`: one GPU of several).
   local bin=$1 backend=$2 dir=$3
-  "$bin" --listen 127.0.0.1:0 --backend "$backend" --allow-host-code --rtc-cache-dir "$dir/rtc-cache" \
+  # shellcheck disable=SC2086 # WORKER_ARGS is a list of flags
+  "$bin" --listen 127.0.0.1:0 --backend "$backend" --allow-host-code --rtc-cache-dir "$dir/rtc-cache" ${WORKER_ARGS:-} \
     >"$dir/worker.stdout" 2>"$dir/worker.log" &
   worker_pid=$!
   for _ in $(seq 200); do grep -q "listening on" "$dir/worker.stdout" 2>/dev/null && break; sleep 0.1; done
