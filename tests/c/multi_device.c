@@ -407,6 +407,31 @@ static void default_copies_between_devices(void) {
   CHECK(hipFree(gate1));
   CHECK(hipSetDevice(0));
 
+  step("hipMemcpy2DAsync between devices on the null stream, after the source's earlier work");
+  /* Rows of 64 ints from device 0 (pitch 256 ints) into device 1 (pitch 128 ints), behind a
+   * memset held on device 0's null stream, as in the 1D case above. */
+  enum { ROWS = 4, WIDTH = 64, SRC_PITCH = 256, DST_PITCH = 128 };
+  REQUIRE(ROWS * SRC_PITCH <= N && ROWS * DST_PITCH <= N, "2D copy larger than the buffers");
+  CHECK(hipMemset(gate0, 0, sizeof(int)));
+  CHECK(hipSetDevice(1));
+  CHECK(hipMemset(b1, 0, sizeof host));
+  CHECK(hipSetDevice(0));
+  CHECK(hipDeviceSynchronize());
+  CHECK(hipStreamWaitValue32(NULL, gate0, 1, hipStreamWaitValueEq, 0xffffffff));
+  CHECK(hipMemsetD32Async((hipDeviceptr_t)a0, 0x2d2d, N, NULL));
+  CHECK(hipMemcpy2DAsync(b1, DST_PITCH * sizeof(int), a0, SRC_PITCH * sizeof(int), WIDTH * sizeof(int), ROWS, hipMemcpyDefault, NULL));
+  CHECK(hipMemsetD32Async((hipDeviceptr_t)gate0, 1, 1, opener));
+  CHECK(hipStreamSynchronize(opener));
+  CHECK(hipStreamSynchronize(NULL));
+  CHECK(hipSetDevice(1));
+  CHECK(hipMemcpy(back, b1, sizeof back, hipMemcpyDeviceToHost));
+  for (int r = 0; r < ROWS; r++)
+    for (int x = 0; x < DST_PITCH; x++) {
+      int want = x < WIDTH ? 0x2d2d : 0;
+      REQUIRE(back[r * DST_PITCH + x] == want, "2D copy: %#x at row %d, column %d, expected %#x", back[r * DST_PITCH + x], r, x, want);
+    }
+  CHECK(hipSetDevice(0));
+
   CHECK(hipStreamDestroy(opener));
   CHECK(hipEventDestroy(copied));
   CHECK(hipModuleUnload(module));

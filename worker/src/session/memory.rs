@@ -337,10 +337,12 @@ impl MemoryHandler for Session {
         if !req.sync && self.capture_copy_3d(req.stream, &copy_2d(&req))? {
             return Ok(wire::Empty {});
         }
-        let stream = self.stream(req.stream, self.device_of(req.dst))?;
+        let (dst_dev, src_dev) = (self.device_of(req.dst), self.device_of(req.src));
+        let stream = self.stream(req.stream, dst_dev)?;
+        let source_null = self.other_null_stream(req.stream, dst_dev, src_dev)?;
         let dst = Pitched { ptr: DevicePtr(req.dst), pitch: req.dst_pitch };
         let src = Pitched { ptr: DevicePtr(req.src), pitch: req.src_pitch };
-        self.backend.memcpy_dtod_2d(stream, dst, src, rows)?;
+        self.between_null_streams(stream, source_null, |s| s.backend.memcpy_dtod_2d(stream, dst, src, rows))?;
         if req.sync {
             self.sync_stream(stream)?;
         }
