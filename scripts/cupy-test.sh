@@ -58,7 +58,9 @@ start_worker() {
   ADDR=$(sed -n 's/.*listening on //p' "$WORK/$name.out" | head -1)
   [ -n "$ADDR" ] || { echo "cupy-test: worker $name did not start:"; cat "$WORK/$name.log"; exit 1; }
 }
-start_worker worker "$TARGET/hip-worker" --listen 127.0.0.1:0 --backend host --allow-host-code --host-memory-mib 2048
+# Two devices: test_multi_gpu.py runs CuPy's copies between devices, peer access and
+# per-device streams (it skips with one).
+start_worker worker "$TARGET/hip-worker" --listen 127.0.0.1:0 --backend host --allow-host-code --host-memory-mib 2048 --host-devices 2
 # CuPy's kernel cache under the temporary directory: every run compiles afresh.
 export CUPY_CACHE_DIR=$WORK/cupy-cache CUPY_DUMP_CUDA_SOURCE_ON_ERROR=1
 cd tests/python/cupy

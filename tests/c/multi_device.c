@@ -6,7 +6,9 @@
  * hipDeviceEnablePeerAccess and hipDeviceDisablePeerAccess answer with ROCm's codes;
  * hipMemPoolSetAccess grants device 1 access to a device-0 pool, whose memory a kernel on
  * device 1 then reads; after hipDeviceEnablePeerAccess a kernel on device 1 reads and writes
- * device 0's hipMalloc memory.
+ * device 0's hipMalloc memory; hipMemcpyAsync (kind Default) between devices on the null stream
+ * runs in order with the null streams of both, whichever peer access was enabled (CuPy's copy
+ * between devices).
  */
 #include "check.h"
 
@@ -308,6 +310,141 @@ static void peer_kernel(void) {
   CHECK(hipFree(out0));
 }
 
+/* CuPy's ndarray.copy() to another device (cupy/_core/core.pyx on HIP): with the source
+ * device current, peer access for (source, destination), hipMemcpyAsync kind Default on the
+ * null stream, an event recorded there, which the destination device's null stream waits
+ * for before a kernel there. Only the source device may access the destination: the copy
+ * must not need the reverse. Then back the other way, and the ordering of such a copy with
+ * work queued before it on the source's null stream, held by a stream wait. */
+static void default_copies_between_devices(void) {
+  step("hipMemcpyAsync kind Default between devices on the null stream, as CuPy copies");
+  static int host[N], back[N];
+  for (int i = 0; i < N; i++) host[i] = 5 * i - 7;
+  int *a0, *b1, *c0, *gate0;
+  CHECK(hipSetDevice(0));
+  CHECK(hipMalloc((void**)&a0, sizeof host));
+  CHECK(hipMalloc((void**)&c0, sizeof host));
+  CHECK(hipMalloc((void**)&gate0, sizeof(int)));
+  CHECK(hipMemcpyAsync(a0, host, sizeof host, hipMemcpyHostToDevice, NULL));
+  CHECK(hipSetDevice(1));
+  CHECK(hipMalloc((void**)&b1, sizeof host));
+
+  /* Device 0 -> 1, queued on device 0 (CuPy: "a stream attached to the source's device"). */
+  CHECK(hipSetDevice(0));
+  int can = 0;
+  CHECK(hipDeviceCanAccessPeer(&can, 0, 1));
+  REQUIRE(can == 1, "device 0 cannot access device 1 (%d)", can);
+  hipError_t enabled = hipDeviceEnablePeerAccess(1, 0);
+  REQUIRE(enabled == hipSuccess || enabled == hipErrorPeerAccessAlreadyEnabled, "hipDeviceEnablePeerAccess(1) returned %s", hipGetErrorName(enabled));
+  (void)hipGetLastError();
+  CHECK(hipMemcpyAsync(b1, a0, sizeof host, hipMemcpyDefault, NULL));
+  hipEvent_t copied;
+  CHECK(hipEventCreateWithFlags(&copied, hipEventDisableTiming));
+  CHECK(hipEventRecord(copied, NULL));
+  CHECK(hipSetDevice(1));
+  CHECK(hipStreamWaitEvent(NULL, copied, 0));
+  char* code = compile();
+  hipModule_t module;
+  hipFunction_t scaled_copy;
+  CHECK(hipModuleLoadData(&module, code));
+  free(code);
+  CHECK(hipModuleGetFunction(&scaled_copy, module, "scaled_copy"));
+  int n = N;
+  void* params[] = {&b1, &b1, &n};
+  CHECK(hipModuleLaunchKernel(scaled_copy, N / 256, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+  CHECK(hipMemcpyAsync(back, b1, sizeof back, hipMemcpyDeviceToHost, NULL));
+  CHECK(hipStreamSynchronize(NULL));
+  for (int i = 0; i < N; i++) REQUIRE(back[i] == 2 * host[i] + 1, "device 1 holds %d at %d after the copy and kernel, expected %d", back[i], i, 2 * host[i] + 1);
+
+  /* Device 1 -> 0 with device 1 current, its peer access enabled for device 0 only now. */
+  enabled = hipDeviceEnablePeerAccess(0, 0);
+  REQUIRE(enabled == hipSuccess || enabled == hipErrorPeerAccessAlreadyEnabled, "hipDeviceEnablePeerAccess(0) returned %s", hipGetErrorName(enabled));
+  (void)hipGetLastError();
+  CHECK(hipMemcpyAsync(c0, b1, sizeof host, hipMemcpyDefault, NULL));
+  CHECK(hipSetDevice(0));
+  CHECK(hipMemcpy(back, c0, sizeof back, hipMemcpyDeviceToHost));
+  for (int i = 0; i < N; i++) REQUIRE(back[i] == 2 * host[i] + 1, "device 0 got %d at %d from device 1, expected %d", back[i], i, 2 * host[i] + 1);
+
+  step("a copy between devices on the null stream waits for the source device's null stream");
+  /* Device 0's null stream held by a wait on gate0; a memset queued behind it, then the copy
+   * to device 1 with device 0 current: in HIP the copy is on device 0's null stream, after
+   * the memset. The gate opens from a non-blocking stream (not ordered after the null one). */
+  CHECK(hipMemset(gate0, 0, sizeof(int)));
+  CHECK(hipDeviceSynchronize());
+  CHECK(hipStreamWaitValue32(NULL, gate0, 1, hipStreamWaitValueEq, 0xffffffff));
+  CHECK(hipMemsetD32Async((hipDeviceptr_t)a0, 0x1234, N, NULL));
+  CHECK(hipMemcpyAsync(b1, a0, sizeof host, hipMemcpyDefault, NULL));
+  hipStream_t opener;
+  CHECK(hipStreamCreateWithFlags(&opener, hipStreamNonBlocking));
+  CHECK(hipMemsetD32Async((hipDeviceptr_t)gate0, 1, 1, opener));
+  CHECK(hipStreamSynchronize(opener));
+  CHECK(hipStreamSynchronize(NULL));
+  CHECK(hipSetDevice(1));
+  CHECK(hipMemcpy(back, b1, sizeof back, hipMemcpyDeviceToHost));
+  for (int i = 0; i < N; i++) REQUIRE(back[i] == 0x1234, "the copy ran before the source's earlier null-stream work: %d at %d", back[i], i);
+
+  step("later work on the source device's null stream waits for a copy between devices");
+  /* Device 1's null stream held; the copy from device 0 (current) then a memset of its
+   * source on device 0's null stream, which in HIP runs after the copy. */
+  int* gate1;
+  CHECK(hipSetDevice(1));
+  CHECK(hipMalloc((void**)&gate1, sizeof(int)));
+  CHECK(hipMemset(gate1, 0, sizeof(int)));
+  CHECK(hipDeviceSynchronize());
+  CHECK(hipStreamWaitValue32(NULL, gate1, 1, hipStreamWaitValueEq, 0xffffffff));
+  CHECK(hipSetDevice(0));
+  CHECK(hipMemcpyAsync(b1, a0, sizeof host, hipMemcpyDefault, NULL));
+  CHECK(hipMemsetD32Async((hipDeviceptr_t)a0, 0x5678, N, NULL));
+  CHECK(hipSetDevice(1));
+  hipStream_t opener1;
+  CHECK(hipStreamCreateWithFlags(&opener1, hipStreamNonBlocking));
+  CHECK(hipMemsetD32Async((hipDeviceptr_t)gate1, 1, 1, opener1));
+  CHECK(hipStreamSynchronize(opener1));
+  CHECK(hipStreamDestroy(opener1));
+  CHECK(hipStreamSynchronize(NULL));
+  CHECK(hipMemcpy(back, b1, sizeof back, hipMemcpyDeviceToHost));
+  for (int i = 0; i < N; i++) REQUIRE(back[i] == 0x1234, "the source's later null-stream work ran before the copy: %#x at %d", back[i], i);
+  CHECK(hipFree(gate1));
+  CHECK(hipSetDevice(0));
+
+  step("hipMemcpy2DAsync between devices on the null stream, after the source's earlier work");
+  /* Rows of 64 ints from device 0 (pitch 256 ints) into device 1 (pitch 128 ints), behind a
+   * memset held on device 0's null stream, as in the 1D case above. */
+  enum { ROWS = 4, WIDTH = 64, SRC_PITCH = 256, DST_PITCH = 128 };
+  REQUIRE(ROWS * SRC_PITCH <= N && ROWS * DST_PITCH <= N, "2D copy larger than the buffers");
+  CHECK(hipMemset(gate0, 0, sizeof(int)));
+  CHECK(hipSetDevice(1));
+  CHECK(hipMemset(b1, 0, sizeof host));
+  CHECK(hipSetDevice(0));
+  CHECK(hipDeviceSynchronize());
+  CHECK(hipStreamWaitValue32(NULL, gate0, 1, hipStreamWaitValueEq, 0xffffffff));
+  CHECK(hipMemsetD32Async((hipDeviceptr_t)a0, 0x2d2d, N, NULL));
+  CHECK(hipMemcpy2DAsync(b1, DST_PITCH * sizeof(int), a0, SRC_PITCH * sizeof(int), WIDTH * sizeof(int), ROWS, hipMemcpyDefault, NULL));
+  CHECK(hipMemsetD32Async((hipDeviceptr_t)gate0, 1, 1, opener));
+  CHECK(hipStreamSynchronize(opener));
+  CHECK(hipStreamSynchronize(NULL));
+  CHECK(hipSetDevice(1));
+  CHECK(hipMemcpy(back, b1, sizeof back, hipMemcpyDeviceToHost));
+  for (int r = 0; r < ROWS; r++)
+    for (int x = 0; x < DST_PITCH; x++) {
+      int want = x < WIDTH ? 0x2d2d : 0;
+      REQUIRE(back[r * DST_PITCH + x] == want, "2D copy: %#x at row %d, column %d, expected %#x", back[r * DST_PITCH + x], r, x, want);
+    }
+  CHECK(hipSetDevice(0));
+
+  CHECK(hipStreamDestroy(opener));
+  CHECK(hipEventDestroy(copied));
+  CHECK(hipModuleUnload(module));
+  CHECK(hipDeviceDisablePeerAccess(1));
+  CHECK(hipSetDevice(1));
+  CHECK(hipDeviceDisablePeerAccess(0));
+  CHECK(hipSetDevice(0));
+  CHECK(hipFree(a0));
+  CHECK(hipFree(c0));
+  CHECK(hipFree(gate0));
+  CHECK(hipFree(b1));
+}
+
 static void per_device_modules(void) {
   step("hiprtc + module + launch on device 1 (its own thread), device 0 untouched");
   CHECK(hipSetDevice(0));
@@ -344,6 +481,7 @@ int main(void) {
   peer_copies();
   pool_access();
   peer_kernel();
+  default_copies_between_devices();
   per_device_modules();
   printf("PASS multi_device\n");
   return 0;

@@ -6,7 +6,7 @@
 use super::capture::copy_2d;
 use super::tables::AllocInfo;
 use super::{CallCx, Failure, LateReplies, PlacedBulk, Session, MAX_ALLOCATIONS_PER_SESSION};
-use crate::backend::{DevicePtr, DtohDone, HostData, MemsetPattern, Pitched, PitchedFill, Rows, StreamHandle};
+use crate::backend::{BackendError, DeviceIndex, DevicePtr, DtohDone, HostData, MemsetPattern, Pitched, PitchedFill, Rows, StreamHandle};
 use proto_core::limits::MAX_BULK_LEN;
 use proto_core::opcode::{calls, Call, MemoryHandler};
 use proto_core::wire::{self, MemsetWidth};
@@ -251,8 +251,10 @@ impl MemoryHandler for Session {
         if !req.sync && self.capture_copy(req.stream, req.dst, req.src, req.len)? {
             return Ok(wire::Empty {});
         }
-        let stream = self.stream(req.stream, self.device_of(req.dst))?;
-        self.backend.memcpy_dtod(stream, DevicePtr(req.dst), DevicePtr(req.src), req.len)?;
+        let (dst_dev, src_dev) = (self.device_of(req.dst), self.device_of(req.src));
+        let stream = self.stream(req.stream, dst_dev)?;
+        let source_null = self.other_null_stream(req.stream, dst_dev, src_dev)?;
+        self.between_null_streams(stream, source_null, |s| s.backend.memcpy_dtod(stream, DevicePtr(req.dst), DevicePtr(req.src), req.len))?;
         if req.sync {
             self.sync_stream(stream)?;
         }
@@ -335,10 +337,12 @@ impl MemoryHandler for Session {
         if !req.sync && self.capture_copy_3d(req.stream, &copy_2d(&req))? {
             return Ok(wire::Empty {});
         }
-        let stream = self.stream(req.stream, self.device_of(req.dst))?;
+        let (dst_dev, src_dev) = (self.device_of(req.dst), self.device_of(req.src));
+        let stream = self.stream(req.stream, dst_dev)?;
+        let source_null = self.other_null_stream(req.stream, dst_dev, src_dev)?;
         let dst = Pitched { ptr: DevicePtr(req.dst), pitch: req.dst_pitch };
         let src = Pitched { ptr: DevicePtr(req.src), pitch: req.src_pitch };
-        self.backend.memcpy_dtod_2d(stream, dst, src, rows)?;
+        self.between_null_streams(stream, source_null, |s| s.backend.memcpy_dtod_2d(stream, dst, src, rows))?;
         if req.sync {
             self.sync_stream(stream)?;
         }
@@ -379,7 +383,10 @@ impl MemoryHandler for Session {
         self.allocations.resolve(req.dst, req.len, "hipMemcpyPeer destination")?;
         self.allocations.resolve(req.src, req.len, "hipMemcpyPeer source")?;
         let stream = self.stream(req.stream, dst_dev)?;
-        self.backend.memcpy_peer(stream, DevicePtr(req.dst), dst_dev, DevicePtr(req.src), src_dev, req.len)?;
+        let source_null = self.other_null_stream(req.stream, dst_dev, src_dev)?;
+        self.between_null_streams(stream, source_null, |s| {
+            s.backend.memcpy_peer(stream, DevicePtr(req.dst), dst_dev, DevicePtr(req.src), src_dev, req.len)
+        })?;
         if req.sync {
             self.sync_stream(stream)?;
         }
@@ -388,6 +395,33 @@ impl MemoryHandler for Session {
 }
 
 impl Session {
+    /// For a copy between two devices on the null stream, the source device's null stream
+    /// (None otherwise). HIP runs such a copy on the current device's null stream, which the
+    /// worker is not told (stream 0 names no device); it runs on the destination's.
+    fn other_null_stream(&mut self, stream: u64, dst_dev: DeviceIndex, src_dev: DeviceIndex) -> Result<Option<StreamHandle>, Failure> {
+        if stream != 0 || dst_dev == src_dev {
+            return Ok(None);
+        }
+        self.stream(0, src_dev)
+    }
+
+    /// Runs `copy` on `stream` (the destination's null stream) ordered after the work queued
+    /// before on `source_null`, whose later work then waits for the copy: whichever of the
+    /// two devices is current, the copy is where HIP puts it in that device's null stream
+    /// (CuPy queues a cross-device copy on the source device's and waits for it there).
+    fn between_null_streams(
+        &mut self,
+        stream: Option<StreamHandle>,
+        source_null: Option<StreamHandle>,
+        copy: impl FnOnce(&mut Self) -> Result<(), BackendError>,
+    ) -> Result<(), Failure> {
+        let (Some(stream), Some(source_null)) = (stream, source_null) else { return Ok(copy(self)?) };
+        self.backend.stream_order_after(stream, source_null)?;
+        copy(self)?;
+        self.backend.stream_order_after(source_null, stream)?;
+        Ok(())
+    }
+
     /// Where the bulk section of a to-device request goes, decided before any byte of it is
     /// read: its destination is validated first, so a bad pointer costs no device write.
     pub fn bulk_destination(&mut self, request: &Request<'_>, len: usize) -> Result<BulkDestination, Failure> {

@@ -247,10 +247,19 @@ impl MemoryBackend for CudaBackend {
     }
 
     fn memcpy_dtod(&self, stream: Option<StreamHandle>, dst: DevicePtr, src: DevicePtr, len: u64) -> Result<(), BackendError> {
-        let dev = self.device_of(dst)?;
-        self.device_of(src)?;
-        let s = self.work_stream(stream, dev)?;
-        Ok(result::mem::copy_dtod_async(dst.0, src.0, len as usize, s)?)
+        let (dst_dev, src_dev) = (self.device_of(dst)?, self.device_of(src)?);
+        let stream_dev = self.stream_device(stream, dst_dev)?;
+        let s = self.work_stream(stream, dst_dev)?;
+        if dst_dev == src_dev && stream_dev == dst_dev {
+            return Ok(result::mem::copy_dtod_async(dst.0, src.0, len as usize, s)?);
+        }
+        // HIP copies between devices whatever peer access is enabled, on any device's
+        // stream. cuMemcpyDtoDAsync reads both pointers in the stream's context: memory of
+        // another device mapped with cuMemMap (client allocations) is invalid there unless
+        // that device was granted access (CUDA_ERROR_INVALID_VALUE). Naming each side's
+        // context lets the driver copy peer to peer, or through the host where it must.
+        let (dst_ctx, src_ctx) = (self.device(dst_dev)?.ctx.0, self.device(src_dev)?.ctx.0);
+        Ok(result::mem::copy_peer_async(dst.0, dst_ctx, src.0, src_ctx, len as usize, s)?)
     }
 
     fn memset(&self, stream: Option<StreamHandle>, dst: DevicePtr, pattern: MemsetPattern, count: u64) -> Result<(), BackendError> {
@@ -334,9 +343,24 @@ impl MemoryBackend for CudaBackend {
     }
 
     fn memcpy_dtod_2d(&self, stream: Option<StreamHandle>, dst: Pitched, src: Pitched, rows: Rows) -> Result<(), BackendError> {
-        let dev = self.device_of(dst.ptr)?;
-        self.device_of(src.ptr)?;
-        let s = self.work_stream(stream, dev)?;
+        let (dst_dev, src_dev) = (self.device_of(dst.ptr)?, self.device_of(src.ptr)?);
+        let stream_dev = self.stream_device(stream, dst_dev)?;
+        let s = self.work_stream(stream, dst_dev)?;
+        if dst_dev != src_dev || stream_dev != dst_dev {
+            // Between devices, as `memcpy_dtod`: each side in its own context.
+            let (dst_ctx, src_ctx) = (self.device(dst_dev)?.ctx.0, self.device(src_dev)?.ctx.0);
+            return Ok(result::peer_copy::copy_2d_async(
+                dst.ptr.0,
+                dst.pitch as usize,
+                dst_ctx,
+                src.ptr.0,
+                src.pitch as usize,
+                src_ctx,
+                rows.width as usize,
+                rows.height as usize,
+                s,
+            )?);
+        }
         Ok(result::mem::copy_2d_dtod_async(
             dst.ptr.0,
             dst.pitch as usize,

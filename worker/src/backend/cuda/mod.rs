@@ -296,6 +296,13 @@ impl CudaBackend {
         }
     }
 
+    /// The device `stream` runs on (None = the null stream of `dev`).
+    fn stream_device(&self, stream: Option<StreamHandle>, dev: DeviceIndex) -> Result<DeviceIndex, BackendError> {
+        let Some(s) = stream else { return Ok(dev) };
+        let streams = read(&self.streams);
+        streams.get(&s.as_raw()).map(|e| e.device).ok_or_else(|| BackendError::InvalidHandle(format!("stream {:#x}", s.as_raw())))
+    }
+
     /// Resolves a created stream to its handle and device, and enters the device.
     fn stream_on_device(&self, s: StreamHandle) -> Result<(CUstream, DeviceIndex), BackendError> {
         let (raw, device) = {

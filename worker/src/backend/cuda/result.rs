@@ -387,6 +387,59 @@ pub mod mem {
     }
 }
 
+/// Copies between the memory of two contexts in 2D.
+pub mod peer_copy {
+    use super::*;
+
+    /// `cuMemcpy3DPeerAsync` of `height` rows of `width` bytes (one slice) between device
+    /// memory of two contexts.
+    #[allow(clippy::too_many_arguments)] // each side is an address, a pitch and a context
+    pub fn copy_2d_async(
+        dst: CUdeviceptr,
+        dst_pitch: usize,
+        dst_ctx: sys::CUcontext,
+        src: CUdeviceptr,
+        src_pitch: usize,
+        src_ctx: sys::CUcontext,
+        width: usize,
+        height: usize,
+        stream: CUstream,
+    ) -> Result<(), CudaError> {
+        use sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        // Every field written out: `CUmemorytype` has no zero value.
+        let copy = sys::CUDA_MEMCPY3D_PEER {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcZ: 0,
+            srcLOD: 0,
+            srcMemoryType: CU_MEMORYTYPE_DEVICE,
+            srcHost: std::ptr::null(),
+            srcDevice: src,
+            srcArray: std::ptr::null_mut(),
+            srcContext: src_ctx,
+            srcPitch: src_pitch,
+            srcHeight: height,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstZ: 0,
+            dstLOD: 0,
+            dstMemoryType: CU_MEMORYTYPE_DEVICE,
+            dstHost: std::ptr::null_mut(),
+            dstDevice: dst,
+            dstArray: std::ptr::null_mut(),
+            dstContext: dst_ctx,
+            dstPitch: dst_pitch,
+            dstHeight: height,
+            WidthInBytes: width,
+            Height: height,
+            Depth: 1,
+        };
+        // SAFETY: a fully initialised description of device memory only (the driver checks
+        // both ranges), retained contexts and a live stream.
+        check("cuMemcpy3DPeerAsync", unsafe { sys::cuMemcpy3DPeerAsync(&copy, stream) })
+    }
+}
+
 /// Events.
 pub mod event {
     use super::*;

@@ -95,9 +95,10 @@ impl StreamBackend for CudaBackend {
     }
 
     fn stream_order_after(&self, waiter: StreamHandle, waited: StreamHandle) -> Result<(), BackendError> {
-        let waited = self.stream(Some(waited), 0)?;
         let waiter = self.stream(Some(waiter), 0)?;
-        // The streams' context is current (entered above).
+        let waited = self.stream(Some(waited), 0)?;
+        // The waited stream's context is current (entered last): cuEventRecord wants the
+        // event in the stream's context; the waiter may be of another device.
         let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32)?;
         let ordered = result::event::record(event, waited).and_then(|()| result::stream::wait_event(waiter, event));
         // Ours; the driver keeps a recorded event alive until the wait is resolved.

@@ -121,9 +121,10 @@ impl StreamBackend for HipBackend {
     }
 
     fn stream_order_after(&self, waiter: StreamHandle, waited: StreamHandle) -> Result<(), BackendError> {
-        let waited = self.stream(Some(waited), 0)?;
         let waiter = self.stream(Some(waiter), 0)?;
-        // The streams' device is current.
+        let waited = self.stream(Some(waited), 0)?;
+        // The waited stream's device is current (entered last): hipEventRecord wants the
+        // event on the stream's device; the waiter may be of another device.
         let event = self.api.event_create_with_flags(EVENT_DISABLE_TIMING)?;
         let ordered = self.api.event_record(event, waited).and_then(|()| self.api.stream_wait_event(waiter, event));
         // Ours; the runtime keeps a recorded event alive until the wait is resolved.
