@@ -228,6 +228,49 @@ fn multi_device_on_a_selection() {
     worker.assert_alive();
 }
 
+/// `HIP_VISIBLE_DEVICES`, `CUDA_VISIBLE_DEVICES` and `ROCR_VISIBLE_DEVICES` against one worker
+/// of three emulated devices (each device's pciBusID is its index there): the program sees
+/// the devices ROCm would leave, in the variables' order, and nothing else.
+#[test]
+fn visible_devices() {
+    let sandbox = Sandbox::new("visible_devices");
+    let exe = sandbox.compile("visible_devices");
+    let mut worker = sandbox.start_worker_devices(3);
+    let mib = hip_remote_tests::DEFAULT_WORKER_MIB;
+    // (ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES) => the worker devices seen.
+    let cases: &[([Option<&str>; 3], &[u32])] = &[
+        ([None, None, None], &[0, 1, 2]),
+        ([None, Some("0"), None], &[0]),
+        ([None, Some("2,0"), None], &[2, 0]),
+        ([None, Some("1,1,0"), None], &[1, 0]),
+        ([None, Some("1,5,0"), None], &[1]),
+        ([None, Some("2,x,0"), None], &[2]),
+        ([None, Some("-1"), None], &[]),
+        ([None, Some(""), Some("2")], &[2]),
+        ([None, Some("1"), Some("2")], &[1]),
+        ([None, None, Some("1,2")], &[1, 2]),
+        ([Some("2,1"), Some("1"), None], &[1]),
+        ([Some("2,1"), None, None], &[2, 1]),
+        ([Some(""), None, None], &[]),
+    ];
+    for ([rocr, hip, cuda], seen) in cases {
+        let mut cmd = worker.command(&exe);
+        for (name, value) in [("ROCR_VISIBLE_DEVICES", rocr), ("HIP_VISIBLE_DEVICES", hip), ("CUDA_VISIBLE_DEVICES", cuda)] {
+            if let Some(value) = value {
+                cmd.env(name, value);
+            }
+        }
+        cmd.args(seen.iter().map(|bus| format!("{bus}:{mib}")));
+        let out = hip_remote_tests::run_with_timeout(cmd, RUN_TIMEOUT);
+        assert!(
+            out.status.is_some_and(|s| s.success()) && out.stdout.contains("PASS visible_devices"),
+            "ROCR={rocr:?} HIP={hip:?} CUDA={cuda:?} should show {seen:?}: {}",
+            out.report()
+        );
+    }
+    worker.assert_alive();
+}
+
 /// A device list the worker cannot serve stops it at start, naming the list.
 #[test]
 fn bad_device_lists_stop_the_worker() {
