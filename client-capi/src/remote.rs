@@ -7,12 +7,12 @@
 use crate::abi::HipError;
 use crate::config::ClientConfig;
 use crate::conn::Conn;
+use crate::visible::Visibility;
 use client_core::published::Published;
 use client_core::CallError;
+use proto_core::field::List;
 use proto_core::limits::MAX_CLIENT_DEVICES;
 use proto_core::{wire, Calls};
-use crate::visible::Visibility;
-use proto_core::field::List;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use transport_core::MemoryRegistry;
@@ -338,8 +338,12 @@ fn learn_device_list(r: &'static Remote) -> Result<DeviceList, CallError> {
     let workers: Vec<usize> = shown.iter().map(|&listed| worker_of(listed)).collect();
     let mut namespaces = Vec::with_capacity(r.slots.len());
     for (index, &(base, _)) in bases.iter().enumerate() {
-        let mine: Vec<(u32, u32)> =
-            shown.iter().enumerate().filter(|&(_, &listed)| worker_of(listed) == index).map(|(ordinal, &listed)| (ordinal as u32, listed - base)).collect();
+        let mine: Vec<(u32, u32)> = shown
+            .iter()
+            .enumerate()
+            .filter(|&(_, &listed)| worker_of(listed) == index)
+            .map(|(ordinal, &listed)| (ordinal as u32, listed - base))
+            .collect();
         let space = if r.visibility.is_set() { mine.first().map_or(0, |&(ordinal, _)| ordinal) } else { base };
         namespaces.push(space);
         if r.slots.len() == 1 {
@@ -360,7 +364,13 @@ fn learn_device_list(r: &'static Remote) -> Result<DeviceList, CallError> {
             Ok(())
         })
         .map_err(|e| {
-            named(index, CallError::new(e.code, format!("{} (a worker of a device list must know SessionDeviceBase and SessionDeviceMap: upgrade it)", e.message)))
+            named(
+                index,
+                CallError::new(
+                    e.code,
+                    format!("{} (a worker of a device list must know SessionDeviceBase and SessionDeviceMap: upgrade it)", e.message),
+                ),
+            )
         })?;
     }
     Ok(DeviceList { workers, namespaces })
@@ -410,9 +420,10 @@ pub fn worker_of_device(device: u32) -> Result<usize, CallError> {
         return Ok(0);
     }
     let workers = &device_list()?.workers;
-    workers.get(device as usize).copied().ok_or_else(|| {
-        CallError::new(HipError::INVALID_DEVICE, format!("device {device} out of range (the device list has {})", workers.len()))
-    })
+    workers
+        .get(device as usize)
+        .copied()
+        .ok_or_else(|| CallError::new(HipError::INVALID_DEVICE, format!("device {device} out of range (the device list has {})", workers.len())))
 }
 
 /// The worker this thread's calls go to now: that of [`on_device`]'s device, else of the
@@ -501,13 +512,13 @@ fn with_slot<R>(r: &'static Remote, index: usize, f: impl FnOnce(&mut Conn) -> R
                     State::Failed(CallError::new(HipError::NOT_INITIALIZED, e.message))
                 }
                 _ => {
-                conn.publish_to(slot.published.clone());
-                // Pinned host memory is announced to the first worker's transport only (an
-                // optimisation of RDMA registration; other workers copy as without one).
-                if index == 0 {
-                    open_host_memory(conn.memory_registry());
-                }
-                State::Open(Box::new(conn))
+                    conn.publish_to(slot.published.clone());
+                    // Pinned host memory is announced to the first worker's transport only (an
+                    // optimisation of RDMA registration; other workers copy as without one).
+                    if index == 0 {
+                        open_host_memory(conn.memory_registry());
+                    }
+                    State::Open(Box::new(conn))
                 }
             },
             Err(e) => {

@@ -79,8 +79,7 @@ fn visible_devices_choose_across_workers() {
     let exe = sandbox.compile("visible_devices");
     let (mut a, mut b) = two_workers(&sandbox);
     let (a0, a1, b0) = (format!("0:{A_MIB}"), format!("1:{A_MIB}"), format!("0:{B_MIB}"));
-    let cases: [(&str, Vec<&String>); 4] =
-        [("2,1", vec![&b0, &a1]), ("1,2,0", vec![&a1, &b0, &a0]), ("2", vec![&b0]), ("0,1,3", vec![&a0, &a1])];
+    let cases: [(&str, Vec<&String>); 4] = [("2,1", vec![&b0, &a1]), ("1,2,0", vec![&a1, &b0, &a0]), ("2", vec![&b0]), ("0,1,3", vec![&a0, &a1])];
     for (visible, seen) in cases {
         let mut cmd = client_command(&exe, &format!("{},{}", a.addr(), b.addr()));
         cmd.env("HIP_VISIBLE_DEVICES", visible).args(seen);
