@@ -116,8 +116,10 @@ struct Remote {
     config: ClientConfig,
     /// The workers of `HIP_REMOTE_WORKER`, in the list's order (one for the single form).
     slots: Vec<Slot>,
-    /// The visibility variables (`HIP_VISIBLE_DEVICES`...), read with the configuration.
-    visibility: Visibility,
+    /// The visibility variables (`HIP_VISIBLE_DEVICES`...), read when the first connection
+    /// opens (a program may set them in `main` after the library's load-time work, as
+    /// hip-tests' children do).
+    visibility: OnceLock<Visibility>,
     /// Each worker's devices in the list: learnt once, when the first call needs a worker of
     /// a list of several (every worker is opened then, in order; numbering never shifts).
     list: OnceLock<Result<DeviceList, CallError>>,
@@ -126,6 +128,12 @@ struct Remote {
 }
 
 static REMOTE: OnceLock<Remote> = OnceLock::new();
+
+impl Remote {
+    fn visibility(&self) -> &Visibility {
+        self.visibility.get_or_init(Visibility::from_env)
+    }
+}
 
 fn remote() -> &'static Remote {
     REMOTE.get_or_init(|| {
@@ -136,7 +144,7 @@ fn remote() -> &'static Remote {
             Remote {
                 slots: vec![Slot::new(config.clone(), State::Failed(error))],
                 config,
-                visibility: Visibility::default(),
+                visibility: OnceLock::new(),
                 list: OnceLock::new(),
                 device_count: OnceLock::new(),
             }
@@ -148,7 +156,7 @@ fn remote() -> &'static Remote {
         match config.resolve_workers(&crate::config::system_resolver) {
             Ok(addresses) => {
                 let slots = addresses.into_iter().map(|worker| Slot::new(ClientConfig { worker, ..config.clone() }, State::Unopened)).collect();
-                Remote { config, slots, visibility: Visibility::from_env(), list: OnceLock::new(), device_count: OnceLock::new() }
+                Remote { config, slots, visibility: OnceLock::new(), list: OnceLock::new(), device_count: OnceLock::new() }
             }
             Err(e) => refused(format!("HIP_REMOTE_WORKER: {e}; no HIP call will run"), config),
         }
@@ -334,7 +342,8 @@ fn learn_device_list(r: &'static Remote) -> Result<DeviceList, CallError> {
         total += count;
     }
     let worker_of = |listed: u32| bases.iter().position(|&(base, count)| listed >= base && listed - base < count).unwrap_or(0);
-    let shown = if r.visibility.is_set() { r.visibility.select(total) } else { (0..total).collect() };
+    let visibility = r.visibility();
+    let shown = if visibility.is_set() { visibility.select(total) } else { (0..total).collect() };
     let workers: Vec<usize> = shown.iter().map(|&listed| worker_of(listed)).collect();
     let mut namespaces = Vec::with_capacity(r.slots.len());
     for (index, &(base, _)) in bases.iter().enumerate() {
@@ -344,7 +353,7 @@ fn learn_device_list(r: &'static Remote) -> Result<DeviceList, CallError> {
             .filter(|&(_, &listed)| worker_of(listed) == index)
             .map(|(ordinal, &listed)| (ordinal as u32, listed - base))
             .collect();
-        let space = if r.visibility.is_set() { mine.first().map_or(0, |&(ordinal, _)| ordinal) } else { base };
+        let space = if visibility.is_set() { mine.first().map_or(0, |&(ordinal, _)| ordinal) } else { base };
         namespaces.push(space);
         if r.slots.len() == 1 {
             // One worker: its session was shown its devices when it opened (`with_slot`).
@@ -352,7 +361,7 @@ fn learn_device_list(r: &'static Remote) -> Result<DeviceList, CallError> {
         }
         // Even at base 0: a worker too old for device lists is refused here, not later.
         with_slot(r, index, |c| {
-            if r.visibility.is_set() {
+            if visibility.is_set() {
                 send_device_map(c, &mine)?;
             } else {
                 c.session_device_base(wire::DeviceBase { base })?;
@@ -505,7 +514,7 @@ fn with_slot<R>(r: &'static Remote, index: usize, f: impl FnOnce(&mut Conn) -> R
     let mut state = slot.state.lock().unwrap_or_else(|p| p.into_inner());
     if let State::Unopened = *state {
         *state = match Conn::open(&slot.config) {
-            Ok(mut conn) => match (r.slots.len() == 1 && r.visibility.is_set()).then(|| show_visible_devices(&r.visibility, &mut conn)) {
+            Ok(mut conn) => match (r.slots.len() == 1 && r.visibility().is_set()).then(|| show_visible_devices(r.visibility(), &mut conn)) {
                 Some(Err(e)) => {
                     eprintln!("hip-remote: {}", e.message);
                     open_host_memory(None);
