@@ -343,7 +343,14 @@ fn learn_device_list(r: &'static Remote) -> Result<DeviceList, CallError> {
     }
     let worker_of = |listed: u32| bases.iter().position(|&(base, count)| listed >= base && listed - base < count).unwrap_or(0);
     let visibility = r.visibility();
-    let shown = if visibility.is_set() { visibility.select(total) } else { (0..total).collect() };
+    let mut uuids = Vec::new();
+    if visibility.names_uuids() {
+        for (index, &(_, count)) in bases.iter().enumerate() {
+            let theirs = with_slot(r, index, |c| device_uuids(c, count)).map_err(|e| named(index, e))?;
+            uuids.extend(theirs);
+        }
+    }
+    let shown = if visibility.is_set() { visibility.select(total, &uuids) } else { (0..total).collect() };
     let workers: Vec<usize> = shown.iter().map(|&listed| worker_of(listed)).collect();
     let mut namespaces = Vec::with_capacity(r.slots.len());
     for (index, &(base, _)) in bases.iter().enumerate() {
@@ -394,11 +401,18 @@ fn send_device_map(c: &mut Conn, mine: &[(u32, u32)]) -> Result<(), CallError> {
     Ok(())
 }
 
+/// The UUIDs of a worker's first `count` devices, in its own numbering (asked before its
+/// session is placed in the list), for visibility entries that name devices by UUID.
+fn device_uuids(c: &mut Conn, count: u32) -> Result<Vec<[u8; 16]>, CallError> {
+    (0..count).map(|device| c.get_device_properties(wire::DeviceRef { device }).map(|p| p.uuid)).collect()
+}
+
 /// A single worker's session, just opened, shown the devices the visibility variables leave,
 /// in their order: before any other request, so nothing ever sees the worker's numbering.
 fn show_visible_devices(visibility: &Visibility, c: &mut Conn) -> Result<(), CallError> {
-    let count = c.get_device_count(wire::Empty {})?.count;
-    let shown = visibility.select(count.min(MAX_CLIENT_DEVICES));
+    let count = c.get_device_count(wire::Empty {})?.count.min(MAX_CLIENT_DEVICES);
+    let uuids = if visibility.names_uuids() { device_uuids(c, count)? } else { Vec::new() };
+    let shown = visibility.select(count, &uuids);
     let mine: Vec<(u32, u32)> = shown.iter().enumerate().map(|(ordinal, &device)| (ordinal as u32, device)).collect();
     send_device_map(c, &mine).map_err(|e| {
         CallError::new(e.code, format!("{}: the worker cannot apply the visibility variables (SessionDeviceMap): upgrade it", e.message))

@@ -5,7 +5,8 @@
  *
  * Arguments: the devices the program must see, in order, each `BUS:MIB` (the host worker's
  * pciBusID of the device, which is its index on that worker, and its memory in MiB; 0: not
- * checked). No argument: no device may be visible (hipErrorNoDevice, count 0).
+ * checked). No argument: no device may be visible (hipErrorNoDevice, count 0). `uuids`: prints
+ * each visible device's UUID as `UUID GPU-<32 hex digits>` (for entries naming devices so).
  *
  * Every call taking or answering a device speaks the visible numbering: properties and
  * attributes, hipSetDevice/hipGetDevice, memory's pointer attributes, a stream's device,
@@ -15,7 +16,21 @@
 
 #define MAX_DEVICES 16
 
+static int print_uuids(void) {
+  int count = 0;
+  CHECK(hipGetDeviceCount(&count));
+  for (int d = 0; d < count; d++) {
+    hipUUID uuid;
+    CHECK(hipDeviceGetUuid(&uuid, d));
+    printf("UUID GPU-");
+    for (int i = 0; i < 16; i++) printf("%02x", (unsigned char)uuid.bytes[i]);
+    printf("\n");
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "uuids") == 0) return print_uuids();
   int want = argc - 1;
   REQUIRE(want <= MAX_DEVICES, "at most %d devices", MAX_DEVICES);
   int bus[MAX_DEVICES];

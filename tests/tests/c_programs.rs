@@ -268,6 +268,25 @@ fn visible_devices() {
             out.report()
         );
     }
+
+    // Devices named by UUID (as the program reads them with every device visible), whole
+    // or by their start, mixed with an index; an unknown UUID ends the list.
+    let out = worker.run(&exe, &["uuids"]);
+    out.assert_success();
+    let uuids: Vec<&str> = out.stdout.lines().filter_map(|l| l.strip_prefix("UUID ")).collect();
+    assert_eq!(uuids.len(), 3, "{}", out.report());
+    assert!(uuids.iter().all(|u| u.len() == 36), "{uuids:?}");
+    let unique: std::collections::HashSet<&str> = uuids.iter().map(|u| &u[..20]).collect();
+    assert_eq!(unique.len(), 3, "the emulated devices' UUIDs differ in their first 8 bytes: {uuids:?}");
+    for (hip, seen) in [
+        (format!("{},1,{}", uuids[2], &uuids[0][..20]), &[2u32, 1, 0][..]),
+        (format!("{},GPU-ffffffffffffffffffffffffffffffff,0", uuids[1].to_uppercase()), &[1][..]),
+    ] {
+        let mut cmd = worker.command(&exe);
+        cmd.env("HIP_VISIBLE_DEVICES", &hip).args(seen.iter().map(|bus| format!("{bus}:{mib}")));
+        let out = hip_remote_tests::run_with_timeout(cmd, RUN_TIMEOUT);
+        assert!(out.success() && out.stdout.contains("PASS visible_devices"), "HIP_VISIBLE_DEVICES={hip} should show {seen:?}: {}", out.report());
+    }
     worker.assert_alive();
 }
 
