@@ -6,7 +6,8 @@
  * Arguments: the devices the program must see, in order, each `BUS:MIB` (the host worker's
  * pciBusID of the device, which is its index on that worker, and its memory in MiB; 0: not
  * checked). No argument: no device may be visible (hipErrorNoDevice, count 0). `uuids`: prints
- * each visible device's UUID as `UUID GPU-<32 hex digits>` (for entries naming devices so).
+ * each visible device's UUID as `UUID GPU-<32 hex digits>` (for entries naming devices so)
+ * and its pciBusID as `BUS <device> <pciBusID>` (scripts/device-multi-gpu.sh reads both).
  *
  * Every call taking or answering a device speaks the visible numbering: properties and
  * attributes, hipSetDevice/hipGetDevice, memory's pointer attributes, a stream's device,
@@ -25,6 +26,9 @@ static int print_uuids(void) {
     printf("UUID GPU-");
     for (int i = 0; i < 16; i++) printf("%02x", (unsigned char)uuid.bytes[i]);
     printf("\n");
+    hipDeviceProp_t prop;
+    CHECK(hipGetDeviceProperties(&prop, d));
+    printf("BUS %d %d\n", d, prop.pciBusID);
   }
   return 0;
 }
