@@ -6,7 +6,9 @@
 #    and hipMemcpyPeerAsync both ways, a kernel on device 1 reading and writing device 0's
 #    memory after hipDeviceEnablePeerAccess, hipMemPoolSetAccess for the peer device and a
 #    kernel on device 1 reading that pool's memory, modules per device), over the same-host
-#    transport and over TCP.
+#    transport and over TCP. Then tests/c/visible_devices under HIP_VISIBLE_DEVICES,
+#    CUDA_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES (GPUs 1,0 reversed, by index and by UUID;
+#    one GPU; none), each GPU known by its pciBusID.
 # 2. Peer-copy bandwidth: `hip-remote bench --sections peer` (hipMemcpyPeer through the client
 #    library against the backend's cuMemcpyPeerAsync in-process, one run).
 # 3. Two workers on this host, one GPU each, as one device list: device-multi-worker.sh and
@@ -43,6 +45,33 @@ for transport in shm tcp; do
     say "FAIL multi_device ($transport): $(grep -m1 FAIL "$OUT/multi_device-$transport.log")"; failed=1
   fi
 done
+# The visibility variables, applied by the client to the worker's two GPUs: the program gets
+# each GPU's pciBusID and UUID with both visible, then checks what each setting leaves.
+VIS=$PACK/tests/visible_devices
+if HIP_REMOTE_WORKER=$ADDR timeout 120 "$VIS" uuids > "$OUT/visible-ids.log" 2>&1; then
+  bus0=$(awk '$1 == "BUS" && $2 == 0 {print $3}' "$OUT/visible-ids.log")
+  bus1=$(awk '$1 == "BUS" && $2 == 1 {print $3}' "$OUT/visible-ids.log")
+  uuid1=$(awk '$1 == "UUID" {print $2}' "$OUT/visible-ids.log" | sed -n 2p)
+  n=0
+  while read -r variable value expected; do
+    n=$((n + 1))
+    [ "$expected" = none ] && expected=""
+    # shellcheck disable=SC2086 # the expected devices are separate arguments
+    if env "$variable=$value" HIP_REMOTE_WORKER="$ADDR" timeout 120 "$VIS" $expected > "$OUT/visible-$n.log" 2>&1; then
+      say "PASS visible_devices $variable=$value"
+    else
+      say "FAIL visible_devices $variable=$value: $(grep -m1 FAIL "$OUT/visible-$n.log")"; failed=1
+    fi
+  done <<CASES
+HIP_VISIBLE_DEVICES 1,0 $bus1:0 $bus0:0
+CUDA_VISIBLE_DEVICES 1 $bus1:0
+ROCR_VISIBLE_DEVICES 1,0,7 $bus1:0 $bus0:0
+HIP_VISIBLE_DEVICES $uuid1,0 $bus1:0 $bus0:0
+HIP_VISIBLE_DEVICES -1 none
+CASES
+else
+  say "FAIL visible_devices: could not read the GPUs' ids: $(grep -m1 FAIL "$OUT/visible-ids.log")"; failed=1
+fi
 kill "$WPID" 2>/dev/null; wait "$WPID" 2>/dev/null; WPID=""
 
 # The bench's embedded worker serves every GPU, as the native backend does.

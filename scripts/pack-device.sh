@@ -55,7 +55,7 @@ for t in device_query memory streams_events errors threads kernels device_contro
          memset2d3d device_extra symbols_spt arrays memcpy3d textures mempool vmm contexts pointer_attrs ipc module_lookup_threads module_lookup_missing \
          managed host_register callbacks stream_extra stream_wait_host per_thread_stream module_extra module_link graphs graph_exec graph_nodes capture shared_kernels \
          rtc_client_headers rtc_cupy_kernels stripes no_wait_ops shm_shared device_fault_heal kernel_watchdog freed_memory multi_worker rocm_conformance \
-         multi_device; do
+         multi_device visible_devices; do
   [ -f "tests/c/$t.c" ] || continue
   cc -std=c11 -O2 -I client-capi/include "tests/c/$t.c" -o "$PACK/tests/$t" \
      -L "$PACK/lib" -lhiprtc -lamdhip64 -lpthread -Wl,-rpath,'$ORIGIN/../lib'

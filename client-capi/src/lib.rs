@@ -27,3 +27,4 @@ pub mod conn;
 pub use hip_code_object::fatbin;
 pub mod remote;
 pub mod state;
+pub mod visible;

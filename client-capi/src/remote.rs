@@ -7,8 +7,10 @@
 use crate::abi::HipError;
 use crate::config::ClientConfig;
 use crate::conn::Conn;
+use crate::visible::Visibility;
 use client_core::published::Published;
 use client_core::CallError;
+use proto_core::field::List;
 use proto_core::limits::MAX_CLIENT_DEVICES;
 use proto_core::{wire, Calls};
 use std::collections::BTreeMap;
@@ -99,27 +101,39 @@ impl Slot {
     }
 }
 
-/// Where one worker's devices sit in the client's device list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Span {
-    /// The client's ordinal of the worker's device 0.
-    pub base: u32,
-    /// How many devices the worker serves this session.
-    pub count: u32,
+/// The client's device list over several workers, as the application numbers it (after
+/// the visibility variables, [`crate::visible`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceList {
+    /// The worker (index in `HIP_REMOTE_WORKER`) of each client ordinal.
+    pub workers: Vec<usize>,
+    /// Each worker's handle namespace: the smallest client ordinal of its devices (0 for a
+    /// worker whose devices are all hidden: nothing is ever routed to it).
+    pub namespaces: Vec<u32>,
 }
 
 struct Remote {
     config: ClientConfig,
     /// The workers of `HIP_REMOTE_WORKER`, in the list's order (one for the single form).
     slots: Vec<Slot>,
+    /// The visibility variables (`HIP_VISIBLE_DEVICES`...), read when the first connection
+    /// opens (a program may set them in `main` after the library's load-time work, as
+    /// hip-tests' children do).
+    visibility: OnceLock<Visibility>,
     /// Each worker's devices in the list: learnt once, when the first call needs a worker of
     /// a list of several (every worker is opened then, in order; numbering never shifts).
-    spans: OnceLock<Result<Vec<Span>, CallError>>,
+    list: OnceLock<Result<DeviceList, CallError>>,
     /// The whole list's device count, once a call learnt it (fixed for the process).
     device_count: OnceLock<u32>,
 }
 
 static REMOTE: OnceLock<Remote> = OnceLock::new();
+
+impl Remote {
+    fn visibility(&self) -> &Visibility {
+        self.visibility.get_or_init(Visibility::from_env)
+    }
+}
 
 fn remote() -> &'static Remote {
     REMOTE.get_or_init(|| {
@@ -127,7 +141,13 @@ fn remote() -> &'static Remote {
             let error = CallError::new(HipError::NOT_INITIALIZED, message);
             eprintln!("hip-remote: {}", error.message);
             open_host_memory(None);
-            Remote { slots: vec![Slot::new(config.clone(), State::Failed(error))], config, spans: OnceLock::new(), device_count: OnceLock::new() }
+            Remote {
+                slots: vec![Slot::new(config.clone(), State::Failed(error))],
+                config,
+                visibility: OnceLock::new(),
+                list: OnceLock::new(),
+                device_count: OnceLock::new(),
+            }
         };
         let config = match ClientConfig::from_env() {
             Ok(config) => config,
@@ -136,7 +156,7 @@ fn remote() -> &'static Remote {
         match config.resolve_workers(&crate::config::system_resolver) {
             Ok(addresses) => {
                 let slots = addresses.into_iter().map(|worker| Slot::new(ClientConfig { worker, ..config.clone() }, State::Unopened)).collect();
-                Remote { config, slots, spans: OnceLock::new(), device_count: OnceLock::new() }
+                Remote { config, slots, visibility: OnceLock::new(), list: OnceLock::new(), device_count: OnceLock::new() }
             }
             Err(e) => refused(format!("HIP_REMOTE_WORKER: {e}; no HIP call will run"), config),
         }
@@ -245,9 +265,12 @@ pub fn handle_namespace(index: usize) -> Result<u64, CallError> {
     if worker_count() == 1 {
         return Ok(0);
     }
-    let span =
-        spans()?.get(index).copied().ok_or_else(|| CallError::new(HipError::INVALID_DEVICE, format!("no worker {index} in the device list")))?;
-    Ok(u64::from(span.base) << client_core::client_handles::NAMESPACE_SHIFT)
+    let space = device_list()?
+        .namespaces
+        .get(index)
+        .copied()
+        .ok_or_else(|| CallError::new(HipError::INVALID_DEVICE, format!("no worker {index} in the device list")))?;
+    Ok(u64::from(space) << client_core::client_handles::NAMESPACE_SHIFT)
 }
 
 /// The session of the worker this thread's calls go to now, and the namespace of the
@@ -289,44 +312,111 @@ pub fn worker_count() -> usize {
 
 /// Every worker's devices in the device list, opening every connection the first time. A
 /// worker that cannot be reached then fails the whole list (later ones would be renumbered).
-pub fn spans() -> Result<&'static [Span], CallError> {
+pub fn device_list() -> Result<&'static DeviceList, CallError> {
     let r = remote();
-    r.spans.get_or_init(|| learn_spans(r)).as_deref().map_err(Clone::clone)
+    r.list.get_or_init(|| learn_device_list(r)).as_ref().map_err(Clone::clone)
 }
 
-fn learn_spans(r: &'static Remote) -> Result<Vec<Span>, CallError> {
-    let mut spans = Vec::with_capacity(r.slots.len());
-    let mut base = 0u32;
-    for (index, slot) in r.slots.iter().enumerate() {
-        let named = |e: CallError| CallError::new(e.code, format!("worker {index} of the device list ({}): {}", slot.config.worker, e.message));
-        let count = with_slot(r, index, |c| c.get_device_count(wire::Empty {}).map(|d| d.count)).map_err(named)?;
+fn learn_device_list(r: &'static Remote) -> Result<DeviceList, CallError> {
+    let named = |index: usize, e: CallError| {
+        CallError::new(e.code, format!("worker {index} of the device list ({}): {}", r.slots[index].config.worker, e.message))
+    };
+    // Every worker's devices, in the list's order, before any visibility.
+    let mut bases = Vec::with_capacity(r.slots.len());
+    let mut total = 0u32;
+    for index in 0..r.slots.len() {
+        let count = with_slot(r, index, |c| c.get_device_count(wire::Empty {}).map(|d| d.count)).map_err(|e| named(index, e))?;
         if count == 0 && r.slots.len() > 1 {
-            return Err(named(CallError::new(HipError::NO_DEVICE, "it serves no device: leave it out of the list")));
+            return Err(named(index, CallError::new(HipError::NO_DEVICE, "it serves no device: leave it out of the list")));
         }
-        if base.saturating_add(count) > MAX_CLIENT_DEVICES {
-            return Err(named(CallError::new(
-                HipError::NOT_INITIALIZED,
-                format!("its {count} devices after {base} others exceed the {MAX_CLIENT_DEVICES} devices a client can number"),
-            )));
+        if total.saturating_add(count) > MAX_CLIENT_DEVICES {
+            return Err(named(
+                index,
+                CallError::new(
+                    HipError::NOT_INITIALIZED,
+                    format!("its {count} devices after {total} others exceed the {MAX_CLIENT_DEVICES} devices a client can number"),
+                ),
+            ));
         }
-        if r.slots.len() > 1 {
-            // Even at base 0: a worker too old for device lists is refused here, not later.
-            with_slot(r, index, |c| {
-                c.session_device_base(wire::DeviceBase { base })?;
-                // Handles this library picks carry the base as the worker's do.
-                c.client_handles().set_namespace(base as u8);
-                // Its memory in windows of its own devices: never at another worker's address.
-                c.use_range_windows();
-                Ok(())
-            })
-            .map_err(|e| {
-                named(CallError::new(e.code, format!("{} (a worker of a device list must know SessionDeviceBase: upgrade it)", e.message)))
-            })?;
-        }
-        spans.push(Span { base, count });
-        base += count;
+        bases.push((total, count));
+        total += count;
     }
-    Ok(spans)
+    let worker_of = |listed: u32| bases.iter().position(|&(base, count)| listed >= base && listed - base < count).unwrap_or(0);
+    let visibility = r.visibility();
+    let mut uuids = Vec::new();
+    if visibility.names_uuids() {
+        for (index, &(_, count)) in bases.iter().enumerate() {
+            let theirs = with_slot(r, index, |c| device_uuids(c, count)).map_err(|e| named(index, e))?;
+            uuids.extend(theirs);
+        }
+    }
+    let shown = if visibility.is_set() { visibility.select(total, &uuids) } else { (0..total).collect() };
+    let workers: Vec<usize> = shown.iter().map(|&listed| worker_of(listed)).collect();
+    let mut namespaces = Vec::with_capacity(r.slots.len());
+    for (index, &(base, _)) in bases.iter().enumerate() {
+        let mine: Vec<(u32, u32)> = shown
+            .iter()
+            .enumerate()
+            .filter(|&(_, &listed)| worker_of(listed) == index)
+            .map(|(ordinal, &listed)| (ordinal as u32, listed - base))
+            .collect();
+        let space = if visibility.is_set() { mine.first().map_or(0, |&(ordinal, _)| ordinal) } else { base };
+        namespaces.push(space);
+        if r.slots.len() == 1 {
+            // One worker: its session was shown its devices when it opened (`with_slot`).
+            continue;
+        }
+        // Even at base 0: a worker too old for device lists is refused here, not later.
+        with_slot(r, index, |c| {
+            if visibility.is_set() {
+                send_device_map(c, &mine)?;
+            } else {
+                c.session_device_base(wire::DeviceBase { base })?;
+            }
+            // Handles this library picks carry the namespace as the worker's do.
+            c.client_handles().set_namespace(space as u8);
+            // Its memory in windows of its own devices: never at another worker's address.
+            c.use_range_windows();
+            Ok(())
+        })
+        .map_err(|e| {
+            named(
+                index,
+                CallError::new(
+                    e.code,
+                    format!("{} (a worker of a device list must know SessionDeviceBase and SessionDeviceMap: upgrade it)", e.message),
+                ),
+            )
+        })?;
+    }
+    Ok(DeviceList { workers, namespaces })
+}
+
+/// Shows a worker's session only `mine`, `(client ordinal, worker device)` pairs.
+fn send_device_map(c: &mut Conn, mine: &[(u32, u32)]) -> Result<(), CallError> {
+    use zerocopy::byteorder::little_endian::U32;
+    let ordinals: Vec<U32> = mine.iter().map(|&(ordinal, _)| U32::new(ordinal)).collect();
+    let devices: Vec<U32> = mine.iter().map(|&(_, device)| U32::new(device)).collect();
+    c.session_device_map(wire::DeviceMap { ordinals: List(&ordinals), devices: List(&devices) })?;
+    Ok(())
+}
+
+/// The UUIDs of a worker's first `count` devices, in its own numbering (asked before its
+/// session is placed in the list), for visibility entries that name devices by UUID.
+fn device_uuids(c: &mut Conn, count: u32) -> Result<Vec<[u8; 16]>, CallError> {
+    (0..count).map(|device| c.get_device_properties(wire::DeviceRef { device }).map(|p| p.uuid)).collect()
+}
+
+/// A single worker's session, just opened, shown the devices the visibility variables leave,
+/// in their order: before any other request, so nothing ever sees the worker's numbering.
+fn show_visible_devices(visibility: &Visibility, c: &mut Conn) -> Result<(), CallError> {
+    let count = c.get_device_count(wire::Empty {})?.count.min(MAX_CLIENT_DEVICES);
+    let uuids = if visibility.names_uuids() { device_uuids(c, count)? } else { Vec::new() };
+    let shown = visibility.select(count, &uuids);
+    let mine: Vec<(u32, u32)> = shown.iter().enumerate().map(|(ordinal, &device)| (ordinal as u32, device)).collect();
+    send_device_map(c, &mine).map_err(|e| {
+        CallError::new(e.code, format!("{}: the worker cannot apply the visibility variables (SessionDeviceMap): upgrade it", e.message))
+    })
 }
 
 /// The device count learnt so far ([`keep_device_count`]).
@@ -344,7 +434,7 @@ pub fn device_count() -> Result<u32, CallError> {
     if worker_count() == 1 {
         return with_conn(|c| c.get_device_count(wire::Empty {}).map(|d| d.count));
     }
-    Ok(spans()?.iter().map(|s| s.count).sum())
+    Ok(device_list()?.workers.len() as u32)
 }
 
 /// The worker serving `device` (the client's ordinal), by index in the list.
@@ -352,11 +442,11 @@ pub fn worker_of_device(device: u32) -> Result<usize, CallError> {
     if worker_count() == 1 {
         return Ok(0);
     }
-    let spans = spans()?;
-    spans.iter().position(|s| device >= s.base && device - s.base < s.count).ok_or_else(|| {
-        let total: u32 = spans.iter().map(|s| s.count).sum();
-        CallError::new(HipError::INVALID_DEVICE, format!("device {device} out of range (the device list has {total})"))
-    })
+    let workers = &device_list()?.workers;
+    workers
+        .get(device as usize)
+        .copied()
+        .ok_or_else(|| CallError::new(HipError::INVALID_DEVICE, format!("device {device} out of range (the device list has {})", workers.len())))
 }
 
 /// The worker this thread's calls go to now: that of [`on_device`]'s device, else of the
@@ -438,15 +528,22 @@ fn with_slot<R>(r: &'static Remote, index: usize, f: impl FnOnce(&mut Conn) -> R
     let mut state = slot.state.lock().unwrap_or_else(|p| p.into_inner());
     if let State::Unopened = *state {
         *state = match Conn::open(&slot.config) {
-            Ok(mut conn) => {
-                conn.publish_to(slot.published.clone());
-                // Pinned host memory is announced to the first worker's transport only (an
-                // optimisation of RDMA registration; other workers copy as without one).
-                if index == 0 {
-                    open_host_memory(conn.memory_registry());
+            Ok(mut conn) => match (r.slots.len() == 1 && r.visibility().is_set()).then(|| show_visible_devices(r.visibility(), &mut conn)) {
+                Some(Err(e)) => {
+                    eprintln!("hip-remote: {}", e.message);
+                    open_host_memory(None);
+                    State::Failed(CallError::new(HipError::NOT_INITIALIZED, e.message))
                 }
-                State::Open(Box::new(conn))
-            }
+                _ => {
+                    conn.publish_to(slot.published.clone());
+                    // Pinned host memory is announced to the first worker's transport only (an
+                    // optimisation of RDMA registration; other workers copy as without one).
+                    if index == 0 {
+                        open_host_memory(conn.memory_registry());
+                    }
+                    State::Open(Box::new(conn))
+                }
+            },
             Err(e) => {
                 eprintln!("hip-remote: {}", e.message);
                 if index == 0 {
@@ -507,8 +604,7 @@ pub fn published_if_known(device: u32) -> Option<&'static Published> {
     if r.slots.len() == 1 {
         return Some(&r.slots[0].published);
     }
-    let spans = r.spans.get()?.as_ref().ok()?;
-    let index = spans.iter().position(|s| device >= s.base && device - s.base < s.count)?;
+    let index = *r.list.get()?.as_ref().ok()?.workers.get(device as usize)?;
     Some(&r.slots[index].published)
 }
 

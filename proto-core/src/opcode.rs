@@ -626,6 +626,11 @@ opcodes! { <'a>
         /// global index of this worker's device 0. Device ordinals of later requests and
         /// replies are global (`docs/CLIENT.md`, "Several workers").
         0x0019 SessionDeviceBase session_device_base: DeviceBase => Empty, none, call;
+        /// The session's devices as the client numbers them after its visibility variables
+        /// (`HIP_VISIBLE_DEVICES`...): which of this worker's devices the client sees, each
+        /// with its client ordinal; the others are hidden from the session (`docs/CLIENT.md`,
+        /// "Visible devices").
+        0x001d SessionDeviceMap session_device_map: DeviceMap<'a> => Empty, none, call;
         /// Source side of a copy between workers: keeps a range for one fetch under a grant.
         0x001a TransferOffer transfer_offer: TransferOffer<'a> => Empty, none, post;
         /// Destination side of a copy between workers: fetches a grant from the source worker

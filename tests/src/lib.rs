@@ -505,6 +505,10 @@ pub fn client_command(exe: &Path, worker_addr: &str) -> Command {
     for tls in ["HIP_REMOTE_TLS", "HIP_REMOTE_TLS_CA", "HIP_REMOTE_TLS_CERT", "HIP_REMOTE_TLS_KEY", "HIP_REMOTE_TLS_SERVER_NAME"] {
         cmd.env_remove(tls);
     }
+    // The client applies these as ROCm does: a test sets the ones it means.
+    for visibility in ["HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"] {
+        cmd.env_remove(visibility);
+    }
     cmd
 }
 

@@ -228,6 +228,68 @@ fn multi_device_on_a_selection() {
     worker.assert_alive();
 }
 
+/// `HIP_VISIBLE_DEVICES`, `CUDA_VISIBLE_DEVICES` and `ROCR_VISIBLE_DEVICES` against one worker
+/// of three emulated devices (each device's pciBusID is its index there): the program sees
+/// the devices ROCm would leave, in the variables' order, and nothing else.
+#[test]
+fn visible_devices() {
+    let sandbox = Sandbox::new("visible_devices");
+    let exe = sandbox.compile("visible_devices");
+    let mut worker = sandbox.start_worker_devices(3);
+    let mib = hip_remote_tests::DEFAULT_WORKER_MIB;
+    // (ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES) => the worker devices seen.
+    let cases: &[([Option<&str>; 3], &[u32])] = &[
+        ([None, None, None], &[0, 1, 2]),
+        ([None, Some("0"), None], &[0]),
+        ([None, Some("2,0"), None], &[2, 0]),
+        ([None, Some("1,1,0"), None], &[1, 0]),
+        ([None, Some("1,5,0"), None], &[1]),
+        ([None, Some("2,x,0"), None], &[2]),
+        ([None, Some("-1"), None], &[]),
+        ([None, Some(""), Some("2")], &[2]),
+        ([None, Some("1"), Some("2")], &[1]),
+        ([None, None, Some("1,2")], &[1, 2]),
+        ([Some("2,1"), Some("1"), None], &[1]),
+        ([Some("2,1"), None, None], &[2, 1]),
+        ([Some(""), None, None], &[]),
+    ];
+    for ([rocr, hip, cuda], seen) in cases {
+        let mut cmd = worker.command(&exe);
+        for (name, value) in [("ROCR_VISIBLE_DEVICES", rocr), ("HIP_VISIBLE_DEVICES", hip), ("CUDA_VISIBLE_DEVICES", cuda)] {
+            if let Some(value) = value {
+                cmd.env(name, value);
+            }
+        }
+        cmd.args(seen.iter().map(|bus| format!("{bus}:{mib}")));
+        let out = hip_remote_tests::run_with_timeout(cmd, RUN_TIMEOUT);
+        assert!(
+            out.status.is_some_and(|s| s.success()) && out.stdout.contains("PASS visible_devices"),
+            "ROCR={rocr:?} HIP={hip:?} CUDA={cuda:?} should show {seen:?}: {}",
+            out.report()
+        );
+    }
+
+    // Devices named by UUID (as the program reads them with every device visible), whole
+    // or by their start, mixed with an index; an unknown UUID ends the list.
+    let out = worker.run(&exe, &["uuids"]);
+    out.assert_success();
+    let uuids: Vec<&str> = out.stdout.lines().filter_map(|l| l.strip_prefix("UUID ")).collect();
+    assert_eq!(uuids.len(), 3, "{}", out.report());
+    assert!(uuids.iter().all(|u| u.len() == 36), "{uuids:?}");
+    let unique: std::collections::HashSet<&str> = uuids.iter().map(|u| &u[..20]).collect();
+    assert_eq!(unique.len(), 3, "the emulated devices' UUIDs differ in their first 8 bytes: {uuids:?}");
+    for (hip, seen) in [
+        (format!("{},1,{}", uuids[2], &uuids[0][..20]), &[2u32, 1, 0][..]),
+        (format!("{},GPU-ffffffffffffffffffffffffffffffff,0", uuids[1].to_uppercase()), &[1][..]),
+    ] {
+        let mut cmd = worker.command(&exe);
+        cmd.env("HIP_VISIBLE_DEVICES", &hip).args(seen.iter().map(|bus| format!("{bus}:{mib}")));
+        let out = hip_remote_tests::run_with_timeout(cmd, RUN_TIMEOUT);
+        assert!(out.success() && out.stdout.contains("PASS visible_devices"), "HIP_VISIBLE_DEVICES={hip} should show {seen:?}: {}", out.report());
+    }
+    worker.assert_alive();
+}
+
 /// A device list the worker cannot serve stops it at start, naming the list.
 #[test]
 fn bad_device_lists_stop_the_worker() {

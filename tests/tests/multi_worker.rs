@@ -70,6 +70,26 @@ fn a_dns_name_expands_into_the_list() {
     out.assert_success();
 }
 
+/// `HIP_VISIBLE_DEVICES` over the list `A,B` (A's devices 0 and 1, then B's 0): the visible
+/// devices may come from both workers in any order, or leave one worker with none; memory,
+/// streams and queries reach the right worker under the visible numbering.
+#[test]
+fn visible_devices_choose_across_workers() {
+    let sandbox = Sandbox::new("multi_worker_visible");
+    let exe = sandbox.compile("visible_devices");
+    let (mut a, mut b) = two_workers(&sandbox);
+    let (a0, a1, b0) = (format!("0:{A_MIB}"), format!("1:{A_MIB}"), format!("0:{B_MIB}"));
+    let cases: [(&str, Vec<&String>); 4] = [("2,1", vec![&b0, &a1]), ("1,2,0", vec![&a1, &b0, &a0]), ("2", vec![&b0]), ("0,1,3", vec![&a0, &a1])];
+    for (visible, seen) in cases {
+        let mut cmd = client_command(&exe, &format!("{},{}", a.addr(), b.addr()));
+        cmd.env("HIP_VISIBLE_DEVICES", visible).args(seen);
+        let out = run_with_timeout(cmd, RUN_TIMEOUT);
+        assert!(out.success() && out.stdout.contains("PASS visible_devices"), "HIP_VISIBLE_DEVICES={visible}: {}", out.report());
+    }
+    a.assert_alive();
+    b.assert_alive();
+}
+
 /// A worker of the list that dies fails only the calls to its devices.
 #[test]
 fn one_workers_loss_leaves_the_others_devices_working() {

@@ -229,7 +229,12 @@ pub unsafe extern "C" fn hipGetDeviceCount(count: *mut c_int) -> hipError_t {
         non_null!(count);
         let n = device_count()?;
         if n == 0 {
-            return Err(CallError::new(HipError::NO_DEVICE, "the worker exposes no device"));
+            // ROCm writes the count before it answers hipErrorNoDevice.
+            try_out!(count, 0);
+            return Err(CallError::new(
+                HipError::NO_DEVICE,
+                "no device: the worker exposes none, or HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES hide them all",
+            ));
         }
         try_out!(count, int(n));
         Ok(())

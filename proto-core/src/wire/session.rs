@@ -1,6 +1,10 @@
 //! Session control: handshake, authentication slot, liveness, error replies.
 
-use crate::field::{Blob, Bulk, Name};
+use crate::field::{Blob, Bulk, List, Name};
+use zerocopy::byteorder::little_endian::U32;
+
+/// Entries of a `DeviceMap` list: one per device a client can number.
+const MAX_MAPPED_DEVICES: usize = crate::limits::MAX_CLIENT_DEVICES as usize;
 use crate::status::Status;
 
 /// Feature bits exchanged in [`Hello`]/[`Welcome`]; the session uses the intersection.
@@ -204,6 +208,19 @@ message! {
     pub struct KernelOutputText<'a> {
         /// The text, as the frame's bulk section.
         pub data: Bulk<'a>,
+    }
+}
+
+message! {
+    /// `SessionDeviceMap`: the worker's devices the client sees, in no particular order:
+    /// worker device `devices[i]` is the client's device `ordinals[i]`. At most
+    /// [`MAX_CLIENT_DEVICES`](crate::limits::MAX_CLIENT_DEVICES) entries; empty hides every
+    /// device.
+    pub struct DeviceMap<'a> {
+        /// The client's ordinals, each below `MAX_CLIENT_DEVICES`, none twice.
+        pub ordinals: List<'a, U32, MAX_MAPPED_DEVICES>,
+        /// The worker's devices, one per ordinal, none twice.
+        pub devices: List<'a, U32, MAX_MAPPED_DEVICES>,
     }
 }
 

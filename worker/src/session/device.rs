@@ -13,7 +13,11 @@ impl DeviceHandler for Session {
     }
 
     fn get_device_count(&mut self, _cx: &mut CallCx, _req: wire::Empty) -> Result<wire::DeviceCount, Failure> {
-        Ok(wire::DeviceCount { count: self.backend.device_count()? })
+        let count = match &self.device_map {
+            Some(map) => map.len() as u32,
+            None => self.backend.device_count()?,
+        };
+        Ok(wire::DeviceCount { count })
     }
 
     fn get_device_properties(&mut self, _cx: &mut CallCx, req: wire::DeviceRef) -> Result<wire::DeviceProperties, Failure> {

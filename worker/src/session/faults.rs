@@ -73,7 +73,12 @@ impl Session {
             return;
         }
         let held = self.held_devices();
-        let candidates: Vec<DeviceIndex> = if held.is_empty() { (0..self.backend.device_count().unwrap_or(0)).collect() } else { held.clone() };
+        let candidates: Vec<DeviceIndex> = match (&self.device_map, held.is_empty()) {
+            (_, false) => held.clone(),
+            // Only the devices the session sees (the client's visibility variables).
+            (Some(map), true) => map.iter().map(|&(_, local)| local).collect(),
+            (None, true) => (0..self.backend.device_count().unwrap_or(0)).collect(),
+        };
         // Where the backend can tell which of them is broken, only those (a session on two
         // devices must not reset the healthy one).
         let faulted: Vec<DeviceIndex> = candidates.into_iter().filter(|&d| self.backend.device_fault(d) != Some(false)).collect();

@@ -6,6 +6,7 @@
 //! `auth_token` would have crossed the wire in clear, so it is refused, never checked.
 
 use super::{CallCx, Failure, Session};
+use crate::backend::DeviceIndex;
 use proto_core::auth::{AuthContext, AUTH_NONCE_LEN};
 use proto_core::header::{MIN_PROTOCOL_VERSION, PROTOCOL_VERSION};
 use proto_core::limits::{MAX_CLIENT_DEVICES, MAX_DEVICE_BASE};
@@ -179,20 +180,38 @@ impl SessionHandler for Session {
         }
         self.device_base = req.base;
         // Handles carry the base too: the client routes a call by the handles it names.
-        let space = req.base as u8;
-        self.streams.set_namespace(space);
-        self.events.set_namespace(space);
-        self.modules.set_namespace(space);
-        self.functions.set_namespace(space);
-        self.blas.set_namespace(space);
-        self.arrays.arrays.set_namespace(space);
-        self.arrays.mipmaps.set_namespace(space);
-        self.arrays.texture_ids.set_namespace(space);
-        self.graphs.graphs.set_namespace(space);
-        self.graphs.nodes.set_namespace(space);
-        self.graphs.execs.set_namespace(space);
-        self.pools.pools.set_namespace(space);
-        self.vmm.physical.set_namespace(space);
+        self.set_handle_namespace(req.base as u8);
+        Ok(wire::Empty {})
+    }
+
+    /// Shows the session only the worker's devices the client sees (its visibility
+    /// variables), each under its client ordinal. Set once, before the session holds
+    /// anything; the session's handles carry the smallest ordinal, as with a device base.
+    fn session_device_map(&mut self, _cx: &mut CallCx, req: wire::DeviceMap<'_>) -> Result<wire::Empty, Failure> {
+        let count = self.backend.device_count()?;
+        let ordinals: Vec<u32> = req.ordinals.0.iter().map(|o| o.get()).collect();
+        let devices: Vec<u32> = req.devices.0.iter().map(|d| d.get()).collect();
+        let refused = |why: String| Err(Failure::new(Status::INVALID_VALUE, format!("device map refused: {why}")));
+        if ordinals.len() != devices.len() {
+            return refused(format!("{} ordinals for {} devices", ordinals.len(), devices.len()));
+        }
+        if let Some(o) = ordinals.iter().find(|&&o| o >= MAX_CLIENT_DEVICES) {
+            return refused(format!("ordinal {o} is past the {MAX_CLIENT_DEVICES} devices a client can number"));
+        }
+        if let Some(d) = devices.iter().find(|&&d| d >= count) {
+            return refused(format!("device {d} out of range (worker has {count})"));
+        }
+        let unique = |list: &[u32]| list.iter().collect::<std::collections::HashSet<_>>().len() == list.len();
+        if !unique(&ordinals) || !unique(&devices) {
+            return refused("an ordinal or a device appears twice".into());
+        }
+        let map: Vec<(u32, DeviceIndex)> = ordinals.into_iter().zip(devices).collect();
+        if self.device_map.as_ref() != Some(&map) && !self.holds_nothing() {
+            return Err(Failure::new(Status::INVALID_VALUE, "the device map is set before the session allocates or creates anything"));
+        }
+        let space = map.iter().map(|&(ordinal, _)| ordinal).min().unwrap_or(0);
+        self.device_map = Some(map);
+        self.set_handle_namespace(space as u8);
         Ok(wire::Empty {})
     }
 
@@ -258,5 +277,26 @@ impl SessionHandler for Session {
 
     fn kernel_output<'a>(&'a mut self, _cx: &mut CallCx, _req: wire::Empty) -> Result<proto_core::Outcome<wire::KernelOutputText<'a>>, Failure> {
         Err(Failure::new(Status::INVALID_VALUE, "KernelOutput is sent by the worker, not asked for"))
+    }
+}
+
+impl Session {
+    /// Makes every handle the session issues from now on carry `space` in bits 40..48 (the
+    /// client's ordinal of one of this worker's devices): the client routes a call by the
+    /// handles it names.
+    fn set_handle_namespace(&mut self, space: u8) {
+        self.streams.set_namespace(space);
+        self.events.set_namespace(space);
+        self.modules.set_namespace(space);
+        self.functions.set_namespace(space);
+        self.blas.set_namespace(space);
+        self.arrays.arrays.set_namespace(space);
+        self.arrays.mipmaps.set_namespace(space);
+        self.arrays.texture_ids.set_namespace(space);
+        self.graphs.graphs.set_namespace(space);
+        self.graphs.nodes.set_namespace(space);
+        self.graphs.execs.set_namespace(space);
+        self.pools.pools.set_namespace(space);
+        self.vmm.physical.set_namespace(space);
     }
 }

@@ -69,6 +69,9 @@ use transport_core::MemoryRegistry;
 pub const MAX_ALLOCATIONS_PER_SESSION: usize = 1 << 20;
 /// Most live streams one session may hold.
 pub const MAX_STREAMS_PER_SESSION: usize = 1024;
+/// The device ordinal a reply carries for a worker device the client's visibility
+/// variables hide (an IPC import of another process's memory there): no client ordinal.
+pub const HIDDEN_DEVICE: u32 = u32::MAX;
 /// Most live events one session may hold.
 pub const MAX_EVENTS_PER_SESSION: usize = 1 << 16;
 
@@ -271,6 +274,10 @@ pub struct Session {
     /// the client's device list (`SessionDeviceBase`; 0 otherwise): device ordinals on the
     /// wire are the client's, [`Self::device`] turns them into the backend's.
     device_base: u32,
+    /// The worker's devices the client sees, `(client ordinal, backend device)`, when the
+    /// client's visibility variables chose them (`SessionDeviceMap`): the others do not
+    /// exist for this session. Replaces `device_base`.
+    device_map: Option<Vec<(u32, DeviceIndex)>>,
     /// The latest hiprtc result, borrowed by its reply.
     rtc_reply: RtcReply,
     /// Kernels were launched since kernel output was last forwarded: a blocking copy to the
@@ -388,6 +395,7 @@ impl Session {
             limits: HashMap::new(),
             peer_access: Default::default(),
             device_base: 0,
+            device_map: None,
             rtc_reply: RtcReply::default(),
             launched_since_output: std::sync::atomic::AtomicBool::new(false),
             function_names: String::new(),
@@ -586,6 +594,11 @@ impl Session {
     /// The backend's device for the client's ordinal `device` (the session's device base
     /// subtracted: a device of another worker in the client's list is out of range here).
     fn device(&self, device: u32) -> Result<DeviceIndex, Failure> {
+        if let Some(map) = &self.device_map {
+            return map.iter().find(|&&(ordinal, _)| ordinal == device).map(|&(_, local)| local).ok_or_else(|| {
+                Failure::new(Status::INVALID_DEVICE, format!("device {device} is not one of the {} this worker shows the client", map.len()))
+            });
+        }
         let count = self.backend.device_count()?;
         match device.checked_sub(self.device_base) {
             Some(local) if local < count => Ok(local),
@@ -602,7 +615,11 @@ impl Session {
     }
 
     /// The client's ordinal of the backend's device `device` (replies that name a device).
+    /// A device the client's visibility variables hide answers `HIDDEN_DEVICE`.
     fn client_device(&self, device: DeviceIndex) -> u32 {
+        if let Some(map) = &self.device_map {
+            return map.iter().find(|&&(_, local)| local == device).map_or(HIDDEN_DEVICE, |&(ordinal, _)| ordinal);
+        }
         device.saturating_add(self.device_base)
     }
 

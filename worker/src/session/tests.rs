@@ -391,6 +391,50 @@ fn a_device_base_renumbers_the_session_and_namespaces_its_handles() {
     session.session_device_base(&mut cx, wire::DeviceBase { base: 3 }).expect("the same base again is harmless");
 }
 
+/// `SessionDeviceMap`: the session sees only the mapped devices, under the client's ordinals;
+/// hidden devices and unmapped ordinals are refused; a malformed map is refused whole; the map
+/// is fixed once the session holds anything.
+#[test]
+fn a_device_map_shows_only_the_visible_devices() {
+    use proto_core::field::List;
+    use proto_core::opcode::{DeviceHandler, SessionHandler};
+    use zerocopy::byteorder::little_endian::U32;
+    let backend = Arc::new(HostBackend::new(HostConfig { devices: 3, memory_per_device: 16 << 20, ..HostConfig::default() }));
+    let mut session = Session::new(backend, Arc::new(SessionConfig::default()));
+    let mut cx = CallCx::new(1, proto_core::Opcode::Ping, false, 0);
+    let u32s = |values: &[u32]| values.iter().map(|&v| U32::new(v)).collect::<Vec<_>>();
+    for (ordinals, devices, why) in [
+        (&[0u32, 1][..], &[2u32][..], "lengths differ"),
+        (&[0, 1], &[2, 2], "a device twice"),
+        (&[1, 1], &[0, 2], "an ordinal twice"),
+        (&[0], &[3], "no such device"),
+        (&[256], &[0], "ordinal past the client's 256"),
+    ] {
+        let (o, d) = (u32s(ordinals), u32s(devices));
+        let (code, _) = status(session.session_device_map(&mut cx, wire::DeviceMap { ordinals: List(&o), devices: List(&d) }));
+        assert_eq!(code, Status::INVALID_VALUE, "{why}");
+    }
+    // The client's devices 4 and 7 are the worker's 2 and 0; its device 1 is hidden.
+    let (o, d) = (u32s(&[7, 4]), u32s(&[0, 2]));
+    session.session_device_map(&mut cx, wire::DeviceMap { ordinals: List(&o), devices: List(&d) }).expect("a valid map");
+    assert_eq!(session.get_device_count(&mut cx, wire::Empty {}).unwrap().count, 2, "only the mapped devices count");
+    for hidden in [0, 1, 2, 5] {
+        let (code, _) = status(session.get_device_properties(&mut cx, wire::DeviceRef { device: hidden }));
+        assert_eq!(code, Status::INVALID_DEVICE, "client ordinal {hidden} is not mapped");
+    }
+    assert_eq!(session.get_device_properties(&mut cx, wire::DeviceRef { device: 4 }).unwrap().pci_bus_id, 2, "ordinal 4 is device 2");
+    let ptr = session.malloc(&mut cx, wire::Malloc { device: 7, size: 4096, flags: 0 }).unwrap().ptr;
+    assert_eq!(session.allocations.get(ptr).map(|a| a.device), Some(0), "client device 7 is the backend's device 0");
+    let stream = session.stream_create(&mut cx, wire::StreamCreate { device: 7, flags: 0, priority: 0 }).unwrap().stream;
+    assert_eq!(stream >> 40 & 0xff, 4, "handles carry the smallest mapped ordinal");
+    assert_eq!(session.stream_get_info(&mut cx, wire::StreamRef { stream }).unwrap().device, 7, "replies name the client's device");
+    assert_eq!(session.client_device(1), HIDDEN_DEVICE, "a hidden device has no client ordinal");
+
+    let (o, d) = (u32s(&[0]), u32s(&[1]));
+    let (code, _) = status(session.session_device_map(&mut cx, wire::DeviceMap { ordinals: List(&o), devices: List(&d) }));
+    assert_eq!(code, Status::INVALID_VALUE, "no new map once the session holds memory");
+}
+
 /// `RtcCompileStaged` of `names`, with no options or name expressions.
 fn compile_staged<'a>(session: &'a mut Session, io: &mut CallCx, names: &'a str) -> Result<proto_core::Outcome<wire::RtcCompiled<'a>>, Failure> {
     let req = wire::RtcCompileStaged {
