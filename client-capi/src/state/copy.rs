@@ -76,7 +76,7 @@ pub fn refuse_across_workers(dst_device: Option<u32>, src_device: Option<u32>) -
 /// holding `ptr`, at the call, as ROCm does (`ihipMemcpy_validate`: `hipErrorInvalidValue`);
 /// otherwise an asynchronous copy would be posted and fail at a later, unrelated call.
 /// Memory this library has no record of is left to the worker.
-fn within_allocation(ptr: u64, len: usize) -> Result<(), CallError> {
+pub(crate) fn within_allocation(ptr: u64, len: usize) -> Result<(), CallError> {
     use crate::state::allocations::{find_device_range, RangeKind};
     match find_device_range(ptr) {
         Some((base, r)) if r.kind == RangeKind::Device && (ptr - base).saturating_add(len as u64) > r.size => Err(CallError::new(
