@@ -77,9 +77,46 @@ static void blocked_copy(hipFunction_t count_up, hipStream_t stream, const char*
   CHECK(hipHostFree(host));
 }
 
+/* ROCm's hip-tests launch a kernel for the first time after blocking the stream: its module
+ * is loaded and its function looked up while a host callback holds the stream. */
+static void first_launch_while_blocked(const char* code) {
+  step("a created stream: a module loaded and launched for the first time while a callback holds the stream");
+  hipStream_t stream;
+  CHECK(hipStreamCreate(&stream));
+  int *host, *device;
+  CHECK(hipHostMalloc((void**)&host, sizeof(int), hipHostMallocDefault));
+  CHECK(hipMalloc((void**)&device, sizeof(int)));
+  CHECK(hipMemset(device, 0, sizeof(int)));
+  host[0] = -1;
+  struct blocker b = {1, 0};
+  CHECK(hipStreamAddCallback(stream, block_until_released, &b, 0));
+  hipModule_t module;
+  hipFunction_t count_up;
+  CHECK(hipModuleLoadData(&module, code));
+  CHECK(hipModuleGetFunction(&count_up, module, "count_up"));
+  int n = COUNT;
+  void* params[] = {&device, &n};
+  CHECK(hipModuleLaunchKernel(count_up, 1, 1, 1, 1, 1, 1, 0, stream, params, NULL));
+  CHECK(hipMemcpyAsync(host, device, sizeof(int), hipMemcpyDeviceToHost, stream));
+  EXPECT_ERR(hipStreamQuery(stream), hipErrorNotReady);
+  int blocked_then = atomic_load(&b.blocked);
+  atomic_store(&b.blocked, 0);
+  CHECK(hipStreamSynchronize(stream));
+  REQUIRE(!atomic_load(&b.timed_out), "loading or launching waited for the blocked stream");
+  REQUIRE(blocked_then, "the callback was released before the launch returned");
+  REQUIRE(host[0] == COUNT, "the kernel counted %d, want %d", host[0], COUNT);
+  CHECK(hipModuleUnload(module));
+  CHECK(hipFree(device));
+  CHECK(hipHostFree(host));
+  CHECK(hipStreamDestroy(stream));
+}
+
 int main(void) {
   begin("blocked_stream_copies");
   CHECK(hipSetDevice(0));
+  /* Compiled before any stream is blocked (the worker compiles it). */
+  char* code = rtc_code(kSource, "count_up.hip", NULL);
+  first_launch_while_blocked(code);
   hipModule_t module = rtc_module(kSource, "count_up.hip", NULL);
   hipFunction_t count_up;
   CHECK(hipModuleGetFunction(&count_up, module, "count_up"));
@@ -89,6 +126,7 @@ int main(void) {
   blocked_copy(count_up, stream, "a created stream: an async copy behind a launch and a blocking callback returns");
   CHECK(hipStreamDestroy(stream));
   CHECK(hipModuleUnload(module));
+  free(code);
   printf("PASS blocked_stream_copies\n");
   return 0;
 }
