@@ -2,7 +2,8 @@
  * ROCm 7's answers (clr hipamd/src) where ROCm's own hip-tests found hip-remote's differed:
  * the tracer's API names, kernel names of module functions, the external semaphore calls'
  * argument checks, never-created stream handles, a query of the null stream, which
- * waits for the blocking streams' work, invalid asynchronous copies refused at the call, and
+ * waits for the blocking streams' work, invalid asynchronous copies refused at the call,
+ * asynchronous copies into pageable memory complete on return, and
  * (with two devices) peer copies past an allocation and events recorded on another device's
  * stream.
  */
@@ -182,6 +183,47 @@ static void invalid_async_copies(void) {
   CHECK(hipStreamDestroy(stream));
 }
 
+struct pageable_check {
+  const int* data;
+  int want;
+  int count;
+  int seen_ok;
+};
+
+static void check_pageable(void* arg) {
+  struct pageable_check* c = arg;
+  int ok = 1;
+  for (int i = 0; i < c->count; i++) ok = ok && c->data[i] == c->want;
+  c->seen_ok = ok;
+}
+
+static void pageable_downloads(void) {
+  step("an async copy into pageable memory is complete on return (ROCm: isAsync = false for host memory)");
+  enum { N = 1 << 16 };
+  hipStream_t stream;
+  CHECK(hipStreamCreate(&stream));
+  int* device;
+  CHECK(hipMalloc((void**)&device, N * sizeof(int)));
+  int* pageable = malloc(N * sizeof(int));
+  REQUIRE(pageable != NULL, "malloc failed");
+  for (int round = 1; round <= 2; round++) {
+    const int want = 0x1000 + round;
+    memset(pageable, 0, N * sizeof(int));
+    CHECK(hipMemsetD32Async((hipDeviceptr_t)device, want, N, stream));
+    CHECK(hipMemcpyAsync(pageable, device, N * sizeof(int), hipMemcpyDeviceToHost, stream));
+    /* No synchronisation yet: the bytes are there. */
+    for (int i = 0; i < N; i++) REQUIRE(pageable[i] == want, "element %d is %#x right after hipMemcpyAsync, want %#x", i, pageable[i], want);
+    /* hip-tests' pattern: a host function queued after the copy reads its result. */
+    struct pageable_check check = {pageable, want, N, 0};
+    CHECK(hipLaunchHostFunc(stream, check_pageable, &check));
+    CHECK(hipStreamSynchronize(stream));
+    REQUIRE(check.seen_ok, "the host function saw the copy incomplete");
+  }
+  free(pageable);
+  CHECK(hipFree(device));
+  CHECK(hipStreamDestroy(stream));
+}
+
 /* Checks that need two devices; returns whether they ran. */
 static int two_devices(void) {
   int count = 0;
@@ -250,6 +292,7 @@ int main(void) {
   never_created_streams();
   null_stream_query(spin);
   invalid_async_copies();
+  pageable_downloads();
   if (two_devices()) printf("two-device checks ran\n");
   CHECK(hipModuleUnload(module));
   printf("PASS hip_tests_answers\n");
