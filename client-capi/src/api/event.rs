@@ -83,7 +83,9 @@ fn check_event_stream_device(event: u64, stream: u64) -> Result<(), CallError> {
     match stream_device {
         Some(stream_device) if stream_device != event_device => Err(CallError::new(
             HipError::INVALID_HANDLE,
-            format!("event {event:#x} belongs to device {event_device}, the stream to device {stream_device}: record it on a stream of its own device"),
+            format!(
+                "event {event:#x} belongs to device {event_device}, the stream to device {stream_device}: record it on a stream of its own device"
+            ),
         )),
         _ => Ok(()),
     }

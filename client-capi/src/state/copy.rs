@@ -239,14 +239,15 @@ pub unsafe fn copy(dst: *mut c_void, src: *const c_void, len: usize, kind: hipMe
             let data = unsafe { std::slice::from_raw_parts(src as *const u8, len) };
             on_pointer(dst as u64, || with_conn(|c| c.upload(dst as u64, data, stream, sync, sent_is_enough)))
         }
-        // SAFETY: `dst` is a host buffer of `len` bytes that stays valid until the copy is
-        // synchronised (HIP's contract for async copies; immediately for sync ones).
         Direction::DeviceToHost => {
             // Into pageable memory the copy is complete on return, asynchronous API or not,
             // as in ROCm (`isAsync = false` for a host destination) and CUDA ("returns only
             // once the copy has completed"): a host callback or another thread may read it
             // next. Into pinned or registered memory it lands in stream order.
             let wait = sync || !is_pinned_host(dst as usize);
+            // SAFETY: `dst` is a host buffer of `len` bytes that stays valid until the copy is
+            // synchronised (HIP's contract for async copies into pinned memory; on return for
+            // the others).
             on_pointer(src as u64, || with_conn(|c| unsafe { c.download(dst as *mut u8, src as u64, len, stream, wait) }))
         }
         Direction::DeviceToDevice => {
