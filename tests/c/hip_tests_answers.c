@@ -8,6 +8,7 @@
  * stream.
  */
 #include "rtc_module.h"
+#include <pthread.h>
 
 static const char* const kSource =
     "extern \"C\" __global__ void spin(long long cycles) {\n"
@@ -224,6 +225,24 @@ static void pageable_downloads(void) {
   CHECK(hipStreamDestroy(stream));
 }
 
+static void* malloc_async_on_fresh_per_thread_stream(void* result) {
+  void* p = NULL;
+  hipError_t* err = result;
+  *err = hipMallocAsync(&p, 4096, hipStreamPerThread);
+  if (*err == hipSuccess) *err = hipFreeAsync(p, hipStreamPerThread);
+  if (*err == hipSuccess) *err = hipStreamSynchronize(hipStreamPerThread);
+  return NULL;
+}
+
+static void per_thread_stream_first_use(void) {
+  step("hipMallocAsync may be a thread's first use of hipStreamPerThread (hip-tests' hipLaunchHostFunc_streams)");
+  pthread_t thread;
+  hipError_t err = hipErrorUnknown;
+  REQUIRE(pthread_create(&thread, NULL, malloc_async_on_fresh_per_thread_stream, &err) == 0, "pthread_create failed");
+  REQUIRE(pthread_join(thread, NULL) == 0, "pthread_join failed");
+  REQUIRE(err == hipSuccess, "hipMallocAsync/hipFreeAsync on a fresh per-thread stream: %s", hipGetErrorName(err));
+}
+
 /* Checks that need two devices; returns whether they ran. */
 static int two_devices(void) {
   int count = 0;
@@ -293,6 +312,7 @@ int main(void) {
   null_stream_query(spin);
   invalid_async_copies();
   pageable_downloads();
+  per_thread_stream_first_use();
   if (two_devices()) printf("two-device checks ran\n");
   CHECK(hipModuleUnload(module));
   printf("PASS hip_tests_answers\n");
