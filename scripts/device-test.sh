@@ -49,7 +49,7 @@ for t in "$PACK"/tests/*; do
 done
 # The worker above also listens on shared memory, and these clients are on its machine: the
 # programs above ran over shm. The copy programs again over TCP (striped where large).
-for name in memory memory_extra stripes no_wait_ops host_register ipc; do
+for name in memory memory_extra stripes no_wait_ops host_register ipc blocked_stream_copies; do
   [ -x "$PACK/tests/$name" ] || continue
   if HIP_REMOTE_SHM=off timeout 300 "$PACK/tests/$name" > "$OUT/test-tcp-$name.log" 2>&1; then echo "PASS $name (TCP)"; pass=$((pass+1)); else echo "FAIL $name over TCP (see test-tcp-$name.log)"; tail -5 "$OUT/test-tcp-$name.log"; fail=$((fail+1)); fi
 done

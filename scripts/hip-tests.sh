@@ -16,7 +16,8 @@
 # afterwards unless HIP_TESTS_KEEP=1), HIP_TESTS_JOBS (make and test parallelism, default
 # nproc), HIP_TESTS_TIMEOUT (seconds per test case, 120), HIP_REMOTE_WORKER (test against that
 # worker instead of starting a host-backend one), HIP_TESTS_HOST_CODE=0 (the host worker runs
-# no kernels: without --allow-host-code; default 1), HIP_TESTS_RESULTS (where results.tsv and
+# no kernels: without --allow-host-code; default 1), HIP_TESTS_HOST_DEVICES (devices of the
+# host worker, default 1), HIP_TESTS_RESULTS (where results.tsv and
 # summary.md go, default target/hip-tests). Needs cmake, make, python3 and clang (as hipcc does).
 # Exits 77 with a SKIP line when the source or a tool is missing; non-zero when a test case
 # fails and HIP_TESTS_STRICT=1.
@@ -39,7 +40,7 @@ while [ $# -gt 0 ]; do
     --all) families=ALL ;;
     --families) families=$2; shift ;;
     --pack) pack=$2; shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "hip-tests: unknown argument $1 (see --help)"; exit 2 ;;
   esac
   shift
@@ -150,7 +151,9 @@ if [ -z "${HIP_REMOTE_WORKER:-}" ]; then
   # HIP_TESTS_HOST_CODE=0 leaves it off: every launch is then refused (hipErrorNotSupported).
   host_code=()
   [ "${HIP_TESTS_HOST_CODE:-1}" = 1 ] && host_code=(--allow-host-code)
-  "$PREFIX/bin/hip-worker" --listen 127.0.0.1:0 --backend host "${host_code[@]}" --shm-socket none > "$BUILD/worker.stdout" 2> "$BUILD/worker.log" &
+  # HIP_TESTS_HOST_DEVICES=2: the multi-device cases run (a GPU machine's worker serves its GPUs).
+  "$PREFIX/bin/hip-worker" --listen 127.0.0.1:0 --backend host --host-devices "${HIP_TESTS_HOST_DEVICES:-1}" "${host_code[@]}" --shm-socket none \
+    > "$BUILD/worker.stdout" 2> "$BUILD/worker.log" &
   WPID=$!
   for _ in $(seq 100); do grep -q "listening on" "$BUILD/worker.stdout" 2>/dev/null && break; sleep 0.1; done
   HIP_REMOTE_WORKER=$(sed -n 's/.*listening on //p' "$BUILD/worker.stdout" | head -1)

@@ -51,7 +51,7 @@ target/release/hip-remote install --prefix "$PACK/rocm" >/dev/null
 for tool in hip-remote hip-worker; do ln -sf "../../bin/$tool" "$PACK/rocm/bin/$tool"; done
 # C conformance programs that run against any worker (the multi-process ones need the Rust
 # harness and run in CI instead).
-for t in device_query memory streams_events errors threads kernels device_control stream_info func_attributes memory2d memory_extra \
+for t in device_query memory streams_events errors threads kernels device_control stream_info func_attributes memory2d memory_extra hip_tests_answers blocked_stream_copies \
          memset2d3d device_extra symbols_spt arrays memcpy3d textures mempool vmm contexts pointer_attrs ipc module_lookup_threads module_lookup_missing \
          managed host_register callbacks stream_extra stream_wait_host per_thread_stream module_extra module_link graphs graph_exec graph_nodes capture shared_kernels \
          rtc_client_headers rtc_cupy_kernels stripes no_wait_ops shm_shared device_fault_heal kernel_watchdog freed_memory multi_worker rocm_conformance \

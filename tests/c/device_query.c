@@ -95,6 +95,10 @@ int main(void) {
   EXPECT_ATTR(hipDeviceAttributeL2CacheSize, props.l2CacheSize);
   EXPECT_ATTR(hipDeviceAttributeMaxSharedMemoryPerBlock, clamp_int(props.sharedMemPerBlock));
   EXPECT_ATTR(hipDeviceAttributeTotalGlobalMem, clamp_int(props.totalGlobalMem));
+  /* ROCm fills both from one value (hip-tests' CheckAttrValues); a CUDA device answers the
+   * attribute from CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT. */
+  EXPECT_ATTR(hipDeviceAttributeTexturePitchAlignment, clamp_int(props.texturePitchAlignment));
+  EXPECT_ATTR(hipDeviceAttributeTextureAlignment, clamp_int(props.textureAlignment));
   /* AMD's HDP flush registers: ROCm writes the properties' pointer through the int*
    * (hip-tests' CheckAttrValues); a remote device's registers are mapped nowhere here. */
   unsigned int* hdp = (unsigned int*)&hdp;

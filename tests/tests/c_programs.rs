@@ -917,10 +917,19 @@ fn client_killed_mid_striped_copy_leaks_nothing() {
 
 /// ROCm 7's answers that ROCm's hip-tests check: tracer API names, hipKernelNameRef, the
 /// external semaphore calls' argument checks, never-created streams, and a query of the null
-/// stream seeing the blocking streams' pending work.
+/// stream seeing the blocking streams' pending work, invalid asynchronous copies refused at
+/// the call; with two devices, peer copies past an allocation and events recorded on another
+/// device's stream.
 #[test]
 fn hip_tests_answers() {
-    run_program("hip_tests_answers");
+    let sandbox = Sandbox::new("hip_tests_answers");
+    let exe = sandbox.compile("hip_tests_answers");
+    let mut worker = sandbox.start_worker_devices(2);
+    let out = worker.run(&exe, &[]);
+    out.assert_success();
+    assert!(out.stdout.contains("two-device checks ran"), "the two-device checks did not run: {}", out.report());
+    assert!(out.stdout.contains("PASS hip_tests_answers"), "no PASS line: {}", out.report());
+    worker.assert_alive();
 }
 
 /// ROCm 7's answers where hip-remote once drifted: errors of posted calls at the call

@@ -399,3 +399,23 @@ fn small_pinned_uploads_over_shared_memory_do_not_wait_for_the_worker() {
     assert_eq!(downloads, 4, "the 4 small downloads into shared host memory each wait for their reply: {}", out.report());
     worker.assert_alive();
 }
+
+/// ROCm's hip-tests' blocked streams (a host callback spinning until the program releases
+/// it): an asynchronous copy into `hipHostMalloc` memory behind it, on the null stream after
+/// a launch and on a created stream, returns at once over `shm://` (shared memory) and over
+/// TCP, and brings the kernel's result after the release.
+#[test]
+fn async_copies_into_pinned_memory_return_while_the_stream_is_blocked() {
+    let sandbox = Sandbox::new("blocked_stream_copies");
+    let exe = sandbox.compile("blocked_stream_copies");
+    let mut worker = sandbox.start_worker();
+    let out = run_shm(&worker, &exe, &[]);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS blocked_stream_copies"), "{}", out.report());
+    let mut tcp = client_command(&exe, worker.addr());
+    tcp.env("HIP_REMOTE_SHM", "off");
+    let out = run_with_timeout(tcp, RUN_TIMEOUT);
+    out.assert_success();
+    assert!(out.stdout.contains("PASS blocked_stream_copies"), "{}", out.report());
+    worker.assert_alive();
+}

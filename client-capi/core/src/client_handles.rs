@@ -116,6 +116,15 @@ impl ClientHandles {
         counter != 0 && counter <= self.next && !self.events.contains_key(&handle)
     }
 
+    /// The device of the live `handle` of `kind` created here; `None` for a handle the worker
+    /// chose or one no longer live.
+    pub fn device_of(&self, kind: Kind, handle: u64) -> Option<u32> {
+        match kind {
+            Kind::Stream => self.streams.get(&handle).copied(),
+            Kind::Event => self.events.get(&handle).copied(),
+        }
+    }
+
     /// Forgets the handles of `device` (`hipDeviceReset` destroys them on the worker).
     pub fn forget_device(&mut self, device: u32) {
         self.streams.retain(|_, d| *d != device);

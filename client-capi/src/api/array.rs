@@ -575,10 +575,32 @@ fn pieces(width: u64, height: u64, depth: u64, chunk: u64) -> Vec<Piece> {
 
 /// HIP's checks of both sides of a 3D copy (pitches, slice heights, NULL host pointers).
 fn check_sides(dst: &At, src: &At, width: u64, height: u64, depth: u64) -> Result<(), CallError> {
+    check_sides_with(dst, src, width, height, depth, HipError::INVALID_PITCH_VALUE)
+}
+
+/// [`check_sides`] for the driver API's descriptors (`hip_Memcpy2D`, `HIP_MEMCPY3D`): ROCm
+/// checks their rows against the pitches as memory regions (`validateMemoryObject`), so a row
+/// wider than its pitch is `hipErrorInvalidValue` there, where the runtime API's
+/// `hipMemcpy2D*` answer `hipErrorInvalidPitchValue`.
+fn check_driver_sides(dst: &At, src: &At, width: u64, height: u64, depth: u64) -> Result<(), CallError> {
+    if width == 0 || height == 0 || depth == 0 {
+        return Ok(());
+    }
+    check_sides_with(dst, src, width, height, depth, HipError::INVALID_VALUE)
+}
+
+/// The box must fit each side: rows within the pitch (`pitch_code` otherwise), slices within
+/// their rows, and an array's extent; ROCm refuses a box past an array's end at the call
+/// (`validateImageObject`, `hipMemcpy2DValidateArray`: `hipErrorInvalidValue`), where a
+/// posted copy would fail only at a later, unrelated call.
+fn check_sides_with(dst: &At, src: &At, width: u64, height: u64, depth: u64, pitch_code: HipError) -> Result<(), CallError> {
     for (at, what) in [(dst, "destination"), (src, "source")] {
+        if let Place::Array { handle } = at.place {
+            check_array_box(handle, at, width, height, depth, what)?;
+        }
         if let Place::Host { pitch, height: rows, .. } | Place::Device { pitch, height: rows, .. } = at.place {
             if pitch < at.x + width {
-                return Err(CallError::new(HipError::INVALID_PITCH_VALUE, format!("{what} pitch {pitch} is less than {} + {width} bytes", at.x)));
+                return Err(CallError::new(pitch_code, format!("{what} pitch {pitch} is less than {} + {width} bytes", at.x)));
             }
             if depth > 1 && rows < at.y + height {
                 return Err(invalid(format!("{what} slices of {rows} rows cannot hold {} + {height} rows", at.y)));
@@ -589,6 +611,30 @@ fn check_sides(dst: &At, src: &At, width: u64, height: u64, depth: u64) -> Resul
                 return Err(invalid(format!("{what} is NULL")));
             }
         }
+    }
+    Ok(())
+}
+
+/// Refuses a box (`width` in bytes) that does not fit the array `handle` from `at`'s offset.
+/// A 1D array has one row, a 2D array one slice; a layered 1D array's layers are its
+/// slices and its rows are not counted (as ROCm's `isLayered1D`).
+fn check_array_box(handle: u64, at: &At, width: u64, height: u64, depth: u64, what: &str) -> Result<(), CallError> {
+    let desc = array_desc(handle as hipArray_const_t)?;
+    let row_bytes = desc.width.saturating_mul(desc.element_size());
+    let layered_1d = desc.flags & hipArrayLayered != 0 && desc.height == 0;
+    let fits = |offset: u64, len: u64, size: u64| offset.checked_add(len).is_some_and(|end| end <= size);
+    let rows_fit = layered_1d || fits(at.y, height, desc.height.max(1));
+    if !fits(at.x, width, row_bytes) || !rows_fit || !fits(at.z, depth, desc.depth.max(1)) {
+        return Err(invalid(format!(
+            "the {what} box of {width} bytes x {height} rows x {depth} slices at ({} bytes, {}, {}) runs past the end of its {}x{}x{} array of {}-byte elements",
+            at.x,
+            at.y,
+            at.z,
+            desc.width,
+            desc.height,
+            desc.depth,
+            desc.element_size()
+        )));
     }
     Ok(())
 }
@@ -1242,6 +1288,7 @@ unsafe fn memcpy_param_2d(p: *const hip_Memcpy2D, stream: Option<hipStream_t>) -
     let p = unsafe { *p };
     let src = driver_side(p.srcMemoryType, p.srcHost, p.srcDevice, p.srcArray, p.srcPitch, p.Height, p.srcXInBytes, p.srcY, 0)?;
     let dst = driver_side(p.dstMemoryType, p.dstHost, p.dstDevice, p.dstArray, p.dstPitch, p.Height, p.dstXInBytes, p.dstY, 0)?;
+    check_driver_sides(&dst, &src, p.WidthInBytes as u64, p.Height as u64, 1)?;
     // SAFETY: forwarded caller contract.
     unsafe { copy_3d(dst, src, p.WidthInBytes as u64, p.Height as u64, 1, stream_of(stream)) }
 }
@@ -1273,6 +1320,7 @@ unsafe fn drv_memcpy_3d(p: *const HIP_MEMCPY3D, stream: Option<hipStream_t>) -> 
     }
     let src = driver_side(p.srcMemoryType, p.srcHost, p.srcDevice, p.srcArray, p.srcPitch, p.srcHeight, p.srcXInBytes, p.srcY, p.srcZ)?;
     let dst = driver_side(p.dstMemoryType, p.dstHost, p.dstDevice, p.dstArray, p.dstPitch, p.dstHeight, p.dstXInBytes, p.dstY, p.dstZ)?;
+    check_driver_sides(&dst, &src, p.WidthInBytes as u64, p.Height as u64, p.Depth as u64)?;
     // SAFETY: forwarded caller contract.
     unsafe { copy_3d(dst, src, p.WidthInBytes as u64, p.Height as u64, p.Depth as u64, stream_of(stream)) }
 }

@@ -258,17 +258,31 @@ pub unsafe extern "C" fn hipGetDevice(device: *mut c_int) -> hipError_t {
     })
 }
 
+/// `texturePitchAlignment`: what `hipDeviceGetAttribute(hipDeviceAttributeTexturePitchAlignment)`
+/// answers (ROCm fills both from one value; on CUDA it is `CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT`),
+/// asked of the worker once per device. A worker that does not report it leaves 0.
+fn texture_pitch_alignment(device: u32) -> Result<usize, CallError> {
+    match super::device_extra::remote_attribute(device, hipDeviceAttributeTexturePitchAlignment) {
+        Ok(v) => Ok(usize::try_from(v).unwrap_or(0)),
+        Err(e) if e.code == HipError::INVALID_VALUE => Ok(0),
+        Err(e) => Err(e),
+    }
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDevicePropertiesR0600(prop: *mut hipDeviceProp_tR0600, device: c_int) -> hipError_t {
     hip_boundary!("hipGetDevicePropertiesR0600", {
         non_null!(prop);
-        let p = properties(check_device(device)?)?;
+        let device = check_device(device)?;
+        let p = properties(device)?;
+        let pitch_alignment = texture_pitch_alignment(device)?;
         // SAFETY: checked non-null; the caller passes a hipDeviceProp_tR0600 (our header maps
         // hipGetDeviceProperties to this name exactly as ROCm's does). Zeroing first: every
         // field we do not know reads 0, as on a device without that feature.
         unsafe {
             std::ptr::write_bytes(prop, 0, 1);
             fill_r0600(&mut *prop, &p);
+            (*prop).texturePitchAlignment = pitch_alignment;
         }
         Ok(())
     })
@@ -278,11 +292,14 @@ pub unsafe extern "C" fn hipGetDevicePropertiesR0600(prop: *mut hipDeviceProp_tR
 pub unsafe extern "C" fn hipGetDevicePropertiesR0000(prop: *mut hipDeviceProp_tR0000, device: c_int) -> hipError_t {
     hip_boundary!("hipGetDevicePropertiesR0000", {
         non_null!(prop);
-        let p = properties(check_device(device)?)?;
+        let device = check_device(device)?;
+        let p = properties(device)?;
+        let pitch_alignment = texture_pitch_alignment(device)?;
         // SAFETY: checked non-null; legacy callers pass the pre-ROCm-6 layout.
         unsafe {
             std::ptr::write_bytes(prop, 0, 1);
             fill_r0000(&mut *prop, &p);
+            (*prop).texturePitchAlignment = pitch_alignment;
         }
         Ok(())
     })

@@ -66,12 +66,38 @@ pub unsafe extern "C" fn hipEventCreateWithFlags(event: *mut hipEvent_t, flags: 
     hip_boundary!("hipEventCreateWithFlags", { create(event, flags) })
 }
 
+/// Refuses recording `event` on a stream of another device, as ROCm does
+/// (`hipEventRecord_common`: `hipErrorInvalidHandle`); a posted record would fail only at a
+/// later, unrelated call. The null stream is the current device's. Handles whose device this
+/// library does not know (chosen by the worker) are left to the worker.
+fn check_event_stream_device(event: u64, stream: u64) -> Result<(), CallError> {
+    use proto_core::wire::{PER_THREAD_STREAM_TAG, PER_THREAD_STREAM_TAG_MASK};
+    let Some(event_device) = with_conn(|c| Ok(c.client_handles().device_of(Kind::Event, event)))? else { return Ok(()) };
+    let stream_device = if stream == 0 {
+        Some(current_device())
+    } else if stream & PER_THREAD_STREAM_TAG_MASK == PER_THREAD_STREAM_TAG {
+        Some((stream & 0xff) as u32)
+    } else {
+        with_conn(|c| Ok(c.client_handles().device_of(Kind::Stream, stream)))?
+    };
+    match stream_device {
+        Some(stream_device) if stream_device != event_device => Err(CallError::new(
+            HipError::INVALID_HANDLE,
+            format!(
+                "event {event:#x} belongs to device {event_device}, the stream to device {stream_device}: record it on a stream of its own device"
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 #[no_mangle]
 pub extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
     hip_boundary!("hipEventRecord", {
         non_null_event(event)?;
         let req = wire::EventRecord { event: event.id(), stream: stream_id(stream) };
         check_stream_not_destroyed(req.stream, HipError::CONTEXT_IS_DESTROYED)?;
+        check_event_stream_device(req.event, req.stream)?;
         with_conn(|c| c.post::<calls::EventRecord>(req))
     })
 }

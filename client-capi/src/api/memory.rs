@@ -515,6 +515,10 @@ fn memcpy_peer(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_devi
     if len == 0 {
         return Ok(());
     }
+    // ROCm's peer copies are device-to-device `hipMemcpyAsync`s: a length past either
+    // allocation's end is `hipErrorInvalidValue` at the call (`ihipMemcpy_validate`).
+    crate::state::copy::within_allocation(dst as u64, len)?;
+    crate::state::copy::within_allocation(src as u64, len)?;
     if crate::state::copy::crosses_workers(Some(dst_device), Some(src_device))? {
         return crate::state::copy::copy_across_workers(dst as u64, dst_device, src as u64, src_device, len as u64, stream);
     }

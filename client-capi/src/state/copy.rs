@@ -76,7 +76,7 @@ pub fn refuse_across_workers(dst_device: Option<u32>, src_device: Option<u32>) -
 /// holding `ptr`, at the call, as ROCm does (`ihipMemcpy_validate`: `hipErrorInvalidValue`);
 /// otherwise an asynchronous copy would be posted and fail at a later, unrelated call.
 /// Memory this library has no record of is left to the worker.
-fn within_allocation(ptr: u64, len: usize) -> Result<(), CallError> {
+pub(crate) fn within_allocation(ptr: u64, len: usize) -> Result<(), CallError> {
     use crate::state::allocations::{find_device_range, RangeKind};
     match find_device_range(ptr) {
         Some((base, r)) if r.kind == RangeKind::Device && (ptr - base).saturating_add(len as u64) > r.size => Err(CallError::new(
@@ -194,6 +194,13 @@ pub fn copy_across_workers(dst: u64, dst_device: u32, src: u64, src_device: u32,
     Ok(())
 }
 
+/// Whether `ptr` is pinned host memory of this process: `hipHostMalloc` memory or a
+/// `hipHostRegister` range.
+fn is_pinned_host(ptr: usize) -> bool {
+    use crate::state::allocations::{find_device_range, find_host_allocation, RangeKind};
+    find_host_allocation(ptr).is_some() || find_device_range(ptr as u64).is_some_and(|(_, r)| r.kind == RangeKind::HostMapped)
+}
+
 /// One copy of `len` bytes; `stream` is `None` for the synchronous API.
 ///
 /// # Safety
@@ -232,9 +239,17 @@ pub unsafe fn copy(dst: *mut c_void, src: *const c_void, len: usize, kind: hipMe
             let data = unsafe { std::slice::from_raw_parts(src as *const u8, len) };
             on_pointer(dst as u64, || with_conn(|c| c.upload(dst as u64, data, stream, sync, sent_is_enough)))
         }
-        // SAFETY: `dst` is a host buffer of `len` bytes that stays valid until the copy is
-        // synchronised (HIP's contract for async copies; immediately for sync ones).
-        Direction::DeviceToHost => on_pointer(src as u64, || with_conn(|c| unsafe { c.download(dst as *mut u8, src as u64, len, stream, sync) })),
+        Direction::DeviceToHost => {
+            // Into pageable memory the copy is complete on return, asynchronous API or not,
+            // as in ROCm (`isAsync = false` for a host destination) and CUDA ("returns only
+            // once the copy has completed"): a host callback or another thread may read it
+            // next. Into pinned or registered memory it lands in stream order.
+            let wait = sync || !is_pinned_host(dst as usize);
+            // SAFETY: `dst` is a host buffer of `len` bytes that stays valid until the copy is
+            // synchronised (HIP's contract for async copies into pinned memory; on return for
+            // the others).
+            on_pointer(src as u64, || with_conn(|c| unsafe { c.download(dst as *mut u8, src as u64, len, stream, wait) }))
+        }
         Direction::DeviceToDevice => {
             let (dst_device, src_device) = (device_of_pointer(dst as u64), device_of_pointer(src as u64));
             if let (true, Some(dst_device), Some(src_device)) = (crosses_workers(dst_device, src_device)?, dst_device, src_device) {

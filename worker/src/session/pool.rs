@@ -466,6 +466,9 @@ impl PoolHandler for Session {
     }
 
     fn malloc_from_pool(&mut self, _cx: &mut CallCx, req: wire::MallocFromPool) -> Result<wire::AsyncAllocation, Failure> {
+        // A per-thread default stream is made on first sight, here too (its device is read
+        // below, before anything else names the stream).
+        self.materialize_per_thread(req.stream)?;
         let pool = match req.pool {
             0 => {
                 // The current pool of the stream's device (the current device for the null

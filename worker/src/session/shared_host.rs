@@ -157,7 +157,10 @@ impl Session {
         let (_, alloc) = self.allocations.resolve(req.src, req.len, "hipMemcpy source")?;
         let device = alloc.device;
         let stream = self.stream(req.stream, device)?;
-        if req.stream == 0 {
+        if req.stream == 0 && req.sync {
+            // Only a copy the client waits for is due now: an asynchronous one must not wait
+            // here for the stream, which may be held by a host callback the client releases
+            // only after this call returns.
             self.forward_output_before_copy(stream, device);
         }
         if req.sync {
