@@ -45,7 +45,7 @@ def rank(n):
     if n=='callbacks': return 4
     if n=='remote': return 3
     if n in ('conn','stripes'): return 2
-    if n=='config': return 1
+    if n in ('config', 'visible'): return 1
     if n=='abi': return 0
     return 9
 # SCC (Tarjan)

@@ -31,7 +31,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::io::Read;
 use zerocopy::little_endian::{U16, U32, U64};
-use zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 /// The wrapper's magic, `"HIPF"` read as a little-endian `u32`.
 pub const WRAPPER_MAGIC: u32 = 0x4849_5046;
@@ -161,23 +161,24 @@ struct CcobV3 {
     hash: U64,
 }
 
-#[derive(FromBytes, KnownLayout, Immutable, Unaligned)]
+/// An ELF64 file header (little-endian), read in place; also the code object readers'.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]
-struct ElfHeader {
-    ident: [u8; 16],
-    e_type: U16,
-    machine: U16,
-    version: U32,
-    entry: U64,
-    phoff: U64,
-    shoff: U64,
-    flags: U32,
-    ehsize: U16,
-    phentsize: U16,
-    phnum: U16,
-    shentsize: U16,
-    shnum: U16,
-    shstrndx: U16,
+pub(crate) struct ElfHeader {
+    pub(crate) ident: [u8; 16],
+    pub(crate) e_type: U16,
+    pub(crate) machine: U16,
+    pub(crate) version: U32,
+    pub(crate) entry: U64,
+    pub(crate) phoff: U64,
+    pub(crate) shoff: U64,
+    pub(crate) flags: U32,
+    pub(crate) ehsize: U16,
+    pub(crate) phentsize: U16,
+    pub(crate) phnum: U16,
+    pub(crate) shentsize: U16,
+    pub(crate) shnum: U16,
+    pub(crate) shstrndx: U16,
 }
 
 #[derive(FromBytes, KnownLayout, Immutable, Unaligned)]

@@ -18,7 +18,7 @@
 //! [`Presence::Unknown`]. Every count and length is bounded by a named limit before anything
 //! is allocated for it.
 
-use crate::fatbin::{self, ImageKind, EM_AMDGPU, EM_CUDA, MAX_IMAGE_LEN};
+use crate::fatbin::{self, ElfHeader, ImageKind, EM_AMDGPU, EM_CUDA, MAX_IMAGE_LEN};
 use crate::metadata;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -245,25 +245,6 @@ fn is_ptx_identifier(s: &str) -> bool {
 // ------------------------------------------------------------------------------------------------
 // ELF: section headers, cubin symbols, the host module note
 // ------------------------------------------------------------------------------------------------
-
-#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-struct ElfHeader {
-    ident: [u8; 16],
-    e_type: U16,
-    machine: U16,
-    version: U32,
-    entry: U64,
-    phoff: U64,
-    shoff: U64,
-    flags: U32,
-    ehsize: U16,
-    phentsize: U16,
-    phnum: U16,
-    shentsize: U16,
-    shnum: U16,
-    shstrndx: U16,
-}
 
 #[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Clone, Copy)]
 #[repr(C)]

@@ -619,7 +619,7 @@ fn check_sides_with(dst: &At, src: &At, width: u64, height: u64, depth: u64, pit
 /// A 1D array has one row, a 2D array one slice; a layered 1D array's layers are its
 /// slices and its rows are not counted (as ROCm's `isLayered1D`).
 fn check_array_box(handle: u64, at: &At, width: u64, height: u64, depth: u64, what: &str) -> Result<(), CallError> {
-    let desc = array_desc(handle as hipArray_const_t)?;
+    let desc = array_desc(crate::handle::from_id::<hipArray_const_t>(handle)?)?;
     let row_bytes = desc.width.saturating_mul(desc.element_size());
     let layered_1d = desc.flags & hipArrayLayered != 0 && desc.height == 0;
     let fits = |offset: u64, len: u64, size: u64| offset.checked_add(len).is_some_and(|end| end <= size);

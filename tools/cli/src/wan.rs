@@ -4,8 +4,10 @@
 //! - **start**: a fresh process to its first kernel's completion: connect, handshake and
 //!   authentication (`hipGetDeviceCount`), `hipModuleLoadData` of a code object,
 //!   `hipModuleGetFunction`, `hipModuleLaunchKernel`, `hipDeviceSynchronize`;
-//! - **step**: 4 KiB `hipMemcpyAsync` up, 10 kernels, 4 KiB `hipMemcpyAsync` down,
-//!   `hipStreamSynchronize` (the result checked against its oracle);
+//! - **step**: 4 KiB `hipMemcpyAsync` up, 10 kernels, 4 KiB `hipMemcpyAsync` down into
+//!   pinned memory (`hipHostMalloc`; into pageable memory HIP's copy is complete when it
+//!   returns, a round trip of its own), `hipStreamSynchronize` (the result checked against
+//!   its oracle);
 //! - **weights**: one `hipMemcpy` of `--weights-mib` of pageable memory to the device;
 //! - **train**: the bench's MLP training step (`workload::mlp`: its launches and one
 //!   synchronising read of the loss).
@@ -210,12 +212,36 @@ fn step(hip: &Hip, proxy: &Proxy, steps: usize, fig: &mut Figures) -> Result<(),
     let (dx, dy) = (gpu.alloc(STEP_COPY)?, gpu.alloc(STEP_COPY)?);
     let x: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
     gpu.upload(dx, &x.iter().flat_map(|v| v.to_ne_bytes()).collect::<Vec<u8>>())?;
+    let mut pinned: *mut c_void = std::ptr::null_mut();
+    // SAFETY: a valid out-pointer; freed below.
+    hip.check("hipHostMalloc", unsafe { (hip.host_malloc)(&mut pinned, STEP_COPY, 0) })?;
+    let result = step_rounds(hip, proxy, steps, &mut gpu, axpy, [dx, dy], &x, pinned.cast(), fig);
+    // SAFETY: allocated above, no work uses it after the rounds' synchronize.
+    unsafe { (hip.host_free)(pinned) };
+    result
+}
+
+/// The measured rounds of [`step`]: `back` is a pinned buffer of `STEP_COPY` bytes.
+#[allow(clippy::too_many_arguments)]
+fn step_rounds(
+    hip: &Hip,
+    proxy: &Proxy,
+    steps: usize,
+    gpu: &mut RemoteGpu,
+    axpy: usize,
+    [dx, dy]: [u64; 2],
+    x: &[f32],
+    back: *mut f32,
+    fig: &mut Figures,
+) -> Result<(), String> {
+    let n = STEP_COPY / 4;
     let grid = [(n as u32).div_ceil(256), 1, 1];
     let stream = gpu.stream();
     let (mut rts, mut times) = (Vec::new(), Vec::new());
     for s in 0..steps.max(1) + 1 {
         let y: Vec<f32> = (0..n).map(|i| (i + s) as f32).collect();
-        let mut back = vec![0f32; n];
+        // SAFETY: `back` holds `n` floats (STEP_COPY bytes), read only after the synchronize.
+        let back_slice = |i: usize| unsafe { *back.add(i) };
         let ((), c, ms) = measured(proxy, || {
             // SAFETY: `dy` holds STEP_COPY bytes; `y` and `back` live until the synchronize.
             unsafe { hip.check("hipMemcpyAsync", (hip.memcpy_async)(dy as *mut c_void, y.as_ptr().cast(), STEP_COPY, 1, stream))? };
@@ -224,12 +250,12 @@ fn step(hip: &Hip, proxy: &Proxy, steps: usize, fig: &mut Figures) -> Result<(),
             }
             // SAFETY: as above.
             unsafe {
-                hip.check("hipMemcpyAsync", (hip.memcpy_async)(back.as_mut_ptr().cast(), dy as *const c_void, STEP_COPY, 2, stream))?;
+                hip.check("hipMemcpyAsync", (hip.memcpy_async)(back.cast(), dy as *const c_void, STEP_COPY, 2, stream))?;
                 hip.check("hipStreamSynchronize", (hip.stream_synchronize)(stream))
             }
         })?;
-        if let Some(i) = (0..n).find(|&i| back[i] != y[i] + STEP_KERNELS as f32 * x[i]) {
-            return Err(format!("step {s}: y[{i}] = {}, want {}", back[i], y[i] + STEP_KERNELS as f32 * x[i]));
+        if let Some(i) = (0..n).find(|&i| back_slice(i) != y[i] + STEP_KERNELS as f32 * x[i]) {
+            return Err(format!("step {s}: y[{i}] = {}, want {}", back_slice(i), y[i] + STEP_KERNELS as f32 * x[i]));
         }
         if s > 0 {
             rts.push(c.round_trips as f64);
