@@ -194,19 +194,20 @@ struct ElfPhdr {
     align: U64,
 }
 
-#[derive(FromBytes, KnownLayout, Immutable, Unaligned)]
+/// An ELF64 section header (little-endian), read in place; also the code object readers'.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Clone, Copy)]
 #[repr(C)]
-struct ElfShdr {
-    name: U32,
-    sh_type: U32,
-    flags: U64,
-    addr: U64,
-    offset: U64,
-    size: U64,
-    link: U32,
-    info: U32,
-    addralign: U64,
-    entsize: U64,
+pub(crate) struct ElfShdr {
+    pub(crate) name: U32,
+    pub(crate) sh_type: U32,
+    pub(crate) flags: U64,
+    pub(crate) addr: U64,
+    pub(crate) offset: U64,
+    pub(crate) size: U64,
+    pub(crate) link: U32,
+    pub(crate) info: U32,
+    pub(crate) addralign: U64,
+    pub(crate) entsize: U64,
 }
 
 const _: () = {

@@ -18,7 +18,7 @@
 //! [`Presence::Unknown`]. Every count and length is bounded by a named limit before anything
 //! is allocated for it.
 
-use crate::fatbin::{self, ElfHeader, ImageKind, EM_AMDGPU, EM_CUDA, MAX_IMAGE_LEN};
+use crate::fatbin::{self, ElfHeader, ElfShdr as SectionHeader, ImageKind, EM_AMDGPU, EM_CUDA, MAX_IMAGE_LEN};
 use crate::metadata;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -245,21 +245,6 @@ fn is_ptx_identifier(s: &str) -> bool {
 // ------------------------------------------------------------------------------------------------
 // ELF: section headers, cubin symbols, the host module note
 // ------------------------------------------------------------------------------------------------
-
-#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Clone, Copy)]
-#[repr(C)]
-struct SectionHeader {
-    name: U32,
-    sh_type: U32,
-    flags: U64,
-    addr: U64,
-    offset: U64,
-    size: U64,
-    link: U32,
-    info: U32,
-    addralign: U64,
-    entsize: U64,
-}
 
 #[derive(FromBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]

@@ -133,6 +133,17 @@ static char* compile(void) {
   return code;
 }
 
+/* Compiles SOURCE for the calling thread's current device and loads it; `*out` gets the module,
+ * the result is its kernel `name`. */
+static hipFunction_t load_kernel(hipModule_t* out, const char* name) {
+  char* code = compile();
+  CHECK(hipModuleLoadData(out, code));
+  free(code);
+  hipFunction_t kernel;
+  CHECK(hipModuleGetFunction(&kernel, *out, name));
+  return kernel;
+}
+
 /* On its own thread: device 1 chosen here only. */
 static void* on_device_1(void* arg) {
   int* dev0_buffer = arg;
@@ -141,12 +152,8 @@ static void* on_device_1(void* arg) {
   REQUIRE(cur == 0, "a new thread starts on device %d, expected 0", cur);
   CHECK(hipSetDevice(1));
 
-  char* code = compile();
   hipModule_t module;
-  hipFunction_t fill;
-  CHECK(hipModuleLoadData(&module, code));
-  free(code);
-  CHECK(hipModuleGetFunction(&fill, module, "fill"));
+  hipFunction_t fill = load_kernel(&module, "fill");
   hipDeviceptr_t bias;
   size_t bias_size = 0;
   CHECK(hipModuleGetGlobal(&bias, &bias_size, module, "bias"));
@@ -246,12 +253,8 @@ static void pool_access(void) {
 
   /* A kernel on device 1 reads it. */
   CHECK(hipSetDevice(1));
-  char* code = compile();
   hipModule_t module;
-  hipFunction_t scaled_copy;
-  CHECK(hipModuleLoadData(&module, code));
-  free(code);
-  CHECK(hipModuleGetFunction(&scaled_copy, module, "scaled_copy"));
+  hipFunction_t scaled_copy = load_kernel(&module, "scaled_copy");
   int* out;
   CHECK(hipMalloc((void**)&out, sizeof back));
   int n = N;
@@ -289,12 +292,8 @@ static void peer_kernel(void) {
   CHECK(hipDeviceCanAccessPeer(&can, 1, 0));
   REQUIRE(can == 1, "device 1 cannot access device 0 (%d)", can);
   CHECK(hipDeviceEnablePeerAccess(0, 0));
-  char* code = compile();
   hipModule_t module;
-  hipFunction_t scaled_copy;
-  CHECK(hipModuleLoadData(&module, code));
-  free(code);
-  CHECK(hipModuleGetFunction(&scaled_copy, module, "scaled_copy"));
+  hipFunction_t scaled_copy = load_kernel(&module, "scaled_copy");
   int n = N;
   void* params[] = {&out0, &in0, &n};
   CHECK(hipModuleLaunchKernel(scaled_copy, N / 256, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
@@ -343,12 +342,8 @@ static void default_copies_between_devices(void) {
   CHECK(hipEventRecord(copied, NULL));
   CHECK(hipSetDevice(1));
   CHECK(hipStreamWaitEvent(NULL, copied, 0));
-  char* code = compile();
   hipModule_t module;
-  hipFunction_t scaled_copy;
-  CHECK(hipModuleLoadData(&module, code));
-  free(code);
-  CHECK(hipModuleGetFunction(&scaled_copy, module, "scaled_copy"));
+  hipFunction_t scaled_copy = load_kernel(&module, "scaled_copy");
   int n = N;
   void* params[] = {&b1, &b1, &n};
   CHECK(hipModuleLaunchKernel(scaled_copy, N / 256, 1, 1, 256, 1, 1, 0, NULL, params, NULL));

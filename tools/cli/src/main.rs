@@ -34,6 +34,7 @@ mod hip;
 mod install;
 #[cfg(target_os = "linux")]
 mod native;
+#[cfg(target_os = "linux")]
 mod peer_bench;
 #[cfg(target_os = "linux")]
 mod plot;
