@@ -48,6 +48,14 @@
 //! - `HIP_REMOTE_COMPRESSION=auto|on|off` (default auto): large host-to-device copies may
 //!   go compressed where the library predicts that faster (measured link, a sample's ratio
 //!   and compression speed; `client_core::compression`); auto: not to a loopback address.
+//! - `HIP_REMOTE_COMPUTE_CAPABILITY=isa|worker|MAJOR.MINOR` (default isa): what
+//!   `hipDeviceProp_t.major`/`minor` and the compute-capability attributes report. `isa`: as
+//!   ROCm, the version of the device's gfx instruction set — the worker's figures for an AMD
+//!   GPU, 0.0 for a device with no gfx ISA (an NVIDIA GPU, the host backend), so code written
+//!   for AMD GPUs that reads major/minor as a gfx version takes its family-neutral paths, as
+//!   our device code is compiled; `worker`: the worker's figures for every device (CUDA's
+//!   compute capability on the cuda backend, for programs that compare it with CUDA's);
+//!   `MAJOR.MINOR`: those numbers for every device ([`ComputeCapability`]).
 //! - `HIP_REMOTE_LOG=FILTER` (tracing syntax, e.g. `transport_rdma=debug`): the library's own
 //!   log on stderr.
 //!
@@ -126,6 +134,58 @@ pub enum PostedLookups {
     Off,
 }
 
+/// Largest major or minor number `HIP_REMOTE_COMPUTE_CAPABILITY` accepts.
+pub const MAX_COMPUTE_CAPABILITY_PART: u32 = 1000;
+
+/// What `hipDeviceProp_t.major`/`minor` report (`HIP_REMOTE_COMPUTE_CAPABILITY`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComputeCapability {
+    /// As ROCm (`clr` reports the gfx ISA's version): the worker's figures for a device whose
+    /// `gcnArchName` is a gfx target, 0.0 for one with no gfx ISA. Code written for AMD GPUs
+    /// reads major/minor as that version when `gcnArchName` is no gfx target (ggml: 9.0 would
+    /// mean GCN, wave 64), while hipcc compiles device code for such devices with no gfx
+    /// family's macros: both sides then take the same family-neutral paths.
+    IsaVersion,
+    /// The worker's figures for every device (CUDA's compute capability on the cuda backend).
+    Worker,
+    /// These numbers for every device.
+    Fixed {
+        /// `hipDeviceProp_t.major`.
+        major: u32,
+        /// `hipDeviceProp_t.minor`.
+        minor: u32,
+    },
+}
+
+impl ComputeCapability {
+    /// The `(major, minor)` to report for a device whose worker says `worker` and whose
+    /// `gcnArchName` is `arch_name`.
+    pub fn presented(self, arch_name: &str, worker: (u32, u32)) -> (u32, u32) {
+        match self {
+            Self::IsaVersion if arch_name.starts_with("gfx") => worker,
+            Self::IsaVersion => (0, 0),
+            Self::Worker => worker,
+            Self::Fixed { major, minor } => (major, minor),
+        }
+    }
+
+    fn parse(text: &str) -> Result<Self, EnvError> {
+        let refused = || EnvError {
+            name: "HIP_REMOTE_COMPUTE_CAPABILITY".into(),
+            value: text.chars().take(64).collect(),
+            expected: format!("isa, worker or MAJOR.MINOR (each at most {MAX_COMPUTE_CAPABILITY_PART})"),
+        };
+        match text {
+            "isa" => return Ok(Self::IsaVersion),
+            "worker" => return Ok(Self::Worker),
+            _ => {}
+        }
+        let (major, minor) = text.split_once('.').ok_or_else(refused)?;
+        let part = |s: &str| s.parse::<u32>().ok().filter(|n| *n <= MAX_COMPUTE_CAPABILITY_PART).ok_or_else(refused);
+        Ok(Self::Fixed { major: part(major)?, minor: part(minor)? })
+    }
+}
+
 /// Where and how to reach the worker.
 #[derive(Debug, Clone)]
 pub struct ClientConfig {
@@ -169,6 +229,8 @@ pub struct ClientConfig {
     /// Resume the session over a new connection when the connection breaks, where the
     /// worker offers it (`HIP_REMOTE_RESUME`, default on; TCP and TLS connections).
     pub resume: bool,
+    /// What `hipDeviceProp_t.major`/`minor` report (`HIP_REMOTE_COMPUTE_CAPABILITY`).
+    pub compute_capability: ComputeCapability,
     /// Stripe connections to ask for (`HIP_REMOTE_STRIPES`; 0 or 1: none).
     pub stripes: u32,
     /// Smallest copy sent over the stripes (`HIP_REMOTE_STRIPE_MIN_BYTES`).
@@ -205,6 +267,7 @@ impl ClientConfig {
             content_store: None,
             compression: None,
             resume: true,
+            compute_capability: ComputeCapability::IsaVersion,
             stripes: DEFAULT_STRIPES,
             stripe_min_bytes: DEFAULT_STRIPE_MIN_BYTES,
             #[cfg(feature = "rdma")]
@@ -348,6 +411,9 @@ impl ClientConfig {
             content_store,
             compression,
             resume: env::flag(lookup, "HIP_REMOTE_RESUME")?.unwrap_or(true),
+            compute_capability: var("HIP_REMOTE_COMPUTE_CAPABILITY")?
+                .as_deref()
+                .map_or(Ok(ComputeCapability::IsaVersion), ComputeCapability::parse)?,
             stripes: env::uint(lookup, "HIP_REMOTE_STRIPES", 0..=u64::from(MAX_STRIPES), "stripes")?.map_or(DEFAULT_STRIPES, |n| n as u32),
             stripe_min_bytes: env::uint(lookup, "HIP_REMOTE_STRIPE_MIN_BYTES", 1..=1 << 40, "bytes")?
                 .map_or(DEFAULT_STRIPE_MIN_BYTES, |n| usize::try_from(n).unwrap_or(usize::MAX)),
@@ -549,6 +615,23 @@ mod test {
             ("0", PostedLookups::Off),
         ] {
             assert_eq!(from(&[("HIP_REMOTE_POSTED_LOOKUPS", value)]).unwrap().posted_lookups, want, "{value}");
+        }
+    }
+
+    #[test]
+    fn major_and_minor_are_the_gfx_isa_version_unless_told_otherwise() {
+        let isa = from(&[]).unwrap().compute_capability;
+        assert_eq!(isa, ComputeCapability::IsaVersion);
+        // An AMD GPU keeps the worker's figures; an NVIDIA GPU and the host backend have no gfx ISA.
+        assert_eq!(isa.presented("gfx90a:sramecc+:xnack-", (9, 0)), (9, 0));
+        assert_eq!(isa.presented("sm_90", (9, 0)), (0, 0));
+        assert_eq!(isa.presented("host", (1, 0)), (0, 0));
+        let worker = from(&[("HIP_REMOTE_COMPUTE_CAPABILITY", "worker")]).unwrap().compute_capability;
+        assert_eq!(worker.presented("sm_90", (9, 0)), (9, 0));
+        let fixed = from(&[("HIP_REMOTE_COMPUTE_CAPABILITY", "8.6")]).unwrap().compute_capability;
+        assert_eq!(fixed.presented("gfx1100", (11, 0)), (8, 6));
+        for bad in ["9", "9.", "x.0", "1001.0", "9.0.1", "-1.0"] {
+            assert_eq!(from(&[("HIP_REMOTE_COMPUTE_CAPABILITY", bad)]).expect_err(bad).name, "HIP_REMOTE_COMPUTE_CAPABILITY");
         }
     }
 

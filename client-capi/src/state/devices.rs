@@ -78,6 +78,8 @@ fn remember_properties(device: u32, mut props: wire::DeviceProperties) -> wire::
     props.can_map_host_memory = true;
     props.concurrent_managed_access = false;
     props.pageable_memory_access = false;
+    // Major and minor as ROCm means them unless the user chose otherwise (`config`).
+    (props.major, props.minor) = crate::remote::config().compute_capability.presented(props.arch_name.as_str(), (props.major, props.minor));
     if let Some(published) = crate::remote::published_if_known(device) {
         published.devices().remember_properties(device, props.clone());
     }
