@@ -37,8 +37,8 @@ GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 for t in "$PACK"/tests/*; do
   name=$(basename "$t")
   # Programs of device-fault-heal.sh and device-multi-worker.sh, which start the workers
-  # they need.
-  case "$name" in device_fault_heal|kernel_watchdog|freed_memory|multi_worker) continue ;; esac
+  # they need, and visible_devices, which device-multi-gpu.sh runs with the variables set.
+  case "$name" in device_fault_heal|kernel_watchdog|freed_memory|multi_worker|visible_devices) continue ;; esac
   # Two devices of one worker (peer copies, a peer kernel reading pool memory granted by
   # hipMemPoolSetAccess): on a machine of two GPUs or more.
   if [ "$name" = multi_device ] && [ "$GPUS" -lt 2 ]; then echo "SKIP multi_device: $GPUS GPU(s), it needs 2"; continue; fi

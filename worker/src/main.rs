@@ -590,20 +590,7 @@ impl TcpWorker {
     }
 }
 
-/// How the CUDA driver loads a module's kernels, unless the operator says otherwise.
-/// Lazy loading (CUDA's default since 12.2) loads a kernel at its first launch, which "might
-/// require context synchronization": behind a stream that a tenant's host callback holds,
-/// that waits for the callback's release, which the tenant sends only after calls the
-/// worker, waiting, no longer answers (ROCm's hip-tests do exactly this). Eager loading pays
-/// at module load instead.
-const CUDA_MODULE_LOADING_DEFAULT: &str = "EAGER";
-
 fn main() -> std::process::ExitCode {
-    // Before any thread exists (setting the environment is not thread-safe); session
-    // processes inherit it.
-    if std::env::var_os("CUDA_MODULE_LOADING").is_none() {
-        std::env::set_var("CUDA_MODULE_LOADING", CUDA_MODULE_LOADING_DEFAULT);
-    }
     // A session process (started by a worker, never by hand): its own arguments.
     if std::env::args().nth(1).as_deref() == Some(hip_worker::sandbox::CHILD_ARG) {
         return hip_worker::sandbox::child::main(std::env::args().skip(2));
