@@ -73,10 +73,11 @@ summarize() { # LOG: test-backend-ops' own counts (passed/total), FAIL and "not 
 }
 
 start_worker() { # BIN BACKEND LOGDIR: a worker on a free local port; sets HIP_REMOTE_WORKER, worker_pid
-  # WORKER_ARGS: more worker flags (e.g. `--devices 0`: one GPU of several).
+  # WORKER_ARGS: more worker flags (e.g. `--devices 0`: one GPU of several). The compile and
+  # JIT cache lies outside LOGDIR: session processes run as another user, who must reach it.
   local bin=$1 backend=$2 dir=$3
   # shellcheck disable=SC2086 # WORKER_ARGS is a list of flags
-  "$bin" --listen 127.0.0.1:0 --backend "$backend" --allow-host-code --rtc-cache-dir "$dir/rtc-cache" ${WORKER_ARGS:-} \
+  "$bin" --listen 127.0.0.1:0 --backend "$backend" --allow-host-code --rtc-cache-dir "${RTC_CACHE_DIR:-/tmp/hip-remote-rtc-cache}" ${WORKER_ARGS:-} \
     >"$dir/worker.stdout" 2>"$dir/worker.log" &
   worker_pid=$!
   for _ in $(seq 200); do grep -q "listening on" "$dir/worker.stdout" 2>/dev/null && break; sleep 0.1; done
@@ -163,7 +164,7 @@ pack)
   "${PYTHON:-python3}" "$here/llama-tiny-model.py" "$stage/llama/tiny-q8_0.gguf"  # needs pip's gguf
   cp "$here/llama-cpp.sh" "$stage/llama/llama-cpp.sh"
   if [ -n "${3:-}" ]; then # SRC: the sources for the native build on the GPU machine (~8 MB)
-    tar -C "$3" --exclude='*.gguf' -cf - CMakeLists.txt cmake include ggml src common tests tools vendor licenses LICENSE \
+    tar -C "$3" --exclude='*.gguf' -cf - CMakeLists.txt cmake include ggml src common tests tools vendor licenses LICENSE app \
       | xz -T0 -6 >"$stage/llama/llama-src.tar.xz"
   fi
   tar -C "$stage" -cf - llama | xz -T0 -6 >"$out"

@@ -15,6 +15,7 @@ impl CudaBackend {
         Ok(match op {
             GraphOp::Kernel { function, config, args } => {
                 let f = self.function_entry(*function, |e| e.raw.0)?;
+                self.allow_dynamic_shared(*function, u64::from(config.shared_mem))?;
                 graph.add_kernel_node(deps, f, config, args)?
             }
             GraphOp::Memset { fill, pattern } => {

@@ -49,6 +49,28 @@ fn param_layout(f: CUfunction) -> Vec<ParamLayout> {
 }
 
 impl CudaBackend {
+    /// HIP has no opt-in for dynamic shared memory: a launch may use up to
+    /// `sharedMemPerBlock` (reported as the device's opt-in maximum, `props.rs`) with no
+    /// `hipFuncSetAttribute`, and code written for AMD GPUs never asks. CUDA refuses more than
+    /// the function's `MAX_DYNAMIC_SHARED_SIZE_BYTES` (48 KiB until raised), so a launch asking
+    /// for more raises it first, once per function and size. Above what the device allows the
+    /// driver refuses, and the launch fails with `hipErrorOutOfMemory`, as ROCm's does.
+    /// Occupancy queries raise it too, so they describe the launch that would follow.
+    pub(super) fn allow_dynamic_shared(&self, function: FunctionHandle, dynamic_shared: u64) -> Result<(), BackendError> {
+        let (f, device, allowed) = self.function_entry(function, |e| (e.raw, e.device, e.attributes.max_dynamic_shared_size))?;
+        let too_much = |why: String| {
+            BackendError::OutOfMemory(format!("{dynamic_shared} bytes of dynamic shared memory are more than this kernel may use on the device{why}"))
+        };
+        let wanted = i32::try_from(dynamic_shared).map_err(|_| too_much(String::new()))?;
+        if wanted <= allowed {
+            return Ok(());
+        }
+        self.enter(device)?;
+        result::func::set_attribute(f.0, FA::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, wanted).map_err(|e| too_much(format!(" ({e})")))?;
+        write(&self.modules).set_attribute(function, FunctionAttribute::MaxDynamicSharedSize, wanted);
+        Ok(())
+    }
+
     pub(super) fn function_entry<R>(
         &self,
         function: FunctionHandle,
@@ -172,6 +194,7 @@ impl ModuleBackend for CudaBackend {
             return Err(BackendError::InvalidConfiguration(format!("grid {:?} / block {:?} has a zero dimension", config.grid, config.block)));
         }
         let s = self.work_stream(stream, device)?;
+        self.allow_dynamic_shared(function, u64::from(config.shared_mem))?;
         let launched = self.launch_logged(module, stream, || Ok(result::launch::kernel(f.0, &config, s, args)?));
         if launched.is_ok() && self.launch_watch.enabled() {
             self.watch_launch(s, device);
@@ -209,6 +232,7 @@ impl ModuleBackend for CudaBackend {
             return Err(BackendError::InvalidConfiguration(format!("grid {:?} / block {:?} has a zero dimension", config.grid, config.block)));
         }
         let s = self.work_stream(stream, device)?;
+        self.allow_dynamic_shared(function, u64::from(config.shared_mem))?;
         // cuLaunchCooperativeKernel takes kernelParams only: one pointer per parameter, into
         // the packed blob.
         self.launch_logged(module, stream, || Ok(result::launch::cooperative(f.0, &config, s, &mut args, &params)?))
@@ -221,6 +245,8 @@ impl ModuleBackend for CudaBackend {
     }
 
     fn occupancy_max_active_blocks(&self, function: FunctionHandle, block_size: u32, dynamic_shared: u64) -> Result<u32, BackendError> {
+        // More than the device allows: the calculator answers 0 blocks, as for any other limit.
+        let _ = self.allow_dynamic_shared(function, dynamic_shared);
         let (f, device) = self.function_entry(function, |e| (e.raw, e.device))?;
         self.enter(device)?;
         let n = result::occupancy::max_active_blocks(f.0, block_size as i32, dynamic_shared as usize)?;
@@ -228,6 +254,7 @@ impl ModuleBackend for CudaBackend {
     }
 
     fn occupancy_max_potential_block_size(&self, function: FunctionHandle, dynamic_shared: u64, limit: u32) -> Result<(u32, u32), BackendError> {
+        let _ = self.allow_dynamic_shared(function, dynamic_shared);
         let (f, device) = self.function_entry(function, |e| (e.raw, e.device))?;
         self.enter(device)?;
         let (grid, block) = result::occupancy::max_potential_block_size(f.0, dynamic_shared as usize, limit as i32)?;

@@ -20,7 +20,9 @@ pub fn read(dev: CUdevice) -> Result<DeviceProperties, BackendError> {
         name,
         gcn_arch_name: format!("sm_{major}{minor}"),
         total_global_mem: total as u64,
-        shared_mem_per_block: a(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)? as u64,
+        // What a block may use, as HIP means it (no opt-in: launches raise a kernel's limit
+        // themselves, `module.rs`), rather than CUDA's 48 KiB before opt-in.
+        shared_mem_per_block: a(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u64,
         shared_mem_per_block_optin: a(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u64,
         regs_per_block: a(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)?,
         warp_size: a(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
