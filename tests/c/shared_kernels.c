@@ -2,7 +2,9 @@
  * Kernels that need a block's threads to cooperate, compiled by hiprtc on the worker: a
  * tiled matrix multiply in __shared__ memory, a block reduction with __syncthreads, a
  * warp-shuffle reduction (warpSize as the device reports it), a histogram with atomics on
- * shared memory, and a block reversal through dynamic shared memory (extern __shared__).
+ * shared memory, a block reversal through dynamic shared memory (extern __shared__), and a
+ * block using all the dynamic shared memory `sharedMemPerBlock` promises with no
+ * hipFuncSetAttribute (HIP has no opt-in; one byte more is hipErrorOutOfMemory, as in ROCm).
  * Each result is checked against a CPU reference.
  */
 #include "rtc_module.h"
@@ -55,6 +57,14 @@ static const char* SOURCE =
     "  scratch[threadIdx.x] = data[i];\n"
     "  __syncthreads();\n"
     "  data[i] = scratch[blockDim.x - 1 - threadIdx.x];\n"
+    "}\n"
+    "extern \"C\" __global__ void fill_shared(unsigned* out, unsigned words) {\n"
+    "  extern __shared__ unsigned big[];\n"
+    "  for (unsigned i = threadIdx.x; i < words; i += blockDim.x) big[i] = i * 2654435761u;\n"
+    "  __syncthreads();\n"
+    "  unsigned sum = 0;\n"
+    "  for (unsigned i = threadIdx.x; i < words; i += blockDim.x) sum += big[words - 1 - i];\n"
+    "  atomicAdd(out, sum);\n"
     "}\n";
 
 static void* upload(const void* host, size_t len) {
@@ -74,12 +84,13 @@ int main(void) {
   const int warp = props.warpSize;
   if (warp != 32 && warp != 64) { printf("FAIL warpSize %d\n", warp); return 1; }
   hipModule_t module = rtc_module(SOURCE, "shared_kernels.hip", props.gcnArchName);
-  hipFunction_t matmul, block_sum, warp_sum, histogram, reverse;
+  hipFunction_t matmul, block_sum, warp_sum, histogram, reverse, fill_shared;
   CHECK(hipModuleGetFunction(&matmul, module, "matmul"));
   CHECK(hipModuleGetFunction(&block_sum, module, "block_sum"));
   CHECK(hipModuleGetFunction(&warp_sum, module, "warp_sum"));
   CHECK(hipModuleGetFunction(&histogram, module, "histogram"));
   CHECK(hipModuleGetFunction(&reverse, module, "reverse"));
+  CHECK(hipModuleGetFunction(&fill_shared, module, "fill_shared"));
 
   /* Tiled matrix multiply, n not a multiple of the tile. Small integers: exact in float. */
   enum { N = 70 };
@@ -160,6 +171,23 @@ int main(void) {
     if (back[i] != rev[blk * RT + RT - 1 - t]) { printf("FAIL reverse[%d] = %g\n", i, back[i]); return 1; }
   }
   printf("dynamic shared memory verified\n");
+
+  /* All of sharedMemPerBlock, no opt-in: each thread reads words other threads wrote. */
+  hipDeviceProp_t prop;
+  CHECK(hipGetDeviceProperties(&prop, 0));
+  unsigned words = (unsigned)(prop.sharedMemPerBlock / sizeof(unsigned));
+  unsigned want_sum = 0;
+  for (unsigned i = 0; i < words; i++) want_sum += i * 2654435761u;
+  unsigned zero = 0;
+  unsigned* dsum = upload(&zero, sizeof zero);
+  void* f_args[] = {&dsum, &words};
+  CHECK(hipModuleLaunchKernel(fill_shared, 1, 1, 1, 128, 1, 1, (unsigned)prop.sharedMemPerBlock, NULL, f_args, NULL));
+  unsigned got_sum = 0;
+  download(&got_sum, dsum, sizeof got_sum);
+  REQUIRE(got_sum == want_sum, "a block using all %zu bytes of shared memory summed %u, want %u", prop.sharedMemPerBlock, got_sum, want_sum);
+  EXPECT_ERR(hipModuleLaunchKernel(fill_shared, 1, 1, 1, 128, 1, 1, (unsigned)prop.sharedMemPerBlock + 1, NULL, f_args, NULL),
+             hipErrorOutOfMemory);
+  printf("all %zu bytes of dynamic shared memory verified, one more refused\n", prop.sharedMemPerBlock);
 
   CHECK(hipModuleUnload(module));
   printf("PASS shared_kernels\n");

@@ -52,12 +52,12 @@ int main() {
   /* hipChooseDevice maps to hipChooseDeviceR0600 with hipDeviceProp_t (ROCm 7's layout). */
   hipDeviceProp_t want;
   std::memset(&want, 0, sizeof want);
-  want.major = 1;
+  want.multiProcessorCount = 1;
   int dev = -1;
   CHECK(hipChooseDevice(&dev, &want));
   hipDeviceProp_t have;
   CHECK(hipGetDeviceProperties(&have, dev));
-  REQUIRE(dev == 0 && have.major >= 1);
+  REQUIRE(dev == 0 && have.multiProcessorCount >= 1);
   want.totalGlobalMem = have.totalGlobalMem + 1; /* more than any device has: device 0 */
   CHECK(hipChooseDeviceR0600(&dev, &want));
   REQUIRE(dev == 0);

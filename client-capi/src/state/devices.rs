@@ -120,6 +120,22 @@ pub fn max_threads_per_block(device: u32) -> Result<u32, CallError> {
     Ok(max)
 }
 
+/// `sharedMemPerBlock` of `device`, from a per-thread cache (checked by every launch, as
+/// [`max_threads_per_block`]).
+pub fn shared_mem_per_block(device: u32) -> Result<u64, CallError> {
+    thread_local! {
+        static CACHED: Cell<Option<(u32, u64)>> = const { Cell::new(None) };
+    }
+    if let Some((d, bytes)) = CACHED.with(|c| c.get()) {
+        if d == device {
+            return Ok(bytes);
+        }
+    }
+    let bytes = properties(device)?.shared_mem_per_block;
+    CACHED.with(|c| c.set(Some((device, bytes))));
+    Ok(bytes)
+}
+
 /// `device`'s scheduling flag, as ROCm keeps it on its device object (every thread sees a
 /// device's flag); a device starts with `hipDeviceScheduleSpin`, as in ROCm. Opens nothing.
 pub fn schedule_flag(device: u32) -> c_uint {

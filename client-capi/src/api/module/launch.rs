@@ -249,6 +249,15 @@ pub(crate) unsafe fn launch_as(
         return Err(CallError::new(bad_dims, format!("launch of {} with {threads} threads per block (device maximum {max})", f.name)));
     }
     let shared_mem = u32::try_from(g.shared_mem).map_err(|_| CallError::new(bad_dims, format!("{} bytes of dynamic shared memory", g.shared_mem)))?;
+    // At the call, as ROCm's launch check: the launch is posted, its worker-side failure would
+    // come only at a later call.
+    let per_block = shared_mem_per_block(current_device())?;
+    if per_block > 0 && u64::from(shared_mem) > per_block {
+        return Err(CallError::new(
+            HipError::OUT_OF_MEMORY,
+            format!("launch of {} with {shared_mem} bytes of dynamic shared memory (the device has {per_block} per block)", f.name),
+        ));
+    }
     if kernel_params.is_null() && !extra.is_null() {
         // SAFETY: forwarded caller contract.
         let args = f.layout()?.check_buffer(unsafe { extra_buffer(extra)? })?;

@@ -430,12 +430,14 @@ fn launches_with_bad_shapes_or_arguments_are_refused() {
         LaunchConfig { block: [32, 32, 2], ..ok },
         LaunchConfig { block: [1, 1, 65], ..ok },
         LaunchConfig { grid: [1, 65_536, 1], ..ok },
-        LaunchConfig { shared_mem: 1 << 20, ..ok },
     ];
     for config in cases {
         let err = backend.launch_kernel(None, vadd.handle, config, &[0; 32]).unwrap_err();
         assert_eq!(err.hip_code(), hip_code::INVALID_CONFIGURATION, "{config:?}: {err}");
     }
+    // More dynamic shared memory than a block has: ROCm's hipErrorOutOfMemory.
+    let err = backend.launch_kernel(None, vadd.handle, LaunchConfig { shared_mem: 1 << 20, ..ok }, &[0; 32]).unwrap_err();
+    assert_eq!(err.hip_code(), hip_code::OUT_OF_MEMORY, "{err}");
     let stale = FunctionHandle::from_raw(u64::MAX);
     let err = backend.launch_kernel(None, stale, ok, &[0; 32]).unwrap_err();
     assert_eq!(err.hip_code(), hip_code::INVALID_HANDLE);

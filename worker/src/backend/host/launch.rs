@@ -177,8 +177,9 @@ pub(super) fn validate_launch(kernel: &Kernel, config: &LaunchConfig, args_len: 
     }
     let shared = u64::from(config.shared_mem) + u64::from(kernel.static_shared);
     if shared > props.shared_mem_per_block {
-        return Err(bad(format!(
-            "{} bytes of dynamic shared memory (plus {} static) exceed the {} bytes per block",
+        // ROCm's launch check answers hipErrorOutOfMemory here.
+        return Err(BackendError::OutOfMemory(format!(
+            "launch of `{name}`: {} bytes of dynamic shared memory (plus {} static) exceed the {} bytes per block",
             config.shared_mem, kernel.static_shared, props.shared_mem_per_block
         )));
     }
