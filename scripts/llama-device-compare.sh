@@ -12,6 +12,14 @@
 set -u
 P=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/device-out}
+start_ours() { # DIR: a cuda worker of the pack, our libraries first; sets WPID, HIP_REMOTE_WORKER
+  export LD_LIBRARY_PATH=$P/llama/lib:$P/lib
+  $P/bin/hip-worker --listen 127.0.0.1:0 --backend cuda --allow-host-code --rtc-cache-dir /tmp/hip-remote-rtc-cache > "$1/worker.stdout" 2> "$1/worker.log" &
+  WPID=$!
+  for _ in $(seq 200); do grep -q "listening on" "$1/worker.stdout" 2>/dev/null && break; sleep 0.1; done
+  HIP_REMOTE_WORKER=$(sed -n 's/^hip-worker listening on \([0-9.:]*\).*/\1/p' "$1/worker.stdout" | head -1)
+  export HIP_REMOTE_WORKER
+}
 case "${1:-}" in
 both)
 cd "$P" && tar xJf llama.tar.xz
@@ -24,11 +32,7 @@ mkdir -p $BASE/native $BASE/ours
   nice -n 5 cmake --build $src/build --target test-backend-ops llama-bench -j 14 >> $BASE/native/build.log 2>&1
   echo "native build rc=$? $((SECONDS-t0)) s" >> $BASE/native/build.log ) &
 BPID=$!
-export LD_LIBRARY_PATH=$P/llama/lib:$P/lib
-$P/bin/hip-worker --listen 127.0.0.1:0 --backend cuda --allow-host-code --rtc-cache-dir /tmp/hip-remote-rtc-cache > $BASE/ours/worker.stdout 2> $BASE/ours/worker.log &
-WPID=$!
-for _ in $(seq 200); do grep -q "listening on" $BASE/ours/worker.stdout 2>/dev/null && break; sleep 0.1; done
-export HIP_REMOTE_WORKER=$(sed -n 's/^hip-worker listening on \([0-9.:]*\).*/\1/p' $BASE/ours/worker.stdout | head -1)
+start_ours $BASE/ours
 t0=$SECONDS
 timeout ${OURS_TIMEOUT:-230} $P/llama/test-backend-ops test -b ROCm0 -o MUL_MAT -p '^type_a=(q2_K,.*,n=[1-8],|q3_K|q4_K|q5_K|q6_K|iq|tq)' > $BASE/ours/mulmat-rest.log 2>&1
 echo "ours MUL_MAT rest rc=$? $((SECONDS-t0)) s" >> $BASE/ours/summary.txt
@@ -52,11 +56,7 @@ gzip -f $BASE/native/test-backend-ops.log $BASE/ours/mulmat-rest.log 2>/dev/null
 rest)
 cd "$P" && tar xJf llama.tar.xz
 mkdir -p $OUT/ours
-export LD_LIBRARY_PATH=$P/llama/lib:$P/lib
-$P/bin/hip-worker --listen 127.0.0.1:0 --backend cuda --allow-host-code --rtc-cache-dir /tmp/hip-remote-rtc-cache > $OUT/ours/worker.stdout 2> $OUT/ours/worker.log &
-WPID=$!
-for _ in $(seq 200); do grep -q "listening on" $OUT/ours/worker.stdout 2>/dev/null && break; sleep 0.1; done
-export HIP_REMOTE_WORKER=$(sed -n 's/^hip-worker listening on \([0-9.:]*\).*/\1/p' $OUT/ours/worker.stdout | head -1)
+start_ours $OUT/ours
 t0=$SECONDS
 timeout 100 $P/llama/test-backend-ops test -b ROCm0 -o SQR,SQRT,CLAMP,SOFT_MAX,ROPE,CONCAT,SUM_ROWS > $OUT/ours/ops-rest.log 2>&1
 echo "ops rest rc=$? $((SECONDS-t0)) s" | tee -a $OUT/ours/summary.txt

@@ -104,36 +104,37 @@ pub fn properties(device: u32) -> Result<wire::DeviceProperties, CallError> {
     Ok(remember_properties(device, props))
 }
 
-/// `maxThreadsPerBlock` of `device`, from a per-thread cache: launches check it every time,
-/// and cloning the whole cached property set per launch showed in the launch rate.
-pub fn max_threads_per_block(device: u32) -> Result<u32, CallError> {
-    thread_local! {
-        static CACHED: Cell<Option<(u32, u32)>> = const { Cell::new(None) };
-    }
-    if let Some((d, max)) = CACHED.with(|c| c.get()) {
-        if d == device {
-            return Ok(max);
-        }
-    }
-    let max = properties(device)?.max_threads_per_block;
-    CACHED.with(|c| c.set(Some((device, max))));
-    Ok(max)
+/// What every launch checks against the device, per thread cached: cloning the whole cached
+/// property set per launch showed in the launch rate.
+#[derive(Clone, Copy)]
+struct LaunchLimits {
+    max_threads_per_block: u32,
+    shared_mem_per_block: u64,
 }
 
-/// `sharedMemPerBlock` of `device`, from a per-thread cache (checked by every launch, as
-/// [`max_threads_per_block`]).
-pub fn shared_mem_per_block(device: u32) -> Result<u64, CallError> {
+fn launch_limits(device: u32) -> Result<LaunchLimits, CallError> {
     thread_local! {
-        static CACHED: Cell<Option<(u32, u64)>> = const { Cell::new(None) };
+        static CACHED: Cell<Option<(u32, LaunchLimits)>> = const { Cell::new(None) };
     }
-    if let Some((d, bytes)) = CACHED.with(|c| c.get()) {
+    if let Some((d, limits)) = CACHED.with(|c| c.get()) {
         if d == device {
-            return Ok(bytes);
+            return Ok(limits);
         }
     }
-    let bytes = properties(device)?.shared_mem_per_block;
-    CACHED.with(|c| c.set(Some((device, bytes))));
-    Ok(bytes)
+    let props = properties(device)?;
+    let limits = LaunchLimits { max_threads_per_block: props.max_threads_per_block, shared_mem_per_block: props.shared_mem_per_block };
+    CACHED.with(|c| c.set(Some((device, limits))));
+    Ok(limits)
+}
+
+/// `maxThreadsPerBlock` of `device` (cached per thread).
+pub fn max_threads_per_block(device: u32) -> Result<u32, CallError> {
+    Ok(launch_limits(device)?.max_threads_per_block)
+}
+
+/// `sharedMemPerBlock` of `device` (cached per thread).
+pub fn shared_mem_per_block(device: u32) -> Result<u64, CallError> {
+    Ok(launch_limits(device)?.shared_mem_per_block)
 }
 
 /// `device`'s scheduling flag, as ROCm keeps it on its device object (every thread sees a

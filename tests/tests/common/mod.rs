@@ -196,6 +196,15 @@ impl SessionDriver {
         submitted.ticket.request_id()
     }
 
+    /// [`Self::send`] of a frame the worker may refuse while it is still being written: it may
+    /// close the connection after the header, and the rest of the write then fails
+    /// (`ECONNRESET`, `EPIPE`). The test checks the closure itself.
+    pub fn send_may_be_cut(&mut self, req: &Request<'_>, flags: Flags) {
+        let expect = if flags == Flags::NO_REPLY { Expect::NoReply } else { Expect::Reply };
+        let submitted = self.session.submit(req, expect).unwrap_or_else(|e| panic!("submit {:?}: {e:?}", req.opcode()));
+        let _ = self.peer.sink.send(submitted.head, submitted.bulk);
+    }
+
     /// Submits a fire-and-forget request and queues its frame in the sink's coalescing
     /// buffer: the next [`Self::send`] sends it first (as the client library batches).
     pub fn post(&mut self, req: &Request<'_>) -> u64 {

@@ -252,7 +252,12 @@ pub fn main(args: impl IntoIterator<Item = String>) -> ExitCode {
         use std::os::unix::fs::DirBuilderExt;
         let jit = dir.join(super::spec::CUDA_JIT_CACHE_DIR);
         if let Err(e) = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&jit) {
-            tracing::warn!(dir = %jit.display(), %e, "no CUDA JIT cache: the driver compiles this session's PTX without one");
+            tracing::warn!(
+                dir = %jit.display(),
+                %e,
+                "no CUDA JIT cache: the driver compiles this session's PTX without one; the session user must be able to reach \
+                 --rtc-cache-dir (not under a directory only root may enter, such as /root)"
+            );
         }
     }
     let backend = match build_backend(&args.backend, &usage, args.usage_row, args.shared) {
