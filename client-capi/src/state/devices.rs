@@ -104,15 +104,18 @@ pub fn properties(device: u32) -> Result<wire::DeviceProperties, CallError> {
     Ok(remember_properties(device, props))
 }
 
-/// What every launch checks against the device, per thread cached: cloning the whole cached
-/// property set per launch showed in the launch rate.
+/// What every launch checks against the device.
 #[derive(Clone, Copy)]
-struct LaunchLimits {
-    max_threads_per_block: u32,
-    shared_mem_per_block: u64,
+pub struct LaunchLimits {
+    /// `maxThreadsPerBlock`.
+    pub max_threads_per_block: u32,
+    /// `sharedMemPerBlock`.
+    pub shared_mem_per_block: u64,
 }
 
-fn launch_limits(device: u32) -> Result<LaunchLimits, CallError> {
+/// [`LaunchLimits`] of `device`, from a per-thread cache: cloning the whole cached property
+/// set per launch showed in the launch rate.
+pub fn launch_limits(device: u32) -> Result<LaunchLimits, CallError> {
     thread_local! {
         static CACHED: Cell<Option<(u32, LaunchLimits)>> = const { Cell::new(None) };
     }
@@ -125,16 +128,6 @@ fn launch_limits(device: u32) -> Result<LaunchLimits, CallError> {
     let limits = LaunchLimits { max_threads_per_block: props.max_threads_per_block, shared_mem_per_block: props.shared_mem_per_block };
     CACHED.with(|c| c.set(Some((device, limits))));
     Ok(limits)
-}
-
-/// `maxThreadsPerBlock` of `device` (cached per thread).
-pub fn max_threads_per_block(device: u32) -> Result<u32, CallError> {
-    Ok(launch_limits(device)?.max_threads_per_block)
-}
-
-/// `sharedMemPerBlock` of `device` (cached per thread).
-pub fn shared_mem_per_block(device: u32) -> Result<u64, CallError> {
-    Ok(launch_limits(device)?.shared_mem_per_block)
 }
 
 /// `device`'s scheduling flag, as ROCm keeps it on its device object (every thread sees a

@@ -244,14 +244,15 @@ pub(crate) unsafe fn launch_as(
         ));
     }
     let threads = g.block.iter().map(|&d| u64::from(d)).product::<u64>();
-    let max = u64::from(max_threads_per_block(current_device())?);
+    let limits = launch_limits(current_device())?;
+    let max = u64::from(limits.max_threads_per_block);
     if max > 0 && threads > max {
         return Err(CallError::new(bad_dims, format!("launch of {} with {threads} threads per block (device maximum {max})", f.name)));
     }
     let shared_mem = u32::try_from(g.shared_mem).map_err(|_| CallError::new(bad_dims, format!("{} bytes of dynamic shared memory", g.shared_mem)))?;
     // At the call, as ROCm's launch check: the launch is posted, its worker-side failure would
     // come only at a later call.
-    let per_block = shared_mem_per_block(current_device())?;
+    let per_block = limits.shared_mem_per_block;
     if per_block > 0 && u64::from(shared_mem) > per_block {
         return Err(CallError::new(
             HipError::OUT_OF_MEMORY,

@@ -60,7 +60,7 @@ use crate::abi::*;
 use crate::fatbin::{self, Bundle, Extent, ImageKind};
 use crate::handle::{stream_id, Handle};
 use crate::remote::with_conn;
-use crate::state::devices::{current_device, max_threads_per_block, properties, shared_mem_per_block};
+use crate::state::devices::{current_device, launch_limits, properties};
 use crate::state::sync::call_sync;
 use client_core::CallError;
 use hip_code_object::portable::{self, Choice, SourceEntry};
