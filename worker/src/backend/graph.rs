@@ -9,6 +9,7 @@
 //! graphs of its own (CUDA's `CUgraph`, HIP's `hipGraph_t`) overrides [`GraphBackend`] to
 //! build one at instantiation and launch it natively ([`ExecGraph::Native`]).
 
+use super::blas::{BlasBackend, BlasCall, BlasHandle};
 use super::{
     ArrayBackend, BackendError, DeviceIndex, DevicePtr, EventBackend, EventHandle, Extent, FunctionHandle, LaunchConfig, MemOp, MemoryBackend,
     MemsetBackend, MemsetPattern, ModuleBackend, PitchedFill, Place, StreamBackend, StreamHandle, StreamOpsBackend,
@@ -69,6 +70,14 @@ pub enum GraphOp {
     },
     /// Stream memory operations, in order (`hipGraphAddBatchMemOpNode`).
     MemOps(Arc<[MemOp]>),
+    /// A BLAS routine captured from a stream: run through the backend's BLAS at every
+    /// launch, on the launch stream, with the handle it was captured with.
+    Blas {
+        /// The backend's handle (kept alive while a graph holds it).
+        handle: BlasHandle,
+        /// The routine, its operands checked by the session.
+        call: BlasCall,
+    },
     /// Nothing (a join or fork point).
     Empty,
 }
@@ -93,9 +102,10 @@ impl GraphPlan {
     /// Whether the plan must be replayed even by a backend with graphs of its own: a host
     /// step waits on the client, which a runtime's host node must not; 3D copies and stream
     /// memory operations go through the backend's own paths (arrays included, and the
-    /// backends' emulated waits and writes).
+    /// backends' emulated waits and writes); a BLAS routine runs through the backend's BLAS
+    /// on the launch stream.
     pub fn needs_replay(&self) -> bool {
-        self.ops.iter().any(|op| matches!(op, GraphOp::Host(_) | GraphOp::Copy3D { .. } | GraphOp::MemOps(_)))
+        self.ops.iter().any(|op| matches!(op, GraphOp::Host(_) | GraphOp::Copy3D { .. } | GraphOp::MemOps(_) | GraphOp::Blas { .. }))
     }
 }
 
@@ -126,7 +136,9 @@ pub enum ExecGraph {
 }
 
 /// The graph family: instantiate, launch, destroy. The defaults replay the recorded list.
-pub trait GraphBackend: ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend + ArrayBackend + EventBackend + StreamBackend {
+pub trait GraphBackend:
+    ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend + ArrayBackend + EventBackend + StreamBackend + BlasBackend
+{
     /// Prepares `plan` for launches.
     fn graph_instantiate(&self, plan: Arc<GraphPlan>) -> Result<ExecGraph, BackendError> {
         Ok(ExecGraph::Replay(plan))
@@ -175,9 +187,11 @@ pub fn replace_exec_graph<B: GraphBackend + ?Sized>(backend: &B, exec: &mut Exec
 }
 
 /// Queues every operation of `plan` on `stream`, in order, through `backend`'s ordinary
-/// launch, memset, copy, event record and stream wait paths (the recorded-list
+/// launch, memset, copy, event record, stream wait and BLAS paths (the recorded-list
 /// implementation).
-pub fn replay_graph<B: ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend + ArrayBackend + EventBackend + StreamBackend + ?Sized>(
+pub fn replay_graph<
+    B: ModuleBackend + MemoryBackend + MemsetBackend + StreamOpsBackend + ArrayBackend + EventBackend + StreamBackend + BlasBackend + ?Sized,
+>(
     backend: &B,
     stream: Option<StreamHandle>,
     plan: &GraphPlan,
@@ -202,6 +216,7 @@ pub fn replay_graph<B: ModuleBackend + MemoryBackend + MemsetBackend + StreamOps
                     backend.stream_mem_op(stream, *op)?;
                 }
             }
+            GraphOp::Blas { handle, call } => backend.blas_launch(*handle, stream, call)?,
             GraphOp::Empty => {}
         }
     }

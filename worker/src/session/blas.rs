@@ -52,10 +52,17 @@ impl Session {
         if to_host && !call.is_reduction() {
             return Err(Failure::new(Status::INVALID_VALUE, format!("{:?} has no result to answer", call.routine)));
         }
+        self.blas_check_extents(&call, device)?;
+        Ok(call)
+    }
+
+    /// Checks every operand extent of `call` against this session's allocations on `device`
+    /// (a graph's BLAS node again at every launch).
+    pub(super) fn blas_check_extents(&self, call: &BlasCall, device: DeviceIndex) -> Result<(), Failure> {
         for (what, ptr, len) in call.extents()? {
             self.blas_operand(call.routine, what, ptr, len, device)?;
         }
-        Ok(call)
+        Ok(())
     }
 
     /// Checks that `[ptr, ptr + len)` lies in one allocation of this session on `device`.
@@ -91,11 +98,30 @@ impl Session {
         Ok(())
     }
 
-    /// Frees the session's BLAS handles (at session end).
+    /// Frees the session's BLAS handles, destroyed ones that graphs still held included (at
+    /// session end, after no graph can launch any more).
     pub(super) fn release_blas(&mut self) {
-        for (_, (handle, _)) in self.blas.drain_where(|_| true) {
+        let live = self.blas.drain_where(|_| true).into_iter().map(|(_, (handle, _))| handle);
+        let retired: Vec<BlasHandle> = std::mem::take(&mut self.blas_retired);
+        for handle in live.chain(retired) {
             if let Err(e) = self.backend.blas_destroy(handle) {
                 tracing::warn!(session = self.id, %e, "destroying a BLAS handle during cleanup failed");
+            }
+        }
+    }
+
+    /// Destroys the backend handles `hipblasDestroy` left to graphs that no graph node or
+    /// executable graph uses any more.
+    pub(super) fn blas_release_retired(&mut self) {
+        if self.blas_retired.is_empty() {
+            return;
+        }
+        let retired = std::mem::take(&mut self.blas_retired);
+        for handle in retired {
+            if self.graph_uses_blas(handle) {
+                self.blas_retired.push(handle);
+            } else if let Err(e) = self.backend.blas_destroy(handle) {
+                tracing::warn!(session = self.id, %e, "destroying a BLAS handle no graph uses any more failed");
             }
         }
     }
@@ -109,6 +135,13 @@ fn call_is_reduction(routine: wire::BlasRoutine) -> bool {
 impl BlasHandler for Session {
     fn blas_create(&mut self, _cx: &mut CallCx, req: wire::BlasCreate) -> Result<wire::BlasHandle, Failure> {
         self.blas.check_capacity()?;
+        // Destroyed handles graphs still hold count too: they keep the backend's handle.
+        if self.blas.len() + self.blas_retired.len() >= MAX_BLAS_HANDLES_PER_SESSION {
+            return Err(Failure::new(
+                Status::OUT_OF_MEMORY,
+                format!("session holds the maximum of {MAX_BLAS_HANDLES_PER_SESSION} BLAS handles (destroyed ones that graphs still use count until the graphs go)"),
+            ));
+        }
         let device = self.device(req.device)?;
         let handle = self.backend.blas_create(device)?;
         Ok(wire::BlasHandle { handle: self.blas.insert((handle, device)) })
@@ -117,13 +150,21 @@ impl BlasHandler for Session {
     fn blas_destroy(&mut self, _cx: &mut CallCx, req: wire::BlasHandle) -> Result<wire::Empty, Failure> {
         self.blas_handle(req.handle)?;
         let (handle, _) = self.blas.remove(req.handle)?;
-        self.backend.blas_destroy(handle)?;
+        // A graph holding BLAS nodes of this handle keeps the backend's handle until it goes.
+        if self.graph_uses_blas(handle) {
+            self.blas_retired.push(handle);
+        } else {
+            self.backend.blas_destroy(handle)?;
+        }
         Ok(wire::Empty {})
     }
 
     fn blas_launch(&mut self, _cx: &mut CallCx, req: wire::BlasOp) -> Result<wire::Empty, Failure> {
         let (handle, device) = self.blas_handle(req.handle)?;
         let call = self.blas_call(&req, device, false)?;
+        if self.capture_blas(req.stream, handle, device, call)? {
+            return Ok(wire::Empty {});
+        }
         let stream = self.stream(req.stream, device)?;
         self.blas_check_pointer_arrays(&call, stream, device)?;
         self.backend.blas_launch(handle, stream, &call)?;

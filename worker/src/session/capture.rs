@@ -13,6 +13,7 @@
 
 use super::graph::{Graph, NodeParams};
 use super::{Failure, Session};
+use crate::backend::blas::{BlasCall, BlasHandle};
 use crate::backend::{LaunchConfig, MemsetPattern, PitchedFill};
 use proto_core::wire;
 use proto_core::Status;
@@ -100,6 +101,32 @@ impl Session {
             return Err(failure(Status::INVALID_CONFIGURATION, format!("grid {:?} block {:?}", config.grid, config.block)));
         }
         self.capture_work(stream, || NodeParams::Kernel { function, config, args: Arc::from(args) })
+    }
+
+    /// A BLAS routine on a capturing stream: a BLAS node, run through the backend's BLAS at
+    /// every launch. Routines reading device arrays of pointers (`gemmBatched`) are refused:
+    /// the captured work before them usually writes those arrays, so the matrices they name
+    /// are known only at replay, too late for the session's operand checks.
+    pub(super) fn capture_blas(&mut self, stream: u64, handle: BlasHandle, device: crate::backend::DeviceIndex, call: BlasCall) -> Result<bool, Failure> {
+        let Some((id, _)) = self.captures.streams.get(&stream) else {
+            return Ok(false);
+        };
+        if call.pointer_arrays {
+            let sequence = self.captures.sequences.get_mut(id).expect("a capturing stream's sequence");
+            if sequence.invalidated {
+                return Err(invalidated());
+            }
+            sequence.invalidated = true;
+            return Err(failure(
+                Status::STREAM_CAPTURE_UNSUPPORTED,
+                format!(
+                    "BLAS {:?} with device arrays of pointers cannot be captured (the arrays are read only at replay, so their matrices \
+                     cannot be checked); use the strided-batched form in captured work. The capture is invalidated",
+                    call.routine
+                ),
+            ));
+        }
+        self.capture_work(stream, || NodeParams::Blas { handle, device, call })
     }
 
     /// A memset (1D or pitched) on a capturing stream: a memset node.
@@ -304,6 +331,7 @@ impl Session {
                 let _ = self.graphs.nodes.remove(node);
             }
         }
+        self.blas_release_retired();
     }
 
     pub(super) fn stream_begin_capture_request(&mut self, req: wire::StreamBeginCapture<'_>) -> Result<wire::Empty, Failure> {

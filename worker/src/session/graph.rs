@@ -10,6 +10,7 @@
 //! (`capture.rs`) records into the same [`Graph`] object.
 
 use super::{CallCx, Failure, Session};
+use crate::backend::blas::{BlasCall, BlasHandle};
 use crate::backend::{DeviceIndex, DevicePtr, ExecGraph, GraphOp, GraphPlan, HostStep, LaunchConfig, MemsetPattern, PitchedFill};
 use proto_core::opcode::GraphHandler;
 use proto_core::wire::{self, GraphNodeKind, MAX_GRAPH_EDGES, MAX_GRAPH_NODES};
@@ -46,6 +47,9 @@ pub(super) enum NodeParams {
     MemAlloc { ptr: u64, size: u64, device: DeviceIndex },
     MemFree { ptr: u64 },
     BatchMemOp { flags: u32, ops: Arc<[[u64; 4]]> },
+    /// A BLAS routine captured from a stream: the backend's handle (kept alive while a graph
+    /// holds it, see `blas.rs`), its device, and the call with its operands.
+    Blas { handle: BlasHandle, device: DeviceIndex, call: BlasCall },
 }
 
 impl NodeParams {
@@ -62,6 +66,8 @@ impl NodeParams {
             Self::MemAlloc { .. } => GraphNodeKind::MemAlloc,
             Self::MemFree { .. } => GraphNodeKind::MemFree,
             Self::BatchMemOp { .. } => GraphNodeKind::BatchMemOp,
+            // A captured library call, as a captured cuBLAS call added as a child graph looks.
+            Self::Blas { .. } => GraphNodeKind::Graph,
         }
     }
 }
@@ -140,6 +146,13 @@ pub(super) struct GraphLayout {
 }
 
 impl Session {
+    /// Whether a graph node or an executable graph of the session runs BLAS routines with
+    /// the backend's `handle`.
+    pub(super) fn graph_uses_blas(&self, handle: BlasHandle) -> bool {
+        let uses = |params: &NodeParams| matches!(params, NodeParams::Blas { handle: h, .. } if *h == handle);
+        self.graphs.nodes.values().any(|node| uses(&node.params)) || self.graphs.execs.values().any(|exec| exec.nodes.iter().any(uses))
+    }
+
     /// `graph` laid out for launches: flattened, ordered so every edge is respected.
     pub(super) fn graph_launch_layout(&self, graph: u64) -> Result<GraphLayout, Failure> {
         let (flat, params, spans) = self.graph_flatten_with_spans(graph)?;
@@ -256,6 +269,12 @@ impl Session {
                 (None, GraphOp::Empty)
             }
             NodeParams::BatchMemOp { ops, .. } => self.graph_mem_ops(ops)?,
+            // Every operand again (at add, update and every launch): freed memory is refused
+            // before the backend's BLAS sees it, as for memset and memcpy nodes.
+            NodeParams::Blas { handle, device, call } => {
+                self.blas_check_extents(call, *device)?;
+                (Some(*device), GraphOp::Blas { handle: *handle, call: *call })
+            }
         })
     }
 
@@ -410,6 +429,7 @@ impl GraphHandler for Session {
             return Err(invalid(format!("graph {:#x} belongs to a child graph node (destroy the node)", req.graph)));
         }
         self.graph_remove(req.graph);
+        self.blas_release_retired();
         Ok(wire::Empty {})
     }
 
@@ -597,6 +617,7 @@ impl GraphHandler for Session {
     fn graph_exec_destroy(&mut self, _cx: &mut CallCx, req: wire::GraphExecRef) -> Result<wire::Empty, Failure> {
         let exec = self.graphs.execs.remove(req.exec).map_err(unknown)?;
         self.backend.graph_exec_destroy(exec.exec)?;
+        self.blas_release_retired();
         Ok(wire::Empty {})
     }
 

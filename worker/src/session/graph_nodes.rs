@@ -335,6 +335,7 @@ impl Session {
         g.nodes.retain(|&n| n != req.node);
         g.edges.retain(|&(from, to)| from != req.node && to != req.node);
         self.graph_forget_node(req.node);
+        self.blas_release_retired();
         Ok(wire::Empty {})
     }
 
@@ -538,6 +539,10 @@ impl Session {
             let (tp, sp) = (&self.graphs.nodes.get(tn)?.params, &self.graphs.nodes.get(sn)?.params);
             match (tp, sp) {
                 (NodeParams::Child { graph: tg }, NodeParams::Child { graph: sg }) => self.graph_param_pairs(*tg, *sg, pairs, depth + 1)?,
+                // A BLAS node answers the child graph kind but is no child graph.
+                (NodeParams::Child { .. }, _) | (_, NodeParams::Child { .. }) => {
+                    return Err(invalid(format!("node {sn:#x} and the child graph's node differ in kind")))
+                }
                 _ if tp.kind() == sp.kind() => pairs.push((tn, sp.clone())),
                 _ => return Err(invalid(format!("node {sn:#x} is a {:?} node where the child graph has a {:?} node", sp.kind(), tp.kind()))),
             }

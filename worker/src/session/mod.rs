@@ -321,6 +321,8 @@ pub struct Session {
     callbacks: Arc<CallbackChannel>,
     /// BLAS handles (`hipblasCreate`): the backend's handle and its device.
     blas: Handles<(crate::backend::blas::BlasHandle, DeviceIndex)>,
+    /// Backend BLAS handles the client destroyed while graphs still run routines with them.
+    blas_retired: Vec<crate::backend::blas::BlasHandle>,
     /// On a callback channel connection: the session whose callbacks it fetches.
     serves_callbacks_of: Option<Arc<CallbackChannel>>,
     /// The client said at HELLO that this connection is to be a callback channel.
@@ -414,6 +416,7 @@ impl Session {
             captures: capture::Captures::default(),
             callbacks: Arc::default(),
             blas: Handles::new("BLAS handle", 0x424c_0000_0000_0000, blas::MAX_BLAS_HANDLES_PER_SESSION),
+            blas_retired: Vec::new(),
             serves_callbacks_of: None,
             callback_connection: false,
             stripe_hub: None,
@@ -785,10 +788,11 @@ impl Session {
     /// Streams go first, so no work of the session is still queued when its memory and
     /// modules go.
     fn release(&mut self, device: Option<DeviceIndex>) {
+        self.release_graphs(device);
         if device.is_none() {
+            // After the graphs: none holds a BLAS handle any more.
             self.release_blas();
         }
-        self.release_graphs(device);
         self.ipc_release(device);
         // Before the streams go: their work on the memory is waited for first.
         self.release_client_ranges(device);

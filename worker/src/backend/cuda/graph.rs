@@ -30,8 +30,8 @@ impl CudaBackend {
                 graph.add_memset_node(deps, fill.ptr.0, pitch, pattern.elem_size() as u32, value, width, height, ctx)?
             }
             GraphOp::Memcpy { dst, src, len } => graph.add_memcpy_dtod_node(deps, dst.0, src.0, *len as usize, ctx)?,
-            GraphOp::Host(_) | GraphOp::Copy3D { .. } | GraphOp::MemOps(_) => {
-                return Err(BackendError::NotSupported("host steps and 3D copies are replayed, not put in a CUDA graph".into()))
+            GraphOp::Host(_) | GraphOp::Copy3D { .. } | GraphOp::MemOps(_) | GraphOp::Blas { .. } => {
+                return Err(BackendError::NotSupported("host steps, 3D copies and BLAS routines are replayed, not put in a CUDA graph".into()))
             }
             GraphOp::Empty => graph.add_empty_node(deps)?,
             GraphOp::EventRecord { event } => {
