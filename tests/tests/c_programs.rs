@@ -42,6 +42,21 @@ fn hipblas_ops() {
     run_hipblas_program("hipblas_ops");
 }
 
+/// hipBLAS inside stream capture: gemm and strided-batched gemm become graph nodes, run at
+/// every launch after the kernel before them (also after hipblasDestroy, and from a clone);
+/// host-result reductions and pointer-array routines invalidate the capture.
+#[test]
+fn hipblas_capture() {
+    let name = "hipblas_capture";
+    let sandbox = Sandbox::new(name);
+    let exe = sandbox.compile_with(name, &["-lhipblas", "-lhiprtc", "-lamdhip64", "-lm"]);
+    let mut worker = sandbox.start_worker();
+    let out = worker.run(&exe, &[]);
+    out.assert_success();
+    assert!(out.stdout.contains(&format!("PASS {name}")), "no PASS line: {}", out.report());
+    worker.assert_alive();
+}
+
 /// Bad handles, sizes and leading dimensions, operands outside the session's allocations:
 /// refused, and the worker and session go on.
 #[test]

@@ -1,0 +1,240 @@
+/*
+ * hipBLAS inside stream capture: a kernel writing A, hipblasSgemm (host scalars),
+ * hipblasSgemmStridedBatched (device scalars) and a kernel reading C, captured on one stream.
+ * Nothing runs at capture time; the graph replays the routines at every launch, after the
+ * kernel before them, with the inputs and device scalars of that launch, checked against a CPU
+ * reference — the second launch after hipblasDestroy (the graph keeps the handle). A
+ * host-result reduction (hipblasSdot, host pointer mode) and a pointer-array routine
+ * (hipblasSgemmBatched) cannot be captured: refused, and the capture is invalidated.
+ */
+#include "hipblas_check.h"
+#include <hip/hiprtc.h>
+
+static const char* SOURCE =
+    "#include <hip/hip_runtime.h>\n"
+    "extern \"C\" __global__ void affine(float* dst, const float* src, float a, float b, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) dst[i] = src[i] * a + b;\n"
+    "}\n";
+
+#define M 16
+#define N 12
+#define K 8
+#define BATCH 3
+#define A_ELEMS (M * K * BATCH)
+#define B_ELEMS (K * N * BATCH)
+#define C_ELEMS (M * N)
+#define E_ELEMS (M * N * BATCH)
+#define SENTINEL 7.0f
+
+static hipFunction_t affine;
+
+static hipModule_t load_module(void) {
+  hipDeviceProp_t props;
+  CHECK(hipGetDeviceProperties(&props, 0));
+  hiprtcProgram prog;
+  REQUIRE(hiprtcCreateProgram(&prog, SOURCE, "hipblas_capture.hip", 0, NULL, NULL) == HIPRTC_SUCCESS, "create");
+  char arch[300];
+  snprintf(arch, sizeof arch, "--offload-arch=%s", props.gcnArchName);
+  const char* opts[] = {arch};
+  REQUIRE(hiprtcCompileProgram(prog, 1, opts) == HIPRTC_SUCCESS, "compile");
+  size_t size = 0;
+  REQUIRE(hiprtcGetCodeSize(prog, &size) == HIPRTC_SUCCESS, "code size");
+  char* code = malloc(size);
+  REQUIRE(hiprtcGetCode(prog, code) == HIPRTC_SUCCESS, "code");
+  hiprtcDestroyProgram(&prog);
+  hipModule_t module;
+  CHECK(hipModuleLoadData(&module, code));
+  free(code);
+  return module;
+}
+
+static void launch_affine(float* dst, const float* src, float a, float b, int n, hipStream_t s) {
+  void* args[] = {&dst, &src, &a, &b, &n};
+  CHECK(hipModuleLaunchKernel(affine, (n + 63) / 64, 1, 1, 64, 1, 1, 0, s, args, NULL));
+}
+
+static void* dev_alloc(size_t elems, float value) {
+  float* host = malloc(elems * sizeof(float));
+  for (size_t i = 0; i < elems; i++) host[i] = value;
+  void* d = NULL;
+  CHECK(hipMalloc(&d, elems * sizeof(float)));
+  CHECK(hipMemcpy(d, host, elems * sizeof(float), hipMemcpyHostToDevice));
+  free(host);
+  return d;
+}
+
+static void expect_all(const float* d, size_t elems, float want, const char* what) {
+  float* host = malloc(elems * sizeof(float));
+  CHECK(hipMemcpy(host, d, elems * sizeof(float), hipMemcpyDeviceToHost));
+  for (size_t i = 0; i < elems; i++) REQUIRE(host[i] == want, "%s: [%zu] = %f, expected %f (work ran at capture time)", what, i, host[i], want);
+  free(host);
+}
+
+static void expect_close(const float* d, const double* want, size_t elems, const char* what) {
+  float* got = malloc(elems * sizeof(float));
+  CHECK(hipMemcpy(got, d, elems * sizeof(float), hipMemcpyDeviceToHost));
+  double err = max_rel_err_f(got, want, elems);
+  REQUIRE(err < 1e-4, "%s: error %g against the CPU reference", what, err);
+  free(got);
+}
+
+/* The inputs of one launch and the CPU reference of what the graph computes from them. */
+struct Inputs {
+  float a_src[A_ELEMS], b[B_ELEMS], c[C_ELEMS], scalars[2];
+};
+
+static void make_inputs(struct Inputs* in, unsigned salt) {
+  fill_f(in->a_src, A_ELEMS, salt);
+  fill_f(in->b, B_ELEMS, salt + 1);
+  fill_f(in->c, C_ELEMS, salt + 2);
+  in->scalars[0] = 0.25f + (float)salt; /* alpha of the strided-batched gemm */
+  in->scalars[1] = -0.5f * (float)salt; /* its beta */
+}
+
+static const float GEMM_ALPHA = 1.5f, GEMM_BETA = -0.75f, A_SCALE = 2.0f, OUT_SCALE = 3.0f, OUT_SHIFT = 1.0f;
+
+/* out = 3 * (1.5 * (2 a_src)[0] * b[0] + (-0.75) c) + 1; e_i = alpha (2 a_src)_i b_i + beta e_old_i. */
+static void reference(const struct Inputs* in, const double* e_old, double* out, double* e) {
+  double a[A_ELEMS], b[B_ELEMS], c[C_ELEMS];
+  for (int i = 0; i < A_ELEMS; i++) a[i] = (double)(in->a_src[i] * A_SCALE);
+  for (int i = 0; i < B_ELEMS; i++) b[i] = in->b[i];
+  for (int i = 0; i < C_ELEMS; i++) c[i] = in->c[i];
+  ref_gemm(HIPBLAS_OP_N, HIPBLAS_OP_N, M, N, K, GEMM_ALPHA, a, M, b, K, GEMM_BETA, c, M);
+  for (int i = 0; i < C_ELEMS; i++) out[i] = c[i] * OUT_SCALE + OUT_SHIFT;
+  for (int i = 0; i < E_ELEMS; i++) e[i] = e_old[i];
+  for (int j = 0; j < BATCH; j++)
+    ref_gemm(HIPBLAS_OP_N, HIPBLAS_OP_N, M, N, K, in->scalars[0], a + j * M * K, M, b + j * K * N, K, in->scalars[1], e + j * M * N, M);
+}
+
+static void upload(void* d, const void* host, size_t bytes) { CHECK(hipMemcpy(d, host, bytes, hipMemcpyHostToDevice)); }
+
+int main(void) {
+  begin("hipblas_capture");
+  hipModule_t module = load_module();
+  CHECK(hipModuleGetFunction(&affine, module, "affine"));
+  float *a_src = dev_alloc(A_ELEMS, 1.0f), *a = dev_alloc(A_ELEMS, SENTINEL), *b = dev_alloc(B_ELEMS, 1.0f);
+  float *c = dev_alloc(C_ELEMS, SENTINEL), *out = dev_alloc(C_ELEMS, SENTINEL), *e = dev_alloc(E_ELEMS, SENTINEL);
+  float* scalars = dev_alloc(2, 0.0f);
+  hipStream_t s;
+  CHECK(hipStreamCreate(&s));
+  hipblasHandle_t h;
+  BLAS_OK(hipblasCreate(&h));
+  BLAS_OK(hipblasSetStream(h, s));
+
+  step("capture kernel, sgemm, sgemm strided batched, kernel");
+  CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+  launch_affine(a, a_src, A_SCALE, 0.0f, A_ELEMS, s);
+  BLAS_OK(hipblasSetPointerMode(h, HIPBLAS_POINTER_MODE_HOST));
+  BLAS_OK(hipblasSgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_N, M, N, K, &GEMM_ALPHA, a, M, b, K, &GEMM_BETA, c, M));
+  BLAS_OK(hipblasSetPointerMode(h, HIPBLAS_POINTER_MODE_DEVICE));
+  BLAS_OK(hipblasSgemmStridedBatched(h, HIPBLAS_OP_N, HIPBLAS_OP_N, M, N, K, scalars, a, M, M * K, b, K, K * N, scalars + 1, e, M, M * N,
+                                     BATCH));
+  BLAS_OK(hipblasSetPointerMode(h, HIPBLAS_POINTER_MODE_HOST));
+  launch_affine(out, c, OUT_SCALE, OUT_SHIFT, C_ELEMS, s);
+  hipGraph_t graph = NULL;
+  CHECK(hipStreamEndCapture(s, &graph));
+  REQUIRE(graph != NULL, "the capture made a graph");
+
+  step("nothing ran at capture time");
+  expect_all(a, A_ELEMS, SENTINEL, "A");
+  expect_all(c, C_ELEMS, SENTINEL, "C");
+  expect_all(e, E_ELEMS, SENTINEL, "E");
+  expect_all(out, C_ELEMS, SENTINEL, "out");
+
+  step("the graph's nodes");
+  size_t count = 0;
+  CHECK(hipGraphGetNodes(graph, NULL, &count));
+  REQUIRE(count == 4, "4 captured nodes, got %zu", count);
+  hipGraphNode_t nodes[4];
+  CHECK(hipGraphGetNodes(graph, nodes, &count));
+  const hipGraphNodeType want_types[4] = {hipGraphNodeTypeKernel, hipGraphNodeTypeGraph, hipGraphNodeTypeGraph, hipGraphNodeTypeKernel};
+  for (int i = 0; i < 4; i++) {
+    hipGraphNodeType type;
+    CHECK(hipGraphNodeGetType(nodes[i], &type));
+    REQUIRE(type == want_types[i], "node %d has type %d, expected %d", i, type, want_types[i]);
+  }
+
+  hipGraphExec_t exec = NULL;
+  CHECK(hipGraphInstantiate(&exec, graph, NULL, NULL, 0));
+  hipGraph_t copy = NULL;
+  CHECK(hipGraphClone(&copy, graph));
+  hipGraphExec_t copy_exec = NULL;
+  CHECK(hipGraphInstantiate(&copy_exec, copy, NULL, NULL, 0));
+
+  double e_old[E_ELEMS];
+  for (int i = 0; i < E_ELEMS; i++) e_old[i] = SENTINEL;
+  static struct Inputs in;
+  static double want_out[C_ELEMS], want_e[E_ELEMS];
+  for (unsigned round = 1; round <= 3; round++) {
+    printf("-- launch %u%s\n", round, round == 2 ? " (after hipblasDestroy)" : round == 3 ? " (the clone)" : "");
+    if (round == 2) BLAS_OK(hipblasDestroy(h));
+    make_inputs(&in, round * 10);
+    upload(a_src, in.a_src, sizeof in.a_src);
+    upload(b, in.b, sizeof in.b);
+    upload(c, in.c, sizeof in.c);
+    upload(scalars, in.scalars, sizeof in.scalars);
+    reference(&in, e_old, want_out, want_e);
+    CHECK(hipGraphLaunch(round == 3 ? copy_exec : exec, s));
+    CHECK(hipStreamSynchronize(s));
+    expect_close(out, want_out, C_ELEMS, "out (kernel after sgemm)");
+    expect_close(e, want_e, E_ELEMS, "E (sgemm strided batched)");
+    /* The next launch's beta scales what this one wrote. */
+    static float e_now[E_ELEMS];
+    CHECK(hipMemcpy(e_now, e, sizeof e_now, hipMemcpyDeviceToHost));
+    for (int i = 0; i < E_ELEMS; i++) e_old[i] = e_now[i];
+  }
+  CHECK(hipGraphExecDestroy(copy_exec));
+  CHECK(hipGraphDestroy(copy));
+  CHECK(hipGraphExecDestroy(exec));
+  CHECK(hipGraphDestroy(graph));
+
+  step("a host-result reduction invalidates the capture");
+  BLAS_OK(hipblasCreate(&h));
+  BLAS_OK(hipblasSetStream(h, s));
+  CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+  launch_affine(a, a_src, 1.0f, 0.0f, A_ELEMS, s);
+  float dot = 0;
+  hipblasStatus_t st = hipblasSdot(h, K, a, 1, b, 1, &dot);
+  REQUIRE(st == HIPBLAS_STATUS_EXECUTION_FAILED, "hipblasSdot to the host during capture: status %d", (int)st);
+  hipStreamCaptureStatus status;
+  CHECK(hipStreamIsCapturing(s, &status));
+  REQUIRE(status == hipStreamCaptureStatusInvalidated, "capture status %d after the reduction", (int)status);
+  graph = NULL;
+  EXPECT_ERR(hipStreamEndCapture(s, &graph), hipErrorStreamCaptureInvalidated);
+  REQUIRE(graph == NULL, "an invalidated capture gives no graph");
+
+  step("a pointer-array routine invalidates the capture");
+  float** ptrs = NULL;
+  CHECK(hipMalloc((void**)&ptrs, 3 * BATCH * sizeof(float*)));
+  float* host_ptrs[3 * BATCH];
+  for (int j = 0; j < BATCH; j++) host_ptrs[j] = a + j * M * K, host_ptrs[BATCH + j] = b + j * K * N, host_ptrs[2 * BATCH + j] = e + j * M * N;
+  upload(ptrs, host_ptrs, sizeof host_ptrs);
+  CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+  float one = 1.0f, zero = 0.0f;
+  st = hipblasSgemmBatched(h, HIPBLAS_OP_N, HIPBLAS_OP_N, M, N, K, &one, (const float**)ptrs, M, (const float**)(ptrs + BATCH), K, &zero,
+                           ptrs + 2 * BATCH, M, BATCH);
+  /* A routine launch is posted (its refusal is not awaited): the capture's state says it. */
+  REQUIRE(st == HIPBLAS_STATUS_SUCCESS || st == HIPBLAS_STATUS_EXECUTION_FAILED, "hipblasSgemmBatched during capture: status %d", (int)st);
+  CHECK(hipStreamIsCapturing(s, &status));
+  REQUIRE(status == hipStreamCaptureStatusInvalidated, "capture status %d after the pointer-array routine", (int)status);
+  graph = NULL;
+  EXPECT_ERR(hipStreamEndCapture(s, &graph), hipErrorStreamCaptureInvalidated);
+  REQUIRE(graph == NULL, "an invalidated capture gives no graph");
+  /* The posted routine's own refusal comes with the next synchronisation, once. */
+  EXPECT_ERR(hipStreamSynchronize(s), hipErrorStreamCaptureUnsupported);
+
+  step("outside capture the same calls run");
+  BLAS_OK(hipblasSdot(h, K, a, 1, b, 1, &dot));
+  BLAS_OK(hipblasSgemmBatched(h, HIPBLAS_OP_N, HIPBLAS_OP_N, M, N, K, &one, (const float**)ptrs, M, (const float**)(ptrs + BATCH), K, &zero,
+                              ptrs + 2 * BATCH, M, BATCH));
+  CHECK(hipStreamSynchronize(s));
+  BLAS_OK(hipblasDestroy(h));
+  CHECK(hipFree(ptrs));
+  float* bufs[] = {a_src, a, b, c, out, e, scalars};
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) CHECK(hipFree(bufs[i]));
+  CHECK(hipStreamDestroy(s));
+  CHECK(hipModuleUnload(module));
+  printf("PASS hipblas_capture\n");
+  return 0;
+}
