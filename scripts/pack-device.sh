@@ -40,9 +40,10 @@ fi
 # hipBLAS forwarded to the worker (the cuda worker runs it on cuBLAS): its C programs, and the
 # sgemm figure of `hip-remote bench` (which loads libhipblas.so.3 beside --lib).
 cp target/release/libhipblas.so "$PACK/lib/"; ln -sf libhipblas.so "$PACK/lib/libhipblas.so.3"
-for t in hipblas_ops hipblas_hostile; do
+# (hipblas_capture compiles its kernels with hiprtc.)
+for t in hipblas_ops hipblas_hostile hipblas_capture; do
   cc -std=c11 -O2 -I client-capi/include "tests/c/$t.c" -o "$PACK/tests/$t" \
-     -L "$PACK/lib" -lhipblas -lamdhip64 -lm -lpthread -Wl,-rpath,'$ORIGIN/../lib'
+     -L "$PACK/lib" -lhipblas -lhiprtc -lamdhip64 -lm -lpthread -Wl,-rpath,'$ORIGIN/../lib'
 done
 # The installed ROCm-style layout (lib/ with the shims, include/, bin/ with hipcc): what CuPy's
 # ROCM_HOME points at there. Its hip-remote and hip-worker are links to bin/'s (within what the
