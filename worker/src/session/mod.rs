@@ -17,6 +17,8 @@ mod array;
 #[cfg(test)]
 mod array_tests;
 mod blas;
+#[cfg(test)]
+mod blas_capture_tests;
 mod callbacks;
 mod capture;
 mod client_alloc;
