@@ -92,15 +92,15 @@ static void make_inputs(struct Inputs* in, unsigned salt) {
   in->scalars[1] = -0.5f * (float)salt; /* its beta */
 }
 
-static const float GEMM_ALPHA = 1.5f, GEMM_BETA = -0.75f, A_SCALE = 2.0f, OUT_SCALE = 3.0f, OUT_SHIFT = 1.0f;
+static const float GEMM_BETA = -0.75f, A_SCALE = 2.0f, OUT_SCALE = 3.0f, OUT_SHIFT = 1.0f;
 
-/* out = 3 * (1.5 * (2 a_src)[0] * b[0] + (-0.75) c) + 1; e_i = alpha (2 a_src)_i b_i + beta e_old_i. */
-static void reference(const struct Inputs* in, const double* e_old, double* out, double* e) {
+/* out = 3 * (gemm_alpha * (2 a_src)[0] * b[0] + (-0.75) c) + 1; e_i = alpha (2 a_src)_i b_i + beta e_old_i. */
+static void reference(const struct Inputs* in, float gemm_alpha, const double* e_old, double* out, double* e) {
   double a[A_ELEMS], b[B_ELEMS], c[C_ELEMS];
   for (int i = 0; i < A_ELEMS; i++) a[i] = (double)(in->a_src[i] * A_SCALE);
   for (int i = 0; i < B_ELEMS; i++) b[i] = in->b[i];
   for (int i = 0; i < C_ELEMS; i++) c[i] = in->c[i];
-  ref_gemm(HIPBLAS_OP_N, HIPBLAS_OP_N, M, N, K, GEMM_ALPHA, a, M, b, K, GEMM_BETA, c, M);
+  ref_gemm(HIPBLAS_OP_N, HIPBLAS_OP_N, M, N, K, gemm_alpha, a, M, b, K, GEMM_BETA, c, M);
   for (int i = 0; i < C_ELEMS; i++) out[i] = c[i] * OUT_SCALE + OUT_SHIFT;
   for (int i = 0; i < E_ELEMS; i++) e[i] = e_old[i];
   for (int j = 0; j < BATCH; j++)
@@ -109,6 +109,48 @@ static void reference(const struct Inputs* in, const double* e_old, double* out,
 
 static void upload(void* d, const void* host, size_t bytes) { CHECK(hipMemcpy(d, host, bytes, hipMemcpyHostToDevice)); }
 
+/* The device buffers. */
+static struct {
+  float *a_src, *a, *b, *c, *out, *e, *scalars;
+} g;
+
+/* Captures on `s`: a kernel writing A, sgemm (host scalars, alpha `gemm_alpha`) writing C,
+ * sgemm strided batched (device scalars) writing E, a kernel reading C into out. */
+static hipGraph_t capture_step(hipblasHandle_t h, hipStream_t s, float gemm_alpha) {
+  CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+  launch_affine(g.a, g.a_src, A_SCALE, 0.0f, A_ELEMS, s);
+  BLAS_OK(hipblasSetPointerMode(h, HIPBLAS_POINTER_MODE_HOST));
+  BLAS_OK(hipblasSgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_N, M, N, K, &gemm_alpha, g.a, M, g.b, K, &GEMM_BETA, g.c, M));
+  BLAS_OK(hipblasSetPointerMode(h, HIPBLAS_POINTER_MODE_DEVICE));
+  BLAS_OK(hipblasSgemmStridedBatched(h, HIPBLAS_OP_N, HIPBLAS_OP_N, M, N, K, g.scalars, g.a, M, M * K, g.b, K, K * N, g.scalars + 1, g.e, M,
+                                     M * N, BATCH));
+  BLAS_OK(hipblasSetPointerMode(h, HIPBLAS_POINTER_MODE_HOST));
+  launch_affine(g.out, g.c, OUT_SCALE, OUT_SHIFT, C_ELEMS, s);
+  hipGraph_t graph = NULL;
+  CHECK(hipStreamEndCapture(s, &graph));
+  return graph;
+}
+
+/* Sets new inputs, launches `exec`, checks out and E against the CPU reference. */
+static void launch_and_check(hipGraphExec_t exec, hipStream_t s, unsigned salt, float gemm_alpha) {
+  static struct Inputs in;
+  static double want_out[C_ELEMS], want_e[E_ELEMS], e_old[E_ELEMS];
+  static float e_now[E_ELEMS];
+  /* This launch's beta scales what E holds now. */
+  CHECK(hipMemcpy(e_now, g.e, sizeof e_now, hipMemcpyDeviceToHost));
+  for (int i = 0; i < E_ELEMS; i++) e_old[i] = e_now[i];
+  make_inputs(&in, salt);
+  upload(g.a_src, in.a_src, sizeof in.a_src);
+  upload(g.b, in.b, sizeof in.b);
+  upload(g.c, in.c, sizeof in.c);
+  upload(g.scalars, in.scalars, sizeof in.scalars);
+  reference(&in, gemm_alpha, e_old, want_out, want_e);
+  CHECK(hipGraphLaunch(exec, s));
+  CHECK(hipStreamSynchronize(s));
+  expect_close(g.out, want_out, C_ELEMS, "out (kernel after sgemm)");
+  expect_close(g.e, want_e, E_ELEMS, "E (sgemm strided batched)");
+}
+
 int main(void) {
   begin("hipblas_capture");
   hipModule_t module = load_module();
@@ -116,6 +158,7 @@ int main(void) {
   float *a_src = dev_alloc(A_ELEMS, 1.0f), *a = dev_alloc(A_ELEMS, SENTINEL), *b = dev_alloc(B_ELEMS, 1.0f);
   float *c = dev_alloc(C_ELEMS, SENTINEL), *out = dev_alloc(C_ELEMS, SENTINEL), *e = dev_alloc(E_ELEMS, SENTINEL);
   float* scalars = dev_alloc(2, 0.0f);
+  g.a_src = a_src, g.a = a, g.b = b, g.c = c, g.out = out, g.e = e, g.scalars = scalars;
   hipStream_t s;
   CHECK(hipStreamCreate(&s));
   hipblasHandle_t h;
@@ -123,17 +166,7 @@ int main(void) {
   BLAS_OK(hipblasSetStream(h, s));
 
   step("capture kernel, sgemm, sgemm strided batched, kernel");
-  CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
-  launch_affine(a, a_src, A_SCALE, 0.0f, A_ELEMS, s);
-  BLAS_OK(hipblasSetPointerMode(h, HIPBLAS_POINTER_MODE_HOST));
-  BLAS_OK(hipblasSgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_N, M, N, K, &GEMM_ALPHA, a, M, b, K, &GEMM_BETA, c, M));
-  BLAS_OK(hipblasSetPointerMode(h, HIPBLAS_POINTER_MODE_DEVICE));
-  BLAS_OK(hipblasSgemmStridedBatched(h, HIPBLAS_OP_N, HIPBLAS_OP_N, M, N, K, scalars, a, M, M * K, b, K, K * N, scalars + 1, e, M, M * N,
-                                     BATCH));
-  BLAS_OK(hipblasSetPointerMode(h, HIPBLAS_POINTER_MODE_HOST));
-  launch_affine(out, c, OUT_SCALE, OUT_SHIFT, C_ELEMS, s);
-  hipGraph_t graph = NULL;
-  CHECK(hipStreamEndCapture(s, &graph));
+  hipGraph_t graph = capture_step(h, s, 1.5f);
   REQUIRE(graph != NULL, "the capture made a graph");
 
   step("nothing ran at capture time");
@@ -162,36 +195,30 @@ int main(void) {
   hipGraphExec_t copy_exec = NULL;
   CHECK(hipGraphInstantiate(&copy_exec, copy, NULL, NULL, 0));
 
-  double e_old[E_ELEMS];
-  for (int i = 0; i < E_ELEMS; i++) e_old[i] = SENTINEL;
-  static struct Inputs in;
-  static double want_out[C_ELEMS], want_e[E_ELEMS];
-  for (unsigned round = 1; round <= 3; round++) {
-    printf("-- launch %u%s\n", round, round == 2 ? " (after hipblasDestroy)" : round == 3 ? " (the clone)" : "");
-    if (round == 2) BLAS_OK(hipblasDestroy(h));
-    make_inputs(&in, round * 10);
-    upload(a_src, in.a_src, sizeof in.a_src);
-    upload(b, in.b, sizeof in.b);
-    upload(c, in.c, sizeof in.c);
-    upload(scalars, in.scalars, sizeof in.scalars);
-    reference(&in, e_old, want_out, want_e);
-    CHECK(hipGraphLaunch(round == 3 ? copy_exec : exec, s));
-    CHECK(hipStreamSynchronize(s));
-    expect_close(out, want_out, C_ELEMS, "out (kernel after sgemm)");
-    expect_close(e, want_e, E_ELEMS, "E (sgemm strided batched)");
-    /* The next launch's beta scales what this one wrote. */
-    static float e_now[E_ELEMS];
-    CHECK(hipMemcpy(e_now, e, sizeof e_now, hipMemcpyDeviceToHost));
-    for (int i = 0; i < E_ELEMS; i++) e_old[i] = e_now[i];
-  }
+  step("launch 1");
+  launch_and_check(exec, s, 10, 1.5f);
+  step("launch 2, after hipblasDestroy (the graph keeps the handle)");
+  BLAS_OK(hipblasDestroy(h));
+  launch_and_check(exec, s, 20, 1.5f);
+  step("launch 3, the clone");
+  launch_and_check(copy_exec, s, 30, 1.5f);
+
+  step("recaptured with another alpha: hipGraphExecUpdate, then launch");
+  BLAS_OK(hipblasCreate(&h));
+  BLAS_OK(hipblasSetStream(h, s));
+  hipGraph_t again = capture_step(h, s, 0.5f);
+  hipGraphNode_t error_node = NULL;
+  hipGraphExecUpdateResult update = hipGraphExecUpdateError;
+  CHECK(hipGraphExecUpdate(exec, again, &error_node, &update));
+  REQUIRE(update == hipGraphExecUpdateSuccess, "update result %d", (int)update);
+  launch_and_check(exec, s, 40, 0.5f);
+  CHECK(hipGraphDestroy(again));
   CHECK(hipGraphExecDestroy(copy_exec));
   CHECK(hipGraphDestroy(copy));
   CHECK(hipGraphExecDestroy(exec));
   CHECK(hipGraphDestroy(graph));
 
   step("a host-result reduction invalidates the capture");
-  BLAS_OK(hipblasCreate(&h));
-  BLAS_OK(hipblasSetStream(h, s));
   CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
   launch_affine(a, a_src, 1.0f, 0.0f, A_ELEMS, s);
   float dot = 0;

@@ -174,6 +174,10 @@ impl BlasHandler for Session {
     fn blas_reduce(&mut self, _cx: &mut CallCx, req: wire::BlasOp) -> Result<wire::BlasResult, Failure> {
         let (handle, device) = self.blas_handle(req.handle)?;
         let call = self.blas_call(&req, device, true)?;
+        // Answering the host means waiting for the stream, which a capture cannot record (as
+        // the synchronisation cuBLAS and rocBLAS make there is refused).
+        let why = format!("BLAS {:?} answering the host waits for the stream; in captured work use HIPBLAS_POINTER_MODE_DEVICE", call.routine);
+        self.capture_refuse(req.stream, &why)?;
         let stream = self.stream(req.stream, device)?;
         let value = self.backend.blas_reduce(handle, stream, &call)?;
         Ok(wire::BlasResult { value })

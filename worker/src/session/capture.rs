@@ -107,26 +107,40 @@ impl Session {
     /// every launch. Routines reading device arrays of pointers (`gemmBatched`) are refused:
     /// the captured work before them usually writes those arrays, so the matrices they name
     /// are known only at replay, too late for the session's operand checks.
-    pub(super) fn capture_blas(&mut self, stream: u64, handle: BlasHandle, device: crate::backend::DeviceIndex, call: BlasCall) -> Result<bool, Failure> {
-        let Some((id, _)) = self.captures.streams.get(&stream) else {
+    pub(super) fn capture_blas(
+        &mut self,
+        stream: u64,
+        handle: BlasHandle,
+        device: crate::backend::DeviceIndex,
+        call: BlasCall,
+    ) -> Result<bool, Failure> {
+        if !self.captures.streams.contains_key(&stream) {
             return Ok(false);
-        };
+        }
         if call.pointer_arrays {
-            let sequence = self.captures.sequences.get_mut(id).expect("a capturing stream's sequence");
-            if sequence.invalidated {
-                return Err(invalidated());
-            }
-            sequence.invalidated = true;
-            return Err(failure(
-                Status::STREAM_CAPTURE_UNSUPPORTED,
-                format!(
-                    "BLAS {:?} with device arrays of pointers cannot be captured (the arrays are read only at replay, so their matrices \
-                     cannot be checked); use the strided-batched form in captured work. The capture is invalidated",
-                    call.routine
-                ),
-            ));
+            let why = format!(
+                "BLAS {:?} with device arrays of pointers cannot be captured (the arrays are read only at replay, so the matrices they \
+                 name cannot be checked); use the strided-batched form in captured work",
+                call.routine
+            );
+            return self.capture_refuse(stream, &why).map(|()| false);
         }
         self.capture_work(stream, || NodeParams::Blas { handle, device, call })
+    }
+
+    /// Work on a capturing `stream` that cannot be recorded, refused with `why`: the capture is
+    /// invalidated (`hipErrorStreamCaptureUnsupported`; after an invalidation
+    /// `hipErrorStreamCaptureInvalidated`). `Ok`: the stream does not capture.
+    pub(super) fn capture_refuse(&mut self, stream: u64, why: &str) -> Result<(), Failure> {
+        let Some((id, _)) = self.captures.streams.get(&stream) else {
+            return Ok(());
+        };
+        let sequence = self.captures.sequences.get_mut(id).expect("a capturing stream's sequence");
+        if sequence.invalidated {
+            return Err(invalidated());
+        }
+        sequence.invalidated = true;
+        Err(failure(Status::STREAM_CAPTURE_UNSUPPORTED, format!("{why}; the capture is invalidated")))
     }
 
     /// A memset (1D or pitched) on a capturing stream: a memset node.

@@ -36,20 +36,51 @@ pub const MAX_GRAPH_NODES_PER_SESSION: usize = 1 << 20;
 /// `BatchMemOp` holds stream memory operations as `wire::GraphAddBatchMemOpNode` has them.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum NodeParams {
-    Kernel { function: u64, config: LaunchConfig, args: Arc<[u8]> },
-    Memset { fill: PitchedFill, pattern: MemsetPattern },
-    Memcpy { dst: u64, src: u64, len: u64 },
+    Kernel {
+        function: u64,
+        config: LaunchConfig,
+        args: Arc<[u8]>,
+    },
+    Memset {
+        fill: PitchedFill,
+        pattern: MemsetPattern,
+    },
+    Memcpy {
+        dst: u64,
+        src: u64,
+        len: u64,
+    },
     Copy3D(Box<wire::Copy3D>),
-    Host { token: u64 },
+    Host {
+        token: u64,
+    },
     Empty,
-    Event { event: u64, wait: bool },
-    Child { graph: u64 },
-    MemAlloc { ptr: u64, size: u64, device: DeviceIndex },
-    MemFree { ptr: u64 },
-    BatchMemOp { flags: u32, ops: Arc<[[u64; 4]]> },
+    Event {
+        event: u64,
+        wait: bool,
+    },
+    Child {
+        graph: u64,
+    },
+    MemAlloc {
+        ptr: u64,
+        size: u64,
+        device: DeviceIndex,
+    },
+    MemFree {
+        ptr: u64,
+    },
+    BatchMemOp {
+        flags: u32,
+        ops: Arc<[[u64; 4]]>,
+    },
     /// A BLAS routine captured from a stream: the backend's handle (kept alive while a graph
     /// holds it, see `blas.rs`), its device, and the call with its operands.
-    Blas { handle: BlasHandle, device: DeviceIndex, call: BlasCall },
+    Blas {
+        handle: BlasHandle,
+        device: DeviceIndex,
+        call: BlasCall,
+    },
 }
 
 impl NodeParams {

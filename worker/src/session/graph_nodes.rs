@@ -320,6 +320,7 @@ impl Session {
     pub(super) fn child_node_get_graph(&mut self, req: wire::GraphNodeRef) -> Result<wire::GraphRef, Failure> {
         match self.graph_node(req.node)?.params {
             NodeParams::Child { graph } => Ok(wire::GraphRef { graph }),
+            NodeParams::Blas { .. } => Err(invalid(format!("node {:#x} is a captured BLAS routine, which has no child graph to return", req.node))),
             ref other => Err(invalid(format!("node {:#x} is a {:?} node, not a child graph node", req.node, other.kind()))),
         }
     }

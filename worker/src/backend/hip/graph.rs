@@ -85,8 +85,15 @@ impl HipBackend {
                 api.graph_add_memset_node(graph, deps, fill.ptr.0, pitch, pattern.elem_size() as u32, value, width, height)?
             }
             GraphOp::Memcpy { dst, src, len } => api.graph_add_memcpy_dtod_node(graph, deps, dst.0, src.0, *len as usize)?,
-            GraphOp::Host(_) | GraphOp::Copy3D { .. } | GraphOp::EventRecord { .. } | GraphOp::EventWait { .. } | GraphOp::MemOps(_) | GraphOp::Blas { .. } => {
-                return Err(BackendError::NotSupported("host steps, 3D copies, event nodes and BLAS routines are replayed, not put in a HIP graph".into()))
+            GraphOp::Host(_)
+            | GraphOp::Copy3D { .. }
+            | GraphOp::EventRecord { .. }
+            | GraphOp::EventWait { .. }
+            | GraphOp::MemOps(_)
+            | GraphOp::Blas { .. } => {
+                return Err(BackendError::NotSupported(
+                    "host steps, 3D copies, event nodes and BLAS routines are replayed, not put in a HIP graph".into(),
+                ))
             }
             GraphOp::Empty => api.graph_add_empty_node(graph, deps)?,
         })
