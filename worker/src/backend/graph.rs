@@ -102,10 +102,15 @@ impl GraphPlan {
     /// Whether the plan must be replayed even by a backend with graphs of its own: a host
     /// step waits on the client, which a runtime's host node must not; 3D copies and stream
     /// memory operations go through the backend's own paths (arrays included, and the
-    /// backends' emulated waits and writes); a BLAS routine runs through the backend's BLAS
-    /// on the launch stream.
+    /// backends' emulated waits and writes).
     pub fn needs_replay(&self) -> bool {
-        self.ops.iter().any(|op| matches!(op, GraphOp::Host(_) | GraphOp::Copy3D { .. } | GraphOp::MemOps(_) | GraphOp::Blas { .. }))
+        self.ops.iter().any(|op| matches!(op, GraphOp::Host(_) | GraphOp::Copy3D { .. } | GraphOp::MemOps(_)))
+    }
+
+    /// Whether the plan runs BLAS routines: a backend builds them into its own graph only if
+    /// it can capture its BLAS library's calls (cuda); otherwise the plan is replayed.
+    pub fn has_blas(&self) -> bool {
+        self.ops.iter().any(|op| matches!(op, GraphOp::Blas { .. }))
     }
 }
 

@@ -7,10 +7,13 @@ use std::ffi::c_int;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+use super::result::graph::Graph;
+use super::result::{mem, stream as cu_stream};
 use super::CudaBackend;
 use crate::backend::blas::{blas_op, Aligned16, BlasBackend, BlasCall, BlasHandle};
 use crate::backend::gpu::blas::{BlasLibrary, Dialect, Status};
 use crate::backend::{BackendError, DeviceIndex, StreamHandle};
+use cudarc::driver::sys;
 
 const LIBRARIES: &[&str] = &["libcublas.so.13", "libcublas.so.12", "libcublas.so"];
 
@@ -25,6 +28,7 @@ static CUBLAS_DIALECT: Dialect = Dialect {
     gemm_ex: "cublasGemmEx",
     gemm_strided_batched_ex: "cublasGemmStridedBatchedEx",
     gemm_batched_ex: "cublasGemmBatchedEx",
+    set_workspace: Some("cublasSetWorkspace_v2"),
     // CUBLAS_GEMM_DEFAULT.
     algo_default: -1,
     op,
@@ -75,7 +79,34 @@ fn cublas() -> Result<&'static BlasLibrary, BackendError> {
         .map_err(|why| BackendError::NotSupported(why.clone()))
 }
 
+/// The workspace a handle gets the first time one of its routines is captured into a graph:
+/// what cuBLAS's documentation recommends for Hopper (32 MiB; 4 MiB suffices before it).
+pub(super) const CAPTURE_WORKSPACE_BYTES: usize = 32 << 20;
+
 impl CudaBackend {
+    /// `call` on `handle`, captured into a graph of its own (run as a child graph node): on a
+    /// private stream of the device, in relaxed mode, with the handle's own workspace (cuBLAS's
+    /// rules for graphs: its pool would add memory nodes, which a child graph cannot hold).
+    /// Host scalars are baked into the captured kernels, device ones read when the graph runs.
+    /// The caller entered `device`, the plan's device.
+    pub(super) fn blas_capture(&self, handle: BlasHandle, call: &BlasCall, device: DeviceIndex) -> Result<Graph, BackendError> {
+        let lib = cublas()?;
+        if lib.device_of(handle)? != device || !lib.can_set_workspace() {
+            return Err(BackendError::NotSupported("this BLAS routine cannot be captured into the device's CUDA graph".into()));
+        }
+        if lib.workspace(handle).is_none() {
+            let ptr = mem::alloc(CAPTURE_WORKSPACE_BYTES)?;
+            lib.set_handle_workspace(handle, ptr, CAPTURE_WORKSPACE_BYTES);
+        }
+        let s = cu_stream::create(sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32)?;
+        let graph = Graph::capture(s, || lib.run_for_capture(handle, s.cast(), call));
+        // A private stream with nothing queued (captured work does not run).
+        if let Err(e) = cu_stream::destroy(s) {
+            tracing::warn!(%e, "destroying a BLAS capture stream failed");
+        }
+        graph
+    }
+
     /// Runs `call`; a host-mode reduction's result lands in `out`.
     fn blas_run(&self, handle: BlasHandle, stream: Option<StreamHandle>, call: &BlasCall, out: &mut [u8; 16]) -> Result<(), BackendError> {
         let lib = cublas()?;
@@ -95,7 +126,12 @@ impl BlasBackend for CudaBackend {
         let lib = cublas()?;
         let (taken, dev) = lib.take_handle(handle)?;
         self.enter(dev)?;
-        lib.destroy_taken(taken)
+        let destroyed = lib.destroy_taken(taken);
+        // After the handle: no routine of it runs any more (cuMemFree waits for the device).
+        if let Some((ptr, _)) = lib.take_workspace(handle) {
+            mem::free(ptr)?;
+        }
+        destroyed
     }
 
     fn blas_launch(&self, handle: BlasHandle, stream: Option<StreamHandle>, call: &BlasCall) -> Result<(), BackendError> {

@@ -1,17 +1,25 @@
 //! Graphs as real CUDA graphs: the plan becomes a `CUgraph` (kernel, memset, memcpy, event
-//! record, event wait and empty nodes with the plan's dependencies), instantiated once into a `CUgraphExec` that
+//! record, event wait and empty nodes with the plan's dependencies; a BLAS routine as a child
+//! graph node holding the cuBLAS call captured on a private stream), instantiated once into a `CUgraphExec` that
 //! `cuGraphLaunch` replays; the `CUgraph` itself is destroyed right after instantiation (the
 //! executable graph does not need it).
 
 use super::result::graph::{self as cu_graph, Graph};
 use super::CudaBackend;
-use crate::backend::{BackendError, ExecGraph, GraphBackend, GraphOp, GraphPlan, StreamHandle};
+use crate::backend::{BackendError, DeviceIndex, ExecGraph, GraphBackend, GraphOp, GraphPlan, StreamHandle};
 use cudarc::driver::sys::{self, CUgraphExec, CUgraphNode};
 use std::sync::Arc;
 
 impl CudaBackend {
     /// Adds `op` to `graph` after `deps`.
-    fn add_graph_node(&self, graph: &Graph, op: &GraphOp, deps: &[CUgraphNode], ctx: sys::CUcontext) -> Result<CUgraphNode, BackendError> {
+    fn add_graph_node(
+        &self,
+        graph: &Graph,
+        op: &GraphOp,
+        deps: &[CUgraphNode],
+        ctx: sys::CUcontext,
+        device: DeviceIndex,
+    ) -> Result<CUgraphNode, BackendError> {
         Ok(match op {
             GraphOp::Kernel { function, config, args } => {
                 let f = self.function_entry(*function, |e| e.raw.0)?;
@@ -30,7 +38,11 @@ impl CudaBackend {
                 graph.add_memset_node(deps, fill.ptr.0, pitch, pattern.elem_size() as u32, value, width, height, ctx)?
             }
             GraphOp::Memcpy { dst, src, len } => graph.add_memcpy_dtod_node(deps, dst.0, src.0, *len as usize, ctx)?,
-            GraphOp::Host(_) | GraphOp::Copy3D { .. } | GraphOp::MemOps(_) | GraphOp::Blas { .. } => {
+            GraphOp::Blas { handle, call } => {
+                let child = self.blas_capture(*handle, call, device)?;
+                graph.add_child_graph_node(deps, &child)?
+            }
+            GraphOp::Host(_) | GraphOp::Copy3D { .. } | GraphOp::MemOps(_) => {
                 return Err(BackendError::NotSupported("host steps, 3D copies and BLAS routines are replayed, not put in a CUDA graph".into()))
             }
             GraphOp::Empty => graph.add_empty_node(deps)?,
@@ -61,7 +73,7 @@ impl CudaBackend {
         let mut nodes: Vec<CUgraphNode> = Vec::with_capacity(plan.ops.len());
         for (op, deps) in plan.ops.iter().zip(&plan.dependencies) {
             let deps: Vec<CUgraphNode> = deps.iter().map(|&i| nodes[i]).collect();
-            nodes.push(self.add_graph_node(&graph, op, &deps, ctx)?);
+            nodes.push(self.add_graph_node(&graph, op, &deps, ctx, plan.device)?);
         }
         Ok(graph)
     }
@@ -84,8 +96,17 @@ impl GraphBackend for CudaBackend {
             return Ok(ExecGraph::Replay(plan));
         }
         self.enter(plan.device)?;
-        let graph = self.build_graph(&plan)?;
-        let exec = graph.instantiate()?;
+        let built = self.build_graph(&plan).and_then(|graph| Ok(graph.instantiate()?));
+        let exec = match built {
+            Ok(exec) => exec,
+            // A BLAS routine cuBLAS could not capture (no cuBLAS workspace call, a routine
+            // that allocates, another device's handle): the list is replayed instead.
+            Err(e) if plan.has_blas() => {
+                tracing::debug!(%e, "a graph with BLAS routines is replayed, not built as a CUDA graph");
+                return Ok(ExecGraph::Replay(plan));
+            }
+            Err(e) => return Err(e),
+        };
         let modules = self.plan_modules(&plan);
         super::lock(&self.logs).graph_instantiated(exec as u64, modules);
         Ok(ExecGraph::Native { exec: exec as u64, device: plan.device })
@@ -111,9 +132,11 @@ impl GraphBackend for CudaBackend {
         if let (&mut ExecGraph::Native { exec: raw, device }, false) = (&mut *exec, plan.needs_replay()) {
             if device == plan.device {
                 self.enter(device)?;
-                let graph = self.build_graph(&plan)?;
+                // What cannot be built natively (a BLAS routine cuBLAS does not capture) is
+                // instantiated anew below, which replays it.
+                let graph = self.build_graph(&plan);
                 // A live executable graph made by `graph_instantiate`.
-                if graph.update(raw as CUgraphExec).is_ok() {
+                if graph.is_ok_and(|graph| graph.update(raw as CUgraphExec).is_ok()) {
                     let modules = self.plan_modules(&plan);
                     super::lock(&self.logs).graph_instantiated(raw, modules);
                     return Ok(());

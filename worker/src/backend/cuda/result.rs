@@ -875,6 +875,33 @@ pub mod graph {
             Ok(Self(raw))
         }
 
+        /// What `work` queues on `stream`, captured as a graph (`cuStreamBeginCapture_v2` in
+        /// relaxed mode, `work`, `cuStreamEndCapture`); the stream captures no more afterwards,
+        /// even when `work` fails.
+        pub fn capture<E: From<CudaError>>(stream: sys::CUstream, work: impl FnOnce() -> Result<(), E>) -> Result<Self, E> {
+            // SAFETY: `stream` is live (module contract) and not capturing.
+            check("cuStreamBeginCapture", unsafe { sys::cuStreamBeginCapture_v2(stream, sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED) })?;
+            let worked = work();
+            let mut raw: CUgraph = std::ptr::null_mut();
+            // SAFETY: the stream began capturing above; a valid out-pointer.
+            let ended = check("cuStreamEndCapture", unsafe { sys::cuStreamEndCapture(stream, &mut raw) });
+            // The captured graph is this object's from here on, whatever else failed.
+            let graph = (!raw.is_null()).then_some(Self(raw));
+            worked?;
+            ended?;
+            graph.ok_or_else(|| {
+                E::from(CudaError { call: "cuStreamEndCapture", error: cudarc::driver::DriverError(CUresult::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) })
+            })
+        }
+
+        /// `cuGraphAddChildGraphNode`: a node running a copy of `child` after `deps`.
+        pub fn add_child_graph_node(&self, deps: &[CUgraphNode], child: &Graph) -> Result<CUgraphNode, CudaError> {
+            let mut n = std::ptr::null_mut();
+            // SAFETY: `deps` are nodes of this graph; `child` is a live graph the driver copies.
+            let r = unsafe { sys::cuGraphAddChildGraphNode(&mut n, self.0, deps.as_ptr(), deps.len(), child.0) };
+            node("cuGraphAddChildGraphNode", r, n)
+        }
+
         /// `cuGraphAddKernelNode_v2` with the client's packed arguments (`extra`), after
         /// `deps` (nodes of this graph).
         pub fn add_kernel_node(&self, deps: &[CUgraphNode], f: CUfunction, config: &LaunchConfig, args: &[u8]) -> Result<CUgraphNode, CudaError> {

@@ -136,6 +136,9 @@ pub(crate) struct Dialect {
     pub gemm_ex: &'static str,
     pub gemm_strided_batched_ex: &'static str,
     pub gemm_batched_ex: &'static str,
+    /// `SetWorkspace` (user-owned workspace: what a captured routine must use), if the
+    /// backend captures routines into its graphs.
+    pub set_workspace: Option<&'static str>,
     /// The GEMMs' default algorithm.
     pub algo_default: c_int,
     /// The library's operation (transpose) number of a `hipblasOperation_t`.
@@ -158,8 +161,15 @@ pub(crate) struct BlasLibrary {
     gemm_ex: GemmExFn,
     gemm_strided_batched_ex: GemmStridedBatchedExFn,
     gemm_batched_ex: GemmBatchedExFn,
+    set_workspace: Option<SetWorkspaceFn>,
     handles: Mutex<HashMap<u64, (usize, DeviceIndex)>>,
+    /// The workspace given to a handle (device address, bytes), set again after every
+    /// `SetStream` (which resets the library's workspace to its own pool).
+    workspaces: Mutex<HashMap<u64, (u64, usize)>>,
 }
+
+/// `SetWorkspace`: (handle, device memory, bytes).
+type SetWorkspaceFn = unsafe extern "C" fn(Handle, *mut c_void, usize) -> Status;
 
 /// The library's type letter(s) of a level-1/2 routine.
 fn prefix(t: ElemType) -> Result<&'static str, BackendError> {
@@ -201,8 +211,10 @@ impl BlasLibrary {
             gemm_ex: sym(&lib, dialect.gemm_ex)?,
             gemm_strided_batched_ex: sym(&lib, dialect.gemm_strided_batched_ex)?,
             gemm_batched_ex: sym(&lib, dialect.gemm_batched_ex)?,
+            set_workspace: dialect.set_workspace.map(|name| sym(&lib, name)).transpose()?,
             lib,
             handles: Mutex::default(),
+            workspaces: Mutex::default(),
         })
     }
 
@@ -252,6 +264,27 @@ impl BlasLibrary {
         Ok((TakenHandle(raw), dev))
     }
 
+    /// Whether routines can run on a workspace of the caller's (`SetWorkspace` bound).
+    pub(crate) fn can_set_workspace(&self) -> bool {
+        self.set_workspace.is_some()
+    }
+
+    /// The workspace given to `handle`, if any.
+    pub(crate) fn workspace(&self, handle: BlasHandle) -> Option<(u64, usize)> {
+        self.workspaces.lock().unwrap_or_else(|p| p.into_inner()).get(&handle.0).copied()
+    }
+
+    /// Gives `handle` a workspace of `bytes` at device address `ptr` (the caller's memory,
+    /// freed by the caller after the handle: [`BlasLibrary::take_workspace`]).
+    pub(crate) fn set_handle_workspace(&self, handle: BlasHandle, ptr: u64, bytes: usize) {
+        self.workspaces.lock().unwrap_or_else(|p| p.into_inner()).insert(handle.0, (ptr, bytes));
+    }
+
+    /// Takes `handle`'s workspace out of the table (at its destruction).
+    pub(crate) fn take_workspace(&self, handle: BlasHandle) -> Option<(u64, usize)> {
+        self.workspaces.lock().unwrap_or_else(|p| p.into_inner()).remove(&handle.0)
+    }
+
     /// Destroys a handle taken out of the table (its device current).
     pub(crate) fn destroy_taken(&self, taken: TakenHandle) -> Result<(), BackendError> {
         // SAFETY: a live handle, out of the table: destroyed once.
@@ -261,12 +294,33 @@ impl BlasLibrary {
     /// Runs `call` on `handle` in `stream` (a raw stream of the handle's device, current now);
     /// a host-mode reduction's result lands in `out`.
     pub(crate) fn run(&self, handle: BlasHandle, stream: *mut c_void, call: &BlasCall, out: &mut [u8; 16]) -> Result<(), BackendError> {
+        self.run_on(handle, stream, call, out, false)
+    }
+
+    /// [`BlasLibrary::run`] on the handle's own workspace ([`BlasLibrary::set_handle_workspace`]),
+    /// as a routine captured into a graph must (the library's pool would put memory nodes in
+    /// the captured graph). Eager runs keep the library's per-stream pool, so they never share
+    /// this workspace with a graph running on another stream.
+    pub(crate) fn run_for_capture(&self, handle: BlasHandle, stream: *mut c_void, call: &BlasCall) -> Result<(), BackendError> {
+        let mut scratch = Aligned16([0; 16]);
+        self.run_on(handle, stream, call, &mut scratch.0, true)
+    }
+
+    fn run_on(&self, handle: BlasHandle, stream: *mut c_void, call: &BlasCall, out: &mut [u8; 16], own_workspace: bool) -> Result<(), BackendError> {
         let (h, _) = self.raw(handle)?;
         let d = self.dialect;
         let device_scalars = matches!(call.alpha, Scalar::Device(_));
         // SAFETY: a live handle of the current device; `stream` is a stream of it.
         unsafe {
             self.check(d.set_stream, (self.set_stream)(h, stream))?;
+            if own_workspace {
+                let (Some(set_workspace), Some((ptr, bytes))) = (self.set_workspace, self.workspace(handle)) else {
+                    return Err(BackendError::NotSupported(format!("{} handle {:#x} has no workspace of its own", d.name, handle.0)));
+                };
+                // `ptr` is `bytes` of device memory of the handle's device, kept until the
+                // handle is destroyed. (`SetStream` above reset the workspace to the pool.)
+                self.check(d.set_workspace.unwrap_or("SetWorkspace"), set_workspace(h, ptr as *mut c_void, bytes))?;
+            }
             self.check(d.set_pointer_mode, (self.set_pointer_mode)(h, c_int::from(device_scalars || call.result.is_some())))?;
         }
         // Host scalars are copied to 16-byte aligned storage: the library reads a complex

@@ -23,6 +23,8 @@ static HIPBLAS_DIALECT: Dialect = Dialect {
     gemm_ex: "hipblasGemmEx",
     gemm_strided_batched_ex: "hipblasGemmStridedBatchedEx",
     gemm_batched_ex: "hipblasGemmBatchedEx",
+    // Routines in graphs are replayed on this backend.
+    set_workspace: None,
     // HIPBLAS_GEMM_DEFAULT.
     algo_default: 160,
     op,

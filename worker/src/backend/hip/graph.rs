@@ -121,7 +121,8 @@ impl GraphBackend for HipBackend {
         // Event nodes are replayed: this backend's events carry completion bookkeeping that
         // only its own record and wait paths keep (a runtime's record node would bypass it).
         let has_events = plan.ops.iter().any(|op| matches!(op, GraphOp::EventRecord { .. } | GraphOp::EventWait { .. }));
-        if !self.api.has_graphs() || plan.needs_replay() || has_events {
+        // BLAS routines too: this backend does not capture hipBLAS calls into its graphs.
+        if !self.api.has_graphs() || plan.needs_replay() || has_events || plan.has_blas() {
             return Ok(ExecGraph::Replay(plan));
         }
         self.enter(plan.device)?;
@@ -132,7 +133,7 @@ impl GraphBackend for HipBackend {
     fn graph_exec_update(&self, exec: &mut ExecGraph, plan: Arc<GraphPlan>) -> Result<(), BackendError> {
         // Same topology and node kinds: the runtime updates the executable graph in place;
         // what it refuses (a node disabled into an empty one) is instantiated anew.
-        let native = self.api.has_graphs() && !plan.needs_replay() && self.api.hipGraphExecUpdate.is_some();
+        let native = self.api.has_graphs() && !plan.needs_replay() && !plan.has_blas() && self.api.hipGraphExecUpdate.is_some();
         if let (&mut ExecGraph::Native { exec: raw, device }, true) = (&mut *exec, native) {
             if device == plan.device {
                 self.enter(device)?;
