@@ -100,6 +100,10 @@ impl CudaBackend {
         }
         let s = cu_stream::create(sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32)?;
         let graph = Graph::capture(s, || lib.run_for_capture(handle, s.cast(), call));
+        // The handle must not keep the stream destroyed next (every run binds its own).
+        if let Err(e) = lib.unbind_stream(handle) {
+            tracing::warn!(%e, "unbinding a BLAS handle from its capture stream failed");
+        }
         // A private stream with nothing queued (captured work does not run).
         if let Err(e) = cu_stream::destroy(s) {
             tracing::warn!(%e, "destroying a BLAS capture stream failed");

@@ -43,7 +43,9 @@ impl CudaBackend {
                 graph.add_child_graph_node(deps, &child)?
             }
             GraphOp::Host(_) | GraphOp::Copy3D { .. } | GraphOp::MemOps(_) => {
-                return Err(BackendError::NotSupported("host steps, 3D copies and BLAS routines are replayed, not put in a CUDA graph".into()))
+                return Err(BackendError::NotSupported(
+                    "host steps, 3D copies and stream memory operations are replayed, not put in a CUDA graph".into(),
+                ))
             }
             GraphOp::Empty => graph.add_empty_node(deps)?,
             GraphOp::EventRecord { event } => {

@@ -163,8 +163,8 @@ pub(crate) struct BlasLibrary {
     gemm_batched_ex: GemmBatchedExFn,
     set_workspace: Option<SetWorkspaceFn>,
     handles: Mutex<HashMap<u64, (usize, DeviceIndex)>>,
-    /// The workspace given to a handle (device address, bytes), set again after every
-    /// `SetStream` (which resets the library's workspace to its own pool).
+    /// The workspace given to a handle (device address, bytes), set after `SetStream` (which
+    /// resets the library's workspace to its own pool) for the runs captured into graphs.
     workspaces: Mutex<HashMap<u64, (u64, usize)>>,
 }
 
@@ -211,7 +211,8 @@ impl BlasLibrary {
             gemm_ex: sym(&lib, dialect.gemm_ex)?,
             gemm_strided_batched_ex: sym(&lib, dialect.gemm_strided_batched_ex)?,
             gemm_batched_ex: sym(&lib, dialect.gemm_batched_ex)?,
-            set_workspace: dialect.set_workspace.map(|name| sym(&lib, name)).transpose()?,
+            // Optional: without it routines in graphs are replayed, not captured.
+            set_workspace: dialect.set_workspace.and_then(|name| sym(&lib, name).ok()),
             lib,
             handles: Mutex::default(),
             workspaces: Mutex::default(),
@@ -278,6 +279,14 @@ impl BlasLibrary {
     /// freed by the caller after the handle: [`BlasLibrary::take_workspace`]).
     pub(crate) fn set_handle_workspace(&self, handle: BlasHandle, ptr: u64, bytes: usize) {
         self.workspaces.lock().unwrap_or_else(|p| p.into_inner()).insert(handle.0, (ptr, bytes));
+    }
+
+    /// Binds `handle` to the null stream again (after a capture on a private stream that is
+    /// about to be destroyed).
+    pub(crate) fn unbind_stream(&self, handle: BlasHandle) -> Result<(), BackendError> {
+        let (h, _) = self.raw(handle)?;
+        // SAFETY: a live handle; the null stream is always valid.
+        self.check(self.dialect.set_stream, unsafe { (self.set_stream)(h, std::ptr::null_mut()) })
     }
 
     /// Takes `handle`'s workspace out of the table (at its destruction).
