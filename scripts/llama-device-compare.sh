@@ -3,11 +3,14 @@
 # CUDA backend built there from the same sources. Runs from a slim llama pack (bin/hip-worker,
 # lib/, llama.tar.xz from `scripts/llama-cpp.sh pack`, llama-src.tar.xz: the sources with
 # app/), this script copied into it; results in $OUT.
-#   both: the native build in the background while ours runs test-backend-ops' MUL_MAT from
-#         q2_K on and llama-bench (CUDA graphs off: our capture does not record hipBLAS
-#         calls), then the native llama-bench (its own libraries: LD_LIBRARY_PATH reset) and
-#         the native test-backend-ops for GPU_OPS' ops.
-#   rest: ours for the remaining ops of GPU_OPS and the MUL_MAT shapes outside the type loop.
+#   both:   the native build in the background while ours runs test-backend-ops' MUL_MAT from
+#           q2_K on and llama-bench (CUDA graphs off), then the native llama-bench (its own
+#           libraries: LD_LIBRARY_PATH reset) and the native test-backend-ops for GPU_OPS' ops.
+#   rest:   ours for the remaining ops of GPU_OPS and the MUL_MAT shapes outside the type loop.
+#   mulmat: ours for every MUL_MAT case, in five shards by type run side by side (each its own
+#           worker: the first use of each kernel file is the driver compiling its PTX, which
+#           one process does on one core), then llama-bench with ggml's CUDA graphs and
+#           without; logs in one archive ($OUT/ours/mulmat.tgz), per-shard counts printed.
 # Each fits one 600 s device call (docs/BENCHMARKS.md, "On one H200").
 set -u
 P=$(cd "$(dirname "$0")" && pwd)
@@ -67,6 +70,37 @@ kill $WPID
 for f in ops-rest mulmat-other; do sed 's/\x1b\[[0-9;]*m//g' $OUT/ours/$f.log | grep -E "^\s+[A-Z_]+\(" | sed -E 's/^\s+([A-Z_]+)\(.*\): (.*)$/\1 \2/' | awk '{print $1, $NF}' | sort | uniq -c > $OUT/ours/$f.counts; cat $OUT/ours/$f.counts; grep -E "FAIL" $OUT/ours/$f.log | head -5; done
 tar czf $OUT/ours/logs.tgz -C $OUT/ours ops-rest.log mulmat-other.log worker.log; rm -f $OUT/ours/ops-rest.log $OUT/ours/mulmat-other.log $OUT/ours/worker.log $OUT/ours/worker.stdout
   ;;
+mulmat)
+cd "$P" && tar xJf llama.tar.xz
+D=$OUT/ours; mkdir -p $D
+shards=("f32|f16|bf16" "q1_0|q2_0|q4_0|q4_1" "q5_0|q5_1|q8_0|mxfp4|nvfp4" "q2_K|q3_K|q4_K|q5_K|q6_K|tq" "iq")
+pids=()
+for i in "${!shards[@]}"; do
+  mkdir -p $D/s$i
+  ( start_ours $D/s$i
+    t0=$SECONDS
+    timeout ${SHARD_TIMEOUT:-420} $P/llama/test-backend-ops test -b ROCm0 -o MUL_MAT -p "^type_a=(${shards[$i]})" > $D/s$i/mulmat.log 2>&1
+    echo "shard $i (${shards[$i]}) rc=$? $((SECONDS-t0)) s" > $D/s$i/summary.txt
+    kill $WPID ) &
+  pids+=($!)
+done
+wait "${pids[@]}"
+start_ours $D
+for mode in graphs nographs; do
+  [ $mode = nographs ] && export GGML_CUDA_DISABLE_GRAPHS=1
+  timeout 60 $P/llama/llama-bench -m $P/llama/tiny-q8_0.gguf -ngl 99 -p 512 -n 128 -r 3 -o md > $D/bench-$mode.md 2> $D/bench-$mode.log
+  echo "bench $mode rc=$?" >> $D/summary.txt
+done
+unset GGML_CUDA_DISABLE_GRAPHS
+kill $WPID
+for i in "${!shards[@]}"; do
+  cat $D/s$i/summary.txt
+  sed 's/\x1b\[[0-9;]*m//g' $D/s$i/mulmat.log | grep -E "^\s+MUL_MAT\(" | sed -E 's/^.*\): //' | sort | uniq -c
+  sed 's/\x1b\[[0-9;]*m//g' $D/s$i/mulmat.log | grep -E "MUL_MAT.*FAIL" | head -3
+done
+cat $D/summary.txt $D/bench-*.md; grep -iE "error|abort" $D/bench-graphs.log | head -5
+tar czf $OUT/mulmat.tgz -C $D . && rm -rf $D
+  ;;
 *)
-  sed -n 2,11p "$0"; exit 2 ;;
+  sed -n 2,17p "$0"; exit 2 ;;
 esac

@@ -279,6 +279,15 @@ pub trait BlasBackend {
         Err(BackendError::NotSupported("this backend has no BLAS".into()))
     }
 
+    /// Whether a graph may hold a routine whose device arrays of pointers are read only at
+    /// replay (`gemmBatched`), when no session check can see the matrices they name. True
+    /// where the library reads them on the GPU, inside the session's own context: they reach
+    /// no further than the session's own kernels (docs/ISOLATION.md). False where the
+    /// worker's own code would follow them (the host backend's BLAS runs in the worker).
+    fn blas_pointer_arrays_in_graphs(&self) -> bool {
+        false
+    }
+
     /// Runs a reduction on `stream` and waits for its result (`result_size` bytes).
     fn blas_reduce(&self, handle: BlasHandle, stream: Option<StreamHandle>, call: &BlasCall) -> Result<[u8; 16], BackendError> {
         let _ = (handle, stream, call);

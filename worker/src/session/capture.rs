@@ -104,9 +104,11 @@ impl Session {
     }
 
     /// A BLAS routine on a capturing stream: a BLAS node, run through the backend's BLAS at
-    /// every launch. Routines reading device arrays of pointers (`gemmBatched`) are refused:
-    /// the captured work before them usually writes those arrays, so the matrices they name
-    /// are known only at replay, too late for the session's operand checks.
+    /// every launch. Routines reading device arrays of pointers (`gemmBatched`) are recorded
+    /// only where the backend's library reads them inside the session's GPU context
+    /// (`blas_pointer_arrays_in_graphs`): the captured work before them usually writes those
+    /// arrays, so the matrices they name are known only at replay, too late for the session's
+    /// operand checks.
     pub(super) fn capture_blas(
         &mut self,
         stream: u64,
@@ -117,11 +119,12 @@ impl Session {
         if !self.captures.streams.contains_key(&stream) {
             return Ok(false);
         }
-        if call.pointer_arrays {
+        if call.pointer_arrays && !self.backend.blas_pointer_arrays_in_graphs() {
             let why = format!(
-                "BLAS {:?} with device arrays of pointers cannot be captured (the arrays are read only at replay, so the matrices they \
-                 name cannot be checked); use the strided-batched form in captured work",
-                call.routine
+                "BLAS {:?} with device arrays of pointers cannot be captured on the {} backend (the arrays are read only at replay, \
+                 so the matrices they name cannot be checked); use the strided-batched form in captured work",
+                call.routine,
+                self.backend.name()
             );
             return self.capture_refuse(stream, &why).map(|()| false);
         }

@@ -120,6 +120,11 @@ impl CudaBackend {
 }
 
 impl BlasBackend for CudaBackend {
+    fn blas_pointer_arrays_in_graphs(&self) -> bool {
+        // The library reads the arrays in this session's GPU context, as its kernels would.
+        true
+    }
+
     fn blas_create(&self, dev: DeviceIndex) -> Result<BlasHandle, BackendError> {
         let lib = cublas()?;
         self.enter(dev)?;

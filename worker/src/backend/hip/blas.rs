@@ -86,6 +86,11 @@ impl HipBackend {
 }
 
 impl BlasBackend for HipBackend {
+    fn blas_pointer_arrays_in_graphs(&self) -> bool {
+        // The library reads the arrays in this session's GPU context, as its kernels would.
+        true
+    }
+
     fn blas_create(&self, dev: DeviceIndex) -> Result<BlasHandle, BackendError> {
         let lib = hipblas()?;
         self.enter(dev)?;
