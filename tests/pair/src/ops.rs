@@ -6,8 +6,8 @@
 //! far (buffers, streams, events), freed and destroyed ones included, so stale handles and
 //! use-after-free come up by themselves.
 //!
-//! The model ([`Model`]) keeps a shadow of every live buffer's bytes (`None` where they are
-//! not known: fresh allocations, racing writes) and the ordering HIP guarantees between
+//! The model ([`Model`]) keeps a shadow of every live buffer's bytes (with a mask of those it
+//! knows: not a fresh allocation's, nor racing writes') and the ordering HIP guarantees between
 //! blocking streams (the legacy null stream waits for and is waited for by every stream;
 //! events order one stream after another; a synchronize or an awaited download completes a
 //! stream's earlier work). What it asserts:
@@ -236,16 +236,75 @@ pub fn encode_input(resumable: bool, ops: &[Op]) -> Vec<u8> {
     out
 }
 
+/// Device bytes as the model knows them: `bytes[i]` holds where `mask[i]` is `KNOWN`, and is
+/// not known where it is 0. Two byte vectors rather than one of `Option<u8>`, so that writes,
+/// copies and forgetting are `memcpy`s and `memset`s, and a check is one pass over 8-byte
+/// words: the fuzz build traces every comparison and loop test, which per byte cost more than
+/// the session under test.
+#[derive(Clone)]
+struct Shadow {
+    bytes: Vec<u8>,
+    mask: Vec<u8>,
+}
+
+const KNOWN: u8 = 0xff;
+
+impl Shadow {
+    /// `len` bytes nobody knows (a fresh allocation).
+    fn unknown(len: usize) -> Self {
+        Self { bytes: vec![0; len], mask: vec![0; len] }
+    }
+
+    fn known(bytes: Vec<u8>) -> Self {
+        let mask = vec![KNOWN; bytes.len()];
+        Self { bytes, mask }
+    }
+
+    fn filled(value: u8, len: usize) -> Self {
+        Self { bytes: vec![value; len], mask: vec![KNOWN; len] }
+    }
+
+    fn range(&self, start: u64, end: u64) -> Self {
+        let r = start as usize..end as usize;
+        Self { bytes: self.bytes[r.clone()].to_vec(), mask: self.mask[r].to_vec() }
+    }
+
+    /// `src` replaces the bytes from `start` on (what it does not know becomes unknown).
+    fn write(&mut self, start: u64, src: &Shadow) {
+        let r = start as usize..start as usize + src.bytes.len();
+        self.bytes[r.clone()].copy_from_slice(&src.bytes);
+        self.mask[r].copy_from_slice(&src.mask);
+    }
+
+    fn forget(&mut self, start: u64, end: u64) {
+        self.mask[start as usize..end as usize].fill(0);
+    }
+
+    fn forget_all(&mut self) {
+        self.mask.fill(0);
+    }
+}
+
+/// Up to 8 bytes as one word (zero-padded).
+fn word(bytes: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w[..bytes.len()].copy_from_slice(bytes);
+    u64::from_le_bytes(w)
+}
+
 /// Asserts that `got` holds every known byte of `want`; returns how many were known. Compares
-/// whole slices (one `memcmp`, not a coverage-traced comparison per byte) and looks for the
-/// first difference only when there is one.
-fn check_bytes(want: &[Option<u8>], got: &[u8], what: impl FnOnce() -> String) -> usize {
-    assert_eq!(want.len(), got.len(), "{}: length", what());
-    let known = want.iter().filter(|b| b.is_some()).count();
-    let expected: Vec<u8> = want.iter().zip(got).map(|(w, g)| w.unwrap_or(*g)).collect();
-    if expected != got {
-        let i = expected.iter().zip(got).position(|(e, g)| e != g).expect("a difference");
-        panic!("byte {i} of {}: expected {:#04x}, read {:#04x}", what(), expected[i], got[i]);
+/// 8 bytes at a time under the mask and looks for the first difference only when there is one.
+fn check_bytes(want: &Shadow, got: &[u8], what: impl FnOnce() -> String) -> usize {
+    assert_eq!(want.bytes.len(), got.len(), "{}: length", what());
+    let (mut known, mut differs) = (0, 0u64);
+    for ((w, m), g) in want.bytes.chunks(8).zip(want.mask.chunks(8)).zip(got.chunks(8)) {
+        let mask = word(m);
+        known += mask.count_ones() as usize / 8;
+        differs |= (word(w) ^ word(g)) & mask;
+    }
+    if differs != 0 {
+        let i = (0..got.len()).find(|&i| want.mask[i] == KNOWN && want.bytes[i] != got[i]).expect("a difference");
+        panic!("byte {i} of {}: expected {:#04x}, read {:#04x}", what(), want.bytes[i], got[i]);
     }
     known
 }
@@ -280,7 +339,7 @@ struct Buffer {
     size: u64,
     live: bool,
     /// What the device holds, where known.
-    shadow: Vec<Option<u8>>,
+    shadow: Shadow,
     pending: Vec<Access>,
 }
 
@@ -429,14 +488,14 @@ impl Model {
     }
 
     /// Records an access by stream `id` to `buf[start..end]` and applies `write`'s bytes to
-    /// the shadow (`None`: unknown); returns whether an earlier unordered access conflicts.
-    fn access(&mut self, id: StreamId, buf: usize, start: u64, end: u64, write: Option<Vec<Option<u8>>>, feeds: Option<(usize, u64, u64)>) -> bool {
+    /// the shadow; returns whether an earlier unordered access conflicts.
+    fn access(&mut self, id: StreamId, buf: usize, start: u64, end: u64, write: Option<Shadow>, feeds: Option<(usize, u64, u64)>) -> bool {
         self.global += 1;
         if id == 0 {
             // The legacy null stream waits for every blocking stream first.
             self.barrier();
             if let Some(bytes) = write {
-                self.buffers[buf].shadow[start as usize..end as usize].copy_from_slice(&bytes);
+                self.buffers[buf].shadow.write(start, &bytes);
             }
             return false;
         }
@@ -456,14 +515,14 @@ impl Model {
             }
         }
         for (b, s, e) in poison {
-            self.buffers[b].shadow[s as usize..e as usize].fill(None);
+            self.buffers[b].shadow.forget(s, e);
         }
         if let Some(bytes) = write {
-            let shadow = &mut self.buffers[buf].shadow[start as usize..end as usize];
+            let shadow = &mut self.buffers[buf].shadow;
             if conflict {
-                shadow.fill(None);
+                shadow.forget(start, end);
             } else {
-                shadow.copy_from_slice(&bytes);
+                shadow.write(start, &bytes);
             }
         }
         let global = self.global;
@@ -614,7 +673,7 @@ impl Run {
                 assert!(!overlaps, "hipMalloc gave {ptr:#x}+{size}, which overlaps a live allocation");
                 // A freed buffer whose memory this one reuses stays in the list: an index that
                 // picks it names addresses that [`Model::resolve`] finds live again.
-                m.buffers.push(Buffer { ptr, size, live: true, shadow: vec![None; size as usize], pending: Vec::new() });
+                m.buffers.push(Buffer { ptr, size, live: true, shadow: Shadow::unknown(size as usize), pending: Vec::new() });
             }
             Op::Free { buf } => {
                 if m.buffers.is_empty() {
@@ -641,7 +700,7 @@ impl Run {
                 let req = calls::MemcpyHtoD::wrap(wire::MemcpyHtoD { dst: ptr, stream: handle, sync: false, data: Bulk(&data) });
                 match (m.resolve(ptr, len), m.stream_live(s)) {
                     (Target::Live { buf, offset }, true) => {
-                        m.access(s, buf, offset, offset + len, Some(data.iter().copied().map(Some).collect()), None);
+                        m.access(s, buf, offset, offset + len, Some(Shadow::known(data.clone())), None);
                         self.pair.post(&req);
                     }
                     (_, _) if len > 0 => self.refused(&req, "an upload to freed memory, out of bounds or on a destroyed stream"),
@@ -654,7 +713,7 @@ impl Run {
                 match (m.resolve(ptr, len), m.stream_live(s)) {
                     (Target::Live { buf, offset }, true) => {
                         let racing = m.access(s, buf, offset, offset + len, None, None);
-                        let expect: Vec<Option<u8>> = m.buffers[buf].shadow[offset as usize..(offset + len) as usize].to_vec();
+                        let expect = m.buffers[buf].shadow.range(offset, offset + len);
                         let result = self.download(ptr, len, handle);
                         let got = match result {
                             Ok(got) => got,
@@ -698,9 +757,9 @@ impl Run {
                             return; // overlapping: undefined in HIP
                         }
                         let racing_read = m.access(s, sb, so, so + len, None, Some((db, d_o, d_o + len)));
-                        let mut bytes = m.buffers[sb].shadow[so as usize..(so + len) as usize].to_vec();
+                        let mut bytes = m.buffers[sb].shadow.range(so, so + len);
                         if racing_read {
-                            bytes.fill(None);
+                            bytes.forget_all();
                         }
                         m.access(s, db, d_o, d_o + len, Some(bytes), None);
                         self.pair.post(&req);
@@ -718,7 +777,7 @@ impl Run {
                     let (Target::Live { buf, offset }, true, true) = (target, m.stream_live(s), len > 0) else { return };
                     self.graph_memset(ptr, len, value, handle);
                     if !self.lost {
-                        self.model.access(s, buf, offset, offset + len, Some(vec![Some(value); len as usize]), None);
+                        self.model.access(s, buf, offset, offset + len, Some(Shadow::filled(value, len as usize)), None);
                     }
                     return;
                 }
@@ -732,7 +791,7 @@ impl Run {
                 });
                 match (target, m.stream_live(s)) {
                     (Target::Live { buf, offset }, true) => {
-                        m.access(s, buf, offset, offset + len, Some(vec![Some(value); len as usize]), None);
+                        m.access(s, buf, offset, offset + len, Some(Shadow::filled(value, len as usize)), None);
                         self.pair.post(&req);
                     }
                     _ if len > 0 => self.refused(&req, "a memset of freed memory, out of bounds or on a destroyed stream"),
@@ -904,7 +963,7 @@ impl Run {
                 return self.finish();
             }
         }
-        let live: Vec<(u64, u64, Vec<Option<u8>>)> =
+        let live: Vec<(u64, u64, Shadow)> =
             self.model.buffers.iter().filter(|b| b.live).map(|b| (b.ptr, b.size, b.shadow.clone())).collect();
         for (ptr, size, shadow) in live {
             assert!(size as usize <= CLIENT_MEMORY);
