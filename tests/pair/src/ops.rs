@@ -982,3 +982,30 @@ impl Run {
         assert!(!self.pair.client.session.has_pending_landings(), "every landing arrived");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The masked word-wise comparison against a byte-wise oracle, over lengths that leave
+    /// partial words, with a difference at every position, known or not.
+    #[test]
+    fn check_bytes_finds_exactly_the_known_differences() {
+        for len in [0usize, 1, 7, 8, 9, 23] {
+            let data = upload_bytes(3, len);
+            let mut want = Shadow::known(data.clone());
+            want.forget(len as u64 / 3, len as u64 / 2);
+            let known = want.mask.iter().filter(|&&m| m == KNOWN).count();
+            assert_eq!(check_bytes(&want, &data, String::new), known, "len {len}");
+            for i in 0..len {
+                let mut got = data.clone();
+                got[i] ^= 0x40;
+                let caught = std::panic::catch_unwind(|| check_bytes(&want, &got, || "test".into())).is_err();
+                assert_eq!(caught, want.mask[i] == KNOWN, "len {len}, byte {i}");
+            }
+        }
+        let mut s = Shadow::filled(9, 4);
+        s.write(1, &Shadow::unknown(2));
+        assert_eq!(check_bytes(&s, &[9, 0, 0, 9], String::new), 2);
+    }
+}
