@@ -490,6 +490,11 @@ impl Model {
     /// Records an access by stream `id` to `buf[start..end]` and applies `write`'s bytes to
     /// the shadow; returns whether an earlier unordered access conflicts.
     fn access(&mut self, id: StreamId, buf: usize, start: u64, end: u64, write: Option<Shadow>, feeds: Option<(usize, u64, u64)>) -> bool {
+        if start == end {
+            // HIP returns at once from a zero-length copy or memset: it orders nothing, not
+            // even on the null stream.
+            return false;
+        }
         self.global += 1;
         if id == 0 {
             // The legacy null stream waits for every blocking stream first.
@@ -725,7 +730,10 @@ impl Run {
                         if !self.ok(Ok(()), "hipMemcpyDtoH") {
                             return;
                         }
-                        self.model.completed(s);
+                        if len > 0 {
+                            // A zero-length download returns at once, without waiting.
+                            self.model.completed(s);
+                        }
                         if racing {
                             return;
                         }
