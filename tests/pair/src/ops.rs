@@ -236,77 +236,115 @@ pub fn encode_input(resumable: bool, ops: &[Op]) -> Vec<u8> {
     out
 }
 
-/// Device bytes as the model knows them: `bytes[i]` holds where `mask[i]` is `KNOWN`, and is
-/// not known where it is 0. Two byte vectors rather than one of `Option<u8>`, so that writes,
-/// copies and forgetting are `memcpy`s and `memset`s, and a check is one pass over 8-byte
-/// words: the fuzz build traces every comparison and loop test, which per byte cost more than
-/// the session under test.
+/// Device bytes as the model knows them: `bytes`, except in the ranges of `unknown` (sorted,
+/// disjoint, not touching). Ranges rather than a flag per byte, so that writes, copies and
+/// checks are `memcpy`s and one `memcmp` plus work per range: the fuzz build traces every
+/// comparison and loop test, which per byte cost more than the session under test.
 #[derive(Clone)]
 struct Shadow {
     bytes: Vec<u8>,
-    mask: Vec<u8>,
+    unknown: Vec<(usize, usize)>,
 }
-
-const KNOWN: u8 = 0xff;
 
 impl Shadow {
     /// `len` bytes nobody knows (a fresh allocation).
     fn unknown(len: usize) -> Self {
-        Self { bytes: vec![0; len], mask: vec![0; len] }
+        let mut s = Self { bytes: vec![0; len], unknown: Vec::new() };
+        s.forget_all();
+        s
     }
 
     fn known(bytes: Vec<u8>) -> Self {
-        let mask = vec![KNOWN; bytes.len()];
-        Self { bytes, mask }
+        Self { bytes, unknown: Vec::new() }
     }
 
     fn filled(value: u8, len: usize) -> Self {
-        Self { bytes: vec![value; len], mask: vec![KNOWN; len] }
+        Self::known(vec![value; len])
+    }
+
+    fn is_known(&self, i: usize) -> bool {
+        !self.unknown.iter().any(|&(s, e)| s <= i && i < e)
     }
 
     fn range(&self, start: u64, end: u64) -> Self {
-        let r = start as usize..end as usize;
-        Self { bytes: self.bytes[r.clone()].to_vec(), mask: self.mask[r].to_vec() }
+        let (start, end) = (start as usize, end as usize);
+        let unknown = self.unknown.iter().filter(|&&(s, e)| s < end && start < e).map(|&(s, e)| (s.max(start) - start, e.min(end) - start)).collect();
+        Self { bytes: self.bytes[start..end].to_vec(), unknown }
     }
 
     /// `src` replaces the bytes from `start` on (what it does not know becomes unknown).
     fn write(&mut self, start: u64, src: &Shadow) {
-        let r = start as usize..start as usize + src.bytes.len();
-        self.bytes[r.clone()].copy_from_slice(&src.bytes);
-        self.mask[r].copy_from_slice(&src.mask);
+        let start = start as usize;
+        let end = start + src.bytes.len();
+        self.bytes[start..end].copy_from_slice(&src.bytes);
+        self.cut(start, end);
+        for &(s, e) in &src.unknown {
+            self.add(start + s, start + e);
+        }
     }
 
     fn forget(&mut self, start: u64, end: u64) {
-        self.mask[start as usize..end as usize].fill(0);
+        self.add(start as usize, end as usize);
     }
 
     fn forget_all(&mut self) {
-        self.mask.fill(0);
+        self.unknown.clear();
+        self.add(0, self.bytes.len());
+    }
+
+    /// Takes `start..end` out of the unknown ranges.
+    fn cut(&mut self, start: usize, end: usize) {
+        let mut kept = Vec::with_capacity(self.unknown.len() + 1);
+        for &(s, e) in &self.unknown {
+            if e <= start || end <= s {
+                kept.push((s, e));
+                continue;
+            }
+            if s < start {
+                kept.push((s, start));
+            }
+            if end < e {
+                kept.push((end, e));
+            }
+        }
+        self.unknown = kept;
+    }
+
+    /// Adds `start..end` to the unknown ranges, merging those it touches.
+    fn add(&mut self, start: usize, end: usize) {
+        if start == end {
+            return;
+        }
+        self.cut(start, end);
+        let at = self.unknown.partition_point(|&(s, _)| s < start);
+        self.unknown.insert(at, (start, end));
+        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(self.unknown.len());
+        for &(s, e) in &self.unknown {
+            match merged.last_mut() {
+                Some(last) if last.1 == s => last.1 = e,
+                _ => merged.push((s, e)),
+            }
+        }
+        self.unknown = merged;
     }
 }
 
-/// Up to 8 bytes as one word (zero-padded).
-fn word(bytes: &[u8]) -> u64 {
-    let mut w = [0u8; 8];
-    w[..bytes.len()].copy_from_slice(bytes);
-    u64::from_le_bytes(w)
-}
-
-/// Asserts that `got` holds every known byte of `want`; returns how many were known. Compares
-/// 8 bytes at a time under the mask and looks for the first difference only when there is one.
+/// Asserts that `got` holds every known byte of `want`; returns how many were known. Takes
+/// `got`'s bytes where `want` knows nothing, compares the whole with one `memcmp`, and looks
+/// for the first difference only when there is one.
 fn check_bytes(want: &Shadow, got: &[u8], what: impl FnOnce() -> String) -> usize {
     assert_eq!(want.bytes.len(), got.len(), "{}: length", what());
-    let (mut known, mut differs) = (0, 0u64);
-    for ((w, m), g) in want.bytes.chunks(8).zip(want.mask.chunks(8)).zip(got.chunks(8)) {
-        let mask = word(m);
-        known += mask.count_ones() as usize / 8;
-        differs |= (word(w) ^ word(g)) & mask;
+    let mut expected = want.bytes.clone();
+    let mut unknown = 0;
+    for &(s, e) in &want.unknown {
+        expected[s..e].copy_from_slice(&got[s..e]);
+        unknown += e - s;
     }
-    if differs != 0 {
-        let i = (0..got.len()).find(|&i| want.mask[i] == KNOWN && want.bytes[i] != got[i]).expect("a difference");
-        panic!("byte {i} of {}: expected {:#04x}, read {:#04x}", what(), want.bytes[i], got[i]);
+    if expected != got {
+        let i = expected.iter().zip(got).position(|(e, g)| e != g).expect("a difference");
+        panic!("byte {i} of {}: expected {:#04x}, read {:#04x}", what(), expected[i], got[i]);
     }
-    known
+    got.len() - unknown
 }
 
 /// The bytes a seeded upload carries.
@@ -995,25 +1033,56 @@ impl Run {
 mod tests {
     use super::*;
 
-    /// The masked word-wise comparison against a byte-wise oracle, over lengths that leave
-    /// partial words, with a difference at every position, known or not.
+    /// The shadow against a byte-wise oracle (`Option<u8>` per byte) over a scripted mix of
+    /// writes, copies and forgetting, and `check_bytes` against it with a difference at every
+    /// position, known or not.
     #[test]
-    fn check_bytes_finds_exactly_the_known_differences() {
-        for len in [0usize, 1, 7, 8, 9, 23] {
-            let data = upload_bytes(3, len);
-            let mut want = Shadow::known(data.clone());
-            want.forget(len as u64 / 3, len as u64 / 2);
-            let known = want.mask.iter().filter(|&&m| m == KNOWN).count();
-            assert_eq!(check_bytes(&want, &data, String::new), known, "len {len}");
+    fn shadow_and_check_bytes_agree_with_a_byte_wise_model() {
+        let len = 40;
+        let mut shadow = Shadow::unknown(len);
+        let mut oracle: Vec<Option<u8>> = vec![None; len];
+        let steps: [(u8, usize, usize, u8); 9] =
+            [(0, 3, 20, 7), (1, 10, 12, 0), (0, 0, 2, 9), (2, 5, 30, 0), (1, 19, 25, 0), (0, 24, 40, 3), (1, 0, 40, 0), (0, 8, 9, 1), (3, 0, 0, 0)];
+        for (kind, start, end, seed) in steps {
+            match kind {
+                0 => {
+                    let data = upload_bytes(seed, end - start);
+                    shadow.write(start as u64, &Shadow::known(data.clone()));
+                    oracle[start..end].iter_mut().zip(&data).for_each(|(o, d)| *o = Some(*d));
+                }
+                1 => {
+                    shadow.forget(start as u64, end as u64);
+                    oracle[start..end].fill(None);
+                }
+                2 => {
+                    // Copy `start..start + 8` over `end - 8..end` (bytes known or not).
+                    let src = shadow.range(start as u64, start as u64 + 8);
+                    shadow.write(end as u64 - 8, &src);
+                    let from = oracle[start..start + 8].to_vec();
+                    oracle[end - 8..end].copy_from_slice(&from);
+                }
+                _ => {
+                    let mut all = shadow.range(0, len as u64);
+                    all.forget_all();
+                    assert!((0..len).all(|i| !all.is_known(i)));
+                }
+            }
             for i in 0..len {
-                let mut got = data.clone();
-                got[i] ^= 0x40;
-                let caught = std::panic::catch_unwind(|| check_bytes(&want, &got, || "test".into())).is_err();
-                assert_eq!(caught, want.mask[i] == KNOWN, "len {len}, byte {i}");
+                assert_eq!(shadow.is_known(i), oracle[i].is_some(), "byte {i}");
+                if let Some(b) = oracle[i] {
+                    assert_eq!(shadow.bytes[i], b, "byte {i}");
+                }
+            }
+            let got: Vec<u8> = shadow.bytes.clone();
+            let known = oracle.iter().filter(|b| b.is_some()).count();
+            assert_eq!(check_bytes(&shadow, &got, String::new), known);
+            for i in 0..len {
+                let mut bad = got.clone();
+                bad[i] ^= 0x40;
+                let caught = std::panic::catch_unwind(|| check_bytes(&shadow, &bad, String::new)).is_err();
+                assert_eq!(caught, oracle[i].is_some(), "byte {i}");
             }
         }
-        let mut s = Shadow::filled(9, 4);
-        s.write(1, &Shadow::unknown(2));
-        assert_eq!(check_bytes(&s, &[9, 0, 0, 9], String::new), 2);
+        assert!(shadow.unknown.windows(2).all(|w| w[0].1 < w[1].0), "ranges sorted, disjoint, not touching: {:?}", shadow.unknown);
     }
 }
