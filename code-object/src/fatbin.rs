@@ -557,7 +557,8 @@ pub fn decompress(data: &[u8]) -> Result<Cow<'_, [u8]>> {
             .map_err(|e| FatbinError::Decompress { reason: format!("zlib: {:?}", e.status) })?,
         _ => {
             let mut source = payload;
-            let decoder = ruzstd::decoding::StreamingDecoder::new(&mut source).map_err(|e| FatbinError::Decompress { reason: format!("zstd: {e}") })?;
+            let decoder =
+                ruzstd::decoding::StreamingDecoder::new(&mut source).map_err(|e| FatbinError::Decompress { reason: format!("zstd: {e}") })?;
             let mut out = Vec::with_capacity(want.min(64 << 20));
             // One byte more than promised, to notice a stream that is longer.
             decoder.take(want as u64 + 1).read_to_end(&mut out).map_err(|e| FatbinError::Decompress { reason: format!("zstd: {e}") })?;

@@ -1009,8 +1009,7 @@ impl Run {
                 return self.finish();
             }
         }
-        let live: Vec<(u64, u64, Shadow)> =
-            self.model.buffers.iter().filter(|b| b.live).map(|b| (b.ptr, b.size, b.shadow.clone())).collect();
+        let live: Vec<(u64, u64, Shadow)> = self.model.buffers.iter().filter(|b| b.live).map(|b| (b.ptr, b.size, b.shadow.clone())).collect();
         for (ptr, size, shadow) in live {
             assert!(size as usize <= CLIENT_MEMORY);
             let got = match self.download(ptr, size, 0) {
