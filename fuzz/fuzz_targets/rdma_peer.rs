@@ -106,7 +106,7 @@ fn frame(req: &Request<'_>, id: u64) -> Vec<u8> {
     }
 }
 
-fuzz_target!(|input: Input| {
+fuzz_target!(init: hip_remote_fuzz::keep_freed_memory(), |input: Input| {
     let config = RdmaConfig {
         slot_len: 4096,
         recv_depth: 8,

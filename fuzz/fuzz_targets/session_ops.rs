@@ -14,6 +14,6 @@ use std::sync::{Arc, OnceLock};
 /// session on it, and must leave it as it found it.
 static BACKEND: OnceLock<Arc<HostBackend>> = OnceLock::new();
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: hip_remote_fuzz::keep_freed_memory(), |data: &[u8]| {
     ops::run(BACKEND.get_or_init(Pair::backend), data);
 });

@@ -148,22 +148,35 @@ impl MemFabric {
     }
 
     fn push(link: &Link, side: &mut Side, c: Completion) {
+        if Self::enqueue(side, c) {
+            link.cv.notify_all();
+        }
+    }
+
+    /// Queues a completion without waking anyone; whether it was queued.
+    fn enqueue(side: &mut Side, c: Completion) -> bool {
         if side.swallow {
-            return;
+            return false;
         }
         side.cq.push_back(c);
         side.generation += 1;
-        link.cv.notify_all();
+        true
     }
 
-    /// Puts a side's queue pair in the error state: posted receives are flushed.
+    /// Puts a side's queue pair in the error state: posted receives are flushed, with one
+    /// wake-up for all of them (each is a system call, and waiters see them only once the
+    /// lock is released anyway).
     fn to_error(link: &Link, side: &mut Side) {
         if side.qp_error {
             return;
         }
         side.qp_error = true;
+        let mut queued = false;
         while side.posted.pop_front().is_some() {
-            Self::push(link, side, Completion::Failed { what: "receive", status: "WR flushed".into(), flushed: true });
+            queued |= Self::enqueue(side, Completion::Failed { what: "receive", status: "WR flushed".into(), flushed: true });
+        }
+        if queued {
+            link.cv.notify_all();
         }
     }
 

@@ -6,8 +6,8 @@
 //! far (buffers, streams, events), freed and destroyed ones included, so stale handles and
 //! use-after-free come up by themselves.
 //!
-//! The model ([`Model`]) keeps a shadow of every live buffer's bytes (`None` where they are
-//! not known: fresh allocations, racing writes) and the ordering HIP guarantees between
+//! The model ([`Model`]) keeps a shadow of every live buffer's bytes (with a mask of those it
+//! knows: not a fresh allocation's, nor racing writes') and the ordering HIP guarantees between
 //! blocking streams (the legacy null stream waits for and is waited for by every stream;
 //! events order one stream after another; a synchronize or an awaited download completes a
 //! stream's earlier work). What it asserts:
@@ -236,18 +236,116 @@ pub fn encode_input(resumable: bool, ops: &[Op]) -> Vec<u8> {
     out
 }
 
-/// Asserts that `got` holds every known byte of `want`; returns how many were known. Compares
-/// whole slices (one `memcmp`, not a coverage-traced comparison per byte) and looks for the
-/// first difference only when there is one.
-fn check_bytes(want: &[Option<u8>], got: &[u8], what: impl FnOnce() -> String) -> usize {
-    assert_eq!(want.len(), got.len(), "{}: length", what());
-    let known = want.iter().filter(|b| b.is_some()).count();
-    let expected: Vec<u8> = want.iter().zip(got).map(|(w, g)| w.unwrap_or(*g)).collect();
+/// Device bytes as the model knows them: `bytes`, except in the ranges of `unknown` (sorted,
+/// disjoint, not touching). Ranges rather than a flag per byte, so that writes, copies and
+/// checks are `memcpy`s and one `memcmp` plus work per range: the fuzz build traces every
+/// comparison and loop test, which per byte cost more than the session under test.
+#[derive(Clone)]
+struct Shadow {
+    bytes: Vec<u8>,
+    unknown: Vec<(usize, usize)>,
+}
+
+impl Shadow {
+    /// `len` bytes nobody knows (a fresh allocation).
+    fn unknown(len: usize) -> Self {
+        let mut s = Self { bytes: vec![0; len], unknown: Vec::new() };
+        s.forget_all();
+        s
+    }
+
+    fn known(bytes: Vec<u8>) -> Self {
+        Self { bytes, unknown: Vec::new() }
+    }
+
+    fn filled(value: u8, len: usize) -> Self {
+        Self::known(vec![value; len])
+    }
+
+    #[cfg(test)]
+    fn is_known(&self, i: usize) -> bool {
+        !self.unknown.iter().any(|&(s, e)| s <= i && i < e)
+    }
+
+    fn range(&self, start: u64, end: u64) -> Self {
+        let (start, end) = (start as usize, end as usize);
+        let unknown = self.unknown.iter().filter(|&&(s, e)| s < end && start < e).map(|&(s, e)| (s.max(start) - start, e.min(end) - start)).collect();
+        Self { bytes: self.bytes[start..end].to_vec(), unknown }
+    }
+
+    /// `src` replaces the bytes from `start` on (what it does not know becomes unknown).
+    fn write(&mut self, start: u64, src: &Shadow) {
+        let start = start as usize;
+        let end = start + src.bytes.len();
+        self.bytes[start..end].copy_from_slice(&src.bytes);
+        self.cut(start, end);
+        for &(s, e) in &src.unknown {
+            self.add(start + s, start + e);
+        }
+    }
+
+    fn forget(&mut self, start: u64, end: u64) {
+        self.add(start as usize, end as usize);
+    }
+
+    fn forget_all(&mut self) {
+        self.unknown.clear();
+        self.add(0, self.bytes.len());
+    }
+
+    /// Takes `start..end` out of the unknown ranges.
+    fn cut(&mut self, start: usize, end: usize) {
+        let mut kept = Vec::with_capacity(self.unknown.len() + 1);
+        for &(s, e) in &self.unknown {
+            if e <= start || end <= s {
+                kept.push((s, e));
+                continue;
+            }
+            if s < start {
+                kept.push((s, start));
+            }
+            if end < e {
+                kept.push((end, e));
+            }
+        }
+        self.unknown = kept;
+    }
+
+    /// Adds `start..end` to the unknown ranges, merging those it touches.
+    fn add(&mut self, start: usize, end: usize) {
+        if start == end {
+            return;
+        }
+        self.cut(start, end);
+        let at = self.unknown.partition_point(|&(s, _)| s < start);
+        self.unknown.insert(at, (start, end));
+        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(self.unknown.len());
+        for &(s, e) in &self.unknown {
+            match merged.last_mut() {
+                Some(last) if last.1 == s => last.1 = e,
+                _ => merged.push((s, e)),
+            }
+        }
+        self.unknown = merged;
+    }
+}
+
+/// Asserts that `got` holds every known byte of `want`; returns how many were known. Takes
+/// `got`'s bytes where `want` knows nothing, compares the whole with one `memcmp`, and looks
+/// for the first difference only when there is one.
+fn check_bytes(want: &Shadow, got: &[u8], what: impl FnOnce() -> String) -> usize {
+    assert_eq!(want.bytes.len(), got.len(), "{}: length", what());
+    let mut expected = want.bytes.clone();
+    let mut unknown = 0;
+    for &(s, e) in &want.unknown {
+        expected[s..e].copy_from_slice(&got[s..e]);
+        unknown += e - s;
+    }
     if expected != got {
         let i = expected.iter().zip(got).position(|(e, g)| e != g).expect("a difference");
         panic!("byte {i} of {}: expected {:#04x}, read {:#04x}", what(), expected[i], got[i]);
     }
-    known
+    got.len() - unknown
 }
 
 /// The bytes a seeded upload carries.
@@ -280,7 +378,7 @@ struct Buffer {
     size: u64,
     live: bool,
     /// What the device holds, where known.
-    shadow: Vec<Option<u8>>,
+    shadow: Shadow,
     pending: Vec<Access>,
 }
 
@@ -429,14 +527,19 @@ impl Model {
     }
 
     /// Records an access by stream `id` to `buf[start..end]` and applies `write`'s bytes to
-    /// the shadow (`None`: unknown); returns whether an earlier unordered access conflicts.
-    fn access(&mut self, id: StreamId, buf: usize, start: u64, end: u64, write: Option<Vec<Option<u8>>>, feeds: Option<(usize, u64, u64)>) -> bool {
+    /// the shadow; returns whether an earlier unordered access conflicts.
+    fn access(&mut self, id: StreamId, buf: usize, start: u64, end: u64, write: Option<Shadow>, feeds: Option<(usize, u64, u64)>) -> bool {
+        if start == end {
+            // HIP returns at once from a zero-length copy or memset: it orders nothing, not
+            // even on the null stream.
+            return false;
+        }
         self.global += 1;
         if id == 0 {
             // The legacy null stream waits for every blocking stream first.
             self.barrier();
             if let Some(bytes) = write {
-                self.buffers[buf].shadow[start as usize..end as usize].copy_from_slice(&bytes);
+                self.buffers[buf].shadow.write(start, &bytes);
             }
             return false;
         }
@@ -456,14 +559,14 @@ impl Model {
             }
         }
         for (b, s, e) in poison {
-            self.buffers[b].shadow[s as usize..e as usize].fill(None);
+            self.buffers[b].shadow.forget(s, e);
         }
         if let Some(bytes) = write {
-            let shadow = &mut self.buffers[buf].shadow[start as usize..end as usize];
+            let shadow = &mut self.buffers[buf].shadow;
             if conflict {
-                shadow.fill(None);
+                shadow.forget(start, end);
             } else {
-                shadow.copy_from_slice(&bytes);
+                shadow.write(start, &bytes);
             }
         }
         let global = self.global;
@@ -614,7 +717,7 @@ impl Run {
                 assert!(!overlaps, "hipMalloc gave {ptr:#x}+{size}, which overlaps a live allocation");
                 // A freed buffer whose memory this one reuses stays in the list: an index that
                 // picks it names addresses that [`Model::resolve`] finds live again.
-                m.buffers.push(Buffer { ptr, size, live: true, shadow: vec![None; size as usize], pending: Vec::new() });
+                m.buffers.push(Buffer { ptr, size, live: true, shadow: Shadow::unknown(size as usize), pending: Vec::new() });
             }
             Op::Free { buf } => {
                 if m.buffers.is_empty() {
@@ -641,7 +744,7 @@ impl Run {
                 let req = calls::MemcpyHtoD::wrap(wire::MemcpyHtoD { dst: ptr, stream: handle, sync: false, data: Bulk(&data) });
                 match (m.resolve(ptr, len), m.stream_live(s)) {
                     (Target::Live { buf, offset }, true) => {
-                        m.access(s, buf, offset, offset + len, Some(data.iter().copied().map(Some).collect()), None);
+                        m.access(s, buf, offset, offset + len, Some(Shadow::known(data.clone())), None);
                         self.pair.post(&req);
                     }
                     (_, _) if len > 0 => self.refused(&req, "an upload to freed memory, out of bounds or on a destroyed stream"),
@@ -654,7 +757,7 @@ impl Run {
                 match (m.resolve(ptr, len), m.stream_live(s)) {
                     (Target::Live { buf, offset }, true) => {
                         let racing = m.access(s, buf, offset, offset + len, None, None);
-                        let expect: Vec<Option<u8>> = m.buffers[buf].shadow[offset as usize..(offset + len) as usize].to_vec();
+                        let expect = m.buffers[buf].shadow.range(offset, offset + len);
                         let result = self.download(ptr, len, handle);
                         let got = match result {
                             Ok(got) => got,
@@ -666,7 +769,10 @@ impl Run {
                         if !self.ok(Ok(()), "hipMemcpyDtoH") {
                             return;
                         }
-                        self.model.completed(s);
+                        if len > 0 {
+                            // A zero-length download returns at once, without waiting.
+                            self.model.completed(s);
+                        }
                         if racing {
                             return;
                         }
@@ -698,9 +804,9 @@ impl Run {
                             return; // overlapping: undefined in HIP
                         }
                         let racing_read = m.access(s, sb, so, so + len, None, Some((db, d_o, d_o + len)));
-                        let mut bytes = m.buffers[sb].shadow[so as usize..(so + len) as usize].to_vec();
+                        let mut bytes = m.buffers[sb].shadow.range(so, so + len);
                         if racing_read {
-                            bytes.fill(None);
+                            bytes.forget_all();
                         }
                         m.access(s, db, d_o, d_o + len, Some(bytes), None);
                         self.pair.post(&req);
@@ -718,7 +824,7 @@ impl Run {
                     let (Target::Live { buf, offset }, true, true) = (target, m.stream_live(s), len > 0) else { return };
                     self.graph_memset(ptr, len, value, handle);
                     if !self.lost {
-                        self.model.access(s, buf, offset, offset + len, Some(vec![Some(value); len as usize]), None);
+                        self.model.access(s, buf, offset, offset + len, Some(Shadow::filled(value, len as usize)), None);
                     }
                     return;
                 }
@@ -732,7 +838,7 @@ impl Run {
                 });
                 match (target, m.stream_live(s)) {
                     (Target::Live { buf, offset }, true) => {
-                        m.access(s, buf, offset, offset + len, Some(vec![Some(value); len as usize]), None);
+                        m.access(s, buf, offset, offset + len, Some(Shadow::filled(value, len as usize)), None);
                         self.pair.post(&req);
                     }
                     _ if len > 0 => self.refused(&req, "a memset of freed memory, out of bounds or on a destroyed stream"),
@@ -904,8 +1010,7 @@ impl Run {
                 return self.finish();
             }
         }
-        let live: Vec<(u64, u64, Vec<Option<u8>>)> =
-            self.model.buffers.iter().filter(|b| b.live).map(|b| (b.ptr, b.size, b.shadow.clone())).collect();
+        let live: Vec<(u64, u64, Shadow)> = self.model.buffers.iter().filter(|b| b.live).map(|b| (b.ptr, b.size, b.shadow.clone())).collect();
         for (ptr, size, shadow) in live {
             assert!(size as usize <= CLIENT_MEMORY);
             let got = match self.download(ptr, size, 0) {
@@ -921,5 +1026,63 @@ impl Run {
             return self.finish();
         }
         assert!(!self.pair.client.session.has_pending_landings(), "every landing arrived");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shadow against a byte-wise oracle (`Option<u8>` per byte) over a scripted mix of
+    /// writes, copies and forgetting, and `check_bytes` against it with a difference at every
+    /// position, known or not.
+    #[test]
+    fn shadow_and_check_bytes_agree_with_a_byte_wise_model() {
+        let len = 40;
+        let mut shadow = Shadow::unknown(len);
+        let mut oracle: Vec<Option<u8>> = vec![None; len];
+        let steps: [(u8, usize, usize, u8); 9] =
+            [(0, 3, 20, 7), (1, 10, 12, 0), (0, 0, 2, 9), (2, 5, 30, 0), (1, 19, 25, 0), (0, 24, 40, 3), (1, 0, 40, 0), (0, 8, 9, 1), (3, 0, 0, 0)];
+        for (kind, start, end, seed) in steps {
+            match kind {
+                0 => {
+                    let data = upload_bytes(seed, end - start);
+                    shadow.write(start as u64, &Shadow::known(data.clone()));
+                    oracle[start..end].iter_mut().zip(&data).for_each(|(o, d)| *o = Some(*d));
+                }
+                1 => {
+                    shadow.forget(start as u64, end as u64);
+                    oracle[start..end].fill(None);
+                }
+                2 => {
+                    // Copy `start..start + 8` over `end - 8..end` (bytes known or not).
+                    let src = shadow.range(start as u64, start as u64 + 8);
+                    shadow.write(end as u64 - 8, &src);
+                    let from = oracle[start..start + 8].to_vec();
+                    oracle[end - 8..end].copy_from_slice(&from);
+                }
+                _ => {
+                    let mut all = shadow.range(0, len as u64);
+                    all.forget_all();
+                    assert!((0..len).all(|i| !all.is_known(i)));
+                }
+            }
+            for (i, want) in oracle.iter().enumerate() {
+                assert_eq!(shadow.is_known(i), want.is_some(), "byte {i}");
+                if let Some(b) = *want {
+                    assert_eq!(shadow.bytes[i], b, "byte {i}");
+                }
+            }
+            let got: Vec<u8> = shadow.bytes.clone();
+            let known = oracle.iter().filter(|b| b.is_some()).count();
+            assert_eq!(check_bytes(&shadow, &got, String::new), known);
+            for (i, want) in oracle.iter().enumerate() {
+                let mut bad = got.clone();
+                bad[i] ^= 0x40;
+                let caught = std::panic::catch_unwind(|| check_bytes(&shadow, &bad, String::new)).is_err();
+                assert_eq!(caught, want.is_some(), "byte {i}");
+            }
+        }
+        assert!(shadow.unknown.windows(2).all(|w| w[0].1 < w[1].0), "ranges sorted, disjoint, not touching: {:?}", shadow.unknown);
     }
 }
