@@ -23,7 +23,8 @@
 #                                                ggml's and llama's libraries, the rocBLAS
 #                                                stand-in, a tiny model (scripts/llama-tiny-model.py)
 #                                                and this script, as llama/ in one archive
-#                                                (with SRC: its sources too, for `native`)
+#                                                (with SRC: its sources too, for `native`;
+#                                                TINY_MODEL=FILE packs a model written before)
 #   bash device-pack/llama/llama-cpp.sh gpu      on the GPU machine (no network, no cargo): a cuda
 #                                                worker from device-pack/bin, test-backend-ops
 #                                                on ROCm0 ($GPU_OPS; OPS=all for every case)
@@ -161,7 +162,8 @@ pack)
   prefix=${PREFIX:-$(dirname "$(dirname "$(command -v hipcc)")")}
   cp -P "$prefix"/lib/librocblas.so* "$stage/llama/lib/"
   strip --strip-unneeded "$stage/llama/"test-backend-ops* "$stage/llama/"llama-bench* 2>/dev/null || true
-  "${PYTHON:-python3}" "$here/llama-tiny-model.py" "$stage/llama/tiny-q8_0.gguf"  # needs pip's gguf
+  if [ -n "${TINY_MODEL:-}" ]; then cp "$TINY_MODEL" "$stage/llama/tiny-q8_0.gguf"  # one written before
+  else "${PYTHON:-python3}" "$here/llama-tiny-model.py" "$stage/llama/tiny-q8_0.gguf"; fi  # needs pip's gguf
   cp "$here/llama-cpp.sh" "$stage/llama/llama-cpp.sh"
   if [ -n "${3:-}" ]; then # SRC: the sources for the native build on the GPU machine (~8 MB)
     tar -C "$3" --exclude='*.gguf' -cf - CMakeLists.txt cmake include ggml src common tests tools vendor licenses LICENSE app \

@@ -10,14 +10,17 @@
 #   mulmat: ours for every MUL_MAT case, in five shards by type run side by side (each its own
 #           worker: the first use of each kernel file is the driver compiling its PTX, which
 #           one process does on one core), then llama-bench with ggml's CUDA graphs and
-#           without; logs in one archive ($OUT/ours/mulmat.tgz), per-shard counts printed.
+#           without; logs in one archive ($OUT/mulmat.tgz), per-shard counts printed. C
+#           programs in the pack's tests/ (if any) run first against a worker of their own.
+#   profile: ours' llama-bench generation (tg128) with graphs and without, the client's wait
+#           table (HIP_REMOTE_PROFILE=1) and the worker's graph log: where a token's time goes.
 # Each fits one 600 s device call (docs/BENCHMARKS.md, "On one H200").
 set -u
 P=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/device-out}
 start_ours() { # DIR: a cuda worker of the pack, our libraries first; sets WPID, HIP_REMOTE_WORKER
   export LD_LIBRARY_PATH=$P/llama/lib:$P/lib
-  $P/bin/hip-worker --listen 127.0.0.1:0 --backend cuda --allow-host-code --rtc-cache-dir /tmp/hip-remote-rtc-cache > "$1/worker.stdout" 2> "$1/worker.log" &
+  $P/bin/hip-worker --listen 127.0.0.1:0 --backend cuda --allow-host-code ${WORKER_ARGS:-} --rtc-cache-dir /tmp/hip-remote-rtc-cache > "$1/worker.stdout" 2> "$1/worker.log" &
   WPID=$!
   for _ in $(seq 200); do grep -q "listening on" "$1/worker.stdout" 2>/dev/null && break; sleep 0.1; done
   HIP_REMOTE_WORKER=$(sed -n 's/^hip-worker listening on \([0-9.:]*\).*/\1/p' "$1/worker.stdout" | head -1)
@@ -73,6 +76,13 @@ tar czf $OUT/ours/logs.tgz -C $OUT/ours ops-rest.log mulmat-other.log worker.log
 mulmat)
 cd "$P" && tar xJf llama.tar.xz
 D=$OUT/ours; mkdir -p $D
+if [ -d $P/tests ]; then # C programs packed beside (hipBLAS in graphs): run first, against one worker
+  mkdir -p $D/checks
+  ( export RUST_LOG=hip_worker=debug; start_ours $D/checks
+    for t in $P/tests/*; do timeout 60 $t > $D/checks/$(basename $t).log 2>&1; echo "$(basename $t) rc=$?" >> $D/checks/summary.txt; done
+    kill $WPID )
+  cat $D/checks/summary.txt; grep -hE "graph instantiated|replayed" $D/checks/worker.log | sort | uniq -c | head -5
+fi
 shards=("f32|f16|bf16" "q1_0|q2_0|q4_0|q4_1" "q5_0|q5_1|q8_0|mxfp4|nvfp4" "q2_K|q3_K|q4_K|q5_K|q6_K|tq" "iq")
 pids=()
 for i in "${!shards[@]}"; do
@@ -101,6 +111,19 @@ done
 cat $D/summary.txt $D/bench-*.md; grep -iE "error|abort" $D/bench-graphs.log | head -5
 tar czf $OUT/mulmat.tgz -C $D . && rm -rf $D
   ;;
+profile)
+cd "$P" && tar xJf llama.tar.xz
+D=$OUT/profile; mkdir -p $D
+WORKER_ARGS="--log-level info,hip_worker::session::graph=debug,hip_worker::backend::cuda=debug" start_ours $D
+for mode in graphs nographs; do
+  [ $mode = nographs ] && export GGML_CUDA_DISABLE_GRAPHS=1
+  HIP_REMOTE_PROFILE=1 timeout 60 $P/llama/llama-bench -m $P/llama/tiny-q8_0.gguf -ngl 99 -p 0 -n 128 -r 3 -o md > $D/tg-$mode.md 2> $D/tg-$mode.log
+  echo "tg $mode rc=$?"; cat $D/tg-$mode.md; sed -n '/hip-remote profile/,$p' $D/tg-$mode.log | head -40
+done
+kill $WPID
+grep -hoE "graph instantiated.*|is replayed.*" $D/worker.log | sed -E 's/session=[0-9]+ //' | sort | uniq -c | head -10
+tar czf $OUT/profile.tgz -C $D . && rm -rf $D
+  ;;
 *)
-  sed -n 2,17p "$0"; exit 2 ;;
+  sed -n 2,20p "$0"; exit 2 ;;
 esac
