@@ -4,6 +4,7 @@
  * reference computed here.
  */
 #include "hipblas_check.h"
+#include <string.h>
 
 #define M 37
 #define N 23
@@ -192,6 +193,67 @@ static void gemm_forms(hipblasHandle_t h) {
   CHECK(hipFree(dpc));
 }
 
+/* GemmEx with half and bfloat16 operands, as ggml calls it: A transposed, f16 A/B into f32 C
+ * (compute 32F), all f16 (compute 16F, half scalars), bf16 A/B strided batched into f32 C.
+ * The values are multiples of 1/4 below 2, exact in every type, so the products are too. */
+static float quarter(int i) { return (float)((i * 5 + 3) % 8 - 4) * 0.25f; }
+static unsigned short bf16_bits(float v) { /* exact for these values: the low 16 bits are 0 */
+  unsigned int u;
+  memcpy(&u, &v, 4);
+  return (unsigned short)(u >> 16);
+}
+static void gemm_half(hipblasHandle_t h) {
+  enum { m = 8, n = 6, k = 5, batch = 2 };
+  _Float16 a16[batch * k * m], b16[batch * k * n], c16[m * n];
+  unsigned short a_bf[batch * k * m], b_bf[batch * k * n];
+  double ad[batch * k * m], bd[batch * k * n], cd[batch * m * n];
+  float c32[batch * m * n];
+  for (int i = 0; i < batch * k * m; i++) ad[i] = quarter(i), a16[i] = (_Float16)quarter(i), a_bf[i] = bf16_bits(quarter(i));
+  for (int i = 0; i < batch * k * n; i++) bd[i] = quarter(i + 7), b16[i] = (_Float16)quarter(i + 7), b_bf[i] = bf16_bits(quarter(i + 7));
+  for (int i = 0; i < batch * m * n; i++) c32[i] = quarter(i + 3);
+  for (int i = 0; i < m * n; i++) c16[i] = (_Float16)c32[i];
+  void *da16 = dev_upload(a16, sizeof a16), *db16 = dev_upload(b16, sizeof b16);
+  void *da_bf = dev_upload(a_bf, sizeof a_bf), *db_bf = dev_upload(b_bf, sizeof b_bf);
+  float got[batch * m * n];
+
+  /* f16 A (k x m, transposed) and B (k x n) into f32 C. */
+  for (int i = 0; i < m * n; i++) cd[i] = c32[i];
+  ref_gemm(HIPBLAS_OP_T, HIPBLAS_OP_N, m, n, k, 2.0, ad, k, bd, k, 1.0, cd, m);
+  float alpha = 2.0f, beta = 1.0f;
+  float* dc = dev_upload(c32, m * n * sizeof(float));
+  BLAS_OK(hipblasGemmEx(h, HIPBLAS_OP_T, HIPBLAS_OP_N, m, n, k, &alpha, da16, HIP_R_16F, k, db16, HIP_R_16F, k, &beta, dc, HIP_R_32F, m,
+                        HIPBLAS_COMPUTE_32F, HIPBLAS_GEMM_DEFAULT));
+  download(got, dc, m * n * sizeof(float));
+  REQUIRE(max_rel_err_f(got, cd, m * n) < 1e-6, "gemmEx f16 x f16 -> f32");
+  CHECK(hipFree(dc));
+
+  /* All f16, half scalars (compute 16F). */
+  for (int i = 0; i < m * n; i++) cd[i] = c32[i];
+  ref_gemm(HIPBLAS_OP_T, HIPBLAS_OP_N, m, n, k, 2.0, ad, k, bd, k, 1.0, cd, m);
+  _Float16 alpha16 = 2.0f16, beta16 = 1.0f16, got16[m * n];
+  void* dc16 = dev_upload(c16, sizeof c16);
+  BLAS_OK(hipblasGemmEx(h, HIPBLAS_OP_T, HIPBLAS_OP_N, m, n, k, &alpha16, da16, HIP_R_16F, k, db16, HIP_R_16F, k, &beta16, dc16, HIP_R_16F, m,
+                        HIPBLAS_COMPUTE_16F, HIPBLAS_GEMM_DEFAULT));
+  download(got16, dc16, sizeof got16);
+  for (int i = 0; i < m * n; i++) got[i] = (float)got16[i];
+  REQUIRE(max_rel_err_f(got, cd, m * n) < 1e-3, "gemmEx f16 x f16 -> f16");
+  CHECK(hipFree(dc16));
+
+  /* bf16 A (m x k) and B (k x n), strided batched into f32 C. */
+  for (int i = 0; i < batch * m * n; i++) cd[i] = c32[i];
+  for (int j = 0; j < batch; j++) ref_gemm(HIPBLAS_OP_N, HIPBLAS_OP_N, m, n, k, 2.0, ad + j * m * k, m, bd + j * k * n, k, 1.0, cd + j * m * n, m);
+  dc = dev_upload(c32, sizeof c32);
+  BLAS_OK(hipblasGemmStridedBatchedEx(h, HIPBLAS_OP_N, HIPBLAS_OP_N, m, n, k, &alpha, da_bf, HIP_R_16BF, m, m * k, db_bf, HIP_R_16BF, k, k * n,
+                                      &beta, dc, HIP_R_32F, m, m * n, batch, HIPBLAS_COMPUTE_32F, HIPBLAS_GEMM_DEFAULT));
+  download(got, dc, sizeof got);
+  REQUIRE(max_rel_err_f(got, cd, batch * m * n) < 1e-6, "gemmStridedBatchedEx bf16 x bf16 -> f32");
+  CHECK(hipFree(dc));
+  CHECK(hipFree(da16));
+  CHECK(hipFree(db16));
+  CHECK(hipFree(da_bf));
+  CHECK(hipFree(db_bf));
+}
+
 /* Level 1 with increments, host and device pointer modes. */
 static void level1(hipblasHandle_t h) {
   enum { n = 50, inc = 2, len = n * inc };
@@ -364,6 +426,8 @@ int main(void) {
   gemm_complex(h);
   step("gemm forms");
   gemm_forms(h);
+  step("gemmEx with half and bfloat16 operands");
+  gemm_half(h);
   step("level 1");
   level1(h);
   step("level 2");

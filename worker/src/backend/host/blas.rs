@@ -4,8 +4,10 @@
 //! worker's allocations) when the call is queued; pointer arrays (`gemmBatched`) are read then
 //! too, after the stream has drained, so each pointed-to matrix is resolved the same way. At
 //! run time the inputs are copied out, the result computed, and only the elements the routine
-//! writes are stored back (under the allocation's write lock). Half and bfloat16 types
-//! (`gemmEx`) are not supported here: `hipErrorNotSupported`.
+//! writes are stored back (under the allocation's write lock). `gemmEx` with half or bfloat16
+//! operands (ggml's products) is widened: A, B and C read as f32, the product in f32 (what
+//! rocBLAS and cuBLAS accumulate in for 32F compute, and at least as precise for 16F), C
+//! rounded back to its type. Other routines run s/d/c/z only: `hipErrorNotSupported`.
 
 use super::memory::Region;
 use super::stream::StreamOp;
@@ -195,6 +197,29 @@ impl Member {
     fn load<T: Elem>(&self) -> Vec<T> {
         self.region.with_bytes(|b| to_elems(b))
     }
+
+    fn load_widened(&self, ty: ElemType) -> Vec<f32> {
+        self.region.with_bytes(|b| widen(b, ty))
+    }
+}
+
+/// Real elements of type `ty` (f32, half, bfloat16) as f32.
+fn widen(bytes: &[u8], ty: ElemType) -> Vec<f32> {
+    let pair = |b: &[u8]| u16::from_le_bytes([b[0], b[1]]);
+    match ty {
+        ElemType::R16F => bytes.chunks_exact(2).map(|b| half::f16::from_bits(pair(b)).to_f32()).collect(),
+        ElemType::R16BF => bytes.chunks_exact(2).map(|b| half::bf16::from_bits(pair(b)).to_f32()).collect(),
+        _ => to_elems::<f32>(bytes),
+    }
+}
+
+/// `v` stored as one element of type `ty` (f32, half, bfloat16; rounded to nearest even).
+fn narrow(v: f32, ty: ElemType, out: &mut [u8]) {
+    match ty {
+        ElemType::R16F => out.copy_from_slice(&half::f16::from_f32(v).to_bits().to_le_bytes()),
+        ElemType::R16BF => out.copy_from_slice(&half::bf16::from_f32(v).to_bits().to_le_bytes()),
+        _ => out.copy_from_slice(&v.to_le_bytes()),
+    }
 }
 
 /// Everything a queued routine needs: resolved operands per batch member and scalars.
@@ -219,6 +244,16 @@ impl ScalarSource {
             Self::Device(r) => r.with_bytes(|b| T::read(&b[..T::SIZE])),
         }
     }
+
+    /// A real scalar of type `ty` (f32 or half) as f32.
+    fn get_widened(&self, ty: ElemType) -> f32 {
+        let len = ty.size() as usize;
+        let read = |b: &[u8]| widen(&b[..len], ty)[0];
+        match self {
+            Self::Value(b) => read(b),
+            Self::Device(r) => r.with_bytes(read),
+        }
+    }
 }
 
 fn not_supported(call: &BlasCall) -> BackendError {
@@ -234,19 +269,34 @@ const MAX_HOST_BATCH: i64 = 1 << 16;
 
 static NEXT_HANDLE: AtomicU64 = AtomicU64::new(1);
 
+impl BlasCall {
+    /// A gemm the host backend runs widened to f32: half or bfloat16 among A/B and C (each of
+    /// f32, half, bfloat16), real scalars of f32 or half (`HIPBLAS_COMPUTE_16F`).
+    fn is_widened_gemm(&self) -> bool {
+        use ElemType::*;
+        let real = |t| matches!(t, R32F | R16F | R16BF);
+        self.routine == Routine::Gemm
+            && real(self.ab_type)
+            && real(self.c_type)
+            && matches!(self.scalar_type, R32F | R16F)
+            && (self.ab_type != R32F || self.c_type != R32F)
+    }
+}
+
 impl HostBackend {
     fn blas_plan(&self, stream: Option<StreamHandle>, call: &BlasCall) -> Result<Plan, BackendError> {
         let real_result = matches!(call.routine, Routine::Nrm2 | Routine::Asum);
-        let types_ok = match call.ab_type {
-            ElemType::R32F | ElemType::R64F | ElemType::C32F | ElemType::C64F => {
-                if real_result {
-                    call.c_type.size() * if call.ab_type.is_complex() { 2 } else { 1 } == call.ab_type.size() && !call.c_type.is_complex()
-                } else {
-                    call.c_type == call.ab_type && (call.scalar_type == call.ab_type || call.is_reduction())
+        let types_ok = call.is_widened_gemm()
+            || match call.ab_type {
+                ElemType::R32F | ElemType::R64F | ElemType::C32F | ElemType::C64F => {
+                    if real_result {
+                        call.c_type.size() * if call.ab_type.is_complex() { 2 } else { 1 } == call.ab_type.size() && !call.c_type.is_complex()
+                    } else {
+                        call.c_type == call.ab_type && (call.scalar_type == call.ab_type || call.is_reduction())
+                    }
                 }
-            }
-            _ => false,
-        };
+                _ => false,
+            };
         if !types_ok {
             return Err(not_supported(call));
         }
@@ -294,6 +344,13 @@ impl HostBackend {
 impl Plan {
     /// Runs the routine; a reduction's result bytes are returned (and stored at `result`).
     fn run(self) -> Result<[u8; 16], BackendError> {
+        if self.call.is_widened_gemm() {
+            let (alpha, beta) = (self.alpha.get_widened(self.call.scalar_type), self.beta.get_widened(self.call.scalar_type));
+            for member in self.members.iter().filter(|m| !m.is_empty()) {
+                self.run_widened_gemm(member, alpha, beta);
+            }
+            return Ok([0; 16]);
+        }
         match self.call.ab_type {
             ElemType::R32F => self.run_as::<f32>(),
             ElemType::R64F => self.run_as::<f64>(),
@@ -366,6 +423,48 @@ impl Plan {
             self.run_member(member, n, alpha, beta);
         }
         Ok(out)
+    }
+
+    /// One batch member of a gemm with half or bfloat16 operands: computed in f32, C stored
+    /// back in its own type.
+    fn run_widened_gemm(&self, ops: &[Member], alpha: f32, beta: f32) {
+        let call = &self.call;
+        let (a, b) = (ops[0].load_widened(call.ab_type), ops[1].load_widened(call.ab_type));
+        let written = &ops[2];
+        written.region.with_bytes_mut(|bytes| {
+            let mut c = widen(bytes, call.c_type);
+            let (m, cols, k) = (call.dims[0] as usize, call.dims[1] as usize, call.dims[2] as usize);
+            let ldc = written.ld as usize;
+            if k == 0 || alpha == 0.0 {
+                for j in 0..cols {
+                    for i in 0..m {
+                        let e = &mut c[j * ldc + i];
+                        *e = if beta == 0.0 { 0.0 } else { beta * *e };
+                    }
+                }
+            } else {
+                let strides = |t: u32, ld: i64| if t == blas_op::N { (1, ld as isize) } else { (ld as isize, 1) };
+                // SAFETY: as for `run_member`'s gemm: the operands were resolved with the spans
+                // of these shapes and leading dimensions, so every strided index lies in its
+                // slice (widening keeps the element count).
+                unsafe {
+                    f32::gemm(
+                        (m, k, cols),
+                        alpha,
+                        &a,
+                        strides(call.trans[0], ops[0].ld),
+                        &b,
+                        strides(call.trans[1], ops[1].ld),
+                        beta,
+                        &mut c,
+                        (1, ldc as isize),
+                    )
+                };
+            }
+            for i in indices(written.shape, written.ld) {
+                narrow(c[i], call.c_type, &mut bytes[i * call.c_type.size() as usize..(i + 1) * call.c_type.size() as usize]);
+            }
+        });
     }
 
     /// One batch member of a non-reduction routine.
