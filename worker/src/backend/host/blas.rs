@@ -433,34 +433,7 @@ impl Plan {
         let written = &ops[2];
         written.region.with_bytes_mut(|bytes| {
             let mut c = widen(bytes, call.c_type);
-            let (m, cols, k) = (call.dims[0] as usize, call.dims[1] as usize, call.dims[2] as usize);
-            let ldc = written.ld as usize;
-            if k == 0 || alpha == 0.0 {
-                for j in 0..cols {
-                    for i in 0..m {
-                        let e = &mut c[j * ldc + i];
-                        *e = if beta == 0.0 { 0.0 } else { beta * *e };
-                    }
-                }
-            } else {
-                let strides = |t: u32, ld: i64| if t == blas_op::N { (1, ld as isize) } else { (ld as isize, 1) };
-                // SAFETY: as for `run_member`'s gemm: the operands were resolved with the spans
-                // of these shapes and leading dimensions, so every strided index lies in its
-                // slice (widening keeps the element count).
-                unsafe {
-                    f32::gemm(
-                        (m, k, cols),
-                        alpha,
-                        &a,
-                        strides(call.trans[0], ops[0].ld),
-                        &b,
-                        strides(call.trans[1], ops[1].ld),
-                        beta,
-                        &mut c,
-                        (1, ldc as isize),
-                    )
-                };
-            }
+            gemm_member(call, (&a, ops[0].ld), (&b, ops[1].ld), (&mut c, written.ld), alpha, beta);
             for i in indices(written.shape, written.ld) {
                 narrow(c[i], call.c_type, &mut bytes[i * call.c_type.size() as usize..(i + 1) * call.c_type.size() as usize]);
             }
@@ -526,45 +499,7 @@ impl Plan {
                         }
                     }
                 }
-                Routine::Gemm => {
-                    let (m, cols, k) = (call.dims[0] as usize, call.dims[1] as usize, call.dims[2] as usize);
-                    let ldc = written.ld as isize;
-                    if k == 0 || alpha == T::default() {
-                        for j in 0..cols {
-                            for i in 0..m {
-                                let e = &mut c[j * ldc as usize + i];
-                                *e = if beta == T::default() { T::default() } else { beta.mul(*e) };
-                            }
-                        }
-                    } else {
-                        let strides = |t: u32, ld: i64| if t == blas_op::N { (1, ld as isize) } else { (ld as isize, 1) };
-                        let conj = |t: u32, v: &[T]| -> Vec<T> {
-                            if t == blas_op::C {
-                                v.iter().map(|e| e.conj()).collect()
-                            } else {
-                                v.to_vec()
-                            }
-                        };
-                        let a = conj(call.trans[0], &inputs[0]);
-                        let b = conj(call.trans[1], &inputs[1]);
-                        // SAFETY: the operands were resolved with the spans of these shapes and
-                        // leading dimensions (`BlasCall::operands` checked ld >= rows), so every
-                        // strided index lies in its slice.
-                        unsafe {
-                            T::gemm(
-                                (m, k, cols),
-                                alpha,
-                                &a,
-                                strides(call.trans[0], ops[0].ld),
-                                &b,
-                                strides(call.trans[1], ops[1].ld),
-                                beta,
-                                &mut c,
-                                (1, ldc),
-                            )
-                        };
-                    }
-                }
+                Routine::Gemm => gemm_member(call, (&inputs[0], ops[0].ld), (&inputs[1], ops[1].ld), (&mut c, written.ld), alpha, beta),
                 _ => {}
             }
             for i in indices(written.shape, written.ld) {
@@ -582,6 +517,34 @@ impl Plan {
             });
         }
     }
+}
+
+/// `C ← alpha op(A) op(B) + beta C` of one batch member, each operand with its leading
+/// dimension (column-major, as resolved by `blas_plan`).
+fn gemm_member<T: Elem>(call: &BlasCall, (a, lda): (&[T], i64), (b, ldb): (&[T], i64), (c, ldc): (&mut [T], i64), alpha: T, beta: T) {
+    let (m, cols, k) = (call.dims[0] as usize, call.dims[1] as usize, call.dims[2] as usize);
+    if k == 0 || alpha == T::default() {
+        for j in 0..cols {
+            for i in 0..m {
+                let e = &mut c[j * ldc as usize + i];
+                *e = if beta == T::default() { T::default() } else { beta.mul(*e) };
+            }
+        }
+        return;
+    }
+    let strides = |t: u32, ld: i64| if t == blas_op::N { (1, ld as isize) } else { (ld as isize, 1) };
+    let conj = |t: u32, v: &[T]| -> Vec<T> {
+        if t == blas_op::C {
+            v.iter().map(|e| e.conj()).collect()
+        } else {
+            v.to_vec()
+        }
+    };
+    let (a, b) = (conj(call.trans[0], a), conj(call.trans[1], b));
+    // SAFETY: the operands were resolved with the spans of these shapes and leading dimensions
+    // (`BlasCall::operands` checked ld >= rows; widening keeps the element count), so every
+    // strided index lies in its slice.
+    unsafe { T::gemm((m, k, cols), alpha, &a, strides(call.trans[0], lda), &b, strides(call.trans[1], ldb), beta, c, (1, ldc as isize)) };
 }
 
 enum Reduced<T> {
