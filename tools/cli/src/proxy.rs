@@ -295,13 +295,15 @@ fn write_side(mut dst: TcpStream, src: TcpStream, dir: Direction, counters: &Cou
         if at > now {
             std::thread::sleep(at - now);
         }
+        // Marked before the write: once the bytes are out, the client may already answer, and
+        // its send must find them received (marked after, a busy machine lost that round trip).
+        if dir == Direction::Down {
+            counters.last.store(CLIENT_RECEIVED, Ordering::SeqCst);
+        }
         if dst.write_all(&bytes).is_err() {
             // The peer is gone: the other side stops reading too.
             let _ = src.shutdown(Shutdown::Both);
             return;
-        }
-        if dir == Direction::Down {
-            counters.last.store(CLIENT_RECEIVED, Ordering::SeqCst);
         }
     }
     let _ = dst.shutdown(Shutdown::Write);
