@@ -287,15 +287,7 @@ impl Session {
             }
             return Ok(());
         }
-        let Some((id, _)) = self.captures.streams.get(&stream) else {
-            return Ok(());
-        };
-        let sequence = self.captures.sequences.get_mut(id).expect("a capturing stream's sequence");
-        if sequence.invalidated {
-            return Err(invalidated());
-        }
-        sequence.invalidated = true;
-        Err(failure(Status::STREAM_CAPTURE_UNSUPPORTED, "this operation cannot be captured; the capture is invalidated"))
+        self.capture_refuse(stream, "this operation cannot be captured")
     }
 
     /// `hipDeviceSynchronize` during any capture invalidates them all
